@@ -1,0 +1,15 @@
+"""The one exception type for bad input: the CLI prints it as a single line and exits 2."""
+
+from __future__ import annotations
+
+
+class InputError(ValueError):
+    """Bad input from a user file or option.
+
+    ``where`` names the place (``file:line`` or ``file:line:column`` or ``--option``).
+    """
+
+    def __init__(self, message: str, where: str | None = None):
+        self.message = message
+        self.where = where
+        super().__init__(f"{where}: {message}" if where else message)
