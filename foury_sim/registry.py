@@ -60,9 +60,15 @@ def register(spec: GameSpec) -> GameSpec:
     return spec
 
 
+#: Game packages shipped with foury-sim; importing one registers it.
+BUILTIN_GAMES = ("foury",)
+
+
 def _load_builtin_games() -> None:
-    # Importing a game's package registers it.
-    from .games import delve, foury  # noqa: F401
+    import importlib
+
+    for name in BUILTIN_GAMES:
+        importlib.import_module(f"foury_sim.games.{name}")
 
 
 def get_game(name: str) -> GameSpec:

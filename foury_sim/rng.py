@@ -31,7 +31,7 @@ RNG_WORDS = 4
 NO_SCRIPT = np.zeros(0, dtype=np.int64)
 
 
-@njit(cache=CACHE, inline="always")
+@njit(cache=CACHE, inline="always", _nrt=False)
 def _splitmix64(x):
     """One SplitMix64 output for input state ``x`` (already advanced)."""
     z = uint64(x)
@@ -40,12 +40,12 @@ def _splitmix64(x):
     return z ^ (z >> uint64(31))
 
 
-@njit(cache=CACHE, inline="always")
+@njit(cache=CACHE, inline="always", _nrt=False)
 def _rotl(x, k):
     return (x << uint64(k)) | (x >> uint64(64 - k))
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def seed_stream(rs, master_seed, game_index):
     """Key ``rs`` to (master seed, game index); reset the script position and the roll count."""
     k = _splitmix64(uint64(master_seed) * _GOLDEN + uint64(0x632BE59BD9B4E019))
@@ -60,7 +60,7 @@ def seed_stream(rs, master_seed, game_index):
     rs[3] = uint64(0)
 
 
-@njit(cache=CACHE, inline="always")
+@njit(cache=CACHE, inline="always", _nrt=False)
 def next_u64(rs):
     """Next 64 random bits (xoroshiro128++)."""
     s0 = rs[0]
@@ -72,7 +72,7 @@ def next_u64(rs):
     return result
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def below(rs, n):
     """Unbiased integer in [0, n) for 1 <= n < 2**32 (Lemire's method)."""
     nn = uint64(n)
@@ -84,7 +84,7 @@ def below(rs, n):
             return np.int64(m >> uint64(32))
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def roll(rs, script, sides):
     """Roll one die with ``sides`` faces (1..sides): scripted if the script has dice left."""
     rs[3] += uint64(1)
@@ -95,7 +95,7 @@ def roll(rs, script, sides):
     return below(rs, sides) + 1
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def d6(rs, script):
     """Roll 1d6."""
     return roll(rs, script, 6)

@@ -1,0 +1,122 @@
+"""Dungeon Foury, the flagship: a solo roll-and-write crawler in four rounds."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from ...config import CHUNK
+from ...errors import InputError
+from ...policy import Policy
+from ...registry import GameSpec, register
+from . import icons as I
+from .layout import HERO_KEYS, N_OUT, OUT_BAD, OUT_COLUMNS
+from .policies import POLICIES
+from .ruleset import FouryRules, load_ruleset
+from .trace import cause_name, format_trace
+
+NO_SCRIPT = np.zeros(0, dtype=np.int64)
+
+
+def _kernel():
+    from . import kernel  # imported lazily: importing compiles nothing, but keeps `--help` instant
+
+    return kernel
+
+
+def heroes(rules: FouryRules) -> list[str]:
+    return [h for h in HERO_KEYS if h in rules.heroes]
+
+
+def simulate(rules: FouryRules, hero: str, policy: Policy, seed: int, start: int, count: int) -> dict[str, np.ndarray]:
+    """Play games ``start .. start+count-1`` of stream ``seed``; one row per game."""
+    k = _kernel()
+    R, T = rules.for_hero(hero)
+    out = np.zeros((count, N_OUT), np.int64)
+    n_chunks = max(1, (count + CHUNK - 1) // CHUNK)
+    visits = np.zeros((n_chunks, rules.geo.shape[0]), np.int64)
+    if count > 0:
+        k.simulate_kernel(R, T, rules.geo, rules.arrows, rules.rm0, policy.policy_id, policy.params, policy.fn,
+                          np.uint64(seed), start, count, out, visits)
+    bad = int(out[:, OUT_BAD].sum())
+    if bad:
+        raise InputError(f"policy {policy.name!r} returned an option index out of range {bad} times", "--policy")
+    cols: dict[str, np.ndarray] = {"game": np.arange(start, start + count, dtype=np.int64)}
+    for i, name in enumerate(OUT_COLUMNS):
+        cols[name] = out[:, i]
+    cols["_visits"] = visits.sum(axis=0)
+    return cols
+
+
+def play_one(rules: FouryRules, hero: str, policy: Policy, seed: int, game: int,
+             script: np.ndarray | None = None, trace_rows: int = 50_000):
+    """One game alone (optionally with forced dice): (outputs, state, rooms, trace rows)."""
+    k = _kernel()
+    R, T = rules.for_hero(hero)
+    sc = NO_SCRIPT if script is None else np.asarray(script, dtype=np.int64)
+    st = np.zeros(k.STATE_SIZE, np.int64)
+    rm = np.zeros_like(rules.rm0)
+    tr = np.zeros((max(trace_rows, 1), k.TRACE_COLS), np.int64)
+    out = np.zeros((1, N_OUT), np.int64)
+    vis = np.zeros(rules.geo.shape[0], np.int64)
+    k.play_one(R, T, rules.geo, rules.arrows, rules.rm0, policy.policy_id, policy.params, policy.fn,
+               np.uint64(seed), game, sc, st, rm, tr, out, vis)
+    return out[0], st, rm, tr[: st[k.S_TRACE_N]]
+
+
+def replay(rules: FouryRules, hero: str, policy: Policy, seed: int, game: int) -> list[str]:
+    """The full play report of one game."""
+    out, st, rm, tr = play_one(rules, hero, policy, seed, game)
+    head = [f"Dungeon Foury - seed {seed}, game {game}, hero {rules.heroes[hero]['name']}, "
+            f"policy {policy.describe()}, map {rules.map.name}"]
+    return head + format_trace(tr, rules.map.cols)
+
+
+def _room_name(rules: FouryRules, cell: int) -> str:
+    return f"({cell // rules.map.cols},{cell % rules.map.cols})"
+
+
+def summarize(df, rules: FouryRules | None = None) -> dict[str, Any]:
+    """Where and why players die, rounds completed, coins used."""
+    n = len(df)
+    died = df[df["death_round"] > 0]
+    out: dict[str, Any] = {
+        "rounds_completed": {int(k): int(v) for k, v in sorted(Counter(df["rounds_completed"]).items())},
+        "coins_used_rate": float((df["coins_used"] > 0).mean()) if n else 0.0,
+        "first_death_rate": len(died) / n if n else 0.0,
+        "death_by_round": {int(k): int(v) for k, v in sorted(Counter(died["death_round"]).items())},
+        "death_by_sector": {("ABCDO"[int(k)] if k >= 0 else "-"): int(v)
+                            for k, v in sorted(Counter(died["death_sector"]).items())},
+        "death_by_cause": {cause_name(int(k)): int(v) for k, v in Counter(died["death_cause"]).most_common()},
+        "loss_by_cause": {cause_name(int(k)): int(v)
+                          for k, v in Counter(df.loc[df["win"] == 0, "end_cause"]).most_common()},
+    }
+    if rules is not None and len(died):
+        top = Counter(died["death_cell"]).most_common(5)
+        out["deadliest_rooms"] = {_room_name(rules, int(c)): int(v) for c, v in top}
+    return out
+
+
+def _odds(rules: FouryRules, **kw):
+    from .odds import odds_table
+
+    return odds_table(rules, **kw)
+
+
+GAME = register(GameSpec(
+    name="foury",
+    title="Dungeon Foury (The Ancient Story)",
+    load_ruleset=load_ruleset,
+    heroes=heroes,
+    policies=POLICIES,
+    default_policy="greedy",
+    default_hero="free",
+    simulate=simulate,
+    replay=replay,
+    summarize=summarize,
+    odds=_odds,
+    mean_columns=("rounds_completed", "hearts_left", "turns", "score", "kills"),
+    extra={"icons": I},
+))

@@ -1,0 +1,1236 @@
+"""Dungeon Foury rules as small numba functions, and the parallel driver over games.
+
+One implementation of every rule: the parallel run, the single-game replay with a trace, the
+scripted-dice tests and ``NUMBA_DISABLE_JIT=1`` all go through these functions.
+
+Arguments that recur (kept in this order):
+
+* ``R`` int64[R_SIZE] scalar rules, ``T`` int64[T_ROWS, T_COLS] tables (see ``layout``);
+* ``geo`` int64[n, 6]: the four neighbours (N, E, S, W; -1 none), the sector, the static
+  distance to the Oracle; ``arrows`` int64[k, 3]: cell, direction of travel, sector;
+* ``st`` the state vector, ``rm`` int64[n, RM_COLS] the rooms as drawn on this sheet, ``sc``
+  int64[5, n] scratch for searches, ``opts`` int64[max_options, N_OCOL] decision options;
+* ``rs`` the dice stream, ``ps`` the policy stream, ``script`` forced dice (tests), ``tr`` the
+  trace (one row = no trace);
+* ``pid`` built-in policy id, ``params`` its parameters, ``fn`` a user's policy function.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange, types, uint64
+
+from ...config import CACHE, CHUNK
+from ...policy import POLICY_TYPE, USER_POLICY_ID
+from ...rng import d6, next_u64, seed_stream
+from .icons import (BANDIT, CHEST as I_CHEST, CIRCLE, CLOVER as I_CLOVER, CORNUCOPIA, DIE, GOBLIN, IMP, LEVER,
+                    MINOTAUR, POTION, SHIELD as I_SHIELD, SHOVEL as I_SHOVEL, STAIRS, STATUE, TROLL,
+                    WEAPON as I_WEAPON)
+from .layout import *  # noqa: F403  (the layout is the kernel's vocabulary)
+from .policies import builtin_decide
+
+_POLICY_SALT = np.uint64(0x5DEECE66D1234567)
+BIG = 9999
+SC_DIST, SC_PAR, SC_PDIR, SC_QUEUE, SC_GOAL, SC_MASK = 0, 1, 2, 3, 4, 5
+SC_ROWS = 6
+
+
+# ------------------------------------------------------------------------- small helpers --
+@njit(cache=CACHE, inline="always", _nrt=False)
+def log(tr, st, code, a, b, c, d, e):
+    """Append one row to the trace (no-op when tracing is off)."""
+    if tr.shape[0] > 1:
+        i = st[S_TRACE_N]
+        if i < tr.shape[0]:
+            tr[i, 0] = code
+            tr[i, 1] = a
+            tr[i, 2] = b
+            tr[i, 3] = c
+            tr[i, 4] = d
+            tr[i, 5] = e
+            st[S_TRACE_N] = i + 1
+
+
+@njit(cache=CACHE, _nrt=False)
+def decide(kind, n, st, opts, ps, pid, params, fn):
+    """Ask the policy to pick one of the first ``n`` option rows."""
+    if n <= 1:
+        return 0
+    st[S_RAND] = np.int64(next_u64(ps) >> uint64(33))
+    if pid == USER_POLICY_ID:
+        c = fn(kind, st, opts, n, params)
+    else:
+        c = builtin_decide(pid, kind, st, opts, n, params)
+    if c < 0 or c >= n:
+        st[S_BAD_CHOICE] += 1
+        c = 0
+    return c
+
+
+@njit(cache=CACHE, _nrt=False)
+def gain(st, tr, track, amount):
+    """Add ``amount`` of a track up to its cap; the excess is lost."""
+    cap = st[S_CAP + track]
+    new = st[track] + amount
+    if new > cap:
+        log(tr, st, TR_CAPPED, track, new - cap, 0, 0, 0)
+        new = cap
+    got = new - st[track]
+    st[track] = new
+    if got > 0:
+        log(tr, st, TR_GAIN, track, got, st[track], 0, 0)
+    if track == CHEST:
+        st[S_CHESTS_GAINED] += got
+    return got
+
+
+@njit(cache=CACHE, _nrt=False)
+def lose(st, tr, track, amount):
+    take = min(st[track], amount)
+    st[track] -= take
+    if take > 0:
+        log(tr, st, TR_LOSE, track, take, st[track], 0, 0)
+    return take
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def first_foe(rm, cell):
+    """The first foe icon in a room (statues before monsters), or -1."""
+    for ic in range(STATUE, MINOTAUR + 1):
+        if rm[cell, RM_ICON + ic] > 0:
+            return ic
+    return -1
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def item_count(rm, cell):
+    k = 0
+    for ic in range(I_CHEST, DIE + 1):
+        k += rm[cell, RM_ICON + ic]
+    return k
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def foe_strength(T, st, foe):
+    """Bonus added to a foe's d6: base + multiplier x this round's monster bonus."""
+    return T[T_EN_BASE, foe] + T[T_EN_MULT, foe] * st[S_BONUS]
+
+
+@njit(cache=CACHE, _nrt=False)
+def die(R, geo, st, tr, cause, cell):
+    """The hero dies (or is stuck): remember the first death for the report."""
+    st[S_DEAD] = 1
+    st[S_CAUSE] = cause
+    st[HEARTS] = 0 if cause >= CAUSE_FOE or cause == CAUSE_DIE_TABLE else st[HEARTS]
+    if st[S_DEATH_ROUND] == 0:
+        st[S_DEATH_ROUND] = st[S_ROUND] + 1
+        st[S_DEATH_CELL] = cell
+        st[S_DEATH_SECTOR] = geo[cell, 4] if cell >= 0 else -1
+        st[S_DEATH_CAUSE] = cause
+    log(tr, st, TR_DEATH, cause, cell, st[S_ROUND] + 1, 0, 0)
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def swim_ok(R, st):
+    return R[R_SWIM_ALL] == 1 or st[S_SECTOR] == 3
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def passable(R, st, rm, x, d, y):
+    """Can one walk (or swim) from room x through side d into its neighbour y?"""
+    if rm[y, RM_STATE] & COLLAPSED:
+        return False
+    w = rm[x, RM_WALL + d]
+    if w == W_OPEN:
+        return True
+    if w == W_COLLAPSED and (rm[x, RM_STATE] & FLOODED) and (rm[y, RM_STATE] & FLOODED):
+        return swim_ok(R, st)
+    return False
+
+
+@njit(cache=CACHE, _nrt=False)
+def check_awake(st, tr):
+    if st[S_PHASE] == 0 and st[S_REQ_DONE] >= st[S_REQ_NEED]:
+        st[S_PHASE] = 1
+        log(tr, st, TR_AWAKE, st[S_SECTOR], 0, 0, 0, 0)
+
+
+@njit(cache=CACHE, _nrt=False)
+def req_counts(R, geo, st, cell, sector_needed):
+    """Does a requirement element in ``cell`` count for the round being played?"""
+    if st[S_PHASE] != 0 or st[S_SECTOR] != sector_needed:
+        return False
+    return R[R_REQ_ANYWHERE] == 1 or cell < 0 or geo[cell, 4] == sector_needed
+
+
+@njit(cache=CACHE, _nrt=False)
+def progress(st, tr, amount):
+    st[S_REQ_DONE] += amount
+    log(tr, st, TR_REQ, st[S_REQ_DONE], st[S_REQ_NEED], st[S_SECTOR], 0, 0)
+    check_awake(st, tr)
+
+
+# -------------------------------------------------------------------------- cornucopias --
+@njit(cache=CACHE, _nrt=False)
+def redeem_options(st, opts):
+    n = 0
+    for r in range(N_TRAITS):
+        if st[r] < st[S_CAP + r]:
+            opts[n, 0] = r
+            n += 1
+    return n
+
+
+@njit(cache=CACHE, _nrt=False)
+def gain_cornucopia(R, geo, st, opts, ps, tr, pid, params, fn, count, cell):
+    """Gain cornucopias: set aside for the Waterways' requirement, redeemed now, or kept."""
+    for _ in range(count):
+        if req_counts(R, geo, st, cell, 3):
+            st[S_RESERVED] += 1
+            log(tr, st, TR_GAIN, CORNU, 1, st[CORNU], 1, 0)
+            progress(st, tr, 1)
+            continue
+        if gain(st, tr, CORNU, 1) == 0:
+            continue
+        opts[0, 0] = -1
+        n = 1 + redeem_options(st, opts[1:])
+        c = decide(D_CORNU, n, st, opts, ps, pid, params, fn)
+        r = opts[c, 0]
+        if r >= 0:
+            st[CORNU] -= 1
+            log(tr, st, TR_MARKET, M_REDEEM, r, 0, 0, 0)
+            gain(st, tr, r, 1)
+
+
+# ------------------------------------------------------------------------------- combat --
+@njit(cache=CACHE, _nrt=False)
+def steal(R, st, opts, rs, ps, script, tr, pid, params, fn):
+    """A bandit that hurt you takes 1 of any other resource."""
+    n = 0
+    for r in range(SHIELD, N_TRACKS):
+        if st[r] > 0:
+            opts[n, 0] = r
+            n += 1
+    if n == 0:
+        return
+    if R[R_STEAL_RANDOM] == 1:
+        c = d6(rs, script) % n if n > 1 else 0
+    else:
+        c = decide(D_STEAL, n, st, opts, ps, pid, params, fn)
+    r = opts[c, 0]
+    st[r] -= 1
+    log(tr, st, TR_STEAL, r, st[r], 0, 0, 0)
+
+
+@njit(cache=CACHE, _nrt=False)
+def destroy_items(R, st, rm, tr, cell):
+    """An imp appears: it destroys the resources lying in its room."""
+    for ic in range(I_CHEST, DIE + 1):
+        k = rm[cell, RM_ICON + ic]
+        if k > 0:
+            take = 1 if R[R_IMP_ONE] == 1 else k
+            rm[cell, RM_ICON + ic] -= take
+            log(tr, st, TR_IMP, cell, ic, take, 0, 0)
+            if R[R_IMP_ONE] == 1:
+                return
+
+
+@njit(cache=CACHE, _nrt=False)
+def clover_options(st, opts, mine, theirs):
+    """Options for a clover: none, reroll either die, or (Melyra) choose either die's value."""
+    opts[0, 0] = 0
+    opts[0, 1] = -1
+    opts[0, 2] = 0
+    n = 1
+    if st[S_HERO] == H_MELYRA:
+        for dd in range(2):
+            for v in range(1, 7):
+                opts[n, 0] = 2
+                opts[n, 1] = dd
+                opts[n, 2] = v
+                n += 1
+    else:
+        for dd in range(2):
+            opts[n, 0] = 1
+            opts[n, 1] = dd
+            opts[n, 2] = 0
+            n += 1
+    return n
+
+
+@njit(cache=CACHE, _nrt=False)
+def kill_rewards(R, T, geo, st, rm, opts, ps, tr, pid, params, fn, foe, cell):
+    """A monster is defeated: kill counter, Palace requirement, prizes, troll regeneration."""
+    st[S_KILLS_ROUND] += 1
+    st[S_KILLS_TOTAL] += 1
+    if req_counts(R, geo, st, cell, 1):
+        progress(st, tr, 1)
+    extra = 1 if st[S_HERO] == H_THALINDRA else 0
+    if R[R_PRIZE_EVERY] > 0 and st[S_KILLS_ROUND] % R[R_PRIZE_EVERY] == 0 and R[R_PRIZE] > 0:
+        log(tr, st, TR_KILL_PRIZE, st[S_KILLS_ROUND], R[R_PRIZE] + extra, 0, 0, 0)
+        gain_cornucopia(R, geo, st, opts, ps, tr, pid, params, fn, R[R_PRIZE] + extra, cell)
+    if foe == BANDIT and R[R_BANDIT_PRIZE] > 0:
+        k = R[R_BANDIT_PRIZE] + (extra if R[R_THAL_BANDIT] == 1 else 0)
+        gain_cornucopia(R, geo, st, opts, ps, tr, pid, params, fn, k, cell)
+    if foe == TROLL and rm[cell, RM_TROLL] > 0:
+        rm[cell, RM_FLAG] |= F_TROLL_DOWN
+
+
+@njit(cache=CACHE, _nrt=False)
+def fight(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell, foe):
+    """Face one foe: roll-offs until it is beaten (1), you flee (0) or you die (-1)."""
+    strength = foe_strength(T, st, foe)
+    log(tr, st, TR_FIGHT, foe, strength, cell, 0, 0)
+    if foe == IMP:
+        destroy_items(R, st, rm, tr, cell)
+    if foe == STATUE and (rm[cell, RM_FLAG] & F_FACED) == 0 and req_counts(R, geo, st, cell, 0):
+        rm[cell, RM_FLAG] |= F_FACED
+        log(tr, st, TR_FACED, cell, 0, 0, 0, 0)
+        progress(st, tr, 1)
+    st[S_CTX_FOE] = foe
+    st[S_CTX_STR] = strength
+    weapon_used = False
+    result = 0
+    while True:
+        my = d6(rs, script)
+        add = 0
+        st[S_CTX_MY] = my
+        st[S_CTX_EN] = 0
+        st[S_CTX_ADD] = 0
+        if st[WEAPON] > 0:
+            opts[0, 0] = 0
+            opts[1, 0] = 1
+            if decide(D_WEAPON, 2, st, opts, ps, pid, params, fn) == 1:
+                add = st[WEAPON]
+                weapon_used = True
+        en = d6(rs, script)
+        st[S_CTX_ADD] = add
+        while st[CLOVER] > 0:
+            mine = my + add
+            theirs = en + strength
+            if mine > theirs or (mine == theirs and R[R_CLOVER_ON_TIE] == 0):
+                break
+            st[S_CTX_MY] = my
+            st[S_CTX_EN] = en
+            n = clover_options(st, opts, mine, theirs)
+            c = decide(D_CLOVER, n, st, opts, ps, pid, params, fn)
+            if opts[c, 0] == 0:
+                break
+            st[CLOVER] -= 1
+            which = opts[c, 1]
+            old = my if which == 0 else en
+            new = opts[c, 2] if opts[c, 0] == 2 else d6(rs, script)
+            if which == 0:
+                my = new
+            else:
+                en = new
+            log(tr, st, TR_CLOVER, which, old, new, opts[c, 0], 0)
+        log(tr, st, TR_ROLLOFF, my, add, en, strength, 0)
+        if add > 0 and R[R_WEAR_PER_ROLLOFF] == 1:
+            st[WEAPON] -= 1
+            log(tr, st, TR_WEAPON_WEAR, st[WEAPON], 0, 0, 0, 0)
+        mine = my + add
+        theirs = en + strength
+        st[S_CTX_MY] = my
+        st[S_CTX_EN] = en
+        if mine > theirs:
+            result = 1
+            log(tr, st, TR_WIN, foe, cell, 0, 0, 0)
+            break
+        if mine == theirs:
+            log(tr, st, TR_TIE, 0, 0, 0, 0, 0)
+        else:
+            dmg = theirs - mine
+            st[S_CTX_DMG] = dmg
+            blocked = False
+            if st[SHIELD] > 0:
+                opts[0, 0] = 0
+                opts[1, 0] = 1
+                if decide(D_SHIELD, 2, st, opts, ps, pid, params, fn) == 1:
+                    st[SHIELD] -= 1
+                    blocked = True
+                    log(tr, st, TR_BLOCK, dmg, st[SHIELD], 0, 0, 0)
+            if not blocked:
+                st[HEARTS] -= dmg
+                log(tr, st, TR_HIT, dmg, max(st[HEARTS], 0), 0, 0, 0)
+                if st[HEARTS] <= 0:
+                    st[HEARTS] = 0
+                    result = -1
+                    break
+                if foe == BANDIT:
+                    steal(R, st, opts, rs, ps, script, tr, pid, params, fn)
+        opts[0, 0] = 0
+        opts[1, 0] = 1
+        if decide(D_FIGHT_ON, 2, st, opts, ps, pid, params, fn) == 0:
+            log(tr, st, TR_FLEE, foe, cell, 0, 0, 0)
+            result = 0
+            break
+    if weapon_used and R[R_WEAR_PER_ROLLOFF] == 0 and st[WEAPON] > 0:
+        st[WEAPON] -= 1
+        log(tr, st, TR_WEAPON_WEAR, st[WEAPON], 0, 0, 0, 0)
+    if result == 1:
+        rm[cell, RM_ICON + foe] -= 1
+        if foe != STATUE:
+            kill_rewards(R, T, geo, st, rm, opts, ps, tr, pid, params, fn, foe, cell)
+    elif result == -1:
+        die(R, geo, st, tr, CAUSE_FOE + foe, cell)
+    return result
+
+
+@njit(cache=CACHE, _nrt=False)
+def resolve_room(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell):
+    """Face every foe in the room: 1 all beaten, 0 fled, -1 dead."""
+    while True:
+        foe = first_foe(rm, cell)
+        if foe < 0:
+            return 1
+        r = fight(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell, foe)
+        if r != 1:
+            return r
+
+
+@njit(cache=CACHE, _nrt=False)
+def spawn(R, T, st, rm, rs, script, tr, cell):
+    """An event says "you encounter a monster": roll the spawn table, the monster stands here."""
+    face = d6(rs, script)
+    foe = T[T_SPAWN, face - 1]
+    rm[cell, RM_ICON + foe] += 1
+    if foe == TROLL and rm[cell, RM_TROLL] == 0:
+        rm[cell, RM_TROLL] = R[R_TROLL_RETURNS]
+    log(tr, st, TR_SPAWN, cell, foe, face, 0, 0)
+    return foe
+
+
+# ---------------------------------------------------------------------------- the room --
+@njit(cache=CACHE, _nrt=False)
+def collapse_wall(geo, st, rm, tr, cell, side):
+    if rm[cell, RM_WALL + side] == W_OPEN:
+        rm[cell, RM_WALL + side] = W_COLLAPSED
+        nb = geo[cell, side]
+        if nb >= 0:
+            rm[nb, RM_WALL + (side + 2) % 4] = W_COLLAPSED
+        log(tr, st, TR_WALL, cell, side, 0, 0, 0)
+
+
+@njit(cache=CACHE, _nrt=False)
+def apply_event(R, T, geo, st, rm, rs, script, tr, ev, cell, direction, prev):
+    """Apply a room event relative to the direction of travel (walls already there stay)."""
+    if ev & EV_LEFT:
+        collapse_wall(geo, st, rm, tr, cell, (direction + 3) % 4)
+    if ev & EV_RIGHT:
+        collapse_wall(geo, st, rm, tr, cell, (direction + 1) % 4)
+    if ev & EV_FRONT:
+        collapse_wall(geo, st, rm, tr, cell, direction)
+    if ev & EV_BEHIND:
+        collapse_wall(geo, st, rm, tr, cell, (direction + 2) % 4)
+    if prev >= 0 and prev != st[S_ORACLE]:
+        if ev & EV_PREV_COLLAPSE:
+            rm[prev, RM_STATE] |= COLLAPSED
+            log(tr, st, TR_PREV_COLLAPSE, prev, 0, 0, 0, 0)
+        if ev & EV_PREV_FLOOD:
+            rm[prev, RM_STATE] |= FLOODED
+            log(tr, st, TR_FLOOD, prev, 0, 0, 0, 0)
+    if ev & EV_CHEST:
+        gain(st, tr, CHEST, 1)
+    if ev & EV_MONSTER:
+        spawn(R, T, st, rm, rs, script, tr, cell)
+
+
+@njit(cache=CACHE, _nrt=False)
+def die_table(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell):
+    """The DIE icon: roll 1d6 on the die table. Be careful what you wish for."""
+    face = d6(rs, script)
+    out = T[T_DIE, face - 1]
+    log(tr, st, TR_DIE_TABLE, face, out, 0, 0, 0)
+    if out == DIE_MONSTER:
+        spawn(R, T, st, rm, rs, script, tr, cell)
+        resolve_room(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell)
+    elif out == DIE_LOSE_HEART:
+        st[HEARTS] -= 1
+        log(tr, st, TR_HIT, 1, max(st[HEARTS], 0), 1, 0, 0)
+        if st[HEARTS] <= 0:
+            die(R, geo, st, tr, CAUSE_DIE_TABLE, cell)
+    elif out == DIE_CHEST:
+        gain(st, tr, CHEST, 1)
+    elif out == DIE_POTION:
+        gain(st, tr, HEARTS, R[R_POTION])
+    elif out == DIE_SHOVEL:
+        gain(st, tr, SHOVEL, 1)
+    elif out == DIE_WEAPON:
+        gain(st, tr, WEAPON, 1)
+    elif out == DIE_SHIELD:
+        gain(st, tr, SHIELD, 1)
+    elif out == DIE_CLOVER:
+        gain(st, tr, CLOVER, 1)
+    elif out == DIE_CORNU:
+        gain_cornucopia(R, geo, st, opts, ps, tr, pid, params, fn, 1, cell)
+
+
+@njit(cache=CACHE, _nrt=False)
+def collect_items(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell):
+    """After a won encounter (or none), collect every item in the room; they are removed."""
+    for ic in range(I_CHEST, DIE + 1):
+        k = rm[cell, RM_ICON + ic]
+        if k == 0:
+            continue
+        rm[cell, RM_ICON + ic] = 0
+        for _ in range(k):
+            if st[S_DEAD] == 1:
+                return
+            if ic == I_CHEST:
+                gain(st, tr, CHEST, 1)
+            elif ic == POTION:
+                gain(st, tr, HEARTS, R[R_POTION])
+            elif ic == I_SHOVEL:
+                gain(st, tr, SHOVEL, 1)
+            elif ic == I_WEAPON:
+                gain(st, tr, WEAPON, 1)
+            elif ic == I_SHIELD:
+                gain(st, tr, SHIELD, 1)
+            elif ic == I_CLOVER:
+                gain(st, tr, CLOVER, 1)
+            elif ic == CORNUCOPIA:
+                gain_cornucopia(R, geo, st, opts, ps, tr, pid, params, fn, 1, cell)
+            elif ic == DIE:
+                die_table(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell)
+
+
+@njit(cache=CACHE, _nrt=False)
+def legal_exit(R, arrows, st, rm, cell):
+    """Index of an unused arrow in ``cell`` you may leave by now, or -1."""
+    for a in range(arrows.shape[0]):
+        if arrows[a, 0] != cell or st[S_ARROW0 + a] == 1 or arrows[a, 2] == st[S_SECTOR]:
+            continue
+        s = arrows[a, 2]
+        if R[R_RESERVE_ENTRIES] == 1 and (st[S_DONE_MASK] >> s) & 1 == 0:
+            left = 0
+            for b in range(arrows.shape[0]):
+                if arrows[b, 2] == s and st[S_ARROW0 + b] == 0 and (rm[arrows[b, 0], RM_STATE] & COLLAPSED) == 0:
+                    left += 1
+            if left <= 1:
+                continue
+        return a
+    return -1
+
+
+@njit(cache=CACHE, _nrt=False)
+def arrive(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, cell, direction, prev,
+           table, free_step):
+    """End a move in ``cell`` and, if the room sends you one free space further, go on from there.
+
+    Returns 1 when the round is completed.
+    """
+    r = enter_room(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, cell, direction,
+                   prev, table, free_step)
+    while r >= 2:  # a free step (extra move, or stepping out of the Oracle's room), never rolled
+        to = (r - 2) // 4
+        d = (r - 2) % 4
+        r = enter_room(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, to, d,
+                       st[S_POS], -1, True)
+    return r
+
+
+@njit(cache=CACHE, _nrt=False)
+def enter_room(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, cell, direction, prev,
+               table, free_step):
+    """Resolve one room: the room roll (``table`` >= 0), encounters, items, Oracle, exit, extra move.
+
+    Returns 1 when the round is completed here, 2 + 4*cell + direction for a pending free step, else 0.
+    """
+    st[S_POS] = cell
+    st[S_DIR] = direction
+    st[S_TURN] += 0 if free_step else 1
+    st[S_ROUND_TURN] += 0 if free_step else 1
+    vis[cell] += 1
+    log(tr, st, TR_MOVE, prev, cell, direction, 1 if free_step else 0, 0)
+    rm[cell, RM_STATE] |= EXPLORED
+    ev = 0
+    if table >= 0:
+        if st[S_HERO] == H_KAEL and R[R_KAEL_FOE_ICON] == 1 and first_foe(rm, cell) >= 0:
+            log(tr, st, TR_KAEL, cell, 0, 0, 0, 0)
+        else:
+            face = d6(rs, script)
+            ev = T[T_EVENTS + table, face - 1]
+            log(tr, st, TR_ROLL, table, face, ev, cell, 0)
+            apply_event(R, T, geo, st, rm, rs, script, tr, ev, cell, direction, prev)
+    res = resolve_room(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell)
+    if res < 0 or st[S_DEAD] == 1:
+        return 0
+    if res == 1:
+        collect_items(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell)
+        if st[S_DEAD] == 1:
+            return 0
+    if cell == st[S_ORACLE]:
+        if st[S_PHASE] == 1:
+            gain(st, tr, CHEST, 1)
+            if st[S_RESERVED] > 0:
+                st[S_RESERVED] -= 1
+            st[S_PHASE] = 2
+            log(tr, st, TR_ORACLE, st[S_SECTOR], 0, 0, 0, 0)
+            n = adjacent_options(R, T, geo, arrows, st, rm, opts, cell)
+            if n > 0:
+                c = decide(D_PLACE, n, st, opts, ps, pid, params, fn)
+                return 2 + opts[c, O_TO] * 4 + opts[c, O_DIR]
+        return 0
+    if st[S_PHASE] == 2 and res == 1:
+        a = legal_exit(R, arrows, st, rm, cell)
+        if a >= 0:
+            st[S_ARROW0 + a] = 1
+            log(tr, st, TR_EXIT, cell, arrows[a, 2], a, 0, 0)
+            return 1
+    if ev & EV_EXTRA and not free_step:
+        n = adjacent_options(R, T, geo, arrows, st, rm, opts, cell)
+        if n > 0:
+            c = decide(D_EXTRA, n, st, opts, ps, pid, params, fn)
+            log(tr, st, TR_EXTRA, opts[c, O_TO], 0, 0, 0, 0)
+            return 2 + opts[c, O_TO] * 4 + opts[c, O_DIR]
+    return 0
+
+
+# --------------------------------------------------------------------------- movement --
+@njit(cache=CACHE, _nrt=False)
+def mark_goals(R, T, geo, arrows, st, rm, sc):
+    """Mark (sc[SC_MASK]) where the round wants you: requirement elements, the Oracle, legal exits."""
+    mask = sc[SC_MASK]
+    n = geo.shape[0]
+    for x in range(n):
+        mask[x] = 0
+    ph = st[S_PHASE]
+    if ph == 1:
+        mask[st[S_ORACLE]] = 1
+        return
+    if ph == 2:
+        for a in range(arrows.shape[0]):
+            x = arrows[a, 0]
+            if (rm[x, RM_STATE] & COLLAPSED) == 0 and legal_exit(R, arrows, st, rm, x) >= 0:
+                mask[x] = 1
+        return
+    s = st[S_SECTOR]
+    if s == 2:
+        for i in range(T[T_STAIRS, 0]):
+            x = T[T_STAIRS, 1 + i]
+            if (rm[x, RM_STATE] & COLLAPSED) == 0 and (R[R_REQ_ANYWHERE] == 1 or geo[x, 4] == s):
+                mask[x] = 1
+        return
+    for x in range(n):
+        if (rm[x, RM_STATE] & COLLAPSED) or (R[R_REQ_ANYWHERE] == 0 and geo[x, 4] != s):
+            continue
+        if s == 0:
+            if rm[x, RM_ICON + STATUE] > 0 and (rm[x, RM_FLAG] & F_FACED) == 0:
+                mask[x] = 1
+        elif s == 1:
+            for ic in range(GOBLIN, MINOTAUR + 1):
+                if rm[x, RM_ICON + ic] > 0:
+                    mask[x] = 1
+        elif rm[x, RM_ICON + CORNUCOPIA] > 0 or rm[x, RM_ICON + BANDIT] > 0 or rm[x, RM_ICON + DIE] > 0:
+            mask[x] = 1
+
+
+@njit(cache=CACHE, _nrt=False)
+def goal_field(R, T, geo, arrows, st, rm, sc):
+    """Steps from every room to the nearest goal over the map as now drawn.
+
+    When no goal can be reached from where you stand, unexplored rooms become goals too.
+    """
+    n = geo.shape[0]
+    mark_goals(R, T, geo, arrows, st, rm, sc)
+    mask = sc[SC_MASK]
+    dist = sc[SC_GOAL]
+    q = sc[SC_QUEUE]
+    tail = 0
+    for x in range(n):
+        dist[x] = BIG
+        if mask[x] == 1:
+            dist[x] = 0
+            q[tail] = x
+            tail += 1
+    _spread(R, geo, st, rm, dist, q, tail)
+    pos = st[S_POS]
+    if pos >= 0 and dist[pos] < BIG:
+        return
+    tail = 0
+    for x in range(n):
+        if dist[x] == 0 or (geo[x, 4] >= 0 and (rm[x, RM_STATE] & (COLLAPSED | EXPLORED)) == 0):
+            dist[x] = 0
+            q[tail] = x
+            tail += 1
+        else:
+            dist[x] = BIG
+    _spread(R, geo, st, rm, dist, q, tail)
+
+
+@njit(cache=CACHE, _nrt=False)
+def _spread(R, geo, st, rm, dist, q, tail):
+    """Breadth-first spread of ``dist`` from the ``tail`` seeds in ``q``."""
+    head = 0
+    while head < tail:
+        x = q[head]
+        head += 1
+        for d in range(4):
+            y = geo[x, d]
+            if y >= 0 and dist[y] == BIG and passable(R, st, rm, y, (d + 2) % 4, x):
+                dist[y] = dist[x] + 1
+                q[tail] = y
+                tail += 1
+
+
+@njit(cache=CACHE, _nrt=False)
+def add_option(R, T, geo, arrows, st, rm, sc, opts, n, kind, frm, to, d, path):
+    if n >= opts.shape[0]:
+        return n
+    foe = first_foe(rm, to)
+    opts[n, O_KIND] = kind
+    opts[n, O_FROM] = frm
+    opts[n, O_TO] = to
+    opts[n, O_DIR] = d
+    opts[n, O_PATH] = path
+    opts[n, O_GOAL] = sc[SC_GOAL, to]
+    opts[n, O_SECTOR] = geo[to, 4]
+    opts[n, O_FOE] = foe
+    opts[n, O_FOE_STR] = foe_strength(T, st, foe) if foe >= 0 else 0
+    opts[n, O_ITEMS] = item_count(rm, to)
+    opts[n, O_REQ] = 1 if (st[S_PHASE] == 0 and sc[SC_MASK, to] == 1) else 0
+    opts[n, O_NEW] = 0 if rm[to, RM_STATE] & EXPLORED else 1
+    opts[n, O_EXIT] = 1 if (st[S_PHASE] == 2 and sc[SC_MASK, to] == 1) else 0
+    opts[n, O_ORACLE] = 1 if to == st[S_ORACLE] else 0
+    opts[n, O_ODIST] = geo[to, 5]
+    k = 0
+    for d2 in range(4):
+        y = geo[to, d2]
+        if y >= 0 and y != frm and passable(R, st, rm, to, d2, y):
+            k += 1
+    opts[n, O_OPEN] = k
+    return n + 1
+
+
+@njit(cache=CACHE, _nrt=False)
+def new_levers(R, T, geo, st, rm, at):
+    """Levers one climb at staircase ``at`` would reach for the first time this round."""
+    if st[S_PHASE] != 0 or st[S_SECTOR] != 2:
+        return 0
+    k = 0
+    for i in range(T[T_LEVERS, 0]):
+        x = T[T_LEVERS, 1 + i]
+        if (rm[x, RM_FLAG] & F_LEVER) == 0:
+            if R[R_UPPER_SECTOR] == 1 and geo[x, 4] != geo[at, 4]:
+                continue
+            if R[R_REQ_ANYWHERE] == 0 and geo[x, 4] != 2:
+                continue
+            k += rm[x, RM_ICON + LEVER]
+    return k
+
+
+@njit(cache=CACHE, _nrt=False)
+def adjacent_options(R, T, geo, arrows, st, rm, opts, cell):
+    """The rooms one free step away (extra move, leaving the Oracle)."""
+    n = 0
+    for d in range(4):
+        y = geo[cell, d]
+        if y < 0 or not passable(R, st, rm, cell, d, y):
+            continue
+        if y == st[S_ORACLE] and st[S_PHASE] == 0 and R[R_ORACLE_BLOCKED] == 1:
+            continue
+        opts[n, O_KIND] = MK_STEP
+        opts[n, O_FROM] = cell
+        opts[n, O_TO] = y
+        opts[n, O_DIR] = d
+        opts[n, O_PATH] = 0
+        foe = first_foe(rm, y)
+        opts[n, O_FOE] = foe
+        opts[n, O_FOE_STR] = foe_strength(T, st, foe) if foe >= 0 else 0
+        opts[n, O_GOAL] = geo[y, 5] if st[S_PHASE] == 1 else 0
+        opts[n, O_SECTOR] = geo[y, 4]
+        opts[n, O_ITEMS] = item_count(rm, y)
+        opts[n, O_REQ] = 0
+        opts[n, O_NEW] = 0 if rm[y, RM_STATE] & EXPLORED else 1
+        opts[n, O_EXIT] = 1 if (st[S_PHASE] == 2 and legal_exit(R, arrows, st, rm, y) >= 0) else 0
+        opts[n, O_ORACLE] = 1 if y == st[S_ORACLE] else 0
+        opts[n, O_ODIST] = geo[y, 5]
+        opts[n, O_OPEN] = 1
+        n += 1
+    return n
+
+
+@njit(cache=CACHE, _nrt=False)
+def move_options(R, T, geo, arrows, st, rm, sc, opts):
+    """Every legal move from here: free walking over explored rooms, then one of the final moves.
+
+    Walking stops at rooms with an active foe (you must face it: a "go to" option).
+    """
+    n_rooms = geo.shape[0]
+    goal_field(R, T, geo, arrows, st, rm, sc)
+    dist = sc[SC_DIST]
+    par = sc[SC_PAR]
+    pdir = sc[SC_PDIR]
+    q = sc[SC_QUEUE]
+    for x in range(n_rooms):
+        dist[x] = -1
+    pos = st[S_POS]
+    dist[pos] = 0
+    par[pos] = -1
+    q[0] = pos
+    head = 0
+    tail = 1
+    n = 0
+    oracle = st[S_ORACLE]
+    while head < tail:
+        x = q[head]
+        head += 1
+        if x != pos and first_foe(rm, x) >= 0:
+            continue
+        for d in range(4):
+            y = geo[x, d]
+            if y < 0 or (rm[y, RM_STATE] & COLLAPSED):
+                continue
+            if y == oracle and st[S_PHASE] == 0 and R[R_ORACLE_BLOCKED] == 1:
+                continue
+            if not passable(R, st, rm, x, d, y):
+                if rm[x, RM_WALL + d] == W_COLLAPSED and st[SHOVEL] > 0:
+                    n = add_option(R, T, geo, arrows, st, rm, sc, opts, n, MK_SHOVEL, x, y, d, dist[x])
+                continue
+            if rm[y, RM_STATE] & EXPLORED:
+                if dist[y] < 0:
+                    dist[y] = dist[x] + 1
+                    par[y] = x
+                    pdir[y] = d
+                    q[tail] = y
+                    tail += 1
+            else:
+                kind = MK_SWIM if ((rm[y, RM_STATE] & FLOODED) and swim_ok(R, st)) else MK_STEP
+                n = add_option(R, T, geo, arrows, st, rm, sc, opts, n, kind, x, y, d, dist[x])
+        if rm[x, RM_ICON + STAIRS] > 0:
+            levers = new_levers(R, T, geo, st, rm, x)
+            for i in range(T[T_STAIRS, 0]):
+                z = T[T_STAIRS, 1 + i]
+                if (rm[z, RM_STATE] & COLLAPSED) == 0:
+                    if R[R_UPPER_SECTOR] == 1 and geo[z, 4] != geo[x, 4]:
+                        continue
+                    if z == x and levers == 0:
+                        continue
+                    n = add_option(R, T, geo, arrows, st, rm, sc, opts, n, MK_STAIRS, x, z, -1, dist[x])
+                    if n > 0:
+                        opts[n - 1, O_REQ] = levers
+        if rm[x, RM_ICON + CIRCLE] > 0:
+            for i in range(T[T_CIRCLES, 0]):
+                z = T[T_CIRCLES, 1 + i]
+                if z != x and (rm[z, RM_STATE] & COLLAPSED) == 0:
+                    n = add_option(R, T, geo, arrows, st, rm, sc, opts, n, MK_CIRCLE, x, z, -1, dist[x])
+    # shovel moves into rooms you can already walk to are pointless: drop them
+    k = 0
+    for i in range(n):
+        if opts[i, O_KIND] == MK_SHOVEL and dist[opts[i, O_TO]] >= 0:
+            continue
+        if k != i:
+            for j in range(N_OCOL):
+                opts[k, j] = opts[i, j]
+        k += 1
+    n = k
+    # explored rooms worth walking to: foes to face, the Oracle, an exit, items left behind
+    for i in range(1, tail):
+        e = q[i]
+        if first_foe(rm, e) >= 0 or item_count(rm, e) > 0 or (st[S_PHASE] > 0 and sc[SC_MASK, e] == 1):
+            n = add_option(R, T, geo, arrows, st, rm, sc, opts, n, MK_GOTO, par[e], e, pdir[e], dist[e] - 1)
+    progress_left = False
+    for i in range(n):
+        if opts[i, O_KIND] != MK_STAIRS and opts[i, O_KIND] != MK_CIRCLE or opts[i, O_REQ] > 0:
+            progress_left = True
+            break
+    if n > 0 and not progress_left and not can_progress(R, T, geo, st, rm, sc):
+        return 0
+    return n
+
+
+@njit(cache=CACHE, _nrt=False)
+def can_progress(R, T, geo, st, rm, sc):
+    """Stuck test: can walking, stairs and magic circles still bring you to anything new?
+
+    Something new is an unexplored room, a collapsed wall you can dig, a foe, items, or a goal.
+    """
+    n_rooms = geo.shape[0]
+    seen = sc[SC_PAR]
+    q = sc[SC_QUEUE]
+    for x in range(n_rooms):
+        seen[x] = 0
+    pos = st[S_POS]
+    seen[pos] = 1
+    q[0] = pos
+    head = 0
+    tail = 1
+    while head < tail:
+        x = q[head]
+        head += 1
+        if x != pos and (first_foe(rm, x) >= 0 or item_count(rm, x) > 0 or sc[SC_MASK, x] == 1):
+            return True
+        for d in range(4):
+            y = geo[x, d]
+            if y < 0 or (rm[y, RM_STATE] & COLLAPSED):
+                continue
+            if passable(R, st, rm, x, d, y):
+                if (rm[y, RM_STATE] & EXPLORED) == 0:
+                    return True
+                if seen[y] == 0:
+                    seen[y] = 1
+                    q[tail] = y
+                    tail += 1
+            elif rm[x, RM_WALL + d] == W_COLLAPSED and st[SHOVEL] > 0:
+                return True
+        jump = STAIRS if rm[x, RM_ICON + STAIRS] > 0 else (CIRCLE if rm[x, RM_ICON + CIRCLE] > 0 else -1)
+        if jump >= 0:
+            for z in range(n_rooms):
+                if seen[z] == 0 and (rm[z, RM_ICON + STAIRS] > 0 or rm[z, RM_ICON + CIRCLE] > 0) and (
+                        rm[z, RM_STATE] & COLLAPSED) == 0:
+                    if (rm[x, RM_ICON + STAIRS] > 0 and rm[z, RM_ICON + STAIRS] > 0) or (
+                            rm[x, RM_ICON + CIRCLE] > 0 and rm[z, RM_ICON + CIRCLE] > 0):
+                        if (rm[z, RM_STATE] & EXPLORED) == 0:
+                            return True
+                        seen[z] = 1
+                        q[tail] = z
+                        tail += 1
+    return False
+
+
+@njit(cache=CACHE, _nrt=False)
+def do_move(R, T, geo, arrows, st, rm, sc, opts, rs, ps, script, tr, pid, params, fn, vis, c):
+    """Carry out move option ``c``. Returns 1 when the round is completed."""
+    kind = opts[c, O_KIND]
+    frm = opts[c, O_FROM]
+    to = opts[c, O_TO]
+    d = opts[c, O_DIR]
+    if R[R_FREE_MOVE_TURNS] == 1:
+        st[S_TURN] += opts[c, O_PATH]
+        st[S_ROUND_TURN] += opts[c, O_PATH]
+    if opts[c, O_PATH] > 0:
+        log(tr, st, TR_WALK, st[S_POS], frm, opts[c, O_PATH], 0, 0)
+    if kind == MK_STEP:
+        table = geo[frm, 4]
+        if table == 4 or table < 0:  # stepping out of the Oracle's room
+            table = geo[to, 4] if R[R_ORACLE_TABLE_DEST] == 1 else -1
+        if to == st[S_ORACLE]:
+            table = -1  # the Oracle's room: do not roll
+        return arrive(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, to, d, frm,
+                      table, False)
+    if kind == MK_SWIM or kind == MK_CIRCLE:
+        return arrive(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, to,
+                      d if d >= 0 else st[S_DIR], frm, -1, False)
+    if kind == MK_SHOVEL:
+        st[SHOVEL] -= 1
+        rm[frm, RM_WALL + d] = W_OPEN
+        rm[to, RM_WALL + (d + 2) % 4] = W_OPEN
+        log(tr, st, TR_LOSE, SHOVEL, 1, st[SHOVEL], 1, 0)
+        return arrive(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, to, d, frm, -1,
+                      False)
+    if kind == MK_STAIRS:
+        k = new_levers(R, T, geo, st, rm, frm)
+        if k > 0:
+            for i in range(T[T_LEVERS, 0]):
+                x = T[T_LEVERS, 1 + i]
+                if (rm[x, RM_FLAG] & F_LEVER) == 0:
+                    if R[R_UPPER_SECTOR] == 1 and geo[x, 4] != geo[frm, 4]:
+                        continue
+                    if R[R_REQ_ANYWHERE] == 0 and geo[x, 4] != 2:
+                        continue
+                    rm[x, RM_FLAG] |= F_LEVER
+                    log(tr, st, TR_LEVER, x, 0, 0, 0, 0)
+            progress(st, tr, k)
+        return arrive(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, to, st[S_DIR],
+                      -1, -1, False)
+    # MK_GOTO: walk to an explored room; only a legal exit is rolled again (ruling exit_roll)
+    table = -1
+    if R[R_EXIT_ROLL_ALWAYS] == 1 and st[S_PHASE] == 2 and legal_exit(R, arrows, st, rm, to) >= 0:
+        table = geo[frm, 4] if 0 <= geo[frm, 4] < 4 else geo[to, 4]
+    return arrive(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, to, d, frm, table,
+                  False)
+
+
+# ------------------------------------------------------------------------ market, sheet --
+@njit(cache=CACHE, _nrt=False)
+def market(R, st, opts, ps, tr, pid, params, fn, value):
+    """Spend chests (one chest = ``value`` units of one resource), swap resources, redeem cornucopias."""
+    st[S_MARKET_VALUE] = value
+    log(tr, st, TR_MARKET_OPEN, value, st[CHEST], 0, 0, 0)
+    for _ in range(R[R_MAX_MARKET_OPS]):
+        n = 0
+        opts[n, 0] = M_DONE
+        opts[n, 1] = -1
+        opts[n, 2] = -1
+        opts[n, 3] = 0
+        n += 1
+        for r in range(N_TRAITS):
+            if st[r] < st[S_CAP + r]:
+                if st[CHEST] > 0:
+                    opts[n, 0] = M_BUY
+                    opts[n, 1] = r
+                    opts[n, 2] = -1
+                    opts[n, 3] = value
+                    n += 1
+                if st[CORNU] > 0:
+                    opts[n, 0] = M_REDEEM
+                    opts[n, 1] = r
+                    opts[n, 2] = -1
+                    opts[n, 3] = 1
+                    n += 1
+        for a in range(N_TRAITS):
+            if st[a] <= (1 if a == HEARTS else 0):
+                continue
+            for b in range(N_TRAITS):
+                if b != a and st[b] < st[S_CAP + b]:
+                    opts[n, 0] = M_SWAP
+                    opts[n, 1] = a
+                    opts[n, 2] = b
+                    opts[n, 3] = R[R_EXCHANGE]
+                    n += 1
+        c = decide(D_MARKET, n, st, opts, ps, pid, params, fn)
+        op = opts[c, 0]
+        if op == M_DONE:
+            break
+        a = opts[c, 1]
+        log(tr, st, TR_MARKET, op, a, opts[c, 2], value, 0)
+        if op == M_BUY:
+            st[CHEST] -= 1
+            gain(st, tr, a, value)
+        elif op == M_REDEEM:
+            st[CORNU] -= 1
+            gain(st, tr, a, 1)
+        else:
+            st[a] -= 1
+            gain(st, tr, opts[c, 2], R[R_EXCHANGE])
+
+
+@njit(cache=CACHE, _nrt=False)
+def create_character(R, T, st, opts, ps, tr, pid, params, fn):
+    """Point (1): a hero's printed sheet, or 12 trait marks placed freely within the caps."""
+    for t in range(N_TRACKS):
+        st[t] = 0
+        st[S_CAP + t] = T[T_CAP, t]
+    st[S_RESERVED] = 0
+    if st[S_HERO] != H_FREE:
+        for t in range(N_TRAITS):
+            st[t] = T[T_START, t]
+    else:
+        marks = R[R_TRAIT_MARKS]
+        for m in range(marks):
+            left = marks - m
+            n = 0
+            for t in range(N_TRAITS):
+                if st[t] >= st[S_CAP + t]:
+                    continue
+                if t != HEARTS and left <= R[R_MIN_HEARTS] - st[HEARTS]:
+                    continue
+                opts[n, 0] = t
+                opts[n, 1] = st[t]
+                opts[n, 2] = st[S_CAP + t]
+                n += 1
+            if n == 0:
+                break
+            c = decide(D_TRAIT, n, st, opts, ps, pid, params, fn)
+            st[opts[c, 0]] += 1
+    log(tr, st, TR_CREATE, st[HEARTS], st[SHIELD], st[CLOVER], st[WEAPON], st[SHOVEL])
+
+
+@njit(cache=CACHE, _nrt=False)
+def round_options(R, geo, arrows, st, rm, opts):
+    n = 0
+    for a in range(arrows.shape[0]):
+        s = arrows[a, 2]
+        if st[S_ARROW0 + a] == 1 or (st[S_DONE_MASK] >> s) & 1 or (rm[arrows[a, 0], RM_STATE] & COLLAPSED):
+            continue
+        opts[n, 0] = a
+        opts[n, 1] = s
+        opts[n, 2] = arrows[a, 0]
+        opts[n, 3] = geo[arrows[a, 0], 5]
+        n += 1
+    return n
+
+
+@njit(cache=CACHE, _nrt=False)
+def play_round(R, T, geo, arrows, st, rm, sc, opts, rs, ps, script, tr, pid, params, fn, vis):
+    """One adventure: choose a round and its entry, walk until an exit (1) or death (0)."""
+    n = round_options(R, geo, arrows, st, rm, opts)
+    if n == 0:
+        die(R, geo, st, tr, CAUSE_STUCK, st[S_POS])
+        return 0
+    c = decide(D_ROUND, n, st, opts, ps, pid, params, fn)
+    a = opts[c, 0]
+    s = arrows[a, 2]
+    k = st[S_ROUND]
+    st[S_ARROW0 + a] = 1
+    st[S_ENTRY_ARROW] = a
+    st[S_SECTOR] = s
+    st[S_PHASE] = 0
+    st[S_REQ_DONE] = 0
+    st[S_REQ_NEED] = R[R_NEED_A + s]
+    st[S_KILLS_ROUND] = 0
+    st[S_BONUS] = T[T_BONUS, k]
+    st[S_CHESTV] = T[T_CHESTV, k]
+    st[S_ROUND_TURN] = 0
+    st[S_ELY_USED] = 0
+    for x in range(geo.shape[0]):
+        rm[x, RM_FLAG] &= ~(F_FACED | F_LEVER)
+    log(tr, st, TR_ROUND, k + 1, s, arrows[a, 0], st[S_BONUS], st[S_CHESTV])
+    if s == 3 and R[R_D_NEW_CORNU] == 0 and st[CORNU] > 0:
+        st[CORNU] -= 1
+        st[S_RESERVED] += 1
+        progress(st, tr, 1)
+    check_awake(st, tr)
+    cell = arrows[a, 0]
+    table = s if (rm[cell, RM_STATE] & EXPLORED) == 0 else -1
+    done = arrive(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, cell, arrows[a, 1],
+                  -1, table, False)
+    while done == 0 and st[S_DEAD] == 0:
+        if st[S_TURN] >= R[R_MAX_TURNS]:
+            die(R, geo, st, tr, CAUSE_TIMEOUT, st[S_POS])
+            st[S_COINS_LEFT] = 0
+            break
+        if st[S_HERO] == H_ELYDION and st[S_ELY_USED] == 0 and st[CHEST] > 0:
+            opts[0, 0] = 0
+            opts[1, 0] = 1
+            if decide(D_ELYDION, 2, st, opts, ps, pid, params, fn) == 1:
+                st[S_ELY_USED] = 1
+                market(R, st, opts, ps, tr, pid, params, fn, T[T_CHESTV, min(k + 1, R[R_ROUNDS] - 1)])
+        n = move_options(R, T, geo, arrows, st, rm, sc, opts)
+        if n == 0:
+            die(R, geo, st, tr, CAUSE_STUCK, st[S_POS])
+            break
+        c = decide(D_MOVE, n, st, opts, ps, pid, params, fn)
+        done = do_move(R, T, geo, arrows, st, rm, sc, opts, rs, ps, script, tr, pid, params, fn, vis, c)
+    return done
+
+
+@njit(cache=CACHE, _nrt=False)
+def end_of_round(R, st, rm, tr):
+    """Trolls beaten this round regenerate in their rooms."""
+    for x in range(rm.shape[0]):
+        if rm[x, RM_FLAG] & F_TROLL_DOWN:
+            rm[x, RM_FLAG] &= ~F_TROLL_DOWN
+            if rm[x, RM_TROLL] > 0 and (rm[x, RM_STATE] & COLLAPSED) == 0:
+                rm[x, RM_TROLL] -= 1
+                rm[x, RM_ICON + TROLL] += 1
+                log(tr, st, TR_TROLL_BACK, x, rm[x, RM_TROLL], 0, 0, 0)
+
+
+@njit(cache=CACHE, _nrt=False)
+def final_score(T, st):
+    s = st[S_KILLS_TOTAL] * T[T_SCORE, 7]
+    for t in range(N_TRACKS):
+        s += st[t] * T[T_SCORE, t]
+    return s
+
+
+@njit(cache=CACHE, _nrt=False)
+def play_game(R, T, geo, arrows, rm0, st, rm, sc, opts, rs, ps, script, tr, pid, params, fn, vis):
+    """A whole game on a fresh sheet: character, four rounds with markets, continues, score."""
+    for i in range(st.shape[0]):
+        st[i] = 0
+    for x in range(rm0.shape[0]):
+        for j in range(rm0.shape[1]):
+            rm[x, j] = rm0[x, j]
+    st[S_HERO] = R[R_HERO]
+    st[S_COINS_LEFT] = R[R_COINS]
+    st[S_N_ROOMS] = geo.shape[0]
+    st[S_POS] = -1
+    for x in range(geo.shape[0]):
+        if geo[x, 4] == 4:
+            st[S_ORACLE] = x
+    create_character(R, T, st, opts, ps, tr, pid, params, fn)
+    while st[S_ROUND] < R[R_ROUNDS]:
+        done = play_round(R, T, geo, arrows, st, rm, sc, opts, rs, ps, script, tr, pid, params, fn, vis)
+        if done == 1:
+            k = st[S_ROUND]
+            st[S_TURNS_R + k] = st[S_ROUND_TURN]
+            st[S_ORDER] = st[S_ORDER] * 10 + st[S_SECTOR] + 1
+            st[S_DONE_MASK] |= 1 << st[S_SECTOR]
+            st[S_ROUND] = k + 1
+            end_of_round(R, st, rm, tr)
+            if st[S_ROUND] < R[R_ROUNDS]:
+                market(R, st, opts, ps, tr, pid, params, fn, T[T_CHESTV, k])
+            continue
+        if st[S_COINS_LEFT] > 0:
+            st[S_COINS_LEFT] -= 1
+            st[S_COINS_USED] += 1
+            st[S_DEAD] = 0
+            st[S_CAUSE] = 0
+            log(tr, st, TR_COIN, st[S_ROUND] + 1, 0, 0, 0, 0)
+            create_character(R, T, st, opts, ps, tr, pid, params, fn)
+            continue
+        break
+    st[S_WIN] = 1 if st[S_ROUND] >= R[R_ROUNDS] else 0
+    log(tr, st, TR_END, st[S_WIN], final_score(T, st), st[S_TURN], st[S_ROUND], 0)
+
+
+@njit(cache=CACHE, _nrt=False)
+def write_out(T, st, rs, out, k):
+    out[k, OUT_WIN] = st[S_WIN]
+    out[k, OUT_CLEAN] = 1 if st[S_WIN] == 1 and st[S_COINS_USED] == 0 else 0
+    out[k, OUT_ROUNDS] = st[S_ROUND]
+    out[k, OUT_COINS] = st[S_COINS_USED]
+    out[k, OUT_HEARTS] = st[HEARTS]
+    out[k, OUT_TURNS] = st[S_TURN]
+    out[k, OUT_SCORE] = final_score(T, st)
+    out[k, OUT_KILLS] = st[S_KILLS_TOTAL]
+    out[k, OUT_CHESTS] = st[S_CHESTS_GAINED]
+    out[k, OUT_DEATH_ROUND] = st[S_DEATH_ROUND]
+    out[k, OUT_DEATH_SECTOR] = st[S_DEATH_SECTOR] if st[S_DEATH_ROUND] > 0 else -1
+    out[k, OUT_DEATH_CELL] = st[S_DEATH_CELL] if st[S_DEATH_ROUND] > 0 else -1
+    out[k, OUT_DEATH_CAUSE] = st[S_DEATH_CAUSE]
+    out[k, OUT_END_CAUSE] = st[S_CAUSE] if st[S_WIN] == 0 else 0
+    out[k, OUT_ORDER] = st[S_ORDER]
+    for r in range(4):
+        out[k, OUT_TURNS_R1 + r] = st[S_TURNS_R + r]
+    out[k, OUT_DICE] = np.int64(rs[3])
+    out[k, OUT_BAD] = st[S_BAD_CHOICE]
+
+
+def max_options(n_rooms: int) -> int:
+    """Rows of the options scratch: every side of every room, plus stairs and circles pairs."""
+    return 6 * n_rooms + 64
+
+
+_SIG = types.void(types.int64[:], types.int64[:, :], types.int64[:, :], types.int64[:, :], types.int64[:, :],
+                  types.int64, types.float64[:], POLICY_TYPE, types.uint64, types.int64, types.int64,
+                  types.int64[:, :], types.int64[:, :])
+
+
+@njit(_SIG, parallel=True, cache=CACHE)
+def simulate_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, start, count, out, visits):
+    """Games ``start .. start+count-1``: chunks of games in parallel, each game on its own streams."""
+    n_rooms = geo.shape[0]
+    n_chunks = (count + CHUNK - 1) // CHUNK
+    n_opt = 6 * n_rooms + 64
+    pseed = seed ^ _POLICY_SALT
+    for ch in prange(n_chunks):
+        st = np.zeros(STATE_SIZE, np.int64)
+        rm = np.empty_like(rm0)
+        sc = np.zeros((SC_ROWS, n_rooms), np.int64)
+        opts = np.zeros((n_opt, N_OCOL), np.int64)
+        rs = np.zeros(4, np.uint64)
+        ps = np.zeros(4, np.uint64)
+        script = np.zeros(0, np.int64)
+        tr = np.zeros((1, TRACE_COLS), np.int64)
+        vis = visits[ch]
+        lo = ch * CHUNK
+        hi = min(count, lo + CHUNK)
+        for k in range(lo, hi):
+            g = start + k
+            seed_stream(rs, seed, g)
+            seed_stream(ps, pseed, g)
+            play_game(R, T, geo, arrows, rm0, st, rm, sc, opts, rs, ps, script, tr, pid, params, fn, vis)
+            write_out(T, st, rs, out, k)
+
+
+_ONE_SIG = types.void(types.int64[:], types.int64[:, :], types.int64[:, :], types.int64[:, :], types.int64[:, :],
+                      types.int64, types.float64[:], POLICY_TYPE, types.uint64, types.int64, types.int64[:],
+                      types.int64[:], types.int64[:, :], types.int64[:, :], types.int64[:, :], types.int64[:])
+
+
+@njit(_ONE_SIG, cache=CACHE)
+def play_one(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, rm, tr, out, vis):
+    """One game alone, with forced dice and a trace (``tr`` rows): replays and rule tests."""
+    n_rooms = geo.shape[0]
+    sc = np.zeros((SC_ROWS, n_rooms), np.int64)
+    opts = np.zeros((6 * n_rooms + 64, N_OCOL), np.int64)
+    rs = np.zeros(4, np.uint64)
+    ps = np.zeros(4, np.uint64)
+    seed_stream(rs, seed, game)
+    seed_stream(ps, seed ^ _POLICY_SALT, game)
+    play_game(R, T, geo, arrows, rm0, st, rm, sc, opts, rs, ps, script, tr, pid, params, fn, vis)
+    write_out(T, st, rs, out, 0)

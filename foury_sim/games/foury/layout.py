@@ -1,0 +1,168 @@
+"""The Dungeon Foury kernel's data layout: state vector, decisions, options, codes.
+
+This is also the user-facing policy API: a policy reads ``state[S_...]`` and the option
+rows ``options[i, O_...]`` described here and returns the index of an option.
+"""
+
+from __future__ import annotations
+
+# --- resource tracks (character sheet) ------------------------------------------------------
+HEARTS, SHIELD, CLOVER, WEAPON, SHOVEL, CHEST, CORNU = 0, 1, 2, 3, 4, 5, 6
+N_TRACKS = 7
+N_TRAITS = 5  # tracks marked at character creation, bought and exchanged at the market
+TRACK_NAMES = ("hearts", "shield", "clover", "weapon", "shovel", "chest", "cornucopia")
+
+# --- state vector (int64[STATE_SIZE]) -------------------------------------------------------
+S_CAP = 7  # caps: state[S_CAP + track]
+S_ROUND = 14  # rounds completed so far (0..4); the round being played has index state[S_ROUND]
+S_SECTOR = 15  # sector of the round being played (0..3 = A..D)
+S_PHASE = 16  # 0 seeking the requirement, 1 Oracle awake, 2 Oracle visited: heading for an exit
+S_REQ_DONE = 17
+S_REQ_NEED = 18
+S_KILLS_ROUND = 19
+S_KILLS_TOTAL = 20
+S_POS = 21  # current room (cell index r*cols+c)
+S_DIR = 22  # direction of the last step (0..3 = N,E,S,W)
+S_TURN = 23  # turns played in the whole game
+S_ROUND_TURN = 24  # turns played in this round
+S_COINS_LEFT = 25
+S_HERO = 26  # hero id (H_FREE, H_KAEL, ...)
+S_BONUS = 27  # monster bonus of this round
+S_CHESTV = 28  # chest value of this round
+S_DEAD = 29
+S_CAUSE = 30
+S_DONE_MASK = 31  # bit s set when the round of sector s is completed
+S_ENTRY_ARROW = 32
+S_ELY_USED = 33
+S_RAND = 34  # 31 fresh random bits for every decision (policy randomness, its own stream)
+S_CTX_FOE = 35  # combat context: foe icon, its strength bonus, my die, its die, weapon added, damage
+S_CTX_STR = 36
+S_CTX_MY = 37
+S_CTX_EN = 38
+S_CTX_ADD = 39
+S_CTX_DMG = 40
+S_N_ROOMS = 41
+S_TRACE_N = 42
+S_COINS_USED = 43
+S_WIN = 44
+S_DEATH_ROUND = 45  # first death: round number 1..4 (0 = never died)
+S_DEATH_CELL = 46
+S_DEATH_SECTOR = 47
+S_DEATH_CAUSE = 48
+S_RESERVED = 49  # cornucopias set aside for the Waterways' requirement
+S_MARKET_VALUE = 50  # chest value at the market being visited
+S_BAD_CHOICE = 51  # count of invalid option indices returned by a user policy
+S_TURNS_R = 52  # turns of the 1st..4th completed round: state[S_TURNS_R + k]
+S_ORDER = 56  # sectors in the order played, as digits 1..4 (e.g. 1243)
+S_CHESTS_GAINED = 57
+S_ORACLE = 58  # the Oracle's cell
+S_EXTRA = 59  # pending extra move
+S_ARROW0 = 64  # state[S_ARROW0 + a] = 1 when arrow a is used (entered or exited)
+MAX_ARROWS = 32
+STATE_SIZE = S_ARROW0 + MAX_ARROWS
+
+# --- decisions (kind) and their options ----------------------------------------------------
+D_TRAIT = 0  # options: [track, current, cap]
+D_ROUND = 1  # options: [arrow, sector, cell, static distance to the Oracle]
+D_MOVE = 2  # options: move rows (O_* columns)
+D_WEAPON = 3  # options: [0 keep it, 1 add the weapon]; context S_CTX_*
+D_CLOVER = 4  # options: [action, die, value]: action 0 none, 1 reroll, 2 set value (Melyra); die 0 mine 1 foe
+D_SHIELD = 5  # options: [0 take the hit, 1 block]
+D_FIGHT_ON = 6  # options: [0 flee, 1 fight on]
+D_CORNU = 7  # options: [track] (-1 = keep the cornucopia)
+D_MARKET = 8  # options: [op, a, b, units]; op M_DONE, M_BUY (a chest -> track a), M_SWAP (a -> b), M_REDEEM
+D_STEAL = 9  # options: [track] the bandit takes
+D_EXTRA = 10  # options: move rows: the one extra space (no roll)
+D_PLACE = 11  # options: move rows: where to stand after the Oracle
+D_ELYDION = 12  # options: [0 no, 1 visit the market now at next round's value]
+N_DECISIONS = 13
+DECISION_NAMES = ("trait", "round", "move", "weapon", "clover", "shield", "fight_on", "cornucopia",
+                  "market", "steal", "extra_move", "place", "elydion_market")
+
+M_DONE, M_BUY, M_SWAP, M_REDEEM = 0, 1, 2, 3
+
+# move option columns
+# O_KIND move kind; O_FROM where the free walk ends; O_TO the destination; O_DIR direction of the last step
+# (-1 for stairs and circles); O_PATH explored rooms walked first; O_GOAL steps from O_TO to the nearest goal
+# (requirement element, then the Oracle, then a legal exit) over the map as drawn now; O_SECTOR; O_FOE foe icon
+# in O_TO (-1 none) and O_FOE_STR its bonus; O_ITEMS items there; O_REQ 1 if O_TO holds a requirement element
+# (for stairs: levers the climb reaches); O_NEW 1 if unexplored; O_EXIT 1 if a legal exit; O_ORACLE 1 if the
+# Oracle's room; O_ODIST printed-map distance to the Oracle; O_OPEN open sides of O_TO besides the way in.
+O_KIND, O_FROM, O_TO, O_DIR, O_PATH, O_GOAL, O_SECTOR, O_FOE, O_FOE_STR, O_ITEMS, O_REQ, O_NEW, O_EXIT, \
+    O_ORACLE, O_ODIST, O_OPEN = range(16)
+N_OCOL = 16
+# move kinds
+MK_STEP, MK_SHOVEL, MK_GOTO, MK_STAIRS, MK_CIRCLE, MK_SWIM = range(6)
+MOVE_NAMES = ("step", "shovel", "go to", "stairs", "magic circle", "swim")
+
+# --- room array columns (int64[n, RM_COLS] per game) ---------------------------------------
+RM_STATE = 0  # bits: EXPLORED, COLLAPSED, FLOODED
+RM_TROLL = 1  # troll returns left
+RM_FLAG = 2  # bits: F_FACED (statue faced this round), F_LEVER (lever reached this round), F_TROLL_DOWN
+RM_WALL = 3  # 4 columns: sides N,E,S,W: 0 open, 1 printed wall, 2 collapsed wall
+RM_ICON = 7  # N_ICONS columns of icon counts
+EXPLORED, COLLAPSED, FLOODED = 1, 2, 4
+F_FACED, F_LEVER, F_TROLL_DOWN = 1, 2, 4
+W_OPEN, W_PRINTED, W_COLLAPSED = 0, 1, 2
+
+# --- event effects (bits of a room-event table entry) --------------------------------------
+EV_MONSTER, EV_CHEST, EV_EXTRA, EV_PREV_COLLAPSE, EV_PREV_FLOOD = 1, 2, 4, 8, 16
+EV_LEFT, EV_RIGHT, EV_FRONT, EV_BEHIND = 32, 64, 128, 256
+EVENT_WORDS = {"monster": EV_MONSTER, "chest": EV_CHEST, "extra_move": EV_EXTRA,
+               "room_behind_collapses": EV_PREV_COLLAPSE, "room_behind_floods": EV_PREV_FLOOD, "nothing": 0}
+SIDE_WORDS = {"left": EV_LEFT, "right": EV_RIGHT, "front": EV_FRONT, "behind": EV_BEHIND}
+
+# DIE table outcomes
+DIE_NOTHING, DIE_MONSTER, DIE_LOSE_HEART, DIE_CHEST, DIE_POTION, DIE_SHOVEL, DIE_WEAPON, DIE_SHIELD, \
+    DIE_CLOVER, DIE_CORNU = range(10)
+DIE_WORDS = ("nothing", "monster", "lose_heart", "chest", "potion", "shovel", "weapon", "shield", "clover",
+             "cornucopia")
+
+# causes of death
+CAUSE_NONE, CAUSE_STUCK, CAUSE_TIMEOUT, CAUSE_DIE_TABLE = 0, 1, 2, 3
+CAUSE_FOE = 100  # + foe icon
+CAUSE_NAMES = {0: "", 1: "stuck", 2: "lost in the dungeon (turn cap)", 3: "die table"}
+
+# heroes
+H_FREE, H_KAEL, H_MELYRA, H_THALINDRA, H_ELYDION = 0, 1, 2, 3, 4
+HERO_KEYS = ("free", "kael", "melyra", "thalindra", "elydion")
+
+# --- scalar rules (int64[R_SIZE]) ----------------------------------------------------------
+(R_ROUNDS, R_COINS, R_MAX_TURNS, R_NEED_A, R_NEED_B, R_NEED_C, R_NEED_D, R_TRAIT_MARKS, R_MIN_HEARTS,
+ R_POTION, R_PRIZE_EVERY, R_PRIZE, R_BANDIT_PRIZE, R_TROLL_RETURNS, R_EXCHANGE, R_MAX_MARKET_OPS,
+ R_WEAR_PER_ROLLOFF, R_CLOVER_ON_TIE, R_STEAL_RANDOM, R_IMP_ONE, R_ORACLE_BLOCKED, R_ORACLE_TABLE_DEST,
+ R_FREE_MOVE_TURNS, R_SWIM_ALL, R_EXIT_ROLL_ALWAYS, R_UPPER_SECTOR, R_REQ_ANYWHERE, R_D_NEW_CORNU,
+ R_RESERVE_ENTRIES, R_HERO, R_KAEL_FOE_ICON, R_THAL_BANDIT, R_N_ARROWS, R_ROWS, R_COLS) = range(35)
+R_SIZE = 40
+
+# --- tables (int64[T_ROWS, T_COLS]) --------------------------------------------------------
+T_EVENTS = 0  # rows 0..3: the room-event table of sectors A..D (6 faces)
+T_SPAWN = 4  # 6 faces -> monster icon
+T_DIE = 5  # 6 faces -> DIE_* outcome
+T_EN_BASE = 6  # per foe icon
+T_EN_MULT = 7
+T_BONUS = 8  # per round
+T_CHESTV = 9  # per round
+T_CAP = 10  # per track (the hero's caps)
+T_START = 11  # per track (the hero's sheet; unused for the free character)
+T_SCORE = 12  # per track, then col 7 = per kill
+T_STAIRS = 13  # col 0: how many staircases, then their cells
+T_CIRCLES = 14  # the same for magic circles
+T_LEVERS = 15  # the same for levers
+T_ROWS, T_COLS = 16, 64
+
+# --- per-game output columns ---------------------------------------------------------------
+OUT_COLUMNS = ("win", "clean_win", "rounds_completed", "coins_used", "hearts_left", "turns", "score", "kills",
+               "chests_gained", "death_round", "death_sector", "death_cell", "death_cause", "end_cause",
+               "round_order", "turns_r1", "turns_r2", "turns_r3", "turns_r4", "dice_rolled", "bad_choices")
+(OUT_WIN, OUT_CLEAN, OUT_ROUNDS, OUT_COINS, OUT_HEARTS, OUT_TURNS, OUT_SCORE, OUT_KILLS, OUT_CHESTS,
+ OUT_DEATH_ROUND, OUT_DEATH_SECTOR, OUT_DEATH_CELL, OUT_DEATH_CAUSE, OUT_END_CAUSE, OUT_ORDER, OUT_TURNS_R1,
+ OUT_TURNS_R2, OUT_TURNS_R3, OUT_TURNS_R4, OUT_DICE, OUT_BAD) = range(len(OUT_COLUMNS))
+N_OUT = len(OUT_COLUMNS)
+
+# --- trace event codes (int64 rows [code, a, b, c, d, e]) ----------------------------------
+(TR_CREATE, TR_ROUND, TR_MOVE, TR_ROLL, TR_WALL, TR_PREV_COLLAPSE, TR_FLOOD, TR_SPAWN, TR_FIGHT, TR_ROLLOFF,
+ TR_CLOVER, TR_WIN, TR_TIE, TR_HIT, TR_BLOCK, TR_STEAL, TR_FLEE, TR_GAIN, TR_LOSE, TR_DIE_TABLE, TR_REQ,
+ TR_AWAKE, TR_ORACLE, TR_EXIT, TR_MARKET, TR_DEATH, TR_COIN, TR_LEVER, TR_IMP, TR_TROLL_BACK, TR_KAEL,
+ TR_END, TR_WEAPON_WEAR, TR_FACED, TR_EXTRA, TR_CAPPED, TR_MARKET_OPEN, TR_KILL_PRIZE, TR_WALK) = range(39)
+TRACE_COLS = 6

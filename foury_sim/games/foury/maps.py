@@ -1,0 +1,821 @@
+"""Dungeon Foury maps: the human-editable ASCII format, its parser/validator/writer, and a renderer.
+
+A map file is ``key: value`` header lines (at least ``name``; lines starting with ``#`` are
+comments), one blank line, then the grid. One room is 3 characters and every grid line is
+``4*cols+1`` characters long; border lines and room lines alternate::
+
+    name: Tiny
+
+    +vvv+---+---+
+    >ATc|Ac. B..|
+    +   +   +---+
+    |A..|O** Bg.<
+    +---+---+^^^+
+
+* Border lines: '+' at columns 0, 4, 8, ...; each slot between is '---' (printed wall), '   '
+  (open, only between two rooms), 'vvv' (arrow on the top border) or '^^^' (on the bottom border).
+* Room lines: separators '|' (wall), ' ' (open, only between two rooms), '>' (arrow on the left
+  border), '<' (on the right border); each room is its sector (A B C D, O the Oracle, # rock)
+  then two icon characters from ``ICON_CHARS`` ('.' or ' ' for none; the same icon twice counts 2;
+  '*' is a decoration allowed only in the Oracle's room).
+
+Arrows give the direction of travel *into* the map. Every problem raises :class:`InputError`
+with ``where = "file:line:column"``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...errors import InputError
+from .icons import (
+    DC,
+    DR,
+    FIXTURES,
+    FOES,
+    ICON_CHARS,
+    ICON_NAMES,
+    N_ICONS,
+    ORACLE,
+    SECTOR_CHARS,
+    SECTOR_NAMES,
+    VOID,
+    E,
+    N,
+    S,
+    W,
+)
+
+#: Distance between rooms that are not connected (and to/from solid rock).
+UNREACHABLE = 9999
+MAPS_DIR = Path(__file__).parent / "data" / "maps"
+DEFAULT_MAP = "base"
+
+_ROCK = "#"
+_NO_ICON = ". "
+_ORACLE_DECOR = "*"
+_OPP = (S, W, N, E)
+_HEADER_RE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*)\s*:\s*(.*)$")
+# border slot tokens
+_WALL, _OPEN, _ARROW_S, _ARROW_N = "---", "   ", "vvv", "^^^"
+
+
+@dataclass
+class MapData:
+    """A parsed, validated map. Cells are numbered ``r * cols + c``; sides are N, E, S, W."""
+
+    name: str
+    path: str
+    rows: int
+    cols: int
+    sector: np.ndarray  #: int8[n]: VOID (-1) rock, 0..3 sectors A..D, 4 ORACLE
+    wall: np.ndarray  #: int8[n, 4]: 1 printed wall (incl. outer border and rock), 0 open
+    icons: np.ndarray  #: int8[n, N_ICONS]: icon counts
+    arrow_cell: np.ndarray  #: int64[k]: room each entry/exit arrow leads into
+    arrow_dir: np.ndarray  #: int64[k]: direction of travel into the map (N, E, S, W)
+    arrow_sector: np.ndarray  #: int64[k]: sector of the arrow's room
+    dist: np.ndarray  #: int16[n, n]: shortest path through open sides (UNREACHABLE otherwise)
+    oracle: int  #: cell of the Oracle's room
+    meta: dict[str, str] = field(default_factory=dict)  #: header keys other than ``name``
+
+    @property
+    def n(self) -> int:
+        """Number of cells (rooms and rock)."""
+        return self.rows * self.cols
+
+    def neighbor(self, cell: int, side: int) -> int:
+        """The grid cell next to ``cell`` across ``side`` (possibly rock), or -1 off the map."""
+        r, c = divmod(int(cell), self.cols)
+        r2, c2 = r + DR[side], c + DC[side]
+        if 0 <= r2 < self.rows and 0 <= c2 < self.cols:
+            return r2 * self.cols + c2
+        return -1
+
+    def rc(self, cell: int) -> tuple[int, int]:
+        """(row, column) of a cell."""
+        return divmod(int(cell), self.cols)
+
+
+# ----------------------------------------------------------------------------------------------
+# parsing
+
+
+def _where(path: str, line: int, col: int) -> str:
+    return f"{path}:{line}:{col}"
+
+
+def _is_comment(line: str) -> bool:
+    return line.lstrip().startswith("#")
+
+
+def _sector_label(s: int) -> str:
+    return f"{SECTOR_CHARS[s]} ({SECTOR_NAMES[s]})"
+
+
+def parse_map(text: str, path: str = "<map>") -> MapData:
+    """Parse and validate map text; raise :class:`InputError` ("path:line:col") on any problem."""
+    path = str(path)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = [ln.rstrip("\r") for ln in text.split("\n")]
+
+    def err(msg: str, line: int, col: int) -> InputError:
+        return InputError(msg, _where(path, line, col))
+
+    # ---- header
+    header: dict[str, str] = {}
+    i = 0
+    grid_start = None
+    seen_content = False
+    while i < len(lines):
+        raw = lines[i]
+        if not raw.strip() or _is_comment(raw):
+            i += 1
+            continue
+        seen_content = True
+        if raw[0] in "+|>":
+            grid_start = i
+            break
+        m = _HEADER_RE.match(raw.strip())
+        if not m:
+            raise err(
+                f"expected a 'key: value' header line (e.g. 'name: My map') or the grid's top border "
+                f"('+---+...'), found {raw.strip()[:30]!r}",
+                i + 1,
+                1,
+            )
+        key = m.group(1).lower()
+        if key in header:
+            raise err(f"header key '{key}' given twice", i + 1, 1)
+        header[key] = m.group(2).strip()
+        i += 1
+    if not seen_content:
+        raise err("empty map file: expected a header ('name: ...') and a grid", 1, 1)
+    if grid_start is None:
+        last = max(k for k, ln in enumerate(lines) if ln.strip()) + 1
+        raise err("no grid found after the header (the grid starts with a border line '+---+...')", last + 1, 1)
+    if not header.get("name"):
+        raise err("missing 'name: ...' header line (every map needs a name)", 1, 1)
+
+    # ---- grid block: contiguous non-blank lines from grid_start
+    end = grid_start
+    while end < len(lines) and lines[end].strip():
+        end += 1
+    grid = [ln.rstrip() for ln in lines[grid_start:end]]
+    lno = [grid_start + 1 + k for k in range(len(grid))]  # 1-based file line numbers
+
+    first = grid[0]
+    if first[0] != "+":
+        raise err("expected the grid's top border line ('+---+...') but found a room line", lno[0], 1)
+    cols = max(1, (len(first) - 1 + 3) // 4)
+    width = 4 * cols + 1
+    if len(grid) % 2 == 0:
+        raise err(
+            "the grid ends with a room line: a border line ('+---+...') must follow it (a blank line ends the grid)",
+            lno[-1] + 1,
+            1,
+        )
+    if len(grid) < 3:
+        raise err("the grid has no room lines: expected a room line after the top border", lno[0] + 1, 1)
+    for k in range(end, len(lines)):
+        if lines[k].strip() and not _is_comment(lines[k]):
+            raise err(
+                "unexpected text after the grid (the grid ends at the first blank line; "
+                "blank lines are not allowed inside it)",
+                k + 1,
+                1,
+            )
+    rows = (len(grid) - 1) // 2
+    n = rows * cols
+
+    # ---- pass 1: characters, in file order
+    border_tok: list[list[str]] = []  # [rows+1][cols]
+    sep_tok: list[list[str]] = []  # [rows][cols+1]
+    sector = np.full(n, VOID, dtype=np.int8)
+    icons = np.zeros((n, N_ICONS), dtype=np.int8)
+    for j, raw in enumerate(grid):
+        ln = lno[j]
+        if len(raw) > width:
+            raise err(
+                f"line is too long: {len(raw)} characters, expected {width} (4*{cols}+1 for {cols} rooms "
+                "per row, as set by the top border)",
+                ln,
+                width + 1,
+            )
+        s = raw.ljust(width)
+        if j % 2 == 0:  # border line
+            if s[0] != "+":
+                raise err(f"expected a border line ('+---+...') but found a room line starting with {s[0]!r}", ln, 1)
+            toks = []
+            for c in range(cols + 1):
+                if s[4 * c] != "+":
+                    raise err(f"missing '+' at a room corner (found {s[4 * c]!r})", ln, 4 * c + 1)
+                if c == cols:
+                    break
+                t = s[4 * c + 1 : 4 * c + 4]
+                if t not in (_WALL, _OPEN, _ARROW_S, _ARROW_N):
+                    for q, ch in enumerate(t):
+                        if ch not in "- v^":
+                            raise err(
+                                f"bad border character {ch!r}: a border slot is '---' (wall), '   ' (open), "
+                                "'vvv' or '^^^' (arrow)",
+                                ln,
+                                4 * c + 2 + q,
+                            )
+                    raise err(
+                        f"bad border slot {t!r}: use '---' (wall), '   ' (open), 'vvv' or '^^^' (arrow)",
+                        ln,
+                        4 * c + 2,
+                    )
+                toks.append(t)
+            border_tok.append(toks)
+        else:  # room line
+            r = j // 2
+            if s[0] == "+":
+                raise err("expected a room line but found a border line (border and room lines alternate)", ln, 1)
+            seps = []
+            for c in range(cols + 1):
+                ch = s[4 * c]
+                if ch not in "| ><":
+                    hint = " (a room line has no '+')" if ch == "+" else ""
+                    raise err(
+                        f"bad separator character {ch!r}{hint}: expected '|' (wall), ' ' (open), '>' or '<' (arrow)",
+                        ln,
+                        4 * c + 1,
+                    )
+                seps.append(ch)
+                if c == cols:
+                    break
+                cell = r * cols + c
+                sc = s[4 * c + 1]
+                if sc == _ROCK:
+                    sec = VOID
+                elif sc in SECTOR_CHARS:
+                    sec = SECTOR_CHARS.index(sc)
+                elif sc == " " and len(raw) <= 4 * c + 1:
+                    raise err(
+                        f"room line is too short: {len(raw)} characters, expected {width} (4*{cols}+1 for {cols} "
+                        "rooms per row, as set by the top border)",
+                        ln,
+                        4 * c + 2,
+                    )
+                else:
+                    raise err(
+                        f"unknown sector character {sc!r}: expected A, B, C, D (colour sectors), O (the Oracle) "
+                        "or # (solid rock)",
+                        ln,
+                        4 * c + 2,
+                    )
+                sector[cell] = sec
+                for q in (2, 3):
+                    ic = s[4 * c + q]
+                    if ic in _NO_ICON or (ic == _ORACLE_DECOR and sec == ORACLE):
+                        continue
+                    if sec == VOID:
+                        raise err(f"solid rock '#' cannot hold icons (found {ic!r}): write '#..'", ln, 4 * c + q + 1)
+                    if ic not in ICON_CHARS:
+                        extra = " ('*' is only allowed in the Oracle's room)" if ic == _ORACLE_DECOR else ""
+                        raise err(
+                            f"unknown icon character {ic!r}{extra}: expected one of {' '.join(ICON_CHARS)} "
+                            "or '.' for none",
+                            ln,
+                            4 * c + q + 1,
+                        )
+                    icons[cell, ICON_CHARS.index(ic)] += 1
+            sep_tok.append(seps)
+
+    # ---- pass 2: walls and arrows against the rooms, in file order
+    wall = np.ones((n, 4), dtype=np.int8)
+    arrows: list[tuple[int, int]] = []
+
+    def is_room(r: int, c: int) -> bool:
+        return 0 <= r < rows and 0 <= c < cols and sector[r * cols + c] != VOID
+
+    def arrow_target(r: int, c: int, ln: int, col: int, tok: str) -> int:
+        cell = r * cols + c
+        if sector[cell] == VOID:
+            raise err(f"arrow {tok!r} leads into solid rock: an arrow must lead into a room", ln, col)
+        if sector[cell] == ORACLE:
+            raise err(f"arrow {tok!r} leads into the Oracle's room: arrows must lead into a colour sector", ln, col)
+        return cell
+
+    for j in range(len(grid)):
+        ln = lno[j]
+        if j % 2 == 0:
+            k = j // 2  # border between rows k-1 and k
+            for c, t in enumerate(border_tok[k]):
+                col = 4 * c + 2
+                outer = k == 0 or k == rows
+                if t == _OPEN:
+                    if outer:
+                        raise err("open side on the outer border: draw '---' (wall) or an arrow", ln, col)
+                    if not (is_room(k - 1, c) and is_room(k, c)):
+                        raise err("open side next to solid rock: only two rooms can be open to each other", ln, col)
+                    wall[(k - 1) * cols + c, S] = 0
+                    wall[k * cols + c, N] = 0
+                elif t == _ARROW_S:
+                    if k != 0:
+                        raise err(
+                            "arrow 'vvv' in the wrong place: it belongs on the top border "
+                            "(use '^^^' on the bottom border)",
+                            ln,
+                            col,
+                        )
+                    arrows.append((arrow_target(0, c, ln, col, t), S))
+                elif t == _ARROW_N:
+                    if k != rows:
+                        raise err(
+                            "arrow '^^^' in the wrong place: it belongs on the bottom border "
+                            "(use 'vvv' on the top border)",
+                            ln,
+                            col,
+                        )
+                    arrows.append((arrow_target(rows - 1, c, ln, col, t), N))
+        else:
+            r = j // 2
+            for c, ch in enumerate(sep_tok[r]):
+                col = 4 * c + 1
+                if ch == " ":
+                    if c == 0 or c == cols:
+                        raise err("open side on the outer border: draw '|' (wall) or an arrow", ln, col)
+                    if not (is_room(r, c - 1) and is_room(r, c)):
+                        raise err("open side next to solid rock: only two rooms can be open to each other", ln, col)
+                    wall[r * cols + c - 1, E] = 0
+                    wall[r * cols + c, W] = 0
+                elif ch == ">":
+                    if c != 0:
+                        raise err(
+                            "arrow '>' in the wrong place: it belongs on the left border (use '<' on the right)",
+                            ln,
+                            col,
+                        )
+                    arrows.append((arrow_target(r, 0, ln, col, ch), E))
+                elif ch == "<":
+                    if c != cols:
+                        raise err(
+                            "arrow '<' in the wrong place: it belongs on the right border (use '>' on the left)",
+                            ln,
+                            col,
+                        )
+                    arrows.append((arrow_target(r, cols - 1, ln, col, ch), W))
+
+    # ---- pass 3: global checks
+    def room_where(cell: int) -> tuple[int, int]:
+        r, c = divmod(cell, cols)
+        return lno[2 * r + 1], 4 * c + 2
+
+    oracles = np.flatnonzero(sector == ORACLE)
+    if len(oracles) == 0:
+        raise err("no Oracle room: exactly one room must have sector 'O'", lno[0], 1)
+    if len(oracles) > 1:
+        raise err("more than one Oracle room: exactly one room may have sector 'O'", *room_where(int(oracles[1])))
+    oracle = int(oracles[0])
+
+    arrow_cell = np.array([a[0] for a in arrows], dtype=np.int64)
+    arrow_dir = np.array([a[1] for a in arrows], dtype=np.int64)
+    arrow_sector = sector[arrow_cell].astype(np.int64) if len(arrows) else np.zeros(0, np.int64)
+    for sec in range(ORACLE):
+        cells = np.flatnonzero(sector == sec)
+        if len(cells) and not np.any(arrow_sector == sec):
+            raise err(
+                f"sector {_sector_label(sec)} has no entry/exit arrow: put 'vvv', '^^^', '>' or '<' on the outer "
+                "border next to one of its rooms",
+                *room_where(int(cells[0])),
+            )
+
+    dist = _all_distances(sector, wall, rows, cols)
+    reach = np.zeros(n, dtype=bool)
+    for a in arrow_cell:
+        reach |= dist[a] < UNREACHABLE
+    if not reach[oracle]:
+        raise err("the Oracle's room cannot be reached from any arrow through the printed walls", *room_where(oracle))
+    lost = np.flatnonzero((sector != VOID) & ~reach)
+    if len(lost):
+        r, c = divmod(int(lost[0]), cols)
+        more = f" (and {len(lost) - 1} more)" if len(lost) > 1 else ""
+        raise err(
+            f"room at row {r + 1}, column {c + 1} cannot be reached from any arrow through the printed walls{more}",
+            *room_where(int(lost[0])),
+        )
+
+    meta = {k: v for k, v in header.items() if k != "name"}
+    return MapData(
+        name=header["name"],
+        path=path,
+        rows=rows,
+        cols=cols,
+        sector=sector,
+        wall=wall,
+        icons=icons,
+        arrow_cell=arrow_cell,
+        arrow_dir=arrow_dir,
+        arrow_sector=arrow_sector,
+        dist=dist,
+        oracle=oracle,
+        meta=meta,
+    )
+
+
+def _all_distances(sector: np.ndarray, wall: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """Breadth-first shortest paths between all rooms through open sides."""
+    n = rows * cols
+    adj: list[list[int]] = [[] for _ in range(n)]
+    for cell in range(n):
+        if sector[cell] == VOID:
+            continue
+        r, c = divmod(cell, cols)
+        for side in range(4):
+            if wall[cell, side] == 0:
+                r2, c2 = r + DR[side], c + DC[side]
+                if 0 <= r2 < rows and 0 <= c2 < cols and sector[r2 * cols + c2] != VOID:
+                    adj[cell].append(r2 * cols + c2)
+    dist = np.full((n, n), UNREACHABLE, dtype=np.int16)
+    for src in range(n):
+        if sector[src] == VOID:
+            continue
+        row = dist[src]
+        row[src] = 0
+        q = deque([src])
+        while q:
+            u = q.popleft()
+            du = row[u] + 1
+            for v in adj[u]:
+                if row[v] == UNREACHABLE:
+                    row[v] = du
+                    q.append(v)
+    return dist
+
+
+def load_map(path: str | Path) -> MapData:
+    """Read and parse a map file; a missing or unreadable file is an ``InputError`` at ``--map``."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"map file not found: {p}", "--map")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"cannot read map file {p}: {e}", "--map") from e
+    return parse_map(text, str(p))
+
+
+def builtin_maps() -> dict[str, Path]:
+    """The maps shipped in ``data/maps``: name (file stem) -> path."""
+    return {p.stem: p for p in sorted(MAPS_DIR.glob("*.map"))}
+
+
+def resolve_map(name_or_path: str | Path | None) -> MapData:
+    """``None`` -> the base map; a built-in map name; or a map file path."""
+    if name_or_path is None:
+        name_or_path = DEFAULT_MAP
+    builtins = builtin_maps()
+    key = str(name_or_path)
+    if key in builtins:
+        return load_map(builtins[key])
+    if Path(key).is_file():
+        return load_map(key)
+    raise InputError(
+        f"unknown map {key!r}: not a built-in map ({', '.join(builtins) or 'none'}) and no such file", "--map"
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# writing
+
+
+def format_map(m: MapData) -> str:
+    """Write a map in the file format; ``parse_map(format_map(m))`` reproduces ``m``'s arrays.
+
+    Raises ``ValueError`` if ``m`` cannot be drawn (asymmetric walls, >2 icons in a room, ...).
+    """
+    rows, cols = m.rows, m.cols
+    sec = m.sector
+    arrows = {(int(c), int(d)) for c, d in zip(m.arrow_cell, m.arrow_dir, strict=True)}
+    for cell, d in arrows:
+        r, c = divmod(cell, cols)
+        ok = {S: r == 0, N: r == rows - 1, E: c == 0, W: c == cols - 1}[d]
+        if not ok:
+            raise ValueError(f"arrow into cell {cell} travelling {d} is not on the matching outer border")
+
+    def room(cell: int) -> bool:
+        return sec[cell] != VOID
+
+    def border_line(k: int) -> str:
+        out = ["+"]
+        for c in range(cols):
+            if k == 0:
+                t = _ARROW_S if (c, S) in arrows else _WALL
+            elif k == rows:
+                t = _ARROW_N if ((rows - 1) * cols + c, N) in arrows else _WALL
+            else:
+                a, b = (k - 1) * cols + c, k * cols + c
+                if room(a) and room(b):
+                    if m.wall[a, S] != m.wall[b, N]:
+                        raise ValueError(f"walls of cells {a} and {b} disagree")
+                    t = _WALL if m.wall[a, S] else _OPEN
+                else:
+                    t = _WALL
+            out.append(t + "+")
+        return "".join(out)
+
+    def room_text(cell: int) -> str:
+        if not room(cell):
+            if m.icons[cell].any():
+                raise ValueError(f"rock cell {cell} holds icons")
+            return _ROCK + ".."
+        chars = "".join(ICON_CHARS[i] * int(m.icons[cell, i]) for i in range(N_ICONS))
+        if len(chars) > 2:
+            raise ValueError(f"cell {cell} holds {len(chars)} icons; the format allows at most 2")
+        pad = _ORACLE_DECOR if sec[cell] == ORACLE else "."
+        return SECTOR_CHARS[sec[cell]] + chars.ljust(2, pad)
+
+    def room_line(r: int) -> str:
+        out = []
+        for c in range(cols + 1):
+            if c == 0:
+                out.append(">" if (r * cols, E) in arrows else "|")
+            elif c == cols:
+                out.append("<" if (r * cols + cols - 1, W) in arrows else "|")
+            else:
+                a, b = r * cols + c - 1, r * cols + c
+                if room(a) and room(b):
+                    if m.wall[a, E] != m.wall[b, W]:
+                        raise ValueError(f"walls of cells {a} and {b} disagree")
+                    out.append("|" if m.wall[a, E] else " ")
+                else:
+                    out.append("|")
+            if c < cols:
+                out.append(room_text(r * cols + c))
+        return "".join(out)
+
+    text = [f"name: {m.name}"] + [f"{k}: {v}" for k, v in m.meta.items()] + [""]
+    for r in range(rows):
+        text.append(border_line(r))
+        text.append(room_line(r))
+    text.append(border_line(rows))
+    return "\n".join(text) + "\n"
+
+
+# ----------------------------------------------------------------------------------------------
+# rendering
+
+SECTOR_COLORS = ("#8fd17f", "#f4a3b4", "#efc48c", "#8fbbea", "#ffd21f")  # A B C D Oracle
+ROCK_COLOR = "#4d4d4d"
+#: Label drawn in a room for each icon (the legend maps it to the full name and map character).
+ICON_GLYPHS = (
+    "Chest",
+    "Potion",
+    "Shovel",
+    "Weapon",
+    "Shield",
+    "Clover",
+    "Cornucopia",
+    "Die",
+    "Circle",
+    "Stairs",
+    "Lever",
+    "Tunnel",
+    "Statue",
+    "Goblin",
+    "Orc",
+    "Imp",
+    "Bandit",
+    "Troll",
+    "Minotaur",
+)
+assert len(ICON_GLYPHS) == N_ICONS
+_ITEM_COLOR, _FIXTURE_COLOR, _FOE_COLOR = "#1c1c1c", "#1f3f9a", "#b00000"
+
+
+def _icon_color(i: int) -> str:
+    return _FOE_COLOR if i in FOES else _FIXTURE_COLOR if i in FIXTURES else _ITEM_COLOR
+
+
+def render_map(
+    m: MapData,
+    out: str | Path | None = None,
+    *,
+    heat: np.ndarray | None = None,
+    heat_label: str = "",
+    title: str | None = None,
+    ax: Any = None,
+    state: Any = None,
+) -> Any:
+    """Draw the map (rooms by sector, printed walls, icons, arrows, legend) and return the Figure.
+
+    ``heat`` (float[n], NaN = no data) is overlaid on the rooms with a colorbar labelled
+    ``heat_label``. ``ax``: draw into an existing Axes (the legend goes below it, the colorbar to its
+    right) instead of a new Figure. ``state`` is reserved for a later trace overlay and currently
+    ignored. Saves a PNG (dpi 120) when ``out`` is given. No pyplot global state is used.
+    """
+    from matplotlib import colormaps
+    from matplotlib import patheffects as pe
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.collections import LineCollection
+    from matplotlib.colors import Normalize
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Polygon, Rectangle
+
+    del state  # reserved for a later trace overlay
+    rows, cols = m.rows, m.cols
+    if heat is not None:
+        heat = np.asarray(heat, dtype=float)
+        if heat.shape != (m.n,):
+            raise ValueError(f"heat must have shape ({m.n},), got {heat.shape}")
+
+    cell_in = min(0.75, 6.8 / max(rows, cols))  # inches per room
+    if ax is None:
+        pad = 0.7  # map margin in rooms (arrows live there)
+        cbar_w = 1.0 if heat is not None else 0.0
+        map_w, map_h = (cols + 2 * pad) * cell_in, (rows + 2 * pad) * cell_in
+        fig_w = max(map_w + 2 * cbar_w + 0.3, _LEGEND_W_IN + 0.3)
+        fig_h = map_h + _LEGEND_IN + 0.45
+        fig = Figure(figsize=(fig_w, fig_h), dpi=120)
+        FigureCanvasAgg(fig)
+        ax = fig.add_axes([(fig_w - map_w) / 2 / fig_w, (_LEGEND_IN + 0.05) / fig_h, map_w / fig_w, map_h / fig_h])
+    else:
+        fig = ax.figure
+    fs = 7.0 * cell_in / 0.75  # icon font size
+    ax.set_xlim(-0.7, cols + 0.7)
+    ax.set_ylim(rows + 0.7, -0.7)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    halo = [pe.withStroke(linewidth=3, foreground="white")] if heat is not None else None
+
+    norm = cmap = None
+    if heat is not None:
+        finite = heat[np.isfinite(heat)]
+        lo, hi = (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 1.0)
+        if hi <= lo:
+            hi = lo + 1.0
+        norm, cmap = Normalize(lo, hi), colormaps["YlOrRd"]
+
+    for cell in range(m.n):
+        r, c = divmod(cell, cols)
+        sec = int(m.sector[cell])
+        if sec == VOID:
+            ax.add_patch(Rectangle((c, r), 1, 1, facecolor=ROCK_COLOR, edgecolor="#777777", hatch="xx", lw=0, zorder=1))
+            continue
+        ax.add_patch(Rectangle((c, r), 1, 1, facecolor=SECTOR_COLORS[sec], edgecolor="none", zorder=1))
+        if heat is not None and np.isfinite(heat[cell]):
+            ax.add_patch(
+                Rectangle(
+                    (c + 0.12, r + 0.12),
+                    0.76,
+                    0.76,
+                    facecolor=cmap(norm(heat[cell])),
+                    alpha=0.9,
+                    edgecolor="none",
+                    zorder=2,
+                )
+            )
+        ax.text(
+            c + 0.06,
+            r + 0.05,
+            SECTOR_CHARS[sec],
+            fontsize=fs * 0.85,
+            color="#444444",
+            ha="left",
+            va="top",
+            zorder=4,
+            fontweight="bold",
+        )
+        if sec == ORACLE:
+            ax.text(
+                c + 0.5,
+                r + 0.55,
+                "Oracle",
+                fontsize=fs * 1.05,
+                ha="center",
+                va="center",
+                fontweight="bold",
+                color="#5a3d00",
+                zorder=4,
+                path_effects=halo,
+            )
+        labels = []
+        for i in np.flatnonzero(m.icons[cell]):
+            k = int(m.icons[cell, i])
+            labels.append(((f"{k}×" if k > 1 else "") + ICON_GLYPHS[i], int(i)))
+        if len(labels) == 1:
+            ys = [0.57]
+        else:
+            ys = (
+                list(np.linspace(0.42, 0.82, len(labels)))
+                if len(labels) <= 3
+                else list(np.linspace(0.3, 0.9, len(labels)))
+            )
+        if sec == ORACLE:
+            ys = [y + 0.2 for y in ys]
+        for (txt, i), y in zip(labels, ys, strict=True):
+            ax.text(
+                c + 0.5,
+                r + y,
+                txt,
+                fontsize=fs,
+                ha="center",
+                va="center",
+                color=_icon_color(i),
+                fontweight="bold" if i in FOES else "normal",
+                zorder=4,
+                path_effects=halo,
+            )
+
+    # open sides as faint dashes, printed walls (incl. rock and border) as thick black lines
+    segs_open, segs_wall = [], []
+    for cell in range(m.n):
+        r, c = divmod(cell, cols)
+        for side, seg in ((S, ((c, r + 1), (c + 1, r + 1))), (E, ((c + 1, r), (c + 1, r + 1)))):
+            nb = m.neighbor(cell, side)
+            if nb < 0:
+                continue
+            printed = m.sector[cell] == VOID or m.sector[nb] == VOID or m.wall[cell, side]
+            (segs_wall if printed else segs_open).append(seg)
+    ax.add_collection(LineCollection(segs_open, colors="white", linewidths=0.8, linestyles=(0, (2, 2)), zorder=3))
+    lw = 3.2 * cell_in / 0.75
+    ax.add_collection(LineCollection(segs_wall, colors="black", linewidths=lw, capstyle="round", zorder=5))
+    ax.add_patch(Rectangle((0, 0), cols, rows, fill=False, edgecolor="black", lw=lw * 1.3, joinstyle="miter", zorder=5))
+
+    # arrows: triangles outside the border pointing into the map, labelled with the sector letter
+    for cell, d, sec in zip(m.arrow_cell, m.arrow_dir, m.arrow_sector, strict=True):
+        r, c = divmod(int(cell), cols)
+        # (along, across) in the arrow's own frame: tip at 0.08 outside the border, base at 0.5
+        if d in (S, N):
+            x0, y0, sgn = c + 0.5, (0 if d == S else rows), (-1 if d == S else 1)
+            pts = [(x0, y0 + sgn * 0.08), (x0 - 0.28, y0 + sgn * 0.5), (x0 + 0.28, y0 + sgn * 0.5)]
+            lab = (x0, y0 + sgn * 0.34)
+        else:
+            x0, y0, sgn = (0 if d == E else cols), r + 0.5, (-1 if d == E else 1)
+            pts = [(x0 + sgn * 0.08, y0), (x0 + sgn * 0.5, y0 - 0.28), (x0 + sgn * 0.5, y0 + 0.28)]
+            lab = (x0 + sgn * 0.34, y0)
+        ax.add_patch(Polygon(pts, closed=True, facecolor=SECTOR_COLORS[int(sec)], edgecolor="black", lw=1.0, zorder=6))
+        ax.text(*lab, SECTOR_CHARS[int(sec)], fontsize=fs * 1.05, ha="center", va="center", fontweight="bold", zorder=7)
+
+    ax.set_title(m.name if title is None else title, fontsize=13, fontweight="bold", pad=2)
+
+    if heat is not None:
+        cax = ax.inset_axes([1.0, 0.12, 0.03, 0.76])
+        cb = fig.colorbar(ScalarMappable(norm=norm, cmap=cmap), cax=cax)
+        cb.set_label(heat_label, fontsize=10)
+        cb.ax.tick_params(labelsize=8)
+
+    _draw_legend(ax)
+    if out is not None:
+        fig.savefig(out, dpi=120)
+    return fig
+
+
+_LEGEND_IN, _LEGEND_W_IN = 1.5, 7.5  # legend size below the map, inches
+
+
+def _draw_legend(ax: Any) -> None:
+    """Legend below the map: sector colours, map symbols, and every icon glyph with its map char."""
+    from matplotlib.patches import Rectangle
+
+    fig_w, fig_h = ax.figure.get_size_inches()
+    pos = ax.get_position()
+    ax_w, ax_h = pos.width * fig_w, pos.height * fig_h
+    frac = _LEGEND_W_IN / ax_w  # fixed width in inches, centred under the map
+    lg = ax.inset_axes([0.5 - frac / 2, -_LEGEND_IN / ax_h, frac, _LEGEND_IN / ax_h])
+    lg.set_xlim(0, 100)
+    lg.set_ylim(7.2, -0.1)  # 7 text lines
+    lg.axis("off")
+    tf = 7.5
+    items = [(SECTOR_COLORS[s], f"{SECTOR_CHARS[s]}  {SECTOR_NAMES[s]}") for s in range(5)]
+    items.append((ROCK_COLOR, "#  solid rock"))
+    widths = (15, 19, 18, 17, 15, 16)
+    x = 0.0
+    for (color, label), w in zip(items, widths, strict=True):
+        lg.add_patch(Rectangle((x, 0.15), 2.4, 0.7, facecolor=color, edgecolor="black", lw=0.5))
+        lg.text(x + 3.0, 0.5, label, fontsize=tf, va="center")
+        x += w
+    lg.text(
+        0,
+        1.5,
+        "thick line = wall,  dashes = open,  triangle = entry/exit arrow,  "
+        "icons: black item, blue fixture, red foe;  [x] = map-file character",
+        fontsize=tf - 0.5,
+        va="center",
+        color="#333333",
+    )
+    ncol = 4
+    per = -(-N_ICONS // ncol)
+    for i in range(N_ICONS):
+        col, row = divmod(i, per)
+        name, glyph = ICON_NAMES[i], ICON_GLYPHS[i]
+        desc = "" if glyph.lower() == name else f" = {name}"
+        lg.text(
+            col * 25.0,
+            2.5 + row * 1.0,
+            f"{glyph}{desc}  [{ICON_CHARS[i]}]",
+            fontsize=tf,
+            va="center",
+            color=_icon_color(i),
+            fontweight="bold" if i in FOES else "normal",
+        )

@@ -1,0 +1,296 @@
+"""Dungeon Foury rulesets: read the TOML, validate it at the boundary, build the kernel's arrays."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ... import rulesfile
+from ...errors import InputError
+from . import icons as I
+from .layout import (DIE_WORDS, EVENT_WORDS, HERO_KEYS, N_TRACKS, N_TRAITS, R_BANDIT_PRIZE, R_CLOVER_ON_TIE,
+                     R_COINS, R_COLS, R_D_NEW_CORNU, R_EXCHANGE, R_EXIT_ROLL_ALWAYS, R_FREE_MOVE_TURNS, R_HERO,
+                     R_IMP_ONE, R_KAEL_FOE_ICON, R_MAX_MARKET_OPS, R_MAX_TURNS, R_MIN_HEARTS, R_N_ARROWS,
+                     R_NEED_A, R_ORACLE_BLOCKED, R_ORACLE_TABLE_DEST, R_POTION, R_PRIZE, R_PRIZE_EVERY,
+                     R_REQ_ANYWHERE, R_RESERVE_ENTRIES, R_ROUNDS, R_ROWS, R_SIZE, R_STEAL_RANDOM, R_SWIM_ALL,
+                     R_THAL_BANDIT, R_TRAIT_MARKS, R_TROLL_RETURNS, R_UPPER_SECTOR, R_WEAR_PER_ROLLOFF, RM_ICON,
+                     RM_STATE, RM_TROLL, RM_WALL, SIDE_WORDS, T_BONUS, T_CAP, T_CHESTV, T_COLS, T_DIE, T_EN_BASE,
+                     T_EN_MULT, T_EVENTS, T_CIRCLES, T_LEVERS, T_ROWS, T_STAIRS, T_SCORE, T_SPAWN, T_START, TRACK_NAMES, FLOODED, MAX_ARROWS)
+from .maps import MapData, resolve_map
+
+RM_COLS = RM_ICON + I.N_ICONS
+DEFAULT_RULES = Path(str(resources.files("foury_sim.games.foury") / "data" / "rules.toml"))
+
+# ruling name -> (allowed values, R index, value that sets the flag to 1)
+RULINGS: dict[str, tuple[tuple[Any, ...], int | None, Any]] = {
+    "weapon_wear": (("per_combat", "per_rolloff"), R_WEAR_PER_ROLLOFF, "per_rolloff"),
+    "clover_on": (("loss", "loss_or_tie"), R_CLOVER_ON_TIE, "loss_or_tie"),
+    "shield_blocks": (("hit",), None, None),
+    "bandit_steals": (("choice", "random"), R_STEAL_RANDOM, "random"),
+    "imp_destroys": (("all", "one"), R_IMP_ONE, "one"),
+    "oracle_before_awake": (("pass", "blocked"), R_ORACLE_BLOCKED, "blocked"),
+    "oracle_leave_table": (("destination", "none"), R_ORACLE_TABLE_DEST, "destination"),
+    "free_move_costs_turn": ((True, False), R_FREE_MOVE_TURNS, True),
+    "swim_rounds": (("all", "D"), R_SWIM_ALL, "all"),
+    "exit_roll": (("always", "new_only"), R_EXIT_ROLL_ALWAYS, "always"),
+    "upper_level": (("network", "sector"), R_UPPER_SECTOR, "sector"),
+    "requirements_anywhere": ((True, False), R_REQ_ANYWHERE, True),
+    "d_new_cornucopia": ((True, False), R_D_NEW_CORNU, True),
+    "reserve_entries": ((True, False), R_RESERVE_ENTRIES, True),
+    "insert_coin": (("restart_round",), None, None),
+    "kael_skips_roll": (("foe_icon",), R_KAEL_FOE_ICON, "foe_icon"),
+    "thalindra_bandit": ((True, False), R_THAL_BANDIT, True),
+}
+FOE_KEYS = ("statue", "goblin", "orc", "imp", "bandit", "troll", "minotaur")
+MONSTER_KEYS = FOE_KEYS[1:]
+
+
+def _merge(base: dict, over: dict, path: str, rf_user: rulesfile.RuleFile) -> None:
+    """Deep-merge ``over`` into ``base``; keys unknown to the default ruleset are refused."""
+    for k, v in over.items():
+        dotted = f"{path}.{k}" if path else k
+        if k not in base and not path.startswith("heroes"):
+            raise InputError(f"unknown ruleset key {dotted!r}", rf_user.where(dotted))
+        if isinstance(v, dict) and isinstance(base.get(k), dict):
+            _merge(base[k], v, dotted, rf_user)
+        else:
+            base[k] = v
+
+
+@dataclass
+class FouryRules:
+    """A validated Dungeon Foury ruleset with its map, as kernel arrays."""
+
+    data: dict[str, Any]
+    map: MapData
+    R: np.ndarray
+    T: np.ndarray
+    geo: np.ndarray
+    arrows: np.ndarray
+    rm0: np.ndarray
+    sources: list[str] = field(default_factory=list)
+    heroes: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def for_hero(self, hero: str) -> tuple[np.ndarray, np.ndarray]:
+        """R and T with the hero's id, sheet and caps filled in."""
+        R = self.R.copy()
+        T = self.T.copy()
+        R[R_HERO] = HERO_KEYS.index(hero)
+        h = self.heroes[hero]
+        if "cap" in h:
+            for t in range(N_TRAITS):
+                T[T_CAP, t] = h["cap"][TRACK_NAMES[t]]
+        if "start" in h:
+            for t in range(N_TRAITS):
+                T[T_START, t] = h["start"][TRACK_NAMES[t]]
+        return R, T
+
+    def describe(self) -> dict[str, Any]:
+        return {"rules": self.data, "map": self.map.name, "map_path": self.map.path, "sources": self.sources}
+
+
+def _int(rf: rulesfile.RuleFile, key: str, lo: int | None = None, hi: int | None = None) -> int:
+    v = rf.get(key)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise InputError(f"{key} must be a whole number, not {v!r}", rf.where(key))
+    if lo is not None and v < lo:
+        raise InputError(f"{key} = {v} is below {lo}", rf.where(key))
+    if hi is not None and v > hi:
+        raise InputError(f"{key} = {v} is above {hi}", rf.where(key))
+    return v
+
+
+def _int_list(rf: rulesfile.RuleFile, key: str, length: int, lo: int = 0) -> list[int]:
+    v = rf.get(key)
+    if not isinstance(v, list) or len(v) < length or any(isinstance(x, bool) or not isinstance(x, int) for x in v):
+        raise InputError(f"{key} must be a list of at least {length} whole numbers, not {v!r}", rf.where(key))
+    if any(x < lo for x in v):
+        raise InputError(f"{key} has a value below {lo}: {v!r}", rf.where(key))
+    return list(v)
+
+
+def parse_event(text: str, where: str) -> int:
+    """``"collapse_behind+monster"`` -> event bits."""
+    bits = 0
+    for part in str(text).split("+"):
+        part = part.strip()
+        if part in EVENT_WORDS:
+            bits |= EVENT_WORDS[part]
+        elif part.startswith("collapse_"):
+            sides = part[len("collapse_"):].split("_")
+            for s in sides:
+                if s not in SIDE_WORDS:
+                    raise InputError(f"unknown wall side {s!r} in event {text!r} (left, right, front, behind)", where)
+                bits |= SIDE_WORDS[s]
+        else:
+            words = ", ".join([*EVENT_WORDS, "collapse_<sides>"])
+            raise InputError(f"unknown event effect {part!r} in {text!r} (known: {words})", where)
+    return bits
+
+
+def _tracks(rf: rulesfile.RuleFile, key: str, names: tuple[str, ...]) -> dict[str, int]:
+    v = rf.get(key)
+    if not isinstance(v, dict):
+        raise InputError(f"{key} must be a table of {', '.join(names)}", rf.where(key))
+    out = {}
+    for n in names:
+        x = v.get(n)
+        if isinstance(x, bool) or not isinstance(x, int) or x < 0:
+            raise InputError(f"{key}.{n} must be a whole number >= 0, not {x!r}", rf.where(key))
+        out[n] = x
+    extra = set(v) - set(names)
+    if extra:
+        raise InputError(f"{key} has unknown track {sorted(extra)[0]!r}", rf.where(key))
+    return out
+
+
+def load_ruleset(rules_path: str | Path | None = None, overrides: list[str] | dict | None = None,
+                 map_path: str | None = None) -> FouryRules:
+    """Read the default ruleset, merge a user's file and ``--set`` overrides, validate, build arrays."""
+    rf = rulesfile.load(DEFAULT_RULES)
+    sources = [str(DEFAULT_RULES)]
+    if rules_path is not None:
+        user = rulesfile.load(rules_path)
+        data = copy.deepcopy(rf.data)
+        _merge(data, user.data, "", user)
+        rf = rulesfile.RuleFile(data, user.text, user.path)
+        sources.append(str(rules_path))
+    rf = rulesfile.apply_overrides(rf, overrides)
+    return build(rf, map_path, sources)
+
+
+def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> FouryRules:
+    R = np.zeros(R_SIZE, np.int64)
+    T = np.zeros((T_ROWS, T_COLS), np.int64)
+    rounds = _int(rf, "game.rounds", 1, 4)
+    R[R_ROUNDS] = rounds
+    R[R_COINS] = _int(rf, "game.insert_coins", 0, 10)
+    R[R_MAX_TURNS] = _int(rf, "game.max_turns", 1, 100000)
+    T[T_BONUS, :rounds] = _int_list(rf, "round.monster_bonus", rounds, lo=-6)[:rounds]
+    T[T_CHESTV, :rounds] = _int_list(rf, "round.chest_value", rounds)[:rounds]
+    for s, key in enumerate(("statues", "kills", "levers", "cornucopias")):
+        R[R_NEED_A + s] = _int(rf, f"requirements.{key}", 0, 50)
+    marks = _int(rf, "character.trait_marks", 1, 200)
+    R[R_TRAIT_MARKS] = marks
+    caps = _tracks(rf, "character.cap", TRACK_NAMES)
+    for t in range(N_TRACKS):
+        T[T_CAP, t] = caps[TRACK_NAMES[t]]
+    R[R_MIN_HEARTS] = _int(rf, "character.min_hearts", 1, caps["hearts"] or 1)
+    if caps["hearts"] < 1:
+        raise InputError("character.cap.hearts must be at least 1", rf.where("character.cap"))
+    if marks > sum(caps[TRACK_NAMES[t]] for t in range(N_TRAITS)):
+        raise InputError(f"character.trait_marks = {marks} do not fit under the caps", rf.where("character.trait_marks"))
+    R[R_POTION] = _int(rf, "potions.red", 0, 20)
+    for key in FOE_KEYS:
+        e = rf.get(f"enemies.{key}")
+        if not isinstance(e, dict) or set(e) != {"base", "mult"}:
+            raise InputError(f"enemies.{key} must be {{ base = N, mult = N }}", rf.where(f"enemies.{key}"))
+        ic = I.ICON_KEYS.index(key)
+        T[T_EN_BASE, ic] = _int(rf, f"enemies.{key}.base", -6, 20)
+        T[T_EN_MULT, ic] = _int(rf, f"enemies.{key}.mult", 0, 10)
+    spawn = rf.get("enemies.spawn_table")
+    if not isinstance(spawn, list) or len(spawn) != 6 or any(s not in MONSTER_KEYS for s in spawn):
+        raise InputError(f"enemies.spawn_table must list 6 monsters from {', '.join(MONSTER_KEYS)}",
+                         rf.where("enemies.spawn_table"))
+    T[T_SPAWN, :6] = [I.ICON_KEYS.index(s) for s in spawn]
+    R[R_PRIZE_EVERY] = _int(rf, "kills.prize_every", 0, 100)
+    R[R_PRIZE] = _int(rf, "kills.prize_cornucopias", 0, 10)
+    R[R_BANDIT_PRIZE] = _int(rf, "kills.bandit_cornucopias", 0, 10)
+    R[R_TROLL_RETURNS] = _int(rf, "kills.troll_returns", 0, 100)
+    for s, sec in enumerate("ABCD"):
+        table = rf.get(f"events.{sec}")
+        where = rf.where(f"events.{sec}")
+        if not isinstance(table, list) or len(table) != 6:
+            raise InputError(f"events.{sec} must list 6 events (one per face of the d6)", where)
+        T[T_EVENTS + s, :6] = [parse_event(t, where) for t in table]
+    faces = rf.get("die_table.faces")
+    if not isinstance(faces, list) or len(faces) != 6 or any(f not in DIE_WORDS for f in faces):
+        raise InputError(f"die_table.faces must list 6 outcomes from {', '.join(DIE_WORDS)}",
+                         rf.where("die_table.faces"))
+    T[T_DIE, :6] = [DIE_WORDS.index(f) for f in faces]
+    R[R_EXCHANGE] = _int(rf, "market.exchange_rate", 1, 10)
+    R[R_MAX_MARKET_OPS] = _int(rf, "market.max_operations", 0, 1000)
+    for t, name in enumerate(TRACK_NAMES):
+        T[T_SCORE, t] = _int(rf, f"score.{name}", -100, 100)
+    T[T_SCORE, 7] = _int(rf, "score.kill", -100, 100)
+    for name, (allowed, idx, one) in RULINGS.items():
+        v = rf.get(f"rulings.{name}")
+        if v not in allowed or isinstance(v, bool) != isinstance(allowed[0], bool):
+            shown = ", ".join(str(a).lower() if isinstance(a, bool) else repr(a) for a in allowed)
+            raise InputError(f"rulings.{name} = {v!r} is not one of {shown}", rf.where(f"rulings.{name}"))
+        if idx is not None:
+            R[idx] = 1 if v == one else 0
+    heroes: dict[str, dict[str, Any]] = {}
+    for key, h in (rf.get("heroes") or {}).items():
+        if key not in HERO_KEYS:
+            raise InputError(f"unknown hero {key!r}: heroes are {', '.join(HERO_KEYS)} (their actions are rules)",
+                             rf.where(f"heroes.{key}"))
+        entry: dict[str, Any] = {"name": h.get("name", key), "label": h.get("label", "")}
+        if key != "free":
+            start = _tracks(rf, f"heroes.{key}.start", TRACK_NAMES[:N_TRAITS])
+            cap = _tracks(rf, f"heroes.{key}.cap", TRACK_NAMES[:N_TRAITS])
+            for t in TRACK_NAMES[:N_TRAITS]:
+                if start[t] > cap[t]:
+                    raise InputError(f"heroes.{key}: cap {t} = {cap[t]} is below the starting value {start[t]}",
+                                     rf.where(f"heroes.{key}.cap"))
+            if start["hearts"] < 1:
+                raise InputError(f"heroes.{key}.start.hearts must be at least 1", rf.where(f"heroes.{key}.start"))
+            entry.update(start=start, cap=cap)
+        heroes[key] = entry
+    if "free" not in heroes:
+        heroes["free"] = {"name": "Free character", "label": "any"}
+
+    map_name = map_path if map_path is not None else rf.get("game.map")
+    m = resolve_map(map_name)
+    _check_map(rf, m, R)
+    geo, arrows, rm0 = map_arrays(m, R)
+    for row, icon in ((T_STAIRS, I.STAIRS), (T_CIRCLES, I.CIRCLE), (T_LEVERS, I.LEVER)):
+        cells = np.flatnonzero(m.icons[:, icon] > 0)
+        if len(cells) >= T_COLS:
+            raise InputError(f"the map has {len(cells)} {I.ICON_NAMES[icon]} rooms; at most {T_COLS - 1}", m.path)
+        T[row, 0] = len(cells)
+        T[row, 1:1 + len(cells)] = cells
+    R[R_N_ARROWS] = arrows.shape[0]
+    R[R_ROWS] = m.rows
+    R[R_COLS] = m.cols
+    return FouryRules(rf.data, m, R, T, geo, arrows, rm0, sources, heroes)
+
+
+def _check_map(rf: rulesfile.RuleFile, m: MapData, R: np.ndarray) -> None:
+    """Refuse a map on which a round's requirement can never be met."""
+    where = m.path
+    total = m.icons.sum(axis=0)
+    if len(m.arrow_cell) > MAX_ARROWS:
+        raise InputError(f"the map has {len(m.arrow_cell)} arrows; at most {MAX_ARROWS}", where)
+    sectors_with_arrows = {int(s) for s in m.arrow_sector}
+    for s in range(int(R[R_ROUNDS])):
+        if s not in sectors_with_arrows:
+            raise InputError(f"sector {'ABCD'[s]} has no entry arrow", where)
+    if total[I.STATUE] < R[R_NEED_A]:
+        raise InputError(f"the Temple needs {R[R_NEED_A]} statues but the map has {total[I.STATUE]}", where)
+    if R[R_NEED_A + 2] > 0 and (total[I.LEVER] < R[R_NEED_A + 2] or total[I.STAIRS] == 0):
+        raise InputError(f"the Castle Cliff needs {R[R_NEED_A + 2]} levers and a staircase; the map has "
+                         f"{total[I.LEVER]} levers and {total[I.STAIRS]} staircases", where)
+
+
+def map_arrays(m: MapData, R: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """geo (neighbours, sector, distance to the Oracle), arrows, and the rooms' starting state."""
+    n = m.rows * m.cols
+    geo = np.full((n, 6), -1, np.int64)
+    for x in range(n):
+        for d in range(4):
+            geo[x, d] = m.neighbor(x, d)
+        geo[x, 4] = m.sector[x]
+        geo[x, 5] = m.dist[m.oracle, x] if m.sector[x] >= 0 else 9999
+    arrows = np.stack([m.arrow_cell, m.arrow_dir, m.arrow_sector], axis=1).astype(np.int64)
+    rm0 = np.zeros((n, RM_COLS), np.int64)
+    rm0[:, RM_WALL:RM_WALL + 4] = m.wall
+    rm0[:, RM_ICON:RM_ICON + I.N_ICONS] = m.icons
+    rm0[:, RM_TROLL] = np.where(m.icons[:, I.TROLL] > 0, R[R_TROLL_RETURNS], 0)
+    rm0[:, RM_STATE] = np.where(m.icons[:, I.TUNNEL] > 0, FLOODED, 0)
+    return geo, np.ascontiguousarray(arrows), rm0

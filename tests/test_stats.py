@@ -1,0 +1,421 @@
+"""Tests for foury_sim.stats against published or independently computed values.
+
+Reference numbers marked "scipy" were computed with scipy 1.17.1 while writing these tests
+(scipy.stats.norm/t/binomtest/ttest_rel); scipy is not imported here.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from foury_sim import stats
+from foury_sim.errors import InputError
+
+# --------------------------------------------------------------------------- quantile functions
+
+
+def test_normal_quantiles():
+    assert stats.z_value(0.95) == pytest.approx(1.959963985, abs=1e-9)
+    assert stats.norm_ppf(0.975) == pytest.approx(1.959963984540054, abs=1e-12)  # scipy
+    assert stats.norm_ppf(0.025) == pytest.approx(-1.959963984540054, abs=1e-12)
+    assert stats.norm_ppf(1e-10) == pytest.approx(-6.361340902404056, abs=1e-10)  # scipy
+    assert stats.norm_ppf(0.5) == 0.0
+    assert stats.z_value(0.99) == pytest.approx(2.5758293035489, abs=1e-9)
+    for p in (1e-300, 1e-9, 0.01, 0.02425, 0.3, 0.77, 0.999):  # round trip through the CDF
+        assert stats.norm_cdf(stats.norm_ppf(p)) == pytest.approx(p, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "df, q975, q995",
+    [  # scipy.stats.t.ppf(0.975, df), t.ppf(0.995, df)
+        (1, 12.706204736174694, 63.656741162871526),
+        (2, 4.302652729749462, 9.924843200918287),
+        (2.5, 3.5746548420036817, 7.163728138948783),
+        (5, 2.5705818356363146, 4.032142983555228),
+        (30, 2.0422724563012378, 2.7499956535672254),
+        (1000, 1.9623390808264083, 2.580754698065951),
+    ],
+)
+def test_t_quantiles(df, q975, q995):
+    assert stats.t_value(0.95, df) == pytest.approx(q975, abs=1e-9)
+    assert stats.t_value(0.99, df) == pytest.approx(q995, abs=1e-9)
+    assert stats.t_ppf(0.975, df) == pytest.approx(q975, abs=1e-9)
+    assert stats.t_ppf(0.025, df) == pytest.approx(-q975, abs=1e-9)
+
+
+def test_t_textbook_values_and_limits():
+    assert round(stats.t_value(0.95, 1), 4) == 12.7062
+    assert round(stats.t_value(0.95, 5), 4) == 2.5706
+    assert round(stats.t_value(0.95, 30), 4) == 2.0423
+    assert stats.t_value(0.95, 1e9) == pytest.approx(stats.z_value(0.95), abs=1e-8)
+    assert stats.t_value(0.95, math.inf) == stats.z_value(0.95)
+    assert stats.t_sf(2.0, 10) == pytest.approx(0.03669401738537018, rel=1e-10)  # scipy
+    assert stats.t_sf(0.0, 7) == pytest.approx(0.5)
+    for df in (0.7, 3, 12, 400):  # round trip through the survival function
+        for p in (1e-8, 0.01, 0.2):
+            assert stats.t_sf(-stats.t_ppf(p, df), df) == pytest.approx(p, rel=1e-9)
+    with pytest.raises(ValueError):
+        stats.t_value(0.95, 0)
+    with pytest.raises(ValueError):
+        stats.z_value(1.0)
+
+
+# --------------------------------------------------------------------------- Wilson
+
+
+@pytest.mark.parametrize(
+    "k, n, lo, hi",
+    [  # Newcombe (1998, Stat Med 17:857) Table I, method 3 (Wilson score, no continuity correction)
+        (81, 263, 0.2553, 0.3662),
+        (15, 148, 0.0624, 0.1605),
+        (0, 10, 0.0, 0.2775),  # closed form at k = 0: hi = z² / (n + z²)
+        (1, 29, 0.0061, 0.1718),
+    ],
+)
+def test_wilson_published(k, n, lo, hi):
+    got = stats.wilson(k, n)
+    assert got[0] == pytest.approx(lo, abs=5e-5)
+    assert got[1] == pytest.approx(hi, abs=5e-5)
+
+
+def test_wilson_zero_successes_closed_form():
+    z2 = stats.z_value(0.95) ** 2
+    assert stats.wilson(0, 10)[1] == pytest.approx(z2 / (10 + z2), rel=1e-14)
+
+
+def test_wilson_edges_and_vectorised():
+    assert stats.wilson(0, 0) == (0.0, 1.0)
+    assert stats.wilson(10, 10)[1] == 1.0
+    assert stats.wilson(0, 10)[0] == 0.0
+    lo10, hi10 = stats.wilson(10, 10)
+    lo0, hi0 = stats.wilson(0, 10)
+    assert lo10 == pytest.approx(1 - hi0) and hi10 == pytest.approx(1 - lo0)  # symmetry
+    ks = np.array([81, 15, 0, 0])
+    ns = np.array([263, 148, 10, 0])
+    lo, hi = stats.wilson_arrays(ks, ns)
+    for i in range(4):
+        assert (lo[i], hi[i]) == pytest.approx(stats.wilson(int(ks[i]), int(ns[i])))
+    with pytest.raises(ValueError):
+        stats.wilson(11, 10)
+
+
+def test_wilson_coverage_simulation():
+    rng = np.random.default_rng(20240611)
+    p, n = 0.3, 200
+    ks = rng.binomial(n, p, size=2000)
+    lo, hi = stats.wilson_arrays(ks, np.full(ks.size, n), 0.95)
+    coverage = np.mean((lo <= p) & (p <= hi))
+    assert 0.93 <= coverage <= 0.97
+
+
+def test_ci_width_and_needed_games():
+    assert stats.ci_width(0, 0) == 1.0
+    lo, hi = stats.wilson(30, 100)
+    assert stats.ci_width(30, 100) == pytest.approx(hi - lo)
+    z2 = stats.z_value(0.95) ** 2
+    # p = 0.5: width = z / sqrt(n + z²) -> n = z²/w² - z² = 9600.0 for w = 0.02
+    assert stats.needed_games(0.5, 0.02) == math.ceil(z2 / 0.02**2 - z2) == 9600
+    # p = 0: width = z² / (n + z²) -> n = z² (1 - w) / w
+    assert stats.needed_games(0.0, 0.01) == math.ceil(z2 * 0.99 / 0.01)
+    for p, w in [(0.5, 0.02), (0.1, 0.02), (0.3, 0.05), (0.02, 0.01)]:
+        n = stats.needed_games(p, w)
+        assert stats.ci_width(p * n, n) <= w < stats.ci_width(p * (n - 1), n - 1)
+        assert n <= stats.needed_games(0.5, w)  # 0.5 is the worst case
+    with pytest.raises(ValueError):
+        stats.needed_games(0.5, 0.0)
+
+
+# --------------------------------------------------------------------------- exact binomial
+
+
+def test_binomial_two_sided_p():
+    assert stats.binomial_two_sided_p(1, 8) == pytest.approx(2 * 9 / 256, rel=1e-12)  # 2 P(X <= 1)
+    assert stats.binomial_two_sided_p(4, 8) == pytest.approx(1.0, abs=1e-12)
+    assert stats.binomial_two_sided_p(0, 0) == 1.0
+    # R: binom.test(c(682, 243), p = 3/4) -> p-value = 0.3825 (scipy: 0.3824915595748517)
+    assert stats.binomial_two_sided_p(682, 925, 0.75) == pytest.approx(0.3824915595748517, rel=1e-9)
+    assert stats.binomial_two_sided_p(3, 20, 0.1) == pytest.approx(0.4446498494011033, rel=1e-9)  # scipy
+    assert stats.binomial_two_sided_p(5, 5, 0.3) == pytest.approx(0.3**5, rel=1e-12)
+    assert stats.binomial_two_sided_p(0, 5, 0.0) == 1.0
+    assert stats.binomial_two_sided_p(1, 5, 0.0) == 0.0
+
+
+def test_binom_z_and_check_frequency():
+    assert stats.binom_z(60, 100, 0.5) == pytest.approx(2.0)
+    assert stats.binom_z(0, 10, 0.0) == 0.0
+    assert stats.binom_z(1, 10, 0.0) == math.inf
+    assert stats.check_frequency(0, 10, 0.5)  # p = 2/1024
+    assert not stats.check_frequency(0, 30, 0.5)  # p = 2/2^30 < 1e-6
+    assert not stats.check_frequency(1, 10, 0.0)
+    # normal branch (n > 100000): z = 4 gives p = 6.3e-5, z = 5 gives p = 5.7e-7 (scipy)
+    n = 1_000_000
+    assert stats.check_frequency(n // 2 + 4 * 500 + 1, n, 0.5)
+    assert not stats.check_frequency(n // 2 + 5 * 500 + 1, n, 0.5)
+    # a simulated fair d6
+    rng = np.random.default_rng(7)
+    sixes = int(np.count_nonzero(rng.integers(1, 7, size=60_000) == 6))
+    assert stats.check_frequency(sixes, 60_000, 1 / 6)
+    assert not stats.check_frequency(sixes, 60_000, 0.2)
+
+
+# --------------------------------------------------------------------------- numeric summaries
+
+
+def test_mean_ci():
+    m, lo, hi = stats.mean_ci([1, 2, 3, 4, 5])
+    half = 2.7764451051977934 * math.sqrt(2.5) / math.sqrt(5)  # t_{0.975,4} from scipy
+    assert (m, lo, hi) == pytest.approx((3.0, 3.0 - half, 3.0 + half), abs=1e-10)
+    m, lo, hi = stats.mean_ci([4.0])
+    assert m == 4.0 and math.isnan(lo) and math.isnan(hi)
+    assert all(math.isnan(v) for v in stats.mean_ci([]))
+    assert stats.mean_ci([2.0, 2.0, 2.0]) == (2.0, 2.0, 2.0)
+
+
+def test_quantile_ci_order_statistics():
+    # n = 10, median: P(B <= 1) = 11/1024 <= 0.025 < P(B <= 2) = 56/1024, so (x_(2), x_(9)), coverage 97.85%
+    assert stats.quantile_ci(np.arange(1, 11), 0.5) == (5.5, 2.0, 9.0)
+    # n = 20: the textbook pair (x_(6), x_(15)), coverage 95.86%
+    x = np.array([3.1, 9.4, 2.2, 7.7, 5.0, 6.6, 1.9, 8.8, 4.4, 0.5, 2.9, 6.1, 7.2, 3.8, 5.5, 9.9, 1.1, 4.9, 8.1, 6.9])
+    xs = np.sort(x)
+    value, lo, hi = stats.quantile_ci(x, 0.5)
+    assert value == pytest.approx(np.median(x))
+    assert (lo, hi) == (xs[5], xs[14])
+    # n = 5 cannot bound the median at 95% (P(B = 0) = 1/32 > 0.025)
+    assert stats.quantile_ci([1, 2, 3, 4, 5], 0.5)[1:] == (-math.inf, math.inf)
+    # 90th percentile of 1..50: ranks (41, 50)
+    assert stats.quantile_ci(np.arange(1, 51), 0.9)[1:] == (41.0, 50.0)
+
+
+def _binom_cdf(j: int, n: int, q: float) -> float:
+    return sum(math.comb(n, i) * q**i * (1 - q) ** (n - i) for i in range(j + 1)) if j >= 0 else 0.0
+
+
+@pytest.mark.parametrize("n, q", [(10, 0.5), (37, 0.25), (120, 0.9), (400, 0.5)])
+def test_order_stat_ranks_are_optimal(n, q):
+    l, u = stats._order_stat_ranks(n, q, 0.95, exact=True)
+    assert _binom_cdf(l - 1, n, q) <= 0.025 < _binom_cdf(l, n, q)  # l is the largest valid rank
+    assert 1 - _binom_cdf(u - 1, n, q) <= 0.025 < 1 - _binom_cdf(u - 2, n, q)  # u is the smallest
+    assert _binom_cdf(u - 1, n, q) - _binom_cdf(l - 1, n, q) >= 0.95
+
+
+def test_order_stat_ranks_normal_approximation_close_to_exact():
+    for n in (1001, 5000):
+        for q in (0.1, 0.5, 0.9):
+            ex = stats._order_stat_ranks(n, q, 0.95, exact=True)
+            ap = stats._order_stat_ranks(n, q, 0.95, exact=False)
+            assert abs(ex[0] - ap[0]) <= 1 and abs(ex[1] - ap[1]) <= 1
+
+
+def test_summaries():
+    assert stats.summarize_rate(81, 263) == pytest.approx(
+        {"rate": 81 / 263, "lo": stats.wilson(81, 263)[0], "hi": stats.wilson(81, 263)[1], "n": 263}
+    )
+    empty = stats.summarize_rate(0, 0)
+    assert math.isnan(empty["rate"]) and (empty["lo"], empty["hi"]) == (0.0, 1.0)
+    s = stats.summarize_numeric(np.arange(1, 11))
+    assert s["mean"] == 5.5 and s["median"] == 5.5
+    assert (s["median_lo"], s["median_hi"]) == (2.0, 9.0)
+    assert s["sd"] == pytest.approx(np.std(np.arange(1, 11), ddof=1))
+    assert (s["min"], s["max"], s["n"]) == (1.0, 10.0, 10)
+    assert s["mean_lo"] < 5.5 < s["mean_hi"]
+    assert stats.summarize_numeric([])["n"] == 0
+
+
+# --------------------------------------------------------------------------- paired comparisons
+
+
+def _pairs(both: int, a_only: int, b_only: int, neither: int) -> tuple[np.ndarray, np.ndarray]:
+    a = np.array([1] * both + [1] * a_only + [0] * b_only + [0] * neither)
+    b = np.array([1] * both + [0] * a_only + [1] * b_only + [0] * neither)
+    return a, b
+
+
+def _newcombe10_bruteforce(e: int, f: int, g: int, h: int, z: float) -> tuple[float, float]:
+    """Newcombe (1998, Stat Med 17:2635) method 10 written from the paper's table (e f / g h).
+
+    Rate 1 = (e+f)/n, rate 2 = (e+g)/n, difference = (f-g)/n; Wilson limits from the closed-form
+    quadratic roots; phi adjusted as in the paper (and in Fagerland, Lydersen & Laake's code).
+    """
+    n = e + f + g + h
+
+    def wil(x: int) -> tuple[float, float]:
+        p = x / n
+        roots = [
+            (2 * n * p + z * z + s * z * math.sqrt(z * z + 4 * n * p * (1 - p))) / (2 * (n + z * z)) for s in (-1, 1)
+        ]
+        return roots[0], roots[1]
+
+    p1, p2 = (e + f) / n, (e + g) / n
+    l1, u1 = wil(e + f)
+    l2, u2 = wil(e + g)
+    big_a = e * h - f * g
+    denom = (e + f) * (g + h) * (e + g) * (f + h)
+    if denom == 0:
+        phi = 0.0
+    elif big_a > n / 2:
+        phi = (big_a - n / 2) / math.sqrt(denom)
+    elif big_a >= 0:
+        phi = 0.0
+    else:
+        phi = big_a / math.sqrt(denom)
+    d = p1 - p2
+    lower = d - math.sqrt((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2)
+    upper = d + math.sqrt((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2)
+    return max(-1.0, lower), min(1.0, upper)
+
+
+def test_paired_rate_diff_published_example():
+    # Cavo et al. (2012) complete response before/after consolidation, 2x2 = [[59, 6], [16, 80]].
+    # Fagerland, Lydersen & Laake (2017), ch. 8, Newcombe square-and-add (method 10):
+    # estimate -0.0621 (95% CI -0.1186 to -0.0046); exact conditional McNemar p = 0.052.
+    # Test 1 (success in row 1) is our variant b, test 2 our variant a: diff = rate_b - rate_a.
+    a, b = _pairs(both=59, a_only=16, b_only=6, neither=80)
+    r = stats.paired_rate_diff(a, b)
+    assert round(r["diff"], 4) == -0.0621
+    assert round(r["lo"], 4) == -0.1186
+    assert round(r["hi"], 4) == -0.0046
+    assert r["p_value"] == pytest.approx(0.052478790283203125, rel=1e-10)  # 2 P(Bin(22, .5) <= 6)
+    assert (r["n"], r["both"], r["a_only"], r["b_only"], r["neither"]) == (161, 59, 16, 6, 80)
+    assert r["significant"] is False  # interval excludes 0 but McNemar p > 0.05: both are required
+
+
+@pytest.mark.parametrize(
+    "cells",
+    [
+        (59, 16, 6, 80),
+        (1, 7, 1, 12),
+        (0, 0, 0, 10),
+        (5, 0, 0, 5),
+        (30, 2, 14, 4),
+        (0, 9, 3, 0),
+        (12, 1, 1, 12),
+        (40, 0, 7, 3),
+    ],
+)
+def test_paired_rate_diff_matches_bruteforce(cells):
+    both, a_only, b_only, neither = cells
+    a, b = _pairs(both, a_only, b_only, neither)
+    r = stats.paired_rate_diff(a, b, conf=0.95)
+    # in the paper's table: e = both, f = b_only (rate 1 is b), g = a_only, h = neither
+    lo, hi = _newcombe10_bruteforce(both, b_only, a_only, neither, stats.z_value(0.95))
+    assert r["lo"] == pytest.approx(lo, abs=1e-12)
+    assert r["hi"] == pytest.approx(hi, abs=1e-12)
+    assert r["lo"] <= r["diff"] <= r["hi"]
+    m = a_only + b_only
+    exact_p = min(1.0, 2 * sum(math.comb(m, i) for i in range(min(a_only, b_only) + 1)) / 2**m) if m else 1.0
+    assert r["p_value"] == pytest.approx(exact_p, rel=1e-12)
+
+
+def test_mcnemar_exact_small_table():
+    # Bentur et al. (2009): 1 discordant pair one way, 7 the other -> exact McNemar p = 18/256 = 0.0703
+    a, b = _pairs(both=1, a_only=7, b_only=1, neither=12)
+    r = stats.paired_rate_diff(a, b)
+    assert r["p_value"] == pytest.approx(18 / 256, rel=1e-12)
+    assert r["diff"] == pytest.approx(-6 / 21)
+
+
+def test_paired_rate_diff_flipped_indices():
+    a = np.array([1, 1, 0, 0, 1, 0, 1, 0, 1, 1])
+    b = np.array([1, 0, 1, 0, 0, 0, 1, 1, 1, 0])
+    r = stats.paired_rate_diff(a, b)
+    np.testing.assert_array_equal(r["flipped_win_to_loss"], [1, 4, 9])
+    np.testing.assert_array_equal(r["flipped_loss_to_win"], [2, 7])
+    assert r["flipped_win_to_loss"].dtype.kind == "i"
+    assert (r["a_only"], r["b_only"], r["both"], r["neither"], r["n"]) == (3, 2, 3, 2, 10)
+    assert r["diff"] == pytest.approx(-0.1)
+    assert r["p_value"] == pytest.approx(1.0, abs=1e-12)  # 2 P(Bin(5, .5) <= 2) >= 1
+    assert r["significant"] is False
+    rb = stats.paired_rate_diff(a.astype(bool), b.astype(bool))
+    assert rb["diff"] == r["diff"] and rb["lo"] == r["lo"]
+
+
+def test_paired_rate_diff_significant_and_errors():
+    a, b = _pairs(both=400, a_only=10, b_only=60, neither=530)
+    r = stats.paired_rate_diff(a, b)
+    assert r["lo"] > 0 and r["p_value"] < 1e-8 and r["significant"] is True
+    identical = stats.paired_rate_diff(a, a)
+    assert identical["diff"] == 0.0 and identical["p_value"] == 1.0 and not identical["significant"]
+    with pytest.raises(ValueError):
+        stats.paired_rate_diff([0, 1], [0, 1, 1])
+    with pytest.raises(ValueError):
+        stats.paired_rate_diff([0, 2], [0, 1])
+
+
+def test_paired_mean_diff():
+    a = np.array([10, 12, 9, 11, 14.0])
+    b = np.array([11, 14, 9, 13, 15.0])
+    r = stats.paired_mean_diff(a, b)
+    # scipy.stats.ttest_rel(b, a): statistic 3.2071349029490923, pvalue 0.03267792333680301,
+    # confidence_interval(0.95) = (0.16114936631643229, 2.2388506336835676)
+    assert r["diff"] == pytest.approx(1.2)
+    assert r["t"] == pytest.approx(3.2071349029490923, rel=1e-12)
+    assert r["p_value"] == pytest.approx(0.03267792333680301, rel=1e-9)
+    assert (r["lo"], r["hi"]) == pytest.approx((0.16114936631643229, 2.2388506336835676), rel=1e-9)
+    assert r["significant"] is True
+    assert not stats.paired_mean_diff(a, b, conf=0.99)["significant"]  # p = 0.033 > 0.01
+    same = stats.paired_mean_diff(a, a + 2.0)
+    assert (same["diff"], same["lo"], same["hi"], same["p_value"]) == (2.0, 2.0, 2.0, 0.0)
+    equal = stats.paired_mean_diff(a, a)
+    assert equal["p_value"] == 1.0 and not equal["significant"]
+    one = stats.paired_mean_diff([1.0], [2.0])
+    assert math.isnan(one["lo"]) and math.isnan(one["p_value"]) and not one["significant"]
+
+
+# --------------------------------------------------------------------------- sequential sampling
+
+
+def test_precision_target_validation():
+    ok = stats.PrecisionTarget(width=0.02, conf=0.95, max_games=100_000, batch=1000)
+    assert ok.validate() is ok
+    for bad in (0.0, -0.1, 1.0, 1.5):
+        with pytest.raises(InputError, match="width"):
+            stats.PrecisionTarget(width=bad).validate()
+    with pytest.raises(InputError, match="confidence"):
+        stats.PrecisionTarget(width=0.1, conf=1.0).validate()
+    with pytest.raises(InputError, match="max_games"):
+        stats.PrecisionTarget(width=0.1, max_games=0).validate()
+    with pytest.raises(InputError, match="batch"):
+        stats.PrecisionTarget(width=0.1, batch=0).validate()
+    # 1000 games at a rate of 0 give width z²/(1000 + z²) = 0.0038: 0.001 can never be reached
+    with pytest.raises(InputError, match="cannot be reached") as info:
+        stats.PrecisionTarget(width=0.001, max_games=1000).validate(where="--precision")
+    assert info.value.where == "--precision"
+    assert str(stats.needed_games(0.0, 0.001)) in info.value.message
+    # reachable only for extreme rates: allowed (the cap then stops the cell)
+    stats.PrecisionTarget(width=0.01, max_games=1000).validate()
+
+
+def test_precision_target_done_and_cells():
+    t = stats.PrecisionTarget(width=0.1, max_games=2000, batch=100)
+    n_needed = stats.needed_games(0.5, 0.1)
+    assert not t.done(0, 0)
+    assert not t.done(n_needed // 2 - 50, n_needed - 100)
+    assert t.done(n_needed // 2, n_needed)
+    assert t.done(1000, 2000)  # the cap
+    assert t.next_batch(0) == 100 and t.next_batch(1950) == 50 and t.next_batch(2000) == 0
+    ks = np.array([0, 10, 5, 200, 50, 1000])  # widths 1, 0.119, 0.090, 0.097, 0.027, 0.044
+    ns = np.array([0, 100, 100, 400, 1000, 2000])
+    mask = stats.cells_to_continue(ks, ns, t)
+    assert mask.dtype == bool
+    np.testing.assert_array_equal(mask, [t.done(int(k), int(n)) is False for k, n in zip(ks, ns, strict=True)])
+    np.testing.assert_array_equal(mask, [True, True, False, False, False, False])
+
+
+def test_sequential_stopping_on_width_keeps_coverage():
+    # Stop each run when the Wilson width reaches the target (not on the estimate): coverage stays ~95 %.
+    rng = np.random.default_rng(99)
+    target = stats.PrecisionTarget(width=0.08, max_games=5000, batch=25).validate()
+    p, runs = 0.3, 1000
+    ks = np.zeros(runs, dtype=np.int64)
+    ns = np.zeros(runs, dtype=np.int64)
+    active = stats.cells_to_continue(ks, ns, target)
+    while active.any():
+        ks[active] += rng.binomial(target.batch, p, size=int(active.sum()))
+        ns[active] += target.batch
+        active = stats.cells_to_continue(ks, ns, target)
+    lo, hi = stats.wilson_arrays(ks, ns, target.conf)
+    assert np.all(hi - lo <= target.width) and np.all(ns < target.max_games)
+    assert 0.93 <= np.mean((lo <= p) & (p <= hi)) <= 0.97
