@@ -83,7 +83,7 @@ def summarize(df, rules: FouryRules | None = None) -> dict[str, Any]:
     n = len(df)
     died = df[df["death_round"] > 0]
     out: dict[str, Any] = {
-        "rounds_completed": {int(k): int(v) for k, v in sorted(Counter(df["rounds_completed"]).items())},
+        "rounds_completed_dist": {int(k): int(v) for k, v in sorted(Counter(df["rounds_completed"]).items())},
         "coins_used_rate": float((df["coins_used"] > 0).mean()) if n else 0.0,
         "first_death_rate": len(died) / n if n else 0.0,
         "death_by_round": {int(k): int(v) for k, v in sorted(Counter(died["death_round"]).items())},

@@ -19,7 +19,8 @@ REQ_WORDS = ("statues faced", "monsters killed", "levers reached", "cornucopias 
 
 def cause_name(cause: int) -> str:
     if cause >= CAUSE_FOE:
-        return f"killed by a {I.ICON_NAMES[cause - CAUSE_FOE]}"
+        name = I.ICON_NAMES[cause - CAUSE_FOE]
+        return f"killed by {'an' if name[0] in 'aeiou' else 'a'} {name}"
     return CAUSE_NAMES.get(int(cause), str(cause))
 
 

@@ -1,0 +1,228 @@
+"""The ``foury-sim`` command line: thin adapters over the library functions."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from .errors import InputError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Monte Carlo balance analysis for dungeon-crawler board games.")
+map_app = typer.Typer(no_args_is_help=True, help="Dungeon Foury maps: check and draw them.")
+app.add_typer(map_app, name="map")
+
+GameArg = typer.Argument("foury", help="Game to simulate (see `foury-sim games`).")
+
+
+def _pct(r: dict[str, Any]) -> str:
+    return f"{100 * r['rate']:6.2f} %  [{100 * r['lo']:.2f}, {100 * r['hi']:.2f}]"
+
+
+def _num(r: dict[str, Any]) -> str:
+    return (f"mean {r['mean']:8.2f} [{r['mean_lo']:.2f}, {r['mean_hi']:.2f}]  median {r['median']:g}  "
+            f"range {r['min']:g}..{r['max']:g}")
+
+
+def _shares(d: dict[Any, int], n: int, top: int = 8) -> str:
+    items = list(d.items())[:top]
+    return ", ".join(f"{k}: {100 * v / n:.1f} %" for k, v in items) if n else "-"
+
+
+def format_summary(s: dict[str, Any], title: str) -> str:
+    """The text a designer reads after ``foury-sim run``."""
+    n = s["games"]
+    lines = [f"{title}", f"hero {s['hero']}, policy {s['policy']}, seed {s['seed']}, {n:,} games", ""]
+    lines.append(f"win rate            {_pct(s['win'])}  (95 % Wilson interval)")
+    if "win_without_continue" in s:
+        lines.append(f"  without continue  {_pct(s['win_without_continue'])}")
+    for key, val in s.items():
+        if isinstance(val, dict) and "mean" in val and "median" in val:
+            lines.append(f"{key.replace('_', ' '):19s} {_num(val)}")
+    if "rounds_completed" in s and isinstance(s["rounds_completed"], dict) and "mean" not in s["rounds_completed"]:
+        pass
+    for key in ("rounds_completed_dist", "death_by_round", "death_by_sector", "death_by_cause", "loss_by_cause",
+                "deadliest_rooms", "rank", "rank_dist"):
+        if key in s and isinstance(s[key], dict) and s[key]:
+            lines.append(f"{key.replace('_', ' '):19s} {_shares(s[key], n)}")
+    if "first_death_rate" in s:
+        lines.append(f"died at least once  {100 * s['first_death_rate']:.1f} % of games "
+                     f"(continue used in {100 * s['coins_used_rate']:.1f} %)")
+    for key, val in s.items():  # other game-specific scalars
+        if key in ("games", "seed", "elapsed_s", "games_per_s", "first_death_rate", "coins_used_rate"):
+            continue
+        if isinstance(val, (int, float)) and not isinstance(val, bool):
+            lines.append(f"{key.replace('_', ' '):19s} {val:g}")
+    lines.append("")
+    lines.append(f"{s['elapsed_s']:.2f} s, {s['games_per_s']:,} games/s")
+    return "\n".join(lines)
+
+
+@app.command()
+def run(
+    game: str = GameArg,
+    hero: Optional[str] = typer.Option(None, help="Hero (default: the game's plain character)."),
+    policy: Optional[str] = typer.Option(None, help="Built-in policy name, or FILE.py:FUNCTION."),
+    param: Optional[str] = typer.Option(None, help="Policy parameters, e.g. 'foe_avoid=2,flee_hearts=3'."),
+    games: int = typer.Option(10_000, help="Number of games."),
+    seed: int = typer.Option(1, help="Master seed: game i always plays on stream (seed, i)."),
+    map: Optional[str] = typer.Option(None, "--map", help="Map name or file (Dungeon Foury)."),
+    rules: Optional[Path] = typer.Option(None, help="Ruleset TOML (merged over the shipped defaults)."),
+    set_: Optional[list[str]] = typer.Option(None, "--set", help="Override a ruleset value: KEY=VALUE (repeatable)."),
+    threads: Optional[int] = typer.Option(None, help="Numba threads (default: all cores)."),
+    fmt: str = typer.Option("text", "--format", help="text or json."),
+    out: Optional[Path] = typer.Option(None, help="Also write games.parquet/csv and summary.json here."),
+    progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Progress bar on stderr."),
+) -> None:
+    """Simulate many games and print the win rate with its interval, and where and why players die."""
+    from .registry import get_game
+    from .runner import run as run_games
+    from .runner import to_jsonable, write_run
+
+    _check_format(fmt)
+    res = run_games(game, hero=hero, policy=policy, params=param, games=games, seed=seed,
+                    rules=str(rules) if rules else None, sets=set_, map=map, threads=threads,
+                    progress=None if progress is None and games >= 200_000 else bool(progress))
+    if out is not None:
+        write_run(res, out)
+    if fmt == "json":
+        typer.echo(json.dumps(to_jsonable(res.summary), indent=2))
+    else:
+        typer.echo(format_summary(res.summary, get_game(game).title))
+
+
+def _check_format(fmt: str) -> None:
+    if fmt not in ("text", "json"):
+        raise InputError(f"--format must be text or json, not {fmt!r}", "--format")
+
+
+@app.command()
+def replay(
+    game: str = GameArg,
+    seed: int = typer.Option(1, help="Master seed of the run."),
+    game_index: int = typer.Option(0, "--game", help="Index of the game in that run."),
+    hero: Optional[str] = typer.Option(None),
+    policy: Optional[str] = typer.Option(None),
+    param: Optional[str] = typer.Option(None),
+    map: Optional[str] = typer.Option(None, "--map"),
+    rules: Optional[Path] = typer.Option(None),
+    set_: Optional[list[str]] = typer.Option(None, "--set"),
+) -> None:
+    """Print one game's full play report: every roll, event, decision and resource change."""
+    from .policy import make_policy
+    from .registry import get_game
+
+    spec = get_game(game)
+    if game_index < 0:
+        raise InputError(f"--game must be >= 0, not {game_index}", "--game")
+    rs = spec.load_ruleset(str(rules) if rules else None, set_, map)
+    h = spec.check_hero(rs, hero or spec.default_hero)
+    pol = make_policy(policy or spec.default_policy, spec.policies, param)
+    typer.echo("\n".join(spec.replay(rs, h, pol, seed, game_index)))
+
+
+@app.command()
+def odds(
+    game: str = GameArg,
+    fmt: str = typer.Option("text", "--format", help="text or json."),
+    trials: int = typer.Option(20_000, help="Engine trials per row for the measured figures."),
+    rules: Optional[Path] = typer.Option(None),
+    set_: Optional[list[str]] = typer.Option(None, "--set"),
+    seed: int = typer.Option(1),
+    hearts: int = typer.Option(5, help="Hearts at the start of a fight fought to the end (Dungeon Foury)."),
+) -> None:
+    """Exact odds beside the frequencies the engine's own code produces."""
+    from .registry import get_game
+
+    _check_format(fmt)
+    spec = get_game(game)
+    if spec.odds is None:
+        raise InputError(f"{game} has no odds table", "GAME")
+    if trials < 1:
+        raise InputError("--trials must be at least 1", "--trials")
+    rs = spec.load_ruleset(str(rules) if rules else None, set_, None)
+    kw = {"hearts": hearts} if game == "foury" else {}
+    if hearts < 1:
+        raise InputError("--hearts must be at least 1", "--hearts")
+    table = spec.odds(rs, trials=trials, seed=seed, **kw)
+    if fmt == "json":
+        typer.echo(table.to_json(orient="records", indent=2))
+    else:
+        import pandas as pd
+
+        with pd.option_context("display.max_rows", 500, "display.width", 200, "display.float_format", "{:.4f}".format):
+            typer.echo(table.to_string(index=False))
+
+
+@app.command()
+def games() -> None:
+    """List the registered games with their heroes and policies."""
+    from .registry import games as all_games
+    from .registry import get_game
+
+    for name in all_games():
+        spec = get_game(name)
+        rs = spec.load_ruleset(None, None, None)
+        typer.echo(f"{name:8s} {spec.title}")
+        typer.echo(f"         heroes:   {', '.join(spec.heroes(rs))}")
+        for p in spec.policies.values():
+            pars = ", ".join(f"{k}={v:g}" for k, v in p.params.items())
+            typer.echo(f"         policy {p.name}: {p.description}" + (f" ({pars})" if pars else ""))
+
+
+@map_app.command("render")
+def map_render(
+    map_file: str = typer.Argument(..., help="Map file or shipped map name."),
+    out: Path = typer.Option(Path("map.png"), "-o", "--out", help="PNG to write."),
+) -> None:
+    """Draw a map as a picture a designer can check."""
+    from .games.foury.maps import render_map, resolve_map
+
+    m = resolve_map(map_file)
+    render_map(m, out, title=m.name)
+    typer.echo(f"wrote {out}")
+
+
+@map_app.command("check")
+def map_check(map_file: str = typer.Argument(..., help="Map file or shipped map name.")) -> None:
+    """Parse and validate a map; print what it holds."""
+    import numpy as np
+
+    from .games.foury import icons as I
+    from .games.foury.maps import resolve_map
+
+    m = resolve_map(map_file)
+    total = m.icons.sum(axis=0)
+    rooms = int((m.sector >= 0).sum())
+    typer.echo(f"{m.name}: {m.rows}x{m.cols}, {rooms} rooms, {len(m.arrow_cell)} arrows")
+    typer.echo(", ".join(f"{I.ICON_NAMES[i]} {int(total[i])}" for i in range(I.N_ICONS) if total[i]))
+    _ = np
+
+
+def main() -> None:
+    """Entry point: bad input is one line on stderr and exit code 2, never a traceback."""
+    try:
+        app(standalone_mode=False)
+    except InputError as e:
+        typer.echo(f"foury-sim: error: {e}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        typer.echo("foury-sim: interrupted", err=True)
+        sys.exit(130)
+    except Exception as e:  # click's usage errors (typer vendors its own click): one line, exit 2
+        if type(e).__name__ == "Abort":
+            typer.echo("foury-sim: interrupted", err=True)
+            sys.exit(130)
+        if hasattr(e, "format_message") and hasattr(e, "exit_code"):
+            msg = e.format_message().strip().splitlines()
+            typer.echo(f"foury-sim: error: {msg[0] if msg else type(e).__name__}", err=True)
+            sys.exit(2)
+        raise
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+"""Combat measured with the engine's own ``fight``: the measured half of ``foury-sim odds foury``."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+
+from ...config import CACHE
+from ...policy import POLICY_TYPE, no_user_policy
+from ...rng import seed_stream
+from . import icons as I
+from .kernel import SC_ROWS, fight
+from .layout import (HEARTS, N_OCOL, R_SIZE, S_BONUS, S_CAP, STATE_SIZE, T_COLS, T_EN_BASE, T_EN_MULT, T_ROWS,
+                     TRACE_COLS, WEAPON)
+from .policies import GREEDY, HEURISTIC_PARAMS, POL_GREEDY
+
+
+_SIG = types.void(types.int64[:], types.int64[:, :], types.float64[:], types.int64, types.int64, types.int64,
+                  types.uint64, POLICY_TYPE, types.int64[:], types.int64[:], types.int64[:, :], types.int64[:, :],
+                  types.int64[:, :], types.uint64[:], types.uint64[:], types.int64[:], types.int64[:, :])
+
+
+@njit(_SIG, cache=CACHE)
+def _trials(R, T, params, weapon, hearts, n, seed, fn, counts, st, geo, rm, opts, rs, ps, script, tr):
+    """counts[0..2]: first roll-off won/tied/lost; counts[3]: fights won when fought to the end.
+
+    Arrays come in with the kernel's types so the already compiled ``fight`` is reused.
+    """
+    for mode in range(2):
+        params[6] = 1e9 if mode == 0 else -1.0  # flee_hearts: flee after one roll-off, or never
+        for i in range(n):
+            seed_stream(rs, seed + mode, i)
+            seed_stream(ps, seed + mode, i)
+            for j in range(STATE_SIZE):
+                st[j] = 0
+            st[HEARTS] = 1000 if mode == 0 else hearts
+            st[S_CAP + HEARTS] = 1000
+            st[WEAPON] = weapon
+            st[S_BONUS] = 0
+            rm[0, 7 + I.ORC] = 1
+            r = fight(R, T, geo, st, rm, opts, rs, ps, script, tr, POL_GREEDY, params, fn, 0, I.ORC)
+            if mode == 0:
+                if r == 1:
+                    counts[0] += 1
+                elif st[HEARTS] == 1000:
+                    counts[1] += 1
+                else:
+                    counts[2] += 1
+            elif r == 1:
+                counts[3] += 1
+
+
+def combat_trials(weapon: int, strength: int, hearts: int, n: int, seed: int = 1) -> np.ndarray:
+    """Run ``n`` single roll-offs and ``n`` whole fights (no shield, no clover) through ``fight``."""
+    R = np.zeros(R_SIZE, np.int64)
+    T = np.zeros((T_ROWS, T_COLS), np.int64)
+    T[T_EN_BASE, I.ORC] = strength
+    T[T_EN_MULT, I.ORC] = 0
+    params = np.array([GREEDY[k] for k in HEURISTIC_PARAMS], dtype=np.float64)
+    params[HEURISTIC_PARAMS.index("weapon_below")] = 6.0
+    counts = np.zeros(4, np.int64)
+    geo = np.full((1, 6), -1, np.int64)
+    geo[0, 4] = 0
+    _trials(R, T, params, weapon, hearts, n, np.uint64(seed), no_user_policy, counts, np.zeros(STATE_SIZE, np.int64),
+            geo, np.zeros((1, 7 + I.N_ICONS), np.int64), np.zeros((16, N_OCOL), np.int64), np.zeros(4, np.uint64),
+            np.zeros(4, np.uint64), np.zeros(0, np.int64), np.zeros((1, TRACE_COLS), np.int64))
+    return counts
+
+
+_ = SC_ROWS

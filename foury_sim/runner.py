@@ -1,0 +1,204 @@
+"""Run many games of any registered game: the library function behind ``foury-sim run``."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+import pandas as pd
+
+from . import stats
+from .errors import InputError
+from .policy import Policy, make_policy
+from .registry import GameSpec, get_game
+
+
+@dataclass
+class RunResult:
+    """Per-game table, run-level extras (e.g. visit counts per room) and the summary."""
+
+    game: str
+    hero: str
+    policy: Policy
+    seed: int
+    ruleset: Any
+    df: pd.DataFrame
+    extras: dict[str, np.ndarray] = field(default_factory=dict)
+    summary: dict[str, Any] = field(default_factory=dict)
+    elapsed: float = 0.0
+
+
+@contextlib.contextmanager
+def numba_threads(threads: int | None) -> Iterator[None]:
+    """Run with ``threads`` numba threads, restoring the previous count afterwards."""
+    if threads is None:
+        yield
+        return
+    import numba
+
+    top = numba.config.NUMBA_NUM_THREADS
+    if threads < 1 or threads > top:
+        raise InputError(f"must be between 1 and {top}, not {threads}", "--threads")
+    old = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(old)
+
+
+class Progress:
+    """A one-line progress bar with ETA on stderr (only when it is a terminal or forced)."""
+
+    def __init__(self, total: int, label: str = "games", enabled: bool | None = None):
+        self.total = max(total, 1)
+        self.label = label
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.t0 = time.perf_counter()
+        self.done = 0
+
+    def update(self, n: int) -> None:
+        self.done += n
+        if not self.enabled:
+            return
+        frac = min(self.done / self.total, 1.0)
+        el = time.perf_counter() - self.t0
+        eta = el / frac - el if frac > 0 else 0.0
+        bar = "#" * int(30 * frac) + "-" * (30 - int(30 * frac))
+        sys.stderr.write(f"\r[{bar}] {self.done:,}/{self.total:,} {self.label}  {el:5.1f}s  ETA {eta:5.1f}s ")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def simulate_games(spec: GameSpec, ruleset: Any, hero: str, policy: Policy, seed: int, start: int, count: int,
+                   progress: Progress | None = None, batch: int | None = None) -> tuple[pd.DataFrame, dict]:
+    """Games ``start .. start+count-1`` in batches; a game's result never depends on the batch split."""
+    if batch is None:
+        batch = max(20_000, count // 20) if progress is not None and progress.enabled else count
+    batch = max(1, batch)
+    frames: list[pd.DataFrame] = []
+    extras: dict[str, np.ndarray] = {}
+    done = 0
+    while done < count:
+        k = min(batch, count - done)
+        cols = spec.simulate(ruleset, hero, policy, seed, start + done, k)
+        for key in [c for c in cols if c.startswith("_")]:
+            v = cols.pop(key)
+            extras[key[1:]] = extras[key[1:]] + v if key[1:] in extras else v
+        frames.append(pd.DataFrame(cols))
+        done += k
+        if progress is not None:
+            progress.update(k)
+    df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    return df, extras
+
+
+def summarize(spec: GameSpec, df: pd.DataFrame, ruleset: Any = None, conf: float = 0.95) -> dict[str, Any]:
+    """Win rate with its Wilson interval, means with t-intervals, and the game's own breakdowns."""
+    n = len(df)
+    k = int(df["win"].sum()) if n else 0
+    out: dict[str, Any] = {"games": n, "win": stats.summarize_rate(k, n, conf)}
+    if "clean_win" in df:
+        out["win_without_continue"] = stats.summarize_rate(int(df["clean_win"].sum()), n, conf)
+    for col in spec.mean_columns:
+        if col in df:
+            out[col] = stats.summarize_numeric(df[col].to_numpy(dtype=float), conf)
+    try:
+        out.update(spec.summarize(df, ruleset))
+    except TypeError:
+        out.update(spec.summarize(df))
+    return out
+
+
+def run(game: str, *, hero: str | None = None, policy: str | None = None, params: str | None = None,
+        games: int = 10_000, seed: int = 1, rules: str | None = None, sets: list[str] | None = None,
+        map: str | None = None, threads: int | None = None, progress: bool | None = None,
+        ruleset: Any = None, start: int = 0) -> RunResult:
+    """Simulate ``games`` games and summarize them (everything ``foury-sim run`` does, minus printing)."""
+    spec = get_game(game)
+    if games < 1:
+        raise InputError(f"must be at least 1, not {games}", "--games")
+    if seed < 0 or seed >= 2**63:
+        raise InputError(f"must be between 0 and 2**63-1, not {seed}", "--seed")
+    if ruleset is None:
+        ruleset = spec.load_ruleset(rules, sets, map)
+    hero = spec.check_hero(ruleset, hero or spec.default_hero)
+    pol = make_policy(policy or spec.default_policy, spec.policies, params)
+    bar = Progress(games, enabled=progress) if progress is not False else None
+    t0 = time.perf_counter()
+    with numba_threads(threads):
+        df, extras = simulate_games(spec, ruleset, hero, pol, seed, start, games, bar)
+    elapsed = time.perf_counter() - t0
+    if bar is not None:
+        bar.close()
+    res = RunResult(game, hero, pol, seed, ruleset, df, extras, elapsed=elapsed)
+    res.summary = summarize(spec, df, ruleset)
+    res.summary.update({"game": game, "hero": hero, "policy": pol.describe(), "seed": seed,
+                        "elapsed_s": round(elapsed, 3), "games_per_s": round(games / max(elapsed, 1e-9))})
+    return res
+
+
+def atomic_write(path: str | Path, data: bytes | str) -> None:
+    """Write a file so that readers never see it half-written (temp file, fsync, rename)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    mode = "wb" if isinstance(data, bytes) else "w"
+    with open(tmp, mode) as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def write_frame(df: pd.DataFrame, path: str | Path) -> None:
+    """Atomically write a table as CSV or parquet (by suffix)."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix == ".parquet":
+        df.to_parquet(tmp, index=False)
+    else:
+        df.to_csv(tmp, index=False)
+    os.replace(tmp, path)
+
+
+def to_jsonable(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return None if not np.isfinite(obj) else float(obj)
+    if isinstance(obj, float) and not np.isfinite(obj):
+        return None
+    if isinstance(obj, np.ndarray):
+        return to_jsonable(obj.tolist())
+    return obj
+
+
+def write_run(res: RunResult, out_dir: str | Path) -> list[Path]:
+    """``games.parquet``, ``games.csv`` and ``summary.json`` in ``out_dir`` (each written atomically)."""
+    out = Path(out_dir)
+    paths = [out / "games.parquet", out / "games.csv", out / "summary.json"]
+    write_frame(res.df, paths[0])
+    write_frame(res.df, paths[1])
+    atomic_write(paths[2], json.dumps(to_jsonable(res.summary), indent=2))
+    if "visits" in res.extras:
+        p = out / "visits.csv"
+        write_frame(pd.DataFrame({"cell": np.arange(len(res.extras["visits"])), "visits": res.extras["visits"]}), p)
+        paths.append(p)
+    return paths
