@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -65,18 +65,18 @@ def format_summary(s: dict[str, Any], title: str) -> str:
 @app.command()
 def run(
     game: str = GameArg,
-    hero: Optional[str] = typer.Option(None, help="Hero (default: the game's plain character)."),
-    policy: Optional[str] = typer.Option(None, help="Built-in policy name, or FILE.py:FUNCTION."),
-    param: Optional[str] = typer.Option(None, help="Policy parameters, e.g. 'foe_avoid=2,flee_hearts=3'."),
+    hero: str | None = typer.Option(None, help="Hero (default: the game's plain character)."),
+    policy: str | None = typer.Option(None, help="Built-in policy name, or FILE.py:FUNCTION."),
+    param: str | None = typer.Option(None, help="Policy parameters, e.g. 'foe_avoid=2,flee_hearts=3'."),
     games: int = typer.Option(10_000, help="Number of games."),
     seed: int = typer.Option(1, help="Master seed: game i always plays on stream (seed, i)."),
-    map: Optional[str] = typer.Option(None, "--map", help="Map name or file (Dungeon Foury)."),
-    rules: Optional[Path] = typer.Option(None, help="Ruleset TOML (merged over the shipped defaults)."),
-    set_: Optional[list[str]] = typer.Option(None, "--set", help="Override a ruleset value: KEY=VALUE (repeatable)."),
-    threads: Optional[int] = typer.Option(None, help="Numba threads (default: all cores)."),
+    map: str | None = typer.Option(None, "--map", help="Map name or file (Dungeon Foury)."),
+    rules: Path | None = typer.Option(None, help="Ruleset TOML (merged over the shipped defaults)."),
+    set_: list[str] | None = typer.Option(None, "--set", help="Override a ruleset value: KEY=VALUE (repeatable)."),
+    threads: int | None = typer.Option(None, help="Numba threads (default: all cores)."),
     fmt: str = typer.Option("text", "--format", help="text or json."),
-    out: Optional[Path] = typer.Option(None, help="Also write games.parquet/csv and summary.json here."),
-    progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Progress bar on stderr."),
+    out: Path | None = typer.Option(None, help="Also write games.parquet/csv and summary.json here."),
+    progress: bool | None = typer.Option(None, "--progress/--no-progress", help="Progress bar on stderr."),
 ) -> None:
     """Simulate many games and print the win rate with its interval, and where and why players die."""
     from .registry import get_game
@@ -105,12 +105,12 @@ def replay(
     game: str = GameArg,
     seed: int = typer.Option(1, help="Master seed of the run."),
     game_index: int = typer.Option(0, "--game", help="Index of the game in that run."),
-    hero: Optional[str] = typer.Option(None),
-    policy: Optional[str] = typer.Option(None),
-    param: Optional[str] = typer.Option(None),
-    map: Optional[str] = typer.Option(None, "--map"),
-    rules: Optional[Path] = typer.Option(None),
-    set_: Optional[list[str]] = typer.Option(None, "--set"),
+    hero: str | None = typer.Option(None),
+    policy: str | None = typer.Option(None),
+    param: str | None = typer.Option(None),
+    map: str | None = typer.Option(None, "--map"),
+    rules: Path | None = typer.Option(None),
+    set_: list[str] | None = typer.Option(None, "--set"),
 ) -> None:
     """Print one game's full play report: every roll, event, decision and resource change."""
     from .policy import make_policy
@@ -130,8 +130,8 @@ def odds(
     game: str = GameArg,
     fmt: str = typer.Option("text", "--format", help="text or json."),
     trials: int = typer.Option(20_000, help="Engine trials per row for the measured figures."),
-    rules: Optional[Path] = typer.Option(None),
-    set_: Optional[list[str]] = typer.Option(None, "--set"),
+    rules: Path | None = typer.Option(None),
+    set_: list[str] | None = typer.Option(None, "--set"),
     seed: int = typer.Option(1),
     hearts: int = typer.Option(5, help="Hearts at the start of a fight fought to the end (Dungeon Foury)."),
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 #: Cache compiled kernels on disk so a second process starts fast.
@@ -12,3 +13,65 @@ FASTMATH: bool = False
 JIT_DISABLED: bool = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
 #: Games handed to one ``prange`` iteration; scratch state is allocated once per chunk.
 CHUNK: int = 256
+
+
+
+def _source_hash(packages: tuple[str, ...]) -> str:
+    """Hash of the core sources plus the given game packages.
+
+    Numba checks only the timestamp of a cached function's own file, not of the functions it
+    calls in other files; keying the cache directory by the sources makes stale kernels impossible.
+    """
+    import hashlib
+    from pathlib import Path
+
+    h = hashlib.sha1()
+    root = Path(__file__).resolve().parent
+    files = sorted(root.glob("*.py"))
+    for pkg in packages:
+        files += sorted((root / pkg).rglob("*.py"))
+    for p in files:
+        h.update(p.relative_to(root).as_posix().encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _base_dir() -> str:
+    return os.environ.get("FOURY_SIM_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "foury-sim")
+
+
+def _prune(base: str, prefix: str, keep: str, n_keep: int = 3) -> None:
+    """Remove all but the newest few kernel caches of older code versions."""
+    import shutil
+
+    try:
+        dirs = sorted((d for d in os.scandir(base) if d.is_dir() and d.name.startswith(prefix) and d.path != keep),
+                      key=lambda d: d.stat().st_mtime, reverse=True)
+        for d in dirs[n_keep:]:
+            shutil.rmtree(d.path, ignore_errors=True)
+    except OSError:
+        pass
+
+
+_USER_CACHE_DIR = os.environ.get("NUMBA_CACHE_DIR", "")
+
+
+@contextlib.contextmanager
+def use_cache(*packages: str):
+    """Decorate kernels inside this block with a cache directory keyed by their sources."""
+    if not CACHE or _USER_CACHE_DIR:
+        yield
+        return
+    import numba
+
+    name = "-".join(p.replace("/", "_") for p in packages) or "core"
+    path = os.path.join(_base_dir(), f"{name}-{_source_hash(tuple(packages))}")
+    os.makedirs(path, exist_ok=True)
+    old = numba.config.CACHE_DIR
+    numba.config.CACHE_DIR = path
+    try:
+        yield
+    finally:
+        numba.config.CACHE_DIR = old
+    _prune(_base_dir(), f"{name}-", path)

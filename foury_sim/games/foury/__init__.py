@@ -7,22 +7,25 @@ from typing import Any
 
 import numpy as np
 
-from ...config import CHUNK
+from ...config import CHUNK, use_cache
 from ...errors import InputError
 from ...policy import Policy
 from ...registry import GameSpec, register
 from . import icons as I
 from .layout import HERO_KEYS, N_OUT, OUT_BAD, OUT_COLUMNS
-from .policies import POLICIES
 from .ruleset import FouryRules, load_ruleset
 from .trace import cause_name, format_trace
+
+PACKAGE = "games/foury"
+with use_cache(PACKAGE):  # compiled kernels are cached per version of this package's code
+    from . import kernel
+    from .odds import odds_table
+    from .policies import POLICIES
 
 NO_SCRIPT = np.zeros(0, dtype=np.int64)
 
 
 def _kernel():
-    from . import kernel  # imported lazily: importing compiles nothing, but keeps `--help` instant
-
     return kernel
 
 
@@ -100,8 +103,6 @@ def summarize(df, rules: FouryRules | None = None) -> dict[str, Any]:
 
 
 def _odds(rules: FouryRules, **kw):
-    from .odds import odds_table
-
     return odds_table(rules, **kw)
 
 

@@ -10,10 +10,21 @@ from ...policy import POLICY_TYPE, no_user_policy
 from ...rng import seed_stream
 from . import icons as I
 from .kernel import SC_ROWS, fight
-from .layout import (HEARTS, N_OCOL, R_SIZE, S_BONUS, S_CAP, STATE_SIZE, T_COLS, T_EN_BASE, T_EN_MULT, T_ROWS,
-                     TRACE_COLS, WEAPON)
+from .layout import (
+    HEARTS,
+    N_OCOL,
+    R_SIZE,
+    S_BONUS,
+    S_CAP,
+    STATE_SIZE,
+    T_COLS,
+    T_EN_BASE,
+    T_EN_MULT,
+    T_ROWS,
+    TRACE_COLS,
+    WEAPON,
+)
 from .policies import GREEDY, HEURISTIC_PARAMS, POL_GREEDY
-
 
 _SIG = types.void(types.int64[:], types.int64[:, :], types.float64[:], types.int64, types.int64, types.int64,
                   types.uint64, POLICY_TYPE, types.int64[:], types.int64[:], types.int64[:, :], types.int64[:, :],

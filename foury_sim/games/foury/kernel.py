@@ -23,9 +23,12 @@ from numba import njit, prange, types, uint64
 from ...config import CACHE, CHUNK
 from ...policy import POLICY_TYPE, USER_POLICY_ID
 from ...rng import d6, next_u64, seed_stream
-from .icons import (BANDIT, CHEST as I_CHEST, CIRCLE, CLOVER as I_CLOVER, CORNUCOPIA, DIE, GOBLIN, IMP, LEVER,
-                    MINOTAUR, POTION, SHIELD as I_SHIELD, SHOVEL as I_SHOVEL, STAIRS, STATUE, TROLL,
-                    WEAPON as I_WEAPON)
+from .icons import BANDIT, CIRCLE, CORNUCOPIA, DIE, GOBLIN, IMP, LEVER, MINOTAUR, POTION, STAIRS, STATUE, TROLL
+from .icons import CHEST as I_CHEST
+from .icons import CLOVER as I_CLOVER
+from .icons import SHIELD as I_SHIELD
+from .icons import SHOVEL as I_SHOVEL
+from .icons import WEAPON as I_WEAPON
 from .layout import *  # noqa: F403  (the layout is the kernel's vocabulary)
 from .policies import builtin_decide
 

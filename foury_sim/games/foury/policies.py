@@ -12,12 +12,56 @@ import numpy as np
 from numba import njit
 
 from ...config import CACHE
-from ...policy import POLICY_SIG, PolicySpec
-from .layout import (CHEST, CLOVER, CORNU, D_CLOVER, D_CORNU, D_ELYDION, D_EXTRA, D_FIGHT_ON, D_MARKET, D_MOVE,
-                     D_PLACE, D_ROUND, D_SHIELD, D_STEAL, D_TRAIT, D_WEAPON, HEARTS, M_BUY, M_DONE, M_REDEEM,
-                     MK_CIRCLE, MK_SHOVEL, MK_STAIRS, N_TRAITS, O_EXIT, O_FOE, O_FOE_STR, O_GOAL, O_ITEMS, O_KIND, O_ODIST,
-                     O_NEW, O_OPEN, O_ORACLE, O_PATH, O_REQ, S_CAP, S_CTX_ADD, S_CTX_DMG, S_CTX_EN, S_CTX_MY, S_CTX_STR, S_PHASE,
-                     S_RAND, SHIELD, SHOVEL, WEAPON)
+from ...policy import PolicySpec
+from .layout import (
+    CHEST,
+    CLOVER,
+    CORNU,
+    D_CLOVER,
+    D_CORNU,
+    D_ELYDION,
+    D_EXTRA,
+    D_FIGHT_ON,
+    D_MARKET,
+    D_MOVE,
+    D_PLACE,
+    D_ROUND,
+    D_SHIELD,
+    D_STEAL,
+    D_TRAIT,
+    D_WEAPON,
+    HEARTS,
+    M_BUY,
+    M_DONE,
+    M_REDEEM,
+    MK_CIRCLE,
+    MK_SHOVEL,
+    MK_STAIRS,
+    N_TRAITS,
+    O_EXIT,
+    O_FOE,
+    O_FOE_STR,
+    O_GOAL,
+    O_ITEMS,
+    O_KIND,
+    O_NEW,
+    O_ODIST,
+    O_OPEN,
+    O_ORACLE,
+    O_PATH,
+    O_REQ,
+    S_CAP,
+    S_CTX_ADD,
+    S_CTX_DMG,
+    S_CTX_EN,
+    S_CTX_MY,
+    S_CTX_STR,
+    S_PHASE,
+    S_RAND,
+    SHIELD,
+    SHOVEL,
+    WEAPON,
+)
 
 POL_RANDOM, POL_GREEDY, POL_CAUTIOUS = 0, 1, 2
 
@@ -189,10 +233,9 @@ def heuristic_decide(kind, state, options, n, params):
     return 0
 
 
-@njit(POLICY_SIG, cache=CACHE)
-def greedy_decide(kind, state, options, n_options, params):
-    """The greedy player with the given parameters (callable from a user's policy)."""
-    return heuristic_decide(kind, state, options, n_options, params)
+#: The greedy/cautious player, callable from a user's policy with any parameter vector
+#: (e.g. ``greedy_decide(kind, state, options, n_options, GREEDY_PARAMS)``).
+greedy_decide = heuristic_decide
 
 
 @njit(cache=CACHE, _nrt=False)

@@ -13,14 +13,69 @@ import numpy as np
 from ... import rulesfile
 from ...errors import InputError
 from . import icons as I
-from .layout import (DIE_WORDS, EVENT_WORDS, HERO_KEYS, N_TRACKS, N_TRAITS, R_BANDIT_PRIZE, R_CLOVER_ON_TIE,
-                     R_COINS, R_COLS, R_D_NEW_CORNU, R_EXCHANGE, R_EXIT_ROLL_ALWAYS, R_FREE_MOVE_TURNS, R_HERO,
-                     R_IMP_ONE, R_KAEL_FOE_ICON, R_MAX_MARKET_OPS, R_MAX_TURNS, R_MIN_HEARTS, R_N_ARROWS,
-                     R_NEED_A, R_ORACLE_BLOCKED, R_ORACLE_TABLE_DEST, R_POTION, R_PRIZE, R_PRIZE_EVERY,
-                     R_REQ_ANYWHERE, R_RESERVE_ENTRIES, R_ROUNDS, R_ROWS, R_SIZE, R_STEAL_RANDOM, R_SWIM_ALL,
-                     R_THAL_BANDIT, R_TRAIT_MARKS, R_TROLL_RETURNS, R_UPPER_SECTOR, R_WEAR_PER_ROLLOFF, RM_ICON,
-                     RM_STATE, RM_TROLL, RM_WALL, SIDE_WORDS, T_BONUS, T_CAP, T_CHESTV, T_COLS, T_DIE, T_EN_BASE,
-                     T_EN_MULT, T_EVENTS, T_CIRCLES, T_LEVERS, T_ROWS, T_STAIRS, T_SCORE, T_SPAWN, T_START, TRACK_NAMES, FLOODED, MAX_ARROWS)
+from .layout import (
+    DIE_WORDS,
+    EVENT_WORDS,
+    FLOODED,
+    HERO_KEYS,
+    MAX_ARROWS,
+    N_TRACKS,
+    N_TRAITS,
+    R_BANDIT_PRIZE,
+    R_CLOVER_ON_TIE,
+    R_COINS,
+    R_COLS,
+    R_D_NEW_CORNU,
+    R_EXCHANGE,
+    R_EXIT_ROLL_ALWAYS,
+    R_FREE_MOVE_TURNS,
+    R_HERO,
+    R_IMP_ONE,
+    R_KAEL_FOE_ICON,
+    R_MAX_MARKET_OPS,
+    R_MAX_TURNS,
+    R_MIN_HEARTS,
+    R_N_ARROWS,
+    R_NEED_A,
+    R_ORACLE_BLOCKED,
+    R_ORACLE_TABLE_DEST,
+    R_POTION,
+    R_PRIZE,
+    R_PRIZE_EVERY,
+    R_REQ_ANYWHERE,
+    R_RESERVE_ENTRIES,
+    R_ROUNDS,
+    R_ROWS,
+    R_SIZE,
+    R_STEAL_RANDOM,
+    R_SWIM_ALL,
+    R_THAL_BANDIT,
+    R_TRAIT_MARKS,
+    R_TROLL_RETURNS,
+    R_UPPER_SECTOR,
+    R_WEAR_PER_ROLLOFF,
+    RM_ICON,
+    RM_STATE,
+    RM_TROLL,
+    RM_WALL,
+    SIDE_WORDS,
+    T_BONUS,
+    T_CAP,
+    T_CHESTV,
+    T_CIRCLES,
+    T_COLS,
+    T_DIE,
+    T_EN_BASE,
+    T_EN_MULT,
+    T_EVENTS,
+    T_LEVERS,
+    T_ROWS,
+    T_SCORE,
+    T_SPAWN,
+    T_STAIRS,
+    T_START,
+    TRACK_NAMES,
+)
 from .maps import MapData, resolve_map
 
 RM_COLS = RM_ICON + I.N_ICONS
@@ -184,7 +239,8 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
     if caps["hearts"] < 1:
         raise InputError("character.cap.hearts must be at least 1", rf.where("character.cap"))
     if marks > sum(caps[TRACK_NAMES[t]] for t in range(N_TRAITS)):
-        raise InputError(f"character.trait_marks = {marks} do not fit under the caps", rf.where("character.trait_marks"))
+        raise InputError(f"character.trait_marks = {marks} do not fit under the caps",
+                         rf.where("character.trait_marks"))
     R[R_POTION] = _int(rf, "potions.red", 0, 20)
     for key in FOE_KEYS:
         e = rf.get(f"enemies.{key}")
