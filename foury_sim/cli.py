@@ -159,6 +159,62 @@ def odds(
 
 
 @app.command()
+def sweep(
+    experiment: Path = typer.Argument(..., help="Experiment file (TOML), e.g. experiments/hero_difficulty.toml."),
+    out: Path = typer.Option(Path("results"), help="Results root; the study goes to OUT/NAME/."),
+    resume: bool = typer.Option(False, "--resume", help="Keep cells already written and run the rest."),
+    threads: int | None = typer.Option(None, help="Numba threads (default: all cores)."),
+    progress: bool | None = typer.Option(None, "--progress/--no-progress", help="Progress bar on stderr."),
+    report: bool = typer.Option(True, "--report/--no-report", help="Build figures and reports afterwards."),
+) -> None:
+    """Run a parameter sweep on common dice streams; write tables, manifest, figures and a report."""
+    from .study import load_experiment, run_sweep
+
+    exp = load_experiment(experiment)  # every error is found before anything is simulated
+    path = run_sweep(exp, out, resume=resume, progress=progress, threads=threads, report=report)
+    typer.echo(f"{len(exp.cells)} cells -> {path}")
+    if report:
+        typer.echo(f"report: {path / 'report.html'}  summary: {path / 'report.md'}")
+
+
+@app.command()
+def compare(
+    game: str = GameArg,
+    a: list[str] | None = typer.Option(None, "--a", help="Variant A settings: KEY=VALUE (repeatable)."),
+    b: list[str] | None = typer.Option(None, "--b", help="Variant B settings: KEY=VALUE (repeatable)."),
+    fixed: list[str] | None = typer.Option(None, "--fixed", help="Settings for both variants."),
+    games: int = typer.Option(10_000),
+    seed: int = typer.Option(1),
+    threads: int | None = typer.Option(None),
+    fmt: str = typer.Option("text", "--format", help="text or json."),
+    out: Path | None = typer.Option(None, help="Write comparison.json, tables and a figure here."),
+    progress: bool | None = typer.Option(None, "--progress/--no-progress"),
+) -> None:
+    """Two variants on the same dice streams: paired differences, significance, flipped games."""
+    from .study import compare as run_compare
+    from .study import format_comparison, parse_settings, write_comparison
+
+    _check_format(fmt)
+    va, vb = parse_settings(a, "--a"), parse_settings(b, "--b")
+    if not va and not vb:
+        raise InputError("give at least one setting with --a or --b (e.g. --a hero=kael --b hero=elydion)", "--a")
+    c = run_compare(game, va, vb, fixed=parse_settings(fixed, "--fixed"), games=games, seed=seed,
+                    threads=threads, progress=progress)
+    if out is not None:
+        write_comparison(c, out)
+    typer.echo(json.dumps(c.to_dict(), indent=2) if fmt == "json" else format_comparison(c))
+
+
+@app.command()
+def report(results: Path = typer.Argument(..., help="A study folder, e.g. results/hero_difficulty.")) -> None:
+    """Rebuild a study's figures, report.html and report.md from saved results (no simulation)."""
+    from .report import build_report
+
+    for p in build_report(results):
+        typer.echo(f"wrote {p}")
+
+
+@app.command()
 def games() -> None:
     """List the registered games with their heroes and policies."""
     from .registry import games as all_games

@@ -1,0 +1,111 @@
+"""Dungeon Foury speed: games/s (1 thread, all threads), the un-jitted baseline, cold and cached start-up.
+
+Run:  python benchmarks/bench_foury.py [--games 200000] [--repeats 5]
+Writes benchmarks/results/foury.json and prints a table. Medians of the repeats are reported.
+Sizes are data: change them on the command line, not in the code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+
+def _games_per_s(threads: int, games: int, repeats: int, hero: str, policy: str) -> list[float]:
+    code = f"""
+import time, numba
+from foury_sim.games.foury import GAME
+from foury_sim.policy import make_policy
+numba.set_num_threads({threads})
+r = GAME.load_ruleset(); p = make_policy({policy!r}, GAME.policies)
+GAME.simulate(r, {hero!r}, p, 1, 0, 2000)
+out = []
+for i in range({repeats}):
+    t = time.perf_counter(); GAME.simulate(r, {hero!r}, p, 100 + i, 0, {games}); out.append({games} / (time.perf_counter() - t))
+print(out)
+"""
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def _unjitted(games: int, hero: str, policy: str) -> float:
+    code = f"""
+import time
+from foury_sim.games.foury import GAME
+from foury_sim.policy import make_policy
+r = GAME.load_ruleset(); p = make_policy({policy!r}, GAME.policies)
+t = time.perf_counter(); GAME.simulate(r, {hero!r}, p, 1, 0, {games}); print({games} / (time.perf_counter() - t))
+"""
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, check=True)
+    return float(res.stdout.strip().splitlines()[-1])
+
+
+def _startup(cache_dir: str, games: int) -> float:
+    env = dict(os.environ, FOURY_SIM_CACHE_DIR=cache_dir)
+    t = time.perf_counter()
+    subprocess.run(["foury-sim", "run", "foury", "--games", str(games), "--threads", "1"], env=env, cwd=ROOT,
+                   check=True, capture_output=True)
+    return time.perf_counter() - t
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--games", type=int, default=200_000)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--unjitted-games", type=int, default=200)
+    ap.add_argument("--hero", default="free")
+    ap.add_argument("--policy", default="greedy")
+    ap.add_argument("--skip-cold", action="store_true", help="skip the cold-compile start-up (slow)")
+    a = ap.parse_args()
+    import numba
+
+    cores = numba.config.NUMBA_NUM_THREADS
+    one = _games_per_s(1, a.games, a.repeats, a.hero, a.policy)
+    allt = _games_per_s(cores, a.games, a.repeats, a.hero, a.policy)
+    slow = _unjitted(a.unjitted_games, a.hero, a.policy)
+    res = {
+        "machine": {"cores": cores, "python": platform.python_version(), "numba": numba.__version__,
+                    "cpu": platform.processor() or platform.machine()},
+        "games": a.games, "hero": a.hero, "policy": a.policy,
+        "games_per_s_1_thread": statistics.median(one), "games_per_s_all_threads": statistics.median(allt),
+        "runs_1_thread": one, "runs_all_threads": allt,
+        "games_per_s_unjitted": slow,
+    }
+    res["speedup_per_core_vs_unjitted"] = res["games_per_s_1_thread"] / slow
+    res["thread_scaling"] = res["games_per_s_all_threads"] / res["games_per_s_1_thread"]
+    if not a.skip_cold:
+        tmp = tempfile.mkdtemp(prefix="foury-cache-")
+        try:
+            cold = _startup(tmp, 1000)
+            cached = [_startup(tmp, 1000) for _ in range(a.repeats)]
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        res["startup_cold_s"] = cold
+        res["startup_cached_s"] = statistics.median(cached)
+        res["startup_cached_runs_s"] = cached
+    (HERE / "results").mkdir(exist_ok=True)
+    (HERE / "results" / "foury.json").write_text(json.dumps(res, indent=2))
+    print(f"Dungeon Foury, hero {a.hero}, policy {a.policy}, {a.games:,} games x {a.repeats} (medians)")
+    print(f"  1 thread         {res['games_per_s_1_thread']:>12,.0f} games/s")
+    print(f"  {cores} threads        {res['games_per_s_all_threads']:>12,.0f} games/s  (x{res['thread_scaling']:.2f})")
+    print(f"  NUMBA_DISABLE_JIT {slow:>11,.0f} games/s  -> jit is x{res['speedup_per_core_vs_unjitted']:.0f} per core")
+    if "startup_cold_s" in res:
+        print(f"  start-up `foury-sim run foury --games 1000`: cold {res['startup_cold_s']:.1f} s, "
+              f"cached {res['startup_cached_s']:.2f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,541 @@
+"""Balance studies: parameter sweeps on common dice streams, and paired comparisons.
+
+An experiment file (TOML) names the game, the fixed settings, the swept settings and how many
+games each cell plays. Every cell plays the same game indices of the same seed, so cells differ
+only by the settings: differences between cells are paired (common random numbers).
+
+Setting keys, in experiment files and in ``compare``:
+
+* ``hero``, ``policy``, ``map``, ``rules`` (a ruleset file);
+* ``param.NAME``: a parameter of the policy;
+* any ruleset key, dotted (``round.monster_bonus``) or short when unambiguous (``monster_bonus``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import platform
+import subprocess
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import __version__, stats
+from .errors import InputError
+from .policy import make_policy
+from .registry import GameSpec, get_game
+from .rulesfile import locate_key
+from .runner import Progress, atomic_write, simulate_games, summarize, to_jsonable, write_frame
+
+SPECIAL = ("hero", "policy", "map", "rules")
+TOP_KEYS = {"name", "title", "description", "game", "seed", "games", "precision", "max_games", "batch", "per_game",
+            "mode", "fixed", "sweep", "conf", "report"}
+
+
+@dataclass
+class Experiment:
+    """A parsed and validated experiment file."""
+
+    name: str
+    game: str
+    seed: int
+    cells: list[dict[str, Any]]
+    swept: list[str]
+    fixed: dict[str, Any]
+    games: int | None = None
+    precision: stats.PrecisionTarget | None = None
+    per_game: bool = False
+    title: str = ""
+    description: str = ""
+    text: str = ""
+    path: str = ""
+    rulesets: list[Any] = field(default_factory=list)
+    report: dict[str, Any] = field(default_factory=dict)
+
+
+def _where(path: str, text: str, key: str) -> str:
+    line = locate_key(text, key)
+    return f"{path}:{line}" if line else path
+
+
+def _expand(values: Any, key: str, where: str) -> list[Any]:
+    """A swept value: a list, or ``{range = [start, stop, step]}`` (stop included)."""
+    if isinstance(values, dict):
+        if set(values) != {"range"} or not isinstance(values["range"], list) or len(values["range"]) != 3:
+            raise InputError(f"sweep.{key} must be a list or {{ range = [start, stop, step] }}", where)
+        a, b, s = values["range"]
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a, b, s)) or s <= 0:
+            raise InputError(f"sweep.{key}: range needs numbers and a step > 0", where)
+        n = int(np.floor((b - a) / s + 1e-9)) + 1
+        out = [a + i * s for i in range(max(n, 0))]
+        if all(isinstance(v, int) for v in (a, b, s)):
+            out = [int(v) for v in out]
+        else:
+            out = [round(float(v), 10) for v in out]
+        values = out
+    if not isinstance(values, list):
+        raise InputError(f"sweep.{key} must be a list of values, not {values!r}", where)
+    if not values:
+        raise InputError(f"sweep.{key} is empty", where)
+    return values
+
+
+def split_settings(settings: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, float]]:
+    """(special settings, ruleset overrides, policy parameters) of one cell."""
+    special = {k: v for k, v in settings.items() if k in SPECIAL}
+    params = {k[6:]: v for k, v in settings.items() if k.startswith("param.")}
+    rules = {k: v for k, v in settings.items() if k not in SPECIAL and not k.startswith("param.")}
+    return special, rules, params
+
+
+def label(params: dict[str, Any], keys: list[str]) -> str:
+    def show(v: Any) -> str:
+        return ",".join(str(x) for x in v) if isinstance(v, list) else str(v)
+
+    return ", ".join(f"{k.split('.')[-1] if k.startswith('param.') else k}={show(params[k])}" for k in keys) or "all"
+
+
+class CellRunner:
+    """Builds rulesets and policies for cells, caching what repeats (maps, rulesets)."""
+
+    def __init__(self, spec: GameSpec):
+        self.spec = spec
+        self._rules: dict[str, Any] = {}
+
+    def resolve(self, settings: dict[str, Any], where: str = "") -> tuple[Any, str, Any]:
+        special, rules, params = split_settings(settings)
+        key = json.dumps([special.get("rules"), special.get("map"), rules], sort_keys=True, default=str)
+        if key not in self._rules:
+            overrides = {k: v for k, v in rules.items()}
+            try:
+                self._rules[key] = self.spec.load_ruleset(special.get("rules"), overrides or None, special.get("map"))
+            except InputError as e:
+                raise InputError(e.message, where or e.where) from None
+        rs = self._rules[key]
+        try:
+            hero = self.spec.check_hero(rs, special.get("hero") or self.spec.default_hero)
+            ptxt = ",".join(f"{k}={v}" for k, v in params.items()) or None
+            pol = make_policy(special.get("policy") or self.spec.default_policy, self.spec.policies, ptxt)
+        except InputError as e:
+            raise InputError(e.message, where or e.where) from None
+        return rs, hero, pol
+
+
+def load_experiment(path: str | Path) -> Experiment:
+    """Parse and validate an experiment file completely, before anything is simulated."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"experiment file {str(path)!r} does not exist", "EXPERIMENT")
+    text = p.read_text(encoding="utf-8")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(f"malformed TOML: {e}", str(p)) from None
+    ps = str(p)
+    unknown = set(data) - TOP_KEYS
+    if unknown:
+        k = sorted(unknown)[0]
+        raise InputError(f"unknown experiment key {k!r} (known: {', '.join(sorted(TOP_KEYS))})", _where(ps, text, k))
+    game = data.get("game", "foury")
+    try:
+        spec = get_game(game)
+    except InputError as e:
+        raise InputError(e.message, _where(ps, text, "game")) from None
+    name = data.get("name", p.stem)
+    if not isinstance(name, str) or not name or "/" in name:
+        raise InputError("name must be a plain folder name", _where(ps, text, "name"))
+    seed = data.get("seed", 1)
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise InputError("seed must be a whole number >= 0", _where(ps, text, "seed"))
+    games = data.get("games")
+    precision = None
+    if "precision" in data:
+        w = data["precision"]
+        if not isinstance(w, (int, float)) or isinstance(w, bool):
+            raise InputError("precision must be a number (full width of the 95 % interval)",
+                             _where(ps, text, "precision"))
+        mg = data.get("max_games", 200_000)
+        batch = data.get("batch", 2_000)
+        for k, v in (("max_games", mg), ("batch", batch)):
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise InputError(f"{k} must be a whole number >= 1", _where(ps, text, k))
+        precision = stats.PrecisionTarget(float(w), data.get("conf", 0.95), max_games=mg, batch=batch)
+        try:
+            precision.validate(_where(ps, text, "precision"))
+        except InputError as e:
+            raise InputError(e.message, _where(ps, text, "precision")) from None
+    elif games is None:
+        games = 10_000
+    if games is not None and precision is None and (not isinstance(games, int) or isinstance(games, bool)
+                                                    or games < 1):
+        raise InputError("games must be a whole number >= 1", _where(ps, text, "games"))
+    fixed = data.get("fixed", {})
+    sweep = data.get("sweep", {})
+    if not isinstance(fixed, dict) or not isinstance(sweep, dict):
+        raise InputError("[fixed] and [sweep] must be tables", ps)
+    mode = data.get("mode", "grid")
+    if mode not in ("grid", "zip"):
+        raise InputError(f"mode must be 'grid' or 'zip', not {mode!r}", _where(ps, text, "mode"))
+    fixed = _flatten(fixed)
+    sweep = _flatten(sweep)
+    swept = list(sweep)
+    values = [_expand(sweep[k], k, _where(ps, text, f"sweep.{k}")) for k in swept]
+    if mode == "zip":
+        lens = {len(v) for v in values}
+        if len(lens) > 1:
+            raise InputError(f"mode = 'zip' needs equally long lists, got lengths {sorted(lens)}",
+                             _where(ps, text, "mode"))
+        combos = list(zip(*values)) if values else [()]
+    else:
+        combos = list(itertools.product(*values)) if values else [()]
+    cells = [dict(fixed) | dict(zip(swept, c)) for c in combos]
+    runner = CellRunner(spec)
+    rulesets = []
+    for i, cell in enumerate(cells):
+        bad = next((k for k in cell if k in sweep and k not in cell), None)
+        assert bad is None
+        key = next((k for k in swept), None)
+        where = _where(ps, text, f"sweep.{key}") if key else ps
+        for k in cell:
+            if k not in SPECIAL and not k.startswith("param.") and isinstance(cell[k], dict):
+                raise InputError(f"setting {k!r} has a table value", _where(ps, text, k))
+        try:
+            rulesets.append(runner.resolve(cell, ""))
+        except InputError as e:
+            culprit = _culprit(e, cell, swept, fixed)
+            loc = _where(ps, text, (f"sweep.{culprit}" if culprit in swept else f"fixed.{culprit}")) if culprit \
+                else where
+            raise InputError(f"{e.message} (cell {i}: {label(cell, swept)})", loc) from None
+    report = data.get("report", {})
+    return Experiment(name, game, seed, cells, swept, fixed, games, precision, bool(data.get("per_game", False)),
+                      data.get("title", name), data.get("description", ""), text, ps, rulesets, report)
+
+
+def _flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{param = {foe_avoid = 1}}`` -> ``{"param.foe_avoid": 1}``; ``{range = ...}`` stays a value."""
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict) and set(v) != {"range"}:
+            out.update(_flatten(v, key + "."))
+        else:
+            out[key] = v
+    return out
+
+
+def _culprit(e: InputError, cell: dict[str, Any], swept: list[str], fixed: dict[str, Any]) -> str | None:
+    w = f"{e.where or ''} {e.message}"
+    for k in list(cell):
+        short = k.split(".")[-1]
+        if k in w or short in w:
+            return k
+    if "hero" in w:
+        return "hero" if "hero" in cell else None
+    if "policy" in w:
+        return "policy" if "policy" in cell else None
+    return None
+
+
+# ------------------------------------------------------------------------------- results --
+def _hist(x: np.ndarray) -> dict[str, list[int]]:
+    vals, counts = np.unique(np.asarray(x, dtype=np.int64), return_counts=True)
+    return {"values": vals.tolist(), "counts": counts.tolist()}
+
+
+def cell_record(spec: GameSpec, i: int, cell: dict[str, Any], swept: list[str], ruleset: Any, df: pd.DataFrame,
+                extras: dict[str, np.ndarray], elapsed: float, conf: float = 0.95) -> dict[str, Any]:
+    """Everything a report needs about one cell, without the per-game table."""
+    rec: dict[str, Any] = {"cell": i, "label": label(cell, swept), "params": cell, "games": len(df),
+                           "elapsed_s": round(elapsed, 4), "summary": summarize(spec, df, ruleset, conf)}
+    hist_cols = [c for c in (*spec.mean_columns, "death_round", "death_turn") if c in df]
+    rec["hist"] = {c: _hist(df[c].to_numpy()) for c in dict.fromkeys(hist_cols)}
+    if "visits" in extras and "death_cell" in df:
+        n = len(extras["visits"])
+        cells = df.loc[df["death_cell"] >= 0, "death_cell"].to_numpy()
+        m = getattr(ruleset, "map", None)
+        rec["rooms"] = {"map": getattr(m, "path", None) or getattr(m, "name", "base"),
+                        "visits": extras["visits"].tolist(),
+                        "deaths": np.bincount(cells, minlength=n)[:n].tolist()}
+    return rec
+
+
+def cells_table(records: list[dict[str, Any]], swept: list[str], spec: GameSpec) -> pd.DataFrame:
+    rows = []
+    for r in records:
+        s = r["summary"]
+        row: dict[str, Any] = {"cell": r["cell"], "label": r["label"]}
+        for k in swept:
+            v = r["params"][k]
+            row[k] = ",".join(str(x) for x in v) if isinstance(v, list) else v
+        row.update({"games": r["games"], "wins": int(round(s["win"]["rate"] * s["win"]["n"])),
+                    "win_rate": s["win"]["rate"], "win_lo": s["win"]["lo"], "win_hi": s["win"]["hi"]})
+        for c in spec.mean_columns:
+            if c in s:
+                row[f"{c}_mean"] = s[c]["mean"]
+                row[f"{c}_lo"] = s[c]["mean_lo"]
+                row[f"{c}_hi"] = s[c]["mean_hi"]
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def git_commit() -> str | None:
+    try:
+        here = Path(__file__).resolve().parent
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5)
+        return out.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def run_sweep(exp: Experiment | str | Path, out_root: str | Path = "results", *, resume: bool = False,
+              progress: bool | None = None, threads: int | None = None, report: bool = True) -> Path:
+    """Run every cell (on the same game streams) and write ``out_root/NAME/``; returns that folder.
+
+    Each cell is written atomically as it completes; ``resume`` skips cells already written
+    (they hold exactly the numbers an uninterrupted run gives).
+    """
+    from .runner import numba_threads
+
+    if not isinstance(exp, Experiment):
+        exp = load_experiment(exp)
+    spec = get_game(exp.game)
+    out = Path(out_root) / exp.name
+    cdir = out / "cells"
+    cdir.mkdir(parents=True, exist_ok=True)
+    manifest_path = out / "manifest.json"
+    if not resume and any(cdir.glob("cell_*.json")):
+        for f in cdir.glob("cell_*"):
+            f.unlink()
+    if resume and manifest_path.exists():
+        old = json.loads(manifest_path.read_text())
+        if old.get("experiment_text") != exp.text:
+            raise InputError("the experiment file changed since that run; run without --resume", exp.path)
+    t_start = time.time()
+    manifest = {
+        "name": exp.name, "title": exp.title, "description": exp.description, "game": exp.game, "seed": exp.seed,
+        "swept": exp.swept, "fixed": exp.fixed, "cells": exp.cells, "games": exp.games,
+        "precision": None if exp.precision is None else {"width": exp.precision.width, "conf": exp.precision.conf,
+                                                          "max_games": exp.precision.max_games,
+                                                          "batch": exp.precision.batch},
+        "package_version": __version__, "git_commit": git_commit(), "python": platform.python_version(),
+        "numba": _numba_version(), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "experiment_text": exp.text,
+        "experiment_path": exp.path, "report": exp.report,
+    }
+    atomic_write(manifest_path, json.dumps(to_jsonable(manifest), indent=2))
+    records: dict[int, dict[str, Any]] = {}
+    if resume:
+        for f in sorted(cdir.glob("cell_*.json")):
+            rec = json.loads(f.read_text())
+            records[int(rec["cell"])] = rec
+    todo = [i for i in range(len(exp.cells)) if i not in records]
+    per_cell = exp.games if exp.precision is None else exp.precision.max_games
+    bar = Progress(per_cell * len(todo), label="games (all cells)", enabled=progress) if progress is not False \
+        else None
+    with numba_threads(threads):
+        if exp.precision is None:
+            for i in todo:
+                records[i] = _run_cell(spec, exp, i, 0, exp.games, bar, cdir)
+        else:
+            _run_adaptive(spec, exp, todo, records, bar, cdir)
+    if bar is not None:
+        bar.close()
+    table = cells_table([records[i] for i in sorted(records)], exp.swept, spec)
+    write_frame(table, out / "cells.parquet")
+    write_frame(table, out / "cells.csv")
+    manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    manifest["elapsed_s"] = round(time.time() - t_start, 3)
+    manifest["cell_elapsed_s"] = {str(i): records[i]["elapsed_s"] for i in sorted(records)}
+    atomic_write(manifest_path, json.dumps(to_jsonable(manifest), indent=2))
+    if report:
+        from .report import build_report
+
+        build_report(out)
+    return out
+
+
+def _numba_version() -> str:
+    import numba
+
+    return numba.__version__
+
+
+def _run_cell(spec: GameSpec, exp: Experiment, i: int, start: int, count: int, bar: Progress | None,
+              cdir: Path) -> dict[str, Any]:
+    rs, hero, pol = exp.rulesets[i]
+    t0 = time.perf_counter()
+    df, extras = simulate_games(spec, rs, hero, pol, exp.seed, start, count, bar)
+    rec = cell_record(spec, i, exp.cells[i], exp.swept, rs, df, extras, time.perf_counter() - t0)
+    _write_cell(rec, df if exp.per_game else None, cdir)
+    return rec
+
+
+def _write_cell(rec: dict[str, Any], df: pd.DataFrame | None, cdir: Path) -> None:
+    if df is not None:
+        write_frame(df, cdir / f"cell_{rec['cell']:04d}.parquet")
+    atomic_write(cdir / f"cell_{rec['cell']:04d}.json", json.dumps(to_jsonable(rec)))
+
+
+def _run_adaptive(spec: GameSpec, exp: Experiment, todo: list[int], records: dict[int, dict[str, Any]],
+                  bar: Progress | None, cdir: Path) -> None:
+    """Add batches to the cells whose interval is still too wide; decided cells stop early."""
+    target = exp.precision
+    assert target is not None
+    frames: dict[int, list[pd.DataFrame]] = {i: [] for i in todo}
+    extras: dict[int, dict[str, np.ndarray]] = {i: {} for i in todo}
+    n = {i: 0 for i in todo}
+    k = {i: 0 for i in todo}
+    elapsed = {i: 0.0 for i in todo}
+    active = list(todo)
+    while active:
+        for i in active:
+            rs, hero, pol = exp.rulesets[i]
+            step = min(target.batch, target.max_games - n[i])
+            t0 = time.perf_counter()
+            df, ex = simulate_games(spec, rs, hero, pol, exp.seed, n[i], step, bar)
+            elapsed[i] += time.perf_counter() - t0
+            frames[i].append(df)
+            for key, v in ex.items():
+                extras[i][key] = extras[i][key] + v if key in extras[i] else v
+            n[i] += step
+            k[i] += int(df["win"].sum())
+        still = []
+        for i in active:
+            if target.done(k[i], n[i]):
+                df = pd.concat(frames.pop(i), ignore_index=True)
+                rs = exp.rulesets[i][0]
+                rec = cell_record(spec, i, exp.cells[i], exp.swept, rs, df, extras[i], elapsed[i], target.conf)
+                _write_cell(rec, df if exp.per_game else None, cdir)
+                records[i] = rec
+                if bar is not None:
+                    bar.update(target.max_games - n[i])  # games this cell no longer needs
+            else:
+                still.append(i)
+        active = still
+
+
+# ---------------------------------------------------------------------------- comparisons --
+def parse_settings(items: list[str] | None, where: str) -> dict[str, Any]:
+    """``["hero=kael", "monster_bonus=0,1,2,3"]`` -> settings dict."""
+    from .rulesfile import _parse_value
+
+    out: dict[str, Any] = {}
+    for item in items or []:
+        for part in item.split(";"):
+            part = part.strip()
+            if not part:
+                continue
+            if "=" not in part:
+                raise InputError(f"{part!r} is not KEY=VALUE", where)
+            k, v = (s.strip() for s in part.split("=", 1))
+            out[k] = v if k in SPECIAL else _parse_value(v)
+    return out
+
+
+@dataclass
+class Comparison:
+    a: dict[str, Any]
+    b: dict[str, Any]
+    games: int
+    seed: int
+    win: dict[str, Any]
+    outcomes: pd.DataFrame
+    df_a: pd.DataFrame
+    df_b: pd.DataFrame
+
+    def to_dict(self) -> dict[str, Any]:
+        w = {k: v for k, v in self.win.items() if not k.startswith("flipped")}
+        return to_jsonable({
+            "a": self.a, "b": self.b, "games": self.games, "seed": self.seed, "win": w,
+            "flipped_win_to_loss": self.win["flipped_win_to_loss"][:50],
+            "flipped_loss_to_win": self.win["flipped_loss_to_win"][:50],
+            "n_flipped_win_to_loss": len(self.win["flipped_win_to_loss"]),
+            "n_flipped_loss_to_win": len(self.win["flipped_loss_to_win"]),
+            "outcomes": self.outcomes.to_dict(orient="records"),
+        })
+
+
+def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str, Any] | None = None,
+            games: int = 10_000, seed: int = 1, conf: float = 0.95, threads: int | None = None,
+            progress: bool | None = None) -> Comparison:
+    """Play the same games (same streams) under variants a and b; paired differences b - a."""
+    from .runner import numba_threads
+
+    spec = get_game(game)
+    if games < 2:
+        raise InputError(f"must be at least 2, not {games}", "--games")
+    runner = CellRunner(spec)
+    fixed = fixed or {}
+    va, vb = dict(fixed) | a, dict(fixed) | b
+    ra = runner.resolve(va, "--a")
+    rb = runner.resolve(vb, "--b")
+    bar = Progress(2 * games, enabled=progress) if progress is not False else None
+    with numba_threads(threads):
+        da, _ = simulate_games(spec, *ra, seed, 0, games, bar)
+        db, _ = simulate_games(spec, *rb, seed, 0, games, bar)
+    if bar is not None:
+        bar.close()
+    win = stats.paired_rate_diff(da["win"].to_numpy(), db["win"].to_numpy(), conf)
+    games_idx = da["game"].to_numpy()
+    win["flipped_win_to_loss"] = games_idx[win["flipped_win_to_loss"]].tolist()
+    win["flipped_loss_to_win"] = games_idx[win["flipped_loss_to_win"]].tolist()
+    rows = [{"outcome": "win rate", "a": win["rate_a"], "b": win["rate_b"], "diff": win["diff"], "lo": win["lo"],
+             "hi": win["hi"], "p_value": win["p_value"], "significant": win["significant"]}]
+    for col in spec.mean_columns:
+        if col in da:
+            d = stats.paired_mean_diff(da[col].to_numpy(float), db[col].to_numpy(float), conf)
+            rows.append({"outcome": col, "a": d["mean_a"], "b": d["mean_b"], "diff": d["diff"], "lo": d["lo"],
+                         "hi": d["hi"], "p_value": d["p_value"], "significant": d["significant"]})
+    return Comparison(a, b, games, seed, win, pd.DataFrame(rows), da, db)
+
+
+def format_comparison(c: Comparison) -> str:
+    def show(s: dict[str, Any]) -> str:
+        return ", ".join(f"{k}={v}" for k, v in s.items()) or "(defaults)"
+
+    lines = [f"A: {show(c.a)}", f"B: {show(c.b)}",
+             f"{c.games:,} games on the same dice streams (seed {c.seed}); differences are B - A, paired 95 % intervals",
+             ""]
+    lines.append(f"{'outcome':18s} {'A':>10s} {'B':>10s} {'B - A':>10s}  {'95 % interval':>22s}  {'p':>8s}")
+    for _, r in c.outcomes.iterrows():
+        pct = r["outcome"] == "win rate"
+        f = (lambda x: f"{100 * x:9.2f}%") if pct else (lambda x: f"{x:10.3f}")
+        sig = "significant" if r["significant"] else "not significant"
+        lines.append(f"{r['outcome']:18s} {f(r['a'])} {f(r['b'])} {f(r['diff'])}  [{f(r['lo']).strip():>9s}, "
+                     f"{f(r['hi']).strip():>9s}]  {r['p_value']:8.2g}  {sig}")
+    w2l, l2w = c.win["flipped_win_to_loss"], c.win["flipped_loss_to_win"]
+    lines.append("")
+    lines.append(f"games won under A but lost under B: {len(w2l)}" + (f" (e.g. {', '.join(map(str, w2l[:8]))})"
+                                                                       if w2l else ""))
+    lines.append(f"games lost under A but won under B: {len(l2w)}" + (f" (e.g. {', '.join(map(str, l2w[:8]))})"
+                                                                       if l2w else ""))
+    if w2l or l2w:
+        lines.append("replay one with: foury-sim replay GAME --seed S --game INDEX (plus that variant's settings)")
+    return "\n".join(lines)
+
+
+def write_comparison(c: Comparison, out: str | Path) -> list[Path]:
+    out = Path(out)
+    paths = [out / "comparison.json", out / "outcomes.csv", out / "games_a.parquet", out / "games_b.parquet"]
+    atomic_write(paths[0], json.dumps(c.to_dict(), indent=2))
+    write_frame(c.outcomes, paths[1])
+    write_frame(c.df_a, paths[2])
+    write_frame(c.df_b, paths[3])
+    try:
+        from .figures import paired_difference
+
+        fig = paired_difference(c.outcomes)
+        p = out / "comparison.png"
+        tmp = p.with_name(f".{p.name}.tmp{os.getpid()}.png")
+        fig.savefig(tmp, dpi=120)
+        os.replace(tmp, p)
+        paths.append(p)
+    except ImportError:
+        pass
+    return paths
