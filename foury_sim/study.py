@@ -500,7 +500,8 @@ def format_comparison(c: Comparison) -> str:
         return ", ".join(f"{k}={v}" for k, v in s.items()) or "(defaults)"
 
     lines = [f"A: {show(c.a)}", f"B: {show(c.b)}",
-             f"{c.games:,} games on the same dice streams (seed {c.seed}); differences are B - A, paired 95 % intervals",
+             f"{c.games:,} games on the same dice streams (seed {c.seed}); "
+             "differences are B - A, paired 95 % intervals",
              ""]
     lines.append(f"{'outcome':18s} {'A':>10s} {'B':>10s} {'B - A':>10s}  {'95 % interval':>22s}  {'p':>8s}")
     for _, r in c.outcomes.iterrows():
