@@ -130,6 +130,7 @@ def die(R, geo, st, tr, cause, cell):
         st[S_DEATH_CELL] = cell
         st[S_DEATH_SECTOR] = geo[cell, 4] if cell >= 0 else -1
         st[S_DEATH_CAUSE] = cause
+        st[S_DEATH_TURN] = max(st[S_TURN], 1)
     log(tr, st, TR_DEATH, cause, cell, st[S_ROUND] + 1, 0, 0)
 
 
@@ -1131,6 +1132,7 @@ def play_game(R, T, geo, arrows, rm0, st, rm, sc, opts, rs, ps, script, tr, pid,
     st[S_COINS_LEFT] = R[R_COINS]
     st[S_N_ROOMS] = geo.shape[0]
     st[S_POS] = -1
+    st[S_ENTRY_ARROW] = -1
     for x in range(geo.shape[0]):
         if geo[x, 4] == 4:
             st[S_ORACLE] = x
@@ -1143,6 +1145,7 @@ def play_game(R, T, geo, arrows, rm0, st, rm, sc, opts, rs, ps, script, tr, pid,
             st[S_ORDER] = st[S_ORDER] * 10 + st[S_SECTOR] + 1
             st[S_DONE_MASK] |= 1 << st[S_SECTOR]
             st[S_ROUND] = k + 1
+            st[S_ENTRY_ARROW] = -1
             end_of_round(R, st, rm, tr)
             if st[S_ROUND] < R[R_ROUNDS]:
                 market(R, st, opts, ps, tr, pid, params, fn, T[T_CHESTV, k])
@@ -1152,6 +1155,9 @@ def play_game(R, T, geo, arrows, rm0, st, rm, sc, opts, rs, ps, script, tr, pid,
             st[S_COINS_USED] += 1
             st[S_DEAD] = 0
             st[S_CAUSE] = 0
+            if st[S_ENTRY_ARROW] >= 0:  # the round starts again: its entry arrow is usable again
+                st[S_ARROW0 + st[S_ENTRY_ARROW]] = 0
+                st[S_ENTRY_ARROW] = -1
             log(tr, st, TR_COIN, st[S_ROUND] + 1, 0, 0, 0, 0)
             create_character(R, T, st, opts, ps, tr, pid, params, fn)
             continue
@@ -1181,6 +1187,7 @@ def write_out(T, st, rs, out, k):
         out[k, OUT_TURNS_R1 + r] = st[S_TURNS_R + r]
     out[k, OUT_DICE] = np.int64(rs[3])
     out[k, OUT_BAD] = st[S_BAD_CHOICE]
+    out[k, OUT_DEATH_TURN] = st[S_DEATH_TURN]
 
 
 def max_options(n_rooms: int) -> int:

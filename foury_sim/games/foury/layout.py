@@ -57,6 +57,7 @@ S_ORDER = 56  # sectors in the order played, as digits 1..4 (e.g. 1243)
 S_CHESTS_GAINED = 57
 S_ORACLE = 58  # the Oracle's cell
 S_EXTRA = 59  # pending extra move
+S_DEATH_TURN = 60  # turn of the first death (0 = never died)
 S_ARROW0 = 64  # state[S_ARROW0 + a] = 1 when arrow a is used (entered or exited)
 MAX_ARROWS = 32
 STATE_SIZE = S_ARROW0 + MAX_ARROWS
@@ -154,10 +155,11 @@ T_ROWS, T_COLS = 16, 64
 # --- per-game output columns ---------------------------------------------------------------
 OUT_COLUMNS = ("win", "clean_win", "rounds_completed", "coins_used", "hearts_left", "turns", "score", "kills",
                "chests_gained", "death_round", "death_sector", "death_cell", "death_cause", "end_cause",
-               "round_order", "turns_r1", "turns_r2", "turns_r3", "turns_r4", "dice_rolled", "bad_choices")
+               "round_order", "turns_r1", "turns_r2", "turns_r3", "turns_r4", "dice_rolled", "bad_choices",
+               "death_turn")
 (OUT_WIN, OUT_CLEAN, OUT_ROUNDS, OUT_COINS, OUT_HEARTS, OUT_TURNS, OUT_SCORE, OUT_KILLS, OUT_CHESTS,
  OUT_DEATH_ROUND, OUT_DEATH_SECTOR, OUT_DEATH_CELL, OUT_DEATH_CAUSE, OUT_END_CAUSE, OUT_ORDER, OUT_TURNS_R1,
- OUT_TURNS_R2, OUT_TURNS_R3, OUT_TURNS_R4, OUT_DICE, OUT_BAD) = range(len(OUT_COLUMNS))
+ OUT_TURNS_R2, OUT_TURNS_R3, OUT_TURNS_R4, OUT_DICE, OUT_BAD, OUT_DEATH_TURN) = range(len(OUT_COLUMNS))
 N_OUT = len(OUT_COLUMNS)
 
 # --- trace event codes (int64 rows [code, a, b, c, d, e]) ----------------------------------
