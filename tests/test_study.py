@@ -1,0 +1,183 @@
+"""Sweeps and comparisons: common random numbers, reproducibility, resume, adaptive precision, bad files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from foury_sim import stats
+from foury_sim.errors import InputError
+from foury_sim.study import compare, load_experiment, run_sweep
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SMALL = """
+name = "small"
+game = "foury"
+seed = 5
+games = 1500
+per_game = true
+[fixed]
+policy = "greedy"
+[sweep]
+hero = ["free", "elydion"]
+"round.monster_bonus" = [[0, 1, 2, 3], [0, 0, 0, 0]]
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "exp.toml") -> Path:
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_sweep_writes_tables_manifest_and_is_reproducible(tmp_path):
+    exp = write(tmp_path, SMALL)
+    out1 = run_sweep(exp, tmp_path / "r1", progress=False, report=False)
+    out2 = run_sweep(exp, tmp_path / "r2", progress=False, report=False)
+    t1 = pd.read_parquet(out1 / "cells.parquet")
+    t2 = pd.read_csv(out2 / "cells.csv")
+    assert len(t1) == 4 and list(t1["games"]) == [1500] * 4
+    assert np.allclose(t1["win_rate"], t2["win_rate"]) and np.allclose(t1["turns_mean"], t2["turns_mean"])
+    m = json.loads((out1 / "manifest.json").read_text())
+    assert m["seed"] == 5 and m["swept"] == ["hero", "round.monster_bonus"] and m["experiment_text"] == SMALL
+    assert "package_version" in m and "elapsed_s" in m
+    for i in range(4):
+        rec = json.loads((out1 / "cells" / f"cell_{i:04d}.json").read_text())
+        assert rec["games"] == 1500 and sum(rec["hist"]["score"]["counts"]) == 1500
+        assert len(rec["rooms"]["visits"]) == 81
+
+
+def test_cells_share_dice_streams(tmp_path):
+    """Common random numbers: a cell equals a plain run of the same settings, game by game."""
+    from foury_sim.runner import run
+
+    out = run_sweep(write(tmp_path, SMALL), tmp_path / "r", progress=False, report=False)
+    cell = pd.read_parquet(out / "cells" / "cell_0001.parquet")  # hero=free, bonus 0,0,0,0
+    ref = run("foury", hero="free", policy="greedy", games=1500, seed=5, sets=["monster_bonus=0,0,0,0"],
+              progress=False).df
+    assert cell["win"].tolist() == ref["win"].tolist() and cell["turns"].tolist() == ref["turns"].tolist()
+
+
+def test_resume_after_interruption_gives_identical_numbers(tmp_path):
+    exp = write(tmp_path, SMALL)
+    full = run_sweep(exp, tmp_path / "full", progress=False, report=False)
+    part = run_sweep(exp, tmp_path / "part", progress=False, report=False)
+    (part / "cells" / "cell_0002.json").unlink()  # as if the run stopped before cell 2 finished
+    (part / "cells" / "cell_0003.json").unlink()
+    (part / "cells.parquet").unlink()
+    run_sweep(exp, tmp_path / "part", resume=True, progress=False, report=False)
+    a = pd.read_parquet(full / "cells.parquet")
+    b = pd.read_parquet(part / "cells.parquet")
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_sweep_interrupted_by_ctrl_c_resumes(tmp_path):
+    """A real interruption: kill the process after the first cells are written, then --resume."""
+    exp = write(tmp_path, SMALL.replace("games = 1500", "games = 20000"))
+    proc = subprocess.Popen([sys.executable, "-m", "foury_sim.cli", "sweep", str(exp), "--out", str(tmp_path / "r"),
+                             "--no-report", "--no-progress"], cwd=ROOT)
+    cells = tmp_path / "r" / "small" / "cells"
+    import time
+
+    t0 = time.time()
+    while time.time() - t0 < 600 and len(list(cells.glob("cell_*.json"))) < 1:
+        time.sleep(0.05)
+    proc.kill()
+    proc.wait()
+    done_before = len(list(cells.glob("cell_*.json")))
+    assert done_before >= 1
+    r = subprocess.run([sys.executable, "-m", "foury_sim.cli", "sweep", str(exp), "--out", str(tmp_path / "r"),
+                        "--no-report", "--no-progress", "--resume"], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    resumed = pd.read_parquet(tmp_path / "r" / "small" / "cells.parquet")
+    fresh = run_sweep(exp, tmp_path / "fresh", progress=False, report=False)
+    pd.testing.assert_frame_equal(resumed, pd.read_parquet(fresh / "cells.parquet"))
+
+
+def test_precision_target_stops_cells_when_decided(tmp_path):
+    text = """
+name = "prec"
+game = "foury"
+seed = 2
+precision = 0.03
+batch = 500
+max_games = 20000
+[sweep]
+"round.monster_bonus" = [[0, 0, 0, 0], [6, 6, 6, 6]]
+"""
+    out = run_sweep(write(tmp_path, text), tmp_path / "r", progress=False, report=False)
+    t = pd.read_parquet(out / "cells.parquet")
+    for _, row in t.iterrows():
+        assert row["win_hi"] - row["win_lo"] <= 0.03 or row["games"] == 20000
+        assert row["games"] % 500 == 0
+    # the hopeless cell (win rate near 0) is decided with fewer games than the open one
+    assert t.loc[1, "games"] < t.loc[0, "games"]
+
+
+def test_range_and_zip_modes(tmp_path):
+    text = """
+name = "z"
+game = "foury"
+games = 200
+mode = "zip"
+[sweep]
+"param.foe_avoid" = { range = [0.0, 1.0, 0.5] }
+hero = ["free", "kael", "melyra"]
+"""
+    exp = load_experiment(write(tmp_path, text))
+    assert [c["param.foe_avoid"] for c in exp.cells] == [0.0, 0.5, 1.0]
+    assert [c["hero"] for c in exp.cells] == ["free", "kael", "melyra"]
+
+
+# each body follows a first line `game = "foury"`: its own lines are numbered from 2
+BAD_FILES = [
+    ('[sweep]\nno_such_rule = [1, 2]\n', "no_such_rule", "unknown ruleset key"),
+    ('[sweep]\nhero = []\n', ":3", "empty"),
+    ('[sweep]\nhero = ["free", "zorro"]\n', ":3", "unknown hero"),
+    ('games = "many"\n', ":2", "whole number"),
+    ('precision = 0.0001\nmax_games = 1000\n', ":2", "precision"),
+    ('bogus = 1\n', ":2", "unknown experiment key"),
+    ('[sweep]\n"round.monster_bonus" = [[0, 1], [0, 0, 0, 0]]\n', ":3", "monster_bonus"),
+    ('mode = "zip"\n[sweep]\nhero = ["free"]\npolicy = ["greedy", "random"]\n', ":2", "equally long"),
+]
+
+
+@pytest.mark.parametrize("body,where,what", BAD_FILES)
+def test_bad_experiment_files_are_refused_before_simulating(tmp_path, body, where, what):
+    p = write(tmp_path, 'game = "foury"\n' + body)
+    r = subprocess.run([sys.executable, "-m", "foury_sim.cli", "sweep", str(p), "--out", str(tmp_path / "r")],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 2, r.stdout + r.stderr
+    line = r.stderr.strip().splitlines()
+    assert len(line) == 1 and str(p) in line[0] and what in line[0], r.stderr
+    assert where in line[0]
+    assert not (tmp_path / "r").exists()  # nothing simulated, nothing written
+
+
+def test_compare_is_paired_and_names_flipped_games():
+    c = compare("foury", {"hero": "kael"}, {"hero": "elydion"}, games=3000, seed=8, progress=False)
+    win = c.win
+    a, b = c.df_a["win"].to_numpy(), c.df_b["win"].to_numpy()
+    assert win["diff"] == pytest.approx(b.mean() - a.mean())
+    assert sorted(win["flipped_win_to_loss"]) == np.flatnonzero((a == 1) & (b == 0)).tolist()
+    assert sorted(win["flipped_loss_to_win"]) == np.flatnonzero((a == 0) & (b == 1)).tolist()
+    ref = stats.paired_rate_diff(a, b)
+    assert win["lo"] == pytest.approx(ref["lo"]) and win["significant"] == ref["significant"]
+    assert set(c.outcomes["outcome"]) >= {"win rate", "turns", "score"}
+
+
+def test_compare_identical_variants_is_exactly_zero():
+    c = compare("foury", {"hero": "kael"}, {"hero": "kael"}, games=1000, seed=8, progress=False)
+    assert c.win["diff"] == 0 and not c.win["significant"] and not c.win["flipped_win_to_loss"]
+
+
+def test_compare_rejects_unknown_settings():
+    with pytest.raises(InputError):
+        compare("foury", {"no_such_thing": 1}, {}, games=100, progress=False)
