@@ -16,6 +16,10 @@ CHUNK: int = 256
 
 
 
+#: Core modules whose code ends up inside compiled kernels.
+KERNEL_CORE = ("config.py", "rng.py", "policy.py")
+
+
 def _source_hash(packages: tuple[str, ...]) -> str:
     """Hash of the core sources plus the given game packages.
 
@@ -27,7 +31,7 @@ def _source_hash(packages: tuple[str, ...]) -> str:
 
     h = hashlib.sha1()
     root = Path(__file__).resolve().parent
-    files = sorted(root.glob("*.py"))
+    files = [root / f for f in KERNEL_CORE]
     for pkg in packages:
         files += sorted((root / pkg).rglob("*.py"))
     for p in files:
