@@ -62,7 +62,7 @@ def register(spec: GameSpec) -> GameSpec:
 
 
 #: Game packages shipped with foury-sim; importing one registers it.
-BUILTIN_GAMES = ("foury",)
+BUILTIN_GAMES = ("foury", "delve")
 
 
 def _load_builtin_games() -> None:

@@ -1,0 +1,739 @@
+"""Figures for balance studies, drawn for game designers (matplotlib ``Figure`` objects, no pyplot).
+
+Every function takes data already loaded from a results folder (the cells table, cell JSON records
+or a comparison's outcome rows) and returns a :class:`matplotlib.figure.Figure` at dpi 120. When the
+data a figure needs is absent (another game without rooms or death records, say) the function
+raises :class:`NoData`, which :mod:`foury_sim.report` catches to skip the figure.
+
+Win rates are shown in percent with their 95 % Wilson intervals; several cells that share a plotted
+setting (because other settings were swept too) are pooled: their games and wins are added up.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
+
+from . import stats
+
+__all__ = [
+    "DPI",
+    "MAX_LINES",
+    "NoData",
+    "category_colors",
+    "is_numeric",
+    "ordered_values",
+    "pool",
+    "spread_pick",
+    "win_rate_vs",
+    "difficulty_bars",
+    "heat_map",
+    "survival_by_round",
+    "survival_by_turn",
+    "distributions",
+    "paired_difference",
+]
+
+DPI = 120
+MAX_LINES = 8  #: at most this many cells in one line figure
+
+#: Fixed colours for the shipped heroes and policies, so they look the same in every figure.
+KNOWN_COLORS = {
+    "free": "#7f7f7f",
+    "kael": "#d62728",
+    "melyra": "#1f77b4",
+    "thalindra": "#2ca02c",
+    "elydion": "#9467bd",
+    "random": "#8c564b",
+    "greedy": "#ff7f0e",
+    "cautious": "#17becf",
+}
+_PALETTE = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+    "#bcbd22",
+    "#7f7f7f",
+    "#393b79",
+    "#637939",
+    "#8c6d31",
+    "#843c39",
+    "#7b4173",
+)
+
+#: Axis labels (with units) of the per-game outcomes the games record.
+OUTCOME_LABELS = {
+    "score": "Final score (points)",
+    "turns": "Game length (turns)",
+    "rounds_completed": "Rounds completed",
+    "hearts_left": "Hearts left at the end",
+    "kills": "Monsters killed",
+    "death_round": "Round of the first death",
+    "death_turn": "Turn of the first death",
+    "xp": "Experience (XP)",
+}
+
+
+class NoData(ValueError):
+    """The data a figure needs is missing (the report skips that figure)."""
+
+
+# ------------------------------------------------------------------------------------ helpers
+
+
+def _figure(width: float, height: float) -> Figure:
+    fig = Figure(figsize=(width, height), dpi=DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _titles(fig: Figure, main: str, sub: str | None = None) -> None:
+    """A bold title stating what is shown, and a smaller grey line explaining how to read it.
+
+    With one Axes the explanation goes just under the title, otherwise at the foot of the figure.
+    """
+    fig.suptitle(main, fontsize=13, fontweight="bold")
+    if sub:
+        axes = fig.get_axes()
+        if len(axes) == 1:
+            axes[0].set_title(sub, fontsize=9, color="#555555")
+        else:
+            fig.supxlabel(sub, fontsize=9, color="#555555")
+
+
+def outcome_label(key: str) -> str:
+    """Axis label of an outcome column (falls back to the key itself)."""
+    return OUTCOME_LABELS.get(key, key.replace("_", " ").capitalize())
+
+
+def fmt_value(v: Any) -> str:
+    """A setting value as a designer writes it: ``2`` not ``2.0``."""
+    if isinstance(v, (float, np.floating)):
+        if not math.isfinite(v):
+            return str(v)
+        return f"{int(v)}" if float(v).is_integer() else f"{v:g}"
+    if isinstance(v, (np.integer,)):
+        return str(int(v))
+    return str(v)
+
+
+def is_numeric(s: pd.Series) -> bool:
+    """True when every value of a swept column is a number (bools and "0,1,2,3" lists are not)."""
+    if pd.api.types.is_bool_dtype(s):
+        return False
+    if pd.api.types.is_numeric_dtype(s):
+        return True
+    vals = s.dropna()
+    if vals.empty or any(isinstance(v, bool) for v in vals):
+        return False
+    return bool(pd.to_numeric(vals, errors="coerce").notna().all())
+
+
+def ordered_values(s: pd.Series) -> list[Any]:
+    """Distinct values of a column: ascending if numeric, else in order of first appearance."""
+    vals = list(dict.fromkeys(s.dropna().tolist()))
+    if is_numeric(s):
+        vals.sort(key=float)
+    return vals
+
+
+def category_colors(values: Sequence[Any]) -> dict[str, str]:
+    """``str(value) -> colour``: fixed colours for known heroes/policies, a palette for the rest."""
+    out: dict[str, str] = {}
+    names = [fmt_value(v) for v in values]
+    for name in names:
+        if name.lower() in KNOWN_COLORS:
+            out[name] = KNOWN_COLORS[name.lower()]
+    free = [c for c in _PALETTE if c not in out.values()]
+    i = 0
+    for name in names:
+        if name not in out:
+            out[name] = free[i % len(free)]
+            i += 1
+    return out
+
+
+def pool(cells: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
+    """Games and wins added up per combination of ``keys``, with the Wilson interval of the pool.
+
+    Columns: the keys, ``games``, ``wins``, ``n_cells``, ``win_rate``, ``win_lo``, ``win_hi``.
+    """
+    keys = list(dict.fromkeys(keys))
+    for k in [*keys, "games", "wins"]:
+        if k not in cells:
+            raise NoData(f"the cells table has no column {k!r}")
+    df = cells[[*keys, "games", "wins"]].copy()
+    df["n_cells"] = 1
+    g = df.groupby(keys, sort=False, dropna=False)[["games", "wins", "n_cells"]].sum().reset_index()
+    g["games"] = g["games"].astype(int)
+    g["wins"] = g["wins"].astype(int)
+    lo, hi = stats.wilson_arrays(g["wins"].to_numpy(), g["games"].to_numpy())
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g["win_rate"] = np.where(g["games"] > 0, g["wins"] / g["games"].where(g["games"] > 0, 1), np.nan)
+    g["win_lo"], g["win_hi"] = lo, hi
+    return g
+
+
+def spread_pick(metric: Sequence[float], k: int) -> list[int]:
+    """Indices of at most ``k`` items whose ``metric`` values spread evenly from lowest to highest.
+
+    The lowest and highest are always kept; the rest are the items nearest to evenly spaced values
+    in between, so near-identical items are not all shown while distinct ones are left out.
+    """
+    metric = np.asarray(metric, dtype=float)
+    n = len(metric)
+    if n <= k:
+        return list(range(n))
+    m = np.where(np.isfinite(metric), metric, np.nanmin(metric) if np.isfinite(metric).any() else 0.0)
+    order = np.argsort(m, kind="stable")
+    picks: list[int] = [int(order[0]), int(order[-1])]
+    for t in np.linspace(m[order[0]], m[order[-1]], k)[1:-1]:
+        rest = [i for i in order if i not in picks]
+        picks.append(int(min(rest, key=lambda i: (abs(m[i] - t), i))))
+    return sorted(picks)
+
+
+def _pct_axis(ax: Any, axis: str = "y") -> None:
+    fmt = FuncFormatter(lambda v, _pos: f"{v:g}%")
+    (ax.yaxis if axis == "y" else ax.xaxis).set_major_formatter(fmt)
+
+
+def _rate_ylim(ax: Any, lo: float, hi: float, target: float | None = None) -> None:
+    """A y range in percent around the data (and target), clipped to 0..100."""
+    vals = [lo, hi] + ([target * 100] if target is not None else [])
+    a, b = min(vals), max(vals)
+    pad = max(3.0, 0.12 * (b - a))
+    ax.set_ylim(max(0.0, a - pad), min(100.0, b + pad) if b + pad < 100 else 101.0)
+
+
+def _legend(ax: Any, title: str | None = None, handles_from: Any = None) -> None:
+    """Legend to the right of ``ax``, outside the data (``handles_from``: take the entries from another Axes)."""
+    handles, labels = (handles_from or ax).get_legend_handles_labels()
+    if not handles:
+        return
+    ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, title=title,
+              fontsize=9, title_fontsize=9, frameon=False, alignment="left", handlelength=2.6)
+
+
+def _hist(cell_json: dict[str, Any], key: str) -> tuple[np.ndarray, np.ndarray] | None:
+    h = (cell_json.get("hist") or {}).get(key)
+    if not isinstance(h, dict) or "values" not in h or "counts" not in h:
+        return None
+    v = np.asarray(h["values"], dtype=float)
+    c = np.asarray(h["counts"], dtype=float)
+    if v.shape != c.shape or c.sum() <= 0:
+        return None
+    order = np.argsort(v)
+    return v[order], c[order]
+
+
+def _cell_series(
+    cell_jsons: Sequence[dict[str, Any]],
+    labels: Sequence[str] | None,
+    key: str,
+    colors: Sequence[Any] | None,
+    linestyles: Sequence[str] | None = None,
+) -> list[tuple[str, np.ndarray, np.ndarray, Any, str]]:
+    """(label, values, counts, colour, line style) of every cell that has ``hist[key]``."""
+    for name, seq in (("labels", labels), ("colors", colors), ("linestyles", linestyles)):
+        if seq is not None and len(seq) != len(cell_jsons):
+            raise ValueError(f"{name} must have one entry per cell record")
+    out = []
+    for i, cj in enumerate(cell_jsons):
+        h = _hist(cj, key)
+        if h is None:
+            continue
+        lab = labels[i] if labels is not None else str(cj.get("label", f"cell {cj.get('cell', i)}"))
+        col = colors[i] if colors is not None else _PALETTE[i % len(_PALETTE)]
+        out.append((lab, h[0], h[1], col, linestyles[i] if linestyles is not None else "-"))
+    if not out:
+        raise NoData(f"no cell records a per-game histogram of {key!r}")
+    return out
+
+
+def _shown_note(shown: int, total: int, what: str) -> str:
+    return f"{shown} of {total} cells shown, spread from {what}" if shown < total else ""
+
+
+# ------------------------------------------------------------------------------ win rate figures
+
+
+def win_rate_vs(
+    cells: pd.DataFrame,
+    x: str,
+    hue: str | None = None,
+    target: float | None = None,
+    *,
+    title: str | None = None,
+) -> Figure:
+    """Win rate against a swept setting ``x``, one line (or marker series) per value of ``hue``.
+
+    Numeric ``x``: lines with the 95 % Wilson interval as a shaded band. Categorical ``x``: points
+    with error bars. ``target`` (a rate, e.g. 0.4) is drawn as a dashed line.
+    """
+    if x not in cells:
+        raise NoData(f"the cells table has no column {x!r}")
+    if hue is not None and (hue not in cells or hue == x):
+        hue = None
+    keys = [hue, x] if hue else [x]
+    p = pool(cells, keys)
+    pooled = bool((p["n_cells"] > 1).any())
+    numeric = is_numeric(cells[x])
+    groups = ordered_values(cells[hue]) if hue else [None]
+    colors = category_colors(groups) if hue else {"None": "#1f77b4"}
+    xs_all = ordered_values(cells[x])
+    fig = _figure(8.6 if hue else 7.6, 4.8)
+    ax = fig.add_subplot()
+    width = 0.7 / max(1, len(groups))
+    for gi, g in enumerate(groups):
+        sub = p[p[hue] == g] if hue else p
+        if sub.empty:
+            continue
+        color = colors[fmt_value(g)] if hue else colors["None"]
+        name = fmt_value(g) if hue else "win rate"
+        r, lo, hi = (sub[c].to_numpy(float) * 100 for c in ("win_rate", "win_lo", "win_hi"))
+        if numeric:
+            xv = pd.to_numeric(sub[x]).to_numpy(float)
+            o = np.argsort(xv)
+            xv, r, lo, hi = xv[o], r[o], lo[o], hi[o]
+            ax.fill_between(xv, lo, hi, color=color, alpha=0.18, lw=0)
+            ax.plot(xv, r, marker="o", ms=5, lw=2, color=color, label=name)
+        else:
+            pos = np.array([xs_all.index(v) for v in sub[x]], dtype=float)
+            pos += (gi - (len(groups) - 1) / 2) * width
+            ax.errorbar(pos, r, yerr=[r - lo, hi - r], fmt="o", ms=6, capsize=4, lw=1.6, color=color, label=name)
+    if target is not None:
+        ax.axhline(target * 100, ls="--", lw=1.3, color="black", label=f"target {target * 100:g}%")
+    if numeric:
+        xv = [float(v) for v in xs_all]
+        if len(xv) <= 15:
+            ax.set_xticks(xv, [fmt_value(v) for v in xs_all])
+    else:
+        ax.set_xticks(range(len(xs_all)), [fmt_value(v) for v in xs_all])
+        ax.set_xlim(-0.6, len(xs_all) - 0.4)
+        if max(len(fmt_value(v)) for v in xs_all) * len(xs_all) > 60:
+            ax.tick_params(axis="x", labelrotation=30)
+    _pct_axis(ax)
+    _rate_ylim(ax, float(p["win_lo"].min() * 100), float(p["win_hi"].max() * 100), target)
+    ax.set_xlabel(x)
+    ax.set_ylabel("Win rate (% of games)")
+    ax.grid(alpha=0.3)
+    main = title or f"Win rate by {x}" + (f", one line per {hue}" if hue else "")
+    how = "shaded band" if numeric else "bars"
+    sub_t = f"{how} = 95% interval"
+    if pooled:
+        sub_t += "; cells that differ only in other swept settings are pooled"
+    _titles(fig, main, sub_t)
+    if hue or target is not None:
+        _legend(ax, title=hue)
+    return fig
+
+
+def difficulty_bars(
+    cells: pd.DataFrame,
+    by: str,
+    hue: str | None = None,
+    target: float | None = None,
+    *,
+    title: str | None = None,
+) -> Figure:
+    """Win-rate bars with 95 % intervals: one bar per value of ``by``, grouped side by side by ``hue``.
+
+    ``by="label"`` gives one bar per cell. Long names switch to horizontal bars.
+    """
+    if by not in cells:
+        raise NoData(f"the cells table has no column {by!r}")
+    if hue is not None and (hue not in cells or hue == by):
+        hue = None
+    p = pool(cells, [by, hue] if hue else [by])
+    pooled = bool((p["n_cells"] > 1).any())
+    cats = ordered_values(cells[by])
+    groups = ordered_values(cells[hue]) if hue else [None]
+    colors = category_colors(groups if hue else cats)
+    names = [fmt_value(c) for c in cats]
+    horizontal = len(cats) > 10 or max(len(n) for n in names) > 14
+    n_bars = len(cats) * len(groups)
+    if horizontal:
+        fig = _figure(8.6, min(14.0, 1.6 + 0.32 * n_bars + 0.15 * len(cats)))
+    else:
+        fig = _figure(max(6.0, min(14.0, 2.5 + 0.55 * n_bars)), 4.8)
+    ax = fig.add_subplot()
+    width = 0.8 / len(groups)
+    top = 0.0
+    for gi, g in enumerate(groups):
+        sub = p[p[hue] == g] if hue else p
+        if sub.empty:
+            continue
+        pos = np.array([cats.index(v) for v in sub[by]], dtype=float) + (gi - (len(groups) - 1) / 2) * width
+        r, lo, hi = (sub[c].to_numpy(float) * 100 for c in ("win_rate", "win_lo", "win_hi"))
+        col = [colors[fmt_value(g)]] * len(sub) if hue else [colors[fmt_value(v)] for v in sub[by]]
+        err = [r - lo, hi - r]
+        label = fmt_value(g) if hue else None
+        if horizontal:
+            ax.barh(pos, r, height=width * 0.9, color=col, xerr=err, capsize=3, ecolor="#333333", label=label)
+            for yy, rr, hh in zip(pos, r, hi):
+                ax.annotate(_bar_pct(rr), (hh, yy), xytext=(3, 0), textcoords="offset points", va="center",
+                            ha="left", fontsize=8)
+        else:
+            ax.bar(pos, r, width=width * 0.9, color=col, yerr=err, capsize=3, ecolor="#333333", label=label)
+            for xx, rr, hh in zip(pos, r, hi):
+                ax.annotate(_bar_pct(rr), (xx, hh), xytext=(0, 3), textcoords="offset points", va="bottom",
+                            ha="center", fontsize=8)
+        top = max(top, float(hi.max()))
+    if target is not None:
+        line = ax.axvline if horizontal else ax.axhline
+        line(target * 100, ls="--", lw=1.3, color="black", label=f"target {target * 100:g}%")
+        top = max(top, target * 100)
+    lim = (0.0, min(100.0, top * 1.15 + 0.3) if top < 85 else 105.0)
+    if horizontal:
+        ax.set_yticks(range(len(cats)), names)
+        ax.invert_yaxis()
+        ax.set_xlim(*lim)
+        _pct_axis(ax, "x")
+        ax.set_xlabel("Win rate (% of games)")
+        ax.set_ylabel("" if by == "label" else by)
+        ax.grid(axis="x", alpha=0.3)
+    else:
+        ax.set_xticks(range(len(cats)), names)
+        if sum(len(n) for n in names) > 60:
+            ax.tick_params(axis="x", labelrotation=30)
+        ax.set_ylim(*lim)
+        _pct_axis(ax)
+        ax.set_ylabel("Win rate (% of games)")
+        ax.set_xlabel("" if by == "label" else by)
+        ax.grid(axis="y", alpha=0.3)
+    what = "cell" if by == "label" else by
+    main = title or f"Win rate by {what}" + (f" and {hue}" if hue else "")
+    sub_t = "black whiskers = 95% interval; non-overlapping whiskers mean a clear difference"
+    if pooled:
+        sub_t += "\ncells that differ only in other swept settings are pooled"
+    _titles(fig, main, sub_t)
+    if hue or target is not None:
+        _legend(ax, title=hue)
+    return fig
+
+
+def _bar_pct(r: float) -> str:
+    return f"{r:.1f}%" if r >= 1 or r == 0 else f"{r:.2f}%"
+
+
+# ----------------------------------------------------------------------------------- map heat
+
+
+def heat_map(
+    cell_json: dict[str, Any],
+    kind: Literal["deaths", "visits"] = "deaths",
+    title: str | None = None,
+    *,
+    map_data: Any = None,
+) -> Figure:
+    """Per-room heat over the map picture: first deaths per 1000 games, or room visits per game.
+
+    ``map_data`` (a ``MapData``) saves resolving ``cell_json["rooms"]["map"]`` again.
+    """
+    from .games.foury.icons import VOID
+    from .games.foury.maps import render_map
+
+    if kind not in ("deaths", "visits"):
+        raise ValueError(f"kind must be 'deaths' or 'visits', not {kind!r}")
+    rooms = cell_json.get("rooms")
+    if not isinstance(rooms, dict) or not isinstance(rooms.get(kind), list):
+        raise NoData(f"the cell record has no per-room {kind}")
+    m = map_data if map_data is not None else resolve_cell_map(rooms.get("map"))
+    vals = np.asarray(rooms[kind], dtype=float)
+    if vals.shape != (m.n,):
+        raise NoData(f"per-room {kind} has {vals.size} entries but map {m.name!r} has {m.n} cells")
+    games = cell_json.get("games") or 0
+    if not games:
+        h = _hist(cell_json, "death_round") or _hist(cell_json, "score")
+        games = int(h[1].sum()) if h else 0
+    if games <= 0:
+        raise NoData("the cell record does not say how many games it played")
+    if kind == "deaths":
+        heat = vals / games * 1000.0
+        label = "first deaths per 1000 games"
+        main = "Where heroes die"
+    else:
+        heat = vals / games
+        label = "visits per game"
+        main = "Where heroes go"
+    heat[np.asarray(m.sector) == VOID] = np.nan
+    who = str(cell_json.get("label", ""))
+    if title is None:
+        title = f"{main}: {label}\n{who} ({games:,} games)" if who else f"{main}: {label} ({games:,} games)"
+    fig = render_map(m, heat=heat, heat_label=label, title=title)
+    fig.set_dpi(DPI)
+    _grow_top(fig, 0.3 * title.count("\n"))
+    return fig
+
+
+def _grow_top(fig: Figure, inches: float) -> None:
+    """Add ``inches`` of room above everything (for a title of several lines), keeping Axes sizes."""
+    if inches <= 0:
+        return
+    w, h = fig.get_size_inches()
+    k = h / (h + inches)
+    for ax in fig.get_axes():
+        if ax.get_axes_locator() is None:  # inset axes follow their parent
+            pos = ax.get_position()
+            ax.set_position([pos.x0, pos.y0 * k, pos.width, pos.height * k])
+    fig.set_size_inches(w, h + inches)
+
+
+def resolve_cell_map(name_or_path: Any) -> Any:
+    """The map of a cell record: its path, else a built-in map of the same name, else the base map."""
+    from pathlib import Path
+
+    from .errors import InputError
+    from .games.foury.maps import builtin_maps, resolve_map
+
+    if not name_or_path:
+        return resolve_map(None)
+    try:
+        return resolve_map(name_or_path)
+    except InputError:
+        stem = Path(str(name_or_path)).stem
+        if stem in builtin_maps():
+            return resolve_map(stem)
+        raise
+
+
+# ----------------------------------------------------------------------------------- survival
+
+
+def _n_rounds(series: list[tuple[str, np.ndarray, np.ndarray, Any, str]], cell_jsons: Sequence[dict[str, Any]]) -> int:
+    top = max(int(v.max()) for _, v, _, _, _ in series)
+    for cj in cell_jsons:
+        h = _hist(cj, "rounds_completed")
+        if h is not None:
+            top = max(top, int(h[0].max()))
+    return max(top, 1)
+
+
+def survival_by_round(
+    cell_jsons: Sequence[dict[str, Any]],
+    labels: Sequence[str] | None = None,
+    *,
+    colors: Sequence[Any] | None = None,
+    linestyles: Sequence[str] | None = None,
+    max_lines: int = MAX_LINES,
+    n_rounds: int | None = None,
+    title: str | None = None,
+) -> Figure:
+    """Share of games with no death yet at the start of each round and at the end (``hist.death_round``).
+
+    ``death_round`` 0 means the hero never died. With more than ``max_lines`` cells, the cells
+    spread from the lowest to the highest end-of-game survival are drawn (the title says so).
+    """
+    series = _cell_series(cell_jsons, labels, "death_round", colors, linestyles)
+    R = n_rounds or _n_rounds(series, cell_jsons)
+    xs = np.arange(1, R + 2)
+    curves = []
+    for lab, v, c, col, ls in series:
+        n = c.sum()
+        alive = [c[(v == 0) | (v >= r)].sum() / n * 100 for r in range(1, R + 1)] + [c[v == 0].sum() / n * 100]
+        curves.append((lab, np.array(alive), col, ls))
+    picks = spread_pick([float(np.mean(cv[1])) for cv in curves], max_lines)
+    fig = _figure(10.5, 4.8)
+    ax = fig.add_subplot()
+    for i in sorted(picks, key=lambda j: -curves[j][1][-1]):
+        lab, a, col, ls = curves[i]
+        ax.plot(xs, a, marker="o", ms=5, lw=2, color=col, ls=ls, label=f"{lab}: {a[-1]:.0f}% never die")
+    ax.set_xticks(xs, [f"start of\nround {r}" for r in range(1, R + 1)] + ["end of\ngame"])
+    ax.set_ylim(0, 102)
+    _pct_axis(ax)
+    ax.set_ylabel("Games with no death yet (%)")
+    ax.grid(alpha=0.3)
+    note = _shown_note(len(picks), len(curves), "lowest to highest average survival")
+    main = title or "Survival by round: share of games where the hero has not died yet"
+    _titles(fig, main, note or "a death is the first time the hero's hearts run out (a continue may follow)")
+    _legend(ax, title="cell")
+    return fig
+
+
+def survival_by_turn(
+    cell_jsons: Sequence[dict[str, Any]],
+    labels: Sequence[str] | None = None,
+    *,
+    colors: Sequence[Any] | None = None,
+    linestyles: Sequence[str] | None = None,
+    max_lines: int = MAX_LINES,
+    title: str | None = None,
+) -> Figure:
+    """Share of games with no death yet after each turn: a step curve from ``hist.death_turn`` (0 = never)."""
+    series = _cell_series(cell_jsons, labels, "death_turn", colors, linestyles)
+    curves = []
+    last = 1
+    for lab, v, c, col, ls in series:
+        n = c.sum()
+        died = v > 0
+        t = np.concatenate([[0.0], v[died]])
+        alive = 100.0 * (1.0 - np.concatenate([[0.0], np.cumsum(c[died])]) / n)
+        curves.append((lab, t, alive, col, ls))
+        if died.any():  # the turn by which 99.5 % of this cell's deaths have happened
+            cum = np.cumsum(c[died]) / c[died].sum()
+            last = max(last, int(v[died][np.searchsorted(cum, 0.995)]))
+    xmax = last + 1
+    grid = np.arange(xmax + 1)
+    area = [float(np.mean(a[np.searchsorted(t, grid, side="right") - 1])) for _, t, a, _, _ in curves]
+    picks = spread_pick(area, max_lines)
+    fig = _figure(10.5, 4.8)
+    ax = fig.add_subplot()
+    for i in sorted(picks, key=lambda j: -curves[j][2][-1]):
+        lab, t, a, col, ls = curves[i]
+        t = np.append(t, max(xmax, t[-1]))
+        a = np.append(a, a[-1])
+        ax.step(t, a, where="post", lw=2, color=col, ls=ls, label=f"{lab}: {a[-1]:.0f}% never die")
+    ax.set_xlim(0, xmax)
+    ax.set_ylim(0, 102)
+    _pct_axis(ax)
+    ax.set_xlabel("Turn")
+    ax.set_ylabel("Games with no death yet (%)")
+    ax.grid(alpha=0.3)
+    notes = [_shown_note(len(picks), len(curves), "lowest to highest average survival")]
+    notes.append(f"x axis ends at turn {xmax}: 99.5% of first deaths happen by then")
+    main = title or "Survival by turn: share of games where the hero has not died yet"
+    _titles(fig, main, "\n".join(n for n in notes if n))
+    _legend(ax, title="cell")
+    return fig
+
+
+# ------------------------------------------------------------------------------- distributions
+
+
+def distributions(
+    cell_jsons: Sequence[dict[str, Any]],
+    labels: Sequence[str] | None = None,
+    key: str = "score",
+    *,
+    colors: Sequence[Any] | None = None,
+    linestyles: Sequence[str] | None = None,
+    max_lines: int = MAX_LINES,
+    title: str | None = None,
+) -> Figure:
+    """Distribution of a per-game outcome (``hist[key]``), one line per cell.
+
+    Left: share of games per value (step histogram; wide ranges are binned). Right: the cumulative
+    share of games at or below each value, which compares many cells more easily.
+    """
+    series = _cell_series(cell_jsons, labels, key, colors, linestyles)
+    means = [float((v * c).sum() / c.sum()) for _, v, c, _, _ in series]
+    picks = spread_pick(means, max_lines)
+    allv = np.concatenate([series[i][1] for i in picks])
+    allc = np.concatenate([series[i][2] for i in picks])
+    o = np.argsort(allv)
+    allv, allc = allv[o], allc[o]
+    cum = np.cumsum(allc) / allc.sum()
+    lo = float(allv[0])
+    hi = float(allv[min(np.searchsorted(cum, 0.995), len(allv) - 1)])  # cut a long tail (e.g. the turn cap)
+    hi = max(hi, lo + 1)
+    w = max(1, math.ceil((hi - lo + 1) / 40))
+    edges = np.arange(lo - 0.5, hi + w + 0.5, w)
+    fig = _figure(12.0, 4.6)
+    ax_h, ax_c = fig.subplots(1, 2)
+    beyond = 0.0
+    for i in sorted(picks, key=lambda j: means[j]):
+        lab, v, c, col, ls = series[i]
+        n = c.sum()
+        share, _ = np.histogram(v, bins=edges, weights=c)
+        ax_h.stairs(share / n * 100, edges, lw=1.8, color=col, ls=ls, label=f"{lab} (mean {means[i]:.1f})")
+        ax_c.step(np.concatenate([[v[0]], v]), np.concatenate([[0.0], np.cumsum(c) / n * 100]), where="post",
+                  lw=1.8, color=col, ls=ls)
+        beyond = max(beyond, float(c[v > edges[-1]].sum() / n * 100))
+    xl = outcome_label(key)
+    ax_h.set_xlabel(xl)
+    ax_h.set_ylabel("Share of games (%)" + (f", bins of {w}" if w > 1 else ""))
+    ax_h.set_xlim(edges[0], edges[-1])
+    ax_h.set_ylim(bottom=0)
+    _pct_axis(ax_h)
+    ax_c.set_xlabel(xl)
+    ax_c.set_ylabel(f"Games with {key.replace('_', ' ')} at or below (%)")
+    ax_c.set_xlim(edges[0], edges[-1])
+    ax_c.set_ylim(0, 102)
+    _pct_axis(ax_c)
+    for ax in (ax_h, ax_c):
+        ax.grid(alpha=0.3)
+    notes = [_shown_note(len(picks), len(series), f"lowest to highest mean {key.replace('_', ' ')}")]
+    if beyond > 0:
+        notes.append(f"x axis cut at {edges[-1] - 0.5:g}: up to {beyond:.1f}% of a cell's games lie beyond")
+    main = title or f"Distribution of {xl[0].lower() + xl[1:]} per game"
+    _titles(fig, main, "\n".join(n for n in notes if n) or None)
+    _legend(ax_c, title="cell", handles_from=ax_h)
+    return fig
+
+
+# ---------------------------------------------------------------------------------- comparison
+
+_RATE_WORDS = ("win", "rate", "share")
+
+
+def _is_rate(outcome: str) -> bool:
+    return any(w in outcome.lower() for w in _RATE_WORDS)
+
+
+def paired_difference(
+    diff_rows: pd.DataFrame,
+    *,
+    title: str | None = None,
+    a_label: str = "A",
+    b_label: str = "B",
+) -> Figure:
+    """Forest plot of paired differences b − a, one row per outcome on its own scale.
+
+    ``diff_rows`` has ``outcome``, ``diff``, ``lo``, ``hi``, ``significant`` (optionally ``a``, ``b``).
+    Rates ("win rate", ...) are shown in percentage points.
+    """
+    need = ("outcome", "diff", "lo", "hi")
+    missing = [c for c in need if c not in diff_rows]
+    if missing:
+        raise NoData(f"comparison rows lack {', '.join(missing)}")
+    rows = diff_rows.reset_index(drop=True)
+    if rows.empty:
+        raise NoData("no outcomes to compare")
+    n = len(rows)
+    fig = _figure(9.0, 1.15 + 0.85 * n)
+    axes = np.atleast_1d(fig.subplots(n, 1))
+    for ax, (_, r) in zip(axes, rows.iterrows()):
+        name = str(r["outcome"])
+        rate = _is_rate(name)
+        k = 100.0 if rate else 1.0
+        unit = " pp" if rate else ""
+        d, lo, hi = float(r["diff"]) * k, float(r["lo"]) * k, float(r["hi"]) * k
+        sig = bool(r.get("significant", (lo > 0) or (hi < 0)))
+        col = "#c0392b" if sig else "#7f7f7f"
+        ax.axvline(0, color="black", lw=1)
+        if math.isfinite(lo) and math.isfinite(hi):
+            ax.plot([lo, hi], [0, 0], color=col, lw=3, solid_capstyle="butt")
+        ax.plot([d], [0], "o", color=col, ms=9)
+        span = max(abs(v) for v in (d, lo, hi) if math.isfinite(v)) if any(
+            math.isfinite(v) for v in (d, lo, hi)) else 1.0
+        span = span * 1.25 if span > 0 else 1.0
+        ax.set_xlim(-span, span)
+        ax.set_ylim(-1, 1)
+        shown = "Win rate" if name.lower() in ("win", "win rate", "win_rate") else outcome_label(name)
+        ax.set_yticks([0], [shown + (" (pp)" if rate else "")], fontsize=10)
+        ax.tick_params(axis="x", labelsize=8)
+        ax.grid(axis="x", alpha=0.3)
+        txt = f"{d:+.2f}{unit}  [{lo:+.2f}, {hi:+.2f}]  " + ("significant" if sig else "not significant")
+        if "a" in rows and "b" in rows:
+            fa = (lambda x: f"{x * 100:.1f}%") if rate else (lambda x: f"{x:.2f}")
+            txt = f"{a_label} {fa(float(r['a']))} → {b_label} {fa(float(r['b']))}:  " + txt
+        ax.text(1.02, 0.5, txt, transform=ax.transAxes, va="center", ha="left", fontsize=9, color=col)
+        for side in ("top", "right", "left"):
+            ax.spines[side].set_visible(False)
+    main = title or f"Paired differences {b_label} − {a_label} (same dice), with 95% intervals"
+    _titles(fig, main, f"right of the black line: higher under {b_label}; red = significant, grey = not; "
+                       "pp = percentage points")
+    return fig

@@ -1,0 +1,163 @@
+"""Delve (published as Dungeon Roll): a solo push-your-luck dice delve, registered as "delve".
+
+Rules: ``rules.toml`` (data) and ``engine.py`` (numba); policy API: ``api.py``; docs/rules-delve.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...config import use_cache
+from ...errors import InputError
+from ...policy import USER_POLICY_ID, Policy, PolicySpec
+from ...registry import GameSpec, register
+from ...rng import NO_SCRIPT
+
+with use_cache("games/delve"):  # compiled kernels are cached per version of this package's code
+    from . import api
+    from .engine import OUT_NAMES, TRACE_COLS, kernel
+    from .odds import clear_table, odds
+    from .policies import RISK_PARAMS, THRESHOLD_PARAMS
+    from .report import format_trace
+    from .ruleset import R_DELVES, DelveRules, heroes, load_ruleset
+
+POLICIES = {
+    "threshold": PolicySpec(
+        "threshold",
+        api.P_THRESHOLD,
+        "retire when the level reached >= retire_level or fewer than min_companions companion dice remain",
+        dict(THRESHOLD_PARAMS),
+    ),
+    "risk": PolicySpec(
+        "risk",
+        api.P_RISK,
+        "retire unless the exact chance of clearing the next level makes going on worth "
+        "more (by margin) than the XP at stake; bonus values surviving a level",
+        dict(RISK_PARAMS),
+    ),
+    "random": PolicySpec("random", api.P_RANDOM, "a uniformly random legal option at every choice"),
+}
+
+
+def columns(ruleset: DelveRules) -> list[str]:
+    return list(OUT_NAMES) + [f"delve{d + 1}_level" for d in range(int(ruleset.rules[R_DELVES]))]
+
+
+def wants_odds(policy: Policy) -> bool:
+    """The risk policy needs the clear table; a user policy asks for it (``S_P_NEXT``, ``O_P``) with
+    ``DELVE_WANTS_ODDS = True`` in its file (computing it takes a second or two per ruleset and hero)."""
+    if policy.policy_id == api.P_RISK:
+        return True
+    py = getattr(policy.fn, "py_func", policy.fn)
+    return policy.policy_id == USER_POLICY_ID and bool(getattr(py, "__globals__", {}).get("DELVE_WANTS_ODDS"))
+
+
+def _run(
+    ruleset: DelveRules,
+    hero: str,
+    policy: Policy,
+    seed: int,
+    start: int,
+    count: int,
+    script: np.ndarray = NO_SCRIPT,
+    trace_rows: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
+    if hero not in ruleset.heroes:
+        raise InputError(f"unknown hero {hero!r} (known: {', '.join(ruleset.heroes)})", "--hero")
+    rules = ruleset.with_hero(hero)
+    table = clear_table(rules) if wants_odds(policy) else np.zeros(0)
+    out = np.zeros((count, len(columns(ruleset))), dtype=np.int64)
+    trace = np.zeros((trace_rows, TRACE_COLS), dtype=np.int64)
+    ctl = np.array([policy.policy_id, start, count, list(ruleset.heroes).index(hero)], dtype=np.int64)
+    kernel()(
+        rules,
+        table,
+        ctl,
+        np.ascontiguousarray(policy.params, dtype=np.float64),
+        policy.fn,
+        np.uint64(seed % 2**64),
+        np.ascontiguousarray(script, dtype=np.int64),
+        out,
+        trace,
+    )
+    return out, trace
+
+
+def simulate(
+    ruleset: DelveRules, hero: str, policy: Policy, seed: int, start: int, count: int
+) -> dict[str, np.ndarray]:
+    """Games ``start .. start+count-1`` of stream ``seed``: one row per game (see ``columns``)."""
+    out, _ = _run(ruleset, hero, policy, seed, start, count)
+    return {name: out[:, i].copy() for i, name in enumerate(columns(ruleset))}
+
+
+def play(
+    ruleset: DelveRules,
+    hero: str,
+    policy: Policy,
+    seed: int = 0,
+    game: int = 0,
+    script: list[int] | np.ndarray | None = None,
+    trace_rows: int = 5000,
+) -> tuple[dict[str, int], list[str]]:
+    """One game with an optional script of forced dice (and treasure draws): its row and report."""
+    sc = NO_SCRIPT if script is None else np.asarray(script, dtype=np.int64)
+    out, trace = _run(ruleset, hero, policy, seed, game, 1, sc, trace_rows)
+    row = {name: int(out[0, i]) for i, name in enumerate(columns(ruleset))}
+    return row, format_trace(trace, ruleset, hero)
+
+
+def replay(ruleset: DelveRules, hero: str, policy: Policy, seed: int, game: int) -> list[str]:
+    """The play report of game ``game`` of stream ``seed``."""
+    row, lines = play(ruleset, hero, policy, seed, game)
+    head = f"Delve, game {game} of seed {seed}: hero {hero}, policy {policy.describe()}"
+    return [head] + lines
+
+
+def summarize(df: pd.DataFrame) -> dict[str, Any]:
+    """Delve-specific summary: rank distribution, mean level per delve, flee and portal rates."""
+    delves = [c for c in df.columns if c.startswith("delve") and c.endswith("_level")]
+    n = max(len(df), 1)
+    return {
+        "rank_share": {int(k): float(v) / n for k, v in df["rank"].value_counts().sort_index().items()},
+        "mean_level": {c: float(df[c].mean()) for c in delves},
+        "flee_rate": float(df["fled"].sum()) / (n * max(len(delves), 1)),
+        "portal_rate": float(df["portals"].sum()) / (n * max(len(delves), 1)),
+        "dragons_slain_per_game": float(df["dragons_slain"].mean()),
+        "master_share": float(df["master"].mean()),
+    }
+
+
+SPEC = register(
+    GameSpec(
+        name="delve",
+        title="Delve (Dungeon Roll): 3 solo delves, push your luck",
+        load_ruleset=load_ruleset,
+        heroes=heroes,
+        policies=POLICIES,
+        default_policy="risk",
+        default_hero="none",
+        simulate=simulate,
+        replay=replay,
+        summarize=summarize,
+        odds=odds,
+        mean_columns=("score", "xp", "treasures", "dragons_slain", "fled"),
+    )
+)
+
+__all__ = [
+    "SPEC",
+    "POLICIES",
+    "simulate",
+    "replay",
+    "play",
+    "summarize",
+    "odds",
+    "load_ruleset",
+    "heroes",
+    "columns",
+    "api",
+]

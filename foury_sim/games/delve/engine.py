@@ -1,0 +1,1151 @@
+"""The Delve rules as small numba functions over the state vector, and the parallel kernel.
+
+One game: ``play_game``. Each rule is one function (``form_party``, ``roll_level``, ``monster_phase``,
+``loot_phase``, ``dragon_phase``, ``regroup``...); every choice goes through ``decide`` (the policy
+switch). Menus list the legal options with the kernel's advice (see ``api``). The trace, when the
+``trace`` array has rows, logs every roll, decision and effect for ``report.format_trace``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from ...config import CACHE, CHUNK, JIT_DISABLED
+from ...policy import POLICY_TYPE, USER_POLICY_ID
+from ...rng import roll, seed_stream
+from . import api as A
+from .policies import builtin_decide
+from .ruleset import (
+    R_DELVES,
+    R_DRAGON_AT,
+    R_DRAGON_TREASURES,
+    R_DRAGON_TYPES,
+    R_DRAGON_XP,
+    R_DUNGEON_DICE,
+    R_DUNGEON_FACES,
+    R_DUNGEON_SIDES,
+    R_EMPTY_POOL_DRAGON,
+    R_EMPTY_POOL_XP,
+    R_FLEE_KEEPS,
+    R_HERO,
+    R_HERO_DRAGON,
+    R_LEVELS,
+    R_MASTER_AT,
+    R_MASTER_REFRESH,
+    R_N_RANKS,
+    R_N_TREASURES,
+    R_OPENS_ALL,
+    R_PARTY_DICE,
+    R_PARTY_FACES,
+    R_PARTY_SIDES,
+    R_PORTAL_XP,
+    R_RANKS,
+    R_RETIRE_XP,
+    R_SCALES_PAIR,
+    R_SCROLL_PHASES,
+    R_SPECIALTY_ALL,
+    R_SWEEP,
+    R_TREASURE,
+    R_WIN_SCORE,
+    T_COLS,
+    T_COUNT,
+    T_EFFECT,
+    T_FACE,
+    T_PHASES,
+    T_POINTS,
+)
+from .solver import (
+    UNIT_COST,
+    W_CNT,
+    W_COLS,
+    W_EXTRA,
+    W_MASK,
+    W_MON,
+    W_ROWS,
+    W_SWEEP,
+    best_fight,
+    dragon_cost,
+    dragon_rows,
+    fight_rows,
+)
+
+# --- trace events: [code, delve, level, a0..a7] ------------------------------------------------
+E_DELVE, E_PARTY, E_DUNGEON, E_DECISION, E_USE, E_DRAW, E_XP, E_REVIVE = range(1, 9)
+E_DRAGON, E_SLAIN, E_ULTIMATE, E_TREASURE, E_FLEE, E_PORTAL, E_RETIRE, E_MASTER = range(9, 17)
+E_END, E_TRANSFORM, E_CLEARED, E_OPEN, E_QUAFF, E_REROLL = range(17, 23)
+TRACE_COLS = 11
+#: XP reasons (E_XP a1)
+XP_RETIRE, XP_DRAGON, XP_EMPTY_POOL, XP_PORTAL = range(4)
+#: fleeing causes (E_FLEE a1)
+FLEE_MONSTERS, FLEE_DRAGON = 0, 1
+
+# --- output columns ---------------------------------------------------------------------------
+OUT_NAMES = (
+    "game",
+    "win",
+    "score",
+    "xp",
+    "treasures",
+    "rank",
+    "fled",
+    "portals",
+    "retired",
+    "dragons_slain",
+    "dragons_faced",
+    "chests",
+    "treasures_won",
+    "master",
+    "bad_answers",
+    "decisions",
+)
+OUT_DELVE = len(OUT_NAMES)  # then one "delveN_level" column per delve
+
+SCRATCH = A.MAX_OPTIONS  # a spare row of ``opts`` for what-if fights
+REASON_FLEE, REASON_PORTAL = 1, 2
+
+
+@njit(cache=CACHE, inline="always")
+def ev(trace, st, code, a0, a1, a2, a3, a4, a5, a6, a7):
+    """Log one event (only when replaying: ``trace`` has rows; row 0 holds the count)."""
+    if trace.shape[0] < 2:
+        return
+    i = trace[0, 0] + 1
+    if i >= trace.shape[0]:
+        return
+    trace[0, 0] = i
+    trace[i, 0] = code
+    trace[i, 1] = st[A.S_DELVE]
+    trace[i, 2] = st[A.S_LEVEL]
+    trace[i, 3] = a0
+    trace[i, 4] = a1
+    trace[i, 5] = a2
+    trace[i, 6] = a3
+    trace[i, 7] = a4
+    trace[i, 8] = a5
+    trace[i, 9] = a6
+    trace[i, 10] = a7
+
+
+@njit(cache=CACHE)
+def ev_party(trace, st):
+    p = A.S_PARTY
+    ev(trace, st, E_PARTY, st[p], st[p + 1], st[p + 2], st[p + 3], st[p + 4], st[p + 5], st[A.S_GRAVE], 0)
+
+
+@njit(cache=CACHE)
+def ev_dungeon(trace, st, rolled, dragons):
+    d = A.S_DUN
+    ev(trace, st, E_DUNGEON, rolled, st[d], st[d + 1], st[d + 2], st[d + 3], st[d + 4], dragons, st[A.S_LAIR])
+
+
+# --- small rules --------------------------------------------------------------------------------
+@njit(cache=CACHE, inline="always")
+def hero_at(rules, st):
+    """Offset of the hero's current side in ``rules``."""
+    return R_HERO + st[A.S_MASTER] * A.H_COLS
+
+
+@njit(cache=CACHE, inline="always")
+def dragon_need(rules, st):
+    """Different companion types the dragon needs (the hero's ``dragon_types`` or the ruleset's)."""
+    n = rules[hero_at(rules, st) + A.H_DRAGON_TYPES]
+    return n if n > 0 else rules[R_DRAGON_TYPES]
+
+
+@njit(cache=CACHE, inline="always")
+def monsters(st):
+    return st[A.S_DUN + A.GOBLIN] + st[A.S_DUN + A.SKELETON] + st[A.S_DUN + A.OOZE]
+
+
+@njit(cache=CACHE, inline="always")
+def ult_ready(rules, st, phase):
+    """The hero's ultimate power code if it may be used now in ``phase``, else ULT_NONE."""
+    h = hero_at(rules, st)
+    if st[A.S_ULT_USED] == 1 or rules[h + A.H_ULT_PHASES] & phase == 0:
+        return A.ULT_NONE
+    return rules[h + A.H_ULT]
+
+
+@njit(cache=CACHE)
+def gain_xp(rules, st, xp, reason, trace):
+    """Gain experience; the hero turns master as soon as it has ``xp.master_at``."""
+    if xp == 0:
+        return
+    st[A.S_XP] += xp
+    st[A.S_DELVE_XP] += xp
+    ev(trace, st, E_XP, xp, reason, st[A.S_XP], 0, 0, 0, 0, 0)
+    check_master(rules, st, trace)
+
+
+@njit(cache=CACHE)
+def check_master(rules, st, trace):
+    """The hero turns to its master side as soon as it has ``xp.master_at`` experience."""
+    if st[A.S_MASTER] == 0 and st[A.S_HERO] > 0 and st[A.S_XP] >= rules[R_MASTER_AT]:
+        st[A.S_MASTER] = 1
+        if rules[R_MASTER_REFRESH] == 1:
+            st[A.S_ULT_USED] = 0
+        ev(trace, st, E_MASTER, st[A.S_XP], 0, 0, 0, 0, 0, 0, 0)
+
+
+@njit(cache=CACHE)
+def draw_treasure(rules, st, rs, script, trace, from_dragon):
+    """Draw one token from the pool (``roll`` picks its position); 1 XP instead if it is empty."""
+    left = st[A.S_POOL_LEFT]
+    if left == 0:
+        if from_dragon == 0 or rules[R_EMPTY_POOL_DRAGON] == 1:
+            gain_xp(rules, st, rules[R_EMPTY_POOL_XP], XP_EMPTY_POOL, trace)
+        return
+    pos = roll(rs, script, left) - 1
+    k = 0
+    while pos >= st[A.S_POOL + k]:
+        pos -= st[A.S_POOL + k]
+        k += 1
+    st[A.S_POOL + k] -= 1
+    st[A.S_POOL_LEFT] -= 1
+    st[A.S_TREASURE + k] += 1
+    st[A.S_TREASURES_WON] += 1
+    ev(trace, st, E_DRAW, k, st[A.S_POOL_LEFT], from_dragon, 0, 0, 0, 0, 0)
+
+
+@njit(cache=CACHE)
+def party_face(rules, rs, script):
+    return rules[R_PARTY_FACES + roll(rs, script, rules[R_PARTY_SIDES]) - 1]
+
+
+@njit(cache=CACHE)
+def score(rules, st):
+    """XP + each unused token's points + ``score.scales_pair`` per pair of Dragon Scales."""
+    s = st[A.S_XP]
+    scales = 0
+    for k in range(rules[R_N_TREASURES]):
+        t = R_TREASURE + k * T_COLS
+        s += st[A.S_TREASURE + k] * rules[t + T_POINTS]
+        if rules[t + T_EFFECT] == A.TE_SCALES:
+            scales += st[A.S_TREASURE + k]
+    return s + (scales // 2) * rules[R_SCALES_PAIR]
+
+
+@njit(cache=CACHE)
+def rank(rules, s):
+    r = 0
+    for i in range(rules[R_N_RANKS]):
+        if s >= rules[R_RANKS + i]:
+            r = i
+    return r
+
+
+@njit(cache=CACHE)
+def find_treasure(rules, st, effect, phase):
+    """Kind of a held token with ``effect`` usable in ``phase`` (-1 if none)."""
+    for k in range(rules[R_N_TREASURES]):
+        t = R_TREASURE + k * T_COLS
+        if rules[t + T_EFFECT] == effect and st[A.S_TREASURE + k] > 0 and rules[t + T_PHASES] & phase:
+            return k
+    return -1
+
+
+# --- units ----------------------------------------------------------------------------------------
+@njit(cache=CACHE)
+def load_units(rules, st, phase, w):
+    """Counts (``w[W_CNT]``) and role masks (``w[W_MASK]``) of every unit usable in ``phase``;
+    extra kills and sweeps per role in ``w[W_EXTRA]``, ``w[W_SWEEP]``; monsters in ``w[W_MON]``."""
+    h = hero_at(rules, st)
+    all_ = rules[R_SPECIALTY_ALL] == 1
+    for f in range(A.N_FACES):
+        base = (1 << f) if f < A.N_ROLES else 0
+        w[W_CNT, A.U_PARTY + f] = st[A.S_PARTY + f]
+        w[W_MASK, A.U_PARTY + f] = rules[h + A.H_ACT + f]
+        w[W_CNT, A.U_TEMP + f] = st[A.S_TEMP + f]
+        w[W_MASK, A.U_TEMP + f] = rules[h + A.H_ACT + f] if all_ else base
+    for k in range(A.MAX_TREASURES):
+        w[W_CNT, A.U_TOKEN + k] = 0
+        w[W_MASK, A.U_TOKEN + k] = 0
+    for k in range(rules[R_N_TREASURES]):
+        t = R_TREASURE + k * T_COLS
+        if rules[t + T_EFFECT] == A.TE_COMPANION and rules[t + T_PHASES] & phase:
+            f = rules[t + T_FACE]
+            w[W_CNT, A.U_TOKEN + k] = st[A.S_TREASURE + k]
+            w[W_MASK, A.U_TOKEN + k] = rules[h + A.H_ACT + f] if all_ else (1 << f)
+    hero_ok = ult_ready(rules, st, phase) == A.ULT_HERO_COMPANION
+    if phase == A.PH_DRAGON and rules[R_HERO_DRAGON] == 0:
+        hero_ok = False
+    w[W_CNT, A.U_HERO] = 1 if hero_ok else 0
+    w[W_MASK, A.U_HERO] = rules[h + A.H_ULT_MASK] if hero_ok else 0
+    for r in range(A.N_ROLES):
+        w[W_EXTRA, r] = rules[h + A.H_EXTRA + r]
+        w[W_SWEEP, r] = rules[R_SWEEP + r]
+    for t in range(A.N_MONSTER_TYPES):
+        w[W_MON, t] = st[A.S_DUN + t]
+
+
+@njit(cache=CACHE, inline="always")
+def opens(rules, mask):
+    """Chests a unit with role ``mask`` opens: 99 (all) for thief/champion roles, else 1."""
+    for r in range(A.N_ROLES):
+        if (mask >> r) & 1 and rules[R_OPENS_ALL + r] == 1:
+            return 99
+    return 1
+
+
+@njit(cache=CACHE)
+def spend(st, opts, row, trace):
+    """Spend the units of an option: party dice go to the Graveyard first, temporary companions are
+    discarded, tokens return to the box, the hero's ultimate is used."""
+    for u in range(A.N_UNITS):
+        if opts[row, A.O_USE + u] > 0:
+            use_unit(st, u, opts[row, A.O_USE + u], trace)
+
+
+@njit(cache=CACHE)
+def use_unit(st, u, k, trace):
+    """Spend ``k`` of unit ``u`` (see ``spend``)."""
+    if u < A.U_TEMP:
+        st[A.S_PARTY + u] -= k
+        st[A.S_GRAVE] += k
+    elif u < A.U_TOKEN:
+        st[A.S_TEMP + u - A.U_TEMP] -= k
+    elif u < A.U_HERO:
+        st[A.S_TREASURE + u - A.U_TOKEN] -= k
+    else:
+        st[A.S_ULT_USED] = 1
+    ev(trace, st, E_USE, u, k, 0, 0, 0, 0, 0, 0)
+
+
+# --- exact chance of clearing the next level (risk policy; from odds.clear_table) --------------------
+@njit(cache=CACHE)
+def _compositions(m, k):
+    """Ways to write m as an ordered sum of k non-negative integers: C(m + k - 1, k - 1)."""
+    if k <= 0:
+        return 1 if m == 0 else 0
+    c = 1
+    for i in range(1, k):
+        c = c * (m + i) // i
+    return c
+
+
+@njit(cache=CACHE)
+def party_rank(party, total):
+    """Index of a party (counts of the 6 faces, sum <= total) among all such parties."""
+    r = 0
+    left = total
+    for f in range(A.N_FACES):
+        for v in range(party[f]):
+            r += _compositions(left - v, A.N_FACES - f)
+        left -= party[f]
+    return r
+
+
+@njit(cache=CACHE)
+def p_clear(rules, ptable, st, party, level):
+    """Chance x 1e6 of clearing ``level`` with ``party`` and the current Lair (-1: no table)."""
+    if ptable.shape[0] == 0 or level > rules[R_LEVELS]:
+        return -1
+    at = rules[R_DRAGON_AT]
+    lair = st[A.S_LAIR]
+    n = min(level, rules[R_DUNGEON_DICE] - lair)
+    nd = rules[R_DUNGEON_DICE] + 1
+    npart = _compositions(rules[R_PARTY_DICE], A.N_FACES + 1)
+    i = ((st[A.S_MASTER] * npart + party_rank(party, rules[R_PARTY_DICE])) * nd + n) * at + min(lair, at - 1)
+    return np.int64(ptable[i] * 1e6 + 0.5)
+
+
+# --- decisions -------------------------------------------------------------------------------------
+@njit(cache=CACHE)
+def decide(kind, st, opts, n, pid, params, user_fn, rs, script, trace):
+    """Ask the policy (a forced choice, n == 1, is not asked). Out-of-range answers count as 0."""
+    if n == 1:
+        c = 0
+    else:
+        if pid == USER_POLICY_ID:
+            c = user_fn(kind, st, opts, n, params)
+        elif pid == A.P_RANDOM:
+            c = roll(rs, script, n) - 1
+        else:
+            c = builtin_decide(pid, kind, st, opts, n, params)
+        if c < 0 or c >= n:
+            st[A.S_BAD] += 1
+            c = 0
+        st[A.S_NDEC] += 1
+        st[A.S_NDEC_KIND + kind] += 1
+    ev(
+        trace,
+        st,
+        E_DECISION,
+        kind,
+        c,
+        n,
+        opts[c, A.O_ACTION],
+        opts[c, A.O_ARG],
+        opts[c, A.O_N],
+        opts[c, A.O_COST],
+        opts[c, A.O_OK],
+    )
+    return c
+
+
+@njit(cache=CACHE, inline="always")
+def add_row(opts, n, action, arg, count, cost, ok):
+    """Append a non-fight option row; returns the new count (rows past MAX_OPTIONS are dropped)."""
+    if n >= A.MAX_OPTIONS:
+        return n
+    opts[n, :] = 0
+    opts[n, A.O_ACTION] = action
+    opts[n, A.O_ARG] = arg
+    opts[n, A.O_N] = count
+    opts[n, A.O_COST] = cost
+    opts[n, A.O_OK] = ok
+    opts[n, A.O_P] = -1
+    return n + 1
+
+
+@njit(cache=CACHE)
+def what_if(rules, st, phase, opts, w):
+    """Cost and O_OK of the best fight in the current state (the monsters and any dragon coming);
+    cost 900 if there is none. Used to advise on options that change the dungeon first."""
+    load_units(rules, st, phase, w)
+    need = dragon_need(rules, st) if st[A.S_LAIR] >= rules[R_DRAGON_AT] else 0
+    c, ok = best_fight(w, need, opts, SCRATCH)
+    if c < 0:
+        return 900, 0
+    return c, ok
+
+
+@njit(cache=CACHE)
+def ultimate_effect(rules, st, row_mon, arg, sign):
+    """Apply (sign 1) or undo (sign -1) a targeted ultimate on the dungeon and temporary companions."""
+    h = hero_at(rules, st)
+    u = rules[h + A.H_ULT]
+    total = 0
+    for t in range(A.N_MONSTER_TYPES):
+        st[A.S_DUN + t] -= sign * row_mon[t]
+        total += row_mon[t]
+    if u == A.ULT_DEFEAT:
+        st[A.S_LAIR] -= sign * arg
+    elif u == A.ULT_TRANSFORM:
+        to = rules[h + A.H_ULT_TO]
+        if to == A.TO_POTION:
+            st[A.S_DUN + A.POTION] += sign * total
+        else:
+            st[A.S_TEMP + to] += sign * total
+
+
+@njit(cache=CACHE)
+def targeted_rows(rules, st, opts, n, w):
+    """Options of a ``defeat``/``transform`` ultimate: every choice of up to N allowed targets."""
+    h = hero_at(rules, st)
+    cap = rules[h + A.H_ULT_N]
+    allowed = rules[h + A.H_ULT_MASK]
+    dragons_ok = rules[h + A.H_ULT] == A.ULT_DEFEAT and (allowed >> 3) & 1
+    mon = np.zeros(3, dtype=np.int64)
+    for k0 in range(min(cap, st[A.S_DUN]) + 1 if allowed & 1 else 1):
+        for k1 in range(min(cap - k0, st[A.S_DUN + 1]) + 1 if allowed & 2 else 1):
+            for k2 in range(min(cap - k0 - k1, st[A.S_DUN + 2]) + 1 if allowed & 4 else 1):
+                top = min(cap - k0 - k1 - k2, st[A.S_LAIR]) if dragons_ok else 0
+                for kd in range(top + 1):
+                    if k0 + k1 + k2 + kd == 0 or n >= A.MAX_OPTIONS:
+                        continue
+                    mon[0] = k0
+                    mon[1] = k1
+                    mon[2] = k2
+                    ultimate_effect(rules, st, mon, kd, 1)
+                    c, ok = what_if(rules, st, A.PH_MONSTER, opts, w)
+                    ultimate_effect(rules, st, mon, kd, -1)
+                    n = add_row(opts, n, A.A_ULTIMATE, kd, k0 + k1 + k2 + kd, 40 + c, ok)
+                    opts[n - 1, A.O_MON] = k0
+                    opts[n - 1, A.O_MON + 1] = k1
+                    opts[n - 1, A.O_MON + 2] = k2
+    return n
+
+
+@njit(cache=CACHE)
+def loot_rows(rules, st, phase, opts, n, w):
+    """Open chests (one per companion, all for thief/champion roles), quaff potions (any party die),
+    use an Elixir. O_OK: a dragon coming can still be beaten after it."""
+    load_units(rules, st, phase, w)
+    need = dragon_need(rules, st) if st[A.S_LAIR] >= rules[R_DRAGON_AT] else 0
+    chests = st[A.S_DUN + A.CHEST]
+    potions = st[A.S_DUN + A.POTION]
+    for u in range(A.N_UNITS):
+        if w[W_CNT, u] == 0:
+            continue
+        if chests > 0 and w[W_MASK, u] != 0:
+            w[W_CNT, u] -= 1
+            ok = 1 if dragon_cost(w, need) >= 0 else 0
+            w[W_CNT, u] += 1
+            n = add_row(opts, n, A.A_OPEN, u, min(chests, opens(rules, w[W_MASK, u])), UNIT_COST[u], ok)
+        if potions > 0 and u < A.U_TEMP:
+            revive = min(potions, st[A.S_GRAVE] + 1)
+            w[W_CNT, u] -= 1
+            ok = 1 if dragon_cost(w, need - revive) >= 0 else 0
+            w[W_CNT, u] += 1
+            n = add_row(opts, n, A.A_QUAFF, u, revive, UNIT_COST[u], ok)
+    k = find_treasure(rules, st, A.TE_ELIXIR, phase)
+    if k >= 0 and st[A.S_GRAVE] > 0:
+        ok = 1 if dragon_cost(w, need - 1) >= 0 else 0
+        n = add_row(opts, n, A.A_TREASURE, k, 1, 20, ok)
+    return n
+
+
+@njit(cache=CACHE)
+def monster_menu(rules, st, opts, full, w):
+    """Options of the monster phase: fights (best first), scrolls, the ultimate, Dragon Bait,
+    (loot for heroes who may), and only when no fight exists, a Town Portal or fleeing."""
+    load_units(rules, st, A.PH_MONSTER, w)
+    need = dragon_need(rules, st) if st[A.S_LAIR] >= rules[R_DRAGON_AT] else 0
+    n = fight_rows(w, need, opts, 0, A.MAX_OPTIONS // 2 if full else 1)
+    fights = n
+    if rules[R_SCROLL_PHASES] & A.PH_MONSTER and st[A.S_PARTY + A.SCROLL] > 0:
+        n = add_row(opts, n, A.A_SCROLL, A.U_PARTY + A.SCROLL, 0, 500, 0)
+    k = find_treasure(rules, st, A.TE_SCROLL, A.PH_MONSTER)
+    if k >= 0:
+        n = add_row(opts, n, A.A_SCROLL, A.U_TOKEN + k, 0, 509, 0)
+    u = ult_ready(rules, st, A.PH_MONSTER)
+    h = hero_at(rules, st)
+    if u == A.ULT_DEFEAT or u == A.ULT_TRANSFORM:
+        n = targeted_rows(rules, st, opts, n, w)
+    elif u == A.ULT_DISCARD or u == A.ULT_TO_LAIR:
+        save_dun = st[A.S_DUN : A.S_DUN + 5].copy()
+        save_lair = st[A.S_LAIR]
+        apply_mass(rules, st, u, rules[h + A.H_ULT_MASK])
+        c, ok = what_if(rules, st, A.PH_MONSTER, opts, w)
+        st[A.S_DUN : A.S_DUN + 5] = save_dun
+        st[A.S_LAIR] = save_lair
+        n = add_row(opts, n, A.A_ULTIMATE, 0, monsters(st), 40 + c, ok)
+    elif u == A.ULT_REROLL:
+        n = add_row(opts, n, A.A_ULTIMATE, 0, 0, 540, 0)
+    elif u == A.ULT_SACRIFICE:
+        cost = rules[h + A.H_ULT_N]
+        for k in range(rules[R_N_TREASURES]):
+            if st[A.S_TREASURE + k] >= cost:
+                n = add_row(opts, n, A.A_ULTIMATE, k, monsters(st), 60, 1)
+    k = find_treasure(rules, st, A.TE_BAIT, A.PH_MONSTER)
+    if k >= 0:
+        save_dun = st[A.S_DUN : A.S_DUN + 5].copy()
+        save_lair = st[A.S_LAIR]
+        apply_mass(rules, st, A.ULT_TO_LAIR, 0)
+        c, ok = what_if(rules, st, A.PH_MONSTER, opts, w)
+        st[A.S_DUN : A.S_DUN + 5] = save_dun
+        st[A.S_LAIR] = save_lair
+        n = add_row(opts, n, A.A_TREASURE, k, monsters(st), 20 + c, ok)
+    if rules[hero_at(rules, st) + A.H_LOOT_IN_MONSTER] == 1:
+        n0 = n
+        n = loot_rows(rules, st, A.PH_MONSTER, opts, n, w)
+        for i in range(n0, n):  # advice: only worth it when no fight exists yet
+            opts[i, A.O_COST] += 800 if opts[i, A.O_ACTION] == A.A_QUAFF else 2000
+            opts[i, A.O_OK] = 0
+    if fights == 0:
+        k = find_treasure(rules, st, A.TE_PORTAL, A.PH_MONSTER)
+        if k >= 0:
+            n = add_row(opts, n, A.A_PORTAL, k, st[A.S_LEVEL] * rules[R_PORTAL_XP], 2500, 0)
+        n = add_row(opts, n, A.A_FLEE, 0, 0, 4000, 0)
+    return n
+
+
+@njit(cache=CACHE)
+def apply_mass(rules, st, u, what):
+    """Discard (``what`` bits: monsters, chests, potions, Lair) or send every monster to the Lair."""
+    if u == A.ULT_TO_LAIR:
+        st[A.S_LAIR] += monsters(st)
+        for t in range(A.N_MONSTER_TYPES):
+            st[A.S_DUN + t] = 0
+        return
+    if what & 1:
+        for t in range(A.N_MONSTER_TYPES):
+            st[A.S_DUN + t] = 0
+    if what & 2:
+        st[A.S_DUN + A.CHEST] = 0
+    if what & 4:
+        st[A.S_DUN + A.POTION] = 0
+    if what & 8:
+        st[A.S_LAIR] = 0
+
+
+# --- rerolls (Scroll die or token, an ultimate, forming the party) ---------------------------------
+@njit(cache=CACHE)
+def reroll_plan(rules, st, src, dungeon, opts, w):
+    """The kernel's advice for a reroll (``S_PLAN``): when forming, scrolls and third-or-later
+    copies of a face; in the monster phase, the monsters outside the largest set the party can
+    defeat; in the dragon phase, repeated faces and scrolls."""
+    for i in range(A.N_PICK):
+        st[A.S_PLAN + i] = 0
+    h = hero_at(rules, st)
+    if src == A.SRC_FORM or not dungeon:
+        keep = 2 if src == A.SRC_FORM else 1
+        for f in range(A.N_FACES):
+            c = st[A.S_PARTY + f]
+            if f == A.SCROLL and rules[h + A.H_ACT + f] == 0:
+                st[A.S_PLAN + f] = c
+            elif c > keep:
+                st[A.S_PLAN + f] = c - keep
+        return
+    g = st[A.S_DUN]
+    s = st[A.S_DUN + 1]
+    o = st[A.S_DUN + 2]
+    best = -1
+    for k0 in range(g, -1, -1):
+        for k1 in range(s, -1, -1):
+            for k2 in range(o, -1, -1):
+                if k0 + k1 + k2 <= best:
+                    continue
+                st[A.S_DUN] = k0
+                st[A.S_DUN + 1] = k1
+                st[A.S_DUN + 2] = k2
+                load_units(rules, st, A.PH_MONSTER, w)
+                c, ok = best_fight(w, 0, opts, SCRATCH)
+                if c >= 0:
+                    best = k0 + k1 + k2
+                    st[A.S_PLAN + A.N_FACES] = g - k0
+                    st[A.S_PLAN + A.N_FACES + 1] = s - k1
+                    st[A.S_PLAN + A.N_FACES + 2] = o - k2
+    st[A.S_DUN] = g
+    st[A.S_DUN + 1] = s
+    st[A.S_DUN + 2] = o
+
+
+@njit(cache=CACHE)
+def reroll(rules, st, src, dungeon, pid, params, user_fn, rs, script, trace, opts, w):
+    """Pick dice one at a time (D_REROLL) then reroll them: party dice first, face by face, then
+    dungeon dice; rerolled dragons go to the Lair."""
+    st[A.S_REROLL_SRC] = src
+    for i in range(A.N_PICK):
+        st[A.S_PICK + i] = 0
+    reroll_plan(rules, st, src, dungeon, opts, w)
+    while True:
+        n = add_row(opts, 0, A.A_DONE, 0, 0, 0, 1)
+        for i in range(A.N_PICK if dungeon else A.N_FACES):
+            have = st[A.S_PARTY + i] if i < A.N_FACES else st[A.S_DUN + i - A.N_FACES]
+            if have - st[A.S_PICK + i] > 0:
+                ok = 1 if st[A.S_PICK + i] < st[A.S_PLAN + i] else 0
+                n = add_row(opts, n, A.A_PICK, i, st[A.S_PICK + i], 0, ok)
+                if ok == 1:
+                    opts[0, A.O_OK] = 0
+        c = decide(A.D_REROLL, st, opts, n, pid, params, user_fn, rs, script, trace)
+        if opts[c, A.O_ACTION] == A.A_DONE:
+            break
+        st[A.S_PICK + opts[c, A.O_ARG]] += 1
+    for f in range(A.N_FACES):
+        k = st[A.S_PICK + f]
+        st[A.S_PARTY + f] -= k
+        for _ in range(k):
+            st[A.S_PARTY + party_face(rules, rs, script)] += 1
+    rolled = 0
+    dragons = 0
+    for t in range(5):
+        k = st[A.S_PICK + A.N_FACES + t]
+        st[A.S_DUN + t] -= k
+        for _ in range(k):
+            face = rules[R_DUNGEON_FACES + roll(rs, script, rules[R_DUNGEON_SIDES]) - 1]
+            rolled += 1
+            if face == A.DRAGON:
+                st[A.S_LAIR] += 1
+                dragons += 1
+            else:
+                st[A.S_DUN + face] += 1
+    ev(trace, st, E_REROLL, src, 0, 0, 0, 0, 0, 0, 0)
+    ev_party(trace, st)
+    if rolled > 0:
+        ev_dungeon(trace, st, rolled, dragons)
+    for i in range(A.N_PICK):
+        st[A.S_PICK + i] = 0
+
+
+# --- potions ---------------------------------------------------------------------------------------
+@njit(cache=CACHE)
+def revive(rules, st, count, pid, params, user_fn, rs, script, trace, opts, w):
+    """Bring ``count`` dice back from the Graveyard, each with a face the policy chooses (D_REVIVE).
+    Advice: faces that let a coming dragon be beaten (O_OK), champions first (O_COST)."""
+    count = min(count, st[A.S_GRAVE])
+    dragon = st[A.S_LAIR] >= rules[R_DRAGON_AT]
+    need = dragon_need(rules, st) if dragon else 0
+    for i in range(count):
+        st[A.S_REVIVE_LEFT] = count - i
+        load_units(rules, st, A.PH_DRAGON, w)
+        n = 0
+        for f in range(A.N_FACES):
+            w[W_CNT, f] += 1
+            ok = 1 if dragon_cost(w, need - (count - i - 1)) >= 0 else 0
+            w[W_CNT, f] -= 1
+            pref = 0 if f == A.CHAMPION else (1 if f == A.THIEF else (8 if f == A.SCROLL else 2))
+            n = add_row(opts, n, A.A_FACE, f, 1, pref + min(st[A.S_PARTY + f], 3), ok)
+        c = decide(A.D_REVIVE, st, opts, n, pid, params, user_fn, rs, script, trace)
+        f = opts[c, A.O_ARG]
+        st[A.S_GRAVE] -= 1
+        st[A.S_PARTY + f] += 1
+        ev(trace, st, E_REVIVE, f, st[A.S_GRAVE], 0, 0, 0, 0, 0, 0)
+    st[A.S_REVIVE_LEFT] = 0
+
+
+@njit(cache=CACHE)
+def apply_loot(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w):
+    """Open chests (one treasure each), quaff potions, or use an Elixir."""
+    act = opts[c, A.O_ACTION]
+    if act == A.A_OPEN:
+        k = opts[c, A.O_N]
+        u = opts[c, A.O_ARG]
+        use_unit(st, u, 1, trace)
+        st[A.S_DUN + A.CHEST] -= k
+        st[A.S_CHESTS] += k
+        ev(trace, st, E_OPEN, u, k, 0, 0, 0, 0, 0, 0)
+        for _ in range(k):
+            draw_treasure(rules, st, rs, script, trace, 0)
+    elif act == A.A_QUAFF:
+        u = opts[c, A.O_ARG]
+        use_unit(st, u, 1, trace)
+        p = st[A.S_DUN + A.POTION]
+        st[A.S_DUN + A.POTION] = 0
+        ev(trace, st, E_QUAFF, u, p, 0, 0, 0, 0, 0, 0)
+        revive(rules, st, p, pid, params, user_fn, rs, script, trace, opts, w)
+    else:  # Elixir
+        k = opts[c, A.O_ARG]
+        st[A.S_TREASURE + k] -= 1
+        ev(trace, st, E_TREASURE, k, 0, 0, 0, 0, 0, 0, 0)
+        revive(rules, st, 1, pid, params, user_fn, rs, script, trace, opts, w)
+
+
+# --- phases ----------------------------------------------------------------------------------------
+@njit(cache=CACHE)
+def form_party(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
+    """Roll every party die; then the hero's forming powers (rerolls, then face transforms)."""
+    for f in range(A.N_FACES):
+        st[A.S_PARTY + f] = 0
+    st[A.S_GRAVE] = 0
+    for _ in range(rules[R_PARTY_DICE]):
+        st[A.S_PARTY + party_face(rules, rs, script)] += 1
+    ev_party(trace, st)
+    h = hero_at(rules, st)
+    for _ in range(rules[h + A.H_FORM_REROLL]):
+        reroll(rules, st, A.SRC_FORM, False, pid, params, user_fn, rs, script, trace, opts, w)
+    a = rules[h + A.H_FORM_FROM]
+    if a >= 0 and st[A.S_PARTY + a] > 0:
+        b = rules[h + A.H_FORM_TO]
+        k = st[A.S_PARTY + a]
+        st[A.S_PARTY + a] = 0
+        st[A.S_PARTY + b] += k
+        ev(trace, st, E_TRANSFORM, a, b, k, 0, 0, 0, 0, 0)
+        ev_party(trace, st)
+
+
+@njit(cache=CACHE)
+def roll_level(rules, st, rs, script, trace):
+    """Level L rolls min(L, dungeon dice not in the Lair); dragons go straight to the Lair."""
+    for t in range(5):
+        st[A.S_DUN + t] = 0
+    n = min(st[A.S_LEVEL], rules[R_DUNGEON_DICE] - st[A.S_LAIR])
+    dragons = 0
+    for _ in range(n):
+        face = rules[R_DUNGEON_FACES + roll(rs, script, rules[R_DUNGEON_SIDES]) - 1]
+        if face == A.DRAGON:
+            st[A.S_LAIR] += 1
+            dragons += 1
+        else:
+            st[A.S_DUN + face] += 1
+    ev_dungeon(trace, st, n, dragons)
+
+
+@njit(cache=CACHE)
+def monster_phase(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
+    """Defeat every monster or flee (0 cleared, REASON_FLEE, REASON_PORTAL)."""
+    full = pid == A.P_RANDOM or pid == USER_POLICY_ID
+    while monsters(st) > 0:
+        n = monster_menu(rules, st, opts, full, w)
+        c = decide(A.D_MONSTER, st, opts, n, pid, params, user_fn, rs, script, trace)
+        act = opts[c, A.O_ACTION]
+        if act == A.A_FIGHT:
+            spend(st, opts, c, trace)
+            for t in range(A.N_MONSTER_TYPES):
+                st[A.S_DUN + t] = 0
+            ev(trace, st, E_CLEARED, 0, 0, 0, 0, 0, 0, 0, 0)
+            ev_party(trace, st)
+        elif act == A.A_SCROLL:
+            use_unit(st, opts[c, A.O_ARG], 1, trace)
+            reroll(rules, st, A.SRC_SCROLL, True, pid, params, user_fn, rs, script, trace, opts, w)
+        elif act == A.A_ULTIMATE:
+            use_ultimate(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w)
+        elif act == A.A_TREASURE:  # Dragon Bait
+            k = opts[c, A.O_ARG]
+            st[A.S_TREASURE + k] -= 1
+            apply_mass(rules, st, A.ULT_TO_LAIR, 0)
+            ev(trace, st, E_TREASURE, k, 0, 0, 0, 0, 0, 0, 0)
+            ev_dungeon(trace, st, 0, 0)
+        elif act == A.A_OPEN or act == A.A_QUAFF:
+            apply_loot(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w)
+        elif act == A.A_PORTAL:
+            return use_portal(rules, st, opts[c, A.O_ARG], trace)
+        else:
+            ev(trace, st, E_FLEE, FLEE_MONSTERS, 0, 0, 0, 0, 0, 0, 0)
+            return REASON_FLEE
+    return 0
+
+
+@njit(cache=CACHE)
+def use_portal(rules, st, k, trace):
+    """Town Portal instead of fleeing: XP equal to the level (x xp.portal_per_level); the delve ends."""
+    st[A.S_TREASURE + k] -= 1
+    ev(trace, st, E_PORTAL, k, 0, 0, 0, 0, 0, 0, 0)
+    gain_xp(rules, st, st[A.S_LEVEL] * rules[R_PORTAL_XP], XP_PORTAL, trace)
+    return REASON_PORTAL
+
+
+@njit(cache=CACHE)
+def use_ultimate(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w):
+    """The hero's ultimate (once per delve), from a monster- or dragon-phase option."""
+    h = hero_at(rules, st)
+    u = rules[h + A.H_ULT]
+    st[A.S_ULT_USED] = 1
+    ev(
+        trace,
+        st,
+        E_ULTIMATE,
+        u,
+        opts[c, A.O_ARG],
+        opts[c, A.O_MON],
+        opts[c, A.O_MON + 1],
+        opts[c, A.O_MON + 2],
+        0,
+        0,
+        0,
+    )
+    if u == A.ULT_DEFEAT or u == A.ULT_TRANSFORM:
+        ultimate_effect(rules, st, opts[c, A.O_MON : A.O_MON + 3], opts[c, A.O_ARG], 1)
+    elif u == A.ULT_DISCARD or u == A.ULT_TO_LAIR:
+        apply_mass(rules, st, u, rules[h + A.H_ULT_MASK])
+    elif u == A.ULT_REROLL:
+        dungeon = st[A.S_PHASE] == A.PH_MONSTER
+        reroll(rules, st, A.SRC_ULTIMATE, dungeon, pid, params, user_fn, rs, script, trace, opts, w)
+        return
+    elif u == A.ULT_SACRIFICE:  # discard treasures: defeat all, open all, quaff all, empty the Lair
+        st[A.S_TREASURE + opts[c, A.O_ARG]] -= rules[h + A.H_ULT_N]
+        for t in range(A.N_MONSTER_TYPES):
+            st[A.S_DUN + t] = 0
+        k = st[A.S_DUN + A.CHEST]
+        st[A.S_DUN + A.CHEST] = 0
+        st[A.S_CHESTS] += k
+        for _ in range(k):
+            draw_treasure(rules, st, rs, script, trace, 0)
+        p = st[A.S_DUN + A.POTION]
+        st[A.S_DUN + A.POTION] = 0
+        st[A.S_LAIR] = 0
+        revive(rules, st, p, pid, params, user_fn, rs, script, trace, opts, w)
+    ev_dungeon(trace, st, 0, 0)
+
+
+@njit(cache=CACHE)
+def loot_phase(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts, w):
+    """Open chests and quaff potions as the policy likes; leftovers are discarded."""
+    while True:
+        if st[A.S_DUN + A.CHEST] == 0 and st[A.S_DUN + A.POTION] == 0:
+            if st[A.S_GRAVE] == 0 or find_treasure(rules, st, A.TE_ELIXIR, A.PH_LOOT) < 0:
+                break
+        n = add_row(opts, 0, A.A_DONE, 0, 0, 0, 1)
+        if st[A.S_LAIR] >= rules[R_DRAGON_AT]:
+            load_units(rules, st, A.PH_DRAGON, w)
+            opts[0, A.O_OK] = 1 if dragon_cost(w, dragon_need(rules, st)) >= 0 else 0
+        n = loot_rows(rules, st, A.PH_LOOT, opts, n, w)
+        if n == 1:
+            break
+        outlook(rules, st, ptable)
+        if ptable.shape[0] > 0:
+            advise_p(rules, st, ptable, opts, n)
+        c = decide(A.D_LOOT, st, opts, n, pid, params, user_fn, rs, script, trace)
+        if opts[c, A.O_ACTION] == A.A_DONE:
+            break
+        apply_loot(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w)
+    st[A.S_DUN + A.CHEST] = 0
+    st[A.S_DUN + A.POTION] = 0
+
+
+@njit(cache=CACHE)
+def advise_p(rules, st, ptable, opts, n):
+    """O_P of loot rows: the chance of clearing the next level with the party left after the row."""
+    party = st[A.S_PARTY : A.S_PARTY + A.N_FACES].copy()
+    for i in range(n):
+        u = opts[i, A.O_ARG]
+        act = opts[i, A.O_ACTION]
+        if (act == A.A_OPEN or act == A.A_QUAFF) and u < A.U_TEMP:
+            party[u] -= 1
+            opts[i, A.O_P] = p_clear(rules, ptable, st, party, st[A.S_LEVEL] + 1)
+            party[u] += 1
+        else:
+            opts[i, A.O_P] = st[A.S_P_NEXT]
+
+
+@njit(cache=CACHE)
+def dragon_phase(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
+    """With ``dragon.threshold`` dice in the Lair the dragon attacks: companions of ``need`` different
+    types defeat it (1 treasure, 1 XP, the Lair empties); a Ring sends it away; else flee."""
+    st[A.S_FACED] += 1
+    need = dragon_need(rules, st)
+    ev(trace, st, E_DRAGON, st[A.S_LAIR], need, 0, 0, 0, 0, 0, 0)
+    full = pid == A.P_RANDOM or pid == USER_POLICY_ID
+    while st[A.S_LAIR] >= rules[R_DRAGON_AT]:
+        load_units(rules, st, A.PH_DRAGON, w)
+        n = dragon_rows(w, need, opts, 0, A.MAX_OPTIONS // 2 if full else 1)
+        fights = n
+        k = find_treasure(rules, st, A.TE_RING, A.PH_DRAGON)
+        if k >= 0:
+            n = add_row(opts, n, A.A_TREASURE, k, 0, 100, 1)
+        k = find_treasure(rules, st, A.TE_ELIXIR, A.PH_DRAGON)
+        if k >= 0 and st[A.S_GRAVE] > 0:
+            ok = 1 if dragon_cost(w, need - 1) >= 0 else 0
+            n = add_row(opts, n, A.A_TREASURE, k, 1, 50, ok)
+        u = ult_ready(rules, st, A.PH_DRAGON)
+        h = hero_at(rules, st)
+        if u == A.ULT_DISCARD and rules[h + A.H_ULT_MASK] & 8:
+            n = add_row(opts, n, A.A_ULTIMATE, 0, st[A.S_LAIR], 120, 1)
+        elif u == A.ULT_REROLL:
+            n = add_row(opts, n, A.A_ULTIMATE, 0, 0, 540, 0)
+        if rules[R_SCROLL_PHASES] & A.PH_DRAGON:
+            if st[A.S_PARTY + A.SCROLL] > 0:
+                n = add_row(opts, n, A.A_SCROLL, A.U_PARTY + A.SCROLL, 0, 500, 0)
+            k = find_treasure(rules, st, A.TE_SCROLL, A.PH_DRAGON)
+            if k >= 0:
+                n = add_row(opts, n, A.A_SCROLL, A.U_TOKEN + k, 0, 509, 0)
+        if fights == 0:
+            k = find_treasure(rules, st, A.TE_PORTAL, A.PH_DRAGON)
+            if k >= 0:
+                n = add_row(opts, n, A.A_PORTAL, k, st[A.S_LEVEL] * rules[R_PORTAL_XP], 2500, 0)
+            n = add_row(opts, n, A.A_FLEE, 0, 0, 4000, 0)
+        c = decide(A.D_DRAGON, st, opts, n, pid, params, user_fn, rs, script, trace)
+        act = opts[c, A.O_ACTION]
+        if act == A.A_FIGHT:
+            spend(st, opts, c, trace)
+            st[A.S_LAIR] = 0
+            st[A.S_SLAIN] += 1
+            ev(trace, st, E_SLAIN, 0, 0, 0, 0, 0, 0, 0, 0)
+            gain_xp(rules, st, rules[R_DRAGON_XP], XP_DRAGON, trace)
+            for _ in range(rules[R_DRAGON_TREASURES]):
+                draw_treasure(rules, st, rs, script, trace, 1)
+        elif act == A.A_TREASURE:
+            k = opts[c, A.O_ARG]
+            if rules[R_TREASURE + k * T_COLS + T_EFFECT] == A.TE_RING:
+                st[A.S_TREASURE + k] -= 1
+                st[A.S_LAIR] = 0
+                ev(trace, st, E_TREASURE, k, 0, 0, 0, 0, 0, 0, 0)
+            else:
+                apply_loot(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w)
+        elif act == A.A_ULTIMATE:
+            use_ultimate(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w)
+        elif act == A.A_SCROLL:
+            use_unit(st, opts[c, A.O_ARG], 1, trace)
+            reroll(rules, st, A.SRC_SCROLL, False, pid, params, user_fn, rs, script, trace, opts, w)
+        elif act == A.A_PORTAL:
+            return use_portal(rules, st, opts[c, A.O_ARG], trace)
+        else:
+            ev(trace, st, E_FLEE, FLEE_DRAGON, 0, 0, 0, 0, 0, 0, 0)
+            return REASON_FLEE
+    return 0
+
+
+@njit(cache=CACHE)
+def outlook(rules, st, ptable):
+    """What the next level holds: ``S_P_NEXT`` (chance x 1e6 of clearing it with the party in hand,
+    -1 without a table) and ``S_PORTAL_FALLBACK`` (net points a held Town Portal saves if it fails)."""
+    level = st[A.S_LEVEL]
+    st[A.S_P_NEXT] = p_clear(rules, ptable, st, st[A.S_PARTY : A.S_PARTY + A.N_FACES], level + 1)
+    k = find_treasure(rules, st, A.TE_PORTAL, A.PH_MONSTER | A.PH_DRAGON)
+    fallback = 0
+    if k >= 0:
+        fallback = max((level + 1) * rules[R_PORTAL_XP] - rules[R_TREASURE + k * T_COLS + T_POINTS], 0)
+    st[A.S_PORTAL_FALLBACK] = fallback
+
+
+@njit(cache=CACHE)
+def regroup(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts):
+    """Temporary companions leave; retire (True) or seek glory. After the last level: retire."""
+    for f in range(A.N_FACES):
+        st[A.S_TEMP + f] = 0
+    level = st[A.S_LEVEL]
+    if level >= rules[R_LEVELS]:
+        return True
+    outlook(rules, st, ptable)
+    fallback = st[A.S_PORTAL_FALLBACK]
+    n = add_row(opts, 0, A.A_RETIRE, 0, level * rules[R_RETIRE_XP], 0, 1)
+    n = add_row(opts, n, A.A_CONTINUE, fallback, (level + 1) * rules[R_RETIRE_XP], 0, 1)
+    opts[1, A.O_P] = st[A.S_P_NEXT]
+    c = decide(A.D_REGROUP, st, opts, n, pid, params, user_fn, rs, script, trace)
+    return opts[c, A.O_ACTION] == A.A_RETIRE
+
+
+@njit(cache=CACHE)
+def play_delve(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts, w):
+    """One delve: form the party, then levels until retiring, fleeing or a Town Portal."""
+    st[A.S_LEVEL] = 1
+    st[A.S_PHASE] = 0
+    st[A.S_ULT_USED] = 0
+    st[A.S_LAIR] = 0
+    st[A.S_DELVE_XP] = 0
+    for f in range(A.N_FACES):
+        st[A.S_TEMP + f] = 0
+    ev(trace, st, E_DELVE, st[A.S_DELVE], st[A.S_XP], st[A.S_MASTER], 0, 0, 0, 0, 0)
+    form_party(rules, st, pid, params, user_fn, rs, script, trace, opts, w)
+    while True:
+        roll_level(rules, st, rs, script, trace)
+        st[A.S_PHASE] = A.PH_MONSTER
+        r = monster_phase(rules, st, pid, params, user_fn, rs, script, trace, opts, w)
+        if r == 0:
+            st[A.S_PHASE] = A.PH_LOOT
+            loot_phase(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts, w)
+            if st[A.S_LAIR] >= rules[R_DRAGON_AT]:
+                st[A.S_PHASE] = A.PH_DRAGON
+                r = dragon_phase(rules, st, pid, params, user_fn, rs, script, trace, opts, w)
+        st[A.S_PHASE] = 0
+        if r == REASON_FLEE:
+            st[A.S_FLED] += 1
+            if rules[R_FLEE_KEEPS] == 0:
+                st[A.S_XP] -= st[A.S_DELVE_XP]
+            return
+        if r == REASON_PORTAL:
+            st[A.S_PORTALS] += 1
+            return
+        if regroup(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts):
+            st[A.S_RETIRED] += 1
+            ev(trace, st, E_RETIRE, st[A.S_LEVEL], 0, 0, 0, 0, 0, 0, 0)
+            gain_xp(rules, st, st[A.S_LEVEL] * rules[R_RETIRE_XP], XP_RETIRE, trace)
+            return
+        st[A.S_LEVEL] += 1
+
+
+@njit(cache=CACHE)
+def play_game(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts, w, hero):
+    """A whole game (``game.delves`` delves); the result stays in ``st``."""
+    st[:] = 0
+    st[A.S_HERO] = hero
+    st[A.S_LEVELS] = rules[R_LEVELS]
+    st[A.S_DELVES] = rules[R_DELVES]
+    st[A.S_RETIRE_XP] = rules[R_RETIRE_XP]
+    st[A.S_P_NEXT] = -1
+    for k in range(rules[R_N_TREASURES]):
+        st[A.S_POOL + k] = rules[R_TREASURE + k * T_COLS + T_COUNT]
+        st[A.S_POOL_LEFT] += st[A.S_POOL + k]
+    check_master(rules, st, trace)
+    for d in range(rules[R_DELVES]):
+        st[A.S_DELVE] = d + 1
+        play_delve(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts, w)
+        st[A.S_DELVE_LEVEL + d] = st[A.S_LEVEL]
+    s = score(rules, st)
+    st[A.S_SCORE] = s
+    ev(trace, st, E_END, s, st[A.S_XP], rank(rules, s), 0, 0, 0, 0, 0)
+
+
+@njit(cache=CACHE)
+def write_out(rules, st, out, g, game):
+    s = st[A.S_SCORE]
+    out[g, 0] = game
+    out[g, 1] = 1 if s >= rules[R_WIN_SCORE] else 0
+    out[g, 2] = s
+    out[g, 3] = st[A.S_XP]
+    held = 0
+    for k in range(rules[R_N_TREASURES]):
+        held += st[A.S_TREASURE + k]
+    out[g, 4] = held
+    out[g, 5] = rank(rules, s)
+    out[g, 6] = st[A.S_FLED]
+    out[g, 7] = st[A.S_PORTALS]
+    out[g, 8] = st[A.S_RETIRED]
+    out[g, 9] = st[A.S_SLAIN]
+    out[g, 10] = st[A.S_FACED]
+    out[g, 11] = st[A.S_CHESTS]
+    out[g, 12] = st[A.S_TREASURES_WON]
+    out[g, 13] = st[A.S_MASTER]
+    out[g, 14] = st[A.S_BAD]
+    out[g, 15] = st[A.S_NDEC]
+    for d in range(rules[R_DELVES]):
+        out[g, OUT_DELVE + d] = st[A.S_DELVE_LEVEL + d]
+
+
+if JIT_DISABLED:
+
+    def borrow(a):
+        return a
+
+else:
+
+    @intrinsic
+    def borrow(typingctx, arr):
+        """A view of ``arr`` without its reference count (meminfo NULL).
+
+        Numba increfs and decrefs every array argument of every call with atomic operations, and
+        here they cost more than the rules themselves (about 55% of the time, measured with perf).
+        The kernel passes borrowed views of its per-chunk arrays instead, and keeps the owners
+        alive until the chunk is done (``keep_alive``)."""
+
+        def codegen(context, builder, sig, args):
+            src = context.make_array(sig.args[0])(context, builder, value=args[0])
+            dst = context.make_array(sig.return_type)(context, builder)
+            dst.meminfo = cgutils.get_null_value(dst.meminfo.type)
+            dst.parent = cgutils.get_null_value(dst.parent.type)
+            dst.nitems = src.nitems
+            dst.itemsize = src.itemsize
+            dst.data = src.data
+            dst.shape = src.shape
+            dst.strides = src.strides
+            return dst._getvalue()
+
+        return arr(arr), codegen
+
+
+@njit(cache=CACHE)
+def keep_alive(a, b, c, d, e, f, g, h):
+    """Nothing: the arrays passed here (owners of borrowed views) live until this call."""
+    return a.shape[0] + b.shape[0] + c.shape[0] + d.shape[0] + e.shape[0] + f.shape[0] + g.shape[0] + h.shape[0]
+
+
+def _kernel(rules, ptable, ctl, params, user_fn, seed, script, out, trace):
+    """Games ``ctl[1] .. ctl[1]+ctl[2]-1`` of stream ``seed``; ``ctl`` = (policy id, start, count,
+    hero index). One ``prange`` iteration per CHUNK of games, scratch allocated once per chunk."""
+    pid = ctl[0]
+    start = ctl[1]
+    count = ctl[2]
+    hero = ctl[3]
+    nchunks = (count + CHUNK - 1) // CHUNK
+    for c in prange(nchunks):
+        # Thread-local copies, passed on as borrowed views (see ``borrow``).
+        rl = rules.copy()
+        pt = ptable.copy()
+        pa = params.copy()
+        sc = script.copy()
+        tr = trace if trace.shape[0] > 1 else np.zeros((0, TRACE_COLS), dtype=np.int64)
+        rs = np.zeros(4, dtype=np.uint64)
+        st = np.zeros(A.N_STATE, dtype=np.int64)
+        opts = np.zeros((A.MAX_OPTIONS + 1, A.N_OCOLS), dtype=np.int64)
+        w = np.zeros((W_ROWS, W_COLS), dtype=np.int64)
+        b_rl = borrow(rl)
+        b_pt = borrow(pt)
+        b_pa = borrow(pa)
+        b_sc = borrow(sc)
+        b_tr = borrow(tr)
+        b_rs = borrow(rs)
+        b_st = borrow(st)
+        b_opts = borrow(opts)
+        b_w = borrow(w)
+        b_out = borrow(out)
+        for g in range(c * CHUNK, min(count, (c + 1) * CHUNK)):
+            seed_stream(b_rs, seed, start + g)
+            play_game(b_rl, b_st, b_pt, pid, b_pa, user_fn, b_rs, b_sc, b_tr, b_opts, b_w, hero)
+            write_out(b_rl, b_st, b_out, g, start + g)
+        keep_alive(rl, pt, pa, sc, rs, st, opts, w)
+        keep_alive(tr, tr, tr, tr, tr, tr, tr, tr)
+
+
+KERNEL_SIG = types.void(
+    types.int64[::1],
+    types.float64[::1],
+    types.int64[::1],
+    types.float64[::1],
+    POLICY_TYPE,
+    types.uint64,
+    types.int64[::1],
+    types.int64[:, ::1],
+    types.int64[:, ::1],
+)
+_compiled = []
+
+
+def kernel():
+    """The compiled kernel (built on first use, then loaded from numba's on-disk cache)."""
+    if not _compiled:
+        _compiled.append(njit(KERNEL_SIG, parallel=True, cache=CACHE)(_kernel))
+    return _compiled[0]

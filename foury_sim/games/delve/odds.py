@@ -1,0 +1,343 @@
+"""Exact odds of the next level, by enumeration, beside the engine's measured frequencies.
+
+For a party in hand (or a freshly formed one), a level and a Lair: the chance that the dragon
+comes, that every monster can be defeated, and that the level is cleared (monsters, and the dragon
+if it comes). "Can be defeated" means by the party dice with the hero's specialty (no scrolls,
+tokens or ultimate): the solver decides each dungeon outcome, and the outcomes are enumerated as
+multisets with their exact multinomial probabilities (``fractions.Fraction``).
+
+The same enumeration, in floats over every possible party, is the risk policy's table
+(``clear_table``): the chance of clearing level L with the party in hand.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import cache
+from math import factorial
+
+import numpy as np
+import pandas as pd
+from numba import njit
+
+from ...config import CACHE
+from ...errors import InputError
+from ...rng import seed_stream
+from . import api as A
+from .engine import (
+    SCRATCH,
+    W_COLS,
+    W_ROWS,
+    _compositions,
+    dragon_need,
+    load_units,
+    party_face,
+    party_rank,
+    roll_level,
+)
+from .ruleset import (
+    R_DRAGON_AT,
+    R_DUNGEON_DICE,
+    R_DUNGEON_FACES,
+    R_DUNGEON_SIDES,
+    R_HERO,
+    R_LEVELS,
+    R_PARTY_DICE,
+    R_PARTY_FACES,
+    R_PARTY_SIDES,
+    DelveRules,
+)
+from .solver import best_fight
+
+
+@njit(cache=CACHE)
+def feasible(rules, st, nmax, out, opts, w):
+    """``out[0, g, s, o]``: the party in ``st`` defeats g goblins, s skeletons, o oozes;
+    ``out[1, g, s, o]``: and beats the dragon with what is left. For g + s + o <= nmax."""
+    st[A.S_ULT_USED] = 1  # no ultimate: the odds are about the dice
+    need = dragon_need(rules, st)
+    for g in range(nmax + 1):
+        for s in range(nmax + 1 - g):
+            for o in range(nmax + 1 - g - s):
+                st[A.S_DUN] = g
+                st[A.S_DUN + 1] = s
+                st[A.S_DUN + 2] = o
+                load_units(rules, st, A.PH_MONSTER, w)
+                c, ok = best_fight(w, 0, opts, SCRATCH)
+                out[0, g, s, o] = 1 if c >= 0 else 0
+                c, ok = best_fight(w, need, opts, SCRATCH)
+                out[1, g, s, o] = 1 if c >= 0 and ok == 1 else 0
+
+
+@njit(cache=CACHE)
+def _clear_table(rules, table):
+    """Fill ``table`` (see ``engine.p_clear`` for the layout) with P(clear level) for every side,
+    party, number of dungeon dice rolled and Lair."""
+    total = rules[R_PARTY_DICE]
+    nd = rules[R_DUNGEON_DICE]
+    at = rules[R_DRAGON_AT]
+    npart = _compositions(total, A.N_FACES + 1)
+    sides = rules[R_DUNGEON_SIDES]
+    q = np.zeros(6)
+    for i in range(sides):
+        q[rules[R_DUNGEON_FACES + i]] += 1.0 / sides
+    q_other = q[A.CHEST] + q[A.POTION]
+    fact = np.ones(nd + 1)
+    for i in range(1, nd + 1):
+        fact[i] = fact[i - 1] * i
+    st = np.zeros(A.N_STATE, dtype=np.int64)
+    opts = np.zeros((A.MAX_OPTIONS + 1, A.N_OCOLS), dtype=np.int64)
+    w = np.zeros((W_ROWS, W_COLS), dtype=np.int64)
+    feas = np.zeros((2, nd + 1, nd + 1, nd + 1), dtype=np.int64)
+    party = np.zeros(A.N_FACES, dtype=np.int64)
+    for side in range(2):
+        code = 0
+        while code < (total + 1) ** A.N_FACES:
+            x = code
+            size = 0
+            for f in range(A.N_FACES):
+                party[f] = x % (total + 1)
+                x //= total + 1
+                size += party[f]
+            code += 1
+            if size > total:
+                continue
+            st[:] = 0
+            st[A.S_MASTER] = side
+            for f in range(A.N_FACES):
+                st[A.S_PARTY + f] = party[f]
+            feasible(rules, st, nd, feas, opts, w)
+            base = (side * npart + party_rank(party, total)) * (nd + 1)
+            for n in range(nd + 1):
+                for lair in range(at):
+                    p = 0.0
+                    for g in range(n + 1):
+                        for s in range(n + 1 - g):
+                            for o in range(n + 1 - g - s):
+                                for d in range(n + 1 - g - s - o):
+                                    rest = n - g - s - o - d
+                                    pr = (
+                                        fact[n]
+                                        / (fact[g] * fact[s] * fact[o] * fact[d] * fact[rest])
+                                        * q[A.GOBLIN] ** g
+                                        * q[A.SKELETON] ** s
+                                        * q[A.OOZE] ** o
+                                        * q[A.DRAGON] ** d
+                                        * q_other**rest
+                                    )
+                                    p += pr * feas[1 if lair + d >= at else 0, g, s, o]
+                    table[(base + n) * at + lair] = p
+
+
+_TABLES: dict[bytes, np.ndarray] = {}
+
+
+def clear_table(rules: np.ndarray) -> np.ndarray:
+    """The risk policy's table for a rules array (with its hero), computed once per process."""
+    key = rules.tobytes()
+    if key not in _TABLES:
+        total, nd, at = int(rules[R_PARTY_DICE]), int(rules[R_DUNGEON_DICE]), int(rules[R_DRAGON_AT])
+        table = np.zeros(2 * _n_parties(total) * (nd + 1) * at)
+        _clear_table(rules, table)
+        _TABLES[key] = table
+    return _TABLES[key]
+
+
+def _n_parties(total: int) -> int:
+    return int(_compositions(total, A.N_FACES + 1))
+
+
+@njit(cache=CACHE)
+def measure(rules, side, party, level, lair, seed, samples, counts):
+    """Roll the level with the engine's own code ``samples`` times: ``counts`` = (dragon came,
+    monsters defeated, level cleared). ``party[0] < 0``: form a fresh party each time."""
+    st = np.zeros(A.N_STATE, dtype=np.int64)
+    opts = np.zeros((A.MAX_OPTIONS + 1, A.N_OCOLS), dtype=np.int64)
+    w = np.zeros((W_ROWS, W_COLS), dtype=np.int64)
+    rs = np.zeros(4, dtype=np.uint64)
+    script = np.zeros(0, dtype=np.int64)
+    trace = np.zeros((0, 11), dtype=np.int64)
+    h = R_HERO + side * A.H_COLS
+    at = rules[R_DRAGON_AT]
+    for i in range(samples):
+        seed_stream(rs, seed, i)
+        st[:] = 0
+        st[A.S_MASTER] = side
+        st[A.S_ULT_USED] = 1
+        st[A.S_LEVEL] = level
+        st[A.S_LAIR] = lair
+        if party[0] < 0:
+            for _ in range(rules[R_PARTY_DICE]):
+                st[A.S_PARTY + party_face(rules, rs, script)] += 1
+            a = rules[h + A.H_FORM_FROM]
+            if a >= 0:
+                st[A.S_PARTY + rules[h + A.H_FORM_TO]] += st[A.S_PARTY + a]
+                st[A.S_PARTY + a] = 0
+        else:
+            for f in range(A.N_FACES):
+                st[A.S_PARTY + f] = party[f]
+        roll_level(rules, st, rs, script, trace)
+        load_units(rules, st, A.PH_MONSTER, w)
+        c, ok = best_fight(w, 0, opts, SCRATCH)
+        dragon = st[A.S_LAIR] >= at
+        counts[0] += 1 if dragon else 0
+        counts[1] += 1 if c >= 0 else 0
+        need = dragon_need(rules, st) if dragon else 0
+        c, ok = best_fight(w, need, opts, SCRATCH)
+        counts[2] += 1 if c >= 0 and ok == 1 else 0
+
+
+def _face_probs(rules: np.ndarray, base: int, sides_at: int) -> list[Fraction]:
+    sides = int(rules[sides_at])
+    q = [Fraction(0)] * 6
+    for i in range(sides):
+        q[int(rules[base + i])] += Fraction(1, sides)
+    return q
+
+
+@cache
+def _multisets(n: int, k: int) -> list[tuple[int, ...]]:
+    """All count vectors of length k summing to n."""
+    if k == 1:
+        return [(n,)]
+    return [(i, *rest) for i in range(n + 1) for rest in _multisets(n - i, k - 1)]
+
+
+def _multinomial(counts: tuple[int, ...], probs: list[Fraction]) -> Fraction:
+    p = Fraction(factorial(sum(counts)))
+    for c, q in zip(counts, probs):
+        p = p / factorial(c) * q**c
+    return p
+
+
+def _party_feasibility(rules: np.ndarray, side: int, party: tuple[int, ...], nmax: int) -> np.ndarray:
+    st = np.zeros(A.N_STATE, dtype=np.int64)
+    st[A.S_MASTER] = side
+    st[A.S_PARTY : A.S_PARTY + A.N_FACES] = party
+    out = np.zeros((2, nmax + 1, nmax + 1, nmax + 1), dtype=np.int64)
+    feasible(
+        rules,
+        st,
+        nmax,
+        out,
+        np.zeros((A.MAX_OPTIONS + 1, A.N_OCOLS), dtype=np.int64),
+        np.zeros((W_ROWS, W_COLS), dtype=np.int64),
+    )
+    return out
+
+
+def exact_level(
+    rules: np.ndarray,
+    side: int,
+    party: tuple[int, ...] | None,
+    level: int,
+    lair: int,
+    cache: dict[tuple[int, ...], np.ndarray] | None = None,
+) -> tuple[Fraction, Fraction, Fraction]:
+    """Exact (P dragon comes, P monsters defeated, P level cleared) for ``level`` with ``lair``.
+
+    ``cache`` keeps each party's feasibility table between calls (same rules and side)."""
+    nd, at = int(rules[R_DUNGEON_DICE]), int(rules[R_DRAGON_AT])
+    n = max(0, min(level, nd - lair))
+    q = _face_probs(rules, R_DUNGEON_FACES, R_DUNGEON_SIDES)
+    qd = [q[A.GOBLIN], q[A.SKELETON], q[A.OOZE], q[A.DRAGON], q[A.CHEST] + q[A.POTION]]
+    if party is None:
+        qp = _face_probs(rules, R_PARTY_FACES, R_PARTY_SIDES)
+        h = R_HERO + side * A.H_COLS
+        a, b = int(rules[h + A.H_FORM_FROM]), int(rules[h + A.H_FORM_TO])
+        parties: dict[tuple[int, ...], Fraction] = {}
+        for c in _multisets(int(rules[R_PARTY_DICE]), A.N_FACES):
+            pr = _multinomial(c, qp)
+            if pr == 0:
+                continue
+            c2 = list(c)
+            if a >= 0:
+                c2[b] += c2[a]
+                c2[a] = 0
+            parties[tuple(c2)] = parties.get(tuple(c2), Fraction(0)) + pr
+    else:
+        parties = {tuple(party): Fraction(1)}
+    outcomes = [(c, _multinomial(c, qd)) for c in _multisets(n, 5)]
+    dragon = sum((pr for c, pr in outcomes if lair + c[3] >= at), Fraction(0))
+    mons = Fraction(0)
+    clear = Fraction(0)
+    cache = {} if cache is None else cache
+    for p, pp in parties.items():
+        if p not in cache:
+            cache[p] = _party_feasibility(rules, side, p, nd)
+        feas = cache[p]
+        for (g, s, o, d, _), pr in outcomes:
+            mons += pp * pr * int(feas[0, g, s, o])
+            clear += pp * pr * int(feas[1 if lair + d >= at else 0, g, s, o])
+    return dragon, mons, clear
+
+
+def parse_party(text: str | None) -> tuple[int, ...] | None:
+    """``"fighter,fighter,mage,..."`` (or F C M T Ch S initials) into face counts; None: a fresh roll."""
+    if text is None or text in ("", "fresh", "roll"):
+        return None
+    short = {"f": 0, "c": 1, "m": 2, "t": 3, "ch": 4, "s": 5}
+    counts = [0] * A.N_FACES
+    for item in text.replace(" ", "").split(","):
+        key = item.lower()
+        if key in A.FACE_NAMES:
+            counts[A.FACE_NAMES.index(key)] += 1
+        elif key in short:
+            counts[short[key]] += 1
+        else:
+            raise InputError(f"unknown party face {item!r} (fighter, cleric, mage, thief, champion, scroll)", "--party")
+    return tuple(counts)
+
+
+def odds(
+    ruleset: DelveRules,
+    hero: str = "none",
+    party: str | None = None,
+    level: int | None = None,
+    lair: int = 0,
+    master: bool = False,
+    trials: int = 100_000,
+    seed: int = 1,
+) -> pd.DataFrame:
+    """Exact chances for the next level beside the engine's frequencies over ``trials`` rolls.
+
+    ``party``: the dice in hand (``"fighter,mage,thief"``; default a freshly formed party);
+    ``level``: one level (default every level); ``lair``: dice already in the Lair.
+    """
+    if hero not in ruleset.heroes:
+        raise InputError(f"unknown hero {hero!r} (known: {', '.join(ruleset.heroes)})", "--hero")
+    rules = ruleset.with_hero(hero)
+    counts = parse_party(party)
+    total = int(rules[R_PARTY_DICE])
+    if counts is not None and sum(counts) > total:
+        raise InputError(f"a party has at most {total} dice", "--party")
+    at = int(rules[R_DRAGON_AT])
+    if not 0 <= lair < at:
+        raise InputError(f"--lair must be 0..{at - 1} (with {at} the dragon has already come)", "--lair")
+    levels = [level] if level is not None else list(range(1, int(rules[R_LEVELS]) + 1))
+    side = 1 if master else 0
+    rows = []
+    party_arr = np.array(counts if counts is not None else [-1] * A.N_FACES, dtype=np.int64)
+    cache: dict[tuple[int, ...], np.ndarray] = {}
+    for lv in levels:
+        if not 1 <= lv <= int(rules[R_LEVELS]):
+            raise InputError(f"--level must be 1..{int(rules[R_LEVELS])}", "--level")
+        exact = exact_level(rules, side, counts, lv, lair, cache)
+        measured = np.zeros(3, dtype=np.int64)
+        measure(rules, side, party_arr, lv, lair, np.uint64(seed), trials, measured)
+        for name, ex, m in zip(("dragon comes", "monsters defeated", "level cleared"), exact, measured):
+            p = float(ex)
+            f = m / trials
+            sd = (p * (1 - p) / trials) ** 0.5
+            rows.append(
+                {
+                    "level": lv,
+                    "lair": lair,
+                    "event": name,
+                    "exact": p,
+                    "measured": f,
+                    "trials": trials,
+                    "z": (f - p) / sd if sd > 0 else 0.0,
+                }
+            )
+    return pd.DataFrame(rows)

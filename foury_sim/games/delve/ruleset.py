@@ -1,0 +1,318 @@
+"""Delve rulesets: read ``rules.toml`` (plus ``--set`` overrides), validate, and flatten it into the
+one int64 array the kernels read (``R_*`` offsets below). Validation lives here, never in kernels."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...errors import InputError
+from ...rulesfile import RuleFile, apply_overrides, load
+from . import api as A
+
+DEFAULT_RULES = Path(__file__).with_name("rules.toml")
+
+# --- offsets in the rules array --------------------------------------------------------------
+R_DELVES = 0
+R_LEVELS = 1
+R_PARTY_DICE = 2
+R_DUNGEON_DICE = 3
+R_DRAGON_AT = 4
+R_DRAGON_TYPES = 5
+R_DRAGON_XP = 6
+R_DRAGON_TREASURES = 7
+R_EMPTY_POOL_XP = 8
+R_EMPTY_POOL_DRAGON = 9
+R_RETIRE_XP = 10
+R_PORTAL_XP = 11
+R_FLEE_KEEPS = 12
+R_MASTER_AT = 13
+R_MASTER_REFRESH = 14
+R_SCALES_PAIR = 15
+R_WIN_SCORE = 16
+R_N_RANKS = 17
+R_RANKS = 18  # 8 thresholds
+R_SCROLL_PHASES = 26
+R_SPECIALTY_ALL = 27
+R_HERO_DRAGON = 28
+R_PARTY_SIDES = 29
+R_PARTY_FACES = 30  # 12
+R_DUNGEON_SIDES = 42
+R_DUNGEON_FACES = 43  # 12
+R_N_TREASURES = 55
+R_TREASURE = 56  # MAX_TREASURES rows of T_COLS
+T_COUNT, T_EFFECT, T_FACE, T_POINTS, T_PHASES = range(5)
+T_COLS = 5
+R_SWEEP = R_TREASURE + A.MAX_TREASURES * T_COLS  # 5 roles: monster-type mask swept
+R_OPENS_ALL = R_SWEEP + 5  # 5 roles
+R_HERO = R_OPENS_ALL + 5  # 2 sides x H_COLS (the chosen hero; filled per run)
+R_SIZE = R_HERO + 2 * A.H_COLS
+MAX_RANKS = 8
+MAX_SIDES = 12
+
+_ULT_PHASES = {  # where each ultimate power may be used (default and allowed)
+    "none": 0,
+    "hero_companion": A.PH_MONSTER | A.PH_LOOT | A.PH_DRAGON,
+    "discard": A.PH_MONSTER | A.PH_DRAGON,
+    "defeat": A.PH_MONSTER,
+    "reroll": A.PH_MONSTER | A.PH_DRAGON,
+    "monsters_to_lair": A.PH_MONSTER,
+    "transform": A.PH_MONSTER,
+    "sacrifice": A.PH_MONSTER,
+}
+_TREASURE_PHASES = {  # phases each treasure effect can be used in
+    "companion": A.PH_MONSTER | A.PH_LOOT | A.PH_DRAGON,
+    "scroll": A.PH_MONSTER | A.PH_DRAGON,
+    "ring": A.PH_DRAGON,
+    "scales": 0,
+    "elixir": A.PH_MONSTER | A.PH_LOOT | A.PH_DRAGON,
+    "bait": A.PH_MONSTER,
+    "portal": A.PH_MONSTER | A.PH_DRAGON,
+    "plain": 0,
+}
+
+
+@dataclass
+class DelveRules:
+    """A validated Delve ruleset: the flat rules array (without a hero), hero tables and names."""
+
+    rules: np.ndarray
+    heroes: dict[str, np.ndarray]  # hero key -> int64[2, H_COLS]
+    hero_names: dict[str, tuple[str, str]]
+    ultimate_names: dict[str, tuple[str, str]]
+    treasure_names: list[str]
+    rank_names: list[str]
+    source: str
+    overrides: dict[str, str] = field(default_factory=dict)
+
+    def with_hero(self, hero: str) -> np.ndarray:
+        """The rules array with ``hero``'s power table filled in (what kernels receive)."""
+        r = self.rules.copy()
+        r[R_HERO : R_HERO + 2 * A.H_COLS] = self.heroes[hero].ravel()
+        return r
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "game": "delve",
+            "rules": self.source,
+            "overrides": dict(self.overrides),
+            "heroes": list(self.heroes),
+            "treasures": self.treasure_names,
+        }
+
+
+def _int(rf: RuleFile, key: str, lo: int, hi: int) -> int:
+    v = rf.get(key)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise InputError(f"{key} must be an integer, got {v!r}", rf.where(key))
+    if not lo <= v <= hi:
+        raise InputError(f"{key} = {v} is out of range [{lo}, {hi}]", rf.where(key))
+    return v
+
+
+def _bool(rf: RuleFile, key: str) -> int:
+    v = rf.get(key)
+    if not isinstance(v, bool):
+        raise InputError(f"{key} must be true or false, got {v!r}", rf.where(key))
+    return int(v)
+
+
+def _name(rf: RuleFile, key: str, value: Any, names: tuple[str, ...], what: str) -> int:
+    if value not in names:
+        raise InputError(f"{key}: unknown {what} {value!r} (known: {', '.join(names)})", rf.where(key))
+    return names.index(value)
+
+
+def _list(rf: RuleFile, key: str, value: Any) -> list:
+    if not isinstance(value, list):
+        raise InputError(f"{key} must be a list, got {value!r}", rf.where(key))
+    return value
+
+
+def _phases(rf: RuleFile, key: str, value: Any, allowed: int) -> int:
+    mask = 0
+    for p in _list(rf, key, value):
+        if p not in A.PHASE_BITS:
+            raise InputError(f"{key}: unknown phase {p!r} (known: monster, loot, dragon)", rf.where(key))
+        if not A.PHASE_BITS[p] & allowed:
+            raise InputError(f"{key}: this cannot be used in the {p} phase", rf.where(key))
+        mask |= A.PHASE_BITS[p]
+    return mask
+
+
+def _hero_side(rf: RuleFile, key: str, side: Any) -> tuple[np.ndarray, str]:
+    row = np.zeros(A.H_COLS, dtype=np.int64)
+    for f in range(A.N_FACES):
+        row[A.H_ACT + f] = (1 << f) if f < A.N_ROLES else 0
+    row[A.H_FORM_FROM] = row[A.H_FORM_TO] = -1
+    if not isinstance(side, dict):
+        raise InputError(f"{key} must be a table with specialty and ultimate", rf.where(key))
+    for i, p in enumerate(_list(rf, f"{key}.specialty", side.get("specialty", []))):
+        k = f"{key}.specialty[{i}]"
+        if not isinstance(p, dict) or "power" not in p:
+            raise InputError(f"{k} must be a table with a power", rf.where(key))
+        power = p["power"]
+        if power == "act_as":
+            f = _name(rf, key, p.get("face"), A.FACE_NAMES, "face")
+            for t in _list(rf, key, p.get("as")):
+                r = _name(rf, key, t, A.FACE_NAMES[: A.N_ROLES], "companion type")
+                row[A.H_ACT + f] |= 1 << r
+        elif power == "form_reroll":
+            row[A.H_FORM_REROLL] += 1
+        elif power == "form_transform":
+            row[A.H_FORM_FROM] = _name(rf, key, p.get("face"), A.FACE_NAMES, "face")
+            row[A.H_FORM_TO] = _name(rf, key, p.get("to"), A.FACE_NAMES, "face")
+        elif power == "extra_defeat":
+            r = _name(rf, key, p.get("face"), A.FACE_NAMES[: A.N_ROLES], "companion type")
+            n = p.get("n", 1)
+            if not isinstance(n, int) or not 1 <= n <= 5:
+                raise InputError(f"{k}: n must be 1..5", rf.where(key))
+            row[A.H_EXTRA + r] = n
+        elif power == "dragon_types":
+            n = p.get("n")
+            if not isinstance(n, int) or not 1 <= n <= A.N_ROLES:
+                raise InputError(f"{k}: n must be 1..5", rf.where(key))
+            row[A.H_DRAGON_TYPES] = n
+        elif power == "loot_in_monster_phase":
+            row[A.H_LOOT_IN_MONSTER] = 1
+        else:
+            raise InputError(f"{k}: unknown specialty power {power!r}", rf.where(key))
+    u = side.get("ultimate", {"power": "none"})
+    if not isinstance(u, dict):
+        raise InputError(f"{key}.ultimate must be a table", rf.where(key))
+    power = u.get("power", "none")
+    code = _name(rf, key, power, A.ULT_POWERS, "ultimate power")
+    row[A.H_ULT] = code
+    row[A.H_ULT_N] = u.get("n", 1)
+    if not isinstance(row[A.H_ULT_N], np.integer) or not 1 <= row[A.H_ULT_N] <= 6:
+        raise InputError(f"{key}.ultimate: n must be 1..6", rf.where(key))
+    if power == "hero_companion":
+        for t in _list(rf, key, u.get("faces")):
+            row[A.H_ULT_MASK] |= 1 << _name(rf, key, t, A.FACE_NAMES[: A.N_ROLES], "companion type")
+    elif power == "discard":
+        for t in _list(rf, key, u.get("what")):
+            if t not in A.DISCARD_BITS:
+                raise InputError(f"{key}.ultimate: unknown discard target {t!r}", rf.where(key))
+            row[A.H_ULT_MASK] |= A.DISCARD_BITS[t]
+    elif power in ("defeat", "transform"):
+        for t in _list(rf, key, u.get("monsters", ["goblin", "skeleton", "ooze"])):
+            allowed = A.DUNGEON_NAMES[:3] + (("dragon",) if power == "defeat" else ())
+            i = _name(rf, key, t, allowed, "target")
+            row[A.H_ULT_MASK] |= 1 << i
+        if power == "transform":
+            to = u.get("to")
+            row[A.H_ULT_TO] = A.TO_POTION if to == "potion" else _name(rf, key, to, A.FACE_NAMES, "face")
+    allowed = _ULT_PHASES[power]
+    row[A.H_ULT_PHASES] = _phases(rf, key, u["phases"], allowed) if "phases" in u else allowed
+    return row, str(u.get("name", power))
+
+
+def load_ruleset(
+    rules_path: str | Path | None = None, overrides: list[str] | None = None, map_path: str | Path | None = None
+) -> DelveRules:
+    """Load, override and validate a Delve ruleset (``InputError`` with ``file:line`` if bad)."""
+    if map_path is not None:
+        raise InputError("Delve has no map: --map does not apply", "--map")
+    rf = apply_overrides(load(rules_path or DEFAULT_RULES), overrides)
+    r = np.zeros(R_SIZE, dtype=np.int64)
+    r[R_DELVES] = _int(rf, "game.delves", 1, A.MAX_DELVES)
+    r[R_LEVELS] = _int(rf, "game.levels", 1, 30)
+    r[R_PARTY_DICE] = _int(rf, "game.party_dice", 1, 12)
+    r[R_DUNGEON_DICE] = _int(rf, "game.dungeon_dice", 1, 12)
+    r[R_DRAGON_AT] = _int(rf, "dragon.threshold", 1, 12)
+    r[R_DRAGON_TYPES] = _int(rf, "dragon.types_needed", 0, A.N_ROLES)
+    r[R_DRAGON_XP] = _int(rf, "dragon.xp", 0, 100)
+    r[R_DRAGON_TREASURES] = _int(rf, "dragon.treasures", 0, 10)
+    r[R_HERO_DRAGON] = _bool(rf, "dragon.hero_companion_counts")
+    r[R_EMPTY_POOL_XP] = _int(rf, "xp.empty_pool", 0, 100)
+    r[R_EMPTY_POOL_DRAGON] = _bool(rf, "xp.empty_pool_dragon")
+    r[R_RETIRE_XP] = _int(rf, "xp.retire_per_level", 0, 100)
+    r[R_PORTAL_XP] = _int(rf, "xp.portal_per_level", 0, 100)
+    r[R_FLEE_KEEPS] = _bool(rf, "xp.flee_keeps_earned")
+    r[R_MASTER_AT] = _int(rf, "xp.master_at", 0, 1000)
+    r[R_MASTER_REFRESH] = _bool(rf, "xp.master_refreshes_ultimate")
+    r[R_SCALES_PAIR] = _int(rf, "score.scales_pair", 0, 100)
+    r[R_SCROLL_PHASES] = _phases(
+        rf, "rulings.scroll_phases", rf.get("rulings.scroll_phases"), A.PH_MONSTER | A.PH_DRAGON
+    )
+    r[R_SPECIALTY_ALL] = _bool(rf, "rulings.specialty_applies_to_all")
+
+    ranks = _list(rf, "score.ranks", rf.get("score.ranks"))
+    thresholds = _list(rf, "score.rank_thresholds", rf.get("score.rank_thresholds"))
+    if not 1 <= len(ranks) <= MAX_RANKS or len(thresholds) != len(ranks):
+        raise InputError(
+            f"score.ranks and score.rank_thresholds need the same length (1..{MAX_RANKS})",
+            rf.where("score.rank_thresholds"),
+        )
+    if any(not isinstance(t, int) for t in thresholds) or sorted(thresholds) != thresholds:
+        raise InputError("score.rank_thresholds must be increasing integers", rf.where("score.rank_thresholds"))
+    r[R_N_RANKS] = len(ranks)
+    r[R_RANKS : R_RANKS + len(ranks)] = thresholds
+    win = rf.get("score.win_rank")
+    r[R_WIN_SCORE] = thresholds[_name(rf, "score.win_rank", win, tuple(ranks), "rank")]
+
+    for key, names, base, sides in (
+        ("dice.party", A.FACE_NAMES, R_PARTY_FACES, R_PARTY_SIDES),
+        ("dice.dungeon", A.DUNGEON_NAMES, R_DUNGEON_FACES, R_DUNGEON_SIDES),
+    ):
+        faces = _list(rf, key, rf.get(key))
+        if not 2 <= len(faces) <= MAX_SIDES:
+            raise InputError(f"{key} must list 2..{MAX_SIDES} faces", rf.where(key))
+        r[sides] = len(faces)
+        for i, f in enumerate(faces):
+            r[base + i] = _name(rf, key, f, names, "face")
+
+    for ri, role in enumerate(A.FACE_NAMES[: A.N_ROLES]):
+        key = f"companions.{role}"
+        for m in _list(rf, f"{key}.sweeps", rf.get(f"{key}.sweeps", [])):
+            r[R_SWEEP + ri] |= 1 << _name(rf, f"{key}.sweeps", m, A.DUNGEON_NAMES[:3], "monster")
+        opens = rf.get(f"{key}.opens")
+        if opens not in ("one", "all"):
+            raise InputError(f'{key}.opens must be "one" or "all"', rf.where(f"{key}.opens"))
+        r[R_OPENS_ALL + ri] = int(opens == "all")
+
+    tre = rf.get("treasures")
+    if not isinstance(tre, dict) or not 1 <= len(tre) <= A.MAX_TREASURES:
+        raise InputError(f"treasures: 1..{A.MAX_TREASURES} kinds", rf.where("treasures"))
+    r[R_N_TREASURES] = len(tre)
+    for k, (name, t) in enumerate(tre.items()):
+        key = f"treasures.{name}"
+        base = R_TREASURE + k * T_COLS
+        r[base + T_COUNT] = _int(rf, f"{key}.count", 0, 100)
+        effect = t.get("effect")
+        r[base + T_EFFECT] = _name(rf, f"{key}.effect", effect, A.TREASURE_EFFECTS, "effect")
+        r[base + T_FACE] = -1
+        if effect == "companion":
+            r[base + T_FACE] = _name(rf, f"{key}.face", t.get("face"), A.FACE_NAMES[: A.N_ROLES], "companion type")
+        r[base + T_POINTS] = _int(rf, f"{key}.points", 0, 100)
+        r[base + T_PHASES] = _phases(rf, f"{key}.phases", t.get("phases", []), _TREASURE_PHASES[effect])
+
+    heroes: dict[str, np.ndarray] = {}
+    hero_names: dict[str, tuple[str, str]] = {}
+    ult_names: dict[str, tuple[str, str]] = {}
+    hs = rf.get("heroes")
+    if not isinstance(hs, dict) or "none" not in hs:
+        raise InputError("heroes: a table with at least heroes.none", rf.where("heroes"))
+    for name, h in hs.items():
+        key = f"heroes.{name}"
+        names = h.get("names", [name, name])
+        if not isinstance(names, list) or len(names) != 2:
+            raise InputError(f"{key}.names must be [novice, master]", rf.where(key))
+        rows = []
+        ults = []
+        for _s, side in enumerate(("novice", "master")):
+            row, ult = _hero_side(rf, f"{key}.{side}", h.get(side))
+            rows.append(row)
+            ults.append(ult)
+        heroes[name] = np.stack(rows)
+        hero_names[name] = (str(names[0]), str(names[1]))
+        ult_names[name] = (ults[0], ults[1])
+    return DelveRules(r, heroes, hero_names, ult_names, list(tre), list(ranks), rf.path, dict(rf.overridden))
+
+
+def heroes(ruleset: DelveRules) -> list[str]:
+    """Hero keys of a ruleset ("none" = the plain game)."""
+    return list(ruleset.heroes)

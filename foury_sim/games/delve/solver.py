@@ -1,0 +1,284 @@
+"""Companion allocation: defeat every monster (and keep a dragon-beating set) at the least cost.
+
+Every companion defeats one monster of any type; some *sweep* (defeat all monsters of a type).
+So an allocation is: a sweeper (or none) for each monster type present, then enough single kills
+from the other units; ``extra_defeat`` powers add kills. The search enumerates every sweeper
+assignment and fills the kills cheapest-first, which is exact for feasibility (every unit can
+kill any monster singly). When the dragon is coming, every distinct-type dragon set is reserved
+first (``_kills_beside_dragon``), so "clear the monsters AND beat the dragon" is found whenever
+it exists. ``tests/test_delve_solver.py`` checks this against a brute force over all assignments.
+
+Units (``api.U_*``) have a count and a role mask (bit r: may act as companion type r). Everything
+lives in rows of one scratch array ``w`` (``W_*``): numba increfs every array argument of every call,
+so few array arguments keep the solver fast.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ...config import CACHE
+from . import api as A
+
+#: What spending one unit costs, in the built-in preference order: temporary companions are free
+#: (discarded at regroup anyway), a scroll die used as a companion is the least useful die,
+#: champions and thieves are the most useful, tokens cost end-game points, the hero costs its
+#: ultimate. Policies see these as ``O_COST``.
+UNIT_COST = np.array([4, 4, 4, 5, 6, 3] + [1] * 6 + [9] * A.MAX_TREASURES + [12], dtype=np.int64)
+#: Units in increasing cost, the order single kills are taken in.
+UNIT_ORDER = np.argsort(UNIT_COST, kind="stable").astype(np.int64)
+
+
+#: Rows of the scratch array ``w`` (int64[W_ROWS, W_COLS]).
+W_SWEEPER, W_USE, W_DSET, W_TAKEN, W_WORK, W_AVAIL, W_CAND = 0, 1, 2, 3, 4, 5, 6  # W_CAND: 3 rows
+W_CNT, W_MASK, W_EXTRA, W_SWEEP, W_MON = 9, 10, 11, 12, 13  # the inputs: filled by engine.load_units
+W_CAP, W_ACT = 14, 15  # active units (cost order) and their kill capacity
+W_NCAND, W_ROLES, W_CHOICE = 16, 17, 18  # candidates per monster type; the dragon search's stack
+W_ROWS, W_COLS = 19, 40
+
+
+@njit(cache=CACHE)
+def _active(w):
+    """List the units present (count > 0, some role) in cost order, with their kill capacity
+    (1 + the most extra kills any of their roles brings); returns how many."""
+    k = 0
+    for i in range(A.N_UNITS):
+        u = UNIT_ORDER[i]
+        m = w[W_MASK, u]
+        if w[W_CNT, u] > 0 and m != 0:
+            best = 0
+            for r in range(A.N_ROLES):
+                if (m >> r) & 1 and w[W_EXTRA, r] > best:
+                    best = w[W_EXTRA, r]
+            w[W_ACT, k] = u
+            w[W_CAP, k] = 1 + best
+            k += 1
+    return k
+
+
+@njit(cache=CACHE)
+def _cheapest_kills(w, kills, na, out):
+    """Units for ``kills`` single kills, cheapest first, from ``w[W_AVAIL] - w[W_TAKEN]`` into
+    ``w[out]``; returns their cost plus the cost of ``w[W_TAKEN]``, or -1 if they fall short."""
+    c = 0
+    for j in range(na):
+        u = w[W_ACT, j]
+        w[out, u] = 0
+        c += w[W_TAKEN, u] * UNIT_COST[u]
+        free = w[W_AVAIL, u] - w[W_TAKEN, u]
+        if kills > 0 and free > 0:
+            cap = w[W_CAP, j]
+            take = min(free, (kills + cap - 1) // cap)
+            w[out, u] = take
+            kills -= take * cap
+            c += take * UNIT_COST[u]
+    return c if kills <= 0 else -1
+
+
+@njit(cache=CACHE)
+def _kills_beside_dragon(w, kills, need, only, na):
+    """Cheapest single kills (into ``w[W_USE]``) from ``w[W_AVAIL]`` that leave a dragon set of
+    ``need`` types (into ``w[W_DSET]``). ``only`` >= 0 restricts the dragon's types to that role
+    mask. Returns the cost of the kills plus the dragon set, or -1."""
+    best = -1
+    for i in range(na):
+        u = w[W_ACT, i]
+        w[W_USE, u] = 0
+        w[W_DSET, u] = 0
+        w[W_TAKEN, u] = 0
+    if need <= 0:  # no dragon set to keep: the kills alone
+        return _cheapest_kills(w, kills, na, W_USE)
+    roles = w[W_ROLES]
+    choice = w[W_CHOICE]
+    for m in range(1 << A.N_ROLES):
+        if only >= 0 and m != only:
+            continue
+        k = 0
+        for r in range(A.N_ROLES):
+            if (m >> r) & 1:
+                roles[k] = r
+                k += 1
+        if k != need:
+            continue
+        d = 0
+        choice[0] = -1
+        while d >= 0:
+            if choice[d] >= 0:
+                w[W_TAKEN, w[W_ACT, choice[d]]] -= 1
+            i = choice[d] + 1
+            while i < na:
+                u = w[W_ACT, i]
+                if w[W_AVAIL, u] - w[W_TAKEN, u] > 0 and (w[W_MASK, u] >> roles[d]) & 1:
+                    break
+                i += 1
+            if i >= na:
+                choice[d] = -1
+                d -= 1
+                continue
+            choice[d] = i
+            w[W_TAKEN, w[W_ACT, i]] += 1
+            if d < need - 1:
+                d += 1
+                choice[d] = -1
+                continue
+            # a leaf: a dragon set is reserved in W_TAKEN; kill the rest cheapest first
+            c = _cheapest_kills(w, kills, na, W_WORK)
+            if c >= 0 and (best < 0 or c < best):
+                best = c
+                for j in range(na):
+                    v = w[W_ACT, j]
+                    w[W_USE, v] = w[W_WORK, v]
+                    w[W_DSET, v] = w[W_TAKEN, v]
+    return best
+
+
+@njit(cache=CACHE)
+def fight_rows(w, need, opts, n0, cap):
+    """Append to ``opts`` (from row ``n0``, at most ``cap`` rows, best first) every fight plan for
+    the units and monsters in ``w`` (``W_CNT``, ``W_MASK``, ``W_EXTRA``, ``W_SWEEP``, ``W_MON``).
+
+    One plan per sweeper assignment: single kills cheapest first, keeping a dragon set of ``need``
+    types if that is possible (``O_OK`` = 1), else without (``O_OK`` = 0; only when need > 0).
+    Returns the new row count.
+    """
+    na = _active(w)
+    ncand = w[W_NCAND]
+    for t in range(A.N_MONSTER_TYPES):
+        ncand[t] = 1
+        w[W_CAND + t, 0] = -1
+        if w[W_MON, t] < 2:
+            continue
+        for i in range(na):
+            u = w[W_ACT, i]
+            for r in range(A.N_ROLES):
+                if (w[W_MASK, u] >> r) & 1 and (w[W_SWEEP, r] >> t) & 1:
+                    w[W_CAND + t, ncand[t]] = u
+                    ncand[t] += 1
+                    break
+    n = n0
+    for i0 in range(ncand[0]):
+        for i1 in range(ncand[1]):
+            for i2 in range(ncand[2]):
+                for i in range(na):
+                    w[W_SWEEPER, w[W_ACT, i]] = 0
+                kills = 0
+                valid = True
+                for t in range(A.N_MONSTER_TYPES):
+                    u = w[W_CAND + t, i0 if t == 0 else (i1 if t == 1 else i2)]
+                    if u < 0:
+                        kills += w[W_MON, t]
+                        continue
+                    w[W_SWEEPER, u] += 1
+                    if w[W_SWEEPER, u] > w[W_CNT, u]:
+                        valid = False
+                    bonus = 0
+                    for r in range(A.N_ROLES):
+                        if (w[W_MASK, u] >> r) & 1 and (w[W_SWEEP, r] >> t) & 1 and w[W_EXTRA, r] > bonus:
+                            bonus = w[W_EXTRA, r]
+                    kills -= bonus
+                if not valid:
+                    continue
+                for i in range(na):
+                    u = w[W_ACT, i]
+                    w[W_AVAIL, u] = w[W_CNT, u] - w[W_SWEEPER, u]
+                ok = 1
+                c = _kills_beside_dragon(w, kills, need, -1, na)
+                if c < 0 and need > 0:
+                    ok = 0
+                    c = _kills_beside_dragon(w, kills, 0, -1, na)
+                if c < 0:
+                    continue
+                cost = 0
+                for i in range(na):
+                    u = w[W_ACT, i]
+                    w[W_USE, u] += w[W_SWEEPER, u]
+                    cost += w[W_USE, u] * UNIT_COST[u]
+                n = _insert(
+                    opts, n0, n, cap, w, W_USE, cost, ok, w[W_CAND, i0], w[W_CAND + 1, i1], w[W_CAND + 2, i2], na
+                )
+    return n
+
+
+@njit(cache=CACHE)
+def _insert(opts, n0, n, cap, w, row, cost, ok, s0, s1, s2, na):
+    """Insert a fight row (units ``w[row]``) keeping rows n0..n-1 sorted by (not ok, cost) and free
+    of duplicates. ``s0..s2``: the unit sweeping each monster type (-1: single kills), in ``O_MON``."""
+    key = cost + (1 - ok) * 1000
+    for i in range(n0, n):
+        same = True
+        for j in range(na):
+            u = w[W_ACT, j]
+            if opts[i, A.O_USE + u] != w[row, u]:
+                same = False
+                break
+        if same:
+            return n
+    pos = n
+    while pos > n0 and opts[pos - 1, A.O_COST] + (1 - opts[pos - 1, A.O_OK]) * 1000 > key:
+        pos -= 1
+    if pos - n0 >= cap:
+        return n
+    last = min(n, n0 + cap - 1)
+    for i in range(last, pos, -1):
+        opts[i, :] = opts[i - 1, :]
+    opts[pos, :] = 0
+    opts[pos, A.O_ACTION] = A.A_FIGHT
+    opts[pos, A.O_ARG] = -1
+    opts[pos, A.O_COST] = cost
+    opts[pos, A.O_OK] = ok
+    opts[pos, A.O_P] = -1
+    used = 0
+    for j in range(na):
+        u = w[W_ACT, j]
+        opts[pos, A.O_USE + u] = w[row, u]
+        used += w[row, u]
+    opts[pos, A.O_N] = used
+    opts[pos, A.O_MON] = s0
+    opts[pos, A.O_MON + 1] = s1
+    opts[pos, A.O_MON + 2] = s2
+    return min(n + 1, n0 + cap)
+
+
+@njit(cache=CACHE)
+def _dragon_setup(w):
+    """Dragon sets ignore extra kills and use every unit present."""
+    for r in range(A.N_ROLES):
+        w[W_EXTRA, r] = 0
+    na = _active(w)
+    for i in range(na):
+        u = w[W_ACT, i]
+        w[W_AVAIL, u] = w[W_CNT, u]
+    return na
+
+
+@njit(cache=CACHE)
+def dragon_rows(w, need, opts, n0, cap):
+    """Append one row per set of ``need`` companion types that can face the dragon (cheapest first).
+    Clears ``w[W_EXTRA]``."""
+    na = _dragon_setup(w)
+    n = n0
+    for m in range(1 << A.N_ROLES):
+        c = _kills_beside_dragon(w, 0, need, m, na)
+        if c >= 0:
+            n = _insert(opts, n0, n, cap, w, W_DSET, c, 1, -1, -1, -1, na)
+    return n
+
+
+@njit(cache=CACHE)
+def dragon_cost(w, need):
+    """Cost of the cheapest dragon set of ``need`` types from ``w[W_CNT]`` (0 if need <= 0), or -1.
+    Clears ``w[W_EXTRA]``."""
+    if need <= 0:
+        return 0
+    na = _dragon_setup(w)
+    return _kills_beside_dragon(w, 0, need, -1, na)
+
+
+@njit(cache=CACHE)
+def best_fight(w, need, opts, row):
+    """Cost and O_OK of the best fight, computed in ``opts[row]`` (scratch); cost -1 if none."""
+    n = fight_rows(w, need, opts, row, 1)
+    if n == row:
+        return -1, 0
+    return opts[row, A.O_COST], opts[row, A.O_OK]

@@ -1,0 +1,657 @@
+"""Study reports: read a sweep's results folder, draw the figures that fit it, write report.md/.html.
+
+``build_report("results/NAME")`` never simulates: it reads ``manifest.json``, ``cells.parquet``
+(or ``cells.csv``) and ``cells/cell_NNNN.json``, then writes ``figures/*.png``, ``report.md``
+(figures linked relatively) and a self-contained ``report.html`` (figures embedded as base64 PNG,
+no external resources). Every file is written atomically (temp file, then ``os.replace``).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from . import figures as F
+from .errors import InputError
+from .runner import atomic_write
+
+__all__ = ["Results", "load_results", "build_report", "ReportFigure"]
+
+_REQUIRED = ("cell", "games")
+_LINESTYLES = ("-", "--", ":", "-.")
+
+
+# ------------------------------------------------------------------------------------- loading
+
+
+@dataclass
+class Results:
+    """A sweep's saved results: the manifest, the cells table (sorted by ``cell``), the cell records."""
+
+    path: Path
+    manifest: dict[str, Any]
+    cells: pd.DataFrame
+    cell_jsons: list[dict[str, Any]]
+
+    @property
+    def title(self) -> str:
+        return str(self.manifest.get("title") or self.manifest.get("name") or self.path.name)
+
+    @property
+    def swept(self) -> list[str]:
+        """Swept keys (in experiment order) that are columns of the cells table."""
+        return [k for k in self.manifest.get("swept") or [] if k in self.cells.columns]
+
+    @property
+    def varying(self) -> list[str]:
+        """Swept keys that take more than one value."""
+        return [k for k in self.swept if self.cells[k].nunique(dropna=False) > 1]
+
+    @property
+    def has_rooms(self) -> bool:
+        return any(isinstance(cj.get("rooms"), dict) for cj in self.cell_jsons)
+
+
+def _short(e: BaseException) -> str:
+    msg = str(e).strip().splitlines()
+    return msg[0][:200] if msg else type(e).__name__
+
+
+def _read_json(file: Path, hint: str) -> Any:
+    if not file.is_file():
+        raise InputError(f"{file.name} is missing ({hint})", str(file))
+    try:
+        return json.loads(file.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise InputError(f"{file.name} is corrupt: not valid JSON ({e.msg})", f"{file}:{e.lineno}:{e.colno}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"cannot read {file.name}: {_short(e)}", str(file)) from None
+
+
+def _read_cells(folder: Path) -> pd.DataFrame:
+    pq, csv = folder / "cells.parquet", folder / "cells.csv"
+    if pq.is_file():
+        file = pq
+        try:
+            df = pd.read_parquet(pq)
+        except Exception as e:  # pyarrow raises many types for a damaged file
+            raise InputError(f"cells.parquet is corrupt or unreadable: {_short(e)}", str(pq)) from None
+    elif csv.is_file():
+        file = csv
+        try:
+            df = pd.read_csv(csv)
+        except Exception as e:  # pandas parser errors, encoding errors, empty files
+            raise InputError(f"cells.csv is corrupt or unreadable: {_short(e)}", str(csv)) from None
+    else:
+        raise InputError("the cells table is missing (neither cells.parquet nor cells.csv; did the sweep finish?)",
+                         str(folder))
+    missing = [c for c in _REQUIRED if c not in df.columns]
+    if "win_rate" not in df.columns and "wins" not in df.columns:
+        missing.append("win_rate")
+    if missing:
+        raise InputError(f"{file.name} lacks column(s) {', '.join(missing)}: not a sweep cells table", str(file))
+    if df.empty:
+        raise InputError(f"{file.name} has no cells", str(file))
+    try:
+        df["cell"] = df["cell"].astype(int)
+        df["games"] = df["games"].astype(int)
+        if "wins" not in df.columns:
+            df["wins"] = np.rint(df["win_rate"].astype(float) * df["games"]).astype(int)
+        df["wins"] = df["wins"].astype(int)
+    except (TypeError, ValueError) as e:
+        raise InputError(f"{file.name} has a non-numeric cell, games or wins entry: {_short(e)}", str(file)) from None
+    if df["cell"].duplicated().any():
+        raise InputError(f"{file.name} lists cell {int(df.loc[df['cell'].duplicated(), 'cell'].iloc[0])} twice",
+                         str(file))
+    if "win_rate" not in df.columns:
+        df["win_rate"] = df["wins"] / df["games"].where(df["games"] > 0)
+    if "win_lo" not in df.columns or "win_hi" not in df.columns:
+        from .stats import wilson_arrays
+
+        df["win_lo"], df["win_hi"] = wilson_arrays(df["wins"].to_numpy(), df["games"].to_numpy())
+    if "label" not in df.columns:
+        df["label"] = [f"cell {c}" for c in df["cell"]]
+    df["label"] = df["label"].astype(str)
+    return df.sort_values("cell", kind="stable").reset_index(drop=True)
+
+
+def load_results(path: str | Path) -> Results:
+    """Read a sweep's results folder; any missing or corrupt part is an :class:`InputError`."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"results folder {str(p)!r} does not exist (run `foury-sim sweep EXPERIMENT.toml` first)",
+                         str(p))
+    if not p.is_dir():
+        raise InputError(f"{str(p)!r} is not a folder: give a study's results folder, e.g. results/NAME", str(p))
+    manifest = _read_json(p / "manifest.json", "not a `foury-sim sweep` results folder?")
+    if not isinstance(manifest, dict):
+        raise InputError("manifest.json is corrupt: it does not hold a JSON object", str(p / "manifest.json"))
+    cells = _read_cells(p)
+    records: list[dict[str, Any]] = []
+    for c in cells["cell"]:
+        f = p / "cells" / f"cell_{int(c):04d}.json"
+        rec = _read_json(f, f"the cells table lists cell {int(c)}; rerun the sweep with --resume")
+        if not isinstance(rec, dict):
+            raise InputError(f"{f.name} is corrupt: it does not hold a JSON object", str(f))
+        rec.setdefault("cell", int(c))
+        rec.setdefault("label", str(cells.loc[cells["cell"] == c, "label"].iloc[0]))
+        records.append(rec)
+    return Results(p, manifest, cells, records)
+
+
+# ------------------------------------------------------------------------------------ figures
+
+
+@dataclass
+class ReportFigure:
+    """One planned figure: file name, heading, caption and how to draw it."""
+
+    name: str
+    heading: str
+    caption: str
+    make: Callable[[], Figure]
+
+
+def _target(res: Results, target: float | None) -> float | None:
+    if target is None:
+        rep = res.manifest.get("report")
+        rep = rep if isinstance(rep, dict) else {}
+        for key in ("target", "target_win_rate"):
+            v = rep.get(key, res.manifest.get(key))
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                target = float(v)
+                break
+    if target is None or not math.isfinite(target):
+        return None
+    if 1.0 < target <= 100.0:  # given in percent
+        target /= 100.0
+    return target if 0.0 <= target <= 1.0 else None
+
+
+def _slug(s: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", s).strip("_").lower() or "x"
+
+
+def _cell_styles(res: Results) -> tuple[list[Any], list[str]]:
+    """Colour and line style per cell, so a hero (or policy) keeps its colour in every figure.
+
+    Colour by the first categorical swept key (else the first swept key); a second swept key sets
+    the line style (up to 4 values) or the shade (light = low value). With more swept keys every
+    cell gets its own palette colour.
+    """
+    from matplotlib.colors import to_rgb
+
+    cells = res.cells
+    n = len(cells)
+    varying = res.varying
+    cat = [k for k in varying if not F.is_numeric(cells[k])]
+    color_key = cat[0] if cat else (varying[0] if varying else None)
+    rest = [k for k in varying if k != color_key]
+    if color_key is None or len(rest) > 1:
+        palette = F.category_colors([f"cell {i}" for i in range(n)])
+        return [palette[f"cell {i}"] for i in range(n)], ["-"] * n
+    values = F.ordered_values(cells[color_key])
+    if F.is_numeric(cells[color_key]) and len(values) > 2:
+        from matplotlib import colormaps
+
+        cmap = colormaps["viridis"]
+        by_value = {F.fmt_value(v): to_rgb(cmap(0.85 * i / (len(values) - 1))) for i, v in enumerate(values)}
+    else:
+        by_value = {k: to_rgb(v) for k, v in F.category_colors(values).items()}
+    colors: list[Any] = [by_value[F.fmt_value(v)] for v in cells[color_key]]
+    styles = ["-"] * n
+    if rest:
+        second = rest[0]
+        svals = [F.fmt_value(v) for v in F.ordered_values(cells[second])]
+        rank = [svals.index(F.fmt_value(v)) for v in cells[second]]
+        if len(svals) <= len(_LINESTYLES):
+            styles = [_LINESTYLES[r] for r in rank]
+        else:  # lighter for low values, full colour for the highest
+            colors = [tuple(1 - (1 - ch) * (0.35 + 0.65 * r / (len(svals) - 1)) for ch in col)
+                      for col, r in zip(colors, rank)]
+    return colors, styles
+
+
+def _plan(res: Results, target: float | None) -> list[ReportFigure]:
+    cells = res.cells
+    varying = res.varying
+    numeric = [k for k in varying if F.is_numeric(cells[k])]
+    categorical = [k for k in varying if k not in numeric]
+    plan: list[ReportFigure] = []
+    tgt = f" The dashed line is the target win rate of {target * 100:g} %." if target is not None else ""
+    if numeric:
+        hue = categorical[0] if categorical else None
+        for k in numeric[:4]:
+            plan.append(ReportFigure(
+                f"win_rate_vs_{_slug(k)}.png", f"Win rate by {k}",
+                f"Win rate (%) against {k}" + (f", one line per {hue}" if hue else "")
+                + "; the shaded band is the 95 % interval." + tgt,
+                lambda k=k, hue=hue: F.win_rate_vs(cells, k, hue, target)))
+    elif len(categorical) in (1, 2) or (categorical and len(cells) > 40):
+        by = categorical[0]
+        hue = categorical[1] if len(categorical) > 1 else None
+        plan.append(ReportFigure(
+            f"difficulty_{_slug(by)}.png", f"Win rate by {by}" + (f" and {hue}" if hue else ""),
+            f"One bar per {by}" + (f", grouped by {hue}" if hue else "")
+            + "; whiskers are 95 % intervals. Bars whose whiskers do not overlap differ clearly." + tgt,
+            lambda: F.difficulty_bars(cells, by, hue, target)))
+    else:
+        order = cells.sort_values(["win_rate", "cell"], ascending=[False, True], kind="stable")
+        plan.append(ReportFigure(
+            "difficulty_cells.png", "Win rate of every cell",
+            "One bar per cell, easiest first; whiskers are 95 % intervals." + tgt,
+            lambda: F.difficulty_bars(order, "label", None, target)))
+
+    colors, styles = _cell_styles(res)
+    labels = list(cells["label"])
+    cj = res.cell_jsons
+
+    def lines(fn: Callable[..., Figure], **kw: Any) -> Callable[[], Figure]:
+        return lambda: fn(cj, labels, colors=colors, linestyles=styles, **kw)
+
+    plan.append(ReportFigure(
+        "survival_by_round.png", "Survival by round",
+        "Share of games in which the hero has not died yet at the start of each round and at the end of the "
+        "game. A steep drop marks a deadly round.", lines(F.survival_by_round)))
+    plan.append(ReportFigure(
+        "survival_by_turn.png", "Survival by turn",
+        "Share of games in which the hero has not died yet after each turn.", lines(F.survival_by_turn)))
+    for key, what in (("score", "final score"), ("turns", "game length in turns")):
+        plan.append(ReportFigure(
+            f"distribution_{_slug(key)}.png", f"Distribution of the {what}",
+            f"Left: share of games per value of the {what}; right: share of games at or below each value "
+            "(curves further right mean higher values).", lines(F.distributions, key=key)))
+
+    if res.has_rooms:
+        plan.extend(_heat_plan(res))
+    return plan
+
+
+def _heat_plan(res: Results) -> list[ReportFigure]:
+    cells = res.cells
+    maps: dict[str, Any] = {}
+
+    def map_of(cj: dict[str, Any]) -> Any:
+        key = str((cj.get("rooms") or {}).get("map") or "")
+        if key not in maps:
+            maps[key] = F.resolve_cell_map(key or None)
+        return maps[key]
+
+    games = cells["games"].to_numpy()
+    roles: list[tuple[int, str]] = []
+    if games.max() > games.min():
+        roles.append((int(np.argmax(games)), "the cell with the most games"))
+    else:
+        roles.append((0, "the first cell"))
+    if len(cells) > 1:
+        rate = cells["win_rate"].to_numpy(float)
+        roles.append((int(np.nanargmin(rate)), "the hardest cell"))
+        roles.append((int(np.nanargmax(rate)), "the easiest cell"))
+    seen: dict[int, list[str]] = {}
+    for i, role in roles:
+        seen.setdefault(i, []).append(role)
+    plan = []
+    for i, rs in seen.items():
+        cj = res.cell_jsons[i]
+        if not isinstance(cj.get("rooms"), dict):
+            continue
+        who = f"{' and '.join(rs)} ({cells['label'].iloc[i]})"
+        cid = int(cells["cell"].iloc[i])
+        for kind, head, cap in (
+            ("deaths", "Where heroes die", "first deaths per 1000 games in each room"),
+            ("visits", "Where heroes go", "visits per game of each room"),
+        ):
+            plan.append(ReportFigure(
+                f"heat_{kind}_cell{cid:04d}.png", f"{head}: {who}",
+                f"The map with the {cap} for {who}; darker is more.",
+                lambda cj=cj, kind=kind: F.heat_map(cj, kind, map_data=map_of(cj))))
+    return plan
+
+
+def _png(fig: Figure) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=F.DPI)
+    return buf.getvalue()
+
+
+# ------------------------------------------------------------------------------------ findings
+
+
+def _pct(x: float) -> str:
+    if x is None or not math.isfinite(float(x)):
+        return "n/a"
+    x = 100.0 * float(x)
+    return f"{x:.1f} %" if abs(x) >= 1 or x == 0 else f"{x:.2f} %"
+
+
+def _ci(lo: float, hi: float) -> str:
+    d = 2 if hi < 0.01 else 1
+    return f"{100 * lo:.{d}f}–{100 * hi:.{d}f} %"
+
+
+def _rate_text(row: Any) -> str:
+    return f"{_pct(row['win_rate'])} (95 % interval {_ci(row['win_lo'], row['win_hi'])})"
+
+
+def _names(labels: list[str], limit: int = 6) -> str:
+    shown = [f"`{x}`" for x in labels[:limit]]
+    more = len(labels) - limit
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+
+def _overlap(a: Any, b: Any) -> bool:
+    return not (a["win_lo"] > b["win_hi"] or b["win_lo"] > a["win_hi"])
+
+
+def _findings(res: Results, target: float | None) -> list[str]:
+    c = res.cells
+    s = c.sort_values(["win_rate", "cell"], ascending=[False, True], kind="stable").reset_index(drop=True)
+    out: list[str] = []
+    if len(s) == 1:
+        r = s.iloc[0]
+        out.append(f"`{r['label']}` wins {_rate_text(r)} of {int(r['games']):,} games.")
+    else:
+        e, h = s.iloc[0], s.iloc[-1]
+        out.append(f"Easiest: `{e['label']}` wins {_rate_text(e)}. Hardest: `{h['label']}` wins {_rate_text(h)}.")
+        gap = 100 * (e["win_rate"] - h["win_rate"])
+        if _overlap(e, h):
+            out.append(f"The easiest and hardest cells' intervals overlap: the {gap:.1f} percentage-point gap is "
+                       "within the simulation's uncertainty; run more games to separate them.")
+        else:
+            out.append(f"The gap between easiest and hardest ({gap:.1f} percentage points) is clear: their 95 % "
+                       "intervals do not overlap.")
+        tied_e = [r["label"] for _, r in s.iloc[1:].iterrows() if _overlap(r, e)]
+        tied_h = [r["label"] for _, r in s.iloc[:-1].iterrows() if _overlap(r, h) and r["label"] not in tied_e]
+        if tied_e:
+            out.append(f"Not clearly harder than the easiest cell (intervals overlap): {_names(tied_e)}.")
+        if tied_h and len(s) > 2:
+            out.append(f"Not clearly easier than the hardest cell (intervals overlap): {_names(tied_h)}.")
+        n = len(s)
+        rows = [s.iloc[i] for i in range(n)]
+        sep = sum(not _overlap(rows[i], rows[j]) for i in range(n) for j in range(i + 1, n))
+        pairs = n * (n - 1) // 2
+        out.append(f"{sep} of {pairs} pairs of cells have non-overlapping 95 % intervals (a clear difference); "
+                   "overlapping intervals do not prove two cells equal. Cells share their dice, so "
+                   "`foury-sim compare` gives a sharper paired test of any two settings.")
+    varying = res.varying
+    for key in varying:
+        p = F.pool(c, [key])
+        vals = F.ordered_values(c[key])
+        p = p.set_index(p[key].map(F.fmt_value))
+        rates = [p.loc[F.fmt_value(v)] for v in vals]
+        pooled = len(varying) > 1
+        head = f"By `{key}`" + (" (pooled over the other swept settings)" if pooled else "")
+        parts = ", ".join(f"{F.fmt_value(v)}: {_pct(r['win_rate'])}" for v, r in zip(vals, rates))
+        hi_r = max(rates, key=lambda r: r["win_rate"])
+        lo_r = min(rates, key=lambda r: r["win_rate"])
+        clear = "clearly different" if not _overlap(hi_r, lo_r) else "intervals overlap"
+        if F.is_numeric(c[key]) and len(rates) > 2:
+            d = np.diff([r["win_rate"] for r in rates])
+            if (d >= 0).all():
+                trend = f"the win rate rises with {key}"
+            elif (d <= 0).all():
+                trend = f"the win rate falls as {key} grows"
+            else:
+                trend = "the win rate does not move steadily in one direction"
+            trend += (f" ({_pct(rates[0]['win_rate'])} at {F.fmt_value(vals[0])}, {_pct(rates[-1]['win_rate'])} "
+                      f"at {F.fmt_value(vals[-1])})")
+            out.append(f"{head}: {trend}; highest {_pct(hi_r['win_rate'])}, lowest {_pct(lo_r['win_rate'])} "
+                       f"({clear}). Values: {parts}.")
+        else:
+            out.append(f"{head}: highest at {F.fmt_value(hi_r[key])} ({_pct(hi_r['win_rate'])}), lowest at "
+                       f"{F.fmt_value(lo_r[key])} ({_pct(lo_r['win_rate'])}; {clear}). Values: {parts}.")
+    if target is not None:
+        on = [r["label"] for _, r in s.iterrows() if r["win_lo"] <= target <= r["win_hi"]]
+        if on:
+            out.append(f"On the {100 * target:g} % target (interval contains it): {_names(on)}.")
+        else:
+            k = int((s["win_rate"] - target).abs().to_numpy().argmin())
+            r = s.iloc[k]
+            out.append(f"No cell's interval contains the {100 * target:g} % target; closest: `{r['label']}` at "
+                       f"{_pct(r['win_rate'])}.")
+    width = (s["win_hi"] - s["win_lo"]).to_numpy(float)
+    if len(width):
+        k = int(np.nanargmax(width))
+        half = 50 * width[k]
+        msg = f"The widest interval is about ±{half:.1f} percentage points (`{s['label'].iloc[k]}`)"
+        out.append(msg + (": add games to tell close cells apart." if half > 2.5 else "."))
+    out.extend(_summary_findings(res))
+    return out
+
+
+def _summary_findings(res: Results) -> list[str]:
+    out = []
+    causes: dict[str, int] = {}
+    fdr: list[tuple[float, str]] = []
+    for cj in res.cell_jsons:
+        s = cj.get("summary") or {}
+        for k, v in (s.get("death_by_cause") or {}).items():
+            if isinstance(v, (int, float)):
+                causes[str(k)] = causes.get(str(k), 0) + int(v)
+        if isinstance(s.get("first_death_rate"), (int, float)):
+            fdr.append((float(s["first_death_rate"]), str(cj.get("label", ""))))
+    total = sum(causes.values())
+    if total:
+        top = sorted(causes.items(), key=lambda kv: -kv[1])[:3]
+        out.append("Most common causes of the first death (all cells together): "
+                   + ", ".join(f"{k} {100 * v / total:.0f} %" for k, v in top) + ".")
+    if len(fdr) > 1:
+        lo, hi = min(fdr), max(fdr)
+        out.append(f"The hero dies at least once in {_pct(lo[0])} (`{lo[1]}`) to {_pct(hi[0])} (`{hi[1]}`) "
+                   "of games.")
+    elif fdr:
+        out.append(f"The hero dies at least once in {_pct(fdr[0][0])} of games.")
+    c = res.cells
+    for col, what, unit in (("score_mean", "mean score", " points"), ("turns_mean", "mean game length", " turns")):
+        if col in c and c[col].notna().any() and len(c) > 1:
+            i, j = int(c[col].to_numpy(float).argmin()), int(c[col].to_numpy(float).argmax())
+            out.append(f"The {what} ranges from {c[col].iloc[i]:.1f}{unit} (`{c['label'].iloc[i]}`) to "
+                       f"{c[col].iloc[j]:.1f}{unit} (`{c['label'].iloc[j]}`).")
+    return out
+
+
+# ---------------------------------------------------------------------------------- documents
+
+_MEAN_COLS = (("score_mean", "Score (mean)"), ("turns_mean", "Turns (mean)"),
+              ("rounds_completed_mean", "Rounds done (mean)"), ("xp_mean", "XP (mean)"))
+
+
+def _cells_table(res: Results) -> tuple[list[str], list[list[str]], list[str]]:
+    c = res.cells
+    s = c.sort_values(["win_rate", "cell"], ascending=[False, True], kind="stable")
+    keys = res.swept
+    fdr = {int(cj.get("cell", -1)): (cj.get("summary") or {}).get("first_death_rate") for cj in res.cell_jsons}
+    show_fdr = any(isinstance(v, (int, float)) for v in fdr.values())
+    means = [(col, head) for col, head in _MEAN_COLS if col in c]
+    if len(means) < 3:  # other games: their own mean columns
+        extra = [col for col in c.columns if col.endswith("_mean") and col not in dict(_MEAN_COLS)]
+        means += [(col, f"{col[:-5].replace('_', ' ').capitalize()} (mean)") for col in extra[: 3 - len(means)]]
+    headers = ["Rank", "Cell"] + (keys or ["Settings"]) + ["Games", "Win rate", "95 % interval"]
+    headers += (["Died at least once"] if show_fdr else []) + [h for _, h in means]
+    aligns = ["r", "r"] + ["l"] * max(1, len(keys)) + ["r"] * (len(headers) - 2 - max(1, len(keys)))
+    rows = []
+    for rank, (_, r) in enumerate(s.iterrows(), 1):
+        row = [str(rank), str(int(r["cell"]))]
+        row += [F.fmt_value(r[k]) for k in keys] if keys else [str(r["label"])]
+        row += [f"{int(r['games']):,}", _pct(r["win_rate"]), _ci(r["win_lo"], r["win_hi"])]
+        if show_fdr:
+            v = fdr.get(int(r["cell"]))
+            row.append(_pct(v) if isinstance(v, (int, float)) else "")
+        row += ["" if pd.isna(r[col]) else f"{float(r[col]):.2f}" for col, _ in means]
+        rows.append(row)
+    return headers, rows, aligns
+
+
+def _meta(res: Results) -> list[str]:
+    m, c = res.manifest, res.cells
+    g = c["games"]
+    per = f"{int(g.iloc[0]):,}" if g.nunique() == 1 else f"{int(g.min()):,} to {int(g.max()):,}"
+    prec = m.get("precision")
+    if isinstance(prec, dict) and prec.get("width"):
+        per += f" (adaptive: until the interval is at most {100 * float(prec['width']):g} points wide)"
+    items = [f"Game: `{m.get('game', '?')}`; seed {m.get('seed', '?')}; {len(c)} cells; games per cell: {per}; "
+             f"{int(g.sum()):,} games in all."]
+    fixed = m.get("fixed") or {}
+    if isinstance(fixed, dict) and fixed:
+        items.append("Fixed settings: " + ", ".join(f"`{k}={_show(v)}`" for k, v in fixed.items()) + ".")
+    else:
+        items.append("Fixed settings: none (the game's defaults).")
+    swept = res.swept or list(m.get("swept") or [])
+    if swept:
+        parts = []
+        for k in swept:
+            vals = F.ordered_values(c[k]) if k in c else []
+            parts.append(f"`{k}` ({', '.join(F.fmt_value(v) for v in vals)})")
+        items.append("Swept: " + "; ".join(parts) + ". Every cell plays the same games on the same dice.")
+    else:
+        items.append("Swept: nothing (a single cell).")
+    run = []
+    if m.get("started"):
+        run.append(f"started {m['started']}")
+    if m.get("finished"):
+        run.append(f"finished {m['finished']}")
+    if isinstance(m.get("elapsed_s"), (int, float)):
+        run.append(f"{m['elapsed_s']:.1f} s")
+    ver = m.get("package_version")
+    commit = m.get("git_commit")
+    if ver or commit:
+        run.append("foury-sim " + (str(ver) if ver else "") + (f" at commit `{str(commit)[:10]}`" if commit else ""))
+    if run:
+        items.append("Run: " + ", ".join(run) + ".")
+    return items
+
+
+def _show(v: Any) -> str:
+    return ",".join(str(x) for x in v) if isinstance(v, list) else F.fmt_value(v)
+
+
+def _inline_html(text: str) -> str:
+    t = html.escape(text)
+    t = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", t)
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", t)
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;max-width:1100px;margin:2em auto;
+padding:0 1em;color:#222;line-height:1.45}
+h1{border-bottom:2px solid #444;padding-bottom:.2em}h2{margin-top:1.6em;border-bottom:1px solid #ccc}
+table{border-collapse:collapse;font-size:.9em;margin:1em 0}th,td{border:1px solid #ccc;padding:.25em .6em}
+th{background:#f0f0f0}tr:nth-child(even) td{background:#fafafa}td.r,th.r{text-align:right}
+code{background:#f3f3f3;padding:0 .25em;border-radius:3px}pre{background:#f6f6f6;padding:.8em;overflow:auto}
+figure{margin:1.2em 0}figure img{max-width:100%;height:auto;border:1px solid #ddd}
+figcaption{color:#555;font-size:.92em}.desc{font-size:1.05em}
+"""
+
+
+def _documents(res: Results, written: list[tuple[ReportFigure, Path, bytes]], skipped: list[str],
+               target: float | None) -> tuple[str, str]:
+    """(Markdown, HTML) of the report."""
+    md: list[str] = []
+    ht: list[str] = []
+    title = res.title
+    md.append(f"# {title}\n")
+    ht.append(f"<h1>{html.escape(title)}</h1>")
+    desc = str(res.manifest.get("description") or "").strip()
+    if desc:
+        md.append(desc + "\n")
+        ht.append(f'<p class="desc">{_inline_html(desc)}</p>')
+
+    def bullets(items: list[str]) -> None:
+        md.extend(f"- {x}" for x in items)
+        md.append("")
+        ht.append("<ul>" + "".join(f"<li>{_inline_html(x)}</li>" for x in items) + "</ul>")
+
+    def heading(text: str, level: int = 2) -> None:
+        md.append(f"{'#' * level} {text}\n")
+        ht.append(f"<h{level}>{html.escape(text)}</h{level}>")
+
+    def para(text: str) -> None:
+        md.append(text + "\n")
+        ht.append(f"<p>{_inline_html(text)}</p>")
+
+    heading("The study")
+    bullets(_meta(res))
+    heading("Key findings")
+    bullets(_findings(res, target))
+    heading("Cells, easiest first")
+    para("Win rates with 95 % Wilson intervals, sorted by win rate (highest first).")
+    headers, rows, aligns = _cells_table(res)
+    md.append("| " + " | ".join(_md_cell(h) for h in headers) + " |")
+    md.append("|" + "|".join("---:" if a == "r" else "---" for a in aligns) + "|")
+    md.extend("| " + " | ".join(_md_cell(x) for x in row) + " |" for row in rows)
+    md.append("")
+    cls = [' class="r"' if a == "r" else "" for a in aligns]
+    ht.append('<table class="cells"><thead><tr>' + "".join(f"<th{k}>{html.escape(h)}</th>" for h, k in
+                                                          zip(headers, cls)) + "</tr></thead><tbody>")
+    for row in rows:
+        ht.append("<tr>" + "".join(f"<td{k}>{html.escape(x)}</td>" for x, k in zip(row, cls)) + "</tr>")
+    ht.append("</tbody></table>")
+    if written:
+        heading("Figures")
+        for spec, path, data in written:
+            rel = f"figures/{path.name}"
+            heading(spec.heading, 3)
+            md.append(f"![{_md_cell(spec.heading)}]({rel})\n")
+            md.append(f"*{spec.caption}*\n")
+            b64 = base64.b64encode(data).decode("ascii")
+            ht.append(f'<figure><img src="data:image/png;base64,{b64}" alt="{html.escape(spec.heading)}">'
+                      f"<figcaption>{_inline_html(spec.caption)}</figcaption></figure>")
+    if skipped:
+        heading("Figures not drawn")
+        bullets(skipped)
+    text = str(res.manifest.get("experiment_text") or "").strip()
+    if text:
+        heading("Experiment file")
+        fence = "~~~~" if "```" in text else "```"
+        md.append(f"{fence}toml\n{text}\n{fence}\n")
+        ht.append(f"<details><summary>Show the experiment file</summary><pre>{html.escape(text)}</pre></details>")
+    md_text = "\n".join(md).rstrip() + "\n"
+    html_text = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                 f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{html.escape(title)}"
+                 f"</title><style>{_CSS}</style></head><body>\n" + "\n".join(ht) + "\n</body></html>\n")
+    return md_text, html_text
+
+
+def build_report(path: str | Path, *, target: float | None = None) -> list[Path]:
+    """Draw the figures that fit the study, then write ``report.md`` and ``report.html``.
+
+    ``target`` is a win rate to aim for (default: ``[report] target`` of the experiment file).
+    Figures whose data the results lack (rooms, death records, ...) are skipped and listed in the
+    report. Returns the written paths: the PNGs, then report.md and report.html.
+    """
+    res = load_results(path)
+    target = _target(res, target)
+    fig_dir = res.path / "figures"
+    written: list[tuple[ReportFigure, Path, bytes]] = []
+    skipped: list[str] = []
+    for spec in _plan(res, target):
+        try:
+            fig = spec.make()
+        except (F.NoData, InputError) as e:
+            skipped.append(f"{spec.heading}: {e}")
+            continue
+        data = _png(fig)
+        out = fig_dir / spec.name
+        atomic_write(out, data)
+        written.append((spec, out, data))
+    md_text, html_text = _documents(res, written, skipped, target)
+    md_path, html_path = res.path / "report.md", res.path / "report.html"
+    atomic_write(md_path, md_text)
+    atomic_write(html_path, html_text)
+    return [p for _, p, _ in written] + [md_path, html_path]

@@ -1,0 +1,125 @@
+"""Same per-game results whatever the threads, the batch split, or numba being on; golden
+transcripts; a user policy from a file."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+
+from foury_sim.games import delve as D
+from foury_sim.policy import make_policy
+
+GOLDEN = Path(__file__).parent / "golden"
+CASES = [("none", "threshold", 7, 0), ("enchantress", "risk", 11, 3), ("knight", "random", 5, 2)]
+
+
+@pytest.fixture(scope="module")
+def rs():
+    return D.load_ruleset()
+
+
+def _sim(rs, hero, policy, seed, start, count):
+    return D.simulate(rs, hero, make_policy(policy, D.POLICIES), seed, start, count)
+
+
+@pytest.mark.parametrize("hero, policy", [("none", "threshold"), ("minstrel", "risk"), ("half_goblin", "random")])
+def test_threads_do_not_change_results(rs, hero, policy):
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = _sim(rs, hero, policy, 3, 0, 3000)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = _sim(rs, hero, policy, 3, 0, 3000)
+    finally:
+        numba.set_num_threads(before)
+    for k in one:
+        assert np.array_equal(one[k], two[k]), k
+
+
+def test_batch_split_does_not_change_results(rs):
+    whole = _sim(rs, "crusader", "threshold", 9, 100, 1500)
+    parts = [_sim(rs, "crusader", "threshold", 9, 100 + a, b - a) for a, b in ((0, 700), (700, 701), (701, 1500))]
+    for k in whole:
+        assert np.array_equal(whole[k], np.concatenate([p[k] for p in parts])), k
+    assert np.array_equal(whole["game"], np.arange(100, 1600))
+
+
+_NOJIT = """
+import json, sys
+from foury_sim.games import delve as D
+from foury_sim.policy import make_policy
+rs = D.load_ruleset()
+out = {}
+for hero, policy in (("none", "threshold"), ("knight", "random"), ("mercenary", "threshold")):
+    r = D.simulate(rs, hero, make_policy(policy, D.POLICIES), 21, 40, 6)
+    out[hero + "/" + policy] = {k: v.tolist() for k, v in r.items()}
+print(json.dumps(out))
+"""
+
+
+def test_jitted_equals_pure_python(rs):
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    res = subprocess.run(
+        [sys.executable, "-c", _NOJIT],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=Path(__file__).parent.parent,
+    )
+    assert res.returncode == 0, res.stderr[-3000:]
+    slow = json.loads(res.stdout.strip().splitlines()[-1])
+    for key, cols in slow.items():
+        hero, policy = key.split("/")
+        fast = _sim(rs, hero, policy, 21, 40, 6)
+        for k, v in cols.items():
+            assert fast[k].tolist() == v, (key, k)
+
+
+@pytest.mark.parametrize("hero, policy, seed, game", CASES)
+def test_golden_transcripts(rs, hero, policy, seed, game):
+    text = "\n".join(D.replay(rs, hero, make_policy(policy, D.POLICIES), seed, game)) + "\n"
+    path = GOLDEN / f"delve_seed{seed}_game{game}.txt"
+    if os.environ.get("FOURY_SIM_REGEN_GOLDEN") == "1":
+        path.write_text(text)
+    assert path.read_text() == text
+
+
+def test_replay_is_the_simulated_game(rs):
+    pol = make_policy("threshold", D.POLICIES)
+    r = D.simulate(rs, "occultist", pol, 4, 0, 10)
+    for g in (0, 7):
+        row, lines = D.play(rs, "occultist", pol, 4, g)
+        assert all(row[k] == r[k][g] for k in r)
+        assert lines[-1].startswith(f"== end: score {r['score'][g]} ")
+
+
+def test_user_policy_from_a_file(rs):
+    pol = make_policy("tests/data/delve_policies.py:cautious", D.POLICIES, "retire_level=3")
+    r = D.simulate(rs, "none", pol, 1, 0, 5000)
+    levels = np.stack([r[f"delve{d}_level"] for d in (1, 2, 3)])
+    assert levels.max() == 3 and r["bad_answers"].sum() == 0
+    assert r["retired"].mean() > 2.5 and 5 < r["score"].mean() < 16
+    base = _sim(rs, "none", "threshold", 1, 0, 5000)
+    assert r["score"].mean() < base["score"].mean() + 1  # no better than the built-in with its loot logic
+
+
+def test_policies_rank_as_expected(rs):
+    scores = {p: _sim(rs, "none", p, 2, 0, 4000)["score"].mean() for p in ("random", "threshold", "risk")}
+    assert scores["random"] + 5 < scores["threshold"] <= scores["risk"] + 0.5
+
+
+def test_registered_spec():
+    spec = D.SPEC
+    assert spec.name == "delve" and spec.default_policy in spec.policies and spec.default_hero == "none"
+    assert set(spec.policies) == {"threshold", "risk", "random"}
+    assert spec.policies["threshold"].params == {"retire_level": 5.0, "min_companions": 2.0}
+    s = spec.summarize(__import__("pandas").DataFrame(_sim(D.load_ruleset(), "none", "threshold", 1, 0, 500)))
+    assert 0 <= s["flee_rate"] <= 1 and set(s["mean_level"]) == {"delve1_level", "delve2_level", "delve3_level"}

@@ -1,0 +1,229 @@
+"""The 8 base heroes, both sides: each specialty and each ultimate with scripted dice.
+
+The master side is tested with ``xp.master_at=0`` (the hero starts as master)."""
+
+from __future__ import annotations
+
+import pytest
+from test_delve_rules import CHEST, DRAGON, GOB, OOZE, POS, POTION, SKEL, cont, has, party, run, wish
+
+from foury_sim.games import delve as D
+from foury_sim.games.delve import api as A
+from foury_sim.policy import make_policy
+
+MASTER = ["xp.master_at=0"]
+ALL_SCROLLS = party(*["S"] * 7)
+
+
+@pytest.fixture(scope="module")
+def scripted():
+    return make_policy("tests/data/delve_policies.py:scripted", D.POLICIES)
+
+
+def test_every_base_hero_is_defined():
+    rs = D.load_ruleset()
+    assert D.heroes(rs) == [
+        "none",
+        "spellsword",
+        "mercenary",
+        "knight",
+        "half_goblin",
+        "minstrel",
+        "enchantress",
+        "occultist",
+        "crusader",
+    ]
+    assert rs.hero_names["minstrel"] == ("Minstrel", "Bard")
+
+
+@pytest.mark.parametrize(
+    "hero, face, monster, sets",
+    [
+        ("spellsword", "F", OOZE, []),
+        ("spellsword", "M", GOB, MASTER),
+        ("minstrel", "T", OOZE, []),
+        ("occultist", "C", OOZE, []),
+        ("occultist", "M", SKEL, MASTER),
+        ("crusader", "F", SKEL, []),
+        ("crusader", "C", GOB, MASTER),
+    ],
+)
+def test_act_as_specialties(scripted, hero, face, monster, sets):
+    """The cheaper die acting as another type sweeps two monsters a plain party needs the champion for."""
+    script = party(face, "Ch", "S", "S", "S", "S", "S") + [CHEST] + [monster, monster]
+    name = {"F": "fighter", "C": "cleric", "M": "mage", "T": "thief"}[face]
+    row, lines = run(scripted, script, cont(0), hero=hero, sets=sets)
+    has(lines, f"spends 1 x {name} die", "monsters defeated")
+    row, lines = run(scripted, script, cont(0), hero="none")
+    has(lines, "spends 1 x champion die")
+
+
+def test_minstrel_mages_open_every_chest_as_thieves(scripted):
+    script = party("M", "S", "S", "S", "S", "S", "S") + [DRAGON] + [CHEST, CHEST]
+    for sets in ([], MASTER):
+        row, lines = run(scripted, script, cont(0) + [wish(A.D_LOOT, 0, A.A_OPEN, A.MAGE)], hero="minstrel", sets=sets)
+        has(lines, "open 2 chest(s) with mage die")
+    row, lines = run(scripted, script, cont(0) + [wish(A.D_LOOT, 0, A.A_OPEN, A.MAGE)])
+    has(lines, "open 1 chest(s) with mage die")
+
+
+@pytest.mark.parametrize("hero, name", [("spellsword", "Arcane Blade"), ("crusader", "Holy Strike")])
+def test_hero_acts_as_a_companion(scripted, hero, name):
+    row, lines = run(scripted, ALL_SCROLLS + [GOB], hero=hero)
+    has(lines, f"spends 1 x the hero ({name})", "monsters defeated")
+    row, lines = run(scripted, ALL_SCROLLS + [GOB] + [CHEST], hero=hero, sets=["rulings.scroll_phases=[]"])
+    has(lines, f"spends 1 x the hero ({name})")
+
+
+def test_battlemage_arcane_fury_discards_everything(scripted):
+    script = party("F", "F", "F", "F", "F", "F", "F") + [DRAGON] + [DRAGON, SKEL]
+    wishes = cont(0) + [wish(A.D_MONSTER, 0, A.A_ULTIMATE)]
+    row, lines = run(scripted, script, wishes, hero="spellsword", sets=MASTER)
+    has(lines, "ultimate: Arcane Fury", "L2 dungeon (0 rolled, 0 dragon(s) to the Lair): nothing; Lair 0")
+    assert row["fled"] == 0 and row["dragons_faced"] == 0
+
+
+def test_mercenary_rerolls_when_forming(scripted):
+    script = party("S", "S", "F", "F", "F", "C", "M") + party("Ch", "T") + [CHEST]
+    wishes = [wish(A.D_REROLL, 0, A.A_PICK, A.SCROLL), wish(A.D_REROLL, 1, A.A_PICK, A.SCROLL)]
+    for sets in ([], MASTER):
+        row, lines = run(scripted, script, wishes, hero="mercenary", sets=sets)
+        has(lines, "   party: 3 fighter, 1 cleric, 1 mage, 1 thief, 1 champion; graveyard 0")
+
+
+def test_mercenary_calculated_strike(scripted):
+    script = ALL_SCROLLS + [CHEST] + [GOB, SKEL]
+    wishes = cont(0) + [wish(A.D_MONSTER, 0, A.A_ULTIMATE, 0, 2)]
+    row, lines = run(scripted, script, wishes, hero="mercenary", sets=["rulings.scroll_phases=[]"])
+    has(lines, "ultimate: Calculated Strike", "L2 dungeon (0 rolled, 0 dragon(s) to the Lair): nothing; Lair 0")
+    assert row["fled"] == 0 and row["xp"] == 2
+
+
+def test_calculated_strike_may_target_dragons_as_a_ruling(scripted):
+    script = ALL_SCROLLS + [DRAGON] + [DRAGON, GOB]
+    wishes = cont(0) + [wish(A.D_MONSTER, 0, A.A_ULTIMATE, 2, 3)]
+    sets = [
+        "rulings.scroll_phases=[]",
+        "heroes.mercenary.novice.ultimate.n=3",
+        'heroes.mercenary.novice.ultimate.monsters=["goblin","skeleton","ooze","dragon"]',
+    ]
+    row, lines = run(scripted, script, wishes, hero="mercenary", sets=sets)
+    has(lines, "ultimate: Calculated Strike", "L2 dungeon (0 rolled, 0 dragon(s) to the Lair): nothing; Lair 0")
+
+
+def test_commander_fighters_defeat_an_extra_monster(scripted):
+    script = party("F", "S", "S", "S", "S", "S", "S") + [CHEST] + [SKEL, OOZE]
+    row, lines = run(scripted, script, cont(0), hero="mercenary", sets=MASTER)
+    has(lines, "spends 1 x fighter die", "monsters defeated")
+    row, lines = run(scripted, script, cont(0) + [wish(A.D_MONSTER, 0, A.A_FLEE)], hero="mercenary")
+    has(lines, "flees from the monsters")
+
+
+def test_commander_battlefield_presence_rerolls(scripted):
+    script = party("F", "F", "F", "F", "F", "F", "F") + [GOB] + [CHEST]
+    wishes = [wish(A.D_MONSTER, 0, A.A_ULTIMATE), wish(A.D_REROLL, 1, A.A_PICK, A.N_FACES)]  # 0: forming
+    row, lines = run(scripted, script, wishes, hero="mercenary", sets=MASTER)
+    has(lines, "ultimate: Battlefield Presence", "L1 dungeon (1 rolled, 0 dragon(s) to the Lair): 1 chest")
+
+
+def test_knight_scrolls_become_champions(scripted):
+    for sets in ([], MASTER):
+        row, lines = run(scripted, party("S", "S", "F", "F", "F", "C", "M") + [CHEST], hero="knight", sets=sets)
+        has(lines, "forming: 2 scroll become champion", "   party: 3 fighter, 1 cleric, 1 mage, 2 champion")
+
+
+def test_knight_battlecry_sends_monsters_to_the_lair(scripted):
+    script = party("F", "F", "F", "F", "F", "F", "F") + [CHEST] + [GOB, SKEL]
+    for sets in ([], MASTER):
+        row, lines = run(scripted, script, cont(0) + [wish(A.D_MONSTER, 0, A.A_ULTIMATE)], hero="knight", sets=sets)
+        has(lines, "ultimate: Battlecry", "L2 dungeon (0 rolled, 0 dragon(s) to the Lair): nothing; Lair 2")
+
+
+def test_dragon_slayer_needs_two_types(scripted):
+    script = party("F", "C", "F", "F", "F", "F", "F") + [DRAGON] + [DRAGON, DRAGON, POS["vorpal"]]
+    row, lines = run(scripted, script, cont(0), hero="knight", sets=MASTER)
+    has(lines, "needs 2 different companions", "the dragon is slain")
+    row, lines = run(scripted, script, cont(0), hero="knight")
+    has(lines, "flees from the dragon")
+
+
+def test_half_goblin_loots_during_the_monster_phase(scripted):
+    script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST] + [GOB, POTION]
+    wishes = cont(0) + [wish(A.D_MONSTER, 0, A.A_QUAFF, A.SCROLL), wish(A.D_REVIVE, 0, A.A_FACE, A.FIGHTER)]
+    for sets in ([], MASTER):
+        row, lines = run(scripted, script, wishes, hero="half_goblin", sets=sets)
+        i = next(i for i, line in enumerate(lines) if "decide monster" in line)
+        assert "quaff potions, reviving 1 with scroll die" in lines[i]
+        has(lines, "a fighter comes back", "monsters defeated")
+
+
+@pytest.mark.parametrize("sets, goblins, turned", [([], 2, 1), (MASTER, 3, 2)])
+def test_half_goblin_goblins_become_thieves(scripted, sets, goblins, turned):
+    script = ALL_SCROLLS + [CHEST] + [GOB, GOB] if goblins == 2 else ALL_SCROLLS + [CHEST] + [CHEST, CHEST] + [GOB] * 3
+    wishes = cont(0, 1) + [wish(A.D_MONSTER, 0, A.A_ULTIMATE, 0, turned)]
+    row, lines = run(scripted, script, wishes, hero="half_goblin", sets=["rulings.scroll_phases=[]", *sets])
+    has(lines, "spends 1 x temporary thief", "monsters defeated")
+    assert row["fled"] == 0
+
+
+def test_bard_song_discards_the_lair(scripted):
+    script = party("F", "F", "F", "F", "F", "F", "F") + [DRAGON] + [DRAGON, DRAGON]
+    for sets in ([], MASTER):
+        row, lines = run(scripted, script, cont(0), hero="minstrel", sets=sets)
+        has(lines, "ultimate: Bard Song")
+        assert row["fled"] == 0 and row["dragons_slain"] == 0
+
+
+def test_bard_champions_defeat_an_extra_monster(scripted):
+    script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST] + [GOB, SKEL]
+    row, lines = run(scripted, script, cont(0), hero="minstrel", sets=MASTER)
+    has(lines, "spends 1 x champion die", "monsters defeated")
+    row, lines = run(scripted, script, cont(0) + [wish(A.D_MONSTER, 0, A.A_FLEE)], hero="minstrel")
+    has(lines, "flees")
+
+
+def test_enchantress_scrolls_act_as_any_companion(scripted):
+    for sets in ([], MASTER):
+        row, lines = run(scripted, ALL_SCROLLS + [GOB], hero="enchantress", sets=sets)
+        has(lines, "spends 1 x scroll die", "monsters defeated")
+
+
+@pytest.mark.parametrize("sets, n, after", [([], 1, "1 skeleton, 1 potion"), (MASTER, 2, "2 potion")])
+def test_enchantress_charms_monsters_into_potions(scripted, sets, n, after):
+    script = party("F", "F", "F", "F", "F", "F", "F") + [CHEST] + [SKEL, OOZE]
+    wishes = cont(0) + [wish(A.D_MONSTER, 0, A.A_ULTIMATE, 0, n)]
+    row, lines = run(scripted, script, wishes, hero="enchantress", sets=sets)
+    has(lines, f"L2 dungeon (0 rolled, 0 dragon(s) to the Lair): {after}; Lair 0")
+
+
+@pytest.mark.parametrize("sets, skeletons", [([], 1), (MASTER, 2)])
+def test_occultist_skeletons_become_fighters(scripted, sets, skeletons):
+    script = ALL_SCROLLS + [CHEST] + [SKEL] * skeletons + [GOB] * (2 - skeletons)
+    wishes = cont(0) + [wish(A.D_MONSTER, 0, A.A_ULTIMATE, 0, skeletons)]
+    row, lines = run(scripted, script, wishes, hero="occultist", sets=["rulings.scroll_phases=[]", *sets])
+    if skeletons == 1:
+        has(lines, "spends 1 x temporary fighter", "monsters defeated")
+    else:
+        has(lines, "ultimate: Command Dead", "L2 dungeon (0 rolled, 0 dragon(s) to the Lair): nothing")
+    assert row["fled"] == 0
+
+
+def test_paladin_divine_intervention(scripted):
+    script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST, POS["vorpal"]] + [GOB, SKEL]
+    wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0) + [wish(A.D_MONSTER, 0, A.A_ULTIMATE)]
+    row, lines = run(scripted, script, wishes, hero="crusader", sets=["rulings.scroll_phases=[]", *MASTER])
+    has(lines, "ultimate: Divine Intervention", "L2 dungeon (0 rolled, 0 dragon(s) to the Lair): nothing; Lair 0")
+    assert (row["treasures"], row["fled"]) == (0, 0)
+
+
+def test_master_at_five_xp_and_ultimate_once_per_delve(scripted):
+    rs = D.load_ruleset()
+    r = D.simulate(rs, "knight", make_policy("threshold", D.POLICIES), 9, 0, 2000)
+    assert set(r["master"]) <= {0, 1} and r["master"][r["xp"] >= 5].min() == 1
+    assert r["master"][r["xp"] < 5].max(initial=0) == 0
+    # once per delve: a second Calculated Strike is not offered after the first
+    script = ALL_SCROLLS + [GOB] + [GOB]
+    wishes = cont(0) + [wish(A.D_MONSTER, 0, A.A_ULTIMATE, 0, 1), wish(A.D_MONSTER, 1, A.A_ULTIMATE)]
+    row, lines = run(scripted, script, wishes[:2], hero="mercenary", sets=["rulings.scroll_phases=[]"])
+    assert "decide monster [1/1]: flee" in lines[-6:][0] or row["fled"] == 1
+    assert row["fled"] == 1 and sum("ultimate:" in line for line in lines) == 1

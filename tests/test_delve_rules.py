@@ -1,0 +1,401 @@
+"""Delve rules, one scripted-dice test each: forced party, dungeon and treasure dice (``script``)
+and forced choices (the ``scripted`` user policy in tests/data/delve_policies.py).
+
+Script values: party dice 1..6 = fighter, cleric, mage, thief, champion, scroll; dungeon dice 1..6 =
+goblin, skeleton, ooze, chest, potion, dragon; a treasure draw is the token's position in the pool
+(1-based, kinds in rules.toml order: vorpal 1-3, talisman 4-6, scepter 7-9, tools 10-12, scroll
+13-15, ring 16-19, scales 20-25, elixir 26-28, bait 29-32, portal 33-36).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from foury_sim.errors import InputError
+from foury_sim.games import delve as D
+from foury_sim.games.delve import api as A
+from foury_sim.games.delve.odds import _party_feasibility
+from foury_sim.policy import make_policy
+
+P = {"F": 1, "C": 2, "M": 3, "T": 4, "Ch": 5, "S": 6}
+GOB, SKEL, OOZE, CHEST, POTION, DRAGON = range(1, 7)
+POS = {
+    "vorpal": 1,
+    "talisman": 4,
+    "scepter": 7,
+    "tools": 10,
+    "scroll": 13,
+    "ring": 16,
+    "scales": 20,
+    "elixir": 26,
+    "bait": 29,
+    "portal": 33,
+}
+SCROLL_TOKEN = A.U_TOKEN + 4  # unit of the Scroll treasure (5th kind)
+
+
+@pytest.fixture(scope="module")
+def scripted():
+    return make_policy("tests/data/delve_policies.py:scripted", D.POLICIES)
+
+
+def party(*faces: str) -> list[int]:
+    return [P[f] for f in faces]
+
+
+def wish(kind: int, nth: int, action: int, arg: int = -1, n: int = -1) -> tuple[int, ...]:
+    return (kind, nth, action, arg, n)
+
+
+def cont(*nths: int) -> list[tuple[int, ...]]:
+    """Seek glory at these regroups (the scripted policy retires by default)."""
+    return [wish(A.D_REGROUP, i, A.A_CONTINUE) for i in nths]
+
+
+def run(pol, script, wishes=(), hero="none", sets=(), delves=1):
+    rs = D.load_ruleset(None, [f"delves={delves}", *sets])
+    params = np.array([x for w in wishes for x in w], dtype=np.float64)
+    row, lines = D.play(rs, hero, replace(pol, params=params), 0, 0, script)
+    assert row["bad_answers"] == 0, "a wish matched no option:\n" + "\n".join(lines)
+    return row, lines
+
+
+def has(lines: list[str], *texts: str) -> None:
+    for t in texts:
+        assert any(t in line for line in lines), f"{t!r} not in:\n" + "\n".join(lines)
+
+
+# --- forming, levels, the Lair -------------------------------------------------------------------
+def test_forming_rolls_seven_party_dice(scripted):
+    row, lines = run(scripted, party("F", "F", "C", "M", "T", "Ch", "S") + [CHEST])
+    assert lines[1] == "   party: 2 fighter, 1 cleric, 1 mage, 1 thief, 1 champion, 1 scroll; graveyard 0"
+    has(lines, "L1 dungeon (1 rolled, 0 dragon(s) to the Lair): 1 chest; Lair 0", "+1 XP for retiring")
+    assert row["xp"] == 1 and row["delve1_level"] == 1
+
+
+def test_level_rolls_min_of_level_and_dice_outside_the_lair(scripted):
+    script = party(*["Ch"] * 7) + [DRAGON] + [DRAGON, CHEST] + [CHEST] * 3 + [CHEST] * 4 + [CHEST] * 5 + [CHEST] * 5
+    row, lines = run(scripted, script, cont(0, 1, 2, 3, 4))
+    has(
+        lines,
+        "L1 dungeon (1 rolled, 1 dragon(s) to the Lair): nothing; Lair 1",
+        "L2 dungeon (2 rolled, 1 dragon(s) to the Lair): 1 chest; Lair 2",
+        "L5 dungeon (5 rolled, 0 dragon(s) to the Lair): 5 chest; Lair 2",
+        "L6 dungeon (5 rolled, 0 dragon(s) to the Lair): 5 chest; Lair 2",
+    )
+    assert row["xp"] == 6 and row["delve1_level"] == 6
+
+
+def test_dragons_go_to_the_lair_and_are_never_rerolled(scripted):
+    script = party("S", "S", "Ch", "Ch", "Ch", "Ch", "Ch") + [DRAGON] + [GOB, DRAGON] + [CHEST]
+    wishes = cont(0) + [
+        wish(A.D_MONSTER, 0, A.A_SCROLL, A.U_PARTY + A.SCROLL),
+        wish(A.D_REROLL, 0, A.A_PICK, A.N_FACES + 0),
+    ]
+    row, lines = run(scripted, script, wishes)
+    # the reroll menu offers done, the party's scroll and champions, the goblin: never the dragon
+    has(
+        lines,
+        "decide reroll [4/4]: reroll a goblin",
+        "decide reroll [1/3]: done",
+        "L2 dungeon (1 rolled, 0 dragon(s) to the Lair): 1 chest; Lair 2",
+    )
+
+
+def test_scroll_rerolls_party_and_dungeon_dice(scripted):
+    script = party("S", "Ch", "Ch", "Ch", "Ch", "Ch", "Ch") + [GOB] + party("F") + [SKEL]
+    wishes = [
+        wish(A.D_MONSTER, 0, A.A_SCROLL, A.U_PARTY + A.SCROLL),
+        wish(A.D_REROLL, 0, A.A_PICK, A.CHAMPION),
+        wish(A.D_REROLL, 1, A.A_PICK, A.N_FACES + 0),
+    ]
+    row, lines = run(scripted, script, wishes)
+    has(
+        lines,
+        "spends 1 x scroll die",
+        "   party: 1 fighter, 5 champion; graveyard 1",
+        "L1 dungeon (1 rolled, 0 dragon(s) to the Lair): 1 skeleton; Lair 0",
+    )
+
+
+# --- the monster phase ------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "face, rule",
+    [
+        (A.FIGHTER, lambda g, s, o: s + o == 0 or (g == 0 and s + o == 1)),
+        (A.CLERIC, lambda g, s, o: g + o == 0 or (s == 0 and g + o == 1)),
+        (A.MAGE, lambda g, s, o: g + s == 0 or (o == 0 and g + s == 1)),
+        (A.THIEF, lambda g, s, o: g + s + o <= 1),
+        (A.CHAMPION, lambda g, s, o: (g > 0) + (s > 0) + (o > 0) <= 1),
+        (A.SCROLL, lambda g, s, o: g + s + o == 0),
+    ],
+)
+def test_each_companion_defeats_what_the_rules_say(face, rule):
+    rules = D.load_ruleset().with_hero("none")
+    counts = [0] * 6
+    counts[face] = 1
+    feas = _party_feasibility(rules, 0, tuple(counts), 5)
+    for g in range(6):
+        for s in range(6 - g):
+            for o in range(6 - g - s):
+                assert feas[0, g, s, o] == rule(g, s, o), (A.FACE_NAMES[face], g, s, o)
+
+
+def test_used_dice_go_to_the_graveyard(scripted):
+    row, lines = run(scripted, party("F", "S", "S", "S", "S", "S", "S") + [GOB])
+    has(lines, "spends 1 x fighter die", "monsters defeated", "   party: 6 scroll; graveyard 1")
+
+
+def test_fleeing_loses_the_delve_xp_but_keeps_treasure(scripted):
+    script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST, POS["vorpal"]] + [GOB, SKEL]
+    wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0) + [wish(A.D_MONSTER, 0, A.A_FLEE)]
+    row, lines = run(scripted, script, wishes)
+    has(lines, "treasure from the chest: vorpal sword", "L2 flees from the monsters")
+    assert (row["fled"], row["xp"], row["treasures"], row["score"]) == (1, 0, 1, 1)
+
+
+@pytest.mark.parametrize("keeps, xp", [("true", 1), ("false", 0)])
+def test_fleeing_and_xp_already_earned(scripted, keeps, xp):
+    script = party("F", "C", "M", "Ch", "S", "S", "S") + [DRAGON] + [DRAGON, DRAGON, POS["scales"]] + [GOB, SKEL, OOZE]
+    wishes = cont(0, 1) + [wish(A.D_MONSTER, 0, A.A_FLEE)]
+    row, lines = run(scripted, script, wishes, sets=[f"xp.flee_keeps_earned={keeps}"])
+    has(lines, "+1 XP for the dragon", "L3 flees from the monsters")
+    assert row["xp"] == xp and row["fled"] == 1 and row["treasures"] == 1
+
+
+# --- the loot phase ---------------------------------------------------------------------------------
+def test_fighter_opens_one_chest_thief_opens_all(scripted):
+    script = party("Ch", "F", "T", "S", "S", "S", "S") + [POTION] + [CHEST, CHEST] + [POS["ring"], POS["vorpal"]]
+    row, lines = run(scripted, script, cont(0) + [wish(A.D_LOOT, 1, A.A_OPEN, A.FIGHTER)])
+    has(lines, "open 1 chest(s) with fighter die")
+    row, lines = run(scripted, script, cont(0) + [wish(A.D_LOOT, 1, A.A_OPEN, A.THIEF)])
+    has(
+        lines,
+        "open 2 chest(s) with thief die",
+        "treasure from the chest: ring of invisibility (35 left",
+        "treasure from the chest: vorpal sword (34 left",
+    )
+    assert row["chests"] == 2 and row["treasures"] == 2
+
+
+def test_empty_pool_gives_xp(scripted):
+    empty = [
+        f"treasures.{k}.count=0"
+        for k in (
+            "talisman",
+            "scepter_of_power",
+            "thieves_tools",
+            "scroll",
+            "ring_of_invisibility",
+            "dragon_scales",
+            "elixir",
+            "dragon_bait",
+            "town_portal",
+        )
+    ]
+    script = party("Ch", "T", "S", "S", "S", "S", "S") + [CHEST, 1] + [CHEST, CHEST]
+    wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0) + [wish(A.D_LOOT, 1, A.A_OPEN, A.THIEF)]
+    row, lines = run(scripted, script, wishes, sets=["treasures.vorpal_sword.count=1", *empty])
+    has(lines, "vorpal sword (0 left in the pool)")
+    assert sum("+1 XP for an empty pool" in line for line in lines) == 2
+    assert row["xp"] == 2 + 2 and row["treasures"] == 1
+
+
+def test_potions_revive_dice_with_chosen_faces(scripted):
+    script = party("F", "S", "S", "S", "S", "S", "S") + [GOB] + [POTION, POTION]
+    wishes = cont(0) + [
+        wish(A.D_LOOT, 0, A.A_QUAFF, A.SCROLL),
+        wish(A.D_REVIVE, 0, A.A_FACE, A.CHAMPION),
+        wish(A.D_REVIVE, 1, A.A_FACE, A.THIEF),
+    ]
+    row, lines = run(scripted, script, wishes)
+    has(
+        lines,
+        "quaff potions, reviving 2 with scroll die",
+        "a champion comes back from the graveyard (1 left",
+        "a thief comes back from the graveyard (0 left",
+    )
+
+
+# --- the dragon --------------------------------------------------------------------------------------
+def test_dragon_needs_three_types_gives_treasure_and_xp_and_lair_returns(scripted):
+    script = party("F", "C", "M", "S", "S", "S", "S") + [DRAGON] + [DRAGON, DRAGON, POS["elixir"]] + [CHEST] * 3
+    row, lines = run(scripted, script, cont(0, 1))
+    has(
+        lines,
+        "L2 the dragon attacks (Lair 3): needs 3 different companions",
+        "spends 1 x fighter die",
+        "spends 1 x cleric die",
+        "spends 1 x mage die",
+        "the dragon is slain",
+        "+1 XP for the dragon",
+        "treasure from the dragon's hoard: elixir",
+        "L3 dungeon (3 rolled, 0 dragon(s) to the Lair): 3 chest; Lair 0",
+    )
+    assert row["dragons_slain"] == 1 and row["xp"] == 1 + 3
+
+
+def test_dragon_with_too_few_types_makes_the_adventurer_flee(scripted):
+    script = party("F", "F", "C", "S", "S", "S", "S") + [DRAGON] + [DRAGON, DRAGON]
+    row, lines = run(scripted, script, cont(0))
+    has(lines, "L2 flees from the dragon")
+    assert (row["fled"], row["dragons_faced"], row["xp"]) == (1, 1, 0)
+
+
+# --- regroup, delves, score -------------------------------------------------------------------------
+def test_retiring_gives_xp_equal_to_the_level(scripted):
+    row, lines = run(scripted, party(*["Ch"] * 7) + [CHEST] + [CHEST, CHEST] + [CHEST] * 3, cont(0, 1))
+    has(lines, "retire (+3 XP)", "+3 XP for retiring")
+    assert row["xp"] == 3
+
+
+def test_must_retire_after_the_last_level(scripted):
+    row, lines = run(scripted, party(*["Ch"] * 7) + [CHEST] + [CHEST, CHEST], cont(0, 1), sets=["levels=2"])
+    assert sum("decide regroup" in line for line in lines) == 1
+    has(lines, "L2 retires to the tavern")
+    assert row["xp"] == 2
+
+
+def test_a_game_is_three_delves(scripted):
+    row, lines = run(scripted, [], delves=3)
+    assert [line for line in lines if line.startswith("== delve")][2].startswith("== delve 3")
+    assert row["retired"] + row["fled"] + row["portals"] == 3
+
+
+def test_score_and_rank_follow_the_ruleset():
+    rs = D.load_ruleset()
+    r = D.simulate(rs, "knight", make_policy("threshold", D.POLICIES), 3, 0, 3000)
+    thresholds = [0, 16, 24, 30, 35]
+    assert np.array_equal(r["rank"], np.searchsorted(thresholds, r["score"], side="right") - 1)
+    assert np.array_equal(r["win"], (r["score"] >= 16).astype(np.int64))
+    assert np.all(r["score"] >= r["xp"] + r["treasures"])
+
+
+# --- treasures ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "token, dice, text",
+    [
+        ("vorpal", [GOB, GOB], "spends 1 x vorpal sword"),
+        ("talisman", [SKEL, SKEL], "spends 1 x talisman"),
+        ("scepter", [OOZE, OOZE], "spends 1 x scepter of power"),
+    ],
+)
+def test_companion_treasures_act_as_their_companion(scripted, token, dice, text):
+    script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST, POS[token]] + dice
+    row, lines = run(scripted, script, [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0))
+    has(lines, text, "monsters defeated")
+    assert row["treasures"] == 0 and row["xp"] == 2
+
+
+def test_thieves_tools_open_every_chest(scripted):
+    script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST, POS["tools"]] + [CHEST, CHEST, 1, 1]
+    wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0) + [wish(A.D_LOOT, 1, A.A_OPEN, A.U_TOKEN + 3)]
+    row, lines = run(scripted, script, wishes)
+    has(lines, "open 2 chest(s) with thieves tools")
+    assert row["chests"] == 3
+
+
+def test_scroll_token_rerolls(scripted):
+    script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST, POS["scroll"]] + [GOB, SKEL] + [CHEST, POTION]
+    wishes = (
+        [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)]
+        + cont(0)
+        + [
+            wish(A.D_MONSTER, 0, A.A_SCROLL, SCROLL_TOKEN),
+            wish(A.D_REROLL, 0, A.A_PICK, A.N_FACES),
+            wish(A.D_REROLL, 1, A.A_PICK, A.N_FACES + 1),
+        ]
+    )
+    row, lines = run(scripted, script, wishes)
+    has(
+        lines,
+        "reroll with scroll",
+        "spends 1 x scroll",
+        "L2 dungeon (2 rolled, 0 dragon(s) to the Lair): 1 chest, 1 potion",
+    )
+    assert row["fled"] == 0
+
+
+def test_ring_of_invisibility_sends_the_dragon_away(scripted):
+    script = party("Ch", *"SSSSSS") + [CHEST, POS["ring"]] + [DRAGON, DRAGON] + [DRAGON, CHEST, CHEST]
+    wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0, 1)
+    row, lines = run(scripted, script, wishes)
+    has(lines, "decide dragon [1/2]: treasure: ring of invisibility", "uses ring of invisibility")
+    assert (row["fled"], row["dragons_slain"], row["xp"], row["treasures"]) == (0, 0, 3, 0)
+
+
+def test_scales_score(scripted):
+    only = [
+        f"treasures.{k}.count=0"
+        for k in (
+            "vorpal_sword",
+            "talisman",
+            "scepter_of_power",
+            "thieves_tools",
+            "scroll",
+            "ring_of_invisibility",
+            "elixir",
+            "dragon_bait",
+            "town_portal",
+        )
+    ]
+    script = party("Ch", "Ch", "S", "S", "S", "S", "S") + [CHEST, 1] + [CHEST, POTION, 1]
+    wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0) + [wish(A.D_LOOT, 1, A.A_OPEN, A.CHAMPION)]
+    row, lines = run(scripted, script, wishes, sets=only)
+    assert (row["xp"], row["treasures"], row["score"]) == (2, 2, 2 + 2 + 2)
+
+
+def test_elixir_revives_a_die(scripted):
+    script = party("Ch", "F", "S", "S", "S", "S", "S") + [CHEST, POS["elixir"]] + [GOB, CHEST]
+    wishes = (
+        [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)]
+        + cont(0)
+        + [wish(A.D_LOOT, 2, A.A_TREASURE, 7), wish(A.D_REVIVE, 0, A.A_FACE, A.CHAMPION)]
+    )
+    row, lines = run(scripted, script, wishes)
+    has(lines, "uses elixir", "a champion comes back from the graveyard (1 left")
+
+
+def test_dragon_bait_turns_monsters_into_dragons(scripted):
+    script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST, POS["bait"]] + [GOB, SKEL]
+    wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0) + [wish(A.D_MONSTER, 0, A.A_TREASURE, 8)]
+    row, lines = run(scripted, script, wishes)
+    has(lines, "uses dragon bait", "L2 dungeon (0 rolled, 0 dragon(s) to the Lair): nothing; Lair 2")
+    assert row["fled"] == 0 and row["xp"] == 2
+
+
+def test_town_portal_instead_of_fleeing_and_its_points(scripted):
+    script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST, POS["portal"]] + [GOB, SKEL]
+    wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0) + [wish(A.D_MONSTER, 0, A.A_PORTAL)]
+    row, lines = run(scripted, script, wishes)
+    has(lines, "L2 escapes through town portal", "+2 XP for a Town Portal")
+    assert (row["portals"], row["fled"], row["xp"], row["score"]) == (1, 0, 2, 2)
+    row, _ = run(scripted, script[:10], [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)])
+    assert (row["xp"], row["score"]) == (1, 1 + 2)  # unused: 2 points
+
+
+def test_treasure_phases_are_rulings(scripted):
+    # the Ring is offered in the dragon phase only; moved out of it, the dragon cannot be avoided
+    script = party("Ch", *"SSSSSS") + [CHEST, POS["ring"]] + [DRAGON, DRAGON] + [DRAGON, CHEST, CHEST]
+    wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0, 1)
+    row, lines = run(scripted, script, wishes, sets=["treasures.ring_of_invisibility.phases=[]"])
+    has(lines, "L3 flees from the dragon")
+
+
+# --- the ruleset --------------------------------------------------------------------------------------
+def test_ruleset_errors_point_at_the_key(tmp_path):
+    with pytest.raises(InputError, match="no map"):
+        D.load_ruleset(None, None, "some.map")
+    with pytest.raises(InputError) as e:
+        D.load_ruleset(None, ["dragon.threshold=0"])
+    assert "--set dragon.threshold" in str(e.value)
+    bad = tmp_path / "r.toml"
+    bad.write_text(D.load_ruleset.__globals__["DEFAULT_RULES"].read_text().replace('opens = "one"', 'opens = "two"', 1))
+    with pytest.raises(InputError) as e:
+        D.load_ruleset(bad)
+    assert str(bad) + ":" in str(e.value) and "opens" in str(e.value)
+    with pytest.raises(InputError, match="unknown specialty power"):
+        D.load_ruleset(None, ['heroes.knight.novice.specialty=[{power="fly"}]'])

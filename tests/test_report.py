@@ -1,0 +1,363 @@
+"""Study reports: loading a results folder, choosing and drawing figures, report.md and report.html."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+
+from foury_sim import figures as F
+from foury_sim.errors import InputError
+from foury_sim.games.foury.maps import resolve_map
+from foury_sim.report import Results, build_report, load_results
+from foury_sim.stats import wilson
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+# ------------------------------------------------------------------------------ synthetic data
+
+
+def _hist(values: np.ndarray) -> dict[str, list[int]]:
+    v, c = np.unique(values.astype(np.int64), return_counts=True)
+    return {"values": v.tolist(), "counts": c.tolist()}
+
+
+def make_study(
+    root: Path,
+    name: str,
+    settings: list[dict],
+    win_rates: list[float],
+    *,
+    games: int | list[int] = 400,
+    foury: bool = True,
+    target: float | None = None,
+) -> Path:
+    """A results folder as ``foury-sim sweep`` writes it, with made-up but consistent numbers."""
+    rng = np.random.default_rng(len(settings))
+    out = root / name
+    (out / "cells").mkdir(parents=True)
+    swept = list(settings[0])
+    games_l = games if isinstance(games, list) else [games] * len(settings)
+    m = resolve_map(None) if foury else None
+    rows = []
+    for i, (params, p, n) in enumerate(zip(settings, win_rates, games_l)):
+        wins = int(round(p * n))
+        lo, hi = wilson(wins, n)
+        label = ", ".join(f"{k}={v}" for k, v in params.items())
+        score = rng.poisson(20 + 10 * p, n)
+        rec = {"cell": i, "label": label, "params": params, "games": n, "elapsed_s": 0.1,
+               "summary": {"games": n, "win": {"rate": wins / n, "lo": lo, "hi": hi, "n": n}},
+               "hist": {"score": _hist(score)}}
+        row = {"cell": i, "label": label, **params, "games": n, "wins": wins, "win_rate": wins / n,
+               "win_lo": lo, "win_hi": hi, "score_mean": float(score.mean()), "score_lo": float(score.mean() - 1),
+               "score_hi": float(score.mean() + 1)}
+        if foury:
+            death_round = rng.choice(5, size=n, p=[0.2 + 0.5 * p, 0.4 - 0.5 * p, 0.2, 0.1, 0.1])
+            death_turn = np.where(death_round > 0, death_round * 10 - rng.integers(0, 9, n), 0)
+            turns = rng.integers(20, 80, n)
+            turns[: n // 50] = 400  # a few games hit the turn cap
+            rounds_completed = np.where(death_round > 0, death_round - 1, 4)
+            rec["hist"].update({"turns": _hist(turns), "rounds_completed": _hist(rounds_completed),
+                                "death_round": _hist(death_round), "death_turn": _hist(death_turn)})
+            rooms = (m.sector >= 0).astype(int)
+            rec["rooms"] = {"map": str(m.path), "visits": (rooms * rng.integers(0, 3 * n, m.n)).tolist(),
+                            "deaths": (rooms * rng.integers(0, n // 20, m.n)).tolist()}
+            rec["summary"].update({"first_death_rate": float((death_round > 0).mean()),
+                                   "death_by_cause": {"killed by an orc": int(n * 0.3), "stuck": int(n * 0.1)}})
+            row.update({"turns_mean": float(turns.mean()), "turns_lo": 0.0, "turns_hi": 0.0})
+        else:
+            rec["hist"]["xp"] = _hist(rng.integers(0, 30, n))
+        rows.append(row)
+        (out / "cells" / f"cell_{i:04d}.json").write_text(json.dumps(rec))
+    df = pd.DataFrame(rows)
+    df.to_parquet(out / "cells.parquet", index=False)
+    df.to_csv(out / "cells.csv", index=False)
+    manifest = {"name": name, "title": f"Study {name}", "description": "A made-up study for the tests.",
+                "game": "foury" if foury else "delve", "seed": 1, "swept": swept, "fixed": {"policy": "greedy"},
+                "cells": settings, "package_version": "0.1.0", "git_commit": "0123456789abcdef",
+                "started": "2026-01-01T00:00:00", "finished": "2026-01-01T00:01:00", "elapsed_s": 60.0,
+                "experiment_text": f'name = "{name}"\n[sweep]\n',
+                "report": {"target": target} if target is not None else {}}
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    return out
+
+
+HERO_POLICY = [{"hero": h, "policy": p} for h in ("kael", "melyra") for p in ("greedy", "cautious")]
+HERO_RATES = [0.30, 0.45, 0.12, 0.20]
+
+
+@pytest.fixture(scope="module")
+def foury_study(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path]]:
+    root = tmp_path_factory.mktemp("studies")
+    path = make_study(root, "heroes", HERO_POLICY, HERO_RATES, games=[400, 400, 600, 400], target=0.4)
+    return path, build_report(path)
+
+
+def _pngs(paths: list[Path]) -> list[Path]:
+    return [p for p in paths if p.suffix == ".png"]
+
+
+def _md_table_rows(md: str) -> list[list[str]]:
+    """Rows of the cells table in report.md (after the header and the alignment line)."""
+    lines = md.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("| Rank |"))
+    rows = []
+    for ln in lines[start + 2:]:
+        if not ln.startswith("|"):
+            break
+        rows.append([c.strip() for c in ln.strip("|").split("|")])
+    return rows
+
+
+# --------------------------------------------------------------------------------------- reports
+
+
+def test_report_files_exist_and_pngs_are_valid(foury_study: tuple[Path, list[Path]]) -> None:
+    path, written = foury_study
+    assert path / "report.md" in written and path / "report.html" in written
+    pngs = _pngs(written)
+    assert pngs and all(p.parent == path / "figures" for p in pngs)
+    for p in written:
+        assert p.is_file() and p.stat().st_size > 0
+    for p in pngs:
+        assert p.read_bytes()[:8] == PNG_SIGNATURE
+    assert not [p for p in (path / "figures").iterdir() if p.name.startswith(".")]  # no temp files left
+
+
+def test_report_chooses_figures_for_a_categorical_study(foury_study: tuple[Path, list[Path]]) -> None:
+    path, written = foury_study
+    names = {p.name for p in _pngs(written)}
+    assert "difficulty_hero.png" in names  # only categorical swept keys -> bars
+    assert not any(n.startswith("win_rate_vs") for n in names)
+    assert {"survival_by_round.png", "survival_by_turn.png", "distribution_score.png",
+            "distribution_turns.png"} <= names
+    # heat maps: cell 2 has the most games (and is the hardest), cell 1 is the easiest
+    assert {"heat_deaths_cell0002.png", "heat_visits_cell0002.png", "heat_deaths_cell0001.png",
+            "heat_visits_cell0001.png"} <= names
+    assert len([n for n in names if n.startswith("heat_")]) == 4
+
+
+def test_html_embeds_every_figure_and_the_table(foury_study: tuple[Path, list[Path]]) -> None:
+    path, written = foury_study
+    text = (path / "report.html").read_text(encoding="utf-8")
+    assert text.count("data:image/png;base64") == len(_pngs(written))
+    assert '<table class="cells">' in text
+    for s in HERO_POLICY:
+        assert f"<td>{s['hero']}</td><td>{s['policy']}</td>" in text
+    assert "Study heroes" in text and "A made-up study for the tests." in text
+    assert not re.search(r"""(src|href)=["']https?://""", text)  # self-contained
+
+
+def test_markdown_lists_cells_sorted_by_win_rate(foury_study: tuple[Path, list[Path]]) -> None:
+    path, written = foury_study
+    md = (path / "report.md").read_text(encoding="utf-8")
+    rows = _md_table_rows(md)
+    assert [int(r[1]) for r in rows] == [1, 0, 3, 2]  # cell ids, highest win rate first
+    rates = [float(r[5].rstrip(" %")) for r in rows]
+    assert rates == sorted(rates, reverse=True)
+    for p in _pngs(written):
+        assert f"](figures/{p.name})" in md
+    assert "Easiest: `hero=kael, policy=cautious`" in md
+    assert "Hardest: `hero=melyra, policy=greedy`" in md
+    assert "40 % target" in md
+
+
+def test_numeric_sweep_draws_win_rate_lines(tmp_path: Path) -> None:
+    settings = [{"requirements.kills": k, "hero": h} for k in (1, 2, 3) for h in ("kael", "melyra")]
+    rates = [0.4, 0.3, 0.35, 0.25, 0.3, 0.2]
+    path = make_study(tmp_path, "kills", settings, rates)
+    written = build_report(path)
+    names = {p.name for p in _pngs(written)}
+    assert "win_rate_vs_requirements_kills.png" in names
+    assert not any(n.startswith("difficulty_") for n in names)
+    md = (path / "report.md").read_text()
+    assert "win rate falls as requirements.kills grows" in md
+    html = (path / "report.html").read_text()
+    assert html.count("data:image/png;base64") == len(_pngs(written))
+
+
+def test_other_game_without_rooms_or_deaths(tmp_path: Path) -> None:
+    settings = [{"hero": h} for h in ("knight", "mage", "thief")]
+    path = make_study(tmp_path, "delve", settings, [0.5, 0.6, 0.4], foury=False)
+    written = build_report(path)
+    names = {p.name for p in _pngs(written)}
+    assert names == {"difficulty_hero.png", "distribution_score.png"}
+    html = (path / "report.html").read_text()
+    assert html.count("data:image/png;base64") == 2
+    md = (path / "report.md").read_text()
+    assert "Figures not drawn" in md and "Survival by round" in md
+    assert [r[2] for r in _md_table_rows(md)] == ["mage", "knight", "thief"]
+
+
+def test_single_cell_and_csv_only(tmp_path: Path) -> None:
+    path = make_study(tmp_path, "one", [{"hero": "kael"}], [0.25])
+    (path / "cells.parquet").unlink()
+    res = load_results(path)
+    assert len(res.cells) == 1 and res.varying == []
+    written = build_report(path)
+    assert (path / "report.html").read_text().count("data:image/png;base64") == len(_pngs(written))
+
+
+def test_build_report_is_repeatable(foury_study: tuple[Path, list[Path]]) -> None:
+    path, written = foury_study
+    md = (path / "report.md").read_text()
+    again = build_report(path)
+    assert again == written
+    assert (path / "report.md").read_text() == md
+
+
+# ------------------------------------------------------------------------------------- loading
+
+
+def test_load_results(foury_study: tuple[Path, list[Path]]) -> None:
+    path, _ = foury_study
+    res = load_results(path)
+    assert isinstance(res, Results)
+    assert res.swept == ["hero", "policy"] and res.varying == ["hero", "policy"]
+    assert list(res.cells["cell"]) == [0, 1, 2, 3]
+    assert [cj["cell"] for cj in res.cell_jsons] == [0, 1, 2, 3]
+    assert res.has_rooms and res.title == "Study heroes"
+
+
+def test_load_results_missing_folder(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="does not exist") as e:
+        load_results(tmp_path / "nope")
+    assert "\n" not in str(e.value) and e.value.where == str(tmp_path / "nope")
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda p: (p / "manifest.json").unlink(), "manifest.json is missing"),
+        (lambda p: (p / "manifest.json").write_text("{not json"), "manifest.json is corrupt"),
+        (lambda p: ((p / "cells.parquet").unlink(), (p / "cells.csv").unlink()), "cells table is missing"),
+        (lambda p: (p / "cells.parquet").write_bytes(b"garbage"), "cells.parquet is corrupt"),
+        (lambda p: (p / "cells" / "cell_0001.json").unlink(), "cell_0001.json is missing"),
+        (lambda p: (p / "cells" / "cell_0002.json").write_text("[1, "), "cell_0002.json is corrupt"),
+    ],
+)
+def test_load_results_damaged_folder(tmp_path: Path, damage, message: str) -> None:
+    path = make_study(tmp_path, "broken", HERO_POLICY, HERO_RATES, games=50)
+    damage(path)
+    with pytest.raises(InputError, match=message) as e:
+        load_results(path)
+    assert "\n" not in e.value.message and e.value.where
+
+
+def test_load_results_not_a_folder(tmp_path: Path) -> None:
+    f = tmp_path / "file.txt"
+    f.write_text("x")
+    with pytest.raises(InputError, match="not a folder"):
+        load_results(f)
+
+
+# ------------------------------------------------------------------------------------- figures
+
+
+def _records(n: int, deaths: bool = True) -> list[dict]:
+    out = []
+    for i in range(n):
+        rec = {"cell": i, "label": f"x={i}", "games": 100,
+               "hist": {"score": {"values": [0, 10 + i, 20 + i], "counts": [20, 50, 30]}}}
+        if deaths:
+            rec["hist"]["death_round"] = {"values": [0, 1, 2], "counts": [50 - i, 30 + i, 20]}
+            rec["hist"]["death_turn"] = {"values": [0, 5, 12], "counts": [50 - i, 30 + i, 20]}
+            rec["hist"]["rounds_completed"] = {"values": [0, 1, 4], "counts": [30, 20, 50]}
+        out.append(rec)
+    return out
+
+
+def test_survival_by_round_values() -> None:
+    fig = F.survival_by_round(_records(1))
+    ax = fig.get_axes()[0]
+    (line,) = ax.get_lines()
+    # alive at the start of rounds 1..4 and at the end: deaths in round 1 (30) and round 2 (20)
+    assert np.allclose(line.get_ydata(), [100, 70, 50, 50, 50])
+    assert fig.dpi == F.DPI
+
+
+def test_survival_by_turn_values() -> None:
+    fig = F.survival_by_turn(_records(1))
+    (line,) = fig.get_axes()[0].get_lines()
+    x, y = line.get_xdata(), line.get_ydata()
+    assert list(x[:3]) == [0, 5, 12] and list(y[:3]) == [100, 70, 50]  # step down at each death turn
+    assert y[-1] == 50 and line.get_drawstyle() == "steps-post"
+
+
+def test_line_figures_limit_and_say_so() -> None:
+    recs = _records(12)
+    for fn in (F.survival_by_round, F.survival_by_turn):
+        fig = fn(recs, [r["label"] for r in recs])
+        ax = fig.get_axes()[0]
+        assert len(ax.get_lines()) == F.MAX_LINES
+        assert "8 of 12 cells shown" in ax.get_title()
+    fig = F.distributions(recs, key="score")
+    assert len(fig.get_axes()[1].get_lines()) == F.MAX_LINES
+    assert "8 of 12 cells shown" in fig.get_supxlabel()
+
+
+def test_figures_skip_missing_data() -> None:
+    recs = _records(2, deaths=False)
+    for fn in (F.survival_by_round, F.survival_by_turn):
+        with pytest.raises(F.NoData):
+            fn(recs)
+    with pytest.raises(F.NoData):
+        F.distributions(recs, key="turns")
+    with pytest.raises(F.NoData):
+        F.heat_map(recs[0], "deaths")
+    with pytest.raises(F.NoData):
+        F.win_rate_vs(pd.DataFrame({"cell": [0], "games": [10], "wins": [1]}), "missing")
+
+
+def test_heat_map_per_1000_games() -> None:
+    m = resolve_map(None)
+    deaths = np.zeros(m.n, dtype=int)
+    deaths[int(np.flatnonzero(m.sector >= 0)[0])] = 7
+    rec = {"label": "x=1", "games": 200, "rooms": {"map": "base", "deaths": deaths.tolist(),
+                                                   "visits": np.ones(m.n, dtype=int).tolist()}}
+    fig = F.heat_map(rec, "deaths")
+    assert isinstance(fig, Figure)
+    axes = [c for ax in fig.get_axes() for c in (ax, *ax.child_axes)]
+    cbar = [ax for ax in axes if ax.get_ylabel() == "first deaths per 1000 games"]
+    assert cbar and cbar[0].get_ylim()[1] == pytest.approx(35.0)  # 7 deaths in 200 games
+
+
+def test_win_rate_vs_and_bars() -> None:
+    cells = pd.DataFrame({"cell": range(6), "games": [100] * 6, "wins": [40, 30, 35, 25, 30, 20],
+                          "bonus": [1, 1, 2, 2, 3, 3], "hero": ["a", "b"] * 3})
+    fig = F.win_rate_vs(cells, "bonus", hue="hero", target=0.3)
+    ax = fig.get_axes()[0]
+    assert [ln.get_label() for ln in ax.get_lines()][:2] == ["a", "b"]
+    assert np.allclose(ax.get_lines()[0].get_ydata(), [40, 35, 30])
+    assert ax.get_legend() is not None
+    fig = F.win_rate_vs(cells, "hero")  # categorical x, pooled over bonus
+    assert "pooled" in fig.get_axes()[0].get_title()
+    fig = F.difficulty_bars(cells, "hero", hue="bonus")
+    assert len(fig.get_axes()[0].patches) == 6
+
+
+def test_pool_and_spread_pick() -> None:
+    cells = pd.DataFrame({"games": [100, 300], "wins": [10, 50], "hero": ["a", "a"]})
+    p = F.pool(cells, ["hero"])
+    assert p.loc[0, "games"] == 400 and p.loc[0, "win_rate"] == pytest.approx(0.15)
+    assert (p.loc[0, "win_lo"], p.loc[0, "win_hi"]) == pytest.approx(wilson(60, 400))
+    picks = F.spread_pick([0.0, 0.01, 0.02, 0.5, 1.0, 0.99], 3)
+    assert 0 in picks and 4 in picks and 3 in picks
+
+
+def test_paired_difference() -> None:
+    rows = pd.DataFrame({"outcome": ["win rate", "score"], "a": [0.3, 20.0], "b": [0.35, 21.0],
+                         "diff": [0.05, 1.0], "lo": [0.02, -0.5], "hi": [0.08, 2.5], "significant": [True, False]})
+    fig = F.paired_difference(rows)
+    axes = fig.get_axes()
+    assert len(axes) == 2
+    assert axes[0].get_yticklabels()[0].get_text() == "Win rate (pp)"
+    texts = [t.get_text() for t in axes[0].texts + axes[1].texts]
+    assert any("+5.00 pp" in t and "significant" in t for t in texts)
+    assert any("not significant" in t for t in texts)
