@@ -88,10 +88,11 @@ def below(rs, n):
 def roll(rs, script, sides):
     """Roll one die with ``sides`` faces (1..sides): scripted if the script has dice left."""
     rs[3] += uint64(1)
-    pos = np.int64(rs[2])
-    if pos < script.shape[0]:
-        rs[2] = uint64(pos + 1)
-        return script[pos]
+    if script.shape[0] > 0:
+        pos = rs[2]
+        if pos < uint64(script.shape[0]):
+            rs[2] = pos + uint64(1)
+            return np.int64(script[np.int64(pos)])
     return below(rs, sides) + 1
 
 

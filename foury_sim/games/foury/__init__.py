@@ -58,7 +58,7 @@ def play_one(rules: FouryRules, hero: str, policy: Policy, seed: int, game: int,
     """One game alone (optionally with forced dice): (outputs, state, rooms, trace rows)."""
     k = _kernel()
     R, T = rules.for_hero(hero)
-    sc = NO_SCRIPT if script is None else np.asarray(script, dtype=np.int64)
+    sc = NO_SCRIPT if script is None else np.ascontiguousarray(script, dtype=np.int64)
     st = np.zeros(k.STATE_SIZE, np.int64)
     rm = np.zeros_like(rules.rm0)
     tr = np.zeros((max(trace_rows, 1), k.TRACE_COLS), np.int64)

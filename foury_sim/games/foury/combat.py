@@ -26,9 +26,10 @@ from .layout import (
 )
 from .policies import GREEDY, HEURISTIC_PARAMS, POL_GREEDY
 
-_SIG = types.void(types.int64[:], types.int64[:, :], types.float64[:], types.int64, types.int64, types.int64,
-                  types.uint64, POLICY_TYPE, types.int64[:], types.int64[:], types.int64[:, :], types.int64[:, :],
-                  types.int64[:, :], types.uint64[:], types.uint64[:], types.int64[:], types.int64[:, :])
+I1 = types.int64[::1]
+I2 = types.int64[:, ::1]
+_SIG = types.void(I1, I2, types.float64[::1], types.int64, types.int64, types.int64, types.uint64, POLICY_TYPE, I1,
+                  I1, I2, I2, I2, types.uint64[::1], types.uint64[::1], I1, I2)
 
 
 @njit(_SIG, cache=CACHE)

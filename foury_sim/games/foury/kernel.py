@@ -1195,9 +1195,10 @@ def max_options(n_rooms: int) -> int:
     return 6 * n_rooms + 64
 
 
-_SIG = types.void(types.int64[:], types.int64[:, :], types.int64[:, :], types.int64[:, :], types.int64[:, :],
-                  types.int64, types.float64[:], POLICY_TYPE, types.uint64, types.int64, types.int64,
-                  types.int64[:, :], types.int64[:, :])
+I1 = types.int64[::1]
+I2 = types.int64[:, ::1]
+_SIG = types.void(I1, I2, I2, I2, I2, types.int64, types.float64[::1], POLICY_TYPE, types.uint64, types.int64,
+                  types.int64, I2, I2)
 
 
 @njit(_SIG, parallel=True, cache=CACHE)
@@ -1227,9 +1228,8 @@ def simulate_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, start, count,
             write_out(T, st, rs, out, k)
 
 
-_ONE_SIG = types.void(types.int64[:], types.int64[:, :], types.int64[:, :], types.int64[:, :], types.int64[:, :],
-                      types.int64, types.float64[:], POLICY_TYPE, types.uint64, types.int64, types.int64[:],
-                      types.int64[:], types.int64[:, :], types.int64[:, :], types.int64[:, :], types.int64[:])
+_ONE_SIG = types.void(I1, I2, I2, I2, I2, types.int64, types.float64[::1], POLICY_TYPE, types.uint64, types.int64,
+                      I1, I1, I2, I2, I2, I1)
 
 
 @njit(_ONE_SIG, cache=CACHE)
