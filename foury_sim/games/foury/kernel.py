@@ -22,7 +22,7 @@ from numba import njit, prange, types, uint64
 
 from ...config import CACHE, CHUNK
 from ...policy import POLICY_TYPE, USER_POLICY_ID
-from ...rng import d6, next_u64, seed_stream
+from ...rng import d6, next_u64, roll, seed_stream
 from .icons import BANDIT, CIRCLE, CORNUCOPIA, DIE, GOBLIN, IMP, LEVER, MINOTAUR, POTION, STAIRS, STATUE, TROLL
 from .icons import CHEST as I_CHEST
 from .icons import CLOVER as I_CLOVER
@@ -34,8 +34,8 @@ from .policies import builtin_decide
 
 _POLICY_SALT = np.uint64(0x5DEECE66D1234567)
 BIG = 9999
-SC_DIST, SC_PAR, SC_PDIR, SC_QUEUE, SC_GOAL, SC_MASK = 0, 1, 2, 3, 4, 5
-SC_ROWS = 6
+SC_DIST, SC_PAR, SC_PDIR, SC_QUEUE, SC_GOAL, SC_MASK, SC_WANT = 0, 1, 2, 3, 4, 5, 6
+SC_ROWS = 7
 
 
 # ------------------------------------------------------------------------- small helpers --
@@ -194,14 +194,19 @@ def gain_cornucopia(R, geo, st, opts, ps, tr, pid, params, fn, count, cell):
             log(tr, st, TR_GAIN, CORNU, 1, st[CORNU], 1, 0)
             progress(st, tr, 1)
             continue
-        if gain(st, tr, CORNU, 1) == 0:
+        held = gain(st, tr, CORNU, 1) == 1
+        n = 0
+        if held:  # keeping it is an option only while there is a free box on the track
+            opts[0, 0] = -1
+            n = 1
+        n += redeem_options(st, opts[n:])
+        if n == 0:
             continue
-        opts[0, 0] = -1
-        n = 1 + redeem_options(st, opts[1:])
         c = decide(D_CORNU, n, st, opts, ps, pid, params, fn)
         r = opts[c, 0]
         if r >= 0:
-            st[CORNU] -= 1
+            if held:
+                st[CORNU] -= 1
             log(tr, st, TR_MARKET, M_REDEEM, r, 0, 0, 0)
             gain(st, tr, r, 1)
 
@@ -218,7 +223,7 @@ def steal(R, st, opts, rs, ps, script, tr, pid, params, fn):
     if n == 0:
         return
     if R[R_STEAL_RANDOM] == 1:
-        c = d6(rs, script) % n if n > 1 else 0
+        c = roll(rs, script, n) - 1 if n > 1 else 0
     else:
         c = decide(D_STEAL, n, st, opts, ps, pid, params, fn)
     r = opts[c, 0]
@@ -631,41 +636,52 @@ def mark_goals(R, T, geo, arrows, st, rm, sc):
 
 
 @njit(cache=CACHE, _nrt=False)
-def goal_field(R, T, geo, arrows, st, rm, sc):
-    """Steps from every room to the nearest goal over the map as now drawn.
+def goal_distances(R, geo, st, rm, sc, opts, n):
+    """O_GOAL of every option: steps from its destination to the nearest goal over the map as drawn now.
 
-    When no goal can be reached from where you stand, unexplored rooms become goals too.
+    A breadth-first search from the goals (marked by ``mark_goals``) that stops as soon as every
+    destination is labelled. When no goal can be reached from any destination, unexplored rooms
+    count as goals too (explore until something is found).
     """
-    n = geo.shape[0]
-    mark_goals(R, T, geo, arrows, st, rm, sc)
-    mask = sc[SC_MASK]
-    dist = sc[SC_GOAL]
-    q = sc[SC_QUEUE]
-    tail = 0
-    for x in range(n):
-        dist[x] = BIG
-        if mask[x] == 1:
-            dist[x] = 0
-            q[tail] = x
-            tail += 1
-    _spread(R, geo, st, rm, dist, q, tail)
-    pos = st[S_POS]
-    if pos >= 0 and dist[pos] < BIG:
+    if n == 0:
         return
-    tail = 0
-    for x in range(n):
-        if dist[x] == 0 or (geo[x, 4] >= 0 and (rm[x, RM_STATE] & (COLLAPSED | EXPLORED)) == 0):
-            dist[x] = 0
-            q[tail] = x
-            tail += 1
-        else:
+    n_rooms = geo.shape[0]
+    dist = sc[SC_GOAL]
+    want = sc[SC_WANT]
+    q = sc[SC_QUEUE]
+    pending = 0
+    for i in range(n):
+        to = opts[i, O_TO]
+        if want[to] == 0:
+            want[to] = 1
+            pending += 1
+    for attempt in range(2):
+        tail = 0
+        for x in range(n_rooms):
             dist[x] = BIG
-    _spread(R, geo, st, rm, dist, q, tail)
+            if sc[SC_MASK, x] == 1 or (attempt == 1 and geo[x, 4] >= 0
+                                       and (rm[x, RM_STATE] & (COLLAPSED | EXPLORED)) == 0):
+                dist[x] = 0
+                q[tail] = x
+                tail += 1
+        left = pending
+        for j in range(tail):
+            if want[q[j]] == 1:
+                left -= 1
+        if left > 0:
+            left = _spread(R, geo, st, rm, dist, q, tail, want, left)
+        if left < pending:
+            break
+    for i in range(n):
+        opts[i, O_GOAL] = dist[opts[i, O_TO]]
+    for i in range(n):
+        want[opts[i, O_TO]] = 0
 
 
 @njit(cache=CACHE, _nrt=False)
-def _spread(R, geo, st, rm, dist, q, tail):
-    """Breadth-first spread of ``dist`` from the ``tail`` seeds in ``q``."""
+def _spread(R, geo, st, rm, dist, q, tail, want, left):
+    """Breadth-first spread of ``dist`` from the ``tail`` seeds in ``q``, until ``left`` wanted rooms
+    are labelled; returns how many wanted rooms stay unlabelled."""
     head = 0
     while head < tail:
         x = q[head]
@@ -676,6 +692,11 @@ def _spread(R, geo, st, rm, dist, q, tail):
                 dist[y] = dist[x] + 1
                 q[tail] = y
                 tail += 1
+                if want[y] == 1:
+                    left -= 1
+                    if left == 0:
+                        return 0
+    return left
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -688,7 +709,7 @@ def add_option(R, T, geo, arrows, st, rm, sc, opts, n, kind, frm, to, d, path):
     opts[n, O_TO] = to
     opts[n, O_DIR] = d
     opts[n, O_PATH] = path
-    opts[n, O_GOAL] = sc[SC_GOAL, to]
+    opts[n, O_GOAL] = BIG  # filled in by goal_distances once every option is known
     opts[n, O_SECTOR] = geo[to, 4]
     opts[n, O_FOE] = foe
     opts[n, O_FOE_STR] = foe_strength(T, st, foe) if foe >= 0 else 0
@@ -762,7 +783,7 @@ def move_options(R, T, geo, arrows, st, rm, sc, opts):
     Walking stops at rooms with an active foe (you must face it: a "go to" option).
     """
     n_rooms = geo.shape[0]
-    goal_field(R, T, geo, arrows, st, rm, sc)
+    mark_goals(R, T, geo, arrows, st, rm, sc)
     dist = sc[SC_DIST]
     par = sc[SC_PAR]
     pdir = sc[SC_PDIR]
@@ -802,6 +823,8 @@ def move_options(R, T, geo, arrows, st, rm, sc, opts):
             else:
                 kind = MK_SWIM if ((rm[y, RM_STATE] & FLOODED) and swim_ok(R, st)) else MK_STEP
                 n = add_option(R, T, geo, arrows, st, rm, sc, opts, n, kind, x, y, d, dist[x])
+        if x == pos and first_foe(rm, x) >= 0:
+            continue  # you fled from this room's foe: no stairs or circle here (only after a won encounter)
         if rm[x, RM_ICON + STAIRS] > 0:
             levers = new_levers(R, T, geo, st, rm, x)
             for i in range(T[T_STAIRS, 0]):
@@ -829,6 +852,8 @@ def move_options(R, T, geo, arrows, st, rm, sc, opts):
                 opts[k, j] = opts[i, j]
         k += 1
     n = k
+    if first_foe(rm, pos) >= 0:  # the foe you fled from: face it again
+        n = add_option(R, T, geo, arrows, st, rm, sc, opts, n, MK_GOTO, pos, pos, st[S_DIR], 0)
     # explored rooms worth walking to: foes to face, the Oracle, an exit, items left behind
     for i in range(1, tail):
         e = q[i]
@@ -841,6 +866,7 @@ def move_options(R, T, geo, arrows, st, rm, sc, opts):
             break
     if n > 0 and not progress_left and not can_progress(R, T, geo, st, rm, sc):
         return 0
+    goal_distances(R, geo, st, rm, sc, opts, n)
     return n
 
 
@@ -940,7 +966,7 @@ def do_move(R, T, geo, arrows, st, rm, sc, opts, rs, ps, script, tr, pid, params
                       -1, -1, False)
     # MK_GOTO: walk to an explored room; only a legal exit is rolled again (ruling exit_roll)
     table = -1
-    if R[R_EXIT_ROLL_ALWAYS] == 1 and st[S_PHASE] == 2 and legal_exit(R, arrows, st, rm, to) >= 0:
+    if frm != to and R[R_EXIT_ROLL_ALWAYS] == 1 and st[S_PHASE] == 2 and legal_exit(R, arrows, st, rm, to) >= 0:
         table = geo[frm, 4] if 0 <= geo[frm, 4] < 4 else geo[to, 4]
     return arrive(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, to, d, frm, table,
                   False)
