@@ -511,7 +511,7 @@ def legal_exit(R, arrows, st, rm, cell):
         if arrows[a, 0] != cell or st[S_ARROW0 + a] == 1 or arrows[a, 2] == st[S_SECTOR]:
             continue
         s = arrows[a, 2]
-        if R[R_RESERVE_ENTRIES] == 1 and (st[S_DONE_MASK] >> s) & 1 == 0:
+        if R[R_RESERVE_ENTRIES] == 1 and (st[S_DONE_MASK] >> s) & 1 == 0 and st[S_ROUND] + 1 < R[R_ROUNDS]:
             left = 0
             for b in range(arrows.shape[0]):
                 if arrows[b, 2] == s and st[S_ARROW0 + b] == 0 and (rm[arrows[b, 0], RM_STATE] & COLLAPSED) == 0:
@@ -554,6 +554,10 @@ def enter_room(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params,
     log(tr, st, TR_MOVE, prev, cell, direction, 1 if free_step else 0, 0)
     rm[cell, RM_STATE] |= EXPLORED
     ev = 0
+    if (table < 0 and prev != cell and st[S_PHASE] == 2 and R[R_EXIT_ROLL_ALWAYS] == 1
+            and legal_exit(R, arrows, st, rm, cell) >= 0):
+        # ending any move on an unused exit: "treat it like any other space: roll"
+        table = geo[prev, 4] if prev >= 0 and 0 <= geo[prev, 4] < 4 else geo[cell, 4]
     if table >= 0:
         if st[S_HERO] == H_KAEL and R[R_KAEL_FOE_ICON] == 1 and first_foe(rm, cell) >= 0:
             log(tr, st, TR_KAEL, cell, 0, 0, 0, 0)
@@ -1111,7 +1115,7 @@ def play_round(R, T, geo, arrows, st, rm, sc, opts, rs, ps, script, tr, pid, par
             die(R, geo, st, tr, CAUSE_TIMEOUT, st[S_POS])
             st[S_COINS_LEFT] = 0
             break
-        if st[S_HERO] == H_ELYDION and st[S_ELY_USED] == 0 and st[CHEST] > 0:
+        if st[S_HERO] == H_ELYDION and st[S_ELY_USED] == 0:
             opts[0, 0] = 0
             opts[1, 0] = 1
             if decide(D_ELYDION, 2, st, opts, ps, pid, params, fn) == 1:

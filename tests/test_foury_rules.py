@@ -1,0 +1,1009 @@
+"""Dungeon Foury: one test per rule of the base game, with scripted dice and scripted choices.
+
+Every game here runs through the engine's own ``play_one`` on a tiny map from ``tests/data/foury``
+with forced dice (``script``) and the scripted policy ``tests/data/foury/scripted.py``; see
+``tests/foury_helpers.py``. Most games end on purpose with ``game.max_turns`` (the turn cap ends the
+game as soon as the moves under test are done, leaving the sheet as it is).
+
+Map cells are numbered ``row * cols + col``; sides and headings are N, E, S, W = 0, 1, 2, 3.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from foury_helpers import (
+    DONE,
+    QUIET_EVENTS,
+    clover,
+    engine_loops,
+    make_params,
+    market,
+    move,
+    play,
+    policy_fn,
+    relative_side,
+    rules,
+)
+
+from foury_sim.games.foury import icons as I
+from foury_sim.games.foury import layout as L
+from foury_sim.stats import binom_z
+
+H, SH, CL, WP, SV, CH, CU = (L.HEARTS, L.SHIELD, L.CLOVER, L.WEAPON, L.SHOVEL, L.CHEST, L.CORNU)
+N, E, S, W = 0, 1, 2, 3
+STEP, SHOVEL_MOVE, GOTO, STAIRS, CIRCLE, SWIM = (L.MK_STEP, L.MK_SHOVEL, L.MK_GOTO, L.MK_STAIRS, L.MK_CIRCLE,
+                                                 L.MK_SWIM)
+DEFAULT_RULES = rules("cross_A")  # the shipped rules.toml (plus the tiny-map switches)
+DATA = DEFAULT_RULES.data
+
+
+def bonus(k: int) -> int:
+    return DATA["round"]["monster_bonus"][k]
+
+
+def chest_value(k: int) -> int:
+    return DATA["round"]["chest_value"][k]
+
+
+def event_sides(text: str) -> list[str]:
+    """The wall sides an event of the ruleset collapses ("collapse_left_front" -> left, front)."""
+    sides: list[str] = []
+    for part in text.split("+"):
+        if part.startswith("collapse_"):
+            sides += part[len("collapse_"):].split("_")
+    return sides
+
+
+def moves_into(decision, cell):
+    return [m for m in decision.moves() if m["to"] == cell]
+
+
+# =========================================================================== character creation
+def test_character_creation_marks_within_caps():
+    """12 marks placed freely, never beyond a track's cap (a capped track is no longer offered)."""
+    cap_h = DATA["character"]["cap"]["hearts"]
+    marks = DATA["character"]["trait_marks"]
+    queue = [H] * cap_h + [SH] * (marks - cap_h)
+    g = play("cross_A", script=[2], queues={"round": [2], "trait": queue}, overrides={"max_turns": 1})
+    assert [g[t] for t in range(5)] == [cap_h, marks - cap_h, 0, 0, 0]
+    assert sum(g[t] for t in range(5)) == marks == 12
+    trait = g.decisions("trait")
+    assert len(trait) == marks
+    caps = [DATA["character"]["cap"][L.TRACK_NAMES[t]] for t in range(5)]
+    for d in trait:  # exactly the tracks below their cap are offered
+        assert d.keys == [t for t in range(5) if d.snap[L.TRACK_NAMES[t]] < caps[t]]
+    assert H not in trait[cap_h].keys
+    assert g.rows(L.TR_CREATE) == [(cap_h, marks - cap_h, 0, 0, 0)]
+    assert [g[L.S_CAP + t] for t in range(L.N_TRACKS)] == [DATA["character"]["cap"][n] for n in L.TRACK_NAMES]
+
+
+def test_character_creation_keeps_one_heart():
+    """RULING min_hearts = 1: the last mark must go to hearts if none was placed there."""
+    queue = [SH] * 4 + [CL] * 4 + [WP] * 4
+    g = play("cross_A", script=[2], queues={"round": [2], "trait": queue}, overrides={"max_turns": 1},
+             strict=False)
+    assert [g[t] for t in range(5)] == [1, 4, 4, 3, 0]
+    assert g.queue_left() == {"trait": 1}  # the 12th mark was not a choice: hearts was the only option
+    assert g[L.S_BAD_CHOICE] == 0
+
+
+@pytest.mark.parametrize("hero", ["kael", "melyra", "thalindra", "elydion"])
+def test_hero_sheets(hero):
+    """A hero copies the pre-filled sheet; blacked-out boxes are the caps."""
+    g = play("cross_A", hero=hero, script=[2], queues={"round": [2]}, overrides={"max_turns": 1})
+    sheet = DATA["heroes"][hero]
+    assert [g[t] for t in range(5)] == [sheet["start"][n] for n in L.TRACK_NAMES[:5]]
+    assert [g[L.S_CAP + t] for t in range(5)] == [sheet["cap"][n] for n in L.TRACK_NAMES[:5]]
+    assert g[CH] == g[CU] == 0
+    assert g.decisions("trait") == []
+    assert g.rows(L.TR_CREATE) == [tuple(sheet["start"][n] for n in L.TRACK_NAMES[:5])]
+    assert g[L.S_HERO] == L.HERO_KEYS.index(hero)
+
+
+def test_resources_beyond_cap_are_lost():
+    """A potion at full hearts is lost (the track is full)."""
+    cap_h = DATA["character"]["cap"]["hearts"]
+    g = play("items", script=[2, 2], sheet={"hearts": cap_h}, overrides={"max_turns": 2})
+    assert g[H] == cap_h
+    assert (H, DATA["potions"]["red"], 0, 0, 0) in g.rows(L.TR_CAPPED)
+    assert g.icons(1, I.POTION) == 0
+
+
+# ============================================================================ four rounds (ring4)
+RING_SHEET = {"hearts": 6, "shield": 2, "clover": 1, "shovel": 3}
+RING_QUEUES = {
+    "round": [0, 3, 7],
+    "move": [1, 4, 2, 4, 8, 4, 6, 4, 0],
+    "cornucopia": [-1],
+    "place": [5, 7, 5, 1],
+    "market": [market(L.M_BUY, H), market(L.M_REDEEM, SH), DONE,
+               market(L.M_BUY, WP), DONE,
+               market(L.M_BUY, CL), market(L.M_SWAP, H, WP), DONE],
+}
+RING_DICE = [4, 4, 6, 1, 4, 6, 1, 4, 4, 4]
+
+
+@pytest.fixture(scope="module")
+def ring():
+    """A whole four-round game on ring4.map (quiet room events; no requirements to meet).
+
+    Round 1 A: in at cell 0, cornucopia kept in cell 1, the Oracle, stand in cell 5 (goblin), out at 2.
+    Market x1: a chest buys 1 heart, the cornucopia redeemed for a shield.
+    Round 2 B: in at cell 2, the Oracle, stand in cell 7 (orc), out at 8. Market x2: a chest buys 2 weapon.
+    Round 3 C: in at cell 8, the Oracle, stand in 5, out at 6. Market x3: 3 clovers, 1 heart -> 1 weapon.
+    Round 4 D: in at cell 6, the Oracle, stand in 1, out at 0.
+    """
+    ov = dict(QUIET_EVENTS)
+    ov.update({"game.rounds": 4, "requirements.kills": 0, "requirements.cornucopias": 0})
+    return play("ring4", script=RING_DICE, queues=RING_QUEUES, overrides=ov, sheet=RING_SHEET)
+
+
+def round_of(g, code_index):
+    """Round number (1..4) of the trace row at ``code_index``."""
+    return sum(1 for r in g.tr[:code_index + 1] if r[0] == L.TR_ROUND)
+
+
+def test_round_choice_closes_entry_arrow(ring):
+    rnd = ring.decisions("round")
+    assert rnd[0].keys == list(range(8))  # round 1: every arrow
+    # round 2: arrow 0 (entered), 1 (exited) and 2 (its sector A is done) are gone
+    assert rnd[1].keys == [3, 4, 5, 6, 7]
+    assert rnd[2].keys == [4, 6, 7]  # round 3: also 3 (entered), 5 (exited) and sector B
+    rounds = ring.rows(L.TR_ROUND)
+    assert [(r[0], r[1], r[2]) for r in rounds] == [(1, 0, 0), (2, 1, 2), (3, 2, 8), (4, 3, 6)]
+    entries = {0, 3, 7, 6}  # arrow 6 was the only one left for round 4 (no decision)
+    exits = [r[2] for r in ring.rows(L.TR_EXIT)]
+    assert exits == [1, 5, 4, 2]
+    assert not entries & set(exits)
+    assert all(ring[L.S_ARROW0 + a] == 1 for a in range(8))
+    # round 3, heading out: cell 0 (arrow 2 unused) is an exit; cells 2 and 8 (both arrows used) are not
+    r3_move = [d for d in ring.decisions("move") if d.snap["round"] == 2 and d.snap["phase"] == 2][0]
+    targets = {m["to"] for m in r3_move.moves() if m["kind"] == GOTO}
+    assert 0 in targets and 2 not in targets and 8 not in targets
+
+
+def test_round_start_bonus_and_kill_reset(ring):
+    for k, r in enumerate(ring.rows(L.TR_ROUND)):
+        assert r[3] == bonus(k) and r[4] == chest_value(k)
+    fights = ring.rows(L.TR_FIGHT)
+    assert fights == [(I.GOBLIN, 0, 5, 0, 0), (I.ORC, bonus(1), 7, 0, 0)]
+    first_moves = {}
+    for d in ring.decisions("move"):
+        first_moves.setdefault(d.snap["round"], d.snap)
+    assert first_moves[0]["kills_round"] == 0
+    assert ring.decisions("market")[0].snap["kills_round"] == 1  # the goblin, round 1
+    assert first_moves[1]["kills_round"] == 0  # reset when round 2 starts
+    assert (first_moves[1]["bonus"], first_moves[1]["chestv"]) == (bonus(1), chest_value(1))
+    assert ring[L.S_KILLS_TOTAL] == 2
+
+
+def test_oracle_awake_gives_chest_then_leave_other_sector(ring):
+    oracle = ring.rules.map.oracle
+    assert len(ring.rows(L.TR_ORACLE)) == 4
+    assert ring[L.S_CHESTS_GAINED] == 4  # one chest from the Oracle in each round
+    gains = [r for r in ring.rows(L.TR_GAIN) if r[0] == CH]
+    assert len(gains) == 4
+    # no roll entering the Oracle's room, nor for the free placement next to it
+    for i, r in enumerate(ring.tr):
+        if r[0] == L.TR_MOVE and r[2] == oracle:
+            assert ring.tr[i + 1][0] != L.TR_ROLL
+    moves = ring.rows(L.TR_MOVE)
+    placed = [m for m in moves if m[0] == oracle]
+    assert [m[1] for m in placed] == [5, 7, 5, 1] and all(m[3] == 1 for m in placed)
+    exit_sectors = [r[1] for r in ring.rows(L.TR_EXIT)]
+    assert exit_sectors == [1, 2, 3, 0]  # never the round's own sector (A, B, C, D)
+    # round 1, heading out from cell 5: cell 0's unused arrow 2 is of the round's own sector A: no exit there
+    r1_out = [d for d in ring.decisions("move") if d.snap["round"] == 0 and d.snap["phase"] == 2][0]
+    assert r1_out.snap["pos"] == 5 and all(m["kind"] != GOTO for m in r1_out.moves())
+
+
+def test_exit_rolled_like_any_room_in_full_game(ring):
+    """Every exit room was rolled, also cell 0 reached over explored rooms in round 4."""
+    idx = [i for i, r in enumerate(ring.tr) if r[0] == L.TR_EXIT]
+    for i in idx:
+        cell = ring.tr[i, 1]
+        j = max(k for k in range(i) if ring.tr[k, 0] == L.TR_MOVE)
+        assert ring.tr[j, 2] == cell
+        assert any(ring.tr[k, 0] == L.TR_ROLL and ring.tr[k, 4] == cell for k in range(j, i))
+
+
+def test_market_buys_chest_value_units(ring):
+    assert [r[0] for r in ring.rows(L.TR_MARKET_OPEN)] == [chest_value(0), chest_value(1), chest_value(2)]
+    buys = [r for r in ring.rows(L.TR_MARKET) if r[0] == L.M_BUY]
+    assert [(r[1], r[3]) for r in buys] == [(H, chest_value(0)), (WP, chest_value(1)), (CL, chest_value(2))]
+    gains = ring.rows(L.TR_GAIN)
+    for track, units in [(H, chest_value(0)), (WP, chest_value(1)), (CL, chest_value(2))]:
+        assert any(r[0] == track and r[1] == units for r in gains)
+    # each market decision offers to buy only while a chest is held
+    for d in ring.decisions("market"):
+        has_buy = any(k // 100 == L.M_BUY for k in d.keys)
+        assert has_buy == (d.snap["chest"] > 0)
+
+
+def test_market_exchange_one_for_one_and_redeem(ring):
+    m = ring.rows(L.TR_MARKET)
+    assert (L.M_REDEEM, SH, -1, chest_value(0), 0) in m
+    assert (L.M_SWAP, H, WP, chest_value(2), 0) in m
+    last_market = ring.decisions("market")[-1].snap  # after the swap
+    before = ring.decisions("market")[-2].snap
+    assert last_market["hearts"] == before["hearts"] - 1 and last_market["weapon"] == before["weapon"] + 1
+    # the sheet at the end: start + market purchases, nothing else changed it
+    assert [ring[t] for t in range(7)] == [6 + 1 - 1, 2 + 1, 1 + 3, 2 + 1, 3, 1, 0]
+
+
+def test_four_rounds_win(ring):
+    assert ring[L.S_WIN] == 1 and ring[L.S_ROUND] == 4 and ring[L.S_DEAD] == 0
+    assert ring.out[L.OUT_WIN] == 1 and ring.out[L.OUT_CLEAN] == 1 and ring.out[L.OUT_ROUNDS] == 4
+    assert ring[L.S_ORDER] == 1234
+    assert len(ring.rows(L.TR_MARKET_OPEN)) == 3  # between rounds only: none after the fourth
+    assert ring.rows(L.TR_END)[0][0] == 1 and ring.rows(L.TR_END)[0][3] == 4
+
+
+def test_final_score(ring):
+    sc = DATA["score"]
+    expected = sum(ring[t] * sc[L.TRACK_NAMES[t]] for t in range(L.N_TRACKS)) + ring[L.S_KILLS_TOTAL] * sc["kill"]
+    assert sc["chest"] == chest_value(3) == 4  # "treasures are worth 4 in this final turn"
+    assert ring.out[L.OUT_SCORE] == expected == 6 + 3 + 4 + 3 + 3 + 4 * 1 + 2
+    assert ring.rows(L.TR_END)[0][1] == expected
+
+
+def test_turn_counter(ring):
+    """A turn is a step into a room; free placement next to the Oracle and free walking cost none."""
+    per_round = [0, 0, 0, 0]
+    for i, r in enumerate(ring.tr):
+        if r[0] == L.TR_MOVE and r[4] == 0:
+            per_round[round_of(ring, i) - 1] += 1
+    assert per_round == [4, 3, 3, 3]
+    assert [ring[L.S_TURNS_R + k] for k in range(4)] == per_round
+    assert ring[L.S_TURN] == ring.out[L.OUT_TURNS] == sum(per_round) == ring.rows(L.TR_END)[0][2]
+    assert len(ring.rows(L.TR_WALK)) == 4  # walks over explored rooms happened, for free
+
+
+# ======================================================================= requirements, tables
+@pytest.mark.parametrize("anywhere", [True, False])
+def test_requirements_only_for_current_round(anywhere):
+    """Round A counts statues, not kills; round B counts kills, not statues."""
+    ov = {"requirements.statues": 2, "requirements.kills": 2, "max_turns": 2,
+          "rulings.requirements_anywhere": anywhere}
+    # round A: in at cell 0 (statue, beaten), then cell 1 (goblin, killed)
+    a = play("req", script=[2, 6, 1, 2, 6, 1], queues={"round": [0]}, sheet={"hearts": 5}, overrides=ov)
+    assert a.rows(L.TR_REQ) == [(1, 2, 0, 0, 0)]
+    assert a[L.S_REQ_DONE] == 1 and a[L.S_KILLS_ROUND] == 1
+    # round B: in at cell 2 (a statue in a B room: beaten, not counted), then the goblin in cell 1 (an A room)
+    b = play("req", script=[3, 6, 1, 3, 6, 1], queues={"round": [1]}, sheet={"hearts": 5}, overrides=ov)
+    assert b.rows(L.TR_FACED) == []
+    assert b[L.S_KILLS_ROUND] == 1
+    if anywhere:
+        assert b.rows(L.TR_REQ) == [(1, 2, 1, 0, 0)] and b[L.S_REQ_DONE] == 1
+    else:  # RULING requirements_anywhere = false: only in the round's own sector
+        assert b.rows(L.TR_REQ) == [] and b[L.S_REQ_DONE] == 0
+
+
+def test_step_rolls_table_of_room_left():
+    """Entering from outside rolls the round's table; each later step rolls the table of the room left."""
+    g = play("four_tables", script=[2, 2, 6, 1], queues={"round": [3]}, sheet={"hearts": 5},
+             overrides={"max_turns": 4})
+    rolls = g.rows(L.TR_ROLL)
+    assert [(r[0], r[1], r[3]) for r in rolls] == [(0, 2, 0), (0, 2, 1), (1, 6, 2), (3, 1, 3)]
+    t = DATA["events"]
+    assert t["B"][5] == "chest" and g[CH] == 1  # B's face 6 in the D room
+    assert t["D"][0] == "room_behind_floods" and g.room_state(2) & L.FLOODED  # D's face 1: the D room floods
+    assert g.rows(L.TR_FLOOD) == [(2, 0, 0, 0, 0)]
+
+
+# =============================================================================== free movement
+@pytest.mark.parametrize("costs_turn", [False, True])
+@pytest.mark.parametrize("map_name, foe", [("line5", I.STATUE), ("line5_g", I.GOBLIN)])
+def test_free_movement_over_explored_rooms(map_name, foe, costs_turn):
+    """Walk any distance over explored rooms without rolling; a statue or an active monster stops the walk."""
+    turns = 8 if costs_turn else 5
+    g = play(map_name, script=[5, 2, 3, 3, 2, 2, 6, 1], queues={"move": [1, 3, 4], "fight_on": [0]},
+             sheet={"hearts": 5},
+             overrides={"max_turns": turns, "rulings.free_move_costs_turn": costs_turn})
+    # entry into 2, step 2->1 (the foe: tie, flee), walk back over 2 and step into 3, step into 4,
+    # then walk 4->3->2 and face the foe in 1 again
+    assert [r[3] for r in g.rows(L.TR_ROLL)] == [2, 1, 3, 4]  # the walk back to the foe: no roll
+    assert g.rows(L.TR_WALK) == [(1, 2, 1, 0, 0), (4, 2, 2, 0, 0)]
+    assert g.rows(L.TR_MOVE)[-1] == (2, 1, W, 0, 0)
+    at3 = [d for d in g.decisions("move") if d.snap["pos"] == 3][0]
+    assert {"kind": GOTO, "from": 2, "to": 1, "path": 1} in at3.moves()
+    assert moves_into(at3, 0) == []  # the room beyond the active foe cannot be walked to
+    assert g.rows(L.TR_FIGHT) == [(foe, 0, 1, 0, 0)] * 2
+    assert g.icons(1, foe) == 0  # beaten the second time
+    assert g[L.S_TURN] == turns  # 5 steps (+1 +2 rooms walked when walking costs turns)
+
+
+def test_step_after_walk_rolls_table_of_last_room(ring):
+    """Round 3: walked from cell 5 (B) over 8 to 7 (C), then stepped into 6: table C is rolled."""
+    i = [k for k, r in enumerate(ring.tr) if r[0] == L.TR_MOVE and r[2] == 6][0]
+    walk = ring.tr[i - 1]
+    assert walk[0] == L.TR_WALK and (walk[1], walk[2]) == (5, 7)
+    assert ring.tr[i, 1] == 7 and ring.tr[i + 1, 0] == L.TR_ROLL and ring.tr[i + 1, 1] == 2
+
+
+# ===================================================================== room events and directions
+ENTRY_FACE = {"A": 2, "B": 3, "C": 5, "D": 5}  # faces that leave the way into the centre open
+ARM = {1: S, 2: E, 3: W, 4: N}  # arrow -> heading into the centre
+WALL_FACES = [("A", f) for f in (2, 3, 4, 5)] + [("B", f) for f in (3, 4, 5)] + \
+             [("C", f) for f in (3, 4, 5)] + [("D", f) for f in (3, 4, 5)]
+
+
+@pytest.mark.parametrize("arrow", [1, 2, 3, 4])
+@pytest.mark.parametrize("sector, face", WALL_FACES)
+def test_event_walls_relative_to_direction(sector, face, arrow):
+    """The centre of a cross, open on all sides, entered heading N/E/S/W: the walls that collapse are
+    the event's left/right/front/behind relative to the heading (the neighbours' sides too)."""
+    heading = ARM[arrow]
+    g = play(f"cross_{sector}", script=[ENTRY_FACE[sector], face], queues={"round": [arrow]},
+             defaults={"move": 4}, sheet={"hearts": 5}, overrides={"max_turns": 2})
+    assert g.rows(L.TR_MOVE)[-1][:3] == (g.rules.arrows[arrow, 0], 4, heading)
+    text = DATA["events"][sector][face - 1]
+    want = {relative_side(heading, w) for w in event_sides(text)}
+    assert want  # these faces collapse walls
+    walls = g.walls(4)
+    for side in range(4):
+        nb = g.rules.geo[4, side]
+        if side in want:
+            assert walls[side] == L.W_COLLAPSED and g.walls(nb)[(side + 2) % 4] == L.W_COLLAPSED
+        else:
+            assert walls[side] == L.W_OPEN
+    assert {r[1] for r in g.rows(L.TR_WALL) if r[0] == 4} == want
+    table = "ABCD".index(sector)
+    assert g.rows(L.TR_ROLL)[-1][:4] == (table, face, g.rules.T[L.T_EVENTS + table, face - 1], 4)
+
+
+def test_event_walls_literal_examples():
+    """Heading east, "left and front" is north and east; heading north, "left and right" is west and east."""
+    g = play("cross_A", script=[2, 3], queues={"round": [2]}, defaults={"move": 4}, sheet={"hearts": 5},
+             overrides={"max_turns": 2})
+    assert g.walls(4) == [2, 2, 0, 0]
+    g = play("cross_A", script=[2, 2], queues={"round": [4]}, defaults={"move": 4}, sheet={"hearts": 5},
+             overrides={"max_turns": 2})
+    assert g.walls(4) == [0, 2, 0, 2]
+    assert relative_side(N, "left") == W and relative_side(E, "right") == S and relative_side(S, "behind") == N
+
+
+def test_event_walls_already_there_stay():
+    """Entering the west arm heading east, "left and front": the printed north wall stays printed."""
+    g = play("cross_A", script=[3], queues={"round": [2]}, sheet={"hearts": 5}, overrides={"max_turns": 1})
+    assert g.walls(3) == [L.W_PRINTED, L.W_COLLAPSED, L.W_PRINTED, L.W_PRINTED]
+    assert g.rows(L.TR_WALL) == [(3, E, 0, 0, 0)]
+
+
+def test_room_behind_collapses():
+    """B face 1: the room you came from collapses: impassable for good, even with a shovel."""
+    # loop 0-1-4-3: in at 0; 0->1 (B2: wall 0|1 collapses + a goblin, beaten); 1->4 (B1: room 1
+    # collapses); 4->3 (B5: the front wall, printed). From 3 a shovel could dig 0|1, but room 1 is gone.
+    g = play("loop_b", script=[3, 2, 1, 6, 1, 1, 5], queues={"round": [1], "move": [1, 4, 3, 6]},
+             sheet={"hearts": 5, "shovel": 1}, overrides={"max_turns": 5})
+    assert g.rows(L.TR_PREV_COLLAPSE) == [(1, 0, 0, 0, 0)]
+    assert g.room_state(1) & L.COLLAPSED
+    at1 = [d for d in g.decisions("move") if d.snap["pos"] == 1][0]
+    assert {"kind": SHOVEL_MOVE, "from": 1, "to": 0, "path": 0} in at1.moves()  # control: the shovel works
+    assert g.walls(0)[E] == L.W_COLLAPSED and g.walls(4)[N] == L.W_OPEN
+    at3 = g.decisions("move")[-1]
+    assert at3.snap["pos"] == 3 and at3.snap["shovel"] == 1
+    assert sorted(m["to"] for m in at3.moves()) == [5, 6]  # nothing into room 1: not from 0, not from 4
+    assert g[SV] == 1
+
+
+def test_room_behind_collapse_spares_the_oracle():
+    """RULING: the Oracle's room never collapses (stepping from it into a new room rolling "the room you
+    came from collapses": nothing happens)."""
+    # ring4, round B: in at 2, 2->5 (goblin), the Oracle, stand in 5, then over the Oracle into 7 (orc)
+    g = play("ring4", script=[3, 3, 6, 1, 1, 6, 1], queues={"round": [1], "move": [5, 4, 7], "place": [5]},
+             sheet={"hearts": 5}, overrides={"max_turns": 4, "requirements.kills": 0})
+    last = g.rows(L.TR_ROLL)[-1]
+    assert last[3] == 7 and last[2] & L.EV_PREV_COLLAPSE  # table C (the room entered), face 1
+    assert g.rows(L.TR_WALK)[-1] == (5, 4, 1, 0, 0)
+    assert g.rows(L.TR_PREV_COLLAPSE) == []
+    assert not g.room_state(4) & L.COLLAPSED
+
+
+def test_flood_and_swim():
+    """D face 1 floods the room left; flooded rooms are swum into without a roll, even across a
+    collapsed wall between two flooded rooms."""
+    # in at 0 (D5), 0->1 (D3: left+front: the wall 1|2 collapses), 1->5 (D1: room 1 floods), swim 5->1->2
+    g = play("water", script=[5, 3, 1], queues={"round": [1], "move": [move(2, SWIM)]}, sheet={"hearts": 5},
+             overrides={"max_turns": 4})
+    assert g.rows(L.TR_FLOOD) == [(1, 0, 0, 0, 0)]
+    assert g.walls(1)[E] == L.W_COLLAPSED
+    assert g.room_state(1) & L.FLOODED and g.room_state(2) & L.FLOODED
+    d = g.decisions("move")[-1]
+    assert {"kind": SWIM, "from": 1, "to": 2, "path": 1} in d.moves()
+    assert g.rows(L.TR_MOVE)[-1][:2] == (1, 2) and g[L.S_POS] == 2
+    assert len(g.rows(L.TR_ROLL)) == 3  # the swim rolled nothing
+    assert g.dice() == 3 and g[L.S_TURN] == 4
+
+
+def test_extra_move():
+    """A face 6: resolve the room (the goblin), then one more space without rolling (no turn)."""
+    g = play("line_g", script=[2, 6, 6, 1], queues={"extra_move": [2]}, sheet={"hearts": 5},
+             overrides={"max_turns": 2})
+    extra = g.decisions("extra_move")[0]
+    assert sorted(m["to"] for m in extra.moves()) == [0, 2]
+    assert g.rows(L.TR_WIN) == [(I.GOBLIN, 1, 0, 0, 0)]
+    assert g.rows(L.TR_EXTRA) == [(2, 0, 0, 0, 0)]
+    assert g.rows(L.TR_MOVE)[-1] == (1, 2, E, 1, 0)
+    assert [r[3] for r in g.rows(L.TR_ROLL)] == [0, 1]  # room 2 entered without a roll
+    assert g.room_state(2) & L.EXPLORED and g[L.S_POS] == 2 and g[L.S_TURN] == 2
+
+
+@pytest.mark.parametrize("face", [1, 2, 3, 4, 5, 6])
+def test_spawned_monster(face):
+    """"You encounter a monster": a second d6 on the spawn table chooses it; it stands in the room."""
+    g = play("cross_A", script=[2, 1, face, 6, 1], queues={"round": [2]}, defaults={"move": 4},
+             sheet={"hearts": 5}, overrides={"max_turns": 2})
+    foe = I.ICON_KEYS.index(DATA["enemies"]["spawn_table"][face - 1])
+    assert g.rows(L.TR_SPAWN) == [(4, foe, face, 0, 0)]
+    assert g.rows(L.TR_FIGHT)[0][:3] == (foe, 0, 4)
+    assert g.rows(L.TR_WIN) == [(foe, 4, 0, 0, 0)] and g.icons(4, foe) == 0 and g[L.S_KILLS_ROUND] == 1
+
+
+def test_event_chest():
+    g = play("cross_B", script=[3, 6], queues={"round": [2]}, defaults={"move": 4}, sheet={"hearts": 5},
+             overrides={"max_turns": 2})
+    assert DATA["events"]["B"][5] == "chest"
+    assert g[CH] == 1 and g[L.S_CHESTS_GAINED] == 1
+    assert (CH, 1, 1, 0, 0) in g.rows(L.TR_GAIN)
+
+
+# ======================================================================================== statues
+def test_statue_faced_counts_even_when_fleeing():
+    g = play("temple", script=[2, 2, 3, 3], queues={"fight_on": [0]}, sheet={"hearts": 5},
+             overrides={"requirements.statues": 1, "max_turns": 2})
+    assert g.rows(L.TR_FACED) == [(1, 0, 0, 0, 0)]
+    assert g.rows(L.TR_REQ) == [(1, 1, 0, 0, 0)] and g.rows(L.TR_AWAKE) == [(0, 0, 0, 0, 0)]
+    assert g.rows(L.TR_TIE) and g.rows(L.TR_FLEE) == [(I.STATUE, 1, 0, 0, 0)]
+    assert g.icons(1, I.STATUE) == 1 and g[H] == 5
+
+
+def test_statue_faced_once_per_statue():
+    """Facing the same statue again in the round does not count twice; beaten, it is erased."""
+    g = play("temple", script=[2, 2, 3, 3, 2, 6, 1], queues={"fight_on": [0], "move": [2, move(1, GOTO)]},
+             sheet={"hearts": 5}, overrides={"requirements.statues": 2, "max_turns": 4})
+    assert g.rows(L.TR_FACED) == [(1, 0, 0, 0, 0)]
+    assert g[L.S_REQ_DONE] == 1 and g[L.S_PHASE] == 0
+    assert g.rows(L.TR_WIN) == [(I.STATUE, 1, 0, 0, 0)] and g.icons(1, I.STATUE) == 0
+    assert g[L.S_KILLS_ROUND] == 0  # a statue is not a monster kill
+
+
+def test_statue_d6_against_d6_and_damage():
+    """A statue never gets the monsters' bonus; losing costs the difference in hearts."""
+    g = play("temple", script=[2, 2, 2, 5], queues={"fight_on": [0]}, sheet={"hearts": 5},
+             overrides={"round.monster_bonus": [3, 3, 3, 3], "max_turns": 2})
+    assert g.rows(L.TR_FIGHT) == [(I.STATUE, 0, 1, 0, 0)]
+    assert g.rows(L.TR_ROLLOFF) == [(2, 0, 5, 0, 0)]
+    assert g.rows(L.TR_HIT) == [(3, 2, 0, 0, 0)] and g[H] == 5 - 3
+
+
+# ========================================================================================= combat
+def fight(foe, dice, *, sheet=None, queues=None, overrides=None, hero="free", bonus_all=2, **kw):
+    """In at the arena's entry room (chest + potion): face 1 (a monster), the spawn table made of
+    ``foe`` only, then ``dice`` for the fight. The game stops after that room."""
+    ov = {"enemies.spawn_table": [foe] * 6, "round.monster_bonus": [bonus_all] * 4, "max_turns": 1}
+    ov.update(overrides or {})
+    if hero == "free" and sheet is None:
+        sheet = {"hearts": 8}
+    return play("arena", script=[1, 1, *dice], sheet=sheet, queues=queues, overrides=ov, hero=hero, **kw)
+
+
+def test_combat_higher_wins():
+    g = fight("orc", [6, 3])  # 6 vs 3+2
+    assert g.rows(L.TR_ROLLOFF) == [(6, 0, 3, 2, 0)]
+    assert g.rows(L.TR_WIN) == [(I.ORC, 0, 0, 0, 0)]
+    assert g.icons(0, I.ORC) == 0 and g[L.S_KILLS_ROUND] == 1 and g[L.S_KILLS_TOTAL] == 1 and g[H] == 8
+    assert g[CH] == 1 and g.icons(0, I.CHEST) == 0  # items collected after the win
+
+
+def test_combat_tie_nothing_then_fight_on():
+    g = fight("orc", [4, 2, 5, 1], queues={"fight_on": [1]})  # 4 vs 2+2 tie, then 5 vs 1+2
+    assert g.rows(L.TR_TIE) == [(0,) * 5]
+    assert g[H] == 8 and len(g.decisions("fight_on")) == 1
+    assert g.rows(L.TR_ROLLOFF) == [(4, 0, 2, 2, 0), (5, 0, 1, 2, 0)]
+    assert g.rows(L.TR_WIN) and g[L.S_KILLS_ROUND] == 1
+
+
+def test_combat_lower_loses_difference_then_flee():
+    g = fight("orc", [1, 5], queues={"fight_on": [0]})  # 1 vs 5+2
+    assert g.rows(L.TR_HIT) == [(6, 2, 0, 0, 0)] and g[H] == 2
+    assert g.rows(L.TR_FLEE) == [(I.ORC, 0, 0, 0, 0)]
+    assert g.icons(0, I.ORC) == 1 and g[L.S_KILLS_ROUND] == 0
+    assert g[CH] == 0 and g.icons(0, I.CHEST) == 1  # fled: nothing collected
+
+
+def test_combat_death_when_hearts_run_out():
+    g = fight("orc", [1, 5], sheet={"hearts": 3}, overrides={"game.insert_coins": 0})
+    assert g[L.S_DEAD] == 1 and g[H] == 0
+    assert g[L.S_DEATH_CAUSE] == L.CAUSE_FOE + I.ORC
+    assert g.rows(L.TR_DEATH) == [(L.CAUSE_FOE + I.ORC, 0, 1, 0, 0)]
+    assert g.decisions("fight_on") == []
+
+
+def test_combat_shield_blocks_hit():
+    g = fight("orc", [1, 5], sheet={"hearts": 5, "shield": 1}, queues={"shield": [1], "fight_on": [0]})
+    assert g.rows(L.TR_BLOCK) == [(6, 0, 0, 0, 0)]
+    assert g[H] == 5 and g[SH] == 0 and g.rows(L.TR_HIT) == []
+    assert g.icons(0, I.ORC) == 1  # the monster stays
+
+
+def test_combat_shield_may_be_kept():
+    g = fight("orc", [3, 5], sheet={"hearts": 5, "shield": 1}, queues={"shield": [0], "fight_on": [0]})
+    assert g[H] == 5 - 4 and g[SH] == 1 and g.rows(L.TR_BLOCK) == []
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_combat_clover_rerolls_either_die(which):
+    """On a loss a clover rerolls one die of your choice (yours or the foe's), then compare again."""
+    g = fight("orc", [4, 3, 6 if which == 0 else 1], sheet={"hearts": 5, "clover": 2},
+              queues={"clover": [clover(1, which)]})  # 4 vs 3+2: a loss
+    old, new = (4, 6) if which == 0 else (3, 1)
+    assert g.rows(L.TR_CLOVER) == [(which, old, new, 1, 0)]
+    d = g.decisions("clover")[0]
+    assert d.keys == [clover(0), clover(1, 0), clover(1, 1)]
+    mine, theirs = (6, 3) if which == 0 else (4, 1)
+    assert g.rows(L.TR_ROLLOFF) == [(mine, 0, theirs, 2, 0)]
+    assert g.rows(L.TR_WIN) and g[CL] == 1 and g[H] == 5 + DATA["potions"]["red"]  # + the room's potion
+
+
+def test_combat_clover_not_offered_on_win_or_tie():
+    g = fight("orc", [4, 2, 6, 1], sheet={"hearts": 5, "clover": 2}, queues={"fight_on": [1]})
+    assert g.decisions("clover") == [] and g[CL] == 2
+    g = fight("orc", [4, 2, 6, 1], sheet={"hearts": 5, "clover": 2}, queues={"clover": [clover(0)], "fight_on": [1]},
+              overrides={"rulings.clover_on": "loss_or_tie"})
+    assert len(g.decisions("clover")) == 1  # RULING clover_on = loss_or_tie: a tie may be rerolled
+    assert g.rows(L.TR_TIE) and g[CL] == 2
+
+
+def test_combat_weapon_adds_and_wears_once_per_combat():
+    g = fight("orc", [2, 2, 3, 1], sheet={"hearts": 5, "weapon": 2}, queues={"weapon": [1, 1], "fight_on": [1]})
+    assert g.rows(L.TR_ROLLOFF) == [(2, 2, 2, 2, 0), (3, 2, 1, 2, 0)]  # tie 4-4, then 5 vs 3
+    assert g.rows(L.TR_WEAPON_WEAR) == [(1, 0, 0, 0, 0)] and g[WP] == 1
+    assert [d.snap["weapon"] for d in g.decisions("weapon")] == [2, 2]
+
+
+def test_combat_weapon_wears_per_rolloff_ruling():
+    g = fight("orc", [2, 2, 3, 1], sheet={"hearts": 5, "weapon": 2}, queues={"weapon": [1, 1], "fight_on": [1]},
+              overrides={"rulings.weapon_wear": "per_rolloff"})
+    assert g.rows(L.TR_ROLLOFF) == [(2, 2, 2, 2, 0), (3, 1, 1, 2, 0)]
+    assert g.rows(L.TR_WEAPON_WEAR) == [(1, 0, 0, 0, 0), (0, 0, 0, 0, 0)] and g[WP] == 0
+
+
+def test_combat_weapon_unused_does_not_wear():
+    g = fight("orc", [6, 1], sheet={"hearts": 5, "weapon": 2}, queues={"weapon": [0]})
+    assert g.rows(L.TR_ROLLOFF) == [(6, 0, 1, 2, 0)] and g[WP] == 2 and g.rows(L.TR_WEAPON_WEAR) == []
+
+
+def test_combat_weapon_wears_even_when_losing():
+    """"In any case, I have used the Weapon, so my Weapon value decreases by 1" (rulebook example)."""
+    g = fight("orc", [2, 6], sheet={"hearts": 8, "weapon": 3}, queues={"weapon": [1], "fight_on": [0]},
+              bonus_all=0)  # the example: 2 + weapon 3 = 5 against 6: lose 1 heart
+    assert g.rows(L.TR_HIT) == [(1, 7, 0, 0, 0)] and g[WP] == 2
+
+
+# ============================================================================ enemies' special rules
+@pytest.mark.parametrize("foe, mult", [("goblin", 0), ("orc", 1), ("imp", 1), ("bandit", 1), ("troll", 1),
+                                       ("minotaur", 2)])
+def test_foe_strength_per_enemy(foe, mult):
+    """d6 + round bonus; the goblin never gets the bonus, the minotaur doubles it."""
+    b = 3
+    g = fight(foe, [6, 1], bonus_all=b, queues={"cornucopia": [-1] if foe == "bandit" else []})
+    assert g.rows(L.TR_FIGHT)[0][:2] == (I.ICON_KEYS.index(foe), mult * b)
+    assert g.rows(L.TR_ROLLOFF)[0] == (6, 0, 1, mult * b, 0)
+
+
+def test_goblin_no_bonus():
+    g = fight("goblin", [4, 3], bonus_all=3)  # 4 vs 3: a win only without the bonus
+    assert g.rows(L.TR_WIN) == [(I.GOBLIN, 0, 0, 0, 0)]
+
+
+def test_orc_plain():
+    g = fight("orc", [4, 1], bonus_all=3, queues={"fight_on": [0]})  # 4 vs 1+3: tie
+    assert g.rows(L.TR_TIE) and g.rows(L.TR_WIN) == [] and g[CH] == 0 and g.rows(L.TR_IMP) == []
+
+
+def test_minotaur_double_bonus():
+    g = fight("minotaur", [6, 1], bonus_all=3, queues={"fight_on": [0]})  # 6 vs 1+6: lose 1
+    assert g.rows(L.TR_HIT) == [(1, 7, 0, 0, 0)]
+
+
+@pytest.mark.parametrize("ruling, destroyed", [("all", [I.CHEST, I.POTION]), ("one", [I.CHEST])])
+def test_imp_destroys_items(ruling, destroyed):
+    g = fight("imp", [6, 1], sheet={"hearts": 5}, overrides={"rulings.imp_destroys": ruling})
+    assert [(r[0], r[1], r[2]) for r in g.rows(L.TR_IMP)] == [(0, ic, 1) for ic in destroyed]
+    assert g.rows(L.TR_WIN) == [(I.IMP, 0, 0, 0, 0)]
+    assert g[CH] == (0 if I.CHEST in destroyed else 1)
+    assert g[H] == (5 if I.POTION in destroyed else 5 + DATA["potions"]["red"])
+    assert g.icons(0, I.CHEST) == g.icons(0, I.POTION) == 0
+
+
+def test_bandit_steals_when_it_hurts():
+    g = fight("bandit", [1, 4], sheet={"hearts": 6, "shield": 1, "clover": 1, "shovel": 1},
+              queues={"clover": [clover(0)], "shield": [0], "steal": [CL], "fight_on": [0]}, bonus_all=0)
+    assert g.rows(L.TR_HIT) == [(3, 3, 0, 0, 0)]
+    assert g.decisions("steal")[0].keys == [SH, CL, SV]  # any other resource held (not hearts)
+    assert g.rows(L.TR_STEAL) == [(CL, 0, 0, 0, 0)]
+    assert [g[t] for t in (H, SH, CL, SV)] == [3, 1, 0, 1]
+
+
+def test_bandit_blocked_steals_nothing():
+    g = fight("bandit", [1, 4], sheet={"hearts": 6, "shield": 1, "shovel": 1},
+              queues={"shield": [1], "fight_on": [0]}, bonus_all=0)
+    assert g.rows(L.TR_STEAL) == [] and g[SV] == 1 and g[H] == 6 and g[SH] == 0
+
+
+def test_bandit_steals_random_ruling():
+    """RULING bandit_steals = random: the bandit takes one resource held, chosen by chance (no decision);
+    how evenly: test_bandit_random_theft_is_uniform."""
+    g = fight("bandit", [1, 4], sheet={"hearts": 6, "shield": 1, "clover": 1, "shovel": 1},
+              queues={"clover": [clover(0)], "shield": [0], "fight_on": [0]}, bonus_all=0,
+              overrides={"rulings.bandit_steals": "random"}, check_dice=False)
+    assert g.decisions("steal") == []
+    stolen = g.rows(L.TR_STEAL)
+    assert len(stolen) == 1 and stolen[0][0] in (SH, CL, SV)
+    assert [g[t] for t in (SH, CL, SV)] == [0 if t == stolen[0][0] else 1 for t in (SH, CL, SV)]
+    assert g[H] == 3
+
+
+def test_bandit_loot_cornucopia():
+    g = fight("bandit", [6, 1], sheet={"hearts": 5}, queues={"cornucopia": [-1]})
+    assert g[CU] == DATA["kills"]["bandit_cornucopias"] == 1
+    assert (CU, 1, 1, 0, 0) in g.rows(L.TR_GAIN)
+
+
+def test_troll_returns():
+    """A beaten troll comes back in its room when the round ends, ``troll_returns`` times at most."""
+    ov = dict(QUIET_EVENTS)
+    ov.update({"game.rounds": 2, "requirements.kills": 0, "kills.troll_returns": 1})
+    q = {"round": [0, 3], "move": [1, 4, 2, move(1, GOTO), 4, 8], "place": [5, 7]}
+    # round 1: in at 0, the troll in 1 (beaten), the Oracle, out at 2; round 2: in at 2, back to the
+    # troll (beaten again), the Oracle, out at 8
+    g = play("ring_troll", script=[4, 4, 6, 1, 4, 6, 1, 4], queues=q, overrides=ov, sheet={"hearts": 6})
+    assert g.rows(L.TR_TROLL_BACK) == [(1, 0, 0, 0, 0)]  # after round 1, none left to come back
+    wins = [i for i, r in enumerate(g.tr) if r[0] == L.TR_WIN]
+    back = [i for i, r in enumerate(g.tr) if r[0] == L.TR_TROLL_BACK][0]
+    ends = [i for i, r in enumerate(g.tr) if r[0] == L.TR_EXIT]
+    assert wins[0] < ends[0] < back < wins[1]  # it came back after round 1 ended
+    assert g.icons(1, I.TROLL) == 0 and g[L.S_WIN] == 1 and g[L.S_KILLS_TOTAL] == 2
+
+
+def test_troll_returns_three_times_by_default():
+    assert DATA["kills"]["troll_returns"] == 3
+    g = fight("troll", [6, 1], overrides={"max_turns": 1})
+    assert g.rm[0, L.RM_TROLL] == 3  # "write the number 3 in a corner of the space"
+    assert g.rm[0, L.RM_FLAG] & L.F_TROLL_DOWN
+
+
+# ============================================================================ items and elements
+def test_collect_items():
+    """Each item is collected (and erased) in its room: chest, potion, shovel, weapon, shield, clover,
+    cornucopia (redeemed here for a weapon), die (face 3: a chest)."""
+    g = play("items", script=[2] * 8 + [3], sheet={"hearts": 5}, queues={"cornucopia": [WP]},
+             overrides={"max_turns": 8})
+    assert DATA["die_table"]["faces"][2] == "chest"
+    assert [g[t] for t in range(7)] == [5 + DATA["potions"]["red"], 1, 1, 1 + 1, 1, 2, 0]
+    for cell, ic in enumerate([I.CHEST, I.POTION, I.SHOVEL, I.WEAPON, I.SHIELD, I.CLOVER, I.CORNUCOPIA, I.DIE]):
+        assert g.icons(cell, ic) == 0
+    assert g.rows(L.TR_DIE_TABLE) == [(3, L.DIE_CHEST, 0, 0, 0)]
+    assert (L.M_REDEEM, WP, 0, 0, 0) in g.rows(L.TR_MARKET)
+    d = g.decisions("cornucopia")[0]
+    assert d.keys == [-1, H, SH, CL, WP, SV]  # keep it, or any resource below its cap
+
+
+DIE_EFFECT = {"nothing": {}, "lose_heart": {H: -1}, "chest": {CH: 1}, "potion": {H: DATA["potions"]["red"]},
+              "shovel": {SV: 1}, "weapon": {WP: 1}, "shield": {SH: 1}, "clover": {CL: 1}, "cornucopia": {CU: 1},
+              "monster": {}}
+OTHER_DIE_TABLE = ["shovel", "weapon", "shield", "nothing", "lose_heart", "monster"]
+
+
+def test_cornucopia_with_full_track_still_gives_a_resource():
+    """"CORNUCOPIA: acquire 1 Resource of your choice": with the cornucopia boxes full a cornucopia
+    found can still be turned into a resource at once; it is not lost.
+
+    Thalindra keeps the 4 cornucopias of two kill prizes (the track's cap), then finds one more."""
+    cap = DATA["character"]["cap"]["cornucopia"]
+    ov = dict(QUIET_EVENTS, max_turns=8)
+    g = play("goblins_u", hero="thalindra", script=[1] + [1, 6, 1] * 6 + [1],
+             queues={"cornucopia": [-1] * cap + [SH]}, overrides=ov, strict=False)
+    assert g[CU] == cap == 4 and g[L.S_KILLS_ROUND] == 6
+    assert g.icons(7, I.CORNUCOPIA) == 0
+    assert len(g.decisions("cornucopia")) == cap + 1, g.report()
+    assert g[SH] == DATA["heroes"]["thalindra"]["start"]["shield"] + 1
+
+
+@pytest.mark.parametrize("faces, face", [(None, f) for f in range(1, 7)] + [(OTHER_DIE_TABLE, f) for f in (1, 2, 3, 4)])
+def test_die_table(faces, face):
+    """The DIE icon: roll 1d6 on the DIE table (the shipped one, then one with the other outcomes)."""
+    ov = {"max_turns": 1}
+    if faces:
+        ov["die_table.faces"] = faces
+    outcome = (faces or DATA["die_table"]["faces"])[face - 1]
+    extra = [1, 6, 1] if outcome == "monster" else []  # the spawn die (a goblin), then beat it
+    q = {"cornucopia": [-1]} if outcome == "cornucopia" else {}
+    g = play("die", script=[2, face, *extra], sheet={"hearts": 5}, queues=q, overrides=ov)
+    assert g.rows(L.TR_DIE_TABLE) == [(face, L.DIE_WORDS.index(outcome), 0, 0, 0)]
+    start = [5, 0, 0, 0, 0, 0, 0]
+    for t, dv in DIE_EFFECT[outcome].items():
+        start[t] += dv
+    assert [g[t] for t in range(7)] == start
+    assert g.icons(0, I.DIE) == 0
+    if outcome == "monster":
+        assert g.rows(L.TR_SPAWN) == [(0, I.GOBLIN, 1, 0, 0)] and g[L.S_KILLS_ROUND] == 1
+    else:
+        assert g.rows(L.TR_SPAWN) == []
+
+
+def test_die_table_last_heart_kills():
+    g = play("die", script=[2, 2], sheet={"hearts": 1, "shield": 1}, overrides={"game.insert_coins": 0})
+    assert DATA["die_table"]["faces"][1] == "lose_heart"
+    assert g[L.S_DEAD] == 1 and g[L.S_CAUSE] == L.CAUSE_DIE_TABLE and g[H] == 0
+
+
+def test_magic_circle():
+    g = play("circles", script=[2], queues={"move": [move(3, CIRCLE)]}, sheet={"hearts": 5},
+             overrides={"max_turns": 2})
+    d = g.decisions("move")[0]
+    assert {"kind": CIRCLE, "from": 0, "to": 3, "path": 0} in d.moves()
+    assert g.rows(L.TR_MOVE)[-1][:2] == (0, 3) and g[L.S_POS] == 3
+    assert len(g.rows(L.TR_ROLL)) == 1  # no roll arriving by magic circle
+    assert g.icons(0, I.CIRCLE) == 1 and g.icons(3, I.CIRCLE) == 1  # not removed
+
+
+def test_stairs_and_levers():
+    """Castle Cliff: climbing a staircase reaches the levers over the upper level; down at another one."""
+    g = play("cliff", script=[5], queues={"round": [1], "move": [move(6, STAIRS)]}, sheet={"hearts": 5},
+             overrides={"requirements.levers": 2, "max_turns": 2})
+    d = g.decisions("move")[0]
+    assert {"kind": STAIRS, "from": 0, "to": 6, "path": 0} in d.moves()
+    assert sorted(r[0] for r in g.rows(L.TR_LEVER)) == [2, 4]
+    assert g.rows(L.TR_REQ) == [(2, 2, 2, 0, 0)] and g[L.S_PHASE] == 1
+    assert g.rows(L.TR_MOVE)[-1][:2] == (-1, 6) and g[L.S_POS] == 6
+    assert len(g.rows(L.TR_ROLL)) == 1
+    assert g.icons(0, I.STAIRS) == g.icons(6, I.STAIRS) == 1 and g.icons(2, I.LEVER) == 1
+
+
+def test_stairs_not_climbed_after_fleeing():
+    """"IF YOU SUCCEED, COLLECT ANY PRESENT ITEMS AND CLIMB ANY STAIRS": fleeing the statue that
+    guards a staircase, you may not climb it in that turn."""
+    g = play("cliff_statue", script=[5, 3, 3], queues={"round": [1], "fight_on": [0]}, defaults={"move": 1},
+             sheet={"hearts": 5}, overrides={"requirements.levers": 2, "max_turns": 2}, check_dice=False)
+    assert g.rows(L.TR_FLEE) == [(I.STATUE, 0, 0, 0, 0)]
+    at0 = [d for d in g.decisions("move") if d.snap["pos"] == 0]
+    assert [m for d in at0 for m in d.moves() if m["kind"] == STAIRS] == []
+    assert g.rows(L.TR_LEVER) == []
+
+
+def test_magic_circle_not_used_after_fleeing():
+    """Like a staircase, a magic circle is an element used only after a won encounter."""
+    g = play("circles", script=[1, 1, 3, 3], queues={"fight_on": [0]}, defaults={"move": 1}, sheet={"hearts": 5},
+             overrides={"max_turns": 2}, check_dice=False)
+    assert g.rows(L.TR_FLEE)[0] == (I.GOBLIN, 0, 0, 0, 0)
+    at0 = [d for d in g.decisions("move") if d.snap["pos"] == 0]
+    assert [m for d in at0 for m in d.moves() if m["kind"] == CIRCLE] == []
+    assert g.rows(L.TR_MOVE)[1][:2] == (0, 1)
+
+
+def test_shovel_through_collapsed_wall():
+    g = play("cross_A", script=[3], queues={"round": [2]}, sheet={"hearts": 5, "shovel": 2},
+             overrides={"max_turns": 2})
+    assert g.walls(3)[E] == L.W_OPEN and g.walls(4)[W] == L.W_OPEN  # dug out again
+    assert g.rows(L.TR_WALL) == [(3, E, 0, 0, 0)]
+    assert g.rows(L.TR_LOSE) == [(SV, 1, 1, 1, 0)] and g[SV] == 1
+    assert g.rows(L.TR_MOVE)[-1][:3] == (3, 4, E)
+    assert len(g.rows(L.TR_ROLL)) == 1 and g[L.S_POS] == 4
+
+
+def test_stuck_means_dead():
+    """Walled in without a shovel: dead."""
+    g = play("cross_A", script=[3], queues={"round": [2]}, sheet={"hearts": 5},
+             overrides={"game.insert_coins": 0})
+    assert g[L.S_DEAD] == 1 and g[L.S_CAUSE] == L.CAUSE_STUCK and g[L.S_DEATH_CELL] == 3
+    assert g.rows(L.TR_DEATH) == [(L.CAUSE_STUCK, 3, 1, 0, 0)]
+    assert g[H] == 5 and g[L.S_WIN] == 0
+
+
+def test_stuck_in_collapsed_corridor_even_with_shovel():
+    """A shovel cannot cross a collapsed room: stuck behind it, with a shovel in hand, is dead."""
+    g = play("corridor_b", script=[3, 2, 1, 6, 1, 1], queues={"round": [1], "move": [1, 2]},
+             sheet={"hearts": 5, "shovel": 1}, overrides={"game.insert_coins": 0})
+    at1 = [d for d in g.decisions("move") if d.snap["pos"] == 1][0]
+    assert {"kind": SHOVEL_MOVE, "from": 1, "to": 0, "path": 0} in at1.moves()
+    assert g.room_state(1) & L.COLLAPSED
+    assert g[L.S_CAUSE] == L.CAUSE_STUCK and g[L.S_DEATH_CELL] == 2 and g[SV] == 1
+
+
+# ============================================================================== the Oracle, exits
+def test_oracle_before_awake_nothing():
+    g = play("oracle_line", script=[2, 2], sheet={"hearts": 5},
+             overrides={"requirements.statues": 1, "max_turns": 3})
+    assert g[L.S_PHASE] == 0 and g[CH] == 0 and g.rows(L.TR_ORACLE) == []
+    rolls = g.rows(L.TR_ROLL)
+    assert [r[3] for r in rolls] == [0, 2]  # none for the Oracle's room
+    assert rolls[1][0] == 0  # RULING oracle_leave_table = destination: leaving it rolls the new room's table
+
+
+def test_oracle_waterways_cornucopia_delivered():
+    """In the Waterways the first cornucopia is set aside (not redeemable), awakens the Oracle and is
+    handed to it."""
+    g = play("water_oracle", script=[5], queues={"round": [1]}, sheet={"hearts": 5},
+             overrides={"requirements.cornucopias": 1, "max_turns": 2})
+    assert g.decisions("cornucopia") == []
+    assert (CU, 1, 0, 1, 0) in g.rows(L.TR_GAIN)
+    assert g.rows(L.TR_REQ) == [(1, 1, 3, 0, 0)] and g.rows(L.TR_AWAKE) == [(3, 0, 0, 0, 0)]
+    assert g.rows(L.TR_ORACLE) == [(3, 0, 0, 0, 0)]
+    assert g[L.S_RESERVED] == 0 and g[CU] == 0 and g[CH] == 1 and g[L.S_PHASE] == 2
+
+
+def test_exit_rolled_like_any_room():
+    """The exit is rolled like any room (here a goblin appears): fleeing it, the round is not over;
+    coming back over explored rooms it is rolled again, the goblin beaten: the round is complete."""
+    script = [2, 1, 1, 6, 1,  # in at 3; 3->4: a goblin, beaten
+              1, 1, 3, 3,  # the Oracle, back in 4; 4->5 (exit): a goblin, tie, flee
+              2,  # 5 -> 7 over 4
+              2, 6, 1]  # back to 5 over 4: rolled again, the goblin beaten: out
+    g = play("exit", script=script, queues={"round": [0], "move": [1, 5, 7], "fight_on": [0]},
+             sheet={"hearts": 5})
+    rolls5 = [r for r in g.rows(L.TR_ROLL) if r[3] == 5]
+    assert len(rolls5) == 2
+    assert g.rows(L.TR_FLEE) == [(I.GOBLIN, 5, 0, 0, 0)]
+    assert g.rows(L.TR_EXIT) == [(5, 1, 1, 0, 0)]
+    flee = [i for i, r in enumerate(g.tr) if r[0] == L.TR_FLEE][0]
+    ex = [i for i, r in enumerate(g.tr) if r[0] == L.TR_EXIT][0]
+    assert flee < ex and g[L.S_WIN] == 1
+
+
+def test_fleeing_in_exit_room_is_not_stuck():
+    """After fleeing a monster in the exit room you may walk to an explored neighbour and come back to
+    face it again: you are not stuck (and so not dead)."""
+    script = [2, 1, 1, 6, 1,  # in at 3; 3->4: a goblin, beaten
+              2,  # 4->7
+              1, 1, 3, 3]  # the Oracle (over 4), back in 4, 4->5 (exit): a goblin, tie, flee
+    g = play("exit", script=script, queues={"round": [0], "move": [7, 1, 5], "fight_on": [0]},
+             sheet={"hearts": 5}, overrides={"max_turns": 6, "game.insert_coins": 0}, strict=False,
+             check_dice=False)
+    assert g.rows(L.TR_FLEE)[0] == (I.GOBLIN, 5, 0, 0, 0)
+    assert g[L.S_DEATH_CAUSE] != L.CAUSE_STUCK, g.report()
+
+
+# ===================================================================== insert coin, kill prizes
+def test_insert_coin():
+    """Dead: one continue with a fresh sheet on the same map; the round starts over; a second death ends it."""
+    sheet = {"hearts": 2}
+    g = play("cross_A", script=[1, 1, 1, 6, 1, 1, 1, 6], queues={"round": [2, 1], "trait": [H, H]},
+             sheet=sheet)
+    deaths = g.rows(L.TR_DEATH)
+    assert deaths == [(L.CAUSE_FOE + I.GOBLIN, 3, 1, 0, 0), (L.CAUSE_FOE + I.GOBLIN, 1, 1, 0, 0)]
+    assert g.rows(L.TR_COIN) == [(1, 0, 0, 0, 0)]
+    assert g.rows(L.TR_CREATE) == [(2, 0, 0, 0, 0)] * 2
+    # RULING insert_coin: the round starts over, its entry arrow usable again
+    assert g.decisions("round")[1].keys == [0, 1, 2, 3, 4]
+    assert g[L.S_COINS_USED] == 1 and g[L.S_COINS_LEFT] == 0 and g.out[L.OUT_COINS] == 1
+    assert g[L.S_DEATH_ROUND] == 1 and g[L.S_DEATH_CELL] == 3
+    assert g[L.S_WIN] == 0 and g[L.S_ROUND] == 0
+    assert g.room_state(3) & L.EXPLORED  # the map keeps what was drawn
+
+
+def test_no_insert_coin():
+    g = play("cross_A", script=[1, 1, 1, 6], queues={"round": [2]}, sheet={"hearts": 2},
+             overrides={"game.insert_coins": 0})
+    assert len(g.rows(L.TR_DEATH)) == 1 and g.rows(L.TR_COIN) == [] and g[L.S_COINS_USED] == 0
+
+
+@pytest.mark.parametrize("hero, per_prize", [("free", 1), ("thalindra", 2)])
+def test_kill_prize(hero, per_prize):
+    """Every 3 kills in a round: a cornucopia (Thalindra: one more)."""
+    ov = dict(QUIET_EVENTS)
+    ov["max_turns"] = 7
+    g = play("goblins", script=[1] + [1, 6, 1] * 6, queues={"cornucopia": [-1] * (2 * per_prize)},
+             sheet={"hearts": 5} if hero == "free" else None, hero=hero, overrides=ov)
+    assert g[L.S_KILLS_ROUND] == 6
+    assert g.rows(L.TR_KILL_PRIZE) == [(3, per_prize, 0, 0, 0), (6, per_prize, 0, 0, 0)]
+    assert g[CU] == 2 * per_prize
+
+
+# ========================================================================================= heroes
+def test_kael_skips_roll():
+    g = play("line_g", hero="kael", script=[2, 6, 1], overrides={"max_turns": 2})
+    assert [r[3] for r in g.rows(L.TR_ROLL)] == [0]  # the plain room is rolled, the goblin's room is not
+    assert g.rows(L.TR_KAEL) == [(1, 0, 0, 0, 0)]
+    assert g.rows(L.TR_WIN) == [(I.GOBLIN, 1, 0, 0, 0)]
+    free = play("line_g", script=[2, 2, 6, 1], sheet={"hearts": 5}, overrides={"max_turns": 2})
+    assert [r[3] for r in free.rows(L.TR_ROLL)] == [0, 1] and free.rows(L.TR_KAEL) == []
+
+
+def test_melyra_sets_value():
+    g = fight("orc", [1, 5], hero="melyra", bonus_all=0, queues={"weapon": [0], "clover": [clover(2, 0, 6)]})
+    d = g.decisions("clover")[0]
+    assert d.keys == [clover(0)] + [clover(2, die, v) for die in (0, 1) for v in range(1, 7)]
+    assert g.rows(L.TR_CLOVER) == [(0, 1, 6, 2, 0)]
+    assert g.rows(L.TR_ROLLOFF) == [(6, 0, 5, 0, 0)] and g.rows(L.TR_WIN)
+    start = DATA["heroes"]["melyra"]["start"]["clover"]
+    assert g[CL] == start - 1
+    assert g.dice() == 4  # the clover rolled no die
+
+
+@pytest.mark.parametrize("thal_bandit, expected", [(True, 2), (False, 1)])
+def test_thalindra_extra_cornucopia(thal_bandit, expected):
+    """Beating a bandit: one more cornucopia for Thalindra (RULING thalindra_bandit); prizes: test_kill_prize."""
+    g = fight("bandit", [6, 1], hero="thalindra", queues={"cornucopia": [-1] * expected},
+              overrides={"rulings.thalindra_bandit": thal_bandit})
+    assert g[CU] == expected
+
+
+def test_elydion_midround_market():
+    """Once per round, before a move: the market at the next round's chest value."""
+    g = play("elydion", hero="elydion", script=[2, 2, 2, 2],
+             queues={"elydion_market": [1], "market": [market(L.M_BUY, H), DONE]},
+             overrides={"max_turns": 4, "game.rounds": 2})
+    ely = g.decisions("elydion_market")
+    assert len(ely) == 1
+    assert g.rows(L.TR_MARKET_OPEN) == [(chest_value(1), 1, 0, 0, 0)]
+    assert g.decisions("market")[0].snap["pos"] == 0  # after the chest of cell 0, before the first move
+    assert g[H] == DATA["heroes"]["elydion"]["start"]["hearts"] + chest_value(1)  # 1 chest: 2 hearts
+    assert g[CH] == 1  # the second chest (cell 2): no second mid-round market this round
+    assert g[L.S_ELY_USED] == 1
+
+
+# ====================================================================== combat statistics
+def exact_rolloff(w: int, s: int) -> dict:
+    """Exact probabilities of one roll-off d6 + w against d6 + s over the 36 outcomes."""
+    p = {"win": 0, "tie": 0}
+    for a, b in itertools.product(range(1, 7), repeat=2):
+        m, t = a + w, b + s
+        if m > t:
+            p["win"] += 1
+        elif m == t:
+            p["tie"] += 1
+        else:
+            p[t - m] = p.get(t - m, 0) + 1
+    return {k: v / 36 for k, v in p.items()}
+
+
+COMBOS = [(0, "orc", 0), (2, "orc", 1), (1, "minotaur", 2), (3, "goblin", 3), (0, "statue", 3)]
+
+
+@pytest.mark.parametrize("weapon, foe, b", COMBOS)
+def test_combat_statistics_match_exact_odds(weapon, foe, b):
+    """Random dice through the engine's own ``fight`` (one roll-off, weapon added, then flee): the
+    frequencies of win, tie and each amount of damage match the exact odds over the 36 outcomes."""
+    rolloffs, _ = engine_loops()
+    r = rules("cross_A")
+    R, T = r.for_hero("free")
+    params = make_params(defaults={"weapon": 1, "fight_on": 0}, log_cap=0)
+    n = 120_000
+    out = np.zeros((n, 2), np.int64)
+    ic = I.ICON_KEYS.index(foe)
+    rolloffs(R, T, r.geo, r.rm0, params, policy_fn(), np.uint64(20240 + weapon + 7 * b), weapon, b, ic, 4, out)
+    e = DATA["enemies"][foe]
+    exact = exact_rolloff(weapon, e["base"] + e["mult"] * b)
+    result, lost = out[:, 0], out[:, 1]
+    assert set(np.unique(result)) <= {0, 1}
+    counts = {"win": int((result == 1).sum()), "tie": int(((result == 0) & (lost == 0)).sum())}
+    for dmg in range(1, 12):
+        counts[dmg] = int((lost == dmg).sum())
+    assert sum(counts.values()) == n
+    for key, k in counts.items():
+        p = exact.get(key, 0.0)
+        if p == 0.0:
+            assert k == 0, key
+        else:
+            assert abs(binom_z(k, n, p)) < 4.5, (key, k, n * p)
+    assert (lost[result == 1] == 0).all()
+
+
+def test_bandit_random_theft_is_uniform():
+    """RULING bandit_steals = random: "lose 1 of any other resource" at random, so each resource
+    held is taken equally often (here 1 shield, 1 clover, 1 weapon, 1 shovel: 1/4 each)."""
+    _, steals = engine_loops()
+    r = rules("arena", {"rulings.bandit_steals": "random"})
+    R, _ = r.for_hero("free")
+    held = np.array([SH, CL, WP, SV], np.int64)
+    counts = np.zeros(L.N_TRACKS, np.int64)
+    n = 60_000
+    steals(R, make_params(log_cap=0), policy_fn(), np.uint64(77), held, n, counts)
+    assert counts.sum() == n
+    for t in held:
+        assert abs(binom_z(int(counts[t]), n, 1 / len(held))) < 4.5, counts.tolist()
