@@ -33,7 +33,9 @@ r = GAME.load_ruleset(); p = make_policy({policy!r}, GAME.policies)
 GAME.simulate(r, {hero!r}, p, 1, 0, 2000)
 out = []
 for i in range({repeats}):
-    t = time.perf_counter(); GAME.simulate(r, {hero!r}, p, 100 + i, 0, {games}); out.append({games} / (time.perf_counter() - t))
+    t = time.perf_counter()
+    GAME.simulate(r, {hero!r}, p, 100 + i, 0, {games})
+    out.append({games} / (time.perf_counter() - t))
 print(out)
 """
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
