@@ -86,7 +86,7 @@ def run(
     _check_format(fmt)
     res = run_games(game, hero=hero, policy=policy, params=param, games=games, seed=seed,
                     rules=str(rules) if rules else None, sets=set_, map=map, threads=threads,
-                    progress=None if progress is None and games >= 200_000 else bool(progress))
+                    progress=None if progress is None and games >= 50_000 else bool(progress))
     if out is not None:
         write_run(res, out)
     if fmt == "json":
@@ -166,11 +166,19 @@ def sweep(
     threads: int | None = typer.Option(None, help="Numba threads (default: all cores)."),
     progress: bool | None = typer.Option(None, "--progress/--no-progress", help="Progress bar on stderr."),
     report: bool = typer.Option(True, "--report/--no-report", help="Build figures and reports afterwards."),
+    precision: float | None = typer.Option(None, help="Add batches to each cell until its 95 % interval is at "
+                                           "most this wide (overrides the file's games/precision)."),
+    max_games: int | None = typer.Option(None, help="Cap on games per cell with --precision."),
+    batch: int | None = typer.Option(None, help="Games added per batch with --precision."),
 ) -> None:
     """Run a parameter sweep on common dice streams; write tables, manifest, figures and a report."""
-    from .study import load_experiment, run_sweep
+    from .study import load_experiment, run_sweep, set_precision
 
     exp = load_experiment(experiment)  # every error is found before anything is simulated
+    if precision is not None:
+        set_precision(exp, precision, max_games, batch)
+    elif max_games is not None or batch is not None:
+        raise InputError("--max-games and --batch go with --precision", "--max-games")
     path = run_sweep(exp, out, resume=resume, progress=progress, threads=threads, report=report)
     typer.echo(f"{len(exp.cells)} cells -> {path}")
     if report:

@@ -218,6 +218,21 @@ def load_experiment(path: str | Path) -> Experiment:
                       data.get("title", name), data.get("description", ""), text, ps, rulesets, report)
 
 
+def set_precision(exp: Experiment, width: float, max_games: int | None = None, batch: int | None = None) -> None:
+    """Switch an experiment to sequential sampling (``--precision`` on the command line)."""
+    old = exp.precision
+    mg = max_games if max_games is not None else (old.max_games if old else 200_000)
+    b = batch if batch is not None else (old.batch if old else 2_000)
+    for name, v in (("--max-games", mg), ("--batch", b)):
+        if v < 1:
+            raise InputError(f"must be at least 1, not {v}", name)
+    target = stats.PrecisionTarget(float(width), old.conf if old else 0.95, max_games=mg, batch=b)
+    target.validate("--precision")
+    exp.precision = target
+    exp.games = None
+    exp.text += f"\n# command line: --precision {width} --max-games {mg} --batch {b}\n"
+
+
 def _flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     """``{param = {foe_avoid = 1}}`` -> ``{"param.foe_avoid": 1}``; ``{range = ...}`` stays a value."""
     out: dict[str, Any] = {}

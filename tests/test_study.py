@@ -181,3 +181,17 @@ def test_compare_identical_variants_is_exactly_zero():
 def test_compare_rejects_unknown_settings():
     with pytest.raises(InputError):
         compare("foury", {"no_such_thing": 1}, {}, games=100, progress=False)
+
+
+def test_precision_on_the_command_line(tmp_path):
+    exp = write(tmp_path, SMALL)
+    r = subprocess.run([sys.executable, "-m", "foury_sim.cli", "sweep", str(exp), "--out", str(tmp_path / "r"),
+                        "--no-report", "--no-progress", "--precision", "0.08", "--max-games", "4000", "--batch",
+                        "500"], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    t = pd.read_parquet(tmp_path / "r" / "small" / "cells.parquet")
+    assert ((t["games"] % 500) == 0).all() and (t["games"] <= 4000).all()
+    assert ((t["win_hi"] - t["win_lo"] <= 0.08) | (t["games"] == 4000)).all()
+    bad = subprocess.run([sys.executable, "-m", "foury_sim.cli", "sweep", str(exp), "--out", str(tmp_path / "b"),
+                          "--precision", "0.00001", "--max-games", "100"], cwd=ROOT, capture_output=True, text=True)
+    assert bad.returncode == 2 and "--precision" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
