@@ -446,6 +446,29 @@ def apply_event(R, T, geo, st, rm, rs, script, tr, ev, cell, direction, prev):
 
 
 @njit(cache=CACHE, _nrt=False)
+def receive(R, geo, st, opts, ps, tr, pid, params, fn, cell, icon):
+    """Take one item (any item icon but the die): what it gives, up to the track's cap."""
+    if icon == I_CHEST:
+        gain(st, tr, CHEST, 1)
+    elif icon == POTION:
+        gain(st, tr, HEARTS, R[R_POTION])
+    elif icon == I_SHOVEL:
+        gain(st, tr, SHOVEL, 1)
+    elif icon == I_WEAPON:
+        gain(st, tr, WEAPON, 1)
+    elif icon == I_SHIELD:
+        gain(st, tr, SHIELD, 1)
+    elif icon == I_CLOVER:
+        gain(st, tr, CLOVER, 1)
+    elif icon == CORNUCOPIA:
+        gain_cornucopia(R, geo, st, opts, ps, tr, pid, params, fn, 1, cell)
+
+
+# DIE-table outcomes that hand out an item: the item's icon (-1 for the others)
+_DIE_ITEM = np.array([-1, -1, -1, I_CHEST, POTION, I_SHOVEL, I_WEAPON, I_SHIELD, I_CLOVER, CORNUCOPIA], np.int64)
+
+
+@njit(cache=CACHE, _nrt=False)
 def die_table(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell):
     """The DIE icon: roll 1d6 on the die table. Be careful what you wish for."""
     face = d6(rs, script)
@@ -459,20 +482,8 @@ def die_table(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell
         log(tr, st, TR_HIT, 1, max(st[HEARTS], 0), 1, 0, 0)
         if st[HEARTS] <= 0:
             die(R, geo, st, tr, CAUSE_DIE_TABLE, cell)
-    elif out == DIE_CHEST:
-        gain(st, tr, CHEST, 1)
-    elif out == DIE_POTION:
-        gain(st, tr, HEARTS, R[R_POTION])
-    elif out == DIE_SHOVEL:
-        gain(st, tr, SHOVEL, 1)
-    elif out == DIE_WEAPON:
-        gain(st, tr, WEAPON, 1)
-    elif out == DIE_SHIELD:
-        gain(st, tr, SHIELD, 1)
-    elif out == DIE_CLOVER:
-        gain(st, tr, CLOVER, 1)
-    elif out == DIE_CORNU:
-        gain_cornucopia(R, geo, st, opts, ps, tr, pid, params, fn, 1, cell)
+    elif _DIE_ITEM[out] >= 0:
+        receive(R, geo, st, opts, ps, tr, pid, params, fn, cell, _DIE_ITEM[out])
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -486,22 +497,10 @@ def collect_items(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, 
         for _ in range(k):
             if st[S_DEAD] == 1:
                 return
-            if ic == I_CHEST:
-                gain(st, tr, CHEST, 1)
-            elif ic == POTION:
-                gain(st, tr, HEARTS, R[R_POTION])
-            elif ic == I_SHOVEL:
-                gain(st, tr, SHOVEL, 1)
-            elif ic == I_WEAPON:
-                gain(st, tr, WEAPON, 1)
-            elif ic == I_SHIELD:
-                gain(st, tr, SHIELD, 1)
-            elif ic == I_CLOVER:
-                gain(st, tr, CLOVER, 1)
-            elif ic == CORNUCOPIA:
-                gain_cornucopia(R, geo, st, opts, ps, tr, pid, params, fn, 1, cell)
-            elif ic == DIE:
+            if ic == DIE:
                 die_table(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell)
+            else:
+                receive(R, geo, st, opts, ps, tr, pid, params, fn, cell, ic)
 
 
 @njit(cache=CACHE, _nrt=False)
