@@ -942,6 +942,8 @@ def do_move(R, T, geo, arrows, st, rm, sc, opts, rs, ps, script, tr, pid, params
             table = -1  # the Oracle's room: do not roll
         return arrive(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, to, d, frm,
                       table, False)
+    if kind == MK_CIRCLE:
+        log(tr, st, TR_JUMP, frm, to, MK_CIRCLE, 0, 0)
     if kind == MK_SWIM or kind == MK_CIRCLE:
         return arrive(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, to,
                       d if d >= 0 else st[S_DIR], frm, -1, False)
@@ -953,6 +955,7 @@ def do_move(R, T, geo, arrows, st, rm, sc, opts, rs, ps, script, tr, pid, params
         return arrive(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, to, d, frm, -1,
                       False)
     if kind == MK_STAIRS:
+        log(tr, st, TR_JUMP, frm, to, MK_STAIRS, 0, 0)
         k = new_levers(R, T, geo, st, rm, frm)
         if k > 0:
             for i in range(T[T_LEVERS, 0]):

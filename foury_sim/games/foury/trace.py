@@ -21,6 +21,7 @@ from .layout import (
     M_BUY,
     M_REDEEM,
     M_SWAP,
+    MK_STAIRS,
     TR_AWAKE,
     TR_BLOCK,
     TR_CAPPED,
@@ -39,6 +40,7 @@ from .layout import (
     TR_GAIN,
     TR_HIT,
     TR_IMP,
+    TR_JUMP,
     TR_KAEL,
     TR_KILL_PRIZE,
     TR_LEVER,
@@ -101,8 +103,12 @@ def format_trace(tr: np.ndarray, cols: int) -> list[str]:
         return f"({c // cols},{c % cols})" if c >= 0 else "outside"
 
     out: list[str] = []
+    last = -1
     for row in tr:
         code, a, b, c, d, e = (int(x) for x in row)
+        prev_code, last = last, code
+        if code == TR_MOVE and a < 0 and prev_code == TR_JUMP:
+            continue  # the jump already said where you arrive
         if code == TR_CREATE:
             out.append(f"Character: hearts {a}, shield {b}, clover {c}, weapon {d}, shovel {e}.")
         elif code == TR_ROUND:
@@ -112,6 +118,11 @@ def format_trace(tr: np.ndarray, cols: int) -> list[str]:
         elif code == TR_MOVE:
             how = "free step" if d else "move"
             out.append(f"  {how} {room(a)} -> {room(b)} heading {SIDES[c] if 0 <= c < 4 else '-'}")
+        elif code == TR_JUMP:
+            if c == MK_STAIRS:
+                out.append(f"  climb the stairs at {room(a)} to the upper level, come down at {room(b)}")
+            else:
+                out.append(f"  magic circle {room(a)} -> {room(b)}")
         elif code == TR_WALK:
             out.append(f"  walk freely over {c} explored room(s) {room(a)} -> {room(b)}")
         elif code == TR_ROLL:
