@@ -43,8 +43,6 @@ def format_summary(s: dict[str, Any], title: str) -> str:
     for key, val in s.items():
         if isinstance(val, dict) and "mean" in val and "median" in val:
             lines.append(f"{key.replace('_', ' '):19s} {_num(val)}")
-    if "rounds_completed" in s and isinstance(s["rounds_completed"], dict) and "mean" not in s["rounds_completed"]:
-        pass
     for key in ("rounds_completed_dist", "death_by_round", "death_by_sector", "death_by_cause", "loss_by_cause",
                 "deadliest_rooms", "rank", "rank_dist"):
         if key in s and isinstance(s[key], dict) and s[key]:
@@ -254,8 +252,6 @@ def map_render(
 @map_app.command("check")
 def map_check(map_file: str = typer.Argument(..., help="Map file or shipped map name.")) -> None:
     """Parse and validate a map; print what it holds."""
-    import numpy as np
-
     from .games.foury import icons as I
     from .games.foury.maps import resolve_map
 
@@ -264,7 +260,6 @@ def map_check(map_file: str = typer.Argument(..., help="Map file or shipped map 
     rooms = int((m.sector >= 0).sum())
     typer.echo(f"{m.name}: {m.rows}x{m.cols}, {rooms} rooms, {len(m.arrow_cell)} arrows")
     typer.echo(", ".join(f"{I.ICON_NAMES[i]} {int(total[i])}" for i in range(I.N_ICONS) if total[i]))
-    _ = np
 
 
 def main() -> None:

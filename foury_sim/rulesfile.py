@@ -47,6 +47,12 @@ def load(path: str | Path) -> RuleFile:
     p = Path(path)
     if not p.is_file():
         raise InputError(f"ruleset file {str(path)!r} does not exist", "--rules")
+    data, text = read_toml(p)
+    return RuleFile(data, text, str(p))
+
+
+def read_toml(p: Path) -> tuple[dict[str, Any], str]:
+    """Parse a TOML file: (data, text); a syntax error becomes ``InputError`` at ``file:line:column``."""
     text = p.read_text(encoding="utf-8")
     try:
         data = tomllib.loads(text)
@@ -55,7 +61,7 @@ def load(path: str | Path) -> RuleFile:
         msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
         where = f"{p}:{m.group(1)}:{m.group(2)}" if m else str(p)
         raise InputError(f"malformed TOML: {msg}", where) from None
-    return RuleFile(data, text, str(p))
+    return data, text
 
 
 def locate_key(text: str, dotted: str) -> int | None:

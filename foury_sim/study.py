@@ -19,7 +19,6 @@ import os
 import platform
 import subprocess
 import time
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +30,7 @@ from . import __version__, stats
 from .errors import InputError
 from .policy import make_policy
 from .registry import GameSpec, get_game
-from .rulesfile import locate_key
+from .rulesfile import locate_key, read_toml
 from .runner import Progress, atomic_write, simulate_games, summarize, to_jsonable, write_frame
 
 SPECIAL = ("hero", "policy", "map", "rules")
@@ -133,11 +132,7 @@ def load_experiment(path: str | Path) -> Experiment:
     p = Path(path)
     if not p.is_file():
         raise InputError(f"experiment file {str(path)!r} does not exist", "EXPERIMENT")
-    text = p.read_text(encoding="utf-8")
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise InputError(f"malformed TOML: {e}", str(p)) from None
+    data, text = read_toml(p)
     ps = str(p)
     unknown = set(data) - TOP_KEYS
     if unknown:
@@ -199,10 +194,7 @@ def load_experiment(path: str | Path) -> Experiment:
     runner = CellRunner(spec)
     rulesets = []
     for i, cell in enumerate(cells):
-        bad = next((k for k in cell if k in sweep and k not in cell), None)
-        assert bad is None
-        key = next((k for k in swept), None)
-        where = _where(ps, text, f"sweep.{key}") if key else ps
+        where = _where(ps, text, f"sweep.{swept[0]}") if swept else ps
         for k in cell:
             if k not in SPECIAL and not k.startswith("param.") and isinstance(cell[k], dict):
                 raise InputError(f"setting {k!r} has a table value", _where(ps, text, k))
@@ -543,15 +535,12 @@ def write_comparison(c: Comparison, out: str | Path) -> list[Path]:
     write_frame(c.outcomes, paths[1])
     write_frame(c.df_a, paths[2])
     write_frame(c.df_b, paths[3])
-    try:
-        from .figures import paired_difference
+    from .figures import paired_difference
 
-        fig = paired_difference(c.outcomes)
-        p = out / "comparison.png"
-        tmp = p.with_name(f".{p.name}.tmp{os.getpid()}.png")
-        fig.savefig(tmp, dpi=120)
-        os.replace(tmp, p)
-        paths.append(p)
-    except ImportError:
-        pass
+    fig = paired_difference(c.outcomes)
+    p = out / "comparison.png"
+    tmp = p.with_name(f".{p.name}.tmp{os.getpid()}.png")
+    fig.savefig(tmp, dpi=120)
+    os.replace(tmp, p)
+    paths.append(p)
     return paths

@@ -65,7 +65,10 @@ def test_streams_are_keyed_by_seed_and_game():
     s2 = rng.stream(1, 0)
     s3 = rng.stream(1, 1)
     s4 = rng.stream(2, 0)
-    seq = lambda s: [int(rng.d6(s, rng.NO_SCRIPT)) for _ in range(40)]  # noqa: E731
+
+    def seq(s):
+        return [int(rng.d6(s, rng.NO_SCRIPT)) for _ in range(40)]
+
     x1, x2, x3, x4 = seq(s1), seq(s2), seq(s3), seq(s4)
     assert x1 == x2 and x1 != x3 and x1 != x4 and a[0] == x1[0]
 

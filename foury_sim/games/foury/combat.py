@@ -9,7 +9,7 @@ from ...config import CACHE
 from ...policy import POLICY_TYPE, no_user_policy
 from ...rng import seed_stream
 from . import icons as I
-from .kernel import SC_ROWS, fight
+from .kernel import fight
 from .layout import (
     HEARTS,
     N_OCOL,
@@ -78,5 +78,3 @@ def combat_trials(weapon: int, strength: int, hearts: int, n: int, seed: int = 1
             np.zeros(4, np.uint64), np.zeros(0, np.int64), np.zeros((1, TRACE_COLS), np.int64))
     return counts
 
-
-_ = SC_ROWS

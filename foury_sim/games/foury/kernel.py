@@ -9,7 +9,7 @@ Arguments that recur (kept in this order):
 * ``geo`` int64[n, 6]: the four neighbours (N, E, S, W; -1 none), the sector, the static
   distance to the Oracle; ``arrows`` int64[k, 3]: cell, direction of travel, sector;
 * ``st`` the state vector, ``rm`` int64[n, RM_COLS] the rooms as drawn on this sheet, ``sc``
-  int64[5, n] scratch for searches, ``opts`` int64[max_options, N_OCOL] decision options;
+  int64[SC_ROWS, n] scratch for searches, ``opts`` int64[option_rows(n), N_OCOL] decision options;
 * ``rs`` the dice stream, ``ps`` the policy stream, ``script`` forced dice (tests), ``tr`` the
   trace (one row = no trace);
 * ``pid`` built-in policy id, ``params`` its parameters, ``fn`` a user's policy function.
@@ -1222,7 +1222,8 @@ def write_out(T, st, rs, out, k):
     out[k, OUT_DEATH_TURN] = st[S_DEATH_TURN]
 
 
-def max_options(n_rooms: int) -> int:
+@njit(cache=CACHE, inline="always", _nrt=False)
+def option_rows(n_rooms):
     """Rows of the options scratch: every side of every room, plus stairs and circles pairs."""
     return 6 * n_rooms + 64
 
@@ -1238,7 +1239,7 @@ def simulate_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, start, count,
     """Games ``start .. start+count-1``: chunks of games in parallel, each game on its own streams."""
     n_rooms = geo.shape[0]
     n_chunks = (count + CHUNK - 1) // CHUNK
-    n_opt = 6 * n_rooms + 64
+    n_opt = option_rows(n_rooms)
     pseed = seed ^ _POLICY_SALT
     for ch in prange(n_chunks):
         st = np.zeros(STATE_SIZE, np.int64)
@@ -1269,7 +1270,7 @@ def play_one(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, rm
     """One game alone, with forced dice and a trace (``tr`` rows): replays and rule tests."""
     n_rooms = geo.shape[0]
     sc = np.zeros((SC_ROWS, n_rooms), np.int64)
-    opts = np.zeros((6 * n_rooms + 64, N_OCOL), np.int64)
+    opts = np.zeros((option_rows(n_rooms), N_OCOL), np.int64)
     rs = np.zeros(4, np.uint64)
     ps = np.zeros(4, np.uint64)
     seed_stream(rs, seed, game)

@@ -14,9 +14,6 @@ from numba import njit
 from ...config import CACHE
 from ...policy import PolicySpec
 from .layout import (
-    CHEST,
-    CLOVER,
-    CORNU,
     D_CLOVER,
     D_CORNU,
     D_ELYDION,
@@ -45,7 +42,6 @@ from .layout import (
     O_ITEMS,
     O_KIND,
     O_NEW,
-    O_ODIST,
     O_OPEN,
     O_ORACLE,
     O_PATH,
@@ -58,7 +54,6 @@ from .layout import (
     S_CTX_STR,
     S_PHASE,
     S_RAND,
-    SHIELD,
     SHOVEL,
     WEAPON,
 )
@@ -247,6 +242,3 @@ def builtin_decide(pid, kind, state, options, n, params):
 
 
 __all__ = ["POLICIES", "GREEDY_PARAMS", "greedy_decide", "builtin_decide", "HEURISTIC_PARAMS"]
-
-# names used by the layout for readability in user code
-_ = (CHEST, CLOVER, CORNU, SHIELD, SHOVEL, O_ODIST)
