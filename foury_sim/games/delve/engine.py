@@ -13,7 +13,7 @@ from numba import njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ...config import CACHE, CHUNK, JIT_DISABLED
+from ...config import CACHE, CHUNK, JIT_DISABLED, use_cache
 from ...policy import POLICY_TYPE, USER_POLICY_ID
 from ...rng import roll, seed_stream
 from . import api as A
@@ -66,6 +66,7 @@ from .solver import (
     W_MON,
     W_ROWS,
     W_SWEEP,
+    W_TARGET,
     best_fight,
     dragon_cost,
     dragon_rows,
@@ -107,7 +108,7 @@ SCRATCH = A.MAX_OPTIONS  # a spare row of ``opts`` for what-if fights
 REASON_FLEE, REASON_PORTAL = 1, 2
 
 
-@njit(cache=CACHE, inline="always")
+@njit(cache=CACHE, inline="always", _nrt=False)
 def ev(trace, st, code, a0, a1, a2, a3, a4, a5, a6, a7):
     """Log one event (only when replaying: ``trace`` has rows; row 0 holds the count)."""
     if trace.shape[0] < 2:
@@ -129,38 +130,38 @@ def ev(trace, st, code, a0, a1, a2, a3, a4, a5, a6, a7):
     trace[i, 10] = a7
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def ev_party(trace, st):
     p = A.S_PARTY
     ev(trace, st, E_PARTY, st[p], st[p + 1], st[p + 2], st[p + 3], st[p + 4], st[p + 5], st[A.S_GRAVE], 0)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def ev_dungeon(trace, st, rolled, dragons):
     d = A.S_DUN
     ev(trace, st, E_DUNGEON, rolled, st[d], st[d + 1], st[d + 2], st[d + 3], st[d + 4], dragons, st[A.S_LAIR])
 
 
 # --- small rules --------------------------------------------------------------------------------
-@njit(cache=CACHE, inline="always")
+@njit(cache=CACHE, inline="always", _nrt=False)
 def hero_at(rules, st):
     """Offset of the hero's current side in ``rules``."""
     return R_HERO + st[A.S_MASTER] * A.H_COLS
 
 
-@njit(cache=CACHE, inline="always")
+@njit(cache=CACHE, inline="always", _nrt=False)
 def dragon_need(rules, st):
     """Different companion types the dragon needs (the hero's ``dragon_types`` or the ruleset's)."""
     n = rules[hero_at(rules, st) + A.H_DRAGON_TYPES]
     return n if n > 0 else rules[R_DRAGON_TYPES]
 
 
-@njit(cache=CACHE, inline="always")
+@njit(cache=CACHE, inline="always", _nrt=False)
 def monsters(st):
     return st[A.S_DUN + A.GOBLIN] + st[A.S_DUN + A.SKELETON] + st[A.S_DUN + A.OOZE]
 
 
-@njit(cache=CACHE, inline="always")
+@njit(cache=CACHE, inline="always", _nrt=False)
 def ult_ready(rules, st, phase):
     """The hero's ultimate power code if it may be used now in ``phase``, else ULT_NONE."""
     h = hero_at(rules, st)
@@ -169,7 +170,7 @@ def ult_ready(rules, st, phase):
     return rules[h + A.H_ULT]
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def gain_xp(rules, st, xp, reason, trace):
     """Gain experience; the hero turns master as soon as it has ``xp.master_at``."""
     if xp == 0:
@@ -180,7 +181,7 @@ def gain_xp(rules, st, xp, reason, trace):
     check_master(rules, st, trace)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def check_master(rules, st, trace):
     """The hero turns to its master side as soon as it has ``xp.master_at`` experience."""
     if st[A.S_MASTER] == 0 and st[A.S_HERO] > 0 and st[A.S_XP] >= rules[R_MASTER_AT]:
@@ -190,7 +191,7 @@ def check_master(rules, st, trace):
         ev(trace, st, E_MASTER, st[A.S_XP], 0, 0, 0, 0, 0, 0, 0)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def draw_treasure(rules, st, rs, script, trace, from_dragon):
     """Draw one token from the pool (``roll`` picks its position); 1 XP instead if it is empty."""
     left = st[A.S_POOL_LEFT]
@@ -210,12 +211,12 @@ def draw_treasure(rules, st, rs, script, trace, from_dragon):
     ev(trace, st, E_DRAW, k, st[A.S_POOL_LEFT], from_dragon, 0, 0, 0, 0, 0)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def party_face(rules, rs, script):
     return rules[R_PARTY_FACES + roll(rs, script, rules[R_PARTY_SIDES]) - 1]
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def score(rules, st):
     """XP + each unused token's points + ``score.scales_pair`` per pair of Dragon Scales."""
     s = st[A.S_XP]
@@ -228,7 +229,7 @@ def score(rules, st):
     return s + (scales // 2) * rules[R_SCALES_PAIR]
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def rank(rules, s):
     r = 0
     for i in range(rules[R_N_RANKS]):
@@ -237,7 +238,7 @@ def rank(rules, s):
     return r
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def find_treasure(rules, st, effect, phase):
     """Kind of a held token with ``effect`` usable in ``phase`` (-1 if none)."""
     for k in range(rules[R_N_TREASURES]):
@@ -248,7 +249,7 @@ def find_treasure(rules, st, effect, phase):
 
 
 # --- units ----------------------------------------------------------------------------------------
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def load_units(rules, st, phase, w):
     """Counts (``w[W_CNT]``) and role masks (``w[W_MASK]``) of every unit usable in ``phase``;
     extra kills and sweeps per role in ``w[W_EXTRA]``, ``w[W_SWEEP]``; monsters in ``w[W_MON]``."""
@@ -281,7 +282,7 @@ def load_units(rules, st, phase, w):
         w[W_MON, t] = st[A.S_DUN + t]
 
 
-@njit(cache=CACHE, inline="always")
+@njit(cache=CACHE, inline="always", _nrt=False)
 def opens(rules, mask):
     """Chests a unit with role ``mask`` opens: 99 (all) for thief/champion roles, else 1."""
     for r in range(A.N_ROLES):
@@ -290,7 +291,7 @@ def opens(rules, mask):
     return 1
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def spend(st, opts, row, trace):
     """Spend the units of an option: party dice go to the Graveyard first, temporary companions are
     discarded, tokens return to the box, the hero's ultimate is used."""
@@ -299,7 +300,7 @@ def spend(st, opts, row, trace):
             use_unit(st, u, opts[row, A.O_USE + u], trace)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def use_unit(st, u, k, trace):
     """Spend ``k`` of unit ``u`` (see ``spend``)."""
     if u < A.U_TEMP:
@@ -315,7 +316,7 @@ def use_unit(st, u, k, trace):
 
 
 # --- exact chance of clearing the next level (risk policy; from odds.clear_table) --------------------
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def _compositions(m, k):
     """Ways to write m as an ordered sum of k non-negative integers: C(m + k - 1, k - 1)."""
     if k <= 0:
@@ -326,7 +327,7 @@ def _compositions(m, k):
     return c
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def party_rank(party, total):
     """Index of a party (counts of the 6 faces, sum <= total) among all such parties."""
     r = 0
@@ -338,7 +339,7 @@ def party_rank(party, total):
     return r
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def p_clear(rules, ptable, st, party, level):
     """Chance x 1e6 of clearing ``level`` with ``party`` and the current Lair (-1: no table)."""
     if ptable.shape[0] == 0 or level > rules[R_LEVELS]:
@@ -353,7 +354,7 @@ def p_clear(rules, ptable, st, party, level):
 
 
 # --- decisions -------------------------------------------------------------------------------------
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def decide(kind, st, opts, n, pid, params, user_fn, rs, script, trace):
     """Ask the policy (a forced choice, n == 1, is not asked). Out-of-range answers count as 0."""
     if n == 1:
@@ -386,7 +387,7 @@ def decide(kind, st, opts, n, pid, params, user_fn, rs, script, trace):
     return c
 
 
-@njit(cache=CACHE, inline="always")
+@njit(cache=CACHE, inline="always", _nrt=False)
 def add_row(opts, n, action, arg, count, cost, ok):
     """Append a non-fight option row; returns the new count (rows past MAX_OPTIONS are dropped)."""
     if n >= A.MAX_OPTIONS:
@@ -401,7 +402,7 @@ def add_row(opts, n, action, arg, count, cost, ok):
     return n + 1
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def what_if(rules, st, phase, opts, w):
     """Cost and O_OK of the best fight in the current state (the monsters and any dragon coming);
     cost 900 if there is none. Used to advise on options that change the dungeon first."""
@@ -413,7 +414,22 @@ def what_if(rules, st, phase, opts, w):
     return c, ok
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
+def what_if_mass(rules, st, u, what, opts, w):
+    """``what_if`` after a mass effect (``apply_mass``), with the dungeon and Lair restored after."""
+    save = w[W_TARGET]
+    for t in range(5):
+        save[t] = st[A.S_DUN + t]
+    save[5] = st[A.S_LAIR]
+    apply_mass(rules, st, u, what)
+    c, ok = what_if(rules, st, A.PH_MONSTER, opts, w)
+    for t in range(5):
+        st[A.S_DUN + t] = save[t]
+    st[A.S_LAIR] = save[5]
+    return c, ok
+
+
+@njit(cache=CACHE, _nrt=False)
 def ultimate_effect(rules, st, row_mon, arg, sign):
     """Apply (sign 1) or undo (sign -1) a targeted ultimate on the dungeon and temporary companions."""
     h = hero_at(rules, st)
@@ -432,14 +448,14 @@ def ultimate_effect(rules, st, row_mon, arg, sign):
             st[A.S_TEMP + to] += sign * total
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def targeted_rows(rules, st, opts, n, w):
     """Options of a ``defeat``/``transform`` ultimate: every choice of up to N allowed targets."""
     h = hero_at(rules, st)
     cap = rules[h + A.H_ULT_N]
     allowed = rules[h + A.H_ULT_MASK]
     dragons_ok = rules[h + A.H_ULT] == A.ULT_DEFEAT and (allowed >> 3) & 1
-    mon = np.zeros(3, dtype=np.int64)
+    mon = w[W_TARGET]
     for k0 in range(min(cap, st[A.S_DUN]) + 1 if allowed & 1 else 1):
         for k1 in range(min(cap - k0, st[A.S_DUN + 1]) + 1 if allowed & 2 else 1):
             for k2 in range(min(cap - k0 - k1, st[A.S_DUN + 2]) + 1 if allowed & 4 else 1):
@@ -460,7 +476,7 @@ def targeted_rows(rules, st, opts, n, w):
     return n
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def loot_rows(rules, st, phase, opts, n, w):
     """Open chests (one per companion, all for thief/champion roles), quaff potions (any party die),
     use an Elixir. O_OK: a dragon coming can still be beaten after it."""
@@ -489,7 +505,7 @@ def loot_rows(rules, st, phase, opts, n, w):
     return n
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def monster_menu(rules, st, opts, full, w):
     """Options of the monster phase: fights (best first), scrolls, the ultimate, Dragon Bait,
     (loot for heroes who may), and only when no fight exists, a Town Portal or fleeing."""
@@ -507,12 +523,7 @@ def monster_menu(rules, st, opts, full, w):
     if u == A.ULT_DEFEAT or u == A.ULT_TRANSFORM:
         n = targeted_rows(rules, st, opts, n, w)
     elif u == A.ULT_DISCARD or u == A.ULT_TO_LAIR:
-        save_dun = st[A.S_DUN : A.S_DUN + 5].copy()
-        save_lair = st[A.S_LAIR]
-        apply_mass(rules, st, u, rules[h + A.H_ULT_MASK])
-        c, ok = what_if(rules, st, A.PH_MONSTER, opts, w)
-        st[A.S_DUN : A.S_DUN + 5] = save_dun
-        st[A.S_LAIR] = save_lair
+        c, ok = what_if_mass(rules, st, u, rules[h + A.H_ULT_MASK], opts, w)
         n = add_row(opts, n, A.A_ULTIMATE, 0, monsters(st), 40 + c, ok)
     elif u == A.ULT_REROLL:
         n = add_row(opts, n, A.A_ULTIMATE, 0, 0, 540, 0)
@@ -523,12 +534,7 @@ def monster_menu(rules, st, opts, full, w):
                 n = add_row(opts, n, A.A_ULTIMATE, k, monsters(st), 60, 1)
     k = find_treasure(rules, st, A.TE_BAIT, A.PH_MONSTER)
     if k >= 0:
-        save_dun = st[A.S_DUN : A.S_DUN + 5].copy()
-        save_lair = st[A.S_LAIR]
-        apply_mass(rules, st, A.ULT_TO_LAIR, 0)
-        c, ok = what_if(rules, st, A.PH_MONSTER, opts, w)
-        st[A.S_DUN : A.S_DUN + 5] = save_dun
-        st[A.S_LAIR] = save_lair
+        c, ok = what_if_mass(rules, st, A.ULT_TO_LAIR, 0, opts, w)
         n = add_row(opts, n, A.A_TREASURE, k, monsters(st), 20 + c, ok)
     if rules[hero_at(rules, st) + A.H_LOOT_IN_MONSTER] == 1:
         n0 = n
@@ -544,7 +550,7 @@ def monster_menu(rules, st, opts, full, w):
     return n
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def apply_mass(rules, st, u, what):
     """Discard (``what`` bits: monsters, chests, potions, Lair) or send every monster to the Lair."""
     if u == A.ULT_TO_LAIR:
@@ -564,7 +570,7 @@ def apply_mass(rules, st, u, what):
 
 
 # --- rerolls (Scroll die or token, an ultimate, forming the party) ---------------------------------
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def reroll_plan(rules, st, src, dungeon, opts, w):
     """The kernel's advice for a reroll (``S_PLAN``): when forming, scrolls and third-or-later
     copies of a face; in the monster phase, the monsters outside the largest set the party can
@@ -605,7 +611,7 @@ def reroll_plan(rules, st, src, dungeon, opts, w):
     st[A.S_DUN + 2] = o
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def reroll(rules, st, src, dungeon, pid, params, user_fn, rs, script, trace, opts, w):
     """Pick dice one at a time (D_REROLL) then reroll them: party dice first, face by face, then
     dungeon dice; rerolled dragons go to the Lair."""
@@ -653,7 +659,7 @@ def reroll(rules, st, src, dungeon, pid, params, user_fn, rs, script, trace, opt
 
 
 # --- potions ---------------------------------------------------------------------------------------
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def revive(rules, st, count, pid, params, user_fn, rs, script, trace, opts, w):
     """Bring ``count`` dice back from the Graveyard, each with a face the policy chooses (D_REVIVE).
     Advice: faces that let a coming dragon be beaten (O_OK), champions first (O_COST)."""
@@ -678,7 +684,7 @@ def revive(rules, st, count, pid, params, user_fn, rs, script, trace, opts, w):
     st[A.S_REVIVE_LEFT] = 0
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def apply_loot(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w):
     """Open chests (one treasure each), quaff potions, or use an Elixir."""
     act = opts[c, A.O_ACTION]
@@ -706,7 +712,7 @@ def apply_loot(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w):
 
 
 # --- phases ----------------------------------------------------------------------------------------
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def form_party(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
     """Roll every party die; then the hero's forming powers (rerolls, then face transforms)."""
     for f in range(A.N_FACES):
@@ -728,7 +734,7 @@ def form_party(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
         ev_party(trace, st)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def roll_level(rules, st, rs, script, trace):
     """Level L rolls min(L, dungeon dice not in the Lair); dragons go straight to the Lair."""
     for t in range(5):
@@ -745,7 +751,7 @@ def roll_level(rules, st, rs, script, trace):
     ev_dungeon(trace, st, n, dragons)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def monster_phase(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
     """Defeat every monster or flee (0 cleared, REASON_FLEE, REASON_PORTAL)."""
     full = pid == A.P_RANDOM or pid == USER_POLICY_ID
@@ -780,7 +786,7 @@ def monster_phase(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
     return 0
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def use_portal(rules, st, k, trace):
     """Town Portal instead of fleeing: XP equal to the level (x xp.portal_per_level); the delve ends."""
     st[A.S_TREASURE + k] -= 1
@@ -789,7 +795,7 @@ def use_portal(rules, st, k, trace):
     return REASON_PORTAL
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def use_ultimate(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w):
     """The hero's ultimate (once per delve), from a monster- or dragon-phase option."""
     h = hero_at(rules, st)
@@ -832,7 +838,7 @@ def use_ultimate(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w)
     ev_dungeon(trace, st, 0, 0)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def loot_phase(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts, w):
     """Open chests and quaff potions as the policy likes; leftovers are discarded."""
     while True:
@@ -857,22 +863,22 @@ def loot_phase(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts,
     st[A.S_DUN + A.POTION] = 0
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def advise_p(rules, st, ptable, opts, n):
     """O_P of loot rows: the chance of clearing the next level with the party left after the row."""
-    party = st[A.S_PARTY : A.S_PARTY + A.N_FACES].copy()
+    party = st[A.S_PARTY : A.S_PARTY + A.N_FACES]
     for i in range(n):
         u = opts[i, A.O_ARG]
         act = opts[i, A.O_ACTION]
         if (act == A.A_OPEN or act == A.A_QUAFF) and u < A.U_TEMP:
             party[u] -= 1
             opts[i, A.O_P] = p_clear(rules, ptable, st, party, st[A.S_LEVEL] + 1)
-            party[u] += 1
+            party[u] += 1  # the view writes through to ``st``: restored
         else:
             opts[i, A.O_P] = st[A.S_P_NEXT]
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def dragon_phase(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
     """With ``dragon.threshold`` dice in the Lair the dragon attacks: companions of ``need`` different
     types defeat it (1 treasure, 1 XP, the Lair empties); a Ring sends it away; else flee."""
@@ -939,7 +945,7 @@ def dragon_phase(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
     return 0
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def outlook(rules, st, ptable):
     """What the next level holds: ``S_P_NEXT`` (chance x 1e6 of clearing it with the party in hand,
     -1 without a table) and ``S_PORTAL_FALLBACK`` (net points a held Town Portal saves if it fails)."""
@@ -952,7 +958,7 @@ def outlook(rules, st, ptable):
     st[A.S_PORTAL_FALLBACK] = fallback
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def regroup(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts):
     """Temporary companions leave; retire (True) or seek glory. After the last level: retire."""
     for f in range(A.N_FACES):
@@ -969,7 +975,7 @@ def regroup(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts):
     return opts[c, A.O_ACTION] == A.A_RETIRE
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def play_delve(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts, w):
     """One delve: form the party, then levels until retiring, fleeing or a Town Portal."""
     st[A.S_LEVEL] = 1
@@ -1008,7 +1014,7 @@ def play_delve(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts,
         st[A.S_LEVEL] += 1
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def play_game(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts, w, hero):
     """A whole game (``game.delves`` delves); the result stays in ``st``."""
     st[:] = 0
@@ -1030,7 +1036,7 @@ def play_game(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts, 
     ev(trace, st, E_END, s, st[A.S_XP], rank(rules, s), 0, 0, 0, 0, 0)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def write_out(rules, st, out, g, game):
     s = st[A.S_SCORE]
     out[g, 0] = game
@@ -1087,7 +1093,7 @@ else:
         return arr(arr), codegen
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def keep_alive(a, b, c, d, e, f, g, h):
     """Nothing: the arrays passed here (owners of borrowed views) live until this call."""
     return a.shape[0] + b.shape[0] + c.shape[0] + d.shape[0] + e.shape[0] + f.shape[0] + g.shape[0] + h.shape[0]
@@ -1147,5 +1153,6 @@ _compiled = []
 def kernel():
     """The compiled kernel (built on first use, then loaded from numba's on-disk cache)."""
     if not _compiled:
-        _compiled.append(njit(KERNEL_SIG, parallel=True, cache=CACHE)(_kernel))
+        with use_cache("games/delve"):  # keyed by this package's sources, like its other functions
+            _compiled.append(njit(KERNEL_SIG, parallel=True, cache=CACHE)(_kernel))
     return _compiled[0]

@@ -35,10 +35,12 @@ W_SWEEPER, W_USE, W_DSET, W_TAKEN, W_WORK, W_AVAIL, W_CAND = 0, 1, 2, 3, 4, 5, 6
 W_CNT, W_MASK, W_EXTRA, W_SWEEP, W_MON = 9, 10, 11, 12, 13  # the inputs: filled by engine.load_units
 W_CAP, W_ACT = 14, 15  # active units (cost order) and their kill capacity
 W_NCAND, W_ROLES, W_CHOICE = 16, 17, 18  # candidates per monster type; the dragon search's stack
-W_ROWS, W_COLS = 19, 40
+W_TARGET = 19  # the engine's scratch: targets of an ultimate, a saved dungeon
+W_LOW, W_PART = 20, 21  # the dragon search's lower bounds: cheapest unit per role, cost so far
+W_ROWS, W_COLS = 22, 40
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def _active(w):
     """List the units present (count > 0, some role) in cost order, with their kill capacity
     (1 + the most extra kills any of their roles brings); returns how many."""
@@ -57,7 +59,7 @@ def _active(w):
     return k
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def _cheapest_kills(w, kills, na, out):
     """Units for ``kills`` single kills, cheapest first, from ``w[W_AVAIL] - w[W_TAKEN]`` into
     ``w[out]``; returns their cost plus the cost of ``w[W_TAKEN]``, or -1 if they fall short."""
@@ -76,42 +78,93 @@ def _cheapest_kills(w, kills, na, out):
     return c if kills <= 0 else -1
 
 
-@njit(cache=CACHE)
+def _mask_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Role masks by number of roles (ascending within each count), and the roles of each mask."""
+    by_need = np.full((A.N_ROLES + 1, 1 << A.N_ROLES), -1, dtype=np.int64)
+    n_by_need = np.zeros(A.N_ROLES + 1, dtype=np.int64)
+    roles = np.zeros((1 << A.N_ROLES, A.N_ROLES), dtype=np.int64)
+    for m in range(1 << A.N_ROLES):
+        rs = [r for r in range(A.N_ROLES) if (m >> r) & 1]
+        roles[m, : len(rs)] = rs
+        by_need[len(rs), n_by_need[len(rs)]] = m
+        n_by_need[len(rs)] += 1
+    return by_need, n_by_need, roles
+
+
+#: MASKS[k, :N_MASKS[k]]: role masks with k roles, ascending; MASK_ROLES[m, :k]: their roles.
+MASKS, N_MASKS, MASK_ROLES = _mask_tables()
+BIG = 1 << 40  # "no unit can play this role"
+
+
+@njit(cache=CACHE, _nrt=False)
 def _kills_beside_dragon(w, kills, need, only, na):
     """Cheapest single kills (into ``w[W_USE]``) from ``w[W_AVAIL]`` that leave a dragon set of
     ``need`` types (into ``w[W_DSET]``). ``only`` >= 0 restricts the dragon's types to that role
-    mask. Returns the cost of the kills plus the dragon set, or -1."""
+    mask. Returns the cost of the kills plus the dragon set, or -1.
+
+    The search visits role masks in ascending order and, for each role, units in cost order; the
+    first cheapest plan wins. Branches whose lower bound (cheapest unit per remaining role, plus
+    the kills' cost from the whole pool when every unit kills one) cannot beat the best plan found
+    are skipped, which changes nothing but the time taken."""
     best = -1
+    unit_caps = True
     for i in range(na):
         u = w[W_ACT, i]
         w[W_USE, u] = 0
         w[W_DSET, u] = 0
         w[W_TAKEN, u] = 0
+        if w[W_CAP, i] != 1:
+            unit_caps = False
     if need <= 0:  # no dragon set to keep: the kills alone
         return _cheapest_kills(w, kills, na, W_USE)
-    roles = w[W_ROLES]
+    if need > A.N_ROLES:
+        return -1
+    # lower bounds: the cheapest unit able to play each role, and the kills from the whole pool
+    low = w[W_LOW]
+    for r in range(A.N_ROLES):
+        low[r] = BIG
+    for i in range(na - 1, -1, -1):
+        u = w[W_ACT, i]
+        if w[W_AVAIL, u] > 0:
+            m = w[W_MASK, u]
+            for r in range(A.N_ROLES):
+                if (m >> r) & 1:
+                    low[r] = UNIT_COST[u]
+    kills_low = 0
+    if unit_caps and kills > 0:
+        kills_low = _cheapest_kills(w, kills, na, W_WORK)
+        if kills_low < 0:
+            return -1  # not even the whole pool has enough units
     choice = w[W_CHOICE]
-    for m in range(1 << A.N_ROLES):
+    part = w[W_PART]  # part[d]: cost of the units chosen for roles 0..d-1, plus the bounds after
+    for mi in range(N_MASKS[need]):
+        m = MASKS[need, mi]
         if only >= 0 and m != only:
             continue
-        k = 0
-        for r in range(A.N_ROLES):
-            if (m >> r) & 1:
-                roles[k] = r
-                k += 1
-        if k != need:
+        roles = MASK_ROLES[m]
+        bound = kills_low
+        for j in range(need):
+            bound += low[roles[j]]
+        if bound >= BIG or (best >= 0 and bound >= best):
             continue
         d = 0
         choice[0] = -1
+        part[0] = 0
         while d >= 0:
             if choice[d] >= 0:
                 w[W_TAKEN, w[W_ACT, choice[d]]] -= 1
             i = choice[d] + 1
+            rest = kills_low
+            for j in range(d + 1, need):
+                rest += low[roles[j]]
             while i < na:
                 u = w[W_ACT, i]
                 if w[W_AVAIL, u] - w[W_TAKEN, u] > 0 and (w[W_MASK, u] >> roles[d]) & 1:
                     break
                 i += 1
+            # units come in cost order: once this one cannot beat the best, no later one can
+            if i < na and best >= 0 and part[d] + UNIT_COST[w[W_ACT, i]] + rest >= best:
+                i = na
             if i >= na:
                 choice[d] = -1
                 d -= 1
@@ -119,6 +172,7 @@ def _kills_beside_dragon(w, kills, need, only, na):
             choice[d] = i
             w[W_TAKEN, w[W_ACT, i]] += 1
             if d < need - 1:
+                part[d + 1] = part[d] + UNIT_COST[w[W_ACT, i]]
                 d += 1
                 choice[d] = -1
                 continue
@@ -133,7 +187,7 @@ def _kills_beside_dragon(w, kills, need, only, na):
     return best
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def fight_rows(w, need, opts, n0, cap):
     """Append to ``opts`` (from row ``n0``, at most ``cap`` rows, best first) every fight plan for
     the units and monsters in ``w`` (``W_CNT``, ``W_MASK``, ``W_EXTRA``, ``W_SWEEP``, ``W_MON``).
@@ -182,9 +236,22 @@ def fight_rows(w, need, opts, n0, cap):
                 for i in range(na):
                     u = w[W_ACT, i]
                     w[W_AVAIL, u] = w[W_CNT, u] - w[W_SWEEPER, u]
+                top_ok = 0
+                if cap == 1 and n > n0:  # only a strictly better plan can take the single row
+                    top_ok = opts[n0, A.O_OK]
+                    low = _kills_low(w, kills, na)
+                    if low < 0:
+                        continue
+                    for i in range(na):
+                        u = w[W_ACT, i]
+                        low += w[W_SWEEPER, u] * UNIT_COST[u]
+                    if low >= opts[n0, A.O_COST] + 1000 * (1 - top_ok):
+                        continue
                 ok = 1
                 c = _kills_beside_dragon(w, kills, need, -1, na)
                 if c < 0 and need > 0:
+                    if top_ok == 1:  # a plan without a dragon set cannot beat one with
+                        continue
                     ok = 0
                     c = _kills_beside_dragon(w, kills, 0, -1, na)
                 if c < 0:
@@ -200,7 +267,18 @@ def fight_rows(w, need, opts, n0, cap):
     return n
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
+def _kills_low(w, kills, na):
+    """A lower bound of the cost of ``kills`` single kills from ``w[W_AVAIL]`` whatever is kept
+    aside: their cost from the whole pool when every unit kills one (-1: too few units), else 0."""
+    for i in range(na):
+        if w[W_CAP, i] != 1:
+            return 0
+        w[W_TAKEN, w[W_ACT, i]] = 0
+    return _cheapest_kills(w, kills, na, W_WORK)
+
+
+@njit(cache=CACHE, _nrt=False)
 def _insert(opts, n0, n, cap, w, row, cost, ok, s0, s1, s2, na):
     """Insert a fight row (units ``w[row]``) keeping rows n0..n-1 sorted by (not ok, cost) and free
     of duplicates. ``s0..s2``: the unit sweeping each monster type (-1: single kills), in ``O_MON``."""
@@ -221,7 +299,8 @@ def _insert(opts, n0, n, cap, w, row, cost, ok, s0, s1, s2, na):
         return n
     last = min(n, n0 + cap - 1)
     for i in range(last, pos, -1):
-        opts[i, :] = opts[i - 1, :]
+        for j in range(A.N_OCOLS):
+            opts[i, j] = opts[i - 1, j]
     opts[pos, :] = 0
     opts[pos, A.O_ACTION] = A.A_FIGHT
     opts[pos, A.O_ARG] = -1
@@ -240,7 +319,7 @@ def _insert(opts, n0, n, cap, w, row, cost, ok, s0, s1, s2, na):
     return min(n + 1, n0 + cap)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def _dragon_setup(w):
     """Dragon sets ignore extra kills and use every unit present."""
     for r in range(A.N_ROLES):
@@ -252,20 +331,25 @@ def _dragon_setup(w):
     return na
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def dragon_rows(w, need, opts, n0, cap):
     """Append one row per set of ``need`` companion types that can face the dragon (cheapest first).
     Clears ``w[W_EXTRA]``."""
     na = _dragon_setup(w)
     n = n0
-    for m in range(1 << A.N_ROLES):
-        c = _kills_beside_dragon(w, 0, need, m, na)
+    if cap == 1 or need <= 0:  # the cheapest set over all masks (first found on ties, as below)
+        c = _kills_beside_dragon(w, 0, need, -1, na)
+        if c >= 0:
+            n = _insert(opts, n0, n, cap, w, W_DSET, c, 1, -1, -1, -1, na)
+        return n
+    for mi in range(N_MASKS[need] if need <= A.N_ROLES else 0):
+        c = _kills_beside_dragon(w, 0, need, MASKS[need, mi], na)
         if c >= 0:
             n = _insert(opts, n0, n, cap, w, W_DSET, c, 1, -1, -1, -1, na)
     return n
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def dragon_cost(w, need):
     """Cost of the cheapest dragon set of ``need`` types from ``w[W_CNT]`` (0 if need <= 0), or -1.
     Clears ``w[W_EXTRA]``."""
@@ -275,7 +359,7 @@ def dragon_cost(w, need):
     return _kills_beside_dragon(w, 0, need, -1, na)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def best_fight(w, need, opts, row):
     """Cost and O_OK of the best fight, computed in ``opts[row]`` (scratch); cost -1 if none."""
     n = fight_rows(w, need, opts, row, 1)
