@@ -27,6 +27,8 @@ from .ruleset import (
     R_DUNGEON_DICE,
     R_DUNGEON_FACES,
     R_DUNGEON_SIDES,
+    R_EFFECT_KINDS,
+    R_EFFECT_N,
     R_EMPTY_POOL_DRAGON,
     R_EMPTY_POOL_XP,
     R_FLEE_KEEPS,
@@ -68,8 +70,10 @@ from .solver import (
     W_SWEEP,
     W_TARGET,
     best_fight,
-    dragon_cost,
+    dragon_can,
+    dragon_left,
     dragon_rows,
+    dragon_setup,
     fight_rows,
 )
 
@@ -240,10 +244,10 @@ def rank(rules, s):
 
 @njit(cache=CACHE, _nrt=False)
 def find_treasure(rules, st, effect, phase):
-    """Kind of a held token with ``effect`` usable in ``phase`` (-1 if none)."""
-    for k in range(rules[R_N_TREASURES]):
-        t = R_TREASURE + k * T_COLS
-        if rules[t + T_EFFECT] == effect and st[A.S_TREASURE + k] > 0 and rules[t + T_PHASES] & phase:
+    """Kind of a held token with ``effect`` usable in ``phase`` (-1 if none; the first kind if several)."""
+    for j in range(rules[R_EFFECT_N + effect]):
+        k = rules[R_EFFECT_KINDS + effect * A.MAX_TREASURES + j]
+        if st[A.S_TREASURE + k] > 0 and rules[R_TREASURE + k * T_COLS + T_PHASES] & phase:
             return k
     return -1
 
@@ -261,15 +265,16 @@ def load_units(rules, st, phase, w):
         w[W_MASK, A.U_PARTY + f] = rules[h + A.H_ACT + f]
         w[W_CNT, A.U_TEMP + f] = st[A.S_TEMP + f]
         w[W_MASK, A.U_TEMP + f] = rules[h + A.H_ACT + f] if all_ else base
-    for k in range(A.MAX_TREASURES):
-        w[W_CNT, A.U_TOKEN + k] = 0
-        w[W_MASK, A.U_TOKEN + k] = 0
-    for k in range(rules[R_N_TREASURES]):
+    for j in range(rules[R_EFFECT_N + A.TE_COMPANION]):  # other tokens never act (count 0)
+        k = rules[R_EFFECT_KINDS + A.TE_COMPANION * A.MAX_TREASURES + j]
         t = R_TREASURE + k * T_COLS
-        if rules[t + T_EFFECT] == A.TE_COMPANION and rules[t + T_PHASES] & phase:
+        if rules[t + T_PHASES] & phase:
             f = rules[t + T_FACE]
             w[W_CNT, A.U_TOKEN + k] = st[A.S_TREASURE + k]
             w[W_MASK, A.U_TOKEN + k] = rules[h + A.H_ACT + f] if all_ else (1 << f)
+        else:
+            w[W_CNT, A.U_TOKEN + k] = 0
+            w[W_MASK, A.U_TOKEN + k] = 0
     hero_ok = ult_ready(rules, st, phase) == A.ULT_HERO_COMPANION
     if phase == A.PH_DRAGON and rules[R_HERO_DRAGON] == 0:
         hero_ok = False
@@ -392,7 +397,12 @@ def add_row(opts, n, action, arg, count, cost, ok):
     """Append a non-fight option row; returns the new count (rows past MAX_OPTIONS are dropped)."""
     if n >= A.MAX_OPTIONS:
         return n
-    opts[n, :] = 0
+    if opts[n, A.O_ACTION] == A.A_FIGHT:  # only fight rows spend units (``O_USE``)
+        for u in range(A.N_UNITS):
+            opts[n, A.O_USE + u] = 0
+    opts[n, A.O_MON] = 0
+    opts[n, A.O_MON + 1] = 0
+    opts[n, A.O_MON + 2] = 0
     opts[n, A.O_ACTION] = action
     opts[n, A.O_ARG] = arg
     opts[n, A.O_N] = count
@@ -482,25 +492,22 @@ def loot_rows(rules, st, phase, opts, n, w):
     use an Elixir. O_OK: a dragon coming can still be beaten after it."""
     load_units(rules, st, phase, w)
     need = dragon_need(rules, st) if st[A.S_LAIR] >= rules[R_DRAGON_AT] else 0
+    na, base = dragon_setup(w, need) if need > 0 else (0, True)
     chests = st[A.S_DUN + A.CHEST]
     potions = st[A.S_DUN + A.POTION]
     for u in range(A.N_UNITS):
         if w[W_CNT, u] == 0:
             continue
         if chests > 0 and w[W_MASK, u] != 0:
-            w[W_CNT, u] -= 1
-            ok = 1 if dragon_cost(w, need) >= 0 else 0
-            w[W_CNT, u] += 1
+            ok = 1 if dragon_left(w, need, na, base, u) else 0
             n = add_row(opts, n, A.A_OPEN, u, min(chests, opens(rules, w[W_MASK, u])), UNIT_COST[u], ok)
         if potions > 0 and u < A.U_TEMP:
             revive = min(potions, st[A.S_GRAVE] + 1)
-            w[W_CNT, u] -= 1
-            ok = 1 if dragon_cost(w, need - revive) >= 0 else 0
-            w[W_CNT, u] += 1
+            ok = 1 if dragon_left(w, need - revive, na, base, u) else 0
             n = add_row(opts, n, A.A_QUAFF, u, revive, UNIT_COST[u], ok)
     k = find_treasure(rules, st, A.TE_ELIXIR, phase)
     if k >= 0 and st[A.S_GRAVE] > 0:
-        ok = 1 if dragon_cost(w, need - 1) >= 0 else 0
+        ok = 1 if base or dragon_can(w, need - 1) else 0
         n = add_row(opts, n, A.A_TREASURE, k, 1, 20, ok)
     return n
 
@@ -669,10 +676,12 @@ def revive(rules, st, count, pid, params, user_fn, rs, script, trace, opts, w):
     for i in range(count):
         st[A.S_REVIVE_LEFT] = count - i
         load_units(rules, st, A.PH_DRAGON, w)
+        k = need - (count - i - 1)  # the dice revived after this one can take any face
+        base = dragon_can(w, k)  # then any face will do
         n = 0
         for f in range(A.N_FACES):
             w[W_CNT, f] += 1
-            ok = 1 if dragon_cost(w, need - (count - i - 1)) >= 0 else 0
+            ok = 1 if base or dragon_can(w, k) else 0
             w[W_CNT, f] -= 1
             pref = 0 if f == A.CHAMPION else (1 if f == A.THIEF else (8 if f == A.SCROLL else 2))
             n = add_row(opts, n, A.A_FACE, f, 1, pref + min(st[A.S_PARTY + f], 3), ok)
@@ -848,7 +857,7 @@ def loot_phase(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts,
         n = add_row(opts, 0, A.A_DONE, 0, 0, 0, 1)
         if st[A.S_LAIR] >= rules[R_DRAGON_AT]:
             load_units(rules, st, A.PH_DRAGON, w)
-            opts[0, A.O_OK] = 1 if dragon_cost(w, dragon_need(rules, st)) >= 0 else 0
+            opts[0, A.O_OK] = 1 if dragon_can(w, dragon_need(rules, st)) else 0
         n = loot_rows(rules, st, A.PH_LOOT, opts, n, w)
         if n == 1:
             break
@@ -895,7 +904,7 @@ def dragon_phase(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
             n = add_row(opts, n, A.A_TREASURE, k, 0, 100, 1)
         k = find_treasure(rules, st, A.TE_ELIXIR, A.PH_DRAGON)
         if k >= 0 and st[A.S_GRAVE] > 0:
-            ok = 1 if dragon_cost(w, need - 1) >= 0 else 0
+            ok = 1 if fights > 0 or dragon_can(w, need - 1) else 0
             n = add_row(opts, n, A.A_TREASURE, k, 1, 50, ok)
         u = ult_ready(rules, st, A.PH_DRAGON)
         h = hero_at(rules, st)

@@ -49,7 +49,10 @@ T_COLS = 5
 R_SWEEP = R_TREASURE + A.MAX_TREASURES * T_COLS  # 5 roles: monster-type mask swept
 R_OPENS_ALL = R_SWEEP + 5  # 5 roles
 R_HERO = R_OPENS_ALL + 5  # 2 sides x H_COLS (the chosen hero; filled per run)
-R_SIZE = R_HERO + 2 * A.H_COLS
+# Derived from the treasure table (not set by users): the kinds with each effect, ascending.
+R_EFFECT_N = R_HERO + 2 * A.H_COLS  # N_EFFECTS counts
+R_EFFECT_KINDS = R_EFFECT_N + len(A.TREASURE_EFFECTS)  # N_EFFECTS rows of MAX_TREASURES kinds
+R_SIZE = R_EFFECT_KINDS + len(A.TREASURE_EFFECTS) * A.MAX_TREASURES
 MAX_RANKS = 8
 MAX_SIDES = 12
 
@@ -289,6 +292,9 @@ def load_ruleset(
             r[base + T_FACE] = _name(rf, f"{key}.face", t.get("face"), A.FACE_NAMES[: A.N_ROLES], "companion type")
         r[base + T_POINTS] = _int(rf, f"{key}.points", 0, 100)
         r[base + T_PHASES] = _phases(rf, f"{key}.phases", t.get("phases", []), _TREASURE_PHASES[effect])
+        e = r[base + T_EFFECT]
+        r[R_EFFECT_KINDS + e * A.MAX_TREASURES + r[R_EFFECT_N + e]] = k
+        r[R_EFFECT_N + e] += 1
 
     heroes: dict[str, np.ndarray] = {}
     hero_names: dict[str, tuple[str, str]] = {}

@@ -93,6 +93,8 @@ def _mask_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 #: MASKS[k, :N_MASKS[k]]: role masks with k roles, ascending; MASK_ROLES[m, :k]: their roles.
 MASKS, N_MASKS, MASK_ROLES = _mask_tables()
+#: N_BITS[m]: roles in mask m.
+N_BITS = np.array([bin(m).count("1") for m in range(1 << A.N_ROLES)], dtype=np.int64)
 BIG = 1 << 40  # "no unit can play this role"
 
 
@@ -210,6 +212,8 @@ def fight_rows(w, need, opts, n0, cap):
                     w[W_CAND + t, ncand[t]] = u
                     ncand[t] += 1
                     break
+    if cap == 1 and need <= 0 and _unit_caps(w, na):
+        return _best_plain(w, opts, n0, na)
     n = n0
     for i0 in range(ncand[0]):
         for i1 in range(ncand[1]):
@@ -267,6 +271,85 @@ def fight_rows(w, need, opts, n0, cap):
     return n
 
 
+@njit(cache=CACHE, _nrt=False, inline="always")
+def _unit_caps(w, na):
+    """Whether every active unit kills one monster (no extra defeats)."""
+    for i in range(na):
+        if w[W_CAP, i] != 1:
+            return False
+    return True
+
+
+@njit(cache=CACHE, _nrt=False)
+def _best_plain(w, opts, n0, na):
+    """``fight_rows`` for one row, with no dragon set to keep and every unit killing one: the same
+    plan (the first cheapest sweeper assignment), each assignment costed in one pass."""
+    best = -1
+    b0 = b1 = b2 = -1
+    mon0 = w[W_MON, 0]
+    mon1 = w[W_MON, 1]
+    mon2 = w[W_MON, 2]
+    for i0 in range(w[W_NCAND, 0]):
+        s0 = w[W_CAND, i0]
+        for i1 in range(w[W_NCAND, 1]):
+            s1 = w[W_CAND + 1, i1]
+            for i2 in range(w[W_NCAND, 2]):
+                s2 = w[W_CAND + 2, i2]
+                kills = 0
+                cost = 0
+                if s0 < 0:
+                    kills += mon0
+                else:
+                    cost += UNIT_COST[s0]
+                if s1 < 0:
+                    kills += mon1
+                else:
+                    cost += UNIT_COST[s1]
+                if s2 < 0:
+                    kills += mon2
+                else:
+                    cost += UNIT_COST[s2]
+                valid = True
+                for j in range(na):
+                    u = w[W_ACT, j]
+                    free = w[W_CNT, u] - (1 if s0 == u else 0) - (1 if s1 == u else 0) - (1 if s2 == u else 0)
+                    if free < 0:
+                        valid = False
+                        break
+                    if kills > 0 and free > 0:
+                        take = min(free, kills)
+                        kills -= take
+                        cost += take * UNIT_COST[u]
+                if valid and kills <= 0 and (best < 0 or cost < best):
+                    best = cost
+                    b0 = s0
+                    b1 = s1
+                    b2 = s2
+    if best < 0:
+        return n0
+    kills = (mon0 if b0 < 0 else 0) + (mon1 if b1 < 0 else 0) + (mon2 if b2 < 0 else 0)
+    for u in range(A.N_UNITS):
+        opts[n0, A.O_USE + u] = 0
+    used = 0
+    for j in range(na):
+        u = w[W_ACT, j]
+        sw = (1 if b0 == u else 0) + (1 if b1 == u else 0) + (1 if b2 == u else 0)
+        take = min(w[W_CNT, u] - sw, kills) if kills > 0 else 0
+        kills -= take
+        opts[n0, A.O_USE + u] = take + sw
+        used += take + sw
+    opts[n0, A.O_ACTION] = A.A_FIGHT
+    opts[n0, A.O_ARG] = -1
+    opts[n0, A.O_N] = used
+    opts[n0, A.O_COST] = best
+    opts[n0, A.O_OK] = 1
+    opts[n0, A.O_P] = -1
+    opts[n0, A.O_MON] = b0
+    opts[n0, A.O_MON + 1] = b1
+    opts[n0, A.O_MON + 2] = b2
+    return n0 + 1
+
+
 @njit(cache=CACHE, _nrt=False)
 def _kills_low(w, kills, na):
     """A lower bound of the cost of ``kills`` single kills from ``w[W_AVAIL]`` whatever is kept
@@ -321,14 +404,99 @@ def _insert(opts, n0, n, cap, w, row, cost, ok, s0, s1, s2, na):
 
 @njit(cache=CACHE, _nrt=False)
 def _dragon_setup(w):
-    """Dragon sets ignore extra kills and use every unit present."""
+    """Dragon sets ignore extra kills and use every unit present (``W_AVAIL``; 0 for the others)."""
     for r in range(A.N_ROLES):
         w[W_EXTRA, r] = 0
+    for u in range(A.N_UNITS):
+        w[W_AVAIL, u] = 0
+        w[W_DSET, u] = 0
     na = _active(w)
     for i in range(na):
         u = w[W_ACT, i]
         w[W_AVAIL, u] = w[W_CNT, u]
     return na
+
+
+@njit(cache=CACHE, _nrt=False)
+def _dragon_set(w, need, na, out):
+    """Whether ``w[W_AVAIL]`` holds ``need`` units of different companion types; the first set found
+    (role masks ascending, units in cost order) goes to ``w[out]``."""
+    if need <= 0:
+        return True
+    if need > A.N_ROLES:
+        return False
+    covered = 0
+    for i in range(na):
+        u = w[W_ACT, i]
+        w[W_TAKEN, u] = 0
+        if w[W_AVAIL, u] > 0:
+            covered |= w[W_MASK, u]
+    if N_BITS[covered] < need:
+        return False
+    choice = w[W_CHOICE]
+    for mi in range(N_MASKS[need]):
+        m = MASKS[need, mi]
+        if m & covered != m:
+            continue
+        roles = MASK_ROLES[m]
+        d = 0
+        choice[0] = -1
+        while d >= 0:
+            if choice[d] >= 0:
+                w[W_TAKEN, w[W_ACT, choice[d]]] -= 1
+            i = choice[d] + 1
+            while i < na:
+                u = w[W_ACT, i]
+                if w[W_AVAIL, u] - w[W_TAKEN, u] > 0 and (w[W_MASK, u] >> roles[d]) & 1:
+                    break
+                i += 1
+            if i >= na:
+                choice[d] = -1
+                d -= 1
+                continue
+            choice[d] = i
+            w[W_TAKEN, w[W_ACT, i]] += 1
+            if d < need - 1:
+                d += 1
+                choice[d] = -1
+                continue
+            for j in range(na):
+                v = w[W_ACT, j]
+                w[out, v] = w[W_TAKEN, v]
+                w[W_TAKEN, v] = 0
+            return True
+    return False
+
+
+@njit(cache=CACHE, _nrt=False)
+def dragon_setup(w, need):
+    """Prepare the dragon checks below for the units in ``w[W_CNT]``: returns (units active, whether
+    a set of ``need`` types exists). The set found stays in ``w[W_DSET]``. Clears ``w[W_EXTRA]``."""
+    na = _dragon_setup(w)
+    return na, _dragon_set(w, need, na, W_DSET)
+
+
+@njit(cache=CACHE, _nrt=False)
+def dragon_left(w, need, na, base, u):
+    """After ``dragon_setup(w, n >= need)`` gave ``base``: whether a set of ``need`` types is left
+    once one unit ``u`` is spent."""
+    if need <= 0:
+        return True
+    if base and w[W_DSET, u] < w[W_AVAIL, u]:
+        return True  # the set found does not need this one
+    w[W_AVAIL, u] -= 1
+    ok = _dragon_set(w, need, na, W_WORK)
+    w[W_AVAIL, u] += 1
+    return ok
+
+
+@njit(cache=CACHE, _nrt=False)
+def dragon_can(w, need):
+    """Whether the units in ``w[W_CNT]`` hold a set of ``need`` different types. Clears ``w[W_EXTRA]``."""
+    if need <= 0:
+        return True
+    na = _dragon_setup(w)
+    return _dragon_set(w, need, na, W_DSET)
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -347,16 +515,6 @@ def dragon_rows(w, need, opts, n0, cap):
         if c >= 0:
             n = _insert(opts, n0, n, cap, w, W_DSET, c, 1, -1, -1, -1, na)
     return n
-
-
-@njit(cache=CACHE, _nrt=False)
-def dragon_cost(w, need):
-    """Cost of the cheapest dragon set of ``need`` types from ``w[W_CNT]`` (0 if need <= 0), or -1.
-    Clears ``w[W_EXTRA]``."""
-    if need <= 0:
-        return 0
-    na = _dragon_setup(w)
-    return _kills_beside_dragon(w, 0, need, -1, na)
 
 
 @njit(cache=CACHE, _nrt=False)
