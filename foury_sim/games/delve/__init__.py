@@ -69,7 +69,7 @@ def _run(
         raise InputError(f"unknown hero {hero!r} (known: {', '.join(ruleset.heroes)})", "--hero")
     rules = ruleset.with_hero(hero)
     table = clear_table(rules) if wants_odds(policy) else np.zeros(0)
-    out = np.zeros((count, len(columns(ruleset))), dtype=np.int64)
+    out = np.empty((len(columns(ruleset)), count), dtype=np.int64)  # one row per column
     trace = np.zeros((trace_rows, TRACE_COLS), dtype=np.int64)
     ctl = np.array([policy.policy_id, start, count, list(ruleset.heroes).index(hero)], dtype=np.int64)
     kernel()(
@@ -91,7 +91,7 @@ def simulate(
 ) -> dict[str, np.ndarray]:
     """Games ``start .. start+count-1`` of stream ``seed``: one row per game (see ``columns``)."""
     out, _ = _run(ruleset, hero, policy, seed, start, count)
-    return {name: out[:, i].copy() for i, name in enumerate(columns(ruleset))}
+    return dict(zip(columns(ruleset), out))
 
 
 def play(
@@ -106,7 +106,7 @@ def play(
     """One game with an optional script of forced dice (and treasure draws): its row and report."""
     sc = NO_SCRIPT if script is None else np.asarray(script, dtype=np.int64)
     out, trace = _run(ruleset, hero, policy, seed, game, 1, sc, trace_rows)
-    row = {name: int(out[0, i]) for i, name in enumerate(columns(ruleset))}
+    row = {name: int(out[i, 0]) for i, name in enumerate(columns(ruleset))}
     return row, format_trace(trace, ruleset, hero)
 
 

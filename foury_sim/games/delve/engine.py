@@ -296,7 +296,7 @@ def opens(rules, mask):
     return 1
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def spend(st, opts, row, trace):
     """Spend the units of an option: party dice go to the Graveyard first, temporary companions are
     discarded, tokens return to the box, the hero's ultimate is used."""
@@ -743,7 +743,7 @@ def form_party(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
         ev_party(trace, st)
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def roll_level(rules, st, rs, script, trace):
     """Level L rolls min(L, dungeon dice not in the Lair); dragons go straight to the Lair."""
     for t in range(5):
@@ -954,7 +954,7 @@ def dragon_phase(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
     return 0
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def outlook(rules, st, ptable):
     """What the next level holds: ``S_P_NEXT`` (chance x 1e6 of clearing it with the party in hand,
     -1 without a table) and ``S_PORTAL_FALLBACK`` (net points a held Town Portal saves if it fails)."""
@@ -967,7 +967,7 @@ def outlook(rules, st, ptable):
     st[A.S_PORTAL_FALLBACK] = fallback
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def regroup(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts):
     """Temporary companions leave; retire (True) or seek glory. After the last level: retire."""
     for f in range(A.N_FACES):
@@ -1047,28 +1047,29 @@ def play_game(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts, 
 
 @njit(cache=CACHE, _nrt=False)
 def write_out(rules, st, out, g, game):
+    """Game ``g``'s outcome into column ``g`` of ``out`` (one row per output column)."""
     s = st[A.S_SCORE]
-    out[g, 0] = game
-    out[g, 1] = 1 if s >= rules[R_WIN_SCORE] else 0
-    out[g, 2] = s
-    out[g, 3] = st[A.S_XP]
+    out[0, g] = game
+    out[1, g] = 1 if s >= rules[R_WIN_SCORE] else 0
+    out[2, g] = s
+    out[3, g] = st[A.S_XP]
     held = 0
     for k in range(rules[R_N_TREASURES]):
         held += st[A.S_TREASURE + k]
-    out[g, 4] = held
-    out[g, 5] = rank(rules, s)
-    out[g, 6] = st[A.S_FLED]
-    out[g, 7] = st[A.S_PORTALS]
-    out[g, 8] = st[A.S_RETIRED]
-    out[g, 9] = st[A.S_SLAIN]
-    out[g, 10] = st[A.S_FACED]
-    out[g, 11] = st[A.S_CHESTS]
-    out[g, 12] = st[A.S_TREASURES_WON]
-    out[g, 13] = st[A.S_MASTER]
-    out[g, 14] = st[A.S_BAD]
-    out[g, 15] = st[A.S_NDEC]
+    out[4, g] = held
+    out[5, g] = rank(rules, s)
+    out[6, g] = st[A.S_FLED]
+    out[7, g] = st[A.S_PORTALS]
+    out[8, g] = st[A.S_RETIRED]
+    out[9, g] = st[A.S_SLAIN]
+    out[10, g] = st[A.S_FACED]
+    out[11, g] = st[A.S_CHESTS]
+    out[12, g] = st[A.S_TREASURES_WON]
+    out[13, g] = st[A.S_MASTER]
+    out[14, g] = st[A.S_BAD]
+    out[15, g] = st[A.S_NDEC]
     for d in range(rules[R_DELVES]):
-        out[g, OUT_DELVE + d] = st[A.S_DELVE_LEVEL + d]
+        out[OUT_DELVE + d, g] = st[A.S_DELVE_LEVEL + d]
 
 
 if JIT_DISABLED:

@@ -26,7 +26,7 @@ THRESHOLD_PARAMS = {"retire_level": 5.0, "min_companions": 2.0}
 RISK_PARAMS = {"margin": 0.0, "bonus": 5.0, "min_companions": 1.0}
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def _find(opts, n, action):
     for i in range(n):
         if opts[i, A.O_ACTION] == action:
@@ -34,7 +34,7 @@ def _find(opts, n, action):
     return -1
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def _companions(state):
     c = 0
     for f in range(A.N_ROLES):
@@ -42,7 +42,7 @@ def _companions(state):
     return c
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def wants_retire(pid, state, params):
     """Whether the policy would retire at the coming regroup (it reads ``S_P_NEXT`` for risk)."""
     level = state[A.S_LEVEL]
@@ -62,7 +62,7 @@ def wants_retire(pid, state, params):
     return pf * (xp_next + params[1]) + (1.0 - pf) * fallback <= xp_now + params[0]
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def _loot_choice(pid, state, opts, n, params):
     """Open chests and quaff potions when it pays: always when retiring, cheaply when going on."""
     retiring = wants_retire(pid, state, params)
@@ -89,7 +89,7 @@ def _loot_choice(pid, state, opts, n, params):
     return best
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def builtin_decide(pid, kind, state, opts, n, params):
     """The threshold and risk policies (they differ in when to retire)."""
     if kind == A.D_REGROUP:

@@ -40,26 +40,30 @@ W_LOW, W_PART = 20, 21  # the dragon search's lower bounds: cheapest unit per ro
 W_ROWS, W_COLS = 22, 40
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def _active(w):
     """List the units present (count > 0, some role) in cost order, with their kill capacity
     (1 + the most extra kills any of their roles brings); returns how many."""
     k = 0
+    extra = 0
+    for r in range(A.N_ROLES):
+        extra |= w[W_EXTRA, r]
     for i in range(A.N_UNITS):
         u = UNIT_ORDER[i]
         m = w[W_MASK, u]
         if w[W_CNT, u] > 0 and m != 0:
             best = 0
-            for r in range(A.N_ROLES):
-                if (m >> r) & 1 and w[W_EXTRA, r] > best:
-                    best = w[W_EXTRA, r]
+            if extra != 0:
+                for r in range(A.N_ROLES):
+                    if (m >> r) & 1 and w[W_EXTRA, r] > best:
+                        best = w[W_EXTRA, r]
             w[W_ACT, k] = u
             w[W_CAP, k] = 1 + best
             k += 1
     return k
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def _cheapest_kills(w, kills, na, out):
     """Units for ``kills`` single kills, cheapest first, from ``w[W_AVAIL] - w[W_TAKEN]`` into
     ``w[out]``; returns their cost plus the cost of ``w[W_TAKEN]``, or -1 if they fall short."""
@@ -200,18 +204,25 @@ def fight_rows(w, need, opts, n0, cap):
     """
     na = _active(w)
     ncand = w[W_NCAND]
+    swept = 0  # monster types worth a sweeper (2 or more of them)
     for t in range(A.N_MONSTER_TYPES):
         ncand[t] = 1
         w[W_CAND + t, 0] = -1
-        if w[W_MON, t] < 2:
-            continue
-        for i in range(na):
+        if w[W_MON, t] >= 2:
+            swept |= 1 << t
+    if swept != 0:
+        for i in range(na):  # sweepers in cost order, per type
             u = w[W_ACT, i]
+            m = w[W_MASK, u]
+            sw = 0
             for r in range(A.N_ROLES):
-                if (w[W_MASK, u] >> r) & 1 and (w[W_SWEEP, r] >> t) & 1:
+                if (m >> r) & 1:
+                    sw |= w[W_SWEEP, r]
+            sw &= swept
+            for t in range(A.N_MONSTER_TYPES):
+                if (sw >> t) & 1:
                     w[W_CAND + t, ncand[t]] = u
                     ncand[t] += 1
-                    break
     if cap == 1 and need <= 0 and _unit_caps(w, na):
         return _best_plain(w, opts, n0, na)
     n = n0
@@ -350,7 +361,7 @@ def _best_plain(w, opts, n0, na):
     return n0 + 1
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def _kills_low(w, kills, na):
     """A lower bound of the cost of ``kills`` single kills from ``w[W_AVAIL]`` whatever is kept
     aside: their cost from the whole pool when every unit kills one (-1: too few units), else 0."""
@@ -402,7 +413,7 @@ def _insert(opts, n0, n, cap, w, row, cost, ok, s0, s1, s2, na):
     return min(n + 1, n0 + cap)
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def _dragon_setup(w):
     """Dragon sets ignore extra kills and use every unit present (``W_AVAIL``; 0 for the others)."""
     for r in range(A.N_ROLES):
@@ -417,7 +428,7 @@ def _dragon_setup(w):
     return na
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def _dragon_set(w, need, na, out):
     """Whether ``w[W_AVAIL]`` holds ``need`` units of different companion types; the first set found
     (role masks ascending, units in cost order) goes to ``w[out]``."""
@@ -476,7 +487,7 @@ def dragon_setup(w, need):
     return na, _dragon_set(w, need, na, W_DSET)
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def dragon_left(w, need, na, base, u):
     """After ``dragon_setup(w, n >= need)`` gave ``base``: whether a set of ``need`` types is left
     once one unit ``u`` is spent."""
@@ -490,7 +501,7 @@ def dragon_left(w, need, na, base, u):
     return ok
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def dragon_can(w, need):
     """Whether the units in ``w[W_CNT]`` hold a set of ``need`` different types. Clears ``w[W_EXTRA]``."""
     if need <= 0:
