@@ -137,10 +137,13 @@ def _kills_beside_dragon(w, kills, need, only, na):
                 if (m >> r) & 1:
                     low[r] = UNIT_COST[u]
     kills_low = 0
-    if unit_caps and kills > 0:
-        kills_low = _cheapest_kills(w, kills, na, W_WORK)
-        if kills_low < 0:
+    total_low = 0  # no plan costs less than the cheapest need + kills units of the pool
+    if unit_caps:
+        total_low = _cheapest_kills(w, kills + need, na, W_WORK)
+        if total_low < 0:
             return -1  # not even the whole pool has enough units
+        if kills > 0:
+            kills_low = _cheapest_kills(w, kills, na, W_WORK)
     choice = w[W_CHOICE]
     part = w[W_PART]  # part[d]: cost of the units chosen for roles 0..d-1, plus the bounds after
     for mi in range(N_MASKS[need]):
@@ -151,7 +154,7 @@ def _kills_beside_dragon(w, kills, need, only, na):
         bound = kills_low
         for j in range(need):
             bound += low[roles[j]]
-        if bound >= BIG or (best >= 0 and bound >= best):
+        if bound >= BIG or (best >= 0 and max(bound, total_low) >= best):
             continue
         d = 0
         choice[0] = -1
@@ -190,6 +193,10 @@ def _kills_beside_dragon(w, kills, need, only, na):
                     v = w[W_ACT, j]
                     w[W_USE, v] = w[W_WORK, v]
                     w[W_DSET, v] = w[W_TAKEN, v]
+                if best <= total_low:  # nothing can be cheaper: done
+                    for j in range(na):
+                        w[W_TAKEN, w[W_ACT, j]] = 0
+                    return best
     return best
 
 
