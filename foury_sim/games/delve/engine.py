@@ -146,6 +146,17 @@ def ev_dungeon(trace, st, rolled, dragons):
     ev(trace, st, E_DUNGEON, rolled, st[d], st[d + 1], st[d + 2], st[d + 3], st[d + 4], dragons, st[A.S_LAIR])
 
 
+def inline_in(*callers: str):
+    """Numba inline cost model: inline a function into the named (hot) callers only, which saves
+    the call (dozens of words of array arguments) where it matters without compiling it into every
+    caller (inlining is paid in compile time)."""
+
+    def model(expr, caller_ir, callee_ir) -> bool:
+        return caller_ir.func_id.func_name in callers
+
+    return model
+
+
 # --- small rules --------------------------------------------------------------------------------
 @njit(cache=CACHE, inline="always", _nrt=False)
 def hero_at(rules, st):
@@ -253,7 +264,7 @@ def find_treasure(rules, st, effect, phase):
 
 
 # --- units ----------------------------------------------------------------------------------------
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline=inline_in("loot_rows", "monster_menu", "revive"), _nrt=False)
 def load_units(rules, st, phase, w):
     """Counts (``w[W_CNT]``) and role masks (``w[W_MASK]``) of every unit usable in ``phase``;
     extra kills and sweeps per role in ``w[W_EXTRA]``, ``w[W_SWEEP]``; monsters in ``w[W_MON]``."""
@@ -359,7 +370,7 @@ def p_clear(rules, ptable, st, party, level):
 
 
 # --- decisions -------------------------------------------------------------------------------------
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline=inline_in("revive", "monster_phase", "loot_phase", "regroup"), _nrt=False)
 def decide(kind, st, opts, n, pid, params, user_fn, rs, script, trace):
     """Ask the policy (a forced choice, n == 1, is not asked). Out-of-range answers count as 0."""
     if n == 1:
