@@ -135,3 +135,97 @@ def test_solver_finds_a_way_whenever_one_exists(config):
                     if got == 1:  # ... and what is left beats the dragon
                         left = tuple(m for f, m in enumerate(masks) for _ in range(p[f] - u[f]))
                         assert dragon_ok(left, need)
+
+
+# --- the shortcuts give the plans of the full search -----------------------------------------------
+from foury_sim.games.delve import solver as S  # noqa: E402
+
+UNIT_COST = [int(c) for c in S.UNIT_COST]
+
+
+def _cheapest_plan_cost(avail: dict[int, int], masks: dict[int, int], kills: int, need: int) -> int:
+    """Brute force: the least cost(dragon set) + cost(single kills, cheapest first) over every set of
+    ``need`` units of different types (-1 if none), every unit killing one."""
+    best = -1
+    units = [u for u in avail if avail[u] > 0]
+    for roles in itertools.combinations(range(A.N_ROLES), need):
+        for pick in itertools.product(*[[u for u in units if (masks[u] >> r) & 1] for r in roles]):
+            left = dict(avail)
+            ok = True
+            for u in pick:
+                left[u] -= 1
+                ok &= left[u] >= 0
+            if not ok:
+                continue
+            pool = sorted(UNIT_COST[u] for u in left for _ in range(left[u]))
+            if len(pool) < kills:
+                continue
+            c = sum(UNIT_COST[u] for u in pick) + sum(pool[:kills])
+            best = c if best < 0 else min(best, c)
+    return best
+
+
+@njit
+def _kbd(w, kills, need):
+    na = S._active(w)
+    for i in range(na):
+        u = w[S.W_ACT, i]
+        w[S.W_AVAIL, u] = w[S.W_CNT, u]
+    return S._kills_beside_dragon(w, kills, need, -1, na)
+
+
+def _random_units(rng: np.random.Generator, w: np.ndarray) -> tuple[dict[int, int], dict[int, int]]:
+    w[:, :] = 0
+    units = rng.choice(A.N_UNITS, size=rng.integers(2, 8), replace=False)
+    avail, masks = {}, {}
+    for u in units:
+        avail[int(u)] = int(rng.integers(1, 3))
+        masks[int(u)] = int(rng.integers(1, 1 << A.N_ROLES)) if rng.random() < 0.3 else 1 << int(rng.integers(5))
+        w[S.W_CNT, u] = avail[int(u)]
+        w[S.W_MASK, u] = masks[int(u)]
+    return avail, masks
+
+
+def test_pruned_dragon_search_finds_the_cheapest_plan():
+    """The dragon-set search skips branches by lower bounds and stops at the cheapest possible
+    cost; its plan costs what the brute force's cheapest does."""
+    rng = np.random.default_rng(3)
+    w = np.zeros((S.W_ROWS, S.W_COLS), dtype=np.int64)
+    for _ in range(400):
+        avail, masks = _random_units(rng, w)
+        kills, need = int(rng.integers(0, 5)), int(rng.integers(1, 4))
+        assert _kbd(w, kills, need) == _cheapest_plan_cost(avail, masks, kills, need), (avail, masks, kills, need)
+
+
+@njit
+def _best_row(w, need, opts, cap):
+    opts[:, :] = 0
+    n = S.fight_rows(w, need, opts, 0, cap)
+    return n
+
+
+def test_single_plan_shortcuts_match_the_full_menu():
+    """With one row asked (built-in policies) the solver takes shortcuts (one-pass costing without
+    a dragon to keep, no dragon search when the types are missing, bounds between sweeper choices);
+    the row is the first row of the full menu, column for column."""
+    rng = np.random.default_rng(5)
+    w = np.zeros((S.W_ROWS, S.W_COLS), dtype=np.int64)
+    one = np.zeros((2, A.N_OCOLS), dtype=np.int64)
+    full = np.zeros((A.MAX_OPTIONS, A.N_OCOLS), dtype=np.int64)
+    sweep = [sum(1 << t for t in SWEEPS[r]) for r in range(A.N_ROLES)]
+    checked = 0
+    for _ in range(600):
+        _random_units(rng, w)
+        for r in range(A.N_ROLES):
+            w[S.W_SWEEP, r] = sweep[r]
+        for t in range(3):
+            w[S.W_MON, t] = rng.integers(0, 4)
+        need = int(rng.choice([0, 0, 2, 3]))
+        w1 = w.copy()
+        n1 = _best_row(w1, need, one, 1)
+        n2 = _best_row(w.copy(), need, full, A.MAX_OPTIONS // 2)
+        assert (n1 == 0) == (n2 == 0)
+        if n1:
+            assert one[0].tolist() == full[0].tolist()
+            checked += 1
+    assert checked > 300

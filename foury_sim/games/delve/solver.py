@@ -230,8 +230,14 @@ def fight_rows(w, need, opts, n0, cap):
                 if (sw >> t) & 1:
                     w[W_CAND + t, ncand[t]] = u
                     ncand[t] += 1
-    if cap == 1 and need <= 0 and _unit_caps(w, na):
-        return _best_plain(w, opts, n0, na)
+    if cap == 1 and _unit_caps(w, na):
+        if need <= 0:
+            return _best_plain(w, opts, n0, na, 1)
+        covered = 0
+        for i in range(na):
+            covered |= w[W_MASK, w[W_ACT, i]]
+        if N_BITS[covered] < need:  # no dragon set whatever is spent: every plan has O_OK 0
+            return _best_plain(w, opts, n0, na, 0)
     n = n0
     for i0 in range(ncand[0]):
         for i1 in range(ncand[1]):
@@ -299,9 +305,9 @@ def _unit_caps(w, na):
 
 
 @njit(cache=CACHE, _nrt=False)
-def _best_plain(w, opts, n0, na):
-    """``fight_rows`` for one row, with no dragon set to keep and every unit killing one: the same
-    plan (the first cheapest sweeper assignment), each assignment costed in one pass."""
+def _best_plain(w, opts, n0, na, ok):
+    """``fight_rows`` for one row, with no dragon set to keep (``ok``: its O_OK) and every unit
+    killing one: the same plan (the first cheapest sweeper assignment), each costed in one pass."""
     best = -1
     b0 = b1 = b2 = -1
     mon0 = w[W_MON, 0]
@@ -360,7 +366,7 @@ def _best_plain(w, opts, n0, na):
     opts[n0, A.O_ARG] = -1
     opts[n0, A.O_N] = used
     opts[n0, A.O_COST] = best
-    opts[n0, A.O_OK] = 1
+    opts[n0, A.O_OK] = ok
     opts[n0, A.O_P] = -1
     opts[n0, A.O_MON] = b0
     opts[n0, A.O_MON + 1] = b1
