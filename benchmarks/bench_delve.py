@@ -1,6 +1,7 @@
-"""Delve throughput: games/s (a game = 3 delves) with all threads and with 1, and the un-jitted speed.
+"""Delve throughput: games/s (a game = 3 delves) with all threads and with 1, the un-jitted speed,
+and cold and cached start-up.
 
-    python benchmarks/bench_delve.py [--games N] [--policy threshold] [--hero none]
+    python benchmarks/bench_delve.py [--games N] [--policy threshold] [--hero none] [--skip-cold]
 
 Median of 5 timed runs after a warm-up; the un-jitted figure comes from a subprocess with
 NUMBA_DISABLE_JIT=1 on fewer games. Per-core figures are also given per CPU second (process time),
@@ -14,9 +15,11 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -54,12 +57,22 @@ def unjitted(hero: str, policy: str, games: int) -> float:
     return float(res.stdout.strip().splitlines()[-1])
 
 
+def startup(cache_dir: str, policy: str, hero: str, games: int = 1000) -> float:
+    """Wall seconds of `foury-sim run delve --games 1000` with the kernel cache in ``cache_dir``."""
+    env = dict(os.environ, FOURY_SIM_CACHE_DIR=cache_dir)
+    cmd = ["foury-sim", "run", "delve", "--games", str(games), "--threads", "1", "--policy", policy, "--hero", hero]
+    t = time.perf_counter()
+    subprocess.run(cmd, env=env, check=True, capture_output=True)
+    return time.perf_counter() - t
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=200_000)
     ap.add_argument("--nojit-games", type=int, default=300)
     ap.add_argument("--policy", default="threshold")
     ap.add_argument("--hero", default="none")
+    ap.add_argument("--skip-cold", action="store_true", help="skip the cold-compile start-up (slow)")
     args = ap.parse_args()
     threads = numba.config.NUMBA_NUM_THREADS
     before = numba.get_num_threads()
@@ -87,6 +100,14 @@ def main() -> None:
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cpus",
         "numba": numba.__version__,
     }
+    if not args.skip_cold:
+        tmp = tempfile.mkdtemp(prefix="delve-cache-")
+        try:
+            res["startup_cold_s"] = round(startup(tmp, args.policy, args.hero), 2)
+            cached = [startup(tmp, args.policy, args.hero) for _ in range(5)]
+            res["startup_cached_s"] = round(statistics.median(cached), 2)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(res, indent=2) + "\n")
     print(f"{'measure':<32}{'value':>14}")
@@ -98,8 +119,11 @@ def main() -> None:
         "speedup_per_core",
         "thread_scaling",
         "load_average",
+        "startup_cold_s",
+        "startup_cached_s",
     ):
-        print(f"{k:<32}{res[k]:>14}")
+        if k in res:
+            print(f"{k:<32}{res[k]:>14}")
     print(f"written {OUT}")
 
 

@@ -23,5 +23,19 @@ def test_delve_kernel_cache_is_keyed_by_sources():
 def test_foury_kernels_cache_is_keyed_by_sources():
     from foury_sim.games.foury import kernel as K
 
-    for fn in (K.simulate_kernel, K.play_one):
-        assert Path(fn._cache._cache_path).parent == _keyed_dir("games/foury")
+    for name in ("simulate", "play_one"):
+        assert Path(K.entry(name)._cache._cache_path).parent == _keyed_dir("games/foury")
+
+
+def test_importing_the_games_compiles_nothing():
+    """Entry points with signatures compile on first use: a Delve run never waits for Foury's."""
+    import subprocess
+    import sys
+
+    code = (
+        "import foury_sim.games.foury as F, foury_sim.games.delve as D\n"
+        "from foury_sim.games.foury import kernel as K, combat as C\n"
+        "from foury_sim.games.delve import engine as E\n"
+        "assert not K._ENTRIES and not C._TRIALS and not E._compiled\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

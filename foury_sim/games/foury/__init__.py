@@ -41,7 +41,7 @@ def simulate(rules: FouryRules, hero: str, policy: Policy, seed: int, start: int
     n_chunks = max(1, (count + CHUNK - 1) // CHUNK)
     visits = np.zeros((n_chunks, rules.geo.shape[0]), np.int64)
     if count > 0:
-        k.simulate_kernel(R, T, rules.geo, rules.arrows, rules.rm0, policy.policy_id, policy.params, policy.fn,
+        k.entry("simulate")(R, T, rules.geo, rules.arrows, rules.rm0, policy.policy_id, policy.params, policy.fn,
                           np.uint64(seed), start, count, out, visits)
     bad = int(out[:, OUT_BAD].sum())
     if bad:
@@ -64,7 +64,7 @@ def play_one(rules: FouryRules, hero: str, policy: Policy, seed: int, game: int,
     tr = np.zeros((max(trace_rows, 1), k.TRACE_COLS), np.int64)
     out = np.zeros((1, N_OUT), np.int64)
     vis = np.zeros(rules.geo.shape[0], np.int64)
-    k.play_one(R, T, rules.geo, rules.arrows, rules.rm0, policy.policy_id, policy.params, policy.fn,
+    k.entry("play_one")(R, T, rules.geo, rules.arrows, rules.rm0, policy.policy_id, policy.params, policy.fn,
                np.uint64(seed), game, sc, st, rm, tr, out, vis)
     return out[0], st, rm, tr[: st[k.S_TRACE_N]]
 

@@ -32,7 +32,6 @@ _SIG = types.void(I1, I2, types.float64[::1], types.int64, types.int64, types.in
                   I1, I2, I2, I2, types.uint64[::1], types.uint64[::1], I1, I2)
 
 
-@njit(_SIG, cache=CACHE)
 def _trials(R, T, params, weapon, hearts, n, seed, fn, counts, st, geo, rm, opts, rs, ps, script, tr):
     """counts[0..2]: first roll-off won/tied/lost; counts[3]: fights won when fought to the end.
 
@@ -62,6 +61,19 @@ def _trials(R, T, params, weapon, hearts, n, seed, fn, counts, st, geo, rm, opts
                 counts[3] += 1
 
 
+_TRIALS: list = []
+
+
+def _compiled_trials():
+    """``_trials`` compiled on first use (not at import), in the package's source-keyed cache."""
+    if not _TRIALS:
+        from ...config import use_cache
+
+        with use_cache("games/foury"):
+            _TRIALS.append(njit(_SIG, cache=CACHE)(_trials))
+    return _TRIALS[0]
+
+
 def combat_trials(weapon: int, strength: int, hearts: int, n: int, seed: int = 1) -> np.ndarray:
     """Run ``n`` single roll-offs and ``n`` whole fights (no shield, no clover) through ``fight``."""
     R = np.zeros(R_SIZE, np.int64)
@@ -73,8 +85,9 @@ def combat_trials(weapon: int, strength: int, hearts: int, n: int, seed: int = 1
     counts = np.zeros(4, np.int64)
     geo = np.full((1, 6), -1, np.int64)
     geo[0, 4] = 0
-    _trials(R, T, params, weapon, hearts, n, np.uint64(seed), no_user_policy, counts, np.zeros(STATE_SIZE, np.int64),
-            geo, np.zeros((1, 7 + I.N_ICONS), np.int64), np.zeros((16, N_OCOL), np.int64), np.zeros(4, np.uint64),
-            np.zeros(4, np.uint64), np.zeros(0, np.int64), np.zeros((1, TRACE_COLS), np.int64))
+    trials = _compiled_trials()
+    trials(R, T, params, weapon, hearts, n, np.uint64(seed), no_user_policy, counts, np.zeros(STATE_SIZE, np.int64),
+           geo, np.zeros((1, 7 + I.N_ICONS), np.int64), np.zeros((16, N_OCOL), np.int64), np.zeros(4, np.uint64),
+           np.zeros(4, np.uint64), np.zeros(0, np.int64), np.zeros((1, TRACE_COLS), np.int64))
     return counts
 

@@ -1234,8 +1234,7 @@ _SIG = types.void(I1, I2, I2, I2, I2, types.int64, types.float64[::1], POLICY_TY
                   types.int64, I2, I2)
 
 
-@njit(_SIG, parallel=True, cache=CACHE)
-def simulate_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, start, count, out, visits):
+def _simulate_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, start, count, out, visits):
     """Games ``start .. start+count-1``: chunks of games in parallel, each game on its own streams."""
     n_rooms = geo.shape[0]
     n_chunks = (count + CHUNK - 1) // CHUNK
@@ -1265,8 +1264,7 @@ _ONE_SIG = types.void(I1, I2, I2, I2, I2, types.int64, types.float64[::1], POLIC
                       I1, I1, I2, I2, I2, I1)
 
 
-@njit(_ONE_SIG, cache=CACHE)
-def play_one(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, rm, tr, out, vis):
+def _play_one(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, rm, tr, out, vis):
     """One game alone, with forced dice and a trace (``tr`` rows): replays and rule tests."""
     n_rooms = geo.shape[0]
     sc = np.zeros((SC_ROWS, n_rooms), np.int64)
@@ -1277,3 +1275,23 @@ def play_one(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, rm
     seed_stream(ps, seed ^ _POLICY_SALT, game)
     play_game(R, T, geo, arrows, rm0, st, rm, sc, opts, rs, ps, script, tr, pid, params, fn, vis)
     write_out(T, st, rs, out, 0)
+
+
+_ENTRIES: dict = {}
+
+
+def entry(name: str):
+    """The compiled entry point ``"simulate"`` (parallel, many games) or ``"play_one"`` (one game,
+    traced). Built on first use, not at import (a run of another game never compiles these), inside
+    the package's source-keyed cache directory; later processes load it from there."""
+    if name not in _ENTRIES:
+        from ...config import use_cache
+
+        with use_cache("games/foury"):
+            if name == "simulate":
+                _ENTRIES[name] = njit(_SIG, parallel=True, cache=CACHE)(_simulate_kernel)
+            elif name == "play_one":
+                _ENTRIES[name] = njit(_ONE_SIG, cache=CACHE)(_play_one)
+            else:
+                raise KeyError(name)
+    return _ENTRIES[name]
