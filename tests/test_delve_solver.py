@@ -229,3 +229,33 @@ def test_single_plan_shortcuts_match_the_full_menu():
             assert one[0].tolist() == full[0].tolist()
             checked += 1
     assert checked > 300
+
+
+@njit
+def _dragon_checks(w, need, out):
+    """out[0]: dragon_can; out[1 + u]: a set left once one unit u is spent (dragon_left)."""
+    cnt = w[S.W_CNT].copy()
+    out[0] = 1 if S.dragon_can(w, need) else 0
+    w[S.W_CNT, :] = cnt
+    na, base = S.dragon_setup(w, need)
+    for u in range(A.N_UNITS):
+        out[1 + u] = 1 if S.dragon_left(w, need, na, base, u) else 0
+
+
+def test_yes_no_dragon_checks_match_brute_force():
+    """The O_OK advice of loot and revive options: whether a dragon set exists, and whether one is
+    left after spending one unit (the first set found is reused when it does not need that unit)."""
+    rng = np.random.default_rng(11)
+    w = np.zeros((S.W_ROWS, S.W_COLS), dtype=np.int64)
+    out = np.zeros(1 + A.N_UNITS, dtype=np.int64)
+    for _ in range(400):
+        avail, masks = _random_units(rng, w)
+        need = int(rng.integers(1, 4))
+        _dragon_checks(w, need, out)
+        dice = tuple(masks[u] for u in avail for _ in range(avail[u]))
+        assert out[0] == dragon_ok(dice, need)
+        for u in avail:
+            left = dict(avail)
+            left[u] -= 1
+            dice = tuple(masks[v] for v in left for _ in range(left[v]))
+            assert out[1 + u] == dragon_ok(dice, need), (avail, masks, need, u)
