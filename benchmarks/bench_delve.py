@@ -15,15 +15,14 @@ import argparse
 import json
 import os
 import platform
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numba
+from startup import startup_times
 
 from foury_sim.games import delve as D
 from foury_sim.policy import make_policy
@@ -55,15 +54,6 @@ def unjitted(hero: str, policy: str, games: int) -> float:
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     return float(res.stdout.strip().splitlines()[-1])
-
-
-def startup(cache_dir: str, policy: str, hero: str, games: int = 1000) -> float:
-    """Wall seconds of `foury-sim run delve --games 1000` with the kernel cache in ``cache_dir``."""
-    env = dict(os.environ, FOURY_SIM_CACHE_DIR=cache_dir)
-    cmd = ["foury-sim", "run", "delve", "--games", str(games), "--threads", "1", "--policy", policy, "--hero", hero]
-    t = time.perf_counter()
-    subprocess.run(cmd, env=env, check=True, capture_output=True)
-    return time.perf_counter() - t
 
 
 def main() -> None:
@@ -101,13 +91,10 @@ def main() -> None:
         "numba": numba.__version__,
     }
     if not args.skip_cold:
-        tmp = tempfile.mkdtemp(prefix="delve-cache-")
-        try:
-            res["startup_cold_s"] = round(startup(tmp, args.policy, args.hero), 2)
-            cached = [startup(tmp, args.policy, args.hero) for _ in range(5)]
-            res["startup_cached_s"] = round(statistics.median(cached), 2)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+        cmd = ["run", "delve", "--games", "1000", "--threads", "1", "--policy", args.policy, "--hero", args.hero]
+        cold, cached = startup_times(cmd)
+        res["startup_cold_s"] = round(cold, 2)
+        res["startup_cached_s"] = round(statistics.median(cached), 2)
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(res, indent=2) + "\n")
     print(f"{'measure':<32}{'value':>14}")

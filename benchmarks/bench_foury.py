@@ -11,13 +11,12 @@ import argparse
 import json
 import os
 import platform
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
+
+from startup import startup_times
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -55,14 +54,6 @@ t = time.perf_counter(); GAME.simulate(r, {hero!r}, p, 1, 0, {games}); print({ga
     return float(res.stdout.strip().splitlines()[-1])
 
 
-def _startup(cache_dir: str, games: int) -> float:
-    env = dict(os.environ, FOURY_SIM_CACHE_DIR=cache_dir)
-    t = time.perf_counter()
-    subprocess.run(["foury-sim", "run", "foury", "--games", str(games), "--threads", "1"], env=env, cwd=ROOT,
-                   check=True, capture_output=True)
-    return time.perf_counter() - t
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=200_000)
@@ -89,12 +80,7 @@ def main() -> None:
     res["speedup_per_core_vs_unjitted"] = res["games_per_s_1_thread"] / slow
     res["thread_scaling"] = res["games_per_s_all_threads"] / res["games_per_s_1_thread"]
     if not a.skip_cold:
-        tmp = tempfile.mkdtemp(prefix="foury-cache-")
-        try:
-            cold = _startup(tmp, 1000)
-            cached = [_startup(tmp, 1000) for _ in range(a.repeats)]
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+        cold, cached = startup_times(["run", "foury", "--games", "1000", "--threads", "1"], a.repeats)
         res["startup_cold_s"] = cold
         res["startup_cached_s"] = statistics.median(cached)
         res["startup_cached_runs_s"] = cached

@@ -79,3 +79,26 @@ def use_cache(*packages: str):
     finally:
         numba.config.CACHE_DIR = old
     _prune(_base_dir(), f"{name}-", path)
+
+
+class CompiledOnFirstUse:
+    """An entry point with a signature (``njit(sig, ...)`` would compile it at import), compiled on
+    its first call instead, under the cache directory keyed by ``package``'s sources (``use_cache``):
+    importing a game compiles nothing, and a run of one game never waits for another's kernels."""
+
+    def __init__(self, package: str, sig, fn, **options) -> None:
+        self.package, self.sig, self.fn, self.options = package, sig, fn, options
+        self.dispatcher = None
+
+    @property
+    def compiled(self) -> bool:
+        return self.dispatcher is not None
+
+    def __call__(self):
+        """The numba dispatcher (compiled, or loaded from the on-disk cache, on the first call)."""
+        if self.dispatcher is None:
+            from numba import njit
+
+            with use_cache(self.package):
+                self.dispatcher = njit(self.sig, cache=CACHE, **self.options)(self.fn)
+        return self.dispatcher

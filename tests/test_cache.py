@@ -36,6 +36,7 @@ def test_importing_the_games_compiles_nothing():
         "import foury_sim.games.foury as F, foury_sim.games.delve as D\n"
         "from foury_sim.games.foury import kernel as K, combat as C\n"
         "from foury_sim.games.delve import engine as E\n"
-        "assert not K._ENTRIES and not C._TRIALS and not E._compiled\n"
+        "assert not any(e.compiled for e in K._ENTRIES.values())\n"
+        "assert not C._trials_kernel.compiled and not E.kernel.compiled\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

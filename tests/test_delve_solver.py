@@ -15,6 +15,7 @@ from numba import njit
 
 from foury_sim.games import delve as D
 from foury_sim.games.delve import api as A
+from foury_sim.games.delve import solver as S
 from foury_sim.games.delve.ruleset import R_DRAGON_TYPES, R_HERO
 from foury_sim.games.delve.solver import W_CNT, W_COLS, W_EXTRA, W_MASK, W_MON, W_ROWS, W_SWEEP, best_fight
 
@@ -138,7 +139,6 @@ def test_solver_finds_a_way_whenever_one_exists(config):
 
 
 # --- the shortcuts give the plans of the full search -----------------------------------------------
-from foury_sim.games.delve import solver as S  # noqa: E402
 
 UNIT_COST = [int(c) for c in S.UNIT_COST]
 

@@ -13,7 +13,7 @@ from numba import njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ...config import CACHE, CHUNK, JIT_DISABLED, use_cache
+from ...config import CACHE, CHUNK, JIT_DISABLED, CompiledOnFirstUse
 from ...policy import POLICY_TYPE, USER_POLICY_ID
 from ...rng import roll, seed_stream
 from . import api as A
@@ -1168,12 +1168,5 @@ KERNEL_SIG = types.void(
     types.int64[:, ::1],
     types.int64[:, ::1],
 )
-_compiled = []
-
-
-def kernel():
-    """The compiled kernel (built on first use, then loaded from numba's on-disk cache)."""
-    if not _compiled:
-        with use_cache("games/delve"):  # keyed by this package's sources, like its other functions
-            _compiled.append(njit(KERNEL_SIG, parallel=True, cache=CACHE)(_kernel))
-    return _compiled[0]
+#: ``kernel()``: the compiled kernel (built on first use, then loaded from the on-disk cache).
+kernel = CompiledOnFirstUse("games/delve", KERNEL_SIG, _kernel, parallel=True)

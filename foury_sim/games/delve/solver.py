@@ -102,6 +102,21 @@ N_BITS = np.array([bin(m).count("1") for m in range(1 << A.N_ROLES)], dtype=np.i
 BIG = 1 << 40  # "no unit can play this role"
 
 
+@njit(cache=CACHE, inline="always", _nrt=False)
+def _next_unit(w, choice, roles, d, na):
+    """One step of the dragon-set searches: release the unit chosen for role ``roles[d]`` (if any)
+    and return the next one (cost order) still available that can play it, or ``na``."""
+    if choice[d] >= 0:
+        w[W_TAKEN, w[W_ACT, choice[d]]] -= 1
+    i = choice[d] + 1
+    while i < na:
+        u = w[W_ACT, i]
+        if w[W_AVAIL, u] - w[W_TAKEN, u] > 0 and (w[W_MASK, u] >> roles[d]) & 1:
+            return i
+        i += 1
+    return na
+
+
 @njit(cache=CACHE, _nrt=False)
 def _kills_beside_dragon(w, kills, need, only, na):
     """Cheapest single kills (into ``w[W_USE]``) from ``w[W_AVAIL]`` that leave a dragon set of
@@ -113,14 +128,11 @@ def _kills_beside_dragon(w, kills, need, only, na):
     the kills' cost from the whole pool when every unit kills one) cannot beat the best plan found
     are skipped, which changes nothing but the time taken."""
     best = -1
-    unit_caps = True
     for i in range(na):
         u = w[W_ACT, i]
         w[W_USE, u] = 0
         w[W_DSET, u] = 0
         w[W_TAKEN, u] = 0
-        if w[W_CAP, i] != 1:
-            unit_caps = False
     if need <= 0:  # no dragon set to keep: the kills alone
         return _cheapest_kills(w, kills, na, W_USE)
     if need > A.N_ROLES:
@@ -138,7 +150,7 @@ def _kills_beside_dragon(w, kills, need, only, na):
                     low[r] = UNIT_COST[u]
     kills_low = 0
     total_low = 0  # no plan costs less than the cheapest need + kills units of the pool
-    if unit_caps:
+    if _unit_caps(w, na):
         total_low = _cheapest_kills(w, kills + need, na, W_WORK)
         if total_low < 0:
             return -1  # not even the whole pool has enough units
@@ -160,17 +172,10 @@ def _kills_beside_dragon(w, kills, need, only, na):
         choice[0] = -1
         part[0] = 0
         while d >= 0:
-            if choice[d] >= 0:
-                w[W_TAKEN, w[W_ACT, choice[d]]] -= 1
-            i = choice[d] + 1
+            i = _next_unit(w, choice, roles, d, na)
             rest = kills_low
             for j in range(d + 1, need):
                 rest += low[roles[j]]
-            while i < na:
-                u = w[W_ACT, i]
-                if w[W_AVAIL, u] - w[W_TAKEN, u] > 0 and (w[W_MASK, u] >> roles[d]) & 1:
-                    break
-                i += 1
             # units come in cost order: once this one cannot beat the best, no later one can
             if i < na and best >= 0 and part[d] + UNIT_COST[w[W_ACT, i]] + rest >= best:
                 i = na
@@ -362,15 +367,7 @@ def _best_plain(w, opts, n0, na, ok):
         kills -= take
         opts[n0, A.O_USE + u] = take + sw
         used += take + sw
-    opts[n0, A.O_ACTION] = A.A_FIGHT
-    opts[n0, A.O_ARG] = -1
-    opts[n0, A.O_N] = used
-    opts[n0, A.O_COST] = best
-    opts[n0, A.O_OK] = ok
-    opts[n0, A.O_P] = -1
-    opts[n0, A.O_MON] = b0
-    opts[n0, A.O_MON + 1] = b1
-    opts[n0, A.O_MON + 2] = b2
+    _fight_row(opts, n0, used, best, ok, b0, b1, b2)
     return n0 + 1
 
 
@@ -378,9 +375,9 @@ def _best_plain(w, opts, n0, na, ok):
 def _kills_low(w, kills, na):
     """A lower bound of the cost of ``kills`` single kills from ``w[W_AVAIL]`` whatever is kept
     aside: their cost from the whole pool when every unit kills one (-1: too few units), else 0."""
+    if not _unit_caps(w, na):
+        return 0
     for i in range(na):
-        if w[W_CAP, i] != 1:
-            return 0
         w[W_TAKEN, w[W_ACT, i]] = 0
     return _cheapest_kills(w, kills, na, W_WORK)
 
@@ -408,22 +405,29 @@ def _insert(opts, n0, n, cap, w, row, cost, ok, s0, s1, s2, na):
     for i in range(last, pos, -1):
         for j in range(A.N_OCOLS):
             opts[i, j] = opts[i - 1, j]
-    opts[pos, :] = 0
-    opts[pos, A.O_ACTION] = A.A_FIGHT
-    opts[pos, A.O_ARG] = -1
-    opts[pos, A.O_COST] = cost
-    opts[pos, A.O_OK] = ok
-    opts[pos, A.O_P] = -1
+    for u in range(A.N_UNITS):
+        opts[pos, A.O_USE + u] = 0
     used = 0
     for j in range(na):
         u = w[W_ACT, j]
         opts[pos, A.O_USE + u] = w[row, u]
         used += w[row, u]
+    _fight_row(opts, pos, used, cost, ok, s0, s1, s2)
+    return min(n + 1, n0 + cap)
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def _fight_row(opts, pos, used, cost, ok, s0, s1, s2):
+    """The columns of fight row ``pos`` besides the units it spends (``O_USE``, set by the caller)."""
+    opts[pos, A.O_ACTION] = A.A_FIGHT
+    opts[pos, A.O_ARG] = -1
     opts[pos, A.O_N] = used
+    opts[pos, A.O_COST] = cost
+    opts[pos, A.O_OK] = ok
+    opts[pos, A.O_P] = -1
     opts[pos, A.O_MON] = s0
     opts[pos, A.O_MON + 1] = s1
     opts[pos, A.O_MON + 2] = s2
-    return min(n + 1, n0 + cap)
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
@@ -466,14 +470,7 @@ def _dragon_set(w, need, na, out):
         d = 0
         choice[0] = -1
         while d >= 0:
-            if choice[d] >= 0:
-                w[W_TAKEN, w[W_ACT, choice[d]]] -= 1
-            i = choice[d] + 1
-            while i < na:
-                u = w[W_ACT, i]
-                if w[W_AVAIL, u] - w[W_TAKEN, u] > 0 and (w[W_MASK, u] >> roles[d]) & 1:
-                    break
-                i += 1
+            i = _next_unit(w, choice, roles, d, na)
             if i >= na:
                 choice[d] = -1
                 d -= 1
@@ -517,10 +514,7 @@ def dragon_left(w, need, na, base, u):
 @njit(cache=CACHE, inline="always", _nrt=False)
 def dragon_can(w, need):
     """Whether the units in ``w[W_CNT]`` hold a set of ``need`` different types. Clears ``w[W_EXTRA]``."""
-    if need <= 0:
-        return True
-    na = _dragon_setup(w)
-    return _dragon_set(w, need, na, W_DSET)
+    return need <= 0 or dragon_setup(w, need)[1]
 
 
 @njit(cache=CACHE, _nrt=False)

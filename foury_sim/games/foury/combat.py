@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import types
 
-from ...config import CACHE
+from ...config import CompiledOnFirstUse
 from ...policy import POLICY_TYPE, no_user_policy
 from ...rng import seed_stream
 from . import icons as I
@@ -61,17 +61,8 @@ def _trials(R, T, params, weapon, hearts, n, seed, fn, counts, st, geo, rm, opts
                 counts[3] += 1
 
 
-_TRIALS: list = []
-
-
-def _compiled_trials():
-    """``_trials`` compiled on first use (not at import), in the package's source-keyed cache."""
-    if not _TRIALS:
-        from ...config import use_cache
-
-        with use_cache("games/foury"):
-            _TRIALS.append(njit(_SIG, cache=CACHE)(_trials))
-    return _TRIALS[0]
+#: ``_trials_kernel()``: ``_trials`` compiled on first use (see ``config.CompiledOnFirstUse``).
+_trials_kernel = CompiledOnFirstUse("games/foury", _SIG, _trials)
 
 
 def combat_trials(weapon: int, strength: int, hearts: int, n: int, seed: int = 1) -> np.ndarray:
@@ -85,7 +76,7 @@ def combat_trials(weapon: int, strength: int, hearts: int, n: int, seed: int = 1
     counts = np.zeros(4, np.int64)
     geo = np.full((1, 6), -1, np.int64)
     geo[0, 4] = 0
-    trials = _compiled_trials()
+    trials = _trials_kernel()
     trials(R, T, params, weapon, hearts, n, np.uint64(seed), no_user_policy, counts, np.zeros(STATE_SIZE, np.int64),
            geo, np.zeros((1, 7 + I.N_ICONS), np.int64), np.zeros((16, N_OCOL), np.int64), np.zeros(4, np.uint64),
            np.zeros(4, np.uint64), np.zeros(0, np.int64), np.zeros((1, TRACE_COLS), np.int64))

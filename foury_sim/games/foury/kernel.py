@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange, types, uint64
 
-from ...config import CACHE, CHUNK
+from ...config import CACHE, CHUNK, CompiledOnFirstUse
 from ...policy import POLICY_TYPE, USER_POLICY_ID
 from ...rng import d6, next_u64, roll, seed_stream
 from .icons import BANDIT, CIRCLE, CORNUCOPIA, DIE, GOBLIN, IMP, LEVER, MINOTAUR, POTION, STAIRS, STATUE, TROLL
@@ -1277,21 +1277,14 @@ def _play_one(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, r
     write_out(T, st, rs, out, 0)
 
 
-_ENTRIES: dict = {}
+#: The compiled entry points, built on first use (see ``config.CompiledOnFirstUse``).
+_ENTRIES = {
+    "simulate": CompiledOnFirstUse("games/foury", _SIG, _simulate_kernel, parallel=True),
+    "play_one": CompiledOnFirstUse("games/foury", _ONE_SIG, _play_one),
+}
 
 
 def entry(name: str):
     """The compiled entry point ``"simulate"`` (parallel, many games) or ``"play_one"`` (one game,
-    traced). Built on first use, not at import (a run of another game never compiles these), inside
-    the package's source-keyed cache directory; later processes load it from there."""
-    if name not in _ENTRIES:
-        from ...config import use_cache
-
-        with use_cache("games/foury"):
-            if name == "simulate":
-                _ENTRIES[name] = njit(_SIG, parallel=True, cache=CACHE)(_simulate_kernel)
-            elif name == "play_one":
-                _ENTRIES[name] = njit(_ONE_SIG, cache=CACHE)(_play_one)
-            else:
-                raise KeyError(name)
-    return _ENTRIES[name]
+    traced)."""
+    return _ENTRIES[name]()
