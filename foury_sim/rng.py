@@ -74,14 +74,15 @@ def next_u64(rs):
 
 @njit(cache=CACHE, _nrt=False)
 def below(rs, n):
-    """Unbiased integer in [0, n) for 1 <= n < 2**32 (Lemire's method)."""
+    """Unbiased integer in [0, n) for 1 <= n < 2**32 (Lemire's method). The rejection threshold
+    (2**32 mod n, a division) is computed only when the low word falls below n, which is rare."""
     nn = uint64(n)
-    threshold = (uint64(0x100000000) - nn) % nn  # 2**32 mod n
-    while True:
-        x = next_u64(rs) >> uint64(32)
-        m = x * nn
-        if (m & _MASK32) >= threshold:
-            return np.int64(m >> uint64(32))
+    m = (next_u64(rs) >> uint64(32)) * nn
+    if (m & _MASK32) < nn:
+        threshold = (uint64(0x100000000) - nn) % nn  # 2**32 mod n (< n)
+        while (m & _MASK32) < threshold:
+            m = (next_u64(rs) >> uint64(32)) * nn
+    return np.int64(m >> uint64(32))
 
 
 @njit(cache=CACHE, _nrt=False)
