@@ -64,6 +64,7 @@ from .solver import (
     W_CNT,
     W_COLS,
     W_EXTRA,
+    W_LIST,
     W_MASK,
     W_MON,
     W_ROWS,
@@ -506,9 +507,13 @@ def loot_rows(rules, st, phase, opts, n, w):
     na, base = dragon_setup(w, need) if need > 0 else (0, True)
     chests = st[A.S_DUN + A.CHEST]
     potions = st[A.S_DUN + A.POTION]
-    for u in range(A.N_UNITS):
-        if w[W_CNT, u] == 0:
-            continue
+    units = w[W_LIST]  # the units held, in unit order (listed without a branch per unit)
+    held = 0
+    for u in range(A.N_UNITS if chests > 0 else A.U_TEMP):
+        units[held] = u
+        held += w[W_CNT, u] != 0
+    for j in range(held):
+        u = units[j]
         if chests > 0 and w[W_MASK, u] != 0:
             ok = 1 if dragon_left(w, need, na, base, u) else 0
             n = add_row(opts, n, A.A_OPEN, u, min(chests, opens(rules, w[W_MASK, u])), UNIT_COST[u], ok)

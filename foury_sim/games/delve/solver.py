@@ -37,29 +37,32 @@ W_CAP, W_ACT = 14, 15  # active units (cost order) and their kill capacity
 W_NCAND, W_ROLES, W_CHOICE = 16, 17, 18  # candidates per monster type; the dragon search's stack
 W_TARGET = 19  # the engine's scratch: targets of an ultimate, a saved dungeon
 W_LOW, W_PART = 20, 21  # the dragon search's lower bounds: cheapest unit per role, cost so far
-W_ROWS, W_COLS = 22, 40
+W_LIST = 22  # the engine's scratch: units held
+W_ROWS, W_COLS = 23, 40
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
 def _active(w):
     """List the units present (count > 0, some role) in cost order, with their kill capacity
-    (1 + the most extra kills any of their roles brings); returns how many."""
+    (1 + the most extra kills any of their roles brings); returns how many. The list is built
+    without a branch per unit (each unit is written, then kept or overwritten)."""
     k = 0
+    for i in range(A.N_UNITS):
+        u = UNIT_ORDER[i]
+        w[W_ACT, k] = u
+        w[W_CAP, k] = 1
+        k += (w[W_CNT, u] > 0) & (w[W_MASK, u] != 0)
     extra = 0
     for r in range(A.N_ROLES):
         extra |= w[W_EXTRA, r]
-    for i in range(A.N_UNITS):
-        u = UNIT_ORDER[i]
-        m = w[W_MASK, u]
-        if w[W_CNT, u] > 0 and m != 0:
+    if extra != 0:
+        for j in range(k):
+            m = w[W_MASK, w[W_ACT, j]]
             best = 0
-            if extra != 0:
-                for r in range(A.N_ROLES):
-                    if (m >> r) & 1 and w[W_EXTRA, r] > best:
-                        best = w[W_EXTRA, r]
-            w[W_ACT, k] = u
-            w[W_CAP, k] = 1 + best
-            k += 1
+            for r in range(A.N_ROLES):
+                if (m >> r) & 1 and w[W_EXTRA, r] > best:
+                    best = w[W_EXTRA, r]
+            w[W_CAP, j] = 1 + best
     return k
 
 
