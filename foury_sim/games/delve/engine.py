@@ -691,9 +691,11 @@ def revive(rules, st, count, pid, params, user_fn, rs, script, trace, opts, w):
     need = dragon_need(rules, st) if dragon else 0
     for i in range(count):
         st[A.S_REVIVE_LEFT] = count - i
-        load_units(rules, st, A.PH_DRAGON, w)
         k = need - (count - i - 1)  # the dice revived after this one can take any face
-        base = dragon_can(w, k)  # then any face will do
+        base = k <= 0
+        if not base:
+            load_units(rules, st, A.PH_DRAGON, w)
+            base = dragon_can(w, k)  # then any face will do
         n = 0
         for f in range(A.N_FACES):
             w[W_CNT, f] += 1

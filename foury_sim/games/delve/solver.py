@@ -78,7 +78,7 @@ def _cheapest_kills(w, kills, na, out):
         free = w[W_AVAIL, u] - w[W_TAKEN, u]
         if kills > 0 and free > 0:
             cap = w[W_CAP, j]
-            take = min(free, (kills + cap - 1) // cap)
+            take = min(free, kills if cap == 1 else (kills + cap - 1) // cap)  # no division for 1
             w[out, u] = take
             kills -= take * cap
             c += take * UNIT_COST[u]
@@ -225,19 +225,17 @@ def fight_rows(w, need, opts, n0, cap):
         w[W_CAND + t, 0] = -1
         if w[W_MON, t] >= 2:
             swept |= 1 << t
-    if swept != 0:
-        for i in range(na):  # sweepers in cost order, per type
-            u = w[W_ACT, i]
-            m = w[W_MASK, u]
-            sw = 0
+    for t in range(A.N_MONSTER_TYPES):  # sweepers in cost order, per type
+        if (swept >> t) & 1:
+            roles = 0  # the roles that sweep this type
             for r in range(A.N_ROLES):
-                if (m >> r) & 1:
-                    sw |= w[W_SWEEP, r]
-            sw &= swept
-            for t in range(A.N_MONSTER_TYPES):
-                if (sw >> t) & 1:
-                    w[W_CAND + t, ncand[t]] = u
-                    ncand[t] += 1
+                roles |= ((w[W_SWEEP, r] >> t) & 1) << r
+            if roles != 0:
+                for i in range(na):
+                    u = w[W_ACT, i]
+                    if w[W_MASK, u] & roles:
+                        w[W_CAND + t, ncand[t]] = u
+                        ncand[t] += 1
     if cap == 1 and _unit_caps(w, na):
         if need <= 0:
             return _best_plain(w, opts, n0, na, 1)
