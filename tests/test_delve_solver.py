@@ -17,7 +17,7 @@ from foury_sim.games import delve as D
 from foury_sim.games.delve import api as A
 from foury_sim.games.delve import solver as S
 from foury_sim.games.delve.ruleset import R_DRAGON_TYPES, R_HERO
-from foury_sim.games.delve.solver import W_CNT, W_COLS, W_EXTRA, W_MASK, W_MON, W_ROWS, W_SWEEP, best_fight
+from foury_sim.games.delve.solver import W_CNT, W_EXTRA, W_LIVE, W_MASK, W_MON, W_SWEEP, best_fight, new_scratch
 
 # The rules text: which monster type each companion defeats all of (else: one monster of any type).
 SWEEPS = {A.FIGHTER: {0}, A.CLERIC: {1}, A.MAGE: {2}, A.THIEF: set(), A.CHAMPION: {0, 1, 2}}
@@ -66,10 +66,10 @@ def dragon_ok(dice: tuple[int, ...], need: int) -> bool:
 @njit
 def solve_all(parties, mons, masks, extra, sweep, need, out, used):
     opts = np.zeros((2, A.N_OCOLS), dtype=np.int64)
-    w = np.zeros((W_ROWS, W_COLS), dtype=np.int64)
+    w = new_scratch()
     for i in range(parties.shape[0]):
         for j in range(mons.shape[0]):
-            w[:, :] = 0
+            w[:W_LIVE, :] = 0  # keep the live-unit lists
             for f in range(A.N_FACES):
                 w[W_CNT, f] = parties[i, f]
                 w[W_MASK, f] = masks[f]
@@ -175,7 +175,7 @@ def _kbd(w, kills, need):
 
 
 def _random_units(rng: np.random.Generator, w: np.ndarray) -> tuple[dict[int, int], dict[int, int]]:
-    w[:, :] = 0
+    w[: S.W_LIVE, :] = 0  # keep the live-unit lists
     units = rng.choice(A.N_UNITS, size=rng.integers(2, 8), replace=False)
     avail, masks = {}, {}
     for u in units:
@@ -190,7 +190,7 @@ def test_pruned_dragon_search_finds_the_cheapest_plan():
     """The dragon-set search skips branches by lower bounds and stops at the cheapest possible
     cost; its plan costs what the brute force's cheapest does."""
     rng = np.random.default_rng(3)
-    w = np.zeros((S.W_ROWS, S.W_COLS), dtype=np.int64)
+    w = S.new_scratch()
     for _ in range(400):
         avail, masks = _random_units(rng, w)
         kills, need = int(rng.integers(0, 5)), int(rng.integers(1, 4))
@@ -209,7 +209,7 @@ def test_single_plan_shortcuts_match_the_full_menu():
     a dragon to keep, no dragon search when the types are missing, bounds between sweeper choices);
     the row is the first row of the full menu, column for column."""
     rng = np.random.default_rng(5)
-    w = np.zeros((S.W_ROWS, S.W_COLS), dtype=np.int64)
+    w = S.new_scratch()
     one = np.zeros((2, A.N_OCOLS), dtype=np.int64)
     full = np.zeros((A.MAX_OPTIONS, A.N_OCOLS), dtype=np.int64)
     sweep = [sum(1 << t for t in SWEEPS[r]) for r in range(A.N_ROLES)]
@@ -246,7 +246,7 @@ def test_yes_no_dragon_checks_match_brute_force():
     """The O_OK advice of loot and revive options: whether a dragon set exists, and whether one is
     left after spending one unit (the first set found is reused when it does not need that unit)."""
     rng = np.random.default_rng(11)
-    w = np.zeros((S.W_ROWS, S.W_COLS), dtype=np.int64)
+    w = S.new_scratch()
     out = np.zeros(1 + A.N_UNITS, dtype=np.int64)
     for _ in range(400):
         avail, masks = _random_units(rng, w)

@@ -60,11 +60,13 @@ from .ruleset import (
     T_POINTS,
 )
 from .solver import (
+    LIVE_N,
     UNIT_COST,
     W_CNT,
     W_COLS,
     W_EXTRA,
     W_LIST,
+    W_LIVE_ID,
     W_MASK,
     W_MON,
     W_ROWS,
@@ -76,6 +78,7 @@ from .solver import (
     dragon_rows,
     dragon_setup,
     fight_rows,
+    set_live,
 )
 
 # --- trace events: [code, delve, level, a0..a7] ------------------------------------------------
@@ -299,6 +302,32 @@ def load_units(rules, st, phase, w):
         w[W_MON, t] = st[A.S_DUN + t]
 
 
+@njit(cache=CACHE, _nrt=False)
+def init_scratch(rules, w):
+    """Tell the solver which units this ruleset and hero can ever hold (``solver.set_live``):
+    the party dice, companion tokens, a transform's temporary companions, a hero companion."""
+    live = w[W_LIST]
+    for u in range(A.N_UNITS):
+        live[u] = 1 if u < A.U_TEMP else 0
+    for side in range(2):
+        h = R_HERO + side * A.H_COLS
+        if rules[h + A.H_ULT] == A.ULT_TRANSFORM and rules[h + A.H_ULT_TO] != A.TO_POTION:
+            live[A.U_TEMP + rules[h + A.H_ULT_TO]] = 1
+        if rules[h + A.H_ULT] == A.ULT_HERO_COMPANION:
+            live[A.U_HERO] = 1
+    for j in range(rules[R_EFFECT_N + A.TE_COMPANION]):
+        live[A.U_TOKEN + rules[R_EFFECT_KINDS + A.TE_COMPANION * A.MAX_TREASURES + j]] = 1
+    set_live(w, live)
+
+
+@njit(cache=CACHE)
+def scratch(rules):
+    """A scratch array ``w`` for ``rules`` (see ``init_scratch``)."""
+    w = np.zeros((W_ROWS, W_COLS), dtype=np.int64)
+    init_scratch(rules, w)
+    return w
+
+
 @njit(cache=CACHE, inline="always", _nrt=False)
 def opens(rules, mask):
     """Chests a unit with role ``mask`` opens: 99 (all) for thief/champion roles, else 1."""
@@ -309,10 +338,11 @@ def opens(rules, mask):
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
-def spend(st, opts, row, trace):
+def spend(st, opts, row, trace, w):
     """Spend the units of an option: party dice go to the Graveyard first, temporary companions are
     discarded, tokens return to the box, the hero's ultimate is used."""
-    for u in range(A.N_UNITS):
+    for i in range(w[W_LIVE_ID, LIVE_N]):  # the units that can be held, in unit order
+        u = w[W_LIVE_ID, i]
         if opts[row, A.O_USE + u] > 0:
             use_unit(st, u, opts[row, A.O_USE + u], trace)
 
@@ -509,7 +539,8 @@ def loot_rows(rules, st, phase, opts, n, w):
     potions = st[A.S_DUN + A.POTION]
     units = w[W_LIST]  # the units held, in unit order (listed without a branch per unit)
     held = 0
-    for u in range(A.N_UNITS if chests > 0 else A.U_TEMP):
+    for i in range(w[W_LIVE_ID, LIVE_N] if chests > 0 else A.N_FACES):  # party dice come first
+        u = w[W_LIVE_ID, i]
         units[held] = u
         held += w[W_CNT, u] != 0
     for j in range(held):
@@ -787,7 +818,7 @@ def monster_phase(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
         c = decide(A.D_MONSTER, st, opts, n, pid, params, user_fn, rs, script, trace)
         act = opts[c, A.O_ACTION]
         if act == A.A_FIGHT:
-            spend(st, opts, c, trace)
+            spend(st, opts, c, trace, w)
             for t in range(A.N_MONSTER_TYPES):
                 st[A.S_DUN + t] = 0
             ev(trace, st, E_CLEARED, 0, 0, 0, 0, 0, 0, 0, 0)
@@ -944,7 +975,7 @@ def dragon_phase(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
         c = decide(A.D_DRAGON, st, opts, n, pid, params, user_fn, rs, script, trace)
         act = opts[c, A.O_ACTION]
         if act == A.A_FIGHT:
-            spend(st, opts, c, trace)
+            spend(st, opts, c, trace, w)
             st[A.S_LAIR] = 0
             st[A.S_SLAIN] += 1
             ev(trace, st, E_SLAIN, 0, 0, 0, 0, 0, 0, 0, 0)
@@ -1146,6 +1177,7 @@ def _kernel(rules, ptable, ctl, params, user_fn, seed, script, out, trace):
         st = np.zeros(A.N_STATE, dtype=np.int64)
         opts = np.zeros((A.MAX_OPTIONS + 1, A.N_OCOLS), dtype=np.int64)
         w = np.zeros((W_ROWS, W_COLS), dtype=np.int64)
+        init_scratch(rl, w)
         b_rl = borrow(rl)
         b_pt = borrow(pt)
         b_pa = borrow(pa)

@@ -26,14 +26,13 @@ from ...rng import seed_stream
 from . import api as A
 from .engine import (
     SCRATCH,
-    W_COLS,
-    W_ROWS,
     _compositions,
     dragon_need,
     load_units,
     party_face,
     party_rank,
     roll_level,
+    scratch,
 )
 from .ruleset import (
     R_DRAGON_AT,
@@ -87,7 +86,7 @@ def _clear_table(rules, table):
         fact[i] = fact[i - 1] * i
     st = np.zeros(A.N_STATE, dtype=np.int64)
     opts = np.zeros((A.MAX_OPTIONS + 1, A.N_OCOLS), dtype=np.int64)
-    w = np.zeros((W_ROWS, W_COLS), dtype=np.int64)
+    w = scratch(rules)
     feas = np.zeros((2, nd + 1, nd + 1, nd + 1), dtype=np.int64)
     party = np.zeros(A.N_FACES, dtype=np.int64)
     for side in range(2):
@@ -153,7 +152,7 @@ def measure(rules, side, party, level, lair, seed, samples, counts):
     monsters defeated, level cleared). ``party[0] < 0``: form a fresh party each time."""
     st = np.zeros(A.N_STATE, dtype=np.int64)
     opts = np.zeros((A.MAX_OPTIONS + 1, A.N_OCOLS), dtype=np.int64)
-    w = np.zeros((W_ROWS, W_COLS), dtype=np.int64)
+    w = scratch(rules)
     rs = np.zeros(4, dtype=np.uint64)
     script = np.zeros(0, dtype=np.int64)
     trace = np.zeros((0, 11), dtype=np.int64)
@@ -221,7 +220,7 @@ def _party_feasibility(rules: np.ndarray, side: int, party: tuple[int, ...], nma
         nmax,
         out,
         np.zeros((A.MAX_OPTIONS + 1, A.N_OCOLS), dtype=np.int64),
-        np.zeros((W_ROWS, W_COLS), dtype=np.int64),
+        scratch(rules),
     )
     return out
 

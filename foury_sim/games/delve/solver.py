@@ -38,7 +38,36 @@ W_NCAND, W_ROLES, W_CHOICE = 16, 17, 18  # candidates per monster type; the drag
 W_TARGET = 19  # the engine's scratch: targets of an ultimate, a saved dungeon
 W_LOW, W_PART = 20, 21  # the dragon search's lower bounds: cheapest unit per role, cost so far
 W_LIST = 22  # the engine's scratch: units held
-W_ROWS, W_COLS = 23, 40
+W_LIVE, W_LIVE_ID = 23, 24  # the units that can ever be held, in cost order and in unit order
+W_ROWS, W_COLS = 25, 40
+LIVE_N = W_COLS - 1  # w[W_LIVE, LIVE_N]: how many
+
+
+@njit(cache=CACHE, _nrt=False)
+def set_live(w, live):
+    """Only units with ``live[u]`` != 0 can ever be held (the others keep count 0): list them in
+    ``w[W_LIVE]`` (cost order) and ``w[W_LIVE_ID]`` (unit order), so loops skip the others."""
+    n = 0
+    for i in range(A.N_UNITS):
+        u = UNIT_ORDER[i]
+        if live[u] != 0:
+            w[W_LIVE, n] = u
+            n += 1
+    w[W_LIVE, LIVE_N] = n
+    n = 0
+    for u in range(A.N_UNITS):
+        if live[u] != 0:
+            w[W_LIVE_ID, n] = u
+            n += 1
+    w[W_LIVE_ID, LIVE_N] = n
+
+
+@njit(cache=CACHE)
+def new_scratch():
+    """A scratch array ``w`` in which every unit may be held (for the solver on its own)."""
+    w = np.zeros((W_ROWS, W_COLS), dtype=np.int64)
+    set_live(w, np.ones(A.N_UNITS, dtype=np.int64))
+    return w
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
@@ -47,8 +76,8 @@ def _active(w):
     (1 + the most extra kills any of their roles brings); returns how many. The list is built
     without a branch per unit (each unit is written, then kept or overwritten)."""
     k = 0
-    for i in range(A.N_UNITS):
-        u = UNIT_ORDER[i]
+    for i in range(w[W_LIVE, LIVE_N]):
+        u = w[W_LIVE, i]
         w[W_ACT, k] = u
         w[W_CAP, k] = 1
         k += (w[W_CNT, u] > 0) & (w[W_MASK, u] != 0)
@@ -358,8 +387,8 @@ def _best_plain(w, opts, n0, na, ok):
     if best < 0:
         return n0
     kills = (mon0 if b0 < 0 else 0) + (mon1 if b1 < 0 else 0) + (mon2 if b2 < 0 else 0)
-    for u in range(A.N_UNITS):
-        opts[n0, A.O_USE + u] = 0
+    for i in range(w[W_LIVE, LIVE_N]):  # the other units' columns are never set
+        opts[n0, A.O_USE + w[W_LIVE, i]] = 0
     used = 0
     for j in range(na):
         u = w[W_ACT, j]
@@ -406,8 +435,8 @@ def _insert(opts, n0, n, cap, w, row, cost, ok, s0, s1, s2, na):
     for i in range(last, pos, -1):
         for j in range(A.N_OCOLS):
             opts[i, j] = opts[i - 1, j]
-    for u in range(A.N_UNITS):
-        opts[pos, A.O_USE + u] = 0
+    for i in range(w[W_LIVE, LIVE_N]):  # the other units' columns are never set
+        opts[pos, A.O_USE + w[W_LIVE, i]] = 0
     used = 0
     for j in range(na):
         u = w[W_ACT, j]
@@ -436,7 +465,8 @@ def _dragon_setup(w):
     """Dragon sets ignore extra kills and use every unit present (``W_AVAIL``; 0 for the others)."""
     for r in range(A.N_ROLES):
         w[W_EXTRA, r] = 0
-    for u in range(A.N_UNITS):
+    for i in range(w[W_LIVE, LIVE_N]):  # the other units are never held
+        u = w[W_LIVE, i]
         w[W_AVAIL, u] = 0
         w[W_DSET, u] = 0
     na = _active(w)
