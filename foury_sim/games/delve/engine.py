@@ -401,7 +401,7 @@ def p_clear(rules, ptable, st, party, level):
 
 
 # --- decisions -------------------------------------------------------------------------------------
-@njit(cache=CACHE, inline=inline_in("revive", "monster_phase", "loot_phase", "regroup", "play_delve"), _nrt=False)
+@njit(cache=CACHE, inline=inline_in("revive", "monster_phase", "loot_phase", "regroup", "play_delve", "play_game"), _nrt=False)
 def decide(kind, st, opts, n, pid, params, user_fn, rs, script, trace):
     """Ask the policy (a forced choice, n == 1, is not asked). Out-of-range answers count as 0."""
     if n == 1:
@@ -742,7 +742,7 @@ def revive(rules, st, count, pid, params, user_fn, rs, script, trace, opts, w):
     st[A.S_REVIVE_LEFT] = 0
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline=inline_in("play_delve"), _nrt=False)
 def apply_loot(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w):
     """Open chests (one treasure each), quaff potions, or use an Elixir."""
     act = opts[c, A.O_ACTION]
@@ -770,7 +770,7 @@ def apply_loot(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w):
 
 
 # --- phases ----------------------------------------------------------------------------------------
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)  # one caller
 def form_party(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
     """Roll every party die; then the hero's forming powers (rerolls, then face transforms)."""
     for f in range(A.N_FACES):
@@ -1033,7 +1033,7 @@ def regroup(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts):
     return opts[c, A.O_ACTION] == A.A_RETIRE
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)  # one caller
 def play_delve(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts, w):
     """One delve: form the party, then levels until retiring, fleeing or a Town Portal."""
     st[A.S_LEVEL] = 1
