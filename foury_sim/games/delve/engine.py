@@ -274,27 +274,31 @@ def load_units(rules, st, phase, w):
     extra kills and sweeps per role in ``w[W_EXTRA]``, ``w[W_SWEEP]``; monsters in ``w[W_MON]``."""
     h = hero_at(rules, st)
     all_ = rules[R_SPECIALTY_ALL] == 1
-    for f in range(A.N_FACES):
-        base = (1 << f) if f < A.N_ROLES else 0
-        w[W_CNT, A.U_PARTY + f] = st[A.S_PARTY + f]
-        w[W_MASK, A.U_PARTY + f] = rules[h + A.H_ACT + f]
-        w[W_CNT, A.U_TEMP + f] = st[A.S_TEMP + f]
-        w[W_MASK, A.U_TEMP + f] = rules[h + A.H_ACT + f] if all_ else base
-    for j in range(rules[R_EFFECT_N + A.TE_COMPANION]):  # other tokens never act (count 0)
-        k = rules[R_EFFECT_KINDS + A.TE_COMPANION * A.MAX_TREASURES + j]
-        t = R_TREASURE + k * T_COLS
-        if rules[t + T_PHASES] & phase:
-            f = rules[t + T_FACE]
-            w[W_CNT, A.U_TOKEN + k] = st[A.S_TREASURE + k]
-            w[W_MASK, A.U_TOKEN + k] = rules[h + A.H_ACT + f] if all_ else (1 << f)
+    for i in range(w[W_LIVE_ID, LIVE_N]):  # the other units are never held: their count stays 0
+        u = w[W_LIVE_ID, i]
+        if u < A.U_TEMP:
+            w[W_CNT, u] = st[A.S_PARTY + u]
+            w[W_MASK, u] = rules[h + A.H_ACT + u]
+        elif u < A.U_TOKEN:
+            f = u - A.U_TEMP
+            w[W_CNT, u] = st[A.S_TEMP + f]
+            w[W_MASK, u] = rules[h + A.H_ACT + f] if all_ else ((1 << f) if f < A.N_ROLES else 0)
+        elif u < A.U_HERO:  # a companion token, if it may act in this phase
+            k = u - A.U_TOKEN
+            t = R_TREASURE + k * T_COLS
+            if rules[t + T_PHASES] & phase:
+                f = rules[t + T_FACE]
+                w[W_CNT, u] = st[A.S_TREASURE + k]
+                w[W_MASK, u] = rules[h + A.H_ACT + f] if all_ else 1 << f
+            else:
+                w[W_CNT, u] = 0
+                w[W_MASK, u] = 0
         else:
-            w[W_CNT, A.U_TOKEN + k] = 0
-            w[W_MASK, A.U_TOKEN + k] = 0
-    hero_ok = ult_ready(rules, st, phase) == A.ULT_HERO_COMPANION
-    if phase == A.PH_DRAGON and rules[R_HERO_DRAGON] == 0:
-        hero_ok = False
-    w[W_CNT, A.U_HERO] = 1 if hero_ok else 0
-    w[W_MASK, A.U_HERO] = rules[h + A.H_ULT_MASK] if hero_ok else 0
+            hero_ok = ult_ready(rules, st, phase) == A.ULT_HERO_COMPANION
+            if phase == A.PH_DRAGON and rules[R_HERO_DRAGON] == 0:
+                hero_ok = False
+            w[W_CNT, u] = 1 if hero_ok else 0
+            w[W_MASK, u] = rules[h + A.H_ULT_MASK] if hero_ok else 0
     for r in range(A.N_ROLES):
         w[W_EXTRA, r] = rules[h + A.H_EXTRA + r]
         w[W_SWEEP, r] = rules[R_SWEEP + r]
@@ -329,12 +333,12 @@ def scratch(rules):
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
-def opens(rules, mask):
-    """Chests a unit with role ``mask`` opens: 99 (all) for thief/champion roles, else 1."""
+def opens_all(rules):
+    """The roles (bit mask) whose companions open every chest (thief and champion by default)."""
+    m = 0
     for r in range(A.N_ROLES):
-        if (mask >> r) & 1 and rules[R_OPENS_ALL + r] == 1:
-            return 99
-    return 1
+        m |= (rules[R_OPENS_ALL + r] & 1) << r
+    return m
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
@@ -401,7 +405,11 @@ def p_clear(rules, ptable, st, party, level):
 
 
 # --- decisions -------------------------------------------------------------------------------------
-@njit(cache=CACHE, inline=inline_in("revive", "monster_phase", "loot_phase", "regroup", "play_delve", "play_game"), _nrt=False)
+#: The policy switch is inlined where decisions are asked often (the phases end up in play_game).
+DECIDERS = ("revive", "monster_phase", "loot_phase", "regroup", "play_delve", "play_game")
+
+
+@njit(cache=CACHE, inline=inline_in(*DECIDERS), _nrt=False)
 def decide(kind, st, opts, n, pid, params, user_fn, rs, script, trace):
     """Ask the policy (a forced choice, n == 1, is not asked). Out-of-range answers count as 0."""
     if n == 1:
@@ -537,6 +545,7 @@ def loot_rows(rules, st, phase, opts, n, w):
     na, base = dragon_setup(w, need) if need > 0 else (0, True)
     chests = st[A.S_DUN + A.CHEST]
     potions = st[A.S_DUN + A.POTION]
+    every = opens_all(rules)  # companions of these roles open all chests, the others one
     units = w[W_LIST]  # the units held, in unit order (listed without a branch per unit)
     held = 0
     for i in range(w[W_LIVE_ID, LIVE_N] if chests > 0 else A.N_FACES):  # party dice come first
@@ -547,7 +556,8 @@ def loot_rows(rules, st, phase, opts, n, w):
         u = units[j]
         if chests > 0 and w[W_MASK, u] != 0:
             ok = 1 if dragon_left(w, need, na, base, u) else 0
-            n = add_row(opts, n, A.A_OPEN, u, min(chests, opens(rules, w[W_MASK, u])), UNIT_COST[u], ok)
+            k = chests if w[W_MASK, u] & every != 0 else 1
+            n = add_row(opts, n, A.A_OPEN, u, k, UNIT_COST[u], ok)
         if potions > 0 and u < A.U_TEMP:
             revive = min(potions, st[A.S_GRAVE] + 1)
             ok = 1 if dragon_left(w, need - revive, na, base, u) else 0
