@@ -15,9 +15,11 @@ from numba import njit
 
 from foury_sim.games import delve as D
 from foury_sim.games.delve import api as A
+from foury_sim.games.delve import engine as E
 from foury_sim.games.delve import solver as S
 from foury_sim.games.delve.ruleset import R_DRAGON_TYPES, R_HERO
 from foury_sim.games.delve.solver import W_CNT, W_EXTRA, W_LIVE, W_MASK, W_MON, W_SWEEP, best_fight, new_scratch
+from foury_sim.policy import make_policy
 
 # The rules text: which monster type each companion defeats all of (else: one monster of any type).
 SWEEPS = {A.FIGHTER: {0}, A.CLERIC: {1}, A.MAGE: {2}, A.THIEF: set(), A.CHAMPION: {0, 1, 2}}
@@ -259,3 +261,42 @@ def test_yes_no_dragon_checks_match_brute_force():
             left[u] -= 1
             dice = tuple(masks[v] for v in left for _ in range(left[v]))
             assert out[1 + u] == dragon_ok(dice, need), (avail, masks, need, u)
+
+
+COMPANION_TOKENS = ("vorpal_sword", "talisman", "scepter_of_power", "thieves_tools")
+
+
+@pytest.mark.parametrize(
+    "hero, extra",
+    [
+        ("none", set()),
+        ("spellsword", {A.U_HERO}),  # novice ultimate: the hero acts as a companion
+        ("crusader", {A.U_HERO}),
+        ("half_goblin", {A.U_TEMP + A.THIEF}),  # transforms goblins into temporary thieves
+        ("occultist", {A.U_TEMP + A.FIGHTER}),  # transforms skeletons into temporary fighters
+        ("enchantress", set()),  # transforms monsters into potions: no temporaries
+    ],
+)
+def test_solver_loops_over_the_units_a_hero_can_hold(hero, extra):
+    """The solver's loops skip units that can never be held (``engine.init_scratch``): the live
+    lists hold the party dice, the companion tokens and what the hero's powers add, in unit order
+    and in cost order."""
+    rs = D.load_ruleset()
+    w = E.scratch(rs.with_hero(hero))
+    tokens = {A.U_TOKEN + rs.treasure_names.index(name) for name in COMPANION_TOKENS}
+    expect = set(range(A.N_FACES)) | tokens | extra
+    assert w[S.W_LIVE_ID, : w[S.W_LIVE_ID, S.LIVE_N]].tolist() == sorted(expect)
+    assert w[S.W_LIVE, : w[S.W_LIVE, S.LIVE_N]].tolist() == [u for u in S.UNIT_ORDER.tolist() if u in expect]
+
+
+@pytest.mark.parametrize(
+    "hero, unit",
+    [("occultist", "temporary fighter"), ("half_goblin", "temporary thief"), ("spellsword", "the hero")],
+)
+def test_units_added_by_powers_are_spent_in_games(hero, unit):
+    """Temporary companions and a hero companion take part in fights in real games (they are in the
+    live lists, so the solver sees them)."""
+    rs = D.load_ruleset()
+    pol = make_policy("threshold", D.POLICIES)
+    spent = [line for g in range(20) for line in D.play(rs, hero, pol, 0, g)[1] if f"spends 1 x {unit}" in line]
+    assert spent
