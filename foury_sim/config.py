@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
+from pathlib import Path
 
 #: Cache compiled kernels on disk so a second process starts fast.
 CACHE: bool = os.environ.get("FOURY_SIM_NO_CACHE", "") == ""
@@ -61,6 +63,12 @@ def _prune(base: str, prefix: str, keep: str, n_keep: int = 3) -> None:
 _USER_CACHE_DIR = os.environ.get("NUMBA_CACHE_DIR", "")
 
 
+def _cache_dir(*packages: str) -> str:
+    """The cache directory of kernels from ``packages``, keyed by their sources."""
+    name = "-".join(p.replace("/", "_") for p in packages) or "core"
+    return os.path.join(_base_dir(), f"{name}-{_source_hash(tuple(packages))}")
+
+
 @contextlib.contextmanager
 def use_cache(*packages: str):
     """Decorate kernels inside this block with a cache directory keyed by their sources."""
@@ -70,7 +78,7 @@ def use_cache(*packages: str):
     import numba
 
     name = "-".join(p.replace("/", "_") for p in packages) or "core"
-    path = os.path.join(_base_dir(), f"{name}-{_source_hash(tuple(packages))}")
+    path = _cache_dir(*packages)
     os.makedirs(path, exist_ok=True)
     old = numba.config.CACHE_DIR
     numba.config.CACHE_DIR = path
@@ -94,11 +102,24 @@ class CompiledOnFirstUse:
     def compiled(self) -> bool:
         return self.dispatcher is not None
 
+    def cached(self) -> bool:
+        """Whether the on-disk cache of this version of the sources holds the entry point."""
+        stem = f"{self.fn.__module__.rsplit('.', 1)[-1]}.{self.fn.__qualname__}-"
+        return any(Path(_cache_dir(self.package)).rglob(stem + "*.nbi"))
+
+    def notice(self) -> str:
+        game = self.package.rsplit("/", 1)[-1]
+        return (f"foury-sim: compiling the {game} engine for this version (first use only; this can take a "
+                "few minutes; later runs load it from the cache in about a second)")
+
     def __call__(self):
-        """The numba dispatcher (compiled, or loaded from the on-disk cache, on the first call)."""
+        """The numba dispatcher (compiled, or loaded from the on-disk cache, on the first call).
+        A cold compile is announced on a terminal's stderr."""
         if self.dispatcher is None:
             from numba import njit
 
+            if CACHE and not (_USER_CACHE_DIR or JIT_DISABLED) and sys.stderr.isatty() and not self.cached():
+                print(self.notice(), file=sys.stderr, flush=True)
             with use_cache(self.package):
                 self.dispatcher = njit(self.sig, cache=CACHE, **self.options)(self.fn)
         return self.dispatcher

@@ -40,3 +40,19 @@ def test_importing_the_games_compiles_nothing():
         "assert not C._trials_kernel.compiled and not E.kernel.compiled\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_cold_compile_is_detected_and_announced(tmp_path, monkeypatch):
+    """Before compiling, an entry point checks the source-keyed cache; a cold compile (minutes)
+    is announced on a terminal's stderr, a cached start (a second) is not."""
+    from foury_sim.config import CompiledOnFirstUse, _cache_dir
+    from foury_sim.games.delve import engine as E
+
+    monkeypatch.setenv("FOURY_SIM_CACHE_DIR", str(tmp_path))
+    entry = CompiledOnFirstUse("games/delve", E.KERNEL_SIG, E._kernel, parallel=True)
+    assert not entry.cached()
+    assert entry.notice().startswith("foury-sim: compiling the delve engine")
+    index = Path(_cache_dir("games/delve")) / "delve_0123" / "engine._kernel-1174.py311.nbi"
+    index.parent.mkdir(parents=True)
+    index.write_bytes(b"")
+    assert entry.cached()
