@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 from pathlib import Path
@@ -22,6 +23,7 @@ CHUNK: int = 256
 KERNEL_CORE = ("config.py", "rng.py", "policy.py")
 
 
+@functools.cache
 def _source_hash(packages: tuple[str, ...]) -> str:
     """Hash of the core sources plus the given game packages.
 
@@ -63,10 +65,13 @@ def _prune(base: str, prefix: str, keep: str, n_keep: int = 3) -> None:
 _USER_CACHE_DIR = os.environ.get("NUMBA_CACHE_DIR", "")
 
 
+def _cache_name(packages: tuple[str, ...]) -> str:
+    return "-".join(p.replace("/", "_") for p in packages) or "core"
+
+
 def _cache_dir(*packages: str) -> str:
     """The cache directory of kernels from ``packages``, keyed by their sources."""
-    name = "-".join(p.replace("/", "_") for p in packages) or "core"
-    return os.path.join(_base_dir(), f"{name}-{_source_hash(tuple(packages))}")
+    return os.path.join(_base_dir(), f"{_cache_name(packages)}-{_source_hash(tuple(packages))}")
 
 
 @contextlib.contextmanager
@@ -77,7 +82,6 @@ def use_cache(*packages: str):
         return
     import numba
 
-    name = "-".join(p.replace("/", "_") for p in packages) or "core"
     path = _cache_dir(*packages)
     os.makedirs(path, exist_ok=True)
     old = numba.config.CACHE_DIR
@@ -86,7 +90,7 @@ def use_cache(*packages: str):
         yield
     finally:
         numba.config.CACHE_DIR = old
-    _prune(_base_dir(), f"{name}-", path)
+    _prune(_base_dir(), f"{_cache_name(packages)}-", path)
 
 
 class CompiledOnFirstUse:

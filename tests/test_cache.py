@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from foury_sim.config import _base_dir, _source_hash
+from foury_sim.config import _cache_dir
 
 
 def _keyed_dir(package: str) -> Path:
-    return Path(_base_dir()) / f"{package.replace('/', '_')}-{_source_hash((package,))}"
+    return Path(_cache_dir(package))
 
 
 def test_delve_kernel_cache_is_keyed_by_sources():
@@ -45,7 +45,7 @@ def test_importing_the_games_compiles_nothing():
 def test_a_cold_compile_is_detected_and_announced(tmp_path, monkeypatch):
     """Before compiling, an entry point checks the source-keyed cache; a cold compile (minutes)
     is announced on a terminal's stderr, a cached start (a second) is not."""
-    from foury_sim.config import CompiledOnFirstUse, _cache_dir
+    from foury_sim.config import CompiledOnFirstUse
     from foury_sim.games.delve import engine as E
 
     monkeypatch.setenv("FOURY_SIM_CACHE_DIR", str(tmp_path))

@@ -34,12 +34,11 @@ UNIT_ORDER = np.argsort(UNIT_COST, kind="stable").astype(np.int64)
 W_SWEEPER, W_USE, W_DSET, W_TAKEN, W_WORK, W_AVAIL, W_CAND = 0, 1, 2, 3, 4, 5, 6  # W_CAND: 3 rows
 W_CNT, W_MASK, W_EXTRA, W_SWEEP, W_MON = 9, 10, 11, 12, 13  # the inputs: filled by engine.load_units
 W_CAP, W_ACT = 14, 15  # active units (cost order) and their kill capacity
-W_NCAND, W_ROLES, W_CHOICE = 16, 17, 18  # candidates per monster type; the dragon search's stack
+W_NCAND, W_LIST, W_CHOICE = 16, 17, 18  # candidates per type; the engine's units held; a stack
 W_TARGET = 19  # the engine's scratch: targets of an ultimate, a saved dungeon
 W_LOW, W_PART = 20, 21  # the dragon search's lower bounds: cheapest unit per role, cost so far
-W_LIST = 22  # the engine's scratch: units held
-W_LIVE, W_LIVE_ID = 23, 24  # the units that can ever be held, in cost order and in unit order
-W_ROWS, W_COLS = 25, 40
+W_LIVE, W_LIVE_ID = 22, 23  # the units that can ever be held, in cost order and in unit order
+W_ROWS, W_COLS = 24, 40
 LIVE_N = W_COLS - 1  # w[W_LIVE, LIVE_N]: how many
 
 
