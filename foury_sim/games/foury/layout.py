@@ -58,7 +58,14 @@ S_CHESTS_GAINED = 57
 S_ORACLE = 58  # the Oracle's cell
 S_EXTRA = 59  # pending extra move
 S_DEATH_TURN = 60  # turn of the first death (0 = never died)
-S_ARROW0 = 64  # state[S_ARROW0 + a] = 1 when arrow a is used (entered or exited)
+# -- state slots 61..71: any-die clover (ruleset rulings.clover_dice)
+
+# -- state slots 72..87: upper level, unwinnable states
+
+# -- state slots 88..103: declared behaviours and rulings
+
+# -- state slots 104..127: free
+S_ARROW0 = 128  # state[S_ARROW0 + a] = 1 when arrow a is used (entered or exited)
 MAX_ARROWS = 32
 STATE_SIZE = S_ARROW0 + MAX_ARROWS
 
@@ -76,9 +83,14 @@ D_STEAL = 9  # options: [track] the bandit takes
 D_EXTRA = 10  # options: move rows: the one extra space (no roll)
 D_PLACE = 11  # options: move rows: where to stand after the Oracle
 D_ELYDION = 12  # options: [0 no, 1 visit the market now at next round's value]
-N_DECISIONS = 13
+# -- decision 13: any-die clover
+
+# -- decisions 14..17: declared behaviours and rulings
+
+N_DECISIONS = 18
 DECISION_NAMES = ("trait", "round", "move", "weapon", "clover", "shield", "fight_on", "cornucopia",
-                  "market", "steal", "extra_move", "place", "elydion_market")
+                  "market", "steal", "extra_move", "place", "elydion_market",
+                  "reroll", "unused14", "unused15", "unused16", "unused17")
 
 M_DONE, M_BUY, M_SWAP, M_REDEEM = 0, 1, 2, 3
 
@@ -134,7 +146,14 @@ HERO_KEYS = ("free", "kael", "melyra", "thalindra", "elydion")
  R_WEAR_PER_ROLLOFF, R_CLOVER_ON_TIE, R_STEAL_RANDOM, R_IMP_ONE, R_ORACLE_BLOCKED, R_ORACLE_TABLE_DEST,
  R_FREE_MOVE_TURNS, R_SWIM_ALL, R_EXIT_ROLL_ALWAYS, R_UPPER_SECTOR, R_REQ_ANYWHERE, R_D_NEW_CORNU,
  R_RESERVE_ENTRIES, R_HERO, R_KAEL_FOE_ICON, R_THAL_BANDIT, R_N_ARROWS, R_ROWS, R_COLS) = range(35)
-R_SIZE = 40
+# -- rules 40..47: any-die clover
+
+# -- rules 48..59: upper level, unwinnable states
+
+# -- rules 60..79: declared behaviours and rulings
+
+# -- rules 80..95: free
+R_SIZE = 96
 
 # --- tables (int64[T_ROWS, T_COLS]) --------------------------------------------------------
 T_EVENTS = 0  # rows 0..3: the room-event table of sectors A..D (6 faces)
@@ -150,7 +169,10 @@ T_SCORE = 12  # per track, then col 7 = per kill
 T_STAIRS = 13  # col 0: how many staircases, then their cells
 T_CIRCLES = 14  # the same for magic circles
 T_LEVERS = 15  # the same for levers
-T_ROWS, T_COLS = 16, 64
+# -- table rows 16..23: upper level
+
+# -- table rows 24..31: free
+T_ROWS, T_COLS = 32, 64
 
 # --- per-game output columns ---------------------------------------------------------------
 OUT_COLUMNS = ("win", "clean_win", "rounds_completed", "coins_used", "hearts_left", "turns", "score", "kills",
@@ -167,4 +189,10 @@ N_OUT = len(OUT_COLUMNS)
  TR_CLOVER, TR_WIN, TR_TIE, TR_HIT, TR_BLOCK, TR_STEAL, TR_FLEE, TR_GAIN, TR_LOSE, TR_DIE_TABLE, TR_REQ,
  TR_AWAKE, TR_ORACLE, TR_EXIT, TR_MARKET, TR_DEATH, TR_COIN, TR_LEVER, TR_IMP, TR_TROLL_BACK, TR_KAEL,
  TR_END, TR_WEAPON_WEAR, TR_FACED, TR_EXTRA, TR_CAPPED, TR_MARKET_OPEN, TR_KILL_PRIZE, TR_WALK, TR_JUMP) = range(40)
+# -- trace codes 40..44: any-die clover
+
+# -- trace codes 45..49: upper level, unwinnable states
+
+# -- trace codes 50..59: declared behaviours and rulings
+
 TRACE_COLS = 6
