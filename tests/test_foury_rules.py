@@ -481,14 +481,18 @@ def test_statue_d6_against_d6_and_damage():
 
 
 # ========================================================================================= combat
-def fight(foe, dice, *, sheet=None, queues=None, overrides=None, hero="free", bonus_all=2, **kw):
+def fight(foe, dice, *, sheet=None, queues=None, overrides=None, hero="free", bonus_all=2, imp_pick=2, **kw):
     """In at the arena's entry room (chest + potion): face 1 (a monster), the spawn table made of
-    ``foe`` only, then ``dice`` for the fight. The game stops after that room."""
+    ``foe`` only, then ``dice`` for the fight. The game stops after that room.
+
+    An imp (ruling imp_destroys = "one") first rolls which of the two items it erases: ``imp_pick``
+    (1 the chest, 2 the potion)."""
     ov = {"enemies.spawn_table": [foe] * 6, "round.monster_bonus": [bonus_all] * 4, "max_turns": 1}
     ov.update(overrides or {})
     if hero == "free" and sheet is None:
         sheet = {"hearts": 8}
-    return play("arena", script=[1, 1, *dice], sheet=sheet, queues=queues, overrides=ov, hero=hero, **kw)
+    pick = [imp_pick] if foe == "imp" and ov.get("rulings.imp_destroys", "one") == "one" else []
+    return play("arena", script=[1, 1, *pick, *dice], sheet=sheet, queues=queues, overrides=ov, hero=hero, **kw)
 
 
 def test_combat_higher_wins():
@@ -610,14 +614,28 @@ def test_minotaur_double_bonus():
     assert g.rows(L.TR_HIT) == [(1, 7, 0, 0, 0)]
 
 
-@pytest.mark.parametrize("ruling, destroyed", [("all", [I.CHEST, I.POTION]), ("one", [I.CHEST])])
-def test_imp_destroys_items(ruling, destroyed):
-    g = fight("imp", [6, 1], sheet={"hearts": 5}, overrides={"rulings.imp_destroys": ruling})
+@pytest.mark.parametrize("ruling, pick, destroyed", [("one", 1, [I.CHEST]), ("one", 2, [I.POTION]),
+                                                    ("all", None, [I.CHEST, I.POTION])])
+def test_imp_destroys_items(ruling, pick, destroyed):
+    """"If there is a Resource in the room where an Imp appears, erase it": RULING imp_destroys = "one"
+    (default) erases one item, a die choosing among the items there (here a chest and a potion: 1 the
+    chest, 2 the potion); "all" erases every item (no die)."""
+    assert DATA["rulings"]["imp_destroys"] == "one"
+    g = fight("imp", [6, 1], sheet={"hearts": 5}, overrides={"rulings.imp_destroys": ruling}, imp_pick=pick)
     assert [(r[0], r[1], r[2]) for r in g.rows(L.TR_IMP)] == [(0, ic, 1) for ic in destroyed]
+    assert g.dice() == (5 if ruling == "one" else 4)  # room, spawn, [the imp's pick], the two combat dice
     assert g.rows(L.TR_WIN) == [(I.IMP, 0, 0, 0, 0)]
     assert g[CH] == (0 if I.CHEST in destroyed else 1)
     assert g[H] == (5 if I.POTION in destroyed else 5 + DATA["potions"]["red"])
     assert g.icons(0, I.CHEST) == g.icons(0, I.POTION) == 0
+
+
+def test_imp_alone_item_needs_no_die():
+    """One item in the imp's room: it is erased without a die (the die map: a DIE icon in the entry room)."""
+    g = play("die", script=[1, 1, 6, 1], sheet={"hearts": 5},
+             overrides={"enemies.spawn_table": ["imp"] * 6, "max_turns": 1})
+    assert g.rows(L.TR_IMP) == [(0, I.DIE, 1, 0, 0)] and g.icons(0, I.DIE) == 0
+    assert g.rows(L.TR_DIE_TABLE) == [] and g.dice() == 4
 
 
 def test_bandit_steals_when_it_hurts():
