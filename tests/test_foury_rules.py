@@ -1267,3 +1267,75 @@ def test_every_ruling_option_parses_and_differs(name):
     with pytest.raises(InputError, match=f"rulings.{name}"):
         rules("cross_A", {f"rulings.{name}": "no such value"})
     assert f"`rulings.{name}" in RULES_MD, name
+
+
+def test_oracle_before_awake_blocked_ruling():
+    """RULING oracle_before_awake = "blocked": the sleeping Oracle's room cannot be entered (the corridor's
+    only way on leads through it: stuck); the default "pass": test_oracle_before_awake_nothing."""
+    g = play("oracle_line", script=[2], sheet={"hearts": 5},
+             overrides={"requirements.statues": 1, "game.insert_coins": 0, "rulings.oracle_before_awake": "blocked"})
+    assert g.decisions("move") == []
+    assert g[L.S_CAUSE] == L.CAUSE_STUCK and g[L.S_DEATH_CELL] == 0 and g.room_state(1) & L.EXPLORED == 0
+
+
+def test_oracle_leave_table_none_ruling():
+    """RULING oracle_leave_table = "none": stepping from the Oracle's room into a new room is not rolled
+    (default "destination": test_oracle_before_awake_nothing rolls it)."""
+    g = play("oracle_line", script=[2], sheet={"hearts": 5},
+             overrides={"requirements.statues": 1, "max_turns": 3, "rulings.oracle_leave_table": "none"})
+    assert [r[3] for r in g.rows(L.TR_ROLL)] == [0]
+    assert g[L.S_POS] == 2 and g.room_state(2) & L.EXPLORED
+
+
+def test_exit_roll_new_only_ruling():
+    """RULING exit_roll = "new_only": an explored exit reached again is not rolled; the goblin left there
+    is faced at once (default "always": test_exit_rolled_like_any_room)."""
+    script = [2, 1, 1, 6, 1,  # in at 3; 3->4: a goblin, beaten
+              1, 1, 3, 3,  # the Oracle, back in 4; 4->5 (exit): a goblin, tie, flee
+              2,  # 5 -> 7 over 4
+              6, 1]  # back to 5 over 4: no roll, the goblin beaten: out
+    g = play("exit", script=script, queues={"round": [0], "move": [1, 5, 7], "fight_on": [0]},
+             sheet={"hearts": 5}, overrides={"rulings.exit_roll": "new_only"})
+    assert len([r for r in g.rows(L.TR_ROLL) if r[3] == 5]) == 1
+    assert g.rows(L.TR_EXIT) == [(5, 1, 1, 0, 0)] and g[L.S_WIN] == 1
+
+
+@pytest.mark.parametrize("reserve", [True, False])
+def test_reserve_entries_ruling(reserve):
+    """Two rounds, the Palace has one arrow: RULING reserve_entries = true (default) forbids leaving the
+    Temple through it (the Palace could never be entered); false allows it (and the game is then lost)."""
+    ov = {**QUIET_EVENTS, "game.rounds": 2, "requirements.kills": 0, "max_turns": 4, "game.insert_coins": 0,
+          "rulings.reserve_entries": reserve}
+    g = play("exit1", script=[2, 2, 2], queues={"round": [0], "move": [4, 1, 5]}, sheet={"hearts": 5},
+             overrides=ov, strict=False)
+    if reserve:
+        assert g.rows(L.TR_EXIT) == [] and g[L.S_POS] == 5 and g[L.S_ROUND] == 0
+    else:
+        assert g.rows(L.TR_EXIT) == [(5, 1, 1, 0, 0)] and g[L.S_ROUND] == 1
+        assert g[L.S_CAUSE] == L.CAUSE_STUCK  # round 2: no arrow left into the Palace
+
+
+@pytest.mark.parametrize("new_only", [True, False])
+def test_d_new_cornucopia_ruling(new_only):
+    """ring4: a cornucopia kept from round 1 (A). RULING d_new_cornucopia = true (default): the Waterways
+    need one gained in their round; false: the kept one is set aside at once and awakens the Oracle."""
+    ov = {**QUIET_EVENTS, "game.rounds": 2, "requirements.kills": 0, "requirements.cornucopias": 1,
+          "max_turns": 5, "rulings.d_new_cornucopia": new_only}
+    g = play("ring4", script=[4, 4, 6, 1, 4, 4], sheet={"hearts": 5},
+             queues={"round": [0, 4], "move": [1, 4, 2], "place": [5], "cornucopia": [-1]}, overrides=ov)
+    assert g.rows(L.TR_ROUND)[1][:2] == (2, 3)  # round 2: the Waterways
+    if new_only:
+        assert g[CU] == 1 and g[L.S_RESERVED] == 0 and g[L.S_PHASE] == 0
+    else:
+        assert g[CU] == 0 and g[L.S_RESERVED] == 1 and g[L.S_PHASE] == 1
+        assert g.rows(L.TR_REQ)[-1] == (1, 1, 3, 0, 0)
+
+
+def test_market_exchange_rate_option():
+    """market.exchange_rate = 2: one resource swapped gives two (Elydion's mid-round market)."""
+    g = play("elydion", hero="elydion", script=[2, 2],
+             queues={"elydion_market": [1], "market": [market(L.M_SWAP, H, WP), DONE]},
+             overrides={"max_turns": 2, "market.exchange_rate": 2})
+    start = DATA["heroes"]["elydion"]["start"]
+    assert [r[:3] for r in g.rows(L.TR_MARKET)] == [(L.M_SWAP, H, WP)]
+    assert g[H] == start["hearts"] - 1 and g[WP] == start["weapon"] + 2
