@@ -11,6 +11,7 @@ Map cells are numbered ``row * cols + col``; sides and headings are N, E, S, W =
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,8 +29,10 @@ from foury_helpers import (
     rules,
 )
 
+from foury_sim.errors import InputError
 from foury_sim.games.foury import icons as I
 from foury_sim.games.foury import layout as L
+from foury_sim.games.foury.ruleset import RULINGS
 from foury_sim.stats import binom_z
 
 H, SH, CL, WP, SV, CH, CU = (L.HEARTS, L.SHIELD, L.CLOVER, L.WEAPON, L.SHOVEL, L.CHEST, L.CORNU)
@@ -481,14 +484,18 @@ def test_statue_d6_against_d6_and_damage():
 
 
 # ========================================================================================= combat
-def fight(foe, dice, *, sheet=None, queues=None, overrides=None, hero="free", bonus_all=2, **kw):
+def fight(foe, dice, *, sheet=None, queues=None, overrides=None, hero="free", bonus_all=2, imp_pick=2, **kw):
     """In at the arena's entry room (chest + potion): face 1 (a monster), the spawn table made of
-    ``foe`` only, then ``dice`` for the fight. The game stops after that room."""
+    ``foe`` only, then ``dice`` for the fight. The game stops after that room.
+
+    An imp (ruling imp_destroys = "one") first rolls which of the two items it erases: ``imp_pick``
+    (1 the chest, 2 the potion)."""
     ov = {"enemies.spawn_table": [foe] * 6, "round.monster_bonus": [bonus_all] * 4, "max_turns": 1}
     ov.update(overrides or {})
     if hero == "free" and sheet is None:
         sheet = {"hearts": 8}
-    return play("arena", script=[1, 1, *dice], sheet=sheet, queues=queues, overrides=ov, hero=hero, **kw)
+    pick = [imp_pick] if foe == "imp" and ov.get("rulings.imp_destroys", "one") == "one" else []
+    return play("arena", script=[1, 1, *pick, *dice], sheet=sheet, queues=queues, overrides=ov, hero=hero, **kw)
 
 
 def test_combat_higher_wins():
@@ -610,14 +617,28 @@ def test_minotaur_double_bonus():
     assert g.rows(L.TR_HIT) == [(1, 7, 0, 0, 0)]
 
 
-@pytest.mark.parametrize("ruling, destroyed", [("all", [I.CHEST, I.POTION]), ("one", [I.CHEST])])
-def test_imp_destroys_items(ruling, destroyed):
-    g = fight("imp", [6, 1], sheet={"hearts": 5}, overrides={"rulings.imp_destroys": ruling})
+@pytest.mark.parametrize("ruling, pick, destroyed", [("one", 1, [I.CHEST]), ("one", 2, [I.POTION]),
+                                                    ("all", None, [I.CHEST, I.POTION])])
+def test_imp_destroys_items(ruling, pick, destroyed):
+    """"If there is a Resource in the room where an Imp appears, erase it": RULING imp_destroys = "one"
+    (default) erases one item, a die choosing among the items there (here a chest and a potion: 1 the
+    chest, 2 the potion); "all" erases every item (no die)."""
+    assert DATA["rulings"]["imp_destroys"] == "one"
+    g = fight("imp", [6, 1], sheet={"hearts": 5}, overrides={"rulings.imp_destroys": ruling}, imp_pick=pick)
     assert [(r[0], r[1], r[2]) for r in g.rows(L.TR_IMP)] == [(0, ic, 1) for ic in destroyed]
+    assert g.dice() == (5 if ruling == "one" else 4)  # room, spawn, [the imp's pick], the two combat dice
     assert g.rows(L.TR_WIN) == [(I.IMP, 0, 0, 0, 0)]
     assert g[CH] == (0 if I.CHEST in destroyed else 1)
     assert g[H] == (5 if I.POTION in destroyed else 5 + DATA["potions"]["red"])
     assert g.icons(0, I.CHEST) == g.icons(0, I.POTION) == 0
+
+
+def test_imp_alone_item_needs_no_die():
+    """One item in the imp's room: it is erased without a die (the die map: a DIE icon in the entry room)."""
+    g = play("die", script=[1, 1, 6, 1], sheet={"hearts": 5},
+             overrides={"enemies.spawn_table": ["imp"] * 6, "max_turns": 1})
+    assert g.rows(L.TR_IMP) == [(0, I.DIE, 1, 0, 0)] and g.icons(0, I.DIE) == 0
+    assert g.rows(L.TR_DIE_TABLE) == [] and g.dice() == 4
 
 
 def test_bandit_steals_when_it_hurts():
@@ -1007,3 +1028,314 @@ def test_bandit_random_theft_is_uniform():
     assert counts.sum() == n
     for t in held:
         assert abs(binom_z(int(counts[t]), n, 1 / len(held))) < 4.5, counts.tolist()
+
+
+# =============================================== rulings against the literal text, declared behaviour
+@pytest.mark.parametrize("swim_rounds", ["D", "all"])
+def test_swim_only_in_the_waterways(swim_rounds):
+    """"The Waterways ... Use the flooded tunnels to swim freely": RULING swim_rounds = "D" (default): in
+    the Temple a flooded tunnel is an ordinary room (a step, rolled); "all": it is swum into without a roll."""
+    assert DATA["rulings"]["swim_rounds"] == "D"
+    swim = swim_rounds == "all"
+    script = [2, 2] + ([] if swim else [2])
+    g = play("water_a", script=script, queues={"move": [move(2, SWIM if swim else STEP)]}, sheet={"hearts": 5},
+             overrides={**QUIET_EVENTS, "max_turns": 3, "rulings.swim_rounds": swim_rounds})
+    at1 = g.decisions("move")[-1]
+    assert {"kind": SWIM if swim else STEP, "from": 1, "to": 2, "path": 0} in at1.moves()
+    assert [r[3] for r in g.rows(L.TR_ROLL)] == ([0, 1] if swim else [0, 1, 2])
+    assert g[L.S_POS] == 2 and g.room_state(2) & L.EXPLORED
+
+
+@pytest.mark.parametrize("roll", [False, True])
+def test_roll_after_swim(roll):
+    """Swimming into an unexplored flooded room: no roll ("swim freely ... without rolling the die", the
+    default); RULING roll_after_swim = true rolls it, on the table of the room you swim from (D)."""
+    assert DATA["rulings"]["roll_after_swim"] is False
+    script = [5, 3, 1] + ([6] if roll else [])  # the last face (D6: an extra move) only when rolled
+    q = {"round": [1], "move": [move(2, SWIM)]}
+    g = play("water", script=script, queues=q, sheet={"hearts": 5},
+             overrides={"max_turns": 4, "rulings.roll_after_swim": roll})
+    rolls = g.rows(L.TR_ROLL)
+    assert len(rolls) == (4 if roll else 3)
+    if roll:
+        assert rolls[-1][:4] == (3, 6, L.EV_EXTRA, 2)
+        assert g.rows(L.TR_EXTRA) == [(1, 0, 0, 0, 0)]
+    assert g.room_state(2) & L.EXPLORED
+
+
+@pytest.mark.parametrize("roll", [False, True])
+def test_roll_after_magic_circle(roll):
+    """Arriving by magic circle in an unexplored room: no roll (default); RULING roll_after_jump = true
+    rolls it on the table of the sector you jump from."""
+    assert DATA["rulings"]["roll_after_jump"] is False
+    g = play("circles", script=[2] + ([2] if roll else []), queues={"move": [move(3, CIRCLE)]},
+             sheet={"hearts": 5}, overrides={"max_turns": 2, "rulings.roll_after_jump": roll})
+    assert g[L.S_POS] == 3
+    assert [(r[0], r[3]) for r in g.rows(L.TR_ROLL)] == ([(0, 0), (0, 3)] if roll else [(0, 0)])
+
+
+@pytest.mark.parametrize("roll", [False, True])
+def test_roll_after_stairs(roll):
+    """Coming down a staircase into an unexplored room: no roll (default); roll_after_jump = true rolls
+    it (table C, the sector of the staircase climbed)."""
+    g = play("cliff", script=[5] + ([5] if roll else []), queues={"round": [1], "move": [move(6, STAIRS)]},
+             sheet={"hearts": 5},
+             overrides={"requirements.levers": 2, "max_turns": 2, "rulings.roll_after_jump": roll})
+    assert g[L.S_POS] == 6 and g[L.S_PHASE] == 1
+    assert [(r[0], r[3]) for r in g.rows(L.TR_ROLL)] == ([(2, 0), (2, 6)] if roll else [(2, 0)])
+
+
+@pytest.mark.parametrize("immune", [True, False])
+def test_oracle_immune_ruling(immune):
+    """RULING oracle_immune = true (default): "the room you came from collapses" never hits the Oracle's
+    room; false: it does (the Oracle is then unreachable for good)."""
+    assert DATA["rulings"]["oracle_immune"] is True
+    g = play("ring4", script=[3, 3, 6, 1, 1, 6, 1], queues={"round": [1], "move": [5, 4, 7], "place": [5]},
+             sheet={"hearts": 5},
+             overrides={"max_turns": 4, "requirements.kills": 0, "rulings.oracle_immune": immune})
+    assert g.rows(L.TR_ROLL)[-1][2] & L.EV_PREV_COLLAPSE
+    assert g.rows(L.TR_PREV_COLLAPSE) == ([] if immune else [(4, 0, 0, 0, 0)])
+    assert bool(g.room_state(4) & L.COLLAPSED) is not immune
+
+
+@pytest.mark.parametrize("flee_to", ["stay", "back"])
+def test_flee_stay_or_back(flee_to):
+    """Fleeing: RULING flee_to = "stay" (default): you stay in the foe's room and may step on to any
+    neighbour, past the foe; "back": you step back (free) into the room you came from, and the foe bars
+    the way on."""
+    assert DATA["rulings"]["flee_to"] == "stay"
+    # in at 2 (entry roll), step 2->1 (roll), the goblin: tie, flee
+    g = play("line5_g", script=[5, 2, 3, 3], queues={"fight_on": [0], "move": [1]}, defaults={"move": -100},
+             sheet={"hearts": 5}, overrides={**QUIET_EVENTS, "max_turns": 3, "rulings.flee_to": flee_to},
+             strict=False, check_dice=False)  # the step after is rolled at random
+    assert g.rows(L.TR_FLEE) == [(I.GOBLIN, 1, 0, 0, 0)]
+    after = g.decisions("move")[1]
+    if flee_to == "stay":
+        assert g.rows(L.TR_FLEE_BACK) == [] and after.snap["pos"] == 1
+        assert {"kind": STEP, "from": 1, "to": 0, "path": 0} in after.moves()  # on past the goblin
+    else:
+        assert g.rows(L.TR_FLEE_BACK) == [(1, 2, 0, 0, 0)] and after.snap["pos"] == 2
+        assert moves_into(after, 0) == []  # the goblin bars the way
+        assert {"kind": GOTO, "from": 2, "to": 1, "path": 0} in after.moves()  # face it again
+    assert after.snap["turn"] == 2  # fleeing back is free
+
+
+def test_flee_back_not_through_a_jump():
+    """flee_to = "back" after arriving by magic circle (rolled: roll_after_jump): the room you came from
+    is not behind you, so you stay."""
+    ov = {**QUIET_EVENTS, "events.A": ["monster"] + ["nothing"] * 5, "max_turns": 2, "rulings.flee_to": "back",
+          "rulings.roll_after_jump": True}
+    g = play("circles", script=[2, 1, 1, 3, 3], queues={"fight_on": [0], "move": [move(3, CIRCLE)]},
+             sheet={"hearts": 5}, overrides=ov)
+    assert g.rows(L.TR_FLEE) == [(I.GOBLIN, 3, 0, 0, 0)]
+    assert g.rows(L.TR_FLEE_BACK) == [] and g[L.S_POS] == 3
+
+
+@pytest.mark.parametrize("ruling", ["optional", "always"])
+def test_die_icon_optional(ruling):
+    """"DIE: You *can* obtain various things": RULING die_icon = "optional" (default): the player decides
+    (here: leaves it); the die stays in the room. "always": it is rolled, no decision."""
+    assert DATA["rulings"]["die_icon"] == "optional"
+    q = {"use_die": [0]} if ruling == "optional" else {}
+    g = play("die", script=[2] + ([] if ruling == "optional" else [3]), queues=q, sheet={"hearts": 5},
+             overrides={"max_turns": 1, "rulings.die_icon": ruling})
+    if ruling == "optional":
+        assert [d.keys for d in g.decisions("use_die")] == [[1, 0]]  # roll it, leave it
+        assert g.rows(L.TR_DIE_LEFT) == [(0, 1, 0, 0, 0)] and g.rows(L.TR_DIE_TABLE) == []
+        assert g.icons(0, I.DIE) == 1 and g[CH] == 0
+    else:
+        assert g.decisions("use_die") == []
+        assert g.rows(L.TR_DIE_TABLE) == [(3, L.DIE_CHEST, 0, 0, 0)] and g.icons(0, I.DIE) == 0 and g[CH] == 1
+
+
+def test_die_icon_rolled_when_chosen():
+    g = play("die", script=[2, 3], queues={"use_die": [1]}, sheet={"hearts": 5}, overrides={"max_turns": 1})
+    assert len(g.decisions("use_die")) == 1 and g.rows(L.TR_DIE_LEFT) == []
+    assert g.rows(L.TR_DIE_TABLE) == [(3, L.DIE_CHEST, 0, 0, 0)] and g.icons(0, I.DIE) == 0 and g[CH] == 1
+
+
+@pytest.mark.parametrize("policy", ["greedy", "cautious"])
+def test_builtin_policies_use_the_die_sensibly(policy):
+    """Greedy and cautious leave a die when hearts are low (it can cost a heart or bring a monster), roll
+    it otherwise, and always when it is the Waterways' way to a cornucopia (leaving it would bring them back)."""
+    from foury_sim.games.foury.policies import CAUTIOUS, GREEDY, heuristic_decide
+
+    p = GREEDY if policy == "greedy" else CAUTIOUS
+    params = np.array(list(p.values()), np.float64)
+    st = np.zeros(L.STATE_SIZE, np.int64)
+    opts = np.zeros((2, L.N_OCOL), np.int64)
+    opts[0, 0], opts[1, 0] = 1, 0
+    low = int(p["flee_hearts"]) + 1
+    for hearts, goal, use in [(low, 0, False), (low + 1, 0, True), (1, 1, True), (8, 0, True)]:
+        st[L.HEARTS] = hearts
+        st[L.S_DIE_GOAL] = goal
+        assert heuristic_decide(L.D_USE_DIE, st, opts, 2, params) == (0 if use else 1), (hearts, goal)
+
+
+@pytest.mark.parametrize("ruling", ["foe_icon", "monster_only", "off"])
+def test_kael_skips_roll_options(ruling):
+    """RULING kael_skips_roll: "foe_icon" (default) skips the roll for a statue's room and a monster's;
+    "monster_only" only for a monster's (a statue is "a trap"); "off" never."""
+    skip_statue = ruling == "foe_icon"
+    skip_goblin = ruling != "off"
+    ov = {"max_turns": 2, "rulings.kael_skips_roll": ruling}
+    st = play("line5", hero="kael", script=[5, 6, 1] if skip_statue else [5, 2, 6, 1], overrides=ov,
+              queues={"move": [1]})
+    assert [r[3] for r in st.rows(L.TR_ROLL)] == ([2] if skip_statue else [2, 1])
+    assert st.rows(L.TR_KAEL) == ([(1, 0, 0, 0, 0)] if skip_statue else [])
+    gb = play("line_g", hero="kael", script=[2, 6, 1] if skip_goblin else [2, 2, 6, 1], overrides=ov)
+    assert [r[3] for r in gb.rows(L.TR_ROLL)] == ([0] if skip_goblin else [0, 1])
+    assert gb.rows(L.TR_WIN) == [(I.GOBLIN, 1, 0, 0, 0)]
+
+
+@pytest.mark.parametrize("ruling", ["hit", "one_heart"])
+def test_shield_blocks_ruling(ruling):
+    """"Blocks the hit": RULING shield_blocks = "hit" (default) negates the whole damage; "one_heart"
+    takes only 1 heart off it."""
+    g = fight("orc", [1, 4], sheet={"hearts": 8, "shield": 1}, queues={"shield": [1], "fight_on": [0]},
+              overrides={"rulings.shield_blocks": ruling})  # 1 vs 4+2: 5 damage
+    if ruling == "hit":
+        assert g.rows(L.TR_BLOCK) == [(5, 0, 0, 0, 0)] and g.rows(L.TR_HIT) == [] and g[H] == 8
+    else:
+        assert g.rows(L.TR_BLOCK) == [(1, 0, 0, 0, 0)] and g.rows(L.TR_HIT) == [(4, 4, 0, 0, 0)] and g[H] == 4
+    assert g[SH] == 0
+
+
+def test_shield_one_heart_bandit_steals_only_when_hurt():
+    """shield_blocks = "one_heart": a 1-damage bandit hit fully absorbed steals nothing; 2 damage hurts: it steals."""
+    ov = {"rulings.shield_blocks": "one_heart"}
+    g = fight("bandit", [1, 2], sheet={"hearts": 6, "shield": 1, "shovel": 1}, bonus_all=0,
+              queues={"shield": [1], "fight_on": [0]}, overrides=ov)
+    assert g.rows(L.TR_HIT) == [] and g.rows(L.TR_STEAL) == [] and g[SV] == 1
+    g = fight("bandit", [1, 3], sheet={"hearts": 6, "shield": 1, "shovel": 1}, bonus_all=0,
+              queues={"shield": [1], "fight_on": [0]}, overrides=ov)
+    assert g.rows(L.TR_HIT) == [(1, 5, 0, 0, 0)] and g.rows(L.TR_STEAL) == [(SV, 0, 0, 0, 0)]
+
+
+def test_insert_coin_new_game():
+    """RULING insert_coin = "new_game": the continue starts the whole game again on a fresh map (the goblin
+    that killed you and the room you died in are gone from the sheet); "restart_round": test_insert_coin."""
+    g = play("cross_A", script=[1, 1, 1, 6, 1, 1, 1, 6], queues={"round": [2, 1], "trait": [H, H]},
+             sheet={"hearts": 2}, overrides={"rulings.insert_coin": "new_game"})
+    assert g.rows(L.TR_COIN) == [(1, 1, 0, 0, 0)]
+    assert g.decisions("round")[1].keys == [0, 1, 2, 3, 4]
+    assert g.rows(L.TR_DEATH)[0][:2] == (L.CAUSE_FOE + I.GOBLIN, 3)
+    assert not g.room_state(3) & L.EXPLORED and g.icons(3, I.GOBLIN) == 0  # a fresh map
+    assert g.room_state(1) & L.EXPLORED and g.icons(1, I.GOBLIN) == 1  # the second life's death
+    assert g[L.S_COINS_USED] == 1 and g[L.S_WIN] == 0
+
+
+@pytest.mark.parametrize("ruling", ["restart_round", "new_game"])
+def test_insert_coin_completed_rounds(ruling):
+    """ring4, two rounds: round 1 (A) won with a goblin killed, then killed by the orc in round 2 (B).
+    "restart_round" (default): round 1 stays completed, B is played again (its arrow reopened);
+    "new_game": every round and arrow is open again, the kills are gone, the map is fresh."""
+    assert DATA["rulings"]["insert_coin"] == "restart_round"
+    new = ruling == "new_game"
+    ov = dict(QUIET_EVENTS)
+    ov.update({"game.rounds": 2, "requirements.kills": 0, "max_turns": 7, "rulings.insert_coin": ruling})
+    script = [4, 4, 6, 1, 4,  # round 1: in at 0, 0->1, the Oracle, stand in 5 (the goblin beaten), out at 2
+              1, 6]  # round 2: in at 2, over 5 to the Oracle, stand in 7: the orc hits 6 (7 vs 1)
+    g = play("ring4", script=script + ([4] if new else []),  # new game: the entry room is unexplored again
+             queues={"round": [0, 3], "move": [1, 4, 2, 4], "place": [5, 7], "cornucopia": [-1]},
+             sheet={"hearts": 6}, overrides=ov)
+    assert g.rows(L.TR_DEATH)[0][:2] == (L.CAUSE_FOE + I.ORC, 7)
+    assert g.rows(L.TR_COIN) == [(1 if new else 2, int(new), 0, 0, 0)]  # the round played next
+    assert g.decisions("round")[2].keys == (list(range(8)) if new else [3, 4, 5, 6, 7])
+    assert g[L.S_ROUND] == (0 if new else 1) and g[L.S_DONE_MASK] == (0 if new else 1)
+    assert g[L.S_KILLS_TOTAL] == (0 if new else 1)
+    assert g.icons(5, I.GOBLIN) == (1 if new else 0)  # the goblin of round 1 is back on a fresh map
+
+
+# ================================================================ every ruling has a real alternative
+RULES_MD = (Path(__file__).parent.parent / "docs" / "rules.md").read_text()
+
+
+@pytest.mark.parametrize("name", sorted(RULINGS))
+def test_every_ruling_option_parses_and_differs(name):
+    """Each ``rulings.<key>`` accepts at least two values, each value loads and sets the kernel's rule
+    vector differently (so the option flips something), a wrong value is refused, and docs/rules.md
+    names the option in its rulings table."""
+    allowed = RULINGS[name][0]
+    assert len(allowed) >= 2, name
+    assert DATA["rulings"][name] in allowed
+    vectors = set()
+    for v in allowed:
+        r = rules("cross_A", {f"rulings.{name}": v})
+        vectors.add(tuple(int(x) for x in r.R))
+    assert len(vectors) == len(allowed), name
+    with pytest.raises(InputError, match=f"rulings.{name}"):
+        rules("cross_A", {f"rulings.{name}": "no such value"})
+    assert f"`rulings.{name}" in RULES_MD, name
+
+
+def test_oracle_before_awake_blocked_ruling():
+    """RULING oracle_before_awake = "blocked": the sleeping Oracle's room cannot be entered (the corridor's
+    only way on leads through it: stuck); the default "pass": test_oracle_before_awake_nothing."""
+    g = play("oracle_line", script=[2], sheet={"hearts": 5},
+             overrides={"requirements.statues": 1, "game.insert_coins": 0, "rulings.oracle_before_awake": "blocked"})
+    assert g.decisions("move") == []
+    assert g[L.S_CAUSE] == L.CAUSE_STUCK and g[L.S_DEATH_CELL] == 0 and g.room_state(1) & L.EXPLORED == 0
+
+
+def test_oracle_leave_table_none_ruling():
+    """RULING oracle_leave_table = "none": stepping from the Oracle's room into a new room is not rolled
+    (default "destination": test_oracle_before_awake_nothing rolls it)."""
+    g = play("oracle_line", script=[2], sheet={"hearts": 5},
+             overrides={"requirements.statues": 1, "max_turns": 3, "rulings.oracle_leave_table": "none"})
+    assert [r[3] for r in g.rows(L.TR_ROLL)] == [0]
+    assert g[L.S_POS] == 2 and g.room_state(2) & L.EXPLORED
+
+
+def test_exit_roll_new_only_ruling():
+    """RULING exit_roll = "new_only": an explored exit reached again is not rolled; the goblin left there
+    is faced at once (default "always": test_exit_rolled_like_any_room)."""
+    script = [2, 1, 1, 6, 1,  # in at 3; 3->4: a goblin, beaten
+              1, 1, 3, 3,  # the Oracle, back in 4; 4->5 (exit): a goblin, tie, flee
+              2,  # 5 -> 7 over 4
+              6, 1]  # back to 5 over 4: no roll, the goblin beaten: out
+    g = play("exit", script=script, queues={"round": [0], "move": [1, 5, 7], "fight_on": [0]},
+             sheet={"hearts": 5}, overrides={"rulings.exit_roll": "new_only"})
+    assert len([r for r in g.rows(L.TR_ROLL) if r[3] == 5]) == 1
+    assert g.rows(L.TR_EXIT) == [(5, 1, 1, 0, 0)] and g[L.S_WIN] == 1
+
+
+@pytest.mark.parametrize("reserve", [True, False])
+def test_reserve_entries_ruling(reserve):
+    """Two rounds, the Palace has one arrow: RULING reserve_entries = true (default) forbids leaving the
+    Temple through it (the Palace could never be entered); false allows it (and the game is then lost)."""
+    ov = {**QUIET_EVENTS, "game.rounds": 2, "requirements.kills": 0, "max_turns": 4, "game.insert_coins": 0,
+          "rulings.reserve_entries": reserve}
+    g = play("exit1", script=[2, 2, 2], queues={"round": [0], "move": [4, 1, 5]}, sheet={"hearts": 5},
+             overrides=ov, strict=False)
+    if reserve:
+        assert g.rows(L.TR_EXIT) == [] and g[L.S_POS] == 5 and g[L.S_ROUND] == 0
+    else:
+        assert g.rows(L.TR_EXIT) == [(5, 1, 1, 0, 0)] and g[L.S_ROUND] == 1
+        assert g[L.S_CAUSE] == L.CAUSE_STUCK  # round 2: no arrow left into the Palace
+
+
+@pytest.mark.parametrize("new_only", [True, False])
+def test_d_new_cornucopia_ruling(new_only):
+    """ring4: a cornucopia kept from round 1 (A). RULING d_new_cornucopia = true (default): the Waterways
+    need one gained in their round; false: the kept one is set aside at once and awakens the Oracle."""
+    ov = {**QUIET_EVENTS, "game.rounds": 2, "requirements.kills": 0, "requirements.cornucopias": 1,
+          "max_turns": 5, "rulings.d_new_cornucopia": new_only}
+    g = play("ring4", script=[4, 4, 6, 1, 4, 4], sheet={"hearts": 5},
+             queues={"round": [0, 4], "move": [1, 4, 2], "place": [5], "cornucopia": [-1]}, overrides=ov)
+    assert g.rows(L.TR_ROUND)[1][:2] == (2, 3)  # round 2: the Waterways
+    if new_only:
+        assert g[CU] == 1 and g[L.S_RESERVED] == 0 and g[L.S_PHASE] == 0
+    else:
+        assert g[CU] == 0 and g[L.S_RESERVED] == 1 and g[L.S_PHASE] == 1
+        assert g.rows(L.TR_REQ)[-1] == (1, 1, 3, 0, 0)
+
+
+def test_market_exchange_rate_option():
+    """market.exchange_rate = 2: one resource swapped gives two (Elydion's mid-round market)."""
+    g = play("elydion", hero="elydion", script=[2, 2],
+             queues={"elydion_market": [1], "market": [market(L.M_SWAP, H, WP), DONE]},
+             overrides={"max_turns": 2, "market.exchange_rate": 2})
+    start = DATA["heroes"]["elydion"]["start"]
+    assert [r[:3] for r in g.rows(L.TR_MARKET)] == [(L.M_SWAP, H, WP)]
+    assert g[H] == start["hearts"] - 1 and g[WP] == start["weapon"] + 2

@@ -232,16 +232,28 @@ def steal(R, st, opts, rs, ps, script, tr, pid, params, fn):
 
 
 @njit(cache=CACHE, _nrt=False)
-def destroy_items(R, st, rm, tr, cell):
-    """An imp appears: it destroys the resources lying in its room."""
+def destroy_items(R, st, rm, rs, script, tr, cell):
+    """An imp appears: "If there is a Resource in the room ..., erase it".
+
+    Ruling ``imp_destroys``: "one" erases one item, chosen by a die among the items lying there (each
+    equally likely; none rolled when only one lies there); "all" erases every item.
+    """
+    k = item_count(rm, cell)
+    if k == 0:
+        return
+    if R[R_IMP_ONE] == 0:
+        for ic in range(I_CHEST, DIE + 1):
+            if rm[cell, RM_ICON + ic] > 0:
+                log(tr, st, TR_IMP, cell, ic, rm[cell, RM_ICON + ic], 0, 0)
+                rm[cell, RM_ICON + ic] = 0
+        return
+    pick = roll(rs, script, k) if k > 1 else 1
     for ic in range(I_CHEST, DIE + 1):
-        k = rm[cell, RM_ICON + ic]
-        if k > 0:
-            take = 1 if R[R_IMP_ONE] == 1 else k
-            rm[cell, RM_ICON + ic] -= take
-            log(tr, st, TR_IMP, cell, ic, take, 0, 0)
-            if R[R_IMP_ONE] == 1:
-                return
+        pick -= rm[cell, RM_ICON + ic]
+        if pick <= 0:
+            rm[cell, RM_ICON + ic] -= 1
+            log(tr, st, TR_IMP, cell, ic, 1, 0, 0)
+            return
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -291,7 +303,7 @@ def fight(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell, fo
     strength = foe_strength(T, st, foe)
     log(tr, st, TR_FIGHT, foe, strength, cell, 0, 0)
     if foe == IMP:
-        destroy_items(R, st, rm, tr, cell)
+        destroy_items(R, st, rm, rs, script, tr, cell)
     if foe == STATUE and (rm[cell, RM_FLAG] & F_FACED) == 0 and req_counts(R, geo, st, cell, 0):
         rm[cell, RM_FLAG] |= F_FACED
         log(tr, st, TR_FACED, cell, 0, 0, 0, 0)
@@ -357,8 +369,10 @@ def fight(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell, fo
                 opts[1, 0] = 1
                 if decide(D_SHIELD, 2, st, opts, ps, pid, params, fn) == 1:
                     st[SHIELD] -= 1
-                    blocked = True
-                    log(tr, st, TR_BLOCK, dmg, st[SHIELD], 0, 0, 0)
+                    saved = 1 if R[R_SHIELD_ONE] == 1 else dmg  # ruling shield_blocks: the hit, or one heart
+                    dmg -= saved
+                    blocked = dmg == 0
+                    log(tr, st, TR_BLOCK, saved, st[SHIELD], 0, 0, 0)
             if not blocked:
                 st[HEARTS] -= dmg
                 log(tr, st, TR_HIT, dmg, max(st[HEARTS], 0), 0, 0, 0)
@@ -432,7 +446,7 @@ def apply_event(R, T, geo, st, rm, rs, script, tr, ev, cell, direction, prev):
         collapse_wall(geo, st, rm, tr, cell, direction)
     if ev & EV_BEHIND:
         collapse_wall(geo, st, rm, tr, cell, (direction + 2) % 4)
-    if prev >= 0 and prev != st[S_ORACLE]:
+    if prev >= 0 and (prev != st[S_ORACLE] or R[R_ORACLE_IMMUNE] == 0):  # ruling oracle_immune
         if ev & EV_PREV_COLLAPSE:
             rm[prev, RM_STATE] |= COLLAPSED
             log(tr, st, TR_PREV_COLLAPSE, prev, 0, 0, 0, 0)
@@ -487,20 +501,35 @@ def die_table(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell
 
 
 @njit(cache=CACHE, _nrt=False)
+def use_dice(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell):
+    """The room's DIE icons: "You *can* obtain various things" (ruling ``die_icon``).
+
+    "optional": before each die the player decides (D_USE_DIE) to roll it or leave it; a die left
+    stays in the room (so do the ones after it). "always": every die is rolled.
+    """
+    while rm[cell, RM_ICON + DIE] > 0 and st[S_DEAD] == 0:
+        if R[R_DIE_OPTIONAL] == 1:
+            st[S_DIE_GOAL] = 1 if req_counts(R, geo, st, cell, 3) else 0
+            opts[0, 0] = 1
+            opts[1, 0] = 0
+            if decide(D_USE_DIE, 2, st, opts, ps, pid, params, fn) == 1:
+                log(tr, st, TR_DIE_LEFT, cell, rm[cell, RM_ICON + DIE], 0, 0, 0)
+                return
+        rm[cell, RM_ICON + DIE] -= 1
+        die_table(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell)
+
+
+@njit(cache=CACHE, _nrt=False)
 def collect_items(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell):
     """After a won encounter (or none), collect every item in the room; they are removed."""
-    for ic in range(I_CHEST, DIE + 1):
+    for ic in range(I_CHEST, DIE):
         k = rm[cell, RM_ICON + ic]
         if k == 0:
             continue
         rm[cell, RM_ICON + ic] = 0
         for _ in range(k):
-            if st[S_DEAD] == 1:
-                return
-            if ic == DIE:
-                die_table(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell)
-            else:
-                receive(R, geo, st, opts, ps, tr, pid, params, fn, cell, ic)
+            receive(R, geo, st, opts, ps, tr, pid, params, fn, cell, ic)
+    use_dice(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell)
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -539,6 +568,47 @@ def arrive(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn,
 
 
 @njit(cache=CACHE, _nrt=False)
+def kael_skips(R, st, rm, cell):
+    """Kael: "when he enters a space with an enemy, he does not roll the die to determine the room".
+
+    Ruling ``kael_skips_roll``: "foe_icon" any foe icon (statue or monster) in the room; "monster_only"
+    only monsters (the rulebook's Enemies section lists monsters; a statue is "a trap"); "off" never.
+    """
+    if st[S_HERO] != H_KAEL or R[R_KAEL_FOE_ICON] == 0:
+        return False
+    lo = GOBLIN if R[R_KAEL_MONSTERS_ONLY] == 1 else STATUE
+    for ic in range(lo, MINOTAUR + 1):
+        if rm[cell, RM_ICON + ic] > 0:
+            return True
+    return False
+
+
+@njit(cache=CACHE, _nrt=False)
+def flee_back(R, geo, st, rm, tr, cell, direction, prev):
+    """Ruling ``flee_to = "back"``: having fled, step back (free, no roll) into the room you came from,
+    when it is the neighbour behind you and still passable; otherwise you stay. Returns True if moved."""
+    if prev < 0 or direction < 0:
+        return False
+    back = (direction + 2) % 4
+    if geo[cell, back] != prev or not passable(R, st, rm, cell, back, prev):
+        return False
+    st[S_POS] = prev
+    st[S_DIR] = back
+    log(tr, st, TR_FLEE_BACK, cell, prev, 0, 0, 0)
+    return True
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def jump_table(R, geo, rm, frm, to, flag):
+    """The room table rolled on arriving at ``to`` by a jump (stairs, circle) or a swim: -1 (no roll) unless
+    the ruling (``flag``: roll_after_jump / roll_after_swim) asks for it and ``to`` is unexplored; then the
+    table of the sector you move from."""
+    if R[flag] == 0 or (rm[to, RM_STATE] & EXPLORED):
+        return -1
+    return geo[frm, 4] if 0 <= geo[frm, 4] < 4 else geo[to, 4]
+
+
+@njit(cache=CACHE, _nrt=False)
 def enter_room(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, cell, direction, prev,
                table, free_step):
     """Resolve one room: the room roll (``table`` >= 0), encounters, items, Oracle, exit, extra move.
@@ -558,7 +628,7 @@ def enter_room(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params,
         # ending any move on an unused exit: "treat it like any other space: roll"
         table = geo[prev, 4] if prev >= 0 and 0 <= geo[prev, 4] < 4 else geo[cell, 4]
     if table >= 0:
-        if st[S_HERO] == H_KAEL and R[R_KAEL_FOE_ICON] == 1 and first_foe(rm, cell) >= 0:
+        if kael_skips(R, st, rm, cell):
             log(tr, st, TR_KAEL, cell, 0, 0, 0, 0)
         else:
             face = d6(rs, script)
@@ -572,6 +642,9 @@ def enter_room(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params,
         collect_items(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell)
         if st[S_DEAD] == 1:
             return 0
+    if (res == 0 or first_foe(rm, cell) >= 0) and R[R_FLEE_BACK] == 1 and flee_back(R, geo, st, rm, tr, cell,
+                                                                                     direction, prev):
+        return 0
     if cell == st[S_ORACLE]:
         if st[S_PHASE] == 1:
             gain(st, tr, CHEST, 1)
@@ -945,8 +1018,9 @@ def do_move(R, T, geo, arrows, st, rm, sc, opts, rs, ps, script, tr, pid, params
     if kind == MK_CIRCLE:
         log(tr, st, TR_JUMP, frm, to, MK_CIRCLE, 0, 0)
     if kind == MK_SWIM or kind == MK_CIRCLE:
+        table = jump_table(R, geo, rm, frm, to, R_ROLL_AFTER_SWIM if kind == MK_SWIM else R_ROLL_AFTER_JUMP)
         return arrive(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, to,
-                      d if d >= 0 else st[S_DIR], frm, -1, False)
+                      d if d >= 0 else st[S_DIR], frm, table, False)
     if kind == MK_SHOVEL:
         st[SHOVEL] -= 1
         rm[frm, RM_WALL + d] = W_OPEN
@@ -969,7 +1043,7 @@ def do_move(R, T, geo, arrows, st, rm, sc, opts, rs, ps, script, tr, pid, params
                     log(tr, st, TR_LEVER, x, 0, 0, 0, 0)
             progress(st, tr, k)
         return arrive(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, to, st[S_DIR],
-                      -1, -1, False)
+                      -1, jump_table(R, geo, rm, frm, to, R_ROLL_AFTER_JUMP), False)
     # MK_GOTO: walk to an explored room; only a legal exit is rolled again (ruling exit_roll)
     table = -1
     if frm != to and R[R_EXIT_ROLL_ALWAYS] == 1 and st[S_PHASE] == 2 and legal_exit(R, arrows, st, rm, to) >= 0:
@@ -1153,6 +1227,25 @@ def final_score(T, st):
 
 
 @njit(cache=CACHE, _nrt=False)
+def new_game_after_coin(arrows, rm0, st, rm):
+    """Ruling ``insert_coin = "new_game"``: the continue starts the whole game again on a fresh map
+    (every round and arrow open again, kills and round times cleared); only the turn counter and the
+    first death's record go on."""
+    for x in range(rm0.shape[0]):
+        for j in range(rm0.shape[1]):
+            rm[x, j] = rm0[x, j]
+    for a in range(arrows.shape[0]):
+        st[S_ARROW0 + a] = 0
+    st[S_ROUND] = 0
+    st[S_DONE_MASK] = 0
+    st[S_ORDER] = 0
+    st[S_KILLS_TOTAL] = 0
+    for k in range(4):
+        st[S_TURNS_R + k] = 0
+    st[S_POS] = -1
+
+
+@njit(cache=CACHE, _nrt=False)
 def play_game(R, T, geo, arrows, rm0, st, rm, sc, opts, rs, ps, script, tr, pid, params, fn, vis):
     """A whole game on a fresh sheet: character, four rounds with markets, continues, score."""
     for i in range(st.shape[0]):
@@ -1190,7 +1283,9 @@ def play_game(R, T, geo, arrows, rm0, st, rm, sc, opts, rs, ps, script, tr, pid,
             if st[S_ENTRY_ARROW] >= 0:  # the round starts again: its entry arrow is usable again
                 st[S_ARROW0 + st[S_ENTRY_ARROW]] = 0
                 st[S_ENTRY_ARROW] = -1
-            log(tr, st, TR_COIN, st[S_ROUND] + 1, 0, 0, 0, 0)
+            if R[R_COIN_NEW_GAME] == 1:
+                new_game_after_coin(arrows, rm0, st, rm)
+            log(tr, st, TR_COIN, st[S_ROUND] + 1, R[R_COIN_NEW_GAME], 0, 0, 0)
             create_character(R, T, st, opts, ps, tr, pid, params, fn)
             continue
         break

@@ -63,6 +63,7 @@ S_DEATH_TURN = 60  # turn of the first death (0 = never died)
 # -- state slots 72..87: upper level, unwinnable states
 
 # -- state slots 88..103: declared behaviours and rulings
+S_DIE_GOAL = 88  # D_USE_DIE context: 1 when a cornucopia from the die would count for this round's requirement
 
 # -- state slots 104..127: free
 S_ARROW0 = 128  # state[S_ARROW0 + a] = 1 when arrow a is used (entered or exited)
@@ -86,11 +87,12 @@ D_ELYDION = 12  # options: [0 no, 1 visit the market now at next round's value]
 # -- decision 13: any-die clover
 
 # -- decisions 14..17: declared behaviours and rulings
+D_USE_DIE = 14  # options: [1 roll on the DIE table, 0 leave the die icon in the room]; context S_DIE_GOAL
 
 N_DECISIONS = 18
 DECISION_NAMES = ("trait", "round", "move", "weapon", "clover", "shield", "fight_on", "cornucopia",
                   "market", "steal", "extra_move", "place", "elydion_market",
-                  "reroll", "unused14", "unused15", "unused16", "unused17")
+                  "reroll", "use_die", "unused15", "unused16", "unused17")
 
 M_DONE, M_BUY, M_SWAP, M_REDEEM = 0, 1, 2, 3
 
@@ -151,6 +153,14 @@ HERO_KEYS = ("free", "kael", "melyra", "thalindra", "elydion")
 # -- rules 48..59: upper level, unwinnable states
 
 # -- rules 60..79: declared behaviours and rulings
+R_DIE_OPTIONAL = 60  # rulings.die_icon = "optional": rolling a DIE icon is the player's choice
+R_ROLL_AFTER_JUMP = 61  # rulings.roll_after_jump: an unexplored room reached by stairs or circle is rolled
+R_ROLL_AFTER_SWIM = 62  # rulings.roll_after_swim: an unexplored flooded room swum into is rolled
+R_ORACLE_IMMUNE = 63  # rulings.oracle_immune: the Oracle's room never collapses or floods
+R_FLEE_BACK = 64  # rulings.flee_to = "back": fleeing, you step back into the room you came from
+R_KAEL_MONSTERS_ONLY = 65  # rulings.kael_skips_roll = "monster_only": statues do not count as enemies
+R_SHIELD_ONE = 66  # rulings.shield_blocks = "one_heart": a shield takes 1 heart off a hit
+R_COIN_NEW_GAME = 67  # rulings.insert_coin = "new_game": a continue starts the whole game again
 
 # -- rules 80..95: free
 R_SIZE = 96
@@ -194,5 +204,7 @@ N_OUT = len(OUT_COLUMNS)
 # -- trace codes 45..49: upper level, unwinnable states
 
 # -- trace codes 50..59: declared behaviours and rulings
+TR_FLEE_BACK = 50  # [from, to]: fleeing, step back into the room you came from
+TR_DIE_LEFT = 51  # [cell, dice left]: the DIE icon is left unused in the room
 
 TRACE_COLS = 6

@@ -26,6 +26,7 @@ from .layout import (
     D_SHIELD,
     D_STEAL,
     D_TRAIT,
+    D_USE_DIE,
     D_WEAPON,
     HEARTS,
     M_BUY,
@@ -52,6 +53,7 @@ from .layout import (
     S_CTX_EN,
     S_CTX_MY,
     S_CTX_STR,
+    S_DIE_GOAL,
     S_PHASE,
     S_RAND,
     SHOVEL,
@@ -225,6 +227,10 @@ def heuristic_decide(kind, state, options, n, params):
         return best
     if kind == D_ELYDION:
         return 1 if state[HEARTS] <= params[P_FLEE_HEARTS] + 1 else 0
+    if kind == D_USE_DIE:
+        # the DIE table can cost a heart or bring a monster: leave the die when hearts are low, unless it is
+        # this round's way to a cornucopia (the Waterways: leaving it would only bring you back to it)
+        return 0 if state[S_DIE_GOAL] == 1 or state[HEARTS] > params[P_FLEE_HEARTS] + 1 else 1
     return 0
 
 

@@ -23,29 +23,37 @@ from .layout import (
     N_TRAITS,
     R_BANDIT_PRIZE,
     R_CLOVER_ON_TIE,
+    R_COIN_NEW_GAME,
     R_COINS,
     R_COLS,
     R_D_NEW_CORNU,
+    R_DIE_OPTIONAL,
     R_EXCHANGE,
     R_EXIT_ROLL_ALWAYS,
+    R_FLEE_BACK,
     R_FREE_MOVE_TURNS,
     R_HERO,
     R_IMP_ONE,
     R_KAEL_FOE_ICON,
+    R_KAEL_MONSTERS_ONLY,
     R_MAX_MARKET_OPS,
     R_MAX_TURNS,
     R_MIN_HEARTS,
     R_N_ARROWS,
     R_NEED_A,
     R_ORACLE_BLOCKED,
+    R_ORACLE_IMMUNE,
     R_ORACLE_TABLE_DEST,
     R_POTION,
     R_PRIZE,
     R_PRIZE_EVERY,
     R_REQ_ANYWHERE,
     R_RESERVE_ENTRIES,
+    R_ROLL_AFTER_JUMP,
+    R_ROLL_AFTER_SWIM,
     R_ROUNDS,
     R_ROWS,
+    R_SHIELD_ONE,
     R_SIZE,
     R_STEAL_RANDOM,
     R_SWIM_ALL,
@@ -81,25 +89,32 @@ from .maps import MapData, resolve_map
 RM_COLS = RM_ICON + I.N_ICONS
 DEFAULT_RULES = Path(str(resources.files("foury_sim.games.foury") / "data" / "rules.toml"))
 
-# ruling name -> (allowed values, R index, value that sets the flag to 1)
-RULINGS: dict[str, tuple[tuple[Any, ...], int | None, Any]] = {
+# ruling name -> (allowed values, R index, value that sets the flag to 1); for a ruling with more than two
+# values: (allowed values, tuple of R indices, {value: the flags of those indices})
+RULINGS: dict[str, tuple[tuple[Any, ...], Any, Any]] = {
     "weapon_wear": (("per_combat", "per_rolloff"), R_WEAR_PER_ROLLOFF, "per_rolloff"),
     "clover_on": (("loss", "loss_or_tie"), R_CLOVER_ON_TIE, "loss_or_tie"),
-    "shield_blocks": (("hit",), None, None),
+    "shield_blocks": (("hit", "one_heart"), R_SHIELD_ONE, "one_heart"),
     "bandit_steals": (("choice", "random"), R_STEAL_RANDOM, "random"),
-    "imp_destroys": (("all", "one"), R_IMP_ONE, "one"),
+    "imp_destroys": (("one", "all"), R_IMP_ONE, "one"),
     "oracle_before_awake": (("pass", "blocked"), R_ORACLE_BLOCKED, "blocked"),
     "oracle_leave_table": (("destination", "none"), R_ORACLE_TABLE_DEST, "destination"),
     "free_move_costs_turn": ((True, False), R_FREE_MOVE_TURNS, True),
-    "swim_rounds": (("all", "D"), R_SWIM_ALL, "all"),
+    "swim_rounds": (("D", "all"), R_SWIM_ALL, "all"),
     "exit_roll": (("always", "new_only"), R_EXIT_ROLL_ALWAYS, "always"),
     "upper_level": (("network", "sector"), R_UPPER_SECTOR, "sector"),
     "requirements_anywhere": ((True, False), R_REQ_ANYWHERE, True),
     "d_new_cornucopia": ((True, False), R_D_NEW_CORNU, True),
     "reserve_entries": ((True, False), R_RESERVE_ENTRIES, True),
-    "insert_coin": (("restart_round",), None, None),
-    "kael_skips_roll": (("foe_icon",), R_KAEL_FOE_ICON, "foe_icon"),
+    "insert_coin": (("restart_round", "new_game"), R_COIN_NEW_GAME, "new_game"),
+    "kael_skips_roll": (("foe_icon", "monster_only", "off"), (R_KAEL_FOE_ICON, R_KAEL_MONSTERS_ONLY),
+                        {"foe_icon": (1, 0), "monster_only": (1, 1), "off": (0, 0)}),
     "thalindra_bandit": ((True, False), R_THAL_BANDIT, True),
+    "die_icon": (("optional", "always"), R_DIE_OPTIONAL, "optional"),
+    "roll_after_jump": ((True, False), R_ROLL_AFTER_JUMP, True),
+    "roll_after_swim": ((True, False), R_ROLL_AFTER_SWIM, True),
+    "oracle_immune": ((True, False), R_ORACLE_IMMUNE, True),
+    "flee_to": (("stay", "back"), R_FLEE_BACK, "back"),
 }
 FOE_KEYS = ("statue", "goblin", "orc", "imp", "bandit", "troll", "minotaur")
 MONSTER_KEYS = FOE_KEYS[1:]
@@ -279,7 +294,10 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
         if v not in allowed or isinstance(v, bool) != isinstance(allowed[0], bool):
             shown = ", ".join(str(a).lower() if isinstance(a, bool) else repr(a) for a in allowed)
             raise InputError(f"rulings.{name} = {v!r} is not one of {shown}", rf.where(f"rulings.{name}"))
-        if idx is not None:
+        if isinstance(idx, tuple):
+            for i, flag in zip(idx, one[v], strict=True):
+                R[i] = flag
+        elif idx is not None:
             R[idx] = 1 if v == one else 0
     heroes: dict[str, dict[str, Any]] = {}
     for key, h in (rf.get("heroes") or {}).items():

@@ -29,6 +29,7 @@ from .layout import (
     TR_COIN,
     TR_CREATE,
     TR_DEATH,
+    TR_DIE_LEFT,
     TR_DIE_TABLE,
     TR_END,
     TR_EXIT,
@@ -36,6 +37,7 @@ from .layout import (
     TR_FACED,
     TR_FIGHT,
     TR_FLEE,
+    TR_FLEE_BACK,
     TR_FLOOD,
     TR_GAIN,
     TR_HIT,
@@ -161,6 +163,10 @@ def format_trace(tr: np.ndarray, cols: int) -> list[str]:
             out.append(f"      the bandit steals 1 {TRACK_NAMES[a]} ({b} left)")
         elif code == TR_FLEE:
             out.append(f"      flee from the {I.ICON_NAMES[a]}")
+        elif code == TR_FLEE_BACK:
+            out.append(f"      flee back {room(a)} -> {room(b)}")
+        elif code == TR_DIE_LEFT:
+            out.append(f"    leave the die icon{'s' if b > 1 else ''} in {room(a)} unused")
         elif code == TR_WEAPON_WEAR:
             out.append(f"      weapon wears to {a}")
         elif code == TR_GAIN:
@@ -202,7 +208,10 @@ def format_trace(tr: np.ndarray, cols: int) -> list[str]:
         elif code == TR_DEATH:
             out.append(f"  DEAD in round {c} at {room(b)}: {cause_name(a)}")
         elif code == TR_COIN:
-            out.append(f"  INSERT COIN: a fresh sheet, round {a} starts again")
+            if b:
+                out.append("  INSERT COIN: a fresh sheet and a fresh map: the whole game starts again")
+            else:
+                out.append(f"  INSERT COIN: a fresh sheet, round {a} starts again")
         elif code == TR_END:
             res = "WON: the Oracle is fully awakened" if a else "LOST"
             out.append("")

@@ -23,15 +23,15 @@ takes option 0); the tests assert that count.
 
 from numba import njit
 
-N_KINDS = 13
+N_KINDS = 18  # every decision kind of layout.DECISION_NAMES
 P_DEFAULT = 0
-P_QSTART = 13
-P_QLEN = 26
-P_QPOS = 39
-P_LOG_START = 52
-P_LOG_CAP = 53
-P_LOG_N = 54
-HEADER = 56
+P_QSTART = N_KINDS
+P_QLEN = 2 * N_KINDS
+P_QPOS = 3 * N_KINDS
+P_LOG_START = 4 * N_KINDS
+P_LOG_CAP = P_LOG_START + 1
+P_LOG_N = P_LOG_START + 2
+HEADER = P_LOG_START + 4
 SNAP = (0, 1, 2, 3, 4, 5, 6, 21, 22, 19, 14, 16, 17, 27, 28, 23)
 LOG_KEYS = 40
 LOG_ROW = 3 + 16 + LOG_KEYS
