@@ -159,10 +159,12 @@ def test_round_choice_closes_entry_arrow(ring):
     assert exits == [1, 5, 4, 2]
     assert not entries & set(exits)
     assert all(ring[L.S_ARROW0 + a] == 1 for a in range(8))
-    # round 3, heading out: cell 0 (arrow 2 unused) is an exit; cells 2 and 8 (both arrows used) are not
+    # round 3, heading out: cells 2 and 8 (both arrows used) are no exits; neither is cell 0 (arrow 2 unused):
+    # leaving there would leave round 4 (D: arrows 4 and 6 only) without an exit (reserve_entries = "rounds")
     r3_move = [d for d in ring.decisions("move") if d.snap["round"] == 2 and d.snap["phase"] == 2][0]
     targets = {m["to"] for m in r3_move.moves() if m["kind"] == GOTO}
-    assert 0 in targets and 2 not in targets and 8 not in targets
+    assert 0 not in targets and 2 not in targets and 8 not in targets
+    assert ring[L.S_UNWIN_TURN] == 0 and int(ring.out[L.OUT_UNWIN_TURN]) == 0
 
 
 def test_round_start_bonus_and_kill_reset(ring):

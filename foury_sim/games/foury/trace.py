@@ -58,11 +58,14 @@ from .layout import (
     TR_STEAL,
     TR_TIE,
     TR_TROLL_BACK,
+    TR_UNWINNABLE,
+    TR_UPPER,
     TR_WALK,
     TR_WALL,
     TR_WEAPON_WEAR,
     TR_WIN,
     TRACK_NAMES,
+    UNWIN_NAMES,
 )
 
 SIDES = ("north", "east", "south", "west")
@@ -180,6 +183,10 @@ def format_trace(tr: np.ndarray, cols: int) -> list[str]:
             out.append("    the Oracle AWAKENS")
         elif code == TR_LEVER:
             out.append(f"    lever at {room(a)} reached")
+        elif code == TR_UPPER:
+            out.append(f"    {c} turn(s) travelled on the upper level, {d} lever(s) reached")
+        elif code == TR_UNWINNABLE:
+            out.append(f"  (from turn {b} the game can no longer be won: {UNWIN_NAMES[a]})")
         elif code == TR_KILL_PRIZE:
             out.append(f"    {a} kills this round: {b} cornucopia prize")
         elif code == TR_EXTRA:
