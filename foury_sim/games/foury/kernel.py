@@ -974,9 +974,10 @@ def adjacent_options(R, T, geo, arrows, st, rm, opts, cell):
 @njit(cache=CACHE, _nrt=False)
 def stairs_options(R, T, geo, arrows, st, rm, sc, opts, n, x, path):
     """Climbs at staircase ``x``: for each staircase to come down at, the cheapest trip for each number of
-    levers reached (most levers first; a trip is offered only if it is cheaper than every trip reaching
+    levers reached (fewest levers first; a trip is offered only if it is cheaper than every trip reaching
     more). O_REQ levers reached, O_UPPER turns travelled, O_UPMASK the places reached."""
     E = upper_trips(R, T, geo, st, rm, sc, x)
+    offer = sc[SC_UP_LEV, UP_MAX_LEVER_PLACES:]
     for z in range(T[T_UP_PLACES, 0]):
         zc = T[T_UP_PLACES, 1 + z]
         if rm[zc, RM_ICON + STAIRS] == 0 or (rm[zc, RM_STATE] & COLLAPSED):
@@ -984,11 +985,13 @@ def stairs_options(R, T, geo, arrows, st, rm, sc, opts, n, x, path):
         cheaper = BIG
         for e in range(E - 1, -1, -1):
             c = sc[SC_UP_BEST, z * E + e]
-            if c >= cheaper:
+            offer[e] = 1 if c < cheaper and not (e == 0 and zc == x) else 0
+            if c < cheaper:
+                cheaper = c
+        for e in range(E):
+            if offer[e] == 0:
                 continue
-            cheaper = c
-            if e == 0 and zc == x:
-                continue
+            c = sc[SC_UP_BEST, z * E + e]
             n0 = n
             n = add_option(R, T, geo, arrows, st, rm, sc, opts, n, MK_STAIRS, x, zc, -1, path)
             if n > n0:
