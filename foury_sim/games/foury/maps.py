@@ -929,8 +929,8 @@ def _draw_legend(ax: Any) -> None:
     lg.text(
         0,
         1.5,
-        "thick line = wall,  dashes = open,  triangle = entry/exit arrow,  purple dashes = upper-level walkway "
-        "(turns);  icons: black item, blue fixture, red foe;  [x] = map-file character",
+        "thick line = wall, dashes = open, triangle = entry/exit arrow, purple = upper-level walkway (turns); "
+        "icons: black item, blue fixture, red foe; [x] = map char",
         fontsize=tf - 0.5,
         va="center",
         color="#333333",
