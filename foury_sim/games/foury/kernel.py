@@ -581,6 +581,7 @@ def arrows_feasible(R, arrows, st, rm, cur, mode):
 @njit(cache=CACHE, _nrt=False)
 def legal_exit(R, arrows, st, rm, cell):
     """Index of an unused arrow in ``cell`` you may leave by now, or -1."""
+    before = -1  # is the game still winnable as it stands (computed only when needed)
     for a in range(arrows.shape[0]):
         if arrows[a, 0] != cell or st[S_ARROW0 + a] == 1 or arrows[a, 2] == st[S_SECTOR]:
             continue
@@ -590,8 +591,11 @@ def legal_exit(R, arrows, st, rm, cell):
             st[S_ARROW0 + a] = 1
             ok = arrows_feasible(R, arrows, st, rm, st[S_SECTOR], 2)
             st[S_ARROW0 + a] = 0
-            if not ok and arrows_feasible(R, arrows, st, rm, st[S_SECTOR], 1):
-                continue
+            if not ok:
+                if before < 0:
+                    before = 1 if arrows_feasible(R, arrows, st, rm, st[S_SECTOR], 1) else 0
+                if before == 1:
+                    continue
         elif R[R_RESERVE_ENTRIES] == 1 and (st[S_DONE_MASK] >> s) & 1 == 0 and st[S_ROUND] + 1 < R[R_ROUNDS]:
             left = 0
             for b in range(arrows.shape[0]):
