@@ -191,14 +191,14 @@ def test_comment_inside_header_and_oracle_decoration():
         (9, "+---+   -   +", "t.map:9:9", "missing '+'"),
         (6, " Ac. A..|B..<", "t.map:6:1", "open side on the outer border"),
         (5, "+   +---+---+", "t.map:5:2", "open side on the outer border"),
-        (11, "+---+^^^+   +", "t.map:10:10", "open side on the outer border"),
+        (11, "+---+^^^+   +", "t.map:11:10", "open side on the outer border"),
         (9, "+   +   +   +", "t.map:9:2", "solid rock"),
         (10, "|#.. A.. B..|", "t.map:10:5", "solid rock"),
         (7, "+vvv+   +   +", "t.map:7:2", "arrow 'vvv' in the wrong place"),
         (5, "+^^^+---+---+", "t.map:5:2", "arrow '^^^' in the wrong place"),
         (8, "|ATT>O**|Bgr|", "t.map:8:5", "arrow '>' in the wrong place"),
         (8, "<ATT|O**|Bgr|", "t.map:8:1", "arrow '<' in the wrong place"),
-        (11, "+^^^+^^^+---+", "t.map:10:2", "arrow '^^^' leads into solid rock"),
+        (11, "+^^^+^^^+---+", "t.map:11:2", "arrow '^^^' leads into solid rock"),
         (8, "+---+   +   +", "t.map:8:1", "expected a room line but found a border line"),
         (5, None, "t.map:5:1", "top border line"),
         (9, "|ATT|O**|Bgr|", "t.map:9:1", "expected a border line"),
@@ -215,7 +215,7 @@ def test_errors_have_exact_position(line, new, where, words):
 
 def test_error_grid_ends_with_room_line():
     where, msg = where_of(edit(11, None))
-    assert where == "t.map:10:1"
+    assert where == "t.map:11:1"
     assert "ends with a room line" in msg
 
 
