@@ -106,12 +106,15 @@ def format_trace(tr: np.ndarray, cols: int) -> list[str]:
         return f"({c // cols},{c % cols})" if c >= 0 else "outside"
 
     out: list[str] = []
-    last = -1
+    jumped = False
     for row in tr:
         code, a, b, c, d, e = (int(x) for x in row)
-        prev_code, last = last, code
-        if code == TR_MOVE and a < 0 and prev_code == TR_JUMP:
-            continue  # the jump already said where you arrive
+        if code == TR_JUMP:
+            jumped = True
+        elif code == TR_MOVE:
+            was, jumped = jumped, False
+            if a < 0 and was:
+                continue  # the jump already said where you arrive (after its levers and travel)
         if code == TR_CREATE:
             out.append(f"Character: hearts {a}, shield {b}, clover {c}, weapon {d}, shovel {e}.")
         elif code == TR_ROUND:
