@@ -60,7 +60,8 @@ def main() -> None:
         {"game": "foury", "policy": args.policy, "games": args.games, "seed": args.seed, "heroes": HEROES,
          "changes": [{"label": c[0], "key": c[1], "A": c[2], "B": c[3]} for c in CHANGES],
          "test": "paired McNemar per row, Holm over all rows"}), indent=2))
-    lines = ["| change | hero | A (old) | B (new default) | B - A [95 % paired CI] | Holm p |", "|---|---|---|---|---|---|"]
+    lines = ["| change | hero | A (old) | B (new default) | B - A [95 % paired CI] | Holm p |",
+             "|---|---|---|---|---|---|"]
     for r in df.itertuples():
         lines.append(f"| {r.change} | {r.hero} | {100 * r.win_A:.2f} % | {100 * r.win_B:.2f} % | "
                      f"{100 * r.diff:+.2f} [{100 * r.lo:+.2f}, {100 * r.hi:+.2f}] | {r.p_holm:.2g} |")

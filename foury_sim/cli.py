@@ -40,11 +40,13 @@ def format_summary(s: dict[str, Any], title: str) -> str:
     lines.append(f"win rate            {_pct(s['win'])}  (95 % Wilson interval)")
     if "win_without_continue" in s:
         lines.append(f"  without continue  {_pct(s['win_without_continue'])}")
+    if "unwinnable" in s:
+        lines.append(f"became unwinnable   {_pct(s['unwinnable'])}  (no entry/exit left for a round, or sealed in)")
     for key, val in s.items():
         if isinstance(val, dict) and "mean" in val and "median" in val:
             lines.append(f"{key.replace('_', ' '):19s} {_num(val)}")
     for key in ("rounds_completed_dist", "death_by_round", "death_by_sector", "death_by_cause", "loss_by_cause",
-                "deadliest_rooms", "rank", "rank_dist"):
+                "unwinnable_by_cause", "deadliest_rooms", "rank", "rank_dist"):
         if key in s and isinstance(s[key], dict) and s[key]:
             lines.append(f"{key.replace('_', ' '):19s} {_shares(s[key], n)}")
     if "first_death_rate" in s:

@@ -479,7 +479,9 @@ def _cells_table(res: Results) -> tuple[list[str], list[list[str]], list[str]]:
         extra = [col for col in c.columns if col.endswith("_mean") and col not in dict(_MEAN_COLS)]
         means += [(col, f"{col[:-5].replace('_', ' ').capitalize()} (mean)") for col in extra[: 3 - len(means)]]
     headers = ["Rank", "Cell"] + (keys or ["Settings"]) + ["Games", "Win rate", "95 % interval"]
-    headers += (["Died at least once"] if show_fdr else []) + [h for _, h in means]
+    show_unwin = "unwinnable_rate" in c
+    headers += (["Died at least once"] if show_fdr else []) + (["Unwinnable"] if show_unwin else [])
+    headers += [h for _, h in means]
     aligns = ["r", "r"] + ["l"] * max(1, len(keys)) + ["r"] * (len(headers) - 2 - max(1, len(keys)))
     rows = []
     for rank, (_, r) in enumerate(s.iterrows(), 1):
@@ -489,6 +491,8 @@ def _cells_table(res: Results) -> tuple[list[str], list[list[str]], list[str]]:
         if show_fdr:
             v = fdr.get(int(r["cell"]))
             row.append(_pct(v) if isinstance(v, (int, float)) else "")
+        if show_unwin:
+            row.append("" if pd.isna(r["unwinnable_rate"]) else _pct(r["unwinnable_rate"]))
         row += ["" if pd.isna(r[col]) else f"{float(r[col]):.2f}" for col, _ in means]
         rows.append(row)
     return headers, rows, aligns

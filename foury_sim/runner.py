@@ -112,6 +112,8 @@ def summarize(spec: GameSpec, df: pd.DataFrame, ruleset: Any = None, conf: float
     out: dict[str, Any] = {"games": n, "win": stats.summarize_rate(k, n, conf)}
     if "clean_win" in df:
         out["win_without_continue"] = stats.summarize_rate(int(df["clean_win"].sum()), n, conf)
+    if "unwinnable_at_turn" in df:  # games that reached a state from which no sequence of legal moves wins
+        out["unwinnable"] = stats.summarize_rate(int((df["unwinnable_at_turn"] > 0).sum()), n, conf)
     for col in spec.mean_columns:
         if col in df:
             out[col] = stats.summarize_numeric(df[col].to_numpy(dtype=float), conf)

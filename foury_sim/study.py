@@ -283,6 +283,8 @@ def cells_table(records: list[dict[str, Any]], swept: list[str], spec: GameSpec)
             row[k] = ",".join(str(x) for x in v) if isinstance(v, list) else v
         row.update({"games": r["games"], "wins": int(round(s["win"]["rate"] * s["win"]["n"])),
                     "win_rate": s["win"]["rate"], "win_lo": s["win"]["lo"], "win_hi": s["win"]["hi"]})
+        if "unwinnable" in s:
+            row["unwinnable_rate"] = s["unwinnable"]["rate"]
         for c in spec.mean_columns:
             if c in s:
                 row[f"{c}_mean"] = s[c]["mean"]

@@ -438,3 +438,103 @@ def test_render_into_existing_axes(tmp_path):
     out = tmp_path / "tiny.png"
     fig.savefig(out)
     assert out.read_bytes()[:8] == PNG_SIGNATURE
+
+
+# ---------------------------------------------------------------------------------------------
+# the upper level ('upper:' walkways after the grid)
+
+# line numbers: 1 header, 2 blank, 3..7 grid, 8 blank, 9.. upper lines
+UPPER = """\
+name: Upper
++---+vvv+---+
+|CS. CL. CSL|
++   +---+   +
+|C.. O.. A..<
++---+---+---+
+
+upper: 1,1 1,2 2
+upper: 1,2 1,3 3
+"""
+
+
+def upper_where(extra: str) -> tuple[str, str]:
+    """UPPER with one more line (line 10)."""
+    return where_of(UPPER + extra + "\n")
+
+
+def test_upper_lines_parsed_and_round_trip():
+    from foury_sim.games.foury.maps import upper_distances
+
+    m = parse_map(UPPER)
+    assert m.upper == [(0, 1, 2), (1, 2, 3)]
+    places, d = upper_distances(m)
+    assert places == [0, 1, 2] and d.tolist() == [[0, 2, 5], [2, 0, 3], [5, 3, 0]]
+    again = parse_map(format_map(m))
+    assert again.upper == m.upper
+    assert_same_map(m, again)
+
+
+def test_upper_without_lines_is_one_network_at_no_cost():
+    from foury_sim.games.foury.maps import upper_distances
+
+    m = parse_map(UPPER.split("\n\nupper")[0] + "\n")
+    assert m.upper is None
+    places, d = upper_distances(m)
+    assert places == [0, 1, 2] and not d.any()
+
+
+def test_base_map_upper_level_needs_travel():
+    """The base map's walkways (an assumption): two systems; no staircase reaches all four levers."""
+    from foury_sim.games.foury.maps import upper_distances
+
+    m = resolve_map("base")
+    places, d = upper_distances(m)
+    stairs = [i for i, p in enumerate(places) if m.icons[p, STAIRS]]
+    levers = [i for i, p in enumerate(places) if m.icons[p, LEVER]]
+    assert len(stairs) == 3 and len(levers) == 4
+    for s in stairs:
+        reach = [v for v in levers if d[s, v] < UNREACHABLE]
+        assert 2 <= len(reach) < 4
+        assert max(d[s, v] for v in reach) >= 2  # a second lever costs travel
+
+
+@pytest.mark.parametrize(
+    ("extra", "where", "words"),
+    [
+        ("upper: 1,1 1,2", "t.map:10:7", "found 2 item"),
+        ("upper: 1,1 x 2", "t.map:10:12", "bad room 'x'"),
+        ("upper: 1,1 3,1 2", "t.map:10:12", "off the map"),
+        ("upper: 1,1 2,1 2", "t.map:10:12", "no staircase"),
+        ("upper: 1,1 1,3 two", "t.map:10:16", "bad length"),
+        ("upper: 1,1 1,1 1", "t.map:10:12", "two different rooms"),
+        ("upper: 1,2 1,1 5", "t.map:10:8", "given twice"),
+    ],
+)
+def test_upper_errors_have_exact_position(extra, where, words):
+    got_where, msg = upper_where(extra)
+    assert got_where == where, msg
+    assert words in msg
+
+
+def test_upper_lever_unreachable():
+    # the lever in row 1, column 3 shares its room with a staircase: no walkway needed
+    assert parse_map(UPPER.replace("upper: 1,2 1,3 3\n", "")).upper == [(0, 1, 2)]
+    where, msg = where_of(UPPER.replace("CSL", "C.L").replace("upper: 1,2 1,3 3\n", ""))
+    assert where == "t.map:3:10" and "cannot be reached over the upper level" in msg
+
+
+def test_upper_line_inside_grid_and_unknown_text():
+    m = parse_map(UPPER.replace("\n\nupper", "\nupper", 1))  # an 'upper:' line right after the grid ends it
+    assert m.upper == [(0, 1, 2), (1, 2, 3)]
+    where, msg = where_of(UPPER + "lower: 1,1 1,2 3\n")
+    assert where == "t.map:10:1" and "upper:" in msg
+
+
+def test_render_upper_level(tmp_path):
+    out = tmp_path / "upper.png"
+    fig = render_map(parse_map(UPPER), out)
+    assert out.read_bytes()[:8] == PNG_SIGNATURE
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.texts]
+    assert "2" in labels and "3" in labels  # the walkways' lengths
+    assert len(ax.lines) == 2

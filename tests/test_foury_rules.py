@@ -162,10 +162,22 @@ def test_round_choice_closes_entry_arrow(ring):
     assert exits == [1, 5, 4, 2]
     assert not entries & set(exits)
     assert all(ring[L.S_ARROW0 + a] == 1 for a in range(8))
-    # round 3, heading out: cell 0 (arrow 2 unused) is an exit; cells 2 and 8 (both arrows used) are not
+    # round 3, heading out: cells 2 and 8 (both arrows used) are no exits; neither is cell 0 (arrow 2 unused):
+    # leaving there would leave round 4 (D: arrows 4 and 6 only) without an exit (reserve_entries = "rounds")
     r3_move = [d for d in ring.decisions("move") if d.snap["round"] == 2 and d.snap["phase"] == 2][0]
     targets = {m["to"] for m in r3_move.moves() if m["kind"] == GOTO}
-    assert 0 in targets and 2 not in targets and 8 not in targets
+    assert 0 not in targets and 2 not in targets and 8 not in targets
+    assert ring[L.S_UNWIN_TURN] == 0 and int(ring.out[L.OUT_UNWIN_TURN]) == 0
+
+
+def test_round_choice_sector_only_option():
+    """rulings.reserve_entries = "sector_only": in round 3 the A arrow in cell 0 is offered as an exit."""
+    ov = dict(QUIET_EVENTS)
+    ov.update({"game.rounds": 4, "requirements.kills": 0, "requirements.cornucopias": 0,
+               "rulings.reserve_entries": "sector_only"})
+    g = play("ring4", script=RING_DICE, queues=RING_QUEUES, overrides=ov, sheet=RING_SHEET)
+    r3_move = [d for d in g.decisions("move") if d.snap["round"] == 2 and d.snap["phase"] == 2][0]
+    assert 0 in {m["to"] for m in r3_move.moves() if m["kind"] == GOTO}
 
 
 def test_round_start_bonus_and_kill_reset(ring):
@@ -1339,3 +1351,147 @@ def test_market_exchange_rate_option():
     start = DATA["heroes"]["elydion"]["start"]
     assert [r[:3] for r in g.rows(L.TR_MARKET)] == [(L.M_SWAP, H, WP)]
     assert g[H] == start["hearts"] - 1 and g[WP] == start["weapon"] + 2
+
+
+# ------------------------------------------------------------------ the upper level (issue 9, 1.3)
+# upper.map: staircases in cells 0 and 4, levers in cells 1 and 3, walkways 0 -1- 1 -2- 3 -1- 4; the staircase
+# with a lever in cell 5 has no walkway. Upper-level places (cell order): 0, 1, 3, 4, 5 -> mask bits 0..4.
+UPPER_OV = {"requirements.levers": 2, "max_turns": 2}
+
+
+def climb(to, overrides=None):
+    ov = dict(UPPER_OV)
+    ov.update(overrides or {})
+    return play("upper", script=[1], queues={"round": [0], "move": [move(to, STAIRS)]}, sheet={"hearts": 5},
+                overrides={**QUIET_EVENTS, **ov})
+
+
+def stairs_moves(g):
+    return [(m["from"], m["to"]) for m in g.decisions("move")[0].moves() if m["kind"] == STAIRS]
+
+
+def test_upper_level_places_reach_only_the_levers_travelled_to():
+    """"Climb to the UPPER LEVEL and TRAVEL THROUGH it to reach the LEVERS": down at the same staircase
+    after 1 + 1 turns, the climb reaches the lever in cell 1 only (the cheapest trip first)."""
+    g = climb(0)
+    assert sorted(stairs_moves(g)) == [(0, 0), (0, 0), (0, 4)]  # 1 lever (2 turns), 2 levers (6); to 4: 2 levers
+    assert (0, 5) not in stairs_moves(g)  # no walkway to the staircase in cell 5
+    assert g.rows(L.TR_UPPER) == [(0, 0, 2, 1, 0b10)]
+    assert g.rows(L.TR_LEVER) == [(1, 0, 0, 0, 0)]
+    assert g[L.S_REQ_DONE] == 1 and g[L.S_PHASE] == 0
+    assert g[L.S_TURN] == 1 + 2 + 1 and g[L.S_UP_TURNS] == 2  # entry, travel, coming down
+    assert len(g.rows(L.TR_ROLL)) == 1  # no room roll up there or coming down
+
+
+def test_upper_level_trip_over_two_levers_costs_its_walkways():
+    g = climb(4)
+    assert g.rows(L.TR_UPPER) == [(0, 4, 1 + 2 + 1, 2, 0b110)]
+    assert sorted(r[0] for r in g.rows(L.TR_LEVER)) == [1, 3]
+    assert g[L.S_PHASE] == 1 and g[L.S_POS] == 4
+    assert g[L.S_TURN] == 1 + 4 + 1 and g[L.S_UP_TURNS] == 4
+
+
+def test_upper_level_places_cannot_reach_other_walkways():
+    """Three levers needed: from cell 0 at most the two on its walkways."""
+    g = climb(4, {"requirements.levers": 3})
+    assert (0, 5) not in stairs_moves(g)
+    assert g.rows(L.TR_UPPER) == [(0, 4, 4, 2, 0b110)] and g[L.S_REQ_DONE] == 2 and g[L.S_PHASE] == 0
+
+
+def test_upper_level_network_reaches_every_lever():
+    """rulings.upper_level = "network": one climb reaches every lever and staircase, no travel."""
+    g = climb(5, {"requirements.levers": 3, "rulings.upper_level": "network"})
+    assert sorted(stairs_moves(g)) == [(0, 0), (0, 4), (0, 5)]
+    assert g.rows(L.TR_UPPER) == [(0, 5, 0, 3, 0b10110)]
+    assert sorted(r[0] for r in g.rows(L.TR_LEVER)) == [1, 3, 5]
+    assert g[L.S_PHASE] == 1 and g[L.S_TURN] == 2 and g[L.S_UP_TURNS] == 0
+
+
+# ------------------------------------------------------- no unwinnable games by construction (1.2)
+# arrows3.map: arrows 0 (A, cell 0), 1 (B, cell 2), 2 (A, cell 0), 3 (B, cell 2), 4 and 5 (C, cell 3).
+def exit_state(reserve):
+    """Round 2 of 3 (B) heading out; round 1 (A) in at arrow 0, out at 1; round 2 in at 3."""
+    from foury_sim.games.foury import kernel as K
+
+    r = rules("arrows3", {"game.rounds": 3, "rulings.reserve_entries": reserve})
+    R, _ = r.for_hero("free")
+    st = np.zeros(L.STATE_SIZE, np.int64)
+    st[L.S_ROUND], st[L.S_DONE_MASK], st[L.S_SECTOR], st[L.S_PHASE] = 1, 0b1, 1, 2
+    for a in (0, 1, 3):
+        st[L.S_ARROW0 + a] = 1
+    return K, R, r.arrows, st, r.rm0.copy()
+
+
+def test_exit_keeps_every_remaining_round_playable():
+    """Leaving round 2 by the A arrow in cell 0 would leave round 3 (C) an entry but no exit elsewhere."""
+    K, R, arrows, st, rm = exit_state("rounds")
+    assert K.legal_exit(R, arrows, st, rm, 0) == -1
+    assert K.legal_exit(R, arrows, st, rm, 3) == 4  # C arrow 4: arrow 5 enters round 3, arrow 2 exits it
+    assert K.arrows_feasible(R, arrows, st, rm, 1, 1)
+
+
+def test_exit_check_sector_only_option():
+    """rulings.reserve_entries = "sector_only" (the old check): the A exit is allowed (sector A is done)."""
+    K, R, arrows, st, rm = exit_state("sector_only")
+    assert K.legal_exit(R, arrows, st, rm, 0) == 2
+    st[L.S_ARROW0 + 2] = 1
+    assert not K.arrows_feasible(R, arrows, st, rm, 1, 2)  # and round 3 could no longer be won
+    _, R0, _, st0, _ = exit_state("none")
+    st0[L.S_ARROW0 + 4] = 1  # "none" reserves nothing: even the last C arrow may be used as an exit
+    assert K.legal_exit(R0, arrows, st0, rm, 3) == 5
+
+
+def test_exit_check_when_already_lost_allows_any_exit():
+    """A collapsed arrow room made the game unwinnable: the check no longer holds the hero in the dungeon."""
+    K, R, arrows, st, rm = exit_state("rounds")
+    rm[3, L.RM_STATE] |= L.COLLAPSED  # both C arrows gone
+    assert not K.arrows_feasible(R, arrows, st, rm, 1, 1)
+    assert K.legal_exit(R, arrows, st, rm, 0) == 2
+
+
+def _feasible_brute(counts, done, rounds_done, cur, mode, rounds):
+    """Try every choice of sectors still to play and every assignment of distinct arrows."""
+    arrows = [s for s in range(4) for _ in range(counts[s])]
+    if mode == 2:
+        done |= 1 << cur
+    later = rounds - rounds_done - (1 if mode else 0)
+    cand = [s for s in range(4) if not (done >> s) & 1 and not (mode == 1 and s == cur)]
+    for chosen in itertools.combinations(cand, max(later, 0)):
+        slots = [("in", s) for s in chosen] + [("out", s) for s in chosen]
+        if mode == 1:
+            slots.append(("out", cur))
+        if len(slots) > len(arrows):
+            continue
+        for pick in itertools.permutations(range(len(arrows)), len(slots)):
+            if all((arrows[i] == s) == (kind == "in") for (kind, s), i in zip(slots, pick, strict=True)):
+                return True
+    return False
+
+
+def test_arrows_feasible_is_exact():
+    """The counting check equals a brute-force search over rounds and arrow assignments."""
+    from foury_sim.games.foury import kernel as K
+
+    rng = np.random.default_rng(9)
+    for _ in range(400):
+        counts = rng.integers(0, 3, 4)
+        arrows = np.array([[0, 0, s] for s in range(4) for _ in range(counts[s])] or np.zeros((0, 3)), np.int64)
+        arrows = np.ascontiguousarray(arrows.reshape(-1, 3))
+        rounds = int(rng.integers(1, 5))
+        rounds_done = int(rng.integers(0, rounds))
+        done = int(rng.choice(np.flatnonzero([bin(m).count("1") == rounds_done for m in range(16)])))
+        open_ = [s for s in range(4) if not (done >> s) & 1]
+        cur = int(rng.choice(open_))
+        mode = int(rng.integers(0, 3))
+        R = np.zeros(L.R_SIZE, np.int64)
+        R[L.R_ROUNDS] = rounds
+        st = np.zeros(L.STATE_SIZE, np.int64)
+        st[L.S_ROUND], st[L.S_DONE_MASK] = rounds_done, done
+        rm = np.zeros((1, L.RM_ICON + I.N_ICONS), np.int64)
+        got = K.arrows_feasible(R, arrows, st, rm, cur, mode)
+        assert got == _feasible_brute(list(counts), done, rounds_done, cur, mode, rounds), (counts, done, cur, mode)
+
+
+def test_unwinnable_after_exit_recorded(ring):
+    """The whole ring game stays winnable (column 0); see test_round_choice_closes_entry_arrow."""
+    assert int(ring.out[L.OUT_UNWIN_TURN]) == 0 and int(ring.out[L.OUT_UNWIN_CAUSE]) == 0

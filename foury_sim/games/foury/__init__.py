@@ -12,7 +12,7 @@ from ...errors import InputError
 from ...policy import Policy
 from ...registry import GameSpec, register
 from . import icons as I
-from .layout import HERO_KEYS, N_OUT, OUT_BAD, OUT_COLUMNS
+from .layout import HERO_KEYS, N_OUT, OUT_BAD, OUT_COLUMNS, UNWIN_NAMES
 from .ruleset import FouryRules, load_ruleset
 from .trace import cause_name, format_trace
 
@@ -96,6 +96,10 @@ def summarize(df, rules: FouryRules | None = None) -> dict[str, Any]:
         "loss_by_cause": {cause_name(int(k)): int(v)
                           for k, v in Counter(df.loc[df["win"] == 0, "end_cause"]).most_common()},
     }
+    if "unwinnable_cause" in df:
+        lost = df[df["unwinnable_at_turn"] > 0]
+        out["unwinnable_by_cause"] = {UNWIN_NAMES[int(k)]: int(v)
+                                      for k, v in Counter(lost["unwinnable_cause"]).most_common()}
     if rules is not None and len(died):
         top = Counter(died["death_cell"]).most_common(5)
         out["deadliest_rooms"] = {_room_name(rules, int(c)): int(v) for c, v in top}

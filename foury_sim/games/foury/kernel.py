@@ -35,7 +35,9 @@ from .policies import builtin_decide
 _POLICY_SALT = np.uint64(0x5DEECE66D1234567)
 BIG = 9999
 SC_DIST, SC_PAR, SC_PDIR, SC_QUEUE, SC_GOAL, SC_MASK, SC_WANT = 0, 1, 2, 3, 4, 5, 6
-SC_ROWS = 7
+SC_UP_DP, SC_UP_BEST, SC_UP_MASK, SC_UP_LEV = 7, 8, 9, 10  # upper-level trips: subset DP, best cost and places
+SC_ROWS = 11  # mask per (place, levers), the lever places of the DP
+UP_DP_SIZE = (1 << UP_MAX_LEVER_PLACES) * UP_MAX_LEVER_PLACES
 
 
 # ------------------------------------------------------------------------- small helpers --
@@ -132,6 +134,15 @@ def die(R, geo, st, tr, cause, cell):
         st[S_DEATH_CAUSE] = cause
         st[S_DEATH_TURN] = max(st[S_TURN], 1)
     log(tr, st, TR_DEATH, cause, cell, st[S_ROUND] + 1, 0, 0)
+
+
+@njit(cache=CACHE, _nrt=False)
+def unwinnable(st, tr, cause):
+    """Remember the first turn from which no sequence of legal moves could still win."""
+    if st[S_UNWIN_TURN] == 0:
+        st[S_UNWIN_TURN] = max(st[S_TURN], 1)
+        st[S_UNWIN_CAUSE] = cause
+        log(tr, st, TR_UNWINNABLE, cause, st[S_UNWIN_TURN], 0, 0, 0)
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
@@ -533,13 +544,88 @@ def collect_items(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, 
 
 
 @njit(cache=CACHE, _nrt=False)
+def arrows_feasible(R, arrows, st, rm, cur, mode):
+    """Can every round still to play get an unused entry arrow in its own sector and a different unused
+    exit arrow in another sector (arrows in collapsed rooms are unusable)?
+
+    ``mode`` 0: between rounds (``st[S_ROUND]`` rounds done); 1: in the round of sector ``cur``, which still
+    needs its exit; 2: the round of sector ``cur`` has just been completed. With ``game.rounds`` < 4 any
+    choice of the sectors still to play will do. Exact: Hall's condition for this small matching (slots:
+    an entry per round to start, an exit per round to finish; an entry slot takes arrows of its sector, an
+    exit slot any other sector's) reduces to the three counts checked below.
+    """
+    c0 = 0
+    c1 = 0
+    c2 = 0
+    c3 = 0
+    for a in range(arrows.shape[0]):
+        if st[S_ARROW0 + a] == 1 or (rm[arrows[a, 0], RM_STATE] & COLLAPSED):
+            continue
+        s = arrows[a, 2]
+        if s == 0:
+            c0 += 1
+        elif s == 1:
+            c1 += 1
+        elif s == 2:
+            c2 += 1
+        elif s == 3:
+            c3 += 1
+    cs = (c0, c1, c2, c3)
+    total = c0 + c1 + c2 + c3
+    done = st[S_DONE_MASK]
+    later = R[R_ROUNDS] - st[S_ROUND]
+    xmask = 0  # the round being played: needs only its exit
+    if mode == 1:
+        later -= 1
+        xmask = 1 << cur
+    elif mode == 2:
+        later -= 1
+        done |= 1 << cur
+    if later <= 0:
+        return xmask == 0 or total - cs[cur] >= 1
+    cand = 15 & ~done & ~xmask
+    for emask in range(16):
+        if emask & ~cand:
+            continue
+        ne = 0
+        for q in range(4):
+            ne += (emask >> q) & 1
+        if ne != later:
+            continue
+        qx = emask | xmask
+        nx = ne + (1 if xmask else 0)
+        ok = total >= ne + nx
+        for q in range(4):
+            if not ok:
+                break
+            if (emask >> q) & 1 and cs[q] < 1:
+                ok = False
+            if (qx >> q) & 1 and total - cs[q] < 1 + ne - ((emask >> q) & 1):
+                ok = False
+        if ok:
+            return True
+    return False
+
+
+@njit(cache=CACHE, _nrt=False)
 def legal_exit(R, arrows, st, rm, cell):
     """Index of an unused arrow in ``cell`` you may leave by now, or -1."""
+    before = -1  # is the game still winnable as it stands (computed only when needed)
     for a in range(arrows.shape[0]):
         if arrows[a, 0] != cell or st[S_ARROW0 + a] == 1 or arrows[a, 2] == st[S_SECTOR]:
             continue
         s = arrows[a, 2]
-        if R[R_RESERVE_ENTRIES] == 1 and (st[S_DONE_MASK] >> s) & 1 == 0 and st[S_ROUND] + 1 < R[R_ROUNDS]:
+        if R[R_RESERVE_ROUNDS] == 1 and st[S_ROUND] + 1 < R[R_ROUNDS]:
+            # never leave a round still to play without an entry and a different exit (unless already lost)
+            st[S_ARROW0 + a] = 1
+            ok = arrows_feasible(R, arrows, st, rm, st[S_SECTOR], 2)
+            st[S_ARROW0 + a] = 0
+            if not ok:
+                if before < 0:
+                    before = 1 if arrows_feasible(R, arrows, st, rm, st[S_SECTOR], 1) else 0
+                if before == 1:
+                    continue
+        elif R[R_RESERVE_ENTRIES] == 1 and (st[S_DONE_MASK] >> s) & 1 == 0 and st[S_ROUND] + 1 < R[R_ROUNDS]:
             left = 0
             for b in range(arrows.shape[0]):
                 if arrows[b, 2] == s and st[S_ARROW0 + b] == 0 and (rm[arrows[b, 0], RM_STATE] & COLLAPSED) == 0:
@@ -660,8 +746,11 @@ def enter_room(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params,
     if st[S_PHASE] == 2 and res == 1:
         a = legal_exit(R, arrows, st, rm, cell)
         if a >= 0:
+            before = st[S_UNWIN_TURN] == 0 and arrows_feasible(R, arrows, st, rm, st[S_SECTOR], 1)
             st[S_ARROW0 + a] = 1
             log(tr, st, TR_EXIT, cell, arrows[a, 2], a, 0, 0)
+            if st[S_UNWIN_TURN] == 0 and not arrows_feasible(R, arrows, st, rm, st[S_SECTOR], 2):
+                unwinnable(st, tr, UW_EXIT if before else UW_ARROWS)
             return 1
     if ev & EV_EXTRA and not free_step:
         n = adjacent_options(R, T, geo, arrows, st, rm, opts, cell)
@@ -694,7 +783,8 @@ def mark_goals(R, T, geo, arrows, st, rm, sc):
     if s == 2:
         for i in range(T[T_STAIRS, 0]):
             x = T[T_STAIRS, 1 + i]
-            if (rm[x, RM_STATE] & COLLAPSED) == 0 and (R[R_REQ_ANYWHERE] == 1 or geo[x, 4] == s):
+            if (rm[x, RM_STATE] & COLLAPSED) == 0 and (R[R_REQ_ANYWHERE] == 1 or geo[x, 4] == s) \
+                    and levers_reachable(R, T, geo, st, rm, x):
                 mask[x] = 1
         return
     for x in range(n):
@@ -801,24 +891,128 @@ def add_option(R, T, geo, arrows, st, rm, sc, opts, n, kind, frm, to, d, path):
         if y >= 0 and y != frm and passable(R, st, rm, to, d2, y):
             k += 1
     opts[n, O_OPEN] = k
+    opts[n, O_UPPER] = 0
+    opts[n, O_UPMASK] = 0
     return n + 1
 
 
-@njit(cache=CACHE, _nrt=False)
-def new_levers(R, T, geo, st, rm, at):
-    """Levers one climb at staircase ``at`` would reach for the first time this round."""
-    if st[S_PHASE] != 0 or st[S_SECTOR] != 2:
+@njit(cache=CACHE, inline="always", _nrt=False)
+def up_dist(R, T, p, q):
+    """Turns of travel on the upper level between places ``p`` and ``q`` (BIG: no walkway leads there).
+
+    Under ``rulings.upper_level = "network"`` every place reaches every other at no cost.
+    """
+    if R[R_UPPER_PLACES] == 0 or p == q:
         return 0
-    k = 0
-    for i in range(T[T_LEVERS, 0]):
-        x = T[T_LEVERS, 1 + i]
-        if (rm[x, RM_FLAG] & F_LEVER) == 0:
-            if R[R_UPPER_SECTOR] == 1 and geo[x, 4] != geo[at, 4]:
+    i = p * T[T_UP_PLACES, 0] + q
+    return T[T_UP_DIST + i // T_COLS, i % T_COLS]
+
+
+@njit(cache=CACHE, _nrt=False)
+def up_place(T, cell):
+    """The upper-level place of a room (a staircase or lever room), or -1."""
+    for p in range(T[T_UP_PLACES, 0]):
+        if T[T_UP_PLACES, 1 + p] == cell:
+            return p
+    return -1
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def lever_value(R, geo, st, rm, x):
+    """Levers in room ``x`` that would count now for the Castle Cliff (0 if reached already this round)."""
+    if st[S_PHASE] != 0 or st[S_SECTOR] != 2 or (rm[x, RM_FLAG] & F_LEVER):
+        return 0
+    if R[R_REQ_ANYWHERE] == 0 and geo[x, 4] != 2:
+        return 0
+    return rm[x, RM_ICON + LEVER]
+
+
+@njit(cache=CACHE, _nrt=False)
+def levers_reachable(R, T, geo, st, rm, x):
+    """Does a climb at staircase ``x`` reach any lever that would count now?"""
+    px = up_place(T, x)
+    if px < 0:
+        return False
+    for p in range(T[T_UP_PLACES, 0]):
+        if lever_value(R, geo, st, rm, T[T_UP_PLACES, 1 + p]) > 0 and up_dist(R, T, px, p) < BIG:
+            return True
+    return False
+
+
+@njit(cache=CACHE, _nrt=False)
+def upper_trips(R, T, geo, st, rm, sc, x):
+    """The cheapest climbs from staircase ``x``: for every place p and every lever count e (capped at
+    what the round still needs), ``sc[SC_UP_BEST, p * E + e]`` turns of travel ending at p having reached
+    e levers, and ``sc[SC_UP_MASK, p * E + e]`` the places whose levers it reaches. Returns E.
+
+    A shortest-tour dynamic programme over the subsets of the (at most 8) lever rooms still to reach.
+    """
+    n_places = T[T_UP_PLACES, 0]
+    px = up_place(T, x)
+    need = st[S_REQ_NEED] - st[S_REQ_DONE] if (st[S_PHASE] == 0 and st[S_SECTOR] == 2) else 0
+    if need < 0:
+        need = 0
+    E = need + 1
+    best = sc[SC_UP_BEST]
+    bmask = sc[SC_UP_MASK]
+    for i in range(n_places * E):
+        best[i] = BIG
+        bmask[i] = 0
+    if px < 0:
+        return E
+    dp = sc[SC_UP_DP]
+    lev = sc[SC_UP_LEV]
+    K = 0
+    if need > 0:
+        for p in range(n_places):
+            if K < UP_MAX_LEVER_PLACES and lever_value(R, geo, st, rm, T[T_UP_PLACES, 1 + p]) > 0 \
+                    and up_dist(R, T, px, p) < BIG:
+                lev[K] = p
+                K += 1
+    full = 1 << K
+    for i in range(full * K):
+        dp[i] = BIG
+    for j in range(K):
+        dp[(1 << j) * K + j] = up_dist(R, T, px, lev[j])
+    for mask in range(1, full):
+        for j in range(K):
+            cur = dp[mask * K + j]
+            if cur >= BIG or ((mask >> j) & 1) == 0:
                 continue
-            if R[R_REQ_ANYWHERE] == 0 and geo[x, 4] != 2:
+            for j2 in range(K):
+                if (mask >> j2) & 1:
+                    continue
+                nm = mask | (1 << j2)
+                c = cur + up_dist(R, T, lev[j], lev[j2])
+                if c < dp[nm * K + j2]:
+                    dp[nm * K + j2] = c
+    for z in range(n_places):
+        if up_dist(R, T, px, z) >= BIG:
+            continue
+        for mask in range(full):
+            if mask == 0:
+                c = up_dist(R, T, px, z)
+            else:
+                c = BIG
+                for j in range(K):
+                    if (mask >> j) & 1 and dp[mask * K + j] < BIG:
+                        c2 = dp[mask * K + j] + up_dist(R, T, lev[j], z)
+                        if c2 < c:
+                            c = c2
+            if c >= BIG:
                 continue
-            k += rm[x, RM_ICON + LEVER]
-    return k
+            e = 0
+            pm = 0
+            for j in range(K):
+                if (mask >> j) & 1:
+                    e += lever_value(R, geo, st, rm, T[T_UP_PLACES, 1 + lev[j]])
+                    pm |= 1 << lev[j]
+            if e > need:
+                e = need
+            if c < best[z * E + e]:
+                best[z * E + e] = c
+                bmask[z * E + e] = pm
+    return E
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -848,7 +1042,39 @@ def adjacent_options(R, T, geo, arrows, st, rm, opts, cell):
         opts[n, O_ORACLE] = 1 if y == st[S_ORACLE] else 0
         opts[n, O_ODIST] = geo[y, 5]
         opts[n, O_OPEN] = 1
+        opts[n, O_UPPER] = 0
+        opts[n, O_UPMASK] = 0
         n += 1
+    return n
+
+
+@njit(cache=CACHE, _nrt=False)
+def stairs_options(R, T, geo, arrows, st, rm, sc, opts, n, x, path):
+    """Climbs at staircase ``x``: for each staircase to come down at, the cheapest trip for each number of
+    levers reached (fewest levers first; a trip is offered only if it is cheaper than every trip reaching
+    more). O_REQ levers reached, O_UPPER turns travelled, O_UPMASK the places reached."""
+    E = upper_trips(R, T, geo, st, rm, sc, x)
+    offer = sc[SC_UP_LEV, UP_MAX_LEVER_PLACES:]
+    for z in range(T[T_UP_PLACES, 0]):
+        zc = T[T_UP_PLACES, 1 + z]
+        if rm[zc, RM_ICON + STAIRS] == 0 or (rm[zc, RM_STATE] & COLLAPSED):
+            continue
+        cheaper = BIG
+        for e in range(E - 1, -1, -1):
+            c = sc[SC_UP_BEST, z * E + e]
+            offer[e] = 1 if c < cheaper and not (e == 0 and zc == x) else 0
+            if c < cheaper:
+                cheaper = c
+        for e in range(E):
+            if offer[e] == 0:
+                continue
+            c = sc[SC_UP_BEST, z * E + e]
+            n0 = n
+            n = add_option(R, T, geo, arrows, st, rm, sc, opts, n, MK_STAIRS, x, zc, -1, path)
+            if n > n0:
+                opts[n0, O_REQ] = e
+                opts[n0, O_UPPER] = c
+                opts[n0, O_UPMASK] = sc[SC_UP_MASK, z * E + e]
     return n
 
 
@@ -902,17 +1128,7 @@ def move_options(R, T, geo, arrows, st, rm, sc, opts):
         if x == pos and first_foe(rm, x) >= 0:
             continue  # you fled from this room's foe: no stairs or circle here (only after a won encounter)
         if rm[x, RM_ICON + STAIRS] > 0:
-            levers = new_levers(R, T, geo, st, rm, x)
-            for i in range(T[T_STAIRS, 0]):
-                z = T[T_STAIRS, 1 + i]
-                if (rm[z, RM_STATE] & COLLAPSED) == 0:
-                    if R[R_UPPER_SECTOR] == 1 and geo[z, 4] != geo[x, 4]:
-                        continue
-                    if z == x and levers == 0:
-                        continue
-                    n = add_option(R, T, geo, arrows, st, rm, sc, opts, n, MK_STAIRS, x, z, -1, dist[x])
-                    if n > 0:
-                        opts[n - 1, O_REQ] = levers
+            n = stairs_options(R, T, geo, arrows, st, rm, sc, opts, n, x, dist[x])
         if rm[x, RM_ICON + CIRCLE] > 0:
             for i in range(T[T_CIRCLES, 0]):
                 z = T[T_CIRCLES, 1 + i]
@@ -980,13 +1196,13 @@ def can_progress(R, T, geo, st, rm, sc):
                     tail += 1
             elif rm[x, RM_WALL + d] == W_COLLAPSED and st[SHOVEL] > 0:
                 return True
-        jump = STAIRS if rm[x, RM_ICON + STAIRS] > 0 else (CIRCLE if rm[x, RM_ICON + CIRCLE] > 0 else -1)
-        if jump >= 0:
+        px = up_place(T, x) if rm[x, RM_ICON + STAIRS] > 0 else -1
+        if px >= 0 or rm[x, RM_ICON + CIRCLE] > 0:
             for z in range(n_rooms):
                 if seen[z] == 0 and (rm[z, RM_ICON + STAIRS] > 0 or rm[z, RM_ICON + CIRCLE] > 0) and (
                         rm[z, RM_STATE] & COLLAPSED) == 0:
-                    if (rm[x, RM_ICON + STAIRS] > 0 and rm[z, RM_ICON + STAIRS] > 0) or (
-                            rm[x, RM_ICON + CIRCLE] > 0 and rm[z, RM_ICON + CIRCLE] > 0):
+                    by_stairs = px >= 0 and rm[z, RM_ICON + STAIRS] > 0 and up_dist(R, T, px, up_place(T, z)) < BIG
+                    if by_stairs or (rm[x, RM_ICON + CIRCLE] > 0 and rm[z, RM_ICON + CIRCLE] > 0):
                         if (rm[z, RM_STATE] & EXPLORED) == 0:
                             return True
                         seen[z] = 1
@@ -1030,17 +1246,20 @@ def do_move(R, T, geo, arrows, st, rm, sc, opts, rs, ps, script, tr, pid, params
                       False)
     if kind == MK_STAIRS:
         log(tr, st, TR_JUMP, frm, to, MK_STAIRS, 0, 0)
-        k = new_levers(R, T, geo, st, rm, frm)
+        travel = opts[c, O_UPPER]
+        pm = opts[c, O_UPMASK]
+        st[S_TURN] += travel  # travelling on the upper level costs turns; no room roll up there
+        st[S_ROUND_TURN] += travel
+        st[S_UP_TURNS] += travel
+        k = 0
+        for p in range(T[T_UP_PLACES, 0]):
+            if (pm >> p) & 1:
+                x = T[T_UP_PLACES, 1 + p]
+                k += lever_value(R, geo, st, rm, x)
+                rm[x, RM_FLAG] |= F_LEVER
+                log(tr, st, TR_LEVER, x, 0, 0, 0, 0)
+        log(tr, st, TR_UPPER, frm, to, travel, k, pm)
         if k > 0:
-            for i in range(T[T_LEVERS, 0]):
-                x = T[T_LEVERS, 1 + i]
-                if (rm[x, RM_FLAG] & F_LEVER) == 0:
-                    if R[R_UPPER_SECTOR] == 1 and geo[x, 4] != geo[frm, 4]:
-                        continue
-                    if R[R_REQ_ANYWHERE] == 0 and geo[x, 4] != 2:
-                        continue
-                    rm[x, RM_FLAG] |= F_LEVER
-                    log(tr, st, TR_LEVER, x, 0, 0, 0, 0)
             progress(st, tr, k)
         return arrive(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, to, st[S_DIR],
                       -1, jump_table(R, geo, rm, frm, to, R_ROLL_AFTER_JUMP), False)
@@ -1139,11 +1358,21 @@ def create_character(R, T, st, opts, ps, tr, pid, params, fn):
 
 @njit(cache=CACHE, _nrt=False)
 def round_options(R, geo, arrows, st, rm, opts):
+    """Rounds still to play and their unused entry arrows. Under ``reserve_entries = "rounds"`` an entry
+    that would leave this round without an exit, or a later round without an entry and an exit, is not
+    offered (unless the game is already past saving)."""
     n = 0
+    guard = R[R_RESERVE_ROUNDS] == 1 and arrows_feasible(R, arrows, st, rm, 0, 0)
     for a in range(arrows.shape[0]):
         s = arrows[a, 2]
         if st[S_ARROW0 + a] == 1 or (st[S_DONE_MASK] >> s) & 1 or (rm[arrows[a, 0], RM_STATE] & COLLAPSED):
             continue
+        if guard:
+            st[S_ARROW0 + a] = 1
+            ok = arrows_feasible(R, arrows, st, rm, s, 1)
+            st[S_ARROW0 + a] = 0
+            if not ok:
+                continue
         opts[n, 0] = a
         opts[n, 1] = s
         opts[n, 2] = arrows[a, 0]
@@ -1155,9 +1384,13 @@ def round_options(R, geo, arrows, st, rm, opts):
 @njit(cache=CACHE, _nrt=False)
 def play_round(R, T, geo, arrows, st, rm, sc, opts, rs, ps, script, tr, pid, params, fn, vis):
     """One adventure: choose a round and its entry, walk until an exit (1) or death (0)."""
+    if st[S_UNWIN_TURN] == 0 and not arrows_feasible(R, arrows, st, rm, 0, 0):
+        unwinnable(st, tr, UW_ARROWS)
     n = round_options(R, geo, arrows, st, rm, opts)
     if n == 0:
         die(R, geo, st, tr, CAUSE_STUCK, st[S_POS])
+        if st[S_COINS_LEFT] == 0:
+            unwinnable(st, tr, UW_ARROWS)
         return 0
     c = decide(D_ROUND, n, st, opts, ps, pid, params, fn)
     a = opts[c, 0]
@@ -1197,9 +1430,13 @@ def play_round(R, T, geo, arrows, st, rm, sc, opts, rs, ps, script, tr, pid, par
             if decide(D_ELYDION, 2, st, opts, ps, pid, params, fn) == 1:
                 st[S_ELY_USED] = 1
                 market(R, st, opts, ps, tr, pid, params, fn, T[T_CHESTV, min(k + 1, R[R_ROUNDS] - 1)])
+        if st[S_UNWIN_TURN] == 0 and not arrows_feasible(R, arrows, st, rm, st[S_SECTOR], 1):
+            unwinnable(st, tr, UW_ARROWS)
         n = move_options(R, T, geo, arrows, st, rm, sc, opts)
         if n == 0:
             die(R, geo, st, tr, CAUSE_STUCK, st[S_POS])
+            if st[S_COINS_LEFT] == 0:
+                unwinnable(st, tr, UW_SEALED)
             break
         c = decide(D_MOVE, n, st, opts, ps, pid, params, fn)
         done = do_move(R, T, geo, arrows, st, rm, sc, opts, rs, ps, script, tr, pid, params, fn, vis, c)
@@ -1315,6 +1552,14 @@ def write_out(T, st, rs, out, k):
     out[k, OUT_DICE] = np.int64(rs[3])
     out[k, OUT_BAD] = st[S_BAD_CHOICE]
     out[k, OUT_DEATH_TURN] = st[S_DEATH_TURN]
+    out[k, OUT_UNWIN_TURN] = st[S_UNWIN_TURN]
+    out[k, OUT_UNWIN_CAUSE] = st[S_UNWIN_CAUSE]
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def scratch_cols(n_rooms):
+    """Columns of the search scratch ``sc``: one per room, and room for the upper level's trip planner."""
+    return max(n_rooms, UP_DP_SIZE)
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
@@ -1338,7 +1583,7 @@ def _simulate_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, start, count
     for ch in prange(n_chunks):
         st = np.zeros(STATE_SIZE, np.int64)
         rm = np.empty_like(rm0)
-        sc = np.zeros((SC_ROWS, n_rooms), np.int64)
+        sc = np.zeros((SC_ROWS, scratch_cols(n_rooms)), np.int64)
         opts = np.zeros((n_opt, N_OCOL), np.int64)
         rs = np.zeros(4, np.uint64)
         ps = np.zeros(4, np.uint64)
@@ -1362,7 +1607,7 @@ _ONE_SIG = types.void(I1, I2, I2, I2, I2, types.int64, types.float64[::1], POLIC
 def _play_one(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, rm, tr, out, vis):
     """One game alone, with forced dice and a trace (``tr`` rows): replays and rule tests."""
     n_rooms = geo.shape[0]
-    sc = np.zeros((SC_ROWS, n_rooms), np.int64)
+    sc = np.zeros((SC_ROWS, scratch_cols(n_rooms)), np.int64)
     opts = np.zeros((option_rows(n_rooms), N_OCOL), np.int64)
     rs = np.zeros(4, np.uint64)
     ps = np.zeros(4, np.uint64)

@@ -61,6 +61,11 @@ S_DEATH_TURN = 60  # turn of the first death (0 = never died)
 # -- state slots 61..71: any-die clover (ruleset rulings.clover_dice)
 
 # -- state slots 72..87: upper level, unwinnable states
+S_UNWIN_TURN = 72  # first turn at which the game could no longer be won (0 = never)
+S_UNWIN_CAUSE = 73  # why: UW_* below
+S_UP_TURNS = 74  # turns spent travelling on the upper level (whole game)
+UW_NONE, UW_EXIT, UW_ARROWS, UW_SEALED = 0, 1, 2, 3
+UNWIN_NAMES = ("", "no arrows left, right after an exit", "no arrows left", "sealed in, no coin left")
 
 # -- state slots 88..103: declared behaviours and rulings
 S_DIE_GOAL = 88  # D_USE_DIE context: 1 when a cornucopia from the die would count for this round's requirement
@@ -105,7 +110,11 @@ M_DONE, M_BUY, M_SWAP, M_REDEEM = 0, 1, 2, 3
 # Oracle's room; O_ODIST printed-map distance to the Oracle; O_OPEN open sides of O_TO besides the way in.
 O_KIND, O_FROM, O_TO, O_DIR, O_PATH, O_GOAL, O_SECTOR, O_FOE, O_FOE_STR, O_ITEMS, O_REQ, O_NEW, O_EXIT, \
     O_ORACLE, O_ODIST, O_OPEN = range(16)
-N_OCOL = 16
+# stairs only: O_UPPER turns travelled on the upper level; O_UPMASK bit p set for each upper-level place p
+# (T_UP_PLACES) whose levers the trip reaches (O_REQ is their count, capped at what the round still needs)
+O_UPPER = 16
+O_UPMASK = 17
+N_OCOL = 18
 # move kinds
 MK_STEP, MK_SHOVEL, MK_GOTO, MK_STAIRS, MK_CIRCLE, MK_SWIM = range(6)
 MOVE_NAMES = ("step", "shovel", "go to", "stairs", "magic circle", "swim")
@@ -151,6 +160,8 @@ HERO_KEYS = ("free", "kael", "melyra", "thalindra", "elydion")
 # -- rules 40..47: any-die clover
 
 # -- rules 48..59: upper level, unwinnable states
+R_UPPER_PLACES = 48  # rulings.upper_level: 1 "places" (levers reached by travelling), 0 "network"
+R_RESERVE_ROUNDS = 49  # rulings.reserve_entries = "rounds": entries and exits keep every remaining round playable
 
 # -- rules 60..79: declared behaviours and rulings
 R_DIE_OPTIONAL = 60  # rulings.die_icon = "optional": rolling a DIE icon is the player's choice
@@ -180,6 +191,10 @@ T_STAIRS = 13  # col 0: how many staircases, then their cells
 T_CIRCLES = 14  # the same for magic circles
 T_LEVERS = 15  # the same for levers
 # -- table rows 16..23: upper level
+T_UP_PLACES = 16  # col 0: how many upper-level places (rooms with a staircase or a lever), then their cells
+T_UP_DIST = 17  # rows 17..23: turns of travel between places p and q at flat index p * places + q
+UP_MAX_PLACES = 21  # 21 * 21 <= 7 rows * 64 columns
+UP_MAX_LEVER_PLACES = 8
 
 # -- table rows 24..31: free
 T_ROWS, T_COLS = 32, 64
@@ -192,6 +207,10 @@ OUT_COLUMNS = ("win", "clean_win", "rounds_completed", "coins_used", "hearts_lef
 (OUT_WIN, OUT_CLEAN, OUT_ROUNDS, OUT_COINS, OUT_HEARTS, OUT_TURNS, OUT_SCORE, OUT_KILLS, OUT_CHESTS,
  OUT_DEATH_ROUND, OUT_DEATH_SECTOR, OUT_DEATH_CELL, OUT_DEATH_CAUSE, OUT_END_CAUSE, OUT_ORDER, OUT_TURNS_R1,
  OUT_TURNS_R2, OUT_TURNS_R3, OUT_TURNS_R4, OUT_DICE, OUT_BAD, OUT_DEATH_TURN) = range(len(OUT_COLUMNS))
+# -- issue 9: upper level, unwinnable states
+OUT_COLUMNS += ("unwinnable_at_turn", "unwinnable_cause")
+OUT_UNWIN_TURN = OUT_COLUMNS.index("unwinnable_at_turn")
+OUT_UNWIN_CAUSE = OUT_COLUMNS.index("unwinnable_cause")
 N_OUT = len(OUT_COLUMNS)
 
 # --- trace event codes (int64 rows [code, a, b, c, d, e]) ----------------------------------
@@ -202,6 +221,8 @@ N_OUT = len(OUT_COLUMNS)
 # -- trace codes 40..44: any-die clover
 
 # -- trace codes 45..49: upper level, unwinnable states
+TR_UPPER = 45  # a climb: [staircase up, staircase down, turns travelled, levers reached, places mask]
+TR_UNWINNABLE = 46  # [cause UW_*, turn]
 
 # -- trace codes 50..59: declared behaviours and rulings
 TR_FLEE_BACK = 50  # [from, to]: fleeing, step back into the room you came from

@@ -21,6 +21,15 @@ comments), one blank line, then the grid. One room is 3 characters and every gri
 
 Arrows give the direction of travel *into* the map. Every problem raises :class:`InputError`
 with ``where = "file:line:column"``.
+
+After the grid (and a blank line) may come the upper level's walkways, one per line::
+
+    upper: 6,6 6,8 3
+
+links the rooms at row 6, column 6 and row 6, column 8 (counted from 1) by a walkway of 3 turns.
+Both rooms must hold a staircase 'S' or a lever 'L'; every lever must be reachable over the
+walkways from a staircase. A map without ``upper:`` lines has one network: every staircase and
+lever reach each other at no cost (``rulings.upper_level`` then makes no difference).
 """
 
 from __future__ import annotations
@@ -41,10 +50,12 @@ from .icons import (
     FOES,
     ICON_CHARS,
     ICON_NAMES,
+    LEVER,
     N_ICONS,
     ORACLE,
     SECTOR_CHARS,
     SECTOR_NAMES,
+    STAIRS,
     VOID,
     E,
     N,
@@ -64,6 +75,7 @@ _OPP = (S, W, N, E)
 _HEADER_RE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*)\s*:\s*(.*)$")
 # border slot tokens
 _WALL, _OPEN, _ARROW_S, _ARROW_N = "---", "   ", "vvv", "^^^"
+_UPPER_RE = re.compile(r"^upper\s*:")
 
 
 @dataclass
@@ -83,6 +95,8 @@ class MapData:
     dist: np.ndarray  #: int16[n, n]: shortest path through open sides (UNREACHABLE otherwise)
     oracle: int  #: cell of the Oracle's room
     meta: dict[str, str] = field(default_factory=dict)  #: header keys other than ``name``
+    #: the upper level's walkways (cell, cell, turns); None = one network of every staircase and lever, no travel
+    upper: list[tuple[int, int, int]] | None = None
 
     @property
     def n(self) -> int:
@@ -165,7 +179,7 @@ def parse_map(text: str, path: str = "<map>") -> MapData:
 
     # ---- grid block: contiguous non-blank lines from grid_start
     end = grid_start
-    while end < len(lines) and lines[end].strip():
+    while end < len(lines) and lines[end].strip() and not _UPPER_RE.match(lines[end]):
         end += 1
     grid = [ln.rstrip() for ln in lines[grid_start:end]]
     lno = [grid_start + 1 + k for k in range(len(grid))]  # 1-based file line numbers
@@ -183,11 +197,15 @@ def parse_map(text: str, path: str = "<map>") -> MapData:
         )
     if len(grid) < 3:
         raise err("the grid has no room lines: expected a room line after the top border", lno[0] + 1, 1)
+    upper_lines: list[tuple[int, str]] = []  # (file line number, text) of the 'upper:' lines after the grid
     for k in range(end, len(lines)):
         if lines[k].strip() and not _is_comment(lines[k]):
+            if _UPPER_RE.match(lines[k]):
+                upper_lines.append((k + 1, lines[k]))
+                continue
             raise err(
                 "unexpected text after the grid (the grid ends at the first blank line; "
-                "blank lines are not allowed inside it)",
+                "blank lines are not allowed inside it; after it come only 'upper: ...' lines and comments)",
                 k + 1,
                 1,
             )
@@ -404,6 +422,7 @@ def parse_map(text: str, path: str = "<map>") -> MapData:
             *room_where(int(lost[0])),
         )
 
+    upper = _parse_upper(upper_lines, sector, icons, rows, cols, err, room_where)
     meta = {k: v for k, v in header.items() if k != "name"}
     return MapData(
         name=header["name"],
@@ -419,7 +438,104 @@ def parse_map(text: str, path: str = "<map>") -> MapData:
         dist=dist,
         oracle=oracle,
         meta=meta,
+        upper=upper,
     )
+
+
+def _parse_upper(upper_lines, sector, icons, rows, cols, err, room_where) -> list[tuple[int, int, int]] | None:
+    """The upper level's walkways: ``upper: ROW,COL ROW,COL TURNS`` lines -> [(cell, cell, turns)].
+
+    ``None`` when the map has no such line (then every staircase and lever lie on one network, no travel).
+    """
+    if not upper_lines:
+        return None
+    links: list[tuple[int, int, int]] = []
+    seen: set[tuple[int, int]] = set()
+    for ln, text in upper_lines:
+        body_at = text.index(":") + 1
+        tokens = [(m.start() + 1, m.group()) for m in re.finditer(r"\S+", text)][1:]  # (1-based column, token)
+        if len(tokens) != 3:
+            raise err(
+                f"an upper-level line is 'upper: ROW,COL ROW,COL TURNS' (two rooms with a staircase or a lever, "
+                f"rows and columns counted from 1, and the walkway's length in turns); found {len(tokens)} "
+                "item(s) after 'upper:'",
+                ln,
+                body_at + 1,
+            )
+        cells = []
+        for col, tok in tokens[:2]:
+            m = re.fullmatch(r"(\d+),(\d+)", tok)
+            if not m:
+                raise err(f"bad room {tok!r}: write ROW,COL (e.g. 6,6), counted from 1", ln, col)
+            r, c = int(m.group(1)), int(m.group(2))
+            if not (1 <= r <= rows and 1 <= c <= cols):
+                raise err(f"room {tok} is off the map ({rows} rows, {cols} columns)", ln, col)
+            cell = (r - 1) * cols + (c - 1)
+            if sector[cell] == VOID or (icons[cell, STAIRS] == 0 and icons[cell, LEVER] == 0):
+                raise err(
+                    f"room {tok} has no staircase 'S' or lever 'L': the upper level links only those rooms", ln, col
+                )
+            cells.append(cell)
+        col, tok = tokens[2]
+        if not re.fullmatch(r"\d+", tok) or int(tok) > 99:
+            raise err(f"bad length {tok!r}: the walkway's length in turns is a whole number 0..99", ln, col)
+        a, b = cells
+        if a == b:
+            raise err("a walkway must link two different rooms", ln, tokens[1][0])
+        key = (min(a, b), max(a, b))
+        if key in seen:
+            raise err(f"walkway {tokens[0][1]} - {tokens[1][1]} given twice", ln, tokens[0][0])
+        seen.add(key)
+        links.append((a, b, int(tok)))
+    # every lever must be reachable over the walkways from some staircase
+    places = upper_places(sector, icons)
+    adj: dict[int, set[int]] = {p: set() for p in places}
+    for a, b, _ in links:
+        adj[a].add(b)
+        adj[b].add(a)
+    reach: set[int] = set()
+    todo = [p for p in places if icons[p, STAIRS] > 0]
+    reach.update(todo)
+    while todo:
+        u = todo.pop()
+        for v in adj[u]:
+            if v not in reach:
+                reach.add(v)
+                todo.append(v)
+    for p in places:
+        if icons[p, LEVER] > 0 and p not in reach:
+            r, c = divmod(p, cols)
+            raise err(
+                f"the lever at row {r + 1}, column {c + 1} cannot be reached over the upper level from any staircase: "
+                "add an 'upper:' line linking it",
+                *room_where(p),
+            )
+    return links
+
+
+def upper_places(sector: np.ndarray, icons: np.ndarray) -> list[int]:
+    """Rooms on the upper level: those with a staircase or a lever, in cell order."""
+    return [int(x) for x in np.flatnonzero((sector != VOID) & ((icons[:, STAIRS] > 0) | (icons[:, LEVER] > 0)))]
+
+
+def upper_distances(m: MapData) -> tuple[list[int], np.ndarray]:
+    """The upper level's places and the turns of travel between them (``UNREACHABLE`` if not linked).
+
+    A map without ``upper:`` lines has one network: every place reaches every other at no cost.
+    """
+    places = upper_places(m.sector, m.icons)
+    k = len(places)
+    if m.upper is None:
+        return places, np.zeros((k, k), np.int64)
+    idx = {p: i for i, p in enumerate(places)}
+    d = np.full((k, k), UNREACHABLE, np.int64)
+    np.fill_diagonal(d, 0)
+    for a, b, t in m.upper:
+        i, j = idx[a], idx[b]
+        d[i, j] = d[j, i] = min(d[i, j], t)
+    for w in range(k):  # Floyd-Warshall
+        d = np.minimum(d, d[:, w:w + 1] + d[w:w + 1, :])
+    return places, d
 
 
 def _all_distances(sector: np.ndarray, wall: np.ndarray, rows: int, cols: int) -> np.ndarray:
@@ -558,6 +674,11 @@ def format_map(m: MapData) -> str:
         text.append(border_line(r))
         text.append(room_line(r))
     text.append(border_line(rows))
+    if m.upper:
+        text.append("")
+        for a, b, t in m.upper:
+            (ra, ca), (rb, cb) = divmod(a, cols), divmod(b, cols)
+            text.append(f"upper: {ra + 1},{ca + 1} {rb + 1},{cb + 1} {t}")
     return "\n".join(text) + "\n"
 
 
@@ -590,6 +711,7 @@ ICON_GLYPHS = (
 )
 assert len(ICON_GLYPHS) == N_ICONS
 _ITEM_COLOR, _FIXTURE_COLOR, _FOE_COLOR = "#1c1c1c", "#1f3f9a", "#b00000"
+_UPPER_COLOR = "#7b2fbf"  # upper-level walkways
 
 
 def _icon_color(i: int) -> str:
@@ -757,6 +879,15 @@ def render_map(
         ax.add_patch(Polygon(pts, closed=True, facecolor=SECTOR_COLORS[int(sec)], edgecolor="black", lw=1.0, zorder=6))
         ax.text(*lab, SECTOR_CHARS[int(sec)], fontsize=fs * 1.05, ha="center", va="center", fontweight="bold", zorder=7)
 
+    # the upper level: walkways between staircase and lever rooms, labelled with their length in turns
+    for a, b, t in m.upper or ():
+        (ra, ca), (rb, cb) = divmod(a, cols), divmod(b, cols)
+        xa, ya, xb, yb = ca + 0.5, ra + 0.3, cb + 0.5, rb + 0.3
+        ax.plot([xa, xb], [ya, yb], color=_UPPER_COLOR, lw=2.2, ls=(0, (4, 2)), alpha=0.85, zorder=8)
+        ax.text((xa + xb) / 2, (ya + yb) / 2, str(t), fontsize=fs, ha="center", va="center", color="white",
+                fontweight="bold", zorder=9,
+                bbox={"boxstyle": "circle,pad=0.15", "facecolor": _UPPER_COLOR, "edgecolor": "none"})
+
     ax.set_title(m.name if title is None else title, fontsize=13, fontweight="bold", pad=2)
 
     if heat is not None:
@@ -798,8 +929,8 @@ def _draw_legend(ax: Any) -> None:
     lg.text(
         0,
         1.5,
-        "thick line = wall,  dashes = open,  triangle = entry/exit arrow,  "
-        "icons: black item, blue fixture, red foe;  [x] = map-file character",
+        "thick line = wall, dashes = open, triangle = entry/exit arrow, purple = upper-level walkway (turns); "
+        "icons: black item, blue fixture, red foe; [x] = map char",
         fontsize=tf - 0.5,
         va="center",
         color="#333333",

@@ -43,10 +43,12 @@ from .layout import (
     O_ITEMS,
     O_KIND,
     O_NEW,
+    O_ODIST,
     O_OPEN,
     O_ORACLE,
     O_PATH,
     O_REQ,
+    O_UPPER,
     S_CAP,
     S_CTX_ADD,
     S_CTX_DMG,
@@ -56,6 +58,8 @@ from .layout import (
     S_DIE_GOAL,
     S_PHASE,
     S_RAND,
+    S_REQ_DONE,
+    S_REQ_NEED,
     SHOVEL,
     WEAPON,
 )
@@ -112,6 +116,14 @@ def _move_cost(state, options, i, params):
         cost += params[P_SHOVEL_COST]
     if options[i, O_KIND] == MK_STAIRS or options[i, O_KIND] == MK_CIRCLE:
         cost += params[P_SHOVEL_COST] if options[i, O_REQ] == 0 else -50.0
+    if options[i, O_KIND] == MK_STAIRS:
+        # the upper level: its turns are safe (no room roll), each further lever saves a climb; a trip that
+        # completes the requirement is followed by the way to the Oracle, not to the next staircase
+        cost += 0.3 * options[i, O_UPPER]
+        if options[i, O_REQ] > 1:
+            cost -= 20.0 * (options[i, O_REQ] - 1)
+        if options[i, O_REQ] > 0 and options[i, O_REQ] >= state[S_REQ_NEED] - state[S_REQ_DONE]:
+            cost += options[i, O_ODIST] - options[i, O_GOAL]
     if options[i, O_EXIT] == 1 or (options[i, O_ORACLE] == 1 and state[S_PHASE] == 1):
         cost -= 100.0
     cost -= 0.3 * options[i, O_ITEMS]

@@ -49,6 +49,7 @@ from .layout import (
     R_PRIZE_EVERY,
     R_REQ_ANYWHERE,
     R_RESERVE_ENTRIES,
+    R_RESERVE_ROUNDS,
     R_ROLL_AFTER_JUMP,
     R_ROLL_AFTER_SWIM,
     R_ROUNDS,
@@ -60,7 +61,7 @@ from .layout import (
     R_THAL_BANDIT,
     R_TRAIT_MARKS,
     R_TROLL_RETURNS,
-    R_UPPER_SECTOR,
+    R_UPPER_PLACES,
     R_WEAR_PER_ROLLOFF,
     RM_ICON,
     RM_STATE,
@@ -82,9 +83,13 @@ from .layout import (
     T_SPAWN,
     T_STAIRS,
     T_START,
+    T_UP_DIST,
+    T_UP_PLACES,
     TRACK_NAMES,
+    UP_MAX_LEVER_PLACES,
+    UP_MAX_PLACES,
 )
-from .maps import MapData, resolve_map
+from .maps import MapData, resolve_map, upper_distances
 
 RM_COLS = RM_ICON + I.N_ICONS
 DEFAULT_RULES = Path(str(resources.files("foury_sim.games.foury") / "data" / "rules.toml"))
@@ -102,10 +107,10 @@ RULINGS: dict[str, tuple[tuple[Any, ...], Any, Any]] = {
     "free_move_costs_turn": ((True, False), R_FREE_MOVE_TURNS, True),
     "swim_rounds": (("D", "all"), R_SWIM_ALL, "all"),
     "exit_roll": (("always", "new_only"), R_EXIT_ROLL_ALWAYS, "always"),
-    "upper_level": (("network", "sector"), R_UPPER_SECTOR, "sector"),
+    "upper_level": (("places", "network"), R_UPPER_PLACES, "places"),
     "requirements_anywhere": ((True, False), R_REQ_ANYWHERE, True),
     "d_new_cornucopia": ((True, False), R_D_NEW_CORNU, True),
-    "reserve_entries": ((True, False), R_RESERVE_ENTRIES, True),
+    "reserve_entries": (("rounds", "sector_only", "none"), R_RESERVE_ROUNDS, "rounds"),
     "insert_coin": (("restart_round", "new_game"), R_COIN_NEW_GAME, "new_game"),
     "kael_skips_roll": (("foe_icon", "monster_only", "off"), (R_KAEL_FOE_ICON, R_KAEL_MONSTERS_ONLY),
                         {"foe_icon": (1, 0), "monster_only": (1, 1), "off": (0, 0)}),
@@ -299,6 +304,7 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
                 R[i] = flag
         elif idx is not None:
             R[idx] = 1 if v == one else 0
+    R[R_RESERVE_ENTRIES] = 1 if rf.get("rulings.reserve_entries") == "sector_only" else 0
     heroes: dict[str, dict[str, Any]] = {}
     for key, h in (rf.get("heroes") or {}).items():
         if key not in HERO_KEYS:
@@ -329,6 +335,16 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
             raise InputError(f"the map has {len(cells)} {I.ICON_NAMES[icon]} rooms; at most {T_COLS - 1}", m.path)
         T[row, 0] = len(cells)
         T[row, 1:1 + len(cells)] = cells
+    places, up = upper_distances(m)
+    if len(places) > UP_MAX_PLACES:
+        raise InputError(f"the map has {len(places)} staircase and lever rooms; at most {UP_MAX_PLACES}", m.path)
+    if sum(1 for p in places if m.icons[p, I.LEVER] > 0) > UP_MAX_LEVER_PLACES:
+        raise InputError(f"the map has more than {UP_MAX_LEVER_PLACES} lever rooms", m.path)
+    T[T_UP_PLACES, 0] = len(places)
+    T[T_UP_PLACES, 1:1 + len(places)] = places
+    flat = up.reshape(-1)
+    for i, d in enumerate(flat):
+        T[T_UP_DIST + i // T_COLS, i % T_COLS] = d
     R[R_N_ARROWS] = arrows.shape[0]
     R[R_ROWS] = m.rows
     R[R_COLS] = m.cols

@@ -60,11 +60,14 @@ from .layout import (
     TR_STEAL,
     TR_TIE,
     TR_TROLL_BACK,
+    TR_UNWINNABLE,
+    TR_UPPER,
     TR_WALK,
     TR_WALL,
     TR_WEAPON_WEAR,
     TR_WIN,
     TRACK_NAMES,
+    UNWIN_NAMES,
 )
 
 SIDES = ("north", "east", "south", "west")
@@ -105,12 +108,15 @@ def format_trace(tr: np.ndarray, cols: int) -> list[str]:
         return f"({c // cols},{c % cols})" if c >= 0 else "outside"
 
     out: list[str] = []
-    last = -1
+    jumped = False
     for row in tr:
         code, a, b, c, d, e = (int(x) for x in row)
-        prev_code, last = last, code
-        if code == TR_MOVE and a < 0 and prev_code == TR_JUMP:
-            continue  # the jump already said where you arrive
+        if code == TR_JUMP:
+            jumped = True
+        elif code == TR_MOVE:
+            was, jumped = jumped, False
+            if a < 0 and was:
+                continue  # the jump already said where you arrive (after its levers and travel)
         if code == TR_CREATE:
             out.append(f"Character: hearts {a}, shield {b}, clover {c}, weapon {d}, shovel {e}.")
         elif code == TR_ROUND:
@@ -186,6 +192,10 @@ def format_trace(tr: np.ndarray, cols: int) -> list[str]:
             out.append("    the Oracle AWAKENS")
         elif code == TR_LEVER:
             out.append(f"    lever at {room(a)} reached")
+        elif code == TR_UPPER:
+            out.append(f"    {c} turn(s) travelled on the upper level, {d} lever(s) reached")
+        elif code == TR_UNWINNABLE:
+            out.append(f"  (from turn {b} the game can no longer be won: {UNWIN_NAMES[a]})")
         elif code == TR_KILL_PRIZE:
             out.append(f"    {a} kills this round: {b} cornucopia prize")
         elif code == TR_EXTRA:
