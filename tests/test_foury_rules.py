@@ -1312,15 +1312,21 @@ def test_exit_roll_new_only_ruling():
     assert g.rows(L.TR_EXIT) == [(5, 1, 1, 0, 0)] and g[L.S_WIN] == 1
 
 
-@pytest.mark.parametrize("reserve", [True, False])
+@pytest.mark.parametrize("reserve", ["rounds", "sector_only", "none"])
 def test_reserve_entries_ruling(reserve):
-    """Two rounds, the Palace has one arrow: RULING reserve_entries = true (default) forbids leaving the
-    Temple through it (the Palace could never be entered); false allows it (and the game is then lost)."""
+    """Two rounds, the Palace has one arrow: RULING reserve_entries = "sector_only" forbids leaving the
+    Temple through it (the Palace could never be entered); "none" allows it (and the game is then lost);
+    "rounds" (default) sees the game is unwinnable from the start (the Palace needs an entry and a different
+    exit) and lets the exit through."""
     ov = {**QUIET_EVENTS, "game.rounds": 2, "requirements.kills": 0, "max_turns": 4, "game.insert_coins": 0,
           "rulings.reserve_entries": reserve}
     g = play("exit1", script=[2, 2, 2], queues={"round": [0], "move": [4, 1, 5]}, sheet={"hearts": 5},
              overrides=ov, strict=False)
-    if reserve:
+    if reserve == "rounds":  # the Palace round can never be played (one arrow: entry and exit): already
+        # unwinnable before the exit, so the exact check lets it through and records why
+        assert g[L.S_UNWIN_TURN] >= 1 and g[L.S_UNWIN_CAUSE] != L.UW_EXIT
+        assert g.rows(L.TR_EXIT) == [(5, 1, 1, 0, 0)]
+    elif reserve == "sector_only":
         assert g.rows(L.TR_EXIT) == [] and g[L.S_POS] == 5 and g[L.S_ROUND] == 0
     else:
         assert g.rows(L.TR_EXIT) == [(5, 1, 1, 0, 0)] and g[L.S_ROUND] == 1
