@@ -275,7 +275,7 @@ def across_cells(rulesets: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def summary_lines(recs: list[dict[str, Any]], width: int = 40) -> list[str]:
+def summary_lines(recs: list[dict[str, Any]], width: int = 60) -> list[str]:
     """The block a text summary prints: one line per assumption, overridden ones marked."""
     if not recs:
         return []
