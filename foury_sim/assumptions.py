@@ -241,10 +241,16 @@ def of(ruleset: Any) -> list[Assumption]:
     return list(getattr(ruleset, "assumptions", None) or [])
 
 
-def records(ruleset: Any) -> list[dict[str, Any]]:
-    """For summaries and manifests: key, value in use, default, overridden, and the plausible values."""
+def records(ruleset: Any, hero: str | None = None) -> list[dict[str, Any]]:
+    """For summaries and manifests: key, value in use, default, overridden, and the plausible values.
+
+    With ``hero``, another hero's sheet (``heroes.<other>.*``) is left out: the run does not rest on it.
+    """
     out = []
     for a in of(ruleset):
+        parts = a.key.split(".")
+        if hero is not None and parts[0] == "heroes" and len(parts) > 1 and parts[1] != hero:
+            continue
         r: dict[str, Any] = {"key": a.key, "value": a.value, "overridden": a.overridden}
         if a.overridden:
             r["default"] = a.default

@@ -147,7 +147,7 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
     res.summary = summarize(spec, df, ruleset)
     res.summary.update({"game": game, "hero": hero, "policy": pol.describe(), "seed": seed,
                         "elapsed_s": round(elapsed, 3), "games_per_s": round(games / max(elapsed, 1e-9)),
-                        "assumptions": assumptions.records(ruleset)})
+                        "assumptions": assumptions.records(ruleset, hero)})
     return res
 
 

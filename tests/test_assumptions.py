@@ -164,3 +164,14 @@ def test_report_has_an_assumptions_section(tmp_path):
     assert "## Assumptions" in md and "`events.C = room_behind_collapses" in md
     assert "`die_table.faces = nothing,chest,potion,clover,cornucopia,shovel` **(overridden" in md
     assert "Assumptions</h2>" in (path / "report.html").read_text()
+
+
+def test_run_summary_carries_the_assumptions_of_its_hero():
+    from foury_sim.runner import run
+
+    res = run("foury", hero="kael", games=50, seed=3, sets=["events.C=monster,monster,chest,chest,nothing,nothing"],
+              progress=False)
+    recs = {r["key"]: r for r in res.summary["assumptions"]}
+    assert "heroes.kael.start" in recs and "heroes.melyra.start" not in recs and "game.map" in recs
+    assert recs["events.C"]["overridden"] and recs["events.C"]["value"][0] == "monster"
+    assert not recs["game.map"]["overridden"] and "default" not in recs["game.map"]
