@@ -527,7 +527,7 @@ def _figures(out: Path, summ: pd.DataFrame, sens: pd.DataFrame) -> list[tuple[st
                     "(bars; whiskers: interval over the design points, not over the dice).", p))
     for k, (claim, g) in enumerate(sens[sens["claim"].isin(main["claim"])].groupby("claim", sort=False)):
         g = g.assign(span=g["oat_high"] - g["oat_low"]).sort_values("span")
-        fig, ax = plt.subplots(figsize=(8, 0.6 + 0.4 * len(g)))
+        fig, ax = plt.subplots(figsize=(9, max(2.4, 0.9 + 0.35 * len(g))))
         yy = np.arange(len(g))
         ax.barh(yy, 100 * g["oat_high"], color="#70ad47", label="margin up")
         ax.barh(yy, 100 * g["oat_low"], color="#c00000", label="margin down")
@@ -537,7 +537,9 @@ def _figures(out: Path, summ: pd.DataFrame, sens: pd.DataFrame) -> list[tuple[st
         ax.set_yticks(yy, g["factor"], fontsize=8)
         ax.set_xlabel("change of the margin from the defaults (win-rate points), one assumption at a time")
         ax.set_title(claim if len(claim) < 80 else claim[:77] + "...", fontsize=9)
-        ax.legend(fontsize=7, loc="lower right")
+        lim = 100 * max(float(g["oat_high"].max()), -float(g["oat_low"].min()), abs(base), 0.005) * 1.1
+        ax.set_xlim(-lim, lim)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
         fig.tight_layout()
         p = fig_dir / f"tornado_{k + 1}.png"
         fig.savefig(p, dpi=110)
