@@ -156,3 +156,13 @@ def test_tiny_study_runs_on_common_dice(tmp_path):
     assert "## Verdicts" in md and "## Assumptions of the defaults" in md and "Latin hypercube" in md
     assert (out / "figures" / "shares.png").stat().st_size > 1000 and (out / "figures" / "tornado_1.png").exists()
     assert "<table>" in (out / "report.html").read_text()
+
+
+def test_delve_experiment_varies_its_assumptions_and_extra_factors():
+    exp = load_robust(ROOT / "tests" / "data" / "robust" / "delve_tiny.toml")
+    f = {x.key: x for x in exp.factors}
+    assert f["score.win_rank"].levels == ["Village Hero", "Seasoned Explorer", "Champion"]
+    assert f["dragon.threshold"].range == [3, 4] and f["dragon.threshold"].default == 3
+    assert "heroes.mercenary.master" not in f  # declared with vary = false
+    points, _ = design_points(exp.factors, exp.points, exp.seed)
+    assert len(points) == 1 + sum(len(x.oat()) for x in exp.factors) + 8 and len(exp.cells()) == 3

@@ -92,6 +92,7 @@ class DelveRules:
     source: str
     overrides: dict[str, str] = field(default_factory=dict)
     assumptions: list[assume.Assumption] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)  # the ruleset as read (after overrides)
 
     def with_hero(self, hero: str) -> np.ndarray:
         """The rules array with ``hero``'s power table filled in (what kernels receive)."""
@@ -320,7 +321,8 @@ def load_ruleset(
         ult_names[name] = (ults[0], ults[1])
     shipped = rf if rules_path is None and not overrides else load(DEFAULT_RULES)
     found = assume.from_ruleset(rf, shipped, [rf] if rules_path is not None else [], replaced=rules_path is not None)
-    return DelveRules(r, heroes, hero_names, ult_names, list(tre), list(ranks), rf.path, dict(rf.overridden), found)
+    return DelveRules(r, heroes, hero_names, ult_names, list(tre), list(ranks), rf.path, dict(rf.overridden), found,
+                      rf.data)
 
 
 def heroes(ruleset: DelveRules) -> list[str]:
