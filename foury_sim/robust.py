@@ -649,6 +649,14 @@ def write_report(out: Path, m: dict[str, Any], summ: pd.DataFrame, sens: pd.Data
                         else f"<p>{_inline_html(line)}</p>")
     if table:
         body.append(_html_table(table, _inline_html))
+    wrapped: list[str] = []
+    for line in body:  # consecutive list items become one list
+        if line.startswith("<li>") and (not wrapped or not wrapped[-1].endswith("</li>")):
+            wrapped.append("<ul>")
+        if not line.startswith("<li>") and wrapped and wrapped[-1].endswith("</li>"):
+            wrapped.append("</ul>")
+        wrapped.append(line)
+    body = wrapped + (["</ul>"] if wrapped and wrapped[-1].endswith("</li>") else [])
     page = (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(m['title'])}"
             f"</title><style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
     atomic_write(out / "report.html", page)
