@@ -57,6 +57,10 @@ def format_summary(s: dict[str, Any], title: str) -> str:
             continue
         if isinstance(val, (int, float)) and not isinstance(val, bool):
             lines.append(f"{key.replace('_', ' '):19s} {val:g}")
+    if s.get("assumptions"):
+        from .assumptions import summary_lines
+
+        lines += [""] + summary_lines(s["assumptions"])
     lines.append("")
     lines.append(f"{s['elapsed_s']:.2f} s, {s['games_per_s']:,} games/s")
     return "\n".join(lines)
@@ -186,6 +190,41 @@ def sweep(
 
 
 @app.command()
+def robust(
+    experiment: Path = typer.Argument(..., help="Robustness experiment (TOML), "
+                                      "e.g. experiments/robust_hero_ranking.toml."),
+    out: Path = typer.Option(Path("results"), help="Results root; the study goes to OUT/NAME/."),
+    games: int | None = typer.Option(None, help="Games per cell and design point (overrides the file)."),
+    points: int | None = typer.Option(None, help="Joint design points (overrides the file)."),
+    threads: int | None = typer.Option(None, help="Numba threads (default: all cores)."),
+    progress: bool | None = typer.Option(None, "--progress/--no-progress", help="Progress bar on stderr."),
+) -> None:
+    """Vary the assumptions (one at a time, then jointly on a Latin hypercube) on common dice; report in
+    what share of the assumption space each conclusion holds and which assumptions move it most."""
+    from .robust import load_robust, run_robust
+
+    exp = load_robust(experiment)  # every error is found before anything is simulated
+    for name, v, lo in (("--games", games, 2), ("--points", points, 0)):
+        if v is not None and v < lo:
+            raise InputError(f"must be at least {lo}, not {v}", name)
+    if games is not None:
+        exp.games = games
+        exp.text += f"\n# command line: --games {games}\n"
+    if points is not None:
+        exp.points = points
+        exp.text += f"\n# command line: --points {points}\n"
+    path = run_robust(exp, out, progress=progress, threads=threads)
+    typer.echo(f"-> {path}  report: {path / 'report.md'}")
+    import pandas as pd
+
+    summ = pd.read_csv(path / "robustness.csv")
+    for _, r in summ[summ["whole"]].iterrows():
+        typer.echo(f"{r['claim']}: holds at {100 * r['share_holds']:.0f} % of the joint points "
+                   f"({100 * r['share_holds_clearly']:.0f} % clearly); at the defaults: "
+                   f"{'yes' if r['holds_at_defaults'] else 'no'}")
+
+
+@app.command()
 def compare(
     game: str = GameArg,
     a: list[str] | None = typer.Option(None, "--a", help="Variant A settings: KEY=VALUE (repeatable)."),
@@ -220,6 +259,40 @@ def report(results: Path = typer.Argument(..., help="A study folder, e.g. result
 
     for p in build_report(results):
         typer.echo(f"wrote {p}")
+
+
+@app.command()
+def assumptions(
+    game: str = GameArg,
+    fmt: str = typer.Option("text", "--format", help="text or json."),
+    map: str | None = typer.Option(None, "--map", help="Map name or file (Dungeon Foury)."),
+    rules: Path | None = typer.Option(None, help="Ruleset TOML (merged over the shipped defaults)."),
+    set_: list[str] | None = typer.Option(None, "--set", help="Override a ruleset value: KEY=VALUE (repeatable)."),
+) -> None:
+    """List the values no rulebook prints: key, value, plausible range or alternatives, reason, where."""
+    from .assumptions import of, table
+    from .registry import get_game
+
+    _check_format(fmt)
+    rs = get_game(game).load_ruleset(str(rules) if rules else None, set_, map)
+    found = of(rs)
+    if fmt == "json":
+        from .runner import to_jsonable
+
+        typer.echo(json.dumps(to_jsonable([a.to_dict() for a in found]), indent=2))
+        return
+    rows = table(found)
+    if not rows:
+        typer.echo(f"{game}: no assumptions declared")
+        return
+    wk, wv, wp = (min(max(len(r[c]) for r in rows), 44) for c in ("key", "value", "plausible"))
+    typer.echo(f"{'key':{wk}s}  {'value':{wv}s}  {'plausible':{wp}s}  vary  reason")
+    for r in rows:
+        typer.echo(f"{r['key']:{wk}s}  {r['value']:{wv}s}  {r['plausible']:{wp}s}  {r['vary']:4s}  {r['reason']}")
+        typer.echo(f"{'':{wk}s}  at {r['where']}")
+    n_over = sum(a.overridden for a in found)
+    typer.echo(f"\n{len(found)} assumptions, {n_over} overridden; varied by `foury-sim robust`: "
+               f"{sum(r['vary'] == 'yes' for r in rows)}")
 
 
 @app.command()

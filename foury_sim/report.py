@@ -591,6 +591,15 @@ def _documents(res: Results, written: list[tuple[ReportFigure, Path, bytes]], sk
 
     heading("The study")
     bullets(_meta(res))
+    recs = res.manifest.get("assumptions")
+    if isinstance(recs, list) and recs:
+        from .assumptions import markdown_items
+
+        heading("Assumptions")
+        para(f"The study rests on {len(recs)} values no rulebook prints (`foury-sim assumptions "
+             f"{res.manifest.get('game', 'GAME')}` gives each one's range and reason; `foury-sim robust` tests "
+             "conclusions against them):")
+        bullets(markdown_items(recs))
     heading("Key findings")
     bullets(_findings(res, target))
     heading("Cells, easiest first")

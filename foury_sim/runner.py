@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import stats
+from . import assumptions, stats
 from .errors import InputError
 from .policy import Policy, make_policy
 from .registry import GameSpec, get_game
@@ -148,7 +148,8 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
     res = RunResult(game, hero, pol, seed, ruleset, df, extras, elapsed=elapsed)
     res.summary = summarize(spec, df, ruleset)
     res.summary.update({"game": game, "hero": hero, "policy": pol.describe(), "seed": seed,
-                        "elapsed_s": round(elapsed, 3), "games_per_s": round(games / max(elapsed, 1e-9))})
+                        "elapsed_s": round(elapsed, 3), "games_per_s": round(games / max(elapsed, 1e-9)),
+                        "assumptions": assumptions.records(ruleset, hero)})
     return res
 
 

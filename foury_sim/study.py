@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import __version__, stats
+from . import __version__, assumptions, stats
 from .errors import InputError
 from .policy import make_policy
 from .registry import GameSpec, get_game
@@ -336,6 +336,7 @@ def run_sweep(exp: Experiment | str | Path, out_root: str | Path = "results", *,
         "package_version": __version__, "git_commit": git_commit(), "python": platform.python_version(),
         "numba": _numba_version(), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "experiment_text": exp.text,
         "experiment_path": exp.path, "report": exp.report,
+        "assumptions": assumptions.across_cells([r[0] for r in exp.rulesets]),
     }
     atomic_write(manifest_path, json.dumps(to_jsonable(manifest), indent=2))
     records: dict[int, dict[str, Any]] = {}

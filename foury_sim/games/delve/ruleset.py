@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import assumptions as assume
 from ...errors import InputError
 from ...rulesfile import RuleFile, apply_overrides, load
 from . import api as A
@@ -90,6 +91,8 @@ class DelveRules:
     rank_names: list[str]
     source: str
     overrides: dict[str, str] = field(default_factory=dict)
+    assumptions: list[assume.Assumption] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)  # the ruleset as read (after overrides)
 
     def with_hero(self, hero: str) -> np.ndarray:
         """The rules array with ``hero``'s power table filled in (what kernels receive)."""
@@ -316,7 +319,10 @@ def load_ruleset(
         heroes[name] = np.stack(rows)
         hero_names[name] = (str(names[0]), str(names[1]))
         ult_names[name] = (ults[0], ults[1])
-    return DelveRules(r, heroes, hero_names, ult_names, list(tre), list(ranks), rf.path, dict(rf.overridden))
+    shipped = rf if rules_path is None and not overrides else load(DEFAULT_RULES)
+    found = assume.from_ruleset(rf, shipped, [rf] if rules_path is not None else [], replaced=rules_path is not None)
+    return DelveRules(r, heroes, hero_names, ult_names, list(tre), list(ranks), rf.path, dict(rf.overridden), found,
+                      rf.data)
 
 
 def heroes(ruleset: DelveRules) -> list[str]:

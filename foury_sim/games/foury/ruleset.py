@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import assumptions as assume
 from ... import rulesfile
 from ...errors import InputError
 from . import icons as I
@@ -129,7 +130,7 @@ def _merge(base: dict, over: dict, path: str, rf_user: rulesfile.RuleFile) -> No
     """Deep-merge ``over`` into ``base``; keys unknown to the default ruleset are refused."""
     for k, v in over.items():
         dotted = f"{path}.{k}" if path else k
-        if k not in base and not path.startswith("heroes"):
+        if k not in base and not path.startswith(("heroes", "assumptions")):
             raise InputError(f"unknown ruleset key {dotted!r}", rf_user.where(dotted))
         if isinstance(v, dict) and isinstance(base.get(k), dict):
             _merge(base[k], v, dotted, rf_user)
@@ -150,6 +151,7 @@ class FouryRules:
     rm0: np.ndarray
     sources: list[str] = field(default_factory=list)
     heroes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    assumptions: list[assume.Assumption] = field(default_factory=list)
 
     def for_hero(self, hero: str) -> tuple[np.ndarray, np.ndarray]:
         """R and T with the hero's id, sheet and caps filled in."""
@@ -227,16 +229,31 @@ def _tracks(rf: rulesfile.RuleFile, key: str, names: tuple[str, ...]) -> dict[st
 def load_ruleset(rules_path: str | Path | None = None, overrides: list[str] | dict | None = None,
                  map_path: str | None = None) -> FouryRules:
     """Read the default ruleset, merge a user's file and ``--set`` overrides, validate, build arrays."""
-    rf = rulesfile.load(DEFAULT_RULES)
+    rf = shipped = rulesfile.load(DEFAULT_RULES)
     sources = [str(DEFAULT_RULES)]
+    users = []
     if rules_path is not None:
         user = rulesfile.load(rules_path)
         data = copy.deepcopy(rf.data)
         _merge(data, user.data, "", user)
         rf = rulesfile.RuleFile(data, user.text, user.path)
         sources.append(str(rules_path))
+        users.append(user)
     rf = rulesfile.apply_overrides(rf, overrides)
-    return build(rf, map_path, sources)
+    rules = build(rf, map_path, sources)
+    rules.assumptions = assume.from_ruleset(rf, shipped, users) + map_assumptions(rules.map)
+    return rules
+
+
+def map_assumptions(m: MapData) -> list[assume.Assumption]:
+    """The ``assume-KEY:`` header lines of a map file, checked against what the map holds."""
+    total = m.icons.sum(axis=0)
+    measured: dict[str, Any] = {"layout": m.name, "arrows": len(m.arrow_cell),
+                                "arrows_per_sector": ",".join(str(int((m.arrow_sector == s).sum())) for s in range(4)),
+                                "upper_walkways": len(m.upper or [])}
+    plural = {"stairs": "stairs", "die": "dice"}
+    measured.update({plural.get(k, k + "s"): int(total[i]) for i, k in enumerate(I.ICON_KEYS)})
+    return assume.from_map(assume.map_text(m.path), m.path, measured)
 
 
 def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> FouryRules:

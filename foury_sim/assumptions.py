@@ -1,0 +1,323 @@
+"""Assumptions: values the toolkit fills in because no rulebook prints them, marked in the data.
+
+A ruleset declares them in an ``[assumptions]`` table keyed by the dotted ruleset key::
+
+    [assumptions]
+    "enemies.spawn_table" = { alternatives = [[...], [...]], reason = "the rulebook prints no spawn table" }
+    "game.max_turns" = { range = [200, 1000], vary = false, reason = "safety cap" }
+
+Each entry has a ``reason`` and a ``range = [lo, hi]`` (numbers) or ``alternatives`` (other plausible
+values, the default excluded), or neither when no alternative is known. ``vary = false`` keeps it
+out of a robustness study by default (safety caps, values that change no outcome). A map declares
+its own in header lines (``assume-arrows: 8 | alternatives = 12 (base_12arrows) | reason = ...``).
+
+This module is shared by every game: it validates the table (a key that is not in the ruleset is an
+error at ``file:line``), records each assumption's value in use and whether ``--set``/``--rules``
+changed it, and formats the list for summaries, manifests and reports.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import InputError
+from .rulesfile import RuleFile, locate_key
+
+ENTRY_FIELDS = {"range", "alternatives", "reason", "vary"}
+
+
+@dataclass
+class Assumption:
+    """One guessed input: where it lives, its value in use, and what else it could plausibly be."""
+
+    key: str
+    value: Any
+    reason: str
+    default: Any = None
+    range: list[float] | None = None
+    alternatives: list[Any] = field(default_factory=list)
+    vary: bool = True
+    where: str = ""
+    overridden: bool = False
+
+    def levels(self) -> list[Any]:
+        """The default then its alternatives (what a study picks from when there is no range)."""
+        return [self.default, *self.alternatives]
+
+    def variable(self) -> bool:
+        return self.range is not None or bool(self.alternatives)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _same(a: Any, b: Any) -> bool:
+    return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
+
+
+def _get(data: dict[str, Any], dotted: str) -> tuple[bool, Any]:
+    node: Any = data
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return False, None
+        node = node[part]
+    return True, node
+
+
+def _entry_where(rf: RuleFile, key: str) -> str:
+    """``file:line`` of ``"key" = {...}`` inside ``[assumptions]``."""
+    in_table = False
+    for i, raw in enumerate(rf.text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if line.startswith("["):
+            in_table = line.strip("[] ") == "assumptions"
+            continue
+        if in_table and re.match(rf'^"{re.escape(key)}"\s*=', line):
+            return f"{rf.path}:{i}"
+    line_no = locate_key(rf.text, "assumptions")
+    return f"{rf.path}:{line_no}" if line_no else rf.path
+
+
+def parse_table(table: Any, where_of: Any, data: dict[str, Any], defaults: dict[str, Any]) -> list[Assumption]:
+    """Validate an ``[assumptions]`` table against the ruleset ``data`` it describes.
+
+    ``where_of(key)`` gives the ``file:line`` of an entry; ``defaults`` is the shipped ruleset (the
+    value an assumption has when nobody changed it).
+    """
+    if table is None:
+        return []
+    if not isinstance(table, dict):
+        raise InputError("[assumptions] must be a table of 'key = { reason = ..., range/alternatives = ... }'",
+                         where_of("assumptions"))
+    out: list[Assumption] = []
+    for key, entry in table.items():
+        where = where_of(key)
+        if key == "assumptions" or key.startswith("assumptions."):
+            raise InputError("an assumption cannot name the [assumptions] table itself", where)
+        found, value = _get(data, key)
+        if not found:
+            raise InputError(f"assumption names {key!r}, which is not a key of this ruleset", where)
+        if not isinstance(entry, dict):
+            raise InputError(f"assumption {key!r} must be a table {{ reason = ..., range/alternatives = ... }}",
+                             where)
+        unknown = set(entry) - ENTRY_FIELDS
+        if unknown:
+            raise InputError(f"assumption {key!r} has unknown field {sorted(unknown)[0]!r} "
+                             f"(known: {', '.join(sorted(ENTRY_FIELDS))})", where)
+        reason = entry.get("reason")
+        if not isinstance(reason, str) or not reason.strip():
+            raise InputError(f"assumption {key!r} needs a reason (why this value was chosen)", where)
+        has_default, default = _get(defaults, key)
+        default = default if has_default else value
+        rng = entry.get("range")
+        alts = entry.get("alternatives", [])
+        if rng is not None and alts:
+            raise InputError(f"assumption {key!r}: give a range or alternatives, not both", where)
+        if rng is not None:
+            ok = (isinstance(rng, list) and len(rng) == 2
+                  and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in rng) and rng[0] <= rng[1])
+            if not ok:
+                raise InputError(f"assumption {key!r}: range must be [low, high] numbers, not {rng!r}", where)
+            if isinstance(default, bool) or not isinstance(default, (int, float)):
+                raise InputError(f"assumption {key!r}: a range needs a number value, the ruleset has {default!r}",
+                                 where)
+            if not rng[0] <= default <= rng[1]:
+                raise InputError(f"assumption {key!r}: the value {default!r} is outside its range {rng!r}", where)
+        if not isinstance(alts, list):
+            raise InputError(f"assumption {key!r}: alternatives must be a list of values", where)
+        for a in alts:
+            if _same(a, default):
+                raise InputError(f"assumption {key!r}: the alternative {a!r} is the value itself", where)
+        vary = entry.get("vary", True)
+        if not isinstance(vary, bool):
+            raise InputError(f"assumption {key!r}: vary must be true or false", where)
+        out.append(Assumption(key, value, reason.strip(), default, rng, list(alts), vary, where,
+                              not _same(value, default)))
+    return out
+
+
+def from_ruleset(rf: RuleFile, shipped: RuleFile, extra_tables: list[RuleFile] | None = None,
+                 replaced: bool = False) -> list[Assumption]:
+    """The assumptions of the effective ruleset ``rf`` (after ``--rules`` and ``--set``).
+
+    Declarations come from the shipped file and from any user file in ``extra_tables`` (later ones
+    add or replace entries); each key must exist in ``rf.data``. ``overridden`` marks a value that
+    differs from the shipped one. ``replaced``: a user file replaced the shipped one as a whole, so a
+    shipped declaration whose key that file dropped is left out instead of refused.
+    """
+    out: dict[str, Assumption] = {}
+    for src in [shipped, *(extra_tables or [])]:
+        table = src.data.get("assumptions")
+        if replaced and src is shipped and isinstance(table, dict):
+            table = {k: v for k, v in table.items() if _get(rf.data, k)[0]}
+        for a in parse_table(table, lambda k, s=src: _entry_where(s, k), rf.data, shipped.data):
+            out[a.key] = a
+    for a in out.values():
+        if a.key in rf.overridden:
+            a.where = f"--set {a.key}={rf.overridden[a.key]}"
+    # a --set on a part of an assumed table (heroes.kael.start.shovel) overrides it too
+    for a in out.values():
+        if any(k.startswith(a.key + ".") for k in rf.overridden):
+            a.overridden = True
+    return list(out.values())
+
+
+# ----------------------------------------------------------------------------------- maps --
+_MAP_HEADER = re.compile(r"^assume-([A-Za-z][A-Za-z0-9_]*)\s*:\s*(.*)$")
+
+
+def from_map(meta_text: str, path: str, measured: dict[str, Any], prefix: str = "map") -> list[Assumption]:
+    """Assumptions declared in a map file's header lines ``assume-KEY: VALUE | field = ... | reason = ...``.
+
+    ``measured`` holds what the parsed map really has (``layout``: its name, ``arrows``: arrow count,
+    icon counts, ...): an unknown KEY, or a VALUE that differs from the map, is an error at the line.
+    """
+    out = []
+    for i, raw in enumerate(meta_text.splitlines(), 1):
+        if raw.lstrip().startswith("+") or raw.lstrip().startswith("|"):
+            break
+        m = _MAP_HEADER.match(raw.strip())
+        if not m:
+            continue
+        where = f"{path}:{i}"
+        key, rest = m.group(1), m.group(2)
+        parts = [p.strip() for p in rest.split("|")]
+        value_txt, fields = parts[0], {}
+        for p in parts[1:]:
+            if "=" not in p:
+                raise InputError(f"map assumption {key!r}: expected 'field = value', found {p!r}", where)
+            f, v = (s.strip() for s in p.split("=", 1))
+            if f not in ("range", "alternatives", "reason"):
+                raise InputError(f"map assumption {key!r}: unknown field {f!r} (range, alternatives, reason)", where)
+            fields[f] = v
+        if key not in measured:
+            raise InputError(f"map assumption names {key!r}, which the map does not have "
+                             f"(known: {', '.join(sorted(measured))})", where)
+        if str(measured[key]) != value_txt:
+            raise InputError(f"map assumption {key!r} says {value_txt!r} but the map has {measured[key]!r}", where)
+        if not fields.get("reason"):
+            raise InputError(f"map assumption {key!r} needs a reason", where)
+        rng = None
+        if "range" in fields:
+            lo, _, hi = fields["range"].partition("..")
+            try:
+                rng = [int(lo), int(hi)]
+            except ValueError:
+                raise InputError(f"map assumption {key!r}: range must be LOW..HIGH, not {fields['range']!r}",
+                                 where) from None
+        alts = [a.strip() for a in fields.get("alternatives", "").split(",") if a.strip()]
+        out.append(Assumption(f"{prefix}.{key}", measured[key], fields["reason"], measured[key], rng, alts,
+                              False, where, False))
+    return out
+
+
+def map_text(path: str | Path) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError:
+        return ""
+
+
+# ----------------------------------------------------------------------------- reporting --
+def show(v: Any, width: int = 60) -> str:
+    """A compact one-line form of a value (tables as ``k=v`` lists)."""
+    if isinstance(v, dict):
+        s = " ".join(f"{k}={show(x)}" for k, x in v.items())
+    elif isinstance(v, list):
+        s = ",".join(show(x) for x in v)
+    elif isinstance(v, bool):
+        s = str(v).lower()
+    else:
+        s = str(v)
+    return s if len(s) <= width else s[: width - 3] + "..."
+
+
+def of(ruleset: Any) -> list[Assumption]:
+    """The assumptions a game's ruleset object carries (empty if the game declares none)."""
+    return list(getattr(ruleset, "assumptions", None) or [])
+
+
+def records(ruleset: Any, hero: str | None = None) -> list[dict[str, Any]]:
+    """For summaries and manifests: key, value in use, default, overridden, and the plausible values.
+
+    With ``hero``, another hero's sheet (``heroes.<other>.*``) is left out: the run does not rest on it.
+    """
+    out = []
+    for a in of(ruleset):
+        parts = a.key.split(".")
+        if hero is not None and parts[0] == "heroes" and len(parts) > 1 and parts[1] != hero:
+            continue
+        r: dict[str, Any] = {"key": a.key, "value": a.value, "overridden": a.overridden}
+        if a.overridden:
+            r["default"] = a.default
+        if a.range is not None:
+            r["range"] = a.range
+        if a.alternatives:
+            r["alternatives"] = a.alternatives
+        r["reason"] = a.reason
+        out.append(r)
+    return out
+
+
+def across_cells(rulesets: list[Any]) -> list[dict[str, Any]]:
+    """For a sweep manifest: each assumption with its value, or the cells whose value differs from the default."""
+    if not rulesets:
+        return []
+    out = records(rulesets[0])
+    for r in out:
+        cells = [i for i, rs in enumerate(rulesets) for a in of(rs) if a.key == r["key"] and a.overridden]
+        values = {json.dumps(a.value, sort_keys=True, default=str) for rs in rulesets for a in of(rs)
+                  if a.key == r["key"]}
+        r["overridden"] = bool(cells)
+        if cells:
+            r["overridden_in_cells"] = cells
+            r["default"] = next(a.default for a in of(rulesets[0]) if a.key == r["key"])
+        if len(values) > 1:
+            r["value"] = "varies by cell"
+    return out
+
+
+def summary_lines(recs: list[dict[str, Any]], width: int = 60) -> list[str]:
+    """The block a text summary prints: one line per assumption, overridden ones marked."""
+    if not recs:
+        return []
+    n_over = sum(1 for r in recs if r.get("overridden"))
+    lines = [f"rests on {len(recs)} assumptions (values no rulebook prints; {n_over} overridden here; "
+             "`foury-sim assumptions GAME` explains each):"]
+    for r in recs:
+        mark = f"  OVERRIDDEN (default {show(r.get('default'), width)})" if r.get("overridden") else ""
+        lines.append(f"  {r['key']} = {show(r['value'], width)}{mark}")
+    return lines
+
+
+def markdown_items(recs: list[dict[str, Any]]) -> list[str]:
+    """Bullet items for a report: ``key = value`` with overridden ones marked."""
+    out = []
+    for r in recs:
+        item = f"`{r['key']} = {show(r['value'], 80)}`"
+        if r.get("overridden"):
+            cells = r.get("overridden_in_cells")
+            at = f" in cells {', '.join(map(str, cells[:12]))}{' ...' if len(cells) > 12 else ''}" if cells else ""
+            item += f" **(overridden{at}; default `{show(r.get('default'), 80)}`)**"
+        out.append(item)
+    return out
+
+
+def table(assumptions: list[Assumption]) -> list[dict[str, str]]:
+    """Rows for ``foury-sim assumptions``: key, value, plausible values, varied, reason, where."""
+    rows = []
+    for a in assumptions:
+        if a.range is not None:
+            plaus = f"{a.range[0]:g}..{a.range[1]:g}"
+        elif a.alternatives:
+            plaus = " / ".join(show(x, 46) for x in a.alternatives)
+        else:
+            plaus = "-"
+        rows.append({"key": a.key, "value": show(a.value, 46) + (" (overridden)" if a.overridden else ""),
+                     "plausible": plaus, "vary": "yes" if a.vary and a.variable() else "no",
+                     "reason": a.reason, "where": a.where})
+    return rows

@@ -1,0 +1,674 @@
+"""Robustness studies: do a study's conclusions survive the assumptions it rests on?
+
+``foury-sim robust EXPERIMENT.toml`` varies the assumptions a game declares (``[assumptions]`` in its
+ruleset, see :mod:`foury_sim.assumptions`), first one at a time (each alternative, each end of each
+range) and then jointly at the points of a space-filling design (scipy's Latin hypercube or Sobol
+points). Every design point plays the same game indices of the same seed (common dice), so points
+differ only by the assumptions. For each conclusion (the ranking of heroes and each pair's order, or
+"these settings reach a target win rate") it reports the share of the joint points where the
+conclusion holds, and which assumptions move it most: standardized regression coefficients and
+Spearman rank correlations of the conclusion's margin on the joint points, and a tornado chart from
+the one-at-a-time points.
+
+A conclusion's *margin* is a number that is positive exactly when it holds: for a pair, the win-rate
+gap in the order it has at the defaults; for the ranking, the smallest gap between neighbours in
+that order; for a target, the win rate minus the target (the target minus the rate for ``at_most``).
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import json
+import math
+import platform
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import __version__, stats
+from . import assumptions as assume
+from .errors import InputError
+from .registry import get_game
+from .rulesfile import locate_key, read_toml
+from .runner import Progress, atomic_write, simulate_games, to_jsonable, write_frame
+from .study import SPECIAL, CellRunner, _flatten, git_commit
+
+TOP_KEYS = {"name", "title", "description", "game", "seed", "games", "points", "design", "vary", "fixed", "factors",
+            "conclusions", "conf"}
+
+
+# ------------------------------------------------------------------------------ factors --
+@dataclass
+class Factor:
+    """One varied input: a number over ``range`` or one of ``levels`` (the default first)."""
+
+    key: str
+    default: Any
+    levels: list[Any] | None = None
+    range: list[float] | None = None
+    reason: str = ""
+
+    @property
+    def integer(self) -> bool:
+        return self.range is not None and all(isinstance(x, int) for x in (*self.range, self.default))
+
+    def value(self, u: float) -> Any:
+        """The value at the unit-interval coordinate ``u`` (equal strata per level or per whole number)."""
+        if self.levels is not None:
+            k = len(self.levels)
+            return self.levels[min(int(u * k), k - 1)]
+        lo, hi = self.range  # type: ignore[misc]
+        if self.integer:
+            return int(lo + min(int(u * (hi - lo + 1)), hi - lo))
+        return float(lo + u * (hi - lo))
+
+    def code(self, v: Any) -> float:
+        """A number for regressions: the value itself, or the level's position (0 = default)."""
+        if self.levels is not None:
+            return float(next(i for i, x in enumerate(self.levels) if _same(x, v)))
+        return float(v)
+
+    def oat(self) -> list[Any]:
+        """The one-at-a-time values: each alternative, or both ends of the range (the default left out)."""
+        if self.levels is not None:
+            return self.levels[1:]
+        return [v for v in dict.fromkeys(self.range) if not _same(v, self.default)]  # type: ignore[arg-type]
+
+    def describe(self) -> str:
+        if self.levels is not None:
+            return " | ".join(assume.show(x, 50) for x in self.levels)
+        return f"{self.range[0]:g}..{self.range[1]:g} (default {self.default:g})"  # type: ignore[index]
+
+
+def _same(a: Any, b: Any) -> bool:
+    return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
+
+
+def factors_from(found: list[assume.Assumption], keys: list[str] | None) -> list[Factor]:
+    """Factors for the declared assumptions: ``keys`` (any declared with a range or alternatives), or
+    every one marked ``vary`` when ``keys`` is None."""
+    by_key = {a.key: a for a in found}
+    out = []
+    for key in keys if keys is not None else [a.key for a in found if a.vary and a.variable()]:
+        a = by_key[key]
+        if a.range is not None:
+            out.append(Factor(a.key, a.default, None, list(a.range), a.reason))
+        else:
+            out.append(Factor(a.key, a.default, a.levels(), None, a.reason))
+    return out
+
+
+def design_points(factors: list[Factor], n: int, seed: int, kind: str = "lhs") -> tuple[list[dict], np.ndarray]:
+    """Baseline, one-at-a-time and joint points: (list of {kind, factor, values}, unit coordinates of
+    the joint points). The joint points depend only on (number of factors, n, seed, kind)."""
+    base = {f.key: f.default for f in factors}
+    points: list[dict[str, Any]] = [{"kind": "baseline", "factor": "", "values": dict(base)}]
+    for f in factors:
+        for v in f.oat():
+            points.append({"kind": "oat", "factor": f.key, "values": base | {f.key: v}})
+    u = unit_design(len(factors), n, seed, kind)
+    for row in u:
+        points.append({"kind": kind, "factor": "", "values": {f.key: f.value(x) for f, x in zip(factors, row)}})
+    return points, u
+
+
+def unit_design(d: int, n: int, seed: int, kind: str = "lhs") -> np.ndarray:
+    """``n`` points in [0, 1)^d: a Latin hypercube or scrambled Sobol points (scipy.stats.qmc)."""
+    from scipy.stats import qmc
+
+    if n < 1 or d < 1:
+        return np.zeros((0, max(d, 0)))
+    if kind == "lhs":
+        return qmc.LatinHypercube(d=d, seed=seed).random(n)
+    if kind == "sobol":
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # n not a power of 2: balance is slightly worse, still fine
+            return qmc.Sobol(d=d, scramble=True, seed=seed).random(n)
+    raise InputError(f"design must be 'lhs' or 'sobol', not {kind!r}", "design")
+
+
+# ---------------------------------------------------------------------------- conclusions --
+@dataclass
+class Conclusion:
+    """``ranking``: the order of the cells ``over = values``; ``target``: ``settings`` reach ``target``."""
+
+    name: str
+    kind: str
+    cells: list[dict[str, Any]]
+    over: str = ""
+    values: list[Any] = field(default_factory=list)
+    target: float = 0.0
+    direction: str = "at_least"
+
+
+def _cell_key(settings: dict[str, Any]) -> str:
+    return json.dumps(settings, sort_keys=True, default=str)
+
+
+@dataclass
+class RobustExperiment:
+    name: str
+    game: str
+    seed: int
+    games: int
+    points: int
+    design: str
+    fixed: dict[str, Any]
+    factors: list[Factor]
+    conclusions: list[Conclusion]
+    assumptions: list[dict[str, Any]]
+    title: str = ""
+    description: str = ""
+    conf: float = 0.95
+    text: str = ""
+    path: str = ""
+
+    def cells(self) -> list[dict[str, Any]]:
+        """The distinct cells every design point plays (the union over conclusions)."""
+        seen: dict[str, dict[str, Any]] = {}
+        for c in self.conclusions:
+            for s in c.cells:
+                seen.setdefault(_cell_key(s), s)
+        return list(seen.values())
+
+
+def load_robust(path: str | Path) -> RobustExperiment:
+    """Parse and validate a robustness experiment file before anything is simulated."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"experiment file {str(path)!r} does not exist", "EXPERIMENT")
+    data, text = read_toml(p)
+    ps = str(p)
+
+    def where(key: str) -> str:
+        line = locate_key(text, key)
+        return f"{ps}:{line}" if line else ps
+
+    unknown = set(data) - TOP_KEYS
+    if unknown:
+        k = sorted(unknown)[0]
+        raise InputError(f"unknown experiment key {k!r} (known: {', '.join(sorted(TOP_KEYS))})", where(k))
+    game = data.get("game", "foury")
+    try:
+        spec = get_game(game)
+    except InputError as e:
+        raise InputError(e.message, where("game")) from None
+    name = data.get("name", p.stem)
+    if not isinstance(name, str) or not name or "/" in name:
+        raise InputError("name must be a plain folder name", where("name"))
+    ints = {}
+    for k, default, lo in (("seed", 1, 0), ("games", 10_000, 2), ("points", 64, 0)):
+        v = data.get(k, default)
+        if not isinstance(v, int) or isinstance(v, bool) or v < lo:
+            raise InputError(f"{k} must be a whole number >= {lo}", where(k))
+        ints[k] = v
+    design = data.get("design", "lhs")
+    if design not in ("lhs", "sobol"):
+        raise InputError(f"design must be 'lhs' or 'sobol', not {design!r}", where("design"))
+    conf = data.get("conf", 0.95)
+    if not isinstance(conf, float) or not 0.5 <= conf < 1:
+        raise InputError("conf must be a number between 0.5 and 1", where("conf"))
+    fixed = data.get("fixed", {})
+    if not isinstance(fixed, dict):
+        raise InputError("[fixed] must be a table", where("fixed"))
+    fixed = _flatten(fixed)
+    base_rules = spec.load_ruleset(fixed.get("rules"), {k: v for k, v in fixed.items()
+                                                        if k not in SPECIAL and not k.startswith("param.")} or None,
+                                   fixed.get("map"))
+    found = assume.of(base_rules)
+    vary = data.get("vary", "all")
+    declared = {a.key: a for a in found}
+    if vary == "all":
+        keys = None
+    elif isinstance(vary, list) and all(isinstance(k, str) for k in vary):
+        for k in vary:
+            if k not in declared:
+                raise InputError(f"vary names {k!r}, which is not a declared assumption of {game} "
+                                 f"(see `foury-sim assumptions {game}`)", where("vary"))
+            if not declared[k].variable():
+                raise InputError(f"assumption {k!r} has no range or alternatives to vary", where("vary"))
+        keys = list(vary)
+    else:
+        raise InputError('vary must be "all" or a list of assumption keys', where("vary"))
+    factors = factors_from(found, keys)
+    extra = data.get("factors", {})
+    if not isinstance(extra, dict):
+        raise InputError("[factors] must be a table of key = [alternatives] or { range = [lo, hi] }", where("factors"))
+    for k, v in extra.items():
+        if any(f.key == k for f in factors):
+            raise InputError(f"factor {k!r} is already varied as a declared assumption", where(f"factors.{k}"))
+        current = base_rules_value(base_rules, k)
+        if isinstance(v, dict) and set(v) == {"range"} and isinstance(v["range"], list) and len(v["range"]) == 2:
+            factors.append(Factor(k, current, None, list(v["range"]), "experiment factor"))
+        elif isinstance(v, list) and v:
+            levels = [current] + [x for x in v if not _same(x, current)] if current is not None else list(v)
+            factors.append(Factor(k, levels[0], levels, None, "experiment factor"))
+        else:
+            raise InputError(f"factor {k!r} must be a list of values or {{ range = [lo, hi] }}",
+                             where(f"factors.{k}"))
+    conclusions = _conclusions(data.get("conclusions"), fixed, where)
+    exp = RobustExperiment(name, game, ints["seed"], ints["games"], ints["points"], design, fixed, factors,
+                           conclusions, assume.records(base_rules), data.get("title", name),
+                           data.get("description", ""), conf, text, ps)
+    # every design point must give a valid ruleset: check the one-at-a-time values and every cell now
+    runner = CellRunner(spec)
+    pts, _ = design_points(factors, 0, exp.seed, design)
+    for pt in pts:
+        for cell in exp.cells():
+            try:
+                runner.resolve(fixed | pt["values"] | cell)
+            except InputError as e:
+                what = f"factor {pt['factor']}" if pt["factor"] else "the defaults"
+                raise InputError(f"{e.message} (at {what}, cell {_cell_label(cell)})", e.where or ps) from None
+    return exp
+
+
+def base_rules_value(rules: Any, key: str) -> Any:
+    data = getattr(rules, "data", None)
+    node: Any = data if isinstance(data, dict) else {}
+    for part in key.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def _conclusions(raw: Any, fixed: dict[str, Any], where: Any) -> list[Conclusion]:
+    if not isinstance(raw, list) or not raw:
+        raise InputError("give at least one [[conclusions]] (kind = \"ranking\" or \"target\")", where("conclusions"))
+    out = []
+    for i, c in enumerate(raw):
+        w = where("conclusions")
+        if not isinstance(c, dict):
+            raise InputError("each [[conclusions]] must be a table", w)
+        kind = c.get("kind")
+        settings = c.get("settings", {})
+        if not isinstance(settings, dict):
+            raise InputError(f"conclusion {i + 1}: settings must be a table", w)
+        if kind == "ranking":
+            over, values = c.get("over"), c.get("values")
+            if not isinstance(over, str) or not isinstance(values, list) or len(values) < 2:
+                raise InputError(f"conclusion {i + 1}: a ranking needs over = KEY and values = [at least 2]", w)
+            cells = [dict(settings) | {over: v} for v in values]
+            name = c.get("name", f"the ranking of {over} ({', '.join(map(str, values))})")
+            out.append(Conclusion(name, "ranking", cells, over, list(values)))
+        elif kind == "target":
+            target, direction = c.get("target"), c.get("direction", "at_least")
+            if not isinstance(target, (int, float)) or isinstance(target, bool) or not 0 <= target <= 1:
+                raise InputError(f"conclusion {i + 1}: target must be a win rate between 0 and 1", w)
+            if direction not in ("at_least", "at_most"):
+                raise InputError(f"conclusion {i + 1}: direction must be 'at_least' or 'at_most'", w)
+            word = ">=" if direction == "at_least" else "<="
+            name = c.get("name", f"{_cell_label(settings)} wins {word} {100 * target:g} %")
+            out.append(Conclusion(name, "target", [dict(settings)], target=float(target), direction=direction))
+        else:
+            raise InputError(f"conclusion {i + 1}: kind must be 'ranking' or 'target', not {kind!r}", w)
+    return out
+
+
+def _cell_label(cell: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={assume.show(v, 30)}" for k, v in cell.items()) or "defaults"
+
+
+# ------------------------------------------------------------------------------- running --
+def play_points(exp: RobustExperiment, points: list[dict], progress: bool | None = None,
+                threads: int | None = None) -> dict[tuple[int, str], np.ndarray]:
+    """Wins (0/1 per game) of every cell at every point, all on games 0..games-1 of the seed."""
+    from .runner import numba_threads
+
+    spec = get_game(exp.game)
+    runner = CellRunner(spec)
+    cells = exp.cells()
+    bar = Progress(exp.games * len(cells) * len(points), label="games (all points)", enabled=progress) \
+        if progress is not False else None
+    wins: dict[tuple[int, str], np.ndarray] = {}
+    with numba_threads(threads):
+        for i, pt in enumerate(points):
+            for cell in cells:
+                rs, hero, pol = runner.resolve(exp.fixed | pt["values"] | cell)
+                df, _ = simulate_games(spec, rs, hero, pol, exp.seed, 0, exp.games, bar)
+                wins[(i, _cell_key(cell))] = df["win"].to_numpy().astype(np.int8)
+            if len(runner._rules) > 64:  # rulesets of earlier points are not needed again
+                runner._rules.clear()
+    if bar is not None:
+        bar.close()
+    return wins
+
+
+def evaluate(exp: RobustExperiment, points: list[dict], wins: dict[tuple[int, str], np.ndarray]) -> pd.DataFrame:
+    """One row per (conclusion, sub-conclusion, point): margin, holds, holds clearly, fails clearly."""
+    rows = []
+    for c in exp.conclusions:
+        keys = [_cell_key(s) for s in c.cells]
+        if c.kind == "target":
+            for i in range(len(points)):
+                w = wins[(i, keys[0])]
+                k, n = int(w.sum()), len(w)
+                lo, hi = stats.wilson(k, n, exp.conf)
+                rate = k / n
+                if c.direction == "at_least":
+                    m, clear, fail = rate - c.target, lo > c.target, hi < c.target
+                else:
+                    m, clear, fail = c.target - rate, hi < c.target, lo > c.target
+                rows.append(_row(c.name, c.name, i, points[i], m, clear, fail))
+            continue
+        base = np.array([wins[(0, k)].mean() for k in keys])
+        order = list(np.argsort(-base, kind="stable"))
+        labels = [str(c.values[j]) for j in order]
+        pairs = list(itertools.combinations(range(len(order)), 2))
+        for i in range(len(points)):
+            gaps, clears, fails = {}, {}, {}
+            for a, b in pairs:
+                wa, wb = wins[(i, keys[order[a]])], wins[(i, keys[order[b]])]
+                d = stats.paired_rate_diff(wb, wa, exp.conf)  # diff = rate(a) - rate(b)
+                gaps[(a, b)] = float(wa.mean() - wb.mean())
+                clears[(a, b)], fails[(a, b)] = bool(d["lo"] > 0), bool(d["hi"] < 0)
+                rows.append(_row(c.name, f"{labels[a]} > {labels[b]}", i, points[i], gaps[(a, b)], clears[(a, b)],
+                                 fails[(a, b)], whole=False))
+            adj = [(a, a + 1) for a in range(len(order) - 1)]
+            rows.append(_row(c.name, "ranking " + " > ".join(labels), i, points[i], min(gaps[p] for p in adj),
+                             all(clears[p] for p in adj), any(fails.values())))
+    return pd.DataFrame(rows)
+
+
+def _row(conclusion: str, claim: str, i: int, pt: dict, margin: float, clear: bool, fail: bool,
+         whole: bool = True) -> dict[str, Any]:
+    """``whole``: the conclusion itself (a ranking's full order, a target), not one of a ranking's pairs."""
+    return {"conclusion": conclusion, "claim": claim, "point": i, "kind": pt["kind"], "factor": pt["factor"],
+            "margin": margin, "holds": margin > 0, "holds_clearly": clear, "fails_clearly": fail, "whole": whole}
+
+
+def share_summary(ev: pd.DataFrame, joint_kind: str, conf: float = 0.95) -> pd.DataFrame:
+    """Per claim: at the defaults, and the share of the joint points where it holds (Wilson interval
+    over the points), holds clearly, fails clearly."""
+    rows = []
+    for (conc, claim), g in ev.groupby(["conclusion", "claim"], sort=False):
+        b = g[g["kind"] == "baseline"].iloc[0]
+        j = g[g["kind"] == joint_kind]
+        n, k = len(j), int(j["holds"].sum())
+        lo, hi = stats.wilson(k, n, conf) if n else (math.nan, math.nan)
+        o = g[g["kind"] == "oat"]
+        rows.append({"conclusion": conc, "claim": claim, "margin_at_defaults": float(b["margin"]),
+                     "holds_at_defaults": bool(b["holds"]), "points": n, "share_holds": k / n if n else math.nan,
+                     "share_lo": lo, "share_hi": hi,
+                     "share_holds_clearly": float(j["holds_clearly"].mean()) if n else math.nan,
+                     "share_fails_clearly": float(j["fails_clearly"].mean()) if n else math.nan,
+                     "oat_holds": f"{int(o['holds'].sum())}/{len(o)}", "whole": bool(b["whole"])})
+    return pd.DataFrame(rows)
+
+
+def sensitivity(ev: pd.DataFrame, points: list[dict], factors: list[Factor], joint_kind: str) -> pd.DataFrame:
+    """Per claim and factor: standardized regression coefficient and Spearman correlation of the margin
+    on the joint points, and the margin's lowest/highest change at the factor's one-at-a-time points."""
+    from scipy.stats import spearmanr
+
+    rows = []
+    for (conc, claim), g in ev.groupby(["conclusion", "claim"], sort=False):
+        base = float(g.loc[g["kind"] == "baseline", "margin"].iloc[0])
+        j = g[g["kind"] == joint_kind]
+        X = np.array([[f.code(points[int(i)]["values"][f.key]) for f in factors] for i in j["point"]], float)
+        y = j["margin"].to_numpy(float)
+        src = np.full(len(factors), np.nan)
+        rho = np.full(len(factors), np.nan)
+        r2 = math.nan
+        if len(y) > len(factors) + 1 and y.std() > 0:
+            sx = X.std(axis=0)
+            ok = sx > 0
+            Z = (X[:, ok] - X[:, ok].mean(axis=0)) / sx[ok]
+            zy = (y - y.mean()) / y.std()
+            coef, *_ = np.linalg.lstsq(np.column_stack([np.ones(len(y)), Z]), zy, rcond=None)
+            src[ok] = coef[1:]
+            r2 = float(1 - np.sum((zy - np.column_stack([np.ones(len(y)), Z]) @ coef) ** 2) / np.sum(zy ** 2))
+            for t in np.flatnonzero(ok):
+                rho[t] = float(spearmanr(X[:, t], y).statistic)
+        o = g[g["kind"] == "oat"]
+        for t, f in enumerate(factors):
+            m = o.loc[o["factor"] == f.key, "margin"].to_numpy(float) - base
+            rows.append({"conclusion": conc, "claim": claim, "factor": f.key, "src": src[t], "spearman": rho[t],
+                         "r2": r2, "oat_low": float(min(m.min(), 0)) if len(m) else 0.0,
+                         "oat_high": float(max(m.max(), 0)) if len(m) else 0.0})
+    return pd.DataFrame(rows)
+
+
+def run_robust(exp: RobustExperiment | str | Path, out_root: str | Path = "results", *, progress: bool | None = None,
+               threads: int | None = None) -> Path:
+    """Play every design point, evaluate the conclusions and write ``out_root/NAME/``."""
+    if not isinstance(exp, RobustExperiment):
+        exp = load_robust(exp)
+    out = Path(out_root) / exp.name
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    points, u = design_points(exp.factors, exp.points, exp.seed, exp.design)
+    wins = play_points(exp, points, progress, threads)
+    ev = evaluate(exp, points, wins)
+    summ = share_summary(ev, exp.design, exp.conf)
+    sens = sensitivity(ev, points, exp.factors, exp.design)
+    cells = exp.cells()
+    crow = []
+    for i, pt in enumerate(points):
+        for cell in cells:
+            w = wins[(i, _cell_key(cell))]
+            crow.append({"point": i, "kind": pt["kind"], "factor": pt["factor"], "cell": _cell_label(cell),
+                         "games": len(w), "wins": int(w.sum()), "win_rate": float(w.mean())})
+    drow = []
+    for i, pt in enumerate(points):
+        r = {"point": i, "kind": pt["kind"], "factor": pt["factor"]}
+        r.update({f.key: assume.show(pt["values"][f.key], 200) for f in exp.factors})
+        j = i - (len(points) - len(u))
+        if j >= 0:
+            r.update({f"u:{f.key}": float(u[j, t]) for t, f in enumerate(exp.factors)})
+        drow.append(r)
+    write_frame(pd.DataFrame(drow), out / "design.csv")
+    write_frame(pd.DataFrame(crow), out / "cells.csv")
+    write_frame(ev, out / "conclusions.csv")
+    write_frame(summ, out / "robustness.csv")
+    write_frame(sens, out / "sensitivity.csv")
+    import numba
+
+    manifest = {
+        "kind": "robust", "name": exp.name, "title": exp.title, "description": exp.description, "game": exp.game,
+        "seed": exp.seed, "games": exp.games, "design": exp.design, "points": exp.points, "conf": exp.conf,
+        "n_design_points": len(points), "fixed": exp.fixed,
+        "factors": [{"key": f.key, "default": f.default, "levels": f.levels, "range": f.range, "reason": f.reason}
+                    for f in exp.factors],
+        "conclusions": [{"name": c.name, "kind": c.kind, "cells": c.cells, "target": c.target,
+                         "direction": c.direction} for c in exp.conclusions],
+        "assumptions": exp.assumptions, "package_version": __version__, "git_commit": git_commit(),
+        "python": platform.python_version(), "numba": numba.__version__, "started": started,
+        "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "elapsed_s": round(time.time() - t0, 2),
+        "experiment_text": exp.text, "experiment_path": exp.path,
+    }
+    atomic_write(out / "manifest.json", json.dumps(to_jsonable(manifest), indent=2))
+    write_report(out, manifest, summ, sens, pd.DataFrame(crow))
+    return out
+
+
+# ------------------------------------------------------------------------------- report --
+def _pct(x: float) -> str:
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.0f} %"
+
+
+def _pts(x: float) -> str:
+    return f"{100 * x:+.1f}"
+
+
+def _figures(out: Path, summ: pd.DataFrame, sens: pd.DataFrame) -> list[tuple[str, str, Path]]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig_dir = out / "figures"
+    fig_dir.mkdir(exist_ok=True)
+    written = []
+    main = summ[summ["whole"]]
+    fig, ax = plt.subplots(figsize=(8, 0.5 + 0.45 * len(summ)))
+    y = np.arange(len(summ))[::-1]
+    ax.barh(y, summ["share_holds"], color=["#4472c4" if c in set(main["claim"]) else "#9dc3e6"
+                                           for c in summ["claim"]])
+    ax.errorbar(summ["share_holds"], y, xerr=[summ["share_holds"] - summ["share_lo"],
+                                              summ["share_hi"] - summ["share_holds"]], fmt="none", ecolor="k")
+    ax.set_yticks(y, [c if len(c) < 60 else c[:57] + "..." for c in summ["claim"]], fontsize=8)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of the joint assumption points where the claim holds")
+    fig.tight_layout()
+    p = fig_dir / "shares.png"
+    fig.savefig(p, dpi=110)
+    plt.close(fig)
+    written.append(("Where each claim holds", "Share of the space-filling design's points at which each claim holds "
+                    "(bars; whiskers: interval over the design points, not over the dice).", p))
+    for k, (claim, g) in enumerate(sens[sens["claim"].isin(main["claim"])].groupby("claim", sort=False)):
+        g = g.assign(span=g["oat_high"] - g["oat_low"]).sort_values("span")
+        fig, ax = plt.subplots(figsize=(9, max(2.4, 0.9 + 0.35 * len(g))))
+        yy = np.arange(len(g))
+        ax.barh(yy, 100 * g["oat_high"], color="#70ad47", label="margin up")
+        ax.barh(yy, 100 * g["oat_low"], color="#c00000", label="margin down")
+        ax.axvline(0, color="k", lw=0.8)
+        base = float(summ.loc[summ["claim"] == claim, "margin_at_defaults"].iloc[0])
+        ax.axvline(-100 * base, color="k", ls="--", lw=0.8, label="claim flips beyond this line")
+        ax.set_yticks(yy, g["factor"], fontsize=8)
+        ax.set_xlabel("change of the margin from the defaults (win-rate points), one assumption at a time")
+        ax.set_title(claim if len(claim) < 80 else claim[:77] + "...", fontsize=9)
+        lim = 100 * max(float(g["oat_high"].max()), -float(g["oat_low"].min()), abs(base), 0.005) * 1.1
+        ax.set_xlim(-lim, lim)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+        fig.tight_layout()
+        p = fig_dir / f"tornado_{k + 1}.png"
+        fig.savefig(p, dpi=110)
+        plt.close(fig)
+        written.append((f"Tornado: {claim}", "How far each assumption alone moves the claim's margin (its other "
+                        "values, or both ends of its range); past the dashed line the claim no longer holds.", p))
+    return written
+
+
+def write_report(out: Path, m: dict[str, Any], summ: pd.DataFrame, sens: pd.DataFrame, cells: pd.DataFrame) -> None:
+    """``report.md`` and ``report.html`` with the verdicts, sensitivities and figures."""
+    from .report import _CSS, _inline_html, _md_cell
+
+    figs = _figures(out, summ, sens)
+    md: list[str] = [f"# {m['title']}\n"]
+    if m.get("description"):
+        md.append(str(m["description"]).strip() + "\n")
+    n_oat = sum(1 for _ in cells.loc[cells["kind"] == "oat", "point"].unique())
+    md.append("## The study\n")
+    md += [f"- Game `{m['game']}`, seed {m['seed']}, {m['games']:,} games per cell at every design point, all on "
+           "the same game indices (common dice).",
+           f"- Design: the defaults, {n_oat} one-at-a-time points, {m['points']} joint points "
+           f"({'Latin hypercube' if m['design'] == 'lhs' else 'scrambled Sobol'}, scipy.stats.qmc, seed {m['seed']}); "
+           f"{m['n_design_points']} points x {cells['cell'].nunique()} cells = {int(cells['games'].sum()):,} games "
+           f"in {m['elapsed_s']:.0f} s.",
+           "- Fixed: " + (", ".join(f"`{k}={assume.show(v)}`" for k, v in m["fixed"].items()) or "nothing") + "."]
+    md.append("- Varied (the first value is the default):")
+    md += [f"  - `{f['key']}`: " + (" / ".join(f"`{assume.show(x, 50)}`" for x in f["levels"]) if f["levels"]
+                                   else f"{f['range'][0]:g}..{f['range'][1]:g} (default {f['default']:g})")
+           for f in m["factors"]]
+    md.append("")
+    md.append("## Verdicts\n")
+    md.append("A claim *holds* at a point when its margin is positive (point estimates); *clearly* when the "
+              f"{100 * m['conf']:g} % interval (paired on the shared dice for a pair) excludes the other side. "
+              "The share's interval reflects the number of design points only.\n")
+    md.append("| claim | at the defaults (margin) | holds at joint points | holds clearly | fails clearly "
+              "| one-at-a-time | moved most by (SRC) |")
+    md.append("|---|---:|---:|---:|---:|---:|---|")
+    for _, r in summ.iterrows():
+        s = sens[sens["claim"] == r["claim"]].copy()
+        s = s.assign(key=s["src"].abs().fillna(0) + 1e-9 * (s["oat_high"] - s["oat_low"])).sort_values(
+            "key", ascending=False)
+        top = ", ".join(f"`{x.factor}` ({x.src:+.2f})" if not math.isnan(x.src) else f"`{x.factor}`"
+                        for x in s.head(3).itertuples())
+        md.append(f"| {_md_cell(r['claim'])} | {'yes' if r['holds_at_defaults'] else 'no'} "
+                  f"({_pts(r['margin_at_defaults'])}) | {_pct(r['share_holds'])} [{_pct(r['share_lo'])}, "
+                  f"{_pct(r['share_hi'])}] | {_pct(r['share_holds_clearly'])} | {_pct(r['share_fails_clearly'])} "
+                  f"| {r['oat_holds']} | {top} |")
+    md.append("")
+    md.append("## Win rates at the defaults\n")
+    base = cells[cells["kind"] == "baseline"].sort_values("win_rate", ascending=False)
+    md.append("| cell | win rate | lowest / highest over all points |")
+    md.append("|---|---:|---:|")
+    for _, r in base.iterrows():
+        allr = cells.loc[cells["cell"] == r["cell"], "win_rate"]
+        md.append(f"| {_md_cell(r['cell'])} | {100 * r['win_rate']:.1f} % | {100 * allr.min():.1f} % / "
+                  f"{100 * allr.max():.1f} % |")
+    md.append("")
+    md.append("## Sensitivity\n")
+    md.append("Per claim: standardized regression coefficient (SRC) and Spearman correlation of the margin on the "
+              "joint points (alternatives coded by their position, 0 = default), and the margin's lowest and "
+              "highest change (win-rate points) when the assumption alone takes its other values.\n")
+    main = summ[summ["whole"]]["claim"]
+    for claim in main:
+        s = sens[sens["claim"] == claim].sort_values("src", key=lambda x: -x.abs().fillna(0))
+        r2 = s["r2"].iloc[0]
+        md.append(f"### {claim}\n")
+        md.append(f"Linear fit on the joint points: R² = {r2:.2f}.\n" if not math.isnan(r2) else "")
+        md.append("| assumption | SRC | Spearman | one-at-a-time change |")
+        md.append("|---|---:|---:|---:|")
+        for x in s.itertuples():
+            md.append(f"| `{x.factor}` | {x.src:+.2f} | {x.spearman:+.2f} | {_pts(x.oat_low)} .. {_pts(x.oat_high)} |")
+        md.append("")
+    md.append("## Assumptions of the defaults\n")
+    md += [f"- {x}" for x in assume.markdown_items(m["assumptions"])]
+    md.append("")
+    for title, cap, p in figs:
+        md.append(f"## {title}\n\n![{title}](figures/{p.name})\n\n*{cap}*\n")
+    md.append("## Experiment file\n")
+    md.append(f"```toml\n{str(m.get('experiment_text', '')).strip()}\n```\n")
+    md_text = "\n".join(md).replace("\n\n\n", "\n\n")
+    atomic_write(out / "report.md", md_text)
+    import base64
+
+    body = []
+    table: list[str] = []
+    for line in md_text.splitlines():
+        if line.startswith("|"):
+            table.append(line)
+            continue
+        if table:
+            body.append(_html_table(table, _inline_html))
+            table = []
+        if line.startswith("#"):
+            lvl = len(line) - len(line.lstrip("#"))
+            body.append(f"<h{lvl}>{html.escape(line[lvl:].strip())}</h{lvl}>")
+        elif line.startswith("!["):
+            name = line[line.index("(") + 1:line.index(")")]
+            b64 = base64.b64encode((out / name).read_bytes()).decode("ascii")
+            body.append(f'<img src="data:image/png;base64,{b64}" style="max-width:100%">')
+        elif line.startswith("- ") or line.startswith("  - "):
+            body.append(f"<li>{_inline_html(line.lstrip(' -'))}</li>")
+        elif line.startswith("```"):
+            body.append("<pre>" if "toml" in line else "</pre>")
+        elif line.strip():
+            body.append(html.escape(line) if body and body[-1] == "<pre>" or (body and not body[-1].endswith(">"))
+                        else f"<p>{_inline_html(line)}</p>")
+    if table:
+        body.append(_html_table(table, _inline_html))
+    wrapped: list[str] = []
+    for line in body:  # consecutive list items become one list
+        if line.startswith("<li>") and (not wrapped or not wrapped[-1].endswith("</li>")):
+            wrapped.append("<ul>")
+        if not line.startswith("<li>") and wrapped and wrapped[-1].endswith("</li>"):
+            wrapped.append("</ul>")
+        wrapped.append(line)
+    body = wrapped + (["</ul>"] if wrapped and wrapped[-1].endswith("</li>") else [])
+    page = (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(m['title'])}"
+            f"</title><style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+    atomic_write(out / "report.html", page)
+
+
+def _html_table(lines: list[str], inline: Any) -> str:
+    rows = [[c.strip() for c in ln.strip("|").split(" | ")] for ln in lines if not set(ln) <= set("|-: ")]
+    head, *rest = rows
+    return ("<table><thead><tr>" + "".join(f"<th>{inline(h)}</th>" for h in head) + "</tr></thead><tbody>"
+            + "".join("<tr>" + "".join(f"<td>{inline(c)}</td>" for c in r) + "</tr>" for r in rest)
+            + "</tbody></table>")
+
+
+__all__ = ["Factor", "Conclusion", "RobustExperiment", "design_points", "unit_design", "load_robust", "evaluate",
+           "share_summary", "sensitivity", "run_robust"]

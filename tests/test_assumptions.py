@@ -1,0 +1,177 @@
+"""Assumptions in the data: declared, validated at the boundary, reported wherever numbers are shown."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from foury_sim import assumptions as assume
+from foury_sim.cli import format_summary
+from foury_sim.errors import InputError
+from foury_sim.games.delve.ruleset import load_ruleset as load_delve
+from foury_sim.games.foury.ruleset import DEFAULT_RULES, load_ruleset
+from foury_sim.study import load_experiment
+
+DATA = tomllib.loads(DEFAULT_RULES.read_text())
+HEROES = ("kael", "melyra", "thalindra", "elydion")
+TRAITS = ("hearts", "shield", "clover", "weapon", "shovel")
+
+
+def by_key(rules) -> dict[str, assume.Assumption]:
+    return {a.key: a for a in rules.assumptions}
+
+
+def test_foury_declares_the_guessed_inputs():
+    found = by_key(load_ruleset())
+    for key in ("game.map", "enemies.spawn_table", "events.C", "die_table.faces", "character.cap",
+                *(f"heroes.{h}.{part}" for h in HEROES for part in ("start", "cap")),
+                "map.layout", "map.arrows"):
+        assert key in found, key
+        assert found[key].reason and not found[key].overridden
+    assert found["game.map"].alternatives == ["base_12arrows"]
+    assert found["map.arrows"].value == 8 and found["map.arrows"].where.endswith("base.map:32")
+    assert found["game.max_turns"].range == [200, 1000] and not found["game.max_turns"].vary
+    # printed values are not assumptions
+    assert "round.monster_bonus" not in found and "events.A" not in found and "character.trait_marks" not in found
+
+
+
+@pytest.mark.parametrize("hero", HEROES)
+def test_hero_sheets_follow_the_written_derivation(hero):
+    """12 marks as the free character; caps within the free sheet's boxes and start + 2 below them."""
+    h, boxes = DATA["heroes"][hero], DATA["character"]["cap"]
+    assert sum(h["start"][t] for t in TRAITS) == DATA["character"]["trait_marks"] == 12
+    for t in TRAITS:
+        assert h["cap"][t] == min(boxes[t], h["start"][t] + 2), t
+    base = {"hearts": 5, "shield": 1, "clover": 1, "weapon": 2, "shovel": 1}
+    extra = {t: h["start"][t] - base[t] for t in TRAITS}
+    assert sum(extra.values()) == 2 and min(extra.values()) == 0
+    # every alternative sheet fits under every alternative cap (a robustness study may combine them)
+    a = by_key(load_ruleset())
+    for start in a[f"heroes.{hero}.start"].levels():
+        for cap in a[f"heroes.{hero}.cap"].levels():
+            assert all(start[t] <= cap[t] for t in TRAITS)
+
+
+def test_set_and_rules_file_mark_an_assumption_overridden(tmp_path):
+    found = by_key(load_ruleset(None, ["heroes.kael.start.shovel=2", "spawn_table=goblin,goblin,goblin,orc,orc,imp"]))
+    assert found["heroes.kael.start"].overridden
+    assert found["heroes.kael.start"].value["shovel"] == 2 and found["heroes.kael.start"].default["shovel"] == 1
+    assert found["enemies.spawn_table"].overridden and found["enemies.spawn_table"].where.startswith("--set")
+    assert not found["game.map"].overridden and not found["heroes.melyra.start"].overridden
+    f = tmp_path / "mine.toml"
+    f.write_text('[game]\nmap = "base_12arrows"\n')
+    found = by_key(load_ruleset(f))
+    assert found["game.map"].overridden and found["game.map"].value == "base_12arrows"
+    assert found["map.arrows"].value == 12
+
+
+def test_assumption_naming_a_missing_key_is_an_error_with_file_and_line(tmp_path):
+    f = tmp_path / "mine.toml"
+    f.write_text('[game]\nrounds = 4\n\n[assumptions]\n"enemies.dragon" = { reason = "there is no dragon" }\n')
+    with pytest.raises(InputError) as e:
+        load_ruleset(f)
+    assert e.value.where == f"{f}:5" and "enemies.dragon" in e.value.message
+
+
+@pytest.mark.parametrize("entry, message", [
+    ('{ range = [500, 900], reason = "x" }', "outside its range"),
+    ('{ range = [1, 2], alternatives = [3], reason = "x" }', "not both"),
+    ('{ alternatives = [400], reason = "x" }', "is the value itself"),
+    ('{ range = [1, 900] }', "needs a reason"),
+    ('{ reason = "x", maybe = 1 }', "unknown field"),
+])
+def test_malformed_assumption_entries(tmp_path, entry, message):
+    f = tmp_path / "mine.toml"
+    f.write_text(f'[assumptions]\n"game.max_turns" = {entry}\n')
+    with pytest.raises(InputError) as e:
+        load_ruleset(f)
+    assert message in e.value.message and e.value.where == f"{f}:2"
+
+
+def test_user_file_can_declare_its_own_assumption(tmp_path):
+    f = tmp_path / "mine.toml"
+    f.write_text('[potions]\nred = 2\n\n[assumptions]\n"potions.red" = { range = [1, 3], reason = "house rule" }\n')
+    a = by_key(load_ruleset(f))["potions.red"]
+    assert a.value == 2 and a.default == 1 and a.overridden and a.range == [1, 3]
+
+
+def test_map_header_assumptions_are_checked_against_the_map():
+    measured = {"arrows": 8, "layout": "Tiny"}
+    ok = assume.from_map("name: Tiny\nassume-arrows: 8 | range = 8..12 | reason = guessed\n+---+", "t.map", measured)
+    assert ok[0].key == "map.arrows" and ok[0].range == [8, 12] and ok[0].where == "t.map:2"
+    with pytest.raises(InputError, match="says '9' but the map has 8") as e:
+        assume.from_map("name: Tiny\nassume-arrows: 9 | reason = guessed\n", "t.map", measured)
+    assert e.value.where == "t.map:2"
+    with pytest.raises(InputError, match="which the map does not have"):
+        assume.from_map("name: Tiny\n\nassume-dragons: 1 | reason = guessed\n", "t.map", measured)
+    with pytest.raises(InputError, match="needs a reason"):
+        assume.from_map("assume-arrows: 8\n", "t.map", measured)
+
+
+def test_delve_declares_values_the_facts_do_not_give(tmp_path):
+    found = by_key(load_delve())
+    assert {"score.win_rank", "dragon.hero_companion_counts", "rulings.scroll_phases"} <= set(found)
+    assert "dragon.threshold" not in found and "treasures.town_portal.count" not in found  # given by the facts
+    found = by_key(load_delve(None, ["win_rank=Champion"]))
+    assert found["score.win_rank"].overridden and found["score.win_rank"].default == "Village Hero"
+    # a full user file that drops a declared key: the shipped declaration is left out, not refused
+    f = tmp_path / "d.toml"
+    text = Path(load_delve().source).read_text().replace('"treasures.elixir.phases"', '"xp.empty_pool"')
+    f.write_text(text.replace("alternatives = [[\"monster\", \"loot\", \"dragon\"]], reason = \"the Elixir",
+                              "range = [0, 3], reason = \"the Elixir"))
+    assert "xp.empty_pool" in by_key(load_delve(f))
+
+
+def test_summary_names_the_assumptions_and_the_overridden_ones():
+    recs = assume.records(load_ruleset(None, ["heroes.kael.start.shovel=2"]))
+    s = {"games": 10, "hero": "kael", "policy": "greedy", "seed": 1, "win": {"rate": 0.5, "lo": 0.2, "hi": 0.8},
+         "elapsed_s": 0.1, "games_per_s": 100, "assumptions": recs}
+    text = format_summary(s, "Dungeon Foury")
+    assert f"rests on {len(recs)} assumptions" in text and "1 overridden" in text
+    line = next(x for x in text.splitlines() if "heroes.kael.start =" in x)
+    assert "shovel=2" in line and "OVERRIDDEN (default" in line and "shovel=1" in line
+    assert "  game.map = base" in text
+
+
+def test_sweep_manifest_records_cells_that_change_an_assumption(tmp_path):
+    f = tmp_path / "e.toml"
+    f.write_text('name = "e"\ngames = 10\n[sweep]\n"game.map" = ["base", "base_12arrows"]\n')
+    exp = load_experiment(f)
+    recs = {r["key"]: r for r in assume.across_cells([r[0] for r in exp.rulesets])}
+    assert recs["game.map"]["overridden"] and recs["game.map"]["overridden_in_cells"] == [1]
+    assert recs["game.map"]["value"] == "varies by cell" and recs["game.map"]["default"] == "base"
+    assert not recs["events.C"]["overridden"]
+    items = assume.markdown_items(list(recs.values()))
+    assert any("`game.map = varies by cell` **(overridden in cells 1" in x for x in items)
+
+
+def test_report_has_an_assumptions_section(tmp_path):
+    from test_report import HERO_POLICY, HERO_RATES, make_study
+
+    from foury_sim.report import build_report
+
+    path = make_study(tmp_path, "s", HERO_POLICY, HERO_RATES)
+    m = json.loads((path / "manifest.json").read_text())
+    kind = "die_table.faces=nothing,chest,potion,clover,cornucopia,shovel"
+    m["assumptions"] = assume.records(load_ruleset(None, [kind]))
+    (path / "manifest.json").write_text(json.dumps(m))
+    build_report(path)
+    md = (path / "report.md").read_text()
+    assert "## Assumptions" in md and "`events.C = room_behind_collapses" in md
+    assert "`die_table.faces = nothing,chest,potion,clover,cornucopia,shovel` **(overridden" in md
+    assert "Assumptions</h2>" in (path / "report.html").read_text()
+
+
+def test_run_summary_carries_the_assumptions_of_its_hero():
+    from foury_sim.runner import run
+
+    res = run("foury", hero="kael", games=50, seed=3, sets=["events.C=monster,monster,chest,chest,nothing,nothing"],
+              progress=False)
+    recs = {r["key"]: r for r in res.summary["assumptions"]}
+    assert "heroes.kael.start" in recs and "heroes.melyra.start" not in recs and "game.map" in recs
+    assert recs["events.C"]["overridden"] and recs["events.C"]["value"][0] == "monster"
+    assert not recs["game.map"]["overridden"] and "default" not in recs["game.map"]

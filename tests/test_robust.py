@@ -1,0 +1,168 @@
+"""Robustness studies: designs reproducible from the seed, shares and sensitivities on known answers,
+and a tiny real study through both paths (one at a time and Latin hypercube) on common dice."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from foury_sim.errors import InputError
+from foury_sim.robust import (
+    Conclusion,
+    Factor,
+    RobustExperiment,
+    design_points,
+    evaluate,
+    load_robust,
+    run_robust,
+    sensitivity,
+    share_summary,
+    unit_design,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ROOT / "tests" / "data" / "robust" / "tiny.toml"
+
+
+@pytest.mark.parametrize("kind", ["lhs", "sobol"])
+def test_design_is_reproducible_from_the_seed(kind):
+    a, b, c = unit_design(3, 16, 7, kind), unit_design(3, 16, 7, kind), unit_design(3, 16, 8, kind)
+    assert np.array_equal(a, b) and not np.array_equal(a, c)
+    assert a.shape == (16, 3) and ((a >= 0) & (a < 1)).all()
+
+
+def test_latin_hypercube_puts_one_point_in_each_stratum():
+    u = unit_design(4, 10, 3)
+    for col in u.T:
+        assert sorted(np.floor(col * 10).astype(int)) == list(range(10))
+
+
+def test_factor_values_and_one_at_a_time_points():
+    f = Factor("k", 2, range=[1, 4])
+    assert [f.value(x) for x in (0.0, 0.24, 0.25, 0.99)] == [1, 1, 2, 4]
+    assert f.oat() == [1, 4] and f.integer
+    g = Factor("m", "base", levels=["base", "x", "y"])
+    assert [g.value(x) for x in (0.0, 0.34, 0.7)] == ["base", "x", "y"] and g.oat() == ["x", "y"]
+    assert g.code("y") == 2.0
+    pts, u = design_points([f, g], 5, 1)
+    assert [p["kind"] for p in pts] == ["baseline"] + ["oat"] * 4 + ["lhs"] * 5
+    assert pts[0]["values"] == {"k": 2, "m": "base"}
+    assert pts[1]["values"] == {"k": 1, "m": "base"} and pts[4]["values"] == {"k": 2, "m": "y"}
+    again, _ = design_points([f, g], 5, 1)
+    assert again == pts
+
+
+def _synthetic(n_points: int = 10, games: int = 1000):
+    """Known answer: cell 'a' wins at rate x (x over 0..1, default 0.8), cell 'b' at 0.5; z is irrelevant."""
+    fx, fz = Factor("x", 0.8, range=[0.0, 1.0]), Factor("z", 0.5, range=[0.0, 1.0])
+    ranking = Conclusion("rank", "ranking", [{"hero": "a"}, {"hero": "b"}], "hero", ["a", "b"])
+    target = Conclusion("a >= 30 %", "target", [{"hero": "a"}], target=0.3)
+    exp = RobustExperiment("syn", "foury", 1, games, n_points, "lhs", {}, [fx, fz], [ranking, target], [])
+    points, u = design_points(exp.factors, n_points, seed=11)
+    wins = {}
+    for i, p in enumerate(points):
+        for cell, rate in (({"hero": "a"}, p["values"]["x"]), ({"hero": "b"}, 0.5)):
+            w = np.zeros(games, np.int8)
+            w[: int(round(rate * games))] = 1
+            wins[(i, json.dumps(cell, sort_keys=True))] = w
+    return exp, points, u, wins
+
+
+def test_shares_on_a_known_answer():
+    exp, points, u, wins = _synthetic()
+    ev = evaluate(exp, points, wins)
+    summ = share_summary(ev, "lhs").set_index("claim")
+    # one point per tenth of x: the target (x > 0.3) holds at exactly 7 of 10, the ranking (x > 0.5) at 5
+    assert summ.loc["a >= 30 %", "share_holds"] == pytest.approx(0.7)
+    assert summ.loc["ranking a > b", "share_holds"] == pytest.approx(0.5)
+    assert summ.loc["a > b", "share_holds"] == pytest.approx(0.5)
+    assert summ.loc["a >= 30 %", "holds_at_defaults"] and summ.loc["a >= 30 %", "margin_at_defaults"] == \
+        pytest.approx(0.5)
+    assert summ.loc["a >= 30 %", "oat_holds"] == "3/4"  # x = 0 fails; x = 1, z = 0 and z = 1 hold
+    assert summ.loc["a >= 30 %", "share_lo"] < 0.7 < summ.loc["a >= 30 %", "share_hi"]
+    # with 1000 games a gap of 10 points is clear either way; "clearly" never contradicts the estimate
+    x = np.array([p["values"]["x"] for p in points if p["kind"] == "lhs"])
+    rank = ev[(ev["claim"] == "ranking a > b") & (ev["kind"] == "lhs")]
+    assert list(rank["holds_clearly"].to_numpy()[np.abs(x - 0.5) > 0.1]) == list(x[np.abs(x - 0.5) > 0.1] > 0.5)
+    assert list(rank["fails_clearly"].to_numpy()[np.abs(x - 0.5) > 0.1]) == list(x[np.abs(x - 0.5) > 0.1] < 0.5)
+    assert not (rank["holds_clearly"] & ~rank["holds"]).any() and not (rank["fails_clearly"] & rank["holds"]).any()
+
+
+def test_sensitivity_finds_the_assumption_that_matters():
+    exp, points, u, wins = _synthetic(n_points=40)
+    ev = evaluate(exp, points, wins)
+    sens = sensitivity(ev, points, exp.factors, "lhs").set_index(["claim", "factor"])
+    assert sens.loc[("a >= 30 %", "x"), "src"] == pytest.approx(1.0, abs=0.01)
+    assert abs(sens.loc[("a >= 30 %", "z"), "src"]) < 0.02
+    assert sens.loc[("a >= 30 %", "x"), "spearman"] == pytest.approx(1.0, abs=0.01)
+    assert sens.loc[("a >= 30 %", "x"), "r2"] == pytest.approx(1.0, abs=0.001)
+    # one at a time: x from 0.8 to 0 lowers the margin by 0.8, to 1 raises it by 0.2; z changes nothing
+    assert sens.loc[("a >= 30 %", "x"), "oat_low"] == pytest.approx(-0.8)
+    assert sens.loc[("a >= 30 %", "x"), "oat_high"] == pytest.approx(0.2)
+    assert sens.loc[("a >= 30 %", "z"), "oat_low"] == sens.loc[("a >= 30 %", "z"), "oat_high"] == 0
+
+
+def test_experiment_errors_point_at_the_file(tmp_path):
+    f = tmp_path / "bad.toml"
+    f.write_text('game = "foury"\nvary = ["heroes.kael.start", "round.monster_bonus"]\n'
+                 '[[conclusions]]\nkind = "target"\ntarget = 0.2\n')
+    with pytest.raises(InputError, match="not a declared assumption") as e:
+        load_robust(f)
+    assert e.value.where == f"{f}:2"
+    f.write_text('game = "foury"\n[[conclusions]]\nkind = "ranking"\nover = "hero"\nvalues = ["kael"]\n')
+    with pytest.raises(InputError, match="at least 2"):
+        load_robust(f)
+    f.write_text('game = "foury"\nvary = ["game.max_turns"]\n[factors]\n"game.map" = "base"\n'
+                 '[[conclusions]]\nkind = "target"\ntarget = 0.2\n')
+    with pytest.raises(InputError, match="must be a list"):
+        load_robust(f)
+
+
+def test_shipped_experiment_loads():
+    exp = load_robust(ROOT / "experiments" / "robust_hero_ranking.toml")
+    keys = [f.key for f in exp.factors]
+    assert "game.map" in keys and "heroes.elydion.start" in keys and "game.max_turns" not in keys
+    points, _ = design_points(exp.factors, exp.points, exp.seed, exp.design)
+    assert len(exp.cells()) == 6 and len(points) == 1 + sum(len(f.oat()) for f in exp.factors) + exp.points
+
+
+def test_tiny_study_runs_on_common_dice(tmp_path):
+    from foury_sim.runner import run
+
+    out = run_robust(TINY, tmp_path, progress=False)
+    cells = pd.read_csv(out / "cells.csv")
+    design = pd.read_csv(out / "design.csv")
+    assert list(design["kind"]) == ["baseline", "oat", "oat", "lhs", "lhs", "lhs", "lhs"]
+    assert len(cells) == 7 * 2 and (cells["games"] == 30).all()
+    # the defaults are exactly what `foury-sim run` gives on the same seed (common dice)
+    kael = run("foury", hero="kael", policy="greedy", games=30, seed=5, progress=False)
+    base = cells[(cells["kind"] == "baseline") & (cells["cell"] == "hero=kael")]
+    assert int(base["wins"].iloc[0]) == int(kael.df["win"].sum())
+    # a point that equals the defaults plays the same games
+    same = design[(design["kind"] == "lhs") & (design["game.map"] == "base")
+                  & (design["heroes.kael.start"] == design["heroes.kael.start"].iloc[0])]
+    for p in same["point"]:
+        assert list(cells.loc[cells["point"] == p, "wins"]) == list(cells.loc[cells["point"] == 0, "wins"])
+    summ = pd.read_csv(out / "robustness.csv")
+    assert set(summ.loc[summ["whole"], "claim"]) == {"ranking free > kael", "hero=kael wins >= 0 %"} or \
+        set(summ.loc[summ["whole"], "claim"]) == {"ranking kael > free", "hero=kael wins >= 0 %"}
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["kind"] == "robust" and len(m["factors"]) == 2 and any(a["key"] == "events.C" for a in m["assumptions"])
+    md = (out / "report.md").read_text()
+    assert "## Verdicts" in md and "## Assumptions of the defaults" in md and "Latin hypercube" in md
+    assert (out / "figures" / "shares.png").stat().st_size > 1000 and (out / "figures" / "tornado_1.png").exists()
+    assert "<table>" in (out / "report.html").read_text()
+
+
+def test_delve_experiment_varies_its_assumptions_and_extra_factors():
+    exp = load_robust(ROOT / "tests" / "data" / "robust" / "delve_tiny.toml")
+    f = {x.key: x for x in exp.factors}
+    assert f["score.win_rank"].levels == ["Village Hero", "Seasoned Explorer", "Champion"]
+    assert f["dragon.threshold"].range == [3, 4] and f["dragon.threshold"].default == 3
+    assert "heroes.mercenary.master" not in f  # declared with vary = false
+    points, _ = design_points(exp.factors, exp.points, exp.seed)
+    assert len(points) == 1 + sum(len(x.oat()) for x in exp.factors) + 8 and len(exp.cells()) == 3
