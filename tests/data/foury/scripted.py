@@ -13,6 +13,7 @@ A choice value selects the option whose key equals it:
 * moves (move, extra_move, place): ``v < 1000`` the first option whose destination (O_TO) is
   ``v``; ``v >= 1000`` the option with ``(O_KIND + 1) * 1000 + O_TO == v``;
 * clover: ``action * 100 + (die + 1) * 10 + value`` (0 = no clover);
+* reroll: ``action * 10 + value`` (keep: the face showing, 1..6; reroll: 10; Melyra sets v: 20 + v);
 * market: ``op * 100 + (a + 1) * 10 + (b + 1)`` (0 = done);
 * every other kind: the option's first column (a track, an arrow, 0/1, -1 keep a cornucopia);
 * ``-100`` the first option, ``-101`` the last one.
@@ -23,15 +24,15 @@ takes option 0); the tests assert that count.
 
 from numba import njit
 
-N_KINDS = 13
+N_KINDS = 18
 P_DEFAULT = 0
-P_QSTART = 13
-P_QLEN = 26
-P_QPOS = 39
-P_LOG_START = 52
-P_LOG_CAP = 53
-P_LOG_N = 54
-HEADER = 56
+P_QSTART = N_KINDS
+P_QLEN = 2 * N_KINDS
+P_QPOS = 3 * N_KINDS
+P_LOG_START = 4 * N_KINDS
+P_LOG_CAP = P_LOG_START + 1
+P_LOG_N = P_LOG_START + 2
+HEADER = P_LOG_START + 4
 SNAP = (0, 1, 2, 3, 4, 5, 6, 21, 22, 19, 14, 16, 17, 27, 28, 23)
 LOG_KEYS = 40
 LOG_ROW = 3 + 16 + LOG_KEYS
@@ -52,6 +53,8 @@ def option_key(kind, options, i):
         return options[i, 0] * 100 + (options[i, 1] + 1) * 10 + options[i, 2]
     if kind == 8:
         return options[i, 0] * 100 + (options[i, 1] + 1) * 10 + (options[i, 2] + 1)
+    if kind == 13:
+        return options[i, 0] * 10 + options[i, 1]
     return options[i, 0]
 
 
