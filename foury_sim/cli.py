@@ -37,7 +37,10 @@ def format_summary(s: dict[str, Any], title: str) -> str:
     """The text a designer reads after ``foury-sim run``."""
     n = s["games"]
     lines = [f"{title}", f"hero {s['hero']}, policy {s['policy']}, seed {s['seed']}, {n:,} games", ""]
+    lines += [*s.get("warnings", ()), *([""] if s.get("warnings") else [])]
     lines.append(f"win rate            {_pct(s['win'])}  (95 % Wilson interval)")
+    if "turn_cap_share" in s:
+        lines.append(f"ended at turn cap   {100 * s['turn_cap_share']:6.2f} %  ({s['turn_cap_games']:,} games)")
     if "win_without_continue" in s:
         lines.append(f"  without continue  {_pct(s['win_without_continue'])}")
     if "unwinnable" in s:
@@ -53,7 +56,8 @@ def format_summary(s: dict[str, Any], title: str) -> str:
         lines.append(f"died at least once  {100 * s['first_death_rate']:.1f} % of games "
                      f"(continue used in {100 * s['coins_used_rate']:.1f} %)")
     for key, val in s.items():  # other game-specific scalars
-        if key in ("games", "seed", "elapsed_s", "games_per_s", "first_death_rate", "coins_used_rate"):
+        if key in ("games", "seed", "elapsed_s", "games_per_s", "first_death_rate", "coins_used_rate",
+                   "turn_cap_games", "turn_cap_share"):
             continue
         if isinstance(val, (int, float)) and not isinstance(val, bool):
             lines.append(f"{key.replace('_', ' '):19s} {val:g}")

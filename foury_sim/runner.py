@@ -105,11 +105,33 @@ def simulate_games(spec: GameSpec, ruleset: Any, hero: str, policy: Policy, seed
     return df, extras
 
 
+#: Share of games ending at the game's turn cap above which a run summary carries a warning.
+CAP_WARN_SHARE = 0.01
+
+
+def cap_summary(spec: GameSpec, df: pd.DataFrame) -> dict[str, Any]:
+    """Games that ended at the game's safety cap on turns (``spec.extra["cap_cause"]`` in ``end_cause``):
+    their count and share, and a warning when the share exceeds ``CAP_WARN_SHARE`` (a policy that loops)."""
+    cause = spec.extra.get("cap_cause")
+    if cause is None or "end_cause" not in df:
+        return {}
+    n = len(df)
+    k = int((df["end_cause"] == cause).sum())
+    out: dict[str, Any] = {"turn_cap_games": k, "turn_cap_share": k / n if n else 0.0}
+    if n and k / n > CAP_WARN_SHARE:
+        out["warnings"] = [f"WARNING: {100 * k / n:.1f} % of games ended at the turn cap (more than "
+                           f"{100 * CAP_WARN_SHARE:g} %): the policy probably loops, and its win rate understates "
+                           f"what a player would reach"]
+    return out
+
+
 def summarize(spec: GameSpec, df: pd.DataFrame, ruleset: Any = None, conf: float = 0.95) -> dict[str, Any]:
-    """Win rate with its Wilson interval, means with t-intervals, and the game's own breakdowns."""
+    """Win rate with its Wilson interval, means with t-intervals, the share of games at the turn cap, and
+    the game's own breakdowns."""
     n = len(df)
     k = int(df["win"].sum()) if n else 0
     out: dict[str, Any] = {"games": n, "win": stats.summarize_rate(k, n, conf)}
+    out.update(cap_summary(spec, df))
     if "clean_win" in df:
         out["win_without_continue"] = stats.summarize_rate(int(df["clean_win"].sum()), n, conf)
     if "unwinnable_at_turn" in df:  # games that reached a state from which no sequence of legal moves wins

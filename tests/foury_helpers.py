@@ -92,6 +92,12 @@ def clover(action: int, die: int = -1, value: int = 0) -> int:
     return action * 100 + (die + 1) * 10 + value
 
 
+def reroll(action: int, value: int = 0) -> int:
+    """A D_REROLL choice: ``reroll(0, face)`` keep the face showing, ``reroll(1)`` spend a clover to reroll,
+    ``reroll(2, v)`` Melyra sets the face to v."""
+    return action * 10 + value
+
+
 def market(op: int, a: int = -1, b: int = -1) -> int:
     return op * 100 + (a + 1) * 10 + (b + 1)
 

@@ -199,3 +199,42 @@ def test_unknown_policy_parameter_is_refused():
 
     with pytest.raises(InputError, match="unknown policy parameter"):
         make_policy("greedy", GAME.policies, "bravery=3")
+
+
+# --- policies that loop (issue 9, 1.7) ------------------------------------------------------
+@pytest.mark.parametrize("policy", ["random", "greedy", "cautious"])
+@pytest.mark.parametrize("hero", ["free", "kael"])
+def test_builtin_policies_do_not_loop(rules, policy, hero):
+    """No built-in policy shuttles between stairs or circles until the turn cap: under 0.5 % of games end
+    there (before the fix the cautious policy did in 12-20 % of its games, greedy in about 1 %)."""
+    res = run("foury", hero=hero, policy=policy, games=4000, seed=5, ruleset=rules, progress=False)
+    at_cap = int((res.df["end_cause"] == 2).sum())
+    assert res.summary["turn_cap_games"] == at_cap
+    assert res.summary["turn_cap_share"] == at_cap / 4000 < 0.005
+    assert "warnings" not in res.summary
+
+
+def test_summary_warns_when_a_policy_hits_the_turn_cap():
+    """The share of games at the turn cap is in every summary; above 1 % the run output warns."""
+    import pandas as pd
+
+    from foury_sim.cli import format_summary
+    from foury_sim.games.foury.layout import CAUSE_TIMEOUT
+    from foury_sim.runner import summarize
+
+    def frame(k_cap, n=1000):
+        end = np.zeros(n, np.int64)
+        end[:k_cap] = CAUSE_TIMEOUT
+        cols = {c: np.zeros(n, np.int64) for c in ("win", "clean_win", "rounds_completed", "hearts_left", "turns",
+                                                    "score", "kills", "death_round", "death_sector", "death_cell",
+                                                    "death_cause", "coins_used")}
+        return pd.DataFrame({**cols, "end_cause": end})
+
+    quiet = summarize(GAME, frame(10))  # 1.0 %: at the threshold, no warning
+    assert quiet["turn_cap_games"] == 10 and quiet["turn_cap_share"] == 0.01 and "warnings" not in quiet
+    loud = summarize(GAME, frame(11))
+    assert loud["turn_cap_share"] == 0.011 and len(loud["warnings"]) == 1 and "1.1 %" in loud["warnings"][0]
+    loud.update({"hero": "free", "policy": "cautious", "seed": 1, "elapsed_s": 0.1, "games_per_s": 1})
+    text = format_summary(loud, GAME.title)
+    assert "WARNING: 1.1 % of games ended at the turn cap" in text
+    assert "ended at turn cap     1.10 %  (11 games)" in text

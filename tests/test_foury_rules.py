@@ -26,6 +26,7 @@ from foury_helpers import (
     play,
     policy_fn,
     relative_side,
+    reroll,
     rules,
 )
 
@@ -1501,3 +1502,126 @@ def test_arrows_feasible_is_exact():
 def test_unwinnable_after_exit_recorded(ring):
     """The whole ring game stays winnable (column 0); see test_round_choice_closes_entry_arrow."""
     assert int(ring.out[L.OUT_UNWIN_TURN]) == 0 and int(ring.out[L.OUT_UNWIN_CAUSE]) == 0
+
+
+# ============================================================ four-leaf clover on any die (clover_dice)
+def _ev(sector: str, face: int) -> int:
+    from foury_sim.games.foury.ruleset import parse_event
+    return parse_event(DATA["events"][sector][face - 1], "")
+
+
+def test_clover_rerolls_the_room_roll():
+    """"Consume 1 Four-leaf clover to reroll a die of your choice": the room roll too (clover_dice = any).
+    In at the west arm (roll 2, kept), east into the centre: roll 1 (a monster) is rerolled to 2."""
+    g = play("cross_A", script=[2, 1, 2], queues={"round": [2], "reroll": [reroll(0, 2), reroll(1)]},
+             defaults={"move": 4}, sheet={"hearts": 5, "clover": 1}, overrides={"max_turns": 2})
+    assert DATA["rulings"]["clover_dice"] == "any"
+    assert g.rows(L.TR_ROLL) == [(0, 2, _ev("A", 2), 3, 0), (0, 1, L.EV_MONSTER, 4, 0)]
+    assert g.rows(L.TR_REROLL) == [(L.RR_ROOM, 1, 2, 1, _ev("A", 2))]
+    codes = g.codes()
+    assert codes[codes.index(L.TR_REROLL) - 1] == L.TR_ROLL  # the roll is logged first, then the clover
+    first, second = g.decisions("reroll")
+    assert first.keys == [reroll(0, 2), reroll(1)] and second.keys == [reroll(0, 1), reroll(1)]
+    assert second.snap["clover"] == 1 and g[CL] == 0
+    assert g.rows(L.TR_SPAWN) == [] and g.rows(L.TR_FIGHT) == []  # the monster never came
+    assert g.walls(4)[N] == L.W_COLLAPSED and g.walls(4)[S] == L.W_COLLAPSED  # heading east: left N, right S
+    assert g[L.S_RR_KIND] == L.RR_ROOM and g[L.S_RR_FACE] == 1 and g[L.S_RR_EFFECT] == L.EV_MONSTER
+    assert g[L.S_RR_OPEN] == 4  # the context of the monster face: the centre keeps its four open sides
+    assert "clover on the room roll 1: rerolled to 2" in g.report()
+
+
+def test_clover_reroll_is_repeatable_while_clovers_last():
+    g = play("cross_A", script=[2, 1, 1, 2], queues={"round": [2], "reroll": [reroll(0, 2), reroll(1), reroll(1)]},
+             defaults={"move": 4}, sheet={"hearts": 5, "clover": 2}, overrides={"max_turns": 2})
+    assert g.rows(L.TR_REROLL) == [(L.RR_ROOM, 1, 1, 1, L.EV_MONSTER), (L.RR_ROOM, 1, 2, 1, _ev("A", 2))]
+    assert g[CL] == 0 and len(g.decisions("reroll")) == 3  # no clover left: not asked a fourth time
+
+
+def test_melyra_sets_the_room_roll():
+    """Melyra's clover sets the face instead of rerolling: no die is rolled."""
+    g = play("cross_A", script=[2, 1], queues={"round": [2], "reroll": [reroll(0, 2), reroll(2, 3)]},
+             defaults={"move": 4}, hero="melyra", overrides={"max_turns": 2})
+    d = g.decisions("reroll")[1]
+    assert d.keys == [reroll(0, 1)] + [reroll(2, v) for v in range(2, 7)]
+    assert g.rows(L.TR_REROLL) == [(L.RR_ROOM, 1, 3, 2, _ev("A", 3))]
+    assert g.dice() == 2
+    assert g[CL] == DATA["heroes"]["melyra"]["start"]["clover"] - 1
+    assert g.walls(4)[N] == L.W_COLLAPSED and g.walls(4)[E] == L.W_COLLAPSED  # collapse_left_front, heading east
+    assert g.rows(L.TR_SPAWN) == []
+
+
+def test_clover_rerolls_the_die_table_roll():
+    """The DIE table roll: "lose a heart" rerolled to a chest."""
+    g = play("die", script=[2, 2, 3], sheet={"hearts": 5, "clover": 1},
+             queues={"reroll": [reroll(0, 2), reroll(1)]}, overrides={"max_turns": 1})
+    assert DATA["die_table"]["faces"][1:3] == ["lose_heart", "chest"]
+    assert g.rows(L.TR_DIE_TABLE) == [(2, L.DIE_LOSE_HEART, 0, 0, 0)]
+    assert g.rows(L.TR_REROLL) == [(L.RR_DIE, 2, 3, 1, L.DIE_CHEST)]
+    assert g[H] == 5 and g[CH] == 1 and g[CL] == 0 and g.rows(L.TR_HIT) == []
+    assert g.decisions("reroll")[1].keys == [reroll(0, 2), reroll(1)]
+
+
+def test_clover_rerolls_the_spawn_roll():
+    """The spawn roll: an imp rerolled to a goblin, which is then fought."""
+    g = play("cross_A", script=[2, 1, 5, 2, 6, 1], sheet={"hearts": 5, "clover": 1},
+             queues={"round": [2], "reroll": [reroll(0, 2), reroll(0, 1), reroll(1)]}, defaults={"move": 4},
+             overrides={"max_turns": 2})
+    assert DATA["enemies"]["spawn_table"][4] == "imp" and DATA["enemies"]["spawn_table"][1] == "goblin"
+    assert g.rows(L.TR_SPAWN) == [(4, I.IMP, 5, 0, 0)]
+    assert g.rows(L.TR_REROLL) == [(L.RR_SPAWN, 5, 2, 1, I.GOBLIN)]
+    assert g.rows(L.TR_FIGHT)[0][:3] == (I.GOBLIN, 0, 4) and g[L.S_KILLS_ROUND] == 1 and g[CL] == 0
+    assert g.icons(4, I.IMP) == 0 and g.icons(4, I.GOBLIN) == 0
+
+
+def test_clover_dice_combat_asks_no_reroll():
+    """RULING clover_dice = "combat" (the old reading): a clover only rerolls a losing combat roll-off."""
+    g = play("cross_A", script=[2, 2], queues={"round": [2]}, defaults={"move": 4},
+             sheet={"hearts": 5, "clover": 1}, overrides={"max_turns": 2, "rulings.clover_dice": "combat"})
+    assert g.decisions("reroll") == [] and g.rows(L.TR_REROLL) == [] and g[CL] == 1
+    g = play("die", script=[2, 2], sheet={"hearts": 5, "clover": 1},
+             overrides={"max_turns": 1, "rulings.clover_dice": "combat"})
+    assert g.decisions("reroll") == [] and g[H] == 4 and g[CL] == 1
+
+
+def test_no_reroll_decision_without_a_clover():
+    g = play("cross_A", script=[2, 1, 2, 6, 1], queues={"round": [2]}, defaults={"move": 4},
+             sheet={"hearts": 5}, overrides={"max_turns": 2})
+    assert g.decisions("reroll") == [] and g.rows(L.TR_SPAWN)
+
+
+def _rr_options(rows):
+    opts = np.zeros((8, L.N_OCOL), np.int64)
+    for i, r in enumerate(rows):
+        opts[i, :4] = r
+    return opts
+
+
+@pytest.mark.parametrize("policy", ["greedy", "cautious"])
+def test_builtin_policies_reroll_sensibly(policy):
+    """Greedy and cautious spend a clover on a room roll that walls them in, on a lost heart at their last
+    heart and on a monster when hearts are low; they keep a harmless face; Melyra picks the best face."""
+    from foury_sim.games.foury.policies import POLICIES, heuristic_decide
+    params = np.array(list(POLICIES[policy].params.values()), np.float64)
+    st = np.zeros(L.STATE_SIZE, np.int64)
+    st[H], st[CL], st[L.S_SECTOR] = 5, 2, 0
+
+    def choose(kind, rows):
+        st[L.S_RR_KIND] = kind
+        return heuristic_decide(L.D_REROLL, st, _rr_options(rows), len(rows), params)
+
+    walled = L.EV_LEFT | L.EV_RIGHT | L.EV_FRONT
+    assert choose(L.RR_ROOM, [(0, 4, walled, 0), (1, 0, -1, -1)]) == 1  # sealed in, no shovel: reroll
+    assert choose(L.RR_EXIT, [(0, 4, walled, 0), (1, 0, -1, -1)]) == 0  # leaving anyway: keep
+    assert choose(L.RR_ROOM, [(0, 6, L.EV_CHEST, 2), (1, 0, -1, -1)]) == 0
+    st[SV] = 1
+    assert choose(L.RR_ROOM, [(0, 4, walled, 0), (1, 0, -1, -1)]) == 0  # a shovel digs out: keep
+    st[SV] = 0
+    st[H] = 1
+    assert choose(L.RR_DIE, [(0, 2, L.DIE_LOSE_HEART, 0), (1, 0, -1, -1)]) == 1  # it would kill
+    assert choose(L.RR_ROOM, [(0, 1, L.EV_MONSTER, 3), (1, 0, -1, -1)]) == 1  # a monster at 1 heart
+    assert choose(L.RR_SPAWN, [(0, 6, I.BANDIT, 3), (1, 0, -1, -1)]) == 1
+    st[H] = 5
+    # Melyra: the best face (a chest) over a walled-in monster
+    rows = [(0, 1, L.EV_MONSTER | walled, 0)] + [(2, v, L.EV_CHEST if v == 5 else walled, 0 if v != 5 else 3)
+                                                  for v in range(2, 7)]
+    assert rows[choose(L.RR_ROOM, rows)][1] == 5

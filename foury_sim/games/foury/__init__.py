@@ -12,7 +12,7 @@ from ...errors import InputError
 from ...policy import Policy
 from ...registry import GameSpec, register
 from . import icons as I
-from .layout import HERO_KEYS, N_OUT, OUT_BAD, OUT_COLUMNS, UNWIN_NAMES
+from .layout import CAUSE_TIMEOUT, HERO_KEYS, N_OUT, OUT_BAD, OUT_COLUMNS, UNWIN_NAMES
 from .ruleset import FouryRules, load_ruleset
 from .trace import cause_name, format_trace
 
@@ -123,5 +123,5 @@ GAME = register(GameSpec(
     summarize=summarize,
     odds=_odds,
     mean_columns=("rounds_completed", "hearts_left", "turns", "score", "kills"),
-    extra={"icons": I},
+    extra={"icons": I, "cap_cause": CAUSE_TIMEOUT},
 ))

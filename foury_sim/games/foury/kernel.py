@@ -163,10 +163,18 @@ def passable(R, st, rm, x, d, y):
     return False
 
 
+@njit(cache=CACHE, inline="always", _nrt=False)
+def made_progress(st):
+    """Policy memory: something new happened (a room explored, a requirement element, a phase)."""
+    st[S_PROGRESS_TURN] = st[S_TURN]
+    st[S_JUMPS_IDLE] = 0
+
+
 @njit(cache=CACHE, _nrt=False)
 def check_awake(st, tr):
     if st[S_PHASE] == 0 and st[S_REQ_DONE] >= st[S_REQ_NEED]:
         st[S_PHASE] = 1
+        made_progress(st)
         log(tr, st, TR_AWAKE, st[S_SECTOR], 0, 0, 0, 0)
 
 
@@ -181,6 +189,7 @@ def req_counts(R, geo, st, cell, sector_needed):
 @njit(cache=CACHE, _nrt=False)
 def progress(st, tr, amount):
     st[S_REQ_DONE] += amount
+    made_progress(st)
     log(tr, st, TR_REQ, st[S_REQ_DONE], st[S_REQ_NEED], st[S_SECTOR], 0, 0)
     check_awake(st, tr)
 
@@ -424,15 +433,97 @@ def resolve_room(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, c
 
 
 @njit(cache=CACHE, _nrt=False)
-def spawn(R, T, st, rm, rs, script, tr, cell):
+def spawn(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell):
     """An event says "you encounter a monster": roll the spawn table, the monster stands here."""
     face = d6(rs, script)
+    log(tr, st, TR_SPAWN, cell, T[T_SPAWN, face - 1], face, 0, 0)
+    face = reroll(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, RR_SPAWN, -1, face, cell, 0, -1)
     foe = T[T_SPAWN, face - 1]
     rm[cell, RM_ICON + foe] += 1
     if foe == TROLL and rm[cell, RM_TROLL] == 0:
         rm[cell, RM_TROLL] = R[R_TROLL_RETURNS]
-    log(tr, st, TR_SPAWN, cell, foe, face, 0, 0)
     return foe
+
+
+# ------------------------------------------------------------------- any-die clover --
+@njit(cache=CACHE, _nrt=False)
+def ways_out(R, geo, st, rm, ev, cell, direction, prev):
+    """Ways out of ``cell`` once room event ``ev`` is applied: open sides into rooms that stay
+    standing, plus one for a staircase or magic circle in the room."""
+    k = 0
+    for d in range(4):
+        y = geo[cell, d]
+        if y < 0 or not passable(R, st, rm, cell, d, y):
+            continue
+        rel = (d - direction) % 4  # 0 front, 1 right, 2 behind, 3 left
+        if rm[cell, RM_WALL + d] == W_OPEN and ((rel == 0 and ev & EV_FRONT) or (rel == 1 and ev & EV_RIGHT) or (
+                rel == 2 and ev & EV_BEHIND) or (rel == 3 and ev & EV_LEFT)):
+            continue
+        if y == prev and prev != st[S_ORACLE] and ev & EV_PREV_COLLAPSE:
+            continue
+        k += 1
+    if rm[cell, RM_ICON + STAIRS] > 0 or rm[cell, RM_ICON + CIRCLE] > 0:
+        k += 1
+    return k
+
+
+@njit(cache=CACHE, _nrt=False)
+def roll_effect(R, T, geo, st, rm, rkind, table, face, cell, direction, prev, out):
+    """What ``face`` of a roll would do: out[0] its effect (event bits, DIE outcome, foe icon), out[1]
+    the ways out of the room after a room event, or the strength of the foe spawned (else 0)."""
+    if rkind == RR_ROOM or rkind == RR_EXIT:
+        ev = T[T_EVENTS + table, face - 1]
+        out[0] = ev
+        out[1] = ways_out(R, geo, st, rm, ev, cell, direction, prev)
+    elif rkind == RR_DIE:
+        out[0] = T[T_DIE, face - 1]
+        out[1] = 0
+    else:
+        out[0] = T[T_SPAWN, face - 1]
+        out[1] = foe_strength(T, st, out[0])
+
+
+@njit(cache=CACHE, _nrt=False)
+def reroll(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, rkind, table, face, cell, direction,
+           prev):
+    """RULING clover_dice = "any": after a die outside combat is rolled (and logged), the player may spend
+    a clover to reroll it (Melyra: to set its face), again while clovers last. Returns the face kept."""
+    if R[R_CLOVER_ANY] == 0:
+        return face
+    while st[CLOVER] > 0:
+        st[S_RR_KIND] = rkind
+        st[S_RR_TABLE] = table
+        st[S_RR_FACE] = face
+        st[S_RR_CELL] = cell
+        roll_effect(R, T, geo, st, rm, rkind, table, face, cell, direction, prev, opts[0, 2:4])
+        st[S_RR_EFFECT] = opts[0, 2]
+        st[S_RR_OPEN] = opts[0, 3]
+        opts[0, 0] = 0
+        opts[0, 1] = face
+        n = 1
+        if st[S_HERO] == H_MELYRA:
+            for v in range(1, 7):
+                if v != face:
+                    opts[n, 0] = 2
+                    opts[n, 1] = v
+                    roll_effect(R, T, geo, st, rm, rkind, table, v, cell, direction, prev, opts[n, 2:4])
+                    n += 1
+        else:
+            opts[n, 0] = 1
+            opts[n, 1] = 0
+            opts[n, 2] = -1
+            opts[n, 3] = -1
+            n += 1
+        c = decide(D_REROLL, n, st, opts, ps, pid, params, fn)
+        action = opts[c, 0]
+        if action == 0:
+            break
+        st[CLOVER] -= 1
+        old = face
+        face = opts[c, 1] if action == 2 else d6(rs, script)
+        roll_effect(R, T, geo, st, rm, rkind, table, face, cell, direction, prev, opts[0, 2:4])
+        log(tr, st, TR_REROLL, rkind, old, face, action, opts[0, 2])
+    return face
 
 
 # ---------------------------------------------------------------------------- the room --
@@ -447,7 +538,7 @@ def collapse_wall(geo, st, rm, tr, cell, side):
 
 
 @njit(cache=CACHE, _nrt=False)
-def apply_event(R, T, geo, st, rm, rs, script, tr, ev, cell, direction, prev):
+def apply_event(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, ev, cell, direction, prev):
     """Apply a room event relative to the direction of travel (walls already there stay)."""
     if ev & EV_LEFT:
         collapse_wall(geo, st, rm, tr, cell, (direction + 3) % 4)
@@ -467,7 +558,7 @@ def apply_event(R, T, geo, st, rm, rs, script, tr, ev, cell, direction, prev):
     if ev & EV_CHEST:
         gain(st, tr, CHEST, 1)
     if ev & EV_MONSTER:
-        spawn(R, T, st, rm, rs, script, tr, cell)
+        spawn(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell)
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -497,10 +588,11 @@ _DIE_ITEM = np.array([-1, -1, -1, I_CHEST, POTION, I_SHOVEL, I_WEAPON, I_SHIELD,
 def die_table(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell):
     """The DIE icon: roll 1d6 on the die table. Be careful what you wish for."""
     face = d6(rs, script)
+    log(tr, st, TR_DIE_TABLE, face, T[T_DIE, face - 1], 0, 0, 0)
+    face = reroll(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, RR_DIE, -1, face, cell, 0, -1)
     out = T[T_DIE, face - 1]
-    log(tr, st, TR_DIE_TABLE, face, out, 0, 0, 0)
     if out == DIE_MONSTER:
-        spawn(R, T, st, rm, rs, script, tr, cell)
+        spawn(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell)
         resolve_room(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell)
     elif out == DIE_LOSE_HEART:
         st[HEARTS] -= 1
@@ -707,6 +799,9 @@ def enter_room(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params,
     st[S_ROUND_TURN] += 0 if free_step else 1
     vis[cell] += 1
     log(tr, st, TR_MOVE, prev, cell, direction, 1 if free_step else 0, 0)
+    if (rm[cell, RM_STATE] & EXPLORED) == 0:
+        st[S_ROUND_NEW] += 1
+        made_progress(st)
     rm[cell, RM_STATE] |= EXPLORED
     ev = 0
     if (table < 0 and prev != cell and st[S_PHASE] == 2 and R[R_EXIT_ROLL_ALWAYS] == 1
@@ -718,9 +813,13 @@ def enter_room(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params,
             log(tr, st, TR_KAEL, cell, 0, 0, 0, 0)
         else:
             face = d6(rs, script)
+            log(tr, st, TR_ROLL, table, face, T[T_EVENTS + table, face - 1], cell, 0)
+            if R[R_CLOVER_ANY] == 1 and st[CLOVER] > 0:
+                rkind = RR_EXIT if st[S_PHASE] == 2 and legal_exit(R, arrows, st, rm, cell) >= 0 else RR_ROOM
+                face = reroll(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, rkind, table, face, cell,
+                              direction, prev)
             ev = T[T_EVENTS + table, face - 1]
-            log(tr, st, TR_ROLL, table, face, ev, cell, 0)
-            apply_event(R, T, geo, st, rm, rs, script, tr, ev, cell, direction, prev)
+            apply_event(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, ev, cell, direction, prev)
     res = resolve_room(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell)
     if res < 0 or st[S_DEAD] == 1:
         return 0
@@ -737,6 +836,7 @@ def enter_room(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params,
             if st[S_RESERVED] > 0:
                 st[S_RESERVED] -= 1
             st[S_PHASE] = 2
+            made_progress(st)
             log(tr, st, TR_ORACLE, st[S_SECTOR], 0, 0, 0, 0)
             n = adjacent_options(R, T, geo, arrows, st, rm, opts, cell)
             if n > 0:
@@ -1221,6 +1321,10 @@ def do_move(R, T, geo, arrows, st, rm, sc, opts, rs, ps, script, tr, pid, params
     if R[R_FREE_MOVE_TURNS] == 1:
         st[S_TURN] += opts[c, O_PATH]
         st[S_ROUND_TURN] += opts[c, O_PATH]
+    if kind == MK_STAIRS or kind == MK_CIRCLE:
+        st[S_JUMP_FROM] = frm
+        st[S_JUMP_TO] = to
+        st[S_JUMPS_IDLE] += 1
     if opts[c, O_PATH] > 0:
         log(tr, st, TR_WALK, st[S_POS], frm, opts[c, O_PATH], 0, 0)
     if kind == MK_STEP:
@@ -1407,6 +1511,11 @@ def play_round(R, T, geo, arrows, st, rm, sc, opts, rs, ps, script, tr, pid, par
     st[S_CHESTV] = T[T_CHESTV, k]
     st[S_ROUND_TURN] = 0
     st[S_ELY_USED] = 0
+    st[S_JUMP_FROM] = -1
+    st[S_JUMP_TO] = -1
+    st[S_JUMPS_IDLE] = 0
+    st[S_PROGRESS_TURN] = st[S_TURN]
+    st[S_ROUND_NEW] = 0
     for x in range(geo.shape[0]):
         rm[x, RM_FLAG] &= ~(F_FACED | F_LEVER)
     log(tr, st, TR_ROUND, k + 1, s, arrows[a, 0], st[S_BONUS], st[S_CHESTV])

@@ -59,6 +59,19 @@ S_ORACLE = 58  # the Oracle's cell
 S_EXTRA = 59  # pending extra move
 S_DEATH_TURN = 60  # turn of the first death (0 = never died)
 # -- state slots 61..71: any-die clover (ruleset rulings.clover_dice)
+# Context of a D_REROLL decision (a die the player rolled outside combat, before it takes effect):
+S_RR_KIND = 61  # which roll: RR_ROOM, RR_EXIT, RR_DIE or RR_SPAWN (0 = no reroll decision yet)
+S_RR_TABLE = 62  # room/exit roll: the event table (sector 0..3); else -1
+S_RR_FACE = 63  # the face showing now
+S_RR_EFFECT = 64  # what it does: event bits (EV_*), a DIE_* outcome, or the foe icon spawned
+S_RR_OPEN = 65  # room/exit roll: open sides of the room once the event is applied; spawn: the foe's strength
+S_RR_CELL = 66  # the room the roll is for
+# Policy memory kept by the kernel (any policy may read it; built-in policies use it not to loop):
+S_JUMP_FROM = 67  # room of the last stairs or magic-circle jump this round (-1 none)
+S_JUMP_TO = 68  # room where that jump arrived (-1 none)
+S_PROGRESS_TURN = 69  # game turn of the last progress (a new room explored, a requirement element, a phase)
+S_JUMPS_IDLE = 70  # stairs/circle jumps since the last progress
+S_ROUND_NEW = 71  # rooms explored this round
 
 # -- state slots 72..87: upper level, unwinnable states
 S_UNWIN_TURN = 72  # first turn at which the game could no longer be won (0 = never)
@@ -90,6 +103,8 @@ D_EXTRA = 10  # options: move rows: the one extra space (no roll)
 D_PLACE = 11  # options: move rows: where to stand after the Oracle
 D_ELYDION = 12  # options: [0 no, 1 visit the market now at next round's value]
 # -- decision 13: any-die clover
+D_REROLL = 13  # options: [action, value, effect, open]: action 0 keep, 1 reroll (a clover), 2 set the face to
+# value (Melyra, a clover); effect and open describe the face (as S_RR_EFFECT, S_RR_OPEN; -1 unknown for a reroll)
 
 # -- decisions 14..17: declared behaviours and rulings
 D_USE_DIE = 14  # options: [1 roll on the DIE table, 0 leave the die icon in the room]; context S_DIE_GOAL
@@ -158,6 +173,7 @@ HERO_KEYS = ("free", "kael", "melyra", "thalindra", "elydion")
  R_FREE_MOVE_TURNS, R_SWIM_ALL, R_EXIT_ROLL_ALWAYS, R_UPPER_SECTOR, R_REQ_ANYWHERE, R_D_NEW_CORNU,
  R_RESERVE_ENTRIES, R_HERO, R_KAEL_FOE_ICON, R_THAL_BANDIT, R_N_ARROWS, R_ROWS, R_COLS) = range(35)
 # -- rules 40..47: any-die clover
+R_CLOVER_ANY = 40  # 1: a clover may reroll any die the player rolls (rulings.clover_dice = "any")
 
 # -- rules 48..59: upper level, unwinnable states
 R_UPPER_PLACES = 48  # rulings.upper_level: 1 "places" (levers reached by travelling), 0 "network"
@@ -219,6 +235,10 @@ N_OUT = len(OUT_COLUMNS)
  TR_AWAKE, TR_ORACLE, TR_EXIT, TR_MARKET, TR_DEATH, TR_COIN, TR_LEVER, TR_IMP, TR_TROLL_BACK, TR_KAEL,
  TR_END, TR_WEAPON_WEAR, TR_FACED, TR_EXTRA, TR_CAPPED, TR_MARKET_OPEN, TR_KILL_PRIZE, TR_WALK, TR_JUMP) = range(40)
 # -- trace codes 40..44: any-die clover
+TR_REROLL = 40  # [roll kind, old face, new face, action (1 reroll, 2 set), new effect]
+# roll kinds of a D_REROLL decision (S_RR_KIND, TR_REROLL)
+RR_ROOM, RR_EXIT, RR_DIE, RR_SPAWN = 1, 2, 3, 4
+RR_NAMES = ("", "room roll", "exit roll", "DIE table roll", "spawn roll")
 
 # -- trace codes 45..49: upper level, unwinnable states
 TR_UPPER = 45  # a climb: [staircase up, staircase down, turns travelled, levers reached, places mask]

@@ -23,6 +23,7 @@ from .layout import (
     N_TRACKS,
     N_TRAITS,
     R_BANDIT_PRIZE,
+    R_CLOVER_ANY,
     R_CLOVER_ON_TIE,
     R_COIN_NEW_GAME,
     R_COINS,
@@ -100,6 +101,7 @@ DEFAULT_RULES = Path(str(resources.files("foury_sim.games.foury") / "data" / "ru
 RULINGS: dict[str, tuple[tuple[Any, ...], Any, Any]] = {
     "weapon_wear": (("per_combat", "per_rolloff"), R_WEAR_PER_ROLLOFF, "per_rolloff"),
     "clover_on": (("loss", "loss_or_tie"), R_CLOVER_ON_TIE, "loss_or_tie"),
+    "clover_dice": (("any", "combat"), R_CLOVER_ANY, "any"),
     "shield_blocks": (("hit", "one_heart"), R_SHIELD_ONE, "one_heart"),
     "bandit_steals": (("choice", "random"), R_STEAL_RANDOM, "random"),
     "imp_destroys": (("one", "all"), R_IMP_ONE, "one"),

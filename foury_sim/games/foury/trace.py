@@ -22,6 +22,9 @@ from .layout import (
     M_REDEEM,
     M_SWAP,
     MK_STAIRS,
+    RR_DIE,
+    RR_NAMES,
+    RR_SPAWN,
     TR_AWAKE,
     TR_BLOCK,
     TR_CAPPED,
@@ -53,6 +56,7 @@ from .layout import (
     TR_ORACLE,
     TR_PREV_COLLAPSE,
     TR_REQ,
+    TR_REROLL,
     TR_ROLL,
     TR_ROLLOFF,
     TR_ROUND,
@@ -156,6 +160,15 @@ def format_trace(tr: np.ndarray, cols: int) -> list[str]:
             who = "your die" if a == 0 else "its die"
             verb = "sets" if d == 2 else "rerolls"
             out.append(f"      clover {verb} {who}: {b} -> {c}")
+        elif code == TR_REROLL:
+            if a == RR_DIE:
+                what = DIE_WORDS[e]
+            elif a == RR_SPAWN:
+                what = f"a {I.ICON_NAMES[e]} instead"
+            else:
+                what = event_words(e)
+            verb = f"sets the face to {c}" if d == 2 else f"rerolled to {c}"
+            out.append(f"    clover on the {RR_NAMES[a]} {b}: {verb} -> {what}")
         elif code == TR_WIN:
             out.append(f"      the {I.ICON_NAMES[a]} is defeated")
         elif code == TR_TIE:

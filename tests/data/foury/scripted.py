@@ -13,6 +13,7 @@ A choice value selects the option whose key equals it:
 * moves (move, extra_move, place): ``v < 1000`` the first option whose destination (O_TO) is
   ``v``; ``v >= 1000`` the option with ``(O_KIND + 1) * 1000 + O_TO == v``;
 * clover: ``action * 100 + (die + 1) * 10 + value`` (0 = no clover);
+* reroll: ``action * 10 + value`` (keep: the face showing, 1..6; reroll: 10; Melyra sets v: 20 + v);
 * market: ``op * 100 + (a + 1) * 10 + (b + 1)`` (0 = done);
 * every other kind: the option's first column (a track, an arrow, 0/1, -1 keep a cornucopia);
 * ``-100`` the first option, ``-101`` the last one.
@@ -52,6 +53,8 @@ def option_key(kind, options, i):
         return options[i, 0] * 100 + (options[i, 1] + 1) * 10 + options[i, 2]
     if kind == 8:
         return options[i, 0] * 100 + (options[i, 1] + 1) * 10 + (options[i, 2] + 1)
+    if kind == 13:
+        return options[i, 0] * 10 + options[i, 1]
     return options[i, 0]
 
 
