@@ -550,7 +550,7 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     out = pd.DataFrame(rows)
     out["p_adjusted"] = stats.adjust_pvalues(out["p_value"].to_numpy(float), "holm")
     alpha = 1.0 - conf
-    sig = (out["p_adjusted"] < alpha).to_numpy()
+    sig = (out["p_adjusted"] < alpha).to_numpy(copy=True)
     sig[0] = bool(sig[0] and (win["lo"] > 0.0 or win["hi"] < 0.0))
     out["significant"] = sig
     win["p_adjusted"] = float(out["p_adjusted"].iloc[0])

@@ -239,7 +239,7 @@ def test_compare_holm_adjusts_the_six_outcomes():
     o = c.outcomes
     np.testing.assert_allclose(o["p_adjusted"], stats.adjust_pvalues(o["p_value"].to_numpy(float), "holm"))
     assert (o["p_adjusted"] >= o["p_value"] - 1e-15).all()
-    sig = o["p_adjusted"] < 0.1
+    sig = (o["p_adjusted"] < 0.1).to_numpy(copy=True)
     sig[0] = sig[0] and (o.loc[0, "lo"] > 0 or o.loc[0, "hi"] < 0)
     assert o["significant"].tolist() == sig.tolist()
     from foury_sim.study import format_comparison
