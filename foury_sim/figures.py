@@ -455,7 +455,7 @@ def difficulty_bars(
     what = "cell" if by == "label" else by
     main = title or f"Win rate by {what}" + (f" and {hue}" if hue else "")
     sub_t = (f"black whiskers = {conf_label(conf)} interval of each bar on its own; whether two bars differ: "
-             "see the paired tests in the report")
+             "see the tests in the report")
     if pooled:
         sub_t += ("\ncells that differ only in other swept settings are pooled (interval per game index: "
                   "they share dice)" if (p["interval"] == "paired").all() else

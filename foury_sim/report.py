@@ -273,8 +273,9 @@ def _plan(res: Results, target: float | None) -> list[ReportFigure]:
                    "game index, because those cells share their dice." if res.paired else
                    " Pooled points (cells that differ only in other swept settings) show a wide bound valid "
                    "whatever the shared dice do (these results lack per-game wins).")
-    no_overlap = (" Intervals describe each point on its own; whether two differ is decided by the paired, "
-                  "multiplicity-adjusted tests under Key findings, not by whether intervals overlap.")
+    no_overlap = (" Intervals describe each point on its own; whether two differ is decided by the "
+                  + ("paired, " if res.paired else "") + "multiplicity-adjusted tests under Key findings, not by "
+                  "whether intervals overlap.")
     if numeric:
         hue = categorical[0] if categorical else None
         for k in numeric[:4]:
