@@ -38,7 +38,7 @@ def format_summary(s: dict[str, Any], title: str) -> str:
     n = s["games"]
     lines = [f"{title}", f"hero {s['hero']}, policy {s['policy']}, seed {s['seed']}, {n:,} games", ""]
     lines += [*s.get("warnings", ()), *([""] if s.get("warnings") else [])]
-    lines.append(f"win rate            {_pct(s['win'])}  (95 % Wilson interval)")
+    lines.append(f"win rate            {_pct(s['win'])}  ({100 * s['win'].get('conf', 0.95):g} % Wilson interval)")
     if "turn_cap_share" in s:
         lines.append(f"ended at turn cap   {100 * s['turn_cap_share']:6.2f} %  ({s['turn_cap_games']:,} games)")
     if "win_without_continue" in s:
@@ -56,7 +56,7 @@ def format_summary(s: dict[str, Any], title: str) -> str:
         lines.append(f"died at least once  {100 * s['first_death_rate']:.1f} % of games "
                      f"(continue used in {100 * s['coins_used_rate']:.1f} %)")
     for key, val in s.items():  # other game-specific scalars
-        if key in ("games", "seed", "elapsed_s", "games_per_s", "first_death_rate", "coins_used_rate",
+        if key in ("games", "seed", "elapsed_s", "games_per_s", "first_death_rate", "coins_used_rate", "conf",
                    "turn_cap_games", "turn_cap_share"):
             continue
         if isinstance(val, (int, float)) and not isinstance(val, bool):
@@ -85,6 +85,7 @@ def run(
     fmt: str = typer.Option("text", "--format", help="text or json."),
     out: Path | None = typer.Option(None, help="Also write games.parquet/csv and summary.json here."),
     progress: bool | None = typer.Option(None, "--progress/--no-progress", help="Progress bar on stderr."),
+    conf: float = typer.Option(0.95, help="Confidence level of every interval printed (e.g. 0.9, 0.99)."),
 ) -> None:
     """Simulate many games and print the win rate with its interval, and where and why players die."""
     from .registry import get_game
@@ -92,9 +93,16 @@ def run(
     from .runner import to_jsonable, write_run
 
     _check_format(fmt)
+    if not 0.5 <= conf < 1.0:
+        raise InputError(f"must be between 0.5 and 1, not {conf}", "--conf")
     res = run_games(game, hero=hero, policy=policy, params=param, games=games, seed=seed,
                     rules=str(rules) if rules else None, sets=set_, map=map, threads=threads,
                     progress=None if progress is None and games >= 50_000 else bool(progress))
+    if conf != 0.95:  # the intervals again, at the level asked for
+        from .runner import summarize
+
+        res.summary.update(summarize(get_game(game), res.df, res.ruleset, conf))
+    res.summary["conf"] = conf
     if out is not None:
         write_run(res, out)
     if fmt == "json":
@@ -174,10 +182,12 @@ def sweep(
     threads: int | None = typer.Option(None, help="Numba threads (default: all cores)."),
     progress: bool | None = typer.Option(None, "--progress/--no-progress", help="Progress bar on stderr."),
     report: bool = typer.Option(True, "--report/--no-report", help="Build figures and reports afterwards."),
-    precision: float | None = typer.Option(None, help="Add batches to each cell until its 95 % interval is at "
-                                           "most this wide (overrides the file's games/precision)."),
+    precision: float | None = typer.Option(None, help="Add batches to each cell until its interval (at the "
+                                           "file's conf, default 95 %) is at most this wide (overrides the "
+                                           "file's games/precision)."),
     max_games: int | None = typer.Option(None, help="Cap on games per cell with --precision."),
-    batch: int | None = typer.Option(None, help="Games added per batch with --precision."),
+    batch: int | None = typer.Option(None, help="Games added per batch with --precision (default and minimum: "
+                                     "ceil(40 z / precision), which keeps the optional-stopping bias small)."),
 ) -> None:
     """Run a parameter sweep on common dice streams; write tables, manifest, figures and a report."""
     from .study import load_experiment, run_sweep, set_precision
@@ -240,8 +250,10 @@ def compare(
     fmt: str = typer.Option("text", "--format", help="text or json."),
     out: Path | None = typer.Option(None, help="Write comparison.json, tables and a figure here."),
     progress: bool | None = typer.Option(None, "--progress/--no-progress"),
+    conf: float = typer.Option(0.95, help="Confidence level of the intervals; significance is Holm-adjusted "
+                               "p < 1 - conf over all outcomes."),
 ) -> None:
-    """Two variants on the same dice streams: paired differences, significance, flipped games."""
+    """Two variants on the same dice streams: paired differences, Holm-adjusted significance, flipped games."""
     from .study import compare as run_compare
     from .study import format_comparison, parse_settings, write_comparison
 
@@ -250,7 +262,7 @@ def compare(
     if not va and not vb:
         raise InputError("give at least one setting with --a or --b (e.g. --a hero=kael --b hero=elydion)", "--a")
     c = run_compare(game, va, vb, fixed=parse_settings(fixed, "--fixed"), games=games, seed=seed,
-                    threads=threads, progress=progress)
+                    threads=threads, progress=progress, conf=conf)
     if out is not None:
         write_comparison(c, out)
     typer.echo(json.dumps(c.to_dict(), indent=2) if fmt == "json" else format_comparison(c))

@@ -5,8 +5,13 @@ or a comparison's outcome rows) and returns a :class:`matplotlib.figure.Figure` 
 data a figure needs is absent (another game without rooms or death records, say) the function
 raises :class:`NoData`, which :mod:`foury_sim.report` catches to skip the figure.
 
-Win rates are shown in percent with their 95 % Wilson intervals; several cells that share a plotted
-setting (because other settings were swept too) are pooled: their games and wins are added up.
+Win rates are shown in percent with Wilson intervals at the study's confidence level (``conf``,
+default 0.95). Several cells that share a plotted setting (because other settings were swept too)
+are pooled. Pooled cells play the same game indices, so their games are NOT independent: with the
+per-game wins (``wins``, a cells x games 0/1 matrix) the pooled interval is computed per game index
+first (:func:`foury_sim.stats.pooled_rate_ci`); without them, a bound that holds whatever the
+pairing (:func:`foury_sim.stats.pooled_rate_ci_bound`). Whiskers show each value's own uncertainty;
+whether two values differ is decided by the paired tests of the report, not by overlap.
 """
 
 from __future__ import annotations
@@ -165,25 +170,50 @@ def category_colors(values: Sequence[Any]) -> dict[str, str]:
     return out
 
 
-def pool(cells: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
-    """Games and wins added up per combination of ``keys``, with the Wilson interval of the pool.
+def pool(cells: pd.DataFrame, keys: Sequence[str], *, conf: float = 0.95,
+         wins: Sequence[np.ndarray | None] | None = None) -> pd.DataFrame:
+    """One row per combination of ``keys``: the cells sharing it pooled, with an interval valid for shared dice.
 
-    Columns: the keys, ``games``, ``wins``, ``n_cells``, ``win_rate``, ``win_lo``, ``win_hi``.
+    Columns: the keys, ``games``, ``wins`` (sums), ``n_cells``, ``win_rate``, ``win_lo``, ``win_hi``
+    and ``interval`` ("wilson" for a single cell; "paired" when the per-game wins of the pooled cells
+    are given (``wins[i]`` for row i of ``cells``) and they played the same games: interval per game
+    index first; "bound" otherwise: the mean of the cells' Wilson bounds, valid whatever the pairing).
+    A pooled ``win_rate`` is the mean of the cells' rates (the pooled rate when they played equally
+    many games).
     """
     keys = list(dict.fromkeys(keys))
     for k in [*keys, "games", "wins"]:
         if k not in cells:
             raise NoData(f"the cells table has no column {k!r}")
-    df = cells[[*keys, "games", "wins"]].copy()
-    df["n_cells"] = 1
-    g = df.groupby(keys, sort=False, dropna=False)[["games", "wins", "n_cells"]].sum().reset_index()
-    g["games"] = g["games"].astype(int)
-    g["wins"] = g["wins"].astype(int)
-    lo, hi = stats.wilson_arrays(g["wins"].to_numpy(), g["games"].to_numpy())
-    with np.errstate(divide="ignore", invalid="ignore"):
-        g["win_rate"] = np.where(g["games"] > 0, g["wins"] / g["games"].where(g["games"] > 0, 1), np.nan)
-    g["win_lo"], g["win_hi"] = lo, hi
-    return g
+    df = cells[[*keys, "games", "wins"]].copy().reset_index(drop=True)
+    df["_row"] = np.arange(len(df))
+    rows = []
+    for key, grp in df.groupby(keys, sort=False, dropna=False):
+        key = key if isinstance(key, tuple) else (key,)
+        row: dict[str, Any] = dict(zip(keys, key))
+        k = grp["wins"].to_numpy(int)
+        n = grp["games"].to_numpy(int)
+        row.update(games=int(n.sum()), wins=int(k.sum()), n_cells=len(grp))
+        w = [wins[i] if wins is not None and i < len(wins) else None for i in grp["_row"]]
+        if len(grp) == 1:
+            lo, hi = stats.wilson(int(k[0]), int(n[0]), conf)
+            r = {"rate": k[0] / n[0] if n[0] else math.nan, "lo": lo, "hi": hi}
+            how = "wilson"
+        elif all(x is not None for x in w) and len({len(x) for x in w}) == 1 and len(w[0]) == n[0]:
+            r, how = stats.pooled_rate_ci(np.vstack(w), conf), "paired"
+        else:
+            r, how = stats.pooled_rate_ci_bound(k, n, conf), "bound"
+        row.update(win_rate=r["rate"], win_lo=r["lo"], win_hi=r["hi"], interval=how)
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    out["games"] = out["games"].astype(int)
+    out["wins"] = out["wins"].astype(int)
+    return out
+
+
+def conf_label(conf: float) -> str:
+    """"95 %" for 0.95: the level shown in every interval label."""
+    return f"{100 * float(conf):g} %"
 
 
 def spread_pick(metric: Sequence[float], k: int) -> list[int]:
@@ -277,18 +307,21 @@ def win_rate_vs(
     target: float | None = None,
     *,
     title: str | None = None,
+    conf: float = 0.95,
+    wins: Sequence[np.ndarray | None] | None = None,
 ) -> Figure:
     """Win rate against a swept setting ``x``, one line (or marker series) per value of ``hue``.
 
-    Numeric ``x``: lines with the 95 % Wilson interval as a shaded band. Categorical ``x``: points
-    with error bars. ``target`` (a rate, e.g. 0.4) is drawn as a dashed line.
+    Numeric ``x``: lines with the ``conf`` interval as a shaded band. Categorical ``x``: points
+    with error bars. ``target`` (a rate, e.g. 0.4) is drawn as a dashed line. Pooled points use
+    :func:`pool` (``wins``: per-game wins of each cell, for intervals that respect the shared dice).
     """
     if x not in cells:
         raise NoData(f"the cells table has no column {x!r}")
     if hue is not None and (hue not in cells or hue == x):
         hue = None
     keys = [hue, x] if hue else [x]
-    p = pool(cells, keys)
+    p = pool(cells, keys, conf=conf, wins=wins)
     pooled = bool((p["n_cells"] > 1).any())
     numeric = is_numeric(cells[x])
     groups = ordered_values(cells[hue]) if hue else [None]
@@ -332,9 +365,11 @@ def win_rate_vs(
     ax.grid(alpha=0.3)
     main = title or f"Win rate by {x}" + (f", one line per {hue}" if hue else "")
     how = "shaded band" if numeric else "bars"
-    sub_t = f"{how} = 95% interval"
+    sub_t = f"{how} = {conf_label(conf)} interval of each point on its own"
     if pooled:
-        sub_t += "; cells that differ only in other swept settings are pooled"
+        sub_t += ("; cells that differ only in other swept settings are pooled (interval per game index: "
+                  "they share dice)" if (p["interval"] == "paired").all() else
+                  "; cells that differ only in other swept settings are pooled (wide bound: they share dice)")
     _titles(fig, main, sub_t)
     if hue or target is not None:
         _legend(ax, title=hue)
@@ -348,16 +383,19 @@ def difficulty_bars(
     target: float | None = None,
     *,
     title: str | None = None,
+    conf: float = 0.95,
+    wins: Sequence[np.ndarray | None] | None = None,
 ) -> Figure:
-    """Win-rate bars with 95 % intervals: one bar per value of ``by``, grouped side by side by ``hue``.
+    """Win-rate bars with ``conf`` intervals: one bar per value of ``by``, grouped side by side by ``hue``.
 
-    ``by="label"`` gives one bar per cell. Long names switch to horizontal bars.
+    ``by="label"`` gives one bar per cell. Long names switch to horizontal bars. The whiskers are each
+    bar's own interval; overlap is not a test (the report's paired, Holm-adjusted tests are).
     """
     if by not in cells:
         raise NoData(f"the cells table has no column {by!r}")
     if hue is not None and (hue not in cells or hue == by):
         hue = None
-    p = pool(cells, [by, hue] if hue else [by])
+    p = pool(cells, [by, hue] if hue else [by], conf=conf, wins=wins)
     pooled = bool((p["n_cells"] > 1).any())
     cats = ordered_values(cells[by])
     groups = ordered_values(cells[hue]) if hue else [None]
@@ -416,9 +454,12 @@ def difficulty_bars(
         ax.grid(axis="y", alpha=0.3)
     what = "cell" if by == "label" else by
     main = title or f"Win rate by {what}" + (f" and {hue}" if hue else "")
-    sub_t = "black whiskers = 95% interval; non-overlapping whiskers mean a clear difference"
+    sub_t = (f"black whiskers = {conf_label(conf)} interval of each bar on its own; whether two bars differ: "
+             "see the tests in the report")
     if pooled:
-        sub_t += "\ncells that differ only in other swept settings are pooled"
+        sub_t += ("\ncells that differ only in other swept settings are pooled (interval per game index: "
+                  "they share dice)" if (p["interval"] == "paired").all() else
+                  "\ncells that differ only in other swept settings are pooled (wide bound: they share dice)")
     _titles(fig, main, sub_t)
     if hue or target is not None:
         _legend(ax, title=hue)
@@ -689,6 +730,7 @@ def paired_difference(
     title: str | None = None,
     a_label: str = "A",
     b_label: str = "B",
+    conf: float = 0.95,
 ) -> Figure:
     """Forest plot of paired differences b − a, one row per outcome on its own scale.
 
@@ -733,7 +775,8 @@ def paired_difference(
         ax.text(1.02, 0.5, txt, transform=ax.transAxes, va="center", ha="left", fontsize=9, color=col)
         for side in ("top", "right", "left"):
             ax.spines[side].set_visible(False)
-    main = title or f"Paired differences {b_label} − {a_label} (same dice), with 95% intervals"
-    _titles(fig, main, f"right of the black line: higher under {b_label}; red = significant, grey = not; "
-                       "pp = percentage points")
+    main = title or f"Paired differences {b_label} − {a_label} (same dice), with {conf_label(conf)} intervals"
+    holm = "p_adjusted" in rows
+    _titles(fig, main, f"right of the black line: higher under {b_label}; red = significant"
+            + (" (Holm-adjusted over the outcomes)" if holm else "") + ", grey = not; pp = percentage points")
     return fig

@@ -15,7 +15,7 @@ import json
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +24,11 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from . import figures as F
+from . import stats
 from .errors import InputError
 from .runner import atomic_write
 
-__all__ = ["Results", "load_results", "build_report", "ReportFigure"]
+__all__ = ["Results", "load_results", "build_report", "ReportFigure", "cell_differences", "Differences"]
 
 _REQUIRED = ("cell", "games")
 _LINESTYLES = ("-", "--", ":", "-.")
@@ -44,6 +45,37 @@ class Results:
     manifest: dict[str, Any]
     cells: pd.DataFrame
     cell_jsons: list[dict[str, Any]]
+    _wins: list[np.ndarray | None] | None = field(default=None, repr=False)
+
+    @property
+    def conf(self) -> float:
+        """The study's confidence level: ``conf`` of the experiment file (0.95 when the manifest has none)."""
+        for v in (self.manifest.get("conf"), (self.manifest.get("precision") or {}).get("conf")
+                  if isinstance(self.manifest.get("precision"), dict) else None):
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and 0.0 < v < 1.0:
+                return float(v)
+        return 0.95
+
+    @property
+    def wins(self) -> list[np.ndarray | None]:
+        """Per-game wins (0/1, games 0..n-1) of each row of ``cells``; None where the cell did not save them."""
+        if self._wins is None:
+            from .study import read_win_bits
+
+            out: list[np.ndarray | None] = []
+            for cj, n in zip(self.cell_jsons, self.cells["games"]):
+                bits = cj.get("win_bits")
+                try:
+                    out.append(read_win_bits(bits, int(n)) if isinstance(bits, str) else None)
+                except (ValueError, TypeError):
+                    out.append(None)
+            self._wins = out
+        return self._wins
+
+    @property
+    def paired(self) -> bool:
+        """True when every cell saved its per-game wins (paired tests and pooled intervals are possible)."""
+        return bool(self.wins) and all(w is not None for w in self.wins)
 
     @property
     def title(self) -> str:
@@ -148,7 +180,11 @@ def load_results(path: str | Path) -> Results:
         rec.setdefault("cell", int(c))
         rec.setdefault("label", str(cells.loc[cells["cell"] == c, "label"].iloc[0]))
         records.append(rec)
-    return Results(p, manifest, cells, records)
+    res = Results(p, manifest, cells, records)
+    # every interval at the study's level (the saved table has it already unless it predates `conf`)
+    cells["win_lo"], cells["win_hi"] = stats.wilson_arrays(cells["wins"].to_numpy(), cells["games"].to_numpy(),
+                                                           res.conf)
+    return res
 
 
 # ------------------------------------------------------------------------------------ figures
@@ -231,28 +267,40 @@ def _plan(res: Results, target: float | None) -> list[ReportFigure]:
     categorical = [k for k in varying if k not in numeric]
     plan: list[ReportFigure] = []
     tgt = f" The dashed line is the target win rate of {target * 100:g} %." if target is not None else ""
+    conf, wins = res.conf, res.wins
+    lvl = _lvl(conf)
+    pooled_note = (" Pooled points (cells that differ only in other swept settings) have intervals computed per "
+                   "game index, because those cells share their dice." if res.paired else
+                   " Pooled points (cells that differ only in other swept settings) show a wide bound valid "
+                   "whatever the shared dice do (these results lack per-game wins).")
+    no_overlap = (" Intervals describe each point on its own; whether two differ is decided by the "
+                  + ("paired, " if res.paired else "") + "multiplicity-adjusted tests under Key findings, not by "
+                  "whether intervals overlap.")
     if numeric:
         hue = categorical[0] if categorical else None
         for k in numeric[:4]:
             plan.append(ReportFigure(
                 f"win_rate_vs_{_slug(k)}.png", f"Win rate by {k}",
                 f"Win rate (%) against {k}" + (f", one line per {hue}" if hue else "")
-                + "; the shaded band is the 95 % interval." + tgt,
-                lambda k=k, hue=hue: F.win_rate_vs(cells, k, hue, target)))
+                + f"; the shaded band is the {lvl} interval." + no_overlap + pooled_note + tgt,
+                lambda k=k, hue=hue: F.win_rate_vs(cells, k, hue, target, conf=conf, wins=wins)))
     elif len(categorical) in (1, 2) or (categorical and len(cells) > 40):
         by = categorical[0]
         hue = categorical[1] if len(categorical) > 1 else None
         plan.append(ReportFigure(
             f"difficulty_{_slug(by)}.png", f"Win rate by {by}" + (f" and {hue}" if hue else ""),
             f"One bar per {by}" + (f", grouped by {hue}" if hue else "")
-            + "; whiskers are 95 % intervals. Bars whose whiskers do not overlap differ clearly." + tgt,
-            lambda: F.difficulty_bars(cells, by, hue, target)))
+            + f"; whiskers are {lvl} intervals." + no_overlap
+            + (pooled_note if len(cells) > len(F.ordered_values(cells[by])) * (
+                len(F.ordered_values(cells[hue])) if hue else 1) else "") + tgt,
+            lambda: F.difficulty_bars(cells, by, hue, target, conf=conf, wins=wins)))
     else:
         order = cells.sort_values(["win_rate", "cell"], ascending=[False, True], kind="stable")
+        ow = [wins[i] for i in order.index]
         plan.append(ReportFigure(
             "difficulty_cells.png", "Win rate of every cell",
-            "One bar per cell, easiest first; whiskers are 95 % intervals." + tgt,
-            lambda: F.difficulty_bars(order, "label", None, target)))
+            f"One bar per cell, easiest first; whiskers are {lvl} intervals." + no_overlap + tgt,
+            lambda: F.difficulty_bars(order, "label", None, target, conf=conf, wins=ow)))
 
     colors, styles = _cell_styles(res)
     labels = list(cells["label"])
@@ -297,8 +345,11 @@ def _heat_plan(res: Results) -> list[ReportFigure]:
         roles.append((0, "the first cell"))
     if len(cells) > 1:
         rate = cells["win_rate"].to_numpy(float)
-        roles.append((int(np.nanargmin(rate)), "the hardest cell"))
-        roles.append((int(np.nanargmax(rate)), "the easiest cell"))
+        k, n = cells["wins"].to_numpy(), cells["games"].to_numpy()
+        rate = np.where((k == 0) | (k == n), np.nan, rate)  # never / always won: not "hardest" or "easiest"
+        if np.isfinite(rate).sum() >= 2:
+            roles.append((int(np.nanargmin(rate)), "the hardest cell that ever wins"))
+            roles.append((int(np.nanargmax(rate)), "the easiest cell that ever loses"))
     seen: dict[int, list[str]] = {}
     for i, role in roles:
         seen.setdefault(i, []).append(role)
@@ -341,8 +392,12 @@ def _ci(lo: float, hi: float) -> str:
     return f"{100 * lo:.{d}f}–{100 * hi:.{d}f} %"
 
 
-def _rate_text(row: Any) -> str:
-    return f"{_pct(row['win_rate'])} (95 % interval {_ci(row['win_lo'], row['win_hi'])})"
+def _lvl(conf: float) -> str:
+    return f"{100 * float(conf):g} %"
+
+
+def _rate_text(row: Any, conf: float = 0.95) -> str:
+    return f"{_pct(row['win_rate'])} ({_lvl(conf)} interval {_ci(row['win_lo'], row['win_hi'])})"
 
 
 def _names(labels: list[str], limit: int = 6) -> str:
@@ -351,81 +406,226 @@ def _names(labels: list[str], limit: int = 6) -> str:
     return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
 
 
-def _overlap(a: Any, b: Any) -> bool:
-    return not (a["win_lo"] > b["win_hi"] or b["win_lo"] > a["win_hi"])
+def _p(p: float) -> str:
+    """"p = 0.031" or "p < 0.0001" (Holm-adjusted p-values are written "Holm-adjusted " + this)."""
+    return "p n/a" if not math.isfinite(p) else (f"p = {p:.2g}" if p >= 1e-4 else "p < 0.0001")
+
+
+@dataclass
+class Differences:
+    """Every pairwise test between the rows of ``res.cells`` (one family), with its adjustments.
+
+    ``paired``: exact McNemar tests on the shared games (per-game wins saved); otherwise the
+    correlation-free bound test of :func:`foury_sim.stats.pairwise_rate_tests`. ``p_holm`` controls
+    the chance of any false "differs" (family-wise); ``p_bh`` the false-discovery rate of a list.
+    """
+
+    conf: float
+    paired: bool
+    games: int  # games per pair (the common prefix when cells played different numbers)
+    i: np.ndarray
+    j: np.ndarray
+    p: np.ndarray
+    p_holm: np.ndarray
+    p_bh: np.ndarray
+    degenerate: list[int]  # rows whose rate is exactly 0 or 1
+
+    @property
+    def alpha(self) -> float:
+        return 1.0 - self.conf
+
+    def holm(self, a: int, b: int) -> float:
+        """Holm-adjusted p of rows a and b (1.0 for a row with itself)."""
+        if a == b:
+            return 1.0
+        a, b = min(a, b), max(a, b)
+        k = np.flatnonzero((self.i == a) & (self.j == b))
+        return float(self.p_holm[k[0]]) if k.size else math.nan
+
+    @property
+    def n_pairs(self) -> int:
+        return int(self.p.size)
+
+    @property
+    def method(self) -> str:
+        if self.paired:
+            return (f"exact McNemar tests on the {self.games:,} games every cell played with the same dice")
+        return ("tests that assume nothing about the shared dice (standard error = sum of the two cells'; "
+                "these results were saved without per-game wins, rerun the sweep for sharper paired tests)")
+
+
+def cell_differences(res: Results) -> Differences:
+    """Pairwise tests between all cells of a study, adjusted over the family of all pairs."""
+    c = res.cells
+    k = c["wins"].to_numpy(int)
+    n = c["games"].to_numpy(int)
+    wins = res.wins
+    if res.paired and len(c) > 1:
+        g = int(min(len(w) for w in wins if w is not None))
+        t = stats.pairwise_rate_tests(np.vstack([w[:g] for w in wins if w is not None]))
+        paired = True
+    else:
+        g = int(n.min()) if len(n) else 0
+        t = stats.pairwise_rate_tests(k=k, n=n, conf=res.conf)
+        paired = False
+    degenerate = [int(x) for x in np.flatnonzero((k == 0) | (k == n))]
+    return Differences(res.conf, paired, g, t["i"], t["j"], t["p"], stats.adjust_pvalues(t["p"], "holm"),
+                       stats.adjust_pvalues(t["p"], "fdr_bh"), degenerate)
+
+
+def _marginal_tests(res: Results, keys: list[str]) -> dict[tuple[str, str, str], float]:
+    """Holm-adjusted p for every pair of values of every key (one family), pooled over the other settings.
+
+    Paired (per-game wins saved, equal games): paired t test on the per-game-index difference of the
+    two values' mean wins. Otherwise a normal test whose standard error is the sum of the two pooled
+    values' (from their correlation-free bound intervals).
+    """
+    c = res.cells
+    wins = res.wins
+    same_n = res.paired and len({len(w) for w in wins if w is not None}) == 1
+    names: list[tuple[str, str, str]] = []
+    pvals: list[float] = []
+    z = stats.z_value(res.conf)
+    for key in keys:
+        vals = F.ordered_values(c[key])
+        rows = {F.fmt_value(v): np.flatnonzero(c[key].map(F.fmt_value).to_numpy() == F.fmt_value(v)) for v in vals}
+        pooled = F.pool(c, [key], conf=res.conf, wins=wins).set_index(key)
+        pooled.index = [F.fmt_value(v) for v in pooled.index]
+        names_v = list(rows)
+        for a_i in range(len(names_v)):
+            for b_i in range(a_i + 1, len(names_v)):
+                va, vb = names_v[a_i], names_v[b_i]
+                if same_n:
+                    ya = np.mean([wins[r] for r in rows[va]], axis=0)
+                    yb = np.mean([wins[r] for r in rows[vb]], axis=0)
+                    p = float(stats.paired_mean_diff(ya, yb, res.conf)["p_value"])
+                    if not math.isfinite(p):
+                        p = 1.0
+                else:
+                    ra, rb = pooled.loc[va], pooled.loc[vb]
+                    se = (ra["win_hi"] - ra["win_lo"] + rb["win_hi"] - rb["win_lo"]) / (2 * z)
+                    d = abs(float(rb["win_rate"]) - float(ra["win_rate"]))
+                    p = 1.0 if d == 0 else (0.0 if se <= 0 else 2 * float(stats._sps().norm.sf(d / se)))
+                names.append((key, va, vb))
+                pvals.append(p)
+    adj = stats.adjust_pvalues(np.array(pvals), "holm") if pvals else np.array([])
+    out: dict[tuple[str, str, str], float] = {}
+    for (key, va, vb), q in zip(names, adj):
+        out[(key, va, vb)] = float(q)
+        out[(key, vb, va)] = float(q)
+    return out
 
 
 def _findings(res: Results, target: float | None) -> list[str]:
     c = res.cells
-    s = c.sort_values(["win_rate", "cell"], ascending=[False, True], kind="stable").reset_index(drop=True)
+    conf = res.conf
+    lvl = _lvl(conf)
+    alpha = 1.0 - conf
+    order = c.sort_values(["win_rate", "cell"], ascending=[False, True], kind="stable")
+    pos = list(order.index)  # row positions of c, easiest first
     out: list[str] = []
-    if len(s) == 1:
-        r = s.iloc[0]
-        out.append(f"`{r['label']}` wins {_rate_text(r)} of {int(r['games']):,} games.")
+    d = cell_differences(res) if len(c) > 1 else None
+    if d is None:
+        r = c.iloc[0]
+        out.append(f"`{r['label']}` wins {_rate_text(r, conf)} of {int(r['games']):,} games.")
     else:
-        e, h = s.iloc[0], s.iloc[-1]
-        out.append(f"Easiest: `{e['label']}` wins {_rate_text(e)}. Hardest: `{h['label']}` wins {_rate_text(h)}.")
-        gap = 100 * (e["win_rate"] - h["win_rate"])
-        if _overlap(e, h):
-            out.append(f"The easiest and hardest cells' intervals overlap: the {gap:.1f} percentage-point gap is "
-                       "within the simulation's uncertainty; run more games to separate them.")
-        else:
-            out.append(f"The gap between easiest and hardest ({gap:.1f} percentage points) is clear: their 95 % "
-                       "intervals do not overlap.")
-        tied_e = [r["label"] for _, r in s.iloc[1:].iterrows() if _overlap(r, e)]
-        tied_h = [r["label"] for _, r in s.iloc[:-1].iterrows() if _overlap(r, h) and r["label"] not in tied_e]
-        if tied_e:
-            out.append(f"Not clearly harder than the easiest cell (intervals overlap): {_names(tied_e)}.")
-        if tied_h and len(s) > 2:
-            out.append(f"Not clearly easier than the hardest cell (intervals overlap): {_names(tied_h)}.")
-        n = len(s)
-        rows = [s.iloc[i] for i in range(n)]
-        sep = sum(not _overlap(rows[i], rows[j]) for i in range(n) for j in range(i + 1, n))
-        pairs = n * (n - 1) // 2
-        out.append(f"{sep} of {pairs} pairs of cells have non-overlapping 95 % intervals (a clear difference); "
-                   "overlapping intervals do not prove two cells equal. Cells share their dice, so "
-                   "`foury-sim compare` gives a sharper paired test of any two settings.")
-    varying = res.varying
-    for key in varying:
-        p = F.pool(c, [key])
-        vals = F.ordered_values(c[key])
-        p = p.set_index(p[key].map(F.fmt_value))
-        rates = [p.loc[F.fmt_value(v)] for v in vals]
-        pooled = len(varying) > 1
-        head = f"By `{key}`" + (" (pooled over the other swept settings)" if pooled else "")
-        parts = ", ".join(f"{F.fmt_value(v)}: {_pct(r['win_rate'])}" for v, r in zip(vals, rates))
-        hi_r = max(rates, key=lambda r: r["win_rate"])
-        lo_r = min(rates, key=lambda r: r["win_rate"])
-        clear = "clearly different" if not _overlap(hi_r, lo_r) else "intervals overlap"
-        if F.is_numeric(c[key]) and len(rates) > 2:
-            d = np.diff([r["win_rate"] for r in rates])
-            if (d >= 0).all():
-                trend = f"the win rate rises with {key}"
-            elif (d <= 0).all():
-                trend = f"the win rate falls as {key} grows"
+        degen = set(d.degenerate)
+        never = [str(c.loc[i, "label"]) for i in pos if i in degen and c.loc[i, "wins"] == 0]
+        always = [str(c.loc[i, "label"]) for i in pos if i in degen and c.loc[i, "wins"] > 0]
+        ok = [i for i in pos if i not in degen]
+        if never:
+            out.append(f"Never won in any of their games: {_names(never)} (a setting or policy that cannot win, or "
+                       "needs far more games; left out of the easiest/hardest comparison below).")
+        if always:
+            out.append(f"Won every game: {_names(always)} (left out of the easiest/hardest comparison below).")
+        if len(ok) >= 2:
+            e, h = ok[0], ok[-1]
+            re_, rh = c.loc[e], c.loc[h]
+            out.append(f"Easiest: `{re_['label']}` wins {_rate_text(re_, conf)}. Hardest: `{rh['label']}` wins "
+                       f"{_rate_text(rh, conf)}.")
+            gap = 100 * (re_["win_rate"] - rh["win_rate"])
+            ph = d.holm(e, h)
+            if ph < alpha:
+                out.append(f"The gap between easiest and hardest ({gap:.1f} percentage points) is clear: "
+                           f"Holm-adjusted {_p(ph)} over all {d.n_pairs} pairs of cells.")
             else:
-                trend = "the win rate does not move steadily in one direction"
-            trend += (f" ({_pct(rates[0]['win_rate'])} at {F.fmt_value(vals[0])}, {_pct(rates[-1]['win_rate'])} "
-                      f"at {F.fmt_value(vals[-1])})")
-            out.append(f"{head}: {trend}; highest {_pct(hi_r['win_rate'])}, lowest {_pct(lo_r['win_rate'])} "
-                       f"({clear}). Values: {parts}.")
+                out.append(f"No clear gap between easiest and hardest: the {gap:.1f} percentage-point difference is "
+                           f"within the simulation's uncertainty once all {d.n_pairs} pairs of cells are accounted "
+                           f"for (Holm-adjusted {_p(ph)}); run more games to separate them.")
+            tied_e = [str(c.loc[i, "label"]) for i in ok[1:] if d.holm(i, e) >= alpha]
+            tied_h = [str(c.loc[i, "label"]) for i in ok[:-1] if d.holm(i, h) >= alpha and
+                      str(c.loc[i, "label"]) not in tied_e]
+            if tied_e and len(ok) > 2:
+                out.append(f"Not clearly harder than the easiest cell: {_names(tied_e)}.")
+            if tied_h and len(ok) > 2:
+                out.append(f"Not clearly easier than the hardest cell: {_names(tied_h)}.")
+        elif len(ok) == 1:
+            r = c.loc[ok[0]]
+            out.append(f"The only cell that both wins and loses: `{r['label']}`, {_rate_text(r, conf)}.")
+        found = int(np.count_nonzero(d.p_bh < alpha))
+        if found:
+            out.append(f"{found} of {d.n_pairs} pairs of cells differ (Benjamini–Hochberg, false discovery rate "
+                       f"{100 * alpha:g} %), by {d.method}.")
         else:
-            out.append(f"{head}: highest at {F.fmt_value(hi_r[key])} ({_pct(hi_r['win_rate'])}), lowest at "
-                       f"{F.fmt_value(lo_r[key])} ({_pct(lo_r['win_rate'])}; {clear}). Values: {parts}.")
+            out.append(f"No pair of the {d.n_pairs} pairs of cells differs clearly (Benjamini–Hochberg, false "
+                       f"discovery rate {100 * alpha:g} %), by {d.method}.")
+        out.append(f"Each cell's {lvl} interval describes that cell alone: overlapping or separate intervals are "
+                   "not the test; the tests above are (and they account for the number of comparisons).")
+    varying = res.varying
+    if len(c) > 1 and varying:
+        single = all(c[k].map(F.fmt_value).value_counts().max() == 1 for k in varying)
+        mt = {} if single else _marginal_tests(res, varying)
+        for key in varying:
+            p = F.pool(c, [key], conf=conf, wins=res.wins)
+            vals = F.ordered_values(c[key])
+            p = p.set_index(p[key].map(F.fmt_value))
+            rates = [p.loc[F.fmt_value(v)] for v in vals]
+            pooled = len(varying) > 1
+            how = ("paired over the shared games" if res.paired else
+                   "tested with a bound that assumes nothing about the shared dice")
+            head = f"By `{key}`" + (f" (pooled over the other swept settings; {how})" if pooled else "")
+            parts = ", ".join(f"{F.fmt_value(v)}: {_pct(r['win_rate'])}" for v, r in zip(vals, rates))
+            hi_i = max(range(len(rates)), key=lambda i: rates[i]["win_rate"])
+            lo_i = min(range(len(rates)), key=lambda i: rates[i]["win_rate"])
+            if single and d is not None:
+                rows = {F.fmt_value(v): int(np.flatnonzero(c[key].map(F.fmt_value).to_numpy() == F.fmt_value(v))[0])
+                        for v in vals}
+                q = d.holm(rows[F.fmt_value(vals[hi_i])], rows[F.fmt_value(vals[lo_i])])
+            else:
+                q = mt.get((key, F.fmt_value(vals[hi_i]), F.fmt_value(vals[lo_i])), 1.0) if hi_i != lo_i else 1.0
+            clear = (f"clearly different, Holm-adjusted {_p(q)}" if q < alpha
+                     else f"no clear difference, Holm-adjusted {_p(q)}")
+            hi_r, lo_r = rates[hi_i], rates[lo_i]
+            if F.is_numeric(c[key]) and len(rates) > 2:
+                dd = np.diff([r["win_rate"] for r in rates])
+                if (dd >= 0).all():
+                    trend = f"the estimated win rate rises with {key}"
+                elif (dd <= 0).all():
+                    trend = f"the estimated win rate falls as {key} grows"
+                else:
+                    trend = "the estimated win rate does not move steadily in one direction"
+                trend += (f" ({_pct(rates[0]['win_rate'])} at {F.fmt_value(vals[0])}, {_pct(rates[-1]['win_rate'])} "
+                          f"at {F.fmt_value(vals[-1])})")
+                out.append(f"{head}: {trend}; highest {_pct(hi_r['win_rate'])}, lowest {_pct(lo_r['win_rate'])} "
+                           f"({clear}). Values: {parts}.")
+            else:
+                out.append(f"{head}: highest at {F.fmt_value(vals[hi_i])} ({_pct(hi_r['win_rate'])}), lowest at "
+                           f"{F.fmt_value(vals[lo_i])} ({_pct(lo_r['win_rate'])}; {clear}). Values: {parts}.")
+    s = c.loc[pos].reset_index(drop=True)
     if target is not None:
         on = [r["label"] for _, r in s.iterrows() if r["win_lo"] <= target <= r["win_hi"]]
         if on:
-            out.append(f"On the {100 * target:g} % target (interval contains it): {_names(on)}.")
+            out.append(f"On the {100 * target:g} % target (its {lvl} interval contains it): {_names(on)}.")
         else:
             k = int((s["win_rate"] - target).abs().to_numpy().argmin())
             r = s.iloc[k]
-            out.append(f"No cell's interval contains the {100 * target:g} % target; closest: `{r['label']}` at "
+            out.append(f"No cell's {lvl} interval contains the {100 * target:g} % target; closest: `{r['label']}` at "
                        f"{_pct(r['win_rate'])}.")
     width = (s["win_hi"] - s["win_lo"]).to_numpy(float)
     if len(width):
         k = int(np.nanargmax(width))
         half = 50 * width[k]
-        msg = f"The widest interval is about ±{half:.1f} percentage points (`{s['label'].iloc[k]}`)"
+        msg = f"The widest {lvl} interval is about ±{half:.1f} percentage points (`{s['label'].iloc[k]}`)"
         out.append(msg + (": add games to tell close cells apart." if half > 2.5 else "."))
     out.extend(_summary_findings(res))
     return out
@@ -478,7 +678,7 @@ def _cells_table(res: Results) -> tuple[list[str], list[list[str]], list[str]]:
     if len(means) < 3:  # other games: their own mean columns
         extra = [col for col in c.columns if col.endswith("_mean") and col not in dict(_MEAN_COLS)]
         means += [(col, f"{col[:-5].replace('_', ' ').capitalize()} (mean)") for col in extra[: 3 - len(means)]]
-    headers = ["Rank", "Cell"] + (keys or ["Settings"]) + ["Games", "Win rate", "95 % interval"]
+    headers = ["Rank", "Cell"] + (keys or ["Settings"]) + ["Games", "Win rate", f"{_lvl(res.conf)} interval"]
     show_unwin = "unwinnable_rate" in c
     headers += (["Died at least once"] if show_fdr else []) + (["Unwinnable"] if show_unwin else [])
     headers += [h for _, h in means]
@@ -603,7 +803,8 @@ def _documents(res: Results, written: list[tuple[ReportFigure, Path, bytes]], sk
     heading("Key findings")
     bullets(_findings(res, target))
     heading("Cells, easiest first")
-    para("Win rates with 95 % Wilson intervals, sorted by win rate (highest first).")
+    para(f"Win rates with {_lvl(res.conf)} Wilson intervals (each for its cell alone), sorted by win rate "
+         "(highest first). The rank orders the estimates; it is not a claim that neighbouring cells differ.")
     headers, rows, aligns = _cells_table(res)
     md.append("| " + " | ".join(_md_cell(h) for h in headers) + " |")
     md.append("|" + "|".join("---:" if a == "r" else "---" for a in aligns) + "|")

@@ -1,13 +1,18 @@
-"""Statistics for simulated games: intervals, paired comparisons, precision targets.
+"""Statistics for simulated games: intervals, paired comparisons, multiple testing, precision targets.
 
-Pure numpy + ``math`` (no scipy). Conventions:
+The distributions come from the field's libraries: ``scipy.stats`` (normal, Student t, binomial,
+exact binomial test, paired t test) and ``statsmodels`` (Wilson interval, Holm and
+Benjamini-Hochberg adjustments). Hand-written here is only what no library offers: Newcombe's
+paired interval for two proportions (method 10), the design-effect (effective sample size) Wilson
+interval for cells pooled over shared dice, and the sequential-precision rules. Both libraries are
+imported lazily (the command line starts faster). Conventions:
 
 * ``conf`` is always a two-sided confidence level in (0, 1), e.g. 0.95.
 * Quantile functions take a probability: ``norm_ppf(0.975) == z_value(0.95) == 1.95996...``;
   ``t_ppf(0.975, 5) == t_value(0.95, 5) == 2.5706...``.
 * Paired comparisons use ``diff = b - a``: positive means variant ``b`` does better.
 
-Formulas and references are in ``docs/statistics.md``.
+Formulas, references and the checks behind them are in ``docs/statistics.md``.
 """
 
 from __future__ import annotations
@@ -30,14 +35,22 @@ __all__ = [
     "t_value",
     "wilson",
     "wilson_arrays",
+    "wilson_coverage",
     "ci_width",
     "needed_games",
     "mean_ci",
     "quantile_ci",
     "binomial_two_sided_p",
+    "mcnemar_p",
     "paired_rate_diff",
     "paired_mean_diff",
+    "adjust_pvalues",
+    "pooled_rate_ci",
+    "pooled_rate_ci_bound",
+    "pairwise_rate_tests",
     "PrecisionTarget",
+    "min_batch",
+    "simulate_precision_stopping",
     "cells_to_continue",
     "summarize_rate",
     "summarize_numeric",
@@ -45,10 +58,13 @@ __all__ = [
     "check_frequency",
 ]
 
-_SQRT2 = math.sqrt(2.0)
-_SQRT2PI = math.sqrt(2.0 * math.pi)
-_EXACT_QUANTILE_MAX_N = 1000  # quantile_ci: exact binomial ranks up to this n, normal approximation above
-_EXACT_FREQ_MAX_N = 100_000  # check_frequency: exact binomial test up to this n (or when skewed)
+MIN_BATCH_FACTOR = 40.0  #: min_batch = ceil(MIN_BATCH_FACTOR * z / width); see docs/statistics.md
+
+
+def _sps() -> Any:
+    import scipy.stats
+
+    return scipy.stats
 
 
 def _check_conf(conf: float) -> float:
@@ -65,226 +81,82 @@ def _check_prob(p: float, name: str = "p") -> float:
     return p
 
 
-# --------------------------------------------------------------------------- normal distribution
-
-# Acklam's rational approximation of the inverse normal CDF (relative error < 1.15e-9 before refinement).
-_A = (
-    -3.969683028665376e01,
-    2.209460984245205e02,
-    -2.759285104469687e02,
-    1.383577518672690e02,
-    -3.066479806614716e01,
-    2.506628277459239e00,
-)
-_B = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02, 6.680131188771972e01, -1.328068155288572e01)
-_C = (
-    -7.784894002430293e-03,
-    -3.223964580411365e-01,
-    -2.400758277161838e00,
-    -2.549732539343734e00,
-    4.374664141464968e00,
-    2.938163982698783e00,
-)
-_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00, 3.754408661907416e00)
-_P_LOW = 0.02425
+# --------------------------------------------------------------------------- normal and t (scipy.stats)
 
 
 def norm_cdf(x: float) -> float:
-    """Standard normal CDF Φ(x), accurate in both tails (via ``erfc``)."""
-    return 0.5 * math.erfc(-x / _SQRT2)
-
-
-def _norm_ppf_lower(p: float) -> float:
-    """Φ⁻¹(p) for 0 < p <= 0.5: Acklam's approximation plus one Halley step on ``erfc``."""
-    if p < _P_LOW:
-        q = math.sqrt(-2.0 * math.log(p))
-        x = (((((_C[0] * q + _C[1]) * q + _C[2]) * q + _C[3]) * q + _C[4]) * q + _C[5]) / (
-            (((_D[0] * q + _D[1]) * q + _D[2]) * q + _D[3]) * q + 1.0
-        )
-    else:
-        q = p - 0.5
-        r = q * q
-        x = (
-            (((((_A[0] * r + _A[1]) * r + _A[2]) * r + _A[3]) * r + _A[4]) * r + _A[5])
-            * q
-            / (((((_B[0] * r + _B[1]) * r + _B[2]) * r + _B[3]) * r + _B[4]) * r + 1.0)
-        )
-    e = norm_cdf(x) - p
-    u = e * _SQRT2PI * math.exp(0.5 * x * x)
-    return x - u / (1.0 + 0.5 * x * u)
+    """Standard normal CDF Φ(x) (``scipy.stats.norm.cdf``)."""
+    return float(_sps().norm.cdf(float(x)))
 
 
 def norm_ppf(p: float) -> float:
-    """Standard normal quantile Φ⁻¹(p) for 0 < p < 1 (about 1e-15 relative error)."""
+    """Standard normal quantile Φ⁻¹(p) for 0 < p < 1 (``scipy.stats.norm.ppf``)."""
     p = float(p)
     if not 0.0 < p < 1.0:
         raise ValueError(f"p must be strictly between 0 and 1, got {p}")
-    return _norm_ppf_lower(p) if p <= 0.5 else -_norm_ppf_lower(1.0 - p)
+    return float(_sps().norm.ppf(p))
 
 
 def z_value(conf: float = 0.95) -> float:
     """Two-sided normal critical value: ``Φ⁻¹(1 - (1-conf)/2)`` (1.959964 for 0.95)."""
-    return -_norm_ppf_lower(0.5 * (1.0 - _check_conf(conf)))
+    return float(_sps().norm.isf(0.5 * (1.0 - _check_conf(conf))))
 
 
-# --------------------------------------------------------------------------- Student t distribution
-
-
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction of the incomplete beta function (modified Lentz)."""
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c = 1.0
-    d = 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 100_000):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < 1e-15:
-            break
-    return h
-
-
-def _betainc(a: float, b: float, x: float, y: float) -> float:
-    """Regularized incomplete beta I_x(a, b), with ``y = 1 - x`` passed separately for accuracy."""
-    if x <= 0.0:
-        return 0.0
-    if y <= 0.0:
-        return 1.0
-    log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(y)
-    if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(log_front) * _betacf(a, b, x) / a
-    return 1.0 - math.exp(log_front) * _betacf(b, a, y) / b
-
-
-def _t_upper(t: float, df: float) -> float:
-    """P(T > t) for t >= 0: 0.5 * I_{df/(df+t²)}(df/2, 1/2)."""
-    t2 = t * t
-    return 0.5 * _betainc(0.5 * df, 0.5, df / (df + t2), t2 / (df + t2))
-
-
-def _t_logpdf(t: float, df: float) -> float:
-    return (
-        math.lgamma(0.5 * (df + 1.0))
-        - math.lgamma(0.5 * df)
-        - 0.5 * math.log(df * math.pi)
-        - 0.5 * (df + 1.0) * math.log1p(t * t / df)
-    )
+def _check_df(df: float) -> float:
+    df = float(df)
+    if not df > 0:
+        raise ValueError(f"df must be > 0, got {df}")
+    return df
 
 
 def t_sf(t: float, df: float) -> float:
-    """Student t survival function P(T > t) with ``df`` > 0 degrees of freedom (may be fractional)."""
-    t, df = float(t), float(df)
-    if not df > 0:
-        raise ValueError(f"df must be > 0, got {df}")
-    if math.isnan(t):
-        return math.nan
+    """Student t survival function P(T > t) with ``df`` > 0 degrees of freedom (may be fractional or inf)."""
+    t, df = float(t), _check_df(df)
     if math.isinf(df):
-        return norm_cdf(-t)
-    return _t_upper(t, df) if t >= 0 else 1.0 - _t_upper(-t, df)
-
-
-def _cornish_fisher(z: float, df: float) -> float:
-    """t quantile from the normal quantile z (Abramowitz & Stegun 26.7.5, terms to df⁻⁴)."""
-    z2 = z * z
-    g1 = (z2 + 1.0) * z / 4.0
-    g2 = ((5.0 * z2 + 16.0) * z2 + 3.0) * z / 96.0
-    g3 = (((3.0 * z2 + 19.0) * z2 + 17.0) * z2 - 15.0) * z / 384.0
-    g4 = ((((79.0 * z2 + 776.0) * z2 + 1482.0) * z2 - 1920.0) * z2 - 945.0) * z / 92160.0
-    return z + g1 / df + g2 / df**2 + g3 / df**3 + g4 / df**4
-
-
-def _t_isf(p: float, df: float) -> float:
-    """t > 0 with P(T > t) = p, for 0 < p < 0.5."""
-    if df == 1.0:
-        return 1.0 / math.tan(math.pi * p)
-    if df == 2.0:
-        return (1.0 - 2.0 * p) / math.sqrt(2.0 * p * (1.0 - p))
-    z = -_norm_ppf_lower(p)
-    if df >= 1e4:  # the expansion's error is O(df⁻⁵): far below 1e-12 here
-        return _cornish_fisher(z, df)
-    # Safeguarded Newton on log P(T > t) (monotone, nearly linear in the tails).
-    lo, hi = 0.0, math.inf
-    t = max(_cornish_fisher(z, df), z)
-    log_p = math.log(p)
-    for _ in range(200):
-        q = _t_upper(t, df)
-        if q > p:
-            lo = t
-        else:
-            hi = t
-        if q == p:
-            return t
-        pdf = math.exp(_t_logpdf(t, df))
-        t_new = t + (math.log(q) - log_p) * q / pdf if pdf > 0.0 and q > 0.0 else math.nan
-        if not lo < t_new < hi:  # outside the bracket (or nan): bisect, or double while unbounded above
-            t_new = 2.0 * t if math.isinf(hi) else 0.5 * (lo + hi)
-        if abs(t_new - t) <= 1e-14 * max(1.0, t):
-            return t_new
-        t = t_new
-    return t
+        return float(_sps().norm.sf(t))
+    return float(_sps().t.sf(t, df))
 
 
 def t_ppf(p: float, df: float) -> float:
-    """Student t quantile: t with P(T <= t) = p (``df`` > 0, may be fractional or ``inf``).
-
-    Relative accuracy about 1e-11 whenever the answer is below ~1e150 (any df >= 1).
-    """
-    p, df = float(p), float(df)
+    """Student t quantile: t with P(T <= t) = p (``df`` > 0, may be fractional or ``inf``)."""
+    p, df = float(p), _check_df(df)
     if not 0.0 < p < 1.0:
         raise ValueError(f"p must be strictly between 0 and 1, got {p}")
-    if not df > 0:
-        raise ValueError(f"df must be > 0, got {df}")
     if math.isinf(df):
         return norm_ppf(p)
-    if p == 0.5:
-        return 0.0
-    return -_t_isf(p, df) if p < 0.5 else _t_isf(1.0 - p, df)
+    return float(_sps().t.ppf(p, df))
 
 
 def t_value(conf: float, df: float) -> float:
     """Two-sided Student t critical value: ``t_ppf(1 - (1-conf)/2, df)`` (2.5706 for 0.95, df=5)."""
-    conf = _check_conf(conf)
-    df = float(df)
-    if not df > 0:
-        raise ValueError(f"df must be > 0, got {df}")
+    conf, df = _check_conf(conf), _check_df(df)
     if math.isinf(df):
         return z_value(conf)
-    return _t_isf(0.5 * (1.0 - conf), df)
+    return float(_sps().t.isf(0.5 * (1.0 - conf), df))
 
 
 # --------------------------------------------------------------------------- binomial rates
 
 
 def wilson_arrays(k: ArrayLike, n: ArrayLike, conf: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    """Vectorised Wilson score interval (lo, hi) for k successes in n trials; n == 0 gives (0, 1)."""
-    z = z_value(conf)
+    """Vectorised Wilson score interval (lo, hi) for k successes in n trials; n == 0 gives (0, 1).
+
+    ``statsmodels.stats.proportion.proportion_confint(method="wilson")``, with exact ends at k == 0
+    and k == n (no rounding residue) and clipped to [0, 1].
+    """
+    from statsmodels.stats.proportion import proportion_confint
+
+    conf = _check_conf(conf)
     k = np.asarray(k, dtype=float)
     n = np.asarray(n, dtype=float)
     if np.any(k < 0) or np.any(k > n):
         raise ValueError("need 0 <= k <= n")
-    z2 = z * z
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p = np.where(n > 0, k / np.where(n > 0, n, 1.0), 0.5)
-        denom = n + z2
-        centre = (k + 0.5 * z2) / denom
-        half = z / denom * np.sqrt(n * p * (1.0 - p) + 0.25 * z2)
-    lo = np.clip(centre - half, 0.0, 1.0)
-    hi = np.clip(centre + half, 0.0, 1.0)
-    lo = np.where(k == 0, 0.0, lo)  # exact ends (no rounding residue)
+    k, n = np.broadcast_arrays(k, n)
+    safe_n = np.where(n > 0, n, 1.0)
+    lo, hi = proportion_confint(np.where(n > 0, k, 0.0), safe_n, alpha=1.0 - conf, method="wilson")
+    lo = np.clip(np.asarray(lo, dtype=float), 0.0, 1.0)
+    hi = np.clip(np.asarray(hi, dtype=float), 0.0, 1.0)
+    lo = np.where(k == 0, 0.0, lo)
     hi = np.where(k == n, 1.0, hi)
     lo = np.where(n == 0, 0.0, lo)
     hi = np.where(n == 0, 1.0, hi)
@@ -295,6 +167,18 @@ def wilson(k: int, n: int, conf: float = 0.95) -> tuple[float, float]:
     """Wilson score interval (lo, hi) for a binomial rate k/n; n == 0 gives (0.0, 1.0)."""
     lo, hi = wilson_arrays(k, n, conf)
     return float(lo), float(hi)
+
+
+def wilson_coverage(p: float, n: int, conf: float = 0.95) -> float:
+    """Exact coverage of the Wilson interval: P(lo(K) <= p <= hi(K)) for K ~ Binomial(n, p).
+
+    A sum over the n + 1 outcomes (no simulation); used for the coverage table in docs/statistics.md.
+    """
+    p, n = _check_prob(p), int(n)
+    k = np.arange(n + 1)
+    lo, hi = wilson_arrays(k, np.full(k.shape, n), conf)
+    pmf = _sps().binom.pmf(k, n, p)
+    return float(pmf[(lo <= p) & (p <= hi)].sum())
 
 
 def ci_width(k: int, n: int, conf: float = 0.95) -> float:
@@ -331,18 +215,11 @@ def needed_games(p: float, width: float, conf: float = 0.95) -> int:
     return n
 
 
-def _binom_logpmf(j: np.ndarray, n: int, p: float) -> np.ndarray:
-    """log P(B = j) for B ~ Binomial(n, p), 0 < p < 1, exact via lgamma."""
-    lg = np.vectorize(math.lgamma, otypes=[float])
-    j = np.asarray(j, dtype=float)
-    return math.lgamma(n + 1.0) - lg(j + 1.0) - lg(n - j + 1.0) + j * math.log(p) + (n - j) * math.log1p(-p)
-
-
 def binomial_two_sided_p(k: int, n: int, p: float = 0.5) -> float:
     """Exact two-sided binomial test p-value of k successes in n trials against rate p.
 
-    Sums the probabilities of all outcomes no more likely than k (the "minlike" rule of R's
-    ``binom.test``, with relative tolerance 1e-7); for p = 0.5 this is twice the smaller tail.
+    ``scipy.stats.binomtest(k, n, p).pvalue``: the sum of the probabilities of all outcomes no
+    more likely than k (R's ``binom.test``); for p = 0.5 this is twice the smaller tail.
     """
     k, n, p = int(k), int(n), _check_prob(p)
     if n < 0 or not 0 <= k <= n:
@@ -353,18 +230,22 @@ def binomial_two_sided_p(k: int, n: int, p: float = 0.5) -> float:
         return 1.0 if k == 0 else 0.0
     if p == 1.0:
         return 1.0 if k == n else 0.0
-    mean, sd = n * p, math.sqrt(n * p * (1.0 - p))
-    # Outside mean ± (|k - mean| + 40 sd + 50) every term is smaller than the ones kept by e^-800 or so.
-    r = abs(k - mean) + 40.0 * sd + 50.0
-    j = np.arange(max(0, math.floor(mean - r)), min(n, math.ceil(mean + r)) + 1)
-    logpmf = _binom_logpmf(j, n, p)
-    log_pk = float(_binom_logpmf(np.array([k]), n, p)[0])
-    keep = logpmf <= log_pk + math.log1p(1e-7)
-    if not np.any(keep):
-        return 0.0
-    lp = logpmf[keep]
-    top = lp.max()
-    return float(min(1.0, math.exp(top) * np.exp(lp - top).sum()))
+    return float(min(1.0, _sps().binomtest(k, n, p).pvalue))
+
+
+def mcnemar_p(a_only: ArrayLike, b_only: ArrayLike) -> np.ndarray | float:
+    """Exact McNemar p-value(s): two-sided binomial test of ``b_only`` out of ``a_only + b_only`` at 1/2.
+
+    Vectorised (``scipy.stats.binom.cdf``: at 1/2 the two-sided exact test is twice the smaller
+    tail, capped at 1); 1.0 where no game flipped. Same as
+    ``statsmodels.stats.contingency_tables.mcnemar(table, exact=True)``.
+    """
+    a = np.asarray(a_only, dtype=np.int64)
+    b = np.asarray(b_only, dtype=np.int64)
+    m = a + b
+    p = np.minimum(1.0, 2.0 * _sps().binom.cdf(np.minimum(a, b), np.maximum(m, 1), 0.5))
+    p = np.where(m == 0, 1.0, p)
+    return float(p) if p.ndim == 0 else p
 
 
 # --------------------------------------------------------------------------- numeric outcomes
@@ -394,22 +275,22 @@ def _order_stat_ranks(n: int, q: float, conf: float, exact: bool | None = None) 
     With B ~ Binomial(n, q) the number of observations below the true quantile,
     P(x_(l) <= ξ_q <= x_(u)) >= P(l <= B <= u-1); l is the largest rank with P(B <= l-1) <= α/2 and
     u the smallest with P(B >= u) <= α/2. l == 0 / u == n+1 mean "no finite bound at this n".
+    Exact (``scipy.stats.binom``) unless ``exact=False`` (continuity-corrected normal ranks).
     """
     alpha = 1.0 - conf
     if exact is None:
-        exact = n <= _EXACT_QUANTILE_MAX_N
+        exact = True
     if exact:
-        logpmf = _binom_logpmf(np.arange(n + 1), n, q)
-        log_cdf = np.logaddexp.accumulate(logpmf)  # log P(B <= j)
-        log_sf = np.logaddexp.accumulate(logpmf[::-1])[::-1]  # log P(B >= j)
-        log_half = math.log(alpha / 2.0)
-        l = int(np.count_nonzero(log_cdf <= log_half))
-        above = np.nonzero(log_sf[1:] <= log_half)[0]  # candidates u = 1..n
+        j = np.arange(n + 1)
+        cdf = _sps().binom.cdf(j, n, q)  # P(B <= j)
+        sf = _sps().binom.sf(j - 1, n, q)  # P(B >= j)
+        l = int(np.count_nonzero(cdf <= alpha / 2.0))
+        above = np.nonzero(sf[1:] <= alpha / 2.0)[0]  # candidates u = 1..n
         u = int(above[0]) + 1 if above.size else n + 1
         return l, u
     z = z_value(conf)
     mean, sd = n * q, math.sqrt(n * q * (1.0 - q))
-    l = math.floor(mean + 0.5 - z * sd)  # continuity-corrected normal approximation
+    l = math.floor(mean + 0.5 - z * sd)
     u = math.ceil(mean + 0.5 + z * sd)
     return max(l, 0), min(u, n + 1)
 
@@ -419,8 +300,8 @@ def quantile_ci(x: ArrayLike, q: float, conf: float = 0.95) -> tuple[float, floa
 
     Returns (value, lo, hi): value is ``np.quantile(x, q)`` (linear interpolation); lo and hi are
     order statistics x_(l), x_(u) whose coverage is at least ``conf`` for any continuous
-    distribution (exact binomial ranks for n <= 1000, normal approximation above). A side
-    that the sample is too small to bound is returned as -inf / +inf.
+    distribution (exact binomial ranks from ``scipy.stats.binom``). A side that the sample is too
+    small to bound is returned as -inf / +inf.
     """
     conf = _check_conf(conf)
     q = float(q)
@@ -452,8 +333,9 @@ def paired_rate_diff(a: ArrayLike, b: ArrayLike, conf: float = 0.95) -> dict[str
     """Compare two 0/1 outcome arrays from the same game streams (game i of ``a`` and ``b`` share dice).
 
     ``diff = mean(b) - mean(a)`` with Newcombe's (1998) method 10 interval for paired proportions
-    (Wilson limits of each rate combined with the continuity-adjusted phi correlation), the exact
-    McNemar p-value (two-sided binomial test of ``b_only`` out of ``a_only + b_only`` against 1/2),
+    (Wilson limits of each rate combined with the continuity-adjusted phi correlation; hand-written:
+    neither scipy nor statsmodels has it. R. G. Newcombe, Statistics in Medicine 17:2635-2650), the
+    exact McNemar p-value (:func:`mcnemar_p`),
     and the positions of the games that flipped. ``significant`` is ``p_value < 1 - conf`` AND the
     interval excludes 0 (both must agree).
     """
@@ -500,7 +382,7 @@ def paired_rate_diff(a: ArrayLike, b: ArrayLike, conf: float = 0.95) -> dict[str
     dl = math.sqrt(max((pb - lb) ** 2 - 2.0 * phi * (pb - lb) * (ua - pa) + (ua - pa) ** 2, 0.0))
     du = math.sqrt(max((ub - pb) ** 2 - 2.0 * phi * (ub - pb) * (pa - la) + (pa - la) ** 2, 0.0))
     lo, hi = max(-1.0, diff - dl), min(1.0, diff + du)
-    p_value = binomial_two_sided_p(b_only, a_only + b_only, 0.5)
+    p_value = float(mcnemar_p(a_only, b_only))
     out.update(
         rate_a=pa,
         rate_b=pb,
@@ -516,6 +398,8 @@ def paired_rate_diff(a: ArrayLike, b: ArrayLike, conf: float = 0.95) -> dict[str
 
 def paired_mean_diff(a: ArrayLike, b: ArrayLike, conf: float = 0.95) -> dict[str, Any]:
     """Compare numeric per-game outcomes from the same game streams: paired t on ``d = b - a``.
+
+    The test is ``scipy.stats.ttest_rel``; the interval is the matching t interval of the mean of d.
 
     Returns n, mean_a, mean_b, diff (mean of d), lo, hi (t interval), sd_diff, t, p_value
     (two-sided t test of mean d = 0) and ``significant`` (p < 1 - conf AND interval excludes 0;
@@ -546,8 +430,8 @@ def paired_mean_diff(a: ArrayLike, b: ArrayLike, conf: float = 0.95) -> dict[str
         t = 0.0 if diff == 0.0 else math.copysign(math.inf, diff)
         p_value = 1.0 if diff == 0.0 else 0.0
     else:
-        t = diff / (sd / math.sqrt(n))
-        p_value = min(1.0, 2.0 * t_sf(abs(t), n - 1))
+        res = _sps().ttest_rel(xb, xa)  # paired t test on d = b - a
+        t, p_value = float(res.statistic), float(min(1.0, res.pvalue))
     out.update(
         sd_diff=sd,
         t=t,
@@ -557,24 +441,172 @@ def paired_mean_diff(a: ArrayLike, b: ArrayLike, conf: float = 0.95) -> dict[str
     return out
 
 
+# --------------------------------------------------------------------------- many comparisons, pooled cells
+
+
+def adjust_pvalues(p_values: ArrayLike, method: str = "holm") -> np.ndarray:
+    """Family-wise adjusted p-values, as ``statsmodels.stats.multitest.multipletests`` gives them.
+
+    ``method="holm"`` controls the chance of any false "differs" claim in the family (use it for
+    "this cell differs from that one"); ``"fdr_bh"`` (Benjamini-Hochberg) controls the expected share
+    of false claims in a list of discoveries. nan entries stay nan and are not counted. Holm's step-down
+    adjustment is the three lines below (statsmodels' own Holm branch runs ``gc.collect()`` on every
+    call, about 0.3 s in a large process, and a report adjusts many families); the tests check it
+    against ``multipletests``. Other methods go to ``multipletests``.
+    """
+    p = np.asarray(p_values, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    if not ok.any():
+        return out
+    q = np.clip(p[ok], 0.0, 1.0)
+    if method == "holm":  # sorted p_(i) * (m - i), running maximum, capped at 1
+        order = np.argsort(q, kind="stable")
+        adj = np.minimum(1.0, np.maximum.accumulate(q[order] * np.arange(q.size, 0, -1)))
+        res = np.empty_like(q)
+        res[order] = adj
+        out[ok] = res
+        return out
+    from statsmodels.stats.multitest import multipletests
+
+    out[ok] = multipletests(q, alpha=0.05, method=method)[1]
+    return out
+
+
+def pooled_rate_ci(wins: ArrayLike, conf: float = 0.95) -> dict[str, float | int]:
+    """Win rate pooled over cells that play the SAME game indices (shared dice), with a valid interval.
+
+    ``wins`` is a (cells, games) 0/1 matrix, column g = game index g in every cell. The games are
+    not independent across cells, so the pool is NOT ``sum(wins)`` Bernoulli trials. Per game index
+    first: y_g = mean over cells of wins[:, g] (independent across g); the rate is mean(y). The
+    interval is Wilson's at the effective number of games n_eff = G · r(1-r) / var(y) (the design
+    effect of Kish; Korn & Graubard 1998), clipped to [G, cells·G]: G when the cells always agree,
+    cells·G when they are independent. Returns rate, lo, hi, n_eff, games (G), cells.
+    """
+    w = np.asarray(wins, dtype=float)
+    if w.ndim == 1:
+        w = w[None, :]
+    m, g = w.shape
+    if g == 0:
+        return {"rate": math.nan, "lo": 0.0, "hi": 1.0, "n_eff": 0.0, "games": 0, "cells": m}
+    y = w.mean(axis=0)
+    r = float(y.mean())
+    var = float(y.var(ddof=1)) if g > 1 else 0.0
+    if r <= 0.0 or r >= 1.0:
+        n_eff = float(g)  # every cell lost (or won) every game: no more information than one cell
+    elif var <= 0.0:
+        n_eff = float(m * g)
+    else:
+        n_eff = float(np.clip(g * r * (1.0 - r) / var, g, m * g))
+    lo, hi = wilson(r * n_eff, n_eff, conf)
+    return {"rate": r, "lo": lo, "hi": hi, "n_eff": n_eff, "games": int(g), "cells": int(m)}
+
+
+def pooled_rate_ci_bound(k: ArrayLike, n: ArrayLike, conf: float = 0.95) -> dict[str, float | int]:
+    """Pooled rate of cells whose per-game results are not available: valid whatever the pairing.
+
+    The rate is the mean of the cells' rates; the interval is the mean of their Wilson bounds. The
+    standard error of a mean of estimates is at most the mean of their standard errors (equality when
+    they are perfectly correlated), so this interval is conservative for cells that share dice.
+    """
+    k = np.asarray(k, dtype=float).ravel()
+    n = np.asarray(n, dtype=float).ravel()
+    lo, hi = wilson_arrays(k, n, conf)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rates = np.where(n > 0, k / np.where(n > 0, n, 1.0), np.nan)
+    return {"rate": float(np.nanmean(rates)) if np.isfinite(rates).any() else math.nan,
+            "lo": float(lo.mean()), "hi": float(hi.mean()), "n_eff": math.nan, "games": int(n.min()),
+            "cells": int(k.size)}
+
+
+def pairwise_rate_tests(wins: ArrayLike | None = None, k: ArrayLike | None = None, n: ArrayLike | None = None,
+                        conf: float = 0.95) -> dict[str, np.ndarray]:
+    """Two-sided tests of "cell i and cell j have the same win rate" for every pair i < j.
+
+    With ``wins`` (a (cells, games) 0/1 matrix on shared game indices): the exact McNemar test on the
+    games that flipped between the two cells (paired; the concordant games carry no information).
+    Without it (only counts ``k`` of ``n``, e.g. results saved before per-game wins were kept): a
+    normal test whose standard error is the SUM of the two cells' standard errors (taken from their
+    Wilson intervals), valid whatever the correlation between the cells (conservative).
+    Returns ``i``, ``j`` (index arrays), ``diff`` (rate_j - rate_i), ``p`` and ``paired`` (bool).
+    """
+    if wins is not None:
+        w = np.asarray(wins, dtype=np.float64)
+        m = w.shape[0]
+        ks = w.sum(axis=1)
+        both = w @ w.T
+        i, j = np.triu_indices(m, 1)
+        a_only = ks[i] - both[i, j]
+        b_only = ks[j] - both[i, j]
+        p = np.asarray(mcnemar_p(np.rint(a_only), np.rint(b_only)), dtype=float).reshape(-1)
+        diff = (b_only - a_only) / max(w.shape[1], 1)
+        return {"i": i, "j": j, "diff": diff, "p": p, "paired": np.ones(i.size, dtype=bool)}
+    if k is None or n is None:
+        raise ValueError("give either wins or k and n")
+    kk = np.asarray(k, dtype=float).ravel()
+    nn = np.asarray(n, dtype=float).ravel()
+    lo, hi = wilson_arrays(kk, nn, conf)
+    se = (hi - lo) / (2.0 * z_value(conf))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = np.where(nn > 0, kk / np.where(nn > 0, nn, 1.0), np.nan)
+    i, j = np.triu_indices(kk.size, 1)
+    diff = rate[j] - rate[i]
+    s = se[i] + se[j]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        zs = np.where(s > 0, np.abs(diff) / np.where(s > 0, s, 1.0), np.where(diff == 0, 0.0, np.inf))
+    p = 2.0 * _sps().norm.sf(zs)
+    p = np.where(np.isfinite(diff), np.minimum(p, 1.0), np.nan)
+    return {"i": i, "j": j, "diff": diff, "p": p, "paired": np.zeros(i.size, dtype=bool)}
+
+
 # --------------------------------------------------------------------------- sequential sampling
+
+
+def min_batch(width: float, conf: float = 0.95) -> int:
+    """Smallest batch (games added per look) allowed for a precision target of full width ``width``.
+
+    Stopping when the Wilson width is small enough is optional stopping: the width grows with the
+    observed rate (below 50 %), so cells that happened to win little stop earlier and the final
+    rate is biased low (-17 % relative at p = 0.01 with batches of 100 and width 0.02). The bias is
+    worst for the rate that stops at about the first look, and shrinks as the wins seen there grow.
+    ``ceil(40 z / width)`` games per batch (3920 for width 0.02 at 95 %) give that rate at least
+    about 400 wins at its first look; measured with :func:`simulate_precision_stopping`, the
+    relative bias then stays below 1 % for every rate from 1 % to 50 % (docs/statistics.md).
+    """
+    return int(math.ceil(MIN_BATCH_FACTOR * z_value(conf) / float(width)))
 
 
 @dataclass(frozen=True)
 class PrecisionTarget:
     """Keep simulating a cell until its Wilson interval is at most ``width`` wide (full width).
 
-    Games are added ``batch`` at a time; a cell stops at ``max_games`` whatever its width.
-    Stopping depends on the interval width only, never on the estimate.
+    Games are added ``batch`` at a time (default and minimum: :func:`min_batch`, or ``max_games``
+    if that is smaller); a cell stops at ``max_games`` whatever its width. Stopping depends on the
+    observed rate through the width (a low rate gives a narrower interval), so it is optional
+    stopping with a small downward bias; the minimum batch keeps it below 1 % relative for rates
+    of 1 % and more (see :func:`min_batch`).
     """
 
     width: float
     conf: float = 0.95
     max_games: int = 1_000_000
-    batch: int = 1_000
+    batch: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.batch is None:
+            try:
+                b = min(min_batch(self.width, self.conf), int(self.max_games))
+            except (ValueError, ZeroDivisionError, OverflowError):
+                b = 1  # validate() reports the bad width/conf
+            object.__setattr__(self, "batch", max(1, b))
+
+    @property
+    def min_batch(self) -> int:
+        """The smallest allowed batch for this target (never more than ``max_games``)."""
+        return min(min_batch(self.width, self.conf), int(self.max_games))
 
     def validate(self, where: str | None = None) -> PrecisionTarget:
-        """Raise InputError if the target is malformed or unreachable within ``max_games``; return self."""
+        """Raise InputError if the target is malformed, unreachable or its batch too small; return self."""
         if not 0.0 < self.width < 1.0:
             raise InputError(f"precision width must be strictly between 0 and 1, got {self.width}", where)
         if not 0.0 < self.conf < 1.0:
@@ -592,6 +624,13 @@ class PrecisionTarget:
                 f"({needed_games(0.5, self.width, self.conf)} for a rate near 0.5)",
                 where,
             )
+        if self.batch < self.min_batch:
+            raise InputError(
+                f"batch {self.batch} is too small for precision {self.width:g} at {100 * self.conf:g} %: "
+                f"stopping on the interval width after small batches biases low rates downwards; "
+                f"use batch >= {self.min_batch} (keeps the bias below 1 % relative for rates >= 1 %)",
+                where,
+            )
         return self
 
     def done(self, k: int, n: int) -> bool:
@@ -600,7 +639,32 @@ class PrecisionTarget:
 
     def next_batch(self, n: int) -> int:
         """Games to add to a cell that has n games so far (0 once ``max_games`` is reached)."""
-        return int(max(0, min(self.batch, self.max_games - n)))
+        return int(max(0, min(int(self.batch), self.max_games - n)))
+
+
+def simulate_precision_stopping(p: float, target: PrecisionTarget, reps: int = 20_000,
+                                seed: int = 0) -> dict[str, float]:
+    """Run the stopping rule of ``target`` on Bernoulli(p) draws ``reps`` times (numpy only).
+
+    Returns the mean estimate, its relative bias ``mean/p - 1`` with a standard error, the coverage
+    of the final Wilson interval and the mean number of games. Used to measure the optional-stopping
+    bias and to test coverage at rare rates.
+    """
+    rng = np.random.default_rng(seed)
+    k = np.zeros(reps, dtype=np.int64)
+    n = np.zeros(reps, dtype=np.int64)
+    active = np.ones(reps, dtype=bool)
+    while active.any():
+        idx = np.flatnonzero(active)
+        step = np.minimum(int(target.batch), target.max_games - n[idx])
+        k[idx] += rng.binomial(step, p)
+        n[idx] += step
+        active[idx] = cells_to_continue(k[idx], n[idx], target)
+    est = k / n
+    lo, hi = wilson_arrays(k, n, target.conf)
+    return {"p": p, "mean": float(est.mean()), "rel_bias": float(est.mean() / p - 1.0) if p > 0 else math.nan,
+            "rel_bias_se": float(est.std(ddof=1) / p / math.sqrt(reps)) if p > 0 else math.nan,
+            "coverage": float(np.mean((lo <= p) & (p <= hi))), "mean_games": float(n.mean())}
 
 
 def cells_to_continue(ks: ArrayLike, ns: ArrayLike, target: PrecisionTarget) -> np.ndarray:
@@ -614,9 +678,9 @@ def cells_to_continue(ks: ArrayLike, ns: ArrayLike, target: PrecisionTarget) -> 
 
 
 def summarize_rate(k: int, n: int, conf: float = 0.95) -> dict[str, float | int]:
-    """dict(rate, lo, hi, n) with the Wilson interval; rate is nan when n == 0."""
+    """dict(rate, lo, hi, n, conf) with the Wilson interval at ``conf``; rate is nan when n == 0."""
     lo, hi = wilson(k, n, conf)
-    return {"rate": k / n if n else math.nan, "lo": lo, "hi": hi, "n": int(n)}
+    return {"rate": k / n if n else math.nan, "lo": lo, "hi": hi, "n": int(n), "conf": float(conf)}
 
 
 def summarize_numeric(x: ArrayLike, conf: float = 0.95) -> dict[str, float | int]:
@@ -659,14 +723,9 @@ def binom_z(k: int, n: int, p: float) -> float:
 def check_frequency(k: int, n: int, p: float, alpha: float = 1e-6) -> bool:
     """True when k successes in n trials are consistent with the exact probability p.
 
-    Two-sided test at level ``alpha``: the exact binomial test (``binomial_two_sided_p``) when
-    n <= 100000 or the distribution is skewed (n p or n (1-p) below 1000), otherwise the normal
-    approximation with continuity correction.
+    Two-sided exact binomial test at level ``alpha`` (``scipy.stats.binomtest``, any n).
     """
     k, n, p = int(k), int(n), _check_prob(p)
     if not 0 <= k <= n:
         raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
-    if n <= _EXACT_FREQ_MAX_N or min(n * p, n * (1.0 - p)) < 1000:
-        return binomial_two_sided_p(k, n, p) >= alpha
-    z = max(abs(k - n * p) - 0.5, 0.0) / math.sqrt(n * p * (1.0 - p))
-    return math.erfc(z / _SQRT2) >= alpha
+    return binomial_two_sided_p(k, n, p) >= alpha

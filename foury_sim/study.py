@@ -50,6 +50,7 @@ class Experiment:
     fixed: dict[str, Any]
     games: int | None = None
     precision: stats.PrecisionTarget | None = None
+    conf: float = 0.95
     per_game: bool = False
     title: str = ""
     description: str = ""
@@ -150,22 +151,28 @@ def load_experiment(path: str | Path) -> Experiment:
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise InputError("seed must be a whole number >= 0", _where(ps, text, "seed"))
     games = data.get("games")
+    conf = data.get("conf", 0.95)
+    if not isinstance(conf, (int, float)) or isinstance(conf, bool) or not 0.5 <= conf < 1.0:
+        raise InputError("conf must be a confidence level between 0.5 and 1 (e.g. 0.95); it sets every "
+                         "interval and test of the study", _where(ps, text, "conf"))
+    conf = float(conf)
     precision = None
     if "precision" in data:
         w = data["precision"]
         if not isinstance(w, (int, float)) or isinstance(w, bool):
-            raise InputError("precision must be a number (full width of the 95 % interval)",
+            raise InputError(f"precision must be a number (full width of the {100 * conf:g} % interval)",
                              _where(ps, text, "precision"))
         mg = data.get("max_games", 200_000)
-        batch = data.get("batch", 2_000)
+        batch = data.get("batch")
         for k, v in (("max_games", mg), ("batch", batch)):
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
                 raise InputError(f"{k} must be a whole number >= 1", _where(ps, text, k))
-        precision = stats.PrecisionTarget(float(w), data.get("conf", 0.95), max_games=mg, batch=batch)
+        precision = stats.PrecisionTarget(float(w), conf, max_games=mg, batch=batch)
         try:
             precision.validate(_where(ps, text, "precision"))
         except InputError as e:
-            raise InputError(e.message, _where(ps, text, "precision")) from None
+            key = "batch" if "batch" in e.message and "batch" in data else "precision"
+            raise InputError(e.message, _where(ps, text, key)) from None
     elif games is None:
         games = 10_000
     if games is not None and precision is None and (not isinstance(games, int) or isinstance(games, bool)
@@ -206,7 +213,7 @@ def load_experiment(path: str | Path) -> Experiment:
                 else where
             raise InputError(f"{e.message} (cell {i}: {label(cell, swept)})", loc) from None
     report = data.get("report", {})
-    return Experiment(name, game, seed, cells, swept, fixed, games, precision, bool(data.get("per_game", False)),
+    return Experiment(name, game, seed, cells, swept, fixed, games, precision, conf, bool(data.get("per_game", False)),
                       data.get("title", name), data.get("description", ""), text, ps, rulesets, report)
 
 
@@ -214,15 +221,14 @@ def set_precision(exp: Experiment, width: float, max_games: int | None = None, b
     """Switch an experiment to sequential sampling (``--precision`` on the command line)."""
     old = exp.precision
     mg = max_games if max_games is not None else (old.max_games if old else 200_000)
-    b = batch if batch is not None else (old.batch if old else 2_000)
-    for name, v in (("--max-games", mg), ("--batch", b)):
-        if v < 1:
+    for name, v in (("--max-games", mg), ("--batch", batch)):
+        if v is not None and v < 1:
             raise InputError(f"must be at least 1, not {v}", name)
-    target = stats.PrecisionTarget(float(width), old.conf if old else 0.95, max_games=mg, batch=b)
-    target.validate("--precision")
+    target = stats.PrecisionTarget(float(width), exp.conf, max_games=mg, batch=batch)
+    target.validate("--batch" if batch is not None and batch < target.min_batch else "--precision")
     exp.precision = target
     exp.games = None
-    exp.text += f"\n# command line: --precision {width} --max-games {mg} --batch {b}\n"
+    exp.text += f"\n# command line: --precision {width} --max-games {mg} --batch {target.batch}\n"
 
 
 def _flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -263,6 +269,10 @@ def cell_record(spec: GameSpec, i: int, cell: dict[str, Any], swept: list[str], 
                            "elapsed_s": round(elapsed, 4), "summary": summarize(spec, df, ruleset, conf)}
     hist_cols = [c for c in (*spec.mean_columns, "death_round", "death_turn") if c in df]
     rec["hist"] = {c: _hist(df[c].to_numpy()) for c in dict.fromkeys(hist_cols)}
+    rec["conf"] = float(conf)
+    bits = win_bits(df)
+    if bits is not None:
+        rec["win_bits"] = bits
     if "visits" in extras and "death_cell" in df:
         n = len(extras["visits"])
         cells = df.loc[df["death_cell"] >= 0, "death_cell"].to_numpy()
@@ -271,6 +281,32 @@ def cell_record(spec: GameSpec, i: int, cell: dict[str, Any], swept: list[str], 
                         "visits": extras["visits"].tolist(),
                         "deaths": np.bincount(cells, minlength=n)[:n].tolist()}
     return rec
+
+
+def win_bits(df: pd.DataFrame) -> str | None:
+    """The per-game wins of a cell, game index 0..n-1 in order, as base64 of ``numpy.packbits``.
+
+    A few kB per cell (5 kB for 40,000 games); the report's paired tests and pooled intervals need
+    them, because cells share game indices. None when the games are not exactly 0..n-1.
+    """
+    import base64
+
+    if "win" not in df or "game" not in df:
+        return None
+    order = np.argsort(df["game"].to_numpy(), kind="stable")
+    games = df["game"].to_numpy()[order]
+    if not np.array_equal(games, np.arange(len(df))):
+        return None
+    w = df["win"].to_numpy()[order].astype(bool)
+    return base64.b64encode(np.packbits(w).tobytes()).decode("ascii")
+
+
+def read_win_bits(text: str, n: int) -> np.ndarray:
+    """Inverse of :func:`win_bits`: the 0/1 wins (int8) of games 0..n-1."""
+    import base64
+
+    raw = np.frombuffer(base64.b64decode(text), dtype=np.uint8)
+    return np.unpackbits(raw, count=n).astype(np.int8)
 
 
 def cells_table(records: list[dict[str, Any]], swept: list[str], spec: GameSpec) -> pd.DataFrame:
@@ -329,7 +365,7 @@ def run_sweep(exp: Experiment | str | Path, out_root: str | Path = "results", *,
     t_start = time.time()
     manifest = {
         "name": exp.name, "title": exp.title, "description": exp.description, "game": exp.game, "seed": exp.seed,
-        "swept": exp.swept, "fixed": exp.fixed, "cells": exp.cells, "games": exp.games,
+        "swept": exp.swept, "fixed": exp.fixed, "cells": exp.cells, "games": exp.games, "conf": exp.conf,
         "precision": None if exp.precision is None else {"width": exp.precision.width, "conf": exp.precision.conf,
                                                           "max_games": exp.precision.max_games,
                                                           "batch": exp.precision.batch},
@@ -381,7 +417,7 @@ def _run_cell(spec: GameSpec, exp: Experiment, i: int, start: int, count: int, b
     rs, hero, pol = exp.rulesets[i]
     t0 = time.perf_counter()
     df, extras = simulate_games(spec, rs, hero, pol, exp.seed, start, count, bar)
-    rec = cell_record(spec, i, exp.cells[i], exp.swept, rs, df, extras, time.perf_counter() - t0)
+    rec = cell_record(spec, i, exp.cells[i], exp.swept, rs, df, extras, time.perf_counter() - t0, exp.conf)
     _write_cell(rec, df if exp.per_game else None, cdir)
     return rec
 
@@ -406,7 +442,7 @@ def _run_adaptive(spec: GameSpec, exp: Experiment, todo: list[int], records: dic
     while active:
         for i in active:
             rs, hero, pol = exp.rulesets[i]
-            step = min(target.batch, target.max_games - n[i])
+            step = target.next_batch(n[i])
             t0 = time.perf_counter()
             df, ex = simulate_games(spec, rs, hero, pol, exp.seed, n[i], step, bar)
             elapsed[i] += time.perf_counter() - t0
@@ -458,11 +494,14 @@ class Comparison:
     outcomes: pd.DataFrame
     df_a: pd.DataFrame
     df_b: pd.DataFrame
+    conf: float = 0.95
 
     def to_dict(self) -> dict[str, Any]:
         w = {k: v for k, v in self.win.items() if not k.startswith("flipped")}
         return to_jsonable({
-            "a": self.a, "b": self.b, "games": self.games, "seed": self.seed, "win": w,
+            "a": self.a, "b": self.b, "games": self.games, "seed": self.seed, "conf": self.conf,
+            "multiple_testing": "Holm over the outcomes (p_adjusted); significant means p_adjusted < 1 - conf",
+            "win": w,
             "flipped_win_to_loss": self.win["flipped_win_to_loss"][:50],
             "flipped_loss_to_win": self.win["flipped_loss_to_win"][:50],
             "n_flipped_win_to_loss": len(self.win["flipped_win_to_loss"]),
@@ -474,7 +513,13 @@ class Comparison:
 def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str, Any] | None = None,
             games: int = 10_000, seed: int = 1, conf: float = 0.95, threads: int | None = None,
             progress: bool | None = None) -> Comparison:
-    """Play the same games (same streams) under variants a and b; paired differences b - a."""
+    """Play the same games (same streams) under variants a and b; paired differences b - a.
+
+    One row per outcome (win rate: Newcombe interval and exact McNemar test; numeric outcomes: paired
+    t). The outcomes form one family of tests: ``p_adjusted`` is Holm's adjustment over all of them,
+    and ``significant`` means ``p_adjusted < 1 - conf`` (for the win rate the interval must also
+    exclude 0), so the chance of any false "significant" among the outcomes stays below 1 - conf.
+    """
     from .runner import numba_threads
 
     spec = get_game(game)
@@ -491,35 +536,51 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
         db, _ = simulate_games(spec, *rb, seed, 0, games, bar)
     if bar is not None:
         bar.close()
+    conf = float(conf)
+    if not 0.5 <= conf < 1.0:
+        raise InputError(f"must be between 0.5 and 1, not {conf}", "--conf")
     win = stats.paired_rate_diff(da["win"].to_numpy(), db["win"].to_numpy(), conf)
     games_idx = da["game"].to_numpy()
     win["flipped_win_to_loss"] = games_idx[win["flipped_win_to_loss"]].tolist()
     win["flipped_loss_to_win"] = games_idx[win["flipped_loss_to_win"]].tolist()
     rows = [{"outcome": "win rate", "a": win["rate_a"], "b": win["rate_b"], "diff": win["diff"], "lo": win["lo"],
-             "hi": win["hi"], "p_value": win["p_value"], "significant": win["significant"]}]
+             "hi": win["hi"], "p_value": win["p_value"], "test": "exact McNemar"}]
     for col in spec.mean_columns:
         if col in da:
             d = stats.paired_mean_diff(da[col].to_numpy(float), db[col].to_numpy(float), conf)
             rows.append({"outcome": col, "a": d["mean_a"], "b": d["mean_b"], "diff": d["diff"], "lo": d["lo"],
-                         "hi": d["hi"], "p_value": d["p_value"], "significant": d["significant"]})
-    return Comparison(a, b, games, seed, win, pd.DataFrame(rows), da, db)
+                         "hi": d["hi"], "p_value": d["p_value"], "test": "paired t"})
+    out = pd.DataFrame(rows)
+    out["p_adjusted"] = stats.adjust_pvalues(out["p_value"].to_numpy(float), "holm")
+    alpha = 1.0 - conf
+    sig = (out["p_adjusted"] < alpha).to_numpy(copy=True)
+    sig[0] = bool(sig[0] and (win["lo"] > 0.0 or win["hi"] < 0.0))
+    out["significant"] = sig
+    win["p_adjusted"] = float(out["p_adjusted"].iloc[0])
+    win["significant"] = bool(sig[0])
+    return Comparison(a, b, games, seed, win, out, da, db, conf)
 
 
 def format_comparison(c: Comparison) -> str:
     def show(s: dict[str, Any]) -> str:
         return ", ".join(f"{k}={v}" for k, v in s.items()) or "(defaults)"
 
+    lvl = f"{100 * c.conf:g} %"
+    n_out = len(c.outcomes)
     lines = [f"A: {show(c.a)}", f"B: {show(c.b)}",
              f"{c.games:,} games on the same dice streams (seed {c.seed}); "
-             "differences are B - A, paired 95 % intervals",
+             f"differences are B - A, paired {lvl} intervals",
+             f"p: exact McNemar (win rate) or paired t; p adj: Holm over the {n_out} outcomes. A difference is "
+             f"called significant when p adj < {1 - c.conf:.3g}.",
              ""]
-    lines.append(f"{'outcome':18s} {'A':>10s} {'B':>10s} {'B - A':>10s}  {'95 % interval':>22s}  {'p':>8s}")
+    lines.append(f"{'outcome':18s} {'A':>10s} {'B':>10s} {'B - A':>10s}  {lvl + ' interval':>22s}  {'p':>8s} "
+                 f"{'p adj':>8s}")
     for _, r in c.outcomes.iterrows():
         pct = r["outcome"] == "win rate"
         f = (lambda x: f"{100 * x:9.2f}%") if pct else (lambda x: f"{x:10.3f}")
         sig = "significant" if r["significant"] else "not significant"
         lines.append(f"{r['outcome']:18s} {f(r['a'])} {f(r['b'])} {f(r['diff'])}  [{f(r['lo']).strip():>9s}, "
-                     f"{f(r['hi']).strip():>9s}]  {r['p_value']:8.2g}  {sig}")
+                     f"{f(r['hi']).strip():>9s}]  {r['p_value']:8.2g} {r['p_adjusted']:8.2g}  {sig}")
     w2l, l2w = c.win["flipped_win_to_loss"], c.win["flipped_loss_to_win"]
     lines.append("")
     lines.append(f"games won under A but lost under B: {len(w2l)}" + (f" (e.g. {', '.join(map(str, w2l[:8]))})"
@@ -540,7 +601,7 @@ def write_comparison(c: Comparison, out: str | Path) -> list[Path]:
     write_frame(c.df_b, paths[3])
     from .figures import paired_difference
 
-    fig = paired_difference(c.outcomes)
+    fig = paired_difference(c.outcomes, conf=c.conf)
     p = out / "comparison.png"
     tmp = p.with_name(f".{p.name}.tmp{os.getpid()}.png")
     fig.savefig(tmp, dpi=120)

@@ -344,9 +344,17 @@ def test_win_rate_vs_and_bars() -> None:
 
 def test_pool_and_spread_pick() -> None:
     cells = pd.DataFrame({"games": [100, 300], "wins": [10, 50], "hero": ["a", "a"]})
-    p = F.pool(cells, ["hero"])
-    assert p.loc[0, "games"] == 400 and p.loc[0, "win_rate"] == pytest.approx(0.15)
-    assert (p.loc[0, "win_lo"], p.loc[0, "win_hi"]) == pytest.approx(wilson(60, 400))
+    p = F.pool(cells, ["hero"])  # no per-game wins: the mean of the rates, with a bound valid for shared dice
+    assert p.loc[0, "games"] == 400 and p.loc[0, "win_rate"] == pytest.approx((0.1 + 50 / 300) / 2)
+    assert p.loc[0, "interval"] == "bound"
+    bounds = np.array([wilson(10, 100), wilson(50, 300)])
+    assert (p.loc[0, "win_lo"], p.loc[0, "win_hi"]) == pytest.approx(tuple(bounds.mean(axis=0)))
+    same = pd.DataFrame({"games": [4, 4], "wins": [2, 2], "hero": ["a", "a"]})
+    w = [np.array([1, 1, 0, 0]), np.array([1, 0, 1, 0])]
+    p = F.pool(same, ["hero"], wins=w, conf=0.9)
+    assert p.loc[0, "interval"] == "paired" and p.loc[0, "win_rate"] == 0.5
+    from foury_sim.stats import pooled_rate_ci
+    assert p.loc[0, "win_lo"] == pytest.approx(pooled_rate_ci(np.vstack(w), 0.9)["lo"])
     picks = F.spread_pick([0.0, 0.01, 0.02, 0.5, 1.0, 0.99], 3)
     assert 0 in picks and 4 in picks and 3 in picks
 
@@ -361,3 +369,97 @@ def test_paired_difference() -> None:
     texts = [t.get_text() for t in axes[0].texts + axes[1].texts]
     assert any("+5.00 pp" in t and "significant" in t for t in texts)
     assert any("not significant" in t for t in texts)
+
+
+# ---------------------------------------------------------------------- claims of a difference (issue 9)
+
+_CLAIM = re.compile(r"is clear:|pairs of cells differ \(|clearly different")
+
+
+def _synthetic_study(rng: np.random.Generator, cells: int, games: int, rates: list[float] | None = None, *,
+                     bits: bool = True, conf: float = 0.95, share: float = 0.7) -> Results:
+    """A null (or not) sweep without simulation: per-game wins of cells that share dice.
+
+    ``share``: chance that a game's luck is the shared one (0: independent cells).
+    """
+    from foury_sim.study import win_bits
+
+    rates = rates or [0.3] * cells
+    u = rng.random(games)  # the luck of game index g, shared by every cell
+    w = np.empty((cells, games), dtype=np.int8)
+    for i in range(cells):
+        own = np.where(rng.random(games) < share, u, rng.random(games))
+        w[i] = own < rates[i]
+    k = w.sum(axis=1)
+    from foury_sim.stats import wilson_arrays
+
+    lo, hi = wilson_arrays(k, np.full(cells, games), conf)
+    df = pd.DataFrame({"cell": np.arange(cells), "label": [f"hero=h{i:02d}" for i in range(cells)],
+                       "hero": [f"h{i:02d}" for i in range(cells)], "games": games, "wins": k,
+                       "win_rate": k / games, "win_lo": lo, "win_hi": hi})
+    cjs = [{"cell": i, "label": df.loc[i, "label"]} for i in range(cells)]
+    if bits:
+        for i in range(cells):
+            cjs[i]["win_bits"] = win_bits(pd.DataFrame({"game": np.arange(games), "win": w[i]}))
+    return Results(Path("."), {"swept": ["hero"], "conf": conf}, df, cjs)
+
+
+def _claims(res: Results) -> list[str]:
+    from foury_sim.report import _findings
+
+    return [f for f in _findings(res, None) if _CLAIM.search(f)]
+
+
+@pytest.mark.parametrize("bits, share", [(True, 0.7), (True, 0.0), (False, 0.0)])
+def test_null_sweep_states_no_difference_in_95_percent_of_repeats(bits: bool, share: float) -> None:
+    # 200 repeats of 50 identical cells (same rate; dice shared or independent): any claim of a
+    # difference is a false alarm. The old overlap rule claimed one in most repeats of independent cells.
+    rng = np.random.default_rng(2024 + bits)
+    false_alarms = sum(bool(_claims(_synthetic_study(rng, 50, 1000, bits=bits, share=share))) for _ in range(200))
+    assert false_alarms <= 10, false_alarms  # at least 95 % of repeats state no difference
+    text = " ".join(_findings_of(_synthetic_study(rng, 50, 1000, bits=bits, share=share)))
+    assert "No clear gap between easiest and hardest" in text and "No pair of the 1225 pairs" in text
+    assert ("exact McNemar" in text) == bits
+
+
+def _findings_of(res: Results) -> list[str]:
+    from foury_sim.report import _findings
+
+    return _findings(res, None)
+
+
+def test_real_differences_are_found_with_paired_tests() -> None:
+    rng = np.random.default_rng(3)
+    res = _synthetic_study(rng, 6, 4000, [0.30, 0.30, 0.30, 0.30, 0.30, 0.36])
+    d = __import__("foury_sim.report", fromlist=["cell_differences"]).cell_differences(res)
+    assert d.paired and d.holm(0, 5) < 0.05 and d.holm(0, 1) > 0.05
+    text = " ".join(_findings_of(res))
+    assert "is clear: Holm-adjusted p" in text and "pairs of cells differ (Benjamini" in text
+
+
+def test_cells_that_never_win_are_not_apart_nor_hardest() -> None:
+    rng = np.random.default_rng(4)
+    res = _synthetic_study(rng, 4, 500, [0.0, 0.0, 0.3, 0.32], conf=0.9)
+    f = _findings_of(res)
+    text = " ".join(f)
+    assert "Never won in any of their games: `hero=h00`, `hero=h01`" in text
+    easy = next(x for x in f if x.startswith("Easiest"))
+    assert "h00" not in easy and "h01" not in easy and "90 % interval" in easy
+    from foury_sim.report import cell_differences
+
+    assert cell_differences(res).holm(0, 1) == 1.0  # two 0.0 % [0.0, 0.0] cells: never "clearly apart"
+    assert "95 %" not in text
+
+
+def test_conf_of_the_experiment_reaches_every_label(tmp_path: Path) -> None:
+    from foury_sim.report import _cells_table, _plan
+
+    rng = np.random.default_rng(6)
+    res = _synthetic_study(rng, 3, 300, conf=0.8)
+    assert res.conf == 0.8
+    headers, _, _ = _cells_table(res)
+    assert "80 % interval" in headers
+    plan = _plan(res, None)
+    assert all("95" not in p.caption for p in plan) and "80 % intervals" in plan[0].caption
+    fig = plan[0].make()
+    assert "80 % interval" in fig.get_axes()[0].get_title()

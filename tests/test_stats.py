@@ -1,7 +1,7 @@
-"""Tests for foury_sim.stats against published or independently computed values.
+"""Tests for foury_sim.stats against published values, scipy and statsmodels.
 
-Reference numbers marked "scipy" were computed with scipy 1.17.1 while writing these tests
-(scipy.stats.norm/t/binomtest/ttest_rel); scipy is not imported here.
+Reference numbers marked "scipy" were computed with scipy 1.17.1; the tests at the end also call
+scipy.stats and statsmodels directly and compare.
 """
 
 from __future__ import annotations
@@ -211,7 +211,7 @@ def test_order_stat_ranks_normal_approximation_close_to_exact():
 
 def test_summaries():
     assert stats.summarize_rate(81, 263) == pytest.approx(
-        {"rate": 81 / 263, "lo": stats.wilson(81, 263)[0], "hi": stats.wilson(81, 263)[1], "n": 263}
+        {"rate": 81 / 263, "lo": stats.wilson(81, 263)[0], "hi": stats.wilson(81, 263)[1], "n": 263, "conf": 0.95}
     )
     empty = stats.summarize_rate(0, 0)
     assert math.isnan(empty["rate"]) and (empty["lo"], empty["hi"]) == (0.0, 1.0)
@@ -368,7 +368,7 @@ def test_paired_mean_diff():
 
 
 def test_precision_target_validation():
-    ok = stats.PrecisionTarget(width=0.02, conf=0.95, max_games=100_000, batch=1000)
+    ok = stats.PrecisionTarget(width=0.02, conf=0.95, max_games=100_000, batch=4000)
     assert ok.validate() is ok
     for bad in (0.0, -0.1, 1.0, 1.5):
         with pytest.raises(InputError, match="width"):
@@ -404,18 +404,116 @@ def test_precision_target_done_and_cells():
     np.testing.assert_array_equal(mask, [True, True, False, False, False, False])
 
 
-def test_sequential_stopping_on_width_keeps_coverage():
-    # Stop each run when the Wilson width reaches the target (not on the estimate): coverage stays ~95 %.
-    rng = np.random.default_rng(99)
-    target = stats.PrecisionTarget(width=0.08, max_games=5000, batch=25).validate()
-    p, runs = 0.3, 1000
-    ks = np.zeros(runs, dtype=np.int64)
-    ns = np.zeros(runs, dtype=np.int64)
-    active = stats.cells_to_continue(ks, ns, target)
-    while active.any():
-        ks[active] += rng.binomial(target.batch, p, size=int(active.sum()))
-        ns[active] += target.batch
-        active = stats.cells_to_continue(ks, ns, target)
-    lo, hi = stats.wilson_arrays(ks, ns, target.conf)
-    assert np.all(hi - lo <= target.width) and np.all(ns < target.max_games)
-    assert 0.93 <= np.mean((lo <= p) & (p <= hi)) <= 0.97
+def test_min_batch_is_enforced_and_the_default():
+    assert stats.min_batch(0.02) == math.ceil(40 * stats.z_value(0.95) / 0.02) == 3920
+    assert stats.min_batch(0.02, 0.99) > stats.min_batch(0.02, 0.95)
+    t = stats.PrecisionTarget(width=0.02, max_games=100_000)
+    assert t.batch == 3920 and t.validate() is t
+    assert stats.PrecisionTarget(width=0.05, max_games=1000).batch == 1000  # capped by max_games
+    with pytest.raises(InputError, match="batch >= 3920"):
+        stats.PrecisionTarget(width=0.02, max_games=100_000, batch=100).validate()
+
+
+def test_small_batches_bias_rare_rates_and_the_minimum_batch_fixes_it():
+    # The issue's measurement: batches of 100, width 0.02, p = 0.01 -> about -17 % relative.
+    small = stats.PrecisionTarget(width=0.02, max_games=200_000, batch=100)  # not validated: too small
+    r = stats.simulate_precision_stopping(0.01, small, reps=20_000, seed=1)
+    assert -0.19 < r["rel_bias"] < -0.15
+    ok = stats.PrecisionTarget(width=0.02, max_games=200_000).validate()
+    for p in (0.01, 0.03, 0.12):  # 0.12 stops at about the first look: the worst rate for this batch
+        r = stats.simulate_precision_stopping(p, ok, reps=20_000, seed=2)
+        assert abs(r["rel_bias"]) < 0.01, (p, r)
+
+
+@pytest.mark.parametrize("p", [0.01, 0.3])
+def test_sequential_stopping_coverage_common_and_rare_rates(p):
+    # Stop each run when the Wilson width reaches the target: coverage stays near the nominal level,
+    # also at a rare rate (p = 0.01), where the Wilson interval's own coverage is least regular.
+    target = stats.PrecisionTarget(width=0.02, max_games=50_000).validate()
+    r = stats.simulate_precision_stopping(p, target, reps=4000, seed=99)
+    assert 0.93 <= r["coverage"] <= 0.97, r
+    assert abs(r["rel_bias"]) < 0.01 + 3 * r["rel_bias_se"]
+
+
+def test_wilson_coverage_exact_sum_and_dip_near_zero():
+    n, p = 30, 0.2
+    lo, hi = stats.wilson_arrays(np.arange(n + 1), np.full(n + 1, n))
+    brute = sum(math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1) if lo[k] <= p <= hi[k])
+    assert stats.wilson_coverage(p, n) == pytest.approx(brute, rel=1e-12)
+    for n in (100, 10_000):  # the dip below nominal at p ~ 0.15/n (0.861) to 0.17/n (0.844)
+        assert stats.wilson_coverage(0.15 / n, n) == pytest.approx(0.8607, abs=5e-4)
+        assert stats.wilson_coverage(0.17 / n, n) == pytest.approx(0.8437, abs=5e-4)
+        assert stats.wilson_coverage(2.0 / n, n) > 0.94
+
+
+# --------------------------------------------------------------------------- pooled cells, many comparisons
+
+
+def _shared_dice_cells(rng, cells, games, p=0.3, share=0.8):
+    """0/1 wins of identical cells that play the same games: a shared latent luck per game index."""
+    u = rng.random(games)
+    out = np.empty((cells, games), dtype=np.int8)
+    for i in range(cells):
+        own = np.where(rng.random(games) < share, u, rng.random(games))
+        out[i] = own < p
+    return out
+
+
+def test_pooled_interval_over_shared_dice_covers_and_naive_one_does_not():
+    rng = np.random.default_rng(5)
+    p, runs, hit_naive, hit_paired = 0.3, 400, 0, 0
+    for _ in range(runs):
+        w = _shared_dice_cells(rng, 6, 500, p)
+        k, n = int(w.sum()), w.size
+        lo, hi = stats.wilson(k, n)  # the old pooled interval: 3000 "independent" games
+        hit_naive += lo <= p <= hi
+        r = stats.pooled_rate_ci(w)
+        hit_paired += r["lo"] <= p <= r["hi"]
+        assr = stats.pooled_rate_ci_bound(w.sum(axis=1), np.full(6, 500))
+        assert assr["hi"] - assr["lo"] >= r["hi"] - r["lo"] - 1e-12  # the bound is never narrower
+    assert hit_naive / runs < 0.85
+    assert 0.93 <= hit_paired / runs <= 0.98
+    same = stats.pooled_rate_ci(np.zeros((4, 200)))  # cells that never win: one cell's Wilson interval
+    assert (same["rate"], same["lo"], same["hi"]) == (0.0, 0.0, pytest.approx(stats.wilson(0, 200)[1]))
+
+
+def test_pairwise_tests_match_paired_rate_diff_and_the_bound():
+    rng = np.random.default_rng(8)
+    w = _shared_dice_cells(rng, 5, 800, 0.25, 0.7)
+    t = stats.pairwise_rate_tests(w)
+    for i, j, p in zip(t["i"], t["j"], t["p"], strict=True):
+        assert p == pytest.approx(stats.paired_rate_diff(w[i], w[j])["p_value"], rel=1e-9)
+    b = stats.pairwise_rate_tests(k=w.sum(axis=1), n=np.full(5, 800))
+    assert not b["paired"].any() and np.all(b["p"] >= t["p"] - 0.2)
+    zero = stats.pairwise_rate_tests(k=[0, 0], n=[100, 100])
+    assert zero["p"][0] == 1.0  # two cells at 0 % are never "apart"
+
+
+def test_against_scipy_and_statsmodels():
+    import scipy.stats as sps
+    from statsmodels.stats.contingency_tables import mcnemar
+    from statsmodels.stats.multitest import multipletests
+    from statsmodels.stats.proportion import proportion_confint
+
+    assert stats.t_value(0.9, 7.5) == pytest.approx(sps.t.ppf(0.95, 7.5), rel=1e-12)
+    assert stats.z_value(0.8) == pytest.approx(sps.norm.ppf(0.9), rel=1e-12)
+    for k, n in ((0, 10), (3, 17), (81, 263), (40, 40)):
+        lo, hi = proportion_confint(k, n, alpha=0.1, method="wilson")
+        assert stats.wilson(k, n, 0.9) == pytest.approx((lo, hi), abs=1e-12)
+        assert stats.binomial_two_sided_p(k, n, 0.3) == pytest.approx(sps.binomtest(k, n, 0.3).pvalue, rel=1e-12)
+    table = np.array([[59, 6], [16, 80]])
+    assert stats.mcnemar_p(6, 16) == pytest.approx(mcnemar(table, exact=True).pvalue, rel=1e-12)
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(size=60), rng.normal(0.3, 1, size=60)
+    assert stats.paired_mean_diff(a, b)["p_value"] == pytest.approx(sps.ttest_rel(b, a).pvalue, rel=1e-12)
+    pv = [0.01, 0.04, 0.03, 0.2, np.nan]
+    np.testing.assert_allclose(stats.adjust_pvalues(pv)[:4], multipletests(pv[:4], method="holm")[1])
+    np.testing.assert_allclose(stats.adjust_pvalues(pv, "fdr_bh")[:4], multipletests(pv[:4], method="fdr_bh")[1])
+    assert math.isnan(stats.adjust_pvalues(pv)[4])
+    for size in (1, 7, 300):  # the hand-written Holm step-down equals statsmodels' (ties, 1.0 caps, zeros)
+        q = np.round(rng.random(size) ** 3, 3)
+        np.testing.assert_allclose(stats.adjust_pvalues(q), multipletests(q, method="holm")[1], rtol=1e-12)
+    x = rng.exponential(size=300)
+    v, lo, hi = stats.quantile_ci(x, 0.5)
+    l, u = stats._order_stat_ranks(300, 0.5, 0.95)
+    assert sps.binom.cdf(l - 1, 300, 0.5) <= 0.025 and sps.binom.sf(u - 1, 300, 0.5) <= 0.025

@@ -107,7 +107,6 @@ name = "prec"
 game = "foury"
 seed = 2
 precision = 0.03
-batch = 500
 max_games = 20000
 [sweep]
 "round.monster_bonus" = [[0, 0, 0, 0], [6, 6, 6, 6]]
@@ -116,7 +115,7 @@ max_games = 20000
     t = pd.read_parquet(out / "cells.parquet")
     for _, row in t.iterrows():
         assert row["win_hi"] - row["win_lo"] <= 0.03 or row["games"] == 20000
-        assert row["games"] % 500 == 0
+        assert row["games"] % stats.min_batch(0.03) == 0  # the default batch is the minimum
     # the hopeless cell (win rate near 0) is decided with fewer games than the open one
     assert t.loc[1, "games"] < t.loc[0, "games"]
 
@@ -169,7 +168,8 @@ def test_compare_is_paired_and_names_flipped_games():
     assert sorted(win["flipped_win_to_loss"]) == np.flatnonzero((a == 1) & (b == 0)).tolist()
     assert sorted(win["flipped_loss_to_win"]) == np.flatnonzero((a == 0) & (b == 1)).tolist()
     ref = stats.paired_rate_diff(a, b)
-    assert win["lo"] == pytest.approx(ref["lo"]) and win["significant"] == ref["significant"]
+    assert win["lo"] == pytest.approx(ref["lo"]) and win["p_value"] == pytest.approx(ref["p_value"])
+    assert win["significant"] <= ref["significant"]  # Holm over the outcomes never adds a claim
     assert set(c.outcomes["outcome"]) >= {"win rate", "turns", "score"}
 
 
@@ -187,11 +187,73 @@ def test_precision_on_the_command_line(tmp_path):
     exp = write(tmp_path, SMALL)
     r = subprocess.run([sys.executable, "-m", "foury_sim.cli", "sweep", str(exp), "--out", str(tmp_path / "r"),
                         "--no-report", "--no-progress", "--precision", "0.08", "--max-games", "4000", "--batch",
-                        "500"], cwd=ROOT, capture_output=True, text=True)
+                        "1000"], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     t = pd.read_parquet(tmp_path / "r" / "small" / "cells.parquet")
-    assert ((t["games"] % 500) == 0).all() and (t["games"] <= 4000).all()
+    assert ((t["games"] % 1000) == 0).all() and (t["games"] <= 4000).all()
     assert ((t["win_hi"] - t["win_lo"] <= 0.08) | (t["games"] == 4000)).all()
     bad = subprocess.run([sys.executable, "-m", "foury_sim.cli", "sweep", str(exp), "--out", str(tmp_path / "b"),
                           "--precision", "0.00001", "--max-games", "100"], cwd=ROOT, capture_output=True, text=True)
     assert bad.returncode == 2 and "--precision" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_precision_batch_below_the_minimum_is_refused(tmp_path):
+    text = """
+name = "prec"
+game = "foury"
+precision = 0.03
+batch = 500
+[sweep]
+hero = ["free"]
+"""
+    with pytest.raises(InputError, match="batch >= 2614") as info:
+        load_experiment(write(tmp_path, text))
+    assert info.value.where.endswith(":5")  # the batch line
+    exp = load_experiment(write(tmp_path, text.replace("batch = 500\n", "")))
+    assert exp.precision.batch == stats.min_batch(0.03) == 2614
+
+
+def test_conf_of_the_experiment_sets_every_interval(tmp_path):
+    text = SMALL.replace('games = 1500', 'games = 300\nconf = 0.8')
+    out = run_sweep(write(tmp_path, text), tmp_path / "r", progress=False, report=True)
+    t = pd.read_parquet(out / "cells.parquet")
+    for _, row in t.iterrows():
+        assert (row["win_lo"], row["win_hi"]) == pytest.approx(stats.wilson(int(row["wins"]), 300, 0.8))
+    man = json.loads((out / "manifest.json").read_text())
+    assert man["conf"] == 0.8
+    cell = json.loads((out / "cells" / "cell_0000.json").read_text())
+    assert cell["conf"] == 0.8 and cell["summary"]["turns"]["mean_hi"] - cell["summary"]["turns"]["mean_lo"] > 0
+    from foury_sim.study import read_win_bits
+
+    games = pd.read_parquet(out / "cells" / "cell_0000.parquet").sort_values("game")
+    np.testing.assert_array_equal(read_win_bits(cell["win_bits"], 300), games["win"].to_numpy())
+    md = (out / "report.md").read_text()
+    assert "80 % interval" in md and "95 %" not in md.split("## Experiment file")[0]
+    assert "exact McNemar" in md
+    with pytest.raises(InputError, match="conf"):
+        load_experiment(write(tmp_path, SMALL.replace("games = 1500", "conf = 95"), "bad.toml"))
+
+
+def test_compare_holm_adjusts_the_six_outcomes():
+    c = compare("foury", {"hero": "kael"}, {"hero": "elydion"}, games=1500, seed=8, progress=False, conf=0.9)
+    o = c.outcomes
+    np.testing.assert_allclose(o["p_adjusted"], stats.adjust_pvalues(o["p_value"].to_numpy(float), "holm"))
+    assert (o["p_adjusted"] >= o["p_value"] - 1e-15).all()
+    sig = (o["p_adjusted"] < 0.1).to_numpy(copy=True)
+    sig[0] = sig[0] and (o.loc[0, "lo"] > 0 or o.loc[0, "hi"] < 0)
+    assert o["significant"].tolist() == sig.tolist()
+    from foury_sim.study import format_comparison
+
+    text = format_comparison(c)
+    assert "90 % interval" in text and "Holm over the" in text and "95 %" not in text
+
+
+def test_run_and_compare_conf_on_the_command_line():
+    r = subprocess.run([sys.executable, "-m", "foury_sim", "run", "foury", "--games", "300", "--conf", "0.9"],
+                       cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "(90 % Wilson interval)" in r.stdout
+    r = subprocess.run([sys.executable, "-m", "foury_sim", "compare", "foury", "--a", "hero=kael", "--b",
+                        "hero=elydion", "--games", "300", "--conf", "0.8"], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "paired 80 % intervals" in r.stdout and "p adj" in r.stdout
