@@ -1037,3 +1037,14 @@ def test_only_kael_skips_the_roll(hero):
     assert [(r[0], r[1], r[3]) for r in g.rows(L.TR_ROLL)] == [(0, 2, 0), (0, 2, 1)]
     assert g.rows(L.TR_KAEL) == []
     assert g.rows(L.TR_ROLLOFF) == [(6, 0, 1, 0, 0)] and g.rows(L.TR_WIN) == [(I.GOBLIN, 1, 0, 0, 0)]
+
+
+def test_no_exit_by_an_arrow_of_the_rounds_own_sector():
+    """Leave "through an unused exit of a different sector": in round B (the last round, so no arrow is
+    reserved for a round to come) the hero is placed next to the Oracle on the unused B arrow of cell 7,
+    which does not end the round; the game then stops at the turn cap."""
+    ov = {**QUIET_EVENTS, "requirements.kills": 0, "max_turns": 4, "game.insert_coins": 0}
+    g = play("cross_B", script=[1, 1, 1], queues={"round": [1], "move": [7, 6]}, sheet={"hearts": 5}, overrides=ov)
+    assert [m[1] for m in g.rows(L.TR_MOVE)] == [1, 4, 7, 6, 7]  # in at the north arm ... placed in cell 7
+    assert len(g.rows(L.TR_ORACLE)) == 1 and g[L.S_PHASE] == 2 and g[L.S_POS] == 7
+    assert g.rows(L.TR_EXIT) == [] and g[L.S_WIN] == 0 and g[L.S_CAUSE] == L.CAUSE_TIMEOUT
