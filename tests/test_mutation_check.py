@@ -59,3 +59,23 @@ def test_a_mutant_edits_one_place_in_its_function(tmp_path):
 def test_a_mutant_that_does_not_follow_the_code_is_an_error(tmp_path, find, within, error):
     with pytest.raises(MC.ListError, match=error):
         MC.locate(_mutant(tmp_path, find, within), tmp_path)
+
+
+@pytest.mark.parametrize("replace, tests, status, by, listed", [
+    ("a >= b", ["test_tie"], "KILLED", "tests/test_r.py::test_tie", True),
+    ("a > b - 0", ["test_tie"], "SURVIVED", "", False),  # the listed test, then every test: all pass
+    ("a > bb", ["test_tie"], "BROKEN", "the mutant raises NameError", True),  # a typo is no rule bug
+])
+def test_a_mutant_is_killed_survives_or_is_broken(tmp_path, replace, tests, status, by, listed):
+    snap = tmp_path / "snapshot"
+    (snap / "foury_sim").mkdir(parents=True)
+    (snap / "tests").mkdir()
+    (snap / "foury_sim" / "rules.py").write_text("def wins(a, b):\n    return a > b\n")
+    (snap / "tests" / "test_r.py").write_text(
+        "from foury_sim.rules import wins\n\n\ndef test_tie():\n    assert not wins(3, 3)\n\n\n"
+        "def test_win():\n    assert wins(4, 3)\n"
+    )
+    m = MC.Mutant("m", "g", "foury_sim/rules.py", "a > b", replace, "a tie is no win", tests)
+    r = MC.check_mutant(m, MC.Game("g", ["tests/test_r.py"]), tmp_path, timeout=120)
+    assert (r.status, r.by, r.listed) == (status, by, listed), r.output
+    assert (snap / "foury_sim" / "rules.py").read_text().count("a > b\n") == 1  # the snapshot is untouched

@@ -225,8 +225,9 @@ def check_mutant(m: Mutant, game: Game, work: Path, timeout: float) -> Result:
         status, by, listed, sec, out = run_tests(root, game, m.tests, timeout)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    if status == "KILLED" and ("ImportError" in out or "SyntaxError" in out) and "collect" in out:
-        status, by = "BROKEN", "the mutant breaks the import"
+    typo = re.search(r"^E\s+(NameError|SyntaxError|ImportError)\b", out, re.M)
+    if status == "KILLED" and typo:  # a replacement that does not run is no rule bug
+        status, by = "BROKEN", f"the mutant raises {typo.group(1)}"
     return Result(m, status, by, listed, sec, out)
 
 
