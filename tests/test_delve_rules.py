@@ -121,6 +121,18 @@ def test_scroll_rerolls_party_and_dungeon_dice(scripted):
     )
 
 
+def test_rerolled_dragon_goes_to_the_lair(scripted):
+    """A scroll rerolls the goblin into a dragon: it goes to the Lair, the level is clear."""
+    script = party("S", "Ch", "Ch", "Ch", "Ch", "Ch", "Ch") + [GOB] + [DRAGON]
+    wishes = [
+        wish(A.D_MONSTER, 0, A.A_SCROLL, A.U_PARTY + A.SCROLL),
+        wish(A.D_REROLL, 0, A.A_PICK, A.N_FACES + 0),
+    ]
+    row, lines = run(scripted, script, wishes)
+    has(lines, "reroll", "L1 dungeon (1 rolled, 1 dragon(s) to the Lair): nothing; Lair 1")
+    assert (row["fled"], row["xp"], row["dragons_faced"]) == (0, 1, 0)
+
+
 # --- the monster phase ------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "face, rule",
@@ -218,6 +230,21 @@ def test_potions_revive_dice_with_chosen_faces(scripted):
         "a champion comes back from the graveyard (1 left",
         "a thief comes back from the graveyard (0 left",
     )
+
+
+def test_potions_revive_no_more_than_the_graveyard(scripted):
+    """Two potions, an empty Graveyard: the scroll that quaffs goes to the Graveyard first and comes
+    back; the second potion has nothing left to revive (a Dungeon Roll engine once revived one more)."""
+    script = party("F", "S", "S", "S", "S", "S", "S") + [CHEST] + [POTION, POTION]
+    wishes = cont(0) + [
+        wish(A.D_LOOT, 1, A.A_QUAFF, A.SCROLL, 1),  # the menu offers to revive min(2 potions, 0 + 1)
+        wish(A.D_REVIVE, 0, A.A_FACE, A.CHAMPION),
+    ]
+    row, lines = run(scripted, script, wishes)
+    has(lines, "a champion comes back from the graveyard (0 left there)")
+    assert sum("comes back from the graveyard" in line for line in lines) == 1
+    assert not any("graveyard (-" in line for line in lines)
+    assert row["xp"] == 2 and row["delve1_level"] == 2
 
 
 # --- the dragon --------------------------------------------------------------------------------------
@@ -357,6 +384,7 @@ def test_elixir_revives_a_die(scripted):
     )
     row, lines = run(scripted, script, wishes)
     has(lines, "uses elixir", "a champion comes back from the graveyard (1 left")
+    assert sum("comes back from the graveyard" in line for line in lines) == 1  # one die, not more
 
 
 def test_dragon_bait_turns_monsters_into_dragons(scripted):

@@ -1625,3 +1625,44 @@ def test_builtin_policies_reroll_sensibly(policy):
     rows = [(0, 1, L.EV_MONSTER | walled, 0)] + [(2, v, L.EV_CHEST if v == 5 else walled, 0 if v != 5 else 3)
                                                   for v in range(2, 7)]
     assert rows[choose(L.RR_ROOM, rows)][1] == 5
+
+
+# ============================================================= rules pinned for the mutation check
+# (tools/mutation_check.py: each test here kills a one-line mutant that no other rule test caught)
+def test_combat_death_at_exactly_zero_hearts():
+    """A hit that takes the last heart kills: 1 vs 5+2 costs 6 hearts of 6."""
+    g = fight("orc", [1, 5], sheet={"hearts": 6}, overrides={"game.insert_coins": 0})
+    assert g.rows(L.TR_HIT) == [(6, 0, 0, 0, 0)]
+    assert g[L.S_DEAD] == 1 and g[H] == 0 and g[L.S_DEATH_CAUSE] == L.CAUSE_FOE + I.ORC
+    assert g.decisions("fight_on") == []
+
+
+def test_kael_skips_roll_for_any_enemy():
+    """RULING kael_skips_roll = foe_icon: a statue is an enemy too. Kael enters the statue's room (cell 1)
+    without the room roll, then faces the statue (6 against 1)."""
+    g = play("line5", hero="kael", script=[3, 6, 1], queues={"move": [1]},
+             overrides={**QUIET_EVENTS, "max_turns": 2})
+    assert [r[3] for r in g.rows(L.TR_ROLL)] == [2]  # the entry room only
+    assert g.rows(L.TR_KAEL) == [(1, 0, 0, 0, 0)]
+    assert g.rows(L.TR_FIGHT) == [(I.STATUE, 0, 1, 0, 0)] and g.rows(L.TR_WIN) == [(I.STATUE, 1, 0, 0, 0)]
+
+
+@pytest.mark.parametrize("hero", ["free", "melyra", "thalindra", "elydion"])
+def test_only_kael_skips_the_roll(hero):
+    """Every other hero rolls the room die in the goblin's room (cell 1) before the fight."""
+    g = play("line_g", hero=hero, script=[2, 2, 6, 1], sheet={"hearts": 5} if hero == "free" else None,
+             overrides={"max_turns": 2})
+    assert [(r[0], r[1], r[3]) for r in g.rows(L.TR_ROLL)] == [(0, 2, 0), (0, 2, 1)]
+    assert g.rows(L.TR_KAEL) == []
+    assert g.rows(L.TR_ROLLOFF) == [(6, 0, 1, 0, 0)] and g.rows(L.TR_WIN) == [(I.GOBLIN, 1, 0, 0, 0)]
+
+
+def test_no_exit_by_an_arrow_of_the_rounds_own_sector():
+    """Leave "through an unused exit of a different sector": in round B (the last round, so no arrow is
+    reserved for a round to come) the hero is placed next to the Oracle on the unused B arrow of cell 7,
+    which does not end the round; the game then stops at the turn cap."""
+    ov = {**QUIET_EVENTS, "requirements.kills": 0, "max_turns": 4, "game.insert_coins": 0}
+    g = play("cross_B", script=[1, 1, 1], queues={"round": [1], "move": [7, 6]}, sheet={"hearts": 5}, overrides=ov)
+    assert [m[1] for m in g.rows(L.TR_MOVE)] == [1, 4, 7, 6, 7]  # in at the north arm ... placed in cell 7
+    assert len(g.rows(L.TR_ORACLE)) == 1 and g[L.S_PHASE] == 2 and g[L.S_POS] == 7
+    assert g.rows(L.TR_EXIT) == [] and g[L.S_WIN] == 0 and g[L.S_CAUSE] == L.CAUSE_TIMEOUT
