@@ -32,6 +32,18 @@ CHANGES: list[tuple[str, str, object, object]] = [
     ("the DIE icon is optional (1.5)", "rulings.die_icon", "always", "optional"),
 ]
 
+#: The hero sheets before issue 9 (2.2: every sheet rebuilt to 12 marks by one written rule).
+OLD_SHEETS = {
+    "kael": {"start": {"hearts": 6, "shield": 2, "clover": 1, "weapon": 2, "shovel": 1},
+             "cap": {"hearts": 9, "shield": 4, "clover": 3, "weapon": 4, "shovel": 2}},
+    "melyra": {"start": {"hearts": 5, "shield": 1, "clover": 3, "weapon": 2, "shovel": 1},
+               "cap": {"hearts": 7, "shield": 3, "clover": 5, "weapon": 4, "shovel": 2}},
+    "thalindra": {"start": {"hearts": 5, "shield": 1, "clover": 1, "weapon": 4, "shovel": 1},
+                  "cap": {"hearts": 7, "shield": 2, "clover": 2, "weapon": 6, "shovel": 2}},
+    "elydion": {"start": {"hearts": 4, "shield": 1, "clover": 1, "weapon": 1, "shovel": 2},
+                "cap": {"hearts": 6, "shield": 3, "clover": 3, "weapon": 3, "shovel": 3}},
+}
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -41,16 +53,19 @@ def main() -> None:
     ap.add_argument("--out", default="results/rule_changes")
     args = ap.parse_args()
     rows = []
-    for label, key, old, new in CHANGES:
-        for hero in HEROES:
-            c = compare("foury", {key: old}, {key: new}, fixed={"hero": hero, "policy": args.policy},
-                        games=args.games, seed=args.seed, progress=False)
-            w = c.win
-            rows.append({"change": label, "key": key, "A": old, "B": new, "hero": hero,
-                         "win_A": w["rate_a"], "win_B": w["rate_b"], "diff": w["diff"], "lo": w["lo"],
-                         "hi": w["hi"], "p_value": w["p_value"]})
-            print(f"{label:48s} {hero:10s} {100 * w['rate_a']:6.2f} % -> {100 * w['rate_b']:6.2f} %  "
-                  f"diff {100 * w['diff']:+6.2f} [{100 * w['lo']:+.2f}, {100 * w['hi']:+.2f}]", flush=True)
+    runs = [(label, key, old, new, hero, {key: old}, {key: new})
+            for label, key, old, new in CHANGES for hero in HEROES]
+    runs += [("hero sheets rebuilt to 12 marks (2.2)", f"heroes.{h}", "before issue 9", "rebuilt", h,
+              {f"heroes.{h}.start": o["start"], f"heroes.{h}.cap": o["cap"]}, {}) for h, o in OLD_SHEETS.items()]
+    for label, key, old, new, hero, a, b in runs:
+        c = compare("foury", a, b, fixed={"hero": hero, "policy": args.policy},
+                    games=args.games, seed=args.seed, progress=False)
+        w = c.win
+        rows.append({"change": label, "key": key, "A": old, "B": new, "hero": hero,
+                     "win_A": w["rate_a"], "win_B": w["rate_b"], "diff": w["diff"], "lo": w["lo"],
+                     "hi": w["hi"], "p_value": w["p_value"]})
+        print(f"{label:48s} {hero:10s} {100 * w['rate_a']:6.2f} % -> {100 * w['rate_b']:6.2f} %  "
+              f"diff {100 * w['diff']:+6.2f} [{100 * w['lo']:+.2f}, {100 * w['hi']:+.2f}]", flush=True)
     df = pd.DataFrame(rows)
     df["p_holm"] = multipletests(df["p_value"].fillna(1.0), method="holm")[1]
     df["significant_holm_5pct"] = df["p_holm"] < 0.05
