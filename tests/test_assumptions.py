@@ -16,6 +16,7 @@ from foury_sim.games.foury.ruleset import DEFAULT_RULES, load_ruleset
 from foury_sim.study import load_experiment
 
 DATA = tomllib.loads(DEFAULT_RULES.read_text())
+MAPS_DIR = DEFAULT_RULES.parent / "maps"
 HEROES = ("kael", "melyra", "thalindra", "elydion")
 TRAITS = ("hearts", "shield", "clover", "weapon", "shovel")
 
@@ -32,7 +33,10 @@ def test_foury_declares_the_guessed_inputs():
         assert key in found, key
         assert found[key].reason and not found[key].overridden
     assert found["game.map"].alternatives == ["base_12arrows"]
-    assert found["map.arrows"].value == 8 and found["map.arrows"].where.endswith("base.map:32")
+    map_lines = MAPS_DIR.joinpath("base.map").read_text().splitlines()
+    arrows_line = next(i for i, t in enumerate(map_lines, 1) if t.startswith("assume-arrows:"))
+    assert found["map.arrows"].value == 8 and found["map.arrows"].where.endswith(f"base.map:{arrows_line}")
+    assert found["map.upper_walkways"].value == 4 and found["kills.prize_every"].value == 3
     assert found["game.max_turns"].range == [200, 1000] and not found["game.max_turns"].vary
     # printed values are not assumptions
     assert "round.monster_bonus" not in found and "events.A" not in found and "character.trait_marks" not in found

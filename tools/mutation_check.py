@@ -37,7 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 MUTANTS = Path(__file__).resolve().parent / "mutants.toml"
 #: What a copy of the repository needs to run the rule tests.
-COPY = ("foury_sim", "tests", "experiments", "pyproject.toml")
+COPY = ("foury_sim", "tests", "experiments", "docs", "pyproject.toml")
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".ruff_cache")
 FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.M)
 
