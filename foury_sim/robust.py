@@ -34,9 +34,9 @@ from . import __version__, stats
 from . import assumptions as assume
 from .errors import InputError
 from .registry import get_game
-from .rulesfile import locate_key, read_toml
+from .rulesfile import locate_key
 from .runner import Progress, atomic_write, simulate_games, to_jsonable, write_frame
-from .study import SPECIAL, CellRunner, _flatten, git_commit
+from .study import SPECIAL, CellRunner, _flatten, git_commit, read_experiment
 
 TOP_KEYS = {"name", "title", "description", "game", "seed", "games", "points", "design", "vary", "fixed", "factors",
             "conclusions", "conf"}
@@ -182,24 +182,13 @@ class RobustExperiment:
 def load_robust(path: str | Path) -> RobustExperiment:
     """Parse and validate a robustness experiment file before anything is simulated."""
     p = Path(path)
-    if not p.is_file():
-        raise InputError(f"experiment file {str(path)!r} does not exist", "EXPERIMENT")
-    data, text = read_toml(p)
-    ps = str(p)
+    data, text, ps, spec = read_experiment(p, TOP_KEYS)
+    game = data.get("game", "foury")
 
     def where(key: str) -> str:
         line = locate_key(text, key)
         return f"{ps}:{line}" if line else ps
 
-    unknown = set(data) - TOP_KEYS
-    if unknown:
-        k = sorted(unknown)[0]
-        raise InputError(f"unknown experiment key {k!r} (known: {', '.join(sorted(TOP_KEYS))})", where(k))
-    game = data.get("game", "foury")
-    try:
-        spec = get_game(game)
-    except InputError as e:
-        raise InputError(e.message, where("game")) from None
     name = data.get("name", p.stem)
     if not isinstance(name, str) or not name or "/" in name:
         raise InputError("name must be a plain folder name", where("name"))

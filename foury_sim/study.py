@@ -128,22 +128,29 @@ class CellRunner:
         return rs, hero, pol
 
 
-def load_experiment(path: str | Path) -> Experiment:
-    """Parse and validate an experiment file completely, before anything is simulated."""
+def read_experiment(path: str | Path, top_keys: set[str]) -> tuple[dict[str, Any], str, str, GameSpec]:
+    """An experiment file's data, text and path, with its top-level keys and its game checked."""
     p = Path(path)
     if not p.is_file():
         raise InputError(f"experiment file {str(path)!r} does not exist", "EXPERIMENT")
     data, text = read_toml(p)
     ps = str(p)
-    unknown = set(data) - TOP_KEYS
+    unknown = set(data) - top_keys
     if unknown:
         k = sorted(unknown)[0]
-        raise InputError(f"unknown experiment key {k!r} (known: {', '.join(sorted(TOP_KEYS))})", _where(ps, text, k))
-    game = data.get("game", "foury")
+        raise InputError(f"unknown experiment key {k!r} (known: {', '.join(sorted(top_keys))})", _where(ps, text, k))
     try:
-        spec = get_game(game)
+        spec = get_game(data.get("game", "foury"))
     except InputError as e:
         raise InputError(e.message, _where(ps, text, "game")) from None
+    return data, text, ps, spec
+
+
+def load_experiment(path: str | Path) -> Experiment:
+    """Parse and validate an experiment file completely, before anything is simulated."""
+    p = Path(path)
+    data, text, ps, spec = read_experiment(p, TOP_KEYS)
+    game = data.get("game", "foury")
     name = data.get("name", p.stem)
     if not isinstance(name, str) or not name or "/" in name:
         raise InputError("name must be a plain folder name", _where(ps, text, "name"))
