@@ -502,6 +502,8 @@ class Comparison:
     df_a: pd.DataFrame
     df_b: pd.DataFrame
     conf: float = 0.95
+    #: the assumptions both variants rest on (``overridden_in_cells``: 0 = A, 1 = B)
+    assumptions: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         w = {k: v for k, v in self.win.items() if not k.startswith("flipped")}
@@ -514,6 +516,7 @@ class Comparison:
             "n_flipped_win_to_loss": len(self.win["flipped_win_to_loss"]),
             "n_flipped_loss_to_win": len(self.win["flipped_loss_to_win"]),
             "outcomes": self.outcomes.to_dict(orient="records"),
+            "assumptions": self.assumptions,
         })
 
 
@@ -565,7 +568,7 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     out["significant"] = sig
     win["p_adjusted"] = float(out["p_adjusted"].iloc[0])
     win["significant"] = bool(sig[0])
-    return Comparison(a, b, games, seed, win, out, da, db, conf)
+    return Comparison(a, b, games, seed, win, out, da, db, conf, assumptions.across_cells([ra[0], rb[0]]))
 
 
 def format_comparison(c: Comparison) -> str:
@@ -596,6 +599,8 @@ def format_comparison(c: Comparison) -> str:
                                                                        if l2w else ""))
     if w2l or l2w:
         lines.append("replay one with: foury-sim replay GAME --seed S --game INDEX (plus that variant's settings)")
+    if c.assumptions:
+        lines += [""] + assumptions.summary_lines(c.assumptions)
     return "\n".join(lines)
 
 

@@ -179,3 +179,15 @@ def test_run_summary_carries_the_assumptions_of_its_hero():
     assert "heroes.kael.start" in recs and "heroes.melyra.start" not in recs and "game.map" in recs
     assert recs["events.C"]["overridden"] and recs["events.C"]["value"][0] == "monster"
     assert not recs["game.map"]["overridden"] and "default" not in recs["game.map"]
+
+
+def test_compare_names_the_assumptions_and_which_variant_overrides_one():
+    from foury_sim.study import compare, format_comparison
+
+    c = compare("foury", {}, {"kills.prize_every": 2}, fixed={"hero": "free"}, games=40, seed=3, progress=False)
+    recs = {r["key"]: r for r in c.to_dict()["assumptions"]}
+    assert recs["kills.prize_every"]["overridden"] is True
+    assert recs["kills.prize_every"]["overridden_in_cells"] == [1]  # B only
+    assert recs["game.map"]["overridden"] is False
+    text = format_comparison(c)
+    assert "kills.prize_every" in text and "OVERRIDDEN" in text
