@@ -17,8 +17,9 @@ from pathlib import Path
 import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
+from foury_sim import __version__
 from foury_sim.runner import atomic_write, to_jsonable, write_frame
-from foury_sim.study import compare
+from foury_sim.study import compare, git_commit
 
 HEROES = ("free", "kael", "melyra", "thalindra", "elydion")
 
@@ -73,6 +74,9 @@ def main() -> None:
     write_frame(df, out / "rule_changes.csv")
     atomic_write(out / "manifest.json", json.dumps(to_jsonable(
         {"game": "foury", "policy": args.policy, "games": args.games, "seed": args.seed, "heroes": HEROES,
+         "version": __version__, "git_commit": git_commit(),
+         "command": f"python experiments/rule_changes.py --games {args.games} --seed {args.seed} "
+                    f"--policy {args.policy}",
          "changes": [{"label": c[0], "key": c[1], "A": c[2], "B": c[3]} for c in CHANGES],
          "test": "paired McNemar per row, Holm over all rows"}), indent=2))
     lines = ["| change | hero | A (old) | B (new default) | B - A [95 % paired CI] | Holm p |",
