@@ -238,3 +238,13 @@ def test_summary_warns_when_a_policy_hits_the_turn_cap():
     text = format_summary(loud, GAME.title)
     assert "WARNING: 1.1 % of games ended at the turn cap" in text
     assert "ended at turn cap     1.10 %  (11 games)" in text
+
+
+def test_trace_formatter_shows_an_unknown_code_instead_of_dropping_it():
+    """A trace code without words (a new rule's, before its formatter line) still appears in a replay."""
+    from foury_sim.games.foury.layout import TR_TIE
+    from foury_sim.games.foury.trace import format_trace
+
+    tr = np.array([[TR_TIE, 0, 0, 0, 0, 0], [999, 1, 2, 3, 4, 5]], np.int64)
+    lines = format_trace(tr, 9)
+    assert lines[-1] == "  [trace code 999: 1 2 3 4 5]" and len(lines) == 2

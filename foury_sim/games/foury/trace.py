@@ -239,5 +239,7 @@ def format_trace(tr: np.ndarray, cols: int) -> list[str]:
             res = "WON: the Oracle is fully awakened" if a else "LOST"
             out.append("")
             out.append(f"{res}. Rounds completed {d}, turns {c}, final score {b}.")
+        else:  # never lose an event: a code without words (a new rule's) is still shown, raw
+            out.append(f"  [trace code {code}: {a} {b} {c} {d} {e}]")
     return out
 
