@@ -33,6 +33,11 @@ def _shares(d: dict[Any, int], n: int, top: int = 8) -> str:
     return ", ".join(f"{k}: {100 * v / n:.1f} %" for k, v in items) if n else "-"
 
 
+#: summary tables printed as shares of games
+_SHARE_KEYS = ("rounds_completed_dist", "death_by_round", "death_by_sector", "death_by_cause", "loss_by_cause",
+               "unwinnable_by_cause", "deadliest_rooms", "rank", "rank_dist")
+
+
 def format_summary(s: dict[str, Any], title: str) -> str:
     """The text a designer reads after ``foury-sim run``."""
     n = s["games"]
@@ -48,8 +53,7 @@ def format_summary(s: dict[str, Any], title: str) -> str:
     for key, val in s.items():
         if isinstance(val, dict) and "mean" in val and "median" in val:
             lines.append(f"{key.replace('_', ' '):19s} {_num(val)}")
-    for key in ("rounds_completed_dist", "death_by_round", "death_by_sector", "death_by_cause", "loss_by_cause",
-                "unwinnable_by_cause", "deadliest_rooms", "rank", "rank_dist"):
+    for key in _SHARE_KEYS:
         if key in s and isinstance(s[key], dict) and s[key]:
             lines.append(f"{key.replace('_', ' '):19s} {_shares(s[key], n)}")
     if "first_death_rate" in s:
@@ -61,6 +65,12 @@ def format_summary(s: dict[str, Any], title: str) -> str:
             continue
         if isinstance(val, (int, float)) and not isinstance(val, bool):
             lines.append(f"{key.replace('_', ' '):19s} {val:g}")
+    for key, val in s.items():  # other game-specific tables of numbers (e.g. Delve's rank_share, mean_level)
+        if (key in _SHARE_KEYS or not isinstance(val, dict) or not val or "rate" in val or "mean" in val
+                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in val.values())):
+            continue
+        fmt = (lambda v: f"{100 * v:.1f} %") if key.endswith("_share") else (lambda v: f"{v:.3g}")
+        lines.append(f"{key.replace('_', ' '):19s} " + ", ".join(f"{k}: {fmt(v)}" for k, v in val.items()))
     if s.get("assumptions"):
         from .assumptions import summary_lines
 

@@ -131,3 +131,16 @@ def test_malformed_map_points_at_line_and_column(tmp_path):
     bad.write_text("name: bad\n\n+---+\n|AX.|\n+---+\n")
     r = cli("run", "foury", "--map", str(bad))
     assert r.returncode == 2 and f"{bad}:4:3" in r.stderr
+
+
+def test_text_summary_prints_game_specific_tables():
+    """Tables a game adds to its summary (Delve's rank_share, mean_level) reach the printed summary."""
+    from foury_sim.cli import format_summary
+
+    s = {"games": 100, "hero": "none", "policy": "risk", "seed": 1, "elapsed_s": 0.1, "games_per_s": 1000,
+         "win": {"rate": 0.5, "lo": 0.4, "hi": 0.6, "n": 100, "conf": 0.95},
+         "rank_share": {0: 0.25, 1: 0.75}, "mean_level": {"delve1_level": 4.5}}
+    text = format_summary(s, "Delve")
+    assert "rank share          0: 25.0 %, 1: 75.0 %" in text
+    assert "mean level          delve1_level: 4.5" in text
+    assert text.count("win rate") == 1  # rate tables are not printed twice
