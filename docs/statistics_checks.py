@@ -7,12 +7,10 @@ Takes a few minutes (--quick: fewer repeats, rougher numbers).
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's foury_sim
-from foury_sim import stats  # noqa: E402
+from foury_sim import stats
 
 QUICK = "--quick" in sys.argv
 

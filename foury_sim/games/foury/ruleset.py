@@ -113,7 +113,8 @@ RULINGS: dict[str, tuple[tuple[Any, ...], Any, Any]] = {
     "upper_level": (("places", "network"), R_UPPER_PLACES, "places"),
     "requirements_anywhere": ((True, False), R_REQ_ANYWHERE, True),
     "d_new_cornucopia": ((True, False), R_D_NEW_CORNU, True),
-    "reserve_entries": (("rounds", "sector_only", "none"), R_RESERVE_ROUNDS, "rounds"),
+    "reserve_entries": (("rounds", "sector_only", "none"), (R_RESERVE_ROUNDS, R_RESERVE_ENTRIES),
+                        {"rounds": (1, 0), "sector_only": (0, 1), "none": (0, 0)}),
     "insert_coin": (("restart_round", "new_game"), R_COIN_NEW_GAME, "new_game"),
     "kael_skips_roll": (("foe_icon", "monster_only", "off"), (R_KAEL_FOE_ICON, R_KAEL_MONSTERS_ONLY),
                         {"foe_icon": (1, 0), "monster_only": (1, 1), "off": (0, 0)}),
@@ -323,7 +324,6 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
                 R[i] = flag
         elif idx is not None:
             R[idx] = 1 if v == one else 0
-    R[R_RESERVE_ENTRIES] = 1 if rf.get("rulings.reserve_entries") == "sector_only" else 0
     heroes: dict[str, dict[str, Any]] = {}
     for key, h in (rf.get("heroes") or {}).items():
         if key not in HERO_KEYS:
