@@ -1,0 +1,28 @@
+"""The same games, bit for bit: per-game output hashes of every game, hero and built-in policy against the
+recorded baseline (``tools/game_hashes.py``; a moved hash is a rules change and needs its ruling)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("game_hashes", ROOT / "tools" / "game_hashes.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_every_game_hero_and_policy_plays_the_recorded_games():
+    tool = _tool()
+    base = json.loads(tool.BASELINE.read_text())
+    got = tool.game_hashes(base["games"], base["seed"])
+    assert set(got) == set(base["hashes"])  # every registered game has a baseline
+    for game, cells in base["hashes"].items():
+        assert set(got[game]) == set(cells), game
+        moved = {k: (v, got[game][k]) for k, v in cells.items() if got[game][k] != v}
+        assert not moved, f"{game}: games changed (rerun tools/game_hashes.py and rule on it): {moved}"

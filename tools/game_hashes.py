@@ -1,0 +1,94 @@
+"""Per-game output hashes for every registered game, hero and built-in policy (principle 11).
+
+A change that moves a hash changes the games played: it is a rules change and needs its ruling.
+Speed work and refactors must keep every hash.
+
+    python tools/game_hashes.py                 # print the hashes and compare with the baseline
+    python tools/game_hashes.py --write         # record a new baseline (after a ruled rules change)
+
+The baseline is ``tests/data/game_hashes.json``; ``tests/test_game_hashes.py`` checks it with fewer games.
+Each (game, hero, policy) cell hashes every per-game column (name and int64 values, in name order)
+and every run-level extra of ``--games`` games of stream ``--seed``, with the policy's default parameters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+BASELINE = ROOT / "tests" / "data" / "game_hashes.json"
+
+
+def cell_hash(df, extras: dict[str, np.ndarray]) -> str:
+    """sha1 of the per-game columns and run extras, independent of column order."""
+    h = hashlib.sha1()
+    for name in sorted(df.columns):
+        h.update(name.encode())
+        h.update(np.ascontiguousarray(df[name].to_numpy(), dtype=np.int64).tobytes())
+    for name in sorted(extras):
+        h.update(b"extra:" + name.encode())
+        h.update(np.ascontiguousarray(extras[name], dtype=np.int64).tobytes())
+    return h.hexdigest()[:16]
+
+
+def game_hashes(games: int = 2000, seed: int = 1, only: list[str] | None = None) -> dict[str, dict[str, str]]:
+    """``{game: {"hero/policy": hash}}`` for every registered game (or ``only`` those)."""
+    from foury_sim.policy import make_policy
+    from foury_sim.registry import games as all_games
+    from foury_sim.registry import get_game
+    from foury_sim.runner import simulate_games
+
+    out: dict[str, dict[str, str]] = {}
+    for name in only or all_games():
+        spec = get_game(name)
+        rs = spec.load_ruleset(None, None, None)
+        cells: dict[str, str] = {}
+        for hero in spec.heroes(rs):
+            for pol in spec.policies:
+                df, extras = simulate_games(spec, rs, hero, make_policy(pol, spec.policies), seed, 0, games)
+                cells[f"{hero}/{pol}"] = cell_hash(df, extras)
+        out[name] = cells
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--write", action="store_true", help="record these hashes as the baseline")
+    ap.add_argument("--baseline", type=Path, default=BASELINE)
+    a = ap.parse_args(argv)
+    got = game_hashes(a.games, a.seed)
+    doc = {"games": a.games, "seed": a.seed, "hashes": got}
+    if a.write:
+        a.baseline.write_text(json.dumps(doc, indent=2) + "\n")
+        print(f"wrote {a.baseline}")
+        return 0
+    for g, cells in got.items():
+        for k, v in cells.items():
+            print(f"{g:8s} {k:24s} {v}")
+    if not a.baseline.is_file():
+        return 0
+    base = json.loads(a.baseline.read_text())
+    if (base["games"], base["seed"]) != (a.games, a.seed):
+        print(f"baseline is for --games {base['games']} --seed {base['seed']}: not compared")
+        return 0
+    moved = [(g, k) for g, cells in base["hashes"].items() for k, v in cells.items()
+             if got.get(g, {}).get(k) != v]
+    new = [(g, k) for g, cells in got.items() for k in cells if k not in base["hashes"].get(g, {})]
+    for g, k in moved:
+        print(f"MOVED  {g} {k}: {base['hashes'][g][k]} -> {got.get(g, {}).get(k)}")
+    for g, k in new:
+        print(f"NEW    {g} {k}")
+    print(f"{sum(len(c) for c in got.values())} cells, {len(moved)} moved, {len(new)} new")
+    return 1 if moved else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
