@@ -69,14 +69,25 @@ def _cache_name(packages: tuple[str, ...]) -> str:
     return "-".join(p.replace("/", "_") for p in packages) or "core"
 
 
+def package_of(module: str) -> str:
+    """The game package (``games/NAME``) a module belongs to: ``foury_sim.games.foury.kernel`` ->
+    ``games/foury``. Kernel modules pass their ``__name__``, so the package is never retyped."""
+    parts = module.split(".")
+    if len(parts) < 3 or parts[0] != __name__.split(".")[0] or parts[1] != "games":
+        raise ValueError(f"{module!r} is not a module of a game package (foury_sim.games.NAME...)")
+    return f"games/{parts[2]}"
+
+
 def _cache_dir(*packages: str) -> str:
     """The cache directory of kernels from ``packages``, keyed by their sources."""
     return os.path.join(_base_dir(), f"{_cache_name(packages)}-{_source_hash(tuple(packages))}")
 
 
 @contextlib.contextmanager
-def use_cache(*packages: str):
-    """Decorate kernels inside this block with a cache directory keyed by their sources."""
+def use_cache(module: str):
+    """Decorate kernels inside this block with a cache directory keyed by the sources of the game package
+    of ``module`` (pass ``__name__``)."""
+    packages = (package_of(module),)
     if not CACHE or _USER_CACHE_DIR:
         yield
         return
@@ -95,11 +106,13 @@ def use_cache(*packages: str):
 
 class CompiledOnFirstUse:
     """An entry point with a signature (``njit(sig, ...)`` would compile it at import), compiled on
-    its first call instead, under the cache directory keyed by ``package``'s sources (``use_cache``):
+    its first call instead, under the cache directory keyed by the sources of the game package of
+    ``module`` (pass ``__name__``; see ``use_cache``):
     importing a game compiles nothing, and a run of one game never waits for another's kernels."""
 
-    def __init__(self, package: str, sig, fn, **options) -> None:
-        self.package, self.sig, self.fn, self.options = package, sig, fn, options
+    def __init__(self, module: str, sig, fn, **options) -> None:
+        self.module, self.package = module, package_of(module)
+        self.sig, self.fn, self.options = sig, fn, options
         self.dispatcher = None
 
     @property
@@ -124,6 +137,6 @@ class CompiledOnFirstUse:
 
             if CACHE and not (_USER_CACHE_DIR or JIT_DISABLED) and sys.stderr.isatty() and not self.cached():
                 print(self.notice(), file=sys.stderr, flush=True)
-            with use_cache(self.package):
+            with use_cache(self.module):
                 self.dispatcher = njit(self.sig, cache=CACHE, **self.options)(self.fn)
         return self.dispatcher

@@ -49,7 +49,7 @@ def test_a_cold_compile_is_detected_and_announced(tmp_path, monkeypatch):
     from foury_sim.games.delve import engine as E
 
     monkeypatch.setenv("FOURY_SIM_CACHE_DIR", str(tmp_path))
-    entry = CompiledOnFirstUse("games/delve", E.KERNEL_SIG, E._kernel, parallel=True)
+    entry = CompiledOnFirstUse(E.__name__, E.KERNEL_SIG, E._kernel, parallel=True)
     assert not entry.cached()
     assert entry.notice().startswith("foury-sim: compiling the delve engine")
     index = Path(_cache_dir("games/delve")) / "delve_0123" / "engine._kernel-1174.py311.nbi"

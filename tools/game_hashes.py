@@ -4,9 +4,11 @@ A change that moves a hash changes the games played: it is a rules change and ne
 Speed work and refactors must keep every hash.
 
     python tools/game_hashes.py                 # print the hashes and compare with the baseline
+    NUMBA_DISABLE_JIT=1 python tools/game_hashes.py --games 100   # quick check without compiling
     python tools/game_hashes.py --write         # record a new baseline (after a ruled rules change)
 
-The baseline is ``tests/data/game_hashes.json``; ``tests/test_game_hashes.py`` checks it with fewer games.
+The baseline is ``tests/data/game_hashes.json`` (one entry per game count: 2000 and 100);
+``tests/test_game_hashes.py`` checks the 2000-game entry.
 Each (game, hero, policy) cell hashes every per-game column (name and int64 values, in name order)
 and every run-level extra of ``--games`` games of stream ``--seed``, with the policy's default parameters.
 """
@@ -64,21 +66,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--write", action="store_true", help="record these hashes as the baseline")
     ap.add_argument("--baseline", type=Path, default=BASELINE)
     a = ap.parse_args(argv)
-    got = game_hashes(a.games, a.seed)
-    doc = {"games": a.games, "seed": a.seed, "hashes": got}
     if a.write:
+        doc = {"seed": a.seed, "runs": {str(n): game_hashes(n, a.seed) for n in (100, 2000)}}
         a.baseline.write_text(json.dumps(doc, indent=2) + "\n")
         print(f"wrote {a.baseline}")
         return 0
+    got = game_hashes(a.games, a.seed)
     for g, cells in got.items():
         for k, v in cells.items():
             print(f"{g:8s} {k:24s} {v}")
     if not a.baseline.is_file():
         return 0
-    base = json.loads(a.baseline.read_text())
-    if (base["games"], base["seed"]) != (a.games, a.seed):
-        print(f"baseline is for --games {base['games']} --seed {base['seed']}: not compared")
+    doc = json.loads(a.baseline.read_text())
+    if doc["seed"] != a.seed or str(a.games) not in doc["runs"]:
+        print(f"the baseline has --seed {doc['seed']} and --games {', '.join(doc['runs'])}: not compared")
         return 0
+    base = {"hashes": doc["runs"][str(a.games)]}
     moved = [(g, k) for g, cells in base["hashes"].items() for k, v in cells.items()
              if got.get(g, {}).get(k) != v]
     new = [(g, k) for g, cells in got.items() for k in cells if k not in base["hashes"].get(g, {})]

@@ -16,7 +16,7 @@ from ...policy import USER_POLICY_ID, Policy, PolicySpec
 from ...registry import GameSpec, register
 from ...rng import NO_SCRIPT
 
-with use_cache("games/delve"):  # compiled kernels are cached per version of this package's code
+with use_cache(__name__):  # compiled kernels are cached per version of this package's code
     from . import api
     from .engine import OUT_NAMES, TRACE_COLS, kernel
     from .odds import clear_table, odds

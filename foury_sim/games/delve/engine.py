@@ -1218,4 +1218,4 @@ KERNEL_SIG = types.void(
     types.int64[:, ::1],
 )
 #: ``kernel()``: the compiled kernel (built on first use, then loaded from the on-disk cache).
-kernel = CompiledOnFirstUse("games/delve", KERNEL_SIG, _kernel, parallel=True)
+kernel = CompiledOnFirstUse(__name__, KERNEL_SIG, _kernel, parallel=True)

@@ -16,8 +16,7 @@ from .layout import CAUSE_TIMEOUT, HERO_KEYS, N_OUT, OUT_BAD, OUT_COLUMNS, UNWIN
 from .ruleset import FouryRules, load_ruleset
 from .trace import cause_name, format_trace
 
-PACKAGE = "games/foury"
-with use_cache(PACKAGE):  # compiled kernels are cached per version of this package's code
+with use_cache(__name__):  # compiled kernels are cached per version of this package's code
     from . import kernel
     from .odds import odds_table
     from .policies import POLICIES

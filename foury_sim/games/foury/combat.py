@@ -62,7 +62,7 @@ def _trials(R, T, params, weapon, hearts, n, seed, fn, counts, st, geo, rm, opts
 
 
 #: ``_trials_kernel()``: ``_trials`` compiled on first use (see ``config.CompiledOnFirstUse``).
-_trials_kernel = CompiledOnFirstUse("games/foury", _SIG, _trials)
+_trials_kernel = CompiledOnFirstUse(__name__, _SIG, _trials)
 
 
 def combat_trials(weapon: int, strength: int, hearts: int, n: int, seed: int = 1) -> np.ndarray:

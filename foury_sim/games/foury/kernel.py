@@ -1728,8 +1728,8 @@ def _play_one(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, r
 
 #: The compiled entry points, built on first use (see ``config.CompiledOnFirstUse``).
 _ENTRIES = {
-    "simulate": CompiledOnFirstUse("games/foury", _SIG, _simulate_kernel, parallel=True),
-    "play_one": CompiledOnFirstUse("games/foury", _ONE_SIG, _play_one),
+    "simulate": CompiledOnFirstUse(__name__, _SIG, _simulate_kernel, parallel=True),
+    "play_one": CompiledOnFirstUse(__name__, _ONE_SIG, _play_one),
 }
 
 
