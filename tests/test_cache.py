@@ -15,9 +15,9 @@ def _keyed_dir(package: str) -> Path:
 
 
 def test_delve_kernel_cache_is_keyed_by_sources():
-    from foury_sim.games.delve.engine import kernel
+    from foury_sim.games.delve.kernel import entry
 
-    assert Path(kernel()._cache._cache_path).parent == _keyed_dir("games/delve")
+    assert Path(entry("simulate")._cache._cache_path).parent == _keyed_dir("games/delve")
 
 
 def test_foury_kernels_cache_is_keyed_by_sources():
@@ -35,9 +35,9 @@ def test_importing_the_games_compiles_nothing():
     code = (
         "import foury_sim.games.foury as F, foury_sim.games.delve as D\n"
         "from foury_sim.games.foury import kernel as K, combat as C\n"
-        "from foury_sim.games.delve import engine as E\n"
+        "from foury_sim.games.delve import kernel as E\n"
         "assert not any(e.compiled for e in K._ENTRIES.values())\n"
-        "assert not C._trials_kernel.compiled and not E.kernel.compiled\n"
+        "assert not C._trials_kernel.compiled and not E._ENTRIES['simulate'].compiled\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 
@@ -46,13 +46,13 @@ def test_a_cold_compile_is_detected_and_announced(tmp_path, monkeypatch):
     """Before compiling, an entry point checks the source-keyed cache; a cold compile (minutes)
     is announced on a terminal's stderr, a cached start (a second) is not."""
     from foury_sim.config import CompiledOnFirstUse
-    from foury_sim.games.delve import engine as E
+    from foury_sim.games.delve import kernel as E
 
     monkeypatch.setenv("FOURY_SIM_CACHE_DIR", str(tmp_path))
     entry = CompiledOnFirstUse(E.__name__, E.KERNEL_SIG, E._kernel, parallel=True)
     assert not entry.cached()
     assert entry.notice().startswith("foury-sim: compiling the delve engine")
-    index = Path(_cache_dir("games/delve")) / "delve_0123" / "engine._kernel-1174.py311.nbi"
+    index = Path(_cache_dir("games/delve")) / "delve_0123" / "kernel._kernel-1174.py311.nbi"
     index.parent.mkdir(parents=True)
     index.write_bytes(b"")
     assert entry.cached()

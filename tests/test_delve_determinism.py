@@ -96,7 +96,7 @@ def test_replay_is_the_simulated_game(rs):
     pol = make_policy("threshold", D.POLICIES)
     r = D.simulate(rs, "occultist", pol, 4, 0, 10)
     for g in (0, 7):
-        row, lines = D.play(rs, "occultist", pol, 4, g)
+        row, lines = D.play_one(rs, "occultist", pol, 4, g)
         assert all(row[k] == r[k][g] for k in r)
         assert lines[-1].startswith(f"== end: score {r['score'][g]} ")
 
@@ -117,7 +117,7 @@ def test_policies_rank_as_expected(rs):
 
 
 def test_registered_spec():
-    spec = D.SPEC
+    spec = D.GAME
     assert spec.name == "delve" and spec.default_policy in spec.policies and spec.default_hero == "none"
     assert set(spec.policies) == {"threshold", "risk", "random"}
     assert spec.policies["threshold"].params == {"retire_level": 5.0, "min_companions": 2.0}

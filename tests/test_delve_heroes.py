@@ -8,7 +8,7 @@ import pytest
 from test_delve_rules import CHEST, DRAGON, GOB, OOZE, POS, POTION, SKEL, cont, has, party, run, wish
 
 from foury_sim.games import delve as D
-from foury_sim.games.delve import api as A
+from foury_sim.games.delve import layout as A
 from foury_sim.policy import make_policy
 
 MASTER = ["xp.master_at=0"]

@@ -16,7 +16,7 @@ import pytest
 
 from foury_sim.errors import InputError
 from foury_sim.games import delve as D
-from foury_sim.games.delve import api as A
+from foury_sim.games.delve import layout as A
 from foury_sim.games.delve.odds import _party_feasibility
 from foury_sim.policy import make_policy
 
@@ -58,7 +58,7 @@ def cont(*nths: int) -> list[tuple[int, ...]]:
 def run(pol, script, wishes=(), hero="none", sets=(), delves=1):
     rs = D.load_ruleset(None, [f"delves={delves}", *sets])
     params = np.array([x for w in wishes for x in w], dtype=np.float64)
-    row, lines = D.play(rs, hero, replace(pol, params=params), 0, 0, script)
+    row, lines = D.play_one(rs, hero, replace(pol, params=params), 0, 0, script)
     assert row["bad_answers"] == 0, "a wish matched no option:\n" + "\n".join(lines)
     return row, lines
 

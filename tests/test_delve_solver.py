@@ -14,8 +14,8 @@ import pytest
 from numba import njit
 
 from foury_sim.games import delve as D
-from foury_sim.games.delve import api as A
-from foury_sim.games.delve import engine as E
+from foury_sim.games.delve import kernel as E
+from foury_sim.games.delve import layout as A
 from foury_sim.games.delve import solver as S
 from foury_sim.games.delve.ruleset import R_DRAGON_TYPES, R_HERO
 from foury_sim.games.delve.solver import W_CNT, W_EXTRA, W_LIVE, W_MASK, W_MON, W_SWEEP, best_fight, new_scratch
@@ -278,7 +278,7 @@ COMPANION_TOKENS = ("vorpal_sword", "talisman", "scepter_of_power", "thieves_too
     ],
 )
 def test_solver_loops_over_the_units_a_hero_can_hold(hero, extra):
-    """The solver's loops skip units that can never be held (``engine.init_scratch``): the live
+    """The solver's loops skip units that can never be held (``kernel.init_scratch``): the live
     lists hold the party dice, the companion tokens and what the hero's powers add, in unit order
     and in cost order."""
     rs = D.load_ruleset()
@@ -298,5 +298,5 @@ def test_units_added_by_powers_are_spent_in_games(hero, unit):
     live lists, so the solver sees them)."""
     rs = D.load_ruleset()
     pol = make_policy("threshold", D.POLICIES)
-    spent = [line for g in range(20) for line in D.play(rs, hero, pol, 0, g)[1] if f"spends 1 x {unit}" in line]
+    spent = [line for g in range(20) for line in D.play_one(rs, hero, pol, 0, g)[1] if f"spends 1 x {unit}" in line]
     assert spent

@@ -1,10 +1,10 @@
 """User policies for Delve, loaded in the tests through ``make_policy("tests/data/delve_policies.py:NAME")``.
 
 A policy is ``decide(kind, state, options, n_options, params) -> int``; the names it reads come
-from ``foury_sim.games.delve.api`` (plain ints, frozen by numba at compile time).
+from ``foury_sim.games.delve.layout`` (plain ints, frozen by numba at compile time).
 """
 
-from foury_sim.games.delve.api import (
+from foury_sim.games.delve.layout import (
     A_CONTINUE,
     A_RETIRE,
     D_REGROUP,

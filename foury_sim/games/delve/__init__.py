@@ -1,6 +1,6 @@
 """Delve (published as Dungeon Roll): a solo push-your-luck dice delve, registered as "delve".
 
-Rules: ``rules.toml`` (data) and ``engine.py`` (numba); policy API: ``api.py``; docs/rules-delve.md.
+Rules: ``data/rules.toml`` (data) and ``kernel.py`` (numba); policy API: ``layout.py``; docs/rules-delve.md.
 """
 
 from __future__ import annotations
@@ -17,28 +17,28 @@ from ...registry import GameSpec, register
 from ...rng import NO_SCRIPT
 
 with use_cache(__name__):  # compiled kernels are cached per version of this package's code
-    from . import api
-    from .engine import OUT_NAMES, TRACE_COLS, kernel
+    from . import layout
+    from .kernel import OUT_NAMES, TRACE_COLS, entry
     from .odds import clear_table, odds
     from .policies import RISK_PARAMS, THRESHOLD_PARAMS
-    from .report import format_trace
     from .ruleset import R_DELVES, DelveRules, heroes, load_ruleset
+    from .trace import format_trace
 
 POLICIES = {
     "threshold": PolicySpec(
         "threshold",
-        api.P_THRESHOLD,
+        layout.P_THRESHOLD,
         "retire when the level reached >= retire_level or fewer than min_companions companion dice remain",
         dict(THRESHOLD_PARAMS),
     ),
     "risk": PolicySpec(
         "risk",
-        api.P_RISK,
+        layout.P_RISK,
         "retire unless the exact chance of clearing the next level makes going on worth "
         "more (by margin) than the XP at stake; bonus values surviving a level",
         dict(RISK_PARAMS),
     ),
-    "random": PolicySpec("random", api.P_RANDOM, "a uniformly random legal option at every choice"),
+    "random": PolicySpec("random", layout.P_RANDOM, "a uniformly random legal option at every choice"),
 }
 
 
@@ -49,7 +49,7 @@ def columns(ruleset: DelveRules) -> list[str]:
 def wants_odds(policy: Policy) -> bool:
     """The risk policy needs the clear table; a user policy asks for it (``S_P_NEXT``, ``O_P``) with
     ``DELVE_WANTS_ODDS = True`` in its file (computing it takes a second or two per ruleset and hero)."""
-    if policy.policy_id == api.P_RISK:
+    if policy.policy_id == layout.P_RISK:
         return True
     py = getattr(policy.fn, "py_func", policy.fn)
     return policy.policy_id == USER_POLICY_ID and bool(getattr(py, "__globals__", {}).get("DELVE_WANTS_ODDS"))
@@ -72,7 +72,7 @@ def _run(
     out = np.empty((len(columns(ruleset)), count), dtype=np.int64)  # one row per column
     trace = np.zeros((trace_rows, TRACE_COLS), dtype=np.int64)
     ctl = np.array([policy.policy_id, start, count, list(ruleset.heroes).index(hero)], dtype=np.int64)
-    kernel()(
+    entry("simulate")(
         rules,
         table,
         ctl,
@@ -94,7 +94,7 @@ def simulate(
     return dict(zip(columns(ruleset), out))
 
 
-def play(
+def play_one(
     ruleset: DelveRules,
     hero: str,
     policy: Policy,
@@ -112,7 +112,7 @@ def play(
 
 def replay(ruleset: DelveRules, hero: str, policy: Policy, seed: int, game: int) -> list[str]:
     """The play report of game ``game`` of stream ``seed``."""
-    row, lines = play(ruleset, hero, policy, seed, game)
+    row, lines = play_one(ruleset, hero, policy, seed, game)
     head = f"Delve, game {game} of seed {seed}: hero {hero}, policy {policy.describe()}"
     return [head] + lines
 
@@ -131,7 +131,7 @@ def summarize(df: pd.DataFrame) -> dict[str, Any]:
     }
 
 
-SPEC = register(
+GAME = register(
     GameSpec(
         name="delve",
         title="Delve (Dungeon Roll): 3 solo delves, push your luck",
@@ -149,11 +149,11 @@ SPEC = register(
 )
 
 __all__ = [
-    "SPEC",
+    "GAME",
     "POLICIES",
     "simulate",
     "replay",
-    "play",
+    "play_one",
     "summarize",
     "odds",
     "load_ruleset",

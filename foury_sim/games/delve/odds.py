@@ -23,8 +23,8 @@ from numba import njit
 from ...config import CACHE
 from ...errors import InputError
 from ...rng import seed_stream
-from . import api as A
-from .engine import (
+from . import layout as A
+from .kernel import (
     SCRATCH,
     _compositions,
     dragon_need,
@@ -70,7 +70,7 @@ def feasible(rules, st, nmax, out, opts, w):
 
 @njit(cache=CACHE)
 def _clear_table(rules, table):
-    """Fill ``table`` (see ``engine.p_clear`` for the layout) with P(clear level) for every side,
+    """Fill ``table`` (see ``kernel.p_clear`` for the layout) with P(clear level) for every side,
     party, number of dungeon dice rolled and Lair."""
     total = rules[R_PARTY_DICE]
     nd = rules[R_DUNGEON_DICE]
@@ -84,7 +84,7 @@ def _clear_table(rules, table):
     fact = np.ones(nd + 1)
     for i in range(1, nd + 1):
         fact[i] = fact[i - 1] * i
-    st = np.zeros(A.N_STATE, dtype=np.int64)
+    st = np.zeros(A.STATE_SIZE, dtype=np.int64)
     opts = np.zeros((A.MAX_OPTIONS + 1, A.N_OCOLS), dtype=np.int64)
     w = scratch(rules)
     feas = np.zeros((2, nd + 1, nd + 1, nd + 1), dtype=np.int64)
@@ -150,7 +150,7 @@ def _n_parties(total: int) -> int:
 def measure(rules, side, party, level, lair, seed, samples, counts):
     """Roll the level with the engine's own code ``samples`` times: ``counts`` = (dragon came,
     monsters defeated, level cleared). ``party[0] < 0``: form a fresh party each time."""
-    st = np.zeros(A.N_STATE, dtype=np.int64)
+    st = np.zeros(A.STATE_SIZE, dtype=np.int64)
     opts = np.zeros((A.MAX_OPTIONS + 1, A.N_OCOLS), dtype=np.int64)
     w = scratch(rules)
     rs = np.zeros(4, dtype=np.uint64)
@@ -210,7 +210,7 @@ def _multinomial(counts: tuple[int, ...], probs: list[Fraction]) -> Fraction:
 
 
 def _party_feasibility(rules: np.ndarray, side: int, party: tuple[int, ...], nmax: int) -> np.ndarray:
-    st = np.zeros(A.N_STATE, dtype=np.int64)
+    st = np.zeros(A.STATE_SIZE, dtype=np.int64)
     st[A.S_MASTER] = side
     st[A.S_PARTY : A.S_PARTY + A.N_FACES] = party
     out = np.zeros((2, nmax + 1, nmax + 1, nmax + 1), dtype=np.int64)

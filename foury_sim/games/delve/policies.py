@@ -17,7 +17,7 @@ from __future__ import annotations
 from numba import njit
 
 from ...config import CACHE
-from . import api as A
+from . import layout as A
 
 #: Parameters (name -> default) of each built-in policy, in the order of the params vector. The
 #: defaults are the best of a small grid on the plain game (20,000 games each): threshold wins 50%,

@@ -1,4 +1,4 @@
-"""Delve rulesets: read ``rules.toml`` (plus ``--set`` overrides), validate, and flatten it into the
+"""Delve rulesets: read ``data/rules.toml`` (plus ``--set`` overrides), validate, and flatten it into the
 one int64 array the kernels read (``R_*`` offsets below). Validation lives here, never in kernels."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import numpy as np
 from ... import assumptions as assume
 from ...errors import InputError
 from ...rulesfile import RuleFile, apply_overrides, load
-from . import api as A
+from . import layout as A
 
-DEFAULT_RULES = Path(__file__).with_name("rules.toml")
+DEFAULT_RULES = Path(__file__).with_name("data") / "rules.toml"
 
 # --- offsets in the rules array --------------------------------------------------------------
 R_DELVES = 0

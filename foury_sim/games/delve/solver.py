@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from ...config import CACHE
-from . import api as A
+from . import layout as A
 
 #: What spending one unit costs, in the built-in preference order: temporary companions are free
 #: (discarded at regroup anyway), a scroll die used as a companion is the least useful die,
@@ -32,7 +32,7 @@ UNIT_ORDER = np.argsort(UNIT_COST, kind="stable").astype(np.int64)
 
 #: Rows of the scratch array ``w`` (int64[W_ROWS, W_COLS]).
 W_SWEEPER, W_USE, W_DSET, W_TAKEN, W_WORK, W_AVAIL, W_CAND = 0, 1, 2, 3, 4, 5, 6  # W_CAND: 3 rows
-W_CNT, W_MASK, W_EXTRA, W_SWEEP, W_MON = 9, 10, 11, 12, 13  # the inputs: filled by engine.load_units
+W_CNT, W_MASK, W_EXTRA, W_SWEEP, W_MON = 9, 10, 11, 12, 13  # the inputs: filled by kernel.load_units
 W_CAP, W_ACT = 14, 15  # active units (cost order) and their kill capacity
 W_NCAND, W_LIST, W_CHOICE = 16, 17, 18  # candidates per type; the engine's units held; a stack
 W_TARGET = 19  # the engine's scratch: targets of an ultimate, a saved dungeon

@@ -16,7 +16,7 @@ from numba.extending import intrinsic
 from ...config import CACHE, CHUNK, JIT_DISABLED, CompiledOnFirstUse
 from ...policy import POLICY_TYPE, USER_POLICY_ID
 from ...rng import roll, seed_stream
-from . import api as A
+from . import layout as A
 from .policies import builtin_decide
 from .ruleset import (
     R_DELVES,
@@ -1184,7 +1184,7 @@ def _kernel(rules, ptable, ctl, params, user_fn, seed, script, out, trace):
         sc = script.copy()
         tr = trace if trace.shape[0] > 1 else np.zeros((0, TRACE_COLS), dtype=np.int64)
         rs = np.zeros(4, dtype=np.uint64)
-        st = np.zeros(A.N_STATE, dtype=np.int64)
+        st = np.zeros(A.STATE_SIZE, dtype=np.int64)
         opts = np.zeros((A.MAX_OPTIONS + 1, A.N_OCOLS), dtype=np.int64)
         w = np.zeros((W_ROWS, W_COLS), dtype=np.int64)
         init_scratch(rl, w)
@@ -1217,5 +1217,11 @@ KERNEL_SIG = types.void(
     types.int64[:, ::1],
     types.int64[:, ::1],
 )
-#: ``kernel()``: the compiled kernel (built on first use, then loaded from the on-disk cache).
-kernel = CompiledOnFirstUse(__name__, KERNEL_SIG, _kernel, parallel=True)
+#: The compiled entry points, built on first use (see ``config.CompiledOnFirstUse``).
+_ENTRIES = {"simulate": CompiledOnFirstUse(__name__, KERNEL_SIG, _kernel, parallel=True)}
+
+
+def entry(name: str):
+    """The compiled entry point ``"simulate"`` (parallel, many games; one game with a trace when
+    ``count`` is 1 and the trace has rows)."""
+    return _ENTRIES[name]()

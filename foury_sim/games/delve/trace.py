@@ -1,11 +1,11 @@
-"""Play reports: the kernel's int64 event log (``engine.ev``) turned into readable lines."""
+"""Play reports: the kernel's int64 event log (``kernel.ev``) turned into readable lines."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import api as A
-from . import engine as E
+from . import kernel as E
+from . import layout as A
 from .ruleset import DelveRules
 
 

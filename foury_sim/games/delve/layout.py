@@ -60,7 +60,7 @@ ULT_POWERS = ("none", "hero_companion", "discard", "defeat", "reroll", "monsters
 #: ``discard`` targets (bits of H_ULT_MASK).
 DISCARD_BITS = {"monsters": 1, "chests": 2, "potions": 4, "lair": 8}
 
-# --- the state vector (int64[N_STATE]) -------------------------------------------------------
+# --- the state vector (int64[STATE_SIZE]) -------------------------------------------------------
 S_DELVE = 0  # delve number, 1-based
 S_LEVEL = 1  # current level, 1-based
 S_PHASE = 2  # PH_* bit of the phase being played (0 forming / regroup)
@@ -100,7 +100,7 @@ S_RETIRE_XP = 92  # XP per level for retiring (ruleset)
 S_PORTAL_FALLBACK = 93  # net points a held Town Portal saves if the next level fails (0: none held)
 S_BAD = 94  # out-of-range answers of the policy (taken as option 0)
 S_PLAN = 95  # 11: the kernel's advised reroll (same layout as S_PICK)
-N_STATE = 112
+STATE_SIZE = 112
 MAX_DELVES = 8
 N_PICK = 11
 SRC_FORM, SRC_SCROLL, SRC_ULTIMATE = 0, 1, 2
@@ -112,7 +112,7 @@ D_LOOT = 2  # loot phase: open chests, quaff potions, use an Elixir, or DONE
 D_REVIVE = 3  # face of a die brought back from the Graveyard
 D_DRAGON = 4  # dragon phase: fight, Ring, ultimate, scroll, portal or flee
 D_REGROUP = 5  # retire or seek glory
-N_KINDS = 6
+N_DECISIONS = 6
 KIND_NAMES = ("monster", "reroll", "loot", "revive", "dragon", "regroup")
 
 # --- option rows (int64[MAX_OPTIONS, N_OCOLS]) -----------------------------------------------
