@@ -3,7 +3,7 @@
 One game: ``play_game``. Each rule is one function (``form_party``, ``roll_level``, ``monster_phase``,
 ``loot_phase``, ``dragon_phase``, ``regroup``...); every choice goes through ``decide`` (the policy
 switch). Menus list the legal options with the kernel's advice (see ``api``). The trace, when the
-``trace`` array has rows, logs every roll, decision and effect for ``report.format_trace``.
+``trace`` array has rows, logs every roll, decision and effect for ``trace.format_trace``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,39 @@ from numba.extending import intrinsic
 from ...config import CACHE, CHUNK, JIT_DISABLED, CompiledOnFirstUse
 from ...policy import POLICY_TYPE, USER_POLICY_ID
 from ...rng import roll, seed_stream
+from ...tracing import trace_row
 from . import layout as A
+from .layout import (  # noqa: F401  (the trace codes: the kernel logs them, trace.py names them)
+    E_CLEARED,
+    E_DECISION,
+    E_DELVE,
+    E_DRAGON,
+    E_DRAW,
+    E_DUNGEON,
+    E_END,
+    E_FLEE,
+    E_MASTER,
+    E_OPEN,
+    E_PARTY,
+    E_PORTAL,
+    E_QUAFF,
+    E_REROLL,
+    E_RETIRE,
+    E_REVIVE,
+    E_SLAIN,
+    E_TRANSFORM,
+    E_TREASURE,
+    E_ULTIMATE,
+    E_USE,
+    E_XP,
+    FLEE_DRAGON,
+    FLEE_MONSTERS,
+    TRACE_COLS,
+    XP_DRAGON,
+    XP_EMPTY_POOL,
+    XP_PORTAL,
+    XP_RETIRE,
+)
 from .policies import builtin_decide
 from .ruleset import (
     R_DELVES,
@@ -81,16 +113,6 @@ from .solver import (
     set_live,
 )
 
-# --- trace events: [code, delve, level, a0..a7] ------------------------------------------------
-E_DELVE, E_PARTY, E_DUNGEON, E_DECISION, E_USE, E_DRAW, E_XP, E_REVIVE = range(1, 9)
-E_DRAGON, E_SLAIN, E_ULTIMATE, E_TREASURE, E_FLEE, E_PORTAL, E_RETIRE, E_MASTER = range(9, 17)
-E_END, E_TRANSFORM, E_CLEARED, E_OPEN, E_QUAFF, E_REROLL = range(17, 23)
-TRACE_COLS = 11
-#: XP reasons (E_XP a1)
-XP_RETIRE, XP_DRAGON, XP_EMPTY_POOL, XP_PORTAL = range(4)
-#: fleeing causes (E_FLEE a1)
-FLEE_MONSTERS, FLEE_DRAGON = 0, 1
-
 # --- output columns ---------------------------------------------------------------------------
 OUT_NAMES = (
     "game",
@@ -118,24 +140,11 @@ REASON_FLEE, REASON_PORTAL = 1, 2
 
 @njit(cache=CACHE, inline="always", _nrt=False)
 def ev(trace, st, code, a0, a1, a2, a3, a4, a5, a6, a7):
-    """Log one event (only when replaying: ``trace`` has rows; row 0 holds the count)."""
-    if trace.shape[0] < 2:
-        return
-    i = trace[0, 0] + 1
-    if i >= trace.shape[0]:
-        return
-    trace[0, 0] = i
-    trace[i, 0] = code
-    trace[i, 1] = st[A.S_DELVE]
-    trace[i, 2] = st[A.S_LEVEL]
-    trace[i, 3] = a0
-    trace[i, 4] = a1
-    trace[i, 5] = a2
-    trace[i, 6] = a3
-    trace[i, 7] = a4
-    trace[i, 8] = a5
-    trace[i, 9] = a6
-    trace[i, 10] = a7
+    """Log one event (only when replaying: ``trace`` has rows): [code, delve, level, a0..a7]; row 0
+    holds the count."""
+    fields = (st[A.S_DELVE], st[A.S_LEVEL], np.int64(a0), np.int64(a1), np.int64(a2), np.int64(a3), np.int64(a4),
+              np.int64(a5), np.int64(a6), np.int64(a7))
+    trace_row(trace, trace, (0, 0), 1, code, fields)
 
 
 @njit(cache=CACHE, _nrt=False)

@@ -148,3 +148,13 @@ ACTION_NAMES = (
 
 # --- built-in policy ids ---------------------------------------------------------------------
 P_RANDOM, P_THRESHOLD, P_RISK = 0, 1, 2
+
+# --- trace events: [code, delve, level, a0..a7] (kernel ``ev``; their words: ``trace.py``) --------
+E_DELVE, E_PARTY, E_DUNGEON, E_DECISION, E_USE, E_DRAW, E_XP, E_REVIVE = range(1, 9)
+E_DRAGON, E_SLAIN, E_ULTIMATE, E_TREASURE, E_FLEE, E_PORTAL, E_RETIRE, E_MASTER = range(9, 17)
+E_END, E_TRANSFORM, E_CLEARED, E_OPEN, E_QUAFF, E_REROLL = range(17, 23)
+TRACE_COLS = 11
+#: XP reasons (E_XP a1)
+XP_RETIRE, XP_DRAGON, XP_EMPTY_POOL, XP_PORTAL = range(4)
+#: fleeing causes (E_FLEE a0)
+FLEE_MONSTERS, FLEE_DRAGON = 0, 1

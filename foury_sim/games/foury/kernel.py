@@ -23,6 +23,7 @@ from numba import njit, prange, types, uint64
 from ...config import CACHE, CHUNK, CompiledOnFirstUse
 from ...policy import POLICY_TYPE, USER_POLICY_ID
 from ...rng import d6, next_u64, roll, seed_stream
+from ...tracing import trace_row
 from .icons import BANDIT, CIRCLE, CORNUCOPIA, DIE, GOBLIN, IMP, LEVER, MINOTAUR, POTION, STAIRS, STATUE, TROLL
 from .icons import CHEST as I_CHEST
 from .icons import CLOVER as I_CLOVER
@@ -43,17 +44,8 @@ UP_DP_SIZE = (1 << UP_MAX_LEVER_PLACES) * UP_MAX_LEVER_PLACES
 # ------------------------------------------------------------------------- small helpers --
 @njit(cache=CACHE, inline="always", _nrt=False)
 def log(tr, st, code, a, b, c, d, e):
-    """Append one row to the trace (no-op when tracing is off)."""
-    if tr.shape[0] > 1:
-        i = st[S_TRACE_N]
-        if i < tr.shape[0]:
-            tr[i, 0] = code
-            tr[i, 1] = a
-            tr[i, 2] = b
-            tr[i, 3] = c
-            tr[i, 4] = d
-            tr[i, 5] = e
-            st[S_TRACE_N] = i + 1
+    """Append one row to the trace (no-op when tracing is off); rows are counted in ``st[S_TRACE_N]``."""
+    trace_row(tr, st, S_TRACE_N, 0, code, (np.int64(a), np.int64(b), np.int64(c), np.int64(d), np.int64(e)))
 
 
 @njit(cache=CACHE, _nrt=False)
