@@ -1,11 +1,39 @@
-"""Play reports: the kernel's int64 event log (``kernel.ev``) turned into readable lines."""
+"""The words of Delve's trace codes (``layout.E_*``, logged by ``kernel.ev``): one table, rendered by
+``trace_format``. A row is [code, delve, level, a0..a7]."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from . import kernel as E
+from ...trace_format import TraceCode, TraceTable
 from . import layout as A
+from .layout import (
+    E_CLEARED,
+    E_DECISION,
+    E_DELVE,
+    E_DRAGON,
+    E_DRAW,
+    E_DUNGEON,
+    E_END,
+    E_FLEE,
+    E_MASTER,
+    E_OPEN,
+    E_PARTY,
+    E_PORTAL,
+    E_QUAFF,
+    E_REROLL,
+    E_RETIRE,
+    E_REVIVE,
+    E_SLAIN,
+    E_TRANSFORM,
+    E_TREASURE,
+    E_ULTIMATE,
+    E_USE,
+    E_XP,
+    FLEE_MONSTERS,
+)
 from .ruleset import DelveRules
 
 
@@ -22,70 +50,6 @@ def unit_name(rs: DelveRules, hero: str, side: int, u: int) -> str:
 def _counts(values, names) -> str:
     parts = [f"{int(v)} {n}" for v, n in zip(values, names) if v]
     return ", ".join(parts) if parts else "nothing"
-
-
-def format_trace(trace: np.ndarray, rs: DelveRules, hero: str) -> list[str]:
-    """One line per event of ``trace`` (row 0 holds the event count)."""
-    lines: list[str] = []
-    side = 0
-    treasure = [t.replace("_", " ") for t in rs.treasure_names]
-    for row in trace[1 : int(trace[0, 0]) + 1]:
-        code, delve, level = (int(x) for x in row[:3])
-        a = [int(x) for x in row[3:]]
-        at = f"L{level}"
-        if code == E.E_DELVE:
-            side = a[2]
-            lines.append(f"== delve {a[0]} (XP {a[1]}, {rs.hero_names[hero][side]}) ==")
-        elif code == E.E_PARTY:
-            lines.append(f"   party: {_counts(a[:6], A.FACE_NAMES)}; graveyard {a[6]}")
-        elif code == E.E_TRANSFORM:
-            lines.append(f"   forming: {a[2]} {A.FACE_NAMES[a[0]]} become {A.FACE_NAMES[a[1]]}")
-        elif code == E.E_DUNGEON:
-            what = _counts(a[1:6], A.DUNGEON_NAMES)
-            lines.append(f"{at} dungeon ({a[0]} rolled, {a[6]} dragon(s) to the Lair): {what}; Lair {a[7]}")
-        elif code == E.E_DECISION:
-            kind, c, n, act, arg, cnt = a[:6]
-            lines.append(f"   decide {A.KIND_NAMES[kind]} [{c + 1}/{n}]: {_action(rs, hero, side, act, arg, cnt)}")
-        elif code == E.E_USE:
-            lines.append(f"      spends {a[1]} x {unit_name(rs, hero, side, a[0])}")
-        elif code == E.E_CLEARED:
-            lines.append("      monsters defeated")
-        elif code == E.E_DRAW:
-            src = "dragon's hoard" if a[2] else "chest"
-            lines.append(f"      treasure from the {src}: {treasure[a[0]]} ({a[1]} left in the pool)")
-        elif code == E.E_XP:
-            why = ("retiring", "the dragon", "an empty pool", "a Town Portal")[a[1]]
-            lines.append(f"      +{a[0]} XP for {why} (total {a[2]})")
-        elif code == E.E_MASTER:
-            side = 1
-            lines.append(f"      the hero becomes {rs.hero_names[hero][1]} ({a[0]} XP)")
-        elif code == E.E_OPEN:
-            lines.append(f"      opens {a[1]} chest(s)")
-        elif code == E.E_QUAFF:
-            lines.append(f"      quaffs {a[1]} potion(s)")
-        elif code == E.E_REVIVE:
-            lines.append(f"      a {A.FACE_NAMES[a[0]]} comes back from the graveyard ({a[1]} left there)")
-        elif code == E.E_REROLL:
-            lines.append("      rerolled:")
-        elif code == E.E_DRAGON:
-            lines.append(f"{at} the dragon attacks (Lair {a[0]}): needs {a[1]} different companions")
-        elif code == E.E_SLAIN:
-            lines.append("      the dragon is slain; the Lair empties")
-        elif code == E.E_ULTIMATE:
-            lines.append(f"      ultimate: {rs.ultimate_names[hero][side]}")
-        elif code == E.E_TREASURE:
-            lines.append(f"      uses {treasure[a[0]]}")
-        elif code == E.E_FLEE:
-            lines.append(f"{at} flees from the {'monsters' if a[0] == E.FLEE_MONSTERS else 'dragon'}")
-        elif code == E.E_PORTAL:
-            lines.append(f"{at} escapes through {treasure[a[0]]}")
-        elif code == E.E_RETIRE:
-            lines.append(f"{at} retires to the tavern")
-        elif code == E.E_END:
-            lines.append(f"== end: score {a[0]} (XP {a[1]}), rank {rs.rank_names[a[2]]} ==")
-        else:
-            lines.append(f"   event {code}: {a}")
-    return lines
 
 
 def _action(rs: DelveRules, hero: str, side: int, act: int, arg: int, n: int) -> str:
@@ -109,3 +73,84 @@ def _action(rs: DelveRules, hero: str, side: int, act: int, arg: int, n: int) ->
     if act == A.A_CONTINUE:
         return "seek glory"
     return name
+
+
+@dataclass
+class Context:
+    """What the words need besides a row: the ruleset's names, the hero, and its side (0 novice,
+    1 master) since the last delve began or it mastered."""
+
+    rules: DelveRules
+    hero: str
+    side: int = 0
+
+
+KINDS = {
+    "hero": lambda side, ctx: ctx.rules.hero_names[ctx.hero][side],
+    "face": A.FACE_NAMES,
+    "decision": A.KIND_NAMES,
+    "unit": lambda u, ctx: unit_name(ctx.rules, ctx.hero, ctx.side, u),
+    "treasure": lambda k, ctx: ctx.rules.treasure_names[k].replace("_", " "),
+    "hoard": lambda v, ctx: "dragon's hoard" if v else "chest",
+    "xp_reason": ("retiring", "the dragon", "an empty pool", "a Town Portal"),
+    "flee": lambda v, ctx: "monsters" if v == FLEE_MONSTERS else "dragon",
+    "rank": lambda r, ctx: ctx.rules.rank_names[r],
+}
+DUNGEON_SHOWN = A.DUNGEON_NAMES[:5]  # the dungeon dice in play (dragons go to the Lair)
+
+T = TraceCode
+CODES: dict[int, TraceCode] = {
+    E_DELVE: T("delve", ("number", "xp", "side"), "== delve {number} (XP {xp}, {side:hero}) =="),
+    E_PARTY: T("party", A.FACE_NAMES + ("graveyard",), "   party: {party}; graveyard {graveyard}",
+               words=lambda f, ctx: {"party": _counts([f[n] for n in A.FACE_NAMES], A.FACE_NAMES)}),
+    E_TRANSFORM: T("transform", ("src", "dst", "count"), "   forming: {count} {src:face} become {dst:face}"),
+    E_DUNGEON: T("dungeon", ("rolled",) + DUNGEON_SHOWN + ("dragons", "lair"),
+                 "L{level} dungeon ({rolled} rolled, {dragons} dragon(s) to the Lair): {dungeon}; Lair {lair}",
+                 words=lambda f, ctx: {"dungeon": _counts([f[n] for n in DUNGEON_SHOWN], DUNGEON_SHOWN)}),
+    E_DECISION: T("decision", ("kind", "choice", "options", "action", "arg", "count", "cost", "ok"),
+                  "   decide {kind:decision} [{number}/{options}]: {what}",
+                  words=lambda f, ctx: {"number": f["choice"] + 1,
+                                        "what": _action(ctx.rules, ctx.hero, ctx.side, f["action"], f["arg"],
+                                                        f["count"])}),
+    E_USE: T("use", ("unit", "count"), "      spends {count} x {unit:unit}"),
+    E_CLEARED: T("cleared", (), "      monsters defeated"),
+    E_DRAW: T("draw", ("treasure", "left", "hoard"),
+              "      treasure from the {hoard:hoard}: {treasure:treasure} ({left} left in the pool)"),
+    E_XP: T("xp", ("xp", "why", "total"), "      +{xp} XP for {why:xp_reason} (total {total})"),
+    E_MASTER: T("master", ("xp",), "      the hero becomes {master} ({xp} XP)",
+                words=lambda f, ctx: {"master": ctx.rules.hero_names[ctx.hero][1]}),
+    E_OPEN: T("open", ("unit", "chests"), "      opens {chests} chest(s)"),
+    E_QUAFF: T("quaff", ("unit", "potions"), "      quaffs {potions} potion(s)"),
+    E_REVIVE: T("revive", ("face", "graveyard"),
+                "      a {face:face} comes back from the graveyard ({graveyard} left there)"),
+    E_REROLL: T("reroll", ("source",), "      rerolled:"),
+    E_DRAGON: T("dragon", ("lair", "need"),
+                "L{level} the dragon attacks (Lair {lair}): needs {need} different companions"),
+    E_SLAIN: T("slain", (), "      the dragon is slain; the Lair empties"),
+    E_ULTIMATE: T("ultimate", ("unit", "arg"), "      ultimate: {ultimate}",
+                  words=lambda f, ctx: {"ultimate": ctx.rules.ultimate_names[ctx.hero][ctx.side]}),
+    E_TREASURE: T("treasure", ("treasure",), "      uses {treasure:treasure}"),
+    E_FLEE: T("flee", ("cause",), "L{level} flees from the {cause:flee}"),
+    E_PORTAL: T("portal", ("treasure",), "L{level} escapes through {treasure:treasure}"),
+    E_RETIRE: T("retire", ("at",), "L{level} retires to the tavern"),
+    E_END: T("end", ("score", "xp", "rank"), "== end: score {score} (XP {xp}), rank {rank:rank} =="),
+}
+
+
+def _hero_side(ctx: Context, code: int, fields) -> list[str] | None:
+    """Follow the hero's side across rows: each delve says it, mastering turns it to 1."""
+    if code == E_DELVE:
+        ctx.side = fields["side"]
+    elif code == E_MASTER:
+        ctx.side = 1
+    return None
+
+
+TABLE = TraceTable("delve", CODES, KINDS, common=("delve", "level"), hook=_hero_side)
+
+
+def format_trace(trace: np.ndarray, rs: DelveRules, hero: str) -> list[str]:
+    """One line per event of ``trace`` (row 0 holds the event count)."""
+    if trace.shape[0] == 0:
+        return []
+    return TABLE.format(trace[1 : int(trace[0, 0]) + 1], Context(rs, hero))

@@ -1,9 +1,13 @@
-"""Turn a kernel trace (rows of integers) into a play report a designer reads."""
+"""The words of Foury's trace codes (``layout.TR_*``): one table, rendered by ``trace_format``."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 import numpy as np
 
+from ...trace_format import TraceCode, TraceTable
 from . import icons as I
 from .layout import (
     CAUSE_FOE,
@@ -78,9 +82,9 @@ SIDES = ("north", "east", "south", "west")
 REQ_WORDS = ("statues faced", "monsters killed", "levers reached", "cornucopias set aside")
 
 
-def cause_name(cause: int) -> str:
+def cause_name(cause: int, icon_names: Sequence[str] = I.ICON_NAMES) -> str:
     if cause >= CAUSE_FOE:
-        name = I.ICON_NAMES[cause - CAUSE_FOE]
+        name = icon_names[cause - CAUSE_FOE]
         return f"killed by {'an' if name[0] in 'aeiou' else 'a'} {name}"
     return CAUSE_NAMES.get(int(cause), str(cause))
 
@@ -104,142 +108,145 @@ def event_words(ev: int) -> str:
     return "; ".join(parts) if parts else "nothing happens"
 
 
-def format_trace(tr: np.ndarray, cols: int) -> list[str]:
-    """One line per trace row, in plain words; rooms are named (row, column)."""
+@dataclass
+class Context:
+    """What the words need besides a row: the map's width (rooms are named (row, column)), the icon
+    names, and whether the last move was a jump (its arrival is already told)."""
 
-    def room(c: int) -> str:
-        c = int(c)
-        return f"({c // cols},{c % cols})" if c >= 0 else "outside"
+    cols: int
+    icon_names: Sequence[str] = I.ICON_NAMES
+    jumped: bool = False
 
-    out: list[str] = []
-    jumped = False
-    for row in tr:
-        code, a, b, c, d, e = (int(x) for x in row)
-        if code == TR_JUMP:
-            jumped = True
-        elif code == TR_MOVE:
-            was, jumped = jumped, False
-            if a < 0 and was:
-                continue  # the jump already said where you arrive (after its levers and travel)
-        if code == TR_CREATE:
-            out.append(f"Character: hearts {a}, shield {b}, clover {c}, weapon {d}, shovel {e}.")
-        elif code == TR_ROUND:
-            out.append("")
-            out.append(f"== Round {a}: {'ABCD'[b]} {I.SECTOR_NAMES[b]}, entering at {room(c)}; "
-                       f"monsters +{d}, chests x{e} ==")
-        elif code == TR_MOVE:
-            how = "free step" if d else "move"
-            out.append(f"  {how} {room(a)} -> {room(b)} heading {SIDES[c] if 0 <= c < 4 else '-'}")
-        elif code == TR_JUMP:
-            if c == MK_STAIRS:
-                out.append(f"  climb the stairs at {room(a)} to the upper level, come down at {room(b)}")
-            else:
-                out.append(f"  magic circle {room(a)} -> {room(b)}")
-        elif code == TR_WALK:
-            out.append(f"  walk freely over {c} explored room(s) {room(a)} -> {room(b)}")
-        elif code == TR_ROLL:
-            out.append(f"    room roll on table {'ABCD'[a]}: {b} -> {event_words(c)}")
-        elif code == TR_KAEL:
-            out.append("    Kael enters a room with an enemy: no room roll")
-        elif code == TR_WALL:
-            out.append(f"    wall {SIDES[b]} of {room(a)} collapses")
-        elif code == TR_PREV_COLLAPSE:
-            out.append(f"    room {room(a)} collapses: impassable")
-        elif code == TR_FLOOD:
-            out.append(f"    room {room(a)} floods")
-        elif code == TR_SPAWN:
-            out.append(f"    spawn roll {c}: a {I.ICON_NAMES[b]} appears")
-        elif code == TR_FIGHT:
-            out.append(f"    face the {I.ICON_NAMES[a]} (strength d6{b:+d})")
-        elif code == TR_FACED:
-            out.append("    statue faced")
-        elif code == TR_ROLLOFF:
-            w = f" + weapon {b}" if b else ""
-            out.append(f"      roll-off: you {a}{w} = {a + b} vs {c}{d:+d} = {c + d}")
-        elif code == TR_CLOVER:
-            who = "your die" if a == 0 else "its die"
-            verb = "sets" if d == 2 else "rerolls"
-            out.append(f"      clover {verb} {who}: {b} -> {c}")
-        elif code == TR_REROLL:
-            if a == RR_DIE:
-                what = DIE_WORDS[e]
-            elif a == RR_SPAWN:
-                what = f"a {I.ICON_NAMES[e]} instead"
-            else:
-                what = event_words(e)
-            verb = f"sets the face to {c}" if d == 2 else f"rerolled to {c}"
-            out.append(f"    clover on the {RR_NAMES[a]} {b}: {verb} -> {what}")
-        elif code == TR_WIN:
-            out.append(f"      the {I.ICON_NAMES[a]} is defeated")
-        elif code == TR_TIE:
-            out.append("      tie: nothing happens")
-        elif code == TR_HIT:
-            src = "the die table" if c == 1 else "the hit"
-            out.append(f"      {src}: -{a} heart(s), {b} left")
-        elif code == TR_BLOCK:
-            out.append(f"      shield blocks {a} damage ({b} shields left)")
-        elif code == TR_STEAL:
-            out.append(f"      the bandit steals 1 {TRACK_NAMES[a]} ({b} left)")
-        elif code == TR_FLEE:
-            out.append(f"      flee from the {I.ICON_NAMES[a]}")
-        elif code == TR_FLEE_BACK:
-            out.append(f"      flee back {room(a)} -> {room(b)}")
-        elif code == TR_DIE_LEFT:
-            out.append(f"    leave the die icon{'s' if b > 1 else ''} in {room(a)} unused")
-        elif code == TR_WEAPON_WEAR:
-            out.append(f"      weapon wears to {a}")
-        elif code == TR_GAIN:
-            note = " (set aside for the Oracle)" if d == 1 else ""
-            out.append(f"    +{b} {TRACK_NAMES[a]}{note}" + ("" if d == 1 else f" (now {c})"))
-        elif code == TR_LOSE:
-            out.append(f"    -{b} {TRACK_NAMES[a]} (now {c})" + (": dig through the collapsed wall" if d else ""))
-        elif code == TR_CAPPED:
-            out.append(f"    {b} {TRACK_NAMES[a]} lost: the track is full")
-        elif code == TR_DIE_TABLE:
-            out.append(f"    DIE table: {a} -> {DIE_WORDS[b]}")
-        elif code == TR_IMP:
-            out.append(f"    the imp destroys {c} {I.ICON_NAMES[b]}")
-        elif code == TR_REQ:
-            out.append(f"    requirement: {a}/{b} {REQ_WORDS[c]}")
-        elif code == TR_AWAKE:
-            out.append("    the Oracle AWAKENS")
-        elif code == TR_LEVER:
-            out.append(f"    lever at {room(a)} reached")
-        elif code == TR_UPPER:
-            out.append(f"    {c} turn(s) travelled on the upper level, {d} lever(s) reached")
-        elif code == TR_UNWINNABLE:
-            out.append(f"  (from turn {b} the game can no longer be won: {UNWIN_NAMES[a]})")
-        elif code == TR_KILL_PRIZE:
-            out.append(f"    {a} kills this round: {b} cornucopia prize")
-        elif code == TR_EXTRA:
-            out.append(f"    extra move to {room(a)}")
-        elif code == TR_ORACLE:
-            out.append("    the Oracle speaks (+1 chest); now leave through another sector")
-        elif code == TR_EXIT:
-            out.append(f"  EXIT at {room(a)} (sector {'ABCD'[b]}): round complete")
-        elif code == TR_MARKET_OPEN:
-            out.append(f"  Market (chests x{a}, {b} chests)")
-        elif code == TR_MARKET:
-            if a == M_BUY:
-                out.append(f"    buy {d} {TRACK_NAMES[b]} with a chest")
-            elif a == M_SWAP:
-                out.append(f"    exchange 1 {TRACK_NAMES[b]} for {TRACK_NAMES[c]}")
-            elif a == M_REDEEM:
-                out.append(f"    cornucopia -> 1 {TRACK_NAMES[b]}")
-        elif code == TR_TROLL_BACK:
-            out.append(f"  the troll at {room(a)} regenerates ({b} returns left)")
-        elif code == TR_DEATH:
-            out.append(f"  DEAD in round {c} at {room(b)}: {cause_name(a)}")
-        elif code == TR_COIN:
-            if b:
-                out.append("  INSERT COIN: a fresh sheet and a fresh map: the whole game starts again")
-            else:
-                out.append(f"  INSERT COIN: a fresh sheet, round {a} starts again")
-        elif code == TR_END:
-            res = "WON: the Oracle is fully awakened" if a else "LOST"
-            out.append("")
-            out.append(f"{res}. Rounds completed {d}, turns {c}, final score {b}.")
-        else:  # never lose an event: a code without words (a new rule's) is still shown, raw
-            out.append(f"  [trace code {code}: {a} {b} {c} {d} {e}]")
-    return out
 
+def _room(c: int, ctx: Context) -> str:
+    return f"({c // ctx.cols},{c % ctx.cols})" if c >= 0 else "outside"
+
+
+def _side(s: int, ctx: Context) -> str:
+    return SIDES[s] if 0 <= s < 4 else "-"
+
+
+def _plural(n: int) -> str:
+    return "s" if n > 1 else ""
+
+
+KINDS = {
+    "room": _room,
+    "side": _side,
+    "letter": I.SECTOR_CHARS,
+    "sector": I.SECTOR_NAMES,
+    "icon": lambda v, ctx: ctx.icon_names[v],
+    "cause": lambda v, ctx: cause_name(v, ctx.icon_names),
+    "track": TRACK_NAMES,
+    "events": lambda v, ctx: event_words(v),
+    "die": DIE_WORDS,
+    "reroll": RR_NAMES,
+    "requirement": REQ_WORDS,
+    "unwinnable": UNWIN_NAMES,
+}
+
+T = TraceCode
+_REROLLED = "    clover on the {roll:reroll} {old}: {verb} -> "
+CODES: dict[int, TraceCode] = {
+    TR_CREATE: T("create", ("hearts", "shield", "clover", "weapon", "shovel"),
+                 "Character: hearts {hearts}, shield {shield}, clover {clover}, weapon {weapon}, shovel {shovel}."),
+    TR_ROUND: T("round", ("round", "sector", "entry", "monsters", "chests"),
+                "\n== Round {round}: {sector:letter} {sector:sector}, entering at {entry:room}; "
+                "monsters +{monsters}, chests x{chests} =="),
+    TR_MOVE: T("move", ("src", "dst", "heading", "free"), "  {how} {src:room} -> {dst:room} heading {heading:side}",
+               words=lambda f, ctx: {"how": "free step" if f["free"] else "move"}),
+    TR_JUMP: T("jump", ("src", "dst", "how"), {
+        MK_STAIRS: "  climb the stairs at {src:room} to the upper level, come down at {dst:room}",
+        None: "  magic circle {src:room} -> {dst:room}"}, by="how"),
+    TR_WALK: T("walk", ("start", "end", "rooms"),
+               "  walk freely over {rooms} explored room(s) {start:room} -> {end:room}"),
+    TR_ROLL: T("room roll", ("table", "face", "events", "cell"),
+               "    room roll on table {table:letter}: {face} -> {events:events}"),
+    TR_KAEL: T("kael", ("cell",), "    Kael enters a room with an enemy: no room roll"),
+    TR_WALL: T("wall", ("cell", "side"), "    wall {side:side} of {cell:room} collapses"),
+    TR_PREV_COLLAPSE: T("collapse", ("cell",), "    room {cell:room} collapses: impassable"),
+    TR_FLOOD: T("flood", ("cell",), "    room {cell:room} floods"),
+    TR_SPAWN: T("spawn", ("cell", "foe", "roll"), "    spawn roll {roll}: a {foe:icon} appears"),
+    TR_FIGHT: T("fight", ("foe", "strength", "cell"), "    face the {foe:icon} (strength d6{strength:+d})"),
+    TR_FACED: T("statue faced", ("cell",), "    statue faced"),
+    TR_ROLLOFF: T("roll-off", ("mine", "weapon", "theirs", "strength"),
+                  "      roll-off: you {mine}{plus_weapon} = {my_total} vs {theirs}{strength:+d} = {their_total}",
+                  words=lambda f, ctx: {"plus_weapon": f" + weapon {f['weapon']}" if f["weapon"] else "",
+                                        "my_total": f["mine"] + f["weapon"],
+                                        "their_total": f["theirs"] + f["strength"]}),
+    TR_CLOVER: T("clover", ("whose", "old", "new", "action"), "      clover {verb} {who}: {old} -> {new}",
+                 words=lambda f, ctx: {"who": "your die" if f["whose"] == 0 else "its die",
+                                       "verb": "sets" if f["action"] == 2 else "rerolls"}),
+    TR_REROLL: T("reroll", ("roll", "old", "new", "action", "effect"), {
+        RR_DIE: _REROLLED + "{effect:die}",
+        RR_SPAWN: _REROLLED + "a {effect:icon} instead",
+        None: _REROLLED + "{effect:events}"}, by="roll",
+        words=lambda f, ctx: {"verb": ("sets the face to " if f["action"] == 2 else "rerolled to ") + str(f["new"])}),
+    TR_WIN: T("win", ("foe", "cell"), "      the {foe:icon} is defeated"),
+    TR_TIE: T("tie", (), "      tie: nothing happens"),
+    TR_HIT: T("hit", ("damage", "hearts", "source"), {
+        1: "      the die table: -{damage} heart(s), {hearts} left",
+        None: "      the hit: -{damage} heart(s), {hearts} left"}, by="source"),
+    TR_BLOCK: T("block", ("saved", "shield"), "      shield blocks {saved} damage ({shield} shields left)"),
+    TR_STEAL: T("steal", ("track", "left"), "      the bandit steals 1 {track:track} ({left} left)"),
+    TR_FLEE: T("flee", ("foe", "cell"), "      flee from the {foe:icon}"),
+    TR_FLEE_BACK: T("flee back", ("src", "dst"), "      flee back {src:room} -> {dst:room}"),
+    TR_DIE_LEFT: T("die left", ("cell", "dice"), "    leave the die icon{s} in {cell:room} unused",
+                   words=lambda f, ctx: {"s": _plural(f["dice"])}),
+    TR_WEAPON_WEAR: T("weapon wear", ("weapon",), "      weapon wears to {weapon}"),
+    TR_GAIN: T("gain", ("track", "got", "now", "aside"), {
+        1: "    +{got} {track:track} (set aside for the Oracle)",
+        None: "    +{got} {track:track} (now {now})"}, by="aside"),
+    TR_LOSE: T("lose", ("track", "lost", "now", "dig"), {
+        0: "    -{lost} {track:track} (now {now})",
+        None: "    -{lost} {track:track} (now {now}): dig through the collapsed wall"}, by="dig"),
+    TR_CAPPED: T("capped", ("track", "lost"), "    {lost} {track:track} lost: the track is full"),
+    TR_DIE_TABLE: T("die table", ("face", "outcome"), "    DIE table: {face} -> {outcome:die}"),
+    TR_IMP: T("imp", ("cell", "icon", "count"), "    the imp destroys {count} {icon:icon}"),
+    TR_REQ: T("requirement", ("done", "need", "sector"), "    requirement: {done}/{need} {sector:requirement}"),
+    TR_AWAKE: T("awake", ("sector",), "    the Oracle AWAKENS"),
+    TR_LEVER: T("lever", ("cell",), "    lever at {cell:room} reached"),
+    TR_UPPER: T("upper level", ("up", "down", "turns", "levers", "places"),
+                "    {turns} turn(s) travelled on the upper level, {levers} lever(s) reached"),
+    TR_UNWINNABLE: T("unwinnable", ("cause", "turn"),
+                     "  (from turn {turn} the game can no longer be won: {cause:unwinnable})"),
+    TR_KILL_PRIZE: T("kill prize", ("kills", "prize"), "    {kills} kills this round: {prize} cornucopia prize"),
+    TR_EXTRA: T("extra move", ("cell",), "    extra move to {cell:room}"),
+    TR_ORACLE: T("oracle", ("sector",), "    the Oracle speaks (+1 chest); now leave through another sector"),
+    TR_EXIT: T("exit", ("cell", "sector", "arrow"), "  EXIT at {cell:room} (sector {sector:letter}): round complete"),
+    TR_MARKET_OPEN: T("market", ("value", "chests"), "  Market (chests x{value}, {chests} chests)"),
+    TR_MARKET: T("trade", ("op", "track", "other", "units"), {
+        M_BUY: "    buy {units} {track:track} with a chest",
+        M_SWAP: "    exchange 1 {track:track} for {other:track}",
+        M_REDEEM: "    cornucopia -> 1 {track:track}"}, by="op"),
+    TR_TROLL_BACK: T("troll returns", ("cell", "returns"),
+                     "  the troll at {cell:room} regenerates ({returns} returns left)"),
+    TR_DEATH: T("death", ("cause", "cell", "round"), "  DEAD in round {round} at {cell:room}: {cause:cause}"),
+    TR_COIN: T("coin", ("round", "new_game"), {
+        0: "  INSERT COIN: a fresh sheet, round {round} starts again",
+        None: "  INSERT COIN: a fresh sheet and a fresh map: the whole game starts again"}, by="new_game"),
+    TR_END: T("end", ("win", "score", "turns", "rounds"), {
+        0: "\nLOST. Rounds completed {rounds}, turns {turns}, final score {score}.",
+        None: "\nWON: the Oracle is fully awakened. Rounds completed {rounds}, turns {turns}, final score {score}."},
+        by="win"),
+}
+
+
+def _after_jump(ctx: Context, code: int, fields) -> list[str] | None:
+    """A jump already says where you arrive (after its levers and travel): skip the move from outside
+    that follows it."""
+    if code == TR_JUMP:
+        ctx.jumped = True
+    elif code == TR_MOVE:
+        was, ctx.jumped = ctx.jumped, False
+        if was and fields["src"] < 0:
+            return []
+    return None
+
+
+TABLE = TraceTable("foury", CODES, KINDS, hook=_after_jump)
+
+
+def format_trace(tr: np.ndarray, cols: int, icon_names: Sequence[str] = I.ICON_NAMES) -> list[str]:
+    """One line per trace row, in plain words; rooms are named (row, column) of a map ``cols`` wide."""
+    return TABLE.format(tr, Context(cols, icon_names))
