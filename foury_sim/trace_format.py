@@ -11,6 +11,10 @@ value (``by``) or extra named values computed from the fields (``words``).
 (or a value of ``by`` without a template) the fallback ``[trace code N: a b c ...]``, so no event
 ever vanishes from a replay. A game may add one small hook for what needs state across rows (it sees
 every row first; it may update the context or replace the row's lines).
+
+A new trace code: its constant in the game's ``layout.py`` (``TR_*``, ``E_*``), the kernel's logging call
+(``log``/``ev``, over ``tracing.trace_row``), and one ``TraceCode`` in the game's ``trace.py`` (a test checks
+that every code of the layout has words).
 """
 
 from __future__ import annotations

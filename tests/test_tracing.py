@@ -197,3 +197,10 @@ def test_a_hook_sees_every_row_first():
     table = TraceTable("test", {1: TraceCode("one", ("a",), "one {a}")}, hook=hook)
     assert table.format([[1, 3], [2, 4], [1, 5]]) == ["one 3", "one 5"]
     assert seen == [(1, {"a": 3}), (2, {}), (1, {"a": 5})]
+
+
+def test_the_writer_is_part_of_every_kernel_cache_key():
+    """Kernels inline the writer: an edit of tracing.py must not leave a stale cached kernel."""
+    from foury_sim.config import KERNEL_CORE
+
+    assert "tracing.py" in KERNEL_CORE
