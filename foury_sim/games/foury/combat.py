@@ -14,6 +14,8 @@ from .layout import (
     HEARTS,
     N_OCOL,
     R_SIZE,
+    RM_COLS,
+    RM_ICON,
     S_BONUS,
     S_CAP,
     STATE_SIZE,
@@ -25,6 +27,8 @@ from .layout import (
     WEAPON,
 )
 from .policies import GREEDY, HEURISTIC_PARAMS, POL_GREEDY
+
+FOE = I.FOE_FIRST  # a foe slot with no traits: strength only (T_EN_TRAITS stays 0)
 
 I1 = types.int64[::1]
 I2 = types.int64[:, ::1]
@@ -48,8 +52,8 @@ def _trials(R, T, params, weapon, hearts, n, seed, fn, counts, st, geo, rm, opts
             st[S_CAP + HEARTS] = 1000
             st[WEAPON] = weapon
             st[S_BONUS] = 0
-            rm[0, 7 + I.ORC] = 1
-            r = fight(R, T, geo, st, rm, opts, rs, ps, script, tr, POL_GREEDY, params, fn, 0, I.ORC)
+            rm[0, RM_ICON + FOE] = 1
+            r = fight(R, T, geo, st, rm, opts, rs, ps, script, tr, POL_GREEDY, params, fn, 0, FOE)
             if mode == 0:
                 if r == 1:
                     counts[0] += 1
@@ -69,8 +73,8 @@ def combat_trials(weapon: int, strength: int, hearts: int, n: int, seed: int = 1
     """Run ``n`` single roll-offs and ``n`` whole fights (no shield, no clover) through ``fight``."""
     R = np.zeros(R_SIZE, np.int64)
     T = np.zeros((T_ROWS, T_COLS), np.int64)
-    T[T_EN_BASE, I.ORC] = strength
-    T[T_EN_MULT, I.ORC] = 0
+    T[T_EN_BASE, FOE] = strength
+    T[T_EN_MULT, FOE] = 0
     params = np.array([GREEDY[k] for k in HEURISTIC_PARAMS], dtype=np.float64)
     params[HEURISTIC_PARAMS.index("weapon_below")] = 6.0
     counts = np.zeros(4, np.int64)
@@ -78,7 +82,7 @@ def combat_trials(weapon: int, strength: int, hearts: int, n: int, seed: int = 1
     geo[0, 4] = 0
     trials = _trials_kernel()
     trials(R, T, params, weapon, hearts, n, np.uint64(seed), no_user_policy, counts, np.zeros(STATE_SIZE, np.int64),
-           geo, np.zeros((1, 7 + I.N_ICONS), np.int64), np.zeros((16, N_OCOL), np.int64), np.zeros(4, np.uint64),
+           geo, np.zeros((1, RM_COLS), np.int64), np.zeros((16, N_OCOL), np.int64), np.zeros(4, np.uint64),
            np.zeros(4, np.uint64), np.zeros(0, np.int64), np.zeros((1, TRACE_COLS), np.int64))
     return counts
 

@@ -23,8 +23,8 @@ from numba import njit, prange, types, uint64
 from ...config import CACHE, CHUNK, CompiledOnFirstUse
 from ...policy import POLICY_TYPE, USER_POLICY_ID
 from ...rng import d6, next_u64, roll, seed_stream
-from .icons import BANDIT, CIRCLE, CORNUCOPIA, DIE, GOBLIN, IMP, LEVER, MINOTAUR, POTION, STAIRS, STATUE, TROLL
 from .icons import CHEST as I_CHEST
+from .icons import CIRCLE, CORNUCOPIA, DIE, FOE_FIRST, LEVER, POTION, STAIRS
 from .icons import CLOVER as I_CLOVER
 from .icons import SHIELD as I_SHIELD
 from .icons import SHOVEL as I_SHOVEL
@@ -99,12 +99,28 @@ def lose(st, tr, track, amount):
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
-def first_foe(rm, cell):
-    """The first foe icon in a room (statues before monsters), or -1."""
-    for ic in range(STATUE, MINOTAUR + 1):
+def first_foe(R, rm, cell):
+    """The first foe icon in a room (in the order of the ruleset's [enemies] table), or -1."""
+    for ic in range(FOE_FIRST, FOE_FIRST + R[R_N_FOES]):
         if rm[cell, RM_ICON + ic] > 0:
             return ic
     return -1
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def foe_has(T, foe, trait):
+    """Does this foe have the trait (an FT_* bit of the ruleset's [enemies] table)?"""
+    return (T[T_EN_TRAITS, foe] & trait) != 0
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def foe_with(R, T, rm, cell, having, lacking):
+    """Is there a foe in the room with every trait bit of ``having`` and none of ``lacking``?"""
+    for ic in range(FOE_FIRST, FOE_FIRST + R[R_N_FOES]):
+        if rm[cell, RM_ICON + ic] > 0 and (T[T_EN_TRAITS, ic] & having) == having and (
+                T[T_EN_TRAITS, ic] & lacking) == 0:
+            return True
+    return False
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
@@ -301,7 +317,7 @@ def clover_options(st, opts, mine, theirs):
 
 @njit(cache=CACHE, _nrt=False)
 def kill_rewards(R, T, geo, st, rm, opts, ps, tr, pid, params, fn, foe, cell):
-    """A monster is defeated: kill counter, Palace requirement, prizes, troll regeneration."""
+    """A monster is defeated: kill counter, Palace requirement, prizes, a returning foe marked to come back."""
     st[S_KILLS_ROUND] += 1
     st[S_KILLS_TOTAL] += 1
     if req_counts(R, geo, st, cell, 1):
@@ -310,11 +326,11 @@ def kill_rewards(R, T, geo, st, rm, opts, ps, tr, pid, params, fn, foe, cell):
     if R[R_PRIZE_EVERY] > 0 and st[S_KILLS_ROUND] % R[R_PRIZE_EVERY] == 0 and R[R_PRIZE] > 0:
         log(tr, st, TR_KILL_PRIZE, st[S_KILLS_ROUND], R[R_PRIZE] + extra, 0, 0, 0)
         gain_cornucopia(R, geo, st, opts, ps, tr, pid, params, fn, R[R_PRIZE] + extra, cell)
-    if foe == BANDIT and R[R_BANDIT_PRIZE] > 0:
+    if foe_has(T, foe, FT_CAMP_PRIZE) and R[R_BANDIT_PRIZE] > 0:
         k = R[R_BANDIT_PRIZE] + (extra if R[R_THAL_BANDIT] == 1 else 0)
         gain_cornucopia(R, geo, st, opts, ps, tr, pid, params, fn, k, cell)
-    if foe == TROLL and rm[cell, RM_TROLL] > 0:
-        rm[cell, RM_FLAG] |= F_TROLL_DOWN
+    if foe_has(T, foe, FT_RETURNS) and rm[cell, RM_RETURNS] > 0 and rm[cell, RM_RETURNER] == foe:
+        rm[cell, RM_FLAG] |= F_RETURNER_DOWN
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -322,9 +338,9 @@ def fight(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell, fo
     """Face one foe: roll-offs until it is beaten (1), you flee (0) or you die (-1)."""
     strength = foe_strength(T, st, foe)
     log(tr, st, TR_FIGHT, foe, strength, cell, 0, 0)
-    if foe == IMP:
+    if foe_has(T, foe, FT_DESTROYS_ITEMS):
         destroy_items(R, st, rm, rs, script, tr, cell)
-    if foe == STATUE and (rm[cell, RM_FLAG] & F_FACED) == 0 and req_counts(R, geo, st, cell, 0):
+    if foe_has(T, foe, FT_TEMPLE_GOAL) and (rm[cell, RM_FLAG] & F_FACED) == 0 and req_counts(R, geo, st, cell, 0):
         rm[cell, RM_FLAG] |= F_FACED
         log(tr, st, TR_FACED, cell, 0, 0, 0, 0)
         progress(st, tr, 1)
@@ -400,7 +416,7 @@ def fight(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell, fo
                     st[HEARTS] = 0
                     result = -1
                     break
-                if foe == BANDIT:
+                if foe_has(T, foe, FT_STEALS):
                     steal(R, st, opts, rs, ps, script, tr, pid, params, fn)
         opts[0, 0] = 0
         opts[1, 0] = 1
@@ -413,7 +429,7 @@ def fight(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell, fo
         log(tr, st, TR_WEAPON_WEAR, st[WEAPON], 0, 0, 0, 0)
     if result == 1:
         rm[cell, RM_ICON + foe] -= 1
-        if foe != STATUE:
+        if not foe_has(T, foe, FT_TRAP):
             kill_rewards(R, T, geo, st, rm, opts, ps, tr, pid, params, fn, foe, cell)
     elif result == -1:
         die(R, geo, st, tr, CAUSE_FOE + foe, cell)
@@ -424,7 +440,7 @@ def fight(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell, fo
 def resolve_room(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell):
     """Face every foe in the room: 1 all beaten, 0 fled, -1 dead."""
     while True:
-        foe = first_foe(rm, cell)
+        foe = first_foe(R, rm, cell)
         if foe < 0:
             return 1
         r = fight(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell, foe)
@@ -440,8 +456,9 @@ def spawn(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell):
     face = reroll(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, RR_SPAWN, -1, face, cell, 0, -1)
     foe = T[T_SPAWN, face - 1]
     rm[cell, RM_ICON + foe] += 1
-    if foe == TROLL and rm[cell, RM_TROLL] == 0:
-        rm[cell, RM_TROLL] = R[R_TROLL_RETURNS]
+    if foe_has(T, foe, FT_RETURNS) and rm[cell, RM_RETURNS] == 0:
+        rm[cell, RM_RETURNS] = R[R_TROLL_RETURNS]
+        rm[cell, RM_RETURNER] = foe
     return foe
 
 
@@ -746,7 +763,7 @@ def arrive(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn,
 
 
 @njit(cache=CACHE, _nrt=False)
-def kael_skips(R, st, rm, cell):
+def kael_skips(R, T, st, rm, cell):
     """Kael: "when he enters a space with an enemy, he does not roll the die to determine the room".
 
     Ruling ``kael_skips_roll``: "foe_icon" any foe icon (statue or monster) in the room; "monster_only"
@@ -754,9 +771,8 @@ def kael_skips(R, st, rm, cell):
     """
     if st[S_HERO] != H_KAEL or R[R_KAEL_FOE_ICON] == 0:
         return False
-    lo = GOBLIN if R[R_KAEL_MONSTERS_ONLY] == 1 else STATUE
-    for ic in range(lo, MINOTAUR + 1):
-        if rm[cell, RM_ICON + ic] > 0:
+    for ic in range(FOE_FIRST, FOE_FIRST + R[R_N_FOES]):
+        if rm[cell, RM_ICON + ic] > 0 and (R[R_KAEL_MONSTERS_ONLY] == 0 or not foe_has(T, ic, FT_TRAP)):
             return True
     return False
 
@@ -809,7 +825,7 @@ def enter_room(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params,
         # ending any move on an unused exit: "treat it like any other space: roll"
         table = geo[prev, 4] if prev >= 0 and 0 <= geo[prev, 4] < 4 else geo[cell, 4]
     if table >= 0:
-        if kael_skips(R, st, rm, cell):
+        if kael_skips(R, T, st, rm, cell):
             log(tr, st, TR_KAEL, cell, 0, 0, 0, 0)
         else:
             face = d6(rs, script)
@@ -827,7 +843,7 @@ def enter_room(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params,
         collect_items(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell)
         if st[S_DEAD] == 1:
             return 0
-    if (res == 0 or first_foe(rm, cell) >= 0) and R[R_FLEE_BACK] == 1 and flee_back(R, geo, st, rm, tr, cell,
+    if (res == 0 or first_foe(R, rm, cell) >= 0) and R[R_FLEE_BACK] == 1 and flee_back(R, geo, st, rm, tr, cell,
                                                                                      direction, prev):
         return 0
     if cell == st[S_ORACLE]:
@@ -891,13 +907,12 @@ def mark_goals(R, T, geo, arrows, st, rm, sc):
         if (rm[x, RM_STATE] & COLLAPSED) or (R[R_REQ_ANYWHERE] == 0 and geo[x, 4] != s):
             continue
         if s == 0:
-            if rm[x, RM_ICON + STATUE] > 0 and (rm[x, RM_FLAG] & F_FACED) == 0:
+            if (rm[x, RM_FLAG] & F_FACED) == 0 and foe_with(R, T, rm, x, FT_TEMPLE_GOAL, 0):
                 mask[x] = 1
         elif s == 1:
-            for ic in range(GOBLIN, MINOTAUR + 1):
-                if rm[x, RM_ICON + ic] > 0:
-                    mask[x] = 1
-        elif rm[x, RM_ICON + CORNUCOPIA] > 0 or rm[x, RM_ICON + BANDIT] > 0 or rm[x, RM_ICON + DIE] > 0:
+            if foe_with(R, T, rm, x, 0, FT_TRAP):
+                mask[x] = 1
+        elif rm[x, RM_ICON + CORNUCOPIA] > 0 or rm[x, RM_ICON + DIE] > 0 or foe_with(R, T, rm, x, FT_CAMP_PRIZE, 0):
             mask[x] = 1
 
 
@@ -969,7 +984,7 @@ def _spread(R, geo, st, rm, dist, q, tail, want, left):
 def add_option(R, T, geo, arrows, st, rm, sc, opts, n, kind, frm, to, d, path):
     if n >= opts.shape[0]:
         return n
-    foe = first_foe(rm, to)
+    foe = first_foe(R, rm, to)
     opts[n, O_KIND] = kind
     opts[n, O_FROM] = frm
     opts[n, O_TO] = to
@@ -1130,7 +1145,7 @@ def adjacent_options(R, T, geo, arrows, st, rm, opts, cell):
         opts[n, O_TO] = y
         opts[n, O_DIR] = d
         opts[n, O_PATH] = 0
-        foe = first_foe(rm, y)
+        foe = first_foe(R, rm, y)
         opts[n, O_FOE] = foe
         opts[n, O_FOE_STR] = foe_strength(T, st, foe) if foe >= 0 else 0
         opts[n, O_GOAL] = geo[y, 5] if st[S_PHASE] == 1 else 0
@@ -1203,7 +1218,7 @@ def move_options(R, T, geo, arrows, st, rm, sc, opts):
     while head < tail:
         x = q[head]
         head += 1
-        if x != pos and first_foe(rm, x) >= 0:
+        if x != pos and first_foe(R, rm, x) >= 0:
             continue
         for d in range(4):
             y = geo[x, d]
@@ -1225,7 +1240,7 @@ def move_options(R, T, geo, arrows, st, rm, sc, opts):
             else:
                 kind = MK_SWIM if ((rm[y, RM_STATE] & FLOODED) and swim_ok(R, st)) else MK_STEP
                 n = add_option(R, T, geo, arrows, st, rm, sc, opts, n, kind, x, y, d, dist[x])
-        if x == pos and first_foe(rm, x) >= 0:
+        if x == pos and first_foe(R, rm, x) >= 0:
             continue  # you fled from this room's foe: no stairs or circle here (only after a won encounter)
         if rm[x, RM_ICON + STAIRS] > 0:
             n = stairs_options(R, T, geo, arrows, st, rm, sc, opts, n, x, dist[x])
@@ -1244,12 +1259,12 @@ def move_options(R, T, geo, arrows, st, rm, sc, opts):
                 opts[k, j] = opts[i, j]
         k += 1
     n = k
-    if first_foe(rm, pos) >= 0:  # the foe you fled from: face it again
+    if first_foe(R, rm, pos) >= 0:  # the foe you fled from: face it again
         n = add_option(R, T, geo, arrows, st, rm, sc, opts, n, MK_GOTO, pos, pos, st[S_DIR], 0)
     # explored rooms worth walking to: foes to face, the Oracle, an exit, items left behind
     for i in range(1, tail):
         e = q[i]
-        if first_foe(rm, e) >= 0 or item_count(rm, e) > 0 or (st[S_PHASE] > 0 and sc[SC_MASK, e] == 1):
+        if first_foe(R, rm, e) >= 0 or item_count(rm, e) > 0 or (st[S_PHASE] > 0 and sc[SC_MASK, e] == 1):
             n = add_option(R, T, geo, arrows, st, rm, sc, opts, n, MK_GOTO, par[e], e, pdir[e], dist[e] - 1)
     progress_left = False
     for i in range(n):
@@ -1281,7 +1296,7 @@ def can_progress(R, T, geo, st, rm, sc):
     while head < tail:
         x = q[head]
         head += 1
-        if x != pos and (first_foe(rm, x) >= 0 or item_count(rm, x) > 0 or sc[SC_MASK, x] == 1):
+        if x != pos and (first_foe(R, rm, x) >= 0 or item_count(rm, x) > 0 or sc[SC_MASK, x] == 1):
             return True
         for d in range(4):
             y = geo[x, d]
@@ -1554,14 +1569,14 @@ def play_round(R, T, geo, arrows, st, rm, sc, opts, rs, ps, script, tr, pid, par
 
 @njit(cache=CACHE, _nrt=False)
 def end_of_round(R, st, rm, tr):
-    """Trolls beaten this round regenerate in their rooms."""
+    """Returning foes (trait "returns", the troll) beaten this round come back in their rooms."""
     for x in range(rm.shape[0]):
-        if rm[x, RM_FLAG] & F_TROLL_DOWN:
-            rm[x, RM_FLAG] &= ~F_TROLL_DOWN
-            if rm[x, RM_TROLL] > 0 and (rm[x, RM_STATE] & COLLAPSED) == 0:
-                rm[x, RM_TROLL] -= 1
-                rm[x, RM_ICON + TROLL] += 1
-                log(tr, st, TR_TROLL_BACK, x, rm[x, RM_TROLL], 0, 0, 0)
+        if rm[x, RM_FLAG] & F_RETURNER_DOWN:
+            rm[x, RM_FLAG] &= ~F_RETURNER_DOWN
+            if rm[x, RM_RETURNS] > 0 and (rm[x, RM_STATE] & COLLAPSED) == 0:
+                rm[x, RM_RETURNS] -= 1
+                rm[x, RM_ICON + rm[x, RM_RETURNER]] += 1
+                log(tr, st, TR_TROLL_BACK, x, rm[x, RM_RETURNS], rm[x, RM_RETURNER], 0, 0)
 
 
 @njit(cache=CACHE, _nrt=False)
