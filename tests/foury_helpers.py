@@ -288,6 +288,9 @@ def _loops():
         ps = np.zeros(4, np.uint64)
         script = np.zeros(0, np.int64)
         tr = np.zeros((1, K.TRACE_COLS), np.int64)
+        board = K.Board(R, T, geo, geo[:0, :3])  # no arrows
+        dice = K.Dice(rs, ps, script, tr)
+        pol = K.Pol(USER_POLICY_ID, params, fn)
         for g in range(out.shape[0]):
             seed_stream(rs, seed, g)
             seed_stream(ps, seed + np.uint64(1), g)
@@ -300,7 +303,7 @@ def _loops():
             st[K.S_BONUS] = bonus
             st[K.S_PHASE] = 1
             rm[cell, K.RM_ICON + foe] = 1
-            r = K.fight(R, T, geo, st, rm, opts, rs, ps, script, tr, USER_POLICY_ID, params, fn, cell, foe)
+            r = K.fight(board, st, rm, opts, dice, pol, cell, foe)
             rm[cell, K.RM_ICON + foe] = 0
             out[g, 0] = r
             out[g, 1] = 100 - st[K.HEARTS]
@@ -317,6 +320,8 @@ def _loops():
         ps = np.zeros(4, np.uint64)
         script = np.zeros(0, np.int64)
         tr = np.zeros((1, K.TRACE_COLS), np.int64)
+        dice = K.Dice(rs, ps, script, tr)
+        pol = K.Pol(USER_POLICY_ID, params, fn)
         for t in range(counts.shape[0]):
             counts[t] = 0
         for g in range(trials):
@@ -325,7 +330,7 @@ def _loops():
                 st[t] = 0
             for k in range(held.shape[0]):
                 st[held[k]] = 1
-            K.steal(R, st, opts, rs, ps, script, tr, USER_POLICY_ID, params, fn)
+            K.steal(R, st, opts, dice, pol)
             for t in range(K.N_TRACKS):
                 if st[t] == 0:
                     for k in range(held.shape[0]):

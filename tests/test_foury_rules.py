@@ -1516,6 +1516,13 @@ def test_upper_level_network_reaches_every_lever():
 
 # ------------------------------------------------------- no unwinnable games by construction (1.2)
 # arrows3.map: arrows 0 (A, cell 0), 1 (B, cell 2), 2 (A, cell 0), 3 (B, cell 2), 4 and 5 (C, cell 3).
+def board(R, arrows):
+    """The kernel's Board bundle for the arrow checks (they read only R and the arrows)."""
+    from foury_sim.games.foury import kernel as K
+
+    return K.Board(R, np.zeros((1, 1), np.int64), np.zeros((1, 6), np.int64), np.ascontiguousarray(arrows))
+
+
 def exit_state(reserve):
     """Round 2 of 3 (B) heading out; round 1 (A) in at arrow 0, out at 1; round 2 in at 3."""
     from foury_sim.games.foury import kernel as K
@@ -1532,28 +1539,28 @@ def exit_state(reserve):
 def test_exit_keeps_every_remaining_round_playable():
     """Leaving round 2 by the A arrow in cell 0 would leave round 3 (C) an entry but no exit elsewhere."""
     K, R, arrows, st, rm = exit_state("rounds")
-    assert K.legal_exit(R, arrows, st, rm, 0) == -1
-    assert K.legal_exit(R, arrows, st, rm, 3) == 4  # C arrow 4: arrow 5 enters round 3, arrow 2 exits it
-    assert K.arrows_feasible(R, arrows, st, rm, 1, 1)
+    assert K.legal_exit(board(R, arrows), st, rm, 0) == -1
+    assert K.legal_exit(board(R, arrows), st, rm, 3) == 4  # C arrow 4: arrow 5 enters round 3, arrow 2 exits it
+    assert K.arrows_feasible(board(R, arrows), st, rm, 1, 1)
 
 
 def test_exit_check_sector_only_option():
     """rulings.reserve_entries = "sector_only" (the old check): the A exit is allowed (sector A is done)."""
     K, R, arrows, st, rm = exit_state("sector_only")
-    assert K.legal_exit(R, arrows, st, rm, 0) == 2
+    assert K.legal_exit(board(R, arrows), st, rm, 0) == 2
     st[L.S_ARROW0 + 2] = 1
-    assert not K.arrows_feasible(R, arrows, st, rm, 1, 2)  # and round 3 could no longer be won
+    assert not K.arrows_feasible(board(R, arrows), st, rm, 1, 2)  # and round 3 could no longer be won
     _, R0, _, st0, _ = exit_state("none")
     st0[L.S_ARROW0 + 4] = 1  # "none" reserves nothing: even the last C arrow may be used as an exit
-    assert K.legal_exit(R0, arrows, st0, rm, 3) == 5
+    assert K.legal_exit(board(R0, arrows), st0, rm, 3) == 5
 
 
 def test_exit_check_when_already_lost_allows_any_exit():
     """A collapsed arrow room made the game unwinnable: the check no longer holds the hero in the dungeon."""
     K, R, arrows, st, rm = exit_state("rounds")
     rm[3, L.RM_STATE] |= L.COLLAPSED  # both C arrows gone
-    assert not K.arrows_feasible(R, arrows, st, rm, 1, 1)
-    assert K.legal_exit(R, arrows, st, rm, 0) == 2
+    assert not K.arrows_feasible(board(R, arrows), st, rm, 1, 1)
+    assert K.legal_exit(board(R, arrows), st, rm, 0) == 2
 
 
 def _feasible_brute(counts, done, rounds_done, cur, mode, rounds):
@@ -1594,8 +1601,8 @@ def test_arrows_feasible_is_exact():
         R[L.R_ROUNDS] = rounds
         st = np.zeros(L.STATE_SIZE, np.int64)
         st[L.S_ROUND], st[L.S_DONE_MASK] = rounds_done, done
-        rm = np.zeros((1, L.RM_ICON + I.N_ICONS), np.int64)
-        got = K.arrows_feasible(R, arrows, st, rm, cur, mode)
+        rm = np.zeros((1, L.RM_COLS), np.int64)
+        got = K.arrows_feasible(board(R, arrows), st, rm, cur, mode)
         assert got == _feasible_brute(list(counts), done, rounds_done, cur, mode, rounds), (counts, done, cur, mode)
 
 

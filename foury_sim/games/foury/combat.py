@@ -9,7 +9,7 @@ from ...config import CompiledOnFirstUse
 from ...policy import POLICY_TYPE, no_user_policy
 from ...rng import seed_stream
 from . import icons as I
-from .kernel import fight
+from .kernel import Board, Dice, Pol, fight
 from .layout import (
     HEARTS,
     N_OCOL,
@@ -41,6 +41,9 @@ def _trials(R, T, params, weapon, hearts, n, seed, fn, counts, st, geo, rm, opts
 
     Arrays come in with the kernel's types so the already compiled ``fight`` is reused.
     """
+    board = Board(R, T, geo, np.zeros((0, 3), np.int64))  # one room, no arrows
+    dice = Dice(rs, ps, script, tr)
+    pol = Pol(POL_GREEDY, params, fn)
     for mode in range(2):
         params[6] = 1e9 if mode == 0 else -1.0  # flee_hearts: flee after one roll-off, or never
         for i in range(n):
@@ -53,7 +56,7 @@ def _trials(R, T, params, weapon, hearts, n, seed, fn, counts, st, geo, rm, opts
             st[WEAPON] = weapon
             st[S_BONUS] = 0
             rm[0, RM_ICON + FOE] = 1
-            r = fight(R, T, geo, st, rm, opts, rs, ps, script, tr, POL_GREEDY, params, fn, 0, FOE)
+            r = fight(board, st, rm, opts, dice, pol, 0, FOE)
             if mode == 0:
                 if r == 1:
                     counts[0] += 1

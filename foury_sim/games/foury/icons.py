@@ -52,7 +52,11 @@ def is_foe(icon: int) -> bool:
 
 @dataclass(frozen=True)
 class IconTable:
-    """Per icon (N_ICONS entries): map character, name in reports, ruleset key; spare foe slots blank."""
+    """Per icon (N_ICONS entries): map character, name in reports, ruleset key.
+
+    A spare foe slot has no character (NO_CHAR), no key and a placeholder name (for reports that name
+    icons from the shipped table while a ruleset adds enemies: they then say "enemy of slot 19").
+    """
 
     chars: str
     names: tuple[str, ...]
@@ -61,10 +65,10 @@ class IconTable:
     @classmethod
     def with_foes(cls, foes: list[tuple[str, str, str]]) -> IconTable:
         """From the foes' (key, char, name) in slot order."""
-        spare = MAX_FOES - len(foes)
-        return cls(FIXED_CHARS + "".join(c for _, c, _ in foes) + NO_CHAR * spare,
-                   FIXED_NAMES + tuple(n for _, _, n in foes) + ("",) * spare,
-                   FIXED_KEYS + tuple(k for k, _, _ in foes) + ("",) * spare)
+        spare = range(FOE_FIRST + len(foes), N_ICONS)
+        return cls(FIXED_CHARS + "".join(c for _, c, _ in foes) + NO_CHAR * len(spare),
+                   FIXED_NAMES + tuple(n for _, _, n in foes) + tuple(f"enemy of slot {i}" for i in spare),
+                   FIXED_KEYS + tuple(k for k, _, _ in foes) + ("",) * len(spare))
 
     def foe(self, key: str) -> int:
         """The icon of the foe with ruleset key ``key``."""
