@@ -71,15 +71,17 @@ def _thaw(v):
 
 
 @functools.cache
-def _rules(map_name: str, frozen: tuple):
-    return load_ruleset(overrides={k: _thaw(v) for k, v in frozen}, map_path=map_path(map_name))
+def _rules(map_name: str, frozen: tuple, rules_file: str | None):
+    where = map_name if map_name.endswith(".map") else map_path(map_name)
+    return load_ruleset(rules_file, overrides={k: _thaw(v) for k, v in frozen}, map_path=where)
 
 
-def rules(map_name: str, overrides: dict | None = None):
-    """The shipped ruleset with ``BASE_OVERRIDES`` and ``overrides`` (``--set`` style), on a test map."""
+def rules(map_name: str, overrides: dict | None = None, rules_file: str | None = None):
+    """The shipped ruleset with ``BASE_OVERRIDES`` and ``overrides`` (``--set`` style), on a test map
+    (a name in tests/data/foury or a ``.map`` path), merged with a ruleset file ``rules_file`` if given."""
     merged = dict(BASE_OVERRIDES)
     merged.update(overrides or {})
-    return _rules(map_name, tuple(sorted((k, _freeze(v)) for k, v in merged.items())))
+    return _rules(map_name, tuple(sorted((k, _freeze(v)) for k, v in merged.items())), rules_file)
 
 
 # --------------------------------------------------------------------------------- policy params
@@ -227,7 +229,7 @@ def sheet_queue(sheet: dict) -> list[int]:
 
 def play(map_name: str, *, script=(), queues: dict | None = None, defaults: dict | None = None,
          overrides: dict | None = None, hero: str = "free", sheet: dict | None = None, seed: int = 1,
-         game: int = 0, strict: bool = True, check_dice: bool = True) -> Game:
+         game: int = 0, strict: bool = True, check_dice: bool = True, rules_file: str | None = None) -> Game:
     """One scripted game. ``sheet`` places the free character's marks (and sets trait_marks).
 
     ``strict``: every scripted choice was used and every decision matched an option;
@@ -240,7 +242,7 @@ def play(map_name: str, *, script=(), queues: dict | None = None, defaults: dict
         q = sheet_queue(sheet)
         overrides.setdefault("character.trait_marks", len(q))
         queues["trait"] = q + list(queues.get("trait", []))
-    r = rules(map_name, overrides)
+    r = rules(map_name, overrides, rules_file)
     params = make_params(queues, defaults)
     pol = Policy("scripted", USER_POLICY_ID, params, (), policy_fn())
     out, st, rm, tr = foury.play_one(r, hero, pol, seed, game, np.asarray(list(script), np.int64))
@@ -286,6 +288,9 @@ def _loops():
         ps = np.zeros(4, np.uint64)
         script = np.zeros(0, np.int64)
         tr = np.zeros((1, K.TRACE_COLS), np.int64)
+        board = K.Board(R, T, geo, geo[:0, :3])  # no arrows
+        dice = K.Dice(rs, ps, script, tr)
+        pol = K.Pol(USER_POLICY_ID, params, fn)
         for g in range(out.shape[0]):
             seed_stream(rs, seed, g)
             seed_stream(ps, seed + np.uint64(1), g)
@@ -298,7 +303,7 @@ def _loops():
             st[K.S_BONUS] = bonus
             st[K.S_PHASE] = 1
             rm[cell, K.RM_ICON + foe] = 1
-            r = K.fight(R, T, geo, st, rm, opts, rs, ps, script, tr, USER_POLICY_ID, params, fn, cell, foe)
+            r = K.fight(board, st, rm, opts, dice, pol, cell, foe)
             rm[cell, K.RM_ICON + foe] = 0
             out[g, 0] = r
             out[g, 1] = 100 - st[K.HEARTS]
@@ -315,6 +320,8 @@ def _loops():
         ps = np.zeros(4, np.uint64)
         script = np.zeros(0, np.int64)
         tr = np.zeros((1, K.TRACE_COLS), np.int64)
+        dice = K.Dice(rs, ps, script, tr)
+        pol = K.Pol(USER_POLICY_ID, params, fn)
         for t in range(counts.shape[0]):
             counts[t] = 0
         for g in range(trials):
@@ -323,7 +330,7 @@ def _loops():
                 st[t] = 0
             for k in range(held.shape[0]):
                 st[held[k]] = 1
-            K.steal(R, st, opts, rs, ps, script, tr, USER_POLICY_ID, params, fn)
+            K.steal(R, st, opts, dice, pol)
             for t in range(K.N_TRACKS):
                 if st[t] == 0:
                     for k in range(held.shape[0]):

@@ -10,19 +10,16 @@ from foury_sim.games.foury.icons import (
     CHEST,
     CIRCLE,
     CORNUCOPIA,
-    GOBLIN,
     ICON_CHARS,
     LEVER,
-    MONSTERS,
     N_ICONS,
     ORACLE,
-    ORC,
     SECTOR_A,
     SECTOR_B,
     SECTOR_C,
     SECTOR_D,
+    SHIPPED,
     STAIRS,
-    STATUE,
     TUNNEL,
     VOID,
     E,
@@ -42,6 +39,8 @@ from foury_sim.games.foury.maps import (
 )
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+STATUE, GOBLIN, ORC = SHIPPED.foe("statue"), SHIPPED.foe("goblin"), SHIPPED.foe("orc")
+MONSTERS = [SHIPPED.foe(k) for k in ("goblin", "orc", "imp", "bandit", "troll", "minotaur")]
 
 # line numbers:  1 comment, 2-3 header, 4 blank, 5..11 grid
 TINY = """\
@@ -368,7 +367,9 @@ def test_base_map_connectivity(base):
 
 def test_base_map_icons(base):
     total = base.icons.sum(axis=0)
-    assert (total >= 1).all(), [ICON_CHARS[i] for i in np.flatnonzero(total == 0)]
+    used = total[SHIPPED.used]  # every icon of the shipped ruleset; spare foe slots stay empty
+    assert (used >= 1).all(), [ICON_CHARS[i] for i in np.flatnonzero(total == 0)]
+    assert total[len(SHIPPED.used):].sum() == 0
     assert base.icons.sum(axis=1).max() <= 2
     rooms = (base.sector != VOID) & (base.sector != ORACLE)
     empty = (base.icons.sum(axis=1) == 0) & rooms

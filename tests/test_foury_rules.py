@@ -11,6 +11,7 @@ Map cells are numbered ``row * cols + col``; sides and headings are N, E, S, W =
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +37,9 @@ from foury_sim.games.foury import layout as L
 from foury_sim.games.foury.ruleset import RULINGS
 from foury_sim.stats import binom_z
 
+# the shipped enemies' icons (slots of the ruleset's [enemies] table, in its order)
+STATUE, GOBLIN, ORC, IMP, BANDIT, TROLL, MINOTAUR = (
+    I.SHIPPED.foe(k) for k in ("statue", "goblin", "orc", "imp", "bandit", "troll", "minotaur"))
 H, SH, CL, WP, SV, CH, CU = (L.HEARTS, L.SHIELD, L.CLOVER, L.WEAPON, L.SHOVEL, L.CHEST, L.CORNU)
 N, E, S, W = 0, 1, 2, 3
 STEP, SHOVEL_MOVE, GOTO, STAIRS, CIRCLE, SWIM = (L.MK_STEP, L.MK_SHOVEL, L.MK_GOTO, L.MK_STAIRS, L.MK_CIRCLE,
@@ -185,7 +189,7 @@ def test_round_start_bonus_and_kill_reset(ring):
     for k, r in enumerate(ring.rows(L.TR_ROUND)):
         assert r[3] == bonus(k) and r[4] == chest_value(k)
     fights = ring.rows(L.TR_FIGHT)
-    assert fights == [(I.GOBLIN, 0, 5, 0, 0), (I.ORC, bonus(1), 7, 0, 0)]
+    assert fights == [(GOBLIN, 0, 5, 0, 0), (ORC, bonus(1), 7, 0, 0)]
     first_moves = {}
     for d in ring.decisions("move"):
         first_moves.setdefault(d.snap["round"], d.snap)
@@ -312,7 +316,7 @@ def test_step_rolls_table_of_room_left():
 
 # =============================================================================== free movement
 @pytest.mark.parametrize("costs_turn", [False, True])
-@pytest.mark.parametrize("map_name, foe", [("line5", I.STATUE), ("line5_g", I.GOBLIN)])
+@pytest.mark.parametrize("map_name, foe", [("line5", STATUE), ("line5_g", GOBLIN)])
 def test_free_movement_over_explored_rooms(map_name, foe, costs_turn):
     """Walk any distance over explored rooms without rolling; a statue or an active monster stops the walk."""
     turns = 8 if costs_turn else 5
@@ -441,7 +445,7 @@ def test_extra_move():
              overrides={"max_turns": 2})
     extra = g.decisions("extra_move")[0]
     assert sorted(m["to"] for m in extra.moves()) == [0, 2]
-    assert g.rows(L.TR_WIN) == [(I.GOBLIN, 1, 0, 0, 0)]
+    assert g.rows(L.TR_WIN) == [(GOBLIN, 1, 0, 0, 0)]
     assert g.rows(L.TR_EXTRA) == [(2, 0, 0, 0, 0)]
     assert g.rows(L.TR_MOVE)[-1] == (1, 2, E, 1, 0)
     assert [r[3] for r in g.rows(L.TR_ROLL)] == [0, 1]  # room 2 entered without a roll
@@ -473,8 +477,8 @@ def test_statue_faced_counts_even_when_fleeing():
              overrides={"requirements.statues": 1, "max_turns": 2})
     assert g.rows(L.TR_FACED) == [(1, 0, 0, 0, 0)]
     assert g.rows(L.TR_REQ) == [(1, 1, 0, 0, 0)] and g.rows(L.TR_AWAKE) == [(0, 0, 0, 0, 0)]
-    assert g.rows(L.TR_TIE) and g.rows(L.TR_FLEE) == [(I.STATUE, 1, 0, 0, 0)]
-    assert g.icons(1, I.STATUE) == 1 and g[H] == 5
+    assert g.rows(L.TR_TIE) and g.rows(L.TR_FLEE) == [(STATUE, 1, 0, 0, 0)]
+    assert g.icons(1, STATUE) == 1 and g[H] == 5
 
 
 def test_statue_faced_once_per_statue():
@@ -483,7 +487,7 @@ def test_statue_faced_once_per_statue():
              sheet={"hearts": 5}, overrides={"requirements.statues": 2, "max_turns": 4})
     assert g.rows(L.TR_FACED) == [(1, 0, 0, 0, 0)]
     assert g[L.S_REQ_DONE] == 1 and g[L.S_PHASE] == 0
-    assert g.rows(L.TR_WIN) == [(I.STATUE, 1, 0, 0, 0)] and g.icons(1, I.STATUE) == 0
+    assert g.rows(L.TR_WIN) == [(STATUE, 1, 0, 0, 0)] and g.icons(1, STATUE) == 0
     assert g[L.S_KILLS_ROUND] == 0  # a statue is not a monster kill
 
 
@@ -491,7 +495,7 @@ def test_statue_d6_against_d6_and_damage():
     """A statue never gets the monsters' bonus; losing costs the difference in hearts."""
     g = play("temple", script=[2, 2, 2, 5], queues={"fight_on": [0]}, sheet={"hearts": 5},
              overrides={"round.monster_bonus": [3, 3, 3, 3], "max_turns": 2})
-    assert g.rows(L.TR_FIGHT) == [(I.STATUE, 0, 1, 0, 0)]
+    assert g.rows(L.TR_FIGHT) == [(STATUE, 0, 1, 0, 0)]
     assert g.rows(L.TR_ROLLOFF) == [(2, 0, 5, 0, 0)]
     assert g.rows(L.TR_HIT) == [(3, 2, 0, 0, 0)] and g[H] == 5 - 3
 
@@ -514,8 +518,8 @@ def fight(foe, dice, *, sheet=None, queues=None, overrides=None, hero="free", bo
 def test_combat_higher_wins():
     g = fight("orc", [6, 3])  # 6 vs 3+2
     assert g.rows(L.TR_ROLLOFF) == [(6, 0, 3, 2, 0)]
-    assert g.rows(L.TR_WIN) == [(I.ORC, 0, 0, 0, 0)]
-    assert g.icons(0, I.ORC) == 0 and g[L.S_KILLS_ROUND] == 1 and g[L.S_KILLS_TOTAL] == 1 and g[H] == 8
+    assert g.rows(L.TR_WIN) == [(ORC, 0, 0, 0, 0)]
+    assert g.icons(0, ORC) == 0 and g[L.S_KILLS_ROUND] == 1 and g[L.S_KILLS_TOTAL] == 1 and g[H] == 8
     assert g[CH] == 1 and g.icons(0, I.CHEST) == 0  # items collected after the win
 
 
@@ -530,16 +534,16 @@ def test_combat_tie_nothing_then_fight_on():
 def test_combat_lower_loses_difference_then_flee():
     g = fight("orc", [1, 5], queues={"fight_on": [0]})  # 1 vs 5+2
     assert g.rows(L.TR_HIT) == [(6, 2, 0, 0, 0)] and g[H] == 2
-    assert g.rows(L.TR_FLEE) == [(I.ORC, 0, 0, 0, 0)]
-    assert g.icons(0, I.ORC) == 1 and g[L.S_KILLS_ROUND] == 0
+    assert g.rows(L.TR_FLEE) == [(ORC, 0, 0, 0, 0)]
+    assert g.icons(0, ORC) == 1 and g[L.S_KILLS_ROUND] == 0
     assert g[CH] == 0 and g.icons(0, I.CHEST) == 1  # fled: nothing collected
 
 
 def test_combat_death_when_hearts_run_out():
     g = fight("orc", [1, 5], sheet={"hearts": 3}, overrides={"game.insert_coins": 0})
     assert g[L.S_DEAD] == 1 and g[H] == 0
-    assert g[L.S_DEATH_CAUSE] == L.CAUSE_FOE + I.ORC
-    assert g.rows(L.TR_DEATH) == [(L.CAUSE_FOE + I.ORC, 0, 1, 0, 0)]
+    assert g[L.S_DEATH_CAUSE] == L.CAUSE_FOE + ORC
+    assert g.rows(L.TR_DEATH) == [(L.CAUSE_FOE + ORC, 0, 1, 0, 0)]
     assert g.decisions("fight_on") == []
 
 
@@ -547,7 +551,7 @@ def test_combat_shield_blocks_hit():
     g = fight("orc", [1, 5], sheet={"hearts": 5, "shield": 1}, queues={"shield": [1], "fight_on": [0]})
     assert g.rows(L.TR_BLOCK) == [(6, 0, 0, 0, 0)]
     assert g[H] == 5 and g[SH] == 0 and g.rows(L.TR_HIT) == []
-    assert g.icons(0, I.ORC) == 1  # the monster stays
+    assert g.icons(0, ORC) == 1  # the monster stays
 
 
 def test_combat_shield_may_be_kept():
@@ -617,7 +621,7 @@ def test_foe_strength_per_enemy(foe, mult):
 
 def test_goblin_no_bonus():
     g = fight("goblin", [4, 3], bonus_all=3)  # 4 vs 3: a win only without the bonus
-    assert g.rows(L.TR_WIN) == [(I.GOBLIN, 0, 0, 0, 0)]
+    assert g.rows(L.TR_WIN) == [(GOBLIN, 0, 0, 0, 0)]
 
 
 def test_orc_plain():
@@ -640,7 +644,7 @@ def test_imp_destroys_items(ruling, pick, destroyed):
     g = fight("imp", [6, 1], sheet={"hearts": 5}, overrides={"rulings.imp_destroys": ruling}, imp_pick=pick)
     assert [(r[0], r[1], r[2]) for r in g.rows(L.TR_IMP)] == [(0, ic, 1) for ic in destroyed]
     assert g.dice() == (5 if ruling == "one" else 4)  # room, spawn, [the imp's pick], the two combat dice
-    assert g.rows(L.TR_WIN) == [(I.IMP, 0, 0, 0, 0)]
+    assert g.rows(L.TR_WIN) == [(IMP, 0, 0, 0, 0)]
     assert g[CH] == (0 if I.CHEST in destroyed else 1)
     assert g[H] == (5 if I.POTION in destroyed else 5 + DATA["potions"]["red"])
     assert g.icons(0, I.CHEST) == g.icons(0, I.POTION) == 0
@@ -696,19 +700,115 @@ def test_troll_returns():
     # round 1: in at 0, the troll in 1 (beaten), the Oracle, out at 2; round 2: in at 2, back to the
     # troll (beaten again), the Oracle, out at 8
     g = play("ring_troll", script=[4, 4, 6, 1, 4, 6, 1, 4], queues=q, overrides=ov, sheet={"hearts": 6})
-    assert g.rows(L.TR_TROLL_BACK) == [(1, 0, 0, 0, 0)]  # after round 1, none left to come back
+    assert g.rows(L.TR_TROLL_BACK) == [(1, 0, TROLL, 0, 0)]  # after round 1, none left to come back
     wins = [i for i, r in enumerate(g.tr) if r[0] == L.TR_WIN]
     back = [i for i, r in enumerate(g.tr) if r[0] == L.TR_TROLL_BACK][0]
     ends = [i for i, r in enumerate(g.tr) if r[0] == L.TR_EXIT]
     assert wins[0] < ends[0] < back < wins[1]  # it came back after round 1 ended
-    assert g.icons(1, I.TROLL) == 0 and g[L.S_WIN] == 1 and g[L.S_KILLS_TOTAL] == 2
+    assert g.icons(1, TROLL) == 0 and g[L.S_WIN] == 1 and g[L.S_KILLS_TOTAL] == 2
 
 
 def test_troll_returns_three_times_by_default():
     assert DATA["kills"]["troll_returns"] == 3
     g = fight("troll", [6, 1], overrides={"max_turns": 1})
-    assert g.rm[0, L.RM_TROLL] == 3  # "write the number 3 in a corner of the space"
-    assert g.rm[0, L.RM_FLAG] & L.F_TROLL_DOWN
+    assert g.rm[0, L.RM_RETURNS] == 3  # "write the number 3 in a corner of the space"
+    assert g.rm[0, L.RM_FLAG] & L.F_RETURNER_DOWN
+
+
+# ==================================================================== enemies are data ([enemies])
+WRAITH_RULES = """
+[enemies]
+wraith = { char = "W", base = 2, mult = 0, traits = ["returns"] }  # a test-only enemy
+"""
+# ring_troll.map with the test-only wraith (char W) where the troll stands
+WRAITH_RING = """name: ring with a wraith
+
++vvv+---+vvv+
+>A.. AW. B..<
++   +   +   +
+|D.. O.. B..|
++   +   +   +
+>D.. C.. C..<
++^^^+---+^^^+
+"""
+
+
+def _write(tmp_path: Path, name: str, text: str) -> str:
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+def test_enemy_added_in_data_only(tmp_path):
+    """A new enemy is one line of [enemies]: a test-only wraith (strength 2, trait "returns") placed on a map by
+    its character is fought with its strength, counted as a kill, and comes back after the round, like a troll."""
+    rules_file = _write(tmp_path, "wraith.toml", WRAITH_RULES)
+    ring = _write(tmp_path, "wraith_ring.map", WRAITH_RING)
+    ov = dict(QUIET_EVENTS)
+    ov.update({"game.rounds": 2, "requirements.kills": 0, "kills.troll_returns": 1})
+    q = {"round": [0, 3], "move": [1, 4, 2, move(1, GOTO), 4, 8], "place": [5, 7]}
+    # as test_troll_returns: round 1 beats the wraith in cell 1 (6 vs 1 + 2), round 2 beats it again
+    g = play(ring, script=[4, 4, 6, 1, 4, 6, 1, 4], queues=q, overrides=ov, sheet={"hearts": 6},
+             rules_file=rules_file)
+    wraith = g.rules.icons.foe("wraith")
+    assert wraith == I.FOE_FIRST + 7 and g.rules.R[L.R_N_FOES] == 8  # the slot after the shipped seven
+    assert g.rules.map.icons[1, wraith] == 1 and g.rules.T[L.T_EN_TRAITS, wraith] == L.FT_RETURNS
+    assert [r[:3] for r in g.rows(L.TR_FIGHT)] == [(wraith, 2, 1), (wraith, 2, 1)]  # base 2, no round bonus
+    assert g.rows(L.TR_WIN) == [(wraith, 1, 0, 0, 0)] * 2
+    assert g.rows(L.TR_TROLL_BACK) == [(1, 0, wraith, 0, 0)]  # it came back once (kills.troll_returns = 1)
+    assert g[L.S_KILLS_TOTAL] == 2 and g.out[L.OUT_KILLS] == 2 and g[L.S_WIN] == 1
+    assert g.icons(1, wraith) == 0
+
+
+def test_enemy_added_in_data_spawns_and_steals(tmp_path):
+    """A test-only enemy in the spawn table with trait "steals": it appears on a monster event and, having
+    hit, takes a resource as the bandit does."""
+    rules_file = _write(tmp_path, "thief.toml", '[enemies]\nthief = { char = "&", base = 1, mult = 0, '
+                                               'traits = ["steals"] }\n')
+    g = fight("thief", [1, 4], sheet={"hearts": 6, "shield": 1, "shovel": 1}, bonus_all=0, rules_file=rules_file,
+              queues={"shield": [0], "steal": [SV], "fight_on": [0]})
+    thief = g.rules.icons.foe("thief")
+    assert g.rows(L.TR_SPAWN) == [(0, thief, 1, 0, 0)]
+    assert g.rows(L.TR_ROLLOFF) == [(1, 0, 4, 1, 0)] and g.rows(L.TR_HIT) == [(4, 2, 0, 0, 0)]
+    assert g.decisions("steal")[0].keys == [SH, SV]
+    assert g.rows(L.TR_STEAL) == [(SV, 0, 0, 0, 0)] and g[SV] == 0 and g[SH] == 1
+    assert g.rows(L.TR_FLEE) == [(thief, 0, 0, 0, 0)]
+
+
+@pytest.mark.parametrize("toml, message, line", [
+    ('wraith = { char = "W", base = 2, mult = 0, traits = ["flies"] }', "unknown trait 'flies'", 2),
+    ('wraith = { char = "g", base = 2, mult = 0 }', "already the map character of enemies.goblin", 2),
+    ('wraith = { char = "c", base = 2, mult = 0 }', "map character of the chest", 2),
+    ('wraith = { char = ".", base = 2, mult = 0 }', "one printable character", 2),
+    ('wraith = { base = 2, mult = 0 }', "must be { char", 2),
+    ('wraith = { char = "W", base = 2, mult = 0, speed = 3 }', "must be { char", 2),
+    ('chest = { char = "W", base = 2, mult = 0 }', "name of an item or fixture", 2),
+    ('wraith = { char = "W", base = 99, mult = 0 }', "enemies.wraith.base = 99 is above 20", 2),
+    ('spawn_table = ["goblin", "goblin", "statue", "orc", "orc", "imp"]', "(enemies that are not traps)", 2),
+    ('spawn_table = ["goblin", "goblin", "wraith", "orc", "orc", "imp"]', "from goblin, orc, imp, bandit", 2),
+])
+def test_enemy_table_validation(tmp_path, toml, message, line):
+    """Every problem of the [enemies] table is one InputError at the file and line of the enemy."""
+    f = _write(tmp_path, "bad.toml", f"[enemies]\n{toml}\n")
+    with pytest.raises(InputError, match=re.escape(message)) as e:
+        rules("arena", rules_file=f)
+    assert e.value.where == f"{f}:{line}"
+
+
+def test_enemy_table_too_many_kinds(tmp_path):
+    extra = "\n".join(f'e{k} = {{ char = "{c}", base = 0, mult = 0 }}' for k, c in enumerate("ABCDEF"))
+    f = _write(tmp_path, "many.toml", f"[enemies]\n{extra}\n")
+    with pytest.raises(InputError, match=f"at most {I.MAX_FOES} kinds") as e:
+        rules("arena", rules_file=f)
+    assert e.value.where == f"{f}:7"  # the 13th kind (the shipped seven, then e0..e5)
+
+
+def test_enemy_char_unknown_to_the_ruleset_is_refused_in_maps(tmp_path):
+    """A map using a character no enemy of the ruleset has is refused at its line and column."""
+    ring = _write(tmp_path, "wraith_ring.map", WRAITH_RING)
+    with pytest.raises(InputError, match="unknown icon character 'W'") as e:
+        rules(ring)
+    assert e.value.where == f"{ring}:4:7"
 
 
 # ============================================================================ items and elements
@@ -765,7 +865,7 @@ def test_die_table(faces, face):
     assert [g[t] for t in range(7)] == start
     assert g.icons(0, I.DIE) == 0
     if outcome == "monster":
-        assert g.rows(L.TR_SPAWN) == [(0, I.GOBLIN, 1, 0, 0)] and g[L.S_KILLS_ROUND] == 1
+        assert g.rows(L.TR_SPAWN) == [(0, GOBLIN, 1, 0, 0)] and g[L.S_KILLS_ROUND] == 1
     else:
         assert g.rows(L.TR_SPAWN) == []
 
@@ -804,7 +904,7 @@ def test_stairs_not_climbed_after_fleeing():
     guards a staircase, you may not climb it in that turn."""
     g = play("cliff_statue", script=[5, 3, 3], queues={"round": [1], "fight_on": [0]}, defaults={"move": 1},
              sheet={"hearts": 5}, overrides={"requirements.levers": 2, "max_turns": 2}, check_dice=False)
-    assert g.rows(L.TR_FLEE) == [(I.STATUE, 0, 0, 0, 0)]
+    assert g.rows(L.TR_FLEE) == [(STATUE, 0, 0, 0, 0)]
     at0 = [d for d in g.decisions("move") if d.snap["pos"] == 0]
     assert [m for d in at0 for m in d.moves() if m["kind"] == STAIRS] == []
     assert g.rows(L.TR_LEVER) == []
@@ -814,7 +914,7 @@ def test_magic_circle_not_used_after_fleeing():
     """Like a staircase, a magic circle is an element used only after a won encounter."""
     g = play("circles", script=[1, 1, 3, 3], queues={"fight_on": [0]}, defaults={"move": 1}, sheet={"hearts": 5},
              overrides={"max_turns": 2}, check_dice=False)
-    assert g.rows(L.TR_FLEE)[0] == (I.GOBLIN, 0, 0, 0, 0)
+    assert g.rows(L.TR_FLEE)[0] == (GOBLIN, 0, 0, 0, 0)
     at0 = [d for d in g.decisions("move") if d.snap["pos"] == 0]
     assert [m for d in at0 for m in d.moves() if m["kind"] == CIRCLE] == []
     assert g.rows(L.TR_MOVE)[1][:2] == (0, 1)
@@ -882,7 +982,7 @@ def test_exit_rolled_like_any_room():
              sheet={"hearts": 5})
     rolls5 = [r for r in g.rows(L.TR_ROLL) if r[3] == 5]
     assert len(rolls5) == 2
-    assert g.rows(L.TR_FLEE) == [(I.GOBLIN, 5, 0, 0, 0)]
+    assert g.rows(L.TR_FLEE) == [(GOBLIN, 5, 0, 0, 0)]
     assert g.rows(L.TR_EXIT) == [(5, 1, 1, 0, 0)]
     flee = [i for i, r in enumerate(g.tr) if r[0] == L.TR_FLEE][0]
     ex = [i for i, r in enumerate(g.tr) if r[0] == L.TR_EXIT][0]
@@ -898,7 +998,7 @@ def test_fleeing_in_exit_room_is_not_stuck():
     g = play("exit", script=script, queues={"round": [0], "move": [7, 1, 5], "fight_on": [0]},
              sheet={"hearts": 5}, overrides={"max_turns": 6, "game.insert_coins": 0}, strict=False,
              check_dice=False)
-    assert g.rows(L.TR_FLEE)[0] == (I.GOBLIN, 5, 0, 0, 0)
+    assert g.rows(L.TR_FLEE)[0] == (GOBLIN, 5, 0, 0, 0)
     assert g[L.S_DEATH_CAUSE] != L.CAUSE_STUCK, g.report()
 
 
@@ -909,7 +1009,7 @@ def test_insert_coin():
     g = play("cross_A", script=[1, 1, 1, 6, 1, 1, 1, 6], queues={"round": [2, 1], "trait": [H, H]},
              sheet=sheet)
     deaths = g.rows(L.TR_DEATH)
-    assert deaths == [(L.CAUSE_FOE + I.GOBLIN, 3, 1, 0, 0), (L.CAUSE_FOE + I.GOBLIN, 1, 1, 0, 0)]
+    assert deaths == [(L.CAUSE_FOE + GOBLIN, 3, 1, 0, 0), (L.CAUSE_FOE + GOBLIN, 1, 1, 0, 0)]
     assert g.rows(L.TR_COIN) == [(1, 0, 0, 0, 0)]
     assert g.rows(L.TR_CREATE) == [(2, 0, 0, 0, 0)] * 2
     # RULING insert_coin: the round starts over, its entry arrow usable again
@@ -943,7 +1043,7 @@ def test_kael_skips_roll():
     g = play("line_g", hero="kael", script=[2, 6, 1], overrides={"max_turns": 2})
     assert [r[3] for r in g.rows(L.TR_ROLL)] == [0]  # the plain room is rolled, the goblin's room is not
     assert g.rows(L.TR_KAEL) == [(1, 0, 0, 0, 0)]
-    assert g.rows(L.TR_WIN) == [(I.GOBLIN, 1, 0, 0, 0)]
+    assert g.rows(L.TR_WIN) == [(GOBLIN, 1, 0, 0, 0)]
     free = play("line_g", script=[2, 2, 6, 1], sheet={"hearts": 5}, overrides={"max_turns": 2})
     assert [r[3] for r in free.rows(L.TR_ROLL)] == [0, 1] and free.rows(L.TR_KAEL) == []
 
@@ -1121,7 +1221,7 @@ def test_flee_stay_or_back(flee_to):
     g = play("line5_g", script=[5, 2, 3, 3], queues={"fight_on": [0], "move": [1]}, defaults={"move": -100},
              sheet={"hearts": 5}, overrides={**QUIET_EVENTS, "max_turns": 3, "rulings.flee_to": flee_to},
              strict=False, check_dice=False)  # the step after is rolled at random
-    assert g.rows(L.TR_FLEE) == [(I.GOBLIN, 1, 0, 0, 0)]
+    assert g.rows(L.TR_FLEE) == [(GOBLIN, 1, 0, 0, 0)]
     after = g.decisions("move")[1]
     if flee_to == "stay":
         assert g.rows(L.TR_FLEE_BACK) == [] and after.snap["pos"] == 1
@@ -1140,7 +1240,7 @@ def test_flee_back_not_through_a_jump():
           "rulings.roll_after_jump": True}
     g = play("circles", script=[2, 1, 1, 3, 3], queues={"fight_on": [0], "move": [move(3, CIRCLE)]},
              sheet={"hearts": 5}, overrides=ov)
-    assert g.rows(L.TR_FLEE) == [(I.GOBLIN, 3, 0, 0, 0)]
+    assert g.rows(L.TR_FLEE) == [(GOBLIN, 3, 0, 0, 0)]
     assert g.rows(L.TR_FLEE_BACK) == [] and g[L.S_POS] == 3
 
 
@@ -1198,7 +1298,7 @@ def test_kael_skips_roll_options(ruling):
     assert st.rows(L.TR_KAEL) == ([(1, 0, 0, 0, 0)] if skip_statue else [])
     gb = play("line_g", hero="kael", script=[2, 6, 1] if skip_goblin else [2, 2, 6, 1], overrides=ov)
     assert [r[3] for r in gb.rows(L.TR_ROLL)] == ([0] if skip_goblin else [0, 1])
-    assert gb.rows(L.TR_WIN) == [(I.GOBLIN, 1, 0, 0, 0)]
+    assert gb.rows(L.TR_WIN) == [(GOBLIN, 1, 0, 0, 0)]
 
 
 @pytest.mark.parametrize("ruling", ["hit", "one_heart"])
@@ -1232,9 +1332,9 @@ def test_insert_coin_new_game():
              sheet={"hearts": 2}, overrides={"rulings.insert_coin": "new_game"})
     assert g.rows(L.TR_COIN) == [(1, 1, 0, 0, 0)]
     assert g.decisions("round")[1].keys == [0, 1, 2, 3, 4]
-    assert g.rows(L.TR_DEATH)[0][:2] == (L.CAUSE_FOE + I.GOBLIN, 3)
-    assert not g.room_state(3) & L.EXPLORED and g.icons(3, I.GOBLIN) == 0  # a fresh map
-    assert g.room_state(1) & L.EXPLORED and g.icons(1, I.GOBLIN) == 1  # the second life's death
+    assert g.rows(L.TR_DEATH)[0][:2] == (L.CAUSE_FOE + GOBLIN, 3)
+    assert not g.room_state(3) & L.EXPLORED and g.icons(3, GOBLIN) == 0  # a fresh map
+    assert g.room_state(1) & L.EXPLORED and g.icons(1, GOBLIN) == 1  # the second life's death
     assert g[L.S_COINS_USED] == 1 and g[L.S_WIN] == 0
 
 
@@ -1252,12 +1352,12 @@ def test_insert_coin_completed_rounds(ruling):
     g = play("ring4", script=script + ([4] if new else []),  # new game: the entry room is unexplored again
              queues={"round": [0, 3], "move": [1, 4, 2, 4], "place": [5, 7], "cornucopia": [-1]},
              sheet={"hearts": 6}, overrides=ov)
-    assert g.rows(L.TR_DEATH)[0][:2] == (L.CAUSE_FOE + I.ORC, 7)
+    assert g.rows(L.TR_DEATH)[0][:2] == (L.CAUSE_FOE + ORC, 7)
     assert g.rows(L.TR_COIN) == [(1 if new else 2, int(new), 0, 0, 0)]  # the round played next
     assert g.decisions("round")[2].keys == (list(range(8)) if new else [3, 4, 5, 6, 7])
     assert g[L.S_ROUND] == (0 if new else 1) and g[L.S_DONE_MASK] == (0 if new else 1)
     assert g[L.S_KILLS_TOTAL] == (0 if new else 1)
-    assert g.icons(5, I.GOBLIN) == (1 if new else 0)  # the goblin of round 1 is back on a fresh map
+    assert g.icons(5, GOBLIN) == (1 if new else 0)  # the goblin of round 1 is back on a fresh map
 
 
 # ================================================================ every ruling has a real alternative
@@ -1416,6 +1516,13 @@ def test_upper_level_network_reaches_every_lever():
 
 # ------------------------------------------------------- no unwinnable games by construction (1.2)
 # arrows3.map: arrows 0 (A, cell 0), 1 (B, cell 2), 2 (A, cell 0), 3 (B, cell 2), 4 and 5 (C, cell 3).
+def board(R, arrows):
+    """The kernel's Board bundle for the arrow checks (they read only R and the arrows)."""
+    from foury_sim.games.foury import kernel as K
+
+    return K.Board(R, np.zeros((1, 1), np.int64), np.zeros((1, 6), np.int64), np.ascontiguousarray(arrows))
+
+
 def exit_state(reserve):
     """Round 2 of 3 (B) heading out; round 1 (A) in at arrow 0, out at 1; round 2 in at 3."""
     from foury_sim.games.foury import kernel as K
@@ -1432,28 +1539,28 @@ def exit_state(reserve):
 def test_exit_keeps_every_remaining_round_playable():
     """Leaving round 2 by the A arrow in cell 0 would leave round 3 (C) an entry but no exit elsewhere."""
     K, R, arrows, st, rm = exit_state("rounds")
-    assert K.legal_exit(R, arrows, st, rm, 0) == -1
-    assert K.legal_exit(R, arrows, st, rm, 3) == 4  # C arrow 4: arrow 5 enters round 3, arrow 2 exits it
-    assert K.arrows_feasible(R, arrows, st, rm, 1, 1)
+    assert K.legal_exit(board(R, arrows), st, rm, 0) == -1
+    assert K.legal_exit(board(R, arrows), st, rm, 3) == 4  # C arrow 4: arrow 5 enters round 3, arrow 2 exits it
+    assert K.arrows_feasible(board(R, arrows), st, rm, 1, 1)
 
 
 def test_exit_check_sector_only_option():
     """rulings.reserve_entries = "sector_only" (the old check): the A exit is allowed (sector A is done)."""
     K, R, arrows, st, rm = exit_state("sector_only")
-    assert K.legal_exit(R, arrows, st, rm, 0) == 2
+    assert K.legal_exit(board(R, arrows), st, rm, 0) == 2
     st[L.S_ARROW0 + 2] = 1
-    assert not K.arrows_feasible(R, arrows, st, rm, 1, 2)  # and round 3 could no longer be won
+    assert not K.arrows_feasible(board(R, arrows), st, rm, 1, 2)  # and round 3 could no longer be won
     _, R0, _, st0, _ = exit_state("none")
     st0[L.S_ARROW0 + 4] = 1  # "none" reserves nothing: even the last C arrow may be used as an exit
-    assert K.legal_exit(R0, arrows, st0, rm, 3) == 5
+    assert K.legal_exit(board(R0, arrows), st0, rm, 3) == 5
 
 
 def test_exit_check_when_already_lost_allows_any_exit():
     """A collapsed arrow room made the game unwinnable: the check no longer holds the hero in the dungeon."""
     K, R, arrows, st, rm = exit_state("rounds")
     rm[3, L.RM_STATE] |= L.COLLAPSED  # both C arrows gone
-    assert not K.arrows_feasible(R, arrows, st, rm, 1, 1)
-    assert K.legal_exit(R, arrows, st, rm, 0) == 2
+    assert not K.arrows_feasible(board(R, arrows), st, rm, 1, 1)
+    assert K.legal_exit(board(R, arrows), st, rm, 0) == 2
 
 
 def _feasible_brute(counts, done, rounds_done, cur, mode, rounds):
@@ -1494,8 +1601,8 @@ def test_arrows_feasible_is_exact():
         R[L.R_ROUNDS] = rounds
         st = np.zeros(L.STATE_SIZE, np.int64)
         st[L.S_ROUND], st[L.S_DONE_MASK] = rounds_done, done
-        rm = np.zeros((1, L.RM_ICON + I.N_ICONS), np.int64)
-        got = K.arrows_feasible(R, arrows, st, rm, cur, mode)
+        rm = np.zeros((1, L.RM_COLS), np.int64)
+        got = K.arrows_feasible(board(R, arrows), st, rm, cur, mode)
         assert got == _feasible_brute(list(counts), done, rounds_done, cur, mode, rounds), (counts, done, cur, mode)
 
 
@@ -1567,10 +1674,10 @@ def test_clover_rerolls_the_spawn_roll():
              queues={"round": [2], "reroll": [reroll(0, 2), reroll(0, 1), reroll(1)]}, defaults={"move": 4},
              overrides={"max_turns": 2})
     assert DATA["enemies"]["spawn_table"][4] == "imp" and DATA["enemies"]["spawn_table"][1] == "goblin"
-    assert g.rows(L.TR_SPAWN) == [(4, I.IMP, 5, 0, 0)]
-    assert g.rows(L.TR_REROLL) == [(L.RR_SPAWN, 5, 2, 1, I.GOBLIN)]
-    assert g.rows(L.TR_FIGHT)[0][:3] == (I.GOBLIN, 0, 4) and g[L.S_KILLS_ROUND] == 1 and g[CL] == 0
-    assert g.icons(4, I.IMP) == 0 and g.icons(4, I.GOBLIN) == 0
+    assert g.rows(L.TR_SPAWN) == [(4, IMP, 5, 0, 0)]
+    assert g.rows(L.TR_REROLL) == [(L.RR_SPAWN, 5, 2, 1, GOBLIN)]
+    assert g.rows(L.TR_FIGHT)[0][:3] == (GOBLIN, 0, 4) and g[L.S_KILLS_ROUND] == 1 and g[CL] == 0
+    assert g.icons(4, IMP) == 0 and g.icons(4, GOBLIN) == 0
 
 
 def test_clover_dice_combat_asks_no_reroll():
@@ -1619,7 +1726,7 @@ def test_builtin_policies_reroll_sensibly(policy):
     st[H] = 1
     assert choose(L.RR_DIE, [(0, 2, L.DIE_LOSE_HEART, 0), (1, 0, -1, -1)]) == 1  # it would kill
     assert choose(L.RR_ROOM, [(0, 1, L.EV_MONSTER, 3), (1, 0, -1, -1)]) == 1  # a monster at 1 heart
-    assert choose(L.RR_SPAWN, [(0, 6, I.BANDIT, 3), (1, 0, -1, -1)]) == 1
+    assert choose(L.RR_SPAWN, [(0, 6, BANDIT, 3), (1, 0, -1, -1)]) == 1
     st[H] = 5
     # Melyra: the best face (a chest) over a walled-in monster
     rows = [(0, 1, L.EV_MONSTER | walled, 0)] + [(2, v, L.EV_CHEST if v == 5 else walled, 0 if v != 5 else 3)
@@ -1633,7 +1740,7 @@ def test_combat_death_at_exactly_zero_hearts():
     """A hit that takes the last heart kills: 1 vs 5+2 costs 6 hearts of 6."""
     g = fight("orc", [1, 5], sheet={"hearts": 6}, overrides={"game.insert_coins": 0})
     assert g.rows(L.TR_HIT) == [(6, 0, 0, 0, 0)]
-    assert g[L.S_DEAD] == 1 and g[H] == 0 and g[L.S_DEATH_CAUSE] == L.CAUSE_FOE + I.ORC
+    assert g[L.S_DEAD] == 1 and g[H] == 0 and g[L.S_DEATH_CAUSE] == L.CAUSE_FOE + ORC
     assert g.decisions("fight_on") == []
 
 
@@ -1644,7 +1751,7 @@ def test_kael_skips_roll_for_any_enemy():
              overrides={**QUIET_EVENTS, "max_turns": 2})
     assert [r[3] for r in g.rows(L.TR_ROLL)] == [2]  # the entry room only
     assert g.rows(L.TR_KAEL) == [(1, 0, 0, 0, 0)]
-    assert g.rows(L.TR_FIGHT) == [(I.STATUE, 0, 1, 0, 0)] and g.rows(L.TR_WIN) == [(I.STATUE, 1, 0, 0, 0)]
+    assert g.rows(L.TR_FIGHT) == [(STATUE, 0, 1, 0, 0)] and g.rows(L.TR_WIN) == [(STATUE, 1, 0, 0, 0)]
 
 
 @pytest.mark.parametrize("hero", ["free", "melyra", "thalindra", "elydion"])
@@ -1654,7 +1761,7 @@ def test_only_kael_skips_the_roll(hero):
              overrides={"max_turns": 2})
     assert [(r[0], r[1], r[3]) for r in g.rows(L.TR_ROLL)] == [(0, 2, 0), (0, 2, 1)]
     assert g.rows(L.TR_KAEL) == []
-    assert g.rows(L.TR_ROLLOFF) == [(6, 0, 1, 0, 0)] and g.rows(L.TR_WIN) == [(I.GOBLIN, 1, 0, 0, 0)]
+    assert g.rows(L.TR_ROLLOFF) == [(6, 0, 1, 0, 0)] and g.rows(L.TR_WIN) == [(GOBLIN, 1, 0, 0, 0)]
 
 
 def test_no_exit_by_an_arrow_of_the_rounds_own_sector():

@@ -9,11 +9,13 @@ from ...config import CompiledOnFirstUse
 from ...policy import POLICY_TYPE, no_user_policy
 from ...rng import seed_stream
 from . import icons as I
-from .kernel import fight
+from .kernel import Board, Dice, Pol, fight
 from .layout import (
     HEARTS,
     N_OCOL,
     R_SIZE,
+    RM_COLS,
+    RM_ICON,
     S_BONUS,
     S_CAP,
     STATE_SIZE,
@@ -26,6 +28,8 @@ from .layout import (
 )
 from .policies import GREEDY, HEURISTIC_PARAMS, POL_GREEDY
 
+FOE = I.FOE_FIRST  # a foe slot with no traits: strength only (T_EN_TRAITS stays 0)
+
 I1 = types.int64[::1]
 I2 = types.int64[:, ::1]
 _SIG = types.void(I1, I2, types.float64[::1], types.int64, types.int64, types.int64, types.uint64, POLICY_TYPE, I1,
@@ -37,6 +41,9 @@ def _trials(R, T, params, weapon, hearts, n, seed, fn, counts, st, geo, rm, opts
 
     Arrays come in with the kernel's types so the already compiled ``fight`` is reused.
     """
+    board = Board(R, T, geo, np.zeros((0, 3), np.int64))  # one room, no arrows
+    dice = Dice(rs, ps, script, tr)
+    pol = Pol(POL_GREEDY, params, fn)
     for mode in range(2):
         params[6] = 1e9 if mode == 0 else -1.0  # flee_hearts: flee after one roll-off, or never
         for i in range(n):
@@ -48,8 +55,8 @@ def _trials(R, T, params, weapon, hearts, n, seed, fn, counts, st, geo, rm, opts
             st[S_CAP + HEARTS] = 1000
             st[WEAPON] = weapon
             st[S_BONUS] = 0
-            rm[0, 7 + I.ORC] = 1
-            r = fight(R, T, geo, st, rm, opts, rs, ps, script, tr, POL_GREEDY, params, fn, 0, I.ORC)
+            rm[0, RM_ICON + FOE] = 1
+            r = fight(board, st, rm, opts, dice, pol, 0, FOE)
             if mode == 0:
                 if r == 1:
                     counts[0] += 1
@@ -69,8 +76,8 @@ def combat_trials(weapon: int, strength: int, hearts: int, n: int, seed: int = 1
     """Run ``n`` single roll-offs and ``n`` whole fights (no shield, no clover) through ``fight``."""
     R = np.zeros(R_SIZE, np.int64)
     T = np.zeros((T_ROWS, T_COLS), np.int64)
-    T[T_EN_BASE, I.ORC] = strength
-    T[T_EN_MULT, I.ORC] = 0
+    T[T_EN_BASE, FOE] = strength
+    T[T_EN_MULT, FOE] = 0
     params = np.array([GREEDY[k] for k in HEURISTIC_PARAMS], dtype=np.float64)
     params[HEURISTIC_PARAMS.index("weapon_below")] = 6.0
     counts = np.zeros(4, np.int64)
@@ -78,7 +85,7 @@ def combat_trials(weapon: int, strength: int, hearts: int, n: int, seed: int = 1
     geo[0, 4] = 0
     trials = _trials_kernel()
     trials(R, T, params, weapon, hearts, n, np.uint64(seed), no_user_policy, counts, np.zeros(STATE_SIZE, np.int64),
-           geo, np.zeros((1, 7 + I.N_ICONS), np.int64), np.zeros((16, N_OCOL), np.int64), np.zeros(4, np.uint64),
+           geo, np.zeros((1, RM_COLS), np.int64), np.zeros((16, N_OCOL), np.int64), np.zeros(4, np.uint64),
            np.zeros(4, np.uint64), np.zeros(0, np.int64), np.zeros((1, TRACE_COLS), np.int64))
     return counts
 

@@ -1,6 +1,18 @@
-"""Dungeon Foury map icons and sectors: the codes shared by the map files, the rules and the plots."""
+"""Dungeon Foury map icons and sectors: the codes shared by the map files, the rules and the plots.
+
+Items and fixtures are fixed icons (their rules are code). Foes are data: every entry of the
+ruleset's ``[enemies]`` table takes one slot of the foe range ``FOE_FIRST .. FOE_FIRST + MAX_FOES``
+in table order (the order foes in one room are faced in), with its map character, strength and
+traits (``ruleset.py`` validates them). The foe names below are the shipped ruleset's, for code
+that has no ruleset at hand (the ``map`` verbs, the play report); a ruleset's own table is
+``FouryRules.icons``.
+"""
 
 from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
 
 # Sectors (room colours). The Oracle's room is its own sector; VOID is solid rock (no room).
 VOID = -1
@@ -17,25 +29,72 @@ DC = (0, 1, 0, -1)
 # Icons. Items are collected (and removed) after a won encounter; fixtures stay; foes are fought.
 CHEST, POTION, SHOVEL, WEAPON, SHIELD, CLOVER, CORNUCOPIA, DIE = 0, 1, 2, 3, 4, 5, 6, 7
 CIRCLE, STAIRS, LEVER, TUNNEL = 8, 9, 10, 11
-STATUE, GOBLIN, ORC, IMP, BANDIT, TROLL, MINOTAUR = 12, 13, 14, 15, 16, 17, 18
-N_ICONS = 19
-
 ITEMS = (CHEST, POTION, SHOVEL, WEAPON, SHIELD, CLOVER, CORNUCOPIA, DIE)
 FIXTURES = (CIRCLE, STAIRS, LEVER, TUNNEL)
-MONSTERS = (GOBLIN, ORC, IMP, BANDIT, TROLL, MINOTAUR)
-FOES = (STATUE,) + MONSTERS
+FIXED_CHARS = "cpswhfudoSL~"
+FIXED_NAMES = ("chest", "potion", "shovel", "weapon", "shield", "four-leaf clover", "cornucopia", "die",
+               "magic circle", "stone staircase", "lever", "flooded tunnel")
+FIXED_KEYS = ("chest", "potion", "shovel", "weapon", "shield", "clover", "cornucopia", "die",
+              "circle", "stairs", "lever", "tunnel")
+#: Characters a map uses for something else: no icon, the Oracle's decoration.
+RESERVED_CHARS = ". *"
 
-#: One character per icon in map files.
-ICON_CHARS = "cpswhfudoSL~TgribtM"
-ICON_NAMES = (
-    "chest", "potion", "shovel", "weapon", "shield", "four-leaf clover", "cornucopia", "die",
-    "magic circle", "stone staircase", "lever", "flooded tunnel",
-    "statue", "goblin", "orc", "imp", "bandit", "troll", "minotaur",
-)
+# Foe slots: the ruleset's [enemies] in table order; unused slots stay empty on every map.
+FOE_FIRST = len(FIXED_CHARS)
+MAX_FOES = 12
+N_ICONS = FOE_FIRST + MAX_FOES
+NO_CHAR = "\0"  # the map character of an unused foe slot (never in a map file)
+
+
+def is_foe(icon: int) -> bool:
+    return FOE_FIRST <= icon < N_ICONS
+
+
+@dataclass(frozen=True)
+class IconTable:
+    """Per icon (N_ICONS entries): map character, name in reports, ruleset key.
+
+    A spare foe slot has no character (NO_CHAR), no key and a placeholder name (for reports that name
+    icons from the shipped table while a ruleset adds enemies: they then say "enemy of slot 19").
+    """
+
+    chars: str
+    names: tuple[str, ...]
+    keys: tuple[str, ...]
+
+    @classmethod
+    def with_foes(cls, foes: list[tuple[str, str, str]]) -> IconTable:
+        """From the foes' (key, char, name) in slot order."""
+        spare = range(FOE_FIRST + len(foes), N_ICONS)
+        return cls(FIXED_CHARS + "".join(c for _, c, _ in foes) + NO_CHAR * len(spare),
+                   FIXED_NAMES + tuple(n for _, _, n in foes) + tuple(f"enemy of slot {i}" for i in spare),
+                   FIXED_KEYS + tuple(k for k, _, _ in foes) + ("",) * len(spare))
+
+    def foe(self, key: str) -> int:
+        """The icon of the foe with ruleset key ``key``."""
+        return self.keys.index(key, FOE_FIRST)
+
+    @property
+    def used(self) -> list[int]:
+        """Icons that have a map character (fixed icons and the foes of this table)."""
+        return [i for i in range(N_ICONS) if self.chars[i] != NO_CHAR]
+
+    @property
+    def shown_chars(self) -> str:
+        return " ".join(self.chars[i] for i in self.used)
+
+
+def _shipped_foes() -> list[tuple[str, str, str]]:
+    """(key, char, name) of the shipped ruleset's enemies, in table order (validated by ruleset.py)."""
+    with open(Path(__file__).parent / "data" / "rules.toml", "rb") as f:
+        enemies = tomllib.load(f)["enemies"]
+    return [(k, v["char"], v.get("name", k)) for k, v in enemies.items() if isinstance(v, dict)]
+
+
+SHIPPED = IconTable.with_foes(_shipped_foes())
+#: One character per icon in map files (NO_CHAR for an unused foe slot).
+ICON_CHARS = SHIPPED.chars
+ICON_NAMES = SHIPPED.names
 #: Short keys used in ruleset files.
-ICON_KEYS = (
-    "chest", "potion", "shovel", "weapon", "shield", "clover", "cornucopia", "die",
-    "circle", "stairs", "lever", "tunnel",
-    "statue", "goblin", "orc", "imp", "bandit", "troll", "minotaur",
-)
+ICON_KEYS = SHIPPED.keys
 assert len(ICON_CHARS) == N_ICONS == len(ICON_NAMES) == len(ICON_KEYS)

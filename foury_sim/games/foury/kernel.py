@@ -3,19 +3,25 @@
 One implementation of every rule: the parallel run, the single-game replay with a trace, the
 scripted-dice tests and ``NUMBA_DISABLE_JIT=1`` all go through these functions.
 
-Arguments that recur (kept in this order):
+Arguments that recur (kept in this order); the arrays that travel together come bundled:
 
-* ``R`` int64[R_SIZE] scalar rules, ``T`` int64[T_ROWS, T_COLS] tables (see ``layout``);
-* ``geo`` int64[n, 6]: the four neighbours (N, E, S, W; -1 none), the sector, the static
-  distance to the Oracle; ``arrows`` int64[k, 3]: cell, direction of travel, sector;
+* ``board`` a :class:`Board`: ``R`` int64[R_SIZE] scalar rules, ``T`` int64[T_ROWS, T_COLS] tables
+  (see ``layout``), ``geo`` int64[n, 6]: the four neighbours (N, E, S, W; -1 none), the sector, the
+  static distance to the Oracle; ``arrows`` int64[k, 3]: cell, direction of travel, sector;
 * ``st`` the state vector, ``rm`` int64[n, RM_COLS] the rooms as drawn on this sheet, ``sc``
   int64[SC_ROWS, n] scratch for searches, ``opts`` int64[option_rows(n), N_OCOL] decision options;
-* ``rs`` the dice stream, ``ps`` the policy stream, ``script`` forced dice (tests), ``tr`` the
-  trace (one row = no trace);
-* ``pid`` built-in policy id, ``params`` its parameters, ``fn`` a user's policy function.
+* ``dice`` a :class:`Dice`: ``rs`` the dice stream, ``ps`` the policy stream, ``script`` forced dice
+  (tests), ``tr`` the trace (one row = no trace);
+* ``pol`` a :class:`Pol`: ``pid`` built-in policy id, ``params`` its parameters, ``fn`` a user's
+  policy function.
+
+A function that needs one or two members of a bundle takes them alone (``passable(R, ...)``,
+``log(tr, ...)``); one that needs more takes the bundle and unpacks it on its first line.
 """
 
 from __future__ import annotations
+
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit, prange, types, uint64
@@ -24,14 +30,41 @@ from ...config import CACHE, CHUNK, CompiledOnFirstUse
 from ...policy import POLICY_TYPE, USER_POLICY_ID
 from ...rng import d6, next_u64, roll, seed_stream
 from ...tracing import trace_row
-from .icons import BANDIT, CIRCLE, CORNUCOPIA, DIE, GOBLIN, IMP, LEVER, MINOTAUR, POTION, STAIRS, STATUE, TROLL
 from .icons import CHEST as I_CHEST
+from .icons import CIRCLE, CORNUCOPIA, DIE, FOE_FIRST, LEVER, POTION, STAIRS
 from .icons import CLOVER as I_CLOVER
 from .icons import SHIELD as I_SHIELD
 from .icons import SHOVEL as I_SHOVEL
 from .icons import WEAPON as I_WEAPON
 from .layout import *  # noqa: F403  (the layout is the kernel's vocabulary)
 from .policies import builtin_decide
+
+
+class Board(NamedTuple):
+    """The ruleset and the map: the same for every game of a run."""
+
+    R: np.ndarray
+    T: np.ndarray
+    geo: np.ndarray
+    arrows: np.ndarray
+
+
+class Dice(NamedTuple):
+    """Chance and its record: the dice stream, the policy stream, forced dice (tests), the trace."""
+
+    rs: np.ndarray
+    ps: np.ndarray
+    script: np.ndarray
+    tr: np.ndarray
+
+
+class Pol(NamedTuple):
+    """Who decides: a built-in policy id and its parameters, or a user's policy function."""
+
+    pid: int
+    params: np.ndarray
+    fn: Any
+
 
 _POLICY_SALT = np.uint64(0x5DEECE66D1234567)
 BIG = 9999
@@ -49,8 +82,9 @@ def log(tr, st, code, a, b, c, d, e):
 
 
 @njit(cache=CACHE, _nrt=False)
-def decide(kind, n, st, opts, ps, pid, params, fn):
+def decide(kind, n, st, opts, ps, pol):
     """Ask the policy to pick one of the first ``n`` option rows."""
+    pid, params, fn = pol
     if n <= 1:
         return 0
     st[S_RAND] = np.int64(next_u64(ps) >> uint64(33))
@@ -91,12 +125,29 @@ def lose(st, tr, track, amount):
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
-def first_foe(rm, cell):
-    """The first foe icon in a room (statues before monsters), or -1."""
-    for ic in range(STATUE, MINOTAUR + 1):
+def first_foe(R, rm, cell):
+    """The first foe icon in a room (in the order of the ruleset's [enemies] table), or -1."""
+    for ic in range(FOE_FIRST, FOE_FIRST + R[R_N_FOES]):
         if rm[cell, RM_ICON + ic] > 0:
             return ic
     return -1
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def foe_has(T, foe, trait):
+    """Does this foe have the trait (an FT_* bit of the ruleset's [enemies] table)?"""
+    return (T[T_EN_TRAITS, foe] & trait) != 0
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def foe_with(board, rm, cell, having, lacking):
+    """Is there a foe in the room with every trait bit of ``having`` and none of ``lacking``?"""
+    R, T, geo, arrows = board
+    for ic in range(FOE_FIRST, FOE_FIRST + R[R_N_FOES]):
+        if rm[cell, RM_ICON + ic] > 0 and (T[T_EN_TRAITS, ic] & having) == having and (
+                T[T_EN_TRAITS, ic] & lacking) == 0:
+            return True
+    return False
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
@@ -114,8 +165,9 @@ def foe_strength(T, st, foe):
 
 
 @njit(cache=CACHE, _nrt=False)
-def die(R, geo, st, tr, cause, cell):
+def die(board, st, tr, cause, cell):
     """The hero dies (or is stuck): remember the first death for the report."""
+    R, T, geo, arrows = board
     st[S_DEAD] = 1
     st[S_CAUSE] = cause
     st[HEARTS] = 0 if cause >= CAUSE_FOE or cause == CAUSE_DIE_TABLE else st[HEARTS]
@@ -171,8 +223,9 @@ def check_awake(st, tr):
 
 
 @njit(cache=CACHE, _nrt=False)
-def req_counts(R, geo, st, cell, sector_needed):
+def req_counts(board, st, cell, sector_needed):
     """Does a requirement element in ``cell`` count for the round being played?"""
+    R, T, geo, arrows = board
     if st[S_PHASE] != 0 or st[S_SECTOR] != sector_needed:
         return False
     return R[R_REQ_ANYWHERE] == 1 or cell < 0 or geo[cell, 4] == sector_needed
@@ -198,10 +251,13 @@ def redeem_options(st, opts):
 
 
 @njit(cache=CACHE, _nrt=False)
-def gain_cornucopia(R, geo, st, opts, ps, tr, pid, params, fn, count, cell):
+def gain_cornucopia(board, st, opts, dice, pol, count, cell):
     """Gain cornucopias: set aside for the Waterways' requirement, redeemed now, or kept."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    pid, params, fn = pol
     for _ in range(count):
-        if req_counts(R, geo, st, cell, 3):
+        if req_counts(board, st, cell, 3):
             st[S_RESERVED] += 1
             log(tr, st, TR_GAIN, CORNU, 1, st[CORNU], 1, 0)
             progress(st, tr, 1)
@@ -214,7 +270,7 @@ def gain_cornucopia(R, geo, st, opts, ps, tr, pid, params, fn, count, cell):
         n += redeem_options(st, opts[n:])
         if n == 0:
             continue
-        c = decide(D_CORNU, n, st, opts, ps, pid, params, fn)
+        c = decide(D_CORNU, n, st, opts, ps, pol)
         r = opts[c, 0]
         if r >= 0:
             if held:
@@ -225,8 +281,10 @@ def gain_cornucopia(R, geo, st, opts, ps, tr, pid, params, fn, count, cell):
 
 # ------------------------------------------------------------------------------- combat --
 @njit(cache=CACHE, _nrt=False)
-def steal(R, st, opts, rs, ps, script, tr, pid, params, fn):
+def steal(R, st, opts, dice, pol):
     """A bandit that hurt you takes 1 of any other resource."""
+    rs, ps, script, tr = dice
+    pid, params, fn = pol
     n = 0
     for r in range(SHIELD, N_TRACKS):
         if st[r] > 0:
@@ -237,19 +295,20 @@ def steal(R, st, opts, rs, ps, script, tr, pid, params, fn):
     if R[R_STEAL_RANDOM] == 1:
         c = roll(rs, script, n) - 1 if n > 1 else 0
     else:
-        c = decide(D_STEAL, n, st, opts, ps, pid, params, fn)
+        c = decide(D_STEAL, n, st, opts, ps, pol)
     r = opts[c, 0]
     st[r] -= 1
     log(tr, st, TR_STEAL, r, st[r], 0, 0, 0)
 
 
 @njit(cache=CACHE, _nrt=False)
-def destroy_items(R, st, rm, rs, script, tr, cell):
+def destroy_items(R, st, rm, dice, cell):
     """An imp appears: "If there is a Resource in the room ..., erase it".
 
     Ruling ``imp_destroys``: "one" erases one item, chosen by a die among the items lying there (each
     equally likely; none rolled when only one lies there); "all" erases every item.
     """
+    rs, ps, script, tr = dice
     k = item_count(rm, cell)
     if k == 0:
         return
@@ -292,31 +351,37 @@ def clover_options(st, opts, mine, theirs):
 
 
 @njit(cache=CACHE, _nrt=False)
-def kill_rewards(R, T, geo, st, rm, opts, ps, tr, pid, params, fn, foe, cell):
-    """A monster is defeated: kill counter, Palace requirement, prizes, troll regeneration."""
+def kill_rewards(board, st, rm, opts, dice, pol, foe, cell):
+    """A monster is defeated: kill counter, Palace requirement, prizes, a returning foe marked to come back."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    pid, params, fn = pol
     st[S_KILLS_ROUND] += 1
     st[S_KILLS_TOTAL] += 1
-    if req_counts(R, geo, st, cell, 1):
+    if req_counts(board, st, cell, 1):
         progress(st, tr, 1)
     extra = 1 if st[S_HERO] == H_THALINDRA else 0
     if R[R_PRIZE_EVERY] > 0 and st[S_KILLS_ROUND] % R[R_PRIZE_EVERY] == 0 and R[R_PRIZE] > 0:
         log(tr, st, TR_KILL_PRIZE, st[S_KILLS_ROUND], R[R_PRIZE] + extra, 0, 0, 0)
-        gain_cornucopia(R, geo, st, opts, ps, tr, pid, params, fn, R[R_PRIZE] + extra, cell)
-    if foe == BANDIT and R[R_BANDIT_PRIZE] > 0:
+        gain_cornucopia(board, st, opts, dice, pol, R[R_PRIZE] + extra, cell)
+    if foe_has(T, foe, FT_CAMP_PRIZE) and R[R_BANDIT_PRIZE] > 0:
         k = R[R_BANDIT_PRIZE] + (extra if R[R_THAL_BANDIT] == 1 else 0)
-        gain_cornucopia(R, geo, st, opts, ps, tr, pid, params, fn, k, cell)
-    if foe == TROLL and rm[cell, RM_TROLL] > 0:
-        rm[cell, RM_FLAG] |= F_TROLL_DOWN
+        gain_cornucopia(board, st, opts, dice, pol, k, cell)
+    if foe_has(T, foe, FT_RETURNS) and rm[cell, RM_RETURNS] > 0 and rm[cell, RM_RETURNER] == foe:
+        rm[cell, RM_FLAG] |= F_RETURNER_DOWN
 
 
 @njit(cache=CACHE, _nrt=False)
-def fight(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell, foe):
+def fight(board, st, rm, opts, dice, pol, cell, foe):
     """Face one foe: roll-offs until it is beaten (1), you flee (0) or you die (-1)."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    pid, params, fn = pol
     strength = foe_strength(T, st, foe)
     log(tr, st, TR_FIGHT, foe, strength, cell, 0, 0)
-    if foe == IMP:
-        destroy_items(R, st, rm, rs, script, tr, cell)
-    if foe == STATUE and (rm[cell, RM_FLAG] & F_FACED) == 0 and req_counts(R, geo, st, cell, 0):
+    if foe_has(T, foe, FT_DESTROYS_ITEMS):
+        destroy_items(R, st, rm, dice, cell)
+    if foe_has(T, foe, FT_TEMPLE_GOAL) and (rm[cell, RM_FLAG] & F_FACED) == 0 and req_counts(board, st, cell, 0):
         rm[cell, RM_FLAG] |= F_FACED
         log(tr, st, TR_FACED, cell, 0, 0, 0, 0)
         progress(st, tr, 1)
@@ -333,7 +398,7 @@ def fight(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell, fo
         if st[WEAPON] > 0:
             opts[0, 0] = 0
             opts[1, 0] = 1
-            if decide(D_WEAPON, 2, st, opts, ps, pid, params, fn) == 1:
+            if decide(D_WEAPON, 2, st, opts, ps, pol) == 1:
                 add = st[WEAPON]
                 weapon_used = True
         en = d6(rs, script)
@@ -346,7 +411,7 @@ def fight(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell, fo
             st[S_CTX_MY] = my
             st[S_CTX_EN] = en
             n = clover_options(st, opts, mine, theirs)
-            c = decide(D_CLOVER, n, st, opts, ps, pid, params, fn)
+            c = decide(D_CLOVER, n, st, opts, ps, pol)
             if opts[c, 0] == 0:
                 break
             st[CLOVER] -= 1
@@ -379,7 +444,7 @@ def fight(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell, fo
             if st[SHIELD] > 0:
                 opts[0, 0] = 0
                 opts[1, 0] = 1
-                if decide(D_SHIELD, 2, st, opts, ps, pid, params, fn) == 1:
+                if decide(D_SHIELD, 2, st, opts, ps, pol) == 1:
                     st[SHIELD] -= 1
                     saved = 1 if R[R_SHIELD_ONE] == 1 else dmg  # ruling shield_blocks: the hit, or one heart
                     dmg -= saved
@@ -392,11 +457,11 @@ def fight(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell, fo
                     st[HEARTS] = 0
                     result = -1
                     break
-                if foe == BANDIT:
-                    steal(R, st, opts, rs, ps, script, tr, pid, params, fn)
+                if foe_has(T, foe, FT_STEALS):
+                    steal(R, st, opts, dice, pol)
         opts[0, 0] = 0
         opts[1, 0] = 1
-        if decide(D_FIGHT_ON, 2, st, opts, ps, pid, params, fn) == 0:
+        if decide(D_FIGHT_ON, 2, st, opts, ps, pol) == 0:
             log(tr, st, TR_FLEE, foe, cell, 0, 0, 0)
             result = 0
             break
@@ -405,43 +470,51 @@ def fight(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell, fo
         log(tr, st, TR_WEAPON_WEAR, st[WEAPON], 0, 0, 0, 0)
     if result == 1:
         rm[cell, RM_ICON + foe] -= 1
-        if foe != STATUE:
-            kill_rewards(R, T, geo, st, rm, opts, ps, tr, pid, params, fn, foe, cell)
+        if not foe_has(T, foe, FT_TRAP):
+            kill_rewards(board, st, rm, opts, dice, pol, foe, cell)
     elif result == -1:
-        die(R, geo, st, tr, CAUSE_FOE + foe, cell)
+        die(board, st, tr, CAUSE_FOE + foe, cell)
     return result
 
 
 @njit(cache=CACHE, _nrt=False)
-def resolve_room(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell):
+def resolve_room(board, st, rm, opts, dice, pol, cell):
     """Face every foe in the room: 1 all beaten, 0 fled, -1 dead."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    pid, params, fn = pol
     while True:
-        foe = first_foe(rm, cell)
+        foe = first_foe(R, rm, cell)
         if foe < 0:
             return 1
-        r = fight(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell, foe)
+        r = fight(board, st, rm, opts, dice, pol, cell, foe)
         if r != 1:
             return r
 
 
 @njit(cache=CACHE, _nrt=False)
-def spawn(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell):
+def spawn(board, st, rm, opts, dice, pol, cell):
     """An event says "you encounter a monster": roll the spawn table, the monster stands here."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    pid, params, fn = pol
     face = d6(rs, script)
     log(tr, st, TR_SPAWN, cell, T[T_SPAWN, face - 1], face, 0, 0)
-    face = reroll(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, RR_SPAWN, -1, face, cell, 0, -1)
+    face = reroll(board, st, rm, opts, dice, pol, RR_SPAWN, -1, face, cell, 0, -1)
     foe = T[T_SPAWN, face - 1]
     rm[cell, RM_ICON + foe] += 1
-    if foe == TROLL and rm[cell, RM_TROLL] == 0:
-        rm[cell, RM_TROLL] = R[R_TROLL_RETURNS]
+    if foe_has(T, foe, FT_RETURNS) and rm[cell, RM_RETURNS] == 0:
+        rm[cell, RM_RETURNS] = R[R_TROLL_RETURNS]
+        rm[cell, RM_RETURNER] = foe
     return foe
 
 
 # ------------------------------------------------------------------- any-die clover --
 @njit(cache=CACHE, _nrt=False)
-def ways_out(R, geo, st, rm, ev, cell, direction, prev):
+def ways_out(board, st, rm, ev, cell, direction, prev):
     """Ways out of ``cell`` once room event ``ev`` is applied: open sides into rooms that stay
     standing, plus one for a staircase or magic circle in the room."""
+    R, T, geo, arrows = board
     k = 0
     for d in range(4):
         y = geo[cell, d]
@@ -460,13 +533,14 @@ def ways_out(R, geo, st, rm, ev, cell, direction, prev):
 
 
 @njit(cache=CACHE, _nrt=False)
-def roll_effect(R, T, geo, st, rm, rkind, table, face, cell, direction, prev, out):
+def roll_effect(board, st, rm, rkind, table, face, cell, direction, prev, out):
     """What ``face`` of a roll would do: out[0] its effect (event bits, DIE outcome, foe icon), out[1]
     the ways out of the room after a room event, or the strength of the foe spawned (else 0)."""
+    R, T, geo, arrows = board
     if rkind == RR_ROOM or rkind == RR_EXIT:
         ev = T[T_EVENTS + table, face - 1]
         out[0] = ev
-        out[1] = ways_out(R, geo, st, rm, ev, cell, direction, prev)
+        out[1] = ways_out(board, st, rm, ev, cell, direction, prev)
     elif rkind == RR_DIE:
         out[0] = T[T_DIE, face - 1]
         out[1] = 0
@@ -476,10 +550,12 @@ def roll_effect(R, T, geo, st, rm, rkind, table, face, cell, direction, prev, ou
 
 
 @njit(cache=CACHE, _nrt=False)
-def reroll(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, rkind, table, face, cell, direction,
-           prev):
+def reroll(board, st, rm, opts, dice, pol, rkind, table, face, cell, direction, prev):
     """RULING clover_dice = "any": after a die outside combat is rolled (and logged), the player may spend
     a clover to reroll it (Melyra: to set its face), again while clovers last. Returns the face kept."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    pid, params, fn = pol
     if R[R_CLOVER_ANY] == 0:
         return face
     while st[CLOVER] > 0:
@@ -487,7 +563,7 @@ def reroll(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, rkind, 
         st[S_RR_TABLE] = table
         st[S_RR_FACE] = face
         st[S_RR_CELL] = cell
-        roll_effect(R, T, geo, st, rm, rkind, table, face, cell, direction, prev, opts[0, 2:4])
+        roll_effect(board, st, rm, rkind, table, face, cell, direction, prev, opts[0, 2:4])
         st[S_RR_EFFECT] = opts[0, 2]
         st[S_RR_OPEN] = opts[0, 3]
         opts[0, 0] = 0
@@ -498,7 +574,7 @@ def reroll(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, rkind, 
                 if v != face:
                     opts[n, 0] = 2
                     opts[n, 1] = v
-                    roll_effect(R, T, geo, st, rm, rkind, table, v, cell, direction, prev, opts[n, 2:4])
+                    roll_effect(board, st, rm, rkind, table, v, cell, direction, prev, opts[n, 2:4])
                     n += 1
         else:
             opts[n, 0] = 1
@@ -506,14 +582,14 @@ def reroll(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, rkind, 
             opts[n, 2] = -1
             opts[n, 3] = -1
             n += 1
-        c = decide(D_REROLL, n, st, opts, ps, pid, params, fn)
+        c = decide(D_REROLL, n, st, opts, ps, pol)
         action = opts[c, 0]
         if action == 0:
             break
         st[CLOVER] -= 1
         old = face
         face = opts[c, 1] if action == 2 else d6(rs, script)
-        roll_effect(R, T, geo, st, rm, rkind, table, face, cell, direction, prev, opts[0, 2:4])
+        roll_effect(board, st, rm, rkind, table, face, cell, direction, prev, opts[0, 2:4])
         log(tr, st, TR_REROLL, rkind, old, face, action, opts[0, 2])
     return face
 
@@ -530,8 +606,11 @@ def collapse_wall(geo, st, rm, tr, cell, side):
 
 
 @njit(cache=CACHE, _nrt=False)
-def apply_event(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, ev, cell, direction, prev):
+def apply_event(board, st, rm, opts, dice, pol, ev, cell, direction, prev):
     """Apply a room event relative to the direction of travel (walls already there stay)."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    pid, params, fn = pol
     if ev & EV_LEFT:
         collapse_wall(geo, st, rm, tr, cell, (direction + 3) % 4)
     if ev & EV_RIGHT:
@@ -550,12 +629,15 @@ def apply_event(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, ev
     if ev & EV_CHEST:
         gain(st, tr, CHEST, 1)
     if ev & EV_MONSTER:
-        spawn(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell)
+        spawn(board, st, rm, opts, dice, pol, cell)
 
 
 @njit(cache=CACHE, _nrt=False)
-def receive(R, geo, st, opts, ps, tr, pid, params, fn, cell, icon):
+def receive(board, st, opts, dice, pol, cell, icon):
     """Take one item (any item icon but the die): what it gives, up to the track's cap."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    pid, params, fn = pol
     if icon == I_CHEST:
         gain(st, tr, CHEST, 1)
     elif icon == POTION:
@@ -569,7 +651,7 @@ def receive(R, geo, st, opts, ps, tr, pid, params, fn, cell, icon):
     elif icon == I_CLOVER:
         gain(st, tr, CLOVER, 1)
     elif icon == CORNUCOPIA:
-        gain_cornucopia(R, geo, st, opts, ps, tr, pid, params, fn, 1, cell)
+        gain_cornucopia(board, st, opts, dice, pol, 1, cell)
 
 
 # DIE-table outcomes that hand out an item: the item's icon (-1 for the others)
@@ -577,58 +659,67 @@ _DIE_ITEM = np.array([-1, -1, -1, I_CHEST, POTION, I_SHOVEL, I_WEAPON, I_SHIELD,
 
 
 @njit(cache=CACHE, _nrt=False)
-def die_table(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell):
+def die_table(board, st, rm, opts, dice, pol, cell):
     """The DIE icon: roll 1d6 on the die table. Be careful what you wish for."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    pid, params, fn = pol
     face = d6(rs, script)
     log(tr, st, TR_DIE_TABLE, face, T[T_DIE, face - 1], 0, 0, 0)
-    face = reroll(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, RR_DIE, -1, face, cell, 0, -1)
+    face = reroll(board, st, rm, opts, dice, pol, RR_DIE, -1, face, cell, 0, -1)
     out = T[T_DIE, face - 1]
     if out == DIE_MONSTER:
-        spawn(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell)
-        resolve_room(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell)
+        spawn(board, st, rm, opts, dice, pol, cell)
+        resolve_room(board, st, rm, opts, dice, pol, cell)
     elif out == DIE_LOSE_HEART:
         st[HEARTS] -= 1
         log(tr, st, TR_HIT, 1, max(st[HEARTS], 0), 1, 0, 0)
         if st[HEARTS] <= 0:
-            die(R, geo, st, tr, CAUSE_DIE_TABLE, cell)
+            die(board, st, tr, CAUSE_DIE_TABLE, cell)
     elif _DIE_ITEM[out] >= 0:
-        receive(R, geo, st, opts, ps, tr, pid, params, fn, cell, _DIE_ITEM[out])
+        receive(board, st, opts, dice, pol, cell, _DIE_ITEM[out])
 
 
 @njit(cache=CACHE, _nrt=False)
-def use_dice(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell):
+def use_dice(board, st, rm, opts, dice, pol, cell):
     """The room's DIE icons: "You *can* obtain various things" (ruling ``die_icon``).
 
     "optional": before each die the player decides (D_USE_DIE) to roll it or leave it; a die left
     stays in the room (so do the ones after it). "always": every die is rolled.
     """
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    pid, params, fn = pol
     while rm[cell, RM_ICON + DIE] > 0 and st[S_DEAD] == 0:
         if R[R_DIE_OPTIONAL] == 1:
-            st[S_DIE_GOAL] = 1 if req_counts(R, geo, st, cell, 3) else 0
+            st[S_DIE_GOAL] = 1 if req_counts(board, st, cell, 3) else 0
             opts[0, 0] = 1
             opts[1, 0] = 0
-            if decide(D_USE_DIE, 2, st, opts, ps, pid, params, fn) == 1:
+            if decide(D_USE_DIE, 2, st, opts, ps, pol) == 1:
                 log(tr, st, TR_DIE_LEFT, cell, rm[cell, RM_ICON + DIE], 0, 0, 0)
                 return
         rm[cell, RM_ICON + DIE] -= 1
-        die_table(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell)
+        die_table(board, st, rm, opts, dice, pol, cell)
 
 
 @njit(cache=CACHE, _nrt=False)
-def collect_items(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell):
+def collect_items(board, st, rm, opts, dice, pol, cell):
     """After a won encounter (or none), collect every item in the room; they are removed."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    pid, params, fn = pol
     for ic in range(I_CHEST, DIE):
         k = rm[cell, RM_ICON + ic]
         if k == 0:
             continue
         rm[cell, RM_ICON + ic] = 0
         for _ in range(k):
-            receive(R, geo, st, opts, ps, tr, pid, params, fn, cell, ic)
-    use_dice(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell)
+            receive(board, st, opts, dice, pol, cell, ic)
+    use_dice(board, st, rm, opts, dice, pol, cell)
 
 
 @njit(cache=CACHE, _nrt=False)
-def arrows_feasible(R, arrows, st, rm, cur, mode):
+def arrows_feasible(board, st, rm, cur, mode):
     """Can every round still to play get an unused entry arrow in its own sector and a different unused
     exit arrow in another sector (arrows in collapsed rooms are unusable)?
 
@@ -638,6 +729,7 @@ def arrows_feasible(R, arrows, st, rm, cur, mode):
     an entry per round to start, an exit per round to finish; an entry slot takes arrows of its sector, an
     exit slot any other sector's) reduces to the three counts checked below.
     """
+    R, T, geo, arrows = board
     c0 = 0
     c1 = 0
     c2 = 0
@@ -692,8 +784,9 @@ def arrows_feasible(R, arrows, st, rm, cur, mode):
 
 
 @njit(cache=CACHE, _nrt=False)
-def legal_exit(R, arrows, st, rm, cell):
+def legal_exit(board, st, rm, cell):
     """Index of an unused arrow in ``cell`` you may leave by now, or -1."""
+    R, T, geo, arrows = board
     before = -1  # is the game still winnable as it stands (computed only when needed)
     for a in range(arrows.shape[0]):
         if arrows[a, 0] != cell or st[S_ARROW0 + a] == 1 or arrows[a, 2] == st[S_SECTOR]:
@@ -702,11 +795,11 @@ def legal_exit(R, arrows, st, rm, cell):
         if R[R_RESERVE_ROUNDS] == 1 and st[S_ROUND] + 1 < R[R_ROUNDS]:
             # never leave a round still to play without an entry and a different exit (unless already lost)
             st[S_ARROW0 + a] = 1
-            ok = arrows_feasible(R, arrows, st, rm, st[S_SECTOR], 2)
+            ok = arrows_feasible(board, st, rm, st[S_SECTOR], 2)
             st[S_ARROW0 + a] = 0
             if not ok:
                 if before < 0:
-                    before = 1 if arrows_feasible(R, arrows, st, rm, st[S_SECTOR], 1) else 0
+                    before = 1 if arrows_feasible(board, st, rm, st[S_SECTOR], 1) else 0
                 if before == 1:
                     continue
         elif R[R_RESERVE_ENTRIES] == 1 and (st[S_DONE_MASK] >> s) & 1 == 0 and st[S_ROUND] + 1 < R[R_ROUNDS]:
@@ -721,42 +814,43 @@ def legal_exit(R, arrows, st, rm, cell):
 
 
 @njit(cache=CACHE, _nrt=False)
-def arrive(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, cell, direction, prev,
-           table, free_step):
+def arrive(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table, free_step):
     """End a move in ``cell`` and, if the room sends you one free space further, go on from there.
 
     Returns 1 when the round is completed.
     """
-    r = enter_room(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, cell, direction,
-                   prev, table, free_step)
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    pid, params, fn = pol
+    r = enter_room(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table, free_step)
     while r >= 2:  # a free step (extra move, or stepping out of the Oracle's room), never rolled
         to = (r - 2) // 4
         d = (r - 2) % 4
-        r = enter_room(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, to, d,
-                       st[S_POS], -1, True)
+        r = enter_room(board, st, rm, opts, dice, pol, vis, to, d, st[S_POS], -1, True)
     return r
 
 
 @njit(cache=CACHE, _nrt=False)
-def kael_skips(R, st, rm, cell):
+def kael_skips(board, st, rm, cell):
     """Kael: "when he enters a space with an enemy, he does not roll the die to determine the room".
 
     Ruling ``kael_skips_roll``: "foe_icon" any foe icon (statue or monster) in the room; "monster_only"
     only monsters (the rulebook's Enemies section lists monsters; a statue is "a trap"); "off" never.
     """
+    R, T, geo, arrows = board
     if st[S_HERO] != H_KAEL or R[R_KAEL_FOE_ICON] == 0:
         return False
-    lo = GOBLIN if R[R_KAEL_MONSTERS_ONLY] == 1 else STATUE
-    for ic in range(lo, MINOTAUR + 1):
-        if rm[cell, RM_ICON + ic] > 0:
+    for ic in range(FOE_FIRST, FOE_FIRST + R[R_N_FOES]):
+        if rm[cell, RM_ICON + ic] > 0 and (R[R_KAEL_MONSTERS_ONLY] == 0 or not foe_has(T, ic, FT_TRAP)):
             return True
     return False
 
 
 @njit(cache=CACHE, _nrt=False)
-def flee_back(R, geo, st, rm, tr, cell, direction, prev):
+def flee_back(board, st, rm, tr, cell, direction, prev):
     """Ruling ``flee_to = "back"``: having fled, step back (free, no roll) into the room you came from,
     when it is the neighbour behind you and still passable; otherwise you stay. Returns True if moved."""
+    R, T, geo, arrows = board
     if prev < 0 or direction < 0:
         return False
     back = (direction + 2) % 4
@@ -769,22 +863,25 @@ def flee_back(R, geo, st, rm, tr, cell, direction, prev):
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
-def jump_table(R, geo, rm, frm, to, flag):
+def jump_table(board, rm, frm, to, flag):
     """The room table rolled on arriving at ``to`` by a jump (stairs, circle) or a swim: -1 (no roll) unless
     the ruling (``flag``: roll_after_jump / roll_after_swim) asks for it and ``to`` is unexplored; then the
     table of the sector you move from."""
+    R, T, geo, arrows = board
     if R[flag] == 0 or (rm[to, RM_STATE] & EXPLORED):
         return -1
     return geo[frm, 4] if 0 <= geo[frm, 4] < 4 else geo[to, 4]
 
 
 @njit(cache=CACHE, _nrt=False)
-def enter_room(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, cell, direction, prev,
-               table, free_step):
+def enter_room(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table, free_step):
     """Resolve one room: the room roll (``table`` >= 0), encounters, items, Oracle, exit, extra move.
 
     Returns 1 when the round is completed here, 2 + 4*cell + direction for a pending free step, else 0.
     """
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    pid, params, fn = pol
     st[S_POS] = cell
     st[S_DIR] = direction
     st[S_TURN] += 0 if free_step else 1
@@ -797,30 +894,29 @@ def enter_room(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params,
     rm[cell, RM_STATE] |= EXPLORED
     ev = 0
     if (table < 0 and prev != cell and st[S_PHASE] == 2 and R[R_EXIT_ROLL_ALWAYS] == 1
-            and legal_exit(R, arrows, st, rm, cell) >= 0):
+            and legal_exit(board, st, rm, cell) >= 0):
         # ending any move on an unused exit: "treat it like any other space: roll"
         table = geo[prev, 4] if prev >= 0 and 0 <= geo[prev, 4] < 4 else geo[cell, 4]
     if table >= 0:
-        if kael_skips(R, st, rm, cell):
+        if kael_skips(board, st, rm, cell):
             log(tr, st, TR_KAEL, cell, 0, 0, 0, 0)
         else:
             face = d6(rs, script)
             log(tr, st, TR_ROLL, table, face, T[T_EVENTS + table, face - 1], cell, 0)
             if R[R_CLOVER_ANY] == 1 and st[CLOVER] > 0:
-                rkind = RR_EXIT if st[S_PHASE] == 2 and legal_exit(R, arrows, st, rm, cell) >= 0 else RR_ROOM
-                face = reroll(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, rkind, table, face, cell,
-                              direction, prev)
+                rkind = RR_EXIT if st[S_PHASE] == 2 and legal_exit(board, st, rm, cell) >= 0 else RR_ROOM
+                face = reroll(board, st, rm, opts, dice, pol, rkind, table, face, cell, direction, prev)
             ev = T[T_EVENTS + table, face - 1]
-            apply_event(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, ev, cell, direction, prev)
-    res = resolve_room(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell)
+            apply_event(board, st, rm, opts, dice, pol, ev, cell, direction, prev)
+    res = resolve_room(board, st, rm, opts, dice, pol, cell)
     if res < 0 or st[S_DEAD] == 1:
         return 0
     if res == 1:
-        collect_items(R, T, geo, st, rm, opts, rs, ps, script, tr, pid, params, fn, cell)
+        collect_items(board, st, rm, opts, dice, pol, cell)
         if st[S_DEAD] == 1:
             return 0
-    if (res == 0 or first_foe(rm, cell) >= 0) and R[R_FLEE_BACK] == 1 and flee_back(R, geo, st, rm, tr, cell,
-                                                                                     direction, prev):
+    if (res == 0 or first_foe(R, rm, cell) >= 0) and R[R_FLEE_BACK] == 1 and flee_back(board, st, rm, tr, cell,
+                                                                                       direction, prev):
         return 0
     if cell == st[S_ORACLE]:
         if st[S_PHASE] == 1:
@@ -830,24 +926,24 @@ def enter_room(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params,
             st[S_PHASE] = 2
             made_progress(st)
             log(tr, st, TR_ORACLE, st[S_SECTOR], 0, 0, 0, 0)
-            n = adjacent_options(R, T, geo, arrows, st, rm, opts, cell)
+            n = adjacent_options(board, st, rm, opts, cell)
             if n > 0:
-                c = decide(D_PLACE, n, st, opts, ps, pid, params, fn)
+                c = decide(D_PLACE, n, st, opts, ps, pol)
                 return 2 + opts[c, O_TO] * 4 + opts[c, O_DIR]
         return 0
     if st[S_PHASE] == 2 and res == 1:
-        a = legal_exit(R, arrows, st, rm, cell)
+        a = legal_exit(board, st, rm, cell)
         if a >= 0:
-            before = st[S_UNWIN_TURN] == 0 and arrows_feasible(R, arrows, st, rm, st[S_SECTOR], 1)
+            before = st[S_UNWIN_TURN] == 0 and arrows_feasible(board, st, rm, st[S_SECTOR], 1)
             st[S_ARROW0 + a] = 1
             log(tr, st, TR_EXIT, cell, arrows[a, 2], a, 0, 0)
-            if st[S_UNWIN_TURN] == 0 and not arrows_feasible(R, arrows, st, rm, st[S_SECTOR], 2):
+            if st[S_UNWIN_TURN] == 0 and not arrows_feasible(board, st, rm, st[S_SECTOR], 2):
                 unwinnable(st, tr, UW_EXIT if before else UW_ARROWS)
             return 1
     if ev & EV_EXTRA and not free_step:
-        n = adjacent_options(R, T, geo, arrows, st, rm, opts, cell)
+        n = adjacent_options(board, st, rm, opts, cell)
         if n > 0:
-            c = decide(D_EXTRA, n, st, opts, ps, pid, params, fn)
+            c = decide(D_EXTRA, n, st, opts, ps, pol)
             log(tr, st, TR_EXTRA, opts[c, O_TO], 0, 0, 0, 0)
             return 2 + opts[c, O_TO] * 4 + opts[c, O_DIR]
     return 0
@@ -855,8 +951,9 @@ def enter_room(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params,
 
 # --------------------------------------------------------------------------- movement --
 @njit(cache=CACHE, _nrt=False)
-def mark_goals(R, T, geo, arrows, st, rm, sc):
+def mark_goals(board, st, rm, sc):
     """Mark (sc[SC_MASK]) where the round wants you: requirement elements, the Oracle, legal exits."""
+    R, T, geo, arrows = board
     mask = sc[SC_MASK]
     n = geo.shape[0]
     for x in range(n):
@@ -868,7 +965,7 @@ def mark_goals(R, T, geo, arrows, st, rm, sc):
     if ph == 2:
         for a in range(arrows.shape[0]):
             x = arrows[a, 0]
-            if (rm[x, RM_STATE] & COLLAPSED) == 0 and legal_exit(R, arrows, st, rm, x) >= 0:
+            if (rm[x, RM_STATE] & COLLAPSED) == 0 and legal_exit(board, st, rm, x) >= 0:
                 mask[x] = 1
         return
     s = st[S_SECTOR]
@@ -876,31 +973,31 @@ def mark_goals(R, T, geo, arrows, st, rm, sc):
         for i in range(T[T_STAIRS, 0]):
             x = T[T_STAIRS, 1 + i]
             if (rm[x, RM_STATE] & COLLAPSED) == 0 and (R[R_REQ_ANYWHERE] == 1 or geo[x, 4] == s) \
-                    and levers_reachable(R, T, geo, st, rm, x):
+                    and levers_reachable(board, st, rm, x):
                 mask[x] = 1
         return
     for x in range(n):
         if (rm[x, RM_STATE] & COLLAPSED) or (R[R_REQ_ANYWHERE] == 0 and geo[x, 4] != s):
             continue
         if s == 0:
-            if rm[x, RM_ICON + STATUE] > 0 and (rm[x, RM_FLAG] & F_FACED) == 0:
+            if (rm[x, RM_FLAG] & F_FACED) == 0 and foe_with(board, rm, x, FT_TEMPLE_GOAL, 0):
                 mask[x] = 1
         elif s == 1:
-            for ic in range(GOBLIN, MINOTAUR + 1):
-                if rm[x, RM_ICON + ic] > 0:
-                    mask[x] = 1
-        elif rm[x, RM_ICON + CORNUCOPIA] > 0 or rm[x, RM_ICON + BANDIT] > 0 or rm[x, RM_ICON + DIE] > 0:
+            if foe_with(board, rm, x, 0, FT_TRAP):
+                mask[x] = 1
+        elif rm[x, RM_ICON + CORNUCOPIA] > 0 or rm[x, RM_ICON + DIE] > 0 or foe_with(board, rm, x, FT_CAMP_PRIZE, 0):
             mask[x] = 1
 
 
 @njit(cache=CACHE, _nrt=False)
-def goal_distances(R, geo, st, rm, sc, opts, n):
+def goal_distances(board, st, rm, sc, opts, n):
     """O_GOAL of every option: steps from its destination to the nearest goal over the map as drawn now.
 
     A breadth-first search from the goals (marked by ``mark_goals``) that stops as soon as every
     destination is labelled. When no goal can be reached from any destination, unexplored rooms
     count as goals too (explore until something is found).
     """
+    R, T, geo, arrows = board
     if n == 0:
         return
     n_rooms = geo.shape[0]
@@ -927,7 +1024,7 @@ def goal_distances(R, geo, st, rm, sc, opts, n):
             if want[q[j]] == 1:
                 left -= 1
         if left > 0:
-            left = _spread(R, geo, st, rm, dist, q, tail, want, left)
+            left = _spread(board, st, rm, dist, q, tail, want, left)
         if left < pending:
             break
     for i in range(n):
@@ -937,9 +1034,10 @@ def goal_distances(R, geo, st, rm, sc, opts, n):
 
 
 @njit(cache=CACHE, _nrt=False)
-def _spread(R, geo, st, rm, dist, q, tail, want, left):
+def _spread(board, st, rm, dist, q, tail, want, left):
     """Breadth-first spread of ``dist`` from the ``tail`` seeds in ``q``, until ``left`` wanted rooms
     are labelled; returns how many wanted rooms stay unlabelled."""
+    R, T, geo, arrows = board
     head = 0
     while head < tail:
         x = q[head]
@@ -958,10 +1056,11 @@ def _spread(R, geo, st, rm, dist, q, tail, want, left):
 
 
 @njit(cache=CACHE, _nrt=False)
-def add_option(R, T, geo, arrows, st, rm, sc, opts, n, kind, frm, to, d, path):
+def add_option(board, st, rm, sc, opts, n, kind, frm, to, d, path):
+    R, T, geo, arrows = board
     if n >= opts.shape[0]:
         return n
-    foe = first_foe(rm, to)
+    foe = first_foe(R, rm, to)
     opts[n, O_KIND] = kind
     opts[n, O_FROM] = frm
     opts[n, O_TO] = to
@@ -989,11 +1088,12 @@ def add_option(R, T, geo, arrows, st, rm, sc, opts, n, kind, frm, to, d, path):
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
-def up_dist(R, T, p, q):
+def up_dist(board, p, q):
     """Turns of travel on the upper level between places ``p`` and ``q`` (BIG: no walkway leads there).
 
     Under ``rulings.upper_level = "network"`` every place reaches every other at no cost.
     """
+    R, T, geo, arrows = board
     if R[R_UPPER_PLACES] == 0 or p == q:
         return 0
     i = p * T[T_UP_PLACES, 0] + q
@@ -1010,8 +1110,9 @@ def up_place(T, cell):
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
-def lever_value(R, geo, st, rm, x):
+def lever_value(board, st, rm, x):
     """Levers in room ``x`` that would count now for the Castle Cliff (0 if reached already this round)."""
+    R, T, geo, arrows = board
     if st[S_PHASE] != 0 or st[S_SECTOR] != 2 or (rm[x, RM_FLAG] & F_LEVER):
         return 0
     if R[R_REQ_ANYWHERE] == 0 and geo[x, 4] != 2:
@@ -1020,25 +1121,27 @@ def lever_value(R, geo, st, rm, x):
 
 
 @njit(cache=CACHE, _nrt=False)
-def levers_reachable(R, T, geo, st, rm, x):
+def levers_reachable(board, st, rm, x):
     """Does a climb at staircase ``x`` reach any lever that would count now?"""
+    R, T, geo, arrows = board
     px = up_place(T, x)
     if px < 0:
         return False
     for p in range(T[T_UP_PLACES, 0]):
-        if lever_value(R, geo, st, rm, T[T_UP_PLACES, 1 + p]) > 0 and up_dist(R, T, px, p) < BIG:
+        if lever_value(board, st, rm, T[T_UP_PLACES, 1 + p]) > 0 and up_dist(board, px, p) < BIG:
             return True
     return False
 
 
 @njit(cache=CACHE, _nrt=False)
-def upper_trips(R, T, geo, st, rm, sc, x):
+def upper_trips(board, st, rm, sc, x):
     """The cheapest climbs from staircase ``x``: for every place p and every lever count e (capped at
     what the round still needs), ``sc[SC_UP_BEST, p * E + e]`` turns of travel ending at p having reached
     e levers, and ``sc[SC_UP_MASK, p * E + e]`` the places whose levers it reaches. Returns E.
 
     A shortest-tour dynamic programme over the subsets of the (at most 8) lever rooms still to reach.
     """
+    R, T, geo, arrows = board
     n_places = T[T_UP_PLACES, 0]
     px = up_place(T, x)
     need = st[S_REQ_NEED] - st[S_REQ_DONE] if (st[S_PHASE] == 0 and st[S_SECTOR] == 2) else 0
@@ -1057,15 +1160,15 @@ def upper_trips(R, T, geo, st, rm, sc, x):
     K = 0
     if need > 0:
         for p in range(n_places):
-            if K < UP_MAX_LEVER_PLACES and lever_value(R, geo, st, rm, T[T_UP_PLACES, 1 + p]) > 0 \
-                    and up_dist(R, T, px, p) < BIG:
+            if K < UP_MAX_LEVER_PLACES and lever_value(board, st, rm, T[T_UP_PLACES, 1 + p]) > 0 \
+                    and up_dist(board, px, p) < BIG:
                 lev[K] = p
                 K += 1
     full = 1 << K
     for i in range(full * K):
         dp[i] = BIG
     for j in range(K):
-        dp[(1 << j) * K + j] = up_dist(R, T, px, lev[j])
+        dp[(1 << j) * K + j] = up_dist(board, px, lev[j])
     for mask in range(1, full):
         for j in range(K):
             cur = dp[mask * K + j]
@@ -1075,20 +1178,20 @@ def upper_trips(R, T, geo, st, rm, sc, x):
                 if (mask >> j2) & 1:
                     continue
                 nm = mask | (1 << j2)
-                c = cur + up_dist(R, T, lev[j], lev[j2])
+                c = cur + up_dist(board, lev[j], lev[j2])
                 if c < dp[nm * K + j2]:
                     dp[nm * K + j2] = c
     for z in range(n_places):
-        if up_dist(R, T, px, z) >= BIG:
+        if up_dist(board, px, z) >= BIG:
             continue
         for mask in range(full):
             if mask == 0:
-                c = up_dist(R, T, px, z)
+                c = up_dist(board, px, z)
             else:
                 c = BIG
                 for j in range(K):
                     if (mask >> j) & 1 and dp[mask * K + j] < BIG:
-                        c2 = dp[mask * K + j] + up_dist(R, T, lev[j], z)
+                        c2 = dp[mask * K + j] + up_dist(board, lev[j], z)
                         if c2 < c:
                             c = c2
             if c >= BIG:
@@ -1097,7 +1200,7 @@ def upper_trips(R, T, geo, st, rm, sc, x):
             pm = 0
             for j in range(K):
                 if (mask >> j) & 1:
-                    e += lever_value(R, geo, st, rm, T[T_UP_PLACES, 1 + lev[j]])
+                    e += lever_value(board, st, rm, T[T_UP_PLACES, 1 + lev[j]])
                     pm |= 1 << lev[j]
             if e > need:
                 e = need
@@ -1108,8 +1211,9 @@ def upper_trips(R, T, geo, st, rm, sc, x):
 
 
 @njit(cache=CACHE, _nrt=False)
-def adjacent_options(R, T, geo, arrows, st, rm, opts, cell):
+def adjacent_options(board, st, rm, opts, cell):
     """The rooms one free step away (extra move, leaving the Oracle)."""
+    R, T, geo, arrows = board
     n = 0
     for d in range(4):
         y = geo[cell, d]
@@ -1122,7 +1226,7 @@ def adjacent_options(R, T, geo, arrows, st, rm, opts, cell):
         opts[n, O_TO] = y
         opts[n, O_DIR] = d
         opts[n, O_PATH] = 0
-        foe = first_foe(rm, y)
+        foe = first_foe(R, rm, y)
         opts[n, O_FOE] = foe
         opts[n, O_FOE_STR] = foe_strength(T, st, foe) if foe >= 0 else 0
         opts[n, O_GOAL] = geo[y, 5] if st[S_PHASE] == 1 else 0
@@ -1130,7 +1234,7 @@ def adjacent_options(R, T, geo, arrows, st, rm, opts, cell):
         opts[n, O_ITEMS] = item_count(rm, y)
         opts[n, O_REQ] = 0
         opts[n, O_NEW] = 0 if rm[y, RM_STATE] & EXPLORED else 1
-        opts[n, O_EXIT] = 1 if (st[S_PHASE] == 2 and legal_exit(R, arrows, st, rm, y) >= 0) else 0
+        opts[n, O_EXIT] = 1 if (st[S_PHASE] == 2 and legal_exit(board, st, rm, y) >= 0) else 0
         opts[n, O_ORACLE] = 1 if y == st[S_ORACLE] else 0
         opts[n, O_ODIST] = geo[y, 5]
         opts[n, O_OPEN] = 1
@@ -1141,11 +1245,12 @@ def adjacent_options(R, T, geo, arrows, st, rm, opts, cell):
 
 
 @njit(cache=CACHE, _nrt=False)
-def stairs_options(R, T, geo, arrows, st, rm, sc, opts, n, x, path):
+def stairs_options(board, st, rm, sc, opts, n, x, path):
     """Climbs at staircase ``x``: for each staircase to come down at, the cheapest trip for each number of
     levers reached (fewest levers first; a trip is offered only if it is cheaper than every trip reaching
     more). O_REQ levers reached, O_UPPER turns travelled, O_UPMASK the places reached."""
-    E = upper_trips(R, T, geo, st, rm, sc, x)
+    R, T, geo, arrows = board
+    E = upper_trips(board, st, rm, sc, x)
     offer = sc[SC_UP_LEV, UP_MAX_LEVER_PLACES:]
     for z in range(T[T_UP_PLACES, 0]):
         zc = T[T_UP_PLACES, 1 + z]
@@ -1162,7 +1267,7 @@ def stairs_options(R, T, geo, arrows, st, rm, sc, opts, n, x, path):
                 continue
             c = sc[SC_UP_BEST, z * E + e]
             n0 = n
-            n = add_option(R, T, geo, arrows, st, rm, sc, opts, n, MK_STAIRS, x, zc, -1, path)
+            n = add_option(board, st, rm, sc, opts, n, MK_STAIRS, x, zc, -1, path)
             if n > n0:
                 opts[n0, O_REQ] = e
                 opts[n0, O_UPPER] = c
@@ -1171,13 +1276,14 @@ def stairs_options(R, T, geo, arrows, st, rm, sc, opts, n, x, path):
 
 
 @njit(cache=CACHE, _nrt=False)
-def move_options(R, T, geo, arrows, st, rm, sc, opts):
+def move_options(board, st, rm, sc, opts):
     """Every legal move from here: free walking over explored rooms, then one of the final moves.
 
     Walking stops at rooms with an active foe (you must face it: a "go to" option).
     """
+    R, T, geo, arrows = board
     n_rooms = geo.shape[0]
-    mark_goals(R, T, geo, arrows, st, rm, sc)
+    mark_goals(board, st, rm, sc)
     dist = sc[SC_DIST]
     par = sc[SC_PAR]
     pdir = sc[SC_PDIR]
@@ -1195,7 +1301,7 @@ def move_options(R, T, geo, arrows, st, rm, sc, opts):
     while head < tail:
         x = q[head]
         head += 1
-        if x != pos and first_foe(rm, x) >= 0:
+        if x != pos and first_foe(R, rm, x) >= 0:
             continue
         for d in range(4):
             y = geo[x, d]
@@ -1205,7 +1311,7 @@ def move_options(R, T, geo, arrows, st, rm, sc, opts):
                 continue
             if not passable(R, st, rm, x, d, y):
                 if rm[x, RM_WALL + d] == W_COLLAPSED and st[SHOVEL] > 0:
-                    n = add_option(R, T, geo, arrows, st, rm, sc, opts, n, MK_SHOVEL, x, y, d, dist[x])
+                    n = add_option(board, st, rm, sc, opts, n, MK_SHOVEL, x, y, d, dist[x])
                 continue
             if rm[y, RM_STATE] & EXPLORED:
                 if dist[y] < 0:
@@ -1216,16 +1322,16 @@ def move_options(R, T, geo, arrows, st, rm, sc, opts):
                     tail += 1
             else:
                 kind = MK_SWIM if ((rm[y, RM_STATE] & FLOODED) and swim_ok(R, st)) else MK_STEP
-                n = add_option(R, T, geo, arrows, st, rm, sc, opts, n, kind, x, y, d, dist[x])
-        if x == pos and first_foe(rm, x) >= 0:
+                n = add_option(board, st, rm, sc, opts, n, kind, x, y, d, dist[x])
+        if x == pos and first_foe(R, rm, x) >= 0:
             continue  # you fled from this room's foe: no stairs or circle here (only after a won encounter)
         if rm[x, RM_ICON + STAIRS] > 0:
-            n = stairs_options(R, T, geo, arrows, st, rm, sc, opts, n, x, dist[x])
+            n = stairs_options(board, st, rm, sc, opts, n, x, dist[x])
         if rm[x, RM_ICON + CIRCLE] > 0:
             for i in range(T[T_CIRCLES, 0]):
                 z = T[T_CIRCLES, 1 + i]
                 if z != x and (rm[z, RM_STATE] & COLLAPSED) == 0:
-                    n = add_option(R, T, geo, arrows, st, rm, sc, opts, n, MK_CIRCLE, x, z, -1, dist[x])
+                    n = add_option(board, st, rm, sc, opts, n, MK_CIRCLE, x, z, -1, dist[x])
     # shovel moves into rooms you can already walk to are pointless: drop them
     k = 0
     for i in range(n):
@@ -1236,30 +1342,31 @@ def move_options(R, T, geo, arrows, st, rm, sc, opts):
                 opts[k, j] = opts[i, j]
         k += 1
     n = k
-    if first_foe(rm, pos) >= 0:  # the foe you fled from: face it again
-        n = add_option(R, T, geo, arrows, st, rm, sc, opts, n, MK_GOTO, pos, pos, st[S_DIR], 0)
+    if first_foe(R, rm, pos) >= 0:  # the foe you fled from: face it again
+        n = add_option(board, st, rm, sc, opts, n, MK_GOTO, pos, pos, st[S_DIR], 0)
     # explored rooms worth walking to: foes to face, the Oracle, an exit, items left behind
     for i in range(1, tail):
         e = q[i]
-        if first_foe(rm, e) >= 0 or item_count(rm, e) > 0 or (st[S_PHASE] > 0 and sc[SC_MASK, e] == 1):
-            n = add_option(R, T, geo, arrows, st, rm, sc, opts, n, MK_GOTO, par[e], e, pdir[e], dist[e] - 1)
+        if first_foe(R, rm, e) >= 0 or item_count(rm, e) > 0 or (st[S_PHASE] > 0 and sc[SC_MASK, e] == 1):
+            n = add_option(board, st, rm, sc, opts, n, MK_GOTO, par[e], e, pdir[e], dist[e] - 1)
     progress_left = False
     for i in range(n):
         if opts[i, O_KIND] != MK_STAIRS and opts[i, O_KIND] != MK_CIRCLE or opts[i, O_REQ] > 0:
             progress_left = True
             break
-    if n > 0 and not progress_left and not can_progress(R, T, geo, st, rm, sc):
+    if n > 0 and not progress_left and not can_progress(board, st, rm, sc):
         return 0
-    goal_distances(R, geo, st, rm, sc, opts, n)
+    goal_distances(board, st, rm, sc, opts, n)
     return n
 
 
 @njit(cache=CACHE, _nrt=False)
-def can_progress(R, T, geo, st, rm, sc):
+def can_progress(board, st, rm, sc):
     """Stuck test: can walking, stairs and magic circles still bring you to anything new?
 
     Something new is an unexplored room, a collapsed wall you can dig, a foe, items, or a goal.
     """
+    R, T, geo, arrows = board
     n_rooms = geo.shape[0]
     seen = sc[SC_PAR]
     q = sc[SC_QUEUE]
@@ -1273,7 +1380,7 @@ def can_progress(R, T, geo, st, rm, sc):
     while head < tail:
         x = q[head]
         head += 1
-        if x != pos and (first_foe(rm, x) >= 0 or item_count(rm, x) > 0 or sc[SC_MASK, x] == 1):
+        if x != pos and (first_foe(R, rm, x) >= 0 or item_count(rm, x) > 0 or sc[SC_MASK, x] == 1):
             return True
         for d in range(4):
             y = geo[x, d]
@@ -1293,7 +1400,7 @@ def can_progress(R, T, geo, st, rm, sc):
             for z in range(n_rooms):
                 if seen[z] == 0 and (rm[z, RM_ICON + STAIRS] > 0 or rm[z, RM_ICON + CIRCLE] > 0) and (
                         rm[z, RM_STATE] & COLLAPSED) == 0:
-                    by_stairs = px >= 0 and rm[z, RM_ICON + STAIRS] > 0 and up_dist(R, T, px, up_place(T, z)) < BIG
+                    by_stairs = px >= 0 and rm[z, RM_ICON + STAIRS] > 0 and up_dist(board, px, up_place(T, z)) < BIG
                     if by_stairs or (rm[x, RM_ICON + CIRCLE] > 0 and rm[z, RM_ICON + CIRCLE] > 0):
                         if (rm[z, RM_STATE] & EXPLORED) == 0:
                             return True
@@ -1304,8 +1411,11 @@ def can_progress(R, T, geo, st, rm, sc):
 
 
 @njit(cache=CACHE, _nrt=False)
-def do_move(R, T, geo, arrows, st, rm, sc, opts, rs, ps, script, tr, pid, params, fn, vis, c):
+def do_move(board, st, rm, sc, opts, dice, pol, vis, c):
     """Carry out move option ``c``. Returns 1 when the round is completed."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    pid, params, fn = pol
     kind = opts[c, O_KIND]
     frm = opts[c, O_FROM]
     to = opts[c, O_TO]
@@ -1325,21 +1435,18 @@ def do_move(R, T, geo, arrows, st, rm, sc, opts, rs, ps, script, tr, pid, params
             table = geo[to, 4] if R[R_ORACLE_TABLE_DEST] == 1 else -1
         if to == st[S_ORACLE]:
             table = -1  # the Oracle's room: do not roll
-        return arrive(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, to, d, frm,
-                      table, False)
+        return arrive(board, st, rm, opts, dice, pol, vis, to, d, frm, table, False)
     if kind == MK_CIRCLE:
         log(tr, st, TR_JUMP, frm, to, MK_CIRCLE, 0, 0)
     if kind == MK_SWIM or kind == MK_CIRCLE:
-        table = jump_table(R, geo, rm, frm, to, R_ROLL_AFTER_SWIM if kind == MK_SWIM else R_ROLL_AFTER_JUMP)
-        return arrive(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, to,
-                      d if d >= 0 else st[S_DIR], frm, table, False)
+        table = jump_table(board, rm, frm, to, R_ROLL_AFTER_SWIM if kind == MK_SWIM else R_ROLL_AFTER_JUMP)
+        return arrive(board, st, rm, opts, dice, pol, vis, to, d if d >= 0 else st[S_DIR], frm, table, False)
     if kind == MK_SHOVEL:
         st[SHOVEL] -= 1
         rm[frm, RM_WALL + d] = W_OPEN
         rm[to, RM_WALL + (d + 2) % 4] = W_OPEN
         log(tr, st, TR_LOSE, SHOVEL, 1, st[SHOVEL], 1, 0)
-        return arrive(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, to, d, frm, -1,
-                      False)
+        return arrive(board, st, rm, opts, dice, pol, vis, to, d, frm, -1, False)
     if kind == MK_STAIRS:
         log(tr, st, TR_JUMP, frm, to, MK_STAIRS, 0, 0)
         travel = opts[c, O_UPPER]
@@ -1351,26 +1458,27 @@ def do_move(R, T, geo, arrows, st, rm, sc, opts, rs, ps, script, tr, pid, params
         for p in range(T[T_UP_PLACES, 0]):
             if (pm >> p) & 1:
                 x = T[T_UP_PLACES, 1 + p]
-                k += lever_value(R, geo, st, rm, x)
+                k += lever_value(board, st, rm, x)
                 rm[x, RM_FLAG] |= F_LEVER
                 log(tr, st, TR_LEVER, x, 0, 0, 0, 0)
         log(tr, st, TR_UPPER, frm, to, travel, k, pm)
         if k > 0:
             progress(st, tr, k)
-        return arrive(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, to, st[S_DIR],
-                      -1, jump_table(R, geo, rm, frm, to, R_ROLL_AFTER_JUMP), False)
+        return arrive(board, st, rm, opts, dice, pol, vis, to, st[S_DIR], -1,
+                      jump_table(board, rm, frm, to, R_ROLL_AFTER_JUMP), False)
     # MK_GOTO: walk to an explored room; only a legal exit is rolled again (ruling exit_roll)
     table = -1
-    if frm != to and R[R_EXIT_ROLL_ALWAYS] == 1 and st[S_PHASE] == 2 and legal_exit(R, arrows, st, rm, to) >= 0:
+    if frm != to and R[R_EXIT_ROLL_ALWAYS] == 1 and st[S_PHASE] == 2 and legal_exit(board, st, rm, to) >= 0:
         table = geo[frm, 4] if 0 <= geo[frm, 4] < 4 else geo[to, 4]
-    return arrive(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, to, d, frm, table,
-                  False)
+    return arrive(board, st, rm, opts, dice, pol, vis, to, d, frm, table, False)
 
 
 # ------------------------------------------------------------------------ market, sheet --
 @njit(cache=CACHE, _nrt=False)
-def market(R, st, opts, ps, tr, pid, params, fn, value):
+def market(R, st, opts, dice, pol, value):
     """Spend chests (one chest = ``value`` units of one resource), swap resources, redeem cornucopias."""
+    rs, ps, script, tr = dice
+    pid, params, fn = pol
     st[S_MARKET_VALUE] = value
     log(tr, st, TR_MARKET_OPEN, value, st[CHEST], 0, 0, 0)
     for _ in range(R[R_MAX_MARKET_OPS]):
@@ -1404,7 +1512,7 @@ def market(R, st, opts, ps, tr, pid, params, fn, value):
                     opts[n, 2] = b
                     opts[n, 3] = R[R_EXCHANGE]
                     n += 1
-        c = decide(D_MARKET, n, st, opts, ps, pid, params, fn)
+        c = decide(D_MARKET, n, st, opts, ps, pol)
         op = opts[c, 0]
         if op == M_DONE:
             break
@@ -1422,8 +1530,11 @@ def market(R, st, opts, ps, tr, pid, params, fn, value):
 
 
 @njit(cache=CACHE, _nrt=False)
-def create_character(R, T, st, opts, ps, tr, pid, params, fn):
+def create_character(board, st, opts, dice, pol):
     """Point (1): a hero's printed sheet, or 12 trait marks placed freely within the caps."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    pid, params, fn = pol
     for t in range(N_TRACKS):
         st[t] = 0
         st[S_CAP + t] = T[T_CAP, t]
@@ -1447,25 +1558,26 @@ def create_character(R, T, st, opts, ps, tr, pid, params, fn):
                 n += 1
             if n == 0:
                 break
-            c = decide(D_TRAIT, n, st, opts, ps, pid, params, fn)
+            c = decide(D_TRAIT, n, st, opts, ps, pol)
             st[opts[c, 0]] += 1
     log(tr, st, TR_CREATE, st[HEARTS], st[SHIELD], st[CLOVER], st[WEAPON], st[SHOVEL])
 
 
 @njit(cache=CACHE, _nrt=False)
-def round_options(R, geo, arrows, st, rm, opts):
+def round_options(board, st, rm, opts):
     """Rounds still to play and their unused entry arrows. Under ``reserve_entries = "rounds"`` an entry
     that would leave this round without an exit, or a later round without an entry and an exit, is not
     offered (unless the game is already past saving)."""
+    R, T, geo, arrows = board
     n = 0
-    guard = R[R_RESERVE_ROUNDS] == 1 and arrows_feasible(R, arrows, st, rm, 0, 0)
+    guard = R[R_RESERVE_ROUNDS] == 1 and arrows_feasible(board, st, rm, 0, 0)
     for a in range(arrows.shape[0]):
         s = arrows[a, 2]
         if st[S_ARROW0 + a] == 1 or (st[S_DONE_MASK] >> s) & 1 or (rm[arrows[a, 0], RM_STATE] & COLLAPSED):
             continue
         if guard:
             st[S_ARROW0 + a] = 1
-            ok = arrows_feasible(R, arrows, st, rm, s, 1)
+            ok = arrows_feasible(board, st, rm, s, 1)
             st[S_ARROW0 + a] = 0
             if not ok:
                 continue
@@ -1478,17 +1590,20 @@ def round_options(R, geo, arrows, st, rm, opts):
 
 
 @njit(cache=CACHE, _nrt=False)
-def play_round(R, T, geo, arrows, st, rm, sc, opts, rs, ps, script, tr, pid, params, fn, vis):
+def play_round(board, st, rm, sc, opts, dice, pol, vis):
     """One adventure: choose a round and its entry, walk until an exit (1) or death (0)."""
-    if st[S_UNWIN_TURN] == 0 and not arrows_feasible(R, arrows, st, rm, 0, 0):
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    pid, params, fn = pol
+    if st[S_UNWIN_TURN] == 0 and not arrows_feasible(board, st, rm, 0, 0):
         unwinnable(st, tr, UW_ARROWS)
-    n = round_options(R, geo, arrows, st, rm, opts)
+    n = round_options(board, st, rm, opts)
     if n == 0:
-        die(R, geo, st, tr, CAUSE_STUCK, st[S_POS])
+        die(board, st, tr, CAUSE_STUCK, st[S_POS])
         if st[S_COINS_LEFT] == 0:
             unwinnable(st, tr, UW_ARROWS)
         return 0
-    c = decide(D_ROUND, n, st, opts, ps, pid, params, fn)
+    c = decide(D_ROUND, n, st, opts, ps, pol)
     a = opts[c, 0]
     s = arrows[a, 2]
     k = st[S_ROUND]
@@ -1518,42 +1633,41 @@ def play_round(R, T, geo, arrows, st, rm, sc, opts, rs, ps, script, tr, pid, par
     check_awake(st, tr)
     cell = arrows[a, 0]
     table = s if (rm[cell, RM_STATE] & EXPLORED) == 0 else -1
-    done = arrive(R, T, geo, arrows, st, rm, opts, rs, ps, script, tr, pid, params, fn, vis, cell, arrows[a, 1],
-                  -1, table, False)
+    done = arrive(board, st, rm, opts, dice, pol, vis, cell, arrows[a, 1], -1, table, False)
     while done == 0 and st[S_DEAD] == 0:
         if st[S_TURN] >= R[R_MAX_TURNS]:
-            die(R, geo, st, tr, CAUSE_TIMEOUT, st[S_POS])
+            die(board, st, tr, CAUSE_TIMEOUT, st[S_POS])
             st[S_COINS_LEFT] = 0
             break
         if st[S_HERO] == H_ELYDION and st[S_ELY_USED] == 0:
             opts[0, 0] = 0
             opts[1, 0] = 1
-            if decide(D_ELYDION, 2, st, opts, ps, pid, params, fn) == 1:
+            if decide(D_ELYDION, 2, st, opts, ps, pol) == 1:
                 st[S_ELY_USED] = 1
-                market(R, st, opts, ps, tr, pid, params, fn, T[T_CHESTV, min(k + 1, R[R_ROUNDS] - 1)])
-        if st[S_UNWIN_TURN] == 0 and not arrows_feasible(R, arrows, st, rm, st[S_SECTOR], 1):
+                market(R, st, opts, dice, pol, T[T_CHESTV, min(k + 1, R[R_ROUNDS] - 1)])
+        if st[S_UNWIN_TURN] == 0 and not arrows_feasible(board, st, rm, st[S_SECTOR], 1):
             unwinnable(st, tr, UW_ARROWS)
-        n = move_options(R, T, geo, arrows, st, rm, sc, opts)
+        n = move_options(board, st, rm, sc, opts)
         if n == 0:
-            die(R, geo, st, tr, CAUSE_STUCK, st[S_POS])
+            die(board, st, tr, CAUSE_STUCK, st[S_POS])
             if st[S_COINS_LEFT] == 0:
                 unwinnable(st, tr, UW_SEALED)
             break
-        c = decide(D_MOVE, n, st, opts, ps, pid, params, fn)
-        done = do_move(R, T, geo, arrows, st, rm, sc, opts, rs, ps, script, tr, pid, params, fn, vis, c)
+        c = decide(D_MOVE, n, st, opts, ps, pol)
+        done = do_move(board, st, rm, sc, opts, dice, pol, vis, c)
     return done
 
 
 @njit(cache=CACHE, _nrt=False)
 def end_of_round(R, st, rm, tr):
-    """Trolls beaten this round regenerate in their rooms."""
+    """Returning foes (trait "returns", the troll) beaten this round come back in their rooms."""
     for x in range(rm.shape[0]):
-        if rm[x, RM_FLAG] & F_TROLL_DOWN:
-            rm[x, RM_FLAG] &= ~F_TROLL_DOWN
-            if rm[x, RM_TROLL] > 0 and (rm[x, RM_STATE] & COLLAPSED) == 0:
-                rm[x, RM_TROLL] -= 1
-                rm[x, RM_ICON + TROLL] += 1
-                log(tr, st, TR_TROLL_BACK, x, rm[x, RM_TROLL], 0, 0, 0)
+        if rm[x, RM_FLAG] & F_RETURNER_DOWN:
+            rm[x, RM_FLAG] &= ~F_RETURNER_DOWN
+            if rm[x, RM_RETURNS] > 0 and (rm[x, RM_STATE] & COLLAPSED) == 0:
+                rm[x, RM_RETURNS] -= 1
+                rm[x, RM_ICON + rm[x, RM_RETURNER]] += 1
+                log(tr, st, TR_TROLL_BACK, x, rm[x, RM_RETURNS], rm[x, RM_RETURNER], 0, 0)
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -1584,8 +1698,11 @@ def new_game_after_coin(arrows, rm0, st, rm):
 
 
 @njit(cache=CACHE, _nrt=False)
-def play_game(R, T, geo, arrows, rm0, st, rm, sc, opts, rs, ps, script, tr, pid, params, fn, vis):
+def play_game(board, rm0, st, rm, sc, opts, dice, pol, vis):
     """A whole game on a fresh sheet: character, four rounds with markets, continues, score."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    pid, params, fn = pol
     for i in range(st.shape[0]):
         st[i] = 0
     for x in range(rm0.shape[0]):
@@ -1599,9 +1716,9 @@ def play_game(R, T, geo, arrows, rm0, st, rm, sc, opts, rs, ps, script, tr, pid,
     for x in range(geo.shape[0]):
         if geo[x, 4] == 4:
             st[S_ORACLE] = x
-    create_character(R, T, st, opts, ps, tr, pid, params, fn)
+    create_character(board, st, opts, dice, pol)
     while st[S_ROUND] < R[R_ROUNDS]:
-        done = play_round(R, T, geo, arrows, st, rm, sc, opts, rs, ps, script, tr, pid, params, fn, vis)
+        done = play_round(board, st, rm, sc, opts, dice, pol, vis)
         if done == 1:
             k = st[S_ROUND]
             st[S_TURNS_R + k] = st[S_ROUND_TURN]
@@ -1611,7 +1728,7 @@ def play_game(R, T, geo, arrows, rm0, st, rm, sc, opts, rs, ps, script, tr, pid,
             st[S_ENTRY_ARROW] = -1
             end_of_round(R, st, rm, tr)
             if st[S_ROUND] < R[R_ROUNDS]:
-                market(R, st, opts, ps, tr, pid, params, fn, T[T_CHESTV, k])
+                market(R, st, opts, dice, pol, T[T_CHESTV, k])
             continue
         if st[S_COINS_LEFT] > 0:
             st[S_COINS_LEFT] -= 1
@@ -1624,7 +1741,7 @@ def play_game(R, T, geo, arrows, rm0, st, rm, sc, opts, rs, ps, script, tr, pid,
             if R[R_COIN_NEW_GAME] == 1:
                 new_game_after_coin(arrows, rm0, st, rm)
             log(tr, st, TR_COIN, st[S_ROUND] + 1, R[R_COIN_NEW_GAME], 0, 0, 0)
-            create_character(R, T, st, opts, ps, tr, pid, params, fn)
+            create_character(board, st, opts, dice, pol)
             continue
         break
     st[S_WIN] = 1 if st[S_ROUND] >= R[R_ROUNDS] else 0
@@ -1681,6 +1798,8 @@ def _simulate_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, start, count
     n_chunks = (count + CHUNK - 1) // CHUNK
     n_opt = option_rows(n_rooms)
     pseed = seed ^ _POLICY_SALT
+    board = Board(R, T, geo, arrows)
+    pol = Pol(pid, params, fn)
     for ch in prange(n_chunks):
         st = np.zeros(STATE_SIZE, np.int64)
         rm = np.empty_like(rm0)
@@ -1690,6 +1809,7 @@ def _simulate_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, start, count
         ps = np.zeros(4, np.uint64)
         script = np.zeros(0, np.int64)
         tr = np.zeros((1, TRACE_COLS), np.int64)
+        dice = Dice(rs, ps, script, tr)
         vis = visits[ch]
         lo = ch * CHUNK
         hi = min(count, lo + CHUNK)
@@ -1697,7 +1817,7 @@ def _simulate_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, start, count
             g = start + k
             seed_stream(rs, seed, g)
             seed_stream(ps, pseed, g)
-            play_game(R, T, geo, arrows, rm0, st, rm, sc, opts, rs, ps, script, tr, pid, params, fn, vis)
+            play_game(board, rm0, st, rm, sc, opts, dice, pol, vis)
             write_out(T, st, rs, out, k)
 
 
@@ -1714,7 +1834,10 @@ def _play_one(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, r
     ps = np.zeros(4, np.uint64)
     seed_stream(rs, seed, game)
     seed_stream(ps, seed ^ _POLICY_SALT, game)
-    play_game(R, T, geo, arrows, rm0, st, rm, sc, opts, rs, ps, script, tr, pid, params, fn, vis)
+    board = Board(R, T, geo, arrows)
+    dice = Dice(rs, ps, script, tr)
+    pol = Pol(pid, params, fn)
+    play_game(board, rm0, st, rm, sc, opts, dice, pol, vis)
     write_out(T, st, rs, out, 0)
 
 

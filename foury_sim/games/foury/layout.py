@@ -6,6 +6,8 @@ rows ``options[i, O_...]`` described here and returns the index of an option.
 
 from __future__ import annotations
 
+from .icons import N_ICONS
+
 # --- resource tracks (character sheet) ------------------------------------------------------
 HEARTS, SHIELD, CLOVER, WEAPON, SHOVEL, CHEST, CORNU = 0, 1, 2, 3, 4, 5, 6
 N_TRACKS = 7
@@ -136,12 +138,14 @@ MOVE_NAMES = ("step", "shovel", "go to", "stairs", "magic circle", "swim")
 
 # --- room array columns (int64[n, RM_COLS] per game) ---------------------------------------
 RM_STATE = 0  # bits: EXPLORED, COLLAPSED, FLOODED
-RM_TROLL = 1  # troll returns left
-RM_FLAG = 2  # bits: F_FACED (statue faced this round), F_LEVER (lever reached this round), F_TROLL_DOWN
+RM_RETURNS = 1  # returns left of the room's returning foe (trait "returns", e.g. the troll)
+RM_FLAG = 2  # bits: F_FACED (temple goal faced this round), F_LEVER (lever reached this round), F_RETURNER_DOWN
 RM_WALL = 3  # 4 columns: sides N,E,S,W: 0 open, 1 printed wall, 2 collapsed wall
 RM_ICON = 7  # N_ICONS columns of icon counts
+RM_RETURNER = RM_ICON + N_ICONS  # the icon of the room's returning foe (read only while RM_RETURNS > 0)
+RM_COLS = RM_RETURNER + 1
 EXPLORED, COLLAPSED, FLOODED = 1, 2, 4
-F_FACED, F_LEVER, F_TROLL_DOWN = 1, 2, 4
+F_FACED, F_LEVER, F_RETURNER_DOWN = 1, 2, 4
 W_OPEN, W_PRINTED, W_COLLAPSED = 0, 1, 2
 
 # --- event effects (bits of a room-event table entry) --------------------------------------
@@ -189,14 +193,16 @@ R_KAEL_MONSTERS_ONLY = 65  # rulings.kael_skips_roll = "monster_only": statues d
 R_SHIELD_ONE = 66  # rulings.shield_blocks = "one_heart": a shield takes 1 heart off a hit
 R_COIN_NEW_GAME = 67  # rulings.insert_coin = "new_game": a continue starts the whole game again
 
-# -- rules 80..95: free
+# -- rules 80..95: foes from the ruleset's [enemies] table
+R_N_FOES = 80  # foe kinds: icons FOE_FIRST .. FOE_FIRST + R[R_N_FOES] - 1 (icons.py)
+# -- rules 81..95: free
 R_SIZE = 96
 
 # --- tables (int64[T_ROWS, T_COLS]) --------------------------------------------------------
 T_EVENTS = 0  # rows 0..3: the room-event table of sectors A..D (6 faces)
 T_SPAWN = 4  # 6 faces -> monster icon
 T_DIE = 5  # 6 faces -> DIE_* outcome
-T_EN_BASE = 6  # per foe icon
+T_EN_BASE = 6  # per foe icon: strength = base + mult x the round's monster bonus
 T_EN_MULT = 7
 T_BONUS = 8  # per round
 T_CHESTV = 9  # per round
@@ -212,8 +218,20 @@ T_UP_DIST = 17  # rows 17..23: turns of travel between places p and q at flat in
 UP_MAX_PLACES = 21  # 21 * 21 <= 7 rows * 64 columns
 UP_MAX_LEVER_PLACES = 8
 
-# -- table rows 24..31: free
+# -- table row 24: foes from the ruleset's [enemies] table
+T_EN_TRAITS = 24  # per foe icon: FT_* bits below
+# -- table rows 25..31: free
 T_ROWS, T_COLS = 32, 64
+
+# --- foe traits (bits of T[T_EN_TRAITS, foe]; the words are the ruleset's, docs/rules.md explains each) ---------
+FT_TRAP = 1  # not a monster (the statue, "a trap"): beating it is no kill; Kael's monster_only ignores it; not spawned
+FT_TEMPLE_GOAL = 2  # facing it counts for the Temple's requirement (once per room and round)
+FT_STEALS = 4  # each hit it lands, it steals one resource (rulings.bandit_steals)
+FT_CAMP_PRIZE = 8  # beating it gives kills.bandit_cornucopias cornucopias (its camp's loot)
+FT_RETURNS = 16  # beaten, it comes back in its room at the end of the round, kills.troll_returns times
+FT_DESTROYS_ITEMS = 32  # as the fight starts it erases the room's items (rulings.imp_destroys)
+FOE_TRAIT_WORDS = {"trap": FT_TRAP, "temple_goal": FT_TEMPLE_GOAL, "steals": FT_STEALS, "camp_prize": FT_CAMP_PRIZE,
+                   "returns": FT_RETURNS, "destroys_items": FT_DESTROYS_ITEMS}
 
 # --- per-game output columns ---------------------------------------------------------------
 OUT_COLUMNS = ("win", "clean_win", "rounds_completed", "coins_used", "hearts_left", "turns", "score", "kills",

@@ -16,8 +16,9 @@ comments), one blank line, then the grid. One room is 3 characters and every gri
   (open, only between two rooms), 'vvv' (arrow on the top border) or '^^^' (on the bottom border).
 * Room lines: separators '|' (wall), ' ' (open, only between two rooms), '>' (arrow on the left
   border), '<' (on the right border); each room is its sector (A B C D, O the Oracle, # rock)
-  then two icon characters from ``ICON_CHARS`` ('.' or ' ' for none; the same icon twice counts 2;
-  '*' is a decoration allowed only in the Oracle's room).
+  then two icon characters ('.' or ' ' for none; the same icon twice counts 2; '*' is a decoration
+  allowed only in the Oracle's room): the items' and fixtures' characters of ``icons.FIXED_CHARS``
+  and the enemies' characters of the ruleset's ``[enemies]`` table (the shipped one by default).
 
 Arrows give the direction of travel *into* the map. Every problem raises :class:`InputError`
 with ``where = "file:line:column"``.
@@ -47,20 +48,21 @@ from .icons import (
     DC,
     DR,
     FIXTURES,
-    FOES,
-    ICON_CHARS,
-    ICON_NAMES,
     LEVER,
     N_ICONS,
+    NO_CHAR,
     ORACLE,
     SECTOR_CHARS,
     SECTOR_NAMES,
+    SHIPPED,
     STAIRS,
     VOID,
     E,
+    IconTable,
     N,
     S,
     W,
+    is_foe,
 )
 
 #: Distance between rooms that are not connected (and to/from solid rock).
@@ -97,6 +99,8 @@ class MapData:
     meta: dict[str, str] = field(default_factory=dict)  #: header keys other than ``name``
     #: the upper level's walkways (cell, cell, turns); None = one network of every staircase and lever, no travel
     upper: list[tuple[int, int, int]] | None = None
+    #: the icons' map characters and names the map was read with (foes from a ruleset's [enemies])
+    table: IconTable = SHIPPED
 
     @property
     def n(self) -> int:
@@ -132,8 +136,12 @@ def _sector_label(s: int) -> str:
     return f"{SECTOR_CHARS[s]} ({SECTOR_NAMES[s]})"
 
 
-def parse_map(text: str, path: str = "<map>") -> MapData:
-    """Parse and validate map text; raise :class:`InputError` ("path:line:col") on any problem."""
+def parse_map(text: str, path: str = "<map>", table: IconTable = SHIPPED) -> MapData:
+    """Parse and validate map text; raise :class:`InputError` ("path:line:col") on any problem.
+
+    ``table`` gives the icons' map characters (the enemies' come from the ruleset).
+    """
+    chars = table.chars
     path = str(path)
     if text.startswith("\ufeff"):
         text = text[1:]
@@ -297,15 +305,15 @@ def parse_map(text: str, path: str = "<map>") -> MapData:
                         continue
                     if sec == VOID:
                         raise err(f"solid rock '#' cannot hold icons (found {ic!r}): write '#..'", ln, 4 * c + q + 1)
-                    if ic not in ICON_CHARS:
+                    if ic not in chars or ic == NO_CHAR:
                         extra = " ('*' is only allowed in the Oracle's room)" if ic == _ORACLE_DECOR else ""
                         raise err(
-                            f"unknown icon character {ic!r}{extra}: expected one of {' '.join(ICON_CHARS)} "
+                            f"unknown icon character {ic!r}{extra}: expected one of {table.shown_chars} "
                             "or '.' for none",
                             ln,
                             4 * c + q + 1,
                         )
-                    icons[cell, ICON_CHARS.index(ic)] += 1
+                    icons[cell, chars.index(ic)] += 1
             sep_tok.append(seps)
 
     # ---- pass 2: walls and arrows against the rooms, in file order
@@ -568,7 +576,7 @@ def _all_distances(sector: np.ndarray, wall: np.ndarray, rows: int, cols: int) -
     return dist
 
 
-def load_map(path: str | Path) -> MapData:
+def load_map(path: str | Path, table: IconTable = SHIPPED) -> MapData:
     """Read and parse a map file; a missing or unreadable file is an ``InputError`` at ``--map``."""
     p = Path(path)
     if not p.is_file():
@@ -577,7 +585,7 @@ def load_map(path: str | Path) -> MapData:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise InputError(f"cannot read map file {p}: {e}", "--map") from e
-    return parse_map(text, str(p))
+    return parse_map(text, str(p), table)
 
 
 def builtin_maps() -> dict[str, Path]:
@@ -585,16 +593,16 @@ def builtin_maps() -> dict[str, Path]:
     return {p.stem: p for p in sorted(MAPS_DIR.glob("*.map"))}
 
 
-def resolve_map(name_or_path: str | Path | None) -> MapData:
-    """``None`` -> the base map; a built-in map name; or a map file path."""
+def resolve_map(name_or_path: str | Path | None, table: IconTable = SHIPPED) -> MapData:
+    """``None`` -> the base map; a built-in map name; or a map file path (read with ``table``'s characters)."""
     if name_or_path is None:
         name_or_path = DEFAULT_MAP
     builtins = builtin_maps()
     key = str(name_or_path)
     if key in builtins:
-        return load_map(builtins[key])
+        return load_map(builtins[key], table)
     if Path(key).is_file():
-        return load_map(key)
+        return load_map(key, table)
     raise InputError(
         f"unknown map {key!r}: not a built-in map ({', '.join(builtins) or 'none'}) and no such file", "--map"
     )
@@ -644,7 +652,7 @@ def format_map(m: MapData) -> str:
             if m.icons[cell].any():
                 raise ValueError(f"rock cell {cell} holds icons")
             return _ROCK + ".."
-        chars = "".join(ICON_CHARS[i] * int(m.icons[cell, i]) for i in range(N_ICONS))
+        chars = "".join(m.table.chars[i] * int(m.icons[cell, i]) for i in range(N_ICONS))
         if len(chars) > 2:
             raise ValueError(f"cell {cell} holds {len(chars)} icons; the format allows at most 2")
         pad = _ORACLE_DECOR if sec[cell] == ORACLE else "."
@@ -688,7 +696,7 @@ def format_map(m: MapData) -> str:
 SECTOR_COLORS = ("#8fd17f", "#f4a3b4", "#efc48c", "#8fbbea", "#ffd21f")  # A B C D Oracle
 ROCK_COLOR = "#4d4d4d"
 #: Label drawn in a room for each icon (the legend maps it to the full name and map character).
-ICON_GLYPHS = (
+FIXED_GLYPHS = (
     "Chest",
     "Potion",
     "Shovel",
@@ -701,21 +709,22 @@ ICON_GLYPHS = (
     "Stairs",
     "Lever",
     "Tunnel",
-    "Statue",
-    "Goblin",
-    "Orc",
-    "Imp",
-    "Bandit",
-    "Troll",
-    "Minotaur",
 )
+
+
+def icon_glyphs(table: IconTable) -> tuple[str, ...]:
+    """Label drawn in a room for each icon: the fixed glyphs, then each foe's name capitalised."""
+    return FIXED_GLYPHS + tuple(n[:1].upper() + n[1:] for n in table.names[len(FIXED_GLYPHS):])
+
+
+ICON_GLYPHS = icon_glyphs(SHIPPED)
 assert len(ICON_GLYPHS) == N_ICONS
 _ITEM_COLOR, _FIXTURE_COLOR, _FOE_COLOR = "#1c1c1c", "#1f3f9a", "#b00000"
 _UPPER_COLOR = "#7b2fbf"  # upper-level walkways
 
 
 def _icon_color(i: int) -> str:
-    return _FOE_COLOR if i in FOES else _FIXTURE_COLOR if i in FIXTURES else _ITEM_COLOR
+    return _FOE_COLOR if is_foe(i) else _FIXTURE_COLOR if i in FIXTURES else _ITEM_COLOR
 
 
 def render_map(
@@ -746,6 +755,7 @@ def render_map(
 
     del state  # reserved for a later trace overlay
     rows, cols = m.rows, m.cols
+    glyphs = icon_glyphs(m.table)
     if heat is not None:
         heat = np.asarray(heat, dtype=float)
         if heat.shape != (m.n,):
@@ -824,7 +834,7 @@ def render_map(
         labels = []
         for i in np.flatnonzero(m.icons[cell]):
             k = int(m.icons[cell, i])
-            labels.append(((f"{k}×" if k > 1 else "") + ICON_GLYPHS[i], int(i)))
+            labels.append(((f"{k}×" if k > 1 else "") + glyphs[i], int(i)))
         if len(labels) == 1:
             ys = [0.57]
         else:
@@ -844,7 +854,7 @@ def render_map(
                 ha="center",
                 va="center",
                 color=_icon_color(i),
-                fontweight="bold" if i in FOES else "normal",
+                fontweight="bold" if is_foe(i) else "normal",
                 zorder=4,
                 path_effects=halo,
             )
@@ -896,7 +906,7 @@ def render_map(
         cb.set_label(heat_label, fontsize=10)
         cb.ax.tick_params(labelsize=8)
 
-    _draw_legend(ax)
+    _draw_legend(ax, m.table)
     if out is not None:
         fig.savefig(out, dpi=120)
     return fig
@@ -905,7 +915,7 @@ def render_map(
 _LEGEND_IN, _LEGEND_W_IN = 1.5, 7.5  # legend size below the map, inches
 
 
-def _draw_legend(ax: Any) -> None:
+def _draw_legend(ax: Any, table: IconTable = SHIPPED) -> None:
     """Legend below the map: sector colours, map symbols, and every icon glyph with its map char."""
     from matplotlib.patches import Rectangle
 
@@ -936,17 +946,19 @@ def _draw_legend(ax: Any) -> None:
         color="#333333",
     )
     ncol = 4
-    per = -(-N_ICONS // ncol)
-    for i in range(N_ICONS):
-        col, row = divmod(i, per)
-        name, glyph = ICON_NAMES[i], ICON_GLYPHS[i]
+    used = table.used
+    glyphs = icon_glyphs(table)
+    per = -(-len(used) // ncol)
+    for k, i in enumerate(used):
+        col, row = divmod(k, per)
+        name, glyph = table.names[i], glyphs[i]
         desc = "" if glyph.lower() == name else f" = {name}"
         lg.text(
             col * 25.0,
             2.5 + row * 1.0,
-            f"{glyph}{desc}  [{ICON_CHARS[i]}]",
+            f"{glyph}{desc}  [{table.chars[i]}]",
             fontsize=tf,
             va="center",
             color=_icon_color(i),
-            fontweight="bold" if i in FOES else "normal",
+            fontweight="bold" if is_foe(i) else "normal",
         )

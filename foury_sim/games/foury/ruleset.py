@@ -18,6 +18,10 @@ from .layout import (
     DIE_WORDS,
     EVENT_WORDS,
     FLOODED,
+    FOE_TRAIT_WORDS,
+    FT_RETURNS,
+    FT_TEMPLE_GOAL,
+    FT_TRAP,
     HERO_KEYS,
     MAX_ARROWS,
     N_TRACKS,
@@ -42,6 +46,7 @@ from .layout import (
     R_MAX_TURNS,
     R_MIN_HEARTS,
     R_N_ARROWS,
+    R_N_FOES,
     R_NEED_A,
     R_ORACLE_BLOCKED,
     R_ORACLE_IMMUNE,
@@ -65,9 +70,11 @@ from .layout import (
     R_TROLL_RETURNS,
     R_UPPER_PLACES,
     R_WEAR_PER_ROLLOFF,
+    RM_COLS,
     RM_ICON,
+    RM_RETURNER,
+    RM_RETURNS,
     RM_STATE,
-    RM_TROLL,
     RM_WALL,
     SIDE_WORDS,
     T_BONUS,
@@ -78,6 +85,7 @@ from .layout import (
     T_DIE,
     T_EN_BASE,
     T_EN_MULT,
+    T_EN_TRAITS,
     T_EVENTS,
     T_LEVERS,
     T_ROWS,
@@ -93,7 +101,6 @@ from .layout import (
 )
 from .maps import MapData, resolve_map, upper_distances
 
-RM_COLS = RM_ICON + I.N_ICONS
 DEFAULT_RULES = Path(str(resources.files("foury_sim.games.foury") / "data" / "rules.toml"))
 
 # ruling name -> (allowed values, R index, value that sets the flag to 1); for a ruling with more than two
@@ -125,15 +132,30 @@ RULINGS: dict[str, tuple[tuple[Any, ...], Any, Any]] = {
     "oracle_immune": ((True, False), R_ORACLE_IMMUNE, True),
     "flee_to": (("stay", "back"), R_FLEE_BACK, "back"),
 }
-FOE_KEYS = ("statue", "goblin", "orc", "imp", "bandit", "troll", "minotaur")
-MONSTER_KEYS = FOE_KEYS[1:]
+ENEMY_FIELDS = {"char", "base", "mult", "traits", "name"}
+
+
+@dataclass(frozen=True)
+class Foe:
+    """One kind of enemy of the ruleset's ``[enemies]`` table, in its icon slot."""
+
+    key: str
+    icon: int
+    char: str
+    name: str
+    base: int
+    mult: int
+    traits: int  #: FT_* bits
+
+    def has(self, trait: str) -> bool:
+        return bool(self.traits & FOE_TRAIT_WORDS[trait])
 
 
 def _merge(base: dict, over: dict, path: str, rf_user: rulesfile.RuleFile) -> None:
     """Deep-merge ``over`` into ``base``; keys unknown to the default ruleset are refused."""
     for k, v in over.items():
         dotted = f"{path}.{k}" if path else k
-        if k not in base and not path.startswith(("heroes", "assumptions")):
+        if k not in base and not path.startswith(("heroes", "assumptions", "enemies")):  # new enemies are data
             raise InputError(f"unknown ruleset key {dotted!r}", rf_user.where(dotted))
         if isinstance(v, dict) and isinstance(base.get(k), dict):
             _merge(base[k], v, dotted, rf_user)
@@ -155,6 +177,8 @@ class FouryRules:
     sources: list[str] = field(default_factory=list)
     heroes: dict[str, dict[str, Any]] = field(default_factory=dict)
     assumptions: list[assume.Assumption] = field(default_factory=list)
+    foes: list[Foe] = field(default_factory=list)  #: the [enemies] table in slot order
+    icons: I.IconTable = I.SHIPPED  #: map characters and names of every icon, foes from this ruleset
 
     def for_hero(self, hero: str) -> tuple[np.ndarray, np.ndarray]:
         """R and T with the hero's id, sheet and caps filled in."""
@@ -255,7 +279,7 @@ def map_assumptions(m: MapData) -> list[assume.Assumption]:
                                 "arrows_per_sector": ",".join(str(int((m.arrow_sector == s).sum())) for s in range(4)),
                                 "upper_walkways": len(m.upper or [])}
     plural = {"stairs": "stairs", "die": "dice"}
-    measured.update({plural.get(k, k + "s"): int(total[i]) for i, k in enumerate(I.ICON_KEYS)})
+    measured.update({plural.get(k, k + "s"): int(total[i]) for i, k in enumerate(m.table.keys) if k})
     return assume.from_map(assume.map_text(m.path), m.path, measured)
 
 
@@ -282,18 +306,19 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
         raise InputError(f"character.trait_marks = {marks} do not fit under the caps",
                          rf.where("character.trait_marks"))
     R[R_POTION] = _int(rf, "potions.red", 0, 20)
-    for key in FOE_KEYS:
-        e = rf.get(f"enemies.{key}")
-        if not isinstance(e, dict) or set(e) != {"base", "mult"}:
-            raise InputError(f"enemies.{key} must be {{ base = N, mult = N }}", rf.where(f"enemies.{key}"))
-        ic = I.ICON_KEYS.index(key)
-        T[T_EN_BASE, ic] = _int(rf, f"enemies.{key}.base", -6, 20)
-        T[T_EN_MULT, ic] = _int(rf, f"enemies.{key}.mult", 0, 10)
+    foes = parse_enemies(rf)
+    for f in foes:
+        T[T_EN_BASE, f.icon] = f.base
+        T[T_EN_MULT, f.icon] = f.mult
+        T[T_EN_TRAITS, f.icon] = f.traits
+    R[R_N_FOES] = len(foes)
+    icon_table = I.IconTable.with_foes([(f.key, f.char, f.name) for f in foes])
+    spawnable = [f.key for f in foes if not f.traits & FT_TRAP]
     spawn = rf.get("enemies.spawn_table")
-    if not isinstance(spawn, list) or len(spawn) != 6 or any(s not in MONSTER_KEYS for s in spawn):
-        raise InputError(f"enemies.spawn_table must list 6 monsters from {', '.join(MONSTER_KEYS)}",
-                         rf.where("enemies.spawn_table"))
-    T[T_SPAWN, :6] = [I.ICON_KEYS.index(s) for s in spawn]
+    if not isinstance(spawn, list) or len(spawn) != 6 or any(s not in spawnable for s in spawn):
+        raise InputError(f"enemies.spawn_table must list 6 monsters (enemies that are not traps) from "
+                         f"{', '.join(spawnable)}", rf.where("enemies.spawn_table"))
+    T[T_SPAWN, :6] = [icon_table.foe(s) for s in spawn]
     R[R_PRIZE_EVERY] = _int(rf, "kills.prize_every", 0, 100)
     R[R_PRIZE] = _int(rf, "kills.prize_cornucopias", 0, 10)
     R[R_BANDIT_PRIZE] = _int(rf, "kills.bandit_cornucopias", 0, 10)
@@ -345,9 +370,9 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
         heroes["free"] = {"name": "Free character", "label": "any"}
 
     map_name = map_path if map_path is not None else rf.get("game.map")
-    m = resolve_map(map_name)
-    _check_map(rf, m, R)
-    geo, arrows, rm0 = map_arrays(m, R)
+    m = resolve_map(map_name, icon_table)
+    _check_map(rf, m, R, T)
+    geo, arrows, rm0 = map_arrays(m, R, T)
     for row, icon in ((T_STAIRS, I.STAIRS), (T_CIRCLES, I.CIRCLE), (T_LEVERS, I.LEVER)):
         cells = np.flatnonzero(m.icons[:, icon] > 0)
         if len(cells) >= T_COLS:
@@ -367,10 +392,54 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
     R[R_N_ARROWS] = arrows.shape[0]
     R[R_ROWS] = m.rows
     R[R_COLS] = m.cols
-    return FouryRules(rf.data, m, R, T, geo, arrows, rm0, sources, heroes)
+    return FouryRules(rf.data, m, R, T, geo, arrows, rm0, sources, heroes, foes=foes, icons=icon_table)
 
 
-def _check_map(rf: rulesfile.RuleFile, m: MapData, R: np.ndarray) -> None:
+def parse_enemies(rf: rulesfile.RuleFile) -> list[Foe]:
+    """The ``[enemies]`` table (every entry but ``spawn_table``), validated, in icon slots in table order."""
+    table = rf.get("enemies")
+    if not isinstance(table, dict):
+        raise InputError("[enemies] must be a table of enemies", rf.where("enemies"))
+    foes: list[Foe] = []
+    chars: dict[str, str] = {}
+    for key, e in table.items():
+        if key == "spawn_table":
+            continue
+        at = f"enemies.{key}"
+        where = rf.where(at)
+        if not isinstance(e, dict) or not {"char", "base", "mult"} <= set(e) or set(e) - ENEMY_FIELDS:
+            raise InputError(f"{at} must be {{ char = \"x\", base = N, mult = N, traits = [...] }} (name optional)",
+                             where)
+        if key in I.FIXED_KEYS:
+            raise InputError(f"{at}: {key!r} is the name of an item or fixture", where)
+        if len(foes) == I.MAX_FOES:
+            raise InputError(f"too many enemies: at most {I.MAX_FOES} kinds (icons.MAX_FOES)", where)
+        ch = e["char"]
+        if not isinstance(ch, str) or len(ch) != 1 or not ch.isprintable() or ch in I.RESERVED_CHARS:
+            raise InputError(f"{at}.char must be one printable character other than '.', ' ' and '*', not {ch!r}",
+                             where)
+        if ch in I.FIXED_CHARS:
+            raise InputError(f"{at}.char {ch!r} is the map character of the "
+                             f"{I.FIXED_NAMES[I.FIXED_CHARS.index(ch)]}", where)
+        if ch in chars:
+            raise InputError(f"{at}.char {ch!r} is already the map character of enemies.{chars[ch]}", where)
+        chars[ch] = key
+        words = e.get("traits", [])
+        if not isinstance(words, list) or any(w not in FOE_TRAIT_WORDS for w in words):
+            bad = words if not isinstance(words, list) else next(w for w in words if w not in FOE_TRAIT_WORDS)
+            raise InputError(f"{at}.traits: unknown trait {bad!r} (known: {', '.join(FOE_TRAIT_WORDS)})", where)
+        name = e.get("name", key.replace("_", " "))
+        if not isinstance(name, str) or not name:
+            raise InputError(f"{at}.name must be a text", where)
+        bits = 0
+        for w in words:
+            bits |= FOE_TRAIT_WORDS[w]
+        foes.append(Foe(key, I.FOE_FIRST + len(foes), ch, name, _int(rf, f"{at}.base", -6, 20),
+                        _int(rf, f"{at}.mult", 0, 10), bits))
+    return foes
+
+
+def _check_map(rf: rulesfile.RuleFile, m: MapData, R: np.ndarray, T: np.ndarray) -> None:
     """Refuse a map on which a round's requirement can never be met."""
     where = m.path
     total = m.icons.sum(axis=0)
@@ -380,14 +449,15 @@ def _check_map(rf: rulesfile.RuleFile, m: MapData, R: np.ndarray) -> None:
     for s in range(int(R[R_ROUNDS])):
         if s not in sectors_with_arrows:
             raise InputError(f"sector {'ABCD'[s]} has no entry arrow", where)
-    if total[I.STATUE] < R[R_NEED_A]:
-        raise InputError(f"the Temple needs {R[R_NEED_A]} statues but the map has {total[I.STATUE]}", where)
+    goals = sum(int(total[i]) for i in range(I.N_ICONS) if I.is_foe(i) and T[T_EN_TRAITS, i] & FT_TEMPLE_GOAL)
+    if goals < R[R_NEED_A]:
+        raise InputError(f"the Temple needs {R[R_NEED_A]} statues but the map has {goals}", where)
     if R[R_NEED_A + 2] > 0 and (total[I.LEVER] < R[R_NEED_A + 2] or total[I.STAIRS] == 0):
         raise InputError(f"the Castle Cliff needs {R[R_NEED_A + 2]} levers and a staircase; the map has "
                          f"{total[I.LEVER]} levers and {total[I.STAIRS]} staircases", where)
 
 
-def map_arrays(m: MapData, R: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def map_arrays(m: MapData, R: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """geo (neighbours, sector, distance to the Oracle), arrows, and the rooms' starting state."""
     n = m.rows * m.cols
     geo = np.full((n, 6), -1, np.int64)
@@ -400,6 +470,10 @@ def map_arrays(m: MapData, R: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nd
     rm0 = np.zeros((n, RM_COLS), np.int64)
     rm0[:, RM_WALL:RM_WALL + 4] = m.wall
     rm0[:, RM_ICON:RM_ICON + I.N_ICONS] = m.icons
-    rm0[:, RM_TROLL] = np.where(m.icons[:, I.TROLL] > 0, R[R_TROLL_RETURNS], 0)
+    for i in reversed(range(I.FOE_FIRST, I.N_ICONS)):  # the first returning foe of a room (in slot order) returns
+        if T[T_EN_TRAITS, i] & FT_RETURNS:
+            here = m.icons[:, i] > 0
+            rm0[here, RM_RETURNS] = R[R_TROLL_RETURNS]
+            rm0[here, RM_RETURNER] = i
     rm0[:, RM_STATE] = np.where(m.icons[:, I.TUNNEL] > 0, FLOODED, 0)
     return geo, np.ascontiguousarray(arrows), rm0

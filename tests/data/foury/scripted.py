@@ -24,7 +24,30 @@ takes option 0); the tests assert that count.
 
 from numba import njit
 
-N_KINDS = 18  # every decision kind of layout.DECISION_NAMES
+from foury_sim.games.foury.layout import (
+    D_CLOVER,
+    D_EXTRA,
+    D_MARKET,
+    D_MOVE,
+    D_PLACE,
+    D_REROLL,
+    N_DECISIONS,
+    O_FROM,
+    O_KIND,
+    O_PATH,
+    O_TO,
+    S_BONUS,
+    S_CHESTV,
+    S_DIR,
+    S_KILLS_ROUND,
+    S_PHASE,
+    S_POS,
+    S_REQ_DONE,
+    S_ROUND,
+    S_TURN,
+)
+
+N_KINDS = N_DECISIONS  # one queue per decision kind of the layout (a new kind cannot be forgotten here)
 P_DEFAULT = 0
 P_QSTART = N_KINDS
 P_QLEN = 2 * N_KINDS
@@ -33,7 +56,8 @@ P_LOG_START = 4 * N_KINDS
 P_LOG_CAP = P_LOG_START + 1
 P_LOG_N = P_LOG_START + 2
 HEADER = P_LOG_START + 4
-SNAP = (0, 1, 2, 3, 4, 5, 6, 21, 22, 19, 14, 16, 17, 27, 28, 23)
+# state values logged with every decision (the seven tracks first; names in foury_helpers.SNAP_NAMES)
+SNAP = (0, 1, 2, 3, 4, 5, 6, S_POS, S_DIR, S_KILLS_ROUND, S_ROUND, S_PHASE, S_REQ_DONE, S_BONUS, S_CHESTV, S_TURN)
 LOG_KEYS = 40
 LOG_ROW = 3 + 16 + LOG_KEYS
 FIRST = -100
@@ -42,18 +66,18 @@ LAST = -101
 
 @njit(cache=False)
 def is_move(kind):
-    return kind == 2 or kind == 10 or kind == 11
+    return kind == D_MOVE or kind == D_EXTRA or kind == D_PLACE
 
 
 @njit(cache=False)
 def option_key(kind, options, i):
     if is_move(kind):
-        return ((options[i, 0] * 100 + options[i, 1]) * 100 + options[i, 2]) * 100 + options[i, 4]
-    if kind == 4:
+        return ((options[i, O_KIND] * 100 + options[i, O_FROM]) * 100 + options[i, O_TO]) * 100 + options[i, O_PATH]
+    if kind == D_CLOVER:
         return options[i, 0] * 100 + (options[i, 1] + 1) * 10 + options[i, 2]
-    if kind == 8:
+    if kind == D_MARKET:
         return options[i, 0] * 100 + (options[i, 1] + 1) * 10 + (options[i, 2] + 1)
-    if kind == 13:
+    if kind == D_REROLL:
         return options[i, 0] * 10 + options[i, 1]
     return options[i, 0]
 
@@ -67,9 +91,9 @@ def match(kind, v, options, n):
     for i in range(n):
         if is_move(kind):
             if v < 1000:
-                if options[i, 2] == v:
+                if options[i, O_TO] == v:
                     return i
-            elif (options[i, 0] + 1) * 1000 + options[i, 2] == v:
+            elif (options[i, O_KIND] + 1) * 1000 + options[i, O_TO] == v:
                 return i
         elif option_key(kind, options, i) == v:
             return i
