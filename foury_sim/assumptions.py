@@ -140,20 +140,16 @@ def parse_table(table: Any, where_of: Any, data: dict[str, Any], defaults: dict[
     return out
 
 
-def from_ruleset(rf: RuleFile, shipped: RuleFile, extra_tables: list[RuleFile] | None = None,
-                 replaced: bool = False) -> list[Assumption]:
+def from_ruleset(rf: RuleFile, shipped: RuleFile, extra_tables: list[RuleFile] | None = None) -> list[Assumption]:
     """The assumptions of the effective ruleset ``rf`` (after ``--rules`` and ``--set``).
 
     Declarations come from the shipped file and from any user file in ``extra_tables`` (later ones
     add or replace entries); each key must exist in ``rf.data``. ``overridden`` marks a value that
-    differs from the shipped one. ``replaced``: a user file replaced the shipped one as a whole, so a
-    shipped declaration whose key that file dropped is left out instead of refused.
+    differs from the shipped one.
     """
     out: dict[str, Assumption] = {}
     for src in [shipped, *(extra_tables or [])]:
         table = src.data.get("assumptions")
-        if replaced and src is shipped and isinstance(table, dict):
-            table = {k: v for k, v in table.items() if _get(rf.data, k)[0]}
         for a in parse_table(table, lambda k, s=src: _entry_where(s, k), rf.data, shipped.data):
             out[a.key] = a
     for a in out.values():

@@ -1,9 +1,10 @@
 """Ruleset files: TOML with documented defaults, ``--set key=value`` overrides, precise errors.
 
 Every game keeps its numbers in a TOML ruleset. This module is the shared boundary: it reads the
-file (syntax errors become ``file:line:column``), applies overrides, and finds the line a key
-stands on so a game's validation can point at it. Games validate the values themselves and turn
-them into the plain arrays their kernels read.
+file (syntax errors become ``file:line:column``), merges a user's ``--rules`` file over the shipped
+defaults (``load_ruleset_file``: one behaviour for every game), applies overrides, and finds the
+line a key stands on so a game's validation can point at it. Games validate the values themselves
+and turn them into the plain arrays their kernels read.
 """
 
 from __future__ import annotations
@@ -18,20 +19,38 @@ from .errors import InputError
 
 
 class RuleFile:
-    """A parsed ruleset: the data, the text it came from, and where each key stands."""
+    """A parsed ruleset: the data, the text it came from, and where each key stands.
 
-    def __init__(self, data: dict[str, Any], text: str, path: str):
+    A merged ruleset (``load_ruleset_file``) keeps the files it was merged from in ``layers``
+    (the shipped defaults first): ``where`` then names the file that set the key, the user's first.
+    """
+
+    def __init__(self, data: dict[str, Any], text: str, path: str, layers: list[RuleFile] | None = None):
         self.data = data
         self.text = text
         self.path = path
+        self.layers: list[RuleFile] = list(layers or [])
         self.overridden: dict[str, str] = {}
+
+    @property
+    def shipped(self) -> RuleFile:
+        """The shipped defaults this ruleset was merged over (itself for a plain file)."""
+        return self.layers[0] if self.layers else self
+
+    @property
+    def users(self) -> list[RuleFile]:
+        """The user's files merged over the defaults (``--rules``), in order."""
+        return self.layers[1:]
 
     def where(self, dotted: str) -> str:
         """``file:line`` of a dotted key (or the ``--set`` that changed it)."""
         if dotted in self.overridden:
             return f"--set {dotted}={self.overridden[dotted]}"
-        line = locate_key(self.text, dotted)
-        return f"{self.path}:{line}" if line else self.path
+        for src in reversed(self.layers or [self]):
+            line = locate_key(src.text, dotted)
+            if line:
+                return f"{src.path}:{line}"
+        return self.path
 
     def get(self, dotted: str, default: Any = None) -> Any:
         node: Any = self.data
@@ -49,6 +68,39 @@ def load(path: str | Path) -> RuleFile:
         raise InputError(f"ruleset file {str(path)!r} does not exist", "--rules")
     data, text = read_toml(p)
     return RuleFile(data, text, str(p))
+
+
+def merge(base: dict[str, Any], over: dict[str, Any], user: RuleFile, open_tables: tuple[str, ...] = (),
+          path: str = "") -> None:
+    """Deep-merge ``over`` (the data of ``user``) into ``base``. A key the defaults do not have is an
+    error at its ``file:line``, except inside ``open_tables`` (top-level tables where a user's file may
+    add entries: new heroes, new treasure kinds, its own assumptions)."""
+    for k, v in over.items():
+        dotted = f"{path}.{k}" if path else k
+        if k not in base and path.split(".", 1)[0] not in open_tables:
+            raise InputError(f"unknown ruleset key {dotted!r}", user.where(dotted))
+        if isinstance(v, dict) and isinstance(base.get(k), dict):
+            merge(base[k], v, user, open_tables, dotted)
+        else:
+            base[k] = v
+
+
+def load_ruleset_file(defaults: str | Path, rules_path: str | Path | None = None,
+                      overrides: list[str] | dict[str, Any] | None = None,
+                      open_tables: tuple[str, ...] = ()) -> RuleFile:
+    """The ruleset a run plays, the same way for every game: the shipped ``defaults``, a user's
+    ``--rules`` file deep-merged over them (a partial file changes only what it names; see ``merge``
+    for unknown keys), then ``--set`` overrides. The result remembers where each key came from
+    (``where``), and its ``shipped`` defaults and ``users`` files (for the assumptions)."""
+    shipped = load(defaults)
+    if rules_path is None:
+        rf = RuleFile(shipped.data, shipped.text, shipped.path, [shipped])
+    else:
+        user = load(rules_path)
+        data = copy.deepcopy(shipped.data)
+        merge(data, user.data, user, open_tables)
+        rf = RuleFile(data, user.text, user.path, [shipped, user])
+    return apply_overrides(rf, overrides)
 
 
 def read_toml(p: Path) -> tuple[dict[str, Any], str]:
@@ -128,7 +180,7 @@ def apply_overrides(rf: RuleFile, overrides: list[str] | dict[str, Any] | None) 
                 raise InputError(f"--set {o!r} is not KEY=VALUE", "--set")
             k, v = o.split("=", 1)
             items.append((k.strip(), _parse_value(v.strip()), v.strip()))
-    out = RuleFile(copy.deepcopy(rf.data), rf.text, rf.path)
+    out = RuleFile(copy.deepcopy(rf.data), rf.text, rf.path, rf.layers)
     out.overridden = dict(rf.overridden)
     for key, value, shown in items:
         path = key

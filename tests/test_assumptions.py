@@ -122,7 +122,7 @@ def test_delve_declares_values_the_facts_do_not_give(tmp_path):
     assert "dragon.threshold" not in found and "treasures.town_portal.count" not in found  # given by the facts
     found = by_key(load_delve(None, ["win_rank=Champion"]))
     assert found["score.win_rank"].overridden and found["score.win_rank"].default == "Village Hero"
-    # a full user file that drops a declared key: the shipped declaration is left out, not refused
+    # a user file (merged over the shipped one) declares an assumption of its own
     f = tmp_path / "d.toml"
     text = Path(load_delve().source).read_text().replace('"treasures.elixir.phases"', '"xp.empty_pool"')
     f.write_text(text.replace("alternatives = [[\"monster\", \"loot\", \"dragon\"]], reason = \"the Elixir",

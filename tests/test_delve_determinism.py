@@ -13,8 +13,9 @@ import numba
 import numpy as np
 import pytest
 
+from foury_sim.errors import InputError
 from foury_sim.games import delve as D
-from foury_sim.policy import make_policy
+from foury_sim.policy import Policy, make_policy, user_globals
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = [("none", "threshold", 7, 0), ("enchantress", "risk", 11, 3), ("knight", "random", 5, 2)]
@@ -53,8 +54,9 @@ def test_batch_split_does_not_change_results(rs):
 
 _NOJIT = """
 import json, sys
+from foury_sim.errors import InputError
 from foury_sim.games import delve as D
-from foury_sim.policy import make_policy
+from foury_sim.policy import Policy, make_policy, user_globals
 rs = D.load_ruleset()
 out = {}
 for hero, policy in (("none", "threshold"), ("knight", "random"), ("mercenary", "threshold")):
@@ -123,3 +125,87 @@ def test_registered_spec():
     assert spec.policies["threshold"].params == {"retire_level": 5.0, "min_companions": 2.0}
     s = spec.summarize(__import__("pandas").DataFrame(_sim(D.load_ruleset(), "none", "threshold", 1, 0, 500)))
     assert 0 <= s["flee_rate"] <= 1 and set(s["mean_level"]) == {"delve1_level", "delve2_level", "delve3_level"}
+
+
+# --- policy traits, not ids ----------------------------------------------------------------------------
+def test_builtin_policies_declare_their_traits():
+    assert {k: set(p.traits) for k, p in D.POLICIES.items()} == {
+        "threshold": set(),
+        "risk": {"needs_odds"},
+        "random": {"full_menu"},
+    }
+    assert D.wants_odds(make_policy("risk", D.POLICIES)) and not D.wants_odds(make_policy("threshold", D.POLICIES))
+
+
+def test_a_user_file_declares_needs_odds(rs, monkeypatch):
+    """``POLICY_TRAITS = ("needs_odds",)`` gives a user policy the exact odds (``S_P_NEXT``): the probe
+    retires at the first regroup where it knows them; without the trait it never does."""
+    with_odds = make_policy("tests/data/delve_policies_odds.py:odds_probe", D.POLICIES)
+    without = make_policy("tests/data/delve_policies.py:odds_probe", D.POLICIES)
+    assert with_odds.traits == {"needs_odds", "full_menu"} and without.traits == {"full_menu"}
+    r = D.simulate(rs, "none", with_odds, 6, 0, 300)
+    assert set(r["delve1_level"].tolist()) <= {1} and r["retired"].min() >= 1
+    r = D.simulate(rs, "none", without, 6, 0, 300)
+    levels = np.stack([r[f"delve{d}_level"] for d in (1, 2, 3)])
+    assert np.all(r["retired"] <= (levels == 10).sum(axis=0))  # retired only when the last level forces it
+    # the older spelling still works
+    monkeypatch.setitem(user_globals(without.fn), "DELVE_WANTS_ODDS", True)
+    assert D.wants_odds(without)
+
+
+def test_an_unknown_trait_in_a_user_file_is_an_error(tmp_path):
+    f = tmp_path / "p.py"
+    f.write_text('POLICY_TRAITS = ("telepathy",)\n\n\ndef f(kind, state, options, n, params):\n    return 0\n')
+    with pytest.raises(InputError, match="unknown policy trait 'telepathy'"):
+        make_policy(f"{f}:f", D.POLICIES)
+
+
+def test_a_builtin_without_a_retire_rule_does_not_fall_into_risk(rs):
+    """A built-in id with no retire rule in ``policies.wants_retire`` (and no parameters) seeks glory to
+    the last level; it reads no other policy's parameters (risk's params[2] was read for any id)."""
+    r = D.simulate(rs, "none", Policy("new", 7, np.zeros(0), ()), 8, 0, 2000)
+    levels = np.stack([r[f"delve{d}_level"] for d in (1, 2, 3)])
+    assert np.all(r["retired"] <= (levels == 10).sum(axis=0)) and r["fled"].sum() > 0
+
+
+@pytest.mark.parametrize("policy", ["random", "threshold", "risk"])
+def test_every_delve_ends_by_a_rule(policy):
+    """Every delve ends by retiring, fleeing or a Town Portal, for every hero, also with the rulings that
+    open the most phases: a choice with no rule (``S_FAULT``) would stop a game with none of them."""
+    rs = D.load_ruleset(
+        None,
+        [
+            'treasures.elixir.phases=["monster", "loot", "dragon"]',
+            'treasures.scroll.phases=["monster", "dragon"]',
+            'rulings.scroll_phases=["monster", "dragon"]',
+        ],
+    )
+    for hero in D.heroes(rs):
+        r = D.simulate(rs, hero, make_policy(policy, D.POLICIES), 5, 0, 1000)
+        assert np.all(r["retired"] + r["fled"] + r["portals"] == 3), hero
+
+
+# --- an answer out of range: an error, as in every game ------------------------------------------------
+def test_an_answer_out_of_range_is_an_error(rs):
+    pol = make_policy("tests/data/delve_policies.py:out_of_range", D.POLICIES)
+    with pytest.raises(InputError, match="returned an option index out of range") as e:
+        D.simulate(rs, "none", pol, 1, 0, 20)
+    assert e.value.where == "--policy"
+    with pytest.raises(InputError, match="out of range"):
+        D.replay(rs, "none", pol, 1, 0)
+    row, _ = D.play_one(rs, "none", pol, 1, 0)  # a single game for debugging: counted, option 0 taken
+    assert row["bad_answers"] > 0 and row["bad_answers"] == row["decisions"]
+
+
+def test_an_answer_out_of_range_on_the_command_line_is_one_line_and_exit_2():
+    res = subprocess.run(
+        [sys.executable, "-m", "foury_sim", "run", "delve", "--games", "50",
+         "--policy", "tests/data/delve_policies.py:out_of_range"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=Path(__file__).parent.parent,
+    )
+    assert res.returncode == 2
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--policy" in lines[0] and "returned an option index out of range" in lines[0]

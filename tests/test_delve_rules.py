@@ -18,6 +18,7 @@ from foury_sim.errors import InputError
 from foury_sim.games import delve as D
 from foury_sim.games.delve import layout as A
 from foury_sim.games.delve.odds import _party_feasibility
+from foury_sim.games.delve.ruleset import DEFAULT_RULES, R_DRAGON_AT, R_N_TREASURES, R_TREASURE, T_COLS, T_EFFECT
 from foury_sim.policy import make_policy
 
 P = {"F": 1, "C": 2, "M": 3, "T": 4, "Ch": 5, "S": 6}
@@ -427,3 +428,97 @@ def test_ruleset_errors_point_at_the_key(tmp_path):
     assert str(bad) + ":" in str(e.value) and "opens" in str(e.value)
     with pytest.raises(InputError, match="unknown specialty power"):
         D.load_ruleset(None, ['heroes.knight.novice.specialty=[{power="fly"}]'])
+
+
+# --- explicit dispatch on treasure effects ---------------------------------------------------------
+ELIXIR_EVERYWHERE = 'treasures.elixir.phases=["monster", "loot", "dragon"]'  # the assumption's alternative
+
+
+def test_half_goblin_uses_an_elixir_in_the_monster_phase_as_an_elixir(scripted):
+    """The Half-Goblin loots in the monster phase; with the Elixir allowed there it brings a die back
+    (it once ran as Dragon Bait there, through an ``else``: monsters to the Lair)."""
+    script = party("F", "S", "S", "S", "S", "S", "S") + [CHEST, POS["elixir"]] + [GOB, CHEST]
+    wishes = (
+        [wish(A.D_LOOT, 0, A.A_OPEN, A.FIGHTER)]
+        + cont(0)
+        + [wish(A.D_MONSTER, 0, A.A_TREASURE, 7), wish(A.D_REVIVE, 0, A.A_FACE, A.CHAMPION)]
+    )
+    row, lines = run(scripted, script, wishes, hero="half_goblin", sets=[ELIXIR_EVERYWHERE])
+    has(lines, "uses elixir", "a champion comes back from the graveyard (0 left", "spends 1 x champion die")
+    assert not any("Lair 1" in line for line in lines)
+    assert (row["xp"], row["fled"], row["treasures"], row["delve1_level"]) == (2, 0, 0, 2)
+
+
+def test_a_treasure_effect_without_a_rule_runs_no_other_effect(scripted):
+    """The kernel dispatches on each effect (``use_treasure``): a token offered under an effect no branch
+    handles is spent for nothing and the delve stops (``S_FAULT``) instead of running as another effect.
+    The ruleset makes it impossible; here Dragon Bait's effect is changed behind the validation."""
+    rs = D.load_ruleset(None, ["delves=1"])
+    k = rs.treasure_names.index("dragon_bait")
+    rs.rules[R_TREASURE + k * T_COLS + T_EFFECT] = A.TE_PLAIN  # still listed (and offered) as bait
+    script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST, POS["bait"]] + [GOB, SKEL]
+    wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0) + [wish(A.D_MONSTER, 0, A.A_TREASURE, k)]
+    params = np.array([x for w in wishes for x in w], dtype=np.float64)
+    row, lines = D.play_one(rs, "none", replace(scripted, params=params), 0, 0, script)
+    assert not any("dragon bait" in line and "uses" in line for line in lines)
+    assert not any("Lair 2" in line for line in lines)
+    assert (row["treasures"], row["xp"], row["delve1_level"]) == (0, 0, 2)
+    assert row["retired"] + row["fled"] + row["portals"] == 0  # stopped: no rule ended the delve
+
+
+def test_treasure_effects_come_from_one_list():
+    assert len(A.TREASURE_PHASES) == len(A.TREASURE_EFFECTS) == A.TE_PLAIN + 1
+    with pytest.raises(InputError, match="unknown effect 'curse'") as e:
+        D.load_ruleset(None, ['treasures.elixir.effect="curse"'])
+    assert "--set treasures.elixir.effect" in str(e.value)
+    with pytest.raises(InputError, match="cannot be used in the monster phase"):
+        D.load_ruleset(None, ['treasures.ring_of_invisibility.phases=["monster"]'])
+
+
+# --- --rules: merged over the shipped rules, as for every game ----------------------------------------
+def test_a_partial_rules_file_changes_only_what_it_names(tmp_path):
+    f = tmp_path / "mine.toml"
+    f.write_text("[dragon]\nthreshold = 4\n")
+    rs, base = D.load_ruleset(f), D.load_ruleset()
+    assert rs.rules[R_DRAGON_AT] == 4
+    changed = np.flatnonzero(rs.rules != base.rules)
+    assert changed.tolist() == [R_DRAGON_AT]
+    assert rs.heroes.keys() == base.heroes.keys() and rs.treasure_names == base.treasure_names
+    assert rs.source == str(f) and {a.key for a in rs.assumptions} == {a.key for a in base.assumptions}
+
+
+def test_a_rules_file_may_add_a_treasure_kind_and_a_hero(tmp_path):
+    f = tmp_path / "mine.toml"
+    f.write_text(
+        '[treasures.lucky_coin]\ncount = 2\neffect = "plain"\npoints = 3\n'
+        '[heroes.squire]\nnames = ["Squire", "Knight-errant"]\n'
+        'novice = { specialty = [{ power = "form_reroll" }] }\nmaster = { specialty = [] }\n'
+    )
+    rs = D.load_ruleset(f)
+    assert rs.treasure_names[-1] == "lucky_coin" and rs.rules[R_N_TREASURES] == 11
+    assert "squire" in D.heroes(rs) and rs.hero_names["squire"] == ("Squire", "Knight-errant")
+
+
+@pytest.mark.parametrize(
+    "text, line, what",
+    [
+        ("[dragon]\nthresold = 4\n", 2, "unknown ruleset key 'dragon.thresold'"),
+        ("[game]\nlevels = 8\n[lair]\nsize = 3\n", 3, "unknown ruleset key 'lair'"),
+        ("[treasures]\nlucky_coin = 3\n", 2, "treasures.lucky_coin must be a table"),
+    ],
+)
+def test_an_unknown_key_in_a_rules_file_is_an_error_at_its_line(tmp_path, text, line, what):
+    f = tmp_path / "mine.toml"
+    f.write_text(text)
+    with pytest.raises(InputError, match=what) as e:
+        D.load_ruleset(f)
+    assert e.value.where == f"{f}:{line}"
+
+
+def test_an_error_in_a_key_the_user_did_not_set_points_at_the_shipped_file(tmp_path):
+    f = tmp_path / "mine.toml"
+    f.write_text('[score]\nranks = ["Fodder", "Hero"]\n')
+    with pytest.raises(InputError, match="same length") as e:
+        D.load_ruleset(f)
+    line = next(i for i, t in enumerate(DEFAULT_RULES.read_text().splitlines(), 1) if t.startswith("rank_thresholds"))
+    assert e.value.where == f"{DEFAULT_RULES}:{line}"

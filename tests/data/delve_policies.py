@@ -13,6 +13,7 @@ from foury_sim.games.delve.layout import (
     O_N,
     S_LEVEL,
     S_NDEC_KIND,
+    S_P_NEXT,
 )
 
 
@@ -41,4 +42,20 @@ def scripted(kind, state, options, n_options, params):
                     return j
             return -1  # a wish that matches nothing is a test bug: counted in bad_answers
         i += 5
+    return 0
+
+
+def out_of_range(kind, state, options, n_options, params):
+    """A broken policy: answers one past the last option (an error for every game: ``check_answers``)."""
+    return n_options
+
+
+def odds_probe(kind, state, options, n_options, params):
+    """Retire at the first regroup where the exact odds of the next level are known (``S_P_NEXT`` >= 0),
+    else seek glory: without the ``needs_odds`` trait every delve goes on (see delve_policies_odds.py)."""
+    if kind == D_REGROUP:
+        want = A_RETIRE if state[S_P_NEXT] >= 0 else A_CONTINUE
+        for i in range(n_options):
+            if options[i, O_ACTION] == want:
+                return i
     return 0

@@ -12,7 +12,7 @@ import pandas as pd
 
 from ...config import use_cache
 from ...errors import InputError
-from ...policy import USER_POLICY_ID, Policy, PolicySpec
+from ...policy import USER_POLICY_ID, Policy, PolicySpec, check_answers, user_globals
 from ...registry import GameSpec, register
 from ...rng import NO_SCRIPT
 
@@ -37,8 +37,11 @@ POLICIES = {
         "retire unless the exact chance of clearing the next level makes going on worth "
         "more (by margin) than the XP at stake; bonus values surviving a level",
         dict(RISK_PARAMS),
+        traits=frozenset({"needs_odds"}),
     ),
-    "random": PolicySpec("random", layout.P_RANDOM, "a uniformly random legal option at every choice"),
+    "random": PolicySpec(
+        "random", layout.P_RANDOM, "a uniformly random legal option at every choice", traits=frozenset({"full_menu"})
+    ),
 }
 
 
@@ -47,12 +50,12 @@ def columns(ruleset: DelveRules) -> list[str]:
 
 
 def wants_odds(policy: Policy) -> bool:
-    """The risk policy needs the clear table; a user policy asks for it (``S_P_NEXT``, ``O_P``) with
-    ``DELVE_WANTS_ODDS = True`` in its file (computing it takes a second or two per ruleset and hero)."""
-    if policy.policy_id == layout.P_RISK:
+    """Whether the policy has the ``needs_odds`` trait: the clear table is computed for it (``S_P_NEXT``,
+    ``O_P``; a second or two per ruleset and hero). Built-ins declare it in ``POLICIES`` (risk); a user's
+    file with ``POLICY_TRAITS = ("needs_odds",)``, or the older spelling ``DELVE_WANTS_ODDS = True``."""
+    if "needs_odds" in policy.traits:
         return True
-    py = getattr(policy.fn, "py_func", policy.fn)
-    return policy.policy_id == USER_POLICY_ID and bool(getattr(py, "__globals__", {}).get("DELVE_WANTS_ODDS"))
+    return policy.policy_id == USER_POLICY_ID and bool(user_globals(policy.fn).get("DELVE_WANTS_ODDS"))
 
 
 def _run(
@@ -71,7 +74,8 @@ def _run(
     table = clear_table(rules) if wants_odds(policy) else np.zeros(0)
     out = np.empty((len(columns(ruleset)), count), dtype=np.int64)  # one row per column
     trace = np.zeros((trace_rows, TRACE_COLS), dtype=np.int64)
-    ctl = np.array([policy.policy_id, start, count, list(ruleset.heroes).index(hero)], dtype=np.int64)
+    full_menu = int("full_menu" in policy.traits)
+    ctl = np.array([policy.policy_id, start, count, list(ruleset.heroes).index(hero), full_menu], dtype=np.int64)
     entry("simulate")(
         rules,
         table,
@@ -89,9 +93,12 @@ def _run(
 def simulate(
     ruleset: DelveRules, hero: str, policy: Policy, seed: int, start: int, count: int
 ) -> dict[str, np.ndarray]:
-    """Games ``start .. start+count-1`` of stream ``seed``: one row per game (see ``columns``)."""
+    """Games ``start .. start+count-1`` of stream ``seed``: one row per game (see ``columns``). A policy
+    answer out of range is an error (``policy.check_answers``), as in every game."""
     out, _ = _run(ruleset, hero, policy, seed, start, count)
-    return dict(zip(columns(ruleset), out))
+    cols = dict(zip(columns(ruleset), out))
+    check_answers(int(cols["bad_answers"].sum()), policy)
+    return cols
 
 
 def play_one(
@@ -103,7 +110,9 @@ def play_one(
     script: list[int] | np.ndarray | None = None,
     trace_rows: int = 5000,
 ) -> tuple[dict[str, int], list[str]]:
-    """One game with an optional script of forced dice (and treasure draws): its row and report."""
+    """One game with an optional script of forced dice (and treasure draws): its row and report. Out-of-range
+    answers are counted in the row's ``bad_answers`` (and taken as option 0), not refused: a test or a
+    debugging session reads the report; ``simulate`` and ``replay`` refuse them."""
     sc = NO_SCRIPT if script is None else np.asarray(script, dtype=np.int64)
     out, trace = _run(ruleset, hero, policy, seed, game, 1, sc, trace_rows)
     row = {name: int(out[i, 0]) for i, name in enumerate(columns(ruleset))}
@@ -113,6 +122,7 @@ def play_one(
 def replay(ruleset: DelveRules, hero: str, policy: Policy, seed: int, game: int) -> list[str]:
     """The play report of game ``game`` of stream ``seed``."""
     row, lines = play_one(ruleset, hero, policy, seed, game)
+    check_answers(row["bad_answers"], policy)
     head = f"Delve, game {game} of seed {seed}: hero {hero}, policy {policy.describe()}"
     return [head] + lines
 
@@ -159,5 +169,5 @@ __all__ = [
     "load_ruleset",
     "heroes",
     "columns",
-    "api",
+    "layout",
 ]

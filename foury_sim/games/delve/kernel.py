@@ -135,7 +135,9 @@ OUT_NAMES = (
 OUT_DELVE = len(OUT_NAMES)  # then one "delveN_level" column per delve
 
 SCRATCH = A.MAX_OPTIONS  # a spare row of ``opts`` for what-if fights
-REASON_FLEE, REASON_PORTAL = 1, 2
+#: How a phase ended the delve (0: the phase was won). REASON_FAULT: a choice no rule handles (counted in
+#: ``S_FAULT``, which the tests check is always 0): the delve stops there, with nothing gained.
+REASON_FLEE, REASON_PORTAL, REASON_FAULT = 1, 2, 3
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
@@ -420,15 +422,16 @@ DECIDERS = ("revive", "monster_phase", "loot_phase", "regroup", "play_delve", "p
 
 @njit(cache=CACHE, inline=inline_in(*DECIDERS), _nrt=False)
 def decide(kind, st, opts, n, pid, params, user_fn, rs, script, trace):
-    """Ask the policy (a forced choice, n == 1, is not asked). Out-of-range answers count as 0."""
-    if n == 1:
+    """Ask the policy (a forced choice, n <= 1, is not asked). As in every game, an answer outside
+    0..n-1 is counted (``S_BAD``) and option 0 taken; ``policy.check_answers`` then refuses the run."""
+    if n <= 1:
         c = 0
     else:
         if pid == USER_POLICY_ID:
             c = user_fn(kind, st, opts, n, params)
         elif pid == A.P_RANDOM:
             c = roll(rs, script, n) - 1
-        else:
+        else:  # threshold, risk: the advice-following built-ins (``policies.builtin_decide``)
             c = builtin_decide(pid, kind, st, opts, n, params)
         if c < 0 or c >= n:
             st[A.S_BAD] += 1
@@ -625,11 +628,14 @@ def monster_menu(rules, st, opts, full, w):
 
 @njit(cache=CACHE, _nrt=False)
 def apply_mass(rules, st, u, what):
-    """Discard (``what`` bits: monsters, chests, potions, Lair) or send every monster to the Lair."""
+    """Discard (ULT_DISCARD, ``what`` bits: monsters, chests, potions, Lair) or send every monster to
+    the Lair (ULT_TO_LAIR, also Dragon Bait)."""
     if u == A.ULT_TO_LAIR:
         st[A.S_LAIR] += monsters(st)
         for t in range(A.N_MONSTER_TYPES):
             st[A.S_DUN + t] = 0
+        return
+    if u != A.ULT_DISCARD:
         return
     if what & 1:
         for t in range(A.N_MONSTER_TYPES):
@@ -702,9 +708,14 @@ def reroll(rules, st, src, dungeon, pid, params, user_fn, rs, script, trace, opt
                 if ok == 1:
                     opts[0, A.O_OK] = 0
         c = decide(A.D_REROLL, st, opts, n, pid, params, user_fn, rs, script, trace)
-        if opts[c, A.O_ACTION] == A.A_DONE:
+        act = opts[c, A.O_ACTION]
+        if act == A.A_PICK:
+            st[A.S_PICK + opts[c, A.O_ARG]] += 1
+        elif act == A.A_DONE:
             break
-        st[A.S_PICK + opts[c, A.O_ARG]] += 1
+        else:  # the menu offers no other action
+            st[A.S_FAULT] += 1
+            break
     for f in range(A.N_FACES):
         k = st[A.S_PICK + f]
         st[A.S_PARTY + f] -= k
@@ -761,9 +772,35 @@ def revive(rules, st, count, pid, params, user_fn, rs, script, trace, opts, w):
     st[A.S_REVIVE_LEFT] = 0
 
 
+@njit(cache=CACHE, _nrt=False)
+def use_treasure(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w):
+    """Use the token of an ``A_TREASURE`` option, by its effect: Dragon Bait (monsters to the Lair),
+    Ring of Invisibility (the Lair empties), Elixir (one die back from the Graveyard). The other
+    effects act otherwise (companions as units, scrolls, portals) or not at all (scales, plain): no
+    menu offers them here, and if one did its token would be spent for nothing, counted in ``S_FAULT``
+    and the delve stopped (returns REASON_FAULT; else 0) instead of running another effect."""
+    k = opts[c, A.O_ARG]
+    effect = rules[R_TREASURE + k * T_COLS + T_EFFECT]
+    st[A.S_TREASURE + k] -= 1
+    if effect == A.TE_BAIT:
+        apply_mass(rules, st, A.ULT_TO_LAIR, 0)
+        ev(trace, st, E_TREASURE, k, 0, 0, 0, 0, 0, 0, 0)
+        ev_dungeon(trace, st, 0, 0)
+    elif effect == A.TE_RING:
+        st[A.S_LAIR] = 0
+        ev(trace, st, E_TREASURE, k, 0, 0, 0, 0, 0, 0, 0)
+    elif effect == A.TE_ELIXIR:
+        ev(trace, st, E_TREASURE, k, 0, 0, 0, 0, 0, 0, 0)
+        revive(rules, st, 1, pid, params, user_fn, rs, script, trace, opts, w)
+    else:
+        st[A.S_FAULT] += 1
+        return REASON_FAULT
+    return 0
+
+
 @njit(cache=CACHE, inline=inline_in("play_delve"), _nrt=False)
 def apply_loot(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w):
-    """Open chests (one treasure each), quaff potions, or use an Elixir."""
+    """Open chests (one treasure each), quaff potions, or use a token (an Elixir: ``use_treasure``)."""
     act = opts[c, A.O_ACTION]
     if act == A.A_OPEN:
         k = opts[c, A.O_N]
@@ -781,11 +818,10 @@ def apply_loot(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w):
         st[A.S_DUN + A.POTION] = 0
         ev(trace, st, E_QUAFF, u, p, 0, 0, 0, 0, 0, 0)
         revive(rules, st, p, pid, params, user_fn, rs, script, trace, opts, w)
-    else:  # Elixir
-        k = opts[c, A.O_ARG]
-        st[A.S_TREASURE + k] -= 1
-        ev(trace, st, E_TREASURE, k, 0, 0, 0, 0, 0, 0, 0)
-        revive(rules, st, 1, pid, params, user_fn, rs, script, trace, opts, w)
+    elif act == A.A_TREASURE:
+        use_treasure(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w)
+    else:  # the loot menus offer no other action
+        st[A.S_FAULT] += 1
 
 
 # --- phases ----------------------------------------------------------------------------------------
@@ -831,7 +867,7 @@ def roll_level(rules, st, rs, script, trace):
 @njit(cache=CACHE, inline="always", _nrt=False)  # one caller: saves passing ~70 words
 def monster_phase(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
     """Defeat every monster or flee (0 cleared, REASON_FLEE, REASON_PORTAL)."""
-    full = pid == A.P_RANDOM or pid == USER_POLICY_ID
+    full = st[A.S_FULL_MENU] == 1
     while monsters(st) > 0:
         n = monster_menu(rules, st, opts, full, w)
         c = decide(A.D_MONSTER, st, opts, n, pid, params, user_fn, rs, script, trace)
@@ -847,19 +883,19 @@ def monster_phase(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
             reroll(rules, st, A.SRC_SCROLL, True, pid, params, user_fn, rs, script, trace, opts, w)
         elif act == A.A_ULTIMATE:
             use_ultimate(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w)
-        elif act == A.A_TREASURE:  # Dragon Bait
-            k = opts[c, A.O_ARG]
-            st[A.S_TREASURE + k] -= 1
-            apply_mass(rules, st, A.ULT_TO_LAIR, 0)
-            ev(trace, st, E_TREASURE, k, 0, 0, 0, 0, 0, 0, 0)
-            ev_dungeon(trace, st, 0, 0)
+        elif act == A.A_TREASURE:  # Dragon Bait; an Elixir for heroes who loot here
+            if use_treasure(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w) == REASON_FAULT:
+                return REASON_FAULT
         elif act == A.A_OPEN or act == A.A_QUAFF:
             apply_loot(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w)
         elif act == A.A_PORTAL:
             return use_portal(rules, st, opts[c, A.O_ARG], trace)
-        else:
+        elif act == A.A_FLEE:
             ev(trace, st, E_FLEE, FLEE_MONSTERS, 0, 0, 0, 0, 0, 0, 0)
             return REASON_FLEE
+        else:  # the menu offers no other action
+            st[A.S_FAULT] += 1
+            return REASON_FAULT
     return 0
 
 
@@ -936,6 +972,8 @@ def loot_phase(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts,
         if opts[c, A.O_ACTION] == A.A_DONE:
             break
         apply_loot(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w)
+        if st[A.S_FAULT] > 0:
+            break
     st[A.S_DUN + A.CHEST] = 0
     st[A.S_DUN + A.POTION] = 0
 
@@ -962,7 +1000,7 @@ def dragon_phase(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
     st[A.S_FACED] += 1
     need = dragon_need(rules, st)
     ev(trace, st, E_DRAGON, st[A.S_LAIR], need, 0, 0, 0, 0, 0, 0)
-    full = pid == A.P_RANDOM or pid == USER_POLICY_ID
+    full = st[A.S_FULL_MENU] == 1
     while st[A.S_LAIR] >= rules[R_DRAGON_AT]:
         load_units(rules, st, A.PH_DRAGON, w)
         n = dragon_rows(w, need, opts, 0, A.MAX_OPTIONS // 2 if full else 1)
@@ -1001,14 +1039,9 @@ def dragon_phase(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
             gain_xp(rules, st, rules[R_DRAGON_XP], XP_DRAGON, trace)
             for _ in range(rules[R_DRAGON_TREASURES]):
                 draw_treasure(rules, st, rs, script, trace, 1)
-        elif act == A.A_TREASURE:
-            k = opts[c, A.O_ARG]
-            if rules[R_TREASURE + k * T_COLS + T_EFFECT] == A.TE_RING:
-                st[A.S_TREASURE + k] -= 1
-                st[A.S_LAIR] = 0
-                ev(trace, st, E_TREASURE, k, 0, 0, 0, 0, 0, 0, 0)
-            else:
-                apply_loot(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w)
+        elif act == A.A_TREASURE:  # a Ring or an Elixir
+            if use_treasure(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w) == REASON_FAULT:
+                return REASON_FAULT
         elif act == A.A_ULTIMATE:
             use_ultimate(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w)
         elif act == A.A_SCROLL:
@@ -1016,9 +1049,12 @@ def dragon_phase(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
             reroll(rules, st, A.SRC_SCROLL, False, pid, params, user_fn, rs, script, trace, opts, w)
         elif act == A.A_PORTAL:
             return use_portal(rules, st, opts[c, A.O_ARG], trace)
-        else:
+        elif act == A.A_FLEE:
             ev(trace, st, E_FLEE, FLEE_DRAGON, 0, 0, 0, 0, 0, 0, 0)
             return REASON_FLEE
+        else:  # the menu offers no other action
+            st[A.S_FAULT] += 1
+            return REASON_FAULT
     return 0
 
 
@@ -1083,6 +1119,8 @@ def play_delve(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts,
         if r == REASON_PORTAL:
             st[A.S_PORTALS] += 1
             return
+        if r == REASON_FAULT or st[A.S_FAULT] > 0:
+            return
         if regroup(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts):
             st[A.S_RETIRED] += 1
             ev(trace, st, E_RETIRE, st[A.S_LEVEL], 0, 0, 0, 0, 0, 0, 0)
@@ -1092,10 +1130,12 @@ def play_delve(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts,
 
 
 @njit(cache=CACHE, _nrt=False)
-def play_game(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts, w, hero):
-    """A whole game (``game.delves`` delves); the result stays in ``st``."""
+def play_game(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts, w, hero, full_menu):
+    """A whole game (``game.delves`` delves); the result stays in ``st``. ``full_menu``: 1 if the
+    policy has the ``full_menu`` trait (menus list every fight)."""
     st[:] = 0
     st[A.S_HERO] = hero
+    st[A.S_FULL_MENU] = full_menu
     st[A.S_LEVELS] = rules[R_LEVELS]
     st[A.S_DELVES] = rules[R_DELVES]
     st[A.S_RETIRE_XP] = rules[R_RETIRE_XP]
@@ -1108,6 +1148,8 @@ def play_game(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts, 
         st[A.S_DELVE] = d + 1
         play_delve(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts, w)
         st[A.S_DELVE_LEVEL + d] = st[A.S_LEVEL]
+        if st[A.S_FAULT] > 0:  # a choice no rule handles: the game stops (the tests check it never happens)
+            break
     s = score(rules, st)
     st[A.S_SCORE] = s
     ev(trace, st, E_END, s, st[A.S_XP], rank(rules, s), 0, 0, 0, 0, 0)
@@ -1179,11 +1221,13 @@ def keep_alive(a, b, c, d, e, f, g, h):
 
 def _kernel(rules, ptable, ctl, params, user_fn, seed, script, out, trace):
     """Games ``ctl[1] .. ctl[1]+ctl[2]-1`` of stream ``seed``; ``ctl`` = (policy id, start, count,
-    hero index). One ``prange`` iteration per CHUNK of games, scratch allocated once per chunk."""
+    hero index, full menu: 1 if the policy has the ``full_menu`` trait). One ``prange`` iteration per
+    CHUNK of games, scratch allocated once per chunk."""
     pid = ctl[0]
     start = ctl[1]
     count = ctl[2]
     hero = ctl[3]
+    full_menu = ctl[4]
     nchunks = (count + CHUNK - 1) // CHUNK
     for c in prange(nchunks):
         # Thread-local copies, passed on as borrowed views (see ``borrow``).
@@ -1209,7 +1253,7 @@ def _kernel(rules, ptable, ctl, params, user_fn, seed, script, out, trace):
         b_out = borrow(out)
         for g in range(c * CHUNK, min(count, (c + 1) * CHUNK)):
             seed_stream(b_rs, seed, start + g)
-            play_game(b_rl, b_st, b_pt, pid, b_pa, user_fn, b_rs, b_sc, b_tr, b_opts, b_w, hero)
+            play_game(b_rl, b_st, b_pt, pid, b_pa, user_fn, b_rs, b_sc, b_tr, b_opts, b_w, hero, full_menu)
             write_out(b_rl, b_st, b_out, g, start + g)
         keep_alive(rl, pt, pa, sc, rs, st, opts, w)
         keep_alive(tr, tr, tr, tr, tr, tr, tr, tr)

@@ -22,13 +22,25 @@ N_MONSTER_TYPES = 3
 DUNGEON_NAMES = ("goblin", "skeleton", "ooze", "chest", "potion", "dragon")
 
 # --- treasures -----------------------------------------------------------------------------
-MAX_TREASURES = 12  # treasure kinds a ruleset may define
-#: Treasure effects (``effect`` in rules.toml).
-TE_COMPANION, TE_SCROLL, TE_RING, TE_SCALES, TE_ELIXIR, TE_BAIT, TE_PORTAL, TE_PLAIN = range(8)
-TREASURE_EFFECTS = ("companion", "scroll", "ring", "scales", "elixir", "bait", "portal", "plain")
 #: Phase bits (treasure, scroll and ultimate ``phases``).
 PH_MONSTER, PH_LOOT, PH_DRAGON = 1, 2, 4
 PHASE_BITS = {"monster": PH_MONSTER, "loot": PH_LOOT, "dragon": PH_DRAGON}
+MAX_TREASURES = 12  # treasure kinds a ruleset may define
+#: Treasure effects (``effect`` in rules.toml): the one list. The ruleset refuses any other name, and
+#: the kernel dispatches on each constant explicitly (``kernel.use_treasure``, ``load_units``...).
+TE_COMPANION, TE_SCROLL, TE_RING, TE_SCALES, TE_ELIXIR, TE_BAIT, TE_PORTAL, TE_PLAIN = range(8)
+TREASURE_EFFECTS = ("companion", "scroll", "ring", "scales", "elixir", "bait", "portal", "plain")
+#: The phases each effect can be used in (a token's ``phases`` must be among them), by effect.
+TREASURE_PHASES = (
+    PH_MONSTER | PH_LOOT | PH_DRAGON,  # companion: acts as its companion
+    PH_MONSTER | PH_DRAGON,  # scroll: a reroll
+    PH_DRAGON,  # ring: the Lair empties
+    0,  # scales: points only
+    PH_MONSTER | PH_LOOT | PH_DRAGON,  # elixir: one die back from the Graveyard
+    PH_MONSTER,  # bait: monsters to the Lair
+    PH_MONSTER | PH_DRAGON,  # portal: instead of fleeing
+    0,  # plain: points only
+)
 
 # --- units: everything that can act as a companion --------------------------------------------
 #: unit u: 0..5 party dice by face, 6..11 temporary companions (monsters turned companions) by
@@ -95,11 +107,13 @@ S_LEVELS = 88  # levels in the dungeon (ruleset)
 S_DELVES = 89  # delves in the game (ruleset)
 S_DELVE_XP = 90  # experience earned in this delve so far
 S_P_NEXT = 91  # chance x 1e6 of clearing the next level with the party in hand (-1: not computed;
-#               a user policy file asks for it with DELVE_WANTS_ODDS = True)
+#               a user policy file asks for it with POLICY_TRAITS = ("needs_odds",))
 S_RETIRE_XP = 92  # XP per level for retiring (ruleset)
 S_PORTAL_FALLBACK = 93  # net points a held Town Portal saves if the next level fails (0: none held)
 S_BAD = 94  # out-of-range answers of the policy (taken as option 0)
 S_PLAN = 95  # 11: the kernel's advised reroll (same layout as S_PICK)
+S_FULL_MENU = 106  # 1: menus list every fight, not only the best (the policy's ``full_menu`` trait)
+S_FAULT = 107  # choices the kernel has no rule for (an action or treasure effect no branch handles): always 0
 STATE_SIZE = 112
 MAX_DELVES = 8
 N_PICK = 11
@@ -147,6 +161,7 @@ ACTION_NAMES = (
 )
 
 # --- built-in policy ids ---------------------------------------------------------------------
+#: What a built-in does beyond its id is declared as traits in its ``PolicySpec`` (``__init__.POLICIES``).
 P_RANDOM, P_THRESHOLD, P_RISK = 0, 1, 2
 
 # --- trace events: [code, delve, level, a0..a7] (kernel ``ev``; their words: ``trace.py``) --------

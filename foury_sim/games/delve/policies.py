@@ -44,12 +44,23 @@ def _companions(state):
 
 @njit(cache=CACHE, inline="always", _nrt=False)
 def wants_retire(pid, state, params):
-    """Whether the policy would retire at the coming regroup (it reads ``S_P_NEXT`` for risk)."""
+    """Whether the policy would retire at the coming regroup, by its own rule: threshold's, or risk's
+    (which reads ``S_P_NEXT``). A built-in without a retire rule here seeks glory to the last level
+    (it never reads another policy's parameters)."""
     level = state[A.S_LEVEL]
     if level >= state[A.S_LEVELS]:
         return True
     if pid == A.P_THRESHOLD:
         return level >= params[0] or _companions(state) < params[1]
+    if pid == A.P_RISK:
+        return _risk_retires(state, params)
+    return False
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def _risk_retires(state, params):
+    """Risk: retire unless p x (XP next + bonus) + (1 - p) x (what a held portal saves) > XP now + margin."""
+    level = state[A.S_LEVEL]
     if _companions(state) < params[2]:
         return True
     p = state[A.S_P_NEXT]
@@ -91,7 +102,7 @@ def _loot_choice(pid, state, opts, n, params):
 
 @njit(cache=CACHE, inline="always", _nrt=False)
 def builtin_decide(pid, kind, state, opts, n, params):
-    """The threshold and risk policies (they differ in when to retire)."""
+    """The threshold and risk policies (they differ only in when to retire: ``wants_retire``)."""
     if kind == A.D_REGROUP:
         i = _find(opts, n, A.A_RETIRE if wants_retire(pid, state, params) else A.A_CONTINUE)
         return max(i, 0)

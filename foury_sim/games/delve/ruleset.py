@@ -1,5 +1,6 @@
-"""Delve rulesets: read ``data/rules.toml`` (plus ``--set`` overrides), validate, and flatten it into the
-one int64 array the kernels read (``R_*`` offsets below). Validation lives here, never in kernels."""
+"""Delve rulesets: read ``data/rules.toml`` (a user's ``--rules`` file merged over it, then ``--set``
+overrides: ``rulesfile.load_ruleset_file``), validate, and flatten it into the one int64 array the kernels
+read (``R_*`` offsets below). Validation lives here, never in kernels."""
 
 from __future__ import annotations
 
@@ -11,10 +12,13 @@ import numpy as np
 
 from ... import assumptions as assume
 from ...errors import InputError
-from ...rulesfile import RuleFile, apply_overrides, load
+from ...rulesfile import RuleFile, load_ruleset_file
 from . import layout as A
 
 DEFAULT_RULES = Path(__file__).with_name("data") / "rules.toml"
+#: Tables where a user's ``--rules`` file may add entries (``rulesfile.merge``): heroes, treasure kinds,
+#: its own assumptions. Any other key the shipped rules.toml does not have is an error at its line.
+OPEN_TABLES = ("heroes", "treasures", "assumptions")
 
 # --- offsets in the rules array --------------------------------------------------------------
 R_DELVES = 0
@@ -66,16 +70,6 @@ _ULT_PHASES = {  # where each ultimate power may be used (default and allowed)
     "monsters_to_lair": A.PH_MONSTER,
     "transform": A.PH_MONSTER,
     "sacrifice": A.PH_MONSTER,
-}
-_TREASURE_PHASES = {  # phases each treasure effect can be used in
-    "companion": A.PH_MONSTER | A.PH_LOOT | A.PH_DRAGON,
-    "scroll": A.PH_MONSTER | A.PH_DRAGON,
-    "ring": A.PH_DRAGON,
-    "scales": 0,
-    "elixir": A.PH_MONSTER | A.PH_LOOT | A.PH_DRAGON,
-    "bait": A.PH_MONSTER,
-    "portal": A.PH_MONSTER | A.PH_DRAGON,
-    "plain": 0,
 }
 
 
@@ -219,10 +213,11 @@ def _hero_side(rf: RuleFile, key: str, side: Any) -> tuple[np.ndarray, str]:
 def load_ruleset(
     rules_path: str | Path | None = None, overrides: list[str] | None = None, map_path: str | Path | None = None
 ) -> DelveRules:
-    """Load, override and validate a Delve ruleset (``InputError`` with ``file:line`` if bad)."""
+    """The shipped rules, a user's file merged over them, ``--set`` overrides; validated (``InputError``
+    with ``file:line`` if bad). A partial user file changes only the keys it names."""
     if map_path is not None:
         raise InputError("Delve has no map: --map does not apply", "--map")
-    rf = apply_overrides(load(rules_path or DEFAULT_RULES), overrides)
+    rf = load_ruleset_file(DEFAULT_RULES, rules_path, overrides, OPEN_TABLES)
     r = np.zeros(R_SIZE, dtype=np.int64)
     r[R_DELVES] = _int(rf, "game.delves", 1, A.MAX_DELVES)
     r[R_LEVELS] = _int(rf, "game.levels", 1, 30)
@@ -286,16 +281,18 @@ def load_ruleset(
     r[R_N_TREASURES] = len(tre)
     for k, (name, t) in enumerate(tre.items()):
         key = f"treasures.{name}"
+        if not isinstance(t, dict):
+            raise InputError(f"{key} must be a table (count, effect, points, phases)", rf.where(key))
         base = R_TREASURE + k * T_COLS
         r[base + T_COUNT] = _int(rf, f"{key}.count", 0, 100)
         effect = t.get("effect")
-        r[base + T_EFFECT] = _name(rf, f"{key}.effect", effect, A.TREASURE_EFFECTS, "effect")
+        e = _name(rf, f"{key}.effect", effect, A.TREASURE_EFFECTS, "effect")
+        r[base + T_EFFECT] = e
         r[base + T_FACE] = -1
-        if effect == "companion":
+        if e == A.TE_COMPANION:
             r[base + T_FACE] = _name(rf, f"{key}.face", t.get("face"), A.FACE_NAMES[: A.N_ROLES], "companion type")
         r[base + T_POINTS] = _int(rf, f"{key}.points", 0, 100)
-        r[base + T_PHASES] = _phases(rf, f"{key}.phases", t.get("phases", []), _TREASURE_PHASES[effect])
-        e = r[base + T_EFFECT]
+        r[base + T_PHASES] = _phases(rf, f"{key}.phases", t.get("phases", []), A.TREASURE_PHASES[e])
         r[R_EFFECT_KINDS + e * A.MAX_TREASURES + r[R_EFFECT_N + e]] = k
         r[R_EFFECT_N + e] += 1
 
@@ -319,8 +316,7 @@ def load_ruleset(
         heroes[name] = np.stack(rows)
         hero_names[name] = (str(names[0]), str(names[1]))
         ult_names[name] = (ults[0], ults[1])
-    shipped = rf if rules_path is None and not overrides else load(DEFAULT_RULES)
-    found = assume.from_ruleset(rf, shipped, [rf] if rules_path is not None else [], replaced=rules_path is not None)
+    found = assume.from_ruleset(rf, rf.shipped, rf.users)
     return DelveRules(r, heroes, hero_names, ult_names, list(tre), list(ranks), rf.path, dict(rf.overridden), found,
                       rf.data)
 

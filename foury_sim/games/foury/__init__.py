@@ -8,8 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...config import CHUNK, use_cache
-from ...errors import InputError
-from ...policy import Policy
+from ...policy import Policy, check_answers
 from ...registry import GameSpec, register
 from . import icons as I
 from .layout import CAUSE_TIMEOUT, HERO_KEYS, N_OUT, OUT_BAD, OUT_COLUMNS, UNWIN_NAMES
@@ -42,9 +41,7 @@ def simulate(rules: FouryRules, hero: str, policy: Policy, seed: int, start: int
     if count > 0:
         k.entry("simulate")(R, T, rules.geo, rules.arrows, rules.rm0, policy.policy_id, policy.params, policy.fn,
                           np.uint64(seed), start, count, out, visits)
-    bad = int(out[:, OUT_BAD].sum())
-    if bad:
-        raise InputError(f"policy {policy.name!r} returned an option index out of range {bad} times", "--policy")
+    check_answers(int(out[:, OUT_BAD].sum()), policy)
     cols: dict[str, np.ndarray] = {"game": np.arange(start, start + count, dtype=np.int64)}
     for i, name in enumerate(OUT_COLUMNS):
         cols[name] = out[:, i]
@@ -71,6 +68,7 @@ def play_one(rules: FouryRules, hero: str, policy: Policy, seed: int, game: int,
 def replay(rules: FouryRules, hero: str, policy: Policy, seed: int, game: int) -> list[str]:
     """The full play report of one game."""
     out, st, rm, tr = play_one(rules, hero, policy, seed, game)
+    check_answers(int(out[OUT_BAD]), policy)
     head = [f"Dungeon Foury - seed {seed}, game {game}, hero {rules.heroes[hero]['name']}, "
             f"policy {policy.describe()}, map {rules.map.name}"]
     return head + format_trace(tr, rules.map.cols)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -102,6 +101,8 @@ from .layout import (
 from .maps import MapData, resolve_map, upper_distances
 
 DEFAULT_RULES = Path(str(resources.files("foury_sim.games.foury") / "data" / "rules.toml"))
+#: Tables where a user's ``--rules`` file may add entries (``rulesfile.merge``).
+OPEN_TABLES = ("heroes", "assumptions", "enemies")
 
 # ruling name -> (allowed values, R index, value that sets the flag to 1); for a ruling with more than two
 # values: (allowed values, tuple of R indices, {value: the flags of those indices})
@@ -149,18 +150,6 @@ class Foe:
 
     def has(self, trait: str) -> bool:
         return bool(self.traits & FOE_TRAIT_WORDS[trait])
-
-
-def _merge(base: dict, over: dict, path: str, rf_user: rulesfile.RuleFile) -> None:
-    """Deep-merge ``over`` into ``base``; keys unknown to the default ruleset are refused."""
-    for k, v in over.items():
-        dotted = f"{path}.{k}" if path else k
-        if k not in base and not path.startswith(("heroes", "assumptions", "enemies")):  # new enemies are data
-            raise InputError(f"unknown ruleset key {dotted!r}", rf_user.where(dotted))
-        if isinstance(v, dict) and isinstance(base.get(k), dict):
-            _merge(base[k], v, dotted, rf_user)
-        else:
-            base[k] = v
 
 
 @dataclass
@@ -256,19 +245,10 @@ def _tracks(rf: rulesfile.RuleFile, key: str, names: tuple[str, ...]) -> dict[st
 def load_ruleset(rules_path: str | Path | None = None, overrides: list[str] | dict | None = None,
                  map_path: str | None = None) -> FouryRules:
     """Read the default ruleset, merge a user's file and ``--set`` overrides, validate, build arrays."""
-    rf = shipped = rulesfile.load(DEFAULT_RULES)
-    sources = [str(DEFAULT_RULES)]
-    users = []
-    if rules_path is not None:
-        user = rulesfile.load(rules_path)
-        data = copy.deepcopy(rf.data)
-        _merge(data, user.data, "", user)
-        rf = rulesfile.RuleFile(data, user.text, user.path)
-        sources.append(str(rules_path))
-        users.append(user)
-    rf = rulesfile.apply_overrides(rf, overrides)
+    rf = rulesfile.load_ruleset_file(DEFAULT_RULES, rules_path, overrides, OPEN_TABLES)
+    sources = [str(DEFAULT_RULES)] + ([str(rules_path)] if rules_path is not None else [])
     rules = build(rf, map_path, sources)
-    rules.assumptions = assume.from_ruleset(rf, shipped, users) + map_assumptions(rules.map)
+    rules.assumptions = assume.from_ruleset(rf, rf.shipped, rf.users) + map_assumptions(rules.map)
     return rules
 
 
