@@ -24,6 +24,8 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # this checkout's foury_sim, even when another one is installed
+    sys.path.insert(0, str(ROOT))
 BASELINE = ROOT / "tests" / "data" / "game_hashes.json"
 
 
