@@ -11,9 +11,11 @@ from foury_sim.games.delve import layout as DL
 from foury_sim.games.delve import trace as DT
 from foury_sim.games.foury import layout as FL
 from foury_sim.games.foury import trace as FT
-from foury_sim.games.foury.icons import GOBLIN, TROLL
+from foury_sim.games.foury.icons import ICON_KEYS
 from foury_sim.trace_format import TraceCode, TraceTable, fallback
 from foury_sim.tracing import trace_row
+
+GOBLIN, TROLL = ICON_KEYS.index("goblin"), ICON_KEYS.index("troll")  # shipped enemy slots
 
 TEST_CODE = 990  # a code no game uses: the test registers its words and removes them afterwards
 
