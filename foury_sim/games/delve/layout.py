@@ -148,3 +148,11 @@ ACTION_NAMES = (
 
 # --- built-in policy ids ---------------------------------------------------------------------
 P_RANDOM, P_THRESHOLD, P_RISK = 0, 1, 2
+
+# --- per-game output columns (int64[count, N_OUT] rows: out[g, OUT_...]) -----------------------
+# Declared once, with labels and summaries, in outputs.py; the index constants (OUT_GAME, OUT_WIN, ...: each
+# column's ``index``) are derived from that declaration's order. OUT_DELVE_LEVEL is the first of one column
+# per delve.
+from .outputs import OUTPUTS as _OUTPUTS  # noqa: E402  (outputs.py does not import this module)
+
+globals().update(_OUTPUTS.kernel_indices())
