@@ -400,7 +400,7 @@ def markdown(games: Sequence[str] | None = None) -> str:
         out += [f"## `{name}`: {spec.title}", "",
                 "| column | type | unit | summary | meaning |", "|---|---|---|---|---|"]
         for c in o.columns:
-            meaning = c.doc or c.label
+            meaning = c.doc or c.label + "."
             if c.categories is not None and not callable(c.categories):
                 items = c.categories.items() if isinstance(c.categories, Mapping) else enumerate(c.categories)
                 meaning += " Codes: " + "; ".join(f"{k} {v}" if v else f"{k} -" for k, v in items) + "."
@@ -410,7 +410,7 @@ def markdown(games: Sequence[str] | None = None) -> str:
         if o.summary_keys:
             out += ["", f"Summary entries added by `{name}`'s `summarize`:", "",
                     "| entry | kind | meaning |", "|---|---|---|"]
-            out += [f"| `{k.key}` | {k.kind} | {_md(k.doc or k.label)} |" for k in o.summary_keys]
+            out += [f"| `{k.key}` | {k.kind} | {_md(k.doc or k.label + '.')} |" for k in o.summary_keys]
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 

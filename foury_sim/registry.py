@@ -139,16 +139,24 @@ BUILTIN_GAMES = ("foury", "delve")
 DEFAULT_GAME = BUILTIN_GAMES[0]
 
 
+_loaded = False
+
+
 def _load_builtin_games() -> None:
+    """Import every shipped game package once (importing one game alone registers only that one)."""
+    global _loaded
+    if _loaded:
+        return
     import importlib
 
     for name in BUILTIN_GAMES:
         importlib.import_module(f"foury_sim.games.{name}")
+    _loaded = True
 
 
 def get_game(name: str) -> GameSpec:
     """The registered game called ``name``."""
-    if not _GAMES:
+    if name not in _GAMES:
         _load_builtin_games()
     if name not in _GAMES:
         raise InputError(f"unknown game {name!r} (known: {', '.join(sorted(_GAMES))})", "GAME")
@@ -156,8 +164,7 @@ def get_game(name: str) -> GameSpec:
 
 
 def games() -> list[str]:
-    if not _GAMES:
-        _load_builtin_games()
+    _load_builtin_games()
     return sorted(_GAMES)
 
 

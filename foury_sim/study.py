@@ -275,7 +275,8 @@ def cell_record(spec: GameSpec, i: int, cell: dict[str, Any], swept: list[str], 
     """Everything a report needs about one cell, without the per-game table."""
     rec: dict[str, Any] = {"cell": i, "label": label(cell, swept), "params": cell, "games": len(df),
                            "elapsed_s": round(elapsed, 4), "summary": summarize(spec, df, ruleset, conf)}
-    rec["hist"] = {c: _hist(df[c].to_numpy()) for c in hist_columns(spec) if c in df}
+    rec["hist"] = {c: _hist(df[c].to_numpy()) for c in hist_columns(spec)
+                   if c in df and pd.api.types.is_integer_dtype(df[c])}
     rec["conf"] = float(conf)
     bits = win_bits(df)
     if bits is not None:
@@ -287,8 +288,8 @@ def cell_record(spec: GameSpec, i: int, cell: dict[str, Any], swept: list[str], 
 
 
 def hist_columns(spec: GameSpec) -> list[str]:
-    """Columns whose per-game histogram a cell record keeps: the means, the distributions and the columns of
-    the figures the game declares (``spec.outputs``)."""
+    """Columns whose per-game histogram a cell record keeps (integer ones only): the means, the distributions
+    and the columns of the figures the game declares (``spec.outputs``)."""
     o = spec.outputs
     cols = [*o.mean_columns, *(c.name for c in o.columns if c.distribution), *(col for _, col in o.figures)]
     return list(dict.fromkeys(cols))

@@ -47,7 +47,8 @@ COLUMNS = (
     Column("chests_gained", "Chests gained", index="OUT_CHESTS"),
     Column("death_round", "Round of the first death", index="OUT_DEATH_ROUND", doc="Round (1..4) of the first "
            "death; 0 = never died."),
-    Column("death_sector", "Sector of the first death", index="OUT_DEATH_SECTOR", categories=SECTOR_LABELS),
+    Column("death_sector", "Sector of the first death", index="OUT_DEATH_SECTOR", categories=SECTOR_LABELS,
+           doc="Sector (A..D, O the Oracle) of the room of the first death."),
     Column("death_cell", "Room of the first death", index="OUT_DEATH_CELL", doc="Cell index (row * columns + "
            "column) of the room of the first death; -1 = never died."),
     Column("death_cause", "Cause of the first death", index="OUT_DEATH_CAUSE", categories=cause_label,
