@@ -159,6 +159,13 @@ def test_game_options_are_refused_for_games_that_do_not_take_them(args, what):
     assert len(p.stderr.strip().splitlines()) == 1 and what in p.stderr
 
 
+def test_games_lists_each_games_options_and_board():
+    r = cli("games")
+    assert r.exit_code == 0
+    assert "option --hearts of odds: Hearts at the start of a fight fought to the end. (default 5)" in r.output
+    assert "maps:" in r.output and "base" in r.output and r.output.count("maps:") == 1
+
+
 def test_odds_takes_the_game_option():
     r = cli("odds", "foury", "--format", "json", "--trials", "200", "--hearts=2")
     assert r.exit_code == 0, r.output
