@@ -100,12 +100,12 @@ def with_test_column(monkeypatch):
 def test_a_column_registered_in_a_test_reaches_the_run_summary(with_test_column, tmp_path):
     r = cli("run", "foury", "--games", "300", "--seed", "4", "--format", "json", "--out", str(tmp_path))
     assert r.exit_code == 0, r.output
-    s = json.loads(r.output)
+    s = json.loads(r.stdout)
     df = pd.read_parquet(tmp_path / "games.parquet")
     expected = (df["score"] / df["turns"].clip(lower=1)).mean()
     assert s["score_per_turn"]["mean"] == pytest.approx(expected) and s["score_per_turn"]["n"] == 300
     assert df["score_per_turn"].tolist() == pytest.approx((df["score"] / df["turns"].clip(lower=1)).tolist())
-    text = cli("run", "foury", "--games", "300", "--seed", "4").output
+    text = cli("run", "foury", "--games", "300", "--seed", "4").stdout
     line = next(x for x in text.splitlines() if x.startswith("score per turn"))
     assert f"mean {expected:8.2f}" in line
     # printed among the means, before the game's own breakdowns
@@ -169,7 +169,7 @@ def test_games_lists_each_games_options_and_board():
 def test_odds_takes_the_game_option():
     r = cli("odds", "foury", "--format", "json", "--trials", "200", "--hearts=2")
     assert r.exit_code == 0, r.output
-    assert json.loads(r.output)
+    assert json.loads(r.stdout)
 
 
 def test_every_game_summarize_has_the_same_signature():
