@@ -63,7 +63,8 @@ class GameOption:
         try:
             v = self.type(text)
         except ValueError:
-            raise InputError(f"{self.flag} takes a {self.type.__name__}, not {text!r}", self.flag) from None
+            what = {int: "a whole number", float: "a number"}.get(self.type, f"a {self.type.__name__}")
+            raise InputError(f"{self.flag} takes {what}, not {text!r}", self.flag) from None
         if self.minimum is not None and v < self.minimum:
             raise InputError(f"{self.flag} must be at least {self.minimum:g}", self.flag)
         return v
