@@ -13,82 +13,89 @@ from .errors import InputError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Monte Carlo balance analysis for dungeon-crawler board games.")
-map_app = typer.Typer(no_args_is_help=True, help="Dungeon Foury maps: check and draw them.")
+map_app = typer.Typer(no_args_is_help=True, help="Boards of the games that have one (maps): check and draw them.")
 app.add_typer(map_app, name="map")
 
-GameArg = typer.Argument("foury", help="Game to simulate (see `foury-sim games`).")
+
+def _default_game() -> str:
+    from .registry import DEFAULT_GAME
+
+    return DEFAULT_GAME
 
 
-def _pct(r: dict[str, Any]) -> str:
-    return f"{100 * r['rate']:6.2f} %  [{100 * r['lo']:.2f}, {100 * r['hi']:.2f}]"
+GameArg = typer.Argument(_default_game, show_default=False,
+                         help="Game to simulate (see `foury-sim games`; default: the registry's default game).")
+#: Commands that take a game's own options (``GameSpec.options``) after the common ones.
+GAME_OPTIONS = {"allow_extra_args": True, "ignore_unknown_options": True}
 
 
-def _num(r: dict[str, Any]) -> str:
-    return (f"mean {r['mean']:8.2f} [{r['mean_lo']:.2f}, {r['mean_hi']:.2f}]  median {r['median']:g}  "
-            f"range {r['min']:g}..{r['max']:g}")
+def _game_options(spec: Any, command: str, args: list[str]) -> dict[str, Any]:
+    """Parse the options only some games take (``--hearts 5``, ``--hearts=5``) from the words the command did
+    not know; an option this game does not take is refused in one line (naming the games that take it)."""
+    from .registry import games, get_game
+
+    known = spec.options_of(command)
+    out: dict[str, Any] = {}
+    i = 0
+    while i < len(args):
+        word = args[i]
+        flag, eq, value = word.partition("=")
+        if not flag.startswith("--"):
+            raise InputError(f"Got unexpected extra argument ({word})", "")
+        if flag not in known:
+            others = [g for g in games() if g != spec.name and flag in get_game(g).options_of(command)]
+            if others:
+                raise InputError(f"{flag} is an option of {', '.join(others)}, not of {spec.name}", flag)
+            raise InputError(f"No such option: {flag}", "")
+        if not eq:
+            i += 1
+            if i >= len(args):
+                raise InputError(f"{flag} needs a value", flag)
+            value = args[i]
+        opt = known[flag]
+        out[opt.name] = opt.parse(value)
+        i += 1
+    return out
 
 
-def _shares(d: dict[Any, int], n: int, top: int = 8) -> str:
-    items = list(d.items())[:top]
-    return ", ".join(f"{k}: {100 * v / n:.1f} %" for k, v in items) if n else "-"
+def format_summary(s: dict[str, Any], title: str, outputs: Any = None) -> str:
+    """The text a designer reads after ``foury-sim run``: the lines follow the game's output declaration
+    (``outputs``; by default the declaration of the game ``s["game"]`` names, if any)."""
+    from .outputs import fmt_rate, summary_lines
 
+    if outputs is None and s.get("game"):
+        from .registry import get_game
 
-#: summary tables printed as shares of games
-_SHARE_KEYS = ("rounds_completed_dist", "death_by_round", "death_by_sector", "death_by_cause", "loss_by_cause",
-               "unwinnable_by_cause", "deadliest_rooms", "rank", "rank_dist")
-
-
-def format_summary(s: dict[str, Any], title: str) -> str:
-    """The text a designer reads after ``foury-sim run``."""
+        try:
+            outputs = get_game(s["game"]).outputs
+        except InputError:
+            outputs = None
     n = s["games"]
     lines = [f"{title}", f"hero {s['hero']}, policy {s['policy']}, seed {s['seed']}, {n:,} games", ""]
     lines += [*s.get("warnings", ()), *([""] if s.get("warnings") else [])]
-    lines.append(f"win rate            {_pct(s['win'])}  ({100 * s['win'].get('conf', 0.95):g} % Wilson interval)")
+    lines.append(f"win rate            {fmt_rate(s['win'])}  ({100 * s['win'].get('conf', 0.95):g} % Wilson interval)")
     if "turn_cap_share" in s:
         lines.append(f"ended at turn cap   {100 * s['turn_cap_share']:6.2f} %  ({s['turn_cap_games']:,} games)")
-    if "win_without_continue" in s:
-        lines.append(f"  without continue  {_pct(s['win_without_continue'])}")
-    if "unwinnable" in s:
-        lines.append(f"became unwinnable   {_pct(s['unwinnable'])}  (no entry/exit left for a round, or sealed in)")
-    for key, val in s.items():
-        if isinstance(val, dict) and "mean" in val and "median" in val:
-            lines.append(f"{key.replace('_', ' '):19s} {_num(val)}")
-    for key in _SHARE_KEYS:
-        if key in s and isinstance(s[key], dict) and s[key]:
-            lines.append(f"{key.replace('_', ' '):19s} {_shares(s[key], n)}")
-    if "first_death_rate" in s:
-        lines.append(f"died at least once  {100 * s['first_death_rate']:.1f} % of games "
-                     f"(continue used in {100 * s['coins_used_rate']:.1f} %)")
-    for key, val in s.items():  # other game-specific scalars
-        if key in ("games", "seed", "elapsed_s", "games_per_s", "first_death_rate", "coins_used_rate", "conf",
-                   "turn_cap_games", "turn_cap_share"):
-            continue
-        if isinstance(val, (int, float)) and not isinstance(val, bool):
-            lines.append(f"{key.replace('_', ' '):19s} {val:g}")
-    for key, val in s.items():  # other game-specific tables of numbers (e.g. Delve's rank_share, mean_level)
-        if (key in _SHARE_KEYS or not isinstance(val, dict) or not val or "rate" in val or "mean" in val
-                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in val.values())):
-            continue
-        fmt = (lambda v: f"{100 * v:.1f} %") if key.endswith("_share") else (lambda v: f"{v:.3g}")
-        lines.append(f"{key.replace('_', ' '):19s} " + ", ".join(f"{k}: {fmt(v)}" for k, v in val.items()))
+    lines += summary_lines(s, outputs)
     if s.get("assumptions"):
-        from .assumptions import summary_lines
+        from .assumptions import summary_lines as assumption_lines
 
-        lines += [""] + summary_lines(s["assumptions"])
+        lines += [""] + assumption_lines(s["assumptions"])
     lines.append("")
     lines.append(f"{s['elapsed_s']:.2f} s, {s['games_per_s']:,} games/s")
     return "\n".join(lines)
 
 
-@app.command()
+@app.command(context_settings=GAME_OPTIONS)
 def run(
+    ctx: typer.Context,
     game: str = GameArg,
     hero: str | None = typer.Option(None, help="Hero (default: the game's plain character)."),
     policy: str | None = typer.Option(None, help="Built-in policy name, or FILE.py:FUNCTION."),
     param: str | None = typer.Option(None, help="Policy parameters, e.g. 'foe_avoid=2,flee_hearts=3'."),
     games: int = typer.Option(10_000, help="Number of games."),
     seed: int = typer.Option(1, help="Master seed: game i always plays on stream (seed, i)."),
-    map: str | None = typer.Option(None, "--map", help="Map name or file (Dungeon Foury)."),
+    map: str | None = typer.Option(None, "--map", help="Map name or file (games with a board)."),
     rules: Path | None = typer.Option(None, help="Ruleset TOML (merged over the shipped defaults)."),
     set_: list[str] | None = typer.Option(None, "--set", help="Override a ruleset value: KEY=VALUE (repeatable)."),
     threads: int | None = typer.Option(None, help="Numba threads (default: all cores)."),
@@ -97,28 +104,31 @@ def run(
     progress: bool | None = typer.Option(None, "--progress/--no-progress", help="Progress bar on stderr."),
     conf: float = typer.Option(0.95, help="Confidence level of every interval printed (e.g. 0.9, 0.99)."),
 ) -> None:
-    """Simulate many games and print the win rate with its interval, and where and why players die."""
+    """Simulate many games and print the win rate with its interval, and where and why players die.
+    Options only some games take (see `foury-sim games`) follow the common ones."""
     from .registry import get_game
     from .runner import run as run_games
     from .runner import to_jsonable, write_run
 
+    spec = get_game(game)
+    options = _game_options(spec, "run", ctx.args)
     _check_format(fmt)
     if not 0.5 <= conf < 1.0:
         raise InputError(f"must be between 0.5 and 1, not {conf}", "--conf")
     res = run_games(game, hero=hero, policy=policy, params=param, games=games, seed=seed,
                     rules=str(rules) if rules else None, sets=set_, map=map, threads=threads,
-                    progress=None if progress is None and games >= 50_000 else bool(progress))
+                    progress=None if progress is None and games >= 50_000 else bool(progress), options=options)
     if conf != 0.95:  # the intervals again, at the level asked for
         from .runner import summarize
 
-        res.summary.update(summarize(get_game(game), res.df, res.ruleset, conf))
+        res.summary.update(summarize(spec, res.df, res.ruleset, conf))
     res.summary["conf"] = conf
     if out is not None:
         write_run(res, out)
     if fmt == "json":
         typer.echo(json.dumps(to_jsonable(res.summary), indent=2))
     else:
-        typer.echo(format_summary(res.summary, get_game(game).title))
+        typer.echo(format_summary(res.summary, spec.title, spec.outputs))
 
 
 def _check_format(fmt: str) -> None:
@@ -145,35 +155,36 @@ def replay(
     spec = get_game(game)
     if game_index < 0:
         raise InputError(f"--game must be >= 0, not {game_index}", "--game")
+    spec.check_map(map)
     rs = spec.load_ruleset(str(rules) if rules else None, set_, map)
     h = spec.check_hero(rs, hero or spec.default_hero)
     pol = make_policy(policy or spec.default_policy, spec.policies, param)
     typer.echo("\n".join(spec.replay(rs, h, pol, seed, game_index)))
 
 
-@app.command()
+@app.command(context_settings=GAME_OPTIONS)
 def odds(
+    ctx: typer.Context,
     game: str = GameArg,
     fmt: str = typer.Option("text", "--format", help="text or json."),
     trials: int = typer.Option(20_000, help="Engine trials per row for the measured figures."),
     rules: Path | None = typer.Option(None),
     set_: list[str] | None = typer.Option(None, "--set"),
     seed: int = typer.Option(1),
-    hearts: int = typer.Option(5, help="Hearts at the start of a fight fought to the end (Dungeon Foury)."),
 ) -> None:
-    """Exact odds beside the frequencies the engine's own code produces."""
+    """Exact odds beside the frequencies the engine's own code produces. Options only some games take
+    (e.g. `--hearts N`, see `foury-sim games`) follow the common ones."""
     from .registry import get_game
+    from .runner import run_options
 
     _check_format(fmt)
     spec = get_game(game)
+    kw = run_options(spec, "odds", _game_options(spec, "odds", ctx.args))
     if spec.odds is None:
         raise InputError(f"{game} has no odds table", "GAME")
     if trials < 1:
         raise InputError("--trials must be at least 1", "--trials")
     rs = spec.load_ruleset(str(rules) if rules else None, set_, None)
-    kw = {"hearts": hearts} if game == "foury" else {}
-    if hearts < 1:
-        raise InputError("--hearts must be at least 1", "--hearts")
     table = spec.odds(rs, trials=trials, seed=seed, **kw)
     if fmt == "json":
         typer.echo(table.to_json(orient="records", indent=2))
@@ -291,7 +302,7 @@ def report(results: Path = typer.Argument(..., help="A study folder, e.g. result
 def assumptions(
     game: str = GameArg,
     fmt: str = typer.Option("text", "--format", help="text or json."),
-    map: str | None = typer.Option(None, "--map", help="Map name or file (Dungeon Foury)."),
+    map: str | None = typer.Option(None, "--map", help="Map name or file (games with a board)."),
     rules: Path | None = typer.Option(None, help="Ruleset TOML (merged over the shipped defaults)."),
     set_: list[str] | None = typer.Option(None, "--set", help="Override a ruleset value: KEY=VALUE (repeatable)."),
 ) -> None:
@@ -300,7 +311,9 @@ def assumptions(
     from .registry import get_game
 
     _check_format(fmt)
-    rs = get_game(game).load_ruleset(str(rules) if rules else None, set_, map)
+    spec = get_game(game)
+    spec.check_map(map)
+    rs = spec.load_ruleset(str(rules) if rules else None, set_, map)
     found = of(rs)
     if fmt == "json":
         from .runner import to_jsonable
@@ -335,32 +348,69 @@ def games() -> None:
         for p in spec.policies.values():
             pars = ", ".join(f"{k}={v:g}" for k, v in p.params.items())
             typer.echo(f"         policy {p.name}: {p.description}" + (f" ({pars})" if pars else ""))
+        for o in spec.options:
+            typer.echo(f"         option {o.flag} of {'/'.join(o.commands)}: {o.help} (default {o.default})")
+        if spec.board is not None:
+            typer.echo(f"         {spec.board.noun}s:     {', '.join(spec.board.builtin())} (or a file; "
+                       f"`foury-sim map check NAME --game {name}`)")
+
+
+@app.command()
+def columns(
+    game: str = GameArg,
+    markdown: bool = typer.Option(False, "--markdown", help="The table of docs/outputs.md."),
+) -> None:
+    """List a game's per-game output columns: name, how the run summary treats it, meaning."""
+    from .outputs import markdown as outputs_markdown
+    from .registry import get_game
+
+    spec = get_game(game)
+    if markdown:
+        typer.echo(outputs_markdown([game]), nl=False)
+        return
+    for c in spec.outputs.columns:
+        typer.echo(f"{c.name:22s} {c.summary:8s} {c.source:7s} {c.axis_label}")
+
+
+def _board(game: str | None) -> tuple[Any, Any]:
+    """(spec, board hook) of a game with a board; one clear error for a game without one."""
+    from .registry import get_game
+
+    spec = get_game(game or _default_game())
+    if spec.board is None:
+        raise InputError(f"{spec.name} has no board: nothing to check or draw", "--game")
+    return spec, spec.board
 
 
 @map_app.command("render")
 def map_render(
     map_file: str = typer.Argument(..., help="Map file or shipped map name."),
     out: Path = typer.Option(Path("map.png"), "-o", "--out", help="PNG to write."),
+    game: str | None = typer.Option(None, "--game", help="The game whose board it is (default: the default game)."),
 ) -> None:
-    """Draw a map as a picture a designer can check."""
-    from .games.foury.maps import render_map, resolve_map
+    """Draw a board (map) as a picture a designer can check."""
+    from .runner import atomic_write
 
-    m = resolve_map(map_file)
-    render_map(m, out, title=m.name)
+    _, board = _board(game)
+    m = board.resolve(map_file)
+    fig = board.draw(m)
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=120)
+    atomic_write(out, buf.getvalue())
     typer.echo(f"wrote {out}")
 
 
 @map_app.command("check")
-def map_check(map_file: str = typer.Argument(..., help="Map file or shipped map name.")) -> None:
-    """Parse and validate a map; print what it holds."""
-    from .games.foury import icons as I
-    from .games.foury.maps import resolve_map
-
-    m = resolve_map(map_file)
-    total = m.icons.sum(axis=0)
-    rooms = int((m.sector >= 0).sum())
-    typer.echo(f"{m.name}: {m.rows}x{m.cols}, {rooms} rooms, {len(m.arrow_cell)} arrows")
-    typer.echo(", ".join(f"{I.ICON_NAMES[i]} {int(total[i])}" for i in range(I.N_ICONS) if total[i]))
+def map_check(
+    map_file: str = typer.Argument(..., help="Map file or shipped map name."),
+    game: str | None = typer.Option(None, "--game", help="The game whose board it is (default: the default game)."),
+) -> None:
+    """Parse and validate a board (map); print what it holds."""
+    _, board = _board(game)
+    for line in board.check(board.resolve(map_file)):
+        typer.echo(line)
 
 
 def main() -> None:

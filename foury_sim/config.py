@@ -70,8 +70,8 @@ def _cache_name(packages: tuple[str, ...]) -> str:
 
 
 def package_of(module: str) -> str:
-    """The game package (``games/NAME``) a module belongs to: ``foury_sim.games.foury.kernel`` ->
-    ``games/foury``. Kernel modules pass their ``__name__``, so the package is never retyped."""
+    """The game package (``games/NAME``) a module belongs to: ``foury_sim.games.NAME.kernel`` ->
+    ``games/NAME``. Kernel modules pass their ``__name__``, so the package is never retyped."""
     parts = module.split(".")
     if len(parts) < 3 or parts[0] != __name__.split(".")[0] or parts[1] != "games":
         raise ValueError(f"{module!r} is not a module of a game package (foury_sim.games.NAME...)")

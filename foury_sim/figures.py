@@ -78,19 +78,6 @@ _PALETTE = (
     "#7b4173",
 )
 
-#: Axis labels (with units) of the per-game outcomes the games record.
-OUTCOME_LABELS = {
-    "score": "Final score (points)",
-    "turns": "Game length (turns)",
-    "rounds_completed": "Rounds completed",
-    "hearts_left": "Hearts left at the end",
-    "kills": "Monsters killed",
-    "death_round": "Round of the first death",
-    "death_turn": "Turn of the first death",
-    "xp": "Experience (XP)",
-}
-
-
 class NoData(ValueError):
     """The data a figure needs is missing (the report skips that figure)."""
 
@@ -118,9 +105,15 @@ def _titles(fig: Figure, main: str, sub: str | None = None) -> None:
             fig.supxlabel(sub, fontsize=9, color="#555555")
 
 
-def outcome_label(key: str) -> str:
-    """Axis label of an outcome column (falls back to the key itself)."""
-    return OUTCOME_LABELS.get(key, key.replace("_", " ").capitalize())
+def outcome_label(key: str, outputs: Any = None) -> str:
+    """Axis label (with unit) of an outcome column, from the game's output declaration (``outputs``; by
+    default the first registered game that declares the column); else the key itself."""
+    col = outputs.column(key) if outputs is not None else None
+    if col is None:
+        from .registry import games, get_game
+
+        col = next((c for c in (get_game(g).outputs.column(key) for g in games()) if c is not None), None)
+    return col.axis_label if col is not None else key.replace("_", " ").capitalize()
 
 
 def fmt_value(v: Any) -> str:
@@ -479,26 +472,27 @@ def heat_map(
     title: str | None = None,
     *,
     map_data: Any = None,
+    board: Any = None,
 ) -> Figure:
-    """Per-room heat over the map picture: first deaths per 1000 games, or room visits per game.
+    """Per-room heat over the board's picture: first deaths per 1000 games, or room visits per game.
 
-    ``map_data`` (a ``MapData``) saves resolving ``cell_json["rooms"]["map"]`` again.
+    ``board``: the game's board hook (``registry.Board``; default: the board of the game the record's
+    ``rooms`` names, else of the default game). ``map_data`` saves resolving ``rooms["map"]`` again.
     """
-    from .games.foury.icons import VOID
-    from .games.foury.maps import render_map
-
     if kind not in ("deaths", "visits"):
         raise ValueError(f"kind must be 'deaths' or 'visits', not {kind!r}")
     rooms = cell_json.get("rooms")
     if not isinstance(rooms, dict) or not isinstance(rooms.get(kind), list):
         raise NoData(f"the cell record has no per-room {kind}")
-    m = map_data if map_data is not None else resolve_cell_map(rooms.get("map"))
+    board = board if board is not None else board_of(rooms.get("game"))
+    m = map_data if map_data is not None else resolve_cell_map(rooms.get("map"), board)
     vals = np.asarray(rooms[kind], dtype=float)
-    if vals.shape != (m.n,):
-        raise NoData(f"per-room {kind} has {vals.size} entries but map {m.name!r} has {m.n} cells")
+    is_room = np.asarray(board.rooms(m), dtype=bool)
+    if vals.shape != is_room.shape:
+        raise NoData(f"per-room {kind} has {vals.size} entries but map {m.name!r} has {is_room.size} cells")
     games = cell_json.get("games") or 0
     if not games:
-        h = _hist(cell_json, "death_round") or _hist(cell_json, "score")
+        h = next((x for x in (_hist(cell_json, k) for k in (cell_json.get("hist") or {})) if x), None)
         games = int(h[1].sum()) if h else 0
     if games <= 0:
         raise NoData("the cell record does not say how many games it played")
@@ -510,14 +504,28 @@ def heat_map(
         heat = vals / games
         label = "visits per game"
         main = "Where heroes go"
-    heat[np.asarray(m.sector) == VOID] = np.nan
+    heat[~is_room] = np.nan
     who = str(cell_json.get("label", ""))
     if title is None:
         title = f"{main}: {label}\n{who} ({games:,} games)" if who else f"{main}: {label} ({games:,} games)"
-    fig = render_map(m, heat=heat, heat_label=label, title=title)
+    fig = board.draw(m, heat=heat, heat_label=label, title=title)
     fig.set_dpi(DPI)
     _grow_top(fig, 0.3 * title.count("\n"))
     return fig
+
+
+def board_of(game: str | None) -> Any:
+    """The board hook of ``game`` (None: the default game); ``NoData`` if that game has no board."""
+    from .errors import InputError
+    from .registry import DEFAULT_GAME, get_game
+
+    try:
+        spec = get_game(game or DEFAULT_GAME)
+    except InputError as e:
+        raise NoData(str(e)) from None
+    if spec.board is None:
+        raise NoData(f"{spec.name} has no board")
+    return spec.board
 
 
 def _grow_top(fig: Figure, inches: float) -> None:
@@ -533,21 +541,22 @@ def _grow_top(fig: Figure, inches: float) -> None:
     fig.set_size_inches(w, h + inches)
 
 
-def resolve_cell_map(name_or_path: Any) -> Any:
-    """The map of a cell record: its path, else a built-in map of the same name, else the base map."""
+def resolve_cell_map(name_or_path: Any, board: Any = None) -> Any:
+    """The board of a cell record: its path, else a shipped board of the same name, else the default board
+    (``board``: the game's board hook; default: the default game's)."""
     from pathlib import Path
 
     from .errors import InputError
-    from .games.foury.maps import builtin_maps, resolve_map
 
+    board = board if board is not None else board_of(None)
     if not name_or_path:
-        return resolve_map(None)
+        return board.resolve(None)
     try:
-        return resolve_map(name_or_path)
+        return board.resolve(name_or_path)
     except InputError:
         stem = Path(str(name_or_path)).stem
-        if stem in builtin_maps():
-            return resolve_map(stem)
+        if stem in board.builtin():
+            return board.resolve(stem)
         raise
 
 
@@ -572,13 +581,15 @@ def survival_by_round(
     max_lines: int = MAX_LINES,
     n_rounds: int | None = None,
     title: str | None = None,
+    key: str = "death_round",
 ) -> Figure:
-    """Share of games with no death yet at the start of each round and at the end (``hist.death_round``).
+    """Share of games with no death yet at the start of each round and at the end (``hist[key]``: the round
+    of the first death, as the game's output declaration names it in ``Outputs.figures``).
 
     ``death_round`` 0 means the hero never died. With more than ``max_lines`` cells, the cells
     spread from the lowest to the highest end-of-game survival are drawn (the title says so).
     """
-    series = _cell_series(cell_jsons, labels, "death_round", colors, linestyles)
+    series = _cell_series(cell_jsons, labels, key, colors, linestyles)
     R = n_rounds or _n_rounds(series, cell_jsons)
     xs = np.arange(1, R + 2)
     curves = []
@@ -612,9 +623,11 @@ def survival_by_turn(
     linestyles: Sequence[str] | None = None,
     max_lines: int = MAX_LINES,
     title: str | None = None,
+    key: str = "death_turn",
 ) -> Figure:
-    """Share of games with no death yet after each turn: a step curve from ``hist.death_turn`` (0 = never)."""
-    series = _cell_series(cell_jsons, labels, "death_turn", colors, linestyles)
+    """Share of games with no death yet after each turn: a step curve from ``hist[key]`` (the turn of the
+    first death, 0 = never)."""
+    series = _cell_series(cell_jsons, labels, key, colors, linestyles)
     curves = []
     last = 1
     for lab, v, c, col, ls in series:
@@ -663,8 +676,10 @@ def distributions(
     linestyles: Sequence[str] | None = None,
     max_lines: int = MAX_LINES,
     title: str | None = None,
+    outputs: Any = None,
 ) -> Figure:
-    """Distribution of a per-game outcome (``hist[key]``), one line per cell.
+    """Distribution of a per-game outcome (``hist[key]``), one line per cell (axis label from the game's
+    output declaration ``outputs``).
 
     Left: share of games per value (step histogram; wide ranges are binned). Right: the cumulative
     share of games at or below each value, which compares many cells more easily.
@@ -693,7 +708,7 @@ def distributions(
         ax_c.step(np.concatenate([[v[0]], v]), np.concatenate([[0.0], np.cumsum(c) / n * 100]), where="post",
                   lw=1.8, color=col, ls=ls)
         beyond = max(beyond, float(c[v > edges[-1]].sum() / n * 100))
-    xl = outcome_label(key)
+    xl = outcome_label(key, outputs)
     ax_h.set_xlabel(xl)
     ax_h.set_ylabel("Share of games (%)" + (f", bins of {w}" if w > 1 else ""))
     ax_h.set_xlim(edges[0], edges[-1])

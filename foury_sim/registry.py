@@ -7,28 +7,86 @@ registering one more spec.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .errors import InputError
+from .outputs import Outputs
 from .policy import Policy, PolicySpec
+
+
+@dataclass(frozen=True)
+class Board:
+    """A game's board, for ``foury-sim map check/render`` and the heat maps of a study report.
+
+    * ``resolve(name_or_path | None) -> board``: a shipped board by name (None: the default) or a file
+      (``InputError`` if bad); ``builtin() -> list[str]``: the shipped names.
+    * ``check(board) -> list[str]``: what ``map check`` prints; ``draw(board, heat=None, heat_label="",
+      title=None) -> Figure``: the picture (``heat``: float per cell, NaN = none), also ``map render``'s.
+    * ``rooms(board) -> bool array``: the cells that are rooms (heat is drawn only there).
+    * ``cell_record(ruleset, df, extras) -> dict | None``: per-room numbers of a sweep cell
+      (``{"map": name or path, "visits": [...], "deaths": [...]}``, one entry per cell of the board).
+    """
+
+    resolve: Callable[[str | None], Any]
+    builtin: Callable[[], list[str]]
+    check: Callable[[Any], list[str]]
+    draw: Callable[..., Any]
+    rooms: Callable[[Any], np.ndarray]
+    cell_record: Callable[[Any, Any, dict[str, np.ndarray]], dict[str, Any] | None]
+    noun: str = "map"
+
+
+@dataclass(frozen=True)
+class GameOption:
+    """An option of a command that only some games take (``--hearts`` of ``odds``, say).
+
+    ``commands``: the commands taking it: ``"odds"`` (its value is a keyword argument of ``spec.odds``)
+    or ``"run"`` (a keyword argument of ``spec.load_ruleset``). Given to a game that does not declare
+    it, the command line refuses it in one line.
+    """
+
+    name: str
+    commands: tuple[str, ...]
+    help: str
+    type: type = int
+    default: Any = None
+    minimum: float | None = None
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    def parse(self, text: str) -> Any:
+        try:
+            v = self.type(text)
+        except ValueError:
+            what = {int: "a whole number", float: "a number"}.get(self.type, f"a {self.type.__name__}")
+            raise InputError(f"{self.flag} takes {what}, not {text!r}", self.flag) from None
+        if self.minimum is not None and v < self.minimum:
+            raise InputError(f"{self.flag} must be at least {self.minimum:g}", self.flag)
+        return v
 
 
 @dataclass
 class GameSpec:
-    """What a game gives the runner.
+    """What a game gives the runner (shared code never names a game: it asks the spec).
 
     * ``load_ruleset(rules_path | None, overrides, map_path | None) -> ruleset`` validates the
-      inputs (raising ``InputError``) and returns the game's ruleset object (opaque here; it must
-      have ``.describe() -> dict`` for manifests).
+      inputs (raising ``InputError``) and returns the game's ruleset object (opaque here).
     * ``simulate(ruleset, hero, policy, seed, start, count) -> dict[str, np.ndarray]``: one row per
-      game, games ``start .. start+count-1`` of the stream ``seed``. Columns must include
-      ``game`` and ``win`` (0/1); the runner adds nothing game-specific.
+      game, games ``start .. start+count-1`` of the stream ``seed``: the columns ``outputs`` declares
+      (kernel and driver columns; derived ones are added by ``runner.play_games``), and run-level
+      extras under names starting with ``_`` (e.g. ``_visits``).
     * ``replay(ruleset, hero, policy, seed, game) -> list[str]``: one game's play report.
-    * ``summarize(df) -> dict``: game-specific parts of a run summary (death causes, ...).
-    * ``odds(ruleset, **kw) -> pandas.DataFrame``: exact odds beside measured ones.
+    * ``summarize(df, ruleset=None) -> dict``: the game's own summary entries (declared in
+      ``outputs.summary_keys``), the same signature for every game.
+    * ``outputs``: the per-game columns and summary entries (``foury_sim.outputs.Outputs``).
+    * ``odds(ruleset, trials=, seed=, **options) -> pandas.DataFrame``: exact odds beside measured ones.
+    * ``board``: the game's board (``map`` verbs, heat maps), or None; ``options``: options of
+      commands only this game takes.
     """
 
     name: str
@@ -41,16 +99,30 @@ class GameSpec:
     simulate: Callable[..., dict[str, np.ndarray]]
     replay: Callable[..., list[str]]
     summarize: Callable[..., dict[str, Any]]
+    outputs: Outputs
     odds: Callable[..., Any] | None = None
-    #: numeric per-game columns the generic summary reports as means with intervals
-    mean_columns: tuple[str, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)
+    board: Board | None = None
+    options: tuple[GameOption, ...] = ()
+
+    @property
+    def mean_columns(self) -> tuple[str, ...]:
+        """The per-game columns summarised as means (declared in ``outputs``)."""
+        return self.outputs.mean_columns
 
     def check_hero(self, ruleset: Any, hero: str) -> str:
         heroes = self.heroes(ruleset)
         if hero not in heroes:
             raise InputError(f"unknown hero {hero!r} for {self.name} (known: {', '.join(heroes)})", "--hero")
         return hero
+
+    def options_of(self, command: str) -> dict[str, GameOption]:
+        """``{flag: option}`` of the game's options of ``command``."""
+        return {o.flag: o for o in self.options if command in o.commands}
+
+    def check_map(self, map_path: str | None) -> None:
+        """A ``--map`` for a game without a board is refused in one line."""
+        if map_path is not None and self.board is None:
+            raise InputError(f"{self.name} has no board: --map does not apply", "--map")
 
 
 _GAMES: dict[str, GameSpec] = {}
@@ -61,20 +133,31 @@ def register(spec: GameSpec) -> GameSpec:
     return spec
 
 
-#: Game packages shipped with foury-sim; importing one registers it.
+#: Game packages shipped with foury-sim; importing one registers it. The registry is the one shared module
+#: that names games: everything else asks a GameSpec.
 BUILTIN_GAMES = ("foury", "delve")
+#: The game a command means when it names none (``foury-sim run``, an experiment file without ``game``).
+DEFAULT_GAME = BUILTIN_GAMES[0]
+
+
+_loaded = False
 
 
 def _load_builtin_games() -> None:
+    """Import every shipped game package once (importing one game alone registers only that one)."""
+    global _loaded
+    if _loaded:
+        return
     import importlib
 
     for name in BUILTIN_GAMES:
         importlib.import_module(f"foury_sim.games.{name}")
+    _loaded = True
 
 
 def get_game(name: str) -> GameSpec:
     """The registered game called ``name``."""
-    if not _GAMES:
+    if name not in _GAMES:
         _load_builtin_games()
     if name not in _GAMES:
         raise InputError(f"unknown game {name!r} (known: {', '.join(sorted(_GAMES))})", "GAME")
@@ -82,9 +165,8 @@ def get_game(name: str) -> GameSpec:
 
 
 def games() -> list[str]:
-    if not _GAMES:
-        _load_builtin_games()
+    _load_builtin_games()
     return sorted(_GAMES)
 
 
-__all__ = ["GameSpec", "Policy", "register", "get_game", "games"]
+__all__ = ["GameSpec", "Board", "GameOption", "Policy", "register", "get_game", "games", "DEFAULT_GAME"]

@@ -95,6 +95,16 @@ class Results:
     def has_rooms(self) -> bool:
         return any(isinstance(cj.get("rooms"), dict) for cj in self.cell_jsons)
 
+    @property
+    def spec(self) -> Any:
+        """The registered game of the study (its outputs, figures and board), or None if unknown here."""
+        from .registry import get_game
+
+        try:
+            return get_game(str(self.manifest.get("game")))
+        except InputError:
+            return None
+
 
 def _short(e: BaseException) -> str:
     msg = str(e).strip().splitlines()
@@ -305,36 +315,43 @@ def _plan(res: Results, target: float | None) -> list[ReportFigure]:
     colors, styles = _cell_styles(res)
     labels = list(cells["label"])
     cj = res.cell_jsons
+    spec = res.spec
+    outputs = spec.outputs if spec is not None else None
 
     def lines(fn: Callable[..., Figure], **kw: Any) -> Callable[[], Figure]:
         return lambda: fn(cj, labels, colors=colors, linestyles=styles, **kw)
 
-    plan.append(ReportFigure(
-        "survival_by_round.png", "Survival by round",
-        "Share of games in which the hero has not died yet at the start of each round and at the end of the "
-        "game. A steep drop marks a deadly round.", lines(F.survival_by_round)))
-    plan.append(ReportFigure(
-        "survival_by_turn.png", "Survival by turn",
-        "Share of games in which the hero has not died yet after each turn.", lines(F.survival_by_turn)))
-    for key, what in (("score", "final score"), ("turns", "game length in turns")):
+    figures = dict(outputs.figures) if outputs is not None else {}
+    if "survival_by_round" in figures:
         plan.append(ReportFigure(
-            f"distribution_{_slug(key)}.png", f"Distribution of the {what}",
+            "survival_by_round.png", "Survival by round",
+            "Share of games in which the hero has not died yet at the start of each round and at the end of the "
+            "game. A steep drop marks a deadly round.", lines(F.survival_by_round, key=figures["survival_by_round"])))
+    if "survival_by_turn" in figures:
+        plan.append(ReportFigure(
+            "survival_by_turn.png", "Survival by turn",
+            "Share of games in which the hero has not died yet after each turn.",
+            lines(F.survival_by_turn, key=figures["survival_by_turn"])))
+    for col in (c for c in (outputs.columns if outputs is not None else ()) if c.distribution):
+        what = col.label[0].lower() + col.label[1:]
+        plan.append(ReportFigure(
+            f"distribution_{_slug(col.name)}.png", f"Distribution of the {what}",
             f"Left: share of games per value of the {what}; right: share of games at or below each value "
-            "(curves further right mean higher values).", lines(F.distributions, key=key)))
+            "(curves further right mean higher values).", lines(F.distributions, key=col.name, outputs=outputs)))
 
-    if res.has_rooms:
-        plan.extend(_heat_plan(res))
+    if res.has_rooms and spec is not None and spec.board is not None:
+        plan.extend(_heat_plan(res, spec.board))
     return plan
 
 
-def _heat_plan(res: Results) -> list[ReportFigure]:
+def _heat_plan(res: Results, board: Any) -> list[ReportFigure]:
     cells = res.cells
     maps: dict[str, Any] = {}
 
     def map_of(cj: dict[str, Any]) -> Any:
         key = str((cj.get("rooms") or {}).get("map") or "")
         if key not in maps:
-            maps[key] = F.resolve_cell_map(key or None)
+            maps[key] = F.resolve_cell_map(key or None, board)
         return maps[key]
 
     games = cells["games"].to_numpy()
@@ -367,7 +384,7 @@ def _heat_plan(res: Results) -> list[ReportFigure]:
             plan.append(ReportFigure(
                 f"heat_{kind}_cell{cid:04d}.png", f"{head}: {who}",
                 f"The map with the {cap} for {who}; darker is more.",
-                lambda cj=cj, kind=kind: F.heat_map(cj, kind, map_data=map_of(cj))))
+                lambda cj=cj, kind=kind: F.heat_map(cj, kind, map_data=map_of(cj), board=board)))
     return plan
 
 
@@ -632,68 +649,89 @@ def _findings(res: Results, target: float | None) -> list[str]:
 
 
 def _summary_findings(res: Results) -> list[str]:
-    out = []
-    causes: dict[str, int] = {}
-    fdr: list[tuple[float, str]] = []
-    for cj in res.cell_jsons:
-        s = cj.get("summary") or {}
-        for k, v in (s.get("death_by_cause") or {}).items():
-            if isinstance(v, (int, float)):
-                causes[str(k)] = causes.get(str(k), 0) + int(v)
-        if isinstance(s.get("first_death_rate"), (int, float)):
-            fdr.append((float(s["first_death_rate"]), str(cj.get("label", ""))))
-    total = sum(causes.values())
-    if total:
-        top = sorted(causes.items(), key=lambda kv: -kv[1])[:3]
-        out.append("Most common causes of the first death (all cells together): "
-                   + ", ".join(f"{k} {100 * v / total:.0f} %" for k, v in top) + ".")
-    if len(fdr) > 1:
-        lo, hi = min(fdr), max(fdr)
-        out.append(f"The hero dies at least once in {_pct(lo[0])} (`{lo[1]}`) to {_pct(hi[0])} (`{hi[1]}`) "
-                   "of games.")
-    elif fdr:
-        out.append(f"The hero dies at least once in {_pct(fdr[0][0])} of games.")
+    """Findings from the game's declared summary entries (``SummaryKey.finding``) and the ranges of the
+    means of its distribution columns."""
+    from .outputs import COUNTS, SHARE
+
+    out: list[str] = []
+    spec = res.spec
+    if spec is None:
+        return out
+    for sk in (k for k in spec.outputs.summary_keys if k.finding):
+        if sk.kind == COUNTS:
+            counts: dict[str, int] = {}
+            for cj in res.cell_jsons:
+                for k, v in ((cj.get("summary") or {}).get(sk.key) or {}).items():
+                    if isinstance(v, (int, float)):
+                        counts[str(k)] = counts.get(str(k), 0) + int(v)
+            total = sum(counts.values())
+            if total:
+                top = sorted(counts.items(), key=lambda kv: -kv[1])[:3]
+                out.append(f"{sk.finding}: " + ", ".join(f"{k} {100 * v / total:.0f} %" for k, v in top) + ".")
+        elif sk.kind == SHARE:
+            vals = [(float(v), str(cj.get("label", ""))) for cj in res.cell_jsons
+                    if isinstance(v := (cj.get("summary") or {}).get(sk.key), (int, float))]
+            if len(vals) > 1:
+                lo, hi = min(vals), max(vals)
+                out.append(f"{sk.finding} {_pct(lo[0])} (`{lo[1]}`) to {_pct(hi[0])} (`{hi[1]}`) of games.")
+            elif vals:
+                out.append(f"{sk.finding} {_pct(vals[0][0])} of games.")
     c = res.cells
-    for col, what, unit in (("score_mean", "mean score", " points"), ("turns_mean", "mean game length", " turns")):
+    for colspec in (x for x in spec.outputs.columns if x.distribution):
+        col = f"{colspec.name}_mean"
+        unit = f" {colspec.unit}" if colspec.unit else ""
         if col in c and c[col].notna().any() and len(c) > 1:
             i, j = int(c[col].to_numpy(float).argmin()), int(c[col].to_numpy(float).argmax())
-            out.append(f"The {what} ranges from {c[col].iloc[i]:.1f}{unit} (`{c['label'].iloc[i]}`) to "
-                       f"{c[col].iloc[j]:.1f}{unit} (`{c['label'].iloc[j]}`).")
+            what = colspec.label[0].lower() + colspec.label[1:]
+            out.append(f"The mean {what} ranges from {c[col].iloc[i]:.1f}{unit} (`{c['label'].iloc[i]}`)"
+                       f" to {c[col].iloc[j]:.1f}{unit} (`{c['label'].iloc[j]}`).")
     return out
 
 
 # ---------------------------------------------------------------------------------- documents
 
-_MEAN_COLS = (("score_mean", "Score (mean)"), ("turns_mean", "Turns (mean)"),
-              ("rounds_completed_mean", "Rounds done (mean)"), ("xp_mean", "XP (mean)"))
+def _table_columns(res: Results) -> list[tuple[str, str, str]]:
+    """(source, key, heading) of the game's columns of the cells table, from its output declaration:
+    ``summary`` entries with a report heading (a share per cell), the other rates, the means."""
+    from .outputs import MEAN, RATE, SHARE
+
+    spec = res.spec
+    if spec is None:  # a game not registered here: every mean the table has
+        return [("cells", col, f"{col[:-5].replace('_', ' ').capitalize()} (mean)")
+                for col in res.cells.columns if col.endswith("_mean")]
+    o = spec.outputs
+    c = res.cells
+    out = [("summary", k.key, k.report) for k in o.summary_keys if k.report and k.kind == SHARE
+           and any(isinstance((cj.get("summary") or {}).get(k.key), (int, float)) for cj in res.cell_jsons)]
+    out += [("cells", f"{col.summary_key}_rate", col.label) for col in o.of(RATE)
+            if col.summary_key != "win" and f"{col.summary_key}_rate" in c]
+    out += [("cells", f"{col.name}_mean", f"{col.label} (mean)") for col in o.of(MEAN)
+            if col.report and f"{col.name}_mean" in c]
+    return out
 
 
 def _cells_table(res: Results) -> tuple[list[str], list[list[str]], list[str]]:
     c = res.cells
     s = c.sort_values(["win_rate", "cell"], ascending=[False, True], kind="stable")
     keys = res.swept
-    fdr = {int(cj.get("cell", -1)): (cj.get("summary") or {}).get("first_death_rate") for cj in res.cell_jsons}
-    show_fdr = any(isinstance(v, (int, float)) for v in fdr.values())
-    means = [(col, head) for col, head in _MEAN_COLS if col in c]
-    if len(means) < 3:  # other games: their own mean columns
-        extra = [col for col in c.columns if col.endswith("_mean") and col not in dict(_MEAN_COLS)]
-        means += [(col, f"{col[:-5].replace('_', ' ').capitalize()} (mean)") for col in extra[: 3 - len(means)]]
+    cols = _table_columns(res)
+    per_cell = {int(cj.get("cell", -1)): cj.get("summary") or {} for cj in res.cell_jsons}
     headers = ["Rank", "Cell"] + (keys or ["Settings"]) + ["Games", "Win rate", f"{_lvl(res.conf)} interval"]
-    show_unwin = "unwinnable_rate" in c
-    headers += (["Died at least once"] if show_fdr else []) + (["Unwinnable"] if show_unwin else [])
-    headers += [h for _, h in means]
+    headers += [h for _, _, h in cols]
     aligns = ["r", "r"] + ["l"] * max(1, len(keys)) + ["r"] * (len(headers) - 2 - max(1, len(keys)))
     rows = []
     for rank, (_, r) in enumerate(s.iterrows(), 1):
         row = [str(rank), str(int(r["cell"]))]
         row += [F.fmt_value(r[k]) for k in keys] if keys else [str(r["label"])]
         row += [f"{int(r['games']):,}", _pct(r["win_rate"]), _ci(r["win_lo"], r["win_hi"])]
-        if show_fdr:
-            v = fdr.get(int(r["cell"]))
-            row.append(_pct(v) if isinstance(v, (int, float)) else "")
-        if show_unwin:
-            row.append("" if pd.isna(r["unwinnable_rate"]) else _pct(r["unwinnable_rate"]))
-        row += ["" if pd.isna(r[col]) else f"{float(r[col]):.2f}" for col, _ in means]
+        for src, key, _ in cols:
+            if src == "summary":
+                v = per_cell.get(int(r["cell"]), {}).get(key)
+                row.append(_pct(v) if isinstance(v, (int, float)) else "")
+            elif key.endswith("_rate"):
+                row.append("" if pd.isna(r[key]) else _pct(r[key]))
+            else:
+                row.append("" if pd.isna(r[key]) else f"{float(r[key]):.2f}")
         rows.append(row)
     return headers, rows, aligns
 

@@ -35,7 +35,7 @@ from . import assumptions as assume
 from .errors import InputError
 from .registry import get_game
 from .rulesfile import locate_key
-from .runner import Progress, atomic_write, simulate_games, to_jsonable, write_frame
+from .runner import Progress, atomic_write, play_games, to_jsonable, write_frame
 from .study import SPECIAL, CellRunner, _flatten, git_commit, read_experiment
 
 TOP_KEYS = {"name", "title", "description", "game", "seed", "games", "points", "design", "vary", "fixed", "factors",
@@ -183,7 +183,7 @@ def load_robust(path: str | Path) -> RobustExperiment:
     """Parse and validate a robustness experiment file before anything is simulated."""
     p = Path(path)
     data, text, ps, spec = read_experiment(p, TOP_KEYS)
-    game = data.get("game", "foury")
+    game = spec.name
 
     def where(key: str) -> str:
         line = locate_key(text, key)
@@ -322,7 +322,7 @@ def play_points(exp: RobustExperiment, points: list[dict], progress: bool | None
         for i, pt in enumerate(points):
             for cell in cells:
                 rs, hero, pol = runner.resolve(exp.fixed | pt["values"] | cell)
-                df, _ = simulate_games(spec, rs, hero, pol, exp.seed, 0, exp.games, bar)
+                df, _ = play_games(spec, rs, hero, pol, exp.seed, 0, exp.games, bar)
                 wins[(i, _cell_key(cell))] = df["win"].to_numpy().astype(np.int8)
             if len(runner._rules) > 64:  # rulesets of earlier points are not needed again
                 runner._rules.clear()

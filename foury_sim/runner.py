@@ -105,18 +105,25 @@ def simulate_games(spec: GameSpec, ruleset: Any, hero: str, policy: Policy, seed
     return df, extras
 
 
+def play_games(spec: GameSpec, ruleset: Any, hero: str, policy: Policy, seed: int, start: int, count: int,
+               progress: Progress | None = None, batch: int | None = None) -> tuple[pd.DataFrame, dict]:
+    """The per-game table every run, sweep cell and comparison reads: the game's columns
+    (``simulate_games``) plus its derived columns (``Outputs.add_derived``, computed only here)."""
+    df, extras = simulate_games(spec, ruleset, hero, policy, seed, start, count, progress, batch)
+    return spec.outputs.add_derived(df), extras
+
+
 #: Share of games ending at the game's turn cap above which a run summary carries a warning.
 CAP_WARN_SHARE = 0.01
 
 
 def cap_summary(spec: GameSpec, df: pd.DataFrame) -> dict[str, Any]:
-    """Games that ended at the game's safety cap on turns (``spec.extra["cap_cause"]`` in ``end_cause``):
-    their count and share, and a warning when the share exceeds ``CAP_WARN_SHARE`` (a policy that loops)."""
-    cause = spec.extra.get("cap_cause")
-    if cause is None or "end_cause" not in df:
+    """Games that ended at the game's safety cap on turns (``spec.outputs.turn_cap``): their count and
+    share, and a warning when the share exceeds ``CAP_WARN_SHARE`` (a policy that loops)."""
+    k = spec.outputs.turn_cap_count(df)
+    if k is None:
         return {}
     n = len(df)
-    k = int((df["end_cause"] == cause).sum())
     out: dict[str, Any] = {"turn_cap_games": k, "turn_cap_share": k / n if n else 0.0}
     if n and k / n > CAP_WARN_SHARE:
         out["warnings"] = [f"WARNING: {100 * k / n:.1f} % of games ended at the turn cap (more than "
@@ -126,44 +133,52 @@ def cap_summary(spec: GameSpec, df: pd.DataFrame) -> dict[str, Any]:
 
 
 def summarize(spec: GameSpec, df: pd.DataFrame, ruleset: Any = None, conf: float = 0.95) -> dict[str, Any]:
-    """Win rate with its Wilson interval, means with t-intervals, the share of games at the turn cap, and
-    the game's own breakdowns."""
+    """Win rate with its Wilson interval, the share of games at the turn cap, the declared columns' rates
+    (Wilson), means (t intervals) and category counts, and the game's own entries (``spec.summarize``)."""
+    df = spec.outputs.add_derived(df)
     n = len(df)
     k = int(df["win"].sum()) if n else 0
     out: dict[str, Any] = {"games": n, "win": stats.summarize_rate(k, n, conf)}
     out.update(cap_summary(spec, df))
-    if "clean_win" in df:
-        out["win_without_continue"] = stats.summarize_rate(int(df["clean_win"].sum()), n, conf)
-    if "unwinnable_at_turn" in df:  # games that reached a state from which no sequence of legal moves wins
-        out["unwinnable"] = stats.summarize_rate(int((df["unwinnable_at_turn"] > 0).sum()), n, conf)
-    for col in spec.mean_columns:
-        if col in df:
-            out[col] = stats.summarize_numeric(df[col].to_numpy(dtype=float), conf)
-    try:
-        out.update(spec.summarize(df, ruleset))
-    except TypeError:
-        out.update(spec.summarize(df))
+    out.update({key: v for key, v in spec.outputs.summarize(df, ruleset, conf).items() if key != "win"})
+    out.update(spec.summarize(df, ruleset))
     return out
+
+
+def run_options(spec: GameSpec, command: str, options: dict[str, Any] | None) -> dict[str, Any]:
+    """The game's options of ``command`` (``spec.options``) with their defaults; an option the game does not
+    take for that command is an ``InputError``."""
+    known = {o.name: o for o in spec.options if command in o.commands}
+    given = dict(options or {})
+    for name in given:
+        if name not in known:
+            raise InputError(f"{spec.name} {command} takes no option --{name.replace('_', '-')}",
+                             f"--{name.replace('_', '-')}")
+    return {name: given.get(name, o.default) for name, o in known.items()}
 
 
 def run(game: str, *, hero: str | None = None, policy: str | None = None, params: str | None = None,
         games: int = 10_000, seed: int = 1, rules: str | None = None, sets: list[str] | None = None,
         map: str | None = None, threads: int | None = None, progress: bool | None = None,
-        ruleset: Any = None, start: int = 0) -> RunResult:
-    """Simulate ``games`` games and summarize them (everything ``foury-sim run`` does, minus printing)."""
+        ruleset: Any = None, start: int = 0, options: dict[str, Any] | None = None) -> RunResult:
+    """Simulate ``games`` games and summarize them (everything ``foury-sim run`` does, minus printing).
+
+    ``options``: the game's own options of ``run`` (``GameSpec.options``), passed to its ``load_ruleset``."""
     spec = get_game(game)
     if games < 1:
         raise InputError(f"must be at least 1, not {games}", "--games")
     if seed < 0 or seed >= 2**63:
         raise InputError(f"must be between 0 and 2**63-1, not {seed}", "--seed")
+    spec.check_map(map)
+    opts = run_options(spec, "run", options)
     if ruleset is None:
-        ruleset = spec.load_ruleset(rules, sets, map)
+        ruleset = spec.load_ruleset(rules, sets, map, **opts)
     hero = spec.check_hero(ruleset, hero or spec.default_hero)
     pol = make_policy(policy or spec.default_policy, spec.policies, params)
     bar = Progress(games, enabled=progress) if progress is not False else None
     t0 = time.perf_counter()
     with numba_threads(threads):
-        df, extras = simulate_games(spec, ruleset, hero, pol, seed, start, games, bar)
+        df, extras = play_games(spec, ruleset, hero, pol, seed, start, games, bar)
     elapsed = time.perf_counter() - t0
     if bar is not None:
         bar.close()

@@ -28,10 +28,11 @@ import pandas as pd
 
 from . import __version__, assumptions, stats
 from .errors import InputError
+from .outputs import MEAN, RATE
 from .policy import make_policy
-from .registry import GameSpec, get_game
+from .registry import DEFAULT_GAME, GameSpec, get_game
 from .rulesfile import locate_key, read_toml
-from .runner import Progress, atomic_write, simulate_games, summarize, to_jsonable, write_frame
+from .runner import Progress, atomic_write, play_games, summarize, to_jsonable, write_frame
 
 SPECIAL = ("hero", "policy", "map", "rules")
 TOP_KEYS = {"name", "title", "description", "game", "seed", "games", "precision", "max_games", "batch", "per_game",
@@ -140,7 +141,7 @@ def read_experiment(path: str | Path, top_keys: set[str]) -> tuple[dict[str, Any
         k = sorted(unknown)[0]
         raise InputError(f"unknown experiment key {k!r} (known: {', '.join(sorted(top_keys))})", _where(ps, text, k))
     try:
-        spec = get_game(data.get("game", "foury"))
+        spec = get_game(data.get("game", DEFAULT_GAME))
     except InputError as e:
         raise InputError(e.message, _where(ps, text, "game")) from None
     return data, text, ps, spec
@@ -150,7 +151,7 @@ def load_experiment(path: str | Path) -> Experiment:
     """Parse and validate an experiment file completely, before anything is simulated."""
     p = Path(path)
     data, text, ps, spec = read_experiment(p, TOP_KEYS)
-    game = data.get("game", "foury")
+    game = spec.name
     name = data.get("name", p.stem)
     if not isinstance(name, str) or not name or "/" in name:
         raise InputError("name must be a plain folder name", _where(ps, text, "name"))
@@ -274,20 +275,24 @@ def cell_record(spec: GameSpec, i: int, cell: dict[str, Any], swept: list[str], 
     """Everything a report needs about one cell, without the per-game table."""
     rec: dict[str, Any] = {"cell": i, "label": label(cell, swept), "params": cell, "games": len(df),
                            "elapsed_s": round(elapsed, 4), "summary": summarize(spec, df, ruleset, conf)}
-    hist_cols = [c for c in (*spec.mean_columns, "death_round", "death_turn") if c in df]
-    rec["hist"] = {c: _hist(df[c].to_numpy()) for c in dict.fromkeys(hist_cols)}
+    rec["hist"] = {c: _hist(df[c].to_numpy()) for c in hist_columns(spec)
+                   if c in df and pd.api.types.is_integer_dtype(df[c])}
     rec["conf"] = float(conf)
     bits = win_bits(df)
     if bits is not None:
         rec["win_bits"] = bits
-    if "visits" in extras and "death_cell" in df:
-        n = len(extras["visits"])
-        cells = df.loc[df["death_cell"] >= 0, "death_cell"].to_numpy()
-        m = getattr(ruleset, "map", None)
-        rec["rooms"] = {"map": getattr(m, "path", None) or getattr(m, "name", "base"),
-                        "visits": extras["visits"].tolist(),
-                        "deaths": np.bincount(cells, minlength=n)[:n].tolist()}
+    rooms = spec.board.cell_record(ruleset, df, extras) if spec.board is not None else None
+    if rooms is not None:
+        rec["rooms"] = {"game": spec.name, **rooms}
     return rec
+
+
+def hist_columns(spec: GameSpec) -> list[str]:
+    """Columns whose per-game histogram a cell record keeps (integer ones only): the means, the distributions
+    and the columns of the figures the game declares (``spec.outputs``)."""
+    o = spec.outputs
+    cols = [*o.mean_columns, *(c.name for c in o.columns if c.distribution), *(col for _, col in o.figures)]
+    return list(dict.fromkeys(cols))
 
 
 def win_bits(df: pd.DataFrame) -> str | None:
@@ -326,13 +331,16 @@ def cells_table(records: list[dict[str, Any]], swept: list[str], spec: GameSpec)
             row[k] = ",".join(str(x) for x in v) if isinstance(v, list) else v
         row.update({"games": r["games"], "wins": int(round(s["win"]["rate"] * s["win"]["n"])),
                     "win_rate": s["win"]["rate"], "win_lo": s["win"]["lo"], "win_hi": s["win"]["hi"]})
-        if "unwinnable" in s:
-            row["unwinnable_rate"] = s["unwinnable"]["rate"]
-        for c in spec.mean_columns:
-            if c in s:
-                row[f"{c}_mean"] = s[c]["mean"]
-                row[f"{c}_lo"] = s[c]["mean_lo"]
-                row[f"{c}_hi"] = s[c]["mean_hi"]
+        for c in spec.outputs.of(RATE):  # the game's other rates (declared in its outputs)
+            v = s.get(c.summary_key)
+            if c.summary_key != "win" and isinstance(v, dict) and "rate" in v:
+                row[f"{c.summary_key}_rate"] = v["rate"]
+        for c in spec.outputs.of(MEAN):
+            v = s.get(c.summary_key)
+            if isinstance(v, dict) and "mean" in v:
+                row[f"{c.name}_mean"] = v["mean"]
+                row[f"{c.name}_lo"] = v["mean_lo"]
+                row[f"{c.name}_hi"] = v["mean_hi"]
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -423,7 +431,7 @@ def _run_cell(spec: GameSpec, exp: Experiment, i: int, start: int, count: int, b
               cdir: Path) -> dict[str, Any]:
     rs, hero, pol = exp.rulesets[i]
     t0 = time.perf_counter()
-    df, extras = simulate_games(spec, rs, hero, pol, exp.seed, start, count, bar)
+    df, extras = play_games(spec, rs, hero, pol, exp.seed, start, count, bar)
     rec = cell_record(spec, i, exp.cells[i], exp.swept, rs, df, extras, time.perf_counter() - t0, exp.conf)
     _write_cell(rec, df if exp.per_game else None, cdir)
     return rec
@@ -451,7 +459,7 @@ def _run_adaptive(spec: GameSpec, exp: Experiment, todo: list[int], records: dic
             rs, hero, pol = exp.rulesets[i]
             step = target.next_batch(n[i])
             t0 = time.perf_counter()
-            df, ex = simulate_games(spec, rs, hero, pol, exp.seed, n[i], step, bar)
+            df, ex = play_games(spec, rs, hero, pol, exp.seed, n[i], step, bar)
             elapsed[i] += time.perf_counter() - t0
             frames[i].append(df)
             for key, v in ex.items():
@@ -542,8 +550,8 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     rb = runner.resolve(vb, "--b")
     bar = Progress(2 * games, enabled=progress) if progress is not False else None
     with numba_threads(threads):
-        da, _ = simulate_games(spec, *ra, seed, 0, games, bar)
-        db, _ = simulate_games(spec, *rb, seed, 0, games, bar)
+        da, _ = play_games(spec, *ra, seed, 0, games, bar)
+        db, _ = play_games(spec, *rb, seed, 0, games, bar)
     if bar is not None:
         bar.close()
     conf = float(conf)
@@ -555,7 +563,7 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     win["flipped_loss_to_win"] = games_idx[win["flipped_loss_to_win"]].tolist()
     rows = [{"outcome": "win rate", "a": win["rate_a"], "b": win["rate_b"], "diff": win["diff"], "lo": win["lo"],
              "hi": win["hi"], "p_value": win["p_value"], "test": "exact McNemar"}]
-    for col in spec.mean_columns:
+    for col in spec.outputs.mean_columns:
         if col in da:
             d = stats.paired_mean_diff(da[col].to_numpy(float), db[col].to_numpy(float), conf)
             rows.append({"outcome": col, "a": d["mean_a"], "b": d["mean_b"], "diff": d["diff"], "lo": d["lo"],

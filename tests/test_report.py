@@ -183,6 +183,8 @@ def test_numeric_sweep_draws_win_rate_lines(tmp_path: Path) -> None:
 
 
 def test_other_game_without_rooms_or_deaths(tmp_path: Path) -> None:
+    """The report asks the game's declaration which figures apply: Delve declares no survival figures and has
+    no board, so none is planned (and none is listed as not drawn)."""
     settings = [{"hero": h} for h in ("knight", "mage", "thief")]
     path = make_study(tmp_path, "delve", settings, [0.5, 0.6, 0.4], foury=False)
     written = build_report(path)
@@ -191,8 +193,31 @@ def test_other_game_without_rooms_or_deaths(tmp_path: Path) -> None:
     html = (path / "report.html").read_text()
     assert html.count("data:image/png;base64") == 2
     md = (path / "report.md").read_text()
-    assert "Figures not drawn" in md and "Survival by round" in md
+    assert "Figures not drawn" not in md and "Survival by round" not in md
     assert [r[2] for r in _md_table_rows(md)] == ["mage", "knight", "thief"]
+    assert "Final score (mean)" in md  # the cells table's columns come from the declaration
+
+
+def test_report_table_and_figures_follow_a_column_registered_in_a_test(tmp_path: Path, monkeypatch) -> None:
+    from foury_sim import outputs as O
+    from foury_sim.registry import get_game
+
+    spec = get_game("delve")
+    monkeypatch.setattr(spec, "outputs", spec.outputs.plus(
+        O.Column("luck", "Luck", "charms", summary=O.MEAN, derive=lambda df: df["score"], distribution=True)))
+    path = make_study(tmp_path, "delve", [{"hero": h} for h in ("knight", "mage")], [0.5, 0.6], foury=False)
+    cells = pd.read_parquet(path / "cells.parquet")
+    cells["luck_mean"] = [1.5, 2.5]
+    cells.to_parquet(path / "cells.parquet", index=False)
+    for i in range(2):
+        f = path / "cells" / f"cell_{i:04d}.json"
+        rec = json.loads(f.read_text())
+        rec["hist"]["luck"] = {"values": [1, 2, 3], "counts": [1, 2, 1]}
+        f.write_text(json.dumps(rec))
+    written = build_report(path)
+    assert "distribution_luck.png" in {p.name for p in _pngs(written)}
+    md = (path / "report.md").read_text()
+    assert "Luck (mean)" in md and "The mean luck ranges from 1.5 charms (`hero=knight`) to 2.5 charms" in md
 
 
 def test_single_cell_and_csv_only(tmp_path: Path) -> None:

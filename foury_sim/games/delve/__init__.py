@@ -18,10 +18,11 @@ from ...rng import NO_SCRIPT
 
 with use_cache(__name__):  # compiled kernels are cached per version of this package's code
     from . import layout
-    from .kernel import OUT_NAMES, TRACE_COLS, entry
+    from .kernel import TRACE_COLS, entry
     from .odds import clear_table, odds
+    from .outputs import OUTPUTS
     from .policies import RISK_PARAMS, THRESHOLD_PARAMS
-    from .ruleset import R_DELVES, DelveRules, heroes, load_ruleset
+    from .ruleset import DelveRules, heroes, load_ruleset
     from .trace import format_trace
 
 POLICIES = {
@@ -46,7 +47,8 @@ POLICIES = {
 
 
 def columns(ruleset: DelveRules) -> list[str]:
-    return list(OUT_NAMES) + [f"delve{d + 1}_level" for d in range(int(ruleset.rules[R_DELVES]))]
+    """The kernel's output columns for ``ruleset`` (declared in outputs.py; one level column per delve)."""
+    return OUTPUTS.kernel_names(ruleset)
 
 
 def wants_odds(policy: Policy) -> bool:
@@ -72,7 +74,7 @@ def _run(
         raise InputError(f"unknown hero {hero!r} (known: {', '.join(ruleset.heroes)})", "--hero")
     rules = ruleset.with_hero(hero)
     table = clear_table(rules) if wants_odds(policy) else np.zeros(0)
-    out = np.empty((len(columns(ruleset)), count), dtype=np.int64)  # one row per column
+    out = np.empty((count, OUTPUTS.n_kernel(ruleset)), dtype=np.int64)  # one row per game
     trace = np.zeros((trace_rows, TRACE_COLS), dtype=np.int64)
     full_menu = int("full_menu" in policy.traits)
     ctl = np.array([policy.policy_id, start, count, list(ruleset.heroes).index(hero), full_menu], dtype=np.int64)
@@ -96,7 +98,7 @@ def simulate(
     """Games ``start .. start+count-1`` of stream ``seed``: one row per game (see ``columns``). A policy
     answer out of range is an error (``policy.check_answers``), as in every game."""
     out, _ = _run(ruleset, hero, policy, seed, start, count)
-    cols = dict(zip(columns(ruleset), out))
+    cols = OUTPUTS.frame(out, ruleset)
     check_answers(int(cols["bad_answers"].sum()), policy)
     return cols
 
@@ -115,7 +117,7 @@ def play_one(
     debugging session reads the report; ``simulate`` and ``replay`` refuse them."""
     sc = NO_SCRIPT if script is None else np.asarray(script, dtype=np.int64)
     out, trace = _run(ruleset, hero, policy, seed, game, 1, sc, trace_rows)
-    row = {name: int(out[i, 0]) for i, name in enumerate(columns(ruleset))}
+    row = {name: int(out[0, i]) for i, name in enumerate(columns(ruleset))}
     return row, format_trace(trace, ruleset, hero)
 
 
@@ -127,8 +129,9 @@ def replay(ruleset: DelveRules, hero: str, policy: Policy, seed: int, game: int)
     return [head] + lines
 
 
-def summarize(df: pd.DataFrame) -> dict[str, Any]:
-    """Delve-specific summary: rank distribution, mean level per delve, flee and portal rates."""
+def summarize(df: pd.DataFrame, ruleset: DelveRules | None = None) -> dict[str, Any]:
+    """Delve-specific summary: rank distribution, mean level per delve, flee and portal rates (entries
+    declared in outputs.SUMMARY_KEYS)."""
     delves = [c for c in df.columns if c.startswith("delve") and c.endswith("_level")]
     n = max(len(df), 1)
     return {
@@ -153,8 +156,8 @@ GAME = register(
         simulate=simulate,
         replay=replay,
         summarize=summarize,
+        outputs=OUTPUTS,
         odds=odds,
-        mean_columns=("score", "xp", "treasures", "dragons_slain", "fled"),
     )
 )
 

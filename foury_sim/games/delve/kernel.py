@@ -49,6 +49,7 @@ from .layout import (  # noqa: F401  (the trace codes: the kernel logs them, tra
     XP_PORTAL,
     XP_RETIRE,
 )
+from .outputs import OUTPUTS
 from .policies import builtin_decide
 from .ruleset import (
     R_DELVES,
@@ -114,25 +115,9 @@ from .solver import (
 )
 
 # --- output columns ---------------------------------------------------------------------------
-OUT_NAMES = (
-    "game",
-    "win",
-    "score",
-    "xp",
-    "treasures",
-    "rank",
-    "fled",
-    "portals",
-    "retired",
-    "dragons_slain",
-    "dragons_faced",
-    "chests",
-    "treasures_won",
-    "master",
-    "bad_answers",
-    "decisions",
-)
-OUT_DELVE = len(OUT_NAMES)  # then one "delveN_level" column per delve
+#: Output columns before the per-delve levels (declared in outputs.py; indices ``A.OUT_*``).
+OUT_NAMES = tuple(c.name for c in OUTPUTS.kernel_columns if c.repeat is None)
+OUT_DELVE = A.OUT_DELVE_LEVEL  # then one "delveN_level" column per delve
 
 SCRATCH = A.MAX_OPTIONS  # a spare row of ``opts`` for what-if fights
 #: How a phase ended the delve (0: the phase was won). REASON_FAULT: a choice no rule handles (counted in
@@ -1157,29 +1142,29 @@ def play_game(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts, 
 
 @njit(cache=CACHE, _nrt=False)
 def write_out(rules, st, out, g, game):
-    """Game ``g``'s outcome into column ``g`` of ``out`` (one row per output column)."""
+    """Game ``g``'s outcome into row ``g`` of ``out`` (one column per output, as declared in outputs.py)."""
     s = st[A.S_SCORE]
-    out[0, g] = game
-    out[1, g] = 1 if s >= rules[R_WIN_SCORE] else 0
-    out[2, g] = s
-    out[3, g] = st[A.S_XP]
+    out[g, A.OUT_GAME] = game
+    out[g, A.OUT_WIN] = 1 if s >= rules[R_WIN_SCORE] else 0
+    out[g, A.OUT_SCORE] = s
+    out[g, A.OUT_XP] = st[A.S_XP]
     held = 0
     for k in range(rules[R_N_TREASURES]):
         held += st[A.S_TREASURE + k]
-    out[4, g] = held
-    out[5, g] = rank(rules, s)
-    out[6, g] = st[A.S_FLED]
-    out[7, g] = st[A.S_PORTALS]
-    out[8, g] = st[A.S_RETIRED]
-    out[9, g] = st[A.S_SLAIN]
-    out[10, g] = st[A.S_FACED]
-    out[11, g] = st[A.S_CHESTS]
-    out[12, g] = st[A.S_TREASURES_WON]
-    out[13, g] = st[A.S_MASTER]
-    out[14, g] = st[A.S_BAD]
-    out[15, g] = st[A.S_NDEC]
+    out[g, A.OUT_TREASURES] = held
+    out[g, A.OUT_RANK] = rank(rules, s)
+    out[g, A.OUT_FLED] = st[A.S_FLED]
+    out[g, A.OUT_PORTALS] = st[A.S_PORTALS]
+    out[g, A.OUT_RETIRED] = st[A.S_RETIRED]
+    out[g, A.OUT_SLAIN] = st[A.S_SLAIN]
+    out[g, A.OUT_FACED] = st[A.S_FACED]
+    out[g, A.OUT_CHESTS] = st[A.S_CHESTS]
+    out[g, A.OUT_TREASURES_WON] = st[A.S_TREASURES_WON]
+    out[g, A.OUT_MASTER] = st[A.S_MASTER]
+    out[g, A.OUT_BAD] = st[A.S_BAD]
+    out[g, A.OUT_DECISIONS] = st[A.S_NDEC]
     for d in range(rules[R_DELVES]):
-        out[OUT_DELVE + d, g] = st[A.S_DELVE_LEVEL + d]
+        out[g, A.OUT_DELVE_LEVEL + d] = st[A.S_DELVE_LEVEL + d]
 
 
 if JIT_DISABLED:

@@ -9,11 +9,12 @@ import numpy as np
 
 from ...config import CHUNK, use_cache
 from ...policy import Policy, check_answers
-from ...registry import GameSpec, register
-from . import icons as I
-from .layout import CAUSE_TIMEOUT, HERO_KEYS, N_OUT, OUT_BAD, OUT_COLUMNS, UNWIN_NAMES
+from ...registry import GameOption, GameSpec, register
+from .board import BOARD
+from .layout import HERO_KEYS, N_OUT, OUT_BAD
+from .outputs import OUTPUTS
 from .ruleset import FouryRules, load_ruleset
-from .trace import cause_name, format_trace
+from .trace import format_trace
 
 with use_cache(__name__):  # compiled kernels are cached per version of this package's code
     from . import kernel
@@ -42,9 +43,7 @@ def simulate(rules: FouryRules, hero: str, policy: Policy, seed: int, start: int
         k.entry("simulate")(R, T, rules.geo, rules.arrows, rules.rm0, policy.policy_id, policy.params, policy.fn,
                           np.uint64(seed), start, count, out, visits)
     check_answers(int(out[:, OUT_BAD].sum()), policy)
-    cols: dict[str, np.ndarray] = {"game": np.arange(start, start + count, dtype=np.int64)}
-    for i, name in enumerate(OUT_COLUMNS):
-        cols[name] = out[:, i]
+    cols = OUTPUTS.frame(out, rules, first={"game": np.arange(start, start + count, dtype=np.int64)})
     cols["_visits"] = visits.sum(axis=0)
     return cols
 
@@ -71,7 +70,7 @@ def replay(rules: FouryRules, hero: str, policy: Policy, seed: int, game: int) -
     check_answers(int(out[OUT_BAD]), policy)
     head = [f"Dungeon Foury - seed {seed}, game {game}, hero {rules.heroes[hero]['name']}, "
             f"policy {policy.describe()}, map {rules.map.name}"]
-    return head + format_trace(tr, rules.map.cols)
+    return head + format_trace(tr, rules.map.cols, rules.icons.names)
 
 
 def _room_name(rules: FouryRules, cell: int) -> str:
@@ -79,24 +78,26 @@ def _room_name(rules: FouryRules, cell: int) -> str:
 
 
 def summarize(df, rules: FouryRules | None = None) -> dict[str, Any]:
-    """Where and why players die, rounds completed, coins used."""
+    """Where and why players die, rounds completed, coins used (entries declared in outputs.SUMMARY_KEYS)."""
     n = len(df)
     died = df[df["death_round"] > 0]
+    col = OUTPUTS.column
+
+    def by(column: str, values) -> dict[str, int]:
+        return {col(column).category(int(k), rules): int(v) for k, v in Counter(values).most_common()}
+
     out: dict[str, Any] = {
         "rounds_completed_dist": {int(k): int(v) for k, v in sorted(Counter(df["rounds_completed"]).items())},
         "coins_used_rate": float((df["coins_used"] > 0).mean()) if n else 0.0,
         "first_death_rate": len(died) / n if n else 0.0,
         "death_by_round": {int(k): int(v) for k, v in sorted(Counter(died["death_round"]).items())},
-        "death_by_sector": {("ABCDO"[int(k)] if k >= 0 else "-"): int(v)
+        "death_by_sector": {col("death_sector").category(int(k), rules): int(v)
                             for k, v in sorted(Counter(died["death_sector"]).items())},
-        "death_by_cause": {cause_name(int(k)): int(v) for k, v in Counter(died["death_cause"]).most_common()},
-        "loss_by_cause": {cause_name(int(k)): int(v)
-                          for k, v in Counter(df.loc[df["win"] == 0, "end_cause"]).most_common()},
+        "death_by_cause": by("death_cause", died["death_cause"]),
+        "loss_by_cause": by("end_cause", df.loc[df["win"] == 0, "end_cause"]),
     }
     if "unwinnable_cause" in df:
-        lost = df[df["unwinnable_at_turn"] > 0]
-        out["unwinnable_by_cause"] = {UNWIN_NAMES[int(k)]: int(v)
-                                      for k, v in Counter(lost["unwinnable_cause"]).most_common()}
+        out["unwinnable_by_cause"] = by("unwinnable_cause", df.loc[df["unwinnable_at_turn"] > 0, "unwinnable_cause"])
     if rules is not None and len(died):
         top = Counter(died["death_cell"]).most_common(5)
         out["deadliest_rooms"] = {_room_name(rules, int(c)): int(v) for c, v in top}
@@ -118,7 +119,8 @@ GAME = register(GameSpec(
     simulate=simulate,
     replay=replay,
     summarize=summarize,
+    outputs=OUTPUTS,
     odds=_odds,
-    mean_columns=("rounds_completed", "hearts_left", "turns", "score", "kills"),
-    extra={"icons": I, "cap_cause": CAUSE_TIMEOUT},
+    board=BOARD,
+    options=(GameOption("hearts", ("odds",), "Hearts at the start of a fight fought to the end.", int, 5, 1),),
 ))

@@ -234,17 +234,12 @@ FOE_TRAIT_WORDS = {"trap": FT_TRAP, "temple_goal": FT_TEMPLE_GOAL, "steals": FT_
                    "returns": FT_RETURNS, "destroys_items": FT_DESTROYS_ITEMS}
 
 # --- per-game output columns ---------------------------------------------------------------
-OUT_COLUMNS = ("win", "clean_win", "rounds_completed", "coins_used", "hearts_left", "turns", "score", "kills",
-               "chests_gained", "death_round", "death_sector", "death_cell", "death_cause", "end_cause",
-               "round_order", "turns_r1", "turns_r2", "turns_r3", "turns_r4", "dice_rolled", "bad_choices",
-               "death_turn")
-(OUT_WIN, OUT_CLEAN, OUT_ROUNDS, OUT_COINS, OUT_HEARTS, OUT_TURNS, OUT_SCORE, OUT_KILLS, OUT_CHESTS,
- OUT_DEATH_ROUND, OUT_DEATH_SECTOR, OUT_DEATH_CELL, OUT_DEATH_CAUSE, OUT_END_CAUSE, OUT_ORDER, OUT_TURNS_R1,
- OUT_TURNS_R2, OUT_TURNS_R3, OUT_TURNS_R4, OUT_DICE, OUT_BAD, OUT_DEATH_TURN) = range(len(OUT_COLUMNS))
-# -- issue 9: upper level, unwinnable states
-OUT_COLUMNS += ("unwinnable_at_turn", "unwinnable_cause")
-OUT_UNWIN_TURN = OUT_COLUMNS.index("unwinnable_at_turn")
-OUT_UNWIN_CAUSE = OUT_COLUMNS.index("unwinnable_cause")
+# Declared once, with labels and summaries, in outputs.py; the kernel's index constants (OUT_WIN, OUT_CLEAN, ...:
+# each column's ``index``) are derived from that declaration's order. N_OUT columns per game in ``out[k, :]``.
+from .outputs import OUTPUTS as _OUTPUTS  # noqa: E402  (outputs.py does not import this module)
+
+globals().update(_OUTPUTS.kernel_indices())
+OUT_COLUMNS = tuple(_OUTPUTS.kernel_names())
 N_OUT = len(OUT_COLUMNS)
 
 # --- trace event codes (int64 rows [code, a, b, c, d, e]) ----------------------------------

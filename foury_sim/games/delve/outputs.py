@@ -1,0 +1,62 @@
+"""Delve's per-game outputs, declared once (see ``foury_sim.outputs``).
+
+The kernel columns are listed in the order ``kernel.write_out`` fills them (``out[g, A.OUT_...]``);
+``layout`` derives the index constants from this list. Adding a column: one ``Column`` here and, for a
+kernel column, the line of ``write_out`` that fills it. This module must not import the layout (the
+layout imports it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...outputs import MEAN, NUMBER, NUMBERS, RATE, SHARES, Column, Outputs, SummaryKey
+
+
+def rank_label(code: int, rules: Any = None) -> str:
+    names = getattr(rules, "rank_names", None)
+    return str(names[int(code)]) if names is not None and 0 <= int(code) < len(names) else str(code)
+
+
+def _delves(rules: Any) -> int:
+    from .ruleset import R_DELVES
+
+    return int(rules.rules[R_DELVES])
+
+
+COLUMNS = (
+    Column("game", "Game index", index="OUT_GAME", doc="Index of the game in the stream of the seed."),
+    Column("win", "Won", summary=RATE, index="OUT_WIN", doc="1 if the score reached the winning rank."),
+    Column("score", "Final score", "points", summary=MEAN, index="OUT_SCORE", distribution=True,
+           doc="Experience plus treasure points at the end."),
+    Column("xp", "Experience", "XP", summary=MEAN, index="OUT_XP", doc="Experience earned (score without treasures)."),
+    Column("treasures", "Treasures held at the end", summary=MEAN, index="OUT_TREASURES"),
+    Column("rank", "Rank reached", index="OUT_RANK", categories=rank_label,
+           doc="Index of the rank the score reaches (`score.ranks`)."),
+    Column("fled", "Delves fled", summary=MEAN, index="OUT_FLED"),
+    Column("portals", "Delves ended through a Town Portal", index="OUT_PORTALS"),
+    Column("retired", "Delves ended by retiring", index="OUT_RETIRED"),
+    Column("dragons_slain", "Dragons slain", summary=MEAN, index="OUT_SLAIN"),
+    Column("dragons_faced", "Dragons faced", index="OUT_FACED"),
+    Column("chests", "Chests opened", index="OUT_CHESTS"),
+    Column("treasures_won", "Treasure tokens gained", index="OUT_TREASURES_WON"),
+    Column("master", "Hero turned master", index="OUT_MASTER", doc="1 once the hero turned to its master side."),
+    Column("bad_answers", "Out-of-range policy answers", index="OUT_BAD",
+           doc="Answers of a policy outside its options (taken as option 0)."),
+    Column("decisions", "Decisions taken", index="OUT_DECISIONS"),
+    Column("delve{n}_level", "Level reached in a delve", index="OUT_DELVE_LEVEL", repeat=_delves,
+           doc="Level reached in delve n (one column per delve of the ruleset)."),
+)
+
+SUMMARY_KEYS = (
+    SummaryKey("flee_rate", "flee rate", NUMBER, "Delves fled per delve played."),
+    SummaryKey("portal_rate", "portal rate", NUMBER, "Delves ended through a Town Portal per delve played."),
+    SummaryKey("dragons_slain_per_game", "dragons slain per game", NUMBER, "Mean dragons slain per game."),
+    SummaryKey("master_share", "master share", NUMBER, "Share of games in which the hero turned master."),
+    SummaryKey("rank_share", "rank share", SHARES, "Share of games by rank reached."),
+    SummaryKey("mean_level", "mean level", NUMBERS, "Mean level reached in each delve."),
+)
+
+OUTPUTS = Outputs(COLUMNS, SUMMARY_KEYS)
+
+__all__ = ["OUTPUTS", "COLUMNS", "SUMMARY_KEYS"]

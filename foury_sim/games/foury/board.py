@@ -1,0 +1,43 @@
+"""Dungeon Foury's board hook (``registry.Board``): maps for ``foury-sim map check/render`` and the
+heat maps of a study report."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...registry import Board
+from . import icons as I
+from .maps import MapData, builtin_maps, render_map, resolve_map
+
+
+def check(m: MapData) -> list[str]:
+    """What ``foury-sim map check`` prints: size, rooms, arrows, and the icons the map holds."""
+    total = m.icons.sum(axis=0)
+    rooms = int((m.sector >= 0).sum())
+    return [f"{m.name}: {m.rows}x{m.cols}, {rooms} rooms, {len(m.arrow_cell)} arrows",
+            ", ".join(f"{I.ICON_NAMES[i]} {int(total[i])}" for i in range(len(total)) if total[i])]
+
+
+def draw(m: MapData, heat: np.ndarray | None = None, heat_label: str = "", title: str | None = None) -> Any:
+    return render_map(m, heat=heat, heat_label=heat_label, title=title if title is not None else m.name)
+
+
+def rooms(m: MapData) -> np.ndarray:
+    return np.asarray(m.sector) != I.VOID
+
+
+def cell_record(rules: Any, df: Any, extras: dict[str, np.ndarray]) -> dict[str, Any] | None:
+    """Room visits (run extra ``visits``) and first deaths (``death_cell``) of a sweep cell, per map cell."""
+    if "visits" not in extras or "death_cell" not in df:
+        return None
+    n = len(extras["visits"])
+    cells = df.loc[df["death_cell"] >= 0, "death_cell"].to_numpy()
+    m = getattr(rules, "map", None)
+    return {"map": getattr(m, "path", None) or getattr(m, "name", "base"), "visits": extras["visits"].tolist(),
+            "deaths": np.bincount(cells, minlength=n)[:n].tolist()}
+
+
+BOARD = Board(resolve=resolve_map, builtin=lambda: list(builtin_maps()), check=check, draw=draw, rooms=rooms,
+              cell_record=cell_record)

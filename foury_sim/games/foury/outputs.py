@@ -1,0 +1,102 @@
+"""Dungeon Foury's per-game outputs, declared once (see ``foury_sim.outputs``).
+
+The kernel columns are listed in the order ``kernel.write_out`` fills them; ``layout`` derives the
+kernel's index constants (``OUT_WIN`` ...) from this list. Adding a column: one ``Column`` here and,
+for a kernel column, the line of ``write_out`` that fills it. This module must not import the
+layout (the layout imports it); labels that live there are looked up when needed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...outputs import COUNTS, MEAN, RATE, SHARE, Column, Outputs, SummaryKey
+
+SECTOR_LABELS = {-1: "-", 0: "A", 1: "B", 2: "C", 3: "D", 4: "O"}
+
+
+def cause_label(code: int, rules: Any = None) -> str:
+    """Why a hero died or a game ended (``CAUSE_*``; a foe's code is ``CAUSE_FOE`` + its icon)."""
+    from .trace import cause_name
+
+    return cause_name(int(code)) if rules is None else cause_name(int(code), rules.icons.names)
+
+
+def unwinnable_label(code: int, rules: Any = None) -> str:
+    from .layout import UNWIN_NAMES
+
+    return UNWIN_NAMES[int(code)] if 0 <= int(code) < len(UNWIN_NAMES) else str(code)
+
+
+def _died_text(v: float, s: dict[str, Any]) -> str:
+    return f"{100 * v:.1f} % of games (continue used in {100 * s.get('coins_used_rate', 0.0):.1f} %)"
+
+
+COLUMNS = (
+    Column("game", "Game index", doc="Index of the game in the stream of the seed (replay it with `--game`).",
+           driver=True),
+    Column("win", "Won", summary=RATE, index="OUT_WIN", doc="1 if the hero completed every round."),
+    Column("clean_win", "Won without a continue", summary=RATE, index="OUT_CLEAN", key="win_without_continue",
+           text="  without continue", doc="1 if won without inserting a coin."),
+    Column("rounds_completed", "Rounds completed", summary=MEAN, index="OUT_ROUNDS"),
+    Column("coins_used", "Continues used", index="OUT_COINS", doc="Coins inserted (continues after a death)."),
+    Column("hearts_left", "Hearts left at the end", summary=MEAN, index="OUT_HEARTS", report=False),
+    Column("turns", "Game length", "turns", summary=MEAN, index="OUT_TURNS", distribution=True),
+    Column("score", "Final score", "points", summary=MEAN, index="OUT_SCORE", distribution=True),
+    Column("kills", "Monsters killed", summary=MEAN, index="OUT_KILLS", report=False),
+    Column("chests_gained", "Chests gained", index="OUT_CHESTS"),
+    Column("death_round", "Round of the first death", index="OUT_DEATH_ROUND", doc="Round (1..4) of the first "
+           "death; 0 = never died."),
+    Column("death_sector", "Sector of the first death", index="OUT_DEATH_SECTOR", categories=SECTOR_LABELS,
+           doc="Sector (A..D, O the Oracle) of the room of the first death."),
+    Column("death_cell", "Room of the first death", index="OUT_DEATH_CELL", doc="Cell index (row * columns + "
+           "column) of the room of the first death; -1 = never died."),
+    Column("death_cause", "Cause of the first death", index="OUT_DEATH_CAUSE", categories=cause_label,
+           doc="Cause of the first death: 0 none, 1 stuck, 2 turn cap, 3 die table, 100 + foe icon: that foe."),
+    Column("end_cause", "Why a lost game ended", index="OUT_END_CAUSE", categories=cause_label,
+           doc="Cause that ended a lost game (codes as `death_cause`; 0 for a win)."),
+    Column("round_order", "Order of the sectors played", index="OUT_ORDER", doc="Sectors in the order played, as "
+           "digits 1..4 (e.g. 1243)."),
+    *(Column(f"turns_r{r}", f"Turns of round {r}", "turns", index=f"OUT_TURNS_R{r}",
+             doc=f"Turns of the {r}{('st', 'nd', 'rd', 'th')[r - 1]} completed round (0 = not completed).")
+      for r in range(1, 5)),
+    Column("dice_rolled", "Dice rolled", index="OUT_DICE", doc="Dice drawn from the game's stream."),
+    Column("bad_choices", "Out-of-range policy answers", index="OUT_BAD", doc="Answers of a user policy outside "
+           "its options (taken as option 0; any makes the run an error)."),
+    Column("death_turn", "Turn of the first death", index="OUT_DEATH_TURN", doc="Game turn of the first death; 0 = "
+           "never died."),
+    Column("unwinnable_at_turn", "Turn the game became unwinnable", "turns", index="OUT_UNWIN_TURN",
+           doc="First turn from which no sequence of legal moves wins (0 = never)."),
+    Column("unwinnable_cause", "Why the game became unwinnable", index="OUT_UNWIN_CAUSE",
+           categories=unwinnable_label, doc="0 none, 1 no arrows left right after an exit, 2 no arrows left, "
+           "3 sealed in with no coin left."),
+    Column("unwinnable", "Became unwinnable", summary=RATE, text="became unwinnable",
+           note="no entry/exit left for a round, or sealed in", derive=lambda df: df["unwinnable_at_turn"] > 0,
+           doc="1 if the game reached a state from which no sequence of legal moves wins."),
+)
+
+SUMMARY_KEYS = tuple(SummaryKey(k, k.replace("_", " "), COUNTS, doc) for k, doc in (
+    ("rounds_completed_dist", "Games by rounds completed."),
+    ("death_by_round", "First deaths by round."),
+    ("death_by_sector", "First deaths by sector."),
+)) + (
+    SummaryKey("death_by_cause", "death by cause", COUNTS, "First deaths by cause.",
+               finding="Most common causes of the first death (all cells together)"),
+    *(SummaryKey(k, k.replace("_", " "), COUNTS, doc) for k, doc in (
+        ("loss_by_cause", "Lost games by the cause that ended them."),
+        ("unwinnable_by_cause", "Games that became unwinnable, by why."),
+        ("deadliest_rooms", "The five rooms with the most first deaths, (row,column)."),
+    )),
+    SummaryKey("first_death_rate", "died at least once", SHARE, "Share of games in which the hero died at "
+               "least once.", text=_died_text, report="Died at least once",
+               finding="The hero dies at least once in"),
+    SummaryKey("coins_used_rate", "continue used", SHARE, "Share of games with a continue.", hidden=True),
+)
+
+OUTPUTS = Outputs(
+    COLUMNS, SUMMARY_KEYS,
+    figures=(("survival_by_round", "death_round"), ("survival_by_turn", "death_turn")),
+    turn_cap=("end_cause", 2),  # layout.CAUSE_TIMEOUT (checked by tests/test_outputs.py)
+)
+
+__all__ = ["OUTPUTS", "COLUMNS", "SUMMARY_KEYS"]

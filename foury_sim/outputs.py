@@ -1,0 +1,442 @@
+"""Per-game outputs, declared once: the columns a game writes for every game played, and the summary
+entries the game adds to a run's summary.
+
+A game declares an :class:`Outputs` in ``games/<name>/outputs.py``: its :class:`Column` s in the order
+its kernel writes them (the kernel's index constants ``OUT_*`` are derived from that order), columns
+derived in Python from the others (``derive``), and :class:`SummaryKey` s for the breakdowns its own
+``summarize`` returns. The runner's summary, the command line's text summary, ``compare``, the
+sweep tables, the study report and its figures all read the declaration, so adding a column is one
+declaration (plus, for a kernel column, the line of the kernel's ``write_out`` that fills it).
+
+``python -m foury_sim.outputs --markdown`` prints ``docs/outputs.md`` (every column of every game).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import stats
+
+#: How a column is summarised over a run's games.
+RATE = "rate"  #: 0/1 per game: the share of games with 1, with a Wilson interval
+MEAN = "mean"  #: a number per game: mean with a t interval, median, range
+CATEGORY = "category"  #: a code per game: games per category label
+NONE = "none"  #: not summarised (bookkeeping such as ``game`` or ``dice_rolled``, or breakdowns the game makes)
+SUMMARIES = (RATE, MEAN, CATEGORY, NONE)
+
+#: How a game's own summary entry (``SummaryKey.kind``) is printed.
+COUNTS = "counts"  #: {label: games}: printed as shares of all games
+SHARES = "shares"  #: {label: fraction}: printed in percent
+NUMBERS = "numbers"  #: {label: number}
+SHARE = "share"  #: a fraction: printed in percent
+NUMBER = "number"  #: a number
+KINDS = (COUNTS, SHARES, NUMBERS, SHARE, NUMBER)
+
+#: Width of the label column of the text summary.
+LABEL_WIDTH = 19
+
+
+@dataclass(frozen=True)
+class Column:
+    """One per-game output column.
+
+    * ``name``: the column of the per-game table (``games.parquet``); a repeated column (``repeat``) has
+      ``{n}`` in its name (``round{n}_turns`` -> ``round1_turns``, ``round2_turns``, ...).
+    * ``label``, ``unit``, ``doc``: what a designer reads (figure axes, report headings, docs/outputs.md).
+    * ``summary``: RATE, MEAN, CATEGORY or NONE (see the module constants).
+    * ``categories``: labels of the codes of a code column: a sequence (code = index), a mapping, or a
+      function ``(code, ruleset) -> label`` (for labels that depend on the ruleset).
+    * ``index``: the kernel's constant for the column's position (``"OUT_WIN"``); None for a column the
+      kernel does not write.
+    * ``derive``: a function of the per-game table returning the column (a column computed in Python).
+    * ``repeat``: ``ruleset -> count`` for a column written once per round, player, ... (the ruleset says how many)
+    * ``key``: its entry in the run summary (default ``name``); ``text``: the label of its line in the
+      printed summary (default ``name`` with spaces); ``note``: printed after a rate's interval.
+    * ``report``: a MEAN column is a column of the study report's cells table; ``distribution``: the
+      report draws its distribution per cell.
+    * ``driver``: written by the game's Python driver around the kernel (e.g. ``game``), not by the kernel.
+    """
+
+    name: str
+    label: str
+    unit: str = ""
+    summary: str = NONE
+    doc: str = ""
+    dtype: str = "int64"
+    categories: Sequence[str] | Mapping[int, str] | Callable[[int, Any], str] | None = None
+    index: str | None = None
+    derive: Callable[[pd.DataFrame], Any] | None = None
+    repeat: Callable[[Any], int] | None = None
+    key: str | None = None
+    text: str | None = None
+    note: str = ""
+    report: bool = True
+    distribution: bool = False
+    driver: bool = False
+
+    def __post_init__(self) -> None:
+        if self.summary not in SUMMARIES:
+            raise ValueError(f"column {self.name!r}: summary must be one of {SUMMARIES}, not {self.summary!r}")
+        if self.derive is not None and (self.index is not None or self.repeat is not None or self.driver):
+            raise ValueError(f"column {self.name!r}: a derived column has no kernel index and no repeat")
+        if (self.repeat is not None) != ("{n}" in self.name):
+            raise ValueError(f"column {self.name!r}: a repeated column has {{n}} in its name, and only it")
+
+    @property
+    def summary_key(self) -> str:
+        return self.key or self.name
+
+    @property
+    def text_label(self) -> str:
+        return self.text if self.text is not None else self.name.replace("_", " ")
+
+    @property
+    def axis_label(self) -> str:
+        """``label (unit)``: a figure axis."""
+        return f"{self.label} ({self.unit})" if self.unit else self.label
+
+    @property
+    def kernel(self) -> bool:
+        """Written by the kernel (not by the driver, not derived in Python)."""
+        return self.derive is None and not self.driver
+
+    @property
+    def source(self) -> str:
+        return "derived" if self.derive is not None else ("driver" if self.driver else "kernel")
+
+    def names(self, ruleset: Any = None) -> list[str]:
+        """The table columns this declaration stands for (several for a repeated column)."""
+        if self.repeat is None:
+            return [self.name]
+        if ruleset is None:
+            return []
+        return [self.name.format(n=i + 1) for i in range(int(self.repeat(ruleset)))]
+
+    def category(self, code: int, ruleset: Any = None) -> str:
+        """The label of a code (the code itself when it has none)."""
+        c = self.categories
+        code = int(code)
+        if c is None:
+            return str(code)
+        if callable(c):
+            return str(c(code, ruleset))
+        if isinstance(c, Mapping):
+            return str(c.get(code, code))
+        return str(c[code]) if 0 <= code < len(c) else str(code)
+
+
+@dataclass(frozen=True)
+class SummaryKey:
+    """An entry a game's own ``summarize(df, ruleset)`` adds to the run summary, and how it prints.
+
+    ``kind``: COUNTS, SHARES, NUMBERS, SHARE or NUMBER. ``text``: a function ``(value, summary) -> str``
+    replacing the printed value (``None``: the kind's format); ``hidden``: not printed on its own line
+    (another entry's ``text`` shows it). ``report``: heading of a cells-table column of the study report
+    (SHARE entries; "" = not shown). ``finding``: a sentence of the report's findings (COUNTS: the most
+    common labels over all cells, e.g. "Most common causes of the first death"; SHARE: its range over the
+    cells, e.g. "The hero dies at least once in").
+    """
+
+    key: str
+    label: str
+    kind: str
+    doc: str = ""
+    text: Callable[[Any, dict[str, Any]], str] | None = None
+    hidden: bool = False
+    report: str = ""
+    finding: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"summary key {self.key!r}: kind must be one of {KINDS}, not {self.kind!r}")
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """A game's outputs: its columns (kernel columns in the order the kernel writes them, then derived
+    ones), its summary entries, the figures of a study report that fit it, and the turn cap.
+
+    * ``figures``: ``(kind, column)`` pairs the study report draws per cell: ``("survival_by_round",
+      "death_round")``, ``("survival_by_turn", "death_turn")`` (the column holds the round / turn of
+      the first death, 0 = never). Distributions come from ``Column.distribution``; heat maps from the
+      game's board (``GameSpec.board``).
+    * ``turn_cap``: ``(column, code)``: games whose ``column`` is ``code`` ended at the game's safety cap
+      on turns (the summary counts them and warns above ``runner.CAP_WARN_SHARE``).
+    """
+
+    columns: tuple[Column, ...]
+    summary_keys: tuple[SummaryKey, ...] = ()
+    figures: tuple[tuple[str, str], ...] = ()
+    turn_cap: tuple[str, int] | None = None
+
+    def __post_init__(self) -> None:
+        names = [c.name for c in self.columns]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise ValueError(f"columns declared twice: {', '.join(sorted(dup))}")
+        given = [c for c in self.columns if c.derive is None]
+        if any(c.derive is None for c in self.columns[len(given):]):
+            raise ValueError("kernel (and driver) columns come first, in the order written; derived ones after")
+        kernel = [c for c in self.columns if c.kernel]
+        if any(c.repeat is not None for c in kernel[:-1]) and kernel[-1].repeat is None:
+            raise ValueError("a repeated kernel column must be the last kernel column")
+        if len([c for c in kernel if c.repeat is not None]) > 1:
+            raise ValueError("at most one repeated kernel column")
+
+    # ------------------------------------------------------------------------------ declaration
+    @property
+    def kernel_columns(self) -> tuple[Column, ...]:
+        return tuple(c for c in self.columns if c.kernel)
+
+    def kernel_indices(self) -> dict[str, int]:
+        """``{"OUT_WIN": 0, ...}``: the kernel's constants, derived from the declaration order."""
+        return {c.index: i for i, c in enumerate(self.kernel_columns) if c.index}
+
+    def n_kernel(self, ruleset: Any = None) -> int:
+        """Columns of the kernel's output array (``(count, n_kernel)``)."""
+        return len(self.kernel_names(ruleset))
+
+    def kernel_names(self, ruleset: Any = None) -> list[str]:
+        """Names of the kernel's output columns, in order (repeated columns expanded for ``ruleset``)."""
+        return [n for c in self.kernel_columns for n in c.names(ruleset)]
+
+    def column(self, name: str) -> Column | None:
+        """The declaration of a column (also of one instance of a repeated column)."""
+        for c in self.columns:
+            if c.name == name or (c.repeat is not None and _matches(c.name, name)):
+                return c
+        return None
+
+    def of(self, summary: str) -> list[Column]:
+        return [c for c in self.columns if c.summary == summary]
+
+    @property
+    def mean_columns(self) -> tuple[str, ...]:
+        """The MEAN columns (summary means with intervals, sweep-table means, compared in ``compare``)."""
+        return tuple(c.name for c in self.of(MEAN))
+
+    def summary_key(self, key: str) -> SummaryKey | None:
+        return next((k for k in self.summary_keys if k.key == key), None)
+
+    def plus(self, *columns: Column, summary_keys: Sequence[SummaryKey] = ()) -> Outputs:
+        """A copy with more columns (derived ones, or kernel ones before the derived) and summary entries."""
+        given = [c for c in columns if c.derive is None]
+        derived = [c for c in columns if c.derive is not None]
+        cols = (*(c for c in self.columns if c.derive is None), *given,
+                *(c for c in self.columns if c.derive is not None), *derived)
+        return dataclasses.replace(self, columns=cols, summary_keys=(*self.summary_keys, *summary_keys))
+
+    # ------------------------------------------------------------------------------- per-game table
+    def frame(self, out: np.ndarray, ruleset: Any = None, first: dict[str, np.ndarray] | None = None
+              ) -> dict[str, np.ndarray]:
+        """The kernel's output array ``(count, n_kernel)`` as named columns (after ``first``, e.g. ``game``)."""
+        cols = dict(first or {})
+        for i, name in enumerate(self.kernel_names(ruleset)):
+            cols[name] = out[:, i]
+        return cols
+
+    def add_derived(self, df: pd.DataFrame) -> pd.DataFrame:
+        """The per-game table with the derived columns added (in declaration order; each may use the
+        ones before it). The one place derived columns are computed: runs, sweeps and comparisons
+        all take their tables from ``runner.play_games``, which calls this."""
+        for c in self.columns:
+            if c.derive is None or c.name in df:
+                continue
+            try:
+                df[c.name] = np.asarray(c.derive(df)).astype(c.dtype, copy=False)
+            except KeyError:  # a table without the columns it derives from (a made-up or older table)
+                continue
+        return df
+
+    # ------------------------------------------------------------------------------------- summary
+    def summarize(self, df: pd.DataFrame, ruleset: Any = None, conf: float = 0.95) -> dict[str, Any]:
+        """Summary entries of the declared columns: rates (Wilson), means (t interval), category counts."""
+        n = len(df)
+        out: dict[str, Any] = {}
+        for c in self.columns:
+            if c.summary == NONE or c.name not in df:
+                continue
+            x = df[c.name]
+            if c.summary == RATE:
+                out[c.summary_key] = stats.summarize_rate(int((x.to_numpy() != 0).sum()), n, conf)
+            elif c.summary == MEAN:
+                out[c.summary_key] = stats.summarize_numeric(x.to_numpy(dtype=float), conf)
+            else:
+                counts = x.value_counts()
+                out[c.summary_key] = {c.category(k, ruleset): int(v) for k, v in counts.items()}
+        return out
+
+    def turn_cap_count(self, df: pd.DataFrame) -> int | None:
+        """Games that ended at the turn cap (None when the game has no cap or the table lacks its column)."""
+        if self.turn_cap is None or self.turn_cap[0] not in df:
+            return None
+        col, code = self.turn_cap
+        return int((df[col] == code).sum())
+
+
+def _matches(pattern: str, name: str) -> bool:
+    head, _, tail = pattern.partition("{n}")
+    mid = name[len(head): len(name) - len(tail)] if len(name) > len(head) + len(tail) else ""
+    return name.startswith(head) and name.endswith(tail) and mid.isdigit()
+
+
+# --------------------------------------------------------------------------------- text summary
+def fmt_rate(r: dict[str, Any]) -> str:
+    return f"{100 * r['rate']:6.2f} %  [{100 * r['lo']:.2f}, {100 * r['hi']:.2f}]"
+
+
+def fmt_numeric(r: dict[str, Any]) -> str:
+    return (f"mean {r['mean']:8.2f} [{r['mean_lo']:.2f}, {r['mean_hi']:.2f}]  median {r['median']:g}  "
+            f"range {r['min']:g}..{r['max']:g}")
+
+
+def _shares(d: dict[Any, int], n: int, top: int = 8) -> str:
+    items = list(d.items())[:top]
+    return ", ".join(f"{k}: {100 * v / n:.1f} %" for k, v in items) if n else "-"
+
+
+def _line(label: str, text: str) -> str:
+    return f"{label:{LABEL_WIDTH}s} {text}"
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+
+
+def format_entry(kind: str, value: Any, n: int) -> str:
+    """The printed value of a summary entry of ``kind`` (see ``KINDS``)."""
+    if kind == COUNTS:
+        return _shares(value, n)
+    if kind == SHARES:
+        return ", ".join(f"{k}: {100 * v:.1f} %" for k, v in value.items())
+    if kind == NUMBERS:
+        return ", ".join(f"{k}: {v:.3g}" for k, v in value.items())
+    if kind == SHARE:
+        return f"{100 * value:.1f} %"
+    return f"{value:g}"
+
+
+#: Run-level entries that are not printed as lines of their own.
+_RUN_KEYS = ("games", "seed", "elapsed_s", "games_per_s", "conf", "turn_cap_games", "turn_cap_share", "win",
+             "warnings", "hero", "policy", "game", "assumptions")
+
+
+def summary_lines(s: dict[str, Any], outputs: Outputs | None) -> list[str]:
+    """The lines of a run summary between the win rate and the assumptions, in declaration order.
+
+    Declared rates, then means, then the game's summary entries; entries nobody declared follow,
+    formatted by their shape (so a game's new entry is never silently dropped)."""
+    n = s["games"]
+    lines: list[str] = []
+    done = set(_RUN_KEYS)
+    if outputs is not None:
+        for c in outputs.of(RATE):
+            v = s.get(c.summary_key)
+            if c.summary_key in done or not isinstance(v, dict) or "rate" not in v:
+                continue
+            lines.append(_line(c.text_label, fmt_rate(v) + (f"  ({c.note})" if c.note else "")))
+            done.add(c.summary_key)
+    for key, val in s.items():
+        if key not in done and isinstance(val, dict) and "mean" in val and "median" in val:
+            col = outputs.column(key) if outputs is not None else None
+            lines.append(_line(col.text_label if col is not None and col.summary_key == key
+                               else key.replace("_", " "), fmt_numeric(val)))
+            done.add(key)
+    if outputs is not None:
+        for c in outputs.of(CATEGORY):
+            v = s.get(c.summary_key)
+            if c.summary_key not in done and isinstance(v, dict) and v:
+                lines.append(_line(c.text_label, _shares(dict(sorted(v.items(), key=lambda kv: -kv[1])), n)))
+                done.add(c.summary_key)
+        for k in outputs.summary_keys:
+            v = s.get(k.key)
+            done.add(k.key)
+            if v is None or k.hidden or (isinstance(v, dict) and not v):
+                continue
+            lines.append(_line(k.label, k.text(v, s) if k.text is not None else format_entry(k.kind, v, n)))
+    # entries no declaration names: rates, numbers, then tables of numbers
+    for key, val in s.items():
+        if key not in done and isinstance(val, dict) and "rate" in val and "lo" in val:
+            lines.append(_line(key.replace("_", " "), fmt_rate(val)))
+            done.add(key)
+    for key, val in s.items():
+        if key not in done and _is_num(val):
+            lines.append(_line(key.replace("_", " "), f"{val:g}"))
+    for key, val in s.items():
+        if key in done or not isinstance(val, dict) or not val or not all(_is_num(v) for v in val.values()):
+            continue
+        if all(isinstance(v, (int, np.integer)) for v in val.values()):
+            kind = COUNTS
+        else:
+            kind = SHARES if key.endswith("_share") else NUMBERS
+        lines.append(_line(key.replace("_", " "), format_entry(kind, val, n)))
+    return lines
+
+
+# ---------------------------------------------------------------------------------------- docs
+def markdown(games: Sequence[str] | None = None) -> str:
+    """docs/outputs.md: every output column of every registered game, and its summary entries."""
+    from .registry import games as all_games
+    from .registry import get_game
+
+    out = ["# Output columns", "",
+           "Generated from the games' output declarations (`games/<name>/outputs.py`) by "
+           "`python -m foury_sim.outputs --markdown > docs/outputs.md`; `tests/test_outputs.py` checks that this "
+           "file is current. One row per game played in `games.parquet` / `games.csv` (`foury-sim run --out`, "
+           "`per_game = true` in a sweep).", "",
+           "Summary: **rate** = share of games with 1 (Wilson interval); **mean** = mean (t interval), median and "
+           "range; **category** = games per label; **none** = not summarised by the runner. *derived* columns are "
+           "computed in Python from the others (`Column.derive`); the others are written by the game's kernel "
+           "(`write_out`), in this order.", ""]
+    for name in games or all_games():
+        spec = get_game(name)
+        o = spec.outputs
+        out += [f"## `{name}`: {spec.title}", "",
+                "| column | type | unit | summary | meaning |", "|---|---|---|---|---|"]
+        for c in o.columns:
+            meaning = c.doc or c.label + "."
+            if c.categories is not None and not callable(c.categories):
+                items = c.categories.items() if isinstance(c.categories, Mapping) else enumerate(c.categories)
+                meaning += " Codes: " + "; ".join(f"{k} {v}" if v else f"{k} -" for k, v in items) + "."
+            summ = c.summary + (f" (`{c.summary_key}`)" if c.summary_key != c.name and c.summary != NONE else "")
+            kind = c.dtype + ("" if c.kernel else f", {c.source}")
+            out.append(f"| `{c.name}` | {kind} | {c.unit} | {summ} | {_md(meaning)} |")
+        if o.summary_keys:
+            out += ["", f"Summary entries added by `{name}`'s `summarize`:", "",
+                    "| entry | kind | meaning |", "|---|---|---|"]
+            out += [f"| `{k.key}` | {k.kind} | {_md(k.doc or k.label + '.')} |" for k in o.summary_keys]
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(description="The output columns of the registered games.")
+    ap.add_argument("--markdown", action="store_true", help="print docs/outputs.md")
+    ap.add_argument("games", nargs="*", help="only these games")
+    a = ap.parse_args(argv)
+    if a.markdown:
+        print(markdown(a.games or None), end="")
+        return 0
+    from .registry import games as all_games
+    from .registry import get_game
+
+    for name in a.games or all_games():
+        for c in get_game(name).outputs.columns:
+            print(f"{name:8s} {c.name:22s} {c.summary:8s} {c.label}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,197 @@
+"""The per-game output registry and the GameSpec hooks: one declaration per column reaches the kernel's
+indices, the run summary (text and JSON), the sweep tables and the docs; shared code names no game."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from foury_sim import outputs as O
+from foury_sim.cli import app
+from foury_sim.registry import DEFAULT_GAME, games, get_game
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli(*args: str):
+    return CliRunner().invoke(app, list(args), catch_exceptions=False)
+
+
+# ------------------------------------------------------------------------------ declarations --
+def test_docs_outputs_md_is_current():
+    """docs/outputs.md is generated from the registry (`python -m foury_sim.outputs --markdown`)."""
+    assert (ROOT / "docs" / "outputs.md").read_text() == O.markdown()
+
+
+def test_kernel_indices_come_from_the_declaration():
+    from foury_sim.games.delve import layout as DL
+    from foury_sim.games.foury import layout as L
+
+    foury = get_game("foury").outputs
+    assert L.OUT_COLUMNS == tuple(foury.kernel_names()) and L.N_OUT == len(L.OUT_COLUMNS) == 24
+    for i, c in enumerate(foury.kernel_columns):
+        assert getattr(L, c.index) == i
+    assert (L.OUT_WIN, L.OUT_CLEAN, L.OUT_DICE, L.OUT_BAD, L.OUT_UNWIN_CAUSE) == (0, 1, 19, 20, 23)
+    assert foury.turn_cap == ("end_cause", L.CAUSE_TIMEOUT)
+    delve = get_game("delve").outputs
+    assert [c.name for c in delve.kernel_columns][:2] == ["game", "win"] and DL.OUT_GAME == 0
+    rs = get_game("delve").load_ruleset(None, None, None)
+    names = delve.kernel_names(rs)
+    assert names[DL.OUT_DELVE_LEVEL:] == ["delve1_level", "delve2_level", "delve3_level"]
+    assert delve.column("delve2_level").name == "delve{n}_level"
+
+
+def test_every_game_declares_win_and_its_columns_once():
+    for g in games():
+        o = get_game(g).outputs
+        assert o.columns[0].name == "game" and o.column("win").summary == O.RATE
+        names = [c.name for c in o.columns]
+        assert len(names) == len(set(names))
+
+
+def test_declaration_errors():
+    with pytest.raises(ValueError, match="summary must be one of"):
+        O.Column("x", "X", summary="median")
+    with pytest.raises(ValueError, match="derived column"):
+        O.Column("x", "X", index="OUT_X", derive=lambda df: df["win"])
+    with pytest.raises(ValueError, match="declared twice"):
+        O.Outputs((O.Column("x", "X"), O.Column("x", "X")))
+    with pytest.raises(ValueError, match="derived ones after"):
+        O.Outputs((O.Column("y", "Y", derive=lambda df: df["x"]), O.Column("x", "X")))
+
+
+def test_derived_columns_and_summary_of_each_kind():
+    out = O.Outputs((O.Column("game", "Game", driver=True), O.Column("win", "Won", summary=O.RATE, index="OUT_WIN"),
+                     O.Column("score", "Score", summary=O.MEAN, index="OUT_SCORE"),
+                     O.Column("why", "Why", summary=O.CATEGORY, index="OUT_WHY", categories=("none", "dragon")),
+                     O.Column("big", "Big score", summary=O.RATE, derive=lambda df: df["score"] >= 10)))
+    arr = np.array([[1, 12, 0], [0, 3, 1], [1, 10, 1], [0, 0, 1]], np.int64)
+    df = pd.DataFrame(out.frame(arr, first={"game": np.arange(4)}))
+    assert list(df.columns) == ["game", "win", "score", "why"]
+    out.add_derived(df)
+    assert df["big"].tolist() == [1, 0, 1, 0]
+    s = out.summarize(df)
+    assert s["win"]["rate"] == s["big"]["rate"] == 0.5 and s["score"]["mean"] == 6.25
+    assert s["why"] == {"dragon": 3, "none": 1}
+    assert out.kernel_indices() == {"OUT_WIN": 0, "OUT_SCORE": 1, "OUT_WHY": 2}
+
+
+# ------------------------------------------------------------------- a column added in a test --
+SCORE_PER_TURN = O.Column("score_per_turn", "Score per turn", "points", summary=O.MEAN, dtype="float64",
+                          derive=lambda df: df["score"] / df["turns"].clip(lower=1))
+
+
+@pytest.fixture
+def with_test_column(monkeypatch):
+    """Foury with a TEST-ONLY derived column: one declaration, no kernel edit."""
+    spec = get_game("foury")
+    monkeypatch.setattr(spec, "outputs", spec.outputs.plus(SCORE_PER_TURN))
+    return spec
+
+
+def test_a_column_registered_in_a_test_reaches_the_run_summary(with_test_column, tmp_path):
+    r = cli("run", "foury", "--games", "300", "--seed", "4", "--format", "json", "--out", str(tmp_path))
+    assert r.exit_code == 0, r.output
+    s = json.loads(r.stdout)
+    df = pd.read_parquet(tmp_path / "games.parquet")
+    expected = (df["score"] / df["turns"].clip(lower=1)).mean()
+    assert s["score_per_turn"]["mean"] == pytest.approx(expected) and s["score_per_turn"]["n"] == 300
+    assert df["score_per_turn"].tolist() == pytest.approx((df["score"] / df["turns"].clip(lower=1)).tolist())
+    text = cli("run", "foury", "--games", "300", "--seed", "4").stdout
+    line = next(x for x in text.splitlines() if x.startswith("score per turn"))
+    assert f"mean {expected:8.2f}" in line
+    # printed among the means, before the game's own breakdowns
+    lines = text.splitlines()
+    assert lines.index(line) < next(i for i, x in enumerate(lines) if x.startswith("death by cause"))
+
+
+def test_a_column_registered_in_a_test_reaches_the_sweep_table_and_compare(with_test_column, tmp_path):
+    from foury_sim.study import compare, run_sweep
+
+    exp = tmp_path / "tiny.toml"
+    exp.write_text('name = "tiny"\ngame = "foury"\ngames = 200\nseed = 3\n[sweep]\nhero = ["free", "kael"]\n')
+    out = run_sweep(exp, tmp_path / "results", progress=False, report=False)
+    cells = pd.read_csv(out / "cells.csv")
+    assert {"score_per_turn_mean", "score_per_turn_lo", "score_per_turn_hi"} <= set(cells.columns)
+    rec = json.loads((out / "cells" / "cell_0001.json").read_text())
+    assert cells.loc[1, "score_per_turn_mean"] == pytest.approx(rec["summary"]["score_per_turn"]["mean"])
+    assert "score_per_turn" not in rec["hist"]  # a float column: summarised, but not kept as an integer histogram
+    c = compare("foury", {"hero": "free"}, {"hero": "kael"}, games=200, seed=3, progress=False)
+    assert "score_per_turn" in set(c.outcomes["outcome"])
+    assert "score_per_turn" in c.df_a
+
+
+# ------------------------------------------------------------------------------ GameSpec hooks --
+def test_default_game_comes_from_the_registry():
+    assert DEFAULT_GAME in games()
+    r = cli("columns")
+    assert r.exit_code == 0 and r.output.splitlines()[0].split()[0] == "game"
+
+
+def test_map_verbs_take_the_game_and_a_game_without_board_is_one_error(tmp_path):
+    r = cli("map", "check", "base", "--game", "foury")
+    assert r.exit_code == 0 and "statue 7" in r.output
+    p = subprocess.run([sys.executable, "-m", "foury_sim.cli", "map", "check", "base", "--game", "delve"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert p.returncode == 2 and p.stderr.strip().count("\n") == 0
+    assert "delve has no board" in p.stderr
+
+
+@pytest.mark.parametrize("args,what", [
+    (["odds", "delve", "--hearts", "3"], "--hearts is an option of foury, not of delve"),
+    (["odds", "foury", "--hearts", "0"], "--hearts must be at least 1"),
+    (["odds", "foury", "--hearts", "x"], "--hearts takes a whole number, not 'x'"),
+    (["run", "delve", "--map", "base"], "delve has no board: --map does not apply"),
+    (["run", "foury", "--bogus", "3"], "No such option: --bogus"),
+])
+def test_game_options_are_refused_for_games_that_do_not_take_them(args, what):
+    p = subprocess.run([sys.executable, "-m", "foury_sim.cli", *args], capture_output=True, text=True, cwd=ROOT,
+                       timeout=300)
+    assert p.returncode == 2, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1 and what in p.stderr
+
+
+def test_games_lists_each_games_options_and_board():
+    r = cli("games")
+    assert r.exit_code == 0
+    assert "option --hearts of odds: Hearts at the start of a fight fought to the end. (default 5)" in r.output
+    assert "maps:" in r.output and "base" in r.output and r.output.count("maps:") == 1
+
+
+def test_odds_takes_the_game_option():
+    r = cli("odds", "foury", "--format", "json", "--trials", "200", "--hearts=2")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)
+
+
+def test_every_game_summarize_has_the_same_signature():
+    import inspect
+
+    for g in games():
+        params = list(inspect.signature(get_game(g).summarize).parameters)
+        assert len(params) == 2 and inspect.signature(get_game(g).summarize).parameters[params[1]].default is None
+
+
+# ------------------------------------------------------------------------------ the grep rule --
+def test_shared_modules_name_no_game():
+    """`grep -i 'foury\\|delve' foury_sim/*.py` finds a game's name only in the registry (the package and
+    program names foury_sim / foury-sim aside): shared code asks a GameSpec instead."""
+    names = games()
+    word = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b", re.IGNORECASE)
+    found = []
+    for f in sorted((ROOT / "foury_sim").glob("*.py")):
+        if f.name == "registry.py":
+            continue
+        for i, line in enumerate(f.read_text().splitlines(), 1):
+            bare = re.sub(r"foury[_-]sim", "", line, flags=re.IGNORECASE)
+            if word.search(bare) or re.search(r"games\.(" + "|".join(names) + r")\b", line):
+                found.append(f"{f.name}:{i}: {line.strip()}")
+    assert not found, "\n".join(found)
