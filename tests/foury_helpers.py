@@ -184,7 +184,7 @@ class Game:
         return int(self.st[idx])
 
     def report(self) -> str:
-        return "\n".join(format_trace(self.tr, self.rules.map.cols))
+        return "\n".join(format_trace(self.tr, self.rules.map.cols, self.rules.icons.names))
 
     def rows(self, code: int) -> list[tuple]:
         """Trace rows with this code, as (a, b, c, d, e) tuples."""
