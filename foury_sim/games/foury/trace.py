@@ -219,8 +219,8 @@ CODES: dict[int, TraceCode] = {
         M_BUY: "    buy {units} {track:track} with a chest",
         M_SWAP: "    exchange 1 {track:track} for {other:track}",
         M_REDEEM: "    cornucopia -> 1 {track:track}"}, by="op"),
-    TR_TROLL_BACK: T("troll returns", ("cell", "returns"),
-                     "  the troll at {cell:room} regenerates ({returns} returns left)"),
+    TR_TROLL_BACK: T("enemy returns", ("cell", "returns", "icon"),
+                     "  the {icon:icon} at {cell:room} regenerates ({returns} returns left)"),
     TR_DEATH: T("death", ("cause", "cell", "round"), "  DEAD in round {round} at {cell:room}: {cause:cause}"),
     TR_COIN: T("coin", ("round", "new_game"), {
         0: "  INSERT COIN: a fresh sheet, round {round} starts again",
