@@ -69,7 +69,7 @@ class _Formatter(string.Formatter):
 class TraceTable:
     """A game's trace codes and field formatters; ``format`` renders trace rows.
 
-    ``common`` names the fields every row carries before its own (Delve: the delve and the level).
+    ``common`` names the fields every row carries before its own (say, a stage and a level).
     """
 
     game: str

@@ -94,15 +94,6 @@ class DelveRules:
         r[R_HERO : R_HERO + 2 * A.H_COLS] = self.heroes[hero].ravel()
         return r
 
-    def describe(self) -> dict[str, Any]:
-        return {
-            "game": "delve",
-            "rules": self.source,
-            "overrides": dict(self.overrides),
-            "heroes": list(self.heroes),
-            "treasures": self.treasure_names,
-        }
-
 
 def _int(rf: RuleFile, key: str, lo: int, hi: int) -> int:
     v = rf.get(key)

@@ -183,9 +183,6 @@ class FouryRules:
                 T[T_START, t] = h["start"][TRACK_NAMES[t]]
         return R, T
 
-    def describe(self) -> dict[str, Any]:
-        return {"rules": self.data, "map": self.map.name, "map_path": self.map.path, "sources": self.sources}
-
 
 def _int(rf: rulesfile.RuleFile, key: str, lo: int | None = None, hi: int | None = None) -> int:
     v = rf.get(key)
