@@ -4,7 +4,7 @@ A change that moves a hash changes the games played: it is a rules change and ne
 Speed work and refactors must keep every hash.
 
     python tools/game_hashes.py                 # print the hashes and compare with the baseline
-    NUMBA_DISABLE_JIT=1 python tools/game_hashes.py --games 100   # quick check without compiling
+    NUMBA_DISABLE_JIT=1 python tools/game_hashes.py --games 100   # without compiling (slow: it ran over 20 min here)
     python tools/game_hashes.py --write         # record a new baseline (after a ruled rules change)
 
 The baseline is ``tests/data/game_hashes.json`` (one entry per game count: 2000 and 100);
