@@ -8,6 +8,8 @@ switch). Menus list the legal options with the kernel's advice (see ``api``). Th
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import numpy as np
 from numba import njit, prange, types
 from numba.core import cgutils
@@ -119,6 +121,22 @@ from .solver import (
 OUT_NAMES = tuple(c.name for c in OUTPUTS.kernel_columns if c.repeat is None)
 OUT_DELVE = A.OUT_DELVE_LEVEL  # then one "delveN_level" column per delve
 
+class Pol(NamedTuple):
+    """Who decides: a built-in policy id and its parameters, or a user's policy function."""
+
+    pid: int
+    params: np.ndarray
+    user_fn: Any
+
+
+class Dice(NamedTuple):
+    """Chance and its record: the dice stream, forced dice (tests), the trace (rows only when replaying)."""
+
+    rs: np.ndarray
+    script: np.ndarray
+    trace: np.ndarray
+
+
 SCRATCH = A.MAX_OPTIONS  # a spare row of ``opts`` for what-if fights
 #: How a phase ended the delve (0: the phase was won). REASON_FAULT: a choice no rule handles (counted in
 #: ``S_FAULT``, which the tests check is always 0): the delve stops there, with nothing gained.
@@ -207,8 +225,9 @@ def check_master(rules, st, trace):
 
 
 @njit(cache=CACHE, _nrt=False)
-def draw_treasure(rules, st, rs, script, trace, from_dragon):
+def draw_treasure(rules, st, dice, from_dragon):
     """Draw one token from the pool (``roll`` picks its position); 1 XP instead if it is empty."""
+    rs, script, trace = dice
     left = st[A.S_POOL_LEFT]
     if left == 0:
         if from_dragon == 0 or rules[R_EMPTY_POOL_DRAGON] == 1:
@@ -227,7 +246,8 @@ def draw_treasure(rules, st, rs, script, trace, from_dragon):
 
 
 @njit(cache=CACHE, _nrt=False)
-def party_face(rules, rs, script):
+def party_face(rules, dice):
+    rs, script, trace = dice
     return rules[R_PARTY_FACES + roll(rs, script, rules[R_PARTY_SIDES]) - 1]
 
 
@@ -406,9 +426,11 @@ DECIDERS = ("revive", "monster_phase", "loot_phase", "regroup", "play_delve", "p
 
 
 @njit(cache=CACHE, inline=inline_in(*DECIDERS), _nrt=False)
-def decide(kind, st, opts, n, pid, params, user_fn, rs, script, trace):
+def decide(kind, st, opts, n, pol, dice):
     """Ask the policy (a forced choice, n <= 1, is not asked). As in every game, an answer outside
     0..n-1 is counted (``S_BAD``) and option 0 taken; ``policy.check_answers`` then refuses the run."""
+    pid, params, user_fn = pol
+    rs, script, trace = dice
     if n <= 1:
         c = 0
     else:
@@ -676,9 +698,10 @@ def reroll_plan(rules, st, src, dungeon, opts, w):
 
 
 @njit(cache=CACHE, _nrt=False)
-def reroll(rules, st, src, dungeon, pid, params, user_fn, rs, script, trace, opts, w):
+def reroll(rules, st, src, dungeon, pol, dice, opts, w):
     """Pick dice one at a time (D_REROLL) then reroll them: party dice first, face by face, then
     dungeon dice; rerolled dragons go to the Lair."""
+    rs, script, trace = dice
     st[A.S_REROLL_SRC] = src
     for i in range(A.N_PICK):
         st[A.S_PICK + i] = 0
@@ -692,7 +715,7 @@ def reroll(rules, st, src, dungeon, pid, params, user_fn, rs, script, trace, opt
                 n = add_row(opts, n, A.A_PICK, i, st[A.S_PICK + i], 0, ok)
                 if ok == 1:
                     opts[0, A.O_OK] = 0
-        c = decide(A.D_REROLL, st, opts, n, pid, params, user_fn, rs, script, trace)
+        c = decide(A.D_REROLL, st, opts, n, pol, dice)
         act = opts[c, A.O_ACTION]
         if act == A.A_PICK:
             st[A.S_PICK + opts[c, A.O_ARG]] += 1
@@ -705,7 +728,7 @@ def reroll(rules, st, src, dungeon, pid, params, user_fn, rs, script, trace, opt
         k = st[A.S_PICK + f]
         st[A.S_PARTY + f] -= k
         for _ in range(k):
-            st[A.S_PARTY + party_face(rules, rs, script)] += 1
+            st[A.S_PARTY + party_face(rules, dice)] += 1
     rolled = 0
     dragons = 0
     for t in range(5):
@@ -729,9 +752,10 @@ def reroll(rules, st, src, dungeon, pid, params, user_fn, rs, script, trace, opt
 
 # --- potions ---------------------------------------------------------------------------------------
 @njit(cache=CACHE, _nrt=False)
-def revive(rules, st, count, pid, params, user_fn, rs, script, trace, opts, w):
+def revive(rules, st, count, pol, dice, opts, w):
     """Bring ``count`` dice back from the Graveyard, each with a face the policy chooses (D_REVIVE).
     Advice: faces that let a coming dragon be beaten (O_OK), champions first (O_COST)."""
+    rs, script, trace = dice
     count = min(count, st[A.S_GRAVE])
     dragon = st[A.S_LAIR] >= rules[R_DRAGON_AT]
     need = dragon_need(rules, st) if dragon else 0
@@ -749,7 +773,7 @@ def revive(rules, st, count, pid, params, user_fn, rs, script, trace, opts, w):
             w[W_CNT, f] -= 1
             pref = 0 if f == A.CHAMPION else (1 if f == A.THIEF else (8 if f == A.SCROLL else 2))
             n = add_row(opts, n, A.A_FACE, f, 1, pref + min(st[A.S_PARTY + f], 3), ok)
-        c = decide(A.D_REVIVE, st, opts, n, pid, params, user_fn, rs, script, trace)
+        c = decide(A.D_REVIVE, st, opts, n, pol, dice)
         f = opts[c, A.O_ARG]
         st[A.S_GRAVE] -= 1
         st[A.S_PARTY + f] += 1
@@ -758,12 +782,13 @@ def revive(rules, st, count, pid, params, user_fn, rs, script, trace, opts, w):
 
 
 @njit(cache=CACHE, _nrt=False)
-def use_treasure(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w):
+def use_treasure(rules, st, opts, c, pol, dice, w):
     """Use the token of an ``A_TREASURE`` option, by its effect: Dragon Bait (monsters to the Lair),
     Ring of Invisibility (the Lair empties), Elixir (one die back from the Graveyard). The other
     effects act otherwise (companions as units, scrolls, portals) or not at all (scales, plain): no
     menu offers them here, and if one did its token would be spent for nothing, counted in ``S_FAULT``
     and the delve stopped (returns REASON_FAULT; else 0) instead of running another effect."""
+    rs, script, trace = dice
     k = opts[c, A.O_ARG]
     effect = rules[R_TREASURE + k * T_COLS + T_EFFECT]
     st[A.S_TREASURE + k] -= 1
@@ -776,7 +801,7 @@ def use_treasure(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w)
         ev(trace, st, E_TREASURE, k, 0, 0, 0, 0, 0, 0, 0)
     elif effect == A.TE_ELIXIR:
         ev(trace, st, E_TREASURE, k, 0, 0, 0, 0, 0, 0, 0)
-        revive(rules, st, 1, pid, params, user_fn, rs, script, trace, opts, w)
+        revive(rules, st, 1, pol, dice, opts, w)
     else:
         st[A.S_FAULT] += 1
         return REASON_FAULT
@@ -784,8 +809,9 @@ def use_treasure(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w)
 
 
 @njit(cache=CACHE, inline=inline_in("play_delve"), _nrt=False)
-def apply_loot(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w):
+def apply_loot(rules, st, opts, c, pol, dice, w):
     """Open chests (one treasure each), quaff potions, or use a token (an Elixir: ``use_treasure``)."""
+    rs, script, trace = dice
     act = opts[c, A.O_ACTION]
     if act == A.A_OPEN:
         k = opts[c, A.O_N]
@@ -795,33 +821,34 @@ def apply_loot(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w):
         st[A.S_CHESTS] += k
         ev(trace, st, E_OPEN, u, k, 0, 0, 0, 0, 0, 0)
         for _ in range(k):
-            draw_treasure(rules, st, rs, script, trace, 0)
+            draw_treasure(rules, st, dice, 0)
     elif act == A.A_QUAFF:
         u = opts[c, A.O_ARG]
         use_unit(st, u, 1, trace)
         p = st[A.S_DUN + A.POTION]
         st[A.S_DUN + A.POTION] = 0
         ev(trace, st, E_QUAFF, u, p, 0, 0, 0, 0, 0, 0)
-        revive(rules, st, p, pid, params, user_fn, rs, script, trace, opts, w)
+        revive(rules, st, p, pol, dice, opts, w)
     elif act == A.A_TREASURE:
-        use_treasure(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w)
+        use_treasure(rules, st, opts, c, pol, dice, w)
     else:  # the loot menus offer no other action
         st[A.S_FAULT] += 1
 
 
 # --- phases ----------------------------------------------------------------------------------------
 @njit(cache=CACHE, inline="always", _nrt=False)  # one caller
-def form_party(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
+def form_party(rules, st, pol, dice, opts, w):
     """Roll every party die; then the hero's forming powers (rerolls, then face transforms)."""
+    rs, script, trace = dice
     for f in range(A.N_FACES):
         st[A.S_PARTY + f] = 0
     st[A.S_GRAVE] = 0
     for _ in range(rules[R_PARTY_DICE]):
-        st[A.S_PARTY + party_face(rules, rs, script)] += 1
+        st[A.S_PARTY + party_face(rules, dice)] += 1
     ev_party(trace, st)
     h = hero_at(rules, st)
     for _ in range(rules[h + A.H_FORM_REROLL]):
-        reroll(rules, st, A.SRC_FORM, False, pid, params, user_fn, rs, script, trace, opts, w)
+        reroll(rules, st, A.SRC_FORM, False, pol, dice, opts, w)
     a = rules[h + A.H_FORM_FROM]
     if a >= 0 and st[A.S_PARTY + a] > 0:
         b = rules[h + A.H_FORM_TO]
@@ -833,8 +860,9 @@ def form_party(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
-def roll_level(rules, st, rs, script, trace):
+def roll_level(rules, st, dice):
     """Level L rolls min(L, dungeon dice not in the Lair); dragons go straight to the Lair."""
+    rs, script, trace = dice
     for t in range(5):
         st[A.S_DUN + t] = 0
     n = min(st[A.S_LEVEL], rules[R_DUNGEON_DICE] - st[A.S_LAIR])
@@ -850,12 +878,13 @@ def roll_level(rules, st, rs, script, trace):
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)  # one caller: saves passing ~70 words
-def monster_phase(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
+def monster_phase(rules, st, pol, dice, opts, w):
     """Defeat every monster or flee (0 cleared, REASON_FLEE, REASON_PORTAL)."""
+    rs, script, trace = dice
     full = st[A.S_FULL_MENU] == 1
     while monsters(st) > 0:
         n = monster_menu(rules, st, opts, full, w)
-        c = decide(A.D_MONSTER, st, opts, n, pid, params, user_fn, rs, script, trace)
+        c = decide(A.D_MONSTER, st, opts, n, pol, dice)
         act = opts[c, A.O_ACTION]
         if act == A.A_FIGHT:
             spend(st, opts, c, trace, w)
@@ -865,14 +894,14 @@ def monster_phase(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
             ev_party(trace, st)
         elif act == A.A_SCROLL:
             use_unit(st, opts[c, A.O_ARG], 1, trace)
-            reroll(rules, st, A.SRC_SCROLL, True, pid, params, user_fn, rs, script, trace, opts, w)
+            reroll(rules, st, A.SRC_SCROLL, True, pol, dice, opts, w)
         elif act == A.A_ULTIMATE:
-            use_ultimate(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w)
+            use_ultimate(rules, st, opts, c, pol, dice, w)
         elif act == A.A_TREASURE:  # Dragon Bait; an Elixir for heroes who loot here
-            if use_treasure(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w) == REASON_FAULT:
+            if use_treasure(rules, st, opts, c, pol, dice, w) == REASON_FAULT:
                 return REASON_FAULT
         elif act == A.A_OPEN or act == A.A_QUAFF:
-            apply_loot(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w)
+            apply_loot(rules, st, opts, c, pol, dice, w)
         elif act == A.A_PORTAL:
             return use_portal(rules, st, opts[c, A.O_ARG], trace)
         elif act == A.A_FLEE:
@@ -894,8 +923,9 @@ def use_portal(rules, st, k, trace):
 
 
 @njit(cache=CACHE, _nrt=False)
-def use_ultimate(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w):
+def use_ultimate(rules, st, opts, c, pol, dice, w):
     """The hero's ultimate (once per delve), from a monster- or dragon-phase option."""
+    rs, script, trace = dice
     h = hero_at(rules, st)
     u = rules[h + A.H_ULT]
     st[A.S_ULT_USED] = 1
@@ -918,7 +948,7 @@ def use_ultimate(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w)
         apply_mass(rules, st, u, rules[h + A.H_ULT_MASK])
     elif u == A.ULT_REROLL:
         dungeon = st[A.S_PHASE] == A.PH_MONSTER
-        reroll(rules, st, A.SRC_ULTIMATE, dungeon, pid, params, user_fn, rs, script, trace, opts, w)
+        reroll(rules, st, A.SRC_ULTIMATE, dungeon, pol, dice, opts, w)
         return
     elif u == A.ULT_SACRIFICE:  # discard treasures: defeat all, open all, quaff all, empty the Lair
         st[A.S_TREASURE + opts[c, A.O_ARG]] -= rules[h + A.H_ULT_N]
@@ -928,16 +958,16 @@ def use_ultimate(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w)
         st[A.S_DUN + A.CHEST] = 0
         st[A.S_CHESTS] += k
         for _ in range(k):
-            draw_treasure(rules, st, rs, script, trace, 0)
+            draw_treasure(rules, st, dice, 0)
         p = st[A.S_DUN + A.POTION]
         st[A.S_DUN + A.POTION] = 0
         st[A.S_LAIR] = 0
-        revive(rules, st, p, pid, params, user_fn, rs, script, trace, opts, w)
+        revive(rules, st, p, pol, dice, opts, w)
     ev_dungeon(trace, st, 0, 0)
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)  # one caller: saves passing ~70 words
-def loot_phase(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts, w):
+def loot_phase(rules, st, ptable, pol, dice, opts, w):
     """Open chests and quaff potions as the policy likes; leftovers are discarded."""
     while True:
         if st[A.S_DUN + A.CHEST] == 0 and st[A.S_DUN + A.POTION] == 0:
@@ -953,10 +983,10 @@ def loot_phase(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts,
         outlook(rules, st, ptable)
         if ptable.shape[0] > 0:
             advise_p(rules, st, ptable, opts, n)
-        c = decide(A.D_LOOT, st, opts, n, pid, params, user_fn, rs, script, trace)
+        c = decide(A.D_LOOT, st, opts, n, pol, dice)
         if opts[c, A.O_ACTION] == A.A_DONE:
             break
-        apply_loot(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w)
+        apply_loot(rules, st, opts, c, pol, dice, w)
         if st[A.S_FAULT] > 0:
             break
     st[A.S_DUN + A.CHEST] = 0
@@ -979,9 +1009,10 @@ def advise_p(rules, st, ptable, opts, n):
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)  # one caller: saves passing ~70 words
-def dragon_phase(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
+def dragon_phase(rules, st, pol, dice, opts, w):
     """With ``dragon.threshold`` dice in the Lair the dragon attacks: companions of ``need`` different
     types defeat it (1 treasure, 1 XP, the Lair empties); a Ring sends it away; else flee."""
+    rs, script, trace = dice
     st[A.S_FACED] += 1
     need = dragon_need(rules, st)
     ev(trace, st, E_DRAGON, st[A.S_LAIR], need, 0, 0, 0, 0, 0, 0)
@@ -1014,7 +1045,7 @@ def dragon_phase(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
             if k >= 0:
                 n = add_row(opts, n, A.A_PORTAL, k, st[A.S_LEVEL] * rules[R_PORTAL_XP], 2500, 0)
             n = add_row(opts, n, A.A_FLEE, 0, 0, 4000, 0)
-        c = decide(A.D_DRAGON, st, opts, n, pid, params, user_fn, rs, script, trace)
+        c = decide(A.D_DRAGON, st, opts, n, pol, dice)
         act = opts[c, A.O_ACTION]
         if act == A.A_FIGHT:
             spend(st, opts, c, trace, w)
@@ -1023,15 +1054,15 @@ def dragon_phase(rules, st, pid, params, user_fn, rs, script, trace, opts, w):
             ev(trace, st, E_SLAIN, 0, 0, 0, 0, 0, 0, 0, 0)
             gain_xp(rules, st, rules[R_DRAGON_XP], XP_DRAGON, trace)
             for _ in range(rules[R_DRAGON_TREASURES]):
-                draw_treasure(rules, st, rs, script, trace, 1)
+                draw_treasure(rules, st, dice, 1)
         elif act == A.A_TREASURE:  # a Ring or an Elixir
-            if use_treasure(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w) == REASON_FAULT:
+            if use_treasure(rules, st, opts, c, pol, dice, w) == REASON_FAULT:
                 return REASON_FAULT
         elif act == A.A_ULTIMATE:
-            use_ultimate(rules, st, opts, c, pid, params, user_fn, rs, script, trace, w)
+            use_ultimate(rules, st, opts, c, pol, dice, w)
         elif act == A.A_SCROLL:
             use_unit(st, opts[c, A.O_ARG], 1, trace)
-            reroll(rules, st, A.SRC_SCROLL, False, pid, params, user_fn, rs, script, trace, opts, w)
+            reroll(rules, st, A.SRC_SCROLL, False, pol, dice, opts, w)
         elif act == A.A_PORTAL:
             return use_portal(rules, st, opts[c, A.O_ARG], trace)
         elif act == A.A_FLEE:
@@ -1057,7 +1088,7 @@ def outlook(rules, st, ptable):
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
-def regroup(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts):
+def regroup(rules, st, ptable, pol, dice, opts):
     """Temporary companions leave; retire (True) or seek glory. After the last level: retire."""
     for f in range(A.N_FACES):
         st[A.S_TEMP + f] = 0
@@ -1069,13 +1100,14 @@ def regroup(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts):
     n = add_row(opts, 0, A.A_RETIRE, 0, level * rules[R_RETIRE_XP], 0, 1)
     n = add_row(opts, n, A.A_CONTINUE, fallback, (level + 1) * rules[R_RETIRE_XP], 0, 1)
     opts[1, A.O_P] = st[A.S_P_NEXT]
-    c = decide(A.D_REGROUP, st, opts, n, pid, params, user_fn, rs, script, trace)
+    c = decide(A.D_REGROUP, st, opts, n, pol, dice)
     return opts[c, A.O_ACTION] == A.A_RETIRE
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)  # one caller
-def play_delve(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts, w):
+def play_delve(rules, st, ptable, pol, dice, opts, w):
     """One delve: form the party, then levels until retiring, fleeing or a Town Portal."""
+    rs, script, trace = dice
     st[A.S_LEVEL] = 1
     st[A.S_PHASE] = 0
     st[A.S_ULT_USED] = 0
@@ -1084,17 +1116,17 @@ def play_delve(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts,
     for f in range(A.N_FACES):
         st[A.S_TEMP + f] = 0
     ev(trace, st, E_DELVE, st[A.S_DELVE], st[A.S_XP], st[A.S_MASTER], 0, 0, 0, 0, 0)
-    form_party(rules, st, pid, params, user_fn, rs, script, trace, opts, w)
+    form_party(rules, st, pol, dice, opts, w)
     while True:
-        roll_level(rules, st, rs, script, trace)
+        roll_level(rules, st, dice)
         st[A.S_PHASE] = A.PH_MONSTER
-        r = monster_phase(rules, st, pid, params, user_fn, rs, script, trace, opts, w)
+        r = monster_phase(rules, st, pol, dice, opts, w)
         if r == 0:
             st[A.S_PHASE] = A.PH_LOOT
-            loot_phase(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts, w)
+            loot_phase(rules, st, ptable, pol, dice, opts, w)
             if st[A.S_LAIR] >= rules[R_DRAGON_AT]:
                 st[A.S_PHASE] = A.PH_DRAGON
-                r = dragon_phase(rules, st, pid, params, user_fn, rs, script, trace, opts, w)
+                r = dragon_phase(rules, st, pol, dice, opts, w)
         st[A.S_PHASE] = 0
         if r == REASON_FLEE:
             st[A.S_FLED] += 1
@@ -1106,7 +1138,7 @@ def play_delve(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts,
             return
         if r == REASON_FAULT or st[A.S_FAULT] > 0:
             return
-        if regroup(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts):
+        if regroup(rules, st, ptable, pol, dice, opts):
             st[A.S_RETIRED] += 1
             ev(trace, st, E_RETIRE, st[A.S_LEVEL], 0, 0, 0, 0, 0, 0, 0)
             gain_xp(rules, st, st[A.S_LEVEL] * rules[R_RETIRE_XP], XP_RETIRE, trace)
@@ -1115,9 +1147,10 @@ def play_delve(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts,
 
 
 @njit(cache=CACHE, _nrt=False)
-def play_game(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts, w, hero, full_menu):
+def play_game(rules, st, ptable, pol, dice, opts, w, hero, full_menu):
     """A whole game (``game.delves`` delves); the result stays in ``st``. ``full_menu``: 1 if the
     policy has the ``full_menu`` trait (menus list every fight)."""
+    rs, script, trace = dice
     st[:] = 0
     st[A.S_HERO] = hero
     st[A.S_FULL_MENU] = full_menu
@@ -1131,7 +1164,7 @@ def play_game(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts, 
     check_master(rules, st, trace)
     for d in range(rules[R_DELVES]):
         st[A.S_DELVE] = d + 1
-        play_delve(rules, st, ptable, pid, params, user_fn, rs, script, trace, opts, w)
+        play_delve(rules, st, ptable, pol, dice, opts, w)
         st[A.S_DELVE_LEVEL + d] = st[A.S_LEVEL]
         if st[A.S_FAULT] > 0:  # a choice no rule handles: the game stops (the tests check it never happens)
             break
@@ -1236,9 +1269,11 @@ def _kernel(rules, ptable, ctl, params, user_fn, seed, script, out, trace):
         b_opts = borrow(opts)
         b_w = borrow(w)
         b_out = borrow(out)
+        pol = Pol(pid, b_pa, user_fn)
+        dice = Dice(b_rs, b_sc, b_tr)
         for g in range(c * CHUNK, min(count, (c + 1) * CHUNK)):
             seed_stream(b_rs, seed, start + g)
-            play_game(b_rl, b_st, b_pt, pid, b_pa, user_fn, b_rs, b_sc, b_tr, b_opts, b_w, hero, full_menu)
+            play_game(b_rl, b_st, b_pt, pol, dice, b_opts, b_w, hero, full_menu)
             write_out(b_rl, b_st, b_out, g, start + g)
         keep_alive(rl, pt, pa, sc, rs, st, opts, w)
         keep_alive(tr, tr, tr, tr, tr, tr, tr, tr)

@@ -26,6 +26,7 @@ from ...rng import seed_stream
 from . import layout as A
 from .kernel import (
     SCRATCH,
+    Dice,
     _compositions,
     dragon_need,
     load_units,
@@ -156,6 +157,7 @@ def measure(rules, side, party, level, lair, seed, samples, counts):
     rs = np.zeros(4, dtype=np.uint64)
     script = np.zeros(0, dtype=np.int64)
     trace = np.zeros((0, 11), dtype=np.int64)
+    dice = Dice(rs, script, trace)
     h = R_HERO + side * A.H_COLS
     at = rules[R_DRAGON_AT]
     for i in range(samples):
@@ -167,7 +169,7 @@ def measure(rules, side, party, level, lair, seed, samples, counts):
         st[A.S_LAIR] = lair
         if party[0] < 0:
             for _ in range(rules[R_PARTY_DICE]):
-                st[A.S_PARTY + party_face(rules, rs, script)] += 1
+                st[A.S_PARTY + party_face(rules, dice)] += 1
             a = rules[h + A.H_FORM_FROM]
             if a >= 0:
                 st[A.S_PARTY + rules[h + A.H_FORM_TO]] += st[A.S_PARTY + a]
@@ -175,7 +177,7 @@ def measure(rules, side, party, level, lair, seed, samples, counts):
         else:
             for f in range(A.N_FACES):
                 st[A.S_PARTY + f] = party[f]
-        roll_level(rules, st, rs, script, trace)
+        roll_level(rules, st, dice)
         load_units(rules, st, A.PH_MONSTER, w)
         c, ok = best_fight(w, 0, opts, SCRATCH)
         dragon = st[A.S_LAIR] >= at
