@@ -35,6 +35,14 @@ def test_the_list_loads_and_names_existing_rule_tests():
                 assert any(name in t for t in defined), (m.id, name)
 
 
+
+def test_every_mutant_follows_the_code():
+    """Each listed mutant's original text stands exactly once where it says: a refactor that respells a rule
+    must respell its mutant too (the check itself runs outside the suite)."""
+    _, mutants = MC.load()
+    for m in mutants:
+        assert MC.locate(m) >= 0, m.id
+
 def _mutant(tmp_path: Path, find: str, within: str = "") -> MC.Mutant:
     (tmp_path / "rules.py").write_text(
         "def fight(a, b):\n    if a > b:\n        return 1\n    return 0\n\n\n"
