@@ -20,7 +20,7 @@ from ...policy import POLICY_TYPE, USER_POLICY_ID
 from ...rng import roll, seed_stream
 from ...tracing import trace_row
 from . import layout as A
-from .layout import (  # noqa: F401  (the trace codes: the kernel logs them, trace.py names them)
+from .layout import (  # the trace codes the kernel logs (trace.py gives them words)
     E_CLEARED,
     E_DECISION,
     E_DELVE,

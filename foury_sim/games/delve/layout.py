@@ -10,6 +10,8 @@ Options come best-first: the kernel annotates every row with its advice (``O_COS
 
 from __future__ import annotations
 
+from .outputs import OUTPUTS as _OUTPUTS  # outputs.py does not import the layout
+
 # --- faces ---------------------------------------------------------------------------------
 #: Party die faces (companion types); roles 0..4 are companions, SCROLL defeats nothing.
 FIGHTER, CLERIC, MAGE, THIEF, CHAMPION, SCROLL = range(6)
@@ -178,6 +180,5 @@ FLEE_MONSTERS, FLEE_DRAGON = 0, 1
 # Declared once, with labels and summaries, in outputs.py; the index constants (OUT_GAME, OUT_WIN, ...: each
 # column's ``index``) are derived from that declaration's order. OUT_DELVE_LEVEL is the first of one column
 # per delve.
-from .outputs import OUTPUTS as _OUTPUTS  # noqa: E402  (outputs.py does not import this module)
 
 globals().update(_OUTPUTS.kernel_indices())

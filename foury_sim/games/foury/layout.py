@@ -7,6 +7,7 @@ rows ``options[i, O_...]`` described here and returns the index of an option.
 from __future__ import annotations
 
 from .icons import N_ICONS
+from .outputs import OUTPUTS as _OUTPUTS  # outputs.py does not import the layout
 
 # --- resource tracks (character sheet) ------------------------------------------------------
 HEARTS, SHIELD, CLOVER, WEAPON, SHOVEL, CHEST, CORNU = 0, 1, 2, 3, 4, 5, 6
@@ -236,7 +237,6 @@ FOE_TRAIT_WORDS = {"trap": FT_TRAP, "temple_goal": FT_TEMPLE_GOAL, "steals": FT_
 # --- per-game output columns ---------------------------------------------------------------
 # Declared once, with labels and summaries, in outputs.py; the kernel's index constants (OUT_WIN, OUT_CLEAN, ...:
 # each column's ``index``) are derived from that declaration's order. N_OUT columns per game in ``out[k, :]``.
-from .outputs import OUTPUTS as _OUTPUTS  # noqa: E402  (outputs.py does not import this module)
 
 globals().update(_OUTPUTS.kernel_indices())
 OUT_COLUMNS = tuple(_OUTPUTS.kernel_names())
