@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from .errors import InputError
+from .errors import InputError, Interrupted
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Monte Carlo balance analysis for dungeon-crawler board games.")
@@ -420,6 +420,9 @@ def main() -> None:
     except InputError as e:
         typer.echo(f"foury-sim: error: {e}", err=True)
         sys.exit(2)
+    except Interrupted as e:
+        typer.echo(f"foury-sim: interrupted: {e.message}", err=True)
+        sys.exit(130)
     except KeyboardInterrupt:
         typer.echo("foury-sim: interrupted", err=True)
         sys.exit(130)

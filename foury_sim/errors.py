@@ -13,3 +13,13 @@ class InputError(ValueError):
         self.message = message
         self.where = where
         super().__init__(f"{where}: {message}" if where else message)
+
+
+class Interrupted(Exception):
+    """The user interrupted long work (Ctrl-C); ``message`` says what was kept and how to resume.
+
+    The CLI prints it as one line and exits 130."""
+
+    def __init__(self, message: str):
+        self.message = message
+        super().__init__(message)

@@ -26,7 +26,7 @@ from matplotlib.figure import Figure
 from . import figures as F
 from . import stats
 from .errors import InputError
-from .runner import atomic_write
+from .files import atomic_write
 
 __all__ = ["Results", "load_results", "build_report", "ReportFigure", "cell_differences", "Differences"]
 

@@ -33,9 +33,10 @@ import pandas as pd
 from . import __version__, stats
 from . import assumptions as assume
 from .errors import InputError
+from .files import atomic_write, to_jsonable, write_frame
 from .registry import get_game
 from .rulesfile import locate_key
-from .runner import Progress, atomic_write, play_games, to_jsonable, write_frame
+from .runner import Progress, play_games
 from .study import SPECIAL, CellRunner, _flatten, git_commit, read_experiment
 
 TOP_KEYS = {"name", "title", "description", "game", "seed", "games", "points", "design", "vary", "fixed", "factors",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sys
 import time
 from collections.abc import Iterator
@@ -17,6 +16,8 @@ import pandas as pd
 
 from . import assumptions, stats
 from .errors import InputError
+from .files import atomic_write, to_jsonable, write_frame  # noqa: F401  (re-exported: older imports)
+from .inputs import check_seed
 from .policy import Policy, make_policy
 from .registry import GameSpec, get_game
 
@@ -167,8 +168,7 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
     spec = get_game(game)
     if games < 1:
         raise InputError(f"must be at least 1, not {games}", "--games")
-    if seed < 0 or seed >= 2**63:
-        raise InputError(f"must be between 0 and 2**63-1, not {seed}", "--seed")
+    check_seed(seed)
     spec.check_map(map)
     opts = run_options(spec, "run", options)
     if ruleset is None:
@@ -188,47 +188,6 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
                         "elapsed_s": round(elapsed, 3), "games_per_s": round(games / max(elapsed, 1e-9)),
                         "assumptions": assumptions.records(ruleset, hero)})
     return res
-
-
-def atomic_write(path: str | Path, data: bytes | str) -> None:
-    """Write a file so that readers never see it half-written (temp file, fsync, rename)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    mode = "wb" if isinstance(data, bytes) else "w"
-    with open(tmp, mode) as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
-def write_frame(df: pd.DataFrame, path: str | Path) -> None:
-    """Atomically write a table as CSV or parquet (by suffix)."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix == ".parquet":
-        df.to_parquet(tmp, index=False)
-    else:
-        df.to_csv(tmp, index=False)
-    os.replace(tmp, path)
-
-
-def to_jsonable(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [to_jsonable(v) for v in obj]
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.floating):
-        return None if not np.isfinite(obj) else float(obj)
-    if isinstance(obj, float) and not np.isfinite(obj):
-        return None
-    if isinstance(obj, np.ndarray):
-        return to_jsonable(obj.tolist())
-    return obj
 
 
 def write_run(res: RunResult, out_dir: str | Path) -> list[Path]:

@@ -28,11 +28,12 @@ import pandas as pd
 
 from . import __version__, assumptions, stats
 from .errors import InputError
+from .files import atomic_write, to_jsonable, write_frame
 from .outputs import MEAN, RATE
 from .policy import make_policy
 from .registry import DEFAULT_GAME, GameSpec, get_game
 from .rulesfile import locate_key, read_toml
-from .runner import Progress, atomic_write, play_games, summarize, to_jsonable, write_frame
+from .runner import Progress, play_games, summarize
 
 SPECIAL = ("hero", "policy", "map", "rules")
 TOP_KEYS = {"name", "title", "description", "game", "seed", "games", "precision", "max_games", "batch", "per_game",
