@@ -10,6 +10,19 @@ from typing import Any
 import typer
 
 from .errors import InputError, Interrupted
+from .inputs import (
+    check_conf,
+    check_format,
+    check_game_index,
+    check_games,
+    check_input_file,
+    check_name,
+    check_out_dir,
+    check_out_file,
+    check_seed,
+    check_threads,
+    check_trials,
+)
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Monte Carlo balance analysis for dungeon-crawler board games.")
@@ -41,12 +54,12 @@ def _game_options(spec: Any, command: str, args: list[str]) -> dict[str, Any]:
         word = args[i]
         flag, eq, value = word.partition("=")
         if not flag.startswith("--"):
-            raise InputError(f"Got unexpected extra argument ({word})", "")
+            raise InputError("unexpected extra argument", word)
         if flag not in known:
             others = [g for g in games() if g != spec.name and flag in get_game(g).options_of(command)]
             if others:
                 raise InputError(f"{flag} is an option of {', '.join(others)}, not of {spec.name}", flag)
-            raise InputError(f"No such option: {flag}", "")
+            raise InputError(f"No such option: {flag}", flag)
         if not eq:
             i += 1
             if i >= len(args):
@@ -112,9 +125,10 @@ def run(
 
     spec = get_game(game)
     options = _game_options(spec, "run", ctx.args)
-    _check_format(fmt)
-    if not 0.5 <= conf < 1.0:
-        raise InputError(f"must be between 0.5 and 1, not {conf}", "--conf")
+    check_format(fmt)
+    check_conf(conf)
+    check_out_dir(out)
+    check_input_file(rules, "--rules")
     res = run_games(game, hero=hero, policy=policy, params=param, games=games, seed=seed,
                     rules=str(rules) if rules else None, sets=set_, map=map, threads=threads,
                     progress=None if progress is None and games >= 50_000 else bool(progress), options=options)
@@ -123,17 +137,22 @@ def run(
 
         res.summary.update(summarize(spec, res.df, res.ruleset, conf))
     res.summary["conf"] = conf
-    if out is not None:
-        write_run(res, out)
-    if fmt == "json":
-        typer.echo(json.dumps(to_jsonable(res.summary), indent=2))
-    else:
-        typer.echo(format_summary(res.summary, spec.title, spec.outputs))
+    text = (json.dumps(to_jsonable(res.summary), indent=2) if fmt == "json"
+            else format_summary(res.summary, spec.title, spec.outputs))
+    _write_or_say(lambda: write_run(res, out) if out is not None else None, text)
 
 
-def _check_format(fmt: str) -> None:
-    if fmt not in ("text", "json"):
-        raise InputError(f"--format must be text or json, not {fmt!r}", "--format")
+def _write_or_say(write: Any, text: str) -> None:
+    """Write a verb's files, then print its result; if writing fails (disk full, permissions changed while
+    simulating), the result is printed all the same and the failure is one line naming the file."""
+    try:
+        write()
+    except OSError as e:
+        typer.echo(text)
+        reason = e.strerror or type(e).__name__
+        raise InputError(f"could not be written ({reason}); the result above was not saved",
+                         str(e.filename or "--out")) from None
+    typer.echo(text)
 
 
 @app.command()
@@ -151,15 +170,19 @@ def replay(
     """Print one game's full play report: every roll, event, decision and resource change."""
     from .policy import make_policy
     from .registry import get_game
+    from .runner import in_worker
 
     spec = get_game(game)
-    if game_index < 0:
-        raise InputError(f"--game must be >= 0, not {game_index}", "--game")
+    check_seed(seed)
+    check_game_index(game_index)
+    check_name(hero, "--hero")
+    check_name(policy, "--policy")
+    check_input_file(rules, "--rules")
     spec.check_map(map)
     rs = spec.load_ruleset(str(rules) if rules else None, set_, map)
-    h = spec.check_hero(rs, hero or spec.default_hero)
-    pol = make_policy(policy or spec.default_policy, spec.policies, param)
-    typer.echo("\n".join(spec.replay(rs, h, pol, seed, game_index)))
+    h = spec.check_hero(rs, spec.default_hero if hero is None else hero)
+    pol = make_policy(spec.default_policy if policy is None else policy, spec.policies, param)
+    typer.echo("\n".join(in_worker(spec.replay, rs, h, pol, seed, game_index)))
 
 
 @app.command(context_settings=GAME_OPTIONS)
@@ -175,17 +198,18 @@ def odds(
     """Exact odds beside the frequencies the engine's own code produces. Options only some games take
     (e.g. `--hearts N`, see `foury-sim games`) follow the common ones."""
     from .registry import get_game
-    from .runner import run_options
+    from .runner import in_worker, run_options
 
-    _check_format(fmt)
+    check_format(fmt)
     spec = get_game(game)
     kw = run_options(spec, "odds", _game_options(spec, "odds", ctx.args))
     if spec.odds is None:
         raise InputError(f"{game} has no odds table", "GAME")
-    if trials < 1:
-        raise InputError("--trials must be at least 1", "--trials")
+    check_trials(trials)
+    check_seed(seed)
+    check_input_file(rules, "--rules")
     rs = spec.load_ruleset(str(rules) if rules else None, set_, None)
-    table = spec.odds(rs, trials=trials, seed=seed, **kw)
+    table = in_worker(spec.odds, rs, trials=trials, seed=seed, **kw)
     if fmt == "json":
         typer.echo(table.to_json(orient="records", indent=2))
     else:
@@ -213,6 +237,7 @@ def sweep(
     """Run a parameter sweep on common dice streams; write tables, manifest, figures and a report."""
     from .study import load_experiment, run_sweep, set_precision
 
+    check_threads(threads)
     exp = load_experiment(experiment)  # every error is found before anything is simulated
     if precision is not None:
         set_precision(exp, precision, max_games, batch)
@@ -238,6 +263,7 @@ def robust(
     what share of the assumption space each conclusion holds and which assumptions move it most."""
     from .robust import load_robust, run_robust
 
+    check_threads(threads)
     exp = load_robust(experiment)  # every error is found before anything is simulated
     for name, v, lo in (("--games", games, 2), ("--points", points, 0)):
         if v is not None and v < lo:
@@ -275,18 +301,24 @@ def compare(
                                "p < 1 - conf over all outcomes."),
 ) -> None:
     """Two variants on the same dice streams: paired differences, Holm-adjusted significance, flipped games."""
+    from .registry import get_game
     from .study import compare as run_compare
     from .study import format_comparison, parse_settings, write_comparison
 
-    _check_format(fmt)
+    spec = get_game(game)
+    check_format(fmt)
+    check_games(games, columns=2 * len(spec.outputs.columns))
+    check_seed(seed)
+    check_threads(threads)
+    check_conf(conf)
+    check_out_dir(out)
     va, vb = parse_settings(a, "--a"), parse_settings(b, "--b")
     if not va and not vb:
         raise InputError("give at least one setting with --a or --b (e.g. --a hero=kael --b hero=elydion)", "--a")
     c = run_compare(game, va, vb, fixed=parse_settings(fixed, "--fixed"), games=games, seed=seed,
                     threads=threads, progress=progress, conf=conf)
-    if out is not None:
-        write_comparison(c, out)
-    typer.echo(json.dumps(c.to_dict(), indent=2) if fmt == "json" else format_comparison(c))
+    text = json.dumps(c.to_dict(), indent=2) if fmt == "json" else format_comparison(c)
+    _write_or_say(lambda: write_comparison(c, out) if out is not None else None, text)
 
 
 @app.command()
@@ -310,8 +342,9 @@ def assumptions(
     from .assumptions import of, table
     from .registry import get_game
 
-    _check_format(fmt)
+    check_format(fmt)
     spec = get_game(game)
+    check_input_file(rules, "--rules")
     spec.check_map(map)
     rs = spec.load_ruleset(str(rules) if rules else None, set_, map)
     found = of(rs)
@@ -349,7 +382,8 @@ def games() -> None:
             pars = ", ".join(f"{k}={v:g}" for k, v in p.params.items())
             typer.echo(f"         policy {p.name}: {p.description}" + (f" ({pars})" if pars else ""))
         for o in spec.options:
-            typer.echo(f"         option {o.flag} of {'/'.join(o.commands)}: {o.help} (default {o.default})")
+            rng = f", from {o.minimum:g} to {o.maximum:g}" if o.minimum is not None else ""
+            typer.echo(f"         option {o.flag} of {'/'.join(o.commands)}: {o.help} (default {o.default}){rng}")
         if spec.board is not None:
             typer.echo(f"         {spec.board.noun}s:     {', '.join(spec.board.builtin())} (or a file; "
                        f"`foury-sim map check NAME --game {name}`)")
@@ -385,21 +419,21 @@ def _board(game: str | None) -> tuple[Any, Any]:
 @map_app.command("render")
 def map_render(
     map_file: str = typer.Argument(..., help="Map file or shipped map name."),
-    out: Path = typer.Option(Path("map.png"), "-o", "--out", help="PNG to write."),
+    out: Path = typer.Option(Path("map.png"), "-o", "--out", help="PNG to write (its folder must exist)."),
     game: str | None = typer.Option(None, "--game", help="The game whose board it is (default: the default game)."),
 ) -> None:
     """Draw a board (map) as a picture a designer can check."""
     from .runner import atomic_write
 
     _, board = _board(game)
+    check_out_file(out, "--out", ".png")
     m = board.resolve(map_file)
     fig = board.draw(m)
     import io
 
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=120)
-    atomic_write(out, buf.getvalue())
-    typer.echo(f"wrote {out}")
+    _write_or_say(lambda: atomic_write(out, buf.getvalue()), f"wrote {out}")
 
 
 @map_app.command("check")
@@ -413,28 +447,70 @@ def map_check(
         typer.echo(line)
 
 
+#: Exit codes (README): 0 done (also: no command given, which prints the help), 2 bad input or a file that
+#: could not be written (one line naming the option or file:line[:col]), 130 interrupted (one line: what was
+#: kept and how to resume).
+EXIT_OK, EXIT_INPUT, EXIT_INTERRUPTED = 0, 2, 130
+
+
+def interrupted_message(argv: list[str]) -> str:
+    """What an interruption of ``foury-sim ARGV`` kept and how to go on (verbs that keep their finished work
+    raise ``Interrupted`` with their own message)."""
+    import shlex
+
+    cmd = shlex.join(["foury-sim", *argv])
+    verb = next((a for a in argv if not a.startswith("-")), "")
+    if verb in ("sweep", "robust"):
+        return f"the files written before the interruption are kept; go on with: {cmd}"
+    return f"nothing was kept; re-run the same command: {cmd}"
+
+
+def _exit(code: int) -> None:
+    """Exit; if a worker thread is stuck in a kernel call (a policy that never returns), end the process at
+    once (``os._exit``: the interpreter would wait for it or crash tearing it down)."""
+    runner = sys.modules.get(f"{__package__}.runner")
+    if runner is not None and any(t.is_alive() for t in runner.STUCK):
+        import os
+
+        for f in (sys.stdout, sys.stderr):
+            f.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 def main() -> None:
-    """Entry point: bad input is one line on stderr and exit code 2, never a traceback."""
+    """Entry point: bad input is one line on stderr and exit code 2, never a traceback; Ctrl-C is one line
+    and exit code 130; no command prints the help (exit 0)."""
+    argv = sys.argv[1:]
     try:
-        app(standalone_mode=False)
+        rv = app(standalone_mode=False)
     except InputError as e:
         typer.echo(f"foury-sim: error: {e}", err=True)
-        sys.exit(2)
+        _exit(EXIT_INPUT)
     except Interrupted as e:
         typer.echo(f"foury-sim: interrupted: {e.message}", err=True)
-        sys.exit(130)
+        _exit(EXIT_INTERRUPTED)
     except KeyboardInterrupt:
-        typer.echo("foury-sim: interrupted", err=True)
-        sys.exit(130)
+        typer.echo(f"foury-sim: interrupted: {interrupted_message(argv)}", err=True)
+        _exit(EXIT_INTERRUPTED)
     except Exception as e:  # click's usage errors (typer vendors its own click): one line, exit 2
-        if type(e).__name__ == "Abort":
-            typer.echo("foury-sim: interrupted", err=True)
-            sys.exit(130)
+        name = type(e).__name__
+        if name == "NoArgsIsHelpError" and getattr(e, "ctx", None) is not None:
+            typer.echo(e.ctx.get_help())
+            _exit(EXIT_OK)
+        if name == "Abort":  # end of input (EOF) at a prompt, or Ctrl-C seen by click itself
+            typer.echo(f"foury-sim: interrupted: {interrupted_message(argv)}", err=True)
+            _exit(EXIT_INTERRUPTED)
         if hasattr(e, "format_message") and hasattr(e, "exit_code"):
             msg = e.format_message().strip().splitlines()
-            typer.echo(f"foury-sim: error: {msg[0] if msg else type(e).__name__}", err=True)
-            sys.exit(2)
+            typer.echo(f"foury-sim: error: {msg[0] if msg else name}", err=True)
+            _exit(EXIT_INPUT)
         raise
+    if rv == EXIT_INTERRUPTED:  # typer turns Ctrl-C into a returned 130 (standalone_mode=False)
+        typer.echo(f"foury-sim: interrupted: {interrupted_message(argv)}", err=True)
+        _exit(EXIT_INTERRUPTED)
+    if isinstance(rv, int) and rv:
+        _exit(rv)
 
 
 if __name__ == "__main__":

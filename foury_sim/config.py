@@ -106,7 +106,8 @@ def use_cache(module: str):
 
 class CompiledOnFirstUse:
     """An entry point with a signature (``njit(sig, ...)`` would compile it at import), compiled on
-    its first call instead, under the cache directory keyed by the sources of the game package of
+    its first call instead (always ``nogil=True``: the runner calls kernels from a worker thread so that the
+    main thread stays free to take Ctrl-C), under the cache directory keyed by the sources of the game package of
     ``module`` (pass ``__name__``; see ``use_cache``):
     importing a game compiles nothing, and a run of one game never waits for another's kernels."""
 
@@ -138,5 +139,5 @@ class CompiledOnFirstUse:
             if CACHE and not (_USER_CACHE_DIR or JIT_DISABLED) and sys.stderr.isatty() and not self.cached():
                 print(self.notice(), file=sys.stderr, flush=True)
             with use_cache(self.module):
-                self.dispatcher = njit(self.sig, cache=CACHE, **self.options)(self.fn)
+                self.dispatcher = njit(self.sig, cache=CACHE, nogil=True, **self.options)(self.fn)
         return self.dispatcher

@@ -6,6 +6,7 @@ registering one more spec.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -46,6 +47,8 @@ class GameOption:
     ``commands``: the commands taking it: ``"odds"`` (its value is a keyword argument of ``spec.odds``)
     or ``"run"`` (a keyword argument of ``spec.load_ruleset``). Given to a game that does not declare
     it, the command line refuses it in one line.
+    ``minimum`` .. ``maximum``: the documented range of a number (both required for ``int`` and ``float``
+    options: a value has a range so that no option can ask for minutes of work or wrap around).
     """
 
     name: str
@@ -54,19 +57,30 @@ class GameOption:
     type: type = int
     default: Any = None
     minimum: float | None = None
+    maximum: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.type in (int, float) and (self.minimum is None or self.maximum is None):
+            raise ValueError(f"game option {self.name!r}: a number option declares its minimum and maximum")
 
     @property
     def flag(self) -> str:
         return "--" + self.name.replace("_", "-")
 
+    @property
+    def range_text(self) -> str:
+        return "" if self.minimum is None else f"{self.minimum:g} and {self.maximum:g}"
+
     def parse(self, text: str) -> Any:
+        what = {int: "a whole number", float: "a number"}.get(self.type, f"a {self.type.__name__}")
         try:
-            v = self.type(text)
-        except ValueError:
-            what = {int: "a whole number", float: "a number"}.get(self.type, f"a {self.type.__name__}")
-            raise InputError(f"{self.flag} takes {what}, not {text!r}", self.flag) from None
-        if self.minimum is not None and v < self.minimum:
-            raise InputError(f"{self.flag} must be at least {self.minimum:g}", self.flag)
+            v = self.type(text.strip())
+        except (ValueError, OverflowError):
+            raise InputError(f"takes {what}, not {text!r}", self.flag) from None
+        if self.type is float and not math.isfinite(v):
+            raise InputError(f"takes {what}, not {text!r}", self.flag)
+        if self.minimum is not None and not self.minimum <= v <= self.maximum:
+            raise InputError(f"must be between {self.range_text}, not {text.strip()}", self.flag)
         return v
 
 

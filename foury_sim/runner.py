@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -17,7 +19,7 @@ import pandas as pd
 from . import assumptions, stats
 from .errors import InputError
 from .files import atomic_write, to_jsonable, write_frame  # noqa: F401  (re-exported: older imports)
-from .inputs import check_seed
+from .inputs import check_games, check_name, check_seed, check_threads
 from .policy import Policy, make_policy
 from .registry import GameSpec, get_game
 
@@ -39,15 +41,14 @@ class RunResult:
 
 @contextlib.contextmanager
 def numba_threads(threads: int | None) -> Iterator[None]:
-    """Run with ``threads`` numba threads, restoring the previous count afterwards."""
+    """Run with ``threads`` numba threads, restoring the previous count afterwards (numba's count is per
+    thread: ``in_worker`` hands the caller's count to its worker thread)."""
     if threads is None:
         yield
         return
     import numba
 
-    top = numba.config.NUMBA_NUM_THREADS
-    if threads < 1 or threads > top:
-        raise InputError(f"must be between 1 and {top}, not {threads}", "--threads")
+    check_threads(threads)
     old = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
@@ -83,16 +84,115 @@ class Progress:
             sys.stderr.flush()
 
 
+@contextlib.contextmanager
+def stdout_to_stderr() -> Iterator[None]:
+    """Send everything written to standard output inside the block to standard error: a user policy's
+    ``print()`` (numba writes through the C level file descriptor 1 and Python's ``sys.stdout``) never mixes
+    into the text or JSON a verb prints. Used around every call of a game's code (``in_worker``)."""
+    for f in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            f.flush()
+    try:
+        saved = os.dup(1)
+        os.dup2(2, 1)
+    except OSError:  # no file descriptors (an embedding host): the Python level redirect still applies
+        saved = None
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        with contextlib.suppress(Exception):
+            import ctypes
+
+            ctypes.CDLL(None).fflush(None)
+        if saved is not None:
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
+#: Worker threads running a game's code that did not stop when asked (a policy in an endless loop inside a
+#: kernel call): the command line then ends the process with ``os._exit`` after printing its line.
+STUCK: list[threading.Thread] = []
+#: Seconds a worker is given to finish its kernel call after Ctrl-C before it counts as stuck.
+STOP_GRACE_S = 1.0
+
+
+class Stop(Exception):
+    """Raised in a worker between two kernel calls once the caller was interrupted."""
+
+
+def in_worker(fn: Any, *args: Any, **kw: Any) -> Any:
+    """``fn(*args, **kw)`` in a worker thread (numba's thread count of the caller; standard output sent to
+    standard error), the calling thread waiting so that Ctrl-C reaches it within a fraction of a second even
+    while a kernel runs (kernels release the GIL). On Ctrl-C the worker is asked to stop (``stop_requested``
+    between kernel calls) and ``KeyboardInterrupt`` is raised in the caller; a worker still running after
+    ``STOP_GRACE_S`` is listed in ``STUCK``. Exceptions of ``fn`` are raised in the caller."""
+    import numba
+
+    n_threads = numba.get_num_threads()
+    box: dict[str, Any] = {}
+    stop = threading.Event()
+
+    def work() -> None:
+        _STOP.event = stop
+        try:
+            numba.set_num_threads(n_threads)
+            box["value"] = fn(*args, **kw)
+        except BaseException as e:  # handed to the caller
+            box["error"] = e
+
+    t = threading.Thread(target=work, name="foury-sim-kernel", daemon=True)
+    with stdout_to_stderr():
+        t.start()
+        try:
+            while t.is_alive():
+                t.join(0.05)
+        except KeyboardInterrupt:
+            stop.set()
+            t.join(STOP_GRACE_S)
+            if t.is_alive():
+                STUCK.append(t)
+            raise
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
+_STOP = threading.local()
+
+
+def stop_requested() -> bool:
+    """True in a worker of ``in_worker`` whose caller was interrupted (checked between kernel calls)."""
+    ev = getattr(_STOP, "event", None)
+    return ev is not None and ev.is_set()
+
+
+#: Games per kernel call when the caller gives no batch: small enough that a call takes about a second or
+#: less (Ctrl-C is honoured between calls), large enough that the calls cost nothing measurable.
+KERNEL_BATCH = 50_000
+
+
 def simulate_games(spec: GameSpec, ruleset: Any, hero: str, policy: Policy, seed: int, start: int, count: int,
                    progress: Progress | None = None, batch: int | None = None) -> tuple[pd.DataFrame, dict]:
-    """Games ``start .. start+count-1`` in batches; a game's result never depends on the batch split."""
+    """Games ``start .. start+count-1`` in batches (kernel calls of at most ``KERNEL_BATCH`` games, run by
+    ``in_worker``); a game's result never depends on the batch split."""
     if batch is None:
         batch = max(20_000, count // 20) if progress is not None and progress.enabled else count
-    batch = max(1, batch)
+    batch = max(1, min(batch, KERNEL_BATCH))
+    return in_worker(_simulate_batches, spec, ruleset, hero, policy, seed, start, count, progress, batch)
+
+
+def _simulate_batches(spec: GameSpec, ruleset: Any, hero: str, policy: Policy, seed: int, start: int, count: int,
+                      progress: Progress | None, batch: int) -> tuple[pd.DataFrame, dict]:
     frames: list[pd.DataFrame] = []
     extras: dict[str, np.ndarray] = {}
     done = 0
     while done < count:
+        if stop_requested():
+            raise Stop()
         k = min(batch, count - done)
         cols = spec.simulate(ruleset, hero, policy, seed, start + done, k)
         for key in [c for c in cols if c.startswith("_")]:
@@ -166,15 +266,17 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
 
     ``options``: the game's own options of ``run`` (``GameSpec.options``), passed to its ``load_ruleset``."""
     spec = get_game(game)
-    if games < 1:
-        raise InputError(f"must be at least 1, not {games}", "--games")
+    check_games(games, columns=len(spec.outputs.columns), start=start)
     check_seed(seed)
+    check_threads(threads)
+    check_name(hero, "--hero")
+    check_name(policy, "--policy")
     spec.check_map(map)
     opts = run_options(spec, "run", options)
     if ruleset is None:
         ruleset = spec.load_ruleset(rules, sets, map, **opts)
-    hero = spec.check_hero(ruleset, hero or spec.default_hero)
-    pol = make_policy(policy or spec.default_policy, spec.policies, params)
+    hero = spec.check_hero(ruleset, spec.default_hero if hero is None else hero)
+    pol = make_policy(spec.default_policy if policy is None else policy, spec.policies, params)
     bar = Progress(games, enabled=progress) if progress is not False else None
     t0 = time.perf_counter()
     with numba_threads(threads):

@@ -147,8 +147,8 @@ def test_map_verbs_take_the_game_and_a_game_without_board_is_one_error(tmp_path)
 
 @pytest.mark.parametrize("args,what", [
     (["odds", "delve", "--hearts", "3"], "--hearts is an option of foury, not of delve"),
-    (["odds", "foury", "--hearts", "0"], "--hearts must be at least 1"),
-    (["odds", "foury", "--hearts", "x"], "--hearts takes a whole number, not 'x'"),
+    (["odds", "foury", "--hearts", "0"], "--hearts: must be between 1 and 30, not 0"),
+    (["odds", "foury", "--hearts", "x"], "--hearts: takes a whole number, not 'x'"),
     (["run", "delve", "--map", "base"], "delve has no board: --map does not apply"),
     (["run", "foury", "--bogus", "3"], "No such option: --bogus"),
 ])

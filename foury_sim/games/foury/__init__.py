@@ -122,5 +122,5 @@ GAME = register(GameSpec(
     outputs=OUTPUTS,
     odds=_odds,
     board=BOARD,
-    options=(GameOption("hearts", ("odds",), "Hearts at the start of a fight fought to the end.", int, 5, 1),),
+    options=(GameOption("hearts", ("odds",), "Hearts at the start of a fight fought to the end.", int, 5, 1, 30),),
 ))

@@ -56,7 +56,8 @@ def odds_table(rules=None, *, weapons=range(0, 5), strengths=range(0, 7), hearts
         for s in strengths:
             win, tie, lose = rolloff(w, s)
             fight = fight_to_the_end(w, s, hearts)
-            m = combat_trials(int(w), int(s), int(hearts), int(trials), int(seed) * 1000 + 10 * int(w) + int(s))
+            row_seed = (int(seed) * 1000 + 10 * int(w) + int(s)) % 2**64  # any 63-bit seed; unchanged below 2**53
+            m = combat_trials(int(w), int(s), int(hearts), int(trials), row_seed)
             rows.append({
                 "weapon": w, "strength": s,
                 "p_win": float(win), "p_tie": float(tie), "p_lose": float(sum(lose.values(), Fraction(0))),

@@ -1,0 +1,91 @@
+"""Ctrl-C: every verb exits 130 with one line saying what was kept and how to go on, within a second or two,
+even while a kernel runs and even while a user's policy never returns. A policy's print() goes to stderr, so
+``--format json`` stays parseable. These need a real process (signals), so they run the console script."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+LOOP_POLICY = '''
+def loop(kind, state, options, n_options, params):
+    print(-424242)
+    x = kind + 1
+    while x != 0:  # never 0: odd times odd stays odd, but numba cannot know
+        x = (x * 6364136223846793005 + 2) | 1
+    return x
+'''
+
+PRINT_POLICY = '''
+def chatty(kind, state, options, n_options, params):
+    print(777, kind, n_options)
+    return 0
+'''
+
+
+def start(*args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "foury_sim", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+def interrupt_when(p: subprocess.Popen, marker: str | None, wait_s: float) -> tuple[float, str, str]:
+    """Wait for ``marker`` on the process's stderr (or ``wait_s`` seconds), send SIGINT; (seconds until it
+    ended, stdout, stderr)."""
+    seen = ""
+    if marker is not None:
+        deadline = time.monotonic() + 600
+        while marker not in seen and time.monotonic() < deadline:
+            line = p.stderr.readline()
+            if not line:
+                break
+            seen += line
+        assert marker in seen, seen
+        time.sleep(wait_s)
+    else:
+        time.sleep(wait_s)
+    assert p.poll() is None, "the process ended before it was interrupted"
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    return time.monotonic() - t0, out, seen + err
+
+
+def test_ctrl_c_in_a_long_run_exits_130_with_one_line():
+    p = start("run", "foury", "--games", "5000000", "--seed", "3", "--policy",
+              "experiments/policies/brave.py:brave")
+    took, out, err = interrupt_when(p, None, 8.0)
+    assert p.returncode == 130, err
+    lines = err.strip().splitlines()
+    assert lines[-1] == ("foury-sim: interrupted: nothing was kept; re-run the same command: foury-sim run foury "
+                         "--games 5000000 --seed 3 --policy experiments/policies/brave.py:brave"), err
+    assert "Traceback" not in err and out == ""
+    assert took < 5, took
+
+
+def test_ctrl_c_stops_a_policy_that_never_returns(tmp_path):
+    f = tmp_path / "loop.py"
+    f.write_text(LOOP_POLICY)
+    p = start("run", "foury", "--games", "100", "--policy", f"{f}:loop")
+    took, out, err = interrupt_when(p, "-424242", 1.0)
+    assert p.returncode == 130, err
+    assert err.strip().splitlines()[-1].startswith("foury-sim: interrupted: nothing was kept; re-run the same "
+                                                   "command: foury-sim run foury --games 100"), err
+    assert "Traceback" not in err
+    assert took < 5, took
+
+
+def test_a_policy_that_prints_leaves_json_clean(tmp_path):
+    f = tmp_path / "chatty.py"
+    f.write_text(PRINT_POLICY)
+    r = subprocess.run([sys.executable, "-m", "foury_sim", "run", "foury", "--games", "30", "--format", "json",
+                        "--policy", f"{f}:chatty"], cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["games"] == 30
+    assert "777" not in r.stdout and r.stderr.count("777 ") >= 30
