@@ -139,19 +139,21 @@ def run(
     res.summary["conf"] = conf
     text = (json.dumps(to_jsonable(res.summary), indent=2) if fmt == "json"
             else format_summary(res.summary, spec.title, spec.outputs))
-    _write_or_say(lambda: write_run(res, out) if out is not None else None, text)
+    _write_or_say(lambda: write_run(res, out) if out is not None else None, text, out)
 
 
-def _write_or_say(write: Any, text: str) -> None:
-    """Write a verb's files, then print its result; if writing fails (disk full, permissions changed while
-    simulating), the result is printed all the same and the failure is one line naming the file."""
+def _write_or_say(write: Any, text: str, target: Any, result: bool = True) -> None:
+    """Write a verb's files, then print ``text``; if writing fails (disk full, permissions changed while
+    simulating), a ``result`` is printed all the same (the computed numbers are not lost) and the failure is
+    one line naming the file (the one the OS names, else ``target``; exit 2)."""
     try:
         write()
     except OSError as e:
-        typer.echo(text)
+        if result:
+            typer.echo(text)
         reason = e.strerror or type(e).__name__
-        raise InputError(f"could not be written ({reason}); the result above was not saved",
-                         str(e.filename or "--out")) from None
+        kept = "; the result above was not saved" if result else ""
+        raise InputError(f"could not be written ({reason}){kept}", str(e.filename or target)) from None
     typer.echo(text)
 
 
@@ -318,7 +320,7 @@ def compare(
     c = run_compare(game, va, vb, fixed=parse_settings(fixed, "--fixed"), games=games, seed=seed,
                     threads=threads, progress=progress, conf=conf)
     text = json.dumps(c.to_dict(), indent=2) if fmt == "json" else format_comparison(c)
-    _write_or_say(lambda: write_comparison(c, out) if out is not None else None, text)
+    _write_or_say(lambda: write_comparison(c, out) if out is not None else None, text, out)
 
 
 @app.command()
@@ -423,7 +425,7 @@ def map_render(
     game: str | None = typer.Option(None, "--game", help="The game whose board it is (default: the default game)."),
 ) -> None:
     """Draw a board (map) as a picture a designer can check."""
-    from .runner import atomic_write
+    from .files import atomic_write
 
     _, board = _board(game)
     check_out_file(out, "--out", ".png")
@@ -433,7 +435,7 @@ def map_render(
 
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=120)
-    _write_or_say(lambda: atomic_write(out, buf.getvalue()), f"wrote {out}")
+    _write_or_say(lambda: atomic_write(out, buf.getvalue()), f"wrote {out}", out, result=False)
 
 
 @map_app.command("check")

@@ -272,3 +272,22 @@ def test_each_bad_option_is_one_line_naming_it(verb, option, value, monkeypatch,
     named = {"--set": "no_such_key", "--map": "nowhere.map", "--rules": "nowhere.toml", "--game": "nogame"}
     assert option in lines[0] or named.get(option, option) in lines[0], lines[0]
     assert "Traceback" not in out.err
+
+
+def test_a_failed_picture_write_is_one_line_and_claims_nothing(tmp_path, monkeypatch, capsys):
+    import errno
+
+    from foury_sim import cli as cli_module
+    from foury_sim import files
+
+    def full(path, data):
+        raise OSError(errno.EFBIG, "File too large")
+
+    monkeypatch.setattr(files, "atomic_write", full)
+    out = tmp_path / "m.png"
+    monkeypatch.setattr(sys, "argv", ["foury-sim", "map", "render", "base", "-o", str(out)])
+    with pytest.raises(SystemExit) as e:
+        cli_module.main()
+    cap = capsys.readouterr()
+    assert e.value.code == 2 and cap.out == ""
+    assert cap.err.strip() == f"foury-sim: error: {out}: could not be written (File too large)"
