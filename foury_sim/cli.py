@@ -113,7 +113,7 @@ def run(
     set_: list[str] | None = typer.Option(None, "--set", help="Override a ruleset value: KEY=VALUE (repeatable)."),
     threads: int | None = typer.Option(None, help="Numba threads (default: all cores)."),
     fmt: str = typer.Option("text", "--format", help="text or json."),
-    out: Path | None = typer.Option(None, help="Also write games.parquet/csv and summary.json here."),
+    out: str | None = typer.Option(None, help="Also write games.parquet/csv and summary.json here (a folder)."),
     progress: bool | None = typer.Option(None, "--progress/--no-progress", help="Progress bar on stderr."),
     conf: float = typer.Option(0.95, help="Confidence level of every interval printed (e.g. 0.9, 0.99)."),
 ) -> None:
@@ -297,7 +297,7 @@ def compare(
     seed: int = typer.Option(1),
     threads: int | None = typer.Option(None),
     fmt: str = typer.Option("text", "--format", help="text or json."),
-    out: Path | None = typer.Option(None, help="Write comparison.json, tables and a figure here."),
+    out: str | None = typer.Option(None, help="Write comparison.json, tables and a figure here (a folder)."),
     progress: bool | None = typer.Option(None, "--progress/--no-progress"),
     conf: float = typer.Option(0.95, help="Confidence level of the intervals; significance is Holm-adjusted "
                                "p < 1 - conf over all outcomes."),
@@ -421,7 +421,7 @@ def _board(game: str | None) -> tuple[Any, Any]:
 @map_app.command("render")
 def map_render(
     map_file: str = typer.Argument(..., help="Map file or shipped map name."),
-    out: Path = typer.Option(Path("map.png"), "-o", "--out", help="PNG to write (its folder must exist)."),
+    out: str = typer.Option("map.png", "-o", "--out", help="PNG to write (its folder must exist)."),
     game: str | None = typer.Option(None, "--game", help="The game whose board it is (default: the default game)."),
 ) -> None:
     """Draw a board (map) as a picture a designer can check."""

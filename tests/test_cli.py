@@ -117,6 +117,9 @@ BAD = [
     (["map", "render", "base", "-o", "x.txt"], "--out", "must end in .png"),
     (["map", "render", "base", "-o", "no_such_folder/x.png"], "--out", "does not exist"),
     (["run", "foury", "--rules", "tests"], "--rules", "is not a file"),
+    (["run", "foury", "--out", ""], "--out", "is empty"),
+    (["compare", "foury", "--a", "hero=kael", "--out", ""], "--out", "is empty"),
+    (["map", "render", "base", "-o", ""], "--out", "is empty"),
 ]
 
 

@@ -149,7 +149,7 @@ def check_sane(args: list[str], out: str) -> None:
 
 
 def test_fuzz_command_line_values(tmp_path, capsys, monkeypatch):
-    monkeypatch.chdir(ROOT)
+    monkeypatch.chdir(tmp_path)  # whatever a case writes stays in the test's folder
     rng = random.Random(SEED)
     seen = {0: 0, 2: 0}
     for i in range(N_CASES):
@@ -168,6 +168,7 @@ def test_fuzz_command_line_values(tmp_path, capsys, monkeypatch):
         else:
             check_sane(args, out)
     assert seen[0] >= 10 and seen[2] >= 50, seen  # both outcomes are exercised
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("c")) == []  # nothing beside --out
 
 
 @pytest.mark.parametrize("args", [[], ["map"]])
