@@ -512,7 +512,7 @@ def test_an_unknown_key_in_a_rules_file_is_an_error_at_its_line(tmp_path, text, 
     f.write_text(text)
     with pytest.raises(InputError, match=what) as e:
         D.load_ruleset(f)
-    assert e.value.where == f"{f}:{line}"
+    assert e.value.where == f"{f}:{line}:1"
 
 
 def test_an_error_in_a_key_the_user_did_not_set_points_at_the_shipped_file(tmp_path):
@@ -521,4 +521,4 @@ def test_an_error_in_a_key_the_user_did_not_set_points_at_the_shipped_file(tmp_p
     with pytest.raises(InputError, match="same length") as e:
         D.load_ruleset(f)
     line = next(i for i, t in enumerate(DEFAULT_RULES.read_text().splitlines(), 1) if t.startswith("rank_thresholds"))
-    assert e.value.where == f"{DEFAULT_RULES}:{line}"
+    assert e.value.where == f"{DEFAULT_RULES}:{line}:1"

@@ -783,7 +783,7 @@ def test_enemy_added_in_data_spawns_and_steals(tmp_path):
     ('wraith = { base = 2, mult = 0 }', "must be { char", 2),
     ('wraith = { char = "W", base = 2, mult = 0, speed = 3 }', "must be { char", 2),
     ('chest = { char = "W", base = 2, mult = 0 }', "name of an item or fixture", 2),
-    ('wraith = { char = "W", base = 99, mult = 0 }', "enemies.wraith.base = 99 is above 20", 2),
+    ('wraith = { char = "W", base = 99, mult = 0 }', "enemies.wraith.base = 99 is above 20", "2:24"),
     ('spawn_table = ["goblin", "goblin", "statue", "orc", "orc", "imp"]', "(enemies that are not traps)", 2),
     ('spawn_table = ["goblin", "goblin", "wraith", "orc", "orc", "imp"]', "from goblin, orc, imp, bandit", 2),
 ])
@@ -792,7 +792,7 @@ def test_enemy_table_validation(tmp_path, toml, message, line):
     f = _write(tmp_path, "bad.toml", f"[enemies]\n{toml}\n")
     with pytest.raises(InputError, match=re.escape(message)) as e:
         rules("arena", rules_file=f)
-    assert e.value.where == f"{f}:{line}"
+    assert e.value.where == (f"{f}:{line}:1" if isinstance(line, int) else f"{f}:{line}")
 
 
 def test_enemy_table_too_many_kinds(tmp_path):
@@ -800,7 +800,7 @@ def test_enemy_table_too_many_kinds(tmp_path):
     f = _write(tmp_path, "many.toml", f"[enemies]\n{extra}\n")
     with pytest.raises(InputError, match=f"at most {I.MAX_FOES} kinds") as e:
         rules("arena", rules_file=f)
-    assert e.value.where == f"{f}:7"  # the 13th kind (the shipped seven, then e0..e5)
+    assert e.value.where == f"{f}:7:1"  # the 13th kind (the shipped seven, then e0..e5)
 
 
 def test_enemy_char_unknown_to_the_ruleset_is_refused_in_maps(tmp_path):
