@@ -362,7 +362,7 @@ def load_ruleset(
         heroes[name] = np.stack(rows)
         hero_names[name] = (str(names[0]), str(names[1]))
         ult_names[name] = (ults[0], ults[1])
-    found = assume.from_ruleset(rf, rf.shipped, rf.users)
+    found = assume.check_plausible_within_valid(assume.from_ruleset(rf, rf.shipped, rf.users), RANGES)
     return DelveRules(r, heroes, hero_names, ult_names, list(tre), list(ranks), rf.path, dict(rf.overridden), found,
                       rf.data)
 

@@ -255,7 +255,8 @@ def load_ruleset(rules_path: str | Path | None = None, overrides: list[str] | di
     rf = rulesfile.load_ruleset_file(DEFAULT_RULES, rules_path, overrides, OPEN_TABLES)
     sources = [str(DEFAULT_RULES)] + ([str(rules_path)] if rules_path is not None else [])
     rules = build(rf, map_path, sources)
-    rules.assumptions = assume.from_ruleset(rf, rf.shipped, rf.users) + map_assumptions(rules.map)
+    found = assume.check_plausible_within_valid(assume.from_ruleset(rf, rf.shipped, rf.users), RANGES)
+    rules.assumptions = found + map_assumptions(rules.map)
     return rules
 
 
