@@ -57,6 +57,19 @@ class RuleFile:
                 return f"{src.path}:{at[0]}:{at[1]}"
         return self.path
 
+    def blame(self, *dotted: str) -> str:
+        """Where a check between several keys points: the first of them a ``--set`` changed, else the first
+        a user's file set, else the first (so an error caused by the user never blames the shipped file)."""
+        places = [self.where(k) for k in dotted]
+        for p in places:
+            if p.startswith("--set"):
+                return p
+        shipped = self.shipped.path
+        for p in places:
+            if not p.startswith(shipped):
+                return p
+        return places[0]
+
     def get(self, dotted: str, default: Any = None) -> Any:
         node: Any = self.data
         for part in dotted.split("."):
@@ -252,7 +265,7 @@ def apply_overrides(rf: RuleFile, overrides: list[str] | dict[str, Any] | None) 
         return rf
     items: list[tuple[str, Any, str]] = []
     if isinstance(overrides, dict):
-        items = [(k, v, repr(v)) for k, v in overrides.items()]
+        items = [(k, v, r if len(r := repr(v)) <= 40 else r[:37] + "...") for k, v in overrides.items()]
     else:
         for o in overrides:
             if "=" not in o:

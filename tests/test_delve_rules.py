@@ -515,13 +515,20 @@ def test_an_unknown_key_in_a_rules_file_is_an_error_at_its_line(tmp_path, text, 
     assert e.value.where == f"{f}:{line}:1"
 
 
-def test_an_error_in_a_key_the_user_did_not_set_points_at_the_shipped_file(tmp_path):
+def test_a_check_between_two_keys_points_at_the_one_the_user_set(tmp_path):
+    """ranks and rank_thresholds must have the same length: the user changed ranks, so the error points at
+    the user's line, never at the shipped rank_thresholds (issue 11); a --set is named the same way."""
     f = tmp_path / "mine.toml"
     f.write_text('[score]\nranks = ["Fodder", "Hero"]\n')
     with pytest.raises(InputError, match="same length") as e:
         D.load_ruleset(f)
-    line = next(i for i, t in enumerate(DEFAULT_RULES.read_text().splitlines(), 1) if t.startswith("rank_thresholds"))
-    assert e.value.where == f"{DEFAULT_RULES}:{line}:1"
+    assert e.value.where == f"{f}:2:1"
+    with pytest.raises(InputError, match="same length") as e:
+        D.load_ruleset(None, ["ranks=Fodder,Hero"])
+    assert e.value.where == "--set score.ranks=Fodder,Hero"
+    with pytest.raises(InputError, match="unknown rank 'Village Hero'") as e:
+        D.load_ruleset(None, ["ranks=A,B,C,D,E"])
+    assert e.value.where == "--set score.ranks=A,B,C,D,E"
 
 
 # --- issue 11: unknown keys in open tables, numbers of the wrong type ------------------------------------------

@@ -285,7 +285,7 @@ def load_ruleset(
     if not 1 <= len(ranks) <= MAX_RANKS or len(thresholds) != len(ranks):
         raise InputError(
             f"score.ranks and score.rank_thresholds need the same length (1..{MAX_RANKS})",
-            rf.where("score.rank_thresholds"),
+            rf.blame("score.rank_thresholds", "score.ranks"),
         )
     thresholds = check_int_list(rf, "score.rank_thresholds", RANGES, 1, MAX_RANKS)
     if sorted(thresholds) != thresholds:
@@ -295,7 +295,10 @@ def load_ruleset(
     r[R_N_RANKS] = len(ranks)
     r[R_RANKS : R_RANKS + len(ranks)] = thresholds
     win = rf.get("score.win_rank")
-    r[R_WIN_SCORE] = thresholds[_name(rf, "score.win_rank", win, tuple(ranks), "rank")]
+    if win not in ranks:
+        raise InputError(f"score.win_rank: unknown rank {win!r} (known: {', '.join(map(str, ranks))})",
+                         rf.blame("score.win_rank", "score.ranks"))
+    r[R_WIN_SCORE] = thresholds[ranks.index(win)]
 
     for key, names, base, sides in (
         ("dice.party", A.FACE_NAMES, R_PARTY_FACES, R_PARTY_SIDES),

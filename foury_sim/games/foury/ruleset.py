@@ -292,10 +292,10 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
     R[R_MIN_HEARTS] = _int(rf, "character.min_hearts")
     if R[R_MIN_HEARTS] > caps["hearts"]:
         raise InputError(f"character.min_hearts = {R[R_MIN_HEARTS]} is above character.cap.hearts = "
-                         f"{caps['hearts']}", rf.where("character.min_hearts"))
+                         f"{caps['hearts']}", rf.blame("character.min_hearts", "character.cap.hearts"))
     if marks > sum(caps[TRACK_NAMES[t]] for t in range(N_TRAITS)):
         raise InputError(f"character.trait_marks = {marks} do not fit under the caps",
-                         rf.where("character.trait_marks"))
+                         rf.blame("character.trait_marks", "character.cap"))
     R[R_POTION] = _int(rf, "potions.red")
     foes = parse_enemies(rf)
     for f in foes:
@@ -308,7 +308,7 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
     spawn = rf.get("enemies.spawn_table")
     if not isinstance(spawn, list) or len(spawn) != 6 or any(s not in spawnable for s in spawn):
         raise InputError(f"enemies.spawn_table must list 6 monsters (enemies that are not traps) from "
-                         f"{', '.join(spawnable)}", rf.where("enemies.spawn_table"))
+                         f"{', '.join(spawnable)}", rf.blame("enemies.spawn_table", "enemies"))
     T[T_SPAWN, :6] = [icon_table.foe(s) for s in spawn]
     R[R_PRIZE_EVERY] = _int(rf, "kills.prize_every")
     R[R_PRIZE] = _int(rf, "kills.prize_cornucopias")
@@ -362,9 +362,10 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
             for t in TRACK_NAMES[:N_TRAITS]:
                 if start[t] > cap[t]:
                     raise InputError(f"heroes.{key}: cap {t} = {cap[t]} is below the starting value {start[t]}",
-                                     rf.where(f"heroes.{key}.cap"))
+                                     rf.blame(f"heroes.{key}.cap.{t}", f"heroes.{key}.start.{t}"))
             if start["hearts"] < 1:
-                raise InputError(f"heroes.{key}.start.hearts must be at least 1", rf.where(f"heroes.{key}.start"))
+                raise InputError(f"heroes.{key}.start.hearts must be at least 1",
+                                 rf.where(f"heroes.{key}.start.hearts"))
             entry.update(start=start, cap=cap)
         heroes[key] = entry
     if "free" not in heroes:
@@ -374,7 +375,12 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
     if map_path is None and (not isinstance(map_name, str) or not map_name.strip()):
         raise InputError(f"game.map must be a shipped map name or a map file path, not {map_name!r}",
                          rf.where("game.map"))
-    m = resolve_map(map_name, icon_table)
+    try:
+        m = resolve_map(map_name, icon_table)
+    except InputError as e:
+        if map_path is None and e.where == "--map":  # the map named by the ruleset: point at its game.map
+            raise InputError(e.message, rf.where("game.map")) from None
+        raise
     _check_map(rf, m, R, T)
     geo, arrows, rm0 = map_arrays(m, R, T)
     for row, icon in ((T_STAIRS, I.STAIRS), (T_CIRCLES, I.CIRCLE), (T_LEVERS, I.LEVER)):
@@ -429,8 +435,9 @@ def parse_enemies(rf: rulesfile.RuleFile) -> list[Foe]:
             raise InputError(f"{at}.char {ch!r} is already the map character of enemies.{chars[ch]}", where)
         chars[ch] = key
         words = e.get("traits", [])
-        if not isinstance(words, list) or any(w not in FOE_TRAIT_WORDS for w in words):
-            bad = words if not isinstance(words, list) else next(w for w in words if w not in FOE_TRAIT_WORDS)
+        known = [isinstance(w, str) and w in FOE_TRAIT_WORDS for w in words] if isinstance(words, list) else [False]
+        if not all(known):
+            bad = words if not isinstance(words, list) else words[known.index(False)]
             raise InputError(f"{at}.traits: unknown trait {bad!r} (known: {', '.join(FOE_TRAIT_WORDS)})", where)
         name = e.get("name", key.replace("_", " "))
         if not isinstance(name, str) or not name:
