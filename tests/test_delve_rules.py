@@ -18,7 +18,7 @@ from foury_sim.errors import InputError
 from foury_sim.games import delve as D
 from foury_sim.games.delve import layout as A
 from foury_sim.games.delve.odds import _party_feasibility
-from foury_sim.games.delve.ruleset import DEFAULT_RULES, R_DRAGON_AT, R_N_TREASURES, R_TREASURE, T_COLS, T_EFFECT
+from foury_sim.games.delve.ruleset import R_DRAGON_AT, R_N_TREASURES, R_TREASURE, T_COLS, T_EFFECT
 from foury_sim.policy import make_policy
 
 P = {"F": 1, "C": 2, "M": 3, "T": 4, "Ch": 5, "S": 6}
