@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError
-from .rulesfile import RuleFile, locate_key
+from .rulesfile import Ranges, RuleFile, locate_key, range_of
 
 ENTRY_FIELDS = {"range", "alternatives", "reason", "vary"}
 
@@ -160,6 +160,22 @@ def from_ruleset(rf: RuleFile, shipped: RuleFile, extra_tables: list[RuleFile] |
         if any(k.startswith(a.key + ".") for k in rf.overridden):
             a.overridden = True
     return list(out.values())
+
+
+def check_plausible_within_valid(found: list[Assumption], ranges: Ranges) -> list[Assumption]:
+    """Refuse an assumption whose plausible ``range`` reaches outside the key's valid range (what the engine
+    accepts, the game's ``RANGES``): a robustness study must never pick a value the engine refuses."""
+    for a in found:
+        if a.range is None:
+            continue
+        try:
+            lo, hi = range_of(ranges, a.key)
+        except KeyError:
+            continue  # not a whole-number key: parse_table already requires a number value
+        if a.range[0] < lo or a.range[1] > hi:
+            raise InputError(f"assumption {a.key!r}: the plausible range {a.range!r} reaches outside the valid "
+                             f"range {lo}..{hi}", a.where)
+    return found
 
 
 # ----------------------------------------------------------------------------------- maps --

@@ -10,6 +10,7 @@ and turn them into the plain arrays their kernels read.
 from __future__ import annotations
 
 import copy
+import difflib
 import re
 import tomllib
 from pathlib import Path
@@ -43,14 +44,31 @@ class RuleFile:
         return self.layers[1:]
 
     def where(self, dotted: str) -> str:
-        """``file:line`` of a dotted key (or the ``--set`` that changed it)."""
+        """``file:line:column`` of a dotted key, or the ``--set KEY=VALUE`` that changed it (or a table it
+        lies in, or a key inside it)."""
         if dotted in self.overridden:
             return f"--set {dotted}={self.overridden[dotted]}"
+        for k, shown in self.overridden.items():
+            if dotted.startswith(k + ".") or k.startswith(dotted + "."):
+                return f"--set {k}={shown}"
         for src in reversed(self.layers or [self]):
-            line = locate_key(src.text, dotted)
-            if line:
-                return f"{src.path}:{line}"
+            at = locate(src.text, dotted)
+            if at:
+                return f"{src.path}:{at[0]}:{at[1]}"
         return self.path
+
+    def blame(self, *dotted: str) -> str:
+        """Where a check between several keys points: the first of them a ``--set`` changed, else the first
+        a user's file set, else the first (so an error caused by the user never blames the shipped file)."""
+        places = [self.where(k) for k in dotted]
+        for p in places:
+            if p.startswith("--set"):
+                return p
+        shipped = self.shipped.path
+        for p in places:
+            if not p.startswith(shipped):
+                return p
+        return places[0]
 
     def get(self, dotted: str, default: Any = None) -> Any:
         node: Any = self.data
@@ -64,6 +82,8 @@ class RuleFile:
 def load(path: str | Path) -> RuleFile:
     """Read a TOML ruleset; a syntax error is reported as ``file:line:column``."""
     p = Path(path)
+    if p.is_dir():
+        raise InputError(f"ruleset file {str(path)!r} is a directory, not a file", "--rules")
     if not p.is_file():
         raise InputError(f"ruleset file {str(path)!r} does not exist", "--rules")
     data, text = read_toml(p)
@@ -78,7 +98,10 @@ def merge(base: dict[str, Any], over: dict[str, Any], user: RuleFile, open_table
     for k, v in over.items():
         dotted = f"{path}.{k}" if path else k
         if k not in base and path.split(".", 1)[0] not in open_tables:
-            raise InputError(f"unknown ruleset key {dotted!r}", user.where(dotted))
+            raise InputError(f"unknown ruleset key {dotted!r}{nearest(k, base)}", user.where(dotted))
+        if k in base and isinstance(base[k], dict) != isinstance(v, dict):
+            what = "a table of keys" if isinstance(base[k], dict) else "a single value, not a table"
+            raise InputError(f"{dotted} must be {what}", user.where(dotted))
         if isinstance(v, dict) and isinstance(base.get(k), dict):
             merge(base[k], v, user, open_tables, dotted)
         else:
@@ -103,9 +126,33 @@ def load_ruleset_file(defaults: str | Path, rules_path: str | Path | None = None
     return apply_overrides(rf, overrides)
 
 
+def _line_col(raw: bytes, offset: int) -> str:
+    """``line:column`` (1-based, column in characters of the valid text before it) of a byte offset."""
+    before = raw[:offset]
+    line = before.count(b"\n") + 1
+    last = before.rsplit(b"\n", 1)[-1]
+    return f"{line}:{len(last.decode('utf-8', errors='replace')) + 1}"
+
+
 def read_toml(p: Path) -> tuple[dict[str, Any], str]:
-    """Parse a TOML file: (data, text); a syntax error becomes ``InputError`` at ``file:line:column``."""
-    text = p.read_text(encoding="utf-8")
+    """Parse a TOML file: (data, text). Every problem is one ``InputError`` naming the file: a syntax error
+    or a byte that is not UTF-8 at ``file:line:column``, an unreadable, empty or binary file. A UTF-8
+    byte-order mark is accepted (and dropped)."""
+    try:
+        raw = p.read_bytes()
+    except IsADirectoryError:
+        raise InputError("is a directory, not a ruleset file", str(p)) from None
+    except OSError as e:
+        raise InputError(f"cannot read the ruleset file: {e.strerror or e}", str(p)) from None
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        raise InputError("is a binary file, not a TOML ruleset (it holds a NUL byte)", f"{p}:{_line_col(raw, nul)}")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"is not UTF-8 text: byte 0x{raw[e.start]:02x} cannot be read (save the file as UTF-8)",
+                         f"{p}:{_line_col(raw, e.start)}") from None
+    text = text.removeprefix("\ufeff")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -113,27 +160,57 @@ def read_toml(p: Path) -> tuple[dict[str, Any], str]:
         msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
         where = f"{p}:{m.group(1)}:{m.group(2)}" if m else str(p)
         raise InputError(f"malformed TOML: {msg}", where) from None
+    except ValueError as e:  # e.g. an integer with thousands of digits (Python's int limit)
+        raise InputError(f"malformed TOML: {e}", str(p)) from None
+    if not data:
+        raise InputError("the ruleset file is empty (it sets no key)", str(p))
     return data, text
 
 
 def locate_key(text: str, dotted: str) -> int | None:
     """Line number (1-based) where ``dotted`` is defined in TOML ``text``, if found."""
+    at = locate(text, dotted)
+    return at[0] if at else None
+
+
+def locate(text: str, dotted: str) -> tuple[int, int] | None:
+    """(line, column), 1-based, where ``dotted`` is defined in TOML ``text``: the table header, or the key
+    (inside an inline table, the innermost key found on the line), if found."""
     parts = dotted.split(".")
     table: list[str] = []
     for i, raw in enumerate(text.splitlines(), 1):
-        line = raw.split("#", 1)[0].strip()
+        line = raw.split("#", 1)[0].rstrip()
+        indent = len(line) - len(line.lstrip())
+        line = line.strip()
         m = re.match(r"^\[\[?\s*([^\]]+?)\s*\]\]?$", line)
         if m:
             table = [t.strip().strip('"') for t in m.group(1).split(".")]
             if table == parts:
-                return i
+                return i, indent + 1
             continue
         m = re.match(r'^("?[\w\-]+"?(?:\s*\.\s*"?[\w\-]+"?)*)\s*=', line)
         if m:
             key = [k.strip().strip('"') for k in m.group(1).split(".")]
             if table + key == parts or (len(parts) > len(table) and table + key == parts[: len(table) + len(key)]):
-                return i
+                col = 0
+                for part in parts[len(table) + len(key):]:
+                    inner = re.compile(rf'(?<![\w\-"])"?{re.escape(part)}"?\s*=').search(line, col + 1)
+                    if not inner:
+                        break
+                    col = inner.start()
+                return i, indent + col + 1
     return None
+
+
+def nearest(key: str, known: Any) -> str:
+    """``" (did you mean 'x'?)"`` for the known key nearest to a misspelt ``key``, else the known keys."""
+    names = [str(k) for k in known] if isinstance(known, dict) else []
+    if not names:
+        return ""
+    close = difflib.get_close_matches(str(key), names, n=1)
+    if close:
+        return f" (did you mean {close[0]!r}?)"
+    return f" (known: {', '.join(names[:20])}{', ...' if len(names) > 20 else ''})"
 
 
 def _parse_value(text: str) -> Any:
@@ -142,6 +219,8 @@ def _parse_value(text: str) -> Any:
         return tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
         pass
+    except ValueError:  # an integer beyond Python's digit limit: kept as text, refused by the key's check
+        return text
     if "," in text:
         return [_parse_value(t.strip()) for t in text.split(",")]
     return text
@@ -163,27 +242,43 @@ def find_key(data: dict[str, Any], key: str) -> list[str]:
     return out
 
 
+def _all_paths(data: dict[str, Any], prefix: str = "") -> list[str]:
+    out = []
+    for k, v in data.items():
+        path = f"{prefix}.{k}" if prefix else str(k)
+        if not path.startswith("assumptions"):
+            out.append(path)
+            if isinstance(v, dict):
+                out += _all_paths(v, path)
+    return out
+
+
 def apply_overrides(rf: RuleFile, overrides: list[str] | dict[str, Any] | None) -> RuleFile:
     """Return a copy of ``rf`` with ``key=value`` overrides applied.
 
     A key is a dotted path (``round.monster_bonus``) or, when unambiguous, its last part
-    (``monster_bonus``). Only keys that exist in the ruleset may be set.
+    (``monster_bonus``). Only keys that exist in the ruleset may be set; a table (``heroes.kael.start``)
+    takes only a table (``{ hearts = 6, ... }``), a single value only a single value or a list. Every
+    error names ``--set KEY``.
     """
     if not overrides:
         return rf
     items: list[tuple[str, Any, str]] = []
     if isinstance(overrides, dict):
-        items = [(k, v, repr(v)) for k, v in overrides.items()]
+        items = [(k, v, r if len(r := repr(v)) <= 40 else r[:37] + "...") for k, v in overrides.items()]
     else:
         for o in overrides:
             if "=" not in o:
                 raise InputError(f"--set {o!r} is not KEY=VALUE", "--set")
             k, v = o.split("=", 1)
-            items.append((k.strip(), _parse_value(v.strip()), v.strip()))
+            shown = v.strip() if len(v.strip()) <= 40 else v.strip()[:37] + "..."
+            items.append((k.strip(), _parse_value(v.strip()), shown))
     out = RuleFile(copy.deepcopy(rf.data), rf.text, rf.path, rf.layers)
     out.overridden = dict(rf.overridden)
     for key, value, shown in items:
         path = key
+        if not key:
+            raise InputError("--set needs a key before '='", "--set")
         if "." not in key or rf.get(key) is None:
             hits = find_key(out.data, key.split(".")[-1]) if "." not in key else []
             if len(hits) == 1:
@@ -191,14 +286,92 @@ def apply_overrides(rf: RuleFile, overrides: list[str] | dict[str, Any] | None) 
             elif len(hits) > 1:
                 raise InputError(f"ruleset key {key!r} is ambiguous: {', '.join(hits)}", f"--set {key}")
             elif out.get(key) is None:
-                raise InputError(f"unknown ruleset key {key!r}", f"--set {key}")
+                if "." in key:
+                    hint = nearest(key.rsplit(".", 1)[1], out.get(key.rsplit(".", 1)[0]))
+                else:
+                    names: dict[str, None] = {}
+                    for dotted in _all_paths(out.data):
+                        names[dotted.rsplit(".", 1)[-1]] = None
+                    close = difflib.get_close_matches(key, list(names), n=1)
+                    hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise InputError(f"unknown ruleset key {key!r}{hint}", f"--set {key}")
         node = out.data
         parts = path.split(".")
         for part in parts[:-1]:
             node = node[part]
         old = node[parts[-1]]
+        if isinstance(old, dict) and not isinstance(value, dict):
+            some = ", ".join(f"{path}.{k}" for k in list(old)[:4]) + (", ..." if len(old) > 4 else "")
+            raise InputError(f"{path} is a table: set one of its keys ({some}) or give a table {{ ... }}",
+                             f"--set {key}")
+        if isinstance(value, dict) and not isinstance(old, dict):
+            raise InputError(f"{path} is a single value, not a table", f"--set {key}")
         if isinstance(old, list) and not isinstance(value, list):
             value = [value]
         node[parts[-1]] = value
         out.overridden[path] = shown
     return out
+
+
+# ---------------------------------------------------------------------------- valid ranges --
+#: A game's valid ranges: a dotted key pattern -> (lowest, highest) whole number. In a pattern ``*`` stands
+#: for one part (``heroes.*.start.*``) and ``[]`` for every element of a list (``round.monster_bonus[]``,
+#: ``heroes.*.*.specialty[].n``). The ranges are what the engine accepts (kept small enough that no legal
+#: value can overflow the kernels' int64 arithmetic or make a game endless); what a rulebook makes
+#: *plausible* is narrower (``assumptions``).
+Ranges = dict[str, tuple[int, int]]
+
+
+def _pattern_parts(key: str) -> list[str]:
+    return re.sub(r"\[\d*\]", "[]", key).split(".")
+
+
+def range_of(ranges: Ranges, key: str) -> tuple[int, int]:
+    """The valid range of ``key`` (``heroes.kael.start.hearts``, ``round.monster_bonus[2]``)."""
+    parts = _pattern_parts(key)
+    for pat, rng in ranges.items():
+        pp = pat.split(".")
+        if len(pp) == len(parts) and all(a in ("*", b) for a, b in zip(pp, parts, strict=True)):
+            return rng
+    raise KeyError(f"no valid range declared for {key!r}")
+
+
+def show_value(v: Any) -> str:
+    """A short, safe form of a value for an error line (huge integers abbreviated)."""
+    if isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 10**15:
+        return f"{'-' if v < 0 else ''}a {len(str(abs(v))) if abs(v) < 10**4000 else 'many'}-digit number"
+    r = repr(v)
+    return r if len(r) <= 60 else r[:57] + "..."
+
+
+def check_int(rf: RuleFile, key: str, ranges: Ranges, value: Any = ..., where: str | None = None) -> int:
+    """``value`` (default: the ruleset's ``key``) if it is a whole number in the key's valid range, else one
+    ``InputError`` at ``where`` (default: the key's ``file:line:column`` or ``--set``). Bools, floats (nan,
+    inf, 2.7), strings ("3") and numbers beyond the range (also beyond 2**63) are refused."""
+    lo, hi = range_of(ranges, key)
+    v = rf.get(key) if value is ... else value
+    at = where or rf.where(key)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise InputError(f"{key} must be a whole number in {lo}..{hi}, not {show_value(v)}", at)
+    if v < lo:
+        raise InputError(f"{key} = {show_value(v)} is below {lo} (valid range {lo}..{hi})", at)
+    if v > hi:
+        raise InputError(f"{key} = {show_value(v)} is above {hi} (valid range {lo}..{hi})", at)
+    return v
+
+
+def check_int_list(rf: RuleFile, key: str, ranges: Ranges, min_len: int = 1, max_len: int = 64) -> list[int]:
+    """The list ``key`` if it has ``min_len`` .. ``max_len`` whole numbers, each in the range of ``key[]``."""
+    v = rf.get(key)
+    lo, hi = range_of(ranges, key + "[]")
+    if not isinstance(v, list) or not min_len <= len(v) <= max_len:
+        raise InputError(f"{key} must be a list of {min_len}..{max_len} whole numbers in {lo}..{hi}, "
+                         f"not {show_value(v)}", rf.where(key))
+    return [check_int(rf, f"{key}[{i}]", ranges, x, rf.where(key)) for i, x in enumerate(v)]
+
+
+def ranges_markdown(ranges: Ranges) -> str:
+    """The "Valid ranges" table of a rules doc (``tests`` check the doc holds exactly this)."""
+    lines = ["| key | valid range |", "|---|---|"]
+    lines += [f"| `{k}` | {lo} .. {hi} |" for k, (lo, hi) in ranges.items()]
+    return "\n".join(lines) + "\n"

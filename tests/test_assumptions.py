@@ -191,3 +191,32 @@ def test_compare_names_the_assumptions_and_which_variant_overrides_one():
     assert recs["game.map"]["overridden"] is False
     text = format_comparison(c)
     assert "kills.prize_every" in text and "OVERRIDDEN" in text
+
+
+# --- issue 11: the valid range (what the engine accepts) contains the plausible one --------------------------------
+@pytest.mark.parametrize("game", ["foury", "delve"])
+def test_every_plausible_value_is_a_valid_value(game):
+    """Every assumption's plausible range lies inside its key's valid range (``RANGES``), and every
+    alternative loads: a robustness study never picks a value the engine refuses."""
+    import importlib
+
+    from foury_sim.rulesfile import range_of
+
+    mod = importlib.import_module(f"foury_sim.games.{game}.ruleset")
+    found = [a for a in mod.load_ruleset().assumptions if not a.key.startswith("map.")]
+    assert len(found) >= 9
+    for a in found:
+        if a.range is not None:
+            lo, hi = range_of(mod.RANGES, a.key)
+            assert lo <= a.range[0] <= a.range[1] <= hi, a.key
+        for alt in a.alternatives:
+            rs = mod.load_ruleset(None, {a.key: alt})
+            assert next(x for x in rs.assumptions if x.key == a.key).value == alt
+
+
+def test_a_plausible_range_outside_the_valid_range_is_refused(tmp_path):
+    f = tmp_path / "mine.toml"
+    f.write_text('[assumptions]\n"game.max_turns" = { range = [200, 1000000], reason = "r" }\n')
+    with pytest.raises(InputError, match=r"range \[200, 1000000\] reaches outside the valid range 1..100000") as e:
+        load_ruleset(f)
+    assert e.value.where == f"{f}:2"

@@ -18,7 +18,7 @@ from foury_sim.errors import InputError
 from foury_sim.games import delve as D
 from foury_sim.games.delve import layout as A
 from foury_sim.games.delve.odds import _party_feasibility
-from foury_sim.games.delve.ruleset import DEFAULT_RULES, R_DRAGON_AT, R_N_TREASURES, R_TREASURE, T_COLS, T_EFFECT
+from foury_sim.games.delve.ruleset import R_DRAGON_AT, R_N_TREASURES, R_TREASURE, T_COLS, T_EFFECT
 from foury_sim.policy import make_policy
 
 P = {"F": 1, "C": 2, "M": 3, "T": 4, "Ch": 5, "S": 6}
@@ -512,13 +512,65 @@ def test_an_unknown_key_in_a_rules_file_is_an_error_at_its_line(tmp_path, text, 
     f.write_text(text)
     with pytest.raises(InputError, match=what) as e:
         D.load_ruleset(f)
-    assert e.value.where == f"{f}:{line}"
+    assert e.value.where == f"{f}:{line}:1"
 
 
-def test_an_error_in_a_key_the_user_did_not_set_points_at_the_shipped_file(tmp_path):
+def test_a_check_between_two_keys_points_at_the_one_the_user_set(tmp_path):
+    """ranks and rank_thresholds must have the same length: the user changed ranks, so the error points at
+    the user's line, never at the shipped rank_thresholds (issue 11); a --set is named the same way."""
     f = tmp_path / "mine.toml"
     f.write_text('[score]\nranks = ["Fodder", "Hero"]\n')
     with pytest.raises(InputError, match="same length") as e:
         D.load_ruleset(f)
-    line = next(i for i, t in enumerate(DEFAULT_RULES.read_text().splitlines(), 1) if t.startswith("rank_thresholds"))
-    assert e.value.where == f"{DEFAULT_RULES}:{line}"
+    assert e.value.where == f"{f}:2:1"
+    with pytest.raises(InputError, match="same length") as e:
+        D.load_ruleset(None, ["ranks=Fodder,Hero"])
+    assert e.value.where == "--set score.ranks=Fodder,Hero"
+    with pytest.raises(InputError, match="unknown rank 'Village Hero'") as e:
+        D.load_ruleset(None, ["ranks=A,B,C,D,E"])
+    assert e.value.where == "--set score.ranks=A,B,C,D,E"
+
+
+# --- issue 11: unknown keys in open tables, numbers of the wrong type ------------------------------------------
+@pytest.mark.parametrize(
+    "text, where, what",
+    [
+        ("[treasures.gem]\ncount = 2\neffect = \"plain\"\npoints = 3\ncolour = \"red\"\n", "5:1",
+         "treasures.gem has unknown key 'colour'"),
+        ("[treasures.gem]\ncount = 2\neffect = \"plain\"\npoints = 3\nface = \"thief\"\n", "5:1",
+         "treasures.gem has unknown key 'face'"),
+        # a missing [heroes.x] header: the hero's keys land in the treasure above and are refused, not dropped
+        ("[treasures.gem]\ncount = 2\neffect = \"plain\"\npoints = 3\nnames = [\"A\", \"B\"]\n", "5:1",
+         "treasures.gem has unknown key 'names'"),
+        ("[heroes.squire]\nnames = [\"S\", \"K\"]\nnovice = { specialty = [] }\nmaster = { specialty = [] }\n"
+         "speed = 2\n", "5:1", "heroes.squire has unknown key 'speed'"),
+        ("[heroes.squire]\nnovice = { specialty = [], ultimat = { power = \"none\" } }\nmaster = {}\n", "2:28",
+         "heroes.squire.novice has unknown key 'ultimat' .did you mean 'ultimate'"),
+        ("[heroes.squire]\nnovice = { ultimate = { power = \"reroll\", n = 2 } }\nmaster = {}\n", "2:43",
+         "heroes.squire.novice.ultimate has unknown key 'n'"),
+        ("[heroes.squire]\nnovice = { specialty = [{ power = \"form_reroll\", face = \"mage\" }] }\nmaster = {}\n",
+         "2:12", r"heroes.squire.novice.specialty\[0\] has unknown key 'face'"),
+        ("[heroes.squire]\nnovice = { ultimate = { power = \"defeat\", n = 2.7 } }\nmaster = {}\n", "2:43",
+         "heroes.squire.novice.ultimate.n must be a whole number in 1..6, not 2.7"),
+        ("[heroes.squire]\nnovice = { ultimate = { power = \"defeat\", n = \"3\" } }\nmaster = {}\n", "2:43",
+         "not '3'"),
+        ("[heroes.squire]\nnovice = { ultimate = { power = \"defeat\", n = true } }\nmaster = {}\n", "2:43",
+         "not True"),
+        ("[heroes.squire]\nnovice = { specialty = [{ power = \"dragon_types\", n = true }] }\nmaster = {}\n", "2:12",
+         r"specialty\[0\].n must be a whole number in 1..5, not True"),
+        ("[heroes.squire]\nnovice = { specialty = [{ power = \"extra_defeat\", face = \"fighter\", n = 9 }] }\n"
+         "master = {}\n", "2:12", "is above 5"),
+        ("[heroes]\nsquire = 3\n", "2:1", "heroes.squire must be a table"),
+        ("[score]\nrank_thresholds = [0, 16, true, 30, 35]\n", "2:1", r"rank_thresholds\[2\] must be a whole number"),
+        ("[score]\nrank_thresholds = [0, 16, 24.5, 30, 35]\n", "2:1", "not 24.5"),
+        ("[treasures.scroll]\ncount = 1e9\n", "2:1", "treasures.scroll.count must be a whole number in 0..100"),
+        ("[treasures.scroll]\npoints = 1000000000\n", "2:1", "treasures.scroll.points = 1000000000 is above 100"),
+        ("[rulings]\nscroll_phases = [[\"monster\"]]\n", "2:1", "unknown phase"),
+    ],
+)
+def test_delve_refuses_unknown_keys_and_numbers_of_the_wrong_kind_at_their_place(tmp_path, text, where, what):
+    f = tmp_path / "mine.toml"
+    f.write_text(text)
+    with pytest.raises(InputError, match=what) as e:
+        D.load_ruleset(f)
+    assert e.value.where == f"{f}:{where}"

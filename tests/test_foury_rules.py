@@ -35,6 +35,7 @@ from foury_sim.errors import InputError
 from foury_sim.games.foury import icons as I
 from foury_sim.games.foury import layout as L
 from foury_sim.games.foury.ruleset import RULINGS
+from foury_sim.games.foury.ruleset import load_ruleset as load_foury_ruleset
 from foury_sim.stats import binom_z
 
 # the shipped enemies' icons (slots of the ruleset's [enemies] table, in its order)
@@ -783,7 +784,7 @@ def test_enemy_added_in_data_spawns_and_steals(tmp_path):
     ('wraith = { base = 2, mult = 0 }', "must be { char", 2),
     ('wraith = { char = "W", base = 2, mult = 0, speed = 3 }', "must be { char", 2),
     ('chest = { char = "W", base = 2, mult = 0 }', "name of an item or fixture", 2),
-    ('wraith = { char = "W", base = 99, mult = 0 }', "enemies.wraith.base = 99 is above 20", 2),
+    ('wraith = { char = "W", base = 99, mult = 0 }', "enemies.wraith.base = 99 is above 20", "2:24"),
     ('spawn_table = ["goblin", "goblin", "statue", "orc", "orc", "imp"]', "(enemies that are not traps)", 2),
     ('spawn_table = ["goblin", "goblin", "wraith", "orc", "orc", "imp"]', "from goblin, orc, imp, bandit", 2),
 ])
@@ -792,7 +793,7 @@ def test_enemy_table_validation(tmp_path, toml, message, line):
     f = _write(tmp_path, "bad.toml", f"[enemies]\n{toml}\n")
     with pytest.raises(InputError, match=re.escape(message)) as e:
         rules("arena", rules_file=f)
-    assert e.value.where == f"{f}:{line}"
+    assert e.value.where == (f"{f}:{line}:1" if isinstance(line, int) else f"{f}:{line}")
 
 
 def test_enemy_table_too_many_kinds(tmp_path):
@@ -800,7 +801,7 @@ def test_enemy_table_too_many_kinds(tmp_path):
     f = _write(tmp_path, "many.toml", f"[enemies]\n{extra}\n")
     with pytest.raises(InputError, match=f"at most {I.MAX_FOES} kinds") as e:
         rules("arena", rules_file=f)
-    assert e.value.where == f"{f}:7"  # the 13th kind (the shipped seven, then e0..e5)
+    assert e.value.where == f"{f}:7:1"  # the 13th kind (the shipped seven, then e0..e5)
 
 
 def test_enemy_char_unknown_to_the_ruleset_is_refused_in_maps(tmp_path):
@@ -1773,3 +1774,26 @@ def test_no_exit_by_an_arrow_of_the_rounds_own_sector():
     assert [m[1] for m in g.rows(L.TR_MOVE)] == [1, 4, 7, 6, 7]  # in at the north arm ... placed in cell 7
     assert len(g.rows(L.TR_ORACLE)) == 1 and g[L.S_PHASE] == 2 and g[L.S_POS] == 7
     assert g.rows(L.TR_EXIT) == [] and g[L.S_WIN] == 0 and g[L.S_CAUSE] == L.CAUSE_TIMEOUT
+
+
+# --- issue 11: unknown keys under [heroes.*], huge numbers -------------------------------------------------------
+@pytest.mark.parametrize("toml, message, where", [
+    ("[heroes.kael]\nspeed = 3\n", "heroes.kael has unknown key 'speed'", "2:1"),
+    ("[heroes.free]\nstart = { hearts = 9, shield = 1, clover = 1, weapon = 1, shovel = 1 }\n",
+     "heroes.free has unknown key 'start' (known: label, name)", "2:1"),
+    ("[heroes.kael]\nstart = { hearts = 6, shield = 2, clover = 1, weapon = 2, shovle = 1 }\n",
+     "heroes.kael.start has unknown track 'shovle' (did you mean 'shovel'?)", "2:59"),
+    ("[heroes.kael]\nname = 3\n", "heroes.kael.name must be a text", "2:1"),
+    ("[heroes.kael]\ncap = { hearts = 99999999999999999999, shield = 4, clover = 3, weapon = 4, shovel = 3 }\n",
+     "heroes.kael.cap.hearts = a 20-digit number is above 99", "2:9"),
+    ("[round]\nchest_value = [1, 2, 3, 4000000000000000000]\n", "round.chest_value[3] = a 19-digit number is above 20",
+     "2:1"),
+    ("[round]\nmonster_bonus = [0, 1, 2, 3, 4]\n", "must be a list of 4..4 whole numbers", "2:1"),
+    ("[game]\nmap = 5\n", "game.map must be a shipped map name or a map file path, not 5", "2:1"),
+    ("[character]\nmin_hearts = 9\n", "character.min_hearts = 9 is above character.cap.hearts = 8", "2:1"),
+])
+def test_foury_refuses_unknown_hero_keys_and_out_of_range_numbers(tmp_path, toml, message, where):
+    f = _write(tmp_path, "mine.toml", toml)
+    with pytest.raises(InputError, match=re.escape(message)) as e:
+        load_foury_ruleset(f)
+    assert e.value.where == f"{f}:{where}"

@@ -24,8 +24,8 @@ def test_a_user_file_is_merged_over_the_defaults_and_where_names_the_file_that_s
     u.write_text('# mine\n[game]\nlevels = 4\n[heroes.b]\nname = "B"\n')
     rf = load_ruleset_file(d, u, ["delves=2"], open_tables=("heroes",))
     assert rf.data == {"game": {"levels": 4, "delves": 2}, "heroes": {"a": {"name": "A"}, "b": {"name": "B"}}}
-    assert rf.where("game.levels") == f"{u}:3"
-    assert rf.where("heroes.a.name") == f"{d}:6"
+    assert rf.where("game.levels") == f"{u}:3:1"
+    assert rf.where("heroes.a.name") == f"{d}:6:1"
     assert rf.where("game.delves") == "--set game.delves=2"
     assert rf.shipped.path == str(d) and [f.path for f in rf.users] == [str(u)] and rf.path == str(u)
 
@@ -33,7 +33,7 @@ def test_a_user_file_is_merged_over_the_defaults_and_where_names_the_file_that_s
 def test_without_a_user_file_the_defaults_are_read(files):
     d, _ = files
     rf = load_ruleset_file(d)
-    assert rf.data["game"]["levels"] == 10 and rf.where("game.delves") == f"{d}:3" and rf.users == []
+    assert rf.data["game"]["levels"] == 10 and rf.where("game.delves") == f"{d}:3:1" and rf.users == []
 
 
 @pytest.mark.parametrize(
@@ -49,7 +49,7 @@ def test_a_key_the_defaults_do_not_have_is_an_error_at_its_line(files, text, whe
     u.write_text(text)
     with pytest.raises(InputError, match=f"unknown ruleset key '{key}") as e:
         load_ruleset_file(d, u, open_tables=("assumptions",) if key == "heroes" else ("heroes",))
-    assert e.value.where == f"{u}:{where}"
+    assert e.value.where == f"{u}:{where}:1"
 
 
 @pytest.mark.parametrize(
@@ -75,4 +75,119 @@ def test_every_game_merges_a_partial_rules_file_and_refuses_unknown_keys(tmp_pat
     f.write_text(bad)
     with pytest.raises(InputError, match="unknown ruleset key") as e:
         spec.load_ruleset(f, None, None)
-    assert e.value.where == f"{f}:{len(bad.splitlines())}"
+    assert e.value.where == f"{f}:{len(bad.splitlines())}:1"
+
+
+# --- issue 11: one line for every bad file, every bad --set; every number has a documented valid range --------
+@pytest.mark.parametrize(
+    "raw, where, what",
+    [
+        (b"[game]\nlevels = 4\nname = \"caf\xe9\"\n", "3:12", "not UTF-8 text: byte 0xe9"),
+        (b"[game]\nlevels = \xff\n", "2:10", "not UTF-8 text: byte 0xff"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00", "3:1", "binary file"),
+        (b"", None, "empty"),
+        (b"# only a comment\n\n", None, "empty"),
+        (b"[game]\nlevels = 99999999999999999999\n", "2:1", "game.levels = a 20-digit number is above 30"),
+        (b"[game]\nlevels = " + b"9" * 5000 + b"\n", None, "malformed TOML"),
+    ],
+)
+def test_a_bad_rules_file_is_one_line_naming_the_file(tmp_path, raw, where, what):
+    f = tmp_path / "mine.toml"
+    f.write_bytes(raw)
+    with pytest.raises(InputError, match=what) as e:
+        get_game("delve").load_ruleset(f, None, None)
+    assert e.value.where == (f"{f}:{where}" if where else str(f)) and "\n" not in str(e.value)
+
+
+def test_a_bom_is_accepted_and_a_directory_is_refused(tmp_path):
+    f = tmp_path / "bom.toml"
+    f.write_bytes(b"\xef\xbb\xbf[game]\nlevels = 4\n")
+    assert get_game("delve").load_ruleset(f, None, None).data["game"]["levels"] == 4
+    with pytest.raises(InputError, match="is a directory") as e:
+        get_game("foury").load_ruleset(tmp_path, None, None)
+    assert e.value.where == "--rules" and str(tmp_path) in e.value.message
+
+
+@pytest.mark.parametrize(
+    "game, sets, where, what",
+    [
+        ("foury", "heroes=1", "--set heroes", "heroes is a table: set one of its keys"),
+        ("delve", "heroes=1", "--set heroes", "heroes is a table"),
+        ("foury", "heroes.kael.start=3", "--set heroes.kael.start", "is a table"),
+        ("foury", "potions.red={a=1}", "--set potions.red", "is a single value, not a table"),
+        ("foury", "monster_bonus=0,1,2,9223372036854775807", "--set round.monster_bonus=",
+         r"round.monster_bonus\[3\] = a 19-digit number is above 20"),
+        ("foury", "chest_value=1,2,3,99999999999999999999", "--set round.chest_value=", "is above 20"),
+        ("foury", "heroes.kael.start={ hearts = 6, shield = 2, clover = 1, weapon = 2 }",
+         "--set heroes.kael.start=", "heroes.kael.start.shovel must be a whole number"),
+        ("foury", "heroes.kael.start.hearts=-1", "--set heroes.kael.start.hearts=-1", "is below 0"),
+        ("foury", "cap.hearts=100", "--set cap.hearts", "unknown ruleset key"),
+        ("foury", "mosnter_bonus=1", "--set mosnter_bonus", "did you mean 'monster_bonus'"),
+        ("delve", "levels=" + "9" * 5000, "--set game.levels=999", "must be a whole number in 1..30"),
+        ("delve", "levels=nan", "--set game.levels=nan", "must be a whole number in 1..30, not nan"),
+        ("delve", "levels=inf", "--set game.levels=inf", "not inf"),
+        ("delve", 'levels="3"', "--set game.levels=", "not '3'"),
+        ("delve", "levels=true", "--set game.levels=true", "not True"),
+    ],
+)
+def test_every_set_error_is_one_line_naming_the_set(game, sets, where, what):
+    with pytest.raises(InputError, match=what) as e:
+        get_game(game).load_ruleset(None, [sets], None)
+    assert e.value.where.startswith(where) and len(e.value.where) < 80 and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("text, what", [
+    ("heroes = 1\n", "heroes must be a table of keys"),
+    ("[potions.red]\nx = 1\n", "potions.red must be a single value, not a table"),
+])
+def test_a_user_file_giving_a_value_where_a_table_stands_is_refused(tmp_path, text, what):
+    f = tmp_path / "mine.toml"
+    f.write_text(text)
+    with pytest.raises(InputError, match=what) as e:
+        get_game("foury").load_ruleset(f, None, None)
+    assert e.value.where.startswith(f"{f}:1:1")
+
+
+def _numbers(node, path=""):
+    """Every whole number of a ruleset (not its assumptions): (dotted key with [i] for list elements, value)."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if not (path == "" and k == "assumptions"):
+                yield from _numbers(v, f"{path}.{k}" if path else k)
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _numbers(v, f"{path}[{i}]")
+    elif isinstance(node, int) and not isinstance(node, bool):
+        yield path, node
+
+
+@pytest.mark.parametrize("game, doc", [("foury", "docs/rules.md"), ("delve", "docs/rules-delve.md")])
+def test_every_number_has_a_valid_range_documented_in_the_rules_doc(game, doc):
+    """Every number of the shipped ruleset has a range (and lies in it), every range names a shipped key,
+    and the doc's "Valid ranges" table is exactly ``RANGES``."""
+    import importlib
+    from pathlib import Path
+
+    from foury_sim.rulesfile import load, range_of, ranges_markdown
+
+    mod = importlib.import_module(f"foury_sim.games.{game}.ruleset")
+    shipped = load(mod.DEFAULT_RULES).data
+    used = set()
+    for key, v in _numbers(shipped):
+        lo, hi = range_of(mod.RANGES, key)
+        assert lo <= v <= hi, key
+        used.add(next(p for p in mod.RANGES if _matches(p, key)))
+    assert used == set(mod.RANGES)
+    text = (Path(__file__).parent.parent / doc).read_text()
+    table = text.split("<!-- valid-ranges:begin -->\n", 1)[1].split("<!-- valid-ranges:end -->", 1)[0]
+    assert table == ranges_markdown(mod.RANGES)
+
+
+def _matches(pattern, key):
+    from foury_sim.rulesfile import range_of
+
+    try:
+        range_of({pattern: (0, 0)}, key)
+    except KeyError:
+        return False
+    return True

@@ -12,7 +12,7 @@ import numpy as np
 
 from ... import assumptions as assume
 from ...errors import InputError
-from ...rulesfile import RuleFile, load_ruleset_file
+from ...rulesfile import Ranges, RuleFile, check_int, check_int_list, load_ruleset_file, nearest
 from . import layout as A
 
 DEFAULT_RULES = Path(__file__).with_name("data") / "rules.toml"
@@ -61,6 +61,52 @@ R_SIZE = R_EFFECT_KINDS + len(A.TREASURE_EFFECTS) * A.MAX_TREASURES
 MAX_RANKS = 8
 MAX_SIDES = 12
 
+#: The valid range of every number of the ruleset (``rulesfile.Ranges``; docs/rules-delve.md "Valid ranges"
+#: is generated from it): wide enough for any variant, small enough that scores stay far from int64 limits
+#: (at most 12 kinds x 100 tokens x 100 points) and every loop of the kernels is bounded.
+RANGES: Ranges = {
+    "game.delves": (1, A.MAX_DELVES),
+    "game.levels": (1, 30),
+    "game.party_dice": (1, 12),
+    "game.dungeon_dice": (1, 12),
+    "dragon.threshold": (1, 12),
+    "dragon.types_needed": (0, A.N_ROLES),
+    "dragon.xp": (0, 100),
+    "dragon.treasures": (0, 10),
+    "xp.empty_pool": (0, 100),
+    "xp.retire_per_level": (0, 100),
+    "xp.portal_per_level": (0, 100),
+    "xp.master_at": (0, 1000),
+    "score.scales_pair": (0, 100),
+    "score.rank_thresholds[]": (0, 1_000_000),
+    "treasures.*.count": (0, 100),
+    "treasures.*.points": (0, 100),
+    "heroes.*.*.specialty[].n": (1, A.N_ROLES),
+    "heroes.*.*.ultimate.n": (1, 6),
+}
+#: The keys each table of an open table (heroes, treasures) may hold; anything else is refused at its place.
+TREASURE_FIELDS = ("count", "effect", "face", "points", "phases")
+HERO_FIELDS = ("names", "novice", "master")
+SIDE_FIELDS = ("specialty", "ultimate")
+SPECIALTY_FIELDS = {
+    "act_as": ("face", "as"),
+    "form_reroll": (),
+    "form_transform": ("face", "to"),
+    "extra_defeat": ("face", "n"),
+    "dragon_types": ("n",),
+    "loot_in_monster_phase": (),
+}
+ULTIMATE_FIELDS = {
+    "none": (),
+    "hero_companion": ("faces",),
+    "discard": ("what",),
+    "defeat": ("n", "monsters"),
+    "reroll": (),
+    "monsters_to_lair": (),
+    "transform": ("n", "monsters", "to"),
+    "sacrifice": ("n",),
+}
+
 _ULT_PHASES = {  # where each ultimate power may be used (default and allowed)
     "none": 0,
     "hero_companion": A.PH_MONSTER | A.PH_LOOT | A.PH_DRAGON,
@@ -95,13 +141,17 @@ class DelveRules:
         return r
 
 
-def _int(rf: RuleFile, key: str, lo: int, hi: int) -> int:
-    v = rf.get(key)
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise InputError(f"{key} must be an integer, got {v!r}", rf.where(key))
-    if not lo <= v <= hi:
-        raise InputError(f"{key} = {v} is out of range [{lo}, {hi}]", rf.where(key))
-    return v
+def _int(rf: RuleFile, key: str) -> int:
+    """The whole number ``key`` within its valid range (``RANGES``)."""
+    return check_int(rf, key, RANGES)
+
+
+def _only(rf: RuleFile, key: str, table: dict[str, Any], allowed: tuple[str, ...], where: str | None = None) -> None:
+    """Refuse a key of ``table`` (the table ``key``) that is not in ``allowed``, at its place."""
+    for k in table:
+        if k not in allowed:
+            hint = nearest(k, dict.fromkeys(allowed)) if allowed else " (this takes no other key)"
+            raise InputError(f"{key} has unknown key {k!r}{hint}", where or rf.where(f"{key}.{k}"))
 
 
 def _bool(rf: RuleFile, key: str) -> int:
@@ -126,7 +176,7 @@ def _list(rf: RuleFile, key: str, value: Any) -> list:
 def _phases(rf: RuleFile, key: str, value: Any, allowed: int) -> int:
     mask = 0
     for p in _list(rf, key, value):
-        if p not in A.PHASE_BITS:
+        if not isinstance(p, str) or p not in A.PHASE_BITS:
             raise InputError(f"{key}: unknown phase {p!r} (known: monster, loot, dragon)", rf.where(key))
         if not A.PHASE_BITS[p] & allowed:
             raise InputError(f"{key}: this cannot be used in the {p} phase", rf.where(key))
@@ -141,11 +191,14 @@ def _hero_side(rf: RuleFile, key: str, side: Any) -> tuple[np.ndarray, str]:
     row[A.H_FORM_FROM] = row[A.H_FORM_TO] = -1
     if not isinstance(side, dict):
         raise InputError(f"{key} must be a table with specialty and ultimate", rf.where(key))
+    _only(rf, key, side, SIDE_FIELDS)
     for i, p in enumerate(_list(rf, f"{key}.specialty", side.get("specialty", []))):
         k = f"{key}.specialty[{i}]"
         if not isinstance(p, dict) or "power" not in p:
             raise InputError(f"{k} must be a table with a power", rf.where(key))
         power = p["power"]
+        if isinstance(power, str) and power in SPECIALTY_FIELDS:
+            _only(rf, k, p, ("power", *SPECIALTY_FIELDS[power]), rf.where(f"{key}.specialty"))
         if power == "act_as":
             f = _name(rf, key, p.get("face"), A.FACE_NAMES, "face")
             for t in _list(rf, key, p.get("as")):
@@ -158,15 +211,9 @@ def _hero_side(rf: RuleFile, key: str, side: Any) -> tuple[np.ndarray, str]:
             row[A.H_FORM_TO] = _name(rf, key, p.get("to"), A.FACE_NAMES, "face")
         elif power == "extra_defeat":
             r = _name(rf, key, p.get("face"), A.FACE_NAMES[: A.N_ROLES], "companion type")
-            n = p.get("n", 1)
-            if not isinstance(n, int) or not 1 <= n <= 5:
-                raise InputError(f"{k}: n must be 1..5", rf.where(key))
-            row[A.H_EXTRA + r] = n
+            row[A.H_EXTRA + r] = check_int(rf, f"{k}.n", RANGES, p.get("n", 1), rf.where(f"{key}.specialty"))
         elif power == "dragon_types":
-            n = p.get("n")
-            if not isinstance(n, int) or not 1 <= n <= A.N_ROLES:
-                raise InputError(f"{k}: n must be 1..5", rf.where(key))
-            row[A.H_DRAGON_TYPES] = n
+            row[A.H_DRAGON_TYPES] = check_int(rf, f"{k}.n", RANGES, p.get("n"), rf.where(f"{key}.specialty"))
         elif power == "loot_in_monster_phase":
             row[A.H_LOOT_IN_MONSTER] = 1
         else:
@@ -176,16 +223,17 @@ def _hero_side(rf: RuleFile, key: str, side: Any) -> tuple[np.ndarray, str]:
         raise InputError(f"{key}.ultimate must be a table", rf.where(key))
     power = u.get("power", "none")
     code = _name(rf, key, power, A.ULT_POWERS, "ultimate power")
+    _only(rf, f"{key}.ultimate", u, ("name", "power", "phases", *ULTIMATE_FIELDS[power]))
     row[A.H_ULT] = code
-    row[A.H_ULT_N] = u.get("n", 1)
-    if not isinstance(row[A.H_ULT_N], np.integer) or not 1 <= row[A.H_ULT_N] <= 6:
-        raise InputError(f"{key}.ultimate: n must be 1..6", rf.where(key))
+    row[A.H_ULT_N] = check_int(rf, f"{key}.ultimate.n", RANGES, u.get("n", 1))
+    if not isinstance(u.get("name", power), str):
+        raise InputError(f"{key}.ultimate.name must be a text", rf.where(f"{key}.ultimate.name"))
     if power == "hero_companion":
         for t in _list(rf, key, u.get("faces")):
             row[A.H_ULT_MASK] |= 1 << _name(rf, key, t, A.FACE_NAMES[: A.N_ROLES], "companion type")
     elif power == "discard":
         for t in _list(rf, key, u.get("what")):
-            if t not in A.DISCARD_BITS:
+            if not isinstance(t, str) or t not in A.DISCARD_BITS:
                 raise InputError(f"{key}.ultimate: unknown discard target {t!r}", rf.where(key))
             row[A.H_ULT_MASK] |= A.DISCARD_BITS[t]
     elif power in ("defeat", "transform"):
@@ -210,23 +258,23 @@ def load_ruleset(
         raise InputError("Delve has no map: --map does not apply", "--map")
     rf = load_ruleset_file(DEFAULT_RULES, rules_path, overrides, OPEN_TABLES)
     r = np.zeros(R_SIZE, dtype=np.int64)
-    r[R_DELVES] = _int(rf, "game.delves", 1, A.MAX_DELVES)
-    r[R_LEVELS] = _int(rf, "game.levels", 1, 30)
-    r[R_PARTY_DICE] = _int(rf, "game.party_dice", 1, 12)
-    r[R_DUNGEON_DICE] = _int(rf, "game.dungeon_dice", 1, 12)
-    r[R_DRAGON_AT] = _int(rf, "dragon.threshold", 1, 12)
-    r[R_DRAGON_TYPES] = _int(rf, "dragon.types_needed", 0, A.N_ROLES)
-    r[R_DRAGON_XP] = _int(rf, "dragon.xp", 0, 100)
-    r[R_DRAGON_TREASURES] = _int(rf, "dragon.treasures", 0, 10)
+    r[R_DELVES] = _int(rf, "game.delves")
+    r[R_LEVELS] = _int(rf, "game.levels")
+    r[R_PARTY_DICE] = _int(rf, "game.party_dice")
+    r[R_DUNGEON_DICE] = _int(rf, "game.dungeon_dice")
+    r[R_DRAGON_AT] = _int(rf, "dragon.threshold")
+    r[R_DRAGON_TYPES] = _int(rf, "dragon.types_needed")
+    r[R_DRAGON_XP] = _int(rf, "dragon.xp")
+    r[R_DRAGON_TREASURES] = _int(rf, "dragon.treasures")
     r[R_HERO_DRAGON] = _bool(rf, "dragon.hero_companion_counts")
-    r[R_EMPTY_POOL_XP] = _int(rf, "xp.empty_pool", 0, 100)
+    r[R_EMPTY_POOL_XP] = _int(rf, "xp.empty_pool")
     r[R_EMPTY_POOL_DRAGON] = _bool(rf, "xp.empty_pool_dragon")
-    r[R_RETIRE_XP] = _int(rf, "xp.retire_per_level", 0, 100)
-    r[R_PORTAL_XP] = _int(rf, "xp.portal_per_level", 0, 100)
+    r[R_RETIRE_XP] = _int(rf, "xp.retire_per_level")
+    r[R_PORTAL_XP] = _int(rf, "xp.portal_per_level")
     r[R_FLEE_KEEPS] = _bool(rf, "xp.flee_keeps_earned")
-    r[R_MASTER_AT] = _int(rf, "xp.master_at", 0, 1000)
+    r[R_MASTER_AT] = _int(rf, "xp.master_at")
     r[R_MASTER_REFRESH] = _bool(rf, "xp.master_refreshes_ultimate")
-    r[R_SCALES_PAIR] = _int(rf, "score.scales_pair", 0, 100)
+    r[R_SCALES_PAIR] = _int(rf, "score.scales_pair")
     r[R_SCROLL_PHASES] = _phases(
         rf, "rulings.scroll_phases", rf.get("rulings.scroll_phases"), A.PH_MONSTER | A.PH_DRAGON
     )
@@ -237,14 +285,20 @@ def load_ruleset(
     if not 1 <= len(ranks) <= MAX_RANKS or len(thresholds) != len(ranks):
         raise InputError(
             f"score.ranks and score.rank_thresholds need the same length (1..{MAX_RANKS})",
-            rf.where("score.rank_thresholds"),
+            rf.blame("score.rank_thresholds", "score.ranks"),
         )
-    if any(not isinstance(t, int) for t in thresholds) or sorted(thresholds) != thresholds:
+    thresholds = check_int_list(rf, "score.rank_thresholds", RANGES, 1, MAX_RANKS)
+    if sorted(thresholds) != thresholds:
         raise InputError("score.rank_thresholds must be increasing integers", rf.where("score.rank_thresholds"))
+    if any(not isinstance(n, str) or not n for n in ranks) or len(set(ranks)) != len(ranks):
+        raise InputError("score.ranks must be different texts", rf.where("score.ranks"))
     r[R_N_RANKS] = len(ranks)
     r[R_RANKS : R_RANKS + len(ranks)] = thresholds
     win = rf.get("score.win_rank")
-    r[R_WIN_SCORE] = thresholds[_name(rf, "score.win_rank", win, tuple(ranks), "rank")]
+    if win not in ranks:
+        raise InputError(f"score.win_rank: unknown rank {win!r} (known: {', '.join(map(str, ranks))})",
+                         rf.blame("score.win_rank", "score.ranks"))
+    r[R_WIN_SCORE] = thresholds[ranks.index(win)]
 
     for key, names, base, sides in (
         ("dice.party", A.FACE_NAMES, R_PARTY_FACES, R_PARTY_SIDES),
@@ -275,14 +329,15 @@ def load_ruleset(
         if not isinstance(t, dict):
             raise InputError(f"{key} must be a table (count, effect, points, phases)", rf.where(key))
         base = R_TREASURE + k * T_COLS
-        r[base + T_COUNT] = _int(rf, f"{key}.count", 0, 100)
         effect = t.get("effect")
         e = _name(rf, f"{key}.effect", effect, A.TREASURE_EFFECTS, "effect")
+        _only(rf, key, t, TREASURE_FIELDS if e == A.TE_COMPANION else tuple(f for f in TREASURE_FIELDS if f != "face"))
+        r[base + T_COUNT] = _int(rf, f"{key}.count")
         r[base + T_EFFECT] = e
         r[base + T_FACE] = -1
         if e == A.TE_COMPANION:
             r[base + T_FACE] = _name(rf, f"{key}.face", t.get("face"), A.FACE_NAMES[: A.N_ROLES], "companion type")
-        r[base + T_POINTS] = _int(rf, f"{key}.points", 0, 100)
+        r[base + T_POINTS] = _int(rf, f"{key}.points")
         r[base + T_PHASES] = _phases(rf, f"{key}.phases", t.get("phases", []), A.TREASURE_PHASES[e])
         r[R_EFFECT_KINDS + e * A.MAX_TREASURES + r[R_EFFECT_N + e]] = k
         r[R_EFFECT_N + e] += 1
@@ -295,8 +350,11 @@ def load_ruleset(
         raise InputError("heroes: a table with at least heroes.none", rf.where("heroes"))
     for name, h in hs.items():
         key = f"heroes.{name}"
+        if not isinstance(h, dict):
+            raise InputError(f"{key} must be a table (names, novice, master)", rf.where(key))
+        _only(rf, key, h, HERO_FIELDS)
         names = h.get("names", [name, name])
-        if not isinstance(names, list) or len(names) != 2:
+        if not isinstance(names, list) or len(names) != 2 or not all(isinstance(x, str) for x in names):
             raise InputError(f"{key}.names must be [novice, master]", rf.where(key))
         rows = []
         ults = []
@@ -307,7 +365,7 @@ def load_ruleset(
         heroes[name] = np.stack(rows)
         hero_names[name] = (str(names[0]), str(names[1]))
         ult_names[name] = (ults[0], ults[1])
-    found = assume.from_ruleset(rf, rf.shipped, rf.users)
+    found = assume.check_plausible_within_valid(assume.from_ruleset(rf, rf.shipped, rf.users), RANGES)
     return DelveRules(r, heroes, hero_names, ult_names, list(tre), list(ranks), rf.path, dict(rf.overridden), found,
                       rf.data)
 

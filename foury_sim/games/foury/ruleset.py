@@ -134,6 +134,36 @@ RULINGS: dict[str, tuple[tuple[Any, ...], Any, Any]] = {
     "flee_to": (("stay", "back"), R_FLEE_BACK, "back"),
 }
 ENEMY_FIELDS = {"char", "base", "mult", "traits", "name"}
+HERO_FIELDS = {"name", "label", "start", "cap"}  #: the free character takes only name and label
+
+#: The valid range of every number of the ruleset (``rulesfile.Ranges``; docs/rules.md "Valid ranges" is
+#: generated from it). Wide enough for any variant a designer may try, small enough that no legal value can
+#: overflow the kernel's arithmetic or make a game endless: tracks (caps, sheets) hold at most 99 (two
+#: digits, far above any printed sheet's boxes), a chest is worth at most 20 (more fills any track anyway),
+#: enemy strength stays within -66 .. 220, every score weight within +-100.
+RANGES: rulesfile.Ranges = {
+    "game.rounds": (1, 4),
+    "game.insert_coins": (0, 10),
+    "game.max_turns": (1, 100_000),
+    "round.monster_bonus[]": (-6, 20),
+    "round.chest_value[]": (0, 20),
+    "requirements.*": (0, 50),
+    "character.trait_marks": (1, 200),
+    "character.cap.*": (0, 99),
+    "character.min_hearts": (1, 99),
+    "potions.red": (0, 20),
+    "enemies.*.base": (-6, 20),
+    "enemies.*.mult": (0, 10),
+    "kills.prize_every": (0, 100),
+    "kills.prize_cornucopias": (0, 10),
+    "kills.bandit_cornucopias": (0, 10),
+    "kills.troll_returns": (0, 100),
+    "market.exchange_rate": (1, 10),
+    "market.max_operations": (0, 1000),
+    "score.*": (-100, 100),
+    "heroes.*.start.*": (0, 99),
+    "heroes.*.cap.*": (0, 99),
+}
 
 
 @dataclass(frozen=True)
@@ -184,24 +214,9 @@ class FouryRules:
         return R, T
 
 
-def _int(rf: rulesfile.RuleFile, key: str, lo: int | None = None, hi: int | None = None) -> int:
-    v = rf.get(key)
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise InputError(f"{key} must be a whole number, not {v!r}", rf.where(key))
-    if lo is not None and v < lo:
-        raise InputError(f"{key} = {v} is below {lo}", rf.where(key))
-    if hi is not None and v > hi:
-        raise InputError(f"{key} = {v} is above {hi}", rf.where(key))
-    return v
-
-
-def _int_list(rf: rulesfile.RuleFile, key: str, length: int, lo: int = 0) -> list[int]:
-    v = rf.get(key)
-    if not isinstance(v, list) or len(v) < length or any(isinstance(x, bool) or not isinstance(x, int) for x in v):
-        raise InputError(f"{key} must be a list of at least {length} whole numbers, not {v!r}", rf.where(key))
-    if any(x < lo for x in v):
-        raise InputError(f"{key} has a value below {lo}: {v!r}", rf.where(key))
-    return list(v)
+def _int(rf: rulesfile.RuleFile, key: str) -> int:
+    """The whole number ``key`` within its valid range (``RANGES``)."""
+    return rulesfile.check_int(rf, key, RANGES)
 
 
 def parse_event(text: str, where: str) -> int:
@@ -227,16 +242,11 @@ def _tracks(rf: rulesfile.RuleFile, key: str, names: tuple[str, ...]) -> dict[st
     v = rf.get(key)
     if not isinstance(v, dict):
         raise InputError(f"{key} must be a table of {', '.join(names)}", rf.where(key))
-    out = {}
-    for n in names:
-        x = v.get(n)
-        if isinstance(x, bool) or not isinstance(x, int) or x < 0:
-            raise InputError(f"{key}.{n} must be a whole number >= 0, not {x!r}", rf.where(key))
-        out[n] = x
-    extra = set(v) - set(names)
+    extra = [k for k in v if k not in names]
     if extra:
-        raise InputError(f"{key} has unknown track {sorted(extra)[0]!r}", rf.where(key))
-    return out
+        raise InputError(f"{key} has unknown track {extra[0]!r}{rulesfile.nearest(extra[0], dict.fromkeys(names))}",
+                         rf.where(f"{key}.{extra[0]}"))
+    return {n: _int(rf, f"{key}.{n}") for n in names}
 
 
 def load_ruleset(rules_path: str | Path | None = None, overrides: list[str] | dict | None = None,
@@ -245,7 +255,8 @@ def load_ruleset(rules_path: str | Path | None = None, overrides: list[str] | di
     rf = rulesfile.load_ruleset_file(DEFAULT_RULES, rules_path, overrides, OPEN_TABLES)
     sources = [str(DEFAULT_RULES)] + ([str(rules_path)] if rules_path is not None else [])
     rules = build(rf, map_path, sources)
-    rules.assumptions = assume.from_ruleset(rf, rf.shipped, rf.users) + map_assumptions(rules.map)
+    found = assume.check_plausible_within_valid(assume.from_ruleset(rf, rf.shipped, rf.users), RANGES)
+    rules.assumptions = found + map_assumptions(rules.map)
     return rules
 
 
@@ -263,26 +274,29 @@ def map_assumptions(m: MapData) -> list[assume.Assumption]:
 def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> FouryRules:
     R = np.zeros(R_SIZE, np.int64)
     T = np.zeros((T_ROWS, T_COLS), np.int64)
-    rounds = _int(rf, "game.rounds", 1, 4)
+    rounds = _int(rf, "game.rounds")
     R[R_ROUNDS] = rounds
-    R[R_COINS] = _int(rf, "game.insert_coins", 0, 10)
-    R[R_MAX_TURNS] = _int(rf, "game.max_turns", 1, 100000)
-    T[T_BONUS, :rounds] = _int_list(rf, "round.monster_bonus", rounds, lo=-6)[:rounds]
-    T[T_CHESTV, :rounds] = _int_list(rf, "round.chest_value", rounds)[:rounds]
+    R[R_COINS] = _int(rf, "game.insert_coins")
+    R[R_MAX_TURNS] = _int(rf, "game.max_turns")
+    T[T_BONUS, :rounds] = rulesfile.check_int_list(rf, "round.monster_bonus", RANGES, rounds, 4)[:rounds]
+    T[T_CHESTV, :rounds] = rulesfile.check_int_list(rf, "round.chest_value", RANGES, rounds, 4)[:rounds]
     for s, key in enumerate(("statues", "kills", "levers", "cornucopias")):
-        R[R_NEED_A + s] = _int(rf, f"requirements.{key}", 0, 50)
-    marks = _int(rf, "character.trait_marks", 1, 200)
+        R[R_NEED_A + s] = _int(rf, f"requirements.{key}")
+    marks = _int(rf, "character.trait_marks")
     R[R_TRAIT_MARKS] = marks
     caps = _tracks(rf, "character.cap", TRACK_NAMES)
     for t in range(N_TRACKS):
         T[T_CAP, t] = caps[TRACK_NAMES[t]]
-    R[R_MIN_HEARTS] = _int(rf, "character.min_hearts", 1, caps["hearts"] or 1)
     if caps["hearts"] < 1:
-        raise InputError("character.cap.hearts must be at least 1", rf.where("character.cap"))
+        raise InputError("character.cap.hearts must be at least 1", rf.where("character.cap.hearts"))
+    R[R_MIN_HEARTS] = _int(rf, "character.min_hearts")
+    if R[R_MIN_HEARTS] > caps["hearts"]:
+        raise InputError(f"character.min_hearts = {R[R_MIN_HEARTS]} is above character.cap.hearts = "
+                         f"{caps['hearts']}", rf.blame("character.min_hearts", "character.cap.hearts"))
     if marks > sum(caps[TRACK_NAMES[t]] for t in range(N_TRAITS)):
         raise InputError(f"character.trait_marks = {marks} do not fit under the caps",
-                         rf.where("character.trait_marks"))
-    R[R_POTION] = _int(rf, "potions.red", 0, 20)
+                         rf.blame("character.trait_marks", "character.cap"))
+    R[R_POTION] = _int(rf, "potions.red")
     foes = parse_enemies(rf)
     for f in foes:
         T[T_EN_BASE, f.icon] = f.base
@@ -294,12 +308,12 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
     spawn = rf.get("enemies.spawn_table")
     if not isinstance(spawn, list) or len(spawn) != 6 or any(s not in spawnable for s in spawn):
         raise InputError(f"enemies.spawn_table must list 6 monsters (enemies that are not traps) from "
-                         f"{', '.join(spawnable)}", rf.where("enemies.spawn_table"))
+                         f"{', '.join(spawnable)}", rf.blame("enemies.spawn_table", "enemies"))
     T[T_SPAWN, :6] = [icon_table.foe(s) for s in spawn]
-    R[R_PRIZE_EVERY] = _int(rf, "kills.prize_every", 0, 100)
-    R[R_PRIZE] = _int(rf, "kills.prize_cornucopias", 0, 10)
-    R[R_BANDIT_PRIZE] = _int(rf, "kills.bandit_cornucopias", 0, 10)
-    R[R_TROLL_RETURNS] = _int(rf, "kills.troll_returns", 0, 100)
+    R[R_PRIZE_EVERY] = _int(rf, "kills.prize_every")
+    R[R_PRIZE] = _int(rf, "kills.prize_cornucopias")
+    R[R_BANDIT_PRIZE] = _int(rf, "kills.bandit_cornucopias")
+    R[R_TROLL_RETURNS] = _int(rf, "kills.troll_returns")
     for s, sec in enumerate("ABCD"):
         table = rf.get(f"events.{sec}")
         where = rf.where(f"events.{sec}")
@@ -311,11 +325,11 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
         raise InputError(f"die_table.faces must list 6 outcomes from {', '.join(DIE_WORDS)}",
                          rf.where("die_table.faces"))
     T[T_DIE, :6] = [DIE_WORDS.index(f) for f in faces]
-    R[R_EXCHANGE] = _int(rf, "market.exchange_rate", 1, 10)
-    R[R_MAX_MARKET_OPS] = _int(rf, "market.max_operations", 0, 1000)
+    R[R_EXCHANGE] = _int(rf, "market.exchange_rate")
+    R[R_MAX_MARKET_OPS] = _int(rf, "market.max_operations")
     for t, name in enumerate(TRACK_NAMES):
-        T[T_SCORE, t] = _int(rf, f"score.{name}", -100, 100)
-    T[T_SCORE, 7] = _int(rf, "score.kill", -100, 100)
+        T[T_SCORE, t] = _int(rf, f"score.{name}")
+    T[T_SCORE, 7] = _int(rf, "score.kill")
     for name, (allowed, idx, one) in RULINGS.items():
         v = rf.get(f"rulings.{name}")
         if v not in allowed or isinstance(v, bool) != isinstance(allowed[0], bool):
@@ -331,6 +345,16 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
         if key not in HERO_KEYS:
             raise InputError(f"unknown hero {key!r}: heroes are {', '.join(HERO_KEYS)} (their actions are rules)",
                              rf.where(f"heroes.{key}"))
+        if not isinstance(h, dict):
+            raise InputError(f"heroes.{key} must be a table (name, label, start, cap)", rf.where(f"heroes.{key}"))
+        fields = HERO_FIELDS if key != "free" else {"name", "label"}
+        extra = [f for f in h if f not in fields]
+        if extra:
+            raise InputError(f"heroes.{key} has unknown key {extra[0]!r} (known: {', '.join(sorted(fields))})",
+                             rf.where(f"heroes.{key}.{extra[0]}"))
+        for f in ("name", "label"):
+            if f in h and not isinstance(h[f], str):
+                raise InputError(f"heroes.{key}.{f} must be a text", rf.where(f"heroes.{key}.{f}"))
         entry: dict[str, Any] = {"name": h.get("name", key), "label": h.get("label", "")}
         if key != "free":
             start = _tracks(rf, f"heroes.{key}.start", TRACK_NAMES[:N_TRAITS])
@@ -338,16 +362,25 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
             for t in TRACK_NAMES[:N_TRAITS]:
                 if start[t] > cap[t]:
                     raise InputError(f"heroes.{key}: cap {t} = {cap[t]} is below the starting value {start[t]}",
-                                     rf.where(f"heroes.{key}.cap"))
+                                     rf.blame(f"heroes.{key}.cap.{t}", f"heroes.{key}.start.{t}"))
             if start["hearts"] < 1:
-                raise InputError(f"heroes.{key}.start.hearts must be at least 1", rf.where(f"heroes.{key}.start"))
+                raise InputError(f"heroes.{key}.start.hearts must be at least 1",
+                                 rf.where(f"heroes.{key}.start.hearts"))
             entry.update(start=start, cap=cap)
         heroes[key] = entry
     if "free" not in heroes:
         heroes["free"] = {"name": "Free character", "label": "any"}
 
     map_name = map_path if map_path is not None else rf.get("game.map")
-    m = resolve_map(map_name, icon_table)
+    if map_path is None and (not isinstance(map_name, str) or not map_name.strip()):
+        raise InputError(f"game.map must be a shipped map name or a map file path, not {map_name!r}",
+                         rf.where("game.map"))
+    try:
+        m = resolve_map(map_name, icon_table)
+    except InputError as e:
+        if map_path is None and e.where == "--map":  # the map named by the ruleset: point at its game.map
+            raise InputError(e.message, rf.where("game.map")) from None
+        raise
     _check_map(rf, m, R, T)
     geo, arrows, rm0 = map_arrays(m, R, T)
     for row, icon in ((T_STAIRS, I.STAIRS), (T_CIRCLES, I.CIRCLE), (T_LEVERS, I.LEVER)):
@@ -402,8 +435,9 @@ def parse_enemies(rf: rulesfile.RuleFile) -> list[Foe]:
             raise InputError(f"{at}.char {ch!r} is already the map character of enemies.{chars[ch]}", where)
         chars[ch] = key
         words = e.get("traits", [])
-        if not isinstance(words, list) or any(w not in FOE_TRAIT_WORDS for w in words):
-            bad = words if not isinstance(words, list) else next(w for w in words if w not in FOE_TRAIT_WORDS)
+        known = [isinstance(w, str) and w in FOE_TRAIT_WORDS for w in words] if isinstance(words, list) else [False]
+        if not all(known):
+            bad = words if not isinstance(words, list) else words[known.index(False)]
             raise InputError(f"{at}.traits: unknown trait {bad!r} (known: {', '.join(FOE_TRAIT_WORDS)})", where)
         name = e.get("name", key.replace("_", " "))
         if not isinstance(name, str) or not name:
@@ -411,8 +445,8 @@ def parse_enemies(rf: rulesfile.RuleFile) -> list[Foe]:
         bits = 0
         for w in words:
             bits |= FOE_TRAIT_WORDS[w]
-        foes.append(Foe(key, I.FOE_FIRST + len(foes), ch, name, _int(rf, f"{at}.base", -6, 20),
-                        _int(rf, f"{at}.mult", 0, 10), bits))
+        foes.append(Foe(key, I.FOE_FIRST + len(foes), ch, name, _int(rf, f"{at}.base"), _int(rf, f"{at}.mult"),
+                        bits))
     return foes
 
 
