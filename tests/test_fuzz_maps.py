@@ -174,7 +174,14 @@ def mutate(rng: random.Random, i: int) -> tuple[str, bytes]:
             return "grow past the file size limit", (BASE + "#" * (MAX_FILE_BYTES + rng.randint(-10, 10))).encode()
         return "a long header line", BASE.replace("source: ", "source: " + "x" * rng.randint(900, 5000)).encode()
     if kind == "header":
-        how = rng.choice(["dup-name", "no-name", "assume", "many", "empty-name", "bad-key"])
+        how = rng.choice(["dup-name", "no-name", "assume", "many", "empty-name", "bad-key", "upper", "upper"])
+        if how == "upper":  # a walkway line's values: huge, negative, non-ASCII digits, missing, extra
+            val = rng.choice(["9" * 5000, "-1", "\u0663", "6,6", "0,0", "99,99", "6,8", "6,6 6,8", "100", "2 2"])
+            k = rng.randrange(3)
+            words = ["6,6", "6,8", "2"]
+            words[k] = val
+            text = BASE.replace("upper: 6,6 6,8 2", "upper: " + " ".join(words))
+            return f"upper word {k} = {val[:12]!r}", text.encode()
         if how == "dup-name":
             return "name given twice", BASE.replace("source:", "name: again\nsource:").encode()
         if how == "no-name":
@@ -354,6 +361,10 @@ BAD_TEXT = [
     ("NUL", BASE.replace("A.. A.. A.. AT.", "A.. A\x00. A.. AT.").encode(), "49:11", "control character '\\x00'"),
     ("escape in the name", BASE.replace("name: The", "name: \x1b[31mThe").encode(), "38:7",
      "control character '\\x1b' (U+001B)"),
+    ("5000-digit walkway length", BASE.replace("upper: 6,6 6,8 2", "upper: 6,6 6,8 " + "9" * 5000).encode(), "69:16",
+     "bad length '99999999999999999999': the walkway's length in turns is a whole number 0..99"),
+    ("5000-digit walkway row", BASE.replace("upper: 6,6", "upper: " + "6" * 5000 + ",6").encode(), "69:8",
+     "bad room '66666666666666666666': write ROW,COL"),
     ("junk after the grid", (BASE + "and then some\n").encode(), "74:1", "unexpected text after the grid"),
     ("empty", b"", "1:1", "empty map file"),
     ("only blanks", b"\n  \n\n", "1:1", "empty map file"),

@@ -21,7 +21,11 @@ comments), one blank line, then the grid. One room is 3 characters and every gri
   and the enemies' characters of the ruleset's ``[enemies]`` table (the shipped one by default).
 
 Arrows give the direction of travel *into* the map. Every problem raises :class:`InputError`
-with ``where = "file:line:column"``.
+with ``where = "file:line:column"``: the format, the size limits ``MAX_*`` (checked before anything
+large is built) and what the game state holds are ``parse_map``'s; what a ruleset needs of a map (an
+arrow per played sector, statues, levers, the ``assume-KEY:`` header lines) is ``check_map``'s.
+``foury-sim run`` and ``foury-sim map check`` both load the ruleset with the map, so both apply all of
+them (docs/rules.md, "Map files: format, checks and limits").
 
 After the grid (and a blank line) may come the upper level's walkways, one per line::
 
@@ -564,9 +568,9 @@ def _parse_upper(upper_lines, sector, icons, rows, cols, err, room_where) -> lis
             )
         cells = []
         for col, tok in tokens[:2]:
-            m = re.fullmatch(r"(\d+),(\d+)", tok)
+            m = re.fullmatch(r"([0-9]{1,6}),([0-9]{1,6})", tok)
             if not m:
-                raise err(f"bad room {tok!r}: write ROW,COL (e.g. 6,6), counted from 1", ln, col)
+                raise err(f"bad room {tok[:20]!r}: write ROW,COL (e.g. 6,6), counted from 1", ln, col)
             r, c = int(m.group(1)), int(m.group(2))
             if not (1 <= r <= rows and 1 <= c <= cols):
                 raise err(f"room {tok} is off the map ({rows} rows, {cols} columns)", ln, col)
@@ -577,8 +581,8 @@ def _parse_upper(upper_lines, sector, icons, rows, cols, err, room_where) -> lis
                 )
             cells.append(cell)
         col, tok = tokens[2]
-        if not re.fullmatch(r"\d+", tok) or int(tok) > 99:
-            raise err(f"bad length {tok!r}: the walkway's length in turns is a whole number 0..99", ln, col)
+        if not re.fullmatch(r"[0-9]{1,3}", tok) or int(tok) > 99:
+            raise err(f"bad length {tok[:20]!r}: the walkway's length in turns is a whole number 0..99", ln, col)
         a, b = cells
         if a == b:
             raise err("a walkway must link two different rooms", ln, tokens[1][0])
