@@ -442,10 +442,14 @@ def map_render(
 def map_check(
     map_file: str = typer.Argument(..., help="Map file or shipped map name."),
     game: str | None = typer.Option(None, "--game", help="The game whose board it is (default: the default game)."),
+    rules: Path | None = typer.Option(None, help="Check against this rules file (as `run --rules`)."),
+    set_: list[str] | None = typer.Option(None, "--set", help="Check under these overrides (as `run --set`)."),
 ) -> None:
-    """Parse and validate a board (map); print what it holds."""
+    """Parse and validate a board (map) exactly as `run` would (same ruleset, same checks); print what it holds."""
     _, board = _board(game)
-    for line in board.check(board.resolve(map_file)):
+    m = (board.load(map_file, str(rules) if rules else None, set_) if board.load is not None
+         else board.resolve(map_file))
+    for line in board.check(m):
         typer.echo(line)
 
 

@@ -29,6 +29,9 @@ class Board:
     * ``rooms(board) -> bool array``: the cells that are rooms (heat is drawn only there).
     * ``cell_record(ruleset, df, extras) -> dict | None``: per-room numbers of a sweep cell
       (``{"map": name or path, "visits": [...], "deaths": [...]}``, one entry per cell of the board).
+    * ``load(name_or_path, rules, sets) -> board``: the board as ``run`` takes it under that ruleset (rules
+      file and ``--set``s; None: the shipped rules), refused with the same line as ``run``; ``map check``
+      uses it (None: ``resolve``).
     """
 
     resolve: Callable[[str | None], Any]
@@ -38,6 +41,7 @@ class Board:
     rooms: Callable[[Any], np.ndarray]
     cell_record: Callable[[Any, Any, dict[str, np.ndarray]], dict[str, Any] | None]
     noun: str = "map"
+    load: Callable[[str, str | None, list[str] | None], Any] | None = None
 
 
 @dataclass(frozen=True)

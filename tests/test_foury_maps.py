@@ -539,3 +539,18 @@ def test_render_upper_level(tmp_path):
     labels = [t.get_text() for t in ax.texts]
     assert "2" in labels and "3" in labels  # the walkways' lengths
     assert len(ax.lines) == 2
+
+
+def test_distances_from_match_the_all_pairs_table(base):
+    """Checking and playing use one breadth-first search per source; the n x n table is built only when asked."""
+    m = resolve_map("base")
+    assert "dist" not in vars(m)  # not built by parsing
+    for src in (m.oracle, 0, 40, int(m.arrow_cell[0])):
+        np.testing.assert_array_equal(m.distances_from(src), m.dist[src])
+    assert m.distances_from(m.oracle).dtype == np.int16
+
+
+def test_map_positions_of_rooms_and_arrows():
+    m = parse_map(TINY, "tiny.map")
+    assert m.grid_line == 5 and m.room_at(4) == "tiny.map:8:6"
+    assert [m.arrow_at(k) for k in range(len(m.arrow_cell))] == ["tiny.map:5:2", "tiny.map:6:13", "tiny.map:11:6"]

@@ -12,12 +12,21 @@ from . import icons as I
 from .maps import MapData, builtin_maps, render_map, resolve_map
 
 
+def load(name_or_path: str, rules: str | None = None, sets: list[str] | None = None) -> MapData:
+    """The map as ``foury-sim run`` takes it: the ruleset (the shipped one, or ``rules``/``sets``) is loaded
+    with this map, so ``map check`` refuses exactly what ``run`` refuses, with the same line (``parse_map``:
+    format and size limits; ``maps.check_map``: what the ruleset needs)."""
+    from .ruleset import load_ruleset
+
+    return load_ruleset(rules, sets, name_or_path).map
+
+
 def check(m: MapData) -> list[str]:
     """What ``foury-sim map check`` prints: size, rooms, arrows, and the icons the map holds."""
     total = m.icons.sum(axis=0)
     rooms = int((m.sector >= 0).sum())
     return [f"{m.name}: {m.rows}x{m.cols}, {rooms} rooms, {len(m.arrow_cell)} arrows",
-            ", ".join(f"{I.ICON_NAMES[i]} {int(total[i])}" for i in range(len(total)) if total[i])]
+            ", ".join(f"{m.table.names[i]} {int(total[i])}" for i in range(len(total)) if total[i])]
 
 
 def draw(m: MapData, heat: np.ndarray | None = None, heat_label: str = "", title: str | None = None) -> Any:
@@ -40,4 +49,4 @@ def cell_record(rules: Any, df: Any, extras: dict[str, np.ndarray]) -> dict[str,
 
 
 BOARD = Board(resolve=resolve_map, builtin=lambda: list(builtin_maps()), check=check, draw=draw, rooms=rooms,
-              cell_record=cell_record)
+              cell_record=cell_record, load=load)

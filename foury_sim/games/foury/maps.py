@@ -21,7 +21,11 @@ comments), one blank line, then the grid. One room is 3 characters and every gri
   and the enemies' characters of the ruleset's ``[enemies]`` table (the shipped one by default).
 
 Arrows give the direction of travel *into* the map. Every problem raises :class:`InputError`
-with ``where = "file:line:column"``.
+with ``where = "file:line:column"``: the format, the size limits ``MAX_*`` (checked before anything
+large is built) and what the game state holds are ``parse_map``'s; what a ruleset needs of a map (an
+arrow per played sector, statues, levers, the ``assume-KEY:`` header lines) is ``check_map``'s.
+``foury-sim run`` and ``foury-sim map check`` both load the ruleset with the map, so both apply all of
+them (docs/rules.md, "Map files: format, checks and limits").
 
 After the grid (and a blank line) may come the upper level's walkways, one per line::
 
@@ -38,13 +42,16 @@ from __future__ import annotations
 import re
 from collections import deque
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ... import assumptions as assume
 from ...errors import InputError
 from .icons import (
+    CIRCLE,
     DC,
     DR,
     FIXTURES,
@@ -64,6 +71,7 @@ from .icons import (
     W,
     is_foe,
 )
+from .layout import MAX_ARROWS, T_COLS, UP_MAX_LEVER_PLACES, UP_MAX_PLACES
 
 #: Distance between rooms that are not connected (and to/from solid rock).
 UNREACHABLE = 9999
@@ -78,6 +86,16 @@ _HEADER_RE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*)\s*:\s*(.*)$")
 # border slot tokens
 _WALL, _OPEN, _ARROW_S, _ARROW_N = "---", "   ", "vvv", "^^^"
 _UPPER_RE = re.compile(r"^upper\s*:")
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
+
+# Size limits, checked before anything large is built (docs/rules.md, "Map files: format and limits").
+MAX_FILE_BYTES = 1 << 20  #: a map file is read no further than this
+MAX_HEADER_LINES = 100  #: 'key: value' lines before the grid (comments not counted)
+MAX_HEADER_CHARS = 1000  #: characters of one header line
+MAX_ROWS = 64  #: rows of rooms
+MAX_COLS = 64  #: rooms per row
+MAX_CELLS = MAX_ROWS * MAX_COLS  #: cells (rooms and rock): every distance stays below UNREACHABLE
+MAX_ICON_ROOMS = T_COLS - 1  #: rooms with a staircase, with a magic circle, with a lever (each)
 
 
 @dataclass
@@ -94,13 +112,14 @@ class MapData:
     arrow_cell: np.ndarray  #: int64[k]: room each entry/exit arrow leads into
     arrow_dir: np.ndarray  #: int64[k]: direction of travel into the map (N, E, S, W)
     arrow_sector: np.ndarray  #: int64[k]: sector of the arrow's room
-    dist: np.ndarray  #: int16[n, n]: shortest path through open sides (UNREACHABLE otherwise)
     oracle: int  #: cell of the Oracle's room
     meta: dict[str, str] = field(default_factory=dict)  #: header keys other than ``name``
     #: the upper level's walkways (cell, cell, turns); None = one network of every staircase and lever, no travel
     upper: list[tuple[int, int, int]] | None = None
     #: the icons' map characters and names the map was read with (foes from a ruleset's [enemies])
     table: IconTable = SHIPPED
+    grid_line: int = 1  #: file line of the grid's top border (room line of row r: grid_line + 2r + 1)
+    header_text: str = ""  #: the file's text before the grid (its 'assume-KEY:' lines are checked by check_map)
 
     @property
     def n(self) -> int:
@@ -118,6 +137,33 @@ class MapData:
     def rc(self, cell: int) -> tuple[int, int]:
         """(row, column) of a cell."""
         return divmod(int(cell), self.cols)
+
+    def distances_from(self, cell: int) -> np.ndarray:
+        """int16[n]: shortest path from ``cell`` to every cell through open sides (UNREACHABLE otherwise)."""
+        return _bfs(self.sector, self.wall, self.rows, self.cols, [int(cell)])
+
+    @cached_property
+    def dist(self) -> np.ndarray:
+        """int16[n, n]: shortest path between every two cells through open sides (UNREACHABLE otherwise).
+
+        Computed on first use (n breadth-first searches, n*n entries): checking and playing a map need only
+        ``distances_from``."""
+        return _all_distances(self.sector, self.wall, self.rows, self.cols)
+
+    def room_at(self, cell: int) -> str:
+        """``path:line:column`` of a room's sector character in the file."""
+        r, c = divmod(int(cell), self.cols)
+        return _where(self.path, self.grid_line + 2 * r + 1, 4 * c + 2)
+
+    def arrow_at(self, k: int) -> str:
+        """``path:line:column`` of the ``k``-th arrow (file order) in the file."""
+        r, c = divmod(int(self.arrow_cell[k]), self.cols)
+        d = int(self.arrow_dir[k])
+        if d == S:
+            return _where(self.path, self.grid_line, 4 * c + 2)
+        if d == N:
+            return _where(self.path, self.grid_line + 2 * self.rows, 4 * c + 2)
+        return _where(self.path, self.grid_line + 2 * r + 1, 1 if d == E else 4 * self.cols + 1)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -139,24 +185,45 @@ def _sector_label(s: int) -> str:
 def parse_map(text: str, path: str = "<map>", table: IconTable = SHIPPED) -> MapData:
     """Parse and validate map text; raise :class:`InputError` ("path:line:col") on any problem.
 
-    ``table`` gives the icons' map characters (the enemies' come from the ruleset).
+    ``table`` gives the icons' map characters (the enemies' come from the ruleset). A leading byte-order
+    mark and CRLF line ends are accepted; other control characters, tabs in the grid and anything beyond the
+    size limits (``MAX_*``) are refused at their line and column before anything large is built.
     """
     chars = table.chars
     path = str(path)
     if text.startswith("\ufeff"):
         text = text[1:]
-    lines = [ln.rstrip("\r") for ln in text.split("\n")]
+    lines = text.split("\n")
 
     def err(msg: str, line: int, col: int) -> InputError:
         return InputError(msg, _where(path, line, col))
 
+    # ---- characters: printable text, LF or CRLF line ends
+    for k, raw in enumerate(lines):
+        if raw.endswith("\r"):
+            raw = lines[k] = raw[:-1]
+        bad = _CONTROL_RE.search(raw)
+        if bad:
+            ch = bad.group()
+            if ch == "\r":
+                msg = "carriage return inside a line: end lines with LF or CRLF (an old Mac file?)"
+            elif ch == "\ufeff":
+                msg = "byte-order mark inside the file: it may only stand at its very start"
+            else:
+                msg = f"control character {ch!r} (U+{ord(ch):04X}): a map file holds printable text only"
+            raise err(msg, k + 1, bad.start() + 1)
+
     # ---- header
     header: dict[str, str] = {}
+    key_line: dict[str, int] = {}
     i = 0
     grid_start = None
     seen_content = False
     while i < len(lines):
         raw = lines[i]
+        if len(raw) > MAX_HEADER_CHARS and raw.lstrip()[:1] not in ("+", "|", ">"):
+            raise err(f"line is too long: {len(raw)} characters; a header or comment line has at most "
+                      f"{MAX_HEADER_CHARS}", i + 1, MAX_HEADER_CHARS + 1)
         if not raw.strip() or _is_comment(raw):
             i += 1
             continue
@@ -173,9 +240,13 @@ def parse_map(text: str, path: str = "<map>", table: IconTable = SHIPPED) -> Map
                 1,
             )
         key = m.group(1).lower()
+        col = len(raw) - len(raw.lstrip()) + 1
         if key in header:
-            raise err(f"header key '{key}' given twice", i + 1, 1)
+            raise err(f"header key '{key}' given twice (first at line {key_line[key]})", i + 1, col)
+        if len(header) == MAX_HEADER_LINES:
+            raise err(f"too many header lines: at most {MAX_HEADER_LINES} 'key: value' lines", i + 1, col)
         header[key] = m.group(2).strip()
+        key_line[key] = i + 1
         i += 1
     if not seen_content:
         raise err("empty map file: expected a header ('name: ...') and a grid", 1, 1)
@@ -197,6 +268,11 @@ def parse_map(text: str, path: str = "<map>", table: IconTable = SHIPPED) -> Map
         raise err("expected the grid's top border line ('+---+...') but found a room line", lno[0], 1)
     cols = max(1, (len(first) - 1 + 3) // 4)
     width = 4 * cols + 1
+    if cols > MAX_COLS:
+        raise err(f"the map is {cols} rooms wide (its top border is {len(first)} characters): at most {MAX_COLS} "
+                  f"rooms per row, {4 * MAX_COLS + 1} characters", lno[0], 4 * MAX_COLS + 2)
+    if len(grid) > 2 * MAX_ROWS + 1:
+        raise err(f"the map has {(len(grid) - 1) // 2} rows of rooms: at most {MAX_ROWS}", lno[2 * MAX_ROWS + 1], 1)
     if len(grid) % 2 == 0:
         raise err(
             "the grid ends with a room line: a border line ('+---+...') must follow it (a blank line ends the grid)",
@@ -227,6 +303,9 @@ def parse_map(text: str, path: str = "<map>", table: IconTable = SHIPPED) -> Map
     icons = np.zeros((n, N_ICONS), dtype=np.int8)
     for j, raw in enumerate(grid):
         ln = lno[j]
+        if "\t" in raw:
+            raise err("tab character in the grid: draw rooms and walls with spaces (a tab's width is unknown)",
+                      ln, raw.index("\t") + 1)
         if len(raw) > width:
             raise err(
                 f"line is too long: {len(raw)} characters, expected {width} (4*{cols}+1 for {cols} rooms "
@@ -324,6 +403,9 @@ def parse_map(text: str, path: str = "<map>", table: IconTable = SHIPPED) -> Map
         return 0 <= r < rows and 0 <= c < cols and sector[r * cols + c] != VOID
 
     def arrow_target(r: int, c: int, ln: int, col: int, tok: str) -> int:
+        if len(arrows) == MAX_ARROWS:
+            raise err(f"too many arrows: at most {MAX_ARROWS} entry/exit arrows (the game state's arrow slots)",
+                      ln, col)
         cell = r * cols + c
         if sector[cell] == VOID:
             raise err(f"arrow {tok!r} leads into solid rock: an arrow must lead into a room", ln, col)
@@ -415,10 +497,7 @@ def parse_map(text: str, path: str = "<map>", table: IconTable = SHIPPED) -> Map
                 *room_where(int(cells[0])),
             )
 
-    dist = _all_distances(sector, wall, rows, cols)
-    reach = np.zeros(n, dtype=bool)
-    for a in arrow_cell:
-        reach |= dist[a] < UNREACHABLE
+    reach = _bfs(sector, wall, rows, cols, arrow_cell) < UNREACHABLE
     if not reach[oracle]:
         raise err("the Oracle's room cannot be reached from any arrow through the printed walls", *room_where(oracle))
     lost = np.flatnonzero((sector != VOID) & ~reach)
@@ -429,6 +508,21 @@ def parse_map(text: str, path: str = "<map>", table: IconTable = SHIPPED) -> Map
             f"room at row {r + 1}, column {c + 1} cannot be reached from any arrow through the printed walls{more}",
             *room_where(int(lost[0])),
         )
+
+    # ---- what the game state holds: rooms with staircases, circles, levers; the upper level's places
+    rooms_with = {icon: np.flatnonzero((sector != VOID) & (icons[:, icon] > 0)) for icon in (STAIRS, CIRCLE, LEVER)}
+    for icon, cells in rooms_with.items():
+        if len(cells) > MAX_ICON_ROOMS:
+            raise err(f"too many rooms with a {table.names[icon]}: at most {MAX_ICON_ROOMS}",
+                      *room_where(int(cells[MAX_ICON_ROOMS])))
+    places = upper_places(sector, icons)
+    if len(places) > UP_MAX_PLACES:
+        raise err(f"too many rooms with a staircase or a lever (the upper level's places): at most {UP_MAX_PLACES}",
+                  *room_where(places[UP_MAX_PLACES]))
+    levers = rooms_with[LEVER]
+    if len(levers) > UP_MAX_LEVER_PLACES:
+        raise err(f"too many rooms with a lever: at most {UP_MAX_LEVER_PLACES}",
+                  *room_where(int(levers[UP_MAX_LEVER_PLACES])))
 
     upper = _parse_upper(upper_lines, sector, icons, rows, cols, err, room_where)
     meta = {k: v for k, v in header.items() if k != "name"}
@@ -443,10 +537,12 @@ def parse_map(text: str, path: str = "<map>", table: IconTable = SHIPPED) -> Map
         arrow_cell=arrow_cell,
         arrow_dir=arrow_dir,
         arrow_sector=arrow_sector,
-        dist=dist,
         oracle=oracle,
         meta=meta,
         upper=upper,
+        table=table,
+        grid_line=lno[0],
+        header_text="\n".join(lines[:grid_start]),
     )
 
 
@@ -472,9 +568,9 @@ def _parse_upper(upper_lines, sector, icons, rows, cols, err, room_where) -> lis
             )
         cells = []
         for col, tok in tokens[:2]:
-            m = re.fullmatch(r"(\d+),(\d+)", tok)
+            m = re.fullmatch(r"([0-9]{1,6}),([0-9]{1,6})", tok)
             if not m:
-                raise err(f"bad room {tok!r}: write ROW,COL (e.g. 6,6), counted from 1", ln, col)
+                raise err(f"bad room {tok[:20]!r}: write ROW,COL (e.g. 6,6), counted from 1", ln, col)
             r, c = int(m.group(1)), int(m.group(2))
             if not (1 <= r <= rows and 1 <= c <= cols):
                 raise err(f"room {tok} is off the map ({rows} rows, {cols} columns)", ln, col)
@@ -485,8 +581,8 @@ def _parse_upper(upper_lines, sector, icons, rows, cols, err, room_where) -> lis
                 )
             cells.append(cell)
         col, tok = tokens[2]
-        if not re.fullmatch(r"\d+", tok) or int(tok) > 99:
-            raise err(f"bad length {tok!r}: the walkway's length in turns is a whole number 0..99", ln, col)
+        if not re.fullmatch(r"[0-9]{1,3}", tok) or int(tok) > 99:
+            raise err(f"bad length {tok[:20]!r}: the walkway's length in turns is a whole number 0..99", ln, col)
         a, b = cells
         if a == b:
             raise err("a walkway must link two different rooms", ln, tokens[1][0])
@@ -546,46 +642,128 @@ def upper_distances(m: MapData) -> tuple[list[int], np.ndarray]:
     return places, d
 
 
+def _neighbors(sector: np.ndarray, wall: np.ndarray, rows: int, cols: int, cell: int) -> list[int]:
+    """The rooms next to ``cell`` through its open sides."""
+    r, c = divmod(cell, cols)
+    out = []
+    for side in range(4):
+        if wall[cell, side] == 0:
+            r2, c2 = r + DR[side], c + DC[side]
+            if 0 <= r2 < rows and 0 <= c2 < cols and sector[r2 * cols + c2] != VOID:
+                out.append(r2 * cols + c2)
+    return out
+
+
+def _bfs(sector: np.ndarray, wall: np.ndarray, rows: int, cols: int, sources: Any) -> np.ndarray:
+    """int16[n]: shortest path from the nearest of ``sources`` (rooms) through open sides; UNREACHABLE otherwise."""
+    row = np.full(rows * cols, UNREACHABLE, dtype=np.int16)
+    q = deque()
+    for s in sources:
+        s = int(s)
+        if sector[s] != VOID and row[s] == UNREACHABLE:
+            row[s] = 0
+            q.append(s)
+    while q:
+        u = q.popleft()
+        du = row[u] + 1
+        for v in _neighbors(sector, wall, rows, cols, u):
+            if row[v] == UNREACHABLE:
+                row[v] = du
+                q.append(v)
+    return row
+
+
 def _all_distances(sector: np.ndarray, wall: np.ndarray, rows: int, cols: int) -> np.ndarray:
     """Breadth-first shortest paths between all rooms through open sides."""
     n = rows * cols
-    adj: list[list[int]] = [[] for _ in range(n)]
-    for cell in range(n):
-        if sector[cell] == VOID:
-            continue
-        r, c = divmod(cell, cols)
-        for side in range(4):
-            if wall[cell, side] == 0:
-                r2, c2 = r + DR[side], c + DC[side]
-                if 0 <= r2 < rows and 0 <= c2 < cols and sector[r2 * cols + c2] != VOID:
-                    adj[cell].append(r2 * cols + c2)
     dist = np.full((n, n), UNREACHABLE, dtype=np.int16)
     for src in range(n):
-        if sector[src] == VOID:
-            continue
-        row = dist[src]
-        row[src] = 0
-        q = deque([src])
-        while q:
-            u = q.popleft()
-            du = row[u] + 1
-            for v in adj[u]:
-                if row[v] == UNREACHABLE:
-                    row[v] = du
-                    q.append(v)
+        if sector[src] != VOID:
+            dist[src] = _bfs(sector, wall, rows, cols, [src])
     return dist
 
 
-def load_map(path: str | Path, table: IconTable = SHIPPED) -> MapData:
-    """Read and parse a map file; a missing or unreadable file is an ``InputError`` at ``--map``."""
+# ----------------------------------------------------------------------------------------------
+# the checks a ruleset adds, and reading files
+
+
+@dataclass(frozen=True)
+class MapNeeds:
+    """What a ruleset asks of a map (``ruleset.build`` fills it from the ruleset being loaded)."""
+
+    rounds: int  #: game.rounds: sectors A.. that are played, each needs an entry arrow
+    statues: int  #: requirements.statues: Temple goals the map must hold
+    levers: int  #: requirements.levers: levers the map must hold (and then a staircase)
+    goal_icons: tuple[int, ...] = ()  #: icons of the foes that count as Temple statues
+
+
+def check_map(m: MapData, needs: MapNeeds) -> list[assume.Assumption]:
+    """Every check a ruleset adds to a parsed map (``parse_map`` did the format and the size limits): a
+    played sector without an arrow, too few statues or levers for a round's requirement, and the map's
+    ``assume-KEY:`` header lines. Returns those assumptions; raises :class:`InputError` at ``file:line``.
+
+    ``foury-sim run`` and ``foury-sim map check`` both come here through ``ruleset.build``.
+    """
+    where = _where(m.path, m.grid_line, 1)
+    total = m.icons.sum(axis=0)
+    with_arrows = {int(s) for s in m.arrow_sector}
+    for s in range(needs.rounds):
+        if s not in with_arrows:
+            raise InputError(f"the map has no sector {_sector_label(s)} with an entry arrow, but game.rounds = "
+                             f"{needs.rounds} plays it", where)
+    goals = sum(int(total[i]) for i in needs.goal_icons)
+    if goals < needs.statues:
+        raise InputError(f"the Temple needs {needs.statues} statues (requirements.statues) but the map has {goals}",
+                         where)
+    if needs.levers > 0 and (total[LEVER] < needs.levers or total[STAIRS] == 0):
+        raise InputError(f"the Castle Cliff needs {needs.levers} levers (requirements.levers) and a staircase; the "
+                         f"map has {total[LEVER]} levers and {total[STAIRS]} staircases", where)
+    return map_assumptions(m)
+
+
+def map_assumptions(m: MapData) -> list[assume.Assumption]:
+    """The ``assume-KEY:`` header lines of a map file, checked against what the map holds."""
+    total = m.icons.sum(axis=0)
+    measured: dict[str, Any] = {"layout": m.name, "arrows": len(m.arrow_cell),
+                                "arrows_per_sector": ",".join(str(int((m.arrow_sector == s).sum())) for s in range(4)),
+                                "upper_walkways": len(m.upper or [])}
+    plural = {"stairs": "stairs", "die": "dice"}
+    measured.update({plural.get(k, k + "s"): int(total[i]) for i, k in enumerate(m.table.keys) if k})
+    return assume.from_map(m.header_text, m.path, measured)
+
+
+def read_map_text(path: str | Path, where: str = "--map") -> str:
+    """A map file's text: refused in one line if it is not a file, larger than ``MAX_FILE_BYTES`` (read no
+    further) or not UTF-8 (``file:line:col`` of the first bad byte)."""
     p = Path(path)
+    if p.is_dir():
+        raise InputError(f"{p} is a folder, not a map file", where)
     if not p.is_file():
-        raise InputError(f"map file not found: {p}", "--map")
+        raise InputError(f"{p} is not a regular file" if p.exists() else f"map file not found: {p}", where)
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"cannot read map file {p}: {e}", "--map") from e
-    return parse_map(text, str(p), table)
+        with open(p, "rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+    except OSError as e:
+        raise InputError(f"cannot read map file {p}: {e.strerror or e}", where) from e
+
+    def at(offset: int) -> str:
+        start = data.rfind(b"\n", 0, offset) + 1
+        col = len(data[start:offset].decode("utf-8", errors="replace")) + 1
+        return _where(str(p), data.count(b"\n", 0, offset) + 1, col)
+
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(f"map file is larger than {MAX_FILE_BYTES} bytes (1 MiB): a map has at most {MAX_ROWS} x "
+                         f"{MAX_COLS} rooms", at(MAX_FILE_BYTES))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"not UTF-8 text: byte 0x{data[e.start]:02x} cannot be read (save the map as UTF-8)",
+                         at(e.start)) from None
+
+
+def load_map(path: str | Path, table: IconTable = SHIPPED, where: str = "--map") -> MapData:
+    """Read and parse a map file; a missing, unreadable, oversized or non-UTF-8 file is an ``InputError``."""
+    return parse_map(read_map_text(path, where), str(path), table)
 
 
 def builtin_maps() -> dict[str, Path]:
@@ -593,18 +771,22 @@ def builtin_maps() -> dict[str, Path]:
     return {p.stem: p for p in sorted(MAPS_DIR.glob("*.map"))}
 
 
-def resolve_map(name_or_path: str | Path | None, table: IconTable = SHIPPED) -> MapData:
-    """``None`` -> the base map; a built-in map name; or a map file path (read with ``table``'s characters)."""
+def resolve_map(name_or_path: str | Path | None, table: IconTable = SHIPPED, where: str = "--map") -> MapData:
+    """``None`` -> the base map; a built-in map name; or a map file path (read with ``table``'s characters).
+
+    ``where`` names the place the map was given (``--map``, or a ruleset's ``game.map`` line)."""
     if name_or_path is None:
         name_or_path = DEFAULT_MAP
+    if not isinstance(name_or_path, str | Path):
+        raise InputError(f"a map is a shipped map name or a map file path, not {name_or_path!r}", where)
     builtins = builtin_maps()
     key = str(name_or_path)
     if key in builtins:
-        return load_map(builtins[key], table)
-    if Path(key).is_file():
-        return load_map(key, table)
+        return load_map(builtins[key], table, where)
+    if Path(key).exists():
+        return load_map(key, table, where)
     raise InputError(
-        f"unknown map {key!r}: not a built-in map ({', '.join(builtins) or 'none'}) and no such file", "--map"
+        f"unknown map {key!r}: not a built-in map ({', '.join(builtins) or 'none'}) and no such file", where
     )
 
 

@@ -22,7 +22,6 @@ from .layout import (
     FT_TEMPLE_GOAL,
     FT_TRAP,
     HERO_KEYS,
-    MAX_ARROWS,
     N_TRACKS,
     N_TRAITS,
     R_BANDIT_PRIZE,
@@ -95,10 +94,8 @@ from .layout import (
     T_UP_DIST,
     T_UP_PLACES,
     TRACK_NAMES,
-    UP_MAX_LEVER_PLACES,
-    UP_MAX_PLACES,
 )
-from .maps import MapData, resolve_map, upper_distances
+from .maps import MapData, MapNeeds, check_map, resolve_map, upper_distances
 
 DEFAULT_RULES = Path(str(resources.files("foury_sim.games.foury") / "data" / "rules.toml"))
 #: Tables where a user's ``--rules`` file may add entries (``rulesfile.merge``).
@@ -256,19 +253,8 @@ def load_ruleset(rules_path: str | Path | None = None, overrides: list[str] | di
     sources = [str(DEFAULT_RULES)] + ([str(rules_path)] if rules_path is not None else [])
     rules = build(rf, map_path, sources)
     found = assume.check_plausible_within_valid(assume.from_ruleset(rf, rf.shipped, rf.users), RANGES)
-    rules.assumptions = found + map_assumptions(rules.map)
+    rules.assumptions = found + rules.assumptions  # + the map's (``maps.check_map``)
     return rules
-
-
-def map_assumptions(m: MapData) -> list[assume.Assumption]:
-    """The ``assume-KEY:`` header lines of a map file, checked against what the map holds."""
-    total = m.icons.sum(axis=0)
-    measured: dict[str, Any] = {"layout": m.name, "arrows": len(m.arrow_cell),
-                                "arrows_per_sector": ",".join(str(int((m.arrow_sector == s).sum())) for s in range(4)),
-                                "upper_walkways": len(m.upper or [])}
-    plural = {"stairs": "stairs", "die": "dice"}
-    measured.update({plural.get(k, k + "s"): int(total[i]) for i, k in enumerate(m.table.keys) if k})
-    return assume.from_map(assume.map_text(m.path), m.path, measured)
 
 
 def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> FouryRules:
@@ -375,25 +361,15 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
     if map_path is None and (not isinstance(map_name, str) or not map_name.strip()):
         raise InputError(f"game.map must be a shipped map name or a map file path, not {map_name!r}",
                          rf.where("game.map"))
-    try:
-        m = resolve_map(map_name, icon_table)
-    except InputError as e:
-        if map_path is None and e.where == "--map":  # the map named by the ruleset: point at its game.map
-            raise InputError(e.message, rf.where("game.map")) from None
-        raise
-    _check_map(rf, m, R, T)
+    m = resolve_map(map_name, icon_table, "--map" if map_path is not None else rf.where("game.map"))
+    goals = tuple(f.icon for f in foes if f.traits & FT_TEMPLE_GOAL)
+    map_assumed = check_map(m, MapNeeds(rounds, int(R[R_NEED_A]), int(R[R_NEED_A + 2]), goals))  # maps.py checks
     geo, arrows, rm0 = map_arrays(m, R, T)
     for row, icon in ((T_STAIRS, I.STAIRS), (T_CIRCLES, I.CIRCLE), (T_LEVERS, I.LEVER)):
         cells = np.flatnonzero(m.icons[:, icon] > 0)
-        if len(cells) >= T_COLS:
-            raise InputError(f"the map has {len(cells)} {I.ICON_NAMES[icon]} rooms; at most {T_COLS - 1}", m.path)
         T[row, 0] = len(cells)
         T[row, 1:1 + len(cells)] = cells
     places, up = upper_distances(m)
-    if len(places) > UP_MAX_PLACES:
-        raise InputError(f"the map has {len(places)} staircase and lever rooms; at most {UP_MAX_PLACES}", m.path)
-    if sum(1 for p in places if m.icons[p, I.LEVER] > 0) > UP_MAX_LEVER_PLACES:
-        raise InputError(f"the map has more than {UP_MAX_LEVER_PLACES} lever rooms", m.path)
     T[T_UP_PLACES, 0] = len(places)
     T[T_UP_PLACES, 1:1 + len(places)] = places
     flat = up.reshape(-1)
@@ -402,7 +378,8 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
     R[R_N_ARROWS] = arrows.shape[0]
     R[R_ROWS] = m.rows
     R[R_COLS] = m.cols
-    return FouryRules(rf.data, m, R, T, geo, arrows, rm0, sources, heroes, foes=foes, icons=icon_table)
+    return FouryRules(rf.data, m, R, T, geo, arrows, rm0, sources, heroes, assumptions=map_assumed, foes=foes,
+                      icons=icon_table)
 
 
 def parse_enemies(rf: rulesfile.RuleFile) -> list[Foe]:
@@ -450,33 +427,16 @@ def parse_enemies(rf: rulesfile.RuleFile) -> list[Foe]:
     return foes
 
 
-def _check_map(rf: rulesfile.RuleFile, m: MapData, R: np.ndarray, T: np.ndarray) -> None:
-    """Refuse a map on which a round's requirement can never be met."""
-    where = m.path
-    total = m.icons.sum(axis=0)
-    if len(m.arrow_cell) > MAX_ARROWS:
-        raise InputError(f"the map has {len(m.arrow_cell)} arrows; at most {MAX_ARROWS}", where)
-    sectors_with_arrows = {int(s) for s in m.arrow_sector}
-    for s in range(int(R[R_ROUNDS])):
-        if s not in sectors_with_arrows:
-            raise InputError(f"sector {'ABCD'[s]} has no entry arrow", where)
-    goals = sum(int(total[i]) for i in range(I.N_ICONS) if I.is_foe(i) and T[T_EN_TRAITS, i] & FT_TEMPLE_GOAL)
-    if goals < R[R_NEED_A]:
-        raise InputError(f"the Temple needs {R[R_NEED_A]} statues but the map has {goals}", where)
-    if R[R_NEED_A + 2] > 0 and (total[I.LEVER] < R[R_NEED_A + 2] or total[I.STAIRS] == 0):
-        raise InputError(f"the Castle Cliff needs {R[R_NEED_A + 2]} levers and a staircase; the map has "
-                         f"{total[I.LEVER]} levers and {total[I.STAIRS]} staircases", where)
-
-
 def map_arrays(m: MapData, R: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """geo (neighbours, sector, distance to the Oracle), arrows, and the rooms' starting state."""
     n = m.rows * m.cols
     geo = np.full((n, 6), -1, np.int64)
+    to_oracle = m.distances_from(m.oracle)
     for x in range(n):
         for d in range(4):
             geo[x, d] = m.neighbor(x, d)
         geo[x, 4] = m.sector[x]
-        geo[x, 5] = m.dist[m.oracle, x] if m.sector[x] >= 0 else 9999
+        geo[x, 5] = to_oracle[x] if m.sector[x] >= 0 else 9999
     arrows = np.stack([m.arrow_cell, m.arrow_dir, m.arrow_sector], axis=1).astype(np.int64)
     rm0 = np.zeros((n, RM_COLS), np.int64)
     rm0[:, RM_WALL:RM_WALL + 4] = m.wall
