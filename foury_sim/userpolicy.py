@@ -1,0 +1,274 @@
+"""User policies from Python files: loaded, checked, compiled with bounds checks and guarded.
+
+The kernels call a user's ``decide(kind, state, options, n_options, params)`` through ``_guard``: it
+plays on fresh copies of the three arrays (its writes never reach the game), compiled with
+``boundscheck=True``; a read outside the arrays, a read past the parameters or an exception is caught
+(numba does not carry exceptions out of a first-class function call into the kernel), recorded in the
+policy's error record and answered with -1, which every kernel counts as an out-of-range answer; the
+game's wrapper then calls ``policy.check_answers``, which turns the record into one line. Built-in
+policies never go through here: their cost is unchanged.
+
+This module is not part of the kernels' cache key (``config.KERNEL_CORE``): the guard is compiled per
+policy, in every process (about a second).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import inspect
+import math
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numba import carray, njit, types
+from numba.core.dispatcher import Dispatcher
+from numba.extending import intrinsic
+
+from .errors import InputError
+from .policy import (
+    E_ANSWER,
+    E_OUTSIDE,
+    E_PARAMS,
+    E_RAISED,
+    N_ERR_SLOTS,
+    POLICY_SIG,
+    USER_POLICY_ID,
+    USER_TRAITS,
+    Policy,
+    _number,
+    check_traits,
+    parse_params,
+)
+
+
+@intrinsic
+def _int64_ptr(typingctx, addr):
+    """An int64 pointer from an address (the guard's error record, owned by the Policy)."""
+    sig = types.CPointer(types.int64)(types.int64)
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], context.get_value_type(types.CPointer(types.int64)))
+
+    return sig, codegen
+
+
+#: Extra entries the guard's second try gives each array, to tell which one a failing read overran.
+_PAD = 4096
+_ARGTYPES = (types.int64, types.int64[:], types.int64[:, :], types.int64, types.float64[:])
+
+
+def _guard(user, addr: int):
+    """The function the kernels call for a user policy: the policy plays on fresh copies of the state,
+    options and parameters (its writes never reach the game), compiled with bounds checks; a read
+    outside the arrays or an exception is caught, recorded (which array: tried again on padded copies)
+    and answered with -1, which every kernel counts as an out-of-range answer (option 0 taken)."""
+
+    @njit(POLICY_SIG)
+    def guarded(kind, state, options, n_options, params):
+        err = carray(_int64_ptr(addr), (2 * N_ERR_SLOTS,))
+        st = state.copy()
+        op = options.copy()
+        pa = params.copy()
+        slot = -1
+        c = np.int64(-1)
+        try:
+            c = np.int64(user(kind, st, op, n_options, pa))
+        except Exception:  # noqa: BLE001  (numba matches no finer class)
+            slot = E_RAISED
+        if slot == E_RAISED:
+            pa2 = np.zeros(params.shape[0] + _PAD)
+            pa2[: params.shape[0]] = params
+            try:
+                user(kind, state.copy(), options.copy(), n_options, pa2)
+                slot = E_PARAMS
+            except Exception:  # noqa: BLE001
+                st2 = np.zeros(state.shape[0] + _PAD, dtype=np.int64)
+                st2[: state.shape[0]] = state
+                op2 = np.zeros((options.shape[0] + _PAD, options.shape[1] + _PAD), dtype=np.int64)
+                op2[: options.shape[0], : options.shape[1]] = options
+                try:
+                    user(kind, st2, op2, n_options, pa2)
+                    slot = E_OUTSIDE
+                except Exception:  # noqa: BLE001
+                    slot = E_RAISED
+            c = -1
+        elif c < 0 or c >= n_options:
+            slot = E_ANSWER
+        if slot >= 0:
+            err[slot] += 1
+            if err[N_ERR_SLOTS + slot] < 0:
+                err[N_ERR_SLOTS + slot] = kind
+        return c
+
+    return guarded
+
+
+@dataclass
+class UserPolicy:
+    """A user's policy function, compiled and guarded: the function the kernels call, its error
+    record, its module's globals and its declared parameters (``None``: it declares none)."""
+
+    fn: Callable
+    errors: np.ndarray
+    module_globals: dict
+    params: dict[str, float] | None
+    traits: frozenset[str]
+
+
+_LOADED: dict[tuple, UserPolicy] = {}
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+#: What numba's global random generators compile to (a policy must draw from ``state``, see README).
+_GLOBAL_RANDOM = ("numba_get_np_random_state", "numba_get_py_random_state", "numba_get_internal_random_state")
+
+
+def _numba_message(e: Exception, path_s: str) -> tuple[str, str]:
+    """A numba compile error as one line, and the place in the user's file it names (or the file)."""
+    text = _ANSI.sub("", str(e))
+    where = path_s
+    for m in re.finditer(r'File "([^"]+)", line (\d+)', text):
+        if Path(m.group(1)).name == Path(path_s).name:
+            where = f"{path_s}:{m.group(2)}"
+            break
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    skip = ("Failed in ", "During:", "File ", "raised from", "There are ", ">>>")
+    useful = [ln for ln in lines if not ln.startswith(skip) and not ln.startswith("^")]
+    return (useful[0] if useful else (lines[0] if lines else type(e).__name__)), where
+
+
+def _import_user_module(path: Path, path_s: str):
+    mod_name = f"foury_sim_user_policy_{abs(hash(path.resolve()))}"
+    spec_ = importlib.util.spec_from_file_location(mod_name, path)
+    if spec_ is None or spec_.loader is None:
+        raise InputError("policy file cannot be loaded as a Python module", path_s)
+    mod = importlib.util.module_from_spec(spec_)
+    sys.modules[mod_name] = mod
+    try:
+        with contextlib.redirect_stdout(sys.stderr):  # a print() at import must not corrupt --format json
+            spec_.loader.exec_module(mod)
+    except KeyboardInterrupt:
+        raise
+    except SyntaxError as e:
+        raise InputError(f"syntax error in policy file: {e.msg}", f"{path_s}:{e.lineno}") from None
+    except BaseException as e:  # the user's module failed at import (also SystemExit): one line
+        tb = e.__traceback__
+        line = None
+        while tb is not None:
+            if Path(tb.tb_frame.f_code.co_filename).resolve() == path.resolve():
+                line = tb.tb_lineno
+            tb = tb.tb_next
+        where = f"{path_s}:{line}" if line else path_s
+        raise InputError(f"policy file failed to import: {type(e).__name__}: {e}", where) from None
+    return mod
+
+
+def _declared_params(g: dict, path_s: str) -> dict[str, float] | None:
+    decl = g.get("POLICY_PARAMS")
+    if decl is None:
+        return None
+    if not isinstance(decl, dict) or not all(isinstance(k, str) and k.isidentifier() for k in decl):
+        raise InputError("POLICY_PARAMS must be a dict of parameter names to default numbers", path_s)
+    out = {}
+    for k, v in decl.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise InputError(f"POLICY_PARAMS[{k!r}] = {v!r} is not a finite number", path_s)
+        out[k] = float(v)
+    return out
+
+
+def load_user_policy(spec: str) -> UserPolicy:
+    """Load ``path/to/file.py:function``: import the file (its prints go to stderr), check the function
+    takes the five policy arguments and returns an integer for them, compile it (and the jitted helpers
+    its file defines) with bounds checks, refuse numba's global random generators, and guard it
+    (``_guard``). Loaded once per process and version of the file."""
+    if ":" not in spec:
+        raise InputError(f"policy {spec!r}: a user policy is FILE.py:FUNCTION", "--policy")
+    path_s, name = spec.rsplit(":", 1)
+    path = Path(path_s)
+    if not name.isidentifier():
+        raise InputError(f"policy {spec!r}: {name!r} is not a function name", "--policy")
+    if not path.is_file():
+        raise InputError(f"policy file {path_s!r} does not exist", "--policy")
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, name)
+    if key in _LOADED:
+        loaded = _LOADED[key]
+        loaded.errors[:N_ERR_SLOTS] = 0
+        loaded.errors[N_ERR_SLOTS:] = -1
+        return loaded
+    mod = _import_user_module(path, path_s)
+    g = vars(mod)
+    fn = g.get(name)
+    if fn is None:
+        raise InputError(f"policy file has no function {name!r}", path_s)
+    py = getattr(fn, "py_func", fn)
+    if not inspect.isfunction(py):
+        raise InputError(f"{name!r} is not a function", path_s)
+    where = f"{path_s}:{py.__code__.co_firstlineno}"
+    try:
+        inspect.signature(py).bind(0, 0, 0, 0, 0)
+    except TypeError:
+        raise InputError(
+            f"policy {name!r} must take 5 arguments (kind, state, options, n_options, params)", where
+        ) from None
+    # The file's own jitted helpers are compiled again with bounds checks (foury_sim's are trusted).
+    for k, v in list(g.items()):
+        if isinstance(v, Dispatcher) and getattr(v.py_func, "__globals__", None) is g:
+            g[k] = njit(**{**v.targetoptions, "boundscheck": True})(v.py_func)
+    user = njit(boundscheck=True)(py)
+    try:
+        user.compile(_ARGTYPES)
+    except Exception as e:
+        msg, at = _numba_message(e, path_s)
+        raise InputError(f"policy {name!r} does not compile with numba: {msg}", at) from None
+    rt = user.overloads[_ARGTYPES].signature.return_type
+    if not isinstance(rt, types.Integer):
+        raise InputError(f"policy {name!r} must return an integer option index, not {rt}", where)
+    if any(s in user.inspect_llvm(_ARGTYPES) for s in _GLOBAL_RANDOM):
+        raise InputError(
+            f"policy {name!r} uses a global random generator (np.random/random); draw from state[S_RAND] "
+            "or the game's dice instead, so that every game stays reproducible", where
+        )
+    errors = np.zeros(2 * N_ERR_SLOTS, dtype=np.int64)
+    errors[N_ERR_SLOTS:] = -1
+    guarded = _guard(user, errors.ctypes.data)
+    traits = USER_TRAITS | check_traits(g.get("POLICY_TRAITS", ()), spec)
+    loaded = UserPolicy(guarded, errors, g, _declared_params(g, path_s), traits)
+    _LOADED[key] = loaded
+    return loaded
+
+
+def loaded_globals(fn: Callable) -> dict | None:
+    """The module globals of the file of a loaded user policy (``fn`` its guarded function), or None."""
+    for up in _LOADED.values():
+        if up.fn is fn:
+            return up.module_globals
+    return None
+
+
+def user_policy(spec: str, param_text: str | None = None) -> Policy:
+    """The Policy for ``--policy FILE.py:FUNCTION`` and ``--param``. A file declares its parameters with
+    ``POLICY_PARAMS = {"name": default, ...}``: ``--param`` names are checked against them (unknown: an
+    error; missing: the default) and the vector holds exactly those, in order. A file that declares none
+    gets the ``--param`` values given, in order (names free). Every value must be finite."""
+    up = load_user_policy(spec)
+    if up.params is not None:
+        vals = parse_params(param_text, up.params)
+    else:
+        vals = {}
+        for i, item in enumerate((param_text or "").split(",")):
+            if not item.strip():
+                continue
+            k, eq, v = item.partition("=")
+            if not eq:
+                raise InputError(f"policy parameter {item.strip()!r} is not NAME=NUMBER", "--param")
+            k = k.strip() or f"p{i}"
+            if k in vals:
+                raise InputError(f"policy parameter {k!r} given twice", "--param")
+            vals[k] = _number(k, v.strip(), "--param")
+    return Policy(spec, USER_POLICY_ID, np.array(list(vals.values()), dtype=np.float64), tuple(vals), up.fn,
+                  up.traits, up.errors, up.params is not None)
