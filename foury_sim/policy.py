@@ -57,45 +57,15 @@ def check_traits(traits, where: str) -> frozenset[str]:
     return frozenset(traits)
 
 
-#: Slots of a user policy's error record (written by its guard, read and cleared by ``check_answers``).
-E_OUTSIDE, E_PARAMS, E_RAISED, E_ANSWER = 0, 1, 2, 3
-N_ERR_SLOTS = 4
-_ERR_TEXT = {
-    E_OUTSIDE: "indexed outside its state or options array",
-    E_PARAMS: "read past its parameters",
-    E_RAISED: "raised an exception",
-    E_ANSWER: "returned an option index out of range",
-}
-
-
-def _kind_name(kind: int, kind_names) -> str:
-    if kind_names and 0 <= kind < len(kind_names):
-        return f"{kind} ({kind_names[kind]})"
-    return str(kind)
-
-
 def check_answers(n_bad: int, policy: Policy, kind_names: tuple[str, ...] | None = None) -> None:
-    """Every game's rule for a policy's faults, an error in one line naming the policy: the kernels count
-    answers outside ``0 .. n_options-1`` (and take option 0); a user policy's guard also records reads
-    outside its arrays, reads past its parameters and exceptions (each turned into an out-of-range
-    answer), with the decision kind where each first happened. Clears the record."""
-    err = policy.errors
-    if err is not None:
-        counts = err[:N_ERR_SLOTS].copy()
-        kinds = err[N_ERR_SLOTS:].copy()
-        err[:N_ERR_SLOTS] = 0
-        err[N_ERR_SLOTS:] = -1
-        for slot in (E_PARAMS, E_OUTSIDE, E_RAISED, E_ANSWER):
-            if counts[slot]:
-                what = _ERR_TEXT[slot]
-                if slot == E_PARAMS:
-                    declared = "POLICY_PARAMS declares" if policy.declared_params else "--param gives"
-                    what += f" (its {declared} only {len(policy.params)}: {', '.join(policy.param_names) or 'none'})"
-                raise InputError(
-                    f"policy {what} {int(counts[slot])} times, first at decision kind "
-                    f"{_kind_name(int(kinds[slot]), kind_names)}",
-                    policy.name,
-                )
+    """Every game's rule for a policy's faults, an error in one line: the kernels count answers outside
+    ``0 .. n_options-1`` (and take option 0); a user policy's guard also records reads outside its
+    arrays, reads past its parameters and exceptions, with the decision kind where each first happened
+    (``userpolicy.check_errors``, which clears the record)."""
+    if policy.errors is not None:
+        from .userpolicy import check_errors
+
+        check_errors(policy, kind_names)
     if n_bad:
         raise InputError(f"policy {policy.name!r} returned an option index out of range {n_bad} times", "--policy")
 

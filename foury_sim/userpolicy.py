@@ -29,13 +29,9 @@ from numba import carray, njit, types
 from numba.core.dispatcher import Dispatcher
 from numba.extending import intrinsic
 
+from .config import JIT_DISABLED
 from .errors import InputError
 from .policy import (
-    E_ANSWER,
-    E_OUTSIDE,
-    E_PARAMS,
-    E_RAISED,
-    N_ERR_SLOTS,
     POLICY_SIG,
     USER_POLICY_ID,
     USER_TRAITS,
@@ -57,53 +53,110 @@ def _int64_ptr(typingctx, addr):
     return sig, codegen
 
 
+#: Slots of a user policy's error record (written by its guard, read and cleared by ``check_errors``);
+#: the record holds a count per slot, then the decision kind where each slot first happened (-1: never).
+E_OUTSIDE, E_PARAMS, E_RAISED, E_ANSWER = 0, 1, 2, 3
+N_ERR_SLOTS = 4
+_ERR_TEXT = {
+    E_OUTSIDE: "indexed outside its state or options array",
+    E_PARAMS: "read past its parameters",
+    E_RAISED: "raised an exception",
+    E_ANSWER: "returned an option index out of range",
+}
+
+
+def _kind_name(kind: int, kind_names) -> str:
+    if kind_names and 0 <= kind < len(kind_names):
+        return f"{kind} ({kind_names[kind]})"
+    return str(kind)
+
+
+def clear_errors(policy: Policy) -> None:
+    """Forget a user policy's recorded faults (before a run; ``check_errors`` also clears them)."""
+    if policy.errors is not None:
+        policy.errors[:N_ERR_SLOTS] = 0
+        policy.errors[N_ERR_SLOTS:] = -1
+
+
+def check_errors(policy: Policy, kind_names: tuple[str, ...] | None = None) -> None:
+    """The faults a user policy's guard recorded, as one error naming the policy (where: ``--policy``),
+    the fault, how often and the decision kind where it first happened. Clears the record."""
+    err = policy.errors
+    counts = err[:N_ERR_SLOTS].copy()
+    kinds = err[N_ERR_SLOTS:].copy()
+    clear_errors(policy)
+    for slot in (E_PARAMS, E_OUTSIDE, E_RAISED, E_ANSWER):
+        if counts[slot]:
+            what = _ERR_TEXT[slot]
+            if slot == E_PARAMS:
+                declared = "POLICY_PARAMS declares" if policy.declared_params else "--param gives"
+                names = ", ".join(policy.param_names) or "none"
+                what += f" (its {declared} only {len(policy.params)}: {names})"
+            raise InputError(
+                f"policy {policy.name!r} {what} {int(counts[slot])} times, first at decision kind "
+                f"{_kind_name(int(kinds[slot]), kind_names)}",
+                "--policy",
+            )
+
+
 #: Extra entries the guard's second try gives each array, to tell which one a failing read overran.
 _PAD = 4096
 _ARGTYPES = (types.int64, types.int64[:], types.int64[:, :], types.int64, types.float64[:])
 
 
-def _guard(user, addr: int):
+@njit
+def _guarded_call(user, err, kind, state, options, n_options, params):
+    """The guard's body (``_guard``): the answer, or -1 with the fault recorded in ``err``."""
+    slot = -1
+    c = np.int64(-1)
+    try:
+        c = np.int64(user(kind, state.copy(), options.copy(), n_options, params.copy()))
+    except Exception:  # noqa: BLE001  (numba matches no finer class)
+        slot = E_RAISED
+    if slot == E_RAISED:
+        pa2 = np.zeros(params.shape[0] + _PAD)
+        pa2[: params.shape[0]] = params
+        try:
+            user(kind, state.copy(), options.copy(), n_options, pa2)
+            slot = E_PARAMS
+        except Exception:  # noqa: BLE001
+            st2 = np.zeros(state.shape[0] + _PAD, dtype=np.int64)
+            st2[: state.shape[0]] = state
+            op2 = np.zeros((options.shape[0] + _PAD, options.shape[1] + _PAD), dtype=np.int64)
+            op2[: options.shape[0], : options.shape[1]] = options
+            try:
+                user(kind, st2, op2, n_options, pa2)
+                slot = E_OUTSIDE
+            except Exception:  # noqa: BLE001
+                slot = E_RAISED
+        c = np.int64(-1)
+    elif c < 0 or c >= n_options:
+        slot = E_ANSWER
+    if slot >= 0:
+        err[slot] += 1
+        if err[N_ERR_SLOTS + slot] < 0:
+            err[N_ERR_SLOTS + slot] = kind
+    return c
+
+
+def _guard(user, errors: np.ndarray):
     """The function the kernels call for a user policy: the policy plays on fresh copies of the state,
     options and parameters (its writes never reach the game), compiled with bounds checks; a read
-    outside the arrays or an exception is caught, recorded (which array: tried again on padded copies)
-    and answered with -1, which every kernel counts as an out-of-range answer (option 0 taken)."""
+    outside the arrays or an exception is caught, recorded in ``errors`` (which array: tried again on
+    padded copies) and answered with -1, which every kernel counts as an out-of-range answer (option 0
+    taken). The compiled guard reaches ``errors`` by its address: the Policy keeps the array alive."""
+    if JIT_DISABLED:
+        def guarded(kind, state, options, n_options, params):
+            return _guarded_call(user, errors, kind, state, options, n_options, params)
+
+        return guarded
+    addr = errors.ctypes.data
+    size = errors.shape[0]
 
     @njit(POLICY_SIG)
     def guarded(kind, state, options, n_options, params):
-        err = carray(_int64_ptr(addr), (2 * N_ERR_SLOTS,))
-        st = state.copy()
-        op = options.copy()
-        pa = params.copy()
-        slot = -1
-        c = np.int64(-1)
-        try:
-            c = np.int64(user(kind, st, op, n_options, pa))
-        except Exception:  # noqa: BLE001  (numba matches no finer class)
-            slot = E_RAISED
-        if slot == E_RAISED:
-            pa2 = np.zeros(params.shape[0] + _PAD)
-            pa2[: params.shape[0]] = params
-            try:
-                user(kind, state.copy(), options.copy(), n_options, pa2)
-                slot = E_PARAMS
-            except Exception:  # noqa: BLE001
-                st2 = np.zeros(state.shape[0] + _PAD, dtype=np.int64)
-                st2[: state.shape[0]] = state
-                op2 = np.zeros((options.shape[0] + _PAD, options.shape[1] + _PAD), dtype=np.int64)
-                op2[: options.shape[0], : options.shape[1]] = options
-                try:
-                    user(kind, st2, op2, n_options, pa2)
-                    slot = E_OUTSIDE
-                except Exception:  # noqa: BLE001
-                    slot = E_RAISED
-            c = -1
-        elif c < 0 or c >= n_options:
-            slot = E_ANSWER
-        if slot >= 0:
-            err[slot] += 1
-            if err[N_ERR_SLOTS + slot] < 0:
-                err[N_ERR_SLOTS + slot] = kind
-        return c
+        err = carray(_int64_ptr(addr), (size,))
+        return _guarded_call(user, err, kind, state, options, n_options, params)
 
     return guarded
 
@@ -180,6 +233,24 @@ def _declared_params(g: dict, path_s: str) -> dict[str, float] | None:
     return out
 
 
+def _check_compiled(user, name: str, path_s: str, where: str) -> None:
+    """Compile the policy for its argument types: it must compile, return an integer (not a float, a
+    bool, None or a tuple) and not draw from numba's global random generators."""
+    try:
+        user.compile(_ARGTYPES)
+    except Exception as e:
+        msg, at = _numba_message(e, path_s)
+        raise InputError(f"policy {name!r} does not compile with numba: {msg}", at) from None
+    rt = user.overloads[_ARGTYPES].signature.return_type
+    if not isinstance(rt, types.Integer):
+        raise InputError(f"policy {name!r} must return an integer option index, not {rt}", where)
+    if any(s in user.inspect_llvm(_ARGTYPES) for s in _GLOBAL_RANDOM):
+        raise InputError(
+            f"policy {name!r} uses a global random generator (np.random/random); draw from state[S_RAND] "
+            "or the game's dice instead, so that every game stays reproducible", where
+        )
+
+
 def load_user_policy(spec: str) -> UserPolicy:
     """Load ``path/to/file.py:function``: import the file (its prints go to stderr), check the function
     takes the five policy arguments and returns an integer for them, compile it (and the jitted helpers
@@ -196,10 +267,7 @@ def load_user_policy(spec: str) -> UserPolicy:
     stat = path.stat()
     key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, name)
     if key in _LOADED:
-        loaded = _LOADED[key]
-        loaded.errors[:N_ERR_SLOTS] = 0
-        loaded.errors[N_ERR_SLOTS:] = -1
-        return loaded
+        return _LOADED[key]
     mod = _import_user_module(path, path_s)
     g = vars(mod)
     fn = g.get(name)
@@ -220,22 +288,11 @@ def load_user_policy(spec: str) -> UserPolicy:
         if isinstance(v, Dispatcher) and getattr(v.py_func, "__globals__", None) is g:
             g[k] = njit(**{**v.targetoptions, "boundscheck": True})(v.py_func)
     user = njit(boundscheck=True)(py)
-    try:
-        user.compile(_ARGTYPES)
-    except Exception as e:
-        msg, at = _numba_message(e, path_s)
-        raise InputError(f"policy {name!r} does not compile with numba: {msg}", at) from None
-    rt = user.overloads[_ARGTYPES].signature.return_type
-    if not isinstance(rt, types.Integer):
-        raise InputError(f"policy {name!r} must return an integer option index, not {rt}", where)
-    if any(s in user.inspect_llvm(_ARGTYPES) for s in _GLOBAL_RANDOM):
-        raise InputError(
-            f"policy {name!r} uses a global random generator (np.random/random); draw from state[S_RAND] "
-            "or the game's dice instead, so that every game stays reproducible", where
-        )
+    if not JIT_DISABLED:  # (without numba the checks below cannot run: the function stays Python)
+        _check_compiled(user, name, path_s, where)
     errors = np.zeros(2 * N_ERR_SLOTS, dtype=np.int64)
     errors[N_ERR_SLOTS:] = -1
-    guarded = _guard(user, errors.ctypes.data)
+    guarded = _guard(user, errors)
     traits = USER_TRAITS | check_traits(g.get("POLICY_TRAITS", ()), spec)
     loaded = UserPolicy(guarded, errors, g, _declared_params(g, path_s), traits)
     _LOADED[key] = loaded
@@ -270,5 +327,7 @@ def user_policy(spec: str, param_text: str | None = None) -> Policy:
             if k in vals:
                 raise InputError(f"policy parameter {k!r} given twice", "--param")
             vals[k] = _number(k, v.strip(), "--param")
-    return Policy(spec, USER_POLICY_ID, np.array(list(vals.values()), dtype=np.float64), tuple(vals), up.fn,
-                  up.traits, up.errors, up.params is not None)
+    pol = Policy(spec, USER_POLICY_ID, np.array(list(vals.values()), dtype=np.float64), tuple(vals), up.fn,
+                 up.traits, up.errors, up.params is not None)
+    clear_errors(pol)
+    return pol

@@ -15,6 +15,7 @@ from ...errors import InputError
 from ...policy import USER_POLICY_ID, Policy, PolicySpec, check_answers, user_globals
 from ...registry import GameSpec, register
 from ...rng import NO_SCRIPT
+from ...userpolicy import clear_errors
 
 with use_cache(__name__):  # compiled kernels are cached per version of this package's code
     from . import layout
@@ -80,6 +81,7 @@ def _run(
     trace = np.zeros((trace_rows, TRACE_COLS), dtype=np.int64)
     full_menu = int("full_menu" in policy.traits)
     ctl = np.array([policy.policy_id, start, count, list(ruleset.heroes).index(hero), full_menu], dtype=np.int64)
+    clear_errors(policy)
     entry("simulate")(
         rules,
         table,

@@ -10,6 +10,7 @@ import numpy as np
 from ...config import CHUNK, use_cache
 from ...policy import Policy, check_answers
 from ...registry import GameOption, GameSpec, register
+from ...userpolicy import clear_errors
 from . import layout
 from .board import BOARD
 from .layout import HERO_KEYS, N_OUT, OUT_BAD
@@ -43,6 +44,7 @@ def simulate(rules: FouryRules, hero: str, policy: Policy, seed: int, start: int
     out = np.zeros((count, N_OUT), np.int64)
     n_chunks = max(1, (count + CHUNK - 1) // CHUNK)
     visits = np.zeros((n_chunks, rules.geo.shape[0]), np.int64)
+    clear_errors(policy)
     if count > 0:
         k.entry("simulate")(R, T, rules.geo, rules.arrows, rules.rm0, policy.policy_id, policy.params, policy.fn,
                           np.uint64(seed), start, count, out, visits)
@@ -63,6 +65,7 @@ def play_one(rules: FouryRules, hero: str, policy: Policy, seed: int, game: int,
     tr = np.zeros((max(trace_rows, 1), k.TRACE_COLS), np.int64)
     out = np.zeros((1, N_OUT), np.int64)
     vis = np.zeros(rules.geo.shape[0], np.int64)
+    clear_errors(policy)
     k.entry("play_one")(R, T, rules.geo, rules.arrows, rules.rm0, policy.policy_id, policy.params, policy.fn,
                np.uint64(seed), game, sc, st, rm, tr, out, vis)
     return out[0], st, rm, tr[: st[k.S_TRACE_N]]
