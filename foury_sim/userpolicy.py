@@ -29,10 +29,11 @@ from numba import carray, njit, types
 from numba.core.dispatcher import Dispatcher
 from numba.extending import intrinsic
 
-from .config import JIT_DISABLED
+from .config import CACHE, JIT_DISABLED
 from .errors import InputError
 from .policy import (
     POLICY_SIG,
+    POLICY_TYPE,
     USER_POLICY_ID,
     USER_TRAITS,
     Policy,
@@ -60,7 +61,7 @@ N_ERR_SLOTS = 4
 _ERR_TEXT = {
     E_OUTSIDE: "indexed outside its state or options array",
     E_PARAMS: "read past its parameters",
-    E_RAISED: "raised an exception",
+    E_RAISED: "raised an exception (or indexed far outside its arrays)",
     E_ANSWER: "returned an option index out of range",
 }
 
@@ -104,9 +105,10 @@ _PAD = 4096
 _ARGTYPES = (types.int64, types.int64[:], types.int64[:, :], types.int64, types.float64[:])
 
 
-@njit
+@njit(types.int64(POLICY_TYPE, types.int64[::1], *_ARGTYPES), cache=CACHE)
 def _guarded_call(user, err, kind, state, options, n_options, params):
-    """The guard's body (``_guard``): the answer, or -1 with the fault recorded in ``err``."""
+    """The guard's body (``_guard``; compiled once for every policy, which it calls as a first-class
+    function): the answer, or -1 with the fault recorded in ``err``."""
     slot = -1
     c = np.int64(-1)
     try:
@@ -154,7 +156,7 @@ def _guard(user, errors: np.ndarray):
     size = errors.shape[0]
 
     @njit(POLICY_SIG)
-    def guarded(kind, state, options, n_options, params):
+    def guarded(kind, state, options, n_options, params):  # small: about half a second to compile
         err = carray(_int64_ptr(addr), (size,))
         return _guarded_call(user, err, kind, state, options, n_options, params)
 
@@ -249,6 +251,8 @@ def _check_compiled(user, name: str, path_s: str, where: str) -> None:
             f"policy {name!r} uses a global random generator (np.random/random); draw from state[S_RAND] "
             "or the game's dice instead, so that every game stays reproducible", where
         )
+    if rt != types.int64:
+        user.compile(POLICY_SIG)  # the guard calls it with this exact signature (any integer is cast)
 
 
 def load_user_policy(spec: str) -> UserPolicy:
@@ -286,7 +290,8 @@ def load_user_policy(spec: str) -> UserPolicy:
     # The file's own jitted helpers are compiled again with bounds checks (foury_sim's are trusted).
     for k, v in list(g.items()):
         if isinstance(v, Dispatcher) and getattr(v.py_func, "__globals__", None) is g:
-            g[k] = njit(**{**v.targetoptions, "boundscheck": True})(v.py_func)
+            opts = {k2: v2 for k2, v2 in v.targetoptions.items() if k2 != "nopython"}
+            g[k] = njit(**{**opts, "boundscheck": True})(v.py_func)
     user = njit(boundscheck=True)(py)
     if not JIT_DISABLED:  # (without numba the checks below cannot run: the function stays Python)
         _check_compiled(user, name, path_s, where)
