@@ -100,8 +100,10 @@ def check_errors(policy: Policy, kind_names: tuple[str, ...] | None = None) -> N
             )
 
 
-#: Extra entries the guard's second try gives each array, to tell which one a failing read overran.
-_PAD = 4096
+#: Extra entries (and option columns) the guard's second try gives each array, to tell which one a
+#: failing read overran (small: it runs at every faulty decision).
+_PAD = 256
+_PAD_COLS = 32
 _ARGTYPES = (types.int64, types.int64[:], types.int64[:, :], types.int64, types.float64[:])
 
 
@@ -124,7 +126,7 @@ def _guarded_call(user, err, kind, state, options, n_options, params):
         except Exception:  # noqa: BLE001
             st2 = np.zeros(state.shape[0] + _PAD, dtype=np.int64)
             st2[: state.shape[0]] = state
-            op2 = np.zeros((options.shape[0] + _PAD, options.shape[1] + _PAD), dtype=np.int64)
+            op2 = np.zeros((options.shape[0] + _PAD, options.shape[1] + _PAD_COLS), dtype=np.int64)
             op2[: options.shape[0], : options.shape[1]] = options
             try:
                 user(kind, st2, op2, n_options, pa2)
