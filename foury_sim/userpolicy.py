@@ -113,21 +113,22 @@ def _guarded_call(user, err, kind, state, options, n_options, params):
     function): the answer, or -1 with the fault recorded in ``err``."""
     slot = -1
     c = np.int64(-1)
+    rows = min(max(n_options, 1), options.shape[0])  # the valid option rows (the rest is stale scratch)
     try:
-        c = np.int64(user(kind, state.copy(), options.copy(), n_options, params.copy()))
+        c = np.int64(user(kind, state.copy(), options[:rows].copy(), n_options, params.copy()))
     except Exception:  # noqa: BLE001  (numba matches no finer class)
         slot = E_RAISED
     if slot == E_RAISED:
         pa2 = np.zeros(params.shape[0] + _PAD)
         pa2[: params.shape[0]] = params
         try:
-            user(kind, state.copy(), options.copy(), n_options, pa2)
+            user(kind, state.copy(), options[:rows].copy(), n_options, pa2)
             slot = E_PARAMS
         except Exception:  # noqa: BLE001
             st2 = np.zeros(state.shape[0] + _PAD, dtype=np.int64)
             st2[: state.shape[0]] = state
-            op2 = np.zeros((options.shape[0] + _PAD, options.shape[1] + _PAD_COLS), dtype=np.int64)
-            op2[: options.shape[0], : options.shape[1]] = options
+            op2 = np.zeros((rows + _PAD, options.shape[1] + _PAD_COLS), dtype=np.int64)
+            op2[:rows, : options.shape[1]] = options[:rows]
             try:
                 user(kind, st2, op2, n_options, pa2)
                 slot = E_OUTSIDE
