@@ -19,7 +19,8 @@ from foury_sim.games import foury
 from foury_sim.games.foury import layout as L
 from foury_sim.games.foury.ruleset import load_ruleset
 from foury_sim.games.foury.trace import format_trace
-from foury_sim.policy import USER_POLICY_ID, Policy, load_user_policy
+from foury_sim.policy import USER_POLICY_ID, Policy
+from foury_sim.userpolicy import load_user_policy
 
 DATA = Path(__file__).parent / "data" / "foury"
 POLICY_FILE = DATA / "scripted.py"
@@ -44,8 +45,8 @@ QUIET_EVENTS = {f"events.{s}": NOTHING for s in "ABCD"}
 
 @functools.lru_cache(maxsize=1)
 def policy_fn():
-    """The scripted policy compiled with the policy signature (once per process)."""
-    return load_user_policy(f"{POLICY_FILE}:scripted")
+    """The scripted policy compiled with the policy signature and guarded (once per process)."""
+    return load_user_policy(f"{POLICY_FILE}:scripted").fn
 
 
 def map_path(name: str) -> str:
