@@ -48,7 +48,7 @@ def policy_fn():
     """The scripted policy compiled with the policy signature (once per process). Test harness only: it is
     compiled directly, not through ``userpolicy`` (whose guard gives a policy copies), because it keeps
     its queue positions and decision log in ``params`` (the test reads them back)."""
-    return njit(POLICY_SIG)(SP.scripted)
+    return njit(POLICY_SIG)(getattr(SP.scripted, "py_func", SP.scripted))
 
 
 def map_path(name: str) -> str:
