@@ -22,11 +22,9 @@ file declares them with ``POLICY_TRAITS = ("needs_odds",)`` (for every policy in
 
 from __future__ import annotations
 
-import importlib.util
-import sys
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 from numba import njit, types
@@ -59,8 +57,15 @@ def check_traits(traits, where: str) -> frozenset[str]:
     return frozenset(traits)
 
 
-def check_answers(n_bad: int, policy: Policy) -> None:
-    """Every game's rule for out-of-range answers (the kernels count them and take option 0): an error."""
+def check_answers(n_bad: int, policy: Policy, kind_names: tuple[str, ...] | None = None) -> None:
+    """Every game's rule for a policy's faults, an error in one line: the kernels count answers outside
+    ``0 .. n_options-1`` (and take option 0); a user policy's guard also records reads outside its
+    arrays, reads past its parameters and exceptions, with the decision kind where each first happened
+    (``userpolicy.check_errors``, which clears the record)."""
+    if policy.errors is not None:
+        from .userpolicy import check_errors
+
+        check_errors(policy, kind_names)
     if n_bad:
         raise InputError(f"policy {policy.name!r} returned an option index out of range {n_bad} times", "--policy")
 
@@ -80,6 +85,8 @@ class PolicySpec:
     description: str
     params: dict[str, float] = field(default_factory=dict)
     traits: frozenset[str] = frozenset()  # see TRAITS
+    #: Valid range (low, high) of each parameter, checked by ``parse_params`` (``--param NAME`` outside: an error).
+    ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "traits", check_traits(self.traits, f"policy {self.name!r}"))
@@ -95,14 +102,24 @@ class Policy:
     param_names: tuple[str, ...]
     fn: Callable = no_user_policy
     traits: frozenset[str] = frozenset()  # see TRAITS
+    #: A user policy's error record (see ``check_answers``); None for built-ins.
+    errors: np.ndarray | None = None
+    #: Whether a user policy's file declares its parameters (``POLICY_PARAMS``).
+    declared_params: bool = False
 
     def describe(self) -> str:
         pars = ", ".join(f"{k}={v:g}" for k, v in zip(self.param_names, self.params))
         return f"{self.name}({pars})" if pars else self.name
 
 
-def parse_params(text: str | None, defaults: dict[str, float], where: str = "--param") -> dict[str, float]:
-    """Parse ``"a=1,b=2.5"`` into a dict, checking names against ``defaults``."""
+def parse_params(
+    text: str | None,
+    defaults: dict[str, float],
+    where: str = "--param",
+    ranges: dict[str, tuple[float, float]] | None = None,
+) -> dict[str, float]:
+    """Parse ``"a=1,b=2.5"`` into a dict, checking names against ``defaults``: every value finite and,
+    for a name in ``ranges``, within its (low, high)."""
     out = dict(defaults)
     if not text:
         return out
@@ -116,47 +133,28 @@ def parse_params(text: str | None, defaults: dict[str, float], where: str = "--p
         if k not in defaults:
             known = ", ".join(defaults) or "none"
             raise InputError(f"unknown policy parameter {k!r} (known: {known})", where)
-        try:
-            out[k] = float(v)
-        except ValueError:
-            raise InputError(f"policy parameter {k}={v!r} is not a number", where) from None
+        out[k] = _number(k, v, where, (ranges or {}).get(k))
     return out
 
 
-def load_user_policy(spec: str) -> Callable:
-    """Load ``path/to/file.py:function`` and compile it with the policy signature."""
-    if ":" not in spec:
-        raise InputError(f"policy {spec!r}: a user policy is FILE.py:FUNCTION", "--policy")
-    path_s, name = spec.rsplit(":", 1)
-    path = Path(path_s)
-    if not path.is_file():
-        raise InputError(f"policy file {path_s!r} does not exist", "--policy")
-    mod_name = f"foury_sim_user_policy_{abs(hash(path.resolve()))}"
+def _number(name: str, text: str, where: str, bounds: tuple[float, float] | None = None) -> float:
     try:
-        spec_ = importlib.util.spec_from_file_location(mod_name, path)
-        assert spec_ is not None and spec_.loader is not None
-        mod = importlib.util.module_from_spec(spec_)
-        sys.modules[mod_name] = mod
-        spec_.loader.exec_module(mod)
-    except SyntaxError as e:
-        raise InputError(f"syntax error in policy file: {e.msg}", f"{path_s}:{e.lineno}") from None
-    except Exception as e:  # the user's module failed at import: report it in one line
-        raise InputError(f"policy file failed to import: {type(e).__name__}: {e}", path_s) from None
-    fn = getattr(mod, name, None)
-    if fn is None:
-        raise InputError(f"policy file has no function {name!r}", path_s)
-    py = getattr(fn, "py_func", fn)
-    if not callable(py):
-        raise InputError(f"{name!r} is not a function", path_s)
-    try:
-        return njit(POLICY_SIG)(py)
-    except Exception as e:
-        raise InputError(f"policy {name!r} does not compile with numba: {str(e).splitlines()[0]}", path_s) from None
+        x = float(text)
+    except ValueError:
+        raise InputError(f"policy parameter {name}={text!r} is not a number", where) from None
+    if not math.isfinite(x):
+        raise InputError(f"policy parameter {name}={text} is not a finite number", where)
+    if bounds is not None and not bounds[0] <= x <= bounds[1]:
+        raise InputError(f"policy parameter {name}={text} is outside its range {bounds[0]:g} .. {bounds[1]:g}", where)
+    return x
 
 
 def user_globals(fn: Callable) -> dict:
     """The module globals of a user's policy function (where its file declares things)."""
-    return getattr(getattr(fn, "py_func", fn), "__globals__", {})
+    from .userpolicy import loaded_globals
+
+    g = loaded_globals(fn)
+    return g if g is not None else getattr(getattr(fn, "py_func", fn), "__globals__", {})
 
 
 def user_traits(fn: Callable, where: str = "--policy") -> frozenset[str]:
@@ -165,22 +163,17 @@ def user_traits(fn: Callable, where: str = "--policy") -> frozenset[str]:
 
 
 def make_policy(spec: str, builtins: dict[str, PolicySpec], param_text: str | None = None) -> Policy:
-    """Resolve ``--policy`` (a built-in name or FILE.py:FUNCTION) and ``--param`` into a Policy."""
+    """Resolve ``--policy`` (a built-in name or FILE.py:FUNCTION, see ``userpolicy``) and ``--param``
+    into a Policy."""
     if spec in builtins:
         b = builtins[spec]
-        vals = parse_params(param_text, b.params)
+        vals = parse_params(param_text, b.params, ranges=b.ranges)
         return Policy(spec, b.policy_id, np.array(list(vals.values()), dtype=np.float64), tuple(vals), traits=b.traits)
     if spec.endswith(".py") or ".py:" in spec:
-        fn = load_user_policy(spec)
-        vals: dict[str, float] = {}
-        if param_text:
-            for i, item in enumerate(param_text.split(",")):
-                k, _, v = item.partition("=")
-                try:
-                    vals[k.strip() or f"p{i}"] = float(v)
-                except ValueError:
-                    raise InputError(f"policy parameter {item!r} is not NAME=NUMBER", "--param") from None
-        return Policy(spec, USER_POLICY_ID, np.array(list(vals.values()), dtype=np.float64), tuple(vals), fn,
-                      USER_TRAITS | user_traits(fn, spec))
+        from .userpolicy import user_policy
+
+        return user_policy(spec, param_text)
+    if not spec.strip():
+        raise InputError("policy name is empty", "--policy")
     known = ", ".join(builtins)
     raise InputError(f"unknown policy {spec!r} (built-in: {known}; or FILE.py:FUNCTION)", "--policy")

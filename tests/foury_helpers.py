@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 
 from foury_sim.games import foury
 from foury_sim.games.foury import layout as L
 from foury_sim.games.foury.ruleset import load_ruleset
 from foury_sim.games.foury.trace import format_trace
-from foury_sim.policy import USER_POLICY_ID, Policy, load_user_policy
+from foury_sim.policy import POLICY_SIG, USER_POLICY_ID, Policy
 
 DATA = Path(__file__).parent / "data" / "foury"
 POLICY_FILE = DATA / "scripted.py"
@@ -44,8 +45,10 @@ QUIET_EVENTS = {f"events.{s}": NOTHING for s in "ABCD"}
 
 @functools.lru_cache(maxsize=1)
 def policy_fn():
-    """The scripted policy compiled with the policy signature (once per process)."""
-    return load_user_policy(f"{POLICY_FILE}:scripted")
+    """The scripted policy compiled with the policy signature (once per process). Test harness only: it is
+    compiled directly, not through ``userpolicy`` (whose guard gives a policy copies), because it keeps
+    its queue positions and decision log in ``params`` (the test reads them back)."""
+    return njit(POLICY_SIG)(getattr(SP.scripted, "py_func", SP.scripted))
 
 
 def map_path(name: str) -> str:

@@ -15,6 +15,7 @@ from ...errors import InputError
 from ...policy import USER_POLICY_ID, Policy, PolicySpec, check_answers, user_globals
 from ...registry import GameSpec, register
 from ...rng import NO_SCRIPT
+from ...userpolicy import clear_errors
 
 with use_cache(__name__):  # compiled kernels are cached per version of this package's code
     from . import layout
@@ -31,6 +32,7 @@ POLICIES = {
         layout.P_THRESHOLD,
         "retire when the level reached >= retire_level or fewer than min_companions companion dice remain",
         dict(THRESHOLD_PARAMS),
+        ranges={"retire_level": (0.0, 1e6), "min_companions": (0.0, 1e6)},
     ),
     "risk": PolicySpec(
         "risk",
@@ -39,6 +41,7 @@ POLICIES = {
         "more (by margin) than the XP at stake; bonus values surviving a level",
         dict(RISK_PARAMS),
         traits=frozenset({"needs_odds"}),
+        ranges={"margin": (-1e9, 1e9), "bonus": (-1e9, 1e9), "min_companions": (0.0, 1e6)},
     ),
     "random": PolicySpec(
         "random", layout.P_RANDOM, "a uniformly random legal option at every choice", traits=frozenset({"full_menu"})
@@ -78,6 +81,7 @@ def _run(
     trace = np.zeros((trace_rows, TRACE_COLS), dtype=np.int64)
     full_menu = int("full_menu" in policy.traits)
     ctl = np.array([policy.policy_id, start, count, list(ruleset.heroes).index(hero), full_menu], dtype=np.int64)
+    clear_errors(policy)
     entry("simulate")(
         rules,
         table,
@@ -99,7 +103,7 @@ def simulate(
     answer out of range is an error (``policy.check_answers``), as in every game."""
     out, _ = _run(ruleset, hero, policy, seed, start, count)
     cols = OUTPUTS.frame(out, ruleset)
-    check_answers(int(cols["bad_answers"].sum()), policy)
+    check_answers(int(cols["bad_answers"].sum()), policy, layout.KIND_NAMES)
     return cols
 
 
@@ -124,7 +128,7 @@ def play_one(
 def replay(ruleset: DelveRules, hero: str, policy: Policy, seed: int, game: int) -> list[str]:
     """The play report of game ``game`` of stream ``seed``."""
     row, lines = play_one(ruleset, hero, policy, seed, game)
-    check_answers(row["bad_answers"], policy)
+    check_answers(row["bad_answers"], policy, layout.KIND_NAMES)
     head = f"Delve, game {game} of seed {seed}: hero {hero}, policy {policy.describe()}"
     return [head] + lines
 

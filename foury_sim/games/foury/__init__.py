@@ -10,6 +10,8 @@ import numpy as np
 from ...config import CHUNK, use_cache
 from ...policy import Policy, check_answers
 from ...registry import GameOption, GameSpec, register
+from ...userpolicy import clear_errors
+from . import layout
 from .board import BOARD
 from .layout import HERO_KEYS, N_OUT, OUT_BAD
 from .outputs import OUTPUTS
@@ -22,6 +24,9 @@ with use_cache(__name__):  # compiled kernels are cached per version of this pac
     from .policies import POLICIES
 
 NO_SCRIPT = np.zeros(0, dtype=np.int64)
+#: Decision kinds by number (``layout.D_*``), for the one-line policy errors (``policy.check_answers``).
+KIND_NAMES = tuple(k[2:].lower() for k, v in sorted(
+    ((k, v) for k, v in vars(layout).items() if k.startswith("D_") and isinstance(v, int)), key=lambda kv: kv[1]))
 
 
 def _kernel():
@@ -39,10 +44,11 @@ def simulate(rules: FouryRules, hero: str, policy: Policy, seed: int, start: int
     out = np.zeros((count, N_OUT), np.int64)
     n_chunks = max(1, (count + CHUNK - 1) // CHUNK)
     visits = np.zeros((n_chunks, rules.geo.shape[0]), np.int64)
+    clear_errors(policy)
     if count > 0:
         k.entry("simulate")(R, T, rules.geo, rules.arrows, rules.rm0, policy.policy_id, policy.params, policy.fn,
                           np.uint64(seed), start, count, out, visits)
-    check_answers(int(out[:, OUT_BAD].sum()), policy)
+    check_answers(int(out[:, OUT_BAD].sum()), policy, KIND_NAMES)
     cols = OUTPUTS.frame(out, rules, first={"game": np.arange(start, start + count, dtype=np.int64)})
     cols["_visits"] = visits.sum(axis=0)
     return cols
@@ -59,6 +65,7 @@ def play_one(rules: FouryRules, hero: str, policy: Policy, seed: int, game: int,
     tr = np.zeros((max(trace_rows, 1), k.TRACE_COLS), np.int64)
     out = np.zeros((1, N_OUT), np.int64)
     vis = np.zeros(rules.geo.shape[0], np.int64)
+    clear_errors(policy)
     k.entry("play_one")(R, T, rules.geo, rules.arrows, rules.rm0, policy.policy_id, policy.params, policy.fn,
                np.uint64(seed), game, sc, st, rm, tr, out, vis)
     return out[0], st, rm, tr[: st[k.S_TRACE_N]]
@@ -67,7 +74,7 @@ def play_one(rules: FouryRules, hero: str, policy: Policy, seed: int, game: int,
 def replay(rules: FouryRules, hero: str, policy: Policy, seed: int, game: int) -> list[str]:
     """The full play report of one game."""
     out, st, rm, tr = play_one(rules, hero, policy, seed, game)
-    check_answers(int(out[OUT_BAD]), policy)
+    check_answers(int(out[OUT_BAD]), policy, KIND_NAMES)
     head = [f"Dungeon Foury - seed {seed}, game {game}, hero {rules.heroes[hero]['name']}, "
             f"policy {policy.describe()}, map {rules.map.name}"]
     return head + format_trace(tr, rules.map.cols, rules.icons.names)

@@ -106,12 +106,20 @@ HEURISTIC_PARAMS = (
 GREEDY = dict(zip(HEURISTIC_PARAMS, (5, 2, 1, 1, 3, 0.5, 1, 2, 2, 6, 0.5, 1234, 2, 1.5, 3.0, 3, 10, 4, 15, 1.5)))
 CAUTIOUS = dict(zip(HEURISTIC_PARAMS, (6, 2, 1, 1, 2, 3.0, 3, 1, 1, 6, 0.3, 1234, 2, 3.0, 7.0, 4, 10, 4, 15, 1.0)))
 
+#: Valid range of each heuristic parameter (``--param`` outside it is refused): counts of hearts, boxes,
+#: pips and turns are 0 .. 1e6; weights and costs -1e6 .. 1e6 (a negative weight seeks what it weighs);
+#: round_order is up to eight sector digits.
+_COUNTS = ("trait_hearts", "trait_shield", "trait_clover", "trait_weapon", "trait_shovel", "flee_hearts",
+           "shield_min", "clover_min", "weapon_below", "reroll_hearts", "patience")
+HEURISTIC_RANGES = {k: ((0.0, 1e6) if k in _COUNTS else (-1e6, 1e6)) for k in HEURISTIC_PARAMS}
+HEURISTIC_RANGES["round_order"] = (0.0, 99_999_999.0)
+
 POLICIES = {
     "random": PolicySpec("random", POL_RANDOM, "picks uniformly among the legal options (its own random stream)"),
     "greedy": PolicySpec("greedy", POL_GREEDY, "heads for the requirement, the Oracle and an exit; fights through",
-                         {k: float(v) for k, v in GREEDY.items()}),
+                         {k: float(v) for k, v in GREEDY.items()}, ranges=HEURISTIC_RANGES),
     "cautious": PolicySpec("cautious", POL_CAUTIOUS, "the same route-finder, but avoids foes and protects its hearts",
-                           {k: float(v) for k, v in CAUTIOUS.items()}),
+                           {k: float(v) for k, v in CAUTIOUS.items()}, ranges=HEURISTIC_RANGES),
 }
 
 #: Greedy's parameters as an array, for user policies that delegate to ``greedy_decide``.

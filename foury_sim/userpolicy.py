@@ -1,0 +1,341 @@
+"""User policies from Python files: loaded, checked, compiled with bounds checks and guarded.
+
+The kernels call a user's ``decide(kind, state, options, n_options, params)`` through ``_guard``: it
+plays on fresh copies of the three arrays (its writes never reach the game), compiled with
+``boundscheck=True``; a read outside the arrays, a read past the parameters or an exception is caught
+(numba does not carry exceptions out of a first-class function call into the kernel), recorded in the
+policy's error record and answered with -1, which every kernel counts as an out-of-range answer; the
+game's wrapper then calls ``policy.check_answers``, which turns the record into one line. Built-in
+policies never go through here: their cost is unchanged.
+
+This module is not part of the kernels' cache key (``config.KERNEL_CORE``): the guard is compiled per
+policy, in every process (about a second).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import inspect
+import math
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numba import carray, njit, types
+from numba.core.dispatcher import Dispatcher
+from numba.extending import intrinsic
+
+from .config import CACHE, JIT_DISABLED
+from .errors import InputError
+from .policy import (
+    POLICY_SIG,
+    POLICY_TYPE,
+    USER_POLICY_ID,
+    USER_TRAITS,
+    Policy,
+    _number,
+    check_traits,
+    parse_params,
+)
+
+
+@intrinsic
+def _int64_ptr(typingctx, addr):
+    """An int64 pointer from an address (the guard's error record, owned by the Policy)."""
+    sig = types.CPointer(types.int64)(types.int64)
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], context.get_value_type(types.CPointer(types.int64)))
+
+    return sig, codegen
+
+
+#: Slots of a user policy's error record (written by its guard, read and cleared by ``check_errors``);
+#: the record holds a count per slot, then the decision kind where each slot first happened (-1: never).
+E_OUTSIDE, E_PARAMS, E_RAISED, E_ANSWER = 0, 1, 2, 3
+N_ERR_SLOTS = 4
+_ERR_TEXT = {
+    E_OUTSIDE: "indexed outside its state or options array",
+    E_PARAMS: "read past its parameters",
+    E_RAISED: "raised an exception (or indexed far outside its arrays)",
+    E_ANSWER: "returned an option index out of range",
+}
+
+
+def _kind_name(kind: int, kind_names) -> str:
+    if kind_names and 0 <= kind < len(kind_names):
+        return f"{kind} ({kind_names[kind]})"
+    return str(kind)
+
+
+def clear_errors(policy: Policy) -> None:
+    """Forget a user policy's recorded faults (before a run; ``check_errors`` also clears them)."""
+    if policy.errors is not None:
+        policy.errors[:N_ERR_SLOTS] = 0
+        policy.errors[N_ERR_SLOTS:] = -1
+
+
+def check_errors(policy: Policy, kind_names: tuple[str, ...] | None = None) -> None:
+    """The faults a user policy's guard recorded, as one error naming the policy (where: ``--policy``),
+    the fault, how often and the decision kind where it first happened. Clears the record."""
+    err = policy.errors
+    counts = err[:N_ERR_SLOTS].copy()
+    kinds = err[N_ERR_SLOTS:].copy()
+    clear_errors(policy)
+    for slot in (E_PARAMS, E_OUTSIDE, E_RAISED, E_ANSWER):
+        if counts[slot]:
+            what = _ERR_TEXT[slot]
+            if slot == E_PARAMS:
+                declared = "POLICY_PARAMS declares" if policy.declared_params else "--param gives"
+                names = ", ".join(policy.param_names) or "none"
+                what += f" (its {declared} only {len(policy.params)}: {names})"
+            raise InputError(
+                f"policy {policy.name!r} {what} {int(counts[slot])} times, first at decision kind "
+                f"{_kind_name(int(kinds[slot]), kind_names)}",
+                "--policy",
+            )
+
+
+#: Extra entries (and option columns) the guard's second try gives each array, to tell which one a
+#: failing read overran (small: it runs at every faulty decision).
+_PAD = 256
+_PAD_COLS = 32
+_ARGTYPES = (types.int64, types.int64[:], types.int64[:, :], types.int64, types.float64[:])
+
+
+@njit(types.int64(POLICY_TYPE, types.int64[::1], *_ARGTYPES), cache=CACHE)
+def _guarded_call(user, err, kind, state, options, n_options, params):
+    """The guard's body (``_guard``; compiled once for every policy, which it calls as a first-class
+    function): the answer, or -1 with the fault recorded in ``err``."""
+    slot = -1
+    c = np.int64(-1)
+    rows = min(max(n_options, 1), options.shape[0])  # the valid option rows (the rest is stale scratch)
+    try:
+        c = np.int64(user(kind, state.copy(), options[:rows].copy(), n_options, params.copy()))
+    except Exception:  # noqa: BLE001  (numba matches no finer class)
+        slot = E_RAISED
+    if slot == E_RAISED:
+        pa2 = np.zeros(params.shape[0] + _PAD)
+        pa2[: params.shape[0]] = params
+        try:
+            user(kind, state.copy(), options[:rows].copy(), n_options, pa2)
+            slot = E_PARAMS
+        except Exception:  # noqa: BLE001
+            st2 = np.zeros(state.shape[0] + _PAD, dtype=np.int64)
+            st2[: state.shape[0]] = state
+            op2 = np.zeros((rows + _PAD, options.shape[1] + _PAD_COLS), dtype=np.int64)
+            op2[:rows, : options.shape[1]] = options[:rows]
+            try:
+                user(kind, st2, op2, n_options, pa2)
+                slot = E_OUTSIDE
+            except Exception:  # noqa: BLE001
+                slot = E_RAISED
+        c = np.int64(-1)
+    elif c < 0 or c >= n_options:
+        slot = E_ANSWER
+    if slot >= 0:
+        err[slot] += 1
+        if err[N_ERR_SLOTS + slot] < 0:
+            err[N_ERR_SLOTS + slot] = kind
+    return c
+
+
+def _guard(user, errors: np.ndarray):
+    """The function the kernels call for a user policy: the policy plays on fresh copies of the state,
+    options and parameters (its writes never reach the game), compiled with bounds checks; a read
+    outside the arrays or an exception is caught, recorded in ``errors`` (which array: tried again on
+    padded copies) and answered with -1, which every kernel counts as an out-of-range answer (option 0
+    taken). The compiled guard reaches ``errors`` by its address: the Policy keeps the array alive."""
+    if JIT_DISABLED:
+        def guarded(kind, state, options, n_options, params):
+            return _guarded_call(user, errors, kind, state, options, n_options, params)
+
+        return guarded
+    addr = errors.ctypes.data
+    size = errors.shape[0]
+
+    @njit(POLICY_SIG)
+    def guarded(kind, state, options, n_options, params):  # small: about half a second to compile
+        err = carray(_int64_ptr(addr), (size,))
+        return _guarded_call(user, err, kind, state, options, n_options, params)
+
+    return guarded
+
+
+@dataclass
+class UserPolicy:
+    """A user's policy function, compiled and guarded: the function the kernels call, its error
+    record, its module's globals and its declared parameters (``None``: it declares none)."""
+
+    fn: Callable
+    errors: np.ndarray
+    module_globals: dict
+    params: dict[str, float] | None
+    traits: frozenset[str]
+
+
+_LOADED: dict[tuple, UserPolicy] = {}
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+#: What numba's global random generators compile to (a policy must draw from ``state``, see README).
+_GLOBAL_RANDOM = ("numba_get_np_random_state", "numba_get_py_random_state", "numba_get_internal_random_state")
+
+
+def _numba_message(e: Exception, path_s: str) -> tuple[str, str]:
+    """A numba compile error as one line, and the place in the user's file it names (or the file)."""
+    text = _ANSI.sub("", str(e))
+    where = path_s
+    for m in re.finditer(r'File "([^"]+)", line (\d+)', text):
+        if Path(m.group(1)).name == Path(path_s).name:
+            where = f"{path_s}:{m.group(2)}"
+            break
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    skip = ("Failed in ", "During:", "File ", "raised from", "There are ", ">>>")
+    useful = [ln for ln in lines if not ln.startswith(skip) and not ln.startswith("^")]
+    return (useful[0] if useful else (lines[0] if lines else type(e).__name__)), where
+
+
+def _import_user_module(path: Path, path_s: str):
+    mod_name = f"foury_sim_user_policy_{abs(hash(path.resolve()))}"
+    spec_ = importlib.util.spec_from_file_location(mod_name, path)
+    if spec_ is None or spec_.loader is None:
+        raise InputError("policy file cannot be loaded as a Python module", path_s)
+    mod = importlib.util.module_from_spec(spec_)
+    sys.modules[mod_name] = mod
+    try:
+        with contextlib.redirect_stdout(sys.stderr):  # a print() at import must not corrupt --format json
+            spec_.loader.exec_module(mod)
+    except KeyboardInterrupt:
+        raise
+    except SyntaxError as e:
+        raise InputError(f"syntax error in policy file: {e.msg}", f"{path_s}:{e.lineno}") from None
+    except BaseException as e:  # the user's module failed at import (also SystemExit): one line
+        tb = e.__traceback__
+        line = None
+        while tb is not None:
+            if Path(tb.tb_frame.f_code.co_filename).resolve() == path.resolve():
+                line = tb.tb_lineno
+            tb = tb.tb_next
+        where = f"{path_s}:{line}" if line else path_s
+        raise InputError(f"policy file failed to import: {type(e).__name__}: {e}", where) from None
+    return mod
+
+
+def _declared_params(g: dict, path_s: str) -> dict[str, float] | None:
+    decl = g.get("POLICY_PARAMS")
+    if decl is None:
+        return None
+    if not isinstance(decl, dict) or not all(isinstance(k, str) and k.isidentifier() for k in decl):
+        raise InputError("POLICY_PARAMS must be a dict of parameter names to default numbers", path_s)
+    out = {}
+    for k, v in decl.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise InputError(f"POLICY_PARAMS[{k!r}] = {v!r} is not a finite number", path_s)
+        out[k] = float(v)
+    return out
+
+
+def _check_compiled(user, name: str, path_s: str, where: str) -> None:
+    """Compile the policy for its argument types: it must compile, return an integer (not a float, a
+    bool, None or a tuple) and not draw from numba's global random generators."""
+    try:
+        user.compile(_ARGTYPES)
+    except Exception as e:
+        msg, at = _numba_message(e, path_s)
+        raise InputError(f"policy {name!r} does not compile with numba: {msg}", at) from None
+    rt = user.overloads[_ARGTYPES].signature.return_type
+    if not isinstance(rt, types.Integer):
+        raise InputError(f"policy {name!r} must return an integer option index, not {rt}", where)
+    if any(s in user.inspect_llvm(_ARGTYPES) for s in _GLOBAL_RANDOM):
+        raise InputError(
+            f"policy {name!r} uses a global random generator (np.random/random); draw from state[S_RAND] "
+            "or the game's dice instead, so that every game stays reproducible", where
+        )
+    if rt != types.int64:
+        user.compile(POLICY_SIG)  # the guard calls it with this exact signature (any integer is cast)
+
+
+def load_user_policy(spec: str) -> UserPolicy:
+    """Load ``path/to/file.py:function``: import the file (its prints go to stderr), check the function
+    takes the five policy arguments and returns an integer for them, compile it (and the jitted helpers
+    its file defines) with bounds checks, refuse numba's global random generators, and guard it
+    (``_guard``). Loaded once per process and version of the file."""
+    if ":" not in spec:
+        raise InputError(f"policy {spec!r}: a user policy is FILE.py:FUNCTION", "--policy")
+    path_s, name = spec.rsplit(":", 1)
+    path = Path(path_s)
+    if not name.isidentifier():
+        raise InputError(f"policy {spec!r}: {name!r} is not a function name", "--policy")
+    if not path.is_file():
+        raise InputError(f"policy file {path_s!r} does not exist", "--policy")
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, name)
+    if key in _LOADED:
+        return _LOADED[key]
+    mod = _import_user_module(path, path_s)
+    g = vars(mod)
+    fn = g.get(name)
+    if fn is None:
+        raise InputError(f"policy file has no function {name!r}", path_s)
+    py = getattr(fn, "py_func", fn)
+    if not inspect.isfunction(py):
+        raise InputError(f"{name!r} is not a function", path_s)
+    where = f"{path_s}:{py.__code__.co_firstlineno}"
+    try:
+        inspect.signature(py).bind(0, 0, 0, 0, 0)
+    except TypeError:
+        raise InputError(
+            f"policy {name!r} must take 5 arguments (kind, state, options, n_options, params)", where
+        ) from None
+    # The file's own jitted helpers are compiled again with bounds checks (foury_sim's are trusted).
+    for k, v in list(g.items()):
+        if isinstance(v, Dispatcher) and getattr(v.py_func, "__globals__", None) is g:
+            opts = {k2: v2 for k2, v2 in v.targetoptions.items() if k2 != "nopython"}
+            g[k] = njit(**{**opts, "boundscheck": True})(v.py_func)
+    user = njit(boundscheck=True)(py)
+    if not JIT_DISABLED:  # (without numba the checks below cannot run: the function stays Python)
+        _check_compiled(user, name, path_s, where)
+    errors = np.zeros(2 * N_ERR_SLOTS, dtype=np.int64)
+    errors[N_ERR_SLOTS:] = -1
+    guarded = _guard(user, errors)
+    traits = USER_TRAITS | check_traits(g.get("POLICY_TRAITS", ()), spec)
+    loaded = UserPolicy(guarded, errors, g, _declared_params(g, path_s), traits)
+    _LOADED[key] = loaded
+    return loaded
+
+
+def loaded_globals(fn: Callable) -> dict | None:
+    """The module globals of the file of a loaded user policy (``fn`` its guarded function), or None."""
+    for up in _LOADED.values():
+        if up.fn is fn:
+            return up.module_globals
+    return None
+
+
+def user_policy(spec: str, param_text: str | None = None) -> Policy:
+    """The Policy for ``--policy FILE.py:FUNCTION`` and ``--param``. A file declares its parameters with
+    ``POLICY_PARAMS = {"name": default, ...}``: ``--param`` names are checked against them (unknown: an
+    error; missing: the default) and the vector holds exactly those, in order. A file that declares none
+    gets the ``--param`` values given, in order (names free). Every value must be finite."""
+    up = load_user_policy(spec)
+    if up.params is not None:
+        vals = parse_params(param_text, up.params)
+    else:
+        vals = {}
+        for i, item in enumerate((param_text or "").split(",")):
+            if not item.strip():
+                continue
+            k, eq, v = item.partition("=")
+            if not eq:
+                raise InputError(f"policy parameter {item.strip()!r} is not NAME=NUMBER", "--param")
+            k = k.strip() or f"p{i}"
+            if k in vals:
+                raise InputError(f"policy parameter {k!r} given twice", "--param")
+            vals[k] = _number(k, v.strip(), "--param")
+    pol = Policy(spec, USER_POLICY_ID, np.array(list(vals.values()), dtype=np.float64), tuple(vals), up.fn,
+                 up.traits, up.errors, up.params is not None)
+    clear_errors(pol)
+    return pol

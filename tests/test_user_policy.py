@@ -1,0 +1,149 @@
+"""What a user policy may and may not do (README "Policies"): its file is checked when it loads (one line
+naming the file, and the line where it can), its parameters are declared and checked, its faults while
+playing are refused in one line naming the policy, and built-in parameters have documented ranges."""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from foury_sim import runner
+from foury_sim.errors import InputError
+from foury_sim.games import delve as D
+from foury_sim.games.foury.policies import POLICIES as FOURY_POLICIES
+from foury_sim.policy import make_policy, parse_params
+
+HEAD = "import numpy as np\nfrom numba import njit\n"
+
+
+def _file(tmp_path, src: str, name: str = "pol.py") -> str:
+    p = tmp_path / name
+    p.write_text(HEAD + textwrap.dedent(src))
+    return str(p)
+
+
+def _refused(spec: str, params: str | None = None) -> InputError:
+    with pytest.raises(InputError) as e:
+        make_policy(spec, D.POLICIES, params)
+    assert "\n" not in str(e.value)
+    return e.value
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("return 1.7", "must return an integer option index, not float64"),
+        ("return True", "must return an integer option index, not "),
+        ("return None", "must return an integer option index, not none"),
+        ("return (1, 2)", "must return an integer option index, not "),
+        ("return np.random.randint(0, n_options)", "uses a global random generator"),
+    ],
+)
+def test_a_policy_that_does_not_return_an_integer_or_draws_global_dice_is_refused_at_load(tmp_path, body, message):
+    path = _file(tmp_path, f"def f(kind, state, options, n_options, params):\n    {body}\n")
+    e = _refused(f"{path}:f")
+    assert message in e.message and e.where == f"{path}:3"
+
+
+def test_wrong_arguments_uncompilable_and_import_faults_are_one_line_naming_the_file(tmp_path):
+    path = _file(tmp_path, "def f(kind, state):\n    return 0\n")
+    assert "must take 5 arguments" in _refused(f"{path}:f").message
+    path = _file(tmp_path, "import os\ndef f(kind, state, options, n_options, params):\n    return len(os.getcwd())\n",
+                 "os.py")
+    e = _refused(f"{path}:f")
+    assert "does not compile with numba" in e.message and e.where.startswith(path)
+    path = _file(tmp_path, "x = 1\nraise RuntimeError('boom')\n", "raises.py")
+    e = _refused(f"{path}:f")
+    assert e.message == "policy file failed to import: RuntimeError: boom" and e.where == f"{path}:4"
+    path = _file(tmp_path, "import sys\nsys.exit(3)\n", "exits.py")
+    assert "SystemExit" in _refused(f"{path}:f").message
+
+
+def test_a_print_at_import_goes_to_stderr(tmp_path, capsys):
+    path = _file(tmp_path, "print('hello')\ndef f(kind, state, options, n_options, params):\n    return 0\n")
+    make_policy(f"{path}:f", D.POLICIES)
+    out = capsys.readouterr()
+    assert out.out == "" and "hello" in out.err
+
+
+def test_declared_parameters_are_checked_defaulted_and_bounded(tmp_path):
+    path = _file(tmp_path, """
+        POLICY_PARAMS = {"foe_avoid": 1.0, "depth": 3}
+        def f(kind, state, options, n_options, params):
+            return 0 if params[1] >= 0 else 1
+        def greedy_reader(kind, state, options, n_options, params):
+            return 0 if params[2] >= 0 else 1
+        """)
+    pol = make_policy(f"{path}:f", D.POLICIES, "depth=5")
+    assert pol.param_names == ("foe_avoid", "depth") and list(pol.params) == [1.0, 5.0]
+    assert "unknown policy parameter 'bogus' (known: foe_avoid, depth)" in _refused(f"{path}:f", "bogus=1").message
+    for bad in ("nan", "inf", "-inf"):
+        e = _refused(f"{path}:f", f"foe_avoid={bad}")
+        assert e.where == "--param" and "is not a finite number" in e.message
+    with pytest.raises(InputError) as e:
+        runner.run("delve", policy=f"{path}:greedy_reader", games=20, progress=False)
+    assert e.value.where == "--policy" and "read past its parameters (its POLICY_PARAMS declares only 2: " \
+        "foe_avoid, depth)" in e.value.message and "first at decision kind" in e.value.message
+
+
+def test_an_undeclared_file_gets_exactly_the_params_given_and_a_read_past_them_is_an_error(tmp_path):
+    path = _file(tmp_path, "def f(kind, state, options, n_options, params):\n    return 0 if params[0] >= 0 else 1\n")
+    assert runner.run("delve", policy=f"{path}:f", params="x=1", games=20, progress=False).summary["games"] == 20
+    with pytest.raises(InputError, match=r"read past its parameters \(its --param gives only 0: none\)"):
+        runner.run("delve", policy=f"{path}:f", games=20, progress=False)
+    assert "is not a finite number" in _refused(f"{path}:f", "x=nan").message
+
+
+def test_writes_never_reach_the_game_and_reads_outside_are_refused(tmp_path):
+    path = _file(tmp_path, """
+        def honest(kind, state, options, n_options, params):
+            return 0
+        def cheat(kind, state, options, n_options, params):
+            for i in range(state.shape[0]):
+                state[i] = 10**9
+            options[0, 0] = -1
+            return 0
+        def peek(kind, state, options, n_options, params):
+            return 0 if state[10**9] == 0 else 0
+        @njit
+        def helper(state):
+            return state[state.shape[0] + 3]
+        def via_helper(kind, state, options, n_options, params):
+            return 0 if helper(state) == 0 else 0
+        """)
+    honest = runner.run("delve", policy=f"{path}:honest", games=200, progress=False)
+    cheat = runner.run("delve", policy=f"{path}:cheat", games=200, progress=False)
+    assert cheat.df.equals(honest.df)
+    for name in ("peek", "via_helper"):
+        with pytest.raises(InputError) as e:
+            runner.run("delve", policy=f"{path}:{name}", games=20, progress=False)
+        assert e.value.where == "--policy" and name in e.value.message
+        assert "indexed" in e.value.message and "first at decision kind" in e.value.message
+
+
+def test_builtin_parameters_have_ranges_and_must_be_finite():
+    with pytest.raises(InputError, match="outside its range 0 .. 1e\\+06") as e:
+        make_policy("greedy", FOURY_POLICIES, "patience=-1")
+    assert e.value.where == "--param"
+    with pytest.raises(InputError, match="not a finite number"):
+        make_policy("risk", D.POLICIES, "margin=nan")
+    with pytest.raises(InputError, match="outside its range"):
+        make_policy("threshold", D.POLICIES, "min_companions=-2")
+    assert parse_params("a=1e300", {"a": 0.0}) == {"a": 1e300}
+    for spec in (FOURY_POLICIES, D.POLICIES):
+        for b in spec.values():
+            assert set(b.ranges) == set(b.params), b.name
+            assert all(lo <= b.params[k] <= hi for k, (lo, hi) in b.ranges.items()), b.name
+
+
+def test_an_empty_policy_name_is_refused():
+    e = _refused("")
+    assert e.where == "--policy" and e.message == "policy name is empty"
+
+
+def test_a_valid_user_policy_plays_the_same_games_as_before(tmp_path):
+    """brave.py (delegating to greedy) plays the games it always did: the guard changes nothing for it."""
+    res = runner.run("foury", policy="experiments/policies/brave.py:brave", games=300, seed=4, progress=False)
+    assert len(res.df) == 300 and np.isfinite(res.summary["win"]["rate"])
