@@ -228,10 +228,33 @@ def read_experiment_text(p: Path) -> tuple[dict[str, Any], str]:
     except tomllib.TOMLDecodeError as e:
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
         msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
-        raise InputError(f"malformed TOML: {msg}", f"{p}:{m.group(1)}:{m.group(2)}" if m else str(p)) from None
+        if m:
+            where = f"{p}:{m.group(1)}:{m.group(2)}"
+        else:  # "at end of document": the last line
+            where = f"{p}:{max(text.count(chr(10)) + (not text.endswith(chr(10))), 1)}"
+        raise InputError(f"malformed TOML: {msg}", where) from None
     if not data:
         raise InputError("the experiment file is empty (see experiments/ for examples)", str(p))
+    bad = _find_datetime(data)
+    if bad is not None:
+        line = locate_key(text, bad)
+        raise InputError(f"{bad}: a date or time is not a setting (quote it if it is a name)",
+                         f"{p}:{line}" if line else str(p))
     return data, text
+
+
+def _find_datetime(node: Any, key: str = "") -> str | None:
+    """The dotted key of the first TOML date/time value in ``node`` (no setting takes one)."""
+    import datetime as dt
+
+    if isinstance(node, (dt.date, dt.time)):
+        return key or "value"
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for k, v in items:
+        found = _find_datetime(v, f"{key}.{k}" if key and isinstance(node, dict) else (key or str(k)))
+        if found is not None:
+            return found
+    return None
 
 
 def read_experiment(path: str | Path, top_keys: set[str]) -> tuple[dict[str, Any], str, str, GameSpec]:
