@@ -46,7 +46,7 @@ def _guarded(path: Path, write: Callable[[Path], None]) -> None:
             tmp.unlink()
         except OSError:
             pass
-        if isinstance(e, (OSError, ValueError)) and not isinstance(e, InputError):
+        if isinstance(e, OSError):
             raise WriteError(f"cannot write results file: {_reason(e)}", str(path)) from None
         raise
 

@@ -282,12 +282,12 @@ def load_robust(path: str | Path) -> RobustExperiment:
     return exp
 
 
-def check_limits(exp: RobustExperiment, where: str) -> None:
+def check_limits(exp: RobustExperiment, where: str, where_games: str | None = None) -> None:
     """Refuse a study beyond the documented limits (points, games, design points x cells) before it runs."""
     if not 0 <= exp.points <= MAX_POINTS:
         raise InputError(f"points must be between 0 and {MAX_POINTS:,}, not {exp.points}", where)
     if not 2 <= exp.games <= MAX_GAMES:
-        raise InputError(f"games must be between 2 and {MAX_GAMES:,}, not {exp.games}", where)
+        raise InputError(f"games must be between 2 and {MAX_GAMES:,}, not {exp.games}", where_games or where)
     n_points = 1 + sum(len(f.oat()) for f in exp.factors) + exp.points
     runs = n_points * len(exp.cells())
     if runs > MAX_RUNS:
@@ -478,7 +478,7 @@ def run_robust(exp: RobustExperiment | str | Path, out_root: str | Path = "resul
     writes; a run keeps nothing until it has played every point (an interrupted run is rerun whole)."""
     if not isinstance(exp, RobustExperiment):
         exp = load_robust(exp)
-    check_limits(exp, "--points")
+    check_limits(exp, "--points", "--games")
     files = input_files([exp.fixed | c for c in exp.cells()])
     ident = experiment_id("robust", _robust_normalised(exp), files)
     out = open_results(out_root, exp.name)

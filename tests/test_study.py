@@ -384,3 +384,32 @@ def test_robust_and_sweep_do_not_share_a_folder(tmp_path):
     with pytest.raises(InputError) as e:
         run_robust(tiny, tmp_path, progress=False)
     assert e.value.where == str(out) and "(sweep of" in e.value.message and "this one (robust of" in e.value.message
+
+
+def test_ctrl_c_exits_130_with_what_was_kept_and_the_resume_command(tmp_path):
+    """SIGINT in a real sweep: exit 130, one line saying how many cells are kept and the exact command
+    that resumes; that command then finishes the study with the numbers of an uninterrupted run."""
+    import signal
+    import time
+
+    exp = write(tmp_path, TINY_SWEEP.replace("games = 60", "games = 6000"))
+    root = tmp_path / "r"
+    proc = subprocess.Popen([sys.executable, "-m", "foury_sim.cli", "sweep", str(exp), "--out", str(root),
+                             "--no-report", "--no-progress"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    cells = root / "same" / "cells"
+    t0 = time.time()
+    while time.time() - t0 < 600 and len(list(cells.glob("cell_*.json"))) < 1:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    err = proc.communicate(timeout=600)[1].strip().splitlines()
+    kept = len(list(cells.glob("cell_*.json")))
+    assert proc.returncode == 130 and len(err) == 1, err
+    cmd = f"foury-sim sweep {exp} --resume --out {root}"
+    assert err[0] == f"foury-sim: interrupted: {kept} of 4 cells written to {root / 'same'}; resume with: {cmd}"
+    assert 1 <= kept < 4 and not (root / "same" / ".lock").exists()
+    r = subprocess.run([sys.executable, "-m", "foury_sim.cli", *cmd.split()[1:], "--no-report", "--no-progress"],
+                       cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    fresh = run_sweep(exp, tmp_path / "fresh", progress=False, report=False)
+    pd.testing.assert_frame_equal(pd.read_parquet(root / "same" / "cells.parquet"),
+                                  pd.read_parquet(fresh / "cells.parquet"))
