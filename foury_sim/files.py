@@ -1,39 +1,106 @@
 """Writing results: every file is written atomically (temp file, fsync, rename), so a reader never sees
-a half-written file and an interrupted run leaves the previous version in place."""
+a half-written file and an interrupted run leaves the previous version in place.
+
+A write that fails (disk full, file too large, no permission, a folder where a file should be) removes
+its temp file and raises :class:`WriteError`, one line naming the file and the OS reason."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .errors import InputError
+
+#: temp files are named ``.NAME.tmpPID`` (``.NAME.tmpPID.png`` for figures); :func:`clean_temp` removes them
+TMP_MARK = ".tmp"
+
+
+class WriteError(InputError):
+    """A results file could not be written (the CLI prints it as one line, exit 2)."""
+
+
+def _tmp(path: Path) -> Path:
+    return path.with_name(f".{path.name}{TMP_MARK}{os.getpid()}")
+
+
+def _reason(e: BaseException) -> str:
+    if isinstance(e, OSError):
+        return e.strerror or type(e).__name__
+    return str(e).splitlines()[0] if str(e) else type(e).__name__
+
+
+def _guarded(path: Path, write: Callable[[Path], None]) -> None:
+    """Run ``write(tmp)`` then rename tmp to ``path``; on any failure remove tmp and raise WriteError."""
+    tmp = _tmp(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException as e:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        if isinstance(e, OSError):
+            raise WriteError(f"cannot write results file: {_reason(e)}", str(path)) from None
+        raise
+
 
 def atomic_write(path: str | Path, data: bytes | str) -> None:
     """Write a file so that readers never see it half-written (temp file, fsync, rename)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     mode = "wb" if isinstance(data, bytes) else "w"
-    with open(tmp, mode) as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+
+    def write(tmp: Path) -> None:
+        with open(tmp, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+
+    _guarded(Path(path), write)
 
 
 def write_frame(df: pd.DataFrame, path: str | Path) -> None:
     """Atomically write a table as CSV or parquet (by suffix)."""
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix == ".parquet":
-        df.to_parquet(tmp, index=False)
-    else:
-        df.to_csv(tmp, index=False)
-    os.replace(tmp, path)
+
+    def write(tmp: Path) -> None:
+        if path.suffix == ".parquet":
+            df.to_parquet(tmp, index=False)
+        else:
+            df.to_csv(tmp, index=False)
+
+    _guarded(path, write)
+
+
+def save_figure(fig: Any, path: str | Path, **kw: Any) -> None:
+    """Atomically save a matplotlib figure (format from ``path``'s suffix)."""
+    path = Path(path)
+
+    def write(tmp: Path) -> None:
+        fig.savefig(tmp, format=path.suffix.lstrip(".") or "png", **kw)
+
+    _guarded(path, write)
+
+
+def clean_temp(folder: str | Path) -> int:
+    """Remove the temp files a crashed writer left in ``folder`` and its subfolders; returns how many."""
+    n = 0
+    folder = Path(folder)
+    if not folder.is_dir():
+        return 0
+    for p in folder.rglob(f".*{TMP_MARK}*"):
+        if p.is_file():
+            try:
+                p.unlink()
+                n += 1
+            except OSError:
+                pass
+    return n
 
 
 def to_jsonable(obj: Any) -> Any:

@@ -180,6 +180,11 @@ def load_results(path: str | Path) -> Results:
     manifest = _read_json(p / "manifest.json", "not a `foury-sim sweep` results folder?")
     if not isinstance(manifest, dict):
         raise InputError("manifest.json is corrupt: it does not hold a JSON object", str(p / "manifest.json"))
+    kind = manifest.get("kind", "sweep")
+    if kind != "sweep":
+        hint = " (its report.md and report.html are written by `foury-sim robust`)" if kind == "robust" else ""
+        raise InputError(f"not a `foury-sim sweep` results folder: its manifest is of kind {str(kind)[:40]!r}{hint}",
+                         str(p / "manifest.json"))
     cells = _read_cells(p)
     records: list[dict[str, Any]] = []
     for c in cells["cell"]:

@@ -32,12 +32,32 @@ import pandas as pd
 
 from . import __version__, stats
 from . import assumptions as assume
-from .errors import InputError
-from .files import atomic_write, to_jsonable, write_frame
+from .errors import InputError, Interrupted
+from .files import WriteError, atomic_write, clean_temp, save_figure, to_jsonable, write_frame
 from .registry import get_game
 from .rulesfile import locate_key
 from .runner import Progress, play_games
-from .study import SPECIAL, CellRunner, _flatten, git_commit, read_experiment
+from .study import (
+    MAX_GAMES,
+    SPECIAL,
+    CellRunner,
+    FolderLock,
+    _flatten,
+    _seed,
+    _where_value,
+    check_name,
+    check_owner,
+    code_version,
+    experiment_id,
+    git_commit,
+    input_files,
+    open_results,
+    read_experiment,
+)
+
+#: Documented limits (docs/robustness.md): joint design points, and cell runs (design points x cells)
+MAX_POINTS = 10_000
+MAX_RUNS = 100_000
 
 TOP_KEYS = {"name", "title", "description", "game", "seed", "games", "points", "design", "vary", "fixed", "factors",
             "conclusions", "conf"}
@@ -190,15 +210,16 @@ def load_robust(path: str | Path) -> RobustExperiment:
         line = locate_key(text, key)
         return f"{ps}:{line}" if line else ps
 
-    name = data.get("name", p.stem)
-    if not isinstance(name, str) or not name or "/" in name:
-        raise InputError("name must be a plain folder name", where("name"))
-    ints = {}
-    for k, default, lo in (("seed", 1, 0), ("games", 10_000, 2), ("points", 64, 0)):
+    name = check_name(data.get("name", p.stem), _where_value(ps, text, "name") if "name" in data else ps)
+    ints = {"seed": _seed(data.get("seed", 1), _where_value(ps, text, "seed"))}
+    for k, default, lo, hi in (("games", 10_000, 2, MAX_GAMES), ("points", 64, 0, MAX_POINTS)):
         v = data.get(k, default)
-        if not isinstance(v, int) or isinstance(v, bool) or v < lo:
-            raise InputError(f"{k} must be a whole number >= {lo}", where(k))
+        if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+            raise InputError(f"{k} must be a whole number between {lo} and {hi:,}", _where_value(ps, text, k))
         ints[k] = v
+    for k in ("title", "description"):
+        if not isinstance(data.get(k, ""), str):
+            raise InputError(f"{k} must be a text", _where_value(ps, text, k))
     design = data.get("design", "lhs")
     if design not in ("lhs", "sobol"):
         raise InputError(f"design must be 'lhs' or 'sobol', not {design!r}", where("design"))
@@ -247,6 +268,7 @@ def load_robust(path: str | Path) -> RobustExperiment:
     exp = RobustExperiment(name, game, ints["seed"], ints["games"], ints["points"], design, fixed, factors,
                            conclusions, assume.records(base_rules), data.get("title", name),
                            data.get("description", ""), conf, text, ps)
+    check_limits(exp, where("points"))
     # every design point must give a valid ruleset: check the one-at-a-time values and every cell now
     runner = CellRunner(spec)
     pts, _ = design_points(factors, 0, exp.seed, design)
@@ -258,6 +280,19 @@ def load_robust(path: str | Path) -> RobustExperiment:
                 what = f"factor {pt['factor']}" if pt["factor"] else "the defaults"
                 raise InputError(f"{e.message} (at {what}, cell {_cell_label(cell)})", e.where or ps) from None
     return exp
+
+
+def check_limits(exp: RobustExperiment, where: str, where_games: str | None = None) -> None:
+    """Refuse a study beyond the documented limits (points, games, design points x cells) before it runs."""
+    if not 0 <= exp.points <= MAX_POINTS:
+        raise InputError(f"points must be between 0 and {MAX_POINTS:,}, not {exp.points}", where)
+    if not 2 <= exp.games <= MAX_GAMES:
+        raise InputError(f"games must be between 2 and {MAX_GAMES:,}, not {exp.games}", where_games or where)
+    n_points = 1 + sum(len(f.oat()) for f in exp.factors) + exp.points
+    runs = n_points * len(exp.cells())
+    if runs > MAX_RUNS:
+        raise InputError(f"{n_points:,} design points x {len(exp.cells())} cells = {runs:,} cell runs, more than "
+                         f"the limit of {MAX_RUNS:,}; use fewer points or factors", where)
 
 
 def base_rules_value(rules: Any, key: str) -> Any:
@@ -427,16 +462,64 @@ def sensitivity(ev: pd.DataFrame, points: list[dict], factors: list[Factor], joi
     return pd.DataFrame(rows)
 
 
+def _robust_normalised(exp: RobustExperiment) -> dict[str, Any]:
+    return {"game": exp.game, "seed": exp.seed, "games": exp.games, "points": exp.points, "design": exp.design,
+            "fixed": exp.fixed, "conf": exp.conf,
+            "factors": [[f.key, f.default, f.levels, f.range] for f in exp.factors],
+            "conclusions": [[c.name, c.kind, c.cells, c.over, c.values, c.target, c.direction]
+                            for c in exp.conclusions]}
+
+
 def run_robust(exp: RobustExperiment | str | Path, out_root: str | Path = "results", *, progress: bool | None = None,
                threads: int | None = None) -> Path:
-    """Play every design point, evaluate the conclusions and write ``out_root/NAME/``."""
+    """Play every design point, evaluate the conclusions and write ``out_root/NAME/``.
+
+    The folder belongs to one experiment (``experiment_id`` in the manifest) and is locked while the run
+    writes; a run keeps nothing until it has played every point (an interrupted run is rerun whole)."""
     if not isinstance(exp, RobustExperiment):
         exp = load_robust(exp)
-    out = Path(out_root) / exp.name
-    out.mkdir(parents=True, exist_ok=True)
+    check_limits(exp, "--points", "--games")
+    files = input_files([exp.fixed | c for c in exp.cells()])
+    ident = experiment_id("robust", _robust_normalised(exp), files)
+    out = open_results(out_root, exp.name)
+    cmd = f"foury-sim robust {exp.path} --out {out_root}" + "".join(
+        f" --{k} {getattr(exp, k)}" for k in ("games", "points") if f"# command line: --{k}" in exp.text)
+    with FolderLock(out):
+        check_owner(out, "robust", ident, exp.path, exp.text)
+        clean_temp(out)
+        try:
+            return _run_robust_locked(exp, out, ident, files, progress, threads)
+        except KeyboardInterrupt:
+            raise Interrupted(f"nothing kept (a robustness run writes its results only once every point is "
+                              f"played); run it again with: {cmd}") from None
+        except WriteError as e:
+            clean_temp(out)
+            raise WriteError(f"{e.message}; free space, then run again with: {cmd}", e.where) from None
+
+
+def _run_robust_locked(exp: RobustExperiment, out: Path, ident: str, files: dict[str, str],
+                       progress: bool | None, threads: int | None) -> Path:
+    import numba
+
     t0 = time.time()
     started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     points, u = design_points(exp.factors, exp.points, exp.seed, exp.design)
+    manifest = {
+        "kind": "robust", "experiment_id": ident, "code_version": code_version(exp.game), "input_files": files,
+        "name": exp.name, "title": exp.title, "description": exp.description, "game": exp.game,
+        "seed": exp.seed, "games": exp.games, "design": exp.design, "points": exp.points, "conf": exp.conf,
+        "n_design_points": len(points), "fixed": exp.fixed,
+        "factors": [{"key": f.key, "default": f.default, "levels": f.levels, "range": f.range, "reason": f.reason}
+                    for f in exp.factors],
+        "conclusions": [{"name": c.name, "kind": c.kind, "cells": c.cells, "target": c.target,
+                         "direction": c.direction} for c in exp.conclusions],
+        "assumptions": exp.assumptions, "package_version": __version__, "git_commit": git_commit(),
+        "python": platform.python_version(), "numba": numba.__version__, "started": started,
+        "finished": None, "elapsed_s": None,
+        "experiment_text": exp.text, "experiment_path": exp.path,
+    }
+    # written first (unfinished) so the folder is marked as this experiment's while it runs
+    atomic_write(out / "manifest.json", json.dumps(to_jsonable(manifest), indent=2))
     wins = play_points(exp, points, progress, threads)
     ev = evaluate(exp, points, wins)
     summ = share_summary(ev, exp.design, exp.conf)
@@ -461,23 +544,11 @@ def run_robust(exp: RobustExperiment | str | Path, out_root: str | Path = "resul
     write_frame(ev, out / "conclusions.csv")
     write_frame(summ, out / "robustness.csv")
     write_frame(sens, out / "sensitivity.csv")
-    import numba
-
-    manifest = {
-        "kind": "robust", "name": exp.name, "title": exp.title, "description": exp.description, "game": exp.game,
-        "seed": exp.seed, "games": exp.games, "design": exp.design, "points": exp.points, "conf": exp.conf,
-        "n_design_points": len(points), "fixed": exp.fixed,
-        "factors": [{"key": f.key, "default": f.default, "levels": f.levels, "range": f.range, "reason": f.reason}
-                    for f in exp.factors],
-        "conclusions": [{"name": c.name, "kind": c.kind, "cells": c.cells, "target": c.target,
-                         "direction": c.direction} for c in exp.conclusions],
-        "assumptions": exp.assumptions, "package_version": __version__, "git_commit": git_commit(),
-        "python": platform.python_version(), "numba": numba.__version__, "started": started,
-        "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "elapsed_s": round(time.time() - t0, 2),
-        "experiment_text": exp.text, "experiment_path": exp.path,
-    }
+    manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    manifest["elapsed_s"] = round(time.time() - t0, 2)
     atomic_write(out / "manifest.json", json.dumps(to_jsonable(manifest), indent=2))
     write_report(out, manifest, summ, sens, pd.DataFrame(crow))
+    clean_temp(out)
     return out
 
 
@@ -497,7 +568,6 @@ def _figures(out: Path, summ: pd.DataFrame, sens: pd.DataFrame) -> list[tuple[st
     import matplotlib.pyplot as plt
 
     fig_dir = out / "figures"
-    fig_dir.mkdir(exist_ok=True)
     written = []
     main = summ[summ["whole"]]
     fig, ax = plt.subplots(figsize=(8, 0.5 + 0.45 * len(summ)))
@@ -511,7 +581,7 @@ def _figures(out: Path, summ: pd.DataFrame, sens: pd.DataFrame) -> list[tuple[st
     ax.set_xlabel("share of the joint assumption points where the claim holds")
     fig.tight_layout()
     p = fig_dir / "shares.png"
-    fig.savefig(p, dpi=110)
+    save_figure(fig, p, dpi=110)
     plt.close(fig)
     written.append(("Where each claim holds", "Share of the space-filling design's points at which each claim holds "
                     "(bars; whiskers: interval over the design points, not over the dice).", p))
@@ -532,7 +602,7 @@ def _figures(out: Path, summ: pd.DataFrame, sens: pd.DataFrame) -> list[tuple[st
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
         fig.tight_layout()
         p = fig_dir / f"tornado_{k + 1}.png"
-        fig.savefig(p, dpi=110)
+        save_figure(fig, p, dpi=110)
         plt.close(fig)
         written.append((f"Tornado: {claim}", "How far each assumption alone moves the claim's margin (its other "
                         "values, or both ends of its range); past the dashed line the claim no longer holds.", p))

@@ -13,12 +13,18 @@ Setting keys, in experiment files and in ``compare``:
 
 from __future__ import annotations
 
+import errno
+import hashlib
 import itertools
 import json
+import math
 import os
 import platform
+import re
 import subprocess
+import sys
 import time
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,15 +33,24 @@ import numpy as np
 import pandas as pd
 
 from . import __version__, assumptions, stats
-from .errors import InputError
-from .files import atomic_write, to_jsonable, write_frame
+from .errors import InputError, Interrupted
+from .files import WriteError, atomic_write, clean_temp, save_figure, to_jsonable, write_frame
+from .inputs import check_seed
 from .outputs import MEAN, RATE
 from .policy import make_policy
 from .registry import DEFAULT_GAME, GameSpec, get_game
-from .rulesfile import locate_key, read_toml
+from .rulesfile import locate_key
 from .runner import Progress, play_games, summarize
 
 SPECIAL = ("hero", "policy", "map", "rules")
+
+#: Documented size limits (docs/robustness.md, "Results folders, resume and limits"): checked when an
+#: experiment file is read, before anything is built or simulated.
+MAX_CELLS = 10_000  #: cells of one sweep (product of the axis lengths, or the zip length)
+MAX_GAMES = 10_000_000  #: games per cell (games, max_games): the per-game table of a cell is held in memory
+MAX_NAME = 100  #: characters of a study's name (the results folder's name)
+#: characters a study name may not hold (path separators, and what some file systems refuse)
+NAME_FORBIDDEN = set('/\\:*?"<>|')
 TOP_KEYS = {"name", "title", "description", "game", "seed", "games", "precision", "max_games", "batch", "per_game",
             "mode", "fixed", "sweep", "conf", "report"}
 
@@ -60,11 +75,71 @@ class Experiment:
     path: str = ""
     rulesets: list[Any] = field(default_factory=list)
     report: dict[str, Any] = field(default_factory=dict)
+    #: command-line options that changed the experiment (repeated in the resume command)
+    cli_args: str = ""
 
 
 def _where(path: str, text: str, key: str) -> str:
     line = locate_key(text, key)
     return f"{path}:{line}" if line else path
+
+
+def _where_value(path: str, text: str, key: str) -> str:
+    """``file:line:column`` of the value of ``key`` (just after its ``=``), or ``file:line``, or ``file``."""
+    line = locate_key(text, key)
+    if not line:
+        return path
+    raw = text.splitlines()[line - 1]
+    eq = raw.find("=")
+    if eq < 0:
+        return f"{path}:{line}"
+    col = eq + 1 + (len(raw[eq + 1:]) - len(raw[eq + 1:].lstrip())) + 1
+    return f"{path}:{line}:{col}"
+
+
+def _seed(v: Any, where: str) -> int:
+    try:
+        return check_seed(v, where)
+    except InputError as e:
+        raise InputError(f"seed {e.message}", where) from None
+
+
+def check_name(name: Any, where: str) -> str:
+    """A study's name: a plain folder name under ``--out`` (no path parts, no control characters, not
+    hidden, at most ``MAX_NAME`` characters)."""
+    if not isinstance(name, str):
+        raise InputError(f"name must be a text (a folder name), not {name!r}", where)
+    bad = "" if name and name == name.strip() else "empty or with spaces around it"
+    if not bad and len(name) > MAX_NAME:
+        bad = f"longer than {MAX_NAME} characters"
+    elif not bad and name.startswith("."):
+        bad = "starting with '.'"
+    elif not bad and any(c in NAME_FORBIDDEN for c in name):
+        bad = f"holding {next(c for c in name if c in NAME_FORBIDDEN)!r}"
+    elif not bad and any(ord(c) < 32 or 0x7f <= ord(c) < 0xa0 for c in name):
+        bad = "holding control characters"
+    if bad:
+        shown = name if len(name) <= 40 else name[:37] + "..."
+        raise InputError(f"name {shown!r} is not a plain folder name ({bad}); the study is written to "
+                         f"OUT/NAME, so use letters, digits, '-', '_' or '.'", where)
+    return name
+
+
+def _count_range(values: Any, key: str, where: str) -> int:
+    """The number of values a swept setting gives, computed without building them."""
+    if isinstance(values, dict):
+        if set(values) != {"range"} or not isinstance(values["range"], list) or len(values["range"]) != 3:
+            raise InputError(f"sweep.{key} must be a list or {{ range = [start, stop, step] }}", where)
+        a, b, s = values["range"]
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in (a, b, s)) \
+                or s <= 0:
+            raise InputError(f"sweep.{key}: range needs finite numbers and a step > 0", where)
+        q = (b - a) / s
+        if not math.isfinite(q) or q > 1e15:
+            raise InputError(f"sweep.{key}: the range gives more than {MAX_CELLS:,} values (the limit of cells "
+                             "per sweep)", where)
+        return max(int(math.floor(q + 1e-9)) + 1, 0)
+    return len(values) if isinstance(values, list) else 1
 
 
 def _expand(values: Any, key: str, where: str) -> list[Any]:
@@ -73,9 +148,7 @@ def _expand(values: Any, key: str, where: str) -> list[Any]:
         if set(values) != {"range"} or not isinstance(values["range"], list) or len(values["range"]) != 3:
             raise InputError(f"sweep.{key} must be a list or {{ range = [start, stop, step] }}", where)
         a, b, s = values["range"]
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a, b, s)) or s <= 0:
-            raise InputError(f"sweep.{key}: range needs numbers and a step > 0", where)
-        n = int(np.floor((b - a) / s + 1e-9)) + 1
+        n = _count_range(values, key, where)
         out = [a + i * s for i in range(max(n, 0))]
         if all(isinstance(v, int) for v in (a, b, s)):
             out = [int(v) for v in out]
@@ -130,12 +203,68 @@ class CellRunner:
         return rs, hero, pol
 
 
+def read_experiment_text(p: Path) -> tuple[dict[str, Any], str]:
+    """An experiment file's TOML data and text: UTF-8 (a leading BOM is allowed), not empty; a bad byte is
+    refused at ``file:line:column``."""
+    try:
+        raw = p.read_bytes()
+    except OSError as e:
+        raise InputError(f"cannot read the experiment file: {e.strerror}", str(p)) from None
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        col = e.start - (raw.rfind(b"\n", 0, e.start) + 1) + 1
+        raise InputError(f"not UTF-8 text (byte 0x{raw[e.start]:02x}); save the file as UTF-8",
+                         f"{p}:{line}:{col}") from None
+    if "\x00" in text:
+        i = text.index("\x00")
+        raise InputError("holds a NUL character (a binary file?)",
+                         f"{p}:{text.count(chr(10), 0, i) + 1}:{i - (text.rfind(chr(10), 0, i) + 1) + 1}")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
+        msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
+        if m:
+            where = f"{p}:{m.group(1)}:{m.group(2)}"
+        else:  # "at end of document": the last line
+            where = f"{p}:{max(text.count(chr(10)) + (not text.endswith(chr(10))), 1)}"
+        raise InputError(f"malformed TOML: {msg}", where) from None
+    if not data:
+        raise InputError("the experiment file is empty (see experiments/ for examples)", str(p))
+    bad = _find_datetime(data)
+    if bad is not None:
+        line = locate_key(text, bad)
+        raise InputError(f"{bad}: a date or time is not a setting (quote it if it is a name)",
+                         f"{p}:{line}" if line else str(p))
+    return data, text
+
+
+def _find_datetime(node: Any, key: str = "") -> str | None:
+    """The dotted key of the first TOML date/time value in ``node`` (no setting takes one)."""
+    import datetime as dt
+
+    if isinstance(node, (dt.date, dt.time)):
+        return key or "value"
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for k, v in items:
+        found = _find_datetime(v, f"{key}.{k}" if key and isinstance(node, dict) else (key or str(k)))
+        if found is not None:
+            return found
+    return None
+
+
 def read_experiment(path: str | Path, top_keys: set[str]) -> tuple[dict[str, Any], str, str, GameSpec]:
     """An experiment file's data, text and path, with its top-level keys and its game checked."""
     p = Path(path)
+    if p.is_dir():
+        raise InputError("is a folder, not an experiment file (TOML)", str(p))
     if not p.is_file():
         raise InputError(f"experiment file {str(path)!r} does not exist", "EXPERIMENT")
-    data, text = read_toml(p)
+    data, text = read_experiment_text(p)
     ps = str(p)
     unknown = set(data) - top_keys
     if unknown:
@@ -153,12 +282,15 @@ def load_experiment(path: str | Path) -> Experiment:
     p = Path(path)
     data, text, ps, spec = read_experiment(p, TOP_KEYS)
     game = spec.name
-    name = data.get("name", p.stem)
-    if not isinstance(name, str) or not name or "/" in name:
-        raise InputError("name must be a plain folder name", _where(ps, text, "name"))
-    seed = data.get("seed", 1)
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise InputError("seed must be a whole number >= 0", _where(ps, text, "seed"))
+    name = check_name(data.get("name", p.stem), _where_value(ps, text, "name") if "name" in data else ps)
+    seed = _seed(data.get("seed", 1), _where_value(ps, text, "seed"))
+    for k in ("title", "description"):
+        if not isinstance(data.get(k, ""), str):
+            raise InputError(f"{k} must be a text", _where_value(ps, text, k))
+    if not isinstance(data.get("per_game", False), bool):
+        raise InputError("per_game must be true or false", _where_value(ps, text, "per_game"))
+    if not isinstance(data.get("report", {}), dict):
+        raise InputError("[report] must be a table", _where(ps, text, "report"))
     games = data.get("games")
     conf = data.get("conf", 0.95)
     if not isinstance(conf, (int, float)) or isinstance(conf, bool) or not 0.5 <= conf < 1.0:
@@ -171,11 +303,14 @@ def load_experiment(path: str | Path) -> Experiment:
         if not isinstance(w, (int, float)) or isinstance(w, bool):
             raise InputError(f"precision must be a number (full width of the {100 * conf:g} % interval)",
                              _where(ps, text, "precision"))
+        if not math.isfinite(w):
+            raise InputError("precision must be a finite number", _where_value(ps, text, "precision"))
         mg = data.get("max_games", 200_000)
         batch = data.get("batch")
         for k, v in (("max_games", mg), ("batch", batch)):
-            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
-                raise InputError(f"{k} must be a whole number >= 1", _where(ps, text, k))
+            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= MAX_GAMES):
+                raise InputError(f"{k} must be a whole number between 1 and {MAX_GAMES:,}",
+                                 _where_value(ps, text, k))
         precision = stats.PrecisionTarget(float(w), conf, max_games=mg, batch=batch)
         try:
             precision.validate(_where(ps, text, "precision"))
@@ -185,8 +320,9 @@ def load_experiment(path: str | Path) -> Experiment:
     elif games is None:
         games = 10_000
     if games is not None and precision is None and (not isinstance(games, int) or isinstance(games, bool)
-                                                    or games < 1):
-        raise InputError("games must be a whole number >= 1", _where(ps, text, "games"))
+                                                    or not 1 <= games <= MAX_GAMES):
+        raise InputError(f"games must be a whole number between 1 and {MAX_GAMES:,} (per cell)",
+                         _where_value(ps, text, "games"))
     fixed = data.get("fixed", {})
     sweep = data.get("sweep", {})
     if not isinstance(fixed, dict) or not isinstance(sweep, dict):
@@ -197,6 +333,12 @@ def load_experiment(path: str | Path) -> Experiment:
     fixed = _flatten(fixed)
     sweep = _flatten(sweep)
     swept = list(sweep)
+    sizes = [_count_range(sweep[k], k, _where(ps, text, f"sweep.{k}")) for k in swept]
+    n_cells = (max(sizes) if mode == "zip" else math.prod(sizes)) if sizes else 1
+    if n_cells > MAX_CELLS:
+        what = " x ".join(f"{k} {n:,}" for k, n in zip(swept, sizes))
+        raise InputError(f"the sweep has {n_cells:,} cells ({what}), more than the limit of {MAX_CELLS:,}; "
+                         "split it into several experiments", _where(ps, text, f"sweep.{swept[0]}"))
     values = [_expand(sweep[k], k, _where(ps, text, f"sweep.{k}")) for k in swept]
     if mode == "zip":
         lens = {len(v) for v in values}
@@ -231,13 +373,16 @@ def set_precision(exp: Experiment, width: float, max_games: int | None = None, b
     old = exp.precision
     mg = max_games if max_games is not None else (old.max_games if old else 200_000)
     for name, v in (("--max-games", mg), ("--batch", batch)):
-        if v is not None and v < 1:
-            raise InputError(f"must be at least 1, not {v}", name)
+        if v is not None and not 1 <= v <= MAX_GAMES:
+            raise InputError(f"must be between 1 and {MAX_GAMES:,}, not {v}", name)
+    if not math.isfinite(width):
+        raise InputError(f"must be a finite number, not {width}", "--precision")
     target = stats.PrecisionTarget(float(width), exp.conf, max_games=mg, batch=batch)
     target.validate("--batch" if batch is not None and batch < target.min_batch else "--precision")
     exp.precision = target
     exp.games = None
     exp.text += f"\n# command line: --precision {width} --max-games {mg} --batch {target.batch}\n"
+    exp.cli_args = f" --precision {width} --max-games {mg} --batch {target.batch}"
 
 
 def _flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -355,31 +500,275 @@ def git_commit() -> str | None:
         return None
 
 
+# ------------------------------------------------------------------- results folders --
+#: the keys every study manifest holds (a manifest without them is damaged or foreign)
+MANIFEST_KEYS = ("name", "game", "experiment_text")
+LOCK_NAME = ".lock"
+
+
+def _file_digest(value: Any) -> tuple[str, str] | None:
+    """(path, sha256 of its bytes) when a setting names an existing file (``FILE.py:FUNCTION`` too)."""
+    if not isinstance(value, str) or not value:
+        return None
+    path = value.split(".py:", 1)[0] + ".py" if ".py:" in value else value
+    p = Path(path)
+    try:
+        if p.is_file():
+            return str(p), hashlib.sha256(p.read_bytes()).hexdigest()
+    except OSError:
+        return None
+    return None
+
+
+def input_files(cells: list[dict[str, Any]]) -> dict[str, str]:
+    """The user files the cells read (rules, maps, policies): path -> sha256 of its contents."""
+    out: dict[str, str] = {}
+    for cell in cells:
+        for k in SPECIAL:
+            d = _file_digest(cell.get(k))
+            if d:
+                out[d[0]] = d[1]
+    return out
+
+
+def code_version(game: str) -> str:
+    """A hash of the package version and of the game's rules code and data (the files of its package)."""
+    spec = get_game(game)
+    h = hashlib.sha256(__version__.encode())
+    root = Path(__file__).resolve().parent / "games" / spec.name
+    if root.is_dir():
+        for f in sorted(root.rglob("*")):
+            if f.is_file() and f.suffix in (".py", ".toml", ".txt", ".json") and "__pycache__" not in f.parts:
+                h.update(str(f.relative_to(root)).encode())
+                h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def experiment_id(kind: str, normalised: dict[str, Any], files: dict[str, str]) -> str:
+    """The identity of an experiment: a hash of everything that changes its numbers (the normalised
+    experiment and the contents of the files it reads)."""
+    blob = json.dumps({"kind": kind, "experiment": to_jsonable(normalised), "files": files}, sort_keys=True,
+                      default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    """A results folder's manifest; a damaged one (empty, truncated, not JSON, missing keys) is refused."""
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise InputError(f"cannot read the manifest: {e.strerror}", str(path)) from None
+    try:
+        m = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        what = "empty" if not raw.strip() else f"not valid JSON ({str(e).split(':')[0]})"
+        raise InputError(f"the manifest is damaged ({what}); delete the results folder {str(path.parent)!r} and "
+                         "run again", str(path)) from None
+    if not isinstance(m, dict) or any(k not in m for k in MANIFEST_KEYS):
+        miss = next((k for k in MANIFEST_KEYS if not isinstance(m, dict) or k not in m), "?")
+        raise InputError(f"the manifest is damaged (no {miss!r}); delete the results folder {str(path.parent)!r} "
+                         "and run again", str(path))
+    return m
+
+
+class FolderLock:
+    """An exclusive lock on a results folder while a run writes it: ``OUT/NAME/.lock`` created with
+    ``O_EXCL`` holding the writer's pid. A lock whose process is gone (a crash, kill -9) is stale and
+    taken over; a live one refuses the second run in one line."""
+
+    def __init__(self, folder: Path):
+        self.path = folder / LOCK_NAME
+        self.held = False
+
+    def __enter__(self) -> FolderLock:
+        for _ in range(3):
+            try:
+                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                pid = self._owner()
+                if pid is not None and _alive(pid):
+                    raise InputError(f"another run (pid {pid}) is writing this results folder; wait for it to "
+                                     f"finish, or delete {str(self.path)!r} if that process is gone",
+                                     str(self.path.parent)) from None
+                try:  # stale: the writer died without removing it
+                    self.path.unlink()
+                except FileNotFoundError:
+                    pass
+                continue
+            except OSError as e:
+                raise WriteError(f"cannot create the lock file: {e.strerror}", str(self.path)) from None
+            with os.fdopen(fd, "w") as f:
+                f.write(f"{os.getpid()}\n{platform.node()}\n")
+            self.held = True
+            return self
+        raise InputError("cannot take the lock of this results folder", str(self.path))
+
+    def _owner(self) -> int | None:
+        try:
+            txt = self.path.read_text(errors="replace").split()
+        except OSError:
+            return None
+        if not txt:
+            # being written right now, or left empty by a crash: a lock younger than 10 s counts as live
+            try:
+                return os.getpid() if time.time() - self.path.stat().st_mtime < 10 else None
+            except OSError:
+                return None
+        try:
+            pid = int(txt[0])
+        except ValueError:
+            return None
+        if len(txt) > 1 and txt[1] != platform.node():
+            return pid  # another machine's run (shared folder): cannot check, assume live
+        return pid
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.held:
+            try:
+                self.path.unlink()
+            except OSError:
+                pass
+            self.held = False
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError as e:
+        return e.errno != errno.ESRCH
+    return True
+
+
+def open_results(out_root: str | Path, name: str) -> Path:
+    """``OUT/NAME``, created if needed, after checking it is ours to write: it must be empty, or hold the
+    results of this same experiment (same identity). Call with the folder's lock held."""
+    out = Path(out_root) / name
+    root = Path(out_root)
+    if root.exists() and not root.is_dir():
+        raise InputError(f"{str(root)!r} is a file, not a folder", "--out")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise InputError(f"{str(out)!r} is a file, not a folder; give another --out or name", "--out") from None
+    except OSError as e:
+        raise WriteError(f"cannot create the results folder: {e.strerror}", str(out)) from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise WriteError("cannot write the results folder: permission denied", str(out))
+    return out
+
+
+def check_owner(out: Path, kind: str, ident: str, exp_path: str, text: str) -> dict[str, Any] | None:
+    """The folder's manifest if it holds this experiment's results; None if it holds nothing yet. A
+    different experiment's results (or files that are no study's results) are refused in one line."""
+    manifest_path = out / "manifest.json"
+    if not manifest_path.exists():
+        others = [p.name for p in out.iterdir() if p.name != LOCK_NAME and not (p.name.startswith(".")
+                                                                               and ".tmp" in p.name)]
+        if others:
+            raise InputError(f"the folder holds files that are no study's results ({', '.join(sorted(others)[:3])}"
+                             "); give another name or --out", str(out))
+        return None
+    old = read_manifest(manifest_path)
+    old_kind = old.get("kind", "sweep")
+    same = old.get("experiment_id") == ident if "experiment_id" in old else old.get("experiment_text") == text
+    if old_kind != kind or not same:
+        src = old.get("experiment_path") or "?"
+        raise InputError(f"the folder holds the results of another experiment ({old_kind} of {src}, "
+                         f"id {old.get('experiment_id', 'unknown')}); this one ({kind} of {exp_path}, id {ident}) "
+                         "would mix with them: give it another name or --out, or delete the folder to replace "
+                         "them", str(out))
+    return old
+
+
+def _warn(message: str) -> None:
+    print(f"foury-sim: warning: {message}", file=sys.stderr, flush=True)
+
+
+CELL_KEYS = ("cell", "label", "params", "games", "summary", "elapsed_s")
+
+
+def _read_cell(f: Path, exp: Experiment) -> dict[str, Any] | None:
+    """A cell record written by an earlier run, or None (with a warning) if it is damaged."""
+    try:
+        i = int(f.stem.split("_", 1)[1])
+        rec = json.loads(f.read_text(encoding="utf-8"))
+        if not isinstance(rec, dict) or any(k not in rec for k in CELL_KEYS):
+            raise ValueError("missing keys")
+        if rec["cell"] != i or not 0 <= i < len(exp.cells):
+            raise ValueError("wrong cell number")
+        if not isinstance(rec["summary"], dict) or not isinstance(rec["summary"].get("win"), dict):
+            raise ValueError("no win summary")
+        if exp.per_game:
+            pq = f.with_suffix(".parquet")
+            if not pq.is_file():
+                raise ValueError("its per-game table is missing")
+            pd.read_parquet(pq, columns=["win"])
+    except (OSError, ValueError, IndexError, UnicodeDecodeError, TypeError) as e:
+        reason = "empty" if f.exists() and f.stat().st_size == 0 else str(e).split("\n")[0][:80] or "unreadable"
+        _warn(f"{f}: damaged cell file ({reason}); recomputing that cell")
+        for g in (f, f.with_suffix(".parquet")):
+            try:
+                g.unlink()
+            except OSError:
+                pass
+        return None
+    return rec
+
+
+def _sweep_normalised(exp: Experiment) -> dict[str, Any]:
+    return {"game": exp.game, "seed": exp.seed, "cells": exp.cells, "swept": exp.swept, "games": exp.games,
+            "conf": exp.conf, "per_game": exp.per_game,
+            "precision": None if exp.precision is None else [exp.precision.width, exp.precision.conf,
+                                                             exp.precision.max_games, exp.precision.batch]}
+
+
 def run_sweep(exp: Experiment | str | Path, out_root: str | Path = "results", *, resume: bool = False,
               progress: bool | None = None, threads: int | None = None, report: bool = True) -> Path:
     """Run every cell (on the same game streams) and write ``out_root/NAME/``; returns that folder.
 
     Each cell is written atomically as it completes; ``resume`` skips cells already written
-    (they hold exactly the numbers an uninterrupted run gives).
+    (they hold exactly the numbers an uninterrupted run gives) and recomputes damaged ones. The folder
+    belongs to one experiment (``experiment_id`` in the manifest) and is locked while the run writes.
     """
-    from .runner import numba_threads
-
     if not isinstance(exp, Experiment):
         exp = load_experiment(exp)
+    files = input_files(exp.cells)
+    ident = experiment_id("sweep", _sweep_normalised(exp), files)
+    cmd = f"foury-sim sweep {exp.path} --resume --out {out_root}{exp.cli_args}"
+    out = open_results(out_root, exp.name)
+    with FolderLock(out):
+        return _run_sweep_locked(exp, out, ident, files, cmd, resume, progress, threads, report)
+
+
+def _run_sweep_locked(exp: Experiment, out: Path, ident: str, files: dict[str, str], cmd: str, resume: bool,
+                      progress: bool | None, threads: int | None, report: bool) -> Path:
+    from .runner import numba_threads
+
     spec = get_game(exp.game)
-    out = Path(out_root) / exp.name
+    old = check_owner(out, "sweep", ident, exp.path, exp.text)
+    code = code_version(exp.game)
+    if resume and old is not None and old.get("code_version", code) != code:
+        raise InputError("the rules code changed since those cells were computed (code version "
+                         f"{old.get('code_version')} -> {code}); run without --resume", str(out))
+    clean_temp(out)
     cdir = out / "cells"
-    cdir.mkdir(parents=True, exist_ok=True)
     manifest_path = out / "manifest.json"
-    if not resume and any(cdir.glob("cell_*.json")):
+    try:
+        cdir.mkdir(exist_ok=True)
+    except OSError as e:
+        raise WriteError(f"cannot create the cells folder: {e.strerror}", str(cdir)) from None
+    if not resume:
         for f in cdir.glob("cell_*"):
             f.unlink()
-    if resume and manifest_path.exists():
-        old = json.loads(manifest_path.read_text())
-        if old.get("experiment_text") != exp.text:
-            raise InputError("the experiment file changed since that run; run without --resume", exp.path)
     t_start = time.time()
     manifest = {
+        "kind": "sweep", "experiment_id": ident, "code_version": code, "input_files": files,
         "name": exp.name, "title": exp.title, "description": exp.description, "game": exp.game, "seed": exp.seed,
         "swept": exp.swept, "fixed": exp.fixed, "cells": exp.cells, "games": exp.games, "conf": exp.conf,
         "precision": None if exp.precision is None else {"width": exp.precision.width, "conf": exp.precision.conf,
@@ -394,31 +783,53 @@ def run_sweep(exp: Experiment | str | Path, out_root: str | Path = "results", *,
     records: dict[int, dict[str, Any]] = {}
     if resume:
         for f in sorted(cdir.glob("cell_*.json")):
-            rec = json.loads(f.read_text())
-            records[int(rec["cell"])] = rec
+            rec = _read_cell(f, exp)
+            if rec is not None:
+                records[int(rec["cell"])] = rec
     todo = [i for i in range(len(exp.cells)) if i not in records]
     per_cell = exp.games if exp.precision is None else exp.precision.max_games
     bar = Progress(per_cell * len(todo), label="games (all cells)", enabled=progress) if progress is not False \
         else None
-    with numba_threads(threads):
-        if exp.precision is None:
-            for i in todo:
-                records[i] = _run_cell(spec, exp, i, 0, exp.games, bar, cdir)
-        else:
-            _run_adaptive(spec, exp, todo, records, bar, cdir)
+
+    def kept() -> str:
+        n = sum(1 for _ in cdir.glob("cell_*.json"))
+        return f"{n} of {len(exp.cells)} cells written to {out}"
+
+    try:
+        with numba_threads(threads):
+            if exp.precision is None:
+                for i in todo:
+                    records[i] = _run_cell(spec, exp, i, 0, exp.games, bar, cdir)
+            else:
+                _run_adaptive(spec, exp, todo, records, bar, cdir)
+    except KeyboardInterrupt:
+        if bar is not None:
+            bar.close()
+        raise Interrupted(f"{kept()}; resume with: {cmd}") from None
+    except WriteError as e:
+        if bar is not None:
+            bar.close()
+        clean_temp(out)
+        raise WriteError(f"{e.message}; {kept()}: free space, then resume with: {cmd}", e.where) from None
     if bar is not None:
         bar.close()
     table = cells_table([records[i] for i in sorted(records)], exp.swept, spec)
-    write_frame(table, out / "cells.parquet")
-    write_frame(table, out / "cells.csv")
-    manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    manifest["elapsed_s"] = round(time.time() - t_start, 3)
-    manifest["cell_elapsed_s"] = {str(i): records[i]["elapsed_s"] for i in sorted(records)}
-    atomic_write(manifest_path, json.dumps(to_jsonable(manifest), indent=2))
-    if report:
-        from .report import build_report
+    try:
+        write_frame(table, out / "cells.parquet")
+        write_frame(table, out / "cells.csv")
+        manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        manifest["elapsed_s"] = round(time.time() - t_start, 3)
+        manifest["cell_elapsed_s"] = {str(i): records[i]["elapsed_s"] for i in sorted(records)}
+        atomic_write(manifest_path, json.dumps(to_jsonable(manifest), indent=2))
+        if report:
+            from .report import build_report
 
-        build_report(out)
+            build_report(out)
+    except WriteError as e:
+        clean_temp(out)
+        raise WriteError(f"{e.message}; all {len(exp.cells)} cells are kept in {out}: free space, then "
+                         f"finish with: {cmd}", e.where) from None
+    clean_temp(out)
     return out
 
 
@@ -624,8 +1035,6 @@ def write_comparison(c: Comparison, out: str | Path) -> list[Path]:
 
     fig = paired_difference(c.outcomes, conf=c.conf)
     p = out / "comparison.png"
-    tmp = p.with_name(f".{p.name}.tmp{os.getpid()}.png")
-    fig.savefig(tmp, dpi=120)
-    os.replace(tmp, p)
+    save_figure(fig, p, dpi=120)
     paths.append(p)
     return paths

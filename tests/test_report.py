@@ -488,3 +488,14 @@ def test_conf_of_the_experiment_reaches_every_label(tmp_path: Path) -> None:
     assert all("95" not in p.caption for p in plan) and "80 % intervals" in plan[0].caption
     fig = plan[0].make()
     assert "80 % interval" in fig.get_axes()[0].get_title()
+
+
+@pytest.mark.parametrize("kind", ["robust", "other"])
+def test_report_refuses_a_folder_of_another_kind_in_one_line(tmp_path, kind):
+    (tmp_path / "manifest.json").write_text(json.dumps({"kind": kind, "name": "x", "game": "foury",
+                                                        "experiment_text": ""}))
+    (tmp_path / "cells.csv").write_text("point,kind,factor,cell,games,wins,win_rate\n0,baseline,,hero=free,2,1,0.5\n")
+    with pytest.raises(InputError) as e:
+        build_report(tmp_path)
+    assert e.value.where == str(tmp_path / "manifest.json")
+    assert e.value.message.startswith(f"not a `foury-sim sweep` results folder: its manifest is of kind '{kind}'")

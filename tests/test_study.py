@@ -257,3 +257,159 @@ def test_run_and_compare_conf_on_the_command_line():
                         "hero=elydion", "--games", "300", "--conf", "0.8"], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "paired 80 % intervals" in r.stdout and "p adj" in r.stdout
+
+
+# ------------------------------------------------------------- results folders (issue 11) --
+TINY_SWEEP = """
+name = "same"
+game = "foury"
+seed = 3
+games = 60
+[fixed]
+policy = "greedy"
+[sweep]
+hero = ["free", "kael", "melyra", "elydion"]
+"""
+
+
+def _cells(out: Path) -> dict[str, dict]:
+    """The cell records without their timings."""
+    return {f.name: {k: v for k, v in json.loads(f.read_text()).items() if k != "elapsed_s"}
+            for f in sorted((out / "cells").glob("cell_*.json"))}
+
+
+def test_a_folder_belongs_to_one_experiment(tmp_path):
+    """Two different files with the same name: the second is refused and the first's cells stay."""
+    a = write(tmp_path, TINY_SWEEP, "a.toml")
+    b = write(tmp_path, TINY_SWEEP.replace("seed = 3", "seed = 4"), "b.toml")
+    out = run_sweep(a, tmp_path / "r", progress=False, report=False)
+    before = _cells(out)
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["kind"] == "sweep" and len(m["experiment_id"]) == 16 and m["experiment_path"] == str(a)
+    for resume in (False, True):
+        with pytest.raises(InputError) as e:
+            run_sweep(b, tmp_path / "r", resume=resume, progress=False, report=False)
+        assert e.value.where == str(out) and "another experiment" in e.value.message
+        assert f"sweep of {a}" in e.value.message and "another name or --out" in e.value.message
+    assert _cells(out) == before and json.loads((out / "manifest.json").read_text()) == m
+    assert not (out / ".lock").exists()
+    # the same experiment again (another file, same content) is the same experiment: it may rerun
+    c = write(tmp_path, TINY_SWEEP, "c.toml")
+    run_sweep(c, tmp_path / "r", progress=False, report=False)
+    assert _cells(out) == before
+
+
+def test_the_identity_covers_the_files_a_study_reads(tmp_path):
+    rules = tmp_path / "my_rules.toml"
+    rules.write_text((ROOT / "foury_sim" / "games" / "foury" / "data" / "rules.toml").read_text())
+    text = TINY_SWEEP.replace("[fixed]\n", f'[fixed]\nrules = "{rules}"\n')
+    exp = write(tmp_path, text)
+    out = run_sweep(exp, tmp_path / "r", progress=False, report=False)
+    assert str(rules) in json.loads((out / "manifest.json").read_text())["input_files"]
+    rules.write_text(rules.read_text() + "\n# edited\n")  # a changed ruleset file is a different experiment
+    with pytest.raises(InputError, match="another experiment"):
+        run_sweep(exp, tmp_path / "r", resume=True, progress=False, report=False)
+
+
+def test_a_live_lock_refuses_a_second_run_and_a_stale_one_is_taken_over(tmp_path):
+    exp = write(tmp_path, TINY_SWEEP)
+    folder = tmp_path / "r" / "same"
+    folder.mkdir(parents=True)
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        (folder / ".lock").write_text(f"{sleeper.pid}\n{__import__('platform').node()}\n")
+        with pytest.raises(InputError) as e:
+            run_sweep(exp, tmp_path / "r", progress=False, report=False)
+        assert f"another run (pid {sleeper.pid})" in e.value.message and e.value.where == str(folder)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    # the process is gone: its lock is stale and taken over; released afterwards
+    out = run_sweep(exp, tmp_path / "r", progress=False, report=False)
+    assert len(_cells(out)) == 4 and not (out / ".lock").exists()
+
+
+@pytest.mark.parametrize("damage", ["", "{\"name\": \"same\", ", "not json", "[1, 2]", "{\"name\": \"same\"}",
+                                    "\xff\xfe"])
+def test_a_damaged_manifest_is_refused_in_one_line(tmp_path, damage):
+    exp = write(tmp_path, TINY_SWEEP)
+    out = run_sweep(exp, tmp_path / "r", progress=False, report=False)
+    (out / "manifest.json").write_bytes(damage.encode("latin-1"))
+    for resume in (True, False):
+        with pytest.raises(InputError) as e:
+            run_sweep(exp, tmp_path / "r", resume=resume, progress=False, report=False)
+        assert e.value.where == str(out / "manifest.json") and "manifest is damaged" in e.value.message
+        assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("damage", [b"", b'{"cell": 1, "label": "hero=kael", "summ', b"\x00\x01", b"[]",
+                                    b'{"cell": 3}'])
+def test_resume_recomputes_a_damaged_cell_and_cleans_temp_files(tmp_path, capsys, damage):
+    exp = write(tmp_path, TINY_SWEEP)
+    fresh = run_sweep(exp, tmp_path / "fresh", progress=False, report=False)
+    out = run_sweep(exp, tmp_path / "r", progress=False, report=False)
+    (out / "cells" / "cell_0001.json").write_bytes(damage)
+    (out / "cells" / ".cell_0002.json.tmp99999").write_text("half")  # left by a crash
+    (out / ".cells.csv.tmp99999").write_text("half")
+    capsys.readouterr()
+    run_sweep(exp, tmp_path / "r", resume=True, progress=False, report=False)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"foury-sim: warning: {out / 'cells' / 'cell_0001.json'}: damaged")
+    assert "recomputing that cell" in err[0]
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "cells.parquet"), pd.read_parquet(fresh / "cells.parquet"))
+    assert not [p for p in out.rglob("*") if ".tmp" in p.name]
+
+
+def test_out_must_be_a_folder_and_foreign_folders_are_refused(tmp_path):
+    exp = write(tmp_path, TINY_SWEEP)
+    f = tmp_path / "afile"
+    f.write_text("x")
+    with pytest.raises(InputError) as e:
+        run_sweep(exp, f, progress=False, report=False)
+    assert e.value.where == "--out" and "is a file" in e.value.message
+    (tmp_path / "docs" / "same").mkdir(parents=True)
+    (tmp_path / "docs" / "same" / "notes.txt").write_text("mine")
+    with pytest.raises(InputError) as e:
+        run_sweep(exp, tmp_path / "docs", progress=False, report=False)
+    assert "no study's results (notes.txt)" in e.value.message
+    assert (tmp_path / "docs" / "same" / "notes.txt").read_text() == "mine"
+
+
+def test_robust_and_sweep_do_not_share_a_folder(tmp_path):
+    from foury_sim.robust import run_robust
+
+    tiny = ROOT / "tests" / "data" / "robust" / "tiny.toml"
+    exp = write(tmp_path, TINY_SWEEP.replace('"same"', '"tiny"'))
+    out = run_sweep(exp, tmp_path, progress=False, report=False)
+    with pytest.raises(InputError) as e:
+        run_robust(tiny, tmp_path, progress=False)
+    assert e.value.where == str(out) and "(sweep of" in e.value.message and "this one (robust of" in e.value.message
+
+
+def test_ctrl_c_exits_130_with_what_was_kept_and_the_resume_command(tmp_path):
+    """SIGINT in a real sweep: exit 130, one line saying how many cells are kept and the exact command
+    that resumes; that command then finishes the study with the numbers of an uninterrupted run."""
+    import signal
+    import time
+
+    exp = write(tmp_path, TINY_SWEEP.replace("games = 60", "games = 6000"))
+    root = tmp_path / "r"
+    proc = subprocess.Popen([sys.executable, "-m", "foury_sim.cli", "sweep", str(exp), "--out", str(root),
+                             "--no-report", "--no-progress"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    cells = root / "same" / "cells"
+    t0 = time.time()
+    while time.time() - t0 < 600 and len(list(cells.glob("cell_*.json"))) < 1:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    err = proc.communicate(timeout=600)[1].strip().splitlines()
+    kept = len(list(cells.glob("cell_*.json")))
+    assert proc.returncode == 130 and len(err) == 1, err
+    cmd = f"foury-sim sweep {exp} --resume --out {root}"
+    assert err[0] == f"foury-sim: interrupted: {kept} of 4 cells written to {root / 'same'}; resume with: {cmd}"
+    assert 1 <= kept < 4 and not (root / "same" / ".lock").exists()
+    r = subprocess.run([sys.executable, "-m", "foury_sim.cli", *cmd.split()[1:], "--no-report", "--no-progress"],
+                       cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    fresh = run_sweep(exp, tmp_path / "fresh", progress=False, report=False)
+    pd.testing.assert_frame_equal(pd.read_parquet(root / "same" / "cells.parquet"),
+                                  pd.read_parquet(fresh / "cells.parquet"))

@@ -1,0 +1,138 @@
+"""A disk that fills or a write that fails (issue 11): one line naming the file and the OS reason, no
+temp file left behind, every cell already written kept, and --resume finishes the study."""
+
+from __future__ import annotations
+
+import errno
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from foury_sim import files, study
+from foury_sim.files import WriteError, atomic_write, clean_temp, write_frame
+from foury_sim.study import run_sweep
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SWEEP = """
+name = "disk"
+game = "foury"
+seed = 9
+games = 80
+[fixed]
+policy = "greedy"
+[sweep]
+hero = ["free", "kael", "melyra", "elydion"]
+"""
+
+
+def _no_temp(folder: Path) -> bool:
+    return not [p for p in folder.rglob("*") if ".tmp" in p.name]
+
+
+def _enospc(*a, **k):
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def test_atomic_write_on_a_full_disk_removes_its_temp_file(tmp_path, monkeypatch):
+    target = tmp_path / "sub" / "a.json"
+    atomic_write(target, "old")
+    monkeypatch.setattr(files.os, "fsync", _enospc)
+    for data in ("new", b"new"):
+        with pytest.raises(WriteError) as e:
+            atomic_write(target, data)
+        assert e.value.where == str(target) and e.value.message == "cannot write results file: No space left on device"
+    assert target.read_text() == "old" and _no_temp(tmp_path)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_write_frame_on_a_full_disk_removes_its_temp_file(tmp_path, monkeypatch, suffix):
+    df = pd.DataFrame({"a": range(1000)})
+
+    def half(self, path, *a, **k):  # writes part of the file, then the disk is full
+        Path(path).write_text("a\n1\n2\n")
+        _enospc()
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv" if suffix == ".csv" else "to_parquet", half)
+    with pytest.raises(WriteError) as e:
+        write_frame(df, tmp_path / f"t{suffix}")
+    assert e.value.where == str(tmp_path / f"t{suffix}") and "No space left on device" in e.value.message
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_folder_in_the_way_is_one_line(tmp_path):
+    (tmp_path / "x.csv").mkdir()
+    with pytest.raises(WriteError) as e:
+        write_frame(pd.DataFrame({"a": [1]}), tmp_path / "x.csv")
+    assert e.value.where == str(tmp_path / "x.csv") and "Is a directory" in e.value.message
+    assert [p.name for p in tmp_path.iterdir()] == ["x.csv"]
+
+
+def test_clean_temp_removes_only_temp_files(tmp_path):
+    for name in (".a.json.tmp12", "sub/.b.csv.tmp3", ".c.png.tmp4.png", "keep.json", ".lock"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("x")
+    assert clean_temp(tmp_path) == 3
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()) == [".lock", "keep.json"]
+
+
+def test_a_sweep_keeps_the_cells_written_before_the_disk_filled(tmp_path, monkeypatch):
+    exp = tmp_path / "disk.toml"
+    exp.write_text(SWEEP)
+    fresh = run_sweep(exp, tmp_path / "fresh", progress=False, report=False)
+    real = study.atomic_write
+
+    def full_at_cell_2(path, data):
+        if Path(path).name == "cell_0002.json":
+            tmp = Path(path).with_name(f".{Path(path).name}.tmp{os.getpid()}")
+            tmp.write_text("partial")
+            raise WriteError("cannot write results file: No space left on device", str(path))
+        real(path, data)
+
+    monkeypatch.setattr(study, "atomic_write", full_at_cell_2)
+    with pytest.raises(WriteError) as e:
+        run_sweep(exp, tmp_path / "r", progress=False, report=False)
+    out = tmp_path / "r" / "disk"
+    assert e.value.where == str(out / "cells" / "cell_0002.json")
+    assert e.value.message == (f"cannot write results file: No space left on device; 2 of 4 cells written to {out}: "
+                               f"free space, then resume with: foury-sim sweep {exp} --resume --out {tmp_path / 'r'}")
+    assert _no_temp(out) and not (out / ".lock").exists()
+    monkeypatch.setattr(study, "atomic_write", real)
+    run_sweep(exp, tmp_path / "r", resume=True, progress=False, report=False)
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "cells.parquet"), pd.read_parquet(fresh / "cells.parquet"))
+
+
+LIMITED = """
+import resource, sys
+from foury_sim.cli import main
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[1]), int(sys.argv[1])))
+sys.argv = ["foury-sim", *sys.argv[2:]]
+main()
+"""
+
+
+def test_file_size_limit_in_a_real_process(tmp_path):
+    """RLIMIT_FSIZE makes writes beyond the limit fail with EFBIG (Python ignores SIGXFSZ), like a full
+    disk: the cells (small files) are written, the report's figures (larger) are not; one line, exit 2, no
+    temp file; --resume then finishes the study without recomputing a cell."""
+    exp = tmp_path / "disk.toml"
+    exp.write_text(SWEEP)
+    out = tmp_path / "r" / "disk"
+    env = dict(os.environ)
+    r = subprocess.run([sys.executable, "-c", LIMITED, "20000", "sweep", str(exp), "--out", str(tmp_path / "r"),
+                        "--no-progress"], cwd=ROOT, capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("foury-sim: error: ") and "File too large" in lines[0], lines
+    assert f"all 4 cells are kept in {out}" in lines[0] and "--resume" in lines[0]
+    assert len(list((out / "cells").glob("cell_*.json"))) == 4 and _no_temp(out) and not (out / ".lock").exists()
+    r = subprocess.run([sys.executable, "-m", "foury_sim.cli", "sweep", str(exp), "--out", str(tmp_path / "r"),
+                        "--no-progress", "--resume", "--no-report"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr
+    fresh = run_sweep(exp, tmp_path / "fresh", progress=False, report=False)
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "cells.parquet"), pd.read_parquet(fresh / "cells.parquet"))
