@@ -399,4 +399,5 @@ def test_a_folder_or_a_missing_file_is_one_line(tmp_path):
         f"foury-sim: error: --map: {tmp_path} is a folder, not a map file\n")
     assert cli_main("map", "check", str(tmp_path / "no.map"))[0] == 2
     code, _, err = cli_main("run", "foury", "--set", f"game.map={tmp_path}")
-    assert code == 2 and err == f"foury-sim: error: --set game.map={tmp_path}: {tmp_path} is a folder, not a map file\n"
+    shown = str(tmp_path) if len(str(tmp_path)) <= 40 else str(tmp_path)[:37] + "..."  # --set values are shortened
+    assert code == 2 and err == f"foury-sim: error: --set game.map={shown}: {tmp_path} is a folder, not a map file\n"
