@@ -172,7 +172,7 @@ def replay(
     """Print one game's full play report: every roll, event, decision and resource change."""
     from .policy import make_policy
     from .registry import get_game
-    from .runner import in_worker
+    from .runner import in_worker, policy_watch
 
     spec = get_game(game)
     check_seed(seed)
@@ -184,7 +184,7 @@ def replay(
     rs = spec.load_ruleset(str(rules) if rules else None, set_, map)
     h = spec.check_hero(rs, spec.default_hero if hero is None else hero)
     pol = make_policy(spec.default_policy if policy is None else policy, spec.policies, param)
-    typer.echo("\n".join(in_worker(spec.replay, rs, h, pol, seed, game_index)))
+    typer.echo("\n".join(in_worker(spec.replay, rs, h, pol, seed, game_index, watch=policy_watch(pol))))
 
 
 @app.command(context_settings=GAME_OPTIONS)

@@ -124,12 +124,47 @@ class Stop(Exception):
     """Raised in a worker between two kernel calls once the caller was interrupted."""
 
 
-def in_worker(fn: Any, *args: Any, **kw: Any) -> Any:
+#: Seconds a user policy may go without answering any decision, once it has answered one, before the run is
+#: stopped as stuck (an endless loop inside the policy); ``FOURY_SIM_DECISION_BUDGET_S`` changes it.
+DECISION_BUDGET_S = 60.0
+
+
+def decision_budget() -> float:
+    """The decision budget in seconds (``DECISION_BUDGET_S``, or the ``FOURY_SIM_DECISION_BUDGET_S``
+    environment variable: a number from 0.1 to 86400)."""
+    text = os.environ.get("FOURY_SIM_DECISION_BUDGET_S")
+    if text is None:
+        return DECISION_BUDGET_S
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if not 0.1 <= v <= 86400:
+        raise InputError(f"must be a number of seconds from 0.1 to 86400, not {text!r}",
+                         "FOURY_SIM_DECISION_BUDGET_S")
+    return v
+
+
+def policy_watch(policy: Policy) -> Any:
+    """What ``in_worker`` watches while a user policy plays: its (decisions started, answered) counts; None
+    for a built-in policy."""
+    from .userpolicy import decision_counts
+
+    if decision_counts(policy) is None:
+        return None
+    return lambda: (policy.name, decision_counts(policy))
+
+
+def in_worker(fn: Any, *args: Any, watch: Any = None, **kw: Any) -> Any:
     """``fn(*args, **kw)`` in a worker thread (numba's thread count of the caller; standard output sent to
     standard error), the calling thread waiting so that Ctrl-C reaches it within a fraction of a second even
     while a kernel runs (kernels release the GIL). On Ctrl-C the worker is asked to stop (``stop_requested``
     between kernel calls) and ``KeyboardInterrupt`` is raised in the caller; a worker still running after
-    ``STOP_GRACE_S`` is listed in ``STUCK``. Exceptions of ``fn`` are raised in the caller."""
+    ``STOP_GRACE_S`` is listed in ``STUCK``. Exceptions of ``fn`` are raised in the caller.
+
+    ``watch`` (``policy_watch``): once a user policy has started a decision, if its decision counts do not
+    move for ``decision_budget()`` seconds the policy is stuck in one decision; the worker is listed in
+    ``STUCK`` and an ``InputError`` naming the policy is raised (the command line then ends the process)."""
     import numba
 
     n_threads = numba.get_num_threads()
@@ -144,12 +179,26 @@ def in_worker(fn: Any, *args: Any, **kw: Any) -> Any:
         except BaseException as e:  # handed to the caller
             box["error"] = e
 
+    budget = decision_budget() if watch is not None else 0.0
     t = threading.Thread(target=work, name="foury-sim-kernel", daemon=True)
+    seen = watch()[1] if watch is not None else None
+    armed, since = False, time.monotonic()
     with stdout_to_stderr():
         t.start()
         try:
             while t.is_alive():
                 t.join(0.05)
+                if watch is None:
+                    continue
+                name, now = watch()
+                if now != seen:
+                    armed, seen, since = True, now, time.monotonic()
+                elif armed and time.monotonic() - since > budget and t.is_alive():
+                    stop.set()
+                    STUCK.append(t)
+                    raise InputError(f"policy {name!r} answered no decision for {budget:g} s (an endless loop "
+                                     "inside the policy?); the run was stopped (the budget: "
+                                     "FOURY_SIM_DECISION_BUDGET_S)", "--policy")
         except KeyboardInterrupt:
             stop.set()
             t.join(STOP_GRACE_S)
@@ -182,7 +231,8 @@ def simulate_games(spec: GameSpec, ruleset: Any, hero: str, policy: Policy, seed
     if batch is None:
         batch = max(20_000, count // 20) if progress is not None and progress.enabled else count
     batch = max(1, min(batch, KERNEL_BATCH))
-    return in_worker(_simulate_batches, spec, ruleset, hero, policy, seed, start, count, progress, batch)
+    return in_worker(_simulate_batches, spec, ruleset, hero, policy, seed, start, count, progress, batch,
+                     watch=policy_watch(policy))
 
 
 def _simulate_batches(spec: GameSpec, ruleset: Any, hero: str, policy: Policy, seed: int, start: int, count: int,

@@ -58,6 +58,10 @@ def _int64_ptr(typingctx, addr):
 #: the record holds a count per slot, then the decision kind where each slot first happened (-1: never).
 E_OUTSIDE, E_PARAMS, E_RAISED, E_ANSWER = 0, 1, 2, 3
 N_ERR_SLOTS = 4
+#: After the counts and first kinds: decisions started and decisions answered (the watchdog of
+#: ``runner.in_worker`` reads them: started > answered with no change for the decision budget = stuck).
+E_STARTED, E_ANSWERED = 2 * N_ERR_SLOTS, 2 * N_ERR_SLOTS + 1
+ERR_SIZE = 2 * N_ERR_SLOTS + 2
 _ERR_TEXT = {
     E_OUTSIDE: "indexed outside its state or options array",
     E_PARAMS: "read past its parameters",
@@ -76,7 +80,17 @@ def clear_errors(policy: Policy) -> None:
     """Forget a user policy's recorded faults (before a run; ``check_errors`` also clears them)."""
     if policy.errors is not None:
         policy.errors[:N_ERR_SLOTS] = 0
-        policy.errors[N_ERR_SLOTS:] = -1
+        policy.errors[N_ERR_SLOTS:E_STARTED] = -1
+        policy.errors[E_STARTED:] = 0
+
+
+def decision_counts(policy: Policy) -> tuple[int, int] | None:
+    """(decisions started, decisions answered) by a user policy's guard so far, or None for a built-in
+    (whose decisions are not watched: they always return). Read while the kernel runs."""
+    err = getattr(policy, "errors", None)
+    if err is None or err.shape[0] < ERR_SIZE:
+        return None
+    return int(err[E_STARTED]), int(err[E_ANSWERED])
 
 
 def check_errors(policy: Policy, kind_names: tuple[str, ...] | None = None) -> None:
@@ -84,7 +98,7 @@ def check_errors(policy: Policy, kind_names: tuple[str, ...] | None = None) -> N
     the fault, how often and the decision kind where it first happened. Clears the record."""
     err = policy.errors
     counts = err[:N_ERR_SLOTS].copy()
-    kinds = err[N_ERR_SLOTS:].copy()
+    kinds = err[N_ERR_SLOTS:E_STARTED].copy()
     clear_errors(policy)
     for slot in (E_PARAMS, E_OUTSIDE, E_RAISED, E_ANSWER):
         if counts[slot]:
@@ -111,6 +125,7 @@ _ARGTYPES = (types.int64, types.int64[:], types.int64[:, :], types.int64, types.
 def _guarded_call(user, err, kind, state, options, n_options, params):
     """The guard's body (``_guard``; compiled once for every policy, which it calls as a first-class
     function): the answer, or -1 with the fault recorded in ``err``."""
+    err[E_STARTED] += 1
     slot = -1
     c = np.int64(-1)
     rows = min(max(n_options, 1), options.shape[0])  # the valid option rows (the rest is stale scratch)
@@ -141,6 +156,7 @@ def _guarded_call(user, err, kind, state, options, n_options, params):
         err[slot] += 1
         if err[N_ERR_SLOTS + slot] < 0:
             err[N_ERR_SLOTS + slot] = kind
+    err[E_ANSWERED] += 1
     return c
 
 
@@ -298,8 +314,8 @@ def load_user_policy(spec: str) -> UserPolicy:
     user = njit(boundscheck=True)(py)
     if not JIT_DISABLED:  # (without numba the checks below cannot run: the function stays Python)
         _check_compiled(user, name, path_s, where)
-    errors = np.zeros(2 * N_ERR_SLOTS, dtype=np.int64)
-    errors[N_ERR_SLOTS:] = -1
+    errors = np.zeros(ERR_SIZE, dtype=np.int64)
+    errors[N_ERR_SLOTS:E_STARTED] = -1
     guarded = _guard(user, errors)
     traits = USER_TRAITS | check_traits(g.get("POLICY_TRAITS", ()), spec)
     loaded = UserPolicy(guarded, errors, g, _declared_params(g, path_s), traits)

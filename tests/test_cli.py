@@ -220,7 +220,7 @@ BAD_VALUE = {
     "report": {},
     "sweep": {"--threads": "0", "--precision": "-1", "--max-games": "5", "--batch": "0"},
     "robust": {"--games": "1", "--points": "-1", "--threads": "0"},
-    "map check": {"--game": "nogame"},
+    "map check": {"--game": "nogame", "--rules": "nowhere.toml", "--set": "no_such_key=3"},
     "map render": {"--out": "x.txt", "--game": "nogame"},
 }
 #: Options whose checks belong to another part of the code (the study's own --out rules).

@@ -89,3 +89,27 @@ def test_a_policy_that_prints_leaves_json_clean(tmp_path):
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["games"] == 30
     assert "777" not in r.stdout and r.stderr.count("777 ") >= 30
+
+
+def test_a_policy_stuck_in_one_decision_is_stopped_by_the_decision_budget(tmp_path):
+    """The step budget of user policies: once a policy has started deciding, no answer for
+    FOURY_SIM_DECISION_BUDGET_S seconds stops the run with one line naming the policy (exit 2), no Ctrl-C
+    needed; a bad budget value is refused in one line."""
+    f = tmp_path / "loop.py"
+    f.write_text(LOOP_POLICY)
+    env = {**os.environ, "FOURY_SIM_DECISION_BUDGET_S": "2"}
+    t0 = time.perf_counter()
+    r = subprocess.run([sys.executable, "-m", "foury_sim", "run", "foury", "--games", "100", "--policy",
+                        f"{f}:loop"], cwd=ROOT, capture_output=True, text=True, timeout=900, env=env)
+    assert r.returncode == 2, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith("foury-sim:")]
+    assert lines == [f"foury-sim: error: --policy: policy '{f}:loop' answered no decision for 2 s (an endless "
+                     "loop inside the policy?); the run was stopped (the budget: FOURY_SIM_DECISION_BUDGET_S)"]
+    assert "Traceback" not in r.stderr and r.stdout == ""
+    assert time.perf_counter() - t0 < 600
+    env["FOURY_SIM_DECISION_BUDGET_S"] = "forever"
+    r = subprocess.run([sys.executable, "-m", "foury_sim", "run", "foury", "--games", "10", "--policy",
+                        f"{f}:loop"], cwd=ROOT, capture_output=True, text=True, timeout=900, env=env)
+    assert r.returncode == 2 and r.stderr == (
+        "foury-sim: error: FOURY_SIM_DECISION_BUDGET_S: must be a number of seconds from 0.1 to 86400, not "
+        "'forever'\n"), r.stderr
