@@ -148,6 +148,11 @@ def check_out_dir(path: str | Path | None, where: str = "--out") -> Path | None:
         if not _writable_dir(p):
             raise InputError(f"{p} is not writable", where)
         return p
+    return _check_parent(p, where)
+
+
+def _check_parent(p: Path, where: str) -> Path:
+    """``p`` if its folder exists and is writable (a missing folder is not created: a typo is refused)."""
     parent = p.absolute().parent
     if not parent.is_dir():
         raise InputError(f"the folder {parent} does not exist (create it first)", where)
@@ -168,9 +173,4 @@ def check_out_file(path: str | Path, where: str, suffix: str) -> Path:
         raise InputError(f"{p} is a folder", where)
     if p.exists() and not os.access(p, os.W_OK):
         raise InputError(f"{p} is not writable", where)
-    parent = p.absolute().parent
-    if not parent.is_dir():
-        raise InputError(f"the folder {parent} does not exist (create it first)", where)
-    if not _writable_dir(parent):
-        raise InputError(f"the folder {parent} is not writable", where)
-    return p
+    return _check_parent(p, where)
