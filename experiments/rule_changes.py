@@ -18,7 +18,7 @@ import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
 from foury_sim import __version__
-from foury_sim.runner import atomic_write, to_jsonable, write_frame
+from foury_sim.files import atomic_write, to_jsonable, write_frame
 from foury_sim.study import compare, git_commit
 
 HEROES = ("free", "kael", "melyra", "thalindra", "elydion")

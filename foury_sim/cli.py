@@ -119,9 +119,10 @@ def run(
 ) -> None:
     """Simulate many games and print the win rate with its interval, and where and why players die.
     Options only some games take (see `foury-sim games`) follow the common ones."""
+    from .files import to_jsonable
     from .registry import get_game
     from .runner import run as run_games
-    from .runner import to_jsonable, write_run
+    from .runner import write_run
 
     spec = get_game(game)
     options = _game_options(spec, "run", ctx.args)
@@ -351,7 +352,7 @@ def assumptions(
     rs = spec.load_ruleset(str(rules) if rules else None, set_, map)
     found = of(rs)
     if fmt == "json":
-        from .runner import to_jsonable
+        from .files import to_jsonable
 
         typer.echo(json.dumps(to_jsonable([a.to_dict() for a in found]), indent=2))
         return

@@ -18,7 +18,7 @@ import pandas as pd
 
 from . import assumptions, stats
 from .errors import InputError
-from .files import atomic_write, to_jsonable, write_frame  # noqa: F401  (re-exported: older imports)
+from .files import atomic_write, to_jsonable, write_frame
 from .inputs import check_games, check_name, check_seed, check_threads
 from .policy import Policy, make_policy
 from .registry import GameSpec, get_game
