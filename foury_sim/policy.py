@@ -12,8 +12,9 @@ It returns the index of the chosen option (0 <= i < n_options). Every game's ker
 rule to an answer outside ``0 .. n_options-1``: it is counted and option 0 is taken; the game's Python
 wrapper then calls ``check_answers``, which makes any such answer an error. Built-in policies are
 selected by an integer id inside the kernels (a cheap switch, cached on disk); a user's policy from a
-Python file is compiled with this signature and passed to the same kernel as a first-class function,
-so the kernel is compiled once and cached for every policy.
+Python file (``userpolicy``) is compiled with bounds checks, wrapped in a guard that gives it copies of
+the arrays and records its faults, and passed to the same kernel as a first-class function, so the
+kernel is compiled once and cached for every policy.
 
 What a game does differently for a policy (compute an odds table for it, show it every option) keys
 on its declared ``TRAITS``, never on its id: built-ins list them in their ``PolicySpec``; a user's

@@ -150,9 +150,7 @@ def policy_watch(policy: Policy) -> Any:
     for a built-in policy."""
     from .userpolicy import decision_counts
 
-    if decision_counts(policy) is None:
-        return None
-    return lambda: (policy.name, decision_counts(policy))
+    return None if policy.errors is None else (lambda: (policy.name, decision_counts(policy)))
 
 
 def in_worker(fn: Any, *args: Any, watch: Any = None, **kw: Any) -> Any:
