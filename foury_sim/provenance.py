@@ -3,11 +3,23 @@
 One place turns a variant's settings (the ``KEY=VALUE`` of ``compare``/``sweep``: ``hero``, ``policy``,
 ``map``, ``rules``, ``param.NAME``, ruleset keys) into command-line arguments, so every "replay one with"
 hint, header and JSON record spells them the same way and can be pasted.
+
+* ``settings_args`` / ``command`` / ``replay_command``: settings -> arguments -> a pasteable command;
+* ``cli_settings``: a verb's options (``--hero``, ``--set``, ``--param`` ...) -> the same settings dict;
+* ``describe``: settings -> one readable line (``hero=kael, round.monster_bonus=0,1,3,4``; ``defaults``);
+* ``run_record`` / ``header_lines``: what ``foury-sim run`` (and ``runner.run`` for a notebook) records
+  about itself: overrides with file digests, policy and parameters, seed, games, level, version, commit
+  and the command that reproduces it, and the 2-3 lines the text summary opens with.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import shlex
+import subprocess
+from pathlib import Path
 from typing import Any
 
 from . import __version__
@@ -16,8 +28,43 @@ from . import __version__
 OPTION_KEYS = ("hero", "policy", "map", "rules")
 
 
-def _show(v: Any) -> str:
-    return ",".join(str(x) for x in v) if isinstance(v, (list, tuple)) else str(v)
+def _parse(text: str) -> Any:
+    from .rulesfile import _parse_value
+
+    return _parse_value(text)
+
+
+def _toml(v: Any) -> str:
+    """``v`` as a TOML value (strings quoted), the form ``--set`` always reads back exactly."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{k} = {_toml(x)}" for k, x in v.items()) + " }"
+    return str(v)
+
+
+def value_text(v: Any) -> str:
+    """A setting's value as typed on the command line, such that ``--set KEY=TEXT`` (and ``compare``'s
+    ``KEY=TEXT``) reads back the same value: ``[0, 1, 3]`` -> ``0,1,3``, ``True`` -> ``true``, a word as is,
+    anything else in TOML form (``"true"`` for the word true, ``{ hearts = 6 }``)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (list, tuple)):
+        if v and all(isinstance(x, (int, float, str)) and not isinstance(x, bool) for x in v):
+            text = ",".join(str(x) for x in v)
+            if _parse(text) == list(v):
+                return text
+        return _toml(v)
+    if isinstance(v, str):
+        return v if _parse(v) == v else _toml(v)
+    return _toml(v) if isinstance(v, dict) else str(v)
+
+
+_show = value_text  # the earlier private name
 
 
 def settings_args(settings: dict[str, Any]) -> list[str]:
@@ -26,14 +73,46 @@ def settings_args(settings: dict[str, Any]) -> list[str]:
     args: list[str] = []
     for k in OPTION_KEYS:
         if settings.get(k) not in (None, ""):
-            args += [f"--{k}", _show(settings[k])]
-    params = [f"{k[6:]}={_show(v)}" for k, v in settings.items() if k.startswith("param.")]
+            args += [f"--{k}", str(settings[k])]
+    params = [f"{k[6:]}={value_text(v)}" for k, v in settings.items() if k.startswith("param.")]
     if params:
         args += ["--param", ",".join(params)]
     for k, v in settings.items():
         if k not in OPTION_KEYS and not k.startswith("param."):
-            args += ["--set", f"{k}={_show(v)}"]
+            args += ["--set", f"{k}={value_text(v)}"]
     return args
+
+
+def setting_words(settings: dict[str, Any]) -> list[str]:
+    """Settings as ``KEY=VALUE`` words (``compare --a``/``--b``/``--fixed`` take them back)."""
+    return [f"{k}={v if k in OPTION_KEYS else value_text(v)}" for k, v in settings.items()]
+
+
+def describe(settings: dict[str, Any] | None) -> str:
+    """One readable line: ``hero=kael, policy=cautious, round.monster_bonus=0,1,3,4``, or ``defaults`` when
+    there are none (for headers: a replay's, the odds table's, a comparison's)."""
+    return ", ".join(setting_words(settings or {})) or "defaults"
+
+
+def cli_settings(*, hero: str | None = None, policy: str | None = None, params: str | None = None,
+                 rules: str | Path | None = None, sets: list[str] | dict[str, Any] | None = None,
+                 map: str | None = None) -> dict[str, Any]:
+    """A verb's options as a settings dict (the keys ``compare`` takes): ``--param a=1,b=2`` -> ``param.a``,
+    ``param.b``; ``--set KEY=VALUE`` -> ``KEY`` with its value as ``--set`` reads it. Options not given are
+    left out, so ``describe(cli_settings(...))`` names only what was asked for."""
+    out: dict[str, Any] = {}
+    for k, v in (("hero", hero), ("policy", policy), ("map", map), ("rules", rules)):
+        if v not in (None, ""):
+            out[k] = str(v)
+    for item in (params or "").split(","):
+        if "=" in item:
+            k, v = (s.strip() for s in item.split("=", 1))
+            out[f"param.{k}"] = _parse(v)
+    items = sets.items() if isinstance(sets, dict) else (
+        (s.split("=", 1)[0].strip(), _parse(s.split("=", 1)[1].strip())) for s in sets or [] if "=" in s)
+    for k, v in items:
+        out[k] = v
+    return out
 
 
 def command(verb: str, game: str, args: list[str]) -> str:
@@ -48,3 +127,141 @@ def replay_command(game: str, seed: int, index: int, settings: dict[str, Any] | 
 
 def version() -> str:
     return __version__
+
+
+@functools.cache
+def git_commit() -> str | None:
+    """The commit of the checkout the package runs from (with ``+dirty`` when tracked files differ from
+    it), or None outside a git checkout."""
+    here = Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5)
+        commit = head.stdout.strip() if head.returncode == 0 else ""
+        if not commit:
+            return None
+        st = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
+                            capture_output=True, text=True, timeout=5)
+        return commit + ("+dirty" if st.returncode == 0 and st.stdout.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def file_record(path: str | Path | None) -> dict[str, str] | None:
+    """``{"path": as given, "sha256": ...}`` of a file a run read (``--rules``, a map file, a user policy's
+    ``FILE.py``); just the name when it is no file (a shipped map's name); None when not given."""
+    if path in (None, ""):
+        return None
+    text = str(path)
+    p = Path(text.split(".py:", 1)[0] + ".py" if ".py:" in text else text)
+    try:
+        if p.is_file():
+            return {"path": text, "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}
+    except OSError:
+        pass
+    return {"name": text}
+
+
+def resolve_sets(sets: list[str] | None, data: dict[str, Any] | None) -> dict[str, Any]:
+    """``--set`` items as ``{dotted key: value}``: a short key (``monster_bonus``) becomes the one dotted path
+    of ``data`` (the ruleset as read) that ends in it, so a record names the value that was changed."""
+    from .rulesfile import find_key
+
+    out: dict[str, Any] = {}
+    for s in sets or []:
+        if "=" not in s:
+            continue
+        k, v = (t.strip() for t in s.split("=", 1))
+        if "." not in k and isinstance(data, dict):
+            hits = find_key(data, k)
+            k = hits[0] if len(hits) == 1 else k
+        out[k] = _parse(v)
+    return out
+
+
+def run_record(game: str, *, hero: str, policy: Any, params: str | None, games: int, seed: int, conf: float,
+               rules: str | None = None, sets: dict[str, Any] | None = None, map: str | None = None,
+               options: dict[str, Any] | None = None, defaults: dict[str, Any] | None = None, start: int = 0,
+               ruleset_given: bool = False) -> dict[str, Any]:
+    """How a run was made (``summary["provenance"]``): game, hero, policy with every parameter value, seed,
+    games, confidence level, each override (``--set`` by dotted key, ``--rules`` and a map file with their
+    sha256, ``--param`` as given, the game's options that differ from ``defaults``), ``defaults`` (true when
+    there is none), package version, git commit and the ``command`` that plays the same games again (None
+    when the command line cannot: a ruleset object or a first game other than 0 given by a library caller).
+    The thread count is not recorded: game ``i`` plays on stream ``(seed, i)`` whatever the threads."""
+    opts = {k: v for k, v in (options or {}).items() if (defaults or {}).get(k) != v}
+    pars = cli_settings(params=params)
+    overrides: dict[str, Any] = {}
+    if sets:
+        overrides["set"] = {k: value_text(v) for k, v in sets.items()}
+    if rules:
+        overrides["rules"] = file_record(rules)
+    if map:
+        overrides["map"] = file_record(map)
+    if pars:
+        overrides["param"] = {k[6:]: value_text(v) for k, v in pars.items()}
+    if opts:
+        overrides["options"] = opts
+    if ruleset_given:
+        overrides["ruleset"] = "a ruleset object given by the caller"
+    pname = getattr(policy, "name", str(policy))
+    args = settings_args({"hero": hero, "policy": pname, "map": map, "rules": rules} | pars | (sets or {}))
+    for k, v in opts.items():
+        args += [f"--{k.replace('_', '-')}", value_text(v)]
+    args += ["--games", str(games), "--seed", str(seed)] + (["--conf", f"{conf:g}"] if conf != 0.95 else [])
+    rec: dict[str, Any] = {
+        "command": None if ruleset_given or start else command("run", game, args),
+        "game": game, "hero": hero, "policy": pname,
+        "policy_params": dict(zip(getattr(policy, "param_names", ()), map_floats(getattr(policy, "params", ())))),
+        "seed": seed, "games": games, "first_game": start, "conf": conf,
+        "overrides": overrides, "defaults": not overrides,
+        "version": version(), "git_commit": git_commit(),
+    }
+    pf = file_record(pname) if ".py" in pname else None
+    if pf is not None:
+        rec["policy_file"] = pf
+    return rec
+
+
+def map_floats(values: Any) -> list[Any]:
+    """Parameter values as plain numbers (``2`` rather than ``2.0``)."""
+    return [int(v) if float(v).is_integer() else float(v) for v in values]
+
+
+def overrides_text(overrides: dict[str, Any]) -> str:
+    """``--set round.monster_bonus=0,1,3,4 --rules my.toml (sha256 1a2b3c4d)``; ``none (shipped defaults)``."""
+    if not overrides:
+        return "none (shipped defaults)"
+    words: list[str] = []
+    for k, v in overrides.get("set", {}).items():
+        words.append(f"--set {shlex.quote(f'{k}={v}')}")
+    for key in ("rules", "map"):
+        f = overrides.get(key)
+        if f:
+            words.append(f"--{key} {shlex.quote(f.get('path', f.get('name', '')))}"
+                         + (f" (sha256 {f['sha256'][:12]})" if "sha256" in f else ""))
+    if overrides.get("param"):
+        words.append("--param " + ",".join(f"{k}={v}" for k, v in overrides["param"].items()))
+    for k, v in overrides.get("options", {}).items():
+        words.append(f"--{k.replace('_', '-')} {v}")
+    if "ruleset" in overrides:
+        words.append(overrides["ruleset"])
+    return " ".join(words)
+
+
+def made_with(rec: dict[str, Any]) -> str:
+    """``foury-sim 0.1.0, commit 1a2b3c4d5e`` (the commit when known)."""
+    commit = rec.get("git_commit")
+    if not commit:
+        return f"foury-sim {rec.get('version', version())}"
+    dirty = " (with uncommitted changes)" if commit.endswith("+dirty") else ""
+    return f"foury-sim {rec.get('version', version())}, commit {commit[:10]}{dirty}"
+
+
+def header_lines(rec: dict[str, Any]) -> list[str]:
+    """The provenance lines of a run's text summary: the overrides (or ``none``), and the command that
+    reproduces the run with the version and commit that made it."""
+    lines = [f"overrides: {overrides_text(rec.get('overrides') or {})}"]
+    if rec.get("command"):
+        lines.append(f"reproduce: {rec['command']}")
+    lines.append(f"made with: {made_with(rec)}")
+    return lines
