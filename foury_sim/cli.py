@@ -83,8 +83,11 @@ def format_summary(s: dict[str, Any], title: str, outputs: Any = None) -> str:
             outputs = get_game(s["game"]).outputs
         except InputError:
             outputs = None
+    from .provenance import header_lines
+
     n = s["games"]
-    lines = [f"{title}", f"hero {s['hero']}, policy {s['policy']}, seed {s['seed']}, {n:,} games", ""]
+    lines = [f"{title}", f"hero {s['hero']}, policy {s['policy']}, seed {s['seed']}, {n:,} games"]
+    lines += [*(header_lines(s["provenance"]) if s.get("provenance") else ()), ""]
     lines += [*s.get("warnings", ()), *([""] if s.get("warnings") else [])]
     lines.append(f"win rate            {fmt_rate(s['win'])}  ({100 * s['win'].get('conf', 0.95):g} % Wilson interval)")
     if "turn_cap_share" in s:
@@ -132,12 +135,8 @@ def run(
     check_input_file(rules, "--rules")
     res = run_games(game, hero=hero, policy=policy, params=param, games=games, seed=seed,
                     rules=str(rules) if rules else None, sets=set_, map=map, threads=threads,
-                    progress=None if progress is None and games >= 50_000 else bool(progress), options=options)
-    if conf != 0.95:  # the intervals again, at the level asked for
-        from .runner import summarize
-
-        res.summary.update(summarize(spec, res.df, res.ruleset, conf))
-    res.summary["conf"] = conf
+                    progress=None if progress is None and games >= 50_000 else bool(progress), options=options,
+                    conf=conf)
     text = (json.dumps(to_jsonable(res.summary), indent=2) if fmt == "json"
             else format_summary(res.summary, spec.title, spec.outputs))
     _write_or_say(lambda: write_run(res, out) if out is not None else None, text, out)

@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import assumptions, stats
+from . import assumptions, provenance, stats
 from .errors import InputError
 from .files import atomic_write, to_jsonable, write_frame
-from .inputs import check_games, check_name, check_seed, check_threads
+from .inputs import check_conf, check_games, check_name, check_seed, check_threads
 from .policy import Policy, make_policy
 from .registry import GameSpec, get_game
 
@@ -309,18 +309,24 @@ def run_options(spec: GameSpec, command: str, options: dict[str, Any] | None) ->
 def run(game: str, *, hero: str | None = None, policy: str | None = None, params: str | None = None,
         games: int = 10_000, seed: int = 1, rules: str | None = None, sets: list[str] | None = None,
         map: str | None = None, threads: int | None = None, progress: bool | None = None,
-        ruleset: Any = None, start: int = 0, options: dict[str, Any] | None = None) -> RunResult:
+        ruleset: Any = None, start: int = 0, options: dict[str, Any] | None = None,
+        conf: float = 0.95) -> RunResult:
     """Simulate ``games`` games and summarize them (everything ``foury-sim run`` does, minus printing).
 
-    ``options``: the game's own options of ``run`` (``GameSpec.options``), passed to its ``load_ruleset``."""
+    ``options``: the game's own options of ``run`` (``GameSpec.options``), passed to its ``load_ruleset``;
+    ``conf``: the level of every interval. ``summary["provenance"]`` records how the run was made: its
+    overrides, policy parameters, seed, games, version, commit and the command that reproduces it
+    (``provenance.run_record``)."""
     spec = get_game(game)
     check_games(games, columns=len(spec.outputs.columns), start=start)
     check_seed(seed)
     check_threads(threads)
+    check_conf(conf)
     check_name(hero, "--hero")
     check_name(policy, "--policy")
     spec.check_map(map)
     opts = run_options(spec, "run", options)
+    given_ruleset = ruleset is not None
     if ruleset is None:
         ruleset = spec.load_ruleset(rules, sets, map, **opts)
     hero = spec.check_hero(ruleset, spec.default_hero if hero is None else hero)
@@ -333,10 +339,15 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
     if bar is not None:
         bar.close()
     res = RunResult(game, hero, pol, seed, ruleset, df, extras, elapsed=elapsed)
-    res.summary = summarize(spec, df, ruleset)
-    res.summary.update({"game": game, "hero": hero, "policy": pol.describe(), "seed": seed,
+    res.summary = summarize(spec, df, ruleset, conf)
+    res.summary.update({"game": game, "hero": hero, "policy": pol.describe(), "seed": seed, "conf": conf,
                         "elapsed_s": round(elapsed, 3), "games_per_s": round(games / max(elapsed, 1e-9)),
                         "assumptions": assumptions.records(ruleset, hero)})
+    defaults = {o.name: o.default for o in spec.options if "run" in o.commands}
+    res.summary["provenance"] = provenance.run_record(
+        game, hero=hero, policy=pol, params=params, games=games, seed=seed, conf=conf, rules=rules,
+        sets=provenance.resolve_sets(sets, getattr(ruleset, "data", None)), map=map, options=opts,
+        defaults=defaults, start=start, ruleset_given=given_ruleset)
     return res
 
 
