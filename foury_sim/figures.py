@@ -746,11 +746,13 @@ def paired_difference(
     a_label: str = "A",
     b_label: str = "B",
     conf: float = 0.95,
+    setup: str | None = None,
 ) -> Figure:
     """Forest plot of paired differences b − a, one row per outcome on its own scale.
 
     ``diff_rows`` has ``outcome``, ``diff``, ``lo``, ``hi``, ``significant`` (optionally ``a``, ``b``).
-    Rates ("win rate", ...) are shown in percentage points.
+    Rates ("win rate", ...) are shown in percentage points. ``setup`` (a line or two: what A and B are,
+    the settings they share, games, seed) is printed under the title.
     """
     need = ("outcome", "diff", "lo", "hi")
     missing = [c for c in need if c not in diff_rows]
@@ -760,8 +762,10 @@ def paired_difference(
     if rows.empty:
         raise NoData("no outcomes to compare")
     n = len(rows)
-    fig = _figure(9.0, 1.15 + 0.85 * n)
+    fig = _figure(9.0, 1.15 + 0.85 * n + (0.2 * (setup.count("\n") + 1) if setup else 0.0))
     axes = np.atleast_1d(fig.subplots(n, 1))
+    if setup:
+        axes[0].set_title(setup, loc="left", fontsize=9.5, color="#222222")
     for ax, (_, r) in zip(axes, rows.iterrows()):
         name = str(r["outcome"])
         rate = _is_rate(name)

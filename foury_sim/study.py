@@ -21,7 +21,6 @@ import math
 import os
 import platform
 import re
-import subprocess
 import sys
 import time
 import tomllib
@@ -32,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import __version__, assumptions, stats
+from . import __version__, assumptions, provenance, stats
 from .errors import InputError, Interrupted
 from .files import WriteError, atomic_write, clean_temp, save_figure, to_jsonable, write_frame
 from .inputs import check_seed
@@ -492,12 +491,8 @@ def cells_table(records: list[dict[str, Any]], swept: list[str], spec: GameSpec)
 
 
 def git_commit() -> str | None:
-    try:
-        here = Path(__file__).resolve().parent
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5)
-        return out.stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        return None
+    """The package's git commit (``provenance.git_commit``: ``+dirty`` when tracked files were changed)."""
+    return provenance.git_commit()
 
 
 # ------------------------------------------------------------------- results folders --
@@ -924,17 +919,52 @@ class Comparison:
     conf: float = 0.95
     #: the assumptions both variants rest on (``overridden_in_cells``: 0 = A, 1 = B)
     assumptions: list[dict[str, Any]] = field(default_factory=list)
+    game: str = DEFAULT_GAME
+    #: the settings both variants share (``--fixed``); variant A plays ``fixed | a``, B ``fixed | b``
+    fixed: dict[str, Any] = field(default_factory=dict)
+
+    def settings(self, variant: str) -> dict[str, Any]:
+        """Every setting of variant ``"a"`` or ``"b"``: the fixed ones, then its own."""
+        return dict(self.fixed) | (self.a if variant == "a" else self.b)
+
+    def command(self) -> str:
+        """The ``foury-sim compare`` command that plays this comparison again."""
+        args: list[str] = []
+        for flag, settings in (("--a", self.a), ("--b", self.b), ("--fixed", self.fixed)):
+            for word in provenance.setting_words(settings):
+                args += [flag, word]
+        args += ["--games", str(self.games), "--seed", str(self.seed)]
+        return provenance.command("compare", self.game, args + (["--conf", f"{self.conf:g}"]
+                                                                 if self.conf != 0.95 else []))
+
+    def replays(self) -> dict[str, dict[str, Any]]:
+        """For the first game flipped each way: its index and the ``foury-sim replay`` command of each
+        variant (every setting of that variant: fixed, then its own)."""
+        out: dict[str, dict[str, Any]] = {}
+        for key in ("flipped_win_to_loss", "flipped_loss_to_win"):
+            flipped = self.win.get(key) or []
+            if flipped:
+                g = int(flipped[0])
+                out[key] = {"game": g, **{v: provenance.replay_command(self.game, self.seed, g, self.settings(v))
+                                          for v in ("a", "b")}}
+        return out
+
+    def provenance(self) -> dict[str, Any]:
+        return {"command": self.command(), "version": provenance.version(), "git_commit": provenance.git_commit()}
 
     def to_dict(self) -> dict[str, Any]:
         w = {k: v for k, v in self.win.items() if not k.startswith("flipped")}
         return to_jsonable({
-            "a": self.a, "b": self.b, "games": self.games, "seed": self.seed, "conf": self.conf,
+            "game": self.game, "a": self.a, "b": self.b, "fixed": self.fixed,
+            "settings_a": self.settings("a"), "settings_b": self.settings("b"),
+            "games": self.games, "seed": self.seed, "conf": self.conf, "provenance": self.provenance(),
             "multiple_testing": "Holm over the outcomes (p_adjusted); significant means p_adjusted < 1 - conf",
             "win": w,
             "flipped_win_to_loss": self.win["flipped_win_to_loss"][:50],
             "flipped_loss_to_win": self.win["flipped_loss_to_win"][:50],
             "n_flipped_win_to_loss": len(self.win["flipped_win_to_loss"]),
             "n_flipped_loss_to_win": len(self.win["flipped_loss_to_win"]),
+            "replay": self.replays(),
             "outcomes": self.outcomes.to_dict(orient="records"),
             "assumptions": self.assumptions,
         })
@@ -988,18 +1018,23 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     out["significant"] = sig
     win["p_adjusted"] = float(out["p_adjusted"].iloc[0])
     win["significant"] = bool(sig[0])
-    return Comparison(a, b, games, seed, win, out, da, db, conf, assumptions.across_cells([ra[0], rb[0]]))
+    return Comparison(a, b, games, seed, win, out, da, db, conf, assumptions.across_cells([ra[0], rb[0]]),
+                      game=spec.name, fixed=dict(fixed))
 
 
 def format_comparison(c: Comparison) -> str:
     def show(s: dict[str, Any]) -> str:
-        return ", ".join(f"{k}={v}" for k, v in s.items()) or "(defaults)"
+        return provenance.describe(s) if s else "(defaults)"
 
     lvl = f"{100 * c.conf:g} %"
     n_out = len(c.outcomes)
+    prov = c.provenance()
     lines = [f"A: {show(c.a)}", f"B: {show(c.b)}",
-             f"{c.games:,} games on the same dice streams (seed {c.seed}); "
+             f"both (--fixed): {show(c.fixed)}",
+             f"{c.games:,} games of {c.game} on the same dice streams (seed {c.seed}); "
              f"differences are B - A, paired {lvl} intervals",
+             f"reproduce: {prov['command']}",
+             f"made with: {provenance.made_with(prov)}",
              f"p: exact McNemar (win rate) or paired t; p adj: Holm over the {n_out} outcomes. A difference is "
              f"called significant when p adj < {1 - c.conf:.3g}.",
              ""]
@@ -1017,11 +1052,24 @@ def format_comparison(c: Comparison) -> str:
                                                                        if w2l else ""))
     lines.append(f"games lost under A but won under B: {len(l2w)}" + (f" (e.g. {', '.join(map(str, l2w[:8]))})"
                                                                        if l2w else ""))
-    if w2l or l2w:
-        lines.append("replay one with: foury-sim replay GAME --seed S --game INDEX (plus that variant's settings)")
+    for key, what in (("flipped_win_to_loss", "won under A, lost under B"),
+                      ("flipped_loss_to_win", "lost under A, won under B")):
+        r = c.replays().get(key)
+        if r is not None:
+            lines += [f"replay game {r['game']} ({what}):", f"  under A: {r['a']}", f"  under B: {r['b']}"]
     if c.assumptions:
         lines += [""] + assumptions.summary_lines(c.assumptions)
     return "\n".join(lines)
+
+
+def comparison_setup(c: Comparison) -> str:
+    """What a comparison's figure compares, in two lines: A and B, the settings both share, games, seed,
+    level and the game's title."""
+    title = get_game(c.game).title
+    both = provenance.describe(c.fixed) if c.fixed else "defaults otherwise"
+    return (f"A: {provenance.describe(c.a)}    B: {provenance.describe(c.b)}\n"
+            f"both: {both};  {title}, {c.games:,} games on the same dice (seed {c.seed}), "
+            f"{100 * c.conf:g} % intervals")
 
 
 def write_comparison(c: Comparison, out: str | Path) -> list[Path]:
@@ -1033,7 +1081,7 @@ def write_comparison(c: Comparison, out: str | Path) -> list[Path]:
     write_frame(c.df_b, paths[3])
     from .figures import paired_difference
 
-    fig = paired_difference(c.outcomes, conf=c.conf)
+    fig = paired_difference(c.outcomes, conf=c.conf, setup=comparison_setup(c))
     p = out / "comparison.png"
     save_figure(fig, p, dpi=120)
     paths.append(p)
