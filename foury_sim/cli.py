@@ -83,11 +83,13 @@ def format_summary(s: dict[str, Any], title: str, outputs: Any = None) -> str:
             outputs = get_game(s["game"]).outputs
         except InputError:
             outputs = None
-    from .provenance import header_lines
+    from .provenance import header_lines, policy_text
 
     n = s["games"]
-    lines = [f"{title}", f"hero {s['hero']}, policy {s['policy']}, seed {s['seed']}, {n:,} games"]
-    lines += [*(header_lines(s["provenance"]) if s.get("provenance") else ()), ""]
+    rec = s.get("provenance")
+    policy = policy_text(rec) if rec else s["policy"]
+    lines = [f"{title}", f"hero {s['hero']}, policy {policy}, seed {s['seed']}, {n:,} games"]
+    lines += [*(header_lines(rec) if rec else ()), ""]
     lines += [*s.get("warnings", ()), *([""] if s.get("warnings") else [])]
     lines.append(f"win rate            {fmt_rate(s['win'])}  ({100 * s['win'].get('conf', 0.95):g} % Wilson interval)")
     if "turn_cap_share" in s:

@@ -257,6 +257,18 @@ def made_with(rec: dict[str, Any]) -> str:
     return f"foury-sim {rec.get('version', version())}, commit {commit[:10]}{dirty}"
 
 
+def policy_text(rec: dict[str, Any]) -> str:
+    """``greedy (default parameters)``, ``greedy (foe_avoid=2; the others at their defaults)``; the name alone
+    for a policy without parameters (every value is in the record's ``policy_params``)."""
+    given = (rec.get("overrides") or {}).get("param") or {}
+    if not rec.get("policy_params"):
+        return str(rec.get("policy"))
+    if not given:
+        return f"{rec.get('policy')} (default parameters)"
+    rest = "; the others at their defaults" if len(given) < len(rec["policy_params"]) else ""
+    return f"{rec.get('policy')} ({', '.join(f'{k}={v}' for k, v in given.items())}{rest})"
+
+
 def header_lines(rec: dict[str, Any]) -> list[str]:
     """The provenance lines of a run's text summary: the overrides (or ``none``), and the command that
     reproduces the run with the version and commit that made it."""

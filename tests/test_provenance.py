@@ -1,0 +1,224 @@
+"""Every output says how it was made (issue 12): ``run``'s overrides, version and reproduce command in the
+text header, ``--format json`` and ``summary.json``; ``compare``'s fixed settings in its header, JSON and
+figure; every printed command (reproduce, replay) pasted back through the command line plays the same games."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from foury_sim import __version__, provenance
+from foury_sim.cli import app
+from foury_sim.rulesfile import _parse_value
+
+ROOT = Path(__file__).resolve().parents[1]
+BASE_MAP = ROOT / "foury_sim/games/foury/data/maps/base.map"
+
+
+def cli(args: list[str]) -> str:
+    """Run ``foury-sim ARGS`` in this process; its standard output (exit 0 required)."""
+    r = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    return r.stdout
+
+
+def pasted(command: str) -> list[str]:
+    """A printed ``foury-sim VERB ...`` command as the shell splits it, without the program name."""
+    words = shlex.split(command)
+    assert words[0] == "foury-sim"
+    return words[1:]
+
+
+# ------------------------------------------------------------------------------------- the helper itself --
+@pytest.mark.parametrize("value", [[0, 1, 3, 4], 2, 1.5, True, False, "per_rolloff", "true", "0,1", "a b",
+                                   {"hearts": 6, "shield": 1}, [[1, 2], [3]], ["x", "y"]])
+def test_value_text_reads_back_as_the_same_value(value):
+    assert _parse_value(provenance.value_text(value)) == value
+
+
+def test_settings_args_and_describe():
+    s = {"hero": "kael", "policy": "cautious", "param.foe_avoid": 2, "round.monster_bonus": [0, 1, 3, 4],
+         "rulings.weapon_wear": "per_rolloff"}
+    assert provenance.settings_args(s) == ["--hero", "kael", "--policy", "cautious", "--param", "foe_avoid=2",
+                                           "--set", "round.monster_bonus=0,1,3,4",
+                                           "--set", "rulings.weapon_wear=per_rolloff"]
+    assert provenance.describe(s) == ("hero=kael, policy=cautious, param.foe_avoid=2, round.monster_bonus=0,1,3,4, "
+                                      "rulings.weapon_wear=per_rolloff")
+    assert provenance.describe({}) == "defaults"
+    assert provenance.replay_command("foury", 7, 12, {"policy": "my policies/p.py:f"}) == (
+        "foury-sim replay foury --seed 7 --game 12 --policy 'my policies/p.py:f'")
+
+
+def test_cli_settings_turns_a_verbs_options_into_the_same_settings():
+    s = provenance.cli_settings(hero="kael", params="foe_avoid=2,flee_hearts=3", sets=["monster_bonus=0,1,3,4"],
+                                rules=Path("r.toml"), map="base")
+    assert s == {"hero": "kael", "map": "base", "rules": "r.toml", "param.foe_avoid": 2, "param.flee_hearts": 3,
+                 "monster_bonus": [0, 1, 3, 4]}
+    assert provenance.settings_args(s) == ["--hero", "kael", "--map", "base", "--rules", "r.toml", "--param",
+                                           "foe_avoid=2,flee_hearts=3", "--set", "monster_bonus=0,1,3,4"]
+    assert provenance.cli_settings() == {}
+
+
+def test_run_record_of_the_defaults_and_of_overrides(tmp_path):
+    rules = tmp_path / "r.toml"
+    rules.write_text("[round]\nmonster_bonus = [0, 1, 2, 4]\n")
+
+    class Pol:
+        name, param_names, params = "greedy", ("foe_avoid", "flee_hearts"), (1.0, 2.5)
+
+    plain = provenance.run_record("foury", hero="free", policy=Pol, params=None, games=100, seed=3, conf=0.95)
+    assert plain["defaults"] is True and plain["overrides"] == {}
+    assert plain["command"] == "foury-sim run foury --hero free --policy greedy --games 100 --seed 3"
+    assert plain["policy_params"] == {"foe_avoid": 1, "flee_hearts": 2.5}
+    assert plain["version"] == __version__
+    assert provenance.header_lines(plain)[0] == "overrides: none (shipped defaults)"
+    rec = provenance.run_record("foury", hero="kael", policy=Pol, params="foe_avoid=1", games=100, seed=3,
+                                conf=0.9, rules=str(rules), sets={"round.monster_bonus": [0, 1, 3, 4]},
+                                map="base", options={"hearts": 4}, defaults={"hearts": 5})
+    sha = hashlib.sha256(rules.read_bytes()).hexdigest()
+    assert rec["defaults"] is False
+    assert rec["overrides"] == {"set": {"round.monster_bonus": "0,1,3,4"}, "rules": {"path": str(rules), "sha256": sha},
+                                "map": {"name": "base"}, "param": {"foe_avoid": "1"}, "options": {"hearts": 4}}
+    assert rec["command"] == (f"foury-sim run foury --hero kael --policy greedy --map base --rules {rules} "
+                              "--param foe_avoid=1 --set round.monster_bonus=0,1,3,4 --hearts 4 --games 100 --seed 3 "
+                              "--conf 0.9")
+    assert provenance.header_lines(rec)[0] == (f"overrides: --set round.monster_bonus=0,1,3,4 --rules {rules} "
+                                               f"(sha256 {sha[:12]}) --map base --param foe_avoid=1 --hearts 4")
+    assert provenance.run_record("foury", hero="free", policy=Pol, params=None, games=9, seed=1, conf=0.95,
+                                 start=5)["command"] is None  # the command line starts at game 0
+
+
+# ------------------------------------------------------------------------------------------------ run --
+def test_run_records_every_override_in_text_json_and_summary_json(tmp_path):
+    rules = tmp_path / "my_rules.toml"
+    rules.write_text("[kills]\nprize_every = 2\n")
+    board = tmp_path / "my.map"
+    shutil.copy(BASE_MAP, board)
+    args = ["run", "foury", "--games", "40", "--seed", "5", "--hero", "kael", "--policy", "greedy",
+            "--set", "monster_bonus=0,1,3,4", "--rules", str(rules), "--map", str(board), "--param", "foe_avoid=2",
+            "--no-progress"]
+    text = cli(args + ["--out", str(tmp_path / "out")])
+    head = text.splitlines()[:5]
+    rules_sha = hashlib.sha256(rules.read_bytes()).hexdigest()
+    map_sha = hashlib.sha256(board.read_bytes()).hexdigest()
+    assert head[2] == (f"overrides: --set round.monster_bonus=0,1,3,4 --rules {rules} (sha256 {rules_sha[:12]}) "
+                       f"--map {board} (sha256 {map_sha[:12]}) --param foe_avoid=2")
+    assert head[3] == (f"reproduce: foury-sim run foury --hero kael --policy greedy --map {board} --rules {rules} "
+                       "--param foe_avoid=2 --set round.monster_bonus=0,1,3,4 --games 40 --seed 5")
+    assert head[4].startswith(f"made with: foury-sim {__version__}")
+    js = json.loads(cli(args + ["--format", "json"]))
+    saved = json.loads((tmp_path / "out" / "summary.json").read_text())
+    for rec in (js["provenance"], saved["provenance"]):
+        assert rec["overrides"] == {"set": {"round.monster_bonus": "0,1,3,4"},
+                                    "rules": {"path": str(rules), "sha256": rules_sha},
+                                    "map": {"path": str(board), "sha256": map_sha}, "param": {"foe_avoid": "2"}}
+        assert rec["defaults"] is False and rec["hero"] == "kael" and rec["policy"] == "greedy"
+        assert rec["policy_params"]["foe_avoid"] == 2 and rec["seed"] == 5 and rec["games"] == 40
+        assert rec["version"] == __version__ and rec["command"] == head[3][len("reproduce: "):]
+    for key in ("win", "hero", "policy", "seed", "games", "assumptions"):  # the keys read before stay
+        assert key in js and key in saved
+
+
+def test_run_with_the_defaults_says_so_and_the_library_records_it_too():
+    from foury_sim.runner import run
+
+    text = cli(["run", "foury", "--games", "30", "--no-progress"])
+    assert text.splitlines()[2] == "overrides: none (shipped defaults)"
+    res = run("foury", games=30, seed=1, progress=False, conf=0.9)
+    assert res.summary["provenance"]["defaults"] is True and res.summary["conf"] == 0.9
+    assert res.summary["win"]["conf"] == 0.9
+    assert res.summary["provenance"]["command"] == ("foury-sim run foury --hero free --policy greedy --games 30 "
+                                                   "--seed 1 --conf 0.9")
+
+
+def test_the_reproduce_line_of_run_plays_the_same_games(tmp_path):
+    text = cli(["run", "foury", "--games", "60", "--seed", "11", "--hero", "melyra", "--set",
+                "kills.prize_every=2", "--param", "flee_hearts=1", "--out", str(tmp_path), "--no-progress"])
+    cmd = next(line for line in text.splitlines() if line.startswith("reproduce: "))[len("reproduce: "):]
+    again = json.loads(cli(pasted(cmd) + ["--format", "json"]))
+    first = json.loads((tmp_path / "summary.json").read_text())
+    for key in ("win", "games", "hero", "policy", "seed", "death_by_cause", "rounds_completed_dist"):
+        assert again[key] == first[key]
+    assert again["provenance"]["command"] == cmd
+
+
+# -------------------------------------------------------------------------------------------- compare --
+def _outcome(replay_text: str) -> tuple[int, int]:
+    """(won, final score) from a replay's last words."""
+    m = re.search(r"^(WON|LOST)\b.*final score (-?\d+)", replay_text, re.M)
+    assert m, replay_text[-400:]
+    return int(m.group(1) == "WON"), int(m.group(2))
+
+
+def test_compare_names_its_fixed_settings_and_its_replay_commands_replay_the_flipped_games(tmp_path):
+    args = ["compare", "foury", "--a", "policy=greedy", "--b", "policy=cautious", "--fixed", "hero=kael",
+            "--fixed", "kills.prize_every=2", "--games", "300", "--seed", "4", "--no-progress"]
+    text = cli(args + ["--out", str(tmp_path)])
+    lines = text.splitlines()
+    assert lines[:3] == ["A: policy=greedy", "B: policy=cautious", "both (--fixed): hero=kael, kills.prize_every=2"]
+    assert ("reproduce: foury-sim compare foury --a policy=greedy --b policy=cautious --fixed hero=kael "
+            "--fixed kills.prize_every=2 --games 300 --seed 4") in lines
+    data = json.loads((tmp_path / "comparison.json").read_text())
+    assert data["fixed"] == {"hero": "kael", "kills.prize_every": 2} and data["game"] == "foury"
+    assert data["settings_a"] == {"hero": "kael", "kills.prize_every": 2, "policy": "greedy"}
+    assert data["provenance"]["version"] == __version__
+    assert data["provenance"]["command"] in text
+    import pandas as pd
+
+    dfs = {"a": pd.read_parquet(tmp_path / "games_a.parquet"), "b": pd.read_parquet(tmp_path / "games_b.parquet")}
+    assert data["replay"], "no flipped game in 300: pick other settings"
+    for key, what in (("flipped_win_to_loss", "won under A, lost under B"),
+                      ("flipped_loss_to_win", "lost under A, won under B")):
+        r = data["replay"].get(key)
+        if r is None:
+            continue
+        g = r["game"]
+        assert g == data[key][0]
+        i = lines.index(f"replay game {g} ({what}):")
+        assert lines[i + 1] == f"  under A: {r['a']}" and lines[i + 2] == f"  under B: {r['b']}"
+        assert r["a"] == (f"foury-sim replay foury --seed 4 --game {g} --hero kael --policy greedy "
+                          "--set kills.prize_every=2")
+        for v in ("a", "b"):
+            won, score = _outcome(cli(pasted(r[v])))
+            row = dfs[v].loc[dfs[v]["game"] == g].iloc[0]
+            assert (won, score) == (int(row["win"]), int(row["score"]))
+        assert _outcome(cli(pasted(r["a"])))[0] == (key == "flipped_win_to_loss")
+    reproduced = json.loads(cli(pasted(data["provenance"]["command"]) + ["--format", "json"]))
+    assert reproduced["win"] == data["win"] and reproduced["replay"] == data["replay"]
+
+
+def test_the_comparison_figure_says_what_a_and_b_are():
+    import pandas as pd
+
+    from foury_sim import figures as F
+
+    rows = pd.DataFrame({"outcome": ["win rate"], "a": [0.3], "b": [0.35], "diff": [0.05], "lo": [0.02],
+                         "hi": [0.08], "significant": [True]})
+    setup = "A: hero=kael    B: hero=elydion\nboth: policy=cautious;  Dungeon Foury, 1,000 games (seed 1)"
+    fig = F.paired_difference(rows, setup=setup)
+    assert fig.get_axes()[0].get_title(loc="left") == setup
+
+
+def test_compare_figure_setup_names_fixed_settings_games_seed_and_level():
+    from foury_sim.study import Comparison, comparison_setup
+
+    c = Comparison({"hero": "kael"}, {"hero": "elydion"}, 1000, 3, {}, None, None, None, 0.9, game="foury",
+                   fixed={"policy": "cautious", "round.monster_bonus": [0, 1, 3, 4]})
+    assert comparison_setup(c) == ("A: hero=kael    B: hero=elydion\nboth: policy=cautious, "
+                                   "round.monster_bonus=0,1,3,4;  Dungeon Foury (The Ancient Story), 1,000 games "
+                                   "on the same dice (seed 3), 90 % intervals")
+
+
+def test_policy_text_names_only_the_parameters_given():
+    rec = {"policy": "greedy", "policy_params": {"foe_avoid": 2, "flee_hearts": 1}, "overrides": {}}
+    assert provenance.policy_text(rec) == "greedy (default parameters)"
+    rec["overrides"] = {"param": {"foe_avoid": "2"}}
+    assert provenance.policy_text(rec) == "greedy (foe_avoid=2; the others at their defaults)"
+    assert provenance.policy_text({"policy": "p.py:f", "policy_params": {}}) == "p.py:f"
