@@ -762,6 +762,10 @@ def paired_difference(
     if rows.empty:
         raise NoData("no outcomes to compare")
     n = len(rows)
+    if setup:  # long settings wrap within the figure's width
+        import textwrap
+
+        setup = "\n".join(w for line in setup.splitlines() for w in textwrap.wrap(line, 95) or [""])
     fig = _figure(9.0, 1.15 + 0.85 * n + (0.2 * (setup.count("\n") + 1) if setup else 0.0))
     axes = np.atleast_1d(fig.subplots(n, 1))
     if setup:

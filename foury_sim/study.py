@@ -1063,13 +1063,12 @@ def format_comparison(c: Comparison) -> str:
 
 
 def comparison_setup(c: Comparison) -> str:
-    """What a comparison's figure compares, in two lines: A and B, the settings both share, games, seed,
+    """What a comparison's figure compares, in three lines: A and B, the settings both share, games, seed,
     level and the game's title."""
     title = get_game(c.game).title
     both = provenance.describe(c.fixed) if c.fixed else "defaults otherwise"
-    return (f"A: {provenance.describe(c.a)}    B: {provenance.describe(c.b)}\n"
-            f"both: {both};  {title}, {c.games:,} games on the same dice (seed {c.seed}), "
-            f"{100 * c.conf:g} % intervals")
+    return (f"A: {provenance.describe(c.a)}    B: {provenance.describe(c.b)}\nboth: {both}\n"
+            f"{title}, {c.games:,} games on the same dice (seed {c.seed}), {100 * c.conf:g} % intervals")
 
 
 def write_comparison(c: Comparison, out: str | Path) -> list[Path]:

@@ -204,6 +204,9 @@ def test_the_comparison_figure_says_what_a_and_b_are():
     setup = "A: hero=kael    B: hero=elydion\nboth: policy=cautious;  Dungeon Foury, 1,000 games (seed 1)"
     fig = F.paired_difference(rows, setup=setup)
     assert fig.get_axes()[0].get_title(loc="left") == setup
+    long = "A: " + ", ".join(f"round.key_{i}=1" for i in range(12))  # wrapped, not cut at the figure's edge
+    shown = F.paired_difference(rows, setup=long).get_axes()[0].get_title(loc="left")
+    assert shown.replace("\n", " ") == long and max(len(line) for line in shown.splitlines()) <= 95
 
 
 def test_compare_figure_setup_names_fixed_settings_games_seed_and_level():
@@ -212,7 +215,7 @@ def test_compare_figure_setup_names_fixed_settings_games_seed_and_level():
     c = Comparison({"hero": "kael"}, {"hero": "elydion"}, 1000, 3, {}, None, None, None, 0.9, game="foury",
                    fixed={"policy": "cautious", "round.monster_bonus": [0, 1, 3, 4]})
     assert comparison_setup(c) == ("A: hero=kael    B: hero=elydion\nboth: policy=cautious, "
-                                   "round.monster_bonus=0,1,3,4;  Dungeon Foury (The Ancient Story), 1,000 games "
+                                   "round.monster_bonus=0,1,3,4\nDungeon Foury (The Ancient Story), 1,000 games "
                                    "on the same dice (seed 3), 90 % intervals")
 
 
