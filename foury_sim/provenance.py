@@ -116,8 +116,9 @@ def cli_settings(*, hero: str | None = None, policy: str | None = None, params: 
 
 
 def command(verb: str, game: str, args: list[str]) -> str:
-    """A shell command that can be pasted: ``foury-sim VERB GAME ARGS`` with every argument quoted."""
-    return " ".join(["foury-sim", verb, game] + [shlex.quote(a) for a in args])
+    """A shell command that can be pasted: ``foury-sim VERB GAME ARGS`` with every argument quoted (``GAME``
+    may be another first argument: an experiment file of ``sweep``/``robust``)."""
+    return " ".join(["foury-sim", verb] + [shlex.quote(str(a)) for a in [game, *args]])
 
 
 def replay_command(game: str, seed: int, index: int, settings: dict[str, Any] | None = None) -> str:

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import __version__, stats
+from . import __version__, provenance, stats
 from . import assumptions as assume
 from .errors import InputError, Interrupted
 from .files import WriteError, atomic_write, clean_temp, save_figure, to_jsonable, write_frame
@@ -482,8 +482,9 @@ def run_robust(exp: RobustExperiment | str | Path, out_root: str | Path = "resul
     files = input_files([exp.fixed | c for c in exp.cells()])
     ident = experiment_id("robust", _robust_normalised(exp), files)
     out = open_results(out_root, exp.name)
-    cmd = f"foury-sim robust {exp.path} --out {out_root}" + "".join(
-        f" --{k} {getattr(exp, k)}" for k in ("games", "points") if f"# command line: --{k}" in exp.text)
+    given = [k for k in ("games", "points") if f"# command line: --{k}" in exp.text]
+    cmd = provenance.command("robust", str(exp.path),
+                             ["--out", str(out_root)] + [w for k in given for w in (f"--{k}", str(getattr(exp, k)))])
     with FolderLock(out):
         check_owner(out, "robust", ident, exp.path, exp.text)
         clean_temp(out)

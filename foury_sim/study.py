@@ -735,7 +735,7 @@ def run_sweep(exp: Experiment | str | Path, out_root: str | Path = "results", *,
         exp = load_experiment(exp)
     files = input_files(exp.cells)
     ident = experiment_id("sweep", _sweep_normalised(exp), files)
-    cmd = f"foury-sim sweep {exp.path} --resume --out {out_root}{exp.cli_args}"
+    cmd = provenance.command("sweep", str(exp.path), ["--resume", "--out", str(out_root), *exp.cli_args.split()])
     out = open_results(out_root, exp.name)
     with FolderLock(out):
         return _run_sweep_locked(exp, out, ident, files, cmd, resume, progress, threads, report)

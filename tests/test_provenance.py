@@ -225,3 +225,10 @@ def test_policy_text_names_only_the_parameters_given():
     rec["overrides"] = {"param": {"foe_avoid": "2"}}
     assert provenance.policy_text(rec) == "greedy (foe_avoid=2; the others at their defaults)"
     assert provenance.policy_text({"policy": "p.py:f", "policy_params": {}}) == "p.py:f"
+
+
+def test_every_printed_command_quotes_what_the_shell_would_split():
+    assert provenance.command("sweep", "my experiments/x.toml", ["--resume", "--out", "r s"]) == (
+        "foury-sim sweep 'my experiments/x.toml' --resume --out 'r s'")
+    assert pasted(provenance.command("sweep", "my experiments/x.toml", ["--out", "r s"])) == [
+        "sweep", "my experiments/x.toml", "--out", "r s"]
