@@ -922,6 +922,8 @@ class Comparison:
     game: str = DEFAULT_GAME
     #: the settings both variants share (``--fixed``); variant A plays ``fixed | a``, B ``fixed | b``
     fixed: dict[str, Any] = field(default_factory=dict)
+    #: the user files the variants read (rules, maps, policies): path -> sha256 when compared
+    files: dict[str, str] = field(default_factory=dict)
 
     def settings(self, variant: str) -> dict[str, Any]:
         """Every setting of variant ``"a"`` or ``"b"``: the fixed ones, then its own."""
@@ -950,7 +952,8 @@ class Comparison:
         return out
 
     def provenance(self) -> dict[str, Any]:
-        return {"command": self.command(), "version": provenance.version(), "git_commit": provenance.git_commit()}
+        return {"command": self.command(), "files": self.files, "version": provenance.version(),
+                "git_commit": provenance.git_commit()}
 
     def to_dict(self) -> dict[str, Any]:
         w = {k: v for k, v in self.win.items() if not k.startswith("flipped")}
@@ -1019,7 +1022,7 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     win["p_adjusted"] = float(out["p_adjusted"].iloc[0])
     win["significant"] = bool(sig[0])
     return Comparison(a, b, games, seed, win, out, da, db, conf, assumptions.across_cells([ra[0], rb[0]]),
-                      game=spec.name, fixed=dict(fixed))
+                      game=spec.name, fixed=dict(fixed), files=input_files([va, vb]))
 
 
 def format_comparison(c: Comparison) -> str:

@@ -232,3 +232,16 @@ def test_every_printed_command_quotes_what_the_shell_would_split():
         "foury-sim sweep 'my experiments/x.toml' --resume --out 'r s'")
     assert pasted(provenance.command("sweep", "my experiments/x.toml", ["--out", "r s"])) == [
         "sweep", "my experiments/x.toml", "--out", "r s"]
+
+
+def test_compare_records_the_files_it_read(tmp_path):
+    from foury_sim.study import compare
+
+    rules = tmp_path / "r.toml"
+    rules.write_text("[kills]\nprize_every = 2\n")
+    c = compare("foury", {"hero": "kael"}, {"hero": "elydion"}, fixed={"rules": str(rules)}, games=200, seed=2,
+                progress=False)
+    d = c.to_dict()
+    assert d["provenance"]["files"] == {str(rules): hashlib.sha256(rules.read_bytes()).hexdigest()}
+    r = d["replay"]["flipped_win_to_loss"]
+    assert r["b"] == f"foury-sim replay foury --seed 2 --game {r['game']} --hero elydion --rules {rules}"
