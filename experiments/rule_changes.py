@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 from pathlib import Path
 
 import pandas as pd
@@ -75,8 +76,8 @@ def main() -> None:
     atomic_write(out / "manifest.json", json.dumps(to_jsonable(
         {"game": "foury", "policy": args.policy, "games": args.games, "seed": args.seed, "heroes": HEROES,
          "version": __version__, "git_commit": git_commit(),
-         "command": f"python experiments/rule_changes.py --games {args.games} --seed {args.seed} "
-                    f"--policy {args.policy}",
+         "command": shlex.join(["python", "experiments/rule_changes.py", "--games", str(args.games), "--seed",
+                                str(args.seed), "--policy", args.policy, "--out", args.out]),
          "changes": [{"label": c[0], "key": c[1], "A": c[2], "B": c[3]} for c in CHANGES],
          "test": "paired McNemar per row, Holm over all rows"}), indent=2))
     lines = ["| change | hero | A (old) | B (new default) | B - A [95 % paired CI] | Holm p |",
