@@ -245,3 +245,16 @@ def test_compare_records_the_files_it_read(tmp_path):
     assert d["provenance"]["files"] == {str(rules): hashlib.sha256(rules.read_bytes()).hexdigest()}
     r = d["replay"]["flipped_win_to_loss"]
     assert r["b"] == f"foury-sim replay foury --seed 2 --game {r['game']} --hero elydion --rules {rules}"
+
+
+def test_a_user_policy_file_is_recorded_with_its_digest(tmp_path):
+    f = tmp_path / "mine.py"
+    f.write_text("def decide(kind, state, options, n_options, params):\n    return 0\n")
+
+    class Pol:
+        name, param_names, params = f"{f}:decide", (), ()
+
+    rec = provenance.run_record("foury", hero="free", policy=Pol, params=None, games=10, seed=1, conf=0.95)
+    assert rec["policy_file"] == {"path": f"{f}:decide", "sha256": hashlib.sha256(f.read_bytes()).hexdigest()}
+    assert rec["command"] == f"foury-sim run foury --hero free --policy {f}:decide --games 10 --seed 1"
+    assert provenance.policy_text(rec) == f"{f}:decide"
