@@ -317,7 +317,7 @@ class Outputs:
         """A copy of the per-game table for writing: every code column (``Column.categories``) as a categorical
         of its labels (a parquet column of categories, ordered where the column is; words in a CSV). The
         in-memory table stays numeric: summaries, statistics and figures read the codes."""
-        out = df.copy()
+        out = df.copy(deep=False)  # copy-on-write: replacing a column never touches df (nor copies the others)
         for name in df.columns:
             c = self.column(str(name))
             if c is None or c.categories is None or not pd.api.types.is_integer_dtype(df[name].dtype):
@@ -508,7 +508,7 @@ def _in_tables(c: Column) -> str:
         return "number"
     order = " (ordered)" if c.ordered else ""
     if callable(c.categories):
-        return f"label{order}, words from the game's rules"
+        return f"label{order} (words, see meaning)"
     labels = c.categories.values() if isinstance(c.categories, Mapping) else c.categories
     return f"label{order}: " + ", ".join(f"`{v}`" for v in dict.fromkeys(str(v) for v in labels))
 

@@ -142,7 +142,7 @@ def test_docs_state_labels_and_units():
     md = O.markdown(["foury", "delve"])
     assert "| column | type | unit | summary | in the tables | meaning |" in md
     assert "| `death_sector` | int64 |  | none | label (ordered): `A`, `B`, `C`, `D`, `O`, `none` |" in md
-    assert "| `rank` | int64 |  | none | label (ordered), words from the game's rules |" in md
+    assert "| `rank` | int64 |  | none | label (ordered) (words, see meaning) |" in md
     assert "| `win` | int64 | 0/1 | rate | number |" in md and "| `turns` | int64 | turns | mean | number |" in md
     readme = (ROOT / "README.md").read_text()
     assert "docs/outputs.md" in readme.split("**Exit codes and limits.**")[0].split("`run` prints")[1]
