@@ -142,7 +142,7 @@ def z_legend(table: OddsTable) -> str:
     several = len(table.compared) > 1
     return ("(measured - exact) / binomial standard error sqrt(exact (1 - exact) / trials)"
             + (f"; the row's largest in size of its {len(table.compared)} comparisons" if several else "")
-            + "; |z| above about 3 is rare by chance alone")
+            + "; the verdict weighs every comparison of the table together")
 
 
 def legend(table: OddsTable) -> dict[str, str]:
@@ -164,7 +164,7 @@ def format_odds(table: OddsTable, conf: float = ODDS_CONF) -> str:
     lines += [f"  {c:{width}s}  {text}" for c, text in leg.items()]
     if table.notes:
         lines += [""] + list(table.notes)
-    lines += ["", f"Verdict ({level_text(conf)} family-wise level, {v.comparisons} comparisons): {v.text}"]
+    lines += ["", f"Verdict: {v.text}"]
     return "\n".join(lines)
 
 

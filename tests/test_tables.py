@@ -184,7 +184,8 @@ def test_odds_text_and_json_carry_title_legend_z_and_verdict():
     lines = text.splitlines()
     assert lines[0] == "Test odds" and "Columns:" in lines
     assert "  case      which case" in lines and any(x.startswith("  z         (measured - exact)") for x in lines)
-    assert lines[-1].startswith("Verdict (95 % family-wise level, 2 comparisons): engine and exact odds agree")
+    assert lines[-1].startswith("Verdict: engine and exact odds agree: none of the 2 comparisons differs at the 95 % "
+                                "family-wise level (exact binomial tests, Holm); largest |z| 0.00")
     assert list(with_z(t).columns) == ["case", "exact", "measured", "trials", "z"]
     j = odds_json(t)
     assert j["title"] == "Test odds" and j["conf"] == 0.95 and j["verdict"]["agree"] is True
@@ -209,10 +210,12 @@ def test_odds_of_every_game_explains_itself(game, args, title, legend):
     for name in legend:
         assert sum(x.startswith(name) for x in lines) == 1, name
     verdict_line = lines[-1]
-    assert verdict_line.startswith("Verdict (95 % family-wise level, ") and "comparisons): " in verdict_line
     j = json.loads(cli("odds", game, "--trials", "2000", *args, "--format", "json").stdout)
-    assert j["title"] == title and "z" in j["columns"] and j["verdict"]["text"] in verdict_line
-    assert j["verdict"]["comparisons"] == len(j["rows"]) * (4 if game == "foury" else 1)
+    m = len(j["rows"]) * (4 if game == "foury" else 1)
+    assert verdict_line.startswith(f"Verdict: engine and exact odds agree: none of the {m} comparisons differs at "
+                                   "the 95 % family-wise level (exact binomial tests, Holm); largest |z| ")
+    assert j["title"] == title and "z" in j["columns"] and verdict_line == "Verdict: " + j["verdict"]["text"]
+    assert j["verdict"]["comparisons"] == m and j["conf"] == 0.95
     assert j["verdict"]["agree"] is True  # the engine reproduces its exact odds
 
 
