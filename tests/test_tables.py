@@ -196,7 +196,7 @@ def test_odds_text_and_json_carry_title_legend_z_and_verdict():
     ("foury", ["--hearts", "3"], "Dungeon Foury combat odds: exact (enumerated) beside the engine's frequencies; "
      "whole fights from 3 hearts (--hearts), 2,000 trials per row, seed 1",
      ["  weapon ", "  strength ", "  p_fight_won_3h ", "  measured_fight_won_3h ", "  trials ", "  z "]),
-    ("delve", ["--trials", "2000"], "Delve odds of the next level: exact (enumerated) beside the engine's "
+    ("delve", [], "Delve odds of the next level: exact (enumerated) beside the engine's "
      "frequencies; hero none (novice side), a freshly formed party, 2,000 trials per row, seed 1",
      ["  level ", "  lair ", "  event ", "  exact ", "  measured ", "  trials ", "  z "]),
 ])
