@@ -123,12 +123,17 @@ def test_sweep_per_game_tables_are_labelled_and_resume_reads_them(tmp_path):
     from foury_sim.study import run_sweep
 
     exp = tmp_path / "pg.toml"
-    exp.write_text('name = "pg"\ngame = "delve"\ngames = 200\nseed = 3\nper_game = true\n'
-                   '[sweep]\nhero = ["none", "knight"]\n')
+    exp.write_text('name = "pg"\ngame = "foury"\ngames = 200\nseed = 3\nper_game = true\n'
+                   '[sweep]\nhero = ["free", "kael"]\n')
     out = run_sweep(exp, tmp_path / "r", progress=False, report=False)
     cell = pd.read_parquet(out / "cells" / "cell_0001.parquet")
-    rules = get_game("delve").load_ruleset(None, None, None)
-    assert cell["rank"].dtype == pd.CategoricalDtype(list(rules.rank_names), ordered=True)
+    assert cell["death_sector"].dtype == pd.CategoricalDtype(["A", "B", "C", "D", "O", "none"], ordered=True)
+    from foury_sim.runner import run
+
+    ref = run("foury", hero="kael", games=200, seed=3, progress=False)  # the same games as cell 1
+    c = get_game("foury").outputs.column("death_cause")
+    words = [c.category(x, ref.ruleset) for x in ref.df["death_cause"]]
+    assert cell.sort_values("game")["death_cause"].tolist() == words
     before = pd.read_parquet(out / "cells.parquet")
     (out / "cells" / "cell_0001.json").unlink()  # as if interrupted: resume re-reads cell 0's labelled table
     run_sweep(exp, tmp_path / "r", resume=True, progress=False, report=False)
