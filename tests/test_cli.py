@@ -188,7 +188,7 @@ def test_a_failed_write_still_prints_the_summary(tmp_path, monkeypatch, capsys):
     from foury_sim import cli as cli_module
     from foury_sim import runner
 
-    def full(df, path):
+    def full(df, path, **kw):
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
     monkeypatch.setattr(runner, "write_frame", full)
