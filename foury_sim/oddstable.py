@@ -15,6 +15,7 @@ shows its largest in size); an exact 0 or 1 that the engine misses gives an infi
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +27,9 @@ import pandas as pd
 ODDS_CONF = 0.95
 
 Z = "z"
+
+#: Width the column legend of a printed odds table wraps at.
+LINE_WIDTH = 120
 
 
 @dataclass(frozen=True)
@@ -161,7 +165,10 @@ def format_odds(table: OddsTable, conf: float = ODDS_CONF) -> str:
     leg = legend(table)
     width = max(len(c) for c in leg)
     lines = [table.title, "", body, "", "Columns:"]
-    lines += [f"  {c:{width}s}  {text}" for c, text in leg.items()]
+    wrap = max(40, LINE_WIDTH - width - 4)
+    for c, text in leg.items():  # long meanings wrap under themselves
+        parts = textwrap.wrap(text, wrap) or [""]
+        lines += [f"  {c:{width}s}  {parts[0]}"] + [f"  {'':{width}s}  {p}" for p in parts[1:]]
     if table.notes:
         lines += [""] + list(table.notes)
     lines += ["", f"Verdict: {v.text}"]
