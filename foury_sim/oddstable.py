@@ -170,7 +170,7 @@ def format_odds(table: OddsTable, conf: float = ODDS_CONF) -> str:
         parts = textwrap.wrap(text, wrap) or [""]
         lines += [f"  {c:{width}s}  {parts[0]}"] + [f"  {'':{width}s}  {p}" for p in parts[1:]]
     if table.notes:
-        lines += [""] + list(table.notes)
+        lines += [""] + [x for note in table.notes for x in textwrap.wrap(note, LINE_WIDTH)]
     lines += ["", f"Verdict: {v.text}"]
     return "\n".join(lines)
 
