@@ -214,13 +214,12 @@ def odds(
     check_input_file(rules, "--rules")
     rs = spec.load_ruleset(str(rules) if rules else None, set_, None)
     table = in_worker(spec.odds, rs, trials=trials, seed=seed, **kw)
-    if fmt == "json":
-        typer.echo(table.to_json(orient="records", indent=2))
-    else:
-        import pandas as pd
+    from .oddstable import ODDS_CONF, format_odds, odds_json
 
-        with pd.option_context("display.max_rows", 500, "display.width", 200, "display.float_format", "{:.4f}".format):
-            typer.echo(table.to_string(index=False))
+    if fmt == "json":  # the same title, column meanings and verdict as the text, then the rows
+        typer.echo(json.dumps(odds_json(table, ODDS_CONF), indent=2))
+    else:
+        typer.echo(format_odds(table, ODDS_CONF))
 
 
 @app.command()

@@ -64,9 +64,15 @@ def atomic_write(path: str | Path, data: bytes | str) -> None:
     _guarded(Path(path), write)
 
 
-def write_frame(df: pd.DataFrame, path: str | Path) -> None:
-    """Atomically write a table as CSV or parquet (by suffix)."""
+def write_frame(df: pd.DataFrame, path: str | Path, *, outputs: Any = None, ruleset: Any = None) -> None:
+    """Atomically write a table as CSV or parquet (by suffix).
+
+    ``outputs`` (a game's ``Outputs``): a per-game table, written with readable labels instead of codes
+    (``Outputs.labelled``: categoricals in parquet, ordered where the column is; words in a CSV), the labels
+    of ``ruleset``. ``df`` itself is not changed."""
     path = Path(path)
+    if outputs is not None:
+        df = outputs.labelled(df, ruleset)
 
     def write(tmp: Path) -> None:
         if path.suffix == ".parquet":

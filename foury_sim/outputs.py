@@ -51,7 +51,15 @@ class Column:
     * ``label``, ``unit``, ``doc``: what a designer reads (figure axes, report headings, docs/outputs.md).
     * ``summary``: RATE, MEAN, CATEGORY or NONE (see the module constants).
     * ``categories``: labels of the codes of a code column: a sequence (code = index), a mapping, or a
-      function ``(code, ruleset) -> label`` (for labels that depend on the ruleset).
+      function ``(code, ruleset) -> label`` (for labels that depend on the ruleset). The written tables
+      (``games.csv``/``.parquet``, a sweep's per-game cells, ``compare``'s tables) carry the labels
+      (:meth:`Outputs.labelled`); the in-memory table keeps the codes.
+    * ``ordered``: the labels have an order (rounds, sectors, ranks): an ordered categorical in parquet,
+      its categories in the declared order (a mapping's or sequence's order, else by code).
+    * ``codes``: ``ruleset -> codes``: every code of a function-labelled column (so a table lists every
+      category, also those no game reached); otherwise the codes present in the table.
+    * ``legend``: one short line after a run's printed figures saying what the figure means (what a
+      "win" is, what a rate is per); empty: no line.
     * ``index``: the kernel's constant for the column's position (``"OUT_WIN"``); None for a column the
       kernel does not write.
     * ``derive``: a function of the per-game table returning the column (a column computed in Python).
@@ -79,6 +87,9 @@ class Column:
     report: bool = True
     distribution: bool = False
     driver: bool = False
+    ordered: bool = False
+    codes: Callable[[Any], Sequence[int]] | None = None
+    legend: str = ""
 
     def __post_init__(self) -> None:
         if self.summary not in SUMMARIES:
@@ -130,6 +141,34 @@ class Column:
             return str(c.get(code, code))
         return str(c[code]) if 0 <= code < len(c) else str(code)
 
+    def declared_codes(self, ruleset: Any = None) -> list[int]:
+        """Every code the declaration names, in its order (a mapping's or sequence's, or ``codes``)."""
+        c = self.categories
+        if self.codes is not None:
+            return [int(x) for x in self.codes(ruleset)] if ruleset is not None else []
+        if c is None or callable(c):
+            return []
+        return [int(k) for k in (c.keys() if isinstance(c, Mapping) else range(len(c)))]
+
+    def labelled(self, values: Any, ruleset: Any = None) -> pd.Categorical:
+        """The codes ``values`` as a categorical of their labels: categories in the declared order (then
+        codes no declaration names, by code), ordered if the column is; two codes with the same label share it."""
+        x = np.asarray(values)
+        present, inverse = np.unique(x, return_inverse=True)
+        declared = self.declared_codes(ruleset)
+        known = set(declared)
+        order = declared + [int(v) for v in present if int(v) not in known]
+        cats: list[str] = []
+        index: dict[str, int] = {}
+        for code in order:
+            label = self.category(code, ruleset)
+            if label not in index:
+                index[label] = len(cats)
+                cats.append(label)
+        of_present = np.array([index[self.category(int(v), ruleset)] for v in present], dtype=np.int64)
+        return pd.Categorical.from_codes(of_present[inverse.reshape(-1)] if len(x) else np.zeros(0, np.int64),
+                                         categories=cats, ordered=self.ordered)
+
 
 @dataclass(frozen=True)
 class SummaryKey:
@@ -140,7 +179,8 @@ class SummaryKey:
     (another entry's ``text`` shows it). ``report``: heading of a cells-table column of the study report
     (SHARE entries; "" = not shown). ``finding``: a sentence of the report's findings (COUNTS: the most
     common labels over all cells, e.g. "Most common causes of the first death"; SHARE: its range over the
-    cells, e.g. "The hero dies at least once in").
+    cells, e.g. "The hero dies at least once in"). ``legend``: one short line after a run's printed figures
+    saying what the entry means (as ``Column.legend``).
     """
 
     key: str
@@ -151,6 +191,7 @@ class SummaryKey:
     hidden: bool = False
     report: str = ""
     finding: str = ""
+    legend: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -272,6 +313,18 @@ class Outputs:
                 out[c.summary_key] = {c.category(k, ruleset): int(v) for k, v in counts.items()}
         return out
 
+    def labelled(self, df: pd.DataFrame, ruleset: Any = None) -> pd.DataFrame:
+        """A copy of the per-game table for writing: every code column (``Column.categories``) as a categorical
+        of its labels (a parquet column of categories, ordered where the column is; words in a CSV). The
+        in-memory table stays numeric: summaries, statistics and figures read the codes."""
+        out = df.copy(deep=False)  # copy-on-write: replacing a column never touches df (nor copies the others)
+        for name in df.columns:
+            c = self.column(str(name))
+            if c is None or c.categories is None or not pd.api.types.is_integer_dtype(df[name].dtype):
+                continue
+            out[name] = c.labelled(df[name].to_numpy(), ruleset)
+        return out
+
     def turn_cap_count(self, df: pd.DataFrame) -> int | None:
         """Games that ended at the turn cap (None when the game has no cap or the table lacks its column)."""
         if self.turn_cap is None or self.turn_cap[0] not in df:
@@ -376,7 +429,35 @@ def summary_lines(s: dict[str, Any], outputs: Outputs | None) -> list[str]:
         else:
             kind = SHARES if key.endswith("_share") else NUMBERS
         lines.append(_line(key.replace("_", " "), format_entry(kind, val, n)))
-    return lines
+    legend = legend_lines(s, outputs)
+    return lines + ([""] + legend if legend else [])
+
+
+#: The heading of the legend block of a printed run summary.
+LEGEND_HEADING = "What the figures mean:"
+
+
+def legend_lines(s: dict[str, Any], outputs: Outputs | None) -> list[str]:
+    """One short line per printed figure whose declaration has a ``legend`` (``Column.legend``,
+    ``SummaryKey.legend``), in the order the figures are printed, under :data:`LEGEND_HEADING`."""
+    if outputs is None:
+        return []
+    items: list[tuple[str, str]] = []
+    cols = [c for c in outputs.columns if c.summary_key == "win"] + outputs.of(RATE) + outputs.of(MEAN) \
+        + outputs.of(CATEGORY)
+    seen: set[str] = set()
+    for c in cols:
+        if c.summary_key in seen or not c.legend or c.summary_key not in s:
+            continue
+        seen.add(c.summary_key)
+        items.append(("win rate" if c.summary_key == "win" else c.text_label.strip(), c.legend))
+    for k in outputs.summary_keys:
+        v = s.get(k.key)
+        if k.legend and not k.hidden and v is not None and not (isinstance(v, dict) and not v):
+            items.append((k.label, k.legend))
+    if not items:
+        return []
+    return [LEGEND_HEADING] + [f"  {label:{LABEL_WIDTH - 2}s} {text}" for label, text in items]
 
 
 # ---------------------------------------------------------------------------------------- docs
@@ -388,8 +469,13 @@ def markdown(games: Sequence[str] | None = None) -> str:
     out = ["# Output columns", "",
            "Generated from the games' output declarations (`games/<name>/outputs.py`) by "
            "`python -m foury_sim.outputs --markdown > docs/outputs.md`; `tests/test_outputs.py` checks that this "
-           "file is current. One row per game played in `games.parquet` / `games.csv` (`foury-sim run --out`, "
-           "`per_game = true` in a sweep).", "",
+           "file is current (`foury-sim columns GAME --markdown` prints one game's table). One row per game played "
+           "in `games.parquet` / `games.csv` (`foury-sim run --out`), `games_a.parquet` / `games_b.parquet` "
+           "(`compare --out`) and `cells/cell_NNNN.parquet` (`per_game = true` in a sweep).", "",
+           "**In the tables** says what a written table holds: a column with codes is written with its labels "
+           "(words in the CSV; a pandas categorical in parquet, *ordered* where the labels have an order, e.g. "
+           "rounds, sectors, ranks); the codes and what they mean are under *meaning*. The library's in-memory "
+           "table (`runner.run(...).df`) keeps the codes. **unit**: what a number counts (0/1: a yes/no flag).", "",
            "Summary: **rate** = share of games with 1 (Wilson interval); **mean** = mean (t interval), median and "
            "range; **category** = games per label; **none** = not summarised by the runner. *derived* columns are "
            "computed in Python from the others (`Column.derive`); the others are written by the game's kernel "
@@ -398,7 +484,7 @@ def markdown(games: Sequence[str] | None = None) -> str:
         spec = get_game(name)
         o = spec.outputs
         out += [f"## `{name}`: {spec.title}", "",
-                "| column | type | unit | summary | meaning |", "|---|---|---|---|---|"]
+                "| column | type | unit | summary | in the tables | meaning |", "|---|---|---|---|---|---|"]
         for c in o.columns:
             meaning = c.doc or c.label + "."
             if c.categories is not None and not callable(c.categories):
@@ -406,13 +492,25 @@ def markdown(games: Sequence[str] | None = None) -> str:
                 meaning += " Codes: " + "; ".join(f"{k} {v}" if v else f"{k} -" for k, v in items) + "."
             summ = c.summary + (f" (`{c.summary_key}`)" if c.summary_key != c.name and c.summary != NONE else "")
             kind = c.dtype + ("" if c.kernel else f", {c.source}")
-            out.append(f"| `{c.name}` | {kind} | {c.unit} | {summ} | {_md(meaning)} |")
+            unit = c.unit or ("0/1" if c.summary == RATE else "")
+            out.append(f"| `{c.name}` | {kind} | {unit} | {summ} | {_md(_in_tables(c))} | {_md(meaning)} |")
         if o.summary_keys:
             out += ["", f"Summary entries added by `{name}`'s `summarize`:", "",
                     "| entry | kind | meaning |", "|---|---|---|"]
             out += [f"| `{k.key}` | {k.kind} | {_md(k.doc or k.label + '.')} |" for k in o.summary_keys]
         out.append("")
     return "\n".join(out).rstrip() + "\n"
+
+
+def _in_tables(c: Column) -> str:
+    """What a written table holds for the column (docs/outputs.md's *in the tables*)."""
+    if c.categories is None:
+        return "number"
+    order = " (ordered)" if c.ordered else ""
+    if callable(c.categories):
+        return f"label{order} (words, see meaning)"
+    labels = c.categories.values() if isinstance(c.categories, Mapping) else c.categories
+    return f"label{order}: " + ", ".join(f"`{v}`" for v in dict.fromkeys(str(v) for v in labels))
 
 
 def _md(text: str) -> str:

@@ -102,7 +102,8 @@ class GameSpec:
     * ``summarize(df, ruleset=None) -> dict``: the game's own summary entries (declared in
       ``outputs.summary_keys``), the same signature for every game.
     * ``outputs``: the per-game columns and summary entries (``foury_sim.outputs.Outputs``).
-    * ``odds(ruleset, trials=, seed=, **options) -> pandas.DataFrame``: exact odds beside measured ones.
+    * ``odds(ruleset, trials=, seed=, **options) -> oddstable.OddsTable``: exact odds beside measured ones
+      (title, table, what each column means, the compared columns; ``foury-sim odds`` adds z and the verdict).
     * ``board``: the game's board (``map`` verbs, heat maps), or None; ``options``: options of
       commands only this game takes.
     """

@@ -355,8 +355,9 @@ def write_run(res: RunResult, out_dir: str | Path) -> list[Path]:
     """``games.parquet``, ``games.csv`` and ``summary.json`` in ``out_dir`` (each written atomically)."""
     out = Path(out_dir)
     paths = [out / "games.parquet", out / "games.csv", out / "summary.json"]
-    write_frame(res.df, paths[0])
-    write_frame(res.df, paths[1])
+    outputs = get_game(res.game).outputs  # the tables carry readable labels (Outputs.labelled)
+    write_frame(res.df, paths[0], outputs=outputs, ruleset=res.ruleset)
+    write_frame(res.df, paths[1], outputs=outputs, ruleset=res.ruleset)
     atomic_write(paths[2], json.dumps(to_jsonable(res.summary), indent=2))
     if "visits" in res.extras:
         p = out / "visits.csv"

@@ -840,13 +840,14 @@ def _run_cell(spec: GameSpec, exp: Experiment, i: int, start: int, count: int, b
     t0 = time.perf_counter()
     df, extras = play_games(spec, rs, hero, pol, exp.seed, start, count, bar)
     rec = cell_record(spec, i, exp.cells[i], exp.swept, rs, df, extras, time.perf_counter() - t0, exp.conf)
-    _write_cell(rec, df if exp.per_game else None, cdir)
+    _write_cell(rec, df if exp.per_game else None, cdir, spec.outputs, rs)
     return rec
 
 
-def _write_cell(rec: dict[str, Any], df: pd.DataFrame | None, cdir: Path) -> None:
-    if df is not None:
-        write_frame(df, cdir / f"cell_{rec['cell']:04d}.parquet")
+def _write_cell(rec: dict[str, Any], df: pd.DataFrame | None, cdir: Path, outputs: Any = None,
+                ruleset: Any = None) -> None:
+    if df is not None:  # per-game table with readable labels (Outputs.labelled)
+        write_frame(df, cdir / f"cell_{rec['cell']:04d}.parquet", outputs=outputs, ruleset=ruleset)
     atomic_write(cdir / f"cell_{rec['cell']:04d}.json", json.dumps(to_jsonable(rec)))
 
 
@@ -879,7 +880,7 @@ def _run_adaptive(spec: GameSpec, exp: Experiment, todo: list[int], records: dic
                 df = pd.concat(frames.pop(i), ignore_index=True)
                 rs = exp.rulesets[i][0]
                 rec = cell_record(spec, i, exp.cells[i], exp.swept, rs, df, extras[i], elapsed[i], target.conf)
-                _write_cell(rec, df if exp.per_game else None, cdir)
+                _write_cell(rec, df if exp.per_game else None, cdir, spec.outputs, rs)
                 records[i] = rec
                 if bar is not None:
                     bar.update(target.max_games - n[i])  # games this cell no longer needs
@@ -924,6 +925,9 @@ class Comparison:
     fixed: dict[str, Any] = field(default_factory=dict)
     #: the user files the variants read (rules, maps, policies): path -> sha256 when compared
     files: dict[str, str] = field(default_factory=dict)
+    #: the game's outputs and the two rulesets: the written games_a/b tables carry readable labels
+    outputs: Any = None
+    rulesets: tuple[Any, Any] = (None, None)
 
     def settings(self, variant: str) -> dict[str, Any]:
         """Every setting of variant ``"a"`` or ``"b"``: the fixed ones, then its own."""
@@ -1022,7 +1026,8 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     win["p_adjusted"] = float(out["p_adjusted"].iloc[0])
     win["significant"] = bool(sig[0])
     return Comparison(a, b, games, seed, win, out, da, db, conf, assumptions.across_cells([ra[0], rb[0]]),
-                      game=spec.name, fixed=dict(fixed), files=input_files([va, vb]))
+                      game=spec.name, fixed=dict(fixed), files=input_files([va, vb]),
+                      outputs=spec.outputs, rulesets=(ra[0], rb[0]))
 
 
 def format_comparison(c: Comparison) -> str:
@@ -1079,8 +1084,8 @@ def write_comparison(c: Comparison, out: str | Path) -> list[Path]:
     paths = [out / "comparison.json", out / "outcomes.csv", out / "games_a.parquet", out / "games_b.parquet"]
     atomic_write(paths[0], json.dumps(c.to_dict(), indent=2))
     write_frame(c.outcomes, paths[1])
-    write_frame(c.df_a, paths[2])
-    write_frame(c.df_b, paths[3])
+    write_frame(c.df_a, paths[2], outputs=c.outputs, ruleset=c.rulesets[0])
+    write_frame(c.df_b, paths[3], outputs=c.outputs, ruleset=c.rulesets[1])
     from .figures import paired_difference
 
     fig = paired_difference(c.outcomes, conf=c.conf, setup=comparison_setup(c))

@@ -65,7 +65,7 @@ def test_replay_reads_like_a_play_report():
 def test_odds_json():
     r = cli("odds", "foury", "--format", "json", "--trials", "2000")
     assert r.returncode == 0, r.stderr
-    rows = json.loads(r.stdout)
+    rows = json.loads(r.stdout)["rows"]
     row = next(x for x in rows if x["weapon"] == 0 and x["strength"] == 0)
     assert row["p_win"] == pytest.approx(15 / 36) and abs(row["measured_win"] - 15 / 36) < 0.05
 
@@ -171,7 +171,7 @@ def test_text_summary_prints_game_specific_tables():
 def test_odds_accepts_every_seed_run_accepts():
     r = cli("odds", "foury", "--format", "json", "--trials", "200", "--seed", str(2**62))
     assert r.returncode == 0, r.stderr
-    assert all(0 <= row["measured_win"] <= 1 for row in json.loads(r.stdout))
+    assert all(0 <= row["measured_win"] <= 1 for row in json.loads(r.stdout)["rows"])
 
 
 @pytest.mark.parametrize("args", [[], ["map"]])
@@ -188,7 +188,7 @@ def test_a_failed_write_still_prints_the_summary(tmp_path, monkeypatch, capsys):
     from foury_sim import cli as cli_module
     from foury_sim import runner
 
-    def full(df, path):
+    def full(df, path, **kw):
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
     monkeypatch.setattr(runner, "write_frame", full)

@@ -140,7 +140,8 @@ def check_sane(args: list[str], out: str) -> None:
         assert 0 <= w["lo"] <= w["rate"] <= w["hi"] <= 1, (args, w)
         assert data["games"] == int(args[args.index("--games") + 1])
     elif args[0] == "odds":
-        for row in data:
+        assert data["title"] and data["verdict"]["text"], args
+        for row in data["rows"]:
             for k, v in row.items():
                 if k.startswith(("p_", "measured_")):
                     assert 0 <= v <= 1, (args, k, v)

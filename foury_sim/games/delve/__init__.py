@@ -20,7 +20,7 @@ from ...userpolicy import clear_errors
 with use_cache(__name__):  # compiled kernels are cached per version of this package's code
     from . import layout
     from .kernel import TRACE_COLS, entry
-    from .odds import clear_table, odds
+    from .odds import clear_table, odds, odds_report
     from .outputs import OUTPUTS
     from .policies import RISK_PARAMS, THRESHOLD_PARAMS
     from .ruleset import DelveRules, heroes, load_ruleset
@@ -139,7 +139,8 @@ def summarize(df: pd.DataFrame, ruleset: DelveRules | None = None) -> dict[str, 
     delves = [c for c in df.columns if c.startswith("delve") and c.endswith("_level")]
     n = max(len(df), 1)
     return {
-        "rank_share": {int(k): float(v) / n for k, v in df["rank"].value_counts().sort_index().items()},
+        "rank_share": {OUTPUTS.column("rank").category(int(k), ruleset): float(v) / n
+                       for k, v in df["rank"].value_counts().sort_index().items()},
         "mean_level": {c: float(df[c].mean()) for c in delves},
         "flee_rate": float(df["fled"].sum()) / (n * max(len(delves), 1)),
         "portal_rate": float(df["portals"].sum()) / (n * max(len(delves), 1)),
@@ -161,7 +162,7 @@ GAME = register(
         replay=replay,
         summarize=summarize,
         outputs=OUTPUTS,
-        odds=odds,
+        odds=odds_report,
     )
 )
 

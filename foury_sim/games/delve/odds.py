@@ -22,6 +22,7 @@ from numba import njit
 
 from ...config import CACHE
 from ...errors import InputError
+from ...oddstable import OddsTable, z_scores
 from ...rng import seed_stream
 from . import layout as A
 from .kernel import (
@@ -329,7 +330,6 @@ def odds(
         for name, ex, m in zip(("dragon comes", "monsters defeated", "level cleared"), exact, measured):
             p = float(ex)
             f = m / trials
-            sd = (p * (1 - p) / trials) ** 0.5
             rows.append(
                 {
                     "level": lv,
@@ -338,7 +338,45 @@ def odds(
                     "exact": p,
                     "measured": f,
                     "trials": trials,
-                    "z": (f - p) / sd if sd > 0 else 0.0,
+                    "z": float(z_scores(p, f, trials)),
                 }
             )
     return pd.DataFrame(rows)
+
+
+#: What each event of the odds table means.
+EVENTS = {
+    "dragon comes": "the Dragon's Lair reaches the dragon's threshold (`dragon.threshold` dice) on this level",
+    "monsters defeated": "the party dice (with the hero's specialty; no scrolls, tokens or ultimate) can defeat "
+                         "every monster rolled",
+    "level cleared": "the monsters are defeated and, if the dragon comes, it is slain too",
+}
+
+
+def odds_report(
+    ruleset: DelveRules,
+    hero: str = "none",
+    party: str | None = None,
+    level: int | None = None,
+    lair: int = 0,
+    master: bool = False,
+    trials: int = 100_000,
+    seed: int = 1,
+) -> OddsTable:
+    """``foury-sim odds delve``: the odds of the next level (:func:`odds`) with a title and what each column
+    means."""
+    df = odds(ruleset, hero=hero, party=party, level=level, lair=lair, master=master, trials=trials, seed=seed)
+    df = df.drop(columns="z")  # the shared formatter adds z (the same formula)
+    legend = {
+        "level": "the dungeon level delved next (as many dungeon dice as the level, fewer once the Lair holds some)",
+        "lair": "dungeon dice already in the Dragon's Lair before the level is rolled",
+        "event": "; ".join(f"{k} = {v}" for k, v in EVENTS.items()),
+        "exact": "exact chance of the event (every dungeon roll and party enumerated with its probability)",
+        "measured": "share of the row's trials in which the event happened, rolled by the engine's own code",
+        "trials": "levels the engine rolled for the row (--trials)",
+    }
+    who = f"hero {hero} ({'master' if master else 'novice'} side)"
+    hand = f"party in hand {party}" if parse_party(party) is not None else "a freshly formed party"
+    title = (f"Delve odds of the next level: exact (enumerated) beside the engine's frequencies; {who}, {hand}, "
+             f"{trials:,} trials per row, seed {seed}")
+    return OddsTable(title, df, legend, (("exact", "measured"),), keys=("level", "lair", "event"))

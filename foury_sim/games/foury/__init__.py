@@ -20,7 +20,7 @@ from .trace import format_trace
 
 with use_cache(__name__):  # compiled kernels are cached per version of this package's code
     from . import kernel
-    from .odds import odds_table
+    from .odds import odds_report
     from .policies import POLICIES
 
 NO_SCRIPT = np.zeros(0, dtype=np.int64)
@@ -112,7 +112,7 @@ def summarize(df, rules: FouryRules | None = None) -> dict[str, Any]:
 
 
 def _odds(rules: FouryRules, **kw):
-    return odds_table(rules, **kw)
+    return odds_report(rules, **kw)
 
 
 GAME = register(GameSpec(

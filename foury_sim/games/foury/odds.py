@@ -13,6 +13,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from ...oddstable import OddsTable, columns_in
 from .combat import combat_trials
 
 
@@ -68,4 +69,31 @@ def odds_table(rules=None, *, weapons=range(0, 5), strengths=range(0, 7), hearts
     return pd.DataFrame(rows)
 
 
-__all__ = ["rolloff", "fight_to_the_end", "odds_table", "np"]
+def odds_report(rules=None, *, hearts: int = 5, trials: int = 20_000, seed: int = 1, **kw) -> OddsTable:
+    """``foury-sim odds foury``: the odds table with its title and what each column means."""
+    df = odds_table(rules, hearts=hearts, trials=trials, seed=seed, **kw)
+    fight, mfight = f"p_fight_won_{hearts}h", f"measured_fight_won_{hearts}h"
+    df = columns_in(df, ["weapon", "strength", "p_win", "measured_win", "p_tie", "measured_tie", "p_lose",
+                         "measured_lose", fight, mfight, "trials"])
+    legend = {
+        "weapon": "your weapon's value, added to your d6 in every roll-off",
+        "strength": "the foe's strength in the fight (its own plus the round's `monster_bonus`), added to its d6",
+        "p_win": "exact chance to win one roll-off (your d6 + weapon above the foe's d6 + strength; 36 outcomes)",
+        "measured_win": "share of the row's single roll-offs (the engine's own `fight` code) won",
+        "p_tie": "exact chance of a tie (nothing happens, roll again)",
+        "measured_tie": "share of the row's single roll-offs tied",
+        "p_lose": "exact chance to lose one roll-off (you lose the difference in hearts)",
+        "measured_lose": "share of the row's single roll-offs lost",
+        fight: f"exact chance to win a whole fight fought to the end from {hearts} hearts (no shield, no clover)",
+        mfight: f"share of the row's whole fights from {hearts} hearts the engine won",
+        "trials": "single roll-offs, and whole fights, the engine played for the row (--trials)",
+    }
+    title = (f"Dungeon Foury combat odds: exact (enumerated) beside the engine's frequencies; whole fights from "
+             f"{hearts} hearts (--hearts), {trials:,} trials per row, seed {seed}")
+    notes = ("Exact whole-fight odds: a fight fought on until one side falls, without items; the weapon wears only "
+             "after the combat, so it keeps its value throughout.",)
+    compared = (("p_win", "measured_win"), ("p_tie", "measured_tie"), ("p_lose", "measured_lose"), (fight, mfight))
+    return OddsTable(title, df, legend, compared, keys=("weapon", "strength"), notes=notes)
+
+
+__all__ = ["rolloff", "fight_to_the_end", "odds_table", "odds_report", "np"]

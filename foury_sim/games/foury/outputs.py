@@ -12,20 +12,42 @@ from typing import Any
 
 from ...outputs import COUNTS, MEAN, RATE, SHARE, Column, Outputs, SummaryKey
 
-SECTOR_LABELS = {-1: "-", 0: "A", 1: "B", 2: "C", 3: "D", 4: "O"}
+SECTOR_LABELS = {0: "A", 1: "B", 2: "C", 3: "D", 4: "O", -1: "none"}
+#: ``death_round``: the round of the first death, in order; 0 (never died) last
+ROUND_LABELS = {1: "1", 2: "2", 3: "3", 4: "4", 0: "never"}
 
 
 def cause_label(code: int, rules: Any = None) -> str:
-    """Why a hero died or a game ended (``CAUSE_*``; a foe's code is ``CAUSE_FOE`` + its icon)."""
+    """Why a hero died or a game ended (``CAUSE_*``; a foe's code is ``CAUSE_FOE`` + its icon); 0: none."""
     from .trace import cause_name
 
-    return cause_name(int(code)) if rules is None else cause_name(int(code), rules.icons.names)
+    name = cause_name(int(code)) if rules is None else cause_name(int(code), rules.icons.names)
+    return name or "none"
 
 
 def unwinnable_label(code: int, rules: Any = None) -> str:
     from .layout import UNWIN_NAMES
 
-    return UNWIN_NAMES[int(code)] if 0 <= int(code) < len(UNWIN_NAMES) else str(code)
+    return (UNWIN_NAMES[int(code)] or "none") if 0 <= int(code) < len(UNWIN_NAMES) else str(code)
+
+
+def room_label(code: int, rules: Any = None) -> str:
+    """A room of the first death as the summary names it (``(row,column)``); -1: none."""
+    if int(code) < 0:
+        return "none"
+    if rules is None:
+        return str(int(code))
+    from . import _room_name
+
+    return _room_name(rules, int(code))
+
+
+def order_label(code: int, rules: Any = None) -> str:
+    """The sectors in the order played (``round_order`` 1243 -> ``A,B,D,C``); 0: none."""
+    digits = str(int(code)) if int(code) > 0 else ""
+    if not digits.isdigit():
+        return str(code)
+    return ",".join(SECTOR_LABELS.get(int(d) - 1, d) for d in digits) or "none"
 
 
 def _died_text(v: float, s: dict[str, Any]) -> str:
@@ -35,32 +57,36 @@ def _died_text(v: float, s: dict[str, Any]) -> str:
 COLUMNS = (
     Column("game", "Game index", doc="Index of the game in the stream of the seed (replay it with `--game`).",
            driver=True),
-    Column("win", "Won", summary=RATE, index="OUT_WIN", doc="1 if the hero completed every round."),
+    Column("win", "Won", summary=RATE, index="OUT_WIN", doc="1 if the hero completed every round.",
+           legend="games in which the hero completed all four rounds (continues allowed)"),
     Column("clean_win", "Won without a continue", summary=RATE, index="OUT_CLEAN", key="win_without_continue",
-           text="  without continue", doc="1 if won without inserting a coin."),
+           text="  without continue", doc="1 if won without inserting a coin.",
+           legend="won without inserting a coin (a continue after a death)"),
     Column("rounds_completed", "Rounds completed", summary=MEAN, index="OUT_ROUNDS"),
-    Column("coins_used", "Continues used", index="OUT_COINS", doc="Coins inserted (continues after a death)."),
-    Column("hearts_left", "Hearts left at the end", summary=MEAN, index="OUT_HEARTS", report=False),
+    Column("coins_used", "Continues used", "coins", index="OUT_COINS", doc="Coins inserted (continues after a death)."),
+    Column("hearts_left", "Hearts left at the end", "hearts", summary=MEAN, index="OUT_HEARTS", report=False),
     Column("turns", "Game length", "turns", summary=MEAN, index="OUT_TURNS", distribution=True),
     Column("score", "Final score", "points", summary=MEAN, index="OUT_SCORE", distribution=True),
-    Column("kills", "Monsters killed", summary=MEAN, index="OUT_KILLS", report=False),
-    Column("chests_gained", "Chests gained", index="OUT_CHESTS"),
-    Column("death_round", "Round of the first death", index="OUT_DEATH_ROUND", doc="Round (1..4) of the first "
-           "death; 0 = never died."),
+    Column("kills", "Monsters killed", "foes", summary=MEAN, index="OUT_KILLS", report=False),
+    Column("chests_gained", "Chests gained", "chests", index="OUT_CHESTS"),
+    Column("death_round", "Round of the first death", index="OUT_DEATH_ROUND", categories=ROUND_LABELS, ordered=True,
+           doc="Round (1..4) of the first death; 0 = never died."),
     Column("death_sector", "Sector of the first death", index="OUT_DEATH_SECTOR", categories=SECTOR_LABELS,
-           doc="Sector (A..D, O the Oracle) of the room of the first death."),
-    Column("death_cell", "Room of the first death", index="OUT_DEATH_CELL", doc="Cell index (row * columns + "
-           "column) of the room of the first death; -1 = never died."),
+           ordered=True, doc="Sector (A..D, O the Oracle) of the room of the first death; -1 = never died."),
+    Column("death_cell", "Room of the first death", index="OUT_DEATH_CELL", categories=room_label,
+           doc="Cell index (row * columns + column) of the room of the first death; -1 = never died. Labelled "
+           "`(row,column)` as in the run summary's deadliest rooms."),
     Column("death_cause", "Cause of the first death", index="OUT_DEATH_CAUSE", categories=cause_label,
-           doc="Cause of the first death: 0 none, 1 stuck, 2 turn cap, 3 die table, 100 + foe icon: that foe."),
+           doc="Cause of the first death: 0 none, 1 stuck, 2 turn cap, 3 die table, 100 + foe icon: that foe. "
+           "Labelled with the cause in words (`stuck`, `killed by a goblin`, ...)."),
     Column("end_cause", "Why a lost game ended", index="OUT_END_CAUSE", categories=cause_label,
-           doc="Cause that ended a lost game (codes as `death_cause`; 0 for a win)."),
-    Column("round_order", "Order of the sectors played", index="OUT_ORDER", doc="Sectors in the order played, as "
-           "digits 1..4 (e.g. 1243)."),
+           doc="Cause that ended a lost game (codes and labels as `death_cause`; 0 none, for a win)."),
+    Column("round_order", "Order of the sectors played", index="OUT_ORDER", categories=order_label,
+           doc="Sectors in the order played, as digits 1..4 = A..D (e.g. 1243); labelled `A,B,D,C`."),
     *(Column(f"turns_r{r}", f"Turns of round {r}", "turns", index=f"OUT_TURNS_R{r}",
              doc=f"Turns of the {r}{('st', 'nd', 'rd', 'th')[r - 1]} completed round (0 = not completed).")
       for r in range(1, 5)),
-    Column("dice_rolled", "Dice rolled", index="OUT_DICE", doc="Dice drawn from the game's stream."),
+    Column("dice_rolled", "Dice rolled", "dice", index="OUT_DICE", doc="Dice drawn from the game's stream."),
     Column("bad_choices", "Out-of-range policy answers", index="OUT_BAD", doc="Answers of a user policy outside "
            "its options (taken as option 0; any makes the run an error)."),
     Column("death_turn", "Turn of the first death", index="OUT_DEATH_TURN", doc="Game turn of the first death; 0 = "
@@ -72,7 +98,8 @@ COLUMNS = (
            "3 sealed in with no coin left."),
     Column("unwinnable", "Became unwinnable", summary=RATE, text="became unwinnable",
            note="no entry/exit left for a round, or sealed in", derive=lambda df: df["unwinnable_at_turn"] > 0,
-           doc="1 if the game reached a state from which no sequence of legal moves wins."),
+           doc="1 if the game reached a state from which no sequence of legal moves wins.",
+           legend="from some turn on, no sequence of legal moves could win any more (the game played on to its loss)"),
 )
 
 SUMMARY_KEYS = tuple(SummaryKey(k, k.replace("_", " "), COUNTS, doc) for k, doc in (
@@ -81,7 +108,8 @@ SUMMARY_KEYS = tuple(SummaryKey(k, k.replace("_", " "), COUNTS, doc) for k, doc 
     ("death_by_sector", "First deaths by sector."),
 )) + (
     SummaryKey("death_by_cause", "death by cause", COUNTS, "First deaths by cause.",
-               finding="Most common causes of the first death (all cells together)"),
+               finding="Most common causes of the first death (all cells together)",
+               legend="shares of all games; stuck = walls collapsed around the hero, no way out"),
     *(SummaryKey(k, k.replace("_", " "), COUNTS, doc) for k, doc in (
         ("loss_by_cause", "Lost games by the cause that ended them."),
         ("unwinnable_by_cause", "Games that became unwinnable, by why."),

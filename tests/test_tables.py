@@ -1,0 +1,259 @@
+"""Outputs that explain themselves: per-game tables with readable labels (categoricals in parquet, words in
+CSV), odds tables with a title, a column legend, z and an honest verdict, and run summaries with a legend."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from foury_sim import outputs as O
+from foury_sim.cli import app, format_summary
+from foury_sim.files import write_frame
+from foury_sim.oddstable import OddsTable, format_odds, odds_json, verdict, with_z, z_scores
+from foury_sim.registry import get_game
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli(*args: str):
+    return CliRunner().invoke(app, list(args), catch_exceptions=False)
+
+
+# ---------------------------------------------------------------------------------- labelled tables --
+@pytest.fixture(scope="module")
+def foury():
+    spec = get_game("foury")
+    return spec, spec.load_ruleset(None, None, None)
+
+
+def _foury_rows(rules) -> pd.DataFrame:
+    """Three scripted games: never died; died in round 1 in sector A to a foe; died in round 4, sector O, stuck."""
+    from foury_sim.games.foury.layout import CAUSE_FOE
+
+    goblin = list(rules.icons.names).index("goblin")
+    cols = rules.map.cols
+    return pd.DataFrame({
+        "game": [0, 1, 2], "win": [1, 0, 0],
+        "death_round": [0, 1, 4], "death_sector": [-1, 0, 4], "death_cell": [-1, 2 * cols + 3, cols],
+        "death_cause": [0, CAUSE_FOE + goblin, 1], "end_cause": [0, CAUSE_FOE + goblin, 2],
+        "round_order": [1243, 1, 4321], "unwinnable_cause": [0, 3, 2], "turns": [40, 5, 60],
+    })
+
+
+def test_written_tables_carry_the_declared_labels(foury, tmp_path):
+    spec, rules = foury
+    df = _foury_rows(rules)
+    before = df.copy()
+    write_frame(df, tmp_path / "games.parquet", outputs=spec.outputs, ruleset=rules)
+    write_frame(df, tmp_path / "games.csv", outputs=spec.outputs, ruleset=rules)
+    pd.testing.assert_frame_equal(df, before)  # the in-memory table keeps its codes
+    pq = pd.read_parquet(tmp_path / "games.parquet")
+    csv = pd.read_csv(tmp_path / "games.csv", keep_default_na=False)
+    expected = {
+        "death_round": ["never", "1", "4"],
+        "death_sector": ["none", "A", "O"],
+        "death_cell": ["none", "(2,3)", "(1,0)"],
+        "death_cause": ["none", "killed by a goblin", "stuck"],
+        "end_cause": ["none", "killed by a goblin", "lost in the dungeon (turn cap)"],
+        "round_order": ["A,B,D,C", "A", "D,C,B,A"],
+        "unwinnable_cause": ["none", "sealed in, no coin left", "no arrows left"],
+    }
+    for col, words in expected.items():
+        assert pq[col].tolist() == words, col
+        assert csv[col].astype(str).tolist() == words, col
+    # numbers stay numbers
+    assert pq["turns"].tolist() == [40, 5, 60] and pq["win"].dtype == np.int64 and csv["game"].tolist() == [0, 1, 2]
+    # parquet: categoricals, ordered where the order means something, every declared category listed
+    assert pq["death_round"].dtype == pd.CategoricalDtype(["1", "2", "3", "4", "never"], ordered=True)
+    assert pq["death_sector"].dtype == pd.CategoricalDtype(["A", "B", "C", "D", "O", "none"], ordered=True)
+    assert not pq["death_cause"].cat.ordered  # causes: the codes present, by code
+    assert list(pq["death_cause"].cat.categories) == ["none", "stuck", "killed by a goblin"]
+    assert list(pq["end_cause"].cat.categories) == ["none", "lost in the dungeon (turn cap)", "killed by a goblin"]
+    # the labels are the declaration's, code by code
+    for col in expected:
+        c = spec.outputs.column(col)
+        assert pq[col].tolist() == [c.category(x, rules) for x in df[col]]
+
+
+def test_delve_rank_is_an_ordered_categorical_of_every_rank():
+    spec = get_game("delve")
+    rules = spec.load_ruleset(None, None, None)
+    t = spec.outputs.labelled(pd.DataFrame({"game": [0, 1, 2], "rank": [1, 0, 1]}), rules)
+    assert t["rank"].tolist() == ["Village Hero", "Dragon Fodder", "Village Hero"]
+    assert t["rank"].dtype == pd.CategoricalDtype(list(rules.rank_names), ordered=True)
+    assert t["rank"].max() == "Village Hero"  # ordered: comparisons follow the ranks, not the alphabet
+
+
+def test_labels_merge_equal_words_and_keep_unknown_codes():
+    c = O.Column("x", "X", categories={0: "none", 1: "a", 2: "a"}, ordered=True)
+    cat = c.labelled(np.array([2, 1, 7, 0]))
+    assert cat.tolist() == ["a", "a", "7", "none"]
+    assert list(cat.categories) == ["none", "a", "7"] and cat.ordered
+    empty = c.labelled(np.zeros(0, dtype=np.int64))
+    assert len(empty) == 0 and list(empty.categories) == ["none", "a"]
+
+
+def test_run_out_and_compare_out_write_labelled_tables_that_read_back(tmp_path):
+    from foury_sim.runner import run, write_run
+    from foury_sim.study import compare, write_comparison
+
+    res = run("foury", games=300, seed=4, progress=False)
+    write_run(res, tmp_path / "run")
+    pq = pd.read_parquet(tmp_path / "run" / "games.parquet")
+    csv = pd.read_csv(tmp_path / "run" / "games.csv", keep_default_na=False)
+    c = get_game("foury").outputs.column("death_cause")
+    words = [c.category(x, res.ruleset) for x in res.df["death_cause"]]
+    assert pq["death_cause"].tolist() == words and csv["death_cause"].tolist() == words
+    assert isinstance(pq["death_sector"].dtype, pd.CategoricalDtype) and pq["death_sector"].cat.ordered
+    assert res.df["death_cause"].dtype == np.int64  # in memory: codes
+    assert pq["win"].sum() == res.df["win"].sum()
+    cmp = compare("foury", {"hero": "free"}, {"hero": "kael"}, games=200, seed=3, progress=False)
+    write_comparison(cmp, tmp_path / "cmp")
+    a = pd.read_parquet(tmp_path / "cmp" / "games_a.parquet")
+    assert a["death_round"].dtype == pd.CategoricalDtype(["1", "2", "3", "4", "never"], ordered=True)
+    assert (a["death_round"] == "never").sum() == (cmp.df_a["death_round"] == 0).sum()
+
+
+def test_sweep_per_game_tables_are_labelled_and_resume_reads_them(tmp_path):
+    from foury_sim.study import run_sweep
+
+    exp = tmp_path / "pg.toml"
+    exp.write_text('name = "pg"\ngame = "foury"\ngames = 200\nseed = 3\nper_game = true\n'
+                   '[sweep]\nhero = ["free", "kael"]\n')
+    out = run_sweep(exp, tmp_path / "r", progress=False, report=False)
+    cell = pd.read_parquet(out / "cells" / "cell_0001.parquet")
+    assert cell["death_sector"].dtype == pd.CategoricalDtype(["A", "B", "C", "D", "O", "none"], ordered=True)
+    from foury_sim.runner import run
+
+    ref = run("foury", hero="kael", games=200, seed=3, progress=False)  # the same games as cell 1
+    c = get_game("foury").outputs.column("death_cause")
+    words = [c.category(x, ref.ruleset) for x in ref.df["death_cause"]]
+    assert cell.sort_values("game")["death_cause"].tolist() == words
+    before = pd.read_parquet(out / "cells.parquet")
+    (out / "cells" / "cell_0001.json").unlink()  # as if interrupted: resume re-reads cell 0's labelled table
+    run_sweep(exp, tmp_path / "r", resume=True, progress=False, report=False)
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "cells.parquet"), before)
+    from foury_sim.report import load_results
+
+    assert len(load_results(out).cells) == 2
+
+
+def test_docs_state_labels_and_units():
+    md = O.markdown(["foury", "delve"])
+    assert "| column | type | unit | summary | in the tables | meaning |" in md
+    assert "| `death_sector` | int64 |  | none | label (ordered): `A`, `B`, `C`, `D`, `O`, `none` |" in md
+    assert "| `rank` | int64 |  | none | label (ordered) (words, see meaning) |" in md
+    assert "| `win` | int64 | 0/1 | rate | number |" in md and "| `turns` | int64 | turns | mean | number |" in md
+    readme = (ROOT / "README.md").read_text()
+    assert "docs/outputs.md" in readme.split("**Exit codes and limits.**")[0].split("`run` prints")[1]
+
+
+# ----------------------------------------------------------------------------------------- odds --
+def _table(rows: int, measured: float, exact: float = 0.5, trials: int = 10_000) -> OddsTable:
+    df = pd.DataFrame({"case": range(rows), "exact": [exact] * rows, "measured": [exact] * rows,
+                       "trials": [trials] * rows})
+    df.loc[0, "measured"] = measured
+    return OddsTable("Test odds", df, {"case": "which case", "exact": "exact chance", "measured": "engine share",
+                                       "trials": "trials"}, (("exact", "measured"),), keys=("case",))
+
+
+def test_z_is_the_binomial_z_and_infinite_where_exact_odds_rule_it_out():
+    assert z_scores(0.5, 0.515, 10_000) == pytest.approx(3.0)
+    assert z_scores(0.0, 0.0, 100) == 0 and z_scores(1.0, 1.0, 100) == 0
+    assert z_scores(0.0, 0.01, 100) == np.inf and z_scores(1.0, 0.99, 100) == -np.inf
+
+
+def test_verdict_controls_the_family():
+    one = verdict(_table(1, 0.515))  # z = 3, p = 0.0027: a disagreement when it is the only comparison
+    assert not one.agree and one.comparisons == 1 and one.disagreements[0].startswith("case 0: measured 0.5150")
+    many = verdict(_table(140, 0.515))  # ... but not among 140 (Holm: 0.05 / 140 = 0.00036)
+    assert many.agree and many.comparisons == 140 and many.max_abs_z == pytest.approx(3.0)
+    assert "none of the 140 comparisons differs at the 95 % family-wise level" in many.text
+    far = verdict(_table(140, 0.53))  # z = 6
+    assert not far.agree and far.disagreements == ("case 0: measured 0.5300 vs exact 0.5000",)
+    assert far.text.startswith("ENGINE AND EXACT ODDS DISAGREE: 1 of 140 comparisons")
+    ruled_out = verdict(_table(3, 0.001, exact=0.0))
+    assert not ruled_out.agree and ruled_out.max_abs_z == np.inf
+    loose = verdict(_table(140, 0.53), conf=1 - 1e-12)  # the level shown is the level used
+    assert loose.agree and "99.9999999999 % family-wise level" in loose.text
+
+
+def test_odds_text_and_json_carry_title_legend_z_and_verdict():
+    t = _table(2, 0.5)
+    text = format_odds(t)
+    lines = text.splitlines()
+    assert lines[0] == "Test odds" and "Columns:" in lines
+    assert "  case      which case" in lines and any(x.startswith("  z         (measured - exact)") for x in lines)
+    assert lines[-1].startswith("Verdict: engine and exact odds agree: none of the 2 comparisons differs at the 95 % "
+                                "family-wise level (exact binomial tests, Holm); largest |z| 0.00")
+    assert list(with_z(t).columns) == ["case", "exact", "measured", "trials", "z"]
+    j = odds_json(t)
+    assert j["title"] == "Test odds" and j["conf"] == 0.95 and j["verdict"]["agree"] is True
+    assert set(j["columns"]) == {"case", "exact", "measured", "trials", "z"} and j["rows"][0]["z"] == 0.0
+
+
+@pytest.mark.parametrize("game, args, title, legend", [
+    ("foury", ["--hearts", "3"], "Dungeon Foury combat odds: exact (enumerated) beside the engine's frequencies; "
+     "whole fights from 3 hearts (--hearts), 2,000 trials per row, seed 1",
+     ["  weapon ", "  strength ", "  p_fight_won_3h ", "  measured_fight_won_3h ", "  trials ", "  z "]),
+    ("delve", [], "Delve odds of the next level: exact (enumerated) beside the engine's "
+     "frequencies; hero none (novice side), a freshly formed party, 2,000 trials per row, seed 1",
+     ["  level ", "  lair ", "  event ", "  exact ", "  measured ", "  trials ", "  z "]),
+])
+def test_odds_of_every_game_explains_itself(game, args, title, legend):
+    r = cli("odds", game, "--trials", "2000", *args)
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    assert lines[0] == title
+    header = lines[2].split()
+    assert header[-1] == "z" and "trials" in header
+    for name in legend:
+        assert sum(x.startswith(name) for x in lines) == 1, name
+    verdict_line = lines[-1]
+    j = json.loads(cli("odds", game, "--trials", "2000", *args, "--format", "json").stdout)
+    m = len(j["rows"]) * (4 if game == "foury" else 1)
+    assert verdict_line.startswith(f"Verdict: engine and exact odds agree: none of the {m} comparisons differs at "
+                                   "the 95 % family-wise level (exact binomial tests, Holm); largest |z| ")
+    assert j["title"] == title and "z" in j["columns"] and verdict_line == "Verdict: " + j["verdict"]["text"]
+    assert j["verdict"]["comparisons"] == m and j["conf"] == 0.95
+    assert j["verdict"]["agree"] is True  # the engine reproduces its exact odds
+
+
+# ------------------------------------------------------------------------------------ run legend --
+def _summary(game: str, **extra) -> dict:
+    win = {"rate": 0.5, "lo": 0.4, "hi": 0.6, "conf": 0.95}
+    return {"game": game, "games": 100, "hero": "none", "policy": "p", "seed": 1, "elapsed_s": 1.0,
+            "games_per_s": 100, "win": win, **extra}
+
+
+def test_delve_run_explains_its_figures():
+    s = _summary("delve", flee_rate=0.1, portal_rate=0.02, master_share=0.4, dragons_slain_per_game=0.5,
+                 rank_share={"Dragon Fodder": 0.5, "Village Hero": 0.5}, mean_level={"delve1_level": 4.5})
+    lines = format_summary(s, "Delve").splitlines()
+    i = lines.index(O.LEGEND_HEADING)
+    legend = lines[i + 1:lines.index("", i)]
+    names = [x[2:19].strip() for x in legend]
+    assert names == ["win rate", "flee rate", "portal rate", "master share", "rank share", "mean level"]
+    assert "winning rank" in legend[0] and "Village Hero" in legend[0]
+    assert "Town Portal" in legend[2] and "master side" in legend[3]
+    assert "rank share          Dragon Fodder: 50.0 %, Village Hero: 50.0 %" in lines
+    assert all(len(x) <= 120 for x in legend)
+
+
+def test_foury_run_explains_its_unclear_lines():
+    rate = {"rate": 0.1, "lo": 0.05, "hi": 0.15}
+    s = _summary("foury", win_without_continue=rate, unwinnable=rate, death_by_cause={"stuck": 10})
+    lines = format_summary(s, "Foury").splitlines()
+    legend = lines[lines.index(O.LEGEND_HEADING) + 1:]
+    names = [x[2:19].strip() for x in legend if x.startswith("  ")]
+    assert names == ["win rate", "without continue", "became unwinnable", "death by cause"]
+    assert "stuck = walls collapsed" in legend[3]
+
+
+def test_a_summary_without_declared_legends_prints_none():
+    assert O.legend_lines(_summary("x"), O.Outputs((O.Column("win", "Won", summary=O.RATE),))) == []
