@@ -60,14 +60,17 @@ _AN_BEFORE = ("hour", "honest", "honou", "heir")
 
 
 def a(name: str) -> str:
-    """``name`` with its indefinite article: "an orc", "an imp", "an elixir", "a goblin", "a unicorn"; a name
-    that already starts with an article or a number is returned as it is."""
+    """``name`` with its indefinite article: "an orc", "an imp", "an elixir", "a goblin", "a unicorn"; a plural
+    name takes "some" ("some dragon scales"); a name that already starts with an article or a number is
+    returned as it is."""
     if not name:
         return name
     low = name.lower()
     first = low.split(" ", 1)[0]
-    if first in ("a", "an", "the") or first[0].isdigit():
+    if first in ("a", "an", "the", "some") or first[0].isdigit():
         return name
+    if low.endswith("s") and not low.endswith(("ss", "us")):
+        return f"some {name}"
     vowel = low[0] in "aeiou"
     if low.startswith(_A_BEFORE):
         vowel = False
