@@ -1638,7 +1638,7 @@ def test_clover_rerolls_the_room_roll():
     assert g.walls(4)[N] == L.W_COLLAPSED and g.walls(4)[S] == L.W_COLLAPSED  # heading east: left N, right S
     assert g[L.S_RR_KIND] == L.RR_ROOM and g[L.S_RR_FACE] == 1 and g[L.S_RR_EFFECT] == L.EV_MONSTER
     assert g[L.S_RR_OPEN] == 4  # the context of the monster face: the centre keeps its four open sides
-    assert "clover on the room roll 1: rerolled to 2" in g.report()
+    assert "clover on the room roll: 1 rerolled to 2 -> " in g.report()
 
 
 def test_clover_reroll_is_repeatable_while_clovers_last():
