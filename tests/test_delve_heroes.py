@@ -143,7 +143,7 @@ def test_knight_battlecry_sends_monsters_to_the_lair(scripted):
 def test_dragon_slayer_needs_two_types(scripted):
     script = party("F", "C", "F", "F", "F", "F", "F") + [DRAGON] + [DRAGON, DRAGON, POS["vorpal"]]
     row, lines = run(scripted, script, cont(0), hero="knight", sets=MASTER)
-    has(lines, "needs 2 different companions", "the dragon is slain")
+    has(lines, "it takes 2 different companions", "the dragon is slain")
     row, lines = run(scripted, script, cont(0), hero="knight")
     has(lines, "flees from the dragon")
 
@@ -189,7 +189,7 @@ def test_enchantress_scrolls_act_as_any_companion(scripted):
         has(lines, "spends 1 scroll die", "monsters defeated")
 
 
-@pytest.mark.parametrize("sets, n, after", [([], 1, "1 skeleton, 1 potion"), (MASTER, 2, "2 potion")])
+@pytest.mark.parametrize("sets, n, after", [([], 1, "1 skeleton, 1 potion"), (MASTER, 2, "2 potions")])
 def test_enchantress_charms_monsters_into_potions(scripted, sets, n, after):
     script = party("F", "F", "F", "F", "F", "F", "F") + [CHEST] + [SKEL, OOZE]
     wishes = cont(0) + [wish(A.D_MONSTER, 0, A.A_ULTIMATE, 0, n)]

@@ -341,7 +341,7 @@ def test_scroll_token_rerolls(scripted):
     row, lines = run(scripted, script, wishes)
     has(
         lines,
-        "reroll with scroll",
+        "reroll with a scroll",
         "spends 1 scroll",
         "Level 2, the dungeon rolls 2 dice: 1 chest, 1 potion",
     )

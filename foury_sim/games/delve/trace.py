@@ -131,7 +131,8 @@ CODES: dict[int, TraceCode] = {
                                         "what": _action(ctx.rules, ctx.hero, ctx.side, f["action"], f["arg"],
                                                         f["count"])}),
     E_USE: T("use", ("unit", "count"), "      spends {what}",
-             words=lambda f, ctx: {"what": count(f["count"], unit_name(ctx.rules, ctx.hero, ctx.side, f["unit"]))}),
+             words=lambda f, ctx: {"what": unit_name(ctx.rules, ctx.hero, ctx.side, f["unit"]) if f["unit"] >= A.U_HERO
+                                   else count(f["count"], unit_name(ctx.rules, ctx.hero, ctx.side, f["unit"]))}),
     E_CLEARED: T("cleared", (), "      monsters defeated"),
     E_DRAW: T("draw", ("treasure", "left", "hoard"),
               "      treasure from the {hoard:hoard}: {treasure:a treasure} ({left} left in the pool)"),
