@@ -186,7 +186,31 @@ def replay(
     rs = spec.load_ruleset(str(rules) if rules else None, set_, map)
     h = spec.check_hero(rs, spec.default_hero if hero is None else hero)
     pol = make_policy(spec.default_policy if policy is None else policy, spec.policies, param)
-    typer.echo("\n".join(in_worker(spec.replay, rs, h, pol, seed, game_index, watch=policy_watch(pol))))
+    lines = in_worker(spec.replay, rs, h, pol, seed, game_index, watch=policy_watch(pol))
+    typer.echo("\n".join(lines[:1] + replay_provenance(game, seed, game_index, hero, policy, param, map, rules, set_)
+                          + lines[1:]))
+
+
+def replay_provenance(game: str, seed: int, index: int, hero: str | None, policy: str | None, param: str | None,
+                      map: str | None, rules: Path | None, sets: list[str] | None) -> list[str]:
+    """The lines a replay's header adds after the game's own first line: the settings changed from the defaults
+    and the command that produced it (``provenance.command``), so a pasted replay says how it was made."""
+    from .provenance import command
+
+    changed = []
+    for opt, value in (("--map", map), ("--rules", rules)):
+        if value is not None:
+            changed += [opt, str(value)]
+    for s in sets or []:
+        changed += ["--set", s]
+    choice = []
+    for opt, value in (("--hero", hero), ("--policy", policy), ("--param", param)):
+        if value is not None:
+            choice += [opt, str(value)]
+    args = ["--seed", str(seed), "--game", str(index)] + choice + changed
+    overrides = " ".join(changed[i] + " " + changed[i + 1] for i in range(0, len(changed), 2))
+    return [f"Rules and map overrides: {overrides or 'none (the shipped rules and map)'}",
+            f"Command: {command('replay', game, args)}"]
 
 
 @app.command(context_settings=GAME_OPTIONS)

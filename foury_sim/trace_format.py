@@ -12,6 +12,10 @@ value (``by``) or extra named values computed from the fields (``words``).
 ever vanishes from a replay. A game may add one small hook for what needs state across rows (it sees
 every row first; it may update the context or replace the row's lines).
 
+Words that agree: :func:`a` puts the right article before a name ("an orc", "a goblin") and :func:`count`
+the right number ("1 heart", "2 hearts"); a template says ``{foe:a icon}`` for the article before a field
+formatter's name. Every game's trace words (and the summary's "killed by a ...") use these two.
+
 A new trace code: its constant in the game's ``layout.py`` (``TR_*``, ``E_*``), the kernel's logging call
 (``log``/``ev``, over ``tracing.trace_row``), and one ``TraceCode`` in the game's ``trace.py`` (a test checks
 that every code of the layout has words).
@@ -50,13 +54,74 @@ class TraceCode:
         return [self.template] if isinstance(self.template, str) else list(self.template.values())
 
 
+#: words that start with a vowel letter but not a vowel sound, and the other way round
+_A_BEFORE = ("uni", "use", "usu", "eu", "one", "once", "ewe")
+_AN_BEFORE = ("hour", "honest", "honou", "heir")
+
+
+def a(name: str) -> str:
+    """``name`` with its indefinite article: "an orc", "an imp", "an elixir", "a goblin", "a unicorn"; a plural
+    name takes "some" ("some dragon scales"); a name that already starts with an article or a number is
+    returned as it is."""
+    if not name:
+        return name
+    low = name.lower()
+    first = low.split(" ", 1)[0]
+    if first in ("a", "an", "the", "some") or first[0].isdigit():
+        return name
+    if low.endswith("s") and not low.endswith(("ss", "us")):
+        return f"some {name}"
+    vowel = low[0] in "aeiou"
+    if low.startswith(_A_BEFORE):
+        vowel = False
+    elif low.startswith(_AN_BEFORE):
+        vowel = True
+    return f"{'an' if vowel else 'a'} {name}"
+
+
+#: plurals that do not just add "s"
+_PLURALS = {"die": "dice", "mouse": "mice", "man": "men", "staff": "staves", "thief": "thieves", "wolf": "wolves",
+            "elf": "elves", "dwarf": "dwarves"}
+
+
+def plural(noun: str) -> str:
+    """The plural of a noun (the last word of ``noun``): "orc" -> "orcs", "ooze" -> "oozes", "box" -> "boxes",
+    "fighter die" -> "fighter dice"; a noun already plural ("hearts") is kept."""
+    head, _, last = noun.rpartition(" ")
+    low = last.lower()
+    if low in _PLURALS:
+        word = _PLURALS[low]
+    elif low.endswith("s") and not low.endswith(("ss", "us")):
+        word = last  # already plural ("hearts")
+    elif low.endswith(("s", "x", "z", "ch", "sh")):
+        word = last + "es"
+    elif low.endswith("y") and len(low) > 1 and low[-2] not in "aeiou":
+        word = last[:-1] + "ies"
+    else:
+        word = last + "s"
+    return f"{head} {word}" if head else word
+
+
+def singular(noun: str) -> str:
+    """``noun`` without a plain plural "s" ("hearts" -> "heart"); anything else is kept."""
+    return noun[:-1] if noun.endswith("s") and not noun.endswith(("ss", "us")) else noun
+
+
+def count(n: int, noun: str) -> str:
+    """``n`` and the noun in the right number: "1 heart", "2 hearts", "0 shields" (``noun`` either way)."""
+    one = singular(noun)
+    return f"{n} {one if n == 1 else plural(one)}"
+
+
 class _Formatter(string.Formatter):
-    """``str.format`` where a spec naming a field formatter formats with it."""
+    """``str.format`` where a spec naming a field formatter formats with it (``a KIND``: with its article)."""
 
     def __init__(self, kinds: Mapping[str, FieldFormat], ctx: Any) -> None:
         self.kinds, self.ctx = kinds, ctx
 
     def format_field(self, value: Any, spec: str) -> str:
+        if spec.startswith("a ") and spec[2:] in self.kinds:
+            return a(self.format_field(value, spec[2:]))
         kind = self.kinds.get(spec)
         if kind is None:
             return format(value, spec)
@@ -90,6 +155,8 @@ class TraceTable:
         for template in spec.templates():
             for _, name, spec_text, _ in string.Formatter().parse(template):
                 if name is None:
+                    continue
+                if spec_text.startswith("a ") and spec_text[2:] in self.kinds:
                     continue
                 if spec_text and spec_text not in self.kinds:
                     try:

@@ -53,33 +53,33 @@ def test_act_as_specialties(scripted, hero, face, monster, sets):
     script = party(face, "Ch", "S", "S", "S", "S", "S") + [CHEST] + [monster, monster]
     name = {"F": "fighter", "C": "cleric", "M": "mage", "T": "thief"}[face]
     row, lines = run(scripted, script, cont(0), hero=hero, sets=sets)
-    has(lines, f"spends 1 x {name} die", "monsters defeated")
+    has(lines, f"spends 1 {name} die", "monsters defeated")
     row, lines = run(scripted, script, cont(0), hero="none")
-    has(lines, "spends 1 x champion die")
+    has(lines, "spends 1 champion die")
 
 
 def test_minstrel_mages_open_every_chest_as_thieves(scripted):
     script = party("M", "S", "S", "S", "S", "S", "S") + [DRAGON] + [CHEST, CHEST]
     for sets in ([], MASTER):
         row, lines = run(scripted, script, cont(0) + [wish(A.D_LOOT, 0, A.A_OPEN, A.MAGE)], hero="minstrel", sets=sets)
-        has(lines, "open 2 chest(s) with mage die")
+        has(lines, "open 2 chests with a mage die")
     row, lines = run(scripted, script, cont(0) + [wish(A.D_LOOT, 0, A.A_OPEN, A.MAGE)])
-    has(lines, "open 1 chest(s) with mage die")
+    has(lines, "open 1 chest with a mage die")
 
 
 @pytest.mark.parametrize("hero, name", [("spellsword", "Arcane Blade"), ("crusader", "Holy Strike")])
 def test_hero_acts_as_a_companion(scripted, hero, name):
     row, lines = run(scripted, ALL_SCROLLS + [GOB], hero=hero)
-    has(lines, f"spends 1 x the hero ({name})", "monsters defeated")
+    has(lines, f"spends the hero ({name})", "monsters defeated")
     row, lines = run(scripted, ALL_SCROLLS + [GOB] + [CHEST], hero=hero, sets=["rulings.scroll_phases=[]"])
-    has(lines, f"spends 1 x the hero ({name})")
+    has(lines, f"spends the hero ({name})")
 
 
 def test_battlemage_arcane_fury_discards_everything(scripted):
     script = party("F", "F", "F", "F", "F", "F", "F") + [DRAGON] + [DRAGON, SKEL]
     wishes = cont(0) + [wish(A.D_MONSTER, 0, A.A_ULTIMATE)]
     row, lines = run(scripted, script, wishes, hero="spellsword", sets=MASTER)
-    has(lines, "ultimate: Arcane Fury", "L2 dungeon (0 rolled, 0 dragon(s) to the Lair): nothing; Lair 0")
+    has(lines, "ultimate: Arcane Fury", "Level 2, the dungeon now: nothing; 0 dragons in the Lair")
     assert row["fled"] == 0 and row["dragons_faced"] == 0
 
 
@@ -88,14 +88,14 @@ def test_mercenary_rerolls_when_forming(scripted):
     wishes = [wish(A.D_REROLL, 0, A.A_PICK, A.SCROLL), wish(A.D_REROLL, 1, A.A_PICK, A.SCROLL)]
     for sets in ([], MASTER):
         row, lines = run(scripted, script, wishes, hero="mercenary", sets=sets)
-        has(lines, "   party: 3 fighter, 1 cleric, 1 mage, 1 thief, 1 champion; graveyard 0")
+        has(lines, "   party: 3 fighters, 1 cleric, 1 mage, 1 thief, 1 champion; 0 dice in the graveyard")
 
 
 def test_mercenary_calculated_strike(scripted):
     script = ALL_SCROLLS + [CHEST] + [GOB, SKEL]
     wishes = cont(0) + [wish(A.D_MONSTER, 0, A.A_ULTIMATE, 0, 2)]
     row, lines = run(scripted, script, wishes, hero="mercenary", sets=["rulings.scroll_phases=[]"])
-    has(lines, "ultimate: Calculated Strike", "L2 dungeon (0 rolled, 0 dragon(s) to the Lair): nothing; Lair 0")
+    has(lines, "ultimate: Calculated Strike", "Level 2, the dungeon now: nothing; 0 dragons in the Lair")
     assert row["fled"] == 0 and row["xp"] == 2
 
 
@@ -108,13 +108,13 @@ def test_calculated_strike_may_target_dragons_as_a_ruling(scripted):
         'heroes.mercenary.novice.ultimate.monsters=["goblin","skeleton","ooze","dragon"]',
     ]
     row, lines = run(scripted, script, wishes, hero="mercenary", sets=sets)
-    has(lines, "ultimate: Calculated Strike", "L2 dungeon (0 rolled, 0 dragon(s) to the Lair): nothing; Lair 0")
+    has(lines, "ultimate: Calculated Strike", "Level 2, the dungeon now: nothing; 0 dragons in the Lair")
 
 
 def test_commander_fighters_defeat_an_extra_monster(scripted):
     script = party("F", "S", "S", "S", "S", "S", "S") + [CHEST] + [SKEL, OOZE]
     row, lines = run(scripted, script, cont(0), hero="mercenary", sets=MASTER)
-    has(lines, "spends 1 x fighter die", "monsters defeated")
+    has(lines, "spends 1 fighter die", "monsters defeated")
     row, lines = run(scripted, script, cont(0) + [wish(A.D_MONSTER, 0, A.A_FLEE)], hero="mercenary")
     has(lines, "flees from the monsters")
 
@@ -123,26 +123,27 @@ def test_commander_battlefield_presence_rerolls(scripted):
     script = party("F", "F", "F", "F", "F", "F", "F") + [GOB] + [CHEST]
     wishes = [wish(A.D_MONSTER, 0, A.A_ULTIMATE), wish(A.D_REROLL, 1, A.A_PICK, A.N_FACES)]  # 0: forming
     row, lines = run(scripted, script, wishes, hero="mercenary", sets=MASTER)
-    has(lines, "ultimate: Battlefield Presence", "L1 dungeon (1 rolled, 0 dragon(s) to the Lair): 1 chest")
+    has(lines, "ultimate: Battlefield Presence", "Level 1, the dungeon rolls 1 die: 1 chest")
 
 
 def test_knight_scrolls_become_champions(scripted):
     for sets in ([], MASTER):
         row, lines = run(scripted, party("S", "S", "F", "F", "F", "C", "M") + [CHEST], hero="knight", sets=sets)
-        has(lines, "forming: 2 scroll become champion", "   party: 3 fighter, 1 cleric, 1 mage, 2 champion")
+        has(lines, "forming the party: 2 scrolls become champions",
+            "   party: 3 fighters, 1 cleric, 1 mage, 2 champions")
 
 
 def test_knight_battlecry_sends_monsters_to_the_lair(scripted):
     script = party("F", "F", "F", "F", "F", "F", "F") + [CHEST] + [GOB, SKEL]
     for sets in ([], MASTER):
         row, lines = run(scripted, script, cont(0) + [wish(A.D_MONSTER, 0, A.A_ULTIMATE)], hero="knight", sets=sets)
-        has(lines, "ultimate: Battlecry", "L2 dungeon (0 rolled, 0 dragon(s) to the Lair): nothing; Lair 2")
+        has(lines, "ultimate: Battlecry", "Level 2, the dungeon now: nothing; 2 dragons in the Lair")
 
 
 def test_dragon_slayer_needs_two_types(scripted):
     script = party("F", "C", "F", "F", "F", "F", "F") + [DRAGON] + [DRAGON, DRAGON, POS["vorpal"]]
     row, lines = run(scripted, script, cont(0), hero="knight", sets=MASTER)
-    has(lines, "needs 2 different companions", "the dragon is slain")
+    has(lines, "it takes 2 different companions", "the dragon is slain")
     row, lines = run(scripted, script, cont(0), hero="knight")
     has(lines, "flees from the dragon")
 
@@ -152,8 +153,8 @@ def test_half_goblin_loots_during_the_monster_phase(scripted):
     wishes = cont(0) + [wish(A.D_MONSTER, 0, A.A_QUAFF, A.SCROLL), wish(A.D_REVIVE, 0, A.A_FACE, A.FIGHTER)]
     for sets in ([], MASTER):
         row, lines = run(scripted, script, wishes, hero="half_goblin", sets=sets)
-        i = next(i for i, line in enumerate(lines) if "decide monster" in line)
-        assert "quaff potions, reviving 1 with scroll die" in lines[i]
+        i = next(i for i, line in enumerate(lines) if "decide the monster phase" in line)
+        assert "quaff the potions with a scroll die, reviving 1" in lines[i]
         has(lines, "a fighter comes back", "monsters defeated")
 
 
@@ -162,7 +163,7 @@ def test_half_goblin_goblins_become_thieves(scripted, sets, goblins, turned):
     script = ALL_SCROLLS + [CHEST] + [GOB, GOB] if goblins == 2 else ALL_SCROLLS + [CHEST] + [CHEST, CHEST] + [GOB] * 3
     wishes = cont(0, 1) + [wish(A.D_MONSTER, 0, A.A_ULTIMATE, 0, turned)]
     row, lines = run(scripted, script, wishes, hero="half_goblin", sets=["rulings.scroll_phases=[]", *sets])
-    has(lines, "spends 1 x temporary thief", "monsters defeated")
+    has(lines, "spends 1 temporary thief", "monsters defeated")
     assert row["fled"] == 0
 
 
@@ -177,7 +178,7 @@ def test_bard_song_discards_the_lair(scripted):
 def test_bard_champions_defeat_an_extra_monster(scripted):
     script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST] + [GOB, SKEL]
     row, lines = run(scripted, script, cont(0), hero="minstrel", sets=MASTER)
-    has(lines, "spends 1 x champion die", "monsters defeated")
+    has(lines, "spends 1 champion die", "monsters defeated")
     row, lines = run(scripted, script, cont(0) + [wish(A.D_MONSTER, 0, A.A_FLEE)], hero="minstrel")
     has(lines, "flees")
 
@@ -185,15 +186,15 @@ def test_bard_champions_defeat_an_extra_monster(scripted):
 def test_enchantress_scrolls_act_as_any_companion(scripted):
     for sets in ([], MASTER):
         row, lines = run(scripted, ALL_SCROLLS + [GOB], hero="enchantress", sets=sets)
-        has(lines, "spends 1 x scroll die", "monsters defeated")
+        has(lines, "spends 1 scroll die", "monsters defeated")
 
 
-@pytest.mark.parametrize("sets, n, after", [([], 1, "1 skeleton, 1 potion"), (MASTER, 2, "2 potion")])
+@pytest.mark.parametrize("sets, n, after", [([], 1, "1 skeleton, 1 potion"), (MASTER, 2, "2 potions")])
 def test_enchantress_charms_monsters_into_potions(scripted, sets, n, after):
     script = party("F", "F", "F", "F", "F", "F", "F") + [CHEST] + [SKEL, OOZE]
     wishes = cont(0) + [wish(A.D_MONSTER, 0, A.A_ULTIMATE, 0, n)]
     row, lines = run(scripted, script, wishes, hero="enchantress", sets=sets)
-    has(lines, f"L2 dungeon (0 rolled, 0 dragon(s) to the Lair): {after}; Lair 0")
+    has(lines, f"Level 2, the dungeon now: {after}; 0 dragons in the Lair")
 
 
 @pytest.mark.parametrize("sets, skeletons", [([], 1), (MASTER, 2)])
@@ -202,9 +203,9 @@ def test_occultist_skeletons_become_fighters(scripted, sets, skeletons):
     wishes = cont(0) + [wish(A.D_MONSTER, 0, A.A_ULTIMATE, 0, skeletons)]
     row, lines = run(scripted, script, wishes, hero="occultist", sets=["rulings.scroll_phases=[]", *sets])
     if skeletons == 1:
-        has(lines, "spends 1 x temporary fighter", "monsters defeated")
+        has(lines, "spends 1 temporary fighter", "monsters defeated")
     else:
-        has(lines, "ultimate: Command Dead", "L2 dungeon (0 rolled, 0 dragon(s) to the Lair): nothing")
+        has(lines, "ultimate: Command Dead", "Level 2, the dungeon now: nothing")
     assert row["fled"] == 0
 
 
@@ -212,7 +213,7 @@ def test_paladin_divine_intervention(scripted):
     script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST, POS["vorpal"]] + [GOB, SKEL]
     wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0) + [wish(A.D_MONSTER, 0, A.A_ULTIMATE)]
     row, lines = run(scripted, script, wishes, hero="crusader", sets=["rulings.scroll_phases=[]", *MASTER])
-    has(lines, "ultimate: Divine Intervention", "L2 dungeon (0 rolled, 0 dragon(s) to the Lair): nothing; Lair 0")
+    has(lines, "ultimate: Divine Intervention", "Level 2, the dungeon now: nothing; 0 dragons in the Lair")
     assert (row["treasures"], row["fled"]) == (0, 0)
 
 
@@ -225,5 +226,5 @@ def test_master_at_five_xp_and_ultimate_once_per_delve(scripted):
     script = ALL_SCROLLS + [GOB] + [GOB]
     wishes = cont(0) + [wish(A.D_MONSTER, 0, A.A_ULTIMATE, 0, 1), wish(A.D_MONSTER, 1, A.A_ULTIMATE)]
     row, lines = run(scripted, script, wishes[:2], hero="mercenary", sets=["rulings.scroll_phases=[]"])
-    assert "decide monster [1/1]: flee" in lines[-6:][0] or row["fled"] == 1
+    assert "decide the monster phase (option 1 of 1): flee" in lines[-6:][0] or row["fled"] == 1
     assert row["fled"] == 1 and sum("ultimate:" in line for line in lines) == 1

@@ -72,8 +72,9 @@ def has(lines: list[str], *texts: str) -> None:
 # --- forming, levels, the Lair -------------------------------------------------------------------
 def test_forming_rolls_seven_party_dice(scripted):
     row, lines = run(scripted, party("F", "F", "C", "M", "T", "Ch", "S") + [CHEST])
-    assert lines[1] == "   party: 2 fighter, 1 cleric, 1 mage, 1 thief, 1 champion, 1 scroll; graveyard 0"
-    has(lines, "L1 dungeon (1 rolled, 0 dragon(s) to the Lair): 1 chest; Lair 0", "+1 XP for retiring")
+    assert lines[1] == "   party: 2 fighters, 1 cleric, 1 mage, 1 thief, 1 champion, 1 scroll; 0 dice in the graveyard"
+    has(lines, "Level 1, the dungeon rolls 1 die: 1 chest; 0 dragons to the Lair (0 dragons there)",
+        "+1 XP for retiring")
     assert row["xp"] == 1 and row["delve1_level"] == 1
 
 
@@ -82,10 +83,10 @@ def test_level_rolls_min_of_level_and_dice_outside_the_lair(scripted):
     row, lines = run(scripted, script, cont(0, 1, 2, 3, 4))
     has(
         lines,
-        "L1 dungeon (1 rolled, 1 dragon(s) to the Lair): nothing; Lair 1",
-        "L2 dungeon (2 rolled, 1 dragon(s) to the Lair): 1 chest; Lair 2",
-        "L5 dungeon (5 rolled, 0 dragon(s) to the Lair): 5 chest; Lair 2",
-        "L6 dungeon (5 rolled, 0 dragon(s) to the Lair): 5 chest; Lair 2",
+        "Level 1, the dungeon rolls 1 die: nothing; 1 dragon to the Lair (1 dragon there)",
+        "Level 2, the dungeon rolls 2 dice: 1 chest; 1 dragon to the Lair (2 dragons there)",
+        "Level 5, the dungeon rolls 5 dice: 5 chests; 0 dragons to the Lair (2 dragons there)",
+        "Level 6, the dungeon rolls 5 dice: 5 chests; 0 dragons to the Lair (2 dragons there)",
     )
     assert row["xp"] == 6 and row["delve1_level"] == 6
 
@@ -100,9 +101,9 @@ def test_dragons_go_to_the_lair_and_are_never_rerolled(scripted):
     # the reroll menu offers done, the party's scroll and champions, the goblin: never the dragon
     has(
         lines,
-        "decide reroll [4/4]: reroll a goblin",
-        "decide reroll [1/3]: done",
-        "L2 dungeon (1 rolled, 0 dragon(s) to the Lair): 1 chest; Lair 2",
+        "decide a reroll (option 4 of 4): reroll a goblin",
+        "decide a reroll (option 1 of 3): done",
+        "Level 2, the dungeon rolls 1 die: 1 chest; 0 dragons to the Lair (2 dragons there)",
     )
 
 
@@ -116,9 +117,9 @@ def test_scroll_rerolls_party_and_dungeon_dice(scripted):
     row, lines = run(scripted, script, wishes)
     has(
         lines,
-        "spends 1 x scroll die",
-        "   party: 1 fighter, 5 champion; graveyard 1",
-        "L1 dungeon (1 rolled, 0 dragon(s) to the Lair): 1 skeleton; Lair 0",
+        "spends 1 scroll die",
+        "   party: 1 fighter, 5 champions; 1 die in the graveyard",
+        "Level 1, the dungeon rolls 1 die: 1 skeleton; 0 dragons to the Lair (0 dragons there)",
     )
 
 
@@ -130,7 +131,7 @@ def test_rerolled_dragon_goes_to_the_lair(scripted):
         wish(A.D_REROLL, 0, A.A_PICK, A.N_FACES + 0),
     ]
     row, lines = run(scripted, script, wishes)
-    has(lines, "reroll", "L1 dungeon (1 rolled, 1 dragon(s) to the Lair): nothing; Lair 1")
+    has(lines, "reroll", "Level 1, the dungeon rolls 1 die: nothing; 1 dragon to the Lair (1 dragon there)")
     assert (row["fled"], row["xp"], row["dragons_faced"]) == (0, 1, 0)
 
 
@@ -159,14 +160,14 @@ def test_each_companion_defeats_what_the_rules_say(face, rule):
 
 def test_used_dice_go_to_the_graveyard(scripted):
     row, lines = run(scripted, party("F", "S", "S", "S", "S", "S", "S") + [GOB])
-    has(lines, "spends 1 x fighter die", "monsters defeated", "   party: 6 scroll; graveyard 1")
+    has(lines, "spends 1 fighter die", "monsters defeated", "   party: 6 scrolls; 1 die in the graveyard")
 
 
 def test_fleeing_loses_the_delve_xp_but_keeps_treasure(scripted):
     script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST, POS["vorpal"]] + [GOB, SKEL]
     wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0) + [wish(A.D_MONSTER, 0, A.A_FLEE)]
     row, lines = run(scripted, script, wishes)
-    has(lines, "treasure from the chest: vorpal sword", "L2 flees from the monsters")
+    has(lines, "treasure from the chest: a vorpal sword", "Level 2, the party flees from the monsters")
     assert (row["fled"], row["xp"], row["treasures"], row["score"]) == (1, 0, 1, 1)
 
 
@@ -175,7 +176,7 @@ def test_fleeing_and_xp_already_earned(scripted, keeps, xp):
     script = party("F", "C", "M", "Ch", "S", "S", "S") + [DRAGON] + [DRAGON, DRAGON, POS["scales"]] + [GOB, SKEL, OOZE]
     wishes = cont(0, 1) + [wish(A.D_MONSTER, 0, A.A_FLEE)]
     row, lines = run(scripted, script, wishes, sets=[f"xp.flee_keeps_earned={keeps}"])
-    has(lines, "+1 XP for the dragon", "L3 flees from the monsters")
+    has(lines, "+1 XP for the dragon", "Level 3, the party flees from the monsters")
     assert row["xp"] == xp and row["fled"] == 1 and row["treasures"] == 1
 
 
@@ -183,13 +184,13 @@ def test_fleeing_and_xp_already_earned(scripted, keeps, xp):
 def test_fighter_opens_one_chest_thief_opens_all(scripted):
     script = party("Ch", "F", "T", "S", "S", "S", "S") + [POTION] + [CHEST, CHEST] + [POS["ring"], POS["vorpal"]]
     row, lines = run(scripted, script, cont(0) + [wish(A.D_LOOT, 1, A.A_OPEN, A.FIGHTER)])
-    has(lines, "open 1 chest(s) with fighter die")
+    has(lines, "open 1 chest with a fighter die")
     row, lines = run(scripted, script, cont(0) + [wish(A.D_LOOT, 1, A.A_OPEN, A.THIEF)])
     has(
         lines,
-        "open 2 chest(s) with thief die",
-        "treasure from the chest: ring of invisibility (35 left",
-        "treasure from the chest: vorpal sword (34 left",
+        "open 2 chests with a thief die",
+        "treasure from the chest: a ring of invisibility (35 left",
+        "treasure from the chest: a vorpal sword (34 left",
     )
     assert row["chests"] == 2 and row["treasures"] == 2
 
@@ -227,9 +228,9 @@ def test_potions_revive_dice_with_chosen_faces(scripted):
     row, lines = run(scripted, script, wishes)
     has(
         lines,
-        "quaff potions, reviving 2 with scroll die",
-        "a champion comes back from the graveyard (1 left",
-        "a thief comes back from the graveyard (0 left",
+        "quaff the potions with a scroll die, reviving 2",
+        "a champion comes back from the graveyard (1 die left",
+        "a thief comes back from the graveyard (0 dice left",
     )
 
 
@@ -242,7 +243,7 @@ def test_potions_revive_no_more_than_the_graveyard(scripted):
         wish(A.D_REVIVE, 0, A.A_FACE, A.CHAMPION),
     ]
     row, lines = run(scripted, script, wishes)
-    has(lines, "a champion comes back from the graveyard (0 left there)")
+    has(lines, "a champion comes back from the graveyard (0 dice left there)")
     assert sum("comes back from the graveyard" in line for line in lines) == 1
     assert not any("graveyard (-" in line for line in lines)
     assert row["xp"] == 2 and row["delve1_level"] == 2
@@ -254,14 +255,14 @@ def test_dragon_needs_three_types_gives_treasure_and_xp_and_lair_returns(scripte
     row, lines = run(scripted, script, cont(0, 1))
     has(
         lines,
-        "L2 the dragon attacks (Lair 3): needs 3 different companions",
-        "spends 1 x fighter die",
-        "spends 1 x cleric die",
-        "spends 1 x mage die",
+        "Level 2, the dragon attacks (3 dragons in the Lair): it takes 3 different companions",
+        "spends 1 fighter die",
+        "spends 1 cleric die",
+        "spends 1 mage die",
         "the dragon is slain",
         "+1 XP for the dragon",
-        "treasure from the dragon's hoard: elixir",
-        "L3 dungeon (3 rolled, 0 dragon(s) to the Lair): 3 chest; Lair 0",
+        "treasure from the dragon's hoard: an elixir",
+        "Level 3, the dungeon rolls 3 dice: 3 chests; 0 dragons to the Lair (0 dragons there)",
     )
     assert row["dragons_slain"] == 1 and row["xp"] == 1 + 3
 
@@ -269,7 +270,7 @@ def test_dragon_needs_three_types_gives_treasure_and_xp_and_lair_returns(scripte
 def test_dragon_with_too_few_types_makes_the_adventurer_flee(scripted):
     script = party("F", "F", "C", "S", "S", "S", "S") + [DRAGON] + [DRAGON, DRAGON]
     row, lines = run(scripted, script, cont(0))
-    has(lines, "L2 flees from the dragon")
+    has(lines, "Level 2, the party flees from the dragon")
     assert (row["fled"], row["dragons_faced"], row["xp"]) == (1, 1, 0)
 
 
@@ -282,8 +283,8 @@ def test_retiring_gives_xp_equal_to_the_level(scripted):
 
 def test_must_retire_after_the_last_level(scripted):
     row, lines = run(scripted, party(*["Ch"] * 7) + [CHEST] + [CHEST, CHEST], cont(0, 1), sets=["levels=2"])
-    assert sum("decide regroup" in line for line in lines) == 1
-    has(lines, "L2 retires to the tavern")
+    assert sum("decide the regroup phase" in line for line in lines) == 1
+    has(lines, "Level 2, the party retires to the tavern")
     assert row["xp"] == 2
 
 
@@ -306,9 +307,9 @@ def test_score_and_rank_follow_the_ruleset():
 @pytest.mark.parametrize(
     "token, dice, text",
     [
-        ("vorpal", [GOB, GOB], "spends 1 x vorpal sword"),
-        ("talisman", [SKEL, SKEL], "spends 1 x talisman"),
-        ("scepter", [OOZE, OOZE], "spends 1 x scepter of power"),
+        ("vorpal", [GOB, GOB], "spends 1 vorpal sword"),
+        ("talisman", [SKEL, SKEL], "spends 1 talisman"),
+        ("scepter", [OOZE, OOZE], "spends 1 scepter of power"),
     ],
 )
 def test_companion_treasures_act_as_their_companion(scripted, token, dice, text):
@@ -322,7 +323,7 @@ def test_thieves_tools_open_every_chest(scripted):
     script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST, POS["tools"]] + [CHEST, CHEST, 1, 1]
     wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0) + [wish(A.D_LOOT, 1, A.A_OPEN, A.U_TOKEN + 3)]
     row, lines = run(scripted, script, wishes)
-    has(lines, "open 2 chest(s) with thieves tools")
+    has(lines, "open 2 chests with some thieves tools")
     assert row["chests"] == 3
 
 
@@ -340,9 +341,9 @@ def test_scroll_token_rerolls(scripted):
     row, lines = run(scripted, script, wishes)
     has(
         lines,
-        "reroll with scroll",
-        "spends 1 x scroll",
-        "L2 dungeon (2 rolled, 0 dragon(s) to the Lair): 1 chest, 1 potion",
+        "reroll with a scroll",
+        "spends 1 scroll",
+        "Level 2, the dungeon rolls 2 dice: 1 chest, 1 potion",
     )
     assert row["fled"] == 0
 
@@ -351,7 +352,7 @@ def test_ring_of_invisibility_sends_the_dragon_away(scripted):
     script = party("Ch", *"SSSSSS") + [CHEST, POS["ring"]] + [DRAGON, DRAGON] + [DRAGON, CHEST, CHEST]
     wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0, 1)
     row, lines = run(scripted, script, wishes)
-    has(lines, "decide dragon [1/2]: treasure: ring of invisibility", "uses ring of invisibility")
+    has(lines, "decide the dragon (option 1 of 2): use a ring of invisibility", "uses a ring of invisibility")
     assert (row["fled"], row["dragons_slain"], row["xp"], row["treasures"]) == (0, 0, 3, 0)
 
 
@@ -384,7 +385,7 @@ def test_elixir_revives_a_die(scripted):
         + [wish(A.D_LOOT, 2, A.A_TREASURE, 7), wish(A.D_REVIVE, 0, A.A_FACE, A.CHAMPION)]
     )
     row, lines = run(scripted, script, wishes)
-    has(lines, "uses elixir", "a champion comes back from the graveyard (1 left")
+    has(lines, "uses an elixir", "a champion comes back from the graveyard (1 die left")
     assert sum("comes back from the graveyard" in line for line in lines) == 1  # one die, not more
 
 
@@ -392,7 +393,7 @@ def test_dragon_bait_turns_monsters_into_dragons(scripted):
     script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST, POS["bait"]] + [GOB, SKEL]
     wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0) + [wish(A.D_MONSTER, 0, A.A_TREASURE, 8)]
     row, lines = run(scripted, script, wishes)
-    has(lines, "uses dragon bait", "L2 dungeon (0 rolled, 0 dragon(s) to the Lair): nothing; Lair 2")
+    has(lines, "uses a dragon bait", "Level 2, the dungeon now: nothing; 2 dragons in the Lair")
     assert row["fled"] == 0 and row["xp"] == 2
 
 
@@ -400,7 +401,7 @@ def test_town_portal_instead_of_fleeing_and_its_points(scripted):
     script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST, POS["portal"]] + [GOB, SKEL]
     wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0) + [wish(A.D_MONSTER, 0, A.A_PORTAL)]
     row, lines = run(scripted, script, wishes)
-    has(lines, "L2 escapes through town portal", "+2 XP for a Town Portal")
+    has(lines, "Level 2, the party escapes with a town portal", "+2 XP for a Town Portal")
     assert (row["portals"], row["fled"], row["xp"], row["score"]) == (1, 0, 2, 2)
     row, _ = run(scripted, script[:10], [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)])
     assert (row["xp"], row["score"]) == (1, 1 + 2)  # unused: 2 points
@@ -411,7 +412,7 @@ def test_treasure_phases_are_rulings(scripted):
     script = party("Ch", *"SSSSSS") + [CHEST, POS["ring"]] + [DRAGON, DRAGON] + [DRAGON, CHEST, CHEST]
     wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0, 1)
     row, lines = run(scripted, script, wishes, sets=["treasures.ring_of_invisibility.phases=[]"])
-    has(lines, "L3 flees from the dragon")
+    has(lines, "Level 3, the party flees from the dragon")
 
 
 # --- the ruleset --------------------------------------------------------------------------------------
@@ -444,7 +445,7 @@ def test_half_goblin_uses_an_elixir_in_the_monster_phase_as_an_elixir(scripted):
         + [wish(A.D_MONSTER, 0, A.A_TREASURE, 7), wish(A.D_REVIVE, 0, A.A_FACE, A.CHAMPION)]
     )
     row, lines = run(scripted, script, wishes, hero="half_goblin", sets=[ELIXIR_EVERYWHERE])
-    has(lines, "uses elixir", "a champion comes back from the graveyard (0 left", "spends 1 x champion die")
+    has(lines, "uses an elixir", "a champion comes back from the graveyard (0 dice left", "spends 1 champion die")
     assert not any("Lair 1" in line for line in lines)
     assert (row["xp"], row["fled"], row["treasures"], row["delve1_level"]) == (2, 0, 0, 2)
 

@@ -570,7 +570,10 @@ def test_combat_clover_rerolls_either_die(which):
     d = g.decisions("clover")[0]
     assert d.keys == [clover(0), clover(1, 0), clover(1, 1)]
     mine, theirs = (6, 3) if which == 0 else (4, 1)
-    assert g.rows(L.TR_ROLLOFF) == [(mine, 0, theirs, 2, 0)]
+    # the roll-off as rolled (stage 0), then the clover, then the dice kept (stage 1)
+    assert g.rows(L.TR_ROLLOFF) == [(4, 0, 3, 2, 0), (mine, 0, theirs, 2, 1)]
+    seq = [c for c in g.codes() if c in (L.TR_ROLLOFF, L.TR_CLOVER)]
+    assert seq == [L.TR_ROLLOFF, L.TR_CLOVER, L.TR_ROLLOFF]
     assert g.rows(L.TR_WIN) and g[CL] == 1 and g[H] == 5 + DATA["potions"]["red"]  # + the room's potion
 
 
@@ -1054,7 +1057,7 @@ def test_melyra_sets_value():
     d = g.decisions("clover")[0]
     assert d.keys == [clover(0)] + [clover(2, die, v) for die in (0, 1) for v in range(1, 7)]
     assert g.rows(L.TR_CLOVER) == [(0, 1, 6, 2, 0)]
-    assert g.rows(L.TR_ROLLOFF) == [(6, 0, 5, 0, 0)] and g.rows(L.TR_WIN)
+    assert g.rows(L.TR_ROLLOFF) == [(1, 0, 5, 0, 0), (6, 0, 5, 0, 1)] and g.rows(L.TR_WIN)
     start = DATA["heroes"]["melyra"]["start"]["clover"]
     assert g[CL] == start - 1
     assert g.dice() == 4  # the clover rolled no die
@@ -1635,7 +1638,7 @@ def test_clover_rerolls_the_room_roll():
     assert g.walls(4)[N] == L.W_COLLAPSED and g.walls(4)[S] == L.W_COLLAPSED  # heading east: left N, right S
     assert g[L.S_RR_KIND] == L.RR_ROOM and g[L.S_RR_FACE] == 1 and g[L.S_RR_EFFECT] == L.EV_MONSTER
     assert g[L.S_RR_OPEN] == 4  # the context of the monster face: the centre keeps its four open sides
-    assert "clover on the room roll 1: rerolled to 2" in g.report()
+    assert "clover on the room roll: 1 rerolled to 2 -> " in g.report()
 
 
 def test_clover_reroll_is_repeatable_while_clovers_last():

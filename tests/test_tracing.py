@@ -156,10 +156,10 @@ def test_a_code_registered_from_a_test_renders_through_the_table(foury_test_code
     _kernel_logs_test_code(tr, st, foury_test_code, 11, TROLL)
     _kernel_logs_test_code(tr, st, FL.TR_WIN, GOBLIN, 11)
     lines = FT.format_trace(tr[: st[0]], 9)
-    assert lines == ["    a troll haunts (1,2) (strength d6-1)", "      the goblin is defeated"]
+    assert lines == ["    a troll haunts (2,3) (strength d6-1)", "      the goblin is defeated"]
     names = list(FT.Context(9).icon_names)
     names[TROLL] = "river troll"  # icon names are the context's (e.g. a ruleset's enemy list)
-    assert FT.format_trace(tr[:1], 9, names) == ["    a river troll haunts (1,2) (strength d6-1)"]
+    assert FT.format_trace(tr[:1], 9, names) == ["    a river troll haunts (2,3) (strength d6-1)"]
 
 
 def test_a_delve_code_registered_from_a_test_sees_the_common_fields(delve_rules):

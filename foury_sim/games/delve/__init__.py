@@ -129,8 +129,12 @@ def replay(ruleset: DelveRules, hero: str, policy: Policy, seed: int, game: int)
     """The play report of game ``game`` of stream ``seed``."""
     row, lines = play_one(ruleset, hero, policy, seed, game)
     check_answers(row["bad_answers"], policy, layout.KIND_NAMES)
-    head = f"Delve, game {game} of seed {seed}: hero {hero}, policy {policy.describe()}"
-    return [head] + lines
+    name = "none (no hero)" if hero == "none" else f"{ruleset.hero_names[hero][0]} ({hero})"
+    head = f"Replay of Delve, game {game} of seed {seed}: hero {name}, policy {policy.describe()}"
+    result = (f"Result: {'WON' if row['win'] else 'LOST'} (rank {ruleset.rank_names[row['rank']]}), score "
+              f"{row['score']} ({row['xp']} XP, {row['treasures']} treasures held), dragons slain: "
+              f"{row['dragons_slain']} of {row['dragons_faced']}.")
+    return [head, result] + lines
 
 
 def summarize(df: pd.DataFrame, ruleset: DelveRules | None = None) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...trace_format import TraceCode, TraceTable
+from ...trace_format import TraceCode, TraceTable, a, count, plural
 from . import layout as A
 from .layout import (
     E_CLEARED,
@@ -48,30 +48,35 @@ def unit_name(rs: DelveRules, hero: str, side: int, u: int) -> str:
 
 
 def _counts(values, names) -> str:
-    parts = [f"{int(v)} {n}" for v, n in zip(values, names) if v]
+    parts = [count(int(v), n) for v, n in zip(values, names) if v]
     return ", ".join(parts) if parts else "nothing"
 
 
 def _action(rs: DelveRules, hero: str, side: int, act: int, arg: int, n: int) -> str:
     name = A.ACTION_NAMES[act]
-    if act in (A.A_OPEN, A.A_QUAFF):
-        what = f"{n} chest(s)" if act == A.A_OPEN else f"potions, reviving {n}"
-        return f"{name} {what} with {unit_name(rs, hero, side, arg)}"
+    if act == A.A_OPEN:
+        return f"open {count(n, 'chest')} with {a(unit_name(rs, hero, side, arg))}"
+    if act == A.A_QUAFF:
+        return f"quaff the potions with {a(unit_name(rs, hero, side, arg))}, reviving {n}"
     if act == A.A_SCROLL:
-        return f"reroll with {unit_name(rs, hero, side, arg)}"
-    if act in (A.A_TREASURE, A.A_PORTAL):
-        return f"{name}: {rs.treasure_names[arg].replace('_', ' ')}"
+        return f"reroll with {a(unit_name(rs, hero, side, arg))}"
+    if act == A.A_TREASURE:
+        return f"use {a(rs.treasure_names[arg].replace('_', ' '))}"
+    if act == A.A_PORTAL:
+        return f"escape with {a(rs.treasure_names[arg].replace('_', ' '))}"
     if act == A.A_ULTIMATE:
-        return f"ultimate {rs.ultimate_names[hero][side]}"
+        return f"the hero's ultimate, {rs.ultimate_names[hero][side]}"
     if act == A.A_PICK:
         what = A.FACE_NAMES[arg] if arg < A.N_FACES else A.DUNGEON_NAMES[arg - A.N_FACES]
-        return f"reroll a {what}"
+        return f"reroll {a(what)}"
     if act == A.A_FACE:
         return A.FACE_NAMES[arg]
     if act == A.A_RETIRE:
         return f"retire (+{n} XP)"
     if act == A.A_CONTINUE:
-        return "seek glory"
+        return "seek glory (go one level deeper)"
+    if act == A.A_DONE:
+        return "done"
     return name
 
 
@@ -85,10 +90,14 @@ class Context:
     side: int = 0
 
 
+def _hero(side: int, ctx: Context) -> str:
+    return ctx.rules.hero_names[ctx.hero][side] if ctx.hero != "none" else "no hero"
+
+
 KINDS = {
-    "hero": lambda side, ctx: ctx.rules.hero_names[ctx.hero][side],
+    "hero": _hero,
     "face": A.FACE_NAMES,
-    "decision": A.KIND_NAMES,
+    "decision": ("the monster phase", "a reroll", "the loot phase", "a revival", "the dragon", "the regroup phase"),
     "unit": lambda u, ctx: unit_name(ctx.rules, ctx.hero, ctx.side, u),
     "treasure": lambda k, ctx: ctx.rules.treasure_names[k].replace("_", " "),
     "hoard": lambda v, ctx: "dragon's hoard" if v else "chest",
@@ -101,38 +110,52 @@ DUNGEON_SHOWN = A.DUNGEON_NAMES[:5]  # the dungeon dice in play (dragons go to t
 T = TraceCode
 CODES: dict[int, TraceCode] = {
     E_DELVE: T("delve", ("number", "xp", "side"), "== delve {number} (XP {xp}, {side:hero}) =="),
-    E_PARTY: T("party", A.FACE_NAMES + ("graveyard",), "   party: {party}; graveyard {graveyard}",
-               words=lambda f, ctx: {"party": _counts([f[n] for n in A.FACE_NAMES], A.FACE_NAMES)}),
-    E_TRANSFORM: T("transform", ("src", "dst", "count"), "   forming: {count} {src:face} become {dst:face}"),
-    E_DUNGEON: T("dungeon", ("rolled",) + DUNGEON_SHOWN + ("dragons", "lair"),
-                 "L{level} dungeon ({rolled} rolled, {dragons} dragon(s) to the Lair): {dungeon}; Lair {lair}",
-                 words=lambda f, ctx: {"dungeon": _counts([f[n] for n in DUNGEON_SHOWN], DUNGEON_SHOWN)}),
+    E_PARTY: T("party", A.FACE_NAMES + ("graveyard",), "   party: {party}; {dead} in the graveyard",
+               words=lambda f, ctx: {"party": _counts([f[n] for n in A.FACE_NAMES], A.FACE_NAMES),
+                                     "dead": count(f["graveyard"], "die")}),
+    E_TRANSFORM: T("transform", ("src", "dst", "count"), "   forming the party: {what}",
+                   words=lambda f, ctx: {"what": (f"{count(f['count'], A.FACE_NAMES[f['src']])} "
+                                                  f"{'becomes' if f['count'] == 1 else 'become'} "
+                                                  + (a(A.FACE_NAMES[f['dst']]) if f["count"] == 1
+                                                     else plural(A.FACE_NAMES[f["dst"]])))}),
+    E_DUNGEON: T("dungeon", ("rolled",) + DUNGEON_SHOWN + ("dragons", "lair"), {
+        0: "Level {level}, the dungeon now: {dungeon}; {lair_n} in the Lair",
+        None: "Level {level}, the dungeon rolls {dice}: {dungeon}; {dragons_n} to the Lair ({lair_n} there)"},
+        by="rolled",
+        words=lambda f, ctx: {"dungeon": _counts([f[n] for n in DUNGEON_SHOWN], DUNGEON_SHOWN),
+                              "dice": count(f["rolled"], "die"), "dragons_n": count(f["dragons"], "dragon"),
+                              "lair_n": count(f["lair"], "dragon")}),
     E_DECISION: T("decision", ("kind", "choice", "options", "action", "arg", "count", "cost", "ok"),
-                  "   decide {kind:decision} [{number}/{options}]: {what}",
+                  "   decide {kind:decision} (option {number} of {options}): {what}",
                   words=lambda f, ctx: {"number": f["choice"] + 1,
                                         "what": _action(ctx.rules, ctx.hero, ctx.side, f["action"], f["arg"],
                                                         f["count"])}),
-    E_USE: T("use", ("unit", "count"), "      spends {count} x {unit:unit}"),
+    E_USE: T("use", ("unit", "count"), "      spends {what}",
+             words=lambda f, ctx: {"what": unit_name(ctx.rules, ctx.hero, ctx.side, f["unit"]) if f["unit"] >= A.U_HERO
+                                   else count(f["count"], unit_name(ctx.rules, ctx.hero, ctx.side, f["unit"]))}),
     E_CLEARED: T("cleared", (), "      monsters defeated"),
     E_DRAW: T("draw", ("treasure", "left", "hoard"),
-              "      treasure from the {hoard:hoard}: {treasure:treasure} ({left} left in the pool)"),
+              "      treasure from the {hoard:hoard}: {treasure:a treasure} ({left} left in the pool)"),
     E_XP: T("xp", ("xp", "why", "total"), "      +{xp} XP for {why:xp_reason} (total {total})"),
     E_MASTER: T("master", ("xp",), "      the hero becomes {master} ({xp} XP)",
                 words=lambda f, ctx: {"master": ctx.rules.hero_names[ctx.hero][1]}),
-    E_OPEN: T("open", ("unit", "chests"), "      opens {chests} chest(s)"),
-    E_QUAFF: T("quaff", ("unit", "potions"), "      quaffs {potions} potion(s)"),
+    E_OPEN: T("open", ("unit", "chests"), "      opens {n}", words=lambda f, ctx: {"n": count(f["chests"], "chest")}),
+    E_QUAFF: T("quaff", ("unit", "potions"), "      quaffs {n}",
+               words=lambda f, ctx: {"n": count(f["potions"], "potion")}),
     E_REVIVE: T("revive", ("face", "graveyard"),
-                "      a {face:face} comes back from the graveyard ({graveyard} left there)"),
+                "      {face:a face} comes back from the graveyard ({n} left there)",
+                words=lambda f, ctx: {"n": count(f["graveyard"], "die")}),
     E_REROLL: T("reroll", ("source",), "      rerolled:"),
     E_DRAGON: T("dragon", ("lair", "need"),
-                "L{level} the dragon attacks (Lair {lair}): needs {need} different companions"),
+                "Level {level}, the dragon attacks ({lair_n} in the Lair): it takes {need} different companions",
+                words=lambda f, ctx: {"lair_n": count(f["lair"], "dragon")}),
     E_SLAIN: T("slain", (), "      the dragon is slain; the Lair empties"),
     E_ULTIMATE: T("ultimate", ("unit", "arg"), "      ultimate: {ultimate}",
                   words=lambda f, ctx: {"ultimate": ctx.rules.ultimate_names[ctx.hero][ctx.side]}),
-    E_TREASURE: T("treasure", ("treasure",), "      uses {treasure:treasure}"),
-    E_FLEE: T("flee", ("cause",), "L{level} flees from the {cause:flee}"),
-    E_PORTAL: T("portal", ("treasure",), "L{level} escapes through {treasure:treasure}"),
-    E_RETIRE: T("retire", ("at",), "L{level} retires to the tavern"),
+    E_TREASURE: T("treasure", ("treasure",), "      uses {treasure:a treasure}"),
+    E_FLEE: T("flee", ("cause",), "Level {level}, the party flees from the {cause:flee}"),
+    E_PORTAL: T("portal", ("treasure",), "Level {level}, the party escapes with {treasure:a treasure}"),
+    E_RETIRE: T("retire", ("at",), "Level {level}, the party retires to the tavern"),
     E_END: T("end", ("score", "xp", "rank"), "== end: score {score} (XP {xp}), rank {rank:rank} =="),
 }
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -12,7 +13,7 @@ from ...policy import Policy, check_answers
 from ...registry import GameOption, GameSpec, register
 from ...userpolicy import clear_errors
 from . import layout
-from .board import BOARD
+from .board import BOARD, ROOM_CONVENTION, room_name
 from .layout import HERO_KEYS, N_OUT, OUT_BAD
 from .outputs import OUTPUTS
 from .ruleset import FouryRules, load_ruleset
@@ -72,16 +73,24 @@ def play_one(rules: FouryRules, hero: str, policy: Policy, seed: int, game: int,
 
 
 def replay(rules: FouryRules, hero: str, policy: Policy, seed: int, game: int) -> list[str]:
-    """The full play report of one game."""
+    """The full play report of one game: what it replays (first line), its result, how rooms are named, then
+    every event."""
     out, st, rm, tr = play_one(rules, hero, policy, seed, game)
     check_answers(int(out[OUT_BAD]), policy, KIND_NAMES)
-    head = [f"Dungeon Foury - seed {seed}, game {game}, hero {rules.heroes[hero]['name']}, "
-            f"policy {policy.describe()}, map {rules.map.name}"]
-    return head + format_trace(tr, rules.map.cols, rules.icons.names)
+    end = [r for r in tr if r[0] == layout.TR_END]
+    result = []
+    if end:
+        win, score, turns, rounds = (int(x) for x in end[-1][1:5])
+        result = [f"Result: {'WON' if win else 'LOST'}, {rounds} of {int(rules.R[layout.R_ROUNDS])} rounds "
+                  f"completed, {turns} turns, final score {score}."]
+    head = [f"Replay of Dungeon Foury, game {game} of seed {seed}: hero {rules.heroes[hero]['name']}, "
+            f"policy {policy.describe()}, map {rules.map.name} ({Path(rules.map.path).name or 'shipped'})"]
+    note = [f"Rooms: {ROOM_CONVENTION}, as labelled on `foury-sim map render`."]
+    return head + result + note + format_trace(tr, rules.map.cols, rules.icons.names, rules.map.sector)
 
 
 def _room_name(rules: FouryRules, cell: int) -> str:
-    return f"({cell // rules.map.cols},{cell % rules.map.cols})"
+    return room_name(cell, rules.map.cols, rules.map.sector)
 
 
 def summarize(df, rules: FouryRules | None = None) -> dict[str, Any]:

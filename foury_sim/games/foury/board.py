@@ -3,6 +3,7 @@ heat maps of a study report."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -10,6 +11,19 @@ import numpy as np
 from ...registry import Board
 from . import icons as I
 from .maps import MapData, builtin_maps, render_map, resolve_map
+
+#: how rooms are named in every text (replays, summaries, tables) and labelled on the rendered map
+ROOM_CONVENTION = "B (2,8) is the room of sector B at row 2, column 8, counted from 1 at the top left"
+
+
+def room_name(cell: int, cols: int, sectors: Sequence[int] | None = None) -> str:
+    """A room as it is found on the rendered map (``foury-sim map render``, the heat maps): its sector's letter
+    and (row, column), both counted from 1 at the top left: ``"B (2,8)"`` (``"(2,8)"`` without ``sectors``)."""
+    r, c = divmod(int(cell), cols)
+    where = f"({r + 1},{c + 1})"
+    if sectors is None or not 0 <= cell < len(sectors) or not 0 <= int(sectors[cell]) < len(I.SECTOR_CHARS):
+        return where
+    return f"{I.SECTOR_CHARS[int(sectors[cell])]} {where}"
 
 
 def load(name_or_path: str, rules: str | None = None, sets: list[str] | None = None) -> MapData:

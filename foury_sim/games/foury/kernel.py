@@ -403,6 +403,9 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
                 weapon_used = True
         en = d6(rs, script)
         st[S_CTX_ADD] = add
+        # the roll-off is logged as rolled, then each clover (after the roll it changes), then the dice kept
+        log(tr, st, TR_ROLLOFF, my, add, en, strength, 0)
+        clovers = 0
         while st[CLOVER] > 0:
             mine = my + add
             theirs = en + strength
@@ -423,7 +426,9 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
             else:
                 en = new
             log(tr, st, TR_CLOVER, which, old, new, opts[c, 0], 0)
-        log(tr, st, TR_ROLLOFF, my, add, en, strength, 0)
+            clovers += 1
+        if clovers > 0:
+            log(tr, st, TR_ROLLOFF, my, add, en, strength, 1)
         if add > 0 and R[R_WEAR_PER_ROLLOFF] == 1:
             st[WEAPON] -= 1
             log(tr, st, TR_WEAPON_WEAR, st[WEAPON], 0, 0, 0, 0)

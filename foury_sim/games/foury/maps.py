@@ -50,6 +50,7 @@ import numpy as np
 
 from ... import assumptions as assume
 from ...errors import InputError
+from ...trace_format import a as with_article
 from .icons import (
     CIRCLE,
     DC,
@@ -513,7 +514,7 @@ def parse_map(text: str, path: str = "<map>", table: IconTable = SHIPPED) -> Map
     rooms_with = {icon: np.flatnonzero((sector != VOID) & (icons[:, icon] > 0)) for icon in (STAIRS, CIRCLE, LEVER)}
     for icon, cells in rooms_with.items():
         if len(cells) > MAX_ICON_ROOMS:
-            raise err(f"too many rooms with a {table.names[icon]}: at most {MAX_ICON_ROOMS}",
+            raise err(f"too many rooms with {with_article(table.names[icon])}: at most {MAX_ICON_ROOMS}",
                       *room_where(int(cells[MAX_ICON_ROOMS])))
     places = upper_places(sector, icons)
     if len(places) > UP_MAX_PLACES:
@@ -945,7 +946,7 @@ def render_map(
 
     cell_in = min(0.75, 6.8 / max(rows, cols))  # inches per room
     if ax is None:
-        pad = 0.7  # map margin in rooms (arrows live there)
+        pad = _MARGIN  # map margin in rooms (arrows and the row/column numbers live there)
         cbar_w = 1.0 if heat is not None else 0.0
         map_w, map_h = (cols + 2 * pad) * cell_in, (rows + 2 * pad) * cell_in
         fig_w = max(map_w + 2 * cbar_w + 0.3, _LEGEND_W_IN + 0.3)
@@ -956,8 +957,8 @@ def render_map(
     else:
         fig = ax.figure
     fs = 7.0 * cell_in / 0.75  # icon font size
-    ax.set_xlim(-0.7, cols + 0.7)
-    ax.set_ylim(rows + 0.7, -0.7)
+    ax.set_xlim(-_MARGIN, cols + _MARGIN)
+    ax.set_ylim(rows + _MARGIN, -_MARGIN)
     ax.set_aspect("equal")
     ax.axis("off")
     halo = [pe.withStroke(linewidth=3, foreground="white")] if heat is not None else None
@@ -1080,6 +1081,16 @@ def render_map(
                 fontweight="bold", zorder=9,
                 bbox={"boxstyle": "circle,pad=0.15", "facecolor": _UPPER_COLOR, "edgecolor": "none"})
 
+    # row and column numbers (counted from 1 at the top left, as every text names a room: ``board.room_name``),
+    # outside the arrows on all four sides
+    lab_fs = max(6.0, fs * 0.95)
+    for r in range(rows):
+        for x, ha in ((-_LABEL_OFF, "right"), (cols + _LABEL_OFF, "left")):
+            ax.text(x, r + 0.5, str(r + 1), fontsize=lab_fs, ha=ha, va="center", color=_LABEL_COLOR, zorder=7)
+    for c in range(cols):
+        for y, va in ((-_LABEL_OFF, "bottom"), (rows + _LABEL_OFF, "top")):
+            ax.text(c + 0.5, y, str(c + 1), fontsize=lab_fs, ha="center", va=va, color=_LABEL_COLOR, zorder=7)
+
     ax.set_title(m.name if title is None else title, fontsize=13, fontweight="bold", pad=2)
 
     if heat is not None:
@@ -1095,6 +1106,9 @@ def render_map(
 
 
 _LEGEND_IN, _LEGEND_W_IN = 1.5, 7.5  # legend size below the map, inches
+_MARGIN = 1.05  # map margin in rooms: the arrows (up to 0.5 outside the border), then the row/column numbers
+_LABEL_OFF = 0.6  # row/column numbers: this far outside the border, in rooms
+_LABEL_COLOR = "#333333"
 
 
 def _draw_legend(ax: Any, table: IconTable = SHIPPED) -> None:
@@ -1127,6 +1141,15 @@ def _draw_legend(ax: Any, table: IconTable = SHIPPED) -> None:
         va="center",
         color="#333333",
     )
+    lg.text(
+        0,
+        2.3,
+        "numbers: rows (left, right) and columns (top, bottom) from 1; texts name a room B (2,8): sector B, "
+        "row 2, column 8",
+        fontsize=tf - 0.5,
+        va="center",
+        color="#333333",
+    )
     ncol = 4
     used = table.used
     glyphs = icon_glyphs(table)
@@ -1137,7 +1160,7 @@ def _draw_legend(ax: Any, table: IconTable = SHIPPED) -> None:
         desc = "" if glyph.lower() == name else f" = {name}"
         lg.text(
             col * 25.0,
-            2.5 + row * 1.0,
+            3.2 + row * 0.95,
             f"{glyph}{desc}  [{table.chars[i]}]",
             fontsize=tf,
             va="center",

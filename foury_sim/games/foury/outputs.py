@@ -113,7 +113,8 @@ SUMMARY_KEYS = tuple(SummaryKey(k, k.replace("_", " "), COUNTS, doc) for k, doc 
     *(SummaryKey(k, k.replace("_", " "), COUNTS, doc) for k, doc in (
         ("loss_by_cause", "Lost games by the cause that ended them."),
         ("unwinnable_by_cause", "Games that became unwinnable, by why."),
-        ("deadliest_rooms", "The five rooms with the most first deaths, (row,column)."),
+        ("deadliest_rooms", "The five rooms with the most first deaths, named as on the rendered map: sector "
+         "letter and (row,column) counted from 1 at the top left, e.g. B (2,8)."),
     )),
     SummaryKey("first_death_rate", "died at least once", SHARE, "Share of games in which the hero died at "
                "least once.", text=_died_text, report="Died at least once",

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...trace_format import TraceCode, TraceTable
+from ...trace_format import TraceCode, TraceTable, a, count, singular
 from . import icons as I
+from .board import room_name
 from .layout import (
     CAUSE_FOE,
     CAUSE_NAMES,
@@ -80,21 +81,34 @@ from .layout import (
 
 SIDES = ("north", "east", "south", "west")
 REQ_WORDS = ("statues faced", "monsters killed", "levers reached", "cornucopias set aside")
+#: the trace's words for a track (``layout.TRACK_NAMES``), singular: ``count`` makes the plural
+TRACK_WORDS = tuple(singular(t) for t in TRACK_NAMES)
+#: what each DIE-table outcome (``layout.DIE_WORDS``) does, in words
+DIE_PHRASES = {"nothing": "nothing", "monster": "a monster appears", "lose_heart": "lose a heart",
+               "chest": "gain a chest", "potion": "gain a potion", "shovel": "gain a shovel", "weapon": "gain a weapon",
+               "shield": "gain a shield", "clover": "gain a clover", "cornucopia": "gain a cornucopia"}
+DIE_OUTCOMES = tuple(DIE_PHRASES.get(w, w.replace("_", " ")) for w in DIE_WORDS)
+#: what a cause of death means, where its name alone does not say it (``layout.CAUSE_NAMES``)
+CAUSE_WORDS = {"stuck": "stuck (no way out of the room)"}
 
 
 def cause_name(cause: int, icon_names: Sequence[str] = I.ICON_NAMES) -> str:
+    """A cause of death or loss in words ("killed by an orc", "stuck")."""
     if cause >= CAUSE_FOE:
-        name = icon_names[cause - CAUSE_FOE]
-        return f"killed by {'an' if name[0] in 'aeiou' else 'a'} {name}"
+        return f"killed by {a(icon_names[cause - CAUSE_FOE])}"
     return CAUSE_NAMES.get(int(cause), str(cause))
 
 
 def event_words(ev: int) -> str:
+    """A room event's effects in words ("the left and front walls collapse; you find a chest")."""
     parts = []
-    sides = [w for bit, w in ((EV_LEFT, "left"), (EV_RIGHT, "right"), (EV_FRONT, "front"), (EV_BEHIND, "behind"))
-             if ev & bit]
-    if sides:
-        parts.append("walls " + " and ".join(sides) + " collapse")
+    sides = [w for bit, w in ((EV_LEFT, "left"), (EV_RIGHT, "right"), (EV_FRONT, "front")) if ev & bit]
+    if sides and ev & EV_BEHIND:
+        parts.append(f"the {' and '.join(sides)} wall{_plural(len(sides))} and the wall behind collapse")
+    elif sides:
+        parts.append(f"the {' and '.join(sides)} wall{_plural(len(sides))} collapse{'' if len(sides) > 1 else 's'}")
+    elif ev & EV_BEHIND:
+        parts.append("the wall behind collapses")
     if ev & EV_PREV_COLLAPSE:
         parts.append("the room you came from collapses")
     if ev & EV_PREV_FLOOD:
@@ -110,16 +124,18 @@ def event_words(ev: int) -> str:
 
 @dataclass
 class Context:
-    """What the words need besides a row: the map's width (rooms are named (row, column)), the icon
-    names, and whether the last move was a jump (its arrival is already told)."""
+    """What the words need besides a row: the map's width and each room's sector (rooms are named as on
+    the rendered map: sector letter and (row, column) counted from 1, ``board.room_name``), the icon names,
+    and the last jump (its arrival is already told)."""
 
     cols: int
     icon_names: Sequence[str] = I.ICON_NAMES
-    jumped: bool = False
+    sectors: Sequence[int] | None = None
+    jumped: tuple[int, int] | None = None
 
 
 def _room(c: int, ctx: Context) -> str:
-    return f"({c // ctx.cols},{c % ctx.cols})" if c >= 0 else "outside"
+    return room_name(c, ctx.cols, ctx.sectors) if c >= 0 else "outside"
 
 
 def _side(s: int, ctx: Context) -> str:
@@ -127,7 +143,7 @@ def _side(s: int, ctx: Context) -> str:
 
 
 def _plural(n: int) -> str:
-    return "s" if n > 1 else ""
+    return "s" if n != 1 else ""
 
 
 KINDS = {
@@ -136,91 +152,114 @@ KINDS = {
     "letter": I.SECTOR_CHARS,
     "sector": I.SECTOR_NAMES,
     "icon": lambda v, ctx: ctx.icon_names[v],
-    "cause": lambda v, ctx: cause_name(v, ctx.icon_names),
-    "track": TRACK_NAMES,
+    "cause": lambda v, ctx: CAUSE_WORDS.get(cause_name(v, ctx.icon_names), cause_name(v, ctx.icon_names)),
+    "track": TRACK_WORDS,
     "events": lambda v, ctx: event_words(v),
-    "die": DIE_WORDS,
+    "die": DIE_OUTCOMES,
     "reroll": RR_NAMES,
     "requirement": REQ_WORDS,
     "unwinnable": UNWIN_NAMES,
 }
 
+
+def _n(field: str, noun: str | None = None, track: str | None = None):
+    """A ``words`` function: ``{n}`` = the count of ``field`` with its noun (or with the track named by field
+    ``track``) in the right number."""
+    def words(f, ctx):
+        what = noun if track is None else TRACK_WORDS[f[track]] if 0 <= f[track] < len(TRACK_WORDS) else \
+            f"<track {f[track]}>"
+        return {"n": count(f[field], what)}
+    return words
+
+
+def _rolloff(f, ctx) -> dict[str, object]:
+    mine = f"{f['mine']} + weapon {f['weapon']} = {f['mine'] + f['weapon']}" if f["weapon"] else str(f["mine"])
+    return {"you": mine, "it": f"{f['theirs']} + strength {f['strength']} = {f['theirs'] + f['strength']}"}
+
+
 T = TraceCode
-_REROLLED = "    clover on the {roll:reroll} {old}: {verb} -> "
+_REROLLED = "    clover on the {roll:reroll}: {how} -> "
 CODES: dict[int, TraceCode] = {
     TR_CREATE: T("create", ("hearts", "shield", "clover", "weapon", "shovel"),
-                 "Character: hearts {hearts}, shield {shield}, clover {clover}, weapon {weapon}, shovel {shovel}."),
+                 "Character sheet: hearts {hearts}, shield {shield}, clover {clover}, weapon {weapon}, "
+                 "shovel {shovel}."),
     TR_ROUND: T("round", ("round", "sector", "entry", "monsters", "chests"),
-                "\n== Round {round}: {sector:letter} {sector:sector}, entering at {entry:room}; "
-                "monsters +{monsters}, chests x{chests} =="),
-    TR_MOVE: T("move", ("src", "dst", "heading", "free"), "  {how} {src:room} -> {dst:room} heading {heading:side}",
-               words=lambda f, ctx: {"how": "free step" if f["free"] else "move"}),
+                "\n== Round {round}: sector {sector:letter} ({sector:sector}), entering at {entry:room}; "
+                "monster strength +{monsters}, chests worth x{chests} =="),
+    TR_MOVE: T("move", ("src", "dst", "heading", "free"), {
+        0: "  move {src:room} -> {dst:room}, heading {heading:side}",
+        None: "  free step {src:room} -> {dst:room}, heading {heading:side}"}, by="free"),
     TR_JUMP: T("jump", ("src", "dst", "how"), {
         MK_STAIRS: "  climb the stairs at {src:room} to the upper level, come down at {dst:room}",
         None: "  magic circle {src:room} -> {dst:room}"}, by="how"),
-    TR_WALK: T("walk", ("start", "end", "rooms"),
-               "  walk freely over {rooms} explored room(s) {start:room} -> {end:room}"),
+    TR_WALK: T("walk", ("start", "end", "rooms"), "  walk freely over {n} {start:room} -> {end:room}",
+               words=_n("rooms", "explored room")),
     TR_ROLL: T("room roll", ("table", "face", "events", "cell"),
                "    room roll on table {table:letter}: {face} -> {events:events}"),
     TR_KAEL: T("kael", ("cell",), "    Kael enters a room with an enemy: no room roll"),
-    TR_WALL: T("wall", ("cell", "side"), "    wall {side:side} of {cell:room} collapses"),
-    TR_PREV_COLLAPSE: T("collapse", ("cell",), "    room {cell:room} collapses: impassable"),
-    TR_FLOOD: T("flood", ("cell",), "    room {cell:room} floods"),
-    TR_SPAWN: T("spawn", ("cell", "foe", "roll"), "    spawn roll {roll}: a {foe:icon} appears"),
+    TR_WALL: T("wall", ("cell", "side"), "    the {side:side} wall of {cell:room} collapses"),
+    TR_PREV_COLLAPSE: T("collapse", ("cell",), "    {cell:room} collapses: impassable from now on"),
+    TR_FLOOD: T("flood", ("cell",), "    {cell:room} floods"),
+    TR_SPAWN: T("spawn", ("cell", "foe", "roll"), "    spawn roll {roll}: {foe:a icon} appears"),
     TR_FIGHT: T("fight", ("foe", "strength", "cell"), "    face the {foe:icon} (strength d6{strength:+d})"),
     TR_FACED: T("statue faced", ("cell",), "    statue faced"),
-    TR_ROLLOFF: T("roll-off", ("mine", "weapon", "theirs", "strength"),
-                  "      roll-off: you {mine}{plus_weapon} = {my_total} vs {theirs}{strength:+d} = {their_total}",
-                  words=lambda f, ctx: {"plus_weapon": f" + weapon {f['weapon']}" if f["weapon"] else "",
-                                        "my_total": f["mine"] + f["weapon"],
-                                        "their_total": f["theirs"] + f["strength"]}),
+    TR_ROLLOFF: T("roll-off", ("mine", "weapon", "theirs", "strength", "stage"), {
+        0: "      roll-off: you {you} against {it}",
+        None: "      after the clover: you {you} against {it}"}, by="stage", words=_rolloff),
     TR_CLOVER: T("clover", ("whose", "old", "new", "action"), "      clover {verb} {who}: {old} -> {new}",
-                 words=lambda f, ctx: {"who": "your die" if f["whose"] == 0 else "its die",
+                 words=lambda f, ctx: {"who": "your die" if f["whose"] == 0 else "the enemy's die",
                                        "verb": "sets" if f["action"] == 2 else "rerolls"}),
     TR_REROLL: T("reroll", ("roll", "old", "new", "action", "effect"), {
         RR_DIE: _REROLLED + "{effect:die}",
-        RR_SPAWN: _REROLLED + "a {effect:icon} instead",
+        RR_SPAWN: _REROLLED + "{effect:a icon} instead",
         None: _REROLLED + "{effect:events}"}, by="roll",
-        words=lambda f, ctx: {"verb": ("sets the face to " if f["action"] == 2 else "rerolled to ") + str(f["new"])}),
+        words=lambda f, ctx: {"how": (f"{f['old']} set to {f['new']}" if f["action"] == 2
+                                      else f"{f['old']} rerolled to {f['new']}")}),
     TR_WIN: T("win", ("foe", "cell"), "      the {foe:icon} is defeated"),
     TR_TIE: T("tie", (), "      tie: nothing happens"),
     TR_HIT: T("hit", ("damage", "hearts", "source"), {
-        1: "      the die table: -{damage} heart(s), {hearts} left",
-        None: "      the hit: -{damage} heart(s), {hearts} left"}, by="source"),
-    TR_BLOCK: T("block", ("saved", "shield"), "      shield blocks {saved} damage ({shield} shields left)"),
+        1: "      DIE table: -{n}, {hearts} left",
+        None: "      hit: -{n}, {hearts} left"}, by="source", words=_n("damage", "heart")),
+    TR_BLOCK: T("block", ("saved", "shield"), "      the shield blocks {saved} damage ({n} left)",
+                words=_n("shield", "shield")),
     TR_STEAL: T("steal", ("track", "left"), "      the bandit steals 1 {track:track} ({left} left)"),
     TR_FLEE: T("flee", ("foe", "cell"), "      flee from the {foe:icon}"),
     TR_FLEE_BACK: T("flee back", ("src", "dst"), "      flee back {src:room} -> {dst:room}"),
-    TR_DIE_LEFT: T("die left", ("cell", "dice"), "    leave the die icon{s} in {cell:room} unused",
+    TR_DIE_LEFT: T("die left", ("cell", "dice"), "    leave the DIE icon{s} in {cell:room} unused",
                    words=lambda f, ctx: {"s": _plural(f["dice"])}),
-    TR_WEAPON_WEAR: T("weapon wear", ("weapon",), "      weapon wears to {weapon}"),
+    TR_WEAPON_WEAR: T("weapon wear", ("weapon",), "      the weapon wears to {weapon}"),
     TR_GAIN: T("gain", ("track", "got", "now", "aside"), {
-        1: "    +{got} {track:track} (set aside for the Oracle)",
-        None: "    +{got} {track:track} (now {now})"}, by="aside"),
+        1: "    +{n} (set aside for the Oracle)",
+        None: "    +{n} (now {now})"}, by="aside", words=_n("got", track="track")),
     TR_LOSE: T("lose", ("track", "lost", "now", "dig"), {
-        0: "    -{lost} {track:track} (now {now})",
-        None: "    -{lost} {track:track} (now {now}): dig through the collapsed wall"}, by="dig"),
-    TR_CAPPED: T("capped", ("track", "lost"), "    {lost} {track:track} lost: the track is full"),
-    TR_DIE_TABLE: T("die table", ("face", "outcome"), "    DIE table: {face} -> {outcome:die}"),
-    TR_IMP: T("imp", ("cell", "icon", "count"), "    the imp destroys {count} {icon:icon}"),
+        0: "    -{n} (now {now})",
+        None: "    -{n} (now {now}): dig through the collapsed wall"}, by="dig", words=_n("lost", track="track")),
+    TR_CAPPED: T("capped", ("track", "lost"), "    {n} lost: the track is full", words=_n("lost", track="track")),
+    TR_DIE_TABLE: T("die table", ("face", "outcome"), "    DIE table roll: {face} -> {outcome:die}"),
+    TR_IMP: T("imp", ("cell", "icon", "count"), "    the imp destroys {n}",
+              words=lambda f, ctx: {"n": count(f["count"], ctx.icon_names[f["icon"]])}),
     TR_REQ: T("requirement", ("done", "need", "sector"), "    requirement: {done}/{need} {sector:requirement}"),
-    TR_AWAKE: T("awake", ("sector",), "    the Oracle AWAKENS"),
+    TR_AWAKE: T("awake", ("sector",), "    requirement met: the Oracle awakens"),
     TR_LEVER: T("lever", ("cell",), "    lever at {cell:room} reached"),
     TR_UPPER: T("upper level", ("up", "down", "turns", "levers", "places"),
-                "    {turns} turn(s) travelled on the upper level, {levers} lever(s) reached"),
+                "    {n} travelled on the upper level, {levers_n} reached",
+                words=lambda f, ctx: {"n": count(f["turns"], "turn"), "levers_n": count(f["levers"], "lever")}),
     TR_UNWINNABLE: T("unwinnable", ("cause", "turn"),
                      "  (from turn {turn} the game can no longer be won: {cause:unwinnable})"),
-    TR_KILL_PRIZE: T("kill prize", ("kills", "prize"), "    {kills} kills this round: {prize} cornucopia prize"),
+    TR_KILL_PRIZE: T("kill prize", ("kills", "prize"), "    {kills} kills this round: {n} as the kill prize",
+                     words=_n("prize", "cornucopia")),
     TR_EXTRA: T("extra move", ("cell",), "    extra move to {cell:room}"),
     TR_ORACLE: T("oracle", ("sector",), "    the Oracle speaks (+1 chest); now leave through another sector"),
-    TR_EXIT: T("exit", ("cell", "sector", "arrow"), "  EXIT at {cell:room} (sector {sector:letter}): round complete"),
-    TR_MARKET_OPEN: T("market", ("value", "chests"), "  Market (chests x{value}, {chests} chests)"),
+    TR_EXIT: T("exit", ("cell", "sector", "arrow"), "  EXIT at {cell:room} (sector {sector:letter}'s arrow): round "
+               "complete"),
+    TR_MARKET_OPEN: T("market", ("value", "chests"), "  Market: {n} to spend, each buys {value}",
+                      words=_n("chests", "chest")),
     TR_MARKET: T("trade", ("op", "track", "other", "units"), {
-        M_BUY: "    buy {units} {track:track} with a chest",
-        M_SWAP: "    exchange 1 {track:track} for {other:track}",
-        M_REDEEM: "    cornucopia -> 1 {track:track}"}, by="op"),
+        M_BUY: "    buy {n} with a chest",
+        M_SWAP: "    exchange 1 {track:track} for 1 {other:track}",
+        M_REDEEM: "    redeem a cornucopia for 1 {track:track}"}, by="op", words=_n("units", track="track")),
     TR_TROLL_BACK: T("enemy returns", ("cell", "returns", "icon"),
-                     "  the {icon:icon} at {cell:room} regenerates ({returns} returns left)"),
+                     "  the {icon:icon} at {cell:room} regenerates ({n} left)", words=_n("returns", "return")),
     TR_DEATH: T("death", ("cause", "cell", "round"), "  DEAD in round {round} at {cell:room}: {cause:cause}"),
     TR_COIN: T("coin", ("round", "new_game"), {
         0: "  INSERT COIN: a fresh sheet, round {round} starts again",
@@ -233,20 +272,26 @@ CODES: dict[int, TraceCode] = {
 
 
 def _after_jump(ctx: Context, code: int, fields) -> list[str] | None:
-    """A jump already says where you arrive (after its levers and travel): skip the move from outside
-    that follows it."""
+    """A jump already says where you arrive (after its levers and travel): skip the move that follows it
+    (from outside, or the same rooms again). A move that stays in its room says so."""
     if code == TR_JUMP:
-        ctx.jumped = True
+        ctx.jumped = (fields["src"], fields["dst"])
     elif code == TR_MOVE:
-        was, ctx.jumped = ctx.jumped, False
-        if was and fields["src"] < 0:
+        was, ctx.jumped = ctx.jumped, None
+        if was is not None and (fields["src"] < 0 or (fields["src"], fields["dst"]) == was):
             return []
+        if fields["src"] < 0:
+            return [f"  enter {_room(fields['dst'], ctx)} from outside, heading {_side(fields['heading'], ctx)}"]
+        if fields["src"] == fields["dst"]:
+            return [f"  stay in {_room(fields['dst'], ctx)}"]
     return None
 
 
 TABLE = TraceTable("foury", CODES, KINDS, hook=_after_jump)
 
 
-def format_trace(tr: np.ndarray, cols: int, icon_names: Sequence[str] = I.ICON_NAMES) -> list[str]:
-    """One line per trace row, in plain words; rooms are named (row, column) of a map ``cols`` wide."""
-    return TABLE.format(tr, Context(cols, icon_names))
+def format_trace(tr: np.ndarray, cols: int, icon_names: Sequence[str] = I.ICON_NAMES,
+                 sectors: Sequence[int] | None = None) -> list[str]:
+    """One line per trace row, in plain words; rooms are named as on the rendered map (``board.room_name``:
+    sector letter from ``sectors`` and (row, column) counted from 1 of a map ``cols`` wide)."""
+    return TABLE.format(tr, Context(cols, icon_names, sectors))
