@@ -417,8 +417,11 @@ def _pct(x: float) -> str:
     x = 100.0 * float(x)
     if 0 < x < 0.005:  # 1 win in 40,000 is 0.0025 %, not 0.00 %
         return f"{x:.2g} %"
-    if 99.95 <= x < 100:
-        return f"{min(x, 99.99):.2f} %" if x < 99.995 else f"{x:.4g} %"
+    if 99.95 <= x < 100:  # 1 loss in 40,000 is 99.998 %, not 100.0 %
+        d = 2
+        while round(x, d) >= 100 and d < 9:
+            d += 1
+        return f"{x:.{d}f} %"
     return f"{x:.1f} %" if abs(x) >= 1 or x == 0 else f"{x:.2f} %"
 
 
