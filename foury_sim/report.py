@@ -235,21 +235,44 @@ def _slug(s: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", s).strip("_").lower() or "x"
 
 
-def _cell_styles(res: Results) -> tuple[list[Any], list[str]]:
+def _color_key(res: Results) -> tuple[str | None, list[str]]:
+    """(the swept key that sets the colour of a cell's line, the other varying keys)."""
+    cells, varying = res.cells, res.varying
+    cat = [k for k in varying if not F.is_numeric(cells[k])]
+    color_key = cat[0] if cat else (varying[0] if varying else None)
+    return color_key, [k for k in varying if k != color_key]
+
+
+def _facets(res: Results) -> tuple[list[str] | None, str | None, list[str]]:
+    """(panel name per cell, the key the panels split, line label per cell) of the per-cell line figures.
+
+    Up to :data:`figures.MAX_LINES` cells share one panel. With more and two swept keys, one panel
+    per value of the key that does not set the colour (e.g. one per policy, a line per hero), each
+    line labelled by the colour key; otherwise the figures split the cells in order. Every cell is drawn.
+    """
+    labels = list(res.cells["label"])
+    color_key, rest = _color_key(res)
+    if len(res.cells) <= F.MAX_LINES or color_key is None or len(rest) != 1:
+        return None, None, labels
+    facet = rest[0]
+    c = res.cells
+    panels = [f"{facet} = {F.fmt_value(v)}" for v in c[facet]]
+    short = [", ".join(f"{k}={F.fmt_value(r[k])}" for k in res.varying if k != facet) for _, r in c.iterrows()]
+    return panels, facet, short
+
+
+def _cell_styles(res: Results, faceted: bool = False) -> tuple[list[Any], list[str]]:
     """Colour and line style per cell, so a hero (or policy) keeps its colour in every figure.
 
     Colour by the first categorical swept key (else the first swept key); a second swept key sets
-    the line style (up to 4 values) or the shade (light = low value). With more swept keys every
-    cell gets its own palette colour.
+    the line style (up to 4 values) or the shade (light = low value), unless ``faceted`` (the panels
+    show it). With more swept keys every cell gets its own palette colour.
     """
     from matplotlib.colors import to_rgb
 
     cells = res.cells
     n = len(cells)
-    varying = res.varying
-    cat = [k for k in varying if not F.is_numeric(cells[k])]
-    color_key = cat[0] if cat else (varying[0] if varying else None)
-    rest = [k for k in varying if k != color_key]
+    color_key, rest = _color_key(res)
     if color_key is None or len(rest) > 1:
         palette = F.category_colors([f"cell {i}" for i in range(n)])
         return [palette[f"cell {i}"] for i in range(n)], ["-"] * n
@@ -263,7 +286,7 @@ def _cell_styles(res: Results) -> tuple[list[Any], list[str]]:
         by_value = {k: to_rgb(v) for k, v in F.category_colors(values).items()}
     colors: list[Any] = [by_value[F.fmt_value(v)] for v in cells[color_key]]
     styles = ["-"] * n
-    if rest:
+    if rest and not faceted:
         second = rest[0]
         svals = [F.fmt_value(v) for v in F.ordered_values(cells[second])]
         rank = [svals.index(F.fmt_value(v)) for v in cells[second]]
@@ -317,32 +340,37 @@ def _plan(res: Results, target: float | None) -> list[ReportFigure]:
             f"One bar per cell, easiest first; whiskers are {lvl} intervals." + no_overlap + tgt,
             lambda: F.difficulty_bars(order, "label", None, target, conf=conf, wins=ow)))
 
-    colors, styles = _cell_styles(res)
-    labels = list(cells["label"])
+    panels, facet, labels = _facets(res)
+    colors, styles = _cell_styles(res, faceted=panels is not None)
     cj = res.cell_jsons
     spec = res.spec
     outputs = spec.outputs if spec is not None else None
+    every = (f" One panel per {facet}, every cell drawn." if facet else
+             f" The {len(cells)} cells are split into panels of at most {F.MAX_LINES}, every cell drawn."
+             if len(cells) > F.MAX_LINES else "")
 
     def lines(fn: Callable[..., Figure], **kw: Any) -> Callable[[], Figure]:
-        return lambda: fn(cj, labels, colors=colors, linestyles=styles, **kw)
+        return lambda: fn(cj, labels, colors=colors, linestyles=styles, panels=panels, facet=facet, **kw)
 
     figures = dict(outputs.figures) if outputs is not None else {}
     if "survival_by_round" in figures:
         plan.append(ReportFigure(
             "survival_by_round.png", "Survival by round",
             "Share of games in which the hero has not died yet at the start of each round and at the end of the "
-            "game. A steep drop marks a deadly round.", lines(F.survival_by_round, key=figures["survival_by_round"])))
+            "game. A steep drop marks a deadly round." + every,
+            lines(F.survival_by_round, key=figures["survival_by_round"])))
     if "survival_by_turn" in figures:
         plan.append(ReportFigure(
             "survival_by_turn.png", "Survival by turn",
-            "Share of games in which the hero has not died yet after each turn.",
+            "Share of games in which the hero has not died yet after each turn." + every,
             lines(F.survival_by_turn, key=figures["survival_by_turn"])))
     for col in (c for c in (outputs.columns if outputs is not None else ()) if c.distribution):
         what = col.label[0].lower() + col.label[1:]
         plan.append(ReportFigure(
             f"distribution_{_slug(col.name)}.png", f"Distribution of the {what}",
             f"Left: share of games per value of the {what}; right: share of games at or below each value "
-            "(curves further right mean higher values).", lines(F.distributions, key=col.name, outputs=outputs)))
+            "(curves further right mean higher values)." + every,
+            lines(F.distributions, key=col.name, outputs=outputs)))
 
     if res.has_rooms and spec is not None and spec.board is not None:
         plan.extend(_heat_plan(res, spec.board))

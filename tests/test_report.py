@@ -315,16 +315,18 @@ def test_survival_by_turn_values() -> None:
     assert y[-1] == 50 and line.get_drawstyle() == "steps-post"
 
 
-def test_line_figures_limit_and_say_so() -> None:
+def test_line_figures_draw_every_cell_in_panels() -> None:
     recs = _records(12)
+    labels = [r["label"] for r in recs]
     for fn in (F.survival_by_round, F.survival_by_turn):
-        fig = fn(recs, [r["label"] for r in recs])
-        ax = fig.get_axes()[0]
-        assert len(ax.get_lines()) == F.MAX_LINES
-        assert "8 of 12 cells shown" in ax.get_title()
-    fig = F.distributions(recs, key="score")
-    assert len(fig.get_axes()[1].get_lines()) == F.MAX_LINES
-    assert "8 of 12 cells shown" in fig.get_supxlabel()
+        fig = fn(recs, labels)
+        axes = fig.get_axes()
+        assert [ax.get_title(loc="left") for ax in axes] == ["cells 1–6 of 12", "cells 7–12 of 12"]
+        legend = [t.get_text().split(":")[0] for ax in axes for t in ax.get_legend().get_texts()]
+        assert sorted(legend) == sorted(labels)  # every cell, none left out
+        assert "2 panels, every cell shown" in fig.get_suptitle()
+    fig = F.distributions(recs, labels, key="score")
+    assert len(fig.get_axes()) == 4 and sum(len(ax.get_lines()) for ax in fig.get_axes()[1::2]) == 12
 
 
 def test_figures_skip_missing_data() -> None:
