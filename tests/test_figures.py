@@ -132,3 +132,21 @@ def test_bar_figures_name_the_games_per_point() -> None:
     fig = F.difficulty_bars(CELLS, "hero", "policy")
     assert fig.get_axes()[0].get_title().startswith("1,000 games per point; black whiskers = 95 % interval")
     assert np.isclose(fig.get_axes()[0].get_ylim()[0], 0.0)
+
+
+def test_robust_figures_have_titles_labels_and_legends(tmp_path) -> None:
+    from matplotlib.image import imread
+
+    from foury_sim import robust
+
+    summ = pd.DataFrame({"claim": ["kael > elydion", "ranking kael > elydion"], "share_holds": [0.9, 0.05],
+                         "share_lo": [0.8, 0.01], "share_hi": [0.95, 0.12], "whole": [False, True],
+                         "margin_at_defaults": [0.04, 0.04]})
+    sens = pd.DataFrame({"claim": ["ranking kael > elydion"] * 2, "factor": ["game.map", "kills.prize_every"],
+                         "oat_low": [-0.05, 0.0], "oat_high": [0.01, 0.02]})
+    (tmp_path / "figures").mkdir()
+    written = robust._figures(tmp_path, summ, sens, {"games": 8000, "n_design_points": 89, "conf": 0.9})
+    assert [p.name for _, _, p in written] == ["shares.png", "tornado_1.png"]
+    assert all(imread(p).shape[0] > 200 for _, _, p in written)
+    assert "dark: a whole claim, light: one of its parts" in written[0][1]
+    assert written[1][0] == "Tornado: ranking kael > elydion"
