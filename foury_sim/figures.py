@@ -501,6 +501,9 @@ def _cells_games(cell_jsons: Sequence[dict[str, Any]]) -> str:
 
 
 def _bar_pct(r: float) -> str:
+    """A bar's label (``r`` in percent): 1 win in 40,000 reads 0.0025%, not 0.00%."""
+    if 0 < r < 0.005:
+        return f"{r:.2g}%"
     return f"{r:.1f}%" if r >= 1 or r == 0 else f"{r:.2f}%"
 
 

@@ -922,10 +922,11 @@ body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;max-width:
 padding:0 1em;color:#222;line-height:1.45}
 h1{border-bottom:2px solid #444;padding-bottom:.2em}h2{margin-top:1.6em;border-bottom:1px solid #ccc}
 table{border-collapse:collapse;font-size:.9em;margin:1em 0}th,td{border:1px solid #ccc;padding:.25em .6em}
-th{background:#f0f0f0}tr:nth-child(even) td{background:#fafafa}td.r,th.r{text-align:right}
+th{background:#f0f0f0;vertical-align:bottom}tr:nth-child(even) td{background:#fafafa}td.r,th.r{text-align:right}
+td.r{white-space:nowrap;font-variant-numeric:tabular-nums}
 code{background:#f3f3f3;padding:0 .25em;border-radius:3px}pre{background:#f6f6f6;padding:.8em;overflow:auto}
 figure{margin:1.2em 0}figure img{max-width:100%;height:auto;border:1px solid #ddd}
-figcaption{color:#555;font-size:.92em}.desc{font-size:1.05em}
+figcaption{color:#444;font-size:.92em;margin-top:.4em}.desc{font-size:1.05em}
 """
 
 

@@ -150,3 +150,13 @@ def test_robust_figures_have_titles_labels_and_legends(tmp_path) -> None:
     assert all(imread(p).shape[0] > 200 for _, _, p in written)
     assert "dark: a whole claim, light: one of its parts" in written[0][1]
     assert written[1][0] == "Tornado: ranking kael > elydion"
+
+
+def test_bar_labels_of_tiny_rates_are_not_zero() -> None:
+    cells = CELLS.copy()
+    cells.loc[cells["policy"] == "random", "wins"] = [0, 0, 0, 1, 1]
+    cells["win_rate"] = cells["wins"] / cells["games"]
+    fig = F.difficulty_bars(cells, "hero", "policy")
+    texts = [t.get_text() for t in fig.get_axes()[0].texts]
+    assert texts.count("0.10%") == 2 and texts.count("0.0%") == 3  # 1 of 1,000 games is 0.10 %, 0 is 0.0 %
+    assert F._bar_pct(100 / 40_000) == "0.0025%" and F._bar_pct(0.4) == "0.40%"
