@@ -101,6 +101,12 @@ def _titles(fig: Figure, main: str, sub: str | None = None) -> None:
 
     With one Axes the explanation goes just under the title, otherwise at the foot of the figure.
     """
+    import textwrap
+
+    width = float(fig.get_size_inches()[0])
+    main = "\n".join(textwrap.fill(x, max(30, int(width * 8.5))) for x in main.split("\n"))
+    if sub:  # wrapped to the figure's width, so no line is cut at the edges
+        sub = "\n".join(textwrap.fill(x, max(40, int(width * 14))) for x in sub.split("\n"))
     fig.suptitle(main, fontsize=13, fontweight="bold")
     if sub:
         axes = fig.get_axes()
