@@ -910,6 +910,7 @@ def _show(v: Any) -> str:
 def _inline_html(text: str) -> str:
     t = html.escape(text)
     t = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", t)
+    t = re.sub(r"(?<![\w*])\*([^*\s](?:[^*]*[^*\s])?)\*(?![\w*])", r"<em>\1</em>", t)  # *word*: italics
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", t)
 
 

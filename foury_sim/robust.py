@@ -22,6 +22,7 @@ import itertools
 import json
 import math
 import platform
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -710,6 +711,7 @@ def write_report(out: Path, m: dict[str, Any], summ: pd.DataFrame, sens: pd.Data
 
     body = []
     table: list[str] = []
+    prev_blank = True
     for line in md_text.splitlines():
         if line.startswith("|"):
             table.append(line)
@@ -729,8 +731,13 @@ def write_report(out: Path, m: dict[str, Any], summ: pd.DataFrame, sens: pd.Data
         elif line.startswith("```"):
             body.append("<pre>" if "toml" in line else "</pre>")
         elif line.strip():
-            body.append(html.escape(line) if body and body[-1] == "<pre>" or (body and not body[-1].endswith(">"))
-                        else f"<p>{_inline_html(line)}</p>")
+            if body and body[-1] == "<pre>" or (body and not body[-1].endswith(">")):
+                body.append(html.escape(line))
+            elif body and body[-1].startswith("<p>") and not prev_blank:  # the next line of one paragraph
+                body[-1] = body[-1][:-4] + " " + _inline_html(line) + "</p>"
+            else:
+                body.append(f"<p>{_inline_html(line)}</p>")
+        prev_blank = not line.strip()
     if table:
         body.append(_html_table(table, _inline_html))
     wrapped: list[str] = []
@@ -746,11 +753,16 @@ def write_report(out: Path, m: dict[str, Any], summ: pd.DataFrame, sens: pd.Data
     atomic_write(out / "report.html", page)
 
 
+def _num(cell: str) -> str:
+    """The class of a table cell that holds numbers (right-aligned, never wrapped)."""
+    return ' class="r"' if re.fullmatch(r"(yes|no)?\s*[-+(\d.\[\] %,/)]*", cell.strip()) and cell.strip() else ""
+
+
 def _html_table(lines: list[str], inline: Any) -> str:
     rows = [[c.strip() for c in ln.strip("|").split(" | ")] for ln in lines if not set(ln) <= set("|-: ")]
     head, *rest = rows
     return ("<table><thead><tr>" + "".join(f"<th>{inline(h)}</th>" for h in head) + "</tr></thead><tbody>"
-            + "".join("<tr>" + "".join(f"<td>{inline(c)}</td>" for c in r) + "</tr>" for r in rest)
+            + "".join("<tr>" + "".join(f"<td{_num(c)}>{inline(c)}</td>" for c in r) + "</tr>" for r in rest)
             + "</tbody></table>")
 
 
