@@ -100,13 +100,20 @@ def _titles(fig: Figure, main: str, sub: str | None = None) -> None:
     """A bold title stating what is shown, and a smaller grey line explaining how to read it.
 
     With one Axes the explanation goes just under the title, otherwise at the foot of the figure.
+    Call it last (after the legend), so the explanation is wrapped to the room the Axes really has.
     """
     import textwrap
 
     width = float(fig.get_size_inches()[0])
     main = "\n".join(textwrap.fill(x, max(30, int(width * 8.5))) for x in main.split("\n"))
-    if sub:  # wrapped to the figure's width, so no line is cut at the edges
-        sub = "\n".join(textwrap.fill(x, max(40, int(width * 14))) for x in sub.split("\n"))
+    if sub:  # wrapped so that no line is cut at the edges: over one Axes (a legend may take half the width)
+        # it is centred on that Axes (measured after the layout, legend drawn), else along the figure's foot
+        axes = fig.get_axes()
+        room = width
+        if len(axes) == 1:
+            fig.draw_without_rendering()
+            room = axes[0].get_position().width * width
+        sub = "\n".join(textwrap.fill(x, max(40, int(room * 14))) for x in sub.split("\n"))
     fig.suptitle(main, fontsize=13, fontweight="bold")
     if sub:
         axes = fig.get_axes()
@@ -394,9 +401,9 @@ def win_rate_vs(
         sub_t += ("; cells that differ only in other swept settings are pooled (interval per game index: "
                   "they share dice)" if (p["interval"] == "paired").all() else
                   "; cells that differ only in other swept settings are pooled (wide bound: they share dice)")
-    _titles(fig, main, sub_t)
     if hue or target is not None:
         _legend(ax, title=hue)
+    _titles(fig, main, sub_t)
     return fig
 
 
@@ -485,9 +492,9 @@ def difficulty_bars(
         sub_t += ("\ncells that differ only in other swept settings are pooled (interval per game index: "
                   "they share dice)" if (p["interval"] == "paired").all() else
                   "\ncells that differ only in other swept settings are pooled (wide bound: they share dice)")
-    _titles(fig, main, sub_t)
     if hue or target is not None:
         _legend(ax, title=hue)
+    _titles(fig, main, sub_t)
     return fig
 
 
