@@ -799,7 +799,9 @@ def _summary_findings(res: Results) -> list[str]:
         elif sk.kind == SHARE:
             vals = [(float(v), str(cj.get("label", ""))) for cj in res.cell_jsons
                     if isinstance(v := (cj.get("summary") or {}).get(sk.key), (int, float))]
-            if len(vals) > 1:
+            if len(vals) > 1 and min(vals)[0] == max(vals)[0]:  # a tie: no cell is lowest or highest
+                out.append(f"{sk.finding} {_pct(vals[0][0])} of games in every cell.")
+            elif len(vals) > 1:
                 lo, hi = min(vals), max(vals)
                 out.append(f"{sk.finding} {_pct(lo[0])} (`{lo[1]}`) to {_pct(hi[0])} (`{hi[1]}`) of games.")
             elif vals:
@@ -811,6 +813,9 @@ def _summary_findings(res: Results) -> list[str]:
         if col in c and c[col].notna().any() and len(c) > 1:
             i, j = int(c[col].to_numpy(float).argmin()), int(c[col].to_numpy(float).argmax())
             what = colspec.label[0].lower() + colspec.label[1:]
+            if f"{c[col].iloc[i]:.1f}" == f"{c[col].iloc[j]:.1f}":  # equal as printed: name no extreme cell
+                out.append(f"The mean {what} is {c[col].iloc[i]:.1f}{unit} in every cell (to one decimal).")
+                continue
             out.append(f"The mean {what} ranges from {c[col].iloc[i]:.1f}{unit} (`{c['label'].iloc[i]}`)"
                        f" to {c[col].iloc[j]:.1f}{unit} (`{c['label'].iloc[j]}`).")
     return out

@@ -575,3 +575,18 @@ def test_rates_near_0_or_1_never_print_as_0_or_100(rate: float, text: str) -> No
     from foury_sim.report import _pct
 
     assert _pct(rate) == text
+
+
+def test_summary_findings_name_no_extreme_cell_in_a_tie() -> None:
+    from foury_sim.report import _summary_findings
+
+    res = _counts_study([100, 200], 1000)
+    res.manifest["game"] = "foury"
+    for cj in res.cell_jsons:
+        cj["summary"] = {"first_death_rate": 1.0}
+    res.cells["score_mean"] = [20.01, 19.99]
+    res.cells["turns_mean"] = [40.0, 50.0]
+    text = " ".join(_summary_findings(res))
+    assert "The hero dies at least once in 100.0 % of games in every cell." in text
+    assert "The mean final score is 20.0 points in every cell (to one decimal)." in text
+    assert "The mean game length ranges from 40.0 turns (`hero=h00`) to 50.0 turns (`hero=h01`)." in text
