@@ -400,8 +400,8 @@ def _heat_plan(res: Results, board: Any) -> list[ReportFigure]:
         floor = at_floor(k, n)
         if (~floor).sum() >= 2:
             rate = np.where(floor, np.nan, rate)
-            hard, easy = (f"the hardest cell that wins at least {FEW_GAMES} games",
-                          f"the easiest cell that loses at least {FEW_GAMES} games")
+            both = f"with at least {FEW_GAMES} wins and {FEW_GAMES} losses"
+            hard, easy = f"the hardest cell {both}", f"the easiest cell {both}"
         else:
             rate = np.where((k == 0) | (k == n), np.nan, rate)
             hard, easy = "the hardest cell that ever wins", "the easiest cell that ever loses"

@@ -590,3 +590,15 @@ def test_summary_findings_name_no_extreme_cell_in_a_tie() -> None:
     assert "The hero dies at least once in 100.0 % of games in every cell." in text
     assert "The mean final score is 20.0 points in every cell (to one decimal)." in text
     assert "The mean game length ranges from 40.0 turns (`hero=h00`) to 50.0 turns (`hero=h01`)." in text
+
+
+def test_heat_maps_skip_cells_at_the_floor(tmp_path: Path) -> None:
+    from foury_sim.report import _heat_plan
+
+    path = make_study(tmp_path, "floor", HERO_POLICY, [0.005, 0.30, 0.45, 0.12], games=400)
+    res = load_results(path)
+    heads = [p.heading for p in _heat_plan(res, res.spec.board)]
+    assert ("Where heroes die: the hardest cell with at least 10 wins and 10 losses (hero=melyra, policy=cautious)"
+            in heads)  # not hero=kael, policy=greedy: 2 wins of 400
+    assert "Where heroes go: the easiest cell with at least 10 wins and 10 losses (hero=melyra, policy=greedy)" in heads
+    assert not any("hero=kael, policy=greedy" in h and "hardest" in h for h in heads)
