@@ -49,34 +49,39 @@ __all__ = [
 DPI = 120
 MAX_LINES = 8  #: at most this many cells in one line figure
 
-#: Fixed colours for the shipped heroes and policies, so they look the same in every figure.
+#: Fixed colours for the shipped heroes and policies, so they look the same in every figure. Colour-blind
+#: safe: the Okabe–Ito palette (heroes: vermillion, blue, bluish green, reddish purple; policies:
+#: orange, sky blue, near-black), grey for the free character.
 KNOWN_COLORS = {
-    "free": "#7f7f7f",
-    "kael": "#d62728",
-    "melyra": "#1f77b4",
-    "thalindra": "#2ca02c",
-    "elydion": "#9467bd",
-    "random": "#8c564b",
-    "greedy": "#ff7f0e",
-    "cautious": "#17becf",
+    "free": "#8c8c8c",
+    "kael": "#D55E00",
+    "melyra": "#0072B2",
+    "thalindra": "#009E73",
+    "elydion": "#CC79A7",
+    "random": "#3a3a3a",
+    "greedy": "#E69F00",
+    "cautious": "#56B4E9",
 }
+#: Okabe–Ito (without yellow, too pale on white) then Paul Tol's "muted" scheme: colour-blind safe, and
+#: dark enough to read as thin lines on white.
 _PALETTE = (
-    "#1f77b4",
-    "#ff7f0e",
-    "#2ca02c",
-    "#d62728",
-    "#9467bd",
-    "#8c564b",
-    "#e377c2",
-    "#17becf",
-    "#bcbd22",
-    "#7f7f7f",
-    "#393b79",
-    "#637939",
-    "#8c6d31",
-    "#843c39",
-    "#7b4173",
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#D55E00",
+    "#CC79A7",
+    "#56B4E9",
+    "#332288",
+    "#882255",
+    "#117733",
+    "#44AA99",
+    "#999933",
+    "#AA4499",
+    "#88CCEE",
+    "#DDCC77",
+    "#3a3a3a",
 )
+
 
 class NoData(ValueError):
     """The data a figure needs is missing (the report skips that figure)."""
@@ -95,7 +100,20 @@ def _titles(fig: Figure, main: str, sub: str | None = None) -> None:
     """A bold title stating what is shown, and a smaller grey line explaining how to read it.
 
     With one Axes the explanation goes just under the title, otherwise at the foot of the figure.
+    Call it last (after the legend), so the explanation is wrapped to the room the Axes really has.
     """
+    import textwrap
+
+    width = float(fig.get_size_inches()[0])
+    main = "\n".join(textwrap.fill(x, max(30, int(width * 8.5))) for x in main.split("\n"))
+    if sub:  # wrapped so that no line is cut at the edges: over one Axes (a legend may take half the width)
+        # it is centred on that Axes (measured after the layout, legend drawn), else along the figure's foot
+        axes = fig.get_axes()
+        room = width
+        if len(axes) == 1:
+            fig.draw_without_rendering()
+            room = axes[0].get_position().width * width
+        sub = "\n".join(textwrap.fill(x, max(40, int(room * 14))) for x in sub.split("\n"))
     fig.suptitle(main, fontsize=13, fontweight="bold")
     if sub:
         axes = fig.get_axes()
@@ -286,8 +304,28 @@ def _cell_series(
     return out
 
 
-def _shown_note(shown: int, total: int, what: str) -> str:
-    return f"{shown} of {total} cells shown, spread from {what}" if shown < total else ""
+def _panels(n: int, panels: Sequence[str] | None, max_lines: int) -> list[tuple[str | None, list[int]]]:
+    """(panel title, series indices) of a line figure: every series is drawn, none is left out.
+
+    ``panels`` names each series' panel (small multiples, e.g. one per policy); without it, more than
+    ``max_lines`` series are split in order into panels of about equal size.
+    """
+    if panels is not None and len(dict.fromkeys(panels)) > 1:
+        return [(name, [i for i in range(n) if panels[i] == name]) for name in dict.fromkeys(panels)]
+    if n <= max_lines:
+        return [(panels[0] if panels else None, list(range(n)))]
+    k = math.ceil(n / max_lines)
+    size = math.ceil(n / k)
+    return [(f"cells {a + 1}–{min(n, a + size)} of {n}", list(range(a, min(n, a + size)))) for a in range(0, n, size)]
+
+
+def _kept_panels(cell_jsons: Sequence[dict[str, Any]], key: str, panels: Sequence[str] | None) -> list[str] | None:
+    """``panels`` of the cells that have ``hist[key]`` (the series :func:`_cell_series` returns)."""
+    if panels is None:
+        return None
+    if len(panels) != len(cell_jsons):
+        raise ValueError("panels must have one entry per cell record")
+    return [str(pn) for pn, cj in zip(panels, cell_jsons) if _hist(cj, key) is not None]
 
 
 # ------------------------------------------------------------------------------ win rate figures
@@ -358,14 +396,14 @@ def win_rate_vs(
     ax.grid(alpha=0.3)
     main = title or f"Win rate by {x}" + (f", one line per {hue}" if hue else "")
     how = "shaded band" if numeric else "bars"
-    sub_t = f"{how} = {conf_label(conf)} interval of each point on its own"
+    sub_t = f"{_games_text(p)}; {how} = {conf_label(conf)} interval of each point on its own"
     if pooled:
         sub_t += ("; cells that differ only in other swept settings are pooled (interval per game index: "
                   "they share dice)" if (p["interval"] == "paired").all() else
                   "; cells that differ only in other swept settings are pooled (wide bound: they share dice)")
-    _titles(fig, main, sub_t)
     if hue or target is not None:
         _legend(ax, title=hue)
+    _titles(fig, main, sub_t)
     return fig
 
 
@@ -419,15 +457,16 @@ def difficulty_bars(
                             ha="left", fontsize=8)
         else:
             ax.bar(pos, r, width=width * 0.9, color=col, yerr=err, capsize=3, ecolor="#333333", label=label)
+            narrow = n_bars > 12  # labels side by side would overlap: write them upwards
             for xx, rr, hh in zip(pos, r, hi):
                 ax.annotate(_bar_pct(rr), (xx, hh), xytext=(0, 3), textcoords="offset points", va="bottom",
-                            ha="center", fontsize=8)
+                            ha="center", fontsize=7 if narrow else 8, rotation=90 if narrow else 0)
         top = max(top, float(hi.max()))
     if target is not None:
         line = ax.axvline if horizontal else ax.axhline
         line(target * 100, ls="--", lw=1.3, color="black", label=f"target {target * 100:g}%")
         top = max(top, target * 100)
-    lim = (0.0, min(100.0, top * 1.15 + 0.3) if top < 85 else 105.0)
+    lim = (0.0, min(100.0, top * (1.25 if n_bars > 12 else 1.15) + 0.3) if top < 80 else 108.0)
     if horizontal:
         ax.set_yticks(range(len(cats)), names)
         ax.invert_yaxis()
@@ -447,19 +486,37 @@ def difficulty_bars(
         ax.grid(axis="y", alpha=0.3)
     what = "cell" if by == "label" else by
     main = title or f"Win rate by {what}" + (f" and {hue}" if hue else "")
-    sub_t = (f"black whiskers = {conf_label(conf)} interval of each bar on its own; whether two bars differ: "
-             "see the tests in the report")
+    sub_t = (f"{_games_text(p)}; black whiskers = {conf_label(conf)} interval of each bar on its own; whether "
+             "two bars differ: see the tests in the report")
     if pooled:
         sub_t += ("\ncells that differ only in other swept settings are pooled (interval per game index: "
                   "they share dice)" if (p["interval"] == "paired").all() else
                   "\ncells that differ only in other swept settings are pooled (wide bound: they share dice)")
-    _titles(fig, main, sub_t)
     if hue or target is not None:
         _legend(ax, title=hue)
+    _titles(fig, main, sub_t)
     return fig
 
 
+def _games_text(p: pd.DataFrame) -> str:
+    """"40,000 games per point" (or "1,000 to 5,000 games per point") of a pooled table."""
+    g = p["games"].astype(int)
+    return (f"{int(g.iloc[0]):,} games per point" if g.nunique() == 1 else
+            f"{int(g.min()):,} to {int(g.max()):,} games per point")
+
+
+def _cells_games(cell_jsons: Sequence[dict[str, Any]]) -> str:
+    """"; 40,000 games per cell" from the cell records (empty when they do not say)."""
+    g = {int(cj["games"]) for cj in cell_jsons if isinstance(cj.get("games"), (int, float))}
+    if not g:
+        return ""
+    return f"; {min(g):,} games per cell" if len(g) == 1 else f"; {min(g):,} to {max(g):,} games per cell"
+
+
 def _bar_pct(r: float) -> str:
+    """A bar's label (``r`` in percent): 1 win in 40,000 reads 0.0025%, not 0.00%."""
+    if 0 < r < 0.005:
+        return f"{r:.2g}%"
     return f"{r:.1f}%" if r >= 1 or r == 0 else f"{r:.2f}%"
 
 
@@ -572,6 +629,12 @@ def _n_rounds(series: list[tuple[str, np.ndarray, np.ndarray, Any, str]], cell_j
     return max(top, 1)
 
 
+def _facet_title(main: str, groups: list[tuple[str | None, list[int]]], facet: str | None) -> str:
+    if len(groups) < 2:
+        return main
+    return main + (f"\none panel per {facet}" if facet else f"\n{len(groups)} panels, every cell shown")
+
+
 def survival_by_round(
     cell_jsons: Sequence[dict[str, Any]],
     labels: Sequence[str] | None = None,
@@ -582,14 +645,18 @@ def survival_by_round(
     n_rounds: int | None = None,
     title: str | None = None,
     key: str = "death_round",
+    panels: Sequence[str] | None = None,
+    facet: str | None = None,
 ) -> Figure:
     """Share of games with no death yet at the start of each round and at the end (``hist[key]``: the round
     of the first death, as the game's output declaration names it in ``Outputs.figures``).
 
-    ``death_round`` 0 means the hero never died. With more than ``max_lines`` cells, the cells
-    spread from the lowest to the highest end-of-game survival are drawn (the title says so).
+    ``death_round`` 0 means the hero never died. Every cell is drawn: ``panels`` (one name per record,
+    e.g. ``"policy=greedy"``; ``facet`` names what they split, for the title) draws one panel per name;
+    without it more than ``max_lines`` cells are split into panels of about equal size.
     """
     series = _cell_series(cell_jsons, labels, key, colors, linestyles)
+    groups = _panels(len(series), _kept_panels(cell_jsons, key, panels), max_lines)
     R = n_rounds or _n_rounds(series, cell_jsons)
     xs = np.arange(1, R + 2)
     curves = []
@@ -597,21 +664,28 @@ def survival_by_round(
         n = c.sum()
         alive = [c[(v == 0) | (v >= r)].sum() / n * 100 for r in range(1, R + 1)] + [c[v == 0].sum() / n * 100]
         curves.append((lab, np.array(alive), col, ls))
-    picks = spread_pick([float(np.mean(cv[1])) for cv in curves], max_lines)
-    fig = _figure(10.5, 4.8)
-    ax = fig.add_subplot()
-    for i in sorted(picks, key=lambda j: -curves[j][1][-1]):
-        lab, a, col, ls = curves[i]
-        ax.plot(xs, a, marker="o", ms=5, lw=2, color=col, ls=ls, label=f"{lab}: {a[-1]:.0f}% never die")
-    ax.set_xticks(xs, [f"start of\nround {r}" for r in range(1, R + 1)] + ["end of\ngame"])
-    ax.set_ylim(0, 102)
-    _pct_axis(ax)
-    ax.set_ylabel("Games with no death yet (%)")
-    ax.grid(alpha=0.3)
-    note = _shown_note(len(picks), len(curves), "lowest to highest average survival")
+    one = len(groups) == 1
+    fig = _figure(10.5, 4.8) if one else _figure(10.5, 1.3 + 2.7 * len(groups))
+    axes = [fig.add_subplot()] if one else list(fig.subplots(len(groups), 1, sharex=True, sharey=True).ravel())
+    for ax, (name, idx) in zip(axes, groups):
+        for i in sorted(idx, key=lambda j: -curves[j][1][-1]):
+            lab, a, col, ls = curves[i]
+            ax.plot(xs, a, marker="o", ms=4 if not one else 5, lw=2, color=col, ls=ls,
+                    label=f"{lab}: {a[-1]:.0f}% never die")
+        ax.set_xticks(xs, [f"start of\nround {r}" for r in range(1, R + 1)] + ["end of\ngame"])
+        ax.set_ylim(0, 102)
+        _pct_axis(ax)
+        ax.set_ylabel("Games with no\ndeath yet (%)" if not one else "Games with no death yet (%)")
+        ax.set_xlabel("Point of the game (the first death counts)")
+        ax.grid(alpha=0.3)
+        if name and not one:
+            ax.set_title(name, fontsize=10, loc="left", fontweight="bold")
+        _legend(ax, title=name if one and name else "cell")
+    for ax in axes[:-1]:
+        ax.set_xlabel("")
     main = title or "Survival by round: share of games where the hero has not died yet"
-    _titles(fig, main, note or "a death is the first time the hero's hearts run out (a continue may follow)")
-    _legend(ax, title="cell")
+    _titles(fig, _facet_title(main, groups, facet),
+            "a death is the first time the hero's hearts run out (a continue may follow)" + _cells_games(cell_jsons))
     return fig
 
 
@@ -624,10 +698,13 @@ def survival_by_turn(
     max_lines: int = MAX_LINES,
     title: str | None = None,
     key: str = "death_turn",
+    panels: Sequence[str] | None = None,
+    facet: str | None = None,
 ) -> Figure:
     """Share of games with no death yet after each turn: a step curve from ``hist[key]`` (the turn of the
-    first death, 0 = never)."""
+    first death, 0 = never). Every cell is drawn, in panels as :func:`survival_by_round` does."""
     series = _cell_series(cell_jsons, labels, key, colors, linestyles)
+    groups = _panels(len(series), _kept_panels(cell_jsons, key, panels), max_lines)
     curves = []
     last = 1
     for lab, v, c, col, ls in series:
@@ -640,27 +717,29 @@ def survival_by_turn(
             cum = np.cumsum(c[died]) / c[died].sum()
             last = max(last, int(v[died][np.searchsorted(cum, 0.995)]))
     xmax = last + 1
-    grid = np.arange(xmax + 1)
-    area = [float(np.mean(a[np.searchsorted(t, grid, side="right") - 1])) for _, t, a, _, _ in curves]
-    picks = spread_pick(area, max_lines)
-    fig = _figure(10.5, 4.8)
-    ax = fig.add_subplot()
-    for i in sorted(picks, key=lambda j: -curves[j][2][-1]):
-        lab, t, a, col, ls = curves[i]
-        t = np.append(t, max(xmax, t[-1]))
-        a = np.append(a, a[-1])
-        ax.step(t, a, where="post", lw=2, color=col, ls=ls, label=f"{lab}: {a[-1]:.0f}% never die")
-    ax.set_xlim(0, xmax)
-    ax.set_ylim(0, 102)
-    _pct_axis(ax)
-    ax.set_xlabel("Turn")
-    ax.set_ylabel("Games with no death yet (%)")
-    ax.grid(alpha=0.3)
-    notes = [_shown_note(len(picks), len(curves), "lowest to highest average survival")]
-    notes.append(f"x axis ends at turn {xmax}: 99.5% of first deaths happen by then")
+    one = len(groups) == 1
+    fig = _figure(10.5, 4.8) if one else _figure(10.5, 1.3 + 2.5 * len(groups))
+    axes = [fig.add_subplot()] if one else list(fig.subplots(len(groups), 1, sharex=True, sharey=True).ravel())
+    for ax, (name, idx) in zip(axes, groups):
+        for i in sorted(idx, key=lambda j: -curves[j][2][-1]):
+            lab, t, a, col, ls = curves[i]
+            t = np.append(t, max(xmax, t[-1]))
+            a = np.append(a, a[-1])
+            ax.step(t, a, where="post", lw=2, color=col, ls=ls, label=f"{lab}: {a[-1]:.0f}% never die")
+        ax.set_xlim(0, xmax)
+        ax.set_ylim(0, 102)
+        _pct_axis(ax)
+        ax.set_xlabel("Turn (one turn = one move of the hero)")
+        ax.set_ylabel("Games with no\ndeath yet (%)" if not one else "Games with no death yet (%)")
+        ax.grid(alpha=0.3)
+        if name and not one:
+            ax.set_title(name, fontsize=10, loc="left", fontweight="bold")
+        _legend(ax, title=name if one and name else "cell")
+    for ax in axes[:-1]:
+        ax.set_xlabel("")
     main = title or "Survival by turn: share of games where the hero has not died yet"
-    _titles(fig, main, "\n".join(n for n in notes if n))
-    _legend(ax, title="cell")
+    _titles(fig, _facet_title(main, groups, facet), f"x axis ends at turn {xmax}: 99.5% of first deaths happen by then"
+            + _cells_games(cell_jsons))
     return fig
 
 
@@ -677,18 +756,21 @@ def distributions(
     max_lines: int = MAX_LINES,
     title: str | None = None,
     outputs: Any = None,
+    panels: Sequence[str] | None = None,
+    facet: str | None = None,
 ) -> Figure:
     """Distribution of a per-game outcome (``hist[key]``), one line per cell (axis label from the game's
     output declaration ``outputs``).
 
     Left: share of games per value (step histogram; wide ranges are binned). Right: the cumulative
-    share of games at or below each value, which compares many cells more easily.
+    share of games at or below each value, which compares many cells more easily. Every cell is
+    drawn: one row of the two panels per ``panels`` name (or per group of at most ``max_lines`` cells).
     """
     series = _cell_series(cell_jsons, labels, key, colors, linestyles)
+    groups = _panels(len(series), _kept_panels(cell_jsons, key, panels), max_lines)
     means = [float((v * c).sum() / c.sum()) for _, v, c, _, _ in series]
-    picks = spread_pick(means, max_lines)
-    allv = np.concatenate([series[i][1] for i in picks])
-    allc = np.concatenate([series[i][2] for i in picks])
+    allv = np.concatenate([x[1] for x in series])
+    allc = np.concatenate([x[2] / x[2].sum() for x in series])  # every cell weighs the same
     o = np.argsort(allv)
     allv, allc = allv[o], allc[o]
     cum = np.cumsum(allc) / allc.sum()
@@ -697,36 +779,42 @@ def distributions(
     hi = max(hi, lo + 1)
     w = max(1, math.ceil((hi - lo + 1) / 40))
     edges = np.arange(lo - 0.5, hi + w + 0.5, w)
-    fig = _figure(12.0, 4.6)
-    ax_h, ax_c = fig.subplots(1, 2)
-    beyond = 0.0
-    for i in sorted(picks, key=lambda j: means[j]):
-        lab, v, c, col, ls = series[i]
-        n = c.sum()
-        share, _ = np.histogram(v, bins=edges, weights=c)
-        ax_h.stairs(share / n * 100, edges, lw=1.8, color=col, ls=ls, label=f"{lab} (mean {means[i]:.1f})")
-        ax_c.step(np.concatenate([[v[0]], v]), np.concatenate([[0.0], np.cumsum(c) / n * 100]), where="post",
-                  lw=1.8, color=col, ls=ls)
-        beyond = max(beyond, float(c[v > edges[-1]].sum() / n * 100))
+    rows = len(groups)
+    fig = _figure(12.0, 4.6 if rows == 1 else 1.4 + 2.6 * rows)
+    grid = np.atleast_2d(fig.subplots(rows, 2, sharex=True))
     xl = outcome_label(key, outputs)
-    ax_h.set_xlabel(xl)
-    ax_h.set_ylabel("Share of games (%)" + (f", bins of {w}" if w > 1 else ""))
-    ax_h.set_xlim(edges[0], edges[-1])
-    ax_h.set_ylim(bottom=0)
-    _pct_axis(ax_h)
-    ax_c.set_xlabel(xl)
-    ax_c.set_ylabel(f"Games with {key.replace('_', ' ')} at or below (%)")
-    ax_c.set_xlim(edges[0], edges[-1])
-    ax_c.set_ylim(0, 102)
-    _pct_axis(ax_c)
-    for ax in (ax_h, ax_c):
-        ax.grid(alpha=0.3)
-    notes = [_shown_note(len(picks), len(series), f"lowest to highest mean {key.replace('_', ' ')}")]
+    beyond = 0.0
+    for (name, idx), (ax_h, ax_c) in zip(groups, grid):
+        for i in sorted(idx, key=lambda j: means[j]):
+            lab, v, c, col, ls = series[i]
+            n = c.sum()
+            share, _ = np.histogram(v, bins=edges, weights=c)
+            ax_h.stairs(share / n * 100, edges, lw=1.8, color=col, ls=ls, label=f"{lab} (mean {means[i]:.1f})")
+            ax_c.step(np.concatenate([[v[0]], v]), np.concatenate([[0.0], np.cumsum(c) / n * 100]), where="post",
+                      lw=1.8, color=col, ls=ls)
+            beyond = max(beyond, float(c[v > edges[-1]].sum() / n * 100))
+        ax_h.set_ylabel("Share of games (%)" + (f",\nbins of {w}" if w > 1 else ""))
+        ax_h.set_xlim(edges[0], edges[-1])
+        ax_h.set_ylim(bottom=0)
+        ax_c.set_ylabel(f"Games with {key.replace('_', ' ')}\nat or below (%)")
+        ax_c.set_ylim(0, 102)
+        for ax in (ax_h, ax_c):
+            ax.set_xlabel(xl)
+            ax.grid(alpha=0.3)
+        _pct_axis(ax_h)
+        _pct_axis(ax_c)
+        if name and rows > 1:
+            ax_h.set_title(name, fontsize=10, loc="left", fontweight="bold")
+        _legend(ax_c, title="cell" if rows == 1 or not name else name, handles_from=ax_h)
+    for ax in grid[:-1].ravel():
+        ax.set_xlabel("")
+    notes = []
     if beyond > 0:
         notes.append(f"x axis cut at {edges[-1] - 0.5:g}: up to {beyond:.1f}% of a cell's games lie beyond")
+    notes.append("left: share of games at each value; right: share at or below it (further right = higher)"
+                 + _cells_games(cell_jsons))
     main = title or f"Distribution of {xl[0].lower() + xl[1:]} per game"
-    _titles(fig, main, "\n".join(n for n in notes if n) or None)
-    _legend(ax_c, title="cell", handles_from=ax_h)
+    _titles(fig, _facet_title(main, groups, facet), "\n".join(notes))
     return fig
 
 

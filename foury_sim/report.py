@@ -235,21 +235,44 @@ def _slug(s: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", s).strip("_").lower() or "x"
 
 
-def _cell_styles(res: Results) -> tuple[list[Any], list[str]]:
+def _color_key(res: Results) -> tuple[str | None, list[str]]:
+    """(the swept key that sets the colour of a cell's line, the other varying keys)."""
+    cells, varying = res.cells, res.varying
+    cat = [k for k in varying if not F.is_numeric(cells[k])]
+    color_key = cat[0] if cat else (varying[0] if varying else None)
+    return color_key, [k for k in varying if k != color_key]
+
+
+def _facets(res: Results) -> tuple[list[str] | None, str | None, list[str]]:
+    """(panel name per cell, the key the panels split, line label per cell) of the per-cell line figures.
+
+    Up to :data:`figures.MAX_LINES` cells share one panel. With more and two swept keys, one panel
+    per value of the key that does not set the colour (e.g. one per policy, a line per hero), each
+    line labelled by the colour key; otherwise the figures split the cells in order. Every cell is drawn.
+    """
+    labels = list(res.cells["label"])
+    color_key, rest = _color_key(res)
+    if len(res.cells) <= F.MAX_LINES or color_key is None or len(rest) != 1:
+        return None, None, labels
+    facet = rest[0]
+    c = res.cells
+    panels = [f"{facet} = {F.fmt_value(v)}" for v in c[facet]]
+    short = [", ".join(f"{k}={F.fmt_value(r[k])}" for k in res.varying if k != facet) for _, r in c.iterrows()]
+    return panels, facet, short
+
+
+def _cell_styles(res: Results, faceted: bool = False) -> tuple[list[Any], list[str]]:
     """Colour and line style per cell, so a hero (or policy) keeps its colour in every figure.
 
     Colour by the first categorical swept key (else the first swept key); a second swept key sets
-    the line style (up to 4 values) or the shade (light = low value). With more swept keys every
-    cell gets its own palette colour.
+    the line style (up to 4 values) or the shade (light = low value), unless ``faceted`` (the panels
+    show it). With more swept keys every cell gets its own palette colour.
     """
     from matplotlib.colors import to_rgb
 
     cells = res.cells
     n = len(cells)
-    varying = res.varying
-    cat = [k for k in varying if not F.is_numeric(cells[k])]
-    color_key = cat[0] if cat else (varying[0] if varying else None)
-    rest = [k for k in varying if k != color_key]
+    color_key, rest = _color_key(res)
     if color_key is None or len(rest) > 1:
         palette = F.category_colors([f"cell {i}" for i in range(n)])
         return [palette[f"cell {i}"] for i in range(n)], ["-"] * n
@@ -263,7 +286,7 @@ def _cell_styles(res: Results) -> tuple[list[Any], list[str]]:
         by_value = {k: to_rgb(v) for k, v in F.category_colors(values).items()}
     colors: list[Any] = [by_value[F.fmt_value(v)] for v in cells[color_key]]
     styles = ["-"] * n
-    if rest:
+    if rest and not faceted:
         second = rest[0]
         svals = [F.fmt_value(v) for v in F.ordered_values(cells[second])]
         rank = [svals.index(F.fmt_value(v)) for v in cells[second]]
@@ -317,32 +340,37 @@ def _plan(res: Results, target: float | None) -> list[ReportFigure]:
             f"One bar per cell, easiest first; whiskers are {lvl} intervals." + no_overlap + tgt,
             lambda: F.difficulty_bars(order, "label", None, target, conf=conf, wins=ow)))
 
-    colors, styles = _cell_styles(res)
-    labels = list(cells["label"])
+    panels, facet, labels = _facets(res)
+    colors, styles = _cell_styles(res, faceted=panels is not None)
     cj = res.cell_jsons
     spec = res.spec
     outputs = spec.outputs if spec is not None else None
+    every = (f" One panel per {facet}, every cell drawn." if facet else
+             f" The {len(cells)} cells are split into panels of at most {F.MAX_LINES}, every cell drawn."
+             if len(cells) > F.MAX_LINES else "")
 
     def lines(fn: Callable[..., Figure], **kw: Any) -> Callable[[], Figure]:
-        return lambda: fn(cj, labels, colors=colors, linestyles=styles, **kw)
+        return lambda: fn(cj, labels, colors=colors, linestyles=styles, panels=panels, facet=facet, **kw)
 
     figures = dict(outputs.figures) if outputs is not None else {}
     if "survival_by_round" in figures:
         plan.append(ReportFigure(
             "survival_by_round.png", "Survival by round",
             "Share of games in which the hero has not died yet at the start of each round and at the end of the "
-            "game. A steep drop marks a deadly round.", lines(F.survival_by_round, key=figures["survival_by_round"])))
+            "game. A steep drop marks a deadly round." + every,
+            lines(F.survival_by_round, key=figures["survival_by_round"])))
     if "survival_by_turn" in figures:
         plan.append(ReportFigure(
             "survival_by_turn.png", "Survival by turn",
-            "Share of games in which the hero has not died yet after each turn.",
+            "Share of games in which the hero has not died yet after each turn." + every,
             lines(F.survival_by_turn, key=figures["survival_by_turn"])))
     for col in (c for c in (outputs.columns if outputs is not None else ()) if c.distribution):
         what = col.label[0].lower() + col.label[1:]
         plan.append(ReportFigure(
             f"distribution_{_slug(col.name)}.png", f"Distribution of the {what}",
             f"Left: share of games per value of the {what}; right: share of games at or below each value "
-            "(curves further right mean higher values).", lines(F.distributions, key=col.name, outputs=outputs)))
+            "(curves further right mean higher values)." + every,
+            lines(F.distributions, key=col.name, outputs=outputs)))
 
     if res.has_rooms and spec is not None and spec.board is not None:
         plan.extend(_heat_plan(res, spec.board))
@@ -368,10 +396,18 @@ def _heat_plan(res: Results, board: Any) -> list[ReportFigure]:
     if len(cells) > 1:
         rate = cells["win_rate"].to_numpy(float)
         k, n = cells["wins"].to_numpy(), cells["games"].to_numpy()
-        rate = np.where((k == 0) | (k == n), np.nan, rate)  # never / always won: not "hardest" or "easiest"
+        # never / always won, or only a handful of games: not "hardest" or "easiest" (see _findings)
+        floor = at_floor(k, n)
+        if (~floor).sum() >= 2:
+            rate = np.where(floor, np.nan, rate)
+            both = f"with at least {FEW_GAMES} wins and {FEW_GAMES} losses"
+            hard, easy = f"the hardest cell {both}", f"the easiest cell {both}"
+        else:
+            rate = np.where((k == 0) | (k == n), np.nan, rate)
+            hard, easy = "the hardest cell that ever wins", "the easiest cell that ever loses"
         if np.isfinite(rate).sum() >= 2:
-            roles.append((int(np.nanargmin(rate)), "the hardest cell that ever wins"))
-            roles.append((int(np.nanargmax(rate)), "the easiest cell that ever loses"))
+            roles.append((int(np.nanargmin(rate)), hard))
+            roles.append((int(np.nanargmax(rate)), easy))
     seen: dict[int, list[str]] = {}
     for i, role in roles:
         seen.setdefault(i, []).append(role)
@@ -403,10 +439,36 @@ def _png(fig: Figure) -> bytes:
 
 
 def _pct(x: float) -> str:
+    """A rate in percent; a rate that is not exactly 0 or 1 never prints as "0.00 %" or "100.0 %"."""
     if x is None or not math.isfinite(float(x)):
         return "n/a"
     x = 100.0 * float(x)
+    if 0 < x < 0.005:  # 1 win in 40,000 is 0.0025 %, not 0.00 %
+        return f"{x:.2g} %"
+    if 99.95 <= x < 100:  # 1 loss in 40,000 is 99.998 %, not 100.0 %
+        d = 2
+        while round(x, d) >= 100 and d < 9:
+            d += 1
+        return f"{x:.{d}f} %"
     return f"{x:.1f} %" if abs(x) >= 1 or x == 0 else f"{x:.2f} %"
+
+
+#: A cell with fewer wins (or fewer losses) than this is at the floor (ceiling) of the scale: its rate
+#: rests on a handful of lucky (unlucky) games and says "(almost) never wins", not how hard it is.
+#: The usual rule of thumb for a rate estimate (at least 10 of each outcome).
+FEW_GAMES = 10
+
+
+def at_floor(wins: Any, games: Any) -> np.ndarray:
+    """True where a cell never wins, always wins, or wins (loses) fewer than :data:`FEW_GAMES` games."""
+    k = np.asarray(wins, dtype=np.int64)
+    n = np.asarray(games, dtype=np.int64)
+    return (k < FEW_GAMES) | (n - k < FEW_GAMES)
+
+
+def _count(k: int, n: int) -> str:
+    """"1 of 40,000 games" (the honest form of a rate near 0 or 1)."""
+    return f"{int(k):,} of {int(n):,} games"
 
 
 def _ci(lo: float, hi: float) -> str:
@@ -420,6 +482,18 @@ def _lvl(conf: float) -> str:
 
 def _rate_text(row: Any, conf: float = 0.95) -> str:
     return f"{_pct(row['win_rate'])} ({_lvl(conf)} interval {_ci(row['win_lo'], row['win_hi'])})"
+
+
+def _rate_or_count(row: Any) -> str:
+    """A (pooled) win rate, with its count when the rate is at the floor or ceiling ("0.0010 %, 2 of
+    200,000 games: practically never wins")."""
+    k, n = int(row["wins"]), int(row["games"])
+    text = _pct(row["win_rate"])
+    if n and bool(at_floor(k, n)):
+        mean = ("never wins" if k == 0 else "always wins" if k == n else
+                "practically never wins" if k < FEW_GAMES else "practically always wins")
+        text += f", {_count(k, n)} won: {mean}"
+    return text
 
 
 def _names(labels: list[str], limit: int = 6) -> str:
@@ -451,10 +525,27 @@ class Differences:
     p_holm: np.ndarray
     p_bh: np.ndarray
     degenerate: list[int]  # rows whose rate is exactly 0 or 1
+    k: np.ndarray | None = None  # wins of each row
+    n: np.ndarray | None = None  # games of each row
 
     @property
     def alpha(self) -> float:
         return 1.0 - self.conf
+
+    def apart(self, a: int, b: int) -> bool:
+        """True when rows a and b differ clearly: Holm-adjusted p below ``1 - conf``.
+
+        Never for a row with itself, for two rows that both never win (or both always win), nor for two
+        rows with the same wins of the same games, whatever a test says: identical results are not apart.
+        """
+        if a == b:
+            return False
+        if self.k is not None and self.n is not None:
+            ka, kb, na, nb = int(self.k[a]), int(self.k[b]), int(self.n[a]), int(self.n[b])
+            if (ka == 0 and kb == 0) or (ka == na and kb == nb) or (ka == kb and na == nb):
+                return False
+        p = self.holm(a, b)
+        return bool(math.isfinite(p) and p < self.alpha)
 
     def holm(self, a: int, b: int) -> float:
         """Holm-adjusted p of rows a and b (1.0 for a row with itself)."""
@@ -492,7 +583,7 @@ def cell_differences(res: Results) -> Differences:
         paired = False
     degenerate = [int(x) for x in np.flatnonzero((k == 0) | (k == n))]
     return Differences(res.conf, paired, g, t["i"], t["j"], t["p"], stats.adjust_pvalues(t["p"], "holm"),
-                       stats.adjust_pvalues(t["p"], "fdr_bh"), degenerate)
+                       stats.adjust_pvalues(t["p"], "fdr_bh"), degenerate, k, n)
 
 
 def _marginal_tests(res: Results, keys: list[str]) -> dict[tuple[str, str, str], float]:
@@ -552,30 +643,52 @@ def _findings(res: Results, target: float | None) -> list[str]:
         out.append(f"`{r['label']}` wins {_rate_text(r, conf)} of {int(r['games']):,} games.")
     else:
         degen = set(d.degenerate)
-        never = [str(c.loc[i, "label"]) for i in pos if i in degen and c.loc[i, "wins"] == 0]
-        always = [str(c.loc[i, "label"]) for i in pos if i in degen and c.loc[i, "wins"] > 0]
-        ok = [i for i in pos if i not in degen]
+        k_all, n_all = c["wins"].to_numpy(int), c["games"].to_numpy(int)
+        floor = at_floor(k_all, n_all)
+        never = [str(c.loc[i, "label"]) for i in pos if i in degen and k_all[i] == 0]
+        always = [str(c.loc[i, "label"]) for i in pos if i in degen and k_all[i] > 0]
+        few_w = [i for i in pos if floor[i] and i not in degen and k_all[i] < FEW_GAMES]
+        few_l = [i for i in pos if floor[i] and i not in degen and k_all[i] >= FEW_GAMES]
+        ok = [i for i in pos if not floor[i]]
+        few_ranked = len(ok) < 2  # too few cells clear of the floor: rank every cell that wins and loses
+        if few_ranked:
+            ok = [i for i in pos if i not in degen]
         if never:
             out.append(f"Never won in any of their games: {_names(never)} (a setting or policy that cannot win, or "
                        "needs far more games; left out of the easiest/hardest comparison below).")
         if always:
             out.append(f"Won every game: {_names(always)} (left out of the easiest/hardest comparison below).")
+        for rows_, what, mean in ((few_w, "Won", "practically never win"), (few_l, "Lost", "practically always win")):
+            if rows_:
+                counts = [(k_all[i] if what == "Won" else n_all[i] - k_all[i], n_all[i]) for i in rows_]
+                listed = ", ".join(f"`{c.loc[i, 'label']}` ({what.lower()} {_count(*kn)})"
+                                   for i, kn in zip(rows_[:6], counts)) + (
+                    f" and {len(rows_) - 6} more" if len(rows_) > 6 else "")
+                out.append(f"{what} fewer than {FEW_GAMES} games: {listed}. They {mean}; a rate resting on a handful "
+                           "of games does not say how hard a cell is, so they are "
+                           + ("ranked below all the same (fewer than two cells win and lose at least "
+                              f"{FEW_GAMES} games)." if few_ranked else "left out of the easiest/hardest comparison "
+                              "below."))
         if len(ok) >= 2:
             e, h = ok[0], ok[-1]
             re_, rh = c.loc[e], c.loc[h]
-            out.append(f"Easiest: `{re_['label']}` wins {_rate_text(re_, conf)}. Hardest: `{rh['label']}` wins "
-                       f"{_rate_text(rh, conf)}.")
+            among = ""
+            if len(ok) < len(c):
+                among = (f" (of the {len(ok)} cells that win and lose at least once)" if few_ranked else
+                         f" (of the {len(ok)} cells that win and lose at least {FEW_GAMES} games)")
+            out.append(f"Easiest{among}: `{re_['label']}` wins {_rate_text(re_, conf)}. Hardest: `{rh['label']}` "
+                       f"wins {_rate_text(rh, conf)}.")
             gap = 100 * (re_["win_rate"] - rh["win_rate"])
             ph = d.holm(e, h)
-            if ph < alpha:
+            if d.apart(e, h):
                 out.append(f"The gap between easiest and hardest ({gap:.1f} percentage points) is clear: "
                            f"Holm-adjusted {_p(ph)} over all {d.n_pairs} pairs of cells.")
             else:
                 out.append(f"No clear gap between easiest and hardest: the {gap:.1f} percentage-point difference is "
                            f"within the simulation's uncertainty once all {d.n_pairs} pairs of cells are accounted "
                            f"for (Holm-adjusted {_p(ph)}); run more games to separate them.")
-            tied_e = [str(c.loc[i, "label"]) for i in ok[1:] if d.holm(i, e) >= alpha]
-            tied_h = [str(c.loc[i, "label"]) for i in ok[:-1] if d.holm(i, h) >= alpha and
+            tied_e = [str(c.loc[i, "label"]) for i in ok[1:] if not d.apart(i, e)]
+            tied_h = [str(c.loc[i, "label"]) for i in ok[:-1] if not d.apart(i, h) and
                       str(c.loc[i, "label"]) not in tied_e]
             if tied_e and len(ok) > 2:
                 out.append(f"Not clearly harder than the easiest cell: {_names(tied_e)}.")
@@ -584,6 +697,8 @@ def _findings(res: Results, target: float | None) -> list[str]:
         elif len(ok) == 1:
             r = c.loc[ok[0]]
             out.append(f"The only cell that both wins and loses: `{r['label']}`, {_rate_text(r, conf)}.")
+        else:
+            out.append("No cell both wins and loses: there is no easiest or hardest cell to name.")
         found = int(np.count_nonzero(d.p_bh < alpha))
         if found:
             out.append(f"{found} of {d.n_pairs} pairs of cells differ (Benjamini–Hochberg, false discovery rate "
@@ -609,15 +724,24 @@ def _findings(res: Results, target: float | None) -> list[str]:
             parts = ", ".join(f"{F.fmt_value(v)}: {_pct(r['win_rate'])}" for v, r in zip(vals, rates))
             hi_i = max(range(len(rates)), key=lambda i: rates[i]["win_rate"])
             lo_i = min(range(len(rates)), key=lambda i: rates[i]["win_rate"])
+            hi_r, lo_r = rates[hi_i], rates[lo_i]
+            if hi_r["win_rate"] == lo_r["win_rate"]:  # a tie: nothing is highest, nothing differs
+                same = ("no value ever wins a game" if hi_r["win_rate"] == 0 else
+                        "every value wins every game" if hi_r["win_rate"] == 1 else
+                        f"every value has the same estimated win rate, {_pct(hi_r['win_rate'])}")
+                out.append(f"{head}: {same} (no difference to test). Values: {parts}.")
+                continue
             if single and d is not None:
                 rows = {F.fmt_value(v): int(np.flatnonzero(c[key].map(F.fmt_value).to_numpy() == F.fmt_value(v))[0])
                         for v in vals}
-                q = d.holm(rows[F.fmt_value(vals[hi_i])], rows[F.fmt_value(vals[lo_i])])
+                a, b = rows[F.fmt_value(vals[hi_i])], rows[F.fmt_value(vals[lo_i])]
+                q, apart = d.holm(a, b), d.apart(a, b)
             else:
-                q = mt.get((key, F.fmt_value(vals[hi_i]), F.fmt_value(vals[lo_i])), 1.0) if hi_i != lo_i else 1.0
-            clear = (f"clearly different, Holm-adjusted {_p(q)}" if q < alpha
+                q = mt.get((key, F.fmt_value(vals[hi_i]), F.fmt_value(vals[lo_i])), 1.0)
+                apart = bool(math.isfinite(q) and q < alpha)
+            clear = (f"clearly different, Holm-adjusted {_p(q)}" if apart
                      else f"no clear difference, Holm-adjusted {_p(q)}")
-            hi_r, lo_r = rates[hi_i], rates[lo_i]
+            hi_t, lo_t = _rate_or_count(hi_r), _rate_or_count(lo_r)
             if F.is_numeric(c[key]) and len(rates) > 2:
                 dd = np.diff([r["win_rate"] for r in rates])
                 if (dd >= 0).all():
@@ -628,11 +752,10 @@ def _findings(res: Results, target: float | None) -> list[str]:
                     trend = "the estimated win rate does not move steadily in one direction"
                 trend += (f" ({_pct(rates[0]['win_rate'])} at {F.fmt_value(vals[0])}, {_pct(rates[-1]['win_rate'])} "
                           f"at {F.fmt_value(vals[-1])})")
-                out.append(f"{head}: {trend}; highest {_pct(hi_r['win_rate'])}, lowest {_pct(lo_r['win_rate'])} "
-                           f"({clear}). Values: {parts}.")
+                out.append(f"{head}: {trend}; highest {hi_t}, lowest {lo_t} ({clear}). Values: {parts}.")
             else:
-                out.append(f"{head}: highest at {F.fmt_value(vals[hi_i])} ({_pct(hi_r['win_rate'])}), lowest at "
-                           f"{F.fmt_value(vals[lo_i])} ({_pct(lo_r['win_rate'])}; {clear}). Values: {parts}.")
+                out.append(f"{head}: highest at {F.fmt_value(vals[hi_i])} ({hi_t}), lowest at "
+                           f"{F.fmt_value(vals[lo_i])} ({lo_t}; {clear}). Values: {parts}.")
     s = c.loc[pos].reset_index(drop=True)
     if target is not None:
         on = [r["label"] for _, r in s.iterrows() if r["win_lo"] <= target <= r["win_hi"]]
@@ -676,7 +799,9 @@ def _summary_findings(res: Results) -> list[str]:
         elif sk.kind == SHARE:
             vals = [(float(v), str(cj.get("label", ""))) for cj in res.cell_jsons
                     if isinstance(v := (cj.get("summary") or {}).get(sk.key), (int, float))]
-            if len(vals) > 1:
+            if len(vals) > 1 and min(vals)[0] == max(vals)[0]:  # a tie: no cell is lowest or highest
+                out.append(f"{sk.finding} {_pct(vals[0][0])} of games in every cell.")
+            elif len(vals) > 1:
                 lo, hi = min(vals), max(vals)
                 out.append(f"{sk.finding} {_pct(lo[0])} (`{lo[1]}`) to {_pct(hi[0])} (`{hi[1]}`) of games.")
             elif vals:
@@ -688,6 +813,9 @@ def _summary_findings(res: Results) -> list[str]:
         if col in c and c[col].notna().any() and len(c) > 1:
             i, j = int(c[col].to_numpy(float).argmin()), int(c[col].to_numpy(float).argmax())
             what = colspec.label[0].lower() + colspec.label[1:]
+            if f"{c[col].iloc[i]:.1f}" == f"{c[col].iloc[j]:.1f}":  # equal as printed: name no extreme cell
+                out.append(f"The mean {what} is {c[col].iloc[i]:.1f}{unit} in every cell (to one decimal).")
+                continue
             out.append(f"The mean {what} ranges from {c[col].iloc[i]:.1f}{unit} (`{c['label'].iloc[i]}`)"
                        f" to {c[col].iloc[j]:.1f}{unit} (`{c['label'].iloc[j]}`).")
     return out
@@ -787,6 +915,7 @@ def _show(v: Any) -> str:
 def _inline_html(text: str) -> str:
     t = html.escape(text)
     t = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", t)
+    t = re.sub(r"(?<![\w*])\*([^*\s](?:[^*]*[^*\s])?)\*(?![\w*])", r"<em>\1</em>", t)  # *word*: italics
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", t)
 
 
@@ -799,10 +928,11 @@ body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;max-width:
 padding:0 1em;color:#222;line-height:1.45}
 h1{border-bottom:2px solid #444;padding-bottom:.2em}h2{margin-top:1.6em;border-bottom:1px solid #ccc}
 table{border-collapse:collapse;font-size:.9em;margin:1em 0}th,td{border:1px solid #ccc;padding:.25em .6em}
-th{background:#f0f0f0}tr:nth-child(even) td{background:#fafafa}td.r,th.r{text-align:right}
+th{background:#f0f0f0;vertical-align:bottom}tr:nth-child(even) td{background:#fafafa}td.r,th.r{text-align:right}
+td.r{white-space:nowrap;font-variant-numeric:tabular-nums}
 code{background:#f3f3f3;padding:0 .25em;border-radius:3px}pre{background:#f6f6f6;padding:.8em;overflow:auto}
 figure{margin:1.2em 0}figure img{max-width:100%;height:auto;border:1px solid #ddd}
-figcaption{color:#555;font-size:.92em}.desc{font-size:1.05em}
+figcaption{color:#444;font-size:.92em;margin-top:.4em}.desc{font-size:1.05em}
 """
 
 

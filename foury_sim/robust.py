@@ -22,6 +22,7 @@ import itertools
 import json
 import math
 import platform
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -562,46 +563,70 @@ def _pts(x: float) -> str:
     return f"{100 * x:+.1f}"
 
 
-def _figures(out: Path, summ: pd.DataFrame, sens: pd.DataFrame) -> list[tuple[str, str, Path]]:
+def _figures(out: Path, summ: pd.DataFrame, sens: pd.DataFrame, m: dict[str, Any] | None = None
+             ) -> list[tuple[str, str, Path]]:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import PercentFormatter
 
+    m = m or {}
+    where = (f"{int(m['n_design_points']) if 'n_design_points' in m else '?'} design points, "
+             f"{int(m['games']):,} games per cell" if "games" in m else "")
     fig_dir = out / "figures"
     written = []
     main = summ[summ["whole"]]
-    fig, ax = plt.subplots(figsize=(8, 0.5 + 0.45 * len(summ)))
+    whole, part = "#0072B2", "#9ecae1"  # colour-blind safe blues: whole claims dark, their parts light
+    fig, ax = plt.subplots(figsize=(9.5, 1.4 + 0.42 * len(summ)), layout="constrained")
     y = np.arange(len(summ))[::-1]
-    ax.barh(y, summ["share_holds"], color=["#4472c4" if c in set(main["claim"]) else "#9dc3e6"
-                                           for c in summ["claim"]])
-    ax.errorbar(summ["share_holds"], y, xerr=[summ["share_holds"] - summ["share_lo"],
-                                              summ["share_hi"] - summ["share_holds"]], fmt="none", ecolor="k")
+    ax.barh(y, 100 * summ["share_holds"], color=[whole if c in set(main["claim"]) else part for c in summ["claim"]])
+    ax.errorbar(100 * summ["share_holds"], y, xerr=[100 * (summ["share_holds"] - summ["share_lo"]),
+                                                    100 * (summ["share_hi"] - summ["share_holds"])],
+                fmt="none", ecolor="#222222", capsize=3)
+    for yy, v, hi in zip(y, summ["share_holds"], summ["share_hi"]):
+        inside = v > 0.2  # short bars: the number goes right of the whisker
+        ax.annotate(f"{100 * v:.0f}%", (1 if inside else 100 * hi, yy), xytext=(3 if inside else 5, 0),
+                    textcoords="offset points", va="center", fontsize=8, color="white" if inside else "#222222")
     ax.set_yticks(y, [c if len(c) < 60 else c[:57] + "..." for c in summ["claim"]], fontsize=8)
-    ax.set_xlim(0, 1)
-    ax.set_xlabel("share of the joint assumption points where the claim holds")
-    fig.tight_layout()
+    ax.set_xlim(0, 100)
+    ax.xaxis.set_major_formatter(PercentFormatter())
+    ax.set_xlabel("Share of the joint assumption points where the claim holds (%)")
+    ax.set_ylabel("Claim")
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(handles=[Patch(color=whole, label="a whole claim"), Patch(color=part, label="one part of a claim"),
+                       plt.Line2D([], [], color="#222222", label=f"{100 * float(m.get('conf', 0.95)):g} % interval")],
+              fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+    fig.suptitle("How often each claim holds when the assumptions vary together", fontsize=12, fontweight="bold")
+    ax.set_title("whiskers: interval over the design points (not over the dice)" + (f"; {where}" if where else ""),
+                 fontsize=9, color="#555555")
     p = fig_dir / "shares.png"
     save_figure(fig, p, dpi=110)
     plt.close(fig)
     written.append(("Where each claim holds", "Share of the space-filling design's points at which each claim holds "
-                    "(bars; whiskers: interval over the design points, not over the dice).", p))
+                    "(dark: a whole claim, light: one of its parts; whiskers: interval over the design points, not "
+                    "over the dice).", p))
     for k, (claim, g) in enumerate(sens[sens["claim"].isin(main["claim"])].groupby("claim", sort=False)):
         g = g.assign(span=g["oat_high"] - g["oat_low"]).sort_values("span")
-        fig, ax = plt.subplots(figsize=(9, max(2.4, 0.9 + 0.35 * len(g))))
+        fig, ax = plt.subplots(figsize=(10, max(2.8, 1.4 + 0.35 * len(g))), layout="constrained")
         yy = np.arange(len(g))
-        ax.barh(yy, 100 * g["oat_high"], color="#70ad47", label="margin up")
-        ax.barh(yy, 100 * g["oat_low"], color="#c00000", label="margin down")
+        ax.barh(yy, 100 * g["oat_high"], color="#0072B2", label="margin grows (claim more true)")
+        ax.barh(yy, 100 * g["oat_low"], color="#D55E00", label="margin shrinks (claim less true)")
         ax.axvline(0, color="k", lw=0.8)
         base = float(summ.loc[summ["claim"] == claim, "margin_at_defaults"].iloc[0])
-        ax.axvline(-100 * base, color="k", ls="--", lw=0.8, label="claim flips beyond this line")
+        ax.axvline(-100 * base, color="k", ls="--", lw=1.0,
+                   label=f"claim flips beyond this line\n(margin at the defaults {100 * base:+.1f} points)")
         ax.set_yticks(yy, g["factor"], fontsize=8)
-        ax.set_xlabel("change of the margin from the defaults (win-rate points), one assumption at a time")
-        ax.set_title(claim if len(claim) < 80 else claim[:77] + "...", fontsize=9)
+        ax.set_ylabel("Assumption changed alone")
+        ax.set_xlabel("Change of the claim's margin from the defaults (win-rate percentage points)")
+        ax.grid(axis="x", alpha=0.3)
+        fig.suptitle("Tornado: " + (claim if len(claim) < 90 else claim[:87] + "..."), fontsize=11, fontweight="bold")
+        ax.set_title("each assumption alone at its other values (or both ends of its range), the rest at the defaults"
+                     + (f"; {int(m['games']):,} games per cell" if "games" in m else ""), fontsize=9, color="#555555")
         lim = 100 * max(float(g["oat_high"].max()), -float(g["oat_low"].min()), abs(base), 0.005) * 1.1
         ax.set_xlim(-lim, lim)
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
-        fig.tight_layout()
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
         p = fig_dir / f"tornado_{k + 1}.png"
         save_figure(fig, p, dpi=110)
         plt.close(fig)
@@ -614,7 +639,7 @@ def write_report(out: Path, m: dict[str, Any], summ: pd.DataFrame, sens: pd.Data
     """``report.md`` and ``report.html`` with the verdicts, sensitivities and figures."""
     from .report import _CSS, _inline_html, _md_cell
 
-    figs = _figures(out, summ, sens)
+    figs = _figures(out, summ, sens, m)
     md: list[str] = [f"# {m['title']}\n"]
     if m.get("description"):
         md.append(str(m["description"]).strip() + "\n")
@@ -687,6 +712,7 @@ def write_report(out: Path, m: dict[str, Any], summ: pd.DataFrame, sens: pd.Data
 
     body = []
     table: list[str] = []
+    prev_blank = True
     for line in md_text.splitlines():
         if line.startswith("|"):
             table.append(line)
@@ -706,8 +732,13 @@ def write_report(out: Path, m: dict[str, Any], summ: pd.DataFrame, sens: pd.Data
         elif line.startswith("```"):
             body.append("<pre>" if "toml" in line else "</pre>")
         elif line.strip():
-            body.append(html.escape(line) if body and body[-1] == "<pre>" or (body and not body[-1].endswith(">"))
-                        else f"<p>{_inline_html(line)}</p>")
+            if body and body[-1] == "<pre>" or (body and not body[-1].endswith(">")):
+                body.append(html.escape(line))
+            elif body and body[-1].startswith("<p>") and not prev_blank:  # the next line of one paragraph
+                body[-1] = body[-1][:-4] + " " + _inline_html(line) + "</p>"
+            else:
+                body.append(f"<p>{_inline_html(line)}</p>")
+        prev_blank = not line.strip()
     if table:
         body.append(_html_table(table, _inline_html))
     wrapped: list[str] = []
@@ -723,11 +754,16 @@ def write_report(out: Path, m: dict[str, Any], summ: pd.DataFrame, sens: pd.Data
     atomic_write(out / "report.html", page)
 
 
+def _num(cell: str) -> str:
+    """The class of a table cell that holds numbers (right-aligned, never wrapped)."""
+    return ' class="r"' if re.fullmatch(r"(yes|no)?\s*[-+(\d.\[\] %,/)]*", cell.strip()) and cell.strip() else ""
+
+
 def _html_table(lines: list[str], inline: Any) -> str:
     rows = [[c.strip() for c in ln.strip("|").split(" | ")] for ln in lines if not set(ln) <= set("|-: ")]
     head, *rest = rows
     return ("<table><thead><tr>" + "".join(f"<th>{inline(h)}</th>" for h in head) + "</tr></thead><tbody>"
-            + "".join("<tr>" + "".join(f"<td>{inline(c)}</td>" for c in r) + "</tr>" for r in rest)
+            + "".join("<tr>" + "".join(f"<td{_num(c)}>{inline(c)}</td>" for c in r) + "</tr>" for r in rest)
             + "</tbody></table>")
 
 

@@ -68,6 +68,11 @@ def test_hero_difficulty_notebook(monkeypatch):
     text = text_of(nb)
     assert f"SMALL RE-RUN: {SMALL_GAMES} games per cell" in text
     assert re.search(r"Under greedy the easiest hero is \w+ at [\d.]+ % \[[\d.]+ %, [\d.]+ %\]", text), text
+    # the random policy (practically) never wins: it ranks nothing and is never "clearly apart"
+    assert re.search(r"Under random fewer than two heroes win and lose at least 10 games \((\w+ \d+ of 300 games"
+                     r"(, )?){5}\): this policy cannot rank the heroes\.", text), text
+    assert "Rulebook check under random: fewer than two named heroes win and lose at least 10 games" in text
+    assert not re.search(r"Under random the easiest hero", text)
     verdict = r"Rulebook check under greedy: the labels are (CONFIRMED|CONSISTENT|CONTRADICTED|UNDECIDED) \(\d of 5"
     assert re.search(verdict, text), text
     paired = r"Paired comparison under greedy, 300 games: win rate of \w+ minus \w+ = [-+][\d.]+ percentage points"

@@ -315,16 +315,18 @@ def test_survival_by_turn_values() -> None:
     assert y[-1] == 50 and line.get_drawstyle() == "steps-post"
 
 
-def test_line_figures_limit_and_say_so() -> None:
+def test_line_figures_draw_every_cell_in_panels() -> None:
     recs = _records(12)
+    labels = [r["label"] for r in recs]
     for fn in (F.survival_by_round, F.survival_by_turn):
-        fig = fn(recs, [r["label"] for r in recs])
-        ax = fig.get_axes()[0]
-        assert len(ax.get_lines()) == F.MAX_LINES
-        assert "8 of 12 cells shown" in ax.get_title()
-    fig = F.distributions(recs, key="score")
-    assert len(fig.get_axes()[1].get_lines()) == F.MAX_LINES
-    assert "8 of 12 cells shown" in fig.get_supxlabel()
+        fig = fn(recs, labels)
+        axes = fig.get_axes()
+        assert [ax.get_title(loc="left") for ax in axes] == ["cells 1–6 of 12", "cells 7–12 of 12"]
+        legend = [t.get_text().split(":")[0] for ax in axes for t in ax.get_legend().get_texts()]
+        assert sorted(legend) == sorted(labels)  # every cell, none left out
+        assert "2 panels, every cell shown" in fig.get_suptitle()
+    fig = F.distributions(recs, labels, key="score")
+    assert len(fig.get_axes()) == 4 and sum(len(ax.get_lines()) for ax in fig.get_axes()[1::2]) == 12
 
 
 def test_figures_skip_missing_data() -> None:
@@ -499,3 +501,104 @@ def test_report_refuses_a_folder_of_another_kind_in_one_line(tmp_path, kind):
         build_report(tmp_path)
     assert e.value.where == str(tmp_path / "manifest.json")
     assert e.value.message.startswith(f"not a `foury-sim sweep` results folder: its manifest is of kind '{kind}'")
+
+
+# ------------------------------------------------------------------- degenerate cells and ties
+
+
+def _counts_study(wins: list[int], games: int, *, key: str = "hero", values: list | None = None) -> Results:
+    """A study of exact win counts (no per-game wins: the unpaired tests), one swept key."""
+    from foury_sim.stats import wilson_arrays
+
+    k = np.asarray(wins)
+    n = np.full(len(wins), games)
+    values = values or [f"h{i:02d}" for i in range(len(wins))]
+    lo, hi = wilson_arrays(k, n)
+    df = pd.DataFrame({"cell": np.arange(len(wins)), "label": [f"{key}={v}" for v in values], key: values,
+                       "games": n, "wins": k, "win_rate": k / n, "win_lo": lo, "win_hi": hi})
+    cjs = [{"cell": i, "label": df.loc[i, "label"]} for i in range(len(wins))]
+    return Results(Path("."), {"swept": [key]}, df, cjs)
+
+
+def test_cells_with_a_handful_of_wins_are_named_with_counts_and_not_hardest() -> None:
+    res = _counts_study([0, 1, 1200, 1300, 400, 39_995], 40_000)
+    f = _findings_of(res)
+    assert f[0].startswith("Never won in any of their games: `hero=h00`")
+    assert ("Won fewer than 10 games: `hero=h01` (won 1 of 40,000 games). They practically never win; a rate "
+            "resting on a handful of games does not say how hard a cell is, so they are left out of the "
+            "easiest/hardest comparison below.") in f
+    assert "Lost fewer than 10 games: `hero=h05` (lost 5 of 40,000 games)." in " ".join(f)
+    easy = next(x for x in f if x.startswith("Easiest"))
+    assert easy.startswith("Easiest (of the 3 cells that win and lose at least 10 games): `hero=h03` wins 3.2 %")
+    assert "Hardest: `hero=h04` wins 1.0 %" in easy
+    assert "0.00 %" not in " ".join(f) and "100.0 %" not in " ".join(f)
+    by = next(x for x in f if x.startswith("By `hero`"))
+    assert "lowest at h00 (0.0 %, 0 of 40,000 games won: never wins;" in by
+    assert "highest at h05 (99.99 %, 39,995 of 40,000 games won: practically always wins)" in by
+
+
+def test_when_every_cell_is_at_the_floor_the_ranking_says_so() -> None:
+    f = _findings_of(_counts_study([0, 3, 5], 1000))
+    text = " ".join(f)
+    assert "ranked below all the same (fewer than two cells win and lose at least 10 games)" in text
+    assert "Easiest (of the 2 cells that win and lose at least once): `hero=h02`" in text
+    assert "is clear" not in text and "clearly different" not in text
+
+
+def test_cells_that_never_win_tie_in_every_finding() -> None:
+    f = _findings_of(_counts_study([0, 0, 0], 500))
+    text = " ".join(f)
+    assert "No cell both wins and loses: there is no easiest or hardest cell to name." in text
+    assert "By `hero`: no value ever wins a game (no difference to test)." in text
+    assert "No pair of the 3 pairs of cells differs clearly" in text
+    assert not re.search(r"is clear|clearly different|highest at|lowest at", text)
+    f = _findings_of(_counts_study([120, 120], 500))
+    assert "By `hero`: every value has the same estimated win rate, 24.0 % (no difference to test)." in " ".join(f)
+
+
+def test_identical_or_both_degenerate_cells_are_never_apart() -> None:
+    from foury_sim.report import Differences
+
+    # a test that (wrongly) calls every pair different: apart() still refuses identical results
+    k, n = np.array([0, 0, 500, 500, 250, 250]), np.full(6, 500)
+    i, j = np.triu_indices(6, 1)
+    zero = np.zeros(i.size)
+    d = Differences(0.95, False, 500, i, j, zero, zero, zero, [0, 1, 2, 3], k, n)
+    assert not d.apart(0, 1) and not d.apart(2, 3) and not d.apart(4, 5) and not d.apart(4, 4)
+    assert d.apart(0, 4) and d.apart(2, 4) and d.apart(0, 2)
+
+
+@pytest.mark.parametrize("rate, text", [(0.0, "0.0 %"), (1 / 40_000, "0.0025 %"), (0.004, "0.40 %"),
+                                        (0.3, "30.0 %"), (0.9999, "99.99 %"), (1 - 1 / 40_000, "99.997 %"),
+                                        (1.0, "100.0 %")])
+def test_rates_near_0_or_1_never_print_as_0_or_100(rate: float, text: str) -> None:
+    from foury_sim.report import _pct
+
+    assert _pct(rate) == text
+
+
+def test_summary_findings_name_no_extreme_cell_in_a_tie() -> None:
+    from foury_sim.report import _summary_findings
+
+    res = _counts_study([100, 200], 1000)
+    res.manifest["game"] = "foury"
+    for cj in res.cell_jsons:
+        cj["summary"] = {"first_death_rate": 1.0}
+    res.cells["score_mean"] = [20.01, 19.99]
+    res.cells["turns_mean"] = [40.0, 50.0]
+    text = " ".join(_summary_findings(res))
+    assert "The hero dies at least once in 100.0 % of games in every cell." in text
+    assert "The mean final score is 20.0 points in every cell (to one decimal)." in text
+    assert "The mean game length ranges from 40.0 turns (`hero=h00`) to 50.0 turns (`hero=h01`)." in text
+
+
+def test_heat_maps_skip_cells_at_the_floor(tmp_path: Path) -> None:
+    from foury_sim.report import _heat_plan
+
+    path = make_study(tmp_path, "floor", HERO_POLICY, [0.005, 0.30, 0.45, 0.12], games=400)
+    res = load_results(path)
+    heads = [p.heading for p in _heat_plan(res, res.spec.board)]
+    assert ("Where heroes die: the hardest cell with at least 10 wins and 10 losses (hero=melyra, policy=cautious)"
+            in heads)  # not hero=kael, policy=greedy: 2 wins of 400
+    assert "Where heroes go: the easiest cell with at least 10 wins and 10 losses (hero=melyra, policy=greedy)" in heads
+    assert not any("hero=kael, policy=greedy" in h and "hardest" in h for h in heads)

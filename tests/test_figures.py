@@ -1,0 +1,162 @@
+"""Every figure of foury_sim.figures reads on its own: a title, labelled axes, every cell it was given."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+
+from foury_sim import figures as F
+from foury_sim.games.foury.maps import resolve_map
+from foury_sim.stats import wilson_arrays
+
+HEROES = ["free", "kael", "melyra", "thalindra", "elydion"]
+POLICIES = ["greedy", "cautious", "random"]
+
+
+def _cells() -> pd.DataFrame:
+    rows = []
+    for i, (h, p) in enumerate((h, p) for h in HEROES for p in POLICIES):
+        k = 0 if p == "random" else 100 + 37 * i
+        rows.append({"cell": i, "label": f"hero={h}, policy={p}", "hero": h, "policy": p, "games": 1000, "wins": k})
+    df = pd.DataFrame(rows)
+    df["win_rate"] = df["wins"] / df["games"]
+    df["win_lo"], df["win_hi"] = wilson_arrays(df["wins"].to_numpy(), df["games"].to_numpy())
+    return df
+
+
+def _records(cells: pd.DataFrame) -> list[dict]:
+    m = resolve_map(None)
+    out = []
+    for i, r in cells.iterrows():
+        died = 700 + 10 * i
+        rooms = (m.sector >= 0).astype(int)
+        out.append({"cell": int(r["cell"]), "label": r["label"], "games": 1000,
+                    "hist": {"death_round": {"values": [0, 1, 2, 3], "counts": [1000 - died, died - 300, 200, 100]},
+                             "death_turn": {"values": [0, 4, 9, 30], "counts": [1000 - died, died - 300, 200, 100]},
+                             "rounds_completed": {"values": [0, 2, 4], "counts": [300, 300, 400]},
+                             "score": {"values": [3, 10 + i, 25], "counts": [200, 500, 300]},
+                             "turns": {"values": [20, 40 + i, 400], "counts": [300, 690, 10]}},
+                    "rooms": {"map": str(m.path), "deaths": (rooms * (i + 1)).tolist(),
+                              "visits": (rooms * 50).tolist()}})
+    return out
+
+
+CELLS = _cells()
+RECS = _records(CELLS)
+LABELS = list(CELLS["label"])
+PANELS = [f"policy = {p}" for p in CELLS["policy"]]
+SHORT = [f"hero={h}" for h in CELLS["hero"]]
+
+FIGURES = {
+    "win_rate_vs": lambda: F.win_rate_vs(CELLS.assign(x=CELLS["cell"] % 3), "x", "hero", 0.2),
+    "win_rate_vs_categorical": lambda: F.win_rate_vs(CELLS, "policy", "hero"),
+    "difficulty_bars": lambda: F.difficulty_bars(CELLS, "hero", "policy", 0.2),
+    "difficulty_bars_cells": lambda: F.difficulty_bars(CELLS, "label"),
+    "heat_deaths": lambda: F.heat_map(RECS[0], "deaths"),
+    "heat_visits": lambda: F.heat_map(RECS[0], "visits"),
+    "survival_by_round": lambda: F.survival_by_round(RECS, LABELS),
+    "survival_by_round_panels": lambda: F.survival_by_round(RECS, SHORT, panels=PANELS, facet="policy"),
+    "survival_by_turn": lambda: F.survival_by_turn(RECS, LABELS),
+    "distributions": lambda: F.distributions(RECS, LABELS, "score"),
+    "distributions_panels": lambda: F.distributions(RECS, SHORT, "turns", panels=PANELS, facet="policy"),
+    "paired_difference": lambda: F.paired_difference(pd.DataFrame(
+        {"outcome": ["win", "score"], "diff": [0.05, 1.2], "lo": [0.01, 0.4], "hi": [0.09, 2.0],
+         "significant": [True, True], "a": [0.2, 20.0], "b": [0.25, 21.2]})),
+}
+
+
+def test_every_public_figure_function_is_checked() -> None:
+    drawn = {name.removesuffix("_categorical").removesuffix("_cells").removesuffix("_panels")
+             for name in FIGURES}
+    drawn |= {"heat_map"} if {"heat_deaths", "heat_visits"} <= drawn else set()
+    makers = {n for n in F.__all__ if callable(getattr(F, n)) and getattr(F, n).__annotations__.get("return") in
+              ("Figure", Figure)}
+    assert makers <= drawn, makers - drawn
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES))
+def test_figure_has_a_title_and_labelled_axes(name: str) -> None:
+    fig = FIGURES[name]()
+    assert fig.get_suptitle().strip() or any(ax.get_title().strip() for ax in fig.get_axes())
+    if name.startswith("heat_"):  # a picture of the board: its key is the colour bar's label
+        unit = "first deaths per 1000 games" if name == "heat_deaths" else "visits per game"
+        every = [a for ax in fig.get_axes() for a in (ax, *ax.child_axes)]  # the colour bar is an inset
+        assert any(a.get_ylabel() == unit for a in every), name
+        assert unit in fig.get_suptitle() or any(unit in ax.get_title() for ax in fig.get_axes())
+        return
+    data_axes = [ax for ax in fig.get_axes() if ax.has_data()]
+    assert data_axes
+    for ax in data_axes:
+        x = ax.get_xlabel().strip() or fig.get_supxlabel().strip()
+        y = ax.get_ylabel().strip() or ax.get_yticklabels()[0].get_text().strip()
+        assert x, f"{name}: an axis without an x label"
+        assert y, f"{name}: an axis without a y label"
+        if ax.get_legend() is not None:
+            assert all(t.get_text().strip() for t in ax.get_legend().get_texts())
+
+
+def test_survival_shows_every_cell_one_panel_per_policy() -> None:
+    fig = F.survival_by_round(RECS, SHORT, panels=PANELS, facet="policy")
+    axes = fig.get_axes()
+    assert [ax.get_title(loc="left") for ax in axes] == ["policy = greedy", "policy = cautious", "policy = random"]
+    assert "one panel per policy" in fig.get_suptitle()
+    for ax, policy in zip(axes, POLICIES):
+        names = sorted(t.get_text().split(":")[0] for t in ax.get_legend().get_texts())
+        assert names == sorted(f"hero={h}" for h in HEROES), policy  # Melyra and Thalindra included
+        assert len(ax.get_lines()) == len(HEROES)
+    assert "1,000 games per cell" in fig.get_supxlabel()
+
+
+def test_fifteen_cells_without_panels_are_all_drawn() -> None:
+    for fn in (F.survival_by_round, F.survival_by_turn):
+        fig = fn(RECS, LABELS)
+        legend = [t.get_text().split(":")[0] for ax in fig.get_axes() for t in ax.get_legend().get_texts()]
+        assert sorted(legend) == sorted(LABELS)
+    fig = F.distributions(RECS, LABELS, "score")
+    legend = [t.get_text().split(" (mean")[0] for ax in fig.get_axes() if ax.get_legend()
+              for t in ax.get_legend().get_texts()]
+    assert sorted(legend) == sorted(LABELS)
+
+
+def test_known_heroes_and_policies_use_a_colour_blind_safe_palette() -> None:
+    okabe_ito = {"#D55E00", "#0072B2", "#009E73", "#CC79A7", "#E69F00", "#56B4E9"}
+    colours = F.category_colors(HEROES + POLICIES)
+    assert {colours[h] for h in ("kael", "melyra", "thalindra", "elydion")} <= okabe_ito
+    assert len(set(colours.values())) == len(colours)  # no two share a colour
+    assert "#d62728" not in colours.values() and "#2ca02c" not in colours.values()  # no red next to green
+
+
+def test_bar_figures_name_the_games_per_point() -> None:
+    fig = F.difficulty_bars(CELLS, "hero", "policy")
+    assert fig.get_axes()[0].get_title().startswith("1,000 games per point; black whiskers = 95 % interval")
+    assert np.isclose(fig.get_axes()[0].get_ylim()[0], 0.0)
+
+
+def test_robust_figures_have_titles_labels_and_legends(tmp_path) -> None:
+    from matplotlib.image import imread
+
+    from foury_sim import robust
+
+    summ = pd.DataFrame({"claim": ["kael > elydion", "ranking kael > elydion"], "share_holds": [0.9, 0.05],
+                         "share_lo": [0.8, 0.01], "share_hi": [0.95, 0.12], "whole": [False, True],
+                         "margin_at_defaults": [0.04, 0.04]})
+    sens = pd.DataFrame({"claim": ["ranking kael > elydion"] * 2, "factor": ["game.map", "kills.prize_every"],
+                         "oat_low": [-0.05, 0.0], "oat_high": [0.01, 0.02]})
+    (tmp_path / "figures").mkdir()
+    written = robust._figures(tmp_path, summ, sens, {"games": 8000, "n_design_points": 89, "conf": 0.9})
+    assert [p.name for _, _, p in written] == ["shares.png", "tornado_1.png"]
+    assert all(imread(p).shape[0] > 200 for _, _, p in written)
+    assert "dark: a whole claim, light: one of its parts" in written[0][1]
+    assert written[1][0] == "Tornado: ranking kael > elydion"
+
+
+def test_bar_labels_of_tiny_rates_are_not_zero() -> None:
+    cells = CELLS.copy()
+    cells.loc[cells["policy"] == "random", "wins"] = [0, 0, 0, 1, 1]
+    cells["win_rate"] = cells["wins"] / cells["games"]
+    fig = F.difficulty_bars(cells, "hero", "policy")
+    texts = [t.get_text() for t in fig.get_axes()[0].texts]
+    assert texts.count("0.10%") == 2 and texts.count("0.0%") == 3  # 1 of 1,000 games is 0.10 %, 0 is 0.0 %
+    assert F._bar_pct(100 / 40_000) == "0.0025%" and F._bar_pct(0.4) == "0.40%"
