@@ -53,6 +53,7 @@ from .study import (
     input_files,
     open_results,
     read_experiment,
+    say,
 )
 
 #: Documented limits (docs/robustness.md): joint design points, and cell runs (design points x cells)
@@ -521,6 +522,9 @@ def _run_robust_locked(exp: RobustExperiment, out: Path, ident: str, files: dict
     # written first (unfinished) so the folder is marked as this experiment's while it runs
     atomic_write(out / "manifest.json", json.dumps(to_jsonable(manifest), indent=2))
     wins = play_points(exp, points, progress, threads)
+    if progress is not False:
+        say(f"evaluating {len(exp.conclusions)} conclusion{'s' * (len(exp.conclusions) != 1)} at "
+            f"{len(points)} design points and writing the tables and report.md in {out} ...")
     ev = evaluate(exp, points, wins)
     summ = share_summary(ev, exp.design, exp.conf)
     sens = sensitivity(ev, points, exp.factors, exp.design)
