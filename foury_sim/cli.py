@@ -75,7 +75,7 @@ POLICY_HELP = "Built-in policy name (see `foury-sim games`), or FILE.py:FUNCTION
 PARAM_HELP = "Policy parameters, e.g. 'foe_avoid=2,flee_hearts=3' (default: the policy's own)."
 MAP_HELP = "Map name or file, for games with a board (default: the game's base map)."
 RULES_HELP = "Ruleset TOML, merged over the shipped defaults (default: the shipped ruleset)."
-SET_HELP = "Override a ruleset value: KEY=VALUE (repeatable; see `foury-sim assumptions`)."
+SET_HELP = "Override a ruleset value: KEY=VALUE (repeatable; see `foury-sim assumptions`; default: none)."
 FORMAT_HELP = "Output format: text or json."
 
 
@@ -132,8 +132,19 @@ def format_summary(s: dict[str, Any], title: str, outputs: Any = None) -> str:
 
         lines += [""] + assumption_lines(s["assumptions"])
     lines.append("")
-    lines.append(f"{s['elapsed_s']:.2f} s, {s['games_per_s']:,} games/s")
+    lines.append(timing_line(s))
     return "\n".join(lines)
+
+
+def timing_line(s: dict[str, Any]) -> str:
+    """The last line of ``run``: simulation time and speed, then (apart) the time spent compiling the engine
+    (its first run after an install or code change) or loading it from the cache."""
+    line = f"{s['elapsed_s']:.2f} s simulating, {s['games_per_s']:,} games/s"
+    if s.get("compile_s", 0) >= 0.05:
+        line += f"; plus {s['compile_s']:.1f} s compiling the engine (first run after an install or code change)"
+    elif s.get("load_s", 0) >= 0.05:
+        line += f"; plus {s['load_s']:.1f} s loading the compiled engine"
+    return line
 
 
 @app.command(cls=Command, context_settings=GAME_OPTIONS)
@@ -273,9 +284,9 @@ def sweep(
                                      "never mixed with the full study."),
     heroes: str | None = typer.Option(None, metavar="A,B,...", help="Quick look: these heroes instead of the file's "
                                       "hero axis or fixed hero (several turn a fixed hero into an axis; refused if "
-                                      "the file sets no hero)."),
+                                      "the file sets no hero; default: the file's)."),
     policies: str | None = typer.Option(None, metavar="A,B,...", help="Quick look: these policies instead of the "
-                                        "file's policy axis or fixed policy (as --heroes)."),
+                                        "file's policy axis or fixed policy (as --heroes; default: the file's)."),
     resume: bool = typer.Option(False, "--resume", help="Keep cells already written and run the rest "
                                 "(default: start afresh)."),
     threads: int | None = typer.Option(None, metavar="N", help=THREADS_HELP),
@@ -410,9 +421,9 @@ def claims_table(csv: Path) -> Any:
 def compare(
     game: str = GameArg,
     a: list[str] | None = typer.Option(None, "--a", metavar="KEY=VALUE", help="Variant A settings (repeatable): "
-                                       "hero, policy, map, rules, param.NAME or a ruleset key."),
+                                       "hero, policy, map, rules, param.NAME or a ruleset key (default: none)."),
     b: list[str] | None = typer.Option(None, "--b", metavar="KEY=VALUE", help="Variant B settings (repeatable), "
-                                       "as --a."),
+                                       "as --a (default: none)."),
     fixed: list[str] | None = typer.Option(None, "--fixed", metavar="KEY=VALUE", help="Settings for both variants "
                                            "(repeatable; default: the game's defaults)."),
     games: int = typer.Option(10_000, metavar="N", help="Games per variant (the same games under both)."),
@@ -570,7 +581,7 @@ def map_check(
     rules: Path | None = typer.Option(None, metavar="FILE", help="Check against this rules file (as `run --rules`; "
                                       "default: the shipped ruleset)."),
     set_: list[str] | None = typer.Option(None, "--set", metavar="KEY=VALUE", help="Check under these overrides "
-                                          "(as `run --set`; repeatable)."),
+                                          "(as `run --set`; repeatable; default: none)."),
 ) -> None:
     """Parse and validate a board (map) exactly as `run` would (same ruleset, same checks); print what it holds."""
     _, board = _board(game)
