@@ -349,10 +349,12 @@ def cells_table(csv: Path, conf: float = 0.95, limit: int = TABLE_ROWS) -> Any:
         t.add_row(str(r["cell"]), str(r["label"]), f"{int(r['games']):,}", f"{100 * r['win_rate']:.2f} %",
                   f"[{100 * r['win_lo']:.2f}, {100 * r['win_hi']:.2f}] %")
     more = len(cells) - limit
-    if more > 0:
-        t.caption = f"... {more} more in {csv}"
-        t.caption_justify = "left"
-    return t
+    if more <= 0:
+        return t
+    from rich.console import Group
+    from rich.text import Text
+
+    return Group(t, Text(f"... {more} more in {csv}"))
 
 
 def _echo_rich(renderable: Any) -> None:
