@@ -119,6 +119,9 @@ class Progress:
                                       TextColumn("left"), TimeRemainingColumn(), console=console,
                                       redirect_stdout=False, redirect_stderr=False, transient=False)
             self._task = self._bar.add_task(self.label, total=self.total, completed=min(self.done, self.total))
+            for task in self._bar.tasks:  # elapsed time counts from the start of the job, not of the bar
+                if task.id == self._task and task.start_time is not None:
+                    task.start_time -= time.perf_counter() - self.t0
             self._bar.start()
             config.NOTICE_SINK.append(lambda text: console.print(text, markup=False, highlight=False))
 
@@ -302,12 +305,17 @@ def stop_requested() -> bool:
 KERNEL_BATCH = 50_000
 
 
+#: Smallest kernel call while a progress bar may be shown.
+PROGRESS_BATCH = 2_000
+
+
 def simulate_games(spec: GameSpec, ruleset: Any, hero: str, policy: Policy, seed: int, start: int, count: int,
                    progress: Progress | None = None, batch: int | None = None) -> tuple[pd.DataFrame, dict]:
     """Games ``start .. start+count-1`` in batches (kernel calls of at most ``KERNEL_BATCH`` games, run by
     ``in_worker``); a game's result never depends on the batch split."""
     if batch is None:
-        batch = max(20_000, count // 20) if progress is not None and progress.enabled else count
+        # about a hundred steps for a bar (kernel calls of 2,000 games or more cost nothing measurable)
+        batch = max(PROGRESS_BATCH, count // 100) if progress is not None and progress.enabled else count
     batch = max(1, min(batch, KERNEL_BATCH))
     return in_worker(_simulate_batches, spec, ruleset, hero, policy, seed, start, count, progress, batch,
                      watch=policy_watch(policy))
