@@ -355,16 +355,18 @@ def play_points(exp: RobustExperiment, points: list[dict], progress: bool | None
     bar = Progress(exp.games * len(cells) * len(points), label="games (all points)", enabled=progress) \
         if progress is not False else None
     wins: dict[tuple[int, str], np.ndarray] = {}
-    with numba_threads(threads):
-        for i, pt in enumerate(points):
-            for cell in cells:
-                rs, hero, pol = runner.resolve(exp.fixed | pt["values"] | cell)
-                df, _ = play_games(spec, rs, hero, pol, exp.seed, 0, exp.games, bar)
-                wins[(i, _cell_key(cell))] = df["win"].to_numpy().astype(np.int8)
-            if len(runner._rules) > 64:  # rulesets of earlier points are not needed again
-                runner._rules.clear()
-    if bar is not None:
-        bar.close()
+    try:
+        with numba_threads(threads):
+            for i, pt in enumerate(points):
+                for cell in cells:
+                    rs, hero, pol = runner.resolve(exp.fixed | pt["values"] | cell)
+                    df, _ = play_games(spec, rs, hero, pol, exp.seed, 0, exp.games, bar)
+                    wins[(i, _cell_key(cell))] = df["win"].to_numpy().astype(np.int8)
+                if len(runner._rules) > 64:  # rulesets of earlier points are not needed again
+                    runner._rules.clear()
+    finally:
+        if bar is not None:
+            bar.close()
     return wins
 
 

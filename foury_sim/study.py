@@ -889,8 +889,9 @@ def _run_sweep_locked(exp: Experiment, out: Path, ident: str, files: dict[str, s
             bar.close()
         clean_temp(out)
         raise WriteError(f"{e.message}; {kept()}: free space, then resume with: {cmd}", e.where) from None
-    if bar is not None:
-        bar.close()
+    finally:
+        if bar is not None:
+            bar.close()  # also after any other error (closing twice is harmless)
     table = cells_table([records[i] for i in sorted(records)], exp.swept, spec)
     try:
         write_frame(table, out / "cells.parquet")
@@ -1046,11 +1047,13 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     ra = runner.resolve(va, "--a")
     rb = runner.resolve(vb, "--b")
     bar = Progress(2 * games, enabled=progress) if progress is not False else None
-    with numba_threads(threads):
-        da, _ = play_games(spec, *ra, seed, 0, games, bar)
-        db, _ = play_games(spec, *rb, seed, 0, games, bar)
-    if bar is not None:
-        bar.close()
+    try:
+        with numba_threads(threads):
+            da, _ = play_games(spec, *ra, seed, 0, games, bar)
+            db, _ = play_games(spec, *rb, seed, 0, games, bar)
+    finally:
+        if bar is not None:
+            bar.close()
     conf = float(conf)
     if not 0.5 <= conf < 1.0:
         raise InputError(f"must be between 0.5 and 1, not {conf}", "--conf")
