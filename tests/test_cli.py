@@ -397,3 +397,23 @@ def test_the_end_of_sweep_table_shows_at_most_twenty_rows_then_says_how_many_mor
     assert "24.00 %" not in buf.getvalue() and "19.00 %" in buf.getvalue() and "90 % interval" in lines[0]
     assert lines[-1].strip() == f"... 5 more in {csv}"
     assert rows[3].split()[2:] == ["1,000", "3.00", "%", "[2.00,", "4.00]", "%"]
+
+
+def test_the_end_of_robust_table_lists_each_whole_conclusion(tmp_path):
+    import io
+
+    from rich.console import Console
+
+    from foury_sim.cli import claims_table
+
+    csv = tmp_path / "robustness.csv"
+    pd.DataFrame({"claim": ["ranking", "kael > free", "free wins >= 15 %"], "whole": [True, False, True],
+                  "share_holds": [0.734, 0.9, 1.0], "share_holds_clearly": [0.5, 0.8, 0.96],
+                  "holds_at_defaults": [True, True, False]}).to_csv(csv, index=False)
+    buf = io.StringIO()
+    Console(file=buf, width=200, no_color=True).print(claims_table(csv))
+    lines = buf.getvalue().splitlines()
+    assert "conclusion" in lines[0] and "holds at (joint points)" in lines[0] and "at the defaults" in lines[0]
+    rows = [line.split() for line in lines[2:] if line.strip()]
+    assert rows == [["ranking", "73", "%", "50", "%", "yes"], ["free", "wins", ">=", "15", "%", "100", "%", "96", "%",
+                                                                 "no"]]
