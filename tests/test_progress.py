@@ -119,3 +119,30 @@ def test_no_notice_without_the_jit(monkeypatch, tmp_path):
     monkeypatch.setenv("FOURY_SIM_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(config, "JIT_DISABLED", True)
     assert not config.CompiledOnFirstUse("foury_sim.games.delve.kernel", "int64(int64)", _double).cold()
+
+
+def test_run_tells_compile_time_apart_from_simulation_time(monkeypatch):
+    """``run``'s elapsed time and speed leave out the time the engine took to compile (or load) on first use,
+    and its last line says both."""
+    from foury_sim import runner
+    from foury_sim.cli import timing_line
+
+    real = runner.play_games
+    df, extras = real(runner.get_game("delve"), runner.get_game("delve").load_ruleset(None, None, None), "none",
+                      runner.make_policy("threshold", runner.get_game("delve").policies), 1, 0, 50)
+
+    def compiling(*args, **kw):  # half a second, of which 0.4 s "compiling"
+        time.sleep(0.5)
+        config.FIRST_USE["compile_s"] += 0.4
+        return df, extras
+
+    monkeypatch.setattr(runner, "play_games", compiling)
+    s = runner.run("delve", policy="threshold", games=50, seed=1, progress=False).summary
+    assert s["compile_s"] == 0.4 and s["load_s"] == 0.0
+    assert 0.09 <= s["elapsed_s"] < 0.3
+    assert s["games_per_s"] > 50 / 0.3  # games per second of simulation, not of the 0.5 s in all
+    assert timing_line(s) == (f"{s['elapsed_s']:.2f} s simulating, {s['games_per_s']:,} games/s; plus 0.4 s "
+                              "compiling the engine (first run after an install or code change)")
+    assert timing_line({"elapsed_s": 1.5, "games_per_s": 2000, "compile_s": 0.0, "load_s": 0.8}) == \
+        "1.50 s simulating, 2,000 games/s; plus 0.8 s loading the compiled engine"
+    assert timing_line({"elapsed_s": 1.5, "games_per_s": 2000}) == "1.50 s simulating, 2,000 games/s"
