@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 from .errors import InputError, Interrupted
 from .inputs import (
@@ -24,9 +25,32 @@ from .inputs import (
     check_trials,
 )
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+
+def _no_flag_placeholder(params: list[Any]) -> list[Any]:
+    """An on/off switch (``--resume``, ``--progress/--no-progress``, ``--help``) takes no value: show no
+    ``<bool>`` placeholder beside it in ``--help``."""
+    for p in params:
+        if getattr(p, "is_flag", False) and p.metavar is None:
+            p.metavar = ""
+    return params
+
+
+class Command(TyperCommand):
+    """Every verb: ``--help`` without value placeholders for switches (defaults are shown per option)."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _no_flag_placeholder(super().get_params(ctx))
+
+
+class Group(TyperGroup):
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _no_flag_placeholder(super().get_params(ctx))
+
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, cls=Group,
                   help="Monte Carlo balance analysis for dungeon-crawler board games.")
-map_app = typer.Typer(no_args_is_help=True, help="Boards of the games that have one (maps): check and draw them.")
+map_app = typer.Typer(no_args_is_help=True, cls=Group,
+                      help="Boards of the games that have one (maps): check and draw them.")
 app.add_typer(map_app, name="map")
 
 
@@ -36,10 +60,23 @@ def _default_game() -> str:
     return DEFAULT_GAME
 
 
-GameArg = typer.Argument(_default_game, show_default=False,
+GameArg = typer.Argument(_default_game, show_default=False, metavar="GAME",
                          help="Game to simulate (see `foury-sim games`; default: the registry's default game).")
 #: Commands that take a game's own options (``GameSpec.options``) after the common ones.
 GAME_OPTIONS = {"allow_extra_args": True, "ignore_unknown_options": True}
+
+#: The progress switch of every verb that simulates (``runner.Progress`` decides what "auto" shows).
+PROGRESS_HELP = ("Progress bar on stderr. Default: a bar appears once the work has taken 2 s, if stderr is a "
+                 "terminal (nothing otherwise); --progress forces it (plain lines every 10 s when stderr is not a "
+                 "terminal); --no-progress: never.")
+THREADS_HELP = "Numba threads (default: all cores)."
+HERO_HELP = "Hero (default: the game's plain character; see `foury-sim games`)."
+POLICY_HELP = "Built-in policy name (see `foury-sim games`), or FILE.py:FUNCTION (default: the game's default policy)."
+PARAM_HELP = "Policy parameters, e.g. 'foe_avoid=2,flee_hearts=3' (default: the policy's own)."
+MAP_HELP = "Map name or file, for games with a board (default: the game's base map)."
+RULES_HELP = "Ruleset TOML, merged over the shipped defaults (default: the shipped ruleset)."
+SET_HELP = "Override a ruleset value: KEY=VALUE (repeatable; see `foury-sim assumptions`; default: none)."
+FORMAT_HELP = "Output format: text or json."
 
 
 def _game_options(spec: Any, command: str, args: list[str]) -> dict[str, Any]:
@@ -100,27 +137,40 @@ def format_summary(s: dict[str, Any], title: str, outputs: Any = None) -> str:
 
         lines += [""] + assumption_lines(s["assumptions"])
     lines.append("")
-    lines.append(f"{s['elapsed_s']:.2f} s, {s['games_per_s']:,} games/s")
+    lines.append(timing_line(s))
     return "\n".join(lines)
 
 
-@app.command(context_settings=GAME_OPTIONS)
+def timing_line(s: dict[str, Any]) -> str:
+    """The last line of ``run``: simulation time and speed, then (apart) the time spent compiling the engine
+    (its first run after an install or code change) or loading it from the cache."""
+    line = f"{s['elapsed_s']:.2f} s simulating, {s['games_per_s']:,} games/s"
+    if s.get("compile_s", 0) >= 0.05:
+        line += f"; plus {s['compile_s']:.1f} s compiling the engine (first run after an install or code change)"
+    elif s.get("load_s", 0) >= 0.05:
+        line += f"; plus {s['load_s']:.1f} s loading the compiled engine"
+    return line
+
+
+@app.command(cls=Command, context_settings=GAME_OPTIONS)
 def run(
     ctx: typer.Context,
     game: str = GameArg,
-    hero: str | None = typer.Option(None, help="Hero (default: the game's plain character)."),
-    policy: str | None = typer.Option(None, help="Built-in policy name, or FILE.py:FUNCTION."),
-    param: str | None = typer.Option(None, help="Policy parameters, e.g. 'foe_avoid=2,flee_hearts=3'."),
-    games: int = typer.Option(10_000, help="Number of games."),
-    seed: int = typer.Option(1, help="Master seed: game i always plays on stream (seed, i)."),
-    map: str | None = typer.Option(None, "--map", help="Map name or file (games with a board)."),
-    rules: Path | None = typer.Option(None, help="Ruleset TOML (merged over the shipped defaults)."),
-    set_: list[str] | None = typer.Option(None, "--set", help="Override a ruleset value: KEY=VALUE (repeatable)."),
-    threads: int | None = typer.Option(None, help="Numba threads (default: all cores)."),
-    fmt: str = typer.Option("text", "--format", help="text or json."),
-    out: str | None = typer.Option(None, help="Also write games.parquet/csv and summary.json here (a folder)."),
-    progress: bool | None = typer.Option(None, "--progress/--no-progress", help="Progress bar on stderr."),
-    conf: float = typer.Option(0.95, help="Confidence level of every interval printed (e.g. 0.9, 0.99)."),
+    hero: str | None = typer.Option(None, metavar="NAME", help=HERO_HELP),
+    policy: str | None = typer.Option(None, metavar="NAME", help=POLICY_HELP),
+    param: str | None = typer.Option(None, metavar="K=V,...", help=PARAM_HELP),
+    games: int = typer.Option(10_000, metavar="N", help="Number of games."),
+    seed: int = typer.Option(1, metavar="N", help="Master seed: game i always plays on stream (seed, i)."),
+    map: str | None = typer.Option(None, "--map", metavar="NAME", help=MAP_HELP),
+    rules: Path | None = typer.Option(None, metavar="FILE", help=RULES_HELP),
+    set_: list[str] | None = typer.Option(None, "--set", metavar="KEY=VALUE", help=SET_HELP),
+    threads: int | None = typer.Option(None, metavar="N", help=THREADS_HELP),
+    fmt: str = typer.Option("text", "--format", metavar="FORMAT", help=FORMAT_HELP),
+    out: str | None = typer.Option(None, metavar="FOLDER", help="Also write games.parquet/csv and summary.json "
+                                   "here (a folder; default: print only)."),
+    progress: bool | None = typer.Option(None, "--progress/--no-progress", help=PROGRESS_HELP),
+    conf: float = typer.Option(0.95, metavar="LEVEL", help="Confidence level of every interval printed "
+                               "(e.g. 0.9, 0.99)."),
 ) -> None:
     """Simulate many games and print the win rate with its interval, and where and why players die.
     Options only some games take (see `foury-sim games`) follow the common ones."""
@@ -137,8 +187,7 @@ def run(
     check_input_file(rules, "--rules")
     res = run_games(game, hero=hero, policy=policy, params=param, games=games, seed=seed,
                     rules=str(rules) if rules else None, sets=set_, map=map, threads=threads,
-                    progress=None if progress is None and games >= 50_000 else bool(progress), options=options,
-                    conf=conf)
+                    progress=progress, options=options, conf=conf)
     text = (json.dumps(to_jsonable(res.summary), indent=2) if fmt == "json"
             else format_summary(res.summary, spec.title, spec.outputs))
     _write_or_say(lambda: write_run(res, out) if out is not None else None, text, out)
@@ -159,17 +208,18 @@ def _write_or_say(write: Any, text: str, target: Any, result: bool = True) -> No
     typer.echo(text)
 
 
-@app.command()
+@app.command(cls=Command)
 def replay(
     game: str = GameArg,
-    seed: int = typer.Option(1, help="Master seed of the run."),
-    game_index: int = typer.Option(0, "--game", help="Index of the game in that run."),
-    hero: str | None = typer.Option(None),
-    policy: str | None = typer.Option(None),
-    param: str | None = typer.Option(None),
-    map: str | None = typer.Option(None, "--map"),
-    rules: Path | None = typer.Option(None),
-    set_: list[str] | None = typer.Option(None, "--set"),
+    seed: int = typer.Option(1, metavar="N", help="Master seed of the run."),
+    game_index: int = typer.Option(0, "--game", metavar="INDEX", help="Index of the game in that run "
+                                   "(0 is the first)."),
+    hero: str | None = typer.Option(None, metavar="NAME", help=HERO_HELP),
+    policy: str | None = typer.Option(None, metavar="NAME", help=POLICY_HELP),
+    param: str | None = typer.Option(None, metavar="K=V,...", help=PARAM_HELP),
+    map: str | None = typer.Option(None, "--map", metavar="NAME", help=MAP_HELP),
+    rules: Path | None = typer.Option(None, metavar="FILE", help=RULES_HELP),
+    set_: list[str] | None = typer.Option(None, "--set", metavar="KEY=VALUE", help=SET_HELP),
 ) -> None:
     """Print one game's full play report: every roll, event, decision and resource change."""
     from .policy import make_policy
@@ -213,15 +263,15 @@ def replay_provenance(game: str, seed: int, index: int, hero: str | None, policy
             f"Command: {command('replay', game, args)}"]
 
 
-@app.command(context_settings=GAME_OPTIONS)
+@app.command(cls=Command, context_settings=GAME_OPTIONS)
 def odds(
     ctx: typer.Context,
     game: str = GameArg,
-    fmt: str = typer.Option("text", "--format", help="text or json."),
-    trials: int = typer.Option(20_000, help="Engine trials per row for the measured figures."),
-    rules: Path | None = typer.Option(None),
-    set_: list[str] | None = typer.Option(None, "--set"),
-    seed: int = typer.Option(1),
+    fmt: str = typer.Option("text", "--format", metavar="FORMAT", help=FORMAT_HELP),
+    trials: int = typer.Option(20_000, metavar="N", help="Engine trials per row for the measured figures."),
+    rules: Path | None = typer.Option(None, metavar="FILE", help=RULES_HELP),
+    set_: list[str] | None = typer.Option(None, "--set", metavar="KEY=VALUE", help=SET_HELP),
+    seed: int = typer.Option(1, metavar="N", help="Seed of the engine trials."),
 ) -> None:
     """Exact odds beside the frequencies the engine's own code produces. Options only some games take
     (e.g. `--hearts N`, see `foury-sim games`) follow the common ones."""
@@ -246,45 +296,112 @@ def odds(
         typer.echo(format_odds(table, ODDS_CONF))
 
 
-@app.command()
+@app.command(cls=Command)
 def sweep(
-    experiment: Path = typer.Argument(..., help="Experiment file (TOML), e.g. experiments/hero_difficulty.toml."),
-    out: Path = typer.Option(Path("results"), help="Results root; the study goes to OUT/NAME/."),
-    resume: bool = typer.Option(False, "--resume", help="Keep cells already written and run the rest."),
-    threads: int | None = typer.Option(None, help="Numba threads (default: all cores)."),
-    progress: bool | None = typer.Option(None, "--progress/--no-progress", help="Progress bar on stderr."),
+    experiment: Path = typer.Argument(..., metavar="EXPERIMENT", help="Experiment file (TOML), e.g. "
+                                      "experiments/hero_difficulty.toml."),
+    out: Path = typer.Option(Path("results"), metavar="FOLDER", help="Results root; the study goes to OUT/NAME/ "
+                             "(a quick look to OUT/NAME-quick-...)."),
+    games: int | None = typer.Option(None, metavar="N", help="Quick look: N games per cell instead of the file's "
+                                     "games or precision (default: the file's). Results go to OUT/NAME-quick-..., "
+                                     "never mixed with the full study."),
+    heroes: str | None = typer.Option(None, metavar="A,B,...", help="Quick look: these heroes instead of the file's "
+                                      "hero axis or fixed hero (several turn a fixed hero into an axis; refused if "
+                                      "the file sets no hero; default: the file's)."),
+    policies: str | None = typer.Option(None, metavar="A,B,...", help="Quick look: these policies instead of the "
+                                        "file's policy axis or fixed policy (as --heroes; default: the file's)."),
+    resume: bool = typer.Option(False, "--resume", help="Keep cells already written and run the rest "
+                                "(default: start afresh)."),
+    threads: int | None = typer.Option(None, metavar="N", help=THREADS_HELP),
+    progress: bool | None = typer.Option(None, "--progress/--no-progress", help=PROGRESS_HELP
+                                         + " --no-progress also drops the lines about the report."),
     report: bool = typer.Option(True, "--report/--no-report", help="Build figures and reports afterwards."),
-    precision: float | None = typer.Option(None, help="Add batches to each cell until its interval (at the "
-                                           "file's conf, default 95 %) is at most this wide (overrides the "
-                                           "file's games/precision)."),
-    max_games: int | None = typer.Option(None, help="Cap on games per cell with --precision."),
-    batch: int | None = typer.Option(None, help="Games added per batch with --precision (default and minimum: "
-                                     "ceil(40 z / precision), which keeps the optional-stopping bias small)."),
+    precision: float | None = typer.Option(None, metavar="WIDTH", help="Add batches to each cell until its "
+                                           "interval (at the file's conf, default 95 %) is at most this wide "
+                                           "(overrides the file's games/precision; default: the file's)."),
+    max_games: int | None = typer.Option(None, metavar="N", help="Cap on games per cell with --precision "
+                                         "(default: the file's max_games, else 200,000)."),
+    batch: int | None = typer.Option(None, metavar="N", help="Games added per batch with --precision (default and "
+                                     "minimum: ceil(40 z / precision), which keeps the optional-stopping bias "
+                                     "small)."),
 ) -> None:
-    """Run a parameter sweep on common dice streams; write tables, manifest, figures and a report."""
+    """Run a parameter sweep on common dice streams; write tables, manifest, figures and a report, then print
+    the cells' win rates. --games/--heroes/--policies make a quick look at a smaller study."""
     from .study import load_experiment, run_sweep, set_precision
 
     check_threads(threads)
-    exp = load_experiment(experiment)  # every error is found before anything is simulated
+    if games is not None and precision is not None:
+        raise InputError("--games and --precision both set the games per cell: give one", "--games")
+    exp = load_experiment(experiment, games=games, heroes=_names(heroes), policies=_names(policies))
+    # every error is found before anything is simulated
     if precision is not None:
         set_precision(exp, precision, max_games, batch)
     elif max_games is not None or batch is not None:
         raise InputError("--max-games and --batch go with --precision", "--max-games")
     path = run_sweep(exp, out, resume=resume, progress=progress, threads=threads, report=report)
     typer.echo(f"{len(exp.cells)} cells -> {path}")
+    _echo_rich(cells_table(path / "cells.csv", exp.conf))
     if report:
         typer.echo(f"report: {path / 'report.html'}  summary: {path / 'report.md'}")
 
 
-@app.command()
+def _names(text: str | None) -> list[str] | None:
+    """``"kael, melyra"`` -> ``["kael", "melyra"]`` (None stays None)."""
+    return None if text is None else [w.strip() for w in text.split(",")]
+
+
+#: Rows of the results table printed after a sweep (the rest: in cells.csv).
+TABLE_ROWS = 20
+
+
+def cells_table(csv: Path, conf: float = 0.95, limit: int = TABLE_ROWS) -> Any:
+    """The end-of-sweep table: one row per cell in the file's (grid) order with its games, win rate and
+    interval; at most ``limit`` rows, then a line saying how many more ``cells.csv`` holds."""
+    import pandas as pd
+    from rich import box
+    from rich.table import Table
+
+    cells = pd.read_csv(csv)
+    t = Table(box=box.SIMPLE_HEAD, title=None, show_edge=False, pad_edge=False)
+    t.add_column("cell", justify="right")
+    t.add_column("settings")
+    t.add_column("games", justify="right")
+    t.add_column("win rate", justify="right")
+    t.add_column(f"{100 * conf:g} % interval", justify="right")
+    for _, r in cells.head(limit).iterrows():
+        t.add_row(str(r["cell"]), str(r["label"]), f"{int(r['games']):,}", f"{100 * r['win_rate']:.2f} %",
+                  f"[{100 * r['win_lo']:.2f}, {100 * r['win_hi']:.2f}] %")
+    more = len(cells) - limit
+    if more <= 0:
+        return t
+    from rich.console import Group
+    from rich.text import Text
+
+    return Group(t, Text(f"... {more} more in {csv}"))
+
+
+def _echo_rich(renderable: Any) -> None:
+    """Print a rich table on stdout: plain text (no colours) when stdout is not a terminal, never wrapped
+    to a narrow default width."""
+    from rich.console import Console
+
+    tty = sys.stdout.isatty()
+    Console(file=sys.stdout, width=None if tty else 200, no_color=not tty, highlight=False,
+            soft_wrap=False).print(renderable)
+
+
+@app.command(cls=Command)
 def robust(
-    experiment: Path = typer.Argument(..., help="Robustness experiment (TOML), "
+    experiment: Path = typer.Argument(..., metavar="EXPERIMENT", help="Robustness experiment (TOML), "
                                       "e.g. experiments/robust_hero_ranking.toml."),
-    out: Path = typer.Option(Path("results"), help="Results root; the study goes to OUT/NAME/."),
-    games: int | None = typer.Option(None, help="Games per cell and design point (overrides the file)."),
-    points: int | None = typer.Option(None, help="Joint design points (overrides the file)."),
-    threads: int | None = typer.Option(None, help="Numba threads (default: all cores)."),
-    progress: bool | None = typer.Option(None, "--progress/--no-progress", help="Progress bar on stderr."),
+    out: Path = typer.Option(Path("results"), metavar="FOLDER", help="Results root; the study goes to OUT/NAME/."),
+    games: int | None = typer.Option(None, metavar="N", help="Games per cell and design point (overrides the file; "
+                                     "default: the file's)."),
+    points: int | None = typer.Option(None, metavar="N", help="Joint design points (overrides the file; default: "
+                                      "the file's)."),
+    threads: int | None = typer.Option(None, metavar="N", help=THREADS_HELP),
+    progress: bool | None = typer.Option(None, "--progress/--no-progress", help=PROGRESS_HELP
+                                         + " --no-progress also drops the line about the report."),
 ) -> None:
     """Vary the assumptions (one at a time, then jointly on a Latin hypercube) on common dice; report in
     what share of the assumption space each conclusion holds and which assumptions move it most."""
@@ -303,29 +420,46 @@ def robust(
         exp.text += f"\n# command line: --points {points}\n"
     path = run_robust(exp, out, progress=progress, threads=threads)
     typer.echo(f"-> {path}  report: {path / 'report.md'}")
+    _echo_rich(claims_table(path / "robustness.csv"))
+
+
+def claims_table(csv: Path) -> Any:
+    """The end-of-robust table: each whole conclusion, the share of the joint points where it holds (and
+    holds clearly), and whether it holds at the defaults."""
     import pandas as pd
+    from rich import box
+    from rich.table import Table
 
-    summ = pd.read_csv(path / "robustness.csv")
+    summ = pd.read_csv(csv)
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    t.add_column("conclusion")
+    t.add_column("holds at (joint points)", justify="right")
+    t.add_column("holds clearly at", justify="right")
+    t.add_column("at the defaults", justify="center")
     for _, r in summ[summ["whole"]].iterrows():
-        typer.echo(f"{r['claim']}: holds at {100 * r['share_holds']:.0f} % of the joint points "
-                   f"({100 * r['share_holds_clearly']:.0f} % clearly); at the defaults: "
-                   f"{'yes' if r['holds_at_defaults'] else 'no'}")
+        t.add_row(str(r["claim"]), f"{100 * r['share_holds']:.0f} %", f"{100 * r['share_holds_clearly']:.0f} %",
+                  "yes" if r["holds_at_defaults"] else "no")
+    return t
 
 
-@app.command()
+@app.command(cls=Command)
 def compare(
     game: str = GameArg,
-    a: list[str] | None = typer.Option(None, "--a", help="Variant A settings: KEY=VALUE (repeatable)."),
-    b: list[str] | None = typer.Option(None, "--b", help="Variant B settings: KEY=VALUE (repeatable)."),
-    fixed: list[str] | None = typer.Option(None, "--fixed", help="Settings for both variants."),
-    games: int = typer.Option(10_000),
-    seed: int = typer.Option(1),
-    threads: int | None = typer.Option(None),
-    fmt: str = typer.Option("text", "--format", help="text or json."),
-    out: str | None = typer.Option(None, help="Write comparison.json, tables and a figure here (a folder)."),
-    progress: bool | None = typer.Option(None, "--progress/--no-progress"),
-    conf: float = typer.Option(0.95, help="Confidence level of the intervals; significance is Holm-adjusted "
-                               "p < 1 - conf over all outcomes."),
+    a: list[str] | None = typer.Option(None, "--a", metavar="KEY=VALUE", help="Variant A settings (repeatable): "
+                                       "hero, policy, map, rules, param.NAME or a ruleset key (default: none)."),
+    b: list[str] | None = typer.Option(None, "--b", metavar="KEY=VALUE", help="Variant B settings (repeatable), "
+                                       "as --a (default: none)."),
+    fixed: list[str] | None = typer.Option(None, "--fixed", metavar="KEY=VALUE", help="Settings for both variants "
+                                           "(repeatable; default: the game's defaults)."),
+    games: int = typer.Option(10_000, metavar="N", help="Games per variant (the same games under both)."),
+    seed: int = typer.Option(1, metavar="N", help="Master seed: game i plays on stream (seed, i) in both variants."),
+    threads: int | None = typer.Option(None, metavar="N", help=THREADS_HELP),
+    fmt: str = typer.Option("text", "--format", metavar="FORMAT", help=FORMAT_HELP),
+    out: str | None = typer.Option(None, metavar="FOLDER", help="Write comparison.json, tables and a figure here "
+                                   "(a folder; default: print only)."),
+    progress: bool | None = typer.Option(None, "--progress/--no-progress", help=PROGRESS_HELP),
+    conf: float = typer.Option(0.95, metavar="LEVEL", help="Confidence level of the intervals; significance is "
+                               "Holm-adjusted p < 1 - conf over all outcomes."),
 ) -> None:
     """Two variants on the same dice streams: paired differences, Holm-adjusted significance, flipped games."""
     from .registry import get_game
@@ -348,7 +482,7 @@ def compare(
     _write_or_say(lambda: write_comparison(c, out) if out is not None else None, text, out)
 
 
-@app.command()
+@app.command(cls=Command)
 def report(results: Path = typer.Argument(..., help="A study folder, e.g. results/hero_difficulty.")) -> None:
     """Rebuild a study's figures, report.html and report.md from saved results (no simulation)."""
     from .report import build_report
@@ -357,13 +491,13 @@ def report(results: Path = typer.Argument(..., help="A study folder, e.g. result
         typer.echo(f"wrote {p}")
 
 
-@app.command()
+@app.command(cls=Command)
 def assumptions(
     game: str = GameArg,
-    fmt: str = typer.Option("text", "--format", help="text or json."),
-    map: str | None = typer.Option(None, "--map", help="Map name or file (games with a board)."),
-    rules: Path | None = typer.Option(None, help="Ruleset TOML (merged over the shipped defaults)."),
-    set_: list[str] | None = typer.Option(None, "--set", help="Override a ruleset value: KEY=VALUE (repeatable)."),
+    fmt: str = typer.Option("text", "--format", metavar="FORMAT", help=FORMAT_HELP),
+    map: str | None = typer.Option(None, "--map", metavar="NAME", help=MAP_HELP),
+    rules: Path | None = typer.Option(None, metavar="FILE", help=RULES_HELP),
+    set_: list[str] | None = typer.Option(None, "--set", metavar="KEY=VALUE", help=SET_HELP),
 ) -> None:
     """List the values no rulebook prints: key, value, plausible range or alternatives, reason, where."""
     from .assumptions import of, table
@@ -394,7 +528,7 @@ def assumptions(
                f"{sum(r['vary'] == 'yes' for r in rows)}")
 
 
-@app.command()
+@app.command(cls=Command)
 def games() -> None:
     """List the registered games with their heroes and policies."""
     from .registry import games as all_games
@@ -416,10 +550,10 @@ def games() -> None:
                        f"`foury-sim map check NAME --game {name}`)")
 
 
-@app.command()
+@app.command(cls=Command)
 def columns(
     game: str = GameArg,
-    markdown: bool = typer.Option(False, "--markdown", help="The table of docs/outputs.md."),
+    markdown: bool = typer.Option(False, "--markdown", help="Print the Markdown table of docs/outputs.md instead."),
 ) -> None:
     """List a game's per-game output columns: name, how the run summary treats it, meaning."""
     from .outputs import markdown as outputs_markdown
@@ -443,11 +577,12 @@ def _board(game: str | None) -> tuple[Any, Any]:
     return spec, spec.board
 
 
-@map_app.command("render")
+@map_app.command("render", cls=Command)
 def map_render(
-    map_file: str = typer.Argument(..., help="Map file or shipped map name."),
-    out: str = typer.Option("map.png", "-o", "--out", help="PNG to write (its folder must exist)."),
-    game: str | None = typer.Option(None, "--game", help="The game whose board it is (default: the default game)."),
+    map_file: str = typer.Argument(..., metavar="MAP", help="Map file or shipped map name."),
+    out: str = typer.Option("map.png", "-o", "--out", metavar="FILE", help="PNG to write (its folder must exist)."),
+    game: str | None = typer.Option(None, "--game", metavar="GAME", help="The game whose board it is (default: "
+                                    "the default game)."),
 ) -> None:
     """Draw a board (map) as a picture a designer can check."""
     from .files import atomic_write
@@ -463,12 +598,15 @@ def map_render(
     _write_or_say(lambda: atomic_write(out, buf.getvalue()), f"wrote {out}", out, result=False)
 
 
-@map_app.command("check")
+@map_app.command("check", cls=Command)
 def map_check(
-    map_file: str = typer.Argument(..., help="Map file or shipped map name."),
-    game: str | None = typer.Option(None, "--game", help="The game whose board it is (default: the default game)."),
-    rules: Path | None = typer.Option(None, help="Check against this rules file (as `run --rules`)."),
-    set_: list[str] | None = typer.Option(None, "--set", help="Check under these overrides (as `run --set`)."),
+    map_file: str = typer.Argument(..., metavar="MAP", help="Map file or shipped map name."),
+    game: str | None = typer.Option(None, "--game", metavar="GAME", help="The game whose board it is (default: "
+                                    "the default game)."),
+    rules: Path | None = typer.Option(None, metavar="FILE", help="Check against this rules file (as `run --rules`; "
+                                      "default: the shipped ruleset)."),
+    set_: list[str] | None = typer.Option(None, "--set", metavar="KEY=VALUE", help="Check under these overrides "
+                                          "(as `run --set`; repeatable; default: none)."),
 ) -> None:
     """Parse and validate a board (map) exactly as `run` would (same ruleset, same checks); print what it holds."""
     _, board = _board(game)

@@ -127,17 +127,54 @@ class CompiledOnFirstUse:
 
     def notice(self) -> str:
         game = self.package.rsplit("/", 1)[-1]
-        return (f"foury-sim: compiling the {game} engine for this version (first use only; this can take a "
-                "few minutes; later runs load it from the cache in about a second)")
+        if not CACHE:
+            return (f"foury-sim: compiling the {game} engine (FOURY_SIM_NO_CACHE is set: every run compiles; "
+                    "about a minute)...")
+        return (f"foury-sim: compiling the {game} engine (first run after an install or code change, about a "
+                "minute; later runs load it from the cache in about a second)...")
+
+    def cold(self) -> bool:
+        """Whether the first call will compile (not load from the on-disk cache): always without the cache
+        (``FOURY_SIM_NO_CACHE``), never without the JIT; unknown under a user's ``NUMBA_CACHE_DIR`` (False)."""
+        if JIT_DISABLED:
+            return False
+        if not CACHE:
+            return True
+        return not _USER_CACHE_DIR and not self.cached()
 
     def __call__(self):
         """The numba dispatcher (compiled, or loaded from the on-disk cache, on the first call).
-        A cold compile is announced on a terminal's stderr."""
+        A cold compile is announced on stderr (``announce``); the time of the first call goes to
+        ``FIRST_USE`` (compiling or loading), so that a run can tell it apart from simulating."""
         if self.dispatcher is None:
+            import time
+
             from numba import njit
 
-            if CACHE and not (_USER_CACHE_DIR or JIT_DISABLED) and sys.stderr.isatty() and not self.cached():
-                print(self.notice(), file=sys.stderr, flush=True)
+            cold = self.cold()
+            if cold:
+                announce(self.notice())
+            t0 = time.perf_counter()
             with use_cache(self.module):
                 self.dispatcher = njit(self.sig, cache=CACHE, nogil=True, **self.options)(self.fn)
+            FIRST_USE["compile_s" if cold else "load_s"] += time.perf_counter() - t0
         return self.dispatcher
+
+
+#: Seconds this process spent compiling kernels (cold first calls) and loading them from the on-disk cache.
+#: Not thread-safe by design: kernels are first called by one worker at a time.
+FIRST_USE: dict[str, float] = {"compile_s": 0.0, "load_s": 0.0}
+
+
+def _print_notice(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+#: Where the compile notice goes: a function of the text (stderr by default; a live progress bar puts it
+#: above itself, see ``runner.Progress``).
+NOTICE_SINK = [_print_notice]
+
+
+def announce(text: str) -> None:
+    """Say on stderr (through ``NOTICE_SINK``) that a kernel is being compiled."""
+    NOTICE_SINK[-1](text)

@@ -54,6 +54,7 @@ from .study import (
     input_files,
     open_results,
     read_experiment,
+    say,
 )
 
 #: Documented limits (docs/robustness.md): joint design points, and cell runs (design points x cells)
@@ -355,16 +356,18 @@ def play_points(exp: RobustExperiment, points: list[dict], progress: bool | None
     bar = Progress(exp.games * len(cells) * len(points), label="games (all points)", enabled=progress) \
         if progress is not False else None
     wins: dict[tuple[int, str], np.ndarray] = {}
-    with numba_threads(threads):
-        for i, pt in enumerate(points):
-            for cell in cells:
-                rs, hero, pol = runner.resolve(exp.fixed | pt["values"] | cell)
-                df, _ = play_games(spec, rs, hero, pol, exp.seed, 0, exp.games, bar)
-                wins[(i, _cell_key(cell))] = df["win"].to_numpy().astype(np.int8)
-            if len(runner._rules) > 64:  # rulesets of earlier points are not needed again
-                runner._rules.clear()
-    if bar is not None:
-        bar.close()
+    try:
+        with numba_threads(threads):
+            for i, pt in enumerate(points):
+                for cell in cells:
+                    rs, hero, pol = runner.resolve(exp.fixed | pt["values"] | cell)
+                    df, _ = play_games(spec, rs, hero, pol, exp.seed, 0, exp.games, bar)
+                    wins[(i, _cell_key(cell))] = df["win"].to_numpy().astype(np.int8)
+                if len(runner._rules) > 64:  # rulesets of earlier points are not needed again
+                    runner._rules.clear()
+    finally:
+        if bar is not None:
+            bar.close()
     return wins
 
 
@@ -523,6 +526,9 @@ def _run_robust_locked(exp: RobustExperiment, out: Path, ident: str, files: dict
     # written first (unfinished) so the folder is marked as this experiment's while it runs
     atomic_write(out / "manifest.json", json.dumps(to_jsonable(manifest), indent=2))
     wins = play_points(exp, points, progress, threads)
+    if progress is not False:
+        say(f"evaluating {len(exp.conclusions)} conclusion{'s' * (len(exp.conclusions) != 1)} at "
+            f"{len(points)} design points and writing the tables and report.md in {out} ...")
     ev = evaluate(exp, points, wins)
     summ = share_summary(ev, exp.design, exp.conf)
     sens = sensitivity(ev, points, exp.factors, exp.design)

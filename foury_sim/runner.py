@@ -58,30 +58,113 @@ def numba_threads(threads: int | None) -> Iterator[None]:
 
 
 class Progress:
-    """A one-line progress bar with ETA on stderr (only when it is a terminal or forced)."""
+    """The progress of a long job (games of a run, cells of a sweep, points of a robustness study) on stderr.
 
-    def __init__(self, total: int, label: str = "games", enabled: bool | None = None):
+    ``enabled``: None (the default of every verb) shows a rich bar on a terminal once the job has taken
+    ``LAZY_S`` seconds (a short job shows nothing) and nothing when stderr is not a terminal (a log, a pipe);
+    True (``--progress``) shows the bar at once on a terminal and, elsewhere, a plain line every
+    ``PLAIN_EVERY_S`` seconds and one at the end (no animation in logs); False shows nothing. While the bar is
+    shown, the compile notice (``config.announce``) is printed above it."""
+
+    #: Seconds before the automatic bar appears (a job shorter than that shows none).
+    LAZY_S = 2.0
+    #: Seconds between two plain progress lines when stderr is not a terminal and progress is forced.
+    PLAIN_EVERY_S = 10.0
+
+    def __init__(self, total: int, label: str = "games", enabled: bool | None = None, stream: Any = None):
         self.total = max(total, 1)
         self.label = label
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.stream = sys.stderr if stream is None else stream
+        tty = _isatty(self.stream)
+        self.mode = "off" if enabled is False else "bar" if tty else "lines" if enabled else "off"
+        #: Whether anything may be shown (the runner then plays in batches, so that the bar moves).
+        self.enabled = self.mode != "off"
         self.t0 = time.perf_counter()
         self.done = 0
+        self._lock = threading.Lock()
+        self._bar: Any = None
+        self._task: Any = None
+        self._closed = False
+        self._last_line = self.t0
+        self._timer: threading.Timer | None = None
+        if self.mode == "bar":
+            if enabled is None and self.LAZY_S > 0:
+                self._timer = threading.Timer(self.LAZY_S, self._start)
+                self._timer.daemon = True
+                self._timer.start()
+            else:
+                self._start()
+
+    def _start(self) -> None:
+        """Show the rich bar (at once, or from the timer after ``LAZY_S``)."""
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            TaskProgressColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+        from rich.progress import Progress as RichProgress
+
+        from . import config
+
+        with self._lock:
+            if self._closed or self._bar is not None:
+                return
+            console = Console(file=self.stream, highlight=False)
+            self._bar = RichProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                      TaskProgressColumn(), TextColumn("elapsed"), TimeElapsedColumn(),
+                                      TextColumn("left"), TimeRemainingColumn(), console=console,
+                                      redirect_stdout=False, redirect_stderr=False, transient=False)
+            self._task = self._bar.add_task(self.label, total=self.total, completed=min(self.done, self.total))
+            for task in self._bar.tasks:  # elapsed time counts from the start of the job, not of the bar
+                if task.id == self._task and task.start_time is not None:
+                    task.start_time -= time.perf_counter() - self.t0
+            self._bar.start()
+            config.NOTICE_SINK.append(lambda text: console.print(text, markup=False, highlight=False))
 
     def update(self, n: int) -> None:
-        self.done += n
-        if not self.enabled:
-            return
-        frac = min(self.done / self.total, 1.0)
+        with self._lock:
+            self.done += n
+            if self._bar is not None:
+                self._bar.update(self._task, completed=min(self.done, self.total))
+            elif self.mode == "lines" and time.perf_counter() - self._last_line >= self.PLAIN_EVERY_S:
+                self._line()
+
+    def _line(self) -> None:
         el = time.perf_counter() - self.t0
-        eta = el / frac - el if frac > 0 else 0.0
-        bar = "#" * int(30 * frac) + "-" * (30 - int(30 * frac))
-        sys.stderr.write(f"\r[{bar}] {self.done:,}/{self.total:,} {self.label}  {el:5.1f}s  ETA {eta:5.1f}s ")
-        sys.stderr.flush()
+        frac = min(self.done / self.total, 1.0)
+        left = f", about {el / frac - el:.0f} s left" if 0 < frac < 1 else ""
+        self.stream.write(f"foury-sim: {self.done:,} of {self.total:,} {self.label} ({100 * frac:.0f} %), "
+                          f"{el:.0f} s{left}\n")
+        self.stream.flush()
+        self._last_line = time.perf_counter()
 
     def close(self) -> None:
-        if self.enabled:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
+        from . import config
+
+        if self._timer is not None:
+            self._timer.cancel()
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            if self._bar is not None:
+                self._bar.update(self._task, completed=min(self.done, self.total))
+                self._bar.stop()
+                if len(config.NOTICE_SINK) > 1:
+                    config.NOTICE_SINK.pop()
+            elif self.mode == "lines":
+                self._line()
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
 
 
 @contextlib.contextmanager
@@ -222,12 +305,17 @@ def stop_requested() -> bool:
 KERNEL_BATCH = 50_000
 
 
+#: Smallest kernel call while a progress bar may be shown.
+PROGRESS_BATCH = 2_000
+
+
 def simulate_games(spec: GameSpec, ruleset: Any, hero: str, policy: Policy, seed: int, start: int, count: int,
                    progress: Progress | None = None, batch: int | None = None) -> tuple[pd.DataFrame, dict]:
     """Games ``start .. start+count-1`` in batches (kernel calls of at most ``KERNEL_BATCH`` games, run by
     ``in_worker``); a game's result never depends on the batch split."""
     if batch is None:
-        batch = max(20_000, count // 20) if progress is not None and progress.enabled else count
+        # about a hundred steps for a bar (kernel calls of 2,000 games or more cost nothing measurable)
+        batch = max(PROGRESS_BATCH, count // 100) if progress is not None and progress.enabled else count
     batch = max(1, min(batch, KERNEL_BATCH))
     return in_worker(_simulate_batches, spec, ruleset, hero, policy, seed, start, count, progress, batch,
                      watch=policy_watch(policy))
@@ -331,17 +419,25 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
         ruleset = spec.load_ruleset(rules, sets, map, **opts)
     hero = spec.check_hero(ruleset, spec.default_hero if hero is None else hero)
     pol = make_policy(spec.default_policy if policy is None else policy, spec.policies, params)
+    from . import config
+
     bar = Progress(games, enabled=progress) if progress is not False else None
+    first = dict(config.FIRST_USE)
     t0 = time.perf_counter()
-    with numba_threads(threads):
-        df, extras = play_games(spec, ruleset, hero, pol, seed, start, games, bar)
-    elapsed = time.perf_counter() - t0
-    if bar is not None:
-        bar.close()
+    try:
+        with numba_threads(threads):
+            df, extras = play_games(spec, ruleset, hero, pol, seed, start, games, bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    # the time of compiling (or loading) the engine on its first use is not simulation time
+    startup = {k: config.FIRST_USE[k] - first[k] for k in first}
+    elapsed = max(time.perf_counter() - t0 - sum(startup.values()), 0.0)
     res = RunResult(game, hero, pol, seed, ruleset, df, extras, elapsed=elapsed)
     res.summary = summarize(spec, df, ruleset, conf)
     res.summary.update({"game": game, "hero": hero, "policy": pol.describe(), "seed": seed, "conf": conf,
                         "elapsed_s": round(elapsed, 3), "games_per_s": round(games / max(elapsed, 1e-9)),
+                        "compile_s": round(startup["compile_s"], 3), "load_s": round(startup["load_s"], 3),
                         "assumptions": assumptions.records(ruleset, hero)})
     defaults = {o.name: o.default for o in spec.options if "run" in o.commands}
     res.summary["provenance"] = provenance.run_record(

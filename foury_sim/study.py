@@ -76,6 +76,8 @@ class Experiment:
     report: dict[str, Any] = field(default_factory=dict)
     #: command-line options that changed the experiment (repeated in the resume command)
     cli_args: str = ""
+    #: quick-look overrides of the command line (``sweep --games/--heroes/--policies``), in the manifest
+    overrides: dict[str, Any] = field(default_factory=dict)
 
 
 def _where(path: str, text: str, key: str) -> str:
@@ -276,12 +278,66 @@ def read_experiment(path: str | Path, top_keys: set[str]) -> tuple[dict[str, Any
     return data, text, ps, spec
 
 
-def load_experiment(path: str | Path) -> Experiment:
-    """Parse and validate an experiment file completely, before anything is simulated."""
+#: The quick-look options of ``sweep``: option -> the setting it overrides.
+QUICK_AXES = {"--heroes": "hero", "--policies": "policy"}
+
+
+def _quick_axis(flag: str, values: list[str], fixed: dict[str, Any], sweep: dict[str, Any], mode: str) -> None:
+    """Apply ``--heroes``/``--policies`` to the parsed ``[fixed]``/``[sweep]`` tables: a swept axis takes the
+    given list instead of the file's; a fixed value is replaced (by one value) or becomes a swept axis (by
+    several, grid sweeps only); an experiment with neither is refused (it plays the game's default)."""
+    key = QUICK_AXES[flag]
+    if not values or any(not v for v in values):
+        raise InputError("give one or more names separated by commas, e.g. kael,melyra", flag)
+    if key in sweep:
+        if mode == "zip":
+            raise InputError(f"the experiment zips {key} with its other swept settings (mode = 'zip'); "
+                             f"{flag} works with grid sweeps only", flag)
+        sweep[key] = list(values)
+    elif key in fixed:
+        if len(values) == 1:
+            fixed[key] = values[0]
+        elif mode == "zip":
+            raise InputError(f"the experiment fixes {key} and zips its axes (mode = 'zip'); {flag} takes one "
+                             "value there", flag)
+        else:
+            del fixed[key]
+            sweep[key] = list(values)
+    else:
+        raise InputError(f"the experiment has no {key} setting ([sweep] or [fixed]): every cell plays the game's "
+                         f"default {key}, so {flag} does not apply; add {key} to the file", flag)
+
+
+def quick_name(name: str, overrides: dict[str, Any]) -> str:
+    """The results folder of a quick look: ``NAME-quick-games1000-heroes-kael+melyra`` (never the full
+    study's ``NAME``, so a quick look and the full study never share a folder)."""
+    parts = [name, "quick"]
+    if "games" in overrides:
+        parts.append(f"games{overrides['games']}")
+    for flag, key in QUICK_AXES.items():
+        if key in overrides:
+            parts.append(f"{flag[2:]}-{'+'.join(overrides[key])}")
+    out = "".join("_" if c in NAME_FORBIDDEN or ord(c) < 32 else c for c in "-".join(parts))
+    if len(out) > MAX_NAME:
+        digest = hashlib.sha256(out.encode()).hexdigest()[:8]
+        out = f"{out[:MAX_NAME - 9]}-{digest}"
+    return out
+
+
+def load_experiment(path: str | Path, *, games: int | None = None, heroes: list[str] | None = None,
+                    policies: list[str] | None = None) -> Experiment:
+    """Parse and validate an experiment file completely, before anything is simulated.
+
+    ``games``, ``heroes``, ``policies`` (``sweep --games/--heroes/--policies``): a quick look that overrides
+    the file (see ``_quick_axis``); its results go to the folder ``quick_name(...)``, not the study's own."""
     p = Path(path)
     data, text, ps, spec = read_experiment(p, TOP_KEYS)
     game = spec.name
     name = check_name(data.get("name", p.stem), _where_value(ps, text, "name") if "name" in data else ps)
+    quick_games = games
+    if quick_games is not None and not 1 <= quick_games <= MAX_GAMES:
+        raise InputError(f"must be a whole number between 1 and {MAX_GAMES:,} (per cell), not {quick_games}",
+                         "--games")
     seed = _seed(data.get("seed", 1), _where_value(ps, text, "seed"))
     for k in ("title", "description"):
         if not isinstance(data.get(k, ""), str):
@@ -331,6 +387,14 @@ def load_experiment(path: str | Path) -> Experiment:
         raise InputError(f"mode must be 'grid' or 'zip', not {mode!r}", _where(ps, text, "mode"))
     fixed = _flatten(fixed)
     sweep = _flatten(sweep)
+    overrides: dict[str, Any] = {}
+    if quick_games is not None:
+        overrides["games"] = quick_games
+        games, precision = quick_games, None
+    for flag, values in (("--heroes", heroes), ("--policies", policies)):
+        if values is not None:
+            _quick_axis(flag, values, fixed, sweep, mode)
+            overrides[QUICK_AXES[flag]] = list(values)
     swept = list(sweep)
     sizes = [_count_range(sweep[k], k, _where(ps, text, f"sweep.{k}")) for k in swept]
     n_cells = (max(sizes) if mode == "zip" else math.prod(sizes)) if sizes else 1
@@ -361,10 +425,19 @@ def load_experiment(path: str | Path) -> Experiment:
             culprit = _culprit(e, cell, swept, fixed)
             loc = _where(ps, text, (f"sweep.{culprit}" if culprit in swept else f"fixed.{culprit}")) if culprit \
                 else where
-            raise InputError(f"{e.message} (cell {i}: {label(cell, swept)})", loc) from None
+            flag = next((f for f, k in QUICK_AXES.items() if k == culprit and k in overrides), None)
+            raise InputError(f"{e.message} (cell {i}: {label(cell, swept)})", flag or loc) from None
     report = data.get("report", {})
-    return Experiment(name, game, seed, cells, swept, fixed, games, precision, conf, bool(data.get("per_game", False)),
-                      data.get("title", name), data.get("description", ""), text, ps, rulesets, report)
+    exp = Experiment(name, game, seed, cells, swept, fixed, games, precision, conf, bool(data.get("per_game", False)),
+                     data.get("title", name), data.get("description", ""), text, ps, rulesets, report)
+    if overrides:
+        args = "".join(f" --{k} {v}" if k == "games" else f" --{'heroes' if k == 'hero' else 'policies'} "
+                       f"{','.join(v)}" for k, v in overrides.items())
+        exp.name = quick_name(name, overrides)
+        exp.overrides = overrides
+        exp.text += f"\n# command line (quick look):{args}\n"
+        exp.cli_args = args
+    return exp
 
 
 def set_precision(exp: Experiment, width: float, max_games: int | None = None, batch: int | None = None) -> None:
@@ -381,7 +454,7 @@ def set_precision(exp: Experiment, width: float, max_games: int | None = None, b
     exp.precision = target
     exp.games = None
     exp.text += f"\n# command line: --precision {width} --max-games {mg} --batch {target.batch}\n"
-    exp.cli_args = f" --precision {width} --max-games {mg} --batch {target.batch}"
+    exp.cli_args += f" --precision {width} --max-games {mg} --batch {target.batch}"
 
 
 def _flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -685,6 +758,11 @@ def _warn(message: str) -> None:
     print(f"foury-sim: warning: {message}", file=sys.stderr, flush=True)
 
 
+def say(message: str) -> None:
+    """What a long verb is doing now (after its progress bar): one line on stderr."""
+    print(f"foury-sim: {message}", file=sys.stderr, flush=True)
+
+
 CELL_KEYS = ("cell", "label", "params", "games", "summary", "elapsed_s")
 
 
@@ -771,7 +849,7 @@ def _run_sweep_locked(exp: Experiment, out: Path, ident: str, files: dict[str, s
                                                           "batch": exp.precision.batch},
         "package_version": __version__, "git_commit": git_commit(), "python": platform.python_version(),
         "numba": _numba_version(), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "experiment_text": exp.text,
-        "experiment_path": exp.path, "report": exp.report,
+        "experiment_path": exp.path, "report": exp.report, "overrides": exp.overrides,
         "assumptions": assumptions.across_cells([r[0] for r in exp.rulesets]),
     }
     atomic_write(manifest_path, json.dumps(to_jsonable(manifest), indent=2))
@@ -806,8 +884,9 @@ def _run_sweep_locked(exp: Experiment, out: Path, ident: str, files: dict[str, s
             bar.close()
         clean_temp(out)
         raise WriteError(f"{e.message}; {kept()}: free space, then resume with: {cmd}", e.where) from None
-    if bar is not None:
-        bar.close()
+    finally:
+        if bar is not None:
+            bar.close()  # also after any other error (closing twice is harmless)
     table = cells_table([records[i] for i in sorted(records)], exp.swept, spec)
     try:
         write_frame(table, out / "cells.parquet")
@@ -819,7 +898,14 @@ def _run_sweep_locked(exp: Experiment, out: Path, ident: str, files: dict[str, s
         if report:
             from .report import build_report
 
-            build_report(out)
+            if progress is not False:
+                say(f"building the report (figures, report.md, report.html) in {out} ...")
+            t0 = time.perf_counter()
+            written = build_report(out)
+            if progress is not False:
+                n_fig = sum(1 for p in written if p.suffix == ".png")
+                say(f"report built: {n_fig} figure{'s' * (n_fig != 1)}, report.md and report.html "
+                    f"({time.perf_counter() - t0:.1f} s)")
     except WriteError as e:
         clean_temp(out)
         raise WriteError(f"{e.message}; all {len(exp.cells)} cells are kept in {out}: free space, then "
@@ -998,11 +1084,13 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     ra = runner.resolve(va, "--a")
     rb = runner.resolve(vb, "--b")
     bar = Progress(2 * games, enabled=progress) if progress is not False else None
-    with numba_threads(threads):
-        da, _ = play_games(spec, *ra, seed, 0, games, bar)
-        db, _ = play_games(spec, *rb, seed, 0, games, bar)
-    if bar is not None:
-        bar.close()
+    try:
+        with numba_threads(threads):
+            da, _ = play_games(spec, *ra, seed, 0, games, bar)
+            db, _ = play_games(spec, *rb, seed, 0, games, bar)
+    finally:
+        if bar is not None:
+            bar.close()
     conf = float(conf)
     if not 0.5 <= conf < 1.0:
         raise InputError(f"must be between 0.5 and 1, not {conf}", "--conf")

@@ -218,7 +218,8 @@ BAD_VALUE = {
     "columns": {},
     "games": {},
     "report": {},
-    "sweep": {"--threads": "0", "--precision": "-1", "--max-games": "5", "--batch": "0"},
+    "sweep": {"--threads": "0", "--precision": "-1", "--max-games": "5", "--batch": "0", "--games": "0",
+              "--heroes": "nobody", "--policies": "nope"},
     "robust": {"--games": "1", "--points": "-1", "--threads": "0"},
     "map check": {"--game": "nogame", "--rules": "nowhere.toml", "--set": "no_such_key=3"},
     "map render": {"--out": "x.txt", "--game": "nogame"},
@@ -294,3 +295,125 @@ def test_a_failed_picture_write_is_one_line_and_claims_nothing(tmp_path, monkeyp
     cap = capsys.readouterr()
     assert e.value.code == 2 and cap.out == ""
     assert cap.err.strip() == f"foury-sim: error: {out}: could not be written (File too large)"
+
+
+QUICK = """name = "quick_t"
+game = "foury"
+seed = 3
+games = 300
+
+[fixed]
+policy = "greedy"
+
+[sweep]
+hero = ["free", "kael", "melyra"]
+"""
+
+
+def test_sweep_quick_look_overrides_the_file_and_never_mixes_with_the_full_study(tmp_path):
+    exp = tmp_path / "q.toml"
+    exp.write_text(QUICK)
+    out = tmp_path / "r"
+    full = cli("sweep", str(exp), "--out", str(out), "--no-progress", "--no-report")
+    assert full.returncode == 0, full.stderr
+    manifest = (out / "quick_t" / "manifest.json").read_text()
+    r = cli("sweep", str(exp), "--out", str(out), "--games", "200", "--heroes", "kael, melyra", "--policies",
+            "cautious", "--no-progress", "--no-report")
+    assert r.returncode == 0, r.stderr
+    folder = out / "quick_t-quick-games200-heroes-kael+melyra-policies-cautious"
+    m = json.loads((folder / "manifest.json").read_text())
+    assert m["overrides"] == {"games": 200, "hero": ["kael", "melyra"], "policy": ["cautious"]}
+    assert m["games"] == 200 and m["fixed"] == {"policy": "cautious"} and m["swept"] == ["hero"]
+    assert m["experiment_text"].endswith("# command line (quick look): --games 200 --heroes kael,melyra "
+                                         "--policies cautious\n")
+    cells = pd.read_csv(folder / "cells.csv")
+    assert list(cells["hero"]) == ["kael", "melyra"] and list(cells["games"]) == [200, 200]
+    assert (out / "quick_t" / "manifest.json").read_text() == manifest  # the full study is untouched
+    assert pd.read_csv(out / "quick_t" / "cells.csv")["games"].tolist() == [300, 300, 300]
+    assert r.stdout.splitlines()[0] == f"2 cells -> {folder}"
+    for _, c in cells.iterrows():  # the end table: one row per cell, grid order, rate and interval
+        row = next(line for line in r.stdout.splitlines() if f"hero={c['hero']} " in line)
+        assert f"{100 * c['win_rate']:.2f} %" in row and f"[{100 * c['win_lo']:.2f}, {100 * c['win_hi']:.2f}] %" in row
+    assert "95 % interval" in r.stdout
+
+
+def test_sweep_quick_look_turns_a_fixed_setting_given_several_values_into_an_axis(tmp_path):
+    exp = tmp_path / "q.toml"
+    exp.write_text(QUICK)
+    r = cli("sweep", str(exp), "--out", str(tmp_path), "--games", "100", "--heroes", "kael", "--policies",
+            "greedy,cautious")  # stderr is no terminal: no bar, but the lines about the report
+    assert r.returncode == 0, r.stderr
+    folder = tmp_path / "quick_t-quick-games100-heroes-kael-policies-greedy+cautious"
+    cells = pd.read_csv(folder / "cells.csv")
+    assert list(cells["label"]) == ["hero=kael, policy=greedy", "hero=kael, policy=cautious"]
+    # after the bar it says what it is doing (stderr), and the report is there
+    assert f"foury-sim: building the report (figures, report.md, report.html) in {folder} ..." in r.stderr
+    n_fig = len(list((folder / "figures").glob("*.png")))
+    assert f"foury-sim: report built: {n_fig} figures, report.md and report.html (" in r.stderr
+    assert r.stdout.splitlines()[-1] == f"report: {folder / 'report.html'}  summary: {folder / 'report.md'}"
+
+
+QUICK_REFUSED = [
+    ('game = "foury"\ngames = 100\n[sweep]\npolicy = ["greedy", "cautious"]\n', ["--heroes", "kael"], "--heroes",
+     "the experiment has no hero setting ([sweep] or [fixed])"),
+    ('game = "foury"\ngames = 100\n[fixed]\nhero = "kael"\n', ["--policies", "greedy"], "--policies",
+     "the experiment has no policy setting"),
+    ('game = "foury"\ngames = 100\nmode = "zip"\n[sweep]\nhero = ["kael", "melyra"]\npolicy = ["greedy", "cautious"]\n',
+     ["--heroes", "kael"], "--heroes", "mode = 'zip'"),
+    ('game = "foury"\ngames = 100\n[sweep]\nhero = ["kael", "melyra"]\n', ["--heroes", "kael,,melyra"], "--heroes",
+     "separated by commas"),
+    ('game = "foury"\ngames = 100\n[sweep]\nhero = ["kael", "melyra"]\n', ["--games", "100", "--precision", "0.1"],
+     "--games", "give one"),
+]
+
+
+@pytest.mark.parametrize("text,args,where,what", QUICK_REFUSED, ids=["no-hero", "no-policy", "zip", "empty", "prec"])
+def test_sweep_quick_look_refused_where_it_does_not_apply(tmp_path, text, args, where, what):
+    exp = tmp_path / "e.toml"
+    exp.write_text(text)
+    r = cli("sweep", str(exp), "--out", str(tmp_path / "r"), *args, "--no-progress", "--no-report")
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"foury-sim: error: {where}: ") and what in lines[0], r.stderr
+    assert not (tmp_path / "r").exists()
+
+
+def test_the_end_of_sweep_table_shows_at_most_twenty_rows_then_says_how_many_more(tmp_path):
+    import io
+
+    from rich.console import Console
+
+    from foury_sim.cli import cells_table
+
+    csv = tmp_path / "cells.csv"
+    pd.DataFrame({"cell": range(25), "label": [f"x={i}" for i in range(25)], "games": 1000,
+                  "win_rate": [i / 100 for i in range(25)], "win_lo": [i / 100 - 0.01 for i in range(25)],
+                  "win_hi": [i / 100 + 0.01 for i in range(25)]}).to_csv(csv, index=False)
+    buf = io.StringIO()
+    Console(file=buf, width=200, no_color=True).print(cells_table(csv, conf=0.9))
+    lines = buf.getvalue().splitlines()
+    rows = [line for line in lines if "x=" in line]
+    assert [line.split()[1] for line in rows] == [f"x={i}" for i in range(20)]  # grid order, 20 rows
+    assert "24.00 %" not in buf.getvalue() and "19.00 %" in buf.getvalue() and "90 % interval" in lines[0]
+    assert lines[-1].strip() == f"... 5 more in {csv}"
+    assert rows[3].split()[2:] == ["1,000", "3.00", "%", "[2.00,", "4.00]", "%"]
+
+
+def test_the_end_of_robust_table_lists_each_whole_conclusion(tmp_path):
+    import io
+
+    from rich.console import Console
+
+    from foury_sim.cli import claims_table
+
+    csv = tmp_path / "robustness.csv"
+    pd.DataFrame({"claim": ["ranking", "kael > free", "free wins >= 15 %"], "whole": [True, False, True],
+                  "share_holds": [0.734, 0.9, 1.0], "share_holds_clearly": [0.5, 0.8, 0.96],
+                  "holds_at_defaults": [True, True, False]}).to_csv(csv, index=False)
+    buf = io.StringIO()
+    Console(file=buf, width=200, no_color=True).print(claims_table(csv))
+    lines = buf.getvalue().splitlines()
+    assert "conclusion" in lines[0] and "holds at (joint points)" in lines[0] and "at the defaults" in lines[0]
+    rows = [line.split() for line in lines[2:] if line.strip()]
+    assert rows == [["ranking", "73", "%", "50", "%", "yes"], ["free", "wins", ">=", "15", "%", "100", "%", "96", "%",
+                                                                 "no"]]

@@ -97,7 +97,8 @@ def make_case(rng: random.Random, tmp: Path) -> tuple[list[str], list[str]]:
     elif verb == "report":
         bad = {"RESULTS": [paths[0], str(tmp / "nowhere"), ""]}
     elif verb == "sweep":
-        bad = {"EXPERIMENT": [str(tmp / "nowhere.toml"), str(tmp)], "--threads": INTS}
+        bad = {"EXPERIMENT": [str(tmp / "nowhere.toml"), str(tmp)], "--threads": INTS, "--games": INTS,
+               "--heroes": NAMES + [",", "kael,,melyra"], "--policies": NAMES}
     args = verb.split()
     if verb not in ("games", "report", "sweep") and not verb.startswith("map"):
         args.append(game)
