@@ -94,3 +94,18 @@ def test_monster_tuning_notebook(monkeypatch):
     assert re.search(r"pairing is worth about [\d.]+ times as many games", text), text
     assert re.search(r"kael, schedule 0,1,2,3: mean score [\d.]+", text), text
     assert n_images(nb) >= 3  # win rate against the schedule, score and turn distributions
+
+
+def test_the_named_tool_comes_with_the_dev_extra():
+    """notebooks/README.md and README.md tell a user to run the notebooks with `jupyter-execute`: the console
+    script is installed (by nbclient), loads, and nbclient is in the `dev` extra that the quick start installs."""
+    import tomllib
+    from importlib.metadata import entry_points
+
+    for doc in ("notebooks/README.md", "README.md"):
+        assert "jupyter-execute notebooks/" in (ROOT / doc).read_text(encoding="utf-8"), doc
+    (script,) = entry_points(group="console_scripts", name="jupyter-execute")
+    assert callable(script.load())
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    dev = project["optional-dependencies"]["dev"]
+    assert script.dist.name.lower() in {re.split(r"[<>=!~\[ ]", req)[0].lower() for req in dev}
