@@ -495,6 +495,9 @@ def check_baseline(
 
     check_format(fmt)
     check_threads(threads)
+    if not baselines.is_dir():
+        raise InputError(f"no baselines folder {str(baselines)!r} (save one with: foury-sim baseline save SPEC.toml "
+                         f"--out {baselines})", "--baselines")
     res = check(name, baselines, progress=progress, threads=threads)
     typer.echo(json.dumps(to_jsonable(res.to_dict()), indent=2) if fmt == "json" else format_check(res, every))
     if not res.passed:
