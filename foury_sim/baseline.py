@@ -370,6 +370,7 @@ class CheckResult:
     hints: list[str] = field(default_factory=list)
     saved: str = ""
     folder: str = ""
+    provenance: dict[str, Any] = field(default_factory=dict)
 
     @property
     def moved(self) -> pd.DataFrame:
@@ -382,7 +383,7 @@ class CheckResult:
     def to_dict(self) -> dict[str, Any]:
         return to_jsonable({"name": self.name, "passed": self.passed, "conf": self.conf, "baseline": self.folder,
                             "saved": self.saved, "metrics": len(self.rows), "moved": len(self.moved),
-                            "rule": RULE, "notes": self.notes, "replay": self.hints,
+                            "rule": RULE, "notes": self.notes, "replay": self.hints, "provenance": self.provenance,
                             "rows": self.rows.drop(columns=["identical"]).to_dict(orient="records")})
 
 
@@ -473,6 +474,7 @@ def check(arg: str | Path, baselines: str | Path = BASELINES, *, progress: bool 
     res = decide(pd.DataFrame(rows), spec.conf)
     notes += _provenance_notes(base.manifest, prov, spec, res, {k: v for k, v in changed_games.items()
                                                                  if k not in resettled})
+    provenance = {"baseline": {k: base.manifest.get(k) for k in prov}, "now": prov}
     hints = []
     for run in spec.runs:
         moved = res[(res["run"] == run.name) & (res["verdict"] == "MOVED")]
@@ -481,7 +483,8 @@ def check(arg: str | Path, baselines: str | Path = BASELINES, *, progress: bool 
             i = first_change[run.name, m]
             hints.append(f"{run.name}: {m} of game {i} changed; replay it with: "
                          f"{replay_command(run.game, run.seed, i, run.settings)}")
-    return CheckResult(spec.name, res, spec.conf, notes, hints, str(base.manifest.get("saved", "")), str(folder))
+    return CheckResult(spec.name, res, spec.conf, notes, hints, str(base.manifest.get("saved", "")), str(folder),
+                       provenance)
 
 
 def _show(s: Any) -> str:
@@ -528,9 +531,8 @@ def _provenance_notes(saved: dict[str, Any], now: dict[str, Any], spec: Spec, re
     for path, h in now["input_files"].items():
         if path in old_files and old_files[path] != h:
             notes.append(f"file {path} changed since the baseline")
-    for k, label in (("package_version", "package version"), ("git_commit", "git commit")):
-        if saved.get(k) and now.get(k) and saved[k] != now[k]:
-            notes.append(f"{label}: baseline {str(saved[k])[:12]}, now {str(now[k])[:12]}")
+    if saved.get("package_version") != now["package_version"]:  # (the git commit is in the JSON output)
+        notes.append(f"package version: baseline {saved.get('package_version')}, now {now['package_version']}")
     return notes
 
 
