@@ -35,6 +35,7 @@ from .registry import DEFAULT_GAME, GameSpec, get_game
 from .runner import Progress, numba_threads, play_games, summarize
 from .study import (
     MAX_GAMES,
+    SPECIAL,
     CellRunner,
     FolderLock,
     _flatten,
@@ -191,8 +192,12 @@ def load_spec(path: str | Path) -> Spec:
         if bad:
             raise InputError(f"unknown run key {bad[0]!r} (known: {', '.join(sorted(RUN_KEYS))}; settings go in "
                              f"settings = {{ ... }})", _where(ps, text, f"{key}.{bad[0]}"))
+        g_name = rt.get("game", d_game)
+        if not isinstance(g_name, str):
+            raise InputError(f"game must be a game's name (a text), not {g_name!r}",
+                             _where(ps, text, f"{key}.game" if "game" in rt else "game"))
         try:
-            spec = get_game(rt.get("game", d_game))
+            spec = get_game(g_name)
         except InputError as e:
             raise InputError(e.message, _where(ps, text, f"{key}.game" if "game" in rt else "game")) from None
         seed = _seed(rt["seed"], _where_value(ps, text, f"{key}.seed")) if "seed" in rt else d_seed
@@ -222,6 +227,8 @@ def load_spec(path: str | Path) -> Spec:
         for k, v in settings.items():
             if isinstance(v, dict):
                 raise InputError(f"setting {k!r} has a table value", s_where)
+            if k in SPECIAL and not (isinstance(v, str) and v):
+                raise InputError(f"setting {k!r} must be a name or a path (a non-empty text), not {v!r}", s_where)
         runner = runners.setdefault(spec.name, CellRunner(spec))
         runner.resolve(settings, _where(ps, text, f"{key}.settings") if "settings" in rt else where)
         runs.append(Run(rname, spec.name, seed, games, settings, metrics,

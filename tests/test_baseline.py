@@ -247,6 +247,50 @@ def test_bad_spec_is_refused_at_file_line(tmp_path, text, where, words):
     assert words in e.value.message
 
 
+def test_fuzzed_specs_load_or_are_refused_as_input_errors(tmp_path):
+    """Mutations of a valid spec (values swapped for other types and out-of-range numbers, keys renamed, lines
+    dropped or cut): each loads, or is refused with an InputError naming the file; nothing else escapes."""
+    import random
+
+    rng = random.Random(13)
+    good = SPEC.format(name="t", extra=', "param.retire_level" = 4', tolerance="tolerance = { win = 0.01 }")
+    values = ['"x"', "-1", "0", "1.5", "nan", "[]", "[1, 2]", '["win", 3]', "{}", "{ a = 1 }", "true", '""',
+              "1979-05-27", '"knight"', '"delve"', "99999999999999999999", '"hero=none"']
+    p = tmp_path / "f.toml"
+    p.write_text(good, encoding="utf-8")
+    assert baseline.load_spec(p).runs[0].settings["param.retire_level"] == 4
+    loaded = refused = 0
+    for _ in range(150):
+        lines = good.splitlines()
+        for _ in range(rng.choice([1, 1, 2, 3])):
+            i = rng.randrange(len(lines))
+            op = rng.random()
+            if "=" in lines[i] and op < 0.6:
+                k, _, v = lines[i].partition("=")
+                if v.strip().startswith("{") and rng.random() < 0.5:  # a value inside an inline table
+                    inner = v.strip()[1:-1].split(",")
+                    j = rng.randrange(len(inner))
+                    ik, _, _ = inner[j].partition("=")
+                    inner[j] = f"{ik}= {rng.choice(values)}"
+                    lines[i] = f"{k}= {{{','.join(inner)} }}"
+                else:
+                    lines[i] = f"{k}= {rng.choice(values)}"
+            elif op < 0.75:
+                lines[i] = lines[i].replace("knight", rng.choice(["", "Knight", "knight.x", "runs"]))
+            elif op < 0.9:
+                del lines[i]
+            else:
+                lines[i] = lines[i][: rng.randrange(len(lines[i]) + 1)]
+        p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        try:
+            baseline.load_spec(p)
+            loaded += 1
+        except InputError as e:
+            assert str(e).startswith(f"{p}"), (str(e), lines)
+            refused += 1
+    assert loaded and refused
+
+
 def test_bad_spec_on_the_command_line_is_one_line_exit_2(tmp_path):
     p = tmp_path / "bad.toml"
     p.write_text('game = "delve"\n[runs.a]\nmetrics = ["win", "nope"]\n', encoding="utf-8")
