@@ -461,7 +461,8 @@ app.add_typer(baseline_app, name="baseline")
 
 @baseline_app.command("save")
 def baseline_save(
-    spec: str = typer.Argument(..., help="Baseline spec (TOML), or the name of one in experiments/baselines/."),
+    spec: str = typer.Argument(..., metavar="SPEC", help="Baseline spec (TOML), or the name of one in "
+                               "experiments/baselines/."),
     out: Path = typer.Option(Path("results/baselines"), help="Baselines folder; the baseline goes to OUT/NAME/.",
                              show_default=True),
     threads: int | None = typer.Option(None, help="Numba threads (default: all cores)."),
@@ -479,8 +480,9 @@ def baseline_save(
 
 @app.command("check")
 def check_baseline(
-    name: str = typer.Argument(..., help="A saved baseline's name (its stored spec is re-run), or a spec file "
-                               "(TOML; compared with the baseline of its name)."),
+    name: str = typer.Argument(..., metavar="NAME_OR_SPEC",
+                               help="A saved baseline's name (its stored spec is re-run), or a spec file (TOML; "
+                               "compared with the baseline of its name)."),
     baselines: Path = typer.Option(Path("results/baselines"), help="Folder holding the saved baselines.",
                                    show_default=True),
     fmt: str = typer.Option("text", "--format", help="text or json.", show_default=True),
