@@ -616,6 +616,58 @@ def map_check(
         typer.echo(line)
 
 
+baseline_app = typer.Typer(no_args_is_help=True, help="Balance baselines: save the results of a named set of "
+                             "runs, for `foury-sim check` to compare against.")
+app.add_typer(baseline_app, name="baseline")
+
+
+@baseline_app.command("save")
+def baseline_save(
+    spec: str = typer.Argument(..., metavar="SPEC", help="Baseline spec (TOML), or the name of one in "
+                               "experiments/baselines/."),
+    out: Path = typer.Option(Path("results/baselines"), help="Baselines folder; the baseline goes to OUT/NAME/.",
+                             show_default=True),
+    threads: int | None = typer.Option(None, help="Numba threads (default: all cores)."),
+    progress: bool | None = typer.Option(None, "--progress/--no-progress", help="Progress bar on stderr."),
+) -> None:
+    """Play every run of a baseline spec and store, per run, its summary and the per-game values of the
+    watched metrics, with the code version of each game (replaces an older baseline of the same name)."""
+    from .baseline import format_saved, load_spec, save
+
+    check_threads(threads)
+    check_out_dir(out)
+    s = load_spec(spec)  # every error is found before anything is simulated
+    typer.echo(format_saved(save(s, out, progress=progress, threads=threads)))
+
+
+@app.command("check")
+def check_baseline(
+    name: str = typer.Argument(..., metavar="NAME_OR_SPEC",
+                               help="A saved baseline's name (its stored spec is re-run), or a spec file (TOML; "
+                               "compared with the baseline of its name)."),
+    baselines: Path = typer.Option(Path("results/baselines"), help="Folder holding the saved baselines.",
+                                   show_default=True),
+    fmt: str = typer.Option("text", "--format", help="text or json.", show_default=True),
+    every: bool = typer.Option(False, "--all", help="List every metric, not only what moved.", show_default=True),
+    threads: int | None = typer.Option(None, help="Numba threads (default: all cores)."),
+    progress: bool | None = typer.Option(None, "--progress/--no-progress", help="Progress bar on stderr."),
+) -> None:
+    """Re-run a baseline's games on the same dice and compare each watched metric with paired tests (Holm
+    over all metrics). Exit 0: nothing moved beyond its tolerance and chance; exit 1: a table of what moved."""
+    from .baseline import check, format_check
+    from .files import to_jsonable
+
+    check_format(fmt)
+    check_threads(threads)
+    if not baselines.is_dir():
+        raise InputError(f"no baselines folder {str(baselines)!r} (save one with: foury-sim baseline save SPEC.toml "
+                         f"--out {baselines})", "--baselines")
+    res = check(name, baselines, progress=progress, threads=threads)
+    typer.echo(json.dumps(to_jsonable(res.to_dict()), indent=2) if fmt == "json" else format_check(res, every))
+    if not res.passed:
+        raise typer.Exit(1)
+
+
 #: Exit codes (README): 0 done (also: no command given, which prints the help), 2 bad input or a file that
 #: could not be written (one line naming the option or file:line[:col]), 130 interrupted (one line: what was
 #: kept and how to resume).

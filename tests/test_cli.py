@@ -223,6 +223,8 @@ BAD_VALUE = {
     "robust": {"--games": "1", "--points": "-1", "--threads": "0"},
     "map check": {"--game": "nogame", "--rules": "nowhere.toml", "--set": "no_such_key=3"},
     "map render": {"--out": "x.txt", "--game": "nogame"},
+    "baseline save": {"--out": "README.md", "--threads": "0"},
+    "check": {"--baselines": "nowhere", "--format": "x", "--threads": "0"},
 }
 #: Options whose checks belong to another part of the code (the study's own --out rules).
 NOT_HERE = {("sweep", "--out"), ("robust", "--out")}
@@ -230,7 +232,8 @@ NOT_HERE = {("sweep", "--out"), ("robust", "--out")}
 VALID_ARGS = {"run": ["foury"], "replay": ["foury"], "odds": ["foury"], "compare": ["foury", "--a", "hero=kael"],
               "assumptions": ["foury"], "columns": ["foury"], "games": [], "report": ["results"],
               "sweep": ["experiments/hero_difficulty.toml"], "robust": ["experiments/robust_hero_ranking.toml"],
-              "map check": ["base"], "map render": ["base"]}
+              "map check": ["base"], "map render": ["base"],
+              "baseline save": ["experiments/baselines/delve.toml"], "check": ["delve"]}
 
 
 def _verbs():
