@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import math
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -144,23 +143,31 @@ def games_for_halfwidth(kind: str, target: float, half: float, conf: float, sd: 
     return max(2, math.ceil(z * z * var / (half * half)))
 
 
-def band_interval(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, target: float,
-                  integer: bool) -> tuple[float, float] | None:
-    """The values where the calibration band (candidate intervals joined linearly) contains the target: the
-    hull of that set (None when the band never contains it). For an integer setting, the integers."""
+def band_interval(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, target: float, integer: bool,
+                  direction: int) -> tuple[float, float] | None:
+    """The values consistent with the target, for a response monotone in ``direction`` (+1 rising, -1 falling):
+    between the last candidate whose interval lies wholly on the near side of the target and the first whose
+    interval lies wholly beyond it (a monotone response between two candidates stays between their intervals,
+    so nothing narrower is honest without more candidates). An end of the range whose interval holds the
+    target is the interval's end (the truth may lie beyond the range). For an integer setting, the integers
+    strictly between (None if there are none: the target falls between two neighbours). ``direction`` 0: the
+    hull of the candidates whose interval holds the target."""
     order = np.argsort(values)
-    v, lo, hi = values[order], lo[order], hi[order]
-    if v.size == 1:
-        return (float(v[0]), float(v[0])) if lo[0] <= target <= hi[0] else None
-    grid = (np.arange(math.ceil(v[0]), math.floor(v[-1]) + 1, dtype=float) if integer
-            else np.linspace(v[0], v[-1], 4001))
-    grid = np.union1d(grid, v) if not integer else grid
-    lo_c = np.interp(grid, v, np.where(np.isfinite(lo), lo, -1e300))
-    hi_c = np.interp(grid, v, np.where(np.isfinite(hi), hi, 1e300))
-    ok = (lo_c <= target) & (target <= hi_c)
-    if not ok.any():
-        return None
-    return float(grid[ok].min()), float(grid[ok].max())
+    v, lo, hi = np.asarray(values, float)[order], np.asarray(lo, float)[order], np.asarray(hi, float)[order]
+    if direction == 0:
+        ok = (lo <= target) & (target <= hi)
+        return (float(v[ok].min()), float(v[ok].max())) if ok.any() else None
+    neg = hi < target if direction > 0 else lo > target  # wholly on the near side (below a rising response)
+    pos = lo > target if direction > 0 else hi < target  # wholly beyond
+    b_i = int(np.argmax(pos)) if pos.any() else len(v) - 1
+    before = np.flatnonzero(neg[:b_i + 1])
+    a_i = int(before.max()) if before.size else 0
+    a, b = float(v[a_i]), float(v[b_i])
+    if integer:
+        a = a + 1 if neg[a_i] else a
+        b = b - 1 if pos[b_i] else b
+        return (a, b) if a <= b else None
+    return a, b
 
 
 # ------------------------------------------------------------------------------------------- the search --
@@ -274,8 +281,9 @@ def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi
                     break
                 play(v, 2 * cands[v].n)
                 continue
-        # refine the best candidate while its estimate is in the band (or it straddles the band)
-        in_band = band[0] <= b_est <= band[1]
+        # refine the best candidate while its estimate is in the middle half of the band (a candidate near an
+        # edge of the band is not refined: a value nearer the target is sought in its bracket instead)
+        in_band = abs(b_est - target) <= tolerance / 2 or (integer and band[0] <= b_est <= band[1])
         if in_band or (not crossings and best in near):
             if spent + cands[best].n > max_games:
                 break
@@ -288,6 +296,13 @@ def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi
             play(best, 2 * cands[best].n)
             continue
         a, b = min(crossings, key=lambda ab: min(abs(e[ab[0]][0] - target), abs(e[ab[1]][0] - target)))
+        n_ab = max(cands[a].n, cands[b].n)
+        short = [v for v in (a, b) if cands[v].n < n_ab]
+        if short:  # compare the bracket's ends on the same games (common dice), then split it
+            if spent + n_ab - cands[short[0]].n > max_games:
+                break
+            play(short[0], n_ab)
+            continue
         if integer and b - a <= 1:
             # estimates bracket the target between adjacent integers but one sits in the band: refine it
             if spent + cands[best].n > max_games:
@@ -305,7 +320,7 @@ def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi
         root = min(max(root, a + 0.25 * w), b - 0.25 * w)
         if integer:
             root = float(min(max(round(root), a + 1), b - 1))
-        n_new = max(n0, min(cands[a].n, cands[b].n))
+        n_new = max(n0, n_ab)
         if spent + n_new > max_games:
             break
         play(root, n_new)
@@ -322,7 +337,7 @@ def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi
         interval = None
     else:
         interval = band_interval(table["value"].to_numpy(float), table["lo"].to_numpy(float),
-                                 table["hi"].to_numpy(float), target, integer)
+                                 table["hi"].to_numpy(float), target, integer, direction if monotone else 0)
     if integer and status != HIT and not neighbours:
         g_now = {v: direction * (est(cands[v])[0] - target) for v in vs}
         adj = [(a, b) for a, b in zip(vs[:-1], vs[1:]) if b - a == 1 and (g_now[a] <= 0 < g_now[b]
@@ -337,7 +352,8 @@ def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi
         warnings.append(f"the game budget ({max_games:,}) ran out before a value was shown to be within "
                         f"{tolerance:g} of the target: raise --max-games")
     if status == NOT_REACHED:
-        ends = f"{fmt_metric(est(cands[vs[0]])[0], kind)} at {vs[0]:g} to {fmt_metric(est(cands[vs[-1]])[0], kind)} at {vs[-1]:g}"
+        ends = (f"{fmt_metric(est(cands[vs[0]])[0], kind)} at {vs[0]:g} to "
+                f"{fmt_metric(est(cands[vs[-1]])[0], kind)} at {vs[-1]:g}")
         warnings.append(f"the target is out of reach in {lo:g}..{hi:g} (the {metric} runs from {ends}): widen --range")
     if status == FLAT:
         warnings.append(f"{param} does not move the {metric} detectably over {lo:g}..{hi:g}")
@@ -560,8 +576,15 @@ def tune(game: str, param: str, target_metric: str, target: float, tolerance: fl
     check_seed(seed)
     check_conf(conf)
     check_threads(threads)
-    if not isinstance(max_games, int) or max_games < 100:
+    from .inputs import check_games
+
+    check_games(max_games, "--max-games")
+    if max_games < 100:
         raise InputError(f"must be at least 100, not {max_games}", "--max-games")
+    if not 2 <= points <= 50:
+        raise InputError(f"must be from 2 to 50, not {points}", "--points")
+    if first_games is not None and not 2 <= first_games <= max_games:
+        raise InputError(f"must be from 2 to --max-games ({max_games:,}), not {first_games}", "--first-games")
     kind = metric_kind(spec, target_metric)
     fixed = dict(fixed or {})
     check_setting(spec, param, fixed, [int(lo), int(hi)] if integer else [lo, hi])
@@ -578,7 +601,8 @@ def tune(game: str, param: str, target_metric: str, target: float, tolerance: fl
     rng = f"{int(lo)},{int(hi)}" if integer else f"{lo:g},{hi:g}"
     args = ["--param", param, "--target", f"{target_metric}={target:g}", "--tolerance", f"{tolerance:g}",
             "--range", rng, "--seed", str(seed), "--conf", f"{conf:g}", "--max-games", str(max_games)]
-    args += [a for k, v in fixed.items() for a in ("--fixed", f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}")]
+    for k, v in fixed.items():
+        args += ["--fixed", f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}"]
     if not integer and all(float(x).is_integer() for x in (lo, hi)):
         args.append("--continuous")
     r.extra = {"game": game, "seed": seed, "command": command("tune", game, args),
@@ -606,3 +630,188 @@ def write_tune(r: TuneResult, out: str | Path) -> list[Path]:
 
     plt.close(fig)
     return paths
+
+
+def default_range(spec: Any, param: str, fixed: dict[str, Any]) -> tuple[float, float, bool]:
+    """No setting carries a search range of its own (a policy parameter's valid range is far wider than any
+    sensible search): ``--range`` is asked for in one line, after an unknown policy parameter is named."""
+    if param.startswith("param."):
+        pol = spec.policies.get(str(fixed.get("policy") or spec.default_policy))
+        name = param[6:]
+        if pol is not None and name not in pol.params:
+            known = ", ".join(f"param.{k}" for k in pol.params) or "none"
+            raise InputError(f"policy {pol.name!r} has no parameter {name!r} (known: {known})", "--param")
+    raise InputError(f"give the values to search between: --range LO,HI (e.g. --range 0,6; whole numbers "
+                     f"search whole numbers) for {param}", "--range")
+
+
+# ------------------------------------------------------------------------------ several tunings from a file --
+TUNE_KEYS = {"name", "title", "description", "game", "seed", "param", "target", "tolerance", "range", "integer",
+             "conf", "max_games", "first_games", "points", "fixed", "sweep"}
+
+
+@dataclass
+class TuneFile:
+    """A tuning file (``experiments/tune_*.toml``): one tuning per cell of ``[sweep]`` (every combination of its
+    lists, e.g. one per hero), the other settings in ``[fixed]``."""
+
+    path: str
+    name: str
+    game: str
+    param: str
+    metric: str
+    target: float
+    tolerance: float
+    lo: float
+    hi: float
+    integer: bool
+    seed: int = 1
+    conf: float = 0.95
+    max_games: int = 200_000
+    first_games: int | None = None
+    points: int = 5
+    fixed: dict[str, Any] = field(default_factory=dict)
+    cells: list[dict[str, Any]] = field(default_factory=list)
+    swept: list[str] = field(default_factory=list)
+    title: str = ""
+    text: str = ""
+
+
+def load_tune_file(path: str | Path) -> TuneFile:
+    """Read and check a tuning file completely (every cell's ends of the range resolved) before simulating."""
+    import itertools
+
+    from .study import _where, _where_value, check_name, read_experiment
+
+    data, text, ps, spec = read_experiment(path, TUNE_KEYS)
+
+    def need(key: str) -> Any:
+        if key not in data:
+            raise InputError(f"a tuning file needs {key} (known keys: {', '.join(sorted(TUNE_KEYS))})", ps)
+        return data[key]
+
+    def at(key: str) -> str:
+        return _where_value(ps, text, key)
+
+    name = check_name(data.get("name", Path(ps).stem), at("name") if "name" in data else ps)
+    param = need("param")
+    if not isinstance(param, str) or not param:
+        raise InputError("param must be a setting's key (e.g. enemies.orc.base)", at("param"))
+    tgt = need("target")
+    try:
+        metric, target = parse_target(tgt)
+        kind = metric_kind(spec, metric)
+    except InputError as e:
+        raise InputError(e.message, at("target")) from None
+    tol = need("tolerance")
+    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not math.isfinite(tol) or tol <= 0:
+        raise InputError(f"tolerance must be a positive number, not {tol!r}", at("tolerance"))
+    rng = need("range")
+    if (not isinstance(rng, list) or len(rng) != 2
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in rng)
+            or not rng[0] < rng[1]):
+        raise InputError(f"range must be [LO, HI] with LO < HI, not {rng!r}", at("range"))
+    integer = data.get("integer", all(isinstance(v, int) for v in rng))
+    if not isinstance(integer, bool):
+        raise InputError("integer must be true or false", at("integer"))
+    if kind == RATE and not 0 <= target <= 1:
+        raise InputError(f"a rate's target is a fraction from 0 to 1 (30 % is 0.30), not {target:g}", at("target"))
+    from .inputs import check_seed
+
+    try:
+        seed = check_seed(data.get("seed", 1))
+    except InputError as e:
+        raise InputError(f"seed {e.message}", at("seed")) from None
+    conf = data.get("conf", 0.95)
+    if isinstance(conf, bool) or not isinstance(conf, (int, float)) or not 0.5 <= conf < 1.0:
+        raise InputError("conf must be a confidence level between 0.5 and 1 (e.g. 0.95)", at("conf"))
+    ints = {}
+    for key, default, low in (("max_games", 200_000, 100), ("first_games", None, 2), ("points", 5, 2)):
+        v = data.get(key, default)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < low or v > 10_000_000):
+            raise InputError(f"{key} must be a whole number from {low} to 10,000,000, not {v!r}", at(key))
+        ints[key] = v
+    fixed = data.get("fixed", {})
+    sweep = data.get("sweep", {})
+    for key, table in (("fixed", fixed), ("sweep", sweep)):
+        if not isinstance(table, dict):
+            raise InputError(f"[{key}] must be a table", _where(ps, text, key))
+    for k, v in sweep.items():
+        if not isinstance(v, list) or not v:
+            raise InputError(f"sweep.{k} must be a non-empty list of values", _where(ps, text, k))
+    if param in fixed or param in sweep:
+        raise InputError(f"{param} is the tuned setting: it cannot also be fixed or swept", _where(ps, text, param))
+    swept = list(sweep)
+    cells = [dict(zip(swept, combo)) for combo in itertools.product(*(sweep[k] for k in swept))] or [{}]
+    if len(cells) > 1000:
+        raise InputError(f"{len(cells):,} tunings: at most 1,000 per file", _where(ps, text, "sweep"))
+    lo, hi = float(rng[0]), float(rng[1])
+    if integer and (lo != int(lo) or hi != int(hi)):
+        raise InputError("an integer setting needs whole-number ends", at("range"))
+    for cell in cells:
+        try:
+            check_setting(spec, param, dict(fixed) | cell, [int(lo), int(hi)] if integer else [lo, hi])
+        except InputError as e:
+            where = _where(ps, text, next(iter(cell))) if cell else at("range")
+            raise InputError(e.message, where) from None
+    return TuneFile(ps, name, spec.name, param, metric, float(target), float(tol), lo, hi, integer, seed,
+                    float(conf), ints["max_games"], ints["first_games"], ints["points"], dict(fixed), cells, swept,
+                    str(data.get("title", "")), text)
+
+
+def run_tune_file(tf: TuneFile, out_root: str | Path | None = None, *, threads: int | None = None,
+                  progress: bool | None = None) -> tuple[pd.DataFrame, list[TuneResult]]:
+    """One tuning per cell; the table of answers (one row per cell). With ``out_root``: ``OUT/NAME/`` gets
+    ``answers.csv``, ``tune.json`` (every record, the file's text) and ``CELL/calibration.png`` per cell."""
+    from .files import atomic_write, save_figure, to_jsonable, write_frame
+
+    results: list[TuneResult] = []
+    rows = []
+    for cell in tf.cells:
+        r = tune(tf.game, tf.param, tf.metric, tf.target, tf.tolerance, fixed=dict(tf.fixed) | cell, lo=tf.lo,
+                 hi=tf.hi, integer=tf.integer, seed=tf.seed, conf=tf.conf, max_games=tf.max_games,
+                 first_games=tf.first_games, points=tf.points, threads=threads, progress=progress)
+        results.append(r)
+        row: dict[str, Any] = dict(cell)
+        chosen = r.row(r.value) if r.value is not None and r.status not in (NOT_REACHED, FLAT) else None
+        row |= {"status": r.status, tf.param: r.value if chosen is not None else None,
+                "estimate": chosen["estimate"] if chosen else None, "lo": chosen["lo"] if chosen else None,
+                "hi": chosen["hi"] if chosen else None,
+                "consistent_lo": r.interval[0] if r.interval else None,
+                "consistent_hi": r.interval[1] if r.interval else None,
+                "neighbours": ",".join(map(str, r.neighbours)), "games": r.games, "monotone": r.monotone,
+                "answer": answer_line(r)}
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    if out_root is not None:
+        d = Path(out_root) / tf.name
+        d.mkdir(parents=True, exist_ok=True)
+        write_frame(table, d / "answers.csv")
+        from . import __version__
+
+        atomic_write(d / "tune.json", json.dumps(to_jsonable({
+            "name": tf.name, "file": tf.path, "file_text": tf.text, "version": __version__,
+            "tunings": [r.to_dict() for r in results]}), indent=2))
+        import matplotlib.pyplot as plt
+
+        for i, (cell, r) in enumerate(zip(tf.cells, results)):
+            label = "_".join(f"{v}" for v in cell.values()) or "all"
+            label = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in label)
+            fig = calibration_figure(r, r.extra.get("axis_label"))
+            fig.axes[0].set_title(f"{', '.join(f'{k}={v}' for k, v in cell.items()) or tf.name}: "
+                                  f"{r.metric} against {r.param}", fontsize=10)
+            save_figure(fig, d / f"{i:02d}_{label}_calibration.png", dpi=110)
+            plt.close(fig)
+    return table, results
+
+
+def format_answers(tf: TuneFile, table: pd.DataFrame) -> str:
+    """The table of answers ``foury-sim tune FILE.toml`` prints: one line per tuning."""
+    lines = [f"{tf.title or tf.name}: {tf.param} for {tf.metric} = {tf.target:g} ± {tf.tolerance:g} "
+             f"(seed {tf.seed}, {100 * tf.conf:g} % intervals)", ""]
+    for _, row in table.iterrows():
+        who = ", ".join(f"{k}={row[k]}" for k in tf.swept) or "all"
+        lines.append(f"{who}: {row['answer']}")
+    lines.append("")
+    lines.append(f"{int(table['games'].sum()):,} games in all")
+    return "\n".join(lines)

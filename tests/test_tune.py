@@ -1,0 +1,188 @@
+"""``foury-sim tune``: the search on synthetic responses with a known root (no engine), the integer
+neighbours, non-monotone detection, bad input, and real settings of every registered game."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from foury_sim.errors import InputError
+from foury_sim.outputs import MEAN
+from foury_sim.tune import (
+    BETWEEN,
+    HIT,
+    NOT_REACHED,
+    answer_line,
+    band_interval,
+    calibration_figure,
+    search,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+BUDGET = 400_000
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "foury_sim.cli", *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=900)
+
+
+def bernoulli(p, seed: int, calls: list | None = None):
+    """Games as uniforms: game i is won under value v when u_i < p(v) (common dice: the same u_i for every v)."""
+    u = np.random.default_rng(seed).random(BUDGET)
+
+    def evaluate(v, start, count):
+        if calls is not None:
+            calls.append((v, start, count))
+        return (u[start:start + count] < p(v)).astype(float)
+
+    return evaluate
+
+
+def logistic(root: float, slope: float, top: float = 0.6):
+    """p(v) with p(root) = top / 2."""
+    return lambda v: top / (1.0 + math.exp(-slope * (v - root)))
+
+
+# ------------------------------------------------------------------------------------ synthetic, continuous --
+@pytest.mark.parametrize("slope", [0.6, -0.6], ids=["increasing", "decreasing"])
+def test_continuous_interval_contains_the_known_root_in_19_of_20_seeds(slope):
+    root = 3.3  # p(3.3) = 0.30 exactly
+    p = logistic(root, slope)
+    covered, hits, in_band = 0, 0, 0
+    for seed in range(20):
+        r = search(bernoulli(p, seed), target=0.30, tolerance=0.02, lo=0.0, hi=8.0, integer=False)
+        assert r.direction == (1 if slope > 0 else -1)
+        assert r.monotone
+        covered += r.interval is not None and r.interval[0] <= root <= r.interval[1]
+        hits += r.status == HIT
+        in_band += abs(p(r.value) - 0.30) <= 0.02  # the true rate at the chosen value
+        assert r.games == int(r.table["games"].sum()) <= BUDGET
+    assert covered >= 19, covered
+    assert hits == 20
+    assert in_band >= 19, in_band
+
+
+def test_mean_metric_uses_t_intervals_and_finds_the_root():
+    # per game: normal with mean 2 v and sd 3; target mean 10 -> v = 5
+    covered = 0
+    for seed in range(20):
+        z = np.random.default_rng(seed).standard_normal(BUDGET)
+        r = search(lambda v, s, c, z=z: 2.0 * v + 3.0 * z[s:s + c], target=10.0, tolerance=0.3, lo=0.0, hi=10.0,
+                   integer=False, kind=MEAN, metric="score")
+        assert r.status == HIT and r.kind == MEAN
+        row = r.row(r.value)
+        assert 9.7 <= row["lo"] <= row["estimate"] <= row["hi"] <= 10.3
+        covered += r.interval[0] <= 5.0 <= r.interval[1]
+    assert covered >= 19
+    assert "score" in answer_line(r) and "%" not in answer_line(r).split(";")[0]
+
+
+# --------------------------------------------------------------------------------------- synthetic, integer --
+@pytest.mark.parametrize("sign", [1, -1], ids=["increasing", "decreasing"])
+def test_integer_setting_chooses_an_integer_in_the_band(sign):
+    # p(v) = 0.30 + sign * 0.07 (v - 4): only v = 4 lies within 0.30 +- 0.02
+    p = lambda v: 0.30 + sign * 0.07 * (v - 4)  # noqa: E731
+    good = 0
+    for seed in range(20):
+        r = search(bernoulli(p, seed), target=0.30, tolerance=0.02, lo=0, hi=8, integer=True)
+        assert isinstance(r.value, int)
+        assert all(float(v).is_integer() for v in r.table["value"])
+        good += r.status == HIT and r.value == 4
+    assert good >= 19
+
+
+def test_integer_with_no_value_in_the_band_reports_the_two_neighbours():
+    p = lambda v: 0.10 + 0.10 * v  # noqa: E731  0.35 lies between v = 2 (0.30) and v = 3 (0.40)
+    r = search(bernoulli(p, 7), target=0.35, tolerance=0.02, lo=0, hi=6, integer=True, param="enemies.orc.base")
+    assert r.status == BETWEEN
+    assert r.neighbours == [2, 3]
+    a, b = r.row(2), r.row(3)
+    assert a["hi"] < 0.33 and b["lo"] > 0.37  # both shown outside the band, on either side
+    line = answer_line(r)
+    assert line.startswith("enemies.orc.base: no integer gives win 35 ± 2 %; 2 gives ")
+    assert "3 gives " in line and f"{r.games:,} games" in line
+
+
+def test_answer_line_of_a_hit_names_value_rate_interval_target_neighbours_and_games():
+    p = lambda v: 0.10 + 0.07 * v  # noqa: E731  v = 3 -> 0.31
+    r = search(bernoulli(p, 1), target=0.30, tolerance=0.02, lo=0, hi=8, integer=True, param="enemies.orc.base")
+    assert r.status == HIT and r.value == 3
+    row = r.row(3)
+    head = (f"enemies.orc.base = 3 gives win {100 * row['estimate']:.1f} % [{100 * row['lo']:.1f}, "
+            f"{100 * row['hi']:.1f}] (target 30 ± 2 %)")
+    assert answer_line(r).startswith(head)
+    assert f"2 gives {100 * r.row(2)['estimate']:.1f} %" in answer_line(r)
+    assert answer_line(r).endswith(f"{r.games:,} games")
+
+
+# -------------------------------------------------------------------------------- common dice, allocation --
+def test_every_candidate_plays_the_same_game_indices_and_games_go_near_the_target():
+    calls: list = []
+    r = search(bernoulli(logistic(3.3, 0.6), 3, calls), target=0.30, tolerance=0.02, lo=0.0, hi=8.0)
+    played: dict = {}
+    for v, start, count in calls:
+        assert start == played.get(v, 0)  # each value extends its own prefix 0, 1, ... (same games for all)
+        played[v] = start + count
+    assert played == dict(zip(r.table["value"], r.table["games"]))
+    # sequential allocation: the chosen value got more games than any end of the range
+    ends = r.table[r.table["value"].isin([0.0, 8.0])]["games"]
+    assert r.row(r.value)["games"] > 4 * ends.max()
+
+
+def test_not_monotone_is_detected_and_said():
+    p = lambda v: 0.55 - 0.12 * abs(v - 4)  # noqa: E731  rises to v = 4, then falls
+    r = search(bernoulli(p, 2), target=0.35, tolerance=0.02, lo=0, hi=8, integer=True, first_games=3000)
+    assert not r.monotone
+    assert any("not monotone" in w for w in r.warnings)
+
+
+def test_target_out_of_reach_is_said():
+    r = search(bernoulli(lambda v: 0.05 * v, 4), target=0.9, tolerance=0.02, lo=0, hi=6, integer=True)
+    assert r.status == NOT_REACHED and r.interval is None
+    assert "out of reach" in answer_line(r) and any("widen --range" in w for w in r.warnings)
+
+
+def test_budget_is_respected():
+    r = search(bernoulli(logistic(3.3, 0.6), 5), target=0.30, tolerance=0.002, lo=0.0, hi=8.0, max_games=20_000)
+    assert r.status == "budget" and r.games <= 20_000
+    assert "NOT shown within the tolerance" in answer_line(r)
+
+
+def test_values_consistent_with_the_target_lie_between_the_last_clearly_below_and_first_clearly_above():
+    v = np.array([0.0, 1.0, 2.0, 3.0])
+    lo, hi = np.array([0.0, 0.25, 0.28, 0.4]), np.array([0.2, 0.35, 0.32, 0.6])
+    assert band_interval(v, lo, hi, 0.3, integer=False, direction=1) == (0.0, 3.0)
+    assert band_interval(v, lo, hi, 0.3, integer=True, direction=1) == (1.0, 2.0)
+    assert band_interval(v, lo, hi, 0.9, integer=True, direction=1) == (3.0, 3.0)  # the truth may lie beyond 3
+    assert band_interval(v, lo, hi, 0.3, integer=True, direction=0) == (1.0, 2.0)
+    # falling response: the same candidates read from the other side
+    assert band_interval(v, lo[::-1].copy(), hi[::-1].copy(), 0.3, integer=True, direction=-1) == (1.0, 2.0)
+    # no integer between two neighbours shown on either side
+    assert band_interval(v[:2], np.array([0.1, 0.4]), np.array([0.2, 0.5]), 0.3, integer=True, direction=1) is None
+
+
+def test_calibration_figure_has_labels_band_and_chosen_value():
+    r = search(bernoulli(lambda v: 0.10 + 0.07 * v, 1), target=0.30, tolerance=0.02, lo=0, hi=8, integer=True,
+               param="enemies.orc.base")
+    ax = calibration_figure(r).axes[0]
+    assert ax.get_xlabel().startswith("enemies.orc.base (")
+    assert ax.get_ylabel() == "win (% of games)"
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "chosen: 3" in labels and any(t.startswith("target band (30.0 % ± 2.0 %)") for t in labels)
+
+
+@pytest.mark.parametrize("kw, where", [
+    ({"tolerance": 0.0}, "--tolerance"), ({"lo": 5, "hi": 5}, "--range"), ({"target": 30.0}, "--target"),
+    ({"lo": 0.5, "hi": 4, "integer": True}, "--range"),
+])
+def test_search_refuses_bad_input(kw, where):
+    args = {"target": 0.3, "tolerance": 0.02, "lo": 0, "hi": 8, "integer": True} | kw
+    with pytest.raises(InputError) as e:
+        search(bernoulli(lambda v: 0.3, 1), **args)
+    assert e.value.where == where
