@@ -126,6 +126,9 @@ def paired_p(a: np.ndarray, b: np.ndarray, kind: str, conf: float) -> tuple[floa
         return float(b.mean() - a.mean()) if n else 0.0, 1.0
     if kind == RATE:
         d = stats.paired_rate_diff(a[:n], b[:n], conf)
+    elif np.ptp(b[:n] - a[:n]) == 0:  # the same difference in every game: no spread to test against
+        diff = float(b[0] - a[0])
+        return diff, (0.0 if diff else 1.0)
     else:
         d = stats.paired_mean_diff(a[:n], b[:n], conf)
     p = d["p_value"]
@@ -325,6 +328,13 @@ def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi
             break
         play(root, n_new)
 
+    best = min(cands, key=lambda v: (abs(est(cands[v])[0] - target), -cands[v].n))
+    if integer and status == HIT:  # the chosen integer's neighbours, for the answer line (how steep it is there)
+        c = int(best)
+        n_side = max(n0, cands[float(c)].n // 4)
+        for v in (c - 1, c + 1):
+            if lo <= v <= hi and float(v) not in cands and spent + n_side <= max_games:
+                play(v, n_side)
     vs = sorted(cands)
     rows = []
     for v in vs:
@@ -332,7 +342,6 @@ def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi
         rows.append({"value": int(v) if integer else v, "games": cands[v].n, "estimate": m, "lo": lo_i,
                      "hi": hi_i, "in_band": bool(band[0] <= lo_i and hi_i <= band[1])})
     table = pd.DataFrame(rows)
-    best = min(vs, key=lambda v: (abs(est(cands[v])[0] - target), -cands[v].n))
     if status in (NOT_REACHED, FLAT):
         interval = None
     else:
@@ -608,7 +617,8 @@ def tune(game: str, param: str, target_metric: str, target: float, tolerance: fl
     r.extra = {"game": game, "seed": seed, "command": command("tune", game, args),
                "chosen_settings_args": settings_args(fixed | {param: r.value}) if r.value is not None else None}
     col = spec.outputs.column(target_metric)
-    r.extra["axis_label"] = col.axis_label if col is not None else target_metric
+    if col is not None:
+        r.extra["axis_label"] = f"{col.label} (% of games)" if kind == RATE else col.axis_label
     return r
 
 

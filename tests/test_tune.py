@@ -3,6 +3,7 @@ neighbours, non-monotone detection, bad input, and real settings of every regist
 
 from __future__ import annotations
 
+import json
 import math
 import subprocess
 import sys
@@ -11,16 +12,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from foury_sim import registry
 from foury_sim.errors import InputError
 from foury_sim.outputs import MEAN
 from foury_sim.tune import (
     BETWEEN,
     HIT,
     NOT_REACHED,
+    STATUSES,
     answer_line,
     band_interval,
     calibration_figure,
     search,
+    tune,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -159,7 +163,8 @@ def test_values_consistent_with_the_target_lie_between_the_last_clearly_below_an
     lo, hi = np.array([0.0, 0.25, 0.28, 0.4]), np.array([0.2, 0.35, 0.32, 0.6])
     assert band_interval(v, lo, hi, 0.3, integer=False, direction=1) == (0.0, 3.0)
     assert band_interval(v, lo, hi, 0.3, integer=True, direction=1) == (1.0, 2.0)
-    assert band_interval(v, lo, hi, 0.9, integer=True, direction=1) == (3.0, 3.0)  # the truth may lie beyond 3
+    assert band_interval(v, lo, hi, 0.5, integer=True, direction=1) == (3.0, 3.0)  # the truth may lie beyond 3
+    assert band_interval(v, lo, hi, 0.9, integer=True, direction=1) is None  # out of reach
     assert band_interval(v, lo, hi, 0.3, integer=True, direction=0) == (1.0, 2.0)
     # falling response: the same candidates read from the other side
     assert band_interval(v, lo[::-1].copy(), hi[::-1].copy(), 0.3, integer=True, direction=-1) == (1.0, 2.0)
@@ -186,3 +191,103 @@ def test_search_refuses_bad_input(kw, where):
     with pytest.raises(InputError) as e:
         search(bernoulli(lambda v: 0.3, 1), **args)
     assert e.value.where == where
+
+
+# ------------------------------------------------------------------------------------------ real games --
+@pytest.mark.parametrize("game", registry.games())
+def test_every_registered_game_tunes_its_default_policy_parameter_on_common_dice(game):
+    """A target the game certainly reaches (the win rate at the parameter's default), a continuous search around
+    it; the chosen value's games are exactly the games `run` plays with that value (same streams)."""
+    from foury_sim.runner import run
+
+    spec = registry.get_game(game)
+    pol = spec.policies[spec.default_policy]
+    name, default = next(iter(pol.params.items()))
+    at_default = run(game, games=3000, seed=5, progress=False).summary["win"]["rate"]
+    r = tune(game, f"param.{name}", "win", at_default, 0.04, lo=default - 2, hi=default + 2, integer=False,
+             seed=5, max_games=40_000, progress=False)
+    assert r.status in STATUSES
+    assert r.status == HIT, answer_line(r)
+    row = r.row(r.value)
+    assert at_default - 0.04 <= row["lo"] <= row["hi"] <= at_default + 0.04
+    again = run(game, params=f"{name}={r.value!r}", games=int(row["games"]), seed=5, progress=False)
+    assert again.summary["win"]["rate"] == pytest.approx(row["estimate"], abs=1e-12)
+    assert r.extra["command"].startswith(f"foury-sim tune {game} --param param.{name} --target win=")
+
+
+def test_real_ruleset_number_foury_orc_strength_via_the_command_line(tmp_path):
+    r = cli("tune", "foury", "--param", "enemies.orc.base", "--target", "win=0.15", "--tolerance", "0.02",
+            "--range", "-2,6", "--fixed", "hero=kael", "--seed", "3", "--max-games", "60000", "--format", "json",
+            "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    rec = json.loads(r.stdout)
+    assert rec["direction"] == -1  # stronger orcs, fewer wins
+    assert rec["integer"] and isinstance(rec["value"], int)
+    rows = {c["value"]: c for c in rec["candidates"]}
+    if rec["status"] == HIT:
+        c = rows[rec["value"]]
+        assert 0.13 <= c["lo"] <= c["estimate"] <= c["hi"] <= 0.17
+    else:
+        assert rec["status"] == BETWEEN
+        a, b = (rows[v] for v in rec["neighbours"])
+        assert a["estimate"] > 0.15 > b["estimate"]  # the neighbours bracket the target
+    assert rec["games"] == sum(c["games"] for c in rec["candidates"]) <= 60_000
+    saved = json.loads((tmp_path / "tune.json").read_text())
+    assert saved["answer"] == rec["answer"] and saved["command"].startswith("foury-sim tune foury")
+    assert (tmp_path / "calibration.png").stat().st_size > 10_000
+    assert len((tmp_path / "candidates.csv").read_text().splitlines()) == len(rec["candidates"]) + 1
+
+
+def test_tuning_file_gives_one_answer_per_hero(tmp_path):
+    f = tmp_path / "t.toml"
+    f.write_text('name = "orc"\ngame = "foury"\nseed = 3\nparam = "enemies.orc.base"\ntarget = "win=0.15"\n'
+                 'tolerance = 0.03\nrange = [-2, 6]\nmax_games = 30000\n[fixed]\npolicy = "greedy"\n'
+                 '[sweep]\nhero = ["kael", "melyra"]\n')
+    r = cli("tune", str(f), "--out", str(tmp_path / "res"))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("orc: enemies.orc.base for win = 0.15 ± 0.03")
+    assert lines[2].startswith("hero=kael: enemies.orc.base") and lines[3].startswith("hero=melyra: enemies.orc.base")
+    import pandas as pd
+
+    answers = pd.read_csv(tmp_path / "res" / "orc" / "answers.csv")
+    assert list(answers["hero"]) == ["kael", "melyra"]
+    assert len(list((tmp_path / "res" / "orc").glob("*_calibration.png"))) == 2
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--param", "enemies.orc.base", "--target", "win=0.3", "--tolerance", "0.02"],
+     "--range: give the values to search between"),
+    (["--param", "enemies.orc.base", "--target", "win=30", "--tolerance", "0.02", "--range", "0,4"],
+     "--target: a rate's target is a fraction from 0 to 1"),
+    (["--param", "enemies.orc.base", "--target", "wins=0.3", "--tolerance", "0.02", "--range", "0,4"],
+     "--target: foury has no rate or mean column 'wins'"),
+    (["--param", "enemies.orc.base", "--target", "win=0.3", "--tolerance", "0.02", "--range", "0,100"],
+     "--range: enemies.orc.base = 100 is refused"),
+    (["--param", "hero", "--target", "win=0.3", "--tolerance", "0.02", "--range", "0,4"],
+     "--param: hero is not a number"),
+    (["--param", "enemies.orc.base", "--target", "win=0.3", "--tolerance", "-1", "--range", "0,4"],
+     "--tolerance: must be a positive number"),
+    (["--param", "enemies.orc.base", "--target", "win", "--tolerance", "0.02", "--range", "0,4"],
+     "--target: 'win' is not METRIC=VALUE"),
+    (["--param", "enemies.orc.base", "--target", "win=0.3", "--tolerance", "0.02", "--range", "4,0"],
+     "--range: needs LO < HI"),
+    (["--param", "param.no_such", "--target", "win=0.3", "--tolerance", "0.02"],
+     "--param: policy 'greedy' has no parameter 'no_such'"),
+])
+def test_bad_input_is_one_line_exit_2(args, message):
+    r = cli("tune", "foury", *args)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith(f"foury-sim: error: {message}"), r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and r.stdout == ""
+
+
+def test_bad_tuning_file_is_one_line_naming_the_line(tmp_path):
+    f = tmp_path / "t.toml"
+    f.write_text('game = "foury"\nparam = "enemies.orc.base"\ntarget = "win=0.3"\ntolerance = 0.02\n'
+                 'range = [0, 100]\n')
+    r = cli("tune", str(f))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert f"{f}:5" in r.stderr and "enemies.orc.base = 100 is refused" in r.stderr
+    r = cli("tune", str(f), "--param", "x")
+    assert r.returncode == 2 and "--param goes in the tuning file" in r.stderr
