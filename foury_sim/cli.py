@@ -467,8 +467,8 @@ def tune_cmd(
                                            "(0.02 = 2 points of win rate).", show_default=False),
     fixed: list[str] | None = typer.Option(None, "--fixed", help="Other settings, KEY=VALUE (repeatable): "
                                            "hero=kael, policy=cautious, any ruleset key.", show_default=False),
-    range_: str | None = typer.Option(None, "--range", help="LO,HI: the values to search between (whole "
-                                      "numbers search whole numbers; default for param.NAME: its valid range).",
+    range_: str | None = typer.Option(None, "--range", help="LO,HI: the values to search between (needed; "
+                                      "whole-number ends search whole numbers).",
                                       show_default=False),
     integer: bool | None = typer.Option(None, "--integer/--continuous", help="Search whole numbers or any "
                                         "number (default: whole numbers when both ends of --range are).",

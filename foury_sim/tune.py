@@ -436,7 +436,7 @@ def format_result(r: TuneResult) -> str:
         mark = "  <- chosen" if row["value"] == r.value else ""
         lines.append(f"{fmt_value(row['value'], r.integer):>10s}  {int(row['games']):>8,}  "
                      f"{fmt_metric(row['estimate'], r.kind):>10s}  {fmt_interval(row['lo'], row['hi'], r.kind):>18s}  "
-                     f"{'yes' if row['in_band'] else 'no':7s}{mark}")
+                     f"{'yes' if row['in_band'] else 'no':7s}{mark}".rstrip())
     d = {1: "rises with", -1: "falls with", 0: "does not detectably move with"}[r.direction]
     lines += ["", f"status: {r.status}; the {r.metric} {d} {r.param}"
               f"{'' if r.monotone else ' (NOT monotone in the range)'}; intervals at {100 * r.conf:g} %"]
