@@ -126,8 +126,8 @@ def paired_p(a: np.ndarray, b: np.ndarray, kind: str, conf: float) -> tuple[floa
         return float(b.mean() - a.mean()) if n else 0.0, 1.0
     if kind == RATE:
         d = stats.paired_rate_diff(a[:n], b[:n], conf)
-    elif np.ptp(b[:n] - a[:n]) == 0:  # the same difference in every game: no spread to test against
-        diff = float(b[0] - a[0])
+    elif np.ptp(b[:n] - a[:n]) <= 1e-9 * max(1.0, float(np.abs(b[:n] - a[:n]).max())):
+        diff = float(b[0] - a[0])  # the same difference in every game: no spread to test against
         return diff, (0.0 if diff else 1.0)
     else:
         d = stats.paired_mean_diff(a[:n], b[:n], conf)
@@ -221,8 +221,9 @@ def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi
     # first look: enough games per value for an interval about four tolerances wide (at least 100)
     n_tol = games_for_halfwidth(kind, target, tolerance / 2, conf)
     if kind == MEAN:  # a mean's spread is unknown until some games are played
-        play(grid[0], 200)
-        play(grid[-1], 200)
+        look = max(2, min(200, max_games // (2 * len(grid) + 4)))
+        play(grid[0], look)
+        play(grid[-1], look)
         sd = float(np.std(np.concatenate([cands[grid[0]].x, cands[grid[-1]].x]), ddof=1)) or 1.0
         n_tol = games_for_halfwidth(kind, target, tolerance / 2, conf, sd)
     n0 = first_games or max(100, n_tol // 16)

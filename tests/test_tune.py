@@ -291,3 +291,31 @@ def test_bad_tuning_file_is_one_line_naming_the_line(tmp_path):
     assert f"{f}:5" in r.stderr and "enemies.orc.base = 100 is refused" in r.stderr
     r = cli("tune", str(f), "--param", "x")
     assert r.returncode == 2 and "--param goes in the tuning file" in r.stderr
+
+
+def test_fuzz_search_never_crashes_and_keeps_its_budget():
+    """Random responses (rising, falling, flat, bumpy), targets, tolerances and ranges: every search ends in one
+    of its statuses within its budget, or refuses its input with an InputError."""
+    rng = np.random.default_rng(13)
+    shapes = [lambda v: 0.1 + 0.05 * v, lambda v: 0.8 - 0.07 * v, lambda v: 0.3,
+              lambda v: 0.4 + 0.2 * math.sin(v), lambda v: float(v > 3)]
+    for case in range(60):
+        p = shapes[case % len(shapes)]
+        lo = float(rng.integers(-5, 5))
+        hi = lo + float(rng.integers(0, 12))
+        integer = bool(rng.integers(0, 2))
+        budget = int(rng.integers(100, 30_000))
+        target = float(rng.choice([rng.random(), rng.uniform(-0.5, 1.5)]))
+        tol = float(rng.choice([rng.uniform(0.001, 0.2), 0.0]))
+        clip = lambda v, p=p: min(max(p(v), 0.0), 1.0)  # noqa: E731
+        try:
+            r = search(bernoulli(clip, case), target=target, tolerance=tol, lo=lo, hi=hi, integer=integer,
+                       max_games=budget, points=int(rng.integers(2, 8)))
+        except InputError as e:
+            assert e.where in ("--tolerance", "--range", "--target")
+            continue
+        assert r.status in STATUSES and r.games <= budget
+        assert answer_line(r)
+        if r.status == HIT:
+            row = r.row(r.value)
+            assert target - tol <= row["lo"] and row["hi"] <= target + tol
