@@ -46,9 +46,10 @@ Evaluate = Callable[[float, int, int], np.ndarray]
 HIT = "hit"  #: the chosen value's interval lies inside the band
 BETWEEN = "between"  #: integer setting: no integer is in the band; the two neighbours bracket the target
 BUDGET = "budget"  #: the game budget ran out before a value was shown to be in the band (or between)
+EDGE = "edge"  #: the chosen value's narrow interval straddles an edge of the band: it sits on the edge
 NOT_REACHED = "not_reached"  #: the target lies beyond what the range reaches
 FLAT = "flat"  #: the setting does not move the metric detectably in the range
-STATUSES = (HIT, BETWEEN, BUDGET, NOT_REACHED, FLAT)
+STATUSES = (HIT, BETWEEN, EDGE, BUDGET, NOT_REACHED, FLAT)
 
 
 @dataclass
@@ -234,6 +235,18 @@ def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi
     def est(c: Candidate) -> tuple[float, float, float]:
         return estimate(c.x, kind, conf)
 
+    def refine(v: float) -> str:
+        """Double the games of ``v``: "ok"; EDGE when its interval is already narrower than a fifth of the
+        tolerance yet still straddles an edge of the band (the value sits on the edge: more games would not
+        settle it soon); BUDGET when the doubling would pass ``max_games``."""
+        m, lo_v, hi_v = est(cands[v])
+        if hi_v - lo_v < tolerance / 5 and (lo_v < band[0] <= hi_v or lo_v <= band[1] < hi_v):
+            return EDGE
+        if spent + cands[v].n > max_games:
+            return BUDGET
+        play(v, 2 * cands[v].n)
+        return "ok"
+
     warnings: list[str] = []
     status = BUDGET
     direction = 0
@@ -280,24 +293,26 @@ def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi
                     neighbours = [a, b]
                     break
                 v = min(undecided, key=lambda v: cands[v].n)
-                if spent + cands[v].n > max_games:
-                    neighbours = [a, b]
+                got = refine(v)
+                if got != "ok":
+                    status, neighbours = got, [a, b]
                     break
-                play(v, 2 * cands[v].n)
                 continue
         # refine the best candidate while its estimate is in the middle half of the band (a candidate near an
         # edge of the band is not refined: a value nearer the target is sought in its bracket instead)
         in_band = abs(b_est - target) <= tolerance / 2 or (integer and band[0] <= b_est <= band[1])
         if in_band or (not crossings and best in near):
-            if spent + cands[best].n > max_games:
+            got = refine(best)
+            if got != "ok":
+                status = got
                 break
-            play(best, 2 * cands[best].n)
             continue
         if not crossings:
             # the nearest end straddles the band but its estimate is outside: more games there
-            if spent + cands[best].n > max_games:
+            got = refine(best)
+            if got != "ok":
+                status = got
                 break
-            play(best, 2 * cands[best].n)
             continue
         a, b = min(crossings, key=lambda ab: min(abs(e[ab[0]][0] - target), abs(e[ab[1]][0] - target)))
         n_ab = max(cands[a].n, cands[b].n)
@@ -309,14 +324,16 @@ def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi
             continue
         if integer and b - a <= 1:
             # estimates bracket the target between adjacent integers but one sits in the band: refine it
-            if spent + cands[best].n > max_games:
+            got = refine(best)
+            if got != "ok":
+                status = got
                 break
-            play(best, 2 * cands[best].n)
             continue
         if not integer and b - a < xtol:
-            if spent + cands[best].n > max_games:
+            got = refine(best)
+            if got != "ok":
+                status = got
                 break
-            play(best, 2 * cands[best].n)
             continue
         ma, mb = e[a][0], e[b][0]
         root = a + (target - ma) * (b - a) / (mb - ma) if mb != ma else (a + b) / 2
@@ -365,6 +382,10 @@ def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi
         ends = (f"{fmt_metric(est(cands[vs[0]])[0], kind)} at {vs[0]:g} to "
                 f"{fmt_metric(est(cands[vs[-1]])[0], kind)} at {vs[-1]:g}")
         warnings.append(f"the target is out of reach in {lo:g}..{hi:g} (the {metric} runs from {ends}): widen --range")
+    if status == EDGE:
+        edge = target - tolerance if est(cands[best])[0] < target else target + tolerance
+        warnings.append(f"the chosen value sits on an edge of the band: its {metric} is about "
+                        f"{fmt_metric(edge, kind)}; widen --tolerance a little, or take a neighbour")
     if status == FLAT:
         warnings.append(f"{param} does not move the {metric} detectably over {lo:g}..{hi:g}")
     return TuneResult(param=param, metric=metric, kind=kind, target=target, tolerance=tolerance, conf=conf, lo=lo,
@@ -425,6 +446,9 @@ def answer_line(r: TuneResult) -> str:
     parts.append(f"{r.games:,} games")
     if r.status == BUDGET:
         parts.append("NOT shown within the tolerance (budget ran out)")
+    if r.status == EDGE:
+        parts.append("on the edge of the band (its interval straddles the edge and is narrower than a fifth of "
+                     "the tolerance)")
     return "; ".join(parts)
 
 

@@ -17,6 +17,7 @@ from foury_sim.errors import InputError
 from foury_sim.outputs import MEAN
 from foury_sim.tune import (
     BETWEEN,
+    EDGE,
     HIT,
     NOT_REACHED,
     STATUSES,
@@ -319,3 +320,13 @@ def test_fuzz_search_never_crashes_and_keeps_its_budget():
         if r.status == HIT:
             row = r.row(r.value)
             assert target - tol <= row["lo"] and row["hi"] <= target + tol
+
+
+def test_a_value_on_the_edge_of_the_band_is_said_and_not_refined_forever():
+    # v = 2 gives exactly 0.28: the lower edge of 0.30 +- 0.02; its neighbours 0.22 and 0.34 are outside
+    r = search(bernoulli(lambda v: 0.16 + 0.06 * v, 11), target=0.30, tolerance=0.02, lo=0, hi=6, integer=True,
+               max_games=400_000)
+    assert r.status == EDGE and r.value == 2
+    row = r.row(2)
+    assert row["lo"] < 0.28 < row["hi"] and row["hi"] - row["lo"] < 0.004
+    assert "on the edge of the band" in answer_line(r) and any("sits on an edge" in w for w in r.warnings)
