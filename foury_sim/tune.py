@@ -397,13 +397,13 @@ def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi
 
 # ------------------------------------------------------------------------------------------------ words --
 def fmt_metric(v: float, kind: str) -> str:
-    return f"{100 * v:.1f} %" if kind == RATE else f"{v:.3g}"
+    return f"{100 * v:.1f} %" if kind == RATE else f"{v:.2f}"
 
 
 def fmt_interval(lo: float, hi: float, kind: str) -> str:
     if kind == RATE:
         return f"[{100 * lo:.1f}, {100 * hi:.1f}]"
-    return f"[{lo:.3g}, {hi:.3g}]"
+    return f"[{lo:.2f}, {hi:.2f}]"
 
 
 def fmt_value(v: float, integer: bool) -> str:

@@ -85,7 +85,9 @@ def test_mean_metric_uses_t_intervals_and_finds_the_root():
         assert 9.7 <= row["lo"] <= row["estimate"] <= row["hi"] <= 10.3
         covered += r.interval[0] <= 5.0 <= r.interval[1]
     assert covered >= 19
-    assert "score" in answer_line(r) and "%" not in answer_line(r).split(";")[0]
+    row = r.row(r.value)
+    assert answer_line(r).startswith(f"value = {r.value:.4g} gives score {row['estimate']:.2f} "
+                                     f"[{row['lo']:.2f}, {row['hi']:.2f}] (target 10 ± 0.3); values consistent")
 
 
 # --------------------------------------------------------------------------------------- synthetic, integer --
