@@ -236,12 +236,13 @@ def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi
         return estimate(c.x, kind, conf)
 
     def refine(v: float) -> str:
-        """Double the games of ``v``: "ok"; EDGE when its interval is already narrower than a fifth of the
-        tolerance yet still straddles an edge of the band (the value sits on the edge: more games would not
-        settle it soon); BUDGET when the doubling would pass ``max_games``."""
+        """Double the games of ``v``: "ok"; EDGE when its interval straddles an edge of the band and lies within a
+        quarter of the tolerance of that edge (the value sits on the edge: more games would not settle it soon);
+        BUDGET when the doubling would pass ``max_games``."""
         m, lo_v, hi_v = est(cands[v])
-        if hi_v - lo_v < tolerance / 5 and (lo_v < band[0] <= hi_v or lo_v <= band[1] < hi_v):
-            return EDGE
+        for edge in band:
+            if lo_v < edge < hi_v and edge - tolerance / 4 <= lo_v and hi_v <= edge + tolerance / 4:
+                return EDGE
         if spent + cands[v].n > max_games:
             return BUDGET
         play(v, 2 * cands[v].n)
@@ -347,7 +348,7 @@ def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi
         play(root, n_new)
 
     best = min(cands, key=lambda v: (abs(est(cands[v])[0] - target), -cands[v].n))
-    if integer and status == HIT:  # the chosen integer's neighbours, for the answer line (how steep it is there)
+    if integer and status in (HIT, EDGE):  # the chosen integer's neighbours, for the answer line
         c = int(best)
         n_side = max(n0, cands[float(c)].n // 4)
         for v in (c - 1, c + 1):
@@ -447,8 +448,8 @@ def answer_line(r: TuneResult) -> str:
     if r.status == BUDGET:
         parts.append("NOT shown within the tolerance (budget ran out)")
     if r.status == EDGE:
-        parts.append("on the edge of the band (its interval straddles the edge and is narrower than a fifth of "
-                     "the tolerance)")
+        parts.append("on the edge of the band (its interval straddles the edge, within a quarter of the "
+                     "tolerance of it)")
     return "; ".join(parts)
 
 
