@@ -332,3 +332,27 @@ def test_a_value_on_the_edge_of_the_band_is_said_and_not_refined_forever():
     row = r.row(2)
     assert 0.275 <= row["lo"] < 0.28 < row["hi"] <= 0.285
     assert "on the edge of the band" in answer_line(r) and any("sits on an edge" in w for w in r.warnings)
+
+
+def test_real_ruleset_number_delve_party_dice():
+    """A Delve ruleset number: more party dice, more wins; the target is the middle of the rates at 4 and 9
+    party dice (measured first), so it is reachable whatever the game's level."""
+    from foury_sim.runner import run
+
+    ends = [run("delve", sets=[f"game.party_dice={v}"], games=3000, seed=8, progress=False).summary["win"]["rate"]
+            for v in (4, 9)]
+    target = round((ends[0] + ends[1]) / 2, 3)
+    r = tune("delve", "game.party_dice", "win", target, 0.02, lo=4, hi=9, integer=True, seed=8, max_games=80_000,
+             progress=False)
+    assert r.direction == 1, answer_line(r)
+    if r.status == HIT:
+        row = r.row(r.value)
+        assert target - 0.02 <= row["lo"] <= row["hi"] <= target + 0.02
+    elif r.status == BETWEEN:
+        a, b = r.neighbours
+        assert b == a + 1 and r.row(a)["hi"] < target - 0.02 and r.row(b)["lo"] > target + 0.02
+    else:
+        assert r.status == EDGE, answer_line(r)
+        row = r.row(r.value)
+        assert row["lo"] < target - 0.02 < row["hi"] or row["lo"] < target + 0.02 < row["hi"]
+    assert isinstance(r.value, int) and 4 <= r.value <= 9
