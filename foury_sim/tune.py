@@ -309,8 +309,8 @@ def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi
                 break
             continue
         if not crossings:
-            # the nearest end straddles the band but its estimate is outside: more games there
-            got = refine(best)
+            # every estimate on one side, some interval still meets the band: more games there (the fewest first)
+            got = refine(min(near, key=lambda v: cands[v].n) if near else best)
             if got != "ok":
                 status = got
                 break

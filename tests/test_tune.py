@@ -356,3 +356,10 @@ def test_real_ruleset_number_delve_party_dice():
         row = r.row(r.value)
         assert row["lo"] < target - 0.02 < row["hi"] or row["lo"] < target + 0.02 < row["hi"]
     assert isinstance(r.value, int) and 4 <= r.value <= 9
+
+
+def test_a_target_beyond_the_range_is_settled_on_the_values_that_could_still_reach_it():
+    # falls from 0.16 at -6 to 0.04 at 6; target 0.20 +- 0.02 is beyond the range end; only the first look's
+    # wide intervals meet the band, and they (not the value nearest the target) get the games
+    r = search(bernoulli(lambda v: 0.10 - 0.01 * v, 2), target=0.20, tolerance=0.02, lo=-6, hi=6, integer=True)
+    assert r.status == NOT_REACHED and r.games < 20_000
