@@ -495,7 +495,9 @@ def calibration_figure(r: TuneResult, axis_label: str | None = None) -> Any:
         ax.annotate(f"{int(n):,}", (v, scale * m), textcoords="offset points", xytext=(0, 6), fontsize=7,
                     ha="center", color="0.35")
     if r.interval is not None:
-        ax.axvspan(r.interval[0], r.interval[1], color="tab:orange", alpha=0.12, label="values consistent with target")
+        pad = 0.5 if r.integer else 0.0  # an integer's span is its unit cell
+        ax.axvspan(r.interval[0] - pad, r.interval[1] + pad, color="tab:orange", alpha=0.12,
+                   label="values consistent with target")
     if r.value is not None and r.status not in (NOT_REACHED, FLAT):
         row = r.row(r.value)
         ax.axvline(r.value, color="tab:red", ls="--", lw=1)
