@@ -222,6 +222,9 @@ BAD_VALUE = {
     "robust": {"--games": "1", "--points": "-1", "--threads": "0"},
     "map check": {"--game": "nogame", "--rules": "nowhere.toml", "--set": "no_such_key=3"},
     "map render": {"--out": "x.txt", "--game": "nogame"},
+    "tune": {"--param": "hero", "--target": "win", "--tolerance": "-1", "--fixed": "nokey", "--range": "4,0",
+             "--seed": "-1", "--conf": "1.5", "--max-games": "5", "--first-games": "1", "--points": "1",
+             "--threads": "0", "--format": "x", "--out": "README.md"},
 }
 #: Options whose checks belong to another part of the code (the study's own --out rules).
 NOT_HERE = {("sweep", "--out"), ("robust", "--out")}
@@ -229,7 +232,9 @@ NOT_HERE = {("sweep", "--out"), ("robust", "--out")}
 VALID_ARGS = {"run": ["foury"], "replay": ["foury"], "odds": ["foury"], "compare": ["foury", "--a", "hero=kael"],
               "assumptions": ["foury"], "columns": ["foury"], "games": [], "report": ["results"],
               "sweep": ["experiments/hero_difficulty.toml"], "robust": ["experiments/robust_hero_ranking.toml"],
-              "map check": ["base"], "map render": ["base"]}
+              "map check": ["base"], "map render": ["base"],
+              "tune": ["foury", "--param", "enemies.orc.base", "--target", "win=0.3", "--tolerance", "0.02",
+                       "--range", "0,4"]}
 
 
 def _verbs():
