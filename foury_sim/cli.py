@@ -667,6 +667,88 @@ def check_baseline(
     if not res.passed:
         raise typer.Exit(1)
 
+@app.command(name="tune")
+def tune_cmd(
+    game: str = typer.Argument(_default_game, show_default=False,
+                               help="Game to tune (see `foury-sim games`), or a tuning file (TOML, e.g. "
+                               "experiments/tune_orc_per_hero.toml: one tuning per hero, a table of answers)."),
+    param: str | None = typer.Option(None, "--param", help="The setting to tune: a ruleset key "
+                                     "(enemies.orc.base) or a policy parameter (param.NAME).", show_default=False),
+    target: str | None = typer.Option(None, help="METRIC=VALUE: a rate column as a fraction (win=0.30) or a "
+                                      "mean column (score=20); see `foury-sim columns GAME`.", show_default=False),
+    tolerance: float | None = typer.Option(None, help="Half-width of the target band, in the metric's units "
+                                           "(0.02 = 2 points of win rate).", show_default=False),
+    fixed: list[str] | None = typer.Option(None, "--fixed", help="Other settings, KEY=VALUE (repeatable): "
+                                           "hero=kael, policy=cautious, any ruleset key.", show_default=False),
+    range_: str | None = typer.Option(None, "--range", help="LO,HI: the values to search between (needed; "
+                                      "whole-number ends search whole numbers).",
+                                      show_default=False),
+    integer: bool | None = typer.Option(None, "--integer/--continuous", help="Search whole numbers or any "
+                                        "number (default: whole numbers when both ends of --range are).",
+                                        show_default=False),
+    seed: int = typer.Option(1, help="Master seed: every candidate plays games 0, 1, ... on streams (seed, i).",
+                             show_default=True),
+    conf: float = typer.Option(0.95, help="Confidence level of every interval.", show_default=True),
+    max_games: int = typer.Option(200_000, help="Budget: games over all candidates.", show_default=True),
+    first_games: int | None = typer.Option(None, help="Games per value of the first look (default: enough for "
+                                           "an interval about four tolerances wide).", show_default=False),
+    points: int = typer.Option(5, help="Values of the first look, spread over the range.", show_default=True),
+    threads: int | None = typer.Option(None, help="Numba threads (default: all cores).", show_default=False),
+    fmt: str = typer.Option("text", "--format", help="text or json.", show_default=True),
+    out: str | None = typer.Option(None, help="Write tune.json (record with provenance), candidates.csv and "
+                                   "calibration.png here (a folder); with a file: the results root "
+                                   "(OUT/NAME/).", show_default=False),
+    progress: bool | None = typer.Option(None, "--progress/--no-progress", help="Progress bar on stderr.",
+                                         show_default=False),
+) -> None:
+    """Find the value of one setting that puts a win rate (or any summary metric) within a tolerance of a
+    target, with common dice and more games only near the target; print a one-line answer and the candidates."""
+    from . import tune as tn
+    from .files import to_jsonable
+    from .registry import get_game
+    from .study import parse_settings
+
+    check_format(fmt)
+    check_conf(conf)
+    check_threads(threads)
+    check_seed(seed)
+    check_out_dir(out)
+    if game.endswith(".toml") or Path(game).is_file():
+        given = [f for f, v in (("--param", param), ("--target", target), ("--tolerance", tolerance),
+                                ("--fixed", fixed), ("--range", range_), ("--integer", integer),
+                                ("--first-games", first_games)) if v]
+        if given:
+            raise InputError(f"{given[0]} goes in the tuning file, not on the command line with it", given[0])
+        tf = tn.load_tune_file(game)
+        table, results = tn.run_tune_file(tf, out, threads=threads, progress=progress)
+        if fmt == "json":
+            typer.echo(json.dumps(to_jsonable({"name": tf.name, "tunings": [r.to_dict() for r in results]}),
+                                  indent=2))
+        else:
+            typer.echo(tn.format_answers(tf, table))
+            if out is not None:
+                typer.echo(f"-> {Path(out) / tf.name}")
+        return
+    spec = get_game(game)
+    for flag, v in (("--param", param), ("--target", target), ("--tolerance", tolerance)):
+        if v is None:
+            raise InputError(f"{flag} is needed (e.g. --param enemies.orc.base --target win=0.30 --tolerance 0.02)",
+                             flag)
+    metric, value = tn.parse_target(target)
+    tn.metric_kind(spec, metric)
+    fx = parse_settings(fixed, "--fixed")
+    if range_ is not None:
+        lo, hi, whole = tn.parse_range(range_)
+    else:
+        lo, hi, whole = tn.default_range(spec, param, fx)
+    r = tn.tune(game, param, metric, value, tolerance, fixed=fx, lo=lo, hi=hi,
+                integer=whole if integer is None else integer, seed=seed, conf=conf, max_games=max_games,
+                first_games=first_games, points=points, threads=threads, progress=progress)
+    text = json.dumps(r.to_dict(), indent=2) if fmt == "json" else tn.format_result(r)
+    if out is not None and fmt != "json":
+        text += f"\n-> {out}/tune.json, candidates.csv, calibration.png"
+    _write_or_say(lambda: tn.write_tune(r, out) if out is not None else None, text, out)
+
 
 #: Exit codes (README): 0 done (also: no command given, which prints the help), 2 bad input or a file that
 #: could not be written (one line naming the option or file:line[:col]), 130 interrupted (one line: what was

@@ -225,6 +225,9 @@ BAD_VALUE = {
     "map render": {"--out": "x.txt", "--game": "nogame"},
     "baseline save": {"--out": "README.md", "--threads": "0"},
     "check": {"--baselines": "nowhere", "--format": "x", "--threads": "0"},
+    "tune": {"--param": "hero", "--target": "win", "--tolerance": "-1", "--fixed": "nokey", "--range": "4,0",
+             "--seed": "-1", "--conf": "1.5", "--max-games": "5", "--first-games": "1", "--points": "1",
+             "--threads": "0", "--format": "x", "--out": "README.md"},
 }
 #: Options whose checks belong to another part of the code (the study's own --out rules).
 NOT_HERE = {("sweep", "--out"), ("robust", "--out")}
@@ -233,7 +236,9 @@ VALID_ARGS = {"run": ["foury"], "replay": ["foury"], "odds": ["foury"], "compare
               "assumptions": ["foury"], "columns": ["foury"], "games": [], "report": ["results"],
               "sweep": ["experiments/hero_difficulty.toml"], "robust": ["experiments/robust_hero_ranking.toml"],
               "map check": ["base"], "map render": ["base"],
-              "baseline save": ["experiments/baselines/delve.toml"], "check": ["delve"]}
+              "baseline save": ["experiments/baselines/delve.toml"], "check": ["delve"],
+              "tune": ["foury", "--param", "enemies.orc.base", "--target", "win=0.3", "--tolerance", "0.02",
+                       "--range", "0,4"]}
 
 
 def _verbs():

@@ -1,0 +1,855 @@
+"""``foury-sim tune``: which value of one setting gives a target win rate (or any summary metric).
+
+The search is written over an evaluation function ``evaluate(value, start, count) -> per-game metric values``
+(games ``start .. start+count-1``), so it can be checked on a synthetic response with a known root without
+simulating a game (``tests/test_tune.py``); ``tune`` builds that function over a registered game.
+
+Method (docs/tune.md):
+
+* **Common dice.** Every candidate value plays the same game indices (game i on stream (seed, i)): a candidate
+  with n games has played games 0 .. n-1, and more games extend that prefix. Neighbouring candidates are
+  paired, so their differences are measured with far less noise than their levels.
+* **First look.** A coarse grid over the range (``points`` values, integers for an integer setting), each with
+  a small number of games; the direction (increasing or decreasing) is read from the paired difference of the
+  two ends, and adjacent pairs whose paired difference goes significantly against that direction (Holm over the
+  pairs) mark the response as not monotone in the range.
+* **Bracketing with sequential intervals.** The target is bracketed between two neighbouring candidates; a new
+  candidate goes inside the bracket (the linear-interpolation root, kept in the middle half of the bracket: a
+  safeguarded regula falsi; for an integer setting, an integer strictly inside). The candidate nearest the
+  target gets more games (doubling) until its interval (Wilson for a rate, Student t for a mean) lies inside the
+  band ``target ± tolerance`` or clearly outside it. Games go only to candidates near the target.
+* **Answer.** The chosen value is a measured candidate (its rate and interval are measured, not interpolated);
+  the values consistent with the target are those where the calibration band (the candidates' intervals,
+  joined linearly) contains the target. For an integer setting with no integer in the band, the two
+  neighbours that bracket the target are reported with their rates and intervals.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import stats
+from .errors import InputError
+from .outputs import MEAN, RATE
+
+Evaluate = Callable[[float, int, int], np.ndarray]
+
+#: outcome of a search (``TuneResult.status``)
+HIT = "hit"  #: the chosen value's interval lies inside the band
+BETWEEN = "between"  #: integer setting: no integer is in the band; the two neighbours bracket the target
+BUDGET = "budget"  #: the game budget ran out before a value was shown to be in the band (or between)
+EDGE = "edge"  #: the chosen value's narrow interval straddles an edge of the band: it sits on the edge
+NOT_REACHED = "not_reached"  #: the target lies beyond what the range reaches
+FLAT = "flat"  #: the setting does not move the metric detectably in the range
+STATUSES = (HIT, BETWEEN, EDGE, BUDGET, NOT_REACHED, FLAT)
+
+
+@dataclass
+class Candidate:
+    """One value tried and its per-game metric values (games 0 .. n-1 of the common streams)."""
+
+    value: float
+    x: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return int(self.x.size)
+
+
+@dataclass
+class TuneResult:
+    """What a search found (``to_dict`` for the JSON record)."""
+
+    param: str
+    metric: str
+    kind: str  #: RATE or MEAN
+    target: float
+    tolerance: float
+    conf: float
+    lo: float
+    hi: float
+    integer: bool
+    status: str
+    value: float | None  #: the chosen value (a measured candidate)
+    direction: int  #: +1 the metric rises with the value, -1 it falls, 0 no detectable effect
+    monotone: bool
+    interval: tuple[float, float] | None  #: values whose calibration band contains the target
+    neighbours: list[float] = field(default_factory=list)  #: integer setting: the two values bracketing the target
+    table: pd.DataFrame = field(default_factory=pd.DataFrame)  #: one row per candidate
+    games: int = 0
+    warnings: list[str] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def row(self, value: float) -> dict[str, Any]:
+        t = self.table[self.table["value"] == value]
+        return t.iloc[0].to_dict()
+
+    def to_dict(self) -> dict[str, Any]:
+        from .files import to_jsonable
+
+        return to_jsonable({
+            "param": self.param, "metric": self.metric, "kind": self.kind, "target": self.target,
+            "tolerance": self.tolerance, "conf": self.conf, "range": [self.lo, self.hi], "integer": self.integer,
+            "status": self.status, "value": self.value, "direction": self.direction, "monotone": self.monotone,
+            "interval": list(self.interval) if self.interval else None, "neighbours": self.neighbours,
+            "games": self.games, "answer": answer_line(self), "warnings": self.warnings, "settings": self.settings,
+            "candidates": self.table.to_dict(orient="records"), **self.extra,
+        })
+
+
+# ------------------------------------------------------------------------------------------ statistics --
+def estimate(x: np.ndarray, kind: str, conf: float) -> tuple[float, float, float]:
+    """(estimate, lo, hi): a rate with its Wilson interval, or a mean with its t interval."""
+    n = x.size
+    if kind == RATE:
+        k = int(np.count_nonzero(x))
+        lo, hi = stats.wilson(k, n, conf)
+        return (k / n if n else math.nan), lo, hi
+    m, lo, hi = stats.mean_ci(x, conf)
+    if math.isnan(lo):
+        return m, -math.inf, math.inf
+    return m, lo, hi
+
+
+def paired_p(a: np.ndarray, b: np.ndarray, kind: str, conf: float) -> tuple[float, float]:
+    """(b - a, p-value) on the games both played (a common prefix of the streams)."""
+    n = min(a.size, b.size)
+    if n < 2:
+        return float(b.mean() - a.mean()) if n else 0.0, 1.0
+    if kind == RATE:
+        d = stats.paired_rate_diff(a[:n], b[:n], conf)
+    elif np.ptp(b[:n] - a[:n]) <= 1e-9 * max(1.0, float(np.abs(b[:n] - a[:n]).max())):
+        diff = float(b[0] - a[0])  # the same difference in every game: no spread to test against
+        return diff, (0.0 if diff else 1.0)
+    else:
+        d = stats.paired_mean_diff(a[:n], b[:n], conf)
+    p = d["p_value"]
+    return float(d["diff"]), (1.0 if p is None or math.isnan(p) else float(p))
+
+
+def games_for_halfwidth(kind: str, target: float, half: float, conf: float, sd: float | None = None) -> int:
+    """Games for an interval half as wide as ``half`` at the target (normal approximation)."""
+    z = stats.z_value(conf)
+    if kind == RATE:
+        p = min(max(target, 0.05), 0.95)
+        var = p * (1 - p)
+    else:
+        var = (sd if sd and sd > 0 else 1.0) ** 2
+    return max(2, math.ceil(z * z * var / (half * half)))
+
+
+def band_interval(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, target: float, integer: bool,
+                  direction: int) -> tuple[float, float] | None:
+    """The values consistent with the target, for a response monotone in ``direction`` (+1 rising, -1 falling):
+    between the last candidate whose interval lies wholly on the near side of the target and the first whose
+    interval lies wholly beyond it (a monotone response between two candidates stays between their intervals,
+    so nothing narrower is honest without more candidates). An end of the range whose interval holds the
+    target is the interval's end (the truth may lie beyond the range). For an integer setting, the integers
+    strictly between (None if there are none: the target falls between two neighbours). ``direction`` 0: the
+    hull of the candidates whose interval holds the target."""
+    order = np.argsort(values)
+    v, lo, hi = np.asarray(values, float)[order], np.asarray(lo, float)[order], np.asarray(hi, float)[order]
+    if direction == 0:
+        ok = (lo <= target) & (target <= hi)
+        return (float(v[ok].min()), float(v[ok].max())) if ok.any() else None
+    neg = hi < target if direction > 0 else lo > target  # wholly on the near side (below a rising response)
+    pos = lo > target if direction > 0 else hi < target  # wholly beyond
+    b_i = int(np.argmax(pos)) if pos.any() else len(v) - 1
+    before = np.flatnonzero(neg[:b_i + 1])
+    a_i = int(before.max()) if before.size else 0
+    a, b = float(v[a_i]), float(v[b_i])
+    if integer:
+        a = a + 1 if neg[a_i] else a
+        b = b - 1 if pos[b_i] else b
+        return (a, b) if a <= b else None
+    return a, b
+
+
+# ------------------------------------------------------------------------------------------- the search --
+def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi: float, integer: bool = False,
+           kind: str = RATE, conf: float = 0.95, max_games: int = 200_000, first_games: int | None = None,
+           points: int = 5, param: str = "value", metric: str = "win",
+           progress: Callable[[int], None] | None = None) -> TuneResult:
+    """Find a value in ``[lo, hi]`` whose metric is within ``tolerance`` of ``target`` (module docstring).
+
+    ``evaluate(value, start, count)``: the per-game metric values of games ``start .. start+count-1`` under
+    ``value`` (0/1 for a rate); the same game index must mean the same dice for every value. ``max_games``:
+    games over all candidates; ``first_games``: games per value of the first look (default: enough for an
+    interval about four tolerances wide)."""
+    if kind not in (RATE, MEAN):
+        raise ValueError(f"kind must be {RATE!r} or {MEAN!r}")
+    if not tolerance > 0 or not math.isfinite(tolerance):
+        raise InputError(f"must be a positive number, not {tolerance}", "--tolerance")
+    if not lo < hi:
+        raise InputError(f"needs LO < HI, not {lo:g},{hi:g}", "--range")
+    if integer and (lo != int(lo) or hi != int(hi)):
+        raise InputError(f"an integer setting needs whole-number ends, not {lo:g},{hi:g}", "--range")
+    if kind == RATE and not 0 <= target <= 1:
+        raise InputError(f"a rate's target is a fraction from 0 to 1 (30 % is 0.30), not {target:g}", "--target")
+    points = max(2, points)
+    band = (target - tolerance, target + tolerance)
+    cands: dict[float, Candidate] = {}
+    spent = 0
+
+    def play(v: float, n: int) -> None:
+        nonlocal spent
+        v = float(int(round(v))) if integer else float(v)
+        c = cands.get(v)
+        have = 0 if c is None else c.n
+        if n <= have:
+            return
+        x = np.asarray(evaluate(int(v) if integer else v, have, n - have), dtype=float).ravel()
+        if x.size != n - have:
+            raise ValueError(f"evaluate returned {x.size} values for {n - have} games")
+        cands[v] = Candidate(v, x if c is None else np.concatenate([c.x, x]))
+        spent += n - have
+        if progress is not None:
+            progress(n - have)
+
+    if integer:
+        grid = sorted({float(round(g)) for g in np.linspace(lo, hi, points)})
+    else:
+        grid = [float(g) for g in np.linspace(lo, hi, points)]
+    # first look: enough games per value for an interval about four tolerances wide (at least 100)
+    n_tol = games_for_halfwidth(kind, target, tolerance / 2, conf)
+    if kind == MEAN:  # a mean's spread is unknown until some games are played
+        look = max(2, min(200, max_games // (2 * len(grid) + 4)))
+        play(grid[0], look)
+        play(grid[-1], look)
+        sd = float(np.std(np.concatenate([cands[grid[0]].x, cands[grid[-1]].x]), ddof=1)) or 1.0
+        n_tol = games_for_halfwidth(kind, target, tolerance / 2, conf, sd)
+    n0 = first_games or max(100, n_tol // 16)
+    n0 = max(2, min(n0, max_games // (len(grid) + 2)))
+    for g in grid:
+        play(g, n0)
+
+    def est(c: Candidate) -> tuple[float, float, float]:
+        return estimate(c.x, kind, conf)
+
+    def refine(v: float) -> str:
+        """Double the games of ``v``: "ok"; EDGE when its interval straddles an edge of the band and lies within a
+        quarter of the tolerance of that edge (the value sits on the edge: more games would not settle it soon);
+        BUDGET when the doubling would pass ``max_games``."""
+        m, lo_v, hi_v = est(cands[v])
+        for edge in band:
+            if lo_v < edge < hi_v and edge - tolerance / 4 <= lo_v and hi_v <= edge + tolerance / 4:
+                return EDGE
+        if spent + cands[v].n > max_games:
+            return BUDGET
+        play(v, 2 * cands[v].n)
+        return "ok"
+
+    warnings: list[str] = []
+    status = BUDGET
+    direction = 0
+    monotone = True
+    neighbours: list[float] = []
+    xtol = (hi - lo) * 1e-4
+    for _ in range(200):
+        vs = sorted(cands)
+        e = {v: est(cands[v]) for v in vs}
+        # direction from the two ends (paired), monotonicity from the adjacent pairs (paired, Holm)
+        d_end, p_end = paired_p(cands[vs[0]].x, cands[vs[-1]].x, kind, conf)
+        diffs = [paired_p(cands[a].x, cands[b].x, kind, conf) for a, b in zip(vs[:-1], vs[1:])]
+        direction = int(np.sign(d_end)) if p_end < 1 - conf else 0
+        if direction == 0:  # ends alike: the sign of the slope over every candidate (least squares)
+            ms = np.array([e[v][0] for v in vs])
+            slope = np.polyfit(vs, ms, 1)[0] if len(vs) > 1 else 0.0
+            direction = int(np.sign(slope))
+        padj = stats.adjust_pvalues(np.array([p for _, p in diffs]), "holm") if diffs else np.array([])
+        against = [(a, b) for (a, b), (d, _), p in zip(zip(vs[:-1], vs[1:]), diffs, padj)
+                   if p < 1 - conf and direction and np.sign(d) == -direction]
+        monotone = not against
+        g = {v: direction * (e[v][0] - target) for v in vs}  # > 0: beyond the target in the rising direction
+        # the best candidate: estimate nearest the target
+        best = min(vs, key=lambda v: (abs(e[v][0] - target), -cands[v].n))
+        b_est, b_lo, b_hi = e[best]
+        if band[0] <= b_lo and b_hi <= band[1]:
+            status = HIT
+            break
+        crossings = [(a, b) for a, b in zip(vs[:-1], vs[1:]) if (g[a] <= 0 < g[b]) or (g[b] <= 0 < g[a])]
+        near = [v for v in vs if e[v][1] <= band[1] and e[v][2] >= band[0]]  # interval meets the band
+        if not crossings:
+            if all(g[v] > 0 for v in vs) or all(g[v] <= 0 for v in vs):
+                if not near:  # every interval is on one side of the band
+                    status = FLAT if direction == 0 or p_end >= 1 - conf else NOT_REACHED
+                    break
+        # integer: the target between two adjacent integers
+        if integer:
+            adj = [(a, b) for a, b in crossings if b - a == 1]
+            if adj and not any(band[0] <= e[v][0] <= band[1] for v in vs):
+                a, b = adj[0]
+                undecided = [v for v in (a, b) if e[v][1] < band[1] and e[v][2] > band[0]]
+                if not undecided:
+                    status = BETWEEN
+                    neighbours = [a, b]
+                    break
+                v = min(undecided, key=lambda v: cands[v].n)
+                got = refine(v)
+                if got != "ok":
+                    status, neighbours = got, [a, b]
+                    break
+                continue
+        # refine the best candidate while its estimate is in the middle half of the band (a candidate near an
+        # edge of the band is not refined: a value nearer the target is sought in its bracket instead)
+        in_band = abs(b_est - target) <= tolerance / 2 or (integer and band[0] <= b_est <= band[1])
+        if in_band or (not crossings and best in near):
+            got = refine(best)
+            if got != "ok":
+                status = got
+                break
+            continue
+        if not crossings:
+            # every estimate on one side, some interval still meets the band: more games there (the fewest first)
+            got = refine(min(near, key=lambda v: cands[v].n) if near else best)
+            if got != "ok":
+                status = got
+                break
+            continue
+        a, b = min(crossings, key=lambda ab: min(abs(e[ab[0]][0] - target), abs(e[ab[1]][0] - target)))
+        n_ab = max(cands[a].n, cands[b].n)
+        short = [v for v in (a, b) if cands[v].n < n_ab]
+        if short:  # compare the bracket's ends on the same games (common dice), then split it
+            if spent + n_ab - cands[short[0]].n > max_games:
+                break
+            play(short[0], n_ab)
+            continue
+        if integer and b - a <= 1:
+            # estimates bracket the target between adjacent integers but one sits in the band: refine it
+            got = refine(best)
+            if got != "ok":
+                status = got
+                break
+            continue
+        if not integer and b - a < xtol:
+            got = refine(best)
+            if got != "ok":
+                status = got
+                break
+            continue
+        ma, mb = e[a][0], e[b][0]
+        root = a + (target - ma) * (b - a) / (mb - ma) if mb != ma else (a + b) / 2
+        w = b - a
+        root = min(max(root, a + 0.25 * w), b - 0.25 * w)
+        if integer:
+            root = float(min(max(round(root), a + 1), b - 1))
+        n_new = max(n0, n_ab)
+        if spent + n_new > max_games:
+            break
+        play(root, n_new)
+
+    best = min(cands, key=lambda v: (abs(est(cands[v])[0] - target), -cands[v].n))
+    if integer and status in (HIT, EDGE):  # the chosen integer's neighbours, for the answer line
+        c = int(best)
+        n_side = max(n0, cands[float(c)].n // 4)
+        for v in (c - 1, c + 1):
+            if lo <= v <= hi and float(v) not in cands and spent + n_side <= max_games:
+                play(v, n_side)
+    vs = sorted(cands)
+    rows = []
+    for v in vs:
+        m, lo_i, hi_i = est(cands[v])
+        rows.append({"value": int(v) if integer else v, "games": cands[v].n, "estimate": m, "lo": lo_i,
+                     "hi": hi_i, "in_band": bool(band[0] <= lo_i and hi_i <= band[1])})
+    table = pd.DataFrame(rows)
+    if status in (NOT_REACHED, FLAT):
+        interval = None
+    else:
+        interval = band_interval(table["value"].to_numpy(float), table["lo"].to_numpy(float),
+                                 table["hi"].to_numpy(float), target, integer, direction if monotone else 0)
+    if integer and status != HIT and not neighbours:
+        g_now = {v: direction * (est(cands[v])[0] - target) for v in vs}
+        adj = [(a, b) for a, b in zip(vs[:-1], vs[1:]) if b - a == 1 and (g_now[a] <= 0 < g_now[b]
+                                                                          or g_now[b] <= 0 < g_now[a])]
+        if adj:
+            neighbours = list(adj[0])
+    if not monotone:
+        warnings.append(f"the {metric} is not monotone in {param} over {lo:g}..{hi:g}: it goes significantly "
+                        f"against the overall direction between {', '.join(f'{a:g} and {b:g}' for a, b in against)}"
+                        "; the answer holds near the chosen value only")
+    if status == BUDGET:
+        warnings.append(f"the game budget ({max_games:,}) ran out before a value was shown to be within "
+                        f"{tolerance:g} of the target: raise --max-games")
+    if status == NOT_REACHED:
+        ends = (f"{fmt_metric(est(cands[vs[0]])[0], kind)} at {vs[0]:g} to "
+                f"{fmt_metric(est(cands[vs[-1]])[0], kind)} at {vs[-1]:g}")
+        warnings.append(f"the target is out of reach in {lo:g}..{hi:g} (the {metric} runs from {ends}): widen --range")
+    if status == EDGE:
+        edge = target - tolerance if est(cands[best])[0] < target else target + tolerance
+        warnings.append(f"the chosen value sits on an edge of the band: its {metric} is about "
+                        f"{fmt_metric(edge, kind)}; widen --tolerance a little, or take a neighbour")
+    if status == FLAT:
+        warnings.append(f"{param} does not move the {metric} detectably over {lo:g}..{hi:g}")
+    return TuneResult(param=param, metric=metric, kind=kind, target=target, tolerance=tolerance, conf=conf, lo=lo,
+                      hi=hi, integer=integer, status=status, value=(int(best) if integer else best),
+                      direction=direction, monotone=monotone, interval=interval,
+                      neighbours=[int(v) for v in neighbours] if integer else neighbours, table=table,
+                      games=spent, warnings=warnings)
+
+
+# ------------------------------------------------------------------------------------------------ words --
+def fmt_metric(v: float, kind: str) -> str:
+    return f"{100 * v:.1f} %" if kind == RATE else f"{v:.2f}"
+
+
+def fmt_interval(lo: float, hi: float, kind: str) -> str:
+    if kind == RATE:
+        return f"[{100 * lo:.1f}, {100 * hi:.1f}]"
+    return f"[{lo:.2f}, {hi:.2f}]"
+
+
+def fmt_value(v: float, integer: bool) -> str:
+    return f"{int(v)}" if integer else f"{v:.4g}"
+
+
+def answer_line(r: TuneResult) -> str:
+    """``enemies.orc.base = 3 gives win 30.4 % [29.1, 31.7] (target 30 ± 2 %); 2 gives 35.2 %, 4 gives
+    26.0 %; 84,000 games``."""
+    if r.kind == RATE:
+        tgt = f"target {100 * r.target:g} ± {100 * r.tolerance:g} %"
+    else:
+        tgt = f"target {r.target:g} ± {r.tolerance:g}"
+    lvl = f"{100 * r.conf:g} %"
+    if r.status in (NOT_REACHED, FLAT) or r.value is None:
+        t = r.table
+        ends = (f"{fmt_value(t['value'].iloc[0], r.integer)} gives {fmt_metric(t['estimate'].iloc[0], r.kind)}, "
+                f"{fmt_value(t['value'].iloc[-1], r.integer)} gives {fmt_metric(t['estimate'].iloc[-1], r.kind)}")
+        why = "out of reach" if r.status == NOT_REACHED else "not moved by the setting"
+        return f"{r.param}: no value in {r.lo:g}..{r.hi:g} gives {r.metric} {tgt.split(' ', 1)[1]} ({why}: {ends}); " \
+               f"{r.games:,} games"
+    row = r.row(r.value)
+    parts = [f"{r.param} = {fmt_value(r.value, r.integer)} gives {r.metric} {fmt_metric(row['estimate'], r.kind)} "
+             f"{fmt_interval(row['lo'], row['hi'], r.kind)} ({tgt})"]
+    if r.status == BETWEEN:
+        a, b = r.neighbours
+        ra, rb = r.row(a), r.row(b)
+        parts = [f"{r.param}: no integer gives {r.metric} {tgt.split(' ', 1)[1]}; {a} gives "
+                 f"{fmt_metric(ra['estimate'], r.kind)} {fmt_interval(ra['lo'], ra['hi'], r.kind)}, {b} gives "
+                 f"{fmt_metric(rb['estimate'], r.kind)} {fmt_interval(rb['lo'], rb['hi'], r.kind)}"]
+    elif r.integer:
+        others = [v for v in (r.value - 1, r.value + 1) if v in set(r.table["value"])]
+        if others:
+            parts.append(", ".join(f"{v} gives {fmt_metric(r.row(v)['estimate'], r.kind)}" for v in others))
+    if r.interval is not None and not r.integer:
+        parts.append(f"values consistent with the target ({lvl}): {r.interval[0]:.4g} to {r.interval[1]:.4g}")
+    elif r.interval is not None and r.integer and r.status != BETWEEN:
+        a, b = r.interval
+        parts.append(f"consistent with the target ({lvl}): {int(a)}" + (f" to {int(b)}" if b != a else ""))
+    parts.append(f"{r.games:,} games")
+    if r.status == BUDGET:
+        parts.append("NOT shown within the tolerance (budget ran out)")
+    if r.status == EDGE:
+        parts.append("on the edge of the band (its interval straddles the edge, within a quarter of the "
+                     "tolerance of it)")
+    return "; ".join(parts)
+
+
+def format_result(r: TuneResult) -> str:
+    """The text ``foury-sim tune`` prints: the answer line, the candidates table, the warnings."""
+    lines = [answer_line(r), ""]
+    unit = " (%)" if r.kind == RATE else ""
+    lines.append(f"{'value':>10s}  {'games':>8s}  {r.metric + unit:>10s}  {'interval':>18s}  in band")
+    for _, row in r.table.iterrows():
+        mark = "  <- chosen" if row["value"] == r.value else ""
+        lines.append(f"{fmt_value(row['value'], r.integer):>10s}  {int(row['games']):>8,}  "
+                     f"{fmt_metric(row['estimate'], r.kind):>10s}  {fmt_interval(row['lo'], row['hi'], r.kind):>18s}  "
+                     f"{'yes' if row['in_band'] else 'no':7s}{mark}".rstrip())
+    d = {1: "rises with", -1: "falls with", 0: "does not detectably move with"}[r.direction]
+    lines += ["", f"status: {r.status}; the {r.metric} {d} {r.param}"
+              f"{'' if r.monotone else ' (NOT monotone in the range)'}; intervals at {100 * r.conf:g} %"]
+    lines += [f"WARNING: {w}" for w in r.warnings]
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------------------------- figure --
+def calibration_figure(r: TuneResult, axis_label: str | None = None) -> Any:
+    """The calibration curve: the metric against the value with its interval band, the target band shaded,
+    the chosen value marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    scale = 100.0 if r.kind == RATE else 1.0
+    t = r.table.sort_values("value")
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    x = t["value"].to_numpy(float)
+    ax.axhspan(scale * (r.target - r.tolerance), scale * (r.target + r.tolerance), color="tab:green", alpha=0.18,
+               label=f"target band ({fmt_metric(r.target, r.kind)} ± {fmt_metric(r.tolerance, r.kind)})")
+    ax.axhline(scale * r.target, color="tab:green", lw=1)
+    lo = np.clip(t["lo"].to_numpy(float), -1e12, 1e12)
+    hi = np.clip(t["hi"].to_numpy(float), -1e12, 1e12)
+    ax.fill_between(x, scale * lo, scale * hi, color="tab:blue", alpha=0.2,
+                    label=f"{100 * r.conf:g} % interval band")
+    ax.plot(x, scale * t["estimate"].to_numpy(float), "o-", color="tab:blue", ms=4, label="measured")
+    for v, n, m in zip(x, t["games"], t["estimate"]):
+        ax.annotate(f"{int(n):,}", (v, scale * m), textcoords="offset points", xytext=(0, 6), fontsize=7,
+                    ha="center", color="0.35")
+    if r.interval is not None:
+        pad = 0.5 if r.integer else 0.0  # an integer's span is its unit cell
+        ax.axvspan(r.interval[0] - pad, r.interval[1] + pad, color="tab:orange", alpha=0.12,
+                   label="values consistent with target")
+    if r.value is not None and r.status not in (NOT_REACHED, FLAT):
+        row = r.row(r.value)
+        ax.axvline(r.value, color="tab:red", ls="--", lw=1)
+        ax.plot([r.value], [scale * row["estimate"]], "*", color="tab:red", ms=13,
+                label=f"chosen: {fmt_value(r.value, r.integer)}")
+    ax.set_xlabel(f"{r.param} (value of the setting{', whole numbers' if r.integer else ''})")
+    ax.set_ylabel(axis_label or (f"{r.metric} (% of games)" if r.kind == RATE else f"{r.metric} (mean per game)"))
+    ax.set_title(f"Calibration of {r.param}: {r.metric} against its value ({r.games:,} games)", fontsize=10)
+    ax.legend(fontsize=7, loc="best")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+# ---------------------------------------------------------------------------------- over a registered game --
+def parse_target(text: str) -> tuple[str, float]:
+    """``"win=0.30"`` -> ("win", 0.30)."""
+    if "=" not in str(text):
+        raise InputError(f"{text!r} is not METRIC=VALUE (e.g. win=0.30, score=20)", "--target")
+    m, v = (s.strip() for s in str(text).split("=", 1))
+    try:
+        val = float(v)
+    except ValueError:
+        raise InputError(f"{v!r} is not a number", "--target") from None
+    if not math.isfinite(val):
+        raise InputError(f"{v!r} is not a finite number", "--target")
+    return m, val
+
+
+def parse_range(text: str) -> tuple[float, float, bool]:
+    """``"0,6"`` -> (0, 6, integer=True); ``"0.5,3"`` -> (0.5, 3, False)."""
+    parts = [p.strip() for p in str(text).split(",")]
+    if len(parts) != 2:
+        raise InputError(f"{text!r} is not LO,HI (e.g. 0,6)", "--range")
+    vals = []
+    for p in parts:
+        try:
+            vals.append(float(p))
+        except ValueError:
+            raise InputError(f"{p!r} is not a number", "--range") from None
+    if not all(math.isfinite(v) for v in vals):
+        raise InputError(f"{text!r}: the ends must be finite numbers", "--range")
+    if not vals[0] < vals[1]:
+        raise InputError(f"needs LO < HI, not {text}", "--range")
+    integer = all(("." not in p and "e" not in p.lower()) for p in parts)
+    return vals[0], vals[1], integer
+
+
+def metric_kind(spec: Any, metric: str) -> str:
+    """RATE or MEAN of one of the game's per-game columns (refused in one line otherwise)."""
+    col = spec.outputs.column(metric)
+    usable = [c.name for c in spec.outputs.columns if c.summary in (RATE, MEAN)]
+    if col is None or col.summary not in (RATE, MEAN):
+        raise InputError(f"{spec.name} has no rate or mean column {metric!r} (known: {', '.join(usable)})",
+                         "--target")
+    return col.summary
+
+
+SPECIAL_KEYS = ("hero", "policy", "map", "rules")
+
+
+def engine_evaluator(spec: Any, param: str, metric: str, fixed: dict[str, Any], seed: int,
+                     threads: int | None = None) -> Evaluate:
+    """``evaluate(value, start, count)`` over the game: games ``start .. start+count-1`` of stream ``seed``
+    with ``fixed`` settings and ``param = value`` (``study.CellRunner``; the same game indices for every value:
+    common dice)."""
+    from .runner import numba_threads, play_games
+    from .study import CellRunner
+
+    cells = CellRunner(spec)
+
+    def evaluate(value: float, start: int, count: int) -> np.ndarray:
+        settings = dict(fixed)
+        settings[param] = value
+        rs, hero, pol = cells.resolve(settings, "--param")
+        with numba_threads(threads):
+            df, _ = play_games(spec, rs, hero, pol, seed, start, count)
+        return df[metric].to_numpy(float)
+
+    return evaluate
+
+
+def check_setting(spec: Any, param: str, fixed: dict[str, Any], values: list[float]) -> None:
+    """Every end of the range must be a value the game takes (refused in one line before simulating)."""
+    from .study import CellRunner
+
+    if param in SPECIAL_KEYS:
+        raise InputError(f"{param} is not a number: tune a ruleset key (e.g. enemies.orc.base) or a policy "
+                         "parameter (param.NAME)", "--param")
+    if param in fixed:
+        raise InputError(f"{param} is both tuned and fixed", "--fixed")
+    cells = CellRunner(spec)
+    for v in values:
+        try:
+            cells.resolve(dict(fixed) | {param: v})
+        except InputError as e:
+            raise InputError(f"{param} = {v:g} is refused: {e.where + ': ' if e.where else ''}{e.message}",
+                             "--range") from None
+
+
+def tune(game: str, param: str, target_metric: str, target: float, tolerance: float, *,
+         fixed: dict[str, Any] | None = None, lo: float, hi: float, integer: bool = True, seed: int = 1,
+         conf: float = 0.95, max_games: int = 200_000, first_games: int | None = None, points: int = 5,
+         threads: int | None = None, progress: bool | None = None) -> TuneResult:
+    """Tune ``param`` of ``game`` so that ``target_metric`` is within ``tolerance`` of ``target`` (``search``
+    over the game's engine with common dice)."""
+    from .inputs import check_conf, check_seed, check_threads
+    from .provenance import command, settings_args
+    from .registry import get_game
+    from .runner import Progress
+
+    spec = get_game(game)
+    check_seed(seed)
+    check_conf(conf)
+    check_threads(threads)
+    from .inputs import check_games
+
+    check_games(max_games, "--max-games")
+    if max_games < 100:
+        raise InputError(f"must be at least 100, not {max_games}", "--max-games")
+    if not 2 <= points <= 50:
+        raise InputError(f"must be from 2 to 50, not {points}", "--points")
+    if first_games is not None and not 2 <= first_games <= max_games:
+        raise InputError(f"must be from 2 to --max-games ({max_games:,}), not {first_games}", "--first-games")
+    kind = metric_kind(spec, target_metric)
+    fixed = dict(fixed or {})
+    check_setting(spec, param, fixed, [int(lo), int(hi)] if integer else [lo, hi])
+    ev = engine_evaluator(spec, param, target_metric, fixed, seed, threads)
+    bar = Progress(max_games, label="games (budget)", enabled=progress) if progress is not False else None
+    try:
+        r = search(ev, target=target, tolerance=tolerance, lo=lo, hi=hi, integer=integer, kind=kind, conf=conf,
+                   max_games=max_games, first_games=first_games, points=points, param=param, metric=target_metric,
+                   progress=bar.update if bar is not None else None)
+    finally:
+        if bar is not None:
+            bar.close()
+    r.settings = fixed
+    rng = f"{int(lo)},{int(hi)}" if integer else f"{lo:g},{hi:g}"
+    args = ["--param", param, "--target", f"{target_metric}={target:g}", "--tolerance", f"{tolerance:g}",
+            "--range", rng, "--seed", str(seed), "--conf", f"{conf:g}", "--max-games", str(max_games)]
+    for k, v in fixed.items():
+        args += ["--fixed", f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}"]
+    if not integer and all(float(x).is_integer() for x in (lo, hi)):
+        args.append("--continuous")
+    r.extra = {"game": game, "seed": seed, "command": command("tune", game, args),
+               "chosen_settings_args": settings_args(fixed | {param: r.value}) if r.value is not None else None}
+    col = spec.outputs.column(target_metric)
+    if col is not None:
+        r.extra["axis_label"] = f"{col.label} (% of games)" if kind == RATE else col.axis_label
+    return r
+
+
+def write_tune(r: TuneResult, out: str | Path) -> list[Path]:
+    """``tune.json`` (the record with its provenance), ``candidates.csv`` and ``calibration.png`` in ``out``."""
+    from .files import atomic_write, save_figure, write_frame
+
+    d = Path(out)
+    d.mkdir(parents=True, exist_ok=True)
+    paths = [d / "tune.json", d / "candidates.csv", d / "calibration.png"]
+    from . import __version__
+
+    rec = r.to_dict() | {"version": __version__}
+    atomic_write(paths[0], json.dumps(rec, indent=2))
+    write_frame(r.table, paths[1])
+    fig = calibration_figure(r, r.extra.get("axis_label"))
+    save_figure(fig, paths[2], dpi=120)
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return paths
+
+
+def default_range(spec: Any, param: str, fixed: dict[str, Any]) -> tuple[float, float, bool]:
+    """No setting carries a search range of its own (a policy parameter's valid range is far wider than any
+    sensible search): ``--range`` is asked for in one line, after an unknown policy parameter is named."""
+    if param.startswith("param."):
+        pol = spec.policies.get(str(fixed.get("policy") or spec.default_policy))
+        name = param[6:]
+        if pol is not None and name not in pol.params:
+            known = ", ".join(f"param.{k}" for k in pol.params) or "none"
+            raise InputError(f"policy {pol.name!r} has no parameter {name!r} (known: {known})", "--param")
+    raise InputError(f"give the values to search between: --range LO,HI (e.g. --range 0,6; whole numbers "
+                     f"search whole numbers) for {param}", "--range")
+
+
+# ------------------------------------------------------------------------------ several tunings from a file --
+TUNE_KEYS = {"name", "title", "description", "game", "seed", "param", "target", "tolerance", "range", "integer",
+             "conf", "max_games", "first_games", "points", "fixed", "sweep"}
+
+
+@dataclass
+class TuneFile:
+    """A tuning file (``experiments/tune_*.toml``): one tuning per cell of ``[sweep]`` (every combination of its
+    lists, e.g. one per hero), the other settings in ``[fixed]``."""
+
+    path: str
+    name: str
+    game: str
+    param: str
+    metric: str
+    target: float
+    tolerance: float
+    lo: float
+    hi: float
+    integer: bool
+    seed: int = 1
+    conf: float = 0.95
+    max_games: int = 200_000
+    first_games: int | None = None
+    points: int = 5
+    fixed: dict[str, Any] = field(default_factory=dict)
+    cells: list[dict[str, Any]] = field(default_factory=list)
+    swept: list[str] = field(default_factory=list)
+    title: str = ""
+    text: str = ""
+
+
+def load_tune_file(path: str | Path) -> TuneFile:
+    """Read and check a tuning file completely (every cell's ends of the range resolved) before simulating."""
+    import itertools
+
+    from .study import _where, _where_value, check_name, read_experiment
+
+    data, text, ps, spec = read_experiment(path, TUNE_KEYS)
+
+    def need(key: str) -> Any:
+        if key not in data:
+            raise InputError(f"a tuning file needs {key} (known keys: {', '.join(sorted(TUNE_KEYS))})", ps)
+        return data[key]
+
+    def at(key: str) -> str:
+        return _where_value(ps, text, key)
+
+    name = check_name(data.get("name", Path(ps).stem), at("name") if "name" in data else ps)
+    param = need("param")
+    if not isinstance(param, str) or not param:
+        raise InputError("param must be a setting's key (e.g. enemies.orc.base)", at("param"))
+    tgt = need("target")
+    try:
+        metric, target = parse_target(tgt)
+        kind = metric_kind(spec, metric)
+    except InputError as e:
+        raise InputError(e.message, at("target")) from None
+    tol = need("tolerance")
+    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not math.isfinite(tol) or tol <= 0:
+        raise InputError(f"tolerance must be a positive number, not {tol!r}", at("tolerance"))
+    rng = need("range")
+    if (not isinstance(rng, list) or len(rng) != 2
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in rng)
+            or not rng[0] < rng[1]):
+        raise InputError(f"range must be [LO, HI] with LO < HI, not {rng!r}", at("range"))
+    integer = data.get("integer", all(isinstance(v, int) for v in rng))
+    if not isinstance(integer, bool):
+        raise InputError("integer must be true or false", at("integer"))
+    if kind == RATE and not 0 <= target <= 1:
+        raise InputError(f"a rate's target is a fraction from 0 to 1 (30 % is 0.30), not {target:g}", at("target"))
+    from .inputs import check_seed
+
+    try:
+        seed = check_seed(data.get("seed", 1))
+    except InputError as e:
+        raise InputError(f"seed {e.message}", at("seed")) from None
+    conf = data.get("conf", 0.95)
+    if isinstance(conf, bool) or not isinstance(conf, (int, float)) or not 0.5 <= conf < 1.0:
+        raise InputError("conf must be a confidence level between 0.5 and 1 (e.g. 0.95)", at("conf"))
+    ints = {}
+    for key, default, low in (("max_games", 200_000, 100), ("first_games", None, 2), ("points", 5, 2)):
+        v = data.get(key, default)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < low or v > 10_000_000):
+            raise InputError(f"{key} must be a whole number from {low} to 10,000,000, not {v!r}", at(key))
+        ints[key] = v
+    fixed = data.get("fixed", {})
+    sweep = data.get("sweep", {})
+    for key, table in (("fixed", fixed), ("sweep", sweep)):
+        if not isinstance(table, dict):
+            raise InputError(f"[{key}] must be a table", _where(ps, text, key))
+    for k, v in sweep.items():
+        if not isinstance(v, list) or not v:
+            raise InputError(f"sweep.{k} must be a non-empty list of values", _where(ps, text, k))
+    if param in fixed or param in sweep:
+        raise InputError(f"{param} is the tuned setting: it cannot also be fixed or swept", _where(ps, text, param))
+    swept = list(sweep)
+    cells = [dict(zip(swept, combo)) for combo in itertools.product(*(sweep[k] for k in swept))] or [{}]
+    if len(cells) > 1000:
+        raise InputError(f"{len(cells):,} tunings: at most 1,000 per file", _where(ps, text, "sweep"))
+    lo, hi = float(rng[0]), float(rng[1])
+    if integer and (lo != int(lo) or hi != int(hi)):
+        raise InputError("an integer setting needs whole-number ends", at("range"))
+    for cell in cells:
+        try:
+            check_setting(spec, param, dict(fixed) | cell, [int(lo), int(hi)] if integer else [lo, hi])
+        except InputError as e:
+            where = _where(ps, text, next(iter(cell))) if cell else at("range")
+            raise InputError(e.message, where) from None
+    return TuneFile(ps, name, spec.name, param, metric, float(target), float(tol), lo, hi, integer, seed,
+                    float(conf), ints["max_games"], ints["first_games"], ints["points"], dict(fixed), cells, swept,
+                    str(data.get("title", "")), text)
+
+
+def run_tune_file(tf: TuneFile, out_root: str | Path | None = None, *, threads: int | None = None,
+                  progress: bool | None = None) -> tuple[pd.DataFrame, list[TuneResult]]:
+    """One tuning per cell; the table of answers (one row per cell). With ``out_root``: ``OUT/NAME/`` gets
+    ``answers.csv``, ``tune.json`` (every record, the file's text) and ``CELL/calibration.png`` per cell."""
+    from .files import atomic_write, save_figure, to_jsonable, write_frame
+
+    results: list[TuneResult] = []
+    rows = []
+    for cell in tf.cells:
+        r = tune(tf.game, tf.param, tf.metric, tf.target, tf.tolerance, fixed=dict(tf.fixed) | cell, lo=tf.lo,
+                 hi=tf.hi, integer=tf.integer, seed=tf.seed, conf=tf.conf, max_games=tf.max_games,
+                 first_games=tf.first_games, points=tf.points, threads=threads, progress=progress)
+        results.append(r)
+        row: dict[str, Any] = dict(cell)
+        chosen = r.row(r.value) if r.value is not None and r.status not in (NOT_REACHED, FLAT) else None
+        row |= {"status": r.status, tf.param: r.value if chosen is not None else None,
+                "estimate": chosen["estimate"] if chosen else None, "lo": chosen["lo"] if chosen else None,
+                "hi": chosen["hi"] if chosen else None,
+                "consistent_lo": r.interval[0] if r.interval else None,
+                "consistent_hi": r.interval[1] if r.interval else None,
+                "neighbours": ",".join(map(str, r.neighbours)), "games": r.games, "monotone": r.monotone,
+                "answer": answer_line(r)}
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    if out_root is not None:
+        d = Path(out_root) / tf.name
+        d.mkdir(parents=True, exist_ok=True)
+        write_frame(table, d / "answers.csv")
+        from . import __version__
+
+        atomic_write(d / "tune.json", json.dumps(to_jsonable({
+            "name": tf.name, "file": tf.path, "file_text": tf.text, "version": __version__,
+            "tunings": [r.to_dict() for r in results]}), indent=2))
+        import matplotlib.pyplot as plt
+
+        for i, (cell, r) in enumerate(zip(tf.cells, results)):
+            label = "_".join(f"{v}" for v in cell.values()) or "all"
+            label = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in label)
+            fig = calibration_figure(r, r.extra.get("axis_label"))
+            fig.axes[0].set_title(f"{', '.join(f'{k}={v}' for k, v in cell.items()) or tf.name}: "
+                                  f"{r.metric} against {r.param}", fontsize=10)
+            save_figure(fig, d / f"{i:02d}_{label}_calibration.png", dpi=110)
+            plt.close(fig)
+    return table, results
+
+
+def format_answers(tf: TuneFile, table: pd.DataFrame) -> str:
+    """The table of answers ``foury-sim tune FILE.toml`` prints: one line per tuning."""
+    lines = [f"{tf.title or tf.name}: {tf.param} for {tf.metric} = {tf.target:g} ± {tf.tolerance:g} "
+             f"(seed {tf.seed}, {100 * tf.conf:g} % intervals)", ""]
+    for _, row in table.iterrows():
+        who = ", ".join(f"{k}={row[k]}" for k in tf.swept) or "all"
+        lines.append(f"{who}: {row['answer']}")
+    lines.append("")
+    lines.append(f"{int(table['games'].sum()):,} games in all")
+    return "\n".join(lines)

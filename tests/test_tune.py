@@ -1,0 +1,365 @@
+"""``foury-sim tune``: the search on synthetic responses with a known root (no engine), the integer
+neighbours, non-monotone detection, bad input, and real settings of every registered game."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from foury_sim import registry
+from foury_sim.errors import InputError
+from foury_sim.outputs import MEAN
+from foury_sim.tune import (
+    BETWEEN,
+    EDGE,
+    HIT,
+    NOT_REACHED,
+    STATUSES,
+    answer_line,
+    band_interval,
+    calibration_figure,
+    search,
+    tune,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+BUDGET = 400_000
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "foury_sim.cli", *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=900)
+
+
+def bernoulli(p, seed: int, calls: list | None = None):
+    """Games as uniforms: game i is won under value v when u_i < p(v) (common dice: the same u_i for every v)."""
+    u = np.random.default_rng(seed).random(BUDGET)
+
+    def evaluate(v, start, count):
+        if calls is not None:
+            calls.append((v, start, count))
+        return (u[start:start + count] < p(v)).astype(float)
+
+    return evaluate
+
+
+def logistic(root: float, slope: float, top: float = 0.6):
+    """p(v) with p(root) = top / 2."""
+    return lambda v: top / (1.0 + math.exp(-slope * (v - root)))
+
+
+# ------------------------------------------------------------------------------------ synthetic, continuous --
+@pytest.mark.parametrize("slope", [0.6, -0.6], ids=["increasing", "decreasing"])
+def test_continuous_interval_contains_the_known_root_in_19_of_20_seeds(slope):
+    root = 3.3  # p(3.3) = 0.30 exactly
+    p = logistic(root, slope)
+    covered, hits, in_band = 0, 0, 0
+    for seed in range(20):
+        r = search(bernoulli(p, seed), target=0.30, tolerance=0.02, lo=0.0, hi=8.0, integer=False)
+        assert r.direction == (1 if slope > 0 else -1)
+        assert r.monotone
+        covered += r.interval is not None and r.interval[0] <= root <= r.interval[1]
+        hits += r.status == HIT
+        in_band += abs(p(r.value) - 0.30) <= 0.02  # the true rate at the chosen value
+        assert r.games == int(r.table["games"].sum()) <= BUDGET
+    assert covered >= 19, covered
+    assert hits == 20
+    assert in_band >= 19, in_band
+
+
+def test_mean_metric_uses_t_intervals_and_finds_the_root():
+    # per game: normal with mean 2 v and sd 3; target mean 10 -> v = 5
+    covered = 0
+    for seed in range(20):
+        z = np.random.default_rng(seed).standard_normal(BUDGET)
+        r = search(lambda v, s, c, z=z: 2.0 * v + 3.0 * z[s:s + c], target=10.0, tolerance=0.3, lo=0.0, hi=10.0,
+                   integer=False, kind=MEAN, metric="score")
+        assert r.status == HIT and r.kind == MEAN
+        row = r.row(r.value)
+        assert 9.7 <= row["lo"] <= row["estimate"] <= row["hi"] <= 10.3
+        covered += r.interval[0] <= 5.0 <= r.interval[1]
+    assert covered >= 19
+    row = r.row(r.value)
+    assert answer_line(r).startswith(f"value = {r.value:.4g} gives score {row['estimate']:.2f} "
+                                     f"[{row['lo']:.2f}, {row['hi']:.2f}] (target 10 ± 0.3); values consistent")
+
+
+# --------------------------------------------------------------------------------------- synthetic, integer --
+@pytest.mark.parametrize("sign", [1, -1], ids=["increasing", "decreasing"])
+def test_integer_setting_chooses_an_integer_in_the_band(sign):
+    # p(v) = 0.30 + sign * 0.07 (v - 4): only v = 4 lies within 0.30 +- 0.02
+    p = lambda v: 0.30 + sign * 0.07 * (v - 4)  # noqa: E731
+    good = 0
+    for seed in range(20):
+        r = search(bernoulli(p, seed), target=0.30, tolerance=0.02, lo=0, hi=8, integer=True)
+        assert isinstance(r.value, int)
+        assert all(float(v).is_integer() for v in r.table["value"])
+        good += r.status == HIT and r.value == 4
+    assert good >= 19
+
+
+def test_integer_with_no_value_in_the_band_reports_the_two_neighbours():
+    p = lambda v: 0.10 + 0.10 * v  # noqa: E731  0.35 lies between v = 2 (0.30) and v = 3 (0.40)
+    r = search(bernoulli(p, 7), target=0.35, tolerance=0.02, lo=0, hi=6, integer=True, param="enemies.orc.base")
+    assert r.status == BETWEEN
+    assert r.neighbours == [2, 3]
+    a, b = r.row(2), r.row(3)
+    assert a["hi"] < 0.33 and b["lo"] > 0.37  # both shown outside the band, on either side
+    line = answer_line(r)
+    assert line.startswith("enemies.orc.base: no integer gives win 35 ± 2 %; 2 gives ")
+    assert "3 gives " in line and f"{r.games:,} games" in line
+
+
+def test_answer_line_of_a_hit_names_value_rate_interval_target_neighbours_and_games():
+    p = lambda v: 0.10 + 0.07 * v  # noqa: E731  v = 3 -> 0.31
+    r = search(bernoulli(p, 1), target=0.30, tolerance=0.02, lo=0, hi=8, integer=True, param="enemies.orc.base")
+    assert r.status == HIT and r.value == 3
+    row = r.row(3)
+    head = (f"enemies.orc.base = 3 gives win {100 * row['estimate']:.1f} % [{100 * row['lo']:.1f}, "
+            f"{100 * row['hi']:.1f}] (target 30 ± 2 %)")
+    assert answer_line(r).startswith(head)
+    assert f"2 gives {100 * r.row(2)['estimate']:.1f} %" in answer_line(r)
+    assert answer_line(r).endswith(f"{r.games:,} games")
+
+
+# -------------------------------------------------------------------------------- common dice, allocation --
+def test_every_candidate_plays_the_same_game_indices_and_games_go_near_the_target():
+    calls: list = []
+    r = search(bernoulli(logistic(3.3, 0.6), 3, calls), target=0.30, tolerance=0.02, lo=0.0, hi=8.0)
+    played: dict = {}
+    for v, start, count in calls:
+        assert start == played.get(v, 0)  # each value extends its own prefix 0, 1, ... (same games for all)
+        played[v] = start + count
+    assert played == dict(zip(r.table["value"], r.table["games"]))
+    # sequential allocation: the chosen value got more games than any end of the range
+    ends = r.table[r.table["value"].isin([0.0, 8.0])]["games"]
+    assert r.row(r.value)["games"] > 4 * ends.max()
+
+
+def test_not_monotone_is_detected_and_said():
+    p = lambda v: 0.55 - 0.12 * abs(v - 4)  # noqa: E731  rises to v = 4, then falls
+    r = search(bernoulli(p, 2), target=0.35, tolerance=0.02, lo=0, hi=8, integer=True, first_games=3000)
+    assert not r.monotone
+    assert any("not monotone" in w for w in r.warnings)
+
+
+def test_target_out_of_reach_is_said():
+    r = search(bernoulli(lambda v: 0.05 * v, 4), target=0.9, tolerance=0.02, lo=0, hi=6, integer=True)
+    assert r.status == NOT_REACHED and r.interval is None
+    assert "out of reach" in answer_line(r) and any("widen --range" in w for w in r.warnings)
+
+
+def test_budget_is_respected():
+    r = search(bernoulli(logistic(3.3, 0.6), 5), target=0.30, tolerance=0.002, lo=0.0, hi=8.0, max_games=20_000)
+    assert r.status == "budget" and r.games <= 20_000
+    assert "NOT shown within the tolerance" in answer_line(r)
+
+
+def test_values_consistent_with_the_target_lie_between_the_last_clearly_below_and_first_clearly_above():
+    v = np.array([0.0, 1.0, 2.0, 3.0])
+    lo, hi = np.array([0.0, 0.25, 0.28, 0.4]), np.array([0.2, 0.35, 0.32, 0.6])
+    assert band_interval(v, lo, hi, 0.3, integer=False, direction=1) == (0.0, 3.0)
+    assert band_interval(v, lo, hi, 0.3, integer=True, direction=1) == (1.0, 2.0)
+    assert band_interval(v, lo, hi, 0.5, integer=True, direction=1) == (3.0, 3.0)  # the truth may lie beyond 3
+    assert band_interval(v, lo, hi, 0.9, integer=True, direction=1) is None  # out of reach
+    assert band_interval(v, lo, hi, 0.3, integer=True, direction=0) == (1.0, 2.0)
+    # falling response: the same candidates read from the other side
+    assert band_interval(v, lo[::-1].copy(), hi[::-1].copy(), 0.3, integer=True, direction=-1) == (1.0, 2.0)
+    # no integer between two neighbours shown on either side
+    assert band_interval(v[:2], np.array([0.1, 0.4]), np.array([0.2, 0.5]), 0.3, integer=True, direction=1) is None
+
+
+def test_calibration_figure_has_labels_band_and_chosen_value():
+    r = search(bernoulli(lambda v: 0.10 + 0.07 * v, 1), target=0.30, tolerance=0.02, lo=0, hi=8, integer=True,
+               param="enemies.orc.base")
+    ax = calibration_figure(r).axes[0]
+    assert ax.get_xlabel().startswith("enemies.orc.base (")
+    assert ax.get_ylabel() == "win (% of games)"
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "chosen: 3" in labels and any(t.startswith("target band (30.0 % ± 2.0 %)") for t in labels)
+
+
+@pytest.mark.parametrize("kw, where", [
+    ({"tolerance": 0.0}, "--tolerance"), ({"lo": 5, "hi": 5}, "--range"), ({"target": 30.0}, "--target"),
+    ({"lo": 0.5, "hi": 4, "integer": True}, "--range"),
+])
+def test_search_refuses_bad_input(kw, where):
+    args = {"target": 0.3, "tolerance": 0.02, "lo": 0, "hi": 8, "integer": True} | kw
+    with pytest.raises(InputError) as e:
+        search(bernoulli(lambda v: 0.3, 1), **args)
+    assert e.value.where == where
+
+
+# ------------------------------------------------------------------------------------------ real games --
+@pytest.mark.parametrize("game", registry.games())
+def test_every_registered_game_tunes_its_default_policy_parameter_on_common_dice(game):
+    """A target the game certainly reaches (the win rate at the parameter's default), a continuous search around
+    it; the chosen value's games are exactly the games `run` plays with that value (same streams)."""
+    from foury_sim.runner import run
+
+    spec = registry.get_game(game)
+    pol = spec.policies[spec.default_policy]
+    name, default = next(iter(pol.params.items()))
+    at_default = run(game, games=3000, seed=5, progress=False).summary["win"]["rate"]
+    r = tune(game, f"param.{name}", "win", at_default, 0.04, lo=default - 2, hi=default + 2, integer=False,
+             seed=5, max_games=40_000, progress=False)
+    assert r.status in STATUSES
+    assert r.status == HIT, answer_line(r)
+    row = r.row(r.value)
+    assert at_default - 0.04 <= row["lo"] <= row["hi"] <= at_default + 0.04
+    again = run(game, params=f"{name}={r.value!r}", games=int(row["games"]), seed=5, progress=False)
+    assert again.summary["win"]["rate"] == pytest.approx(row["estimate"], abs=1e-12)
+    assert r.extra["command"].startswith(f"foury-sim tune {game} --param param.{name} --target win=")
+
+
+def test_real_ruleset_number_foury_orc_strength_via_the_command_line(tmp_path):
+    r = cli("tune", "foury", "--param", "enemies.orc.base", "--target", "win=0.15", "--tolerance", "0.02",
+            "--range", "-2,6", "--fixed", "hero=kael", "--seed", "3", "--max-games", "60000", "--format", "json",
+            "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    rec = json.loads(r.stdout)
+    assert rec["direction"] == -1  # stronger orcs, fewer wins
+    assert rec["integer"] and isinstance(rec["value"], int)
+    rows = {c["value"]: c for c in rec["candidates"]}
+    if rec["status"] == HIT:
+        c = rows[rec["value"]]
+        assert 0.13 <= c["lo"] <= c["estimate"] <= c["hi"] <= 0.17
+    else:
+        assert rec["status"] == BETWEEN
+        a, b = (rows[v] for v in rec["neighbours"])
+        assert a["estimate"] > 0.15 > b["estimate"]  # the neighbours bracket the target
+    assert rec["games"] == sum(c["games"] for c in rec["candidates"]) <= 60_000
+    saved = json.loads((tmp_path / "tune.json").read_text())
+    assert saved["answer"] == rec["answer"] and saved["command"].startswith("foury-sim tune foury")
+    assert (tmp_path / "calibration.png").stat().st_size > 10_000
+    assert len((tmp_path / "candidates.csv").read_text().splitlines()) == len(rec["candidates"]) + 1
+
+
+def test_tuning_file_gives_one_answer_per_hero(tmp_path):
+    f = tmp_path / "t.toml"
+    f.write_text('name = "orc"\ngame = "foury"\nseed = 3\nparam = "enemies.orc.base"\ntarget = "win=0.15"\n'
+                 'tolerance = 0.03\nrange = [-2, 6]\nmax_games = 30000\n[fixed]\npolicy = "greedy"\n'
+                 '[sweep]\nhero = ["kael", "melyra"]\n')
+    r = cli("tune", str(f), "--out", str(tmp_path / "res"))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("orc: enemies.orc.base for win = 0.15 ± 0.03")
+    assert lines[2].startswith("hero=kael: enemies.orc.base") and lines[3].startswith("hero=melyra: enemies.orc.base")
+    import pandas as pd
+
+    answers = pd.read_csv(tmp_path / "res" / "orc" / "answers.csv")
+    assert list(answers["hero"]) == ["kael", "melyra"]
+    assert len(list((tmp_path / "res" / "orc").glob("*_calibration.png"))) == 2
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--param", "enemies.orc.base", "--target", "win=0.3", "--tolerance", "0.02"],
+     "--range: give the values to search between"),
+    (["--param", "enemies.orc.base", "--target", "win=30", "--tolerance", "0.02", "--range", "0,4"],
+     "--target: a rate's target is a fraction from 0 to 1"),
+    (["--param", "enemies.orc.base", "--target", "wins=0.3", "--tolerance", "0.02", "--range", "0,4"],
+     "--target: foury has no rate or mean column 'wins'"),
+    (["--param", "enemies.orc.base", "--target", "win=0.3", "--tolerance", "0.02", "--range", "0,100"],
+     "--range: enemies.orc.base = 100 is refused"),
+    (["--param", "hero", "--target", "win=0.3", "--tolerance", "0.02", "--range", "0,4"],
+     "--param: hero is not a number"),
+    (["--param", "enemies.orc.base", "--target", "win=0.3", "--tolerance", "-1", "--range", "0,4"],
+     "--tolerance: must be a positive number"),
+    (["--param", "enemies.orc.base", "--target", "win", "--tolerance", "0.02", "--range", "0,4"],
+     "--target: 'win' is not METRIC=VALUE"),
+    (["--param", "enemies.orc.base", "--target", "win=0.3", "--tolerance", "0.02", "--range", "4,0"],
+     "--range: needs LO < HI"),
+    (["--param", "param.no_such", "--target", "win=0.3", "--tolerance", "0.02"],
+     "--param: policy 'greedy' has no parameter 'no_such'"),
+])
+def test_bad_input_is_one_line_exit_2(args, message):
+    r = cli("tune", "foury", *args)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith(f"foury-sim: error: {message}"), r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and r.stdout == ""
+
+
+def test_bad_tuning_file_is_one_line_naming_the_line(tmp_path):
+    f = tmp_path / "t.toml"
+    f.write_text('game = "foury"\nparam = "enemies.orc.base"\ntarget = "win=0.3"\ntolerance = 0.02\n'
+                 'range = [0, 100]\n')
+    r = cli("tune", str(f))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert f"{f}:5" in r.stderr and "enemies.orc.base = 100 is refused" in r.stderr
+    r = cli("tune", str(f), "--param", "x")
+    assert r.returncode == 2 and "--param goes in the tuning file" in r.stderr
+
+
+def test_fuzz_search_never_crashes_and_keeps_its_budget():
+    """Random responses (rising, falling, flat, bumpy), targets, tolerances and ranges: every search ends in one
+    of its statuses within its budget, or refuses its input with an InputError."""
+    rng = np.random.default_rng(13)
+    shapes = [lambda v: 0.1 + 0.05 * v, lambda v: 0.8 - 0.07 * v, lambda v: 0.3,
+              lambda v: 0.4 + 0.2 * math.sin(v), lambda v: float(v > 3)]
+    for case in range(60):
+        p = shapes[case % len(shapes)]
+        lo = float(rng.integers(-5, 5))
+        hi = lo + float(rng.integers(0, 12))
+        integer = bool(rng.integers(0, 2))
+        budget = int(rng.integers(100, 30_000))
+        target = float(rng.choice([rng.random(), rng.uniform(-0.5, 1.5)]))
+        tol = float(rng.choice([rng.uniform(0.001, 0.2), 0.0]))
+        clip = lambda v, p=p: min(max(p(v), 0.0), 1.0)  # noqa: E731
+        try:
+            r = search(bernoulli(clip, case), target=target, tolerance=tol, lo=lo, hi=hi, integer=integer,
+                       max_games=budget, points=int(rng.integers(2, 8)))
+        except InputError as e:
+            assert e.where in ("--tolerance", "--range", "--target")
+            continue
+        assert r.status in STATUSES and r.games <= budget
+        assert answer_line(r)
+        if r.status == HIT:
+            row = r.row(r.value)
+            assert target - tol <= row["lo"] and row["hi"] <= target + tol
+
+
+def test_a_value_on_the_edge_of_the_band_is_said_and_not_refined_forever():
+    # v = 2 gives exactly 0.28: the lower edge of 0.30 +- 0.02; its neighbours 0.22 and 0.34 are outside
+    r = search(bernoulli(lambda v: 0.16 + 0.06 * v, 11), target=0.30, tolerance=0.02, lo=0, hi=6, integer=True,
+               max_games=400_000)
+    assert r.status == EDGE and r.value == 2
+    row = r.row(2)
+    assert 0.275 <= row["lo"] < 0.28 < row["hi"] <= 0.285
+    assert "on the edge of the band" in answer_line(r) and any("sits on an edge" in w for w in r.warnings)
+
+
+def test_real_ruleset_number_delve_party_dice():
+    """A Delve ruleset number: more party dice, more wins; the target is the middle of the rates at 4 and 9
+    party dice (measured first), so it is reachable whatever the game's level."""
+    from foury_sim.runner import run
+
+    ends = [run("delve", sets=[f"game.party_dice={v}"], games=3000, seed=8, progress=False).summary["win"]["rate"]
+            for v in (4, 9)]
+    target = round((ends[0] + ends[1]) / 2, 3)
+    r = tune("delve", "game.party_dice", "win", target, 0.02, lo=4, hi=9, integer=True, seed=8, max_games=80_000,
+             progress=False)
+    assert r.direction == 1, answer_line(r)
+    if r.status == HIT:
+        row = r.row(r.value)
+        assert target - 0.02 <= row["lo"] <= row["hi"] <= target + 0.02
+    elif r.status == BETWEEN:
+        a, b = r.neighbours
+        assert b == a + 1 and r.row(a)["hi"] < target - 0.02 and r.row(b)["lo"] > target + 0.02
+    else:
+        assert r.status == EDGE, answer_line(r)
+        row = r.row(r.value)
+        assert row["lo"] < target - 0.02 < row["hi"] or row["lo"] < target + 0.02 < row["hi"]
+    assert isinstance(r.value, int) and 4 <= r.value <= 9
+
+
+def test_a_target_beyond_the_range_is_settled_on_the_values_that_could_still_reach_it():
+    # falls from 0.16 at -6 to 0.04 at 6; target 0.20 +- 0.02 is beyond the range end; only the first look's
+    # wide intervals meet the band, and they (not the value nearest the target) get the games
+    r = search(bernoulli(lambda v: 0.10 - 0.01 * v, 2), target=0.20, tolerance=0.02, lo=-6, hi=6, integer=True)
+    assert r.status == NOT_REACHED and r.games < 20_000
