@@ -616,12 +616,13 @@ def map_check(
         typer.echo(line)
 
 
-baseline_app = typer.Typer(no_args_is_help=True, help="Balance baselines: save the results of a named set of "
-                             "runs, for `foury-sim check` to compare against.")
+baseline_app = typer.Typer(no_args_is_help=True, cls=Group,
+                           help="Balance baselines: save the results of a named set of runs, for `foury-sim check` "
+                           "to compare against.")
 app.add_typer(baseline_app, name="baseline")
 
 
-@baseline_app.command("save")
+@baseline_app.command("save", cls=Command)
 def baseline_save(
     spec: str = typer.Argument(..., metavar="SPEC", help="Baseline spec (TOML), or the name of one in "
                                "experiments/baselines/."),
@@ -640,7 +641,7 @@ def baseline_save(
     typer.echo(format_saved(save(s, out, progress=progress, threads=threads)))
 
 
-@app.command("check")
+@app.command("check", cls=Command)
 def check_baseline(
     name: str = typer.Argument(..., metavar="NAME_OR_SPEC",
                                help="A saved baseline's name (its stored spec is re-run), or a spec file (TOML; "
@@ -667,21 +668,25 @@ def check_baseline(
     if not res.passed:
         raise typer.Exit(1)
 
-@app.command(name="tune")
+@app.command(name="tune", cls=Command)
 def tune_cmd(
     game: str = typer.Argument(_default_game, show_default=False,
                                help="Game to tune (see `foury-sim games`), or a tuning file (TOML, e.g. "
                                "experiments/tune_orc_per_hero.toml: one tuning per hero, a table of answers)."),
     param: str | None = typer.Option(None, "--param", help="The setting to tune: a ruleset key "
-                                     "(enemies.orc.base) or a policy parameter (param.NAME).", show_default=False),
+                                     "(enemies.orc.base) or a policy parameter (param.NAME); required with a "
+                                     "game; default: none.", show_default=False),
     target: str | None = typer.Option(None, help="METRIC=VALUE: a rate column as a fraction (win=0.30) or a "
-                                      "mean column (score=20); see `foury-sim columns GAME`.", show_default=False),
+                                      "mean column (score=20); see `foury-sim columns GAME`; required with a game; "
+                                      "default: none.", show_default=False),
     tolerance: float | None = typer.Option(None, help="Half-width of the target band, in the metric's units "
-                                           "(0.02 = 2 points of win rate).", show_default=False),
-    fixed: list[str] | None = typer.Option(None, "--fixed", help="Other settings, KEY=VALUE (repeatable): "
-                                           "hero=kael, policy=cautious, any ruleset key.", show_default=False),
+                                           "(0.02 = 2 points of win rate; required with a game; default: none).",
+                                           show_default=False),
+    fixed: list[str] | None = typer.Option(None, "--fixed", metavar="KEY=VALUE",
+                                           help="Other settings, KEY=VALUE (repeatable): hero=kael, "
+                                           "policy=cautious, any ruleset key; default: none.", show_default=False),
     range_: str | None = typer.Option(None, "--range", help="LO,HI: the values to search between (needed; "
-                                      "whole-number ends search whole numbers).",
+                                      "whole-number ends search whole numbers; default: none).",
                                       show_default=False),
     integer: bool | None = typer.Option(None, "--integer/--continuous", help="Search whole numbers or any "
                                         "number (default: whole numbers when both ends of --range are).",
@@ -697,9 +702,8 @@ def tune_cmd(
     fmt: str = typer.Option("text", "--format", help="text or json.", show_default=True),
     out: str | None = typer.Option(None, help="Write tune.json (record with provenance), candidates.csv and "
                                    "calibration.png here (a folder); with a file: the results root "
-                                   "(OUT/NAME/).", show_default=False),
-    progress: bool | None = typer.Option(None, "--progress/--no-progress", help="Progress bar on stderr.",
-                                         show_default=False),
+                                   "(OUT/NAME/; default: print only).", show_default=False),
+    progress: bool | None = typer.Option(None, "--progress/--no-progress", help=PROGRESS_HELP, show_default=False),
 ) -> None:
     """Find the value of one setting that puts a win rate (or any summary metric) within a tolerance of a
     target, with common dice and more games only near the target; print a one-line answer and the candidates."""
