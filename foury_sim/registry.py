@@ -98,7 +98,8 @@ class GameSpec:
       game, games ``start .. start+count-1`` of the stream ``seed``: the columns ``outputs`` declares
       (kernel and driver columns; derived ones are added by ``runner.play_games``), and run-level
       extras under names starting with ``_`` (e.g. ``_visits``).
-    * ``replay(ruleset, hero, policy, seed, game) -> list[str]``: one game's play report.
+    * ``replay(ruleset, hero, policy, seed, game) -> list[str]``: one game's play report; its first line names
+      the game, seed, hero and policy (the CLI inserts the overrides and the command after it).
     * ``summarize(df, ruleset=None) -> dict``: the game's own summary entries (declared in
       ``outputs.summary_keys``), the same signature for every game.
     * ``outputs``: the per-game columns and summary entries (``foury_sim.outputs.Outputs``).
