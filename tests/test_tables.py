@@ -57,7 +57,7 @@ def test_written_tables_carry_the_declared_labels(foury, tmp_path):
     expected = {
         "death_round": ["never", "1", "4"],
         "death_sector": ["none", "A", "O"],
-        "death_cell": ["none", "(2,3)", "(1,0)"],
+        "death_cell": ["none", "A (3,4)", "A (2,1)"],  # board.room_name: sector + (row, column) from 1
         "death_cause": ["none", "killed by a goblin", "stuck"],
         "end_cause": ["none", "killed by a goblin", "lost in the dungeon (turn cap)"],
         "round_order": ["A,B,D,C", "A", "D,C,B,A"],
