@@ -635,6 +635,26 @@ def _facet_title(main: str, groups: list[tuple[str | None, list[int]]], facet: s
     return main + (f"\none panel per {facet}" if facet else f"\n{len(groups)} panels, every cell shown")
 
 
+def _survival_panels(groups: list[tuple[str, list[int]]], panel_height: float) -> tuple[Figure, list[Any], bool]:
+    """The figure of a survival curve: one Axes, or one panel per group stacked on a shared x axis."""
+    one = len(groups) == 1
+    fig = _figure(10.5, 4.8) if one else _figure(10.5, 1.3 + panel_height * len(groups))
+    axes = [fig.add_subplot()] if one else list(fig.subplots(len(groups), 1, sharex=True, sharey=True).ravel())
+    return fig, axes, one
+
+
+def _survival_axes(ax: Any, name: str, one: bool, xlabel: str) -> None:
+    """The y axis, grid, panel title and legend every survival panel shares."""
+    ax.set_ylim(0, 102)
+    _pct_axis(ax)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("Games with no\ndeath yet (%)" if not one else "Games with no death yet (%)")
+    ax.grid(alpha=0.3)
+    if name and not one:
+        ax.set_title(name, fontsize=10, loc="left", fontweight="bold")
+    _legend(ax, title=name if one and name else "cell")
+
+
 def survival_by_round(
     cell_jsons: Sequence[dict[str, Any]],
     labels: Sequence[str] | None = None,
@@ -664,23 +684,14 @@ def survival_by_round(
         n = c.sum()
         alive = [c[(v == 0) | (v >= r)].sum() / n * 100 for r in range(1, R + 1)] + [c[v == 0].sum() / n * 100]
         curves.append((lab, np.array(alive), col, ls))
-    one = len(groups) == 1
-    fig = _figure(10.5, 4.8) if one else _figure(10.5, 1.3 + 2.7 * len(groups))
-    axes = [fig.add_subplot()] if one else list(fig.subplots(len(groups), 1, sharex=True, sharey=True).ravel())
+    fig, axes, one = _survival_panels(groups, 2.7)
     for ax, (name, idx) in zip(axes, groups):
         for i in sorted(idx, key=lambda j: -curves[j][1][-1]):
             lab, a, col, ls = curves[i]
             ax.plot(xs, a, marker="o", ms=4 if not one else 5, lw=2, color=col, ls=ls,
                     label=f"{lab}: {a[-1]:.0f}% never die")
         ax.set_xticks(xs, [f"start of\nround {r}" for r in range(1, R + 1)] + ["end of\ngame"])
-        ax.set_ylim(0, 102)
-        _pct_axis(ax)
-        ax.set_ylabel("Games with no\ndeath yet (%)" if not one else "Games with no death yet (%)")
-        ax.set_xlabel("Point of the game (the first death counts)")
-        ax.grid(alpha=0.3)
-        if name and not one:
-            ax.set_title(name, fontsize=10, loc="left", fontweight="bold")
-        _legend(ax, title=name if one and name else "cell")
+        _survival_axes(ax, name, one, "Point of the game (the first death counts)")
     for ax in axes[:-1]:
         ax.set_xlabel("")
     main = title or "Survival by round: share of games where the hero has not died yet"
@@ -717,9 +728,7 @@ def survival_by_turn(
             cum = np.cumsum(c[died]) / c[died].sum()
             last = max(last, int(v[died][np.searchsorted(cum, 0.995)]))
     xmax = last + 1
-    one = len(groups) == 1
-    fig = _figure(10.5, 4.8) if one else _figure(10.5, 1.3 + 2.5 * len(groups))
-    axes = [fig.add_subplot()] if one else list(fig.subplots(len(groups), 1, sharex=True, sharey=True).ravel())
+    fig, axes, one = _survival_panels(groups, 2.5)
     for ax, (name, idx) in zip(axes, groups):
         for i in sorted(idx, key=lambda j: -curves[j][2][-1]):
             lab, t, a, col, ls = curves[i]
@@ -727,14 +736,7 @@ def survival_by_turn(
             a = np.append(a, a[-1])
             ax.step(t, a, where="post", lw=2, color=col, ls=ls, label=f"{lab}: {a[-1]:.0f}% never die")
         ax.set_xlim(0, xmax)
-        ax.set_ylim(0, 102)
-        _pct_axis(ax)
-        ax.set_xlabel("Turn (one turn = one move of the hero)")
-        ax.set_ylabel("Games with no\ndeath yet (%)" if not one else "Games with no death yet (%)")
-        ax.grid(alpha=0.3)
-        if name and not one:
-            ax.set_title(name, fontsize=10, loc="left", fontweight="bold")
-        _legend(ax, title=name if one and name else "cell")
+        _survival_axes(ax, name, one, "Turn (one turn = one move of the hero)")
     for ax in axes[:-1]:
         ax.set_xlabel("")
     main = title or "Survival by turn: share of games where the hero has not died yet"
