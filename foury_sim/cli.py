@@ -802,8 +802,10 @@ def main() -> None:
         _exit(EXIT_INTERRUPTED)
     except Exception as e:  # click's usage errors (typer vendors its own click): one line, exit 2
         name = type(e).__name__
-        if name == "NoArgsIsHelpError" and getattr(e, "ctx", None) is not None:
-            typer.echo(e.ctx.get_help())
+        if name == "NoArgsIsHelpError":  # building the error rendered the help (rich prints it at once)
+            msg = e.format_message() if hasattr(e, "format_message") else ""
+            if msg.strip():  # plain click: the help is the message
+                typer.echo(msg)
             _exit(EXIT_OK)
         if name == "Abort":  # end of input (EOF) at a prompt, or Ctrl-C seen by click itself
             typer.echo(f"foury-sim: interrupted: {interrupted_message(argv)}", err=True)
