@@ -1159,6 +1159,9 @@ def vector_answer_line(v: VectorResult) -> str:
         else:
             meas = r.metric
         tail = "" if st == HIT else f", {st}"
+        if st == BETWEEN and len(r.neighbours) == 2:  # the other integer neighbour of the target
+            other = r.neighbours[1] if float(r.neighbours[0]) == float(v.schedule[i]) else r.neighbours[0]
+            tail += f"; {other} gives {fmt_metric(r.row(other)['estimate'], RATE)}"
         parts.append(f"[{i}] = {val}: {meas} (target {100 * v.targets[i]:g} %{tail})")
     sched = ", ".join(fmt_value(x, v.integer) for x in v.schedule)
     base = ", ".join(fmt_value(x, v.integer) for x in v.base)
@@ -1213,10 +1216,11 @@ def vector_figure(v: VectorResult) -> Any:
                         alpha=0.2)
         ax.plot(x, 100 * t["estimate"].to_numpy(float), "o-", color="tab:blue", ms=3)
         lo_i, hi_i = v.bounds[i]
-        if v.monotone != "none" and i:
-            ax.axvspan(min(x.min(), lo_i) - 0.5, lo_i - (0.5 if v.integer else 0), color="0.5", alpha=0.15) \
-                if v.monotone.endswith("increasing") else \
-                ax.axvspan(hi_i + (0.5 if v.integer else 0), max(x.max(), hi_i) + 0.5, color="0.5", alpha=0.15)
+        pad = 0.5 if v.integer else 0.0
+        if v.monotone.endswith("increasing") and lo_i > v.lo:
+            ax.axvspan(v.lo - pad, lo_i - pad, color="0.5", alpha=0.15)
+        elif v.monotone.endswith("decreasing") and hi_i < v.hi:
+            ax.axvspan(hi_i + pad, v.hi + pad, color="0.5", alpha=0.15)
         val = v.schedule[i]
         if val in set(r.table["value"]):
             c = r.row(val)
