@@ -703,7 +703,7 @@ def default_range(spec: Any, param: str, fixed: dict[str, Any]) -> tuple[float, 
 
 # ------------------------------------------------------------------------------ several tunings from a file --
 TUNE_KEYS = {"name", "title", "description", "game", "seed", "param", "target", "tolerance", "range", "integer",
-             "conf", "max_games", "first_games", "points", "fixed", "sweep"}
+             "conf", "max_games", "first_games", "points", "fixed", "sweep", "monotone"}
 
 
 @dataclass
@@ -732,6 +732,8 @@ class TuneFile:
     title: str = ""
     text: str = ""
     overridden: dict[str, Any] = field(default_factory=dict)  #: command-line values that replaced the file's
+    vector: str | None = None  #: a whole list tuned element by element: the target text (COLUMN OP i=T0,...)
+    monotone: str = "increasing"
 
 
 def override_tune_file(tf: TuneFile, *, seed: int | None = None, conf: float | None = None,
@@ -785,11 +787,27 @@ def load_tune_file(path: str | Path) -> TuneFile:
     if not isinstance(param, str) or not param:
         raise InputError("param must be a setting's key (e.g. enemies.orc.base)", at("param"))
     tgt = need("target")
+    fixed0 = data.get("fixed", {}) if isinstance(data.get("fixed", {}), dict) else {}
     try:
-        metric, target = parse_target(tgt)
-        kind = metric_kind(spec, metric)
+        vector = list_setting(spec, param, dict(fixed0)) if isinstance(param, str) and param else None
     except InputError as e:
-        raise InputError(e.message, at("target")) from None
+        raise InputError(e.message, _where(ps, text, "fixed")) from None
+    monotone = data.get("monotone", "increasing")
+    if "monotone" in data and vector is None:
+        raise InputError(f"monotone orders the elements of a list; {param} is a single number", at("monotone"))
+    try:
+        check_monotone(monotone)
+        if vector is not None:
+            em, targets = parse_vector_target(tgt)
+            if len(targets) != len(vector[1]):
+                raise InputError(f"{vector[0]} has {len(vector[1])} elements: give {len(vector[1])} targets "
+                                 f"(- keeps an element), not {len(targets)}", "--target")
+            metric, target, kind = em.name(), math.nan, RATE
+        else:
+            metric, target = parse_target(tgt)
+            kind = metric_kind(spec, metric)
+    except InputError as e:
+        raise InputError(e.message, at("monotone" if e.where == "--monotone" else "target")) from None
     tol = need("tolerance")
     if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not math.isfinite(tol) or tol <= 0:
         raise InputError(f"tolerance must be a positive number, not {tol!r}", at("tolerance"))
@@ -801,7 +819,7 @@ def load_tune_file(path: str | Path) -> TuneFile:
     integer = data.get("integer", all(isinstance(v, int) for v in rng))
     if not isinstance(integer, bool):
         raise InputError("integer must be true or false", at("integer"))
-    if kind == RATE and not 0 <= target <= 1:
+    if kind == RATE and vector is None and not 0 <= target <= 1:
         raise InputError(f"a rate's target is a fraction from 0 to 1 (30 % is 0.30), not {target:g}", at("target"))
     from .inputs import check_seed
 
@@ -837,13 +855,17 @@ def load_tune_file(path: str | Path) -> TuneFile:
         raise InputError("an integer setting needs whole-number ends", at("range"))
     for cell in cells:
         try:
+            if vector is not None:
+                check_vector_setting(spec, vector[0], len(vector[1]), dict(fixed) | cell, lo, hi, integer, monotone)
+                continue
             check_setting(spec, param, dict(fixed) | cell, [int(lo), int(hi)] if integer else [lo, hi])
         except InputError as e:
             where = _where(ps, text, next(iter(cell))) if cell else at("range")
             raise InputError(e.message, where) from None
     return TuneFile(ps, name, spec.name, param, metric, float(target), float(tol), lo, hi, integer, seed,
                     float(conf), ints["max_games"], ints["first_games"], ints["points"], dict(fixed), cells, swept,
-                    str(data.get("title", "")), text)
+                    str(data.get("title", "")), text, vector=str(tgt) if vector is not None else None,
+                    monotone=monotone)
 
 
 def run_tune_file(tf: TuneFile, out_root: str | Path | None = None, *, threads: int | None = None,
@@ -852,6 +874,8 @@ def run_tune_file(tf: TuneFile, out_root: str | Path | None = None, *, threads: 
     ``answers.csv``, ``tune.json`` (every record, the file's text) and ``CELL/calibration.png`` per cell."""
     from .files import atomic_write, save_figure, to_jsonable, write_frame
 
+    if tf.vector is not None:
+        return run_vector_file(tf, out_root, threads=threads, progress=progress)
     results: list[TuneResult] = []
     rows = []
     for cell in tf.cells:
@@ -895,8 +919,9 @@ def run_tune_file(tf: TuneFile, out_root: str | Path | None = None, *, threads: 
 
 def format_answers(tf: TuneFile, table: pd.DataFrame) -> str:
     """The table of answers ``foury-sim tune FILE.toml`` prints: one line per tuning."""
-    lines = [f"{tf.title or tf.name}: {tf.param} for {tf.metric} = {tf.target:g} ± {tf.tolerance:g} "
-             f"(seed {tf.seed}, {100 * tf.conf:g} % intervals)"]
+    what = (f"{tf.param} ({tf.monotone}, elements 0-based) for {tf.vector} ± {tf.tolerance:g}" if tf.vector else
+            f"{tf.param} for {tf.metric} = {tf.target:g} ± {tf.tolerance:g}")
+    lines = [f"{tf.title or tf.name}: {what} (seed {tf.seed}, {100 * tf.conf:g} % intervals)"]
     if tf.overridden:
         lines.append("from the command line, in place of the file's values: " + ", ".join(
             f"--{k.replace('_', '-')} {d['used']:g} (file: {d['file']:g})" for k, d in tf.overridden.items()))
@@ -1323,21 +1348,15 @@ def tune_vector(game: str, param: str, target: str, tolerance: float, *, fixed: 
     path, base = found
     em, targets = parse_vector_target(target)
     col = spec.outputs.column(em.column)
-    if col is None or col.summary not in (RATE, MEAN):
-        usable = [c.name for c in spec.outputs.columns if c.summary in (RATE, MEAN)]
-        raise InputError(f"{spec.name} has no rate or mean column {em.column!r} (known: {', '.join(usable)})",
+    if col is None or col.repeat is not None or col.driver:  # any per-game number: a count, a mean, a code
+        usable = [c.name for c in spec.outputs.columns if c.repeat is None and not c.driver]
+        raise InputError(f"{spec.name} has no per-game column {em.column!r} (known: {', '.join(usable)})",
                          "--target")
     if len(targets) != len(base):
         raise InputError(f"{path} has {len(base)} elements ([0]..[{len(base) - 1}]): give {len(base)} targets "
                          f"(- keeps an element), not {len(targets)}", "--target")
     cells = CellRunner(spec)
-    check = [lift([lo] * len(base), 0, monotone, integer), [hi] * len(base)]
-    for s in check:
-        try:
-            cells.resolve(fixed | {path: [int(x) if integer else x for x in s]})
-        except InputError as e:
-            raise InputError(f"{path} = {s} is refused: {e.where + ': ' if e.where else ''}{e.message}",
-                             "--range") from None
+    check_vector_setting(spec, path, len(base), fixed, lo, hi, integer, monotone, cells)
 
     def evaluate(i: int, schedule: list[float], start: int, count: int) -> np.ndarray:
         rs, hero, pol = cells.resolve(fixed | {path: list(schedule)}, "--param")
@@ -1362,3 +1381,60 @@ def tune_vector(game: str, param: str, target: str, tolerance: float, *, fixed: 
     v.extra = {"game": game, "seed": seed, "command": command("tune", game, args),
                "chosen_settings_args": settings_args(fixed | {path: v.schedule})}
     return v
+
+
+def check_vector_setting(spec: Any, path: str, n: int, fixed: dict[str, Any], lo: float, hi: float, integer: bool,
+                         monotone: str, cells: Any = None) -> None:
+    """The schedules at both ends of the range (the lowest kept in order) must be ones the game takes."""
+    from .study import CellRunner
+
+    cells = cells or CellRunner(spec)
+    for ends in (lift([lo] * n, 0, monotone, integer), lift([hi] * n, 0, monotone, integer)):
+        sched = [int(x) if integer else x for x in ends]
+        try:
+            cells.resolve(dict(fixed) | {path: sched})
+        except InputError as e:
+            raise InputError(f"{path} = {sched} is refused: {e.where + ': ' if e.where else ''}{e.message}",
+                             "--range") from None
+
+
+def run_vector_file(tf: TuneFile, out_root: str | Path | None = None, *, threads: int | None = None,
+                    progress: bool | None = None) -> tuple[pd.DataFrame, list[VectorResult]]:
+    """``run_tune_file`` for a whole list: one schedule per cell; ``OUT/NAME/`` gets ``answers.csv``,
+    ``elements.csv`` (every cell's elements), ``tune.json`` and ``CELL_calibration.png`` per cell."""
+    from . import __version__
+    from .files import atomic_write, save_figure, to_jsonable, write_frame
+
+    results: list[VectorResult] = []
+    rows, elems = [], []
+    for cell in tf.cells:
+        v = tune_vector(tf.game, tf.param, str(tf.vector), tf.tolerance, fixed=dict(tf.fixed) | cell, lo=tf.lo,
+                        hi=tf.hi, integer=tf.integer, monotone=tf.monotone, seed=tf.seed, conf=tf.conf,
+                        max_games=tf.max_games, first_games=tf.first_games, points=tf.points, threads=threads,
+                        progress=progress)
+        results.append(v)
+        rows.append(dict(cell) | {"schedule": ",".join(fmt_value(x, tf.integer) for x in v.schedule),
+                                  "statuses": ",".join(v.statuses), "games": v.games,
+                                  "answer": vector_answer_line(v)})
+        elems.append(v.table().assign(**{k: val for k, val in cell.items()}))
+    table = pd.DataFrame(rows)
+    if out_root is not None:
+        d = Path(out_root) / tf.name
+        d.mkdir(parents=True, exist_ok=True)
+        write_frame(table, d / "answers.csv")
+        write_frame(pd.concat(elems, ignore_index=True), d / "elements.csv")
+        atomic_write(d / "tune.json", json.dumps(to_jsonable({
+            "name": tf.name, "file": tf.path, "file_text": tf.text, "version": __version__,
+            "overridden": tf.overridden, "tunings": [v.to_dict() for v in results]}), indent=2))
+        import matplotlib.pyplot as plt
+
+        for i, (cell, v) in enumerate(zip(tf.cells, results)):
+            label = "_".join(f"{x}" for x in cell.values()) or "all"
+            label = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in label)
+            fig = vector_figure(v)
+            if cell:
+                fig.suptitle(f"{', '.join(f'{k}={x}' for k, x in cell.items())}: " + fig._suptitle.get_text(),
+                             fontsize=9)
+            save_figure(fig, d / f"{i:02d}_{label}_calibration.png", dpi=110)
+            plt.close(fig)
+    return table, results

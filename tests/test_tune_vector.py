@@ -304,7 +304,7 @@ def test_cli_vector_tune_writes_its_files(tmp_path):
     (["--param", "round.monster_bonus", "--target", "win=0.3"], "--target", "is not COLUMN OP i"),
     (["--param", "round.monster_bonus", "--target", "rounds_completed>=i+1=0.8,0.6"], "--target",
      "has 4 elements ([0]..[3]): give 4 targets"),
-    (["--param", "round.monster_bonus", "--target", "nocol>=i=0.8,0.6,0.5,0.4"], "--target", "no rate or mean"),
+    (["--param", "round.monster_bonus", "--target", "nocol>=i=0.8,0.6,0.5,0.4"], "--target", "no per-game column"),
     (["--param", "enemies.orc.base", "--target", "win=0.3", "--monotone", "increasing"], "--monotone",
      "is a single number"),
     (["--param", "round.monster_bonus", "--target", "rounds_completed>=i+1=0.8,0.6,0.5,0.4", "--monotone", "up"],
