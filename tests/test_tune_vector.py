@@ -329,3 +329,59 @@ def test_tuning_file_takes_seed_conf_budget_points_from_the_command_line():
     with pytest.raises(InputError) as e:
         override_tune_file(tf, max_games=50)
     assert e.value.where == "--max-games"
+
+
+def test_shipped_schedule_file_loads_as_a_vector_tuning():
+    tf = load_tune_file(ROOT / "experiments" / "tune_schedule.toml")
+    assert tf.vector == "rounds_completed>=i+1=0.80,0.65,0.50,0.35" and tf.monotone == "increasing"
+    assert tf.param == "round.monster_bonus" and [c["hero"] for c in tf.cells] == ["kael", "melyra"]
+    assert (tf.lo, tf.hi, tf.integer) == (-4, 8, True)
+
+
+@pytest.mark.parametrize("extra, line, msg", [
+    ('monotone = "up"\n', 7, "must be one of none, increasing"),
+    ('target = "rounds_completed>=i+1=0.8,0.6"\n', 3, "has 4 elements: give 4 targets"),
+])
+def test_bad_schedule_file_is_one_line_naming_the_line(tmp_path, extra, line, msg):
+    f = tmp_path / "s.toml"
+    body = ('game = "foury"\nparam = "round.monster_bonus"\ntarget = "rounds_completed>=i+1=0.8,0.6,0.5,0.4"\n'
+            'tolerance = 0.03\nrange = [0, 8]\nseed = 1\n')
+    if extra.startswith("target"):
+        body = body.replace('target = "rounds_completed>=i+1=0.8,0.6,0.5,0.4"\n', extra)
+    else:
+        body += extra
+    f.write_text(body)
+    with pytest.raises(InputError) as e:
+        load_tune_file(f)
+    assert e.value.where == f"{f}:{line}" or e.value.where.startswith(f"{f}:{line}:")
+    assert msg in e.value.message
+
+
+def test_monotone_in_a_file_with_a_single_number_is_refused(tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text('game = "foury"\nparam = "enemies.orc.base"\ntarget = "win=0.3"\ntolerance = 0.03\n'
+                 'range = [0, 8]\nmonotone = "increasing"\n')
+    with pytest.raises(InputError, match="is a single number") as e:
+        load_tune_file(f)
+    assert e.value.where.startswith(f"{f}:6")
+
+
+def test_schedule_file_runs_one_schedule_per_cell_and_takes_command_line_overrides(tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text('name = "sched"\ngame = "foury"\nparam = "round.monster_bonus"\n'
+                 'target = "rounds_completed>=i+1=0.8,-,-,0.35"\ntolerance = 0.05\nrange = [0, 8]\nseed = 4\n'
+                 'max_games = 100000\n[fixed]\nhero = "kael"\n')
+    r = cli("tune", str(f), "--max-games", "3000", "--seed", "5", "--threads", "1", "--no-progress", "--out",
+            str(tmp_path / "res"))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("sched: round.monster_bonus (increasing, elements 0-based) for "
+                               "rounds_completed>=i+1=0.8,-,-,0.35 ± 0.05 (seed 5, 95 % intervals)")
+    assert lines[1] == ("from the command line, in place of the file's values: --seed 5 (file: 4), "
+                        "--max-games 3000 (file: 100000)")
+    assert lines[3].startswith("all: round.monster_bonus = [")
+    rec = json.loads((tmp_path / "res" / "sched" / "tune.json").read_text())
+    assert rec["overridden"]["seed"] == {"file": 4, "used": 5}
+    t = rec["tunings"][0]
+    assert t["games"] <= 3000 and t["statuses"][1:3] == ["kept", "kept"] and "--seed 5" in t["command"]
+    assert (tmp_path / "res" / "sched" / "00_all_calibration.png").is_file()
