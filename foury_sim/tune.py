@@ -1106,10 +1106,8 @@ def search_vector(evaluate: VEvaluate, *, targets: list[float | None], tolerance
             hi_i = min(hi, sched[i - 1] - step)
         bounds.append((lo_i, hi_i))
         if targets[i] is None:
-            statuses.append(KEPT)
+            statuses.append(KEPT)  # kept as it is (moved only by the order: ``lift`` above), even outside the range
             elements.append(None)
-            if (inc and sched[i] < lo_i) or (dec and sched[i] > hi_i):
-                sched[i] = lo_i if inc else hi_i
             continue
         left = sum(1 for t in targets[i:] if t is not None)
         budget = max(100, (max_games - spent) // left)

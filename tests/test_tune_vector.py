@@ -120,6 +120,9 @@ def test_a_kept_element_and_a_pinned_one():
     assert v.statuses == [HIT, PINNED, PINNED] or v.statuses[:2] == [HIT, KEPT]
     assert v.statuses[1] == KEPT and v.elements[1] is None
     assert v.schedule == [10, 10, 10]  # the kept element is lifted to keep the order; the last has one value
+    w = search_vector(element_response(linear([4, 6])), targets=[None, 0.5], tolerance=0.03, lo=2, hi=10,
+                      base=[0, 0], integer=True, max_games=50_000)
+    assert w.schedule == [0, 6] and w.statuses == [KEPT, HIT]  # a kept element outside the range stays
     assert v.statuses[2] == PINNED and v.elements[2].games > 0
 
 
@@ -385,3 +388,19 @@ def test_schedule_file_runs_one_schedule_per_cell_and_takes_command_line_overrid
     t = rec["tunings"][0]
     assert t["games"] <= 3000 and t["statuses"][1:3] == ["kept", "kept"] and "--seed 5" in t["command"]
     assert (tmp_path / "res" / "sched" / "00_all_calibration.png").is_file()
+
+
+def test_real_delve_rank_thresholds_element_by_element():
+    """Delve's list setting score.rank_thresholds: element i judged on "reached rank i" (rank >= i), the first
+    kept; the rates reported are those a plain run of the chosen thresholds gives on the same games."""
+    v = tune_vector("delve", "score.rank_thresholds", "rank>=i=-,0.6,0.3,0.15,0.05", 0.04, lo=1, hi=60,
+                    monotone="increasing", seed=2, max_games=6000, threads=1, progress=False)
+    assert v.schedule[0] == 0 and v.statuses[0] == KEPT
+    assert all(b >= a for a, b in zip(v.schedule[:-1], v.schedule[1:])) and v.games <= 6000
+    from foury_sim.runner import run
+
+    sets = [f"score.rank_thresholds={','.join(map(str, v.schedule))}"]
+    for i in (1, 4):
+        row = v.elements[i].row(v.schedule[i])
+        df = run("delve", sets=sets, games=int(row["games"]), seed=2, progress=False, threads=1).df
+        assert (df["rank"] >= i).mean() == pytest.approx(row["estimate"])
