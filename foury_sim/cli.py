@@ -674,10 +674,14 @@ def tune_cmd(
                                help="Game to tune (see `foury-sim games`), or a tuning file (TOML, e.g. "
                                "experiments/tune_orc_per_hero.toml: one tuning per hero, a table of answers)."),
     param: str | None = typer.Option(None, "--param", help="The setting to tune: a ruleset key "
-                                     "(enemies.orc.base) or a policy parameter (param.NAME); required with a "
-                                     "game; default: none.", show_default=False),
+                                     "(enemies.orc.base), one element of a list (round.monster_bonus[2], 0-based), "
+                                     "a whole list of numbers (round.monster_bonus: tuned element by element) or a "
+                                     "policy parameter (param.NAME); required with a game; default: none.",
+                                     show_default=False),
     target: str | None = typer.Option(None, help="METRIC=VALUE: a rate column as a fraction (win=0.30) or a "
-                                      "mean column (score=20); see `foury-sim columns GAME`; required with a game; "
+                                      "mean column (score=20); see `foury-sim columns GAME`; for a whole list, one "
+                                      "target per element: COLUMN OP i[+K]=T0,T1,... (rounds_completed>=i+1="
+                                      "0.9,0.8,0.7,0.6; i the 0-based element, - keeps one); required with a game; "
                                       "default: none.", show_default=False),
     tolerance: float | None = typer.Option(None, help="Half-width of the target band, in the metric's units "
                                            "(0.02 = 2 points of win rate; required with a game; default: none).",
@@ -691,13 +695,21 @@ def tune_cmd(
     integer: bool | None = typer.Option(None, "--integer/--continuous", help="Search whole numbers or any "
                                         "number (default: whole numbers when both ends of --range are).",
                                         show_default=False),
-    seed: int = typer.Option(1, help="Master seed: every candidate plays games 0, 1, ... on streams (seed, i).",
-                             show_default=True),
-    conf: float = typer.Option(0.95, help="Confidence level of every interval.", show_default=True),
-    max_games: int = typer.Option(200_000, help="Budget: games over all candidates.", show_default=True),
+    monotone: str | None = typer.Option(None, help="For a whole list: the order its elements keep: increasing, "
+                                        "decreasing, strictly-increasing, strictly-decreasing or none; each element "
+                                        "is searched from the previous one's value (default: increasing for a "
+                                        "list; refused for a single number).", show_default=False),
+    seed: int | None = typer.Option(None, help="Master seed: every candidate plays games 0, 1, ... on streams "
+                                    "(seed, i) (default: 1; with a tuning file: replaces the file's seed).",
+                                    show_default=False),
+    conf: float | None = typer.Option(None, help="Confidence level of every interval (default: 0.95; with a "
+                                      "tuning file: replaces the file's).", show_default=False),
+    max_games: int | None = typer.Option(None, help="Budget: games over all candidates (default: 200000; with a "
+                                         "tuning file: replaces the file's, per tuning).", show_default=False),
     first_games: int | None = typer.Option(None, help="Games per value of the first look (default: enough for "
                                            "an interval about four tolerances wide).", show_default=False),
-    points: int = typer.Option(5, help="Values of the first look, spread over the range.", show_default=True),
+    points: int | None = typer.Option(None, help="Values of the first look, spread over the range (default: 5; "
+                                      "with a tuning file: replaces the file's).", show_default=False),
     threads: int | None = typer.Option(None, help="Numba threads (default: all cores).", show_default=False),
     fmt: str = typer.Option("text", "--format", help="text or json.", show_default=True),
     out: str | None = typer.Option(None, help="Write tune.json (record with provenance), candidates.csv and "
@@ -713,20 +725,27 @@ def tune_cmd(
     from .study import parse_settings
 
     check_format(fmt)
-    check_conf(conf)
+    if conf is not None:
+        check_conf(conf)
     check_threads(threads)
-    check_seed(seed)
+    if seed is not None:
+        check_seed(seed)
+    if monotone is not None:
+        tn.check_monotone(monotone)
     check_out_dir(out)
     if game.endswith(".toml") or Path(game).is_file():
         given = [f for f, v in (("--param", param), ("--target", target), ("--tolerance", tolerance),
                                 ("--fixed", fixed), ("--range", range_), ("--integer", integer),
-                                ("--first-games", first_games)) if v]
+                                ("--first-games", first_games), ("--monotone", monotone)) if v]
         if given:
             raise InputError(f"{given[0]} goes in the tuning file, not on the command line with it", given[0])
         tf = tn.load_tune_file(game)
+        # --seed, --conf, --max-games, --points given with a file replace the file's values (recorded)
+        tf = tn.override_tune_file(tf, seed=seed, conf=conf, max_games=max_games, points=points)
         table, results = tn.run_tune_file(tf, out, threads=threads, progress=progress)
         if fmt == "json":
-            typer.echo(json.dumps(to_jsonable({"name": tf.name, "tunings": [r.to_dict() for r in results]}),
+            typer.echo(json.dumps(to_jsonable({"name": tf.name, "overridden": tf.overridden,
+                                               "tunings": [r.to_dict() for r in results]}),
                                   indent=2))
         else:
             typer.echo(tn.format_answers(tf, table))
@@ -738,9 +757,29 @@ def tune_cmd(
         if v is None:
             raise InputError(f"{flag} is needed (e.g. --param enemies.orc.base --target win=0.30 --tolerance 0.02)",
                              flag)
+    seed = 1 if seed is None else seed
+    conf = 0.95 if conf is None else conf
+    max_games = 200_000 if max_games is None else max_games
+    points = 5 if points is None else points
+    fx = parse_settings(fixed, "--fixed")
+    if tn.list_setting(spec, param, fx) is not None:  # a whole list: a schedule, element by element
+        if range_ is None:
+            raise InputError(f"give the values each element may take: --range LO,HI (e.g. --range 0,8) for {param}",
+                             "--range")
+        lo, hi, whole = tn.parse_range(range_)
+        v = tn.tune_vector(game, param, target, tolerance, fixed=fx, lo=lo, hi=hi,
+                           integer=whole if integer is None else integer, monotone=monotone or "increasing",
+                           seed=seed, conf=conf, max_games=max_games, first_games=first_games, points=points,
+                           threads=threads, progress=progress)
+        text = json.dumps(v.to_dict(), indent=2) if fmt == "json" else tn.format_vector(v)
+        if out is not None and fmt != "json":
+            text += f"\n-> {out}/tune.json, elements.csv, candidates.csv, calibration.png"
+        _write_or_say(lambda: tn.write_vector(v, out) if out is not None else None, text, out)
+        return
+    if monotone is not None:
+        raise InputError(f"--monotone orders the elements of a list; {param} is a single number", "--monotone")
     metric, value = tn.parse_target(target)
     tn.metric_kind(spec, metric)
-    fx = parse_settings(fixed, "--fixed")
     if range_ is not None:
         lo, hi, whole = tn.parse_range(range_)
     else:

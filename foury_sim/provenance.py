@@ -172,9 +172,10 @@ def resolve_sets(sets: list[str] | None, data: dict[str, Any] | None) -> dict[st
         if "=" not in s:
             continue
         k, v = (t.strip() for t in s.split("=", 1))
-        if "." not in k and isinstance(data, dict):
-            hits = find_key(data, k)
-            k = hits[0] if len(hits) == 1 else k
+        base, bracket = (k.split("[", 1)[0], "[" + k.split("[", 1)[1]) if "[" in k else (k, "")
+        if "." not in base and isinstance(data, dict):
+            hits = find_key(data, base)
+            k = hits[0] + bracket if len(hits) == 1 else k
         out[k] = _parse(v)
     return out
 

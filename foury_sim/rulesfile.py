@@ -49,7 +49,8 @@ class RuleFile:
         if dotted in self.overridden:
             return f"--set {dotted}={self.overridden[dotted]}"
         for k, shown in self.overridden.items():
-            if dotted.startswith(k + ".") or k.startswith(dotted + "."):
+            if (dotted.startswith((k + ".", k + "[")) or k.startswith((dotted + ".", dotted + "["))
+                    or dotted.split("[", 1)[0] == k):
                 return f"--set {k}={shown}"
         for src in reversed(self.layers or [self]):
             at = locate(src.text, dotted)
@@ -253,13 +254,49 @@ def _all_paths(data: dict[str, Any], prefix: str = "") -> list[str]:
     return out
 
 
+#: ``round.monster_bonus[2]``: a list key and the index of one element (0-based: ``[0]`` is the first)
+ELEMENT = re.compile(r"^(?P<key>[^\[\]]+)\[(?P<index>[^\[\]]*)\]$")
+
+
+def split_element(key: str, where: str | None = None) -> tuple[str, int | None]:
+    """``"round.monster_bonus[2]"`` -> ("round.monster_bonus", 2); a key without ``[i]`` -> (key, None). The
+    index is 0-based (``[0]`` is the first element); a malformed one is one ``InputError`` at ``where``
+    (default ``--set KEY``)."""
+    if "[" not in key and "]" not in key:
+        return key, None
+    m = ELEMENT.match(key.strip())
+    at = where or f"--set {key}"
+    if not m:
+        raise InputError(f"{key!r} is not KEY or KEY[INDEX] (e.g. round.monster_bonus[2], 0-based)", at)
+    text = m.group("index").strip()
+    if not text.isdigit():
+        raise InputError(f"{key}: the index must be a whole number from 0 (0-based: [0] is the first element), "
+                         f"not {text!r}", at)
+    return m.group("key").strip(), int(text)
+
+
+def check_element(data: dict[str, Any], path: str, index: int, at: str) -> list[Any]:
+    """The list at ``path`` if ``index`` is one of its elements, else one ``InputError`` at ``at``."""
+    node: Any = data
+    for part in path.split("."):
+        node = node[part] if isinstance(node, dict) else None
+    if not isinstance(node, list):
+        what = "a table" if isinstance(node, dict) else f"a single value ({show_value(node)})"
+        raise InputError(f"{path} is {what}, not a list: it has no element [{index}]", at)
+    if index >= len(node):
+        raise InputError(f"{path} has {len(node)} element{'s' if len(node) != 1 else ''} ([0]..[{len(node) - 1}], "
+                         f"0-based), not [{index}]", at)
+    return node
+
+
 def apply_overrides(rf: RuleFile, overrides: list[str] | dict[str, Any] | None) -> RuleFile:
     """Return a copy of ``rf`` with ``key=value`` overrides applied.
 
     A key is a dotted path (``round.monster_bonus``) or, when unambiguous, its last part
     (``monster_bonus``). Only keys that exist in the ruleset may be set; a table (``heroes.kael.start``)
-    takes only a table (``{ hearts = 6, ... }``), a single value only a single value or a list. Every
-    error names ``--set KEY``.
+    takes only a table (``{ hearts = 6, ... }``), a single value only a single value or a list. One element
+    of a list is ``KEY[INDEX]``, 0-based (``round.monster_bonus[2]=3`` sets the third, the others stay); an
+    index beyond the list or a key that is no list is refused. Every error names ``--set KEY``.
     """
     if not overrides:
         return rf
@@ -275,16 +312,17 @@ def apply_overrides(rf: RuleFile, overrides: list[str] | dict[str, Any] | None) 
             items.append((k.strip(), _parse_value(v.strip()), shown))
     out = RuleFile(copy.deepcopy(rf.data), rf.text, rf.path, rf.layers)
     out.overridden = dict(rf.overridden)
-    for key, value, shown in items:
-        path = key
-        if not key:
+    for given, value, shown in items:
+        if not given:
             raise InputError("--set needs a key before '='", "--set")
+        key, index = split_element(given)
+        path = key
         if "." not in key or rf.get(key) is None:
             hits = find_key(out.data, key.split(".")[-1]) if "." not in key else []
             if len(hits) == 1:
                 path = hits[0]
             elif len(hits) > 1:
-                raise InputError(f"ruleset key {key!r} is ambiguous: {', '.join(hits)}", f"--set {key}")
+                raise InputError(f"ruleset key {key!r} is ambiguous: {', '.join(hits)}", f"--set {given}")
             elif out.get(key) is None:
                 if "." in key:
                     hint = nearest(key.rsplit(".", 1)[1], out.get(key.rsplit(".", 1)[0]))
@@ -294,7 +332,15 @@ def apply_overrides(rf: RuleFile, overrides: list[str] | dict[str, Any] | None) 
                         names[dotted.rsplit(".", 1)[-1]] = None
                     close = difflib.get_close_matches(key, list(names), n=1)
                     hint = f" (did you mean {close[0]!r}?)" if close else ""
-                raise InputError(f"unknown ruleset key {key!r}{hint}", f"--set {key}")
+                raise InputError(f"unknown ruleset key {key!r}{hint}", f"--set {given}")
+        if index is not None:
+            lst = check_element(out.data, path, index, f"--set {given}")
+            if isinstance(value, (list, dict)):
+                raise InputError(f"{path}[{index}] is one element: give a single value, not {show_value(value)}",
+                                 f"--set {given}")
+            lst[index] = value
+            out.overridden[f"{path}[{index}]"] = shown
+            continue
         node = out.data
         parts = path.split(".")
         for part in parts[:-1]:

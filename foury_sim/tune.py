@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -590,6 +591,23 @@ def check_setting(spec: Any, param: str, fixed: dict[str, Any], values: list[flo
     if param in fixed:
         raise InputError(f"{param} is both tuned and fixed", "--fixed")
     cells = CellRunner(spec)
+    if "[" in param or "]" in param:  # one element of a list: the key and the index first, naming --param
+        from .rulesfile import check_element, find_key, split_element
+
+        key, index = split_element(param, "--param")
+        rs, _, _ = cells.resolve(dict(fixed), "--fixed")
+        data = getattr(rs, "data", None)
+        if isinstance(data, dict) and index is not None:
+            hits = find_key(data, key) if "." not in key else [key]
+            if len(hits) != 1 or rs.data is None:
+                raise InputError(f"unknown ruleset key {key!r}" if not hits else
+                                 f"ruleset key {key!r} is ambiguous: {', '.join(hits)}", "--param")
+            node: Any = data
+            for part in hits[0].split("."):
+                node = node.get(part) if isinstance(node, dict) else None
+            if node is None:
+                raise InputError(f"unknown ruleset key {key!r}", "--param")
+            check_element(data, hits[0], index, "--param")
     for v in values:
         try:
             cells.resolve(dict(fixed) | {param: v})
@@ -685,7 +703,7 @@ def default_range(spec: Any, param: str, fixed: dict[str, Any]) -> tuple[float, 
 
 # ------------------------------------------------------------------------------ several tunings from a file --
 TUNE_KEYS = {"name", "title", "description", "game", "seed", "param", "target", "tolerance", "range", "integer",
-             "conf", "max_games", "first_games", "points", "fixed", "sweep"}
+             "conf", "max_games", "first_games", "points", "fixed", "sweep", "monotone"}
 
 
 @dataclass
@@ -713,6 +731,39 @@ class TuneFile:
     swept: list[str] = field(default_factory=list)
     title: str = ""
     text: str = ""
+    overridden: dict[str, Any] = field(default_factory=dict)  #: command-line values that replaced the file's
+    vector: str | None = None  #: a whole list tuned element by element: the target text (COLUMN OP i=T0,...)
+    monotone: str = "increasing"
+
+
+def override_tune_file(tf: TuneFile, *, seed: int | None = None, conf: float | None = None,
+                       max_games: int | None = None, points: int | None = None) -> TuneFile:
+    """``tf`` with ``--seed``/``--conf``/``--max-games``/``--points`` from the command line in place of the file's
+    values (each checked as on the command line; recorded in ``overridden`` and printed)."""
+    import dataclasses
+
+    from .inputs import check_conf, check_games, check_seed
+
+    new: dict[str, Any] = {}
+    if seed is not None:
+        new["seed"] = check_seed(seed)
+    if conf is not None:
+        check_conf(conf)
+        new["conf"] = float(conf)
+    if max_games is not None:
+        check_games(max_games, "--max-games")
+        if max_games < 100:
+            raise InputError(f"must be at least 100, not {max_games}", "--max-games")
+        new["max_games"] = max_games
+    if points is not None:
+        if not 2 <= points <= 50:
+            raise InputError(f"must be from 2 to 50, not {points}", "--points")
+        new["points"] = points
+    if not new:
+        return tf
+    was = {k: getattr(tf, k) for k in new}
+    return dataclasses.replace(tf, **new, overridden=dict(tf.overridden) | {k: {"file": was[k], "used": v}
+                                                                            for k, v in new.items()})
 
 
 def load_tune_file(path: str | Path) -> TuneFile:
@@ -736,11 +787,27 @@ def load_tune_file(path: str | Path) -> TuneFile:
     if not isinstance(param, str) or not param:
         raise InputError("param must be a setting's key (e.g. enemies.orc.base)", at("param"))
     tgt = need("target")
+    fixed0 = data.get("fixed", {}) if isinstance(data.get("fixed", {}), dict) else {}
     try:
-        metric, target = parse_target(tgt)
-        kind = metric_kind(spec, metric)
+        vector = list_setting(spec, param, dict(fixed0)) if isinstance(param, str) and param else None
     except InputError as e:
-        raise InputError(e.message, at("target")) from None
+        raise InputError(e.message, _where(ps, text, "fixed")) from None
+    monotone = data.get("monotone", "increasing")
+    if "monotone" in data and vector is None:
+        raise InputError(f"monotone orders the elements of a list; {param} is a single number", at("monotone"))
+    try:
+        check_monotone(monotone)
+        if vector is not None:
+            em, targets = parse_vector_target(tgt)
+            if len(targets) != len(vector[1]):
+                raise InputError(f"{vector[0]} has {len(vector[1])} elements: give {len(vector[1])} targets "
+                                 f"(- keeps an element), not {len(targets)}", "--target")
+            metric, target, kind = em.name(), math.nan, RATE
+        else:
+            metric, target = parse_target(tgt)
+            kind = metric_kind(spec, metric)
+    except InputError as e:
+        raise InputError(e.message, at("monotone" if e.where == "--monotone" else "target")) from None
     tol = need("tolerance")
     if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not math.isfinite(tol) or tol <= 0:
         raise InputError(f"tolerance must be a positive number, not {tol!r}", at("tolerance"))
@@ -752,7 +819,7 @@ def load_tune_file(path: str | Path) -> TuneFile:
     integer = data.get("integer", all(isinstance(v, int) for v in rng))
     if not isinstance(integer, bool):
         raise InputError("integer must be true or false", at("integer"))
-    if kind == RATE and not 0 <= target <= 1:
+    if kind == RATE and vector is None and not 0 <= target <= 1:
         raise InputError(f"a rate's target is a fraction from 0 to 1 (30 % is 0.30), not {target:g}", at("target"))
     from .inputs import check_seed
 
@@ -788,13 +855,17 @@ def load_tune_file(path: str | Path) -> TuneFile:
         raise InputError("an integer setting needs whole-number ends", at("range"))
     for cell in cells:
         try:
+            if vector is not None:
+                check_vector_setting(spec, vector[0], len(vector[1]), dict(fixed) | cell, lo, hi, integer, monotone)
+                continue
             check_setting(spec, param, dict(fixed) | cell, [int(lo), int(hi)] if integer else [lo, hi])
         except InputError as e:
             where = _where(ps, text, next(iter(cell))) if cell else at("range")
             raise InputError(e.message, where) from None
     return TuneFile(ps, name, spec.name, param, metric, float(target), float(tol), lo, hi, integer, seed,
                     float(conf), ints["max_games"], ints["first_games"], ints["points"], dict(fixed), cells, swept,
-                    str(data.get("title", "")), text)
+                    str(data.get("title", "")), text, vector=str(tgt) if vector is not None else None,
+                    monotone=monotone)
 
 
 def run_tune_file(tf: TuneFile, out_root: str | Path | None = None, *, threads: int | None = None,
@@ -803,6 +874,8 @@ def run_tune_file(tf: TuneFile, out_root: str | Path | None = None, *, threads: 
     ``answers.csv``, ``tune.json`` (every record, the file's text) and ``CELL/calibration.png`` per cell."""
     from .files import atomic_write, save_figure, to_jsonable, write_frame
 
+    if tf.vector is not None:
+        return run_vector_file(tf, out_root, threads=threads, progress=progress)
     results: list[TuneResult] = []
     rows = []
     for cell in tf.cells:
@@ -829,6 +902,7 @@ def run_tune_file(tf: TuneFile, out_root: str | Path | None = None, *, threads: 
 
         atomic_write(d / "tune.json", json.dumps(to_jsonable({
             "name": tf.name, "file": tf.path, "file_text": tf.text, "version": __version__,
+            "overridden": tf.overridden,
             "tunings": [r.to_dict() for r in results]}), indent=2))
         import matplotlib.pyplot as plt
 
@@ -845,11 +919,520 @@ def run_tune_file(tf: TuneFile, out_root: str | Path | None = None, *, threads: 
 
 def format_answers(tf: TuneFile, table: pd.DataFrame) -> str:
     """The table of answers ``foury-sim tune FILE.toml`` prints: one line per tuning."""
-    lines = [f"{tf.title or tf.name}: {tf.param} for {tf.metric} = {tf.target:g} ± {tf.tolerance:g} "
-             f"(seed {tf.seed}, {100 * tf.conf:g} % intervals)", ""]
+    what = (f"{tf.param} ({tf.monotone}, elements 0-based) for {tf.vector} ± {tf.tolerance:g}" if tf.vector else
+            f"{tf.param} for {tf.metric} = {tf.target:g} ± {tf.tolerance:g}")
+    lines = [f"{tf.title or tf.name}: {what} (seed {tf.seed}, {100 * tf.conf:g} % intervals)"]
+    if tf.overridden:
+        lines.append("from the command line, in place of the file's values: " + ", ".join(
+            f"--{k.replace('_', '-')} {d['used']:g} (file: {d['file']:g})" for k, d in tf.overridden.items()))
+    lines.append("")
     for _, row in table.iterrows():
         who = ", ".join(f"{k}={row[k]}" for k in tf.swept) or "all"
         lines.append(f"{who}: {row['answer']}")
     lines.append("")
     lines.append(f"{int(table['games'].sum()):,} games in all")
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------- a vector: a per-round schedule --
+#: ``--monotone``: the order a schedule's elements must keep (``strictly-``: integers differ by at least 1)
+MONOTONE = ("none", "increasing", "decreasing", "strictly-increasing", "strictly-decreasing")
+CONSTRAINED = "constrained"  #: the target lies before the previous element: the constraint binds, value = the bound
+PINNED = "pinned"  #: the constraint leaves one value (or none) in the range: the bound is taken and measured
+KEPT = "kept"  #: no target for this element ("-"): it keeps its value (lifted only to keep the order)
+VECTOR_STATUSES = (*STATUSES, CONSTRAINED, PINNED, KEPT)
+
+VEvaluate = Callable[[int, list[float], int, int], np.ndarray]
+
+_ELEMENT_METRIC = re.compile(r"^\s*(?P<col>[A-Za-z_]\w*)\s*(?P<op>>=|<=|==|>|<)\s*i\s*(?:(?P<sign>[+-])\s*"
+                             r"(?P<off>\d+))?\s*=(?P<values>.*)$")
+_OPS: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
+    ">=": lambda x, k: x >= k, ">": lambda x, k: x > k, "<=": lambda x, k: x <= k, "<": lambda x, k: x < k,
+    "==": lambda x, k: x == k}
+
+
+@dataclass(frozen=True)
+class ElementMetric:
+    """A per-element rate: element ``i`` (0-based) of the schedule is tuned on the share of games with
+    ``column OP i + offset`` (``rounds_completed >= i+1``: element 0 is judged on "completed round 1")."""
+
+    column: str
+    op: str
+    offset: int
+
+    def name(self, i: int | None = None) -> str:
+        if i is None:
+            return f"{self.column}{self.op}i{'+' if self.offset > 0 else '-' if self.offset < 0 else ''}" \
+                   f"{abs(self.offset) if self.offset else ''}"
+        return f"{self.column}{self.op}{i + self.offset}"
+
+    def values(self, df: pd.DataFrame, i: int) -> np.ndarray:
+        return _OPS[self.op](df[self.column].to_numpy(float), i + self.offset).astype(float)
+
+
+def parse_vector_target(text: str) -> tuple[ElementMetric, list[float | None]]:
+    """``"rounds_completed>=i+1=0.9,0.8,0.7,0.6"`` -> (the per-element metric, one target per element; ``-``
+    keeps an element as it is). ``i`` is the element's 0-based index."""
+    m = _ELEMENT_METRIC.match(str(text))
+    if not m:
+        raise InputError(f"{text!r} is not COLUMN OP i[+K]=T0,T1,... for a list setting (e.g. "
+                         "rounds_completed>=i+1=0.9,0.8,0.7,0.6; i is the element's 0-based index, - keeps one)",
+                         "--target")
+    off = int(m.group("off") or 0) * (-1 if m.group("sign") == "-" else 1)
+    targets: list[float | None] = []
+    for part in m.group("values").split(","):
+        part = part.strip()
+        if part == "-":
+            targets.append(None)
+            continue
+        try:
+            v = float(part)
+        except ValueError:
+            raise InputError(f"{part!r} is not a number (or - to keep the element)", "--target") from None
+        if not (math.isfinite(v) and 0 <= v <= 1):
+            raise InputError(f"a rate's target is a fraction from 0 to 1, not {part}", "--target")
+        targets.append(v)
+    if all(t is None for t in targets):
+        raise InputError("every element is kept (-): give at least one target", "--target")
+    return ElementMetric(m.group("col"), m.group("op"), off), targets
+
+
+def check_monotone(text: str) -> str:
+    if text not in MONOTONE:
+        raise InputError(f"must be one of {', '.join(MONOTONE)}, not {text!r}", "--monotone")
+    return text
+
+
+@dataclass
+class VectorResult:
+    """What a schedule search found: one ``TuneResult`` per tuned element (None for a kept one)."""
+
+    param: str
+    metric: str  #: the per-element metric's pattern (``rounds_completed>=i+1``)
+    targets: list[float | None]
+    tolerance: float
+    conf: float
+    lo: float
+    hi: float
+    integer: bool
+    monotone: str
+    base: list[float]  #: the schedule before tuning
+    schedule: list[float]  #: the chosen schedule
+    statuses: list[str]
+    elements: list[TuneResult | None]
+    bounds: list[tuple[float, float]]  #: each element's search range (after the monotone constraint)
+    games: int = 0
+    warnings: list[str] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def table(self) -> pd.DataFrame:
+        rows = []
+        for i, (r, st) in enumerate(zip(self.elements, self.statuses)):
+            row = {"element": i, "key": f"{self.param}[{i}]", "metric": r.metric if r else "",
+                   "target": self.targets[i], "value": self.schedule[i], "status": st,
+                   "search_lo": self.bounds[i][0], "search_hi": self.bounds[i][1],
+                   "estimate": None, "lo": None, "hi": None, "consistent_lo": None, "consistent_hi": None,
+                   "games": r.games if r else 0}
+            if r is not None and self.schedule[i] in set(r.table["value"]):
+                c = r.row(self.schedule[i])
+                row |= {"estimate": c["estimate"], "lo": c["lo"], "hi": c["hi"]}
+            if r is not None and r.interval is not None:
+                row |= {"consistent_lo": r.interval[0], "consistent_hi": r.interval[1]}
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def to_dict(self) -> dict[str, Any]:
+        from .files import to_jsonable
+
+        return to_jsonable({
+            "param": self.param, "metric": self.metric, "index": "0-based", "targets": self.targets,
+            "tolerance": self.tolerance, "conf": self.conf, "range": [self.lo, self.hi], "integer": self.integer,
+            "monotone": self.monotone, "base": self.base, "schedule": self.schedule, "statuses": self.statuses,
+            "games": self.games, "answer": vector_answer_line(self), "warnings": self.warnings,
+            "settings": self.settings, "elements_table": self.table().to_dict(orient="records"),
+            "elements": [r.to_dict() if r is not None else None for r in self.elements], **self.extra})
+
+
+def lift(schedule: list[float], i: int, monotone: str, integer: bool) -> list[float]:
+    """``schedule`` with the elements after ``i`` moved just enough to keep the order after element ``i``
+    (the elements before are the chosen ones; an element is only ever moved towards the order)."""
+    out = list(schedule)
+    step = 1.0 if monotone.startswith("strictly") and integer else 0.0
+    for j in range(i + 1, len(out)):
+        if monotone.endswith("increasing"):
+            out[j] = max(out[j], out[j - 1] + step)
+        elif monotone.endswith("decreasing"):
+            out[j] = min(out[j], out[j - 1] - step)
+    return out
+
+
+def search_vector(evaluate: VEvaluate, *, targets: list[float | None], tolerance: float, lo: float, hi: float,
+                  base: list[float], integer: bool = True, monotone: str = "increasing", conf: float = 0.95,
+                  max_games: int = 200_000, first_games: int | None = None, points: int = 5,
+                  param: str = "schedule", metric: ElementMetric | str = "metric",
+                  progress: Callable[[int], None] | None = None) -> VectorResult:
+    """Tune a schedule element by element, in order (0, 1, ...), each with ``search`` on its own target.
+
+    ``evaluate(i, schedule, start, count)``: the per-game values (0/1) of element ``i``'s metric for games
+    ``start .. start+count-1`` played with the whole ``schedule`` (the same game index, the same dice, for every
+    schedule: common dice throughout). While element ``i`` is tuned the elements before it are the chosen ones,
+    and the ones after it keep their values, moved only as far as the order needs (``lift``). With a monotone
+    constraint element ``i`` searches from the previous element's value (``increasing``: ``[max(lo, prev),
+    hi]``; strictly, for integers: from ``prev + 1``). When the target is not reached in that range and its
+    constrained end is the nearer to the target, the unconstrained answer lies beyond the previous element:
+    the constraint binds and the bound is reported (status ``constrained``). ``max_games`` is shared: each element
+    gets the games left divided by the elements left to tune."""
+    check_monotone(monotone)
+    n = len(base)
+    if len(targets) != n:
+        raise InputError(f"{param} has {n} elements: give {n} targets (or - to keep one), not {len(targets)}",
+                         "--target")
+    mname = metric.name if isinstance(metric, ElementMetric) else (lambda i=None: str(metric))
+    sched = [float(v) for v in base]
+    statuses: list[str] = []
+    elements: list[TuneResult | None] = []
+    bounds: list[tuple[float, float]] = []
+    warnings: list[str] = []
+    spent = 0
+    step = 1.0 if monotone.startswith("strictly") and integer else 0.0
+    inc, dec = monotone.endswith("increasing"), monotone.endswith("decreasing")
+    for i in range(n):
+        sched = lift(sched, i - 1, monotone, integer) if i else sched
+        lo_i, hi_i = lo, hi
+        if i and inc:
+            lo_i = max(lo, sched[i - 1] + step)
+        if i and dec:
+            hi_i = min(hi, sched[i - 1] - step)
+        bounds.append((lo_i, hi_i))
+        if targets[i] is None:
+            statuses.append(KEPT)  # kept as it is (moved only by the order: ``lift`` above), even outside the range
+            elements.append(None)
+            continue
+        left = sum(1 for t in targets[i:] if t is not None)
+        budget = max(100, (max_games - spent) // left)
+
+        def ev(v: float, start: int, count: int, i: int = i, now: tuple[float, ...] = tuple(sched)) -> np.ndarray:
+            s = list(now)
+            s[i] = float(v)
+            s = lift(s, i, monotone, integer)
+            return evaluate(i, [int(x) if integer else x for x in s], start, count)
+
+        name_i = f"{param}[{i}]"
+        if not lo_i < hi_i:  # the constraint leaves one value in the range, or none
+            v = lo_i if inc else hi_i
+            n0 = first_games or max(100, games_for_halfwidth(RATE, targets[i], tolerance / 2, conf) // 4)
+            n0 = max(2, min(n0, budget))
+            x = np.asarray(ev(v, 0, n0), float)
+            if progress is not None:
+                progress(n0)
+            m, l_, h_ = estimate(x, RATE, conf)
+            t = pd.DataFrame([{"value": int(v) if integer else v, "games": n0, "estimate": m, "lo": l_, "hi": h_,
+                               "in_band": bool(targets[i] - tolerance <= l_ and h_ <= targets[i] + tolerance)}])
+            r = TuneResult(param=name_i, metric=mname(i), kind=RATE, target=targets[i], tolerance=tolerance,
+                           conf=conf, lo=v, hi=v, integer=integer, status=PINNED, value=int(v) if integer else v,
+                           direction=0, monotone=True, interval=None, table=t, games=n0)
+            spent += n0
+            sched[i] = v
+            statuses.append(PINNED)
+            elements.append(r)
+            warnings.append(f"{name_i}: the {monotone} order leaves only {fmt_value(v, integer)} in the range "
+                            f"{lo:g}..{hi:g}: taken as it is ({mname(i)} {fmt_metric(m, RATE)})")
+            continue
+        r = search(ev, target=targets[i], tolerance=tolerance, lo=lo_i, hi=hi_i, integer=integer, kind=RATE,
+                   conf=conf, max_games=budget, first_games=first_games, points=points, param=name_i,
+                   metric=mname(i), progress=progress)
+        spent += r.games
+        status = r.status
+        value = r.value
+        if r.status in (NOT_REACHED, FLAT):
+            t = r.table
+            near = t.loc[(t["estimate"] - targets[i]).abs().idxmin()]
+            value = int(near["value"]) if integer else float(near["value"])
+            bound = lo_i if inc else hi_i if dec else None
+            if r.status == NOT_REACHED and i and bound is not None and value == bound:
+                status = CONSTRAINED
+                prev = fmt_value(sched[i - 1], integer)
+                r.warnings = [f"the target is reached only before the previous element ({prev}): the {monotone} "
+                              f"order binds and {name_i} = {fmt_value(value, integer)} is the nearest allowed value"]
+        sched[i] = float(value)
+        statuses.append(status)
+        elements.append(r)
+        warnings += [f"{name_i}: {w}" for w in r.warnings]
+    sched = lift(sched, n - 1, monotone, integer)
+    schedule = [int(v) if integer else v for v in sched]
+    return VectorResult(param=param, metric=metric.name() if isinstance(metric, ElementMetric) else str(metric),
+                        targets=targets, tolerance=tolerance, conf=conf, lo=lo, hi=hi, integer=integer,
+                        monotone=monotone, base=[int(v) if integer else v for v in base], schedule=schedule,
+                        statuses=statuses, elements=elements, bounds=bounds, games=spent, warnings=warnings)
+
+
+def vector_answer_line(v: VectorResult) -> str:
+    """``round.monster_bonus = [0, 1, 3, 4] (increasing; was [0, 1, 2, 3]): [0] ..., [1] ...; 24,000 games``."""
+    parts = []
+    for i, (r, st) in enumerate(zip(v.elements, v.statuses)):
+        val = fmt_value(v.schedule[i], v.integer)
+        if r is None:
+            parts.append(f"[{i}] = {val} kept")
+            continue
+        shown = r.value if r.value is not None else v.schedule[i]
+        if shown in set(r.table["value"]) and float(shown) == float(v.schedule[i]):
+            c = r.row(shown)
+            meas = f"{r.metric} {fmt_metric(c['estimate'], RATE)} {fmt_interval(c['lo'], c['hi'], RATE)}"
+        else:
+            meas = r.metric
+        tail = "" if st == HIT else f", {st}"
+        if st == BETWEEN and len(r.neighbours) == 2:  # the other integer neighbour of the target
+            other = r.neighbours[1] if float(r.neighbours[0]) == float(v.schedule[i]) else r.neighbours[0]
+            tail += f"; {other} gives {fmt_metric(r.row(other)['estimate'], RATE)}"
+        parts.append(f"[{i}] = {val}: {meas} (target {100 * v.targets[i]:g} %{tail})")
+    sched = ", ".join(fmt_value(x, v.integer) for x in v.schedule)
+    base = ", ".join(fmt_value(x, v.integer) for x in v.base)
+    order = "" if v.monotone == "none" else f"{v.monotone}; "
+    return (f"{v.param} = [{sched}] ({order}was [{base}]; ± {100 * v.tolerance:g} %, 0-based): "
+            + "; ".join(parts) + f"; {v.games:,} games")
+
+
+def format_vector(v: VectorResult) -> str:
+    """The text ``foury-sim tune`` prints for a list setting: the answer, one line per element, the warnings."""
+    lines = [vector_answer_line(v), ""]
+    lines.append(f"{'element':>9s}  {'metric':>22s}  {'target':>7s}  {'value':>6s}  {'search':>9s}  "
+                 f"{'rate (%)':>8s}  {'interval':>14s}  {'consistent':>10s}  {'games':>8s}  status")
+    for _, row in v.table().iterrows():
+        tgt = "-" if row["target"] is None or pd.isna(row["target"]) else f"{100 * row['target']:.0f} %"
+        rate = "" if row["estimate"] is None or pd.isna(row["estimate"]) else fmt_metric(row["estimate"], RATE)
+        iv = "" if row["lo"] is None or pd.isna(row["lo"]) else fmt_interval(row["lo"], row["hi"], RATE)
+        cons = ""
+        if row["consistent_lo"] is not None and not pd.isna(row["consistent_lo"]):
+            a, b = row["consistent_lo"], row["consistent_hi"]
+            cons = fmt_value(a, v.integer) + ("" if a == b else f"..{fmt_value(b, v.integer)}")
+        search_rng = f"{fmt_value(row['search_lo'], v.integer)}..{fmt_value(row['search_hi'], v.integer)}"
+        lines.append(f"{'[' + str(row['element']) + ']':>9s}  {row['metric'] or '-':>22s}  {tgt:>7s}  "
+                     f"{fmt_value(row['value'], v.integer):>6s}  {search_rng:>9s}  {rate:>8s}  {iv:>14s}  "
+                     f"{cons:>10s}  {int(row['games']):>8,}  {row['status']}")
+    lines += ["", f"elements are 0-based ([0] is the first); each searched from the previous one's value "
+              f"({v.monotone}); intervals at {100 * v.conf:g} %; common dice (games 0, 1, ... of one seed) "
+              "for every candidate"]
+    lines += [f"WARNING: {w}" for w in v.warnings]
+    return "\n".join(lines)
+
+
+def vector_figure(v: VectorResult) -> Any:
+    """One calibration panel per tuned element (``calibration_figure``'s content), side by side."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tuned = [(i, r) for i, r in enumerate(v.elements) if r is not None]
+    cols = min(4, len(tuned))
+    rows = math.ceil(len(tuned) / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 3.2 * rows), squeeze=False, sharey=True)
+    for ax in axes.ravel()[len(tuned):]:
+        ax.set_visible(False)
+    for ax, (i, r) in zip(axes.ravel(), tuned):
+        t = r.table.sort_values("value")
+        x = t["value"].to_numpy(float)
+        ax.axhspan(100 * (r.target - r.tolerance), 100 * (r.target + r.tolerance), color="tab:green", alpha=0.18)
+        ax.axhline(100 * r.target, color="tab:green", lw=1)
+        ax.fill_between(x, 100 * t["lo"].to_numpy(float), 100 * t["hi"].to_numpy(float), color="tab:blue",
+                        alpha=0.2)
+        ax.plot(x, 100 * t["estimate"].to_numpy(float), "o-", color="tab:blue", ms=3)
+        lo_i, hi_i = v.bounds[i]
+        pad = 0.5 if v.integer else 0.0
+        if v.monotone.endswith("increasing") and lo_i > v.lo:
+            ax.axvspan(v.lo - pad, lo_i - pad, color="0.5", alpha=0.15)
+        elif v.monotone.endswith("decreasing") and hi_i < v.hi:
+            ax.axvspan(hi_i + pad, v.hi + pad, color="0.5", alpha=0.15)
+        val = v.schedule[i]
+        if val in set(r.table["value"]):
+            c = r.row(val)
+            ax.plot([val], [100 * c["estimate"]], "*", color="tab:red", ms=11)
+        ax.axvline(val, color="tab:red", ls="--", lw=1)
+        ax.set_title(f"[{i}] = {fmt_value(val, v.integer)} ({v.statuses[i]}; {r.games:,} games)", fontsize=9)
+        ax.set_xlabel(f"{v.param}[{i}]", fontsize=8)
+        ax.grid(alpha=0.3)
+    for ax in axes[:, 0]:
+        ax.set_ylabel(f"{v.metric} (% of games; i = element)", fontsize=8)
+    fig.suptitle(f"Calibration per element of {v.param} ({v.monotone}; grey: excluded by the order; green: "
+                 f"target ± tolerance; {v.games:,} games)", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def write_vector(v: VectorResult, out: str | Path) -> list[Path]:
+    """``tune.json``, ``elements.csv``, ``candidates.csv`` (every element's candidates) and ``calibration.png``."""
+    from . import __version__
+    from .files import atomic_write, save_figure, write_frame
+
+    d = Path(out)
+    d.mkdir(parents=True, exist_ok=True)
+    paths = [d / "tune.json", d / "elements.csv", d / "candidates.csv", d / "calibration.png"]
+    atomic_write(paths[0], json.dumps(v.to_dict() | {"version": __version__}, indent=2))
+    write_frame(v.table(), paths[1])
+    cands = [r.table.assign(element=i) for i, r in enumerate(v.elements) if r is not None]
+    write_frame(pd.concat(cands, ignore_index=True)[["element", *cands[0].columns[:-1]]], paths[2])
+    fig = vector_figure(v)
+    save_figure(fig, paths[3], dpi=110)
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return paths
+
+
+def list_setting(spec: Any, param: str, fixed: dict[str, Any]) -> tuple[str, list[Any]] | None:
+    """(dotted key, its list) when ``param`` names a whole list of numbers in the game's ruleset (a short key
+    is resolved as ``--set`` resolves it), else None."""
+    from .rulesfile import find_key
+    from .study import CellRunner
+
+    if param in SPECIAL_KEYS or param.startswith("param.") or "[" in param:
+        return None
+    try:
+        rs, _, _ = CellRunner(spec).resolve(dict(fixed), "--fixed")
+    except InputError:
+        raise
+    data = getattr(rs, "data", None)
+    if not isinstance(data, dict):
+        return None
+    path = param
+    if "." not in param:
+        hits = find_key(data, param)
+        path = hits[0] if len(hits) == 1 else param
+    node: Any = data
+    for part in path.split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+    if isinstance(node, list) and node and all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                               for x in node):
+        return path, list(node)
+    return None
+
+
+def tune_vector(game: str, param: str, target: str, tolerance: float, *, fixed: dict[str, Any] | None = None,
+                lo: float, hi: float, integer: bool = True, monotone: str = "increasing", seed: int = 1,
+                conf: float = 0.95, max_games: int = 200_000, first_games: int | None = None, points: int = 5,
+                threads: int | None = None, progress: bool | None = None) -> VectorResult:
+    """Tune the list setting ``param`` of ``game`` element by element (``search_vector`` over the engine, common
+    dice): ``target`` is ``COLUMN OP i[+K]=T0,T1,...`` (``rounds_completed>=i+1=0.9,0.8,0.7,0.6``)."""
+    from .inputs import check_conf, check_games, check_seed, check_threads
+    from .provenance import command, settings_args
+    from .registry import get_game
+    from .runner import Progress, numba_threads, play_games
+    from .study import CellRunner
+
+    spec = get_game(game)
+    check_seed(seed)
+    check_conf(conf)
+    check_threads(threads)
+    check_games(max_games, "--max-games")
+    check_monotone(monotone)
+    if max_games < 100:
+        raise InputError(f"must be at least 100, not {max_games}", "--max-games")
+    if not 2 <= points <= 50:
+        raise InputError(f"must be from 2 to 50, not {points}", "--points")
+    if not tolerance > 0 or not math.isfinite(tolerance):
+        raise InputError(f"must be a positive number, not {tolerance}", "--tolerance")
+    if not lo < hi:
+        raise InputError(f"needs LO < HI, not {lo:g},{hi:g}", "--range")
+    if integer and (lo != int(lo) or hi != int(hi)):
+        raise InputError(f"an integer setting needs whole-number ends, not {lo:g},{hi:g}", "--range")
+    fixed = dict(fixed or {})
+    if param in fixed:
+        raise InputError(f"{param} is both tuned and fixed", "--fixed")
+    found = list_setting(spec, param, fixed)
+    if found is None:
+        raise InputError(f"{param} is not a list of numbers in {game}'s ruleset: a vector target (COLUMN OP i=...) "
+                         "tunes a list such as round.monster_bonus", "--param")
+    path, base = found
+    em, targets = parse_vector_target(target)
+    col = spec.outputs.column(em.column)
+    if col is None or col.repeat is not None or col.driver:  # any per-game number: a count, a mean, a code
+        usable = [c.name for c in spec.outputs.columns if c.repeat is None and not c.driver]
+        raise InputError(f"{spec.name} has no per-game column {em.column!r} (known: {', '.join(usable)})",
+                         "--target")
+    if len(targets) != len(base):
+        raise InputError(f"{path} has {len(base)} elements ([0]..[{len(base) - 1}]): give {len(base)} targets "
+                         f"(- keeps an element), not {len(targets)}", "--target")
+    cells = CellRunner(spec)
+    check_vector_setting(spec, path, len(base), fixed, lo, hi, integer, monotone, cells)
+
+    def evaluate(i: int, schedule: list[float], start: int, count: int) -> np.ndarray:
+        rs, hero, pol = cells.resolve(fixed | {path: list(schedule)}, "--param")
+        with numba_threads(threads):
+            df, _ = play_games(spec, rs, hero, pol, seed, start, count)
+        return em.values(df, i)
+
+    bar = Progress(max_games, label="games (budget)", enabled=progress) if progress is not False else None
+    try:
+        v = search_vector(evaluate, targets=targets, tolerance=tolerance, lo=lo, hi=hi, base=base, integer=integer,
+                          monotone=monotone, conf=conf, max_games=max_games, first_games=first_games,
+                          points=points, param=path, metric=em, progress=bar.update if bar is not None else None)
+    finally:
+        if bar is not None:
+            bar.close()
+    v.settings = fixed
+    rng = f"{int(lo)},{int(hi)}" if integer else f"{lo:g},{hi:g}"
+    args = ["--param", path, "--target", target.replace(" ", ""), "--tolerance", f"{tolerance:g}", "--range", rng,
+            "--monotone", monotone, "--seed", str(seed), "--conf", f"{conf:g}", "--max-games", str(max_games)]
+    for k, val in fixed.items():
+        args += ["--fixed", f"{k}={','.join(map(str, val)) if isinstance(val, list) else val}"]
+    v.extra = {"game": game, "seed": seed, "command": command("tune", game, args),
+               "chosen_settings_args": settings_args(fixed | {path: v.schedule})}
+    return v
+
+
+def check_vector_setting(spec: Any, path: str, n: int, fixed: dict[str, Any], lo: float, hi: float, integer: bool,
+                         monotone: str, cells: Any = None) -> None:
+    """The schedules at both ends of the range (the lowest kept in order) must be ones the game takes."""
+    from .study import CellRunner
+
+    cells = cells or CellRunner(spec)
+    for ends in (lift([lo] * n, 0, monotone, integer), lift([hi] * n, 0, monotone, integer)):
+        sched = [int(x) if integer else x for x in ends]
+        try:
+            cells.resolve(dict(fixed) | {path: sched})
+        except InputError as e:
+            raise InputError(f"{path} = {sched} is refused: {e.where + ': ' if e.where else ''}{e.message}",
+                             "--range") from None
+
+
+def run_vector_file(tf: TuneFile, out_root: str | Path | None = None, *, threads: int | None = None,
+                    progress: bool | None = None) -> tuple[pd.DataFrame, list[VectorResult]]:
+    """``run_tune_file`` for a whole list: one schedule per cell; ``OUT/NAME/`` gets ``answers.csv``,
+    ``elements.csv`` (every cell's elements), ``tune.json`` and ``CELL_calibration.png`` per cell."""
+    from . import __version__
+    from .files import atomic_write, save_figure, to_jsonable, write_frame
+
+    results: list[VectorResult] = []
+    rows, elems = [], []
+    for cell in tf.cells:
+        v = tune_vector(tf.game, tf.param, str(tf.vector), tf.tolerance, fixed=dict(tf.fixed) | cell, lo=tf.lo,
+                        hi=tf.hi, integer=tf.integer, monotone=tf.monotone, seed=tf.seed, conf=tf.conf,
+                        max_games=tf.max_games, first_games=tf.first_games, points=tf.points, threads=threads,
+                        progress=progress)
+        results.append(v)
+        rows.append(dict(cell) | {"schedule": ",".join(fmt_value(x, tf.integer) for x in v.schedule),
+                                  "statuses": ",".join(v.statuses), "games": v.games,
+                                  "answer": vector_answer_line(v)})
+        elems.append(v.table().assign(**{k: val for k, val in cell.items()}))
+    table = pd.DataFrame(rows)
+    if out_root is not None:
+        d = Path(out_root) / tf.name
+        d.mkdir(parents=True, exist_ok=True)
+        write_frame(table, d / "answers.csv")
+        write_frame(pd.concat(elems, ignore_index=True), d / "elements.csv")
+        atomic_write(d / "tune.json", json.dumps(to_jsonable({
+            "name": tf.name, "file": tf.path, "file_text": tf.text, "version": __version__,
+            "overridden": tf.overridden, "tunings": [v.to_dict() for v in results]}), indent=2))
+        import matplotlib.pyplot as plt
+
+        for i, (cell, v) in enumerate(zip(tf.cells, results)):
+            label = "_".join(f"{x}" for x in cell.values()) or "all"
+            label = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in label)
+            fig = vector_figure(v)
+            if cell:
+                fig.suptitle(f"{', '.join(f'{k}={x}' for k, x in cell.items())}: " + fig._suptitle.get_text(),
+                             fontsize=9)
+            save_figure(fig, d / f"{i:02d}_{label}_calibration.png", dpi=110)
+            plt.close(fig)
+    return table, results

@@ -226,6 +226,7 @@ BAD_VALUE = {
     "baseline save": {"--out": "README.md", "--threads": "0"},
     "check": {"--baselines": "nowhere", "--format": "x", "--threads": "0"},
     "tune": {"--param": "hero", "--target": "win", "--tolerance": "-1", "--fixed": "nokey", "--range": "4,0",
+             "--monotone": "up",
              "--seed": "-1", "--conf": "1.5", "--max-games": "5", "--first-games": "1", "--points": "1",
              "--threads": "0", "--format": "x", "--out": "README.md"},
 }
