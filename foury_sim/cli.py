@@ -754,6 +754,89 @@ def tune_cmd(
     _write_or_say(lambda: tn.write_tune(r, out) if out is not None else None, text, out)
 
 
+@app.command(name="ladder", cls=Command)
+def ladder_cmd(
+    game: str = typer.Argument(_default_game, show_default=False,
+                               help="Game (see `foury-sim games`): random, then every built-in heuristic at its "
+                               "defaults (and --tune rungs); or a ladder file (TOML, e.g. "
+                               "experiments/ladder_delve.toml) with its own rungs."),
+    hero: str | None = typer.Option(None, "--hero", metavar="A,B,...", help="Heroes to climb the ladder "
+                                    "(default: every hero of the game, or the file's heroes).", show_default=False),
+    rungs: str | None = typer.Option(None, "--rungs", metavar="LABEL,...", help="Only these rungs, by label, in "
+                                     "ladder order (default: all).", show_default=False),
+    skip_missing: bool = typer.Option(False, "--skip-missing", help="Drop rungs whose policy this build does not "
+                                      "have (e.g. search, optimal), saying so (default: refuse them)."),
+    tune: list[str] | None = typer.Option(None, "--tune", metavar="POLICY:NAME=LO..HI,...", help="With a game: add a "
+                                          "tuned rung of POLICY searching these ranges (repeatable; default: "
+                                          "none).", show_default=False),
+    games: int | None = typer.Option(None, metavar="N", help="Games per (hero, rung), games 0..N-1 of the seed "
+                                     "(default: 10,000, or the file's).", show_default=False),
+    seed: int = typer.Option(1, help="Seed of the ladder's games (with a game; a file sets its own).",
+                             show_default=True),
+    train_seed: int = typer.Option(1001, help="Seed of the tuning's training games (with a game).",
+                                   show_default=True),
+    train_games: int = typer.Option(2000, help="Games per CMA-ES candidate (with a game).", show_default=True),
+    popsize: int = typer.Option(8, help="CMA-ES candidates per generation (with a game).", show_default=True),
+    generations: int = typer.Option(8, help="CMA-ES generations (with a game).", show_default=True),
+    weak_margin: float = typer.Option(0.05, help="A hero is weak when its top-rung interval lies below the "
+                                      "median hero's top rate minus this (win-rate fraction; with a game).",
+                                      show_default=True),
+    hard_gap: float = typer.Option(0.05, help="A hero is hard to play when top minus best heuristic (paired "
+                                   "interval) lies above this (with a game).", show_default=True),
+    conf: float = typer.Option(0.95, help="Confidence level of every interval and test (with a game).",
+                               show_default=True),
+    retune: bool = typer.Option(False, "--retune", help="Tune again even where tuned.toml holds parameters for "
+                                "the same settings (default: reuse them)."),
+    tuned: str | None = typer.Option(None, "--tuned", metavar="FILE", help="Read tuned parameters from this "
+                                     "tuned.toml (default: OUT/NAME/tuned.toml).", show_default=False),
+    out: Path = typer.Option(Path("results"), metavar="FOLDER", help="Results root; the ladder goes to OUT/NAME/."),
+    resume: bool = typer.Option(False, "--resume", help="Keep cells already written and run the rest "
+                                "(default: start afresh)."),
+    threads: int | None = typer.Option(None, metavar="N", help=THREADS_HELP),
+    progress: bool | None = typer.Option(None, "--progress/--no-progress", help=PROGRESS_HELP, show_default=False),
+) -> None:
+    """The skill ladder: win rate (with intervals) of each hero for policies from random through the heuristics to
+    tuned and search players, on the same dice; says which heroes are weak and which are hard to play."""
+    from . import ladder as ld
+
+    check_threads(threads)
+    check_seed(seed)
+    check_seed(train_seed, "--train-seed")
+    if games is not None:
+        check_games(games)
+    if tuned is not None:
+        check_input_file(tuned, "--tuned")
+    heroes = _names(hero)
+    only = _names(rungs)
+    args = [x for a, v in (("--hero", hero), ("--rungs", rungs)) if v for x in (a, v)]
+    if skip_missing:
+        args.append("--skip-missing")
+    if games is not None:
+        args += ["--games", str(games)]
+    if game.endswith(".toml") or Path(game).is_file():
+        lad = ld.load_ladder(game, heroes=heroes, rungs=only, skip_missing=skip_missing, games=games)
+    else:
+        for flag, v, lo, hi in (("--train-games", train_games, 1, 1_000_000), ("--popsize", popsize, 2, 200),
+                                ("--generations", generations, 1, 1000)):
+            if not lo <= v <= hi:
+                raise InputError(f"must be between {lo:,} and {hi:,}, not {v}", flag)
+        for flag, v in (("--weak-margin", weak_margin), ("--hard-gap", hard_gap)):
+            if not 0 <= v < 1:
+                raise InputError(f"is a win-rate fraction from 0 to below 1, not {v:g}", flag)
+        ts = ld.TuneSettings(seed=train_seed, games=train_games, popsize=popsize, generations=generations)
+        lad = ld.game_ladder(game, heroes=heroes, tune=tune, seed=seed, games=10_000 if games is None else games,
+                             rungs=only, conf=conf, settings=ts, weak_margin=weak_margin, hard_gap=hard_gap)
+        for t in tune or []:
+            args += ["--tune", t]
+        args += ["--seed", str(seed), "--train-seed", str(train_seed), "--train-games", str(train_games),
+                 "--popsize", str(popsize), "--generations", str(generations), "--weak-margin", f"{weak_margin:g}",
+                 "--hard-gap", f"{hard_gap:g}", "--conf", f"{conf:g}"]
+    path = ld.run_ladder(lad, out, resume=resume, retune=retune, tuned_file=tuned, progress=progress,
+                         threads=threads, cmd_args=args)
+    typer.echo((path / "README.md").read_text(encoding="utf-8").split("```\n", 1)[1].rsplit("\n```", 1)[0])
+    typer.echo(f"-> {path} (ladder.csv, summary.json, ladder.png, README.md, tuned.toml)")
+
+
 #: Exit codes (README): 0 done (also: no command given, which prints the help), 2 bad input or a file that
 #: could not be written (one line naming the option or file:line[:col]), 130 interrupted (one line: what was
 #: kept and how to resume).
