@@ -771,20 +771,24 @@ def ladder_cmd(
                                           "none).", show_default=False),
     games: int | None = typer.Option(None, metavar="N", help="Games per (hero, rung), games 0..N-1 of the seed "
                                      "(default: 10,000, or the file's).", show_default=False),
-    seed: int = typer.Option(1, help="Seed of the ladder's games (with a game; a file sets its own).",
-                             show_default=True),
-    train_seed: int = typer.Option(1001, help="Seed of the tuning's training games (with a game).",
-                                   show_default=True),
-    train_games: int = typer.Option(2000, help="Games per CMA-ES candidate (with a game).", show_default=True),
-    popsize: int = typer.Option(8, help="CMA-ES candidates per generation (with a game).", show_default=True),
-    generations: int = typer.Option(8, help="CMA-ES generations (with a game).", show_default=True),
-    weak_margin: float = typer.Option(0.05, help="A hero is weak when its top-rung interval lies below the "
-                                      "median hero's top rate minus this (win-rate fraction; with a game).",
-                                      show_default=True),
-    hard_gap: float = typer.Option(0.05, help="A hero is hard to play when top minus best heuristic (paired "
-                                   "interval) lies above this (with a game).", show_default=True),
-    conf: float = typer.Option(0.95, help="Confidence level of every interval and test (with a game).",
-                               show_default=True),
+    seed: int | None = typer.Option(None, help="Seed of the ladder's games, also the held-out seed of the tuning "
+                                    "(default: 1, or the file's).", show_default=False),
+    train_seed: int | None = typer.Option(None, help="Seed of the tuning's training games (default: 1001, or the "
+                                          "file's tune.seed).", show_default=False),
+    train_games: int | None = typer.Option(None, help="Games per CMA-ES candidate (default: 2,000, or the file's "
+                                           "tune.games).", show_default=False),
+    popsize: int | None = typer.Option(None, help="CMA-ES candidates per generation (default: 8, or the file's).",
+                                       show_default=False),
+    generations: int | None = typer.Option(None, help="CMA-ES generations (default: 8, or the file's).",
+                                           show_default=False),
+    weak_margin: float | None = typer.Option(None, help="A hero is weak when its top-rung interval lies below the "
+                                             "median hero's top rate minus this (a win-rate fraction; default: "
+                                             "0.05, or the file's).", show_default=False),
+    hard_gap: float | None = typer.Option(None, help="A hero is hard to play when top minus best heuristic (paired "
+                                          "interval) lies above this (default: 0.05, or the file's).",
+                                          show_default=False),
+    conf: float | None = typer.Option(None, help="Confidence level of every interval and test (default: 0.95, or "
+                                      "the file's).", show_default=False),
     retune: bool = typer.Option(False, "--retune", help="Tune again even where tuned.toml holds parameters for "
                                 "the same settings (default: reuse them)."),
     tuned: str | None = typer.Option(None, "--tuned", metavar="FILE", help="Read tuned parameters from this "
@@ -800,40 +804,42 @@ def ladder_cmd(
     from . import ladder as ld
 
     check_threads(threads)
-    check_seed(seed)
-    check_seed(train_seed, "--train-seed")
+    if seed is not None:
+        check_seed(seed)
+    if train_seed is not None:
+        check_seed(train_seed, "--train-seed")
     if games is not None:
         check_games(games)
+    if conf is not None:
+        check_conf(conf)
+    for flag, v, lo, hi in (("--train-games", train_games, 1, 1_000_000), ("--popsize", popsize, 2, 200),
+                            ("--generations", generations, 1, 1000)):
+        if v is not None and not lo <= v <= hi:
+            raise InputError(f"must be between {lo:,} and {hi:,}, not {v}", flag)
+    for flag, v in (("--weak-margin", weak_margin), ("--hard-gap", hard_gap)):
+        if v is not None and not 0 <= v < 1:
+            raise InputError(f"is a win-rate fraction from 0 to below 1, not {v:g}", flag)
     if tuned is not None:
         check_input_file(tuned, "--tuned")
-    heroes = _names(hero)
-    only = _names(rungs)
-    args = [x for a, v in (("--hero", hero), ("--rungs", rungs)) if v for x in (a, v)]
-    if skip_missing:
-        args.append("--skip-missing")
-    if games is not None:
-        args += ["--games", str(games)]
+    given = {"hero": hero, "rungs": rungs, "games": games, "seed": seed, "train-seed": train_seed,
+             "train-games": train_games, "popsize": popsize, "generations": generations,
+             "weak-margin": weak_margin, "hard-gap": hard_gap, "conf": conf}
+    args = [x for k, v in given.items() if v is not None for x in (f"--{k}", f"{v:g}" if isinstance(v, float)
+                                                                   else str(v))]
+    args += ["--skip-missing"] * skip_missing + [x for t in tune or [] for x in ("--tune", t)]
     if game.endswith(".toml") or Path(game).is_file():
-        lad = ld.load_ladder(game, heroes=heroes, rungs=only, skip_missing=skip_missing, games=games)
+        if tune:
+            raise InputError("--tune goes with a game; a ladder file lists its tuned rungs", "--tune")
+        lad = ld.load_ladder(game, heroes=_names(hero), rungs=_names(rungs), skip_missing=skip_missing, games=games,
+                             seed=seed)
     else:
-        for flag, v, lo, hi in (("--train-games", train_games, 1, 1_000_000), ("--popsize", popsize, 2, 200),
-                                ("--generations", generations, 1, 1000)):
-            if not lo <= v <= hi:
-                raise InputError(f"must be between {lo:,} and {hi:,}, not {v}", flag)
-        for flag, v in (("--weak-margin", weak_margin), ("--hard-gap", hard_gap)):
-            if not 0 <= v < 1:
-                raise InputError(f"is a win-rate fraction from 0 to below 1, not {v:g}", flag)
-        ts = ld.TuneSettings(seed=train_seed, games=train_games, popsize=popsize, generations=generations)
-        lad = ld.game_ladder(game, heroes=heroes, tune=tune, seed=seed, games=10_000 if games is None else games,
-                             rungs=only, conf=conf, settings=ts, weak_margin=weak_margin, hard_gap=hard_gap)
-        for t in tune or []:
-            args += ["--tune", t]
-        args += ["--seed", str(seed), "--train-seed", str(train_seed), "--train-games", str(train_games),
-                 "--popsize", str(popsize), "--generations", str(generations), "--weak-margin", f"{weak_margin:g}",
-                 "--hard-gap", f"{hard_gap:g}", "--conf", f"{conf:g}"]
+        lad = ld.game_ladder(game, heroes=_names(hero), tune=tune, seed=1 if seed is None else seed,
+                             games=10_000 if games is None else games, rungs=_names(rungs))
+    ld.override(lad, train_seed=train_seed, train_games=train_games, popsize=popsize, generations=generations,
+                weak_margin=weak_margin, hard_gap=hard_gap, conf=conf)
     path = ld.run_ladder(lad, out, resume=resume, retune=retune, tuned_file=tuned, progress=progress,
                          threads=threads, cmd_args=args)
-    typer.echo((path / "README.md").read_text(encoding="utf-8").split("```\n", 1)[1].rsplit("\n```", 1)[0])
+    typer.echo((path / "ladder.txt").read_text(encoding="utf-8"))
     typer.echo(f"-> {path} (ladder.csv, summary.json, ladder.png, README.md, tuned.toml)")
 
 

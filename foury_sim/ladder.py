@@ -376,8 +376,23 @@ def _finish(lad: Ladder, spec: GameSpec, *, only: list[str] | None, skip_missing
     return lad
 
 
+def override(lad: Ladder, *, train_seed: int | None = None, train_games: int | None = None,
+             popsize: int | None = None, generations: int | None = None, weak_margin: float | None = None,
+             hard_gap: float | None = None, conf: float | None = None) -> Ladder:
+    """Command-line values over the file's (None: keep)."""
+    for k, v in (("seed", train_seed), ("games", train_games), ("popsize", popsize), ("generations", generations)):
+        if v is not None:
+            setattr(lad.tune, k, v)
+    for k, v in (("weak_margin", weak_margin), ("hard_gap", hard_gap), ("conf", conf)):
+        if v is not None:
+            setattr(lad, k, float(v))
+    if lad.tune.heldout_seed is None and lad.tune.seed == lad.seed and any(r.tuned for r in lad.rungs):
+        raise InputError("the training seed must differ from the ladder's seed (the held-out games)", "--train-seed")
+    return lad
+
+
 def load_ladder(path: str | Path, *, heroes: list[str] | None = None, rungs: list[str] | None = None,
-                skip_missing: bool = False, games: int | None = None) -> Ladder:
+                skip_missing: bool = False, games: int | None = None, seed: int | None = None) -> Ladder:
     """A ladder file (``experiments/ladder_*.toml``), read and checked completely before anything is played."""
     from .study import CellRunner, check_name, read_experiment
 
@@ -387,7 +402,7 @@ def load_ladder(path: str | Path, *, heroes: list[str] | None = None, rungs: lis
         return _where(ps, text, key)
 
     name = check_name(data.get("name", Path(ps).stem), at("name"))
-    seed = _seed(data.get("seed", 1), at("seed"))
+    seed = seed if seed is not None else _seed(data.get("seed", 1), at("seed"))
     n = games if games is not None else _int(data.get("games", 10_000), "games", at("games"), 1, 10_000_000)
     conf = data.get("conf", 0.95)
     try:
@@ -430,7 +445,7 @@ def load_ladder(path: str | Path, *, heroes: list[str] | None = None, rungs: lis
                  rl, ts, float(conf), _number(verdict.get("weak_margin", WEAK_MARGIN), "weak_margin", at("verdict")),
                  _number(verdict.get("hard_gap", HARD_GAP), "hard_gap", at("verdict")), dict(fixed),
                  str(data.get("title", "")), str(data.get("description", "")), ps, text)
-    if ts.heldout_seed is None and ts.seed == seed:
+    if ts.heldout_seed is None and ts.seed == seed and any(r.tuned for r in rl):
         raise InputError("tune.seed must differ from the ladder's seed (the held-out games)", at("seed"))
     return _finish(lad, spec, only=rungs, skip_missing=skip_missing, where=ps)
 
@@ -479,8 +494,6 @@ def game_ladder(game: str, *, heroes: list[str] | None = None, tune: list[str] |
     tuned = [parse_tune_option(t) for t in tune or []]
     rs, _, _ = CellRunner(spec).resolve({}, "GAME")
     ts = settings or TuneSettings()
-    if ts.heldout_seed is None and ts.seed == seed:
-        raise InputError("the training seed must differ from the ladder's seed (the held-out games)", "--train-seed")
     lad = Ladder(f"ladder_{spec.name}", spec.name, seed, games, _heroes(spec, rs, heroes, "--hero"),
                  plain + heur + tuned, ts, conf, weak_margin, hard_gap)
     return _finish(lad, spec, only=rungs, skip_missing=False, where="GAME")
@@ -873,6 +886,7 @@ def write_results(lad: Ladder, res: LadderResult, out: Path, cmd: str, tuned: di
                "tuned": [e for e in tuned.values() if e.get("hero") in lad.heroes],
                "version": __version__, "git_commit": provenance.git_commit()}
     atomic_write(out / "summary.json", json.dumps(to_jsonable(summary), indent=2))
+    atomic_write(out / "ladder.txt", text + "\n")
     readme = [f"# {lad.title or 'Skill ladder: ' + lad.game}", "", lad.description, "",
               f"Made with: `{cmd}`", "",
               "Files: `ladder.csv`/`ladder.parquet` (one row per hero and rung: win rate, Wilson interval, paired "
