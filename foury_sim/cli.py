@@ -840,7 +840,8 @@ def ladder_cmd(
     path = ld.run_ladder(lad, out, resume=resume, retune=retune, tuned_file=tuned, progress=progress,
                          threads=threads, cmd_args=args)
     typer.echo((path / "ladder.txt").read_text(encoding="utf-8"))
-    typer.echo(f"-> {path} (ladder.csv, summary.json, ladder.png, README.md, tuned.toml)")
+    tuned_note = ", tuned.toml" if (path / ld.TUNED_FILE).is_file() else ""
+    typer.echo(f"-> {path} (ladder.csv, summary.json, ladder.png, README.md{tuned_note})")
 
 
 #: Exit codes (README): 0 done (also: no command given, which prints the help), 2 bad input or a file that

@@ -239,6 +239,8 @@ def tune_policy(evaluate: Evaluate, ranges: dict[str, tuple[float, float]], defa
     if progress is not None:
         progress.update(2 * heldout_games)
     check = heldout_check(train_best, held_best, held_default, conf)
+    if best_key == tuple(defaults[k] for k in names):  # nothing beat the defaults: nothing to overfit
+        check.update(overfit=False, verdict="no candidate beat the defaults on the training games (tuned = defaults)")
     train = {"seed": settings.seed, "games": settings.games, "best": _rate(train_best, conf),
              "defaults": _rate(train_default, conf), "candidates": len(candidates)}
     heldout = {"seed": heldout_seed, "games": heldout_games, "best": _rate(held_best, conf),
@@ -806,19 +808,24 @@ def _pts(x: float) -> str:
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:+.1f}"
 
 
+def _p(p: float) -> str:
+    return "<1e-15" if p < 1e-15 else f"={p:.2g}"
+
+
 def format_ladder(lad: Ladder, res: LadderResult, tuned: dict[str, Any] | None = None) -> str:
     """The text table, the tuning checks and the verdicts."""
     pc = f"{100 * res.conf:g} %"
     lines = [f"Skill ladder: {lad.game}, seed {lad.seed}, games 0..n-1 of the same seed on every rung (paired); "
              f"{pc} intervals; 'vs previous' = paired difference, McNemar p Holm-adjusted over "
              f"{int(res.table['p'].notna().sum())} comparisons, * = significant at {100 * (1 - res.conf):g} %", ""]
-    head = f"{'hero':<12} {'rung':<18} {'games':>7} {'win rate':>9} {'interval':>15} {'vs previous (pts)':>26}"
+    head = f"{'hero':<12} {'rung':<18} {'games':>7} {'win rate':>9} {'interval':>15} vs previous (pts, Holm p)"
     lines += [head, "-" * len(head)]
     for _, r in res.table.iterrows():
         vs = "" if math.isnan(r["diff"]) else (f"{_pts(r['diff'])} [{_pts(r['diff_lo'])}, {_pts(r['diff_hi'])}] "
-                                              f"p={r['p_holm']:.2g}{' *' if r['significant'] else '  '}")
-        lines.append(f"{r['hero']:<12} {r['label'][:18]:<18} {r['games']:>7,} {_pct(r['win_rate']):>9} "
-                     f"{_pct(r['win_lo']) + '-' + _pct(r['win_hi']).replace(' %', '') + '':>15} {vs:>26}")
+                                              f"p{_p(r['p_holm'])}{' *' if r['significant'] else ''}")
+        iv = f"[{100 * r['win_lo']:.1f}, {100 * r['win_hi']:.1f}]"
+        lines.append(f"{r['hero']:<12} {r['label'][:18]:<18} {r['games']:>7,} {_pct(r['win_rate']):>9} {iv:>15} "
+                     f"{vs}")
     if tuned:
         lines += ["", "Tuned rungs (CMA-ES on training seeds; best and defaults replayed on held-out seeds):"]
         for e in tuned.values():
