@@ -404,6 +404,13 @@ def load_ladder(path: str | Path, *, heroes: list[str] | None = None, rungs: lis
         return _where(ps, text, key)
 
     name = check_name(data.get("name", Path(ps).stem), at("name"))
+    quick = [f"{k}-{'+'.join(v) if isinstance(v, list) else v}" for k, v in
+             (("games", games), ("heroes", heroes), ("rungs", rungs), ("seed", seed)) if v is not None]
+    if quick:  # a quick look never shares the full ladder's folder
+        from .study import NAME_FORBIDDEN
+
+        raw = "-".join([name, "quick", *quick])
+        name = "".join("_" if c in NAME_FORBIDDEN or c.isspace() else c for c in raw)[:100]
     seed = seed if seed is not None else _seed(data.get("seed", 1), at("seed"))
     n = games if games is not None else _int(data.get("games", 10_000), "games", at("games"), 1, 10_000_000)
     conf = data.get("conf", 0.95)

@@ -267,6 +267,10 @@ def test_skip_missing_drops_rungs_this_build_lacks(tmp_path):
     lad = ld.load_ladder(p, skip_missing=True)
     assert [r.label for r in lad.rungs] == ["random", "threshold", "tuned threshold", "risk"]
     assert lad.skipped == ["search 64"]
+    assert lad.name == "tiny"
+    quick = ld.load_ladder(p, heroes=["knight"], rungs=["random", "risk"], games=100, skip_missing=True)
+    assert quick.name == "tiny-quick-games-100-heroes-knight-rungs-random+risk"  # never the full ladder's folder
+    assert quick.heroes == ["knight"] and [r.label for r in quick.rungs] == ["random", "risk"]
 
 
 def test_tune_option_parses_ranges():
