@@ -485,26 +485,41 @@ def parse_tune_option(text: str) -> Rung:
     return Rung(f"tuned {pol.strip()}", pol.strip(), tuned=True, ranges=ranges)
 
 
+def _game_name(game: str, heroes: list[str] | None, rungs: list[str] | None, games: int,
+               tune: list[str] | None) -> str:
+    """The results folder of a ladder named by its game (never a shipped ladder file's ``ladder_GAME``):
+    ``ladder-GAME[-HEROES][-RUNGS]-gamesN[-tuned-DIGEST]``."""
+    from .study import NAME_FORBIDDEN
+
+    parts = ["ladder", game, "+".join(heroes or []), "+".join(rungs or []), f"games{games}"]
+    if tune:
+        parts.append("tuned-" + hashlib.sha256("|".join(tune).encode()).hexdigest()[:8])
+    raw = "-".join(p for p in parts if p)
+    out = "".join("_" if c in NAME_FORBIDDEN or c.isspace() else c for c in raw)
+    return out if len(out) <= 100 else out[:91] + "-" + hashlib.sha256(out.encode()).hexdigest()[:8]
+
+
 def game_ladder(game: str, *, heroes: list[str] | None = None, tune: list[str] | None = None, seed: int = 1,
                 games: int = 10_000, rungs: list[str] | None = None, conf: float = 0.95,
                 settings: TuneSettings | None = None, weak_margin: float = WEAK_MARGIN,
                 hard_gap: float = HARD_GAP) -> Ladder:
-    """The ladder of a game named on the command line: its policies without parameters first (``random``), then
-    every built-in policy with parameters at its defaults (each a heuristic rung), then one tuned rung per
-    ``--tune POLICY:NAME=LO..HI,...``."""
+    """The ladder of a game named on the command line: ``random``, then every other built-in policy at its
+    defaults in the order the game lists them (those with parameters count as heuristics; the last rung is the
+    top), then one tuned rung per ``--tune POLICY:NAME=LO..HI,...``. ``rungs`` keeps only the named ones."""
     from .study import CellRunner
 
     spec = get_game(game)
     check_games(games)
     check_seed(seed)
     check_conf(conf)
-    plain = [Rung(n, n) for n, p in spec.policies.items() if not p.params]
-    heur = [Rung(n, n, heuristic=True) for n, p in spec.policies.items() if p.params]
+    names = sorted(spec.policies, key=lambda n: n != "random")  # random first, then as `foury-sim games` lists
+    listed = [Rung(n, n, heuristic=bool(spec.policies[n].params)) for n in names]
     tuned = [parse_tune_option(t) for t in tune or []]
     rs, _, _ = CellRunner(spec).resolve({}, "GAME")
     ts = settings or TuneSettings()
-    lad = Ladder(f"ladder_{spec.name}", spec.name, seed, games, _heroes(spec, rs, heroes, "--hero"),
-                 plain + heur + tuned, ts, conf, weak_margin, hard_gap)
+    lad = Ladder(_game_name(spec.name, heroes, rungs, games, tune), spec.name, seed, games,
+                 _heroes(spec, rs, heroes, "--hero"),
+                 listed + tuned, ts, conf, weak_margin, hard_gap)
     return _finish(lad, spec, only=rungs, skip_missing=False, where="GAME")
 
 
@@ -616,6 +631,8 @@ def run_ladder(lad: Ladder, out_root: str | Path = "results", *, resume: bool = 
                               f"{cmd}") from None
         except WriteError as e:
             raise WriteError(f"{e.message}; resume with: {cmd}", e.where) from None
+        if any(r.tuned for r in lad.rungs):  # the folder keeps the parameters it played (also when read elsewhere)
+            write_tuned(out / TUNED_FILE, tuned)
         res = analyse(lad, records)
         manifest.update(finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"), elapsed_s=round(time.time() - t0, 3))
         atomic_write(out / "manifest.json", json.dumps(to_jsonable(manifest), indent=2))

@@ -279,3 +279,16 @@ def test_tune_option_parses_ranges():
                                                                      "min_companions": (0.0, 4.0)}
     with pytest.raises(InputError, match="NAME=LO..HI"):
         ld.parse_tune_option("threshold:retire_level=1")
+
+
+def test_a_game_ladder_lists_random_first_then_the_game_policies_and_has_its_own_folder():
+    lad = ld.game_ladder("delve", heroes=["knight"], games=100, tune=["threshold:retire_level=1..8"])
+    from foury_sim.registry import get_game
+
+    others = [n for n in get_game("delve").policies if n != "random"]
+    assert [r.label for r in lad.rungs] == ["random", *others, "tuned threshold"]
+    assert [r.heuristic for r in lad.rungs[:3]] == [False, True, True]  # threshold and risk have parameters
+    assert lad.rungs[-1].tuned and lad.rungs[-1].ranges == {"retire_level": (1.0, 8.0)}
+    assert lad.name.startswith("ladder-delve-knight-games100-tuned-")  # never the shipped ladder_delve folder
+    small = ld.game_ladder("delve", heroes=["knight", "minstrel"], games=4000, rungs=["random", "threshold", "risk"])
+    assert small.name == "ladder-delve-knight+minstrel-random+threshold+risk-games4000"
