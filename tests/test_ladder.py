@@ -238,9 +238,11 @@ def _cli(monkeypatch, capsys, *args):
 
     monkeypatch.chdir(ROOT)
     monkeypatch.setattr(sys, "argv", ["foury-sim", "ladder", *args])
-    with pytest.raises(SystemExit) as e:
+    try:
         cli_module.main()
-    return e.value.code, capsys.readouterr()
+    except SystemExit as e:
+        return e.code, capsys.readouterr()
+    return 0, capsys.readouterr()
 
 
 def test_unknown_rung_policy_and_bad_toml_are_one_line(tmp_path, monkeypatch, capsys):
@@ -292,3 +294,31 @@ def test_a_game_ladder_lists_random_first_then_the_game_policies_and_has_its_own
     assert lad.name.startswith("ladder-delve-knight-games100-tuned-")  # never the shipped ladder_delve folder
     small = ld.game_ladder("delve", heroes=["knight", "minstrel"], games=4000, rungs=["random", "threshold", "risk"])
     assert small.name == "ladder-delve-knight+minstrel-random+threshold+risk-games4000"
+
+
+def test_fuzz_of_the_ladder_options_is_exit_0_or_one_line_exit_2(tmp_path, monkeypatch, capsys):
+    """Seeded: random bad values for the ladder's options over a tiny valid ladder; each case is exit 0 with the
+    table, or exit 2 with one line on stderr and no traceback."""
+    import random
+
+    rng = random.Random(20261201)
+    a_file = tmp_path / "a_file.txt"
+    a_file.write_text("x")
+    bad = {"--games": ["0", "-1", "abc", "", "1e3", "20"], "--seed": ["-1", str(2**64), "x", "7"],
+           "--hero": ["", " ", "nobody", "knight,knight", "x" * 300], "--rungs": ["", "nope", "risk", "random,,"],
+           "--train-seed": ["-5", "1"], "--popsize": ["1", "0", "201", "4"], "--generations": ["0", "x", "2"],
+           "--weak-margin": ["nan", "-0.1", "1", "0.1"], "--hard-gap": ["inf", "2", "0"],
+           "--conf": ["nan", "1", "0.4", "abc", "0.9"], "--tuned": [str(a_file), str(tmp_path / "none.toml")],
+           "--tune": ["threshold", "threshold:retire_level=3..1", "nope:x=1..2", "threshold:retire_level=1..5"],
+           "--out": [str(a_file), str(a_file / "under")], "--threads": ["0", "-2", "x"]}
+    for case in range(30):
+        args = ["delve", "--hero", "knight", "--rungs", "random,threshold", "--games", "20", "--train-games", "20",
+                "--generations", "1", "--out", str(tmp_path / f"o{case}"), "--no-progress"]
+        for opt in rng.sample(sorted(bad), 2):
+            args += [opt, rng.choice(bad[opt])]
+        code, out = _cli(monkeypatch, capsys, *args)
+        assert "Traceback" not in out.err, (args, out.err)
+        if code == 0:
+            assert "Skill ladder: delve" in out.out, args
+        else:
+            assert code == 2 and len(out.err.strip().splitlines()) == 1, (args, out.err)
