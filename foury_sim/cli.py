@@ -859,6 +859,8 @@ def interrupted_message(argv: list[str]) -> str:
     verb = next((a for a in argv if not a.startswith("-")), "")
     if verb in ("sweep", "robust"):
         return f"the files written before the interruption are kept; go on with: {cmd}"
+    if verb == "ladder":
+        return f"the cells and tunings written before the interruption are kept; go on with: {cmd} --resume"
     return f"nothing was kept; re-run the same command: {cmd}"
 
 
