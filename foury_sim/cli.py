@@ -793,6 +793,96 @@ def tune_cmd(
     _write_or_say(lambda: tn.write_tune(r, out) if out is not None else None, text, out)
 
 
+@app.command(name="ladder", cls=Command)
+def ladder_cmd(
+    game: str = typer.Argument(_default_game, show_default=False,
+                               help="Game (see `foury-sim games`): random, then every built-in heuristic at its "
+                               "defaults (and --tune rungs); or a ladder file (TOML, e.g. "
+                               "experiments/ladder_delve.toml) with its own rungs."),
+    hero: str | None = typer.Option(None, "--hero", metavar="A,B,...", help="Heroes to climb the ladder "
+                                    "(default: every hero of the game, or the file's heroes).", show_default=False),
+    rungs: str | None = typer.Option(None, "--rungs", metavar="LABEL,...", help="Only these rungs, by label, in "
+                                     "ladder order (default: all).", show_default=False),
+    skip_missing: bool = typer.Option(False, "--skip-missing", help="Drop rungs whose policy this build does not "
+                                      "have (e.g. search, optimal), saying so (default: refuse them)."),
+    tune: list[str] | None = typer.Option(None, "--tune", metavar="POLICY:NAME=LO..HI,...", help="With a game: add a "
+                                          "tuned rung of POLICY searching these ranges (repeatable; default: "
+                                          "none).", show_default=False),
+    games: int | None = typer.Option(None, metavar="N", help="Games per (hero, rung), games 0..N-1 of the seed "
+                                     "(default: 10,000, or the file's).", show_default=False),
+    seed: int | None = typer.Option(None, help="Seed of the ladder's games, also the held-out seed of the tuning "
+                                    "(default: 1, or the file's).", show_default=False),
+    train_seed: int | None = typer.Option(None, help="Seed of the tuning's training games (default: 1001, or the "
+                                          "file's tune.seed).", show_default=False),
+    train_games: int | None = typer.Option(None, help="Games per CMA-ES candidate (default: 2,000, or the file's "
+                                           "tune.games).", show_default=False),
+    popsize: int | None = typer.Option(None, help="CMA-ES candidates per generation (default: 8, or the file's).",
+                                       show_default=False),
+    generations: int | None = typer.Option(None, help="CMA-ES generations (default: 8, or the file's).",
+                                           show_default=False),
+    weak_margin: float | None = typer.Option(None, help="A hero is weak when its top-rung interval lies below the "
+                                             "median hero's top rate minus this (a win-rate fraction; default: "
+                                             "0.05, or the file's).", show_default=False),
+    hard_gap: float | None = typer.Option(None, help="A hero is hard to play when top minus best heuristic (paired "
+                                          "interval) lies above this (default: 0.05, or the file's).",
+                                          show_default=False),
+    conf: float | None = typer.Option(None, help="Confidence level of every interval and test (default: 0.95, or "
+                                      "the file's).", show_default=False),
+    retune: bool = typer.Option(False, "--retune", help="Tune again even where tuned.toml holds parameters for "
+                                "the same settings (default: reuse them)."),
+    tuned: str | None = typer.Option(None, "--tuned", metavar="FILE", help="Read tuned parameters from this "
+                                     "tuned.toml (default: OUT/NAME/tuned.toml).", show_default=False),
+    out: Path = typer.Option(Path("results"), metavar="FOLDER", help="Results root; the ladder goes to OUT/NAME/."),
+    resume: bool = typer.Option(False, "--resume", help="Keep cells already written and run the rest "
+                                "(default: start afresh)."),
+    threads: int | None = typer.Option(None, metavar="N", help=THREADS_HELP),
+    progress: bool | None = typer.Option(None, "--progress/--no-progress", help=PROGRESS_HELP, show_default=False),
+) -> None:
+    """The skill ladder: win rate (with intervals) of each hero for policies from random through the heuristics to
+    tuned and search players, on the same dice; says which heroes are weak and which are hard to play."""
+    from . import ladder as ld
+
+    check_threads(threads)
+    if seed is not None:
+        check_seed(seed)
+    if train_seed is not None:
+        check_seed(train_seed, "--train-seed")
+    if games is not None:
+        check_games(games)
+    if conf is not None:
+        check_conf(conf)
+    for flag, v, lo, hi in (("--train-games", train_games, 1, 1_000_000), ("--popsize", popsize, 2, 200),
+                            ("--generations", generations, 1, 1000)):
+        if v is not None and not lo <= v <= hi:
+            raise InputError(f"must be between {lo:,} and {hi:,}, not {v}", flag)
+    for flag, v in (("--weak-margin", weak_margin), ("--hard-gap", hard_gap)):
+        if v is not None and not 0 <= v < 1:
+            raise InputError(f"is a win-rate fraction from 0 to below 1, not {v:g}", flag)
+    if tuned is not None:
+        check_input_file(tuned, "--tuned")
+    given = {"hero": hero, "rungs": rungs, "games": games, "seed": seed, "train-seed": train_seed,
+             "train-games": train_games, "popsize": popsize, "generations": generations,
+             "weak-margin": weak_margin, "hard-gap": hard_gap, "conf": conf}
+    args = [x for k, v in given.items() if v is not None for x in (f"--{k}", f"{v:g}" if isinstance(v, float)
+                                                                   else str(v))]
+    args += ["--skip-missing"] * skip_missing + [x for t in tune or [] for x in ("--tune", t)]
+    if game.endswith(".toml") or Path(game).is_file():
+        if tune:
+            raise InputError("--tune goes with a game; a ladder file lists its tuned rungs", "--tune")
+        lad = ld.load_ladder(game, heroes=_names(hero), rungs=_names(rungs), skip_missing=skip_missing, games=games,
+                             seed=seed)
+    else:
+        lad = ld.game_ladder(game, heroes=_names(hero), tune=tune, seed=1 if seed is None else seed,
+                             games=10_000 if games is None else games, rungs=_names(rungs))
+    ld.override(lad, train_seed=train_seed, train_games=train_games, popsize=popsize, generations=generations,
+                weak_margin=weak_margin, hard_gap=hard_gap, conf=conf)
+    path = ld.run_ladder(lad, out, resume=resume, retune=retune, tuned_file=tuned, progress=progress,
+                         threads=threads, cmd_args=args)
+    typer.echo((path / "ladder.txt").read_text(encoding="utf-8"))
+    tuned_note = ", tuned.toml" if (path / ld.TUNED_FILE).is_file() else ""
+    typer.echo(f"-> {path} (ladder.csv, summary.json, ladder.png, README.md{tuned_note})")
+
+
 #: Exit codes (README): 0 done (also: no command given, which prints the help), 2 bad input or a file that
 #: could not be written (one line naming the option or file:line[:col]), 130 interrupted (one line: what was
 #: kept and how to resume).
@@ -808,6 +898,8 @@ def interrupted_message(argv: list[str]) -> str:
     verb = next((a for a in argv if not a.startswith("-")), "")
     if verb in ("sweep", "robust"):
         return f"the files written before the interruption are kept; go on with: {cmd}"
+    if verb == "ladder":
+        return f"the cells and tunings written before the interruption are kept; go on with: {cmd} --resume"
     return f"nothing was kept; re-run the same command: {cmd}"
 
 

@@ -229,6 +229,10 @@ BAD_VALUE = {
              "--monotone": "up",
              "--seed": "-1", "--conf": "1.5", "--max-games": "5", "--first-games": "1", "--points": "1",
              "--threads": "0", "--format": "x", "--out": "README.md"},
+    "ladder": {"--hero": "nobody", "--rungs": "nope", "--tune": "threshold", "--games": "0", "--seed": "-1",
+               "--train-seed": "-1", "--train-games": "0", "--popsize": "1", "--generations": "0",
+               "--weak-margin": "2", "--hard-gap": "-1", "--conf": "1.5", "--tuned": "nowhere.toml",
+               "--out": "README.md", "--threads": "0"},
 }
 #: Options whose checks belong to another part of the code (the study's own --out rules).
 NOT_HERE = {("sweep", "--out"), ("robust", "--out")}
@@ -239,7 +243,8 @@ VALID_ARGS = {"run": ["foury"], "replay": ["foury"], "odds": ["foury"], "compare
               "map check": ["base"], "map render": ["base"],
               "baseline save": ["experiments/baselines/delve.toml"], "check": ["delve"],
               "tune": ["foury", "--param", "enemies.orc.base", "--target", "win=0.3", "--tolerance", "0.02",
-                       "--range", "0,4"]}
+                       "--range", "0,4"],
+              "ladder": ["delve"]}
 
 
 def _verbs():

@@ -39,6 +39,7 @@ SMALLER = {
     "odds": {"--trials": "2000"},
     "sweep": {"--games": "200"},
     "robust": {"--games": "100", "--points": "2"},
+    "ladder": {"--games": "300"},
 }
 
 #: Shell lines the README shows that are not foury-sim commands, and why this test does not run them.

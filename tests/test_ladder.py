@@ -1,0 +1,324 @@
+"""The skill ladder (foury_sim.ladder, ``foury-sim ladder``): the CMA-ES tuner and its held-out check, the paired
+ladder, the verdict rules, resume, tuned-parameter reuse and bad input."""
+
+from __future__ import annotations
+
+import json
+import sys
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from foury_sim import ladder as ld
+from foury_sim.errors import InputError, Interrupted
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _common_dice(seed: int, start: int, count: int) -> np.ndarray:
+    return np.random.default_rng(seed).random(start + count)[start:]
+
+
+def test_tuner_finds_the_optimum_of_a_noisy_objective():
+    def evaluate(p, seed, start, count):  # win chance 0.7 at (0.3, 0.6), falling off quadratically
+        q = 0.7 - 2.0 * ((p["x"] - 0.3) ** 2 + (p["y"] - 0.6) ** 2)
+        return (_common_dice(seed, start, count) < q).astype(np.int8)
+
+    ts = ld.TuneSettings(seed=11, games=4000, popsize=8, generations=15, sigma=0.3)
+    r = ld.tune_policy(evaluate, {"x": (0.0, 1.0), "y": (0.0, 1.0)}, {"x": 0.9, "y": 0.1}, ts,
+                       heldout_seed=12, heldout_games=4000)
+    assert abs(r.best["x"] - 0.3) < 0.1 and abs(r.best["y"] - 0.6) < 0.1, r.best
+    assert r.candidates[0]["x"] == 0.9 and r.candidates[0]["generation"] == 0  # the defaults are evaluated first
+    assert r.heldout["improved"]  # a real gain on the held-out games
+    # near the optimum the train rate is the training dice's own luck: the gap is small (this one, 2 points, is
+    # just beyond chance at 5 %, which the check reports as it should)
+    assert abs(r.heldout["train_minus_heldout"]) < 0.03
+    assert r.heldout["best"]["rate"] > 0.6 and r.heldout["defaults"]["rate"] < 0.35
+
+
+def test_tuner_flags_a_train_optimum_that_is_pure_noise():
+    def evaluate(p, seed, start, count):  # every candidate wins 40 %: what differs is only noise
+        key = zlib.crc32(json.dumps([p, seed]).encode())
+        return (np.random.default_rng(key).random(count) < 0.4).astype(np.int8)
+
+    ts = ld.TuneSettings(seed=3, games=1000, popsize=8, generations=6)
+    r = ld.tune_policy(evaluate, {"a": (0.0, 10.0), "b": (-1.0, 1.0)}, {"a": 5.0, "b": 0.0}, ts,
+                       heldout_seed=4, heldout_games=3000)
+    assert r.train["best"]["rate"] > r.train["defaults"]["rate"]  # the train optimum looks better ...
+    assert r.overfit and not r.heldout["improved"]  # ... and is flagged: no significant held-out gain
+    assert "held-out gain over the defaults not significant" in r.verdict
+
+
+def test_heldout_check_rules():
+    rng = np.random.default_rng(0)
+    base = (rng.random(5000) < 0.3).astype(np.int8)
+    better = np.maximum(base, (rng.random(5000) < 0.2).astype(np.int8))  # paired: strictly more wins
+    c = ld.heldout_check(better, better, base)
+    assert c["improved"] and not c["gap_beyond_chance"] and not c["overfit"] and c["gain"] > 0.1
+    train = np.ones(5000, dtype=np.int8)  # train 100 %, held-out ~44 %: a gap chance does not explain
+    c = ld.heldout_check(train, better, base)
+    assert c["improved"] and c["gap_beyond_chance"] and c["overfit"]
+    assert c["verdict"] == "train rate above held-out rate beyond chance"
+    c = ld.heldout_check(base, base, base)
+    assert not c["improved"] and c["overfit"] and c["gain"] == 0.0
+
+
+def test_tuner_searches_one_parameter():
+    def evaluate(p, seed, start, count):
+        return (_common_dice(seed, start, count) < 0.8 - abs(p["k"] - 7.0) / 10).astype(np.int8)
+
+    r = ld.tune_policy(evaluate, {"k": (0.0, 10.0)}, {"k": 1.0}, ld.TuneSettings(seed=5, games=2000, generations=10),
+                       heldout_seed=6, heldout_games=2000)
+    assert abs(r.best["k"] - 7.0) < 1.0 and r.names == ["k"]
+
+
+def _rows(spec):
+    """Rows for ``verdicts``: spec = {hero: (top rate, lo, hi, gap, gap lo, gap hi)}."""
+    out = []
+    for h, (t, lo, hi, g, glo, ghi) in spec.items():
+        out.append({"hero": h, "label": "heuristic", "heuristic": True, "win_rate": t - g, "win_lo": 0, "win_hi": 1,
+                    "top_gap": np.nan, "top_gap_lo": np.nan, "top_gap_hi": np.nan, "best_heuristic": None})
+        out.append({"hero": h, "label": "top", "heuristic": False, "win_rate": t, "win_lo": lo, "win_hi": hi,
+                    "top_gap": g, "top_gap_lo": glo, "top_gap_hi": ghi, "best_heuristic": "heuristic"})
+    return pd.DataFrame(out)
+
+
+def test_verdict_rules_on_synthetic_numbers():
+    rows = _rows({
+        "a": (0.50, 0.48, 0.52, 0.02, 0.00, 0.04),  # field 0.45: not weak (lo 0.48 >= 0.40), not hard (hi < 0.05)
+        "b": (0.45, 0.43, 0.47, 0.10, 0.08, 0.12),  # hard to play: gap interval above 0.05
+        "c": (0.30, 0.28, 0.32, 0.03, 0.01, 0.07),  # weak: hi 0.32 < 0.40; hard unresolved (0.01 .. 0.07)
+        "d": (0.41, 0.36, 0.46, 0.12, 0.07, 0.17),  # weak unresolved (0.36 .. 0.46 straddles 0.40); hard
+    })
+    v, field = ld.verdicts(rows, 0.95, weak_margin=0.05, hard_gap=0.05)
+    assert field == pytest.approx(0.43)  # median of 0.50, 0.45, 0.30, 0.41
+    got = {r.hero: (r.weak, r.hard_to_play) for r in v.itertuples()}
+    assert got == {"a": ("no", "no"), "b": ("no", "yes"), "c": ("yes", "unresolved"), "d": ("unresolved", "yes")}
+    one, f1 = ld.verdicts(rows[rows["hero"] == "a"], 0.95, 0.05, 0.05)
+    assert np.isnan(f1) and one.loc[0, "weak"] == "n/a"  # one hero: no field to be weak against
+
+
+TINY = """
+name = "tiny"
+game = "delve"
+seed = 1
+games = 1500
+heroes = ["knight", "minstrel"]
+[tune]
+seed = 1001
+games = 400
+popsize = 4
+generations = 2
+[[rung]]
+label = "random"
+policy = "random"
+[[rung]]
+label = "threshold"
+policy = "threshold"
+heuristic = true
+[[rung]]
+label = "tuned threshold"
+policy = "threshold"
+tuned = true
+ranges = { retire_level = [1, 10], min_companions = [0, 6] }
+[[rung]]
+label = "risk"
+policy = "risk"
+games = 700
+"""
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    d = tmp_path_factory.mktemp("ladder")
+    p = d / "tiny.toml"
+    p.write_text(TINY)
+    out = ld.run_ladder(ld.load_ladder(p), d / "res", progress=False, threads=1)
+    return p, out
+
+
+def test_ladder_table_shape_paired_design_and_files(tiny):
+    from foury_sim.runner import run
+
+    p, out = tiny
+    t = pd.read_csv(out / "ladder.csv")
+    assert len(t) == 2 * 4 and list(t["hero"]) == ["knight"] * 4 + ["minstrel"] * 4
+    assert list(t["label"][:4]) == ["random", "threshold", "tuned threshold", "risk"]
+    assert list(t["games"][:4]) == [1500, 1500, 1500, 700]
+    assert t["diff"].isna().tolist() == [True, False, False, False] * 2
+    assert t.loc[3, "paired_games"] == 700  # the shorter rung is compared on the first 700 games
+    for f in ("ladder.parquet", "verdicts.csv", "ladder.png", "summary.json", "README.md", "tuned.toml",
+              "manifest.json"):
+        assert (out / f).is_file(), f
+    # same seeds every rung: the threshold rung's games are a direct run's games
+    cell = json.loads((out / "cells" / "cell_0001.json").read_text())
+    from foury_sim.study import read_win_bits
+
+    direct = run("delve", hero="knight", policy="threshold", games=1500, seed=1, progress=False)
+    assert np.array_equal(read_win_bits(cell["win_bits"], 1500), direct.df["win"].to_numpy().astype(np.int8))
+    assert cell["provenance"]["command"].startswith("foury-sim run delve --hero knight --policy threshold")
+    s = json.loads((out / "summary.json").read_text())
+    assert [v["hero"] for v in s["verdicts"]] == ["knight", "minstrel"]
+    assert all(v["hard_to_play"] in ("yes", "no", "unresolved") for v in s["verdicts"])
+
+
+def test_tuned_threshold_does_not_lose_on_the_heldout_games(tiny):
+    _, out = tiny
+    tuned = ld.read_tuned(out / "tuned.toml")
+    assert set(tuned) == {"knight/tuned threshold", "minstrel/tuned threshold"}
+    for e in tuned.values():
+        assert e["heldout_seed"] == 1 and e["heldout_games"] == 1500 and e["train_seed"] == 1001
+        assert e["heldout_rate"] >= e["heldout_default_rate"]
+        assert e["train_rate"] >= e["train_default_rate"]
+        assert 1 <= e["params"]["retire_level"] <= 10
+
+
+def test_tuned_parameters_are_reused_unless_retune(tiny, monkeypatch):
+    p, out = tiny
+    before = (out / "ladder.csv").read_text()
+
+    def no(*a, **k):
+        raise AssertionError("tuned again")
+
+    monkeypatch.setattr(ld, "tune_policy", no)
+    ld.run_ladder(ld.load_ladder(p), out.parent, progress=False, threads=1)
+    assert (out / "ladder.csv").read_text() == before
+    with pytest.raises(AssertionError, match="tuned again"):
+        ld.run_ladder(ld.load_ladder(p), out.parent, progress=False, threads=1, retune=True)
+
+
+def test_resume_after_interruption_gives_the_same_table(tiny, tmp_path, monkeypatch):
+    p, out = tiny
+    (tmp_path / "res").mkdir()
+    import shutil
+
+    shutil.copy(out / "tuned.toml", tmp_path / "tuned.toml")
+    real = ld.play_games
+    calls = []
+
+    def stop_at_third(*a, **k):
+        calls.append(a[2])
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(ld, "play_games", stop_at_third)
+    with pytest.raises(Interrupted, match="2 of 8 cells written.*resume with: foury-sim ladder .* --resume"):
+        ld.run_ladder(ld.load_ladder(p), tmp_path / "res", progress=False, threads=1,
+                      tuned_file=tmp_path / "tuned.toml")
+    calls.clear()
+    monkeypatch.setattr(ld, "play_games", lambda *a, **k: (calls.append(a[2]), real(*a, **k))[1])
+    res = ld.run_ladder(ld.load_ladder(p), tmp_path / "res", progress=False, threads=1, resume=True,
+                        tuned_file=tmp_path / "tuned.toml")
+    assert len(calls) == 6  # the two written cells are kept
+    assert pd.read_csv(res / "ladder.csv").drop(columns="command").equals(
+        pd.read_csv(out / "ladder.csv").drop(columns="command"))
+
+
+def test_greedy_rung_plays_the_games_of_a_direct_run(tmp_path):
+    from foury_sim.runner import run
+
+    lad = ld.game_ladder("foury", heroes=["kael"], games=200, rungs=["random", "greedy"])
+    out = ld.run_ladder(lad, tmp_path, progress=False, threads=1)
+    t = pd.read_csv(out / "ladder.csv")
+    assert list(t["label"]) == ["random", "greedy"]
+    direct = run("foury", hero="kael", policy="greedy", games=200, seed=1, progress=False)
+    assert t.loc[1, "wins"] == int(direct.df["win"].sum())
+    cell = json.loads((out / "cells" / "cell_0001.json").read_text())
+    from foury_sim.study import read_win_bits
+
+    assert np.array_equal(read_win_bits(cell["win_bits"], 200), direct.df["win"].to_numpy().astype(np.int8))
+
+
+def _cli(monkeypatch, capsys, *args):
+    from foury_sim import cli as cli_module
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(sys, "argv", ["foury-sim", "ladder", *args])
+    try:
+        cli_module.main()
+    except SystemExit as e:
+        return e.code, capsys.readouterr()
+    return 0, capsys.readouterr()
+
+
+def test_unknown_rung_policy_and_bad_toml_are_one_line(tmp_path, monkeypatch, capsys):
+    p = tmp_path / "l.toml"
+    p.write_text(TINY.replace('policy = "risk"', 'policy = "search"'))
+    code, out = _cli(monkeypatch, capsys, str(p), "--out", str(tmp_path))
+    assert code == 2 and out.err.strip() == (f"foury-sim: error: {p}: rung 'risk': unknown policy 'search' "
+                                             "(built-in: threshold, risk, random; or FILE.py:FUNCTION)")
+    p.write_text(TINY.replace('games = 700', 'games = 700 ]'))
+    code, out = _cli(monkeypatch, capsys, str(p), "--out", str(tmp_path))
+    assert code == 2 and len(out.err.strip().splitlines()) == 1 and "malformed TOML" in out.err
+    assert "Traceback" not in out.err
+    p.write_text(TINY.replace('heuristic = true\n[[rung]]\nlabel = "tuned', 'bogus = 1\n[[rung]]\nlabel = "tuned'))
+    with pytest.raises(InputError, match="rung 2: unknown key 'bogus'"):
+        ld.load_ladder(p)
+    p.write_text(TINY.replace("ranges = { retire_level = [1, 10], min_companions = [0, 6] }", ""))
+    with pytest.raises(InputError, match="is tuned: give ranges"):
+        ld.load_ladder(p)
+
+
+def test_skip_missing_drops_rungs_this_build_lacks(tmp_path):
+    p = tmp_path / "l.toml"
+    p.write_text(TINY + '[[rung]]\nlabel = "search 64"\npolicy = "no_such_policy_here"\nparams = { rollouts = 64 }\n')
+    lad = ld.load_ladder(p, skip_missing=True)
+    assert [r.label for r in lad.rungs] == ["random", "threshold", "tuned threshold", "risk"]
+    assert lad.skipped == ["search 64"]
+    assert lad.name == "tiny"
+    quick = ld.load_ladder(p, heroes=["knight"], rungs=["random", "risk"], games=100, skip_missing=True)
+    assert quick.name == "tiny-quick-games-100-heroes-knight-rungs-random+risk"  # never the full ladder's folder
+    assert quick.heroes == ["knight"] and [r.label for r in quick.rungs] == ["random", "risk"]
+
+
+def test_tune_option_parses_ranges():
+    r = ld.parse_tune_option("threshold:retire_level=1..8,min_companions=0..4")
+    assert r.label == "tuned threshold" and r.tuned and r.ranges == {"retire_level": (1.0, 8.0),
+                                                                     "min_companions": (0.0, 4.0)}
+    with pytest.raises(InputError, match="NAME=LO..HI"):
+        ld.parse_tune_option("threshold:retire_level=1")
+
+
+def test_a_game_ladder_lists_random_first_then_the_game_policies_and_has_its_own_folder():
+    lad = ld.game_ladder("delve", heroes=["knight"], games=100, tune=["threshold:retire_level=1..8"])
+    from foury_sim.registry import get_game
+
+    others = [n for n in get_game("delve").policies if n != "random"]
+    assert [r.label for r in lad.rungs] == ["random", *others, "tuned threshold"]
+    assert [r.heuristic for r in lad.rungs[:3]] == [False, True, True]  # threshold and risk have parameters
+    assert lad.rungs[-1].tuned and lad.rungs[-1].ranges == {"retire_level": (1.0, 8.0)}
+    assert lad.name.startswith("ladder-delve-knight-games100-tuned-")  # never the shipped ladder_delve folder
+    small = ld.game_ladder("delve", heroes=["knight", "minstrel"], games=4000, rungs=["random", "threshold", "risk"])
+    assert small.name == "ladder-delve-knight+minstrel-random+threshold+risk-games4000"
+
+
+def test_fuzz_of_the_ladder_options_is_exit_0_or_one_line_exit_2(tmp_path, monkeypatch, capsys):
+    """Seeded: random bad values for the ladder's options over a tiny valid ladder; each case is exit 0 with the
+    table, or exit 2 with one line on stderr and no traceback."""
+    import random
+
+    rng = random.Random(20261201)
+    a_file = tmp_path / "a_file.txt"
+    a_file.write_text("x")
+    bad = {"--games": ["0", "-1", "abc", "", "1e3", "20"], "--seed": ["-1", str(2**64), "x", "7"],
+           "--hero": ["", " ", "nobody", "knight,knight", "x" * 300], "--rungs": ["", "nope", "risk", "random,,"],
+           "--train-seed": ["-5", "1"], "--popsize": ["1", "0", "201", "4"], "--generations": ["0", "x", "2"],
+           "--weak-margin": ["nan", "-0.1", "1", "0.1"], "--hard-gap": ["inf", "2", "0"],
+           "--conf": ["nan", "1", "0.4", "abc", "0.9"], "--tuned": [str(a_file), str(tmp_path / "none.toml")],
+           "--tune": ["threshold", "threshold:retire_level=3..1", "nope:x=1..2", "threshold:retire_level=1..5"],
+           "--out": [str(a_file), str(a_file / "under")], "--threads": ["0", "-2", "x"]}
+    for case in range(30):
+        args = ["delve", "--hero", "knight", "--rungs", "random,threshold", "--games", "20", "--train-games", "20",
+                "--generations", "1", "--out", str(tmp_path / f"o{case}"), "--no-progress"]
+        for opt in rng.sample(sorted(bad), 2):
+            args += [opt, rng.choice(bad[opt])]
+        code, out = _cli(monkeypatch, capsys, *args)
+        assert "Traceback" not in out.err, (args, out.err)
+        if code == 0:
+            assert "Skill ladder: delve" in out.out, args
+        else:
+            assert code == 2 and len(out.err.strip().splitlines()) == 1, (args, out.err)
