@@ -492,15 +492,20 @@ def strength_table(foe: Foe, bonus: np.ndarray) -> np.ndarray:
     return table
 
 
-def strength_note(foes: list[Foe]) -> str:
-    """``orc C=1 (sector), minotaur 3=5 (play order)``: the strength cells a ruleset sets ("" when none)."""
+def strength_summary(rules: FouryRules) -> str:
+    """The strength table in one line: ``orc 0/1/2/3`` by the 1st..4th round played, then a sector's cells
+    (``orc 0/1/2/3, in C 1``) for an enemy whose ``strength`` names sectors (``foury-sim odds foury``)."""
+    rounds = int(rules.R[R_ROUNDS])
     parts = []
-    for f in foes:
-        if f.strength is not None:
-            kind, cells = f.strength
-            shown = ", ".join(f"{k}={v}" for k, v in sorted(cells.items()))
-            parts.append(f"{f.key} {shown} ({'sector' if kind == 'sector' else 'play order'})")
-    return "; ".join(parts)
+    for f in rules.foes:
+        t = rules.T[T_EN_STR:T_EN_STR + 16, f.icon].reshape(4, 4)[:rounds]
+        sectors = f.strength[1] if f.strength is not None and f.strength[0] == "sector" else {}
+        free = [s for s in range(4) if SECTOR_KEYS[s] not in sectors]
+        by_order = "/".join(str(int(t[k, free[0]])) for k in range(rounds)) if free else ""
+        cells = ", ".join(f"in {k} {v}" for k, v in sorted(sectors.items()))
+        parts.append(f"{f.key} {', '.join(x for x in (by_order, cells) if x)}")
+    return ("Monster strength (added to the foe's d6) by the 1st/2nd/... round played; 'in C' = in the round "
+            f"played in sector C, whatever its place: {'; '.join(parts)}.")
 
 
 def split_strength_sets(overrides: list[str] | dict | None) -> tuple[list[str] | dict | None, list[tuple]]:
