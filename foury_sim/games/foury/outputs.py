@@ -133,7 +133,7 @@ SUMMARY_KEYS = tuple(SummaryKey(k, k.replace("_", " "), COUNTS, doc) for k, doc 
                "least once.", text=_died_text, report="Died at least once",
                finding="The hero dies at least once in"),
     SummaryKey("coins_used_rate", "continue used", SHARE, "Share of games with a continue.", hidden=True),
-    SummaryKey("monster_strength", "monster strength set", NUMBERS, "The strength cells the ruleset sets "
+    SummaryKey("monster_strength", "monster strength", NUMBERS, "The strength cells the ruleset sets "
                "(`enemies.X.strength`), e.g. `orc C` = 1: the key A..D names the round played in that sector, 1..4 "
                "the k-th round played (docs/rules.md, \"Monster strength by round\"); only when some are set.",
                text=_strength_text),
