@@ -304,6 +304,7 @@ def _loops():
             st[K.HEARTS] = 100
             st[K.WEAPON] = weapon
             st[K.S_BONUS] = bonus
+            T[K.T_EN_STR, foe] = T[K.T_EN_BASE, foe] + T[K.T_EN_MULT, foe] * bonus  # row state[S_STR_ROW] = 0
             st[K.S_PHASE] = 1
             rm[cell, K.RM_ICON + foe] = 1
             r = K.fight(board, st, rm, opts, dice, pol, cell, foe)

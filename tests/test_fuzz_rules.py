@@ -154,10 +154,24 @@ def test_fuzz_rules_files_and_sets(tmp_path, game):
     assert loaded >= 8 and refused >= 15, (loaded, refused)
 
 
+#: Optional keys the shipped files leave out, added before the extremes are set so that their ranges are played
+#: too: an enemy's strength cells by sector and by play order (docs/rules.md "Monster strength by round").
+OPTIONAL = {"foury": {"enemies": {"orc": {"strength": {"C": 2}}, "minotaur": {"strength": [0, 2, 4, 6]}}}}
+
+
+def _with_optional(data: dict[str, Any], extra: dict[str, Any]) -> None:
+    for k, v in extra.items():
+        if isinstance(v, dict) and isinstance(data.get(k), dict):
+            _with_optional(data[k], v)
+        else:
+            data[k] = copy.deepcopy(v)
+
+
 def _extremes(mod: Any) -> list[tuple[str, str, dict[str, Any]]]:
     """For every valid range pattern, overrides setting every shipped key it matches to its lowest, then its
     highest value. Keys that must move together (a hero's start with its cap) are moved together."""
     shipped = load(mod.DEFAULT_RULES).data
+    _with_optional(shipped, OPTIONAL.get(mod.__name__.split(".")[-2], {}))
     along = {"heroes.*.start.*": "heroes.*.cap.*", "character.min_hearts": "character.cap.*",
              "character.trait_marks": "character.cap.*"}
     out = []

@@ -69,6 +69,7 @@ from .ruleset import (
     R_FLEE_KEEPS,
     R_HERO,
     R_HERO_DRAGON,
+    R_LEVEL_DICE,
     R_LEVELS,
     R_MASTER_AT,
     R_MASTER_REFRESH,
@@ -413,7 +414,7 @@ def p_clear(rules, ptable, st, party, level):
         return -1
     at = rules[R_DRAGON_AT]
     lair = st[A.S_LAIR]
-    n = min(level, rules[R_DUNGEON_DICE] - lair)
+    n = min(rules[R_LEVEL_DICE + level - 1], rules[R_DUNGEON_DICE] - lair)
     nd = rules[R_DUNGEON_DICE] + 1
     npart = _compositions(rules[R_PARTY_DICE], A.N_FACES + 1)
     i = ((st[A.S_MASTER] * npart + party_rank(party, rules[R_PARTY_DICE])) * nd + n) * at + min(lair, at - 1)
@@ -861,11 +862,12 @@ def form_party(rules, st, pol, dice, opts, w):
 
 @njit(cache=CACHE, inline="always", _nrt=False)
 def roll_level(rules, st, dice):
-    """Level L rolls min(L, dungeon dice not in the Lair); dragons go straight to the Lair."""
+    """Level L rolls min(level_dice.L (by default L), dungeon dice not in the Lair); dragons go straight to the
+    Lair."""
     rs, script, trace = dice
     for t in range(5):
         st[A.S_DUN + t] = 0
-    n = min(st[A.S_LEVEL], rules[R_DUNGEON_DICE] - st[A.S_LAIR])
+    n = min(rules[R_LEVEL_DICE + st[A.S_LEVEL] - 1], rules[R_DUNGEON_DICE] - st[A.S_LAIR])
     dragons = 0
     for _ in range(n):
         face = rules[R_DUNGEON_FACES + roll(rs, script, rules[R_DUNGEON_SIDES]) - 1]

@@ -42,6 +42,7 @@ from .ruleset import (
     R_DUNGEON_FACES,
     R_DUNGEON_SIDES,
     R_HERO,
+    R_LEVEL_DICE,
     R_LEVELS,
     R_PARTY_DICE,
     R_PARTY_FACES,
@@ -240,7 +241,7 @@ def exact_level(
 
     ``cache`` keeps each party's feasibility table between calls (same rules and side)."""
     nd, at = int(rules[R_DUNGEON_DICE]), int(rules[R_DRAGON_AT])
-    n = max(0, min(level, nd - lair))
+    n = max(0, min(int(rules[R_LEVEL_DICE + level - 1]), nd - lair))  # level_dice.L (by default L)
     q = _face_probs(rules, R_DUNGEON_FACES, R_DUNGEON_SIDES)
     qd = [q[A.GOBLIN], q[A.SKELETON], q[A.OOZE], q[A.DRAGON], q[A.CHEST] + q[A.POTION]]
     if party is None:

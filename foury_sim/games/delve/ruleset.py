@@ -57,7 +57,9 @@ R_HERO = R_OPENS_ALL + 5  # 2 sides x H_COLS (the chosen hero; filled per run)
 # Derived from the treasure table (not set by users): the kinds with each effect, ascending.
 R_EFFECT_N = R_HERO + 2 * A.H_COLS  # N_EFFECTS counts
 R_EFFECT_KINDS = R_EFFECT_N + len(A.TREASURE_EFFECTS)  # N_EFFECTS rows of MAX_TREASURES kinds
-R_SIZE = R_EFFECT_KINDS + len(A.TREASURE_EFFECTS) * A.MAX_TREASURES
+R_LEVEL_DICE = R_EFFECT_KINDS + len(A.TREASURE_EFFECTS) * A.MAX_TREASURES  # MAX_LEVELS: dice rolled at level 1..
+MAX_LEVELS = 30  #: game.levels at most (one level_dice key per level)
+R_SIZE = R_LEVEL_DICE + MAX_LEVELS
 MAX_RANKS = 8
 MAX_SIDES = 12
 
@@ -66,9 +68,10 @@ MAX_SIDES = 12
 #: (at most 12 kinds x 100 tokens x 100 points) and every loop of the kernels is bounded.
 RANGES: Ranges = {
     "game.delves": (1, A.MAX_DELVES),
-    "game.levels": (1, 30),
+    "game.levels": (1, MAX_LEVELS),
     "game.party_dice": (1, 12),
     "game.dungeon_dice": (1, 12),
+    "level_dice.*": (0, MAX_LEVELS),
     "dragon.threshold": (1, 12),
     "dragon.types_needed": (0, A.N_ROLES),
     "dragon.xp": (0, 100),
@@ -262,6 +265,12 @@ def load_ruleset(
     r[R_LEVELS] = _int(rf, "game.levels")
     r[R_PARTY_DICE] = _int(rf, "game.party_dice")
     r[R_DUNGEON_DICE] = _int(rf, "game.dungeon_dice")
+    levels = rf.get("level_dice")
+    if not isinstance(levels, dict):
+        raise InputError("level_dice must be a table: the dungeon dice rolled at each level (1 = 1, 2 = 2, ...)",
+                         rf.where("level_dice"))
+    for lv in range(1, MAX_LEVELS + 1):
+        r[R_LEVEL_DICE + lv - 1] = _int(rf, f"level_dice.{lv}")
     r[R_DRAGON_AT] = _int(rf, "dragon.threshold")
     r[R_DRAGON_TYPES] = _int(rf, "dragon.types_needed")
     r[R_DRAGON_XP] = _int(rf, "dragon.xp")

@@ -114,6 +114,10 @@ def summarize(df, rules: FouryRules | None = None) -> dict[str, Any]:
     }
     if "unwinnable_cause" in df:
         out["unwinnable_by_cause"] = by("unwinnable_cause", df.loc[df["unwinnable_at_turn"] > 0, "unwinnable_cause"])
+    if rules is not None:
+        cells = {f"{f.key} {k}": v for f in rules.foes if f.strength is not None for k, v in f.strength[1].items()}
+        if cells:
+            out["monster_strength"] = cells
     if rules is not None and len(died):
         top = Counter(died["death_cell"]).most_common(5)
         out["deadliest_rooms"] = {_room_name(rules, int(c)): int(v) for c, v in top}

@@ -22,6 +22,7 @@ from .layout import (
     T_COLS,
     T_EN_BASE,
     T_EN_MULT,
+    T_EN_STR,
     T_ROWS,
     TRACE_COLS,
     WEAPON,
@@ -78,6 +79,7 @@ def combat_trials(weapon: int, strength: int, hearts: int, n: int, seed: int = 1
     T = np.zeros((T_ROWS, T_COLS), np.int64)
     T[T_EN_BASE, FOE] = strength
     T[T_EN_MULT, FOE] = 0
+    T[T_EN_STR, FOE] = strength  # the strength row of every trial (state[S_STR_ROW] = 0)
     params = np.array([GREEDY[k] for k in HEURISTIC_PARAMS], dtype=np.float64)
     params[HEURISTIC_PARAMS.index("weapon_below")] = 6.0
     counts = np.zeros(4, np.int64)

@@ -160,8 +160,9 @@ def item_count(rm, cell):
 
 @njit(cache=CACHE, inline="always", _nrt=False)
 def foe_strength(T, st, foe):
-    """Bonus added to a foe's d6: base + multiplier x this round's monster bonus."""
-    return T[T_EN_BASE, foe] + T[T_EN_MULT, foe] * st[S_BONUS]
+    """Strength added to a foe's d6: its cell of the strength table for this round (its place in the play order
+    and its sector; by default base + multiplier x the round's monster bonus)."""
+    return T[T_EN_STR + st[S_STR_ROW], foe]
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -1620,6 +1621,7 @@ def play_round(board, st, rm, sc, opts, dice, pol, vis):
     st[S_REQ_NEED] = R[R_NEED_A + s]
     st[S_KILLS_ROUND] = 0
     st[S_BONUS] = T[T_BONUS, k]
+    st[S_STR_ROW] = 4 * k + s
     st[S_CHESTV] = T[T_CHESTV, k]
     st[S_ROUND_TURN] = 0
     st[S_ELY_USED] = 0

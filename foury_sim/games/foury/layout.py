@@ -86,7 +86,10 @@ UNWIN_NAMES = ("", "no arrows left, right after an exit", "no arrows left", "sea
 # -- state slots 88..103: declared behaviours and rulings
 S_DIE_GOAL = 88  # D_USE_DIE context: 1 when a cornucopia from the die would count for this round's requirement
 
-# -- state slots 104..127: free
+# -- state slots 104..111: per-round monster strength
+S_STR_ROW = 104  # strength row of the round being played: 4 x round index (play order, 0..3) + sector (0..3)
+
+# -- state slots 112..127: free
 S_ARROW0 = 128  # state[S_ARROW0 + a] = 1 when arrow a is used (entered or exited)
 MAX_ARROWS = 32
 STATE_SIZE = S_ARROW0 + MAX_ARROWS
@@ -203,8 +206,8 @@ R_SIZE = 96
 T_EVENTS = 0  # rows 0..3: the room-event table of sectors A..D (6 faces)
 T_SPAWN = 4  # 6 faces -> monster icon
 T_DIE = 5  # 6 faces -> DIE_* outcome
-T_EN_BASE = 6  # per foe icon: strength = base + mult x the round's monster bonus
-T_EN_MULT = 7
+T_EN_BASE = 6  # per foe icon: base and mult of the ruleset (the default strength table: base + mult x monster bonus)
+T_EN_MULT = 7  # (the kernel reads the strength table T_EN_STR, built from them and the enemies' strength cells)
 T_BONUS = 8  # per round
 T_CHESTV = 9  # per round
 T_CAP = 10  # per track (the hero's caps)
@@ -222,7 +225,10 @@ UP_MAX_LEVER_PLACES = 8
 # -- table row 24: foes from the ruleset's [enemies] table
 T_EN_TRAITS = 24  # per foe icon: FT_* bits below
 # -- table rows 25..31: free
-T_ROWS, T_COLS = 32, 64
+# -- table rows 32..47: per-round monster strength (ruleset enemies.X.strength, docs/rules.md "Monster strength")
+T_EN_STR = 32  # row T_EN_STR + 4 k + s, per foe icon: its strength in the (k+1)-th round played when that round is
+# played in sector s (0..3 = A..D); the kernel reads row T_EN_STR + state[S_STR_ROW]
+T_ROWS, T_COLS = 48, 64
 
 # --- foe traits (bits of T[T_EN_TRAITS, foe]; the words are the ruleset's, docs/rules.md explains each) ---------
 FT_TRAP = 1  # not a monster (the statue, "a trap"): beating it is no kill; Kael's monster_only ignores it; not spawned

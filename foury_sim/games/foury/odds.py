@@ -77,7 +77,8 @@ def odds_report(rules=None, *, hearts: int = 5, trials: int = 20_000, seed: int 
                          "measured_lose", fight, mfight, "trials"])
     legend = {
         "weapon": "your weapon's value, added to your d6 in every roll-off",
-        "strength": "the foe's strength in the fight (its own plus the round's `monster_bonus`), added to its d6",
+        "strength": "the foe's strength in the fight (its cell of the strength table: by default its own plus the "
+                    "round's `monster_bonus`), added to its d6",
         "p_win": "exact chance to win one roll-off (your d6 + weapon above the foe's d6 + strength; 36 outcomes)",
         "measured_win": "share of the row's single roll-offs (the engine's own `fight` code) won",
         "p_tie": "exact chance of a tie (nothing happens, roll again)",
@@ -92,6 +93,10 @@ def odds_report(rules=None, *, hearts: int = 5, trials: int = 20_000, seed: int 
              f"{hearts} hearts (--hearts), {trials:,} trials per row, seed {seed}")
     notes = ("Exact whole-fight odds: a fight fought on until one side falls, without items; the weapon wears only "
              "after the combat, so it keeps its value throughout.",)
+    if rules is not None:  # the ruleset's strength table (docs/rules.md, "Monster strength by round")
+        from .ruleset import strength_summary
+
+        notes += (strength_summary(rules),)
     compared = (("p_win", "measured_win"), ("p_tie", "measured_tie"), ("p_lose", "measured_lose"), (fight, mfight))
     return OddsTable(title, df, legend, compared, keys=("weapon", "strength"), notes=notes)
 

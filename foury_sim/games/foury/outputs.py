@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...outputs import COUNTS, MEAN, RATE, SHARE, Column, Outputs, SummaryKey
+from ...outputs import COUNTS, MEAN, NUMBERS, RATE, SHARE, Column, Outputs, SummaryKey
 
 SECTOR_LABELS = {0: "A", 1: "B", 2: "C", 3: "D", 4: "O", -1: "none"}
 #: ``death_round``: the round of the first death, in order; 0 (never died) last
@@ -48,6 +48,18 @@ def order_label(code: int, rules: Any = None) -> str:
     if not digits.isdigit():
         return str(code)
     return ",".join(SECTOR_LABELS.get(int(d) - 1, d) for d in digits) or "none"
+
+
+def _strength_text(v: dict[str, int], s: dict[str, Any]) -> str:
+    """``orc C=1, minotaur 3=5 (round A..D = the round played in that sector; 1..4 = the k-th round played)``."""
+    shown = ", ".join(f"{k}={n}" for k, n in v.items())
+    kinds = {k.rsplit(" ", 1)[1].isdigit() for k in v}
+    means = []
+    if False in kinds:
+        means.append("A..D = the round played in that sector, whatever its place in the order")
+    if True in kinds:
+        means.append("1..4 = the k-th round played, whatever its sector")
+    return f"{shown}  (round {'; '.join(means)})"
 
 
 def _died_text(v: float, s: dict[str, Any]) -> str:
@@ -104,7 +116,8 @@ COLUMNS = (
 
 SUMMARY_KEYS = tuple(SummaryKey(k, k.replace("_", " "), COUNTS, doc) for k, doc in (
     ("rounds_completed_dist", "Games by rounds completed."),
-    ("death_by_round", "First deaths by round."),
+    ("death_by_round", "First deaths by round: 1..4 = the 1st..4th round played (play order; "
+     "`death_by_sector` names the sector)."),
     ("death_by_sector", "First deaths by sector."),
 )) + (
     SummaryKey("death_by_cause", "death by cause", COUNTS, "First deaths by cause.",
@@ -120,6 +133,10 @@ SUMMARY_KEYS = tuple(SummaryKey(k, k.replace("_", " "), COUNTS, doc) for k, doc 
                "least once.", text=_died_text, report="Died at least once",
                finding="The hero dies at least once in"),
     SummaryKey("coins_used_rate", "continue used", SHARE, "Share of games with a continue.", hidden=True),
+    SummaryKey("monster_strength", "monster strength", NUMBERS, "The strength cells the ruleset sets "
+               "(`enemies.X.strength`), e.g. `orc C` = 1: the key A..D names the round played in that sector, 1..4 "
+               "the k-th round played (docs/rules.md, \"Monster strength by round\"); only when some are set.",
+               text=_strength_text),
 )
 
 OUTPUTS = Outputs(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -83,6 +85,7 @@ from .layout import (
     T_DIE,
     T_EN_BASE,
     T_EN_MULT,
+    T_EN_STR,
     T_EN_TRAITS,
     T_EVENTS,
     T_LEVERS,
@@ -130,14 +133,22 @@ RULINGS: dict[str, tuple[tuple[Any, ...], Any, Any]] = {
     "oracle_immune": ((True, False), R_ORACLE_IMMUNE, True),
     "flee_to": (("stay", "back"), R_FLEE_BACK, "back"),
 }
-ENEMY_FIELDS = {"char", "base", "mult", "traits", "name"}
+ENEMY_FIELDS = {"char", "base", "mult", "traits", "name", "strength"}
+#: Keys of an enemy's ``strength`` table (docs/rules.md, "Monster strength by round"): a sector letter names the
+#: round played in that sector (A Temple, B Palace, C Castle Cliff, D Waterways), whatever its place in the play
+#: order; a digit names the k-th round played, whatever its sector. One table uses one kind of key.
+SECTOR_KEYS = ("A", "B", "C", "D")
+ORDER_KEYS = ("1", "2", "3", "4")
+SECTOR_NAMES = ("the Temple", "the Palace Rooms", "the Castle Cliff", "the Waterways")
+_STRENGTH_SET = re.compile(r"^enemies\.([^.]+)\.strength(?:\.([^.]+))?$")
 HERO_FIELDS = {"name", "label", "start", "cap"}  #: the free character takes only name and label
 
 #: The valid range of every number of the ruleset (``rulesfile.Ranges``; docs/rules.md "Valid ranges" is
 #: generated from it). Wide enough for any variant a designer may try, small enough that no legal value can
 #: overflow the kernel's arithmetic or make a game endless: tracks (caps, sheets) hold at most 99 (two
 #: digits, far above any printed sheet's boxes), a chest is worth at most 20 (more fills any track anyway),
-#: enemy strength stays within -66 .. 220, every score weight within +-100.
+#: enemy strength stays within -66 .. 220 (base + mult x monster bonus, or a strength cell), every score weight
+#: within +-100.
 RANGES: rulesfile.Ranges = {
     "game.rounds": (1, 4),
     "game.insert_coins": (0, 10),
@@ -151,6 +162,8 @@ RANGES: rulesfile.Ranges = {
     "potions.red": (0, 20),
     "enemies.*.base": (-6, 20),
     "enemies.*.mult": (0, 10),
+    "enemies.*.strength.*": (-66, 220),
+    "enemies.*.strength[]": (-66, 220),
     "kills.prize_every": (0, 100),
     "kills.prize_cornucopias": (0, 10),
     "kills.bandit_cornucopias": (0, 10),
@@ -174,6 +187,8 @@ class Foe:
     base: int
     mult: int
     traits: int  #: FT_* bits
+    #: the ``strength`` cells the ruleset sets: ``("sector", {"C": 1})``, ``("order", {"3": 2})``; None: none
+    strength: tuple[str, dict[str, int]] | None = None
 
     def has(self, trait: str) -> bool:
         return bool(self.traits & FOE_TRAIT_WORDS[trait])
@@ -249,7 +264,9 @@ def _tracks(rf: rulesfile.RuleFile, key: str, names: tuple[str, ...]) -> dict[st
 def load_ruleset(rules_path: str | Path | None = None, overrides: list[str] | dict | None = None,
                  map_path: str | None = None) -> FouryRules:
     """Read the default ruleset, merge a user's file and ``--set`` overrides, validate, build arrays."""
+    overrides, strength_sets = split_strength_sets(overrides)
     rf = rulesfile.load_ruleset_file(DEFAULT_RULES, rules_path, overrides, OPEN_TABLES)
+    rf = apply_strength_sets(rf, strength_sets)
     sources = [str(DEFAULT_RULES)] + ([str(rules_path)] if rules_path is not None else [])
     rules = build(rf, map_path, sources)
     found = assume.check_plausible_within_valid(assume.from_ruleset(rf, rf.shipped, rf.users), RANGES)
@@ -288,6 +305,7 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
         T[T_EN_BASE, f.icon] = f.base
         T[T_EN_MULT, f.icon] = f.mult
         T[T_EN_TRAITS, f.icon] = f.traits
+        T[T_EN_STR:T_EN_STR + 16, f.icon] = strength_table(f, T[T_BONUS, :4]).reshape(-1)
     R[R_N_FOES] = len(foes)
     icon_table = I.IconTable.with_foes([(f.key, f.char, f.name) for f in foes])
     spawnable = [f.key for f in foes if not f.traits & FT_TRAP]
@@ -423,8 +441,131 @@ def parse_enemies(rf: rulesfile.RuleFile) -> list[Foe]:
         for w in words:
             bits |= FOE_TRAIT_WORDS[w]
         foes.append(Foe(key, I.FOE_FIRST + len(foes), ch, name, _int(rf, f"{at}.base"), _int(rf, f"{at}.mult"),
-                        bits))
+                        bits, parse_strength(rf, key)))
     return foes
+
+
+def parse_strength(rf: rulesfile.RuleFile, key: str) -> tuple[str, dict[str, int]] | None:
+    """``enemies.KEY.strength``, validated: ``("sector", {"C": 1})`` for sector keys (A..D), ``("order", {"3": 2})``
+    for play-order keys (1..4, or a list: the 1st, 2nd... round played); None when the enemy has no strength cell."""
+    at = f"enemies.{key}.strength"
+    v = rf.get(at)
+    if v is None:
+        return None
+    rounds = int(rf.get("game.rounds"))
+    if isinstance(v, list):
+        if not 1 <= len(v) <= rounds:
+            raise InputError(f"{at} as a list gives the strength in the 1st, 2nd... round played: 1..{rounds} whole "
+                             f"numbers (game.rounds = {rounds}), not {rulesfile.show_value(v)}", rf.where(at))
+        return "order", {str(i + 1): rulesfile.check_int(rf, f"{at}[{i}]", RANGES, x, rf.where(at))
+                         for i, x in enumerate(v)}
+    if not isinstance(v, dict) or not v:
+        raise InputError(f"{at} must be a table by round, {{ C = 1 }} (sector A..D) or {{ 3 = 1 }} (the 3rd round "
+                         f"played), or a list by play order, not {rulesfile.show_value(v)}", rf.where(at))
+    for k in v:
+        if str(k) not in SECTOR_KEYS + ORDER_KEYS:
+            raise InputError(f"{at} has unknown round {str(k)!r}: A..D name the round played in that sector, 1..4 "
+                             f"the k-th round played", rf.where(f"{at}.{k}"))
+        if str(k) in ORDER_KEYS and int(k) > rounds:
+            raise InputError(f"{at}.{k}: there is no round {k} to play (game.rounds = {rounds})",
+                             rf.blame(f"{at}.{k}", "game.rounds"))
+    kinds = {"sector" if str(k) in SECTOR_KEYS else "order" for k in v}
+    if len(kinds) > 1:
+        raise InputError(f"{at} mixes sector rounds (A..D) and play-order rounds (1..4): the round played in sector "
+                         f"C may be any of the 1st..4th; give one kind", rf.where(at))
+    return kinds.pop(), {str(k): _int(rf, f"{at}.{k}") for k in v}
+
+
+def strength_table(foe: Foe, bonus: np.ndarray) -> np.ndarray:
+    """The foe's strength in the (k+1)-th round played in sector s: ``table[k, s]``. By default base + mult x the
+    monster bonus of the k-th round (``round.monster_bonus``, by play order); a sector cell sets the strength in
+    that sector's round whatever its place in the order, a play-order cell the strength in that round whatever
+    its sector."""
+    table = np.repeat((foe.base + foe.mult * np.asarray(bonus, np.int64))[:, None], 4, axis=1)
+    if foe.strength is not None:
+        kind, cells = foe.strength
+        for k, v in cells.items():
+            if kind == "sector":
+                table[:, SECTOR_KEYS.index(k)] = v
+            else:
+                table[ORDER_KEYS.index(k), :] = v
+    return table
+
+
+def strength_summary(rules: FouryRules) -> str:
+    """The strength table in one line: ``orc 0/1/2/3`` by the 1st..4th round played, then a sector's cells
+    (``orc 0/1/2/3, in C 1``) for an enemy whose ``strength`` names sectors (``foury-sim odds foury``)."""
+    rounds = int(rules.R[R_ROUNDS])
+    parts = []
+    for f in rules.foes:
+        t = rules.T[T_EN_STR:T_EN_STR + 16, f.icon].reshape(4, 4)[:rounds]
+        sectors = f.strength[1] if f.strength is not None and f.strength[0] == "sector" else {}
+        free = [s for s in range(4) if SECTOR_KEYS[s] not in sectors]
+        by_order = "/".join(str(int(t[k, free[0]])) for k in range(rounds)) if free else ""
+        cells = ", ".join(f"in {k} {v}" for k, v in sorted(sectors.items()))
+        parts.append(f"{f.key} {', '.join(x for x in (by_order, cells) if x)}")
+    return ("Monster strength (added to the foe's d6) by the 1st/2nd/... round played; 'in C' = in the round "
+            f"played in sector C, whatever its place: {'; '.join(parts)}.")
+
+
+def split_strength_sets(overrides: list[str] | dict | None) -> tuple[list[str] | dict | None, list[tuple]]:
+    """Take the ``--set enemies.KIND.strength[.ROUND]=V`` items out of ``overrides`` (the shipped file has no
+    strength cell to override: ``apply_strength_sets`` adds them): (the other overrides, [(key, kind, round or
+    None, value, shown)])."""
+    if not overrides:
+        return overrides, []
+    found: list[tuple] = []
+    if isinstance(overrides, dict):
+        rest_d: dict[str, Any] = {}
+        for k, v in overrides.items():
+            m = _STRENGTH_SET.match(str(k).strip())
+            if m:
+                r = repr(v)
+                found.append((str(k).strip(), m.group(1), m.group(2), v, r if len(r) <= 40 else r[:37] + "..."))
+            else:
+                rest_d[k] = v
+        return rest_d, found
+    rest: list[str] = []
+    for o in overrides:
+        k, eq, v = o.partition("=")
+        m = _STRENGTH_SET.match(k.strip())
+        if m and eq:
+            shown = v.strip() if len(v.strip()) <= 40 else v.strip()[:37] + "..."
+            found.append((k.strip(), m.group(1), m.group(2), rulesfile._parse_value(v.strip()), shown))
+        else:
+            rest.append(o)
+    return rest, found
+
+
+def apply_strength_sets(rf: rulesfile.RuleFile, sets: list[tuple]) -> rulesfile.RuleFile:
+    """``rf`` with the strength cells of ``split_strength_sets`` put in (a copy; errors name ``--set KEY``)."""
+    if not sets:
+        return rf
+    out = rulesfile.RuleFile(copy.deepcopy(rf.data), rf.text, rf.path, rf.layers)
+    out.overridden = dict(rf.overridden)
+    enemies = out.data.get("enemies")
+    for key, kind, rnd, value, shown in sets:
+        e = enemies.get(kind) if isinstance(enemies, dict) and kind != "spawn_table" else None
+        if not isinstance(e, dict):
+            names = {k: None for k in (enemies or {}) if k != "spawn_table"}
+            raise InputError(f"unknown enemy {kind!r}{rulesfile.nearest(kind, names)}", f"--set {key}")
+        if rnd is None:
+            if isinstance(value, dict) or isinstance(value, list):
+                e["strength"] = value
+            else:
+                raise InputError(f"enemies.{kind}.strength is a table by round: set one round "
+                                 f"(enemies.{kind}.strength.C) or give a table {{ C = 1 }} or a list",
+                                 f"--set {key}")
+        else:
+            if isinstance(value, (dict, list)):
+                raise InputError(f"enemies.{kind}.strength.{rnd} is a single value, not a table or list",
+                                 f"--set {key}")
+            old = e.get("strength")
+            if isinstance(old, list):
+                old = {str(i + 1): x for i, x in enumerate(old)}
+            e["strength"] = dict(old or {}) | {rnd: value}
+        out.overridden[key] = shown
+    return out
 
 
 def map_arrays(m: MapData, R: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
