@@ -146,3 +146,7 @@ def test_run_tells_compile_time_apart_from_simulation_time(monkeypatch):
     assert timing_line({"elapsed_s": 1.5, "games_per_s": 2000, "compile_s": 0.0, "load_s": 0.8}) == \
         "1.50 s simulating, 2,000 games/s; plus 0.8 s loading the compiled engine"
     assert timing_line({"elapsed_s": 1.5, "games_per_s": 2000}) == "1.50 s simulating, 2,000 games/s"
+    from foury_sim.cli import format_summary
+
+    text = format_summary(s, "Delve", runner.get_game("delve").outputs)
+    assert text.count("compil") == 1 and "compile s" not in text and "load s" not in text  # said once, on the last line
