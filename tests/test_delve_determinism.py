@@ -133,6 +133,7 @@ def test_builtin_policies_declare_their_traits():
         "threshold": set(),
         "risk": {"needs_odds"},
         "random": {"full_menu"},
+        "search": {"needs_odds"},
     }
     assert D.wants_odds(make_policy("risk", D.POLICIES)) and not D.wants_odds(make_policy("threshold", D.POLICIES))
 
