@@ -293,7 +293,7 @@ def _loops():
         tr = np.zeros((1, K.TRACE_COLS), np.int64)
         board = K.Board(R, T, geo, geo[:0, :3])  # no arrows
         dice = K.Dice(rs, ps, script, tr)
-        pol = K.Pol(USER_POLICY_ID, params, fn)
+        pol = K.Pol(USER_POLICY_ID, params, fn, np.zeros(0, np.int64), rs)  # the search hooks off
         for g in range(out.shape[0]):
             seed_stream(rs, seed, g)
             seed_stream(ps, seed + np.uint64(1), g)
@@ -325,7 +325,7 @@ def _loops():
         script = np.zeros(0, np.int64)
         tr = np.zeros((1, K.TRACE_COLS), np.int64)
         dice = K.Dice(rs, ps, script, tr)
-        pol = K.Pol(USER_POLICY_ID, params, fn)
+        pol = K.Pol(USER_POLICY_ID, params, fn, np.zeros(0, np.int64), rs)  # the search hooks off
         for t in range(counts.shape[0]):
             counts[t] = 0
         for g in range(trials):

@@ -15,6 +15,8 @@ from ...errors import InputError
 from ...policy import USER_POLICY_ID, Policy, PolicySpec, check_answers, user_globals
 from ...registry import GameSpec, register
 from ...rng import NO_SCRIPT
+from ...search import RANGES as SEARCH_RANGES
+from ...search import base_description, kernel_params
 from ...userpolicy import clear_errors
 
 with use_cache(__name__):  # compiled kernels are cached per version of this package's code
@@ -47,6 +49,16 @@ POLICIES = {
         "random", layout.P_RANDOM, "a uniformly random legal option at every choice", traits=frozenset({"full_menu"})
     ),
 }
+POLICIES["search"] = PolicySpec(
+    "search",
+    layout.P_SEARCH,
+    "plays every decision by Monte Carlo rollouts: each option is played out `rollouts` times with the base "
+    f"policy (base: {base_description(POLICIES)}; its default parameters) on common dice, the most wins "
+    "taken (ties: the higher score); kinds: a bit mask of the decision kinds searched (0: all). docs/search.md",
+    {"rollouts": 8.0, "base": float(layout.P_RISK), "kinds": 0.0},
+    traits=frozenset({"needs_odds"}),
+    ranges={**SEARCH_RANGES, "base": (0.0, 1e6)},
+)
 
 
 def columns(ruleset: DelveRules) -> list[str]:
@@ -86,7 +98,8 @@ def _run(
         rules,
         table,
         ctl,
-        np.ascontiguousarray(policy.params, dtype=np.float64),
+        kernel_params(policy, POLICIES) if policy.policy_id == layout.P_SEARCH and policy.name in POLICIES
+        else np.ascontiguousarray(policy.params, dtype=np.float64),
         policy.fn,
         np.uint64(seed % 2**64),
         np.ascontiguousarray(script, dtype=np.int64),

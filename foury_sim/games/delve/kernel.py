@@ -15,6 +15,7 @@ from numba import njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from ... import search as S
 from ...config import CACHE, CHUNK, JIT_DISABLED, CompiledOnFirstUse
 from ...policy import POLICY_TYPE, USER_POLICY_ID
 from ...rng import roll, seed_stream
@@ -128,6 +129,8 @@ class Pol(NamedTuple):
     pid: int
     params: np.ndarray
     user_fn: Any
+    #: The search hooks' control array (``search.py``); empty (every hook off) for every other policy.
+    ctl: np.ndarray
 
 
 class Dice(NamedTuple):
@@ -430,7 +433,7 @@ DECIDERS = ("revive", "monster_phase", "loot_phase", "regroup", "play_delve", "p
 def decide(kind, st, opts, n, pol, dice):
     """Ask the policy (a forced choice, n <= 1, is not asked). As in every game, an answer outside
     0..n-1 is counted (``S_BAD``) and option 0 taken; ``policy.check_answers`` then refuses the run."""
-    pid, params, user_fn = pol
+    pid, params, user_fn, ctl = pol
     rs, script, trace = dice
     if n <= 1:
         c = 0
@@ -444,6 +447,11 @@ def decide(kind, st, opts, n, pol, dice):
         if c < 0 or c >= n:
             st[A.S_BAD] += 1
             c = 0
+        f = S.forced(ctl, n)  # the search's hooks (off for every other policy)
+        if f >= 0:
+            c = f
+        if S.chosen(ctl, kind, n, c):
+            S.switch(rs, ctl)
         st[A.S_NDEC] += 1
         st[A.S_NDEC_KIND + kind] += 1
     ev(
@@ -1202,6 +1210,40 @@ def write_out(rules, st, out, g, game):
         out[g, A.OUT_DELVE_LEVEL + d] = st[A.S_DELVE_LEVEL + d]
 
 
+@njit(cache=CACHE, _nrt=False)
+def search_game(rules, st, ptable, pol, dice, quiet, opts, w, hero, full_menu, seed, game, rollouts, kinds, wins, ties):
+    """One game played by the search policy (``search.py``): probes and rollouts on ``quiet`` dice (no
+    trace), each a whole ``play_game`` with the prefix forced; the last probe is the real game. A rollout's
+    value: win (score >= the win score), tie-breaker its score. With a trace, the real game is played once
+    more into it."""
+    ctl = pol.ctl
+    rs = dice.rs
+    S.begin(ctl, seed, game, kinds, A.N_DECISIONS)
+    while True:
+        S.probe(ctl)
+        seed_stream(rs, seed, game)
+        play_game(rules, st, ptable, pol, quiet, opts, w, hero, full_menu)
+        n = ctl[S.C_N]
+        if n == 0:
+            break
+        plen = ctl[S.C_PLEN]
+        for i in range(n):
+            wins[i] = 0.0
+            ties[i] = 0.0
+        for r in range(rollouts):
+            for i in range(n):
+                S.rollout(ctl, plen, i, r)
+                seed_stream(rs, seed, game)
+                play_game(rules, st, ptable, pol, quiet, opts, w, hero, full_menu)
+                wins[i] += 1.0 if st[A.S_SCORE] >= rules[R_WIN_SCORE] else 0.0
+                ties[i] += st[A.S_SCORE]
+        S.commit(ctl, plen, wins, ties, n)
+    if dice.trace.shape[0] > 0:
+        S.replay_final(ctl)
+        seed_stream(rs, seed, game)
+        play_game(rules, st, ptable, pol, dice, opts, w, hero, full_menu)
+
+
 if JIT_DISABLED:
 
     def borrow(a):
@@ -1249,11 +1291,18 @@ def _kernel(rules, ptable, ctl, params, user_fn, seed, script, out, trace):
     hero = ctl[3]
     full_menu = ctl[4]
     nchunks = (count + CHUNK - 1) // CHUNK
+    # The search policy (``search.py``): params = (rollouts, base id, kinds, the base's parameters...).
+    searching = pid == A.P_SEARCH
+    n_base = params.shape[0] - S.P_BASE_PARAMS if searching else params.shape[0]
     for c in prange(nchunks):
         # Thread-local copies, passed on as borrowed views (see ``borrow``).
         rl = rules.copy()
         pt = ptable.copy()
-        pa = params.copy()
+        pa = params[params.shape[0] - n_base :].copy()
+        sctl = np.zeros(S.CTL_SIZE if searching else 0, dtype=np.int64)
+        wins = np.zeros(S.MAX_BRANCH if searching else 0, dtype=np.float64)
+        ties = np.zeros(S.MAX_BRANCH if searching else 0, dtype=np.float64)
+        quiet_tr = np.zeros((0, TRACE_COLS), dtype=np.int64)
         sc = script.copy()
         tr = trace if trace.shape[0] > 1 else np.zeros((0, TRACE_COLS), dtype=np.int64)
         rs = np.zeros(4, dtype=np.uint64)
@@ -1271,14 +1320,20 @@ def _kernel(rules, ptable, ctl, params, user_fn, seed, script, out, trace):
         b_opts = borrow(opts)
         b_w = borrow(w)
         b_out = borrow(out)
-        pol = Pol(pid, b_pa, user_fn)
+        b_sctl = borrow(sctl)
+        pol = Pol(np.int64(params[S.P_BASE]) if searching else pid, b_pa, user_fn, b_sctl)
         dice = Dice(b_rs, b_sc, b_tr)
         for g in range(c * CHUNK, min(count, (c + 1) * CHUNK)):
-            seed_stream(b_rs, seed, start + g)
-            play_game(b_rl, b_st, b_pt, pol, dice, b_opts, b_w, hero, full_menu)
+            if searching:
+                search_game(b_rl, b_st, b_pt, pol, dice, Dice(b_rs, b_sc, borrow(quiet_tr)), b_opts, b_w, hero,
+                            full_menu, seed, start + g, np.int64(params[S.P_ROLLOUTS]), np.int64(params[S.P_KINDS]),
+                            borrow(wins), borrow(ties))
+            else:
+                seed_stream(b_rs, seed, start + g)
+                play_game(b_rl, b_st, b_pt, pol, dice, b_opts, b_w, hero, full_menu)
             write_out(b_rl, b_st, b_out, g, start + g)
         keep_alive(rl, pt, pa, sc, rs, st, opts, w)
-        keep_alive(tr, tr, tr, tr, tr, tr, tr, tr)
+        keep_alive(tr, sctl, wins, ties, quiet_tr, tr, tr, tr)
 
 
 KERNEL_SIG = types.void(

@@ -165,6 +165,7 @@ ACTION_NAMES = (
 # --- built-in policy ids ---------------------------------------------------------------------
 #: What a built-in does beyond its id is declared as traits in its ``PolicySpec`` (``__init__.POLICIES``).
 P_RANDOM, P_THRESHOLD, P_RISK = 0, 1, 2
+P_SEARCH = 50  # the search policy (foury_sim/search.py): rollouts over a base policy
 
 # --- trace events: [code, delve, level, a0..a7] (kernel ``ev``; their words: ``trace.py``) --------
 E_DELVE, E_PARTY, E_DUNGEON, E_DECISION, E_USE, E_DRAW, E_XP, E_REVIVE = range(1, 9)

@@ -11,6 +11,7 @@ import numpy as np
 from ...config import CHUNK, use_cache
 from ...policy import Policy, check_answers
 from ...registry import GameOption, GameSpec, register
+from ...search import kernel_params
 from ...userpolicy import clear_errors
 from . import layout
 from .board import BOARD, ROOM_CONVENTION, room_name
@@ -22,7 +23,7 @@ from .trace import format_trace
 with use_cache(__name__):  # compiled kernels are cached per version of this package's code
     from . import kernel
     from .odds import odds_report
-    from .policies import POLICIES
+    from .policies import POL_SEARCH, POLICIES
 
 NO_SCRIPT = np.zeros(0, dtype=np.int64)
 #: Decision kinds by number (``layout.D_*``), for the one-line policy errors (``policy.check_answers``).
@@ -32,6 +33,13 @@ KIND_NAMES = tuple(k[2:].lower() for k, v in sorted(
 
 def _kernel():
     return kernel
+
+
+def _params(policy: Policy) -> np.ndarray:
+    """The parameter vector the kernel reads (a search policy's carries its base's: ``search.kernel_params``)."""
+    if policy.policy_id == POL_SEARCH and policy.name in POLICIES:
+        return kernel_params(policy, POLICIES)
+    return policy.params
 
 
 def heroes(rules: FouryRules) -> list[str]:
@@ -47,7 +55,7 @@ def simulate(rules: FouryRules, hero: str, policy: Policy, seed: int, start: int
     visits = np.zeros((n_chunks, rules.geo.shape[0]), np.int64)
     clear_errors(policy)
     if count > 0:
-        k.entry("simulate")(R, T, rules.geo, rules.arrows, rules.rm0, policy.policy_id, policy.params, policy.fn,
+        k.entry("simulate")(R, T, rules.geo, rules.arrows, rules.rm0, policy.policy_id, _params(policy), policy.fn,
                           np.uint64(seed), start, count, out, visits)
     check_answers(int(out[:, OUT_BAD].sum()), policy, KIND_NAMES)
     cols = OUTPUTS.frame(out, rules, first={"game": np.arange(start, start + count, dtype=np.int64)})
@@ -67,7 +75,7 @@ def play_one(rules: FouryRules, hero: str, policy: Policy, seed: int, game: int,
     out = np.zeros((1, N_OUT), np.int64)
     vis = np.zeros(rules.geo.shape[0], np.int64)
     clear_errors(policy)
-    k.entry("play_one")(R, T, rules.geo, rules.arrows, rules.rm0, policy.policy_id, policy.params, policy.fn,
+    k.entry("play_one")(R, T, rules.geo, rules.arrows, rules.rm0, policy.policy_id, _params(policy), policy.fn,
                np.uint64(seed), game, sc, st, rm, tr, out, vis)
     return out[0], st, rm, tr[: st[k.S_TRACE_N]]
 

@@ -44,7 +44,7 @@ def _trials(R, T, params, weapon, hearts, n, seed, fn, counts, st, geo, rm, opts
     """
     board = Board(R, T, geo, np.zeros((0, 3), np.int64))  # one room, no arrows
     dice = Dice(rs, ps, script, tr)
-    pol = Pol(POL_GREEDY, params, fn)
+    pol = Pol(POL_GREEDY, params, fn, np.zeros(0, np.int64), rs)  # the search hooks off
     for mode in range(2):
         params[6] = 1e9 if mode == 0 else -1.0  # flee_hearts: flee after one roll-off, or never
         for i in range(n):

@@ -13,7 +13,7 @@ Arguments that recur (kept in this order); the arrays that travel together come 
 * ``dice`` a :class:`Dice`: ``rs`` the dice stream, ``ps`` the policy stream, ``script`` forced dice
   (tests), ``tr`` the trace (one row = no trace);
 * ``pol`` a :class:`Pol`: ``pid`` built-in policy id, ``params`` its parameters, ``fn`` a user's
-  policy function.
+  policy function, ``ctl`` and ``rs``: the search policy's hooks (``search.py``; ``ctl`` empty: off).
 
 A function that needs one or two members of a bundle takes them alone (``passable(R, ...)``,
 ``log(tr, ...)``); one that needs more takes the bundle and unpacks it on its first line.
@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit, prange, types, uint64
 
+from ... import search as S
 from ...config import CACHE, CHUNK, CompiledOnFirstUse
 from ...policy import POLICY_TYPE, USER_POLICY_ID
 from ...rng import d6, next_u64, roll, seed_stream
@@ -37,7 +38,7 @@ from .icons import SHIELD as I_SHIELD
 from .icons import SHOVEL as I_SHOVEL
 from .icons import WEAPON as I_WEAPON
 from .layout import *  # noqa: F403  (the layout is the kernel's vocabulary)
-from .policies import builtin_decide
+from .policies import POL_SEARCH, builtin_decide
 
 
 class Board(NamedTuple):
@@ -64,6 +65,10 @@ class Pol(NamedTuple):
     pid: int
     params: np.ndarray
     fn: Any
+    #: The search hooks (``search.py``): the control array (empty: every hook off) and the dice stream
+    #: the hooks re-key at a rollout's switch (the same array as the game's ``Dice.rs``).
+    ctl: np.ndarray
+    rs: np.ndarray
 
 
 _POLICY_SALT = np.uint64(0x5DEECE66D1234567)
@@ -84,7 +89,7 @@ def log(tr, st, code, a, b, c, d, e):
 @njit(cache=CACHE, _nrt=False)
 def decide(kind, n, st, opts, ps, pol):
     """Ask the policy to pick one of the first ``n`` option rows."""
-    pid, params, fn = pol
+    pid, params, fn, sctl, srs = pol
     if n <= 1:
         return 0
     st[S_RAND] = np.int64(next_u64(ps) >> uint64(33))
@@ -95,6 +100,12 @@ def decide(kind, n, st, opts, ps, pol):
     if c < 0 or c >= n:
         st[S_BAD_CHOICE] += 1
         c = 0
+    f = S.forced(sctl, n)  # the search's hooks (off for every other policy)
+    if f >= 0:
+        c = f
+    if S.chosen(sctl, kind, n, c):
+        S.switch(srs, sctl)
+        S.switch_policy(ps, sctl)
     return c
 
 
@@ -256,7 +267,7 @@ def gain_cornucopia(board, st, opts, dice, pol, count, cell):
     """Gain cornucopias: set aside for the Waterways' requirement, redeemed now, or kept."""
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
-    pid, params, fn = pol
+    pid, params, fn, sctl, srs = pol
     for _ in range(count):
         if req_counts(board, st, cell, 3):
             st[S_RESERVED] += 1
@@ -285,7 +296,7 @@ def gain_cornucopia(board, st, opts, dice, pol, count, cell):
 def steal(R, st, opts, dice, pol):
     """A bandit that hurt you takes 1 of any other resource."""
     rs, ps, script, tr = dice
-    pid, params, fn = pol
+    pid, params, fn, sctl, srs = pol
     n = 0
     for r in range(SHIELD, N_TRACKS):
         if st[r] > 0:
@@ -356,7 +367,7 @@ def kill_rewards(board, st, rm, opts, dice, pol, foe, cell):
     """A monster is defeated: kill counter, Palace requirement, prizes, a returning foe marked to come back."""
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
-    pid, params, fn = pol
+    pid, params, fn, sctl, srs = pol
     st[S_KILLS_ROUND] += 1
     st[S_KILLS_TOTAL] += 1
     if req_counts(board, st, cell, 1):
@@ -377,7 +388,7 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
     """Face one foe: roll-offs until it is beaten (1), you flee (0) or you die (-1)."""
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
-    pid, params, fn = pol
+    pid, params, fn, sctl, srs = pol
     strength = foe_strength(T, st, foe)
     log(tr, st, TR_FIGHT, foe, strength, cell, 0, 0)
     if foe_has(T, foe, FT_DESTROYS_ITEMS):
@@ -488,7 +499,7 @@ def resolve_room(board, st, rm, opts, dice, pol, cell):
     """Face every foe in the room: 1 all beaten, 0 fled, -1 dead."""
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
-    pid, params, fn = pol
+    pid, params, fn, sctl, srs = pol
     while True:
         foe = first_foe(R, rm, cell)
         if foe < 0:
@@ -503,7 +514,7 @@ def spawn(board, st, rm, opts, dice, pol, cell):
     """An event says "you encounter a monster": roll the spawn table, the monster stands here."""
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
-    pid, params, fn = pol
+    pid, params, fn, sctl, srs = pol
     face = d6(rs, script)
     log(tr, st, TR_SPAWN, cell, T[T_SPAWN, face - 1], face, 0, 0)
     face = reroll(board, st, rm, opts, dice, pol, RR_SPAWN, -1, face, cell, 0, -1)
@@ -561,7 +572,7 @@ def reroll(board, st, rm, opts, dice, pol, rkind, table, face, cell, direction, 
     a clover to reroll it (Melyra: to set its face), again while clovers last. Returns the face kept."""
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
-    pid, params, fn = pol
+    pid, params, fn, sctl, srs = pol
     if R[R_CLOVER_ANY] == 0:
         return face
     while st[CLOVER] > 0:
@@ -616,7 +627,7 @@ def apply_event(board, st, rm, opts, dice, pol, ev, cell, direction, prev):
     """Apply a room event relative to the direction of travel (walls already there stay)."""
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
-    pid, params, fn = pol
+    pid, params, fn, sctl, srs = pol
     if ev & EV_LEFT:
         collapse_wall(geo, st, rm, tr, cell, (direction + 3) % 4)
     if ev & EV_RIGHT:
@@ -643,7 +654,7 @@ def receive(board, st, opts, dice, pol, cell, icon):
     """Take one item (any item icon but the die): what it gives, up to the track's cap."""
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
-    pid, params, fn = pol
+    pid, params, fn, sctl, srs = pol
     if icon == I_CHEST:
         gain(st, tr, CHEST, 1)
     elif icon == POTION:
@@ -669,7 +680,7 @@ def die_table(board, st, rm, opts, dice, pol, cell):
     """The DIE icon: roll 1d6 on the die table. Be careful what you wish for."""
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
-    pid, params, fn = pol
+    pid, params, fn, sctl, srs = pol
     face = d6(rs, script)
     log(tr, st, TR_DIE_TABLE, face, T[T_DIE, face - 1], 0, 0, 0)
     face = reroll(board, st, rm, opts, dice, pol, RR_DIE, -1, face, cell, 0, -1)
@@ -695,7 +706,7 @@ def use_dice(board, st, rm, opts, dice, pol, cell):
     """
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
-    pid, params, fn = pol
+    pid, params, fn, sctl, srs = pol
     while rm[cell, RM_ICON + DIE] > 0 and st[S_DEAD] == 0:
         if R[R_DIE_OPTIONAL] == 1:
             st[S_DIE_GOAL] = 1 if req_counts(board, st, cell, 3) else 0
@@ -713,7 +724,7 @@ def collect_items(board, st, rm, opts, dice, pol, cell):
     """After a won encounter (or none), collect every item in the room; they are removed."""
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
-    pid, params, fn = pol
+    pid, params, fn, sctl, srs = pol
     for ic in range(I_CHEST, DIE):
         k = rm[cell, RM_ICON + ic]
         if k == 0:
@@ -827,7 +838,7 @@ def arrive(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table, fr
     """
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
-    pid, params, fn = pol
+    pid, params, fn, sctl, srs = pol
     r = enter_room(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table, free_step)
     while r >= 2:  # a free step (extra move, or stepping out of the Oracle's room), never rolled
         to = (r - 2) // 4
@@ -887,7 +898,7 @@ def enter_room(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table
     """
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
-    pid, params, fn = pol
+    pid, params, fn, sctl, srs = pol
     st[S_POS] = cell
     st[S_DIR] = direction
     st[S_TURN] += 0 if free_step else 1
@@ -1421,7 +1432,7 @@ def do_move(board, st, rm, sc, opts, dice, pol, vis, c):
     """Carry out move option ``c``. Returns 1 when the round is completed."""
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
-    pid, params, fn = pol
+    pid, params, fn, sctl, srs = pol
     kind = opts[c, O_KIND]
     frm = opts[c, O_FROM]
     to = opts[c, O_TO]
@@ -1484,7 +1495,7 @@ def do_move(board, st, rm, sc, opts, dice, pol, vis, c):
 def market(R, st, opts, dice, pol, value):
     """Spend chests (one chest = ``value`` units of one resource), swap resources, redeem cornucopias."""
     rs, ps, script, tr = dice
-    pid, params, fn = pol
+    pid, params, fn, sctl, srs = pol
     st[S_MARKET_VALUE] = value
     log(tr, st, TR_MARKET_OPEN, value, st[CHEST], 0, 0, 0)
     for _ in range(R[R_MAX_MARKET_OPS]):
@@ -1540,7 +1551,7 @@ def create_character(board, st, opts, dice, pol):
     """Point (1): a hero's printed sheet, or 12 trait marks placed freely within the caps."""
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
-    pid, params, fn = pol
+    pid, params, fn, sctl, srs = pol
     for t in range(N_TRACKS):
         st[t] = 0
         st[S_CAP + t] = T[T_CAP, t]
@@ -1600,7 +1611,7 @@ def play_round(board, st, rm, sc, opts, dice, pol, vis):
     """One adventure: choose a round and its entry, walk until an exit (1) or death (0)."""
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
-    pid, params, fn = pol
+    pid, params, fn, sctl, srs = pol
     if st[S_UNWIN_TURN] == 0 and not arrows_feasible(board, st, rm, 0, 0):
         unwinnable(st, tr, UW_ARROWS)
     n = round_options(board, st, rm, opts)
@@ -1709,7 +1720,7 @@ def play_game(board, rm0, st, rm, sc, opts, dice, pol, vis):
     """A whole game on a fresh sheet: character, four rounds with markets, continues, score."""
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
-    pid, params, fn = pol
+    pid, params, fn, sctl, srs = pol
     for i in range(st.shape[0]):
         st[i] = 0
     for x in range(rm0.shape[0]):
@@ -1793,6 +1804,45 @@ def option_rows(n_rooms):
     return 6 * n_rooms + 64
 
 
+@njit(cache=CACHE, _nrt=False)
+def search_game(board, rm0, st, rm, sc, opts, dice, quiet, pol, vis, qvis, seed, pseed, game, rollouts, kinds,
+                wins, ties):
+    """One game played by the search policy (``search.py``): probes and rollouts on ``quiet`` dice (no
+    trace) and ``qvis`` (no visit counts), each a whole ``play_game`` with the prefix forced; then the
+    real game (the prefix on the real dice) once more with the trace and the visits. A rollout's value:
+    win, tie-breaker rounds completed x 10,000 + final score."""
+    ctl = pol.ctl
+    rs = dice.rs
+    ps = dice.ps
+    T = board.T
+    S.begin(ctl, seed, game, kinds, N_DECISIONS)
+    while True:
+        S.probe(ctl)
+        seed_stream(rs, seed, game)
+        seed_stream(ps, pseed, game)
+        play_game(board, rm0, st, rm, sc, opts, quiet, pol, qvis)
+        n = ctl[S.C_N]
+        if n == 0:
+            break
+        plen = ctl[S.C_PLEN]
+        for i in range(n):
+            wins[i] = 0.0
+            ties[i] = 0.0
+        for r in range(rollouts):
+            for i in range(n):
+                S.rollout(ctl, plen, i, r)
+                seed_stream(rs, seed, game)
+                seed_stream(ps, pseed, game)
+                play_game(board, rm0, st, rm, sc, opts, quiet, pol, qvis)
+                wins[i] += st[S_WIN]
+                ties[i] += st[S_ROUND] * 10000 + final_score(T, st)
+        S.commit(ctl, plen, wins, ties, n)
+    S.replay_final(ctl)
+    seed_stream(rs, seed, game)
+    seed_stream(ps, pseed, game)
+    play_game(board, rm0, st, rm, sc, opts, dice, pol, vis)
+
+
 I1 = types.int64[::1]
 I2 = types.int64[:, ::1]
 _SIG = types.void(I1, I2, I2, I2, I2, types.int64, types.float64[::1], POLICY_TYPE, types.uint64, types.int64,
@@ -1806,7 +1856,9 @@ def _simulate_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, start, count
     n_opt = option_rows(n_rooms)
     pseed = seed ^ _POLICY_SALT
     board = Board(R, T, geo, arrows)
-    pol = Pol(pid, params, fn)
+    # The search policy (``search.py``): params = (rollouts, base id, kinds, the base's parameters...).
+    searching = pid == POL_SEARCH
+    n_base = params.shape[0] - S.P_BASE_PARAMS if searching else params.shape[0]
     for ch in prange(n_chunks):
         st = np.zeros(STATE_SIZE, np.int64)
         rm = np.empty_like(rm0)
@@ -1818,13 +1870,22 @@ def _simulate_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, start, count
         tr = np.zeros((1, TRACE_COLS), np.int64)
         dice = Dice(rs, ps, script, tr)
         vis = visits[ch]
+        pol = Pol(np.int64(params[S.P_BASE]) if searching else pid, params[params.shape[0] - n_base:].copy(), fn,
+                  np.zeros(S.CTL_SIZE if searching else 0, np.int64), rs)
+        wins = np.zeros(S.MAX_BRANCH if searching else 0, np.float64)
+        ties = np.zeros(S.MAX_BRANCH if searching else 0, np.float64)
+        qvis = np.zeros(vis.shape[0] if searching else 0, np.int64)
         lo = ch * CHUNK
         hi = min(count, lo + CHUNK)
         for k in range(lo, hi):
             g = start + k
-            seed_stream(rs, seed, g)
-            seed_stream(ps, pseed, g)
-            play_game(board, rm0, st, rm, sc, opts, dice, pol, vis)
+            if searching:
+                search_game(board, rm0, st, rm, sc, opts, dice, dice, pol, vis, qvis, seed, pseed, g,
+                            np.int64(params[S.P_ROLLOUTS]), np.int64(params[S.P_KINDS]), wins, ties)
+            else:
+                seed_stream(rs, seed, g)
+                seed_stream(ps, pseed, g)
+                play_game(board, rm0, st, rm, sc, opts, dice, pol, vis)
             write_out(T, st, rs, out, k)
 
 
@@ -1843,8 +1904,17 @@ def _play_one(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, r
     seed_stream(ps, seed ^ _POLICY_SALT, game)
     board = Board(R, T, geo, arrows)
     dice = Dice(rs, ps, script, tr)
-    pol = Pol(pid, params, fn)
-    play_game(board, rm0, st, rm, sc, opts, dice, pol, vis)
+    searching = pid == POL_SEARCH
+    n_base = params.shape[0] - S.P_BASE_PARAMS if searching else params.shape[0]
+    pol = Pol(np.int64(params[S.P_BASE]) if searching else pid, params[params.shape[0] - n_base:].copy(), fn,
+              np.zeros(S.CTL_SIZE if searching else 0, np.int64), rs)
+    if searching:
+        search_game(board, rm0, st, rm, sc, opts, dice, Dice(rs, ps, script, np.zeros((1, TRACE_COLS), np.int64)),
+                    pol, vis, np.zeros(vis.shape[0], np.int64), seed, seed ^ _POLICY_SALT, game,
+                    np.int64(params[S.P_ROLLOUTS]), np.int64(params[S.P_KINDS]), np.zeros(S.MAX_BRANCH, np.float64),
+                    np.zeros(S.MAX_BRANCH, np.float64))
+    else:
+        play_game(board, rm0, st, rm, sc, opts, dice, pol, vis)
     write_out(T, st, rs, out, 0)
 
 

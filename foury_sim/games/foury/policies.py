@@ -13,6 +13,8 @@ from numba import njit
 
 from ...config import CACHE
 from ...policy import PolicySpec
+from ...search import RANGES as SEARCH_RANGES
+from ...search import base_description
 from .layout import (
     D_CLOVER,
     D_CORNU,
@@ -84,6 +86,7 @@ from .layout import (
 )
 
 POL_RANDOM, POL_GREEDY, POL_CAUTIOUS = 0, 1, 2
+POL_SEARCH = 50  # the search policy (foury_sim/search.py): rollouts over a base policy
 
 #: Parameter names of the heuristic player, in the order of the params vector.
 HEURISTIC_PARAMS = (
@@ -121,6 +124,14 @@ POLICIES = {
     "cautious": PolicySpec("cautious", POL_CAUTIOUS, "the same route-finder, but avoids foes and protects its hearts",
                            {k: float(v) for k, v in CAUTIOUS.items()}, ranges=HEURISTIC_RANGES),
 }
+POLICIES["search"] = PolicySpec(
+    "search", POL_SEARCH,
+    "plays every decision by Monte Carlo rollouts: each option is played out `rollouts` times with the base "
+    f"policy (base: {base_description(POLICIES)}; its default parameters) on common dice, the most wins taken "
+    "(ties: more rounds completed, then the higher score); kinds: a bit mask of the decision kinds searched "
+    "(0: all). docs/search.md",
+    {"rollouts": 8.0, "base": float(POL_GREEDY), "kinds": 0.0},
+    ranges={**SEARCH_RANGES, "base": (0.0, 1e6)})
 
 #: Greedy's parameters as an array, for user policies that delegate to ``greedy_decide``.
 GREEDY_PARAMS = np.array(list(GREEDY.values()), dtype=np.float64)
