@@ -42,6 +42,8 @@ USER_POLICY_ID = 99
 #: Traits a policy may declare; each game reads the ones it knows.
 TRAITS = {
     "needs_odds": "the game computes its exact-odds advice for this policy (a little time per ruleset and hero)",
+    "needs_dp": "the game computes its dynamic-programming (optimal policy) advice for this policy (seconds per "
+                "ruleset and hero)",
     "full_menu": "menus list every legal option, not only the kernel's best ones (every user policy has it)",
 }
 #: Traits every user policy has, whatever its file declares.

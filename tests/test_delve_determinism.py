@@ -121,7 +121,7 @@ def test_policies_rank_as_expected(rs):
 def test_registered_spec():
     spec = D.GAME
     assert spec.name == "delve" and spec.default_policy in spec.policies and spec.default_hero == "none"
-    assert set(spec.policies) == {"threshold", "risk", "random", "search"}
+    assert set(spec.policies) == {"threshold", "risk", "optimal", "random", "search"}
     assert spec.policies["threshold"].params == {"retire_level": 5.0, "min_companions": 2.0}
     s = spec.summarize(__import__("pandas").DataFrame(_sim(D.load_ruleset(), "none", "threshold", 1, 0, 500)))
     assert 0 <= s["flee_rate"] <= 1 and set(s["mean_level"]) == {"delve1_level", "delve2_level", "delve3_level"}
@@ -132,6 +132,7 @@ def test_builtin_policies_declare_their_traits():
     assert {k: set(p.traits) for k, p in D.POLICIES.items()} == {
         "threshold": set(),
         "risk": {"needs_odds"},
+        "optimal": {"needs_odds", "needs_dp"},
         "random": {"full_menu"},
         "search": {"needs_odds"},
     }

@@ -21,6 +21,7 @@ from ...userpolicy import clear_errors
 
 with use_cache(__name__):  # compiled kernels are cached per version of this package's code
     from . import layout
+    from .dp import dp_table
     from .kernel import TRACE_COLS, entry
     from .odds import clear_table, odds, odds_report
     from .outputs import OUTPUTS
@@ -44,6 +45,14 @@ POLICIES = {
         dict(RISK_PARAMS),
         traits=frozenset({"needs_odds"}),
         ranges={"margin": (-1e9, 1e9), "bonus": (-1e9, 1e9), "min_companions": (0.0, 1e6)},
+    ),
+    "optimal": PolicySpec(
+        "optimal",
+        layout.P_OPTIMAL,
+        "retire or go on as the exact dynamic programme over the dice (party, level, Lair, score, delve) "
+        "maximising P(win) says; other choices as risk (docs/delve-optimal.md)",
+        {},
+        traits=frozenset({"needs_odds", "needs_dp"}),
     ),
     "random": PolicySpec(
         "random", layout.P_RANDOM, "a uniformly random legal option at every choice", traits=frozenset({"full_menu"})
@@ -88,7 +97,9 @@ def _run(
     if hero not in ruleset.heroes:
         raise InputError(f"unknown hero {hero!r} (known: {', '.join(ruleset.heroes)})", "--hero")
     rules = ruleset.with_hero(hero)
-    table = clear_table(rules) if wants_odds(policy) else np.zeros(0)
+    table = clear_table(rules) if wants_odds(policy) or "needs_dp" in policy.traits else np.zeros(0)
+    if "needs_dp" in policy.traits:
+        table = np.concatenate([table, dp_table(rules)])
     out = np.empty((count, OUTPUTS.n_kernel(ruleset)), dtype=np.int64)  # one row per game
     trace = np.zeros((trace_rows, TRACE_COLS), dtype=np.int64)
     full_menu = int("full_menu" in policy.traits)

@@ -424,6 +424,45 @@ def p_clear(rules, ptable, st, party, level):
     return np.int64(ptable[i] * 1e6 + 0.5)
 
 
+@njit(cache=CACHE, _nrt=False)
+def dp_advice(rules, ptable, st):
+    """``S_DP_GO``, ``S_DP_RETIRE``: P(win) x 1e6 of going on / retiring at the coming regroup, read from the
+    optimal policy's table (``dp.dp_table``, after the clear table in ``ptable``; -1 when absent)."""
+    levels = rules[R_LEVELS]
+    at = rules[R_DRAGON_AT]
+    total = rules[R_PARTY_DICE]
+    npart = _compositions(total, A.N_FACES + 1)
+    base = 2 * npart * (rules[R_DUNGEON_DICE] + 1) * at
+    if ptable.shape[0] <= base:
+        st[A.S_DP_GO] = -1
+        st[A.S_DP_RETIRE] = -1
+        return
+    target = rules[R_WIN_SCORE]
+    tt = max(target, 1)
+    s = score(rules, st)
+    level = st[A.S_LEVEL]
+    if s >= target:
+        st[A.S_DP_GO] = 1000000
+        st[A.S_DP_RETIRE] = 1000000
+        return
+    d = st[A.S_DELVE] - 1
+    side = st[A.S_MASTER]
+    s3 = s + level * rules[R_RETIRE_XP]
+    if s3 >= target:
+        st[A.S_DP_RETIRE] = 1000000
+    else:
+        side3 = 1 if side == 1 or s3 >= rules[R_MASTER_AT] else 0
+        wi = base + rules[R_DELVES] * tt * 2 * levels * at * npart + ((d + 1) * tt + s3) * 2 + side3
+        st[A.S_DP_RETIRE] = np.int64(ptable[wi] * 1e6 + 0.5)
+    if level >= levels:
+        st[A.S_DP_GO] = 0
+        return
+    lair = min(st[A.S_LAIR], at - 1)
+    r = party_rank(st[A.S_PARTY : A.S_PARTY + A.N_FACES], total)
+    ci = base + ((((d * tt + s) * 2 + side) * levels + level) * at + lair) * npart + r
+    st[A.S_DP_GO] = np.int64(ptable[ci] * 1e6 + 0.5)
+
+
 # --- decisions -------------------------------------------------------------------------------------
 #: The policy switch is inlined where decisions are asked often (the phases end up in play_game).
 DECIDERS = ("revive", "monster_phase", "loot_phase", "regroup", "play_delve", "play_game")
@@ -442,7 +481,7 @@ def decide(kind, st, opts, n, pol, dice):
             c = user_fn(kind, st, opts, n, params)
         elif pid == A.P_RANDOM:
             c = roll(rs, script, n) - 1
-        else:  # threshold, risk: the advice-following built-ins (``policies.builtin_decide``)
+        else:  # threshold, risk, optimal: the advice-following built-ins (``policies.builtin_decide``)
             c = builtin_decide(pid, kind, st, opts, n, params)
         if c < 0 or c >= n:
             st[A.S_BAD] += 1
@@ -1095,6 +1134,7 @@ def outlook(rules, st, ptable):
     if k >= 0:
         fallback = max((level + 1) * rules[R_PORTAL_XP] - rules[R_TREASURE + k * T_COLS + T_POINTS], 0)
     st[A.S_PORTAL_FALLBACK] = fallback
+    dp_advice(rules, ptable, st)
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
@@ -1168,6 +1208,8 @@ def play_game(rules, st, ptable, pol, dice, opts, w, hero, full_menu):
     st[A.S_DELVES] = rules[R_DELVES]
     st[A.S_RETIRE_XP] = rules[R_RETIRE_XP]
     st[A.S_P_NEXT] = -1
+    st[A.S_DP_GO] = -1
+    st[A.S_DP_RETIRE] = -1
     for k in range(rules[R_N_TREASURES]):
         st[A.S_POOL + k] = rules[R_TREASURE + k * T_COLS + T_COUNT]
         st[A.S_POOL_LEFT] += st[A.S_POOL + k]

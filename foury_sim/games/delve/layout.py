@@ -116,6 +116,9 @@ S_BAD = 94  # out-of-range answers of the policy (taken as option 0)
 S_PLAN = 95  # 11: the kernel's advised reroll (same layout as S_PICK)
 S_FULL_MENU = 106  # 1: menus list every fight, not only the best (the policy's ``full_menu`` trait)
 S_FAULT = 107  # choices the kernel has no rule for (an action or treasure effect no branch handles): always 0
+S_DP_GO = 108  # P(win) x 1e6 if the adventurer goes on at the coming regroup, by the optimal policy's dynamic
+#               programme (games/delve/dp.py; -1: not computed; a user policy asks with POLICY_TRAITS = ("needs_dp",))
+S_DP_RETIRE = 109  # P(win) x 1e6 if the adventurer retires at the coming regroup (same model; -1: not computed)
 STATE_SIZE = 112
 MAX_DELVES = 8
 N_PICK = 11
@@ -164,7 +167,7 @@ ACTION_NAMES = (
 
 # --- built-in policy ids ---------------------------------------------------------------------
 #: What a built-in does beyond its id is declared as traits in its ``PolicySpec`` (``__init__.POLICIES``).
-P_RANDOM, P_THRESHOLD, P_RISK = 0, 1, 2
+P_RANDOM, P_THRESHOLD, P_RISK, P_OPTIMAL = 0, 1, 2, 3
 P_SEARCH = 50  # the search policy (foury_sim/search.py): rollouts over a base policy
 
 # --- trace events: [code, delve, level, a0..a7] (kernel ``ev``; their words: ``trace.py``) --------

@@ -8,6 +8,9 @@ itself comes from the solver, whose best fight is always option 0 of a fight men
 * ``risk`` (margin, bonus, min_companions): retire unless p x (XP if the next level is cleared +
   bonus) + (1 - p) x (XP a Town Portal would save) > XP now + margin, with p the exact chance of
   clearing the next level (``O_P``, from ``odds.clear_table``).
+* ``optimal`` (no parameters): retire when the exact dynamic programme over Delve reduced to its dice
+  (``dp.py``: delve, score, side, level, Lair, party in hand) says retiring wins at least as often as going
+  on (``S_DP_RETIRE`` >= ``S_DP_GO``); every other choice is risk's (the solver's fight, the same loot rule).
 * ``random`` (no parameters): a uniformly random legal option (drawn in the kernel, from the game's
   own dice stream).
 """
@@ -54,7 +57,19 @@ def wants_retire(pid, state, params):
         return level >= params[0] or _companions(state) < params[1]
     if pid == A.P_RISK:
         return _risk_retires(state, params)
+    if pid == A.P_OPTIMAL:
+        return _optimal_retires(state)
     return False
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def _optimal_retires(state):
+    """Optimal: retire when the dynamic programme's P(win) of retiring is at least that of going on
+    (``S_DP_RETIRE`` >= ``S_DP_GO``; games/delve/dp.py). Without a table: the threshold defaults."""
+    go = state[A.S_DP_GO]
+    if go < 0:
+        return state[A.S_LEVEL] >= 5 or _companions(state) < 2
+    return state[A.S_DP_RETIRE] >= go
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
@@ -102,7 +117,7 @@ def _loot_choice(pid, state, opts, n, params):
 
 @njit(cache=CACHE, inline="always", _nrt=False)
 def builtin_decide(pid, kind, state, opts, n, params):
-    """The threshold and risk policies (they differ only in when to retire: ``wants_retire``)."""
+    """The threshold, risk and optimal policies (they differ only in when to retire: ``wants_retire``)."""
     if kind == A.D_REGROUP:
         i = _find(opts, n, A.A_RETIRE if wants_retire(pid, state, params) else A.A_CONTINUE)
         return max(i, 0)

@@ -1,0 +1,251 @@
+"""Delve's optimal push-your-luck policy (games/delve/dp.py): the dynamic programme against a brute force,
+its decisions on hand-picked states, the kernel's advice, and the engine's paired check against risk."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+
+from foury_sim.games import delve as D
+from foury_sim.games.delve import dp
+from foury_sim.games.delve import layout as A
+from foury_sim.games.delve.kernel import party_rank
+from foury_sim.games.delve.policies import wants_retire
+from foury_sim.games.delve.ruleset import (
+    R_DELVES,
+    R_DRAGON_AT,
+    R_DRAGON_TREASURES,
+    R_DRAGON_XP,
+    R_DUNGEON_DICE,
+    R_DUNGEON_FACES,
+    R_DUNGEON_SIDES,
+    R_HERO,
+    R_LEVELS,
+    R_MASTER_AT,
+    R_PARTY_DICE,
+    R_PARTY_FACES,
+    R_PARTY_SIDES,
+    R_RETIRE_XP,
+    R_WIN_SCORE,
+)
+from foury_sim.policy import make_policy
+from foury_sim.stats import paired_rate_diff
+
+#: A tiny Delve: 2 delves of 3 levels, 3 party and 3 dungeon dice, the dragon at 2 Lair dice needing 2 types,
+#: master at 2, a win at 4 points.
+TINY = ["game.delves=2", "game.levels=3", "game.party_dice=3", "game.dungeon_dice=3", "dragon.threshold=2",
+        "dragon.types_needed=2", "xp.master_at=2", "score.rank_thresholds=[0,4,5,6,7]"]
+
+
+@pytest.fixture(scope="module")
+def rs():
+    return D.load_ruleset()
+
+
+@pytest.fixture(scope="module")
+def plain(rs):
+    return dp.solution(rs.with_hero("none"), note=False)
+
+
+def _brute_force(rules):
+    """The same model as dp.py, enumerated another way: every ordered roll of the dice (each face 1/sides),
+    recursion over the game's regroups, no party ranks, no multisets, no shared tables."""
+    delves, levels, nd, at = (int(rules[k]) for k in (R_DELVES, R_LEVELS, R_DUNGEON_DICE, R_DRAGON_AT))
+    target, rx, master_at = int(rules[R_WIN_SCORE]), int(rules[R_RETIRE_XP]), int(rules[R_MASTER_AT])
+    dgain = int(rules[R_DRAGON_XP] + rules[R_DRAGON_TREASURES])
+    dfaces = [int(rules[R_DUNGEON_FACES + i]) for i in range(int(rules[R_DUNGEON_SIDES]))]
+    pfaces = [int(rules[R_PARTY_FACES + i]) for i in range(int(rules[R_PARTY_SIDES]))]
+    w = D.kernel.scratch(rules)
+    opts = np.zeros((A.MAX_OPTIONS + 1, A.N_OCOLS), dtype=np.int64)
+    st = np.zeros(A.STATE_SIZE, dtype=np.int64)
+    trace = np.zeros((0, A.TRACE_COLS), dtype=np.int64)
+
+    def master(side, s):
+        return 1 if side == 1 or s >= master_at else 0
+
+    @cache
+    def start(d, s, side):
+        if s >= target:
+            return 1.0
+        if d == delves:
+            return 0.0
+        h = R_HERO + side * A.H_COLS
+        a, b = int(rules[h + A.H_FORM_FROM]), int(rules[h + A.H_FORM_TO])
+        seqs = list(itertools.product(pfaces, repeat=int(rules[R_PARTY_DICE])))
+        total = 0.0
+        for seq in seqs:
+            party = [seq.count(f) for f in range(A.N_FACES)]
+            if a >= 0:
+                party[b] += party[a]
+                party[a] = 0
+            total += go(d, s, side, 0, 0, tuple(party))
+        return total / len(seqs)
+
+    @cache
+    def regroup(d, s, side, lv, lair, party):
+        if s >= target:
+            return 1.0
+        s3 = s + lv * rx
+        retire = start(d + 1, s3, master(side, s3))
+        return retire if lv == levels else max(retire, go(d, s, side, lv, lair, party))
+
+    @cache
+    def go(d, s, side, lv, lair, party):
+        n = min(lv + 1, nd - lair)
+        seqs = list(itertools.product(dfaces, repeat=n))
+        total = 0.0
+        for seq in seqs:
+            g, sk, o = seq.count(A.GOBLIN), seq.count(A.SKELETON), seq.count(A.OOZE)
+            lair2 = lair + seq.count(A.DRAGON)
+            dragon = lair2 >= at
+            arr = np.array(party, dtype=np.int64)
+            if not dp.after_level(rules, side, arr, g, sk, o, dragon, w, opts, st, trace):
+                total += start(d + 1, s, side)  # fled: the score stays
+                continue
+            left = st[A.S_PARTY : A.S_PARTY + A.N_FACES].copy()
+            s2 = s + dp.chest_points(rules, side, left, seq.count(A.CHEST)) + (dgain if dragon else 0)
+            total += regroup(d, s2, master(side, s2), lv + 1, 0 if dragon else lair2, tuple(int(x) for x in left))
+        return total / len(seqs)
+
+    return start, go
+
+
+@pytest.mark.parametrize("hero", ["none", "knight", "occultist"])
+def test_dp_equals_brute_force_on_a_tiny_ruleset(hero):
+    rules = D.load_ruleset(overrides=TINY).with_hero(hero)
+    sol = dp.solution(rules, note=False)
+    start, go = _brute_force(rules)
+    assert sol.p_win() == pytest.approx(start(0, 0, 0), abs=1e-12)
+    assert 0.0 < sol.p_win() < 1.0
+    checked = 0
+    for party in sol.parties:
+        for d, s, side, lv, lair in itertools.product(range(2), range(4), range(2), range(1, 3), range(2)):
+            want = go(d, s, side, lv, lair, tuple(int(x) for x in party))
+            assert sol.cont[d, s, side, lv, lair, party_rank(party, 3)] == pytest.approx(want, abs=1e-12)
+            checked += 1
+    assert checked == len(sol.parties) * 2 * 4 * 2 * 2 * 2
+
+
+def test_hand_picked_decisions(plain):
+    full = (2, 1, 1, 1, 1, 1)
+    empty = (0, 0, 0, 0, 0, 0)
+    scrolls = (0, 0, 0, 0, 0, 2)
+    # after the last level: retire (no choice)
+    assert plain.retires(1, 0, 0, 10, 0, full)
+    # no companion left at level 9 of the first delve: retire (going on is near-certain flight)
+    assert plain.retires(1, 0, 0, 9, 0, empty)
+    assert plain.retires(1, 0, 0, 3, 0, scrolls)
+    # the last delve with 10 points: retiring at level 6 wins, so retire even with a full party
+    assert plain.retire_value(3, 10, 0, 6) == 1.0
+    assert plain.retires(3, 10, 0, 6, 0, full)
+    # the last delve with nothing: retiring at level 5 cannot win (5 < 16), so go on (P(win), not XP)
+    assert plain.retire_value(3, 0, 0, 5) == 0.0
+    assert not plain.retires(3, 0, 0, 5, 0, full)
+    # the first delve at level 1 with a full party: going on is worth more
+    assert not plain.retires(1, 0, 0, 1, 0, full)
+
+
+def test_win_chance_grows_with_the_score_and_is_a_probability(plain):
+    win = plain.win[:-1]
+    assert np.all(np.diff(win, axis=1) >= -1e-12)  # more points never hurt
+    assert np.all((plain.cont >= 0.0) & (plain.cont <= 1.0 + 1e-12))
+    assert np.all(plain.win[-1] == 0.0)  # after the last delve, below the target: lost
+    assert 0.3 < plain.p_win() < 0.8
+
+
+def test_the_kernel_reads_the_dp_advice(rs, plain):
+    """S_DP_GO / S_DP_RETIRE in the engine are the DP's values (x 1e6) for the state at the regroup."""
+    rules = rs.with_hero("none")
+    table = np.concatenate([D.clear_table(rules), dp.dp_table(rules)])
+    st = np.zeros(A.STATE_SIZE, dtype=np.int64)
+    for delve, xp, level, lair, party in [(1, 0, 3, 1, (1, 1, 1, 1, 0, 0)), (2, 7, 6, 2, (0, 0, 1, 1, 0, 1)),
+                                          (3, 12, 2, 0, (2, 1, 1, 1, 1, 1))]:
+        st[:] = 0
+        st[A.S_DELVE], st[A.S_XP], st[A.S_LEVEL], st[A.S_LAIR] = delve, xp, level, lair
+        st[A.S_MASTER] = 1 if xp >= 5 else 0
+        st[A.S_PARTY : A.S_PARTY + A.N_FACES] = party
+        D.kernel.dp_advice(rules, table, st)
+        assert st[A.S_DP_GO] == round(plain.go_value(delve, xp, st[A.S_MASTER], level, lair, party) * 1e6)
+        assert st[A.S_DP_RETIRE] == round(plain.retire_value(delve, xp, st[A.S_MASTER], level) * 1e6)
+    D.kernel.dp_advice(rules, D.clear_table(rules), st)  # no DP table: -1
+    assert st[A.S_DP_GO] == -1 and st[A.S_DP_RETIRE] == -1
+
+
+def test_optimal_retires_when_the_dp_says_so():
+    """The optimal policy's regroup rule: retire iff S_DP_RETIRE >= S_DP_GO (ties retire); without a table
+    (-1), the threshold defaults (level >= 5 or fewer than 2 companions)."""
+    st = np.zeros(A.STATE_SIZE, dtype=np.int64)
+    st[A.S_LEVELS], st[A.S_LEVEL] = 10, 3
+    st[A.S_PARTY : A.S_PARTY + A.N_FACES] = (1, 1, 1, 0, 0, 0)
+    params = np.zeros(0)
+    for go, retire, want in [(600_000, 599_999, False), (600_000, 600_000, True), (600_000, 600_001, True),
+                             (0, 0, True), (1, 0, False)]:
+        st[A.S_DP_GO], st[A.S_DP_RETIRE] = go, retire
+        assert wants_retire(A.P_OPTIMAL, st, params) is want
+    st[A.S_DP_GO] = st[A.S_DP_RETIRE] = -1
+    assert wants_retire(A.P_OPTIMAL, st, params) is False
+    st[A.S_LEVEL] = 5
+    assert wants_retire(A.P_OPTIMAL, st, params) is True
+    st[A.S_LEVEL] = 10  # the last level: always
+    st[A.S_DP_GO], st[A.S_DP_RETIRE] = 1, 0
+    assert wants_retire(A.P_OPTIMAL, st, params) is True
+
+
+def test_optimal_beats_risk_on_the_same_dice(rs):
+    """Paired (same seeds) engine check: optimal wins at least as often as risk, one-sided at 5%."""
+    a = D.simulate(rs, "none", make_policy("risk", D.POLICIES), 7, 0, 6000)["win"]
+    b = D.simulate(rs, "none", make_policy("optimal", D.POLICIES), 7, 0, 6000)["win"]
+    res = paired_rate_diff(a, b, conf=0.90)  # two-sided 90% = one-sided 95% lower bound
+    assert res["lo"] > 0.0, res
+
+
+def test_threads_do_not_change_optimal_results(rs):
+    pol = make_policy("optimal", D.POLICIES)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = D.simulate(rs, "minstrel", pol, 3, 0, 2000)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = D.simulate(rs, "minstrel", pol, 3, 0, 2000)
+    finally:
+        numba.set_num_threads(before)
+    for k in one:
+        assert np.array_equal(one[k], two[k]), k
+
+
+_NOJIT = f"""
+import json
+import numpy as np
+from foury_sim.games import delve as D
+from foury_sim.games.delve import dp
+from foury_sim.policy import make_policy
+rs = D.load_ruleset(overrides={TINY!r})
+sol = dp.solution(rs.with_hero("knight"), note=False)
+out = D.simulate(rs, "knight", make_policy("optimal", D.POLICIES), 21, 40, 20)
+print(json.dumps({{"p": sol.p_win(), "cont": sol.cont.ravel().tolist(), "win": out["win"].tolist(),
+                  "score": out["score"].tolist()}}))
+"""
+
+
+def test_jitted_equals_pure_python():
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    res = subprocess.run([sys.executable, "-c", _NOJIT], env=env, capture_output=True, text=True, timeout=600,
+                         cwd=Path(__file__).parent.parent)
+    assert res.returncode == 0, res.stderr[-3000:]
+    slow = json.loads(res.stdout.strip().splitlines()[-1])
+    rs = D.load_ruleset(overrides=TINY)
+    sol = dp.solution(rs.with_hero("knight"), note=False)
+    assert slow["p"] == sol.p_win()
+    assert slow["cont"] == sol.cont.ravel().tolist()
+    out = D.simulate(rs, "knight", make_policy("optimal", D.POLICIES), 21, 40, 20)
+    assert out["win"].tolist() == slow["win"]
+    assert out["score"].tolist() == slow["score"]
