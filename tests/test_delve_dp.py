@@ -29,6 +29,7 @@ from foury_sim.games.delve.ruleset import (
     R_DUNGEON_FACES,
     R_DUNGEON_SIDES,
     R_HERO,
+    R_LEVEL_DICE,
     R_LEVELS,
     R_MASTER_AT,
     R_PARTY_DICE,
@@ -100,7 +101,7 @@ def _brute_force(rules):
 
     @cache
     def go(d, s, side, lv, lair, party):
-        n = min(lv + 1, nd - lair)
+        n = min(int(rules[R_LEVEL_DICE + lv]), nd - lair)  # level lv + 1 rolls level_dice.(lv+1)
         seqs = list(itertools.product(dfaces, repeat=n))
         total = 0.0
         for seq in seqs:
@@ -119,9 +120,12 @@ def _brute_force(rules):
     return start, go
 
 
-@pytest.mark.parametrize("hero", ["none", "knight", "occultist"])
-def test_dp_equals_brute_force_on_a_tiny_ruleset(hero):
-    rules = D.load_ruleset(overrides=TINY).with_hero(hero)
+@pytest.mark.parametrize("hero,extra", [("none", []), ("knight", []), ("occultist", []),
+                                        ("none", ["level_dice.1=2", "level_dice.3=1"])])
+def test_dp_equals_brute_force_on_a_tiny_ruleset(hero, extra):
+    """Also with dungeon dice per level set (``level_dice``): the DP rolls what the engine rolls."""
+    rules = D.load_ruleset(overrides=TINY + extra).with_hero(hero)
+    assert [int(rules[R_LEVEL_DICE + i]) for i in range(3)] == ([2, 2, 1] if extra else [1, 2, 3])
     sol = dp.solution(rules, note=False)
     start, go = _brute_force(rules)
     assert sol.p_win() == pytest.approx(start(0, 0, 0), abs=1e-12)

@@ -54,6 +54,7 @@ from .ruleset import (
     R_DUNGEON_FACES,
     R_DUNGEON_SIDES,
     R_HERO,
+    R_LEVEL_DICE,
     R_LEVELS,
     R_MASTER_AT,
     R_OPENS_ALL,
@@ -210,7 +211,7 @@ def solve(rules, parties, trans, fresh, hero, cont, win):
         for lv in range(levels - 1, -1, -1):
             for side in range(2):
                 for lair in range(at if lv > 0 else 1):
-                    n = min(lv + 1, nd - lair)
+                    n = min(rules[R_LEVEL_DICE + lv], nd - lair)  # level lv + 1 rolls level_dice.(lv+1)
                     for r in range(npart):
                         acc[:] = 0.0
                         for k in range(nout[n]):
