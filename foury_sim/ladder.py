@@ -8,7 +8,10 @@ rungs of a hero play the same dice (paired): consecutive rungs are compared with
 every comparison of the ladder). A rung with fewer games plays the first games of the same seed (nested), and is
 compared on those.
 
-Two verdicts per hero, stated only where the intervals support them (``unresolved`` otherwise):
+The **top** of a hero's ladder is the strongest player measured for it: the rung with the highest win rate (a
+tie goes to the later rung), whichever rung that is (a search at a small budget may not beat a tuned heuristic;
+picking the best of several estimates favours it slightly, which the rung sizes here make small). Two verdicts per
+hero, stated only where the intervals support them (``unresolved`` otherwise):
 
 * **weak**: the top rung's win rate is below the field (the median of every hero's top-rung rate) by more than
   ``weak_margin``: its whole interval lies below ``field - weak_margin`` (``yes``) or its whole interval lies at or
@@ -750,7 +753,10 @@ def verdicts(rows: pd.DataFrame, conf: float, weak_margin: float, hard_gap: floa
     """The two verdicts of each hero from its rungs' numbers (``rows``: one per hero and rung in ladder order with
     ``hero``, ``label``, ``heuristic``, ``win_rate``, ``win_lo``, ``win_hi``; and for each hero's top rung
     ``top_gap``, ``top_gap_lo``, ``top_gap_hi``: top minus best heuristic, paired). See the module docstring."""
-    tops = rows.groupby("hero", sort=False).tail(1).set_index("hero")
+    if "is_top" in rows:  # the strongest player measured for each hero (``analyse``)
+        tops = rows[rows["is_top"].fillna(False).astype(bool)].set_index("hero")
+    else:
+        tops = rows.groupby("hero", sort=False).tail(1).set_index("hero")
     field = float(np.median(tops["win_rate"])) if len(tops) > 1 else math.nan
     out = []
     for hero, t in tops.iterrows():
@@ -798,6 +804,7 @@ def analyse(lad: Ladder, records: list[dict[str, Any]]) -> LadderResult:
         df[c] = np.nan
     df["significant"] = False
     df["best_heuristic"] = None
+    df["is_top"] = False
     for hero in lad.heroes:
         idx = df.index[df["hero"] == hero].tolist()
         for a, b in zip(idx, idx[1:]):
@@ -806,10 +813,13 @@ def analyse(lad: Ladder, records: list[dict[str, Any]]) -> LadderResult:
             d = stats.paired_rate_diff(wa[:m], wb[:m], lad.conf)
             df.loc[b, ["diff", "diff_lo", "diff_hi", "p", "paired_games"]] = [d["diff"], d["lo"], d["hi"],
                                                                             d["p_value"], m]
-        heur = [i for i in idx[:-1] if df.at[i, "heuristic"]]
+        # the top of the ladder: the strongest player measured for this hero (highest win rate; a tie goes to
+        # the later rung), whichever rung it is -- a search at a small budget may not beat a tuned heuristic
+        top = max(idx, key=lambda i: (df.at[i, "win_rate"], i))
+        df.at[top, "is_top"] = True
+        heur = [i for i in idx if df.at[i, "heuristic"]]
         if heur:
-            best = max(heur, key=lambda i: df.at[i, "win_rate"])
-            top = idx[-1]
+            best = max(heur, key=lambda i: (df.at[i, "win_rate"], i))
             wa, wb = wins[(hero, df.at[best, "label"])], wins[(hero, df.at[top, "label"])]
             m = min(len(wa), len(wb))
             d = stats.paired_rate_diff(wa[:m], wb[:m], lad.conf)

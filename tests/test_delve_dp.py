@@ -253,3 +253,17 @@ def test_jitted_equals_pure_python():
     out = D.simulate(rs, "knight", make_policy("optimal", D.POLICIES), 21, 40, 20)
     assert out["win"].tolist() == slow["win"]
     assert out["score"].tolist() == slow["score"]
+
+
+def test_search_over_optimal_gets_the_dp_advice():
+    """``search`` with ``base=optimal`` has the DP's table (``wants_dp``); searching a decision kind that never
+    occurs leaves every decision to the base, so its games are exactly ``optimal``'s."""
+    from foury_sim.runner import run
+
+    pol = make_policy("search", D.POLICIES, f"base={A.P_OPTIMAL},kinds=1024,rollouts=1")
+    assert D.wants_dp(pol) and not D.wants_dp(make_policy("search", D.POLICIES, "base=2"))
+    kw = {"hero": "knight", "games": 300, "seed": 5, "progress": False}
+    a = run("delve", policy="search", params=f"base={A.P_OPTIMAL},kinds=1024,rollouts=1", **kw).df
+    b = run("delve", policy="optimal", **kw).df
+    r = run("delve", policy="risk", **kw).df
+    assert a.equals(b) and not a.equals(r)

@@ -97,6 +97,10 @@ def test_verdict_rules_on_synthetic_numbers():
     assert field == pytest.approx(0.43)  # median of 0.50, 0.45, 0.30, 0.41
     got = {r.hero: (r.weak, r.hard_to_play) for r in v.itertuples()}
     assert got == {"a": ("no", "no"), "b": ("no", "yes"), "c": ("yes", "unresolved"), "d": ("unresolved", "yes")}
+    marked = rows.assign(is_top=rows["label"] == "top")
+    assert ld.verdicts(marked, 0.95, 0.05, 0.05)[0].equals(v)  # the marked top rows are the tops
+    marked.loc[(marked["hero"] == "a") & marked["is_top"], "is_top"] = False  # unmarked: not a top
+    assert list(ld.verdicts(marked, 0.95, 0.05, 0.05)[0]["hero"]) == ["b", "c", "d"]
     one, f1 = ld.verdicts(rows[rows["hero"] == "a"], 0.95, 0.05, 0.05)
     assert np.isnan(f1) and one.loc[0, "weak"] == "n/a"  # one hero: no field to be weak against
 
@@ -163,6 +167,12 @@ def test_ladder_table_shape_paired_design_and_files(tiny):
     s = json.loads((out / "summary.json").read_text())
     assert [v["hero"] for v in s["verdicts"]] == ["knight", "minstrel"]
     assert all(v["hard_to_play"] in ("yes", "no", "unresolved") for v in s["verdicts"])
+    # the top of each hero's ladder is its strongest rung (highest win rate), whichever line of the file it is
+    for hero, g in t.groupby("hero"):
+        top = g[g["is_top"]]
+        assert len(top) == 1 and top["win_rate"].iloc[0] == g["win_rate"].max()
+        v = next(v for v in s["verdicts"] if v["hero"] == hero)
+        assert v["top_rung"] == top["label"].iloc[0]
 
 
 def test_tuned_threshold_does_not_lose_on_the_heldout_games(tiny):

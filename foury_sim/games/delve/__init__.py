@@ -84,6 +84,16 @@ def wants_odds(policy: Policy) -> bool:
     return policy.policy_id == USER_POLICY_ID and bool(user_globals(policy.fn).get("DELVE_WANTS_ODDS"))
 
 
+def wants_dp(policy: Policy) -> bool:
+    """Whether the kernel needs the DP's advice (``dp_table``): a policy with the ``needs_dp`` trait, or the
+    search policy playing its rollouts with ``optimal`` as its base."""
+    if "needs_dp" in policy.traits:
+        return True
+    if policy.policy_id == layout.P_SEARCH and policy.name in POLICIES:
+        return int(dict(zip(policy.param_names, policy.params)).get("base", -1)) == layout.P_OPTIMAL
+    return False
+
+
 def _run(
     ruleset: DelveRules,
     hero: str,
@@ -97,8 +107,9 @@ def _run(
     if hero not in ruleset.heroes:
         raise InputError(f"unknown hero {hero!r} (known: {', '.join(ruleset.heroes)})", "--hero")
     rules = ruleset.with_hero(hero)
-    table = clear_table(rules) if wants_odds(policy) or "needs_dp" in policy.traits else np.zeros(0)
-    if "needs_dp" in policy.traits:
+    dp = wants_dp(policy)
+    table = clear_table(rules) if wants_odds(policy) or dp else np.zeros(0)
+    if dp:
         table = np.concatenate([table, dp_table(rules)])
     out = np.empty((count, OUTPUTS.n_kernel(ruleset)), dtype=np.int64)  # one row per game
     trace = np.zeros((trace_rows, TRACE_COLS), dtype=np.int64)

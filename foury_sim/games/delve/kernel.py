@@ -1339,7 +1339,7 @@ def _kernel(rules, ptable, ctl, params, user_fn, seed, script, out, trace):
     for c in prange(nchunks):
         # Thread-local copies, passed on as borrowed views (see ``borrow``).
         rl = rules.copy()
-        pt = ptable.copy()
+        pt = ptable  # read only and large (the DP's table is ~40 MB): shared, not copied per chunk
         pa = params[params.shape[0] - n_base :].copy()
         sctl = np.zeros(S.CTL_SIZE if searching else 0, dtype=np.int64)
         wins = np.zeros(S.MAX_BRANCH if searching else 0, dtype=np.float64)
