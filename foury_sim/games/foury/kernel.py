@@ -1906,7 +1906,8 @@ def _play_one(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, r
     dice = Dice(rs, ps, script, tr)
     searching = pid == POL_SEARCH
     n_base = params.shape[0] - S.P_BASE_PARAMS if searching else params.shape[0]
-    pol = Pol(np.int64(params[S.P_BASE]) if searching else pid, params[params.shape[0] - n_base:].copy(), fn,
+    # a view, not a copy: a scripted test policy writes its log into its parameters, read back after the game
+    pol = Pol(np.int64(params[S.P_BASE]) if searching else pid, params[params.shape[0] - n_base:], fn,
               np.zeros(S.CTL_SIZE if searching else 0, np.int64), rs)
     if searching:
         search_game(board, rm0, st, rm, sc, opts, dice, Dice(rs, ps, script, np.zeros((1, TRACE_COLS), np.int64)),
