@@ -259,8 +259,9 @@ def test_unknown_rung_policy_and_bad_toml_are_one_line(tmp_path, monkeypatch, ca
     p = tmp_path / "l.toml"
     p.write_text(TINY.replace('policy = "risk"', 'policy = "no_such_policy"'))
     code, out = _cli(monkeypatch, capsys, str(p), "--out", str(tmp_path))
-    assert code == 2 and out.err.strip() == (f"foury-sim: error: {p}: rung 'risk': unknown policy 'no_such_policy' "
-                                             "(built-in: threshold, risk, optimal, random, search; or FILE.py:FUNCTION)")
+    assert code == 2 and out.err.strip() == (
+        f"foury-sim: error: {p}: rung 'risk': unknown policy 'no_such_policy' "
+        "(built-in: threshold, risk, optimal, random, search; or FILE.py:FUNCTION)")
     p.write_text(TINY.replace('games = 700', 'games = 700 ]'))
     code, out = _cli(monkeypatch, capsys, str(p), "--out", str(tmp_path))
     assert code == 2 and len(out.err.strip().splitlines()) == 1 and "malformed TOML" in out.err
