@@ -168,9 +168,9 @@ def test_every_number_has_a_valid_range_documented_in_the_rules_doc(game, doc):
     import importlib
     from pathlib import Path
 
-    from foury_sim.rulesfile import load, range_of, ranges_markdown
-
     from test_fuzz_rules import OPTIONAL, _with_optional  # keys the shipped file leaves out (strength cells)
+
+    from foury_sim.rulesfile import load, range_of, ranges_markdown
 
     mod = importlib.import_module(f"foury_sim.games.{game}.ruleset")
     shipped = load(mod.DEFAULT_RULES).data
