@@ -110,8 +110,10 @@ def test_commit_takes_most_wins_then_the_tie_breaker_then_the_base_choice():
     [
         ("rollouts=0", "policy parameter rollouts=0 is outside its range 1 .. 4096"),
         ("rollouts=2.5", "policy parameter rollouts=2.5 is not a whole number"),
-        ("base=7", "policy parameter base=7 is not a built-in policy id (known: 0 random, 1 threshold, 2 risk, 3 optimal)"),
-        ("base=50", "policy parameter base=50 is not a built-in policy id (known: 0 random, 1 threshold, 2 risk, 3 optimal)"),
+        ("base=7", "policy parameter base=7 is not a built-in policy id "
+                    "(known: 0 random, 1 threshold, 2 risk, 3 optimal)"),
+        ("base=50", "policy parameter base=50 is not a built-in policy id "
+                    "(known: 0 random, 1 threshold, 2 risk, 3 optimal)"),
         ("kinds=-1", "policy parameter kinds=-1 is outside its range 0 .. 1.07374e+09"),
         ("budget=3", "unknown policy parameter 'budget' (known: rollouts, base, kinds)"),
     ],
