@@ -15,19 +15,14 @@ import argparse
 import json
 import platform
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import numba
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from foury_sim.policy import make_policy  # noqa: E402
-from foury_sim.registry import get_game  # noqa: E402
-from foury_sim.runner import numba_threads  # noqa: E402
+from foury_sim.policy import make_policy
+from foury_sim.registry import get_game
+from foury_sim.runner import numba_threads
 
 OUT = Path(__file__).parent / "results" / "search.json"
 

@@ -176,6 +176,16 @@ def band_interval(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, target: fl
 
 
 # ------------------------------------------------------------------------------------------- the search --
+
+def check_band(tolerance: float, lo: float, hi: float, integer: bool) -> None:
+    """The tolerance and the search range every tuning takes (one line each: ``--tolerance``, ``--range``)."""
+    if not tolerance > 0 or not math.isfinite(tolerance):
+        raise InputError(f"must be a positive number, not {tolerance}", "--tolerance")
+    if not lo < hi:
+        raise InputError(f"needs LO < HI, not {lo:g},{hi:g}", "--range")
+    if integer and (lo != int(lo) or hi != int(hi)):
+        raise InputError(f"an integer setting needs whole-number ends, not {lo:g},{hi:g}", "--range")
+
 def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi: float, integer: bool = False,
            kind: str = RATE, conf: float = 0.95, max_games: int = 200_000, first_games: int | None = None,
            points: int = 5, param: str = "value", metric: str = "win",
@@ -188,12 +198,7 @@ def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi
     interval about four tolerances wide)."""
     if kind not in (RATE, MEAN):
         raise ValueError(f"kind must be {RATE!r} or {MEAN!r}")
-    if not tolerance > 0 or not math.isfinite(tolerance):
-        raise InputError(f"must be a positive number, not {tolerance}", "--tolerance")
-    if not lo < hi:
-        raise InputError(f"needs LO < HI, not {lo:g},{hi:g}", "--range")
-    if integer and (lo != int(lo) or hi != int(hi)):
-        raise InputError(f"an integer setting needs whole-number ends, not {lo:g},{hi:g}", "--range")
+    check_band(tolerance, lo, hi, integer)
     if kind == RATE and not 0 <= target <= 1:
         raise InputError(f"a rate's target is a fraction from 0 to 1 (30 % is 0.30), not {target:g}", "--target")
     points = max(2, points)
@@ -1330,12 +1335,7 @@ def tune_vector(game: str, param: str, target: str, tolerance: float, *, fixed: 
         raise InputError(f"must be at least 100, not {max_games}", "--max-games")
     if not 2 <= points <= 50:
         raise InputError(f"must be from 2 to 50, not {points}", "--points")
-    if not tolerance > 0 or not math.isfinite(tolerance):
-        raise InputError(f"must be a positive number, not {tolerance}", "--tolerance")
-    if not lo < hi:
-        raise InputError(f"needs LO < HI, not {lo:g},{hi:g}", "--range")
-    if integer and (lo != int(lo) or hi != int(hi)):
-        raise InputError(f"an integer setting needs whole-number ends, not {lo:g},{hi:g}", "--range")
+    check_band(tolerance, lo, hi, integer)
     fixed = dict(fixed or {})
     if param in fixed:
         raise InputError(f"{param} is both tuned and fixed", "--fixed")
