@@ -699,6 +699,11 @@ def tune_cmd(
                                         "decreasing, strictly-increasing, strictly-decreasing or none; each element "
                                         "is searched from the previous one's value (default: increasing for a "
                                         "list; refused for a single number).", show_default=False),
+    family: str | None = typer.Option(None, help="For a whole list: tune ONE number s of a schedule family to a "
+                                      "single target (win=0.30): shift (the list + s), scale (s x the list), "
+                                      "shape=V0,V1,... (s x that shape), step=V0,V1,... (the list + s x step) or "
+                                      "base=B0,...;step=V0,...; --range is the range of s (default: none: each "
+                                      "element to its own target).", show_default=False),
     seed: int | None = typer.Option(None, help="Master seed: every candidate plays games 0, 1, ... on streams "
                                     "(seed, i) (default: 1; with a tuning file: replaces the file's seed).",
                                     show_default=False),
@@ -736,7 +741,8 @@ def tune_cmd(
     if game.endswith(".toml") or Path(game).is_file():
         given = [f for f, v in (("--param", param), ("--target", target), ("--tolerance", tolerance),
                                 ("--fixed", fixed), ("--range", range_), ("--integer", integer),
-                                ("--first-games", first_games), ("--monotone", monotone)) if v]
+                                ("--first-games", first_games), ("--monotone", monotone),
+                                ("--family", family)) if v]
         if given:
             raise InputError(f"{given[0]} goes in the tuning file, not on the command line with it", given[0])
         tf = tn.load_tune_file(game)
@@ -762,6 +768,22 @@ def tune_cmd(
     max_games = 200_000 if max_games is None else max_games
     points = 5 if points is None else points
     fx = parse_settings(fixed, "--fixed")
+    if family is not None:  # a whole list through one number s: base + s x step
+        if monotone is not None:
+            raise InputError("--monotone orders a list tuned element by element; --family moves the whole list "
+                             "with one number", "--monotone")
+        if range_ is None:
+            raise InputError("give the values s may take: --range LO,HI (e.g. --range 0,4)", "--range")
+        metric, value = tn.parse_target(target)
+        lo, hi, whole = tn.parse_range(range_)
+        r = tn.tune_family(game, param, family, metric, value, tolerance, fixed=fx, lo=lo, hi=hi,
+                           integer=whole if integer is None else integer, seed=seed, conf=conf, max_games=max_games,
+                           first_games=first_games, points=points, threads=threads, progress=progress)
+        text = json.dumps(r.to_dict(), indent=2) if fmt == "json" else tn.format_family(r)
+        if out is not None and fmt != "json":
+            text += f"\n-> {out}/tune.json, candidates.csv, calibration.png"
+        _write_or_say(lambda: tn.write_tune(r, out) if out is not None else None, text, out)
+        return
     if tn.list_setting(spec, param, fx) is not None:  # a whole list: a schedule, element by element
         if range_ is None:
             raise InputError(f"give the values each element may take: --range LO,HI (e.g. --range 0,8) for {param}",

@@ -1436,3 +1436,268 @@ def run_vector_file(tf: TuneFile, out_root: str | Path | None = None, *, threads
             save_figure(fig, d / f"{i:02d}_{label}_calibration.png", dpi=110)
             plt.close(fig)
     return table, results
+
+
+# ------------------------------------------------------------------------------- one-scalar schedule family --
+@dataclass(frozen=True)
+class Family:
+    """A schedule as a function of one number ``s``: element i = ``base[i] + s * step[i]``, rounded to the
+    nearest whole number (halves away from zero) when the list holds whole numbers (``integer``)."""
+
+    text: str  #: as given (``shift``, ``scale``, ``shape=0,1,2,3``, ``step=...``, ``base=...;step=...``)
+    base: tuple[float, ...]
+    step: tuple[float, ...]
+    integer: bool
+
+    def schedule(self, s: float) -> list[float]:
+        out = [b + s * d for b, d in zip(self.base, self.step)]
+        if self.integer:
+            return [int(math.copysign(math.floor(abs(x) + 0.5), x)) for x in out]
+        return out
+
+    def pieces(self, lo: float, hi: float) -> list[tuple[float, float, list[float]]]:
+        """For a whole-number list: the distinct schedules along ``s`` in ``[lo, hi]``, in order, each with the
+        ``s`` interval that gives it (``[a, b)``; the last one closed). The rounding makes the schedule a step
+        function of ``s``: it changes only where an element crosses a half (``base + s * step = k + 1/2``)."""
+        cuts = set()
+        for b, d in zip(self.base, self.step):
+            if d == 0:
+                continue
+            x_lo, x_hi = sorted((b + lo * d, b + hi * d))
+            for m in range(math.floor(x_lo) - 1, math.ceil(x_hi) + 1):  # the halves m + 1/2 between the ends
+                c = (m + 0.5 - b) / d
+                if lo < c < hi:
+                    cuts.add(c)
+        edges = [lo, *sorted(cuts), hi]
+        out: list[tuple[float, float, list[float]]] = []
+        for a, z in zip(edges[:-1], edges[1:]):
+            sched = self.schedule((a + z) / 2)
+            if out and out[-1][2] == sched:
+                out[-1] = (out[-1][0], z, sched)
+            else:
+                out.append((a, z, sched))
+        return out
+
+    def formula(self) -> str:
+        def nums(v: tuple[float, ...]) -> str:
+            return "[" + ", ".join(f"{x:g}" for x in v) + "]"
+
+        rounded = " rounded to whole numbers" if self.integer else ""
+        return f"base {nums(self.base)} + s x step {nums(self.step)}{rounded}"
+
+
+FAMILY_HELP = ("shift (the current list + s), scale (s x the current list), shape=V0,V1,... (s x that shape), "
+               "step=V0,V1,... (the current list + s x that step) or base=B0,B1,...;step=V0,V1,...")
+
+
+def parse_family(text: str, current: list[float]) -> Family:
+    """``--family``: the schedule as ``base + s * step`` (``Family``); refused in one line when it is not one of
+    the spellings in ``FAMILY_HELP`` or a list has the wrong length."""
+    n = len(current)
+    integer = all(float(x).is_integer() for x in current)
+    spelled = str(text).strip()
+
+    def numbers(part: str, what: str) -> tuple[float, ...]:
+        items = [x.strip() for x in part.split(",")]
+        try:
+            vals = tuple(float(x) for x in items)
+        except ValueError:
+            raise InputError(f"{what}={part!r}: not a list of numbers", "--family") from None
+        if not all(math.isfinite(v) for v in vals):
+            raise InputError(f"{what}={part!r}: the numbers must be finite", "--family")
+        if len(vals) != n:
+            raise InputError(f"{what} has {len(vals)} numbers; the list has {n}", "--family")
+        return vals
+
+    cur = tuple(float(x) for x in current)
+    if spelled == "shift":
+        base, step = cur, (1.0,) * n
+    elif spelled == "scale":
+        base, step = (0.0,) * n, cur
+    else:
+        given: dict[str, tuple[float, ...]] = {}
+        for part in spelled.split(";"):
+            key, eq, value = part.partition("=")
+            key = key.strip()
+            if not eq or key not in ("base", "step", "shape"):
+                raise InputError(f"{spelled!r} is not a family: {FAMILY_HELP}", "--family")
+            if key in given:
+                raise InputError(f"{key} is given twice", "--family")
+            given[key] = numbers(value, key)
+        if "shape" in given and len(given) > 1:
+            raise InputError("shape=... is a whole family (s x shape): give it alone, or base=...;step=...",
+                             "--family")
+        if "shape" in given:
+            base, step = (0.0,) * n, given["shape"]
+        elif "step" in given:
+            base, step = given.get("base", cur), given["step"]
+        else:
+            raise InputError(f"{spelled!r} gives no step: {FAMILY_HELP}", "--family")
+    if not any(step):
+        raise InputError(f"{spelled!r}: every step is 0, so s moves nothing", "--family")
+    return Family(spelled, base, step, integer)
+
+
+def family_answer_line(r: TuneResult) -> str:
+    """The scalar answer (``s = 2 gives win ...``) followed by the schedule(s) it means."""
+    fam = r.extra["family"]
+    path = fam["param"]
+    text = answer_line(r)
+
+    def sched(v: float) -> str:
+        row = r.row(v)
+        return f"{path} = [{row['schedule'].replace(',', ', ')}] (s {row['s']})"
+
+    if r.status == BETWEEN:
+        a, b = r.neighbours
+        return f"{text}; {sched(a)} or {sched(b)}"
+    if r.value is None or r.status in (NOT_REACHED, FLAT):
+        return text
+    return f"{text}; {sched(r.value)}"
+
+
+def format_family(r: TuneResult) -> str:
+    """``format_result`` with the family's formula first and each candidate's ``s`` and schedule."""
+    fam = r.extra["family"]
+    lo, hi = fam["s_range"]
+    head = f"{fam['param']} = {fam['formula']} (was {fam['was']}); s searched in {lo:g}..{hi:g}"
+    if fam["indexed"]:
+        head += (f"; the rounding makes {fam['pieces']} distinct schedules along s, numbered k = 0 .. "
+                 f"{fam['pieces'] - 1} in the order of s, and k is searched as a whole number")
+    lines = [head, family_answer_line(r), ""]
+    body = format_result(r).splitlines()[2:]
+    table_end = body.index("") if "" in body else len(body)
+    for i, line in enumerate(body):
+        if 0 < i < table_end:
+            row = r.table.iloc[i - 1]
+            line = f"{line:<72s}  {row['s']:>18s}  [{row['schedule'].replace(',', ', ')}]"
+        elif i == 0:
+            line = f"{line:<72s}  {'s':>18s}  schedule"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+FEvaluate = Callable[[list[float], int, int], np.ndarray]
+
+
+def search_family(evaluate: FEvaluate, fam: Family, *, target: float, tolerance: float, lo: float, hi: float,
+                  integer: bool = False, kind: str = RATE, conf: float = 0.95, max_games: int = 200_000,
+                  first_games: int | None = None, points: int = 5, param: str = "schedule", was: Any = None,
+                  metric: str = "win", progress: Callable[[int], None] | None = None) -> TuneResult:
+    """Find ``s`` in ``[lo, hi]`` whose schedule ``fam.schedule(s)`` puts the metric within ``tolerance`` of
+    ``target``: the scalar ``search`` over ``s`` (``integer``: whole numbers). ``evaluate(schedule, start,
+    count)``: the per-game metric values of games ``start .. start+count-1`` under ``schedule`` (common dice).
+
+    A whole-number list with a continuous ``s`` is a step function of ``s`` (``Family.pieces``): the search then
+    runs over the number ``k`` of the distinct schedules along ``s``, as an integer setting, so that no games
+    are spent telling apart values of ``s`` that give the same schedule, and the two neighbouring schedules are
+    reported when none hits the band. The result's ``value`` is ``s`` (or ``k``); its table has each
+    candidate's ``s`` (or ``s`` interval) and ``schedule``; ``extra["family"]`` the formula."""
+    check_band(tolerance, lo, hi, integer)
+    pieces = fam.pieces(lo, hi) if fam.integer and not integer else []
+    if fam.integer and not integer and len(pieces) < 2:
+        raise InputError(f"s in {lo:g}..{hi:g} gives one schedule only ({pieces[0][2]}): widen --range",
+                         "--range")
+
+    def schedule_of(v: float) -> list[float]:
+        return pieces[int(v)][2] if pieces else fam.schedule(v)
+
+    def s_text(v: float) -> str:
+        if pieces:
+            a, z, _ = pieces[int(v)]
+            return f"{a:.4g} to {z:.4g}"
+        return fmt_value(v, integer)
+
+    r = search(lambda v, start, count: evaluate(schedule_of(v), start, count), target=target, tolerance=tolerance,
+               lo=0 if pieces else lo, hi=len(pieces) - 1 if pieces else hi, integer=integer or bool(pieces),
+               kind=kind, conf=conf, max_games=max_games, first_games=first_games,
+               points=min(points, len(pieces)) if pieces else points, param="k" if pieces else "s", metric=metric,
+               progress=progress)
+    if pieces:  # say the range of s the k range stands for
+        r.warnings = [w.replace(f"in 0..{len(pieces) - 1}", f"in k 0..{len(pieces) - 1} (s {lo:g}..{hi:g})")
+                      for w in r.warnings]
+    r.table = r.table.assign(s=[s_text(v) for v in r.table["value"]],
+                             schedule=[",".join(f"{x:g}" for x in schedule_of(v)) for v in r.table["value"]])
+    chosen = schedule_of(r.value) if r.value is not None and r.status not in (NOT_REACHED, FLAT) else None
+    r.extra = {"family": {"param": param, "text": fam.text, "formula": fam.formula(), "was": was,
+                          "base": list(fam.base), "step": list(fam.step), "schedule": chosen,
+                          "indexed": bool(pieces), "pieces": len(pieces), "s_range": [lo, hi],
+                          "s_of_k": [[a, z] for a, z, _ in pieces]}}
+    return r
+
+
+def tune_family(game: str, param: str, family: str, target_metric: str, target: float, tolerance: float, *,
+                fixed: dict[str, Any] | None = None, lo: float, hi: float, integer: bool = True, seed: int = 1,
+                conf: float = 0.95, max_games: int = 200_000, first_games: int | None = None, points: int = 5,
+                threads: int | None = None, progress: bool | None = None) -> TuneResult:
+    """Tune the list setting ``param`` of ``game`` through one number ``s`` (``search_family`` over the game's
+    engine, common dice): the schedule is ``parse_family(family)`` at ``s``, found so that ``target_metric`` is
+    within ``tolerance`` of ``target``."""
+    from .inputs import check_conf, check_games, check_seed, check_threads
+    from .provenance import command, settings_args
+    from .registry import get_game
+    from .runner import Progress, numba_threads, play_games
+    from .study import CellRunner
+
+    spec = get_game(game)
+    check_seed(seed)
+    check_conf(conf)
+    check_threads(threads)
+    check_games(max_games, "--max-games")
+    if max_games < 100:
+        raise InputError(f"must be at least 100, not {max_games}", "--max-games")
+    if not 2 <= points <= 50:
+        raise InputError(f"must be from 2 to 50, not {points}", "--points")
+    if first_games is not None and not 2 <= first_games <= max_games:
+        raise InputError(f"must be from 2 to --max-games ({max_games:,}), not {first_games}", "--first-games")
+    check_band(tolerance, lo, hi, integer)
+    kind = metric_kind(spec, target_metric)
+    fixed = dict(fixed or {})
+    if param in fixed:
+        raise InputError(f"{param} is both tuned and fixed", "--fixed")
+    found = list_setting(spec, param, fixed)
+    if found is None:
+        raise InputError(f"{param} is not a list of numbers in {game}'s ruleset: --family tunes a list such as "
+                         "round.monster_bonus through one number", "--param")
+    path, was = found
+    fam = parse_family(family, was)
+    cells = CellRunner(spec)
+    for s in (lo, hi):
+        sched = fam.schedule(s)
+        try:
+            cells.resolve(fixed | {path: sched})
+        except InputError as e:
+            raise InputError(f"s = {s:g} gives {path} = {sched}, which is refused: "
+                             f"{e.where + ': ' if e.where else ''}{e.message}", "--range") from None
+
+    def evaluate(schedule: list[float], start: int, count: int) -> np.ndarray:
+        rs, hero, pol = cells.resolve(fixed | {path: schedule}, "--param")
+        with numba_threads(threads):
+            df, _ = play_games(spec, rs, hero, pol, seed, start, count)
+        return df[target_metric].to_numpy(float)
+
+    bar = Progress(max_games, label="games (budget)", enabled=progress) if progress is not False else None
+    try:
+        r = search_family(evaluate, fam, target=target, tolerance=tolerance, lo=lo, hi=hi, integer=integer,
+                          kind=kind, conf=conf, max_games=max_games, first_games=first_games, points=points,
+                          param=path, was=was, metric=target_metric,
+                          progress=bar.update if bar is not None else None)
+    finally:
+        if bar is not None:
+            bar.close()
+    r.settings = fixed
+    rng = f"{int(lo)},{int(hi)}" if integer else f"{lo:g},{hi:g}"
+    args = ["--param", path, "--family", fam.text, "--target", f"{target_metric}={target:g}", "--tolerance",
+            f"{tolerance:g}", "--range", rng, "--seed", str(seed), "--conf", f"{conf:g}", "--max-games",
+            str(max_games)]
+    for k, v in fixed.items():
+        args += ["--fixed", f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}"]
+    if not integer and all(float(x).is_integer() for x in (lo, hi)):
+        args.append("--continuous")
+    chosen = r.extra["family"]["schedule"]
+    r.extra |= {"game": game, "seed": seed, "command": command("tune", game, args),
+                "chosen_settings_args": settings_args(fixed | {path: chosen}) if chosen is not None else None}
+    col = spec.outputs.column(target_metric)
+    if col is not None:
+        r.extra["axis_label"] = f"{col.label} (% of games)" if kind == RATE else col.axis_label
+    return r
