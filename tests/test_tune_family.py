@@ -106,6 +106,13 @@ def test_a_whole_number_list_searches_its_distinct_schedules_as_integers():
         in format_family(r).splitlines()[1]
 
 
+def test_a_range_of_s_with_one_schedule_is_refused():
+    with pytest.raises(InputError) as e:
+        search_family(response(lambda sch: 0.5), parse_family("scale", [0, 1, 2, 3]), target=0.5, tolerance=0.02,
+                      lo=0, hi=0.1, integer=False)
+    assert e.value.where == "--range" and "gives one schedule only ([0, 0, 0, 0]): widen --range" in e.value.message
+
+
 def test_an_integer_s_is_searched_directly():
     """shift of [0, 1, 2, 3] by whole s: p = 0.8 - 0.1 s; 50 % at s = 3."""
     fam = parse_family("shift", [0, 1, 2, 3])
@@ -118,12 +125,10 @@ def test_an_integer_s_is_searched_directly():
 @pytest.mark.parametrize("args, where, msg", [
     (["--family", "shape=1,2"], "--family", "shape has 2 numbers; the list has 4"),
     (["--family", "shift", "--monotone", "increasing"], "--monotone", "moves the whole list with one number"),
-    (["--family", "scale", "--range", "0,0.1"], "--range", "gives one schedule only"),
 ])
 def test_a_bad_family_on_the_command_line_is_one_line(args, where, msg):
-    if "--range" not in args:
-        args = [*args, "--range", "0,3"]
-    r = cli("tune", "foury", "--param", "round.monster_bonus", "--target", "win=0.2", "--tolerance", "0.02", *args)
+    r = cli("tune", "foury", "--param", "round.monster_bonus", "--target", "win=0.2", "--tolerance", "0.02",
+            "--range", "0,3", *args)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
     assert r.stderr.startswith(f"foury-sim: error: {where}") and msg in r.stderr, r.stderr
 
