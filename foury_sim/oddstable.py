@@ -41,6 +41,9 @@ class OddsTable:
     * ``compared``: ``(exact column, measured column)`` pairs; ``trials``: the column with each row's trials.
     * ``keys``: the columns that name a row in the verdict (``weapon 2, strength 3``).
     * ``notes``: lines printed after the legend (what the exact figures assume).
+    * ``sections``: further tables printed after this one, each with its own title, legend, notes and (when it
+      compares columns) its own z and verdict; a table comparing nothing (``compared`` empty) shows its columns
+      as given, without a verdict (a model's figures beside the engine's, say, where a gap is expected).
     """
 
     title: str
@@ -50,6 +53,7 @@ class OddsTable:
     keys: tuple[str, ...]
     trials: str = "trials"
     notes: tuple[str, ...] = field(default_factory=tuple)
+    sections: tuple[OddsTable, ...] = field(default_factory=tuple)
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,8 @@ def _row_name(table: OddsTable, i: int) -> str:
 def with_z(table: OddsTable) -> pd.DataFrame:
     """The table with its ``z`` column (the row's largest ``z`` in size over its compared pairs)."""
     df = table.frame.copy()
+    if not table.compared:
+        return df
     zs = np.column_stack([z_scores(df[e], df[m], df[table.trials]) for e, m in table.compared])
     pick = np.argmax(np.where(np.isnan(zs), -1.0, np.abs(zs)), axis=1)
     df[Z] = zs[np.arange(len(df)), pick] if len(df) else np.zeros(0)
@@ -152,14 +158,15 @@ def z_legend(table: OddsTable) -> str:
 def legend(table: OddsTable) -> dict[str, str]:
     """``{column: meaning}`` for every printed column (the table's own and ``z``)."""
     out = {c: table.legend.get(c, "") for c in table.frame.columns}
-    out[Z] = z_legend(table)
+    if table.compared:
+        out[Z] = z_legend(table)
     return out
 
 
 def format_odds(table: OddsTable, conf: float = ODDS_CONF) -> str:
     """The text of ``foury-sim odds``: title, table (with z), what each column means, notes, verdict."""
     df = with_z(table)
-    v = verdict(table, conf)
+    v = verdict(table, conf) if table.compared else None
     with pd.option_context("display.max_rows", 500, "display.width", 250, "display.float_format", "{:.4f}".format):
         body = df.to_string(index=False)
     leg = legend(table)
@@ -171,7 +178,10 @@ def format_odds(table: OddsTable, conf: float = ODDS_CONF) -> str:
         lines += [f"  {c:{width}s}  {parts[0]}"] + [f"  {'':{width}s}  {p}" for p in parts[1:]]
     if table.notes:
         lines += [""] + [x for note in table.notes for x in textwrap.wrap(note, LINE_WIDTH)]
-    lines += ["", f"Verdict: {v.text}"]
+    if v is not None:
+        lines += ["", f"Verdict: {v.text}"]
+    for sub in table.sections:
+        lines += ["", "", format_odds(sub, conf)]
     return "\n".join(lines)
 
 
@@ -180,17 +190,16 @@ def odds_json(table: OddsTable, conf: float = ODDS_CONF) -> dict[str, Any]:
     from .files import to_jsonable
 
     df = with_z(table)
-    v = verdict(table, conf)
-    return to_jsonable({
-        "title": table.title,
-        "columns": legend(table),
-        "notes": list(table.notes),
-        "conf": conf,
-        "verdict": {"agree": v.agree, "text": v.text, "comparisons": v.comparisons, "max_abs_z": v.max_abs_z,
-                    "largest": v.largest, "disagreements": list(v.disagreements),
-                    "method": "exact two-sided binomial test per comparison, Holm over the table"},
-        "rows": df.to_dict(orient="records"),
-    })
+    out: dict[str, Any] = {"title": table.title, "columns": legend(table), "notes": list(table.notes), "conf": conf}
+    if table.compared:
+        v = verdict(table, conf)
+        out["verdict"] = {"agree": v.agree, "text": v.text, "comparisons": v.comparisons, "max_abs_z": v.max_abs_z,
+                          "largest": v.largest, "disagreements": list(v.disagreements),
+                          "method": "exact two-sided binomial test per comparison, Holm over the table"}
+    out["rows"] = df.to_dict(orient="records")
+    if table.sections:
+        out["sections"] = [odds_json(sub, conf) for sub in table.sections]
+    return to_jsonable(out)
 
 
 def columns_in(frame: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:

@@ -197,6 +197,28 @@ def test_odds_text_and_json_carry_title_legend_z_and_verdict():
     assert set(j["columns"]) == {"case", "exact", "measured", "trials", "z"} and j["rows"][0]["z"] == 0.0
 
 
+def test_sections_follow_with_their_own_verdict_or_none():
+    """A table's ``sections`` print after its verdict (two blank lines), each judged only when it compares
+    columns; the JSON nests them under ``sections``."""
+    model = pd.DataFrame({"case": [0], "model": [0.5], "measured": [0.6]})
+    plain = OddsTable("Model beside engine", model, {"case": "which case", "model": "a model's chance",
+                                                     "measured": "engine share"}, (), keys=("case",),
+                      notes=("The model is not exact: no verdict.",))
+    t = OddsTable("Test odds", _table(2, 0.5).frame, _table(2, 0.5).legend, (("exact", "measured"),), keys=("case",),
+                  sections=(_table(1, 0.53), plain))
+    main, judged, unjudged = format_odds(t).split("\n\n\n")
+    assert main == format_odds(_table(2, 0.5))
+    assert judged.splitlines()[-1].startswith("Verdict: ENGINE AND EXACT ODDS DISAGREE: 1 of 1 comparisons")
+    assert unjudged.splitlines()[0] == "Model beside engine" and "Verdict" not in unjudged
+    assert unjudged.splitlines()[2].split() == ["case", "model", "measured"]  # no z column
+    assert unjudged.splitlines()[-1] == "The model is not exact: no verdict."
+    j = odds_json(t)
+    assert j["verdict"]["agree"] is True and [s["title"] for s in j["sections"]] == ["Test odds", "Model beside engine"]
+    assert j["sections"][0]["verdict"]["agree"] is False and "verdict" not in j["sections"][1]
+    assert set(j["sections"][1]["columns"]) == {"case", "model", "measured"}
+    assert "sections" not in odds_json(_table(2, 0.5))
+
+
 @pytest.mark.parametrize("game, args, title, legend", [
     ("foury", ["--hearts", "3"], "Dungeon Foury combat odds: exact (enumerated) beside the engine's frequencies; "
      "whole fights from 3 hearts (--hearts), 2,000 trials per row, seed 1",
@@ -208,7 +230,7 @@ def test_odds_text_and_json_carry_title_legend_z_and_verdict():
 def test_odds_of_every_game_explains_itself(game, args, title, legend):
     r = cli("odds", game, "--trials", "2000", *args)
     assert r.exit_code == 0, r.output
-    lines = r.stdout.splitlines()
+    lines = r.stdout.split("\n\n\n")[0].splitlines()  # the exact odds (further tables follow two blank lines)
     assert lines[0] == title
     header = lines[2].split()
     assert header[-1] == "z" and "trials" in header
@@ -222,6 +244,9 @@ def test_odds_of_every_game_explains_itself(game, args, title, legend):
     assert j["title"] == title and "z" in j["columns"] and verdict_line == "Verdict: " + j["verdict"]["text"]
     assert j["verdict"]["comparisons"] == m and j["conf"] == 0.95
     assert j["verdict"]["agree"] is True  # the engine reproduces its exact odds
+    if game == "foury":  # one roll-off, weapon 0 against strength 0: 15 of 36 outcomes win
+        row = next(x for x in j["rows"] if x["weapon"] == 0 and x["strength"] == 0)
+        assert row["p_win"] == pytest.approx(15 / 36) and abs(row["measured_win"] - 15 / 36) < 0.05
 
 
 # ------------------------------------------------------------------------------------ run legend --

@@ -69,7 +69,8 @@ from .solver import best_fight, dragon_rows
 
 @njit(cache=CACHE)
 def party_list(total):
-    """Every party of at most ``total`` dice (counts of the 6 faces), row = its ``party_rank``."""
+    """Every party of at most ``total`` dice (counts of the 6 faces), row = its ``party_rank`` (also the parties
+    of the risk policy's clear table, ``odds._clear_table``)."""
     npart = _compositions(total, A.N_FACES + 1)
     out = np.zeros((npart, A.N_FACES), dtype=np.int64)
     party = np.zeros(A.N_FACES, dtype=np.int64)
