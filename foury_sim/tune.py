@@ -22,6 +22,10 @@ Method (docs/tune.md):
   the values consistent with the target are those where the calibration band (the candidates' intervals,
   joined linearly) contains the target. For an integer setting with no integer in the band, the two
   neighbours that bracket the target are reported with their rates and intervals.
+
+A whole list is tuned either element by element to a curve of targets (``search_vector``) or, as a one-scalar
+family, through one number ``s`` (``schedule = base + s x step``, ``search_family``: the scalar search over ``s``,
+or over the distinct schedules along ``s`` when a whole-number list is rounded).
 """
 
 from __future__ import annotations
