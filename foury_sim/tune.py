@@ -1494,9 +1494,12 @@ FAMILY_HELP = ("shift (the current list + s), scale (s x the current list), shap
                "step=V0,V1,... (the current list + s x that step) or base=B0,B1,...;step=V0,V1,...")
 
 
-def parse_family(text: str, current: list[float]) -> Family:
+def parse_family(text: str, current: list[float] | None) -> Family:
     """``--family``: the schedule as ``base + s * step`` (``Family``); refused in one line when it is not one of
-    the spellings in ``FAMILY_HELP`` or a list has the wrong length."""
+    the spellings in ``FAMILY_HELP`` or a list has the wrong length. ``current`` None: the spelling only (before
+    the list is known; the lengths are not checked, the family returned is not for use)."""
+    spelling_only = current is None
+    current = [] if current is None else current
     n = len(current)
     integer = all(float(x).is_integer() for x in current)
     spelled = str(text).strip()
@@ -1509,7 +1512,7 @@ def parse_family(text: str, current: list[float]) -> Family:
             raise InputError(f"{what}={part!r}: not a list of numbers", "--family") from None
         if not all(math.isfinite(v) for v in vals):
             raise InputError(f"{what}={part!r}: the numbers must be finite", "--family")
-        if len(vals) != n:
+        if len(vals) != n and not spelling_only:
             raise InputError(f"{what} has {len(vals)} numbers; the list has {n}", "--family")
         return vals
 
@@ -1537,7 +1540,7 @@ def parse_family(text: str, current: list[float]) -> Family:
             base, step = given.get("base", cur), given["step"]
         else:
             raise InputError(f"{spelled!r} gives no step: {FAMILY_HELP}", "--family")
-    if not any(step):
+    if not any(step) and not (spelling_only and spelled in ("shift", "scale")):
         raise InputError(f"{spelled!r}: every step is 0, so s moves nothing", "--family")
     return Family(spelled, base, step, integer)
 
@@ -1659,6 +1662,7 @@ def tune_family(game: str, param: str, family: str, target_metric: str, target: 
     fixed = dict(fixed or {})
     if param in fixed:
         raise InputError(f"{param} is both tuned and fixed", "--fixed")
+    parse_family(family, None)  # the spelling first: a bad one is named before the setting is looked up
     found = list_setting(spec, param, fixed)
     if found is None:
         raise InputError(f"{param} is not a list of numbers in {game}'s ruleset: --family tunes a list such as "

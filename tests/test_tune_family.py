@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from foury_sim.errors import InputError
-from foury_sim.tune import BETWEEN, HIT, Family, format_family, parse_family, search_family
+from foury_sim.tune import BETWEEN, HIT, Family, format_family, parse_family, search_family, tune_family
 
 ROOT = Path(__file__).resolve().parents[1]
 U = np.random.default_rng(3).random(1_000_000)  # game g counts when U[g] < p(schedule): common dice
@@ -58,6 +58,14 @@ def test_a_bad_family_is_refused(text, msg):
     with pytest.raises(InputError) as e:
         parse_family(text, [0, 1, 2, 3])
     assert msg in e.value.message and e.value.where == "--family"
+
+
+def test_the_spelling_is_checked_before_the_list_is_known():
+    assert parse_family("step=0,1,2", None).step == (0, 1, 2)  # lengths are checked once the list is known
+    with pytest.raises(InputError, match="is not a family"):
+        parse_family("stretch", None)
+    with pytest.raises(InputError, match="is not a family"):  # tune_family checks the spelling first
+        tune_family("foury", "enemies.orc.base", "stretch", "win", 0.3, 0.02, lo=0, hi=4)
 
 
 def test_the_distinct_schedules_along_s_and_where_they_change():
