@@ -35,7 +35,7 @@ TIMEOUT_S = 1200
 #: Size reductions: option -> value, per verb. Nothing else about a command is changed.
 SMALLER = {
     "run": {"--games": "1000"},
-    "compare": {"--games": "1000"},
+    "compare": {"--games": "300"},
     "odds": {"--trials": "2000"},
     "sweep": {"--games": "200"},
     "robust": {"--games": "100", "--points": "2"},

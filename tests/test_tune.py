@@ -244,7 +244,7 @@ def test_real_ruleset_number_foury_orc_strength_via_the_command_line(tmp_path):
 def test_tuning_file_gives_one_answer_per_hero(tmp_path):
     f = tmp_path / "t.toml"
     f.write_text('name = "orc"\ngame = "foury"\nseed = 3\nparam = "enemies.orc.base"\ntarget = "win=0.15"\n'
-                 'tolerance = 0.03\nrange = [-2, 6]\nmax_games = 30000\n[fixed]\npolicy = "greedy"\n'
+                 'tolerance = 0.03\nrange = [-2, 6]\nmax_games = 8000\n[fixed]\npolicy = "greedy"\n'
                  '[sweep]\nhero = ["kael", "melyra"]\n')
     r = cli("tune", str(f), "--out", str(tmp_path / "res"))
     assert r.returncode == 0, r.stderr
