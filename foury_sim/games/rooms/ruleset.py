@@ -180,14 +180,16 @@ def _need(rf: RuleFile, key: str, i: int, need: Any, symbols: list[str], dice: i
     for f in L.COMBO_FIELDS[combo]:
         if f not in need:
             raise InputError(f"{k}: a {combo} combo needs {f!r}", where)
+    too_few = rf.blame("combat.dice", f"{key}.needs")  # a --set of combat.dice is the cause, else the sheet
     if dice < L.COMBO_MIN_DICE[kind]:
         raise InputError(f"{k}: a {combo} needs {L.COMBO_MIN_DICE[kind]} dice, the hero rolls {dice} "
-                         "(combat.dice)", where)
+                         "(combat.dice)", too_few if too_few.startswith("--set") else where)
     a = b = -1
     if kind == L.CK_KIND:
         a = check_int(rf, f"{k}.n", RANGES, need["n"], where)
         if a > dice:
-            raise InputError(f"{k}: {a} of a kind needs {a} dice, the hero rolls {dice} (combat.dice)", where)
+            raise InputError(f"{k}: {a} of a kind needs {a} dice, the hero rolls {dice} (combat.dice)",
+                             too_few if too_few.startswith("--set") else where)
     elif kind == L.CK_SYMBOL:
         s = need["symbol"]
         if s not in symbols:
@@ -196,7 +198,8 @@ def _need(rf: RuleFile, key: str, i: int, need: Any, symbols: list[str], dice: i
         a = symbols.index(s)
         b = check_int(rf, f"{k}.k", RANGES, need["k"], where)
         if b > dice:
-            raise InputError(f"{k}: {b} {s} needs {b} dice, the hero rolls {dice} (combat.dice)", where)
+            raise InputError(f"{k}: {b} {s} needs {b} dice, the hero rolls {dice} (combat.dice)",
+                             too_few if too_few.startswith("--set") else where)
     return kind, a, b
 
 
