@@ -4,8 +4,12 @@ transitions, the reroll programme against brute force and Monte Carlo, the greed
 from __future__ import annotations
 
 import itertools
+import os
 import re
+import subprocess
+import sys
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -384,7 +388,37 @@ def test_greedy_keeps_the_best_partial_combo(rules):
     assert D.greedy_keep(h.faces, h.abilities, 4, counts, params, keep) == 0b10000
     made = np.bincount([0, 1, 2, 3, 5], minlength=6).astype(np.int64)  # 1 2 3 4 6: small straight made
     assert D.greedy_keep(h.faces, h.abilities, 2, made, params, keep) == 0b11111
-    # damage: Running Fire (6) >= 0.5 x 9 is made -> stop; with stop_at = 1 it chases Rain of Arrows (9)
-    assert D.greedy_keep(h.faces, h.abilities, -1, made, params, keep) == 0b11111
-    chase = np.array([1.0, 1.0])
-    assert D.greedy_keep(h.faces, h.abilities, -1, made, chase, keep) == 0b01111
+    # damage: Running Fire (6) is made but < stop_at 0.7 x 9 (Rain of Arrows); Rain's progress is 4/5 and
+    # 9 x 0.8 > 6 x 1: chase it, keeping 1 2 3 4; with stop_at = 0.5, 6 >= 4.5: stop
+    assert D.GREEDY_PARAMS == {"stop_at": 0.7, "progress_power": 1.0}
+    assert D.greedy_keep(h.faces, h.abilities, -1, made, params, keep) == 0b01111
+    assert D.greedy_keep(h.faces, h.abilities, -1, made, np.array([0.5, 1.0]), keep) == 0b11111
+    # progress_power 2: 9 x 0.64 < 6: Running Fire is the best chase, and it is made: stop
+    assert D.greedy_keep(h.faces, h.abilities, -1, made, np.array([0.7, 2.0]), keep) == 0b11111
+
+
+JIT_OFF = """
+import hashlib, numpy as np
+from foury_sim.games.rooms import dice as D
+from foury_sim.games.rooms.ruleset import load_heroes
+h = load_heroes().heroes["alchemist"]
+od = D.hero_odds(h)
+params = np.array(list(D.GREEDY_PARAMS.values()))
+outs = []
+for greedy in (0, 1):
+    out = np.zeros(150)
+    D.simulate_turns(11, 40, 150, 5, 2, h.faces, h.abilities, -1, od.keep, od.space.code_index, greedy, params,
+                     np.zeros(0, dtype=np.int64), out)
+    outs.append(out)
+print(hashlib.sha1(od.keep.tobytes() + od.greedy_keep.tobytes() + np.concatenate(outs).tobytes()).hexdigest())
+"""
+
+
+def test_jit_off_gives_the_same_tables_and_turns():
+    """The same tables and turns with NUMBA_DISABLE_JIT=1 (the slow, debuggable baseline) as compiled."""
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(root)}
+    off = subprocess.run([sys.executable, "-c", JIT_OFF], env=env, capture_output=True, text=True, check=True)
+    on = subprocess.run([sys.executable, "-c", JIT_OFF], env={**env, "NUMBA_DISABLE_JIT": "0"}, capture_output=True,
+                        text=True, check=True)
+    assert off.stdout.strip() == on.stdout.strip() and len(on.stdout.strip()) == 40
