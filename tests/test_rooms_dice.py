@@ -64,14 +64,15 @@ def naive_need(numbers, symbols, need, dice):
     if kind == L.CK_LARGE_STRAIGHT:
         return any(set(range(s, s + 5)) <= set(nums) for s in (1, 2))
     if kind == L.CK_FULL_HOUSE:
-        return vals[0] >= 3 and vals[1] >= 2
+        return (vals[0] >= 3 and vals[1] >= 2) or (a == 1 and vals[0] >= 5)
     if kind == L.CK_TWO_PAIR:
-        return vals[0] >= 2 and vals[1] >= 2
+        return (vals[0] >= 2 and vals[1] >= 2) or (a == 1 and vals[0] >= 4)
     return sum(symbols[f] == a for f in dice) >= b
 
 
 ALL_NEEDS = [(L.CK_KIND, n, -1) for n in (2, 3, 4, 5)] + [
-    (L.CK_SMALL_STRAIGHT, -1, -1), (L.CK_LARGE_STRAIGHT, -1, -1), (L.CK_FULL_HOUSE, -1, -1), (L.CK_TWO_PAIR, -1, -1),
+    (L.CK_SMALL_STRAIGHT, -1, -1), (L.CK_LARGE_STRAIGHT, -1, -1), (L.CK_FULL_HOUSE, 0, -1), (L.CK_TWO_PAIR, 0, -1),
+    (L.CK_FULL_HOUSE, 1, -1), (L.CK_TWO_PAIR, 1, -1),
 ] + [(L.CK_SYMBOL, s, k) for s in (0, 1) for k in (1, 2, 3, 5)]
 
 
@@ -180,6 +181,7 @@ def test_recognisers_on_drawn_dice(numbers, symbols):
     if numbers == [1, 2, 3, 4, 5, 6]:  # every kind was seen made and missed
         assert all(0 < hits[n] < 600 for n in ALL_NEEDS if n not in ((L.CK_KIND, 5, -1), (L.CK_SYMBOL, 1, 5),
                                                                      (L.CK_SYMBOL, 0, 5)))
+        assert hits[L.CK_TWO_PAIR, 1, -1] > hits[L.CK_TWO_PAIR, 0, -1]  # four of a kind was drawn
 
 
 @pytest.mark.parametrize("hand, made", [
@@ -193,9 +195,26 @@ def test_recognisers_on_scripted_hands(hand, made):
     faces = faces_table([1, 2, 3, 4, 5, 6], [L.NO_SYMBOL] * 6)
     counts = np.bincount(hand, minlength=6).astype(np.int64)
     names = {"kind3": (L.CK_KIND, 3, -1), "kind5": (L.CK_KIND, 5, -1), "small_straight": (L.CK_SMALL_STRAIGHT, -1, -1),
-             "large_straight": (L.CK_LARGE_STRAIGHT, -1, -1), "full_house": (L.CK_FULL_HOUSE, -1, -1),
-             "two_pair": (L.CK_TWO_PAIR, -1, -1)}
+             "large_straight": (L.CK_LARGE_STRAIGHT, -1, -1), "full_house": (L.CK_FULL_HOUSE, 0, -1),
+             "two_pair": (L.CK_TWO_PAIR, 0, -1)}
     assert {k for k, n in names.items() if D.need_met(faces, *n, counts)} == made
+    # rulings: one number on all the dice counts as a full house / two pair (RQ_A = 1)
+    five = hand == [3, 3, 3, 3, 3]
+    assert D.need_met(faces, L.CK_FULL_HOUSE, 1, -1, counts) == ("full_house" in made or five)
+    assert D.need_met(faces, L.CK_TWO_PAIR, 1, -1, counts) == ("two_pair" in made or five)
+
+
+def test_full_house_ruling_is_data(rules):
+    """rulings.full_house_five_of_a_kind = true packs RQ_A = 1 into Judgement: its odds rise by the Yahtzees."""
+    pal = rules.heroes["paladin"]
+    j = pal.ability_keys.index("judgement")
+    assert pal.abilities[j, L.AB_REQ + L.RQ_A] == 0
+    alt = load_heroes(None, ["rulings.full_house_five_of_a_kind=true"]).heroes["paladin"]
+    assert alt.abilities[j, L.AB_REQ + L.RQ_A] == 1
+    p0, p1 = D.hero_odds(pal).p(j, 3), D.hero_odds(alt).p(j, 3)
+    assert p0 == pytest.approx(0.3629, abs=5e-5) and p1 == pytest.approx(0.3661, abs=5e-5)
+    with pytest.raises(InputError, match="rulings.two_pair_four_of_a_kind must be true or false, not 'yes'"):
+        load_heroes(None, ["rulings.two_pair_four_of_a_kind=yes"])
 
 
 def test_abilities_need_every_requirement_and_fire_the_most_damage():

@@ -95,10 +95,14 @@ def _run(faces, counts, length):
 
 
 @_jit
-def _groups(faces, counts, big, small):
-    """Whether one number shows on ``big`` dice and another on ``small`` (full house 3+2, two pair 2+2)."""
+def _groups(faces, counts, big, small, same_ok):
+    """Whether one number shows on ``big`` dice and another on ``small`` (full house 3+2, two pair 2+2); with
+    ``same_ok``, one number on ``big + small`` dice counts too (``[rulings]``)."""
     for v in range(1, 7):
-        if number_count(faces, counts, v) >= big:
+        c = number_count(faces, counts, v)
+        if same_ok == 1 and c >= big + small:
+            return True
+        if c >= big:
             for w in range(1, 7):
                 if w != v and number_count(faces, counts, w) >= small:
                     return True
@@ -118,9 +122,9 @@ def need_met(faces, kind, a, b, counts):
     if kind == L.CK_LARGE_STRAIGHT:
         return _run(faces, counts, 5)
     if kind == L.CK_FULL_HOUSE:
-        return _groups(faces, counts, 3, 2)
+        return _groups(faces, counts, 3, 2, a)
     if kind == L.CK_TWO_PAIR:
-        return _groups(faces, counts, 2, 2)
+        return _groups(faces, counts, 2, 2, a)
     if kind == L.CK_SYMBOL:
         return symbol_count(faces, counts, a) >= b
     return False

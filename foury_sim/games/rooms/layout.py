@@ -20,8 +20,9 @@ F_COLS = 2
 
 # --- combo kinds: one requirement of an ability ---------------------------------------------
 #: kind n (RQ_A = n): n dice show the same number; small_straight: 4 numbers in a row; large_straight: 5 in
-#: a row; full_house: 3 of one number and 2 of another; two_pair: 2 of one number and 2 of another;
-#: symbol (RQ_A = symbol index, RQ_B = k): k dice show the symbol.
+#: a row; full_house: 3 of one number and 2 of another; two_pair: 2 of one number and 2 of another (for both,
+#: RQ_A = 1 when one number on all their dice counts too: ``[rulings]``); symbol (RQ_A = symbol index, RQ_B = k): k
+#: dice show the symbol.
 CK_KIND, CK_SMALL_STRAIGHT, CK_LARGE_STRAIGHT, CK_FULL_HOUSE, CK_TWO_PAIR, CK_SYMBOL = range(6)
 COMBO_KINDS = ("kind", "small_straight", "large_straight", "full_house", "two_pair", "symbol")
 #: The keys each combo kind takes in a sheet (besides ``combo``).

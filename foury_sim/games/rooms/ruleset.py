@@ -53,6 +53,8 @@ RANGES: Ranges = {
     "monsters.*.defense.dice": (0, 10),
     "monsters.*.defense.block[]": (0, 20),
 }
+#: The rulings of the combat dice (true/false), read into the ability rows (``RQ_A`` of full house / two pair).
+RULINGS = ("rulings.full_house_five_of_a_kind", "rulings.two_pair_four_of_a_kind")
 HERO_FIELDS = ("name", "hp", "numbers", "symbols", "defense", "abilities")
 ABILITY_FIELDS = ("name", "needs", *L.EFFECTS)
 HERO_DEFENSE_FIELDS = ("dice", "block", "counter")
@@ -148,6 +150,13 @@ def _ints(rf: RuleFile, key: str, value: Any, n_min: int, n_max: int) -> list[in
     return [check_int(rf, f"{key}[{i}]", RANGES, x, rf.where(key)) for i, x in enumerate(value)]
 
 
+def _bool(rf: RuleFile, key: str) -> int:
+    v = rf.get(key)
+    if not isinstance(v, bool):
+        raise InputError(f"{key} must be true or false, not {show_value(v)}", rf.where(key))
+    return int(v)
+
+
 def _combat(rf: RuleFile) -> np.ndarray:
     c = np.zeros(L.C_COLS, dtype=np.int64)
     for col, key in ((L.C_DICE, "combat.dice"), (L.C_ROLLS, "combat.rolls"), (L.C_CP_START, "combat.cp_start"),
@@ -190,6 +199,10 @@ def _need(rf: RuleFile, key: str, i: int, need: Any, symbols: list[str], dice: i
         if a > dice:
             raise InputError(f"{k}: {a} of a kind needs {a} dice, the hero rolls {dice} (combat.dice)",
                              too_few if too_few.startswith("--set") else where)
+    elif kind == L.CK_FULL_HOUSE:
+        a = _bool(rf, "rulings.full_house_five_of_a_kind")
+    elif kind == L.CK_TWO_PAIR:
+        a = _bool(rf, "rulings.two_pair_four_of_a_kind")
     elif kind == L.CK_SYMBOL:
         s = need["symbol"]
         if s not in symbols:
@@ -317,6 +330,8 @@ def load_heroes(rules_path: str | Path | None = None, overrides: list[str] | Non
     (one ``InputError`` at ``file:line:column`` if bad) and packed into the tables of ``layout.py``."""
     rf = load_ruleset_file(DEFAULT_RULES, rules_path, overrides, OPEN_TABLES)
     combat = _combat(rf)
+    for k in RULINGS:
+        _bool(rf, k)
     hs = rf.get("heroes")
     if not isinstance(hs, dict) or not hs:
         raise InputError("heroes: a table with at least one hero sheet", rf.where("heroes"))
