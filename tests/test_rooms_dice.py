@@ -441,3 +441,15 @@ def test_jit_off_gives_the_same_tables_and_turns():
     on = subprocess.run([sys.executable, "-c", JIT_OFF], env={**env, "NUMBA_DISABLE_JIT": "0"}, capture_output=True,
                         text=True, check=True)
     assert off.stdout.strip() == on.stdout.strip() and len(on.stdout.strip()) == 40
+
+
+def test_rules_doc_is_current(rules):
+    """docs/rules-rooms.md holds exactly the valid ranges (``RANGES``) and the odds table the script prints."""
+    from foury_sim.games.rooms.ruleset import RANGES
+    from foury_sim.rulesfile import ranges_markdown
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "rules-rooms.md").read_text()
+    table = text.split("<!-- valid-ranges:begin -->\n", 1)[1].split("<!-- valid-ranges:end -->", 1)[0]
+    assert table == ranges_markdown(RANGES)
+    odds = "\n\n".join("\n".join(D.odds_lines(rules, h)) for h in rules.heroes)
+    assert f"```\n{odds}\n```" in text
