@@ -433,14 +433,14 @@ print(hashlib.sha1(od.keep.tobytes() + od.greedy_keep.tobytes() + np.concatenate
 """
 
 
-def test_jit_off_gives_the_same_tables_and_turns():
-    """The same tables and turns with NUMBA_DISABLE_JIT=1 (the slow, debuggable baseline) as compiled."""
+def test_jit_off_gives_the_same_tables_and_turns(capsys):
+    """The same tables and turns with NUMBA_DISABLE_JIT=1 (the slow, debuggable baseline) as compiled (here)."""
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(root)}
     off = subprocess.run([sys.executable, "-c", JIT_OFF], env=env, capture_output=True, text=True, check=True)
-    on = subprocess.run([sys.executable, "-c", JIT_OFF], env={**env, "NUMBA_DISABLE_JIT": "0"}, capture_output=True,
-                        text=True, check=True)
-    assert off.stdout.strip() == on.stdout.strip() and len(on.stdout.strip()) == 40
+    exec(compile(JIT_OFF, "jit_on", "exec"), {})  # the same script in this (compiled) process
+    on = capsys.readouterr().out
+    assert off.stdout.strip() == on.strip() and len(on.strip()) == 40
 
 
 def test_rules_doc_is_current(rules):
@@ -453,3 +453,16 @@ def test_rules_doc_is_current(rules):
     assert table == ranges_markdown(RANGES)
     odds = "\n\n".join("\n".join(D.odds_lines(rules, h)) for h in rules.heroes)
     assert f"```\n{odds}\n```" in text
+    assert "```\n" + "\n".join(D.monster_lines(rules)) + "\n```" in text
+
+
+def test_defensive_rolls_and_monster_attacks_in_numbers(rules):
+    assert np.allclose(D.sum_distribution(2, np.array([0, 0, 1, 1, 2, 2])), np.array([1, 2, 3, 2, 1]) / 9)
+    assert D.sum_distribution(0, np.zeros(6, dtype=np.int64)).tolist() == [1.0]
+    assert D.defence_line(rules.heroes["berserker"]) == ("defensive roll: 1 die, expected block 0.33 (nothing "
+                                                         "blocked 66.7%, at most 1), expected counter 0.50")
+    rows = {line.split("  ")[0].strip(): line for line in D.monster_lines(rules)[2:]}
+    assert rows["Skeleton"].split()[-5:] == ["3.00", "4", "0.0%", "0.50", "-"]
+    assert "pattern 3, 2, 4" in rows["Skeleton"] and " 3.00 " in rows["Skeleton"]
+    assert "3 d6: 0 1 2 2 3 4" in rows["Dragon"] and " 6.00    12    0.5%   1.33  -" in rows["Dragon"]
+    assert rows["Giant Spider"].endswith("poison 1") and rows["Ogre"].endswith("stun 1")

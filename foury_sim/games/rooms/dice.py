@@ -600,21 +600,71 @@ def odds_lines(rules: DiceRules, hero_key: str) -> list[str]:
     for r in range(rolls - 1, 0, -1):
         dist = dist @ sp.prob[sp.mask_kept[rows, od.keep[-1, r]]]
     shares = [float(dist[od.fire == a].sum()) for a in range(len(h.ability_names))]
+    lines.append(defence_line(h))
     fired = ", ".join(f"{n} {s:.1%}" for n, s in zip(h.ability_names, shares, strict=True))
     lines.append(f"fired under the max-damage policy: {fired}, nothing {dist[od.fire < 0].sum():.1%}")
     return lines
 
 
+def sum_distribution(n: int, per_face: np.ndarray) -> np.ndarray:
+    """The exact distribution of the sum of ``n`` fair dice whose face f is worth ``per_face[f]`` (P[total])."""
+    dist = np.zeros(1)
+    dist[0] = 1.0
+    for _ in range(n):
+        nxt = np.zeros(len(dist) + int(per_face.max()))
+        for v in per_face:
+            nxt[int(v): int(v) + len(dist)] += dist / len(per_face)
+        dist = nxt
+    return dist
+
+
+def defence_line(h: HeroSheet) -> str:
+    """The hero's defensive roll in numbers: expected block and counter, P(nothing blocked)."""
+    n = int(h.row[L.H_DEF_DICE])
+    block = sum_distribution(n, h.row[L.H_DEF_BLOCK: L.H_DEF_BLOCK + L.N_FACES])
+    counter = sum_distribution(n, h.row[L.H_DEF_COUNTER: L.H_DEF_COUNTER + L.N_FACES])
+    mean = float(np.arange(len(block)) @ block)
+    dice = "die" if n == 1 else "dice"
+    return (f"defensive roll: {n} {dice}, expected block {mean:.2f} (nothing blocked {block[0]:.1%}, "
+            f"at most {len(block) - 1}), expected counter {float(np.arange(len(counter)) @ counter):.2f}")
+
+
+def monster_lines(rules: DiceRules) -> list[str]:
+    """Each monster's exact attack per turn (mean, most, P(0)) and defensive roll (mean block)."""
+    w = max(len(m.name) for m in rules.monsters.values())
+    head = f"{'monster':<{w}}  {'hp':>4}  {'attack':<26}  {'mean':>5}  {'most':>4}  {'P(0)':>6}  {'block':>5}  inflicts"
+    lines = [head, "-" * len(head)]
+    for m in rules.monsters.values():
+        r = m.row
+        if r[L.M_ATK_KIND] == L.ATK_DICE:
+            faces = r[L.M_ATK_FACE: L.M_ATK_FACE + L.N_FACES]
+            atk = sum_distribution(int(r[L.M_ATK_DICE]), faces)
+            what = f"{r[L.M_ATK_DICE]} d6: {' '.join(map(str, faces))}"
+        else:
+            pat = r[L.M_PATTERN: L.M_PATTERN + r[L.M_PATTERN_LEN]]
+            atk = np.bincount(pat) / len(pat)
+            what = f"pattern {', '.join(map(str, pat))}"
+        block = sum_distribution(int(r[L.M_DEF_DICE]), r[L.M_DEF_BLOCK: L.M_DEF_BLOCK + L.N_FACES])
+        inflicts = ", ".join(f"{k} {r[c]}" for k, c in (("poison", L.M_POISON), ("stun", L.M_STUN)) if r[c]) or "-"
+        lines.append(f"{m.name:<{w}}  {r[L.M_HP]:>4}  {what:<26}  {float(np.arange(len(atk)) @ atk):5.2f}  "
+                     f"{len(atk) - 1:>4}  {atk[0]:6.1%}  {float(np.arange(len(block)) @ block):5.2f}  {inflicts}")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m foury_sim.games.rooms.dice [--hero NAME] [--rules FILE] [--set KEY=VALUE]``: the exact odds
-    table of each hero (to become ``foury-sim odds rooms --hero NAME``)."""
+    """``python -m foury_sim.games.rooms.dice [--hero NAME | --monsters] [--rules FILE] [--set KEY=VALUE]``: the
+    exact odds table of each hero (to become ``foury-sim odds rooms --hero NAME``), or the monsters' attacks."""
     ap = argparse.ArgumentParser(prog="python -m foury_sim.games.rooms.dice", description=main.__doc__)
     ap.add_argument("--hero", action="append", help="hero key (default: every hero)")
+    ap.add_argument("--monsters", action="store_true", help="print the monsters' attack table instead")
     ap.add_argument("--rules", help="a rules file merged over the shipped one")
     ap.add_argument("--set", action="append", default=[], dest="sets", metavar="KEY=VALUE")
     args = ap.parse_args(argv)
     try:
         rules = load_heroes(args.rules, args.sets)
+        if args.monsters:
+            print("\n".join(monster_lines(rules)))
+            return 0
         for i, key in enumerate(args.hero or list(rules.heroes)):
             t0 = time.perf_counter()
             lines = odds_lines(rules, key)
