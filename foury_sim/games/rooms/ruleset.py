@@ -174,8 +174,11 @@ def _combat(rf: RuleFile) -> np.ndarray:
     return c
 
 
-def _need(rf: RuleFile, key: str, i: int, need: Any, symbols: list[str], dice: int) -> tuple[int, int, int]:
-    """One requirement ``needs[i]`` of an ability: (combo kind, parameter a, parameter b)."""
+def _need(rf: RuleFile, key: str, i: int, need: Any, symbols: list[str], numbers: list[int],
+          dice: int) -> tuple[int, int, int]:
+    """One requirement ``needs[i]`` of an ability: (combo kind, parameter a, parameter b). A combo the faces can
+    never make (a straight without its numbers) is refused; needs that exclude each other are not detected (the
+    odds table shows 0%)."""
     where = rf.where(f"{key}.needs")
     k = f"{key}.needs[{i}]"
     if not isinstance(need, dict) or "combo" not in need:
@@ -193,6 +196,13 @@ def _need(rf: RuleFile, key: str, i: int, need: Any, symbols: list[str], dice: i
     if dice < L.COMBO_MIN_DICE[kind]:
         raise InputError(f"{k}: a {combo} needs {L.COMBO_MIN_DICE[kind]} dice, the hero rolls {dice} "
                          "(combat.dice)", too_few if too_few.startswith("--set") else where)
+    shown = sorted(set(numbers))
+    runs = {L.CK_SMALL_STRAIGHT: 4, L.CK_LARGE_STRAIGHT: 5}
+    if kind in runs and not any(set(range(v, v + runs[kind])) <= set(shown) for v in shown):
+        raise InputError(f"{k}: a {combo} can never be made: the faces show the numbers "
+                         f"{' '.join(map(str, shown))}", where)
+    if kind in (L.CK_FULL_HOUSE, L.CK_TWO_PAIR) and len(shown) < 2:
+        raise InputError(f"{k}: a {combo} needs two different numbers, every face shows {shown[0]}", where)
     a = b = -1
     if kind == L.CK_KIND:
         a = check_int(rf, f"{k}.n", RANGES, need["n"], where)
@@ -216,7 +226,8 @@ def _need(rf: RuleFile, key: str, i: int, need: Any, symbols: list[str], dice: i
     return kind, a, b
 
 
-def _ability(rf: RuleFile, key: str, ab: Any, symbols: list[str], dice: int) -> tuple[np.ndarray, str]:
+def _ability(rf: RuleFile, key: str, ab: Any, symbols: list[str], numbers: list[int],
+             dice: int) -> tuple[np.ndarray, str]:
     ab = _table(rf, key, ab, "name, needs and effects")
     _only(rf, key, ab, ABILITY_FIELDS)
     row = np.full(L.AB_COLS, -1, dtype=np.int64)
@@ -226,7 +237,7 @@ def _ability(rf: RuleFile, key: str, ab: Any, symbols: list[str], dice: int) -> 
                          rf.where(f"{key}.needs") if "needs" in ab else rf.where(key))
     row[L.AB_N_REQ] = len(needs)
     for i, need in enumerate(needs):
-        row[L.AB_REQ + i * L.RQ_COLS: L.AB_REQ + (i + 1) * L.RQ_COLS] = _need(rf, key, i, need, symbols, dice)
+        row[L.AB_REQ + i * L.RQ_COLS: L.AB_REQ + (i + 1) * L.RQ_COLS] = _need(rf, key, i, need, symbols, numbers, dice)
     for e, name in enumerate(L.EFFECTS):
         row[L.AB_EFFECT + e] = check_int(rf, f"{key}.{name}", RANGES, ab[name]) if name in ab else 0
     if not row[L.AB_EFFECT:].any():
@@ -277,7 +288,7 @@ def _hero(rf: RuleFile, name: str, h: Any, combat: np.ndarray) -> HeroSheet:
                          rf.where(f"{key}.abilities"))
     rows, names = [], []
     for a, ab in abs_.items():
-        r, n = _ability(rf, f"{key}.abilities.{a}", ab, symbols, dice)
+        r, n = _ability(rf, f"{key}.abilities.{a}", ab, symbols, faces[:, L.F_NUMBER].tolist(), dice)
         rows.append(r)
         names.append(n)
     return HeroSheet(name, _text(rf, f"{key}.name", h.get("name", name)), tuple(symbols), faces, np.stack(rows),
