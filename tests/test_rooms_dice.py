@@ -158,6 +158,15 @@ def test_bad_sets_are_refused_in_one_line(sets, message):
     assert e.value.where.startswith(f"--set {sets[0]}") and "\n" not in str(e.value)
 
 
+def test_odds_script_prints_the_tables(rules, capsys):
+    assert D.main(["--hero", "berserker"]) == 0
+    assert capsys.readouterr().out == "\n".join(D.odds_lines(rules, "berserker")) + "\n"
+    assert D.main(["--monsters"]) == 0
+    assert capsys.readouterr().out == "\n".join(D.monster_lines(rules)) + "\n"
+    assert D.main(["--hero", "paladin", "--set", "rulings.full_house_five_of_a_kind=true"]) == 0
+    assert re.search(r"\nJudgement +full house +3\.94% +36\.61% ", capsys.readouterr().out)  # 3.86%, 36.29% without
+
+
 def test_odds_script_exit_2_on_bad_input(capsys):
     assert D.main(["--set", "combat.rolls=9"]) == 2
     err = capsys.readouterr().err
