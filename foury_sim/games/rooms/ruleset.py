@@ -1,0 +1,355 @@
+"""Rooms rulesets (the combat-dice part so far): read ``data/rules.toml`` (a user's ``--rules`` file merged over
+it, then ``--set`` overrides: ``rulesfile.load_ruleset_file``), validate every hero sheet and monster, and pack
+them into the plain int64 tables of ``layout.py`` (face table, ability table, hero row, monster row, combat
+row). Validation lives here, never in kernels: every refusal is one ``InputError`` at ``file:line:column``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ... import assumptions as assume
+from ...errors import InputError
+from ...rulesfile import Ranges, RuleFile, check_int, load_ruleset_file, nearest, show_value
+from . import layout as L
+
+DEFAULT_RULES = Path(__file__).with_name("data") / "rules.toml"
+#: Tables where a user's ``--rules`` file may add entries: new heroes, new monsters, its own assumptions.
+OPEN_TABLES = ("heroes", "monsters", "assumptions")
+
+#: The valid range of every whole number of the combat chapter (what the dice programme and the future engine
+#: accept; ``assumptions`` holds the plausible ones).
+RANGES: Ranges = {
+    "combat.dice": (1, L.MAX_DICE),
+    "combat.rolls": (1, L.MAX_REROLLS + 1),
+    "combat.cp_start": (0, 100),
+    "combat.cp_per_turn": (0, 100),
+    "combat.cp_max": (0, 100),
+    "combat.reroll_cost": (0, 100),
+    "combat.max_bought_rerolls": (0, L.MAX_REROLLS),
+    "statuses.poison.damage": (0, 20),
+    "statuses.poison.max_stacks": (0, 20),
+    "statuses.poison.decay": (0, 20),
+    "statuses.stun.max_stacks": (0, 5),
+    "heroes.*.hp": (1, 200),
+    "heroes.*.numbers[]": (1, 6),
+    "heroes.*.defense.dice": (0, L.MAX_DICE),
+    "heroes.*.defense.block[]": (0, 20),
+    "heroes.*.defense.counter[]": (0, 20),
+    "heroes.*.abilities.*.needs[].n": (2, L.MAX_DICE),
+    "heroes.*.abilities.*.needs[].k": (1, L.MAX_DICE),
+    **{f"heroes.*.abilities.*.{e}": (0, 100) for e in L.EFFECTS},
+    "monsters.*.hp": (1, 1000),
+    "monsters.*.attack.dice": (1, 10),
+    "monsters.*.attack.damage[]": (0, 50),
+    "monsters.*.attack.pattern[]": (0, 50),
+    "monsters.*.inflicts.poison": (0, 20),
+    "monsters.*.inflicts.stun": (0, 5),
+    "monsters.*.defense.dice": (0, 10),
+    "monsters.*.defense.block[]": (0, 20),
+}
+#: The rulings of the combat dice (true/false), read into the ability rows (``RQ_A`` of full house / two pair).
+RULINGS = ("rulings.full_house_five_of_a_kind", "rulings.two_pair_four_of_a_kind")
+HERO_FIELDS = ("name", "hp", "numbers", "symbols", "defense", "abilities")
+ABILITY_FIELDS = ("name", "needs", *L.EFFECTS)
+HERO_DEFENSE_FIELDS = ("dice", "block", "counter")
+MONSTER_FIELDS = ("name", "hp", "attack", "inflicts", "defense")
+_SYMBOL = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+
+
+@dataclass
+class HeroSheet:
+    """One hero, packed: ``faces`` int64[N_FACES, F_COLS], ``abilities`` int64[n, AB_COLS], ``row`` int64[H_COLS]."""
+
+    key: str
+    name: str
+    symbols: tuple[str, ...]
+    faces: np.ndarray
+    abilities: np.ndarray
+    ability_keys: tuple[str, ...]
+    ability_names: tuple[str, ...]
+    row: np.ndarray
+
+    def combo_text(self, a: int) -> str:
+        """The needs of ability ``a`` in words (``3 arrow + small straight``)."""
+        parts = []
+        ab = self.abilities[a]
+        for q in range(int(ab[L.AB_N_REQ])):
+            kind, pa, pb = (int(x) for x in ab[L.AB_REQ + q * L.RQ_COLS: L.AB_REQ + (q + 1) * L.RQ_COLS])
+            if kind == L.CK_KIND:
+                parts.append(f"{pa} of a kind")
+            elif kind == L.CK_SYMBOL:
+                parts.append(f"{pb} {self.symbols[pa]}")
+            else:
+                parts.append(L.COMBO_KINDS[kind].replace("_", " "))
+        return " + ".join(parts)
+
+    def effect_text(self, a: int) -> str:
+        ab = self.abilities[a]
+        return ", ".join(f"{e} {ab[L.AB_EFFECT + i]}" for i, e in enumerate(L.EFFECTS) if ab[L.AB_EFFECT + i])
+
+
+@dataclass
+class MonsterSheet:
+    key: str
+    name: str
+    row: np.ndarray  # int64[M_COLS]
+
+
+@dataclass
+class DiceRules:
+    """The validated combat chapter: combat numbers (int64[C_COLS]), hero sheets and monsters."""
+
+    combat: np.ndarray
+    heroes: dict[str, HeroSheet]
+    monsters: dict[str, MonsterSheet]
+    source: str
+    overrides: dict[str, str] = field(default_factory=dict)
+    assumptions: list[assume.Assumption] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def dice(self) -> int:
+        return int(self.combat[L.C_DICE])
+
+    @property
+    def rolls(self) -> int:
+        return int(self.combat[L.C_ROLLS])
+
+
+def _only(rf: RuleFile, key: str, table: dict[str, Any], allowed: tuple[str, ...], where: str | None = None) -> None:
+    """Refuse a key of ``table`` (the table ``key``) that is not in ``allowed``, at its place."""
+    for k in table:
+        if k not in allowed:
+            hint = nearest(k, dict.fromkeys(allowed)) if allowed else " (this takes no other key)"
+            raise InputError(f"{key} has unknown key {k!r}{hint}", where or rf.where(f"{key}.{k}"))
+
+
+def _table(rf: RuleFile, key: str, value: Any, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise InputError(f"{key} must be a table ({what}), not {show_value(value)}", rf.where(key))
+    return value
+
+
+def _text(rf: RuleFile, key: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{key} must be a non-empty text, not {show_value(value)}", rf.where(key))
+    return value
+
+
+def _ints(rf: RuleFile, key: str, value: Any, n_min: int, n_max: int) -> list[int]:
+    """A list of ``n_min``..``n_max`` whole numbers, each in the valid range of ``key[]``."""
+    if not isinstance(value, list) or not n_min <= len(value) <= n_max:
+        size = f"{n_min}" if n_min == n_max else f"{n_min}..{n_max}"
+        raise InputError(f"{key} must be a list of {size} whole numbers, not {show_value(value)}", rf.where(key))
+    return [check_int(rf, f"{key}[{i}]", RANGES, x, rf.where(key)) for i, x in enumerate(value)]
+
+
+def _bool(rf: RuleFile, key: str) -> int:
+    v = rf.get(key)
+    if not isinstance(v, bool):
+        raise InputError(f"{key} must be true or false, not {show_value(v)}", rf.where(key))
+    return int(v)
+
+
+def _combat(rf: RuleFile) -> np.ndarray:
+    c = np.zeros(L.C_COLS, dtype=np.int64)
+    for col, key in ((L.C_DICE, "combat.dice"), (L.C_ROLLS, "combat.rolls"), (L.C_CP_START, "combat.cp_start"),
+                     (L.C_CP_PER_TURN, "combat.cp_per_turn"), (L.C_CP_MAX, "combat.cp_max"),
+                     (L.C_REROLL_COST, "combat.reroll_cost"), (L.C_MAX_BOUGHT, "combat.max_bought_rerolls"),
+                     (L.C_POISON_DAMAGE, "statuses.poison.damage"), (L.C_POISON_MAX, "statuses.poison.max_stacks"),
+                     (L.C_POISON_DECAY, "statuses.poison.decay"), (L.C_STUN_MAX, "statuses.stun.max_stacks")):
+        c[col] = check_int(rf, key, RANGES)
+    if c[L.C_ROLLS] - 1 + c[L.C_MAX_BOUGHT] > L.MAX_REROLLS:
+        raise InputError(f"combat.rolls - 1 + combat.max_bought_rerolls must be at most {L.MAX_REROLLS} rerolls "
+                         f"(the reroll tables' size), not {c[L.C_ROLLS] - 1 + c[L.C_MAX_BOUGHT]}",
+                         rf.blame("combat.max_bought_rerolls", "combat.rolls"))
+    if c[L.C_CP_START] > c[L.C_CP_MAX]:
+        raise InputError("combat.cp_start must not exceed combat.cp_max", rf.blame("combat.cp_start", "combat.cp_max"))
+    return c
+
+
+def _need(rf: RuleFile, key: str, i: int, need: Any, symbols: list[str], numbers: list[int],
+          dice: int) -> tuple[int, int, int]:
+    """One requirement ``needs[i]`` of an ability: (combo kind, parameter a, parameter b). A combo the faces can
+    never make (a straight without its numbers) is refused; needs that exclude each other are not detected (the
+    odds table shows 0%)."""
+    where = rf.where(f"{key}.needs")
+    k = f"{key}.needs[{i}]"
+    if not isinstance(need, dict) or "combo" not in need:
+        raise InputError(f"{k} must be a table with a combo ({', '.join(L.COMBO_KINDS)}), not {show_value(need)}",
+                         where)
+    combo = need["combo"]
+    if combo not in L.COMBO_KINDS:
+        raise InputError(f"{k}: unknown combo {combo!r}{nearest(str(combo), dict.fromkeys(L.COMBO_KINDS))}", where)
+    _only(rf, k, need, ("combo", *L.COMBO_FIELDS[combo]), where)
+    kind = L.COMBO_KINDS.index(combo)
+    for f in L.COMBO_FIELDS[combo]:
+        if f not in need:
+            raise InputError(f"{k}: a {combo} combo needs {f!r}", where)
+    too_few = rf.blame("combat.dice", f"{key}.needs")  # a --set of combat.dice is the cause, else the sheet
+    if dice < L.COMBO_MIN_DICE[kind]:
+        raise InputError(f"{k}: a {combo} needs {L.COMBO_MIN_DICE[kind]} dice, the hero rolls {dice} "
+                         "(combat.dice)", too_few if too_few.startswith("--set") else where)
+    shown = sorted(set(numbers))
+    runs = {L.CK_SMALL_STRAIGHT: 4, L.CK_LARGE_STRAIGHT: 5}
+    if kind in runs and not any(set(range(v, v + runs[kind])) <= set(shown) for v in shown):
+        raise InputError(f"{k}: a {combo} can never be made: the faces show the numbers "
+                         f"{' '.join(map(str, shown))}", where)
+    if kind in (L.CK_FULL_HOUSE, L.CK_TWO_PAIR) and len(shown) < 2:
+        raise InputError(f"{k}: a {combo} needs two different numbers, every face shows {shown[0]}", where)
+    a = b = -1
+    if kind == L.CK_KIND:
+        a = check_int(rf, f"{k}.n", RANGES, need["n"], where)
+        if a > dice:
+            raise InputError(f"{k}: {a} of a kind needs {a} dice, the hero rolls {dice} (combat.dice)",
+                             too_few if too_few.startswith("--set") else where)
+    elif kind == L.CK_FULL_HOUSE:
+        a = _bool(rf, "rulings.full_house_five_of_a_kind")
+    elif kind == L.CK_TWO_PAIR:
+        a = _bool(rf, "rulings.two_pair_four_of_a_kind")
+    elif kind == L.CK_SYMBOL:
+        s = need["symbol"]
+        if s not in symbols:
+            raise InputError(f"{k}: unknown symbol {s!r} (this hero's dice show: {', '.join(symbols) or 'none'})",
+                             where)
+        a = symbols.index(s)
+        b = check_int(rf, f"{k}.k", RANGES, need["k"], where)
+        if b > dice:
+            raise InputError(f"{k}: {b} {s} needs {b} dice, the hero rolls {dice} (combat.dice)",
+                             too_few if too_few.startswith("--set") else where)
+    return kind, a, b
+
+
+def _ability(rf: RuleFile, key: str, ab: Any, symbols: list[str], numbers: list[int],
+             dice: int) -> tuple[np.ndarray, str]:
+    ab = _table(rf, key, ab, "name, needs and effects")
+    _only(rf, key, ab, ABILITY_FIELDS)
+    row = np.full(L.AB_COLS, -1, dtype=np.int64)
+    needs = ab.get("needs")
+    if not isinstance(needs, list) or not 1 <= len(needs) <= L.MAX_REQS:
+        raise InputError(f"{key}.needs must be a list of 1..{L.MAX_REQS} combos, not {show_value(needs)}",
+                         rf.where(f"{key}.needs") if "needs" in ab else rf.where(key))
+    row[L.AB_N_REQ] = len(needs)
+    for i, need in enumerate(needs):
+        row[L.AB_REQ + i * L.RQ_COLS: L.AB_REQ + (i + 1) * L.RQ_COLS] = _need(rf, key, i, need, symbols, numbers, dice)
+    for e, name in enumerate(L.EFFECTS):
+        row[L.AB_EFFECT + e] = check_int(rf, f"{key}.{name}", RANGES, ab[name]) if name in ab else 0
+    if not row[L.AB_EFFECT:].any():
+        raise InputError(f"{key} has no effect (give one of: {', '.join(L.EFFECTS)})", rf.where(key))
+    return row, _text(rf, f"{key}.name", ab.get("name", key.rsplit(".", 1)[1]))
+
+
+def _hero(rf: RuleFile, name: str, h: Any, combat: np.ndarray) -> HeroSheet:
+    key = f"heroes.{name}"
+    h = _table(rf, key, h, "name, hp, numbers, symbols, defense, abilities")
+    _only(rf, key, h, HERO_FIELDS)
+    for f in ("hp", "numbers", "symbols", "abilities"):
+        if f not in h:
+            raise InputError(f"{key} needs {f!r}", rf.where(key))
+    dice = int(combat[L.C_DICE])
+    faces = np.zeros((L.N_FACES, L.F_COLS), dtype=np.int64)
+    faces[:, L.F_NUMBER] = _ints(rf, f"{key}.numbers", h["numbers"], L.N_FACES, L.N_FACES)
+    sym = h["symbols"]
+    if not isinstance(sym, list) or len(sym) != L.N_FACES or not all(isinstance(s, str) for s in sym):
+        raise InputError(f'{key}.symbols must be a list of {L.N_FACES} texts ("" for a face without one), not '
+                         f"{show_value(sym)}", rf.where(f"{key}.symbols"))
+    symbols: list[str] = []
+    for i, s in enumerate(sym):
+        if s == "":
+            faces[i, L.F_SYMBOL] = L.NO_SYMBOL
+            continue
+        if not _SYMBOL.match(s):
+            raise InputError(f"{key}.symbols[{i}]: {s!r} is not a symbol name (a letter, then letters, digits, _ "
+                             "or -)", rf.where(f"{key}.symbols"))
+        if s not in symbols:
+            symbols.append(s)
+        faces[i, L.F_SYMBOL] = symbols.index(s)
+    if len(symbols) > L.MAX_SYMBOLS:
+        raise InputError(f"{key}.symbols: {len(symbols)} different symbols, at most {L.MAX_SYMBOLS}",
+                         rf.where(f"{key}.symbols"))
+    row = np.zeros(L.H_COLS, dtype=np.int64)
+    row[L.H_HP] = check_int(rf, f"{key}.hp", RANGES)
+    row[L.H_DICE] = dice
+    d = _table(rf, f"{key}.defense", h.get("defense", {"dice": 0}), "dice, block, counter")
+    _only(rf, f"{key}.defense", d, HERO_DEFENSE_FIELDS)
+    row[L.H_DEF_DICE] = check_int(rf, f"{key}.defense.dice", RANGES, d.get("dice", 0))
+    for f, col in (("block", L.H_DEF_BLOCK), ("counter", L.H_DEF_COUNTER)):
+        if f in d:
+            row[col: col + L.N_FACES] = _ints(rf, f"{key}.defense.{f}", d[f], L.N_FACES, L.N_FACES)
+    abs_ = _table(rf, f"{key}.abilities", h["abilities"], "one table per ability")
+    if not 1 <= len(abs_) <= L.MAX_ABILITIES:
+        raise InputError(f"{key}.abilities: 1..{L.MAX_ABILITIES} abilities, not {len(abs_)}",
+                         rf.where(f"{key}.abilities"))
+    rows, names = [], []
+    for a, ab in abs_.items():
+        r, n = _ability(rf, f"{key}.abilities.{a}", ab, symbols, faces[:, L.F_NUMBER].tolist(), dice)
+        rows.append(r)
+        names.append(n)
+    return HeroSheet(name, _text(rf, f"{key}.name", h.get("name", name)), tuple(symbols), faces, np.stack(rows),
+                     tuple(abs_), tuple(names), row)
+
+
+def _monster(rf: RuleFile, name: str, m: Any) -> MonsterSheet:
+    key = f"monsters.{name}"
+    m = _table(rf, key, m, "name, hp, attack, inflicts, defense")
+    _only(rf, key, m, MONSTER_FIELDS)
+    for f in ("hp", "attack"):
+        if f not in m:
+            raise InputError(f"{key} needs {f!r}", rf.where(key))
+    row = np.zeros(L.M_COLS, dtype=np.int64)
+    row[L.M_HP] = check_int(rf, f"{key}.hp", RANGES)
+    atk = _table(rf, f"{key}.attack", m["attack"], 'kind = "dice" or "pattern"')
+    kind = atk.get("kind")
+    if kind not in L.ATTACK_KINDS:
+        raise InputError(f'{key}.attack.kind must be "dice" or "pattern", not {show_value(kind)}',
+                         rf.where(f"{key}.attack"))
+    row[L.M_ATK_KIND] = L.ATTACK_KINDS.index(kind)
+    if kind == "dice":
+        _only(rf, f"{key}.attack", atk, ("kind", "dice", "damage"))
+        row[L.M_ATK_DICE] = check_int(rf, f"{key}.attack.dice", RANGES, atk.get("dice"))
+        row[L.M_ATK_FACE: L.M_ATK_FACE + L.N_FACES] = _ints(rf, f"{key}.attack.damage", atk.get("damage"),
+                                                           L.N_FACES, L.N_FACES)
+    else:
+        _only(rf, f"{key}.attack", atk, ("kind", "pattern"))
+        pat = _ints(rf, f"{key}.attack.pattern", atk.get("pattern"), 1, L.MAX_PATTERN)
+        row[L.M_PATTERN_LEN] = len(pat)
+        row[L.M_PATTERN: L.M_PATTERN + len(pat)] = pat
+    inf = _table(rf, f"{key}.inflicts", m.get("inflicts", {}), "poison, stun")
+    _only(rf, f"{key}.inflicts", inf, ("poison", "stun"))
+    row[L.M_POISON] = check_int(rf, f"{key}.inflicts.poison", RANGES, inf.get("poison", 0))
+    row[L.M_STUN] = check_int(rf, f"{key}.inflicts.stun", RANGES, inf.get("stun", 0))
+    d = _table(rf, f"{key}.defense", m.get("defense", {}), "dice, block")
+    _only(rf, f"{key}.defense", d, ("dice", "block"))
+    row[L.M_DEF_DICE] = check_int(rf, f"{key}.defense.dice", RANGES, d.get("dice", 0))
+    if "block" in d:
+        row[L.M_DEF_BLOCK: L.M_DEF_BLOCK + L.N_FACES] = _ints(rf, f"{key}.defense.block", d["block"], L.N_FACES,
+                                                             L.N_FACES)
+    elif row[L.M_DEF_DICE]:
+        raise InputError(f"{key}.defense: a defensive roll needs block (damage blocked per face)",
+                         rf.where(f"{key}.defense"))
+    return MonsterSheet(name, _text(rf, f"{key}.name", m.get("name", name)), row)
+
+
+def load_heroes(rules_path: str | Path | None = None, overrides: list[str] | None = None) -> DiceRules:
+    """The combat chapter: the shipped rules, a user's file merged over them, ``--set`` overrides; validated
+    (one ``InputError`` at ``file:line:column`` if bad) and packed into the tables of ``layout.py``."""
+    rf = load_ruleset_file(DEFAULT_RULES, rules_path, overrides, OPEN_TABLES)
+    combat = _combat(rf)
+    for k in RULINGS:
+        _bool(rf, k)
+    hs = rf.get("heroes")
+    if not isinstance(hs, dict) or not hs:
+        raise InputError("heroes: a table with at least one hero sheet", rf.where("heroes"))
+    heroes = {name: _hero(rf, name, h, combat) for name, h in hs.items()}
+    ms = rf.get("monsters")
+    if not isinstance(ms, dict) or not ms:
+        raise InputError("monsters: a table with at least one monster", rf.where("monsters"))
+    monsters = {name: _monster(rf, name, m) for name, m in ms.items()}
+    found = assume.check_plausible_within_valid(assume.from_ruleset(rf, rf.shipped, rf.users), RANGES)
+    return DiceRules(combat, heroes, monsters, rf.path, dict(rf.overridden), found, rf.data)
