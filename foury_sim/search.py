@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, uint64
 
-from .config import CACHE
+from .config import CACHE, JIT_DISABLED
 from .errors import InputError
 from .rng import _splitmix64, seed_stream
 
@@ -140,6 +140,17 @@ def fingerprint(kind, n, st, skip, opts):
             h += opts[r, j] * w
             w += step
     return h
+
+
+if JIT_DISABLED:  # the same sum, vectorized: a Python loop per decision would slow NUMBA_DISABLE_JIT runs
+
+    def fingerprint(kind, n, st, skip, opts):  # noqa: F811
+        vals = np.concatenate((st, opts[:n].ravel())).astype(np.int64)
+        if skip >= 0:
+            vals[skip] = 0
+        w = np.int64(0x1B873593) + np.arange(vals.shape[0], dtype=np.int64) * np.int64(0x3C6EF372FE94F82A)
+        h = np.int64(kind + 1) * np.int64(0x632BE59BD9B4E019) + np.int64(n) * np.int64(0x2545F4914F6CDD1D)
+        return np.int64(h + (vals * w).sum())
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)

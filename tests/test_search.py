@@ -171,6 +171,21 @@ def test_a_forced_decision_that_differs_from_its_record_is_a_replay_fault():
     assert S.fingerprint(0, 3, st, 5, opts) == skip and S.fingerprint(0, 3, st, -1, opts) != skip
 
 
+def test_the_fingerprint_is_a_weighted_sum_with_odd_weights_mod_2_64():
+    """The reference formula in Python integers (the compiled loop and the NUMBA_DISABLE_JIT vectorized form
+    both give it): kind and n, then every state word but the skipped one and the n option rows, word k
+    weighted by 0x1B873593 + k x 0x3C6EF372FE94F82A."""
+    rng = np.random.default_rng(7)
+    st = rng.integers(-(2**62), 2**62, 12)
+    opts = rng.integers(-5, 10**12, (6, 3))
+    words = [int(x) for x in st] + [int(x) for x in opts[:4].ravel()]
+    words[2] = 0
+    h = 4 * 0x632BE59BD9B4E019 + 4 * 0x2545F4914F6CDD1D
+    h += sum(x * (0x1B873593 + k * 0x3C6EF372FE94F82A) for k, x in enumerate(words))
+    h %= 2**64
+    assert int(S.fingerprint(3, 4, st, 2, opts)) == (h - 2**64 if h >= 2**63 else h)
+
+
 # --- parameters ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "text, message",
