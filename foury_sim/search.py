@@ -329,7 +329,7 @@ def commit(ctl, plen, acc, n, rollouts, margin):
 
 
 # --- the words of the trace rows (each game's ``trace.py`` names its codes and fields the same way) ----------
-# Options are numbered from 1 in the words ("option 2 of 5"), as in Delve's decision rows.
+# Options are numbered from 1 in the words ("option 2 of 5"), as in the decision rows of the traces.
 def decision_words(f, kind_names) -> dict[str, str]:
     """Words of a searched decision's row (fields kind, options, rollouts, base, taken)."""
     k = f["kind"]
