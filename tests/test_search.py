@@ -297,7 +297,7 @@ def test_foury_search_game_is_replayed_exactly_and_independent_of_batches(frs):
         assert int(out[F.layout.OUT_DICE]) == cols["dice_rolled"][g]
     head = F.replay(frs, "kael", pol, 5, 0)[0]
     assert head.startswith("Replay of Dungeon Foury, game 0 of seed 5: hero Kael")
-    assert "policy search(rollouts=2, base=1, kinds=2, margin=0.1, progress=1)" in head
+    assert "policy search(rollouts=2, base=1, kinds=2, margin=0.3, progress=1)" in head
 
 
 def test_foury_search_replays_without_a_fault_with_every_move_searched(frs):
@@ -325,7 +325,7 @@ def _search_blocks(lines):
 def test_foury_replay_shows_each_searched_decision_with_its_rollout_means(frs):
     """Kael, seed 5, game 0, the round's arrow searched with 2 rollouts per option: the first searched
     decision exactly, and in every block the option taken is the one the paired margin (0.1) selects."""
-    pol = make_policy("search", F.POLICIES, "rollouts=2,kinds=2")
+    pol = make_policy("search", F.POLICIES, "rollouts=2,kinds=2,margin=0.1")
     lines = F.replay(frs, "kael", pol, 5, 0)
     blocks = _search_blocks(lines)
     assert len(blocks) == 4  # one per round

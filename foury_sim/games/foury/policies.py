@@ -131,7 +131,7 @@ POLICIES["search"] = PolicySpec(
     "win + progress x rounds completed / rounds; the base's own choice is kept unless another option beats it "
     "by more than `margin` on average, paired rollout by rollout; kinds: a bit mask of the decision kinds "
     "searched (0: all). docs/search.md",
-    {"rollouts": 8.0, "base": float(POL_GREEDY), "kinds": 0.0, "margin": 0.1, "progress": 1.0},
+    {"rollouts": 8.0, "base": float(POL_GREEDY), "kinds": 0.0, "margin": 0.3, "progress": 1.0},
     ranges={**SEARCH_RANGES, "base": (0.0, 1e6)})
 
 #: Greedy's parameters as an array, for user policies that delegate to ``greedy_decide``.
