@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, uint64
 
-from .config import CACHE
+from .config import CACHE, JIT_DISABLED
 from .errors import InputError
 from .rng import _splitmix64, seed_stream
 
@@ -53,17 +53,31 @@ C_MASK = 9  # decision kinds searched (bit k: kind k)
 C_RECORD = 10  # 1 during a probe until the next searched decision is recorded
 C_PLAYS = 11  # plays of the game so far (the probes and rollouts: the cost)
 C_SEARCHED = 12  # decisions searched
-CTL_HEAD = 16
+C_FAULT = 13  # replay faults: a forced decision whose (kind, options, state) fingerprint differs from its record
+C_CHECKED = 14  # forced decisions checked against their recorded fingerprint
+C_TRACE = 15  # 1 while the real game is replayed into a trace (the search rows are written)
+C_VTOP = 16  # next free word of the value area (searched decisions' rollout figures, for the trace)
+CTL_HEAD = 24
 #: Longest prefix kept; a game with more multi-option decisions plays the rest with the base policy.
 MAX_PREFIX = 4096
-CTL_SIZE = CTL_HEAD + MAX_PREFIX
+CTL_FP = CTL_HEAD + MAX_PREFIX  # the fingerprint of decision k as first met (kind, n, state, options)
+CTL_VAT = CTL_FP + MAX_PREFIX  # 1 + where decision k's search figures start in the value area (0: not searched)
+CTL_SIZE = CTL_VAT + MAX_PREFIX
+#: Words of value area a traced replay adds after ``CTL_SIZE`` (a simulation has none: nothing is kept).
+VALUE_ROOM = 1 << 18
 #: Most options compared at one decision (a larger menu is played by the base policy).
 MAX_BRANCH = 512
+#: Rows of the accumulator ``acc`` a driver passes to ``score``/``paired``/``commit``: wins, value sums,
+#: paired differences against the base's choice, this rollout's values.
+A_WIN, A_VAL, A_DIFF, A_NOW = 0, 1, 2, 3
+ACC_ROWS = 4
+#: Fixed-point scale of the figures kept for the trace (means x 1000).
+FIX = 1000
 
-#: Parameter vector of a search policy: rollouts, base, kinds, then the base policy's own parameters.
-P_ROLLOUTS, P_BASE, P_KINDS, P_BASE_PARAMS = 0, 1, 2, 3
+#: Parameter vector of a search policy: rollouts, base, kinds, margin, progress, then the base's parameters.
+P_ROLLOUTS, P_BASE, P_KINDS, P_MARGIN, P_PROGRESS, P_BASE_PARAMS = 0, 1, 2, 3, 4, 5
 #: ``--param`` names and defaults are each game's (its ``PolicySpec``); these are the shared ranges.
-RANGES = {"rollouts": (1.0, 4096.0), "kinds": (0.0, 2.0**30)}
+RANGES = {"rollouts": (1.0, 4096.0), "kinds": (0.0, 2.0**30), "margin": (0.0, 100.0), "progress": (0.0, 100.0)}
 _SALT = np.uint64(0xA0761D6478BD642F)
 
 
@@ -73,8 +87,8 @@ def no_search() -> np.ndarray:
 
 
 def kernel_params(policy, builtins: dict, where: str = "--param") -> np.ndarray:
-    """The parameter vector the kernel reads for a search policy: (rollouts, base id, kinds) then the
-    base policy's default parameters. ``base`` must name a built-in (not search itself); rollouts and
+    """The parameter vector the kernel reads for a search policy: (rollouts, base id, kinds, margin,
+    progress) then the base policy's default parameters. ``base`` must name a built-in (not search itself); rollouts and
     kinds must be whole numbers. Bad values: ``InputError`` (one line)."""
     vals = dict(zip(policy.param_names, (float(x) for x in policy.params)))
     for name in ("rollouts", "base", "kinds"):
@@ -85,7 +99,7 @@ def kernel_params(policy, builtins: dict, where: str = "--param") -> np.ndarray:
     if base is None:
         known = ", ".join(f"{i} {b.name}" for i, b in sorted(bases.items()))
         raise InputError(f"policy parameter base={vals['base']:g} is not a built-in policy id (known: {known})", where)
-    head = [vals["rollouts"], vals["base"], vals["kinds"]]
+    head = [vals["rollouts"], vals["base"], vals["kinds"], vals["margin"], vals["progress"]]
     return np.array(head + list(base.params.values()), dtype=np.float64)
 
 
@@ -109,16 +123,50 @@ def forced(ctl, n):
     return -1
 
 
+@njit(cache=CACHE, _nrt=False)
+def fingerprint(kind, n, st, skip, opts):
+    """A 64-bit fingerprint of a decision: its kind, its number of options, the state vector (but slot
+    ``skip``: a count that differs between a traced and a quiet play; -1 none) and the ``n`` option rows.
+    A weighted sum with odd weights: a change of any one word changes it."""
+    h = np.int64(kind + 1) * np.int64(0x632BE59BD9B4E019) + np.int64(n) * np.int64(0x2545F4914F6CDD1D)
+    w = np.int64(0x1B873593)
+    step = np.int64(0x3C6EF372FE94F82A)  # even: every weight stays odd
+    for i in range(st.shape[0]):
+        if i != skip:
+            h += st[i] * w
+        w += step
+    for r in range(n):
+        for j in range(opts.shape[1]):
+            h += opts[r, j] * w
+            w += step
+    return h
+
+
+if JIT_DISABLED:  # the same sum, vectorized: a Python loop per decision would slow NUMBA_DISABLE_JIT runs
+
+    def fingerprint(kind, n, st, skip, opts):  # noqa: F811
+        vals = np.concatenate((st, opts[:n].ravel())).astype(np.int64)
+        if skip >= 0:
+            vals[skip] = 0
+        w = np.int64(0x1B873593) + np.arange(vals.shape[0], dtype=np.int64) * np.int64(0x3C6EF372FE94F82A)
+        h = np.int64(kind + 1) * np.int64(0x632BE59BD9B4E019) + np.int64(n) * np.int64(0x2545F4914F6CDD1D)
+        return np.int64(h + (vals * w).sum())
+
+
 @njit(cache=CACHE, inline="always", _nrt=False)
-def chosen(ctl, kind, n, c):
-    """After choice ``c`` at a multi-option decision: count it, record it during a probe; True when the
-    streams must switch now (this was the last forced choice of a rollout)."""
+def chosen(ctl, kind, n, c, st, skip, opts):
+    """After choice ``c`` at a multi-option decision: count it, check a forced decision against the
+    fingerprint recorded when it was first met (a mismatch is a replay fault, ``C_FAULT``), record it
+    during a probe; True when the streams must switch now (this was the last forced choice of a rollout)."""
     if ctl.shape[0] == 0:
         return False
     k = ctl[C_COUNT]
     ctl[C_COUNT] = k + 1
     plen = ctl[C_PLEN]
     if k < plen:
+        ctl[C_CHECKED] += 1
+        if fingerprint(kind, n, st, skip, opts) != ctl[CTL_FP + k]:
+            ctl[C_FAULT] += 1
         return ctl[C_SWITCH] == 1 and k == plen - 1
     if ctl[C_RECORD] == 1:
         if plen >= MAX_PREFIX:
@@ -128,10 +176,25 @@ def chosen(ctl, kind, n, c):
             ctl[C_KIND] = kind
             ctl[C_BASE] = c
             ctl[C_RECORD] = 0
+            ctl[CTL_FP + plen] = fingerprint(kind, n, st, skip, opts)
         else:  # a decision the search leaves to the base policy: it joins the prefix as played
             ctl[CTL_HEAD + plen] = c
+            ctl[CTL_FP + plen] = fingerprint(kind, n, st, skip, opts)
+            ctl[CTL_VAT + plen] = 0
             ctl[C_PLEN] = plen + 1
     return False
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def traced_search(ctl):
+    """Where the search figures of the decision just taken start in the value area (for the trace rows
+    of a traced replay), or -1: not tracing, or not a searched decision, or no room was left."""
+    if ctl.shape[0] == 0 or ctl[C_TRACE] == 0:
+        return -1
+    k = ctl[C_COUNT] - 1
+    if k < 0 or k >= ctl[C_PLEN]:
+        return -1
+    return ctl[CTL_VAT + k] - 1
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -165,6 +228,7 @@ def begin(ctl, seed, game, kinds, n_kinds):
     ctl[C_SEED] = np.int64(seed)
     ctl[C_GAME] = game
     ctl[C_MASK] = kinds if kinds > 0 else (1 << n_kinds) - 1
+    ctl[C_VTOP] = CTL_SIZE
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -179,10 +243,12 @@ def probe(ctl):
 
 @njit(cache=CACHE, _nrt=False)
 def replay_final(ctl):
-    """Set up the real game again (the prefix on the real dice, nothing recorded): for a trace."""
+    """Set up the real game again (the prefix on the real dice, nothing recorded): for a trace, with the
+    search rows of each searched decision."""
     ctl[C_SWITCH] = 0
     ctl[C_COUNT] = 0
     ctl[C_RECORD] = 0
+    ctl[C_TRACE] = 1
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -198,14 +264,92 @@ def rollout(ctl, plen, i, r):
 
 
 @njit(cache=CACHE, _nrt=False)
-def commit(ctl, plen, wins, ties, n):
-    """Append the best option at the recorded decision: most wins, then best tie-breaker, then the base
-    policy's choice, then the lowest index. Returns the choice."""
-    best = ctl[C_BASE]
-    for i in range(n):  # strictly better only: the base's choice wins ties, else the first of the best
-        if wins[i] > wins[best] or (wins[i] == wins[best] and ties[i] > ties[best]):
+def clear(acc, n):
+    """Zero the accumulator of a decision with ``n`` options."""
+    for j in range(ACC_ROWS):
+        for i in range(n):
+            acc[j, i] = 0.0
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def score(acc, i, win, frac, progress):
+    """Count rollout r of option i: a win (0/1) and how far it got (``frac``, the game's measure of
+    progress, 0..1 for a lost game); its value is ``win + progress x frac``."""
+    v = win + progress * frac
+    acc[A_WIN, i] += win
+    acc[A_VAL, i] += v
+    acc[A_NOW, i] = v
+
+
+@njit(cache=CACHE, _nrt=False)
+def paired(ctl, acc, n):
+    """After rollout r of every option (common dice): add each option's difference from the base
+    policy's choice on this rollout."""
+    b = ctl[C_BASE]
+    for i in range(n):
+        acc[A_DIFF, i] += acc[A_NOW, i] - acc[A_NOW, b]
+
+
+@njit(cache=CACHE, _nrt=False)
+def select(base, acc, n, rollouts, margin):
+    """The option to take: the base policy's choice, unless another option's mean paired difference from
+    it (over the rollouts, on common dice) exceeds ``margin``: then the option with the largest such
+    difference (ties: the lowest index)."""
+    best = base
+    top = margin * rollouts
+    for i in range(n):
+        if i != base and acc[A_DIFF, i] > top:
             best = i
+            top = acc[A_DIFF, i]
+    return best
+
+
+@njit(cache=CACHE, _nrt=False)
+def commit(ctl, plen, acc, n, rollouts, margin):
+    """Append the option ``select`` takes at the recorded decision; keep its figures for a trace when the
+    control array has a value area (a traced replay). Returns the choice."""
+    best = select(ctl[C_BASE], acc, n, rollouts, margin)
     ctl[CTL_HEAD + plen] = best
+    ctl[CTL_VAT + plen] = 0
+    top = ctl[C_VTOP]
+    if top >= CTL_SIZE and top + 4 + 3 * n <= ctl.shape[0]:
+        ctl[top] = n
+        ctl[top + 1] = rollouts
+        ctl[top + 2] = ctl[C_BASE]
+        ctl[top + 3] = best
+        for i in range(n):
+            ctl[top + 4 + 3 * i] = np.int64(acc[A_WIN, i])
+            ctl[top + 5 + 3 * i] = np.int64(np.floor(acc[A_VAL, i] * FIX / rollouts + 0.5))
+            ctl[top + 6 + 3 * i] = np.int64(np.floor(acc[A_DIFF, i] * FIX / rollouts + 0.5))
+        ctl[CTL_VAT + plen] = top + 1
+        ctl[C_VTOP] = top + 4 + 3 * n
     ctl[C_PLEN] = plen + 1
     ctl[C_SEARCHED] += 1
     return best
+
+
+# --- the words of the trace rows (each game's ``trace.py`` names its codes and fields the same way) ----------
+# Options are numbered from 1 in the words ("option 2 of 5"), as in the decision rows of the traces.
+def decision_words(f, kind_names) -> dict[str, str]:
+    """Words of a searched decision's row (fields kind, options, rollouts, base, taken)."""
+    k = f["kind"]
+    return {"what": kind_names[k] if 0 <= k < len(kind_names) else f"kind {k}",
+            "each": f"{f['rollouts']} rollout{'s' if f['rollouts'] != 1 else ''}",
+            "taken_n": f["taken"] + 1,
+            "verdict": ("keeps the base policy's choice" if f["taken"] == f["base"]
+                        else f"overrides the base policy's choice, option {f['base'] + 1}")}
+
+
+def option_words(f, ctx=None) -> dict[str, str]:
+    """Words of one option's row (fields option, won, value, diff, flags)."""
+    marks = {1: "  <- taken", 2: "  (the base's choice, not taken)", 3: "  <- taken (the base's choice)"}
+    return {"number": f["option"] + 1, "value_": f"{f['value'] / FIX:.3f}", "diff_": f"{f['diff'] / FIX:+.3f}",
+            "mark": marks.get(f["flags"], "")}
+
+
+#: The templates both games use (their ``trace.py``: ``TraceCode(name, fields, template, words=...)``).
+DECISION_FIELDS = ("kind", "options", "rollouts", "base", "taken")
+DECISION_TEMPLATE = ("  search at the {what} decision: {options} options x {each} on common dice; "
+                     "option {taken_n} taken ({verdict})")
+OPTION_FIELDS = ("option", "won", "value", "diff", "flags")
+OPTION_TEMPLATE = "    option {number}: {won} won, mean value {value_}, paired vs the base's choice {diff_}{mark}"

@@ -62,9 +62,11 @@ POLICIES["search"] = PolicySpec(
     "search",
     layout.P_SEARCH,
     "plays every decision by Monte Carlo rollouts: each option is played out `rollouts` times with the base "
-    f"policy (base: {base_description(POLICIES)}; its default parameters) on common dice, the most wins "
-    "taken (ties: the higher score); kinds: a bit mask of the decision kinds searched (0: all). docs/search.md",
-    {"rollouts": 8.0, "base": float(layout.P_RISK), "kinds": 0.0},
+    f"policy (base: {base_description(POLICIES)}; its default parameters) on common dice; a rollout is worth "
+    "win + progress x score / the win score; the base's own choice is kept unless another option beats it by "
+    "more than `margin` on average, paired rollout by rollout; kinds: a bit mask of the decision kinds searched "
+    "(0: all). docs/search.md",
+    {"rollouts": 8.0, "base": float(layout.P_RISK), "kinds": 0.0, "margin": 0.0, "progress": 0.001},
     traits=frozenset({"needs_odds"}),
     ranges={**SEARCH_RANGES, "base": (0.0, 1e6)},
 )

@@ -38,6 +38,8 @@ from .layout import (  # the trace codes the kernel logs (trace.py gives them wo
     E_REROLL,
     E_RETIRE,
     E_REVIVE,
+    E_SEARCH,
+    E_SEARCH_OPT,
     E_SLAIN,
     E_TRANSFORM,
     E_TREASURE,
@@ -154,6 +156,17 @@ def ev(trace, st, code, a0, a1, a2, a3, a4, a5, a6, a7):
     fields = (st[A.S_DELVE], st[A.S_LEVEL], np.int64(a0), np.int64(a1), np.int64(a2), np.int64(a3), np.int64(a4),
               np.int64(a5), np.int64(a6), np.int64(a7))
     trace_row(trace, trace, (0, 0), 1, code, fields)
+
+
+@njit(cache=CACHE, _nrt=False)
+def log_search(trace, st, ctl, v, kind):
+    """The search rows of one searched decision (figures kept by ``search.commit`` at ``ctl[v]``): the
+    decision, then one row per option."""
+    n = ctl[v]
+    ev(trace, st, E_SEARCH, kind, n, ctl[v + 1], ctl[v + 2], ctl[v + 3], 0, 0, 0)
+    for i in range(n):
+        flag = (1 if i == ctl[v + 3] else 0) + (2 if i == ctl[v + 2] else 0)
+        ev(trace, st, E_SEARCH_OPT, i, ctl[v + 4 + 3 * i], ctl[v + 5 + 3 * i], ctl[v + 6 + 3 * i], flag, 0, 0, 0)
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -489,8 +502,11 @@ def decide(kind, st, opts, n, pol, dice):
         f = S.forced(ctl, n)  # the search's hooks (off for every other policy)
         if f >= 0:
             c = f
-        if S.chosen(ctl, kind, n, c):
+        if S.chosen(ctl, kind, n, c, st, -1, opts):
             S.switch(rs, ctl)
+        v = S.traced_search(ctl)
+        if v >= 0:  # a traced replay of a search game: what the rollouts said at this decision
+            log_search(trace, st, ctl, v, kind)
         st[A.S_NDEC] += 1
         st[A.S_NDEC_KIND + kind] += 1
     ev(
@@ -1253,37 +1269,43 @@ def write_out(rules, st, out, g, game):
 
 
 @njit(cache=CACHE, _nrt=False)
-def search_game(rules, st, ptable, pol, dice, quiet, opts, w, hero, full_menu, seed, game, rollouts, kinds, wins, ties):
+def search_game(rules, st, ptable, pol, dice, quiet, opts, w, hero, full_menu, seed, game, rollouts, kinds, margin,
+                progress, acc):
     """One game played by the search policy (``search.py``): probes and rollouts on ``quiet`` dice (no
     trace), each a whole ``play_game`` with the prefix forced; the last probe is the real game. A rollout's
-    value: win (score >= the win score), tie-breaker its score. With a trace, the real game is played once
-    more into it."""
+    value: win (score >= the win score) + progress x score / the win score. With a trace, the real game is
+    played once more into it, with the search rows. Replay faults (``search.C_FAULT``) end in
+    ``S_SEARCH_FAULT``."""
     ctl = pol.ctl
     rs = dice.rs
+    win_score = rules[R_WIN_SCORE]
     S.begin(ctl, seed, game, kinds, A.N_DECISIONS)
     while True:
         S.probe(ctl)
         seed_stream(rs, seed, game)
+        opts[:, :] = 0  # every play starts from the same options table: nothing left over from another play
         play_game(rules, st, ptable, pol, quiet, opts, w, hero, full_menu)
         n = ctl[S.C_N]
         if n == 0:
             break
         plen = ctl[S.C_PLEN]
-        for i in range(n):
-            wins[i] = 0.0
-            ties[i] = 0.0
+        S.clear(acc, n)
         for r in range(rollouts):
             for i in range(n):
                 S.rollout(ctl, plen, i, r)
                 seed_stream(rs, seed, game)
+                opts[:, :] = 0
                 play_game(rules, st, ptable, pol, quiet, opts, w, hero, full_menu)
-                wins[i] += 1.0 if st[A.S_SCORE] >= rules[R_WIN_SCORE] else 0.0
-                ties[i] += st[A.S_SCORE]
-        S.commit(ctl, plen, wins, ties, n)
+                S.score(acc, i, 1.0 if st[A.S_SCORE] >= win_score else 0.0, st[A.S_SCORE] / max(win_score, 1),
+                        progress)
+            S.paired(ctl, acc, n)
+        S.commit(ctl, plen, acc, n, rollouts, margin)
     if dice.trace.shape[0] > 0:
         S.replay_final(ctl)
         seed_stream(rs, seed, game)
+        opts[:, :] = 0
         play_game(rules, st, ptable, pol, dice, opts, w, hero, full_menu)
+    st[A.S_SEARCH_FAULT] = ctl[S.C_FAULT]
 
 
 if JIT_DISABLED:
@@ -1341,9 +1363,9 @@ def _kernel(rules, ptable, ctl, params, user_fn, seed, script, out, trace):
         rl = rules.copy()
         pt = ptable  # read only and large (the DP's table is ~40 MB): shared, not copied per chunk
         pa = params[params.shape[0] - n_base :].copy()
-        sctl = np.zeros(S.CTL_SIZE if searching else 0, dtype=np.int64)
-        wins = np.zeros(S.MAX_BRANCH if searching else 0, dtype=np.float64)
-        ties = np.zeros(S.MAX_BRANCH if searching else 0, dtype=np.float64)
+        sctl = np.zeros((S.CTL_SIZE + (S.VALUE_ROOM if trace.shape[0] > 1 else 0)) if searching else 0,
+                        dtype=np.int64)
+        acc = np.zeros((S.ACC_ROWS, S.MAX_BRANCH if searching else 0), dtype=np.float64)
         quiet_tr = np.zeros((0, TRACE_COLS), dtype=np.int64)
         sc = script.copy()
         tr = trace if trace.shape[0] > 1 else np.zeros((0, TRACE_COLS), dtype=np.int64)
@@ -1369,13 +1391,13 @@ def _kernel(rules, ptable, ctl, params, user_fn, seed, script, out, trace):
             if searching:
                 search_game(b_rl, b_st, b_pt, pol, dice, Dice(b_rs, b_sc, borrow(quiet_tr)), b_opts, b_w, hero,
                             full_menu, seed, start + g, np.int64(params[S.P_ROLLOUTS]), np.int64(params[S.P_KINDS]),
-                            borrow(wins), borrow(ties))
+                            params[S.P_MARGIN], params[S.P_PROGRESS], borrow(acc))
             else:
                 seed_stream(b_rs, seed, start + g)
                 play_game(b_rl, b_st, b_pt, pol, dice, b_opts, b_w, hero, full_menu)
             write_out(b_rl, b_st, b_out, g, start + g)
         keep_alive(rl, pt, pa, sc, rs, st, opts, w)
-        keep_alive(tr, sctl, wins, ties, quiet_tr, tr, tr, tr)
+        keep_alive(tr, sctl, acc, quiet_tr, tr, tr, tr, tr)
 
 
 KERNEL_SIG = types.void(

@@ -119,6 +119,7 @@ S_FAULT = 107  # choices the kernel has no rule for (an action or treasure effec
 S_DP_GO = 108  # P(win) x 1e6 if the adventurer goes on at the coming regroup, by the optimal policy's dynamic
 #               programme (games/delve/dp.py; -1: not computed; a user policy asks with POLICY_TRAITS = ("needs_dp",))
 S_DP_RETIRE = 109  # P(win) x 1e6 if the adventurer retires at the coming regroup (same model; -1: not computed)
+S_SEARCH_FAULT = 110  # after a search game: forced decisions whose replay differed from their record (always 0)
 STATE_SIZE = 112
 MAX_DELVES = 8
 N_PICK = 11
@@ -174,6 +175,10 @@ P_SEARCH = 50  # the search policy (foury_sim/search.py): rollouts over a base p
 E_DELVE, E_PARTY, E_DUNGEON, E_DECISION, E_USE, E_DRAW, E_XP, E_REVIVE = range(1, 9)
 E_DRAGON, E_SLAIN, E_ULTIMATE, E_TREASURE, E_FLEE, E_PORTAL, E_RETIRE, E_MASTER = range(9, 17)
 E_END, E_TRANSFORM, E_CLEARED, E_OPEN, E_QUAFF, E_REROLL = range(17, 23)
+#: The search policy's rows in a traced replay (docs/search.md): a searched decision [kind, options, rollouts
+#: per option, the base policy's choice, the option taken], then per option [option, rollouts won, mean value
+#: x 1000, mean paired difference from the base's choice x 1000, flags: 1 taken, 2 the base's choice].
+E_SEARCH, E_SEARCH_OPT = 23, 24
 TRACE_COLS = 11
 #: XP reasons (E_XP a1)
 XP_RETIRE, XP_DRAGON, XP_EMPTY_POOL, XP_PORTAL = range(4)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ... import search as S
 from ...trace_format import TraceCode, TraceTable, a, count, plural
 from . import layout as A
 from .layout import (
@@ -26,6 +27,8 @@ from .layout import (
     E_REROLL,
     E_RETIRE,
     E_REVIVE,
+    E_SEARCH,
+    E_SEARCH_OPT,
     E_SLAIN,
     E_TRANSFORM,
     E_TREASURE,
@@ -156,6 +159,9 @@ CODES: dict[int, TraceCode] = {
     E_FLEE: T("flee", ("cause",), "Level {level}, the party flees from the {cause:flee}"),
     E_PORTAL: T("portal", ("treasure",), "Level {level}, the party escapes with {treasure:a treasure}"),
     E_RETIRE: T("retire", ("at",), "Level {level}, the party retires to the tavern"),
+    E_SEARCH: T("search", S.DECISION_FIELDS, S.DECISION_TEMPLATE,
+                words=lambda f, ctx: S.decision_words(f, A.KIND_NAMES)),
+    E_SEARCH_OPT: T("search option", S.OPTION_FIELDS, S.OPTION_TEMPLATE, words=S.option_words),
     E_END: T("end", ("score", "xp", "rank"), "== end: score {score} (XP {xp}), rank {rank:rank} =="),
 }
 

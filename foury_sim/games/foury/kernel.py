@@ -87,8 +87,9 @@ def log(tr, st, code, a, b, c, d, e):
 
 
 @njit(cache=CACHE, _nrt=False)
-def decide(kind, n, st, opts, ps, pol):
+def decide(kind, n, st, opts, dice, pol):
     """Ask the policy to pick one of the first ``n`` option rows."""
+    rs, ps, script, tr = dice
     pid, params, fn, sctl, srs = pol
     if n <= 1:
         return 0
@@ -103,10 +104,24 @@ def decide(kind, n, st, opts, ps, pol):
     f = S.forced(sctl, n)  # the search's hooks (off for every other policy)
     if f >= 0:
         c = f
-    if S.chosen(sctl, kind, n, c):
+    if S.chosen(sctl, kind, n, c, st, S_TRACE_N, opts):
         S.switch(srs, sctl)
         S.switch_policy(ps, sctl)
+    v = S.traced_search(sctl)
+    if v >= 0:  # a traced replay of a search game: what the rollouts said at this decision
+        log_search(tr, st, sctl, v, kind)
     return c
+
+
+@njit(cache=CACHE, _nrt=False)
+def log_search(tr, st, ctl, v, kind):
+    """The search rows of one searched decision (figures kept by ``search.commit`` at ``ctl[v]``): the
+    decision, then one row per option."""
+    n = ctl[v]
+    log(tr, st, TR_SEARCH, kind, n, ctl[v + 1], ctl[v + 2], ctl[v + 3])
+    for i in range(n):
+        flag = (1 if i == ctl[v + 3] else 0) + (2 if i == ctl[v + 2] else 0)
+        log(tr, st, TR_SEARCH_OPT, i, ctl[v + 4 + 3 * i], ctl[v + 5 + 3 * i], ctl[v + 6 + 3 * i], flag)
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -282,7 +297,7 @@ def gain_cornucopia(board, st, opts, dice, pol, count, cell):
         n += redeem_options(st, opts[n:])
         if n == 0:
             continue
-        c = decide(D_CORNU, n, st, opts, ps, pol)
+        c = decide(D_CORNU, n, st, opts, dice, pol)
         r = opts[c, 0]
         if r >= 0:
             if held:
@@ -307,7 +322,7 @@ def steal(R, st, opts, dice, pol):
     if R[R_STEAL_RANDOM] == 1:
         c = roll(rs, script, n) - 1 if n > 1 else 0
     else:
-        c = decide(D_STEAL, n, st, opts, ps, pol)
+        c = decide(D_STEAL, n, st, opts, dice, pol)
     r = opts[c, 0]
     st[r] -= 1
     log(tr, st, TR_STEAL, r, st[r], 0, 0, 0)
@@ -410,7 +425,7 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
         if st[WEAPON] > 0:
             opts[0, 0] = 0
             opts[1, 0] = 1
-            if decide(D_WEAPON, 2, st, opts, ps, pol) == 1:
+            if decide(D_WEAPON, 2, st, opts, dice, pol) == 1:
                 add = st[WEAPON]
                 weapon_used = True
         en = d6(rs, script)
@@ -426,7 +441,7 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
             st[S_CTX_MY] = my
             st[S_CTX_EN] = en
             n = clover_options(st, opts, mine, theirs)
-            c = decide(D_CLOVER, n, st, opts, ps, pol)
+            c = decide(D_CLOVER, n, st, opts, dice, pol)
             if opts[c, 0] == 0:
                 break
             st[CLOVER] -= 1
@@ -461,7 +476,7 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
             if st[SHIELD] > 0:
                 opts[0, 0] = 0
                 opts[1, 0] = 1
-                if decide(D_SHIELD, 2, st, opts, ps, pol) == 1:
+                if decide(D_SHIELD, 2, st, opts, dice, pol) == 1:
                     st[SHIELD] -= 1
                     saved = 1 if R[R_SHIELD_ONE] == 1 else dmg  # ruling shield_blocks: the hit, or one heart
                     dmg -= saved
@@ -478,7 +493,7 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
                     steal(R, st, opts, dice, pol)
         opts[0, 0] = 0
         opts[1, 0] = 1
-        if decide(D_FIGHT_ON, 2, st, opts, ps, pol) == 0:
+        if decide(D_FIGHT_ON, 2, st, opts, dice, pol) == 0:
             log(tr, st, TR_FLEE, foe, cell, 0, 0, 0)
             result = 0
             break
@@ -599,7 +614,7 @@ def reroll(board, st, rm, opts, dice, pol, rkind, table, face, cell, direction, 
             opts[n, 2] = -1
             opts[n, 3] = -1
             n += 1
-        c = decide(D_REROLL, n, st, opts, ps, pol)
+        c = decide(D_REROLL, n, st, opts, dice, pol)
         action = opts[c, 0]
         if action == 0:
             break
@@ -712,7 +727,7 @@ def use_dice(board, st, rm, opts, dice, pol, cell):
             st[S_DIE_GOAL] = 1 if req_counts(board, st, cell, 3) else 0
             opts[0, 0] = 1
             opts[1, 0] = 0
-            if decide(D_USE_DIE, 2, st, opts, ps, pol) == 1:
+            if decide(D_USE_DIE, 2, st, opts, dice, pol) == 1:
                 log(tr, st, TR_DIE_LEFT, cell, rm[cell, RM_ICON + DIE], 0, 0, 0)
                 return
         rm[cell, RM_ICON + DIE] -= 1
@@ -945,7 +960,7 @@ def enter_room(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table
             log(tr, st, TR_ORACLE, st[S_SECTOR], 0, 0, 0, 0)
             n = adjacent_options(board, st, rm, opts, cell)
             if n > 0:
-                c = decide(D_PLACE, n, st, opts, ps, pol)
+                c = decide(D_PLACE, n, st, opts, dice, pol)
                 return 2 + opts[c, O_TO] * 4 + opts[c, O_DIR]
         return 0
     if st[S_PHASE] == 2 and res == 1:
@@ -960,7 +975,7 @@ def enter_room(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table
     if ev & EV_EXTRA and not free_step:
         n = adjacent_options(board, st, rm, opts, cell)
         if n > 0:
-            c = decide(D_EXTRA, n, st, opts, ps, pol)
+            c = decide(D_EXTRA, n, st, opts, dice, pol)
             log(tr, st, TR_EXTRA, opts[c, O_TO], 0, 0, 0, 0)
             return 2 + opts[c, O_TO] * 4 + opts[c, O_DIR]
     return 0
@@ -1529,7 +1544,7 @@ def market(R, st, opts, dice, pol, value):
                     opts[n, 2] = b
                     opts[n, 3] = R[R_EXCHANGE]
                     n += 1
-        c = decide(D_MARKET, n, st, opts, ps, pol)
+        c = decide(D_MARKET, n, st, opts, dice, pol)
         op = opts[c, 0]
         if op == M_DONE:
             break
@@ -1575,7 +1590,7 @@ def create_character(board, st, opts, dice, pol):
                 n += 1
             if n == 0:
                 break
-            c = decide(D_TRAIT, n, st, opts, ps, pol)
+            c = decide(D_TRAIT, n, st, opts, dice, pol)
             st[opts[c, 0]] += 1
     log(tr, st, TR_CREATE, st[HEARTS], st[SHIELD], st[CLOVER], st[WEAPON], st[SHOVEL])
 
@@ -1620,7 +1635,7 @@ def play_round(board, st, rm, sc, opts, dice, pol, vis):
         if st[S_COINS_LEFT] == 0:
             unwinnable(st, tr, UW_ARROWS)
         return 0
-    c = decide(D_ROUND, n, st, opts, ps, pol)
+    c = decide(D_ROUND, n, st, opts, dice, pol)
     a = opts[c, 0]
     s = arrows[a, 2]
     k = st[S_ROUND]
@@ -1660,7 +1675,7 @@ def play_round(board, st, rm, sc, opts, dice, pol, vis):
         if st[S_HERO] == H_ELYDION and st[S_ELY_USED] == 0:
             opts[0, 0] = 0
             opts[1, 0] = 1
-            if decide(D_ELYDION, 2, st, opts, ps, pol) == 1:
+            if decide(D_ELYDION, 2, st, opts, dice, pol) == 1:
                 st[S_ELY_USED] = 1
                 market(R, st, opts, dice, pol, T[T_CHESTV, min(k + 1, R[R_ROUNDS] - 1)])
         if st[S_UNWIN_TURN] == 0 and not arrows_feasible(board, st, rm, st[S_SECTOR], 1):
@@ -1671,7 +1686,7 @@ def play_round(board, st, rm, sc, opts, dice, pol, vis):
             if st[S_COINS_LEFT] == 0:
                 unwinnable(st, tr, UW_SEALED)
             break
-        c = decide(D_MOVE, n, st, opts, ps, pol)
+        c = decide(D_MOVE, n, st, opts, dice, pol)
         done = do_move(board, st, rm, sc, opts, dice, pol, vis, c)
     return done
 
@@ -1805,42 +1820,44 @@ def option_rows(n_rooms):
 
 
 @njit(cache=CACHE, _nrt=False)
+def search_play(board, rm0, st, rm, sc, opts, dice, pol, vis, seed, pseed, game):
+    """One play of a search game from the start (the prefix forced): fresh streams and a cleared options
+    table, so that a play depends on nothing but (seed, game, the control array): no row left over from
+    another play can enter a decision's fingerprint."""
+    opts[:, :] = 0
+    seed_stream(dice.rs, seed, game)
+    seed_stream(dice.ps, pseed, game)
+    play_game(board, rm0, st, rm, sc, opts, dice, pol, vis)
+
+
+@njit(cache=CACHE, _nrt=False)
 def search_game(board, rm0, st, rm, sc, opts, dice, quiet, pol, vis, qvis, seed, pseed, game, rollouts, kinds,
-                wins, ties):
+                margin, progress, acc):
     """One game played by the search policy (``search.py``): probes and rollouts on ``quiet`` dice (no
     trace) and ``qvis`` (no visit counts), each a whole ``play_game`` with the prefix forced; then the
     real game (the prefix on the real dice) once more with the trace and the visits. A rollout's value:
-    win, tie-breaker rounds completed x 10,000 + final score."""
+    win + progress x rounds completed / rounds. Replay faults (``search.C_FAULT``) end in ``S_SEARCH_FAULT``."""
     ctl = pol.ctl
-    rs = dice.rs
-    ps = dice.ps
-    T = board.T
+    rounds = board.R[R_ROUNDS]
     S.begin(ctl, seed, game, kinds, N_DECISIONS)
     while True:
         S.probe(ctl)
-        seed_stream(rs, seed, game)
-        seed_stream(ps, pseed, game)
-        play_game(board, rm0, st, rm, sc, opts, quiet, pol, qvis)
+        search_play(board, rm0, st, rm, sc, opts, quiet, pol, qvis, seed, pseed, game)
         n = ctl[S.C_N]
         if n == 0:
             break
         plen = ctl[S.C_PLEN]
-        for i in range(n):
-            wins[i] = 0.0
-            ties[i] = 0.0
+        S.clear(acc, n)
         for r in range(rollouts):
             for i in range(n):
                 S.rollout(ctl, plen, i, r)
-                seed_stream(rs, seed, game)
-                seed_stream(ps, pseed, game)
-                play_game(board, rm0, st, rm, sc, opts, quiet, pol, qvis)
-                wins[i] += st[S_WIN]
-                ties[i] += st[S_ROUND] * 10000 + final_score(T, st)
-        S.commit(ctl, plen, wins, ties, n)
+                search_play(board, rm0, st, rm, sc, opts, quiet, pol, qvis, seed, pseed, game)
+                S.score(acc, i, st[S_WIN], st[S_ROUND] / rounds, progress)
+            S.paired(ctl, acc, n)
+        S.commit(ctl, plen, acc, n, rollouts, margin)
     S.replay_final(ctl)
-    seed_stream(rs, seed, game)
-    seed_stream(ps, pseed, game)
-    play_game(board, rm0, st, rm, sc, opts, dice, pol, vis)
+    search_play(board, rm0, st, rm, sc, opts, dice, pol, vis, seed, pseed, game)
+    st[S_SEARCH_FAULT] = ctl[S.C_FAULT]
 
 
 I1 = types.int64[::1]
@@ -1872,8 +1889,7 @@ def _simulate_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, start, count
         vis = visits[ch]
         pol = Pol(np.int64(params[S.P_BASE]) if searching else pid, params[params.shape[0] - n_base:].copy(), fn,
                   np.zeros(S.CTL_SIZE if searching else 0, np.int64), rs)
-        wins = np.zeros(S.MAX_BRANCH if searching else 0, np.float64)
-        ties = np.zeros(S.MAX_BRANCH if searching else 0, np.float64)
+        acc = np.zeros((S.ACC_ROWS, S.MAX_BRANCH if searching else 0), np.float64)
         qvis = np.zeros(vis.shape[0] if searching else 0, np.int64)
         lo = ch * CHUNK
         hi = min(count, lo + CHUNK)
@@ -1881,7 +1897,8 @@ def _simulate_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, start, count
             g = start + k
             if searching:
                 search_game(board, rm0, st, rm, sc, opts, dice, dice, pol, vis, qvis, seed, pseed, g,
-                            np.int64(params[S.P_ROLLOUTS]), np.int64(params[S.P_KINDS]), wins, ties)
+                            np.int64(params[S.P_ROLLOUTS]), np.int64(params[S.P_KINDS]), params[S.P_MARGIN],
+                            params[S.P_PROGRESS], acc)
             else:
                 seed_stream(rs, seed, g)
                 seed_stream(ps, pseed, g)
@@ -1908,12 +1925,12 @@ def _play_one(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, r
     n_base = params.shape[0] - S.P_BASE_PARAMS if searching else params.shape[0]
     # a view, not a copy: a scripted test policy writes its log into its parameters, read back after the game
     pol = Pol(np.int64(params[S.P_BASE]) if searching else pid, params[params.shape[0] - n_base:], fn,
-              np.zeros(S.CTL_SIZE if searching else 0, np.int64), rs)
+              np.zeros(S.CTL_SIZE + S.VALUE_ROOM if searching else 0, np.int64), rs)
     if searching:
         search_game(board, rm0, st, rm, sc, opts, dice, Dice(rs, ps, script, np.zeros((1, TRACE_COLS), np.int64)),
                     pol, vis, np.zeros(vis.shape[0], np.int64), seed, seed ^ _POLICY_SALT, game,
-                    np.int64(params[S.P_ROLLOUTS]), np.int64(params[S.P_KINDS]), np.zeros(S.MAX_BRANCH, np.float64),
-                    np.zeros(S.MAX_BRANCH, np.float64))
+                    np.int64(params[S.P_ROLLOUTS]), np.int64(params[S.P_KINDS]), params[S.P_MARGIN],
+                    params[S.P_PROGRESS], np.zeros((S.ACC_ROWS, S.MAX_BRANCH), np.float64))
     else:
         play_game(board, rm0, st, rm, sc, opts, dice, pol, vis)
     write_out(T, st, rs, out, 0)

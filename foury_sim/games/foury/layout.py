@@ -89,7 +89,10 @@ S_DIE_GOAL = 88  # D_USE_DIE context: 1 when a cornucopia from the die would cou
 # -- state slots 104..111: per-round monster strength
 S_STR_ROW = 104  # strength row of the round being played: 4 x round index (play order, 0..3) + sector (0..3)
 
-# -- state slots 112..127: free
+# -- state slots 112..119: the search policy (foury_sim/search.py)
+S_SEARCH_FAULT = 112  # after a search game: forced decisions whose replay differed from their record (always 0)
+
+# -- state slots 120..127: free
 S_ARROW0 = 128  # state[S_ARROW0 + a] = 1 when arrow a is used (entered or exited)
 MAX_ARROWS = 32
 STATE_SIZE = S_ARROW0 + MAX_ARROWS
@@ -266,5 +269,10 @@ TR_UNWINNABLE = 46  # [cause UW_*, turn]
 # -- trace codes 50..59: declared behaviours and rulings
 TR_FLEE_BACK = 50  # [from, to]: fleeing, step back into the room you came from
 TR_DIE_LEFT = 51  # [cell, dice left]: the DIE icon is left unused in the room
+
+# -- trace codes 60..61: the search policy (a traced replay of a search game, docs/search.md)
+TR_SEARCH = 60  # [decision kind, options, rollouts per option, the base policy's choice, the option taken]
+TR_SEARCH_OPT = 61  # [option, rollouts won, mean value x 1000, mean paired difference from the base's choice
+#                     x 1000, flags: 1 taken, 2 the base's choice]
 
 TRACE_COLS = 6

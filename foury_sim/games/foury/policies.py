@@ -127,10 +127,11 @@ POLICIES = {
 POLICIES["search"] = PolicySpec(
     "search", POL_SEARCH,
     "plays every decision by Monte Carlo rollouts: each option is played out `rollouts` times with the base "
-    f"policy (base: {base_description(POLICIES)}; its default parameters) on common dice, the most wins taken "
-    "(ties: more rounds completed, then the higher score); kinds: a bit mask of the decision kinds searched "
-    "(0: all). docs/search.md",
-    {"rollouts": 8.0, "base": float(POL_GREEDY), "kinds": 0.0},
+    f"policy (base: {base_description(POLICIES)}; its default parameters) on common dice; a rollout is worth "
+    "win + progress x rounds completed / rounds; the base's own choice is kept unless another option beats it "
+    "by more than `margin` on average, paired rollout by rollout; kinds: a bit mask of the decision kinds "
+    "searched (0: all). docs/search.md",
+    {"rollouts": 8.0, "base": float(POL_GREEDY), "kinds": 0.0, "margin": 0.3, "progress": 1.0},
     ranges={**SEARCH_RANGES, "base": (0.0, 1e6)})
 
 #: Greedy's parameters as an array, for user policies that delegate to ``greedy_decide``.

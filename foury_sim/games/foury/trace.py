@@ -7,8 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ... import search as S
 from ...trace_format import TraceCode, TraceTable, a, count, singular
 from . import icons as I
+from . import layout as L
 from .board import room_name
 from .layout import (
     CAUSE_FOE,
@@ -65,6 +67,8 @@ from .layout import (
     TR_ROLL,
     TR_ROLLOFF,
     TR_ROUND,
+    TR_SEARCH,
+    TR_SEARCH_OPT,
     TR_SPAWN,
     TR_STEAL,
     TR_TIE,
@@ -91,6 +95,10 @@ DIE_OUTCOMES = tuple(DIE_PHRASES.get(w, w.replace("_", " ")) for w in DIE_WORDS)
 #: what a cause of death means, where its name alone does not say it (``layout.CAUSE_NAMES``)
 CAUSE_WORDS = {"stuck": "stuck (no way out of the room)"}
 
+
+#: Decision kinds by number (``layout.D_*``), for the search rows.
+_KIND_NAMES = tuple(k[2:].lower() for k, v in sorted(
+    ((k, v) for k, v in vars(L).items() if k.startswith("D_") and isinstance(v, int)), key=lambda kv: kv[1]))
 
 def cause_name(cause: int, icon_names: Sequence[str] = I.ICON_NAMES) -> str:
     """A cause of death or loss in words ("killed by an orc", "stuck")."""
@@ -235,6 +243,9 @@ CODES: dict[int, TraceCode] = {
         0: "    -{n} (now {now})",
         None: "    -{n} (now {now}): dig through the collapsed wall"}, by="dig", words=_n("lost", track="track")),
     TR_CAPPED: T("capped", ("track", "lost"), "    {n} lost: the track is full", words=_n("lost", track="track")),
+    TR_SEARCH: T("search", S.DECISION_FIELDS, S.DECISION_TEMPLATE,
+                 words=lambda f, ctx: S.decision_words(f, _KIND_NAMES)),
+    TR_SEARCH_OPT: T("search option", S.OPTION_FIELDS, S.OPTION_TEMPLATE, words=S.option_words),
     TR_DIE_TABLE: T("die table", ("face", "outcome"), "    DIE table roll: {face} -> {outcome:die}"),
     TR_IMP: T("imp", ("cell", "icon", "count"), "    the imp destroys {n}",
               words=lambda f, ctx: {"n": count(f["count"], ctx.icon_names[f["icon"]])}),
