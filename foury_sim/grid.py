@@ -8,11 +8,11 @@ Moves are 4-neighbour; the neighbours of a cell are always visited up, right, do
 * ``distance_field_w``: the same with a cost to *enter* each tile (Dijkstra over small integers).
 * ``first_step``: the neighbour a bee-line takes towards the source of a distance field.
 * ``line_of_sight``: symmetric Bresenham line of sight with no peeking through a corner between two
-  opaque tiles (the rulings are written out in ``docs/tactics-levels.md``, "Line of sight").
+  opaque tiles (a game's rules doc writes the rulings out for its players).
 
 The Python half reads a grid file's text with one-line errors (``read_grid_text``, ``split_lines``) and its
-``key: value`` header with comments (``header_lines``), as Dungeon Foury's map files and Tactics' level
-files write them. Nothing here names a game.
+``key: value`` header with comments (``header_lines``), the way every board file of the toolkit is written.
+Nothing here names a game.
 """
 
 from __future__ import annotations
