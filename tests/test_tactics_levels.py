@@ -427,3 +427,14 @@ def test_map_verbs_use_the_board(monkeypatch, tmp_path):
     assert r.output.splitlines()[0] == ("The Golem Forge: 13 x 24 tiles, start at row 2, column 2, exit at row 12, "
                                         "column 23")
     assert B.BOARD.noun == "level" and set(B.BOARD.builtin()) == set(L.builtin_levels())
+
+
+def test_assume_lines_are_checked_against_the_level():
+    head = ("name: Small\nassume-sarcophagi: 0 | reason = none here\n"
+            "assume-skeletons: 1 | range = 0..3 | reason = one guard\n")
+    m = L.parse_level(small_with("#@.S.>#", head=head), "s.txt")
+    assert [(a.key, a.value, a.range, a.where) for a in m.assumptions] == [
+        ("level.sarcophagi", 0, None, "s.txt:2"), ("level.skeletons", 1, [0, 3], "s.txt:3")]
+    with pytest.raises(InputError) as e:
+        L.parse_level(small_with("#@.S.>#", head="name: Small\nassume-dragons: 1 | reason = r\n"), "s.txt")
+    assert e.value.where == "s.txt:2" and "names 'dragons', which the map does not have" in e.value.message

@@ -50,6 +50,7 @@ TILE_NAMES = ("floor", "wall", "start", "exit", "water", "lava", "teleporter", "
 X_NONE, X_CRATE, X_BARREL, X_CHEST, X_MAGIC_CHEST, X_SARCOPHAGUS, X_SHRINE, X_KEY, X_DOOR = 0, 1, 2, 3, 4, 5, 6, 7, 8
 N_THINGS = 9
 THING_NAMES = ("nothing", "crate", "barrel", "chest", "magic chest", "sarcophagus", "shrine", "key", "door")
+THING_PLURALS = ("", "crates", "barrels", "chests", "magic_chests", "sarcophagi", "shrines", "keys", "doors")
 
 COLOR_NONE, COLOR_RED, COLOR_BLUE, COLOR_GREEN, COLOR_YELLOW = 0, 1, 2, 3, 4
 COLOR_NAMES = ("", "red", "blue", "green", "yellow")
@@ -354,11 +355,12 @@ def reachable(m: Level) -> tuple[np.ndarray, set[int]]:
 def level_assumptions(m: Level) -> list[assume.Assumption]:
     """The ``assume-KEY:`` header lines, checked against what the level holds (``assumptions.from_map``):
     KEY is ``layout`` (the name), ``rows``, ``cols``, ``monsters``, ``spawn_points``, ``teleporters``, a thing's
-    plural (``crates``, ``chests``, ...) or a monster kind's plural (``skeletons``, ...)."""
+    plural (``THING_PLURALS``: ``crates``, ``sarcophagi``, ...) or a monster kind's name plus ``s``
+    (``skeletons``, ``storm_golems``, ...)."""
     measured: dict[str, object] = {"layout": m.name, "rows": m.rows, "cols": m.cols, "monsters": len(m.monsters),
                                    "spawn_points": len(m.spawns), "teleporters": len(m.teleporters)}
     for x in range(1, N_THINGS):
-        measured[THING_NAMES[x].replace(" ", "_") + "s"] = int((m.thing == x).sum())
+        measured[THING_PLURALS[x]] = int((m.thing == x).sum())
     for name in sorted({k for k, _ in m.monsters} | set(MONSTER_CHARS.values())):
         measured[name + "s"] = sum(1 for k, _ in m.monsters if k == name)
     return assume.from_map(m.header_text, m.path, measured, prefix="level")
