@@ -438,3 +438,35 @@ def test_assume_lines_are_checked_against_the_level():
     with pytest.raises(InputError) as e:
         L.parse_level(small_with("#@.S.>#", head="name: Small\nassume-dragons: 1 | reason = r\n"), "s.txt")
     assert e.value.where == "s.txt:2" and "names 'dragons', which the map does not have" in e.value.message
+
+
+def test_mutated_levels_fail_in_one_line_or_parse():
+    """Random edits of a shipped level (a character replaced, a line dropped or doubled) either parse or raise
+    InputError at a file:line or file:line:column: never another exception."""
+    import random
+    import re
+
+    text = L.builtin_levels()["crypt"].read_text(encoding="utf-8")
+    alphabet = "".join(ch for ch, _ in L.legend()) + "Qx9 \t:,\u00e9"
+    rnd = random.Random(3)
+    outcomes = {"parsed": 0, "refused": 0}
+    for _ in range(300):
+        lines = text.split("\n")
+        for _ in range(rnd.randint(1, 3)):
+            k = rnd.randrange(len(lines))
+            how = rnd.random()
+            if how < 0.6 and lines[k]:
+                j = rnd.randrange(len(lines[k]))
+                lines[k] = lines[k][:j] + rnd.choice(alphabet) + lines[k][j + 1:]
+            elif how < 0.8:
+                del lines[k]
+            else:
+                lines.insert(k, lines[k])
+        try:
+            L.parse_level("\n".join(lines), "m.txt")
+            outcomes["parsed"] += 1
+        except InputError as e:
+            assert re.fullmatch(r"m\.txt:\d+(:\d+)?", e.where or ""), (e.where, e.message)
+            assert "\n" not in e.message
+            outcomes["refused"] += 1
+    assert outcomes["parsed"] > 20 and outcomes["refused"] > 100

@@ -319,7 +319,8 @@ def _check(m: Level) -> None:
                              "key can be reached from the start without passing it", m.at(int(d)))
     if not reach[m.exit]:
         raise InputError(f"the exit at {m.words(m.exit)} cannot be reached from the start at {m.words(m.start)} "
-                         "(walls, lava, chests, sarcophagi and shrines block the way)", m.at(m.exit))
+                         "(walls, lava, locked doors without a reachable key, chests, magic chests, sarcophagi "
+                         "and shrines block the way)", m.at(m.exit))
 
 
 def reachable(m: Level) -> tuple[np.ndarray, set[int]]:
