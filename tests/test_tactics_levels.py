@@ -470,3 +470,11 @@ def test_mutated_levels_fail_in_one_line_or_parse():
             assert "\n" not in e.message
             outcomes["refused"] += 1
     assert outcomes["parsed"] > 20 and outcomes["refused"] > 100
+
+
+def test_check_lava_refuses_monsters_that_would_burn():
+    m = L.load_level("forge")
+    L.check_lava(m, {"fire_golem", "cacodemon"})  # the fire golem stands on the smelter's lava
+    with pytest.raises(InputError) as e:
+        L.check_lava(m, {"cacodemon"})
+    assert e.value.where == f"{m.path}:27:21" and "a fire golem cannot stand on lava" in e.value.message

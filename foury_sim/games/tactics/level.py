@@ -323,6 +323,16 @@ def _check(m: Level) -> None:
                          "and shrines block the way)", m.at(m.exit))
 
 
+def check_lava(m: Level, lava_ok: set[str] | frozenset[str]) -> None:
+    """Refuse a placed monster standing on lava unless its kind is in ``lava_ok`` (the ruleset's flying and
+    lava-immune kinds): the level alone does not know who survives lava, so the ruleset calls this."""
+    for k, (name, cell) in enumerate(m.monsters):
+        if m.tile[cell] == T_LAVA and name not in lava_ok:
+            ok = ", ".join(sorted(lava_ok)) or "none"
+            raise InputError(f"a {name.replace('_', ' ')} cannot stand on lava (only monsters that fly or ignore "
+                             f"lava can: {ok})", m.monster_where[k])
+
+
 def reachable(m: Level) -> tuple[np.ndarray, set[int]]:
     """The tiles the player can reach from the start (bool[n]) and the key colours it can pick up: walking over
     walkable tiles, smashing crates and barrels, taking keys, opening a door once a key of its colour is held,
