@@ -245,7 +245,7 @@ def test_every_number_has_a_valid_range_documented_in_the_rules_doc():
 def test_every_ruling_and_option_is_in_the_rules_doc():
     text = DOC.read_text()
     for name, (_slot, values) in R.RULINGS.items():
-        assert f"`rulings.{name}`" in text, name
+        assert f"`rulings.{name} = " in text, name
         for v in values or ():
             assert f'"{v}"' in text, (name, v)
 
