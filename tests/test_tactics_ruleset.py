@@ -254,3 +254,25 @@ def test_an_unknown_level_is_one_line_naming_the_map_option():
     with pytest.raises(InputError) as e:
         R.load_ruleset(None, None, "no_such_level_anywhere")
     assert e.value.where.startswith("--map") and "\n" not in str(e.value)
+
+
+def test_the_level_is_the_map_option_packed_with_the_rulesets_monster_rows(shipped, tmp_path):
+    from foury_sim.games.tactics.level import load_level, pack_level
+
+    assert R.DEFAULT_LEVEL == "crypt" and shipped.level.path.endswith("crypt.txt")
+    np.testing.assert_array_equal(shipped.lv, pack_level(load_level("crypt"), shipped.kind_index))
+    ogre = R.load_ruleset(None, None, "ogre")
+    assert ("ogre", 149) in ogre.level.monsters and ogre.lv.dtype == np.int64
+    # a monster a user's rules file adds may stand in a level file
+    rules = tmp_path / "imp.toml"
+    rules.write_text("[monsters.imp]\nhp = 2\ndice = 1\nap_move = 1\nap_attack = 1\nkind = \"demon\"\n"
+                     "size = \"small\"\nrange = 0\nattack_mod = 0\nspawns = true\nabilities = []\n")
+    level = tmp_path / "imp.txt"
+    level.write_text("name: imp room\n\ngrid:\n#####\n#@.>#\n#...#\n#####\n\nmonster: imp 3,3\n")
+    rs = R.load_ruleset(str(rules), None, str(level))
+    assert rs.level.monsters == [("imp", 12)]
+    lv_mon = list(rs.lv[-2:])
+    assert lv_mon == [rs.kind_index["imp"], 12]
+    with pytest.raises(InputError) as e:
+        R.load_ruleset(None, None, str(level))  # without the rules file the imp is unknown
+    assert e.value.where.startswith(f"{level}:9:") and "\n" not in str(e.value)
