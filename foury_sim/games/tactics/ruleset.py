@@ -222,6 +222,7 @@ class TacticsRules:
     assumptions: list[assume.Assumption] = field(default_factory=list)
     data: dict[str, Any] = field(default_factory=dict)  # the ruleset as read (after overrides)
     hero_names: tuple[str, ...] = HEROES
+    options: dict[str, Any] = field(default_factory=dict)  # the game's own run options (e.g. dm), as given
 
 
 def _int(rf: RuleFile, key: str, value: Any = ..., where: str | None = None) -> int:
@@ -386,10 +387,12 @@ RULING_DEFAULT_TYPES = {"monsters_block": True, "overheal_decay": 0}
 
 
 def load_ruleset(rules: str | Path | None = None, sets: list[str] | None = None,
-                 level: str | Path | None = None) -> TacticsRules:
+                 level: str | Path | None = None, **options: Any) -> TacticsRules:
     """The shipped rules, a user's file merged over them, ``--set`` overrides, and the level (``--map``: a
     shipped level name or a level file; None = ``DEFAULT_LEVEL``); validated (``InputError`` with
-    ``file:line:column``, ``--set KEY`` or ``--map`` if bad)."""
+    ``file:line:column``, ``--set KEY`` or ``--map`` if bad). ``options``: the game's own ``run`` options
+    (``GameSpec.options``, e.g. ``dm``; the runner passes them here), kept in ``TacticsRules.options`` for the
+    engine, which declares and checks them."""
     rf = load_ruleset_file(DEFAULT_RULES, rules, sets, OPEN_TABLES)
     r = np.zeros(N_R, dtype=np.int64)
     for slot, key in ((R_HP, "player.hp"), (R_AP, "player.ap"), (R_PLAYER_DICE, "player.dice"), (R_DM_AP, "dm.ap"),
@@ -423,7 +426,7 @@ def load_ruleset(rules: str | Path | None = None, sets: list[str] | None = None,
     if lvl is not None:
         found += list(getattr(lvl, "assumptions", []) or [])
     return TacticsRules(r, monsters, names, kind_index, weapons, weapon_names, armors, armor_names, charts, lvl, lv,
-                        rf.path, used, dict(rf.overridden), found, rf.data)
+                        rf.path, used, dict(rf.overridden), found, rf.data, HEROES, dict(options))
 
 
 def _level(level: str | Path | None, kind_index: dict[str, int]) -> tuple[Any, np.ndarray]:
