@@ -276,3 +276,49 @@ def test_the_level_is_the_map_option_packed_with_the_rulesets_monster_rows(shipp
     with pytest.raises(InputError) as e:
         R.load_ruleset(None, None, str(level))  # without the rules file the imp is unknown
     assert e.value.where.startswith(f"{level}:9:") and "\n" not in str(e.value)
+
+
+def test_every_plausible_value_is_a_valid_value(shipped):
+    """Each assumption's range lies in the valid range and each alternative loads (a robustness study never picks
+    a value the engine refuses)."""
+    found = [a for a in shipped.assumptions if not a.key.startswith("level.")]
+    for a in found:
+        if a.range is not None:
+            lo, hi = range_of(R.RANGES, a.key)
+            assert lo <= a.range[0] <= a.range[1] <= hi, a.key
+        for alt in a.alternatives:
+            rs = R.load_ruleset(None, {a.key: alt})
+            assert next(x for x in rs.assumptions if x.key == a.key).value == alt
+
+
+def test_run_options_are_kept_for_the_engine():
+    assert R.load_ruleset(None, None, None, dm="ruthless").options == {"dm": "ruthless"}
+
+
+def test_fuzzed_rules_files_and_sets_load_or_are_refused_at_their_place(tmp_path):
+    """Seeded mutations of rules.toml (the shared fuzz's mutations) and --set values: each loads, or is refused in
+    one line naming the file (line, column) or --set KEY; never a traceback."""
+    import random
+
+    from test_fuzz_rules import BAD_TOKENS, HUGE, _check_where, _leaves, _mutate_text
+
+    shipped = load(R.DEFAULT_RULES)
+    keys = _leaves(shipped.data)
+    refused = 0
+    for n in range(60):
+        rng = random.Random(f"tactics-{n}")
+        if n % 3 == 0:
+            key = rng.choice(keys)
+            value = rng.choice(BAD_TOKENS + [str(h) for h in HUGE] + ["undead", "any", "boss", "reroll"])
+            case, place, args = f"--set {key}={value}", "--set", (None, [f"{key}={value}"])
+        else:
+            text, case = _mutate_text(rng, shipped.text)
+            f = tmp_path / f"m{n}.toml"
+            f.write_bytes(text if isinstance(text, bytes) else text.encode())
+            place, args = str(f), (str(f),)
+        try:
+            R.load_ruleset(*args)
+        except InputError as e:
+            refused += 1
+            _check_where(e, case, place)
+    assert 20 <= refused < 60

@@ -14,7 +14,7 @@ import numpy as np
 
 from ... import assumptions as assume
 from ...errors import InputError
-from ...rulesfile import Ranges, RuleFile, check_int, load_ruleset_file, nearest
+from ...rulesfile import Ranges, RuleFile, check_int, load_ruleset_file, nearest, range_of
 
 DEFAULT_RULES = Path(__file__).with_name("data") / "rules.toml"
 #: The level played when ``--map`` is not given.
@@ -226,7 +226,14 @@ class TacticsRules:
 
 
 def _int(rf: RuleFile, key: str, value: Any = ..., where: str | None = None) -> int:
-    return check_int(rf, key, RANGES, value, where)
+    """The whole number ``key`` within its valid range (``RANGES``); the place of an error (``rf.where``, a scan
+    of the file) is looked up only when there is one."""
+    v = rf.get(key) if value is ... else value
+    if isinstance(v, int) and not isinstance(v, bool):
+        lo, hi = range_of(RANGES, key)
+        if lo <= v <= hi:
+            return v
+    return check_int(rf, key, RANGES, v, where)
 
 
 def _bool(rf: RuleFile, key: str, value: Any = ...) -> int:
@@ -237,10 +244,11 @@ def _bool(rf: RuleFile, key: str, value: Any = ...) -> int:
 
 
 def _name(rf: RuleFile, key: str, value: Any, names: tuple[str, ...] | list[str], what: str,
-          where: str | None = None) -> int:
+          where_key: str | None = None) -> int:
+    """The index of ``value`` in ``names``; else one line at the place of ``where_key`` (default ``key``)."""
     if not isinstance(value, str) or value not in names:
         hint = nearest(str(value), dict.fromkeys(names))
-        raise InputError(f"{key}: unknown {what} {value!r}{hint}", where or rf.where(key))
+        raise InputError(f"{key}: unknown {what} {value!r}{hint}", rf.where(where_key or key))
     return list(names).index(value)
 
 
@@ -321,7 +329,7 @@ def _chart(rf: RuleFile, key: str, names: tuple[str, ...] | list[str], what: str
     if not isinstance(v, list) or len(v) != 6:
         raise InputError(f"{key} must list 6 entries, one per face of the d6 (known: {', '.join(names)})",
                          rf.where(key))
-    return [_name(rf, f"{key}[{i}]", x, names, what, rf.where(key)) for i, x in enumerate(v)]
+    return [_name(rf, f"{key}[{i}]", x, names, what, key) for i, x in enumerate(v)]
 
 
 def _charts(rf: RuleFile, monsters: np.ndarray, names: tuple[str, ...], weapon_names: tuple[str, ...],
