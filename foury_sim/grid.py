@@ -343,13 +343,13 @@ class Header:
 
 
 def header_lines(lines: list[str], path: str | Path, stop: Callable[[str], bool], *, start: int = 0,
-                 comment: str = "#", expected: str = "the grid", max_lines: int = MAX_HEADER_LINES,
-                 max_chars: int = MAX_HEADER_CHARS) -> Header:
+                 comment: str = "#", expected: str = "the grid", example: str = "name: ...",
+                 max_lines: int = MAX_HEADER_LINES, max_chars: int = MAX_HEADER_CHARS) -> Header:
     """Read ``key: value`` header lines from ``lines[start:]`` up to the first line for which ``stop(line)`` is
     true (that line is ``Header.end``; without one, ``end`` is ``len(lines)``). Blank lines and comment lines
     are skipped. A line that is neither, a key given twice, more than ``max_lines`` keys or a line longer than
-    ``max_chars`` is an ``InputError`` at ``file:line:column`` (``expected`` names what may stop the header, for
-    the message)."""
+    ``max_chars`` is an ``InputError`` at ``file:line:column`` (``expected`` names what may stop the header and
+    ``example`` shows a header line, for the message)."""
     h = Header()
     i = start
     while i < len(lines):
@@ -365,7 +365,7 @@ def header_lines(lines: list[str], path: str | Path, stop: Callable[[str], bool]
         m = HEADER_RE.match(raw.strip())
         col = len(raw) - len(raw.lstrip()) + 1
         if not m:
-            raise InputError(f"expected a 'key: value' header line (e.g. 'name: My level') or {expected}, found "
+            raise InputError(f"expected a 'key: value' header line (e.g. '{example}') or {expected}, found "
                              f"{raw.strip()[:30]!r}", where(path, i + 1, col))
         key = m.group(1).lower()
         if key in h.values:

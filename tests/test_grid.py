@@ -426,7 +426,7 @@ def test_header_lines_reads_keys_and_stops():
 
 @pytest.mark.parametrize("lines, where, words", [
     (["name: a", "name: b"], "f:2:1", "given twice (first at line 1)"),
-    (["name: a", "  what is this"], "f:2:3", "expected a 'key: value' header line"),
+    (["name: a", "  what is this"], "f:2:3", "expected a 'key: value' header line (e.g. 'name: ...') or the grid"),
     (["x" * 1001], "f:1:1001", "line is too long"),
 ])
 def test_header_lines_errors(lines, where, words):

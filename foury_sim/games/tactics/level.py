@@ -175,7 +175,8 @@ def parse_level(text: str, path: str = "<level>", monster_names: set[str] | froz
         return InputError(msg, where(path, line, col))
 
     # ---- header, up to the 'grid:' line
-    h = header_lines(lines, path, _is_grid_marker, expected="the line 'grid:' that starts the grid")
+    h = header_lines(lines, path, _is_grid_marker, expected="the line 'grid:' that starts the grid",
+                     example="name: My level")
     if h.end == len(lines):
         if not any(ln.strip() and not is_comment(ln) for ln in lines):
             raise err("empty level file: expected a header ('name: ...'), a line 'grid:' and the grid", 1, 1)
