@@ -478,3 +478,20 @@ def test_check_lava_refuses_monsters_that_would_burn():
     with pytest.raises(InputError) as e:
         L.check_lava(m, {"cacodemon"})
     assert e.value.where == f"{m.path}:27:21" and "a fire golem cannot stand on lava" in e.value.message
+
+
+def test_format_state_draws_the_game_as_it_stands():
+    m = L.load_level("tutorial")
+    thing, color = m.thing.copy(), m.color.copy()
+    key = int(np.flatnonzero(thing == L.X_KEY)[0])
+    thing[key] = color[key] = 0  # the red key was taken
+    lines = L.format_state(m, thing, color, [("skeleton", key + 1), ("imp", key + 2)], player=key - 1)
+    assert lines == [
+        "  1234567890123456789012",
+        "1 ######################",
+        "2 #@...c....#.....$....#",
+        "3 #........P.S?...######",
+        "4 #...o.....#.....R...>#",
+        "5 ######################",
+    ]
+    assert L.format_state(m)[2:4] == ["2 #@...c....#.....$....#", "3 #.........r.S...######"]

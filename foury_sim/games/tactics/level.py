@@ -437,6 +437,34 @@ def format_level(m: Level) -> str:
     return text
 
 
+def format_state(m: Level, thing: np.ndarray | None = None, color: np.ndarray | None = None,
+                 monsters: list[tuple[str, int]] | None = None, player: int = -1) -> list[str]:
+    """The level as it stands during a game, for replays: the level's characters with the current ``thing`` and
+    ``color`` arrays (smashed crates, taken keys and opened doors gone; default: the level's), the monsters
+    where they are now (kind name, cell; default: the placed ones; a kind without a letter shows as ``?``),
+    and the player as ``P``. Rows and columns are numbered from 1 (columns by their last digit)."""
+    thing = m.thing if thing is None else thing
+    color = m.color if color is None else color
+    monsters = m.monsters if monsters is None else monsters
+    tile_ch = {t: ch for ch, t in TERRAIN_CHARS.items()}
+    thing_ch = {v: ch for ch, v in THING_CHARS.items()}
+    mon_ch = {name: ch for ch, name in MONSTER_CHARS.items()}
+    grid = [[tile_ch[int(t)] for t in m.tile[r * m.cols:(r + 1) * m.cols]] for r in range(m.rows)]
+    for cell in np.flatnonzero(np.asarray(thing) != X_NONE):
+        r, c = divmod(int(cell), m.cols)
+        grid[r][c] = thing_ch[(int(thing[cell]), int(color[cell]))]
+    for name, cell in monsters:
+        r, c = divmod(int(cell), m.cols)
+        grid[r][c] = mon_ch.get(name, "?")
+    if player >= 0:
+        r, c = divmod(int(player), m.cols)
+        grid[r][c] = "P"
+    width = len(str(m.rows))
+    out = [" " * (width + 1) + "".join(str((c + 1) % 10) for c in range(m.cols))]
+    out += [f"{r + 1:>{width}} " + "".join(row) for r, row in enumerate(grid)]
+    return out
+
+
 # ------------------------------------------------------------------------------------------ packed level
 # int64[]: the header, then tile[n], thing[n], color[n], the spawn cells, the placed monsters (kind, cell).
 
