@@ -129,6 +129,7 @@ ERRORS = [
     (small_with("#@.S.>#", "\nwhat\n"), "7:1", "unexpected text after the grid"),
     (small_with("#@...>#", "\nmonster: skeleton\n"), "7:10", "expected 'monster: NAME ROW,COL'"),
     (small_with("#@...>#", "\nmonster: skeleton 2;3\n"), "7:19", "expected ROW,COL counted from 1"),
+    (small_with("#@...>#", "\nmonster: skeleton 2,\u00b2\n"), "7:19", "expected ROW,COL counted from 1"),
     (small_with("#@...>#", "\nmonster: skeleton 4,3\n"), "7:19", "row 4, column 3 is outside the 3 x 7 grid"),
     (small_with("#@...>#", "\nmonster: skeleton 1,3\n"), "7:19", "cannot stand on the wall at row 1, column 3"),
     (small_with("#@...>#", "\nmonster: skeleton 2,2\n"), "7:19", "cannot stand on the start"),

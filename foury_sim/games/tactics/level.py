@@ -256,7 +256,7 @@ def parse_level(text: str, path: str = "<level>", monster_names: set[str] | froz
                       at_col)
         pos_col = col0 + body.index(pos, body.index(name) + len(name))
         rc = pos.split(",")
-        if len(rc) != 2 or not all(x.isdigit() for x in rc):
+        if len(rc) != 2 or not all(x.isascii() and x.isdigit() for x in rc):
             raise err(f"expected ROW,COL counted from 1 (e.g. 4,7), found {pos!r}", k + 1, pos_col)
         r, c = int(rc[0]) - 1, int(rc[1]) - 1
         if not (0 <= r < rows and 0 <= c < cols):
