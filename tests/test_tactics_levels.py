@@ -447,12 +447,12 @@ def test_mutated_levels_fail_in_one_line_or_parse():
     import random
     import re
 
-    text = L.builtin_levels()["crypt"].read_text(encoding="utf-8")
-    alphabet = "".join(ch for ch, _ in L.legend()) + "Qx9 \t:,\u00e9"
+    texts = [L.builtin_levels()[name].read_text(encoding="utf-8") for name in ("crypt", "forge")]
+    alphabet = "".join(ch for ch, _ in L.legend()) + "Qx09 \t:,\u00e9\u00b2"
     rnd = random.Random(3)
     outcomes = {"parsed": 0, "refused": 0}
-    for _ in range(300):
-        lines = text.split("\n")
+    for i in range(400):
+        lines = texts[i % 2].split("\n")
         for _ in range(rnd.randint(1, 3)):
             k = rnd.randrange(len(lines))
             how = rnd.random()
