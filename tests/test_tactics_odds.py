@@ -259,3 +259,18 @@ def test_odds_report_refuses_an_unknown_monster(rs):
     with pytest.raises(InputError) as e:
         O.odds_report(rs, trials=10, monster="dragon")
     assert e.value.where == "--monster" and "unknown monster 'dragon'" in str(e.value)
+
+
+def test_odds_options_berserk_might_and_hp(rs):
+    import inspect
+
+    df = O.odds_report(rs, trials=200, monster="ogre", weapon="axe", armor="chain_mail", hp=3, might=1,
+                       berserk=1).frame
+    row = df.iloc[0]
+    assert len(df) == 1 and row["dice"] == "3d6+3 vs 3d6-2" and row["hp"] == 3 and row["monster_hp"] == 10
+    t = O.terms_for(rs, rs.kind_index["ogre"], 2, 3, might=1, berserk=True)
+    assert row["exact_kill"] == pytest.approx(float(O.kill_chance(t, 10, 3, R.TIES_NOBODY)))
+    total = sum(row[f"exact_{k}"] for k in ("win", "tie", "lose", "chicken"))
+    assert total == pytest.approx(1.0) and row["exact_blow"] == pytest.approx(1 / 216)
+    params = inspect.signature(O.odds_report).parameters
+    assert all(o.name in params and o.commands == ("odds",) for o in O.ODDS_OPTIONS)

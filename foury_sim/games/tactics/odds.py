@@ -27,6 +27,7 @@ from numba import njit
 from ...config import CACHE
 from ...errors import InputError
 from ...oddstable import OddsTable
+from ...registry import GameOption
 from ...rng import seed_stream
 from . import combat as C
 from .ruleset import (
@@ -42,6 +43,20 @@ from .ruleset import (
 )
 
 OUTCOMES = ("win", "tie", "lose", "chicken", "blow")
+
+#: The options of ``foury-sim odds tactics`` (keyword arguments of :func:`odds_report`), for the GameSpec's
+#: ``options``.
+ODDS_OPTIONS = (
+    GameOption("monster", ("odds",), "Monsters of the odds table, a comma list (default: every monster).", str),
+    GameOption("weapon", ("odds",), "Weapons of the odds table, a comma list ('bare hands' = none; default: all).",
+               str),
+    GameOption("armor", ("odds",), "Armour of the odds table, a comma list ('no armour' = none; default: all).", str),
+    GameOption("hp", ("odds",), "HP the player may lose before a straight-melee fight is lost (default: player.hp).",
+               int, None, 1, 100),
+    GameOption("might", ("odds",), "Shrine of Might bonus added to the player's attacks.", int, 0, 0, 10),
+    GameOption("berserk", ("odds",), "1: the player rolls the Berserk Potion's dice (magic.berserk_dice).", int, 0,
+               0, 1),
+)
 
 
 @cache
@@ -251,7 +266,7 @@ def _chicken(ruleset: TacticsRules, weapon: int, armor: int, might: int, berserk
 
 def odds_frame(ruleset: TacticsRules, trials: int = 20_000, seed: int = 1, monster: str | None = None,
                weapon: str | None = None, armor: str | None = None, hp: int | None = None, might: int = 0,
-               berserk: bool = False) -> pd.DataFrame:
+               berserk: int = 0) -> pd.DataFrame:
     """One row per monster x weapon x armour: exact figures (``exact_*``) and the engine's (``measured_*``)."""
     ties = int(ruleset.rules[R_TIES])
     budget = int(ruleset.rules[R_HP]) if hp is None else int(hp)
@@ -261,6 +276,8 @@ def odds_frame(ruleset: TacticsRules, trials: int = 20_000, seed: int = 1, monst
         raise InputError(f"--might must be 0..10, not {might}", "--might")
     if trials < 1:
         raise InputError("--trials must be at least 1", "--trials")
+    if berserk not in (0, 1, True, False):
+        raise InputError(f"--berserk must be 0 or 1, not {berserk}", "--berserk")
     mons = _pick(monster, ruleset.monster_names, "--monster", "monster")
     weps = _pick(weapon, ruleset.weapon_names, "--weapon", "weapon")
     arms = _pick(armor, ruleset.armor_names, "--armor", "armour")
@@ -301,7 +318,7 @@ def measured_table(exact: pd.DataFrame, counts: np.ndarray, trials: int) -> pd.D
 
 def odds_report(ruleset: TacticsRules, trials: int = 20_000, seed: int = 1, monster: str | None = None,
                 weapon: str | None = None, armor: str | None = None, hp: int | None = None, might: int = 0,
-                berserk: bool = False) -> OddsTable:
+                berserk: int = 0) -> OddsTable:
     """``foury-sim odds tactics``: per monster x weapon x armour (each may be narrowed to a comma list), the
     exact exchange and straight-melee kill odds beside the engine's frequencies (:func:`odds_frame`)."""
     df = odds_frame(ruleset, trials, seed, monster, weapon, armor, hp, might, berserk)
