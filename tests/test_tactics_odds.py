@@ -274,3 +274,11 @@ def test_odds_options_berserk_might_and_hp(rs):
     assert total == pytest.approx(1.0) and row["exact_blow"] == pytest.approx(1 / 216)
     params = inspect.signature(O.odds_report).parameters
     assert all(o.name in params and o.commands == ("odds",) for o in O.ODDS_OPTIONS)
+
+
+def test_measured_table_puts_outside_counts_beside_the_exact_rows(rs):
+    exact = O.odds_frame(rs, trials=10, monster="skeleton", weapon="mace", armor="no armour")
+    counts = np.array([[50, 10, 40, 0, 0, 99]])
+    df = O.measured_table(exact, counts, 100)
+    assert list(df.loc[0, [f"measured_{k}" for k in (*O.OUTCOMES, "kill")]]) == [0.5, 0.1, 0.4, 0.0, 0.0, 0.99]
+    assert df.loc[0, "trials"] == 100 and df.loc[0, "exact_win"] == exact.loc[0, "exact_win"]

@@ -355,6 +355,9 @@ def _charts(rf: RuleFile, monsters: np.ndarray, names: tuple[str, ...], weapon_n
             c[C_SPAWN + i] = code
         else:
             c[C_SPAWN + i] = {"nothing": SPAWN_NOTHING, "any": SPAWN_ANY, "unspecified": six}[word]
+    if (c[C_SPAWN : C_SPAWN + 6] == SPAWN_REROLL).all():
+        raise InputError("loot.spawn: every face rolls again (unspecified with rulings.spawn6 = \"reroll\"): at least "
+                         "one face must name a category or nothing", rf.blame("loot.spawn", "rulings.spawn6"))
     if SPAWN_ANY in c[C_SPAWN : C_SPAWN + 6] and not spawnable:
         raise InputError("loot.spawn: 'any' needs at least one monster with spawns = true", rf.where("loot.spawn"))
     for slot, mname in ((C_KIND_MUMMY, MUMMY), (C_KIND_SKELETON, SKELETON), (C_KIND_CHICKEN, CHICKEN)):
@@ -452,14 +455,3 @@ def _level(level: str | Path | None, kind_index: dict[str, int]) -> tuple[Any, n
 def heroes(ruleset: TacticsRules) -> list[str]:
     """Tactics has one adventurer."""
     return list(HEROES)
-
-
-def rulings_table() -> list[dict[str, Any]]:
-    """Every ruling, its default and its options (for docs and ``--help`` texts)."""
-    from ...rulesfile import load
-
-    shipped = load(DEFAULT_RULES).data["rulings"]
-    out = []
-    for name, (_slot, values) in RULINGS.items():
-        out.append({"ruling": name, "default": shipped[name], "options": list(values) if values else None})
-    return out
