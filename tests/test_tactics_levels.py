@@ -299,3 +299,182 @@ def test_arenas_are_one_room_with_one_monster():
         assert m.monsters == [(name[len("arena_"):], ref.monsters[0][1])], name
         assert (m.tile == ref.tile).all() and (m.thing == ref.thing).all(), name
         assert m.exit == m.monsters[0][1] + 1 and m.spawns == [], name
+
+
+# ------------------------------------------------------------------------------------------ the board hook
+
+
+def drawn(fig, gid: str) -> list:
+    return [p for ax in fig.axes for p in [*ax.patches, *ax.texts] if p.get_gid() == gid]
+
+
+def test_board_draws_every_tile_thing_and_monster():
+    from matplotlib.colors import to_hex
+
+    from foury_sim.games.tactics import board as B
+
+    m = L.parse_level(EVERYTHING, "e.txt")
+    fig = B.draw(m)
+    tiles = drawn(fig, "tile")
+    assert len(tiles) == m.n
+    assert [to_hex(p.get_facecolor()) for p in tiles] == [B.TILE_COLORS[int(t)] for t in m.tile]
+    assert B.TILE_COLORS[L.T_START] == "#3cb043" and B.TILE_COLORS[L.T_EXIT] == "#ffffff"  # green start, white exit
+    assert B.TILE_COLORS[L.T_SPAWN] == "#000000"
+    things = drawn(fig, "thing")
+    assert len(things) == int((m.thing != L.X_NONE).sum()) == 14
+    doors = [to_hex(p.get_facecolor()) for p in things if isinstance(p, type(tiles[0]))]
+    assert sorted(doors) == sorted(B.KEY_COLORS.values())  # the four doors, one per colour
+    assert len(drawn(fig, "monster")) == len(m.monsters) == 11
+    # start, exit and spawn point show their characters; the teleporters too, the storm golem's water does not
+    assert sorted(t.get_text() for t in drawn(fig, "mark")) == ["*", ">", "@", "^", "^"]
+    assert drawn(fig, "heat") == [] and fig.axes[0].get_title() == "Everything"
+
+
+def test_board_heat_layer_and_png():
+    import io
+
+    from foury_sim.games.tactics import board as B
+
+    m = L.load_level("tutorial")
+    heat = np.full(m.n, np.nan)
+    heat[B.rooms(m)] = 1.0
+    heat[m.start] = 5.0
+    fig = B.draw(m, heat=heat, heat_label="deaths per 1000 games", title="Where heroes die")
+    assert len(drawn(fig, "heat")) == int(B.rooms(m).sum()) == m.n - int((m.tile == L.T_WALL).sum())
+    every_axes = [a for ax in fig.axes for a in (ax, *ax.child_axes)]
+    assert any(a.get_ylabel() == "deaths per 1000 games" for a in every_axes)  # the colour bar
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=60)
+    assert buf.getvalue()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(ValueError, match="heat must have shape"):
+        B.draw(m, heat=np.zeros(3))
+
+
+def test_board_check_lines():
+    from foury_sim.games.tactics import board as B
+
+    assert B.check(L.load_level("tutorial")) == [
+        "Tutorial corridor: 5 x 22 tiles, start at row 2, column 2, exit at row 4, column 21",
+        "terrain: floor 51, wall 57, start 1, exit 1",
+        "things: crate 1, barrel 1, chest 1, red key 1, red door 1",
+        "monsters: skeleton 1",
+        "assumed: level.layout = Tutorial corridor (invented: the rule text prints no levels)",
+    ]
+    m = L.parse_level("name: T\ngrid:\n######\n#@y.>#\n######\n", "t.txt")
+    assert B.check(m)[-1] == "warning: t.txt:4:3: a yellow key but no yellow door"
+    assert B.check(m)[2:4] == ["things: yellow key 1", "monsters: none"]
+
+
+def test_board_cell_record():
+    import pandas as pd
+
+    from foury_sim.games.tactics import board as B
+
+    m = L.load_level("tutorial")
+    rules = type("Rules", (), {"level": m})()
+    df = pd.DataFrame({"death_cell": [-1, 24, 24, 30, -1]})
+    rec = B.cell_record(rules, df, {})
+    assert rec["map"] == m.path and len(rec["deaths"]) == m.n and "visits" not in rec
+    assert rec["deaths"][24] == 2 and rec["deaths"][30] == 1 and sum(rec["deaths"]) == 3
+    rec = B.cell_record(rules, df, {"visits": np.arange(m.n)})
+    assert rec["visits"] == list(range(m.n))
+    assert B.cell_record(rules, pd.DataFrame({"won": [1]}), {}) is None
+    assert B.resolve(rec["map"]).name == m.name  # a report finds the level again from the record
+
+
+def test_board_load_goes_through_the_ruleset(monkeypatch):
+    """``map check`` loads the level as ``run`` does: through the ruleset's ``load_ruleset(rules, sets, level)``."""
+    import sys
+    import types
+
+    from foury_sim.games.tactics import board as B
+
+    calls = []
+    fake = types.ModuleType("foury_sim.games.tactics.ruleset")
+
+    def load_ruleset(rules, sets, level):
+        calls.append((rules, sets, level))
+        return types.SimpleNamespace(level=L.load_level(level, {"skeleton"}, "--map"))
+
+    fake.load_ruleset = load_ruleset
+    monkeypatch.setitem(sys.modules, "foury_sim.games.tactics.ruleset", fake)
+    assert B.load("tutorial", "r.toml", ["a=1"]).name == "Tutorial corridor"
+    assert calls == [("r.toml", ["a=1"], "tutorial")]
+    with pytest.raises(InputError, match="'H' is the ghoul"):
+        B.load("lava")
+
+
+def test_map_verbs_use_the_board(monkeypatch, tmp_path):
+    """``foury-sim map render/check --game G`` with G's board: what the engine's GameSpec passes
+    (``board=board.BOARD``) is all these verbs need."""
+    import types
+
+    from typer.testing import CliRunner
+
+    from foury_sim import cli, registry
+    from foury_sim.games.tactics import board as B
+
+    spec = types.SimpleNamespace(name="probe", board=B.BOARD)
+    monkeypatch.setattr(registry, "get_game", lambda name: spec)
+    out = tmp_path / "crypt.png"
+    r = CliRunner().invoke(cli.app, ["map", "render", "crypt", "--game", "probe", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # map check loads through the ruleset (tested above); without one, the board's resolve
+    spec.board = registry.Board(**{**B.BOARD.__dict__, "load": None})
+    r = CliRunner().invoke(cli.app, ["map", "check", "forge", "--game", "probe"])
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines()[0] == ("The Golem Forge: 13 x 24 tiles, start at row 2, column 2, exit at row 12, "
+                                        "column 23")
+    assert B.BOARD.noun == "level" and set(B.BOARD.builtin()) == set(L.builtin_levels())
+
+
+def test_assume_lines_are_checked_against_the_level():
+    head = ("name: Small\nassume-sarcophagi: 0 | reason = none here\n"
+            "assume-skeletons: 1 | range = 0..3 | reason = one guard\n")
+    m = L.parse_level(small_with("#@.S.>#", head=head), "s.txt")
+    assert [(a.key, a.value, a.range, a.where) for a in m.assumptions] == [
+        ("level.sarcophagi", 0, None, "s.txt:2"), ("level.skeletons", 1, [0, 3], "s.txt:3")]
+    with pytest.raises(InputError) as e:
+        L.parse_level(small_with("#@.S.>#", head="name: Small\nassume-dragons: 1 | reason = r\n"), "s.txt")
+    assert e.value.where == "s.txt:2" and "names 'dragons', which the map does not have" in e.value.message
+
+
+def test_mutated_levels_fail_in_one_line_or_parse():
+    """Random edits of a shipped level (a character replaced, a line dropped or doubled) either parse or raise
+    InputError at a file:line or file:line:column: never another exception."""
+    import random
+    import re
+
+    text = L.builtin_levels()["crypt"].read_text(encoding="utf-8")
+    alphabet = "".join(ch for ch, _ in L.legend()) + "Qx9 \t:,\u00e9"
+    rnd = random.Random(3)
+    outcomes = {"parsed": 0, "refused": 0}
+    for _ in range(300):
+        lines = text.split("\n")
+        for _ in range(rnd.randint(1, 3)):
+            k = rnd.randrange(len(lines))
+            how = rnd.random()
+            if how < 0.6 and lines[k]:
+                j = rnd.randrange(len(lines[k]))
+                lines[k] = lines[k][:j] + rnd.choice(alphabet) + lines[k][j + 1:]
+            elif how < 0.8:
+                del lines[k]
+            else:
+                lines.insert(k, lines[k])
+        try:
+            L.parse_level("\n".join(lines), "m.txt")
+            outcomes["parsed"] += 1
+        except InputError as e:
+            assert re.fullmatch(r"m\.txt:\d+(:\d+)?", e.where or ""), (e.where, e.message)
+            assert "\n" not in e.message
+            outcomes["refused"] += 1
+    assert outcomes["parsed"] > 20 and outcomes["refused"] > 100
+
+
+def test_check_lava_refuses_monsters_that_would_burn():
+    m = L.load_level("forge")
+    L.check_lava(m, {"fire_golem", "cacodemon"})  # the fire golem stands on the smelter's lava
+    with pytest.raises(InputError) as e:
+        L.check_lava(m, {"cacodemon"})
+    assert e.value.where == f"{m.path}:27:21" and "a fire golem cannot stand on lava" in e.value.message

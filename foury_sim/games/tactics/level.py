@@ -50,6 +50,7 @@ TILE_NAMES = ("floor", "wall", "start", "exit", "water", "lava", "teleporter", "
 X_NONE, X_CRATE, X_BARREL, X_CHEST, X_MAGIC_CHEST, X_SARCOPHAGUS, X_SHRINE, X_KEY, X_DOOR = 0, 1, 2, 3, 4, 5, 6, 7, 8
 N_THINGS = 9
 THING_NAMES = ("nothing", "crate", "barrel", "chest", "magic chest", "sarcophagus", "shrine", "key", "door")
+THING_PLURALS = ("", "crates", "barrels", "chests", "magic_chests", "sarcophagi", "shrines", "keys", "doors")
 
 COLOR_NONE, COLOR_RED, COLOR_BLUE, COLOR_GREEN, COLOR_YELLOW = 0, 1, 2, 3, 4
 COLOR_NAMES = ("", "red", "blue", "green", "yellow")
@@ -318,7 +319,18 @@ def _check(m: Level) -> None:
                              "key can be reached from the start without passing it", m.at(int(d)))
     if not reach[m.exit]:
         raise InputError(f"the exit at {m.words(m.exit)} cannot be reached from the start at {m.words(m.start)} "
-                         "(walls, lava, chests, sarcophagi and shrines block the way)", m.at(m.exit))
+                         "(walls, lava, locked doors without a reachable key, chests, magic chests, sarcophagi "
+                         "and shrines block the way)", m.at(m.exit))
+
+
+def check_lava(m: Level, lava_ok: set[str] | frozenset[str]) -> None:
+    """Refuse a placed monster standing on lava unless its kind is in ``lava_ok`` (the ruleset's flying and
+    lava-immune kinds): the level alone does not know who survives lava, so the ruleset calls this."""
+    for k, (name, cell) in enumerate(m.monsters):
+        if m.tile[cell] == T_LAVA and name not in lava_ok:
+            ok = ", ".join(sorted(lava_ok)) or "none"
+            raise InputError(f"a {name.replace('_', ' ')} cannot stand on lava (only monsters that fly or ignore "
+                             f"lava can: {ok})", m.monster_where[k])
 
 
 def reachable(m: Level) -> tuple[np.ndarray, set[int]]:
@@ -354,11 +366,12 @@ def reachable(m: Level) -> tuple[np.ndarray, set[int]]:
 def level_assumptions(m: Level) -> list[assume.Assumption]:
     """The ``assume-KEY:`` header lines, checked against what the level holds (``assumptions.from_map``):
     KEY is ``layout`` (the name), ``rows``, ``cols``, ``monsters``, ``spawn_points``, ``teleporters``, a thing's
-    plural (``crates``, ``chests``, ...) or a monster kind's plural (``skeletons``, ...)."""
+    plural (``THING_PLURALS``: ``crates``, ``sarcophagi``, ...) or a monster kind's name plus ``s``
+    (``skeletons``, ``storm_golems``, ...)."""
     measured: dict[str, object] = {"layout": m.name, "rows": m.rows, "cols": m.cols, "monsters": len(m.monsters),
                                    "spawn_points": len(m.spawns), "teleporters": len(m.teleporters)}
     for x in range(1, N_THINGS):
-        measured[THING_NAMES[x].replace(" ", "_") + "s"] = int((m.thing == x).sum())
+        measured[THING_PLURALS[x]] = int((m.thing == x).sum())
     for name in sorted({k for k, _ in m.monsters} | set(MONSTER_CHARS.values())):
         measured[name + "s"] = sum(1 for k, _ in m.monsters if k == name)
     return assume.from_map(m.header_text, m.path, measured, prefix="level")
