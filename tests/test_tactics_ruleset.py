@@ -332,3 +332,12 @@ def test_fuzzed_rules_files_and_sets_load_or_are_refused_at_their_place(tmp_path
             refused += 1
             _check_where(e, case, place)
     assert 20 <= refused < 60
+
+
+def test_a_placed_monster_on_lava_must_fly_or_ignore_lava():
+    forge = R.load_ruleset(None, None, "forge")
+    assert ("fire_golem", 201) in forge.level.monsters and forge.level.tile[201] == 5  # T_LAVA
+    with pytest.raises(InputError) as e:
+        R.load_ruleset(None, ["monsters.fire_golem.abilities=[]"], "forge")
+    assert e.value.where.startswith(forge.level.path + ":") and "a fire golem cannot stand on lava" in str(e.value)
+    R.load_ruleset(None, ["monsters.fire_golem.abilities=[\"flies\"]"], "forge")  # flying will do
