@@ -282,3 +282,17 @@ def test_measured_table_puts_outside_counts_beside_the_exact_rows(rs):
     df = O.measured_table(exact, counts, 100)
     assert list(df.loc[0, [f"measured_{k}" for k in (*O.OUTCOMES, "kill")]]) == [0.5, 0.1, 0.4, 0.0, 0.0, 0.99]
     assert df.loc[0, "trials"] == 100 and df.loc[0, "exact_win"] == exact.loc[0, "exact_win"]
+
+
+@pytest.mark.parametrize("by", ["weapon", "armor"])
+def test_the_rules_doc_kill_tables_are_the_exact_ones(rs, by):
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "docs" / "rules-tactics.md").read_text()
+    table = text.split(f"<!-- kill-by-{by}:begin -->\n", 1)[1].split(f"<!-- kill-by-{by}:end -->", 1)[0]
+    assert table == O.kill_matrix_markdown(rs, by)
+    m = O.kill_matrix(rs, by)
+    assert m.shape == (10, 7) and m.loc["chicken"].min() == pytest.approx(1.0, abs=1e-9)
+    if by == "weapon":  # the sword's extra +1 against demons, the axe's against the (humanoid) ogre
+        assert m.loc["cacodemon", "sword"] > m.loc["cacodemon", "mace"] == m.loc["cacodemon", "axe"]
+        assert m.loc["ogre", "axe"] > m.loc["ogre", "sword"] == m.loc["ogre", "mace"]

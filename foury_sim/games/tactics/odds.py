@@ -349,3 +349,31 @@ def odds_report(ruleset: TacticsRules, trials: int = 20_000, seed: int = 1, mons
              "exchange goes on against a chicken at its full HP.",)
     compared = tuple((f"exact_{n}", f"measured_{n}") for n in (*OUTCOMES, "kill"))
     return OddsTable(title, df, legend, compared, keys=("monster", "weapon", "armor"), notes=notes)
+
+
+def kill_matrix(ruleset: TacticsRules, by: str = "weapon", hp: int | None = None) -> pd.DataFrame:
+    """Exact straight-melee kill chances (:func:`kill_chance`), one row per monster and one column per weapon
+    (``by="weapon"``, no armour) or per armour (``by="armor"``, bare hands): the exact half of the monster
+    difficulty study."""
+    ties = int(ruleset.rules[R_TIES])
+    budget = int(ruleset.rules[R_HP]) if hp is None else int(hp)
+    names = ruleset.weapon_names if by == "weapon" else ruleset.armor_names
+    rows = {}
+    for m, mname in enumerate(ruleset.monster_names):
+        mhp = int(ruleset.monsters[m, M_HP])
+        row = {}
+        for i, iname in enumerate(names):
+            w, a = (i, 0) if by == "weapon" else (0, i)
+            ct, chp = _chicken(ruleset, w, a, 0, False)
+            row[iname] = float(kill_chance(terms_for(ruleset, m, w, a), mhp, budget, ties, ct, chp, exact=False))
+        rows[mname] = row
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def kill_matrix_markdown(ruleset: TacticsRules, by: str = "weapon") -> str:
+    """:func:`kill_matrix` as a markdown table (percent, one decimal), as docs/rules-tactics.md shows it."""
+    df = kill_matrix(ruleset, by)
+    lines = ["| monster | " + " | ".join(df.columns) + " |", "|---" * (len(df.columns) + 1) + "|"]
+    for name, row in df.iterrows():
+        lines.append(f"| {name} | " + " | ".join(f"{100 * v:.1f}" for v in row) + " |")
+    return "\n".join(lines) + "\n"
