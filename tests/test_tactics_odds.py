@@ -126,6 +126,15 @@ def test_move_cost(sets, armor, combat, water, cost):
     assert C.move_cost(r.rules, r.armors, armor, combat, water) == cost
 
 
+@pytest.mark.parametrize("name, water, lava, cost", [
+    ("skeleton", 0, 0, 1), ("skeleton", 1, 0, 2), ("skeleton", 0, 1, -1), ("ogre", 1, 0, 8),
+    ("cacodemon", 1, 0, 2), ("cacodemon", 0, 1, 2), ("fire_golem", 0, 1, 2), ("fire_golem", 1, 0, 4),
+    ("storm_golem", 1, 0, 4), ("storm_golem", 0, 1, -1),
+])
+def test_monster_move_cost(rs, name, water, lava, cost):
+    assert C.monster_move_cost(rs.rules, rs.monsters, rs.kind_index[name], water, lava) == cost
+
+
 # --- exact odds against brute force -----------------------------------------------------------------------
 def _brute_rolloff(p_dice, p_mod, m_dice, m_mod, ties):
     n = 6 ** (p_dice + m_dice)
