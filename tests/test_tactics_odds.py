@@ -305,3 +305,9 @@ def test_the_rules_doc_kill_tables_are_the_exact_ones(rs, by):
     if by == "weapon":  # the sword's extra +1 against demons, the axe's against the (humanoid) ogre
         assert m.loc["cacodemon", "sword"] > m.loc["cacodemon", "mace"] == m.loc["cacodemon", "axe"]
         assert m.loc["ogre", "axe"] > m.loc["ogre", "sword"] == m.loc["ogre", "mace"]
+
+
+def test_a_certain_kill_is_exactly_one(rs):
+    dmg = R.load_ruleset(None, ["rulings.modifier=damage", "rulings.ties=reroll"])
+    df = O.odds_frame(dmg, trials=50, monster="ogre", weapon="axe,mage_staff", armor="plate_mail")
+    assert list(df["exact_kill"]) == [1.0, 1.0] and list(df["measured_kill"]) == [1.0, 1.0]  # plate stops the ogre

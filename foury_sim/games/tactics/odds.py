@@ -289,7 +289,7 @@ def odds_frame(ruleset: TacticsRules, trials: int = 20_000, seed: int = 1, monst
                 t = terms_for(ruleset, m, w, a, might, berserk)
                 ct, chp = _chicken(ruleset, w, a, might, berserk)
                 ex = {k: float(v) for k, v in exact_exchange(t, ties).items()}
-                kill = float(kill_chance(t, mhp, budget, ties, ct, chp, exact=False))
+                kill = float(kill_chance(t, mhp, budget, ties, ct, chp))  # in fractions: a certain kill is 1
                 counts = np.zeros(6, dtype=np.int64)
                 measure(t, ct, chp, ties, mhp, budget, np.uint64(seed), trials, counts)
                 row: dict[str, Any] = {"monster": ruleset.monster_names[m], "weapon": ruleset.weapon_names[w],
@@ -365,7 +365,7 @@ def kill_matrix(ruleset: TacticsRules, by: str = "weapon", hp: int | None = None
         for i, iname in enumerate(names):
             w, a = (i, 0) if by == "weapon" else (0, i)
             ct, chp = _chicken(ruleset, w, a, 0, False)
-            row[iname] = float(kill_chance(terms_for(ruleset, m, w, a), mhp, budget, ties, ct, chp, exact=False))
+            row[iname] = float(kill_chance(terms_for(ruleset, m, w, a), mhp, budget, ties, ct, chp))
         rows[mname] = row
     return pd.DataFrame.from_dict(rows, orient="index")
 
