@@ -121,6 +121,10 @@ BAD = [
     (["run", "foury", "--out", ""], "--out", "is empty"),
     (["compare", "foury", "--a", "hero=kael", "--out", ""], "--out", "is empty"),
     (["map", "render", "base", "-o", ""], "--out", "is empty"),
+    (["run", "tactics", "--dm", "nasty"], "--dm", "unknown Dungeon Master policy 'nasty'"),
+    (["run", "tactics", "--dm", "ruthless", "--dm-param", "cruelty=2"], "--dm-param", "unknown policy parameter"),
+    (["run", "tactics", "--policy", "ruthless"], "--policy", "unknown policy 'ruthless'"),
+    (["odds", "tactics", "--hearts", "3"], "--hearts", "--hearts is an option of foury, not of tactics"),
 ]
 
 

@@ -1,0 +1,200 @@
+"""Tactics: a lone adventurer against a Dungeon Master on a tile grid, 8 action points a turn; registered as
+"tactics".
+
+Rules: ``data/rules.toml`` (data), levels ``data/levels/`` (``level.py``), ``kernel.py`` (numba); policy API:
+``layout.py``; docs/rules-tactics.md and docs/tactics-levels.md. The Dungeon Master is a policy too, chosen
+with ``--dm NAME`` (parameters ``--dm-param K=V,...``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...config import use_cache
+from ...errors import InputError
+from ...policy import Policy, PolicySpec, check_answers, make_policy
+from ...registry import GameOption, GameSpec, register
+from ...rng import NO_SCRIPT
+from ...trace_format import count
+from ...userpolicy import clear_errors
+
+with use_cache(__name__):  # compiled kernels are cached per version of this package's code
+    from . import layout
+    from .board import BOARD
+    from .kernel import TRACE_COLS, entry
+    from .odds import ODDS_OPTIONS, odds_report
+    from .outputs import OUTPUTS
+    from .policies import BY_THE_BOOK_PARAMS, RUSH_PARAMS, RUTHLESS_PARAMS, THOROUGH_PARAMS
+    from .ruleset import TacticsRules, heroes
+    from .ruleset import load_ruleset as _load_ruleset
+    from .trace import format_trace
+
+POLICIES = {
+    "rush": PolicySpec(
+        "rush", layout.P_RUSH,
+        "the shortest way to the exit (fetching the key that opens it), fighting only what stands in the way; "
+        "eats or drinks at HP <= heal_below; wields/wears what it finds while bare (equip = 1); "
+        "fight_adjacent = 1 also fights every awake neighbour",
+        dict(RUSH_PARAMS),
+        ranges={"heal_below": (0.0, 100.0), "fight_adjacent": (0.0, 1.0), "equip": (0.0, 1.0)},
+    ),
+    "thorough": PolicySpec(
+        "thorough", layout.P_THOROUGH,
+        "clears and loots: heals at HP <= heal_below, equips anything better, attacks the weakest monster within "
+        "reach (sleeping ones too with hunt = 1), opens every crate, chest, sarcophagus and shrine on its way "
+        "(loot = 1), then heads for the exit",
+        dict(THOROUGH_PARAMS),
+        ranges={"heal_below": (0.0, 100.0), "loot": (0.0, 1.0), "hunt": (0.0, 1.0)},
+    ),
+    "random": PolicySpec("random", layout.P_RANDOM, "a uniformly random legal option at every choice",
+                         traits=frozenset({"full_menu"})),
+}
+#: The Dungeon Master's built-in policies (``--dm``); parameters with ``--dm-param``.
+DM_POLICIES = {
+    "by_the_book": PolicySpec(
+        "by_the_book", layout.P_BY_THE_BOOK,
+        "monsters bee-line and attack in slot order; random choices within the spawn category and among free "
+        "spawn points", dict(BY_THE_BOOK_PARAMS)),
+    "ruthless": PolicySpec(
+        "ruthless", layout.P_RUTHLESS,
+        "spawns the strongest kind of the category at the spawn point nearest the player (spawn_near = 1; 0: "
+        "farthest); attacks first with the monster rolling most dice (focus = 1), then shots, revivals, then the "
+        "step ending nearest the player",
+        dict(RUTHLESS_PARAMS), ranges={"spawn_near": (0.0, 1.0), "focus": (0.0, 1.0)}),
+}
+DEFAULT_DM = "by_the_book"
+
+
+def dm_policy(ruleset: TacticsRules) -> Policy:
+    """The Dungeon Master's policy of the run (``--dm``, ``--dm-param``; kept in ``ruleset.options``)."""
+    opts = getattr(ruleset, "options", {}) or {}
+    name = opts.get("dm") or DEFAULT_DM
+    if name not in DM_POLICIES:
+        raise InputError(f"unknown Dungeon Master policy {name!r} (built-in: {', '.join(DM_POLICIES)})", "--dm")
+    try:
+        return make_policy(name, DM_POLICIES, opts.get("dm_param") or None)
+    except InputError as e:
+        raise InputError(e.message, "--dm-param") from None
+
+
+def load_ruleset(rules: str | None = None, sets: list[str] | None = None, level: str | None = None,
+                 **options: Any) -> TacticsRules:
+    """``ruleset.load_ruleset`` and the DM options checked (``--dm``, ``--dm-param``)."""
+    rs = _load_ruleset(rules, sets, level, **options)
+    dm_policy(rs)
+    return rs
+
+
+def _run(ruleset: TacticsRules, hero: str, policy: Policy, seed: int, start: int, count: int,
+         script: np.ndarray = NO_SCRIPT, trace_rows: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    if hero not in ruleset.hero_names:
+        raise InputError(f"unknown hero {hero!r} (known: {', '.join(ruleset.hero_names)})", "--hero")
+    if policy.policy_id in (layout.P_BY_THE_BOOK, layout.P_RUTHLESS):
+        raise InputError(f"{policy.name!r} is a Dungeon Master policy (use --dm)", "--policy")
+    dm = dm_policy(ruleset)
+    out = np.empty((count, OUTPUTS.n_kernel(ruleset)), dtype=np.int64)
+    trace = np.zeros((trace_rows, TRACE_COLS), dtype=np.int64)
+    ctl = np.array([policy.policy_id, start, count, dm.policy_id], dtype=np.int64)
+    clear_errors(policy)
+    entry("simulate")(
+        np.ascontiguousarray(ruleset.rules, dtype=np.int64),
+        np.ascontiguousarray(ruleset.monsters, dtype=np.int64),
+        np.ascontiguousarray(ruleset.weapons, dtype=np.int64),
+        np.ascontiguousarray(ruleset.armors, dtype=np.int64),
+        np.ascontiguousarray(ruleset.charts, dtype=np.int64),
+        np.ascontiguousarray(ruleset.lv, dtype=np.int64),
+        ctl,
+        np.ascontiguousarray(policy.params, dtype=np.float64),
+        np.ascontiguousarray(dm.params, dtype=np.float64),
+        policy.fn,
+        np.uint64(seed % 2**64),
+        np.ascontiguousarray(script, dtype=np.int64),
+        out,
+        trace,
+    )
+    return out, trace
+
+
+def columns(ruleset: TacticsRules) -> list[str]:
+    return OUTPUTS.kernel_names(ruleset)
+
+
+def simulate(ruleset: TacticsRules, hero: str, policy: Policy, seed: int, start: int, count: int
+             ) -> dict[str, np.ndarray]:
+    """Games ``start .. start+count-1`` of stream ``seed``: one row per game (see ``columns``)."""
+    out, _ = _run(ruleset, hero, policy, seed, start, count)
+    cols = OUTPUTS.frame(out, ruleset)
+    check_answers(int(cols["bad_answers"].sum()), policy, layout.KIND_NAMES)
+    return cols
+
+
+def play_one(ruleset: TacticsRules, hero: str, policy: Policy, seed: int = 0, game: int = 0,
+             script: list[int] | np.ndarray | None = None, trace_rows: int = 20000) -> tuple[dict[str, int], list[str]]:
+    """One game with an optional script of forced dice: its row and report (out-of-range answers counted, not
+    refused)."""
+    sc = NO_SCRIPT if script is None else np.asarray(script, dtype=np.int64)
+    out, trace = _run(ruleset, hero, policy, seed, game, 1, sc, trace_rows)
+    row = {name: int(out[0, i]) for i, name in enumerate(columns(ruleset))}
+    return row, format_trace(trace, ruleset)
+
+
+def replay(ruleset: TacticsRules, hero: str, policy: Policy, seed: int, game: int) -> list[str]:
+    """The play report of game ``game`` of stream ``seed``."""
+    row, lines = play_one(ruleset, hero, policy, seed, game)
+    check_answers(row["bad_answers"], policy, layout.KIND_NAMES)
+    level = getattr(ruleset.level, "name", "?")
+    head = (f"Replay of Tactics, game {game} of seed {seed}: level {level}, policy {policy.describe()}, "
+            f"Dungeon Master {dm_policy(ruleset).describe()}")
+    cause = OUTPUTS.column("death_cause").category(row["death_cause"], ruleset)
+    result = (f"Result: {'WON' if row['win'] else 'LOST'} after {row['turns']} turns, {row['hp_left']} HP left"
+              + ("" if row["win"] else f" ({cause})") + f", {count(row['kills'], 'monster')} slain.")
+    return [head, result] + lines
+
+
+def summarize(df: pd.DataFrame, ruleset: TacticsRules | None = None) -> dict[str, Any]:
+    """Kills by kind, who dealt the last blow, AP by action, the DM's policy (declared in outputs.SUMMARY_KEYS)."""
+    n = max(len(df), 1)
+    out: dict[str, Any] = {}
+    if ruleset is not None:
+        names = ruleset.monster_names
+        out["kills_by_kind"] = {names[k]: float(df[f"kills_kind{k + 1}"].mean()) for k in range(len(names))
+                                if f"kills_kind{k + 1}" in df}
+        lost = df[(df["win"] == 0) & (df["killer"] >= 0)]
+        nl = max(int((df["win"] == 0).sum()), 1)
+        out["killed_by"] = {names[int(k)]: float(v) / nl for k, v in lost["killer"].value_counts().items()}
+        out["dm_policy"] = dm_policy(ruleset).describe()
+    out["ap_by_action"] = {k: float(df[f"ap_{k}"].sum()) / n for k in ("move", "attack", "interact", "use")
+                           if f"ap_{k}" in df}
+    return out
+
+
+GAME = register(
+    GameSpec(
+        name="tactics",
+        title="Tactics: a lone adventurer against the Dungeon Master, 8 AP a turn on a tile grid",
+        load_ruleset=load_ruleset,
+        heroes=heroes,
+        policies=POLICIES,
+        default_policy="thorough",
+        default_hero="adventurer",
+        simulate=simulate,
+        replay=replay,
+        summarize=summarize,
+        outputs=OUTPUTS,
+        odds=odds_report,
+        board=BOARD,
+        options=(
+            GameOption("dm", ("run",), f"The Dungeon Master's policy: {', '.join(DM_POLICIES)} "
+                       f"(default {DEFAULT_DM}).", str, DEFAULT_DM),
+            GameOption("dm_param", ("run",), "The Dungeon Master policy's parameters, e.g. 'spawn_near=0' "
+                       "(default: its own).", str, ""),
+            *ODDS_OPTIONS,
+        ),
+    )
+)
+
+__all__ = ["GAME", "POLICIES", "DM_POLICIES", "simulate", "replay", "play_one", "summarize", "load_ruleset",
+           "heroes", "columns", "layout", "dm_policy"]

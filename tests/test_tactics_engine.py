@@ -1,0 +1,135 @@
+"""Tactics engine: the same per-game results whatever the threads, the batch split or numba being on; golden
+replays; the DM's policy matters; the spec's shape; the layout agrees with the outputs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+
+from foury_sim.games import tactics as T
+from foury_sim.games.tactics import layout as A
+from foury_sim.games.tactics.outputs import CAUSE_LABELS, CAUSE_TURN_CAP
+from foury_sim.policy import make_policy
+
+GOLDEN = Path(__file__).parent / "golden"
+CASES = [("crypt", "thorough", "by_the_book", 3, 1), ("lava", "rush", "ruthless", 5, 0)]
+
+
+@pytest.fixture(scope="module")
+def rs():
+    return T.load_ruleset()
+
+
+def _sim(rs, policy, seed, start, count, **kw):
+    return T.simulate(rs, "adventurer", make_policy(policy, T.POLICIES, kw.get("param")), seed, start, count)
+
+
+def test_threads_do_not_change_results(rs):
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = _sim(rs, "thorough", 3, 0, 600)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = _sim(rs, "thorough", 3, 0, 600)
+    finally:
+        numba.set_num_threads(before)
+    for k in one:
+        assert np.array_equal(one[k], two[k]), k
+
+
+def test_batch_split_does_not_change_results(rs):
+    whole = _sim(rs, "rush", 9, 100, 600)
+    parts = [_sim(rs, "rush", 9, 100 + a, b - a) for a, b in ((0, 300), (300, 301), (301, 600))]
+    for k in whole:
+        assert np.array_equal(whole[k], np.concatenate([p[k] for p in parts])), k
+    assert np.array_equal(whole["game"], np.arange(100, 700))
+
+
+_NOJIT = """
+import json
+from foury_sim.games import tactics as T
+from foury_sim.policy import make_policy
+out = {}
+for policy, dm in (("thorough", "by_the_book"), ("rush", "ruthless"), ("random", "by_the_book")):
+    rs = T.load_ruleset(None, None, None, dm=dm)
+    r = T.simulate(rs, "adventurer", make_policy(policy, T.POLICIES), 21, 40, 3)
+    out[policy + "/" + dm] = {k: v.tolist() for k, v in r.items()}
+print(json.dumps(out))
+"""
+
+
+def test_jitted_equals_pure_python():
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    res = subprocess.run([sys.executable, "-c", _NOJIT], env=env, capture_output=True, text=True, timeout=600,
+                         cwd=Path(__file__).parent.parent)
+    assert res.returncode == 0, res.stderr[-3000:]
+    slow = json.loads(res.stdout.strip().splitlines()[-1])
+    for key, cols in slow.items():
+        policy, dm = key.split("/")
+        fast = T.simulate(T.load_ruleset(None, None, None, dm=dm), "adventurer", make_policy(policy, T.POLICIES),
+                          21, 40, 3)
+        for k, v in cols.items():
+            assert fast[k].tolist() == v, (key, k)
+
+
+@pytest.mark.parametrize("level, policy, dm, seed, game", CASES)
+def test_golden_replays(level, policy, dm, seed, game):
+    rs = T.load_ruleset(None, None, level, dm=dm)
+    text = "\n".join(T.replay(rs, "adventurer", make_policy(policy, T.POLICIES), seed, game)) + "\n"
+    path = GOLDEN / f"tactics_{level}_seed{seed}_game{game}_{policy}_{dm}.txt"
+    if os.environ.get("FOURY_SIM_REGEN_GOLDEN") == "1":
+        path.write_text(text)
+    assert path.read_text() == text
+
+
+def test_replay_is_the_simulated_game(rs):
+    pol = make_policy("thorough", T.POLICIES)
+    r = T.simulate(rs, "adventurer", pol, 4, 0, 10)
+    for g in (0, 7):
+        row, lines = T.play_one(rs, "adventurer", pol, 4, g)
+        assert all(row[k] == r[k][g] for k in r)
+        assert lines[-1].startswith("== end: ")
+
+
+def test_the_dms_play_matters_and_is_recorded(rs):
+    book = _sim(rs, "thorough", 2, 0, 1500)
+    mean = T.load_ruleset(None, None, None, dm="ruthless", dm_param="spawn_near=1")
+    hard = T.simulate(mean, "adventurer", make_policy("thorough", T.POLICIES), 2, 0, 1500)
+    assert hard["win"].mean() < book["win"].mean()
+    assert T.summarize(__import__("pandas").DataFrame(hard), mean)["dm_policy"] == "ruthless(spawn_near=1, focus=1)"
+
+
+def test_every_game_ends_and_counts_agree(rs):
+    r = _sim(rs, "random", 5, 0, 300)
+    assert r["bad_answers"].sum() == 0
+    capped = r["death_cause"] == CAUSE_TURN_CAP
+    assert np.all(r["win"][capped] == 0) and np.all((r["death_cell"] >= 0) == ((r["win"] == 0) & ~capped))
+    kinds = np.stack([r[f"kills_kind{k + 1}"] for k in range(len(rs.monster_names))])
+    assert np.array_equal(kinds.sum(axis=0), r["kills"])
+
+
+def test_registered_spec_and_layout():
+    spec = T.GAME
+    assert spec.name == "tactics" and spec.default_policy in spec.policies and spec.default_hero == "adventurer"
+    assert set(spec.policies) == {"rush", "thorough", "random"} and set(T.DM_POLICIES) == {"by_the_book", "ruthless"}
+    assert set(spec.options_of("run")) == {"--dm", "--dm-param"}
+    assert CAUSE_LABELS[A.CAUSE_TURN_CAP] == "turn cap" and len(CAUSE_LABELS) == A.CAUSE_POTION + 1
+    assert spec.board is not None and A.STATE_SIZE == A.S_MON + A.MAX_MON * A.MC
+
+
+def test_replay_takes_the_dm_option_and_says_it():
+    r = subprocess.run([sys.executable, "-m", "foury_sim", "replay", "tactics", "--seed", "2", "--map", "tutorial",
+                        "--dm", "ruthless", "--dm-param", "spawn_near=0"], capture_output=True, text=True, timeout=600,
+                       cwd=Path(__file__).parent.parent)
+    assert r.returncode == 0, r.stderr[-2000:]
+    lines = r.stdout.splitlines()
+    assert lines[0].endswith("Dungeon Master ruthless(spawn_near=0, focus=1)")
+    assert lines[2] == ("Command: foury-sim replay tactics --seed 2 --game 0 --dm ruthless --dm-param spawn_near=0 "
+                        "--map tutorial")
