@@ -166,7 +166,8 @@ def check_sane(args: list[str], out: str) -> None:
         assert isinstance(data, dict) and data
 
 
-@pytest.mark.parametrize("only, n_cases, at_least", [(None, N_CASES, (10, 50)), ("tactics", TACTICS_CASES, (4, 12))])
+@pytest.mark.parametrize("only, n_cases, at_least", [(None, N_CASES, (10, 50)), ("tactics", TACTICS_CASES, (4, 12))],
+                         ids=["foury_delve", "tactics"])
 def test_fuzz_command_line_values(tmp_path, capsys, monkeypatch, only, n_cases, at_least):
     monkeypatch.chdir(tmp_path)  # whatever a case writes stays in the test's folder
     rng = random.Random(SEED if only is None else f"{SEED}-{only}")
