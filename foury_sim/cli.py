@@ -208,8 +208,9 @@ def _write_or_say(write: Any, text: str, target: Any, result: bool = True) -> No
     typer.echo(text)
 
 
-@app.command(cls=Command)
+@app.command(cls=Command, context_settings=GAME_OPTIONS)
 def replay(
+    ctx: typer.Context,
     game: str = GameArg,
     seed: int = typer.Option(1, metavar="N", help="Master seed of the run."),
     game_index: int = typer.Option(0, "--game", metavar="INDEX", help="Index of the game in that run "
@@ -221,28 +222,32 @@ def replay(
     rules: Path | None = typer.Option(None, metavar="FILE", help=RULES_HELP),
     set_: list[str] | None = typer.Option(None, "--set", metavar="KEY=VALUE", help=SET_HELP),
 ) -> None:
-    """Print one game's full play report: every roll, event, decision and resource change."""
+    """Print one game's full play report: every roll, event, decision and resource change. The options of `run`
+    only some games take (see `foury-sim games`) follow the common ones, as in `run`."""
     from .policy import make_policy
     from .registry import get_game
-    from .runner import in_worker, policy_watch
+    from .runner import in_worker, policy_watch, run_options
 
     spec = get_game(game)
+    given = _game_options(spec, "run", ctx.args)
+    options = run_options(spec, "run", given)
     check_seed(seed)
     check_game_index(game_index)
     check_name(hero, "--hero")
     check_name(policy, "--policy")
     check_input_file(rules, "--rules")
     spec.check_map(map)
-    rs = spec.load_ruleset(str(rules) if rules else None, set_, map)
+    rs = spec.load_ruleset(str(rules) if rules else None, set_, map, **options)
     h = spec.check_hero(rs, spec.default_hero if hero is None else hero)
     pol = make_policy(spec.default_policy if policy is None else policy, spec.policies, param)
     lines = in_worker(spec.replay, rs, h, pol, seed, game_index, watch=policy_watch(pol))
-    typer.echo("\n".join(lines[:1] + replay_provenance(game, seed, game_index, hero, policy, param, map, rules, set_)
-                          + lines[1:]))
+    typer.echo("\n".join(lines[:1] + replay_provenance(game, seed, game_index, hero, policy, param, map, rules, set_,
+                                                        given) + lines[1:]))
 
 
 def replay_provenance(game: str, seed: int, index: int, hero: str | None, policy: str | None, param: str | None,
-                      map: str | None, rules: Path | None, sets: list[str] | None) -> list[str]:
+                      map: str | None, rules: Path | None, sets: list[str] | None,
+                      options: dict[str, Any] | None = None) -> list[str]:
     """The lines a replay's header adds after the game's own first line: the settings changed from the defaults
     and the command that produced it (``provenance.command``), so a pasted replay says how it was made."""
     from .provenance import command
@@ -257,6 +262,8 @@ def replay_provenance(game: str, seed: int, index: int, hero: str | None, policy
     for opt, value in (("--hero", hero), ("--policy", policy), ("--param", param)):
         if value is not None:
             choice += [opt, str(value)]
+    for name, value in (options or {}).items():  # the game's own options given (e.g. a second side's policy)
+        choice += [f"--{name.replace('_', '-')}", str(value)]
     args = ["--seed", str(seed), "--game", str(index)] + choice + changed
     overrides = " ".join(changed[i] + " " + changed[i + 1] for i in range(0, len(changed), 2))
     return [f"Rules and map overrides: {overrides or 'none (the shipped rules and map)'}",

@@ -193,6 +193,9 @@ GAME = register(
             GameOption("monster", ("odds",), "Monsters of the odds table (a comma list; default all).", str, None),
             GameOption("weapon", ("odds",), "Weapons of the odds table (a comma list; default all).", str, None),
             GameOption("armor", ("odds",), "Armours of the odds table (a comma list; default all).", str, None),
+            GameOption("hp", ("odds",), "HP the player may lose in straight melee (default: the player's HP).", int,
+                       None, 1, 100),
+            GameOption("might", ("odds",), "The Shrine of Might's bonus to the player's rolls.", int, 0, 0, 10),
         ),
     )
 )

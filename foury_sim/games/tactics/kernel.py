@@ -20,8 +20,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit, prange, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
-from ...config import CACHE, CHUNK
+from ...config import CACHE, CHUNK, JIT_DISABLED
 from ...grid import distance_field, first_step, line_of_sight, neighbour
 from ...policy import POLICY_TYPE, USER_POLICY_ID
 from ...rng import d6, roll, seed_stream
@@ -1365,6 +1367,40 @@ def write_out(g, st, out, r, game):
         out[r, A.OUT_KILLS_KIND + k] = st[A.S_KILLS_KIND + k] if k < A.MAX_KINDS else 0
 
 
+if JIT_DISABLED:
+
+    def borrow(a):
+        return a
+
+else:
+
+    @intrinsic
+    def borrow(typingctx, arr):
+        """A view of ``arr`` without its reference count (meminfo NULL), as Delve's kernel does: numba increfs
+        and decrefs every array argument of every call with atomic operations, which would cost more than the
+        rules. The owners stay alive until the chunk is done (``keep_alive``)."""
+
+        def codegen(context, builder, sig, args):
+            src = context.make_array(sig.args[0])(context, builder, value=args[0])
+            dst = context.make_array(sig.return_type)(context, builder)
+            dst.meminfo = cgutils.get_null_value(dst.meminfo.type)
+            dst.parent = cgutils.get_null_value(dst.parent.type)
+            dst.nitems = src.nitems
+            dst.itemsize = src.itemsize
+            dst.data = src.data
+            dst.shape = src.shape
+            dst.strides = src.strides
+            return dst._getvalue()
+
+        return arr(arr), codegen
+
+
+@njit(cache=CACHE, _nrt=False)
+def keep_alive(a, b, c, d, e, f, g, h):
+    """Nothing: the arrays passed here (owners of borrowed views) live until this call."""
+    return a.shape[0] + b.shape[0] + c.shape[0] + d.shape[0] + e.shape[0] + f.shape[0] + g.shape[0] + h.shape[0]
+
+
 def _kernel(rules, mons, weapons, armors, charts, lv, ctl, params, dm_params, user_fn, seed, script, out, trace):
     """Games ``ctl[1] .. ctl[1]+ctl[2]-1`` of stream ``seed``; ``ctl`` = (player policy id, start, count, DM
     policy id). One ``prange`` iteration per CHUNK of games, scratch allocated once per chunk."""
@@ -1375,21 +1411,45 @@ def _kernel(rules, mons, weapons, armors, charts, lv, ctl, params, dm_params, us
     n = lv[A.LV_ROWS] * lv[A.LV_COLS]
     nchunks = (count + CHUNK - 1) // CHUNK
     for c in prange(nchunks):
-        g = Game(rules, mons, weapons, armors, charts, lv)
-        w = Work(np.zeros(n, np.int64), np.zeros(n, np.uint8), np.zeros(n, np.uint8), np.zeros(n, np.uint8),
-                 np.zeros(n, np.int32), np.zeros(n, np.int32), np.zeros(n, np.int32), np.zeros(n, np.int64),
-                 np.zeros(T_SIZE, np.int64), np.zeros(X_SIZE, np.int64),
-                 np.zeros((A.MAX_OPTIONS, A.N_OCOLS), np.int64))
+        # thread-local copies, passed on as borrowed views (see ``borrow``)
+        ru = rules.copy()
+        mo = mons.copy()
+        we = weapons.copy()
+        ar = armors.copy()
+        ch = charts.copy()
+        le = lv.copy()
+        th = np.zeros(n, np.int64)
+        opq = np.zeros(n, np.uint8)
+        pas = np.zeros(n, np.uint8)
+        blk = np.zeros(n, np.uint8)
+        d1 = np.zeros(n, np.int32)
+        d2 = np.zeros(n, np.int32)
+        d3 = np.zeros(n, np.int32)
+        q = np.zeros(n, np.int64)
+        terms = np.zeros(T_SIZE, np.int64)
+        xo = np.zeros(X_SIZE, np.int64)
+        opts = np.zeros((A.MAX_OPTIONS, A.N_OCOLS), np.int64)
         st = np.zeros(A.STATE_SIZE, np.int64)
         rs = np.zeros(4, np.uint64)
         sc = script.copy()
         tr = trace if trace.shape[0] > 1 else np.zeros((0, A.TRACE_COLS), np.int64)
-        pol = Pol(pid, params.copy(), user_fn, dm_pid, dm_params.copy())
-        dice = Dice(rs, sc, tr)
+        pa = params.copy()
+        dpa = dm_params.copy()
+        g = Game(borrow(ru), borrow(mo), borrow(we), borrow(ar), borrow(ch), borrow(le))
+        w = Work(borrow(th), borrow(opq), borrow(pas), borrow(blk), borrow(d1), borrow(d2), borrow(d3), borrow(q),
+                 borrow(terms), borrow(xo), borrow(opts))
+        pol = Pol(pid, borrow(pa), user_fn, dm_pid, borrow(dpa))
+        b_st = borrow(st)
+        b_rs = borrow(rs)
+        b_out = borrow(out)
+        dice = Dice(b_rs, borrow(sc), borrow(tr))
         for i in range(c * CHUNK, min(count, (c + 1) * CHUNK)):
-            seed_stream(rs, seed, start + i)
-            play_game(g, w, st, pol, dice)
-            write_out(g, st, out, i, start + i)
+            seed_stream(b_rs, seed, start + i)
+            play_game(g, w, b_st, pol, dice)
+            write_out(g, b_st, b_out, i, start + i)
+        keep_alive(ru, mo, we, ar, ch, le, th, q)
+        keep_alive(opq, pas, blk, d1, d2, d3, terms, xo)
+        keep_alive(opts, st, rs, sc, tr, pa, dpa, out)
 
 
 KERNEL_SIG = types.void(
