@@ -18,6 +18,7 @@ from ...errors import InputError
 from ...policy import Policy, PolicySpec, check_answers, make_policy
 from ...registry import GameOption, GameSpec, register
 from ...rng import NO_SCRIPT
+from ...trace_format import count
 from ...userpolicy import clear_errors
 
 with use_cache(__name__):  # compiled kernels are cached per version of this package's code
@@ -149,7 +150,7 @@ def replay(ruleset: TacticsRules, hero: str, policy: Policy, seed: int, game: in
             f"Dungeon Master {dm_policy(ruleset).describe()}")
     cause = OUTPUTS.column("death_cause").category(row["death_cause"], ruleset)
     result = (f"Result: {'WON' if row['win'] else 'LOST'} after {row['turns']} turns, {row['hp_left']} HP left"
-              + ("" if row["win"] else f" ({cause})") + f", {row['kills']} monsters slain.")
+              + ("" if row["win"] else f" ({cause})") + f", {count(row['kills'], 'monster')} slain.")
     return [head, result] + lines
 
 

@@ -176,6 +176,11 @@ class Work(NamedTuple):
     d2: np.ndarray  # int32[n]
     d3: np.ndarray  # int32[n]
     q: np.ndarray  # int64[n]
+    dg: np.ndarray  # int32[n]: steps to the goal (cached per map version)
+    dl: np.ndarray  # int32[n]: steps to the nearest thing to loot (cached per map version)
+    mg: np.ndarray  # int32[n]: walking monsters' steps to the player (cached per map version and player tile)
+    ml: np.ndarray  # int32[n]: flying and lava-immune monsters' steps to the player (same)
+    mpas: np.ndarray  # uint8[n]
     terms: np.ndarray  # int64[T_SIZE]
     xo: np.ndarray  # int64[X_SIZE]
     opts: np.ndarray  # int64[MAX_OPTIONS, N_OCOLS]
@@ -573,6 +578,7 @@ def hurt_mon(g, w, st, dice, slot, dmg, by_player):
 # --- the map changes ------------------------------------------------------------------------------------
 @njit(cache=CACHE, _nrt=False)
 def open_door(g, w, st, dice, cell):
+    st[A.S_MAPV] += 1
     w.th[cell] = A.X_NONE
     w.opq[cell] = 0
     ev(dice.trace, st, A.E_DOOR, cell, g.lv[lv_color(g.lv) + cell], 0, 0, 0, 0, 0, 0)
@@ -612,6 +618,7 @@ def shrine(g, w, st, dice):
 
 @njit(cache=CACHE, _nrt=False)
 def interact(g, w, st, dice, cell):
+    st[A.S_MAPV] += 1
     t = w.th[cell]
     if t == A.X_CRATE or t == A.X_BARREL:
         w.th[cell] = A.X_NONE
@@ -704,14 +711,20 @@ def fight(g, w, st, dice, slot, mode, players_turn):
 
 # --- monster movement ---------------------------------------------------------------------------------------
 @njit(cache=CACHE, _nrt=False)
-def mon_field(g, w, st, lava_ok, out):
-    """Steps from the player to every tile a monster can walk (``lava_ok``: flying or lava-immune kinds)."""
-    n = st[A.S_ROWS] * st[A.S_COLS]
-    for c in range(n):
-        t = tile(g, c)
-        ok = t != A.T_WALL and (t != A.T_LAVA or lava_ok) and w.th[c] == A.X_NONE
-        w.pas[c] = 1 if ok else 0
-    distance_field(w.pas, st[A.S_ROWS], st[A.S_COLS], st[A.S_CELL], out)
+def mon_field(g, w, st, lava):
+    """Steps from the player to every tile a monster can walk (``lava``: flying or lava-immune kinds) into
+    ``w.ml`` or ``w.mg``, computed once per map version and player tile."""
+    key = st[A.S_MAPV] * 4096 + st[A.S_CELL]
+    slot = A.S_MC_L if lava else A.S_MC_G
+    out = w.ml if lava else w.mg
+    if st[slot] != key:
+        n = st[A.S_ROWS] * st[A.S_COLS]
+        for c in range(n):
+            t = tile(g, c)
+            ok = t != A.T_WALL and (t != A.T_LAVA or lava) and w.th[c] == A.X_NONE
+            w.mpas[c] = 1 if ok else 0
+        distance_field(w.mpas, st[A.S_ROWS], st[A.S_COLS], st[A.S_CELL], out)
+        st[slot] = key
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -744,9 +757,11 @@ def advance(g, w, st, dice, slot):
     """A monster shot at from range advances one tile towards the player (free)."""
     b = mslot(slot)
     kind = st[b + A.MF_KIND]
-    mon_field(g, w, st, lava_ok(g, kind), w.d3)
+    lava = lava_ok(g, kind)
+    mon_field(g, w, st, lava)
+    d = w.ml if lava else w.mg
     set_blocked(g, w, st)
-    nxt = first_step(w.d3, st[A.S_ROWS], st[A.S_COLS], st[b + A.MF_CELL], w.blk)
+    nxt = first_step(d, st[A.S_ROWS], st[A.S_COLS], st[b + A.MF_CELL], w.blk)
     if nxt >= 0:
         ev(dice.trace, st, A.E_MON_MOVE, slot, kind, st[b + A.MF_CELL], nxt, 0, 1, 0, 0)
         st[b + A.MF_CELL] = nxt
@@ -755,50 +770,63 @@ def advance(g, w, st, dice, slot):
 # --- the player's turn --------------------------------------------------------------------------------------
 @njit(cache=CACHE, _nrt=False)
 def route_fields(g, w, st):
-    """The advice fields: ``d1`` steps from the player, ``d2`` steps to the goal (the exit, or the nearest key
-    when the exit is shut), ``d3`` steps to the nearest thing still to loot. Monsters are ignored."""
+    """The advice fields, computed once per map version (monsters are ignored): ``dg`` steps to the goal (the
+    exit, or the key nearest the player when the exit is shut), ``dl`` steps to the nearest thing still to loot
+    (a crate, barrel, chest, magic chest, sarcophagus, shrine or key)."""
     rows = st[A.S_ROWS]
     cols = st[A.S_COLS]
     n = rows * cols
-    keys = st[A.S_KEYS]
-    col0 = lv_color(g.lv)
-    for c in range(n):
-        t = w.th[c]
-        ok = walkable(tile(g, c)) and (t == A.X_NONE or t == A.X_CRATE or t == A.X_BARREL or t == A.X_KEY or (
-            t == A.X_DOOR and (keys >> g.lv[col0 + c]) & 1))
-        w.pas[c] = 1 if ok else 0
     ta = g.lv[A.LV_TELE_A]
     tb = g.lv[A.LV_TELE_B]
-    bfs(w.pas, rows, cols, st[A.S_CELL], ta, tb, w.d1, w.q)
-    goal = st[A.S_EXIT]
-    if w.d1[goal] < 0:
-        best = -1
+    if st[A.S_RC_V] != st[A.S_MAPV]:
+        keys = st[A.S_KEYS]
+        col0 = lv_color(g.lv)
         for c in range(n):
-            if w.th[c] == A.X_KEY and w.d1[c] >= 0 and (best < 0 or w.d1[c] < w.d1[best]):
-                best = c
-        if best >= 0:
-            goal = best
-    st[A.S_GOAL_CELL] = goal
-    bfs(w.pas, rows, cols, goal, ta, tb, w.d2, w.q)
-    st[A.S_GOAL] = w.d2[st[A.S_CELL]]
-    # the nearest thing to loot (reached from a neighbour)
-    best = -1
-    best_d = -1
-    for c in range(n):
-        t = w.th[c]
-        if t == A.X_NONE or t == A.X_DOOR or t >= A.X_USED:
-            continue
-        for k in range(4):
-            nb = neighbour(rows, cols, c, k)
-            if nb >= 0 and w.d1[nb] >= 0 and w.pas[nb] and (best < 0 or w.d1[nb] + 1 < best_d):
-                best = c
-                best_d = w.d1[nb] + 1
-    if best >= 0:
-        bfs(w.pas, rows, cols, best, ta, tb, w.d3, w.q)
-    else:
+            t = w.th[c]
+            ok = walkable(tile(g, c)) and (t == A.X_NONE or t == A.X_CRATE or t == A.X_BARREL or t == A.X_KEY or (
+                t == A.X_DOOR and (keys >> g.lv[col0 + c]) & 1))
+            w.pas[c] = 1 if ok else 0
+        bfs(w.pas, rows, cols, st[A.S_CELL], ta, tb, w.d1, w.q)
+        goal = st[A.S_EXIT]
+        if w.d1[goal] < 0:
+            best = -1
+            for c in range(n):
+                if w.th[c] == A.X_KEY and w.d1[c] >= 0 and (best < 0 or w.d1[c] < w.d1[best]):
+                    best = c
+            if best >= 0:
+                goal = best
+        st[A.S_GOAL_CELL] = goal
+        bfs(w.pas, rows, cols, goal, ta, tb, w.dg, w.q)
+        # every thing to loot is a source of the loot field
+        tail = 0
         for c in range(n):
-            w.d3[c] = -1
-    st[A.S_LOOT_DIST] = w.d3[st[A.S_CELL]]
+            t = w.th[c]
+            if t != A.X_NONE and t != A.X_DOOR and t < A.X_USED:
+                w.dl[c] = 0
+                w.q[tail] = c
+                tail += 1
+            else:
+                w.dl[c] = -1
+        head = 0
+        while head < tail:
+            c = w.q[head]
+            head += 1
+            for k in range(5):
+                if k < 4:
+                    nb = neighbour(rows, cols, c, k)
+                elif c == ta and tb >= 0:
+                    nb = tb
+                elif c == tb and ta >= 0:
+                    nb = ta
+                else:
+                    nb = -1
+                if nb >= 0 and w.dl[nb] < 0 and w.pas[nb] != 0:
+                    w.dl[nb] = w.dl[c] + 1
+                    w.q[tail] = nb
+                    tail += 1
+        st[A.S_RC_V] = st[A.S_MAPV]
+    st[A.S_GOAL] = w.dg[st[A.S_CELL]]
+    st[A.S_LOOT_DIST] = w.dl[st[A.S_CELL]]
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -809,8 +837,6 @@ def can_rest(g, w, st):
         return True
     p = st[A.S_CELL]
     path = g.rules[R_ADVANCING] == ADV_AWAKE_WITH_PATH
-    done_ground = False
-    done_lava = False
     for i in range(st[A.S_N_MON]):
         b = mslot(i)
         if st[b + A.MF_STATE] != A.MS_AWAKE:
@@ -819,18 +845,10 @@ def can_rest(g, w, st):
         if line_of_sight(w.opq, st[A.S_ROWS], st[A.S_COLS], cell, p):
             return False
         if path:
-            if lava_ok(g, st[b + A.MF_KIND]):
-                if not done_lava:
-                    mon_field(g, w, st, True, w.d2)
-                    done_lava = True
-                if w.d2[cell] >= 0:
-                    return False
-            else:
-                if not done_ground:
-                    mon_field(g, w, st, False, w.d3)
-                    done_ground = True
-                if w.d3[cell] >= 0:
-                    return False
+            lava = lava_ok(g, st[b + A.MF_KIND])
+            mon_field(g, w, st, lava)
+            if (w.ml[cell] if lava else w.mg[cell]) >= 0:
+                return False
     return True
 
 
@@ -882,7 +900,7 @@ def player_menu(g, w, st):
             continue
         cost = move_cost(g.rules, g.armors, st[A.S_ARMOR], combat, tile(g, dest) == A.T_WATER)
         if cost <= ap:
-            n = add_row(opts, n, A.A_MOVE, k, dest, cost, w.d2[dest], w.d3[dest], 0, -1)
+            n = add_row(opts, n, A.A_MOVE, k, dest, cost, w.dg[dest], w.dl[dest], 0, -1)
     # attacks
     reach = g.weapons[st[A.S_WEAPON], W_REACH]
     if g.rules[R_ATTACK] <= ap:
@@ -892,7 +910,7 @@ def player_menu(g, w, st):
             b = mslot(i)
             cell = st[b + A.MF_CELL]
             if dist1(cols, p, cell) == 1 or in_line(g, w, st, p, cell, reach):
-                n = add_row(opts, n, A.A_ATTACK, i, cell, g.rules[R_ATTACK], w.d2[cell], -1, st[b + A.MF_HP], i)
+                n = add_row(opts, n, A.A_ATTACK, i, cell, g.rules[R_ATTACK], w.dg[cell], -1, st[b + A.MF_HP], i)
     # interactions
     if g.rules[R_INTERACT] <= ap:
         for k in range(4):
@@ -905,7 +923,7 @@ def player_menu(g, w, st):
             if t == A.X_DOOR and not (st[A.S_KEYS] >> g.lv[lv_color(g.lv) + nb]) & 1:
                 continue
             clears = t == A.X_CRATE or t == A.X_BARREL or t == A.X_KEY or t == A.X_DOOR
-            goal = w.d2[nb] if clears else -1
+            goal = w.dg[nb] if clears else -1
             loot = 0 if t != A.X_DOOR else -1
             n = add_row(opts, n, A.A_INTERACT, t, nb, g.rules[R_INTERACT], goal, loot, 0, -1)
     # items
@@ -953,10 +971,10 @@ def player_menu(g, w, st):
                     if c < 0:
                         break
                     if walkable(tile(g, c)) and w.th[c] == A.X_NONE and mon_at(st, c) < 0:
-                        if best < 0 or (w.d2[c] >= 0 and (w.d2[best] < 0 or w.d2[c] < w.d2[best])):
+                        if best < 0 or (w.dg[c] >= 0 and (w.dg[best] < 0 or w.dg[c] < w.dg[best])):
                             best = c
                 if best >= 0:
-                    n = add_row(opts, n, A.A_USE, A.U_TELEPORT, best, use, w.d2[best], w.d3[best], k, -1)
+                    n = add_row(opts, n, A.A_USE, A.U_TELEPORT, best, use, w.dg[best], w.dl[best], k, -1)
         now = weapon_worth(g, st[A.S_WEAPON])
         for r in range(1, g.weapons.shape[0]):
             if st[A.S_WEAPONS] & (1 << r) and r != st[A.S_WEAPON]:
@@ -1200,8 +1218,6 @@ def dm_menu(g, w, st, ap):
     p = st[A.S_CELL]
     cols = st[A.S_COLS]
     n = 0
-    have_ground = False
-    have_lava = False
     set_blocked(g, w, st)
     for i in range(st[A.S_N_MON]):
         b = mslot(i)
@@ -1216,16 +1232,9 @@ def dm_menu(g, w, st, ap):
         if not adj and atk <= ap and in_line(g, w, st, cell, p, g.mons[kind, M_RANGE]):
             n = add_row(opts, n, A.A_M_SHOOT, i, p, atk, dist1(cols, cell, p), -1, g.mons[kind, M_DICE], i)
         if not adj:
-            if lava_ok(g, kind):
-                if not have_lava:
-                    mon_field(g, w, st, True, w.d2)
-                    have_lava = True
-                d = w.d2
-            else:
-                if not have_ground:
-                    mon_field(g, w, st, False, w.d1)
-                    have_ground = True
-                d = w.d1
+            lava = lava_ok(g, kind)
+            mon_field(g, w, st, lava)
+            d = w.ml if lava else w.mg
             nxt = first_step(d, st[A.S_ROWS], cols, cell, w.blk)
             if nxt >= 0:
                 cost = step_cost(g, kind, nxt)
@@ -1312,6 +1321,9 @@ def setup(g, w, st):
     st[A.S_KILLER] = -1
     st[A.S_DEATH_CELL] = -1
     st[A.S_GOAL] = -1
+    st[A.S_RC_V] = -1
+    st[A.S_MC_G] = -1
+    st[A.S_MC_L] = -1
     t0 = lv_thing(lv)
     for c in range(rows * cols):
         w.th[c] = lv[t0 + c]
@@ -1426,6 +1438,11 @@ def _kernel(rules, mons, weapons, armors, charts, lv, ctl, params, dm_params, us
         d2 = np.zeros(n, np.int32)
         d3 = np.zeros(n, np.int32)
         q = np.zeros(n, np.int64)
+        dg = np.zeros(n, np.int32)
+        dl = np.zeros(n, np.int32)
+        mg = np.zeros(n, np.int32)
+        ml = np.zeros(n, np.int32)
+        mpas = np.zeros(n, np.uint8)
         terms = np.zeros(T_SIZE, np.int64)
         xo = np.zeros(X_SIZE, np.int64)
         opts = np.zeros((A.MAX_OPTIONS, A.N_OCOLS), np.int64)
@@ -1437,7 +1454,7 @@ def _kernel(rules, mons, weapons, armors, charts, lv, ctl, params, dm_params, us
         dpa = dm_params.copy()
         g = Game(borrow(ru), borrow(mo), borrow(we), borrow(ar), borrow(ch), borrow(le))
         w = Work(borrow(th), borrow(opq), borrow(pas), borrow(blk), borrow(d1), borrow(d2), borrow(d3), borrow(q),
-                 borrow(terms), borrow(xo), borrow(opts))
+                 borrow(dg), borrow(dl), borrow(mg), borrow(ml), borrow(mpas), borrow(terms), borrow(xo), borrow(opts))
         pol = Pol(pid, borrow(pa), user_fn, dm_pid, borrow(dpa))
         b_st = borrow(st)
         b_rs = borrow(rs)
@@ -1450,6 +1467,7 @@ def _kernel(rules, mons, weapons, armors, charts, lv, ctl, params, dm_params, us
         keep_alive(ru, mo, we, ar, ch, le, th, q)
         keep_alive(opq, pas, blk, d1, d2, d3, terms, xo)
         keep_alive(opts, st, rs, sc, tr, pa, dpa, out)
+        keep_alive(dg, dl, mg, ml, mpas, q, q, q)
 
 
 KERNEL_SIG = types.void(
