@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from numba import njit
 
 from .config import CACHE
@@ -83,18 +84,76 @@ def distance_field(passable, rows, cols, src, out):
         head = nxt
 
 
+#: ``distance_field_w`` queues tiles whose costs are at most this (water, plate mail: 2 to 8); larger costs
+#: make it sweep.
+MAX_QUEUED_COST = 64
+
+
 @njit(cache=CACHE, _nrt=False)
 def distance_field_w(cost, rows, cols, src, out):
     """``out[cell]`` = least total cost from ``src`` to ``cell``, paying ``cost[x]`` to *enter* each tile ``x``
     on the way (``cost <= 0``: impassable), -1 where unreachable; ``src`` is 0 whatever its own cost.
 
-    Allocating nothing: relaxation sweeps over the grid, forwards then backwards, until nothing changes
-    (Bellman-Ford in raster order; small integer costs, a few sweeps on a level with rooms and corridors)."""
+    Every step into a tile costs the same whichever neighbour it comes from, so the first time a tile is
+    reached from the nearest finished neighbour its distance is final: the breadth-first queue of
+    ``distance_field`` works if a tile of cost k waits k - 1 extra rounds in it. The queue again lives in
+    ``out`` (a queued tile holds ``-2 - (next + (n + 1) * rounds_left)``), so nothing is allocated; the work
+    grows with the sum of the costs. A cost above ``MAX_QUEUED_COST`` (or too large to pack) takes relaxation
+    sweeps instead, whose work does not depend on the costs."""
     n = rows * cols
+    top = 1
     for i in range(n):
         out[i] = -1
+        if cost[i] > top:
+            top = cost[i]
     if src < 0 or src >= n:
         return
+    if top > MAX_QUEUED_COST or (n + 1) * np.int64(top) + n + 2 >= 2147483647:
+        _sweeps(cost, rows, cols, src, out)
+        return
+    m = n + 1
+    none = n
+    out[src] = -2 - none
+    head = src
+    tail = src
+    last = src
+    d = 0
+    while head != none:
+        v = -2 - out[head]
+        nxt = v % m
+        wait = v // m
+        if wait > 0:  # still wading in: back to the end of the queue, one round less to wait
+            out[head] = -2 - (none + m * (wait - 1))
+            if nxt == none:
+                nxt = head
+            else:
+                t = -2 - out[tail]
+                out[tail] = -2 - (head + m * (t // m))
+            tail = head
+        else:
+            out[head] = d
+            for k in range(4):
+                nb = neighbour(rows, cols, head, k)
+                if nb < 0 or cost[nb] <= 0 or out[nb] != -1:
+                    continue
+                out[nb] = -2 - (none + m * (cost[nb] - 1))
+                if nxt == none:
+                    nxt = nb
+                else:
+                    t = -2 - out[tail]
+                    out[tail] = -2 - (nb + m * (t // m))
+                tail = nb
+        if head == last:
+            d += 1
+            last = tail
+        head = nxt
+
+
+@njit(cache=CACHE, _nrt=False)
+def _sweeps(cost, rows, cols, src, out):
+    """``distance_field_w`` by relaxation sweeps over the grid, forwards then backwards, until nothing changes
+    (Bellman-Ford in raster order): slower, but for any costs. ``out`` is all -1 on entry."""
+    n = rows * cols
     out[src] = 0
     changed = True
     while changed:
@@ -284,13 +343,13 @@ class Header:
 
 
 def header_lines(lines: list[str], path: str | Path, stop: Callable[[str], bool], *, start: int = 0,
-                 comment: str = "#", expected: str = "the grid", max_lines: int = MAX_HEADER_LINES,
-                 max_chars: int = MAX_HEADER_CHARS) -> Header:
+                 comment: str = "#", expected: str = "the grid", example: str = "name: ...",
+                 max_lines: int = MAX_HEADER_LINES, max_chars: int = MAX_HEADER_CHARS) -> Header:
     """Read ``key: value`` header lines from ``lines[start:]`` up to the first line for which ``stop(line)`` is
     true (that line is ``Header.end``; without one, ``end`` is ``len(lines)``). Blank lines and comment lines
     are skipped. A line that is neither, a key given twice, more than ``max_lines`` keys or a line longer than
-    ``max_chars`` is an ``InputError`` at ``file:line:column`` (``expected`` names what may stop the header, for
-    the message)."""
+    ``max_chars`` is an ``InputError`` at ``file:line:column`` (``expected`` names what may stop the header and
+    ``example`` shows a header line, for the message)."""
     h = Header()
     i = start
     while i < len(lines):
@@ -306,7 +365,7 @@ def header_lines(lines: list[str], path: str | Path, stop: Callable[[str], bool]
         m = HEADER_RE.match(raw.strip())
         col = len(raw) - len(raw.lstrip()) + 1
         if not m:
-            raise InputError(f"expected a 'key: value' header line (e.g. 'name: My level') or {expected}, found "
+            raise InputError(f"expected a 'key: value' header line (e.g. '{example}') or {expected}, found "
                              f"{raw.strip()[:30]!r}", where(path, i + 1, col))
         key = m.group(1).lower()
         if key in h.values:

@@ -160,14 +160,29 @@ S8X
     assert out.tolist() == [0, 8, 4, 1, 2, 3]  # the pool costs 8 to enter: X is 4 round it
 
 
-def test_distance_field_w_matches_naive_on_random_grids():
+@BOTH
+def test_distance_field_w_matches_naive_on_random_grids(py):
     rng = np.random.default_rng(7)
-    for _ in range(30):
+    for k in range(40):
         rows, cols = rng.integers(1, 10, 2)
-        cost = rng.choice(np.array([0, 1, 1, 1, 2, 8], np.int32), rows * cols)
+        costs = np.array([0, 1, 1, 1, 2, 8] if k % 2 else [0, 1, 3, 4, 64], np.int32)
+        cost = rng.choice(costs, rows * cols)
         src = int(rng.integers(rows * cols))
         out = np.zeros(rows * cols, np.int32)
-        G.distance_field_w(cost, rows, cols, src, out)
+        fn("distance_field_w", py)(cost, rows, cols, src, out)
+        assert out.tolist() == naive_field(cost, rows, cols, src)
+
+
+@BOTH
+def test_distance_field_w_huge_costs_fall_back_to_sweeps(py):
+    """Costs above MAX_QUEUED_COST take the relaxation sweeps: the same answer."""
+    rng = np.random.default_rng(8)
+    for _ in range(10):
+        rows, cols = rng.integers(2, 8, 2)
+        cost = rng.choice(np.array([0, 1, 2, 200_000_000], np.int32), rows * cols)
+        src = int(rng.integers(rows * cols))
+        out = np.zeros(rows * cols, np.int32)
+        fn("distance_field_w", py)(cost, rows, cols, src, out)
         assert out.tolist() == naive_field(cost, rows, cols, src)
 
 
@@ -411,7 +426,7 @@ def test_header_lines_reads_keys_and_stops():
 
 @pytest.mark.parametrize("lines, where, words", [
     (["name: a", "name: b"], "f:2:1", "given twice (first at line 1)"),
-    (["name: a", "  what is this"], "f:2:3", "expected a 'key: value' header line"),
+    (["name: a", "  what is this"], "f:2:3", "expected a 'key: value' header line (e.g. 'name: ...') or the grid"),
     (["x" * 1001], "f:1:1001", "line is too long"),
 ])
 def test_header_lines_errors(lines, where, words):

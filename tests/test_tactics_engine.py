@@ -122,3 +122,14 @@ def test_registered_spec_and_layout():
     assert set(spec.options_of("run")) == {"--dm", "--dm-param"}
     assert CAUSE_LABELS[A.CAUSE_TURN_CAP] == "turn cap" and len(CAUSE_LABELS) == A.CAUSE_POTION + 1
     assert spec.board is not None and A.STATE_SIZE == A.S_MON + A.MAX_MON * A.MC
+
+
+def test_replay_takes_the_dm_option_and_says_it():
+    r = subprocess.run([sys.executable, "-m", "foury_sim", "replay", "tactics", "--seed", "2", "--map", "tutorial",
+                        "--dm", "ruthless", "--dm-param", "spawn_near=0"], capture_output=True, text=True, timeout=600,
+                       cwd=Path(__file__).parent.parent)
+    assert r.returncode == 0, r.stderr[-2000:]
+    lines = r.stdout.splitlines()
+    assert lines[0].endswith("Dungeon Master ruthless(spawn_near=0, focus=1)")
+    assert lines[2] == ("Command: foury-sim replay tactics --seed 2 --game 0 --dm ruthless --dm-param spawn_near=0 "
+                        "--map tutorial")

@@ -129,6 +129,7 @@ ERRORS = [
     (small_with("#@.S.>#", "\nwhat\n"), "7:1", "unexpected text after the grid"),
     (small_with("#@...>#", "\nmonster: skeleton\n"), "7:10", "expected 'monster: NAME ROW,COL'"),
     (small_with("#@...>#", "\nmonster: skeleton 2;3\n"), "7:19", "expected ROW,COL counted from 1"),
+    (small_with("#@...>#", "\nmonster: skeleton 2,\u00b2\n"), "7:19", "expected ROW,COL counted from 1"),
     (small_with("#@...>#", "\nmonster: skeleton 4,3\n"), "7:19", "row 4, column 3 is outside the 3 x 7 grid"),
     (small_with("#@...>#", "\nmonster: skeleton 1,3\n"), "7:19", "cannot stand on the wall at row 1, column 3"),
     (small_with("#@...>#", "\nmonster: skeleton 2,2\n"), "7:19", "cannot stand on the start"),
@@ -446,12 +447,12 @@ def test_mutated_levels_fail_in_one_line_or_parse():
     import random
     import re
 
-    text = L.builtin_levels()["crypt"].read_text(encoding="utf-8")
-    alphabet = "".join(ch for ch, _ in L.legend()) + "Qx9 \t:,\u00e9"
+    texts = [L.builtin_levels()[name].read_text(encoding="utf-8") for name in ("crypt", "forge")]
+    alphabet = "".join(ch for ch, _ in L.legend()) + "Qx09 \t:,\u00e9\u00b2"
     rnd = random.Random(3)
     outcomes = {"parsed": 0, "refused": 0}
-    for _ in range(300):
-        lines = text.split("\n")
+    for i in range(400):
+        lines = texts[i % 2].split("\n")
         for _ in range(rnd.randint(1, 3)):
             k = rnd.randrange(len(lines))
             how = rnd.random()
@@ -478,3 +479,20 @@ def test_check_lava_refuses_monsters_that_would_burn():
     with pytest.raises(InputError) as e:
         L.check_lava(m, {"cacodemon"})
     assert e.value.where == f"{m.path}:27:21" and "a fire golem cannot stand on lava" in e.value.message
+
+
+def test_format_state_draws_the_game_as_it_stands():
+    m = L.load_level("tutorial")
+    thing, color = m.thing.copy(), m.color.copy()
+    key = int(np.flatnonzero(thing == L.X_KEY)[0])
+    thing[key] = color[key] = 0  # the red key was taken
+    lines = L.format_state(m, thing, color, [("skeleton", key + 1), ("imp", key + 2)], player=key - 1)
+    assert lines == [
+        "  1234567890123456789012",
+        "1 ######################",
+        "2 #@...c....#.....$....#",
+        "3 #........P.S?...######",
+        "4 #...o.....#.....R...>#",
+        "5 ######################",
+    ]
+    assert L.format_state(m)[2:4] == ["2 #@...c....#.....$....#", "3 #.........r.S...######"]

@@ -126,6 +126,15 @@ def test_move_cost(sets, armor, combat, water, cost):
     assert C.move_cost(r.rules, r.armors, armor, combat, water) == cost
 
 
+@pytest.mark.parametrize("name, water, lava, cost", [
+    ("skeleton", 0, 0, 1), ("skeleton", 1, 0, 2), ("skeleton", 0, 1, -1), ("ogre", 1, 0, 8),
+    ("cacodemon", 1, 0, 2), ("cacodemon", 0, 1, 2), ("fire_golem", 0, 1, 2), ("fire_golem", 1, 0, 4),
+    ("storm_golem", 1, 0, 4), ("storm_golem", 0, 1, -1),
+])
+def test_monster_move_cost(rs, name, water, lava, cost):
+    assert C.monster_move_cost(rs.rules, rs.monsters, rs.kind_index[name], water, lava) == cost
+
+
 # --- exact odds against brute force -----------------------------------------------------------------------
 def _brute_rolloff(p_dice, p_mod, m_dice, m_mod, ties):
     n = 6 ** (p_dice + m_dice)
@@ -259,3 +268,46 @@ def test_odds_report_refuses_an_unknown_monster(rs):
     with pytest.raises(InputError) as e:
         O.odds_report(rs, trials=10, monster="dragon")
     assert e.value.where == "--monster" and "unknown monster 'dragon'" in str(e.value)
+
+
+def test_odds_options_berserk_might_and_hp(rs):
+    import inspect
+
+    df = O.odds_report(rs, trials=200, monster="ogre", weapon="axe", armor="chain_mail", hp=3, might=1,
+                       berserk=1).frame
+    row = df.iloc[0]
+    assert len(df) == 1 and row["dice"] == "3d6+3 vs 3d6-2" and row["hp"] == 3 and row["monster_hp"] == 10
+    t = O.terms_for(rs, rs.kind_index["ogre"], 2, 3, might=1, berserk=True)
+    assert row["exact_kill"] == pytest.approx(float(O.kill_chance(t, 10, 3, R.TIES_NOBODY)))
+    total = sum(row[f"exact_{k}"] for k in ("win", "tie", "lose", "chicken"))
+    assert total == pytest.approx(1.0) and row["exact_blow"] == pytest.approx(1 / 216)
+    params = inspect.signature(O.odds_report).parameters
+    assert all(o.name in params and o.commands == ("odds",) for o in O.ODDS_OPTIONS)
+
+
+def test_measured_table_puts_outside_counts_beside_the_exact_rows(rs):
+    exact = O.odds_frame(rs, trials=10, monster="skeleton", weapon="mace", armor="no armour")
+    counts = np.array([[50, 10, 40, 0, 0, 99]])
+    df = O.measured_table(exact, counts, 100)
+    assert list(df.loc[0, [f"measured_{k}" for k in (*O.OUTCOMES, "kill")]]) == [0.5, 0.1, 0.4, 0.0, 0.0, 0.99]
+    assert df.loc[0, "trials"] == 100 and df.loc[0, "exact_win"] == exact.loc[0, "exact_win"]
+
+
+@pytest.mark.parametrize("by", ["weapon", "armor"])
+def test_the_rules_doc_kill_tables_are_the_exact_ones(rs, by):
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "docs" / "rules-tactics.md").read_text()
+    table = text.split(f"<!-- kill-by-{by}:begin -->\n", 1)[1].split(f"<!-- kill-by-{by}:end -->", 1)[0]
+    assert table == O.kill_matrix_markdown(rs, by)
+    m = O.kill_matrix(rs, by)
+    assert m.shape == (10, 7) and m.loc["chicken"].min() == pytest.approx(1.0, abs=1e-9)
+    if by == "weapon":  # the sword's extra +1 against demons, the axe's against the (humanoid) ogre
+        assert m.loc["cacodemon", "sword"] > m.loc["cacodemon", "mace"] == m.loc["cacodemon", "axe"]
+        assert m.loc["ogre", "axe"] > m.loc["ogre", "sword"] == m.loc["ogre", "mace"]
+
+
+def test_a_certain_kill_is_exactly_one(rs):
+    dmg = R.load_ruleset(None, ["rulings.modifier=damage", "rulings.ties=reroll"])
+    df = O.odds_frame(dmg, trials=50, monster="ogre", weapon="axe,mage_staff", armor="plate_mail")
+    assert list(df["exact_kill"]) == [1.0, 1.0] and list(df["measured_kill"]) == [1.0, 1.0]  # plate stops the ogre

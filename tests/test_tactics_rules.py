@@ -250,3 +250,25 @@ def test_unknown_dm_policy_is_one_line():
     with pytest.raises(InputError) as e:
         T.load_ruleset(None, None, "tutorial", dm="ruthless", dm_param="cruelty=2")
     assert e.value.where == "--dm-param"
+
+
+# --- the built-in adventurers ------------------------------------------------------------------------------
+def builtin(tmp_path, grid, policy, sets=STILL, script=()):
+    rs = T.load_ruleset(None, list(sets), level(tmp_path, grid))
+    return T.play_one(rs, "adventurer", make_policy(policy, T.POLICIES), 0, 0, list(script))
+
+
+def test_rush_leaves_the_chest_thorough_opens_it(tmp_path):
+    grid = "######\n#@..>#\n#.$###\n######"
+    row, lines = builtin(tmp_path, grid, "rush")
+    assert row["win"] == 1 and row["ap_interact"] == 0 and row["ap_move"] == 3
+    row, lines = builtin(tmp_path, grid, "thorough", script=[2, 4])
+    assert row["win"] == 1 and row["ap_interact"] == 1
+    has(lines, "open the chest at row 3, column 3", "found some food (food): kept")
+
+
+def test_thorough_opens_the_door_on_its_way_to_the_loot(tmp_path):
+    row, lines = builtin(tmp_path, "#######\n#@gG.c#\n#>#####\n#######", "thorough", ("dm.ap=0",), [6])
+    has(lines, "takes the green key", "the green door at row 2, column 4 opens",
+        "loot chance (barrel or crate): the die shows 6: nothing", "reaches the exit")
+    assert row["ap_interact"] == 3 and row["win"] == 1 and row["turns"] == 2

@@ -135,7 +135,17 @@ BAD_SETS = [
     ("weapons.mace.vs=dragon", "weapons.mace.vs: unknown monster kind 'dragon'"),
     ("armors.plate_mail.move_pct=20", "armors.plate_mail.move_pct = 20 is below 50"),
     ("player.hp=0", "player.hp = 0 is below 1"),
+    ("loot.spawn=unspecified", "loot.spawn must list 6 entries"),
 ]
+
+
+def test_a_spawn_chart_that_always_rolls_again_is_refused():
+    with pytest.raises(InputError) as e:
+        R.load_ruleset(None, ["loot.spawn=unspecified,unspecified,unspecified,unspecified,unspecified,unspecified",
+                              "rulings.spawn6=reroll"])
+    assert e.value.where.startswith("--set loot.spawn=") and "every face rolls again" in str(e.value)
+    rs = R.load_ruleset(None, ["loot.spawn=unspecified,unspecified,unspecified,unspecified,unspecified,unspecified"])
+    assert list(rs.charts[R.C_SPAWN:][:6]) == [R.SPAWN_NOTHING] * 6
 
 
 @pytest.mark.parametrize("setting, message", BAD_SETS)
@@ -322,3 +332,12 @@ def test_fuzzed_rules_files_and_sets_load_or_are_refused_at_their_place(tmp_path
             refused += 1
             _check_where(e, case, place)
     assert 20 <= refused < 60
+
+
+def test_a_placed_monster_on_lava_must_fly_or_ignore_lava():
+    forge = R.load_ruleset(None, None, "forge")
+    assert ("fire_golem", 201) in forge.level.monsters and forge.level.tile[201] == 5  # T_LAVA
+    with pytest.raises(InputError) as e:
+        R.load_ruleset(None, ["monsters.fire_golem.abilities=[]"], "forge")
+    assert e.value.where.startswith(forge.level.path + ":") and "a fire golem cannot stand on lava" in str(e.value)
+    R.load_ruleset(None, ["monsters.fire_golem.abilities=[\"flies\"]"], "forge")  # flying will do

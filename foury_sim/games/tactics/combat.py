@@ -14,7 +14,9 @@ frequencies of ``foury-sim odds tactics`` are the engine's own rule, not a copy 
   player's dice, with a chicken weapon: the monster turns into a chicken, no damage either way), the ogre's
   massive blow (three sixes among its dice: the monster wins the roll-off whatever the totals and deals
   ``abilities.triple_six_damage``), the storm golem's AP drain (the player lost on their own turn).
-* :func:`move_cost`: AP to step onto a tile (combat, armour ``move_pct`` rounded up, water by ``rulings.water``).
+* :func:`move_cost`: AP to step onto a tile (combat, armour ``move_pct`` rounded up, water by ``rulings.water``);
+  :func:`monster_move_cost` the same for a monster (water doubles it unless it flies; lava only for flyers and the
+  lava-immune).
 """
 
 from __future__ import annotations
@@ -27,9 +29,12 @@ from ...rng import d6
 from .ruleset import (
     A_DEF,
     A_MOVE_PCT,
+    M_AP_MOVE,
     M_ATTACK_MOD,
     M_DICE,
+    M_FLY,
     M_KIND,
+    M_LAVA_IMMUNE,
     M_STORM,
     M_TRIPLE_SIX,
     MOD_ROLL,
@@ -191,6 +196,19 @@ def move_cost(rules, armors, armor, combat, water):
     if water:
         if rules[R_WATER] == WATER_PLATE_PRINTED and pct > 100:
             return rules[R_PLATE_WATER]
+        return 2 * cost
+    return cost
+
+
+@njit(cache=CACHE)
+def monster_move_cost(rules, monsters, mon, water, lava):
+    """DM AP for monster row ``mon`` to step onto a tile: its ``ap_move``, twice that onto water (as the player's
+    "double"; a flying monster crosses water "with no negative effects"); onto lava -1 (it cannot) unless it flies
+    or ignores lava, then ``ap_move``."""
+    cost = monsters[mon, M_AP_MOVE]
+    if lava:
+        return cost if monsters[mon, M_FLY] or monsters[mon, M_LAVA_IMMUNE] else -1
+    if water and not monsters[mon, M_FLY]:
         return 2 * cost
     return cost
 

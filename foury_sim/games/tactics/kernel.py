@@ -910,7 +910,8 @@ def player_menu(g, w, st):
             b = mslot(i)
             cell = st[b + A.MF_CELL]
             if dist1(cols, p, cell) == 1 or in_line(g, w, st, p, cell, reach):
-                n = add_row(opts, n, A.A_ATTACK, i, cell, g.rules[R_ATTACK], w.dg[cell], -1, st[b + A.MF_HP], i)
+                n = add_row(opts, n, A.A_ATTACK, i, cell, g.rules[R_ATTACK], w.dg[cell], w.dl[cell], st[b + A.MF_HP],
+                            i)
     # interactions
     if g.rules[R_INTERACT] <= ap:
         for k in range(4):
@@ -924,7 +925,7 @@ def player_menu(g, w, st):
                 continue
             clears = t == A.X_CRATE or t == A.X_BARREL or t == A.X_KEY or t == A.X_DOOR
             goal = w.dg[nb] if clears else -1
-            loot = 0 if t != A.X_DOOR else -1
+            loot = 0 if t != A.X_DOOR else w.dl[nb]
             n = add_row(opts, n, A.A_INTERACT, t, nb, g.rules[R_INTERACT], goal, loot, 0, -1)
     # items
     use = g.rules[R_USE]

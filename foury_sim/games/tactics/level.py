@@ -175,7 +175,8 @@ def parse_level(text: str, path: str = "<level>", monster_names: set[str] | froz
         return InputError(msg, where(path, line, col))
 
     # ---- header, up to the 'grid:' line
-    h = header_lines(lines, path, _is_grid_marker, expected="the line 'grid:' that starts the grid")
+    h = header_lines(lines, path, _is_grid_marker, expected="the line 'grid:' that starts the grid",
+                     example="name: My level")
     if h.end == len(lines):
         if not any(ln.strip() and not is_comment(ln) for ln in lines):
             raise err("empty level file: expected a header ('name: ...'), a line 'grid:' and the grid", 1, 1)
@@ -255,7 +256,7 @@ def parse_level(text: str, path: str = "<level>", monster_names: set[str] | froz
                       at_col)
         pos_col = col0 + body.index(pos, body.index(name) + len(name))
         rc = pos.split(",")
-        if len(rc) != 2 or not all(x.isdigit() for x in rc):
+        if len(rc) != 2 or not all(x.isascii() and x.isdigit() for x in rc):
             raise err(f"expected ROW,COL counted from 1 (e.g. 4,7), found {pos!r}", k + 1, pos_col)
         r, c = int(rc[0]) - 1, int(rc[1]) - 1
         if not (0 <= r < rows and 0 <= c < cols):
@@ -434,6 +435,34 @@ def format_level(m: Level) -> str:
     if extra:
         text += "\n" + "\n".join(extra) + "\n"
     return text
+
+
+def format_state(m: Level, thing: np.ndarray | None = None, color: np.ndarray | None = None,
+                 monsters: list[tuple[str, int]] | None = None, player: int = -1) -> list[str]:
+    """The level as it stands during a game, for replays: the level's characters with the current ``thing`` and
+    ``color`` arrays (smashed crates, taken keys and opened doors gone; default: the level's), the monsters
+    where they are now (kind name, cell; default: the placed ones; a kind without a letter shows as ``?``),
+    and the player as ``P``. Rows and columns are numbered from 1 (columns by their last digit)."""
+    thing = m.thing if thing is None else thing
+    color = m.color if color is None else color
+    monsters = m.monsters if monsters is None else monsters
+    tile_ch = {t: ch for ch, t in TERRAIN_CHARS.items()}
+    thing_ch = {v: ch for ch, v in THING_CHARS.items()}
+    mon_ch = {name: ch for ch, name in MONSTER_CHARS.items()}
+    grid = [[tile_ch[int(t)] for t in m.tile[r * m.cols:(r + 1) * m.cols]] for r in range(m.rows)]
+    for cell in np.flatnonzero(np.asarray(thing) != X_NONE):
+        r, c = divmod(int(cell), m.cols)
+        grid[r][c] = thing_ch[(int(thing[cell]), int(color[cell]))]
+    for name, cell in monsters:
+        r, c = divmod(int(cell), m.cols)
+        grid[r][c] = mon_ch.get(name, "?")
+    if player >= 0:
+        r, c = divmod(int(player), m.cols)
+        grid[r][c] = "P"
+    width = len(str(m.rows))
+    out = [" " * (width + 1) + "".join(str((c + 1) % 10) for c in range(m.cols))]
+    out += [f"{r + 1:>{width}} " + "".join(row) for r, row in enumerate(grid)]
+    return out
 
 
 # ------------------------------------------------------------------------------------------ packed level

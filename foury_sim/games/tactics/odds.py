@@ -27,6 +27,7 @@ from numba import njit
 from ...config import CACHE
 from ...errors import InputError
 from ...oddstable import OddsTable
+from ...registry import GameOption
 from ...rng import seed_stream
 from . import combat as C
 from .ruleset import (
@@ -42,6 +43,20 @@ from .ruleset import (
 )
 
 OUTCOMES = ("win", "tie", "lose", "chicken", "blow")
+
+#: The options of ``foury-sim odds tactics`` (keyword arguments of :func:`odds_report`), for the GameSpec's
+#: ``options``.
+ODDS_OPTIONS = (
+    GameOption("monster", ("odds",), "Monsters of the odds table, a comma list (default: every monster).", str),
+    GameOption("weapon", ("odds",), "Weapons of the odds table, a comma list ('bare hands' = none; default: all).",
+               str),
+    GameOption("armor", ("odds",), "Armour of the odds table, a comma list ('no armour' = none; default: all).", str),
+    GameOption("hp", ("odds",), "HP the player may lose before a straight-melee fight is lost (default: player.hp).",
+               int, None, 1, 100),
+    GameOption("might", ("odds",), "Shrine of Might bonus added to the player's attacks.", int, 0, 0, 10),
+    GameOption("berserk", ("odds",), "1: the player rolls the Berserk Potion's dice (magic.berserk_dice).", int, 0,
+               0, 1),
+)
 
 
 @cache
@@ -251,7 +266,7 @@ def _chicken(ruleset: TacticsRules, weapon: int, armor: int, might: int, berserk
 
 def odds_frame(ruleset: TacticsRules, trials: int = 20_000, seed: int = 1, monster: str | None = None,
                weapon: str | None = None, armor: str | None = None, hp: int | None = None, might: int = 0,
-               berserk: bool = False) -> pd.DataFrame:
+               berserk: int = 0) -> pd.DataFrame:
     """One row per monster x weapon x armour: exact figures (``exact_*``) and the engine's (``measured_*``)."""
     ties = int(ruleset.rules[R_TIES])
     budget = int(ruleset.rules[R_HP]) if hp is None else int(hp)
@@ -261,6 +276,8 @@ def odds_frame(ruleset: TacticsRules, trials: int = 20_000, seed: int = 1, monst
         raise InputError(f"--might must be 0..10, not {might}", "--might")
     if trials < 1:
         raise InputError("--trials must be at least 1", "--trials")
+    if berserk not in (0, 1, True, False):
+        raise InputError(f"--berserk must be 0 or 1, not {berserk}", "--berserk")
     mons = _pick(monster, ruleset.monster_names, "--monster", "monster")
     weps = _pick(weapon, ruleset.weapon_names, "--weapon", "weapon")
     arms = _pick(armor, ruleset.armor_names, "--armor", "armour")
@@ -272,7 +289,7 @@ def odds_frame(ruleset: TacticsRules, trials: int = 20_000, seed: int = 1, monst
                 t = terms_for(ruleset, m, w, a, might, berserk)
                 ct, chp = _chicken(ruleset, w, a, might, berserk)
                 ex = {k: float(v) for k, v in exact_exchange(t, ties).items()}
-                kill = float(kill_chance(t, mhp, budget, ties, ct, chp, exact=False))
+                kill = float(kill_chance(t, mhp, budget, ties, ct, chp))  # in fractions: a certain kill is 1
                 counts = np.zeros(6, dtype=np.int64)
                 measure(t, ct, chp, ties, mhp, budget, np.uint64(seed), trials, counts)
                 row: dict[str, Any] = {"monster": ruleset.monster_names[m], "weapon": ruleset.weapon_names[w],
@@ -301,7 +318,7 @@ def measured_table(exact: pd.DataFrame, counts: np.ndarray, trials: int) -> pd.D
 
 def odds_report(ruleset: TacticsRules, trials: int = 20_000, seed: int = 1, monster: str | None = None,
                 weapon: str | None = None, armor: str | None = None, hp: int | None = None, might: int = 0,
-                berserk: bool = False) -> OddsTable:
+                berserk: int = 0) -> OddsTable:
     """``foury-sim odds tactics``: per monster x weapon x armour (each may be narrowed to a comma list), the
     exact exchange and straight-melee kill odds beside the engine's frequencies (:func:`odds_frame`)."""
     df = odds_frame(ruleset, trials, seed, monster, weapon, armor, hp, might, berserk)
@@ -332,3 +349,31 @@ def odds_report(ruleset: TacticsRules, trials: int = 20_000, seed: int = 1, mons
              "exchange goes on against a chicken at its full HP.",)
     compared = tuple((f"exact_{n}", f"measured_{n}") for n in (*OUTCOMES, "kill"))
     return OddsTable(title, df, legend, compared, keys=("monster", "weapon", "armor"), notes=notes)
+
+
+def kill_matrix(ruleset: TacticsRules, by: str = "weapon", hp: int | None = None) -> pd.DataFrame:
+    """Exact straight-melee kill chances (:func:`kill_chance`), one row per monster and one column per weapon
+    (``by="weapon"``, no armour) or per armour (``by="armor"``, bare hands): the exact half of the monster
+    difficulty study."""
+    ties = int(ruleset.rules[R_TIES])
+    budget = int(ruleset.rules[R_HP]) if hp is None else int(hp)
+    names = ruleset.weapon_names if by == "weapon" else ruleset.armor_names
+    rows = {}
+    for m, mname in enumerate(ruleset.monster_names):
+        mhp = int(ruleset.monsters[m, M_HP])
+        row = {}
+        for i, iname in enumerate(names):
+            w, a = (i, 0) if by == "weapon" else (0, i)
+            ct, chp = _chicken(ruleset, w, a, 0, False)
+            row[iname] = float(kill_chance(terms_for(ruleset, m, w, a), mhp, budget, ties, ct, chp))
+        rows[mname] = row
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def kill_matrix_markdown(ruleset: TacticsRules, by: str = "weapon") -> str:
+    """:func:`kill_matrix` as a markdown table (percent, one decimal), as docs/rules-tactics.md shows it."""
+    df = kill_matrix(ruleset, by)
+    lines = ["| monster | " + " | ".join(df.columns) + " |", "|---" * (len(df.columns) + 1) + "|"]
+    for name, row in df.iterrows():
+        lines.append(f"| {name} | " + " | ".join(f"{100 * v:.1f}" for v in row) + " |")
+    return "\n".join(lines) + "\n"

@@ -159,12 +159,13 @@ def thorough(state, opts, n, params):
         return i
     if params[1] > 0:
         for j in range(n):
-            if opts[j, A.O_ACTION] == A.A_INTERACT and opts[j, A.O_LOOT] == 0:
+            if opts[j, A.O_ACTION] == A.A_INTERACT and opts[j, A.O_LOOT] == 0 and opts[j, A.O_ARG] != A.X_DOOR:
                 return j
         here = state[A.S_LOOT_DIST]
         best = -1
-        for j in range(n):
-            if opts[j, A.O_ACTION] == A.A_MOVE:
+        for j in range(n):  # the step nearer the loot: a move, else a door to open or a monster in the way
+            act = opts[j, A.O_ACTION]
+            if act == A.A_MOVE or act == A.A_INTERACT or act == A.A_ATTACK:
                 d = opts[j, A.O_LOOT]
                 if d >= 0 and (here < 0 or d < here) and (best < 0 or d < opts[best, A.O_LOOT]):
                     best = j

@@ -355,6 +355,9 @@ def _charts(rf: RuleFile, monsters: np.ndarray, names: tuple[str, ...], weapon_n
             c[C_SPAWN + i] = code
         else:
             c[C_SPAWN + i] = {"nothing": SPAWN_NOTHING, "any": SPAWN_ANY, "unspecified": six}[word]
+    if (c[C_SPAWN : C_SPAWN + 6] == SPAWN_REROLL).all():
+        raise InputError("loot.spawn: every face rolls again (unspecified with rulings.spawn6 = \"reroll\"): at least "
+                         "one face must name a category or nothing", rf.blame("loot.spawn", "rulings.spawn6"))
     if SPAWN_ANY in c[C_SPAWN : C_SPAWN + 6] and not spawnable:
         raise InputError("loot.spawn: 'any' needs at least one monster with spawns = true", rf.where("loot.spawn"))
     for slot, mname in ((C_KIND_MUMMY, MUMMY), (C_KIND_SKELETON, SKELETON), (C_KIND_CHICKEN, CHICKEN)):
@@ -429,7 +432,8 @@ def load_ruleset(rules: str | Path | None = None, sets: list[str] | None = None,
         bad = weapon_names[int(np.flatnonzero(weapons[:, W_CHICKEN])[0])]
         raise InputError(f"weapons.{bad}.chicken needs a monster named 'chicken'", rf.where(f"weapons.{bad}.chicken"))
     kind_index = {n: i for i, n in enumerate(names)}
-    lvl, lv = _level(level, kind_index)
+    lava_ok = {n for n, i in kind_index.items() if monsters[i, M_FLY] or monsters[i, M_LAVA_IMMUNE]}
+    lvl, lv = _level(level, kind_index, lava_ok)
     found = assume.check_plausible_within_valid(assume.from_ruleset(rf, rf.shipped, rf.users), RANGES)
     if lvl is not None:
         found += list(getattr(lvl, "assumptions", []) or [])
@@ -437,29 +441,16 @@ def load_ruleset(rules: str | Path | None = None, sets: list[str] | None = None,
                         rf.path, used, dict(rf.overridden), found, rf.data, HEROES, dict(options))
 
 
-def _level(level: str | Path | None, kind_index: dict[str, int]) -> tuple[Any, np.ndarray]:
-    """The level (``--map``) and its packed array, through ``level.py`` (the level helper's module)."""
-    try:
-        from .level import load_level, pack_level
-    except ModuleNotFoundError:  # the level module has not landed in this tree yet
-        if level is not None:
-            raise InputError("levels are not available in this build", "--map") from None
-        return None, np.zeros(0, dtype=np.int64)
+def _level(level: str | Path | None, kind_index: dict[str, int], lava_ok: set[str]) -> tuple[Any, np.ndarray]:
+    """The level (``--map``) checked against the monster table (its names; a placed monster on lava must fly or
+    ignore lava: ``lava_ok``) and packed with the table's rows (``level.py``)."""
+    from .level import check_lava, load_level, pack_level
+
     lvl = load_level(DEFAULT_LEVEL if level is None else level, set(kind_index), where="--map")
+    check_lava(lvl, lava_ok)
     return lvl, pack_level(lvl, kind_index)
 
 
 def heroes(ruleset: TacticsRules) -> list[str]:
     """Tactics has one adventurer."""
     return list(HEROES)
-
-
-def rulings_table() -> list[dict[str, Any]]:
-    """Every ruling, its default and its options (for docs and ``--help`` texts)."""
-    from ...rulesfile import load
-
-    shipped = load(DEFAULT_RULES).data["rulings"]
-    out = []
-    for name, (_slot, values) in RULINGS.items():
-        out.append({"ruling": name, "default": shipped[name], "options": list(values) if values else None})
-    return out
