@@ -92,7 +92,7 @@ def dm_markdown(cells: pd.DataFrame, pairs: pd.DataFrame) -> str:
         lines.append(f"| {r.level} | {r.policy} | {pct(c['by_the_book'].win_rate)} % [{pct(c['by_the_book'].lo)}, "
                      f"{pct(c['by_the_book'].hi)}] | {pct(c['ruthless'].win_rate)} % [{pct(c['ruthless'].lo)}, "
                      f"{pct(c['ruthless'].hi)}] | {100 * r.diff:+.1f} [{100 * r.lo:+.1f}, {100 * r.hi:+.1f}] | "
-                     f"{r.p_holm:.2g} |")
+                     f"{f'{r.p_holm:.2g}' if r.p_holm > 0 else '< 1e-300'} |")
     return "\n".join(lines) + "\n"
 
 
