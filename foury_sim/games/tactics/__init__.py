@@ -25,7 +25,7 @@ with use_cache(__name__):  # compiled kernels are cached per version of this pac
     from . import layout
     from .board import BOARD
     from .kernel import TRACE_COLS, entry
-    from .odds import odds_report
+    from .odds import ODDS_OPTIONS, odds_report
     from .outputs import OUTPUTS
     from .policies import BY_THE_BOOK_PARAMS, RUSH_PARAMS, RUTHLESS_PARAMS, THOROUGH_PARAMS
     from .ruleset import TacticsRules, heroes
@@ -191,12 +191,7 @@ GAME = register(
                        f"(default {DEFAULT_DM}).", str, DEFAULT_DM),
             GameOption("dm_param", ("run",), "The Dungeon Master policy's parameters, e.g. 'spawn_near=0' "
                        "(default: its own).", str, ""),
-            GameOption("monster", ("odds",), "Monsters of the odds table (a comma list; default all).", str, None),
-            GameOption("weapon", ("odds",), "Weapons of the odds table (a comma list; default all).", str, None),
-            GameOption("armor", ("odds",), "Armours of the odds table (a comma list; default all).", str, None),
-            GameOption("hp", ("odds",), "HP the player may lose in straight melee (default: the player's HP).", int,
-                       None, 1, 100),
-            GameOption("might", ("odds",), "The Shrine of Might's bonus to the player's rolls.", int, 0, 0, 10),
+            *ODDS_OPTIONS,
         ),
     )
 )

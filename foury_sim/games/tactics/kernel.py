@@ -46,6 +46,7 @@ from .combat import (
     X_SIZE,
     combat_terms,
     exchange,
+    monster_move_cost,
     move_cost,
 )
 from .level import LV_HDR, lv_color, lv_mon, lv_spawn, lv_thing
@@ -78,7 +79,6 @@ from .ruleset import (
     LOOT_SPAWN_SKELETON,
     LOOT_TRAP,
     M_AP_ATTACK,
-    M_AP_MOVE,
     M_BOSS,
     M_DICE,
     M_FLY,
@@ -746,10 +746,10 @@ def lava_ok(g, kind):
 
 @njit(cache=CACHE, _nrt=False)
 def step_cost(g, kind, cell):
-    c = g.mons[kind, M_AP_MOVE]
-    if tile(g, cell) == A.T_WATER and g.mons[kind, M_FLY] == 0:
-        c *= 2
-    return c
+    """DM AP for a monster of ``kind`` to step onto ``cell`` (combat.monster_move_cost: water doubles it unless
+    it flies)."""
+    t = tile(g, cell)
+    return monster_move_cost(g.rules, g.mons, kind, t == A.T_WATER, t == A.T_LAVA)
 
 
 @njit(cache=CACHE, _nrt=False)
