@@ -20,7 +20,7 @@ CHUNK: int = 256
 
 
 #: Core modules whose code ends up inside compiled kernels.
-KERNEL_CORE = ("config.py", "rng.py", "policy.py", "tracing.py")
+KERNEL_CORE = ("config.py", "rng.py", "policy.py", "tracing.py", "grid.py", "search.py")
 
 
 @functools.cache

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from foury_sim.config import _cache_dir
 
 
@@ -56,3 +58,32 @@ def test_a_cold_compile_is_detected_and_announced(tmp_path, monkeypatch):
     index.parent.mkdir(parents=True)
     index.write_bytes(b"")
     assert entry.cached()
+
+
+@pytest.mark.parametrize("shared", ["grid.py", "search.py"])
+def test_an_edit_of_a_shared_module_compiled_into_kernels_changes_every_key(tmp_path, shared):
+    """``grid.py`` (paths and line of sight) and ``search.py`` (the search hooks) are compiled into game
+    kernels: an edit to either must give every game a new cache directory, or a stale kernel would be reused."""
+    import importlib.util
+    import shutil
+
+    import foury_sim
+    from foury_sim.registry import games
+
+    src = Path(foury_sim.__file__).resolve().parent
+    copy = tmp_path / "foury_sim"
+    shutil.copytree(src, copy, ignore=shutil.ignore_patterns("__pycache__", "data"))
+
+    def keys() -> dict[str, str]:
+        spec = importlib.util.spec_from_file_location(f"config_copy_{shared[:-3]}", copy / "config.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return {g: mod._source_hash((f"games/{g}",)) for g in games()}
+
+    assert shared in __import__("foury_sim.config").config.KERNEL_CORE
+    before = keys()
+    assert keys() == before  # the key depends on the sources only
+    path = copy / shared
+    path.write_text(path.read_text() + "\n# an edit\n")
+    after = keys()
+    assert all(after[g] != before[g] for g in before), (before, after)

@@ -63,11 +63,16 @@ def _paths(tmp: Path) -> list[str]:
     return [str(a_file), str(tmp / "missing" / "deeper" / "out"), str(a_file / "under_a_file"), ""]
 
 
-def make_case(rng: random.Random, tmp: Path) -> tuple[list[str], list[str]]:
-    """(arguments, the places an error line may name)."""
+#: A third game's cases (issue 14) come from their own stream, so the first two games' cases stay as they were.
+TACTICS_CASES = 30
+
+
+def make_case(rng: random.Random, tmp: Path, only: str | None = None) -> tuple[list[str], list[str]]:
+    """(arguments, the places an error line may name); ``only``: every case of this game."""
     verb = rng.choice(["run", "run", "run", "replay", "odds", "compare", "compare", "assumptions", "columns",
                        "map check", "map render", "report", "games", "sweep"])
     game = rng.choice(["foury", "delve"]) if verb not in ("map check", "map render") else "foury"
+    game = only or game
     paths = _paths(tmp)
     base: dict[str, str] = {}
     bad: dict[str, list[str]] = {}
@@ -75,17 +80,25 @@ def make_case(rng: random.Random, tmp: Path) -> tuple[list[str], list[str]]:
         base = {"--games": "20", "--seed": "3", "--format": "json"}
         bad = {"--games": INTS, "--seed": SEEDS, "--hero": NAMES, "--policy": NAMES, "--threads": INTS,
                "--conf": CONFS, "--format": FORMATS, "--out": paths, "--rules": paths, "--param": ["", "x=nan", "1"]}
+        if game == "tactics":  # the game's own options: the Dungeon Master's policy and its parameters
+            bad |= {"--dm": NAMES + ["ruthless", "thorough"],
+                    "--dm-param": ["", "x=1", "spawn_near=2", "focus=nan", "spawn_near=0"]}
     elif verb == "replay":
         base = {"--seed": "2", "--game": "1"}
         bad = {"--seed": SEEDS, "--game": INTS, "--hero": NAMES, "--policy": NAMES, "--rules": paths}
     elif verb == "odds":
-        game = "foury" if rng.random() < 0.8 else "delve"
+        game = only or ("foury" if rng.random() < 0.8 else "delve")
         base = {"--trials": "50", "--format": "json"}
         bad = {"--trials": INTS, "--seed": SEEDS, "--format": FORMATS, "--rules": paths,
                "--hearts": ["0", "-3", "31", "1000000000", "nan", "abc", "", "2", "1e3"]}
+        if game == "tactics":
+            base |= {"--monster": "skeleton", "--weapon": "sword", "--armor": "chain_mail"}
+            bad = {k: v for k, v in bad.items() if k != "--hearts"} | {
+                "--monster": NAMES + ["ogre,ghoul"], "--weapon": NAMES + ["bow"], "--armor": NAMES + ["none"]}
     elif verb == "compare":
         base = {"--games": "20", "--seed": "5", "--format": "json",
-                "--a": "policy=greedy" if game == "foury" else "policy=threshold", "--b": "policy=random"}
+                "--a": {"foury": "policy=greedy", "delve": "policy=threshold"}.get(game, "policy=thorough"),
+                "--b": "policy=random" if game != "tactics" else "policy=rush"}
         bad = {"--games": INTS, "--seed": SEEDS, "--conf": CONFS, "--format": FORMATS, "--out": paths,
                "--threads": INTS}
     elif verb == "assumptions":
@@ -103,7 +116,10 @@ def make_case(rng: random.Random, tmp: Path) -> tuple[list[str], list[str]]:
     if verb not in ("games", "report", "sweep") and not verb.startswith("map"):
         args.append(game)
     if verb.startswith("map"):
-        args.append(rng.choice(["base", "base", "no_such_map"]))
+        names = ["crypt", "lava", "no_such_map"] if game == "tactics" else ["base", "base", "no_such_map"]
+        args.append(rng.choice(names))
+        if game != "foury":
+            args += ["--game", game]
     opts = dict(base)
     places: list[str] = []
     for opt in rng.sample(sorted(bad), k=min(len(bad), rng.choice([1, 1, 2]))):
@@ -150,14 +166,16 @@ def check_sane(args: list[str], out: str) -> None:
         assert isinstance(data, dict) and data
 
 
-def test_fuzz_command_line_values(tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("only, n_cases, at_least", [(None, N_CASES, (10, 50)), ("tactics", TACTICS_CASES, (4, 12))],
+                         ids=["foury_delve", "tactics"])
+def test_fuzz_command_line_values(tmp_path, capsys, monkeypatch, only, n_cases, at_least):
     monkeypatch.chdir(tmp_path)  # whatever a case writes stays in the test's folder
-    rng = random.Random(SEED)
+    rng = random.Random(SEED if only is None else f"{SEED}-{only}")
     seen = {0: 0, 2: 0}
-    for i in range(N_CASES):
+    for i in range(n_cases):
         case_dir = tmp_path / f"c{i}"
         case_dir.mkdir()
-        args, places = make_case(rng, case_dir)
+        args, places = make_case(rng, case_dir, only)
         code, out, err = run_main(args, capsys)
         where = f"case {i}: foury-sim {' '.join(args)!r} -> exit {code}\nstdout: {out[-800:]}\nstderr: {err[-800:]}"
         assert "Traceback" not in out + err, where
@@ -169,7 +187,7 @@ def test_fuzz_command_line_values(tmp_path, capsys, monkeypatch):
             assert any(p and p in lines[0] for p in places), where
         else:
             check_sane(args, out)
-    assert seen[0] >= 10 and seen[2] >= 50, seen  # both outcomes are exercised
+    assert seen[0] >= at_least[0] and seen[2] >= at_least[1], seen  # both outcomes are exercised
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("c")) == []  # nothing beside --out
 
 

@@ -1,4 +1,4 @@
-"""Seeded fuzz of rulesets (issue 11): mutated rules.toml files and ``--set`` strings for both games.
+"""Seeded fuzz of rulesets (issue 11): mutated rules.toml files and ``--set`` strings for every game.
 
 Every case either loads and plays 30 games with sane figures (win 0/1, every per-game column finite and within
 the bounds its ruleset implies), or is refused with one ``InputError`` naming the place: the file
@@ -22,8 +22,8 @@ from foury_sim.rulesfile import load, range_of
 from foury_sim.runner import run
 
 SEED = 20261130
-GAMES = ("foury", "delve")
-CASES_PER_GAME = 36  # x 2 games; a quarter to a third load and play 30 games each
+GAMES = ("foury", "delve", "tactics")
+CASES_PER_GAME = 36  # x 3 games; a quarter to a third load and play 30 games each
 HUGE = [2**63, 2**63 - 1, 2**64, -(2**63) - 1, 10**20, -(10**6)]
 BAD_TOKENS = ["2.7", "1e9", "nan", "inf", "-inf", "true", "false", '"3"', '""', "[1, 2]", "{ a = 1 }", "[]",
               "99999999999999999999", "-99999999999999999999", "18446744073709551616", "-1", "0", "1", "1000000"]
@@ -66,16 +66,23 @@ def _sane(game: str, rs: Any, case: str, games: int = 30, seed: int = 1) -> None
         turn_budget = int(rs.R[R_MAX_TURNS]) * (1 + int(rs.R[R_COINS]))
         assert df["hearts_left"].between(0, 99).all() and df["turns"].between(0, turn_budget).all(), case
         assert df["rounds_completed"].between(0, 4).all() and df["kills"].ge(0).all(), case
-    else:
+    elif game == "delve":
         assert df["score"].ge(0).all() and df["xp"].ge(0).all() and df["treasures"].ge(0).all(), case
+    else:
+        from foury_sim.games.tactics.ruleset import R_TURN_CAP
+
+        cells = int(rs.level.rows) * int(rs.level.cols)
+        assert df["turns"].between(0, int(rs.rules[R_TURN_CAP])).all() and df["hp_left"].ge(0).all(), case
+        assert df["death_cell"].between(-1, cells - 1).all() and df["kills"].ge(0).all(), case
+        assert ((df["win"] == 1) == (df["death_cause"] == 0)).all(), case  # won, or lost with a cause
 
 
 def _check_where(e: InputError, case: str, place: str) -> None:
     """One line, naming ``place`` (the mutated file, with its line when the error points into it, or --set)."""
     assert "\n" not in str(e) and "Traceback" not in str(e), case
     assert e.where, case
-    if re.search(r"\.map:\d+(:\d+)?$", e.where) or e.where.endswith(".map"):
-        return  # the value makes the game's map unplayable (an enemy letter gone, 50 statues): the map's place
+    if re.search(r"\.(map|txt):\d+(:\d+)?$", e.where) or e.where.endswith((".map", ".txt")):
+        return  # the value makes the game's map or level unplayable (an enemy letter gone, 50 statues): its place
     if place == "--set":
         assert e.where.startswith("--set"), f"{case}: {e.where}"
     else:

@@ -258,3 +258,24 @@ def test_a_user_policy_file_is_recorded_with_its_digest(tmp_path):
     assert rec["policy_file"] == {"path": f"{f}:decide", "sha256": hashlib.sha256(f.read_bytes()).hexdigest()}
     assert rec["command"] == f"foury-sim run foury --hero free --policy {f}:decide --games 10 --seed 1"
     assert provenance.policy_text(rec) == f"{f}:decide"
+
+
+def test_a_game_option_is_recorded_and_its_reproduce_command_plays_the_same_games():
+    """A game's own run options (Tactics' Dungeon Master, issue 14) are overrides like ``--set``: named in the
+    header and the JSON, and part of the reproduce command, which plays the same games again."""
+    args = ["run", "tactics", "--games", "40", "--seed", "4", "--policy", "rush", "--map", "crypt",
+            "--dm", "ruthless", "--dm-param", "spawn_near=0", "--no-progress"]
+    head = cli(args).splitlines()[:4]
+    assert head[2] == "overrides: --map crypt --dm ruthless --dm-param spawn_near=0"
+    assert head[3] == ("reproduce: foury-sim run tactics --hero adventurer --policy rush --map crypt --dm ruthless "
+                       "--dm-param spawn_near=0 --games 40 --seed 4")
+    js = json.loads(cli(args + ["--format", "json"]))
+    rec = js["provenance"]
+    assert rec["overrides"] == {"map": {"name": "crypt"}, "options": {"dm": "ruthless", "dm_param": "spawn_near=0"}}
+    assert rec["defaults"] is False and rec["command"] == head[3][len("reproduce: "):]
+    again = json.loads(cli(pasted(rec["command"]) + ["--format", "json", "--no-progress"]))
+    assert again["win"] == js["win"] and again["turns"] == js["turns"] and again["provenance"] == rec
+    plain = json.loads(cli(["run", "tactics", "--games", "40", "--seed", "4", "--policy", "rush", "--map", "crypt",
+                            "--dm", "by_the_book", "--format", "json", "--no-progress"]))
+    assert "options" not in plain["provenance"]["overrides"]  # the default DM is no override
+    assert "--dm" not in plain["provenance"]["command"]

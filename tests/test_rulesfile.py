@@ -57,6 +57,7 @@ def test_a_key_the_defaults_do_not_have_is_an_error_at_its_line(files, text, whe
     [
         ("foury", "[potions]\nred = 2\n", "[potions]\nblue = 2\n"),
         ("delve", "[dragon]\nthreshold = 4\n", "[dragon]\nthreshold = 4\nfury = 2\n"),
+        ("tactics", "[player]\nhp = 12\n", "[player]\nhp = 12\nmana = 2\n"),
     ],
 )
 def test_every_game_merges_a_partial_rules_file_and_refuses_unknown_keys(tmp_path, game, text, bad):
@@ -128,6 +129,11 @@ def test_a_bom_is_accepted_and_a_directory_is_refused(tmp_path):
         ("delve", "levels=inf", "--set game.levels=inf", "not inf"),
         ("delve", 'levels="3"', "--set game.levels=", "not '3'"),
         ("delve", "levels=true", "--set game.levels=true", "not True"),
+        ("tactics", "monsters=1", "--set monsters", "monsters is a table: set one of its keys"),
+        ("tactics", "monsters.ogre.hp=-1", "--set monsters.ogre.hp=-1", r"is below 1 \(valid range 1..100\)"),
+        ("tactics", "hp=1.5", "--set hp", "ambiguous: player.hp, monsters.skeleton.hp"),
+        ("tactics", "rulings.ties=sometimes", "--set rulings.ties", "unknown value 'sometimes'"),
+        ("tactics", 'monsters.ogre.abilities=["fly"]', "--set monsters.ogre.abilities", "unknown ability 'fly'"),
     ],
 )
 def test_every_set_error_is_one_line_naming_the_set(game, sets, where, what):
@@ -161,7 +167,8 @@ def _numbers(node, path=""):
         yield path, node
 
 
-@pytest.mark.parametrize("game, doc", [("foury", "docs/rules.md"), ("delve", "docs/rules-delve.md")])
+@pytest.mark.parametrize("game, doc", [("foury", "docs/rules.md"), ("delve", "docs/rules-delve.md"),
+                                       ("tactics", "docs/rules-tactics.md")])
 def test_every_number_has_a_valid_range_documented_in_the_rules_doc(game, doc):
     """Every number of the shipped ruleset has a range (and lies in it), every range names a shipped key,
     and the doc's "Valid ranges" table is exactly ``RANGES``."""
