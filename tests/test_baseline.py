@@ -35,7 +35,7 @@ def one_line_error(r: subprocess.CompletedProcess) -> str:
 
 
 # ------------------------------------------------------------------------------ shipped baselines --
-@pytest.mark.parametrize("name", ["foury", "delve"])
+@pytest.mark.parametrize("name", ["foury", "delve", "tactics"])
 def test_shipped_baseline_still_holds(name):
     """The project's own regression check: the engine as it is now against the stored baseline (an engine
     change that moves the balance fails here, and the message is the table of what moved)."""
