@@ -257,14 +257,20 @@ def test_delve_search_beats_its_base_policy_on_the_same_dice(drs):
     assert res["diff"] > 0.04 and res["p_value"] < 0.01, res
 
 
-def test_delve_search_without_jit_plays_the_same_games_and_switches_at_decision_m(drs):
+def test_delve_search_without_jit_plays_the_same_games_and_switches_at_decision_m(drs, tmp_path):
     """NUMBA_DISABLE_JIT=1 for two games (regroup decisions searched): the same rows as compiled; and every
-    rollout switched streams exactly at the decision it was searching (the count equals the prefix)."""
+    rollout switched streams exactly at the decision it was searching (the count equals the prefix). The
+    uninterpreted run reads the clear-level table the compiled run computed (the same numbers; interpreted it takes
+    a minute, and tests/test_delve_odds.py checks it), so this test times the search, not the odds."""
+    table = tmp_path / "clear.npy"
+    np.save(table, D.clear_table(drs.with_hero("none")))
     script = r"""
 import json, sys
+import numpy as np
 import foury_sim.search as S
 import foury_sim.games.delve as D
 from foury_sim.policy import make_policy
+D.clear_table = lambda rules: np.load(sys.argv[1])
 seen = []
 orig = S.switch
 def spy(rs, ctl):
@@ -276,7 +282,8 @@ cols = D.simulate(rs, "none", make_policy("search", D.POLICIES, "rollouts=2,kind
 print(json.dumps({"score": cols["score"].tolist(), "xp": cols["xp"].tolist(), "switches": seen}))
 """
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(ROOT)}
-    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, env=env, timeout=900)
+    r = subprocess.run([sys.executable, "-c", script, str(table)], capture_output=True, text=True, cwd=ROOT, env=env,
+                       timeout=900)
     assert r.returncode == 0, r.stderr
     got = json.loads(r.stdout.strip().splitlines()[-1])
     jit = D.simulate(drs, "none", make_policy("search", D.POLICIES, "rollouts=2,kinds=32"), 3, 0, 2)
