@@ -190,6 +190,21 @@ def check_band(tolerance: float, lo: float, hi: float, integer: bool) -> None:
     if integer and (lo != int(lo) or hi != int(hi)):
         raise InputError(f"an integer setting needs whole-number ends, not {lo:g},{hi:g}", "--range")
 
+
+def check_budget(max_games: int | None = None, points: int | None = None, first_games: int | None = None) -> None:
+    """The game budget every tuning takes (one line each: ``--max-games``, ``--points``, ``--first-games``);
+    None: not given."""
+    from .inputs import check_games
+
+    if max_games is not None:
+        check_games(max_games, "--max-games")
+        if max_games < 100:
+            raise InputError(f"must be at least 100, not {max_games}", "--max-games")
+    if points is not None and not 2 <= points <= 50:
+        raise InputError(f"must be from 2 to 50, not {points}", "--points")
+    if first_games is not None and not 2 <= first_games <= max_games:
+        raise InputError(f"must be from 2 to --max-games ({max_games:,}), not {first_games}", "--first-games")
+
 def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi: float, integer: bool = False,
            kind: str = RATE, conf: float = 0.95, max_games: int = 200_000, first_games: int | None = None,
            points: int = 5, param: str = "value", metric: str = "win",
@@ -640,15 +655,7 @@ def tune(game: str, param: str, target_metric: str, target: float, tolerance: fl
     check_seed(seed)
     check_conf(conf)
     check_threads(threads)
-    from .inputs import check_games
-
-    check_games(max_games, "--max-games")
-    if max_games < 100:
-        raise InputError(f"must be at least 100, not {max_games}", "--max-games")
-    if not 2 <= points <= 50:
-        raise InputError(f"must be from 2 to 50, not {points}", "--points")
-    if first_games is not None and not 2 <= first_games <= max_games:
-        raise InputError(f"must be from 2 to --max-games ({max_games:,}), not {first_games}", "--first-games")
+    check_budget(max_games, points, first_games)
     kind = metric_kind(spec, target_metric)
     fixed = dict(fixed or {})
     check_setting(spec, param, fixed, [int(lo), int(hi)] if integer else [lo, hi])
@@ -751,7 +758,7 @@ def override_tune_file(tf: TuneFile, *, seed: int | None = None, conf: float | N
     values (each checked as on the command line; recorded in ``overridden`` and printed)."""
     import dataclasses
 
-    from .inputs import check_conf, check_games, check_seed
+    from .inputs import check_conf, check_seed
 
     new: dict[str, Any] = {}
     if seed is not None:
@@ -759,14 +766,10 @@ def override_tune_file(tf: TuneFile, *, seed: int | None = None, conf: float | N
     if conf is not None:
         check_conf(conf)
         new["conf"] = float(conf)
+    check_budget(max_games, points)
     if max_games is not None:
-        check_games(max_games, "--max-games")
-        if max_games < 100:
-            raise InputError(f"must be at least 100, not {max_games}", "--max-games")
         new["max_games"] = max_games
     if points is not None:
-        if not 2 <= points <= 50:
-            raise InputError(f"must be from 2 to 50, not {points}", "--points")
         new["points"] = points
     if not new:
         return tf
@@ -1335,10 +1338,7 @@ def tune_vector(game: str, param: str, target: str, tolerance: float, *, fixed: 
     check_threads(threads)
     check_games(max_games, "--max-games")
     check_monotone(monotone)
-    if max_games < 100:
-        raise InputError(f"must be at least 100, not {max_games}", "--max-games")
-    if not 2 <= points <= 50:
-        raise InputError(f"must be from 2 to 50, not {points}", "--points")
+    check_budget(max_games, points)
     check_band(tolerance, lo, hi, integer)
     fixed = dict(fixed or {})
     if param in fixed:
@@ -1640,7 +1640,7 @@ def tune_family(game: str, param: str, family: str, target_metric: str, target: 
     """Tune the list setting ``param`` of ``game`` through one number ``s`` (``search_family`` over the game's
     engine, common dice): the schedule is ``parse_family(family)`` at ``s``, found so that ``target_metric`` is
     within ``tolerance`` of ``target``."""
-    from .inputs import check_conf, check_games, check_seed, check_threads
+    from .inputs import check_conf, check_seed, check_threads
     from .provenance import command, settings_args
     from .registry import get_game
     from .runner import Progress, numba_threads, play_games
@@ -1650,13 +1650,7 @@ def tune_family(game: str, param: str, family: str, target_metric: str, target: 
     check_seed(seed)
     check_conf(conf)
     check_threads(threads)
-    check_games(max_games, "--max-games")
-    if max_games < 100:
-        raise InputError(f"must be at least 100, not {max_games}", "--max-games")
-    if not 2 <= points <= 50:
-        raise InputError(f"must be from 2 to 50, not {points}", "--points")
-    if first_games is not None and not 2 <= first_games <= max_games:
-        raise InputError(f"must be from 2 to --max-games ({max_games:,}), not {first_games}", "--first-games")
+    check_budget(max_games, points, first_games)
     check_band(tolerance, lo, hi, integer)
     kind = metric_kind(spec, target_metric)
     fixed = dict(fixed or {})
