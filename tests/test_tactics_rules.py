@@ -272,3 +272,264 @@ def test_thorough_opens_the_door_on_its_way_to_the_loot(tmp_path):
     has(lines, "takes the green key", "the green door at row 2, column 4 opens",
         "loot chance (barrel or crate): the die shows 6: nothing", "reaches the exit")
     assert row["ap_interact"] == 3 and row["win"] == 1 and row["turns"] == 2
+
+
+# --- every rule row of docs/rules-tactics.md: AP, monsters, loot, items, shrines, the HP cap -------------------
+TWO = ("dm.ap=0", "game.turn_cap=2")  # the monsters do nothing; two rounds
+END = (A.A_END, -1)
+
+
+def test_armour_ap_adds_to_the_players_ap_each_turn(scripted, tmp_path):
+    """Tattered robes (ap +2), worn on turn 1: turn 2 starts with 8 + 2 AP."""
+    row, lines = play(scripted, tmp_path, "######\n#@c.>#\n######", [1, 2, 1, 6, 6],
+                      [(A.A_INTERACT, A.X_CRATE), (A.A_EQUIP, A.EQ_ARMOR + 1), END], sets=TWO)
+    has(lines, "found tattered robes (armour): kept", "now wears the tattered robes (6 AP left)",
+        "== turn 2: the adventurer at row 2, column 2, 10 HP, 10 AP; 0 monsters awake ==")
+
+
+def test_shrine_of_weakness_takes_two_from_the_maximum_ap(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, "#####\n#@.>#\n#_###\n#####", [5, 6, 6], [(A.A_INTERACT, A.X_SHRINE), END],
+                      sets=TWO)
+    has(lines, "the shrine's die shows 5: Shrine of Weakness",
+        "== turn 2: the adventurer at row 2, column 2, 10 HP, 6 AP; 0 monsters awake ==")
+
+
+def test_a_monster_step_costs_its_ap_move_twice_onto_water(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, "#######\n#@.~.S#\n#>#####\n#######", [6],
+                      sets=("dm.ap=3", "game.turn_cap=1"))
+    has(lines, "the skeleton (monster 0) steps to row 2, column 5: 1 AP, 2 left",
+        "the skeleton (monster 0) steps to row 2, column 4: 2 AP, 0 left")
+
+
+def test_an_awake_monster_bee_lines_around_lava(scripted, tmp_path):
+    """The skeleton sees the player over the lava; its shortest walk goes down and around, not left into the
+    dead end the straight line points at."""
+    grid = "#######\n#@.=.S#\n#..=#.#\n#.....#\n#>#####\n#######"
+    row, lines = play(scripted, tmp_path, grid, [6], sets=("dm.ap=1", "game.turn_cap=1"))
+    has(lines, "the skeleton (monster 0) at row 2, column 6 sees the adventurer and wakes",
+        "the skeleton (monster 0) steps to row 3, column 6: 1 AP, 0 left")
+
+
+@pytest.mark.parametrize("grid", ["#######\n#@.=~C#\n#>#####\n#######", "#######\n#@.=.F#\n#>#####\n#######"])
+def test_the_cacodemon_flies_and_the_fire_golem_walks_over_lava(scripted, tmp_path, grid):
+    """The cacodemon crosses lava and water at its ap_move (2, water not doubled); the fire golem walks on lava."""
+    row, lines = play(scripted, tmp_path, grid, [6], sets=("dm.ap=4", "game.turn_cap=1", "monsters.cacodemon.range=0",
+                                                           "monsters.fire_golem.range=0"))
+    has(lines, "(monster 0) steps to row 2, column 5: 2 AP, 2 left",
+        "(monster 0) steps to row 2, column 4: 2 AP, 0 left")
+
+
+@pytest.mark.parametrize("grid, name, dice", [("#######\n#@..C.#\n#>#####\n#######", "cacodemon", [6, 6, 6]),
+                                              ("#######\n#@..F.#\n#>#####\n#######", "fire golem", [6, 6])])
+def test_the_cacodemon_and_the_fire_golem_shoot_from_three_tiles(scripted, tmp_path, grid, name, dice):
+    row, lines = play(scripted, tmp_path, grid, [6, 1, 1, *dice], sets=("dm.ap=1", "game.turn_cap=1"))
+    assert row["hp_left"] == 9
+    has(lines, "the DM decides (option 1 of 2): monster 0 shoots (1 AP)",
+        f"ranged shot by the monster against the {name}: 2 to {6 * len(dice)}, the monster wins: the adventurer "
+        "loses 1 HP")
+
+
+def test_a_shooter_four_tiles_away_steps_closer_instead(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, "#######\n#@...C#\n#>#####\n#######", [6],
+                      sets=("dm.ap=2", "game.turn_cap=1"))
+    assert not any("shoots" in line for line in lines)
+    has(lines, "the cacodemon (monster 0) steps to row 2, column 5: 2 AP, 0 left")
+
+
+def test_berserk_potion_rolls_three_dice_on_the_players_turn_only(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, "######\n#@S.>#\n#&####\n######", [1, 1, 2, 2, 2, 1, 1, 6, 1, 1, 6, 6],
+                      [(A.A_INTERACT, A.X_MAGIC_CHEST), (A.A_USE, A.U_BERSERK), (A.A_ATTACK, 0)],
+                      sets=("dm.ap=1", "game.turn_cap=1"))
+    has(lines, "found Berserk Potion (magic item): kept", "uses the Berserk Potion (+0): 10 HP, 6 AP")
+    assert [line.strip() for line in lines if "the adventurer rolls" in line] == [
+        "the adventurer rolls 2 + 2 + 2 = 6", "the adventurer rolls 1 + 1 = 2"]  # then the DM's turn: 2d6
+
+
+def test_a_slain_boss_loots_magic_on_a_six(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, "######\n#@N.>#\n######", [6, 6, 1, 1, 6, 4], [(A.A_ATTACK, 0)],
+                      sets=STILL + ("monsters.necromancer.hp=1",))
+    has(lines, "loot chance (boss): the die shows 6: magic", "found Scroll of Holy Bolt (magic item): kept")
+
+
+@pytest.mark.parametrize("face, name", [(5, "mummy"), (6, "skeleton")])
+def test_a_sarcophagus_springs_a_mummy_on_five_a_skeleton_on_six(scripted, tmp_path, face, name):
+    row, lines = play(scripted, tmp_path, "######\n#@..>#\n#+.###\n######", [face],
+                      [(A.A_INTERACT, A.X_SARCOPHAGUS)], sets=STILL)
+    has(lines, f"loot chance (sarcophagus): the die shows {face}: spawn {name}",
+        f"a {name} (monster 0) climbs out at row 3, column 3")
+
+
+def test_a_duplicate_weapon_is_discarded(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, "######\n#@c.>#\n#c####\n######", [1, 1, 1] * 2,
+                      [(A.A_INTERACT, A.X_CRATE)] * 2, sets=STILL)
+    has(lines, "found mace (weapon): kept", "found mace (weapon): a duplicate, discarded")
+    assert row["loot_found"] == 2
+
+
+def test_stamina_potion_gives_four_ap(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, "######\n#@c.>#\n######", [1, 3, 3],
+                      [(A.A_INTERACT, A.X_CRATE), (A.A_USE, A.U_STAMINA)], sets=STILL)
+    has(lines, "found stamina potion (potion): kept", "uses the stamina potion (+4): 10 HP, 10 AP")
+
+
+def test_mystery_potion_does_nothing_by_default(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, "######\n#@c.>#\n#$####\n######", [6, 1, 3, 5],
+                      [(A.A_INTERACT, A.X_CHEST), (A.A_INTERACT, A.X_CRATE), (A.A_USE, A.U_MYSTERY)], sets=STILL)
+    has(lines, "found ??? potion (potion): kept", "uses the ??? potion (+0): 9 HP, 5 AP")
+
+
+def test_food_heals_one(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, "######\n#@c.>#\n#$####\n######", [6, 1, 4],
+                      [(A.A_INTERACT, A.X_CHEST), (A.A_INTERACT, A.X_CRATE), (A.A_USE, A.U_FOOD)], sets=STILL)
+    has(lines, "found some food (food): kept", "uses the food (+1): 10 HP, 5 AP")
+
+
+def test_a_potion_over_its_stack_is_discarded(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, "######\n#@c.>#\n#c####\n######", [1, 3, 1, 1, 3, 2],
+                      [(A.A_INTERACT, A.X_CRATE)] * 2, sets=STILL + ("items.potion_stack=1",))
+    has(lines, "found health potion (potion): kept", "found health potion (potion): over the stack, discarded")
+
+
+def test_food_over_its_stack_is_discarded(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, "######\n#@c.>#\n######", [1, 4], [(A.A_INTERACT, A.X_CRATE)],
+                      sets=STILL + ("items.food_stack=0",))
+    has(lines, "found some food (food): over the stack, discarded")
+
+
+def test_teleport_scroll_jumps_a_locked_door_and_opens_it(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, "##########\n#r@..R..>#\n##&#######\n##########", [1, 6],
+                      [(A.A_INTERACT, A.X_KEY), (A.A_INTERACT, A.X_MAGIC_CHEST), (A.A_USE, A.U_TELEPORT)], sets=STILL)
+    has(lines, "found Scroll of Teleportation (magic item): kept", "the red door at row 2, column 6 opens",
+        "teleports from row 2, column 3 to row 2, column 9")
+    assert row["win"] == 1 and row["ap_move"] == 0
+
+
+def test_a_duplicate_magic_item_becomes_food(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, "#####\n#@.>#\n#&&##\n#####", [1, 1, 1, 1],
+                      [(A.A_INTERACT, A.X_MAGIC_CHEST), move(RIGHT), (A.A_INTERACT, A.X_MAGIC_CHEST)], sets=STILL)
+    has(lines, "found Berserk Potion (magic item): a duplicate magic item: food instead",
+        "found some food (food): kept")
+
+
+SHRINE = "#######\n#.@..>#\n##_####\n#######"  # the player between two free tiles, the shrine below
+
+
+def test_shrine_of_healing_overheals(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, SHRINE, [1], [(A.A_INTERACT, A.X_SHRINE)], sets=STILL)
+    assert row["hp_left"] == 12
+    has(lines, "the shrine's die shows 1: Shrine of Healing", "+2 HP (12 HP)")
+
+
+def test_shrine_of_might_adds_one_to_the_players_roll(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, "######\n#@S.>#\n#_####\n######", [2, 3, 3, 2, 4],
+                      [(A.A_INTERACT, A.X_SHRINE), (A.A_ATTACK, 0)], sets=STILL)
+    has(lines, "Shrine of Might", "the adventurer rolls 3 + 3 = 6",
+        "melee against the skeleton: 7 to 6, the adventurer wins")
+
+
+def test_shrine_of_arms_rolls_the_weapon_chart(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, SHRINE, [3, 2], [(A.A_INTERACT, A.X_SHRINE)], sets=STILL)
+    has(lines, "the shrine's die shows 3: Shrine of Arms", "found axe (weapon): kept")
+
+
+def test_shrine_of_doom_rings_the_player_with_awake_mummies(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, SHRINE, [6], [(A.A_INTERACT, A.X_SHRINE)], sets=STILL)
+    has(lines, "a mummy (monster 0) appears at row 2, column 4 (Shrine of Doom)",
+        "a mummy (monster 1) appears at row 2, column 2 (Shrine of Doom)",
+        "the adventurer ends the turn (7 AP unused)", "-- the Dungeon Master's turn: 0 AP, 2 monsters awake --")
+
+
+@pytest.mark.parametrize("decay, hp", [(0, 12), (1, 11)])
+def test_overheal_lasts_until_lost_or_decays_by_the_ruling(scripted, tmp_path, decay, hp):
+    row, lines = play(scripted, tmp_path, "#####\n#@.>#\n#_###\n#####", [1, 6, 6], [(A.A_INTERACT, A.X_SHRINE), END],
+                      sets=TWO + (f"rulings.overheal_decay={decay}",))
+    has(lines, f"== turn 2: the adventurer at row 2, column 2, {hp} HP, 8 AP; 0 monsters awake ==")
+
+
+# --- the adventurer's choices inside a rule: the Shrine of Freedom, the Gambler's Die ---------------------------
+DOORS = "##########\n#r@.R.bB>#\n##_#######\n##########"  # the red door 2 steps away, the blue one 5
+
+
+@pytest.mark.parametrize("color, cell", [(-1, "row 2, column 5"), (2, "row 2, column 8")])
+def test_shrine_of_freedom_opens_the_door_the_adventurer_chooses(scripted, tmp_path, color, cell):
+    row, lines = play(scripted, tmp_path, DOORS, [4], [(A.A_INTERACT, A.X_SHRINE), (A.A_OPEN_DOOR, color)], sets=STILL)
+    has(lines, "the shrine's die shows 4: Shrine of Freedom", f"door at {cell} opens")
+    assert sum(" opens" in line for line in lines) == 1
+
+
+def test_the_builtin_adventurers_free_the_nearest_door_the_first_on_a_tie():
+    from foury_sim.games.tactics.policies import freedom_door
+
+    opts = np.zeros((4, A.N_OCOLS), np.int64)
+    opts[:, A.O_VALUE] = [5, 2, 7, 2]  # the doors' distances, in reading order
+    assert getattr(freedom_door, "py_func", freedom_door)(opts, 4) == 1
+
+
+GAMBLE = "######\n#@c.>#\n#&####\n######"  # the magic chest gives the Gambler's Die (1, 5), then the crate
+
+
+@pytest.mark.parametrize("wish, found", [(A.A_REROLL, True), (A.A_KEEP, False)])
+def test_the_gamblers_die_rerolls_a_loot_chance_when_the_adventurer_wishes(scripted, tmp_path, wish, found):
+    row, lines = play(scripted, tmp_path, GAMBLE, [1, 5, 3, 1, 1, 1],
+                      [(A.A_INTERACT, A.X_MAGIC_CHEST), (A.A_INTERACT, A.X_CRATE), (wish, A.GB_CHANCE)], sets=STILL)
+    has(lines, "found Gambler's Die (magic item): kept", "loot chance (barrel or crate): the die shows 3: nothing")
+    assert any("found mace" in line for line in lines) == found
+    assert any("uses the Gambler's Die" in line for line in lines) == found
+    assert row["items_used"] == int(found)
+
+
+def test_the_gamblers_die_rerolls_the_category_or_the_item_once(scripted, tmp_path):
+    """Food (normal chart 4) is kept, the category rerolled: a weapon (1), the mace (1) kept; the die is spent,
+    so the item roll is not asked about."""
+    wishes = [(A.A_INTERACT, A.X_MAGIC_CHEST), (A.A_INTERACT, A.X_CRATE), (A.A_KEEP, A.GB_CHANCE),
+              (A.A_REROLL, A.GB_CATEGORY)]
+    row, lines = play(scripted, tmp_path, GAMBLE, [1, 5, 1, 4, 1, 1], wishes, sets=STILL)
+    has(lines, "reroll the loot category with the Gambler's Die", "found mace (weapon): kept")
+    assert sum("Gambler's Die" in line for line in lines) == 3  # found, the reroll chosen, used
+    assert not any("loot item" in line for line in lines) and row["items_used"] == 1
+
+
+def test_the_builtin_gamble_rerolls_nothing_and_picky_anything_not_worth_keeping():
+    from foury_sim.games.tactics.policies import gamble_choice
+
+    def ask(roll, worth, picky):
+        opts = np.zeros((2, A.N_OCOLS), np.int64)
+        opts[:, A.O_ARG] = roll
+        opts[:, A.O_GOAL] = worth
+        return getattr(gamble_choice, "py_func", gamble_choice)(opts, picky)
+
+    assert ask(A.GB_CHANCE, A.GB_NOTHING, 0) == 1
+    assert [ask(r, w, 0) for r, w in [(A.GB_CHANCE, A.GB_HARM), (A.GB_CATEGORY, A.GB_FOOD),
+                                      (A.GB_ITEM, A.GB_NOTHING), (A.GB_CHANCE, A.GB_GOOD)]] == [0, 0, 0, 0]
+    assert [ask(r, w, 1) for r, w in [(A.GB_CHANCE, A.GB_HARM), (A.GB_CATEGORY, A.GB_FOOD),
+                                      (A.GB_ITEM, A.GB_NOTHING), (A.GB_CHANCE, A.GB_GOOD)]] == [1, 1, 1, 0]
+
+
+# --- the engine's rulings ([rulings] rest_spawn, electric_turns, revive_lava) ------------------------------------
+@pytest.mark.parametrize("ruling, rolled", [("skipped", False), ("rolled", True)])
+def test_a_rest_skips_the_dm_turn_and_its_spawn_roll_by_the_ruling(scripted, tmp_path, ruling, rolled):
+    row, lines = play(scripted, tmp_path, "#######\n#@..#*#\n#>#####\n#######", [1, 1], [(A.A_REST, 0)],
+                      sets=("game.turn_cap=1", f"rulings.rest_spawn={ruling}"))
+    assert row["rests"] == 1 and row["spawned"] == int(rolled)
+    assert not any("Dungeon Master's turn" in line for line in lines)
+    assert any("spawn roll: 1: undead" in line for line in lines) == rolled
+
+
+@pytest.mark.parametrize("ruling, hp", [("dm", 8), ("every", 7)])
+def test_electrified_water_strikes_at_the_turns_the_ruling_says(scripted, tmp_path, ruling, hp):
+    """The player steps into the golem's water on turn 1; struck at each DM turn, and with "every" at the start of
+    turn 2 too."""
+    row, lines = play(scripted, tmp_path, "#######\n#@~~~~#\n#>#####\n#######", [6, 6], [move(RIGHT)],
+                      sets=("dm.ap=0", "game.turn_cap=2", f"rulings.electric_turns={ruling}"),
+                      extra="monster: storm_golem 2,6")
+    assert row["hp_left"] == hp
+    assert sum("the adventurer takes 1" in line for line in lines) == 10 - hp
+
+
+@pytest.mark.parametrize("ruling, revived", [(False, False), (True, True)])
+def test_a_skeleton_slain_in_lava_is_revived_only_by_the_ruling(scripted, tmp_path, ruling, revived):
+    wishes = [(A.A_INTERACT, A.X_MAGIC_CHEST), (A.A_USE, A.U_RUNE)]
+    row, lines = play(scripted, tmp_path, "########\n#>.@S=N#\n###&####\n########", [1, 3, 6], wishes,
+                      sets=("dm.ap=4", "game.turn_cap=1", f"rulings.revive_lava={str(ruling).lower()}"), dm="ruthless")
+    has(lines, "the skeleton (monster 0) is knocked into the lava at row 2, column 6 and dies")
+    assert any("revives the skeleton (monster 0) at row 2, column 6" in line for line in lines) == revived

@@ -212,6 +212,9 @@ def test_assumptions_are_listed_with_their_plausible_values(shipped):
         "rulings.monsters_block": (True, None, [False]),
         "rulings.overheal_decay": (0, [0, 2], []),
         "rulings.ranged_adjacent": ("melee", None, ["ranged"]),
+        "rulings.rest_spawn": ("skipped", None, ["rolled"]),
+        "rulings.electric_turns": ("dm", None, ["every"]),
+        "rulings.revive_lava": (False, None, [True]),
     }
     # every ruling is an assumption with every other option as an alternative
     for name, (_slot, values) in R.RULINGS.items():

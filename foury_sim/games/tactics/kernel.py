@@ -10,8 +10,9 @@ Rulings made here (docs/rules-tactics.md, the coordinator's table): resting ends
 does not play it (AP comes back full at the next turn); things (crates, chests, shrines, keys, doors) block
 movement until used up; keys stay held after opening a door; ranged attacks and shots go along a row or column
 within reach and in line of sight; a monster killed by the player is looted at once (no AP) and a skeleton's
-body stays for the necromancer; spawned monsters start asleep (they wake on seeing the player); the Shrine of
-Freedom opens the locked door nearest the player; the Gambler's Die rerolls a loot chance that gave nothing.
+body stays for the necromancer (not one slain on lava, unless ``rulings.revive_lava``); spawned monsters start
+asleep (they wake on seeing the player). The Shrine of Freedom's door and the Gambler's Die's reroll are the
+adventurer's decisions (``D_FREEDOM``, ``D_GAMBLE``).
 """
 
 from __future__ import annotations
@@ -72,9 +73,11 @@ from .ruleset import (
     C_SHRINE,
     C_SPAWN,
     C_WEAPON,
+    ELECTRIC_EVERY_TURN,
     K_UNDEAD,
     LOOT_MAGIC,
     LOOT_NORMAL,
+    LOOT_NOTHING,
     LOOT_SPAWN_MUMMY,
     LOOT_SPAWN_SKELETON,
     LOOT_TRAP,
@@ -109,6 +112,7 @@ from .ruleset import (
     R_ATTACK,
     R_DM_AP,
     R_ELECTRIC,
+    R_ELECTRIC_TURNS,
     R_FOOD_HEAL,
     R_FOOD_STACK,
     R_GAMBLE_HP,
@@ -122,9 +126,11 @@ from .ruleset import (
     R_OVERHEAL_DECAY,
     R_POTION_STACK,
     R_RANGED_ADJ,
+    R_REST_SPAWN,
     R_RESURRECT_FACE,
     R_RESURRECT_LOSS,
     R_REVIVE_AP,
+    R_REVIVE_LAVA,
     R_RUNE_LARGE,
     R_RUNE_SMALL,
     R_SHRINE_HEAL,
@@ -137,6 +143,7 @@ from .ruleset import (
     R_WEAKNESS_AP,
     R_WINS_ON_EXIT,
     RANGED_ADJ_MELEE,
+    REST_SPAWN_ROLLED,
     SH_ARMS,
     SH_DOOM,
     SH_FREEDOM,
@@ -200,6 +207,7 @@ class Dice(NamedTuple):
     rs: np.ndarray
     script: np.ndarray
     trace: np.ndarray
+    pol: Any  # the Pol of the game, for the adventurer's decisions inside a rule (``gamble``, ``shrine``)
 
 
 MAX_ACTIONS = 400  # actions of one side in one turn: a safety bound (every action but a free one costs AP)
@@ -328,13 +336,14 @@ def decide(kind, st, opts, n, pol, dice):
     if n <= 1:
         c = 0
     else:
-        if kind >= A.D_FIRST_DM:
+        dm = kind >= A.D_FIRST_DM and kind <= A.D_LAST_DM
+        if dm:
             pid = pol.dm_pid
             params = pol.dm_params
         else:
             pid = pol.pid
             params = pol.params
-        if pid == USER_POLICY_ID and kind < A.D_FIRST_DM:
+        if pid == USER_POLICY_ID and not dm:
             c = pol.user_fn(kind, st, opts, n, params)
         elif pid == A.P_RANDOM or (pid == A.P_BY_THE_BOOK and kind != A.D_DM_ACT):
             c = roll(dice.rs, dice.script, n) - 1
@@ -344,7 +353,7 @@ def decide(kind, st, opts, n, pol, dice):
             st[A.S_BAD] += 1
             c = 0
         st[A.S_NDEC] += 1
-    if kind == A.D_ACTION:
+    if kind < A.D_FIRST_DM or kind > A.D_LAST_DM:
         st[A.S_NACT] += 1
     ev(dice.trace, st, A.E_DECISION, kind, c, n, opts[c, A.O_ACTION], opts[c, A.O_ARG], opts[c, A.O_CELL],
        opts[c, A.O_COST], opts[c, A.O_MON])
@@ -461,19 +470,53 @@ def gain_food(g, st, dice, got):
 
 
 @njit(cache=CACHE, _nrt=False)
-def normal_loot(g, st, dice):
+def gamble(g, w, st, dice, roll, value, worth, source, cell):
+    """While the Gambler's Die is held, the adventurer keeps a loot roll (``roll``: ``GB_*``, which gave ``value``
+    worth ``worth``) or rerolls it (``D_GAMBLE``: row 0 keep, row 1 reroll); a reroll uses the die up. True: roll
+    again."""
+    if not st[A.S_MAGIC] & (1 << MG_GAMBLER):
+        return False
+    opts = w.opts
+    n = add_row(opts, 0, A.A_KEEP, roll, cell, 0, worth, source, value, -1)
+    n = add_row(opts, n, A.A_REROLL, roll, cell, 0, worth, source, value, -1)
+    if opts[decide(A.D_GAMBLE, st, opts, n, dice.pol, dice), A.O_ACTION] != A.A_REROLL:
+        return False
+    st[A.S_MAGIC] &= ~(1 << MG_GAMBLER)
+    st[A.S_USED] += 1
+    ev(dice.trace, st, A.E_USE, A.U_GAMBLER, 0, st[A.S_HP], st[A.S_AP], 0, 0, 0, 0)
+    return True
+
+
+@njit(cache=CACHE, _nrt=False)
+def normal_loot(g, w, st, dice, source, cell):
+    """The normal loot chart's category, then the item (the Gambler's Die may reroll either)."""
     st[A.S_LOOT] += 1
     f = d6(dice.rs, dice.script)
     cat = g.charts[C_NORMAL + f - 1]
+    worth = A.GB_GOOD
+    if cat == N_FOOD:
+        worth = A.GB_FOOD if st[A.S_FOOD] < g.rules[R_FOOD_STACK] else A.GB_NOTHING
+    if gamble(g, w, st, dice, A.GB_CATEGORY, cat, worth, source, cell):
+        cat = g.charts[C_NORMAL + d6(dice.rs, dice.script) - 1]
     if cat == N_WEAPON:
-        gain_weapon(g, st, dice, g.charts[C_WEAPON + d6(dice.rs, dice.script) - 1])
+        row = g.charts[C_WEAPON + d6(dice.rs, dice.script) - 1]
+        if gamble(g, w, st, dice, A.GB_ITEM, row, A.GB_NOTHING if st[A.S_WEAPONS] & (1 << row) else A.GB_GOOD,
+                  source, cell):
+            row = g.charts[C_WEAPON + d6(dice.rs, dice.script) - 1]
+        gain_weapon(g, st, dice, row)
     elif cat == N_ARMOR:
         row = g.charts[C_ARMOR + d6(dice.rs, dice.script) - 1]
+        if gamble(g, w, st, dice, A.GB_ITEM, row, A.GB_NOTHING if st[A.S_ARMORS] & (1 << row) else A.GB_GOOD,
+                  source, cell):
+            row = g.charts[C_ARMOR + d6(dice.rs, dice.script) - 1]
         got = A.GOT_DUPLICATE if st[A.S_ARMORS] & (1 << row) else A.GOT_KEPT
         st[A.S_ARMORS] |= 1 << row
         ev(dice.trace, st, A.E_ITEM, A.IT_ARMOR, row, got, 0, 0, 0, 0, 0)
     elif cat == N_POTION:
         kind = g.charts[C_POTION + d6(dice.rs, dice.script) - 1]
+        full = st[A.S_POTIONS + kind] >= g.rules[R_POTION_STACK]
+        if gamble(g, w, st, dice, A.GB_ITEM, kind, A.GB_NOTHING if full else A.GB_GOOD, source, cell):
+            kind = g.charts[C_POTION + d6(dice.rs, dice.script) - 1]
         got = A.GOT_KEPT
         if st[A.S_POTIONS + kind] < g.rules[R_POTION_STACK]:
             st[A.S_POTIONS + kind] += 1
@@ -485,9 +528,12 @@ def normal_loot(g, st, dice):
 
 
 @njit(cache=CACHE, _nrt=False)
-def magic_loot(g, st, dice):
+def magic_loot(g, w, st, dice, source, cell):
     st[A.S_LOOT] += 1
     m = g.charts[C_MAGIC + d6(dice.rs, dice.script) - 1]
+    if gamble(g, w, st, dice, A.GB_ITEM, m, A.GB_FOOD if st[A.S_MAGIC_FOUND] & (1 << m) else A.GB_GOOD, source,
+              cell):
+        m = g.charts[C_MAGIC + d6(dice.rs, dice.script) - 1]
     if st[A.S_MAGIC_FOUND] & (1 << m):
         ev(dice.trace, st, A.E_ITEM, A.IT_MAGIC, m, A.GOT_FOOD_INSTEAD, 0, 0, 0, 0, 0)
         gain_food(g, st, dice, A.GOT_KEPT)
@@ -498,12 +544,12 @@ def magic_loot(g, st, dice):
 
 
 @njit(cache=CACHE, _nrt=False)
-def loot_code(g, w, st, dice, code, cell):
+def loot_code(g, w, st, dice, code, source, cell):
     """What a loot chance face gives (LOOT_*)."""
     if code == LOOT_NORMAL:
-        normal_loot(g, st, dice)
+        normal_loot(g, w, st, dice, source, cell)
     elif code == LOOT_MAGIC:
-        magic_loot(g, st, dice)
+        magic_loot(g, w, st, dice, source, cell)
     elif code == LOOT_TRAP:
         ev(dice.trace, st, A.E_TRAP, g.rules[R_TRAP_DAMAGE], max(0, st[A.S_HP] - g.rules[R_TRAP_DAMAGE]), 0, 0, 0,
            0, 0, 0)
@@ -517,7 +563,8 @@ def loot_code(g, w, st, dice, code, cell):
 @njit(cache=CACHE, _nrt=False)
 def loot_roll(g, w, st, dice, chart, source, cell, slot):
     """Roll the loot chance of ``source`` (a chart offset); a looted resurrecting undead (``slot`` >= 0) comes
-    back on ``abilities.resurrect_face`` instead. The Gambler's Die rerolls a roll that gives nothing."""
+    back on ``abilities.resurrect_face`` instead. While the Gambler's Die is held the adventurer may reroll the
+    chance (``gamble``)."""
     face = d6(dice.rs, dice.script)
     code = g.charts[chart + face - 1]
     ev(dice.trace, st, A.E_LOOT_ROLL, source, face, code, cell, 0, 0, 0, 0)
@@ -534,26 +581,30 @@ def loot_roll(g, w, st, dice, chart, source, cell, slot):
             st[A.S_RES] += 1
             ev(dice.trace, st, A.E_RESURRECT, slot, kind, st[b + A.MF_HP], 0, 0, 0, 0, 0)
             return
-    if code == 0 and st[A.S_MAGIC] & (1 << MG_GAMBLER):
-        st[A.S_MAGIC] &= ~(1 << MG_GAMBLER)
-        st[A.S_USED] += 1
+    worth = A.GB_GOOD
+    if code == LOOT_NOTHING:
+        worth = A.GB_NOTHING
+    elif code == LOOT_TRAP or code == LOOT_SPAWN_MUMMY or code == LOOT_SPAWN_SKELETON:
+        worth = A.GB_HARM
+    if gamble(g, w, st, dice, A.GB_CHANCE, code, worth, source, cell):
         face = d6(dice.rs, dice.script)
         code = g.charts[chart + face - 1]
-        ev(dice.trace, st, A.E_USE, A.U_GAMBLER, face, code, 0, 0, 0, 0, 0)
-    loot_code(g, w, st, dice, code, cell)
+        ev(dice.trace, st, A.E_LOOT_ROLL, source, face, code, cell, 0, 0, 0, 0)
+    loot_code(g, w, st, dice, code, source, cell)
 
 
 @njit(cache=CACHE, _nrt=False)
 def kill_mon(g, w, st, dice, slot, by_player, lootable):
     """Monster ``slot`` dies; slain by the player it counts as a kill and is looted at once (a resurrected
-    undead never again)."""
+    undead never again). A skeleton leaves a body for the necromancer (on lava only with ``rulings.revive_lava``)."""
     b = mslot(slot)
     if st[b + A.MF_STATE] == A.MS_AWAKE:
         st[A.S_AWAKE] -= 1
     st[b + A.MF_STATE] = A.MS_DEAD
     st[b + A.MF_HP] = 0
     kind = st[b + A.MF_KIND]
-    st[b + A.MF_CORPSE] = 1 if kind == g.charts[C_KIND_SKELETON] else 0
+    st[b + A.MF_CORPSE] = 1 if kind == g.charts[C_KIND_SKELETON] and (
+        g.rules[R_REVIVE_LAVA] or tile(g, st[b + A.MF_CELL]) != A.T_LAVA) else 0
     ev(dice.trace, st, A.E_KILL, slot, kind, st[b + A.MF_CELL], by_player, 0, 0, 0, 0)
     if by_player:
         st[A.S_KILLS] += 1
@@ -597,14 +648,16 @@ def shrine(g, w, st, dice):
         st[A.S_MIGHT] += g.rules[R_MIGHT]
     elif s == SH_ARMS:
         gain_weapon(g, st, dice, g.charts[C_WEAPON + d6(dice.rs, dice.script) - 1])
-    elif s == SH_FREEDOM:
-        best = -1
-        for c in range(st[A.S_ROWS] * st[A.S_COLS]):
-            if w.th[c] == A.X_DOOR and (best < 0 or dist1(st[A.S_COLS], st[A.S_CELL], c)
-                                        < dist1(st[A.S_COLS], st[A.S_CELL], best)):
-                best = c
-        if best >= 0:
-            open_door(g, w, st, dice, best)
+    elif s == SH_FREEDOM:  # the adventurer chooses the door (D_FREEDOM: the closed doors in reading order)
+        opts = w.opts
+        cols = st[A.S_COLS]
+        col0 = lv_color(g.lv)
+        n = 0
+        for c in range(st[A.S_ROWS] * cols):
+            if w.th[c] == A.X_DOOR:
+                n = add_row(opts, n, A.A_OPEN_DOOR, g.lv[col0 + c], c, 0, -1, -1, dist1(cols, st[A.S_CELL], c), -1)
+        if n > 0:
+            open_door(g, w, st, dice, opts[decide(A.D_FREEDOM, st, opts, n, dice.pol, dice), A.O_CELL])
     elif s == SH_WEAKNESS:
         st[A.S_AP_PENALTY] += g.rules[R_WEAKNESS_AP]
     elif s == SH_DOOM:
@@ -670,6 +723,19 @@ def electrify(g, w, st, dice, golem):
         st[A.S_ELECTRIC] += dmg
     ev(dice.trace, st, A.E_ELECTRIC, golem, pd, hit, max(0, st[A.S_HP] - pd), 0, 0, 0, 0)
     hurt_player(g, w, st, dice, pd, A.CAUSE_ELECTRIC, st[b + A.MF_KIND])
+
+
+@njit(cache=CACHE, _nrt=False)
+def electrify_all(g, w, st, dice):
+    """The start of a turn: each awake storm golem standing in water electrifies it (stops at the player's
+    death)."""
+    for i in range(st[A.S_N_MON]):
+        b = mslot(i)
+        if st[b + A.MF_STATE] == A.MS_AWAKE and g.mons[st[b + A.MF_KIND], M_STORM] and tile(
+                g, st[b + A.MF_CELL]) == A.T_WATER:
+            electrify(g, w, st, dice, i)
+            if st[A.S_DEAD]:
+                return
 
 
 # --- combat ------------------------------------------------------------------------------------------------
@@ -1147,6 +1213,10 @@ def player_turn(g, w, st, pol, dice):
     st[A.S_AP] = st[A.S_AP_MAX]
     ev(dice.trace, st, A.E_TURN, st[A.S_HP], st[A.S_AP], st[A.S_CELL], st[A.S_AWAKE], 0, 0, 0, 0)
     rested = False
+    if g.rules[R_ELECTRIC_TURNS] == ELECTRIC_EVERY_TURN:
+        electrify_all(g, w, st, dice)
+        if st[A.S_DEAD]:
+            return rested
     for _ in range(MAX_ACTIONS):
         n = player_menu(g, w, st)
         c = decide(A.D_ACTION, st, w.opts, n, pol, dice)
@@ -1260,13 +1330,9 @@ def dm_menu(g, w, st, ap):
 def dm_turn(g, w, st, pol, dice):
     st[A.S_PHASE] = 1
     ev(dice.trace, st, A.E_DM_TURN, g.rules[R_DM_AP], st[A.S_AWAKE], 0, 0, 0, 0, 0, 0)
-    for i in range(st[A.S_N_MON]):
-        b = mslot(i)
-        if st[b + A.MF_STATE] == A.MS_AWAKE and g.mons[st[b + A.MF_KIND], M_STORM] and tile(
-                g, st[b + A.MF_CELL]) == A.T_WATER:
-            electrify(g, w, st, dice, i)
-            if st[A.S_DEAD]:
-                return
+    electrify_all(g, w, st, dice)
+    if st[A.S_DEAD]:
+        return
     spawn(g, w, st, pol, dice)
     ap = g.rules[R_DM_AP]
     for _ in range(MAX_ACTIONS):
@@ -1348,6 +1414,9 @@ def play_game(g, w, st, pol, dice):
             dm_turn(g, w, st, pol, dice)
             if st[A.S_DEAD] or st[A.S_FAULT]:
                 break
+        elif g.rules[R_REST_SPAWN] == REST_SPAWN_ROLLED:  # the rest skips the DM's turn but its spawn roll
+            st[A.S_PHASE] = 1
+            spawn(g, w, st, pol, dice)
     if not st[A.S_WON] and not st[A.S_DEAD]:
         st[A.S_CAUSE] = A.CAUSE_TURN_CAP
     ev(dice.trace, st, A.E_END, st[A.S_WON], st[A.S_CAUSE], st[A.S_HP], st[A.S_KILLER], st[A.S_DEATH_CELL],
@@ -1460,7 +1529,7 @@ def _kernel(rules, mons, weapons, armors, charts, lv, ctl, params, dm_params, us
         b_st = borrow(st)
         b_rs = borrow(rs)
         b_out = borrow(out)
-        dice = Dice(b_rs, borrow(sc), borrow(tr))
+        dice = Dice(b_rs, borrow(sc), borrow(tr), pol)
         for i in range(c * CHUNK, min(count, (c + 1) * CHUNK)):
             seed_stream(b_rs, seed, start + i)
             play_game(g, w, b_st, pol, dice)

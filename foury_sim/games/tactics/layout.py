@@ -93,7 +93,7 @@ S_RESTS = 47  # turns rested
 S_REVIVED = 48  # skeletons the necromancer revived
 S_ELECTRIC = 49  # HP the player lost to electrified water
 S_LOOT_DIST = 50  # steps from the player to the nearest thing to loot (-1 none)
-S_NACT = 51  # the player's action decisions so far this game (forced ones included)
+S_NACT = 51  # the player's decisions so far this game (every kind of the adventurer's, forced ones included)
 S_MAPV = 52  # the map's version: +1 whenever a thing is used up or a key taken (the kernel's field caches)
 S_RC_V = 53  # the map version of the cached route fields (-1 none)
 S_MC_G = 54  # the key (map version, player tile) of the cached walking monsters' field (-1 none)
@@ -126,10 +126,14 @@ D_ACTION = 0  # the player's next action (move, attack, interact, use, equip, re
 D_SPAWN_KIND = 1  # the DM: which monster of the rolled category spawns
 D_SPAWN_AT = 2  # the DM: at which free spawn point
 D_DM_ACT = 3  # the DM: which monster acts how (or end the DM's turn)
-N_DECISIONS = 4
-KIND_NAMES = ("action", "spawn kind", "spawn point", "dm action")
-#: The first DM decision kind: kinds from here on go to the DM's policy.
+D_FREEDOM = 4  # the adventurer: which locked door the Shrine of Freedom opens (rows: the closed doors)
+D_GAMBLE = 5  # the adventurer: keep a loot roll or reroll it with the Gambler's Die (rows: keep, reroll)
+N_DECISIONS = 6
+KIND_NAMES = ("action", "spawn kind", "spawn point", "dm action", "freedom door", "gamble")
+#: The DM's decision kinds are D_FIRST_DM .. D_LAST_DM (they go to the DM's policy); every other kind is the
+#: adventurer's.
 D_FIRST_DM = D_SPAWN_KIND
+D_LAST_DM = D_DM_ACT
 
 # --- option rows (int64[MAX_OPTIONS, N_OCOLS]) ------------------------------------------------------------
 O_ACTION = 0  # A_* code
@@ -180,3 +184,21 @@ SOURCE_NAMES = ("monster", "boss", "barrel or crate", "chest", "magic chest", "s
 
 # --- per-game output columns (int64[count, N_OUT]): the index constants derive from outputs.py's order ------
 globals().update(_OUTPUTS.kernel_indices())
+
+# --- the adventurer's choices inside a rule: the Shrine of Freedom and the Gambler's Die -----------------------
+#: ``D_FREEDOM`` rows (one per locked door still closed, in reading order): ``O_ACTION`` = ``A_OPEN_DOOR``,
+#: ``O_ARG`` the door's colour (``COLOR_NAMES``), ``O_CELL`` its tile, ``O_VALUE`` its distance from the player in
+#: grid steps through walls (rows, plus columns), ``O_COST`` 0, ``O_GOAL``/``O_LOOT``/``O_MON`` -1.
+#: ``D_GAMBLE`` rows (asked after each loot roll while the Gambler's Die is held: the loot chance, the normal
+#: loot chart's category, the item of the weapon, armour, potion or magic chart): row 0 ``A_KEEP``, row 1
+#: ``A_REROLL`` (uses the die up), both with ``O_ARG`` the roll (``GB_CHANCE``, ``GB_CATEGORY``, ``GB_ITEM``),
+#: ``O_VALUE`` what it gave (the loot chance's code, the category, the weapon or armour row, the potion kind, the
+#: magic item), ``O_GOAL`` what it is worth (``GB_GOOD``, ``GB_NOTHING``: nothing gained, a duplicate or a full
+#: stack; ``GB_HARM``: a trap or a monster; ``GB_FOOD``: the food category), ``O_LOOT`` the source (``SRC_*``),
+#: ``O_CELL`` the looted tile, ``O_COST`` 0, ``O_MON`` -1.
+A_OPEN_DOOR, A_KEEP, A_REROLL = 20, 21, 22
+ACTION_NAMES.update({A_OPEN_DOOR: "open a door (Shrine of Freedom)", A_KEEP: "keep the roll",
+                     A_REROLL: "reroll (Gambler's Die)"})
+GB_CHANCE, GB_CATEGORY, GB_ITEM = range(3)
+GAMBLE_ROLLS = ("loot chance", "loot category", "loot item")
+GB_GOOD, GB_NOTHING, GB_HARM, GB_FOOD = range(4)

@@ -10,9 +10,14 @@ The adventurer (``D_ACTION``):
   the key that opens the way), moves before interactions before attacks, so it fights only a monster that
   stands in the way (or any awake neighbour with fight_adjacent = 1); with nothing to gain, rest if allowed,
   else end the turn.
-* ``thorough`` (heal_below, loot, hunt): heal as rush; equip anything better than what is worn; attack the
+* ``thorough`` (heal_below, loot, hunt, gamble): heal as rush; equip anything better than what is worn; attack the
   weakest monster within reach (awake ones, or sleeping ones too with hunt = 1); loot every thing on the way
   (loot = 1: walk to the nearest crate, chest, sarcophagus, shrine or key and open it); then as rush.
+
+Both adventurers, inside a rule: the Shrine of Freedom (``D_FREEDOM``) opens the door nearest the player (grid
+steps through walls; ties: the first in reading order); the Gambler's Die (``D_GAMBLE``) rerolls the first loot
+chance that gives nothing, and with thorough's gamble = 1 the first roll of any kind that is not worth keeping (a
+trap or a monster, the food category, a duplicate or an item over its stack).
 
 The Dungeon Master (``D_SPAWN_KIND``, ``D_SPAWN_AT``, ``D_DM_ACT``):
 
@@ -32,7 +37,7 @@ from ...config import CACHE
 from . import layout as A
 
 RUSH_PARAMS = {"heal_below": 4.0, "fight_adjacent": 0.0, "equip": 1.0}
-THOROUGH_PARAMS = {"heal_below": 5.0, "loot": 1.0, "hunt": 0.0}
+THOROUGH_PARAMS = {"heal_below": 5.0, "loot": 1.0, "hunt": 0.0, "gamble": 0.0}
 BY_THE_BOOK_PARAMS: dict[str, float] = {}
 RUTHLESS_PARAMS = {"spawn_near": 1.0, "focus": 1.0}
 
@@ -214,8 +219,32 @@ def ruthless(kind, state, opts, n, params):
 
 
 @njit(cache=CACHE, _nrt=False)
+def freedom_door(opts, n):
+    """``D_FREEDOM``: the door nearest the player (``O_VALUE``; ties: the first row, in reading order)."""
+    best = 0
+    for i in range(1, n):
+        if opts[i, A.O_VALUE] < opts[best, A.O_VALUE]:
+            best = i
+    return best
+
+
+@njit(cache=CACHE, _nrt=False)
+def gamble_choice(opts, picky):
+    """``D_GAMBLE`` (row 0 keep, row 1 reroll): reroll a loot chance that gave nothing; with ``picky`` any roll
+    not worth keeping."""
+    worth = opts[0, A.O_GOAL]
+    if worth == A.GB_NOTHING and opts[0, A.O_ARG] == A.GB_CHANCE:
+        return 1
+    return 1 if picky > 0 and worth != A.GB_GOOD else 0
+
+
+@njit(cache=CACHE, _nrt=False)
 def builtin_decide(pid, kind, state, opts, n, params):
     """The adventurer's rush and thorough, the DM's by_the_book (menu order) and ruthless."""
+    if kind == A.D_FREEDOM:
+        return freedom_door(opts, n)
+    if kind == A.D_GAMBLE:
+        return gamble_choice(opts, params[3] if pid == A.P_THOROUGH else 0.0)
     if pid == A.P_RUSH:
         return rush(state, opts, n, params)
     if pid == A.P_THOROUGH:

@@ -70,6 +70,10 @@ R_RANGED_ADJ = 40
 R_PLATE_WATER = 41  # AP to move in water in armour with move_pct > 100 under water = "plate_printed" (8)
 R_WINS_ON_EXIT = 42
 N_R = 48  # 43..47: free for the engine
+# the engine's rulings (docs/rules-tactics.md "Rulings made in the engine"; codes below)
+R_REST_SPAWN = 43  # REST_SPAWN_*: does a rest skip the DM's spawn roll with the rest of its turn
+R_ELECTRIC_TURNS = 44  # ELECTRIC_*: at the start of which turns a storm golem in water electrifies it
+R_REVIVE_LAVA = 45  # 1: a skeleton slain on lava leaves a body the necromancer may revive
 
 # --- ruling codes (the value's index in its RULINGS entry) --------------------------------------
 WATER_DOUBLE, WATER_PLATE_PRINTED = 0, 1
@@ -79,6 +83,8 @@ SPAWN6_NOTHING, SPAWN6_ANY, SPAWN6_REROLL = 0, 1, 2
 MYSTERY_DUD, MYSTERY_HEALTH, MYSTERY_STAMINA, MYSTERY_GAMBLE = 0, 1, 2, 3
 ADV_AWAKE_WITH_PATH, ADV_IN_SIGHT_ONLY = 0, 1
 RANGED_ADJ_MELEE, RANGED_ADJ_RANGED = 0, 1
+REST_SPAWN_SKIPPED, REST_SPAWN_ROLLED = 0, 1
+ELECTRIC_DM_TURNS, ELECTRIC_EVERY_TURN = 0, 1
 
 #: Every ruling: (ruleset key, rules slot, the allowed values in code order; None = a whole number / bool).
 RULINGS: dict[str, tuple[int, tuple[str, ...] | None]] = {
@@ -91,6 +97,10 @@ RULINGS: dict[str, tuple[int, tuple[str, ...] | None]] = {
     "monsters_block": (R_MON_BLOCK, None),
     "overheal_decay": (R_OVERHEAL_DECAY, None),
     "ranged_adjacent": (R_RANGED_ADJ, ("melee", "ranged")),
+    # the engine's rulings
+    "rest_spawn": (R_REST_SPAWN, ("skipped", "rolled")),
+    "electric_turns": (R_ELECTRIC_TURNS, ("dm", "every")),
+    "revive_lava": (R_REVIVE_LAVA, None),
 }
 
 # --- monsters --------------------------------------------------------------------------------------
@@ -394,7 +404,7 @@ def _rulings(rf: RuleFile, r: np.ndarray) -> dict[str, Any]:
 
 
 #: The type of each number/bool ruling (the others are words).
-RULING_DEFAULT_TYPES = {"monsters_block": True, "overheal_decay": 0}
+RULING_DEFAULT_TYPES = {"monsters_block": True, "overheal_decay": 0, "revive_lava": False}
 
 
 def load_ruleset(rules: str | Path | None = None, sets: list[str] | None = None,

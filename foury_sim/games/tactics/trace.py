@@ -94,6 +94,12 @@ def _option(f, ctx: Context) -> str:
         return f"spawn {_mon(arg, ctx)}"
     if act == A.A_SPAWN_AT:
         return f"at {_cell(cell, ctx)}"
+    if act == A.A_OPEN_DOOR:
+        return f"open the {A.COLOR_NAMES[arg] or 'locked'} door at {_cell(cell, ctx)}"
+    if act == A.A_KEEP:
+        return f"keep the {A.GAMBLE_ROLLS[arg]}"
+    if act == A.A_REROLL:
+        return f"reroll the {A.GAMBLE_ROLLS[arg]} with the Gambler's Die"
     return f"action {act}"
 
 
@@ -129,8 +135,8 @@ CODES: dict[int, TraceCode] = {
     A.E_DECISION: T("decision", ("kind", "choice", "options", "action", "arg", "cell", "cost", "mon"),
                     "   {who} (option {number} of {options}): {what}",
                     words=lambda f, ctx: {"number": f["choice"] + 1, "what": _option(f, ctx),
-                                          "who": "the adventurer decides" if f["kind"] == A.D_ACTION
-                                          else "the DM decides"}),
+                                          "who": "the DM decides" if A.D_FIRST_DM <= f["kind"] <= A.D_LAST_DM
+                                          else "the adventurer decides"}),
     A.E_MOVE: T("move", ("src", "dst", "cost", "ap", "dir"),
                 "      moves {dir_name} to {dst:cell}: {cost} AP, {ap} left",
                 words=lambda f, ctx: {"dir_name": A.DIR_NAMES[f["dir"]] if 0 <= f["dir"] < 5 else ""}),
