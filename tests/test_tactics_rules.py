@@ -337,12 +337,14 @@ def test_a_shooter_four_tiles_away_steps_closer_instead(scripted, tmp_path):
 
 
 def test_berserk_potion_rolls_three_dice_on_the_players_turn_only(scripted, tmp_path):
-    row, lines = play(scripted, tmp_path, "######\n#@S.>#\n#&####\n######", [1, 1, 2, 2, 2, 1, 1, 6, 1, 1, 6, 6],
-                      [(A.A_INTERACT, A.X_MAGIC_CHEST), (A.A_USE, A.U_BERSERK), (A.A_ATTACK, 0)],
-                      sets=("dm.ap=1", "game.turn_cap=1"))
+    """3d6 in the turn it is drunk; 2d6 when the monster attacks on the DM's turn and on the next turn."""
+    script = [1, 1, 2, 2, 2, 1, 1, 6, 1, 1, 6, 6, 3, 3, 1, 1, 2, 6]
+    wishes = [(A.A_INTERACT, A.X_MAGIC_CHEST), (A.A_USE, A.U_BERSERK), (A.A_ATTACK, 0), END, (A.A_ATTACK, 0)]
+    row, lines = play(scripted, tmp_path, "######\n#@S.>#\n#&####\n######", script, wishes,
+                      sets=("dm.ap=1", "game.turn_cap=2"))
     has(lines, "found Berserk Potion (magic item): kept", "uses the Berserk Potion (+0): 10 HP, 6 AP")
     assert [line.strip() for line in lines if "the adventurer rolls" in line] == [
-        "the adventurer rolls 2 + 2 + 2 = 6", "the adventurer rolls 1 + 1 = 2"]  # then the DM's turn: 2d6
+        "the adventurer rolls 2 + 2 + 2 = 6", "the adventurer rolls 1 + 1 = 2", "the adventurer rolls 3 + 3 = 6"]
 
 
 def test_a_slain_boss_loots_magic_on_a_six(scripted, tmp_path):
@@ -428,8 +430,9 @@ def test_shrine_of_might_adds_one_to_the_players_roll(scripted, tmp_path):
 
 
 def test_shrine_of_arms_rolls_the_weapon_chart(scripted, tmp_path):
-    row, lines = play(scripted, tmp_path, SHRINE, [3, 2], [(A.A_INTERACT, A.X_SHRINE)], sets=STILL)
-    has(lines, "the shrine's die shows 3: Shrine of Arms", "found axe (weapon): kept")
+    row, lines = play(scripted, tmp_path, SHRINE, [3, 2], [(A.A_INTERACT, A.X_SHRINE)],
+                      sets=STILL + ("loot.weapon=bow,bow,bow,bow,bow,bow",))
+    has(lines, "the shrine's die shows 3: Shrine of Arms", "found bow (weapon): kept")
 
 
 def test_shrine_of_doom_rings_the_player_with_awake_mummies(scripted, tmp_path):
