@@ -468,6 +468,15 @@ def test_the_builtin_adventurers_free_the_nearest_door_the_first_on_a_tie():
     assert getattr(freedom_door, "py_func", freedom_door)(opts, 4) == 1
 
 
+@pytest.mark.parametrize("die, cell", [(1, "row 2, column 5"), (2, "row 2, column 8")])
+def test_the_random_adventurer_frees_the_door_its_die_picks(tmp_path, die, cell):
+    """random draws every choice from the game's dice: 2 (of 5 actions) opens the shrine, the shrine's 4 is
+    Freedom, then the door die, then 4 (of 4) ends the turn, the DM's 6 spawns nothing."""
+    row, lines = builtin(tmp_path, DOORS, "random", script=[2, 4, die, 4, 6])
+    has(lines, "the shrine's die shows 4: Shrine of Freedom", f"(option {die} of 2): open the",
+        f"door at {cell} opens")
+
+
 GAMBLE = "######\n#@c.>#\n#&####\n######"  # the magic chest gives the Gambler's Die (1, 5), then the crate
 
 
