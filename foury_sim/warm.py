@@ -40,7 +40,7 @@ class WarmReport:
         return sum(s.seconds for s in self.steps)
 
     def line(self) -> str:
-        """One line: ``delve: run (4 policies) 151.2 s, replay 0.3 s, odds 2.0 s; 153.5 s in all (compiled
+        """One line: ``GAME: run (4 policies) 151.2 s, replay 0.3 s, odds 2.0 s; 153.5 s in all (compiled
         149.0 s, loaded 0.0 s)``."""
         parts = ", ".join(f"{s.what} {s.seconds:.1f} s" for s in self.steps)
         comp = sum(s.compile_s for s in self.steps)
