@@ -1,0 +1,43 @@
+"""Where a game's cold compile goes: the compile time of each numba function (inclusive of what it
+compiles underneath, from numba's ``numba:compile`` events), for every entry point in the game's
+``_ENTRIES``. Run with an empty cache to measure a cold compile:
+
+    FOURY_SIM_CACHE_DIR=$(mktemp -d) python benchmarks/compile_profile.py delve
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import time
+
+
+def profile(game: str, top: int = 25) -> None:
+    from numba.core import event
+
+    kernel = importlib.import_module(f"foury_sim.games.{game}.kernel")
+    for name, ent in kernel._ENTRIES.items():
+        rec = event.RecordingListener()
+        event.register("numba:compile", rec)
+        cold = ent.cold()
+        t0 = time.perf_counter()
+        ent()
+        wall = time.perf_counter() - t0
+        event.unregister("numba:compile", rec)
+        starts: dict[str, float] = {}
+        times: dict[str, float] = {}
+        for ts, ev in rec.buffer:
+            key = ev.data["dispatcher"].py_func.__qualname__ + str(ev.data["args"])[:0]
+            if ev.is_start:
+                starts[key] = ts
+            elif key in starts:
+                times[key] = times.get(key, 0.0) + ts - starts.pop(key)
+        print(f"{game} {name}: {'cold' if cold else 'cached'} {wall:.1f} s wall, {len(times)} functions compiled")
+        for k, v in sorted(times.items(), key=lambda kv: -kv[1])[:top]:
+            print(f"  {v:7.1f} s  {k}")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    for g in sys.argv[1:]:
+        profile(g)

@@ -1,0 +1,112 @@
+"""Start-up: ``foury-sim warm``, the compile notice on stderr with a clean stdout, and two processes sharing one
+kernel cache. These tests reuse the engines the suite compiles anyway (Tactics, the cheapest, and Delve's
+``simulate``) or a one-line kernel: they add no compile of their own."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from foury_sim import config
+
+
+def test_warm_compiles_what_run_replay_and_odds_use_and_says_how_long(monkeypatch, capsys):
+    from foury_sim import cli as cli_module
+    from foury_sim.games.tactics import kernel as K
+    from foury_sim.registry import get_game
+
+    monkeypatch.setattr(sys, "argv", ["foury-sim", "warm", "tactics"])
+    cli_module.main()
+    out = capsys.readouterr().out.splitlines()
+    n = len(get_game("tactics").policies)
+    assert len(out) == 1, out
+    assert re.fullmatch(rf"tactics: run \({n} policies\) \d+\.\d s, replay \d+\.\d s, odds \d+\.\d s; \d+\.\d s in "
+                        r"all \(compiled \d+\.\d s, loaded \d+\.\d s\)", out[0]), out[0]
+    assert all(e.compiled for e in K._ENTRIES.values())
+    if not config.JIT_DISABLED and not config._USER_CACHE_DIR:
+        assert all(e.cached() for e in K._ENTRIES.values())
+
+
+def test_warm_reports_each_step_and_refuses_an_unknown_game_before_compiling(monkeypatch, capsys):
+    from foury_sim import cli as cli_module
+    from foury_sim import warm as W
+
+    played: list[str] = []
+    monkeypatch.setattr(W, "warm_game", lambda name: played.append(name) or W.WarmReport(name))
+    assert [r.game for r in W.warm(["tactics", "tactics"])] == ["tactics"]
+    assert played == ["tactics"]
+    monkeypatch.setattr(sys, "argv", ["foury-sim", "warm", "tactics", "nogame"])
+    with pytest.raises(SystemExit) as e:
+        cli_module.main()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert e.value.code == 2 and len(err) == 1
+    assert err[0].startswith("foury-sim: error: GAME: unknown game 'nogame'")
+    assert played == ["tactics"]  # nothing warmed: the names are checked first
+    from foury_sim.registry import games
+
+    played.clear()
+    assert [r.game for r in W.warm(None)] == games() == played
+    r = W.WarmReport("g", [W.WarmStep("run (2 policies)", 61.23, 60.0, 0.0), W.WarmStep("odds", 0.5, 0.0, 0.25)])
+    assert r.line() == "g: run (2 policies) 61.2 s, odds 0.5 s; 61.7 s in all (compiled 60.0 s, loaded 0.2 s)"
+
+
+def test_the_compile_notice_goes_to_stderr_and_json_stdout_stays_clean(monkeypatch, capsys):
+    """``run --format json`` with its engine about to compile (not a terminal: pytest captures both streams):
+    the notice is one line on stderr, stdout is the JSON summary and nothing else."""
+    from foury_sim import cli as cli_module
+    from foury_sim.games.delve import kernel as E
+
+    real = E._ENTRIES["simulate"]
+    fresh = config.CompiledOnFirstUse(real.module, real.sig, real.fn, **real.options)
+    monkeypatch.setattr(fresh, "cold", lambda: True)  # as after an install: the notice, then (here) a cache load
+    monkeypatch.setitem(E._ENTRIES, "simulate", fresh)
+    monkeypatch.setattr(config, "NOTICE_SINK", [config._print_notice])
+    monkeypatch.setattr(sys, "argv", ["foury-sim", "run", "delve", "--games", "20", "--format", "json"])
+    cli_module.main()
+    cap = capsys.readouterr()
+    assert json.loads(cap.out)["games"] == 20
+    assert cap.err.splitlines().count(fresh.notice()) == 1
+    assert fresh.notice().startswith("foury-sim: compiling the delve engine")
+    assert "compiling" not in cap.out
+
+
+def test_two_processes_compiling_into_one_cache_at_once_both_work_and_a_third_loads_it(tmp_path):
+    """pytest-xdist's test processes (and a cluster's workers on one machine) share a kernel cache: two cold
+    compiles of the same entry point at the same time both give the right kernel, and the cache they leave
+    loads in a third process without compiling."""
+    if config.JIT_DISABLED:
+        pytest.fail("this test needs numba's JIT")
+    (tmp_path / "tripmod.py").write_text("def triple(x):\n    return 3 * x\n")
+    code = textwrap.dedent("""
+        import os, sys, time
+        sys.path.insert(0, os.path.dirname(__file__))
+        from foury_sim import config
+        from tripmod import triple
+        e = config.CompiledOnFirstUse("foury_sim.games.delve.kernel", "int64(int64)", triple)
+        cold = e.cold()
+        here = os.path.dirname(__file__)
+        open(os.path.join(here, "ready-" + sys.argv[1]), "w").close()
+        t = time.time()  # the two compiles start together: each waits for the other to be ready
+        while sys.argv[2:] and not all(os.path.exists(os.path.join(here, "ready-" + k)) for k in sys.argv[2:]):
+            assert time.time() - t < 300, "the other process never started"
+            time.sleep(0.01)
+        print(int(e()(int(sys.argv[1]))), cold, config.FIRST_USE["compile_s"] > 0)
+    """)
+    script = tmp_path / "triple.py"
+    script.write_text(code)
+    env = {**__import__("os").environ, "FOURY_SIM_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("NUMBA_CACHE_DIR", None)
+    procs = [subprocess.Popen([sys.executable, str(script), str(k), "5", "7"], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for k in (5, 7)]
+    outs = [p.communicate(timeout=600) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [o[1] for o in outs]
+    assert [o[0].split() for o in outs] == [["15", "True", "True"], ["21", "True", "True"]]
+    third = subprocess.run([sys.executable, str(script), "11"], env=env, capture_output=True, text=True, timeout=600)
+    assert third.returncode == 0, third.stderr
+    assert third.stdout.split() == ["33", "False", "False"]
+    assert third.stderr == ""
