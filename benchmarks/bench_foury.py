@@ -1,4 +1,5 @@
-"""Dungeon Foury speed: games/s (1 thread, all threads), the un-jitted baseline, cold and cached start-up.
+"""Dungeon Foury speed: games/s (1 thread, all threads), games per CPU second, turns per game and the cost
+of a turn, the load average beside each figure, the un-jitted baseline, cold and cached start-up.
 
 Run:  python benchmarks/bench_foury.py [--games 200000] [--repeats 5]
 Writes benchmarks/results/foury.json and prints a table. Medians of the repeats are reported.
@@ -22,20 +23,25 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
 
-def _games_per_s(threads: int, games: int, repeats: int, hero: str, policy: str) -> list[float]:
+def _games_per_s(threads: int, games: int, repeats: int, hero: str, policy: str) -> dict[str, list[float]]:
+    """Per repeat: games/s (wall), games per CPU second (all threads' CPU time), the 1-minute load average
+    when it ended; and the mean game turns of the games played."""
     code = f"""
-import time, numba
+import json, os, time, numba
 from foury_sim.games.foury import GAME
 from foury_sim.policy import make_policy
 numba.set_num_threads({threads})
 r = GAME.load_ruleset(); p = make_policy({policy!r}, GAME.policies)
 GAME.simulate(r, {hero!r}, p, 1, 0, 2000)
-out = []
+out = {{"wall": [], "cpu": [], "load": [], "turns": []}}
 for i in range({repeats}):
-    t = time.perf_counter()
-    GAME.simulate(r, {hero!r}, p, 100 + i, 0, {games})
-    out.append({games} / (time.perf_counter() - t))
-print(out)
+    t, c = time.perf_counter(), time.process_time()
+    res = GAME.simulate(r, {hero!r}, p, 100 + i, 0, {games})
+    out["wall"].append({games} / (time.perf_counter() - t))
+    out["cpu"].append({games} / (time.process_time() - c))
+    out["load"].append(os.getloadavg()[0])
+    out["turns"].append(float(res["turns"].mean()))
+print(json.dumps(out))
 """
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     return json.loads(res.stdout.strip().splitlines()[-1])
@@ -69,12 +75,19 @@ def main() -> None:
     one = _games_per_s(1, a.games, a.repeats, a.hero, a.policy)
     allt = _games_per_s(cores, a.games, a.repeats, a.hero, a.policy)
     slow = _unjitted(a.unjitted_games, a.hero, a.policy)
+    turns = statistics.median(one["turns"])
+    cpu1 = statistics.median(one["cpu"])
     res = {
         "machine": {"cores": cores, "python": platform.python_version(), "numba": numba.__version__,
                     "cpu": platform.processor() or platform.machine()},
         "games": a.games, "hero": a.hero, "policy": a.policy,
-        "games_per_s_1_thread": statistics.median(one), "games_per_s_all_threads": statistics.median(allt),
-        "runs_1_thread": one, "runs_all_threads": allt,
+        "games_per_s_1_thread": statistics.median(one["wall"]),
+        "games_per_s_all_threads": statistics.median(allt["wall"]),
+        "games_per_cpu_s_1_thread": cpu1, "games_per_cpu_s_all_threads": statistics.median(allt["cpu"]),
+        "turns_per_game": turns, "us_per_turn_cpu": 1e6 / (cpu1 * turns),
+        "load_1_thread": one["load"], "load_all_threads": allt["load"],
+        "runs_1_thread": one["wall"], "runs_all_threads": allt["wall"],
+        "cpu_runs_1_thread": one["cpu"], "cpu_runs_all_threads": allt["cpu"],
         "games_per_s_unjitted": slow,
     }
     res["speedup_per_core_vs_unjitted"] = res["games_per_s_1_thread"] / slow
@@ -87,8 +100,12 @@ def main() -> None:
     (HERE / "results").mkdir(exist_ok=True)
     (HERE / "results" / "foury.json").write_text(json.dumps(res, indent=2))
     print(f"Dungeon Foury, hero {a.hero}, policy {a.policy}, {a.games:,} games x {a.repeats} (medians)")
-    print(f"  1 thread         {res['games_per_s_1_thread']:>12,.0f} games/s")
-    print(f"  {cores} threads        {res['games_per_s_all_threads']:>12,.0f} games/s  (x{res['thread_scaling']:.2f})")
+    print(f"  1 thread         {res['games_per_s_1_thread']:>12,.0f} games/s  "
+          f"{res['games_per_cpu_s_1_thread']:>9,.0f} per CPU-s  load {statistics.median(one['load']):.1f}")
+    print(f"  {cores} threads        {res['games_per_s_all_threads']:>12,.0f} games/s  "
+          f"{res['games_per_cpu_s_all_threads']:>9,.0f} per CPU-s  load {statistics.median(allt['load']):.1f}  "
+          f"(x{res['thread_scaling']:.2f})")
+    print(f"  {turns:.1f} turns a game: {res['us_per_turn_cpu']:.2f} CPU-us a turn (1 thread)")
     print(f"  NUMBA_DISABLE_JIT {slow:>11,.0f} games/s  -> jit is x{res['speedup_per_core_vs_unjitted']:.0f} per core")
     if "startup_cold_s" in res:
         print(f"  start-up `foury-sim run foury --games 1000`: cold {res['startup_cold_s']:.1f} s, "
