@@ -228,7 +228,7 @@ def replay(
 ) -> None:
     """Print one game's full play report: every roll, event, decision and resource change. The options of `run`
     only some games take (see `foury-sim games`) follow the common ones, as in `run`, and so do the replay's own
-    (e.g. tactics' `--grid-at 1,5,last`, the level drawn at the start of those turns)."""
+    (e.g. `--grid-at 1,5,last`, the level drawn at the start of those turns)."""
     from .policy import make_policy
     from .registry import get_game
     from .runner import in_worker, policy_watch, run_options

@@ -8,7 +8,7 @@ Setting keys, in experiment files and in ``compare``:
 
 * ``hero``, ``policy``, ``map``, ``rules`` (a ruleset file);
 * ``param.NAME``: a parameter of the policy;
-* the game's own options of ``run`` by their names (``GameSpec.options``, e.g. tactics' ``dm`` and ``dm_param``:
+* the game's own options of ``run`` by their names (``GameSpec.options``, e.g. a Dungeon Master's ``dm``, ``dm_param``:
   ``dm = "ruthless"``), checked like their command-line flags (``run_option_settings``);
 * any ruleset key, dotted (``round.monster_bonus``) or short when unambiguous (``monster_bonus``).
 """
