@@ -1,14 +1,21 @@
 """Tactics (issue 14): what the Dungeon Master's play is worth, level by level, paired on the same dice.
 
-Every shipped level is played by every built-in player policy twice, against the `by_the_book` DM (A) and the
-`ruthless` DM (B), on the same games of the same seed (game i plays on stream (seed, i) under both DMs), so the
-difference B - A is paired: Newcombe's interval and the exact McNemar test, Holm over the whole family. The same
-cells give the level-difficulty table under both DMs (experiments/tactics_levels.toml plays the by_the_book half
-through `foury-sim sweep`; an experiment file cannot set a game's own option such as --dm yet).
+Every shipped level and built-in player policy is one paired `foury-sim compare` (``study.compare``): the
+`by_the_book` DM (A) against the `ruthless` DM (B), on the same games of the same seed (game i plays on stream
+(seed, i) under both DMs), so the difference B - A is paired: Newcombe's interval and the exact McNemar test,
+Holm over the whole family of level x policy pairs. Each comparison is written as `foury-sim compare --out` writes
+it (results/tactics_dm/LEVEL_POLICY/: comparison.json with the command that plays it again, outcomes.csv, the
+figure; not the per-game tables), e.g.
 
-It also writes the exact monster-difficulty tables: the chance to kill each monster in straight melee before
-losing the player's 10 HP, for every weapon and armour (games/tactics/odds.py, beside the engine's measured
-frequencies), since the engine has no starting-equipment setting for an arena run per weapon.
+    foury-sim compare tactics --a dm=by_the_book --b dm=ruthless --fixed map=crypt --fixed policy=rush \
+        --games 20000 --seed 14 --out results/tactics_dm/crypt_rush
+
+The same cells give the level-difficulty table under both DMs (experiments/tactics_levels.toml plays the
+by_the_book half through `foury-sim sweep`; `dm` is a sweep setting too).
+
+It also writes the exact monster-difficulty tables (unless --no-monsters): the chance to kill each monster in
+straight melee before losing the player's 10 HP, for every weapon and armour (games/tactics/odds.py, beside the
+engine's measured frequencies); the arena games per weapon and armour are experiments/tactics_monsters.toml.
 
     python experiments/tactics_dm.py --games 20000 --seed 14 --out results
 """
@@ -25,10 +32,8 @@ import pandas as pd
 
 from foury_sim import __version__, stats
 from foury_sim.files import atomic_write, to_jsonable, write_frame
-from foury_sim.policy import make_policy
 from foury_sim.registry import get_game
-from foury_sim.runner import simulate_games
-from foury_sim.study import git_commit
+from foury_sim.study import compare, git_commit, write_comparison
 
 GAME = "tactics"
 LEVELS = ("tutorial", "lava", "crypt", "forge", "ogre")
@@ -40,36 +45,37 @@ def pct(x: float) -> str:
     return f"{100 * x:.1f}"
 
 
-def dm_study(games: int, seed: int, levels: tuple[str, ...], policies: tuple[str, ...]) -> tuple[pd.DataFrame,
-                                                                                                  pd.DataFrame]:
-    spec = get_game(GAME)
+def dm_study(games: int, seed: int, levels: tuple[str, ...], policies: tuple[str, ...],
+             out: Path | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One paired ``compare`` per level and player policy (written under ``out/LEVEL_POLICY`` when given)."""
+    get_game(GAME)
     cells, pairs = [], []
     for level in levels:
         for pol_name in policies:
-            pol = make_policy(pol_name, spec.policies)
-            wins = {}
-            for dm in DMS:
-                rs = spec.load_ruleset(None, None, level, dm=dm)
-                t = time.perf_counter()
-                df, _ = simulate_games(spec, rs, spec.default_hero, pol, seed, 0, games)
-                secs = time.perf_counter() - t
-                w = df["win"].to_numpy()
-                k = int(w.sum())
+            t = time.perf_counter()
+            c = compare(GAME, {"dm": DMS[0]}, {"dm": DMS[1]}, fixed={"map": level, "policy": pol_name},
+                        games=games, seed=seed, progress=False)
+            secs = time.perf_counter() - t
+            if out is not None:  # as `compare --out` writes it, minus the per-game tables (the command replays them)
+                for path in write_comparison(c, out / f"{level}_{pol_name}"):
+                    if path.suffix == ".parquet":
+                        path.unlink()
+            for dm, df in zip(DMS, (c.df_a, c.df_b)):
+                k = int(df["win"].sum())
                 lo, hi = stats.wilson(k, games)
-                wins[dm] = w
                 cells.append({"level": level, "policy": pol_name, "dm": dm, "games": games, "wins": k,
                               "win_rate": k / games, "lo": lo, "hi": hi,
                               "turn_cap": float((df["death_cause"] == 4).mean()),
                               "hp_left": float(df["hp_left"].mean()), "turns": float(df["turns"].mean()),
                               "kills": float(df["kills"].mean()), "spawned": float(df["spawned"].mean()),
-                              "seconds": secs})
-                print(f"{level:9s} {pol_name:9s} {dm:12s} {pct(k / games):>6s} % [{pct(lo)}, {pct(hi)}]  "
-                      f"({secs:.1f} s)", flush=True)
-            d = stats.paired_rate_diff(wins[DMS[0]], wins[DMS[1]])
+                              "seconds": secs / 2})
+                print(f"{level:9s} {pol_name:9s} {dm:12s} {pct(k / games):>6s} % [{pct(lo)}, {pct(hi)}]", flush=True)
+            d = c.win
             pairs.append({"level": level, "policy": pol_name, "games": games, "win_by_the_book": d["rate_a"],
                           "win_ruthless": d["rate_b"], "diff": d["diff"], "lo": d["lo"], "hi": d["hi"],
-                          "won_only_by_the_book": d["a_only"], "won_only_ruthless": d["b_only"],
-                          "p_value": d["p_value"]})
+                          "won_only_by_the_book": d["a_only"],
+                          "won_only_ruthless": d["b_only"], "p_value": d["p_value"],
+                          "command": c.command()})
     pairs_df = pd.DataFrame(pairs)
     pairs_df["p_holm"] = stats.adjust_pvalues(pairs_df["p_value"].to_numpy(), "holm")
     pairs_df["significant_holm_5pct"] = pairs_df["p_holm"] < 0.05
@@ -122,28 +128,30 @@ def main() -> None:
     ap.add_argument("--levels", default=",".join(LEVELS))
     ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--out", default="results")
+    ap.add_argument("--no-monsters", action="store_true", help="skip the exact monster tables")
     args = ap.parse_args()
     out = Path(args.out)
     levels = tuple(args.levels.split(","))
     policies = tuple(args.policies.split(","))
     cmd = shlex.join(["python", "experiments/tactics_dm.py", "--games", str(args.games), "--seed", str(args.seed),
                       "--trials", str(args.trials), "--levels", args.levels, "--policies", args.policies,
-                      "--out", args.out])
+                      "--out", args.out] + (["--no-monsters"] if args.no_monsters else []))
     meta = {"game": GAME, "games": args.games, "seed": args.seed, "version": __version__, "git_commit": git_commit(),
             "command": cmd}
 
-    mons = monster_tables(args.trials, args.seed)
-    mdir = out / "tactics_monsters_exact"
-    write_frame(mons, mdir / "kill_odds.csv")
-    atomic_write(mdir / "kill_odds.md", monster_markdown(mons))
-    atomic_write(mdir / "manifest.json", json.dumps(to_jsonable(meta | {
-        "trials": args.trials, "what": "exact straight-melee odds per monster x weapon x armour "
-                                       "(games/tactics/odds.py: convolution and Markov chain) beside the engine's "
-                                       "combat.fight frequencies"}), indent=2))
-    print(monster_markdown(mons))
+    if not args.no_monsters:
+        mons = monster_tables(args.trials, args.seed)
+        mdir = out / "tactics_monsters_exact"
+        write_frame(mons, mdir / "kill_odds.csv")
+        atomic_write(mdir / "kill_odds.md", monster_markdown(mons))
+        atomic_write(mdir / "manifest.json", json.dumps(to_jsonable(meta | {
+            "trials": args.trials, "what": "exact straight-melee odds per monster x weapon x armour "
+                                           "(games/tactics/odds.py: convolution and Markov chain) beside the "
+                                           "engine's combat.fight frequencies"}), indent=2))
+        print(monster_markdown(mons))
 
-    cells, pairs = dm_study(args.games, args.seed, levels, policies)
     ddir = out / "tactics_dm"
+    cells, pairs = dm_study(args.games, args.seed, levels, policies, ddir)
     write_frame(cells, ddir / "cells.csv")
     write_frame(pairs, ddir / "paired.csv")
     text = dm_markdown(cells, pairs)

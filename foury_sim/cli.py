@@ -79,12 +79,16 @@ SET_HELP = "Override a ruleset value: KEY=VALUE (repeatable; see `foury-sim assu
 FORMAT_HELP = "Output format: text or json."
 
 
-def _game_options(spec: Any, command: str, args: list[str]) -> dict[str, Any]:
+def _game_options(spec: Any, command: str, args: list[str], also: str | None = None) -> dict[str, Any]:
     """Parse the options only some games take (``--hearts 5``, ``--hearts=5``) from the words the command did
-    not know; an option this game does not take is refused in one line (naming the games that take it)."""
+    not know; an option this game does not take is refused in one line (naming the games that take it). ``also``:
+    a second command whose options the words may give too (``replay`` takes ``run``'s and its own)."""
     from .registry import games, get_game
 
-    known = spec.options_of(command)
+    def options_of(s: Any) -> dict[str, Any]:
+        return {**s.options_of(command), **(s.options_of(also) if also else {})}
+
+    known = options_of(spec)
     out: dict[str, Any] = {}
     i = 0
     while i < len(args):
@@ -93,7 +97,7 @@ def _game_options(spec: Any, command: str, args: list[str]) -> dict[str, Any]:
         if not flag.startswith("--"):
             raise InputError("unexpected extra argument", word)
         if flag not in known:
-            others = [g for g in games() if g != spec.name and flag in get_game(g).options_of(command)]
+            others = [g for g in games() if g != spec.name and flag in options_of(get_game(g))]
             if others:
                 raise InputError(f"{flag} is an option of {', '.join(others)}, not of {spec.name}", flag)
             raise InputError(f"No such option: {flag}", flag)
@@ -223,14 +227,17 @@ def replay(
     set_: list[str] | None = typer.Option(None, "--set", metavar="KEY=VALUE", help=SET_HELP),
 ) -> None:
     """Print one game's full play report: every roll, event, decision and resource change. The options of `run`
-    only some games take (see `foury-sim games`) follow the common ones, as in `run`."""
+    only some games take (see `foury-sim games`) follow the common ones, as in `run`, and so do the replay's own
+    (e.g. `--grid-at 1,5,last`, the level drawn at the start of those turns)."""
     from .policy import make_policy
     from .registry import get_game
     from .runner import in_worker, policy_watch, run_options
 
     spec = get_game(game)
-    given = _game_options(spec, "run", ctx.args)
-    options = run_options(spec, "run", given)
+    given = _game_options(spec, "run", ctx.args, also="replay")
+    own = {o.name for o in spec.options if "replay" in o.commands and "run" not in o.commands}
+    options = run_options(spec, "run", {k: v for k, v in given.items() if k not in own})
+    shown = {k: v for k, v in given.items() if k in own}  # the replay's own options (e.g. --grid-at): how to show it
     check_seed(seed)
     check_game_index(game_index)
     check_name(hero, "--hero")
@@ -240,7 +247,7 @@ def replay(
     rs = spec.load_ruleset(str(rules) if rules else None, set_, map, **options)
     h = spec.check_hero(rs, spec.default_hero if hero is None else hero)
     pol = make_policy(spec.default_policy if policy is None else policy, spec.policies, param)
-    lines = in_worker(spec.replay, rs, h, pol, seed, game_index, watch=policy_watch(pol))
+    lines = in_worker(spec.replay, rs, h, pol, seed, game_index, watch=policy_watch(pol), **shown)
     typer.echo("\n".join(lines[:1] + replay_provenance(game, seed, game_index, hero, policy, param, map, rules, set_,
                                                         given) + lines[1:]))
 
@@ -480,10 +487,11 @@ def compare(
     check_threads(threads)
     check_conf(conf)
     check_out_dir(out)
-    va, vb = parse_settings(a, "--a"), parse_settings(b, "--b")
+    own = {o.name for o in spec.options if "run" in o.commands}  # the game's run options (dm=...) as typed
+    va, vb = parse_settings(a, "--a", own), parse_settings(b, "--b", own)
     if not va and not vb:
         raise InputError("give at least one setting with --a or --b (e.g. --a hero=kael --b hero=elydion)", "--a")
-    c = run_compare(game, va, vb, fixed=parse_settings(fixed, "--fixed"), games=games, seed=seed,
+    c = run_compare(game, va, vb, fixed=parse_settings(fixed, "--fixed", own), games=games, seed=seed,
                     threads=threads, progress=progress, conf=conf)
     text = json.dumps(c.to_dict(), indent=2) if fmt == "json" else format_comparison(c)
     _write_or_say(lambda: write_comparison(c, out) if out is not None else None, text, out)

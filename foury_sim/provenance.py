@@ -67,10 +67,27 @@ def value_text(v: Any) -> str:
 _show = value_text  # the earlier private name
 
 
-def settings_args(settings: dict[str, Any]) -> list[str]:
+def game_option_keys(game: str | None) -> dict[str, str]:
+    """The settings that are the game's own ``run`` options (``GameSpec.options``: ``dm`` -> ``--dm``), none for
+    no game or an unknown one."""
+    if not game:
+        return {}
+    from .errors import InputError
+    from .registry import get_game
+
+    try:
+        spec = get_game(game)
+    except InputError:
+        return {}
+    return {o.name: o.flag for o in spec.options if "run" in o.commands}
+
+
+def settings_args(settings: dict[str, Any], game: str | None = None) -> list[str]:
     """``{"hero": "kael", "param.foe_avoid": 2, "round.monster_bonus": [0, 1]}`` ->
-    ``["--hero", "kael", "--param", "foe_avoid=2", "--set", "round.monster_bonus=0,1"]``."""
+    ``["--hero", "kael", "--param", "foe_avoid=2", "--set", "round.monster_bonus=0,1"]``; with ``game``, its own
+    ``run`` options as their flags (``{"dm": "ruthless"}`` -> ``["--dm", "ruthless"]``)."""
     args: list[str] = []
+    own = game_option_keys(game)
     for k in OPTION_KEYS:
         if settings.get(k) not in (None, ""):
             args += [f"--{k}", str(settings[k])]
@@ -78,14 +95,19 @@ def settings_args(settings: dict[str, Any]) -> list[str]:
     if params:
         args += ["--param", ",".join(params)]
     for k, v in settings.items():
-        if k not in OPTION_KEYS and not k.startswith("param."):
+        if k in own:
+            args += [own[k], str(v)]
+    for k, v in settings.items():
+        if k not in OPTION_KEYS and not k.startswith("param.") and k not in own:
             args += ["--set", f"{k}={value_text(v)}"]
     return args
 
 
-def setting_words(settings: dict[str, Any]) -> list[str]:
-    """Settings as ``KEY=VALUE`` words (``compare --a``/``--b``/``--fixed`` take them back)."""
-    return [f"{k}={v if k in OPTION_KEYS else value_text(v)}" for k, v in settings.items()]
+def setting_words(settings: dict[str, Any], game: str | None = None) -> list[str]:
+    """Settings as ``KEY=VALUE`` words (``compare --a``/``--b``/``--fixed`` take them back); with ``game``, its
+    own ``run`` options (``dm=ruthless``) as given."""
+    own = game_option_keys(game)
+    return [f"{k}={v if k in OPTION_KEYS or k in own else value_text(v)}" for k, v in settings.items()]
 
 
 def describe(settings: dict[str, Any] | None) -> str:
@@ -123,7 +145,7 @@ def command(verb: str, game: str, args: list[str]) -> str:
 
 def replay_command(game: str, seed: int, index: int, settings: dict[str, Any] | None = None) -> str:
     """The command that replays game ``index`` of the run with master ``seed`` under ``settings``."""
-    return command("replay", game, ["--seed", str(seed), "--game", str(index)] + settings_args(settings or {}))
+    return command("replay", game, ["--seed", str(seed), "--game", str(index)] + settings_args(settings or {}, game))
 
 
 def version() -> str:

@@ -8,6 +8,8 @@ Setting keys, in experiment files and in ``compare``:
 
 * ``hero``, ``policy``, ``map``, ``rules`` (a ruleset file);
 * ``param.NAME``: a parameter of the policy;
+* the game's own options of ``run`` by their names (``GameSpec.options``, e.g. a Dungeon Master's ``dm``, ``dm_param``:
+  ``dm = "ruthless"``), checked like their command-line flags (``run_option_settings``);
 * any ruleset key, dotted (``round.monster_bonus``) or short when unambiguous (``monster_bonus``).
 """
 
@@ -171,6 +173,27 @@ def split_settings(settings: dict[str, Any]) -> tuple[dict[str, Any], dict[str, 
     return special, rules, params
 
 
+def run_option_settings(spec: GameSpec, settings: dict[str, Any], where: str = "") -> tuple[dict[str, Any],
+                                                                                          dict[str, Any]]:
+    """(the game's ``run`` options among ``settings``, checked like their flags and completed with their
+    defaults; the other settings). A bad value is one line at ``where`` (default: the setting's name)."""
+    known = {o.name: o for o in spec.options if "run" in o.commands}
+    given: dict[str, Any] = {}
+    for k, v in settings.items():
+        if k not in known:
+            continue
+        opt = known[k]
+        if isinstance(v, (dict, list)) or isinstance(v, bool) or (opt.type is str and not isinstance(v, str)):
+            raise InputError(f"{k} takes {'a text' if opt.type is str else 'a number'} (the option {opt.flag}), "
+                             f"not {v!r}", where or k)
+        try:
+            given[k] = opt.parse(str(v))
+        except InputError as e:
+            raise InputError(f"{k} {e.message}", where or k) from None
+    options = {o.name: given.get(o.name, o.default) for o in known.values()}
+    return options, {k: v for k, v in settings.items() if k not in known}
+
+
 def label(params: dict[str, Any], keys: list[str]) -> str:
     def show(v: Any) -> str:
         return ",".join(str(x) for x in v) if isinstance(v, list) else str(v)
@@ -186,14 +209,17 @@ class CellRunner:
         self._rules: dict[str, Any] = {}
 
     def resolve(self, settings: dict[str, Any], where: str = "") -> tuple[Any, str, Any]:
+        options, settings = run_option_settings(self.spec, settings, where)
         special, rules, params = split_settings(settings)
-        key = json.dumps([special.get("rules"), special.get("map"), rules], sort_keys=True, default=str)
+        key = json.dumps([special.get("rules"), special.get("map"), rules, options], sort_keys=True, default=str)
         if key not in self._rules:
             overrides = {k: v for k, v in rules.items()}
+            flags = {o.flag: o.name for o in self.spec.options if "run" in o.commands}
             try:
-                self._rules[key] = self.spec.load_ruleset(special.get("rules"), overrides or None, special.get("map"))
-            except InputError as e:
-                raise InputError(e.message, where or e.where) from None
+                self._rules[key] = self.spec.load_ruleset(special.get("rules"), overrides or None, special.get("map"),
+                                                          **options)
+            except InputError as e:  # an option's fault names the setting (the flag is the command line's)
+                raise InputError(e.message, where or flags.get(e.where, e.where)) from None
         rs = self._rules[key]
         try:
             hero = self.spec.check_hero(rs, special.get("hero") or self.spec.default_hero)
@@ -976,8 +1002,9 @@ def _run_adaptive(spec: GameSpec, exp: Experiment, todo: list[int], records: dic
 
 
 # ---------------------------------------------------------------------------- comparisons --
-def parse_settings(items: list[str] | None, where: str) -> dict[str, Any]:
-    """``["hero=kael", "monster_bonus=0,1,2,3"]`` -> settings dict."""
+def parse_settings(items: list[str] | None, where: str, raw: tuple[str, ...] | set[str] = ()) -> dict[str, Any]:
+    """``["hero=kael", "monster_bonus=0,1,2,3"]`` -> settings dict; the keys in ``raw`` (a game's own ``run``
+    options, e.g. ``dm_param=spawn_near=0,focus=1``) keep their text as typed."""
     from .rulesfile import _parse_value
 
     out: dict[str, Any] = {}
@@ -989,7 +1016,7 @@ def parse_settings(items: list[str] | None, where: str) -> dict[str, Any]:
             if "=" not in part:
                 raise InputError(f"{part!r} is not KEY=VALUE", where)
             k, v = (s.strip() for s in part.split("=", 1))
-            out[k] = v if k in SPECIAL else _parse_value(v)
+            out[k] = v if k in SPECIAL or k in raw else _parse_value(v)
     return out
 
 
@@ -1023,7 +1050,7 @@ class Comparison:
         """The ``foury-sim compare`` command that plays this comparison again."""
         args: list[str] = []
         for flag, settings in (("--a", self.a), ("--b", self.b), ("--fixed", self.fixed)):
-            for word in provenance.setting_words(settings):
+            for word in provenance.setting_words(settings, self.game):
                 args += [flag, word]
         args += ["--games", str(self.games), "--seed", str(self.seed)]
         return provenance.command("compare", self.game, args + (["--conf", f"{self.conf:g}"]

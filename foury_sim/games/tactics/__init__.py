@@ -19,7 +19,7 @@ from ...policy import Policy, PolicySpec, check_answers, make_policy
 from ...registry import GameOption, GameSpec, register
 from ...rng import NO_SCRIPT
 from ...trace_format import count
-from ...userpolicy import clear_errors
+from ...userpolicy import clear_errors, user_policy
 
 with use_cache(__name__):  # compiled kernels are cached per version of this package's code
     from . import layout
@@ -30,7 +30,7 @@ with use_cache(__name__):  # compiled kernels are cached per version of this pac
     from .policies import BY_THE_BOOK_PARAMS, RUSH_PARAMS, RUTHLESS_PARAMS, THOROUGH_PARAMS
     from .ruleset import TacticsRules, heroes
     from .ruleset import load_ruleset as _load_ruleset
-    from .trace import format_trace
+    from .trace import format_trace, grid_states
 
 POLICIES = {
     "rush": PolicySpec(
@@ -66,18 +66,50 @@ DM_POLICIES = {
         dict(RUTHLESS_PARAMS), ranges={"spawn_near": (0.0, 1.0), "focus": (0.0, 1.0)}),
 }
 DEFAULT_DM = "by_the_book"
+#: The function a DM policy file names when ``--dm`` gives only ``FILE.py``.
+DEFAULT_DM_FUNCTION = "decide"
+_DM_WHERE = {"--policy": "--dm", "--param": "--dm-param"}
+
+
+def _as_dm(e: InputError) -> InputError:
+    """A user-policy error about the DM's file, placed at ``--dm`` / ``--dm-param`` instead of ``--policy`` /
+    ``--param`` (a place in the file stays)."""
+    return InputError(e.message, _DM_WHERE.get(e.where, e.where))
 
 
 def dm_policy(ruleset: TacticsRules) -> Policy:
-    """The Dungeon Master's policy of the run (``--dm``, ``--dm-param``; kept in ``ruleset.options``)."""
+    """The Dungeon Master's policy of the run (``--dm``, ``--dm-param``; kept in ``ruleset.options``): a built-in
+    (``DM_POLICIES``) or a user's ``FILE.py[:FUNCTION]`` (default function ``decide``), which answers the DM's
+    decision kinds (``layout.D_SPAWN_KIND``, ``D_SPAWN_AT``, ``D_DM_ACT``) with the same signature and guard as
+    a player's policy file (``userpolicy``)."""
     opts = getattr(ruleset, "options", {}) or {}
     name = opts.get("dm") or DEFAULT_DM
-    if name not in DM_POLICIES:
-        raise InputError(f"unknown Dungeon Master policy {name!r} (built-in: {', '.join(DM_POLICIES)})", "--dm")
-    try:
-        return make_policy(name, DM_POLICIES, opts.get("dm_param") or None)
-    except InputError as e:
-        raise InputError(e.message, "--dm-param") from None
+    if name in DM_POLICIES:
+        try:
+            return make_policy(name, DM_POLICIES, opts.get("dm_param") or None)
+        except InputError as e:
+            raise InputError(e.message, "--dm-param") from None
+    if name.endswith(".py") or ".py:" in name:
+        spec = name if ".py:" in name else f"{name}:{DEFAULT_DM_FUNCTION}"
+        try:
+            return user_policy(spec, opts.get("dm_param") or None)
+        except InputError as e:
+            raise _as_dm(e) from None
+    raise InputError(f"unknown Dungeon Master policy {name!r} (built-in: {', '.join(DM_POLICIES)}; or "
+                     f"FILE.py[:FUNCTION])", "--dm")
+
+
+def _check_answers(n_bad: int, policy: Policy, dm: Policy) -> None:
+    """``policy.check_answers`` for both sides: a DM policy file's faults are reported at ``--dm``; out-of-range
+    answers (counted together by the kernel) are the DM's when the player's policy is a built-in."""
+    if dm.errors is not None:
+        try:
+            check_answers(0, dm, layout.KIND_NAMES)
+        except InputError as e:
+            raise _as_dm(e) from None
+        if n_bad and policy.errors is None:
+            raise InputError(f"policy {dm.name!r} returned an option index out of range {n_bad} times", "--dm")
+    check_answers(n_bad, policy, layout.KIND_NAMES)
 
 
 def load_ruleset(rules: str | None = None, sets: list[str] | None = None, level: str | None = None,
@@ -89,7 +121,7 @@ def load_ruleset(rules: str | None = None, sets: list[str] | None = None, level:
 
 
 def _run(ruleset: TacticsRules, hero: str, policy: Policy, seed: int, start: int, count: int,
-         script: np.ndarray = NO_SCRIPT, trace_rows: int = 0) -> tuple[np.ndarray, np.ndarray]:
+         script: np.ndarray = NO_SCRIPT, trace_rows: int = 0) -> tuple[np.ndarray, np.ndarray, Policy]:
     if hero not in ruleset.hero_names:
         raise InputError(f"unknown hero {hero!r} (known: {', '.join(ruleset.hero_names)})", "--hero")
     if policy.policy_id in (layout.P_BY_THE_BOOK, layout.P_RUTHLESS):
@@ -99,6 +131,7 @@ def _run(ruleset: TacticsRules, hero: str, policy: Policy, seed: int, start: int
     trace = np.zeros((trace_rows, TRACE_COLS), dtype=np.int64)
     ctl = np.array([policy.policy_id, start, count, dm.policy_id], dtype=np.int64)
     clear_errors(policy)
+    clear_errors(dm)
     entry("simulate")(
         np.ascontiguousarray(ruleset.rules, dtype=np.int64),
         np.ascontiguousarray(ruleset.monsters, dtype=np.int64),
@@ -110,12 +143,13 @@ def _run(ruleset: TacticsRules, hero: str, policy: Policy, seed: int, start: int
         np.ascontiguousarray(policy.params, dtype=np.float64),
         np.ascontiguousarray(dm.params, dtype=np.float64),
         policy.fn,
+        dm.fn,
         np.uint64(seed % 2**64),
         np.ascontiguousarray(script, dtype=np.int64),
         out,
         trace,
     )
-    return out, trace
+    return out, trace, dm
 
 
 def columns(ruleset: TacticsRules) -> list[str]:
@@ -125,9 +159,9 @@ def columns(ruleset: TacticsRules) -> list[str]:
 def simulate(ruleset: TacticsRules, hero: str, policy: Policy, seed: int, start: int, count: int
              ) -> dict[str, np.ndarray]:
     """Games ``start .. start+count-1`` of stream ``seed``: one row per game (see ``columns``)."""
-    out, _ = _run(ruleset, hero, policy, seed, start, count)
+    out, _, dm = _run(ruleset, hero, policy, seed, start, count)
     cols = OUTPUTS.frame(out, ruleset)
-    check_answers(int(cols["bad_answers"].sum()), policy, layout.KIND_NAMES)
+    _check_answers(int(cols["bad_answers"].sum()), policy, dm)
     return cols
 
 
@@ -136,15 +170,46 @@ def play_one(ruleset: TacticsRules, hero: str, policy: Policy, seed: int = 0, ga
     """One game with an optional script of forced dice: its row and report (out-of-range answers counted, not
     refused)."""
     sc = NO_SCRIPT if script is None else np.asarray(script, dtype=np.int64)
-    out, trace = _run(ruleset, hero, policy, seed, game, 1, sc, trace_rows)
+    out, trace, _ = _run(ruleset, hero, policy, seed, game, 1, sc, trace_rows)
     row = {name: int(out[0, i]) for i, name in enumerate(columns(ruleset))}
     return row, format_trace(trace, ruleset)
 
 
-def replay(ruleset: TacticsRules, hero: str, policy: Policy, seed: int, game: int) -> list[str]:
-    """The play report of game ``game`` of stream ``seed``."""
-    row, lines = play_one(ruleset, hero, policy, seed, game)
-    check_answers(row["bad_answers"], policy, layout.KIND_NAMES)
+def grid_turns(text: str | None) -> list[int | str]:
+    """``--grid-at`` as a list of turn numbers (1..the turn cap's maximum) and ``"last"``, in the order given."""
+    out: list[int | str] = []
+    for word in (text or "").split(","):
+        w = word.strip()
+        if not w:
+            continue
+        if w == "last":
+            out.append(w)
+        elif w.isdigit() and 1 <= int(w) <= 1000:
+            out.append(int(w))
+        else:
+            raise InputError(f"takes turn numbers (1..1000) and 'last' separated by commas, not {w!r}",
+                             "--grid-at")
+    return out
+
+
+def replay(ruleset: TacticsRules, hero: str, policy: Policy, seed: int, game: int, grid_at: str = "") -> list[str]:
+    """The play report of game ``game`` of stream ``seed``; with ``grid_at`` (``--grid-at 1,5,last``) the level
+    drawn at the start of those turns (``trace.grid_states``), after the turn's first line."""
+    turns = grid_turns(grid_at)
+    out, trace, dm = _run(ruleset, hero, policy, seed, game, 1, NO_SCRIPT, 20000)
+    row = {name: int(out[0, i]) for i, name in enumerate(columns(ruleset))}
+    lines = format_trace(trace, ruleset)
+    _check_answers(row["bad_answers"], policy, dm)
+    if turns:
+        grids = grid_states(trace, ruleset)
+        played = max(grids) if grids else 0
+        wanted = sorted({played if t == "last" else t for t in turns})
+        missing = [t for t in wanted if t not in grids]
+        for t in reversed(wanted):
+            at = next((i for i, ln in enumerate(lines) if ln.startswith(f"== turn {t}:")), None)
+            if at is not None and t in grids:
+                lines[at + 1:at + 1] = grids[t]
+        lines += [f"(--grid-at: turn {t} was not played; the game lasted {count(played, 'turn')})" for t in missing]
     level = getattr(ruleset.level, "name", "?")
     head = (f"Replay of Tactics, game {game} of seed {seed}: level {level}, policy {policy.describe()}, "
             f"Dungeon Master {dm_policy(ruleset).describe()}")
@@ -188,9 +253,12 @@ GAME = register(
         board=BOARD,
         options=(
             GameOption("dm", ("run",), f"The Dungeon Master's policy: {', '.join(DM_POLICIES)} "
-                       f"(default {DEFAULT_DM}).", str, DEFAULT_DM),
+                       f"(default {DEFAULT_DM}), or a policy file FILE.py[:FUNCTION] (default function "
+                       f"{DEFAULT_DM_FUNCTION}) answering the DM's decision kinds (layout.py).", str, DEFAULT_DM),
             GameOption("dm_param", ("run",), "The Dungeon Master policy's parameters, e.g. 'spawn_near=0' "
                        "(default: its own).", str, ""),
+            GameOption("grid_at", ("replay",), "Draw the level at the start of these turns, e.g. '1,5,last' (the "
+                       "player P, the monsters, what is opened or gone).", str, ""),
             *ODDS_OPTIONS,
         ),
     )

@@ -135,6 +135,8 @@ from .ruleset import (
     R_RUNE_SMALL,
     R_SHRINE_HEAL,
     R_STAMINA_POTION,
+    R_START_ARMOR,
+    R_START_WEAPON,
     R_TELEPORT_RANGE,
     R_TIES,
     R_TRAP_DAMAGE,
@@ -194,13 +196,15 @@ class Work(NamedTuple):
 
 
 class Pol(NamedTuple):
-    """Who decides: the adventurer's policy (id, parameters, a user's function) and the DM's (id, parameters)."""
+    """Who decides: the adventurer's policy (id, parameters, a user's function) and the DM's (id, parameters, a
+    user's function)."""
 
     pid: int
     params: np.ndarray
     user_fn: Any
     dm_pid: int
     dm_params: np.ndarray
+    dm_fn: Any
 
 
 class Dice(NamedTuple):
@@ -343,8 +347,11 @@ def decide(kind, st, opts, n, pol, dice):
         else:
             pid = pol.pid
             params = pol.params
-        if pid == USER_POLICY_ID and not dm:
-            c = pol.user_fn(kind, st, opts, n, params)
+        if pid == USER_POLICY_ID:
+            if dm:
+                c = pol.dm_fn(kind, st, opts, n, params)
+            else:
+                c = pol.user_fn(kind, st, opts, n, params)
         elif pid == A.P_RANDOM or (pid == A.P_BY_THE_BOOK and kind != A.D_DM_ACT):
             c = roll(dice.rs, dice.script, n) - 1
         else:
@@ -1385,6 +1392,12 @@ def setup(g, w, st):
     st[A.S_CELL] = lv[A.LV_START]
     st[A.S_HP] = g.rules[R_HP]
     st[A.S_HP_CAP] = g.rules[R_HP]
+    st[A.S_WEAPON] = g.rules[R_START_WEAPON]  # player.weapon / player.armor: held and in use (row 0: none)
+    st[A.S_ARMOR] = g.rules[R_START_ARMOR]
+    if st[A.S_WEAPON] > 0:
+        st[A.S_WEAPONS] = 1 << st[A.S_WEAPON]
+    if st[A.S_ARMOR] > 0:
+        st[A.S_ARMORS] = 1 << st[A.S_ARMOR]
     st[A.S_KILLER] = -1
     st[A.S_DEATH_CELL] = -1
     st[A.S_GOAL] = -1
@@ -1483,7 +1496,8 @@ def keep_alive(a, b, c, d, e, f, g, h):
     return a.shape[0] + b.shape[0] + c.shape[0] + d.shape[0] + e.shape[0] + f.shape[0] + g.shape[0] + h.shape[0]
 
 
-def _kernel(rules, mons, weapons, armors, charts, lv, ctl, params, dm_params, user_fn, seed, script, out, trace):
+def _kernel(rules, mons, weapons, armors, charts, lv, ctl, params, dm_params, user_fn, dm_fn, seed, script, out,
+            trace):
     """Games ``ctl[1] .. ctl[1]+ctl[2]-1`` of stream ``seed``; ``ctl`` = (player policy id, start, count, DM
     policy id). One ``prange`` iteration per CHUNK of games, scratch allocated once per chunk."""
     pid = ctl[0]
@@ -1525,7 +1539,7 @@ def _kernel(rules, mons, weapons, armors, charts, lv, ctl, params, dm_params, us
         g = Game(borrow(ru), borrow(mo), borrow(we), borrow(ar), borrow(ch), borrow(le))
         w = Work(borrow(th), borrow(opq), borrow(pas), borrow(blk), borrow(d1), borrow(d2), borrow(d3), borrow(q),
                  borrow(dg), borrow(dl), borrow(mg), borrow(ml), borrow(mpas), borrow(terms), borrow(xo), borrow(opts))
-        pol = Pol(pid, borrow(pa), user_fn, dm_pid, borrow(dpa))
+        pol = Pol(pid, borrow(pa), user_fn, dm_pid, borrow(dpa), dm_fn)
         b_st = borrow(st)
         b_rs = borrow(rs)
         b_out = borrow(out)
@@ -1550,6 +1564,7 @@ KERNEL_SIG = types.void(
     types.int64[::1],
     types.float64[::1],
     types.float64[::1],
+    POLICY_TYPE,
     POLICY_TYPE,
     types.uint64,
     types.int64[::1],

@@ -41,11 +41,12 @@ from .level import (  # noqa: F401  (re-exported: the kernel and policies read t
     X_NONE,
     X_SARCOPHAGUS,
     X_SHRINE,
+    X_USED,
 )
 from .outputs import OUTPUTS as _OUTPUTS  # outputs.py does not import the layout
 
-#: A thing that has been used but stays on its tile (a looted chest, a used shrine) is ``X_* + X_USED``.
-X_USED = 16
+#: A thing that has been used but stays on its tile (a looted chest, a used shrine) is ``X_* + X_USED``
+#: (``level.X_USED``).
 
 # --- the state vector (int64[STATE_SIZE]) -------------------------------------------------------------
 S_TURN = 0  # player turn number, 1-based

@@ -437,12 +437,19 @@ def format_level(m: Level) -> str:
     return text
 
 
+#: A thing used up but still on its tile (an opened chest or sarcophagus, a used shrine) is ``X_* + X_USED`` in
+#: the game's state; ``format_state`` draws it as ``USED_CHAR``.
+X_USED = 16
+USED_CHAR = "x"
+
+
 def format_state(m: Level, thing: np.ndarray | None = None, color: np.ndarray | None = None,
                  monsters: list[tuple[str, int]] | None = None, player: int = -1) -> list[str]:
     """The level as it stands during a game, for replays: the level's characters with the current ``thing`` and
-    ``color`` arrays (smashed crates, taken keys and opened doors gone; default: the level's), the monsters
-    where they are now (kind name, cell; default: the placed ones; a kind without a letter shows as ``?``),
-    and the player as ``P``. Rows and columns are numbered from 1 (columns by their last digit)."""
+    ``color`` arrays (smashed crates, taken keys and opened doors gone, a used thing ``X_* + X_USED`` drawn as
+    ``USED_CHAR``; default: the level's), the monsters where they are now (kind name, cell; default: the placed
+    ones; a kind without a letter shows as ``?``), and the player as ``P``. Rows and columns are numbered from 1
+    (columns by their last digit)."""
     thing = m.thing if thing is None else thing
     color = m.color if color is None else color
     monsters = m.monsters if monsters is None else monsters
@@ -452,7 +459,8 @@ def format_state(m: Level, thing: np.ndarray | None = None, color: np.ndarray | 
     grid = [[tile_ch[int(t)] for t in m.tile[r * m.cols:(r + 1) * m.cols]] for r in range(m.rows)]
     for cell in np.flatnonzero(np.asarray(thing) != X_NONE):
         r, c = divmod(int(cell), m.cols)
-        grid[r][c] = thing_ch[(int(thing[cell]), int(color[cell]))]
+        x = int(thing[cell])
+        grid[r][c] = USED_CHAR if x >= X_USED else thing_ch[(x, int(color[cell]))]
     for name, cell in monsters:
         r, c = divmod(int(cell), m.cols)
         grid[r][c] = mon_ch.get(name, "?")

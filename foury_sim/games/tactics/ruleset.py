@@ -69,11 +69,15 @@ R_OVERHEAL_DECAY = 39
 R_RANGED_ADJ = 40
 R_PLATE_WATER = 41  # AP to move in water in armour with move_pct > 100 under water = "plate_printed" (8)
 R_WINS_ON_EXIT = 42
-N_R = 48  # 43..47: free for the engine
 # the engine's rulings (docs/rules-tactics.md "Rulings made in the engine"; codes below)
 R_REST_SPAWN = 43  # REST_SPAWN_*: does a rest skip the DM's spawn roll with the rest of its turn
 R_ELECTRIC_TURNS = 44  # ELECTRIC_*: at the start of which turns a storm golem in water electrifies it
 R_REVIVE_LAVA = 45  # 1: a skeleton slain on lava leaves a body the necromancer may revive
+R_START_WEAPON = 46  # weapon row the player starts wielding (player.weapon; 0 = bare hands)
+R_START_ARMOR = 47  # armour row the player starts wearing (player.armor; 0 = none)
+N_R = 48  # every slot in use: a new scalar grows N_R
+#: The word of ``player.weapon`` / ``player.armor`` for no starting weapon / armour.
+NO_ITEM = "none"
 
 # --- ruling codes (the value's index in its RULINGS entry) --------------------------------------
 WATER_DOUBLE, WATER_PLATE_PRINTED = 0, 1
@@ -438,6 +442,9 @@ def load_ruleset(rules: str | Path | None = None, sets: list[str] | None = None,
     weapons, weapon_names = _items(rf, "weapons", WEAPON_FIELDS, W_COLS)
     armors, armor_names = _items(rf, "armors", ARMOR_FIELDS, A_COLS)
     charts = _charts(rf, monsters, names, weapon_names, armor_names, int(r[R_SPAWN6]))
+    for slot, key, table, what in ((R_START_WEAPON, "player.weapon", weapon_names, "weapon"),
+                                   (R_START_ARMOR, "player.armor", armor_names, "armour")):
+        r[slot] = _name(rf, key, rf.get(key), (NO_ITEM, *table[1:]), what)
     if weapons[:, W_CHICKEN].any() and charts[C_KIND_CHICKEN] < 0:
         bad = weapon_names[int(np.flatnonzero(weapons[:, W_CHICKEN])[0])]
         raise InputError(f"weapons.{bad}.chicken needs a monster named 'chicken'", rf.where(f"weapons.{bad}.chicken"))

@@ -228,3 +228,50 @@ def format_trace(trace: np.ndarray, rs: TacticsRules) -> list[str]:
     if trace.shape[0] == 0:
         return []
     return TABLE.format(trace[1 : int(trace[0, 0]) + 1], Context(rs))
+
+
+
+def grid_states(trace: np.ndarray, rs: TacticsRules) -> dict[int, list[str]]:
+    """The level at the start of every player turn of a replayed game (``--grid-at``), rebuilt from its trace:
+    the things as they stand, the living monsters where they are, the player as ``P`` (``level.format_state``),
+    then a key to the letters shown. Keyed by turn number."""
+    from .level import MONSTER_CHARS, USED_CHAR, format_state
+
+    lvl = rs.level
+    n_rows = int(trace[0, 0]) if trace.shape[0] else 0
+    thing = np.array(lvl.thing, dtype=np.int64)
+    color = np.array(lvl.color, dtype=np.int64)
+    names = rs.monster_names
+    letters = {name: ch for ch, name in MONSTER_CHARS.items()}
+    mons: dict[int, list] = {k: [rs.kind_index[name], cell, True] for k, (name, cell) in enumerate(lvl.monsters)}
+    out: dict[int, list[str]] = {}
+    for row in trace[1 : n_rows + 1]:
+        code, turn, a = int(row[0]), int(row[1]), [int(x) for x in row[2:]]
+        if code == A.E_TURN:
+            live = [(names[k], c) for k, c, up in mons.values() if up]
+            key = ["P adventurer"] + [f"{letters.get(k, '?')} {k.replace('_', ' ')}"
+                                      for k in sorted({name for name, _ in live})]
+            if (thing >= A.X_USED).any():
+                key.append(f"{USED_CHAR} used")
+            out[turn] = format_state(lvl, thing, color, live, a[2]) + ["  (" + ", ".join(key) + ")"]
+        elif code == A.E_SPAWN or code == A.E_REVIVE:
+            mons[a[0]] = [a[1], a[2], True]
+        elif code == A.E_KILL:
+            mons[a[0]][2] = False
+        elif code == A.E_RESURRECT:
+            mons[a[0]][2] = True
+        elif code == A.E_MON_MOVE or code == A.E_KNOCK:
+            mons[a[0]][1] = a[3]
+        elif code == A.E_CHICKEN and "chicken" in rs.kind_index:
+            mons[a[0]][0] = rs.kind_index["chicken"]
+        elif code == A.E_DOOR:
+            thing[a[0]] = A.X_NONE
+        elif code == A.E_KEY:
+            thing[a[1]] = A.X_NONE
+        elif code == A.E_DECISION and a[3] == A.A_INTERACT:
+            t = thing[a[5]]
+            if t == A.X_CRATE or t == A.X_BARREL:
+                thing[a[5]] = A.X_NONE
+            elif t in (A.X_CHEST, A.X_MAGIC_CHEST, A.X_SARCOPHAGUS, A.X_SHRINE):
+                thing[a[5]] = t + A.X_USED
+    return out
