@@ -299,11 +299,39 @@ def _reach(pas, out, q, tail, nb, d):
 @njit(cache=CACHE, _nrt=False)
 def spread(pas, rows, cols, ta, tb, out, q, tail):
     """The breadth-first sweep of ``bfs`` from the ``tail`` cells already queued in ``q`` (their ``out`` set,
-    every other cell -1): each cell's row and column worked out once, not once per neighbour (the distances
-    do not depend on the order the neighbours are queued in)."""
-    head = 0
+    every other cell -1). Inside a closed border no bounds are checked, else each cell's row and column are
+    worked out once, not once per neighbour (the distances do not depend on the order of the queue)."""
+    # inside a closed border (no passable edge cell, no queued cell on the edge) every neighbour is on the grid
     last = cols - 1
     bottom = rows - 1
+    inner = rows >= 3 and cols >= 3
+    if inner:
+        for x in range(cols):
+            if pas[x] != 0 or pas[bottom * cols + x] != 0:
+                inner = False
+        for r in range(rows):
+            if pas[r * cols] != 0 or pas[r * cols + last] != 0:
+                inner = False
+        for i in range(tail):
+            r = q[i] // cols
+            x = q[i] - r * cols
+            if r == 0 or r == bottom or x == 0 or x == last:
+                inner = False
+    head = 0
+    if inner:
+        while head < tail:
+            c = q[head]
+            head += 1
+            d = out[c] + 1
+            tail = _reach(pas, out, q, tail, c - cols, d)
+            tail = _reach(pas, out, q, tail, c + 1, d)
+            tail = _reach(pas, out, q, tail, c + cols, d)
+            tail = _reach(pas, out, q, tail, c - 1, d)
+            if c == ta and tb >= 0:
+                tail = _reach(pas, out, q, tail, tb, d)
+            elif c == tb and ta >= 0:
+                tail = _reach(pas, out, q, tail, ta, d)
+        return
     while head < tail:
         c = q[head]
         head += 1
@@ -794,8 +822,8 @@ def route_fields(g, w, st):
     (a crate, barrel, chest, magic chest, sarcophagus, shrine or key).
 
     Cheaper, same fields: the passability the fields were last computed over is kept in ``w.d2``; when a new
-    map version leaves it as it was and the goal was the exit and still is, ``dg`` is kept and only ``dl`` is
-    redone. Whether the exit is the goal is read from the exit's own field (steps are symmetric, the
+    map version leaves it as it was and the goal stays the same cell, ``dg`` is kept and only ``dl`` is redone.
+    While the exit is the goal, whether it still is is read from the exit's own field (steps are symmetric, the
     teleporters included), so the player's field ``d1`` is only swept when the exit is shut."""
     rows = st[A.S_ROWS]
     cols = st[A.S_COLS]
@@ -817,25 +845,28 @@ def route_fields(g, w, st):
                 w.d2[c] = v
         p = st[A.S_CELL]
         goal = st[A.S_EXIT]
-        # the exit is reachable from p (the d1 test of the full sweep) iff p is the exit, or p and the exit are
-        # both passable and the exit's field reaches p
-        if not (same and st[A.S_GOAL_CELL] == goal and (p == goal or (
-                w.pas[p] != 0 and w.pas[goal] != 0 and w.dg[p] >= 0))):
-            open_way = False
-            if w.pas[p] != 0:
+        prev = st[A.S_GOAL_CELL]
+        # The exit is reachable from p (the d1 test of the full sweep) iff p is the exit, or p and the exit are
+        # both passable and the exit's field reaches p. The exit was the goal: keep its field if the passability
+        # stands and it still reaches p, else sweep it first.
+        have = prev if same else -1  # the cell whose field over this passability dg holds, -1 none
+        open_way = False
+        if st[A.S_RC_V] >= 0 and prev == goal and w.pas[p] != 0:
+            if have != goal:
                 bfs(w.pas, rows, cols, goal, ta, tb, w.dg, w.q)
-                open_way = p == goal or (w.pas[goal] != 0 and w.dg[p] >= 0)
-            if not open_way:
-                bfs(w.pas, rows, cols, p, ta, tb, w.d1, w.q)
-                if w.d1[goal] < 0:
-                    best = -1
-                    for c in range(n):
-                        if w.th[c] == A.X_KEY and w.d1[c] >= 0 and (best < 0 or w.d1[c] < w.d1[best]):
-                            best = c
-                    if best >= 0:
-                        goal = best
-                if goal != st[A.S_EXIT] or w.pas[p] == 0:
-                    bfs(w.pas, rows, cols, goal, ta, tb, w.dg, w.q)
+                have = goal
+            open_way = p == goal or (w.pas[goal] != 0 and w.dg[p] >= 0)
+        if not open_way:
+            bfs(w.pas, rows, cols, p, ta, tb, w.d1, w.q)
+            if w.d1[goal] < 0:
+                best = -1
+                for c in range(n):
+                    if w.th[c] == A.X_KEY and w.d1[c] >= 0 and (best < 0 or w.d1[c] < w.d1[best]):
+                        best = c
+                if best >= 0:
+                    goal = best
+            if have != goal:
+                bfs(w.pas, rows, cols, goal, ta, tb, w.dg, w.q)
         st[A.S_GOAL_CELL] = goal
         # every thing to loot is a source of the loot field
         tail = 0
