@@ -774,6 +774,31 @@ def mon_field(g, w, st, lava):
         st[slot] = key
 
 
+@njit(cache=CACHE, inline="always", _nrt=False)
+def mon_walks(g, w, c, lava):
+    """Whether ``mon_field`` counts tile ``c`` as walkable."""
+    t = tile(g, c)
+    return t != A.T_WALL and (t != A.T_LAVA or lava) and w.th[c] == A.X_NONE
+
+
+@njit(cache=CACHE, _nrt=False)
+def mon_reaches(g, w, st, lava, cell):
+    """Whether ``mon_field`` reaches ``cell`` (a monster there has a way to the player), without sweeping a
+    new field while the cached one is of this map version and starts on a walkable tile the player can walk
+    back to from a walkable tile: both fields then reach the same tiles (the fields are a pure function of the
+    map version and the player's tile, so sweeping later gives the same numbers)."""
+    out = w.ml if lava else w.mg
+    key = st[A.S_MC_L if lava else A.S_MC_G]
+    p = st[A.S_CELL]
+    v = st[A.S_MAPV]
+    if key >= 0 and key // 4096 == v and key != v * 4096 + p:
+        c0 = key - v * 4096
+        if out[p] >= 0 and mon_walks(g, w, c0, lava) and mon_walks(g, w, p, lava):
+            return out[cell] >= 0
+    mon_field(g, w, st, lava)
+    return out[cell] >= 0
+
+
 @njit(cache=CACHE, _nrt=False)
 def set_blocked(g, w, st):
     n = st[A.S_ROWS] * st[A.S_COLS]
@@ -900,9 +925,7 @@ def can_rest(g, w, st):
         if line_of_sight(w.opq, st[A.S_ROWS], st[A.S_COLS], cell, p):
             return False
         if path:
-            lava = lava_ok(g, st[b + A.MF_KIND])
-            mon_field(g, w, st, lava)
-            if (w.ml[cell] if lava else w.mg[cell]) >= 0:
+            if mon_reaches(g, w, st, lava_ok(g, st[b + A.MF_KIND]), cell):
                 return False
     return True
 
