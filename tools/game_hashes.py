@@ -11,6 +11,8 @@ The baseline is ``tests/data/game_hashes.json`` (one entry per game count: 2000 
 ``tests/test_game_hashes.py`` checks the 2000-game entry.
 Each (game, hero, policy) cell hashes every per-game column (name and int64 values, in name order)
 and every run-level extra of ``--games`` games of stream ``--seed``, with the policy's default parameters.
+A game with run options that pick another built-in opponent (Tactics' Dungeon Master, ``--dm``) also has
+one cell per (hero, policy) under each of those (``RUN_VARIANTS``), named ``hero/policy option=value``.
 """
 
 from __future__ import annotations
@@ -27,6 +29,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # this checkout's foury_sim, even when another one is installed
     sys.path.insert(0, str(ROOT))
 BASELINE = ROOT / "tests" / "data" / "game_hashes.json"
+#: Run options (``spec.load_ruleset`` keywords) hashed besides each game's defaults: every built-in opponent
+#: policy that is not the default, so that speed work on the opponent's side is checked too.
+RUN_VARIANTS: dict[str, list[dict[str, str]]] = {
+    "tactics": [{"dm": "ruthless"}],  # the default Dungeon Master is by_the_book (tactics.DM_POLICIES)
+}
 
 
 def cell_hash(df, extras: dict[str, np.ndarray]) -> str:
@@ -51,14 +58,16 @@ def game_hashes(games: int = 2000, seed: int = 1, only: list[str] | None = None)
     out: dict[str, dict[str, str]] = {}
     for name in only or all_games():
         spec = get_game(name)
-        rs = spec.load_ruleset(None, None, None)
         cells: dict[str, str] = {}
-        for hero in spec.heroes(rs):
-            for pol in spec.policies:
-                if pol == "search":  # thousands of plays per game (docs/search.md): tests/test_search.py checks it
-                    continue
-                df, extras = simulate_games(spec, rs, hero, make_policy(pol, spec.policies), seed, 0, games)
-                cells[f"{hero}/{pol}"] = cell_hash(df, extras)
+        for variant in [{}, *RUN_VARIANTS.get(name, [])]:
+            rs = spec.load_ruleset(None, None, None, **variant)
+            tag = "".join(f" {k}={v}" for k, v in variant.items())
+            for hero in spec.heroes(rs):
+                for pol in spec.policies:
+                    if pol == "search":  # thousands of plays per game (docs/search.md): tests/test_search.py
+                        continue
+                    df, extras = simulate_games(spec, rs, hero, make_policy(pol, spec.policies), seed, 0, games)
+                    cells[f"{hero}/{pol}{tag}"] = cell_hash(df, extras)
         out[name] = cells
     return out
 
@@ -78,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     got = game_hashes(a.games, a.seed)
     for g, cells in got.items():
         for k, v in cells.items():
-            print(f"{g:8s} {k:24s} {v}")
+            print(f"{g:8s} {k:36s} {v}")
     if not a.baseline.is_file():
         return 0
     doc = json.loads(a.baseline.read_text())

@@ -295,26 +295,73 @@ def bfs(pas, rows, cols, src, ta, tb, out, q):
     for i in range(n):
         out[i] = -1
     out[src] = 0
+    q[0] = src
+    spread(pas, rows, cols, ta, tb, out, q, 1)
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def _reach(pas, out, q, tail, nb, d):
+    if out[nb] < 0 and pas[nb] != 0:
+        out[nb] = d
+        q[tail] = nb
+        return tail + 1
+    return tail
+
+
+@njit(cache=CACHE, _nrt=False)
+def spread(pas, rows, cols, ta, tb, out, q, tail):
+    """The breadth-first sweep of ``bfs`` from the ``tail`` cells already queued in ``q`` (their ``out`` set,
+    every other cell -1). Inside a closed border no bounds are checked, else each cell's row and column are
+    worked out once, not once per neighbour (the distances do not depend on the order of the queue)."""
+    # inside a closed border (no passable edge cell, no queued cell on the edge) every neighbour is on the grid
+    last = cols - 1
+    bottom = rows - 1
+    inner = rows >= 3 and cols >= 3
+    if inner:
+        for x in range(cols):
+            if pas[x] != 0 or pas[bottom * cols + x] != 0:
+                inner = False
+        for r in range(rows):
+            if pas[r * cols] != 0 or pas[r * cols + last] != 0:
+                inner = False
+        for i in range(tail):
+            r = q[i] // cols
+            x = q[i] - r * cols
+            if r == 0 or r == bottom or x == 0 or x == last:
+                inner = False
     head = 0
-    tail = 0
-    q[tail] = src
-    tail += 1
+    if inner:
+        while head < tail:
+            c = q[head]
+            head += 1
+            d = out[c] + 1
+            tail = _reach(pas, out, q, tail, c - cols, d)
+            tail = _reach(pas, out, q, tail, c + 1, d)
+            tail = _reach(pas, out, q, tail, c + cols, d)
+            tail = _reach(pas, out, q, tail, c - 1, d)
+            if c == ta and tb >= 0:
+                tail = _reach(pas, out, q, tail, tb, d)
+            elif c == tb and ta >= 0:
+                tail = _reach(pas, out, q, tail, ta, d)
+        return
     while head < tail:
         c = q[head]
         head += 1
-        for k in range(5):
-            if k < 4:
-                nb = neighbour(rows, cols, c, k)
-            elif c == ta and tb >= 0:
-                nb = tb
-            elif c == tb and ta >= 0:
-                nb = ta
-            else:
-                nb = -1
-            if nb >= 0 and out[nb] < 0 and pas[nb] != 0:
-                out[nb] = out[c] + 1
-                q[tail] = nb
-                tail += 1
+        d = out[c] + 1
+        r = c // cols
+        x = c - r * cols
+        if r > 0:
+            tail = _reach(pas, out, q, tail, c - cols, d)
+        if x < last:
+            tail = _reach(pas, out, q, tail, c + 1, d)
+        if r < bottom:
+            tail = _reach(pas, out, q, tail, c + cols, d)
+        if x > 0:
+            tail = _reach(pas, out, q, tail, c - 1, d)
+        if c == ta and tb >= 0:
+            tail = _reach(pas, out, q, tail, tb, d)
+        elif c == tb and ta >= 0:
+            tail = _reach(pas, out, q, tail, ta, d)
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -800,6 +847,31 @@ def mon_field(g, w, st, lava):
         st[slot] = key
 
 
+@njit(cache=CACHE, inline="always", _nrt=False)
+def mon_walks(g, w, c, lava):
+    """Whether ``mon_field`` counts tile ``c`` as walkable."""
+    t = tile(g, c)
+    return t != A.T_WALL and (t != A.T_LAVA or lava) and w.th[c] == A.X_NONE
+
+
+@njit(cache=CACHE, _nrt=False)
+def mon_reaches(g, w, st, lava, cell):
+    """Whether ``mon_field`` reaches ``cell`` (a monster there has a way to the player), without sweeping a
+    new field while the cached one is of this map version and starts on a walkable tile the player can walk
+    back to from a walkable tile: both fields then reach the same tiles (the fields are a pure function of the
+    map version and the player's tile, so sweeping later gives the same numbers)."""
+    out = w.ml if lava else w.mg
+    key = st[A.S_MC_L if lava else A.S_MC_G]
+    p = st[A.S_CELL]
+    v = st[A.S_MAPV]
+    if key >= 0 and key // 4096 == v and key != v * 4096 + p:
+        c0 = key - v * 4096
+        if out[p] >= 0 and mon_walks(g, w, c0, lava) and mon_walks(g, w, p, lava):
+            return out[cell] >= 0
+    mon_field(g, w, st, lava)
+    return out[cell] >= 0
+
+
 @njit(cache=CACHE, _nrt=False)
 def set_blocked(g, w, st):
     n = st[A.S_ROWS] * st[A.S_COLS]
@@ -845,7 +917,12 @@ def advance(g, w, st, dice, slot):
 def route_fields(g, w, st):
     """The advice fields, computed once per map version (monsters are ignored): ``dg`` steps to the goal (the
     exit, or the key nearest the player when the exit is shut), ``dl`` steps to the nearest thing still to loot
-    (a crate, barrel, chest, magic chest, sarcophagus, shrine or key)."""
+    (a crate, barrel, chest, magic chest, sarcophagus, shrine or key).
+
+    Cheaper, same fields: the passability the fields were last computed over is kept in ``w.d2``; when a new
+    map version leaves it as it was and the goal stays the same cell, ``dg`` is kept and only ``dl`` is redone.
+    While the exit is the goal, whether it still is is read from the exit's own field (steps are symmetric, the
+    teleporters included), so the player's field ``d1`` is only swept when the exit is shut."""
     rows = st[A.S_ROWS]
     cols = st[A.S_COLS]
     n = rows * cols
@@ -854,22 +931,41 @@ def route_fields(g, w, st):
     if st[A.S_RC_V] != st[A.S_MAPV]:
         keys = st[A.S_KEYS]
         col0 = lv_color(g.lv)
+        same = st[A.S_RC_V] >= 0  # fields of this game exist, over the passability in d2
         for c in range(n):
             t = w.th[c]
             ok = walkable(tile(g, c)) and (t == A.X_NONE or t == A.X_CRATE or t == A.X_BARREL or t == A.X_KEY or (
                 t == A.X_DOOR and (keys >> g.lv[col0 + c]) & 1))
-            w.pas[c] = 1 if ok else 0
-        bfs(w.pas, rows, cols, st[A.S_CELL], ta, tb, w.d1, w.q)
+            v = 1 if ok else 0
+            w.pas[c] = v
+            if w.d2[c] != v:
+                same = False
+                w.d2[c] = v
+        p = st[A.S_CELL]
         goal = st[A.S_EXIT]
-        if w.d1[goal] < 0:
-            best = -1
-            for c in range(n):
-                if w.th[c] == A.X_KEY and w.d1[c] >= 0 and (best < 0 or w.d1[c] < w.d1[best]):
-                    best = c
-            if best >= 0:
-                goal = best
+        prev = st[A.S_GOAL_CELL]
+        # The exit is reachable from p (the d1 test of the full sweep) iff p is the exit, or p and the exit are
+        # both passable and the exit's field reaches p. The exit was the goal: keep its field if the passability
+        # stands and it still reaches p, else sweep it first.
+        have = prev if same else -1  # the cell whose field over this passability dg holds, -1 none
+        open_way = False
+        if st[A.S_RC_V] >= 0 and prev == goal and w.pas[p] != 0:
+            if have != goal:
+                bfs(w.pas, rows, cols, goal, ta, tb, w.dg, w.q)
+                have = goal
+            open_way = p == goal or (w.pas[goal] != 0 and w.dg[p] >= 0)
+        if not open_way:
+            bfs(w.pas, rows, cols, p, ta, tb, w.d1, w.q)
+            if w.d1[goal] < 0:
+                best = -1
+                for c in range(n):
+                    if w.th[c] == A.X_KEY and w.d1[c] >= 0 and (best < 0 or w.d1[c] < w.d1[best]):
+                        best = c
+                if best >= 0:
+                    goal = best
+            if have != goal:
+                bfs(w.pas, rows, cols, goal, ta, tb, w.dg, w.q)
         st[A.S_GOAL_CELL] = goal
-        bfs(w.pas, rows, cols, goal, ta, tb, w.dg, w.q)
         # every thing to loot is a source of the loot field
         tail = 0
         for c in range(n):
@@ -880,23 +976,7 @@ def route_fields(g, w, st):
                 tail += 1
             else:
                 w.dl[c] = -1
-        head = 0
-        while head < tail:
-            c = w.q[head]
-            head += 1
-            for k in range(5):
-                if k < 4:
-                    nb = neighbour(rows, cols, c, k)
-                elif c == ta and tb >= 0:
-                    nb = tb
-                elif c == tb and ta >= 0:
-                    nb = ta
-                else:
-                    nb = -1
-                if nb >= 0 and w.dl[nb] < 0 and w.pas[nb] != 0:
-                    w.dl[nb] = w.dl[c] + 1
-                    w.q[tail] = nb
-                    tail += 1
+        spread(w.pas, rows, cols, ta, tb, w.dl, w.q, tail)
         st[A.S_RC_V] = st[A.S_MAPV]
     st[A.S_GOAL] = w.dg[st[A.S_CELL]]
     st[A.S_LOOT_DIST] = w.dl[st[A.S_CELL]]
@@ -918,9 +998,7 @@ def can_rest(g, w, st):
         if line_of_sight(w.opq, st[A.S_ROWS], st[A.S_COLS], cell, p):
             return False
         if path:
-            lava = lava_ok(g, st[b + A.MF_KIND])
-            mon_field(g, w, st, lava)
-            if (w.ml[cell] if lava else w.mg[cell]) >= 0:
+            if mon_reaches(g, w, st, lava_ok(g, st[b + A.MF_KIND]), cell):
                 return False
     return True
 
@@ -937,6 +1015,11 @@ def armor_worth(g, r):
     return 2 * g.armors[r, A_DEF] + g.armors[r, A_AP] - (3 if g.armors[r, A_MOVE_PCT] > 100 else 0)
 
 
+@njit(cache=CACHE, inline="always", _nrt=False)
+def _pick4(k, a, b, c, d):
+    return a if k == 0 else (b if k == 1 else (c if k == 2 else d))
+
+
 @njit(cache=CACHE, _nrt=False)
 def player_menu(g, w, st):
     """Every legal action of the player now, with the kernel's advice; the last row ends the turn."""
@@ -948,13 +1031,32 @@ def player_menu(g, w, st):
     rest = can_rest(g, w, st)
     st[A.S_CAN_REST] = 1 if rest else 0
     route_fields(g, w, st)
+    # the living monster on each neighbouring tile (mon_at of each, in one pass over the monsters)
+    n0 = neighbour(rows, cols, p, 0)
+    n1 = neighbour(rows, cols, p, 1)
+    n2 = neighbour(rows, cols, p, 2)
+    n3 = neighbour(rows, cols, p, 3)
+    m0 = -1
+    m1 = -1
+    m2 = -1
+    m3 = -1
+    for i in range(st[A.S_N_MON]):
+        b = mslot(i)
+        if st[b + A.MF_STATE] != A.MS_DEAD:
+            cell = st[b + A.MF_CELL]
+            if cell == n0 and m0 < 0:
+                m0 = i
+            elif cell == n1 and m1 < 0:
+                m1 = i
+            elif cell == n2 and m2 < 0:
+                m2 = i
+            elif cell == n3 and m3 < 0:
+                m3 = i
     combat = False
     for k in range(4):
-        nb = neighbour(rows, cols, p, k)
-        if nb >= 0:
-            m = mon_at(st, nb)
-            if m >= 0 and st[mslot(m) + A.MF_STATE] == A.MS_AWAKE:
-                combat = True
+        m = _pick4(k, m0, m1, m2, m3)
+        if m >= 0 and st[mslot(m) + A.MF_STATE] == A.MS_AWAKE:
+            combat = True
     block = g.rules[R_MON_BLOCK] != 0
     n = 0
     # moves
@@ -969,7 +1071,7 @@ def player_menu(g, w, st):
             dest = -1
         if dest < 0 or not walkable(tile(g, dest)) or w.th[dest] != A.X_NONE:
             continue
-        if block and mon_at(st, dest) >= 0:
+        if block and (mon_at(st, dest) if k == 4 else _pick4(k, m0, m1, m2, m3)) >= 0:
             continue
         cost = move_cost(g.rules, g.armors, st[A.S_ARMOR], combat, tile(g, dest) == A.T_WATER)
         if cost <= ap:
@@ -1018,8 +1120,7 @@ def player_menu(g, w, st):
         if magic & (1 << MG_RUNE):
             adj = 0
             for k in range(4):
-                nb = neighbour(rows, cols, p, k)
-                if nb >= 0 and mon_at(st, nb) >= 0:
+                if _pick4(k, m0, m1, m2, m3) >= 0:
                     adj += 1
             if adj > 0:
                 n = add_row(opts, n, A.A_USE, A.U_RUNE, -1, use, -1, -1, adj, -1)
