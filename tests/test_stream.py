@@ -110,12 +110,12 @@ def test_parts_written_chunk_by_chunk_and_a_rerun_goes_on(tmp_path):
 
 
 def test_chunk_job_is_picklable_and_plays_the_same_games():
-    job = ch.job_for("delve", hero="none", policy="risk", params=None, rules=None, sets=["score.per_level=1"],
+    job = ch.job_for("delve", hero="none", policy="risk", params=None, rules=None, sets=["game.levels=9"],
                      map=None, options=None, keep_rows=True)
     job = pickle.loads(pickle.dumps(job))
     res = ch.play_chunk(job, ch.Chunk(7, 100, 50))
     res = pickle.loads(pickle.dumps(res))
-    ref = runner.run("delve", games=150, seed=7, sets=["score.per_level=1"], progress=False)
+    ref = runner.run("delve", games=150, seed=7, sets=["game.levels=9"], progress=False)
     pd.testing.assert_frame_equal(res.rows.reset_index(drop=True), ref.df.iloc[100:].reset_index(drop=True))
     assert res.partial.n == 50
     assert ch.plan_chunks(7, 100, 50, 20) == [ch.Chunk(7, 100, 20), ch.Chunk(7, 120, 20), ch.Chunk(7, 140, 10)]
@@ -132,18 +132,21 @@ def test_reducer_merges_in_chunk_order_whatever_the_arrival_order():
     assert to_jsonable(a) == to_jsonable(b) == to_jsonable(runner.summarize(spec, ref.df, ref.ruleset))
 
 
-def test_memory_of_a_streamed_run_does_not_grow_with_games():
-    """tracemalloc's peak (numpy's arrays included) of 400,000 games in chunks of 20,000 is within 1.5x of 40,000
-    games; the table of 400,000 games alone would be ten times larger."""
+def test_memory_of_a_streamed_run_does_not_grow_with_games(monkeypatch):
+    """tracemalloc's peak (numpy's arrays included) of 300,000 games in chunks of 10,000 is within 1.5x of 30,000
+    games once the rows kept for the game's own entries are past their budget (here 1 MB): the table of 300,000
+    games alone would be ten times larger than the smaller run's peak."""
+    monkeypatch.setenv("FOURY_SIM_KEEP_ROWS_MB", "1")
     peaks = {}
-    for n in (40_000, 400_000):
-        runner.run("delve", games=2000, progress=False, keep_rows=False)  # compiled or loaded before measuring
+    runner.run("delve", games=2000, progress=False, keep_rows=False)  # compiled or loaded before measuring
+    for n in (30_000, 300_000):
         tracemalloc.start()
-        res = runner.run("delve", games=n, seed=1, progress=False, keep_rows=False, chunk=20_000)
+        res = runner.run("delve", games=n, seed=1, progress=False, keep_rows=False, chunk=10_000)
         peaks[n] = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         assert res.summary["games"] == n
-    assert peaks[400_000] <= 1.5 * peaks[40_000], peaks
+    assert peaks[300_000] <= 1.5 * peaks[30_000], peaks
+    assert peaks[300_000] < 300_000 * 8 * len(get_game("delve").outputs.columns), peaks  # < the whole table
 
 
 def test_exact_ranks_on_a_window_are_the_full_ranks(monkeypatch):
