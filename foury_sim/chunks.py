@@ -308,9 +308,11 @@ PART_DIGITS = 19
 class PartWriter:
     """Writes a run's per-game table chunk by chunk as parquet parts (each atomic) with each chunk's partial;
     ``resumed`` gives back the chunks a previous, interrupted run with the same settings (``record``, the game's
-    code and the chunk plan) finished, so that a re-run goes on from them. Parts of other settings are removed."""
+    code and the chunk plan) finished, so that a re-run goes on from them. Parts of other settings (or all parts,
+    when ``resume`` is False: a run that keeps its table in memory plays every chunk) are removed."""
 
-    def __init__(self, out: str | Path, spec: Any, ruleset: Any, record: dict[str, Any], plan: list[Chunk]):
+    def __init__(self, out: str | Path, spec: Any, ruleset: Any, record: dict[str, Any], plan: list[Chunk],
+                 resume: bool = True):
         import hashlib
         import json
         import shutil
@@ -327,7 +329,7 @@ class PartWriter:
         self.ident = ident
         manifest = self.folder / "_run.json"
         same = False
-        if self.folder.is_dir() and manifest.is_file():
+        if resume and self.folder.is_dir() and manifest.is_file():
             try:
                 same = json.loads(manifest.read_text(encoding="utf-8")).get("run_id") == ident
             except (OSError, ValueError):

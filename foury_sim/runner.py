@@ -478,7 +478,7 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
                                                          rules=rules, sets=sets, map=map, options=opts,
                                                          keep_rows=rows_wanted))
         execute = executor
-    writer = ch.PartWriter(out, spec, ruleset, record, plan) if out is not None else None
+    writer = ch.PartWriter(out, spec, ruleset, record, plan, resume=not keep_rows) if out is not None else None
     frames: list[pd.DataFrame] = []
 
     def on_result(r: ch.ChunkResult) -> None:
