@@ -170,8 +170,9 @@ def run(
     set_: list[str] | None = typer.Option(None, "--set", metavar="KEY=VALUE", help=SET_HELP),
     threads: int | None = typer.Option(None, metavar="N", help=THREADS_HELP),
     fmt: str = typer.Option("text", "--format", metavar="FORMAT", help=FORMAT_HELP),
-    out: str | None = typer.Option(None, metavar="FOLDER", help="Also write games.parquet/csv and summary.json "
-                                   "here (a folder; default: print only)."),
+    out: str | None = typer.Option(None, metavar="FOLDER", help="Also write games.parquet (a folder of parts, "
+                                   "written as the games are played; the same command goes on after an "
+                                   "interruption), games.csv and summary.json here (default: print only)."),
     progress: bool | None = typer.Option(None, "--progress/--no-progress", help=PROGRESS_HELP),
     conf: float = typer.Option(0.95, metavar="LEVEL", help="Confidence level of every interval printed "
                                "(e.g. 0.9, 0.99)."),
@@ -189,9 +190,10 @@ def run(
     check_conf(conf)
     check_out_dir(out)
     check_input_file(rules, "--rules")
+    # streamed: the summary from chunks of games, the per-game table only written (as parquet parts) with --out
     res = run_games(game, hero=hero, policy=policy, params=param, games=games, seed=seed,
                     rules=str(rules) if rules else None, sets=set_, map=map, threads=threads,
-                    progress=progress, options=options, conf=conf)
+                    progress=progress, options=options, conf=conf, keep_rows=False, out=out)
     text = (json.dumps(to_jsonable(res.summary), indent=2) if fmt == "json"
             else format_summary(res.summary, spec.title, spec.outputs))
     _write_or_say(lambda: write_run(res, out) if out is not None else None, text, out)

@@ -124,19 +124,19 @@ def test_no_notice_without_the_jit(monkeypatch, tmp_path):
 def test_run_tells_compile_time_apart_from_simulation_time(monkeypatch):
     """``run``'s elapsed time and speed leave out the time the engine took to compile (or load) on first use,
     and its last line says both."""
-    from foury_sim import runner
+    from foury_sim import chunks, runner
     from foury_sim.cli import timing_line
 
-    real = runner.play_games
-    df, extras = real(runner.get_game("delve"), runner.get_game("delve").load_ruleset(None, None, None), "none",
-                      runner.make_policy("threshold", runner.get_game("delve").policies), 1, 0, 50)
+    spec = runner.get_game("delve")
+    played = chunks.play_local(spec, spec.load_ruleset(None, None, None), "none",
+                               runner.make_policy("threshold", spec.policies), chunks.Chunk(1, 0, 50), True)
 
-    def compiling(*args, **kw):  # half a second, of which 0.4 s "compiling"
+    def compiling(*args, **kw):  # half a second, of which 0.4 s "compiling" (the run plays one chunk)
         time.sleep(0.5)
         config.FIRST_USE["compile_s"] += 0.4
-        return df, extras
+        return played
 
-    monkeypatch.setattr(runner, "play_games", compiling)
+    monkeypatch.setattr(chunks, "play_local", compiling)
     s = runner.run("delve", policy="threshold", games=50, seed=1, progress=False).summary
     assert s["compile_s"] == 0.4 and s["load_s"] == 0.0
     assert 0.09 <= s["elapsed_s"] < 0.3

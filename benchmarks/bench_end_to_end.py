@@ -1,0 +1,109 @@
+"""Delve end to end, and the memory of a streamed run.
+
+    python benchmarks/bench_end_to_end.py [--games 2000000] [--repeats 3]      # kernel vs the command
+    python benchmarks/bench_end_to_end.py --memory [--small 200000] [--large 20000000]
+
+End to end: the kernel alone (``simulate`` of ``--games`` games in one call, median of ``--repeats``) against
+the command a user types, ``foury-sim run delve --games N --format json`` in a fresh process (wall and CPU
+seconds of the whole process: start-up, cache load, kernel calls, summary, JSON), and the run's own
+``games_per_s`` (its summary: the games over the time after the engine was loaded). Memory: the peak resident
+set of the same command at ``--small`` and ``--large`` games (each in its own process) and their ratio (issue 17:
+within 1.5x). Every figure is printed with games per CPU second and the load average (the machine may be shared).
+Writes benchmarks/results/end_to_end.json (or memory.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+OUT = Path(__file__).parent / "results"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def kernel(games: int, repeats: int) -> dict:
+    from foury_sim.policy import make_policy
+    from foury_sim.registry import get_game
+
+    spec = get_game("delve")
+    rs = spec.load_ruleset(None, None, None)
+    pol = make_policy(spec.default_policy, spec.policies)
+    spec.simulate(rs, spec.default_hero, pol, 0, 0, 2000)  # compile or load, outside the timing
+    wall, cpu = [], []
+    for i in range(repeats):
+        t, c = time.perf_counter(), time.process_time()
+        spec.simulate(rs, spec.default_hero, pol, i + 1, 0, games)
+        wall.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
+    w, c = statistics.median(wall), statistics.median(cpu)
+    return {"wall_s": round(w, 3), "cpu_s": round(c, 3), "games_per_s": round(games / w),
+            "games_per_cpu_s": round(games / c), "load_avg": os.getloadavg()[0]}
+
+
+CHILD = ("import json, resource, subprocess, sys, time\n"
+         "t = time.perf_counter()\n"
+         "r = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+         "wall = time.perf_counter() - t\n"
+         "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+         "print(json.dumps({'rc': r.returncode, 'wall_s': wall, 'cpu_s': u.ru_utime + u.ru_stime, "
+         "'max_rss_kb': u.ru_maxrss, 'stdout': r.stdout, 'stderr': r.stderr[-2000:]}))\n")
+
+
+def command(games: int) -> dict:
+    """``foury-sim run delve --games N --format json`` in a fresh process: wall, CPU, peak RSS, its summary."""
+    cmd = [sys.executable, "-m", "foury_sim", "run", "delve", "--games", str(games), "--format", "json"]
+    load = os.getloadavg()[0]
+    r = json.loads(subprocess.run([sys.executable, "-c", CHILD, *cmd], capture_output=True, text=True,
+                                  check=True, cwd=ROOT).stdout)
+    if r["rc"] != 0:
+        raise SystemExit(f"the command failed: {r['stderr']}")
+    s = json.loads(r["stdout"])
+    return {"games": games, "wall_s": round(r["wall_s"], 3), "cpu_s": round(r["cpu_s"], 3),
+            "games_per_s": round(games / r["wall_s"]), "games_per_cpu_s": round(games / r["cpu_s"]),
+            "run_games_per_s": s["games_per_s"], "run_elapsed_s": s["elapsed_s"], "load_s": s["load_s"],
+            "compile_s": s["compile_s"], "peak_rss_mb": round(r["max_rss_kb"] / 1024, 1),
+            "load_avg": round((load + os.getloadavg()[0]) / 2, 2)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=2_000_000)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--memory", action="store_true", help="measure the memory of a small and a large run")
+    ap.add_argument("--small", type=int, default=200_000)
+    ap.add_argument("--large", type=int, default=20_000_000)
+    a = ap.parse_args()
+    meta = {"machine": platform.machine(), "cpus": os.cpu_count(), "python": platform.python_version(),
+            "date": time.strftime("%Y-%m-%d %H:%M")}
+    if a.memory:
+        small, large = command(a.small), command(a.large)
+        res = {**meta, "small": small, "large": large,
+               "rss_ratio": round(large["peak_rss_mb"] / small["peak_rss_mb"], 3)}
+        path = OUT / "memory.json"
+        print(f"peak RSS: {a.small:,} games {small['peak_rss_mb']} MB, {a.large:,} games {large['peak_rss_mb']} MB "
+              f"(ratio {res['rss_ratio']}); the large run {large['games_per_s']:,} games/s wall, "
+              f"{large['games_per_cpu_s']:,} per CPU-s, load {large['load_avg']}")
+    else:
+        k = kernel(a.games, a.repeats)
+        c = command(a.games)
+        res = {**meta, "games": a.games, "kernel": k, "command": c,
+               "command_over_kernel_wall": round(c["wall_s"] / k["wall_s"], 3),
+               "command_over_kernel_cpu": round(c["cpu_s"] / k["cpu_s"], 3)}
+        path = OUT / "end_to_end.json"
+        print(f"kernel:  {k['games_per_s']:,} games/s ({k['games_per_cpu_s']:,} per CPU-s), load {k['load_avg']:.1f}")
+        print(f"command: {c['games_per_s']:,} games/s ({c['games_per_cpu_s']:,} per CPU-s) for the whole process, "
+              f"the run itself {c['run_games_per_s']:,} games/s; load {c['load_avg']}")
+        print(f"command / kernel: {res['command_over_kernel_wall']}x wall, {res['command_over_kernel_cpu']}x CPU")
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(res, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

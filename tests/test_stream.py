@@ -1,0 +1,185 @@
+"""Runs streamed in chunks (foury_sim/chunks.py): the summary from chunks is the summary of the whole table, the
+per-game table is written as parquet parts and a re-run goes on from them, memory does not grow with games."""
+
+from __future__ import annotations
+
+import json
+import math
+import pickle
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from foury_sim import chunks as ch
+from foury_sim import runner, stats
+from foury_sim.files import to_jsonable
+from foury_sim.registry import get_game
+
+DATA = Path(__file__).parent / "data" / "stream"
+TIMING = ("elapsed_s", "games_per_s", "compile_s", "load_s")
+#: games per game in the tests: a few thousand where a game is fast, fewer for Tactics
+GAMES = {"delve": 3000, "foury": 1500, "tactics": 300}
+
+
+def _plain(summary: dict) -> dict:
+    s = to_jsonable({k: v for k, v in summary.items() if k not in TIMING})
+    for k in ("git_commit", "package_version", "version"):
+        s.get("provenance", {}).pop(k, None)
+    return s
+
+
+@pytest.mark.parametrize("game", ["delve", "foury", "tactics"])
+def test_streamed_summary_is_the_in_memory_summary_field_by_field(game):
+    n = GAMES[game]
+    whole = runner.run(game, games=n, seed=5, progress=False)
+    streamed = runner.run(game, games=n, seed=5, progress=False, keep_rows=False, chunk=n // 7 + 3)
+    assert streamed.df is None and len(whole.df) == n
+    spec = get_game(game)
+    in_memory = runner.summarize(spec, whole.df, whole.ruleset)
+    a, b = _plain(whole.summary), _plain(streamed.summary)
+    assert a == b
+    for key, value in to_jsonable(in_memory).items():
+        assert b[key] == value, key
+    # the same as before streaming (main's JSON of `foury-sim run GAME --games N --seed 5`), apart from the last
+    # bits of the sd and the mean's interval (now from exact integer sums)
+    before = json.loads((DATA / f"before_{game}.json").read_text())
+    for k in ("git_commit", "package_version", "version"):
+        before["provenance"].pop(k, None)
+    assert set(before) <= set(b)
+    for key, old in before.items():
+        new = b[key]
+        if isinstance(old, dict) and "sd" in old:
+            for f, v in old.items():
+                if f in ("sd", "mean_lo", "mean_hi") and v is not None:
+                    assert new[f] == pytest.approx(v, rel=1e-12, abs=1e-12), (key, f)
+                else:
+                    assert new[f] == v, (key, f)
+        else:
+            assert new == old, key
+
+
+def test_game_entries_dropped_past_the_row_budget_and_the_rest_unchanged(monkeypatch):
+    whole = runner.run("delve", games=3000, seed=5, progress=False)
+    monkeypatch.setenv("FOURY_SIM_KEEP_ROWS_MB", "0.1")  # 100 kB: about 400 games of Delve
+    streamed = runner.run("delve", games=3000, seed=5, progress=False, keep_rows=False, chunk=400)
+    a, b = _plain(whole.summary), _plain(streamed.summary)
+    own = {k.key for k in get_game("delve").outputs.summary_keys}
+    assert own and own <= set(a) and not own & set(b)
+    assert b.pop("warnings") == [
+        "NOTE: the game's own entries (" + ", ".join(k.key for k in get_game("delve").outputs.summary_keys)
+        + ") need every game's row; this run of 3,000 games kept them only up to 0 MB (FOURY_SIM_KEEP_ROWS_MB), "
+        "so they are left out"]
+    assert {k: v for k, v in a.items() if k not in own} == b
+
+
+def test_parts_written_chunk_by_chunk_and_a_rerun_goes_on(tmp_path):
+    spec = get_game("delve")
+    whole = runner.run("delve", games=2000, seed=3, progress=False)
+    res = runner.run("delve", games=2000, seed=3, progress=False, keep_rows=False, out=tmp_path, chunk=600)
+    folder = tmp_path / "games.parquet"
+    parts = sorted(p.name for p in folder.glob("part-*.parquet"))
+    assert parts == [f"part-{s:019d}.parquet" for s in (0, 600, 1200, 1800)]
+    table = pd.read_parquet(folder)
+    expect = spec.outputs.labelled(whole.df, whole.ruleset)
+    assert list(table["game"]) == list(range(2000))
+    pd.testing.assert_frame_equal(table.astype(str), expect.astype(str))
+    runner.write_run(res, tmp_path)
+    assert pd.read_csv(tmp_path / "games.csv").shape == (2000, whole.df.shape[1])
+    # an interrupted run: the last two chunks missing; the same settings again play only those
+    for s in (1200, 1800):
+        (folder / f"part-{s:019d}.parquet").unlink()
+    played: list[int] = []
+
+    def executor(fn, todo):
+        played.extend(c.start for c in todo)
+        return ch.local_executor()(fn, todo)
+
+    again = runner.run("delve", games=2000, seed=3, progress=False, keep_rows=False, out=tmp_path, chunk=600,
+                       executor=executor)
+    assert played == [1200, 1800] and again.summary["resumed_chunks"] == 2
+    assert _plain({k: v for k, v in again.summary.items() if k != "resumed_chunks"}) == _plain(res.summary)
+    pd.testing.assert_frame_equal(pd.read_parquet(folder).astype(str), expect.astype(str))
+    # other settings: the old parts are removed, every chunk played
+    played.clear()
+    runner.run("delve", games=1000, seed=4, progress=False, keep_rows=False, out=tmp_path, chunk=600,
+               executor=executor)
+    assert played == [0, 600] and len(list(folder.glob("part-*.parquet"))) == 2
+
+
+def test_chunk_job_is_picklable_and_plays_the_same_games():
+    job = ch.job_for("delve", hero="none", policy="risk", params=None, rules=None, sets=["game.levels=9"],
+                     map=None, options=None, keep_rows=True)
+    job = pickle.loads(pickle.dumps(job))
+    res = ch.play_chunk(job, ch.Chunk(7, 100, 50))
+    res = pickle.loads(pickle.dumps(res))
+    ref = runner.run("delve", games=150, seed=7, sets=["game.levels=9"], progress=False)
+    pd.testing.assert_frame_equal(res.rows.reset_index(drop=True), ref.df.iloc[100:].reset_index(drop=True))
+    assert res.partial.n == 50
+    assert ch.plan_chunks(7, 100, 50, 20) == [ch.Chunk(7, 100, 20), ch.Chunk(7, 120, 20), ch.Chunk(7, 140, 10)]
+
+
+def test_reducer_merges_in_chunk_order_whatever_the_arrival_order():
+    spec = get_game("delve")
+    ref = runner.run("delve", games=900, seed=2, progress=False)
+    plan = ch.plan_chunks(2, 0, 900, 250)
+    parts = [ch.ChunkResult(c, ch.Partial.of(spec.outputs, ref.df.iloc[c.start:c.start + c.count]
+                                             .reset_index(drop=True))) for c in plan]
+    a = ch.summary(spec, ch.reduce(parts, plan), ref.ruleset)
+    b = ch.summary(spec, ch.reduce(parts[::-1], plan), ref.ruleset)
+    assert to_jsonable(a) == to_jsonable(b) == to_jsonable(runner.summarize(spec, ref.df, ref.ruleset))
+
+
+def test_memory_of_a_streamed_run_does_not_grow_with_games(monkeypatch):
+    """tracemalloc's peak (numpy's arrays included) of 300,000 games in chunks of 10,000 is within 1.5x of 30,000
+    games once the rows kept for the game's own entries are past their budget (here 1 MB): the table of 300,000
+    games alone would be ten times larger than the smaller run's peak."""
+    monkeypatch.setenv("FOURY_SIM_KEEP_ROWS_MB", "1")
+    peaks = {}
+    runner.run("delve", games=2000, progress=False, keep_rows=False)  # compiled or loaded before measuring
+    for n in (30_000, 300_000):
+        tracemalloc.start()
+        res = runner.run("delve", games=n, seed=1, progress=False, keep_rows=False, chunk=10_000)
+        peaks[n] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert res.summary["games"] == n
+    assert peaks[300_000] <= 1.5 * peaks[30_000], peaks
+    assert peaks[300_000] < 300_000 * 8 * len(get_game("delve").outputs.columns), peaks  # < the whole table
+
+
+def test_exact_ranks_on_a_window_are_the_full_ranks(monkeypatch):
+    for n in (100_001, 333_333):
+        for conf in (0.9, 0.99):
+            window = stats._order_stat_ranks(n, 0.5, conf)
+            monkeypatch.setattr(stats, "RANK_WINDOW_FROM", 10**12)
+            full = stats._order_stat_ranks(n, 0.5, conf)
+            monkeypatch.undo()
+            assert window == full
+
+
+def test_summarize_counts_is_summarize_numeric_of_the_sample():
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        x = rng.integers(-3, int(rng.integers(1, 40)), int(rng.integers(1, 2000)))
+        a = stats.summarize_numeric(x)
+        b = stats.summarize_counts(*np.unique(x, return_counts=True))
+        for f, v in a.items():
+            if f in ("sd", "mean_lo", "mean_hi"):
+                assert b[f] == pytest.approx(v, rel=1e-12, nan_ok=True)
+            else:
+                assert b[f] == v or (math.isnan(v) and math.isnan(b[f])), f
+    assert stats.summarize_counts([1, 2], [3, 1])["sd"] == 0.5  # sd of 1,1,1,2: sqrt(0.25)
+
+
+def test_wilson_is_statsmodels_bit_for_bit():
+    from statsmodels.stats.proportion import proportion_confint
+
+    rng = np.random.default_rng(0)
+    n = rng.integers(1, 10**7, 400).astype(float)
+    k = np.floor(n * rng.uniform(0, 1, 400))
+    for conf in (0.8, 0.9, 0.95, 0.99, 0.999):
+        a = proportion_confint(k, n, alpha=1 - conf, method="wilson")
+        b = stats._wilson_statsmodels(k, n, 1 - conf)
+        assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
