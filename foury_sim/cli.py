@@ -77,6 +77,23 @@ MAP_HELP = "Map name or file, for games with a board (default: the game's base m
 RULES_HELP = "Ruleset TOML, merged over the shipped defaults (default: the shipped ruleset)."
 SET_HELP = "Override a ruleset value: KEY=VALUE (repeatable; see `foury-sim assumptions`; default: none)."
 FORMAT_HELP = "Output format: text or json."
+CLUSTER_HELP = ("Play the games on a Dask cluster: the scheduler's address (tcp://HOST:8786), or local / local:N "
+                "(N worker processes on this machine); the same numbers as without it (docs/cluster.md; needs "
+                "pip install -e \".[cluster]\"). Default: FOURY_SIM_CLUSTER, else `cluster` in "
+                "~/.config/foury-sim/config.toml, else this machine.")
+#: ``--cluster`` of every verb that simulates (``run``, ``sweep``, ``compare``, ``tune``): see ``executor``.
+ClusterOpt = typer.Option(None, "--cluster", metavar="ADDRESS", help=CLUSTER_HELP, show_default=False)
+
+
+def executor(cluster: str | None) -> Any:
+    """The executor of ``--cluster`` (or ``FOURY_SIM_CLUSTER`` / the configuration file): a Dask executor
+    (``cluster.executor_for``), or None to play on this machine. Dask is imported only when a cluster is asked
+    for; without it, one line saying how to install it (exit 2)."""
+    from .cluster import cluster_address, executor_for
+
+    if cluster_address(cluster) is None:
+        return None
+    return executor_for(cluster)
 
 
 def _game_options(spec: Any, command: str, args: list[str]) -> dict[str, Any]:
