@@ -274,10 +274,10 @@ def warm_up(play: Callable[[Any], Any], chunk: Any) -> dict[str, Any]:
     return info
 
 
-def play_task(play: Callable[[Any], Any], chunks: list[Any]) -> list[Any]:
-    """One Dask task: the chunks of one group, in order (the worker prepared first)."""
+def play_task(play: Callable[[Any], Any], pieces: list[Any]) -> list[Any]:
+    """One Dask task: the pieces of one group, in order (the worker prepared first)."""
     prepare_worker()
-    return [play(c) for c in chunks]
+    return [play(c) for c in pieces]
 
 
 # --- on the caller --------------------------------------------------------------------------------------------
@@ -290,21 +290,54 @@ def task_games(rate: float, games: int, slots: int, task_s: float = TASK_S, min_
     return max(1, math.ceil(max(min(full, spread), rate * min_task_s)))
 
 
-def group_chunks(chunks: Iterable[Any], size: int) -> list[list[Any]]:
-    """Consecutive chunks grouped into tasks of at least ``size`` games (a chunk is never split: each keeps its
-    own result); the last group may be smaller."""
-    groups: list[list[Any]] = []
-    cur: list[Any] = []
-    n = 0
+def split_chunks(chunks: Iterable[Any], size: int) -> list[tuple[Any, Any]]:
+    """The work of a run as (chunk, piece) pairs in order: a chunk of more than 1.5 ``size`` games is played as
+    pieces of about ``size`` games (joined again into its result by ``join_results``), a smaller one whole."""
+    units: list[tuple[Any, Any]] = []
     for c in chunks:
-        cur.append(c)
-        n += c.count
+        k = max(1, round(c.count / size)) if c.count > 1.5 * size else 1
+        step = math.ceil(c.count / k)
+        for s in range(c.start, c.start + c.count, step):
+            units.append((c, dataclasses.replace(c, start=s, count=min(step, c.start + c.count - s))))
+    return units
+
+
+def group_units(units: Iterable[tuple[Any, Any]], size: int) -> list[list[tuple[Any, Any]]]:
+    """Consecutive pieces grouped into tasks of at least ``size`` games; the last task may be smaller."""
+    groups: list[list[tuple[Any, Any]]] = []
+    cur: list[tuple[Any, Any]] = []
+    n = 0
+    for u in units:
+        cur.append(u)
+        n += u[1].count
         if n >= size:
             groups.append(cur)
             cur, n = [], 0
     if cur:
         groups.append(cur)
     return groups
+
+
+def join_results(chunk: Any, results: list[Any]) -> Any:
+    """A chunk's result from the results of its pieces (in order): partials merged keeping every row (the
+    caller's reduction applies its own limit), per-game tables concatenated, extras added: what playing the
+    chunk whole gives."""
+    if len(results) == 1 and results[0].chunk == chunk:
+        return results[0]
+    results = sorted(results, key=lambda r: r.chunk.start)
+    part = results[0].partial
+    for r in results[1:]:
+        part = part.merge(r.partial, limit=sys.maxsize)
+    rows = None
+    if all(r.rows is not None for r in results):
+        import pandas as pd
+
+        rows = pd.concat([r.rows for r in results], ignore_index=True)
+    extras: dict[str, Any] = {}
+    for r in results:
+        for k, v in r.extras.items():
+            extras[k] = extras[k] + v if k in extras else v
+    return type(results[0])(chunk, part, rows, extras)
 
 
 class DaskExecutor:
@@ -365,14 +398,24 @@ class DaskExecutor:
         rate = rates[len(rates) // 2]
         slots = sum(r["threads"] for r in records)
         size = task_games(rate, sum(c.count for c in chunks), slots, self.task_s, self.min_task_s)
-        groups = group_chunks(chunks, size)
+        groups = group_units(split_chunks(chunks, size), size)
         self.last = {"workers": records, "task_games": size, "tasks": len(groups), "rate": rate}
         stamp = time.monotonic_ns()
-        futures = [self.client.submit(play_task, play, g, pure=False, key=f"foury-sim-chunks-{stamp}-{i}")
-                   for i, g in enumerate(groups)]
+        futures = {self.client.submit(play_task, play, [p for _, p in g], pure=False,
+                                      key=f"foury-sim-chunks-{stamp}-{i}"): g for i, g in enumerate(groups)}
+        pending: dict[Any, list[Any]] = {}  # a chunk played in pieces -> the results of its pieces so far
+        wanted = {c: 0 for c in chunks}
+        for g in groups:
+            for c, _ in g:
+                wanted[c] += 1
         try:
-            for fut in distributed.as_completed(futures):
-                yield from fut.result()
+            for fut in distributed.as_completed(list(futures)):
+                for (c, _), r in zip(futures[fut], fut.result()):
+                    got = pending.setdefault(c, [])
+                    got.append(r)
+                    if len(got) == wanted[c]:
+                        del pending[c]
+                        yield join_results(c, got)
         finally:
             self.client.cancel([f for f in futures if not f.done()])
 

@@ -120,7 +120,7 @@ def test_tasks_play_seconds_of_games_and_spread_a_short_run():
     assert cluster.task_games(1e-6, 3, slots=2) == 1
 
 
-def test_chunks_are_grouped_in_order_never_split():
+def test_small_chunks_are_grouped_and_large_ones_split_in_order():
     from dataclasses import dataclass
 
     @dataclass(frozen=True)
@@ -129,7 +129,13 @@ def test_chunks_are_grouped_in_order_never_split():
         start: int
         count: int
 
-    chunks = [C(1, 10 * i, 10) for i in range(7)] + [C(1, 70, 95), C(1, 165, 5)]
-    groups = cluster.group_chunks(chunks, 25)
-    assert [[c.start for c in g] for g in groups] == [[0, 10, 20], [30, 40, 50], [60, 70], [165]]
-    assert cluster.group_chunks([], 25) == []
+    chunks = [C(1, 10 * i, 10) for i in range(7)] + [C(1, 70, 95), C(1, 165, 5), C(1, 170, 37)]
+    units = cluster.split_chunks(chunks, 25)
+    # 95 games (over 1.5 x 25) -> 4 pieces of 24, 24, 24, 23; 37 games (under 1.5 x 25) stays whole
+    assert [(c.start, p.start, p.count) for c, p in units[7:]] == [
+        (70, 70, 24), (70, 94, 24), (70, 118, 24), (70, 142, 23), (165, 165, 5), (170, 170, 37)]
+    assert all(p.seed == 1 for _, p in units)
+    groups = cluster.group_units(units, 25)
+    assert [[p.start for _, p in g] for g in groups] == [
+        [0, 10, 20], [30, 40, 50], [60, 70], [94, 118], [142, 165], [170]]
+    assert cluster.group_units([], 25) == []
