@@ -139,3 +139,111 @@ def test_small_chunks_are_grouped_and_large_ones_split_in_order():
     assert [[p.start for _, p in g] for g in groups] == [
         [0, 10, 20], [30, 40, 50], [60, 70], [94, 118], [142, 165], [170]]
     assert cluster.group_units([], 25) == []
+
+
+# --- on a LocalCluster of two worker processes ------------------------------------------------------------------
+# The workers inherit FOURY_SIM_CACHE_DIR and load the kernels the local run of each test compiled or loaded: no
+# test compiles a kernel the rest of the suite does not (Foury, its default hero and policy, built-in policies).
+
+TIMING = ("elapsed_s", "games_per_s", "compile_s", "load_s")
+
+
+@pytest.fixture(scope="module")
+def dask_address():
+    import distributed
+
+    lc = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    try:
+        yield lc.scheduler_address
+    finally:
+        cluster.close_clients()
+        lc.close()
+
+
+def executor(address, **kw):
+    # tasks of a few hundred games: a run of thousands is many tasks on both workers
+    return cluster.dask_executor(address, task_s=kw.pop("task_s", 0.05), min_task_s=0.01, **kw)
+
+
+def untimed(summary):
+    return {k: v for k, v in summary.items() if k not in TIMING}
+
+
+def test_a_run_on_the_cluster_gives_the_local_numbers_and_workers_load_the_cached_kernel(dask_address):
+    import os
+
+    import pandas as pd
+
+    from foury_sim.runner import run
+
+    here = run("foury", games=3000, seed=11, progress=False)
+    ex = executor(dask_address)
+    there = run("foury", games=3000, seed=11, progress=False, executor=ex)
+    pd.testing.assert_frame_equal(here.df, there.df)
+    assert untimed(here.summary) == untimed(there.summary)
+    workers = ex.last["workers"]
+    assert len(workers) == 2 and os.getpid() not in {w["pid"] for w in workers}
+    assert all(w["compile_s"] == 0 for w in workers)  # loaded from the cache this process filled
+    assert all(w["digest"] == cluster.code_digest() for w in workers)
+    assert ex.last["tasks"] >= 2
+
+
+def test_a_sweep_on_the_cluster_writes_the_local_cells(dask_address, tmp_path):
+    import json
+
+    from foury_sim.study import run_sweep
+
+    exp = tmp_path / "exp.toml"
+    exp.write_text('name = "small"\ngame = "foury"\nseed = 5\ngames = 1200\n[fixed]\npolicy = "greedy"\n'
+                   '[sweep]\n"round.monster_bonus" = [[0, 1, 2, 3], [0, 0, 0, 0]]\n')
+    here = run_sweep(exp, tmp_path / "here", progress=False, report=False)
+    there = run_sweep(exp, tmp_path / "there", progress=False, report=False, executor=executor(dask_address))
+    assert (here / "cells.csv").read_text() == (there / "cells.csv").read_text()
+    for f in sorted((here / "cells").glob("cell_*.json")):
+        a, b = json.loads(f.read_text()), json.loads((there / "cells" / f.name).read_text())
+        assert {k: v for k, v in a.items() if k != "elapsed_s"} == {k: v for k, v in b.items() if k != "elapsed_s"}
+
+
+def test_a_compare_on_the_cluster_gives_the_local_comparison(dask_address):
+    from foury_sim.study import compare
+
+    here = compare("foury", {"hero": "free"}, {"hero": "elydion"}, games=1500, seed=4, progress=False)
+    there = compare("foury", {"hero": "free"}, {"hero": "elydion"}, games=1500, seed=4, progress=False,
+                    executor=executor(dask_address))
+    assert here.to_dict() == there.to_dict()
+
+
+def _die_once(play, marker, start, chunk):
+    """Plays ``chunk``; the first worker to reach the piece starting at ``start`` dies (os._exit) instead."""
+    import os
+
+    if chunk.start == start and not os.path.exists(marker):
+        open(marker, "w").close()
+        os._exit(1)
+    return play(chunk)
+
+
+def test_a_worker_killed_mid_run_is_replaced_and_the_numbers_stay(dask_address, tmp_path):
+    import functools
+    import os
+
+    import cloudpickle
+    import pandas as pd
+
+    from foury_sim.runner import run
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers do not import this test file
+    ex = cluster.dask_executor(dask_address, games_per_task=250)  # 12 tasks of 250 games
+    marker = tmp_path / "died"
+
+    def killing(play, chunks):  # the first worker to play games 750..999 (the fourth task) dies
+        return ex(functools.partial(_die_once, play, str(marker), 750), chunks)
+
+    here = run("foury", games=3000, seed=12, progress=False)
+    pids = set(ex.client.run(os.getpid).values())
+    there = run("foury", games=3000, seed=12, progress=False, executor=killing)
+    assert marker.exists() and ex.last["tasks"] == 12  # a worker did die in the middle of the run
+    pd.testing.assert_frame_equal(here.df, there.df)
+    assert untimed(here.summary) == untimed(there.summary)
+    ex.client.wait_for_workers(2, timeout=120)
+    assert len(set(ex.client.run(os.getpid).values()) - pids) == 1  # Dask started a new worker process
