@@ -80,7 +80,7 @@ def cluster_address(option: str | None) -> str | None:
     the configuration file (``config_file``); None (or an empty value): run on this machine."""
     if option is not None:
         return _address(option, "--cluster")
-    env = os.environ.get(ENV)
+    env = os.environ.get("FOURY_SIM_CLUSTER")
     if env is not None:
         return _address(env, ENV)
     path = config_file()
@@ -210,8 +210,8 @@ def worker_cache_dir(env: dict[str, str] | None = None, mounts: str | None = Non
                      tmp: str | None = None) -> tuple[str, str]:
     """Where a worker keeps its compiled kernels, and why: the worker's ``FOURY_SIM_CACHE_DIR``, else the
     default cache (``$XDG_CACHE_HOME`` or ``~/.cache``, then ``foury-sim``), when that is on a local disk; else
-    ``foury-sim-cache-UID`` under the node's temporary directory (a cache on a network filesystem is shared by
-    the workers of every node: numba's index files race there)."""
+    ``foury-sim-cache-UID`` under the node's temporary directory (``tmp``; default ``$TMPDIR``, else ``/tmp``).
+    A cache on a network filesystem is shared by the workers of every node: numba's index files race there."""
     env = dict(os.environ) if env is None else env
     given = env.get("FOURY_SIM_CACHE_DIR")
     home = env.get("HOME") or os.path.expanduser("~")
@@ -220,7 +220,7 @@ def worker_cache_dir(env: dict[str, str] | None = None, mounts: str | None = Non
     kind = fs_type(default, mounts)
     if kind not in NETWORK_FS:
         return default, f"{what} (local)"
-    tmp = tmp or env.get("TMPDIR") or tempfile.gettempdir()
+    tmp = tmp or tempfile.gettempdir()
     uid = os.getuid() if hasattr(os, "getuid") else 0
     return os.path.join(tmp, f"foury-sim-cache-{uid}"), f"{what} is on {kind}: a local directory instead"
 

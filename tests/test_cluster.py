@@ -104,7 +104,7 @@ def test_worker_cache_never_on_a_network_filesystem():
     assert (path, why) == ("/scratch/fs", "FOURY_SIM_CACHE_DIR (local)")
     path, why = cluster.worker_cache_dir({**home, "XDG_CACHE_HOME": "/scratch/c"}, MOUNTS)
     assert (path, why) == ("/scratch/c/foury-sim", "the default cache (local)")
-    path, _ = cluster.worker_cache_dir({**home, "FOURY_SIM_CACHE_DIR": "/home/ann/c", "TMPDIR": "/scratch/t"}, MOUNTS)
+    path, _ = cluster.worker_cache_dir({**home, "FOURY_SIM_CACHE_DIR": "/home/ann/c"}, MOUNTS, tmp="/scratch/t")
     assert path == f"/scratch/t/foury-sim-cache-{cluster.os.getuid()}"
 
 
@@ -247,3 +247,51 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_numbers_stay(dask_address, 
     assert untimed(here.summary) == untimed(there.summary)
     ex.client.wait_for_workers(2, timeout=120)
     assert len(set(ex.client.run(os.getpid).values()) - pids) == 1  # Dask started a new worker process
+
+
+def test_tune_with_the_cluster_option_gives_the_local_answer(dask_address):
+    import json
+
+    from typer.testing import CliRunner
+
+    from foury_sim import runner
+    from foury_sim.cli import app
+
+    args = ["tune", "foury", "--param", "enemies.orc.base", "--target", "win=0.15", "--tolerance", "0.04",
+            "--range", "-2,6", "--fixed", "hero=kael", "--seed", "3", "--max-games", "4000", "--points", "3",
+            "--format", "json", "--no-progress"]
+    here = CliRunner().invoke(app, args)
+    there = CliRunner().invoke(app, [*args, "--cluster", dask_address])
+    assert here.exit_code == 0 and there.exit_code == 0, (here.output, there.output)
+    assert runner._EXECUTOR.get() is None  # the verb's executor ends with the verb
+    a, b = json.loads(here.stdout), json.loads(there.stdout)
+    for rec in (a, b):
+        for c in rec["candidates"]:
+            c.pop("elapsed_s", None)
+    assert a == b and len(a["candidates"]) >= 3
+
+
+def test_a_user_policy_travels_by_content_and_is_compiled_where_it_plays(tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    import pandas as pd
+
+    from foury_sim.chunks import Chunk
+    from foury_sim.policy import make_policy
+    from foury_sim.registry import get_game
+    from foury_sim.runner import play_games
+
+    spec = get_game("foury")
+    rs = spec.load_ruleset(None, None, None)
+    pol = make_policy(str(ROOT / "experiments/policies/brave.py") + ":brave", spec.policies, None)
+    here, _ = play_games(spec, rs, "free", pol, 4, 0, 200)
+    job = cluster.job_of(spec, rs, "free", pol)
+    assert job.policy.file_text == (ROOT / "experiments/policies/brave.py").read_text()
+    # a worker without the file (another machine): the policy is built from the text it was sent
+    gone = str(tmp_path / "elsewhere" / "brave.py") + ":brave"
+    job = replace(job, policy=replace(job.policy, name=gone))
+    monkeypatch.setattr(cluster, "_BUILT", {})
+    there = cluster.play_built(job, Chunk(4, 0, 200))
+    _, _, built = cluster.built_objects(job)
+    assert built.name.endswith("brave.py:brave") and built.name != gone and "foury-sim-policy-" in built.name
+    pd.testing.assert_frame_equal(here, there.rows)
