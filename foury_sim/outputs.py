@@ -297,20 +297,41 @@ class Outputs:
 
     # ------------------------------------------------------------------------------------- summary
     def summarize(self, df: pd.DataFrame, ruleset: Any = None, conf: float = 0.95) -> dict[str, Any]:
-        """Summary entries of the declared columns: rates (Wilson), means (t interval), category counts."""
-        n = len(df)
+        """Summary entries of the declared columns: rates (Wilson), means (t interval), category counts; computed
+        from the columns' histograms (``summarize_hists``), as a streamed run computes them chunk by chunk."""
+        return self.summarize_hists(self.histograms(df), len(df), ruleset, conf)
+
+    def summarized_names(self, names: Any) -> list[str]:
+        """The columns of a table (``names``) a summary reads: every declared RATE, MEAN and CATEGORY column,
+        ``win`` and the turn cap's column."""
+        want = {c.name for c in self.columns if c.summary != NONE} | {"win"}
+        if self.turn_cap is not None:
+            want.add(self.turn_cap[0])
+        return [n for n in names if n in want]
+
+    def histograms(self, cols: Any) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """``{column: (values, counts)}``: the exact histogram (distinct values in increasing order, and how
+        many games have each) of every column a summary reads (``summarized_names``); ``cols`` is a table or
+        a dict of arrays. Histograms of two chunks of games merge with :func:`merge_histograms`."""
+        return {name: histogram(np.asarray(cols[name])) for name in self.summarized_names(list(cols.keys()))}
+
+    def summarize_hists(self, hists: Mapping[str, tuple[np.ndarray, np.ndarray]], n: int, ruleset: Any = None,
+                        conf: float = 0.95) -> dict[str, Any]:
+        """The declared columns' summary entries from their histograms (``histograms``) over ``n`` games:
+        rates (the share of games with a value other than 0, Wilson interval), means (``stats.summarize_counts``)
+        and category counts (most games first, ties by code)."""
         out: dict[str, Any] = {}
         for c in self.columns:
-            if c.summary == NONE or c.name not in df:
+            if c.summary == NONE or c.name not in hists:
                 continue
-            x = df[c.name]
+            v, k = hists[c.name]
             if c.summary == RATE:
-                out[c.summary_key] = stats.summarize_rate(int((x.to_numpy() != 0).sum()), n, conf)
+                out[c.summary_key] = stats.summarize_rate(int(k[v != 0].sum()), n, conf)
             elif c.summary == MEAN:
-                out[c.summary_key] = stats.summarize_numeric(x.to_numpy(dtype=float), conf)
+                out[c.summary_key] = stats.summarize_counts(v, k, conf)
             else:
-                counts = x.value_counts()
-                out[c.summary_key] = {c.category(k, ruleset): int(v) for k, v in counts.items()}
+                order = np.lexsort((v, -k))
+                out[c.summary_key] = {c.category(int(v[i]), ruleset): int(k[i]) for i in order if k[i] > 0}
         return out
 
     def labelled(self, df: pd.DataFrame, ruleset: Any = None) -> pd.DataFrame:
@@ -331,6 +352,41 @@ class Outputs:
             return None
         col, code = self.turn_cap
         return int((df[col] == code).sum())
+
+    def turn_cap_count_hists(self, hists: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> int | None:
+        """``turn_cap_count`` from the histograms of a run (``histograms``)."""
+        if self.turn_cap is None or self.turn_cap[0] not in hists:
+            return None
+        v, k = hists[self.turn_cap[0]]
+        return int(k[v == self.turn_cap[1]].sum())
+
+
+def histogram(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The exact histogram of a column: (distinct values increasing, counts as int64). Integer columns of a
+    small range are counted with ``np.bincount`` (a pass over the games, no sort)."""
+    x = np.asarray(x).ravel()
+    if x.dtype == bool:
+        x = x.view(np.uint8) if x.flags.c_contiguous else x.astype(np.uint8)
+    if x.size and np.issubdtype(x.dtype, np.integer):
+        lo, hi = int(x.min()), int(x.max())
+        if hi - lo <= max(4 * x.size, 1 << 16):
+            k = np.bincount((x - lo).astype(np.intp, copy=False) if lo else x.astype(np.intp, copy=False),
+                            minlength=hi - lo + 1).astype(np.int64)
+            nz = np.flatnonzero(k)
+            return (nz + lo).astype(np.int64), k[nz]
+    v, k = np.unique(x, return_counts=True)
+    return v, k.astype(np.int64)
+
+
+def merge_histograms(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """The histogram of two samples from theirs (the same whatever the order)."""
+    v = np.concatenate([a[0], b[0]])
+    k = np.concatenate([a[1], b[1]])
+    u, inv = np.unique(v, return_inverse=True)
+    out = np.zeros(len(u), dtype=np.int64)
+    np.add.at(out, inv.ravel(), k.astype(np.int64))
+    return u, out
 
 
 def _matches(pattern: str, name: str) -> bool:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import assumptions, provenance, stats
+from . import assumptions, provenance
 from .errors import InputError
 from .files import atomic_write, to_jsonable, write_frame
 from .inputs import check_conf, check_games, check_name, check_seed, check_threads
@@ -34,10 +34,12 @@ class RunResult:
     policy: Policy
     seed: int
     ruleset: Any
-    df: pd.DataFrame
+    df: pd.DataFrame | None
     extras: dict[str, np.ndarray] = field(default_factory=dict)
     summary: dict[str, Any] = field(default_factory=dict)
     elapsed: float = 0.0
+    #: the folder of the per-game parquet parts (``run(out=...)``), None when none were written
+    parts: Path | None = None
 
 
 @contextlib.contextmanager
@@ -381,10 +383,13 @@ CAP_WARN_SHARE = 0.01
 def cap_summary(spec: GameSpec, df: pd.DataFrame) -> dict[str, Any]:
     """Games that ended at the game's safety cap on turns (``spec.outputs.turn_cap``): their count and
     share, and a warning when the share exceeds ``CAP_WARN_SHARE`` (a policy that loops)."""
-    k = spec.outputs.turn_cap_count(df)
+    return cap_entries(spec.outputs.turn_cap_count(df), len(df))
+
+
+def cap_entries(k: int | None, n: int) -> dict[str, Any]:
+    """``cap_summary`` from the count ``k`` of games at the cap (None: the game has no cap) among ``n``."""
     if k is None:
         return {}
-    n = len(df)
     out: dict[str, Any] = {"turn_cap_games": k, "turn_cap_share": k / n if n else 0.0}
     if n and k / n > CAP_WARN_SHARE:
         out["warnings"] = [f"WARNING: {100 * k / n:.1f} % of games ended at the turn cap (more than "
@@ -395,15 +400,12 @@ def cap_summary(spec: GameSpec, df: pd.DataFrame) -> dict[str, Any]:
 
 def summarize(spec: GameSpec, df: pd.DataFrame, ruleset: Any = None, conf: float = 0.95) -> dict[str, Any]:
     """Win rate with its Wilson interval, the share of games at the turn cap, the declared columns' rates
-    (Wilson), means (t intervals) and category counts, and the game's own entries (``spec.summarize``)."""
+    (Wilson), means (t intervals) and category counts, and the game's own entries (``spec.summarize``): the
+    summary a streamed run computes chunk by chunk (``chunks.summary`` of the table's ``chunks.Partial``)."""
+    from .chunks import Partial, summary
+
     df = spec.outputs.add_derived(df)
-    n = len(df)
-    k = int(df["win"].sum()) if n else 0
-    out: dict[str, Any] = {"games": n, "win": stats.summarize_rate(k, n, conf)}
-    out.update(cap_summary(spec, df))
-    out.update({key: v for key, v in spec.outputs.summarize(df, ruleset, conf).items() if key != "win"})
-    out.update(spec.summarize(df, ruleset))
-    return out
+    return summary(spec, Partial.of(spec.outputs, df), ruleset, conf)
 
 
 def run_options(spec: GameSpec, command: str, options: dict[str, Any] | None) -> dict[str, Any]:
@@ -418,19 +420,50 @@ def run_options(spec: GameSpec, command: str, options: dict[str, Any] | None) ->
     return {name: given.get(name, o.default) for name, o in known.items()}
 
 
+def check_streamed_games(games: int, start: int = 0, where: str = "--games") -> int:
+    """A number of games of a streamed run (no per-game table kept): 1 .. 2**63-1 with the last game index
+    within the seeds' range (memory does not grow with the number of games)."""
+    from .inputs import INDEX_MAX, check_int
+
+    check_int(games, where, 1, INDEX_MAX)
+    if start + games - 1 > INDEX_MAX:
+        raise InputError(f"the last game index {start + games - 1} is beyond 2**63-1", where)
+    return games
+
+
+def chunk_size(games: int, progress: Progress | None) -> int:
+    """Games per chunk of a local run: one kernel call of at most ``KERNEL_BATCH`` games (about a hundred
+    steps for a progress bar)."""
+    size = max(PROGRESS_BATCH, games // 100) if progress is not None and progress.enabled else games
+    return max(1, min(size, KERNEL_BATCH))
+
+
 def run(game: str, *, hero: str | None = None, policy: str | None = None, params: str | None = None,
         games: int = 10_000, seed: int = 1, rules: str | None = None, sets: list[str] | None = None,
         map: str | None = None, threads: int | None = None, progress: bool | None = None,
         ruleset: Any = None, start: int = 0, options: dict[str, Any] | None = None,
-        conf: float = 0.95) -> RunResult:
+        conf: float = 0.95, keep_rows: bool = True, out: str | Path | None = None, executor: Any = None,
+        chunk: int | None = None) -> RunResult:
     """Simulate ``games`` games and summarize them (everything ``foury-sim run`` does, minus printing).
 
     ``options``: the game's own options of ``run`` (``GameSpec.options``), passed to its ``load_ruleset``;
     ``conf``: the level of every interval. ``summary["provenance"]`` records how the run was made: its
     overrides, policy parameters, seed, games, version, commit and the command that reproduces it
-    (``provenance.run_record``)."""
+    (``provenance.run_record``).
+
+    The games are played as chunks (``chunks.plan_chunks``, ``chunk`` games each) and the summary is streamed
+    from them (``chunks.summary``: the same figures as ``summarize`` of the whole table). ``keep_rows``: the
+    per-game table is kept in ``RunResult.df`` (False: ``df`` is None and memory does not grow with ``games``).
+    ``out``: the per-game table is written chunk by chunk as parquet parts in ``out/games.parquet/`` (a re-run
+    with the same settings goes on from the parts already written: ``chunks.PartWriter``). ``executor``: plays
+    the chunks (``chunks.Executor``; None: in this process)."""
+    from . import chunks as ch
+
     spec = get_game(game)
-    check_games(games, columns=len(spec.outputs.columns), start=start)
+    if keep_rows:
+        check_games(games, columns=len(spec.outputs.columns), start=start)
+    else:
+        check_streamed_games(games, start)
     check_seed(seed)
     check_threads(threads)
     check_conf(conf)
@@ -442,42 +475,98 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
     if ruleset is None:
         ruleset = spec.load_ruleset(rules, sets, map, **opts)
     hero = spec.check_hero(ruleset, spec.default_hero if hero is None else hero)
-    pol = make_policy(spec.default_policy if policy is None else policy, spec.policies, params)
+    policy_name = spec.default_policy if policy is None else policy
+    pol = make_policy(policy_name, spec.policies, params)
     from . import config
 
+    defaults = {o.name: o.default for o in spec.options if "run" in o.commands}
+    record = provenance.run_record(
+        game, hero=hero, policy=pol, params=params, games=games, seed=seed, conf=conf, rules=rules,
+        sets=provenance.resolve_sets(sets, getattr(ruleset, "data", None)), map=map, options=opts,
+        defaults=defaults, start=start, ruleset_given=given_ruleset)
     bar = Progress(games, enabled=progress) if progress is not False else None
+    plan = ch.plan_chunks(seed, start, games, chunk if chunk is not None else chunk_size(games, bar))
+    rows_wanted = keep_rows or out is not None
+    if executor is None:
+        def fn(c: ch.Chunk) -> ch.ChunkResult:
+            return ch.play_local(spec, ruleset, hero, pol, c, rows_wanted)
+
+        execute = ch.local_executor(threads, bar, policy_watch(pol))
+    else:
+        if given_ruleset:
+            raise InputError("a ruleset object cannot be sent to other processes: give rules/sets instead",
+                             "ruleset")
+        import functools
+
+        fn = functools.partial(ch.play_chunk, ch.job_for(game, hero=hero, policy=policy_name, params=params,
+                                                         rules=rules, sets=sets, map=map, options=opts,
+                                                         keep_rows=rows_wanted))
+        execute = executor
+    writer = ch.PartWriter(out, spec, ruleset, record, plan) if out is not None else None
+    frames: list[pd.DataFrame] = []
+
+    def on_result(r: ch.ChunkResult) -> None:
+        if writer is not None:
+            writer.write(r)
+        if keep_rows and r.rows is not None:
+            frames.append(r.rows)
+
     first = dict(config.FIRST_USE)
     t0 = time.perf_counter()
     try:
-        with numba_threads(threads):
-            df, extras = play_games(spec, ruleset, hero, pol, seed, start, games, bar)
+        loaded = writer.resumed() if writer is not None else []
+        done = {r.chunk.start for r in loaded}
+        todo = [c for c in plan if c.start not in done]
+        if bar is not None and loaded:
+            bar.update(sum(r.chunk.count for r in loaded))
+        import itertools
+
+        part = ch.reduce(itertools.chain(loaded, execute(fn, todo) if todo else []), plan, on_result)
+    except KeyboardInterrupt:
+        if writer is not None and writer.written:
+            from .errors import Interrupted
+
+            raise Interrupted(f"{writer.written} of {len(plan)} parts kept in {writer.folder}; the same command "
+                              "goes on from them") from None
+        raise
     finally:
         if bar is not None:
             bar.close()
     # the time of compiling (or loading) the engine on its first use is not simulation time
     startup = {k: config.FIRST_USE[k] - first[k] for k in first}
     elapsed = max(time.perf_counter() - t0 - sum(startup.values()), 0.0)
-    res = RunResult(game, hero, pol, seed, ruleset, df, extras, elapsed=elapsed)
-    res.summary = summarize(spec, df, ruleset, conf)
+    df = None
+    if keep_rows:
+        df = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    res = RunResult(game, hero, pol, seed, ruleset, df, part.extras, elapsed=elapsed)
+    res.parts = writer.folder if writer is not None else None
+    res.summary = ch.summary(spec, part, ruleset, conf)
     res.summary.update({"game": game, "hero": hero, "policy": pol.describe(), "seed": seed, "conf": conf,
                         "elapsed_s": round(elapsed, 3), "games_per_s": round(games / max(elapsed, 1e-9)),
                         "compile_s": round(startup["compile_s"], 3), "load_s": round(startup["load_s"], 3),
                         "assumptions": assumptions.records(ruleset, hero)})
-    defaults = {o.name: o.default for o in spec.options if "run" in o.commands}
-    res.summary["provenance"] = provenance.run_record(
-        game, hero=hero, policy=pol, params=params, games=games, seed=seed, conf=conf, rules=rules,
-        sets=provenance.resolve_sets(sets, getattr(ruleset, "data", None)), map=map, options=opts,
-        defaults=defaults, start=start, ruleset_given=given_ruleset)
+    if writer is not None and writer.resumed_count:
+        res.summary["resumed_chunks"] = writer.resumed_count
+    res.summary["provenance"] = record
     return res
 
 
 def write_run(res: RunResult, out_dir: str | Path) -> list[Path]:
-    """``games.parquet``, ``games.csv`` and ``summary.json`` in ``out_dir`` (each written atomically)."""
+    """``games.parquet``, ``games.csv`` and ``summary.json`` in ``out_dir`` (each written atomically). A run
+    that wrote its parts there (``run(out=...)``) has ``games.parquet`` as that folder of parts, and the CSV is
+    written from them a part at a time."""
+    from .chunks import write_csv_from_parts
+
     out = Path(out_dir)
     paths = [out / "games.parquet", out / "games.csv", out / "summary.json"]
     outputs = get_game(res.game).outputs  # the tables carry readable labels (Outputs.labelled)
-    write_frame(res.df, paths[0], outputs=outputs, ruleset=res.ruleset)
-    write_frame(res.df, paths[1], outputs=outputs, ruleset=res.ruleset)
+    if res.parts is not None and Path(res.parts) == paths[0]:
+        write_csv_from_parts(sorted(paths[0].glob("part-*.parquet")), paths[1])
+    else:
+        if res.df is None:
+            raise ValueError("the run kept no per-game table: run it with keep_rows=True or out=...")
+        write_frame(res.df, paths[0], outputs=outputs, ruleset=res.ruleset)
+        write_frame(res.df, paths[1], outputs=outputs, ruleset=res.ruleset)
     atomic_write(paths[2], json.dumps(to_jsonable(res.summary), indent=2))
     if "visits" in res.extras:
         p = out / "visits.csv"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -280,6 +281,8 @@ def _order_stat_ranks(n: int, q: float, conf: float, exact: bool | None = None) 
     alpha = 1.0 - conf
     if exact is None:
         exact = True
+    if exact and n > RANK_WINDOW_FROM:
+        return _order_stat_ranks_window(n, q, alpha)
     if exact:
         j = np.arange(n + 1)
         cdf = _sps().binom.cdf(j, n, q)  # P(B <= j)
@@ -293,6 +296,36 @@ def _order_stat_ranks(n: int, q: float, conf: float, exact: bool | None = None) 
     l = math.floor(mean + 0.5 - z * sd)
     u = math.ceil(mean + 0.5 + z * sd)
     return max(l, 0), min(u, n + 1)
+
+
+#: From this many observations the exact ranks are computed on a window of the binomial around ``n q`` (``WINDOW_SD``
+#: standard deviations each side) instead of all ``n + 1`` values: the same ranks (the cdf is monotone and is at
+#: most 1e-40 below the window and 1 - 1e-40 above it), in memory that does not grow with ``n``.
+RANK_WINDOW_FROM = 100_000
+WINDOW_SD = 14.0
+
+
+def _order_stat_ranks_window(n: int, q: float, alpha: float) -> tuple[int, int]:
+    """``_order_stat_ranks`` (exact) evaluated on ``j`` in a window around ``n q``: every ``j`` below the window
+    has ``P(B <= j) <= alpha / 2`` (counted into l) and u lies inside it; a window that does not reach those
+    tails (never at the usual levels) falls back to the full range."""
+    sd = math.sqrt(n * q * (1.0 - q))
+    a = max(0, int(math.floor(n * q - WINDOW_SD * sd)) - 1)
+    b = min(n, int(math.ceil(n * q + WINDOW_SD * sd)) + 1)
+    j = np.arange(a, b + 1)
+    cdf = _sps().binom.cdf(j, n, q)  # P(B <= j)
+    sf = _sps().binom.sf(j - 1, n, q)  # P(B >= j)
+    half = alpha / 2.0
+    if (a > 0 and not cdf[0] <= half) or (b < n and not sf[-1] <= half):  # a window too narrow: the full range
+        j = np.arange(n + 1)
+        cdf = _sps().binom.cdf(j, n, q)
+        sf = _sps().binom.sf(j - 1, n, q)
+        a, b = 0, n
+    l = a + int(np.count_nonzero(cdf <= half))  # every j < a has cdf <= cdf[0] <= alpha/2
+    ok = np.nonzero(sf <= half)[0]
+    ok = ok[j[ok] >= 1]
+    u = int(j[ok[0]]) if ok.size else n + 1  # sf is decreasing: the first j in the window (j > b: sf smaller)
+    return l, u
 
 
 def quantile_ci(x: ArrayLike, q: float, conf: float = 0.95) -> tuple[float, float, float]:
@@ -708,6 +741,63 @@ def summarize_numeric(x: ArrayLike, conf: float = 0.95) -> dict[str, float | int
 
 
 # --------------------------------------------------------------------------- testing a simulator
+
+
+def summarize_counts(values: ArrayLike, counts: ArrayLike, conf: float = 0.95) -> dict[str, float | int]:
+    """``summarize_numeric`` of the sample in which ``values[i]`` occurs ``counts[i]`` times (``values`` sorted,
+    distinct): the summary of a column from its histogram, in memory that does not grow with the number of games
+    (a run's summary, streamed chunk by chunk or from the whole table: the same figures). Integer values: mean and
+    sd from exact integer sums (the sd correctly rounded); the median and its order-statistic interval as
+    ``quantile_ci`` (linear interpolation, exact binomial ranks)."""
+    conf = _check_conf(conf)
+    v = np.asarray(values)
+    c = np.asarray(counts, dtype=np.int64)
+    keep = c > 0
+    v, c = v[keep], c[keep]
+    n = int(c.sum())
+    nan = math.nan
+    if n == 0:
+        return {"mean": nan, "mean_lo": nan, "mean_hi": nan, "median": nan, "median_lo": nan, "median_hi": nan,
+                "sd": nan, "min": nan, "max": nan, "n": 0}
+    if np.issubdtype(v.dtype, np.integer):
+        vi = [int(x) for x in v]
+        ci = [int(x) for x in c]
+        s1 = sum(a * k for a, k in zip(vi, ci))
+        s2 = sum(a * a * k for a, k in zip(vi, ci))
+        mean = s1 / n  # correctly rounded (Python's int / int)
+        var = Fraction(n * s2 - s1 * s1, n * (n - 1)) if n >= 2 else None
+        sd = math.sqrt(float(var)) if var is not None else nan
+    else:
+        vf = v.astype(float)
+        mean = float(np.dot(vf, c) / n)
+        sd = math.sqrt(float(np.dot((vf - mean) ** 2, c)) / (n - 1)) if n >= 2 else nan
+    if n >= 2:
+        half = t_value(conf, n - 1) * sd / math.sqrt(n)
+        mean_lo, mean_hi = mean - half, mean + half
+    else:
+        mean_lo = mean_hi = nan
+    cum = np.cumsum(c)
+
+    def order(r: int) -> float:  # the r-th smallest (1-based)
+        return float(v[int(np.searchsorted(cum, r))])
+
+    h = 0.5 * (n - 1)
+    f = int(math.floor(h))
+    a = order(f + 1)
+    median = float(np.quantile(np.array([a, order(min(f + 2, n))]), h - f))
+    lr, ur = _order_stat_ranks(n, 0.5, conf)
+    return {
+        "mean": mean,
+        "mean_lo": mean_lo,
+        "mean_hi": mean_hi,
+        "median": median,
+        "median_lo": order(lr) if lr >= 1 else -math.inf,
+        "median_hi": order(ur) if ur <= n else math.inf,
+        "sd": sd,
+        "min": float(v[0]),
+        "max": float(v[-1]),
+        "n": n,
+    }
 
 
 def binom_z(k: int, n: int, p: float) -> float:
