@@ -214,7 +214,7 @@ def run(
     ex = executor(cluster)
     res = run_games(game, hero=hero, policy=policy, params=param, games=games, seed=seed,
                     rules=str(rules) if rules else None, sets=set_, map=map, threads=threads,
-                    progress=progress, options=options, conf=conf, **({"executor": ex} if ex else {}))
+                    progress=progress, options=options, conf=conf, executor=ex)
     text = (json.dumps(to_jsonable(res.summary), indent=2) if fmt == "json"
             else format_summary(res.summary, spec.title, spec.outputs))
     _write_or_say(lambda: write_run(res, out) if out is not None else None, text, out)

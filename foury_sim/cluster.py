@@ -254,8 +254,14 @@ def warm_up(play: Callable[[Any], Any], chunk: Any) -> dict[str, Any]:
     """On a worker: prepare it, load (or compile) the kernel by playing a few games of ``chunk``'s stream, then
     time them again until the call takes ``PROBE_S``: the worker's games per second. The games are thrown away."""
     from . import config
+    from .runner import numba_threads
 
     info: dict[str, Any] = dict(prepare_worker())
+    with numba_threads(1):
+        return _warm_up(play, chunk, info, config)
+
+
+def _warm_up(play: Callable[[Any], Any], chunk: Any, info: dict[str, Any], config: Any) -> dict[str, Any]:
     first = dict(config.FIRST_USE)
     t0 = time.perf_counter()
     n = max(1, min(PROBE_GAMES, chunk.count))
@@ -275,9 +281,14 @@ def warm_up(play: Callable[[Any], Any], chunk: Any) -> dict[str, Any]:
 
 
 def play_task(play: Callable[[Any], Any], pieces: list[Any]) -> list[Any]:
-    """One Dask task: the pieces of one group, in order (the worker prepared first)."""
+    """One Dask task: the pieces of one group, in order (the worker prepared first), on one numba thread: the
+    cluster's parallelism is its worker threads (a kernel's ``prange`` over all the node's cores in every worker
+    process would put cores x workers threads on the node's cores)."""
+    from .runner import numba_threads
+
     prepare_worker()
-    return [play(c) for c in pieces]
+    with numba_threads(1):
+        return [play(c) for c in pieces]
 
 
 # --- a run given by its built objects (sweep cells, compare arms, tune candidates) ------------------------------
@@ -525,14 +536,17 @@ class DaskExecutor:
                 wanted[c] += 1
         try:
             for fut in distributed.as_completed(list(futures)):
-                for (c, _), r in zip(futures[fut], fut.result()):
+                group, results = futures.pop(fut), fut.result()
+                fut.release()  # the worker may forget the result now (its rows can be large)
+                for (c, _), r in zip(group, results):
                     got = pending.setdefault(c, [])
                     got.append(r)
                     if len(got) == wanted[c]:
                         del pending[c]
                         yield join_results(c, got)
         finally:
-            self.client.cancel([f for f in futures if not f.done()])
+            if futures:  # stopped early (an error, Ctrl-C): the tasks not yet run are dropped
+                self.client.cancel(list(futures))
 
 
 def warm_key(play: Any) -> Any:
