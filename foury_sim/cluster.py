@@ -146,8 +146,12 @@ def client_for(address: str) -> Any:
     distributed = need_dask()
     try:
         if address == LOCAL or address.startswith(LOCAL + ":"):
-            cluster = distributed.LocalCluster(n_workers=local_workers(address), threads_per_worker=1,
-                                               processes=True, dashboard_address=None)
+            import dask
+
+            # no statistical profiler sampling every worker thread (CPU the games would use on a small machine)
+            with dask.config.set({"distributed.worker.profile.enabled": False}):
+                cluster = distributed.LocalCluster(n_workers=local_workers(address), threads_per_worker=1,
+                                                   processes=True, dashboard_address=None)
             client = distributed.Client(cluster)
             client._foury_owned_cluster = cluster
         else:
@@ -413,11 +417,12 @@ def task_games(rate: float, games: int, slots: int, task_s: float = TASK_S, min_
 
 
 def split_chunks(chunks: Iterable[Any], size: int) -> list[tuple[Any, Any]]:
-    """The work of a run as (chunk, piece) pairs in order: a chunk of more than 1.5 ``size`` games is played as
-    pieces of about ``size`` games (joined again into its result by ``join_results``), a smaller one whole."""
+    """The work of a run as (chunk, piece) pairs in order: a chunk of ``2 size`` games or more is played as pieces
+    of ``size`` games or a little more (each one task; joined again into its result by ``join_results``), a smaller
+    one whole."""
     units: list[tuple[Any, Any]] = []
     for c in chunks:
-        k = max(1, round(c.count / size)) if c.count > 1.5 * size else 1
+        k = max(1, c.count // size)
         step = math.ceil(c.count / k)
         for s in range(c.start, c.start + c.count, step):
             units.append((c, dataclasses.replace(c, start=s, count=min(step, c.start + c.count - s))))

@@ -129,15 +129,15 @@ def test_small_chunks_are_grouped_and_large_ones_split_in_order():
         start: int
         count: int
 
-    chunks = [C(1, 10 * i, 10) for i in range(7)] + [C(1, 70, 95), C(1, 165, 5), C(1, 170, 37)]
+    chunks = [C(1, 10 * i, 10) for i in range(7)] + [C(1, 70, 95), C(1, 165, 5), C(1, 170, 49)]
     units = cluster.split_chunks(chunks, 25)
-    # 95 games (over 1.5 x 25) -> 4 pieces of 24, 24, 24, 23; 37 games (under 1.5 x 25) stays whole
+    # 95 games (2 x 25 or more) -> 3 pieces of 32, 32, 31 (each at least 25: one task each); 49 stays whole
     assert [(c.start, p.start, p.count) for c, p in units[7:]] == [
-        (70, 70, 24), (70, 94, 24), (70, 118, 24), (70, 142, 23), (165, 165, 5), (170, 170, 37)]
+        (70, 70, 32), (70, 102, 32), (70, 134, 31), (165, 165, 5), (170, 170, 49)]
     assert all(p.seed == 1 for _, p in units)
     groups = cluster.group_units(units, 25)
     assert [[p.start for _, p in g] for g in groups] == [
-        [0, 10, 20], [30, 40, 50], [60, 70], [94, 118], [142, 165], [170]]
+        [0, 10, 20], [30, 40, 50], [60, 70], [102], [134], [165, 170]]
     assert cluster.group_units([], 25) == []
 
 
