@@ -77,6 +77,31 @@ MAP_HELP = "Map name or file, for games with a board (default: the game's base m
 RULES_HELP = "Ruleset TOML, merged over the shipped defaults (default: the shipped ruleset)."
 SET_HELP = "Override a ruleset value: KEY=VALUE (repeatable; see `foury-sim assumptions`; default: none)."
 FORMAT_HELP = "Output format: text or json."
+CLUSTER_HELP = ("Play the games on a Dask cluster: the scheduler's address (tcp://HOST:8786), or local / local:N "
+                "(N worker processes on this machine); the same numbers as without it (docs/cluster.md; needs "
+                "pip install -e \".[cluster]\"). Default: FOURY_SIM_CLUSTER, else `cluster` in "
+                "~/.config/foury-sim/config.toml, else this machine.")
+#: ``--cluster`` of every verb that simulates (``run``, ``sweep``, ``compare``, ``tune``): see ``executor``.
+ClusterOpt = typer.Option(None, "--cluster", metavar="ADDRESS", help=CLUSTER_HELP, show_default=False)
+
+
+def executor(cluster: str | None) -> Any:
+    """The executor of ``--cluster`` (or ``FOURY_SIM_CLUSTER`` / the configuration file): a Dask executor
+    (``cluster.executor_for``), or None to play on this machine. Dask is imported only when a cluster is asked
+    for; without it, one line saying how to install it (exit 2). Inside a verb, every ``runner.play_games`` of
+    the verb also plays through it (``runner.executing``, for as long as the verb runs)."""
+    import click
+
+    from .cluster import cluster_address, executor_for
+    from .runner import executing
+
+    if cluster_address(cluster) is None:
+        return None
+    ex = executor_for(cluster)
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.with_resource(executing(ex))
+    return ex
 
 
 def _game_options(spec: Any, command: str, args: list[str], also: str | None = None) -> dict[str, Any]:
@@ -176,6 +201,7 @@ def run(
     progress: bool | None = typer.Option(None, "--progress/--no-progress", help=PROGRESS_HELP),
     conf: float = typer.Option(0.95, metavar="LEVEL", help="Confidence level of every interval printed "
                                "(e.g. 0.9, 0.99)."),
+    cluster: str | None = ClusterOpt,
 ) -> None:
     """Simulate many games and print the win rate with its interval, and where and why players die.
     Options only some games take (see `foury-sim games`) follow the common ones."""
@@ -191,9 +217,10 @@ def run(
     check_out_dir(out)
     check_input_file(rules, "--rules")
     # streamed: the summary from chunks of games, the per-game table only written (as parquet parts) with --out
+    ex = executor(cluster)
     res = run_games(game, hero=hero, policy=policy, params=param, games=games, seed=seed,
                     rules=str(rules) if rules else None, sets=set_, map=map, threads=threads,
-                    progress=progress, options=options, conf=conf, keep_rows=False, out=out)
+                    progress=progress, options=options, conf=conf, keep_rows=False, out=out, executor=ex)
     text = (json.dumps(to_jsonable(res.summary), indent=2) if fmt == "json"
             else format_summary(res.summary, spec.title, spec.outputs))
     _write_or_say(lambda: write_run(res, out) if out is not None else None, text, out)
@@ -340,6 +367,7 @@ def sweep(
     batch: int | None = typer.Option(None, metavar="N", help="Games added per batch with --precision (default and "
                                      "minimum: ceil(40 z / precision), which keeps the optional-stopping bias "
                                      "small)."),
+    cluster: str | None = ClusterOpt,
 ) -> None:
     """Run a parameter sweep on common dice streams; write tables, manifest, figures and a report, then print
     the cells' win rates. --games/--heroes/--policies make a quick look at a smaller study."""
@@ -354,7 +382,8 @@ def sweep(
         set_precision(exp, precision, max_games, batch)
     elif max_games is not None or batch is not None:
         raise InputError("--max-games and --batch go with --precision", "--max-games")
-    path = run_sweep(exp, out, resume=resume, progress=progress, threads=threads, report=report)
+    path = run_sweep(exp, out, resume=resume, progress=progress, threads=threads, report=report,
+                     executor=executor(cluster))
     typer.echo(f"{len(exp.cells)} cells -> {path}")
     _echo_rich(cells_table(path / "cells.csv", exp.conf))
     if report:
@@ -476,6 +505,7 @@ def compare(
     progress: bool | None = typer.Option(None, "--progress/--no-progress", help=PROGRESS_HELP),
     conf: float = typer.Option(0.95, metavar="LEVEL", help="Confidence level of the intervals; significance is "
                                "Holm-adjusted p < 1 - conf over all outcomes."),
+    cluster: str | None = ClusterOpt,
 ) -> None:
     """Two variants on the same dice streams: paired differences, Holm-adjusted significance, flipped games."""
     from .registry import get_game
@@ -493,8 +523,9 @@ def compare(
     va, vb = parse_settings(a, "--a", own), parse_settings(b, "--b", own)
     if not va and not vb:
         raise InputError("give at least one setting with --a or --b (e.g. --a hero=kael --b hero=elydion)", "--a")
-    c = run_compare(game, va, vb, fixed=parse_settings(fixed, "--fixed", own), games=games, seed=seed,
-                    threads=threads, progress=progress, conf=conf)
+    fx = parse_settings(fixed, "--fixed", own)
+    c = run_compare(game, va, vb, fixed=fx, games=games, seed=seed, threads=threads, progress=progress, conf=conf,
+                    executor=executor(cluster))
     text = json.dumps(c.to_dict(), indent=2) if fmt == "json" else format_comparison(c)
     _write_or_say(lambda: write_comparison(c, out) if out is not None else None, text, out)
 
@@ -750,6 +781,7 @@ def tune_cmd(
                                    "calibration.png here (a folder); with a file: the results root "
                                    "(OUT/NAME/; default: print only).", show_default=False),
     progress: bool | None = typer.Option(None, "--progress/--no-progress", help=PROGRESS_HELP, show_default=False),
+    cluster: str | None = ClusterOpt,
 ) -> None:
     """Find the value of one setting that puts a win rate (or any summary metric) within a tolerance of a
     target, with common dice and more games only near the target; print a one-line answer and the candidates."""
@@ -767,6 +799,7 @@ def tune_cmd(
     if monotone is not None:
         tn.check_monotone(monotone)
     check_out_dir(out)
+    executor(cluster)  # every candidate's games are played there (runner.executing, for this verb)
     if game.endswith(".toml") or Path(game).is_file():
         given = [f for f, v in (("--param", param), ("--target", target), ("--tolerance", tolerance),
                                 ("--fixed", fixed), ("--range", range_), ("--integer", integer),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import json
 import os
 import sys
@@ -344,10 +345,33 @@ def _simulate_batches(spec: GameSpec, ruleset: Any, hero: str, policy: Policy, s
     return df, extras
 
 
+#: The executor ``play_games`` plays through when given none (``executing``); None: this process.
+_EXECUTOR: contextvars.ContextVar[Any] = contextvars.ContextVar("foury_sim_executor", default=None)
+
+
+@contextlib.contextmanager
+def executing(executor: Any) -> Iterator[None]:
+    """Inside the block, ``play_games`` (every sweep cell, compare arm, tune candidate) plays its games through
+    ``executor`` (``chunks.Executor``, e.g. ``cluster.dask_executor``); None: in this process."""
+    token = _EXECUTOR.set(executor)
+    try:
+        yield
+    finally:
+        _EXECUTOR.reset(token)
+
+
 def play_games(spec: GameSpec, ruleset: Any, hero: str, policy: Policy, seed: int, start: int, count: int,
-               progress: Progress | None = None, batch: int | None = None) -> tuple[pd.DataFrame, dict]:
+               progress: Progress | None = None, batch: int | None = None,
+               executor: Any = None) -> tuple[pd.DataFrame, dict]:
     """The per-game table every run, sweep cell and comparison reads: the game's columns
-    (``simulate_games``) plus its derived columns (``Outputs.add_derived``, computed only here)."""
+    (``simulate_games``) plus its derived columns (``Outputs.add_derived``, computed only here). ``executor``
+    (default: the one of ``executing``, else this process): where the games are played
+    (``cluster.play_games_with``: the same table)."""
+    executor = executor if executor is not None else _EXECUTOR.get()
+    if executor is not None:
+        from .cluster import play_games_with
+
+        return play_games_with(executor, spec, ruleset, hero, policy, seed, start, count, progress, batch)
     df, extras = simulate_games(spec, ruleset, hero, policy, seed, start, count, progress, batch)
     return spec.outputs.add_derived(df), extras
 

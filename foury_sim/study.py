@@ -828,8 +828,10 @@ def _sweep_normalised(exp: Experiment) -> dict[str, Any]:
 
 
 def run_sweep(exp: Experiment | str | Path, out_root: str | Path = "results", *, resume: bool = False,
-              progress: bool | None = None, threads: int | None = None, report: bool = True) -> Path:
+              progress: bool | None = None, threads: int | None = None, report: bool = True,
+              executor: Any = None) -> Path:
     """Run every cell (on the same game streams) and write ``out_root/NAME/``; returns that folder.
+    ``executor``: where the games are played (``runner.executing``; None: this process).
 
     Each cell is written atomically as it completes; ``resume`` skips cells already written
     (they hold exactly the numbers an uninterrupted run gives) and recomputes damaged ones. The folder
@@ -841,7 +843,9 @@ def run_sweep(exp: Experiment | str | Path, out_root: str | Path = "results", *,
     ident = experiment_id("sweep", _sweep_normalised(exp), files)
     cmd = provenance.command("sweep", str(exp.path), ["--resume", "--out", str(out_root), *exp.cli_args.split()])
     out = open_results(out_root, exp.name)
-    with FolderLock(out):
+    from .runner import executing
+
+    with FolderLock(out), executing(executor):
         return _run_sweep_locked(exp, out, ident, files, cmd, resume, progress, threads, report)
 
 
@@ -1092,15 +1096,16 @@ class Comparison:
 
 def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str, Any] | None = None,
             games: int = 10_000, seed: int = 1, conf: float = 0.95, threads: int | None = None,
-            progress: bool | None = None) -> Comparison:
-    """Play the same games (same streams) under variants a and b; paired differences b - a.
+            progress: bool | None = None, executor: Any = None) -> Comparison:
+    """Play the same games (same streams) under variants a and b; paired differences b - a. ``executor``: where
+    the games are played (``runner.executing``; None: this process).
 
     One row per outcome (win rate: Newcombe interval and exact McNemar test; numeric outcomes: paired
     t). The outcomes form one family of tests: ``p_adjusted`` is Holm's adjustment over all of them,
     and ``significant`` means ``p_adjusted < 1 - conf`` (for the win rate the interval must also
     exclude 0), so the chance of any false "significant" among the outcomes stays below 1 - conf.
     """
-    from .runner import numba_threads
+    from .runner import executing, numba_threads
 
     spec = get_game(game)
     if games < 2:
@@ -1112,7 +1117,7 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     rb = runner.resolve(vb, "--b")
     bar = Progress(2 * games, enabled=progress) if progress is not False else None
     try:
-        with numba_threads(threads):
+        with numba_threads(threads), executing(executor):
             da, _ = play_games(spec, *ra, seed, 0, games, bar)
             db, _ = play_games(spec, *rb, seed, 0, games, bar)
     finally:

@@ -1,0 +1,589 @@
+"""Chunks of games on a Dask cluster (``--cluster ADDRESS``): the same numbers, bit for bit, as a local run.
+
+A run (a sweep cell, a compare arm, a tune candidate) is a list of chunks ``(seed, start, count)``
+(``chunks.plan_chunks``); a game's result never depends on the split, and the caller reduces the chunk
+results in chunk order, so a cluster gives the local numbers whatever worker plays which chunk and in what
+order they finish. ``dask_executor(address)`` is an ``Executor`` (``chunks.Executor``): it takes the
+function that plays one chunk (``functools.partial(chunks.play_chunk, job)``: a plain picklable job, never a
+jitted function; workers import the game by name, a user policy file travels by content and is compiled
+there) and the chunks, and yields one ``ChunkResult`` per chunk as the tasks finish.
+
+What breaks in practice, and what this module does about it:
+
+- numba's on-disk cache on workers: each worker process points ``FOURY_SIM_CACHE_DIR`` at a directory on a
+  local disk before its first kernel call (``worker_cache_dir``: the worker's own setting or the default
+  cache when they are local, else a directory under the node's temporary directory; never a cache on a network
+  filesystem, where numba's index files race between nodes). A warm-up task per worker loads (or compiles)
+  the game's kernel and measures the worker's speed before any game counts.
+- task size: scheduling a task costs the scheduler and the worker a few milliseconds; a task plays at least
+  ``TASK_S`` seconds of games (from the speed the warm-up measured), so that cost stays far under 5 %, and a
+  caller's small chunks are grouped into one task (a short run is spread over the workers, each task still
+  at least ``MIN_TASK_S`` seconds).
+- different code on the workers: the warm-up compares each worker's foury-sim sources with the caller's
+  (``code_digest``); a worker with other code would give other numbers, so the run stops in one line.
+- a worker that dies: Dask plays its tasks again elsewhere (``distributed.scheduler.allowed-failures``
+  times); the chunks are the same, so the numbers are too.
+
+Dask is an optional extra (``pip install -e ".[cluster]"``): nothing here imports it until a cluster is asked
+for, and asking without it is one line (exit 2).
+"""
+
+from __future__ import annotations
+
+import atexit
+import dataclasses
+import functools
+import hashlib
+import math
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from .errors import InputError
+
+#: The environment variable naming the cluster when ``--cluster`` is not given.
+ENV = "FOURY_SIM_CLUSTER"
+#: Seconds of games a task plays at least (scheduling a task costs a few ms: well under 1 % of that).
+TASK_S = 2.0
+#: Smallest task when a short run is spread over the workers (a few ms of overhead is still under 5 %).
+MIN_TASK_S = 0.25
+#: Games of the warm-up probe on every worker (played twice: the first call loads the kernel, the second is timed;
+#: doubled until the timed call takes ``PROBE_S``). Its results are thrown away.
+PROBE_GAMES = 32
+PROBE_S = 0.05
+#: Seconds to wait for the scheduler to answer.
+CONNECT_TIMEOUT_S = 20
+#: ``--cluster local`` / ``local:N``: a Dask cluster on this machine (N worker processes of one thread each).
+LOCAL = "local"
+#: Filesystem types of /proc/mounts that are shared between machines (no numba cache there).
+NETWORK_FS = frozenset({
+    "nfs", "nfs4", "cifs", "smb3", "smbfs", "lustre", "gpfs", "beegfs", "glusterfs", "fuse.glusterfs", "ceph",
+    "fuse.ceph", "fuse.ceph-fuse", "afs", "panfs", "wekafs", "fuse.sshfs", "9p", "fuse.gcsfuse", "fuse.s3fs",
+    "fuse.juicefs", "orangefs", "pvfs2", "quobyte", "fuse.quobyte",
+})
+
+INSTALL_HINT = 'pip install -e ".[cluster]"'
+
+
+def config_file() -> Path:
+    """The user's configuration file: ``$XDG_CONFIG_HOME/foury-sim/config.toml`` (``~/.config/...``)."""
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "foury-sim" / "config.toml"
+
+
+def cluster_address(option: str | None) -> str | None:
+    """The cluster to run on: ``--cluster`` if given, else ``FOURY_SIM_CLUSTER``, else ``cluster = "..."`` in
+    the configuration file (``config_file``); None (or an empty value): run on this machine."""
+    if option is not None:
+        return _address(option, "--cluster")
+    env = os.environ.get("FOURY_SIM_CLUSTER")
+    if env is not None:
+        return _address(env, ENV)
+    path = config_file()
+    if not path.is_file():
+        return None
+    import tomllib
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"cannot read the configuration file: {e}", str(path)) from None
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(f"not valid TOML: {e}", str(path)) from None
+    value = data.get("cluster")
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InputError(f"cluster must be a text (a scheduler address such as \"tcp://host:8786\"), not {value!r}",
+                         f"{path}: cluster")
+    return _address(value, f"{path}: cluster")
+
+
+def _address(text: str, where: str) -> str | None:
+    text = text.strip()
+    if not text:
+        return None
+    if text == LOCAL or text.startswith(LOCAL + ":"):
+        local_workers(text, where)
+        return text
+    if any(c.isspace() for c in text):
+        raise InputError(f"a scheduler address has no spaces: {text!r}", where)
+    return text
+
+
+def local_workers(text: str, where: str = "--cluster") -> int:
+    """Workers of ``local`` (2) or ``local:N`` (N from 1 to 256)."""
+    _, _, n = text.partition(":")
+    if not n:
+        return 2
+    if not n.isdigit() or not 1 <= int(n) <= 256:
+        raise InputError(f"local:N takes a number of workers from 1 to 256, not {n!r}", where)
+    return int(n)
+
+
+def need_dask() -> Any:
+    """The ``distributed`` module, or one line saying how to install it."""
+    try:
+        import distributed
+    except ImportError:
+        raise InputError(f"running on a cluster needs Dask, which is not installed: {INSTALL_HINT}",
+                         "--cluster") from None
+    return distributed
+
+
+_CLIENTS: dict[str, Any] = {}
+
+
+def client_for(address: str) -> Any:
+    """A Dask client of ``address`` (one per address and process, closed at exit); ``local`` / ``local:N``
+    starts a cluster of N worker processes with one thread each on this machine."""
+    if address in _CLIENTS:
+        return _CLIENTS[address]
+    distributed = need_dask()
+    try:
+        if address == LOCAL or address.startswith(LOCAL + ":"):
+            import dask
+
+            # no statistical profiler sampling every worker thread (CPU the games would use on a small machine)
+            with dask.config.set({"distributed.worker.profile.enabled": False}):
+                cluster = distributed.LocalCluster(n_workers=local_workers(address), threads_per_worker=1,
+                                                   processes=True, dashboard_address=None)
+            client = distributed.Client(cluster)
+            client._foury_owned_cluster = cluster
+        else:
+            client = distributed.Client(address, timeout=CONNECT_TIMEOUT_S)
+    except (OSError, TimeoutError, ValueError) as e:
+        raise InputError(f"cannot reach the Dask scheduler at {address!r}: {_one_line(e)}", "--cluster") from None
+    _CLIENTS[address] = client
+    if len(_CLIENTS) == 1:
+        atexit.register(close_clients)
+    return client
+
+
+def close_clients() -> None:
+    """Close the clients (and the local clusters) this process opened."""
+    import contextlib
+
+    while _CLIENTS:
+        _, client = _CLIENTS.popitem()
+        cluster = getattr(client, "_foury_owned_cluster", None)
+        with contextlib.suppress(Exception):
+            client.close()
+        if cluster is not None:
+            with contextlib.suppress(Exception):
+                cluster.close()
+
+
+def _one_line(e: BaseException) -> str:
+    text = " ".join(str(e).split()) or type(e).__name__
+    return text[:300]
+
+
+# --- on the workers -------------------------------------------------------------------------------------------
+
+def fs_type(path: str, mounts: str | None = None) -> str:
+    """The filesystem type of ``path`` from ``/proc/mounts`` (the longest mount point above it); "" when
+    unknown (no /proc: not Linux)."""
+    if mounts is None:
+        try:
+            mounts = Path("/proc/mounts").read_text()
+        except OSError:
+            return ""
+    path = os.path.abspath(path)
+    best, kind = "", ""
+    for line in mounts.splitlines():
+        parts = line.split()
+        if len(parts) < 3:
+            continue
+        point = parts[1].replace("\\040", " ")
+        if (path == point or path.startswith(point.rstrip("/") + "/")) and len(point) >= len(best):
+            best, kind = point, parts[2]
+    return kind
+
+
+def is_network_fs(path: str, mounts: str | None = None) -> bool:
+    """Whether ``path`` lies on a filesystem shared between machines (``NETWORK_FS``)."""
+    return fs_type(path, mounts) in NETWORK_FS
+
+
+def worker_cache_dir(env: dict[str, str] | None = None, mounts: str | None = None,
+                     tmp: str | None = None) -> tuple[str, str]:
+    """Where a worker keeps its compiled kernels, and why: the worker's ``FOURY_SIM_CACHE_DIR``, else the
+    default cache (``$XDG_CACHE_HOME`` or ``~/.cache``, then ``foury-sim``), when that is on a local disk; else
+    ``foury-sim-cache-UID`` under the node's temporary directory (``tmp``; default ``$TMPDIR``, else ``/tmp``).
+    A cache on a network filesystem is shared by the workers of every node: numba's index files race there."""
+    env = dict(os.environ) if env is None else env
+    given = env.get("FOURY_SIM_CACHE_DIR")
+    home = env.get("HOME") or os.path.expanduser("~")
+    default = given or os.path.join(env.get("XDG_CACHE_HOME") or os.path.join(home, ".cache"), "foury-sim")
+    what = "FOURY_SIM_CACHE_DIR" if given else "the default cache"
+    kind = fs_type(default, mounts)
+    if kind not in NETWORK_FS:
+        return default, f"{what} (local)"
+    tmp = tmp or tempfile.gettempdir()
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    return os.path.join(tmp, f"foury-sim-cache-{uid}"), f"{what} is on {kind}: a local directory instead"
+
+
+_PREPARED: dict[str, str] = {}
+
+
+def prepare_worker() -> dict[str, str]:
+    """Once per worker process, before its first kernel: the local cache directory (``worker_cache_dir``)."""
+    if not _PREPARED:
+        path, why = worker_cache_dir()
+        os.makedirs(path, exist_ok=True)
+        os.environ["FOURY_SIM_CACHE_DIR"] = path
+        _PREPARED.update(cache_dir=path, why=why)
+    return _PREPARED
+
+
+@functools.cache
+def code_digest() -> str:
+    """A digest of foury-sim's Python sources and data files (a worker with another digest plays other games)."""
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha1()
+    for p in sorted(root.rglob("*")):
+        if p.suffix in (".py", ".toml", ".map") and "__pycache__" not in p.parts:
+            h.update(p.relative_to(root).as_posix().encode())
+            h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def warm_up(play: Callable[[Any], Any], chunk: Any) -> dict[str, Any]:
+    """On a worker: prepare it, load (or compile) the kernel by playing a few games of ``chunk``'s stream, then
+    time them again until the call takes ``PROBE_S``: the worker's games per second. The games are thrown away."""
+    from . import config
+    from .runner import numba_threads
+
+    info: dict[str, Any] = dict(prepare_worker())
+    with numba_threads(1):
+        return _warm_up(play, chunk, info, config)
+
+
+def _warm_up(play: Callable[[Any], Any], chunk: Any, info: dict[str, Any], config: Any) -> dict[str, Any]:
+    first = dict(config.FIRST_USE)
+    t0 = time.perf_counter()
+    n = max(1, min(PROBE_GAMES, chunk.count))
+    play(dataclasses.replace(chunk, count=n))
+    info["first_s"] = time.perf_counter() - t0
+    info["compile_s"] = config.FIRST_USE["compile_s"] - first["compile_s"]
+    info["load_s"] = config.FIRST_USE["load_s"] - first["load_s"]
+    while True:
+        t0 = time.perf_counter()
+        play(dataclasses.replace(chunk, count=n))
+        dt = time.perf_counter() - t0
+        if dt >= PROBE_S or n >= chunk.count or n >= 1 << 20:
+            break
+        n = min(2 * n, chunk.count)
+    info.update(rate=n / max(dt, 1e-9), pid=os.getpid(), digest=code_digest(), python=sys.version.split()[0])
+    return info
+
+
+def play_task(play: Callable[[Any], Any], pieces: list[Any]) -> list[Any]:
+    """One Dask task: the pieces of one group, in order (the worker prepared first), on one numba thread: the
+    cluster's parallelism is its worker threads (a kernel's ``prange`` over all the node's cores in every worker
+    process would put cores x workers threads on the node's cores)."""
+    from .runner import numba_threads
+
+    prepare_worker()
+    with numba_threads(1):
+        return [play(c) for c in pieces]
+
+
+# --- a run given by its built objects (sweep cells, compare arms, tune candidates) ------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class BuiltJob:
+    """A ``ChunkJob`` for games whose ruleset was built in the caller (a sweep cell's, a compare arm's, a tune
+    candidate's): the ruleset travels pickled (plain arrays and values: no numba objects), the policy by name and
+    exact parameters, a user policy file by content (``policy_source``)."""
+
+    game: str
+    ruleset: bytes
+    digest: str
+    hero: str
+    policy: Any  # chunks.PolicySource
+    keep_rows: bool = True
+
+
+def policy_source(policy: Any) -> Any:
+    """What rebuilds ``policy`` on a worker (``chunks.PolicySource``): its name, its parameter values written
+    exactly (``repr`` of a float reads back to the same float) and, for a user policy file, the file's text."""
+    from .chunks import PolicySource
+
+    params = ",".join(f"{k}={float(v)!r}" for k, v in zip(policy.param_names, policy.params)) or None
+    text = None
+    if policy.errors is not None:  # a user policy: FILE.py:FUNCTION
+        path = policy.name.split(".py:")[0] + ".py" if ".py:" in policy.name else policy.name
+        text = Path(path).read_text(encoding="utf-8")
+    return PolicySource(policy.name, params, text)
+
+
+def job_of(spec: Any, ruleset: Any, hero: str, policy: Any, keep_rows: bool = True) -> BuiltJob:
+    import pickle
+
+    data = pickle.dumps(ruleset, protocol=pickle.HIGHEST_PROTOCOL)
+    return BuiltJob(spec.name, data, hashlib.sha1(data).hexdigest(), hero, policy_source(policy), keep_rows)
+
+
+_BUILT: dict[tuple[str, Any], tuple[Any, Any, Any]] = {}
+
+
+def _user_file(name: str, text: str) -> str:
+    """A user policy spec ``FILE.py:FUNCTION`` pointing at a private copy of the shipped file text (never a file
+    of the same name that happens to be in the worker's folder)."""
+    path = name.split(".py:")[0] + ".py" if ".py:" in name else name
+    folder = Path(tempfile.gettempdir()) / f"foury-sim-policy-{hashlib.sha1(text.encode()).hexdigest()[:16]}"
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / Path(path).name
+    if not target.is_file() or target.read_text(encoding="utf-8") != text:
+        tmp = target.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, target)
+    return str(target) + name[len(path):]
+
+
+def built_objects(job: BuiltJob) -> tuple[Any, Any, Any]:
+    """(spec, ruleset, policy) of a job, built once per process (the last few jobs kept)."""
+    key = (job.digest, job.policy)
+    if key not in _BUILT:
+        import pickle
+
+        from .policy import make_policy
+        from .registry import get_game
+
+        spec = get_game(job.game)
+        name = job.policy.name if job.policy.file_text is None else _user_file(job.policy.name, job.policy.file_text)
+        pol = make_policy(name, spec.policies, job.policy.params)
+        if len(_BUILT) >= 8:
+            _BUILT.pop(next(iter(_BUILT)))
+        _BUILT[key] = (spec, pickle.loads(job.ruleset), pol)
+    return _BUILT[key]
+
+
+def play_built(job: BuiltJob, chunk: Any) -> Any:
+    """One chunk of a ``BuiltJob`` in any process (``chunks.play_local``; the per-game rows travel once, as the
+    result's table)."""
+    from .chunks import play_local
+
+    spec, ruleset, pol = built_objects(job)
+    return play_local(spec, ruleset, job.hero, pol, chunk, job.keep_rows, game_rows=False)
+
+
+def play_games_with(executor: Any, spec: Any, ruleset: Any, hero: str, policy: Any, seed: int, start: int,
+                    count: int, progress: Any = None, size: int | None = None) -> tuple[Any, dict[str, Any]]:
+    """``runner.play_games`` through an executor: games ``start .. start+count-1`` as chunks of ``size`` games
+    (``runner.KERNEL_BATCH``), played where the executor plays them, put back in order: the per-game table (with
+    the derived columns) and the extras, the same as in this process."""
+    import functools
+
+    import pandas as pd
+
+    from .chunks import plan_chunks
+    from .runner import KERNEL_BATCH
+
+    plan = plan_chunks(seed, start, count, size or KERNEL_BATCH)
+    play = functools.partial(play_built, job_of(spec, ruleset, hero, policy))
+    got: dict[int, Any] = {}
+    for r in executor(play, plan):
+        got[r.chunk.start] = r
+        if progress is not None:
+            progress.update(r.chunk.count)
+    missing = [c for c in plan if c.start not in got]
+    if missing:
+        raise RuntimeError(f"{len(missing)} chunk(s) of the games gave no result")
+    frames = [got[c.start].rows for c in plan]
+    extras: dict[str, Any] = {}
+    for c in plan:
+        for k, v in got[c.start].extras.items():
+            extras[k] = extras[k] + v if k in extras else v
+    df = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    return df, extras
+
+
+# --- on the caller --------------------------------------------------------------------------------------------
+
+def task_games(rate: float, games: int, slots: int, task_s: float = TASK_S, min_task_s: float = MIN_TASK_S) -> int:
+    """Games per task: ``task_s`` seconds of games at ``rate`` games per second, fewer when that leaves a
+    worker thread (of ``slots``) idle, never under ``min_task_s`` seconds of games (nor under one game)."""
+    full = rate * task_s
+    spread = math.ceil(games / max(slots, 1))
+    return max(1, math.ceil(max(min(full, spread), rate * min_task_s)))
+
+
+def split_chunks(chunks: Iterable[Any], size: int) -> list[tuple[Any, Any]]:
+    """The work of a run as (chunk, piece) pairs in order: a chunk of ``2 size`` games or more is played as pieces
+    of ``size`` games or a little more (each one task; joined again into its result by ``join_results``), a smaller
+    one whole."""
+    units: list[tuple[Any, Any]] = []
+    for c in chunks:
+        k = max(1, c.count // size)
+        step = math.ceil(c.count / k)
+        for s in range(c.start, c.start + c.count, step):
+            units.append((c, dataclasses.replace(c, start=s, count=min(step, c.start + c.count - s))))
+    return units
+
+
+def group_units(units: Iterable[tuple[Any, Any]], size: int) -> list[list[tuple[Any, Any]]]:
+    """Consecutive pieces grouped into tasks of at least ``size`` games; the last task may be smaller."""
+    groups: list[list[tuple[Any, Any]]] = []
+    cur: list[tuple[Any, Any]] = []
+    n = 0
+    for u in units:
+        cur.append(u)
+        n += u[1].count
+        if n >= size:
+            groups.append(cur)
+            cur, n = [], 0
+    if cur:
+        groups.append(cur)
+    return groups
+
+
+def join_results(chunk: Any, results: list[Any]) -> Any:
+    """A chunk's result from the results of its pieces (in order): partials merged keeping every row (the
+    caller's reduction applies its own limit), per-game tables concatenated, extras added: what playing the
+    chunk whole gives."""
+    if len(results) == 1 and results[0].chunk == chunk:
+        return results[0]
+    results = sorted(results, key=lambda r: r.chunk.start)
+    part = results[0].partial
+    for r in results[1:]:
+        part = part.merge(r.partial, limit=sys.maxsize)
+    rows = None
+    if all(r.rows is not None for r in results):
+        import pandas as pd
+
+        rows = pd.concat([r.rows for r in results], ignore_index=True)
+    extras: dict[str, Any] = {}
+    for r in results:
+        for k, v in r.extras.items():
+            extras[k] = extras[k] + v if k in extras else v
+    return type(results[0])(chunk, part, rows, extras)
+
+
+class DaskExecutor:
+    """An ``Executor`` on a Dask cluster: ``executor(play, chunks)`` yields one result per chunk as its task
+    finishes (in any order: the caller reduces them in chunk order). ``last`` holds what the latest call saw:
+    the workers' warm-up records, games per task, tasks. ``task_s`` / ``min_task_s``: see ``task_games``."""
+
+    def __init__(self, address: str, task_s: float = TASK_S, min_task_s: float = MIN_TASK_S,
+                 games_per_task: int | None = None) -> None:
+        self.address = address
+        self.task_s, self.min_task_s = task_s, min_task_s
+        #: Games per task instead of the size chosen from the measured speed (``task_games``).
+        self.games_per_task = games_per_task
+        self.client = client_for(address)
+        self.last: dict[str, Any] = {}
+        self._warmed: dict[Any, tuple[frozenset[str], list[dict[str, Any]]]] = {}
+
+    def workers(self) -> dict[str, int]:
+        """Worker address -> threads."""
+        info = self.client.scheduler_info(n_workers=-1) if _takes_n_workers(self.client) else \
+            self.client.scheduler_info()
+        return {addr: int(w.get("nthreads", 1)) for addr, w in info.get("workers", {}).items()}
+
+    def warm(self, play: Callable[[Any], Any], chunk: Any) -> list[dict[str, Any]]:
+        """The warm-up task on every worker (``warm_up``); a worker with other foury-sim code stops the run."""
+        workers = self.workers()
+        if not workers:
+            self.client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
+            workers = self.workers()
+        futures = [self.client.submit(warm_up, play, chunk, workers=[w], allow_other_workers=False, pure=False,
+                                      key=f"foury-sim-warm-up-{w}-{time.monotonic_ns()}") for w in workers]
+        records = self._gather(futures)
+        mine = code_digest()
+        for w, r in zip(workers, records):
+            r["worker"], r["threads"] = w, workers[w]
+            if r["digest"] != mine:
+                raise InputError(f"the worker at {w} runs other foury-sim code (sources {r['digest']}, here {mine}):"
+                                 " its games would differ; install the same version on every worker", "--cluster")
+        return records
+
+    def _gather(self, futures: list[Any]) -> list[Any]:
+        try:
+            return self.client.gather(futures)
+        except BaseException:
+            self.client.cancel(futures)
+            raise
+
+    def __call__(self, play: Callable[[Any], Any], chunks: list[Any]) -> Iterator[Any]:
+        chunks = list(chunks)
+        if not chunks:
+            return
+        distributed = need_dask()
+        key = warm_key(play)
+        seen = self._warmed.get(key)
+        if seen is not None and seen[0] == frozenset(self.workers()):
+            records = seen[1]
+        else:
+            records = self.warm(play, chunks[0])
+            self._warmed[key] = (frozenset(r["worker"] for r in records), records)
+        rates = sorted(r["rate"] for r in records)
+        rate = rates[len(rates) // 2]
+        slots = sum(r["threads"] for r in records)
+        size = self.games_per_task or task_games(rate, sum(c.count for c in chunks), slots, self.task_s,
+                                                 self.min_task_s)
+        groups = group_units(split_chunks(chunks, size), size)
+        self.last = {"workers": records, "task_games": size, "tasks": len(groups), "rate": rate}
+        stamp = time.monotonic_ns()
+        futures = {self.client.submit(play_task, play, [p for _, p in g], pure=False,
+                                      key=f"foury-sim-chunks-{stamp}-{i}"): g for i, g in enumerate(groups)}
+        pending: dict[Any, list[Any]] = {}  # a chunk played in pieces -> the results of its pieces so far
+        wanted = {c: 0 for c in chunks}
+        for g in groups:
+            for c, _ in g:
+                wanted[c] += 1
+        try:
+            for fut in distributed.as_completed(list(futures)):
+                group, results = futures.pop(fut), fut.result()
+                fut.release()  # the worker may forget the result now (its rows can be large)
+                for (c, _), r in zip(group, results):
+                    got = pending.setdefault(c, [])
+                    got.append(r)
+                    if len(got) == wanted[c]:
+                        del pending[c]
+                        yield join_results(c, got)
+        finally:
+            if futures:  # stopped early (an error, Ctrl-C): the tasks not yet run are dropped
+                self.client.cancel(list(futures))
+
+
+def warm_key(play: Any) -> Any:
+    """What a warm-up stands for: the game, hero and policy of a ``partial(play_chunk, job)`` (the cells of a
+    sweep or the candidates of a tune share one warm-up: same kernel, about the same speed), else the function."""
+    job = play.args[0] if isinstance(play, functools.partial) and play.args else None
+    if job is None:
+        return play
+    pol = getattr(job, "policy", None)
+    return (getattr(play.func, "__qualname__", repr(play.func)), getattr(job, "game", None),
+            getattr(job, "hero", None), getattr(pol, "name", repr(pol)))
+
+
+def _takes_n_workers(client: Any) -> bool:
+    import inspect
+
+    try:
+        return "n_workers" in inspect.signature(client.scheduler_info).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def dask_executor(address: str, **kw: Any) -> DaskExecutor:
+    """The ``Executor`` of the Dask scheduler at ``address`` (``tcp://host:8786``, or ``local`` / ``local:N``)."""
+    return DaskExecutor(address, **kw)
+
+
+def executor_for(option: str | None) -> DaskExecutor | None:
+    """The executor of ``--cluster`` / ``FOURY_SIM_CLUSTER`` / the configuration file (``cluster_address``),
+    None to run on this machine. Checks that Dask is installed before any work."""
+    address = cluster_address(option)
+    if address is None:
+        return None
+    need_dask()
+    return dask_executor(address)
