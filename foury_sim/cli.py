@@ -230,14 +230,20 @@ def _write_or_say(write: Any, text: str, target: Any, result: bool = True) -> No
     """Write a verb's files, then print ``text``; if writing fails (disk full, permissions changed while
     simulating), a ``result`` is printed all the same (the computed numbers are not lost) and the failure is
     one line naming the file (the one the OS names, else ``target``; exit 2)."""
+    from .files import WriteError
+
+    kept = "; the result above was not saved" if result else ""
     try:
         write()
     except OSError as e:
         if result:
             typer.echo(text)
         reason = e.strerror or type(e).__name__
-        kept = "; the result above was not saved" if result else ""
         raise InputError(f"could not be written ({reason}){kept}", str(e.filename or target)) from None
+    except WriteError as e:  # files' atomic writers: the OS error already in words, the file in ``where``
+        if result:
+            typer.echo(text)
+        raise InputError(f"{e.message}{kept}", e.where) from None
     typer.echo(text)
 
 

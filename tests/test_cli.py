@@ -101,7 +101,7 @@ BAD = [
     (["run", "foury", "--bogus"], "--bogus", "No such option"),
     (["run", "foury", "--hero", ""], "--hero", "is empty"),
     (["run", "foury", "--policy", ""], "--policy", "is empty"),
-    (["run", "foury", "--games", "1000000000000"], "--games", "between 1 and 100,000,000"),
+    (["run", "foury", "--games", "10000000000000000000"], "--games", "between 1 and 9,223,372,036,854,775,807"),
     (["run", "foury", "--games", "1e12"], "--games", "valid integer"),
     (["run", "foury", "--seed", str(2**63)], "--seed", "between 0 and 2**63-1"),
     (["replay", "foury", "--seed", str(2**63)], "--seed", "between 0 and 2**63-1"),
@@ -187,16 +187,21 @@ def test_no_command_prints_the_help_once_and_exits_0(args):
 
 
 def test_a_failed_write_still_prints_the_summary(tmp_path, monkeypatch, capsys):
-    """Disk full while writing --out: the summary is printed, then one line naming the file, exit 2."""
+    """Disk full while writing --out after the games (summary.json): the summary is printed, then one line naming
+    the file, exit 2."""
     import errno
 
     from foury_sim import cli as cli_module
-    from foury_sim import runner
+    from foury_sim import files
 
-    def full(df, path, **kw):
-        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+    real = files._guarded
 
-    monkeypatch.setattr(runner, "write_frame", full)
+    def full(path, write):
+        if Path(path).name == "summary.json":
+            return real(path, lambda tmp: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space left on device")))
+        return real(path, write)
+
+    monkeypatch.setattr(files, "_guarded", full)
     monkeypatch.setattr(sys, "argv", ["foury-sim", "run", "foury", "--games", "50", "--format", "json",
                                       "--out", str(tmp_path / "run")])
     with pytest.raises(SystemExit) as e:
@@ -204,8 +209,34 @@ def test_a_failed_write_still_prints_the_summary(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr()
     assert e.value.code == 2
     assert json.loads(out.out)["games"] == 50
-    assert out.err.strip() == (f"foury-sim: error: {tmp_path / 'run' / 'games.parquet'}: could not be written "
-                               "(No space left on device); the result above was not saved")
+    assert out.err.strip() == (f"foury-sim: error: {tmp_path / 'run' / 'summary.json'}: cannot write results file: "
+                               "No space left on device; the result above was not saved")
+
+
+def test_a_failed_part_write_stops_the_run_in_one_line(tmp_path, monkeypatch, capsys):
+    """Disk full while writing a part of the per-game table as the games are played: one line naming the part,
+    exit 2, no traceback (the parts already written are kept for the same command to go on from)."""
+    import errno
+
+    from foury_sim import cli as cli_module
+    from foury_sim import files
+
+    real = files._guarded
+
+    def full(path, write):
+        if Path(path).suffix == ".parquet":
+            return real(path, lambda tmp: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space left on device")))
+        return real(path, write)
+
+    monkeypatch.setattr(files, "_guarded", full)
+    monkeypatch.setattr(sys, "argv", ["foury-sim", "run", "foury", "--games", "50", "--format", "json",
+                                      "--out", str(tmp_path / "run")])
+    with pytest.raises(SystemExit) as e:
+        cli_module.main()
+    out = capsys.readouterr()
+    assert e.value.code == 2 and out.out == ""
+    part = tmp_path / "run" / "games.parquet" / ("part-" + "0" * 19 + ".parquet")
+    assert out.err.strip() == f"foury-sim: error: {part}: cannot write results file: No space left on device"
 
 
 #: A bad value of every option of every verb (the meta-test below fails when a verb gains an option that has
@@ -213,18 +244,18 @@ def test_a_failed_write_still_prints_the_summary(tmp_path, monkeypatch, capsys):
 BAD_VALUE = {
     "run": {"--hero": "", "--policy": "", "--param": "bravery=2", "--games": "0", "--seed": "-1",
             "--map": "nowhere.map", "--rules": "nowhere.toml", "--set": "no_such_key=3", "--threads": "0",
-            "--format": "x", "--out": "README.md", "--conf": "1.5"},
+            "--format": "x", "--out": "README.md", "--conf": "1.5", "--cluster": "local:0"},
     "replay": {"--seed": str(2**63), "--game": "-1", "--hero": "", "--policy": "", "--param": "bravery=2",
                "--map": "nowhere.map", "--rules": "nowhere.toml", "--set": "no_such_key=3"},
     "odds": {"--format": "x", "--trials": "0", "--rules": "nowhere.toml", "--set": "no_such_key=3", "--seed": "-1"},
     "compare": {"--a": "nokey", "--b": "nokey", "--fixed": "nokey", "--games": "0", "--seed": "-1",
-                "--threads": "0", "--format": "x", "--out": "README.md", "--conf": "nan"},
+                "--threads": "0", "--format": "x", "--out": "README.md", "--conf": "nan", "--cluster": "local:0"},
     "assumptions": {"--format": "x", "--map": "nowhere.map", "--rules": "nowhere.toml", "--set": "no_such_key=3"},
     "columns": {},
     "games": {},
     "report": {},
     "sweep": {"--threads": "0", "--precision": "-1", "--max-games": "5", "--batch": "0", "--games": "0",
-              "--heroes": "nobody", "--policies": "nope"},
+              "--heroes": "nobody", "--policies": "nope", "--cluster": "local:0"},
     "robust": {"--games": "1", "--points": "-1", "--threads": "0"},
     "map check": {"--game": "nogame", "--rules": "nowhere.toml", "--set": "no_such_key=3"},
     "map render": {"--out": "x.txt", "--game": "nogame"},
@@ -233,7 +264,7 @@ BAD_VALUE = {
     "tune": {"--param": "hero", "--target": "win", "--tolerance": "-1", "--fixed": "nokey", "--range": "4,0",
              "--monotone": "up", "--family": "stretch",
              "--seed": "-1", "--conf": "1.5", "--max-games": "5", "--first-games": "1", "--points": "1",
-             "--threads": "0", "--format": "x", "--out": "README.md"},
+             "--threads": "0", "--format": "x", "--out": "README.md", "--cluster": "local:0"},
     "ladder": {"--hero": "nobody", "--rungs": "nope", "--tune": "threshold", "--games": "0", "--seed": "-1",
                "--train-seed": "-1", "--train-games": "0", "--popsize": "1", "--generations": "0",
                "--weak-margin": "2", "--hard-gap": "-1", "--conf": "1.5", "--tuned": "nowhere.toml",

@@ -25,6 +25,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -266,7 +267,11 @@ def test_readme_command_runs(cmd: Command, tmp_path: Path):
     if verb in ("run", "compare") and out:
         expected = {"run": ("games.parquet", "games.csv", "summary.json"), "compare": ("comparison.json",)}[verb]
         for name in expected:
-            assert (work / out / name).is_file(), f"{cmd}: {out}/{name} not written"
+            path = work / out / name
+            if name == "games.parquet":  # a folder of parts, written as the games are played (one table to read)
+                assert len(pd.read_parquet(path)) == int(option(args, "--games") or 10_000), f"{cmd}: {path} rows"
+            else:
+                assert path.is_file(), f"{cmd}: {out}/{name} not written"
         if verb == "run":
             json.loads((work / out / "summary.json").read_text())
     if verb == "map" and args[1] == "render":
