@@ -133,3 +133,41 @@ def test_replay_takes_the_dm_option_and_says_it():
     assert lines[0].endswith("Dungeon Master ruthless(spawn_near=0, focus=1)")
     assert lines[2] == ("Command: foury-sim replay tactics --seed 2 --game 0 --dm ruthless --dm-param spawn_near=0 "
                         "--map tutorial")
+
+
+def test_the_loot_field_redone_for_gone_sources_equals_a_new_sweep():
+    """kernel.unspread (route_fields' loot field when things went away over the same passability) gives the
+    numbers of a new ``spread`` from the sources that stay: random grids, open and closed borders, teleporters,
+    sources on impassable tiles, one or several sources gone, all gone."""
+    from foury_sim.games.tactics import kernel as K
+
+    spread, unspread = K.spread.py_func, K.unspread.py_func
+    rng = np.random.default_rng(14)
+    for trial in range(400):
+        rows, cols = int(rng.integers(1, 10)), int(rng.integers(1, 10))
+        n = rows * cols
+        pas = (rng.random(n) < rng.uniform(0.4, 1.0)).astype(np.uint8)
+        if trial % 2 and rows >= 3 and cols >= 3:  # a closed border: the sweep's unchecked path
+            for c in range(n):
+                if c < cols or c >= n - cols or c % cols in (0, cols - 1):
+                    pas[c] = 0
+        ta, tb = (int(x) for x in rng.choice(n, 2, replace=False)) if n >= 2 and trial % 3 else (-1, -1)
+        src = np.flatnonzero(rng.random(n) < 0.2)
+        if len(src) == 0:
+            continue
+        out = np.full(n, -1, np.int32)
+        q = np.zeros(n, np.int64)
+        out[src] = 0
+        q[: len(src)] = src
+        spread(pas, rows, cols, ta, tb, out, q, len(src))
+        gone = src[rng.random(len(src)) < (1.0 if trial % 7 == 0 else 0.4)]
+        if len(gone) == 0:
+            gone = src[:1]
+        stay = np.setdiff1d(src, gone)
+        want = np.full(n, -1, np.int32)
+        want[stay] = 0
+        q[: len(stay)] = stay
+        spread(pas, rows, cols, ta, tb, want, q, len(stay))
+        q[: len(gone)] = gone
+        unspread(pas, rows, cols, ta, tb, out, q, np.zeros(n, np.int32), len(gone))
+        assert np.array_equal(out, want), (trial, rows, cols, ta, tb, src, gone)

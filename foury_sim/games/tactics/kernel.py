@@ -364,6 +364,86 @@ def spread(pas, rows, cols, ta, tb, out, q, tail):
             tail = _reach(pas, out, q, tail, ta, d)
 
 
+@njit(cache=CACHE, inline="always", _nrt=False)
+def _partner(c, ta, tb):
+    """The teleporter tile ``spread`` joins to ``c`` (the same test as its sweep), -1 none."""
+    if c == ta and tb >= 0:
+        return tb
+    if c == tb and ta >= 0:
+        return ta
+    return -1
+
+
+@njit(cache=CACHE, _nrt=False)
+def unspread(pas, rows, cols, ta, tb, out, q, sd, gone):
+    """``out`` (a field of ``spread`` over ``pas``) made the field of its sources but the ``gone`` ones (``q``
+    holds them on entry, their ``out`` 0), over the same ``pas``: the same numbers as a new sweep, redone only
+    on the tiles whose nearest source was one of them.
+
+    Those tiles are found by a sweep from the gone sources through the tiles whose distance is one more at
+    each step (a tile is one of them iff a gone source is among its nearest: every tile on a shortest way
+    from it is). The others keep their distance (a nearest source of theirs stays, and sources only go away).
+    The found tiles are cleared and swept again from their neighbours that keep a distance (``sd``), taken in
+    order of distance, merged with the sweep's queue so that the queue stays in order of distance. ``sd``
+    needs ``rows * cols`` entries."""
+    # 1. the tiles to redo: marked -2 - distance while found, q[0:tail] in the order found
+    for i in range(gone):
+        out[q[i]] = -2
+    head = 0
+    tail = gone
+    while head < tail:
+        c = q[head]
+        head += 1
+        d = -2 - out[c] + 1
+        for k in range(5):
+            nb = neighbour(rows, cols, c, k) if k < 4 else _partner(c, ta, tb)
+            if nb >= 0 and out[nb] == d and pas[nb] != 0:
+                out[nb] = -2 - d
+                q[tail] = nb
+                tail += 1
+    for i in range(tail):
+        out[q[i]] = -1
+    # 2. their neighbours that keep a distance, once each (marked -2 - distance while listed)
+    ns = 0
+    for i in range(tail):
+        c = q[i]
+        for k in range(5):
+            nb = neighbour(rows, cols, c, k) if k < 4 else _partner(c, ta, tb)
+            if nb >= 0 and out[nb] >= 0:
+                out[nb] = -2 - out[nb]
+                sd[ns] = nb
+                ns += 1
+    for i in range(ns):
+        out[sd[i]] = -2 - out[sd[i]]
+    # in order of distance (insertion sort: few tiles)
+    for i in range(1, ns):
+        c = sd[i]
+        d = out[c]
+        j = i - 1
+        while j >= 0 and out[sd[j]] > d:
+            sd[j + 1] = sd[j]
+            j -= 1
+        sd[j + 1] = c
+    # 3. the sweep from them, the listed tiles merged into the queue by distance
+    i = 0
+    head = 0
+    tail = 0
+    while True:
+        if i < ns and (head >= tail or out[sd[i]] <= out[q[head]]):
+            c = sd[i]
+            i += 1
+        elif head < tail:
+            c = q[head]
+            head += 1
+        else:
+            break
+        d = out[c] + 1
+        for k in range(5):
+            nb = neighbour(rows, cols, c, k) if k < 4 else _partner(c, ta, tb)
+            if nb >= 0:
+                tail = _reach(pas, out, q, tail, nb, d)
+
+
 @njit(cache=CACHE, _nrt=False)
 def add_row(opts, n, action, arg, cell, cost, goal, loot, value, mon):
     if n >= A.MAX_OPTIONS:
@@ -966,17 +1046,28 @@ def route_fields(g, w, st):
             if have != goal:
                 bfs(w.pas, rows, cols, goal, ta, tb, w.dg, w.q)
         st[A.S_GOAL_CELL] = goal
-        # every thing to loot is a source of the loot field
+        # every thing to loot is a source of the loot field; over the same passability (things only go
+        # away), the field of the sources that went away is redone where they were the nearest
         tail = 0
-        for c in range(n):
-            t = w.th[c]
-            if t != A.X_NONE and t != A.X_DOOR and t < A.X_USED:
-                w.dl[c] = 0
-                w.q[tail] = c
-                tail += 1
-            else:
-                w.dl[c] = -1
-        spread(w.pas, rows, cols, ta, tb, w.dl, w.q, tail)
+        if same:
+            for c in range(n):
+                if w.dl[c] == 0:
+                    t = w.th[c]
+                    if not (t != A.X_NONE and t != A.X_DOOR and t < A.X_USED):
+                        w.q[tail] = c
+                        tail += 1
+            if tail > 0:
+                unspread(w.pas, rows, cols, ta, tb, w.dl, w.q, w.d3, tail)
+        else:
+            for c in range(n):
+                t = w.th[c]
+                if t != A.X_NONE and t != A.X_DOOR and t < A.X_USED:
+                    w.dl[c] = 0
+                    w.q[tail] = c
+                    tail += 1
+                else:
+                    w.dl[c] = -1
+            spread(w.pas, rows, cols, ta, tb, w.dl, w.q, tail)
         st[A.S_RC_V] = st[A.S_MAPV]
     st[A.S_GOAL] = w.dg[st[A.S_CELL]]
     st[A.S_LOOT_DIST] = w.dl[st[A.S_CELL]]
