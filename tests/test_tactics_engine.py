@@ -171,3 +171,50 @@ def test_the_loot_field_redone_for_gone_sources_equals_a_new_sweep():
         q[: len(gone)] = gone
         unspread(pas, rows, cols, ta, tb, out, q, np.zeros(n, np.int32), len(gone))
         assert np.array_equal(out, want), (trial, rows, cols, ta, tb, src, gone)
+
+
+def test_rooms_are_the_clear_regions_and_sees_is_line_of_sight():
+    """kernel.label_rooms numbers the 4-connected regions of clear tiles (-1 opaque), and kernel.sees (line of
+    sight, the line skipped between clear tiles of different rooms) equals grid.line_of_sight on every pair."""
+    from collections import namedtuple
+
+    from foury_sim.games.tactics import kernel as K
+    from foury_sim.grid import line_of_sight
+
+    W = namedtuple("W", "opq room q")
+    rng = np.random.default_rng(24)
+    split = 0
+    for _ in range(12):
+        rows, cols = (int(x) for x in rng.integers(1, 9, 2))
+        n = rows * cols
+        w = W((rng.random(n) < rng.uniform(0.1, 0.6)).astype(np.uint8), np.zeros(n, np.int32), np.zeros(n, np.int64))
+        K.label_rooms.py_func(w, rows, cols)
+        st = np.zeros(A.STATE_SIZE, np.int64)
+        st[A.S_ROWS], st[A.S_COLS] = rows, cols
+        for a in range(n):
+            assert (w.room[a] < 0) == (w.opq[a] != 0)
+            for b in range(n):
+                if w.opq[a] == 0 and w.opq[b] == 0 and abs(a // cols - b // cols) + abs(a % cols - b % cols) == 1:
+                    assert w.room[a] == w.room[b]  # neighbours share a room: a room is a union of regions
+                los = line_of_sight(w.opq, rows, cols, a, b)
+                assert K.sees.py_func(w, st, a, b) == los, (rows, cols, a, b)
+                split += w.room[a] >= 0 and w.room[b] >= 0 and w.room[a] != w.room[b]
+        # and one room per region: the number of rooms is the number of regions found by a flood fill
+        seen = np.zeros(n, bool)
+        regions = 0
+        for c0 in range(n):
+            if w.opq[c0] or seen[c0]:
+                continue
+            regions += 1
+            stack = [c0]
+            seen[c0] = True
+            while stack:
+                c = stack.pop()
+                r, x = divmod(c, cols)
+                for nb in (c - cols if r else -1, c + 1 if x < cols - 1 else -1, c + cols if r < rows - 1 else -1,
+                           c - 1 if x else -1):
+                    if nb >= 0 and not w.opq[nb] and not seen[nb]:
+                        seen[nb] = True
+                        stack.append(nb)
+        assert w.room.max() + 1 == regions
+    assert split > 100, "pairs in different rooms are checked"
