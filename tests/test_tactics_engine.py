@@ -218,3 +218,28 @@ def test_rooms_are_the_clear_regions_and_sees_is_line_of_sight():
                         stack.append(nb)
         assert w.room.max() + 1 == regions
     assert split > 100, "pairs in different rooms are checked"
+
+
+def test_every_writer_of_opacity_relabels_the_rooms():
+    """``w.room`` (``sees`` skips the line between rooms) stays true to ``w.opq``: every kernel function that
+    writes ``w.opq`` calls ``label_rooms`` after its last write, and only ``label_rooms`` writes the rooms."""
+    import ast
+
+    src = (Path(T.__file__).parent / "kernel.py").read_text()
+    fns = {f.name: f for f in ast.walk(ast.parse(src)) if isinstance(f, ast.FunctionDef)}
+
+    def writes(fn, field):
+        return [t.lineno for n in ast.walk(fn) if isinstance(n, ast.Assign | ast.AugAssign)
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                if isinstance(t, ast.Subscript) and ast.unparse(t.value) == f"w.{field}"]
+
+    writers = [name for name, fn in fns.items() if writes(fn, "opq")]
+    assert set(writers) >= {"setup", "open_door"}
+    for name in writers:
+        calls = [n.lineno for n in ast.walk(fns[name]) if isinstance(n, ast.Call)
+                 and ast.unparse(n.func) == "label_rooms"]
+        assert calls and max(calls) > max(writes(fns[name], "opq")), f"{name} writes w.opq without label_rooms"
+    for name, fn in fns.items():
+        assert not writes(fn, "room"), f"{name} writes w.room"
+        if name != "label_rooms":
+            assert "w.room" not in ast.unparse(fn) or name == "sees", f"{name} uses w.room"
