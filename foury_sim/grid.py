@@ -197,7 +197,7 @@ def first_step(dist_to_target, rows, cols, cell, blocked):
     return best
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def _clear_line(opaque, cols, r0, c0, r1, c1):
     """Whether the Bresenham line (r0, c0) -> (r1, c1) passes no opaque cell strictly between its ends and no
     diagonal step squeezes between two opaque cells (the corner rule)."""
@@ -235,7 +235,8 @@ def line_of_sight(opaque, rows, cols, a, b):
     """Whether cells ``a`` and ``b`` see each other: the Bresenham line a->b *or* b->a passes no cell with
     ``opaque != 0`` strictly between them (the ends never block), where a diagonal step between two opaque
     cells that touch its corner is blocked (no peeking through a corner). Symmetric by construction;
-    a cell sees itself and its four neighbours."""
+    a cell sees itself and its four neighbours. Along a row, a column or a diagonal both lines pass the same
+    cells (and corners), so the way back is not walked again."""
     if a == b:
         return True
     ra = a // cols
@@ -244,6 +245,8 @@ def line_of_sight(opaque, rows, cols, a, b):
     cb = b - rb * cols
     if _clear_line(opaque, cols, ra, ca, rb, cb):
         return True
+    if ra == rb or ca == cb or abs(ra - rb) == abs(ca - cb):
+        return False
     return _clear_line(opaque, cols, rb, cb, ra, ca)
 
 

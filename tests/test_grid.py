@@ -397,6 +397,26 @@ def test_line_of_sight_symmetric_over_random_grids():
         assert (seen == py).all()
 
 
+def test_line_of_sight_is_either_direction_on_every_pair():
+    """line_of_sight is exactly "the line a->b or the line b->a is clear" for every pair of cells, those along a
+    row, a column or a diagonal (where it walks one line only) included, jitted and pure Python."""
+    rng = np.random.default_rng(24)
+    aligned = 0
+    for _ in range(8):
+        rows, cols = (int(x) for x in rng.integers(2, 9, 2))
+        n = rows * cols
+        opaque = (rng.random(n) < 0.3).astype(np.uint8)
+        for a in range(n):
+            for b in range(n):
+                ra, ca, rb, cb = a // cols, a % cols, b // cols, b % cols
+                want = a == b or bool(G._clear_line.py_func(opaque, cols, ra, ca, rb, cb)
+                                      or G._clear_line.py_func(opaque, cols, rb, cb, ra, ca))
+                assert G.line_of_sight(opaque, rows, cols, a, b) == want, (rows, cols, a, b)
+                assert G.line_of_sight.py_func(opaque, rows, cols, a, b) == want, (rows, cols, a, b)
+                aligned += not want and (ra == rb or ca == cb or abs(ra - rb) == abs(ca - cb))
+    assert aligned > 100, "blocked aligned pairs are checked"
+
+
 def test_line_of_sight_orthogonal_neighbours_always_seen():
     rows, cols = 4, 4
     opaque = np.ones(16, np.uint8)

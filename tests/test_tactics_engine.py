@@ -133,3 +133,113 @@ def test_replay_takes_the_dm_option_and_says_it():
     assert lines[0].endswith("Dungeon Master ruthless(spawn_near=0, focus=1)")
     assert lines[2] == ("Command: foury-sim replay tactics --seed 2 --game 0 --dm ruthless --dm-param spawn_near=0 "
                         "--map tutorial")
+
+
+def test_the_loot_field_redone_for_gone_sources_equals_a_new_sweep():
+    """kernel.unspread (route_fields' loot field when things went away over the same passability) gives the
+    numbers of a new ``spread`` from the sources that stay: random grids, open and closed borders, teleporters,
+    sources on impassable tiles, one or several sources gone, all gone."""
+    from foury_sim.games.tactics import kernel as K
+
+    spread, unspread = K.spread.py_func, K.unspread.py_func
+    rng = np.random.default_rng(14)
+    for trial in range(400):
+        rows, cols = int(rng.integers(1, 10)), int(rng.integers(1, 10))
+        n = rows * cols
+        pas = (rng.random(n) < rng.uniform(0.4, 1.0)).astype(np.uint8)
+        if trial % 2 and rows >= 3 and cols >= 3:  # a closed border: the sweep's unchecked path
+            for c in range(n):
+                if c < cols or c >= n - cols or c % cols in (0, cols - 1):
+                    pas[c] = 0
+        ta, tb = (int(x) for x in rng.choice(n, 2, replace=False)) if n >= 2 and trial % 3 else (-1, -1)
+        src = np.flatnonzero(rng.random(n) < 0.2)
+        if len(src) == 0:
+            continue
+        out = np.full(n, -1, np.int32)
+        q = np.zeros(n, np.int64)
+        out[src] = 0
+        q[: len(src)] = src
+        spread(pas, rows, cols, ta, tb, out, q, len(src))
+        gone = src[rng.random(len(src)) < (1.0 if trial % 7 == 0 else 0.4)]
+        if len(gone) == 0:
+            gone = src[:1]
+        stay = np.setdiff1d(src, gone)
+        want = np.full(n, -1, np.int32)
+        want[stay] = 0
+        q[: len(stay)] = stay
+        spread(pas, rows, cols, ta, tb, want, q, len(stay))
+        q[: len(gone)] = gone
+        unspread(pas, rows, cols, ta, tb, out, q, np.zeros(n, np.int32), len(gone))
+        assert np.array_equal(out, want), (trial, rows, cols, ta, tb, src, gone)
+
+
+def test_rooms_are_the_clear_regions_and_sees_is_line_of_sight():
+    """kernel.label_rooms numbers the 4-connected regions of clear tiles (-1 opaque), and kernel.sees (line of
+    sight, the line skipped between clear tiles of different rooms) equals grid.line_of_sight on every pair."""
+    from collections import namedtuple
+
+    from foury_sim.games.tactics import kernel as K
+    from foury_sim.grid import line_of_sight
+
+    W = namedtuple("W", "opq room q")
+    rng = np.random.default_rng(24)
+    split = 0
+    for _ in range(12):
+        rows, cols = (int(x) for x in rng.integers(1, 9, 2))
+        n = rows * cols
+        w = W((rng.random(n) < rng.uniform(0.1, 0.6)).astype(np.uint8), np.zeros(n, np.int32), np.zeros(n, np.int64))
+        K.label_rooms.py_func(w, rows, cols)
+        st = np.zeros(A.STATE_SIZE, np.int64)
+        st[A.S_ROWS], st[A.S_COLS] = rows, cols
+        for a in range(n):
+            assert (w.room[a] < 0) == (w.opq[a] != 0)
+            for b in range(n):
+                if w.opq[a] == 0 and w.opq[b] == 0 and abs(a // cols - b // cols) + abs(a % cols - b % cols) == 1:
+                    assert w.room[a] == w.room[b]  # neighbours share a room: a room is a union of regions
+                los = line_of_sight(w.opq, rows, cols, a, b)
+                assert K.sees.py_func(w, st, a, b) == los, (rows, cols, a, b)
+                split += w.room[a] >= 0 and w.room[b] >= 0 and w.room[a] != w.room[b]
+        # and one room per region: the number of rooms is the number of regions found by a flood fill
+        seen = np.zeros(n, bool)
+        regions = 0
+        for c0 in range(n):
+            if w.opq[c0] or seen[c0]:
+                continue
+            regions += 1
+            stack = [c0]
+            seen[c0] = True
+            while stack:
+                c = stack.pop()
+                r, x = divmod(c, cols)
+                for nb in (c - cols if r else -1, c + 1 if x < cols - 1 else -1, c + cols if r < rows - 1 else -1,
+                           c - 1 if x else -1):
+                    if nb >= 0 and not w.opq[nb] and not seen[nb]:
+                        seen[nb] = True
+                        stack.append(nb)
+        assert w.room.max() + 1 == regions
+    assert split > 100, "pairs in different rooms are checked"
+
+
+def test_every_writer_of_opacity_relabels_the_rooms():
+    """``w.room`` (``sees`` skips the line between rooms) stays true to ``w.opq``: every kernel function that
+    writes ``w.opq`` calls ``label_rooms`` after its last write, and only ``label_rooms`` writes the rooms."""
+    import ast
+
+    src = (Path(T.__file__).parent / "kernel.py").read_text()
+    fns = {f.name: f for f in ast.walk(ast.parse(src)) if isinstance(f, ast.FunctionDef)}
+
+    def writes(fn, field):
+        return [t.lineno for n in ast.walk(fn) if isinstance(n, ast.Assign | ast.AugAssign)
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                if isinstance(t, ast.Subscript) and ast.unparse(t.value) == f"w.{field}"]
+
+    writers = [name for name, fn in fns.items() if writes(fn, "opq")]
+    assert set(writers) >= {"setup", "open_door"}
+    for name in writers:
+        calls = [n.lineno for n in ast.walk(fns[name]) if isinstance(n, ast.Call)
+                 and ast.unparse(n.func) == "label_rooms"]
+        assert calls and max(calls) > max(writes(fns[name], "opq")), f"{name} writes w.opq without label_rooms"
+    for name, fn in fns.items():
+        assert not writes(fn, "room"), f"{name} writes w.room"
+        if name != "label_rooms":
+            assert "w.room" not in ast.unparse(fn) or name == "sees", f"{name} uses w.room"

@@ -193,6 +193,7 @@ class Work(NamedTuple):
     terms: np.ndarray  # int64[T_SIZE]
     xo: np.ndarray  # int64[X_SIZE]
     opts: np.ndarray  # int64[MAX_OPTIONS, N_OCOLS]
+    room: np.ndarray  # int32[n]: the clear tiles' rooms (``label_rooms``: kept by every write of ``opq``), -1 opaque
 
 
 class Pol(NamedTuple):
@@ -263,7 +264,7 @@ def in_line(g, w, st, a, b, reach):
         return False
     if dist1(cols, a, b) > reach:
         return False
-    return line_of_sight(w.opq, st[A.S_ROWS], cols, a, b)
+    return sees(w, st, a, b)
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -364,6 +365,86 @@ def spread(pas, rows, cols, ta, tb, out, q, tail):
             tail = _reach(pas, out, q, tail, ta, d)
 
 
+@njit(cache=CACHE, inline="always", _nrt=False)
+def _partner(c, ta, tb):
+    """The teleporter tile ``spread`` joins to ``c`` (the same test as its sweep), -1 none."""
+    if c == ta and tb >= 0:
+        return tb
+    if c == tb and ta >= 0:
+        return ta
+    return -1
+
+
+@njit(cache=CACHE, _nrt=False)
+def unspread(pas, rows, cols, ta, tb, out, q, sd, gone):
+    """``out`` (a field of ``spread`` over ``pas``) made the field of its sources but the ``gone`` ones (``q``
+    holds them on entry, their ``out`` 0), over the same ``pas``: the same numbers as a new sweep, redone only
+    on the tiles whose nearest source was one of them.
+
+    Those tiles are found by a sweep from the gone sources through the tiles whose distance is one more at
+    each step (a tile is one of them iff a gone source is among its nearest: every tile on a shortest way
+    from it is). The others keep their distance (a nearest source of theirs stays, and sources only go away).
+    The found tiles are cleared and swept again from their neighbours that keep a distance (``sd``), taken in
+    order of distance, merged with the sweep's queue so that the queue stays in order of distance. ``sd``
+    needs ``rows * cols`` entries."""
+    # 1. the tiles to redo: marked -2 - distance while found, q[0:tail] in the order found
+    for i in range(gone):
+        out[q[i]] = -2
+    head = 0
+    tail = gone
+    while head < tail:
+        c = q[head]
+        head += 1
+        d = -2 - out[c] + 1
+        for k in range(5):
+            nb = neighbour(rows, cols, c, k) if k < 4 else _partner(c, ta, tb)
+            if nb >= 0 and out[nb] == d and pas[nb] != 0:
+                out[nb] = -2 - d
+                q[tail] = nb
+                tail += 1
+    for i in range(tail):
+        out[q[i]] = -1
+    # 2. their neighbours that keep a distance, once each (marked -2 - distance while listed)
+    ns = 0
+    for i in range(tail):
+        c = q[i]
+        for k in range(5):
+            nb = neighbour(rows, cols, c, k) if k < 4 else _partner(c, ta, tb)
+            if nb >= 0 and out[nb] >= 0:
+                out[nb] = -2 - out[nb]
+                sd[ns] = nb
+                ns += 1
+    for i in range(ns):
+        out[sd[i]] = -2 - out[sd[i]]
+    # in order of distance (insertion sort: few tiles)
+    for i in range(1, ns):
+        c = sd[i]
+        d = out[c]
+        j = i - 1
+        while j >= 0 and out[sd[j]] > d:
+            sd[j + 1] = sd[j]
+            j -= 1
+        sd[j + 1] = c
+    # 3. the sweep from them, the listed tiles merged into the queue by distance
+    i = 0
+    head = 0
+    tail = 0
+    while True:
+        if i < ns and (head >= tail or out[sd[i]] <= out[q[head]]):
+            c = sd[i]
+            i += 1
+        elif head < tail:
+            c = q[head]
+            head += 1
+        else:
+            break
+        d = out[c] + 1
+        for k in range(5):
+            nb = neighbour(rows, cols, c, k) if k < 4 else _partner(c, ta, tb)
+            if nb >= 0:
+                tail = _reach(pas, out, q, tail, nb, d)
+
+
 @njit(cache=CACHE, _nrt=False)
 def add_row(opts, n, action, arg, cell, cost, goal, loot, value, mon):
     if n >= A.MAX_OPTIONS:
@@ -416,13 +497,54 @@ def decide(kind, st, opts, n, pol, dice):
 
 # --- waking, damage, death -----------------------------------------------------------------------------
 @njit(cache=CACHE, _nrt=False)
+def label_rooms(w, rows, cols):
+    """``w.room``: the 4-connected regions of clear tiles (``opq`` 0), numbered, -1 on opaque tiles. Two clear
+    tiles in different rooms never see each other (grid.line_of_sight: every tile of a clear line is clear, and a
+    diagonal step it allows has a clear corner), so ``sees`` skips their line. Redone by every writer of
+    ``w.opq`` (``setup``, ``open_door``); uses ``w.q``."""
+    n = rows * cols
+    room = w.room
+    q = w.q
+    for c in range(n):
+        room[c] = -1
+    k = 0
+    for c0 in range(n):
+        if room[c0] >= 0 or w.opq[c0] != 0:
+            continue
+        room[c0] = k
+        q[0] = c0
+        head = 0
+        tail = 1
+        while head < tail:
+            c = q[head]
+            head += 1
+            for j in range(4):
+                nb = neighbour(rows, cols, c, j)
+                if nb >= 0 and room[nb] < 0 and w.opq[nb] == 0:
+                    room[nb] = k
+                    q[tail] = nb
+                    tail += 1
+        k += 1
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def sees(w, st, a, b):
+    """grid.line_of_sight of ``a`` and ``b`` over ``w.opq``, without the line when both are clear tiles of
+    different rooms (``label_rooms``: they cannot see each other)."""
+    ra = w.room[a]
+    rb = w.room[b]
+    if ra >= 0 and rb >= 0 and ra != rb:
+        return False
+    return line_of_sight(w.opq, st[A.S_ROWS], st[A.S_COLS], a, b)
+
+
+@njit(cache=CACHE, _nrt=False)
 def wake_all(g, w, st, dice):
     """Every sleeping monster that sees the player wakes."""
     p = st[A.S_CELL]
     for i in range(st[A.S_N_MON]):
         b = mslot(i)
-        if st[b + A.MF_STATE] == A.MS_ASLEEP and line_of_sight(w.opq, st[A.S_ROWS], st[A.S_COLS],
-                                                                 st[b + A.MF_CELL], p):
+        if st[b + A.MF_STATE] == A.MS_ASLEEP and sees(w, st, st[b + A.MF_CELL], p):
             st[b + A.MF_STATE] = A.MS_AWAKE
             st[A.S_AWAKE] += 1
             ev(dice.trace, st, A.E_WAKE, i, st[b + A.MF_KIND], st[b + A.MF_CELL], 0, 0, 0, 0, 0)
@@ -686,6 +808,7 @@ def open_door(g, w, st, dice, cell):
     st[A.S_MAPV] += 1
     w.th[cell] = A.X_NONE
     w.opq[cell] = 0
+    label_rooms(w, st[A.S_ROWS], st[A.S_COLS])
     ev(dice.trace, st, A.E_DOOR, cell, g.lv[lv_color(g.lv) + cell], 0, 0, 0, 0, 0, 0)
     wake_all(g, w, st, dice)
 
@@ -966,17 +1089,28 @@ def route_fields(g, w, st):
             if have != goal:
                 bfs(w.pas, rows, cols, goal, ta, tb, w.dg, w.q)
         st[A.S_GOAL_CELL] = goal
-        # every thing to loot is a source of the loot field
+        # every thing to loot is a source of the loot field; over the same passability (things only go
+        # away), the field of the sources that went away is redone where they were the nearest
         tail = 0
-        for c in range(n):
-            t = w.th[c]
-            if t != A.X_NONE and t != A.X_DOOR and t < A.X_USED:
-                w.dl[c] = 0
-                w.q[tail] = c
-                tail += 1
-            else:
-                w.dl[c] = -1
-        spread(w.pas, rows, cols, ta, tb, w.dl, w.q, tail)
+        if same:
+            for c in range(n):
+                if w.dl[c] == 0:
+                    t = w.th[c]
+                    if not (t != A.X_NONE and t != A.X_DOOR and t < A.X_USED):
+                        w.q[tail] = c
+                        tail += 1
+            if tail > 0:
+                unspread(w.pas, rows, cols, ta, tb, w.dl, w.q, w.d3, tail)
+        else:
+            for c in range(n):
+                t = w.th[c]
+                if t != A.X_NONE and t != A.X_DOOR and t < A.X_USED:
+                    w.dl[c] = 0
+                    w.q[tail] = c
+                    tail += 1
+                else:
+                    w.dl[c] = -1
+            spread(w.pas, rows, cols, ta, tb, w.dl, w.q, tail)
         st[A.S_RC_V] = st[A.S_MAPV]
     st[A.S_GOAL] = w.dg[st[A.S_CELL]]
     st[A.S_LOOT_DIST] = w.dl[st[A.S_CELL]]
@@ -995,7 +1129,7 @@ def can_rest(g, w, st):
         if st[b + A.MF_STATE] != A.MS_AWAKE:
             continue
         cell = st[b + A.MF_CELL]
-        if line_of_sight(w.opq, st[A.S_ROWS], st[A.S_COLS], cell, p):
+        if sees(w, st, cell, p):
             return False
         if path:
             if mon_reaches(g, w, st, lava_ok(g, st[b + A.MF_KIND]), cell):
@@ -1424,7 +1558,7 @@ def dm_menu(g, w, st, ap):
                 bj = mslot(j)
                 cj = st[bj + A.MF_CELL]
                 if (st[bj + A.MF_STATE] == A.MS_DEAD and st[bj + A.MF_CORPSE] and mon_at(st, cj) < 0 and cj != p
-                        and line_of_sight(w.opq, st[A.S_ROWS], cols, cell, cj)):
+                        and sees(w, st, cell, cj)):
                     n = add_row(opts, n, A.A_M_REVIVE, j, cj, g.rules[R_REVIVE_AP], dist1(cols, cj, p), -1,
                                 g.mons[st[bj + A.MF_KIND], M_HP], i)
         if n >= A.MAX_OPTIONS - 1:
@@ -1509,6 +1643,7 @@ def setup(g, w, st):
     for c in range(rows * cols):
         w.th[c] = lv[t0 + c]
         w.opq[c] = 1 if (lv[LV_HDR + c] == A.T_WALL or lv[t0 + c] == A.X_DOOR) else 0
+    label_rooms(w, rows, cols)
     m0 = lv_mon(lv)
     for k in range(lv[A.LV_N_MON]):
         add_mon(g, st, lv[m0 + 2 * k], lv[m0 + 2 * k + 1], A.MS_ASLEEP)
@@ -1631,6 +1766,7 @@ def _kernel(rules, mons, weapons, armors, charts, lv, ctl, params, dm_params, us
         terms = np.zeros(T_SIZE, np.int64)
         xo = np.zeros(X_SIZE, np.int64)
         opts = np.zeros((A.MAX_OPTIONS, A.N_OCOLS), np.int64)
+        room = np.zeros(n, np.int32)
         st = np.zeros(A.STATE_SIZE, np.int64)
         rs = np.zeros(4, np.uint64)
         sc = script.copy()
@@ -1639,7 +1775,8 @@ def _kernel(rules, mons, weapons, armors, charts, lv, ctl, params, dm_params, us
         dpa = dm_params.copy()
         g = Game(borrow(ru), borrow(mo), borrow(we), borrow(ar), borrow(ch), borrow(le))
         w = Work(borrow(th), borrow(opq), borrow(pas), borrow(blk), borrow(d1), borrow(d2), borrow(d3), borrow(q),
-                 borrow(dg), borrow(dl), borrow(mg), borrow(ml), borrow(mpas), borrow(terms), borrow(xo), borrow(opts))
+                 borrow(dg), borrow(dl), borrow(mg), borrow(ml), borrow(mpas), borrow(terms), borrow(xo), borrow(opts),
+                 borrow(room))
         pol = Pol(pid, borrow(pa), user_fn, dm_pid, borrow(dpa), dm_fn)
         b_st = borrow(st)
         b_rs = borrow(rs)
@@ -1652,7 +1789,7 @@ def _kernel(rules, mons, weapons, armors, charts, lv, ctl, params, dm_params, us
         keep_alive(ru, mo, we, ar, ch, le, th, q)
         keep_alive(opq, pas, blk, d1, d2, d3, terms, xo)
         keep_alive(opts, st, rs, sc, tr, pa, dpa, out)
-        keep_alive(dg, dl, mg, ml, mpas, q, q, q)
+        keep_alive(dg, dl, mg, ml, mpas, room, q, q)
 
 
 KERNEL_SIG = types.void(
