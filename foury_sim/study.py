@@ -54,6 +54,8 @@ MAX_GAMES = 10_000_000  #: games per cell (games, max_games) when the cell's per
 MAX_STREAMED_GAMES = 1_000_000_000
 #: games per chunk of a streamed sweep cell (one ``play_games`` call each)
 CELL_CHUNK = 50_000
+#: flipped games kept each way by a streamed ``compare`` (the record shows 50, the replays use the first)
+FLIPPED_KEEP = 1000
 MAX_NAME = 100  #: characters of a study's name (the results folder's name)
 #: characters a study name may not hold (path separators, and what some file systems refuse)
 NAME_FORBIDDEN = set('/\\:*?"<>|')
@@ -1118,8 +1120,9 @@ class Comparison:
     seed: int
     win: dict[str, Any]
     outcomes: pd.DataFrame
-    df_a: pd.DataFrame
-    df_b: pd.DataFrame
+    #: the per-game tables of the two variants (None when the comparison streamed: ``compare(keep_rows=False)``)
+    df_a: pd.DataFrame | None
+    df_b: pd.DataFrame | None
     conf: float = 0.95
     #: the assumptions both variants rest on (``overridden_in_cells``: 0 = A, 1 = B)
     assumptions: list[dict[str, Any]] = field(default_factory=list)
@@ -1172,8 +1175,8 @@ class Comparison:
             "win": w,
             "flipped_win_to_loss": self.win["flipped_win_to_loss"][:50],
             "flipped_loss_to_win": self.win["flipped_loss_to_win"][:50],
-            "n_flipped_win_to_loss": len(self.win["flipped_win_to_loss"]),
-            "n_flipped_loss_to_win": len(self.win["flipped_loss_to_win"]),
+            "n_flipped_win_to_loss": int(self.win["a_only"]),
+            "n_flipped_loss_to_win": int(self.win["b_only"]),
             "replay": self.replays(),
             "outcomes": self.outcomes.to_dict(orient="records"),
             "assumptions": self.assumptions,
@@ -1182,9 +1185,12 @@ class Comparison:
 
 def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str, Any] | None = None,
             games: int = 10_000, seed: int = 1, conf: float = 0.95, threads: int | None = None,
-            progress: bool | None = None, executor: Any = None) -> Comparison:
+            progress: bool | None = None, executor: Any = None, keep_rows: bool = True) -> Comparison:
     """Play the same games (same streams) under variants a and b; paired differences b - a. ``executor``: where
-    the games are played (``runner.executing``; None: this process).
+    the games are played (``runner.executing``; None: this process). ``keep_rows=False``: the arms are played
+    chunk by chunk (``CELL_CHUNK`` games) into ``stats.PairedRate`` / ``stats.PairedMean`` (memory does not grow
+    with games; no per-game tables; the first ``FLIPPED_KEEP`` flipped games each way; the mean rows' interval,
+    t and p from exact sums, equal to the in-memory ones up to the last bits).
 
     One row per outcome (win rate: Newcombe interval and exact McNemar test; numeric outcomes: paired
     t). The outcomes form one family of tests: ``p_adjusted`` is Holm's adjustment over all of them,
@@ -1201,28 +1207,47 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     va, vb = dict(fixed) | a, dict(fixed) | b
     ra = runner.resolve(va, "--a")
     rb = runner.resolve(vb, "--b")
-    bar = Progress(2 * games, enabled=progress) if progress is not False else None
-    try:
-        with numba_threads(threads), executing(executor):
-            da, _ = play_games(spec, *ra, seed, 0, games, bar)
-            db, _ = play_games(spec, *rb, seed, 0, games, bar)
-    finally:
-        if bar is not None:
-            bar.close()
     conf = float(conf)
     if not 0.5 <= conf < 1.0:
         raise InputError(f"must be between 0.5 and 1, not {conf}", "--conf")
-    win = stats.paired_rate_diff(da["win"].to_numpy(), db["win"].to_numpy(), conf)
-    games_idx = da["game"].to_numpy()
-    win["flipped_win_to_loss"] = games_idx[win["flipped_win_to_loss"]].tolist()
-    win["flipped_loss_to_win"] = games_idx[win["flipped_loss_to_win"]].tolist()
+    bar = Progress(2 * games, enabled=progress) if progress is not False else None
+    da = db = None
+    rate = stats.PairedRate(FLIPPED_KEEP)
+    means: dict[str, stats.PairedMean] = {}
+    try:
+        with numba_threads(threads), executing(executor):
+            if keep_rows:
+                da, _ = play_games(spec, *ra, seed, 0, games, bar)
+                db, _ = play_games(spec, *rb, seed, 0, games, bar)
+            else:
+                for s in range(0, games, CELL_CHUNK):
+                    k = min(CELL_CHUNK, games - s)
+                    ca, _ = play_games(spec, *ra, seed, s, k, bar)
+                    cb, _ = play_games(spec, *rb, seed, s, k, bar)
+                    rate.add(ca["win"].to_numpy(), cb["win"].to_numpy())
+                    for col in spec.outputs.mean_columns:
+                        if col in ca:
+                            means.setdefault(col, stats.PairedMean()).add(ca[col].to_numpy(), cb[col].to_numpy())
+    finally:
+        if bar is not None:
+            bar.close()
+    if da is not None and db is not None:
+        win = stats.paired_rate_diff(da["win"].to_numpy(), db["win"].to_numpy(), conf)
+        games_idx = da["game"].to_numpy()
+        win["flipped_win_to_loss"] = games_idx[win["flipped_win_to_loss"]].tolist()
+        win["flipped_loss_to_win"] = games_idx[win["flipped_loss_to_win"]].tolist()
+        results = {col: stats.paired_mean_diff(da[col].to_numpy(float), db[col].to_numpy(float), conf)
+                   for col in spec.outputs.mean_columns if col in da}
+    else:  # streamed: game i is position i
+        win = rate.result(conf)
+        win["flipped_win_to_loss"] = win["flipped_win_to_loss"].tolist()
+        win["flipped_loss_to_win"] = win["flipped_loss_to_win"].tolist()
+        results = {col: m.result(conf) for col, m in means.items()}
     rows = [{"outcome": "win rate", "a": win["rate_a"], "b": win["rate_b"], "diff": win["diff"], "lo": win["lo"],
              "hi": win["hi"], "p_value": win["p_value"], "test": "exact McNemar"}]
-    for col in spec.outputs.mean_columns:
-        if col in da:
-            d = stats.paired_mean_diff(da[col].to_numpy(float), db[col].to_numpy(float), conf)
-            rows.append({"outcome": col, "a": d["mean_a"], "b": d["mean_b"], "diff": d["diff"], "lo": d["lo"],
-                         "hi": d["hi"], "p_value": d["p_value"], "test": "paired t"})
+    for col, d in results.items():
+        rows.append({"outcome": col, "a": d["mean_a"], "b": d["mean_b"], "diff": d["diff"], "lo": d["lo"],
+                     "hi": d["hi"], "p_value": d["p_value"], "test": "paired t"})
     out = pd.DataFrame(rows)
     out["p_adjusted"] = stats.adjust_pvalues(out["p_value"].to_numpy(float), "holm")
     alpha = 1.0 - conf
@@ -1262,10 +1287,10 @@ def format_comparison(c: Comparison) -> str:
                      f"{f(r['hi']).strip():>9s}]  {r['p_value']:8.2g} {r['p_adjusted']:8.2g}  {sig}")
     w2l, l2w = c.win["flipped_win_to_loss"], c.win["flipped_loss_to_win"]
     lines.append("")
-    lines.append(f"games won under A but lost under B: {len(w2l)}" + (f" (e.g. {', '.join(map(str, w2l[:8]))})"
-                                                                       if w2l else ""))
-    lines.append(f"games lost under A but won under B: {len(l2w)}" + (f" (e.g. {', '.join(map(str, l2w[:8]))})"
-                                                                       if l2w else ""))
+    lines.append(f"games won under A but lost under B: {c.win['a_only']}"
+                 + (f" (e.g. {', '.join(map(str, w2l[:8]))})" if w2l else ""))
+    lines.append(f"games lost under A but won under B: {c.win['b_only']}"
+                 + (f" (e.g. {', '.join(map(str, l2w[:8]))})" if l2w else ""))
     for key, what in (("flipped_win_to_loss", "won under A, lost under B"),
                       ("flipped_loss_to_win", "lost under A, won under B")):
         r = c.replays().get(key)
@@ -1290,8 +1315,11 @@ def write_comparison(c: Comparison, out: str | Path) -> list[Path]:
     paths = [out / "comparison.json", out / "outcomes.csv", out / "games_a.parquet", out / "games_b.parquet"]
     atomic_write(paths[0], json.dumps(c.to_dict(), indent=2))
     write_frame(c.outcomes, paths[1])
-    write_frame(c.df_a, paths[2], outputs=c.outputs, ruleset=c.rulesets[0])
-    write_frame(c.df_b, paths[3], outputs=c.outputs, ruleset=c.rulesets[1])
+    if c.df_a is None or c.df_b is None:  # a streamed comparison keeps no per-game tables
+        paths = paths[:2]
+    else:
+        write_frame(c.df_a, paths[2], outputs=c.outputs, ruleset=c.rulesets[0])
+        write_frame(c.df_b, paths[3], outputs=c.outputs, ruleset=c.rulesets[1])
     from .figures import paired_difference
 
     fig = paired_difference(c.outcomes, conf=c.conf, setup=comparison_setup(c))

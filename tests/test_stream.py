@@ -342,3 +342,29 @@ def test_paired_sums_exact_on_integers_and_edge_cases():
     r.add([1, 1, 0, 1], [0, 0, 1, 0])
     r.add([1, 0], [0, 1])
     assert (r.w2l, r.l2w, r.a_only, r.b_only) == ([0, 1], [2, 5], 4, 2)
+
+
+def test_streamed_compare_is_the_in_memory_compare(monkeypatch, tmp_path):
+    from foury_sim import study
+
+    kw = dict(games=3000, seed=5, progress=False)
+    whole = study.compare("delve", {"hero": "none"}, {"hero": "spellsword"}, **kw)
+    monkeypatch.setattr(study, "CELL_CHUNK", 431)
+    monkeypatch.setattr(study, "FLIPPED_KEEP", 60)
+    streamed = study.compare("delve", {"hero": "none"}, {"hero": "spellsword"}, keep_rows=False, **kw)
+    assert streamed.df_a is None and streamed.df_b is None
+    a, b = whole.to_dict(), streamed.to_dict()
+    rows_a, rows_b = a.pop("outcomes"), b.pop("outcomes")
+    assert a == b  # win counts, interval, McNemar p, flipped games (first 50), replays
+    assert streamed.win["flipped_win_to_loss"] == whole.win["flipped_win_to_loss"][:60]
+    assert [r["outcome"] for r in rows_a] == [r["outcome"] for r in rows_b]
+    assert rows_a[0] == rows_b[0]
+    for ra, rb in zip(rows_a[1:], rows_b[1:]):
+        for f, v in ra.items():
+            if f in ("lo", "hi", "p_value", "p_adjusted"):
+                assert rb[f] == pytest.approx(v, rel=1e-9, abs=1e-12), (ra["outcome"], f)
+            else:
+                assert rb[f] == v, (ra["outcome"], f)
+    assert study.format_comparison(whole) == study.format_comparison(streamed)
+    paths = study.write_comparison(streamed, tmp_path)
+    assert [p.name for p in paths] == ["comparison.json", "outcomes.csv", "comparison.png"]
