@@ -389,11 +389,20 @@ def paired_rate_diff(a: ArrayLike, b: ArrayLike, conf: float = 0.95) -> dict[str
     wa, wb = _as_binary(a, "a"), _as_binary(b, "b")
     if wa.shape != wb.shape:
         raise ValueError(f"a and b must have the same length, got {wa.size} and {wb.size}")
-    n = int(wa.size)
     w2l = np.flatnonzero(wa & ~wb).astype(np.int64)
     l2w = np.flatnonzero(~wa & wb).astype(np.int64)
     both = int(np.count_nonzero(wa & wb))
-    a_only, b_only = int(w2l.size), int(l2w.size)
+    return paired_rate_counts(int(wa.size), both, int(w2l.size), int(l2w.size), conf, w2l, l2w)
+
+
+def paired_rate_counts(n: int, both: int, a_only: int, b_only: int, conf: float = 0.95,
+                       flipped_win_to_loss: ArrayLike | None = None,
+                       flipped_loss_to_win: ArrayLike | None = None) -> dict[str, Any]:
+    """:func:`paired_rate_diff` from the counts of ``n`` paired games (won under both, under A only, under B only)
+    and the positions of the flipped games that were kept (all of them, or the first ones: :class:`PairedRate`)."""
+    conf = _check_conf(conf)
+    w2l = np.asarray([] if flipped_win_to_loss is None else flipped_win_to_loss, dtype=np.int64)
+    l2w = np.asarray([] if flipped_loss_to_win is None else flipped_loss_to_win, dtype=np.int64)
     neither = n - both - a_only - b_only
     out: dict[str, Any] = {
         "n": n,
@@ -439,6 +448,94 @@ def paired_rate_diff(a: ArrayLike, b: ArrayLike, conf: float = 0.95) -> dict[str
         p_value=p_value,
         significant=bool(p_value < 1.0 - conf and (lo > 0.0 or hi < 0.0)),
     )
+    return out
+
+
+class PairedRate:
+    """:func:`paired_rate_diff` streamed: pairs of 0/1 outcome arrays added chunk by chunk (in game order) keep
+    only the counts and the positions of the first ``keep`` flipped games each way (memory does not grow with
+    games). ``result`` is :func:`paired_rate_diff` of the whole arrays, with the flipped lists cut at ``keep``."""
+
+    def __init__(self, keep: int = 1000):
+        self.keep = keep
+        self.n = self.both = self.a_only = self.b_only = 0
+        self.w2l: list[int] = []
+        self.l2w: list[int] = []
+
+    def add(self, a: ArrayLike, b: ArrayLike) -> None:
+        wa, wb = _as_binary(a, "a"), _as_binary(b, "b")
+        if wa.shape != wb.shape:
+            raise ValueError(f"a and b must have the same length, got {wa.size} and {wb.size}")
+        w2l, l2w = np.flatnonzero(wa & ~wb), np.flatnonzero(~wa & wb)
+        self.both += int(np.count_nonzero(wa & wb))
+        self.a_only += int(w2l.size)
+        self.b_only += int(l2w.size)
+        self.w2l += (w2l[: max(self.keep - len(self.w2l), 0)] + self.n).tolist()
+        self.l2w += (l2w[: max(self.keep - len(self.l2w), 0)] + self.n).tolist()
+        self.n += int(wa.size)
+
+    def result(self, conf: float = 0.95) -> dict[str, Any]:
+        return paired_rate_counts(self.n, self.both, self.a_only, self.b_only, conf, self.w2l, self.l2w)
+
+
+class PairedMean:
+    """:func:`paired_mean_diff` streamed: pairs of numeric outcome arrays added chunk by chunk keep n and the sums
+    of a, b, d = b - a and d² (exact Python integers for integer outcomes). ``result``: the same n, means and
+    diff as :func:`paired_mean_diff`; sd, interval, t and p from the exact sums (the same up to the last bits)."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.sums: list[Any] = [0, 0, 0, 0]
+
+    def add(self, a: ArrayLike, b: ArrayLike) -> None:
+        xa, xb = np.asarray(a).ravel(), np.asarray(b).ravel()
+        if xa.shape != xb.shape:
+            raise ValueError(f"a and b must have the same length, got {xa.size} and {xb.size}")
+        exact = np.issubdtype(xa.dtype, np.integer) and np.issubdtype(xb.dtype, np.integer) or \
+            xa.dtype == bool and xb.dtype == bool
+        if exact:
+            ia, ib = xa.astype(object), xb.astype(object)  # Python integers: no overflow, exact
+            d = ib - ia
+            parts = [sum(ia), sum(ib), sum(d), sum(d * d)]
+        else:
+            fa, fb = xa.astype(float), xb.astype(float)
+            d = fb - fa
+            parts = [math.fsum(fa), math.fsum(fb), math.fsum(d), math.fsum(d * d)]
+        self.sums = [s + int(p) if exact else s + p for s, p in zip(self.sums, parts)]
+        self.n += int(xa.size)
+
+    def result(self, conf: float = 0.95) -> dict[str, Any]:
+        return paired_mean_sums(self.n, *self.sums, conf=conf)
+
+
+def paired_mean_sums(n: int, sum_a: Any, sum_b: Any, sum_d: Any, sum_d2: Any, conf: float = 0.95) -> dict[str, Any]:
+    """:func:`paired_mean_diff` from n and the sums of a, b, d = b - a and d²: the t interval of the mean of d
+    and the two-sided t test of mean d = 0 with n - 1 degrees of freedom."""
+    conf = _check_conf(conf)
+    if n == 0:
+        return {"n": 0, "mean_a": math.nan, "mean_b": math.nan, "diff": math.nan, "lo": math.nan, "hi": math.nan,
+                "conf": conf, "sd_diff": math.nan, "t": math.nan, "p_value": math.nan, "significant": False}
+    diff = sum_d / n
+    out: dict[str, Any] = {"n": n, "mean_a": sum_a / n, "mean_b": sum_b / n, "diff": diff, "lo": math.nan,
+                           "hi": math.nan, "conf": conf}
+    if n < 2:
+        out.update(sd_diff=math.nan, t=math.nan, p_value=math.nan, significant=False)
+        return out
+    if isinstance(sum_d, int) and isinstance(sum_d2, int):
+        var = (n * sum_d2 - sum_d * sum_d) / (n * (n - 1))  # exact numerator, one rounding
+    else:
+        var = max((sum_d2 - sum_d * sum_d / n) / (n - 1), 0.0)
+    sd = math.sqrt(var)
+    half = t_value(conf, n - 1) * sd / math.sqrt(n)
+    lo, hi = diff - half, diff + half
+    if sd == 0.0:
+        t = 0.0 if diff == 0.0 else math.copysign(math.inf, diff)
+        p_value = 1.0 if diff == 0.0 else 0.0
+    else:
+        t = diff / (sd / math.sqrt(n))
+        p_value = float(min(1.0, 2.0 * t_sf(abs(t), n - 1)))
+    out.update(lo=lo, hi=hi, sd_diff=sd, t=t, p_value=p_value,
+               significant=bool(p_value < 1.0 - conf and (lo > 0.0 or hi < 0.0)))
     return out
 
 

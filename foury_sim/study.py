@@ -41,14 +41,21 @@ from .outputs import MEAN, RATE
 from .policy import make_policy
 from .registry import DEFAULT_GAME, GameSpec, get_game
 from .rulesfile import locate_key
-from .runner import Progress, play_games, summarize
+from .runner import Progress, play_games
 
 SPECIAL = ("hero", "policy", "map", "rules")
 
 #: Documented size limits (docs/robustness.md, "Results folders, resume and limits"): checked when an
 #: experiment file is read, before anything is built or simulated.
 MAX_CELLS = 10_000  #: cells of one sweep (product of the axis lengths, or the zip length)
-MAX_GAMES = 10_000_000  #: games per cell (games, max_games): the per-game table of a cell is held in memory
+MAX_GAMES = 10_000_000  #: games per cell (games, max_games) when the cell's per-game table is kept (``per_game``)
+#: games per cell of a sweep without ``per_game``: a cell streams (``CellStream``: histograms, counts, rows only up
+#: to ``FOURY_SIM_KEEP_ROWS_MB``); what still grows is its win bits, 1 bit per game (125 MB at this limit)
+MAX_STREAMED_GAMES = 1_000_000_000
+#: games per chunk of a streamed sweep cell (one ``play_games`` call each)
+CELL_CHUNK = 50_000
+#: flipped games kept each way by a streamed ``compare`` (the record shows 50, the replays use the first)
+FLIPPED_KEEP = 1000
 MAX_NAME = 100  #: characters of a study's name (the results folder's name)
 #: characters a study name may not hold (path separators, and what some file systems refuse)
 NAME_FORBIDDEN = set('/\\:*?"<>|')
@@ -361,8 +368,9 @@ def load_experiment(path: str | Path, *, games: int | None = None, heroes: list[
     game = spec.name
     name = check_name(data.get("name", p.stem), _where_value(ps, text, "name") if "name" in data else ps)
     quick_games = games
-    if quick_games is not None and not 1 <= quick_games <= MAX_GAMES:
-        raise InputError(f"must be a whole number between 1 and {MAX_GAMES:,} (per cell), not {quick_games}",
+    most = cell_games_max(data.get("per_game", False) is True)
+    if quick_games is not None and not 1 <= quick_games <= most:
+        raise InputError(f"must be a whole number between 1 and {most:,} (per cell), not {quick_games}",
                          "--games")
     seed = _seed(data.get("seed", 1), _where_value(ps, text, "seed"))
     for k in ("title", "description"):
@@ -389,8 +397,8 @@ def load_experiment(path: str | Path, *, games: int | None = None, heroes: list[
         mg = data.get("max_games", 200_000)
         batch = data.get("batch")
         for k, v in (("max_games", mg), ("batch", batch)):
-            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= MAX_GAMES):
-                raise InputError(f"{k} must be a whole number between 1 and {MAX_GAMES:,}",
+            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= most):
+                raise InputError(f"{k} must be a whole number between 1 and {most:,}",
                                  _where_value(ps, text, k))
         precision = stats.PrecisionTarget(float(w), conf, max_games=mg, batch=batch)
         try:
@@ -401,8 +409,8 @@ def load_experiment(path: str | Path, *, games: int | None = None, heroes: list[
     elif games is None:
         games = 10_000
     if games is not None and precision is None and (not isinstance(games, int) or isinstance(games, bool)
-                                                    or not 1 <= games <= MAX_GAMES):
-        raise InputError(f"games must be a whole number between 1 and {MAX_GAMES:,} (per cell)",
+                                                    or not 1 <= games <= most):
+        raise InputError(f"games must be a whole number between 1 and {most:,} (per cell)",
                          _where_value(ps, text, "games"))
     fixed = data.get("fixed", {})
     sweep = data.get("sweep", {})
@@ -470,9 +478,10 @@ def set_precision(exp: Experiment, width: float, max_games: int | None = None, b
     """Switch an experiment to sequential sampling (``--precision`` on the command line)."""
     old = exp.precision
     mg = max_games if max_games is not None else (old.max_games if old else 200_000)
+    most = cell_games_max(exp.per_game)
     for name, v in (("--max-games", mg), ("--batch", batch)):
-        if v is not None and not 1 <= v <= MAX_GAMES:
-            raise InputError(f"must be between 1 and {MAX_GAMES:,}, not {v}", name)
+        if v is not None and not 1 <= v <= most:
+            raise InputError(f"must be between 1 and {most:,}, not {v}", name)
     if not math.isfinite(width):
         raise InputError(f"must be a finite number, not {width}", "--precision")
     target = stats.PrecisionTarget(float(width), exp.conf, max_games=mg, batch=batch)
@@ -509,25 +518,105 @@ def _culprit(e: InputError, cell: dict[str, Any], swept: list[str], fixed: dict[
 
 
 # ------------------------------------------------------------------------------- results --
-def _hist(x: np.ndarray) -> dict[str, list[int]]:
-    vals, counts = np.unique(np.asarray(x, dtype=np.int64), return_counts=True)
-    return {"values": vals.tolist(), "counts": counts.tolist()}
+def cell_games_max(per_game: bool) -> int:
+    """Most games of one sweep cell: ``MAX_GAMES`` when the cell's per-game table is kept (``per_game``),
+    else ``MAX_STREAMED_GAMES`` (the cell streams)."""
+    return MAX_GAMES if per_game else MAX_STREAMED_GAMES
+
+
+class CellStream:
+    """A sweep cell's games merged chunk by chunk (chunks of games 0, 1, ... in order), in memory that does not
+    grow with games but for its win bits (1 bit per game): the run summary's ``chunks.Partial`` (histograms of
+    the summarised columns, extras; rows only up to ``limit`` bytes, default ``chunks.keep_rows_bytes()``), exact
+    histograms of ``hist_columns``, the packed win bits, and the per-game table only when ``keep_table``."""
+
+    def __init__(self, spec: GameSpec, keep_table: bool = False, limit: int | None = None):
+        from .chunks import Partial
+
+        self.spec = spec
+        self.limit = limit
+        self.partial = Partial()
+        self.hist: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self.frames: list[pd.DataFrame] | None = [] if keep_table else None
+        self.n = 0
+        self.wins = 0
+        self._packed: list[bytes] = []
+        self._tail = np.zeros(0, dtype=bool)
+        self._bits = True
+
+    def add(self, df: pd.DataFrame, extras: dict[str, np.ndarray] | None = None) -> None:
+        """The next games (the table ``play_games`` gives, derived columns added) and their extras."""
+        from .chunks import Partial
+        from .outputs import merge_histograms
+
+        self.partial = self.partial.merge(Partial.of(self.spec.outputs, df, extras), self.limit)
+        for c in hist_columns(self.spec):
+            if c in df and pd.api.types.is_integer_dtype(df[c]):
+                h = np.unique(np.asarray(df[c].to_numpy(), dtype=np.int64), return_counts=True)
+                self.hist[c] = merge_histograms(self.hist[c], h) if c in self.hist else h
+        if self._bits and "win" in df and "game" in df:
+            order = np.argsort(df["game"].to_numpy(), kind="stable")
+            if np.array_equal(df["game"].to_numpy()[order], np.arange(self.n, self.n + len(df))):
+                w = np.concatenate([self._tail, df["win"].to_numpy()[order].astype(bool)])
+                full = len(w) // 8 * 8
+                self._packed.append(np.packbits(w[:full]).tobytes())
+                self._tail = w[full:]
+            else:
+                self._bits = False
+        else:
+            self._bits = False
+        if "win" in df:
+            self.wins += int(df["win"].sum())
+        if self.frames is not None:
+            self.frames.append(df)
+        self.n += len(df)
+
+    def win_bits(self) -> str | None:
+        """``win_bits`` of the games so far (None when they are not exactly games 0..n-1 with a win column)."""
+        import base64
+
+        if not self._bits:
+            return None
+        return base64.b64encode(b"".join(self._packed) + np.packbits(self._tail).tobytes()).decode("ascii")
+
+    def table(self) -> pd.DataFrame | None:
+        """The per-game table (``keep_table`` only)."""
+        if self.frames is None:
+            return None
+        return self.frames[0] if len(self.frames) == 1 else pd.concat(self.frames, ignore_index=True)
 
 
 def cell_record(spec: GameSpec, i: int, cell: dict[str, Any], swept: list[str], ruleset: Any, df: pd.DataFrame,
                 extras: dict[str, np.ndarray], elapsed: float, conf: float = 0.95) -> dict[str, Any]:
-    """Everything a report needs about one cell, without the per-game table."""
-    rec: dict[str, Any] = {"cell": i, "label": label(cell, swept), "params": cell, "games": len(df),
-                           "elapsed_s": round(elapsed, 4), "summary": summarize(spec, df, ruleset, conf)}
-    rec["hist"] = {c: _hist(df[c].to_numpy()) for c in hist_columns(spec)
-                   if c in df and pd.api.types.is_integer_dtype(df[c])}
+    """Everything a report needs about one cell, without the per-game table (every row kept)."""
+    stream = CellStream(spec, limit=2**62)
+    stream.add(spec.outputs.add_derived(df), extras)
+    return stream_record(spec, i, cell, swept, ruleset, stream, elapsed, conf)
+
+
+def stream_record(spec: GameSpec, i: int, cell: dict[str, Any], swept: list[str], ruleset: Any,
+                  stream: CellStream, elapsed: float, conf: float = 0.95) -> dict[str, Any]:
+    """:func:`cell_record` of a streamed cell: the same record, but for the entries that need every game's row
+    (the game's own summary entries, the board's ``rooms``), left out with a note when the cell's rows passed
+    ``FOURY_SIM_KEEP_ROWS_MB`` (``summary["warnings"]``, ``rooms_left_out``)."""
+    from .chunks import keep_rows_bytes, summary
+
+    rec: dict[str, Any] = {"cell": i, "label": label(cell, swept), "params": cell, "games": stream.n,
+                           "elapsed_s": round(elapsed, 4), "summary": summary(spec, stream.partial, ruleset, conf)}
+    rec["hist"] = {c: {"values": v.tolist(), "counts": k.tolist()} for c, (v, k) in stream.hist.items()}
     rec["conf"] = float(conf)
-    bits = win_bits(df)
+    bits = stream.win_bits()
     if bits is not None:
         rec["win_bits"] = bits
-    rooms = spec.board.cell_record(ruleset, df, extras) if spec.board is not None else None
-    if rooms is not None:
-        rec["rooms"] = {"game": spec.name, **rooms}
+    if spec.board is not None:
+        table = stream.partial.table()
+        if table is None:
+            rec["rooms_left_out"] = (f"the board's heat maps need every game's row; this cell of {stream.n:,} games "
+                                     f"kept them only up to {keep_rows_bytes() >> 20} MB (FOURY_SIM_KEEP_ROWS_MB)")
+        else:
+            rooms = spec.board.cell_record(ruleset, table, stream.partial.extras)
+            if rooms is not None:
+                rec["rooms"] = {"game": spec.name, **rooms}
     return rec
 
 
@@ -954,9 +1043,12 @@ def _run_cell(spec: GameSpec, exp: Experiment, i: int, start: int, count: int, b
               cdir: Path) -> dict[str, Any]:
     rs, hero, pol = exp.rulesets[i]
     t0 = time.perf_counter()
-    df, extras = play_games(spec, rs, hero, pol, exp.seed, start, count, bar)
-    rec = cell_record(spec, i, exp.cells[i], exp.swept, rs, df, extras, time.perf_counter() - t0, exp.conf)
-    _write_cell(rec, df if exp.per_game else None, cdir, spec.outputs, rs)
+    stream = CellStream(spec, keep_table=exp.per_game)
+    for s in range(start, start + count, CELL_CHUNK):
+        df, extras = play_games(spec, rs, hero, pol, exp.seed, s, min(CELL_CHUNK, start + count - s), bar)
+        stream.add(df, extras)
+    rec = stream_record(spec, i, exp.cells[i], exp.swept, rs, stream, time.perf_counter() - t0, exp.conf)
+    _write_cell(rec, stream.table(), cdir, spec.outputs, rs)
     return rec
 
 
@@ -972,34 +1064,30 @@ def _run_adaptive(spec: GameSpec, exp: Experiment, todo: list[int], records: dic
     """Add batches to the cells whose interval is still too wide; decided cells stop early."""
     target = exp.precision
     assert target is not None
-    frames: dict[int, list[pd.DataFrame]] = {i: [] for i in todo}
-    extras: dict[int, dict[str, np.ndarray]] = {i: {} for i in todo}
-    n = {i: 0 for i in todo}
-    k = {i: 0 for i in todo}
+    streams = {i: CellStream(spec, keep_table=exp.per_game) for i in todo}
     elapsed = {i: 0.0 for i in todo}
     active = list(todo)
     while active:
         for i in active:
             rs, hero, pol = exp.rulesets[i]
-            step = target.next_batch(n[i])
+            st = streams[i]
+            step = target.next_batch(st.n)
             t0 = time.perf_counter()
-            df, ex = play_games(spec, rs, hero, pol, exp.seed, n[i], step, bar)
+            for s in range(st.n, st.n + step, CELL_CHUNK):
+                df, ex = play_games(spec, rs, hero, pol, exp.seed, s, min(CELL_CHUNK, st.n + step - s), bar)
+                st.add(df, ex)
             elapsed[i] += time.perf_counter() - t0
-            frames[i].append(df)
-            for key, v in ex.items():
-                extras[i][key] = extras[i][key] + v if key in extras[i] else v
-            n[i] += step
-            k[i] += int(df["win"].sum())
         still = []
         for i in active:
-            if target.done(k[i], n[i]):
-                df = pd.concat(frames.pop(i), ignore_index=True)
+            st = streams[i]
+            if target.done(st.wins, st.n):
+                streams.pop(i)
                 rs = exp.rulesets[i][0]
-                rec = cell_record(spec, i, exp.cells[i], exp.swept, rs, df, extras[i], elapsed[i], target.conf)
-                _write_cell(rec, df if exp.per_game else None, cdir, spec.outputs, rs)
+                rec = stream_record(spec, i, exp.cells[i], exp.swept, rs, st, elapsed[i], target.conf)
+                _write_cell(rec, st.table(), cdir, spec.outputs, rs)
                 records[i] = rec
                 if bar is not None:
-                    bar.update(target.max_games - n[i])  # games this cell no longer needs
+                    bar.update(target.max_games - st.n)  # games this cell no longer needs
             else:
                 still.append(i)
         active = still
@@ -1032,8 +1120,9 @@ class Comparison:
     seed: int
     win: dict[str, Any]
     outcomes: pd.DataFrame
-    df_a: pd.DataFrame
-    df_b: pd.DataFrame
+    #: the per-game tables of the two variants (None when the comparison streamed: ``compare(keep_rows=False)``)
+    df_a: pd.DataFrame | None
+    df_b: pd.DataFrame | None
     conf: float = 0.95
     #: the assumptions both variants rest on (``overridden_in_cells``: 0 = A, 1 = B)
     assumptions: list[dict[str, Any]] = field(default_factory=list)
@@ -1086,8 +1175,8 @@ class Comparison:
             "win": w,
             "flipped_win_to_loss": self.win["flipped_win_to_loss"][:50],
             "flipped_loss_to_win": self.win["flipped_loss_to_win"][:50],
-            "n_flipped_win_to_loss": len(self.win["flipped_win_to_loss"]),
-            "n_flipped_loss_to_win": len(self.win["flipped_loss_to_win"]),
+            "n_flipped_win_to_loss": int(self.win["a_only"]),
+            "n_flipped_loss_to_win": int(self.win["b_only"]),
             "replay": self.replays(),
             "outcomes": self.outcomes.to_dict(orient="records"),
             "assumptions": self.assumptions,
@@ -1096,9 +1185,12 @@ class Comparison:
 
 def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str, Any] | None = None,
             games: int = 10_000, seed: int = 1, conf: float = 0.95, threads: int | None = None,
-            progress: bool | None = None, executor: Any = None) -> Comparison:
+            progress: bool | None = None, executor: Any = None, keep_rows: bool = True) -> Comparison:
     """Play the same games (same streams) under variants a and b; paired differences b - a. ``executor``: where
-    the games are played (``runner.executing``; None: this process).
+    the games are played (``runner.executing``; None: this process). ``keep_rows=False``: the arms are played
+    chunk by chunk (``CELL_CHUNK`` games) into ``stats.PairedRate`` / ``stats.PairedMean`` (memory does not grow
+    with games; no per-game tables; the first ``FLIPPED_KEEP`` flipped games each way; the mean rows' interval,
+    t and p from exact sums, equal to the in-memory ones up to the last bits).
 
     One row per outcome (win rate: Newcombe interval and exact McNemar test; numeric outcomes: paired
     t). The outcomes form one family of tests: ``p_adjusted`` is Holm's adjustment over all of them,
@@ -1115,28 +1207,47 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     va, vb = dict(fixed) | a, dict(fixed) | b
     ra = runner.resolve(va, "--a")
     rb = runner.resolve(vb, "--b")
-    bar = Progress(2 * games, enabled=progress) if progress is not False else None
-    try:
-        with numba_threads(threads), executing(executor):
-            da, _ = play_games(spec, *ra, seed, 0, games, bar)
-            db, _ = play_games(spec, *rb, seed, 0, games, bar)
-    finally:
-        if bar is not None:
-            bar.close()
     conf = float(conf)
     if not 0.5 <= conf < 1.0:
         raise InputError(f"must be between 0.5 and 1, not {conf}", "--conf")
-    win = stats.paired_rate_diff(da["win"].to_numpy(), db["win"].to_numpy(), conf)
-    games_idx = da["game"].to_numpy()
-    win["flipped_win_to_loss"] = games_idx[win["flipped_win_to_loss"]].tolist()
-    win["flipped_loss_to_win"] = games_idx[win["flipped_loss_to_win"]].tolist()
+    bar = Progress(2 * games, enabled=progress) if progress is not False else None
+    da = db = None
+    rate = stats.PairedRate(FLIPPED_KEEP)
+    means: dict[str, stats.PairedMean] = {}
+    try:
+        with numba_threads(threads), executing(executor):
+            if keep_rows:
+                da, _ = play_games(spec, *ra, seed, 0, games, bar)
+                db, _ = play_games(spec, *rb, seed, 0, games, bar)
+            else:
+                for s in range(0, games, CELL_CHUNK):
+                    k = min(CELL_CHUNK, games - s)
+                    ca, _ = play_games(spec, *ra, seed, s, k, bar)
+                    cb, _ = play_games(spec, *rb, seed, s, k, bar)
+                    rate.add(ca["win"].to_numpy(), cb["win"].to_numpy())
+                    for col in spec.outputs.mean_columns:
+                        if col in ca:
+                            means.setdefault(col, stats.PairedMean()).add(ca[col].to_numpy(), cb[col].to_numpy())
+    finally:
+        if bar is not None:
+            bar.close()
+    if da is not None and db is not None:
+        win = stats.paired_rate_diff(da["win"].to_numpy(), db["win"].to_numpy(), conf)
+        games_idx = da["game"].to_numpy()
+        win["flipped_win_to_loss"] = games_idx[win["flipped_win_to_loss"]].tolist()
+        win["flipped_loss_to_win"] = games_idx[win["flipped_loss_to_win"]].tolist()
+        results = {col: stats.paired_mean_diff(da[col].to_numpy(float), db[col].to_numpy(float), conf)
+                   for col in spec.outputs.mean_columns if col in da}
+    else:  # streamed: game i is position i
+        win = rate.result(conf)
+        win["flipped_win_to_loss"] = win["flipped_win_to_loss"].tolist()
+        win["flipped_loss_to_win"] = win["flipped_loss_to_win"].tolist()
+        results = {col: m.result(conf) for col, m in means.items()}
     rows = [{"outcome": "win rate", "a": win["rate_a"], "b": win["rate_b"], "diff": win["diff"], "lo": win["lo"],
              "hi": win["hi"], "p_value": win["p_value"], "test": "exact McNemar"}]
-    for col in spec.outputs.mean_columns:
-        if col in da:
-            d = stats.paired_mean_diff(da[col].to_numpy(float), db[col].to_numpy(float), conf)
-            rows.append({"outcome": col, "a": d["mean_a"], "b": d["mean_b"], "diff": d["diff"], "lo": d["lo"],
-                         "hi": d["hi"], "p_value": d["p_value"], "test": "paired t"})
+    for col, d in results.items():
+        rows.append({"outcome": col, "a": d["mean_a"], "b": d["mean_b"], "diff": d["diff"], "lo": d["lo"],
+                     "hi": d["hi"], "p_value": d["p_value"], "test": "paired t"})
     out = pd.DataFrame(rows)
     out["p_adjusted"] = stats.adjust_pvalues(out["p_value"].to_numpy(float), "holm")
     alpha = 1.0 - conf
@@ -1176,10 +1287,10 @@ def format_comparison(c: Comparison) -> str:
                      f"{f(r['hi']).strip():>9s}]  {r['p_value']:8.2g} {r['p_adjusted']:8.2g}  {sig}")
     w2l, l2w = c.win["flipped_win_to_loss"], c.win["flipped_loss_to_win"]
     lines.append("")
-    lines.append(f"games won under A but lost under B: {len(w2l)}" + (f" (e.g. {', '.join(map(str, w2l[:8]))})"
-                                                                       if w2l else ""))
-    lines.append(f"games lost under A but won under B: {len(l2w)}" + (f" (e.g. {', '.join(map(str, l2w[:8]))})"
-                                                                       if l2w else ""))
+    lines.append(f"games won under A but lost under B: {c.win['a_only']}"
+                 + (f" (e.g. {', '.join(map(str, w2l[:8]))})" if w2l else ""))
+    lines.append(f"games lost under A but won under B: {c.win['b_only']}"
+                 + (f" (e.g. {', '.join(map(str, l2w[:8]))})" if l2w else ""))
     for key, what in (("flipped_win_to_loss", "won under A, lost under B"),
                       ("flipped_loss_to_win", "lost under A, won under B")):
         r = c.replays().get(key)
@@ -1204,8 +1315,11 @@ def write_comparison(c: Comparison, out: str | Path) -> list[Path]:
     paths = [out / "comparison.json", out / "outcomes.csv", out / "games_a.parquet", out / "games_b.parquet"]
     atomic_write(paths[0], json.dumps(c.to_dict(), indent=2))
     write_frame(c.outcomes, paths[1])
-    write_frame(c.df_a, paths[2], outputs=c.outputs, ruleset=c.rulesets[0])
-    write_frame(c.df_b, paths[3], outputs=c.outputs, ruleset=c.rulesets[1])
+    if c.df_a is None or c.df_b is None:  # a streamed comparison keeps no per-game tables
+        paths = paths[:2]
+    else:
+        write_frame(c.df_a, paths[2], outputs=c.outputs, ruleset=c.rulesets[0])
+        write_frame(c.df_b, paths[3], outputs=c.outputs, ruleset=c.rulesets[1])
     from .figures import paired_difference
 
     fig = paired_difference(c.outcomes, conf=c.conf, setup=comparison_setup(c))

@@ -183,3 +183,188 @@ def test_wilson_is_statsmodels_bit_for_bit():
         a = proportion_confint(k, n, alpha=1 - conf, method="wilson")
         b = stats._wilson_statsmodels(k, n, 1 - conf)
         assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+
+
+# ------------------------------------------------------------------ sweeps (study.CellStream) --
+def _cell_record_before(spec, cell, swept, ruleset, df, extras, conf=0.95):
+    """A sweep cell's record as main wrote it before cells streamed (the whole per-game table in memory)."""
+    from foury_sim.study import hist_columns, label, win_bits
+
+    def hist(x):
+        v, k = np.unique(np.asarray(x, dtype=np.int64), return_counts=True)
+        return {"values": v.tolist(), "counts": k.tolist()}
+
+    rec = {"cell": 0, "label": label(cell, swept), "params": cell, "games": len(df),
+           "summary": runner.summarize(spec, df, ruleset, conf)}
+    rec["hist"] = {c: hist(df[c].to_numpy()) for c in hist_columns(spec)
+                   if c in df and pd.api.types.is_integer_dtype(df[c])}
+    rec["conf"] = float(conf)
+    bits = win_bits(df)
+    if bits is not None:
+        rec["win_bits"] = bits
+    rooms = spec.board.cell_record(ruleset, df, extras) if spec.board is not None else None
+    if rooms is not None:
+        rec["rooms"] = {"game": spec.name, **rooms}
+    return rec
+
+
+def _streamed_cell(spec, rs, hero, pol, n, size):
+    from foury_sim.study import CellStream
+
+    stream = CellStream(spec)
+    for s in range(0, n, size):
+        df, ex = runner.play_games(spec, rs, hero, pol, 5, s, min(size, n - s))
+        stream.add(df, ex)
+    return stream
+
+
+@pytest.mark.parametrize("game", ["delve", "foury", "tactics"])
+def test_streamed_sweep_cell_is_the_in_memory_cell_field_by_field(game):
+    from foury_sim.study import CellRunner, stream_record
+
+    spec = get_game(game)
+    n = GAMES[game]
+    rs, hero, pol = CellRunner(spec).resolve({})
+    df, extras = runner.play_games(spec, rs, hero, pol, 5, 0, n)
+    before = to_jsonable(_cell_record_before(spec, {}, [], rs, df, extras))
+    stream = _streamed_cell(spec, rs, hero, pol, n, n // 7 + 3)  # odd chunks, the last one shorter
+    new = to_jsonable(stream_record(spec, 0, {}, [], rs, stream, 0.0))
+    assert new.pop("elapsed_s") == 0.0
+    assert set(new) == set(before)
+    for key, value in before.items():
+        assert new[key] == value, key
+    assert stream.wins == int(df["win"].sum()) and stream.n == n
+    assert "rooms" in new or game != "foury"
+
+
+def test_streamed_sweep_cell_past_the_row_budget_leaves_out_only_what_needs_rows(monkeypatch):
+    from foury_sim.study import CellRunner, stream_record
+
+    spec = get_game("foury")
+    rs, hero, pol = CellRunner(spec).resolve({})
+    df, extras = runner.play_games(spec, rs, hero, pol, 5, 0, 1500)
+    before = to_jsonable(_cell_record_before(spec, {}, [], rs, df, extras))
+    monkeypatch.setenv("FOURY_SIM_KEEP_ROWS_MB", "0.05")
+    stream = _streamed_cell(spec, rs, hero, pol, 1500, 211)
+    assert stream.partial.rows is None
+    new = to_jsonable(stream_record(spec, 0, {}, [], rs, stream, 0.0))
+    assert "rooms" in before and "rooms" not in new
+    assert new.pop("rooms_left_out") == ("the board's heat maps need every game's row; this cell of 1,500 games "
+                                         "kept them only up to 0 MB (FOURY_SIM_KEEP_ROWS_MB)")
+    own = {k.key for k in spec.outputs.summary_keys}
+    summary = new.pop("summary")
+    assert summary.pop("warnings")[-1].startswith("NOTE: the game's own entries (")
+    assert summary == {k: v for k, v in before.pop("summary").items() if k not in own and k != "warnings"}
+    before.pop("rooms")
+    new.pop("elapsed_s")
+    assert new == before
+
+
+def test_sweep_cells_in_odd_chunks_are_the_cells_in_one_chunk(tmp_path, monkeypatch):
+    from foury_sim import study
+
+    exp = tmp_path / "exp.toml"
+    exp.write_text('name = "s"\ngame = "delve"\nseed = 3\ngames = 1000\n[sweep]\nhero = ["none", "spellsword"]\n')
+    whole = study.run_sweep(exp, tmp_path / "a", progress=False, report=False)
+    monkeypatch.setattr(study, "CELL_CHUNK", 97)
+    chunked = study.run_sweep(exp, tmp_path / "b", progress=False, report=False)
+    for i in (0, 1):
+        a = json.loads((whole / "cells" / f"cell_{i:04d}.json").read_text())
+        b = json.loads((chunked / "cells" / f"cell_{i:04d}.json").read_text())
+        a.pop("elapsed_s"), b.pop("elapsed_s")
+        assert a == b
+
+
+def test_streamed_sweep_cells_take_more_games_than_kept_tables(tmp_path):
+    from foury_sim.errors import InputError
+    from foury_sim.study import MAX_GAMES, MAX_STREAMED_GAMES, load_experiment
+
+    assert MAX_GAMES == 10_000_000 and MAX_STREAMED_GAMES == 1_000_000_000
+    exp = tmp_path / "exp.toml"
+    exp.write_text('name = "s"\ngame = "delve"\ngames = 50000000\n[sweep]\nhero = ["none"]\n')
+    assert load_experiment(exp).games == 50_000_000
+    exp.write_text('name = "s"\ngame = "delve"\ngames = 50000000\nper_game = true\n[sweep]\nhero = ["none"]\n')
+    with pytest.raises(InputError, match="games must be a whole number between 1 and 10,000,000"):
+        load_experiment(exp)
+    exp.write_text('name = "s"\ngame = "delve"\ngames = 1000000001\n[sweep]\nhero = ["none"]\n')
+    with pytest.raises(InputError, match="games must be a whole number between 1 and 1,000,000,000"):
+        load_experiment(exp)
+
+
+# ---------------------------------------------------------- compare (stats.PairedRate / PairedMean) --
+@pytest.mark.parametrize("game", ["delve", "foury", "tactics"])
+def test_streamed_comparison_counts_are_the_in_memory_comparison(game):
+    from foury_sim.study import CellRunner, compare
+
+    spec = get_game(game)
+    hero = spec.heroes(CellRunner(spec).resolve({})[0])
+    hero = list(hero)[:2] if len(hero) >= 2 else [hero[0], hero[0]]
+    n = GAMES[game]
+    c = compare(game, {"hero": hero[0]}, {"hero": hero[1]}, games=n, seed=5, progress=False)
+    rate = stats.PairedRate(keep=7)
+    means = {col: stats.PairedMean() for col in spec.outputs.mean_columns if col in c.df_a}
+    size = n // 7 + 3
+    for s in range(0, n, size):
+        a, b = c.df_a.iloc[s:s + size], c.df_b.iloc[s:s + size]
+        rate.add(a["win"].to_numpy(), b["win"].to_numpy())
+        for col, m in means.items():
+            m.add(a[col].to_numpy(), b[col].to_numpy())
+    win = rate.result(c.conf)
+    for key in ("n", "both", "a_only", "b_only", "neither", "rate_a", "rate_b", "diff", "lo", "hi", "phi",
+                "p_value"):
+        assert win[key] == c.win[key], key
+    assert win["flipped_win_to_loss"].tolist() == c.win["flipped_win_to_loss"][:7]
+    assert win["flipped_loss_to_win"].tolist() == c.win["flipped_loss_to_win"][:7]
+    rows = {r["outcome"]: r for r in c.outcomes.to_dict(orient="records")}
+    assert set(means) == set(rows) - {"win rate"}
+    for col, m in means.items():
+        d = m.result(c.conf)
+        full = stats.paired_mean_diff(c.df_a[col].to_numpy(float), c.df_b[col].to_numpy(float), c.conf)
+        assert (d["n"], d["mean_a"], d["mean_b"], d["diff"]) == (full["n"], rows[col]["a"], rows[col]["b"],
+                                                                  rows[col]["diff"]), col
+        for f in ("lo", "hi", "sd_diff", "t", "p_value"):
+            assert d[f] == pytest.approx(full[f], rel=1e-9, abs=1e-12, nan_ok=True), (col, f)
+        assert d["significant"] == full["significant"], col
+
+
+def test_paired_sums_exact_on_integers_and_edge_cases():
+    m = stats.PairedMean()
+    big = np.array([2**40, 3, -5], dtype=np.int64)
+    m.add(big, big + 1)
+    m.add(np.array([7]), np.array([8]))
+    r = m.result()
+    assert m.sums == [2**40 + 5, 2**40 + 9, 4, 4] and r["sd_diff"] == 0.0
+    assert (r["t"], r["p_value"], r["diff"]) == (math.inf, 0.0, 1.0)
+    assert stats.paired_mean_sums(1, 2, 3, 1, 1)["p_value"] != stats.paired_mean_sums(1, 2, 3, 1, 1)["p_value"]
+    empty = stats.PairedRate().result()
+    assert empty["n"] == 0 and empty["p_value"] == 1.0 and empty["flipped_win_to_loss"].tolist() == []
+    r = stats.PairedRate(keep=2)
+    r.add([1, 1, 0, 1], [0, 0, 1, 0])
+    r.add([1, 0], [0, 1])
+    assert (r.w2l, r.l2w, r.a_only, r.b_only) == ([0, 1], [2, 5], 4, 2)
+
+
+def test_streamed_compare_is_the_in_memory_compare(monkeypatch, tmp_path):
+    from foury_sim import study
+
+    kw = dict(games=3000, seed=5, progress=False)
+    whole = study.compare("delve", {"hero": "none"}, {"hero": "spellsword"}, **kw)
+    monkeypatch.setattr(study, "CELL_CHUNK", 431)
+    monkeypatch.setattr(study, "FLIPPED_KEEP", 60)
+    streamed = study.compare("delve", {"hero": "none"}, {"hero": "spellsword"}, keep_rows=False, **kw)
+    assert streamed.df_a is None and streamed.df_b is None
+    a, b = whole.to_dict(), streamed.to_dict()
+    rows_a, rows_b = a.pop("outcomes"), b.pop("outcomes")
+    assert a == b  # win counts, interval, McNemar p, flipped games (first 50), replays
+    assert streamed.win["flipped_win_to_loss"] == whole.win["flipped_win_to_loss"][:60]
+    assert [r["outcome"] for r in rows_a] == [r["outcome"] for r in rows_b]
+    assert rows_a[0] == rows_b[0]
+    for ra, rb in zip(rows_a[1:], rows_b[1:]):
+        for f, v in ra.items():
+            if f in ("lo", "hi", "p_value", "p_adjusted"):
+                assert rb[f] == pytest.approx(v, rel=1e-9, abs=1e-12), (ra["outcome"], f)
+            else:
+                assert rb[f] == v, (ra["outcome"], f)
+    assert study.format_comparison(whole) == study.format_comparison(streamed)
+    paths = study.write_comparison(streamed, tmp_path)
+    assert [p.name for p in paths] == ["comparison.json", "outcomes.csv", "comparison.png"]
