@@ -186,9 +186,9 @@ def test_no_command_prints_the_help_once_and_exits_0(args):
     assert r.stdout.count("Usage:") == 1 and "NoArgsIsHelpError" not in r.stdout
 
 
-def test_a_failed_write_still_prints_the_summary(tmp_path, monkeypatch, capsys):
-    """Disk full while writing --out after the games (summary.json): the summary is printed, then one line naming
-    the file, exit 2."""
+def _run_out_with_disk_full(tmp_path, monkeypatch, capsys, full_at):
+    """``run foury --games 50 --format json --out DIR`` with the disk full for the files ``full_at(path)`` names
+    (through the real atomic writer, ``files._guarded``): (exit code, stdout, stderr)."""
     import errno
 
     from foury_sim import cli as cli_module
@@ -196,47 +196,37 @@ def test_a_failed_write_still_prints_the_summary(tmp_path, monkeypatch, capsys):
 
     real = files._guarded
 
-    def full(path, write):
-        if Path(path).name == "summary.json":
+    def guarded(path, write):
+        if full_at(Path(path)):
             return real(path, lambda tmp: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space left on device")))
         return real(path, write)
 
-    monkeypatch.setattr(files, "_guarded", full)
+    monkeypatch.setattr(files, "_guarded", guarded)
     monkeypatch.setattr(sys, "argv", ["foury-sim", "run", "foury", "--games", "50", "--format", "json",
                                       "--out", str(tmp_path / "run")])
     with pytest.raises(SystemExit) as e:
         cli_module.main()
     out = capsys.readouterr()
-    assert e.value.code == 2
-    assert json.loads(out.out)["games"] == 50
-    assert out.err.strip() == (f"foury-sim: error: {tmp_path / 'run' / 'summary.json'}: cannot write results file: "
-                               "No space left on device; the result above was not saved")
+    return e.value.code, out.out, out.err
+
+
+def test_a_failed_write_still_prints_the_summary(tmp_path, monkeypatch, capsys):
+    """Disk full while writing --out after the games (summary.json): the summary is printed, then one line naming
+    the file, exit 2."""
+    code, out, err = _run_out_with_disk_full(tmp_path, monkeypatch, capsys, lambda p: p.name == "summary.json")
+    assert code == 2
+    assert json.loads(out)["games"] == 50
+    assert err.strip() == (f"foury-sim: error: {tmp_path / 'run' / 'summary.json'}: cannot write results file: "
+                           "No space left on device; the result above was not saved")
 
 
 def test_a_failed_part_write_stops_the_run_in_one_line(tmp_path, monkeypatch, capsys):
     """Disk full while writing a part of the per-game table as the games are played: one line naming the part,
     exit 2, no traceback (the parts already written are kept for the same command to go on from)."""
-    import errno
-
-    from foury_sim import cli as cli_module
-    from foury_sim import files
-
-    real = files._guarded
-
-    def full(path, write):
-        if Path(path).suffix == ".parquet":
-            return real(path, lambda tmp: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space left on device")))
-        return real(path, write)
-
-    monkeypatch.setattr(files, "_guarded", full)
-    monkeypatch.setattr(sys, "argv", ["foury-sim", "run", "foury", "--games", "50", "--format", "json",
-                                      "--out", str(tmp_path / "run")])
-    with pytest.raises(SystemExit) as e:
-        cli_module.main()
-    out = capsys.readouterr()
-    assert e.value.code == 2 and out.out == ""
+    code, out, err = _run_out_with_disk_full(tmp_path, monkeypatch, capsys, lambda p: p.suffix == ".parquet")
+    assert code == 2 and out == ""
     part = tmp_path / "run" / "games.parquet" / ("part-" + "0" * 19 + ".parquet")
-    assert out.err.strip() == f"foury-sim: error: {part}: cannot write results file: No space left on device"
+    assert err.strip() == f"foury-sim: error: {part}: cannot write results file: No space left on device"
 
 
 #: A bad value of every option of every verb (the meta-test below fails when a verb gains an option that has
