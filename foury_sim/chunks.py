@@ -115,8 +115,9 @@ def job_for(game: str, *, hero: str, policy: str, params: str | None, rules: str
 
 
 def _materialise(path: str, text: str | None, key: str) -> str:
-    """``path`` itself when it exists here, else ``text`` written to a temp folder under the same file name."""
-    if text is None or Path(path).is_file():
+    """``path`` itself when it exists here with the shipped ``text``, else ``text`` written to a temp folder under
+    the same file name (a worker never runs another file that happens to stand at the same path)."""
+    if text is None or (Path(path).is_file() and Path(path).read_text(encoding="utf-8") == text):
         return path
     folder = Path(tempfile.gettempdir()) / f"foury-sim-job-{abs(hash((key, text))):x}"
     folder.mkdir(parents=True, exist_ok=True)
