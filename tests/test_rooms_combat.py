@@ -332,13 +332,13 @@ def test_hp_persists_and_fight_state_resets(ranger):
 
 def test_a_fight_that_cannot_end_is_cut(ranger):
     """A hero whose abilities deal no damage against a harmless monster dies of exhaustion after
-    MAX_FIGHT_TURNS turns (a guard; no shipped sheet can do this)."""
+    combat.max_fight_turns turns (a guard; no shipped sheet can do this)."""
     ab = ranger.abilities.copy()
     ab[:, L.AB_EFFECT:] = 0
     ab[:, L.AB_EFFECT + L.E_HEAL] = 1
     fx = with_monster(ranger._replace(abilities=ab), SKELETON, M_PATTERN=[0, 0, 0])
     res, st, pol, dice = run_fight(fx, [SKELETON], pid=L.P_OPTIMAL, trace_rows=0)
-    assert res == L.FIGHT_DIED and st[L.S_FIGHT_TURN] == L.MAX_FIGHT_TURNS and st[L.S_HP] == 0
+    assert res == L.FIGHT_DIED and st[L.S_FIGHT_TURN] == fx.combat[L.C_MAX_FIGHT_TURNS] == 100 and st[L.S_HP] == 0
 
 
 def test_builtin_answers_follow_the_tables(rules):

@@ -461,7 +461,7 @@ def fight(fx, st, mons, n_mon, opts, dice, pol, decide):
     counts = np.zeros(L.N_FACES, dtype=np.int64)
     keep = np.zeros(L.N_FACES, dtype=np.int64)
     while st[L.S_MON_LEFT] > 0:
-        if st[L.S_FIGHT_TURN] >= L.MAX_FIGHT_TURNS:
+        if st[L.S_FIGHT_TURN] >= fx.combat[L.C_MAX_FIGHT_TURNS]:
             ev(dice, st, L.EV_EXHAUSTED, st[L.S_FIGHT_TURN], 0, 0, 0, 0, 0, 0)
             hero_loses(st, max(st[L.S_HP], 0))
             return end_fight(dice, st, False)

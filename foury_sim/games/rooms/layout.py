@@ -91,7 +91,8 @@ C_POISON_DAMAGE = 7  #: damage per poison stack at the start of the poisoned one
 C_POISON_MAX = 8  #: poison stacks at most
 C_POISON_DECAY = 9  #: stacks lost after each poison tick
 C_STUN_MAX = 10  #: stun stacks at most (one stack skips one attack)
-C_COLS = 11
+C_MAX_FIGHT_TURNS = 11  #: hero turns a fight lasts at most; then the hero dies of exhaustion (a guard)
+C_COLS = 12
 
 # --- fight state, events, decisions (combat.py) ------------------------------------------------
 #: The game state ``st`` (int64[S_SIZE], S_SIZE defined by the engine) holds the trace count at 0, the fight
@@ -126,8 +127,6 @@ MON_COLS = 5  #: attacks made (a pattern's position)
 S_FIRED = S_MON + MAX_MONSTERS * MON_COLS  #: MAX_ABILITIES slots: times each ability of the sheet was fired
 S_FIGHT_END = S_FIRED + MAX_ABILITIES  #: first slot after the fight section (<= 128)
 KILLED_BY_POISON = 1000  #: S_KILLER when poison killed the hero
-MAX_FIGHT_TURNS = 100  #: a fight still going after this many hero turns ends with the hero's death (never seen
-#: with the shipped sheets: every hero has a damaging ability; a guard against sheets that cannot kill)
 
 #: What ``combat.fight`` returns.
 FIGHT_DIED, FIGHT_WON = 0, 1
@@ -165,4 +164,4 @@ EV_WON = 12  #: (fight turns, hero HP, damage dealt, damage taken, 0, 0, 0)
 EV_DIED = 13  #: (fight turns, killer (S_KILLER), damage dealt, damage taken, 0, 0, 0)
 EV_DEF_ROLL = 14  #: (-1: the hero, dice rolled, faces as sum (face index + 1) * 8**i, block, counter, 0, 0)
 EV_INFLICT = 15  #: (monster slot, poison added, stun added, hero poison, hero stun, 0, 0)
-EV_EXHAUSTED = 16  #: (fight turns, 0...): MAX_FIGHT_TURNS reached
+EV_EXHAUSTED = 16  #: (fight turns, 0...): combat.max_fight_turns reached
