@@ -458,8 +458,8 @@ def fight(fx, st, mons, n_mon, opts, dice, pol, decide):
     ``fx.monsters``): hero's turn, monsters' turn, until every monster or the hero is dead. Returns FIGHT_WON or
     FIGHT_DIED. Every choice goes through ``decide(kind, st, opts, n, pol, dice)``."""
     start_fight(fx, st, mons, n_mon, dice)
-    counts = np.zeros(L.N_FACES, dtype=np.int64)
-    keep = np.zeros(L.N_FACES, dtype=np.int64)
+    counts = st[L.S_SCRATCH: L.S_SCRATCH + L.N_FACES]
+    keep = st[L.S_SCRATCH + L.N_FACES: L.S_SCRATCH + 2 * L.N_FACES]
     while st[L.S_MON_LEFT] > 0:
         if st[L.S_FIGHT_TURN] >= fx.combat[L.C_MAX_FIGHT_TURNS]:
             ev(dice, st, L.EV_EXHAUSTED, st[L.S_FIGHT_TURN], 0, 0, 0, 0, 0, 0)
@@ -504,9 +504,9 @@ def builtin_fight(pid, kind, st, opts, n, params, fx):
         nd = st[L.S_N_DICE]
         full = (1 << nd) - 1
         if pid == L.P_GREEDY:
-            counts = np.zeros(L.N_FACES, dtype=np.int64)
+            counts = st[L.S_SCRATCH + 2 * L.N_FACES: L.S_SCRATCH + 3 * L.N_FACES]
             D.dice_counts(st[L.S_DICE: L.S_DICE + nd], nd, counts)
-            keep = np.zeros(L.N_FACES, dtype=np.int64)
+            keep = st[L.S_SCRATCH + 3 * L.N_FACES: L.S_SCRATCH + 4 * L.N_FACES]
             mask = D.greedy_keep(fx.faces, fx.abilities, -1, counts, params, keep)
             if kind == L.D_BUY_REROLL:
                 return 1 if mask != full and n > 1 else 0

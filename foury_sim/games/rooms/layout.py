@@ -125,7 +125,9 @@ MAX_MONSTERS = 6  #: monsters in one fight at most
 MON_ROW, MON_HP, MON_POISON, MON_STUN, MON_ATTACKS = range(5)  #: monster-table row, HP (<= 0: dead), statuses,
 MON_COLS = 5  #: attacks made (a pattern's position)
 S_FIRED = S_MON + MAX_MONSTERS * MON_COLS  #: MAX_ABILITIES slots: times each ability of the sheet was fired
-S_FIGHT_END = S_FIRED + MAX_ABILITIES  #: first slot after the fight section (<= 128)
+S_SCRATCH = S_FIRED + MAX_ABILITIES  #: 4 x N_FACES scratch slots (face counts and keeps of the fight and of the
+#: built-in answers: views of ``st``, so that a fight allocates nothing)
+S_FIGHT_END = S_SCRATCH + 4 * N_FACES  #: first slot after the fight section (<= 128)
 KILLED_BY_POISON = 1000  #: S_KILLER when poison killed the hero
 
 #: What ``combat.fight`` returns.
