@@ -399,3 +399,43 @@ def test_one_turn_kill_rate_is_the_exact_probability(ranger):
 def test_make_pol_defaults():
     pol = make_pol(None)
     assert pol.params.tolist() == list(D.GREEDY_PARAMS.values())
+
+
+JIT_OFF = """
+import hashlib, sys
+import numpy as np
+sys.path.insert(0, {tests!r})
+from rooms_fight_stub import ST_SIZE, run_fight
+from foury_sim.games.rooms import combat as C
+from foury_sim.games.rooms import layout as L
+from foury_sim.games.rooms.ruleset import load_heroes
+rules = load_heroes()
+digest = hashlib.sha256()
+for k, hero in enumerate(rules.heroes):
+    fx = C.pack_fight(rules, hero)
+    for pid in (L.P_RANDOM, L.P_GREEDY, L.P_OPTIMAL):
+        st = np.zeros(ST_SIZE, dtype=np.int64)
+        C.hero_start(fx, st)
+        for g in range(3):
+            res, st, pol, dice = run_fight(fx, [g, 5 - g, 2], pid=pid, seed=11, game=100 * k + 10 * pid + g, st=st)
+            digest.update(np.int64(res).tobytes() + st.tobytes() + dice.trace.tobytes())
+            st[L.S_HP] = st[L.S_HP_MAX]
+print(digest.hexdigest())
+"""
+
+
+def test_jit_off_gives_the_same_fights(capsys):
+    """Whole fights (every hero, random / greedy / optimal_reroll, three monsters, traces on) are the same with
+    NUMBA_DISABLE_JIT=1 as compiled."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    script = JIT_OFF.format(tests=str(here))
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(here.parent)}
+    off = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    exec(compile(script, "jit_on", "exec"), {})
+    on = capsys.readouterr().out
+    assert off.stdout.strip() == on.strip() and len(on.strip()) == 64
