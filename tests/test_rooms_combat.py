@@ -101,6 +101,27 @@ def test_one_turn_kill_with_a_large_straight(ranger):
     assert events(dice, st, L.EV_FIRE) == [(L.EV_FIRE, RAIN, 0, 9, 0, 0, 6, 0)]
 
 
+def test_every_combo_kind_fires_through_a_fight(rules):
+    """n of a kind (4 and 5: Cleave, Bloodbath), full house (Judgement, with its stun), as the final dice make
+    them; the other kinds (straights, two pair, symbols) fire in the tests below."""
+    fx = C.pack_fight(rules, "berserker")
+    script = h(2, 2, 2, 2, 4)  # 3 3 3 3 5: four axes (Hack) and four of a kind (Cleave)
+    res, st, pol, dice = run_fight(fx, [RAT], script, answers=[ALL, 1])
+    check_scripted(st, pol, dice, script)
+    assert asked(pol)[-1] == (L.D_ABILITY, 2) and st[L.S_FIRED + 1] == 1 and st[L.S_DEALT] == 6
+    script = h(3, 3, 3, 3, 3)  # five 4s: Hack, Cleave, Bloodbath
+    res, st, pol, dice = run_fight(fx, [SKELETON], script, answers=[ALL, 2])
+    check_scripted(st, pol, dice, script)  # 15 unblockable: no defensive roll
+    assert asked(pol)[-1] == (L.D_ABILITY, 3) and st[L.S_FIRED + 2] == 1 and res == L.FIGHT_WON
+    fx = C.pack_fight(rules, "paladin")
+    full_house = h(0, 0, 0, 5, 5)  # 1 1 1 6 6: Strike, Lay on Hands, Judgement
+    script = full_house + [1] + full_house + [1]
+    res, st, pol, dice = run_fight(fx, [SKELETON], script, answers=[ALL, 4, ALL, 4])
+    check_scripted(st, pol, dice, script)
+    assert asked(pol)[1] == (L.D_ABILITY, 3) and st[L.S_FIRED + 4] == 2 and res == L.FIGHT_WON
+    assert not events(dice, st, L.EV_ATTACK) and len(events(dice, st, L.EV_STUNNED)) == 1
+
+
 def test_reroll_rerolls_exactly_the_unkept_dice(ranger):
     script = h(0, 0, 3, 4, 5) + h(2)
     res, st, pol, dice = run_fight(ranger, [RAT], script, answers=[0b11101, ALL])
