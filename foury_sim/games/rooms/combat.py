@@ -530,3 +530,58 @@ def builtin_fight(pid, kind, st, opts, n, params, fx):
                 best = i
         return best
     return 0
+
+
+# --------------------------------------------------------------------- a scripted player --
+# Fights outside the engine (tests, the odds driver, a notebook) need a dice tuple and a player. They live here,
+# not in tests/: numba's on-disk cache index of every function of this file records the types it was compiled
+# for, and a type defined in a module only the tests can import would break loading that index elsewhere.
+class FightDice(NamedTuple):
+    """A fight's dice as the fight code reads them: the stream (``rng``), forced dice, the trace (rows when
+    tracing, else one row)."""
+
+    rs: np.ndarray
+    script: np.ndarray
+    trace: np.ndarray
+
+
+#: ``ScriptPol.pid`` of the scripted player (other ids: the built-ins, P_RANDOM included).
+P_SCRIPT = 99
+
+
+class ScriptPol(NamedTuple):
+    """A player for fights outside the engine: ``pid`` = P_SCRIPT answers ``answers[i]`` (the O_ACTION wanted) at
+    the i-th decision asked (option 0 when absent; not found: counted in ``pos[1]``, option 0); P_RANDOM picks
+    uniformly on the dice stream; P_GREEDY / P_OPTIMAL answer as ``builtin_fight``. ``asked[i]`` = (kind, n)."""
+
+    pid: int
+    params: np.ndarray
+    fx: Fight
+    answers: np.ndarray
+    asked: np.ndarray
+    pos: np.ndarray
+
+
+@_jit
+def script_decide(kind, st, opts, n, pol, dice):
+    i = pol.pos[0]
+    if i < pol.asked.shape[0]:
+        pol.asked[i, 0] = kind
+        pol.asked[i, 1] = n
+    pol.pos[0] = i + 1
+    if pol.pid == P_SCRIPT:
+        if i < pol.answers.shape[0]:
+            for j in range(n):
+                if opts[j, L.O_ACTION] == pol.answers[i]:
+                    return j
+            pol.pos[1] += 1
+        return 0
+    if pol.pid == L.P_RANDOM:
+        return roll(dice.rs, dice.script, n) - 1
+    return builtin_fight(pol.pid, kind, st, opts, n, pol.params, pol.fx)
+
+
+@_jit
+def play_fight(fx, st, mons, n_mon, opts, dice, pol):
+    """``fight`` with ``script_decide`` (a ``ScriptPol`` player, a ``FightDice``)."""
+    return fight(fx, st, mons, n_mon, opts, dice, pol, script_decide)

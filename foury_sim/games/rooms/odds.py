@@ -12,8 +12,6 @@ reroll (the exact figures are "within combat.rolls rolls"); the "+bought" column
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 import pandas as pd
 from numba import njit, prange
@@ -30,14 +28,6 @@ from . import layout as L
 BLOCK = 512
 ST_SIZE = 256  #: the state a measured turn uses (the fight section and room to spare)
 DUMMY_HP = 1 << 40  #: the measured turns hit a monster that cannot die, block or attack
-
-
-class MeasureDice(NamedTuple):
-    """The measured turns' dice as the fight code reads them: stream, (no) script, (no) trace."""
-
-    rs: np.ndarray
-    script: np.ndarray
-    trace: np.ndarray
 
 
 def _jit(**kw):
@@ -63,29 +53,36 @@ def odds_decide(kind, st, opts, n, pol, dice):
     return C.builtin_fight(L.P_OPTIMAL, kind, st, opts, n, params, fx)
 
 
-@_jit(parallel=True)
 def measure(fx, obj, seed, first, trials, out, dmg):
     """Play ``trials`` turns, turn t on the dice stream (seed, first + t). ``obj`` < n_abilities: chase ability
     ``obj`` with its table, ``out[t]`` = 1 if the final dice make it. ``obj`` = n_abilities: a whole hero turn
     (``combat.hero_turn``) under the damage-optimal keeps against a monster that cannot die: ``out[t]`` = the
     ability fired (-1: none), ``dmg[t]`` = the damage it dealt."""
-    n_ab = fx.abilities.shape[0]
-    params = np.zeros(2)
-    pol = (obj, fx, params)
+    _measure(*fx, obj, seed, first, trials, out, dmg)
+
+
+@_jit(parallel=True)
+def _measure(combat, hero, faces, abilities, monsters, keep_table, value, code_index, obj, seed, first, trials, out,
+             dmg):
+    """``measure`` over blocks of BLOCK turns in parallel (a parallel loop takes arrays, not the ``Fight`` tuple:
+    each block builds its own)."""
+    n_ab = abilities.shape[0]
     mons = np.zeros(1, dtype=np.int64)
     for b in prange((trials + BLOCK - 1) // BLOCK):
+        fx = C.Fight(combat, hero, faces, abilities, monsters, keep_table, value, code_index)
+        pol = (obj, fx, np.zeros(2))
         st = np.zeros(ST_SIZE, dtype=np.int64)
         opts = np.zeros((L.MIN_OPTIONS, 2), dtype=np.int64)
         counts = np.zeros(L.N_FACES, dtype=np.int64)
         keep = np.zeros(L.N_FACES, dtype=np.int64)
-        dice = MeasureDice(np.zeros(4, dtype=np.uint64), np.zeros(0, dtype=np.int64), np.zeros((1, 8), dtype=np.int64))
+        dice = C.FightDice(np.zeros(4, dtype=np.uint64), np.zeros(0, dtype=np.int64), np.zeros((1, 8), dtype=np.int64))
         for t in range(b * BLOCK, min(trials, (b + 1) * BLOCK)):
             seed_stream(dice.rs, np.uint64(seed), np.uint64(first + t))
             st[:] = 0
             C.hero_start(fx, st)
             if obj < n_ab:
                 C.offensive_roll(fx, st, opts, dice, pol, odds_decide, counts, keep)
-                out[t] = 1 if D.ability_made(fx.faces, fx.abilities, obj, counts) else 0
+                out[t] = 1 if D.ability_made(faces, abilities, obj, counts) else 0
                 continue
             C.start_fight(fx, st, mons, 1, dice)
             C.hero_turn(fx, st, opts, dice, pol, odds_decide, counts, keep)
