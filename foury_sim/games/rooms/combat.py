@@ -14,7 +14,8 @@ A fight (``fight``): CP reset to ``combat.cp_start``, statuses cleared; then rou
    (block and counter) meet the attack; a hit that costs HP inflicts the monster's poison / stun on the hero.
 
 The fight ends when every monster is dead (FIGHT_WON) or the hero is (FIGHT_DIED). Every choice goes through
-``decide(kind, st, opts, n, pol, dice) -> 0..n-1`` (the engine's dispatcher); ``builtin_fight`` holds the
+``ask(kind, st, opts, n, pol, dice) -> 0..n-1``, the decide registered for the class of ``pol``
+(``register_decide``: the engine's dispatcher for its policy tuple); ``builtin_fight`` holds the
 ``greedy`` and ``optimal_reroll`` answers. Every number comes from the ruleset (``Fight``, ``pack_fight``).
 """
 
@@ -24,6 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
 from ...config import CACHE, use_cache
 from ...rng import roll
@@ -76,6 +78,36 @@ def pack_fight(ruleset, hero: str) -> Fight:
                              np.ascontiguousarray(od.keep), np.ascontiguousarray(od.value[-1]),
                              od.space.code_index.copy())
     return _PACKED[key]
+
+
+# --------------------------------------------------------------------------- the player --
+#: The decide of each player class: ``{pol NamedTuple class: njit decide(kind, st, opts, n, pol, dice) -> 0..n-1}``.
+_DECIDES: dict[type, object] = {}
+
+
+def register_decide(pol_class: type, decide) -> None:
+    """Fights whose ``pol`` is a ``pol_class`` ask ``decide`` (an njit function) every choice. The engine registers
+    its dispatcher for its policy tuple (``policies.decide``); ``combat.ScriptPol`` and ``odds.OddsPol`` are
+    registered here. Register before the first fight is compiled."""
+    _DECIDES[pol_class] = decide
+
+
+def ask(kind, st, opts, n, pol, dice):
+    """The decide registered for ``type(pol)`` (compiled: resolved by the type of ``pol`` when a fight compiles,
+    a direct call, so that every kernel playing fights stays cacheable)."""
+    return _DECIDES[type(pol)](kind, st, opts, n, pol, dice)
+
+
+@overload(ask)
+def _ask(kind, st, opts, n, pol, dice):
+    fn = _DECIDES.get(getattr(pol, "instance_class", None))
+    if fn is None:
+        return None
+
+    def impl(kind, st, opts, n, pol, dice):
+        return fn(kind, st, opts, n, pol, dice)
+
+    return impl
 
 
 # ------------------------------------------------------------------------------------ trace --
@@ -188,7 +220,7 @@ def st_counts(st, counts):
 
 
 @_jit
-def offensive_roll(fx, st, opts, dice, pol, decide, counts, keep):
+def offensive_roll(fx, st, opts, dice, pol, counts, keep):
     """Roll every die, then free rerolls (D_KEEP; keeping every die stops), then bought ones (D_BUY_REROLL, then
     D_KEEP). Leaves the final dice in ``st[S_DICE:]`` and their face counts in ``counts``."""
     nd = fx.hero[L.H_DICE]
@@ -207,7 +239,7 @@ def offensive_roll(fx, st, opts, dice, pol, decide, counts, keep):
             opts[1, L.O_ACTION] = 1
             opts[1, L.O_ARG] = fx.combat[L.C_REROLL_COST]
             st[L.S_REROLLS_LEFT] = 0
-            if decide(L.D_BUY_REROLL, st, opts, 2, pol, dice) != 1:
+            if ask(L.D_BUY_REROLL, st, opts, 2, pol, dice) != 1:
                 break
             st[L.S_CP] -= fx.combat[L.C_REROLL_COST]
             st[L.S_BOUGHT] += 1
@@ -218,7 +250,7 @@ def offensive_roll(fx, st, opts, dice, pol, decide, counts, keep):
             break
         st_counts(st, counts)
         n = keep_options(st, opts, counts, keep)
-        mask = opts[decide(L.D_KEEP, st, opts, n, pol, dice), L.O_ACTION]
+        mask = opts[ask(L.D_KEEP, st, opts, n, pol, dice), L.O_ACTION]
         if mask == full:
             break
         reroll_unkept(st, dice, nd, mask)
@@ -232,7 +264,7 @@ def offensive_roll(fx, st, opts, dice, pol, decide, counts, keep):
 
 # ------------------------------------------------------------------------------ an ability --
 @_jit
-def choose_target(fx, st, opts, dice, pol, decide):
+def choose_target(fx, st, opts, dice, pol):
     """The monster an ability hits: the only one alive, else decision D_TARGET (O_ACTION = slot, O_ARG = HP)."""
     n = 0
     for s in range(L.MAX_MONSTERS):
@@ -242,7 +274,7 @@ def choose_target(fx, st, opts, dice, pol, decide):
             n += 1
     if n == 1:
         return opts[0, L.O_ACTION]
-    return opts[decide(L.D_TARGET, st, opts, n, pol, dice), L.O_ACTION]
+    return opts[ask(L.D_TARGET, st, opts, n, pol, dice), L.O_ACTION]
 
 
 @_jit
@@ -255,7 +287,7 @@ def monster_defence(fx, dice, row):
 
 
 @_jit
-def fire(fx, st, ab, opts, dice, pol, decide):
+def fire(fx, st, ab, opts, dice, pol):
     """Fire ability ``ab``: damage (less the target's defensive roll), unblockable, poison and stun on one monster;
     heal (up to the hero's most HP), block and cp on the hero."""
     a = fx.abilities[ab]
@@ -268,7 +300,7 @@ def fire(fx, st, ab, opts, dice, pol, decide):
     blocked = 0
     dealt = 0
     if (dmg > 0 or unbl > 0 or poison > 0 or stun > 0) and st[L.S_MON_LEFT] > 0:
-        target = choose_target(fx, st, opts, dice, pol, decide)
+        target = choose_target(fx, st, opts, dice, pol)
         row = st[mon(target, L.MON_ROW)]
         if dmg > 0 and fx.monsters[row, L.M_DEF_DICE] > 0:
             blocked = min(dmg, monster_defence(fx, dice, row))
@@ -311,7 +343,7 @@ def poison_tick(fx, st, slot):
 
 
 @_jit
-def hero_turn(fx, st, opts, dice, pol, decide, counts, keep):
+def hero_turn(fx, st, opts, dice, pol, counts, keep):
     """The hero's turn. Returns False when the hero died (of poison)."""
     add_capped(st, L.S_CP, fx.combat[L.C_CP_PER_TURN], fx.combat[L.C_CP_MAX])
     ev(dice, st, L.EV_TURN, st[L.S_FIGHT_TURN], st[L.S_HP], st[L.S_CP], st[L.S_POISON], st[L.S_STUN],
@@ -328,14 +360,14 @@ def hero_turn(fx, st, opts, dice, pol, decide, counts, keep):
         st[L.S_STUNNED] += 1
         ev(dice, st, L.EV_STUNNED, -1, st[L.S_STUN], 0, 0, 0, 0, 0)
         return True
-    offensive_roll(fx, st, opts, dice, pol, decide, counts, keep)
+    offensive_roll(fx, st, opts, dice, pol, counts, keep)
     n = ability_options(fx, st, opts, counts)
     if n == 0:
         st[L.S_NOTHING] += 1
         ev(dice, st, L.EV_NOTHING, 0, 0, 0, 0, 0, 0, 0)
         return True
-    ab = opts[decide(L.D_ABILITY, st, opts, n, pol, dice) if n > 1 else 0, L.O_ACTION]
-    fire(fx, st, ab, opts, dice, pol, decide)
+    ab = opts[ask(L.D_ABILITY, st, opts, n, pol, dice) if n > 1 else 0, L.O_ACTION]
+    fire(fx, st, ab, opts, dice, pol)
     return True
 
 
@@ -453,10 +485,12 @@ def end_fight(dice, st, won):
 
 
 @_jit
-def fight(fx, st, mons, n_mon, opts, dice, pol, decide):
+def fight(fx, st, mons, n_mon, opts, dice, pol, decide=None):
     """One whole fight of the hero (persistent state in ``st``) against the monsters ``mons[:n_mon]`` (rows of
     ``fx.monsters``): hero's turn, monsters' turn, until every monster or the hero is dead. Returns FIGHT_WON or
-    FIGHT_DIED. Every choice goes through ``decide(kind, st, opts, n, pol, dice)``."""
+    FIGHT_DIED. Every choice goes through ``ask(kind, st, opts, n, pol, dice)``: the decide registered for the
+    class of ``pol`` (``register_decide``). ``decide`` is ignored (the contract's first signature): pass nothing, as a
+    jitted function passed as a value makes its caller's compiled code uncacheable (numba embeds its address)."""
     start_fight(fx, st, mons, n_mon, dice)
     counts = st[L.S_SCRATCH: L.S_SCRATCH + L.N_FACES]
     keep = st[L.S_SCRATCH + L.N_FACES: L.S_SCRATCH + 2 * L.N_FACES]
@@ -467,7 +501,7 @@ def fight(fx, st, mons, n_mon, opts, dice, pol, decide):
             return end_fight(dice, st, False)
         st[L.S_FIGHT_TURN] += 1
         st[L.S_TURNS_TOTAL] += 1
-        if not hero_turn(fx, st, opts, dice, pol, decide, counts, keep):
+        if not hero_turn(fx, st, opts, dice, pol, counts, keep):
             return end_fight(dice, st, False)
         if st[L.S_MON_LEFT] <= 0:
             break
@@ -581,7 +615,10 @@ def script_decide(kind, st, opts, n, pol, dice):
     return builtin_fight(pol.pid, kind, st, opts, n, pol.params, pol.fx)
 
 
+register_decide(ScriptPol, script_decide)
+
+
 @_jit
 def play_fight(fx, st, mons, n_mon, opts, dice, pol):
-    """``fight`` with ``script_decide`` (a ``ScriptPol`` player, a ``FightDice``)."""
-    return fight(fx, st, mons, n_mon, opts, dice, pol, script_decide)
+    """A fight of a ``ScriptPol`` player (``script_decide``) with ``FightDice``: a cacheable entry point."""
+    return fight(fx, st, mons, n_mon, opts, dice, pol)

@@ -12,6 +12,8 @@ reroll (the exact figures are "within combat.rolls rolls"); the "+bought" column
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
 from numba import njit, prange
@@ -38,11 +40,21 @@ def _jit(**kw):
     return wrap
 
 
+class OddsPol(NamedTuple):
+    """The measuring turns' player: keeps by the table of objective ``obj`` (an ability, or the damage objective)."""
+
+    obj: int
+    fx: C.Fight
+    params: np.ndarray
+
+
 @_jit()
 def odds_decide(kind, st, opts, n, pol, dice):
-    """The measuring turns' player: keeps by the table of objective ``pol[0]`` (an ability, or the damage
-    objective), every other choice as ``optimal_reroll``; never buys a reroll."""
-    obj, fx, params = pol
+    """The measuring turns' player: keeps by the table of objective ``pol.obj``, every other choice as
+    ``optimal_reroll``; never buys a reroll."""
+    obj = pol.obj
+    fx = pol.fx
+    params = pol.params
     if kind == L.D_KEEP:
         code = 0
         for i in range(st[L.S_N_DICE]):
@@ -51,6 +63,9 @@ def odds_decide(kind, st, opts, n, pol, dice):
     if kind == L.D_BUY_REROLL:
         return 0
     return C.builtin_fight(L.P_OPTIMAL, kind, st, opts, n, params, fx)
+
+
+C.register_decide(OddsPol, odds_decide)
 
 
 def measure(fx, obj, seed, first, trials, out, dmg):
@@ -70,7 +85,7 @@ def _measure(combat, hero, faces, abilities, monsters, keep_table, value, code_i
     mons = np.zeros(1, dtype=np.int64)
     for b in prange((trials + BLOCK - 1) // BLOCK):
         fx = C.Fight(combat, hero, faces, abilities, monsters, keep_table, value, code_index)
-        pol = (obj, fx, np.zeros(2))
+        pol = OddsPol(obj, fx, np.zeros(2))
         st = np.zeros(ST_SIZE, dtype=np.int64)
         opts = np.zeros((L.MIN_OPTIONS, 2), dtype=np.int64)
         counts = np.zeros(L.N_FACES, dtype=np.int64)
@@ -81,11 +96,11 @@ def _measure(combat, hero, faces, abilities, monsters, keep_table, value, code_i
             st[:] = 0
             C.hero_start(fx, st)
             if obj < n_ab:
-                C.offensive_roll(fx, st, opts, dice, pol, odds_decide, counts, keep)
+                C.offensive_roll(fx, st, opts, dice, pol, counts, keep)
                 out[t] = 1 if D.ability_made(faces, abilities, obj, counts) else 0
                 continue
             C.start_fight(fx, st, mons, 1, dice)
-            C.hero_turn(fx, st, opts, dice, pol, odds_decide, counts, keep)
+            C.hero_turn(fx, st, opts, dice, pol, counts, keep)
             out[t] = -1
             for a in range(n_ab):
                 if st[L.S_FIRED + a] > 0:
