@@ -90,3 +90,23 @@ def test_unknown_hero_is_refused(rules):
     with pytest.raises(InputError) as e:
         O.odds(rules, trials=10, hero="bard")
     assert e.value.where == "--hero" and "ranger" in str(e.value)
+
+
+@pytest.mark.skipif(__import__("foury_sim.config", fromlist=["JIT_DISABLED"]).JIT_DISABLED,
+                    reason="compiled code only: nothing is compiled with NUMBA_DISABLE_JIT=1")
+def test_fight_entry_points_are_cacheable(rules):
+    """No entry point playing fights embeds an address (a jitted function passed as a value does): numba could
+    not cache it, and every process would compile the fight again (minutes)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from rooms_fight_stub import run_fight
+
+    from foury_sim.games.rooms import combat as C
+
+    run_fight(C.pack_fight(rules, "ranger"), [0], pid=L.P_OPTIMAL, trace_rows=0)
+    fx = O.measuring_fight(rules, "ranger")
+    O.measure(fx, 0, 1, 0, 10, np.zeros(10, dtype=np.int64), np.zeros(10, dtype=np.int64))
+    for entry in (C.play_fight, O._measure):
+        assert entry.overloads and not any(c.library.has_dynamic_globals for c in entry.overloads.values())
