@@ -102,7 +102,8 @@ def ask(kind, st, opts, n, pol, dice):
 def _ask(kind, st, opts, n, pol, dice):
     fn = _DECIDES.get(getattr(pol, "instance_class", None))
     if fn is None:
-        return None
+        raise TypeError(f"no decide registered for the player {pol} (combat.register_decide(PolClass, decide); "
+                        "the player must be a NamedTuple)")
 
     def impl(kind, st, opts, n, pol, dice):
         return fn(kind, st, opts, n, pol, dice)
