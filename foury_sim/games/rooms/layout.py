@@ -91,4 +91,79 @@ C_POISON_DAMAGE = 7  #: damage per poison stack at the start of the poisoned one
 C_POISON_MAX = 8  #: poison stacks at most
 C_POISON_DECAY = 9  #: stacks lost after each poison tick
 C_STUN_MAX = 10  #: stun stacks at most (one stack skips one attack)
-C_COLS = 11
+C_MAX_FIGHT_TURNS = 11  #: hero turns a fight lasts at most; then the hero dies of exhaustion (a guard)
+C_COLS = 12
+
+# --- fight state, events, decisions (combat.py) ------------------------------------------------
+#: The game state ``st`` (int64[S_SIZE], S_SIZE defined by the engine) holds the trace count at 0, the fight
+#: section at 1..127 (this block), navigation from 128. A user policy reads these slots.
+S_NTRACE = 0  #: trace rows written
+S_HP = 1  #: the hero's hit points (persist between fights; navigation reads and spends them too)
+S_HP_MAX = 2  #: the hero's most hit points (heal stops there); 0 until ``combat.hero_start``
+S_CP = 3  #: combat points (reset to combat.cp_start at the start of each fight)
+S_POISON = 4  #: poison stacks on the hero (end with the fight)
+S_STUN = 5  #: stun stacks on the hero (end with the fight)
+S_BLOCK = 6  #: damage the next attack on the hero loses (ability effect ``block``; ends with the fight)
+S_REROLLS_LEFT = 7  #: during D_KEEP: rerolls left in this turn (free ones, or 1 for a bought reroll)
+S_N_DICE = 8  #: dice in the current offensive roll
+S_DICE = 9  #: MAX_DICE slots: the offensive dice as face indices 0..5, sorted ascending (the D_KEEP masks' order)
+S_FIGHT_TURN = S_DICE + MAX_DICE  #: hero turns of the current fight (1 on the first)
+S_DEALT = S_FIGHT_TURN + 1  #: HP monsters lost in this fight (abilities, counters, poison; overkill not counted)
+S_TAKEN = S_DEALT + 1  #: HP the hero lost in this fight (attacks and poison)
+S_DEALT_TOTAL = S_TAKEN + 1  #: the same, summed over every fight of the game
+S_TAKEN_TOTAL = S_DEALT_TOTAL + 1
+S_FIGHTS = S_TAKEN_TOTAL + 1  #: fights started
+S_FIGHTS_WON = S_FIGHTS + 1
+S_TURNS_TOTAL = S_FIGHTS_WON + 1  #: hero turns over every fight
+S_NOTHING = S_TURNS_TOTAL + 1  #: offensive rolls that made no ability (or were stunned away: S_STUNNED counts those)
+S_STUNNED = S_NOTHING + 1  #: hero turns skipped by stun
+S_BOUGHT = S_STUNNED + 1  #: rerolls bought with CP (every fight)
+S_KILLER = S_BOUGHT + 1  #: how the hero died: 0 alive, 1 + monster-table row of the killer, KILLED_BY_POISON
+S_MON_LEFT = S_KILLER + 1  #: monsters alive in the current fight
+S_MON = S_MON_LEFT + 1  #: MAX_MONSTERS blocks of MON_COLS: the monsters of the current fight (a user policy reads them)
+MAX_MONSTERS = 6  #: monsters in one fight at most
+MON_ROW, MON_HP, MON_POISON, MON_STUN, MON_ATTACKS = range(5)  #: monster-table row, HP (<= 0: dead), statuses,
+MON_COLS = 5  #: attacks made (a pattern's position)
+S_FIRED = S_MON + MAX_MONSTERS * MON_COLS  #: MAX_ABILITIES slots: times each ability of the sheet was fired
+S_SCRATCH = S_FIRED + MAX_ABILITIES  #: 4 x N_FACES scratch slots (face counts and keeps of the fight and of the
+#: built-in answers: views of ``st``, so that a fight allocates nothing)
+S_FIGHT_END = S_SCRATCH + 4 * N_FACES  #: first slot after the fight section (<= 128)
+KILLED_BY_POISON = 1000  #: S_KILLER when poison killed the hero
+
+#: What ``combat.fight`` returns.
+FIGHT_DIED, FIGHT_WON = 0, 1
+
+#: Fight decisions (kind 0..7). Options are rows of ``opts`` (O_ACTION, O_ARG); option 0 is the first row.
+#: D_KEEP: O_ACTION = keep mask over the sorted dice ``st[S_DICE:]`` (bit i keeps die i), one row per distinct
+#: multiset of kept faces (canonical mask: the first dice of each face's run), option 0 = keep all = stop rolling,
+#: then smaller keeps down to keep none; O_ARG = dice kept. D_BUY_REROLL: option 0 = no, 1 = pay
+#: combat.reroll_cost CP for one more reroll (O_ACTION = 0 / 1). D_ABILITY: one row per ability the final dice
+#: make (O_ACTION = its index on the sheet); never asked when none is made. D_TARGET: one row per living
+#: monster (O_ACTION = its slot 0..MAX_MONSTERS-1 in ``st[S_MON:]``, O_ARG = its HP); asked when an ability
+#: hits a monster and more than one lives.
+D_KEEP, D_BUY_REROLL, D_ABILITY, D_TARGET = range(4)
+FIGHT_DECISIONS = ("keep", "buy_reroll", "ability", "target")
+O_ACTION = 0
+O_ARG = 1
+MIN_OPTIONS = N_MASKS + 1  #: rows of ``opts`` the fight needs at least
+
+#: Built-in policies' ids for the fight decisions (the engine adds its navigation ids after these).
+P_RANDOM, P_GREEDY, P_OPTIMAL = range(3)
+
+#: Fight events (trace codes 1..31): each row = code + 7 ints (TRACE_COLS = 8 in the engine).
+EV_FIGHT = 1  #: (n monsters, rows of the first three monsters (-1: none), hero HP, CP, 0)
+EV_TURN = 2  #: (fight turn, hero HP, CP, poison, stun, block, 0)
+EV_ROLL = 3  #: (roll number 1.., d1..d5 as face indices (-1: none), keep mask that led here (-1: first roll))
+EV_BUY = 4  #: (CP paid, CP left, 0...)
+EV_FIRE = 5  #: (ability, target slot (-1: none), damage asked, blocked by the defensive roll, unblockable, HP dealt, 0)
+EV_NOTHING = 6  #: (0...): the final dice make no ability
+EV_EFFECT = 7  #: (heal, block, poison, stun, cp, hero HP after, 0): the ability's effects on the hero / target
+EV_POISON_TICK = 8  #: (who: -1 hero / monster slot, damage, stacks left, HP after, 0, 0, 0)
+EV_STUNNED = 9  #: (who: -1 hero / monster slot, stacks left, 0...)
+EV_ATTACK = 10  #: (monster slot, attack, block token used, defensive roll block, counter, HP lost, hero HP after)
+EV_MON_DEAD = 11  #: (monster slot, monster row, 0...)
+EV_WON = 12  #: (fight turns, hero HP, damage dealt, damage taken, 0, 0, 0)
+EV_DIED = 13  #: (fight turns, killer (S_KILLER), damage dealt, damage taken, 0, 0, 0)
+EV_DEF_ROLL = 14  #: (-1: the hero, dice rolled, faces as sum (face index + 1) * 8**i, block, counter, 0, 0)
+EV_INFLICT = 15  #: (monster slot, poison added, stun added, hero poison, hero stun, 0, 0)
+EV_EXHAUSTED = 16  #: (fight turns, 0...): combat.max_fight_turns reached

@@ -36,6 +36,7 @@ RANGES: Ranges = {
     "statuses.poison.max_stacks": (0, 20),
     "statuses.poison.decay": (0, 20),
     "statuses.stun.max_stacks": (0, 5),
+    "combat.max_fight_turns": (1, 1000),
     "heroes.*.hp": (1, 200),
     "heroes.*.numbers[]": (1, 6),
     "heroes.*.defense.dice": (0, L.MAX_DICE),
@@ -163,7 +164,8 @@ def _combat(rf: RuleFile) -> np.ndarray:
                      (L.C_CP_PER_TURN, "combat.cp_per_turn"), (L.C_CP_MAX, "combat.cp_max"),
                      (L.C_REROLL_COST, "combat.reroll_cost"), (L.C_MAX_BOUGHT, "combat.max_bought_rerolls"),
                      (L.C_POISON_DAMAGE, "statuses.poison.damage"), (L.C_POISON_MAX, "statuses.poison.max_stacks"),
-                     (L.C_POISON_DECAY, "statuses.poison.decay"), (L.C_STUN_MAX, "statuses.stun.max_stacks")):
+                     (L.C_POISON_DECAY, "statuses.poison.decay"), (L.C_STUN_MAX, "statuses.stun.max_stacks"),
+                     (L.C_MAX_FIGHT_TURNS, "combat.max_fight_turns")):
         c[col] = check_int(rf, key, RANGES)
     if c[L.C_ROLLS] - 1 + c[L.C_MAX_BOUGHT] > L.MAX_REROLLS:
         raise InputError(f"combat.rolls - 1 + combat.max_bought_rerolls must be at most {L.MAX_REROLLS} rerolls "
