@@ -155,7 +155,7 @@ def register(spec: GameSpec) -> GameSpec:
 
 #: Game packages shipped with foury-sim; importing one registers it. The registry is the one shared module
 #: that names games: everything else asks a GameSpec.
-BUILTIN_GAMES = ("foury", "delve", "tactics")
+BUILTIN_GAMES = ("foury", "delve", "tactics", "rooms")
 #: The game a command means when it names none (``foury-sim run``, an experiment file without ``game``).
 DEFAULT_GAME = BUILTIN_GAMES[0]
 

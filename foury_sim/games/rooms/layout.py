@@ -254,3 +254,10 @@ TRACE_COLS = 8
 
 #: The built-in policies (fight ids from the fight section; the same ids answer navigation).
 KIND_NAMES = ("keep", "buy_reroll", "ability", "target", "", "", "", "") + NAV_DECISIONS
+
+# --- per-game output columns (int64[count, n]): the index constants derive from outputs.py's order ------------
+from .outputs import OUTPUTS as _OUTPUTS  # noqa: E402 (outputs.py does not import the layout)
+
+globals().update(_OUTPUTS.kernel_indices())
+OUT_GAME: int
+OUT_FIRED: int
