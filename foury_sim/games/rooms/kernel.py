@@ -247,7 +247,7 @@ def resolvable(g, st, cell, f):
     if k == L.K_WARP and f == 0:
         return False
     if k == L.K_BLACKSMITH:
-        return st[L.S_GOLD] >= g.nav[L.N_FORGE_COST + 2 * f]  # forge_cost, then mend_cost (N_MEND_COST)
+        return st[L.S_GOLD] >= (g.nav[L.N_FORGE_COST] if f == 0 else g.nav[L.N_MEND_COST])
     return True
 
 
@@ -533,7 +533,9 @@ def turn(g, w, st, pol, dice):
        st[L.S_POTIONS], st[L.S_GOLD])
     for i in range(MAX_ACTIONS):
         st[L.S_NACT] = i
-        if not act(g, w, st, pol, dice):
+        going = act(g, w, st, pol, dice)
+        st[L.S_ACTS] += 1
+        if not going:
             break
 
 

@@ -139,6 +139,7 @@ S_COLS = 153
 S_GOAL = 154  #: the goal (boss) room's cell
 S_REFUSED = 155  #: sides (bits) the hero turned back from in this turn (not offered again this turn)
 S_NACT = 156  #: actions in this turn (a safety bound)
+S_ACTS = 157  #: actions (D_ACT answers) so far in the game: the index of the action being chosen
 S_RESOLVED_BY = 160  #: N_KINDS slots: room functions resolved, by room kind
 MAX_ROWS = 8
 MAX_COLS = 8
