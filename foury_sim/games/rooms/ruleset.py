@@ -381,7 +381,7 @@ NAV_RANGES: Ranges = {
     "deck.*.gold": (0, 100),
     "deck.*.value": (0, 100),
 }
-RANGES.update(NAV_RANGES)
+ALL_RANGES: Ranges = {**RANGES, **NAV_RANGES}  #: what check_int and the assumptions' check read
 NAV_FIELDS = ("moves", "boots_moves", "turn_cap", "start_keys", "start_bombs", "start_potions", "start_gold",
               "hp_instead", "mirror_uses", "orientation", "warp_counts", "mirror_counts", "trap_keys", "trap_dodge",
               "dungeon")
@@ -446,7 +446,7 @@ def _navigation(rf: RuleFile) -> np.ndarray:
                      (L.N_POTION_HEAL, "items.potion_heal"), (L.N_ARMOR_HP, "items.armor_hp"),
                      (L.N_FORGE_COST, "items.forge_cost"), (L.N_MEND_HEAL, "items.mend_heal"),
                      (L.N_MEND_COST, "items.mend_cost"), (L.N_TREASURE_GOLD, "items.treasure_gold")):
-        nav[col] = check_int(rf, key, RANGES)
+        nav[col] = check_int(rf, key, ALL_RANGES)
     for col, key in ((L.N_HP_INSTEAD, "navigation.hp_instead"), (L.N_WARP_COUNTS, "navigation.warp_counts"),
                      (L.N_MIRROR_COUNTS, "navigation.mirror_counts")):
         nav[col] = _flag(rf, key)
@@ -464,7 +464,7 @@ def _navigation(rf: RuleFile) -> np.ndarray:
     prices = _table(rf, "items.prices", rf.get("items.prices", {}), "item = price")
     _only(rf, "items.prices", prices, L.ITEMS[:-1])
     for k in prices:
-        nav[L.N_PRICE + L.ITEMS.index(k)] = check_int(rf, f"items.prices.{k}", RANGES)
+        nav[L.N_PRICE + L.ITEMS.index(k)] = check_int(rf, f"items.prices.{k}", ALL_RANGES)
     return nav
 
 
@@ -487,11 +487,11 @@ def _card(rf: RuleFile, name: str, c: Any, monsters: tuple[str, ...]) -> np.ndar
     if not isinstance(hz, bool):
         raise InputError(f"{key}.hazard must be true or false, not {show_value(hz)}", rf.where(f"{key}.hazard"))
     row[L.CD_HAZARD] = int(hz)
-    row[L.CD_GOLD] = check_int(rf, f"{key}.gold", RANGES, c.get("gold", 0))
+    row[L.CD_GOLD] = check_int(rf, f"{key}.gold", ALL_RANGES, c.get("gold", 0))
     if k == L.K_WARP:
         row[L.CD_VALUE] = _item(rf, f"{key}.value", c.get("value", "bomb"))
     else:
-        row[L.CD_VALUE] = check_int(rf, f"{key}.value", RANGES, c.get("value", 0))
+        row[L.CD_VALUE] = check_int(rf, f"{key}.value", ALL_RANGES, c.get("value", 0))
     mons = c.get("monsters", [])
     fights = k in (L.K_MONSTER, L.K_BOUNTY, L.K_BOSS)
     if not isinstance(mons, list) or len(mons) > L.MAX_ROOM_MONSTERS or (fights and not mons):
@@ -521,7 +521,7 @@ def _deck(rf: RuleFile, monsters: tuple[str, ...]) -> tuple[np.ndarray, tuple[st
         raise InputError("deck: a table with at least one card", rf.where("deck"))
     rows = [_card(rf, n, c, monsters) for n, c in d.items()]
     names = tuple(d)
-    deck = [i for i, n in enumerate(names) for _ in range(check_int(rf, f"deck.{n}.count", RANGES,
+    deck = [i for i, n in enumerate(names) for _ in range(check_int(rf, f"deck.{n}.count", ALL_RANGES,
                                                                     d[n].get("count", 1)))]
     if len(deck) > MAX_DECK:
         raise InputError(f"deck: {len(deck)} cards, at most {MAX_DECK}", rf.where("deck"))
@@ -547,7 +547,7 @@ def load_ruleset(rules_path: str | Path | None = None, overrides: list[str] | No
                       "--map" if dungeon else rf.where("navigation.dungeon"))
     nav[L.N_ROWS] = dg.rows
     nav[L.N_COLS_] = dg.cols
-    found = assume.check_plausible_within_valid(dice_rules.assumptions, RANGES)
+    found = assume.check_plausible_within_valid(dice_rules.assumptions, ALL_RANGES)
     return RoomsRules(dice_rules, nav, cards, names, deck, dg, rf.path, dict(rf.overridden), found, rf.data,
                       dict(options))
 
