@@ -26,7 +26,7 @@ with use_cache(__name__):  # compiled kernels are cached per version of this pac
     from .combat import pack_fight
     from .kernel import TRACE_COLS, entry
     from .outputs import OUTPUTS
-    from .policies import POLICY_PARAMS
+    from .policies import POLICY_PARAMS, decide
     from .ruleset import RoomsRules, heroes, load_ruleset
     from .trace import format_trace
 
@@ -61,7 +61,7 @@ def _run(ruleset: RoomsRules, hero: str, policy: Policy, seed: int, start: int, 
         c(ruleset.nav, dtype=np.int64), c(ruleset.cards, dtype=np.int64), c(ruleset.deck, dtype=np.int64),
         c(ruleset.dungeon.cells, dtype=np.int64),
         *(c(a) for a in fx),
-        ctl, c(policy.params, dtype=np.float64), policy.fn, np.uint64(seed % 2**64), c(script, dtype=np.int64),
+        ctl, c(policy.params, dtype=np.float64), policy.fn, decide, np.uint64(seed % 2**64), c(script, dtype=np.int64),
         out, trace)
     return out, trace
 

@@ -44,6 +44,7 @@ class Work(NamedTuple):
     opts: np.ndarray  # int64[MAX_OPTIONS, N_OCOLS]
     pile: np.ndarray  # int64[MAX_DECK]: the game's shuffled deck
     q: np.ndarray  # int64[MAX_CELLS]: the distance search's queue
+    decide: Any  # policies.decide as a first-class function (DECIDE_TYPE), handed to combat.fight
 
 
 class Pol(NamedTuple):
@@ -258,7 +259,8 @@ def room_fight(g, w, st, pol, dice, cell):
     n = g.cards[card, L.CD_N_MON]
     ev(dice, st, L.EV_ROOM_FIGHT, cell, g.cards[card, L.CD_KIND], n, g.cards[card, L.CD_MON],
        g.cards[card, L.CD_MON + 1], g.cards[card, L.CD_MON + 2], 0)
-    won = fight(pol.fx, st, g.cards[card, L.CD_MON:L.CD_MON + L.MAX_ROOM_MONSTERS], n, w.opts, dice, pol, decide)
+    won = fight(pol.fx, st, g.cards[card, L.CD_MON:L.CD_MON + L.MAX_ROOM_MONSTERS], n, w.opts, dice, pol,
+                w.decide)
     if won != L.FIGHT_WON or st[L.S_HP] <= 0:
         die(g, st, L.CAUSE_FIGHT)
         return False
@@ -586,7 +588,7 @@ def write_out(g, st, out, r, game):
 
 
 def _kernel(nav, cards, deck, dungeon, f_combat, f_hero, f_faces, f_abilities, f_monsters, f_keep, f_value,
-            f_code, ctl, params, user_fn, seed, script, out, trace):
+            f_code, ctl, params, user_fn, decide_fn, seed, script, out, trace):
     """Games ``ctl[1] .. ctl[1]+ctl[2]-1`` of stream ``seed`` (``ctl[0]``: the policy id). One ``prange``
     iteration per CHUNK of games, scratch allocated once per chunk; game ``i`` draws from its own stream
     (seed, start + i), so results never depend on threads or batches."""
@@ -597,7 +599,7 @@ def _kernel(nav, cards, deck, dungeon, f_combat, f_hero, f_faces, f_abilities, f
     for c in prange(nchunks):
         g = Game(nav, cards, deck, dungeon)
         w = Work(np.zeros((L.MAX_OPTIONS, L.N_OCOLS), np.int64), np.zeros(MAX_DECK, np.int64),
-                 np.zeros(L.MAX_CELLS, np.int64))
+                 np.zeros(L.MAX_CELLS, np.int64), decide_fn)
         fx = Fight(f_combat, f_hero, f_faces, f_abilities, f_monsters, f_keep, f_value, f_code)
         pol = Pol(pid, params.copy(), user_fn, fx)
         st = np.zeros(L.S_SIZE, np.int64)
@@ -610,22 +612,27 @@ def _kernel(nav, cards, deck, dungeon, f_combat, f_hero, f_faces, f_abilities, f
             write_out(g, st, out, i, start + i)
 
 
+#: The fight's arrays (``combat.Fight``), the policy and dice tuples as numba types: ``decide`` reaches
+#: ``combat.fight`` as a first-class function of this signature (a pointer the kernel receives), not as a jitted
+#: function passed by value, which numba could not cache (every process would compile the engine again).
+FIGHT_TYPES = (types.int64[::1], types.int64[::1], types.int64[:, ::1], types.int64[:, ::1], types.int64[:, ::1],
+               types.int64[:, :, ::1], types.float64[:, ::1], types.int64[::1])
+FIGHT_TYPE = types.NamedTuple(list(FIGHT_TYPES), Fight)
+POL_TYPE = types.NamedTuple([types.int64, types.float64[::1], POLICY_TYPE, FIGHT_TYPE], Pol)
+DICE_TYPE = types.NamedTuple([types.uint64[::1], types.int64[::1], types.int64[:, ::1]], Dice)
+DECIDE_TYPE = types.FunctionType(types.int64(types.int64, types.int64[::1], types.int64[:, ::1], types.int64,
+                                             POL_TYPE, DICE_TYPE))
+
 KERNEL_SIG = types.void(
     types.int64[::1],  # nav
     types.int64[:, ::1],  # cards
     types.int64[::1],  # deck
     types.int64[:, ::1],  # dungeon
-    types.int64[::1],  # fight: combat
-    types.int64[::1],  # hero
-    types.int64[:, ::1],  # faces
-    types.int64[:, ::1],  # abilities
-    types.int64[:, ::1],  # monsters
-    types.int64[:, :, ::1],  # keep tables
-    types.float64[:, ::1],  # value table
-    types.int64[::1],  # code index
+    *FIGHT_TYPES,  # combat, hero, faces, abilities, monsters, keep tables, value table, code index
     types.int64[::1],  # ctl
     types.float64[::1],  # params
     POLICY_TYPE,
+    DECIDE_TYPE,
     types.uint64,
     types.int64[::1],  # script
     types.int64[:, ::1],  # out
