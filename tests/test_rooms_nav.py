@@ -64,9 +64,10 @@ LINE = "start  shop  shop  shop  shop  dragon_lair"
 
 # --- moves -------------------------------------------------------------------------------------------------
 def test_three_moves_a_turn(scripted, tmp_path):
-    row, lines = play(scripted, tmp_path, LINE, [move(E)] * 4, bad=1)
+    row, lines = play(scripted, tmp_path, LINE, [move(E)] * 4)
     assert row["moves"] == 3 and row["turns"] == 1
-    has(lines, "steps east from row 1, column 3 to row 1, column 4, 0 moves left")
+    has(lines, "steps east from row 1, column 3 to row 1, column 4, 0 moves left",
+        "- act: end the turn (option 0 of 1)")  # no fourth move offered
 
 
 def test_speed_boots_give_five_moves(scripted, tmp_path):

@@ -241,7 +241,7 @@ def gain(g, st, dice, item, source):
 @njit(cache=CACHE)
 def resolvable(g, st, cell, f):
     """Whether function ``f`` (0 = A, 1 = B) of the room in ``cell`` can be resolved now (not done yet; gold for
-    the Blacksmith; warp travel is a move, not a resolution)."""
+    the Blacksmith and the shop; warp travel is a move, not a resolution)."""
     k = kind_of(g, st, cell)
     if f >= n_functions(k) or st[L.S_TOKEN + cell] & (L.TK_FN_A << f):
         return False
@@ -249,6 +249,11 @@ def resolvable(g, st, cell, f):
         return False
     if k == L.K_BLACKSMITH:
         return st[L.S_GOLD] >= (g.nav[L.N_FORGE_COST] if f == 0 else g.nav[L.N_MEND_COST])
+    if k == L.K_SHOP:  # offered only when the hero can afford an item
+        for it in range(L.N_ITEMS):
+            if g.nav[L.N_PRICE + it] > 0 and g.nav[L.N_PRICE + it] <= st[L.S_GOLD]:
+                return True
+        return False
     return True
 
 

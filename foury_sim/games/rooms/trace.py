@@ -91,6 +91,8 @@ def _decision(f, ctx: Context) -> dict[str, Any]:
 
 
 _FUNCTION = ("first", "second")
+#: what a resolution's amount means, by room kind
+_GOT = {L.K_TREASURE: " (the chest's d6: {})", L.K_FOUNTAIN: " (+{} HP)", L.K_BLACKSMITH: " (+{} HP)"}
 NAV_CODES = {
     L.EV_NAV_TURN: TraceCode("turn", ("turn", "moves", "hp", "keys", "bombs", "potions", "gold"),
                              "== turn {turn}: {moves} moves, {hp} HP, {keys} keys, {bombs} bombs, {potions} potions, "
@@ -109,9 +111,10 @@ NAV_CODES = {
                           {1: "  enters the {kind:kind} room at {cell:cell} (first time)",
                            None: "  enters the {kind:kind} room at {cell:cell} again"}, by="first"),
     L.EV_RESOLVE: TraceCode("resolve", ("cell", "kind", "fn", "amount", "hp", "done", "z1"),
-                            {1: "  resolves the {kind:kind} room's {fn:fn} function ({amount} given back or rolled); "
-                                "{hp} HP; a navigation token covers it",
-                             None: "  leaves the {kind:kind} room unresolved ({hp} HP)"}, by="done"),
+                            {1: "  resolves the {kind:kind} room's {fn:fn} function{got}: {hp} HP; a navigation token "
+                                "covers it",
+                             None: "  leaves the {kind:kind} room unresolved ({hp} HP)"}, by="done",
+                            words=lambda f, c: {"got": _GOT.get(f["kind"], "").format(f["amount"])}),
     L.EV_WARP: TraceCode("warp", ("src", "dst", "counted", "z1", "z2", "z3", "z4"),
                          "  warps from {src:cell} to {dst:cell}{note}",
                          words=lambda f, c: {"note": " (a move)" if f["counted"] else " (not a move)"}),
