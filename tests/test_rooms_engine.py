@@ -150,3 +150,20 @@ def test_cli_bad_dungeon_and_deck_are_one_line(tmp_path):
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "4 letters" in r.stderr, r.stderr
     r = _cli("map", "check", "nowhere", "--game", "rooms")
     assert r.returncode == 2 and "no dungeon 'nowhere'" in r.stderr, r.stderr
+
+
+def test_dungeon_check_and_picture():
+    """``map check`` words and ``map render``'s picture: one card per room, a bar per locked door or wall."""
+    from foury_sim.games.rooms.board import BOARD
+
+    d = BOARD.resolve("crossroads")
+    assert BOARD.check(d)[0].startswith("crossroads: 4 x 5 cells, 13 rooms (0 dealt from the deck)")
+    assert int(BOARD.heat_cells(d).sum()) == 13
+    fig = BOARD.draw(d)
+    ax = fig.axes[0]
+    cards = [p for p in ax.patches if p.get_gid() == "card"]
+    doors = [ln for ln in ax.lines if ln.get_gid() == "door"]
+    rs = R.load_ruleset()
+    sides = rs.cards[:, L.CD_DOOR:L.CD_DOOR + 4]
+    shut = sum(int((sides[c] != L.DOOR_OPEN).sum()) for c in d.cells[:, 0] if c >= 0)
+    assert len(cards) == 13 and len(doors) == shut
