@@ -2,7 +2,7 @@
 
 Every function takes data already loaded from a results folder (the cells table, cell JSON records
 or a comparison's outcome rows) and returns a :class:`matplotlib.figure.Figure` at dpi 120. When the
-data a figure needs is absent (another game without rooms or death records, say) the function
+data a figure needs is absent (a game without a board or death records, say) the function
 raises :class:`NoData`, which :mod:`foury_sim.report` catches to skip the figure.
 
 Win rates are shown in percent with Wilson intervals at the study's confidence level (``conf``,
@@ -534,17 +534,17 @@ def heat_map(
     """Per-room heat over the board's picture: first deaths per 1000 games, or room visits per game.
 
     ``board``: the game's board hook (``registry.Board``; default: the board of the game the record's
-    ``rooms`` names, else of the default game). ``map_data`` saves resolving ``rooms["map"]`` again.
+    ``board_cells`` names, else of the default game). ``map_data`` saves resolving ``board_cells["map"]`` again.
     """
     if kind not in ("deaths", "visits"):
         raise ValueError(f"kind must be 'deaths' or 'visits', not {kind!r}")
-    rooms = cell_json.get("rooms")
-    if not isinstance(rooms, dict) or not isinstance(rooms.get(kind), list):
+    rec = cell_json.get("board_cells")
+    if not isinstance(rec, dict) or not isinstance(rec.get(kind), list):
         raise NoData(f"the cell record has no per-room {kind}")
-    board = board if board is not None else board_of(rooms.get("game"))
-    m = map_data if map_data is not None else resolve_cell_map(rooms.get("map"), board)
-    vals = np.asarray(rooms[kind], dtype=float)
-    is_room = np.asarray(board.rooms(m), dtype=bool)
+    board = board if board is not None else board_of(rec.get("game"))
+    m = map_data if map_data is not None else resolve_cell_map(rec.get("map"), board)
+    vals = np.asarray(rec[kind], dtype=float)
+    is_room = np.asarray(board.heat_cells(m), dtype=bool)
     if vals.shape != is_room.shape:
         raise NoData(f"per-room {kind} has {vals.size} entries but map {m.name!r} has {is_room.size} cells")
     games = cell_json.get("games") or 0

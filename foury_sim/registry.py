@@ -26,7 +26,7 @@ class Board:
       (``InputError`` if bad); ``builtin() -> list[str]``: the shipped names.
     * ``check(board) -> list[str]``: what ``map check`` prints; ``draw(board, heat=None, heat_label="",
       title=None) -> Figure``: the picture (``heat``: float per cell, NaN = none), also ``map render``'s.
-    * ``rooms(board) -> bool array``: the cells that are rooms (heat is drawn only there).
+    * ``heat_cells(board) -> bool array``: the cells that take heat (the rooms, tiles...; heat is drawn only there).
     * ``cell_record(ruleset, df, extras) -> dict | None``: per-room numbers of a sweep cell
       (``{"map": name or path, "visits": [...], "deaths": [...]}``, one entry per cell of the board).
     * ``load(name_or_path, rules, sets) -> board``: the board as ``run`` takes it under that ruleset (rules
@@ -38,7 +38,7 @@ class Board:
     builtin: Callable[[], list[str]]
     check: Callable[[Any], list[str]]
     draw: Callable[..., Any]
-    rooms: Callable[[Any], np.ndarray]
+    heat_cells: Callable[[Any], np.ndarray]
     cell_record: Callable[[Any, Any, dict[str, np.ndarray]], dict[str, Any] | None]
     noun: str = "map"
     load: Callable[[str, str | None, list[str] | None], Any] | None = None
@@ -155,7 +155,7 @@ def register(spec: GameSpec) -> GameSpec:
 
 #: Game packages shipped with foury-sim; importing one registers it. The registry is the one shared module
 #: that names games: everything else asks a GameSpec.
-BUILTIN_GAMES = ("foury", "delve", "tactics")
+BUILTIN_GAMES = ("foury", "delve", "tactics", "rooms")
 #: The game a command means when it names none (``foury-sim run``, an experiment file without ``game``).
 DEFAULT_GAME = BUILTIN_GAMES[0]
 

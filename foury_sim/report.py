@@ -92,8 +92,8 @@ class Results:
         return [k for k in self.swept if self.cells[k].nunique(dropna=False) > 1]
 
     @property
-    def has_rooms(self) -> bool:
-        return any(isinstance(cj.get("rooms"), dict) for cj in self.cell_jsons)
+    def has_board_cells(self) -> bool:
+        return any(isinstance(cj.get("board_cells"), dict) for cj in self.cell_jsons)
 
     @property
     def spec(self) -> Any:
@@ -372,7 +372,7 @@ def _plan(res: Results, target: float | None) -> list[ReportFigure]:
             "(curves further right mean higher values)." + every,
             lines(F.distributions, key=col.name, outputs=outputs)))
 
-    if res.has_rooms and spec is not None and spec.board is not None:
+    if res.has_board_cells and spec is not None and spec.board is not None:
         plan.extend(_heat_plan(res, spec.board))
     return plan
 
@@ -382,7 +382,7 @@ def _heat_plan(res: Results, board: Any) -> list[ReportFigure]:
     maps: dict[str, Any] = {}
 
     def map_of(cj: dict[str, Any]) -> Any:
-        key = str((cj.get("rooms") or {}).get("map") or "")
+        key = str((cj.get("board_cells") or {}).get("map") or "")
         if key not in maps:
             maps[key] = F.resolve_cell_map(key or None, board)
         return maps[key]
@@ -414,7 +414,7 @@ def _heat_plan(res: Results, board: Any) -> list[ReportFigure]:
     plan = []
     for i, rs in seen.items():
         cj = res.cell_jsons[i]
-        if not isinstance(cj.get("rooms"), dict):
+        if not isinstance(cj.get("board_cells"), dict):
             continue
         who = f"{' and '.join(rs)} ({cells['label'].iloc[i]})"
         cid = int(cells["cell"].iloc[i])
@@ -1019,7 +1019,7 @@ def build_report(path: str | Path, *, target: float | None = None) -> list[Path]
     """Draw the figures that fit the study, then write ``report.md`` and ``report.html``.
 
     ``target`` is a win rate to aim for (default: ``[report] target`` of the experiment file).
-    Figures whose data the results lack (rooms, death records, ...) are skipped and listed in the
+    Figures whose data the results lack (per-cell board records, death records, ...) are skipped and listed in the
     report. Returns the written paths: the PNGs, then report.md and report.html.
     """
     res = load_results(path)

@@ -597,8 +597,8 @@ def cell_record(spec: GameSpec, i: int, cell: dict[str, Any], swept: list[str], 
 def stream_record(spec: GameSpec, i: int, cell: dict[str, Any], swept: list[str], ruleset: Any,
                   stream: CellStream, elapsed: float, conf: float = 0.95) -> dict[str, Any]:
     """:func:`cell_record` of a streamed cell: the same record, but for the entries that need every game's row
-    (the game's own summary entries, the board's ``rooms``), left out with a note when the cell's rows passed
-    ``FOURY_SIM_KEEP_ROWS_MB`` (``summary["warnings"]``, ``rooms_left_out``)."""
+    (the game's own summary entries, the board's ``board_cells``), left out with a note when the cell's rows passed
+    ``FOURY_SIM_KEEP_ROWS_MB`` (``summary["warnings"]``, ``board_cells_left_out``)."""
     from .chunks import keep_rows_bytes, summary
 
     rec: dict[str, Any] = {"cell": i, "label": label(cell, swept), "params": cell, "games": stream.n,
@@ -611,12 +611,13 @@ def stream_record(spec: GameSpec, i: int, cell: dict[str, Any], swept: list[str]
     if spec.board is not None:
         table = stream.partial.table()
         if table is None:
-            rec["rooms_left_out"] = (f"the board's heat maps need every game's row; this cell of {stream.n:,} games "
-                                     f"kept them only up to {keep_rows_bytes() >> 20} MB (FOURY_SIM_KEEP_ROWS_MB)")
+            rec["board_cells_left_out"] = (
+                f"the board's heat maps need every game's row; this cell of {stream.n:,} games "
+                f"kept them only up to {keep_rows_bytes() >> 20} MB (FOURY_SIM_KEEP_ROWS_MB)")
         else:
-            rooms = spec.board.cell_record(ruleset, table, stream.partial.extras)
-            if rooms is not None:
-                rec["rooms"] = {"game": spec.name, **rooms}
+            per_cell = spec.board.cell_record(ruleset, table, stream.partial.extras)
+            if per_cell is not None:
+                rec["board_cells"] = {"game": spec.name, **per_cell}
     return rec
 
 

@@ -38,7 +38,7 @@ def _records(cells: pd.DataFrame) -> list[dict]:
                              "rounds_completed": {"values": [0, 2, 4], "counts": [300, 300, 400]},
                              "score": {"values": [3, 10 + i, 25], "counts": [200, 500, 300]},
                              "turns": {"values": [20, 40 + i, 400], "counts": [300, 690, 10]}},
-                    "rooms": {"map": str(m.path), "deaths": (rooms * (i + 1)).tolist(),
+                    "board_cells": {"map": str(m.path), "deaths": (rooms * (i + 1)).tolist(),
                               "visits": (rooms * 50).tolist()}})
     return out
 

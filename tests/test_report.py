@@ -66,7 +66,7 @@ def make_study(
             rec["hist"].update({"turns": _hist(turns), "rounds_completed": _hist(rounds_completed),
                                 "death_round": _hist(death_round), "death_turn": _hist(death_turn)})
             rooms = (m.sector >= 0).astype(int)
-            rec["rooms"] = {"map": str(m.path), "visits": (rooms * rng.integers(0, 3 * n, m.n)).tolist(),
+            rec["board_cells"] = {"map": str(m.path), "visits": (rooms * rng.integers(0, 3 * n, m.n)).tolist(),
                             "deaths": (rooms * rng.integers(0, n // 20, m.n)).tolist()}
             rec["summary"].update({"first_death_rate": float((death_round > 0).mean()),
                                    "death_by_cause": {"killed by an orc": int(n * 0.3), "stuck": int(n * 0.1)}})
@@ -247,7 +247,7 @@ def test_load_results(foury_study: tuple[Path, list[Path]]) -> None:
     assert res.swept == ["hero", "policy"] and res.varying == ["hero", "policy"]
     assert list(res.cells["cell"]) == [0, 1, 2, 3]
     assert [cj["cell"] for cj in res.cell_jsons] == [0, 1, 2, 3]
-    assert res.has_rooms and res.title == "Study heroes"
+    assert res.has_board_cells and res.title == "Study heroes"
 
 
 def test_load_results_missing_folder(tmp_path: Path) -> None:
@@ -346,7 +346,7 @@ def test_heat_map_per_1000_games() -> None:
     m = resolve_map(None)
     deaths = np.zeros(m.n, dtype=int)
     deaths[int(np.flatnonzero(m.sector >= 0)[0])] = 7
-    rec = {"label": "x=1", "games": 200, "rooms": {"map": "base", "deaths": deaths.tolist(),
+    rec = {"label": "x=1", "games": 200, "board_cells": {"map": "base", "deaths": deaths.tolist(),
                                                    "visits": np.ones(m.n, dtype=int).tolist()}}
     fig = F.heat_map(rec, "deaths")
     assert isinstance(fig, Figure)

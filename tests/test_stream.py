@@ -204,7 +204,7 @@ def _cell_record_before(spec, cell, swept, ruleset, df, extras, conf=0.95):
         rec["win_bits"] = bits
     rooms = spec.board.cell_record(ruleset, df, extras) if spec.board is not None else None
     if rooms is not None:
-        rec["rooms"] = {"game": spec.name, **rooms}
+        rec["board_cells"] = {"game": spec.name, **rooms}
     return rec
 
 
@@ -234,7 +234,7 @@ def test_streamed_sweep_cell_is_the_in_memory_cell_field_by_field(game):
     for key, value in before.items():
         assert new[key] == value, key
     assert stream.wins == int(df["win"].sum()) and stream.n == n
-    assert "rooms" in new or game != "foury"
+    assert "board_cells" in new or game != "foury"
 
 
 def test_streamed_sweep_cell_past_the_row_budget_leaves_out_only_what_needs_rows(monkeypatch):
@@ -248,14 +248,14 @@ def test_streamed_sweep_cell_past_the_row_budget_leaves_out_only_what_needs_rows
     stream = _streamed_cell(spec, rs, hero, pol, 1500, 211)
     assert stream.partial.rows is None
     new = to_jsonable(stream_record(spec, 0, {}, [], rs, stream, 0.0))
-    assert "rooms" in before and "rooms" not in new
-    assert new.pop("rooms_left_out") == ("the board's heat maps need every game's row; this cell of 1,500 games "
+    assert "board_cells" in before and "board_cells" not in new
+    assert new.pop("board_cells_left_out") == ("the board's heat maps need every game's row; this cell of 1,500 games "
                                          "kept them only up to 0 MB (FOURY_SIM_KEEP_ROWS_MB)")
     own = {k.key for k in spec.outputs.summary_keys}
     summary = new.pop("summary")
     assert summary.pop("warnings")[-1].startswith("NOTE: the game's own entries (")
     assert summary == {k: v for k, v in before.pop("summary").items() if k not in own and k != "warnings"}
-    before.pop("rooms")
+    before.pop("board_cells")
     new.pop("elapsed_s")
     assert new == before
 

@@ -51,7 +51,7 @@ def test_sweep_writes_tables_manifest_and_is_reproducible(tmp_path):
     for i in range(4):
         rec = json.loads((out1 / "cells" / f"cell_{i:04d}.json").read_text())
         assert rec["games"] == 1500 and sum(rec["hist"]["score"]["counts"]) == 1500
-        assert len(rec["rooms"]["visits"]) == 81
+        assert len(rec["board_cells"]["visits"]) == 81
 
 
 def test_cells_share_dice_streams(tmp_path):

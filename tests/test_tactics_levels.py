@@ -338,10 +338,10 @@ def test_board_heat_layer_and_png():
 
     m = L.load_level("tutorial")
     heat = np.full(m.n, np.nan)
-    heat[B.rooms(m)] = 1.0
+    heat[B.heat_cells(m)] = 1.0
     heat[m.start] = 5.0
     fig = B.draw(m, heat=heat, heat_label="deaths per 1000 games", title="Where heroes die")
-    assert len(drawn(fig, "heat")) == int(B.rooms(m).sum()) == m.n - int((m.tile == L.T_WALL).sum())
+    assert len(drawn(fig, "heat")) == int(B.heat_cells(m).sum()) == m.n - int((m.tile == L.T_WALL).sum())
     every_axes = [a for ax in fig.axes for a in (ax, *ax.child_axes)]
     assert any(a.get_ylabel() == "deaths per 1000 games" for a in every_axes)  # the colour bar
     buf = io.BytesIO()

@@ -62,5 +62,5 @@ def cell_record(rules: Any, df: Any, extras: dict[str, np.ndarray]) -> dict[str,
             "deaths": np.bincount(cells, minlength=n)[:n].tolist()}
 
 
-BOARD = Board(resolve=resolve_map, builtin=lambda: list(builtin_maps()), check=check, draw=draw, rooms=rooms,
+BOARD = Board(resolve=resolve_map, builtin=lambda: list(builtin_maps()), check=check, draw=draw, heat_cells=rooms,
               cell_record=cell_record, load=load)

@@ -1,0 +1,130 @@
+"""Rooms: a room-card dungeon crawl (the seed's navigation chapter) with Dice-Throne-style ability fights;
+registered as "rooms".
+
+Rules: ``data/rules.toml`` (combat dice, heroes, monsters, navigation, items, room kinds, the deck) and
+``data/dungeons/`` (dungeon files, ``board.py``); the engine ``kernel.py`` (navigation) and ``combat.py`` (a
+fight); policy API: ``layout.py``; docs/rules-rooms.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...config import use_cache
+from ...errors import InputError
+from ...policy import Policy, PolicySpec, check_answers
+from ...registry import GameSpec, register
+from ...rng import NO_SCRIPT
+from ...trace_format import count
+
+with use_cache(__name__):  # compiled kernels are cached per version of this package's code
+    from . import layout
+    from .board import BOARD
+    from .combat import pack_fight
+    from .kernel import TRACE_COLS, entry
+    from .outputs import OUTPUTS
+    from .policies import POLICY_PARAMS
+    from .ruleset import RoomsRules, heroes, load_ruleset
+    from .trace import format_trace
+
+_RANGES = {"stop_at": (0.0, 1.0), "progress_power": (0.0, 5.0), "heal_below": (0.0, 200.0),
+           "pay_hp_above": (0.0, 200.0), "loot": (0.0, 1.0), "mirror_boss": (0.0, 1.0)}
+POLICIES = {
+    "optimal_reroll": PolicySpec(
+        "optimal_reroll", layout.P_OPTIMAL,
+        "fights with the exact damage-optimal reroll table; navigates with the heuristic: potion at HP <= "
+        "heal_below, resolves what helps (loot = 1), the Mirror to the boss (mirror_boss = 1), the step nearest "
+        "the boss, keys and bombs before HP (1 HP only when HP > pay_hp_above)",
+        dict(POLICY_PARAMS), ranges=_RANGES),
+    "greedy": PolicySpec(
+        "greedy", layout.P_GREEDY,
+        "fights keeping the dice of the best partial combo (stop_at, progress_power); navigates as optimal_reroll",
+        dict(POLICY_PARAMS), ranges=_RANGES),
+    "random": PolicySpec("random", layout.P_RANDOM, "a uniformly random legal option at every choice",
+                         traits=frozenset({"full_menu"})),
+}
+
+
+def _run(ruleset: RoomsRules, hero: str, policy: Policy, seed: int, start: int, count: int,
+         script: np.ndarray = NO_SCRIPT, trace_rows: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    if hero not in ruleset.hero_names:
+        raise InputError(f"unknown hero {hero!r} (known: {', '.join(ruleset.hero_names)})", "--hero")
+    fx = pack_fight(ruleset, hero)
+    out = np.zeros((count, OUTPUTS.n_kernel(ruleset)), dtype=np.int64)
+    trace = np.zeros((trace_rows, TRACE_COLS), dtype=np.int64)
+    ctl = np.array([policy.policy_id, start, count], dtype=np.int64)
+    c = np.ascontiguousarray
+    entry("simulate")(
+        c(ruleset.nav, dtype=np.int64), c(ruleset.cards, dtype=np.int64), c(ruleset.deck, dtype=np.int64),
+        c(ruleset.dungeon.cells, dtype=np.int64),
+        *(c(a) for a in fx),
+        ctl, c(policy.params, dtype=np.float64), policy.fn, np.uint64(seed % 2**64), c(script, dtype=np.int64),
+        out, trace)
+    return out, trace
+
+
+def columns(ruleset: RoomsRules) -> list[str]:
+    return OUTPUTS.kernel_names(ruleset)
+
+
+def simulate(ruleset: RoomsRules, hero: str, policy: Policy, seed: int, start: int, count: int
+             ) -> dict[str, np.ndarray]:
+    """Games ``start .. start+count-1`` of stream ``seed``: one row per game (see ``columns``)."""
+    out, _ = _run(ruleset, hero, policy, seed, start, count)
+    cols = OUTPUTS.frame(out, ruleset)
+    check_answers(int(cols["bad_answers"].sum()), policy, layout.KIND_NAMES)
+    return cols
+
+
+def play_one(ruleset: RoomsRules, hero: str, policy: Policy, seed: int = 0, game: int = 0,
+             script: list[int] | np.ndarray | None = None, trace_rows: int = 20000
+             ) -> tuple[dict[str, int], list[str]]:
+    """One game with an optional script of forced dice: its row and report (out-of-range answers counted)."""
+    sc = NO_SCRIPT if script is None else np.asarray(script, dtype=np.int64)
+    out, trace = _run(ruleset, hero, policy, seed, game, 1, sc, trace_rows)
+    row = {name: int(out[0, i]) for i, name in enumerate(columns(ruleset))}
+    return row, format_trace(trace, ruleset, hero)
+
+
+def replay(ruleset: RoomsRules, hero: str, policy: Policy, seed: int, game: int) -> list[str]:
+    """The play report of game ``game`` of stream ``seed``: every move, room and decision in words, the dungeon
+    drawn at each turn."""
+    row, lines = play_one(ruleset, hero, policy, seed, game)
+    check_answers(row["bad_answers"], policy, layout.KIND_NAMES)
+    head = (f"Replay of Rooms, game {game} of seed {seed}: hero {hero}, dungeon {ruleset.dungeon.name}, "
+            f"policy {policy.describe()}")
+    cause = OUTPUTS.column("death_cause").category(row["death_cause"], ruleset)
+    result = (f"Result: {'WON' if row['win'] else 'LOST'} after {count(row['turns'], 'turn')}, {row['hp_left']} HP "
+              f"left" + ("" if row["win"] else f" ({cause})") + f", {count(row['rooms_entered'], 'room')} entered.")
+    legend = ("Dungeon: S start, X boss, M monster, T trap, C chest, F fountain, B blacksmith, W warp, H bounty "
+              "hunter, $ shop, ? face down; * the hero, + entered before.")
+    return [head, result, legend] + lines
+
+
+def summarize(df: pd.DataFrame, ruleset: RoomsRules | None = None) -> dict[str, Any]:
+    return {}
+
+
+GAME = register(
+    GameSpec(
+        name="rooms",
+        title="Rooms: a room-card dungeon crawl with Dice-Throne-style ability fights",
+        load_ruleset=load_ruleset,
+        heroes=heroes,
+        policies=POLICIES,
+        default_policy="optimal_reroll",
+        default_hero="ranger",
+        simulate=simulate,
+        replay=replay,
+        summarize=summarize,
+        outputs=OUTPUTS,
+        odds=None,
+        board=BOARD,
+    )
+)
+
+__all__ = ["GAME", "POLICIES", "simulate", "replay", "play_one", "summarize", "load_ruleset", "heroes", "columns",
+           "layout"]

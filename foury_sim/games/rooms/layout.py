@@ -167,3 +167,158 @@ EV_DIED = 13  #: (fight turns, killer (S_KILLER), damage dealt, damage taken, 0,
 EV_DEF_ROLL = 14  #: (-1: the hero, dice rolled, faces as sum (face index + 1) * 8**i, block, counter, 0, 0)
 EV_INFLICT = 15  #: (monster slot, poison added, stun added, hero poison, hero stun, 0, 0)
 EV_EXHAUSTED = 16  #: (fight turns, 0...): combat.max_fight_turns reached
+
+# --- navigation: the dungeon, the deck, the turn (kernel.py, board.py) ----------------------------------------
+#: State slots of the engine (128..S_SIZE-1): a user policy reads these too.
+S_TURN = 128  #: turn now (1..navigation.turn_cap)
+S_MOVES_LEFT = 129  #: moves left in this turn
+S_CELL = 130  #: the cell the hero stands in (row * cols + column)
+S_KEYS = 131
+S_BOMBS = 132
+S_POTIONS = 133
+S_ARMOR = 134  #: armour pieces worn (each raised the most HP by items.armor_hp)
+S_BOOTS = 135  #: 1 with the Speed Boots
+S_MIRROR = 136  #: Magic Mirror uses left (0: none)
+S_GOLD = 137
+S_WON = 138
+S_DEAD = 139
+S_CAUSE = 140  #: CAUSE_* once the game is over
+S_DEATH_KIND = 141  #: room kind where the hero died (-1: did not die)
+S_BAD = 142  #: out-of-range policy answers
+S_NDEC = 143  #: decisions asked
+S_KEYS_SPENT = 144
+S_BOMBS_SPENT = 145
+S_HP_SPENT = 146  #: HP paid instead of a key or a bomb
+S_POTIONS_USED = 147
+S_MOVES = 148  #: moves made (warp and mirror travel not counted)
+S_WARPS = 149
+S_MIRRORS_USED = 150
+S_ENTERED = 151  #: rooms entered (first entries)
+S_ROWS = 152
+S_COLS = 153
+S_GOAL = 154  #: the goal (boss) room's cell
+S_REFUSED = 155  #: sides (bits) the hero turned back from in this turn (not offered again this turn)
+S_NACT = 156  #: actions in this turn (a safety bound)
+S_ACTS = 157  #: actions (D_ACT answers) so far in the game: the index of the action being chosen
+S_RESOLVED_BY = 160  #: N_KINDS slots: room functions resolved, by room kind
+MAX_ROWS = 8
+MAX_COLS = 8
+MAX_CELLS = MAX_ROWS * MAX_COLS
+S_CARD = 176  #: MAX_CELLS slots: the deck card in each cell (-1: no room)
+S_ROT = S_CARD + MAX_CELLS  #: quarter turns clockwise of each cell's card
+S_TOKEN = S_ROT + MAX_CELLS  #: navigation tokens of each cell (TK_* bits)
+S_DIST = S_TOKEN + MAX_CELLS  #: steps from each cell to the goal over the dungeon's rooms (doors ignored)
+S_SIZE = S_DIST + MAX_CELLS
+
+#: Navigation tokens (bits of ``st[S_TOKEN + cell]``): seen = the card is face up; entered = a token "elsewhere"
+#: on the card (free to re-enter, still resolvable); fn A / fn B = a token over that function's action symbols.
+TK_SEEN, TK_ENTERED, TK_FN_A, TK_FN_B = 1, 2, 4, 8
+
+#: Room kinds (``[rooms.KIND]`` of rules.toml; the kernel's rule for each).
+K_START, K_MONSTER, K_TRAP, K_TREASURE, K_FOUNTAIN, K_BLACKSMITH, K_WARP, K_BOUNTY, K_SHOP, K_BOSS = range(10)
+ROOM_KINDS = ("start", "monster", "trap", "treasure", "fountain", "blacksmith", "warp", "bounty_hunter", "shop",
+              "boss")
+N_KINDS = len(ROOM_KINDS)
+#: Functions of each kind (two-function rooms track each apart): names of function A and B ("" = none).
+KIND_FUNCTIONS = (("",), ("fight",), ("trap",), ("open the chest",), ("drink",), ("forge", "mend"),
+                  ("warp", "cache"), ("bounty",), ("buy",), ("boss fight",))
+
+#: Door sides of a card, as printed: north, east, south, west; each open, locked (a key) or wall (a bomb).
+SIDES = ("north", "east", "south", "west")
+DOOR_OPEN, DOOR_LOCKED, DOOR_WALL = range(3)
+DOOR_CHARS = "olw"
+DOOR_NAMES = ("open", "locked door", "wall")
+
+#: The card table: int64[n_cards, CD_COLS] (``[deck.*]``).
+MAX_ROOM_MONSTERS = 4
+CD_KIND = 0
+CD_DOOR = 1  #: 4 sides (N E S W as printed)
+CD_HAZARD = 5  #: 1: red outline (resolved at once on entry)
+CD_VALUE = 6  #: trap damage, fountain heal, cache item (ITEMS index), ...
+CD_GOLD = 7  #: gold for winning the room's fight
+CD_N_MON = 8
+CD_MON = 9  #: MAX_ROOM_MONSTERS monster-table rows (-1: none)
+CD_COLS = CD_MON + MAX_ROOM_MONSTERS
+
+#: Items (``[items]``): what a chest, a shop or a cache gives.
+IT_KEY, IT_BOMB, IT_POTION, IT_ARMOR, IT_BOOTS, IT_MIRROR, IT_GOLD = range(7)
+ITEMS = ("key", "bomb", "potion", "armor", "speed_boots", "magic_mirror", "gold")
+N_ITEMS = len(ITEMS)
+
+#: Navigation numbers: int64[N_SIZE] (``[navigation]``, ``[items]``).
+N_MOVES = 0
+N_BOOTS_MOVES = 1
+N_TURN_CAP = 2
+N_KEYS = 3
+N_BOMBS = 4
+N_POTIONS = 5
+N_GOLD = 6
+N_HP_INSTEAD = 7  #: 1: 1 HP may be paid instead of a key or a bomb
+N_MIRROR_USES = 8
+N_ROTATE = 9  #: 1: a dealt card is turned by a die (d4 of quarter turns); 0: as printed
+N_POTION_HEAL = 10
+N_ARMOR_HP = 11
+N_FORGE_COST = 12
+N_MEND_HEAL = 13
+N_MEND_COST = 14
+N_TRAP_KEYS = 15  #: keys a completed trap gives
+N_TRAP_DODGE = 16  #: a d6 at least this avoids the trap's damage (7: never)
+N_WARP_COUNTS = 17  #: 1: warp travel counts as a move (the seed: it does not)
+N_MIRROR_COUNTS = 18  #: 1: the Mirror's teleport counts as a move
+N_TREASURE = 19  #: 6 items (ITEMS index) a d6 picks for a chest
+N_TREASURE_GOLD = N_TREASURE + 6  #: gold a chest's gold face gives
+N_PRICE = N_TREASURE_GOLD + 1  #: N_ITEMS prices in the shop (0: not sold)
+N_ROWS = N_PRICE + N_ITEMS
+N_COLS_ = N_ROWS + 1
+N_SIZE = N_COLS_ + 1
+
+#: Navigation decision kinds (8..31; fight kinds are 0..7). Options: O_ACTION, O_ARG, then the advice columns.
+D_ACT, D_PASS, D_RESOLVE, D_SHOP = 8, 9, 10, 11
+NAV_DECISIONS = ("act", "pass", "resolve", "shop")
+O_CELL = 2  #: the cell the option leads to (-1: none)
+O_KIND = 3  #: the room kind there if its card is face up, else -1
+O_COST = 4  #: what stands in the way: DOOR_* (0 also for a room with a token), -1 unknown (face down)
+O_DIST = 5  #: steps from O_CELL to the goal room (doors ignored)
+O_VALUE = 6  #: a price, a heal, an item...
+N_OCOLS = 7
+MAX_OPTIONS = 72
+#: D_ACT actions (O_ACTION): end the turn, step through a side (O_ARG), warp to O_CELL, the Mirror to O_CELL,
+#: resolve a function of this room (O_ARG 0 = A, 1 = B), drink a potion.
+A_END, A_MOVE, A_WARP, A_MIRROR, A_RESOLVE, A_POTION = range(6)
+ACT_NAMES = ("end the turn", "move", "warp", "magic mirror", "resolve", "drink a potion")
+#: D_PASS (a locked door or a wall): turn back, spend the key or bomb, pay 1 HP instead.
+PASS_BACK, PASS_ITEM, PASS_HP = range(3)
+#: D_RESOLVE (entering an optional room): leave it for later (0), or resolve a function (O_ARG).
+#: D_SHOP: leave (O_ACTION -1) or buy the item O_ACTION (O_VALUE its price).
+
+#: How a game ended (``death_cause``).
+CAUSE_WON, CAUSE_FIGHT, CAUSE_TRAP, CAUSE_HP_PAID, CAUSE_TURN_CAP = range(5)
+CAUSE_NAMES = ("none (won)", "a fight", "a trap", "HP paid for a door or wall", "turn cap")
+
+#: Navigation events (trace codes 32..63): code + 7 ints.
+EV_NAV_TURN = 32  #: (turn, moves, HP, keys, bombs, potions, gold)
+EV_REVEAL = 33  #: (cell, card, kind, quarter turns, doors as n + 3e + 9s + 27w, hazard, 0)
+EV_STEP = 34  #: (from, to, side, barrier DOOR_*, paid PASS_*, moves left, HP)
+EV_BACK = 35  #: (from, to, side, barrier, 0, 0, 0)
+EV_ENTER = 36  #: (cell, kind, first entry, hazard, tokens, 0, 0)
+EV_RESOLVE = 37  #: (cell, kind, function, amount, HP, 0, 0)
+EV_WARP = 38  #: (from, to, counted, 0, 0, 0, 0)
+EV_MIRROR = 39  #: (from, to, uses left, counted, 0, 0, 0)
+EV_POTION = 40  #: (heal, HP, potions left, 0, 0, 0, 0)
+EV_GAIN = 41  #: (item, amount, now held, source kind, 0, 0, 0)
+EV_DECIDE = 42  #: (kind, choice, n, O_ACTION, O_ARG, O_CELL, 0)
+EV_TRAP = 43  #: (d6, dodge at, damage, HP, 0, 0, 0)
+EV_ROOM_FIGHT = 44  #: (cell, kind, monsters, first three monster rows)
+EV_END = 45  #: (won, cause, HP, turn, death room kind, 0, 0)
+EV_DEAL = 46  #: (cells dealt, deck size, 0...)
+TRACE_COLS = 8
+
+#: The built-in policies (fight ids from the fight section; the same ids answer navigation).
+KIND_NAMES = ("keep", "buy_reroll", "ability", "target", "", "", "", "") + NAV_DECISIONS
+
+# --- per-game output columns (int64[count, n]): the index constants derive from outputs.py's order ------------
+from .outputs import OUTPUTS as _OUTPUTS  # noqa: E402 (outputs.py does not import the layout)
+
+globals().update(_OUTPUTS.kernel_indices())
+OUT_GAME: int
+OUT_FIRED: int

@@ -355,3 +355,204 @@ def load_heroes(rules_path: str | Path | None = None, overrides: list[str] | Non
     monsters = {name: _monster(rf, name, m) for name, m in ms.items()}
     found = assume.check_plausible_within_valid(assume.from_ruleset(rf, rf.shipped, rf.users), RANGES)
     return DiceRules(combat, heroes, monsters, rf.path, dict(rf.overridden), found, rf.data)
+
+
+# ============================================================================================ navigation ====
+# The engine's part (rengine): [navigation], [items], [rooms.*], [deck.*] and the dungeon file, packed into the
+# arrays of layout.py's navigation section, and the public ruleset object ``RoomsRules`` (``load_ruleset``).
+OPEN_TABLES = (*OPEN_TABLES, "deck")  # a user's --rules file may add deck cards too
+NAV_RANGES: Ranges = {
+    "navigation.moves": (1, 10),
+    "navigation.boots_moves": (1, 10),
+    "navigation.turn_cap": (1, 200),
+    "navigation.start_keys": (0, 20),
+    "navigation.start_bombs": (0, 20),
+    "navigation.start_potions": (0, 20),
+    "navigation.start_gold": (0, 100),
+    "navigation.mirror_uses": (1, 10),
+    "navigation.trap_keys": (0, 5),
+    "navigation.trap_dodge": (1, 7),
+    "items.potion_heal": (0, 100),
+    "items.armor_hp": (0, 100),
+    "items.forge_cost": (0, 100),
+    "items.mend_heal": (0, 100),
+    "items.mend_cost": (0, 100),
+    "items.treasure_gold": (0, 100),
+    "items.prices.*": (0, 100),
+    "deck.*.count": (0, 20),
+    "deck.*.gold": (0, 100),
+    "deck.*.value": (0, 100),
+}
+ALL_RANGES: Ranges = {**RANGES, **NAV_RANGES}  #: what check_int and the assumptions' check read
+NAV_FIELDS = ("moves", "boots_moves", "turn_cap", "start_keys", "start_bombs", "start_potions", "start_gold",
+              "hp_instead", "mirror_uses", "orientation", "warp_counts", "mirror_counts", "trap_keys", "trap_dodge",
+              "dungeon")
+ITEM_FIELDS = ("potion_heal", "armor_hp", "forge_cost", "mend_heal", "mend_cost", "treasure", "treasure_gold",
+               "prices")
+CARD_FIELDS = ("kind", "count", "doors", "hazard", "monsters", "gold", "value")
+MAX_DECK = 200  #: cards in a deck at most (counts summed)
+
+
+@dataclass
+class RoomsRules:
+    """A validated Rooms ruleset: the combat chapter (``dice_rules``), the navigation numbers (int64[N_SIZE]),
+    the card table (int64[n_cards, CD_COLS]), the deck (card indices, ``count`` copies each), the dungeon."""
+
+    dice_rules: DiceRules
+    nav: np.ndarray
+    cards: np.ndarray
+    card_names: tuple[str, ...]
+    deck: np.ndarray
+    dungeon: Any  # board.Dungeon
+    source: str
+    overrides: dict[str, str] = field(default_factory=dict)
+    assumptions: list[assume.Assumption] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def hero_names(self) -> tuple[str, ...]:
+        return tuple(self.dice_rules.heroes)
+
+    @property
+    def monster_names(self) -> tuple[str, ...]:
+        return tuple(self.dice_rules.monsters)
+
+    @property
+    def max_abilities(self) -> int:
+        return max(len(h.ability_keys) for h in self.dice_rules.heroes.values())
+
+
+def _flag(rf: RuleFile, key: str) -> int:
+    v = rf.get(key)
+    if not isinstance(v, bool):
+        raise InputError(f"{key} must be true or false, not {show_value(v)}", rf.where(key))
+    return int(v)
+
+
+def _item(rf: RuleFile, key: str, v: Any, allowed: tuple[str, ...] = L.ITEMS) -> int:
+    if v not in allowed:
+        raise InputError(f"{key}: unknown item {show_value(v)} (items: {', '.join(allowed)})", rf.where(key))
+    return allowed.index(v)
+
+
+def _navigation(rf: RuleFile) -> np.ndarray:
+    nav = np.zeros(L.N_SIZE, dtype=np.int64)
+    for sect, fields in (("navigation", NAV_FIELDS), ("items", ITEM_FIELDS)):
+        _only(rf, sect, _table(rf, sect, rf.get(sect), ", ".join(fields)), fields)
+    for col, key in ((L.N_MOVES, "navigation.moves"), (L.N_BOOTS_MOVES, "navigation.boots_moves"),
+                     (L.N_TURN_CAP, "navigation.turn_cap"), (L.N_KEYS, "navigation.start_keys"),
+                     (L.N_BOMBS, "navigation.start_bombs"), (L.N_POTIONS, "navigation.start_potions"),
+                     (L.N_GOLD, "navigation.start_gold"), (L.N_MIRROR_USES, "navigation.mirror_uses"),
+                     (L.N_TRAP_KEYS, "navigation.trap_keys"), (L.N_TRAP_DODGE, "navigation.trap_dodge"),
+                     (L.N_POTION_HEAL, "items.potion_heal"), (L.N_ARMOR_HP, "items.armor_hp"),
+                     (L.N_FORGE_COST, "items.forge_cost"), (L.N_MEND_HEAL, "items.mend_heal"),
+                     (L.N_MEND_COST, "items.mend_cost"), (L.N_TREASURE_GOLD, "items.treasure_gold")):
+        nav[col] = check_int(rf, key, ALL_RANGES)
+    for col, key in ((L.N_HP_INSTEAD, "navigation.hp_instead"), (L.N_WARP_COUNTS, "navigation.warp_counts"),
+                     (L.N_MIRROR_COUNTS, "navigation.mirror_counts")):
+        nav[col] = _flag(rf, key)
+    ori = rf.get("navigation.orientation")
+    if ori not in ("printed", "random"):
+        raise InputError(f'navigation.orientation must be "printed" or "random", not {show_value(ori)}',
+                         rf.where("navigation.orientation"))
+    nav[L.N_ROTATE] = int(ori == "random")
+    tr = rf.get("items.treasure")
+    if not isinstance(tr, list) or len(tr) != 6:
+        raise InputError(f"items.treasure must be a list of 6 items (a d6's faces), not {show_value(tr)}",
+                         rf.where("items.treasure"))
+    for i, v in enumerate(tr):
+        nav[L.N_TREASURE + i] = _item(rf, "items.treasure", v)
+    prices = _table(rf, "items.prices", rf.get("items.prices", {}), "item = price")
+    _only(rf, "items.prices", prices, L.ITEMS[:-1])
+    for k in prices:
+        nav[L.N_PRICE + L.ITEMS.index(k)] = check_int(rf, f"items.prices.{k}", ALL_RANGES)
+    return nav
+
+
+def _card(rf: RuleFile, name: str, c: Any, monsters: tuple[str, ...]) -> np.ndarray:
+    key = f"deck.{name}"
+    c = _table(rf, key, c, ", ".join(CARD_FIELDS))
+    _only(rf, key, c, CARD_FIELDS)
+    row = np.zeros(L.CD_COLS, dtype=np.int64)
+    kind = c.get("kind")
+    if kind not in L.ROOM_KINDS:
+        raise InputError(f"{key}.kind: unknown room kind {show_value(kind)}"
+                         f"{nearest(str(kind), dict.fromkeys(L.ROOM_KINDS))}", rf.where(f"{key}.kind"))
+    row[L.CD_KIND] = k = L.ROOM_KINDS.index(kind)
+    doors = c.get("doors", "oooo")
+    if not isinstance(doors, str) or len(doors) != 4 or any(ch not in L.DOOR_CHARS for ch in doors):
+        raise InputError(f"{key}.doors must be 4 letters (north, east, south, west) of o (open), l (locked), "
+                         f"w (wall), not {show_value(doors)}", rf.where(f"{key}.doors"))
+    row[L.CD_DOOR:L.CD_DOOR + 4] = [L.DOOR_CHARS.index(ch) for ch in doors]
+    hz = c.get("hazard", rf.get(f"rooms.{kind}.hazard", False))
+    if not isinstance(hz, bool):
+        raise InputError(f"{key}.hazard must be true or false, not {show_value(hz)}", rf.where(f"{key}.hazard"))
+    row[L.CD_HAZARD] = int(hz)
+    row[L.CD_GOLD] = check_int(rf, f"{key}.gold", ALL_RANGES, c.get("gold", 0))
+    if k == L.K_WARP:
+        row[L.CD_VALUE] = _item(rf, f"{key}.value", c.get("value", "bomb"))
+    else:
+        row[L.CD_VALUE] = check_int(rf, f"{key}.value", ALL_RANGES, c.get("value", 0))
+    mons = c.get("monsters", [])
+    fights = k in (L.K_MONSTER, L.K_BOUNTY, L.K_BOSS)
+    if not isinstance(mons, list) or len(mons) > L.MAX_ROOM_MONSTERS or (fights and not mons):
+        raise InputError(f"{key}.monsters must be a list of 1..{L.MAX_ROOM_MONSTERS} monster keys for a {kind} "
+                         f"room, not {show_value(mons)}", rf.where(f"{key}.monsters" if "monsters" in c else key))
+    if mons and not fights:
+        raise InputError(f"{key}.monsters: a {kind} room has no fight (monster, bounty_hunter, boss rooms do)",
+                         rf.where(f"{key}.monsters"))
+    row[L.CD_N_MON] = len(mons)
+    row[L.CD_MON:L.CD_MON + L.MAX_ROOM_MONSTERS] = -1
+    for i, m in enumerate(mons):
+        if m not in monsters:
+            raise InputError(f"{key}.monsters: unknown monster {show_value(m)}"
+                             f"{nearest(str(m), dict.fromkeys(monsters))}", rf.where(f"{key}.monsters"))
+        row[L.CD_MON + i] = monsters.index(m)
+    return row
+
+
+def _deck(rf: RuleFile, monsters: tuple[str, ...]) -> tuple[np.ndarray, tuple[str, ...], np.ndarray]:
+    rooms = _table(rf, "rooms", rf.get("rooms", {}), "one table per room kind")
+    _only(rf, "rooms", rooms, L.ROOM_KINDS)
+    for k, v in rooms.items():
+        _only(rf, f"rooms.{k}", _table(rf, f"rooms.{k}", v, "hazard"), ("hazard",))
+        _flag(rf, f"rooms.{k}.hazard")
+    d = rf.get("deck")
+    if not isinstance(d, dict) or not d:
+        raise InputError("deck: a table with at least one card", rf.where("deck"))
+    rows = [_card(rf, n, c, monsters) for n, c in d.items()]
+    names = tuple(d)
+    deck = [i for i, n in enumerate(names) for _ in range(check_int(rf, f"deck.{n}.count", ALL_RANGES,
+                                                                    d[n].get("count", 1)))]
+    if len(deck) > MAX_DECK:
+        raise InputError(f"deck: {len(deck)} cards, at most {MAX_DECK}", rf.where("deck"))
+    return np.stack(rows), names, np.array(deck, dtype=np.int64)
+
+
+def load_ruleset(rules_path: str | Path | None = None, overrides: list[str] | None = None,
+                 dungeon: str | None = None, **options: Any) -> RoomsRules:
+    """The whole Rooms ruleset: the combat chapter (``load_heroes``), the navigation numbers, the deck and the
+    dungeon (``dungeon``: a shipped name or a file, else ``navigation.dungeon``); one ``InputError`` at
+    ``file:line:column`` (or the option) when anything is wrong."""
+    from .board import load_dungeon
+
+    dice_rules = load_heroes(rules_path, overrides)
+    rf = load_ruleset_file(DEFAULT_RULES, rules_path, overrides, OPEN_TABLES)
+    nav = _navigation(rf)
+    cards, names, deck = _deck(rf, tuple(dice_rules.monsters))
+    name = dungeon if dungeon else rf.get("navigation.dungeon")
+    if not isinstance(name, str) or not name:
+        raise InputError(f"navigation.dungeon must be a dungeon name or file, not {show_value(name)}",
+                         rf.where("navigation.dungeon"))
+    dg = load_dungeon(name, names, tuple(int(k) for k in cards[:, L.CD_KIND]), len(deck),
+                      "--map" if dungeon else rf.where("navigation.dungeon"))
+    nav[L.N_ROWS] = dg.rows
+    nav[L.N_COLS_] = dg.cols
+    found = assume.check_plausible_within_valid(dice_rules.assumptions, ALL_RANGES)
+    return RoomsRules(dice_rules, nav, cards, names, deck, dg, rf.path, dict(rf.overridden), found, rf.data,
+                      dict(options))
+
+
+def heroes(ruleset: RoomsRules) -> list[str]:
+    return list(ruleset.hero_names)

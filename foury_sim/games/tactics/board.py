@@ -196,5 +196,5 @@ def _draw_legend(fig: Any, fig_w: float, fig_h: float) -> None:
             fontsize=6.5, va="center", color="#333333")
 
 
-BOARD = Board(resolve=resolve, builtin=lambda: list(builtin_levels()), check=check, draw=draw, rooms=rooms,
+BOARD = Board(resolve=resolve, builtin=lambda: list(builtin_levels()), check=check, draw=draw, heat_cells=rooms,
               cell_record=cell_record, noun="level", load=load)

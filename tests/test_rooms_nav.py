@@ -1,0 +1,280 @@
+"""Rooms' navigation rules (the seed's chapter), one scripted test each, on tiny fixed dungeons drawn here: forced
+dice (``script``: the dice in the order the kernel rolls them) and forced choices (the ``scripted`` user policy of
+tests/data/rooms_policies.py: four numbers per action: action, arg, pass answer, resolve answer).
+
+Shipped cards used (doors N E S W as printed): start oooo, dragon_lair olol, treasure_chest lolo, fountain oowo,
+spike_trap oowo (hazard), blacksmith oloo, warp_room owoo, shop oooo. No test here fights: the fights are
+combat.py's (tests/test_rooms_combat.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from foury_sim.errors import InputError
+from foury_sim.games import rooms as R
+from foury_sim.games.rooms import layout as L
+from foury_sim.policy import make_policy
+
+N, E, S, W = range(4)
+ONE_TURN = ("navigation.turn_cap=1",)
+
+
+@pytest.fixture(scope="module")
+def scripted():
+    return make_policy("tests/data/rooms_policies.py:scripted", R.POLICIES)
+
+
+def dungeon(tmp_path, grid: str) -> str:
+    p = tmp_path / "dungeon.txt"
+    p.write_text(grid.strip("\n") + "\n")
+    return str(p)
+
+
+def play(scripted, tmp_path, grid, wishes=(), script=(), sets=ONE_TURN, bad=0):
+    rs = R.load_ruleset(None, list(sets), dungeon(tmp_path, grid))
+    params = np.array([x for w in wishes for x in w], dtype=np.float64)
+    row, lines = R.play_one(rs, "ranger", replace(scripted, params=params), 0, 0, list(script))
+    assert row["bad_answers"] == bad, "a wish matched no option:\n" + "\n".join(lines)
+    return row, lines
+
+
+def has(lines, *texts):
+    for t in texts:
+        assert any(t in line for line in lines), f"{t!r} not in:\n" + "\n".join(lines)
+
+
+def hasnt(lines, text):
+    assert not any(text in line for line in lines), f"{text!r} in:\n" + "\n".join(lines)
+
+
+def move(side, pay=L.PASS_BACK, resolve=-1):
+    return (L.A_MOVE, side, pay, resolve)
+
+
+def resolve_here(f):
+    return (L.A_RESOLVE, f, 0, -1)
+
+
+LINE = "start  shop  shop  shop  shop  dragon_lair"
+
+
+# --- moves -------------------------------------------------------------------------------------------------
+def test_three_moves_a_turn(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, LINE, [move(E)] * 4)
+    assert row["moves"] == 3 and row["turns"] == 1
+    has(lines, "steps east from row 1, column 3 to row 1, column 4, 0 moves left",
+        "- act: end the turn (option 0 of 1)")  # no fourth move offered
+
+
+def test_speed_boots_give_five_moves(scripted, tmp_path):
+    sets = ("navigation.turn_cap=2", "navigation.start_gold=8")
+    wishes = [move(E, L.IT_BOOTS, 0), (L.A_END, 0, 0, -1), *[move(E)] * 4]  # buy the boots, then 3 shops, the lair
+    row, lines = play(scripted, tmp_path, LINE, wishes, sets=sets)
+    assert (row["moves"], row["gold_left"]) == (4, 0)
+    has(lines, "gets some speed boots (1) from the shop room", "== turn 2: 5 moves",
+        "turns back from the locked door east of row 1, column 5")
+
+
+# --- doors and walls ----------------------------------------------------------------------------------------
+CHEST_ABOVE = """
+treasure_chest  dragon_lair
+start           .
+"""
+FOUNTAIN_ABOVE = """
+fountain  dragon_lair
+start     .
+"""
+
+
+def test_locked_door_takes_a_key(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, CHEST_ABOVE, [move(N, L.PASS_ITEM)])
+    assert (row["keys_spent"], row["bombs_spent"], row["hp_spent"], row["moves"]) == (1, 0, 0, 1)
+    has(lines, "locked door", "(spends a key)")
+
+
+def test_wall_takes_a_bomb(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, FOUNTAIN_ABOVE, [move(N, L.PASS_ITEM)])
+    assert (row["keys_spent"], row["bombs_spent"], row["hp_spent"]) == (0, 1, 0)
+    has(lines, "south wall", "(spends a bomb)")
+
+
+def test_one_hp_instead_of_a_key_even_with_a_key(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, CHEST_ABOVE, [move(N, L.PASS_HP)])
+    assert (row["keys_spent"], row["hp_spent"], row["hp_left"]) == (0, 1, 29)
+    has(lines, "(pays 1 HP instead of a key)")
+
+
+def test_one_hp_instead_of_a_bomb(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, FOUNTAIN_ABOVE, [move(N, L.PASS_HP)],
+                      sets=(*ONE_TURN, "navigation.start_bombs=0"))
+    assert (row["bombs_spent"], row["hp_spent"], row["hp_left"]) == (0, 1, 29)
+
+
+def test_no_hp_instead_when_the_rules_say_so(scripted, tmp_path):
+    """Without a key and without hp_instead, the only answer is to turn back: forced (not asked)."""
+    row, lines = play(scripted, tmp_path, CHEST_ABOVE, [move(N, L.PASS_HP)],
+                      sets=(*ONE_TURN, "navigation.start_keys=0", "navigation.hp_instead=false"))
+    assert (row["moves"], row["hp_spent"]) == (0, 0)
+    has(lines, "- pass: turn back (option 0 of 1)", "turns back from the locked door north of row 2, column 1")
+
+
+def test_paying_the_last_hp_kills(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, CHEST_ABOVE, [move(N, L.PASS_HP)], sets=(*ONE_TURN, "heroes.ranger.hp=1"))
+    assert (row["win"], row["death_cause"], row["hp_left"], row["death_room"]) == (0, L.CAUSE_HP_PAID, 0, L.K_START)
+
+
+def test_turning_back_spends_no_move_and_bars_that_side_this_turn(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, CHEST_ABOVE, [move(N, L.PASS_BACK), move(N, L.PASS_ITEM)])
+    assert (row["moves"], row["keys_spent"]) == (0, 0)
+    has(lines, "- pass: turn back (option 0 of 3)", "turns back from the locked door north of row 2, column 1",
+        "- act: end the turn (option 0 of 1)")  # north no longer offered: the only action left
+
+
+# --- navigation tokens ---------------------------------------------------------------------------------------
+def test_entered_room_is_reentered_freely(scripted, tmp_path):
+    """Into the chest (a key), leave it for later, back to the start, into the chest again: no second key."""
+    row, lines = play(scripted, tmp_path, CHEST_ABOVE, [move(N, L.PASS_ITEM, -1), move(S), move(N)],
+                      sets=(*ONE_TURN, "navigation.start_keys=1", "navigation.hp_instead=false"))
+    assert (row["moves"], row["keys_spent"], row["resolved_treasure"]) == (3, 1, 0)
+    has(lines, "enters the treasure room at row 1, column 1 again")
+
+
+def test_unresolved_room_is_resolved_later(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, CHEST_ABOVE, [move(N, L.PASS_ITEM, -1), resolve_here(0)], script=[2])
+    assert row["resolved_treasure"] == 1
+    has(lines, "leave it for later", "gets a bomb (1) from the treasure room")
+
+
+def test_resolved_function_is_not_offered_again(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, CHEST_ABOVE, [move(N, L.PASS_ITEM, 0), resolve_here(0)], script=[1],
+                      bad=1)
+    assert row["resolved_treasure"] == 1
+    has(lines, "gets a key (1) from the treasure room")
+
+
+# --- hazards and room kinds ----------------------------------------------------------------------------------
+TRAP_LINE = "start  spike_trap  fountain  dragon_lair"
+
+
+def test_hazard_is_resolved_at_once_and_a_trap_gives_a_key(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, TRAP_LINE, [move(E)], script=[1])
+    assert (row["hp_left"], row["resolved_trap"]) == (27, 1)
+    has(lines, "the trap: a d6 of 1 (dodged on 5+): 3 damage, 27 HP", "gets a key (1) from the trap room, now 2")
+    hasnt(lines, "- resolve:")
+
+
+def test_trap_dodged_on_a_high_roll(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, TRAP_LINE, [move(E)], script=[5])
+    assert (row["hp_left"], row["resolved_trap"]) == (30, 1)
+
+
+def test_trap_can_kill(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, TRAP_LINE, [move(E)], script=[1], sets=(*ONE_TURN, "heroes.ranger.hp=3"))
+    assert (row["death_cause"], row["death_room"], row["resolved_trap"]) == (L.CAUSE_TRAP, L.K_TRAP, 0)
+
+
+def test_fountain_is_optional_and_heals(scripted, tmp_path):
+    row, _ = play(scripted, tmp_path, TRAP_LINE, [move(E), move(E, resolve=0)], script=[1])
+    assert (row["hp_left"], row["resolved_fountain"]) == (30, 1)
+    row, _ = play(scripted, tmp_path, TRAP_LINE, [move(E), move(E, resolve=-1)], script=[1])
+    assert (row["hp_left"], row["resolved_fountain"]) == (27, 0)
+
+
+SMITH = "start  blacksmith  dragon_lair"
+
+
+def test_blacksmith_tracks_its_two_functions_apart(scripted, tmp_path):
+    sets = (*ONE_TURN, "navigation.start_gold=6")
+    row, lines = play(scripted, tmp_path, SMITH, [move(E, resolve=0), resolve_here(1)], sets=sets)
+    assert (row["resolved_blacksmith"], row["gold_left"], row["hp_left"]) == (2, 0, 34)  # forge 4 (armour +4), mend 2
+    has(lines, "gets an armor (1) from the blacksmith room", "resolves the blacksmith room's second function")
+
+
+def test_blacksmith_function_needs_its_gold(scripted, tmp_path):
+    row, _ = play(scripted, tmp_path, SMITH, [move(E, resolve=0)], sets=(*ONE_TURN, "navigation.start_gold=3"),
+                  bad=1)
+    assert row["resolved_blacksmith"] == 0
+
+
+WARPS = "warp_room@2  start  warp_room  dragon_lair"
+
+
+def test_warp_travel_is_not_a_move(scripted, tmp_path):
+    wishes = [move(E), move(W), move(W), (L.A_WARP, 2, 0, -1)]
+    row, lines = play(scripted, tmp_path, WARPS, wishes)
+    assert (row["moves"], row["warps"], row["resolved_warp"]) == (3, 1, 1)
+    has(lines, "warps from row 1, column 1 to row 1, column 3 (not a move)")
+
+
+def test_warp_counted_when_the_rules_say_so(scripted, tmp_path):
+    wishes = [move(E), move(W), move(W), (L.A_WARP, 2, 0, -1)]
+    row, _ = play(scripted, tmp_path, WARPS, wishes, sets=(*ONE_TURN, "navigation.warp_counts=true"), bad=1)
+    assert (row["moves"], row["warps"]) == (3, 0)
+
+
+def test_warp_cache_is_the_second_function(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, WARPS, [move(E, resolve=1)])
+    assert row["resolved_warp"] == 1
+    has(lines, "gets a bomb (1) from the warp room, now 2")
+
+
+def test_magic_mirror_teleports_anywhere_once(scripted, tmp_path):
+    sets = (*ONE_TURN, "navigation.start_gold=8")
+    wishes = [move(E, L.IT_MIRROR, 0), (L.A_MIRROR, 4, 0, -1), (L.A_MIRROR, 1, 0, -1)]
+    row, lines = play(scripted, tmp_path, LINE, wishes, sets=sets, bad=1)
+    assert (row["mirror_uses"], row["moves"], row["gold_left"]) == (1, 1, 0)
+    has(lines, "gets a magic mirror (1) from the shop room",
+        "the Magic Mirror teleports the hero from row 1, column 2 to row 1, column 5 (0 uses left)")
+
+
+def test_turn_cap_is_a_loss_reported_apart(scripted, tmp_path):
+    row, lines = play(scripted, tmp_path, LINE, [], sets=("navigation.turn_cap=2",))
+    assert (row["win"], row["turns"], row["death_cause"], row["death_room"]) == (0, 2, L.CAUSE_TURN_CAP, -1)
+
+
+# --- dealing -------------------------------------------------------------------------------------------------
+def test_dealt_cells_come_from_the_deck_in_reading_order(scripted, tmp_path):
+    """Two dealt cells, a deck of 3 chests and 1 fountain (deck order: cards in rules order, count copies): the
+    script picks card 4 (the fountain) for the first cell, then card 1 of the remaining 3."""
+    rules = tmp_path / "deck.toml"
+    text = "".join(f'[deck.{k}]\ncount = 0\nkind = "{v}"\n' for k, v in (
+        ("rat_den", "monster"), ("spider_nest", "monster"), ("goblin_camp", "monster"), ("crypt", "monster"),
+        ("spike_trap", "trap"), ("blacksmith", "blacksmith"), ("warp_room", "warp"), ("bounty_hunter",
+                                                                                        "bounty_hunter"),
+        ("shop", "shop")))
+    text = text.replace('count = 0\nkind = "monster"', 'count = 0\nkind = "monster"\nmonsters = ["rat"]')
+    text = text.replace('count = 0\nkind = "bounty_hunter"', 'count = 0\nkind = "bounty_hunter"\nmonsters = ["rat"]')
+    rules.write_text(text + "[deck.treasure_chest]\ncount = 3\n[deck.fountain]\ncount = 1\n")
+    rs = R.load_ruleset(str(rules), list(ONE_TURN), dungeon(tmp_path, "start ? ? dragon_lair"))
+    row, lines = R.play_one(rs, "ranger", replace(scripted, params=np.array([1.0, 1, 0, -1, 1, 1, 0, -1])), 0, 0,
+                            [4, 1])
+    has(lines, "cards dealt face down from a deck of 4", "row 1, column 2 turns face up: fountain",
+        "row 1, column 3 turns face up: treasure chest")
+
+
+def test_dungeon_file_errors_are_one_line_with_file_line_column(tmp_path):
+    for grid, msg, at in (
+        ("start  ?\n?  dragon_lair  ?\n", "every row has the same number", ":2:1"),
+        ("start  chset  dragon_lair\n", "unknown card 'chset'", ":1:8"),
+        ("start  fountain@5  dragon_lair\n", "@0..@3", ":1:8"),
+        ("start  fountain\n", "one card of kind 'boss'", ":1:1"),
+        ("start  .  dragon_lair\n", "cannot be reached", ":1:11"),
+        ("start\t dragon_lair\n", "tab character", ":1:6"),
+    ):
+        with pytest.raises(InputError) as e:
+            R.load_ruleset(None, None, dungeon(tmp_path, grid))
+        assert msg in e.value.message and str(e.value.where).endswith(at), (grid, e.value.message, e.value.where)
+
+
+def test_deck_errors_point_at_the_key():
+    for sets, msg in ((["deck.shop.doors=\"oxoo\""], "4 letters"), (["deck.rat_den.monsters=[\"orc\"]"],
+                                                                   "unknown monster 'orc'"),
+                      (["deck.shop.kind=\"inn\""], "unknown room kind"), (["navigation.orientation=\"tilted\""],
+                                                                           "printed")):
+        with pytest.raises(InputError) as e:
+            R.load_ruleset(None, sets, None)
+        assert msg in e.value.message and str(e.value.where).startswith("--set"), (sets, e.value.message)
