@@ -643,19 +643,22 @@ def _board(game: str | None) -> tuple[Any, Any]:
     return spec, spec.board
 
 
-@map_app.command("render", cls=Command)
+@map_app.command("render", cls=Command, context_settings=GAME_OPTIONS)
 def map_render(
+    ctx: typer.Context,
     map_file: str = typer.Argument(..., metavar="MAP", help="Map file or shipped map name."),
     out: str = typer.Option("map.png", "-o", "--out", metavar="FILE", help="PNG to write (its folder must exist)."),
     game: str | None = typer.Option(None, "--game", metavar="GAME", help="The game whose board it is (default: "
                                     "the default game)."),
 ) -> None:
-    """Draw a board (map) as a picture a designer can check."""
+    """Draw a board (map) as a picture a designer can check. Options only some games take (e.g. `--campaign NAME`:
+    the map read as that campaign's rules read it) follow the common ones."""
     from .files import atomic_write
 
-    _, board = _board(game)
+    spec, board = _board(game)
+    options = _game_options(spec, "map", ctx.args)
     check_out_file(out, "--out", ".png")
-    m = board.resolve(map_file)
+    m = board.load(map_file, None, None, **options) if options and board.load is not None else board.resolve(map_file)
     fig = board.draw(m)
     import io
 
@@ -664,8 +667,9 @@ def map_render(
     _write_or_say(lambda: atomic_write(out, buf.getvalue()), f"wrote {out}", out, result=False)
 
 
-@map_app.command("check", cls=Command)
+@map_app.command("check", cls=Command, context_settings=GAME_OPTIONS)
 def map_check(
+    ctx: typer.Context,
     map_file: str = typer.Argument(..., metavar="MAP", help="Map file or shipped map name."),
     game: str | None = typer.Option(None, "--game", metavar="GAME", help="The game whose board it is (default: "
                                     "the default game)."),
@@ -674,9 +678,12 @@ def map_check(
     set_: list[str] | None = typer.Option(None, "--set", metavar="KEY=VALUE", help="Check under these overrides "
                                           "(as `run --set`; repeatable; default: none)."),
 ) -> None:
-    """Parse and validate a board (map) exactly as `run` would (same ruleset, same checks); print what it holds."""
-    _, board = _board(game)
-    m = (board.load(map_file, str(rules) if rules else None, set_) if board.load is not None
+    """Parse and validate a board (map) exactly as `run` would (same ruleset, same checks); print what it holds.
+    Options only some games take (e.g. `--campaign NAME`: check it against that campaign's rules) follow the
+    common ones."""
+    spec, board = _board(game)
+    options = _game_options(spec, "map", ctx.args)
+    m = (board.load(map_file, str(rules) if rules else None, set_, **options) if board.load is not None
          else board.resolve(map_file))
     for line in board.check(m):
         typer.echo(line)
