@@ -17,7 +17,7 @@ from . import layout
 from .board import BOARD, ROOM_CONVENTION, room_name
 from .layout import HERO_KEYS, N_OUT, OUT_BAD
 from .outputs import OUTPUTS
-from .ruleset import FouryRules, builtin_campaigns, load_ruleset
+from .ruleset import BASE_CAMPAIGN, FouryRules, builtin_campaigns, load_ruleset
 from .trace import format_trace
 
 with use_cache(__name__):  # compiled kernels are cached per version of this package's code
@@ -154,5 +154,5 @@ GAME = register(GameSpec(
     options=(GameOption("hearts", ("odds",), "Hearts at the start of a fight fought to the end.", int, 5, 1, 30),
              GameOption("campaign", ("run", "map"), "A campaign: its rules and map over the base game's "
                         f"(shipped: {', '.join(builtin_campaigns())}; or a campaign file NAME.toml, docs/rules.md "
-                        "'Campaigns'; default: the base game, The Ancient Story).", str)),
+                        f"'Campaigns'; '{BASE_CAMPAIGN}': the base game, The Ancient Story).", str, BASE_CAMPAIGN)),
 ))

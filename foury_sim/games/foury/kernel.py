@@ -768,7 +768,7 @@ def collect_items(board, st, rm, opts, dice, pol, cell):
     for ic in range(CAMPAIGN_FIRST, N_ICONS):  # the campaigns' items (none on a base map)
         k = rm[cell, RM_ICON + ic]
         if k > 0:
-            rm[cell, RM_ICON + ic] = 0
+            rm[cell, RM_ICON + ic] -= k
             for _ in range(k):
                 receive(board, st, opts, dice, pol, cell, ic)
     use_dice(board, st, rm, opts, dice, pol, cell)

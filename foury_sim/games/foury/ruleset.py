@@ -279,6 +279,8 @@ def load_ruleset(rules_path: str | Path | None = None, overrides: list[str] | di
     overrides, validate, build arrays."""
     overrides, strength_sets = split_strength_sets(overrides)
     meta: dict[str, Any] = {}
+    if campaign == BASE_CAMPAIGN:
+        campaign = None
     if campaign:
         camp_path = campaign_file(campaign)
         rf, camp = load_campaign_file(camp_path, rules_path, overrides)
@@ -299,6 +301,8 @@ def load_ruleset(rules_path: str | Path | None = None, overrides: list[str] | di
 
 
 # ------------------------------------------------------------------------------ campaigns --
+#: ``--campaign base``: the base game (The Ancient Story), the option's default
+BASE_CAMPAIGN = "base"
 CAMPAIGNS_DIR = Path(str(resources.files("foury_sim.games.foury") / "data" / "campaigns"))
 #: keys of a campaign file's ``[campaign]`` table (the rest of the file is a ruleset overlay)
 CAMPAIGN_FIELDS = {"title", "source", "map"}
@@ -321,8 +325,8 @@ def campaign_file(name: str) -> Path:
     if p.suffix == ".toml" and p.is_file():
         return p
     hint = " (a campaign file must end in .toml)" if p.is_file() else ""
-    raise InputError(f"unknown campaign {name!r}: shipped campaigns are {', '.join(shipped)}; or give a campaign "
-                     f"file NAME.toml{hint}", "--campaign")
+    raise InputError(f"unknown campaign {name!r}: shipped campaigns are {', '.join(shipped)} ({BASE_CAMPAIGN!r}: the "
+                     f"base game); or give a campaign file NAME.toml{hint}", "--campaign")
 
 
 def load_campaign_file(path: Path, rules_path: str | Path | None,
