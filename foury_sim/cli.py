@@ -545,23 +545,27 @@ def report(results: Path = typer.Argument(..., help="A study folder, e.g. result
         typer.echo(f"wrote {p}")
 
 
-@app.command(cls=Command)
+@app.command(cls=Command, context_settings=GAME_OPTIONS)
 def assumptions(
+    ctx: typer.Context,
     game: str = GameArg,
     fmt: str = typer.Option("text", "--format", metavar="FORMAT", help=FORMAT_HELP),
     map: str | None = typer.Option(None, "--map", metavar="NAME", help=MAP_HELP),
     rules: Path | None = typer.Option(None, metavar="FILE", help=RULES_HELP),
     set_: list[str] | None = typer.Option(None, "--set", metavar="KEY=VALUE", help=SET_HELP),
 ) -> None:
-    """List the values no rulebook prints: key, value, plausible range or alternatives, reason, where."""
+    """List the values no rulebook prints: key, value, plausible range or alternatives, reason, where. The options
+    of `run` only some games take (e.g. `--campaign NAME`) follow the common ones."""
     from .assumptions import of, table
     from .registry import get_game
+    from .runner import run_options
 
     check_format(fmt)
     spec = get_game(game)
+    options = run_options(spec, "run", _game_options(spec, "run", ctx.args))
     check_input_file(rules, "--rules")
     spec.check_map(map)
-    rs = spec.load_ruleset(str(rules) if rules else None, set_, map)
+    rs = spec.load_ruleset(str(rules) if rules else None, set_, map, **options)
     found = of(rs)
     if fmt == "json":
         from .files import to_jsonable

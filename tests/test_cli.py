@@ -131,6 +131,7 @@ BAD = [
     (["map", "check", "base", "--campaign", "inout"], "base.map", "wants at least 1 yellow potion"),
     (["map", "render", "base", "--campaign", "nope"], "--campaign", "unknown campaign 'nope'"),
     (["run", "delve", "--campaign", "inout"], "--campaign", "--campaign is an option of foury, not of delve"),
+    (["assumptions", "foury", "--campaign", "nope"], "--campaign", "unknown campaign 'nope'"),
 ]
 
 
