@@ -23,7 +23,7 @@ from foury_sim.games.foury.ruleset import builtin_campaigns, load_ruleset
 
 H, CH = L.HEARTS, L.CHEST
 N, E, S, W = 0, 1, 2, 3
-INOUT = {"rulings.hero_caps": "scale", "rulings.market_every_turn": True}
+INOUT = {"rulings.hero_caps": "scale", "rulings.market_every_turn": "purchases"}
 
 
 # ============================================================================ the machinery
@@ -46,6 +46,7 @@ def test_inout_campaign_loads_its_rules_and_map():
     assert r.campaign == "inout" and r.campaign_title == "In and Out with Your Strength"
     assert r.map.name == "In and Out with Your Strength"
     assert (r.R[L.R_HERO_CAPS_SCALE], r.R[L.R_MARKET_EVERY_TURN], r.R[L.R_POTION_STEP]) == (1, 1, 1)
+    assert r.R[L.R_TURN_MARKET_SWAPS] == 0  # purchases only
     assert (r.R[L.R_POTION_YELLOW], r.R[L.R_POTION_PURPLE]) == (2, 3)
     total = r.map.icons.sum(axis=0)
     base_total = load_ruleset().map.icons.sum(axis=0)
@@ -63,7 +64,7 @@ def test_campaign_overlay_sits_under_the_users_rules_and_set(tmp_path):
     """defaults < campaign < --rules < --set: a user may change a campaign rule back."""
     f = tmp_path / "mine.toml"
     f.write_text("[potions]\nyellow = 1\n")
-    r = load_ruleset(str(f), ["rulings.market_every_turn=false"], campaign="inout")
+    r = load_ruleset(str(f), ["rulings.market_every_turn=off"], campaign="inout")
     assert r.R[L.R_POTION_YELLOW] == 1 and r.R[L.R_MARKET_EVERY_TURN] == 0 and r.R[L.R_HERO_CAPS_SCALE] == 1
 
 
@@ -161,6 +162,19 @@ def test_market_at_the_end_of_every_turn():
     base = play("potions", script=[1], queues={"extra_move": [1, 2]}, sheet={"hearts": 2},
                 overrides={**QUIET_EVENTS, "game.max_turns": 2}, strict=False, check_dice=False)
     assert base.rows(L.TR_TURN_MARKET) == [] and base.rows(L.TR_MARKET_OPEN) == []
+
+
+@pytest.mark.parametrize("ruling,swaps", [("purchases", False), ("all", True)])
+def test_turn_market_offers_swaps_only_when_the_ruling_says_so(ruling, swaps):
+    """"purchase additional resources": a chest and a cornucopia are spent; swapping resources is the between-rounds
+    market's, unless ``market_every_turn = "all"``."""
+    queues = {"market": [DONE], "extra_move": [2]}
+    g = play("potions", script=[1], queues=queues, sheet={"hearts": 2, "shield": 2},
+             overrides={**QUIET_EVENTS, **INOUT, "rulings.market_every_turn": ruling, "game.max_turns": 2},
+             strict=False, check_dice=False)
+    first = g.decisions("market")[0]
+    ops = {k // 100 for k in first.keys}
+    assert L.M_BUY in ops and (L.M_SWAP in ops) == swaps
 
 
 def test_turn_market_stays_shut_with_nothing_to_spend():

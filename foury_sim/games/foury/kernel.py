@@ -1562,14 +1562,16 @@ def potion_step(board, st, rm, opts, dice, pol, cell):
 def turn_market(board, st, opts, dice, pol):
     """"At the end of each turn, you can always purchase additional resources at the market"
     (``rulings.market_every_turn``): the market at this round's chest value, once per turn the round goes on.
-    Ruling: it opens when there is something to purchase with (a chest or a cornucopia); once open, every market
-    operation is offered (swaps too)."""
+    Ruling: it opens when there is something to purchase with (a chest or a cornucopia) and offers purchases
+    (a chest for the round's value, a cornucopia redeemed); swaps only under ``market_every_turn = "all"``."""
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
     if st[CHEST] == 0 and st[CORNU] == 0:
         return
     log(tr, st, TR_TURN_MARKET, st[S_TURN], st[S_CHESTV], 0, 0, 0)
+    st[S_TURN_MARKET] = 1
     market(R, st, opts, dice, pol, st[S_CHESTV])
+    st[S_TURN_MARKET] = 0
 
 
 # ------------------------------------------------------------------------ market, sheet --
@@ -1602,8 +1604,8 @@ def market(R, st, opts, dice, pol, value):
                     opts[n, 3] = 1
                     n += 1
         for a in range(N_TRAITS):
-            if st[a] <= (1 if a == HEARTS else 0):
-                continue
+            if st[a] <= (1 if a == HEARTS else 0) or st[S_TURN_MARKET] > R[R_TURN_MARKET_SWAPS]:
+                continue  # (the end-of-turn market of a campaign offers no swaps unless the ruling says so)
             for b in range(N_TRAITS):
                 if b != a and st[b] < st[S_CAP + b]:
                     opts[n, 0] = M_SWAP

@@ -98,6 +98,7 @@ MAX_ARROWS = 32
 # -- state slots 160..191: the 2-player mode
 # -- state slots 192..239: campaigns (docs/rules.md, "Campaigns")
 S_POTION_STEPS = 192  # free steps a coloured potion gave that are still to take (potions.coloured_step)
+S_TURN_MARKET = 193  # 1 while the end-of-turn market is open (rulings.market_every_turn)
 STATE_SIZE = 240
 
 # --- decisions (kind) and their options ----------------------------------------------------
@@ -208,10 +209,11 @@ R_N_FOES = 80  # foe kinds: icons FOE_FIRST .. FOE_FIRST + R[R_N_FOES] - 1 (icon
 # -- rules 81..111: free
 # -- rules 112..159: campaigns (docs/rules.md, "Campaigns"); every one is 0 in the base game
 R_HERO_CAPS_SCALE = 112  # rulings.hero_caps = "scale": a hero's caps are the scale's top (character.cap)
-R_MARKET_EVERY_TURN = 113  # rulings.market_every_turn: the market opens at the end of every turn of a round
+R_MARKET_EVERY_TURN = 113  # rulings.market_every_turn != "off": the market opens at the end of every turn of a round
 R_POTION_YELLOW = 114  # potions.yellow: hearts healed by a yellow potion (Cicisbeo Juice)
 R_POTION_PURPLE = 115  # potions.purple: hearts healed by a purple potion (Dragon's Blood)
 R_POTION_STEP = 116  # potions.coloured_step: a coloured potion also gives one free step (no roll)
+R_TURN_MARKET_SWAPS = 117  # rulings.market_every_turn = "all": the end-of-turn market also offers swaps
 R_SIZE = 160
 
 # --- tables (int64[T_ROWS, T_COLS]) --------------------------------------------------------

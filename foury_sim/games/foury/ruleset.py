@@ -73,6 +73,7 @@ from .layout import (
     R_THAL_BANDIT,
     R_TRAIT_MARKS,
     R_TROLL_RETURNS,
+    R_TURN_MARKET_SWAPS,
     R_UPPER_PLACES,
     R_WEAR_PER_ROLLOFF,
     RM_COLS,
@@ -138,7 +139,8 @@ RULINGS: dict[str, tuple[tuple[Any, ...], Any, Any]] = {
     "oracle_immune": ((True, False), R_ORACLE_IMMUNE, True),
     "flee_to": (("stay", "back"), R_FLEE_BACK, "back"),
     "hero_caps": (("sheet", "scale"), R_HERO_CAPS_SCALE, "scale"),
-    "market_every_turn": ((True, False), R_MARKET_EVERY_TURN, True),
+    "market_every_turn": (("off", "purchases", "all"), (R_MARKET_EVERY_TURN, R_TURN_MARKET_SWAPS),
+                          {"off": (0, 0), "purchases": (1, 0), "all": (1, 1)}),
 }
 ENEMY_FIELDS = {"char", "base", "mult", "traits", "name", "strength"}
 #: Keys of an enemy's ``strength`` table (docs/rules.md, "Monster strength by round"): a sector letter names the
