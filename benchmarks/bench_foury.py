@@ -3,6 +3,10 @@ of a turn, the load average beside each figure, the un-jitted baseline, cold and
 
 Run:  python benchmarks/bench_foury.py [--games 200000] [--repeats 5]
 Writes benchmarks/results/foury.json and prints a table. Medians of the repeats are reported.
+Campaigns: python benchmarks/bench_foury.py --campaigns [--games 50000] [--repeats 5] plays the base game and each
+shipped campaign (docs/rules.md "Campaigns") alternately in one process (1 thread, the same seeds), so that the
+ratio of each pair holds under any load; writes benchmarks/results/foury_campaigns.json (the target: every
+campaign at least half the base game's games/s).
 Sizes are data: change them on the command line, not in the code.
 """
 
@@ -60,6 +64,58 @@ t = time.perf_counter(); GAME.simulate(r, {hero!r}, p, 1, 0, {games}); print({ga
     return float(res.stdout.strip().splitlines()[-1])
 
 
+def _campaign_ratios(games: int, repeats: int, hero: str, policy: str) -> dict:
+    """Per shipped campaign: games/s of the base game and of the campaign, played alternately (A/B, 1 thread,
+    same seeds), and the median of the per-pair ratios campaign / base."""
+    code = f"""
+import json, os, time, numba
+from foury_sim.games.foury import GAME
+from foury_sim.games.foury.ruleset import builtin_campaigns
+from foury_sim.policy import make_policy
+numba.set_num_threads(1)
+p = make_policy({policy!r}, GAME.policies)
+base = GAME.load_ruleset()
+GAME.simulate(base, {hero!r}, p, 1, 0, 2000)
+out = {{}}
+for name in builtin_campaigns():
+    camp = GAME.load_ruleset(campaign=name)
+    runs = {{"base": [], "campaign": [], "ratio": [], "load": [], "turns_base": [], "turns_campaign": []}}
+    for i in range({repeats}):
+        speed = {{}}
+        for tag, r in (("base", base), ("campaign", camp)):
+            t = time.perf_counter()
+            res = GAME.simulate(r, {hero!r}, p, 100 + i, 0, {games})
+            speed[tag] = {games} / (time.perf_counter() - t)
+            runs[tag].append(speed[tag])
+            runs["turns_" + tag].append(float(res["turns"].mean()))
+        runs["ratio"].append(speed["campaign"] / speed["base"])
+        runs["load"].append(os.getloadavg()[0])
+    out[name] = runs
+print(json.dumps(out))
+"""
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def campaigns_main(a: argparse.Namespace) -> None:
+    runs = _campaign_ratios(a.games, a.repeats, a.hero, a.policy)
+    res = {"games": a.games, "repeats": a.repeats, "hero": a.hero, "policy": a.policy, "threads": 1,
+           "campaigns": {n: {"ratio_median": statistics.median(r["ratio"]),
+                             "base_games_per_s": statistics.median(r["base"]),
+                             "campaign_games_per_s": statistics.median(r["campaign"]),
+                             "turns_base": statistics.median(r["turns_base"]),
+                             "turns_campaign": statistics.median(r["turns_campaign"]), "runs": r}
+                         for n, r in runs.items()}}
+    (HERE / "results").mkdir(exist_ok=True)
+    (HERE / "results" / "foury_campaigns.json").write_text(json.dumps(res, indent=2))
+    print(f"Dungeon Foury campaigns vs the base game, hero {a.hero}, policy {a.policy}, {a.games:,} games x "
+          f"{a.repeats}, alternating, 1 thread (medians)")
+    for n, c in res["campaigns"].items():
+        print(f"  {n:12s} {c['campaign_games_per_s']:>10,.0f} games/s vs base {c['base_games_per_s']:>10,.0f}: "
+              f"ratio {c['ratio_median']:.2f} (target >= 0.5); turns {c['turns_campaign']:.1f} vs "
+              f"{c['turns_base']:.1f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=200_000)
@@ -68,7 +124,11 @@ def main() -> None:
     ap.add_argument("--hero", default="free")
     ap.add_argument("--policy", default="greedy")
     ap.add_argument("--skip-cold", action="store_true", help="skip the cold-compile start-up (slow)")
+    ap.add_argument("--campaigns", action="store_true", help="only the campaigns' A/B speed ratios vs the base game")
     a = ap.parse_args()
+    if a.campaigns:
+        campaigns_main(a)
+        return
     import numba
 
     cores = numba.config.NUMBA_NUM_THREADS

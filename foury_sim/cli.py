@@ -545,23 +545,27 @@ def report(results: Path = typer.Argument(..., help="A study folder, e.g. result
         typer.echo(f"wrote {p}")
 
 
-@app.command(cls=Command)
+@app.command(cls=Command, context_settings=GAME_OPTIONS)
 def assumptions(
+    ctx: typer.Context,
     game: str = GameArg,
     fmt: str = typer.Option("text", "--format", metavar="FORMAT", help=FORMAT_HELP),
     map: str | None = typer.Option(None, "--map", metavar="NAME", help=MAP_HELP),
     rules: Path | None = typer.Option(None, metavar="FILE", help=RULES_HELP),
     set_: list[str] | None = typer.Option(None, "--set", metavar="KEY=VALUE", help=SET_HELP),
 ) -> None:
-    """List the values no rulebook prints: key, value, plausible range or alternatives, reason, where."""
+    """List the values no rulebook prints: key, value, plausible range or alternatives, reason, where. The options
+    of `run` only some games take (e.g. `--campaign NAME`) follow the common ones."""
     from .assumptions import of, table
     from .registry import get_game
+    from .runner import run_options
 
     check_format(fmt)
     spec = get_game(game)
+    options = run_options(spec, "run", _game_options(spec, "run", ctx.args))
     check_input_file(rules, "--rules")
     spec.check_map(map)
-    rs = spec.load_ruleset(str(rules) if rules else None, set_, map)
+    rs = spec.load_ruleset(str(rules) if rules else None, set_, map, **options)
     found = of(rs)
     if fmt == "json":
         from .files import to_jsonable
@@ -643,19 +647,22 @@ def _board(game: str | None) -> tuple[Any, Any]:
     return spec, spec.board
 
 
-@map_app.command("render", cls=Command)
+@map_app.command("render", cls=Command, context_settings=GAME_OPTIONS)
 def map_render(
+    ctx: typer.Context,
     map_file: str = typer.Argument(..., metavar="MAP", help="Map file or shipped map name."),
     out: str = typer.Option("map.png", "-o", "--out", metavar="FILE", help="PNG to write (its folder must exist)."),
     game: str | None = typer.Option(None, "--game", metavar="GAME", help="The game whose board it is (default: "
                                     "the default game)."),
 ) -> None:
-    """Draw a board (map) as a picture a designer can check."""
+    """Draw a board (map) as a picture a designer can check. Options only some games take (e.g. `--campaign NAME`:
+    the map read as that campaign's rules read it) follow the common ones."""
     from .files import atomic_write
 
-    _, board = _board(game)
+    spec, board = _board(game)
+    options = _game_options(spec, "map", ctx.args)
     check_out_file(out, "--out", ".png")
-    m = board.resolve(map_file)
+    m = board.load(map_file, None, None, **options) if options and board.load is not None else board.resolve(map_file)
     fig = board.draw(m)
     import io
 
@@ -664,8 +671,9 @@ def map_render(
     _write_or_say(lambda: atomic_write(out, buf.getvalue()), f"wrote {out}", out, result=False)
 
 
-@map_app.command("check", cls=Command)
+@map_app.command("check", cls=Command, context_settings=GAME_OPTIONS)
 def map_check(
+    ctx: typer.Context,
     map_file: str = typer.Argument(..., metavar="MAP", help="Map file or shipped map name."),
     game: str | None = typer.Option(None, "--game", metavar="GAME", help="The game whose board it is (default: "
                                     "the default game)."),
@@ -674,9 +682,12 @@ def map_check(
     set_: list[str] | None = typer.Option(None, "--set", metavar="KEY=VALUE", help="Check under these overrides "
                                           "(as `run --set`; repeatable; default: none)."),
 ) -> None:
-    """Parse and validate a board (map) exactly as `run` would (same ruleset, same checks); print what it holds."""
-    _, board = _board(game)
-    m = (board.load(map_file, str(rules) if rules else None, set_) if board.load is not None
+    """Parse and validate a board (map) exactly as `run` would (same ruleset, same checks); print what it holds.
+    Options only some games take (e.g. `--campaign NAME`: check it against that campaign's rules) follow the
+    common ones."""
+    spec, board = _board(game)
+    options = _game_options(spec, "map", ctx.args)
+    m = (board.load(map_file, str(rules) if rules else None, set_, **options) if board.load is not None
          else board.resolve(map_file))
     for line in board.check(m):
         typer.echo(line)

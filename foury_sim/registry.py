@@ -29,9 +29,9 @@ class Board:
     * ``heat_cells(board) -> bool array``: the cells that take heat (the rooms, tiles...; heat is drawn only there).
     * ``cell_record(ruleset, df, extras) -> dict | None``: per-room numbers of a sweep cell
       (``{"map": name or path, "visits": [...], "deaths": [...]}``, one entry per cell of the board).
-    * ``load(name_or_path, rules, sets) -> board``: the board as ``run`` takes it under that ruleset (rules
-      file and ``--set``s; None: the shipped rules), refused with the same line as ``run``; ``map check``
-      uses it (None: ``resolve``).
+    * ``load(name_or_path, rules, sets, **options) -> board``: the board as ``run`` takes it under that ruleset
+      (rules file and ``--set``s; None: the shipped rules; ``options``: the game's options of ``map``, e.g. a
+      campaign), refused with the same line as ``run``; ``map check`` uses it (None: ``resolve``).
     """
 
     resolve: Callable[[str | None], Any]
@@ -48,8 +48,9 @@ class Board:
 class GameOption:
     """An option of a command that only some games take (``--hearts`` of ``odds``, say).
 
-    ``commands``: the commands taking it: ``"odds"`` (its value is a keyword argument of ``spec.odds``)
-    or ``"run"`` (a keyword argument of ``spec.load_ruleset``). Given to a game that does not declare
+    ``commands``: the commands taking it: ``"odds"`` (its value is a keyword argument of ``spec.odds``),
+    ``"run"`` (a keyword argument of ``spec.load_ruleset``) or ``"map"`` (of ``board.load``: ``map check`` and
+    ``map render``). Given to a game that does not declare
     it, the command line refuses it in one line.
     ``minimum`` .. ``maximum``: the documented range of a number (both required for ``int`` and ``float``
     options: a value has a range so that no option can ask for minutes of work or wrap around).

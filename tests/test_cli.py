@@ -125,6 +125,13 @@ BAD = [
     (["run", "tactics", "--dm", "ruthless", "--dm-param", "cruelty=2"], "--dm-param", "unknown policy parameter"),
     (["run", "tactics", "--policy", "ruthless"], "--policy", "unknown policy 'ruthless'"),
     (["odds", "tactics", "--hearts", "3"], "--hearts", "--hearts is an option of foury, not of tactics"),
+    (["run", "foury", "--campaign", "kraken"], "--campaign", "unknown campaign 'kraken'"),
+    (["replay", "foury", "--campaign", "README.md"], "--campaign", "must end in .toml"),
+    (["map", "check", "base", "--campaign", "nope"], "--campaign", "unknown campaign 'nope'"),
+    (["map", "check", "base", "--campaign", "inout"], "base.map", "wants at least 1 yellow potion"),
+    (["map", "render", "base", "--campaign", "nope"], "--campaign", "unknown campaign 'nope'"),
+    (["run", "delve", "--campaign", "inout"], "--campaign", "--campaign is an option of foury, not of delve"),
+    (["assumptions", "foury", "--campaign", "nope"], "--campaign", "unknown campaign 'nope'"),
 ]
 
 

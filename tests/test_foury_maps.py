@@ -7,6 +7,7 @@ import pytest
 
 from foury_sim.errors import InputError
 from foury_sim.games.foury.icons import (
+    CAMPAIGN_FIRST,
     CHEST,
     CIRCLE,
     CORNUCOPIA,
@@ -367,9 +368,10 @@ def test_base_map_connectivity(base):
 
 def test_base_map_icons(base):
     total = base.icons.sum(axis=0)
-    used = total[SHIPPED.used]  # every icon of the shipped ruleset; spare foe slots stay empty
+    base_icons = [i for i in SHIPPED.used if i < CAMPAIGN_FIRST]  # the campaigns' items are on campaign maps only
+    used = total[base_icons]  # every icon of the shipped ruleset; spare foe slots stay empty
     assert (used >= 1).all(), [ICON_CHARS[i] for i in np.flatnonzero(total == 0)]
-    assert total[len(SHIPPED.used):].sum() == 0
+    assert total[len(base_icons):].sum() == 0
     assert base.icons.sum(axis=1).max() <= 2
     rooms = (base.sector != VOID) & (base.sector != ORACLE)
     empty = (base.icons.sum(axis=1) == 0) & rooms

@@ -17,7 +17,7 @@ from . import layout
 from .board import BOARD, ROOM_CONVENTION, room_name
 from .layout import HERO_KEYS, N_OUT, OUT_BAD
 from .outputs import OUTPUTS
-from .ruleset import FouryRules, load_ruleset
+from .ruleset import BASE_CAMPAIGN, FouryRules, builtin_campaigns, load_ruleset
 from .trace import format_trace
 
 with use_cache(__name__):  # compiled kernels are cached per version of this package's code
@@ -91,7 +91,8 @@ def replay(rules: FouryRules, hero: str, policy: Policy, seed: int, game: int) -
         win, score, turns, rounds = (int(x) for x in end[-1][1:5])
         result = [f"Result: {'WON' if win else 'LOST'}, {rounds} of {int(rules.R[layout.R_ROUNDS])} rounds "
                   f"completed, {turns} turns, final score {score}."]
-    head = [f"Replay of Dungeon Foury, game {game} of seed {seed}: hero {rules.heroes[hero]['name']}, "
+    camp = f"campaign {rules.campaign_title} ({rules.campaign}), " if rules.campaign else ""
+    head = [f"Replay of Dungeon Foury, game {game} of seed {seed}: {camp}hero {rules.heroes[hero]['name']}, "
             f"policy {policy.describe()}, map {rules.map.name} ({Path(rules.map.path).name or 'shipped'})"]
     note = [f"Rooms: {ROOM_CONVENTION}, as labelled on `foury-sim map render`."]
     return head + result + note + format_trace(tr, rules.map.cols, rules.icons.names, rules.map.sector)
@@ -150,5 +151,8 @@ GAME = register(GameSpec(
     outputs=OUTPUTS,
     odds=_odds,
     board=BOARD,
-    options=(GameOption("hearts", ("odds",), "Hearts at the start of a fight fought to the end.", int, 5, 1, 30),),
+    options=(GameOption("hearts", ("odds",), "Hearts at the start of a fight fought to the end.", int, 5, 1, 30),
+             GameOption("campaign", ("run", "map"), "A campaign: its rules and map over the base game's "
+                        f"(shipped: {', '.join(builtin_campaigns())}; or a campaign file NAME.toml, docs/rules.md "
+                        f"'Campaigns'; '{BASE_CAMPAIGN}': the base game, The Ancient Story).", str, BASE_CAMPAIGN)),
 ))

@@ -26,13 +26,15 @@ def room_name(cell: int, cols: int, sectors: Sequence[int] | None = None) -> str
     return f"{I.SECTOR_CHARS[int(sectors[cell])]} {where}"
 
 
-def load(name_or_path: str, rules: str | None = None, sets: list[str] | None = None) -> MapData:
-    """The map as ``foury-sim run`` takes it: the ruleset (the shipped one, or ``rules``/``sets``) is loaded
-    with this map, so ``map check`` refuses exactly what ``run`` refuses, with the same line (``parse_map``:
-    format and size limits; ``maps.check_map``: what the ruleset needs)."""
+def load(name_or_path: str, rules: str | None = None, sets: list[str] | None = None,
+         campaign: str | None = None) -> MapData:
+    """The map as ``foury-sim run`` takes it: the ruleset (the shipped one, or ``rules``/``sets``, under the
+    ``campaign``'s rules if given) is loaded with this map, so ``map check`` refuses exactly what ``run`` refuses,
+    with the same line (``parse_map``: format and size limits; ``maps.check_map``: what the ruleset needs;
+    ``ruleset.check_campaign_map``: what the campaign asks of its map)."""
     from .ruleset import load_ruleset
 
-    return load_ruleset(rules, sets, name_or_path).map
+    return load_ruleset(rules, sets, name_or_path, campaign=campaign).map
 
 
 def check(m: MapData) -> list[str]:

@@ -42,12 +42,23 @@ RESERVED_CHARS = ". *"
 # Foe slots: the ruleset's [enemies] in table order; unused slots stay empty on every map.
 FOE_FIRST = len(FIXED_CHARS)
 MAX_FOES = 12
-N_ICONS = FOE_FIRST + MAX_FOES
 NO_CHAR = "\0"  # the map character of an unused foe slot (never in a map file)
+
+# Campaign items (docs/rules.md, "Campaigns"): after the foe slots, so that no icon number of the base game
+# moves. The coloured potions of "In and Out with Your Strength" (and of the Slaughter and the Kraken): healed
+# hearts by ruleset (potions.yellow, potions.purple), then one free step (potions.coloured_step).
+CAMPAIGN_FIRST = FOE_FIRST + MAX_FOES
+YELLOW_POTION, PURPLE_POTION = CAMPAIGN_FIRST, CAMPAIGN_FIRST + 1
+CAMPAIGN_ITEMS = (YELLOW_POTION, PURPLE_POTION)
+CAMPAIGN_CHARS = "yv"
+CAMPAIGN_NAMES = ("yellow potion", "purple potion")
+CAMPAIGN_KEYS = ("yellow_potion", "purple_potion")
+CAMPAIGN_GLYPHS = ("Yellow", "Purple")  #: labels drawn in a room (``map render``)
+N_ICONS = CAMPAIGN_FIRST + len(CAMPAIGN_CHARS)
 
 
 def is_foe(icon: int) -> bool:
-    return FOE_FIRST <= icon < N_ICONS
+    return FOE_FIRST <= icon < CAMPAIGN_FIRST
 
 
 @dataclass(frozen=True)
@@ -65,14 +76,15 @@ class IconTable:
     @classmethod
     def with_foes(cls, foes: list[tuple[str, str, str]]) -> IconTable:
         """From the foes' (key, char, name) in slot order."""
-        spare = range(FOE_FIRST + len(foes), N_ICONS)
-        return cls(FIXED_CHARS + "".join(c for _, c, _ in foes) + NO_CHAR * len(spare),
-                   FIXED_NAMES + tuple(n for _, _, n in foes) + tuple(f"enemy of slot {i}" for i in spare),
-                   FIXED_KEYS + tuple(k for k, _, _ in foes) + ("",) * len(spare))
+        spare = range(FOE_FIRST + len(foes), CAMPAIGN_FIRST)
+        return cls(FIXED_CHARS + "".join(c for _, c, _ in foes) + NO_CHAR * len(spare) + CAMPAIGN_CHARS,
+                   FIXED_NAMES + tuple(n for _, _, n in foes) + tuple(f"enemy of slot {i}" for i in spare)
+                   + CAMPAIGN_NAMES,
+                   FIXED_KEYS + tuple(k for k, _, _ in foes) + ("",) * len(spare) + CAMPAIGN_KEYS)
 
     def foe(self, key: str) -> int:
         """The icon of the foe with ruleset key ``key``."""
-        return self.keys.index(key, FOE_FIRST)
+        return self.keys.index(key, FOE_FIRST, CAMPAIGN_FIRST)
 
     @property
     def used(self) -> list[int]:

@@ -31,8 +31,20 @@ from ...config import CACHE, CHUNK, CompiledOnFirstUse
 from ...policy import POLICY_TYPE, USER_POLICY_ID
 from ...rng import d6, next_u64, roll, seed_stream
 from ...tracing import trace_row
+from .icons import (
+    CAMPAIGN_FIRST,
+    CIRCLE,
+    CORNUCOPIA,
+    DIE,
+    FOE_FIRST,
+    LEVER,
+    N_ICONS,
+    POTION,
+    PURPLE_POTION,
+    STAIRS,
+    YELLOW_POTION,
+)
 from .icons import CHEST as I_CHEST
-from .icons import CIRCLE, CORNUCOPIA, DIE, FOE_FIRST, LEVER, POTION, STAIRS
 from .icons import CLOVER as I_CLOVER
 from .icons import SHIELD as I_SHIELD
 from .icons import SHOVEL as I_SHOVEL
@@ -176,10 +188,14 @@ def foe_with(board, rm, cell, having, lacking):
     return False
 
 
+#: every item icon (collected, erased by an imp): the base game's, then the campaigns' (icons.CAMPAIGN_ITEMS)
+_ITEM_ICONS = np.array([*range(I_CHEST, DIE + 1), *range(CAMPAIGN_FIRST, N_ICONS)], np.int64)
+
+
 @njit(cache=CACHE, inline="always", _nrt=False)
 def item_count(rm, cell):
     k = 0
-    for ic in range(I_CHEST, DIE + 1):
+    for ic in _ITEM_ICONS:
         k += rm[cell, RM_ICON + ic]
     return k
 
@@ -340,13 +356,13 @@ def destroy_items(R, st, rm, dice, cell):
     if k == 0:
         return
     if R[R_IMP_ONE] == 0:
-        for ic in range(I_CHEST, DIE + 1):
+        for ic in _ITEM_ICONS:
             if rm[cell, RM_ICON + ic] > 0:
                 log(tr, st, TR_IMP, cell, ic, rm[cell, RM_ICON + ic], 0, 0)
                 rm[cell, RM_ICON + ic] = 0
         return
     pick = roll(rs, script, k) if k > 1 else 1
-    for ic in range(I_CHEST, DIE + 1):
+    for ic in _ITEM_ICONS:
         pick -= rm[cell, RM_ICON + ic]
         if pick <= 0:
             rm[cell, RM_ICON + ic] -= 1
@@ -684,6 +700,8 @@ def receive(board, st, opts, dice, pol, cell, icon):
         gain(st, tr, CLOVER, 1)
     elif icon == CORNUCOPIA:
         gain_cornucopia(board, st, opts, dice, pol, 1, cell)
+    elif icon == YELLOW_POTION or icon == PURPLE_POTION:
+        coloured_potion(R, st, tr, icon)
 
 
 # DIE-table outcomes that hand out an item: the item's icon (-1 for the others)
@@ -747,6 +765,12 @@ def collect_items(board, st, rm, opts, dice, pol, cell):
         rm[cell, RM_ICON + ic] = 0
         for _ in range(k):
             receive(board, st, opts, dice, pol, cell, ic)
+    for ic in range(CAMPAIGN_FIRST, N_ICONS):  # the campaigns' items (none on a base map)
+        k = rm[cell, RM_ICON + ic]
+        if k > 0:
+            rm[cell, RM_ICON + ic] -= k
+            for _ in range(k):
+                receive(board, st, opts, dice, pol, cell, ic)
     use_dice(board, st, rm, opts, dice, pol, cell)
 
 
@@ -978,6 +1002,8 @@ def enter_room(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table
             c = decide(D_EXTRA, n, st, opts, dice, pol)
             log(tr, st, TR_EXTRA, opts[c, O_TO], 0, 0, 0, 0)
             return 2 + opts[c, O_TO] * 4 + opts[c, O_DIR]
+    if st[S_POTION_STEPS] > 0:  # campaigns: a coloured potion's free step
+        return potion_step(board, st, rm, opts, dice, pol, cell)
     return 0
 
 
@@ -1505,6 +1531,49 @@ def do_move(board, st, rm, sc, opts, dice, pol, vis, c):
     return arrive(board, st, rm, opts, dice, pol, vis, to, d, frm, table, False)
 
 
+# ------------------------------------------------------------------------------ campaigns --
+@njit(cache=CACHE, _nrt=False)
+def coloured_potion(R, st, tr, icon):
+    """A coloured potion (campaigns): "a label with 2 DOTS, meaning it heals you for 2 Life Points" (yellow;
+    3 for purple), and "you can move 1 step without rolling dice" (``potions.coloured_step``): the step is kept
+    pending and taken when the room is resolved (``potion_step``)."""
+    gain(st, tr, HEARTS, R[R_POTION_YELLOW] if icon == YELLOW_POTION else R[R_POTION_PURPLE])
+    if R[R_POTION_STEP] == 1:
+        st[S_POTION_STEPS] += 1
+
+
+@njit(cache=CACHE, _nrt=False)
+def potion_step(board, st, rm, opts, dice, pol, cell):
+    """Take one pending potion step: the policy picks an adjacent room (D_EXTRA, as the room event's extra move),
+    entered without a roll. Returns ``enter_room``'s free-step code, or 0 when no room is reachable (the step is
+    lost). Ruling: the step is taken at once (a step back to an explored room is always among the choices when
+    the way in is open); a round that ends in the room drops it."""
+    rs, ps, script, tr = dice
+    st[S_POTION_STEPS] -= 1
+    n = adjacent_options(board, st, rm, opts, cell)
+    if n == 0:
+        return 0
+    c = decide(D_EXTRA, n, st, opts, dice, pol)
+    log(tr, st, TR_POTION_STEP, cell, opts[c, O_TO], st[S_POTION_STEPS], 0, 0)
+    return 2 + opts[c, O_TO] * 4 + opts[c, O_DIR]
+
+
+@njit(cache=CACHE, _nrt=False)
+def turn_market(board, st, opts, dice, pol):
+    """"At the end of each turn, you can always purchase additional resources at the market"
+    (``rulings.market_every_turn``): the market at this round's chest value, once per turn the round goes on.
+    Ruling: it opens when there is something to purchase with (a chest or a cornucopia) and offers purchases
+    (a chest for the round's value, a cornucopia redeemed); swaps only under ``market_every_turn = "all"``."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    if st[CHEST] == 0 and st[CORNU] == 0:
+        return
+    log(tr, st, TR_TURN_MARKET, st[S_TURN], st[S_CHESTV], 0, 0, 0)
+    st[S_TURN_MARKET] = 1
+    market(R, st, opts, dice, pol, st[S_CHESTV])
+    st[S_TURN_MARKET] = 0
+
+
 # ------------------------------------------------------------------------ market, sheet --
 @njit(cache=CACHE, _nrt=False)
 def market(R, st, opts, dice, pol, value):
@@ -1535,8 +1604,8 @@ def market(R, st, opts, dice, pol, value):
                     opts[n, 3] = 1
                     n += 1
         for a in range(N_TRAITS):
-            if st[a] <= (1 if a == HEARTS else 0):
-                continue
+            if st[a] <= (1 if a == HEARTS else 0) or st[S_TURN_MARKET] > R[R_TURN_MARKET_SWAPS]:
+                continue  # (the end-of-turn market of a campaign offers no swaps unless the ruling says so)
             for b in range(N_TRAITS):
                 if b != a and st[b] < st[S_CAP + b]:
                     opts[n, 0] = M_SWAP
@@ -1656,6 +1725,7 @@ def play_round(board, st, rm, sc, opts, dice, pol, vis):
     st[S_JUMPS_IDLE] = 0
     st[S_PROGRESS_TURN] = st[S_TURN]
     st[S_ROUND_NEW] = 0
+    st[S_POTION_STEPS] = 0
     for x in range(geo.shape[0]):
         rm[x, RM_FLAG] &= ~(F_FACED | F_LEVER)
     log(tr, st, TR_ROUND, k + 1, s, arrows[a, 0], st[S_BONUS], st[S_CHESTV])
@@ -1672,6 +1742,8 @@ def play_round(board, st, rm, sc, opts, dice, pol, vis):
             die(board, st, tr, CAUSE_TIMEOUT, st[S_POS])
             st[S_COINS_LEFT] = 0
             break
+        if R[R_MARKET_EVERY_TURN] == 1:  # campaigns: the market at the end of every turn
+            turn_market(board, st, opts, dice, pol)
         if st[S_HERO] == H_ELYDION and st[S_ELY_USED] == 0:
             opts[0, 0] = 0
             opts[1, 0] = 1

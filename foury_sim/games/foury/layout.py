@@ -95,7 +95,11 @@ S_SEARCH_FAULT = 112  # after a search game: forced decisions whose replay diffe
 # -- state slots 120..127: free
 S_ARROW0 = 128  # state[S_ARROW0 + a] = 1 when arrow a is used (entered or exited)
 MAX_ARROWS = 32
-STATE_SIZE = S_ARROW0 + MAX_ARROWS
+# -- state slots 160..191: the 2-player mode
+# -- state slots 192..239: campaigns (docs/rules.md, "Campaigns")
+S_POTION_STEPS = 192  # free steps a coloured potion gave that are still to take (potions.coloured_step)
+S_TURN_MARKET = 193  # 1 while the end-of-turn market is open (rulings.market_every_turn)
+STATE_SIZE = 240
 
 # --- decisions (kind) and their options ----------------------------------------------------
 D_TRAIT = 0  # options: [track, current, cap]
@@ -202,8 +206,15 @@ R_COIN_NEW_GAME = 67  # rulings.insert_coin = "new_game": a continue starts the 
 
 # -- rules 80..95: foes from the ruleset's [enemies] table
 R_N_FOES = 80  # foe kinds: icons FOE_FIRST .. FOE_FIRST + R[R_N_FOES] - 1 (icons.py)
-# -- rules 81..95: free
-R_SIZE = 96
+# -- rules 81..111: free
+# -- rules 112..159: campaigns (docs/rules.md, "Campaigns"); every one is 0 in the base game
+R_HERO_CAPS_SCALE = 112  # rulings.hero_caps = "scale": a hero's caps are the scale's top (character.cap)
+R_MARKET_EVERY_TURN = 113  # rulings.market_every_turn != "off": the market opens at the end of every turn of a round
+R_POTION_YELLOW = 114  # potions.yellow: hearts healed by a yellow potion (Cicisbeo Juice)
+R_POTION_PURPLE = 115  # potions.purple: hearts healed by a purple potion (Dragon's Blood)
+R_POTION_STEP = 116  # potions.coloured_step: a coloured potion also gives one free step (no roll)
+R_TURN_MARKET_SWAPS = 117  # rulings.market_every_turn = "all": the end-of-turn market also offers swaps
+R_SIZE = 160
 
 # --- tables (int64[T_ROWS, T_COLS]) --------------------------------------------------------
 T_EVENTS = 0  # rows 0..3: the room-event table of sectors A..D (6 faces)
@@ -274,5 +285,9 @@ TR_DIE_LEFT = 51  # [cell, dice left]: the DIE icon is left unused in the room
 TR_SEARCH = 60  # [decision kind, options, rollouts per option, the base policy's choice, the option taken]
 TR_SEARCH_OPT = 61  # [option, rollouts won, mean value x 1000, mean paired difference from the base's choice
 #                     x 1000, flags: 1 taken, 2 the base's choice]
+
+# -- trace codes 70..79: campaigns
+TR_POTION_STEP = 70  # [from, to, steps still pending]: a coloured potion's free step
+TR_TURN_MARKET = 71  # [turn, chest value]: the end-of-turn market opens (rulings.market_every_turn)
 
 TRACE_COLS = 6

@@ -52,6 +52,8 @@ from ... import assumptions as assume
 from ...errors import InputError
 from ...trace_format import a as with_article
 from .icons import (
+    CAMPAIGN_FIRST,
+    CAMPAIGN_GLYPHS,
     CIRCLE,
     DC,
     DR,
@@ -896,8 +898,10 @@ FIXED_GLYPHS = (
 
 
 def icon_glyphs(table: IconTable) -> tuple[str, ...]:
-    """Label drawn in a room for each icon: the fixed glyphs, then each foe's name capitalised."""
-    return FIXED_GLYPHS + tuple(n[:1].upper() + n[1:] for n in table.names[len(FIXED_GLYPHS):])
+    """Label drawn in a room for each icon: the fixed glyphs, then each foe's name capitalised, then the campaign
+    items' glyphs."""
+    foes = table.names[len(FIXED_GLYPHS):CAMPAIGN_FIRST]
+    return FIXED_GLYPHS + tuple(n[:1].upper() + n[1:] for n in foes) + CAMPAIGN_GLYPHS
 
 
 ICON_GLYPHS = icon_glyphs(SHIPPED)

@@ -39,9 +39,11 @@ from .layout import (
     R_FLEE_BACK,
     R_FREE_MOVE_TURNS,
     R_HERO,
+    R_HERO_CAPS_SCALE,
     R_IMP_ONE,
     R_KAEL_FOE_ICON,
     R_KAEL_MONSTERS_ONLY,
+    R_MARKET_EVERY_TURN,
     R_MAX_MARKET_OPS,
     R_MAX_TURNS,
     R_MIN_HEARTS,
@@ -52,6 +54,9 @@ from .layout import (
     R_ORACLE_IMMUNE,
     R_ORACLE_TABLE_DEST,
     R_POTION,
+    R_POTION_PURPLE,
+    R_POTION_STEP,
+    R_POTION_YELLOW,
     R_PRIZE,
     R_PRIZE_EVERY,
     R_REQ_ANYWHERE,
@@ -68,6 +73,7 @@ from .layout import (
     R_THAL_BANDIT,
     R_TRAIT_MARKS,
     R_TROLL_RETURNS,
+    R_TURN_MARKET_SWAPS,
     R_UPPER_PLACES,
     R_WEAR_PER_ROLLOFF,
     RM_COLS,
@@ -98,7 +104,7 @@ from .layout import (
     T_UP_PLACES,
     TRACK_NAMES,
 )
-from .maps import MapData, MapNeeds, check_map, resolve_map, upper_distances
+from .maps import MapData, MapNeeds, builtin_maps, check_map, resolve_map, upper_distances
 
 DEFAULT_RULES = Path(str(resources.files("foury_sim.games.foury") / "data" / "rules.toml"))
 #: Tables where a user's ``--rules`` file may add entries (``rulesfile.merge``).
@@ -132,6 +138,9 @@ RULINGS: dict[str, tuple[tuple[Any, ...], Any, Any]] = {
     "roll_after_swim": ((True, False), R_ROLL_AFTER_SWIM, True),
     "oracle_immune": ((True, False), R_ORACLE_IMMUNE, True),
     "flee_to": (("stay", "back"), R_FLEE_BACK, "back"),
+    "hero_caps": (("sheet", "scale"), R_HERO_CAPS_SCALE, "scale"),
+    "market_every_turn": (("off", "purchases", "all"), (R_MARKET_EVERY_TURN, R_TURN_MARKET_SWAPS),
+                          {"off": (0, 0), "purchases": (1, 0), "all": (1, 1)}),
 }
 ENEMY_FIELDS = {"char", "base", "mult", "traits", "name", "strength"}
 #: Keys of an enemy's ``strength`` table (docs/rules.md, "Monster strength by round"): a sector letter names the
@@ -160,6 +169,9 @@ RANGES: rulesfile.Ranges = {
     "character.cap.*": (0, 99),
     "character.min_hearts": (1, 99),
     "potions.red": (0, 20),
+    "potions.yellow": (0, 20),
+    "potions.purple": (0, 20),
+
     "enemies.*.base": (-6, 20),
     "enemies.*.mult": (0, 10),
     "enemies.*.strength.*": (-66, 220),
@@ -210,6 +222,8 @@ class FouryRules:
     assumptions: list[assume.Assumption] = field(default_factory=list)
     foes: list[Foe] = field(default_factory=list)  #: the [enemies] table in slot order
     icons: I.IconTable = I.SHIPPED  #: map characters and names of every icon, foes from this ruleset
+    campaign: str = ""  #: the campaign played (``--campaign``: a shipped name or a file), "" for the base game
+    campaign_title: str = ""  #: its title (``[campaign] title``)
 
     def for_hero(self, hero: str) -> tuple[np.ndarray, np.ndarray]:
         """R and T with the hero's id, sheet and caps filled in."""
@@ -217,7 +231,7 @@ class FouryRules:
         T = self.T.copy()
         R[R_HERO] = HERO_KEYS.index(hero)
         h = self.heroes[hero]
-        if "cap" in h:
+        if "cap" in h and R[R_HERO_CAPS_SCALE] == 0:  # "scale": the caps stay character.cap (no extra slots)
             for t in range(N_TRAITS):
                 T[T_CAP, t] = h["cap"][TRACK_NAMES[t]]
         if "start" in h:
@@ -262,16 +276,118 @@ def _tracks(rf: rulesfile.RuleFile, key: str, names: tuple[str, ...]) -> dict[st
 
 
 def load_ruleset(rules_path: str | Path | None = None, overrides: list[str] | dict | None = None,
-                 map_path: str | None = None) -> FouryRules:
-    """Read the default ruleset, merge a user's file and ``--set`` overrides, validate, build arrays."""
+                 map_path: str | None = None, campaign: str | None = None) -> FouryRules:
+    """Read the default ruleset, merge a campaign's overlay (``--campaign``), a user's file and ``--set``
+    overrides, validate, build arrays."""
     overrides, strength_sets = split_strength_sets(overrides)
-    rf = rulesfile.load_ruleset_file(DEFAULT_RULES, rules_path, overrides, OPEN_TABLES)
+    meta: dict[str, Any] = {}
+    if campaign == BASE_CAMPAIGN:
+        campaign = None
+    if campaign:
+        camp_path = campaign_file(campaign)
+        rf, camp = load_campaign_file(camp_path, rules_path, overrides)
+        meta = camp.data["campaign"]
+    else:
+        rf = rulesfile.load_ruleset_file(DEFAULT_RULES, rules_path, overrides, OPEN_TABLES)
     rf = apply_strength_sets(rf, strength_sets)
-    sources = [str(DEFAULT_RULES)] + ([str(rules_path)] if rules_path is not None else [])
+    sources = ([str(DEFAULT_RULES)] + ([str(camp_path)] if campaign else [])
+               + ([str(rules_path)] if rules_path is not None else []))
     rules = build(rf, map_path, sources)
+    if campaign:
+        check_campaign_map(camp, rules)
+        rules.campaign = campaign
+        rules.campaign_title = meta["title"]
     found = assume.check_plausible_within_valid(assume.from_ruleset(rf, rf.shipped, rf.users), RANGES)
     rules.assumptions = found + rules.assumptions  # + the map's (``maps.check_map``)
     return rules
+
+
+# ------------------------------------------------------------------------------ campaigns --
+#: ``--campaign base``: the base game (The Ancient Story), the option's default
+BASE_CAMPAIGN = "base"
+CAMPAIGNS_DIR = Path(str(resources.files("foury_sim.games.foury") / "data" / "campaigns"))
+#: keys of a campaign file's ``[campaign]`` table (the rest of the file is a ruleset overlay)
+CAMPAIGN_FIELDS = {"title", "source", "map"}
+CAMPAIGN_MAP_FIELDS = {"at_least", "at_most"}
+#: valid ranges of a campaign file's own numbers (the rest of the file is checked with ``RANGES``)
+CAMPAIGN_RANGES: rulesfile.Ranges = {"campaign.map.at_least.*": (0, 4096), "campaign.map.at_most.*": (0, 4096)}
+
+
+def builtin_campaigns() -> dict[str, Path]:
+    """The campaigns shipped in ``data/campaigns``: name (file stem) -> path."""
+    return {p.stem: p for p in sorted(CAMPAIGNS_DIR.glob("*.toml"))}
+
+
+def campaign_file(name: str) -> Path:
+    """A shipped campaign's file by name, or a campaign file (``.toml``) a designer wrote."""
+    shipped = builtin_campaigns()
+    if name in shipped:
+        return shipped[name]
+    p = Path(name)
+    if p.suffix == ".toml" and p.is_file():
+        return p
+    hint = " (a campaign file must end in .toml)" if p.is_file() else ""
+    raise InputError(f"unknown campaign {name!r}: shipped campaigns are {', '.join(shipped)} ({BASE_CAMPAIGN!r}: the "
+                     f"base game); or give a campaign file NAME.toml{hint}", "--campaign")
+
+
+def load_campaign_file(path: Path, rules_path: str | Path | None,
+                       overrides: list[str] | dict | None) -> tuple[rulesfile.RuleFile, rulesfile.RuleFile]:
+    """The ruleset a campaign plays: the shipped defaults, the campaign file's overlay (every table but
+    ``[campaign]``), a user's ``--rules`` file, then ``--set`` (``rulesfile.load_ruleset_file`` with one more
+    layer). Returns (ruleset, the campaign file). A campaign file's ``game.map`` that is not a shipped map is a
+    path relative to the campaign file."""
+    shipped = rulesfile.load(DEFAULT_RULES)
+    camp = rulesfile.load(path)
+    meta = camp.data.get("campaign")
+    if not isinstance(meta, dict) or not isinstance(meta.get("title"), str) or not meta["title"].strip():
+        raise InputError("a campaign file needs a [campaign] table with a title = \"...\"", camp.where("campaign"))
+    extra = [k for k in meta if k not in CAMPAIGN_FIELDS]
+    if extra:
+        raise InputError(f"campaign has unknown key {extra[0]!r} (known: {', '.join(sorted(CAMPAIGN_FIELDS))})",
+                         camp.where(f"campaign.{extra[0]}"))
+    need = meta.get("map", {})
+    if not isinstance(need, dict) or any(k not in CAMPAIGN_MAP_FIELDS or not isinstance(v, dict)
+                                         for k, v in need.items()):
+        raise InputError("campaign.map must be a table of at_least = { ICON = N } and at_most = { ICON = N }",
+                         camp.where("campaign.map"))
+    overlay = {k: v for k, v in camp.data.items() if k != "campaign"}
+    game = overlay.get("game")
+    if isinstance(game, dict) and isinstance(game.get("map"), str) and game["map"] not in builtin_maps():
+        beside = path.parent / game["map"]
+        if beside.is_file():
+            overlay = {**overlay, "game": {**game, "map": str(beside)}}
+    data = copy.deepcopy(shipped.data)
+    rulesfile.merge(data, overlay, camp, OPEN_TABLES)
+    layers = [shipped, camp]
+    if rules_path is not None:
+        user = rulesfile.load(rules_path)
+        rulesfile.merge(data, user.data, user, OPEN_TABLES)
+        layers.append(user)
+    rf = rulesfile.RuleFile(data, layers[-1].text, layers[-1].path, layers)
+    return rulesfile.apply_overrides(rf, overrides), camp
+
+
+def check_campaign_map(camp: rulesfile.RuleFile, rules: FouryRules) -> None:
+    """The campaign's own demands on its map (``[campaign.map]``: at least / at most so many of an icon, by
+    the icon's ruleset key: ``potion``, ``yellow_potion``, ``orc``...), refused at the map's grid line."""
+    m = rules.map
+    total = m.icons.sum(axis=0)
+    keys = {k: i for i, k in enumerate(rules.icons.keys) if k}
+    where = f"{m.path}:{m.grid_line}:1"
+    for bound in ("at_least", "at_most"):
+        for key, _ in (camp.get(f"campaign.map.{bound}") or {}).items():
+            at = f"campaign.map.{bound}.{key}"
+            if key not in keys:
+                raise InputError(f"{at}: unknown icon {key!r}{rulesfile.nearest(key, dict.fromkeys(keys))}",
+                                 camp.where(at))
+            n = rulesfile.check_int(camp, at, CAMPAIGN_RANGES)
+            have = int(total[keys[key]])
+            if (have < n) if bound == "at_least" else (have > n):
+                word = "at least" if bound == "at_least" else "at most"
+                raise InputError(f"the campaign {camp.get('campaign.title')!r} wants {word} {n} "
+                                 f"{rules.icons.names[keys[key]]} on its map ({at} in {camp.path}), the map has "
+                                 f"{have}", where)
 
 
 def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> FouryRules:
@@ -300,6 +416,13 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
         raise InputError(f"character.trait_marks = {marks} do not fit under the caps",
                          rf.blame("character.trait_marks", "character.cap"))
     R[R_POTION] = _int(rf, "potions.red")
+    R[R_POTION_YELLOW] = _int(rf, "potions.yellow")
+    R[R_POTION_PURPLE] = _int(rf, "potions.purple")
+    step = rf.get("potions.coloured_step")
+    if not isinstance(step, bool):
+        raise InputError(f"potions.coloured_step = {step!r} is not one of true, false",
+                         rf.where("potions.coloured_step"))
+    R[R_POTION_STEP] = 1 if step else 0
     foes = parse_enemies(rf)
     for f in foes:
         T[T_EN_BASE, f.icon] = f.base
@@ -415,7 +538,7 @@ def parse_enemies(rf: rulesfile.RuleFile) -> list[Foe]:
         if not isinstance(e, dict) or not {"char", "base", "mult"} <= set(e) or set(e) - ENEMY_FIELDS:
             raise InputError(f"{at} must be {{ char = \"x\", base = N, mult = N, traits = [...] }} (name optional)",
                              where)
-        if key in I.FIXED_KEYS:
+        if key in I.FIXED_KEYS + I.CAMPAIGN_KEYS:
             raise InputError(f"{at}: {key!r} is the name of an item or fixture", where)
         if len(foes) == I.MAX_FOES:
             raise InputError(f"too many enemies: at most {I.MAX_FOES} kinds (icons.MAX_FOES)", where)
@@ -423,9 +546,10 @@ def parse_enemies(rf: rulesfile.RuleFile) -> list[Foe]:
         if not isinstance(ch, str) or len(ch) != 1 or not ch.isprintable() or ch in I.RESERVED_CHARS:
             raise InputError(f"{at}.char must be one printable character other than '.', ' ' and '*', not {ch!r}",
                              where)
-        if ch in I.FIXED_CHARS:
+        if ch in I.FIXED_CHARS + I.CAMPAIGN_CHARS:
             raise InputError(f"{at}.char {ch!r} is the map character of the "
-                             f"{I.FIXED_NAMES[I.FIXED_CHARS.index(ch)]}", where)
+                             f"{(I.FIXED_NAMES + I.CAMPAIGN_NAMES)[(I.FIXED_CHARS + I.CAMPAIGN_CHARS).index(ch)]}",
+                             where)
         if ch in chars:
             raise InputError(f"{at}.char {ch!r} is already the map character of enemies.{chars[ch]}", where)
         chars[ch] = key
@@ -582,7 +706,7 @@ def map_arrays(m: MapData, R: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np
     rm0 = np.zeros((n, RM_COLS), np.int64)
     rm0[:, RM_WALL:RM_WALL + 4] = m.wall
     rm0[:, RM_ICON:RM_ICON + I.N_ICONS] = m.icons
-    for i in reversed(range(I.FOE_FIRST, I.N_ICONS)):  # the first returning foe of a room (in slot order) returns
+    for i in reversed(range(I.FOE_FIRST, I.CAMPAIGN_FIRST)):  # the first returning foe of a room (slot order) returns
         if T[T_EN_TRAITS, i] & FT_RETURNS:
             here = m.icons[:, i] > 0
             rm0[here, RM_RETURNS] = R[R_TROLL_RETURNS]

@@ -61,6 +61,7 @@ from .layout import (
     TR_MARKET_OPEN,
     TR_MOVE,
     TR_ORACLE,
+    TR_POTION_STEP,
     TR_PREV_COLLAPSE,
     TR_REQ,
     TR_REROLL,
@@ -73,6 +74,7 @@ from .layout import (
     TR_STEAL,
     TR_TIE,
     TR_TROLL_BACK,
+    TR_TURN_MARKET,
     TR_UNWINNABLE,
     TR_UPPER,
     TR_WALK,
@@ -260,6 +262,9 @@ CODES: dict[int, TraceCode] = {
     TR_KILL_PRIZE: T("kill prize", ("kills", "prize"), "    {kills} kills this round: {n} as the kill prize",
                      words=_n("prize", "cornucopia")),
     TR_EXTRA: T("extra move", ("cell",), "    extra move to {cell:room}"),
+    TR_POTION_STEP: T("potion step", ("cell", "to", "pending"), "    the potion's free step: to {to:room}"),
+    TR_TURN_MARKET: T("turn market", ("turn", "value"), "  end of turn {turn}: the market is open (each chest buys "
+                      "{value})"),
     TR_ORACLE: T("oracle", ("sector",), "    the Oracle speaks (+1 chest); now leave through another sector"),
     TR_EXIT: T("exit", ("cell", "sector", "arrow"), "  EXIT at {cell:room} (sector {sector:letter}'s arrow): round "
                "complete"),
