@@ -1809,8 +1809,11 @@ def play_game(board, rm0, st, rm, sc, opts, dice, pol, vis):
 def p2_board(board, R2, T2):
     """The second player's board: the run's rules and tables with their hero's id and sheet (``R_P2_*``)."""
     R, T, geo, arrows = board
-    R2[:] = R
-    T2[:, :] = T
+    for i in range(R.shape[0]):
+        R2[i] = R[i]
+    for i in range(T.shape[0]):
+        for j in range(T.shape[1]):
+            T2[i, j] = T[i, j]
     R2[R_HERO] = R[R_P2_HERO]
     for t in range(N_TRAITS):
         T2[T_CAP, t] = R[R_P2_CAP + t]
@@ -1972,15 +1975,14 @@ def p2_duel_hit(bl, lo, win, rm, opts, dice, pol, dmg, cell):
             lo[SHIELD] -= 1
             shield = 1
             dmg -= 1 if R[R_SHIELD_ONE] == 1 else dmg
-    lo[HEARTS] -= dmg
-    if lo[HEARTS] <= 0:
-        lo[HEARTS] = 0
-        die(bl, lo, tr, CAUSE_DUEL, cell)
-        lo[S_P2_DONE] = 2
+    lo[HEARTS] = max(lo[HEARTS] - dmg, 0)
     take = min(R[R_P2_LOOT], lo[CHEST])
     lo[CHEST] -= take
+    log(tr, lo, TR_P2_DUEL_END, win[S_P2_SEAT], dmg, lo[HEARTS], take, shield)
+    if lo[HEARTS] == 0:
+        die(bl, lo, tr, CAUSE_DUEL, cell)
+        lo[S_P2_DONE] = 2
     p2_pass(lo, win)
-    log(tr, win, TR_P2_DUEL_END, win[S_P2_SEAT], dmg, lo[HEARTS], take, shield)
     gain(win, tr, CHEST, take)
     win[S_P2_LOOTED] += take
     win[S_P2_DUELS_WON] += 1
@@ -2031,10 +2033,11 @@ def p2_side(b, st, opp, rm, opts, dice, pol, taken):
                 opts[n, j] = opts[i, j]
             n += 1
     a = opts[decide(D_ROUND, n, st, opts, dice, pol), 0] if n > 0 else -1
-    if a < 0:  # no side left (a map with one sector): the first unused arrow
-        for x in range(arrows.shape[0]):
-            if a < 0 and st[S_ARROW0 + x] == 0:
-                a = x
+    for x in range(arrows.shape[0]):  # no entry offered (the map leaves none): any unused arrow of another side
+        if a < 0 and st[S_ARROW0 + x] == 0 and arrows[x, 2] != taken:
+            a = x
+    if a < 0:
+        a = 0
     st[S_P2_ENTRY] = a
     opp[S_ARROW0 + a] = 1  # one map: an arrow one player entered by is closed to both
     log(tr, st, TR_P2_SIDE, st[S_P2_SEAT], a, arrows[a, 2], arrows[a, 0], 0)

@@ -433,6 +433,9 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
     for i, d in enumerate(flat):
         T[T_UP_DIST + i // T_COLS, i % T_COLS] = d
     two_player(rf, R, heroes)
+    if R[R_P2_PLAYERS] == 2 and len(set(arrows[:, 2].tolist())) < 2:
+        raise InputError("two_player.players = 2 needs a map with entry arrows on at least two sides (sectors): "
+                         "each player starts from a different side", rf.where("two_player.players"))
     R[R_N_ARROWS] = arrows.shape[0]
     R[R_ROWS] = m.rows
     R[R_COLS] = m.cols
