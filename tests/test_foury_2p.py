@@ -8,6 +8,9 @@ B rooms east, a chest at each end; no exit is ever legal, so a game ends by a de
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 import pytest
 from foury_helpers import QUIET_EVENTS, play, rules
@@ -49,6 +52,14 @@ def test_sides_differ_and_turns_alternate_one_hourglass_mark_each():
     assert (col(g, "p2_turns_first"), col(g, "p2_turns_second")) == (2, 2)
 
 
+def test_second_player_is_offered_no_arrow_of_the_first_players_side():
+    """two_sides has two A arrows: seat 1 enters by one, and seat 2 is not offered the other (a different side):
+    B's arrow is its only option, so it is not even asked."""
+    g = _duel_game([], {}, **{"game.max_turns": 2})
+    assert len(g.decisions("round")) == 1 and set(g.decisions("round")[0].keys) == {0, 1, 2}
+    assert g.rows(L.TR_P2_SIDE) == [(1, 1, 0, 0, 0), (2, 2, 1, 3, 0)]
+
+
 def test_first_to_exit_wins_at_once_without_finish_round():
     """two_player.finish_round = false: seat 1's exit ends the game; seat 2 does not play turn 2."""
     g = play("four_tables", hero="kael", script=[1] * 3,
@@ -85,10 +96,10 @@ def test_seat_order_option():
 
 # =========================================================================== duels
 def _duel_game(dice, queues, **over):
-    """two_sides: both enter (and take the chest of their end room), step inwards, then duel from turn 3."""
+    """two_sides: both enter at the ends (and take the chest there), step inwards, then may duel from turn 3."""
     return play("two_sides", hero="kael", script=[1, 1, 1, 1, *dice],
                 overrides={**TWO, "game.max_turns": 3, **over},
-                queues={"round": [0], **queues})  # seat 2's only side left: no decision
+                queues={"round": [1], **queues})  # seat 1 enters at cell 0
 
 
 def test_duel_kills_and_loots():
@@ -124,7 +135,7 @@ def test_no_duel_offered_when_duels_are_off():
     """two_player.duels = false: the duel decision never comes."""
     g = play("two_sides", hero="kael", script=[1] * 6,
              overrides={**TWO, "game.max_turns": 3, "two_player.duels": False},
-             queues={"round": [0]}, check_dice=False)
+             queues={"round": [1]}, check_dice=False)
     assert g.decisions("duel") == [] and g.rows(L.TR_P2_DUEL) == []
     assert turns(g) == [(1, 1), (2, 1), (1, 2), (2, 2), (1, 3), (2, 3)]  # turn 3: ordinary turns
 
@@ -174,3 +185,16 @@ def test_seat_swap_is_paired_and_games_replay_alone():
         assert out[i] == a[name][3], name
     assert ((a["win"] == 1) == (a["p2_winner"] == 1)).all()  # the hero is seat 1
     assert ((a["opponent_win"] == 1) == (a["p2_winner"] == 2)).all()
+
+
+# =========================================================================== golden replay
+def test_golden_two_player_replay():
+    """A whole 2-player game in words (both players' turns and their duels), pinned: Kael (seat 1) against
+    Melyra, greedy, seed 16, game 4 (a race won by an exit, with duels)."""
+    r = foury.load_ruleset(None, ["two_player.players=2", "two_player.opponent=melyra"])
+    text = "\n".join(foury.replay(r, "kael", make_policy("greedy", foury.POLICIES), 16, 4)) + "\n"
+    path = Path(__file__).parent / "golden" / "foury_2p_seed16_game4_kael_melyra_greedy.txt"
+    if os.environ.get("FOURY_SIM_REGEN_GOLDEN") == "1" or not path.exists():
+        path.write_text(text)
+    assert text == path.read_text(), f"replay differs from {path.name}; regenerate with FOURY_SIM_REGEN_GOLDEN=1"
+    assert "-- Player 1 (Kael)" in text and "-- Player 2 (Melyra)" in text and "DUEL" in text

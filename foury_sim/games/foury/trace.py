@@ -289,7 +289,7 @@ CODES: dict[int, TraceCode] = {
                     "\n-- Player {seat} ({hero:hero}), turn {turn}, {n} --",
                     words=lambda f, ctx: {"n": count(f["chests"], "chest")}),
     L.TR_P2_DUEL: T("duel", ("seat", "cell", "walk"),
-                    "  walk {n} along the explored line to the other player in {cell:room}: DUEL",
+                    "  player {seat} walks {n} along the explored line to the other player in {cell:room}: DUEL",
                     words=_n("walk", "room")),
     L.TR_P2_DUEL_ROLL: T("duel roll", ("a_die", "a_add", "b_die", "b_add"),
                          "      duel roll-off: attacker {a_die} + weapon {a_add}, defender {b_die} + weapon {b_add}"),
