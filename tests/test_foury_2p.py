@@ -81,6 +81,19 @@ def test_exit_needs_the_treasures():
     assert g[L.CHEST] == 0 and g[L.S_PHASE] != 2
 
 
+@pytest.mark.parametrize("treasures", [5, 1])
+def test_oracle_phase_still_needs_the_treasures(treasures):
+    """After the Oracle (its chest counts) a player heads for an exit, but the exit opens only with the treasures:
+    seat 1 (C) visits the Oracle (1 chest) and steps onto D's arrow in turn 3: no exit with 5 needed, an exit
+    with 1."""
+    g = play("four_tables", hero="kael", script=[1] * 5,
+             overrides={**TWO, "two_player.treasures": treasures, "two_player.duels": False, "game.max_turns": 3},
+             queues={"round": [C_ARROW, A_ARROW], "move": [7, 2]}, strict=False, check_dice=False)
+    assert g.rows(L.TR_ORACLE) and g[L.CHEST] == 1 and g[L.S_PHASE] == 2
+    assert g.rows(L.TR_EXIT) == ([] if treasures == 5 else [(2, 3, 1, 0, 0)])
+    assert (col(g, "p2_end"), g.out[L.OUT_WIN]) == ((L.P2E_CAP, 0) if treasures == 5 else (L.P2E_EXIT, 1))
+
+
 def test_seat_order_option():
     """two_player.first = "opponent": the opponent's hero chooses a side and moves first."""
     g = play("four_tables", hero="kael", script=[1] * 3,
