@@ -1806,8 +1806,10 @@ def play_game(board, rm0, st, rm, sc, opts, dice, pol, vis):
 # own (the same map and rules, their own hero's sheet); the rooms ``rm`` are shared. Turns alternate, each
 # turn one ``take_turn`` (or the entry, or a duel) of the player to move, played by the same policy.
 @njit(cache=CACHE, _nrt=False)
-def p2_board(board, R2, T2):
-    """The second player's board: the run's rules and tables with their hero's id and sheet (``R_P2_*``)."""
+def p2_tables(board, R2, T2):
+    """Fill the second player's rules and tables: the run's, with their hero's id and sheet (``R_P2_*``). The
+    caller (NRT on) builds their ``Board(R2, T2, geo, arrows)``: a function compiled without NRT must not return
+    arrays."""
     R, T, geo, arrows = board
     for i in range(R.shape[0]):
         R2[i] = R[i]
@@ -1818,7 +1820,6 @@ def p2_board(board, R2, T2):
     for t in range(N_TRAITS):
         T2[T_CAP, t] = R[R_P2_CAP + t]
         T2[T_START, t] = R[R_P2_START + t]
-    return Board(R2, T2, geo, arrows)
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
@@ -2248,7 +2249,10 @@ def _simulate_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, start, count
         hi = min(count, lo + CHUNK)
         two = R[R_P2_PLAYERS] == 2  # the 2-player mode (p2_run): the opponent's state and board
         sb = np.zeros(STATE_SIZE if two else 0, np.int64)
-        bb = p2_board(board, np.empty_like(R), np.empty_like(T))
+        R2 = R.copy()
+        T2 = T.copy()
+        p2_tables(board, R2, T2)
+        bb = Board(R2, T2, geo, arrows)
         for k in range(lo, hi):
             g = start + k
             if two:
@@ -2290,8 +2294,11 @@ def _play_one(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, r
                     np.int64(params[S.P_ROLLOUTS]), np.int64(params[S.P_KINDS]), params[S.P_MARGIN],
                     params[S.P_PROGRESS], np.zeros((S.ACC_ROWS, S.MAX_BRANCH), np.float64))
     elif R[R_P2_PLAYERS] == 2:  # the 2-player mode: ``st`` is the run's hero's state
-        p2_run(board, p2_board(board, np.empty_like(R), np.empty_like(T)), rm0, st, np.zeros(STATE_SIZE, np.int64),
-               rm, sc, opts, dice, pol, vis, seed, seed ^ _POLICY_SALT, game, out, 0)
+        R2 = R.copy()
+        T2 = T.copy()
+        p2_tables(board, R2, T2)
+        p2_run(board, Board(R2, T2, geo, arrows), rm0, st, np.zeros(STATE_SIZE, np.int64), rm, sc, opts, dice, pol,
+               vis, seed, seed ^ _POLICY_SALT, game, out, 0)
     else:
         play_game(board, rm0, st, rm, sc, opts, dice, pol, vis)
     write_out(T, st, rs, out, 0)
