@@ -70,7 +70,7 @@ class Column:
       report draws its distribution per cell.
     * ``driver``: written by the game's Python driver around the kernel (e.g. ``game``), not by the kernel.
     * ``only``: ``ruleset -> bool``: the column exists only under rulesets where it is true (a mode's own
-      outputs, e.g. Foury's 2-player mode); absent without a ruleset. Kernel ones come after every other
+      outputs, e.g. a 2-player mode); absent without a ruleset. Kernel ones come after every other
       kernel column, so that the others keep their places.
     """
 
