@@ -51,6 +51,32 @@ print(json.dumps(out))
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
+def _two_player(games: int, repeats: int, hero: str, policy: str) -> dict[str, list[float]]:
+    """The 2-player mode against the solo game, interleaved in one process (1 thread): per repeat, solo games/s,
+    2-player game indices/s (each played twice, seats swapped: ``two_player.swap_seats``) and 2-player games/s
+    (one seating)."""
+    code = f"""
+import json, time, numba
+from foury_sim.games.foury import GAME
+from foury_sim.policy import make_policy
+numba.set_num_threads(1)
+p = make_policy({policy!r}, GAME.policies)
+rs = {{"solo": GAME.load_ruleset(), "pair": GAME.load_ruleset(None, ["two_player.players=2"]),
+      "one": GAME.load_ruleset(None, ["two_player.players=2", "two_player.swap_seats=false"])}}
+for r in rs.values():
+    GAME.simulate(r, {hero!r}, p, 1, 0, 500)
+out = {{k: [] for k in rs}}
+for i in range({repeats}):
+    for k, r in rs.items():
+        t = time.perf_counter()
+        GAME.simulate(r, {hero!r}, p, 100 + i, 0, {games})
+        out[k].append({games} / (time.perf_counter() - t))
+print(json.dumps(out))
+"""
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
 def _unjitted(games: int, hero: str, policy: str) -> float:
     code = f"""
 import time
@@ -125,9 +151,25 @@ def main() -> None:
     ap.add_argument("--policy", default="greedy")
     ap.add_argument("--skip-cold", action="store_true", help="skip the cold-compile start-up (slow)")
     ap.add_argument("--campaigns", action="store_true", help="only the campaigns' A/B speed ratios vs the base game")
+    ap.add_argument("--two-player", action="store_true",
+                    help="only the 2-player mode against the solo game, interleaved (docs/rules.md '2-player mode')")
     a = ap.parse_args()
     if a.campaigns:
         campaigns_main(a)
+        return
+    if a.two_player:
+        tp = _two_player(a.games, a.repeats, a.hero, a.policy)
+        med = {k: statistics.median(v) for k, v in tp.items()}
+        res2 = {"games": a.games, "hero": a.hero, "policy": a.policy, "load": os.getloadavg()[0], "runs": tp,
+                "solo_games_per_s": med["solo"], "two_player_indices_per_s": med["pair"],
+                "two_player_games_per_s": med["one"], "ratio_indices": med["pair"] / med["solo"],
+                "ratio_games": med["one"] / med["solo"]}
+        (HERE / "results").mkdir(exist_ok=True)
+        (HERE / "results" / "foury_2p.json").write_text(json.dumps(res2, indent=2))
+        print(f"Dungeon Foury 2-player vs solo, hero {a.hero}, policy {a.policy}, {a.games:,} games x {a.repeats}, "
+              f"1 thread, interleaved (medians)")
+        print(f"  solo {med['solo']:,.0f} games/s; 2-player {med['one']:,.0f} games/s (x{res2['ratio_games']:.2f}), "
+              f"{med['pair']:,.0f} game indices/s played both ways (x{res2['ratio_indices']:.2f})")
         return
     import numba
 

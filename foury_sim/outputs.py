@@ -69,6 +69,9 @@ class Column:
     * ``report``: a MEAN column is a column of the study report's cells table; ``distribution``: the
       report draws its distribution per cell.
     * ``driver``: written by the game's Python driver around the kernel (e.g. ``game``), not by the kernel.
+    * ``only``: ``ruleset -> bool``: the column exists only under rulesets where it is true (a mode's own
+      outputs, e.g. a 2-player mode); absent without a ruleset. Kernel ones come after every other
+      kernel column, so that the others keep their places.
     """
 
     name: str
@@ -90,6 +93,7 @@ class Column:
     ordered: bool = False
     codes: Callable[[Any], Sequence[int]] | None = None
     legend: str = ""
+    only: Callable[[Any], bool] | None = None
 
     def __post_init__(self) -> None:
         if self.summary not in SUMMARIES:
@@ -123,6 +127,8 @@ class Column:
 
     def names(self, ruleset: Any = None) -> list[str]:
         """The table columns this declaration stands for (several for a repeated column)."""
+        if self.only is not None and (ruleset is None or not self.only(ruleset)):
+            return []
         if self.repeat is None:
             return [self.name]
         if ruleset is None:
@@ -229,6 +235,9 @@ class Outputs:
             raise ValueError("a repeated kernel column must be the last kernel column")
         if len([c for c in kernel if c.repeat is not None]) > 1:
             raise ValueError("at most one repeated kernel column")
+        first_only = next((i for i, c in enumerate(kernel) if c.only is not None), len(kernel))
+        if any(c.only is None and c.repeat is None for c in kernel[first_only:]):
+            raise ValueError("kernel columns that exist only under some rulesets (only) come after the others")
 
     # ------------------------------------------------------------------------------ declaration
     @property

@@ -9,13 +9,14 @@ from typing import Any
 import numpy as np
 
 from ...config import CHUNK, use_cache
+from ...errors import InputError
 from ...policy import Policy, check_answers
 from ...registry import GameOption, GameSpec, register
 from ...search import kernel_params
 from ...userpolicy import clear_errors
 from . import layout
 from .board import BOARD, ROOM_CONVENTION, room_name
-from .layout import HERO_KEYS, N_OUT, OUT_BAD
+from .layout import HERO_KEYS, OUT_BAD
 from .outputs import OUTPUTS
 from .ruleset import BASE_CAMPAIGN, FouryRules, builtin_campaigns, load_ruleset
 from .trace import format_trace
@@ -46,11 +47,20 @@ def heroes(rules: FouryRules) -> list[str]:
     return [h for h in HERO_KEYS if h in rules.heroes]
 
 
+def _check_players(rules: FouryRules, policy: Policy) -> None:
+    """The 2-player mode plays both seats with one built-in or user policy; the search policy's rollouts replay
+    solo games, so it is refused there."""
+    if rules.players == 2 and policy.policy_id == POL_SEARCH:
+        raise InputError("the search policy plays the solo game only: choose another policy for "
+                         "two_player.players = 2")
+
+
 def simulate(rules: FouryRules, hero: str, policy: Policy, seed: int, start: int, count: int) -> dict[str, np.ndarray]:
     """Play games ``start .. start+count-1`` of stream ``seed``; one row per game."""
     k = _kernel()
+    _check_players(rules, policy)
     R, T = rules.for_hero(hero)
-    out = np.zeros((count, N_OUT), np.int64)
+    out = np.zeros((count, OUTPUTS.n_kernel(rules)), np.int64)
     n_chunks = max(1, (count + CHUNK - 1) // CHUNK)
     visits = np.zeros((n_chunks, rules.geo.shape[0]), np.int64)
     clear_errors(policy)
@@ -67,12 +77,13 @@ def play_one(rules: FouryRules, hero: str, policy: Policy, seed: int, game: int,
              script: np.ndarray | None = None, trace_rows: int = 50_000):
     """One game alone (optionally with forced dice): (outputs, state, rooms, trace rows)."""
     k = _kernel()
+    _check_players(rules, policy)
     R, T = rules.for_hero(hero)
     sc = NO_SCRIPT if script is None else np.ascontiguousarray(script, dtype=np.int64)
     st = np.zeros(k.STATE_SIZE, np.int64)
     rm = np.zeros_like(rules.rm0)
     tr = np.zeros((max(trace_rows, 1), k.TRACE_COLS), np.int64)
-    out = np.zeros((1, N_OUT), np.int64)
+    out = np.zeros((1, OUTPUTS.n_kernel(rules)), np.int64)
     vis = np.zeros(rules.geo.shape[0], np.int64)
     clear_errors(policy)
     k.entry("play_one")(R, T, rules.geo, rules.arrows, rules.rm0, policy.policy_id, _params(policy), policy.fn,
@@ -94,6 +105,17 @@ def replay(rules: FouryRules, hero: str, policy: Policy, seed: int, game: int) -
     camp = f"campaign {rules.campaign_title} ({rules.campaign}), " if rules.campaign else ""
     head = [f"Replay of Dungeon Foury, game {game} of seed {seed}: {camp}hero {rules.heroes[hero]['name']}, "
             f"policy {policy.describe()}, map {rules.map.name} ({Path(rules.map.path).name or 'shipped'})"]
+    if rules.players == 2:
+        seat = int(rules.R[layout.R_P2_FIRST])
+        other = rules.heroes[rules.opponent(hero)]["name"]
+        head[0] += (f"; 2-player mode: the hero is player {seat}, {other} player {3 - seat} (the same policy "
+                    "plays both; player 1 chooses a side and moves first)")
+        end = [r for r in tr if r[0] == layout.TR_P2_END]
+        if end:
+            w = int(end[-1][1])
+            result = [f"Result: {'a draw' if w == 0 else f'player {w} won'}, "
+                      f"{'the hero' if w == seat else 'the opponent' if w else 'nobody'} "
+                      f"({layout.P2E_NAMES[int(end[-1][2])]})."]
     note = [f"Rooms: {ROOM_CONVENTION}, as labelled on `foury-sim map render`."]
     return head + result + note + format_trace(tr, rules.map.cols, rules.icons.names, rules.map.sector)
 

@@ -843,6 +843,8 @@ def arrows_feasible(board, st, rm, cur, mode):
 def legal_exit(board, st, rm, cell):
     """Index of an unused arrow in ``cell`` you may leave by now, or -1."""
     R, T, geo, arrows = board
+    if R[R_P2_PLAYERS] == 2 and st[CHEST] < R[R_P2_TREASURES]:
+        return -1  # the 2-player mode: "collect at least 5 treasures and then exit"
     before = -1  # is the game still winnable as it stands (computed only when needed)
     for a in range(arrows.shape[0]):
         if arrows[a, 0] != cell or st[S_ARROW0 + a] == 1 or arrows[a, 2] == st[S_SECTOR]:
@@ -1705,7 +1707,18 @@ def play_round(board, st, rm, sc, opts, dice, pol, vis):
             unwinnable(st, tr, UW_ARROWS)
         return 0
     c = decide(D_ROUND, n, st, opts, dice, pol)
-    a = opts[c, 0]
+    done = begin_round(board, st, rm, opts, dice, pol, vis, opts[c, 0])
+    while done == 0 and st[S_DEAD] == 0:
+        done = take_turn(board, st, rm, sc, opts, dice, pol, vis)
+    return max(done, 0)
+
+
+@njit(cache=CACHE, _nrt=False)
+def begin_round(board, st, rm, opts, dice, pol, vis, a):
+    """Start the round of arrow ``a``'s sector there: the round's counters, then the first room (returns as
+    ``arrive``)."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
     s = arrows[a, 2]
     k = st[S_ROUND]
     st[S_ARROW0 + a] = 1
@@ -1736,31 +1749,38 @@ def play_round(board, st, rm, sc, opts, dice, pol, vis):
     check_awake(st, tr)
     cell = arrows[a, 0]
     table = s if (rm[cell, RM_STATE] & EXPLORED) == 0 else -1
-    done = arrive(board, st, rm, opts, dice, pol, vis, cell, arrows[a, 1], -1, table, False)
-    while done == 0 and st[S_DEAD] == 0:
-        if st[S_TURN] >= R[R_MAX_TURNS]:
-            die(board, st, tr, CAUSE_TIMEOUT, st[S_POS])
-            st[S_COINS_LEFT] = 0
-            break
-        if R[R_MARKET_EVERY_TURN] == 1:  # campaigns: the market at the end of every turn
-            turn_market(board, st, opts, dice, pol)
-        if st[S_HERO] == H_ELYDION and st[S_ELY_USED] == 0:
-            opts[0, 0] = 0
-            opts[1, 0] = 1
-            if decide(D_ELYDION, 2, st, opts, dice, pol) == 1:
-                st[S_ELY_USED] = 1
-                market(R, st, opts, dice, pol, T[T_CHESTV, min(k + 1, R[R_ROUNDS] - 1)])
-        if st[S_UNWIN_TURN] == 0 and not arrows_feasible(board, st, rm, st[S_SECTOR], 1):
-            unwinnable(st, tr, UW_ARROWS)
-        n = move_options(board, st, rm, sc, opts)
-        if n == 0:
-            die(board, st, tr, CAUSE_STUCK, st[S_POS])
-            if st[S_COINS_LEFT] == 0:
-                unwinnable(st, tr, UW_SEALED)
-            break
-        c = decide(D_MOVE, n, st, opts, dice, pol)
-        done = do_move(board, st, rm, sc, opts, dice, pol, vis, c)
-    return done
+    return arrive(board, st, rm, opts, dice, pol, vis, cell, arrows[a, 1], -1, table, False)
+
+
+@njit(cache=CACHE, _nrt=False)
+def take_turn(board, st, rm, sc, opts, dice, pol, vis):
+    """One turn of a round under way: Elydion's market, then one move. Returns 1 when the round is completed
+    (an exit), 0 when it goes on, -1 when it ends without an exit (turn cap, stuck)."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    k = st[S_ROUND]
+    if st[S_TURN] >= R[R_MAX_TURNS]:
+        die(board, st, tr, CAUSE_TIMEOUT, st[S_POS])
+        st[S_COINS_LEFT] = 0
+        return -1
+    if R[R_MARKET_EVERY_TURN] == 1:  # campaigns: the market at the end of every turn
+        turn_market(board, st, opts, dice, pol)
+    if st[S_HERO] == H_ELYDION and st[S_ELY_USED] == 0:
+        opts[0, 0] = 0
+        opts[1, 0] = 1
+        if decide(D_ELYDION, 2, st, opts, dice, pol) == 1:
+            st[S_ELY_USED] = 1
+            market(R, st, opts, dice, pol, T[T_CHESTV, min(k + 1, R[R_ROUNDS] - 1)])
+    if st[S_UNWIN_TURN] == 0 and not arrows_feasible(board, st, rm, st[S_SECTOR], 1):
+        unwinnable(st, tr, UW_ARROWS)
+    n = move_options(board, st, rm, sc, opts)
+    if n == 0:
+        die(board, st, tr, CAUSE_STUCK, st[S_POS])
+        if st[S_COINS_LEFT] == 0:
+            unwinnable(st, tr, UW_SEALED)
+        return -1
+    c = decide(D_MOVE, n, st, opts, dice, pol)
+    return do_move(board, st, rm, sc, opts, dice, pol, vis, c)
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -1851,6 +1871,340 @@ def play_game(board, rm0, st, rm, sc, opts, dice, pol, vis):
         break
     st[S_WIN] = 1 if st[S_ROUND] >= R[R_ROUNDS] else 0
     log(tr, st, TR_END, st[S_WIN], final_score(T, st), st[S_TURN], st[S_ROUND], 0)
+
+
+# ---------------------------------------------------------------------- the 2-player mode --
+# Two sheets on one map (docs/rules.md "2-player mode"): each player has a state vector and a board of their
+# own (the same map and rules, their own hero's sheet); the rooms ``rm`` are shared. Turns alternate, each
+# turn one ``take_turn`` (or the entry, or a duel) of the player to move, played by the same policy.
+@njit(cache=CACHE, _nrt=False)
+def p2_tables(board, R2, T2):
+    """Fill the second player's rules and tables: the run's, with their hero's id and sheet (``R_P2_*``). The
+    caller (NRT on) builds their ``Board(R2, T2, geo, arrows)``: a function compiled without NRT must not return
+    arrays."""
+    R, T, geo, arrows = board
+    for i in range(R.shape[0]):
+        R2[i] = R[i]
+    for i in range(T.shape[0]):
+        for j in range(T.shape[1]):
+            T2[i, j] = T[i, j]
+    R2[R_HERO] = R[R_P2_HERO]
+    for t in range(N_TRAITS):
+        T2[T_CAP, t] = R[R_P2_CAP + t]
+        T2[T_START, t] = R[R_P2_START + t]
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def p2_pass(frm, to):
+    """Hand the trace over from one player's state to the other's (one trace, its row count in each state)."""
+    to[S_TRACE_N] = frm[S_TRACE_N]
+
+
+@njit(cache=CACHE, _nrt=False)
+def p2_init(board, st, seat):
+    """A fresh sheet for the player in ``seat`` (as ``play_game`` starts one)."""
+    R, T, geo, arrows = board
+    for i in range(st.shape[0]):
+        st[i] = 0
+    st[S_HERO] = R[R_HERO]
+    st[S_COINS_LEFT] = R[R_COINS]
+    st[S_N_ROOMS] = geo.shape[0]
+    st[S_POS] = -1
+    st[S_ENTRY_ARROW] = -1
+    for x in range(geo.shape[0]):
+        if geo[x, 4] == 4:
+            st[S_ORACLE] = x
+    st[S_P2_ON] = 1
+    st[S_P2_SEAT] = seat
+    st[S_P2_ENTRY] = -1
+    st[S_P2_OPP_POS] = -1
+    st[S_P2_OPP_DIST] = -1
+
+
+@njit(cache=CACHE, _nrt=False)
+def p2_reach(board, st, rm, sc, frm, to):
+    """Moves of a free walk from ``frm`` to ``to`` over explored rooms ("move freely along their line"), passing
+    no room with a foe ("events along the way must be faced": such a way is walked by ordinary moves); -1 none."""
+    R, T, geo, arrows = board
+    if frm < 0 or to < 0 or first_foe(R, rm, to) >= 0:
+        return -1
+    dist = sc[SC_DIST]
+    q = sc[SC_QUEUE]
+    for x in range(geo.shape[0]):
+        dist[x] = -1
+    dist[frm] = 0
+    q[0] = frm
+    head = 0
+    tail = 1
+    while head < tail:
+        x = q[head]
+        head += 1
+        if x == to:
+            return dist[x]
+        if x != frm and first_foe(R, rm, x) >= 0:
+            continue
+        for d in range(4):
+            y = geo[x, d]
+            if y < 0 or dist[y] >= 0 or (rm[y, RM_STATE] & EXPLORED) == 0 or not passable(R, st, rm, x, d, y):
+                continue
+            dist[y] = dist[x] + 1
+            q[tail] = y
+            tail += 1
+    return -1
+
+
+@njit(cache=CACHE, _nrt=False)
+def p2_see(board, st, opp, rm, sc):
+    """What the player sees of the opponent (state slots S_P2_OPP_*), and whether a duel is within reach."""
+    R, T, geo, arrows = board
+    st[S_P2_OPP_POS] = opp[S_POS]
+    for t in range(N_TRACKS):
+        st[S_P2_OPP_TRACK + t] = opp[t]
+    st[S_P2_OPP_TURN] = opp[S_TURN]
+    st[S_P2_OPP_PHASE] = opp[S_PHASE]
+    st[S_P2_OPP_SECTOR] = opp[S_SECTOR] if opp[S_P2_ENTRY] >= 0 else -1
+    st[S_P2_OPP_HERO] = opp[S_HERO]
+    st[S_P2_OPP_DONE] = opp[S_P2_DONE]
+    st[S_P2_OPP_SEEN] = 1
+    st[S_P2_OPP_DIST] = -1
+    if (R[R_P2_FLAGS] & P2F_DUELS) and opp[S_P2_DONE] == 0 and st[S_POS] >= 0 and opp[S_POS] >= 0:
+        st[S_P2_OPP_DIST] = p2_reach(board, st, rm, sc, st[S_POS], opp[S_POS])
+
+
+@njit(cache=CACHE, _nrt=False)
+def p2_open_exit(R, st, tr):
+    """With the treasures in hand the player heads for an exit (phase 2: exits open, ``legal_exit``)."""
+    if st[S_PHASE] != 2 and st[CHEST] >= R[R_P2_TREASURES]:
+        st[S_PHASE] = 2
+        made_progress(st)
+
+
+@njit(cache=CACHE, _nrt=False)
+def p2_weapon(st, opts, dice, pol, die_face):
+    """A duellist's choice to add their weapon to their die (decision D_WEAPON, S_CTX_FOE = -1: the other player)."""
+    st[S_CTX_FOE] = -1
+    st[S_CTX_STR] = 0
+    st[S_CTX_MY] = die_face
+    st[S_CTX_EN] = 0
+    st[S_CTX_ADD] = 0
+    if st[WEAPON] > 0:
+        opts[0, 0] = 0
+        opts[1, 0] = 1
+        if decide(D_WEAPON, 2, st, opts, dice, pol) == 1:
+            return st[WEAPON]
+    return 0
+
+
+@njit(cache=CACHE, _nrt=False)
+def p2_duel(ba, sa, bb, sb, rm, opts, dice, pol, walk):
+    """Player ``sa`` walks ``walk`` explored rooms to ``sb`` and faces them: one roll-off, each player's d6 plus
+    the weapon if they add it (it wears by 1); the lower loses the difference in hearts (a shield blocks as
+    against a monster), the higher takes ``two_player.duel_loot`` chests from the lower; a tie: nothing. The
+    walk and the duel are the attacker's turn (one hourglass mark)."""
+    rs, ps, script, tr = dice
+    cell = sb[S_POS]
+    sa[S_POS] = cell
+    sa[S_TURN] += 1
+    sa[S_ROUND_TURN] += 1
+    sa[S_P2_DUELS] += 1
+    log(tr, sa, TR_P2_DUEL, sa[S_P2_SEAT], cell, walk, 0, 0)
+    a_die = d6(rs, script)
+    a_add = p2_weapon(sa, opts, dice, pol, a_die)
+    b_die = d6(rs, script)
+    p2_pass(sa, sb)
+    b_add = p2_weapon(sb, opts, dice, pol, b_die)
+    p2_pass(sb, sa)
+    log(tr, sa, TR_P2_DUEL_ROLL, a_die, a_add, b_die, b_add, 0)
+    if a_add > 0:
+        sa[WEAPON] -= 1
+    if b_add > 0:
+        sb[WEAPON] -= 1
+    diff = (a_die + a_add) - (b_die + b_add)
+    if diff == 0:
+        log(tr, sa, TR_P2_DUEL_END, 0, 0, 0, 0, 0)
+        return
+    if diff > 0:
+        p2_duel_hit(bb, sb, sa, rm, opts, dice, pol, diff, cell)
+    else:
+        p2_pass(sa, sb)
+        p2_duel_hit(ba, sa, sb, rm, opts, dice, pol, -diff, cell)
+        p2_pass(sa, sb)
+        p2_pass(sb, sa)
+
+
+@njit(cache=CACHE, _nrt=False)
+def p2_duel_hit(bl, lo, win, rm, opts, dice, pol, dmg, cell):
+    """The loser ``lo`` of a duel takes ``dmg`` (a shield may block), then the winner takes the loot. Traced on
+    ``win``'s row count (the caller hands the trace over)."""
+    R = bl.R
+    rs, ps, script, tr = dice
+    p2_pass(win, lo)
+    shield = 0
+    lo[S_CTX_DMG] = dmg
+    if lo[SHIELD] > 0:
+        opts[0, 0] = 0
+        opts[1, 0] = 1
+        if decide(D_SHIELD, 2, lo, opts, dice, pol) == 1:
+            lo[SHIELD] -= 1
+            shield = 1
+            dmg -= 1 if R[R_SHIELD_ONE] == 1 else dmg
+    lo[HEARTS] = max(lo[HEARTS] - dmg, 0)
+    take = min(R[R_P2_LOOT], lo[CHEST])
+    lo[CHEST] -= take
+    log(tr, lo, TR_P2_DUEL_END, win[S_P2_SEAT], dmg, lo[HEARTS], take, shield)
+    if lo[HEARTS] == 0:
+        die(bl, lo, tr, CAUSE_DUEL, cell)
+        lo[S_P2_DONE] = 2
+    p2_pass(lo, win)
+    gain(win, tr, CHEST, take)
+    win[S_P2_LOOTED] += take
+    win[S_P2_DUELS_WON] += 1
+    p2_pass(win, lo)
+
+
+@njit(cache=CACHE, _nrt=False)
+def p2_turn(b, st, ob, opp, rm, sc, opts, dice, pol, vis):
+    """One turn of the player ``st``: the entry (their first turn), a duel, or an ordinary turn."""
+    R, T, geo, arrows = b
+    rs, ps, script, tr = dice
+    p2_pass(opp, st)
+    p2_see(b, st, opp, rm, sc)
+    log(tr, st, TR_P2_TURN, st[S_P2_SEAT], st[S_HERO], st[S_TURN] + 1, st[S_POS], st[CHEST])
+    p2_open_exit(R, st, tr)
+    done = 0
+    if st[S_POS] < 0:
+        done = begin_round(b, st, rm, opts, dice, pol, vis, st[S_P2_ENTRY])
+    else:
+        duel = 0
+        if st[S_P2_OPP_DIST] >= 0:
+            opts[0, 0] = 0
+            opts[1, 0] = 1
+            duel = decide(D_DUEL, 2, st, opts, dice, pol)
+        if duel == 1:
+            p2_duel(b, st, ob, opp, rm, opts, dice, pol, st[S_P2_OPP_DIST])
+        else:
+            done = take_turn(b, st, rm, sc, opts, dice, pol, vis)
+    p2_open_exit(R, st, tr)
+    if done == 1:
+        st[S_P2_DONE] = 1
+    elif st[S_DEAD] == 1:
+        st[S_P2_DONE] = 2
+    p2_pass(st, opp)
+
+
+@njit(cache=CACHE, _nrt=False)
+def p2_side(b, st, opp, rm, opts, dice, pol, taken):
+    """The player chooses the entry arrow they start from (D_ROUND), on a side (sector) other than ``taken``."""
+    R, T, geo, arrows = b
+    rs, ps, script, tr = dice
+    p2_pass(opp, st)
+    n0 = round_options(b, st, rm, opts)
+    n = 0
+    for i in range(n0):
+        if opts[i, 1] != taken:
+            for j in range(4):
+                opts[n, j] = opts[i, j]
+            n += 1
+    a = opts[decide(D_ROUND, n, st, opts, dice, pol), 0] if n > 0 else -1
+    for x in range(arrows.shape[0]):  # no entry offered (the map leaves none): any unused arrow of another side
+        if a < 0 and st[S_ARROW0 + x] == 0 and arrows[x, 2] != taken:
+            a = x
+    if a < 0:
+        a = 0
+    st[S_P2_ENTRY] = a
+    opp[S_ARROW0 + a] = 1  # one map: an arrow one player entered by is closed to both
+    log(tr, st, TR_P2_SIDE, st[S_P2_SEAT], a, arrows[a, 2], arrows[a, 0], 0)
+    p2_pass(st, opp)
+    return arrows[a, 2]
+
+
+@njit(cache=CACHE, _nrt=False)
+def p2_play(b1, s1, b2, s2, rm0, rm, sc, opts, dice, pol, vis):
+    """A whole 2-player game, ``s1`` in seat 1 (chooses a side and moves first). Returns the winning seat (0 a
+    draw) and how it ended (P2E_*)."""
+    R, T, geo, arrows = b1
+    rs, ps, script, tr = dice
+    p2_init(b1, s1, 1)
+    p2_init(b2, s2, 2)
+    for x in range(rm0.shape[0]):
+        for j in range(rm0.shape[1]):
+            rm[x, j] = rm0[x, j]
+    create_character(b1, s1, opts, dice, pol)
+    p2_pass(s1, s2)
+    create_character(b2, s2, opts, dice, pol)
+    side = p2_side(b1, s1, s2, rm, opts, dice, pol, -1)
+    p2_side(b2, s2, s1, rm, opts, dice, pol, side)
+    finish = (R[R_P2_FLAGS] & P2F_FINISH_ROUND) != 0
+    while True:
+        if s1[S_TURN] >= R[R_MAX_TURNS] or s2[S_TURN] >= R[R_MAX_TURNS]:
+            break
+        p2_turn(b1, s1, b2, s2, rm, sc, opts, dice, pol, vis)
+        if (s1[S_P2_DONE] != 0 or s2[S_P2_DONE] != 0) and not finish:
+            break
+        if s2[S_P2_DONE] == 0:
+            p2_turn(b2, s2, b1, s1, rm, sc, opts, dice, pol, vis)
+        if s1[S_P2_DONE] != 0 or s2[S_P2_DONE] != 0:
+            break
+    e1 = s1[S_P2_DONE] == 1
+    e2 = s2[S_P2_DONE] == 1
+    winner = 0
+    how = P2E_CAP
+    if e1 and e2:
+        how = P2E_BOTH_EXIT
+        winner = 1 if s1[S_TURN] < s2[S_TURN] else (2 if s2[S_TURN] < s1[S_TURN] else 0)
+    elif e1 or e2:
+        how = P2E_EXIT
+        winner = 1 if e1 else 2
+    elif s1[S_P2_DONE] == 2 and s2[S_P2_DONE] == 2:
+        how = P2E_BOTH_DEAD
+    elif s1[S_P2_DONE] == 2 or s2[S_P2_DONE] == 2:
+        how = P2E_SURVIVED
+        winner = 2 if s1[S_P2_DONE] == 2 else 1
+    elif R[R_P2_FLAGS] & P2F_CAP_TREASURES:
+        winner = 1 if s1[CHEST] > s2[CHEST] else (2 if s2[CHEST] > s1[CHEST] else 0)
+    s1[S_WIN] = 1 if winner == 1 else 0
+    s2[S_WIN] = 1 if winner == 2 else 0
+    p2_pass(s2, s1)
+    log(tr, s1, TR_P2_END, winner, how, s1[S_TURN], s2[S_TURN], 0)
+    p2_pass(s1, s2)
+    return winner, how
+
+
+@njit(cache=CACHE, _nrt=False)
+def p2_game(ba, bb, rm0, sa, sb, rm, sc, opts, dice, pol, vis, first):
+    """A 2-player game of the run's hero (``sa``, board ``ba``) against the opponent (``sb``): ``first`` = 1 the
+    hero is in seat 1, 2 in seat 2. Returns (winning seat, how it ended)."""
+    if first == 1:
+        return p2_play(ba, sa, bb, sb, rm0, rm, sc, opts, dice, pol, vis)
+    return p2_play(bb, sb, ba, sa, rm0, rm, sc, opts, dice, pol, vis)
+
+
+@njit(cache=CACHE, _nrt=False)
+def p2_run(ba, bb, rm0, sa, sb, rm, sc, opts, dice, pol, vis, seed, pseed, game, out, k):
+    """Game ``game`` of the 2-player mode: first with the seats swapped (two_player.swap_seats), then as seated,
+    each on the game's own dice (the same streams); the states end as the seated game left them."""
+    R = ba.R
+    first = R[R_P2_FIRST]
+    swapped = -1
+    if R[R_P2_FLAGS] & P2F_SWAP:
+        seed_stream(dice.rs, seed, game)
+        seed_stream(dice.ps, pseed, game)
+        swapped, how_s = p2_game(ba, bb, rm0, sa, sb, rm, sc, opts, dice, pol, vis, 3 - first)
+    seed_stream(dice.rs, seed, game)
+    seed_stream(dice.ps, pseed, game)
+    winner, how = p2_game(ba, bb, rm0, sa, sb, rm, sc, opts, dice, pol, vis, first)
+    if out.shape[1] > N_OUT:
+        s1 = sa if first == 1 else sb
+        s2 = sb if first == 1 else sa
+        out[k, OUT_P2_WINNER] = winner
+        out[k, OUT_P2_END] = how
+        out[k, OUT_P2_TURNS1] = s1[S_TURN]
+        out[k, OUT_P2_TURNS2] = s2[S_TURN]
+        out[k, OUT_P2_CHESTS1] = s1[CHEST]
+        out[k, OUT_P2_CHESTS2] = s2[CHEST]
+        out[k, OUT_P2_DUELS] = s1[S_P2_DUELS] + s2[S_P2_DUELS]
+        out[k, OUT_P2_OPP_WIN] = sb[S_WIN]
+        out[k, OUT_P2_SWAPPED] = swapped
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -1965,9 +2319,17 @@ def _simulate_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, start, count
         qvis = np.zeros(vis.shape[0] if searching else 0, np.int64)
         lo = ch * CHUNK
         hi = min(count, lo + CHUNK)
+        two = R[R_P2_PLAYERS] == 2  # the 2-player mode (p2_run): the opponent's state and board
+        sb = np.zeros(STATE_SIZE if two else 0, np.int64)
+        R2 = R.copy()
+        T2 = T.copy()
+        p2_tables(board, R2, T2)
+        bb = Board(R2, T2, geo, arrows)
         for k in range(lo, hi):
             g = start + k
-            if searching:
+            if two:
+                p2_run(board, bb, rm0, st, sb, rm, sc, opts, dice, pol, vis, seed, pseed, g, out, k)
+            elif searching:
                 search_game(board, rm0, st, rm, sc, opts, dice, dice, pol, vis, qvis, seed, pseed, g,
                             np.int64(params[S.P_ROLLOUTS]), np.int64(params[S.P_KINDS]), params[S.P_MARGIN],
                             params[S.P_PROGRESS], acc)
@@ -2003,6 +2365,12 @@ def _play_one(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, r
                     pol, vis, np.zeros(vis.shape[0], np.int64), seed, seed ^ _POLICY_SALT, game,
                     np.int64(params[S.P_ROLLOUTS]), np.int64(params[S.P_KINDS]), params[S.P_MARGIN],
                     params[S.P_PROGRESS], np.zeros((S.ACC_ROWS, S.MAX_BRANCH), np.float64))
+    elif R[R_P2_PLAYERS] == 2:  # the 2-player mode: ``st`` is the run's hero's state
+        R2 = R.copy()
+        T2 = T.copy()
+        p2_tables(board, R2, T2)
+        p2_run(board, Board(R2, T2, geo, arrows), rm0, st, np.zeros(STATE_SIZE, np.int64), rm, sc, opts, dice, pol,
+               vis, seed, seed ^ _POLICY_SALT, game, out, 0)
     else:
         play_game(board, rm0, st, rm, sc, opts, dice, pol, vis)
     write_out(T, st, rs, out, 0)

@@ -95,7 +95,27 @@ S_SEARCH_FAULT = 112  # after a search game: forced decisions whose replay diffe
 # -- state slots 120..127: free
 S_ARROW0 = 128  # state[S_ARROW0 + a] = 1 when arrow a is used (entered or exited)
 MAX_ARROWS = 32
-# -- state slots 160..191: the 2-player mode
+
+# -- state slots 160..191: the 2-player mode (two_player.players = 2; docs/rules.md "2-player mode"). Each player
+# has a state vector of their own; these slots of it show the player's seat and what they see of the opponent
+# (refreshed at the start of each of their turns and after a duel). All 0 in a 1-player game.
+S_P2_ON = 160  # 1 in a 2-player game
+S_P2_SEAT = 161  # this player's seat: 1 moves first, 2 second
+S_P2_OPP_POS = 162  # the opponent's room (-1 not on the map yet)
+S_P2_OPP_DIST = 163  # moves of a free walk over explored, cleared rooms to the opponent's room (-1 none: no duel)
+S_P2_OPP_TRACK = 164  # slots 164..170: the opponent's tracks (hearts, shield, clover, weapon, shovel, chest, cornu)
+S_P2_OPP_TURN = 171  # the opponent's turns (hourglass marks)
+S_P2_OPP_PHASE = 172  # the opponent's phase (2: heading for an exit)
+S_P2_OPP_SECTOR = 173  # the opponent's sector (their starting side)
+S_P2_OPP_HERO = 174  # the opponent's hero id
+S_P2_OPP_DONE = 175  # 0 playing, 1 exited with the treasures, 2 dead
+S_P2_DONE = 176  # this player: 0 playing, 1 exited with the treasures, 2 dead
+S_P2_ENTRY = 177  # the arrow this player chose to enter by (-1 before the choice)
+S_P2_DUELS = 178  # duels this player started
+S_P2_DUELS_WON = 179  # duels this player won (as attacker or defender)
+S_P2_LOOTED = 180  # chests this player took from the opponent in duels
+S_P2_OPP_SEEN = 181  # 1 once the opponent's position has been filled in
+# -- state slots 182..191: free
 # -- state slots 192..239: campaigns (docs/rules.md, "Campaigns")
 S_POTION_STEPS = 192  # free steps a coloured potion gave that are still to take (potions.coloured_step)
 S_TURN_MARKET = 193  # 1 while the end-of-turn market is open (rulings.market_every_turn)
@@ -121,11 +141,14 @@ D_REROLL = 13  # options: [action, value, effect, open]: action 0 keep, 1 reroll
 
 # -- decisions 14..17: declared behaviours and rulings
 D_USE_DIE = 14  # options: [1 roll on the DIE table, 0 leave the die icon in the room]; context S_DIE_GOAL
+# -- decision 17: the 2-player mode
+D_DUEL = 17  # options: [0 play the turn as usual, 1 walk along the explored line to the opponent and face them];
+# offered at the start of a turn when S_P2_OPP_DIST >= 0 (the state's S_P2_* slots describe the opponent)
 
 N_DECISIONS = 18
 DECISION_NAMES = ("trait", "round", "move", "weapon", "clover", "shield", "fight_on", "cornucopia",
                   "market", "steal", "extra_move", "place", "elydion_market",
-                  "reroll", "use_die", "unused15", "unused16", "unused17")
+                  "reroll", "use_die", "unused15", "unused16", "duel")
 
 M_DONE, M_BUY, M_SWAP, M_REDEEM = 0, 1, 2, 3
 
@@ -174,8 +197,9 @@ DIE_WORDS = ("nothing", "monster", "lose_heart", "chest", "potion", "shovel", "w
 
 # causes of death
 CAUSE_NONE, CAUSE_STUCK, CAUSE_TIMEOUT, CAUSE_DIE_TABLE = 0, 1, 2, 3
+CAUSE_DUEL = 4  # the 2-player mode: beaten by the other player in a duel
 CAUSE_FOE = 100  # + foe icon
-CAUSE_NAMES = {0: "", 1: "stuck", 2: "lost in the dungeon (turn cap)", 3: "die table"}
+CAUSE_NAMES = {0: "", 1: "stuck", 2: "lost in the dungeon (turn cap)", 3: "die table", 4: "beaten in a duel"}
 
 # heroes
 H_FREE, H_KAEL, H_MELYRA, H_THALINDRA, H_ELYDION = 0, 1, 2, 3, 4
@@ -206,7 +230,17 @@ R_COIN_NEW_GAME = 67  # rulings.insert_coin = "new_game": a continue starts the 
 
 # -- rules 80..95: foes from the ruleset's [enemies] table
 R_N_FOES = 80  # foe kinds: icons FOE_FIRST .. FOE_FIRST + R[R_N_FOES] - 1 (icons.py)
-# -- rules 81..111: free
+# -- rules 81..95: free
+# -- rules 96..111: the 2-player mode ([two_player] in data/rules.toml; docs/rules.md "2-player mode")
+R_P2_PLAYERS = 96  # two_player.players: 1 (the solo game) or 2
+R_P2_HERO = 97  # the second player's hero id (two_player.opponent; "same" = the run's hero)
+R_P2_CAP = 98  # 98..102: the second player's caps of the N_TRAITS tracks (their sheet)
+R_P2_START = 103  # 103..107: the second player's printed sheet (unused for the free character)
+R_P2_FIRST = 108  # two_player.first: 1 the run's hero moves (and chooses a side) first, 2 the opponent does
+R_P2_TREASURES = 109  # two_player.treasures: chests held before the exit opens (5)
+R_P2_LOOT = 110  # two_player.duel_loot: chests the winner of a duel takes from the loser
+R_P2_FLAGS = 111  # bits P2F_* below (the on/off rulings of [two_player])
+P2F_FINISH_ROUND, P2F_CAP_TREASURES, P2F_SWAP, P2F_DUELS = 1, 2, 4, 8
 # -- rules 112..159: campaigns (docs/rules.md, "Campaigns"); every one is 0 in the base game
 R_HERO_CAPS_SCALE = 112  # rulings.hero_caps = "scale": a hero's caps are the scale's top (character.cap)
 R_MARKET_EVERY_TURN = 113  # rulings.market_every_turn != "off": the market opens at the end of every turn of a round
@@ -286,6 +320,17 @@ TR_SEARCH = 60  # [decision kind, options, rollouts per option, the base policy'
 TR_SEARCH_OPT = 61  # [option, rollouts won, mean value x 1000, mean paired difference from the base's choice
 #                     x 1000, flags: 1 taken, 2 the base's choice]
 
+# -- trace codes 80..84: the 2-player mode
+TR_P2_TURN = 80  # [seat, hero, turn, room, chests]: a player's turn begins (every row until the next is theirs)
+TR_P2_SIDE = 81  # [seat, arrow, sector, cell, 0]: a player chooses the side they start from
+TR_P2_DUEL = 82  # [attacker seat, room, walk length, 0, 0]: a duel between the players
+TR_P2_DUEL_ROLL = 83  # [attacker die, attacker weapon added, defender die, defender weapon added, 0]
+TR_P2_DUEL_END = 84  # [winner seat (0 tie), damage, hearts left of the loser, chests taken, shield used]
+TR_P2_END = 85  # [winner seat (0 draw), how the game ended (P2E_*), turns of seat 1, turns of seat 2, 0]
+# how a 2-player game ended (TR_P2_END, the p2_end column)
+P2E_NONE, P2E_EXIT, P2E_SURVIVED, P2E_BOTH_EXIT, P2E_BOTH_DEAD, P2E_CAP = 0, 1, 2, 3, 4, 5
+P2E_NAMES = ("", "exited with the treasures", "outlived the opponent", "both exited in the same round of turns",
+             "both died in the same round of turns", "turn cap")
 # -- trace codes 70..79: campaigns
 TR_POTION_STEP = 70  # [from, to, steps still pending]: a coloured potion's free step
 TR_TURN_MARKET = 71  # [turn, chest value]: the end-of-turn market opens (rulings.market_every_turn)

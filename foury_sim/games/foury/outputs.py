@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...outputs import COUNTS, MEAN, NUMBERS, RATE, SHARE, Column, Outputs, SummaryKey
+from ...outputs import CATEGORY, COUNTS, MEAN, NUMBERS, RATE, SHARE, Column, Outputs, SummaryKey
 
 SECTOR_LABELS = {0: "A", 1: "B", 2: "C", 3: "D", 4: "O", -1: "none"}
 #: ``death_round``: the round of the first death, in order; 0 (never died) last
@@ -40,6 +40,26 @@ def room_label(code: int, rules: Any = None) -> str:
     from . import _room_name
 
     return _room_name(rules, int(code))
+
+
+def _two_player(rules: Any) -> bool:
+    """The 2-player mode's columns exist under ``two_player.players = 2`` only."""
+    return rules is not None and getattr(rules, "players", 1) == 2
+
+
+#: A 2-player game's winner, by seat (``p2_winner``, ``p2_winner_swapped``)
+SEAT_LABELS = {1: "first player", 2: "second player", 0: "draw", -1: "not played"}
+
+
+def p2_end_label(code: int, rules: Any = None) -> str:
+    from .layout import P2E_NAMES
+
+    return (P2E_NAMES[int(code)] or "none") if 0 <= int(code) < len(P2E_NAMES) else str(code)
+
+
+def _first_edge(df: Any) -> Any:
+    w, s = df["p2_winner"], df["p2_winner_swapped"]
+    return (w == 1).astype(int) - (w == 2).astype(int) + (s == 1).astype(int) - (s == 2).astype(int)
 
 
 def order_label(code: int, rules: Any = None) -> str:
@@ -108,10 +128,37 @@ COLUMNS = (
     Column("unwinnable_cause", "Why the game became unwinnable", index="OUT_UNWIN_CAUSE",
            categories=unwinnable_label, doc="0 none, 1 no arrows left right after an exit, 2 no arrows left, "
            "3 sealed in with no coin left."),
+    # the 2-player mode (two_player.players = 2; docs/rules.md "2-player mode"): the columns above describe the
+    # run's hero (--hero), these the game of both players
+    Column("p2_winner", "Winner (seat)", index="OUT_P2_WINNER", summary=CATEGORY, categories=SEAT_LABELS,
+           only=_two_player, doc="2-player mode: the seat that won (1 first player, 2 second player, 0 draw)."),
+    Column("p2_end", "How the 2-player game ended", index="OUT_P2_END", summary=CATEGORY, categories=p2_end_label,
+           only=_two_player, doc="2-player mode: 1 a player exited with the treasures, 2 a player outlived the "
+           "other, 3 both exited in the same round of turns (fewer turns wins), 4 both died in it, 5 turn cap."),
+    Column("p2_turns_first", "Turns of the first player", "turns", index="OUT_P2_TURNS1", summary=MEAN,
+           only=_two_player, doc="2-player mode: hourglass marks of the player in seat 1."),
+    Column("p2_turns_second", "Turns of the second player", "turns", index="OUT_P2_TURNS2", summary=MEAN,
+           only=_two_player, doc="2-player mode: hourglass marks of the player in seat 2."),
+    Column("p2_chests_first", "Chests of the first player", "chests", index="OUT_P2_CHESTS1", summary=MEAN,
+           only=_two_player, doc="2-player mode: chests (treasures) the first player holds at the end."),
+    Column("p2_chests_second", "Chests of the second player", "chests", index="OUT_P2_CHESTS2", summary=MEAN,
+           only=_two_player, doc="2-player mode: chests (treasures) the second player holds at the end."),
+    Column("p2_duels", "Duels", "duels", index="OUT_P2_DUELS", summary=MEAN, only=_two_player,
+           doc="2-player mode: duels between the players in the game."),
+    Column("opponent_win", "Opponent won", index="OUT_P2_OPP_WIN", summary=RATE, only=_two_player,
+           doc="2-player mode: 1 if the opponent (two_player.opponent) won; `win` is the run's hero's.",
+           legend="games the opponent won (the rest of the games not won by the hero are draws)"),
+    Column("p2_winner_swapped", "Winner with the seats swapped", index="OUT_P2_SWAPPED", categories=SEAT_LABELS,
+           only=_two_player, doc="2-player mode: the seat that won the same game index (the same dice) played "
+           "with the players' seats swapped (two_player.swap_seats; -1 not played)."),
     Column("unwinnable", "Became unwinnable", summary=RATE, text="became unwinnable",
            note="no entry/exit left for a round, or sealed in", derive=lambda df: df["unwinnable_at_turn"] > 0,
            doc="1 if the game reached a state from which no sequence of legal moves wins.",
            legend="from some turn on, no sequence of legal moves could win any more (the game played on to its loss)"),
+    Column("first_seat_edge", "First-seat edge over the swapped pair", summary=MEAN, only=_two_player,
+           derive=_first_edge, doc="2-player mode: over the game and its seat-swapped twin (same dice), wins of "
+           "the first seat minus wins of the second (-2..2); its mean / 2 is the first-player advantage.",
+           legend=""),
 )
 
 SUMMARY_KEYS = tuple(SummaryKey(k, k.replace("_", " "), COUNTS, doc) for k, doc in (

@@ -16,8 +16,10 @@ from ...policy import PolicySpec
 from ...search import RANGES as SEARCH_RANGES
 from ...search import base_description
 from .layout import (
+    CHEST,
     D_CLOVER,
     D_CORNU,
+    D_DUEL,
     D_ELYDION,
     D_EXTRA,
     D_FIGHT_ON,
@@ -73,6 +75,7 @@ from .layout import (
     S_DIE_GOAL,
     S_JUMP_FROM,
     S_JUMPS_IDLE,
+    S_P2_OPP_TRACK,
     S_PHASE,
     S_PROGRESS_TURN,
     S_RAND,
@@ -81,6 +84,7 @@ from .layout import (
     S_RR_KIND,
     S_SECTOR,
     S_TURN,
+    SHIELD,
     SHOVEL,
     WEAPON,
 )
@@ -365,6 +369,12 @@ def heuristic_decide(kind, state, options, n, params):
         return 0 if state[S_DIE_GOAL] == 1 or state[HEARTS] > params[P_FLEE_HEARTS] + 1 else 1
     if kind == D_REROLL:
         return _reroll_choice(state, options, n, params)
+    if kind == D_DUEL:  # the 2-player mode: face the other player when clearly stronger and there is loot or a kill
+        opp = S_P2_OPP_TRACK
+        mine = state[HEARTS] + state[WEAPON] + state[SHIELD]
+        theirs = state[opp + HEARTS] + state[opp + WEAPON] + state[opp + SHIELD]
+        worth = state[opp + CHEST] > 0 or state[opp + HEARTS] <= 2
+        return 1 if worth and mine >= theirs + 2 and state[HEARTS] > params[P_FLEE_HEARTS] + 1 else 0
     return 0
 
 

@@ -26,6 +26,10 @@ from .layout import (
     HERO_KEYS,
     N_TRACKS,
     N_TRAITS,
+    P2F_CAP_TREASURES,
+    P2F_DUELS,
+    P2F_FINISH_ROUND,
+    P2F_SWAP,
     R_BANDIT_PRIZE,
     R_CLOVER_ANY,
     R_CLOVER_ON_TIE,
@@ -53,6 +57,14 @@ from .layout import (
     R_ORACLE_BLOCKED,
     R_ORACLE_IMMUNE,
     R_ORACLE_TABLE_DEST,
+    R_P2_CAP,
+    R_P2_FIRST,
+    R_P2_FLAGS,
+    R_P2_HERO,
+    R_P2_LOOT,
+    R_P2_PLAYERS,
+    R_P2_START,
+    R_P2_TREASURES,
     R_POTION,
     R_POTION_PURPLE,
     R_POTION_STEP,
@@ -185,6 +197,16 @@ RANGES: rulesfile.Ranges = {
     "score.*": (-100, 100),
     "heroes.*.start.*": (0, 99),
     "heroes.*.cap.*": (0, 99),
+    "two_player.players": (1, 2),
+    "two_player.treasures": (0, 99),
+    "two_player.duel_loot": (0, 99),
+}
+#: The on/off and two-valued rulings of ``[two_player]``: key -> (allowed values, the flag bit, the value that sets it).
+TWO_PLAYER_FLAGS: dict[str, tuple[tuple[Any, ...], int, Any]] = {
+    "finish_round": ((True, False), P2F_FINISH_ROUND, True),
+    "cap_tiebreak": (("draw", "treasures"), P2F_CAP_TREASURES, "treasures"),
+    "swap_seats": ((True, False), P2F_SWAP, True),
+    "duels": ((True, False), P2F_DUELS, True),
 }
 
 
@@ -237,7 +259,24 @@ class FouryRules:
         if "start" in h:
             for t in range(N_TRAITS):
                 T[T_START, t] = h["start"][TRACK_NAMES[t]]
+        if R[R_P2_PLAYERS] == 2:  # the second player's sheet (the kernel builds their tables from these slots)
+            other = self.opponent(hero)
+            o = self.heroes[other]
+            R[R_P2_HERO] = HERO_KEYS.index(other)
+            for t in range(N_TRAITS):
+                R[R_P2_CAP + t] = o["cap"][TRACK_NAMES[t]] if "cap" in o else self.T[T_CAP, t]
+                R[R_P2_START + t] = o["start"][TRACK_NAMES[t]] if "start" in o else 0
         return R, T
+
+    @property
+    def players(self) -> int:
+        """1 (the solo game) or 2 (``two_player.players = 2``)."""
+        return int(self.R[R_P2_PLAYERS])
+
+    def opponent(self, hero: str) -> str:
+        """The second player's hero against ``hero`` (``two_player.opponent``; "same" = ``hero``)."""
+        other = str((self.data.get("two_player") or {}).get("opponent", "same"))
+        return hero if other == "same" else other
 
 
 def _int(rf: rulesfile.RuleFile, key: str) -> int:
@@ -516,11 +555,43 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
     flat = up.reshape(-1)
     for i, d in enumerate(flat):
         T[T_UP_DIST + i // T_COLS, i % T_COLS] = d
+    two_player(rf, R, heroes)
+    if R[R_P2_PLAYERS] == 2 and len(set(arrows[:, 2].tolist())) < 2:
+        raise InputError("two_player.players = 2 needs a map with entry arrows on at least two sides (sectors): "
+                         "each player starts from a different side", rf.where("two_player.players"))
     R[R_N_ARROWS] = arrows.shape[0]
     R[R_ROWS] = m.rows
     R[R_COLS] = m.cols
     return FouryRules(rf.data, m, R, T, geo, arrows, rm0, sources, heroes, assumptions=map_assumed, foes=foes,
                       icons=icon_table)
+
+
+def two_player(rf: rulesfile.RuleFile, R: np.ndarray, heroes: dict[str, dict[str, Any]]) -> None:
+    """``[two_player]`` into ``R_P2_*`` (docs/rules.md "2-player mode"). A 2-player game is one adventure per
+    player (``R_ROUNDS`` = 1) with no continue (``R_COINS`` = 0): "survive longer than your opponent"."""
+    R[R_P2_PLAYERS] = _int(rf, "two_player.players")
+    R[R_P2_TREASURES] = _int(rf, "two_player.treasures")
+    R[R_P2_LOOT] = _int(rf, "two_player.duel_loot")
+    opp = rf.get("two_player.opponent")
+    if opp != "same" and opp not in heroes:
+        raise InputError(f"two_player.opponent = {opp!r} is not \"same\" or a hero ({', '.join(heroes)})",
+                         rf.where("two_player.opponent"))
+    first = rf.get("two_player.first")
+    if first not in ("hero", "opponent"):
+        raise InputError(f"two_player.first = {first!r} is not one of 'hero', 'opponent'",
+                         rf.where("two_player.first"))
+    R[R_P2_FIRST] = 1 if first == "hero" else 2
+    flags = 0
+    for name, (allowed, bit, one) in TWO_PLAYER_FLAGS.items():
+        v = rf.get(f"two_player.{name}")
+        if v not in allowed or isinstance(v, bool) != isinstance(allowed[0], bool):
+            shown = ", ".join(str(a).lower() if isinstance(a, bool) else repr(a) for a in allowed)
+            raise InputError(f"two_player.{name} = {v!r} is not one of {shown}", rf.where(f"two_player.{name}"))
+        flags |= bit if v == one else 0
+    R[R_P2_FLAGS] = flags
+    if R[R_P2_PLAYERS] == 2:
+        R[R_ROUNDS] = 1
+        R[R_COINS] = 0
 
 
 def parse_enemies(rf: rulesfile.RuleFile) -> list[Foe]:

@@ -169,6 +169,9 @@ KINDS = {
     "reroll": RR_NAMES,
     "requirement": REQ_WORDS,
     "unwinnable": UNWIN_NAMES,
+    "hero": lambda v, ctx: L.HERO_KEYS[v].capitalize() if 0 <= v < len(L.HERO_KEYS) else str(v),
+    "seat": lambda v, ctx: f"player {v}" if v > 0 else "nobody",
+    "p2end": lambda v, ctx: L.P2E_NAMES[v] if 0 <= v < len(L.P2E_NAMES) else str(v),
 }
 
 
@@ -284,6 +287,26 @@ CODES: dict[int, TraceCode] = {
         0: "\nLOST. Rounds completed {rounds}, turns {turns}, final score {score}.",
         None: "\nWON: the Oracle is fully awakened. Rounds completed {rounds}, turns {turns}, final score {score}."},
         by="win"),
+    # the 2-player mode: whose turn it is heads every row after it
+    L.TR_P2_SIDE: T("side", ("seat", "arrow", "sector", "cell"),
+                    "Player {seat} chooses to start from sector {sector:letter} at {cell:room}."),
+    L.TR_P2_TURN: T("turn", ("seat", "hero", "turn", "cell", "chests"),
+                    "\n-- Player {seat} ({hero:hero}), turn {turn}, {n} --",
+                    words=lambda f, ctx: {"n": count(f["chests"], "chest")}),
+    L.TR_P2_DUEL: T("duel", ("seat", "cell", "walk"),
+                    "  player {seat} walks {n} along the explored line to the other player in {cell:room}: DUEL",
+                    words=_n("walk", "room")),
+    L.TR_P2_DUEL_ROLL: T("duel roll", ("a_die", "a_add", "b_die", "b_add"),
+                         "      duel roll-off: attacker {a_die} + weapon {a_add}, defender {b_die} + weapon {b_add}"),
+    L.TR_P2_DUEL_END: T("duel end", ("seat", "damage", "hearts", "chests", "shield"), {
+        0: "      duel tie: nothing happens",
+        None: "      {seat:seat} wins the duel: the loser takes {damage} damage ({hearts} hearts left{blocked}), "
+              "{n} taken"}, by="seat",
+        words=lambda f, ctx: {"n": count(f["chests"], "chest"),
+                              "blocked": ", a shield used" if f["shield"] else ""}),
+    L.TR_P2_END: T("2-player end", ("winner", "how", "turns1", "turns2"), {
+        0: "\nDRAW ({how:p2end}). Turns: player 1 {turns1}, player 2 {turns2}.",
+        None: "\nPLAYER {winner} WINS ({how:p2end}). Turns: player 1 {turns1}, player 2 {turns2}."}, by="winner"),
 }
 
 
