@@ -31,7 +31,7 @@ def startup_times(args: list[str], repeats: int = 5) -> tuple[float, list[float]
 
 # --- the compile trades (issue 17 section 3): cold compile CPU and kernel speed, one source tree each ---------
 #
-#     python benchmarks/startup.py compile TREE [--game delve]           # cold compile CPU s of TREE's kernel
+#     python benchmarks/startup.py compile TREE [--game delve] [--cache DIR]  # cold compile CPU s of TREE's kernel
 #     python benchmarks/startup.py speed TREE CACHE TREE CACHE [--rounds 5] # games per CPU s, interleaved A/B
 #
 # A TREE is a checkout of foury-sim (e.g. `git archive COMMIT | tar -x -C TREE`); numba keys its cache by the
@@ -64,18 +64,21 @@ def _env(tree: str, cache: str) -> dict[str, str]:
     return dict(os.environ, PYTHONPATH=path, FOURY_SIM_CACHE_DIR=cache)
 
 
-def compile_cost(tree: str, game: str = "delve") -> dict[str, float]:
-    """Cold compile of ``game``'s entry points in ``tree`` (an empty cache): wall s, CPU s of the compiling
-    process, and its peak memory (GB), from ``compile_profile.py``'s summary line."""
+def compile_cost(tree: str, game: str = "delve", cache: str | None = None) -> dict[str, float]:
+    """Cold compile of ``game``'s entry points in ``tree`` (into ``cache``, which must be empty, and is kept for
+    ``speed``; a temporary one when None): wall s, CPU s of the compiling process, and its peak memory (GB),
+    from ``compile_profile.py``'s summary line."""
     import re
     import sys
 
-    cache = tempfile.mkdtemp(prefix="foury-sim-cold-")
+    tmp = cache is None
+    cache = cache or tempfile.mkdtemp(prefix="foury-sim-cold-")
     try:
         res = subprocess.run([sys.executable, str(Path(tree) / "benchmarks" / "compile_profile.py"), game],
                              env=_env(tree, cache), cwd=tree, check=True, capture_output=True, text=True)
     finally:
-        shutil.rmtree(cache, ignore_errors=True)
+        if tmp:
+            shutil.rmtree(cache, ignore_errors=True)
     m = re.search(r"cold ([\d.]+) s wall, ([\d.]+) CPU s, peak memory ([\d.]+) GB", res.stdout)
     assert m, res.stdout
     return {"wall_s": float(m[1]), "cpu_s": float(m[2]), "peak_gb": float(m[3])}
@@ -105,6 +108,7 @@ def main() -> None:
     c = sub.add_parser("compile")
     c.add_argument("tree")
     c.add_argument("--game", default="delve")
+    c.add_argument("--cache", help="an empty directory to compile into, kept (for `speed`)")
     s = sub.add_parser("speed")
     s.add_argument("pairs", nargs="+", help="TREE CACHE [TREE CACHE ...]; the first is the baseline")
     s.add_argument("--games", type=int, default=200_000)
@@ -112,7 +116,7 @@ def main() -> None:
     s.add_argument("--policy", default="threshold")
     args = ap.parse_args()
     if args.cmd == "compile":
-        print(json.dumps(compile_cost(args.tree, args.game)))
+        print(json.dumps(compile_cost(args.tree, args.game, args.cache)))
         return
     pairs = list(zip(args.pairs[::2], args.pairs[1::2]))
     runs = speed_ab(pairs, args.games, args.rounds, args.policy)
