@@ -8,6 +8,7 @@ compiles underneath, from numba's ``numba:compile`` events), for every entry poi
 from __future__ import annotations
 
 import importlib
+import resource
 import sys
 import time
 
@@ -20,9 +21,9 @@ def profile(game: str, top: int = 25) -> None:
         rec = event.RecordingListener()
         event.register("numba:compile", rec)
         cold = ent.cold()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         ent()
-        wall = time.perf_counter() - t0
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         event.unregister("numba:compile", rec)
         starts: dict[str, float] = {}
         times: dict[str, float] = {}
@@ -32,7 +33,9 @@ def profile(game: str, top: int = 25) -> None:
                 starts[key] = ts
             elif key in starts:
                 times[key] = times.get(key, 0.0) + ts - starts.pop(key)
-        print(f"{game} {name}: {'cold' if cold else 'cached'} {wall:.1f} s wall, {len(times)} functions compiled")
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # kB -> GB (Linux)
+        print(f"{game} {name}: {'cold' if cold else 'cached'} {wall:.1f} s wall, {cpu:.1f} CPU s, peak memory "
+              f"{peak:.2f} GB, {len(times)} functions compiled")
         for k, v in sorted(times.items(), key=lambda kv: -kv[1])[:top]:
             print(f"  {v:7.1f} s  {k}")
         sys.stdout.flush()

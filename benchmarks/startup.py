@@ -27,3 +27,105 @@ def startup_times(args: list[str], repeats: int = 5) -> tuple[float, list[float]
         return cold, [once() for _ in range(repeats)]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+# --- the compile trades (issue 17 section 3): cold compile CPU and kernel speed, one source tree each ---------
+#
+#     python benchmarks/startup.py compile TREE [--game delve] [--cache DIR]  # cold compile CPU s of TREE's kernel
+#     python benchmarks/startup.py speed TREE CACHE TREE CACHE [--rounds 5] # games per CPU s, interleaved A/B
+#
+# A TREE is a checkout of foury-sim (e.g. `git archive COMMIT | tar -x -C TREE`); numba keys its cache by the
+# source path, so each tree compiles into its own cache directory and the speed runs load what it compiled.
+# CPU seconds (not wall) are compared because the machine is shared: other processes stretch the wall time of
+# a compile several times, much less its CPU time. The speed is games per CPU second of one thread (process
+# time, which the load disturbs less than wall time), the best of 3 runs in a process, one process per tree
+# and round, the trees alternated so that both see the same load; the ratio of the medians is the trade.
+
+SPEED_CODE = """
+import sys, time
+import numba
+from foury_sim.games import delve as D
+from foury_sim.policy import make_policy
+games, policy = int(sys.argv[1]), sys.argv[2]
+rs, pol = D.load_ruleset(), make_policy(policy, D.POLICIES)
+numba.set_num_threads(1)
+D.simulate(rs, "none", pol, 0, 0, 2000)
+best = 0.0
+for i in range(3):
+    c = time.process_time()
+    D.simulate(rs, "none", pol, i + 1, 0, games)
+    best = max(best, games / (time.process_time() - c))
+print(best)
+"""
+
+
+def _env(tree: str, cache: str) -> dict[str, str]:
+    path = os.pathsep.join([tree, *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]])
+    return dict(os.environ, PYTHONPATH=path, FOURY_SIM_CACHE_DIR=cache)
+
+
+def compile_cost(tree: str, game: str = "delve", cache: str | None = None) -> dict[str, float]:
+    """Cold compile of ``game``'s entry points in ``tree`` (into ``cache``, which must be empty, and is kept for
+    ``speed``; a temporary one when None): wall s, CPU s of the compiling process, and its peak memory (GB),
+    from ``compile_profile.py``'s summary line."""
+    import re
+    import sys
+
+    tmp = cache is None
+    cache = cache or tempfile.mkdtemp(prefix="foury-sim-cold-")
+    try:
+        res = subprocess.run([sys.executable, str(Path(tree) / "benchmarks" / "compile_profile.py"), game],
+                             env=_env(tree, cache), cwd=tree, check=True, capture_output=True, text=True)
+    finally:
+        if tmp:
+            shutil.rmtree(cache, ignore_errors=True)
+    m = re.search(r"cold ([\d.]+) s wall, ([\d.]+) CPU s, peak memory ([\d.]+) GB", res.stdout)
+    assert m, res.stdout
+    return {"wall_s": float(m[1]), "cpu_s": float(m[2]), "peak_gb": float(m[3])}
+
+
+def speed_ab(trees: list[tuple[str, str]], games: int = 200_000, rounds: int = 5, policy: str = "threshold"
+             ) -> list[list[float]]:
+    """Games per CPU second (1 thread) of each (tree, cache) in turn, ``rounds`` times: one list per tree."""
+    import sys
+
+    out: list[list[float]] = [[] for _ in trees]
+    for _ in range(rounds):
+        for i, (tree, cache) in enumerate(trees):
+            res = subprocess.run([sys.executable, "-c", SPEED_CODE, str(games), policy], env=_env(tree, cache),
+                                 cwd=tree, check=True, capture_output=True, text=True)
+            out[i].append(float(res.stdout.split()[-1]))
+    return out
+
+
+def main() -> None:
+    import argparse
+    import json
+    import statistics
+
+    ap = argparse.ArgumentParser(description="the compile trades: cold compile cost, A/B kernel speed")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("compile")
+    c.add_argument("tree")
+    c.add_argument("--game", default="delve")
+    c.add_argument("--cache", help="an empty directory to compile into, kept (for `speed`)")
+    s = sub.add_parser("speed")
+    s.add_argument("pairs", nargs="+", help="TREE CACHE [TREE CACHE ...]; the first is the baseline")
+    s.add_argument("--games", type=int, default=200_000)
+    s.add_argument("--rounds", type=int, default=5)
+    s.add_argument("--policy", default="threshold")
+    args = ap.parse_args()
+    if args.cmd == "compile":
+        print(json.dumps(compile_cost(args.tree, args.game, args.cache)))
+        return
+    pairs = list(zip(args.pairs[::2], args.pairs[1::2]))
+    runs = speed_ab(pairs, args.games, args.rounds, args.policy)
+    base = statistics.median(runs[0])
+    for (tree, _), r in zip(pairs, runs):
+        med = statistics.median(r)
+        print(json.dumps({"tree": tree, "policy": args.policy, "games_per_cpu_s": [round(x) for x in r],
+                          "median": round(med), "ratio_to_first": round(med / base, 3)}))
+
+
+if __name__ == "__main__":
+    main()
