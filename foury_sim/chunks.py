@@ -113,7 +113,8 @@ class ChunkJob:
 
     ``keep_rows``: the result carries the chunk's per-game table (only ``columns`` of it, when given: what a
     tune candidate or a robust cell reads); ``game_rows``: the partial keeps the rows for the game's own summary
-    entries (``Partial.rows``)."""
+    entries (``Partial.rows``); ``summary``: the partial has the histograms and the board's numbers (False: only
+    n and the extras, for a caller that reads the rows: a comparison, a tune candidate, a robust cell)."""
 
     game: str
     ruleset_source: RulesetSource | BuiltRuleset
@@ -122,6 +123,7 @@ class ChunkJob:
     keep_rows: bool = False
     game_rows: bool = True
     columns: tuple[str, ...] | None = None
+    summary: bool = True
 
 
 def _file_part(spec: str) -> str:
@@ -151,10 +153,10 @@ def policy_source(policy: Any) -> PolicySource:
 
 
 def job_of(spec: Any, ruleset: Any, hero: str, policy: Any, keep_rows: bool = True, game_rows: bool = False,
-           columns: Iterable[str] | None = None) -> ChunkJob:
+           columns: Iterable[str] | None = None, summary: bool = True) -> ChunkJob:
     """The job of games whose ruleset and policy were built here (the ruleset travels pickled)."""
     return ChunkJob(spec.name, BuiltRuleset.of(ruleset), hero, policy_source(policy), keep_rows, game_rows,
-                    tuple(columns) if columns is not None else None)
+                    tuple(columns) if columns is not None else None, summary)
 
 
 def _materialise(path: str, text: str | None, key: str) -> str:
@@ -275,14 +277,18 @@ class ChunkResult:
 
 
 def play_local(spec: Any, ruleset: Any, hero: str, policy: Any, chunk: Chunk, keep_rows: bool = False,
-               game_rows: bool = True, columns: Iterable[str] | None = None) -> ChunkResult:
+               game_rows: bool = True, columns: Iterable[str] | None = None, summary: bool = True) -> ChunkResult:
     """One chunk in this process (one kernel call): the game's columns, its derived columns, the partial (with
     the board's per-cell numbers). ``game_rows``: the partial keeps the rows for the game's own summary entries;
-    ``keep_rows``: the result carries the per-game table (only ``columns`` of it, when given)."""
+    ``keep_rows``: the result carries the per-game table (only ``columns`` of it, when given); ``summary``: False
+    leaves the histograms and the board out of the partial (a caller that reads the rows)."""
     cols = spec.simulate(ruleset, hero, policy, chunk.seed, chunk.start, chunk.count)
     extras = {key[1:]: cols.pop(key) for key in [c for c in cols if c.startswith("_")]}
     df = spec.outputs.add_derived(pd.DataFrame(cols, copy=False))
-    part = Partial.of(spec.outputs, df, extras, rows=game_rows, board=board_record(spec, ruleset, df, extras))
+    if summary:
+        part = Partial.of(spec.outputs, df, extras, rows=game_rows, board=board_record(spec, ruleset, df, extras))
+    else:
+        part = Partial(len(df), {}, dict(extras), [df] if game_rows else None)
     rows = None
     if keep_rows:
         rows = df if columns is None else df[list(columns)]
@@ -293,7 +299,7 @@ def play_chunk(job: ChunkJob, chunk: Chunk) -> ChunkResult:
     """One chunk of a job, in any process: the game, ruleset and policy are rebuilt from the job (once per
     process) and the chunk played (``play_local``)."""
     spec, ruleset, pol = _objects(job.game, job.ruleset_source, job.policy)
-    return play_local(spec, ruleset, job.hero, pol, chunk, job.keep_rows, job.game_rows, job.columns)
+    return play_local(spec, ruleset, job.hero, pol, chunk, job.keep_rows, job.game_rows, job.columns, job.summary)
 
 
 def job_objects(job: ChunkJob) -> tuple[Any, Any, Any]:
@@ -346,7 +352,8 @@ def current_executor() -> Executor | None:
 
 def stream(spec: Any, ruleset: Any, hero: str, policy: Any, chunks: list[Chunk], *, executor: Executor | None = None,
            progress: Any = None, keep_rows: bool = True, game_rows: bool = False,
-           columns: Iterable[str] | None = None, play: Callable[[Chunk], ChunkResult] | None = None,
+           columns: Iterable[str] | None = None, summary: bool = True,
+           play: Callable[[Chunk], ChunkResult] | None = None,
            job_play: Callable[[Chunk], ChunkResult] | None = None, weight: int = 1) -> Iterator[ChunkResult]:
     """The chunk path of every verb: ``chunks`` of games played where ``executor`` plays them (None: the one of
     ``runner.executing``, else this process: ``local_executor``), yielded in chunk order; ``progress``
@@ -358,11 +365,12 @@ def stream(spec: Any, ruleset: Any, hero: str, policy: Any, chunks: list[Chunk],
 
     executor = executor if executor is not None else current_executor()
     if executor is None:
-        fn = play or functools.partial(_play_here, spec, ruleset, hero, policy, keep_rows, game_rows, columns)
+        fn = play or functools.partial(_play_here, spec, ruleset, hero, policy, keep_rows, game_rows, columns,
+                                       summary)
         execute = local_executor(None, None, policy_watch(policy))
     else:
         fn = job_play or functools.partial(play_chunk, job_of(spec, ruleset, hero, policy, keep_rows, game_rows,
-                                                              columns))
+                                                              columns, summary))
         execute = executor
 
     return in_order(counting(execute, progress, weight)(fn, list(chunks)), chunks)
@@ -383,8 +391,8 @@ def counting(execute: Executor, progress: Any, weight: int = 1) -> Executor:
 
 
 def _play_here(spec: Any, ruleset: Any, hero: str, policy: Any, keep_rows: bool, game_rows: bool,
-               columns: Iterable[str] | None, chunk: Chunk) -> ChunkResult:
-    return play_local(spec, ruleset, hero, policy, chunk, keep_rows, game_rows, columns)
+               columns: Iterable[str] | None, summary: bool, chunk: Chunk) -> ChunkResult:
+    return play_local(spec, ruleset, hero, policy, chunk, keep_rows, game_rows, columns, summary)
 
 
 def stream_rows(spec: Any, ruleset: Any, hero: str, policy: Any, seed: int, start: int, count: int, *,
@@ -398,7 +406,8 @@ def stream_rows(spec: Any, ruleset: Any, hero: str, policy: Any, seed: int, star
     plan = plan_chunks(seed, start, count, size or KERNEL_BATCH)
     frames: list[pd.DataFrame] = []
     extras: dict[str, np.ndarray] = {}
-    for r in stream(spec, ruleset, hero, policy, plan, executor=executor, progress=progress, columns=columns):
+    for r in stream(spec, ruleset, hero, policy, plan, executor=executor, progress=progress, columns=columns,
+                    summary=False):
         frames.append(r.rows)
         for k, v in r.extras.items():
             extras[k] = extras[k] + v if k in extras else v
@@ -434,9 +443,7 @@ class Paired:
         sums: dict[str, list[Any]] = {}
         for col in columns:
             if col in a and col in b:
-                m = stats.PairedMean()
-                m.add(a[col].to_numpy(), b[col].to_numpy())
-                sums[col] = m.sums
+                sums[col] = _paired_sums(a[col].to_numpy(), b[col].to_numpy(), stats)
         return cls(keep, len(a), int(np.count_nonzero(wa & wb)), int(w2l.size), int(l2w.size),
                    games[w2l[:keep]].tolist(), games[l2w[:keep]].tolist(), sums)
 
@@ -458,6 +465,22 @@ class Paired:
         from . import stats
 
         return {col: stats.paired_mean_sums(self.n, *s, conf=conf) for col, s in self.sums.items()}
+
+
+def _paired_sums(a: np.ndarray, b: np.ndarray, stats: Any) -> list[Any]:
+    """The sums of a, b, d = b - a and d² of one chunk: ``stats.PairedMean``'s (exact Python integers for integer
+    outcomes), in numpy's int64 when no sum can pass 2**63 (the same integers, without a Python object per game)."""
+    ints = (np.issubdtype(a.dtype, np.integer) or a.dtype == bool) and (np.issubdtype(b.dtype, np.integer)
+                                                                        or b.dtype == bool)
+    if ints and len(a):
+        ia, ib = a.astype(np.int64), b.astype(np.int64)
+        top = max(int(np.abs(ia).max()), int(np.abs(ib).max()))
+        if len(a) * (2 * top + 1) ** 2 < 2**62:
+            d = ib - ia
+            return [int(ia.sum()), int(ib.sum()), int(d.sum()), int((d * d).sum())]
+    m = stats.PairedMean()
+    m.add(a, b)
+    return m.sums
 
 
 def play_pair(a: Callable[[Chunk], ChunkResult], b: Callable[[Chunk], ChunkResult], chunk: Chunk, *,

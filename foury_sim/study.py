@@ -1226,21 +1226,20 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     if not 0.5 <= conf < 1.0:
         raise InputError(f"must be between 0.5 and 1, not {conf}", "--conf")
     bar = Progress(2 * games, enabled=progress) if progress is not False else None
-    size = CELL_CHUNK if bar is None or not bar.enabled else max(PROGRESS_BATCH, min(CELL_CHUNK, games // 100))
+    size = CELL_CHUNK if bar is None or not bar.enabled else min(CELL_CHUNK, max(PROGRESS_BATCH, games // 100))
     plan = ch.plan_chunks(seed, 0, games, min(size, KERNEL_BATCH))
     columns = tuple(spec.outputs.mean_columns)
     rows_wanted = keep_rows or out is not None
     executor = executor if executor is not None else ch.current_executor()
     pair = functools.partial(ch.play_pair, columns=columns, keep=FLIPPED_KEEP, keep_rows=rows_wanted)
     if executor is None:
-        play = functools.partial(pair, functools.partial(ch._play_here, spec, ra[0], ra[1], ra[2], True, False,
-                                                         None),
-                                 functools.partial(ch._play_here, spec, rb[0], rb[1], rb[2], True, False, None))
+        play = functools.partial(pair, functools.partial(ch._play_here, spec, *ra, True, False, None, False),
+                                 functools.partial(ch._play_here, spec, *rb, True, False, None, False))
         job_play = None
     else:
         play = None
-        job_play = functools.partial(pair, functools.partial(ch.play_chunk, ch.job_of(spec, *ra)),
-                                     functools.partial(ch.play_chunk, ch.job_of(spec, *rb)))
+        job_play = functools.partial(pair, functools.partial(ch.play_chunk, ch.job_of(spec, *ra, summary=False)),
+                                     functools.partial(ch.play_chunk, ch.job_of(spec, *rb, summary=False)))
     parts = _comparison_parts(out, plan) if out is not None else None
     frames: list[tuple[pd.DataFrame, pd.DataFrame]] = []
 
