@@ -375,22 +375,22 @@ def test_streamed_compare_is_the_in_memory_compare(monkeypatch, tmp_path):
 
 
 def test_memory_of_a_streamed_compare_does_not_grow_with_games(monkeypatch):
-    """tracemalloc's peak of a streamed comparison of 300,000 games in chunks of 10,000 is within 1.5x of 30,000
-    games (the two tables of 300,000 games alone would be many times the smaller one's peak)."""
+    """tracemalloc's peak of a streamed comparison of 200,000 games in chunks of 5,000 is within 1.5x of 20,000
+    games (the two tables of 200,000 games alone would be many times the smaller one's peak)."""
     from foury_sim import study
 
-    monkeypatch.setattr(study, "CELL_CHUNK", 10_000)
+    monkeypatch.setattr(study, "CELL_CHUNK", 5_000)
     args = ("delve", {"hero": "none"}, {"hero": "spellsword"})
     study.compare(*args, games=2000, progress=False, keep_rows=False)  # compiled or loaded before measuring
     peaks = {}
-    for n in (30_000, 300_000):
+    for n in (20_000, 200_000):
         tracemalloc.start()
         c = study.compare(*args, games=n, seed=1, progress=False, keep_rows=False)
         peaks[n] = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         assert c.win["n"] == n
-    assert peaks[300_000] <= 1.5 * peaks[30_000], peaks
-    assert peaks[300_000] < 2 * 300_000 * 8 * len(get_game("delve").outputs.columns) / 10, peaks
+    assert peaks[200_000] <= 1.5 * peaks[20_000], peaks
+    assert peaks[200_000] < 2 * 200_000 * 8 * len(get_game("delve").outputs.columns) / 10, peaks
 
 
 def test_compare_out_writes_the_per_game_tables_as_parts_while_it_plays(monkeypatch, tmp_path):
@@ -415,10 +415,12 @@ def test_cli_compare_streams_past_the_old_limit_of_kept_tables(tmp_path):
     from typer.testing import CliRunner
 
     from foury_sim.cli import app
+    from foury_sim.errors import InputError
 
     r = CliRunner().invoke(app, ["compare", "delve", "--a", "hero=none", "--b", "hero=spellsword", "--games",
                                  str(2**63), "--no-progress"])
-    assert r.exit_code == 2 and "between 1 and 9,223,372,036,854,775,807" in r.output
+    assert isinstance(r.exception, InputError) and r.exception.where == "--games"  # main(): one line, exit 2
+    assert "between 1 and 9,223,372,036,854,775,807" in r.exception.message
     r = CliRunner().invoke(app, ["compare", "delve", "--a", "hero=none", "--b", "hero=spellsword", "--games", "1500",
                                  "--seed", "3", "--format", "json", "--no-progress", "--out", str(tmp_path)])
     assert r.exit_code == 0, r.output
