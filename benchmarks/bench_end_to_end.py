@@ -2,13 +2,16 @@
 
     python benchmarks/bench_end_to_end.py [--games 2000000] [--repeats 3]      # kernel vs the command
     python benchmarks/bench_end_to_end.py --memory [--small 200000] [--large 20000000]
+    python benchmarks/bench_end_to_end.py --memory --verb compare [--small 200000] [--large 20000000]
 
 End to end: the kernel alone (``simulate`` of ``--games`` games in one call, median of ``--repeats``) against
 the command a user types, ``foury-sim run delve --games N --format json`` in a fresh process (wall and CPU
 seconds of the whole process: start-up, cache load, kernel calls, summary, JSON), and the run's own
 ``games_per_s`` (its summary: the games over the time after the engine was loaded). Memory: the peak resident
 set of the same command at ``--small`` and ``--large`` games (each in its own process) and their ratio (issue 17:
-within 1.5x). Every figure is printed with games per CPU second and the load average (the machine may be shared).
+within 1.5x). ``--verb compare``: the same for ``foury-sim compare delve --a hero=none --b hero=spellsword --games N
+--format json`` (both variants: twice the games; the figures go under ``compare`` in memory.json, the run's stay).
+Every figure is printed with games per CPU second and the load average (the machine may be shared).
 Writes benchmarks/results/end_to_end.json (or memory.json).
 """
 
@@ -56,15 +59,26 @@ CHILD = ("import json, resource, subprocess, sys, time\n"
          "'max_rss_kb': u.ru_maxrss, 'stdout': r.stdout, 'stderr': r.stderr[-2000:]}))\n")
 
 
-def command(games: int) -> dict:
-    """``foury-sim run delve --games N --format json`` in a fresh process: wall, CPU, peak RSS, its summary."""
-    cmd = [sys.executable, "-m", "foury_sim", "run", "delve", "--games", str(games), "--format", "json"]
+#: The comparison whose memory ``--verb compare`` measures (two heroes of Delve on the same dice).
+COMPARE = ["compare", "delve", "--a", "hero=none", "--b", "hero=spellsword"]
+
+
+def command(games: int, verb: str = "run") -> dict:
+    """``foury-sim run delve --games N --format json`` (or the ``COMPARE`` comparison) in a fresh process: wall,
+    CPU, peak RSS, its summary."""
+    args = ["run", "delve"] if verb == "run" else COMPARE
+    cmd = [sys.executable, "-m", "foury_sim", *args, "--games", str(games), "--format", "json"]
     load = os.getloadavg()[0]
     r = json.loads(subprocess.run([sys.executable, "-c", CHILD, *cmd], capture_output=True, text=True,
                                   check=True, cwd=ROOT).stdout)
     if r["rc"] != 0:
         raise SystemExit(f"the command failed: {r['stderr']}")
     s = json.loads(r["stdout"])
+    if verb != "run":  # a comparison plays every game under both variants
+        return {"games": games, "games_played": 2 * games, "wall_s": round(r["wall_s"], 3),
+                "cpu_s": round(r["cpu_s"], 3), "games_per_s": round(2 * games / r["wall_s"]),
+                "games_per_cpu_s": round(2 * games / r["cpu_s"]), "peak_rss_mb": round(r["max_rss_kb"] / 1024, 1),
+                "win_diff": s["win"]["diff"], "load_avg": round((load + os.getloadavg()[0]) / 2, 2)}
     return {"games": games, "wall_s": round(r["wall_s"], 3), "cpu_s": round(r["cpu_s"], 3),
             "games_per_s": round(games / r["wall_s"]), "games_per_cpu_s": round(games / r["cpu_s"]),
             "run_games_per_s": s["games_per_s"], "run_elapsed_s": s["elapsed_s"], "load_s": s["load_s"],
@@ -79,10 +93,21 @@ def main() -> None:
     ap.add_argument("--memory", action="store_true", help="measure the memory of a small and a large run")
     ap.add_argument("--small", type=int, default=200_000)
     ap.add_argument("--large", type=int, default=20_000_000)
+    ap.add_argument("--verb", choices=("run", "compare"), default="run", help="with --memory: the command measured")
     a = ap.parse_args()
     meta = {"machine": platform.machine(), "cpus": os.cpu_count(), "python": platform.python_version(),
             "date": time.strftime("%Y-%m-%d %H:%M")}
-    if a.memory:
+    if a.memory and a.verb == "compare":
+        small, large = command(a.small, "compare"), command(a.large, "compare")
+        path = OUT / "memory.json"
+        res = json.loads(path.read_text()) if path.is_file() else {}
+        res["compare"] = {**meta, "command": " ".join(["foury-sim", *COMPARE, "--games N --format json"]),
+                          "small": small, "large": large,
+                          "rss_ratio": round(large["peak_rss_mb"] / small["peak_rss_mb"], 3)}
+        print(f"compare peak RSS: {a.small:,} games {small['peak_rss_mb']} MB, {a.large:,} games "
+              f"{large['peak_rss_mb']} MB (ratio {res['compare']['rss_ratio']}); the large one "
+              f"{large['games_per_s']:,} games/s wall, load {large['load_avg']}")
+    elif a.memory:
         small, large = command(a.small), command(a.large)
         res = {**meta, "small": small, "large": large,
                "rss_ratio": round(large["peak_rss_mb"] / small["peak_rss_mb"], 3)}

@@ -88,14 +88,42 @@ class PolicySource:
 
 
 @dataclass(frozen=True)
+class BuiltRuleset:
+    """A ruleset built in the caller (a sweep cell's, a compare arm's, a tune candidate's), pickled: plain arrays and
+    values, no numba objects. Two are the same when their digests are (the bytes are not compared)."""
+
+    data: bytes = field(compare=False, repr=False)
+    digest: str = ""
+
+    @classmethod
+    def of(cls, ruleset: Any) -> BuiltRuleset:
+        import hashlib
+        import pickle
+
+        data = pickle.dumps(ruleset, protocol=pickle.HIGHEST_PROTOCOL)
+        return cls(data, hashlib.sha1(data).hexdigest())
+
+
+@dataclass(frozen=True)
 class ChunkJob:
-    """Everything a worker needs to play chunks of a run (picklable: no numba objects)."""
+    """Everything a process needs to play chunks of a run (picklable: no numba objects): the game by name, the
+    ruleset by what rebuilds it (``RulesetSource``: the command line's rules, sets and options) or built
+    (``BuiltRuleset``), the hero, the policy by name, parameters and file content (``PolicySource``). The one job
+    type of this process, of a local pool and of Dask workers (``play_chunk``).
+
+    ``keep_rows``: the result carries the chunk's per-game table (only ``columns`` of it, when given: what a
+    tune candidate or a robust cell reads); ``game_rows``: the partial keeps the rows for the game's own summary
+    entries (``Partial.rows``); ``summary``: the partial has the histograms and the board's numbers (False: only
+    n and the extras, for a caller that reads the rows: a comparison, a tune candidate, a robust cell)."""
 
     game: str
-    ruleset_source: RulesetSource
+    ruleset_source: RulesetSource | BuiltRuleset
     hero: str
     policy: PolicySource
     keep_rows: bool = False
+    game_rows: bool = True
+    columns: tuple[str, ...] | None = None
+    summary: bool = True
 
 
 def _file_part(spec: str) -> str:
@@ -114,28 +142,55 @@ def job_for(game: str, *, hero: str, policy: str, params: str | None, rules: str
                     hero, PolicySource(policy, params, file_text), keep_rows)
 
 
+def policy_source(policy: Any) -> PolicySource:
+    """What rebuilds a built ``policy`` elsewhere: its name, its parameter values written exactly (``repr`` of a
+    float reads back to the same float) and, for a user policy file, the file's text."""
+    params = ",".join(f"{k}={float(v)!r}" for k, v in zip(policy.param_names, policy.params)) or None
+    text = None
+    if policy.errors is not None:  # a user policy: FILE.py:FUNCTION
+        text = Path(_file_part(policy.name)).read_text(encoding="utf-8")
+    return PolicySource(policy.name, params, text)
+
+
+def job_of(spec: Any, ruleset: Any, hero: str, policy: Any, keep_rows: bool = True, game_rows: bool = False,
+           columns: Iterable[str] | None = None, summary: bool = True) -> ChunkJob:
+    """The job of games whose ruleset and policy were built here (the ruleset travels pickled)."""
+    return ChunkJob(spec.name, BuiltRuleset.of(ruleset), hero, policy_source(policy), keep_rows, game_rows,
+                    tuple(columns) if columns is not None else None, summary)
+
+
 def _materialise(path: str, text: str | None, key: str) -> str:
-    """``path`` itself when it exists here with the shipped ``text``, else ``text`` written to a temp folder under
-    the same file name (a worker never runs another file that happens to stand at the same path)."""
+    """``path`` itself when it exists here with the shipped ``text``, else ``text`` written (atomically: workers of
+    one node may do it at once) to a private folder named by the text's digest, under the same file name: a worker
+    never runs another file that happens to stand at the same path."""
+    import hashlib
+
     if text is None or (Path(path).is_file() and Path(path).read_text(encoding="utf-8") == text):
         return path
-    folder = Path(tempfile.gettempdir()) / f"foury-sim-job-{abs(hash((key, text))):x}"
+    folder = Path(tempfile.gettempdir()) / f"foury-sim-{key}-{hashlib.sha1(text.encode()).hexdigest()[:16]}"
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / Path(path).name
     if not target.is_file() or target.read_text(encoding="utf-8") != text:
-        target.write_text(text, encoding="utf-8")
+        tmp = target.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, target)
     return str(target)
 
 
 @functools.lru_cache(maxsize=8)
-def _objects(game: str, rs: RulesetSource, ps: PolicySource) -> tuple[Any, Any, Any]:
+def _objects(game: str, rs: RulesetSource | BuiltRuleset, ps: PolicySource) -> tuple[Any, Any, Any]:
     """(spec, ruleset, policy) of a job, built once per process."""
     from .policy import make_policy
     from .registry import get_game
 
     spec = get_game(game)
-    rules = _materialise(rs.rules, rs.rules_text, "rules") if rs.rules else None
-    ruleset = spec.load_ruleset(rules, list(rs.sets) or None, rs.map, **dict(rs.options))
+    if isinstance(rs, BuiltRuleset):
+        import pickle
+
+        ruleset = pickle.loads(rs.data)
+    else:
+        rules = _materialise(rs.rules, rs.rules_text, "rules") if rs.rules else None
+        ruleset = spec.load_ruleset(rules, list(rs.sets) or None, rs.map, **dict(rs.options))
     name = ps.name
     if ps.file_text is not None:
         path = _file_part(name)
@@ -153,12 +208,15 @@ class Partial:
     hists: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     extras: dict[str, np.ndarray] = field(default_factory=dict)
     rows: list[pd.DataFrame] | None = field(default_factory=list)
+    #: the board's per-cell numbers of these games (``board_record``: visits, deaths per cell), summed per chunk
+    #: so that a study's heat maps need no per-game rows; None for a game without a board
+    board: dict[str, Any] | None = None
 
     @classmethod
     def of(cls, outputs: Any, df: pd.DataFrame, extras: dict[str, np.ndarray] | None = None,
-           rows: bool = True) -> Partial:
+           rows: bool = True, board: dict[str, Any] | None = None) -> Partial:
         """The partial of a per-game table (derived columns already added)."""
-        return cls(len(df), outputs.histograms(df), dict(extras or {}), [df] if rows else None)
+        return cls(len(df), outputs.histograms(df), dict(extras or {}), [df] if rows else None, board)
 
     @property
     def rows_bytes(self) -> int:
@@ -173,7 +231,7 @@ class Partial:
         for k, v in other.extras.items():
             extras[k] = extras[k] + v if k in extras else v
         rows = None if self.rows is None or other.rows is None else self.rows + other.rows
-        out = Partial(self.n + other.n, hists, extras, rows)
+        out = Partial(self.n + other.n, hists, extras, rows, merge_board(self.board, other.board))
         if rows is not None and out.rows_bytes > (keep_rows_bytes() if limit is None else limit):
             out.rows = None
         return out
@@ -187,6 +245,27 @@ class Partial:
         return self.rows[0] if len(self.rows) == 1 else pd.concat(self.rows, ignore_index=True)
 
 
+def board_record(spec: Any, ruleset: Any, df: pd.DataFrame, extras: dict[str, np.ndarray]) -> dict[str, Any] | None:
+    """The board's per-cell numbers of some games (``spec.board.cell_record``: visits, deaths per cell; None for a
+    game without a board). The numbers are counts: the record of a run is the sum of its chunks' (``merge_board``)."""
+    if spec.board is None or not len(df):
+        return None
+    return spec.board.cell_record(ruleset, df, extras)
+
+
+def merge_board(a: dict[str, Any] | None, b: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Two board records of disjoint games: the per-cell lists added cell by cell, the rest (the map) kept."""
+    if a is None or b is None:
+        return a if b is None else b
+    out = dict(a)
+    for k, v in b.items():
+        if isinstance(v, list) and isinstance(a.get(k), list):
+            out[k] = [x + y for x, y in zip(a[k], v)]
+        elif k not in out:
+            out[k] = v
+    return out
+
+
 @dataclass
 class ChunkResult:
     """A played chunk: its partial, its per-game table when the job keeps rows, and its extras."""
@@ -198,21 +277,34 @@ class ChunkResult:
 
 
 def play_local(spec: Any, ruleset: Any, hero: str, policy: Any, chunk: Chunk, keep_rows: bool = False,
-               game_rows: bool = True) -> ChunkResult:
-    """One chunk in this process (one kernel call): the game's columns, its derived columns, the partial.
-    ``game_rows``: the partial keeps the rows for the game's own summary entries."""
+               game_rows: bool = True, columns: Iterable[str] | None = None, summary: bool = True) -> ChunkResult:
+    """One chunk in this process (one kernel call): the game's columns, its derived columns, the partial (with
+    the board's per-cell numbers). ``game_rows``: the partial keeps the rows for the game's own summary entries;
+    ``keep_rows``: the result carries the per-game table (only ``columns`` of it, when given); ``summary``: False
+    leaves the histograms and the board out of the partial (a caller that reads the rows)."""
     cols = spec.simulate(ruleset, hero, policy, chunk.seed, chunk.start, chunk.count)
     extras = {key[1:]: cols.pop(key) for key in [c for c in cols if c.startswith("_")]}
     df = spec.outputs.add_derived(pd.DataFrame(cols, copy=False))
-    part = Partial.of(spec.outputs, df, extras, rows=game_rows)
-    return ChunkResult(chunk, part, df if keep_rows else None, extras)
+    if summary:
+        part = Partial.of(spec.outputs, df, extras, rows=game_rows, board=board_record(spec, ruleset, df, extras))
+    else:
+        part = Partial(len(df), {}, dict(extras), [df] if game_rows else None)
+    rows = None
+    if keep_rows:
+        rows = df if columns is None else df[list(columns)]
+    return ChunkResult(chunk, part, rows, extras)
 
 
 def play_chunk(job: ChunkJob, chunk: Chunk) -> ChunkResult:
     """One chunk of a job, in any process: the game, ruleset and policy are rebuilt from the job (once per
     process) and the chunk played (``play_local``)."""
     spec, ruleset, pol = _objects(job.game, job.ruleset_source, job.policy)
-    return play_local(spec, ruleset, job.hero, pol, chunk, job.keep_rows)
+    return play_local(spec, ruleset, job.hero, pol, chunk, job.keep_rows, job.game_rows, job.columns, job.summary)
+
+
+def job_objects(job: ChunkJob) -> tuple[Any, Any, Any]:
+    """(spec, ruleset, policy) of a job as ``play_chunk`` builds them in this process."""
+    return _objects(job.game, job.ruleset_source, job.policy)
 
 
 Executor = Callable[[Callable[[Chunk], ChunkResult], list[Chunk]], Iterator[ChunkResult]]
@@ -236,16 +328,183 @@ def local_executor(threads: int | None = None, progress: Any = None, watch: Any 
     return execute
 
 
+def in_order(results: Iterable[ChunkResult], chunks: list[Chunk]) -> Iterator[ChunkResult]:
+    """The results of ``chunks`` in chunk order (by ``start``), whatever order they arrive in (those ahead of the
+    next expected chunk wait); a chunk without a result is an error."""
+    order = sorted(chunks, key=lambda c: c.start)
+    waiting: dict[int, ChunkResult] = {}
+    i = 0
+    for r in results:
+        waiting[r.chunk.start] = r
+        while i < len(order) and order[i].start in waiting:
+            yield waiting.pop(order[i].start)
+            i += 1
+    if i < len(order):
+        raise RuntimeError(f"{len(order) - i} chunk(s) of the run gave no result")
+
+
+def current_executor() -> Executor | None:
+    """The executor of ``runner.executing`` (a verb's ``--cluster``), None: this process."""
+    from .runner import _EXECUTOR
+
+    return _EXECUTOR.get()
+
+
+def stream(spec: Any, ruleset: Any, hero: str, policy: Any, chunks: list[Chunk], *, executor: Executor | None = None,
+           progress: Any = None, keep_rows: bool = True, game_rows: bool = False,
+           columns: Iterable[str] | None = None, summary: bool = True,
+           play: Callable[[Chunk], ChunkResult] | None = None,
+           job_play: Callable[[Chunk], ChunkResult] | None = None, weight: int = 1) -> Iterator[ChunkResult]:
+    """The chunk path of every verb: ``chunks`` of games played where ``executor`` plays them (None: the one of
+    ``runner.executing``, else this process: ``local_executor``), yielded in chunk order; ``progress``
+    (``runner.Progress``) moves by each chunk's games (times ``weight``) as its result arrives, whatever the
+    executor. In this process a chunk is ``play_local`` of the objects given; elsewhere ``play_chunk`` of their job
+    (``job_of``: the ruleset pickled, the policy by name and content). ``play`` / ``job_play``: other functions of
+    a chunk (the pair of a comparison), here and elsewhere."""
+    from .runner import policy_watch
+
+    executor = executor if executor is not None else current_executor()
+    if executor is None:
+        fn = play or functools.partial(_play_here, spec, ruleset, hero, policy, keep_rows, game_rows, columns,
+                                       summary)
+        execute = local_executor(None, None, policy_watch(policy))
+    else:
+        fn = job_play or functools.partial(play_chunk, job_of(spec, ruleset, hero, policy, keep_rows, game_rows,
+                                                              columns, summary))
+        execute = executor
+
+    return in_order(counting(execute, progress, weight)(fn, list(chunks)), chunks)
+
+
+def counting(execute: Executor, progress: Any, weight: int = 1) -> Executor:
+    """``execute`` with ``progress`` (``runner.Progress``, on stderr) moved by each chunk's games (times ``weight``)
+    as its result arrives: the bar of a run on Dask or a pool, as of one in this process."""
+    if progress is None:
+        return execute
+
+    def run(fn: Callable[[Chunk], ChunkResult], chunks: list[Chunk]) -> Iterator[ChunkResult]:
+        for r in execute(fn, chunks):
+            progress.update(weight * r.chunk.count)
+            yield r
+
+    return run
+
+
+def _play_here(spec: Any, ruleset: Any, hero: str, policy: Any, keep_rows: bool, game_rows: bool,
+               columns: Iterable[str] | None, summary: bool, chunk: Chunk) -> ChunkResult:
+    return play_local(spec, ruleset, hero, policy, chunk, keep_rows, game_rows, columns, summary)
+
+
+def stream_rows(spec: Any, ruleset: Any, hero: str, policy: Any, seed: int, start: int, count: int, *,
+                columns: Iterable[str] | None = None, size: int | None = None, progress: Any = None,
+                executor: Executor | None = None) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
+    """Games ``start .. start+count-1`` through the chunk path (``stream``, chunks of ``size`` games, default
+    ``runner.KERNEL_BATCH``): their per-game table (only ``columns``, when given: a tune candidate's metric, a
+    robust cell's wins) and extras, the same as ``runner.play_games`` gives."""
+    from .runner import KERNEL_BATCH
+
+    plan = plan_chunks(seed, start, count, size or KERNEL_BATCH)
+    frames: list[pd.DataFrame] = []
+    extras: dict[str, np.ndarray] = {}
+    for r in stream(spec, ruleset, hero, policy, plan, executor=executor, progress=progress, columns=columns,
+                    summary=False):
+        frames.append(r.rows)
+        for k, v in r.extras.items():
+            extras[k] = extras[k] + v if k in extras else v
+    df = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    return df, extras
+
+
+@dataclass
+class Paired:
+    """What a comparison's statistics need from some paired games (game i played under A and under B on the same
+    dice), mergeable in chunk order: the win counts (both, A only, B only), the first ``keep`` flipped games each
+    way (game indices), and per numeric outcome n and the sums of a, b, d = b - a and d² (exact Python integers
+    for integer outcomes: ``stats.PairedMean``). ``win``/``means`` give ``stats.paired_rate_diff`` /
+    ``paired_mean_diff`` of the whole arrays (the mean rows from the exact sums)."""
+
+    keep: int = 1000
+    n: int = 0
+    both: int = 0
+    a_only: int = 0
+    b_only: int = 0
+    w2l: list[int] = field(default_factory=list)
+    l2w: list[int] = field(default_factory=list)
+    sums: dict[str, list[Any]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, a: pd.DataFrame, b: pd.DataFrame, columns: Iterable[str], keep: int) -> Paired:
+        """The paired partial of the same games under A (``a``) and B (``b``), in game order."""
+        from . import stats
+
+        wa, wb = a["win"].to_numpy().astype(bool), b["win"].to_numpy().astype(bool)
+        games = a["game"].to_numpy()
+        w2l, l2w = np.flatnonzero(wa & ~wb), np.flatnonzero(~wa & wb)
+        sums: dict[str, list[Any]] = {}
+        for col in columns:
+            if col in a and col in b:
+                sums[col] = _paired_sums(a[col].to_numpy(), b[col].to_numpy(), stats)
+        return cls(keep, len(a), int(np.count_nonzero(wa & wb)), int(w2l.size), int(l2w.size),
+                   games[w2l[:keep]].tolist(), games[l2w[:keep]].tolist(), sums)
+
+    def merge(self, other: Paired, limit: int | None = None) -> Paired:
+        """These games and ``other`` (the games after them) together."""
+        sums = dict(self.sums)
+        for k, v in other.sums.items():
+            sums[k] = [x + y for x, y in zip(sums[k], v)] if k in sums else list(v)
+        return Paired(self.keep, self.n + other.n, self.both + other.both, self.a_only + other.a_only,
+                      self.b_only + other.b_only, (self.w2l + other.w2l)[:self.keep],
+                      (self.l2w + other.l2w)[:self.keep], sums)
+
+    def win(self, conf: float = 0.95) -> dict[str, Any]:
+        from . import stats
+
+        return stats.paired_rate_counts(self.n, self.both, self.a_only, self.b_only, conf, self.w2l, self.l2w)
+
+    def means(self, conf: float = 0.95) -> dict[str, dict[str, Any]]:
+        from . import stats
+
+        return {col: stats.paired_mean_sums(self.n, *s, conf=conf) for col, s in self.sums.items()}
+
+
+def _paired_sums(a: np.ndarray, b: np.ndarray, stats: Any) -> list[Any]:
+    """The sums of a, b, d = b - a and d² of one chunk: ``stats.PairedMean``'s (exact Python integers for integer
+    outcomes), in numpy's int64 when no sum can pass 2**63 (the same integers, without a Python object per game)."""
+    ints = (np.issubdtype(a.dtype, np.integer) or a.dtype == bool) and (np.issubdtype(b.dtype, np.integer)
+                                                                        or b.dtype == bool)
+    if ints and len(a):
+        ia, ib = a.astype(np.int64), b.astype(np.int64)
+        top = max(int(np.abs(ia).max()), int(np.abs(ib).max()))
+        if len(a) * (2 * top + 1) ** 2 < 2**62:
+            d = ib - ia
+            return [int(ia.sum()), int(ib.sum()), int(d.sum()), int((d * d).sum())]
+    m = stats.PairedMean()
+    m.add(a, b)
+    return m.sums
+
+
+def play_pair(a: Callable[[Chunk], ChunkResult], b: Callable[[Chunk], ChunkResult], chunk: Chunk, *,
+              columns: tuple[str, ...], keep: int, keep_rows: bool) -> ChunkResult:
+    """One chunk of a comparison, in any process: the chunk played under A (``a``: ``play_chunk`` of its job, or
+    ``play_local`` here) and under B, reduced to its ``Paired`` partial (the per-chunk sums of the paired
+    differences); the two per-game tables travel back only when ``keep_rows``."""
+    ra, rb = a(chunk), b(chunk)
+    part = Paired.of(ra.rows, rb.rows, columns, keep)
+    return ChunkResult(chunk, part, (ra.rows, rb.rows) if keep_rows else None)
+
+
 class Reducer:
     """Merges chunk results in chunk order (by ``start``), whatever order they arrive in: the same numbers for
     any executor. Results ahead of the next expected chunk wait in a buffer. ``on_rows``: called with each
-    result, in order (e.g. writes its rows as a parquet part)."""
+    result, in order (e.g. writes its rows as a parquet part). ``initial``: the empty partial (``Partial()``;
+    a comparison's ``Paired``)."""
 
-    def __init__(self, chunks: list[Chunk], on_result: Callable[[ChunkResult], None] | None = None):
+    def __init__(self, chunks: list[Chunk], on_result: Callable[[ChunkResult], None] | None = None,
+                 initial: Any = None):
         self.order = sorted(chunks, key=lambda c: c.start)
         self.next = 0
         self.waiting: dict[int, ChunkResult] = {}
-        self.partial = Partial()
+        self.partial = initial if initial is not None else Partial()
         self.on_result = on_result
 
     def add(self, res: ChunkResult) -> None:
@@ -263,9 +522,9 @@ class Reducer:
 
 
 def reduce(results: Iterable[ChunkResult], chunks: list[Chunk],
-           on_result: Callable[[ChunkResult], None] | None = None) -> Partial:
+           on_result: Callable[[ChunkResult], None] | None = None, initial: Any = None) -> Any:
     """The run's partial from its chunk results (merged in chunk order)."""
-    red = Reducer(chunks, on_result)
+    red = Reducer(chunks, on_result, initial)
     for r in results:
         red.add(r)
     if not red.done:

@@ -502,7 +502,8 @@ def compare(
                                        "as --a (default: none)."),
     fixed: list[str] | None = typer.Option(None, "--fixed", metavar="KEY=VALUE", help="Settings for both variants "
                                            "(repeatable; default: the game's defaults)."),
-    games: int = typer.Option(10_000, metavar="N", help="Games per variant (the same games under both)."),
+    games: int = typer.Option(10_000, metavar="N", help="Games per variant (the same games under both; streamed in "
+                              "chunks: any number up to 2**63-1 in memory that does not grow with it)."),
     seed: int = typer.Option(1, metavar="N", help="Master seed: game i plays on stream (seed, i) in both variants."),
     threads: int | None = typer.Option(None, metavar="N", help=THREADS_HELP),
     fmt: str = typer.Option("text", "--format", metavar="FORMAT", help=FORMAT_HELP),
@@ -515,12 +516,13 @@ def compare(
 ) -> None:
     """Two variants on the same dice streams: paired differences, Holm-adjusted significance, flipped games."""
     from .registry import get_game
+    from .runner import check_streamed_games
     from .study import compare as run_compare
     from .study import format_comparison, parse_settings, write_comparison
 
     spec = get_game(game)
     check_format(fmt)
-    check_games(games, columns=2 * len(spec.outputs.columns))
+    check_streamed_games(games)
     check_seed(seed)
     check_threads(threads)
     check_conf(conf)
@@ -530,8 +532,9 @@ def compare(
     if not va and not vb:
         raise InputError("give at least one setting with --a or --b (e.g. --a hero=kael --b hero=elydion)", "--a")
     fx = parse_settings(fixed, "--fixed", own)
+    # streamed: statistics from per-chunk sums, per-game tables written chunk by chunk as parts (with --out)
     c = run_compare(game, va, vb, fixed=fx, games=games, seed=seed, threads=threads, progress=progress, conf=conf,
-                    executor=executor(cluster))
+                    executor=executor(cluster), keep_rows=False, out=out)
     text = json.dumps(c.to_dict(), indent=2) if fmt == "json" else format_comparison(c)
     _write_or_say(lambda: write_comparison(c, out) if out is not None else None, text, out)
 

@@ -296,114 +296,25 @@ def play_task(play: Callable[[Any], Any], pieces: list[Any]) -> list[Any]:
 
 
 # --- a run given by its built objects (sweep cells, compare arms, tune candidates) ------------------------------
+# One job type (``chunks.ChunkJob``) for the command line's runs and for games whose ruleset was built in the caller
+# (``chunks.job_of``: the ruleset travels pickled, the policy by name, exact parameters and file content).
 
-@dataclasses.dataclass(frozen=True)
-class BuiltJob:
-    """A ``ChunkJob`` for games whose ruleset was built in the caller (a sweep cell's, a compare arm's, a tune
-    candidate's): the ruleset travels pickled (plain arrays and values: no numba objects), the policy by name and
-    exact parameters, a user policy file by content (``policy_source``)."""
+def job_of(spec: Any, ruleset: Any, hero: str, policy: Any, keep_rows: bool = True) -> Any:
+    """``chunks.job_of`` (kept here for callers of the Dask executor)."""
+    from .chunks import job_of as _job_of
 
-    game: str
-    ruleset: bytes
-    digest: str
-    hero: str
-    policy: Any  # chunks.PolicySource
-    keep_rows: bool = True
-
-
-def policy_source(policy: Any) -> Any:
-    """What rebuilds ``policy`` on a worker (``chunks.PolicySource``): its name, its parameter values written
-    exactly (``repr`` of a float reads back to the same float) and, for a user policy file, the file's text."""
-    from .chunks import PolicySource
-
-    params = ",".join(f"{k}={float(v)!r}" for k, v in zip(policy.param_names, policy.params)) or None
-    text = None
-    if policy.errors is not None:  # a user policy: FILE.py:FUNCTION
-        path = policy.name.split(".py:")[0] + ".py" if ".py:" in policy.name else policy.name
-        text = Path(path).read_text(encoding="utf-8")
-    return PolicySource(policy.name, params, text)
-
-
-def job_of(spec: Any, ruleset: Any, hero: str, policy: Any, keep_rows: bool = True) -> BuiltJob:
-    import pickle
-
-    data = pickle.dumps(ruleset, protocol=pickle.HIGHEST_PROTOCOL)
-    return BuiltJob(spec.name, data, hashlib.sha1(data).hexdigest(), hero, policy_source(policy), keep_rows)
-
-
-_BUILT: dict[tuple[str, Any], tuple[Any, Any, Any]] = {}
-
-
-def _user_file(name: str, text: str) -> str:
-    """A user policy spec ``FILE.py:FUNCTION`` pointing at a private copy of the shipped file text (never a file
-    of the same name that happens to be in the worker's folder)."""
-    path = name.split(".py:")[0] + ".py" if ".py:" in name else name
-    folder = Path(tempfile.gettempdir()) / f"foury-sim-policy-{hashlib.sha1(text.encode()).hexdigest()[:16]}"
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / Path(path).name
-    if not target.is_file() or target.read_text(encoding="utf-8") != text:
-        tmp = target.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, target)
-    return str(target) + name[len(path):]
-
-
-def built_objects(job: BuiltJob) -> tuple[Any, Any, Any]:
-    """(spec, ruleset, policy) of a job, built once per process (the last few jobs kept)."""
-    key = (job.digest, job.policy)
-    if key not in _BUILT:
-        import pickle
-
-        from .policy import make_policy
-        from .registry import get_game
-
-        spec = get_game(job.game)
-        name = job.policy.name if job.policy.file_text is None else _user_file(job.policy.name, job.policy.file_text)
-        pol = make_policy(name, spec.policies, job.policy.params)
-        if len(_BUILT) >= 8:
-            _BUILT.pop(next(iter(_BUILT)))
-        _BUILT[key] = (spec, pickle.loads(job.ruleset), pol)
-    return _BUILT[key]
-
-
-def play_built(job: BuiltJob, chunk: Any) -> Any:
-    """One chunk of a ``BuiltJob`` in any process (``chunks.play_local``; the per-game rows travel once, as the
-    result's table)."""
-    from .chunks import play_local
-
-    spec, ruleset, pol = built_objects(job)
-    return play_local(spec, ruleset, job.hero, pol, chunk, job.keep_rows, game_rows=False)
+    return _job_of(spec, ruleset, hero, policy, keep_rows)
 
 
 def play_games_with(executor: Any, spec: Any, ruleset: Any, hero: str, policy: Any, seed: int, start: int,
                     count: int, progress: Any = None, size: int | None = None) -> tuple[Any, dict[str, Any]]:
     """``runner.play_games`` through an executor: games ``start .. start+count-1`` as chunks of ``size`` games
-    (``runner.KERNEL_BATCH``), played where the executor plays them, put back in order: the per-game table (with
-    the derived columns) and the extras, the same as in this process."""
-    import functools
+    (``runner.KERNEL_BATCH``) on the chunk path (``chunks.stream_rows``), put back in order: the per-game table
+    (with the derived columns) and the extras, the same as in this process."""
+    from .chunks import stream_rows
 
-    import pandas as pd
-
-    from .chunks import plan_chunks
-    from .runner import KERNEL_BATCH
-
-    plan = plan_chunks(seed, start, count, size or KERNEL_BATCH)
-    play = functools.partial(play_built, job_of(spec, ruleset, hero, policy))
-    got: dict[int, Any] = {}
-    for r in executor(play, plan):
-        got[r.chunk.start] = r
-        if progress is not None:
-            progress.update(r.chunk.count)
-    missing = [c for c in plan if c.start not in got]
-    if missing:
-        raise RuntimeError(f"{len(missing)} chunk(s) of the games gave no result")
-    frames = [got[c.start].rows for c in plan]
-    extras: dict[str, Any] = {}
-    for c in plan:
-        for k, v in got[c.start].extras.items():
-            extras[k] = extras[k] + v if k in extras else v
-    df = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    return df, extras
+    return stream_rows(spec, ruleset, hero, policy, seed, start, count, size=size, progress=progress,
+                       executor=executor)
 
 
 # --- on the caller --------------------------------------------------------------------------------------------
@@ -459,7 +370,11 @@ def join_results(chunk: Any, results: list[Any]) -> Any:
     if all(r.rows is not None for r in results):
         import pandas as pd
 
-        rows = pd.concat([r.rows for r in results], ignore_index=True)
+        if isinstance(results[0].rows, tuple):  # a comparison's chunk: the tables of A and of B
+            rows = tuple(pd.concat([r.rows[i] for r in results], ignore_index=True)
+                         for i in range(len(results[0].rows)))
+        else:
+            rows = pd.concat([r.rows for r in results], ignore_index=True)
     extras: dict[str, Any] = {}
     for r in results:
         for k, v in r.extras.items():
@@ -558,6 +473,8 @@ def warm_key(play: Any) -> Any:
     """What a warm-up stands for: the game, hero and policy of a ``partial(play_chunk, job)`` (the cells of a
     sweep or the candidates of a tune share one warm-up: same kernel, about the same speed), else the function."""
     job = play.args[0] if isinstance(play, functools.partial) and play.args else None
+    while isinstance(job, functools.partial) and job.args:  # a comparison's pair: the job of variant A
+        job = job.args[0]
     if job is None:
         return play
     pol = getattr(job, "policy", None)

@@ -33,12 +33,14 @@ import pandas as pd
 
 from . import __version__, provenance, stats
 from . import assumptions as assume
+from .chunks import stream_rows
 from .errors import InputError, Interrupted
 from .files import WriteError, atomic_write, clean_temp, save_figure, to_jsonable, write_frame
 from .registry import get_game
 from .rulesfile import locate_key
-from .runner import Progress, play_games
+from .runner import Progress
 from .study import (
+    CELL_CHUNK,
     MAX_GAMES,
     SPECIAL,
     CellRunner,
@@ -361,7 +363,9 @@ def play_points(exp: RobustExperiment, points: list[dict], progress: bool | None
             for i, pt in enumerate(points):
                 for cell in cells:
                     rs, hero, pol = runner.resolve(exp.fixed | pt["values"] | cell)
-                    df, _ = play_games(spec, rs, hero, pol, exp.seed, 0, exp.games, bar)
+                    # the chunk path (here, a pool or Dask): only the win column comes back
+                    df, _ = stream_rows(spec, rs, hero, pol, exp.seed, 0, exp.games, columns=("win",),
+                                        size=CELL_CHUNK, progress=bar)
                     wins[(i, _cell_key(cell))] = df["win"].to_numpy().astype(np.int8)
                 if len(runner._rules) > 64:  # rulesets of earlier points are not needed again
                     runner._rules.clear()

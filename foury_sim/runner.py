@@ -501,7 +501,7 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
         fn = functools.partial(ch.play_chunk, ch.job_for(game, hero=hero, policy=policy_name, params=params,
                                                          rules=rules, sets=sets, map=map, options=opts,
                                                          keep_rows=rows_wanted))
-        execute = executor
+        execute = ch.counting(executor, bar)  # the bar moves as each chunk's result comes back
     writer = ch.PartWriter(out, spec, ruleset, record, plan, resume=not keep_rows) if out is not None else None
     frames: list[pd.DataFrame] = []
 

@@ -530,10 +530,11 @@ class CellStream:
     the summarised columns, extras; rows only up to ``limit`` bytes, default ``chunks.keep_rows_bytes()``), exact
     histograms of ``hist_columns``, the packed win bits, and the per-game table only when ``keep_table``."""
 
-    def __init__(self, spec: GameSpec, keep_table: bool = False, limit: int | None = None):
+    def __init__(self, spec: GameSpec, keep_table: bool = False, limit: int | None = None, ruleset: Any = None):
         from .chunks import Partial
 
         self.spec = spec
+        self.ruleset = ruleset  # the board's per-cell numbers are reduced chunk by chunk under it (heat maps)
         self.limit = limit
         self.partial = Partial()
         self.hist: dict[str, tuple[np.ndarray, np.ndarray]] = {}
@@ -546,10 +547,11 @@ class CellStream:
 
     def add(self, df: pd.DataFrame, extras: dict[str, np.ndarray] | None = None) -> None:
         """The next games (the table ``play_games`` gives, derived columns added) and their extras."""
-        from .chunks import Partial
+        from .chunks import Partial, board_record
         from .outputs import merge_histograms
 
-        self.partial = self.partial.merge(Partial.of(self.spec.outputs, df, extras), self.limit)
+        board = board_record(self.spec, self.ruleset, df, extras or {}) if self.ruleset is not None else None
+        self.partial = self.partial.merge(Partial.of(self.spec.outputs, df, extras, board=board), self.limit)
         for c in hist_columns(self.spec):
             if c in df and pd.api.types.is_integer_dtype(df[c]):
                 h = np.unique(np.asarray(df[c].to_numpy(), dtype=np.int64), return_counts=True)
@@ -589,7 +591,7 @@ class CellStream:
 def cell_record(spec: GameSpec, i: int, cell: dict[str, Any], swept: list[str], ruleset: Any, df: pd.DataFrame,
                 extras: dict[str, np.ndarray], elapsed: float, conf: float = 0.95) -> dict[str, Any]:
     """Everything a report needs about one cell, without the per-game table (every row kept)."""
-    stream = CellStream(spec, limit=2**62)
+    stream = CellStream(spec, limit=2**62, ruleset=ruleset)
     stream.add(spec.outputs.add_derived(df), extras)
     return stream_record(spec, i, cell, swept, ruleset, stream, elapsed, conf)
 
@@ -608,7 +610,9 @@ def stream_record(spec: GameSpec, i: int, cell: dict[str, Any], swept: list[str]
     bits = stream.win_bits()
     if bits is not None:
         rec["win_bits"] = bits
-    if spec.board is not None:
+    if spec.board is not None and stream.partial.board is not None:  # reduced chunk by chunk: no rows needed
+        rec["board_cells"] = {"game": spec.name, **stream.partial.board}
+    elif spec.board is not None:
         table = stream.partial.table()
         if table is None:
             rec["board_cells_left_out"] = (
@@ -1044,7 +1048,7 @@ def _run_cell(spec: GameSpec, exp: Experiment, i: int, start: int, count: int, b
               cdir: Path) -> dict[str, Any]:
     rs, hero, pol = exp.rulesets[i]
     t0 = time.perf_counter()
-    stream = CellStream(spec, keep_table=exp.per_game)
+    stream = CellStream(spec, keep_table=exp.per_game, ruleset=rs)
     for s in range(start, start + count, CELL_CHUNK):
         df, extras = play_games(spec, rs, hero, pol, exp.seed, s, min(CELL_CHUNK, start + count - s), bar)
         stream.add(df, extras)
@@ -1065,7 +1069,7 @@ def _run_adaptive(spec: GameSpec, exp: Experiment, todo: list[int], records: dic
     """Add batches to the cells whose interval is still too wide; decided cells stop early."""
     target = exp.precision
     assert target is not None
-    streams = {i: CellStream(spec, keep_table=exp.per_game) for i in todo}
+    streams = {i: CellStream(spec, keep_table=exp.per_game, ruleset=exp.rulesets[i][0]) for i in todo}
     elapsed = {i: 0.0 for i in todo}
     active = list(todo)
     while active:
@@ -1135,6 +1139,8 @@ class Comparison:
     #: the game's outputs and the two rulesets: the written games_a/b tables carry readable labels
     outputs: Any = None
     rulesets: tuple[Any, Any] = (None, None)
+    #: the folders of the per-game parts of A and B written during the comparison (``compare(out=...)``)
+    parts: tuple[Path, Path] | None = None
 
     def settings(self, variant: str) -> dict[str, Any]:
         """Every setting of variant ``"a"`` or ``"b"``: the fixed ones, then its own."""
@@ -1186,19 +1192,28 @@ class Comparison:
 
 def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str, Any] | None = None,
             games: int = 10_000, seed: int = 1, conf: float = 0.95, threads: int | None = None,
-            progress: bool | None = None, executor: Any = None, keep_rows: bool = True) -> Comparison:
+            progress: bool | None = None, executor: Any = None, keep_rows: bool = True,
+            out: str | Path | None = None) -> Comparison:
     """Play the same games (same streams) under variants a and b; paired differences b - a. ``executor``: where
-    the games are played (``runner.executing``; None: this process). ``keep_rows=False``: the arms are played
-    chunk by chunk (``CELL_CHUNK`` games) into ``stats.PairedRate`` / ``stats.PairedMean`` (memory does not grow
-    with games; no per-game tables; the first ``FLIPPED_KEEP`` flipped games each way; the mean rows' interval,
-    t and p from exact sums, equal to the in-memory ones up to the last bits).
+    the games are played (``runner.executing``; None: this process).
+
+    The games are played as chunks (``CELL_CHUNK`` games; ``chunks.play_pair``: a chunk under A and under B, in
+    one task wherever it plays) reduced to ``chunks.Paired`` partials in chunk order: win counts, the first
+    ``FLIPPED_KEEP`` flipped games each way, and per numeric outcome the sums of a, b, d and d² (exact integers for
+    integer outcomes), so memory does not grow with games. The statistics come from those sums whether or not the
+    per-game tables are kept: a kept and a streamed comparison give the same numbers. ``keep_rows``: the per-game
+    tables are kept (``df_a``, ``df_b``); ``out``: they are written chunk by chunk as parquet parts in
+    ``out/games_a.parquet/`` and ``out/games_b.parquet/`` (``Comparison.parts``) instead.
 
     One row per outcome (win rate: Newcombe interval and exact McNemar test; numeric outcomes: paired
     t). The outcomes form one family of tests: ``p_adjusted`` is Holm's adjustment over all of them,
     and ``significant`` means ``p_adjusted < 1 - conf`` (for the win rate the interval must also
     exclude 0), so the chance of any false "significant" among the outcomes stays below 1 - conf.
     """
-    from .runner import executing, numba_threads
+    import functools
+
+    from . import chunks as ch
+    from .runner import KERNEL_BATCH, PROGRESS_BATCH, numba_threads
 
     spec = get_game(game)
     if games < 2:
@@ -1212,54 +1227,87 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     if not 0.5 <= conf < 1.0:
         raise InputError(f"must be between 0.5 and 1, not {conf}", "--conf")
     bar = Progress(2 * games, enabled=progress) if progress is not False else None
-    da = db = None
-    rate = stats.PairedRate(FLIPPED_KEEP)
-    means: dict[str, stats.PairedMean] = {}
+    size = CELL_CHUNK if bar is None or not bar.enabled else min(CELL_CHUNK, max(PROGRESS_BATCH, games // 100))
+    plan = ch.plan_chunks(seed, 0, games, min(size, KERNEL_BATCH))
+    columns = tuple(spec.outputs.mean_columns)
+    rows_wanted = keep_rows or out is not None
+    executor = executor if executor is not None else ch.current_executor()
+    pair = functools.partial(ch.play_pair, columns=columns, keep=FLIPPED_KEEP, keep_rows=rows_wanted)
+    if executor is None:
+        play = functools.partial(pair, functools.partial(ch._play_here, spec, *ra, True, False, None, False),
+                                 functools.partial(ch._play_here, spec, *rb, True, False, None, False))
+        job_play = None
+    else:
+        play = None
+        job_play = functools.partial(pair, functools.partial(ch.play_chunk, ch.job_of(spec, *ra, summary=False)),
+                                     functools.partial(ch.play_chunk, ch.job_of(spec, *rb, summary=False)))
+    parts = _comparison_parts(out, plan) if out is not None else None
+    frames: list[tuple[pd.DataFrame, pd.DataFrame]] = []
+
+    def on_result(r: ch.ChunkResult) -> None:
+        if parts is not None:
+            for rows, folder, rs in zip(r.rows, parts, (ra[0], rb[0])):
+                write_frame(rows, folder / f"part-{r.chunk.start:0{ch.PART_DIGITS}d}.parquet", outputs=spec.outputs,
+                            ruleset=rs)
+        if keep_rows:
+            frames.append(r.rows)
+
     try:
-        with numba_threads(threads), executing(executor):
-            if keep_rows:
-                da, _ = play_games(spec, *ra, seed, 0, games, bar)
-                db, _ = play_games(spec, *rb, seed, 0, games, bar)
-            else:
-                for s in range(0, games, CELL_CHUNK):
-                    k = min(CELL_CHUNK, games - s)
-                    ca, _ = play_games(spec, *ra, seed, s, k, bar)
-                    cb, _ = play_games(spec, *rb, seed, s, k, bar)
-                    rate.add(ca["win"].to_numpy(), cb["win"].to_numpy())
-                    for col in spec.outputs.mean_columns:
-                        if col in ca:
-                            means.setdefault(col, stats.PairedMean()).add(ca[col].to_numpy(), cb[col].to_numpy())
+        with numba_threads(threads):
+            results = ch.stream(spec, ra[0], ra[1], ra[2], plan, executor=executor, progress=bar, play=play,
+                                job_play=job_play, weight=2)
+            paired = ch.reduce(results, plan, on_result, initial=ch.Paired(FLIPPED_KEEP))
     finally:
         if bar is not None:
             bar.close()
-    if da is not None and db is not None:
-        win = stats.paired_rate_diff(da["win"].to_numpy(), db["win"].to_numpy(), conf)
-        games_idx = da["game"].to_numpy()
-        win["flipped_win_to_loss"] = games_idx[win["flipped_win_to_loss"]].tolist()
-        win["flipped_loss_to_win"] = games_idx[win["flipped_loss_to_win"]].tolist()
-        results = {col: stats.paired_mean_diff(da[col].to_numpy(float), db[col].to_numpy(float), conf)
-                   for col in spec.outputs.mean_columns if col in da}
-    else:  # streamed: game i is position i
-        win = rate.result(conf)
-        win["flipped_win_to_loss"] = win["flipped_win_to_loss"].tolist()
-        win["flipped_loss_to_win"] = win["flipped_loss_to_win"].tolist()
-        results = {col: m.result(conf) for col, m in means.items()}
+    da = db = None
+    if keep_rows:
+        da = frames[0][0] if len(frames) == 1 else pd.concat([f[0] for f in frames], ignore_index=True)
+        db = frames[0][1] if len(frames) == 1 else pd.concat([f[1] for f in frames], ignore_index=True)
+    win = paired.win(conf)
+    win["flipped_win_to_loss"] = win["flipped_win_to_loss"].tolist()
+    win["flipped_loss_to_win"] = win["flipped_loss_to_win"].tolist()
+    results = paired.means(conf)
     rows = [{"outcome": "win rate", "a": win["rate_a"], "b": win["rate_b"], "diff": win["diff"], "lo": win["lo"],
              "hi": win["hi"], "p_value": win["p_value"], "test": "exact McNemar"}]
     for col, d in results.items():
         rows.append({"outcome": col, "a": d["mean_a"], "b": d["mean_b"], "diff": d["diff"], "lo": d["lo"],
                      "hi": d["hi"], "p_value": d["p_value"], "test": "paired t"})
-    out = pd.DataFrame(rows)
-    out["p_adjusted"] = stats.adjust_pvalues(out["p_value"].to_numpy(float), "holm")
+    table = pd.DataFrame(rows)
+    table["p_adjusted"] = stats.adjust_pvalues(table["p_value"].to_numpy(float), "holm")
     alpha = 1.0 - conf
-    sig = (out["p_adjusted"] < alpha).to_numpy(copy=True)
+    sig = (table["p_adjusted"] < alpha).to_numpy(copy=True)
     sig[0] = bool(sig[0] and (win["lo"] > 0.0 or win["hi"] < 0.0))
-    out["significant"] = sig
-    win["p_adjusted"] = float(out["p_adjusted"].iloc[0])
+    table["significant"] = sig
+    win["p_adjusted"] = float(table["p_adjusted"].iloc[0])
     win["significant"] = bool(sig[0])
-    return Comparison(a, b, games, seed, win, out, da, db, conf, assumptions.across_cells([ra[0], rb[0]]),
+    return Comparison(a, b, games, seed, win, table, da, db, conf, assumptions.across_cells([ra[0], rb[0]]),
                       game=spec.name, fixed=dict(fixed), files=input_files([va, vb]),
-                      outputs=spec.outputs, rulesets=(ra[0], rb[0]))
+                      outputs=spec.outputs, rulesets=(ra[0], rb[0]), parts=parts)
+
+
+#: The folders of a comparison's per-game parts inside ``--out`` (read as one table each, as a run's games.parquet).
+COMPARISON_PARTS = ("games_a.parquet", "games_b.parquet")
+
+
+def _comparison_parts(out: str | Path, plan: list[Any]) -> tuple[Path, Path]:
+    """Empty folders for the per-game parts of variants A and B (whatever stood there before is removed)."""
+    import shutil
+
+    from .files import WriteError, clean_temp
+
+    folders = tuple(Path(out) / name for name in COMPARISON_PARTS)
+    for f in folders:
+        try:
+            if f.is_file() or f.is_symlink():
+                f.unlink()
+            elif f.is_dir():
+                shutil.rmtree(f)
+            f.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise WriteError(f"cannot prepare the parts folder: {e.strerror}", str(f)) from None
+        clean_temp(f)
+    return folders[0], folders[1]
 
 
 def format_comparison(c: Comparison) -> str:
@@ -1316,7 +1364,9 @@ def write_comparison(c: Comparison, out: str | Path) -> list[Path]:
     paths = [out / "comparison.json", out / "outcomes.csv", out / "games_a.parquet", out / "games_b.parquet"]
     atomic_write(paths[0], json.dumps(c.to_dict(), indent=2))
     write_frame(c.outcomes, paths[1])
-    if c.df_a is None or c.df_b is None:  # a streamed comparison keeps no per-game tables
+    if c.parts is not None and all(Path(p).resolve() == q.resolve() for p, q in zip(c.parts, paths[2:])):
+        pass  # written chunk by chunk as parquet parts while the games were played
+    elif c.df_a is None or c.df_b is None:  # a streamed comparison keeps no per-game tables
         paths = paths[:2]
     else:
         write_frame(c.df_a, paths[2], outputs=c.outputs, ruleset=c.rulesets[0])

@@ -589,7 +589,8 @@ def engine_evaluator(spec: Any, param: str, metric: str, fixed: dict[str, Any], 
     """``evaluate(value, start, count)`` over the game: games ``start .. start+count-1`` of stream ``seed``
     with ``fixed`` settings and ``param = value`` (``study.CellRunner``; the same game indices for every value:
     common dice)."""
-    from .runner import numba_threads, play_games
+    from .chunks import stream_rows
+    from .runner import numba_threads
     from .study import CellRunner
 
     cells = CellRunner(spec)
@@ -598,8 +599,8 @@ def engine_evaluator(spec: Any, param: str, metric: str, fixed: dict[str, Any], 
         settings = dict(fixed)
         settings[param] = value
         rs, hero, pol = cells.resolve(settings, "--param")
-        with numba_threads(threads):
-            df, _ = play_games(spec, rs, hero, pol, seed, start, count)
+        with numba_threads(threads):  # the chunk path: only the metric's column comes back
+            df, _ = stream_rows(spec, rs, hero, pol, seed, start, count, columns=(metric,))
         return df[metric].to_numpy(float)
 
     return evaluate
@@ -1326,10 +1327,11 @@ def tune_vector(game: str, param: str, target: str, tolerance: float, *, fixed: 
                 threads: int | None = None, progress: bool | None = None) -> VectorResult:
     """Tune the list setting ``param`` of ``game`` element by element (``search_vector`` over the engine, common
     dice): ``target`` is ``COLUMN OP i[+K]=T0,T1,...`` (``rounds_completed>=i+1=0.9,0.8,0.7,0.6``)."""
+    from .chunks import stream_rows
     from .inputs import check_conf, check_games, check_seed, check_threads
     from .provenance import command, settings_args
     from .registry import get_game
-    from .runner import Progress, numba_threads, play_games
+    from .runner import Progress, numba_threads
     from .study import CellRunner
 
     spec = get_game(game)
@@ -1362,8 +1364,8 @@ def tune_vector(game: str, param: str, target: str, tolerance: float, *, fixed: 
 
     def evaluate(i: int, schedule: list[float], start: int, count: int) -> np.ndarray:
         rs, hero, pol = cells.resolve(fixed | {path: list(schedule)}, "--param")
-        with numba_threads(threads):
-            df, _ = play_games(spec, rs, hero, pol, seed, start, count)
+        with numba_threads(threads):  # the chunk path: only the metric's column comes back
+            df, _ = stream_rows(spec, rs, hero, pol, seed, start, count, columns=(em.column,))
         return em.values(df, i)
 
     bar = Progress(max_games, label="games (budget)", enabled=progress) if progress is not False else None
@@ -1640,10 +1642,11 @@ def tune_family(game: str, param: str, family: str, target_metric: str, target: 
     """Tune the list setting ``param`` of ``game`` through one number ``s`` (``search_family`` over the game's
     engine, common dice): the schedule is ``parse_family(family)`` at ``s``, found so that ``target_metric`` is
     within ``tolerance`` of ``target``."""
+    from .chunks import stream_rows
     from .inputs import check_conf, check_seed, check_threads
     from .provenance import command, settings_args
     from .registry import get_game
-    from .runner import Progress, numba_threads, play_games
+    from .runner import Progress, numba_threads
     from .study import CellRunner
 
     spec = get_game(game)
@@ -1674,8 +1677,8 @@ def tune_family(game: str, param: str, family: str, target_metric: str, target: 
 
     def evaluate(schedule: list[float], start: int, count: int) -> np.ndarray:
         rs, hero, pol = cells.resolve(fixed | {path: schedule}, "--param")
-        with numba_threads(threads):
-            df, _ = play_games(spec, rs, hero, pol, seed, start, count)
+        with numba_threads(threads):  # the chunk path: only the metric's column comes back
+            df, _ = stream_rows(spec, rs, hero, pol, seed, start, count, columns=(target_metric,))
         return df[target_metric].to_numpy(float)
 
     bar = Progress(max_games, label="games (budget)", enabled=progress) if progress is not False else None

@@ -271,12 +271,12 @@ def test_tune_with_the_cluster_option_gives_the_local_answer(dask_address):
     assert a == b and len(a["candidates"]) >= 3
 
 
-def test_a_user_policy_travels_by_content_and_is_compiled_where_it_plays(tmp_path, monkeypatch):
+def test_a_user_policy_travels_by_content_and_is_compiled_where_it_plays(tmp_path):
     from dataclasses import replace
 
     import pandas as pd
 
-    from foury_sim.chunks import Chunk
+    from foury_sim.chunks import Chunk, ChunkJob, job_objects, play_chunk
     from foury_sim.policy import make_policy
     from foury_sim.registry import get_game
     from foury_sim.runner import play_games
@@ -286,12 +286,12 @@ def test_a_user_policy_travels_by_content_and_is_compiled_where_it_plays(tmp_pat
     pol = make_policy(str(ROOT / "experiments/policies/brave.py") + ":brave", spec.policies, None)
     here, _ = play_games(spec, rs, "free", pol, 4, 0, 200)
     job = cluster.job_of(spec, rs, "free", pol)
+    assert isinstance(job, ChunkJob)  # one job type: a built run's job is the command line's
     assert job.policy.file_text == (ROOT / "experiments/policies/brave.py").read_text()
     # a worker without the file (another machine): the policy is built from the text it was sent
     gone = str(tmp_path / "elsewhere" / "brave.py") + ":brave"
     job = replace(job, policy=replace(job.policy, name=gone))
-    monkeypatch.setattr(cluster, "_BUILT", {})
-    there = cluster.play_built(job, Chunk(4, 0, 200))
-    _, _, built = cluster.built_objects(job)
+    there = play_chunk(job, Chunk(4, 0, 200))
+    _, _, built = job_objects(job)
     assert built.name.endswith("brave.py:brave") and built.name != gone and "foury-sim-policy-" in built.name
     pd.testing.assert_frame_equal(here, there.rows)

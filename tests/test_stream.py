@@ -211,7 +211,7 @@ def _cell_record_before(spec, cell, swept, ruleset, df, extras, conf=0.95):
 def _streamed_cell(spec, rs, hero, pol, n, size):
     from foury_sim.study import CellStream
 
-    stream = CellStream(spec)
+    stream = CellStream(spec, ruleset=rs)
     for s in range(0, n, size):
         df, ex = runner.play_games(spec, rs, hero, pol, 5, s, min(size, n - s))
         stream.add(df, ex)
@@ -237,25 +237,27 @@ def test_streamed_sweep_cell_is_the_in_memory_cell_field_by_field(game):
     assert "board_cells" in new or game != "foury"
 
 
-def test_streamed_sweep_cell_past_the_row_budget_leaves_out_only_what_needs_rows(monkeypatch):
+@pytest.mark.parametrize("game", ["foury", "tactics"])
+def test_streamed_sweep_cell_past_the_row_budget_leaves_out_only_the_game_entries(monkeypatch, game):
+    """The board's per-cell visits and deaths are reduced chunk by chunk (``chunks.Partial.board``): a cell past
+    ``FOURY_SIM_KEEP_ROWS_MB`` keeps its heat maps, the same numbers as from the whole table."""
     from foury_sim.study import CellRunner, stream_record
 
-    spec = get_game("foury")
+    spec = get_game(game)
+    n = GAMES[game]
     rs, hero, pol = CellRunner(spec).resolve({})
-    df, extras = runner.play_games(spec, rs, hero, pol, 5, 0, 1500)
+    df, extras = runner.play_games(spec, rs, hero, pol, 5, 0, n)
     before = to_jsonable(_cell_record_before(spec, {}, [], rs, df, extras))
-    monkeypatch.setenv("FOURY_SIM_KEEP_ROWS_MB", "0.05")
-    stream = _streamed_cell(spec, rs, hero, pol, 1500, 211)
+    monkeypatch.setenv("FOURY_SIM_KEEP_ROWS_MB", "0.01")
+    stream = _streamed_cell(spec, rs, hero, pol, n, n // 7 + 1)
     assert stream.partial.rows is None
     new = to_jsonable(stream_record(spec, 0, {}, [], rs, stream, 0.0))
-    assert "board_cells" in before and "board_cells" not in new
-    assert new.pop("board_cells_left_out") == ("the board's heat maps need every game's row; this cell of 1,500 games "
-                                         "kept them only up to 0 MB (FOURY_SIM_KEEP_ROWS_MB)")
+    assert "board_cells_left_out" not in new
+    assert new["board_cells"] == before["board_cells"] and (sum(before["board_cells"]["deaths"]) > 0 or game != "foury")
     own = {k.key for k in spec.outputs.summary_keys}
     summary = new.pop("summary")
     assert summary.pop("warnings")[-1].startswith("NOTE: the game's own entries (")
     assert summary == {k: v for k, v in before.pop("summary").items() if k not in own and k != "warnings"}
-    before.pop("board_cells")
     new.pop("elapsed_s")
     assert new == before
 
@@ -345,6 +347,8 @@ def test_paired_sums_exact_on_integers_and_edge_cases():
 
 
 def test_streamed_compare_is_the_in_memory_compare(monkeypatch, tmp_path):
+    """Kept tables or not, in one chunk or odd ones: the same comparison, number for number (the statistics come
+    from the per-chunk sums of the paired differences, exact integers)."""
     from foury_sim import study
 
     kw = dict(games=3000, seed=5, progress=False)
@@ -354,17 +358,173 @@ def test_streamed_compare_is_the_in_memory_compare(monkeypatch, tmp_path):
     streamed = study.compare("delve", {"hero": "none"}, {"hero": "spellsword"}, keep_rows=False, **kw)
     assert streamed.df_a is None and streamed.df_b is None
     a, b = whole.to_dict(), streamed.to_dict()
-    rows_a, rows_b = a.pop("outcomes"), b.pop("outcomes")
-    assert a == b  # win counts, interval, McNemar p, flipped games (first 50), replays
+    assert a == b  # win counts, interval, McNemar p, flipped games (first 50), replays, every outcome row
     assert streamed.win["flipped_win_to_loss"] == whole.win["flipped_win_to_loss"][:60]
-    assert [r["outcome"] for r in rows_a] == [r["outcome"] for r in rows_b]
-    assert rows_a[0] == rows_b[0]
-    for ra, rb in zip(rows_a[1:], rows_b[1:]):
-        for f, v in ra.items():
-            if f in ("lo", "hi", "p_value", "p_adjusted"):
-                assert rb[f] == pytest.approx(v, rel=1e-9, abs=1e-12), (ra["outcome"], f)
-            else:
-                assert rb[f] == v, (ra["outcome"], f)
+    flipped = np.flatnonzero(whole.df_a["win"].to_numpy() & ~whole.df_b["win"].to_numpy())
+    assert whole.win["flipped_win_to_loss"] == flipped[:1000].tolist()
+    for col in get_game("delve").outputs.mean_columns:  # the means are the tables' means (exact sums, one rounding)
+        row = whole.outcomes.set_index("outcome").loc[col]
+        xa, xb = whole.df_a[col].to_numpy(), whole.df_b[col].to_numpy()
+        assert row["a"] == int(xa.sum()) / len(xa) and row["diff"] == (int(xb.sum()) - int(xa.sum())) / len(xa)
+        full = stats.paired_mean_diff(xa, xb, whole.conf)  # numpy's float path: the same up to the last bits
+        assert row["lo"] == pytest.approx(full["lo"], rel=1e-9, abs=1e-12)
+        assert row["p_value"] == pytest.approx(full["p_value"], rel=1e-9, abs=1e-12)
     assert study.format_comparison(whole) == study.format_comparison(streamed)
     paths = study.write_comparison(streamed, tmp_path)
     assert [p.name for p in paths] == ["comparison.json", "outcomes.csv", "comparison.png"]
+
+
+def test_memory_of_a_streamed_compare_does_not_grow_with_games(monkeypatch):
+    """tracemalloc's peak of a streamed comparison of 200,000 games in chunks of 5,000 is within 1.5x of 20,000
+    games (the two tables of 200,000 games alone would be many times the smaller one's peak)."""
+    from foury_sim import study
+
+    monkeypatch.setattr(study, "CELL_CHUNK", 5_000)
+    args = ("delve", {"hero": "none"}, {"hero": "spellsword"})
+    study.compare(*args, games=2000, progress=False, keep_rows=False)  # compiled or loaded before measuring
+    peaks = {}
+    for n in (20_000, 200_000):
+        tracemalloc.start()
+        c = study.compare(*args, games=n, seed=1, progress=False, keep_rows=False)
+        peaks[n] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert c.win["n"] == n
+    assert peaks[200_000] <= 1.5 * peaks[20_000], peaks
+    assert peaks[200_000] < 2 * 200_000 * 8 * len(get_game("delve").outputs.columns) / 10, peaks
+
+
+def test_compare_out_writes_the_per_game_tables_as_parts_while_it_plays(monkeypatch, tmp_path):
+    from foury_sim import study
+
+    kw = dict(games=2000, seed=3, progress=False)
+    whole = study.compare("delve", {"hero": "none"}, {"hero": "spellsword"}, **kw)
+    monkeypatch.setattr(study, "CELL_CHUNK", 333)
+    (tmp_path / "games_a.parquet").write_text("an old file in the way")
+    c = study.compare("delve", {"hero": "none"}, {"hero": "spellsword"}, keep_rows=False, out=tmp_path, **kw)
+    assert c.df_a is None and c.to_dict() == whole.to_dict()
+    paths = study.write_comparison(c, tmp_path)
+    assert [p.name for p in paths] == ["comparison.json", "outcomes.csv", "games_a.parquet", "games_b.parquet",
+                                       "comparison.png"]
+    assert len(list((tmp_path / "games_a.parquet").glob("part-*.parquet"))) == 7
+    for name, df in (("games_a.parquet", whole.df_a), ("games_b.parquet", whole.df_b)):
+        back = pd.read_parquet(tmp_path / name)
+        assert back["game"].tolist() == df["game"].tolist() and back["win"].tolist() == df["win"].tolist()
+
+
+def test_cli_compare_streams_past_the_old_limit_of_kept_tables(tmp_path):
+    from typer.testing import CliRunner
+
+    from foury_sim.cli import app
+    from foury_sim.errors import InputError
+
+    r = CliRunner().invoke(app, ["compare", "delve", "--a", "hero=none", "--b", "hero=spellsword", "--games",
+                                 str(2**63), "--no-progress"])
+    assert isinstance(r.exception, InputError) and r.exception.where == "--games"  # main(): one line, exit 2
+    assert "between 1 and 9,223,372,036,854,775,807" in r.exception.message
+    r = CliRunner().invoke(app, ["compare", "delve", "--a", "hero=none", "--b", "hero=spellsword", "--games", "1500",
+                                 "--seed", "3", "--format", "json", "--no-progress", "--out", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    from foury_sim import study
+
+    whole = study.compare("delve", {"hero": "none"}, {"hero": "spellsword"}, games=1500, seed=3, progress=False)
+    assert json.loads(r.stdout) == json.loads(json.dumps(whole.to_dict()))
+    assert (tmp_path / "games_b.parquet").is_dir() and len(pd.read_parquet(tmp_path / "games_b.parquet")) == 1500
+
+
+# -------------------------------------------------- robust cells and tune candidates on the chunk path --
+def test_stream_rows_are_play_games_in_any_chunks_with_only_the_columns_asked():
+    from foury_sim.study import CellRunner
+
+    spec = get_game("delve")
+    rs, hero, pol = CellRunner(spec).resolve({"hero": "spellsword"})
+    df, extras = runner.play_games(spec, rs, hero, pol, 9, 100, 2500)
+    got, ex = ch.stream_rows(spec, rs, hero, pol, 9, 100, 2500, size=377)
+    pd.testing.assert_frame_equal(df, got)
+    assert extras.keys() == ex.keys() and all(np.array_equal(extras[k], ex[k]) for k in extras)
+    wins, _ = ch.stream_rows(spec, rs, hero, pol, 9, 100, 2500, columns=("win",), size=600)
+    assert list(wins.columns) == ["win"] and wins["win"].tolist() == df["win"].tolist()
+
+
+def test_tune_candidates_and_robust_cells_play_the_games_of_before(monkeypatch):
+    from foury_sim import robust, tune
+    from foury_sim.study import CellRunner
+
+    spec = get_game("delve")
+    evaluate = tune.engine_evaluator(spec, "param.margin", "win", {"hero": "none"}, seed=4)
+    rs, hero, pol = CellRunner(spec).resolve({"hero": "none", "param.margin": 3})
+    df, _ = runner.play_games(spec, rs, hero, pol, 4, 700, 900)
+    assert evaluate(3, 700, 900).tolist() == df["win"].to_numpy(float).tolist()
+
+    class Exp:  # the fields of a robust experiment that play_points reads
+        game, seed, games, fixed = "delve", 4, 900, {}
+
+        def cells(self):
+            return [{"hero": "none", "param.margin": 3}]
+
+    monkeypatch.setattr(robust, "CELL_CHUNK", 211)
+    wins = robust.play_points(Exp(), [{"values": {}}], progress=False)
+    whole, _ = runner.play_games(spec, rs, hero, pol, 4, 0, 900)
+    assert list(wins.values())[0].tolist() == whole["win"].astype(np.int8).tolist()
+
+
+# ------------------------------------------------------------ one job type, progress with an executor --
+def test_a_built_job_and_a_command_line_job_are_one_type_and_play_the_same_games():
+    from foury_sim.policy import make_policy
+
+    spec = get_game("delve")
+    rs = spec.load_ruleset(None, ["game.levels=9"], None)
+    pol = make_policy("risk", spec.policies, None)
+    built = ch.job_of(spec, rs, "none", pol, keep_rows=True)
+    given = ch.job_for("delve", hero="none", policy="risk", params=None, rules=None, sets=["game.levels=9"],
+                       map=None, options=None, keep_rows=True)
+    assert type(built) is type(given) is ch.ChunkJob and isinstance(built.ruleset_source, ch.BuiltRuleset)
+    again = pickle.loads(pickle.dumps(built))
+    assert again == built and hash(again) == hash(built)
+    a, b = ch.play_chunk(again, ch.Chunk(7, 100, 50)), ch.play_chunk(given, ch.Chunk(7, 100, 50))
+    pd.testing.assert_frame_equal(a.rows, b.rows)
+    assert a.partial.rows is None and b.partial.rows is not None  # a built job's rows travel once (as its table)
+
+
+class _Pool:
+    """An executor playing the chunks in this process in reverse order (as a pool may finish them)."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, fn, chunks):
+        self.calls += 1
+        for c in reversed(chunks):
+            yield fn(c)
+
+
+class _Bar:
+    enabled = True
+
+    def __init__(self):
+        self.moves = []
+
+    def update(self, n):
+        self.moves.append(n)
+
+    def close(self):
+        pass
+
+
+def test_the_progress_bar_moves_with_the_results_of_any_executor(monkeypatch):
+    from foury_sim import study
+
+    bars = []
+    monkeypatch.setattr(runner, "Progress", lambda *a, **k: bars.append(_Bar()) or bars[-1])
+    pool = _Pool()
+    here = runner.run("delve", games=2000, seed=2, progress=False, chunk=300)
+    there = runner.run("delve", games=2000, seed=2, progress=True, chunk=300, executor=pool)
+    assert pool.calls == 1 and bars[-1].moves == [200] + [300] * 6
+    assert {k: v for k, v in here.summary.items() if k not in TIMING} == \
+        {k: v for k, v in there.summary.items() if k not in TIMING}
+    monkeypatch.setattr(study, "Progress", lambda *a, **k: bars.append(_Bar()) or bars[-1])
+    monkeypatch.setattr(study, "CELL_CHUNK", 700)
+    c = study.compare("delve", {"hero": "none"}, {"hero": "spellsword"}, games=1500, seed=2, progress=True,
+                      executor=pool, keep_rows=False)
+    assert sorted(bars[-1].moves) == [200, 1400, 1400] and pool.calls == 2
+    assert c.to_dict() == study.compare("delve", {"hero": "none"}, {"hero": "spellsword"}, games=1500, seed=2,
+                                        progress=False).to_dict()
