@@ -21,7 +21,7 @@ _spec.loader.exec_module(MC)
 
 def test_the_list_loads_and_names_existing_rule_tests():
     games, mutants = MC.load()
-    assert set(games) == {"foury", "delve", "tactics"}
+    assert set(games) == {"foury", "delve", "tactics", "rooms"}
     assert len(mutants) >= 25
     for game in games.values():
         defined = set()
