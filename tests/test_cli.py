@@ -125,6 +125,7 @@ BAD = [
     (["run", "tactics", "--dm", "ruthless", "--dm-param", "cruelty=2"], "--dm-param", "unknown policy parameter"),
     (["run", "tactics", "--policy", "ruthless"], "--policy", "unknown policy 'ruthless'"),
     (["odds", "tactics", "--hearts", "3"], "--hearts", "--hearts is an option of foury, not of tactics"),
+    (["odds", "rooms", "--hero", "nobody"], "--hero", "unknown hero 'nobody'"),
 ]
 
 

@@ -16,7 +16,7 @@ import pandas as pd
 from ...config import use_cache
 from ...errors import InputError
 from ...policy import Policy, PolicySpec, check_answers
-from ...registry import GameSpec, register
+from ...registry import GameOption, GameSpec, register
 from ...rng import NO_SCRIPT
 from ...trace_format import count
 
@@ -25,6 +25,7 @@ with use_cache(__name__):  # compiled kernels are cached per version of this pac
     from .board import BOARD
     from .combat import pack_fight
     from .kernel import TRACE_COLS, entry
+    from .odds import odds
     from .outputs import OUTPUTS
     from .policies import POLICY_PARAMS
     from .ruleset import RoomsRules, heroes, load_ruleset
@@ -121,7 +122,9 @@ GAME = register(
         replay=replay,
         summarize=summarize,
         outputs=OUTPUTS,
-        odds=None,
+        odds=odds,
+        options=(GameOption("hero", ("odds",), "The hero whose abilities the odds table shows (a key of [heroes]; "
+                            "default: ranger).", str, "ranger"),),
         board=BOARD,
     )
 )
