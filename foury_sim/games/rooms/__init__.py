@@ -22,10 +22,10 @@ from ...trace_format import count
 
 with use_cache(__name__):  # compiled kernels are cached per version of this package's code
     from . import layout
+    from . import odds as _odds  # the module stays ``rooms.odds`` (its function is the GameSpec hook)
     from .board import BOARD
     from .combat import pack_fight
     from .kernel import TRACE_COLS, entry
-    from .odds import odds
     from .outputs import OUTPUTS
     from .policies import POLICY_PARAMS
     from .ruleset import RoomsRules, heroes, load_ruleset
@@ -140,7 +140,7 @@ GAME = register(
         replay=replay,
         summarize=summarize,
         outputs=OUTPUTS,
-        odds=odds,
+        odds=_odds.odds,
         warm=warm,
         options=(GameOption("hero", ("odds",), "The hero whose abilities the odds table shows (a key of [heroes]; "
                             "default: ranger).", str, "ranger"),),
