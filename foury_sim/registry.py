@@ -108,6 +108,8 @@ class GameSpec:
       (title, table, what each column means, the compared columns; ``foury-sim odds`` adds z and the verdict).
     * ``board``: the game's board (``map`` verbs, heat maps), or None; ``options``: options of
       commands only this game takes.
+    * ``warm(ruleset)``, or None: compiles the game's other entry points (say, fights played outside the engine by
+      its tests and tools); ``foury-sim warm`` calls it after ``simulate``, ``replay`` and ``odds``.
     """
 
     name: str
@@ -124,6 +126,7 @@ class GameSpec:
     odds: Callable[..., Any] | None = None
     board: Board | None = None
     options: tuple[GameOption, ...] = ()
+    warm: Callable[[Any], None] | None = None
 
     @property
     def mean_columns(self) -> tuple[str, ...]:

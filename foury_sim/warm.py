@@ -76,6 +76,8 @@ def warm_game(name: str) -> WarmReport:
     _step("replay", lambda: spec.replay(rs, hero, make_policy(spec.default_policy, spec.policies), 1, 0), report)
     if spec.odds is not None:
         _step("odds", lambda: spec.odds(rs, trials=WARM_ODDS_TRIALS, seed=1), report)
+    if spec.warm is not None:
+        _step("more", lambda: spec.warm(rs), report)
     return report
 
 

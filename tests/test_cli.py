@@ -132,6 +132,7 @@ BAD = [
     (["map", "render", "base", "--campaign", "nope"], "--campaign", "unknown campaign 'nope'"),
     (["run", "delve", "--campaign", "inout"], "--campaign", "--campaign is an option of foury, not of delve"),
     (["assumptions", "foury", "--campaign", "nope"], "--campaign", "unknown campaign 'nope'"),
+    (["odds", "rooms", "--hero", "nobody"], "--hero", "unknown hero 'nobody'"),
 ]
 
 

@@ -16,12 +16,13 @@ import pandas as pd
 from ...config import use_cache
 from ...errors import InputError
 from ...policy import Policy, PolicySpec, check_answers
-from ...registry import GameSpec, register
+from ...registry import GameOption, GameSpec, register
 from ...rng import NO_SCRIPT
 from ...trace_format import count
 
 with use_cache(__name__):  # compiled kernels are cached per version of this package's code
     from . import layout
+    from . import odds as _odds  # the module stays ``rooms.odds`` (its function is the GameSpec hook)
     from .board import BOARD
     from .combat import pack_fight
     from .kernel import TRACE_COLS, entry
@@ -104,6 +105,24 @@ def replay(ruleset: RoomsRules, hero: str, policy: Policy, seed: int, game: int)
     return [head, result, legend] + lines
 
 
+def warm(ruleset: RoomsRules) -> None:
+    """``foury-sim warm rooms``'s extra step: one fight through ``combat.play_fight`` with the scripted player (the
+    entry point the fight tests and notebooks use; the same argument types as ``tests/rooms_fight_stub.py``)."""
+    from ... import rng
+    from . import combat as C
+    from .dice import GREEDY_PARAMS
+
+    fx = pack_fight(ruleset, GAME.default_hero)
+    st = np.zeros(160, dtype=np.int64)
+    C.hero_start(fx, st)
+    dice = C.FightDice(rng.stream(1, 0), np.array([], dtype=np.int64), np.zeros((1, TRACE_COLS), dtype=np.int64))
+    params = np.array(list(GREEDY_PARAMS.values()), dtype=np.float64)
+    pol = C.ScriptPol(C.P_SCRIPT, params, fx, np.array([], dtype=np.int64), np.zeros((400, 2), dtype=np.int64),
+                      np.zeros(2, dtype=np.int64))
+    C.play_fight(fx, st, np.array([0], dtype=np.int64), 1, np.zeros((layout.MAX_OPTIONS, 2), dtype=np.int64), dice,
+                 pol)
+
+
 def summarize(df: pd.DataFrame, ruleset: RoomsRules | None = None) -> dict[str, Any]:
     return {}
 
@@ -121,7 +140,10 @@ GAME = register(
         replay=replay,
         summarize=summarize,
         outputs=OUTPUTS,
-        odds=None,
+        odds=_odds.odds,
+        warm=warm,
+        options=(GameOption("hero", ("odds",), "The hero whose abilities the odds table shows (a key of [heroes]; "
+                            "default: ranger).", str, "ranger"),),
         board=BOARD,
     )
 )

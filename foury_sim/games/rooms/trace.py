@@ -23,6 +23,8 @@ class Context:
     seen: set[int] = field(default_factory=set)
     entered: set[int] = field(default_factory=set)
     here: int = -1
+    fight_rows: dict[int, int] = field(default_factory=dict)  # fight slot -> monster-table row (combat's words)
+    last_dice: list[int] = field(default_factory=list)  # the last offensive roll's faces (a keep mask is over them)
 
 
 def _cell(v: int, ctx: Context) -> str:
@@ -139,7 +141,7 @@ TABLE = TraceTable(
     "rooms",
     codes={**getattr(combat, "TRACE_CODES", {}), **NAV_CODES},
     kinds={"cell": _cell, "card": _card, "kind": _kind, "item": _item, "side": L.SIDES, "door": L.DOOR_NAMES,
-           "fn": _FUNCTION, "cause": L.CAUSE_NAMES},
+           "fn": _FUNCTION, "cause": L.CAUSE_NAMES, **getattr(combat, "TRACE_KINDS", {})},
 )
 
 _KIND_CHAR = {L.K_START: "S", L.K_MONSTER: "M", L.K_TRAP: "T", L.K_TREASURE: "C", L.K_FOUNTAIN: "F",
