@@ -1,6 +1,6 @@
 """Fights outside the engine for the Rooms tests: ``combat.play_fight`` with its scripted player (``ScriptPol``),
-standing in for the engine's decision dispatcher (``policies.decide``) on the combat branch. STUB (replaced at
-merge): the tests may then also play fights through the engine's ``decide``."""
+which answers from a list where the engine's dispatcher (``policies.decide``) would ask a policy. ``ST_SIZE`` covers
+the fight's state slots (1..127); the engine's own state is larger."""
 
 from __future__ import annotations
 

@@ -338,10 +338,10 @@ def test_board_heat_layer_and_png():
 
     m = L.load_level("tutorial")
     heat = np.full(m.n, np.nan)
-    heat[B.heat_cells(m)] = 1.0
+    heat[B.BOARD.heat_cells(m)] = 1.0
     heat[m.start] = 5.0
     fig = B.draw(m, heat=heat, heat_label="deaths per 1000 games", title="Where heroes die")
-    assert len(drawn(fig, "heat")) == int(B.heat_cells(m).sum()) == m.n - int((m.tile == L.T_WALL).sum())
+    assert len(drawn(fig, "heat")) == int(B.BOARD.heat_cells(m).sum()) == m.n - int((m.tile == L.T_WALL).sum())
     every_axes = [a for ax in fig.axes for a in (ax, *ax.child_axes)]
     assert any(a.get_ylabel() == "deaths per 1000 games" for a in every_axes)  # the colour bar
     buf = io.BytesIO()
@@ -415,7 +415,7 @@ def test_map_verbs_use_the_board(monkeypatch, tmp_path):
     from foury_sim import cli, registry
     from foury_sim.games.tactics import board as B
 
-    spec = types.SimpleNamespace(name="probe", board=B.BOARD)
+    spec = types.SimpleNamespace(name="probe", board=B.BOARD, options_of=lambda command: {})
     monkeypatch.setattr(registry, "get_game", lambda name: spec)
     out = tmp_path / "crypt.png"
     r = CliRunner().invoke(cli.app, ["map", "render", "crypt", "--game", "probe", "-o", str(out)])

@@ -206,8 +206,10 @@ def test_every_registered_game_tunes_its_default_policy_parameter_on_common_dice
     spec = registry.get_game(game)
     pol = spec.policies[spec.default_policy]
     name, default = next(iter(pol.params.items()))
+    lo, hi = pol.ranges.get(name, (default - 2, default + 2))  # within the parameter's declared range
+    lo, hi = max(lo, default - 2), min(hi, default + 2)
     at_default = run(game, games=3000, seed=5, progress=False).summary["win"]["rate"]
-    r = tune(game, f"param.{name}", "win", at_default, 0.04, lo=default - 2, hi=default + 2, integer=False,
+    r = tune(game, f"param.{name}", "win", at_default, 0.04, lo=lo, hi=hi, integer=False,
              seed=5, max_games=40_000, progress=False)
     assert r.status in STATUSES
     assert r.status == HIT, answer_line(r)
