@@ -17,14 +17,14 @@ import argparse
 import json
 import os
 import platform
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from startup import startup_times
 
 OUT = Path(__file__).parent / "results" / "rooms.json"
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,25 +64,6 @@ def unjitted(dungeon: str | None, policy: str, hero: str, games: int) -> float:
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, cwd=ROOT)
     return float(res.stdout.strip().splitlines()[-1])
-
-
-def startup_times(args: list[str], repeats: int = 5) -> tuple[float, list[float]]:
-    """Wall seconds of ``python -m foury_sim *args`` (this tree) with a fresh kernel cache, then ``repeats`` times
-    with it filled."""
-    tmp = tempfile.mkdtemp(prefix="foury-sim-cache-")
-    env = dict(os.environ, FOURY_SIM_CACHE_DIR=tmp, PYTHONPATH=str(ROOT))
-
-    def once() -> float:
-        t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "foury_sim", *args], env=env, cwd=ROOT, check=True,
-                       capture_output=True)
-        return time.perf_counter() - t
-
-    try:
-        cold = once()
-        return cold, [once() for _ in range(repeats)]
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def main() -> None:

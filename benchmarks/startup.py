@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -13,13 +14,15 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def startup_times(args: list[str], repeats: int = 5) -> tuple[float, list[float]]:
-    """Wall seconds of ``foury-sim *args`` with a fresh kernel cache, then ``repeats`` times with it filled."""
+    """Wall seconds of ``foury-sim *args`` (run as ``python -m foury_sim`` from this tree, whatever the installed
+    script points at) with a fresh kernel cache, then ``repeats`` times with it filled."""
     tmp = tempfile.mkdtemp(prefix="foury-sim-cache-")
-    env = dict(os.environ, FOURY_SIM_CACHE_DIR=tmp)
+    env = dict(os.environ, FOURY_SIM_CACHE_DIR=tmp, PYTHONPATH=str(ROOT))
 
     def once() -> float:
         t = time.perf_counter()
-        subprocess.run(["foury-sim", *args], env=env, cwd=ROOT, check=True, capture_output=True)
+        subprocess.run([sys.executable, "-m", "foury_sim", *args], env=env, cwd=ROOT, check=True,
+                       capture_output=True)
         return time.perf_counter() - t
 
     try:
