@@ -1,6 +1,6 @@
-"""The words of Rooms' trace codes (``layout.EV_*``; navigation 32..63 here, the fight's 1..31 from
-``combat.TRACE_CODES`` when the fight module declares them), and ``format_trace``: the replay in words with the
-dungeon drawn in text at the start of each turn. A row is [code, f1..f7]; cells are said "row R, column C"."""
+"""The words of Rooms' trace codes (``layout.EV_*``: the fight's 1..31, navigation's 32..63), and ``format_trace``:
+the replay in words with the dungeon drawn in text at the start of each turn. A row is [code, f1..f7]; cells are said
+"row R, column C"."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from ...trace_format import TraceCode, TraceTable
-from . import combat
+from ...trace_format import TraceCode, TraceTable, count
 from . import layout as L
+from .combat import _rules_of
 
 
 @dataclass
@@ -137,11 +137,208 @@ NAV_CODES = {
                          None: "== LOST on turn {turn} ({cause:cause})"}, by="won"),
 }
 
+# ---------------------------------------------------------------------- the trace in words --
+# Fight events 1..16 (``layout.EV_*``) in words, for the table below. The formatting context (``trace.Context``)
+# gives the ruleset (``rules``) and the hero's key (``hero``); the words below also keep, on the context, the dice of
+# the last offensive roll (a keep mask is over them) and the monster in each slot of the fight.
+
+
+def _sheet(ctx):
+    rules = getattr(ctx, "rules", None)
+    hero = getattr(ctx, "hero", None)
+    heroes = getattr(_rules_of(rules), "heroes", None) if rules is not None else None
+    return heroes.get(hero) if heroes and hero in heroes else None
+
+
+def face_text(face: int, ctx) -> str:
+    """A hero die's face in words: its number and symbol (``4 step``), or ``face N`` without a sheet."""
+    h = _sheet(ctx)
+    if h is None or not 0 <= face < L.N_FACES:
+        return f"face {face + 1}"
+    sym = int(h.faces[face, L.F_SYMBOL])
+    num = int(h.faces[face, L.F_NUMBER])
+    return f"{num} {h.symbols[sym]}" if sym != L.NO_SYMBOL else str(num)
+
+
+def _dice_text(faces, ctx) -> str:
+    return "[" + ", ".join(face_text(f, ctx) for f in faces) + "]"
+
+
+def _monster_name(row: int, ctx) -> str:
+    rules = getattr(ctx, "rules", None)
+    if rules is not None and 0 <= row < len(_rules_of(rules).monsters):
+        return list(_rules_of(rules).monsters.values())[row].name
+    return f"monster kind {row}"
+
+
+def _slot_name(slot: int, ctx) -> str:
+    """``the Goblin (monster 2)``: the monster in fight slot ``slot`` (as the fight's first event named it)."""
+    rows = getattr(ctx, "fight_rows", {}) if ctx is not None else {}
+    row = rows.get(slot)
+    return f"the {_monster_name(row, ctx)} (monster {slot + 1})" if row is not None else f"monster {slot + 1}"
+
+
+def _remember(ctx, **kw) -> None:
+    if ctx is not None:
+        for k, v in kw.items():
+            setattr(ctx, k, v)
+
+
+def _remember_row(ctx, slot: int, row: int) -> dict:
+    if ctx is not None:
+        rows = getattr(ctx, "fight_rows", None)
+        if rows is None:
+            rows = {}
+            ctx.fight_rows = rows
+        rows[slot] = row
+    return {}
+
+
+def _w_fight(f, ctx):
+    rows = [f[k] for k in ("m1", "m2", "m3") if f[k] >= 0]
+    _remember(ctx, fight_rows=dict(enumerate(rows)), last_dice=[])
+    who = [f"{_monster_name(r, ctx)} (monster {i + 1})" for i, r in enumerate(rows)]
+    if f["n"] > len(rows):
+        who.append(f"{f['n'] - len(rows)} more")
+    return {"who": ", ".join(who) or "nobody"}
+
+
+def _w_turn(f, ctx):
+    st = [f"{f['poison']} poison" if f["poison"] else "", f"{f['stun']} stun" if f["stun"] else "",
+          f"a block token of {f['block']}" if f["block"] else ""]
+    st = [s for s in st if s]
+    return {"status": (", " + ", ".join(st)) if st else ""}
+
+
+def _w_roll(f, ctx):
+    dice = [f[k] for k in ("d1", "d2", "d3", "d4", "d5") if f[k] >= 0]
+    prev = list(getattr(ctx, "last_dice", []) or []) if ctx is not None else []
+    _remember(ctx, last_dice=dice)
+    if f["mask"] < 0:
+        return {"text": f"rolls {count(len(dice), 'die')}: {_dice_text(dice, ctx)}"}
+    kept = [d for i, d in enumerate(prev) if (f["mask"] >> i) & 1]
+    held = f"holds {_dice_text(kept, ctx)}" if kept else "holds nothing"
+    return {"text": f"{held}, rerolls {count(len(dice) - len(kept), 'die')}: {_dice_text(dice, ctx)}"}
+
+
+def _w_fire(f, ctx):
+    h = _sheet(ctx)
+    ab = f["ability"]
+    name = f"{h.ability_names[ab]} ({h.combo_text(ab)})" if h is not None and 0 <= ab < len(h.ability_names) \
+        else f"ability {ab + 1}"
+    parts = []
+    if f["damage"]:
+        blocked = f" ({f['blocked']} blocked by its defensive roll)" if f["blocked"] else ""
+        parts.append(f"{f['damage']} damage{blocked}")
+    if f["unblockable"]:
+        parts.append(f"{f['unblockable']} unblockable")
+    if f["target"] >= 0:
+        hit = f" on {_slot_name(f['target'], ctx)}: " + (" + ".join(parts) + ", " if parts else "") + \
+            f"{f['dealt']} HP dealt"
+    else:
+        hit = ""
+    return {"name": name, "hit": hit}
+
+
+def _w_effect(f, ctx):
+    parts = []
+    if f["heal"]:
+        parts.append(f"heals {f['heal']}")
+    if f["block"]:
+        parts.append(f"a block token of {f['block']}")
+    if f["poison"]:
+        parts.append(f"{f['poison']} poison on the target")
+    if f["stun"]:
+        parts.append(f"{f['stun']} stun on the target")
+    if f["cp"]:
+        parts.append(f"+{f['cp']} CP")
+    return {"text": ", ".join(parts)}
+
+
+def _who(v: int, ctx) -> str:
+    return "the hero" if v < 0 else _slot_name(v, ctx)
+
+
+def _w_attack(f, ctx):
+    if f["attack"] <= 0:
+        return {"text": "attacks for nothing"}
+    parts = []
+    if f["token"]:
+        parts.append(f"the block token stops {f['token']}")
+    if f["block"]:
+        parts.append(f"the defensive roll blocks {f['block']}")
+    if f["counter"]:
+        parts.append(f"counters {f['counter']}")
+    how = (" (" + ", ".join(parts) + ")") if parts else ""
+    return {"text": f"attacks for {f['attack']}{how}: the hero loses {f['lost']} HP, {f['hp']} HP"}
+
+
+def _w_died(f, ctx):
+    k = f["killer"]
+    if k == L.KILLED_BY_POISON:
+        by = "poison"
+    elif k > 0:
+        by = "the " + _monster_name(k - 1, ctx)
+    else:
+        by = "exhaustion"
+    return {"by": by}
+
+
+def _w_def(f, ctx):
+    code = f["faces"]
+    faces = [((code >> (3 * i)) & 7) - 1 for i in range(f["dice"])]
+    counter = f", counters {f['counter']}" if f["counter"] else ""
+    return {"rolled": _dice_text(faces, ctx), "counter": counter}
+
+
+_Z = ("z1", "z2", "z3", "z4", "z5", "z6")
+#: The words of the fight's trace codes (``trace.py`` merges them with the navigation's).
+FIGHT_CODES = {
+    L.EV_FIGHT: TraceCode("fight_start", ("n", "m1", "m2", "m3", "hp", "cp", "z1"),
+                          "  -- the fight begins: {who}; the hero has {hp} HP, {cp} CP", words=_w_fight),
+    L.EV_TURN: TraceCode("fight_turn", ("turn", "hp", "cp", "poison", "stun", "block", "z1"),
+                         "   fight turn {turn}: {hp} HP, {cp} CP{status}", words=_w_turn),
+    L.EV_ROLL: TraceCode("roll", ("roll", "d1", "d2", "d3", "d4", "d5", "mask"),
+                         "    roll {roll}: {text}", words=_w_roll),
+    L.EV_BUY: TraceCode("buy_reroll", ("paid", "cp", *_Z[:5]),
+                        "    buys a reroll for {paid} CP ({cp} CP left)"),
+    L.EV_FIRE: TraceCode("fire", ("ability", "target", "damage", "blocked", "unblockable", "dealt", "z1"),
+                         "    fires {name}{hit}", words=_w_fire),
+    L.EV_NOTHING: TraceCode("nothing", _Z[:6] + ("z7",), "    the dice make no ability: nothing is fired"),
+    L.EV_EFFECT: TraceCode("effect", ("heal", "block", "poison", "stun", "cp", "hp", "z1"),
+                           "      and {text}: the hero has {hp} HP", words=_w_effect),
+    L.EV_POISON_TICK: TraceCode("poison", ("who", "damage", "left", "hp", *_Z[:3]),
+                                "    poison hurts {who:who} for {damage}: {hp} HP, {left} stacks left"),
+    L.EV_STUNNED: TraceCode("stunned", ("who", "left", *_Z[:5]),
+                            {-1: "    the hero is stunned and skips the turn ({left} stun left)",
+                             None: "    {who:who} is stunned and skips its attack ({left} stun left)"}, by="who"),
+    L.EV_ATTACK: TraceCode("attack", ("slot", "attack", "token", "block", "counter", "lost", "hp"),
+                           "    {slot:who} {text}", words=_w_attack),
+    L.EV_MON_DEAD: TraceCode("monster_dies", ("slot", "row", *_Z[:5]), "    {slot:who} dies",
+                             words=lambda f, c: _remember_row(c, f["slot"], f["row"])),
+    L.EV_WON: TraceCode("fight_won", ("turns", "hp", "dealt", "taken", *_Z[:3]),
+                        "  -- the fight is won in {turns} fight turns: {hp} HP left, {dealt} damage dealt, "
+                        "{taken} taken"),
+    L.EV_DIED: TraceCode("fight_lost", ("turns", "killer", "dealt", "taken", *_Z[:3]),
+                         "  -- the hero dies in fight turn {turns}, killed by {by} ({dealt} damage dealt, "
+                         "{taken} taken)", words=_w_died),
+    L.EV_DEF_ROLL: TraceCode("defence", ("who", "dice", "faces", "block", "counter", "z1", "z2"),
+                             "    the hero's defensive roll {rolled}: blocks {block}{counter}", words=_w_def),
+    L.EV_INFLICT: TraceCode("inflict", ("slot", "poison", "stun", "hero_poison", "hero_stun", "z1", "z2"),
+                            "    {slot:who} inflicts {poison} poison and {stun} stun: the hero has {hero_poison} "
+                            "poison, {hero_stun} stun"),
+    L.EV_EXHAUSTED: TraceCode("exhausted", ("turns", *_Z), "  -- {turns} fight turns and the monsters still stand: "
+                              "the hero is exhausted (combat.max_fight_turns)"),
+}
+#: field formatters the fight's words use (``trace.py`` adds them to its table's)
+FIGHT_KINDS = {"who": _who}
+
+
 TABLE = TraceTable(
     "rooms",
-    codes={**getattr(combat, "TRACE_CODES", {}), **NAV_CODES},
+    codes={**FIGHT_CODES, **NAV_CODES},
     kinds={"cell": _cell, "card": _card, "kind": _kind, "item": _item, "side": L.SIDES, "door": L.DOOR_NAMES,
-           "fn": _FUNCTION, "cause": L.CAUSE_NAMES, **getattr(combat, "TRACE_KINDS", {})},
+           "fn": _FUNCTION, "cause": L.CAUSE_NAMES, **FIGHT_KINDS},
 )
 
 _KIND_CHAR = {L.K_START: "S", L.K_MONSTER: "M", L.K_TRAP: "T", L.K_TREASURE: "C", L.K_FOUNTAIN: "F",
