@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,11 @@ from typing import Any
 from .errors import InputError
 from .rulesfile import Ranges, RuleFile, locate_key, range_of
 
-ENTRY_FIELDS = {"range", "alternatives", "reason", "vary"}
+ENTRY_FIELDS = {"range", "alternatives", "reason", "vary", "when"}
+#: ``when = "KEY OP VALUE"``: the comparisons an assumption's condition may use.
+WHEN_OPS = {">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b, "==": lambda a, b: a == b,
+            "!=": lambda a, b: a != b, ">": lambda a, b: a > b, "<": lambda a, b: a < b}
+_WHEN = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*(>=|<=|==|!=|>|<)\s*(\S.*?)\s*$")
 
 
 @dataclass
@@ -43,6 +48,13 @@ class Assumption:
     vary: bool = True
     where: str = ""
     overridden: bool = False
+    when: str = ""
+
+    def applies(self, data: dict[str, Any]) -> bool:
+        """Whether the value is in play under the effective ruleset ``data``: always, unless ``when`` (a
+        condition ``KEY OP VALUE``, e.g. ``two_player.players >= 2``) is false there (the mode it belongs to
+        is off, so no number rests on it)."""
+        return not self.when or _when_holds(self.when, data)
 
     def levels(self) -> list[Any]:
         """The default then its alternatives (what a study picks from when there is no range)."""
@@ -66,6 +78,37 @@ def _get(data: dict[str, Any], dotted: str) -> tuple[bool, Any]:
             return False, None
         node = node[part]
     return True, node
+
+
+def _parse_when(text: Any, key: str, data: dict[str, Any], where: str) -> tuple[str, str, Any]:
+    """``when = "KEY OP VALUE"`` of assumption ``key``, checked: KEY a ruleset key, OP a comparison, VALUE a TOML
+    literal of a comparable type."""
+    m = _WHEN.match(text) if isinstance(text, str) else None
+    if m is None:
+        raise InputError(f"assumption {key!r}: when must read 'KEY OP VALUE' with OP one of "
+                         f"{' '.join(WHEN_OPS)} (e.g. 'two_player.players >= 2'), not {text!r}", where)
+    ckey, op, raw = m.groups()
+    found, value = _get(data, ckey)
+    if not found:
+        raise InputError(f"assumption {key!r}: when names {ckey!r}, which is not a key of this ruleset", where)
+    try:
+        want = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        raise InputError(f"assumption {key!r}: when compares with {raw!r}, which is not a TOML value "
+                         "(strings need quotes)", where) from None
+    numbers = (int, float)
+    same_kind = (isinstance(value, numbers) and isinstance(want, numbers)
+                 and not isinstance(value, bool) and not isinstance(want, bool)) or type(value) is type(want)
+    if not same_kind or (op not in ("==", "!=") and not isinstance(want, numbers)):
+        raise InputError(f"assumption {key!r}: when compares {ckey} ({value!r}) with {want!r} by {op}, which "
+                         "cannot be compared", where)
+    return ckey, op, want
+
+
+def _when_holds(text: str, data: dict[str, Any]) -> bool:
+    m = _WHEN.match(text)
+    ckey, op, raw = m.groups()
+    return bool(WHEN_OPS[op](_get(data, ckey)[1], tomllib.loads(f"v = {raw}")["v"]))
 
 
 def _entry_where(rf: RuleFile, key: str) -> str:
@@ -135,8 +178,11 @@ def parse_table(table: Any, where_of: Any, data: dict[str, Any], defaults: dict[
         vary = entry.get("vary", True)
         if not isinstance(vary, bool):
             raise InputError(f"assumption {key!r}: vary must be true or false", where)
+        when = entry.get("when", "")
+        if when != "":
+            _parse_when(when, key, data, where)
         out.append(Assumption(key, value, reason.strip(), default, rng, list(alts), vary, where,
-                              not _same(value, default)))
+                              not _same(value, default), when.strip()))
     return out
 
 
@@ -159,7 +205,7 @@ def from_ruleset(rf: RuleFile, shipped: RuleFile, extra_tables: list[RuleFile] |
     for a in out.values():
         if any(k.startswith(a.key + ".") for k in rf.overridden):
             a.overridden = True
-    return list(out.values())
+    return [a for a in out.values() if a.applies(rf.data)]
 
 
 def check_plausible_within_valid(found: list[Assumption], ranges: Ranges) -> list[Assumption]:

@@ -220,3 +220,32 @@ def test_a_plausible_range_outside_the_valid_range_is_refused(tmp_path):
     with pytest.raises(InputError, match=r"range \[200, 1000000\] reaches outside the valid range 1..100000") as e:
         load_ruleset(f)
     assert e.value.where == f"{f}:2"
+
+
+def test_an_assumption_of_a_mode_that_is_off_is_not_in_play():
+    """``when``: the 2-player duel's loot is an assumption of the 2-player mode only; a solo run rests on it not."""
+    assert "two_player.duel_loot" not in by_key(load_ruleset())
+    a = by_key(load_ruleset(None, ["two_player.players=2"]))["two_player.duel_loot"]
+    assert a.when == "two_player.players >= 2" and a.value == 1 and a.range == [0, 3] and not a.overridden
+
+
+@pytest.mark.parametrize("when, message", [
+    ('"two_player.players"', "must read 'KEY OP VALUE'"),
+    ('"two_player.seats >= 2"', "not a key of this ruleset"),
+    ('"two_player.players >= two"', "not a TOML value"),
+    ('"two_player.players >= \\"2\\""', "cannot be compared"),
+    ("2", "must read 'KEY OP VALUE'"),
+])
+def test_a_malformed_when_is_refused_at_its_line(tmp_path, when, message):
+    f = tmp_path / "mine.toml"
+    f.write_text(f'[assumptions]\n"game.max_turns" = {{ range = [200, 1000], when = {when}, reason = "x" }}\n')
+    with pytest.raises(InputError) as e:
+        load_ruleset(f)
+    assert message in e.value.message and e.value.where == f"{f}:2"
+
+
+def test_a_user_when_keeps_a_house_rule_assumption_to_its_mode(tmp_path):
+    f = tmp_path / "mine.toml"
+    f.write_text('[assumptions]\n"potions.red" = { range = [1, 3], when = "two_player.players == 2", reason = "h" }\n')
+    assert "potions.red" not in by_key(load_ruleset(f))
+    assert by_key(load_ruleset(f, ["two_player.players=2"]))["potions.red"].range == [1, 3]
