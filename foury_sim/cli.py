@@ -222,7 +222,7 @@ def run(
                     rules=str(rules) if rules else None, sets=set_, map=map, threads=threads,
                     progress=progress, options=options, conf=conf, keep_rows=False, out=out, executor=ex)
     text = (json.dumps(to_jsonable(res.summary), indent=2) if fmt == "json"
-            else format_summary(res.summary, spec.title, spec.outputs))
+            else format_summary(res.summary, res.summary["title"], spec.outputs))
     _write_or_say(lambda: write_run(res, out) if out is not None else None, text, out)
 
 

@@ -108,6 +108,8 @@ class GameSpec:
       (title, table, what each column means, the compared columns; ``foury-sim odds`` adds z and the verdict).
     * ``board``: the game's board (``map`` verbs, heat maps), or None; ``options``: options of
       commands only this game takes.
+    * ``variant_title(ruleset) -> str``, or None: the title of the variant a ruleset plays, in place of
+      ``title`` ("" for the game itself; Dungeon Foury's campaigns); ``title_of`` gives the one that applies.
     * ``warm(ruleset)``, or None: compiles the game's other entry points (say, fights played outside the engine by
       its tests and tools); ``foury-sim warm`` calls it after ``simulate``, ``replay`` and ``odds``.
     """
@@ -127,6 +129,12 @@ class GameSpec:
     board: Board | None = None
     options: tuple[GameOption, ...] = ()
     warm: Callable[[Any], None] | None = None
+    variant_title: Callable[[Any], str] | None = None
+
+    def title_of(self, ruleset: Any) -> str:
+        """The title of what ``ruleset`` plays: its variant's (a campaign) when it is one, else the game's."""
+        variant = self.variant_title(ruleset) if self.variant_title is not None else ""
+        return variant or self.title
 
     @property
     def mean_columns(self) -> tuple[str, ...]:

@@ -541,7 +541,8 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
     res = RunResult(game, hero, pol, seed, ruleset, df, part.extras, elapsed=elapsed)
     res.parts = writer.folder if writer is not None else None
     res.summary = ch.summary(spec, part, ruleset, conf)
-    res.summary.update({"game": game, "hero": hero, "policy": pol.describe(), "seed": seed, "conf": conf,
+    res.summary.update({"game": game, "title": spec.title_of(ruleset), "hero": hero, "policy": pol.describe(),
+                        "seed": seed, "conf": conf,
                         "elapsed_s": round(elapsed, 3), "games_per_s": round(games / max(elapsed, 1e-9)),
                         "compile_s": round(startup["compile_s"], 3), "load_s": round(startup["load_s"], 3),
                         "assumptions": assumptions.records(ruleset, hero)})

@@ -192,3 +192,15 @@ def test_inout_replay_and_summary_say_the_campaign():
     lines = foury.replay(r, "free", make_policy("greedy", foury.POLICIES), 1, 0)
     assert "campaign In and Out with Your Strength (inout)" in lines[0]
     assert any("Market" in x or "market" in x for x in lines)
+
+
+def test_a_campaign_run_is_titled_by_its_campaign():
+    """The summary's title line names the campaign played, not the base game's story."""
+    from foury_sim.cli import format_summary
+    from foury_sim.registry import get_game
+    from foury_sim.runner import run
+
+    res = run("foury", games=20, seed=3, progress=False, options={"campaign": "inout"})
+    assert res.summary["title"] == "Dungeon Foury (In and Out with Your Strength)"
+    assert format_summary(res.summary, res.summary["title"]).splitlines()[0] == res.summary["title"]
+    assert run("foury", games=20, seed=3, progress=False).summary["title"] == get_game("foury").title

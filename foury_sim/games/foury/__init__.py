@@ -155,6 +155,11 @@ def summarize(df, rules: FouryRules | None = None) -> dict[str, Any]:
     return out
 
 
+def variant_title(rules: FouryRules) -> str:
+    """A campaign's title line (``[campaign] title``); "" for the base game."""
+    return f"Dungeon Foury ({rules.campaign_title})" if rules.campaign_title else ""
+
+
 def _odds(rules: FouryRules, **kw):
     return odds_report(rules, **kw)
 
@@ -173,6 +178,7 @@ GAME = register(GameSpec(
     outputs=OUTPUTS,
     odds=_odds,
     board=BOARD,
+    variant_title=variant_title,
     options=(GameOption("hearts", ("odds",), "Hearts at the start of a fight fought to the end.", int, 5, 1, 30),
              GameOption("campaign", ("run", "map"), "A campaign: its rules and map over the base game's "
                         f"(shipped: {', '.join(builtin_campaigns())}; or a campaign file NAME.toml, docs/rules.md "
