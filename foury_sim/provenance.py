@@ -208,7 +208,8 @@ def run_record(game: str, *, hero: str, policy: Any, params: str | None, games: 
                ruleset_given: bool = False) -> dict[str, Any]:
     """How a run was made (``summary["provenance"]``): game, hero, policy with every parameter value, seed,
     games, confidence level, each override (``--set`` by dotted key, ``--rules`` and a map file with their
-    sha256, ``--param`` as given, the game's options that differ from ``defaults``), ``defaults`` (true when
+    sha256, ``--param`` as given, the game's options that differ from ``defaults``, with the sha256 of those that
+    name a file: ``option_files``), ``defaults`` (true when
     there is none), package version, git commit and the ``command`` that plays the same games again (None
     when the command line cannot: a ruleset object or a first game other than 0 given by a library caller).
     The thread count is not recorded: game ``i`` plays on stream ``(seed, i)`` whatever the threads."""
@@ -225,6 +226,9 @@ def run_record(game: str, *, hero: str, policy: Any, params: str | None, games: 
         overrides["param"] = {k[6:]: value_text(v) for k, v in pars.items()}
     if opts:
         overrides["options"] = opts
+        files = {k: f for k, v in opts.items() if isinstance(v, str) and "sha256" in (f := file_record(v) or {})}
+        if files:  # an option naming a file (a designer's campaign file): its digest, as for --rules
+            overrides["option_files"] = files
     if ruleset_given:
         overrides["ruleset"] = "a ruleset object given by the caller"
     pname = getattr(policy, "name", str(policy))
@@ -266,7 +270,8 @@ def overrides_text(overrides: dict[str, Any]) -> str:
     if overrides.get("param"):
         words.append("--param " + ",".join(f"{k}={v}" for k, v in overrides["param"].items()))
     for k, v in overrides.get("options", {}).items():
-        words.append(f"--{k.replace('_', '-')} {v}")
+        f = overrides.get("option_files", {}).get(k)
+        words.append(f"--{k.replace('_', '-')} {shlex.quote(str(v))}" + (f" (sha256 {f['sha256'][:12]})" if f else ""))
     if "ruleset" in overrides:
         words.append(overrides["ruleset"])
     return " ".join(words)

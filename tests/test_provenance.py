@@ -95,6 +95,22 @@ def test_run_record_of_the_defaults_and_of_overrides(tmp_path):
                                  start=5)["command"] is None  # the command line starts at game 0
 
 
+def test_a_game_option_naming_a_file_is_recorded_with_its_digest(tmp_path):
+    """A designer's campaign file (``--campaign my.toml``) is an input like ``--rules``: its sha256 is kept."""
+    camp = tmp_path / "my camp.toml"
+    camp.write_text('[campaign]\ntitle = "Mine"\n')
+
+    class Pol:
+        name, param_names, params = "greedy", (), ()
+
+    rec = provenance.run_record("foury", hero="free", policy=Pol, params=None, games=10, seed=1, conf=0.95,
+                                options={"campaign": str(camp), "hearts": 4}, defaults={"campaign": "base"})
+    sha = hashlib.sha256(camp.read_bytes()).hexdigest()
+    assert rec["overrides"]["option_files"] == {"campaign": {"path": str(camp), "sha256": sha}}
+    assert rec["overrides"]["options"] == {"campaign": str(camp), "hearts": 4}
+    assert provenance.header_lines(rec)[0] == (f"overrides: --campaign '{camp}' (sha256 {sha[:12]}) --hearts 4")
+
+
 # ------------------------------------------------------------------------------------------------ run --
 def test_run_records_every_override_in_text_json_and_summary_json(tmp_path):
     rules = tmp_path / "my_rules.toml"
