@@ -162,8 +162,10 @@ def fight_table(fights: int, seed: int) -> pd.DataFrame:
 def fight_markdown(df: pd.DataFrame, hp: dict[str, int]) -> str:
     cards = list(dict.fromkeys(df["card"]))
     heroes = list(dict.fromkeys(df["hero"]))
-    out = ["Single fights at full HP (HP in brackets after the hero), optimal_reroll: share won [95 % Wilson] and "
-           "mean HP lost; greedy - optimal in points of win rate (paired, * = Holm p < 0.05 over the table)", "",
+    out = ["Single fights at full HP (the hero's HP in brackets), a fresh fight against the card's monsters: under "
+           "optimal_reroll the share won [95 % Wilson] and the mean HP lost (a lost fight counts every HP lost, "
+           "overkill included); greedy: its difference in points of win rate (paired on the same fights, * = Holm "
+           "p < 0.05 over the table) and its mean HP lost", "",
            "| hero | " + " | ".join(f"{c} ({df[df.card == c].monsters.iloc[0]})" for c in cards) + " |",
            "|---" * (len(cards) + 1) + "|"]
     for h in heroes:
@@ -172,8 +174,8 @@ def fight_markdown(df: pd.DataFrame, hp: dict[str, int]) -> str:
             r = df[(df.hero == h) & (df.card == c) & (df.policy == "optimal_reroll")].iloc[0]
             g = df[(df.hero == h) & (df.card == c) & (df.policy == "greedy")].iloc[0]
             star = "*" if r.p_holm < 0.05 else ""
-            cells.append(f"{pct(r.win_rate)} % [{pct(r.lo)}, {pct(r.hi)}], -{r.hp_lost:.1f} HP; greedy "
-                         f"{100 * (g.win_rate - r.win_rate):+.1f}{star}")
+            cells.append(f"{pct(r.win_rate)} % [{pct(r.lo)}, {pct(r.hi)}], {r.hp_lost:.1f} HP lost; greedy "
+                         f"{100 * (g.win_rate - r.win_rate):+.1f}{star}, {g.hp_lost:.1f} HP lost")
         out.append(f"| {h} ({hp[h]}) | " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
 
