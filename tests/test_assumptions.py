@@ -194,7 +194,7 @@ def test_compare_names_the_assumptions_and_which_variant_overrides_one():
 
 
 # --- issue 11: the valid range (what the engine accepts) contains the plausible one --------------------------------
-@pytest.mark.parametrize("game", ["foury", "delve", "tactics"])
+@pytest.mark.parametrize("game", ["foury", "delve", "tactics", "rooms"])
 def test_every_plausible_value_is_a_valid_value(game):
     """Every assumption's plausible range lies inside its key's valid range (``RANGES``), and every
     alternative loads: a robustness study never picks a value the engine refuses."""

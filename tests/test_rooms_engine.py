@@ -13,6 +13,7 @@ import numba
 import numpy as np
 import pytest
 
+from foury_sim.errors import InputError
 from foury_sim.games import rooms as R
 from foury_sim.games.rooms import layout as L
 from foury_sim.games.rooms.outputs import CAUSE_LABELS, CAUSE_TURN_CAP
@@ -126,13 +127,19 @@ def test_registered_spec_and_layout(rs):
     assert len([e for e in events if e < 32]) == 16 and all(e in TABLE.codes for e in events)
 
 
-def test_navigation_ranges_in_the_rules_doc():
-    from foury_sim.games.rooms.ruleset import NAV_RANGES
-    from foury_sim.rulesfile import ranges_markdown
+def test_navigation_ranges_are_the_games_declared_ranges():
+    """The navigation, items and deck numbers are in the game's one ``RANGES`` (the rules-doc range test of
+    tests/test_rulesfile.py checks that table against the shipped file and docs/rules-rooms.md), so
+    ``rulesfile.range_of`` knows them and a sweep or tune value outside them is refused in one line."""
+    from foury_sim.games.rooms.ruleset import NAV_RANGES, RANGES
+    from foury_sim.rulesfile import range_of
 
-    text = (ROOT / "docs" / "rules-rooms.md").read_text()
-    table = text.split("<!-- nav-ranges:begin -->\n", 1)[1].split("<!-- nav-ranges:end -->", 1)[0]
-    assert table == ranges_markdown(NAV_RANGES)
+    assert NAV_RANGES.items() <= RANGES.items()
+    assert range_of(RANGES, "navigation.moves") == (1, 10)
+    assert range_of(RANGES, "deck.rat_den.count") == (0, 20)
+    assert range_of(RANGES, "items.prices.key") == (0, 100)
+    with pytest.raises(InputError, match=r"navigation.moves = 11 is above 10 \(valid range 1..10\)"):
+        R.load_ruleset(None, {"navigation.moves": 11})
 
 
 def _cli(*args):

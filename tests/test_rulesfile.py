@@ -168,7 +168,7 @@ def _numbers(node, path=""):
 
 
 @pytest.mark.parametrize("game, doc", [("foury", "docs/rules.md"), ("delve", "docs/rules-delve.md"),
-                                       ("tactics", "docs/rules-tactics.md")])
+                                       ("tactics", "docs/rules-tactics.md"), ("rooms", "docs/rules-rooms.md")])
 def test_every_number_has_a_valid_range_documented_in_the_rules_doc(game, doc):
     """Every number of the shipped ruleset has a range (and lies in it), every range names a shipped key,
     and the doc's "Valid ranges" table is exactly ``RANGES``."""

@@ -22,9 +22,10 @@ DEFAULT_RULES = Path(__file__).with_name("data") / "rules.toml"
 #: Tables where a user's ``--rules`` file may add entries: new heroes, new monsters, its own assumptions.
 OPEN_TABLES = ("heroes", "monsters", "assumptions")
 
-#: The valid range of every whole number of the combat chapter (what the dice programme and the future engine
-#: accept; ``assumptions`` holds the plausible ones).
-RANGES: Ranges = {
+#: The valid range of every whole number of the combat chapter (what the dice programme and the engine accept;
+#: ``assumptions`` holds the plausible ones). The game's declared ranges are ``RANGES`` (below the navigation's):
+#: this table and ``NAV_RANGES`` together.
+COMBAT_RANGES: Ranges = {
     "combat.dice": (1, L.MAX_DICE),
     "combat.rolls": (1, L.MAX_REROLLS + 1),
     "combat.cp_start": (0, 100),
@@ -383,7 +384,11 @@ NAV_RANGES: Ranges = {
     "deck.*.gold": (0, 100),
     "deck.*.value": (0, 100),
 }
-ALL_RANGES: Ranges = {**RANGES, **NAV_RANGES}  #: what check_int and the assumptions' check read
+#: The game's valid ranges, one table as every game declares (``rulesfile.range_of``, the rules-doc test, the
+#: assumptions' check, ``tune`` and ``sweep`` through the loader): every number of the combat chapter, the
+#: navigation, the items and the deck. ``ALL_RANGES`` is the same table (its former name).
+RANGES: Ranges = {**COMBAT_RANGES, **NAV_RANGES}
+ALL_RANGES: Ranges = RANGES
 NAV_FIELDS = ("moves", "boots_moves", "turn_cap", "start_keys", "start_bombs", "start_potions", "start_gold",
               "hp_instead", "mirror_uses", "orientation", "warp_counts", "mirror_counts", "trap_keys", "trap_dodge",
               "dungeon")
@@ -448,7 +453,7 @@ def _navigation(rf: RuleFile) -> np.ndarray:
                      (L.N_POTION_HEAL, "items.potion_heal"), (L.N_ARMOR_HP, "items.armor_hp"),
                      (L.N_FORGE_COST, "items.forge_cost"), (L.N_MEND_HEAL, "items.mend_heal"),
                      (L.N_MEND_COST, "items.mend_cost"), (L.N_TREASURE_GOLD, "items.treasure_gold")):
-        nav[col] = check_int(rf, key, ALL_RANGES)
+        nav[col] = check_int(rf, key, RANGES)
     for col, key in ((L.N_HP_INSTEAD, "navigation.hp_instead"), (L.N_WARP_COUNTS, "navigation.warp_counts"),
                      (L.N_MIRROR_COUNTS, "navigation.mirror_counts")):
         nav[col] = _flag(rf, key)
@@ -466,7 +471,7 @@ def _navigation(rf: RuleFile) -> np.ndarray:
     prices = _table(rf, "items.prices", rf.get("items.prices", {}), "item = price")
     _only(rf, "items.prices", prices, L.ITEMS[:-1])
     for k in prices:
-        nav[L.N_PRICE + L.ITEMS.index(k)] = check_int(rf, f"items.prices.{k}", ALL_RANGES)
+        nav[L.N_PRICE + L.ITEMS.index(k)] = check_int(rf, f"items.prices.{k}", RANGES)
     return nav
 
 
@@ -489,11 +494,11 @@ def _card(rf: RuleFile, name: str, c: Any, monsters: tuple[str, ...]) -> np.ndar
     if not isinstance(hz, bool):
         raise InputError(f"{key}.hazard must be true or false, not {show_value(hz)}", rf.where(f"{key}.hazard"))
     row[L.CD_HAZARD] = int(hz)
-    row[L.CD_GOLD] = check_int(rf, f"{key}.gold", ALL_RANGES, c.get("gold", 0))
+    row[L.CD_GOLD] = check_int(rf, f"{key}.gold", RANGES, c.get("gold", 0))
     if k == L.K_WARP:
         row[L.CD_VALUE] = _item(rf, f"{key}.value", c.get("value", "bomb"))
     else:
-        row[L.CD_VALUE] = check_int(rf, f"{key}.value", ALL_RANGES, c.get("value", 0))
+        row[L.CD_VALUE] = check_int(rf, f"{key}.value", RANGES, c.get("value", 0))
     mons = c.get("monsters", [])
     fights = k in (L.K_MONSTER, L.K_BOUNTY, L.K_BOSS)
     if not isinstance(mons, list) or len(mons) > L.MAX_ROOM_MONSTERS or (fights and not mons):
@@ -523,7 +528,7 @@ def _deck(rf: RuleFile, monsters: tuple[str, ...]) -> tuple[np.ndarray, tuple[st
         raise InputError("deck: a table with at least one card", rf.where("deck"))
     rows = [_card(rf, n, c, monsters) for n, c in d.items()]
     names = tuple(d)
-    deck = [i for i, n in enumerate(names) for _ in range(check_int(rf, f"deck.{n}.count", ALL_RANGES,
+    deck = [i for i, n in enumerate(names) for _ in range(check_int(rf, f"deck.{n}.count", RANGES,
                                                                     d[n].get("count", 1)))]
     if len(deck) > MAX_DECK:
         raise InputError(f"deck: {len(deck)} cards, at most {MAX_DECK}", rf.where("deck"))
@@ -549,7 +554,7 @@ def load_ruleset(rules_path: str | Path | None = None, overrides: list[str] | No
                       "--map" if dungeon else rf.where("navigation.dungeon"))
     nav[L.N_ROWS] = dg.rows
     nav[L.N_COLS_] = dg.cols
-    found = assume.check_plausible_within_valid(dice_rules.assumptions, ALL_RANGES)
+    found = assume.check_plausible_within_valid(dice_rules.assumptions, RANGES)
     return RoomsRules(dice_rules, nav, cards, names, deck, dg, rf.path, dict(rf.overridden), found, rf.data,
                       dict(options))
 

@@ -43,6 +43,31 @@ def _kind(v: int, ctx: Context) -> str:
     return L.ROOM_KINDS[v].replace("_", " ") if 0 <= v < L.N_KINDS else "unknown room"
 
 
+def _card_and_kind(f, ctx: Context) -> str:
+    """``rat den (monster room)``; a card named after its kind is named once (``fountain room``, not
+    ``fountain (fountain room)``)."""
+    card, kind = _card(f["card"], ctx), _kind(f["kind"], ctx)
+    if card in (kind, f"{kind} room"):
+        return f"{kind} room"
+    return f"{card} ({kind} room)"
+
+
+#: the names of the two functions of a two-function room (the seed's Blacksmith and Warp Room), by room kind
+_FUNCTIONS = {L.K_BLACKSMITH: ("forge", "mend"), L.K_WARP: ("warp travel", "cache")}
+
+
+def _function(kind: int, fn: int) -> str:
+    """A two-function room's function by name; a one-function room has no name for it (None)."""
+    names = _FUNCTIONS.get(int(kind))
+    return names[fn] if names is not None and 0 <= fn < 2 else None
+
+
+def _hp(v: int) -> str:
+    """The hero's HP after a loss: ``3 HP``; ``0 HP: dead``; ``0 HP: dead, 3 damage over`` below 0 (the state keeps
+    the negative number; the words do not)."""
+    return f"{v} HP" if v > 0 else ("0 HP: dead" if v == 0 else f"0 HP: dead, {-v} damage over")
+
+
 def _item(v: int, ctx: Context) -> str:
     return L.ITEMS[v].replace("_", " ") if 0 <= v < L.N_ITEMS else f"item {v}"
 
@@ -60,17 +85,27 @@ def _doors(f, ctx: Context) -> dict[str, Any]:
         d = code % 3
         code //= 3
         sides.append(f"{L.SIDES[s]} {L.DOOR_NAMES[d]}")
-    return {"sides": ", ".join(sides), "red": " (red outline: a hazard)" if f["hazard"] else ""}
+    return {"sides": ", ".join(sides), "red": " (red outline: a hazard)" if f["hazard"] else "",
+            "what": _card_and_kind(f, ctx)}
 
 
 def _paid(f, ctx: Context) -> dict[str, Any]:
+    left, hp = count(f["left"], "move"), _hp(f["hp"])
     if f["paid"] < 0:
         how = ""
     elif f["paid"] == L.PASS_ITEM:
         how = f" (spends {'a key' if f['barrier'] == L.DOOR_LOCKED else 'a bomb'})"
     else:
         how = f" (pays 1 HP instead of {'a key' if f['barrier'] == L.DOOR_LOCKED else 'a bomb'})"
-    return {"how": how}
+    return {"how": how, "left_moves": left, "hp_text": hp}
+
+
+def _kind_at(cell: int, ctx: Context) -> int:
+    """The room kind of the card at ``cell`` as the replay has seen it (-1 unknown)."""
+    card = ctx.cards.get(cell)
+    if card is None and 0 <= cell < ctx.rules.dungeon.n:
+        card = int(ctx.rules.dungeon.cells[cell, 0])
+    return int(ctx.rules.cards[card, L.CD_KIND]) if card is not None and card >= 0 else -1
 
 
 def _decision(f, ctx: Context) -> dict[str, Any]:
@@ -79,33 +114,55 @@ def _decision(f, ctx: Context) -> dict[str, Any]:
         what = L.ACT_NAMES[act] if 0 <= act < len(L.ACT_NAMES) else f"action {act}"
         if act == L.A_MOVE:
             what = f"move {L.SIDES[arg]} to {_cell(cell, ctx)}"
-        elif act in (L.A_WARP, L.A_MIRROR):
-            what = f"{what} to {_cell(cell, ctx)}"
+        elif act == L.A_WARP:
+            what = f"warp to {_cell(cell, ctx)}"
+        elif act == L.A_MIRROR:
+            what = f"use the Magic Mirror to go to {_cell(cell, ctx)}"
         elif act == L.A_RESOLVE:
-            what = "resolve the room's " + ("second" if arg else "first") + " function"
+            fn = _function(_kind_at(cell, ctx), arg)
+            what = f"resolve the room's {fn}" if fn else "resolve the room"
     elif kind == L.D_PASS:
-        what = ("turn back", "use the key or bomb", "pay 1 HP")[act] if 0 <= act < 3 else f"answer {act}"
+        item = "a key" if arg == L.DOOR_LOCKED else "a bomb"
+        what = ("turn back", f"use {item}", f"pay 1 HP instead of {item}")[act] if 0 <= act < 3 else f"answer {act}"
     elif kind == L.D_RESOLVE:
-        what = "leave it for later" if act < 0 else "resolve its " + ("second" if arg else "first") + " function"
+        fn = _function(_kind_at(cell, ctx), arg)
+        what = "leave it for later" if act < 0 else (f"resolve its {fn}" if fn else "resolve it")
     else:
         what = "leave the shop" if act < 0 else f"buy {_item(act, ctx)} for {arg} gold"
     return {"what": what, "kind_name": L.NAV_DECISIONS[kind - L.D_ACT] if kind >= L.D_ACT else str(kind)}
 
 
 _FUNCTION = ("first", "second")
+
+
+def _gain(f, ctx: Context) -> dict[str, Any]:
+    """``gets a bomb from the warp room (2 bombs now)``, ``gets 4 gold (...)``, ``gets the Speed Boots``."""
+    item, n, held = f["item"], f["amount"], f["held"]
+    if item == L.IT_GOLD:
+        return {"got": f"{n} gold", "now": f" ({held} gold now)"}
+    if item == L.IT_BOOTS:
+        return {"got": "the Speed Boots", "now": ""}
+    if item == L.IT_MIRROR:
+        return {"got": "a Magic Mirror", "now": f" ({count(held, 'teleport')} now)"}
+    noun = {L.IT_ARMOR: "armour piece"}.get(item, _item(item, ctx))
+    got = ("an " + noun if noun[0] in "aeiou" else "a " + noun) if n == 1 else count(n, noun)
+    return {"got": got, "now": f" ({count(held, noun)} now)"}
 #: what a resolution's amount means, by room kind
 _GOT = {L.K_TREASURE: " (the chest's d6: {})", L.K_FOUNTAIN: " (+{} HP)", L.K_BLACKSMITH: " (+{} HP)"}
 NAV_CODES = {
     L.EV_NAV_TURN: TraceCode("turn", ("turn", "moves", "hp", "keys", "bombs", "potions", "gold"),
-                             "== turn {turn}: {moves} moves, {hp} HP, {keys} keys, {bombs} bombs, {potions} potions, "
-                             "{gold} gold"),
+                             "== turn {turn}: {n_moves}, {hp} HP, {n_keys}, {n_bombs}, {n_potions}, {gold} gold",
+                             words=lambda f, c: {"n_moves": count(f["moves"], "move"),
+                                                 "n_keys": count(f["keys"], "key"),
+                                                 "n_bombs": count(f["bombs"], "bomb"),
+                                                 "n_potions": count(f["potions"], "potion")}),
     L.EV_DEAL: TraceCode("deal", ("dealt", "deck", "z1", "z2", "z3", "z4", "z5"),
                          "the dungeon is laid: {dealt} cards dealt face down from a deck of {deck}"),
     L.EV_REVEAL: TraceCode("reveal", ("cell", "card", "kind", "rot", "doors", "hazard", "z1"),
-                           "  the card at {cell:cell} turns face up: {card:card} ({kind:kind} room), {sides}{red}",
+                           "  the card at {cell:cell} turns face up: {what}, {sides}{red}",
                            words=_doors),
     L.EV_STEP: TraceCode("step", ("src", "dst", "side", "barrier", "paid", "left", "hp"),
-                         "  steps {side:side} from {src:cell} to {dst:cell}{how}, {left} moves left, {hp} HP",
+                         "  steps {side:side} from {src:cell} to {dst:cell}{how}, {left_moves} left, {hp_text}",
                          words=_paid),
     L.EV_BACK: TraceCode("back", ("src", "dst", "side", "barrier", "z1", "z2", "z3"),
                          "  turns back from the {barrier:door} {side:side} of {src:cell}"),
@@ -113,28 +170,33 @@ NAV_CODES = {
                           {1: "  enters the {kind:kind} room at {cell:cell} (first time)",
                            None: "  enters the {kind:kind} room at {cell:cell} again"}, by="first"),
     L.EV_RESOLVE: TraceCode("resolve", ("cell", "kind", "fn", "amount", "hp", "done", "z1"),
-                            {1: "  resolves the {kind:kind} room's {fn:fn} function{got}: {hp} HP; a navigation token "
-                                "covers it",
+                            {1: "  resolves the {kind:kind} room{fn_name}{got}: {hp} HP; a navigation token covers "
+                                "it",
                              None: "  leaves the {kind:kind} room unresolved ({hp} HP)"}, by="done",
-                            words=lambda f, c: {"got": _GOT.get(f["kind"], "").format(f["amount"])}),
+                            words=lambda f, c: {"got": _GOT.get(f["kind"], "").format(f["amount"]),
+                                                "fn_name": (f"'s {_function(f['kind'], f['fn'])}"
+                                                            if _function(f["kind"], f["fn"]) else "")}),
     L.EV_WARP: TraceCode("warp", ("src", "dst", "counted", "z1", "z2", "z3", "z4"),
                          "  warps from {src:cell} to {dst:cell}{note}",
                          words=lambda f, c: {"note": " (a move)" if f["counted"] else " (not a move)"}),
     L.EV_MIRROR: TraceCode("mirror", ("src", "dst", "left", "counted", "z1", "z2", "z3"),
-                           "  the Magic Mirror teleports the hero from {src:cell} to {dst:cell} ({left} uses left)"),
+                           "  the Magic Mirror teleports the hero from {src:cell} to {dst:cell} ({uses} left)",
+                           words=lambda f, c: {"uses": count(f["left"], "use")}),
     L.EV_POTION: TraceCode("potion", ("heal", "hp", "left", "z1", "z2", "z3", "z4"),
-                           "  drinks a potion: +{heal} HP, {hp} HP, {left} potions left"),
+                           "  drinks a potion: +{heal} HP, {hp} HP, {potions} left",
+                           words=lambda f, c: {"potions": count(f["left"], "potion")}),
     L.EV_GAIN: TraceCode("gain", ("item", "amount", "held", "source", "z1", "z2", "z3"),
-                         "  gets {item:a item} ({amount}) from the {source:kind} room, now {held}"),
+                         "  gets {got} from the {source:kind} room{now}", words=_gain),
     L.EV_DECIDE: TraceCode("decide", ("kind", "choice", "n", "action", "arg", "cell", "z1"),
                            "  - {kind_name}: {what} (option {choice} of {n})", words=_decision),
     L.EV_TRAP: TraceCode("trap", ("roll", "dodge", "dmg", "hp", "z1", "z2", "z3"),
-                         "  the trap: a d6 of {roll} (dodged on {dodge}+): {dmg} damage, {hp} HP"),
+                         "  the trap: a d6 of {roll} (dodged on {dodge}+): {dmg} damage, {hp_text}",
+                         words=lambda f, c: {"hp_text": _hp(f["hp"])}),
     L.EV_ROOM_FIGHT: TraceCode("fight", ("cell", "kind", "n", "m1", "m2", "m3", "z1"),
                                "  a fight in the {kind:kind} room: {who}", words=_monsters),
     L.EV_END: TraceCode("end", ("won", "cause", "hp", "turn", "room", "z1", "z2"),
                         {1: "== the boss is defeated on turn {turn}: WON with {hp} HP",
-                         None: "== LOST on turn {turn} ({cause:cause})"}, by="won"),
+                         None: "== LOST on turn {turn} (cause: {cause:cause})"}, by="won"),
 }
 
 # ---------------------------------------------------------------------- the trace in words --
@@ -270,7 +332,8 @@ def _w_attack(f, ctx):
     if f["counter"]:
         parts.append(f"counters {f['counter']}")
     how = (" (" + ", ".join(parts) + ")") if parts else ""
-    return {"text": f"attacks for {f['attack']}{how}: the hero loses {f['lost']} HP, {f['hp']} HP"}
+    lost = f"the hero loses {f['lost']} HP, {_hp(f['hp'])}" if f["lost"] else f"no HP lost, {f['hp']} HP"
+    return {"text": f"attacks for {f['attack']}{how}: {lost}"}
 
 
 def _w_died(f, ctx):
@@ -288,7 +351,15 @@ def _w_def(f, ctx):
     code = f["faces"]
     faces = [((code >> (3 * i)) & 7) - 1 for i in range(f["dice"])]
     counter = f", counters {f['counter']}" if f["counter"] else ""
-    return {"rolled": _dice_text(faces, ctx), "counter": counter}
+    return {"rolled": _dice_text(faces, ctx), "counter": counter, "blocks": f"blocks {f['block']}" if f["block"]
+            else "blocks nothing"}
+
+
+def _w_inflict(f, ctx):
+    """Only the statuses inflicted (and held), not ``0 stun``."""
+    what = [f"{f['poison']} poison" if f["poison"] else "", f"{f['stun']} stun" if f["stun"] else ""]
+    has = [f"{f['hero_poison']} poison" if f["hero_poison"] else "", f"{f['hero_stun']} stun" if f["hero_stun"] else ""]
+    return {"what": " and ".join(w for w in what if w) or "nothing", "has": ", ".join(h for h in has if h) or "none"}
 
 
 _Z = ("z1", "z2", "z3", "z4", "z5", "z6")
@@ -308,7 +379,8 @@ FIGHT_CODES = {
     L.EV_EFFECT: TraceCode("effect", ("heal", "block", "poison", "stun", "cp", "hp", "z1"),
                            "      and {text}: the hero has {hp} HP", words=_w_effect),
     L.EV_POISON_TICK: TraceCode("poison", ("who", "damage", "left", "hp", *_Z[:3]),
-                                "    poison hurts {who:who} for {damage}: {hp} HP, {left} stacks left"),
+                                "    poison hurts {who:who} for {damage}: {hp_text}, {stacks} left",
+                                words=lambda f, c: {"hp_text": _hp(f["hp"]), "stacks": count(f["left"], "stack")}),
     L.EV_STUNNED: TraceCode("stunned", ("who", "left", *_Z[:5]),
                             {-1: "    the hero is stunned and skips the turn ({left} stun left)",
                              None: "    {who:who} is stunned and skips its attack ({left} stun left)"}, by="who"),
@@ -317,16 +389,15 @@ FIGHT_CODES = {
     L.EV_MON_DEAD: TraceCode("monster_dies", ("slot", "row", *_Z[:5]), "    {slot:who} dies",
                              words=lambda f, c: _remember_row(c, f["slot"], f["row"])),
     L.EV_WON: TraceCode("fight_won", ("turns", "hp", "dealt", "taken", *_Z[:3]),
-                        "  -- the fight is won in {turns} fight turns: {hp} HP left, {dealt} damage dealt, "
-                        "{taken} taken"),
+                        "  -- the fight is won in {fight_turns}: {hp} HP left, {dealt} damage dealt, {taken} taken",
+                        words=lambda f, c: {"fight_turns": count(f["turns"], "fight turn")}),
     L.EV_DIED: TraceCode("fight_lost", ("turns", "killer", "dealt", "taken", *_Z[:3]),
                          "  -- the hero dies in fight turn {turns}, killed by {by} ({dealt} damage dealt, "
                          "{taken} taken)", words=_w_died),
     L.EV_DEF_ROLL: TraceCode("defence", ("who", "dice", "faces", "block", "counter", "z1", "z2"),
-                             "    the hero's defensive roll {rolled}: blocks {block}{counter}", words=_w_def),
+                             "    the hero's defensive roll {rolled}: {blocks}{counter}", words=_w_def),
     L.EV_INFLICT: TraceCode("inflict", ("slot", "poison", "stun", "hero_poison", "hero_stun", "z1", "z2"),
-                            "    {slot:who} inflicts {poison} poison and {stun} stun: the hero has {hero_poison} "
-                            "poison, {hero_stun} stun"),
+                            "    {slot:who} inflicts {what}: the hero has {has}", words=_w_inflict),
     L.EV_EXHAUSTED: TraceCode("exhausted", ("turns", *_Z), "  -- {turns} fight turns and the monsters still stand: "
                               "the hero is exhausted (combat.max_fight_turns)"),
 }
