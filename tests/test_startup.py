@@ -110,3 +110,21 @@ def test_two_processes_compiling_into_one_cache_at_once_both_work_and_a_third_lo
     assert third.returncode == 0, third.stderr
     assert third.stdout.split() == ["33", "False", "False"]
     assert third.stderr == ""
+
+
+def test_the_suite_warm_up_starts_the_longest_compile_first_and_knows_every_game():
+    """``tests/conftest.py`` hands the games to its N slots longest first by the seconds last measured
+    (``tests/data/warm_seconds.toml``); a game missing there counts as the longest. Every registered game is
+    listed (a new game gets a measured figure, not a guess)."""
+    import tomllib
+
+    import conftest
+
+    from foury_sim.registry import games
+
+    secs = tomllib.loads(conftest.WARM_SECONDS.read_text())
+    assert set(secs) == set(games()) and all(isinstance(v, int | float) and v > 0 for v in secs.values())
+    order = conftest.warm_order(games(), secs)
+    assert sorted(order) == sorted(games()) and [secs[g] for g in order] == sorted(secs.values(), reverse=True)
+    assert conftest.warm_order(["a", "b", "c", "d"], {"a": 10, "b": 50, "d": 30}) == ["c", "b", "d", "a"]
+    assert conftest.warm_order(["a", "b"], {"a": 5, "b": 5}) == ["a", "b"]  # ties: registry order
