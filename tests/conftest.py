@@ -46,6 +46,7 @@ def _warm_all(n: int) -> list[str]:
     from foury_sim.registry import games
 
     seconds = tomllib.loads(WARM_SECONDS.read_text()) if WARM_SECONDS.is_file() else {}
+    order = warm_order(games(), seconds)
     t_start = time.perf_counter()
     slots = threading.local()
     counter = iter(range(1_000_000))
@@ -64,7 +65,7 @@ def _warm_all(n: int) -> list[str]:
                 f"{t0 - t_start:.0f} .. {t1 - t_start:.0f} s]")
 
     with ThreadPoolExecutor(max_workers=n) as pool:
-        return list(pool.map(one, warm_order(games(), seconds)))
+        return list(pool.map(one, order))
 
 
 def pytest_configure(config) -> None:
