@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
+import inproc
 import numpy as np
 import pandas as pd
 import pytest
@@ -22,8 +22,9 @@ SHIPPED = ROOT / "results" / "baselines"
 
 
 def cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "foury_sim.cli", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=900)
+    """``foury-sim ARGS`` in this process (tests/inproc.py: exit code, stdout, stderr as a subprocess gives them;
+    the real entry point is tests/test_cli.py's)."""
+    return inproc.cli(*args, cwd=cwd)
 
 
 def one_line_error(r: subprocess.CompletedProcess) -> str:

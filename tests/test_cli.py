@@ -9,17 +9,19 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from inproc import cli  # foury-sim ARGS in this process (tests/inproc.py); the real entry point: process_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+def process_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    """``python -m foury_sim.cli ARGS`` in a new interpreter: the real entry point."""
     return subprocess.run([sys.executable, "-m", "foury_sim.cli", *args], capture_output=True, text=True, cwd=cwd,
                           timeout=900)
 
 
 def test_run_prints_win_rate_with_interval_and_causes():
-    r = cli("run", "foury", "--games", "3000", "--seed", "4")
+    r = process_cli("run", "foury", "--games", "3000", "--seed", "4")  # the real entry point, a whole run
     assert r.returncode == 0, r.stderr
     assert "win rate" in r.stdout and "95 % Wilson interval" in r.stdout
     assert "death by cause" in r.stdout and "death by sector" in r.stdout
@@ -146,6 +148,24 @@ def test_bad_input_is_one_line_and_exit_2(args, where, what):
     assert "Traceback" not in r.stderr
 
 
+#: BAD's kinds of refusal through the real entry point (a new interpreter): a value of ours (InputError), a
+#: usage error of click's (an unknown option, a number it cannot parse), an unknown game, a bad file.
+REAL_BAD = [b for b in BAD if b[0] in (["run", "foury", "--hero", "nobody"], ["run", "foury", "--bogus"],
+                                       ["run", "foury", "--games", "1e12"], ["run", "nogame"],
+                                       ["run", "foury", "--map", "nowhere.map"])]
+
+
+@pytest.mark.parametrize("args,where,what", REAL_BAD)
+def test_the_real_entry_point_refuses_bad_input_in_one_line_with_exit_2(args, where, what):
+    assert len(REAL_BAD) == 5
+    r = process_cli(*args)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert where in lines[0] and what in lines[0]
+    assert "Traceback" not in r.stderr
+
+
 def test_malformed_rules_file_points_at_line_and_column(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text("[round]\nmonster_bonus = [0, 1,\n")
@@ -189,7 +209,7 @@ def test_odds_accepts_every_seed_run_accepts():
 
 @pytest.mark.parametrize("args", [[], ["map"], ["baseline"]])
 def test_no_command_prints_the_help_once_and_exits_0(args):
-    r = cli(*args)
+    r = process_cli(*args)  # the help as a new interpreter renders it
     assert r.returncode == 0 and r.stderr == ""
     assert r.stdout.count("Usage:") == 1 and "NoArgsIsHelpError" not in r.stdout
 

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import inproc
 import numba
 import numpy as np
 import pytest
@@ -200,14 +201,8 @@ def test_an_answer_out_of_range_is_an_error(rs):
 
 
 def test_an_answer_out_of_range_on_the_command_line_is_one_line_and_exit_2():
-    res = subprocess.run(
-        [sys.executable, "-m", "foury_sim", "run", "delve", "--games", "50",
-         "--policy", "tests/data/delve_policies.py:out_of_range"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=Path(__file__).parent.parent,
-    )
+    res = inproc.cli("run", "delve", "--games", "50", "--policy", "tests/data/delve_policies.py:out_of_range",
+                     cwd=Path(__file__).parent.parent)  # in this process (tests/inproc.py)
     assert res.returncode == 2
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and "--policy" in lines[0] and "returned an option index out of range" in lines[0]

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import inproc
 import numba
 import numpy as np
 import pytest
@@ -143,8 +144,8 @@ def test_navigation_ranges_are_the_games_declared_ranges():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "foury_sim", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=600)
+    """``foury-sim ARGS`` in this process (tests/inproc.py; the real entry point is tests/test_cli.py's)."""
+    return inproc.cli(*args, cwd=ROOT)
 
 
 def test_cli_bad_dungeon_and_deck_are_one_line(tmp_path):

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import inproc
 import numpy as np
 import pytest
 
@@ -209,9 +210,8 @@ def test_bad_search_parameters_are_refused_in_one_line(drs, text, message):
 
 
 def test_the_cli_refuses_a_bad_budget_in_one_line_exit_2():
-    r = subprocess.run([sys.executable, "-m", "foury_sim", "run", "delve", "--policy", "search", "--param",
-                        "rollouts=1.5", "--games", "10"], capture_output=True, text=True, cwd=ROOT,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    r = inproc.cli("run", "delve", "--policy", "search", "--param", "rollouts=1.5", "--games", "10",
+                   cwd=ROOT)  # in this process (tests/inproc.py)
     assert r.returncode == 2
     assert r.stderr.strip().splitlines()[-1].endswith("policy parameter rollouts=1.5 is not a whole number")
     assert "Traceback" not in r.stderr

@@ -110,3 +110,36 @@ def test_two_processes_compiling_into_one_cache_at_once_both_work_and_a_third_lo
     assert third.returncode == 0, third.stderr
     assert third.stdout.split() == ["33", "False", "False"]
     assert third.stderr == ""
+
+
+def test_the_suite_warm_up_starts_the_longest_compile_first_and_knows_every_game():
+    """``tests/conftest.py`` hands the games to its N slots longest first by the seconds last measured
+    (``tests/data/warm_seconds.toml``); a game missing there counts as the longest. Every registered game is
+    listed (a new game gets a measured figure, not a guess)."""
+    import tomllib
+
+    import conftest
+
+    from foury_sim.registry import games
+
+    secs = tomllib.loads(conftest.WARM_SECONDS.read_text())
+    assert set(secs) == set(games()) and all(isinstance(v, int | float) and v > 0 for v in secs.values())
+    order = conftest.warm_order(games(), secs)
+    assert sorted(order) == sorted(games()) and [secs[g] for g in order] == sorted(secs.values(), reverse=True)
+    assert conftest.warm_order(["a", "b", "c", "d"], {"a": 10, "b": 50, "d": 30}) == ["c", "b", "d", "a"]
+    assert conftest.warm_order(["a", "b"], {"a": 5, "b": 5}) == ["a", "b"]  # ties: registry order
+
+
+def test_ci_runs_the_readme_test_command_as_written():
+    """``.ci/run`` (what the CI and the suite-time figure measure) runs the README's quick-start test command,
+    word for word, and the Development block shows the same command."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    ci = [ln for ln in (root / ".ci" / "run").read_text().splitlines() if ln.startswith("python -m pytest")]
+    readme = (root / "README.md").read_text()
+    quick = readme.split("## Quick start", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    shown = [ln for ln in quick.splitlines() if ln.startswith("python -m pytest")]
+    dev = readme.split("## Development", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    dev_cmd = [ln.split("#")[0].strip() for ln in dev.splitlines() if ln.startswith("python -m pytest -q -n")]
+    assert len(ci) == 1 and shown == ci and dev_cmd == ci, (ci, shown, dev_cmd)

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import inproc
 import numpy as np
 import pandas as pd
 import pytest
@@ -151,8 +152,7 @@ BAD_FILES = [
 @pytest.mark.parametrize("body,where,what", BAD_FILES)
 def test_bad_experiment_files_are_refused_before_simulating(tmp_path, body, where, what):
     p = write(tmp_path, 'game = "foury"\n' + body)
-    r = subprocess.run([sys.executable, "-m", "foury_sim.cli", "sweep", str(p), "--out", str(tmp_path / "r")],
-                       capture_output=True, text=True, cwd=ROOT)
+    r = inproc.cli("sweep", str(p), "--out", str(tmp_path / "r"), cwd=ROOT)  # in this process (tests/inproc.py)
     assert r.returncode == 2, r.stdout + r.stderr
     line = r.stderr.strip().splitlines()
     assert len(line) == 1 and str(p) in line[0] and what in line[0], r.stderr
@@ -185,15 +185,14 @@ def test_compare_rejects_unknown_settings():
 
 def test_precision_on_the_command_line(tmp_path):
     exp = write(tmp_path, SMALL)
-    r = subprocess.run([sys.executable, "-m", "foury_sim.cli", "sweep", str(exp), "--out", str(tmp_path / "r"),
-                        "--no-report", "--no-progress", "--precision", "0.08", "--max-games", "4000", "--batch",
-                        "1000"], cwd=ROOT, capture_output=True, text=True)
+    r = inproc.cli("sweep", str(exp), "--out", str(tmp_path / "r"), "--no-report", "--no-progress", "--precision",
+                   "0.08", "--max-games", "4000", "--batch", "1000", cwd=ROOT)  # in this process (tests/inproc.py)
     assert r.returncode == 0, r.stderr
     t = pd.read_parquet(tmp_path / "r" / "small" / "cells.parquet")
     assert ((t["games"] % 1000) == 0).all() and (t["games"] <= 4000).all()
     assert ((t["win_hi"] - t["win_lo"] <= 0.08) | (t["games"] == 4000)).all()
-    bad = subprocess.run([sys.executable, "-m", "foury_sim.cli", "sweep", str(exp), "--out", str(tmp_path / "b"),
-                          "--precision", "0.00001", "--max-games", "100"], cwd=ROOT, capture_output=True, text=True)
+    bad = inproc.cli("sweep", str(exp), "--out", str(tmp_path / "b"), "--precision", "0.00001", "--max-games", "100",
+                     cwd=ROOT)
     assert bad.returncode == 2 and "--precision" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
 
 
@@ -249,12 +248,11 @@ def test_compare_holm_adjusts_the_six_outcomes():
 
 
 def test_run_and_compare_conf_on_the_command_line():
-    r = subprocess.run([sys.executable, "-m", "foury_sim", "run", "foury", "--games", "300", "--conf", "0.9"],
-                       cwd=ROOT, capture_output=True, text=True)
+    r = inproc.cli("run", "foury", "--games", "300", "--conf", "0.9", cwd=ROOT)  # in this process (tests/inproc.py)
     assert r.returncode == 0, r.stderr
     assert "(90 % Wilson interval)" in r.stdout
-    r = subprocess.run([sys.executable, "-m", "foury_sim", "compare", "foury", "--a", "hero=kael", "--b",
-                        "hero=elydion", "--games", "300", "--conf", "0.8"], cwd=ROOT, capture_output=True, text=True)
+    r = inproc.cli("compare", "foury", "--a", "hero=kael", "--b", "hero=elydion", "--games", "300", "--conf", "0.8",
+                   cwd=ROOT)
     assert r.returncode == 0, r.stderr
     assert "paired 80 % intervals" in r.stdout and "p adj" in r.stdout
 

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import inproc
 import numba
 import numpy as np
 import pytest
@@ -125,9 +126,8 @@ def test_registered_spec_and_layout():
 
 
 def test_replay_takes_the_dm_option_and_says_it():
-    r = subprocess.run([sys.executable, "-m", "foury_sim", "replay", "tactics", "--seed", "2", "--map", "tutorial",
-                        "--dm", "ruthless", "--dm-param", "spawn_near=0"], capture_output=True, text=True, timeout=600,
-                       cwd=Path(__file__).parent.parent)
+    r = inproc.cli("replay", "tactics", "--seed", "2", "--map", "tutorial", "--dm", "ruthless", "--dm-param",
+                   "spawn_near=0", cwd=Path(__file__).parent.parent)  # in this process (tests/inproc.py)
     assert r.returncode == 0, r.stderr[-2000:]
     lines = r.stdout.splitlines()
     assert lines[0].endswith("Dungeon Master ruthless(spawn_near=0, focus=1)")

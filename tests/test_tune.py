@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import math
 import subprocess
-import sys
 from pathlib import Path
 
+import inproc
 import numpy as np
 import pytest
 
@@ -33,8 +33,9 @@ BUDGET = 400_000
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "foury_sim.cli", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=900)
+    """``foury-sim ARGS`` in this process (tests/inproc.py: exit code, stdout, stderr as a subprocess gives them;
+    the real entry point is tests/test_cli.py's)."""
+    return inproc.cli(*args, cwd=ROOT)
 
 
 def bernoulli(p, seed: int, calls: list | None = None):

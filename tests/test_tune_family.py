@@ -4,11 +4,10 @@ whole-number list), tuned to a single target with the scalar search (``search_fa
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
+import inproc
 import numpy as np
 import pytest
 
@@ -29,9 +28,9 @@ def response(p, calls: list | None = None):
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "foury_sim.cli", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=900, env=env)
+    """``foury-sim ARGS`` in this process (tests/inproc.py: exit code, stdout, stderr as a subprocess gives them;
+    the real entry point is tests/test_cli.py's)."""
+    return inproc.cli(*args, cwd=ROOT)
 
 
 def test_the_spellings_of_a_family():

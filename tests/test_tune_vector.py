@@ -5,11 +5,10 @@ file's ``--seed/--conf/--max-games/--points`` from the command line."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
+import inproc
 import numpy as np
 import pytest
 
@@ -37,9 +36,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "foury_sim.cli", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=900, env=env)
+    """``foury-sim ARGS`` in this process (tests/inproc.py: exit code, stdout, stderr as a subprocess gives them;
+    the real entry point is tests/test_cli.py's)."""
+    return inproc.cli(*args, cwd=ROOT)
 
 
 def element_response(p, seed: int = 5, calls: list | None = None):
