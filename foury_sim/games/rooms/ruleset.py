@@ -382,6 +382,10 @@ NAV_RANGES: Ranges = {
     "deck.*.count": (0, 20),
     "deck.*.gold": (0, 100),
     "deck.*.value": (0, 100),
+    "race.players": (1, L.MAX_SEATS),
+    "race.score_hp": (0, 100),
+    "race.score_gold": (0, 100),
+    "race.score_rooms": (0, 100),
 }
 ALL_RANGES: Ranges = {**RANGES, **NAV_RANGES}  #: what check_int and the assumptions' check read
 NAV_FIELDS = ("moves", "boots_moves", "turn_cap", "start_keys", "start_bombs", "start_potions", "start_gold",
@@ -417,6 +421,11 @@ class RoomsRules:
     @property
     def monster_names(self) -> tuple[str, ...]:
         return tuple(self.dice_rules.monsters)
+
+    @property
+    def race_players(self) -> int:
+        """Players in the race (``race.players``; 1 = the solo game)."""
+        return int(self.nav[L.N_RACE_PLAYERS])
 
     @property
     def max_abilities(self) -> int:
@@ -549,6 +558,7 @@ def load_ruleset(rules_path: str | Path | None = None, overrides: list[str] | No
                       "--map" if dungeon else rf.where("navigation.dungeon"))
     nav[L.N_ROWS] = dg.rows
     nav[L.N_COLS_] = dg.cols
+    _race(rf, nav)
     found = assume.check_plausible_within_valid(dice_rules.assumptions, ALL_RANGES)
     return RoomsRules(dice_rules, nav, cards, names, deck, dg, rf.path, dict(rf.overridden), found, rf.data,
                       dict(options))
@@ -556,3 +566,18 @@ def load_ruleset(rules_path: str | Path | None = None, overrides: list[str] | No
 
 def heroes(ruleset: RoomsRules) -> list[str]:
     return list(ruleset.hero_names)
+
+
+# ================================================================================================= the race ====
+RACE_FIELDS = ("players", "finish_round", "score_hp", "score_gold", "score_rooms")
+
+
+def _race(rf: RuleFile, nav: np.ndarray) -> None:
+    """``[race]`` into ``nav`` (docs/rules-rooms.md "The race"): players 1..4 (1 = the solo game), the deciding
+    round played out or not, the tie-break score's weights."""
+    _only(rf, "race", _table(rf, "race", rf.get("race"), ", ".join(RACE_FIELDS)), RACE_FIELDS)
+    nav[L.N_RACE_PLAYERS] = check_int(rf, "race.players", ALL_RANGES)
+    nav[L.N_RACE_FINISH_ROUND] = _flag(rf, "race.finish_round")
+    for col, key in ((L.N_RACE_W_HP, "race.score_hp"), (L.N_RACE_W_GOLD, "race.score_gold"),
+                     (L.N_RACE_W_ROOMS, "race.score_rooms")):
+        nav[col] = check_int(rf, key, ALL_RANGES)
