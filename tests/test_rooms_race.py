@@ -1,7 +1,8 @@
 """Rooms' race for 2-4 players (``race.players``; docs/rules-rooms.md "The race"): scripted races on a two-room
 dungeon (start, then the boss's lair behind its locked west door; the dragon at 1 HP, no defensive roll, so the
-scripted large straight 1 2 3 4 5 kills it at once), each seat's wishes through the seat-aware ``race_scripted``
-policy of tests/data/rooms_policies.py; and, on dealt dungeons, the seats' streams: seat 1 is the solo game.
+scripted 1 2 3 4 5 kills it at once: the fight answers are option 0, the first ability made, Volley), each seat's
+wishes through the seat-aware ``race_scripted`` policy of tests/data/rooms_policies.py; and, on dealt dungeons, the
+seats' streams: seat 1 is the solo game. Then the per-fight and per-cell outputs on the same dungeon.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from foury_sim.policy import make_policy
 E = 1
 TWO_ROOMS = "start  dragon_lair\n"
 WEAK_BOSS = ("monsters.dragon.hp=1", "monsters.dragon.defense.dice=0")
-STRAIGHT = [1, 2, 3, 4, 5]  # a large straight: Rain of Arrows, 9 damage
+STRAIGHT = [1, 2, 3, 4, 5]  # three arrows (Volley, 4 damage, the first ability on the sheet) and a large straight
 KEY = (L.A_MOVE, E, L.PASS_ITEM, -1)  # step east into the lair, spending the key
 HP = (L.A_MOVE, E, L.PASS_HP, -1)  # the same, paying 1 HP instead
 WAIT = (L.A_END, 0, 0, -1)  # end the turn where one stands
@@ -151,3 +152,48 @@ def test_seat_one_is_the_solo_game_and_seat_two_its_own_stream():
     assert np.array_equal(b["race_turns2"][over], seat2["turns"][over])
     assert np.array_equal(b["race_seat2"] == L.SEAT_DEAD, (seat2["death_cause"] != L.CAUSE_WON) &
                           (seat2["death_cause"] != L.CAUSE_TURN_CAP) & (seat2["turns"] <= b["race_turn"]))
+
+
+# --- the per-fight and per-cell outputs (the solo game: one seat) -----------------------------------------------------
+def test_damage_per_fight_columns(seated, tmp_path):
+    """A 10 HP dragon: 3 4 5 6 6 makes Running Fire alone (6 damage), the dragon's 3 d6 roll 6 6 6 (4 + 4 + 4), the
+    ranger's defensive roll 1 1 blocks nothing: 12 HP lost; Running Fire again kills it (4 HP dealt)."""
+    script = [3, 4, 5, 6, 6] + [6, 6, 6] + [1, 1] + [3, 4, 5, 6, 6]
+    row, lines = race(seated, tmp_path, [[KEY]], script, sets=("monsters.dragon.hp=10",))
+    assert "race_winner" not in row  # one seat: the solo game
+    assert (row["win"], row["fights"], row["fight_turns"]) == (1, 1, 2)
+    assert (row["damage_dealt"], row["most_dealt_fight"]) == (10, 10)
+    assert (row["damage_taken"], row["most_taken_fight"], row["boss_taken"], row["hp_left"]) == (12, 12, 12, 18)
+    assert row["death_cell"] == -1
+    df = __import__("pandas").DataFrame([row, {**row, "fights": 0, "damage_dealt": 0, "damage_taken": 0,
+                                              "fight_turns": 0}])
+    assert R.summarize(df)["per_fight"] == {"dealt": 10.0, "taken": 12.0, "hero turns": 2.0, "fights/game": 0.5}
+
+
+def test_death_cell_and_room(seated, tmp_path):
+    """At 1 HP the ranger's 4 4 4 5 6 makes nothing; the dragon's 6 6 6 kills it in the lair (row 1, column 2)."""
+    row, _ = race(seated, tmp_path, [[KEY]], [4, 4, 4, 5, 6, 6, 6, 6, 1, 1], sets=("heroes.ranger.hp=1",))
+    assert (row["win"], row["death_cell"], row["death_cause"], row["death_room"]) == (0, 1, L.CAUSE_FIGHT, L.K_BOSS)
+    # the hero's damage taken counts the whole attack, below 0 HP too (combat's S_TAKEN; monsters' has no overkill)
+    assert (row["most_taken_fight"], row["boss_taken"], row["damage_dealt"]) == (12, 12, 0)
+
+
+def test_visits_and_deaths_per_cell(seated, tmp_path):
+    """The run's per-cell numbers (``board.cell_record``): the entered masks of each game summed by cell, deaths by
+    ``death_cell``; on a fixed dungeon the record names its file; the report's heat map draws them."""
+    from foury_sim.figures import heat_map
+    from foury_sim.games.rooms.board import BOARD
+
+    p = tmp_path / "three.txt"
+    p.write_text("start  dragon_lair\n.      fountain\n")
+    rs = R.load_ruleset(None, list(WEAK_BOSS), str(p))
+    params = np.array([8.0, *KEY, 0, 0, 0, 0], dtype=np.float64)
+    out, _ = R._run(rs, "ranger", replace(seated, params=params), 0, 0, 3, np.array(STRAIGHT))
+    assert R.visits(out, rs).tolist() == [3, 3, 0, 0]  # start and lair entered in each of the 3 games
+    df = __import__("pandas").DataFrame({"death_cell": [-1, 1, 1, 3]})
+    rec = BOARD.cell_record(rs, df, {"visits": np.array([4, 3, 0, 1])})
+    assert rec == {"map": str(p), "deaths": [0, 2, 0, 1], "visits": [4, 3, 0, 1]}
+    assert BOARD.cell_record(R.load_ruleset(), df, {})["map"] == "dealt"
+    fig = heat_map({"board_cells": {**rec, "map": "crossroads", "deaths": [0] * 20, "visits": [1] * 20},
+                    "games": 4, "label": "x"}, "visits", board=BOARD)
+    assert any(a.get_gid() == "heat" for a in fig.axes[0].get_images())

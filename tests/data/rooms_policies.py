@@ -61,11 +61,11 @@ def scripted(kind, state, options, n_options, params):
 
 def race_scripted(kind, state, options, n_options, params):
     """``scripted`` for the race: ``params[0]`` = numbers per seat (a multiple of 4), then each seat's wishes in
-    seat order (the seat read from ``state[S_SEAT]``). Fight decisions: option 0."""
+    seat order (the seat read from ``state[S_SEAT]``; the solo game reads the first). Fight decisions: option 0."""
     if kind < D_ACT:
         return 0
     size = int(params[0])
-    base = 1 + (state[S_SEAT] - 1) * size
+    base = 1 + (max(state[S_SEAT], 1) - 1) * size  # the solo game: seat 0, the first wishes
     i = state[S_ACTS]
     if 4 * i + 3 >= size:
         return 0

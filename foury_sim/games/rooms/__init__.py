@@ -26,7 +26,7 @@ with use_cache(__name__):  # compiled kernels are cached per version of this pac
     from .board import BOARD
     from .combat import pack_fight
     from .kernel import TRACE_COLS, entry
-    from .outputs import OUTPUTS, race_frame
+    from .outputs import OUTPUTS, per_fight, race_frame
     from .policies import POLICY_PARAMS
     from .ruleset import RoomsRules, heroes, load_ruleset
     from .trace import format_trace
@@ -55,7 +55,7 @@ def _run(ruleset: RoomsRules, hero: str, policy: Policy, seed: int, start: int, 
         raise InputError(f"unknown hero {hero!r} (known: {', '.join(ruleset.hero_names)})", "--hero")
     fx = pack_fight(ruleset, hero)
     race = layout.RACE_COLS if ruleset.race_players > 1 else 0  # the race's block after the per-game columns
-    out = np.zeros((count, OUTPUTS.n_kernel(ruleset) + race), dtype=np.int64)
+    out = np.zeros((count, OUTPUTS.n_kernel(ruleset) + layout.HIDDEN_COLS + race), dtype=np.int64)
     trace = np.zeros((trace_rows, TRACE_COLS), dtype=np.int64)
     ctl = np.array([policy.policy_id, start, count], dtype=np.int64)
     c = np.ascontiguousarray
@@ -77,11 +77,22 @@ def columns(ruleset: RoomsRules) -> list[str]:
 
 
 def _frame(out: np.ndarray, ruleset: RoomsRules) -> dict[str, np.ndarray]:
+    """The per-game columns (the race's after the others) from the kernel's output array."""
     nk = OUTPUTS.n_kernel(ruleset)
     cols = OUTPUTS.frame(out[:, :nk], ruleset)
     if ruleset.race_players > 1:
-        cols.update(race_frame(out[:, nk:], ruleset))
+        cols.update(race_frame(out[:, nk + layout.HIDDEN_COLS:], ruleset))
     return cols
+
+
+def visits(out: np.ndarray, ruleset: RoomsRules) -> np.ndarray:
+    """Games in which the hero (seat 1 in the race) entered each cell of the dungeon, from the kernel's two entered
+    masks (``layout.HIDDEN_COLS``): int64[rows * cols]."""
+    nk = OUTPUTS.n_kernel(ruleset)
+    masks = out[:, nk:nk + layout.HIDDEN_COLS]
+    n = ruleset.dungeon.n
+    bits = np.arange(n, dtype=np.int64)
+    return ((masks[:, bits // 32] >> (bits % 32)) & 1).sum(axis=0).astype(np.int64)
 
 
 def simulate(ruleset: RoomsRules, hero: str, policy: Policy, seed: int, start: int, count: int
@@ -89,6 +100,7 @@ def simulate(ruleset: RoomsRules, hero: str, policy: Policy, seed: int, start: i
     """Games ``start .. start+count-1`` of stream ``seed``: one row per game (see ``columns``)."""
     out, _ = _run(ruleset, hero, policy, seed, start, count)
     cols = _frame(out, ruleset)
+    cols["_visits"] = visits(out, ruleset)  # a run extra (runner: keys starting "_"), summed over batches
     check_answers(int(cols["bad_answers"].sum()), policy, layout.KIND_NAMES)
     return cols
 
@@ -142,7 +154,8 @@ def warm(ruleset: RoomsRules) -> None:
 
 
 def summarize(df: pd.DataFrame, ruleset: RoomsRules | None = None) -> dict[str, Any]:
-    return {}
+    """Rooms' own entry (outputs.SUMMARY_KEYS): damage dealt and taken per fight."""
+    return {"per_fight": per_fight(df)}
 
 
 GAME = register(

@@ -175,6 +175,7 @@ def setup(g, w, st, pol, dice):
     st[L.S_ROWS] = g.nav[L.N_ROWS]
     st[L.S_COLS] = g.nav[L.N_COLS_]
     st[L.S_DEATH_KIND] = -1
+    st[L.S_DEATH_CELL] = -1
     for c in range(L.MAX_CELLS):
         st[L.S_CARD + c] = -1
     deal(g, w, st, dice)
@@ -196,6 +197,7 @@ def die(g, st, cause):
     st[L.S_DEAD] = 1
     st[L.S_CAUSE] = cause
     st[L.S_DEATH_KIND] = kind_of(g, st, st[L.S_CELL])
+    st[L.S_DEATH_CELL] = st[L.S_CELL]
 
 
 @njit(cache=CACHE)
@@ -268,6 +270,10 @@ def room_fight(g, w, st, pol, dice, cell):
     ev(dice, st, L.EV_ROOM_FIGHT, cell, g.cards[card, L.CD_KIND], n, g.cards[card, L.CD_MON],
        g.cards[card, L.CD_MON + 1], g.cards[card, L.CD_MON + 2], 0)
     won = fight(pol.fx, st, g.cards[card, L.CD_MON:L.CD_MON + L.MAX_ROOM_MONSTERS], n, w.opts, dice, pol)
+    st[L.S_MOST_DEALT] = max(st[L.S_MOST_DEALT], st[L.S_DEALT])  # the fight's own damage (outputs per fight)
+    st[L.S_MOST_TAKEN] = max(st[L.S_MOST_TAKEN], st[L.S_TAKEN])
+    if g.cards[card, L.CD_KIND] == L.K_BOSS:
+        st[L.S_BOSS_TAKEN] = st[L.S_TAKEN]
     if won != L.FIGHT_WON or st[L.S_HP] <= 0:
         die(g, st, L.CAUSE_FIGHT)
         return False
@@ -747,13 +753,28 @@ def write_out(g, st, out, r, game):
     out[r, L.OUT_FIGHTS_WON] = st[L.S_FIGHTS_WON]
     out[r, L.OUT_DEALT] = st[L.S_DEALT_TOTAL]
     out[r, L.OUT_TAKEN] = st[L.S_TAKEN_TOTAL]
+    out[r, L.OUT_FIGHT_TURNS] = st[L.S_TURNS_TOTAL]
+    out[r, L.OUT_MOST_DEALT] = st[L.S_MOST_DEALT]
+    out[r, L.OUT_MOST_TAKEN] = st[L.S_MOST_TAKEN]
+    out[r, L.OUT_BOSS_TAKEN] = st[L.S_BOSS_TAKEN]
+    out[r, L.OUT_DEATH_CELL] = st[L.S_DEATH_CELL]
     out[r, L.OUT_BAD] = st[L.S_BAD]
     out[r, L.OUT_DECISIONS] = st[L.S_NDEC]
     for k in range(L.N_KINDS):
         out[r, L.OUT_RESOLVED + k] = st[L.S_RESOLVED_BY + k]
-    nf = out.shape[1] - L.OUT_FIRED - (L.RACE_COLS if g.nav[L.N_RACE_PLAYERS] > 1 else 0)
+    nf = out.shape[1] - L.OUT_FIRED - L.HIDDEN_COLS - (L.RACE_COLS if g.nav[L.N_RACE_PLAYERS] > 1 else 0)
     for a in range(nf):
         out[r, L.OUT_FIRED + a] = st[L.S_FIRED + a]
+    lo = 0
+    hi = 0
+    for c in range(g.dungeon.shape[0]):  # the cells entered (the run's visits per cell: board.cell_record)
+        if st[L.S_TOKEN + c] & L.TK_ENTERED:
+            if c < 32:
+                lo |= 1 << c
+            else:
+                hi |= 1 << (c - 32)
+    out[r, L.OUT_FIRED + nf] = lo
+    out[r, L.OUT_FIRED + nf + 1] = hi
 
 
 @njit(cache=CACHE)

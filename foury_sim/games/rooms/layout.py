@@ -203,6 +203,10 @@ S_ACTS = 157  #: actions (D_ACT answers) so far in the game: the index of the ac
 S_SEAT = 158  #: the race: this player's seat 1..race.players (0: the solo game)
 S_PLAYERS = 159  #: the race: players in the race (0: the solo game)
 S_RESOLVED_BY = 160  #: N_KINDS slots: room functions resolved, by room kind
+S_MOST_DEALT = 170  #: the most HP monsters lost in one fight of the game
+S_MOST_TAKEN = 171  #: the most HP the hero lost in one fight of the game
+S_BOSS_TAKEN = 172  #: HP the hero lost in the boss fight (0: not fought)
+S_DEATH_CELL = 173  #: the cell where the hero died (-1: did not die)
 MAX_ROWS = 8
 MAX_COLS = 8
 MAX_CELLS = MAX_ROWS * MAX_COLS
@@ -339,6 +343,10 @@ RACE_END_NAMES = ("not a race", "one player finished first", "same round, the be
 #: Where each seat stood when the race was decided (``race_seat{n}``).
 SEAT_RACING, SEAT_FINISHED, SEAT_DEAD, SEAT_CAP = range(4)
 SEAT_STATE_NAMES = ("still racing", "finished", "dead", "turn cap")
+#: The kernel's output array: the per-game columns (outputs.py), then HIDDEN_COLS columns the driver turns into the
+#: run's extras (not per-game columns): the cells the hero entered in the game, as two 32-bit masks (cells 0..31,
+#: 32..63; ``board.cell_record``'s visits), then the race's block (only when race.players >= 2).
+HIDDEN_COLS = 2
 #: The race's block of the kernel's output (after the per-game columns, only when race.players >= 2).
 RC_WINNER, RC_END, RC_SWAPPED, RC_TURN = range(4)
 RC_TURNS = 4  #: MAX_SEATS: turns each seat played in the race

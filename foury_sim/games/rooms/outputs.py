@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...outputs import MEAN, RATE, Column, Outputs
+from ...outputs import MEAN, NUMBERS, RATE, Column, Outputs, SummaryKey
 
 #: ``death_cause`` codes (layout.CAUSE_*)
 CAUSE_LABELS = ("none (won)", "a fight", "a trap", "HP paid for a door or wall", "turn cap")
@@ -130,6 +130,17 @@ COLUMNS = (
            doc="HP the monsters lost, every fight of the game."),
     Column("damage_taken", "Damage taken in fights", "HP", summary=MEAN, index="OUT_TAKEN",
            doc="HP the hero lost in fights (traps and HP paid not counted)."),
+    Column("fight_turns", "Hero turns in fights", "turns", summary=MEAN, index="OUT_FIGHT_TURNS",
+           doc="The hero's turns (offensive rolls, stunned ones included) over every fight of the game."),
+    Column("most_dealt_fight", "Most damage dealt in one fight", "HP", summary=MEAN, index="OUT_MOST_DEALT",
+           doc="The most HP the monsters lost in one fight of the game (0: no fight)."),
+    Column("most_taken_fight", "Most damage taken in one fight", "HP", summary=MEAN, index="OUT_MOST_TAKEN",
+           doc="The most HP the hero lost in one fight of the game: its hardest fight (0: no fight)."),
+    Column("boss_taken", "Damage taken in the boss fight", "HP", summary=MEAN, index="OUT_BOSS_TAKEN",
+           doc="HP the hero lost in the boss fight (0 when the boss was not fought)."),
+    Column("death_cell", "Cell of the death", index="OUT_DEATH_CELL",
+           doc="The dungeon cell (row * columns + column, from 0 at the top left) where the hero died, -1 did not "
+           "die: a position of the grid (a dealt dungeon has another room there each game)."),
     Column("bad_answers", "Out-of-range policy answers", index="OUT_BAD",
            doc="Answers of a policy outside its options (taken as option 0)."),
     Column("decisions", "Decisions taken", "decisions", index="OUT_DECISIONS"),
@@ -141,6 +152,21 @@ COLUMNS = (
            doc="Times the hero's ability n (sheet order) fired, every fight of the game (0 past the sheet)."),
 )
 
-OUTPUTS = Outputs(COLUMNS + RACE_COLUMNS + RACE_DERIVED, (), turn_cap=("death_cause", CAUSE_TURN_CAP))
+SUMMARY_KEYS = (
+    SummaryKey("per_fight", "per fight", NUMBERS, "Damage dealt and taken and hero turns per fight: the sums over "
+               "every fight of the run divided by the fights (`fights`), and the fights per game.",
+               legend="per fight = totals over all fights / fights (the per-game columns sum a game's fights)"),
+)
 
-__all__ = ["OUTPUTS", "COLUMNS", "RACE_COLUMNS", "race_frame"]
+OUTPUTS = Outputs(COLUMNS + RACE_COLUMNS + RACE_DERIVED, SUMMARY_KEYS, turn_cap=("death_cause", CAUSE_TURN_CAP))
+
+
+def per_fight(df: Any) -> dict[str, float]:
+    """``per_fight``: the run's totals over its fights, divided by the fights."""
+    fights = float(df["fights"].sum())
+    if fights == 0:
+        return {"fights/game": 0.0}
+    return {"dealt": float(df["damage_dealt"].sum()) / fights, "taken": float(df["damage_taken"].sum()) / fights,
+            "hero turns": float(df["fight_turns"].sum()) / fights, "fights/game": fights / max(len(df), 1)}
+
+__all__ = ["OUTPUTS", "COLUMNS", "RACE_COLUMNS", "race_frame", "per_fight"]
