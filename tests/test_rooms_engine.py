@@ -96,7 +96,7 @@ def test_replay_is_the_simulated_game(rs):
     r = R.simulate(rs, "alchemist", pol, 4, 0, 10)
     for g in (0, 7):
         row, lines = R.play_one(rs, "alchemist", pol, 4, g)
-        assert all(row[k] == r[k][g] for k in r)
+        assert all(row[k] == r[k][g] for k in r if not k.startswith("_"))  # "_visits": a run extra
         assert lines[-1].startswith("== ")
 
 
