@@ -14,6 +14,7 @@ from foury_sim.games.rooms.layout import (
     O_ARG,
     O_CELL,
     S_ACTS,
+    S_SEAT,
 )
 
 
@@ -53,6 +54,38 @@ def scripted(kind, state, options, n_options, params):
             return 0
         for j in range(n_options):
             if options[j, O_ACTION] == A_RESOLVE and options[j, O_ARG] == want:
+                return j
+        return -1
+    return 0
+
+
+def race_scripted(kind, state, options, n_options, params):
+    """``scripted`` for the race: ``params[0]`` = numbers per seat (a multiple of 4), then each seat's wishes in
+    seat order (the seat read from ``state[S_SEAT]``; the solo game reads the first). Fight decisions: option 0."""
+    if kind < D_ACT:
+        return 0
+    size = int(params[0])
+    base = 1 + (max(state[S_SEAT], 1) - 1) * size  # the solo game: seat 0, the first wishes
+    i = state[S_ACTS]
+    if 4 * i + 3 >= size:
+        return 0
+    at = base + 4 * i
+    if kind == D_ACT:
+        for j in range(n_options):
+            if options[j, O_ACTION] == params[at]:
+                if params[at + 1] < 0 or options[j, O_ARG] == params[at + 1]:
+                    return j
+        return -1
+    if kind == D_PASS or kind == D_SHOP:
+        for j in range(n_options):
+            if options[j, O_ACTION] == params[at + 2]:
+                return j
+        return -1
+    if kind == D_RESOLVE:
+        if params[at + 3] < 0:
+            return 0
+        for j in range(n_options):
+            if options[j, O_ACTION] == A_RESOLVE and options[j, O_ARG] == params[at + 3]:
                 return j
         return -1
     return 0

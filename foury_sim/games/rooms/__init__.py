@@ -26,7 +26,7 @@ with use_cache(__name__):  # compiled kernels are cached per version of this pac
     from .board import BOARD
     from .combat import pack_fight
     from .kernel import TRACE_COLS, entry
-    from .outputs import OUTPUTS
+    from .outputs import OUTPUTS, per_fight, race_frame
     from .policies import POLICY_PARAMS
     from .ruleset import RoomsRules, heroes, load_ruleset
     from .trace import format_trace
@@ -54,7 +54,8 @@ def _run(ruleset: RoomsRules, hero: str, policy: Policy, seed: int, start: int, 
     if hero not in ruleset.hero_names:
         raise InputError(f"unknown hero {hero!r} (known: {', '.join(ruleset.hero_names)})", "--hero")
     fx = pack_fight(ruleset, hero)
-    out = np.zeros((count, OUTPUTS.n_kernel(ruleset)), dtype=np.int64)
+    race = layout.RACE_COLS if ruleset.race_players > 1 else 0  # the race's block after the per-game columns
+    out = np.zeros((count, OUTPUTS.n_kernel(ruleset) + layout.HIDDEN_COLS + race), dtype=np.int64)
     trace = np.zeros((trace_rows, TRACE_COLS), dtype=np.int64)
     ctl = np.array([policy.policy_id, start, count], dtype=np.int64)
     c = np.ascontiguousarray
@@ -68,14 +69,38 @@ def _run(ruleset: RoomsRules, hero: str, policy: Policy, seed: int, start: int, 
 
 
 def columns(ruleset: RoomsRules) -> list[str]:
-    return OUTPUTS.kernel_names(ruleset)
+    """The per-game columns the engine writes (with the race's under ``race.players`` >= 2)."""
+    names = OUTPUTS.kernel_names(ruleset)
+    if ruleset.race_players > 1:
+        names += list(race_frame(np.zeros((0, layout.RACE_COLS), np.int64), ruleset))
+    return names
+
+
+def _frame(out: np.ndarray, ruleset: RoomsRules) -> dict[str, np.ndarray]:
+    """The per-game columns (the race's after the others) from the kernel's output array."""
+    nk = OUTPUTS.n_kernel(ruleset)
+    cols = OUTPUTS.frame(out[:, :nk], ruleset)
+    if ruleset.race_players > 1:
+        cols.update(race_frame(out[:, nk + layout.HIDDEN_COLS:], ruleset))
+    return cols
+
+
+def visits(out: np.ndarray, ruleset: RoomsRules) -> np.ndarray:
+    """Games in which the hero (seat 1 in the race) entered each cell of the dungeon, from the kernel's two entered
+    masks (``layout.HIDDEN_COLS``): int64[rows * cols]."""
+    nk = OUTPUTS.n_kernel(ruleset)
+    masks = out[:, nk:nk + layout.HIDDEN_COLS]
+    n = ruleset.dungeon.n
+    bits = np.arange(n, dtype=np.int64)
+    return ((masks[:, bits // 32] >> (bits % 32)) & 1).sum(axis=0).astype(np.int64)
 
 
 def simulate(ruleset: RoomsRules, hero: str, policy: Policy, seed: int, start: int, count: int
              ) -> dict[str, np.ndarray]:
     """Games ``start .. start+count-1`` of stream ``seed``: one row per game (see ``columns``)."""
     out, _ = _run(ruleset, hero, policy, seed, start, count)
-    cols = OUTPUTS.frame(out, ruleset)
+    cols = _frame(out, ruleset)
+    cols["_visits"] = visits(out, ruleset)  # a run extra (runner: keys starting "_"), summed over batches
     check_answers(int(cols["bad_answers"].sum()), policy, layout.KIND_NAMES)
     return cols
 
@@ -86,7 +111,7 @@ def play_one(ruleset: RoomsRules, hero: str, policy: Policy, seed: int = 0, game
     """One game with an optional script of forced dice: its row and report (out-of-range answers counted)."""
     sc = NO_SCRIPT if script is None else np.asarray(script, dtype=np.int64)
     out, trace = _run(ruleset, hero, policy, seed, game, 1, sc, trace_rows)
-    row = {name: int(out[0, i]) for i, name in enumerate(columns(ruleset))}
+    row = {name: int(v[0]) for name, v in _frame(out, ruleset).items()}
     return row, format_trace(trace, ruleset, hero)
 
 
@@ -100,6 +125,11 @@ def replay(ruleset: RoomsRules, hero: str, policy: Policy, seed: int, game: int)
     cause = OUTPUTS.column("death_cause").category(row["death_cause"], ruleset)
     result = (f"Result: {'WON' if row['win'] else 'LOST'} after {count(row['turns'], 'turn')}, {row['hp_left']} HP "
               f"left" + ("" if row["win"] else f" ({cause})") + f", {count(row['rooms_entered'], 'room')} entered.")
+    if ruleset.race_players > 1:
+        end = OUTPUTS.column("race_end").category(row["race_end"], ruleset)
+        who = f"player {row['race_winner']} won" if row["race_winner"] else "no winner"
+        head += f"; the race of {ruleset.race_players} players (each in their own dungeon, the same hero and policy)"
+        result = (f"Race: {who} after round {row['race_turn']} ({end}). Player 1's own game: " + result[8:])
     legend = ("Dungeon: S start, X boss, M monster, T trap, C chest, F fountain, B blacksmith, W warp, H bounty "
               "hunter, $ shop, ? face down; * the hero, + entered before.")
     return [head, result, legend] + lines
@@ -124,7 +154,8 @@ def warm(ruleset: RoomsRules) -> None:
 
 
 def summarize(df: pd.DataFrame, ruleset: RoomsRules | None = None) -> dict[str, Any]:
-    return {}
+    """Rooms' own entry (outputs.SUMMARY_KEYS): damage dealt and taken per fight."""
+    return {"per_fight": per_fight(df)}
 
 
 GAME = register(

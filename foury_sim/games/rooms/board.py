@@ -208,7 +208,19 @@ def heat_cells(d: Dungeon) -> np.ndarray:
 
 
 def cell_record(ruleset: Any, df: Any, extras: dict[str, np.ndarray]) -> dict[str, Any] | None:
-    return None  # no per-cell numbers yet (rooms are dealt anew each game)
+    """Per-cell numbers of a sweep cell: deaths (per-game column ``death_cell``) and visits (games in which the hero
+    entered the cell: the run extra ``visits``) by cell of the dungeon's grid. With a fixed dungeon (``--map
+    crossroads``) a cell is a room; with dealt cells it is a position of the grid (another card lies there each
+    game): where in the dungeon heroes go and die. None without a ``death_cell`` column."""
+    d = getattr(ruleset, "dungeon", None)
+    if d is None or "death_cell" not in df:
+        return None
+    cells = df.loc[df["death_cell"] >= 0, "death_cell"].to_numpy().astype(np.int64)
+    rec: dict[str, Any] = {"map": d.path if d.name not in builtin_dungeons() else d.name,
+                           "deaths": np.bincount(cells, minlength=d.n)[:d.n].tolist()}
+    if "visits" in extras:
+        rec["visits"] = np.asarray(extras["visits"]).tolist()
+    return rec
 
 
 def draw(d: Dungeon, heat: np.ndarray | None = None, heat_label: str = "", title: str | None = None,

@@ -27,6 +27,7 @@ from . import layout as L
 from .combat import Fight, fight, hero_start, register_decide
 from .policies import decide
 
+_SEAT_KEYS = np.array(L.SEAT_KEYS, dtype=np.uint64)  #: the race's seat streams (layout.SEAT_KEYS)
 MAX_ACTIONS = 200  #: actions in one turn at most (a safety bound: a turn-back is an action too)
 MAX_DECK = 200
 
@@ -174,6 +175,7 @@ def setup(g, w, st, pol, dice):
     st[L.S_ROWS] = g.nav[L.N_ROWS]
     st[L.S_COLS] = g.nav[L.N_COLS_]
     st[L.S_DEATH_KIND] = -1
+    st[L.S_DEATH_CELL] = -1
     for c in range(L.MAX_CELLS):
         st[L.S_CARD + c] = -1
     deal(g, w, st, dice)
@@ -195,6 +197,7 @@ def die(g, st, cause):
     st[L.S_DEAD] = 1
     st[L.S_CAUSE] = cause
     st[L.S_DEATH_KIND] = kind_of(g, st, st[L.S_CELL])
+    st[L.S_DEATH_CELL] = st[L.S_CELL]
 
 
 @njit(cache=CACHE)
@@ -267,6 +270,10 @@ def room_fight(g, w, st, pol, dice, cell):
     ev(dice, st, L.EV_ROOM_FIGHT, cell, g.cards[card, L.CD_KIND], n, g.cards[card, L.CD_MON],
        g.cards[card, L.CD_MON + 1], g.cards[card, L.CD_MON + 2], 0)
     won = fight(pol.fx, st, g.cards[card, L.CD_MON:L.CD_MON + L.MAX_ROOM_MONSTERS], n, w.opts, dice, pol)
+    st[L.S_MOST_DEALT] = max(st[L.S_MOST_DEALT], st[L.S_DEALT])  # the fight's own damage (outputs per fight)
+    st[L.S_MOST_TAKEN] = max(st[L.S_MOST_TAKEN], st[L.S_TAKEN])
+    if g.cards[card, L.CD_KIND] == L.K_BOSS:
+        st[L.S_BOSS_TAKEN] = st[L.S_TAKEN]
     if won != L.FIGHT_WON or st[L.S_HP] <= 0:
         die(g, st, L.CAUSE_FIGHT)
         return False
@@ -548,6 +555,16 @@ def turn(g, w, st, pol, dice):
 
 
 @njit(cache=CACHE)
+def finish(st, dice):
+    """The end of a game (a seat's game in the race): how it ended, the EV_END row."""
+    if st[L.S_WON]:
+        st[L.S_CAUSE] = L.CAUSE_WON
+    elif not st[L.S_DEAD]:
+        st[L.S_CAUSE] = L.CAUSE_TURN_CAP
+    ev(dice, st, L.EV_END, st[L.S_WON], st[L.S_CAUSE], st[L.S_HP], st[L.S_TURN], st[L.S_DEATH_KIND], 0, 0)
+
+
+@njit(cache=CACHE)
 def play_game(g, w, st, pol, dice):
     """A whole game; the result stays in ``st``."""
     setup(g, w, st, pol, dice)
@@ -556,11 +573,162 @@ def play_game(g, w, st, pol, dice):
         turn(g, w, st, pol, dice)
         if st[L.S_WON] or st[L.S_DEAD]:
             break
-    if st[L.S_WON]:
-        st[L.S_CAUSE] = L.CAUSE_WON
-    elif not st[L.S_DEAD]:
-        st[L.S_CAUSE] = L.CAUSE_TURN_CAP
-    ev(dice, st, L.EV_END, st[L.S_WON], st[L.S_CAUSE], st[L.S_HP], st[L.S_TURN], st[L.S_DEATH_KIND], 0, 0)
+    finish(st, dice)
+
+
+# --- the race (race.players = 2..4; docs/rules-rooms.md "The race") ------------------------------------------------
+@njit(cache=CACHE)
+def race_score(g, st):
+    """The tie-break score: race.score_hp x HP left + race.score_gold x gold + race.score_rooms x room functions
+    resolved."""
+    rooms = 0
+    for k in range(L.N_KINDS):
+        rooms += st[L.S_RESOLVED_BY + k]
+    return g.nav[L.N_RACE_W_HP] * max(st[L.S_HP], 0) + g.nav[L.N_RACE_W_GOLD] * st[L.S_GOLD] + \
+        g.nav[L.N_RACE_W_ROOMS] * rooms
+
+
+@njit(cache=CACHE)
+def seat_in(dice, sts, rss, cur, s):
+    """Hand the dice from seat ``cur`` to seat ``s`` (0-based): each seat rolls its own stream (words 0, 1 and the
+    roll count 3 saved in ``rss``); the script position (forced dice) and the trace count are the game's, used in
+    play order."""
+    if cur == s:
+        return
+    rss[cur, 0] = dice.rs[0]
+    rss[cur, 1] = dice.rs[1]
+    rss[cur, 3] = dice.rs[3]
+    dice.rs[0] = rss[s, 0]
+    dice.rs[1] = rss[s, 1]
+    dice.rs[3] = rss[s, 3]
+    sts[s, L.S_NTRACE] = sts[cur, L.S_NTRACE]
+
+
+@njit(cache=CACHE)
+def judge(g, sts, t, last, race):
+    """After round ``t``: is the race decided? The seats that defeated their boss in this round finished; one of
+    them wins (race.finish_round: the best score, the same best score no winner; else the first in seat order, the
+    later seats' turn ``t`` not counted). No finisher: every player dead, or ``last`` (the turn cap), ends it with no
+    winner. Fills ``race`` (RC_*) and returns True when decided."""
+    players = g.nav[L.N_RACE_PLAYERS]
+    nfin = 0
+    alive = 0
+    first = -1
+    lastf = -1
+    best = -1
+    wbest = -1
+    nbest = 0
+    for s in range(players):
+        if sts[s, L.S_WON] and sts[s, L.S_TURN] == t:
+            nfin += 1
+            if first < 0:
+                first = s
+            lastf = s
+            sc = race_score(g, sts[s])
+            if sc > best:
+                best = sc
+                wbest = s
+                nbest = 1
+            elif sc == best:
+                nbest += 1
+        elif not sts[s, L.S_DEAD]:
+            alive += 1
+    order = g.nav[L.N_RACE_FINISH_ROUND] == 0
+    winner = 0
+    swapped = 0
+    if nfin == 0:
+        if alive == 0:
+            end = L.RE_ALL_OUT
+        elif last:
+            end = L.RE_CAP
+        else:
+            return False
+    elif order:
+        winner = first + 1
+        swapped = players - lastf  # reversed seats: the last finisher in this order plays first
+        end = L.RE_FIRST if nfin == 1 else L.RE_ORDER
+    else:
+        end = L.RE_FIRST if nfin == 1 else (L.RE_SCORE if nbest == 1 else L.RE_TIE)
+        if nfin == 1 or nbest == 1:
+            winner = wbest + 1
+            swapped = players + 1 - winner
+    for i in range(L.RACE_COLS):
+        race[i] = 0
+    race[L.RC_WINNER] = winner
+    race[L.RC_END] = end
+    race[L.RC_SWAPPED] = swapped
+    race[L.RC_TURN] = t
+    for s in range(players):
+        turns = sts[s, L.S_TURN]
+        if order and 0 <= first < s and turns == t:  # its turn t came after the race was won: not counted
+            turns = t - 1
+            state = L.SEAT_RACING
+        elif sts[s, L.S_DEAD]:
+            state = L.SEAT_DEAD
+        elif sts[s, L.S_WON]:
+            state = L.SEAT_FINISHED
+        elif end == L.RE_CAP:
+            state = L.SEAT_CAP
+        else:
+            state = L.SEAT_RACING
+        race[L.RC_TURNS + s] = turns
+        race[L.RC_SEAT + s] = state
+        race[L.RC_SCORE + s] = race_score(g, sts[s])
+    return True
+
+
+@njit(cache=CACHE)
+def play_race(g, w, sts, pol, dice, rss, seed, game, race):
+    """The race of ``race.players`` seats: each seat's dungeon dealt from its own stream (seat 1's is the solo
+    game's: stream (seed, game); seat s's (seed XOR SEAT_KEYS[s], game)), then rounds: each seat still in plays its
+    turn ``t`` in seat order (the solo game's turn, on its own state ``sts[s]``); after the round ``judge`` says
+    whether the race is decided. Then seat 1 plays on alone to its game's end (its per-game columns are the solo
+    game's, the same dice); ``race`` holds the race's outcome (RC_*)."""
+    players = g.nav[L.N_RACE_PLAYERS]
+    cap = g.nav[L.N_TURN_CAP]
+    for s in range(players):
+        if s > 0:
+            sts[s, L.S_NTRACE] = sts[s - 1, L.S_NTRACE]
+            for j in range(4):
+                rss[s - 1, j] = dice.rs[j]
+            pos = dice.rs[2]
+            seed_stream(dice.rs, seed ^ _SEAT_KEYS[s], game)
+            dice.rs[2] = pos
+        st = sts[s]
+        ev(dice, st, L.EV_SEAT, s + 1, players, 0, 0, 0, 0, 0)
+        setup(g, w, st, pol, dice)
+        st[L.S_SEAT] = s + 1
+        st[L.S_PLAYERS] = players
+    for j in range(4):
+        rss[players - 1, j] = dice.rs[j]
+    cur = players - 1
+    decided = False
+    for t in range(1, cap + 1):
+        for s in range(players):
+            if decided and s > 0:
+                break
+            if sts[s, L.S_WON] or sts[s, L.S_DEAD]:
+                continue
+            seat_in(dice, sts, rss, cur, s)
+            cur = s
+            st = sts[s]
+            st[L.S_TURN] = t
+            if not decided:
+                ev(dice, st, L.EV_SEAT, s + 1, players, t, st[L.S_HP], 0, 0, 0)
+            turn(g, w, st, pol, dice)
+            if st[L.S_WON] or st[L.S_DEAD]:
+                finish(st, dice)
+        if not decided:
+            decided = judge(g, sts, t, t == cap, race)
+            if decided:
+                ev(dice, sts[cur], L.EV_RACE_END, race[L.RC_WINNER], race[L.RC_END], t, race[L.RC_SWAPPED],
+                   race[L.RC_SCORE + race[L.RC_WINNER] - 1] if race[L.RC_WINNER] > 0 else 0,
+                   int(not (sts[0, L.S_WON] or sts[0, L.S_DEAD])), 0)
+        if decided and (sts[0, L.S_WON] or sts[0, L.S_DEAD]):
+            break
+    if not (sts[0, L.S_WON] or sts[0, L.S_DEAD]):
+        seat_in(dice, sts, rss, cur, 0)
+        finish(sts[0], dice)
 
 
 @njit(cache=CACHE)
@@ -585,12 +753,36 @@ def write_out(g, st, out, r, game):
     out[r, L.OUT_FIGHTS_WON] = st[L.S_FIGHTS_WON]
     out[r, L.OUT_DEALT] = st[L.S_DEALT_TOTAL]
     out[r, L.OUT_TAKEN] = st[L.S_TAKEN_TOTAL]
+    out[r, L.OUT_FIGHT_TURNS] = st[L.S_TURNS_TOTAL]
+    out[r, L.OUT_MOST_DEALT] = st[L.S_MOST_DEALT]
+    out[r, L.OUT_MOST_TAKEN] = st[L.S_MOST_TAKEN]
+    out[r, L.OUT_BOSS_TAKEN] = st[L.S_BOSS_TAKEN]
+    out[r, L.OUT_DEATH_CELL] = st[L.S_DEATH_CELL]
     out[r, L.OUT_BAD] = st[L.S_BAD]
     out[r, L.OUT_DECISIONS] = st[L.S_NDEC]
     for k in range(L.N_KINDS):
         out[r, L.OUT_RESOLVED + k] = st[L.S_RESOLVED_BY + k]
-    for a in range(out.shape[1] - L.OUT_FIRED):
+    nf = out.shape[1] - L.OUT_FIRED - L.HIDDEN_COLS - (L.RACE_COLS if g.nav[L.N_RACE_PLAYERS] > 1 else 0)
+    for a in range(nf):
         out[r, L.OUT_FIRED + a] = st[L.S_FIRED + a]
+    lo = 0
+    hi = 0
+    for c in range(g.dungeon.shape[0]):  # the cells entered (the run's visits per cell: board.cell_record)
+        if st[L.S_TOKEN + c] & L.TK_ENTERED:
+            if c < 32:
+                lo |= 1 << c
+            else:
+                hi |= 1 << (c - 32)
+    out[r, L.OUT_FIRED + nf] = lo
+    out[r, L.OUT_FIRED + nf + 1] = hi
+
+
+@njit(cache=CACHE)
+def write_race(out, r, race):
+    """The race's block (RC_*) into the last RACE_COLS columns of row ``r``."""
+    base = out.shape[1] - L.RACE_COLS
+    for j in range(L.RACE_COLS):
+        out[r, base + j] = race[j]
 
 
 def _kernel(nav, cards, deck, dungeon, f_combat, f_hero, f_faces, f_abilities, f_monsters, f_keep, f_value,
@@ -612,10 +804,19 @@ def _kernel(nav, cards, deck, dungeon, f_combat, f_hero, f_faces, f_abilities, f
         rs = np.zeros(4, np.uint64)
         tr = trace if trace.shape[0] > 1 else np.zeros((0, L.TRACE_COLS), np.int64)
         dice = Dice(rs, script.copy(), tr)
+        players = nav[L.N_RACE_PLAYERS]
+        sts = np.zeros((L.MAX_SEATS if players > 1 else 1, L.S_SIZE), np.int64)
+        rss = np.zeros((L.MAX_SEATS, 4), np.uint64)
+        race = np.zeros(L.RACE_COLS, np.int64)
         for i in range(c * CHUNK, min(count, (c + 1) * CHUNK)):
             seed_stream(rs, seed, start + i)
-            play_game(g, w, st, pol, dice)
-            write_out(g, st, out, i, start + i)
+            if players > 1:  # the race (a runtime option: the same compiled kernel)
+                play_race(g, w, sts, pol, dice, rss, seed, start + i, race)
+                write_out(g, sts[0], out, i, start + i)
+                write_race(out, i, race)
+            else:
+                play_game(g, w, st, pol, dice)
+                write_out(g, st, out, i, start + i)
 
 
 #: The fight's arrays (``combat.Fight``) as numba types. ``combat.fight`` asks ``policies.decide``, registered for

@@ -200,7 +200,13 @@ S_GOAL = 154  #: the goal (boss) room's cell
 S_REFUSED = 155  #: sides (bits) the hero turned back from in this turn (not offered again this turn)
 S_NACT = 156  #: actions in this turn (a safety bound)
 S_ACTS = 157  #: actions (D_ACT answers) so far in the game: the index of the action being chosen
+S_SEAT = 158  #: the race: this player's seat 1..race.players (0: the solo game)
+S_PLAYERS = 159  #: the race: players in the race (0: the solo game)
 S_RESOLVED_BY = 160  #: N_KINDS slots: room functions resolved, by room kind
+S_MOST_DEALT = 170  #: the most HP monsters lost in one fight of the game
+S_MOST_TAKEN = 171  #: the most HP the hero lost in one fight of the game
+S_BOSS_TAKEN = 172  #: HP the hero lost in the boss fight (0: not fought)
+S_DEATH_CELL = 173  #: the cell where the hero died (-1: did not die)
 MAX_ROWS = 8
 MAX_COLS = 8
 MAX_CELLS = MAX_ROWS * MAX_COLS
@@ -270,7 +276,14 @@ N_TREASURE_GOLD = N_TREASURE + 6  #: gold a chest's gold face gives
 N_PRICE = N_TREASURE_GOLD + 1  #: N_ITEMS prices in the shop (0: not sold)
 N_ROWS = N_PRICE + N_ITEMS
 N_COLS_ = N_ROWS + 1
-N_SIZE = N_COLS_ + 1
+#: The race (``[race]``; docs/rules-rooms.md "The race"): players (1 = the solo game), whether the deciding round
+#: is played out, and the tie-break score's weights (HP left, gold, room functions resolved).
+N_RACE_PLAYERS = N_COLS_ + 1
+N_RACE_FINISH_ROUND = N_RACE_PLAYERS + 1
+N_RACE_W_HP = N_RACE_FINISH_ROUND + 1
+N_RACE_W_GOLD = N_RACE_W_HP + 1
+N_RACE_W_ROOMS = N_RACE_W_GOLD + 1
+N_SIZE = N_RACE_W_ROOMS + 1
 
 #: Navigation decision kinds (8..31; fight kinds are 0..7). Options: O_ACTION, O_ARG, then the advice columns.
 D_ACT, D_PASS, D_RESOLVE, D_SHOP = 8, 9, 10, 11
@@ -311,7 +324,35 @@ EV_TRAP = 43  #: (d6, dodge at, damage, HP, 0, 0, 0)
 EV_ROOM_FIGHT = 44  #: (cell, kind, monsters, first three monster rows)
 EV_END = 45  #: (won, cause, HP, turn, death room kind, 0, 0)
 EV_DEAL = 46  #: (cells dealt, deck size, 0...)
+EV_SEAT = 47  #: the race: (seat, players, turn (0: the seat's setup), HP, 0, 0, 0): the events after it are that seat's
+EV_RACE_END = 48  #: the race: (winner seat (0: none), how (RE_*), turn, winner with the seats reversed, score,
+#: 1 if player 1 plays on, 0)
 TRACE_COLS = 8
+
+# --- the race (race.players = 2..4; docs/rules-rooms.md "The race") -------------------------------------------------
+MAX_SEATS = 4
+#: Seat s (0-based) draws from the stream (master seed XOR SEAT_KEYS[s], game index): seat 1 is the solo game's.
+SEAT_KEYS = (0, 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB)
+#: How the race ended (``race_end``): one player finished first; several in the same round, the best score won; the
+#: same best score (no winner); several in the same round, the first in seat order won (race.finish_round = false);
+#: every player died; the turn cap.
+RE_NONE, RE_FIRST, RE_SCORE, RE_TIE, RE_ORDER, RE_ALL_OUT, RE_CAP = range(7)
+RACE_END_NAMES = ("not a race", "one player finished first", "same round, the best score won",
+                  "same round and score: no winner", "same round, the first seat won", "every player died",
+                  "turn cap")
+#: Where each seat stood when the race was decided (``race_seat{n}``).
+SEAT_RACING, SEAT_FINISHED, SEAT_DEAD, SEAT_CAP = range(4)
+SEAT_STATE_NAMES = ("still racing", "finished", "dead", "turn cap")
+#: The kernel's output array: the per-game columns (outputs.py), then HIDDEN_COLS columns the driver turns into the
+#: run's extras (not per-game columns): the cells the hero entered in the game, as two 32-bit masks (cells 0..31,
+#: 32..63; ``board.cell_record``'s visits), then the race's block (only when race.players >= 2).
+HIDDEN_COLS = 2
+#: The race's block of the kernel's output (after the per-game columns, only when race.players >= 2).
+RC_WINNER, RC_END, RC_SWAPPED, RC_TURN = range(4)
+RC_TURNS = 4  #: MAX_SEATS: turns each seat played in the race
+RC_SEAT = RC_TURNS + MAX_SEATS  #: MAX_SEATS: SEAT_* of each seat
+RC_SCORE = RC_SEAT + MAX_SEATS  #: MAX_SEATS: each seat's tie-break score when the race was decided
+RACE_COLS = RC_SCORE + MAX_SEATS
 
 #: The built-in policies (fight ids from the fight section; the same ids answer navigation).
 KIND_NAMES = ("keep", "buy_reroll", "ability", "target", "", "", "", "") + NAV_DECISIONS

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...outputs import MEAN, RATE, Column, Outputs
+from ...outputs import MEAN, NUMBERS, RATE, Column, Outputs, SummaryKey
 
 #: ``death_cause`` codes (layout.CAUSE_*)
 CAUSE_LABELS = ("none (won)", "a fight", "a trap", "HP paid for a door or wall", "turn cap")
@@ -24,6 +24,80 @@ def _death_room(code: int, rules: Any = None) -> str:
 
 def _abilities(rules: Any) -> int:
     return int(getattr(rules, "max_abilities", 12))
+
+
+def _race(rules: Any) -> bool:
+    """The race's columns exist under ``race.players`` >= 2 only."""
+    return rules is not None and int(getattr(rules, "race_players", 1)) > 1
+
+
+def _seats(rules: Any) -> int:
+    return int(getattr(rules, "race_players", 1))
+
+
+#: The race (``layout.RE_*``, ``SEAT_*``; the layout imports this module, so the words are repeated here)
+RACE_END_LABELS = ("not a race", "one player finished first", "same round, the best score won",
+                   "same round and score: no winner", "same round, the first seat won", "every player died",
+                   "turn cap")
+SEAT_STATE_LABELS = ("still racing", "finished", "dead", "turn cap")
+
+
+def _seat_label(code: int, rules: Any = None) -> str:
+    return "no winner" if int(code) == 0 else f"seat {int(code)}"
+
+
+def _first_seat_edge(df: Any) -> Any:
+    """Over the race and its twin with the seats reversed (the same dice): wins of seat 1 minus wins of the last
+    seat (-2..2)."""
+    seats = sum(1 for c in df.columns if str(c).startswith("race_turns"))
+    w, ws = df["race_winner"], df["race_winner_swapped"]
+    return (w == 1).astype("int64") + (ws == 1) - (w == seats) - (ws == seats)
+
+
+#: The race's columns (``race.players`` >= 2; docs/rules-rooms.md "The race"): written by the kernel in a block
+#: after the per-game columns (``layout.RC_*``), named by the driver (``race_frame``); the per-game columns above
+#: describe seat 1's game (the solo game's dice, played to its end).
+RACE_COLUMNS = (
+    Column("race_winner", "Race winner (seat)", index=None, driver=True, only=_race, summary="category",
+           categories=_seat_label, codes=lambda rules: range(0, _seats(rules) + 1),
+           doc="Race: the seat that won (1..race.players), 0 no winner (every player dead, the turn cap, or a tie "
+           "on the score)."),
+    Column("race_end", "How the race ended", driver=True, only=_race, summary="category",
+           categories=RACE_END_LABELS, doc="Race: 1 one player finished first, 2 several in the same round and the "
+           "best score won, 3 the same best score (no winner), 4 several in the same round and the first seat won "
+           "(race.finish_round = false), 5 every player died, 6 the turn cap."),
+    Column("race_turn", "Round the race was decided", "turns", driver=True, only=_race, summary=MEAN,
+           doc="Race: the round (turn number) after which the race was decided."),
+    Column("race_winner_swapped", "Race winner with the seats reversed", driver=True, only=_race,
+           categories=_seat_label, doc="Race: the seat that wins the same race (the same dungeons and dice) with "
+           "the seat order reversed (computed from the same games: the players do not meet)."),
+    Column("race_turns{n}", "Turns a seat played in the race", "turns", driver=True, only=_race, repeat=_seats,
+           doc="Race: turns seat n played until the race was decided (its death turn if it died)."),
+    Column("race_seat{n}", "Where a seat stood when the race was decided", driver=True, only=_race, repeat=_seats,
+           categories=SEAT_STATE_LABELS, doc="Race: seat n when the race was decided: 0 still racing, 1 finished "
+           "(defeated its boss in the deciding round), 2 dead, 3 the turn cap."),
+    Column("race_score{n}", "A seat's tie-break score", "points", driver=True, only=_race, repeat=_seats,
+           doc="Race: seat n's tie-break score when the race was decided (race.score_hp x HP + race.score_gold x "
+           "gold + race.score_rooms x room functions resolved)."),
+)
+
+RACE_DERIVED = (
+    Column("first_seat_edge", "First-seat edge over the reversed pair", summary=MEAN, only=_race,
+           derive=_first_seat_edge, doc="Race: over the race and its twin with the seats reversed (the same dice), "
+           "wins of seat 1 minus wins of the last seat (-2..2); its mean / 2 is the first seat's edge."),
+)
+
+
+def race_frame(block: Any, rules: Any) -> dict[str, Any]:
+    """The race's named columns from the kernel's race block (``layout.RC_*`` order: winner, end, swapped, turn,
+    then 4 turns, 4 seat states, 4 scores)."""
+    n = _seats(rules)
+    cols = {"race_winner": block[:, 0], "race_end": block[:, 1], "race_turn": block[:, 3],
+            "race_winner_swapped": block[:, 2]}
+    for k, base in (("race_turns", 4), ("race_seat", 8), ("race_score", 12)):
+        for s in range(n):
+            cols[f"{k}{s + 1}"] = block[:, base + s]
+    return cols
 
 
 COLUMNS = (
@@ -56,6 +130,17 @@ COLUMNS = (
            doc="HP the monsters lost, every fight of the game."),
     Column("damage_taken", "Damage taken in fights", "HP", summary=MEAN, index="OUT_TAKEN",
            doc="HP the hero lost in fights (traps and HP paid not counted)."),
+    Column("fight_turns", "Hero turns in fights", "turns", summary=MEAN, index="OUT_FIGHT_TURNS",
+           doc="The hero's turns (offensive rolls, stunned ones included) over every fight of the game."),
+    Column("most_dealt_fight", "Most damage dealt in one fight", "HP", summary=MEAN, index="OUT_MOST_DEALT",
+           doc="The most HP the monsters lost in one fight of the game (0: no fight)."),
+    Column("most_taken_fight", "Most damage taken in one fight", "HP", summary=MEAN, index="OUT_MOST_TAKEN",
+           doc="The most HP the hero lost in one fight of the game: its hardest fight (0: no fight)."),
+    Column("boss_taken", "Damage taken in the boss fight", "HP", summary=MEAN, index="OUT_BOSS_TAKEN",
+           doc="HP the hero lost in the boss fight (0 when the boss was not fought)."),
+    Column("death_cell", "Cell of the death", index="OUT_DEATH_CELL",
+           doc="The dungeon cell (row * columns + column, from 0 at the top left) where the hero died, -1 did not "
+           "die: a position of the grid (a dealt dungeon has another room there each game)."),
     Column("bad_answers", "Out-of-range policy answers", index="OUT_BAD",
            doc="Answers of a policy outside its options (taken as option 0)."),
     Column("decisions", "Decisions taken", "decisions", index="OUT_DECISIONS"),
@@ -67,6 +152,21 @@ COLUMNS = (
            doc="Times the hero's ability n (sheet order) fired, every fight of the game (0 past the sheet)."),
 )
 
-OUTPUTS = Outputs(COLUMNS, (), turn_cap=("death_cause", CAUSE_TURN_CAP))
+SUMMARY_KEYS = (
+    SummaryKey("per_fight", "per fight", NUMBERS, "Damage dealt and taken and hero turns per fight: the sums over "
+               "every fight of the run divided by the fights (`fights`), and the fights per game.",
+               legend="per fight = totals over all fights / fights (the per-game columns sum a game's fights)"),
+)
 
-__all__ = ["OUTPUTS", "COLUMNS"]
+OUTPUTS = Outputs(COLUMNS + RACE_COLUMNS + RACE_DERIVED, SUMMARY_KEYS, turn_cap=("death_cause", CAUSE_TURN_CAP))
+
+
+def per_fight(df: Any) -> dict[str, float]:
+    """``per_fight``: the run's totals over its fights, divided by the fights."""
+    fights = float(df["fights"].sum())
+    if fights == 0:
+        return {"fights/game": 0.0}
+    return {"dealt": float(df["damage_dealt"].sum()) / fights, "taken": float(df["damage_taken"].sum()) / fights,
+            "hero turns": float(df["fight_turns"].sum()) / fights, "fights/game": fights / max(len(df), 1)}
+
+__all__ = ["OUTPUTS", "COLUMNS", "RACE_COLUMNS", "race_frame", "per_fight"]

@@ -383,12 +383,15 @@ NAV_RANGES: Ranges = {
     "deck.*.count": (0, 20),
     "deck.*.gold": (0, 100),
     "deck.*.value": (0, 100),
+    "race.players": (1, L.MAX_SEATS),
+    "race.score_hp": (0, 100),
+    "race.score_gold": (0, 100),
+    "race.score_rooms": (0, 100),
 }
 #: The game's valid ranges, one table as every game declares (``rulesfile.range_of``, the rules-doc test, the
 #: assumptions' check, ``tune`` and ``sweep`` through the loader): every number of the combat chapter, the
-#: navigation, the items and the deck. ``ALL_RANGES`` is the same table (its former name).
+#: navigation, the items and the deck.
 RANGES: Ranges = {**COMBAT_RANGES, **NAV_RANGES}
-ALL_RANGES: Ranges = RANGES
 NAV_FIELDS = ("moves", "boots_moves", "turn_cap", "start_keys", "start_bombs", "start_potions", "start_gold",
               "hp_instead", "mirror_uses", "orientation", "warp_counts", "mirror_counts", "trap_keys", "trap_dodge",
               "dungeon")
@@ -422,6 +425,11 @@ class RoomsRules:
     @property
     def monster_names(self) -> tuple[str, ...]:
         return tuple(self.dice_rules.monsters)
+
+    @property
+    def race_players(self) -> int:
+        """Players in the race (``race.players``; 1 = the solo game)."""
+        return int(self.nav[L.N_RACE_PLAYERS])
 
     @property
     def max_abilities(self) -> int:
@@ -554,6 +562,7 @@ def load_ruleset(rules_path: str | Path | None = None, overrides: list[str] | No
                       "--map" if dungeon else rf.where("navigation.dungeon"))
     nav[L.N_ROWS] = dg.rows
     nav[L.N_COLS_] = dg.cols
+    _race(rf, nav)
     found = assume.check_plausible_within_valid(dice_rules.assumptions, RANGES)
     return RoomsRules(dice_rules, nav, cards, names, deck, dg, rf.path, dict(rf.overridden), found, rf.data,
                       dict(options))
@@ -561,3 +570,18 @@ def load_ruleset(rules_path: str | Path | None = None, overrides: list[str] | No
 
 def heroes(ruleset: RoomsRules) -> list[str]:
     return list(ruleset.hero_names)
+
+
+# ================================================================================================= the race ====
+RACE_FIELDS = ("players", "finish_round", "score_hp", "score_gold", "score_rooms")
+
+
+def _race(rf: RuleFile, nav: np.ndarray) -> None:
+    """``[race]`` into ``nav`` (docs/rules-rooms.md "The race"): players 1..4 (1 = the solo game), the deciding
+    round played out or not, the tie-break score's weights."""
+    _only(rf, "race", _table(rf, "race", rf.get("race"), ", ".join(RACE_FIELDS)), RACE_FIELDS)
+    nav[L.N_RACE_PLAYERS] = check_int(rf, "race.players", RANGES)
+    nav[L.N_RACE_FINISH_ROUND] = _flag(rf, "race.finish_round")
+    for col, key in ((L.N_RACE_W_HP, "race.score_hp"), (L.N_RACE_W_GOLD, "race.score_gold"),
+                     (L.N_RACE_W_ROOMS, "race.score_rooms")):
+        nav[col] = check_int(rf, key, RANGES)

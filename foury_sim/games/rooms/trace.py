@@ -25,6 +25,8 @@ class Context:
     here: int = -1
     fight_rows: dict[int, int] = field(default_factory=dict)  # fight slot -> monster-table row (combat's words)
     last_dice: list[int] = field(default_factory=list)  # the last offensive roll's faces (a keep mask is over them)
+    seat: int = 0  # the race: the seat whose events follow (0: the solo game)
+    seats: dict[int, tuple] = field(default_factory=dict)  # the race: each seat's (cards, seen, entered, here)
 
 
 def _cell(v: int, ctx: Context) -> str:
@@ -405,11 +407,26 @@ FIGHT_CODES = {
 FIGHT_KINDS = {"who": _who}
 
 
+# The race (race.players >= 2): whose turn it is, and how the race was decided.
+RACE_CODES = {
+    L.EV_SEAT: TraceCode("seat", ("seat", "players", "turn", "hp", "z1", "z2", "z3"),
+                         {0: "==== Player {seat} of {players}: their own dungeon is laid",
+                          None: "==== Player {seat}'s turn {turn} ({hp} HP)"}, by="turn"),
+    L.EV_RACE_END: TraceCode("race_end", ("winner", "end", "turn", "swapped", "score", "on", "z1"),
+                             {1: "==== the race is decided after round {turn}: {winner:seatw} ({end:race_end}); "
+                                 "with the seats reversed, {swapped:seatw}. Player 1 plays on alone to the end of "
+                                 "their game (the per-game columns)",
+                              None: "==== the race is decided after round {turn}: {winner:seatw} ({end:race_end}); "
+                                    "with the seats reversed, {swapped:seatw}"}, by="on"),
+}
+
 TABLE = TraceTable(
     "rooms",
-    codes={**FIGHT_CODES, **NAV_CODES},
+    codes={**FIGHT_CODES, **NAV_CODES, **RACE_CODES},
     kinds={"cell": _cell, "card": _card, "kind": _kind, "item": _item, "side": L.SIDES, "door": L.DOOR_NAMES,
-           "fn": _FUNCTION, "cause": L.CAUSE_NAMES, **FIGHT_KINDS},
+           "fn": _FUNCTION, "cause": L.CAUSE_NAMES, **FIGHT_KINDS,
+           "seatw": lambda v, c: "no winner" if v == 0 else f"player {v} wins",
+           "race_end": L.RACE_END_NAMES},
 )
 
 _KIND_CHAR = {L.K_START: "S", L.K_MONSTER: "M", L.K_TRAP: "T", L.K_TREASURE: "C", L.K_FOUNTAIN: "F",
@@ -442,8 +459,34 @@ def draw_dungeon(ctx: Context) -> list[str]:
     return lines
 
 
+def _start_here(ctx: Context) -> None:
+    d = ctx.rules.dungeon
+    for cell in range(d.n):
+        card = int(d.cells[cell, 0])
+        if card >= 0 and int(ctx.rules.cards[card, L.CD_KIND]) == L.K_START:
+            ctx.here = cell
+            ctx.entered.add(cell)
+
+
+def _seat(ctx: Context, seat: int) -> None:
+    """The race: the dungeon view (cards, seen, entered, here) of ``seat`` from now on."""
+    if seat == ctx.seat:
+        return
+    ctx.seats[ctx.seat] = (ctx.cards, ctx.seen, ctx.entered, ctx.here)
+    if seat in ctx.seats:
+        ctx.cards, ctx.seen, ctx.entered, ctx.here = ctx.seats[seat]
+    else:
+        ctx.cards, ctx.seen, ctx.entered, ctx.here = {}, set(), set(), -1
+        _start_here(ctx)
+    ctx.seat = seat
+
+
 def _hook(ctx: Context, code: int, f) -> list[str] | None:
-    if code == L.EV_REVEAL:
+    if code == L.EV_SEAT:
+        _seat(ctx, f["seat"])
+    elif code == L.EV_RACE_END:
+        _seat(ctx, 1)
+    elif code == L.EV_REVEAL:
         ctx.cards[f["cell"]] = f["card"]
         ctx.seen.add(f["cell"])
     elif code == L.EV_ENTER:
