@@ -1742,7 +1742,7 @@ def slaughter_game(board, st, rm, sc, opts, dice, pol, vis):
     none = sc[SC_MASK, :0]
     st[S_SL_ENEMIES] = sl_monsters(board, rm, none)
     log(tr, st, TR_SL_START, cell, st[S_SL_ENEMIES], R[R_FURY_BOXES], 0, 0)
-    arrive(board, st, rm, opts, dice, pol, vis, cell, 0, -1, -1, False)
+    arrive(board, st, rm, opts, dice, pol, vis, cell, 0, -1, -1, True)  # placed at the start: no roll, no turn
     while st[S_DEAD] == 0:
         if sl_monsters(board, rm, none) == 0 and (R[R_SL_CAN_SPAWN] == 0 or st[S_SL_ENEMIES] >= R[R_SL_MAX_ENEMIES]):
             st[S_SL_END] = SE_CLEARED
