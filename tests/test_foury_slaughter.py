@@ -206,7 +206,8 @@ def test_replay_and_summary_say_the_slaughter():
     assert lines[1].startswith("Result: ") or any(x.startswith("Result: ") and "monsters killed" in x for x in lines)
     assert any("The Slaughter of Monsters: start at the black triangle" in x for x in lines)
     df = pd.DataFrame({"slaughter_score": [3, 5, 8, 13], "fury_used": [10, 4, 10, 2], "fury_kills": [2, 0, 5, 0],
-                       "slaughter_end": [2, 1, 2, 3], "rounds_completed": 0, "coins_used": 0, "death_round": [0, 1, 0, 1],
+                       "slaughter_end": [2, 1, 2, 3], "rounds_completed": 0, "coins_used": 0,
+                       "death_round": [0, 1, 0, 1],
                        "death_sector": [-1, 0, -1, 1], "death_cause": [0, 112, 0, 1], "win": 0,
                        "end_cause": [5, 112, 5, 1], "death_cell": [-1, 3, -1, 5]})
     s = foury.summarize(df, r)
