@@ -28,7 +28,7 @@ def load(folder: Path) -> list[dict]:
         s = d["summary"]
         s = ast.literal_eval(s) if isinstance(s, str) else s
         p = d["params"]
-        sc = s["slaughter_score"]
+        sc = {k.removeprefix("score_"): v for k, v in s["slaughter_score"].items()}
         cells.append({"hero": p["hero"], "policy": p["policy"], "boxes": int(p["slaughter.fury_boxes"]),
                       "games": d["games"], **sc, "ends": s.get("slaughter_end", {})})
     return cells

@@ -211,6 +211,6 @@ def test_replay_and_summary_say_the_slaughter():
                        "death_sector": [-1, 0, -1, 1], "death_cause": [0, 112, 0, 1], "win": 0,
                        "end_cause": [5, 112, 5, 1], "death_cell": [-1, 3, -1, 5]})
     s = foury.summarize(df, r)
-    assert s["slaughter_score"]["mean"] == 7.25 and s["slaughter_score"]["median"] == 6.5
+    assert s["slaughter_score"]["score_mean"] == 7.25 and s["slaughter_score"]["score_median"] == 6.5
     assert s["slaughter_end"] == {"the Fury prevailed": 2, "died": 1, "stuck": 1}
     assert "slaughter_score" not in foury.summarize(df, load_ruleset())  # only when the campaign is on

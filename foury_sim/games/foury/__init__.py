@@ -170,8 +170,9 @@ def _slaughter_summary(df) -> dict[str, Any]:
     mean, lo, hi = mean_ci(score)
     med, mlo, mhi = quantile_ci(score, 0.5)
     ends = OUTPUTS.column("slaughter_end")
-    return {"slaughter_score": {"mean": mean, "mean_lo": lo, "mean_hi": hi, "median": med, "median_lo": mlo,
-                                "median_hi": mhi, "fury_used": float(df["fury_used"].mean()),
+    return {"slaughter_score": {"score_mean": mean, "score_mean_lo": lo, "score_mean_hi": hi, "score_median": med,
+                                "score_median_lo": mlo, "score_median_hi": mhi,
+                                "fury_used": float(df["fury_used"].mean()),
                                 "fury_kills": float(df["fury_kills"].mean())},
             "slaughter_end": {ends.category(int(k)): int(v) for k, v in Counter(df["slaughter_end"]).most_common()}}
 

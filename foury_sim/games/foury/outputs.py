@@ -64,9 +64,9 @@ def slaughter_end_label(code: int, rules: Any = None) -> str:
 
 
 def _slaughter_score_text(v: dict[str, float], s: dict[str, Any]) -> str:
-    return (f"mean {v['mean']:.2f} kills (95 % CI {v['mean_lo']:.2f} .. {v['mean_hi']:.2f}), median {v['median']:g} "
-            f"(95 % CI {v['median_lo']:g} .. {v['median_hi']:g}); Fury boxes used {v['fury_used']:.2f}, erased by "
-            f"the Fury {v['fury_kills']:.2f}")
+    return (f"mean {v['score_mean']:.2f} kills [{v['score_mean_lo']:.2f}, {v['score_mean_hi']:.2f}], median "
+            f"{v['score_median']:g} [{v['score_median_lo']:g}, {v['score_median_hi']:g}]; Fury boxes used "
+            f"{v['fury_used']:.2f}, monsters the Fury erased {v['fury_kills']:.2f} (means)")
 
 
 def _first_edge(df: Any) -> Any:
