@@ -13,6 +13,7 @@ from ...errors import InputError
 from ...policy import Policy, check_answers
 from ...registry import GameOption, GameSpec, register
 from ...search import kernel_params
+from ...stats import mean_ci, quantile_ci
 from ...userpolicy import clear_errors
 from . import layout
 from .board import BOARD, ROOM_CONVENTION, room_name
@@ -102,6 +103,12 @@ def replay(rules: FouryRules, hero: str, policy: Policy, seed: int, game: int) -
         win, score, turns, rounds = (int(x) for x in end[-1][1:5])
         result = [f"Result: {'WON' if win else 'LOST'}, {rounds} of {int(rules.R[layout.R_ROUNDS])} rounds "
                   f"completed, {turns} turns, final score {score}."]
+    end = [r for r in tr if r[0] == layout.TR_SL_END]
+    if end:  # The Slaughter of Monsters: the score is the kills
+        how, kills, fury, turns = (int(x) for x in end[-1][1:5])
+        result = [f"Result: {layout.SL_END_NAMES[how] if 0 <= how < len(layout.SL_END_NAMES) else how}; score "
+                  f"{kills} monsters killed, {fury} of {int(rules.R[layout.R_FURY_BOXES])} Fury boxes blacked out, "
+                  f"{turns} turns."]
     camp = f"campaign {rules.campaign_title} ({rules.campaign}), " if rules.campaign else ""
     head = [f"Replay of Dungeon Foury, game {game} of seed {seed}: {camp}hero {rules.heroes[hero]['name']}, "
             f"policy {policy.describe()}, map {rules.map.name} ({Path(rules.map.path).name or 'shipped'})"]
@@ -149,6 +156,8 @@ def summarize(df, rules: FouryRules | None = None) -> dict[str, Any]:
         cells = {f"{f.key} {k}": v for f in rules.foes if f.strength is not None for k, v in f.strength[1].items()}
         if cells:
             out["monster_strength"] = cells
+    if rules is not None and rules.R[layout.R_SL_ON] == 1 and n:
+        out.update(_slaughter_summary(df))
     if rules is not None and len(died):
         top = Counter(died["death_cell"]).most_common(5)
         out["deadliest_rooms"] = {_room_name(rules, int(c)): int(v) for c, v in top}
@@ -158,6 +167,19 @@ def summarize(df, rules: FouryRules | None = None) -> dict[str, Any]:
 def variant_title(rules: FouryRules) -> str:
     """A campaign's title line (``[campaign] title``); "" for the base game."""
     return f"Dungeon Foury ({rules.campaign_title})" if rules.campaign_title else ""
+
+
+def _slaughter_summary(df) -> dict[str, Any]:
+    """The Slaughter of Monsters' outcomes (only under it): the score (kills) with intervals, the Fury, the ends."""
+    score = df["slaughter_score"].to_numpy(dtype=float)
+    mean, lo, hi = mean_ci(score)
+    med, mlo, mhi = quantile_ci(score, 0.5)
+    ends = OUTPUTS.column("slaughter_end")
+    return {"slaughter_score": {"score_mean": mean, "score_mean_lo": lo, "score_mean_hi": hi, "score_median": med,
+                                "score_median_lo": mlo, "score_median_hi": mhi,
+                                "fury_used": float(df["fury_used"].mean()),
+                                "fury_kills": float(df["fury_kills"].mean())},
+            "slaughter_end": {ends.category(int(k)): int(v) for k, v in Counter(df["slaughter_end"]).most_common()}}
 
 
 def _odds(rules: FouryRules, **kw):

@@ -49,11 +49,13 @@ NO_CHAR = "\0"  # the map character of an unused foe slot (never in a map file)
 # hearts by ruleset (potions.yellow, potions.purple), then one free step (potions.coloured_step).
 CAMPAIGN_FIRST = FOE_FIRST + MAX_FOES
 YELLOW_POTION, PURPLE_POTION = CAMPAIGN_FIRST, CAMPAIGN_FIRST + 1
-CAMPAIGN_ITEMS = (YELLOW_POTION, PURPLE_POTION)
-CAMPAIGN_CHARS = "yv"
-CAMPAIGN_NAMES = ("yellow potion", "purple potion")
-CAMPAIGN_KEYS = ("yellow_potion", "purple_potion")
-CAMPAIGN_GLYPHS = ("Yellow", "Purple")  #: labels drawn in a room (``map render``)
+# The Slaughter of Monsters: the black start triangle at the centre of its map (a fixture: never collected).
+START = CAMPAIGN_FIRST + 2
+CAMPAIGN_ITEMS = (YELLOW_POTION, PURPLE_POTION)  #: campaign icons that are items (collected, erased by an imp)
+CAMPAIGN_CHARS = "yv1"
+CAMPAIGN_NAMES = ("yellow potion", "purple potion", "start triangle")
+CAMPAIGN_KEYS = ("yellow_potion", "purple_potion", "start")
+CAMPAIGN_GLYPHS = ("Yellow", "Purple", "Start")  #: labels drawn in a room (``map render``)
 N_ICONS = CAMPAIGN_FIRST + len(CAMPAIGN_CHARS)
 
 

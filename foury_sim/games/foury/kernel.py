@@ -32,13 +32,12 @@ from ...policy import POLICY_TYPE, USER_POLICY_ID
 from ...rng import d6, next_u64, roll, seed_stream
 from ...tracing import trace_row
 from .icons import (
-    CAMPAIGN_FIRST,
+    CAMPAIGN_ITEMS,
     CIRCLE,
     CORNUCOPIA,
     DIE,
     FOE_FIRST,
     LEVER,
-    N_ICONS,
     POTION,
     PURPLE_POTION,
     STAIRS,
@@ -189,7 +188,9 @@ def foe_with(board, rm, cell, having, lacking):
 
 
 #: every item icon (collected, erased by an imp): the base game's, then the campaigns' (icons.CAMPAIGN_ITEMS)
-_ITEM_ICONS = np.array([*range(I_CHEST, DIE + 1), *range(CAMPAIGN_FIRST, N_ICONS)], np.int64)
+_ITEM_ICONS = np.array([*range(I_CHEST, DIE + 1), *CAMPAIGN_ITEMS], np.int64)
+#: the campaigns' item icons (not their fixtures, such as the Slaughter's start triangle)
+_CAMPAIGN_ITEM_ICONS = np.array(CAMPAIGN_ITEMS, np.int64)
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
@@ -473,8 +474,12 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
         if clovers > 0:
             log(tr, st, TR_ROLLOFF, my, add, en, strength, 1)
         if add > 0 and R[R_WEAR_PER_ROLLOFF] == 1:
-            st[WEAPON] -= 1
-            log(tr, st, TR_WEAPON_WEAR, st[WEAPON], 0, 0, 0, 0)
+            if R[R_FURY_BOXES] > 0 and fury(board, st, rm, opts, dice, pol, WEAPON, 1, FS_WEAR, cell):
+                if st[S_DEAD] == 1:
+                    break
+            else:
+                st[WEAPON] -= 1
+                log(tr, st, TR_WEAPON_WEAR, st[WEAPON], 0, 0, 0, 0)
         mine = my + add
         theirs = en + strength
         st[S_CTX_MY] = my
@@ -498,6 +503,11 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
                     dmg -= saved
                     blocked = dmg == 0
                     log(tr, st, TR_BLOCK, saved, st[SHIELD], 0, 0, 0)
+            if not blocked and R[R_FURY_BOXES] > 0 and fury(board, st, rm, opts, dice, pol, HEARTS, dmg, FS_HIT,
+                                                            cell):
+                blocked = True  # the Slaughter: Fury boxes blacked out instead of the hearts
+                if st[S_DEAD] == 1:
+                    break  # the track is full: the Fury prevails
             if not blocked:
                 st[HEARTS] -= dmg
                 log(tr, st, TR_HIT, dmg, max(st[HEARTS], 0), 0, 0, 0)
@@ -505,15 +515,18 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
                     st[HEARTS] = 0
                     result = -1
                     break
-                if foe_has(T, foe, FT_STEALS):
+                if foe_has(T, foe, FT_STEALS) and not (R[R_FURY_BOXES] > 0 and fury(
+                        board, st, rm, opts, dice, pol, -1, 1, FS_STEAL, cell)):
                     steal(R, st, opts, dice, pol)
+                if st[S_DEAD] == 1:
+                    break  # the Slaughter: the Fury track filled up instead of the theft
         opts[0, 0] = 0
         opts[1, 0] = 1
         if decide(D_FIGHT_ON, 2, st, opts, dice, pol) == 0:
             log(tr, st, TR_FLEE, foe, cell, 0, 0, 0)
             result = 0
             break
-    if weapon_used and R[R_WEAR_PER_ROLLOFF] == 0 and st[WEAPON] > 0:
+    if weapon_used and R[R_WEAR_PER_ROLLOFF] == 0 and st[WEAPON] > 0 and R[R_FURY_BOXES] == 0:
         st[WEAPON] -= 1
         log(tr, st, TR_WEAPON_WEAR, st[WEAPON], 0, 0, 0, 0)
     if result == 1:
@@ -522,6 +535,8 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
             kill_rewards(board, st, rm, opts, dice, pol, foe, cell)
     elif result == -1:
         die(board, st, tr, CAUSE_FOE + foe, cell)
+    if weapon_used and R[R_WEAR_PER_ROLLOFF] == 0 and R[R_FURY_BOXES] > 0:
+        fury_wear(board, st, rm, opts, dice, pol, cell)  # the Slaughter: after the combat, wear or Fury
     return result
 
 
@@ -546,6 +561,8 @@ def spawn(board, st, rm, opts, dice, pol, cell):
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
     pid, params, fn, sctl, srs = pol
+    if R[R_SL_ON] == 1 and not sl_may_spawn(R, st, tr, cell):
+        return -1
     face = d6(rs, script)
     log(tr, st, TR_SPAWN, cell, T[T_SPAWN, face - 1], face, 0, 0)
     face = reroll(board, st, rm, opts, dice, pol, RR_SPAWN, -1, face, cell, 0, -1)
@@ -676,7 +693,9 @@ def apply_event(board, st, rm, opts, dice, pol, ev, cell, direction, prev):
             log(tr, st, TR_FLOOD, prev, 0, 0, 0, 0)
     if ev & EV_CHEST:
         gain(st, tr, CHEST, 1)
-    if ev & EV_MONSTER:
+    if ev & EV_MONSTER and R[R_SL_ON] == 1:
+        sl_find(R, st, rm, dice, cell)  # the Slaughter: the roll finds an item instead of a monster
+    elif ev & EV_MONSTER:
         spawn(board, st, rm, opts, dice, pol, cell)
 
 
@@ -721,6 +740,9 @@ def die_table(board, st, rm, opts, dice, pol, cell):
     if out == DIE_MONSTER:
         spawn(board, st, rm, opts, dice, pol, cell)
         resolve_room(board, st, rm, opts, dice, pol, cell)
+    elif out == DIE_LOSE_HEART and R[R_FURY_BOXES] > 0 and fury(board, st, rm, opts, dice, pol, HEARTS, 1,
+                                                               FS_DIE_TABLE, cell):
+        pass  # the Slaughter: a Fury box instead of the heart
     elif out == DIE_LOSE_HEART:
         st[HEARTS] -= 1
         log(tr, st, TR_HIT, 1, max(st[HEARTS], 0), 1, 0, 0)
@@ -765,7 +787,7 @@ def collect_items(board, st, rm, opts, dice, pol, cell):
         rm[cell, RM_ICON + ic] = 0
         for _ in range(k):
             receive(board, st, opts, dice, pol, cell, ic)
-    for ic in range(CAMPAIGN_FIRST, N_ICONS):  # the campaigns' items (none on a base map)
+    for ic in _CAMPAIGN_ITEM_ICONS:  # the campaigns' items (none on a base map)
         k = rm[cell, RM_ICON + ic]
         if k > 0:
             rm[cell, RM_ICON + ic] -= k
@@ -942,6 +964,8 @@ def enter_room(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table
     pid, params, fn, sctl, srs = pol
     st[S_POS] = cell
     st[S_DIR] = direction
+    if R[R_SL_ON] == 1:  # the Slaughter: the monsters' strength is the first round's, in this room's sector
+        st[S_STR_ROW] = geo[cell, 4] if 0 <= geo[cell, 4] < 4 else 0
     st[S_TURN] += 0 if free_step else 1
     st[S_ROUND_TURN] += 0 if free_step else 1
     vis[cell] += 1
@@ -1018,6 +1042,9 @@ def mark_goals(board, st, rm, sc):
     n = geo.shape[0]
     for x in range(n):
         mask[x] = 0
+    if R[R_SL_ON] == 1:  # the Slaughter: every monster is a goal
+        sl_goals(board, rm, mask)
+        return
     ph = st[S_PHASE]
     if ph == 1:
         mask[st[S_ORACLE]] = 1
@@ -1576,6 +1603,156 @@ def turn_market(board, st, opts, dice, pol):
     st[S_TURN_MARKET] = 0
 
 
+# ------------------------------------------------------------------ The Slaughter of Monsters --
+# docs/rules.md "The Slaughter of Monsters": every rule below runs only under R[R_SL_ON] = 1 (R_FURY_BOXES > 0 for
+# the Fury track); the base game never calls these functions.
+@njit(cache=CACHE, _nrt=False)
+def fury(board, st, rm, opts, dice, pol, track, amount, site, cell):
+    """"Each time you are forced to sacrifice one or more resources you possess but do not want to, you can black
+    out an equal number of Fury boxes" (irreversible): the policy decides (D_FURY). ``track`` is the resource the
+    loss takes (-1: the bandit's theft, before it picks), ``amount`` how much. Ruling: with fewer boxes left than
+    the loss, blacking out fills the track (the Fury prevails: ``fury_full``). Returns True when boxes were
+    blacked out (the loss is not taken)."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    left = R[R_FURY_BOXES] - st[S_FURY_USED]
+    if left <= 0 or amount <= 0 or st[S_DEAD] == 1:
+        return False
+    if track < 0:  # a theft: only when there is something to steal
+        held = 0
+        for r in range(SHIELD, N_TRACKS):
+            held += st[r]
+        if held == 0:
+            return False
+    k = min(amount, left)
+    st[S_FURY_TRACK] = track
+    st[S_FURY_LOSS] = k
+    st[S_FURY_SITE] = site
+    opts[0, 0] = 0
+    opts[1, 0] = 1
+    if decide(D_FURY, 2, st, opts, dice, pol) == 0:
+        return False
+    st[S_FURY_USED] += k
+    log(tr, st, TR_FURY, track, k, st[S_FURY_USED], R[R_FURY_BOXES], site)
+    if st[S_FURY_USED] >= R[R_FURY_BOXES]:
+        fury_full(board, st, rm, tr, cell)
+    return True
+
+
+@njit(cache=CACHE, _nrt=False)
+def fury_wear(board, st, rm, opts, dice, pol, cell):
+    """"I face a combat and use the Weapon ... I must remove 1 Weapon ... Instead of removing the Weapon, I black
+    out one Fury space": the wear after a combat, taken after its outcome (so that a Fury filled by it erases the
+    sector's monsters once the beaten foe is marked)."""
+    rs, ps, script, tr = dice
+    if st[WEAPON] > 0 and not fury(board, st, rm, opts, dice, pol, WEAPON, 1, FS_WEAR, cell):
+        st[WEAPON] -= 1
+        log(tr, st, TR_WEAPON_WEAR, st[WEAPON], 0, 0, 0, 0)
+
+
+@njit(cache=CACHE, _nrt=False)
+def fury_full(board, st, rm, tr, cell):
+    """The track is full: "You are Furious! ... roam the sector (i.e., the colored area) you are in and erase every
+    monster. Mark them on the counter." Ruling: every monster (not a statue) in a room of the sector of ``cell``
+    that is not collapsed; they count as kills under ``slaughter.fury_kills_count``. The game ends."""
+    R, T, geo, arrows = board
+    s = geo[cell, 4] if cell >= 0 else -1
+    k = 0
+    for x in range(geo.shape[0]):
+        if geo[x, 4] != s or (rm[x, RM_STATE] & COLLAPSED):
+            continue
+        for ic in range(FOE_FIRST, FOE_FIRST + R[R_N_FOES]):
+            if rm[x, RM_ICON + ic] > 0 and not foe_has(T, ic, FT_TRAP):
+                k += rm[x, RM_ICON + ic]
+                rm[x, RM_ICON + ic] = 0
+    st[S_FURY_KILLS] = k
+    if R[R_SL_FURY_COUNTS] == 1:
+        st[S_KILLS_ROUND] += k
+        st[S_KILLS_TOTAL] += k
+    st[S_DEAD] = 1  # the game ends; not a death (S_DEATH_* stay as they are)
+    st[S_CAUSE] = CAUSE_FURY
+    st[S_SL_END] = SE_FURY
+    log(tr, st, TR_FURY_FULL, s, k, R[R_SL_FURY_COUNTS], st[S_KILLS_TOTAL], 0)
+
+
+@njit(cache=CACHE, _nrt=False)
+def sl_find(R, st, rm, dice, cell):
+    """"Rolling the die will no longer lead to encountering enemies but instead to finding useful items": a room
+    roll's monster becomes a find roll (1d6) on ``slaughter.find_table``; the item lies in the room and is
+    collected like any other (after the room's encounters)."""
+    rs, ps, script, tr = dice
+    face = d6(rs, script)
+    icon = R[R_SL_FIND + face - 1]
+    log(tr, st, TR_SL_FIND, cell, face, icon, 0, 0)
+    if icon >= 0:
+        rm[cell, RM_ICON + icon] += 1
+
+
+@njit(cache=CACHE, _nrt=False)
+def sl_may_spawn(R, st, tr, cell):
+    """"The maximum number of enemies you can encounter is 48": a monster appears (the DIE table, if a ruleset
+    gives it one) only while fewer than ``slaughter.max_enemies`` were met (the map's count at the start)."""
+    if st[S_SL_ENEMIES] >= R[R_SL_MAX_ENEMIES]:
+        log(tr, st, TR_SL_CAP, cell, st[S_SL_ENEMIES], 0, 0, 0)
+        return False
+    st[S_SL_ENEMIES] += 1
+    return True
+
+
+@njit(cache=CACHE, _nrt=False)
+def sl_monsters(board, rm, mask):
+    """Monsters (not statues) standing in rooms that are not collapsed; marks their rooms in ``mask`` (if it has
+    rows) and returns how many."""
+    R, T, geo, arrows = board
+    k = 0
+    for x in range(geo.shape[0]):
+        if rm[x, RM_STATE] & COLLAPSED:
+            continue
+        for ic in range(FOE_FIRST, FOE_FIRST + R[R_N_FOES]):
+            if rm[x, RM_ICON + ic] > 0 and not foe_has(T, ic, FT_TRAP):
+                k += rm[x, RM_ICON + ic]
+                if mask.shape[0] > 0:
+                    mask[x] = 1
+    return k
+
+
+@njit(cache=CACHE, _nrt=False)
+def sl_goals(board, rm, mask):
+    """Where the Slaughter wants you: every room with a monster (``mark_goals``)."""
+    sl_monsters(board, rm, mask)
+
+
+@njit(cache=CACHE, _nrt=False)
+def slaughter_game(board, st, rm, sc, opts, dice, pol, vis):
+    """"Kill as many monsters as possible before dying": from the black start triangle at the centre, turns of the
+    base game (step, room roll, encounters, items, shovel) with no round, no requirement and no exit, until death,
+    a full Fury track, stuck, the turn cap, or no monster left to meet (ruling: the score can no longer change)."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    cell = R[R_SL_START]
+    st[S_SECTOR] = -1  # no round: no requirement is collected anywhere
+    st[S_PHASE] = 0
+    st[S_REQ_NEED] = 1 << 40
+    st[S_BONUS] = T[T_BONUS, 0]
+    st[S_CHESTV] = T[T_CHESTV, 0]
+    st[S_JUMP_FROM] = -1
+    st[S_JUMP_TO] = -1
+    st[S_PROGRESS_TURN] = 0
+    st[S_FURY_BOXES] = R[R_FURY_BOXES]
+    none = sc[SC_MASK, :0]
+    st[S_SL_ENEMIES] = sl_monsters(board, rm, none)
+    log(tr, st, TR_SL_START, cell, st[S_SL_ENEMIES], R[R_FURY_BOXES], 0, 0)
+    arrive(board, st, rm, opts, dice, pol, vis, cell, 0, -1, -1, True)  # placed at the start: no roll, no turn
+    while st[S_DEAD] == 0:
+        if sl_monsters(board, rm, none) == 0 and (R[R_SL_CAN_SPAWN] == 0 or st[S_SL_ENEMIES] >= R[R_SL_MAX_ENEMIES]):
+            st[S_SL_END] = SE_CLEARED
+            break
+        take_turn(board, st, rm, sc, opts, dice, pol, vis)
+    if st[S_SL_END] == 0:
+        st[S_SL_END] = SE_STUCK if st[S_CAUSE] == CAUSE_STUCK else SE_CAP if st[S_CAUSE] == CAUSE_TIMEOUT else SE_DEAD
+    log(tr, st, TR_SL_END, st[S_SL_END], st[S_KILLS_TOTAL], st[S_FURY_USED], st[S_TURN], 0)
+
+
 # ------------------------------------------------------------------------ market, sheet --
 @njit(cache=CACHE, _nrt=False)
 def market(R, st, opts, dice, pol, value):
@@ -1771,12 +1948,12 @@ def take_turn(board, st, rm, sc, opts, dice, pol, vis):
         if decide(D_ELYDION, 2, st, opts, dice, pol) == 1:
             st[S_ELY_USED] = 1
             market(R, st, opts, dice, pol, T[T_CHESTV, min(k + 1, R[R_ROUNDS] - 1)])
-    if st[S_UNWIN_TURN] == 0 and not arrows_feasible(board, st, rm, st[S_SECTOR], 1):
+    if R[R_SL_ON] == 0 and st[S_UNWIN_TURN] == 0 and not arrows_feasible(board, st, rm, st[S_SECTOR], 1):
         unwinnable(st, tr, UW_ARROWS)
     n = move_options(board, st, rm, sc, opts)
     if n == 0:
         die(board, st, tr, CAUSE_STUCK, st[S_POS])
-        if st[S_COINS_LEFT] == 0:
+        if st[S_COINS_LEFT] == 0 and R[R_SL_ON] == 0:  # (the Slaughter has nothing to win)
             unwinnable(st, tr, UW_SEALED)
         return -1
     c = decide(D_MOVE, n, st, opts, dice, pol)
@@ -1842,6 +2019,9 @@ def play_game(board, rm0, st, rm, sc, opts, dice, pol, vis):
         if geo[x, 4] == 4:
             st[S_ORACLE] = x
     create_character(board, st, opts, dice, pol)
+    if R[R_SL_ON] == 1:  # The Slaughter of Monsters: one endless game, no rounds
+        slaughter_game(board, st, rm, sc, opts, dice, pol, vis)
+        return
     while st[S_ROUND] < R[R_ROUNDS]:
         done = play_round(board, st, rm, sc, opts, dice, pol, vis)
         if done == 1:
@@ -2231,6 +2411,10 @@ def write_out(T, st, rs, out, k):
     out[k, OUT_DEATH_TURN] = st[S_DEATH_TURN]
     out[k, OUT_UNWIN_TURN] = st[S_UNWIN_TURN]
     out[k, OUT_UNWIN_CAUSE] = st[S_UNWIN_CAUSE]
+    out[k, OUT_SL_SCORE] = st[S_KILLS_TOTAL] if st[S_SL_END] > 0 else 0  # The Slaughter of Monsters (0 otherwise)
+    out[k, OUT_FURY_USED] = st[S_FURY_USED]
+    out[k, OUT_FURY_KILLS] = st[S_FURY_KILLS]
+    out[k, OUT_SL_END] = st[S_SL_END]
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)

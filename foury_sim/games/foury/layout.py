@@ -119,6 +119,15 @@ S_P2_OPP_SEEN = 181  # 1 once the opponent's position has been filled in
 # -- state slots 192..239: campaigns (docs/rules.md, "Campaigns")
 S_POTION_STEPS = 192  # free steps a coloured potion gave that are still to take (potions.coloured_step)
 S_TURN_MARKET = 193  # 1 while the end-of-turn market is open (rulings.market_every_turn)
+# -- state slots 194..208: The Slaughter of Monsters (docs/rules.md "The Slaughter of Monsters")
+S_FURY_USED = 194  # Fury boxes blacked out so far (irreversible)
+S_FURY_TRACK = 195  # D_FURY context: the track the loss would take (HEARTS, WEAPON, a stolen track)
+S_FURY_LOSS = 196  # D_FURY context: how much of it (the boxes blacking out would take, at most the boxes left)
+S_FURY_SITE = 197  # D_FURY context: where the loss comes from (FS_* below)
+S_SL_ENEMIES = 198  # monsters met so far: printed on the map at the start, then every one that appeared
+S_SL_END = 199  # how the game ended (SE_* below; 0 while playing or in another game)
+S_FURY_KILLS = 200  # monsters the full Fury track erased
+S_FURY_BOXES = 201  # boxes of the Fury track (R_FURY_BOXES; 0: none): S_FURY_BOXES - S_FURY_USED are left
 STATE_SIZE = 240
 
 # --- decisions (kind) and their options ----------------------------------------------------
@@ -145,10 +154,14 @@ D_USE_DIE = 14  # options: [1 roll on the DIE table, 0 leave the die icon in the
 D_DUEL = 17  # options: [0 play the turn as usual, 1 walk along the explored line to the opponent and face them];
 # offered at the start of a turn when S_P2_OPP_DIST >= 0 (the state's S_P2_* slots describe the opponent)
 
-N_DECISIONS = 18
+# -- decision 18: The Slaughter of Monsters
+D_FURY = 18  # options: [0 take the loss, 1 black out Fury boxes instead]; context S_FURY_TRACK, S_FURY_LOSS,
+# S_FURY_SITE, S_FURY_USED (boxes blacked out) and R_FURY_BOXES (the track's length)
+
+N_DECISIONS = 19
 DECISION_NAMES = ("trait", "round", "move", "weapon", "clover", "shield", "fight_on", "cornucopia",
                   "market", "steal", "extra_move", "place", "elydion_market",
-                  "reroll", "use_die", "unused15", "unused16", "duel")
+                  "reroll", "use_die", "unused15", "unused16", "duel", "fury")
 
 M_DONE, M_BUY, M_SWAP, M_REDEEM = 0, 1, 2, 3
 
@@ -198,8 +211,10 @@ DIE_WORDS = ("nothing", "monster", "lose_heart", "chest", "potion", "shovel", "w
 # causes of death
 CAUSE_NONE, CAUSE_STUCK, CAUSE_TIMEOUT, CAUSE_DIE_TABLE = 0, 1, 2, 3
 CAUSE_DUEL = 4  # the 2-player mode: beaten by the other player in a duel
+CAUSE_FURY = 5  # The Slaughter of Monsters: the Fury track is full (the game ends; not a death)
 CAUSE_FOE = 100  # + foe icon
-CAUSE_NAMES = {0: "", 1: "stuck", 2: "lost in the dungeon (turn cap)", 3: "die table", 4: "beaten in a duel"}
+CAUSE_NAMES = {0: "", 1: "stuck", 2: "lost in the dungeon (turn cap)", 3: "die table", 4: "beaten in a duel",
+               5: "the Fury prevailed (track full)"}
 
 # heroes
 H_FREE, H_KAEL, H_MELYRA, H_THALINDRA, H_ELYDION = 0, 1, 2, 3, 4
@@ -248,6 +263,19 @@ R_POTION_YELLOW = 114  # potions.yellow: hearts healed by a yellow potion (Cicis
 R_POTION_PURPLE = 115  # potions.purple: hearts healed by a purple potion (Dragon's Blood)
 R_POTION_STEP = 116  # potions.coloured_step: a coloured potion also gives one free step (no roll)
 R_TURN_MARKET_SWAPS = 117  # rulings.market_every_turn = "all": the end-of-turn market also offers swaps
+# -- rules 118..131: The Slaughter of Monsters ([slaughter] in the campaign file; docs/rules.md)
+R_SL_ON = 118  # slaughter.on: one endless game from the start triangle, no rounds, no exits; score = kills
+R_SL_START = 119  # the start room (the map's black start triangle, icons.START); -1 none
+R_FURY_BOXES = 120  # slaughter.fury_boxes: boxes of the Fury track (0: no Fury track)
+R_SL_MAX_ENEMIES = 121  # slaughter.max_enemies: monsters that can be met in a game (48)
+R_SL_FURY_COUNTS = 122  # slaughter.fury_kills_count: the monsters a full Fury track erases count as kills
+R_SL_FIND = 123  # 123..128: slaughter.find_table: the item icon found on each face of the find roll (-1 nothing)
+R_SL_CAN_SPAWN = 129  # 1 when a monster can still appear (the DIE table has a monster face)
+# --- Fury: where a loss comes from (S_FURY_SITE) and how a Slaughter game ended (S_SL_END, slaughter_end)
+FS_HIT, FS_WEAR, FS_STEAL, FS_DIE_TABLE = 1, 2, 3, 4
+FURY_SITE_NAMES = ("", "a hit", "weapon wear", "the bandit's theft", "the DIE table")
+SE_DEAD, SE_FURY, SE_STUCK, SE_CLEARED, SE_CAP = 1, 2, 3, 4, 5
+SL_END_NAMES = ("", "died", "the Fury prevailed", "stuck", "every monster slain", "turn cap")
 R_SIZE = 160
 
 # --- tables (int64[T_ROWS, T_COLS]) --------------------------------------------------------
@@ -334,5 +362,12 @@ P2E_NAMES = ("", "exited with the treasures", "outlived the opponent", "both exi
 # -- trace codes 70..79: campaigns
 TR_POTION_STEP = 70  # [from, to, steps still pending]: a coloured potion's free step
 TR_TURN_MARKET = 71  # [turn, chest value]: the end-of-turn market opens (rulings.market_every_turn)
+# The Slaughter of Monsters: 72, 73, 86..89
+TR_FURY = 72  # [track, amount, boxes used now, boxes of the track, site FS_*]: Fury boxes blacked out instead
+TR_FURY_FULL = 73  # [sector, monsters erased, counted as kills (1/0), kills now, 0]: the Fury prevails
+TR_SL_FIND = 86  # [cell, face, item icon (-1 nothing), 0, 0]: a room roll finds an item instead of a monster
+TR_SL_START = 87  # [cell, monsters on the map, Fury boxes, 0, 0]: the game starts at the black triangle
+TR_SL_END = 88  # [how SE_*, kills, Fury boxes used, turns, 0]: the end of a Slaughter game
+TR_SL_CAP = 89  # [cell, monsters met, 0, 0, 0]: no monster appears: the most that can be met are met
 
 TRACE_COLS = 6

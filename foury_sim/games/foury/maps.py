@@ -66,6 +66,7 @@ from .icons import (
     SECTOR_NAMES,
     SHIPPED,
     STAIRS,
+    START,
     VOID,
     E,
     IconTable,
@@ -491,16 +492,19 @@ def parse_map(text: str, path: str = "<map>", table: IconTable = SHIPPED) -> Map
     arrow_cell = np.array([a[0] for a in arrows], dtype=np.int64)
     arrow_dir = np.array([a[1] for a in arrows], dtype=np.int64)
     arrow_sector = sector[arrow_cell].astype(np.int64) if len(arrows) else np.zeros(0, np.int64)
+    # a map with the start triangle (The Slaughter of Monsters: "all the entrances and exits have collapsed")
+    # starts there: it needs no arrow, and its rooms are reached from the triangle
+    starts = np.flatnonzero((sector != VOID) & (icons[:, START] > 0))
     for sec in range(ORACLE):
         cells = np.flatnonzero(sector == sec)
-        if len(cells) and not np.any(arrow_sector == sec):
+        if len(cells) and not len(starts) and not np.any(arrow_sector == sec):
             raise err(
                 f"sector {_sector_label(sec)} has no entry/exit arrow: put 'vvv', '^^^', '>' or '<' on the outer "
                 "border next to one of its rooms",
                 *room_where(int(cells[0])),
             )
 
-    reach = _bfs(sector, wall, rows, cols, arrow_cell) < UNREACHABLE
+    reach = _bfs(sector, wall, rows, cols, [*arrow_cell, *starts]) < UNREACHABLE
     if not reach[oracle]:
         raise err("the Oracle's room cannot be reached from any arrow through the printed walls", *room_where(oracle))
     lost = np.flatnonzero((sector != VOID) & ~reach)
@@ -698,6 +702,7 @@ class MapNeeds:
     statues: int  #: requirements.statues: Temple goals the map must hold
     levers: int  #: requirements.levers: levers the map must hold (and then a staircase)
     goal_icons: tuple[int, ...] = ()  #: icons of the foes that count as Temple statues
+    start: bool = False  #: The Slaughter of Monsters (slaughter.on): one start triangle, no arrows needed
 
 
 def check_map(m: MapData, needs: MapNeeds) -> list[assume.Assumption]:
@@ -710,11 +715,18 @@ def check_map(m: MapData, needs: MapNeeds) -> list[assume.Assumption]:
     where = _where(m.path, m.grid_line, 1)
     total = m.icons.sum(axis=0)
     with_arrows = {int(s) for s in m.arrow_sector}
-    for s in range(needs.rounds):
+    if needs.start:
+        n_starts = int((m.icons[:, START] > 0).sum())
+        if n_starts != 1:
+            raise InputError(f"The Slaughter of Monsters starts at the black start triangle "
+                             f"('{m.table.chars[START]}'): the map needs exactly one, it has {n_starts}", where)
+    for s in range(0 if needs.start else needs.rounds):
         if s not in with_arrows:
             raise InputError(f"the map has no sector {_sector_label(s)} with an entry arrow, but game.rounds = "
                              f"{needs.rounds} plays it", where)
     goals = sum(int(total[i]) for i in needs.goal_icons)
+    if needs.start:  # no round is played: no requirement needs statues or levers
+        return map_assumptions(m)
     if goals < needs.statues:
         raise InputError(f"the Temple needs {needs.statues} statues (requirements.statues) but the map has {goals}",
                          where)

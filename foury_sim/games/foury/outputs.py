@@ -57,6 +57,18 @@ def p2_end_label(code: int, rules: Any = None) -> str:
     return (P2E_NAMES[int(code)] or "none") if 0 <= int(code) < len(P2E_NAMES) else str(code)
 
 
+def slaughter_end_label(code: int, rules: Any = None) -> str:
+    from .layout import SL_END_NAMES
+
+    return (SL_END_NAMES[int(code)] or "none") if 0 <= int(code) < len(SL_END_NAMES) else str(code)
+
+
+def _slaughter_score_text(v: dict[str, float], s: dict[str, Any]) -> str:
+    return (f"mean {v['score_mean']:.2f} kills [{v['score_mean_lo']:.2f}, {v['score_mean_hi']:.2f}], median "
+            f"{v['score_median']:g} [{v['score_median_lo']:g}, {v['score_median_hi']:g}]; Fury boxes used "
+            f"{v['fury_used']:.2f}, monsters the Fury erased {v['fury_kills']:.2f} (means)")
+
+
 def _first_edge(df: Any) -> Any:
     w, s = df["p2_winner"], df["p2_winner_swapped"]
     return (w == 1).astype(int) - (w == 2).astype(int) + (s == 1).astype(int) - (s == 2).astype(int)
@@ -128,6 +140,17 @@ COLUMNS = (
     Column("unwinnable_cause", "Why the game became unwinnable", index="OUT_UNWIN_CAUSE",
            categories=unwinnable_label, doc="0 none, 1 no arrows left right after an exit, 2 no arrows left, "
            "3 sealed in with no coin left."),
+    # The Slaughter of Monsters (--campaign slaughter; docs/rules.md): 0 in every other game
+    Column("slaughter_score", "Slaughter score (monsters killed)", "kills", index="OUT_SL_SCORE",
+           doc="The Slaughter of Monsters: the score, monsters killed (those a full Fury track erased included); "
+           "0 in other games."),
+    Column("fury_used", "Fury boxes blacked out", "boxes", index="OUT_FURY_USED",
+           doc="The Slaughter of Monsters: Fury boxes blacked out instead of losses (0 in other games)."),
+    Column("fury_kills", "Monsters the Fury erased", "kills", index="OUT_FURY_KILLS",
+           doc="The Slaughter of Monsters: monsters erased when the Fury track filled (0 in other games)."),
+    Column("slaughter_end", "How the Slaughter ended", index="OUT_SL_END", categories=slaughter_end_label,
+           doc="The Slaughter of Monsters: 1 died, 2 the Fury prevailed (track full), 3 stuck, 4 every monster "
+           "slain, 5 turn cap; 0 in other games."),
     # the 2-player mode (two_player.players = 2; docs/rules.md "2-player mode"): the columns above describe the
     # run's hero (--hero), these the game of both players
     Column("p2_winner", "Winner (seat)", index="OUT_P2_WINNER", summary=CATEGORY, categories=SEAT_LABELS,
@@ -180,6 +203,12 @@ SUMMARY_KEYS = tuple(SummaryKey(k, k.replace("_", " "), COUNTS, doc) for k, doc 
                "least once.", text=_died_text, report="Died at least once",
                finding="The hero dies at least once in"),
     SummaryKey("coins_used_rate", "continue used", SHARE, "Share of games with a continue.", hidden=True),
+    SummaryKey("slaughter_score", "slaughter score", NUMBERS, "The Slaughter of Monsters (only then): the score "
+               "(monsters killed) per game, mean with its t interval and median with its order-statistic interval "
+               "(95 %), and the means of Fury boxes blacked out and monsters the Fury erased.",
+               text=_slaughter_score_text),
+    SummaryKey("slaughter_end", "slaughter ended", COUNTS, "The Slaughter of Monsters (only then): games by how "
+               "they ended (died, the Fury prevailed, stuck, every monster slain, turn cap)."),
     SummaryKey("monster_strength", "monster strength", NUMBERS, "The strength cells the ruleset sets "
                "(`enemies.X.strength`), e.g. `orc C` = 1: the key A..D names the round played in that sector, 1..4 "
                "the k-th round played (docs/rules.md, \"Monster strength by round\"); only when some are set.",

@@ -23,6 +23,7 @@ from .layout import (
     D_ELYDION,
     D_EXTRA,
     D_FIGHT_ON,
+    D_FURY,
     D_MARKET,
     D_MOVE,
     D_PLACE,
@@ -73,6 +74,10 @@ from .layout import (
     S_CTX_MY,
     S_CTX_STR,
     S_DIE_GOAL,
+    S_FURY_BOXES,
+    S_FURY_LOSS,
+    S_FURY_TRACK,
+    S_FURY_USED,
     S_JUMP_FROM,
     S_JUMPS_IDLE,
     S_P2_OPP_TRACK,
@@ -98,10 +103,11 @@ HEURISTIC_PARAMS = (
     "foe_avoid", "flee_hearts", "shield_min", "clover_min", "weapon_below", "market_need",
     "round_order", "shovel_cost", "dead_end",
     "reroll_min", "reroll_hearts", "sealed_cost", "jump_idle", "patience", "set_min",
+    "fury_hearts", "fury_reserve",
 )
 (P_TRAIT0, _, _, _, _, P_FOE_AVOID, P_FLEE_HEARTS, P_SHIELD_MIN, P_CLOVER_MIN, P_WEAPON_BELOW, P_MARKET_NEED,
  P_ROUND_ORDER, P_SHOVEL_COST, P_DEAD_END, P_REROLL_MIN, P_REROLL_HEARTS, P_SEALED_COST, P_JUMP_IDLE,
- P_PATIENCE, P_SET_MIN) = range(len(HEURISTIC_PARAMS))
+ P_PATIENCE, P_SET_MIN, P_FURY_HEARTS, P_FURY_RESERVE) = range(len(HEURISTIC_PARAMS))
 
 # reroll_min: how bad (face score below 0) a die outside combat must be to spend a clover on a blind reroll;
 # set_min: how much better a face must be for Melyra to spend a clover setting it; reroll_hearts: at or below
@@ -110,14 +116,19 @@ HEURISTIC_PARAMS = (
 # Not looping (kernel memory S_JUMP_FROM, S_JUMPS_IDLE, S_PROGRESS_TURN): jump_idle is added to the cost of a
 # staircase or circle for every jump made since the last progress (twice to jump straight back); after
 # `patience` turns without progress, avoiding foes fades out over the next `patience` turns.
-GREEDY = dict(zip(HEURISTIC_PARAMS, (5, 2, 1, 1, 3, 0.5, 1, 2, 2, 6, 0.5, 1234, 2, 1.5, 3.0, 3, 10, 4, 15, 1.5)))
-CAUTIOUS = dict(zip(HEURISTIC_PARAMS, (6, 2, 1, 1, 2, 3.0, 3, 1, 1, 6, 0.3, 1234, 2, 3.0, 7.0, 4, 10, 4, 15, 1.0)))
+# The Slaughter of Monsters' Fury (D_FURY): fury_hearts: black out boxes instead of hearts when the hit would leave
+# at most this many hearts (a lethal hit always, while boxes last); fury_reserve: black out a box instead of weapon
+# wear or a theft only while more than this many boxes would stay free for hearts.
+GREEDY = dict(zip(HEURISTIC_PARAMS, (5, 2, 1, 1, 3, 0.5, 1, 2, 2, 6, 0.5, 1234, 2, 1.5, 3.0, 3, 10, 4, 15, 1.5,
+                                     2, 4)))
+CAUTIOUS = dict(zip(HEURISTIC_PARAMS, (6, 2, 1, 1, 2, 3.0, 3, 1, 1, 6, 0.3, 1234, 2, 3.0, 7.0, 4, 10, 4, 15, 1.0,
+                                       4, 6)))
 
 #: Valid range of each heuristic parameter (``--param`` outside it is refused): counts of hearts, boxes,
 #: pips and turns are 0 .. 1e6; weights and costs -1e6 .. 1e6 (a negative weight seeks what it weighs);
 #: round_order is up to eight sector digits.
 _COUNTS = ("trait_hearts", "trait_shield", "trait_clover", "trait_weapon", "trait_shovel", "flee_hearts",
-           "shield_min", "clover_min", "weapon_below", "reroll_hearts", "patience")
+           "shield_min", "clover_min", "weapon_below", "reroll_hearts", "patience", "fury_hearts", "fury_reserve")
 HEURISTIC_RANGES = {k: ((0.0, 1e6) if k in _COUNTS else (-1e6, 1e6)) for k in HEURISTIC_PARAMS}
 HEURISTIC_RANGES["round_order"] = (0.0, 99_999_999.0)
 
@@ -369,6 +380,11 @@ def heuristic_decide(kind, state, options, n, params):
         return 0 if state[S_DIE_GOAL] == 1 or state[HEARTS] > params[P_FLEE_HEARTS] + 1 else 1
     if kind == D_REROLL:
         return _reroll_choice(state, options, n, params)
+    if kind == D_FURY:  # the Slaughter: Fury boxes instead of a loss
+        loss = state[S_FURY_LOSS]
+        if state[S_FURY_TRACK] == HEARTS:
+            return 1 if state[HEARTS] - loss <= params[P_FURY_HEARTS] else 0
+        return 1 if state[S_FURY_BOXES] - state[S_FURY_USED] - loss > params[P_FURY_RESERVE] else 0
     if kind == D_DUEL:  # the 2-player mode: face the other player when clearly stronger and there is loot or a kill
         opp = S_P2_OPP_TRACK
         mine = state[HEARTS] + state[WEAPON] + state[SHIELD]

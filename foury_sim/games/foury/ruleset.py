@@ -42,6 +42,7 @@ from .layout import (
     R_EXIT_ROLL_ALWAYS,
     R_FLEE_BACK,
     R_FREE_MOVE_TURNS,
+    R_FURY_BOXES,
     R_HERO,
     R_HERO_CAPS_SCALE,
     R_IMP_ONE,
@@ -80,6 +81,12 @@ from .layout import (
     R_ROWS,
     R_SHIELD_ONE,
     R_SIZE,
+    R_SL_CAN_SPAWN,
+    R_SL_FIND,
+    R_SL_FURY_COUNTS,
+    R_SL_MAX_ENEMIES,
+    R_SL_ON,
+    R_SL_START,
     R_STEAL_RANDOM,
     R_SWIM_ALL,
     R_THAL_BANDIT,
@@ -200,6 +207,8 @@ RANGES: rulesfile.Ranges = {
     "two_player.players": (1, 2),
     "two_player.treasures": (0, 99),
     "two_player.duel_loot": (0, 99),
+    "slaughter.fury_boxes": (0, 99),
+    "slaughter.max_enemies": (0, 4096),
 }
 #: The on/off and two-valued rulings of ``[two_player]``: key -> (allowed values, the flag bit, the value that sets it).
 TWO_PLAYER_FLAGS: dict[str, tuple[tuple[Any, ...], int, Any]] = {
@@ -463,6 +472,7 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
                          rf.where("potions.coloured_step"))
     R[R_POTION_STEP] = 1 if step else 0
     foes = parse_enemies(rf)
+    slaughter_on = _flag(rf, "slaughter.on")
     for f in foes:
         T[T_EN_BASE, f.icon] = f.base
         T[T_EN_MULT, f.icon] = f.mult
@@ -543,8 +553,10 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
                          rf.where("game.map"))
     m = resolve_map(map_name, icon_table, "--map" if map_path is not None else rf.where("game.map"))
     goals = tuple(f.icon for f in foes if f.traits & FT_TEMPLE_GOAL)
-    map_assumed = check_map(m, MapNeeds(rounds, int(R[R_NEED_A]), int(R[R_NEED_A + 2]), goals))  # maps.py checks
+    map_assumed = check_map(m, MapNeeds(rounds, int(R[R_NEED_A]), int(R[R_NEED_A + 2]), goals,
+                                        start=slaughter_on))  # maps.py checks
     geo, arrows, rm0 = map_arrays(m, R, T)
+    slaughter(rf, R, T, m, foes, icon_table, slaughter_on)
     for row, icon in ((T_STAIRS, I.STAIRS), (T_CIRCLES, I.CIRCLE), (T_LEVERS, I.LEVER)):
         cells = np.flatnonzero(m.icons[:, icon] > 0)
         T[row, 0] = len(cells)
@@ -564,6 +576,42 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
     R[R_COLS] = m.cols
     return FouryRules(rf.data, m, R, T, geo, arrows, rm0, sources, heroes, assumptions=map_assumed, foes=foes,
                       icons=icon_table)
+
+
+def _flag(rf: rulesfile.RuleFile, key: str) -> bool:
+    v = rf.get(key)
+    if not isinstance(v, bool):
+        raise InputError(f"{key} = {v!r} is not one of true, false", rf.where(key))
+    return v
+
+
+def slaughter(rf: rulesfile.RuleFile, R: np.ndarray, T: np.ndarray, m: MapData, foes: list[Foe],
+              icons: I.IconTable, on: bool) -> None:
+    """``[slaughter]`` into ``R_SL_*`` (docs/rules.md "The Slaughter of Monsters"): every slot 0 when it is off,
+    as in the base game. On, the map's start triangle is the start room, and the map may hold at most
+    ``max_enemies`` monsters."""
+    boxes = _int(rf, "slaughter.fury_boxes")
+    most = _int(rf, "slaughter.max_enemies")
+    counts = _flag(rf, "slaughter.fury_kills_count")
+    items = {k: i for i, k in enumerate(icons.keys) if k and (i in I.ITEMS or i in I.CAMPAIGN_ITEMS) and i != I.DIE}
+    table = rf.get("slaughter.find_table")
+    if not isinstance(table, list) or len(table) != 6 or any(t != "nothing" and t not in items for t in table):
+        raise InputError(f"slaughter.find_table must list 6 items (one per face of the d6) from "
+                         f"{', '.join(items)}, or \"nothing\"", rf.where("slaughter.find_table"))
+    if not on:
+        return
+    monsters = sum(int(m.icons[:, f.icon].sum()) for f in foes if not f.traits & FT_TRAP)
+    if monsters > most:
+        raise InputError(f"The Slaughter of Monsters: the map has {monsters} monsters, more than slaughter.max_enemies "
+                         f"= {most} ('the maximum number of enemies you can encounter')",
+                         f"{m.path}:{m.grid_line}:1")
+    R[R_SL_ON] = 1
+    R[R_SL_START] = int(np.flatnonzero(m.icons[:, I.START] > 0)[0])
+    R[R_FURY_BOXES] = boxes
+    R[R_SL_MAX_ENEMIES] = most
+    R[R_SL_FURY_COUNTS] = 1 if counts else 0
+    R[R_SL_FIND:R_SL_FIND + 6] = [items[t] if t != "nothing" else -1 for t in table]
+    R[R_SL_CAN_SPAWN] = 1 if DIE_WORDS.index("monster") in T[T_DIE, :6] else 0
 
 
 def two_player(rf: rulesfile.RuleFile, R: np.ndarray, heroes: dict[str, dict[str, Any]]) -> None:

@@ -172,6 +172,8 @@ KINDS = {
     "hero": lambda v, ctx: L.HERO_KEYS[v].capitalize() if 0 <= v < len(L.HERO_KEYS) else str(v),
     "seat": lambda v, ctx: f"player {v}" if v > 0 else "nobody",
     "p2end": lambda v, ctx: L.P2E_NAMES[v] if 0 <= v < len(L.P2E_NAMES) else str(v),
+    "slend": lambda v, ctx: L.SL_END_NAMES[v] if 0 <= v < len(L.SL_END_NAMES) else str(v),
+    "fsite": lambda v, ctx: L.FURY_SITE_NAMES[v] if 0 <= v < len(L.FURY_SITE_NAMES) else str(v),
 }
 
 
@@ -307,6 +309,27 @@ CODES: dict[int, TraceCode] = {
     L.TR_P2_END: T("2-player end", ("winner", "how", "turns1", "turns2"), {
         0: "\nDRAW ({how:p2end}). Turns: player 1 {turns1}, player 2 {turns2}.",
         None: "\nPLAYER {winner} WINS ({how:p2end}). Turns: player 1 {turns1}, player 2 {turns2}."}, by="winner"),
+    # The Slaughter of Monsters
+    L.TR_SL_START: T("slaughter start", ("cell", "monsters", "boxes"),
+                     "\n== The Slaughter of Monsters: start at the black triangle in {cell:room}; {monsters} monsters "
+                     "on the map, a Fury track of {n} ==", words=_n("boxes", "box")),
+    L.TR_SL_FIND: T("find", ("cell", "face", "item"), {
+        -1: "    find roll {face}: nothing (no monster: this campaign's dice give items)",
+        None: "    find roll {face}: {item:a icon} instead of a monster"}, by="item"),
+    L.TR_FURY: T("fury", ("track", "boxes", "used", "track_boxes", "site"),
+                 "      FURY: {n} blacked out instead of {site:fsite} ({used} of {track_boxes} black)",
+                 words=_n("boxes", "Fury box")),
+    L.TR_FURY_FULL: T("fury full", ("sector", "erased", "counted", "kills"),
+                      "  THE FURY PREVAILS: you roam {where} and erase {n}{how}; kills now {kills}",
+                      words=lambda f, ctx: {
+                          "n": count(f["erased"], "monster"),
+                          "how": " (marked on the kill counter)" if f["counted"] else " (not counted)",
+                          "where": (f"sector {I.SECTOR_CHARS[f['sector']]} ({I.SECTOR_NAMES[f['sector']]})"
+                                    if 0 <= f["sector"] < 4 else "the centre")}),
+    L.TR_SL_CAP: T("enemy cap", ("cell", "met"), "    no monster appears: {met} met already, the most there can be"),
+    L.TR_SL_END: T("slaughter end", ("how", "kills", "fury", "turns"),
+                   "\nTHE SLAUGHTER ENDS ({how:slend}): score {kills} monsters killed, {n}, {turns} turns.",
+                   words=_n("fury", "Fury box")),
 }
 
 
