@@ -13,6 +13,7 @@ from ...errors import InputError
 from ...policy import Policy, check_answers
 from ...registry import GameOption, GameSpec, register
 from ...search import kernel_params
+from ...stats import wilson
 from ...userpolicy import clear_errors
 from . import layout
 from .board import BOARD, ROOM_CONVENTION, room_name
@@ -102,6 +103,12 @@ def replay(rules: FouryRules, hero: str, policy: Policy, seed: int, game: int) -
         win, score, turns, rounds = (int(x) for x in end[-1][1:5])
         result = [f"Result: {'WON' if win else 'LOST'}, {rounds} of {int(rules.R[layout.R_ROUNDS])} rounds "
                   f"completed, {turns} turns, final score {score}."]
+    santa = [r for r in tr if r[0] == layout.TR_SANTA_END]
+    if santa:
+        r = santa[-1]
+        hourglass = int(rules.R[layout.R_SANTA_HOURGLASS])
+        result = [f"Result: {layout.SE_NAMES[int(r[1])].upper()}, {int(r[2])} of {hourglass} hourglass spaces "
+                  f"marked, collection goal {'met' if r[5] else 'not met'}."]
     camp = f"campaign {rules.campaign_title} ({rules.campaign}), " if rules.campaign else ""
     head = [f"Replay of Dungeon Foury, game {game} of seed {seed}: {camp}hero {rules.heroes[hero]['name']}, "
             f"policy {policy.describe()}, map {rules.map.name} ({Path(rules.map.path).name or 'shipped'})"]
@@ -149,10 +156,37 @@ def summarize(df, rules: FouryRules | None = None) -> dict[str, Any]:
         cells = {f"{f.key} {k}": v for f in rules.foes if f.strength is not None for k, v in f.strength[1].items()}
         if cells:
             out["monster_strength"] = cells
+    if rules is not None and rules.santa and n:
+        out.update(santa_summary(df, rules))
     if rules is not None and len(died):
         top = Counter(died["death_cell"]).most_common(5)
         out["deadliest_rooms"] = {_room_name(rules, int(c)): int(v) for c, v in top}
     return out
+
+
+def santa_summary(df, rules: FouryRules) -> dict[str, Any]:
+    """Santa Crash'n Foury's entries of the run summary (``outputs.SUMMARY_KEYS`` santa_*)."""
+    n = len(df)
+    end = df["santa_end"]
+    rates = {
+        "safe zone": end == layout.SE_SAFE,
+        "collection": end == layout.SE_COLLECTION,
+        "hourglass ran out": end.isin([layout.SE_COLLECTION, layout.SE_WRATH_SURVIVED, layout.SE_WRATH_KILLED]),
+        "wrath survived": end == layout.SE_WRATH_SURVIVED,
+        "wrath killed": end == layout.SE_WRATH_KILLED,
+        "goal met": df["santa_goal"] == 1,
+        "full collection": df["santa_full"] == 1,
+    }
+    shares = {}
+    for k, hit in rates.items():
+        lo, hi = wilson(int(hit.sum()), n)
+        shares[k] = [float(hit.mean()), lo, hi]
+    means = {c[len("santa_"):]: float(df[c].mean()) for c in (
+        "santa_reindeer", "santa_rudolph", "santa_green", "santa_blue", "santa_sleigh", "santa_marks",
+        "santa_wrath_hearts", "santa_packages_lost", "santa_canes_given")}
+    col = OUTPUTS.column("santa_end")
+    return {"santa_outcomes": {col.category(int(k), rules): int(v) for k, v in Counter(end).most_common()},
+            "santa_rates": shares, "santa_collected": means}
 
 
 def _odds(rules: FouryRules, **kw):

@@ -49,11 +49,19 @@ NO_CHAR = "\0"  # the map character of an unused foe slot (never in a map file)
 # hearts by ruleset (potions.yellow, potions.purple), then one free step (potions.coloured_step).
 CAMPAIGN_FIRST = FOE_FIRST + MAX_FOES
 YELLOW_POTION, PURPLE_POTION = CAMPAIGN_FIRST, CAMPAIGN_FIRST + 1
-CAMPAIGN_ITEMS = (YELLOW_POTION, PURPLE_POTION)
-CAMPAIGN_CHARS = "yv"
-CAMPAIGN_NAMES = ("yellow potion", "purple potion")
-CAMPAIGN_KEYS = ("yellow_potion", "purple_potion")
-CAMPAIGN_GLYPHS = ("Yellow", "Purple")  #: labels drawn in a room (``map render``)
+# Santa Crash'n Foury (santa.on): a star (free steps), the collectibles (reindeer, Rudolph, green and blue
+# packages, the sleigh), candy canes, and the XMas Safe Zone (a place, not an item: the ruleset takes its cell).
+STAR, REINDEER, RUDOLPH, GREEN_PACKAGE, BLUE_PACKAGE, SLEIGH, CANDY_CANE, SAFE_ZONE = range(
+    CAMPAIGN_FIRST + 2, CAMPAIGN_FIRST + 10)
+SANTA_ICONS = (STAR, REINDEER, RUDOLPH, GREEN_PACKAGE, BLUE_PACKAGE, SLEIGH, CANDY_CANE, SAFE_ZONE)
+CAMPAIGN_ITEMS = (YELLOW_POTION, PURPLE_POTION, *SANTA_ICONS)
+CAMPAIGN_CHARS = "yv" + "xkRGBKJX"
+CAMPAIGN_NAMES = ("yellow potion", "purple potion") + (
+    "star", "reindeer", "Rudolph", "green package", "blue package", "sleigh", "candy cane", "XMas Safe Zone")
+CAMPAIGN_KEYS = ("yellow_potion", "purple_potion") + (
+    "star", "reindeer", "rudolph", "green_package", "blue_package", "sleigh", "candy_cane", "safe_zone")
+CAMPAIGN_GLYPHS = ("Yellow", "Purple") + (  #: labels drawn in a room (``map render``)
+    "Star", "Reindeer", "Rudolph", "Green", "Blue", "Sleigh", "Cane", "SAFE")
 N_ICONS = CAMPAIGN_FIRST + len(CAMPAIGN_CHARS)
 
 
