@@ -180,7 +180,7 @@ def santa_summary(df, rules: FouryRules) -> dict[str, Any]:
     shares = {}
     for k, hit in rates.items():
         lo, hi = wilson(int(hit.sum()), n)
-        shares[k] = [float(hit.mean()), lo, hi]
+        shares.update({k: float(hit.mean()), f"{k} low": lo, f"{k} high": hi})
     means = {c[len("santa_"):]: float(df[c].mean()) for c in (
         "santa_reindeer", "santa_rudolph", "santa_green", "santa_blue", "santa_sleigh", "santa_marks",
         "santa_wrath_hearts", "santa_packages_lost", "santa_canes_given")}

@@ -89,8 +89,9 @@ def _strength_text(v: dict[str, int], s: dict[str, Any]) -> str:
 
 
 def _santa_rate_text(v: dict[str, float], s: dict[str, Any]) -> str:
-    """``santa_rates``: each outcome's share with its 95 % Wilson interval."""
-    return "; ".join(f"{k} {100 * x[0]:.1f} % [{100 * x[1]:.1f}, {100 * x[2]:.1f}]" for k, x in v.items())
+    """``santa_rates``: each outcome's share with its 95 % Wilson interval (``KEY low``, ``KEY high``)."""
+    return "; ".join(f"{k} {100 * x:.1f} % [{100 * v[k + ' low']:.1f}, {100 * v[k + ' high']:.1f}]"
+                     for k, x in v.items() if not k.endswith((" low", " high")))
 
 
 def _died_text(v: float, s: dict[str, Any]) -> str:
@@ -220,8 +221,9 @@ SUMMARY_KEYS = tuple(SummaryKey(k, k.replace("_", " "), COUNTS, doc) for k, doc 
                "(the Safe Zone, the collection goal, Santa's Wrath survived or not, died in the dungeon).",
                finding="Most common ends of the Santa campaign"),
     SummaryKey("santa_rates", "santa rates", NUMBERS, "Santa Crash'n Foury: share of games [95 % Wilson interval] "
-               "won by the Safe Zone, won by the collection goal, lost to an hourglass that ran out (the Wrath "
-               "survived or not), with the goal met and with the full collection at the end.",
+               "won by the Safe Zone, won by the collection goal, ended by the hourglass (the Wrath survived or "
+               "not), with the goal met and with the full collection at the end; `KEY low` / `KEY high`: the "
+               "interval's ends.",
                text=_santa_rate_text),
     SummaryKey("santa_collected", "santa collected", NUMBERS, "Santa Crash'n Foury: mean of each collectible held "
                "at the end, hourglass spaces marked, hearts lost to the Wrath, packages destroyed, canes given."),
