@@ -69,6 +69,8 @@ def test_santa_needs_one_safe_zone_and_known_foes(tmp_path):
     with pytest.raises(InputError, match="santa.grinch = 'scrooge' is not an enemy") as e:
         load_ruleset(str(f), campaign="santa")
     assert "bad.toml:2" in e.value.where
+    with pytest.raises(InputError, match="solo campaign"):
+        load_ruleset(overrides=["two_player.players=2"], campaign="santa")
 
 
 # ============================================================================ the rules

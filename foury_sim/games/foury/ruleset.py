@@ -640,6 +640,9 @@ def santa(rf: rulesfile.RuleFile, R: np.ndarray, m: MapData, rm0: np.ndarray, ic
     (its icon is taken off the rooms' starting state); the Grinch and the Yeti are enemies of ``[enemies]``."""
     if not _flag(rf, "santa.on"):
         return
+    if R[R_P2_PLAYERS] == 2:
+        raise InputError("santa.on is a solo campaign: it cannot be played with two_player.players = 2",
+                         rf.blame("santa.on", "two_player.players"))
     R[R_SANTA] = 1
     R[R_SANTA_HOURGLASS] = _int(rf, "santa.hourglass")
     R[R_SANTA_STAR_STEPS] = _int(rf, "santa.star_steps")
