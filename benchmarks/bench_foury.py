@@ -4,9 +4,10 @@ of a turn, the load average beside each figure, the un-jitted baseline, cold and
 Run:  python benchmarks/bench_foury.py [--games 200000] [--repeats 5]
 Writes benchmarks/results/foury.json and prints a table. Medians of the repeats are reported.
 Campaigns: python benchmarks/bench_foury.py --campaigns [--games 50000] [--repeats 5] plays the base game and each
-shipped campaign (docs/rules.md "Campaigns") alternately in one process (1 thread, the same seeds), so that the
-ratio of each pair holds under any load; writes benchmarks/results/foury_campaigns.json (the target: every
-campaign at least half the base game's games/s).
+shipped campaign (docs/rules.md "Campaigns"; `--campaign NAME`: only that one) alternately in one process (1
+thread, the same seeds), so that the ratio of each pair holds under any load; writes
+benchmarks/results/foury_campaigns.json (foury_campaign_NAME.json for one; the target: every campaign at least
+half the base game's games/s).
 Sizes are data: change them on the command line, not in the code.
 """
 
@@ -90,7 +91,7 @@ t = time.perf_counter(); GAME.simulate(r, {hero!r}, p, 1, 0, {games}); print({ga
     return float(res.stdout.strip().splitlines()[-1])
 
 
-def _campaign_ratios(games: int, repeats: int, hero: str, policy: str) -> dict:
+def _campaign_ratios(games: int, repeats: int, hero: str, policy: str, only: list[str] | None = None) -> dict:
     """Per shipped campaign: games/s of the base game and of the campaign, played alternately (A/B, 1 thread,
     same seeds), and the median of the per-pair ratios campaign / base."""
     code = f"""
@@ -103,7 +104,7 @@ p = make_policy({policy!r}, GAME.policies)
 base = GAME.load_ruleset()
 GAME.simulate(base, {hero!r}, p, 1, 0, 2000)
 out = {{}}
-for name in builtin_campaigns():
+for name in {only!r} or builtin_campaigns():
     camp = GAME.load_ruleset(campaign=name)
     runs = {{"base": [], "campaign": [], "ratio": [], "load": [], "turns_base": [], "turns_campaign": []}}
     for i in range({repeats}):
@@ -124,7 +125,7 @@ print(json.dumps(out))
 
 
 def campaigns_main(a: argparse.Namespace) -> None:
-    runs = _campaign_ratios(a.games, a.repeats, a.hero, a.policy)
+    runs = _campaign_ratios(a.games, a.repeats, a.hero, a.policy, a.campaign)
     res = {"games": a.games, "repeats": a.repeats, "hero": a.hero, "policy": a.policy, "threads": 1,
            "campaigns": {n: {"ratio_median": statistics.median(r["ratio"]),
                              "base_games_per_s": statistics.median(r["base"]),
@@ -133,7 +134,8 @@ def campaigns_main(a: argparse.Namespace) -> None:
                              "turns_campaign": statistics.median(r["turns_campaign"]), "runs": r}
                          for n, r in runs.items()}}
     (HERE / "results").mkdir(exist_ok=True)
-    (HERE / "results" / "foury_campaigns.json").write_text(json.dumps(res, indent=2))
+    name = "foury_campaigns.json" if not a.campaign else f"foury_campaign_{'_'.join(a.campaign)}.json"
+    (HERE / "results" / name).write_text(json.dumps(res, indent=2))
     print(f"Dungeon Foury campaigns vs the base game, hero {a.hero}, policy {a.policy}, {a.games:,} games x "
           f"{a.repeats}, alternating, 1 thread (medians)")
     for n, c in res["campaigns"].items():
@@ -151,6 +153,8 @@ def main() -> None:
     ap.add_argument("--policy", default="greedy")
     ap.add_argument("--skip-cold", action="store_true", help="skip the cold-compile start-up (slow)")
     ap.add_argument("--campaigns", action="store_true", help="only the campaigns' A/B speed ratios vs the base game")
+    ap.add_argument("--campaign", action="append", help="with --campaigns: only this shipped campaign (repeatable; "
+                    "writes results/foury_campaign_NAME.json)")
     ap.add_argument("--two-player", action="store_true",
                     help="only the 2-player mode against the solo game, interleaved (docs/rules.md '2-player mode')")
     a = ap.parse_args()
