@@ -4,9 +4,10 @@ of a turn, the load average beside each figure, the un-jitted baseline, cold and
 Run:  python benchmarks/bench_foury.py [--games 200000] [--repeats 5]
 Writes benchmarks/results/foury.json and prints a table. Medians of the repeats are reported.
 Campaigns: python benchmarks/bench_foury.py --campaigns [--games 50000] [--repeats 5] plays the base game and each
-shipped campaign (docs/rules.md "Campaigns") alternately in one process (1 thread, the same seeds), so that the
-ratio of each pair holds under any load; writes benchmarks/results/foury_campaigns.json (the target: every
-campaign at least half the base game's games/s).
+shipped campaign (docs/rules.md "Campaigns"; `--campaign NAME`: only that one) alternately in one process (1
+thread, the same seeds), so that the ratio of each pair holds under any load; writes
+benchmarks/results/foury_campaigns.json (foury_campaigns_NAME.json for one; the target: every campaign at least
+half the base game's games/s).
 Sizes are data: change them on the command line, not in the code.
 """
 

@@ -74,7 +74,7 @@ def test_no_rounds_no_exits_from_the_start_triangle_and_the_score_is_kills():
     assert [r[0] for r in g.rows(L.TR_ROLL)] == [0, 0] and g[L.S_TURN] == 2  # table A twice; the start is no turn
     assert g[L.S_KILLS_TOTAL] == 1 and g.out[L.OUT_SL_SCORE] == 1 and g.out[L.OUT_KILLS] == 1
     assert g.rows(L.TR_ROUND) == [] and g.rows(L.TR_EXIT) == [] and g.rows(L.TR_REQ) == []
-    assert g.out[L.OUT_SL_END] == L.SE_CAP and g.rows(L.TR_SL_END)[0][:2] == (L.SE_CAP, 1)
+    assert g.out[L.OUT_SL_END] == L.SLE_CAP and g.rows(L.TR_SL_END)[0][:2] == (L.SLE_CAP, 1)
 
 
 def test_a_room_roll_finds_an_item_instead_of_a_monster():
@@ -124,7 +124,7 @@ def test_the_fury_track_full_erases_the_sectors_monsters_and_ends_the_game():
     assert g.rows(L.TR_FURY_FULL) == [(1, 3, 1, 4, 0)]
     assert all(g.icons(c, i) == 0 for c in (3, 6, 7) for i in range(I.FOE_FIRST, I.CAMPAIGN_FIRST))
     assert g[L.S_KILLS_TOTAL] == 4 and g.out[L.OUT_FURY_KILLS] == 3 and g.out[L.OUT_SL_SCORE] == 4
-    assert g.out[L.OUT_SL_END] == L.SE_FURY and g.out[L.OUT_END_CAUSE] == L.CAUSE_FURY
+    assert g.out[L.OUT_SL_END] == L.SLE_FURY and g.out[L.OUT_END_CAUSE] == L.CAUSE_FURY
     assert g.out[L.OUT_DEATH_ROUND] == 0 and g.rows(L.TR_DEATH) == []
 
 
@@ -152,7 +152,7 @@ def test_the_last_monster_slain_ends_the_game_and_the_die_icon_gives_items():
     g = sl_play("slaughter_one", script=[1, 2, 1, 6, 1], sheet={"hearts": 5}, queues={"use_die": [1]},
                 overrides={"die_table.faces": ["potion", "shield", "weapon", "clover", "cornucopia", "shovel"]})
     assert g.rows(L.TR_DIE_TABLE)[0][:2] == (2, L.DIE_WORDS.index("shield")) and g[SH] == 1
-    assert g.out[L.OUT_SL_END] == L.SE_CLEARED and g[L.S_KILLS_TOTAL] == 1 and g[L.S_TURN] == 2
+    assert g.out[L.OUT_SL_END] == L.SLE_CLEARED and g[L.S_KILLS_TOTAL] == 1 and g[L.S_TURN] == 2
 
 
 def test_at_most_max_enemies_monsters_are_met():

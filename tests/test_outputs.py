@@ -36,7 +36,8 @@ def test_kernel_indices_come_from_the_declaration():
     from foury_sim.games.foury import layout as L
 
     foury = get_game("foury").outputs
-    assert L.OUT_COLUMNS == tuple(foury.kernel_names()) and L.N_OUT == len(L.OUT_COLUMNS) == 28  # + 4 Slaughter
+    assert L.OUT_COLUMNS == tuple(foury.kernel_names())
+    assert L.N_OUT == len(L.OUT_COLUMNS) == 24 + 4 + 12  # + Slaughter, Santa
     for i, c in enumerate(foury.kernel_columns):
         assert getattr(L, c.index) == i
     assert (L.OUT_WIN, L.OUT_CLEAN, L.OUT_DICE, L.OUT_BAD, L.OUT_UNWIN_CAUSE) == (0, 1, 19, 20, 23)

@@ -13,7 +13,7 @@ from ...errors import InputError
 from ...policy import Policy, check_answers
 from ...registry import GameOption, GameSpec, register
 from ...search import kernel_params
-from ...stats import mean_ci, quantile_ci
+from ...stats import mean_ci, quantile_ci, wilson
 from ...userpolicy import clear_errors
 from . import layout
 from .board import BOARD, ROOM_CONVENTION, room_name
@@ -109,6 +109,12 @@ def replay(rules: FouryRules, hero: str, policy: Policy, seed: int, game: int) -
         result = [f"Result: {layout.SL_END_NAMES[how] if 0 <= how < len(layout.SL_END_NAMES) else how}; score "
                   f"{kills} monsters killed, {fury} of {int(rules.R[layout.R_FURY_BOXES])} Fury boxes blacked out, "
                   f"{turns} turns."]
+    santa = [r for r in tr if r[0] == layout.TR_SANTA_END]
+    if santa:
+        r = santa[-1]
+        hourglass = int(rules.R[layout.R_SANTA_HOURGLASS])
+        result = [f"Result: {layout.SE_NAMES[int(r[1])].upper()}, {int(r[2])} of {hourglass} hourglass spaces "
+                  f"marked, collection goal {'met' if r[5] else 'not met'}."]
     camp = f"campaign {rules.campaign_title} ({rules.campaign}), " if rules.campaign else ""
     head = [f"Replay of Dungeon Foury, game {game} of seed {seed}: {camp}hero {rules.heroes[hero]['name']}, "
             f"policy {policy.describe()}, map {rules.map.name} ({Path(rules.map.path).name or 'shipped'})"]
@@ -158,6 +164,8 @@ def summarize(df, rules: FouryRules | None = None) -> dict[str, Any]:
             out["monster_strength"] = cells
     if rules is not None and rules.R[layout.R_SL_ON] == 1 and n:
         out.update(_slaughter_summary(df))
+    if rules is not None and rules.santa and n:
+        out.update(santa_summary(df, rules))
     if rules is not None and len(died):
         top = Counter(died["death_cell"]).most_common(5)
         out["deadliest_rooms"] = {_room_name(rules, int(c)): int(v) for c, v in top}
@@ -180,6 +188,31 @@ def _slaughter_summary(df) -> dict[str, Any]:
                                 "fury_used": float(df["fury_used"].mean()),
                                 "fury_kills": float(df["fury_kills"].mean())},
             "slaughter_end": {ends.category(int(k)): int(v) for k, v in Counter(df["slaughter_end"]).most_common()}}
+
+
+def santa_summary(df, rules: FouryRules) -> dict[str, Any]:
+    """Santa Crash'n Foury's entries of the run summary (``outputs.SUMMARY_KEYS`` santa_*)."""
+    n = len(df)
+    end = df["santa_end"]
+    rates = {
+        "safe zone": end == layout.SE_SAFE,
+        "collection": end == layout.SE_COLLECTION,
+        "hourglass ran out": end.isin([layout.SE_COLLECTION, layout.SE_WRATH_SURVIVED, layout.SE_WRATH_KILLED]),
+        "wrath survived": end == layout.SE_WRATH_SURVIVED,
+        "wrath killed": end == layout.SE_WRATH_KILLED,
+        "goal met": df["santa_goal"] == 1,
+        "full collection": df["santa_full"] == 1,
+    }
+    shares = {}
+    for k, hit in rates.items():
+        lo, hi = wilson(int(hit.sum()), n)
+        shares.update({k: float(hit.mean()), f"{k} low": lo, f"{k} high": hi})
+    means = {c[len("santa_"):]: float(df[c].mean()) for c in (
+        "santa_reindeer", "santa_rudolph", "santa_green", "santa_blue", "santa_sleigh", "santa_marks",
+        "santa_wrath_hearts", "santa_packages_lost", "santa_canes_given")}
+    col = OUTPUTS.column("santa_end")
+    return {"santa_outcomes": {col.category(int(k), rules): int(v) for k, v in Counter(end).most_common()},
+            "santa_rates": shares, "santa_collected": means}
 
 
 def _odds(rules: FouryRules, **kw):

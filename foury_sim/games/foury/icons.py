@@ -51,11 +51,21 @@ CAMPAIGN_FIRST = FOE_FIRST + MAX_FOES
 YELLOW_POTION, PURPLE_POTION = CAMPAIGN_FIRST, CAMPAIGN_FIRST + 1
 # The Slaughter of Monsters: the black start triangle at the centre of its map (a fixture: never collected).
 START = CAMPAIGN_FIRST + 2
-CAMPAIGN_ITEMS = (YELLOW_POTION, PURPLE_POTION)  #: campaign icons that are items (collected, erased by an imp)
-CAMPAIGN_CHARS = "yv1"
-CAMPAIGN_NAMES = ("yellow potion", "purple potion", "start triangle")
-CAMPAIGN_KEYS = ("yellow_potion", "purple_potion", "start")
-CAMPAIGN_GLYPHS = ("Yellow", "Purple", "Start")  #: labels drawn in a room (``map render``)
+# Santa Crash'n Foury (santa.on): a star (free steps), the collectibles (reindeer, Rudolph, green and blue
+# packages, the sleigh), candy canes, and the XMas Safe Zone (a place, not an item: the ruleset takes its cell).
+STAR, REINDEER, RUDOLPH, GREEN_PACKAGE, BLUE_PACKAGE, SLEIGH, CANDY_CANE, SAFE_ZONE = range(
+    CAMPAIGN_FIRST + 3, CAMPAIGN_FIRST + 11)
+SANTA_ICONS = (STAR, REINDEER, RUDOLPH, GREEN_PACKAGE, BLUE_PACKAGE, SLEIGH, CANDY_CANE, SAFE_ZONE)
+#: campaign icons that are items (collected, erased by an imp); the Safe Zone never lies on a played map (its
+#: cell is a rule), the start triangle is a fixture
+CAMPAIGN_ITEMS = (YELLOW_POTION, PURPLE_POTION, *SANTA_ICONS)
+CAMPAIGN_CHARS = "yv" + "1" + "xkRGBKJX"
+CAMPAIGN_NAMES = ("yellow potion", "purple potion") + ("start triangle",) + (
+    "star", "reindeer", "Rudolph", "green package", "blue package", "sleigh", "candy cane", "XMas Safe Zone")
+CAMPAIGN_KEYS = ("yellow_potion", "purple_potion") + ("start",) + (
+    "star", "reindeer", "rudolph", "green_package", "blue_package", "sleigh", "candy_cane", "safe_zone")
+CAMPAIGN_GLYPHS = ("Yellow", "Purple") + ("Start",) + (  #: labels drawn in a room (``map render``)
+    "Star", "Reindeer", "Rudolph", "Green", "Blue", "Sleigh", "Cane", "SAFE")
 N_ICONS = CAMPAIGN_FIRST + len(CAMPAIGN_CHARS)
 
 

@@ -32,15 +32,21 @@ from ...policy import POLICY_TYPE, USER_POLICY_ID
 from ...rng import d6, next_u64, roll, seed_stream
 from ...tracing import trace_row
 from .icons import (
+    BLUE_PACKAGE,
     CAMPAIGN_ITEMS,
+    CANDY_CANE,
     CIRCLE,
     CORNUCOPIA,
     DIE,
     FOE_FIRST,
+    GREEN_PACKAGE,
     LEVER,
     POTION,
     PURPLE_POTION,
+    REINDEER,
+    RUDOLPH,
     STAIRS,
+    STAR,
     YELLOW_POTION,
 )
 from .icons import CHEST as I_CHEST
@@ -518,6 +524,8 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
                 if foe_has(T, foe, FT_STEALS) and not (R[R_FURY_BOXES] > 0 and fury(
                         board, st, rm, opts, dice, pol, -1, 1, FS_STEAL, cell)):
                     steal(R, st, opts, dice, pol)
+                if R[R_SANTA] == 1:
+                    santa_hit(R, st, tr, foe)
                 if st[S_DEAD] == 1:
                     break  # the Slaughter: the Fury track filled up instead of the theft
         opts[0, 0] = 0
@@ -550,6 +558,8 @@ def resolve_room(board, st, rm, opts, dice, pol, cell):
         foe = first_foe(R, rm, cell)
         if foe < 0:
             return 1
+        if R[R_SANTA] == 1 and santa_cane(board, st, rm, opts, dice, pol, cell, foe):
+            continue
         r = fight(board, st, rm, opts, dice, pol, cell, foe)
         if r != 1:
             return r
@@ -721,6 +731,8 @@ def receive(board, st, opts, dice, pol, cell, icon):
         gain_cornucopia(board, st, opts, dice, pol, 1, cell)
     elif icon == YELLOW_POTION or icon == PURPLE_POTION:
         coloured_potion(R, st, tr, icon)
+    elif STAR <= icon <= CANDY_CANE:  # Santa Crash'n Foury
+        santa_receive(R, st, tr, cell, icon)
 
 
 # DIE-table outcomes that hand out an item: the item's icon (-1 for the others)
@@ -736,6 +748,9 @@ def die_table(board, st, rm, opts, dice, pol, cell):
     face = d6(rs, script)
     log(tr, st, TR_DIE_TABLE, face, T[T_DIE, face - 1], 0, 0, 0)
     face = reroll(board, st, rm, opts, dice, pol, RR_DIE, -1, face, cell, 0, -1)
+    if face == R[R_SANTA_DIE_STAR]:  # Santa Crash'n Foury: "roll a star with the die" (0 in the base game)
+        santa_star(R, st, tr, cell, 1)
+        return
     out = T[T_DIE, face - 1]
     if out == DIE_MONSTER:
         spawn(board, st, rm, opts, dice, pol, cell)
@@ -1030,6 +1045,8 @@ def enter_room(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table
             return 2 + opts[c, O_TO] * 4 + opts[c, O_DIR]
     if st[S_POTION_STEPS] > 0:  # campaigns: a coloured potion's free step
         return potion_step(board, st, rm, opts, dice, pol, cell)
+    if st[S_SANTA_STEPS] > 0:  # Santa Crash'n Foury: a star's free steps
+        return santa_step(board, st, rm, opts, dice, pol, cell)
     return 0
 
 
@@ -1046,6 +1063,9 @@ def mark_goals(board, st, rm, sc):
         sl_goals(board, rm, mask)
         return
     ph = st[S_PHASE]
+    if ph == PH_SANTA:
+        santa_goals(board, st, rm, mask)
+        return
     if ph == 1:
         mask[st[S_ORACLE]] = 1
         return
@@ -1671,7 +1691,7 @@ def fury_full(board, st, rm, tr, cell):
         st[S_KILLS_TOTAL] += k
     st[S_DEAD] = 1  # the game ends; not a death (S_DEATH_* stay as they are)
     st[S_CAUSE] = CAUSE_FURY
-    st[S_SL_END] = SE_FURY
+    st[S_SL_END] = SLE_FURY
     log(tr, st, TR_FURY_FULL, s, k, R[R_SL_FURY_COUNTS], st[S_KILLS_TOTAL], 0)
 
 
@@ -1745,12 +1765,303 @@ def slaughter_game(board, st, rm, sc, opts, dice, pol, vis):
     arrive(board, st, rm, opts, dice, pol, vis, cell, 0, -1, -1, True)  # placed at the start: no roll, no turn
     while st[S_DEAD] == 0:
         if sl_monsters(board, rm, none) == 0 and (R[R_SL_CAN_SPAWN] == 0 or st[S_SL_ENEMIES] >= R[R_SL_MAX_ENEMIES]):
-            st[S_SL_END] = SE_CLEARED
+            st[S_SL_END] = SLE_CLEARED
             break
         take_turn(board, st, rm, sc, opts, dice, pol, vis)
     if st[S_SL_END] == 0:
-        st[S_SL_END] = SE_STUCK if st[S_CAUSE] == CAUSE_STUCK else SE_CAP if st[S_CAUSE] == CAUSE_TIMEOUT else SE_DEAD
+        cause = st[S_CAUSE]
+        st[S_SL_END] = SLE_STUCK if cause == CAUSE_STUCK else SLE_CAP if cause == CAUSE_TIMEOUT else SLE_DEAD
     log(tr, st, TR_SL_END, st[S_SL_END], st[S_KILLS_TOTAL], st[S_FURY_USED], st[S_TURN], 0)
+
+
+# ------------------------------------------------------------------ Santa Crash'n Foury --
+# One continuous game (docs/rules.md "Santa Crash'n Foury"): start beside Santa's room (the map's centre, the
+# Oracle's place), a turn per hourglass space, collectibles picked up like items, stars, the Grinch and the Yeti,
+# and at the end the Safe Zone, the collection goal or Santa's Wrath. Every function is reached only with
+# R[R_SANTA] = 1 (0 in the base game).
+@njit(cache=CACHE, inline="always", _nrt=False)
+def santa_count(packed, k):
+    """Kind ``k`` (SK_*) of a packed ``santa.goal`` / ``santa.full`` rule slot."""
+    return (packed >> (8 * k)) & 255
+
+
+@njit(cache=CACHE, _nrt=False)
+def santa_has(st, packed):
+    """Does the collection hold at least the packed counts (``R[R_SANTA_GOAL]`` or ``R[R_SANTA_FULL]``)?"""
+    for k in range(N_SANTA_KINDS):
+        if st[S_SANTA_GOT + k] < santa_count(packed, k):
+            return False
+    return True
+
+
+@njit(cache=CACHE, _nrt=False)
+def santa_star(R, st, tr, cell, src):
+    """A star (landed on, ``src`` 0, or rolled on the DIE table, 1): "you can move freely for 4 additional spaces
+    without rolling more dice", taken once the room is resolved (``santa_step``)."""
+    st[S_SANTA_STEPS] += R[R_SANTA_STAR_STEPS]
+    log(tr, st, TR_SANTA_STAR, cell, R[R_SANTA_STAR_STEPS], src, 0, 0)
+
+
+@njit(cache=CACHE, _nrt=False)
+def santa_receive(R, st, tr, cell, icon):
+    """One of the campaign's items: "Green Reindeer, Rudolph in red, Packages, and the Sleigh are collected like any
+    other object"; a candy cane is kept for the Grinch or the Yeti; a star gives its free steps."""
+    if icon == STAR:
+        santa_star(R, st, tr, cell, 0)
+        return
+    if icon == CANDY_CANE:
+        st[S_SANTA_CANES] += 1
+        log(tr, st, TR_SANTA_GET, N_SANTA_KINDS, st[S_SANTA_CANES], cell, 1, -1)
+        return
+    k = SK_SLEIGH
+    if icon == REINDEER:
+        k = SK_REINDEER
+    elif icon == RUDOLPH:
+        k = SK_RUDOLPH
+    elif icon == GREEN_PACKAGE:
+        k = SK_GREEN
+    elif icon == BLUE_PACKAGE:
+        k = SK_BLUE
+    st[S_SANTA_GOT + k] += 1
+    log(tr, st, TR_SANTA_GET, k, st[S_SANTA_GOT + k], cell, 1, -1)
+
+
+@njit(cache=CACHE, _nrt=False)
+def santa_step(board, st, rm, opts, dice, pol, cell):
+    """One of a star's free steps: the policy picks an adjacent room (D_EXTRA), entered without a roll; a foe
+    there is faced, its items collected. Returns ``enter_room``'s free-step code, or 0 when no room is reachable
+    (the steps left are lost)."""
+    rs, ps, script, tr = dice
+    n = adjacent_options(board, st, rm, opts, cell)
+    if n == 0:
+        st[S_SANTA_STEPS] = 0
+        return 0
+    st[S_SANTA_STEPS] -= 1
+    c = decide(D_EXTRA, n, st, opts, dice, pol)
+    log(tr, st, TR_SANTA_STAR, -1, cell, opts[c, O_TO], st[S_SANTA_STEPS], 0)
+    return 2 + opts[c, O_TO] * 4 + opts[c, O_DIR]
+
+
+@njit(cache=CACHE, _nrt=False)
+def santa_cane(board, st, rm, opts, dice, pol, cell, foe):
+    """The Grinch or the Yeti, and a candy cane held: "you can give them a candy cane to distract them ... remove
+    them from the map" (D_SANTA_CANE). Not a kill. Returns True when the cane was given."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    if st[S_SANTA_CANES] == 0 or (foe != R[R_SANTA_GRINCH] and foe != R[R_SANTA_YETI]):
+        return False
+    st[S_CTX_FOE] = foe
+    st[S_CTX_STR] = foe_strength(T, st, foe)
+    opts[0, 0] = 0
+    opts[1, 0] = 1
+    if decide(D_SANTA_CANE, 2, st, opts, dice, pol) == 0:
+        return False
+    st[S_SANTA_CANES] -= 1
+    st[S_SANTA_CANES_GIVEN] += 1
+    rm[cell, RM_ICON + foe] -= 1
+    log(tr, st, TR_SANTA_CANE, foe, cell, st[S_SANTA_CANES], 0, 0)
+    return True
+
+
+@njit(cache=CACHE, _nrt=False)
+def santa_hit(R, st, tr, foe):
+    """A hit the Grinch (the Yeti) landed: "he will destroy a GREEN (BLUE) package you have collected"
+    (``santa.packages_per_hit`` per hit that costs hearts)."""
+    k = SK_GREEN if foe == R[R_SANTA_GRINCH] else (SK_BLUE if foe == R[R_SANTA_YETI] else -1)
+    if k < 0:
+        return
+    take = min(st[S_SANTA_GOT + k], R[R_SANTA_LOSS])
+    if take > 0:
+        st[S_SANTA_GOT + k] -= take
+        st[S_SANTA_LOST] += take
+        log(tr, st, TR_SANTA_GET, k, st[S_SANTA_GOT + k], st[S_POS], -take, foe)
+
+
+@njit(cache=CACHE, _nrt=False)
+def santa_goals(board, st, rm, mask):
+    """Where the goal search heads (``mark_goals``): the Safe Zone once heading for it (or when no collectible
+    is left on the map), else every room with a star, a collectible or a candy cane."""
+    R, T, geo, arrows = board
+    if st[S_SANTA_HOME] == 0:
+        found = False
+        for x in range(geo.shape[0]):
+            if rm[x, RM_STATE] & COLLAPSED:
+                continue
+            for ic in range(STAR, CANDY_CANE + 1):
+                if rm[x, RM_ICON + ic] > 0:
+                    mask[x] = 1
+                    found = True
+                    break
+        if found:
+            return
+    if R[R_SANTA_SAFE] >= 0:
+        mask[R[R_SANTA_SAFE]] = 1
+
+
+@njit(cache=CACHE, _nrt=False)
+def santa_safe_dist(board, st, rm, sc):
+    """Steps from the hero's room to the Safe Zone over the map as drawn now (unexplored rooms by their printed
+    walls), -1 when it cannot be reached. Uses the goal search's scratch rows (rebuilt by every move search)."""
+    R, T, geo, arrows = board
+    dist = sc[SC_GOAL]
+    q = sc[SC_QUEUE]
+    target = R[R_SANTA_SAFE]
+    pos = st[S_POS]
+    if target < 0 or pos < 0:
+        return -1
+    for x in range(geo.shape[0]):
+        dist[x] = -1
+    dist[pos] = 0
+    q[0] = pos
+    head = 0
+    tail = 1
+    while head < tail:
+        x = q[head]
+        head += 1
+        if x == target:
+            return dist[x]
+        for d in range(4):
+            y = geo[x, d]
+            if y >= 0 and dist[y] < 0 and passable(R, st, rm, x, d, y):
+                dist[y] = dist[x] + 1
+                q[tail] = y
+                tail += 1
+    return -1
+
+
+@njit(cache=CACHE, _nrt=False)
+def santa_turn(board, st, rm, sc, opts, dice, pol, vis):
+    """One turn: the policy may turn for the Safe Zone (D_SANTA_HOME, until it does), then one move as in a
+    round. Returns -1 when no move is left (stuck), else 0."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    st[S_SANTA_LEFT] = R[R_SANTA_HOURGLASS] - st[S_SANTA_MARKS]
+    if st[S_SANTA_HOME] == 0:
+        st[S_SANTA_SAFE_DIST] = santa_safe_dist(board, st, rm, sc)
+        goal = 1 if santa_has(st, R[R_SANTA_GOAL]) else 0
+        full = 1 if santa_has(st, R[R_SANTA_FULL]) else 0
+        for i in range(2):
+            opts[i, 0] = i
+            opts[i, 1] = goal
+            opts[i, 2] = full
+        if decide(D_SANTA_HOME, 2, st, opts, dice, pol) == 1:
+            st[S_SANTA_HOME] = 1
+            made_progress(st)
+            log(tr, st, TR_SANTA_HOME, st[S_SANTA_LEFT], st[S_SANTA_SAFE_DIST], 0, 0, 0)
+    n = move_options(board, st, rm, sc, opts)
+    if n == 0:
+        return -1
+    c = decide(D_MOVE, n, st, opts, dice, pol)
+    do_move(board, st, rm, sc, opts, dice, pol, vis, c)
+    return 0
+
+
+@njit(cache=CACHE, _nrt=False)
+def santa_wrath(board, st, opts, dice, pol):
+    """"You will have to endure 10 turns of Santa's attack and lose the corresponding Life Points. Santa is
+    immortal": each attack is one roll-off, your d6 against Santa's d6 + ``santa.wrath_strength``; when his is
+    higher you lose the difference in hearts (a shield may block it, D_SHIELD); a tie or a higher roll of yours
+    costs nothing. Returns the attacks survived (``santa.wrath_turns`` when all)."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    strength = R[R_SANTA_WRATH_STR]
+    log(tr, st, TR_SANTA_HOME, R[R_SANTA_WRATH_TURNS], strength, 1, 0, 0)
+    st[S_CTX_FOE] = -1
+    st[S_CTX_STR] = strength
+    st[S_CTX_ADD] = 0
+    for t in range(R[R_SANTA_WRATH_TURNS]):
+        my = d6(rs, script)
+        en = d6(rs, script)
+        st[S_CTX_MY] = my
+        st[S_CTX_EN] = en
+        log(tr, st, TR_ROLLOFF, my, 0, en, strength, 0)
+        dmg = en + strength - my
+        if dmg <= 0:
+            continue
+        st[S_CTX_DMG] = dmg
+        if st[SHIELD] > 0:
+            opts[0, 0] = 0
+            opts[1, 0] = 1
+            if decide(D_SHIELD, 2, st, opts, dice, pol) == 1:
+                st[SHIELD] -= 1
+                saved = 1 if R[R_SHIELD_ONE] == 1 else dmg
+                dmg -= saved
+                log(tr, st, TR_BLOCK, saved, st[SHIELD], 0, 0, 0)
+        if dmg <= 0:
+            continue
+        lost = min(dmg, st[HEARTS])
+        st[HEARTS] -= lost
+        st[S_SANTA_WRATH] += lost
+        log(tr, st, TR_HIT, dmg, st[HEARTS], 0, 0, 0)
+        if st[HEARTS] <= 0:
+            die(board, st, tr, CAUSE_SANTA, st[S_POS])
+            return t
+    return R[R_SANTA_WRATH_TURNS]
+
+
+@njit(cache=CACHE, _nrt=False)
+def santa_play(board, st, rm, sc, opts, dice, pol, vis):
+    """The whole campaign after character creation: the start beside Santa's room (D_PLACE among its accessible
+    neighbours; the room is entered and rolled like a round's first room, the first hourglass space), one turn per
+    hourglass space until the Safe Zone, death, or the last space; then the collection goal or Santa's Wrath."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    st[S_PHASE] = PH_SANTA
+    st[S_SECTOR] = -1
+    st[S_STR_ROW] = 0
+    st[S_BONUS] = T[T_BONUS, 0]
+    st[S_CHESTV] = T[T_CHESTV, 0]
+    st[S_JUMP_FROM] = -1
+    st[S_JUMP_TO] = -1
+    safe = R[R_SANTA_SAFE]
+    home = st[S_ORACLE]
+    n = adjacent_options(board, st, rm, opts, home)
+    survived = -1
+    if n == 0:
+        die(board, st, tr, CAUSE_STUCK, home)
+    else:
+        c = decide(D_PLACE, n, st, opts, dice, pol)
+        cell = opts[c, O_TO]
+        log(tr, st, TR_SANTA_START, cell, R[R_SANTA_HOURGLASS], home, safe, 0)
+        table = geo[cell, 4] if 0 <= geo[cell, 4] < 4 else -1
+        arrive(board, st, rm, opts, dice, pol, vis, cell, opts[c, O_DIR], home, table, False)
+        st[S_SANTA_MARKS] = 1
+        while st[S_DEAD] == 0 and st[S_POS] != safe and st[S_SANTA_MARKS] < R[R_SANTA_HOURGLASS]:
+            if st[S_TURN] >= R[R_MAX_TURNS] or santa_turn(board, st, rm, sc, opts, dice, pol, vis) < 0:
+                st[S_SANTA_MARKS] = R[R_SANTA_HOURGLASS]  # stuck: the hourglass runs out where you stand
+                break
+            st[S_SANTA_MARKS] += 1
+    goal = santa_has(st, R[R_SANTA_GOAL])
+    if st[S_DEAD] == 1:
+        end = SE_DIED
+    elif st[S_POS] == safe:
+        end = SE_SAFE
+    elif goal and R[R_SANTA_WRATH_GOAL] == 0:
+        end = SE_COLLECTION
+    else:
+        survived = santa_wrath(board, st, opts, dice, pol)
+        if st[S_DEAD] == 1:
+            end = SE_WRATH_KILLED
+        else:
+            end = SE_COLLECTION if goal else SE_WRATH_SURVIVED
+    full = santa_has(st, R[R_SANTA_FULL])
+    st[S_SANTA_END] = end + (8 if goal else 0) + (16 if full else 0)  # how it ended, and the collection's bits
+    st[S_WIN] = 1 if end == SE_SAFE or end == SE_COLLECTION else 0
+    log(tr, st, TR_SANTA_END, end, st[S_SANTA_MARKS], survived, st[S_SANTA_WRATH], 1 if goal else 0)
+
+
+@njit(cache=CACHE, _nrt=False)
+def santa_out(st, out, k):
+    """The campaign's output columns (0 in the base game, where they do not exist: ``outputs.py``)."""
+    out[k, OUT_SANTA_END] = st[S_SANTA_END] & 7
+    out[k, OUT_SANTA_GOAL] = (st[S_SANTA_END] >> 3) & 1
+    out[k, OUT_SANTA_FULL] = (st[S_SANTA_END] >> 4) & 1
+    for j in range(N_SANTA_KINDS):
+        out[k, OUT_SANTA_REINDEER + j] = st[S_SANTA_GOT + j]
+    out[k, OUT_SANTA_MARKS] = st[S_SANTA_MARKS]
+    out[k, OUT_SANTA_WRATH] = st[S_SANTA_WRATH]
+    out[k, OUT_SANTA_LOST] = st[S_SANTA_LOST]
+    out[k, OUT_SANTA_CANES] = st[S_SANTA_CANES_GIVEN]
 
 
 # ------------------------------------------------------------------------ market, sheet --
@@ -2021,6 +2332,8 @@ def play_game(board, rm0, st, rm, sc, opts, dice, pol, vis):
     create_character(board, st, opts, dice, pol)
     if R[R_SL_ON] == 1:  # The Slaughter of Monsters: one endless game, no rounds
         slaughter_game(board, st, rm, sc, opts, dice, pol, vis)
+    if R[R_SANTA] == 1:  # Santa Crash'n Foury: one continuous game under the hourglass
+        santa_play(board, st, rm, sc, opts, dice, pol, vis)  # (its own end row, TR_SANTA_END)
         return
     while st[S_ROUND] < R[R_ROUNDS]:
         done = play_round(board, st, rm, sc, opts, dice, pol, vis)
@@ -2415,6 +2728,7 @@ def write_out(T, st, rs, out, k):
     out[k, OUT_FURY_USED] = st[S_FURY_USED]
     out[k, OUT_FURY_KILLS] = st[S_FURY_KILLS]
     out[k, OUT_SL_END] = st[S_SL_END]
+    santa_out(st, out, k)
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)

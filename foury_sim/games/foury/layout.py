@@ -125,9 +125,21 @@ S_FURY_TRACK = 195  # D_FURY context: the track the loss would take (HEARTS, WEA
 S_FURY_LOSS = 196  # D_FURY context: how much of it (the boxes blacking out would take, at most the boxes left)
 S_FURY_SITE = 197  # D_FURY context: where the loss comes from (FS_* below)
 S_SL_ENEMIES = 198  # monsters met so far: printed on the map at the start, then every one that appeared
-S_SL_END = 199  # how the game ended (SE_* below; 0 while playing or in another game)
+S_SL_END = 199  # how the game ended (SLE_* below; 0 while playing or in another game)
 S_FURY_KILLS = 200  # monsters the full Fury track erased
 S_FURY_BOXES = 201  # boxes of the Fury track (R_FURY_BOXES; 0: none): S_FURY_BOXES - S_FURY_USED are left
+# -- state slots 209..223: Santa Crash'n Foury ([santa] on; docs/rules.md "Santa Crash'n Foury")
+S_SANTA_GOT = 209  # 209..213: collected, by kind SK_* below (reindeer, Rudolph, green and blue packages, sleigh)
+S_SANTA_CANES = 214  # candy canes held
+S_SANTA_STEPS = 215  # free steps of a star still to take
+S_SANTA_MARKS = 216  # hourglass spaces marked (one per turn)
+S_SANTA_HOME = 217  # 1 once heading for the XMas Safe Zone (a D_SANTA_HOME answer; the goal search's target)
+S_SANTA_SAFE_DIST = 218  # D_SANTA_HOME context: steps from here to the Safe Zone over the map as drawn (-1 none)
+S_SANTA_END = 219  # how the campaign ended: SE_* below, + 8 if the collection goal is met, + 16 if the full grid
+S_SANTA_WRATH = 220  # hearts lost to Santa's Wrath
+S_SANTA_LOST = 221  # packages the Grinch and the Yeti destroyed
+S_SANTA_CANES_GIVEN = 222  # candy canes given to the Grinch or the Yeti
+S_SANTA_LEFT = 223  # hourglass spaces still unmarked (D_SANTA_HOME context)
 STATE_SIZE = 240
 
 # --- decisions (kind) and their options ----------------------------------------------------
@@ -158,10 +170,16 @@ D_DUEL = 17  # options: [0 play the turn as usual, 1 walk along the explored lin
 D_FURY = 18  # options: [0 take the loss, 1 black out Fury boxes instead]; context S_FURY_TRACK, S_FURY_LOSS,
 # S_FURY_SITE, S_FURY_USED (boxes blacked out) and R_FURY_BOXES (the track's length)
 
-N_DECISIONS = 19
+# -- decisions 20..21: Santa Crash'n Foury
+D_SANTA_CANE = 20  # options: [0 fight, 1 give a candy cane]: the Grinch or the Yeti (context S_CTX_FOE, S_CTX_STR)
+D_SANTA_HOME = 21  # options: [0 keep collecting, 1 head for the XMas Safe Zone now] (irreversible); context
+# S_SANTA_LEFT, S_SANTA_SAFE_DIST, S_SANTA_GOT..; asked at the start of every turn
+
+N_DECISIONS = 22
 DECISION_NAMES = ("trait", "round", "move", "weapon", "clover", "shield", "fight_on", "cornucopia",
                   "market", "steal", "extra_move", "place", "elydion_market",
-                  "reroll", "use_die", "unused15", "unused16", "duel", "fury")
+                  "reroll", "use_die", "unused15", "unused16", "duel", "fury", "unused19",
+                  "santa_cane", "santa_home")
 
 M_DONE, M_BUY, M_SWAP, M_REDEEM = 0, 1, 2, 3
 
@@ -213,8 +231,9 @@ CAUSE_NONE, CAUSE_STUCK, CAUSE_TIMEOUT, CAUSE_DIE_TABLE = 0, 1, 2, 3
 CAUSE_DUEL = 4  # the 2-player mode: beaten by the other player in a duel
 CAUSE_FURY = 5  # The Slaughter of Monsters: the Fury track is full (the game ends; not a death)
 CAUSE_FOE = 100  # + foe icon
+CAUSE_SANTA = 20  # Santa Crash'n Foury: killed by Santa's Wrath
 CAUSE_NAMES = {0: "", 1: "stuck", 2: "lost in the dungeon (turn cap)", 3: "die table", 4: "beaten in a duel",
-               5: "the Fury prevailed (track full)"}
+               5: "the Fury prevailed (track full)", 20: "Santa's Wrath"}
 
 # heroes
 H_FREE, H_KAEL, H_MELYRA, H_THALINDRA, H_ELYDION = 0, 1, 2, 3, 4
@@ -274,8 +293,22 @@ R_SL_CAN_SPAWN = 129  # 1 when a monster can still appear (the DIE table has a m
 # --- Fury: where a loss comes from (S_FURY_SITE) and how a Slaughter game ended (S_SL_END, slaughter_end)
 FS_HIT, FS_WEAR, FS_STEAL, FS_DIE_TABLE = 1, 2, 3, 4
 FURY_SITE_NAMES = ("", "a hit", "weapon wear", "the bandit's theft", "the DIE table")
-SE_DEAD, SE_FURY, SE_STUCK, SE_CLEARED, SE_CAP = 1, 2, 3, 4, 5
+SLE_DEAD, SLE_FURY, SLE_STUCK, SLE_CLEARED, SLE_CAP = 1, 2, 3, 4, 5
 SL_END_NAMES = ("", "died", "the Fury prevailed", "stuck", "every monster slain", "turn cap")
+# -- rules 132..145: Santa Crash'n Foury ([santa] in data/rules.toml; docs/rules.md "Santa Crash'n Foury")
+R_SANTA = 132  # santa.on: one continuous game from Santa's room under the hourglass (0 = the base game)
+R_SANTA_HOURGLASS = 133  # santa.hourglass: hourglass spaces (turns)
+R_SANTA_STAR_STEPS = 134  # santa.star_steps: free steps a star gives
+R_SANTA_SAFE = 135  # the XMas Safe Zone's cell (the map's icon, found by the ruleset; -1 none)
+R_SANTA_GRINCH = 136  # foe icon of santa.grinch (a green package lost per hit); -1 none
+R_SANTA_YETI = 137  # foe icon of santa.yeti (a blue package lost per hit); -1 none
+R_SANTA_GOAL = 138  # santa.goal, packed: 8 bits per kind SK_* (santa_count(R[R_SANTA_GOAL], k))
+R_SANTA_FULL = 139  # santa.full (the collection grid), packed the same way
+R_SANTA_WRATH_TURNS = 140  # santa.wrath_turns: Santa's attacks after the hourglass
+R_SANTA_WRATH_STR = 141  # santa.wrath_strength: added to Santa's d6
+R_SANTA_LOSS = 142  # santa.packages_per_hit: packages the Grinch / the Yeti destroy per hit landed
+R_SANTA_DIE_STAR = 143  # santa.die_star: the DIE table face (1..6) that gives a star instead (0 none)
+R_SANTA_WRATH_GOAL = 144  # santa.wrath_after_collection: 1 = the collection goal does not spare you the Wrath
 R_SIZE = 160
 
 # --- tables (int64[T_ROWS, T_COLS]) --------------------------------------------------------
@@ -359,6 +392,25 @@ TR_P2_END = 85  # [winner seat (0 draw), how the game ended (P2E_*), turns of se
 P2E_NONE, P2E_EXIT, P2E_SURVIVED, P2E_BOTH_EXIT, P2E_BOTH_DEAD, P2E_CAP = 0, 1, 2, 3, 4, 5
 P2E_NAMES = ("", "exited with the treasures", "outlived the opponent", "both exited in the same round of turns",
              "both died in the same round of turns", "turn cap")
+# -- trace codes 74, 75, 90..93: Santa Crash'n Foury
+TR_SANTA_START = 74  # [start room, hourglass spaces, Santa's room, Safe Zone, 0]
+TR_SANTA_GET = 75  # [kind SK_* (N_SANTA_KINDS: a candy cane), count now, cell, change (+1, or -k), foe icon or -1]:
+# a reindeer, Rudolph, a package, the sleigh, a candy cane collected; or packages the Grinch / the Yeti destroyed
+TR_SANTA_CANE = 90  # [foe icon, cell, canes left, 0, 0]: a candy cane given: the foe leaves the map
+TR_SANTA_HOME = 91  # [hourglass spaces left, steps to the Safe Zone, 0, 0, 0]: the hero heads for the Safe Zone;
+# [attacks, Santa's strength, 1, 0, 0]: Santa's Wrath begins
+TR_SANTA_STAR = 92  # [cell, steps, from: 0 the map's star, 1 the DIE table, 0]; a star's step: [-1, from, to, left, 0]
+TR_SANTA_END = 93  # [how SE_*, hourglass marks, wrath turns survived or -1, hearts lost to the wrath, goal met]
+PH_SANTA = 3  # S_PHASE of Santa Crash'n Foury: no round, no requirement, no Oracle, no exit
+# kinds of collectible (S_SANTA_GOT + k, santa.goal / santa.full keys)
+SK_REINDEER, SK_RUDOLPH, SK_GREEN, SK_BLUE, SK_SLEIGH = range(5)
+N_SANTA_KINDS = 5
+SANTA_KIND_KEYS = ("reindeer", "rudolph", "green", "blue", "sleigh")
+SANTA_KIND_NAMES = ("reindeer", "Rudolph", "green package", "blue package", "sleigh")
+# how the campaign ended (S_SANTA_END, the santa_end column)
+SE_NONE, SE_SAFE, SE_COLLECTION, SE_WRATH_SURVIVED, SE_WRATH_KILLED, SE_DIED = range(6)
+SE_NAMES = ("", "won: reached the XMas Safe Zone", "won: collection goal met when the hourglass ran out",
+            "lost: survived Santa's Wrath", "lost: killed by Santa's Wrath", "lost: died in the dungeon")
 # -- trace codes 70..79: campaigns
 TR_POTION_STEP = 70  # [from, to, steps still pending]: a coloured potion's free step
 TR_TURN_MARKET = 71  # [turn, chest value]: the end-of-turn market opens (rulings.market_every_turn)
@@ -367,7 +419,7 @@ TR_FURY = 72  # [track, amount, boxes used now, boxes of the track, site FS_*]: 
 TR_FURY_FULL = 73  # [sector, monsters erased, counted as kills (1/0), kills now, 0]: the Fury prevails
 TR_SL_FIND = 86  # [cell, face, item icon (-1 nothing), 0, 0]: a room roll finds an item instead of a monster
 TR_SL_START = 87  # [cell, monsters on the map, Fury boxes, 0, 0]: the game starts at the black triangle
-TR_SL_END = 88  # [how SE_*, kills, Fury boxes used, turns, 0]: the end of a Slaughter game
+TR_SL_END = 88  # [how SLE_*, kills, Fury boxes used, turns, 0]: the end of a Slaughter game
 TR_SL_CAP = 89  # [cell, monsters met, 0, 0, 0]: no monster appears: the most that can be met are met
 
 TRACE_COLS = 6

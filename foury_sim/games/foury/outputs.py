@@ -74,6 +74,12 @@ def _first_edge(df: Any) -> Any:
     return (w == 1).astype(int) - (w == 2).astype(int) + (s == 1).astype(int) - (s == 2).astype(int)
 
 
+def santa_end_label(code: int, rules: Any = None) -> str:
+    from .layout import SE_NAMES
+
+    return (SE_NAMES[int(code)] or "none") if 0 <= int(code) < len(SE_NAMES) else str(code)
+
+
 def order_label(code: int, rules: Any = None) -> str:
     """The sectors in the order played (``round_order`` 1243 -> ``A,B,D,C``); 0: none."""
     digits = str(int(code)) if int(code) > 0 else ""
@@ -92,6 +98,12 @@ def _strength_text(v: dict[str, int], s: dict[str, Any]) -> str:
     if True in kinds:
         means.append("1..4 = the k-th round played, whatever its sector")
     return f"{shown}  (round {'; '.join(means)})"
+
+
+def _santa_rate_text(v: dict[str, float], s: dict[str, Any]) -> str:
+    """``santa_rates``: each outcome's share with its 95 % Wilson interval (``KEY low``, ``KEY high``)."""
+    return "; ".join(f"{k} {100 * x:.1f} % [{100 * v[k + ' low']:.1f}, {100 * v[k + ' high']:.1f}]"
+                     for k, x in v.items() if not k.endswith((" low", " high")))
 
 
 def _died_text(v: float, s: dict[str, Any]) -> str:
@@ -151,6 +163,30 @@ COLUMNS = (
     Column("slaughter_end", "How the Slaughter ended", index="OUT_SL_END", categories=slaughter_end_label,
            doc="The Slaughter of Monsters: 1 died, 2 the Fury prevailed (track full), 3 stuck, 4 every monster "
            "slain, 5 turn cap; 0 in other games."),
+    # Santa Crash'n Foury (santa.on, --campaign santa; docs/rules.md "Santa Crash'n Foury"): 0 in the base game,
+    # summarised (SUMMARY_KEYS santa_*) only when the campaign is on
+    Column("santa_end", "How the Santa campaign ended", index="OUT_SANTA_END", categories=santa_end_label,
+           doc="Santa Crash'n Foury: 0 not played (the base game), 1 won by reaching the XMas Safe Zone, 2 won "
+           "by the collection goal (met when the hourglass ran out), 3 lost: survived Santa's Wrath, 4 lost: "
+           "killed by Santa's Wrath, 5 lost: died in the dungeon."),
+    Column("santa_goal", "Collection goal met", index="OUT_SANTA_GOAL",
+           doc="Santa Crash'n Foury: 1 if the collection held the goal (santa.goal) at the end."),
+    Column("santa_full", "Full collection", index="OUT_SANTA_FULL",
+           doc="Santa Crash'n Foury: 1 if the collection grid was complete at the end (santa.full: the true Hero "
+           "of Christmas)."),
+    *(Column(f"santa_{key}", f"{name} collected", unit, index=f"OUT_SANTA_{key.upper()}",
+             doc=f"Santa Crash'n Foury: {name} held at the end.")
+      for key, name, unit in (("reindeer", "Reindeer", "reindeer"), ("rudolph", "Rudolph", "Rudolph"),
+                              ("green", "Green packages", "packages"), ("blue", "Blue packages", "packages"),
+                              ("sleigh", "Sleigh", "sleigh"))),
+    Column("santa_marks", "Hourglass spaces marked", "turns", index="OUT_SANTA_MARKS",
+           doc="Santa Crash'n Foury: hourglass spaces marked (one per turn, the start's included)."),
+    Column("santa_wrath_hearts", "Hearts lost to Santa's Wrath", "hearts", index="OUT_SANTA_WRATH",
+           doc="Santa Crash'n Foury: hearts Santa's attacks took after the hourglass ran out."),
+    Column("santa_packages_lost", "Packages destroyed", "packages", index="OUT_SANTA_LOST",
+           doc="Santa Crash'n Foury: packages the Grinch and the Yeti destroyed."),
+    Column("santa_canes_given", "Candy canes given", "canes", index="OUT_SANTA_CANES",
+           doc="Santa Crash'n Foury: candy canes given to the Grinch or the Yeti (each leaves the map, no kill)."),
     # the 2-player mode (two_player.players = 2; docs/rules.md "2-player mode"): the columns above describe the
     # run's hero (--hero), these the game of both players
     Column("p2_winner", "Winner (seat)", index="OUT_P2_WINNER", summary=CATEGORY, categories=SEAT_LABELS,
@@ -209,6 +245,17 @@ SUMMARY_KEYS = tuple(SummaryKey(k, k.replace("_", " "), COUNTS, doc) for k, doc 
                text=_slaughter_score_text),
     SummaryKey("slaughter_end", "slaughter ended", COUNTS, "The Slaughter of Monsters (only then): games by how "
                "they ended (died, the Fury prevailed, stuck, every monster slain, turn cap)."),
+    # Santa Crash'n Foury (only when the campaign is on: santa.on)
+    SummaryKey("santa_outcomes", "santa outcomes", COUNTS, "Santa Crash'n Foury: games by how the campaign ended "
+               "(the Safe Zone, the collection goal, Santa's Wrath survived or not, died in the dungeon).",
+               finding="Most common ends of the Santa campaign"),
+    SummaryKey("santa_rates", "santa rates", NUMBERS, "Santa Crash'n Foury: share of games [95 % Wilson interval] "
+               "won by the Safe Zone, won by the collection goal, ended by the hourglass (the Wrath survived or "
+               "not), with the goal met and with the full collection at the end; `KEY low` / `KEY high`: the "
+               "interval's ends.",
+               text=_santa_rate_text),
+    SummaryKey("santa_collected", "santa collected", NUMBERS, "Santa Crash'n Foury: mean of each collectible held "
+               "at the end, hourglass spaces marked, hearts lost to the Wrath, packages destroyed, canes given."),
     SummaryKey("monster_strength", "monster strength", NUMBERS, "The strength cells the ruleset sets "
                "(`enemies.X.strength`), e.g. `orc C` = 1: the key A..D names the round played in that sector, 1..4 "
                "the k-th round played (docs/rules.md, \"Monster strength by round\"); only when some are set.",

@@ -29,6 +29,8 @@ from .layout import (
     D_PLACE,
     D_REROLL,
     D_ROUND,
+    D_SANTA_CANE,
+    D_SANTA_HOME,
     D_SHIELD,
     D_STEAL,
     D_TRAIT,
@@ -87,6 +89,8 @@ from .layout import (
     S_REQ_DONE,
     S_REQ_NEED,
     S_RR_KIND,
+    S_SANTA_LEFT,
+    S_SANTA_SAFE_DIST,
     S_SECTOR,
     S_TURN,
     SHIELD,
@@ -103,11 +107,12 @@ HEURISTIC_PARAMS = (
     "foe_avoid", "flee_hearts", "shield_min", "clover_min", "weapon_below", "market_need",
     "round_order", "shovel_cost", "dead_end",
     "reroll_min", "reroll_hearts", "sealed_cost", "jump_idle", "patience", "set_min",
-    "fury_hearts", "fury_reserve",
+    "fury_hearts", "fury_reserve", "home_margin", "cane_hearts", "goal_home",
 )
 (P_TRAIT0, _, _, _, _, P_FOE_AVOID, P_FLEE_HEARTS, P_SHIELD_MIN, P_CLOVER_MIN, P_WEAPON_BELOW, P_MARKET_NEED,
  P_ROUND_ORDER, P_SHOVEL_COST, P_DEAD_END, P_REROLL_MIN, P_REROLL_HEARTS, P_SEALED_COST, P_JUMP_IDLE,
- P_PATIENCE, P_SET_MIN, P_FURY_HEARTS, P_FURY_RESERVE) = range(len(HEURISTIC_PARAMS))
+ P_PATIENCE, P_SET_MIN, P_FURY_HEARTS, P_FURY_RESERVE, P_HOME_MARGIN, P_CANE_HEARTS, P_GOAL_HOME) = range(
+    len(HEURISTIC_PARAMS))
 
 # reroll_min: how bad (face score below 0) a die outside combat must be to spend a clover on a blind reroll;
 # set_min: how much better a face must be for Melyra to spend a clover setting it; reroll_hearts: at or below
@@ -119,18 +124,23 @@ HEURISTIC_PARAMS = (
 # The Slaughter of Monsters' Fury (D_FURY): fury_hearts: black out boxes instead of hearts when the hit would leave
 # at most this many hearts (a lethal hit always, while boxes last); fury_reserve: black out a box instead of weapon
 # wear or a theft only while more than this many boxes would stay free for hearts.
+# Santa Crash'n Foury (docs/rules.md): home_margin: turn for the XMas Safe Zone when the hourglass spaces left are at
+# most the steps to it + this margin; cane_hearts: give a candy cane to the Grinch or the Yeti at or below these
+# hearts (99: always); goal_home: 1 = turn for the Safe Zone as soon as the collection goal is met (0: collect on).
 GREEDY = dict(zip(HEURISTIC_PARAMS, (5, 2, 1, 1, 3, 0.5, 1, 2, 2, 6, 0.5, 1234, 2, 1.5, 3.0, 3, 10, 4, 15, 1.5,
-                                     2, 4)))
+                                     2, 4, 4, 99, 0)))
 CAUTIOUS = dict(zip(HEURISTIC_PARAMS, (6, 2, 1, 1, 2, 3.0, 3, 1, 1, 6, 0.3, 1234, 2, 3.0, 7.0, 4, 10, 4, 15, 1.0,
-                                       4, 6)))
+                                       4, 6, 8, 99, 1)))
 
 #: Valid range of each heuristic parameter (``--param`` outside it is refused): counts of hearts, boxes,
 #: pips and turns are 0 .. 1e6; weights and costs -1e6 .. 1e6 (a negative weight seeks what it weighs);
 #: round_order is up to eight sector digits.
 _COUNTS = ("trait_hearts", "trait_shield", "trait_clover", "trait_weapon", "trait_shovel", "flee_hearts",
-           "shield_min", "clover_min", "weapon_below", "reroll_hearts", "patience", "fury_hearts", "fury_reserve")
+           "shield_min", "clover_min", "weapon_below", "reroll_hearts", "patience", "fury_hearts", "fury_reserve",
+           "cane_hearts")
 HEURISTIC_RANGES = {k: ((0.0, 1e6) if k in _COUNTS else (-1e6, 1e6)) for k in HEURISTIC_PARAMS}
 HEURISTIC_RANGES["round_order"] = (0.0, 99_999_999.0)
+HEURISTIC_RANGES["goal_home"] = (0.0, 1.0)
 
 POLICIES = {
     "random": PolicySpec("random", POL_RANDOM, "picks uniformly among the legal options (its own random stream)"),
@@ -385,6 +395,15 @@ def heuristic_decide(kind, state, options, n, params):
         if state[S_FURY_TRACK] == HEARTS:
             return 1 if state[HEARTS] - loss <= params[P_FURY_HEARTS] else 0
         return 1 if state[S_FURY_BOXES] - state[S_FURY_USED] - loss > params[P_FURY_RESERVE] else 0
+    if kind == D_SANTA_CANE:  # Santa Crash'n Foury: distract the Grinch / the Yeti with a candy cane
+        return 1 if state[HEARTS] <= params[P_CANE_HEARTS] else 0
+    if kind == D_SANTA_HOME:  # Santa Crash'n Foury: turn for the Safe Zone (options: [action, goal met, full])
+        dist = state[S_SANTA_SAFE_DIST]
+        if dist < 0:
+            return 0
+        if options[0, 1] == 1 and params[P_GOAL_HOME] >= 1.0:
+            return 1
+        return 1 if state[S_SANTA_LEFT] <= dist + params[P_HOME_MARGIN] else 0
     if kind == D_DUEL:  # the 2-player mode: face the other player when clearly stronger and there is loot or a kill
         opp = S_P2_OPP_TRACK
         mine = state[HEARTS] + state[WEAPON] + state[SHIELD]

@@ -79,6 +79,19 @@ from .layout import (
     R_ROLL_AFTER_SWIM,
     R_ROUNDS,
     R_ROWS,
+    R_SANTA,
+    R_SANTA_DIE_STAR,
+    R_SANTA_FULL,
+    R_SANTA_GOAL,
+    R_SANTA_GRINCH,
+    R_SANTA_HOURGLASS,
+    R_SANTA_LOSS,
+    R_SANTA_SAFE,
+    R_SANTA_STAR_STEPS,
+    R_SANTA_WRATH_GOAL,
+    R_SANTA_WRATH_STR,
+    R_SANTA_WRATH_TURNS,
+    R_SANTA_YETI,
     R_SHIELD_ONE,
     R_SIZE,
     R_SL_CAN_SPAWN,
@@ -101,6 +114,7 @@ from .layout import (
     RM_RETURNS,
     RM_STATE,
     RM_WALL,
+    SANTA_KIND_KEYS,
     SIDE_WORDS,
     T_BONUS,
     T_CAP,
@@ -204,6 +218,14 @@ RANGES: rulesfile.Ranges = {
     "score.*": (-100, 100),
     "heroes.*.start.*": (0, 99),
     "heroes.*.cap.*": (0, 99),
+    "santa.hourglass": (1, 1000),
+    "santa.star_steps": (0, 20),
+    "santa.packages_per_hit": (0, 16),
+    "santa.die_star": (0, 6),
+    "santa.wrath_turns": (0, 100),
+    "santa.wrath_strength": (-6, 20),
+    "santa.goal.*": (0, 200),
+    "santa.full.*": (0, 200),
     "two_player.players": (1, 2),
     "two_player.treasures": (0, 99),
     "two_player.duel_loot": (0, 99),
@@ -276,6 +298,11 @@ class FouryRules:
                 R[R_P2_CAP + t] = o["cap"][TRACK_NAMES[t]] if "cap" in o else self.T[T_CAP, t]
                 R[R_P2_START + t] = o["start"][TRACK_NAMES[t]] if "start" in o else 0
         return R, T
+
+    @property
+    def santa(self) -> bool:
+        """Santa Crash'n Foury is played (``santa.on``)."""
+        return bool(self.R[R_SANTA])
 
     @property
     def players(self) -> int:
@@ -568,6 +595,7 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
     for i, d in enumerate(flat):
         T[T_UP_DIST + i // T_COLS, i % T_COLS] = d
     two_player(rf, R, heroes)
+    santa(rf, R, m, rm0, icon_table)
     if R[R_P2_PLAYERS] == 2 and len(set(arrows[:, 2].tolist())) < 2:
         raise InputError("two_player.players = 2 needs a map with entry arrows on at least two sides (sectors): "
                          "each player starts from a different side", rf.where("two_player.players"))
@@ -640,6 +668,55 @@ def two_player(rf: rulesfile.RuleFile, R: np.ndarray, heroes: dict[str, dict[str
     if R[R_P2_PLAYERS] == 2:
         R[R_ROUNDS] = 1
         R[R_COINS] = 0
+
+
+def _flag(rf: rulesfile.RuleFile, key: str) -> int:
+    v = rf.get(key)
+    if not isinstance(v, bool):
+        raise InputError(f"{key} = {v!r} is not one of true, false", rf.where(key))
+    return 1 if v else 0
+
+
+def santa_pack(counts: dict[str, int]) -> int:
+    """``santa.goal`` / ``santa.full`` as one rule slot: 8 bits per kind (``layout.SK_*`` order)."""
+    return sum(min(int(counts[k]), 255) << (8 * i) for i, k in enumerate(SANTA_KIND_KEYS))
+
+
+def santa(rf: rulesfile.RuleFile, R: np.ndarray, m: MapData, rm0: np.ndarray, icons: I.IconTable) -> None:
+    """``[santa]`` into ``R_SANTA_*`` (Santa Crash'n Foury; docs/rules.md). Off (``santa.on = false``): every slot 0
+    and nothing else is read or checked. On: the map's XMas Safe Zone (exactly one ``X``) is a place, not an item
+    (its icon is taken off the rooms' starting state); the Grinch and the Yeti are enemies of ``[enemies]``."""
+    if not _flag(rf, "santa.on"):
+        return
+    if R[R_P2_PLAYERS] == 2:
+        raise InputError("santa.on is a solo campaign: it cannot be played with two_player.players = 2",
+                         rf.blame("santa.on", "two_player.players"))
+    R[R_SANTA] = 1
+    R[R_SANTA_HOURGLASS] = _int(rf, "santa.hourglass")
+    R[R_SANTA_STAR_STEPS] = _int(rf, "santa.star_steps")
+    R[R_SANTA_LOSS] = _int(rf, "santa.packages_per_hit")
+    R[R_SANTA_DIE_STAR] = _int(rf, "santa.die_star")
+    R[R_SANTA_WRATH_TURNS] = _int(rf, "santa.wrath_turns")
+    R[R_SANTA_WRATH_STR] = _int(rf, "santa.wrath_strength")
+    R[R_SANTA_WRATH_GOAL] = _flag(rf, "santa.wrath_after_collection")
+    R[R_SANTA_GOAL] = santa_pack(_tracks(rf, "santa.goal", SANTA_KIND_KEYS))
+    R[R_SANTA_FULL] = santa_pack(_tracks(rf, "santa.full", SANTA_KIND_KEYS))
+    for slot, key in ((R_SANTA_GRINCH, "santa.grinch"), (R_SANTA_YETI, "santa.yeti")):
+        v = rf.get(key)
+        if v == "":
+            R[slot] = -1
+            continue
+        if not isinstance(v, str) or v not in icons.keys[I.FOE_FIRST:I.CAMPAIGN_FIRST]:
+            foes = [k for k in icons.keys[I.FOE_FIRST:I.CAMPAIGN_FIRST] if k]
+            raise InputError(f"{key} = {v!r} is not an enemy of [enemies] ({', '.join(foes)}; \"\" = none)",
+                             rf.where(key))
+        R[slot] = icons.foe(v)
+    safe = np.flatnonzero(m.icons[:, I.SAFE_ZONE] > 0)
+    if len(safe) != 1:
+        raise InputError(f"santa.on needs a map with exactly one XMas Safe Zone ('X'); {m.path} has {len(safe)}",
+                         f"{m.path}:{m.grid_line}:1")
+    R[R_SANTA_SAFE] = int(safe[0])
+    rm0[:, RM_ICON + I.SAFE_ZONE] = 0
 
 
 def parse_enemies(rf: rulesfile.RuleFile) -> list[Foe]:

@@ -171,6 +171,7 @@ KINDS = {
     "unwinnable": UNWIN_NAMES,
     "hero": lambda v, ctx: L.HERO_KEYS[v].capitalize() if 0 <= v < len(L.HERO_KEYS) else str(v),
     "seat": lambda v, ctx: f"player {v}" if v > 0 else "nobody",
+    "santa": lambda v, ctx: _santa_kind(v),
     "p2end": lambda v, ctx: L.P2E_NAMES[v] if 0 <= v < len(L.P2E_NAMES) else str(v),
     "slend": lambda v, ctx: L.SL_END_NAMES[v] if 0 <= v < len(L.SL_END_NAMES) else str(v),
     "fsite": lambda v, ctx: L.FURY_SITE_NAMES[v] if 0 <= v < len(L.FURY_SITE_NAMES) else str(v),
@@ -330,7 +331,39 @@ CODES: dict[int, TraceCode] = {
     L.TR_SL_END: T("slaughter end", ("how", "kills", "fury", "turns"),
                    "\nTHE SLAUGHTER ENDS ({how:slend}): score {kills} monsters killed, {n}, {turns} turns.",
                    words=_n("fury", "Fury box")),
+    # Santa Crash'n Foury (santa.on)
+    L.TR_SANTA_START: T("santa start", ("cell", "hourglass", "home", "safe"),
+                        "\n== Santa Crash'n Foury: start at {cell:room}, beside Santa's room {home:room}; {hourglass} "
+                        "hourglass spaces; the XMas Safe Zone is {safe:room} =="),
+    L.TR_SANTA_GET: T("santa item", ("kind", "now", "cell", "change", "foe"), {
+        1: "    +1 {kind:santa} (now {now})",
+        None: "      the {foe:icon} destroys {n} ({now} left)"}, by="change",
+        words=lambda f, ctx: {"n": count(-f["change"], _santa_kind(f["kind"]))}),
+    L.TR_SANTA_CANE: T("candy cane", ("foe", "cell", "left"),
+                       "    give the {foe:icon} a candy cane: off to a remote corner, no fight ({n} left)",
+                       words=_n("left", "candy cane")),
+    L.TR_SANTA_HOME: T("santa home", ("left", "dist", "wrath"), {
+        0: "  head for the XMas Safe Zone: {n} left, {dist} steps away",
+        None: "\n== The hourglass has run out: SANTA'S WRATH, {left} attacks (your d6 against his d6{dist:+d}) =="},
+        by="wrath", words=_n("left", "hourglass space")),
+    L.TR_SANTA_STAR: T("star", ("cell", "steps", "src", "left"), {
+        -1: "    star step {steps:room} -> {src:room} ({left} left)",
+        None: "    a STAR{how}: {steps} free steps without room rolls"}, by="cell",
+        words=lambda f, ctx: {"how": " on the DIE table" if f["src"] == 1 else ""}),
+    L.TR_SANTA_END: T("santa end", ("how", "marks", "survived", "wrath", "goal"), {
+        L.SE_SAFE: "\nWON: the XMas Safe Zone reached ({marks} hourglass spaces marked).",
+        L.SE_COLLECTION: "\nWON: the hourglass ran out with the collection goal met{after}.",
+        L.SE_WRATH_SURVIVED: "\nLOST: the hourglass ran out; Santa's Wrath survived ({n} lost). This Christmas will "
+                             "be without presents.",
+        L.SE_WRATH_KILLED: "\nLOST: the hourglass ran out; killed by Santa's Wrath after {survived} attacks.",
+        None: "\nLOST: died in the dungeon ({marks} hourglass spaces marked)."}, by="how",
+        words=lambda f, ctx: {"n": count(f["wrath"], "heart"),
+                              "after": " (and Santa's Wrath survived)" if f["survived"] >= 0 else ""}),
 }
+
+
+def _santa_kind(k: int) -> str:
+    return (*L.SANTA_KIND_NAMES, "candy cane")[k] if 0 <= k <= len(L.SANTA_KIND_NAMES) else f"<kind {k}>"
 
 
 def _after_jump(ctx: Context, code: int, fields) -> list[str] | None:
