@@ -119,6 +119,18 @@ S_P2_OPP_SEEN = 181  # 1 once the opponent's position has been filled in
 # -- state slots 192..239: campaigns (docs/rules.md, "Campaigns")
 S_POTION_STEPS = 192  # free steps a coloured potion gave that are still to take (potions.coloured_step)
 S_TURN_MARKET = 193  # 1 while the end-of-turn market is open (rulings.market_every_turn)
+# -- state slots 224..239: Discovering the Kraken (kraken.on; docs/rules.md "Discovering the Kraken"); 0 otherwise
+S_KR_ON = 224  # 1 in a Kraken game
+S_KR_NEXT_FLOOD = 225  # game turn at which the flood front spreads next (every kraken.flood_every turns)
+S_KR_SWIMS = 226  # swims in a row (moves ending in a flooded room); more than kraken.swim_max drowns
+S_KR_SWIM_LEFT = 227  # swims still allowed before drowning (kraken.swim_max - S_KR_SWIMS, at least 0)
+S_KR_FOE = 228  # the Kraken's foe icon (a swim option into the Kraken's water shows it in O_FOE)
+S_KR_WATER = 229  # rooms of the Kraken's water (flooded rooms connected to the Kraken's room, its own included)
+S_KR_FIGHTS = 230  # times the hero faced the Kraken
+S_KR_MARKET = 231  # the rate of the one market visit (0: not visited yet)
+S_KR_REQS = 232  # requirements completed (areas), 0..4
+S_KR_EXIT_SECTOR = 233  # the side to exit by once every requirement is done (opposite the last area); -1 before
+S_KR_RATE = 234  # D_KR_MARKET context: the rate a visit now would have (requirements done)
 STATE_SIZE = 240
 
 # --- decisions (kind) and their options ----------------------------------------------------
@@ -145,10 +157,17 @@ D_USE_DIE = 14  # options: [1 roll on the DIE table, 0 leave the die icon in the
 D_DUEL = 17  # options: [0 play the turn as usual, 1 walk along the explored line to the opponent and face them];
 # offered at the start of a turn when S_P2_OPP_DIST >= 0 (the state's S_P2_* slots describe the opponent)
 
-N_DECISIONS = 18
+# -- decisions 22..23: Discovering the Kraken
+D_KR_MARKET = 22  # options: [0 not now, 1 visit the market now]: standing on an exit, once a game, at the rate
+# S_KR_RATE (requirements done)
+D_KR_AREA = 23  # options: [-1, sector, -1, distance]: the area whose requirement to pursue next (laid out as
+# D_ROUND's options: column 1 the sector, column 3 the distance in rooms from here to its nearest room)
+
+N_DECISIONS = 24
 DECISION_NAMES = ("trait", "round", "move", "weapon", "clover", "shield", "fight_on", "cornucopia",
                   "market", "steal", "extra_move", "place", "elydion_market",
-                  "reroll", "use_die", "unused15", "unused16", "duel")
+                  "reroll", "use_die", "unused15", "unused16", "duel", "unused18", "unused19", "unused20",
+                  "unused21", "kraken_market", "kraken_area")
 
 M_DONE, M_BUY, M_SWAP, M_REDEEM = 0, 1, 2, 3
 
@@ -198,8 +217,14 @@ DIE_WORDS = ("nothing", "monster", "lose_heart", "chest", "potion", "shovel", "w
 # causes of death
 CAUSE_NONE, CAUSE_STUCK, CAUSE_TIMEOUT, CAUSE_DIE_TABLE = 0, 1, 2, 3
 CAUSE_DUEL = 4  # the 2-player mode: beaten by the other player in a duel
+CAUSE_DROWNED = 24  # Discovering the Kraken: swam more than kraken.swim_max spaces
+CAUSE_HOURGLASS = 25  # Discovering the Kraken: the hourglass ran out (kraken.hourglass turns)
 CAUSE_FOE = 100  # + foe icon
-CAUSE_NAMES = {0: "", 1: "stuck", 2: "lost in the dungeon (turn cap)", 3: "die table", 4: "beaten in a duel"}
+CAUSE_NAMES = {0: "", 1: "stuck", 2: "lost in the dungeon (turn cap)", 3: "die table", 4: "beaten in a duel",
+               24: "drowned", 25: "the hourglass ran out"}
+# how a Kraken game ended (the kr_end column)
+KRE_WON, KRE_DROWNED, KRE_KRAKEN, KRE_HOURGLASS, KRE_OTHER = 0, 1, 2, 3, 4
+KRE_NAMES = ("won", "drowned", "killed by the Kraken", "the hourglass ran out", "other death")
 
 # heroes
 H_FREE, H_KAEL, H_MELYRA, H_THALINDRA, H_ELYDION = 0, 1, 2, 3, 4
@@ -248,6 +273,15 @@ R_POTION_YELLOW = 114  # potions.yellow: hearts healed by a yellow potion (Cicis
 R_POTION_PURPLE = 115  # potions.purple: hearts healed by a purple potion (Dragon's Blood)
 R_POTION_STEP = 116  # potions.coloured_step: a coloured potion also gives one free step (no roll)
 R_TURN_MARKET_SWAPS = 117  # rulings.market_every_turn = "all": the end-of-turn market also offers swaps
+# -- rules 146..159: Discovering the Kraken ([kraken] in data/rules.toml; docs/rules.md "Discovering the Kraken")
+R_KR_ON = 146  # kraken.on: one continuous game for all four requirements, the Kraken, the flood, the hourglass
+R_KR_FLOOD_EVERY = 147  # kraken.flood_every: turns between two spreads of the flood front
+R_KR_HOURGLASS = 148  # kraken.hourglass: hourglass boxes (turns); the game is lost when they run out
+R_KR_WALK_MAX = 149  # kraken.walk_max: explored rooms a move may retrace (free walking)
+R_KR_SWIM_MAX = 150  # kraken.swim_max: swims in a row allowed; one more is death (drowned)
+R_KR_FOE = 151  # the Kraken's foe icon (kraken.foe names the enemy)
+R_KR_OPPOSITE = 152  # 152..155: the side opposite each area A..D (kraken.opposite), a sector 0..3
+R_KR_MARKET = 156  # kraken.market_once: the market opens once, at an exit, at the rate of requirements done
 R_SIZE = 160
 
 # --- tables (int64[T_ROWS, T_COLS]) --------------------------------------------------------
@@ -295,6 +329,9 @@ FOE_TRAIT_WORDS = {"trap": FT_TRAP, "temple_goal": FT_TEMPLE_GOAL, "steals": FT_
 globals().update(_OUTPUTS.kernel_indices())
 OUT_COLUMNS = tuple(_OUTPUTS.kernel_names())
 N_OUT = len(OUT_COLUMNS)
+# Discovering the Kraken's own columns (kr_end, kr_requirements, kr_flood, kr_fights, kr_market): present only in a
+# Kraken game (their ``only``), where they follow the N_OUT columns every game has (no 2-player columns then)
+KR_OUT = N_OUT
 
 # --- trace event codes (int64 rows [code, a, b, c, d, e]) ----------------------------------
 (TR_CREATE, TR_ROUND, TR_MOVE, TR_ROLL, TR_WALL, TR_PREV_COLLAPSE, TR_FLOOD, TR_SPAWN, TR_FIGHT, TR_ROLLOFF,
@@ -334,5 +371,13 @@ P2E_NAMES = ("", "exited with the treasures", "outlived the opponent", "both exi
 # -- trace codes 70..79: campaigns
 TR_POTION_STEP = 70  # [from, to, steps still pending]: a coloured potion's free step
 TR_TURN_MARKET = 71  # [turn, chest value]: the end-of-turn market opens (rulings.market_every_turn)
+# -- trace codes 76..79, 94..97: Discovering the Kraken
+TR_KR_FLOOD = 76  # [turn, rooms flooded by this spread, rooms of the Kraken's water, 1 if the water reached you]
+TR_KR_FIGHT = 77  # [why: KRF_SWIM or KRF_REACHED, room, swims in a row]: the Kraken attacks
+TR_KR_AREA = 78  # [area done, requirements done, next area (-1: none), exit side (-1: not yet)]
+TR_KR_MARKET = 79  # [rate, chests]: the one market visit, at an exit
+TR_KR_DROWN = 94  # [room, swims in a row]: one swim too many
+TR_KR_HOURGLASS = 95  # [turn]: the hourglass has run out
+KRF_SWIM, KRF_REACHED = 1, 2
 
 TRACE_COLS = 6
