@@ -1785,7 +1785,7 @@ def kr_area_done(board, st, rm, opts, dice, pol):
                 if geo[x, 4] == t:
                     dd = abs(x // cols - pos // cols) + abs(x % cols - pos % cols)
                     best = min(best, dd)
-            opts[n, 0] = -1
+            opts[n, 0] = t
             opts[n, 1] = t
             opts[n, 2] = -1
             opts[n, 3] = best

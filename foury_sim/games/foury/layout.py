@@ -160,8 +160,8 @@ D_DUEL = 17  # options: [0 play the turn as usual, 1 walk along the explored lin
 # -- decisions 22..23: Discovering the Kraken
 D_KR_MARKET = 22  # options: [0 not now, 1 visit the market now]: standing on an exit, once a game, at the rate
 # S_KR_RATE (requirements done)
-D_KR_AREA = 23  # options: [-1, sector, -1, distance]: the area whose requirement to pursue next (laid out as
-# D_ROUND's options: column 1 the sector, column 3 the distance in rooms from here to its nearest room)
+D_KR_AREA = 23  # options: [sector, sector, -1, distance]: the area whose requirement to pursue next (laid out as
+# D_ROUND's options: column 1 the sector, column 3 the distance (rows + columns) from here to its nearest room)
 
 N_DECISIONS = 24
 DECISION_NAMES = ("trait", "round", "move", "weapon", "clover", "shield", "fight_on", "cornucopia",
