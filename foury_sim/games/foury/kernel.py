@@ -1380,7 +1380,7 @@ def move_options(board, st, rm, sc, opts):
                 if rm[x, RM_WALL + d] == W_COLLAPSED and st[SHOVEL] > 0:
                     n = add_option(board, st, rm, sc, opts, n, MK_SHOVEL, x, y, d, dist[x])
                 continue
-            if R[R_KR_ON] == 1 and (rm[y, RM_STATE] & FLOODED):  # Kraken: water is swum, one room a move
+            if R[R_KR_ON] == 1 and (rm[y, RM_STATE] & FLOODED) and y != pos:  # Kraken: water is swum, a room a move
                 n = add_option(board, st, rm, sc, opts, n, MK_SWIM, x, y, d, dist[x])
                 continue
             if rm[y, RM_STATE] & EXPLORED:
