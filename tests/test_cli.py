@@ -127,7 +127,7 @@ BAD = [
     (["run", "tactics", "--dm", "ruthless", "--dm-param", "cruelty=2"], "--dm-param", "unknown policy parameter"),
     (["run", "tactics", "--policy", "ruthless"], "--policy", "unknown policy 'ruthless'"),
     (["odds", "tactics", "--hearts", "3"], "--hearts", "--hearts is an option of foury, not of tactics"),
-    (["run", "foury", "--campaign", "kraken"], "--campaign", "unknown campaign 'kraken'"),
+    (["run", "foury", "--campaign", "atlantis"], "--campaign", "unknown campaign 'atlantis'"),
     (["replay", "foury", "--campaign", "README.md"], "--campaign", "must end in .toml"),
     (["map", "check", "base", "--campaign", "nope"], "--campaign", "unknown campaign 'nope'"),
     (["map", "check", "base", "--campaign", "inout"], "base.map", "wants at least 1 yellow potion"),

@@ -83,8 +83,8 @@ def test_inout_hero_caps_are_the_scale(hero):
 
 
 def test_unknown_campaign_is_one_line():
-    with pytest.raises(InputError, match="unknown campaign 'kraken'.*inout") as e:
-        load_ruleset(campaign="kraken")
+    with pytest.raises(InputError, match="unknown campaign 'atlantis'.*inout") as e:
+        load_ruleset(campaign="atlantis")
     assert e.value.where == "--campaign"
 
 

@@ -823,6 +823,8 @@ def arrows_feasible(board, st, rm, cur, mode):
     exit slot any other sector's) reduces to the three counts checked below.
     """
     R, T, geo, arrows = board
+    if R[R_KR_ON] == 1:
+        return True  # Discovering the Kraken: one entry and one exit, and no room ever collapses
     c0 = 0
     c1 = 0
     c2 = 0
@@ -880,6 +882,8 @@ def arrows_feasible(board, st, rm, cur, mode):
 def legal_exit(board, st, rm, cell):
     """Index of an unused arrow in ``cell`` you may leave by now, or -1."""
     R, T, geo, arrows = board
+    if R[R_KR_ON] == 1:
+        return kr_exit(board, st, rm, cell)
     if R[R_P2_PLAYERS] == 2 and st[CHEST] < R[R_P2_TREASURES]:
         return -1  # the 2-player mode: "collect at least 5 treasures and then exit"
     before = -1  # is the game still winnable as it stands (computed only when needed)
@@ -1151,7 +1155,8 @@ def _spread(board, st, rm, dist, q, tail, want, left):
         head += 1
         for d in range(4):
             y = geo[x, d]
-            if y >= 0 and dist[y] == BIG and passable(R, st, rm, y, (d + 2) % 4, x):
+            if y >= 0 and dist[y] == BIG and passable(R, st, rm, y, (d + 2) % 4, x) and (
+                    R[R_KR_ON] == 0 or (rm[y, RM_STATE] & FLOODED) == 0):  # Kraken: the way to a goal avoids water
                 dist[y] = dist[x] + 1
                 q[tail] = y
                 tail += 1
@@ -1410,6 +1415,8 @@ def move_options(board, st, rm, sc, opts):
         head += 1
         if x != pos and first_foe(R, rm, x) >= 0:
             continue
+        if R[R_KR_ON] == 1 and dist[x] > R[R_KR_WALK_MAX]:
+            continue  # Kraken: a move retraces at most kraken.walk_max explored rooms
         for d in range(4):
             y = geo[x, d]
             if y < 0 or (rm[y, RM_STATE] & COLLAPSED):
@@ -1419,6 +1426,9 @@ def move_options(board, st, rm, sc, opts):
             if not passable(R, st, rm, x, d, y):
                 if rm[x, RM_WALL + d] == W_COLLAPSED and st[SHOVEL] > 0:
                     n = add_option(board, st, rm, sc, opts, n, MK_SHOVEL, x, y, d, dist[x])
+                continue
+            if R[R_KR_ON] == 1 and (rm[y, RM_STATE] & FLOODED) and y != pos:  # Kraken: water is swum, a room a move
+                n = add_option(board, st, rm, sc, opts, n, MK_SWIM, x, y, d, dist[x])
                 continue
             if rm[y, RM_STATE] & EXPLORED:
                 if dist[y] < 0:
@@ -1464,6 +1474,8 @@ def move_options(board, st, rm, sc, opts):
     if n > 0 and not progress_left and not can_progress(board, st, rm, sc):
         return 0
     goal_distances(board, st, rm, sc, opts, n)
+    if R[R_KR_ON] == 1:
+        kr_mark_options(board, st, rm, sc, opts, n)
     return n
 
 
@@ -1523,6 +1535,8 @@ def do_move(board, st, rm, sc, opts, dice, pol, vis, c):
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
     pid, params, fn, sctl, srs = pol
+    if R[R_KR_ON] == 1 and kr_swim(board, st, rm, sc, opts, dice, pol, c) < 0:
+        return 0  # Discovering the Kraken: drowned, or killed by the Kraken in the water
     kind = opts[c, O_KIND]
     frm = opts[c, O_FROM]
     to = opts[c, O_TO]
@@ -2064,6 +2078,298 @@ def santa_out(st, out, k):
     out[k, OUT_SANTA_CANES] = st[S_SANTA_CANES_GIVEN]
 
 
+# ------------------------------------------------------------------ Discovering the Kraken --
+# The campaign's rules (kraken.on; docs/rules.md "Discovering the Kraken"), called from a few call sites guarded
+# by R[R_KR_ON] (0 in the base game and the other campaigns). The Kraken lives in the Oracle's room; its water is
+# every flooded room connected to that room through sides that are not printed walls.
+@njit(cache=CACHE, _nrt=False)
+def kr_start(board, st, rm):
+    """A Kraken game begins: the Kraken's room is its water, the flood's first spread is due."""
+    R, T, geo, arrows = board
+    st[S_KR_ON] = 1
+    st[S_KR_NEXT_FLOOD] = R[R_KR_FLOOD_EVERY]
+    st[S_KR_SWIM_LEFT] = R[R_KR_SWIM_MAX]
+    st[S_KR_FOE] = R[R_KR_FOE]
+    st[S_KR_EXIT_SECTOR] = -1
+    rm[st[S_ORACLE], RM_STATE] |= FLOODED
+    st[S_KR_WATER] = 1
+
+
+@njit(cache=CACHE, _nrt=False)
+def kr_water(board, st, rm, mark, q):
+    """Mark (``mark[x]`` = 1) the Kraken's water: the flooded rooms connected to its room through open or
+    collapsed sides (a printed wall holds water back). ``q[:k]`` lists them in breadth-first order; returns k."""
+    R, T, geo, arrows = board
+    for x in range(geo.shape[0]):
+        mark[x] = 0
+    src = st[S_ORACLE]
+    mark[src] = 1
+    q[0] = src
+    head = 0
+    tail = 1
+    while head < tail:
+        x = q[head]
+        head += 1
+        for d in range(4):
+            y = geo[x, d]
+            if y < 0 or mark[y] == 1 or rm[x, RM_WALL + d] == W_PRINTED:
+                continue
+            if (rm[y, RM_STATE] & FLOODED) == 0 or (rm[y, RM_STATE] & COLLAPSED):
+                continue
+            mark[y] = 1
+            q[tail] = y
+            tail += 1
+    return tail
+
+
+@njit(cache=CACHE, _nrt=False)
+def kr_spread(board, st, rm, sc, opts, dice, pol):
+    """"Every 5 turns, starting from each flooded space connected to the Kraken, flood one adjacent space": each
+    room of the Kraken's water (as it stood before this spread, in breadth-first order from the Kraken) floods one
+    neighbour that is not flooded, not collapsed and not behind a printed wall; a die picks it when there are
+    several. Water that reaches the hero's room brings the Kraken. Returns the fight's result (-1 dead), else 1."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    mark = sc[SC_GOAL]
+    q = sc[SC_QUEUE]
+    k = kr_water(board, st, rm, mark, q)
+    pos = st[S_POS]
+    added = 0
+    reached = 0
+    for i in range(k):
+        x = q[i]
+        m = 0
+        for d in range(4):
+            y = geo[x, d]
+            if y >= 0 and rm[x, RM_WALL + d] != W_PRINTED and (rm[y, RM_STATE] & (FLOODED | COLLAPSED)) == 0:
+                m += 1
+        if m == 0:
+            continue
+        pick = roll(rs, script, m) if m > 1 else 1
+        for d in range(4):
+            y = geo[x, d]
+            if y >= 0 and rm[x, RM_WALL + d] != W_PRINTED and (rm[y, RM_STATE] & (FLOODED | COLLAPSED)) == 0:
+                pick -= 1
+                if pick == 0:
+                    rm[y, RM_STATE] |= FLOODED
+                    added += 1
+                    if y == pos:
+                        reached = 1
+                    break
+    st[S_KR_WATER] = kr_water(board, st, rm, mark, q)
+    log(tr, st, TR_KR_FLOOD, st[S_TURN], added, st[S_KR_WATER], reached, 0)
+    if reached == 1:
+        return kr_fight(board, st, rm, opts, dice, pol, pos, KRF_REACHED)
+    return 1
+
+
+@njit(cache=CACHE, _nrt=False)
+def kr_fight(board, st, rm, opts, dice, pol, cell, why):
+    """Face the Kraken (strength 6, the enemy ``kraken.foe``): the base game's fight, roll-offs until you beat it
+    (it is driven back, never removed: "it is immortal"), flee (after a tie or a lost roll-off) or die. It is
+    "not a monster" (trait ``trap``): no kill, no prize. Returns the fight's result (1, 0 or -1)."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    foe = R[R_KR_FOE]
+    st[S_KR_FIGHTS] += 1
+    log(tr, st, TR_KR_FIGHT, why, cell, st[S_KR_SWIMS], 0, 0)
+    saved = rm[cell, RM_ICON + foe]
+    rm[cell, RM_ICON + foe] = saved + 1
+    r = fight(board, st, rm, opts, dice, pol, cell, foe)
+    rm[cell, RM_ICON + foe] = saved
+    return r
+
+
+@njit(cache=CACHE, _nrt=False)
+def kr_swim(board, st, rm, sc, opts, dice, pol, c):
+    """Before move ``c`` is carried out: a move that ends in a flooded room is a swim ("you cannot ... swim
+    through flooded terrain using any movement value you choose ... limited to a maximum of 5 spaces. Swimming
+    beyond 5 spaces means death"): one more swim than ``kraken.swim_max`` in a row drowns you; a swim into the
+    Kraken's water brings the Kraken. A move ending on dry land ends the swim. Returns -1 when dead, else 0."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    to = opts[c, O_TO]
+    if (rm[to, RM_STATE] & FLOODED) == 0:
+        st[S_KR_SWIMS] = 0
+        st[S_KR_SWIM_LEFT] = R[R_KR_SWIM_MAX]
+        return 0
+    st[S_KR_SWIMS] += 1
+    st[S_KR_SWIM_LEFT] = max(R[R_KR_SWIM_MAX] - st[S_KR_SWIMS], 0)
+    if st[S_KR_SWIMS] > R[R_KR_SWIM_MAX]:
+        log(tr, st, TR_KR_DROWN, to, st[S_KR_SWIMS], 0, 0, 0)
+        die(board, st, tr, CAUSE_DROWNED, to)
+        return -1
+    if kr_water(board, st, rm, sc[SC_GOAL], sc[SC_QUEUE]) > 0 and sc[SC_GOAL, to] == 1:
+        last = opts.shape[0] - 1  # the fight's decisions write option rows: keep the move's row
+        for j in range(N_OCOL):
+            opts[last, j] = opts[c, j]
+        r = kr_fight(board, st, rm, opts, dice, pol, to, KRF_SWIM)
+        for j in range(N_OCOL):
+            opts[c, j] = opts[last, j]
+        if r < 0:
+            return -1
+    return 0
+
+
+@njit(cache=CACHE, _nrt=False)
+def kr_mark_options(board, st, rm, sc, opts, n):
+    """The policies' view of the water: a move into the Kraken's water shows the Kraken as the foe there (O_FOE,
+    O_FOE_STR), so that the goal search and the built-in policies weigh it like any foe."""
+    R, T, geo, arrows = board
+    mark = sc[SC_GOAL]
+    kr_water(board, st, rm, mark, sc[SC_QUEUE])
+    for i in range(n):
+        to = opts[i, O_TO]
+        if mark[to] == 1 and opts[i, O_FOE] < 0:
+            opts[i, O_FOE] = R[R_KR_FOE]
+            opts[i, O_FOE_STR] = foe_strength(T, st, R[R_KR_FOE])
+
+
+@njit(cache=CACHE, _nrt=False)
+def kr_exit(board, st, rm, cell):
+    """The Kraken's exit: once every requirement is done, an unused arrow in ``cell`` on the side opposite the
+    area of the last requirement ("exited from the side opposite to the area where the last requirement was
+    completed"); -1 otherwise."""
+    R, T, geo, arrows = board
+    if st[S_KR_EXIT_SECTOR] < 0:
+        return -1
+    for a in range(arrows.shape[0]):
+        if arrows[a, 0] == cell and st[S_ARROW0 + a] == 0 and arrows[a, 2] == st[S_KR_EXIT_SECTOR]:
+            return a
+    return -1
+
+
+@njit(cache=CACHE, _nrt=False)
+def kr_area_done(board, st, rm, opts, dice, pol):
+    """The requirement of the area being played is met: one continuous game, so no Oracle and no exit. After the
+    last one, head for the opposite side; otherwise the area is complete where you stand (its "round": turns,
+    order, returning foes) and you choose the next area (D_KR_AREA), whose requirement counts from now on, with
+    the next round's monster bonus and chest value."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    while st[S_PHASE] == 1 and st[S_DEAD] == 0:
+        s = st[S_SECTOR]
+        st[S_KR_REQS] += 1
+        made_progress(st)
+        if st[S_ROUND] + 1 >= R[R_ROUNDS]:
+            st[S_PHASE] = 2
+            st[S_KR_EXIT_SECTOR] = R[R_KR_OPPOSITE + s]
+            log(tr, st, TR_KR_AREA, s, st[S_KR_REQS], -1, st[S_KR_EXIT_SECTOR], 0)
+            return
+        k = st[S_ROUND]
+        st[S_TURNS_R + k] = st[S_ROUND_TURN]
+        st[S_ORDER] = st[S_ORDER] * 10 + s + 1
+        st[S_DONE_MASK] |= 1 << s
+        st[S_ROUND] = k + 1
+        end_of_round(R, st, rm, tr)
+        cols = R[R_COLS]
+        pos = st[S_POS]
+        n = 0
+        for t in range(4):
+            if (st[S_DONE_MASK] >> t) & 1:
+                continue
+            best = BIG
+            for x in range(geo.shape[0]):
+                if geo[x, 4] == t:
+                    dd = abs(x // cols - pos // cols) + abs(x % cols - pos % cols)
+                    best = min(best, dd)
+            opts[n, 0] = t
+            opts[n, 1] = t
+            opts[n, 2] = -1
+            opts[n, 3] = best
+            n += 1
+        c = decide(D_KR_AREA, n, st, opts, dice, pol)
+        nxt = opts[c, 1]
+        log(tr, st, TR_KR_AREA, s, st[S_KR_REQS], nxt, -1, 0)
+        k += 1
+        st[S_SECTOR] = nxt
+        st[S_PHASE] = 0
+        st[S_REQ_DONE] = 0
+        st[S_REQ_NEED] = R[R_NEED_A + nxt]
+        st[S_KILLS_ROUND] = 0
+        st[S_BONUS] = T[T_BONUS, k]
+        st[S_STR_ROW] = 4 * k + nxt
+        st[S_CHESTV] = T[T_CHESTV, k]
+        st[S_ROUND_TURN] = 0
+        st[S_ELY_USED] = 0
+        st[S_JUMP_FROM] = -1
+        st[S_JUMP_TO] = -1
+        st[S_JUMPS_IDLE] = 0
+        st[S_ROUND_NEW] = 0
+        for x in range(geo.shape[0]):
+            rm[x, RM_FLAG] &= ~(F_FACED | F_LEVER)
+        log(tr, st, TR_ROUND, k + 1, nxt, pos, st[S_BONUS], st[S_CHESTV])
+        if nxt == 3 and R[R_D_NEW_CORNU] == 0 and st[CORNU] > 0:
+            st[CORNU] -= 1
+            st[S_RESERVED] += 1
+            progress(st, tr, 1)
+        check_awake(st, tr)
+
+
+@njit(cache=CACHE, _nrt=False)
+def kr_market(board, st, rm, opts, dice, pol):
+    """"Can I still access the Market phase? Absolutely, but only once, by reaching an exit ... if you've completed
+    1 requirement, x1; if you've completed 2, x2": standing on an arrow's room with a requirement done and
+    something to spend (a chest or a cornucopia), the player may visit the market now (D_KR_MARKET) or keep the
+    one visit for later, at a better rate."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    if R[R_KR_MARKET] == 0 or st[S_KR_MARKET] > 0 or st[S_KR_REQS] == 0 or (st[CHEST] == 0 and st[CORNU] == 0):
+        return
+    pos = st[S_POS]
+    on_exit = False
+    for a in range(arrows.shape[0]):
+        if arrows[a, 0] == pos:
+            on_exit = True
+    if not on_exit:
+        return
+    st[S_KR_RATE] = st[S_KR_REQS]
+    opts[0, 0] = 0
+    opts[1, 0] = 1
+    if decide(D_KR_MARKET, 2, st, opts, dice, pol) == 1:
+        st[S_KR_MARKET] = st[S_KR_RATE]
+        log(tr, st, TR_KR_MARKET, st[S_KR_RATE], st[CHEST], 0, 0, 0)
+        market(R, st, opts, dice, pol, st[S_KR_RATE])
+
+
+@njit(cache=CACHE, _nrt=False)
+def kr_end_turn(board, st, rm, sc, opts, dice, pol, done):
+    """After each turn of a Kraken game (``done`` as ``take_turn`` returns it): the flood front, the requirement
+    met, the market, the hourglass. Returns ``done``, or -1 when the hourglass has run out."""
+    R, T, geo, arrows = board
+    rs, ps, script, tr = dice
+    if done != 0 or st[S_DEAD] == 1:
+        return done
+    while st[S_TURN] >= st[S_KR_NEXT_FLOOD]:
+        st[S_KR_NEXT_FLOOD] += R[R_KR_FLOOD_EVERY]
+        if kr_spread(board, st, rm, sc, opts, dice, pol) < 0 or st[S_DEAD] == 1:
+            return 0
+    if st[S_PHASE] == 1:
+        kr_area_done(board, st, rm, opts, dice, pol)
+    kr_market(board, st, rm, opts, dice, pol)
+    if st[S_TURN] >= R[R_KR_HOURGLASS]:
+        log(tr, st, TR_KR_HOURGLASS, st[S_TURN], 0, 0, 0, 0)
+        die(board, st, tr, CAUSE_HOURGLASS, st[S_POS])
+        st[S_COINS_LEFT] = 0
+        return -1
+    return 0
+
+
+@njit(cache=CACHE, _nrt=False)
+def kr_end(st):
+    """How a Kraken game ended (KRE_*; the kr_end column)."""
+    if st[S_WIN] == 1:
+        return KRE_WON
+    c = st[S_CAUSE]
+    if c == CAUSE_DROWNED:
+        return KRE_DROWNED
+    if c == CAUSE_FOE + st[S_KR_FOE]:
+        return KRE_KRAKEN
+    if c == CAUSE_HOURGLASS:
+        return KRE_HOURGLASS
+    return KRE_OTHER
+
+
 # ------------------------------------------------------------------------ market, sheet --
 @njit(cache=CACHE, _nrt=False)
 def market(R, st, opts, dice, pol, value):
@@ -2268,6 +2574,8 @@ def take_turn(board, st, rm, sc, opts, dice, pol, vis):
             unwinnable(st, tr, UW_SEALED)
         return -1
     c = decide(D_MOVE, n, st, opts, dice, pol)
+    if R[R_KR_ON] == 1:  # Discovering the Kraken: the flood, the next area, the market, the hourglass
+        return kr_end_turn(board, st, rm, sc, opts, dice, pol, do_move(board, st, rm, sc, opts, dice, pol, vis, c))
     return do_move(board, st, rm, sc, opts, dice, pol, vis, c)
 
 
@@ -2329,6 +2637,8 @@ def play_game(board, rm0, st, rm, sc, opts, dice, pol, vis):
     for x in range(geo.shape[0]):
         if geo[x, 4] == 4:
             st[S_ORACLE] = x
+    if R[R_KR_ON] == 1:
+        kr_start(board, st, rm)
     create_character(board, st, opts, dice, pol)
     if R[R_SL_ON] == 1:  # The Slaughter of Monsters: one endless game, no rounds
         slaughter_game(board, st, rm, sc, opts, dice, pol, vis)
@@ -2729,6 +3039,12 @@ def write_out(T, st, rs, out, k):
     out[k, OUT_FURY_KILLS] = st[S_FURY_KILLS]
     out[k, OUT_SL_END] = st[S_SL_END]
     santa_out(st, out, k)
+    if st[S_KR_ON] == 1 and out.shape[1] >= KR_OUT + 5:  # Discovering the Kraken's columns (only in its games)
+        out[k, KR_OUT] = kr_end(st)
+        out[k, KR_OUT + 1] = st[S_KR_REQS]
+        out[k, KR_OUT + 2] = st[S_KR_WATER]
+        out[k, KR_OUT + 3] = st[S_KR_FIGHTS]
+        out[k, KR_OUT + 4] = st[S_KR_MARKET]
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)

@@ -140,6 +140,18 @@ S_SANTA_WRATH = 220  # hearts lost to Santa's Wrath
 S_SANTA_LOST = 221  # packages the Grinch and the Yeti destroyed
 S_SANTA_CANES_GIVEN = 222  # candy canes given to the Grinch or the Yeti
 S_SANTA_LEFT = 223  # hourglass spaces still unmarked (D_SANTA_HOME context)
+# -- state slots 224..239: Discovering the Kraken (kraken.on; docs/rules.md "Discovering the Kraken"); 0 otherwise
+S_KR_ON = 224  # 1 in a Kraken game
+S_KR_NEXT_FLOOD = 225  # game turn at which the flood front spreads next (every kraken.flood_every turns)
+S_KR_SWIMS = 226  # swims in a row (moves ending in a flooded room); more than kraken.swim_max drowns
+S_KR_SWIM_LEFT = 227  # swims still allowed before drowning (kraken.swim_max - S_KR_SWIMS, at least 0)
+S_KR_FOE = 228  # the Kraken's foe icon (a swim option into the Kraken's water shows it in O_FOE)
+S_KR_WATER = 229  # rooms of the Kraken's water (flooded rooms connected to the Kraken's room, its own included)
+S_KR_FIGHTS = 230  # times the hero faced the Kraken
+S_KR_MARKET = 231  # the rate of the one market visit (0: not visited yet)
+S_KR_REQS = 232  # requirements completed (areas), 0..4
+S_KR_EXIT_SECTOR = 233  # the side to exit by once every requirement is done (opposite the last area); -1 before
+S_KR_RATE = 234  # D_KR_MARKET context: the rate a visit now would have (requirements done)
 STATE_SIZE = 240
 
 # --- decisions (kind) and their options ----------------------------------------------------
@@ -175,11 +187,17 @@ D_SANTA_CANE = 20  # options: [0 fight, 1 give a candy cane]: the Grinch or the 
 D_SANTA_HOME = 21  # options: [0 keep collecting, 1 head for the XMas Safe Zone now] (irreversible); context
 # S_SANTA_LEFT, S_SANTA_SAFE_DIST, S_SANTA_GOT..; asked at the start of every turn
 
-N_DECISIONS = 22
+# -- decisions 22..23: Discovering the Kraken
+D_KR_MARKET = 22  # options: [0 not now, 1 visit the market now]: standing on an exit, once a game, at the rate
+# S_KR_RATE (requirements done)
+D_KR_AREA = 23  # options: [sector, sector, -1, distance]: the area whose requirement to pursue next (laid out as
+# D_ROUND's options: column 1 the sector, column 3 the distance (rows + columns) from here to its nearest room)
+
+N_DECISIONS = 24
 DECISION_NAMES = ("trait", "round", "move", "weapon", "clover", "shield", "fight_on", "cornucopia",
                   "market", "steal", "extra_move", "place", "elydion_market",
-                  "reroll", "use_die", "unused15", "unused16", "duel", "fury", "unused19",
-                  "santa_cane", "santa_home")
+                  "reroll", "use_die", "unused15", "unused16", "duel", "fury", "unused19", "santa_cane",
+                  "santa_home", "kraken_market", "kraken_area")
 
 M_DONE, M_BUY, M_SWAP, M_REDEEM = 0, 1, 2, 3
 
@@ -230,10 +248,15 @@ DIE_WORDS = ("nothing", "monster", "lose_heart", "chest", "potion", "shovel", "w
 CAUSE_NONE, CAUSE_STUCK, CAUSE_TIMEOUT, CAUSE_DIE_TABLE = 0, 1, 2, 3
 CAUSE_DUEL = 4  # the 2-player mode: beaten by the other player in a duel
 CAUSE_FURY = 5  # The Slaughter of Monsters: the Fury track is full (the game ends; not a death)
-CAUSE_FOE = 100  # + foe icon
 CAUSE_SANTA = 20  # Santa Crash'n Foury: killed by Santa's Wrath
+CAUSE_DROWNED = 24  # Discovering the Kraken: swam more than kraken.swim_max spaces
+CAUSE_HOURGLASS = 25  # Discovering the Kraken: the hourglass ran out (kraken.hourglass turns)
+CAUSE_FOE = 100  # + foe icon
 CAUSE_NAMES = {0: "", 1: "stuck", 2: "lost in the dungeon (turn cap)", 3: "die table", 4: "beaten in a duel",
-               5: "the Fury prevailed (track full)", 20: "Santa's Wrath"}
+               5: "the Fury prevailed (track full)", 20: "Santa's Wrath", 24: "drowned", 25: "the hourglass ran out"}
+# how a Kraken game ended (the kr_end column)
+KRE_WON, KRE_DROWNED, KRE_KRAKEN, KRE_HOURGLASS, KRE_OTHER = 0, 1, 2, 3, 4
+KRE_NAMES = ("won", "drowned", "killed by the Kraken", "the hourglass ran out", "other death")
 
 # heroes
 H_FREE, H_KAEL, H_MELYRA, H_THALINDRA, H_ELYDION = 0, 1, 2, 3, 4
@@ -309,6 +332,15 @@ R_SANTA_WRATH_STR = 141  # santa.wrath_strength: added to Santa's d6
 R_SANTA_LOSS = 142  # santa.packages_per_hit: packages the Grinch / the Yeti destroy per hit landed
 R_SANTA_DIE_STAR = 143  # santa.die_star: the DIE table face (1..6) that gives a star instead (0 none)
 R_SANTA_WRATH_GOAL = 144  # santa.wrath_after_collection: 1 = the collection goal does not spare you the Wrath
+# -- rules 146..159: Discovering the Kraken ([kraken] in data/rules.toml; docs/rules.md "Discovering the Kraken")
+R_KR_ON = 146  # kraken.on: one continuous game for all four requirements, the Kraken, the flood, the hourglass
+R_KR_FLOOD_EVERY = 147  # kraken.flood_every: turns between two spreads of the flood front
+R_KR_HOURGLASS = 148  # kraken.hourglass: hourglass boxes (turns); the game is lost when they run out
+R_KR_WALK_MAX = 149  # kraken.walk_max: explored rooms a move may retrace (free walking)
+R_KR_SWIM_MAX = 150  # kraken.swim_max: swims in a row allowed; one more is death (drowned)
+R_KR_FOE = 151  # the Kraken's foe icon (kraken.foe names the enemy)
+R_KR_OPPOSITE = 152  # 152..155: the side opposite each area A..D (kraken.opposite), a sector 0..3
+R_KR_MARKET = 156  # kraken.market_once: the market opens once, at an exit, at the rate of requirements done
 R_SIZE = 160
 
 # --- tables (int64[T_ROWS, T_COLS]) --------------------------------------------------------
@@ -356,6 +388,9 @@ FOE_TRAIT_WORDS = {"trap": FT_TRAP, "temple_goal": FT_TEMPLE_GOAL, "steals": FT_
 globals().update(_OUTPUTS.kernel_indices())
 OUT_COLUMNS = tuple(_OUTPUTS.kernel_names())
 N_OUT = len(OUT_COLUMNS)
+# Discovering the Kraken's own columns (kr_end, kr_requirements, kr_flood, kr_fights, kr_market): present only in a
+# Kraken game (their ``only``), where they follow the N_OUT columns every game has (no 2-player columns then)
+KR_OUT = N_OUT
 
 # --- trace event codes (int64 rows [code, a, b, c, d, e]) ----------------------------------
 (TR_CREATE, TR_ROUND, TR_MOVE, TR_ROLL, TR_WALL, TR_PREV_COLLAPSE, TR_FLOOD, TR_SPAWN, TR_FIGHT, TR_ROLLOFF,
@@ -421,5 +456,13 @@ TR_SL_FIND = 86  # [cell, face, item icon (-1 nothing), 0, 0]: a room roll finds
 TR_SL_START = 87  # [cell, monsters on the map, Fury boxes, 0, 0]: the game starts at the black triangle
 TR_SL_END = 88  # [how SLE_*, kills, Fury boxes used, turns, 0]: the end of a Slaughter game
 TR_SL_CAP = 89  # [cell, monsters met, 0, 0, 0]: no monster appears: the most that can be met are met
+# -- trace codes 76..79, 94..97: Discovering the Kraken
+TR_KR_FLOOD = 76  # [turn, rooms flooded by this spread, rooms of the Kraken's water, 1 if the water reached you]
+TR_KR_FIGHT = 77  # [why: KRF_SWIM or KRF_REACHED, room, swims in a row]: the Kraken attacks
+TR_KR_AREA = 78  # [area done, requirements done, next area (-1: none), exit side (-1: not yet)]
+TR_KR_MARKET = 79  # [rate, chests]: the one market visit, at an exit
+TR_KR_DROWN = 94  # [room, swims in a row]: one swim too many
+TR_KR_HOURGLASS = 95  # [turn]: the hourglass has run out
+KRF_SWIM, KRF_REACHED = 1, 2
 
 TRACE_COLS = 6

@@ -80,6 +80,19 @@ def santa_end_label(code: int, rules: Any = None) -> str:
     return (SE_NAMES[int(code)] or "none") if 0 <= int(code) < len(SE_NAMES) else str(code)
 
 
+def _kraken(rules: Any) -> bool:
+    """The Kraken's columns exist when the campaign's rules are on (``kraken.on``)."""
+    if rules is None or not hasattr(rules, "R"):
+        return False
+    from .layout import R_KR_ON
+    return int(rules.R[R_KR_ON]) == 1
+
+
+def _kraken_end_label(code: int, rules: Any = None) -> str:
+    from .layout import KRE_NAMES
+    return KRE_NAMES[int(code)] if 0 <= int(code) < len(KRE_NAMES) else "not a Kraken game"
+
+
 def order_label(code: int, rules: Any = None) -> str:
     """The sectors in the order played (``round_order`` 1243 -> ``A,B,D,C``); 0: none."""
     digits = str(int(code)) if int(code) > 0 else ""
@@ -210,6 +223,20 @@ COLUMNS = (
     Column("p2_winner_swapped", "Winner with the seats swapped", index="OUT_P2_SWAPPED", categories=SEAT_LABELS,
            only=_two_player, doc="2-player mode: the seat that won the same game index (the same dice) played "
            "with the players' seats swapped (two_player.swap_seats; -1 not played)."),
+    # Discovering the Kraken (kraken.on; docs/rules.md "Discovering the Kraken"): the campaign's own outcomes, in
+    # the kernel's array only in a Kraken game, right after the columns every game has (layout.KR_OUT)
+    Column("kr_end", "How the Kraken game ended", summary=CATEGORY, categories=_kraken_end_label,
+           only=_kraken, doc="Discovering the Kraken: 0 won, 1 drowned (one swim too many), 2 killed by the Kraken, "
+           "3 the hourglass ran out, 4 another death (a foe, the DIE table, stuck, the turn cap)."),
+    Column("kr_requirements", "Requirements done", "requirements", summary=MEAN, only=_kraken,
+           doc="Discovering the Kraken: areas whose requirement was completed (0..4)."),
+    Column("kr_flood", "Rooms of the Kraken's water at the end", "rooms", summary=MEAN,
+           only=_kraken, doc="Discovering the Kraken: flooded rooms connected to the Kraken (its own room "
+           "included) when the game ended."),
+    Column("kr_fights", "Kraken fights", "fights", summary=MEAN, only=_kraken,
+           doc="Discovering the Kraken: times the hero faced the Kraken (swimming in its water, or reached by it)."),
+    Column("kr_market", "Rate of the market visit", "x", summary=MEAN, only=_kraken,
+           doc="Discovering the Kraken: the rate (requirements done) of the one market visit; 0 = no visit."),
     Column("unwinnable", "Became unwinnable", summary=RATE, text="became unwinnable",
            note="no entry/exit left for a round, or sealed in", derive=lambda df: df["unwinnable_at_turn"] > 0,
            doc="1 if the game reached a state from which no sequence of legal moves wins.",

@@ -24,6 +24,8 @@ from .layout import (
     D_EXTRA,
     D_FIGHT_ON,
     D_FURY,
+    D_KR_AREA,
+    D_KR_MARKET,
     D_MARKET,
     D_MOVE,
     D_PLACE,
@@ -51,6 +53,7 @@ from .layout import (
     MK_CIRCLE,
     MK_SHOVEL,
     MK_STAIRS,
+    MK_SWIM,
     N_TRAITS,
     O_EXIT,
     O_FOE,
@@ -82,6 +85,9 @@ from .layout import (
     S_FURY_USED,
     S_JUMP_FROM,
     S_JUMPS_IDLE,
+    S_KR_ON,
+    S_KR_RATE,
+    S_KR_SWIM_LEFT,
     S_P2_OPP_TRACK,
     S_PHASE,
     S_PROGRESS_TURN,
@@ -107,12 +113,12 @@ HEURISTIC_PARAMS = (
     "foe_avoid", "flee_hearts", "shield_min", "clover_min", "weapon_below", "market_need",
     "round_order", "shovel_cost", "dead_end",
     "reroll_min", "reroll_hearts", "sealed_cost", "jump_idle", "patience", "set_min",
-    "fury_hearts", "fury_reserve", "home_margin", "cane_hearts", "goal_home",
+    "fury_hearts", "fury_reserve", "home_margin", "cane_hearts", "goal_home", "kraken_market_at",
 )
 (P_TRAIT0, _, _, _, _, P_FOE_AVOID, P_FLEE_HEARTS, P_SHIELD_MIN, P_CLOVER_MIN, P_WEAPON_BELOW, P_MARKET_NEED,
  P_ROUND_ORDER, P_SHOVEL_COST, P_DEAD_END, P_REROLL_MIN, P_REROLL_HEARTS, P_SEALED_COST, P_JUMP_IDLE,
- P_PATIENCE, P_SET_MIN, P_FURY_HEARTS, P_FURY_RESERVE, P_HOME_MARGIN, P_CANE_HEARTS, P_GOAL_HOME) = range(
-    len(HEURISTIC_PARAMS))
+ P_PATIENCE, P_SET_MIN, P_FURY_HEARTS, P_FURY_RESERVE, P_HOME_MARGIN, P_CANE_HEARTS, P_GOAL_HOME,
+ P_KRAKEN_MARKET_AT) = range(len(HEURISTIC_PARAMS))
 
 # reroll_min: how bad (face score below 0) a die outside combat must be to spend a clover on a blind reroll;
 # set_min: how much better a face must be for Melyra to spend a clover setting it; reroll_hearts: at or below
@@ -127,17 +133,19 @@ HEURISTIC_PARAMS = (
 # Santa Crash'n Foury (docs/rules.md): home_margin: turn for the XMas Safe Zone when the hourglass spaces left are at
 # most the steps to it + this margin; cane_hearts: give a candy cane to the Grinch or the Yeti at or below these
 # hearts (99: always); goal_home: 1 = turn for the Safe Zone as soon as the collection goal is met (0: collect on).
+# kraken_market_at (Discovering the Kraken): the one market visit is taken at an exit once this many requirements
+# are done (the rate), or earlier when hearts are down to flee_hearts + 1.
 GREEDY = dict(zip(HEURISTIC_PARAMS, (5, 2, 1, 1, 3, 0.5, 1, 2, 2, 6, 0.5, 1234, 2, 1.5, 3.0, 3, 10, 4, 15, 1.5,
-                                     2, 4, 4, 99, 0)))
+                                     2, 4, 4, 99, 0, 3)))
 CAUTIOUS = dict(zip(HEURISTIC_PARAMS, (6, 2, 1, 1, 2, 3.0, 3, 1, 1, 6, 0.3, 1234, 2, 3.0, 7.0, 4, 10, 4, 15, 1.0,
-                                       4, 6, 8, 99, 1)))
+                                       4, 6, 8, 99, 1, 3)))
 
 #: Valid range of each heuristic parameter (``--param`` outside it is refused): counts of hearts, boxes,
 #: pips and turns are 0 .. 1e6; weights and costs -1e6 .. 1e6 (a negative weight seeks what it weighs);
 #: round_order is up to eight sector digits.
 _COUNTS = ("trait_hearts", "trait_shield", "trait_clover", "trait_weapon", "trait_shovel", "flee_hearts",
            "shield_min", "clover_min", "weapon_below", "reroll_hearts", "patience", "fury_hearts", "fury_reserve",
-           "cane_hearts")
+           "cane_hearts", "kraken_market_at")
 HEURISTIC_RANGES = {k: ((0.0, 1e6) if k in _COUNTS else (-1e6, 1e6)) for k in HEURISTIC_PARAMS}
 HEURISTIC_RANGES["round_order"] = (0.0, 99_999_999.0)
 HEURISTIC_RANGES["goal_home"] = (0.0, 1.0)
@@ -210,6 +218,8 @@ def _move_cost(state, options, i, params):
             cost -= 20.0 * (options[i, O_REQ] - 1)
         if options[i, O_REQ] > 0 and options[i, O_REQ] >= state[S_REQ_NEED] - state[S_REQ_DONE]:
             cost += options[i, O_ODIST] - options[i, O_GOAL]
+    if state[S_KR_ON] == 1 and options[i, O_KIND] == MK_SWIM and state[S_KR_SWIM_LEFT] <= 0:
+        cost += 1e6  # Discovering the Kraken: one more swim drowns
     if options[i, O_EXIT] == 1 or (options[i, O_ORACLE] == 1 and state[S_PHASE] == 1):
         cost -= 100.0
     cost -= 0.3 * options[i, O_ITEMS]
@@ -364,7 +374,7 @@ def heuristic_decide(kind, state, options, n, params):
                 best_gap = gap
                 best = i
         return best
-    if kind == D_ROUND:
+    if kind == D_ROUND or kind == D_KR_AREA:  # (the Kraken's next area: the same option columns)
         order = int(params[P_ROUND_ORDER])
         best = 0
         best_key = 1e18
@@ -404,6 +414,9 @@ def heuristic_decide(kind, state, options, n, params):
         if options[0, 1] == 1 and params[P_GOAL_HOME] >= 1.0:
             return 1
         return 1 if state[S_SANTA_LEFT] <= dist + params[P_HOME_MARGIN] else 0
+    if kind == D_KR_MARKET:
+        low = state[HEARTS] <= params[P_FLEE_HEARTS] + 1
+        return 1 if state[S_KR_RATE] >= params[P_KRAKEN_MARKET_AT] or low else 0
     if kind == D_DUEL:  # the 2-player mode: face the other player when clearly stronger and there is loot or a kill
         opp = S_P2_OPP_TRACK
         mine = state[HEARTS] + state[WEAPON] + state[SHIELD]

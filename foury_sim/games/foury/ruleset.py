@@ -48,6 +48,14 @@ from .layout import (
     R_IMP_ONE,
     R_KAEL_FOE_ICON,
     R_KAEL_MONSTERS_ONLY,
+    R_KR_FLOOD_EVERY,
+    R_KR_FOE,
+    R_KR_HOURGLASS,
+    R_KR_MARKET,
+    R_KR_ON,
+    R_KR_OPPOSITE,
+    R_KR_SWIM_MAX,
+    R_KR_WALK_MAX,
     R_MARKET_EVERY_TURN,
     R_MAX_MARKET_OPS,
     R_MAX_TURNS,
@@ -231,6 +239,10 @@ RANGES: rulesfile.Ranges = {
     "two_player.duel_loot": (0, 99),
     "slaughter.fury_boxes": (0, 99),
     "slaughter.max_enemies": (0, 4096),
+    "kraken.flood_every": (1, 1000),
+    "kraken.hourglass": (1, 100_000),
+    "kraken.walk_max": (0, 1000),
+    "kraken.swim_max": (0, 1000),
 }
 #: The on/off and two-valued rulings of ``[two_player]``: key -> (allowed values, the flag bit, the value that sets it).
 TWO_PLAYER_FLAGS: dict[str, tuple[tuple[Any, ...], int, Any]] = {
@@ -596,6 +608,7 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
         T[T_UP_DIST + i // T_COLS, i % T_COLS] = d
     two_player(rf, R, heroes)
     santa(rf, R, m, rm0, icon_table)
+    kraken(rf, R, icon_table)
     if R[R_P2_PLAYERS] == 2 and len(set(arrows[:, 2].tolist())) < 2:
         raise InputError("two_player.players = 2 needs a map with entry arrows on at least two sides (sectors): "
                          "each player starts from a different side", rf.where("two_player.players"))
@@ -717,6 +730,41 @@ def santa(rf: rulesfile.RuleFile, R: np.ndarray, m: MapData, rm0: np.ndarray, ic
                          f"{m.path}:{m.grid_line}:1")
     R[R_SANTA_SAFE] = int(safe[0])
     rm0[:, RM_ICON + I.SAFE_ZONE] = 0
+
+
+def kraken(rf: rulesfile.RuleFile, R: np.ndarray, icon_table: I.IconTable) -> None:
+    """``[kraken]``: Discovering the Kraken's rules (``data/campaigns/kraken.toml`` turns them on; docs/rules.md
+    "Discovering the Kraken"). Off, they are all 0 and the kernel plays the base game."""
+    on = rf.get("kraken.on")
+    if not isinstance(on, bool):
+        raise InputError(f"kraken.on = {on!r} is not one of true, false", rf.where("kraken.on"))
+    market = rf.get("kraken.market_once")
+    if not isinstance(market, bool):
+        raise InputError(f"kraken.market_once = {market!r} is not one of true, false", rf.where("kraken.market_once"))
+    opposite = rf.get("kraken.opposite")
+    if not isinstance(opposite, list) or len(opposite) != 4 or any(o not in SECTOR_KEYS for o in opposite):
+        raise InputError("kraken.opposite must list 4 sectors (the side opposite A, B, C, D), each one of A, B, C, D",
+                         rf.where("kraken.opposite"))
+    foe = rf.get("kraken.foe")
+    for key in ("flood_every", "hourglass", "walk_max", "swim_max"):
+        _int(rf, f"kraken.{key}")  # checked even when off
+    if not on:
+        return
+    if R[R_P2_PLAYERS] == 2:
+        raise InputError("Discovering the Kraken is a solo campaign: kraken.on needs two_player.players = 1",
+                         rf.blame("kraken.on", "two_player.players"))
+    if not isinstance(foe, str) or foe not in icon_table.keys[I.FOE_FIRST:I.CAMPAIGN_FIRST]:
+        raise InputError(f"kraken.foe = {foe!r} must name an enemy of [enemies] (the Kraken fights as it)",
+                         rf.blame("kraken.foe", "enemies"))
+    R[R_KR_ON] = 1
+    R[R_KR_FLOOD_EVERY] = _int(rf, "kraken.flood_every")
+    R[R_KR_HOURGLASS] = _int(rf, "kraken.hourglass")
+    R[R_KR_WALK_MAX] = _int(rf, "kraken.walk_max")
+    R[R_KR_SWIM_MAX] = _int(rf, "kraken.swim_max")
+    R[R_KR_FOE] = icon_table.foe(foe)
+    for s, o in enumerate(opposite):
+        R[R_KR_OPPOSITE + s] = SECTOR_KEYS.index(o)
+    R[R_KR_MARKET] = 1 if market else 0
 
 
 def parse_enemies(rf: rulesfile.RuleFile) -> list[Foe]:

@@ -290,6 +290,23 @@ CODES: dict[int, TraceCode] = {
         0: "\nLOST. Rounds completed {rounds}, turns {turns}, final score {score}.",
         None: "\nWON: the Oracle is fully awakened. Rounds completed {rounds}, turns {turns}, final score {score}."},
         by="win"),
+    # Discovering the Kraken
+    L.TR_KR_FLOOD: T("kraken flood", ("turn", "added", "water", "reached"), {
+        0: "  turn {turn}: the flood front spreads ({n} flooded; the Kraken's water is {water_n})",
+        None: "  turn {turn}: the flood front spreads ({n} flooded; the Kraken's water is {water_n}): the water "
+              "reaches you"}, by="reached",
+        words=lambda f, ctx: {"n": count(f["added"], "room"), "water_n": count(f["water"], "room")}),
+    L.TR_KR_FIGHT: T("kraken", ("why", "cell", "swims"), {
+        L.KRF_SWIM: "    you swim into the Kraken's water at {cell:room}: the Kraken attacks",
+        None: "    the Kraken comes with the water at {cell:room}"}, by="why"),
+    L.TR_KR_AREA: T("kraken area", ("area", "done", "next", "exit"), {
+        -1: "  requirement of area {area:letter} complete ({done}/4): now leave by an arrow of sector {exit:letter} "
+            "(the opposite side)",
+        None: "  requirement of area {area:letter} complete ({done}/4): on to area {next:letter}"}, by="next"),
+    L.TR_KR_MARKET: T("kraken market", ("rate", "chests"), "  the one market visit, at an exit: each chest buys "
+                      "{rate} ({n})", words=_n("chests", "chest")),
+    L.TR_KR_DROWN: T("drowned", ("cell", "swims"), "    {swims} swims in a row: drowned in {cell:room}"),
+    L.TR_KR_HOURGLASS: T("hourglass", ("turn",), "  turn {turn}: the last hourglass box is crossed off: time is up"),
     # the 2-player mode: whose turn it is heads every row after it
     L.TR_P2_SIDE: T("side", ("seat", "arrow", "sector", "cell"),
                     "Player {seat} chooses to start from sector {sector:letter} at {cell:room}."),

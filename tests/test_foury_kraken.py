@@ -1,0 +1,197 @@
+"""Discovering the Kraken (`--campaign kraken`; docs/rules.md "Discovering the Kraken"): each rule with scripted
+dice and scripted choices on tiny maps (``tests/foury_helpers.py``; the rules file ``data/foury/kraken_rules.toml``
+turns the campaign's rules on), and the shipped campaign's data.
+"""
+
+from __future__ import annotations
+
+import pytest
+from foury_helpers import DATA, DONE, QUIET_EVENTS, market, play
+
+from foury_sim.errors import InputError
+from foury_sim.games.foury import layout as L
+from foury_sim.games.foury.ruleset import load_ruleset
+
+H, CH = L.HEARTS, L.CHEST
+KR = str(DATA / "kraken_rules.toml")
+
+
+def kplay(map_name: str, **kw):
+    """A scripted game under the Kraken's rules, quiet room events; a scripted move may go unasked (a move with
+    one option is not a decision), but every decision asked matched an option."""
+    kw.setdefault("rules_file", KR)
+    kw.setdefault("strict", False)
+    kw["overrides"] = {**QUIET_EVENTS, **kw.get("overrides", {})}
+    g = play(map_name, **kw)
+    assert g[L.S_BAD_CHOICE] == 0, g.report()
+    return g
+
+
+# ====================================================================== the campaign's data
+def test_kraken_campaign_loads_its_rules_map_and_kraken():
+    r = load_ruleset(campaign="kraken")
+    assert r.campaign == "kraken" and r.campaign_title == "Discovering the Kraken"
+    assert r.R[L.R_KR_ON] == 1 and r.R[L.R_KR_FLOOD_EVERY] == 5 and r.R[L.R_KR_HOURGLASS] == 60
+    assert r.R[L.R_KR_WALK_MAX] == 5 and r.R[L.R_KR_SWIM_MAX] == 5 and r.R[L.R_KR_MARKET] == 1
+    assert list(r.R[L.R_KR_OPPOSITE:L.R_KR_OPPOSITE + 4]) == [2, 3, 0, 1]
+    foe = r.R[L.R_KR_FOE]
+    assert r.icons.names[foe] == "Kraken" and r.T[L.T_EN_TRAITS, foe] & L.FT_TRAP
+    assert all(r.T[L.T_EN_STR + row, foe] == 6 for row in range(16))  # "It has Strength 6", every round
+    assert r.R[L.R_COINS] == 0 and r.R[L.R_SWIM_ALL] == 1
+    assert r.map.name == "Discovering the Kraken"
+    base = load_ruleset()
+    assert all(base.R[i] == 0 for i in range(L.R_KR_ON, L.R_KR_MARKET + 1))  # off in the base game
+
+
+def test_no_cave_ins_only_floods():
+    """"In this scenario there are no cave-ins, only floods": no room event makes a room collapse; the room
+    behind floods instead (walls still collapse)."""
+    r = load_ruleset(campaign="kraken")
+    events = r.T[L.T_EVENTS:L.T_EVENTS + 4, :6]
+    assert not (events & L.EV_PREV_COLLAPSE).any()
+    assert (events & L.EV_PREV_FLOOD).sum() >= 3
+    assert (load_ruleset().T[L.T_EVENTS:L.T_EVENTS + 4, :6] & L.EV_PREV_COLLAPSE).any()
+
+
+def test_kraken_is_solo_and_names_an_enemy():
+    with pytest.raises(InputError, match="solo campaign"):
+        load_ruleset(campaign="kraken", overrides=["two_player.players=2"])
+    with pytest.raises(InputError, match="kraken.foe"):
+        load_ruleset(campaign="kraken", overrides=["kraken.foe=hydra"])
+    with pytest.raises(InputError, match="kraken.opposite"):
+        load_ruleset(campaign="kraken", overrides=["kraken.opposite=A,B,C"])
+    with pytest.raises(InputError, match="kraken.flood_every"):
+        load_ruleset(campaign="kraken", overrides=["kraken.flood_every=0"])
+
+
+# ============================================================================ the flood
+def test_flood_front_spreads_and_the_water_reaching_you_brings_the_kraken():
+    """Every flood_every turns each room of the Kraken's water floods one neighbour (a die picks among several);
+    the water reaching the hero's room brings the Kraken. Entry cell 0 (turn 1), move to cell 1 (turn 2): the
+    spread of turn 2 from the Kraken (cell 2) has two neighbours, east (3) and west (1): die 2 = west = the hero's
+    room. The Kraken: 6 + weapon 2 against 1 + 6: beaten (driven back, not removed)."""
+    g = kplay("kr_line", script=[1, 1, 2, 6, 1], queues={"move": [1], "weapon": [1]}, sheet={"hearts": 3, "weapon": 2},
+              overrides={"kraken.flood_every": 2, "game.max_turns": 2})
+    assert g.rows(L.TR_KR_FLOOD) == [(2, 1, 2, 1, 0)]  # turn 2: 1 room flooded, water of 2 rooms, reached you
+    assert g.room_state(1) & L.FLOODED and not g.room_state(3) & L.FLOODED
+    assert g.rows(L.TR_KR_FIGHT) == [(L.KRF_REACHED, 1, 0, 0, 0)]
+    foe = g.rules.R[L.R_KR_FOE]
+    assert g.rows(L.TR_FIGHT) == [(foe, 6, 1, 0, 0)] and g.rows(L.TR_WIN) == [(foe, 1, 0, 0, 0)]
+    assert g.icons(1, foe) == 0 and g[L.S_KR_FIGHTS] == 1 and g[L.S_KILLS_TOTAL] == 0  # not a kill
+    assert g[L.S_KR_WATER] == 2 and g[L.S_KR_NEXT_FLOOD] == 4
+
+
+def test_flood_spreads_from_every_connected_room_and_a_lone_neighbour_needs_no_die():
+    """Two spreads (flood_every 1, turns 1 and 2 passed at the end of turn 2): first the Kraken floods cell 3
+    (die 1 = east), then the Kraken's room has one dry neighbour left (cell 1, the hero's: no die) and cell 3 one
+    (cell 4: no die)."""
+    g = kplay("kr_line", script=[1, 1, 1], queues={"move": [1]}, sheet={"hearts": 3},
+              overrides={"kraken.flood_every": 1, "game.max_turns": 2}, check_dice=False)
+    assert g.rows(L.TR_KR_FLOOD)[:2] == [(2, 1, 2, 0, 0), (2, 2, 4, 1, 0)]  # the second reaches the hero (cell 1)
+    assert all(g.room_state(c) & L.FLOODED for c in (1, 2, 3, 4))
+
+
+def test_no_flood_before_its_turn():
+    g = kplay("kr_line", script=[1, 1], queues={"move": [1]}, sheet={"hearts": 3},
+              overrides={"kraken.flood_every": 5, "game.max_turns": 2})
+    assert g.rows(L.TR_KR_FLOOD) == [] and g[L.S_KR_WATER] == 1
+
+
+# ============================================================================ swimming
+def test_swimming_into_the_krakens_water_faces_the_kraken():
+    """Cell 1 is a flooded tunnel connected to the Kraken: moving into it is a swim (no room roll) and the Kraken
+    attacks there; lost roll-off 3 against 2 + 6 = 8: -5 hearts, then flee (the swim goes on)."""
+    g = kplay("kr_pool", script=[1, 3, 2], queues={"move": [1], "fight_on": [0]}, sheet={"hearts": 6},
+              overrides={"game.max_turns": 2})
+    assert g.rows(L.TR_KR_FIGHT) == [(L.KRF_SWIM, 1, 1, 0, 0)]
+    assert g.rows(L.TR_HIT) == [(5, 1, 0, 0, 0)] and g[L.S_POS] == 1 and g[L.S_KR_SWIMS] == 1
+    assert len(g.rows(L.TR_ROLL)) == 1  # only the entry was rolled: a swim is not
+
+
+def test_swimming_in_water_not_connected_to_the_kraken_is_safe():
+    g = kplay("kr_lake", script=[1], queues={"move": [1]}, sheet={"hearts": 3}, overrides={"game.max_turns": 2})
+    assert g.rows(L.TR_KR_FIGHT) == [] and g[L.S_KR_SWIMS] == 1 and g[L.S_POS] == 1
+
+
+def test_one_swim_too_many_drowns():
+    """"Swimming beyond 5 spaces means death": with swim_max 0 the first swim is one too many."""
+    g = kplay("kr_lake", script=[1], queues={"move": [1]}, sheet={"hearts": 3},
+              overrides={"kraken.swim_max": 0, "game.max_turns": 3})
+    assert g.rows(L.TR_KR_DROWN) == [(1, 1, 0, 0, 0)]
+    assert g[L.S_DEAD] == 1 and g[L.S_CAUSE] == L.CAUSE_DROWNED and g[L.S_WIN] == 0
+    assert g.out[L.KR_OUT] == L.KRE_DROWNED
+
+
+def test_a_move_on_dry_land_ends_the_swim():
+    g = kplay("kr_lake", script=[1, 1], queues={"move": [1, 2]}, sheet={"hearts": 3},
+              overrides={"kraken.swim_max": 1, "game.max_turns": 3})
+    assert g[L.S_KR_SWIMS] == 0 and g[L.S_KR_SWIM_LEFT] == 1 and g[L.S_DEAD] == 1 and g[L.S_CAUSE] == L.CAUSE_TIMEOUT
+
+
+# ============================================================================ movement limits
+@pytest.mark.parametrize("walk_max,offered", [(3, True), (2, False)])
+def test_retracing_steps_is_limited(walk_max, offered):
+    """At the dead end (cell 3) the only new room (cell 4) is a step from cell 0, three explored rooms back: offered
+    only when a move may retrace 3 rooms (kraken.walk_max)."""
+    g = kplay("kr_walk", script=[1] * 5, queues={"move": [1, 2, 3]}, sheet={"hearts": 3},
+              overrides={"kraken.walk_max": walk_max, "game.max_turns": 5}, check_dice=False)
+    assert all(m["path"] <= walk_max for d in g.decisions("move") for m in d.moves())
+    if offered:  # the one move left at the dead end is no decision: it is taken
+        assert g[L.S_POS] == 4 and g.room_state(4) & L.EXPLORED
+    else:
+        assert g[L.S_CAUSE] == L.CAUSE_STUCK and g[L.S_POS] == 3
+
+
+# ============================================================================ the hourglass
+def test_the_hourglass_ends_the_game():
+    g = kplay("kr_line", script=[1, 1], queues={"move": [1]}, sheet={"hearts": 3},
+              overrides={"kraken.hourglass": 2, "game.max_turns": 10})
+    assert g.rows(L.TR_KR_HOURGLASS) == [(2, 0, 0, 0, 0)]
+    assert g[L.S_CAUSE] == L.CAUSE_HOURGLASS and g[L.S_TURN] == 2 and g.out[L.KR_OUT] == L.KRE_HOURGLASS
+
+
+# ============================================================================ one continuous game, the exit
+def test_exit_opposite_the_last_requirements_area_wins():
+    """One area to play (rounds 1, no statue needed): its requirement is met at once, and after the first turn
+    the way out is an arrow of the side opposite A (C): cell 2's arrow, rolled like any exit, wins."""
+    g = kplay("kr_exit", script=[1, 1, 1], queues={"move": [1, 2]}, sheet={"hearts": 3})
+    assert g.rows(L.TR_KR_AREA) == [(0, 1, -1, 2, 0)]
+    assert g.rows(L.TR_EXIT)[0][:2] == (2, 2) and g[L.S_WIN] == 1 and g.out[L.KR_OUT] == L.KRE_WON
+    assert g.out[L.KR_OUT + 1] == 1  # requirements done
+
+
+def test_no_exit_on_a_side_that_is_not_opposite():
+    g = kplay("kr_exit", script=[1, 1, 1], queues={"move": [1, 2]}, sheet={"hearts": 3}, strict=False,
+              overrides={"kraken.opposite": ["B", "A", "D", "C"], "game.max_turns": 3})
+    assert g.rows(L.TR_EXIT) == [] and g[L.S_WIN] == 0 and g[L.S_KR_EXIT_SECTOR] == 1
+
+
+def test_next_area_is_chosen_where_you_stand():
+    """Two areas: A's requirement (no statue) is met, so after the first turn the next area is chosen in place
+    (no exit, no market): B, with the second round's monster bonus and chest value."""
+    g = kplay("kr_areas", script=[1, 1], queues={"move": [1], "kraken_area": [1]}, sheet={"hearts": 3},
+              overrides={"game.rounds": 2, "game.max_turns": 2})
+    area = g.decisions("kraken_area")
+    assert len(area) == 1 and sorted(area[0].keys) == [1, 2, 3]
+    assert g.rows(L.TR_KR_AREA) == [(0, 1, 1, -1, 0)]
+    assert g.rows(L.TR_ROUND)[-1] == (2, 1, 1, 1, 2)  # round 2, sector B, at cell 1, bonus +1, chests x2
+    assert g[L.S_SECTOR] == 1 and g[L.S_ROUND] == 1 and g[L.S_PHASE] == 0 and g[L.S_KR_EXIT_SECTOR] == -1
+    assert g.rows(L.TR_EXIT) == [] and g.rows(L.TR_MARKET_OPEN) == []
+
+
+# ============================================================================ the market
+def test_one_market_visit_at_an_exit_at_the_rate_of_requirements_done():
+    """Standing on an arrow's room (cell 2) with 1 requirement done and a chest (found in cell 1): the player may
+    visit the market once, each chest buying 1 (x1 for one requirement)."""
+    g = kplay("kr_exit", script=[1, 1, 1], queues={"move": [1, 2], "kraken_market": [1], "market": [
+        market(L.M_BUY, H), DONE]}, sheet={"hearts": 3}, strict=False,
+        overrides={"kraken.opposite": ["B", "A", "D", "C"], "game.max_turns": 3})
+    assert len(g.decisions("kraken_market")) == 1
+    assert g.rows(L.TR_KR_MARKET) == [(1, 1, 0, 0, 0)] and g.rows(L.TR_MARKET_OPEN)[0][:2] == (1, 1)
+    assert g[L.S_KR_MARKET] == 1 and g[CH] == 0 and g[H] == 4
+
+
+def test_no_market_when_the_campaign_rule_is_off():
+    g = kplay("kr_exit", script=[1, 1, 1], queues={"move": [1, 2]}, sheet={"hearts": 3}, strict=False,
+              overrides={"kraken.opposite": ["B", "A", "D", "C"], "game.max_turns": 3, "kraken.market_once": False})
+    assert g.decisions("kraken_market") == [] and g[CH] == 1
