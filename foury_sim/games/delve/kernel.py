@@ -152,7 +152,16 @@ REASON_FLEE, REASON_PORTAL, REASON_FAULT = 1, 2, 3
 @njit(cache=CACHE, inline="always", _nrt=False)
 def ev(trace, st, code, a0, a1, a2, a3, a4, a5, a6, a7):
     """Log one event (only when replaying: ``trace`` has rows): [code, delve, level, a0..a7]; row 0
-    holds the count."""
+    holds the count. Inlined is only the test (a simulation pays one comparison); the writing is one
+    function (``ev_write``, one signature: every field an int64) for the ~30 call sites, compiled once."""
+    if trace.shape[0] > 1:
+        ev_write(trace, st, np.int64(code), np.int64(a0), np.int64(a1), np.int64(a2), np.int64(a3), np.int64(a4),
+                 np.int64(a5), np.int64(a6), np.int64(a7))
+
+
+@njit(cache=CACHE, _nrt=False)
+def ev_write(trace, st, code, a0, a1, a2, a3, a4, a5, a6, a7):
+    """The row of ``ev``."""
     fields = (st[A.S_DELVE], st[A.S_LEVEL], np.int64(a0), np.int64(a1), np.int64(a2), np.int64(a3), np.int64(a4),
               np.int64(a5), np.int64(a6), np.int64(a7))
     trace_row(trace, trace, (0, 0), 1, code, fields)
@@ -188,6 +197,25 @@ def inline_in(*callers: str):
 
     def model(expr, caller_ir, callee_ir) -> bool:
         return caller_ir.func_id.func_name in callers
+
+    return model
+
+
+def inline_at(*funcs: str):
+    """Numba inline cost model: inline a function at the call sites written inside the named functions of this
+    module (by source line: a phase inlined into ``play_game`` keeps its own lines), and call it everywhere else.
+    Unlike ``inline_in`` it tells apart the phases that end up in one caller (``play_game``)."""
+    spans: list[tuple[int, int]] = []
+
+    def model(expr, caller_ir, callee_ir) -> bool:
+        if not spans:
+            import inspect
+
+            for name in funcs:
+                lines, first = inspect.getsourcelines(globals()[name].py_func)
+                spans.append((first, first + len(lines)))
+        loc = expr.loc
+        return loc.filename == __file__ and any(a <= loc.line < b for a, b in spans)
 
     return model
 
@@ -477,11 +505,12 @@ def dp_advice(rules, ptable, st):
 
 
 # --- decisions -------------------------------------------------------------------------------------
-#: The policy switch is inlined where decisions are asked often (the phases end up in play_game).
-DECIDERS = ("revive", "monster_phase", "loot_phase", "regroup", "play_delve", "play_game")
+#: The policy switch (``decide``, every built-in policy inlined in it) is inlined where decisions are asked
+#: often; elsewhere it is one compiled function called (each inlined copy costs compile time).
+DECIDERS = ("monster_phase", "loot_phase")
 
 
-@njit(cache=CACHE, inline=inline_in(*DECIDERS), _nrt=False)
+@njit(cache=CACHE, inline=inline_at(*DECIDERS), _nrt=False)
 def decide(kind, st, opts, n, pol, dice):
     """Ask the policy (a forced choice, n <= 1, is not asked). As in every game, an answer outside
     0..n-1 is counted (``S_BAD``) and option 0 taken; ``policy.check_answers`` then refuses the run."""
