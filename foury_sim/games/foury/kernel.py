@@ -2642,6 +2642,7 @@ def play_game(board, rm0, st, rm, sc, opts, dice, pol, vis):
     create_character(board, st, opts, dice, pol)
     if R[R_SL_ON] == 1:  # The Slaughter of Monsters: one endless game, no rounds
         slaughter_game(board, st, rm, sc, opts, dice, pol, vis)
+        return
     if R[R_SANTA] == 1:  # Santa Crash'n Foury: one continuous game under the hourglass
         santa_play(board, st, rm, sc, opts, dice, pol, vis)  # (its own end row, TR_SANTA_END)
         return
