@@ -59,7 +59,8 @@ class Column:
     * ``codes``: ``ruleset -> codes``: every code of a function-labelled column (so a table lists every
       category, also those no game reached); otherwise the codes present in the table.
     * ``legend``: one short line after a run's printed figures saying what the figure means (what a
-      "win" is, what a rate is per); empty: no line.
+      "win" is, what a rate is per), or a function of the run's summary giving it (what a win is in the variant
+      played); empty: no line.
     * ``index``: the kernel's constant for the column's position (``"OUT_WIN"``); None for a column the
       kernel does not write.
     * ``derive``: a function of the per-game table returning the column (a column computed in Python).
@@ -92,7 +93,7 @@ class Column:
     driver: bool = False
     ordered: bool = False
     codes: Callable[[Any], Sequence[int]] | None = None
-    legend: str = ""
+    legend: str | Callable[[dict[str, Any]], str] = ""
     only: Callable[[Any], bool] | None = None
 
     def __post_init__(self) -> None:
@@ -516,7 +517,8 @@ def legend_lines(s: dict[str, Any], outputs: Outputs | None) -> list[str]:
         if c.summary_key in seen or not c.legend or c.summary_key not in s:
             continue
         seen.add(c.summary_key)
-        items.append(("win rate" if c.summary_key == "win" else c.text_label.strip(), c.legend))
+        text = c.legend(s) if callable(c.legend) else c.legend  # a legend may depend on the run (a variant's)
+        items.append(("win rate" if c.summary_key == "win" else c.text_label.strip(), text))
     for k in outputs.summary_keys:
         v = s.get(k.key)
         if k.legend and not k.hidden and v is not None and not (isinstance(v, dict) and not v):

@@ -204,3 +204,15 @@ def test_a_campaign_run_is_titled_by_its_campaign():
     assert res.summary["title"] == "Dungeon Foury (In and Out with Your Strength)"
     assert format_summary(res.summary, res.summary["title"]).splitlines()[0] == res.summary["title"]
     assert run("foury", games=20, seed=3, progress=False).summary["title"] == get_game("foury").title
+
+
+@pytest.mark.parametrize("campaign, words", [
+    ("base", "completed all four rounds"), ("slaughter", "has no victory"), ("santa", "XMas Safe Zone"),
+    ("kraken", "opposite the last area"), ("my/own.toml", "the campaign's own victory")])
+def test_the_win_legend_says_what_a_win_is_in_the_campaign_played(campaign, words):
+    from foury_sim.outputs import legend_lines
+    from foury_sim.registry import get_game
+
+    s = {"win": {"rate": 0.5}, "provenance": {"overrides": {"options": {"campaign": campaign}}}}
+    win = next(line for line in legend_lines(s, get_game("foury").outputs) if line.strip().startswith("win rate"))
+    assert words in win

@@ -119,6 +119,23 @@ def _santa_rate_text(v: dict[str, float], s: dict[str, Any]) -> str:
                      for k, x in v.items() if not k.endswith((" low", " high")))
 
 
+#: What ``win`` means in a run's legend, by campaign (``--campaign``; None: a campaign file of a designer's own).
+_WIN_LEGENDS = {
+    "base": "games in which the hero completed all four rounds (continues allowed)",
+    "inout": "games in which the hero completed all four rounds (continues allowed)",
+    "slaughter": "none: the Slaughter has no victory, its score is the monsters killed (slaughter score)",
+    "santa": "the XMas Safe Zone reached, or the collection goal held when the hourglass ran out",
+    "kraken": "every requirement done and out by the exit opposite the last area, within the hourglass",
+    None: "games won by the campaign's own victory (its campaign file and docs/rules.md)",
+}
+
+
+def _campaign_of(s: dict[str, Any]) -> str | None:
+    """The campaign a run summary was played under (``base`` when none; None for a campaign file's path)."""
+    name = s.get("provenance", {}).get("overrides", {}).get("options", {}).get("campaign", "base")
+    return name if name in _WIN_LEGENDS else None
+
+
 def _died_text(v: float, s: dict[str, Any]) -> str:
     return f"{100 * v:.1f} % of games (continue used in {100 * s.get('coins_used_rate', 0.0):.1f} %)"
 
@@ -126,8 +143,8 @@ def _died_text(v: float, s: dict[str, Any]) -> str:
 COLUMNS = (
     Column("game", "Game index", doc="Index of the game in the stream of the seed (replay it with `--game`).",
            driver=True),
-    Column("win", "Won", summary=RATE, index="OUT_WIN", doc="1 if the hero completed every round.",
-           legend="games in which the hero completed all four rounds (continues allowed)"),
+    Column("win", "Won", summary=RATE, index="OUT_WIN", doc="1 if the hero completed every round (a campaign: its own "
+           "victory, docs/rules.md).", legend=lambda s: _WIN_LEGENDS.get(_campaign_of(s), _WIN_LEGENDS[None])),
     Column("clean_win", "Won without a continue", summary=RATE, index="OUT_CLEAN", key="win_without_continue",
            text="  without continue", doc="1 if won without inserting a coin.",
            legend="won without inserting a coin (a continue after a death)"),
