@@ -112,10 +112,12 @@ def _when_holds(text: str, data: dict[str, Any]) -> bool:
 
 
 def _entry_where(rf: RuleFile, key: str) -> str:
-    """``file:line`` of ``"key" = {...}`` inside ``[assumptions]``."""
+    """``file:line`` of ``"key" = {...}`` inside ``[assumptions]``, or of its own table ``[assumptions."key"]``."""
     in_table = False
     for i, raw in enumerate(rf.text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
+        if re.match(rf'^\[\s*assumptions\s*\.\s*"{re.escape(key)}"\s*\]$', line):
+            return f"{rf.path}:{i}"
         if line.startswith("["):
             in_table = line.strip("[] ") == "assumptions"
             continue

@@ -249,3 +249,12 @@ def test_a_user_when_keeps_a_house_rule_assumption_to_its_mode(tmp_path):
     f.write_text('[assumptions]\n"potions.red" = { range = [1, 3], when = "two_player.players == 2", reason = "h" }\n')
     assert "potions.red" not in by_key(load_ruleset(f))
     assert by_key(load_ruleset(f, ["two_player.players=2"]))["potions.red"].range == [1, 3]
+
+
+def test_an_assumption_in_its_own_table_is_placed_at_that_table(tmp_path):
+    """``[assumptions."key"]`` (a table per entry, as Rooms writes them): that header's line, not [assumptions]'s."""
+    f = tmp_path / "mine.toml"
+    f.write_text('[assumptions]\n"game.max_turns" = { range = [200, 1000], reason = "x" }\n\n'
+                 '[assumptions."potions.red"]\nrange = [1, 3]\nreason = "house rule"\n')
+    found = by_key(load_ruleset(f))
+    assert found["potions.red"].where == f"{f}:4" and found["game.max_turns"].where == f"{f}:2"
