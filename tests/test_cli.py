@@ -183,7 +183,7 @@ def test_impossible_value_in_rules_file_points_at_its_line(tmp_path):
 
 def test_malformed_map_points_at_line_and_column(tmp_path):
     bad = tmp_path / "bad.map"
-    bad.write_text("name: bad\n\n+---+\n|AX.|\n+---+\n")
+    bad.write_text("name: bad\n\n+---+\n|AW.|\n+---+\n")
     r = cli("run", "foury", "--map", str(bad))
     assert r.returncode == 2 and f"{bad}:4:3" in r.stderr
 

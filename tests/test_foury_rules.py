@@ -800,7 +800,7 @@ def test_enemy_table_validation(tmp_path, toml, message, line):
 
 
 def test_enemy_table_too_many_kinds(tmp_path):
-    extra = "\n".join(f'e{k} = {{ char = "{c}", base = 0, mult = 0 }}' for k, c in enumerate("ABCDEF"))
+    extra = "\n".join(f'e{k} = {{ char = "{c}", base = 0, mult = 0 }}' for k, c in enumerate("ACDEFH"))
     f = _write(tmp_path, "many.toml", f"[enemies]\n{extra}\n")
     with pytest.raises(InputError, match=f"at most {I.MAX_FOES} kinds") as e:
         rules("arena", rules_file=f)
