@@ -129,9 +129,10 @@ class CompiledOnFirstUse:
         game = self.package.rsplit("/", 1)[-1]
         if not CACHE:
             return (f"foury-sim: compiling the {game} engine (FOURY_SIM_NO_CACHE is set: every run compiles; "
-                    "about a minute)...")
-        return (f"foury-sim: compiling the {game} engine (first run after an install or code change, about a "
-                "minute; later runs load it from the cache in about a second)...")
+                    "minutes on a 2-core machine)...")
+        return (f"foury-sim: compiling the {game} engine (first run after an install or code change, minutes on a "
+                "2-core machine; later runs load it from the cache in about a second; `foury-sim warm` does it "
+                "ahead)...")
 
     def cold(self) -> bool:
         """Whether the first call will compile (not load from the on-disk cache): always without the cache
