@@ -372,6 +372,20 @@ def _pattern_parts(key: str) -> list[str]:
     return re.sub(r"\[\d*\]", "[]", key).split(".")
 
 
+def whole_numbers(node: Any, path: str = ""):
+    """Every whole number of a ruleset's data (its ``[assumptions]`` left out): ``(dotted key, value)``, list
+    elements as ``key[i]``; what a valid-ranges table must cover (``range_of``)."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if not (path == "" and k == "assumptions"):
+                yield from whole_numbers(v, f"{path}.{k}" if path else k)
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from whole_numbers(v, f"{path}[{i}]")
+    elif isinstance(node, int) and not isinstance(node, bool):
+        yield path, node
+
+
 def range_of(ranges: Ranges, key: str) -> tuple[int, int]:
     """The valid range of ``key`` (``heroes.kael.start.hearts``, ``round.monster_bonus[2]``)."""
     parts = _pattern_parts(key)

@@ -11,28 +11,17 @@ from pathlib import Path
 import pytest
 
 from foury_sim.games.rooms.ruleset import COMBAT_RANGES, NAV_RANGES, RANGES
-from foury_sim.rulesfile import load, range_of
+from foury_sim.rulesfile import load, range_of, whole_numbers
 
 ROOT = Path(__file__).resolve().parent.parent
 
-
-def _numbers(node, path=""):
-    if isinstance(node, dict):
-        for k, v in node.items():
-            if not (path == "" and k == "assumptions"):
-                yield from _numbers(v, f"{path}.{k}" if path else k)
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            yield from _numbers(v, f"{path}[{i}]")
-    elif isinstance(node, int) and not isinstance(node, bool):
-        yield path, node
 
 
 def test_every_shipped_number_has_a_declared_range():
     from foury_sim.games.rooms.ruleset import DEFAULT_RULES
 
     assert RANGES == {**COMBAT_RANGES, **NAV_RANGES}
-    keys = dict(_numbers(load(DEFAULT_RULES).data))
+    keys = dict(whole_numbers(load(DEFAULT_RULES).data))
     assert "navigation.moves" in keys and "deck.rat_den.count" in keys and "items.prices.key" in keys
     for key, v in keys.items():
         lo, hi = range_of(RANGES, key)

@@ -6,7 +6,7 @@ import pytest
 
 from foury_sim.errors import InputError
 from foury_sim.registry import get_game
-from foury_sim.rulesfile import load_ruleset_file
+from foury_sim.rulesfile import load_ruleset_file, whole_numbers
 
 DEFAULTS = '[game]\nlevels = 10   # a comment\ndelves = 3\n\n[heroes.a]\nname = "A"\n'
 
@@ -154,18 +154,6 @@ def test_a_user_file_giving_a_value_where_a_table_stands_is_refused(tmp_path, te
     assert e.value.where.startswith(f"{f}:1:1")
 
 
-def _numbers(node, path=""):
-    """Every whole number of a ruleset (not its assumptions): (dotted key with [i] for list elements, value)."""
-    if isinstance(node, dict):
-        for k, v in node.items():
-            if not (path == "" and k == "assumptions"):
-                yield from _numbers(v, f"{path}.{k}" if path else k)
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            yield from _numbers(v, f"{path}[{i}]")
-    elif isinstance(node, int) and not isinstance(node, bool):
-        yield path, node
-
 
 @pytest.mark.parametrize("game, doc", [("foury", "docs/rules.md"), ("delve", "docs/rules-delve.md"),
                                        ("tactics", "docs/rules-tactics.md"), ("rooms", "docs/rules-rooms.md")])
@@ -183,7 +171,7 @@ def test_every_number_has_a_valid_range_documented_in_the_rules_doc(game, doc):
     shipped = load(mod.DEFAULT_RULES).data
     _with_optional(shipped, OPTIONAL.get(game, {}))
     used = set()
-    for key, v in _numbers(shipped):
+    for key, v in whole_numbers(shipped):
         lo, hi = range_of(mod.RANGES, key)
         assert lo <= v <= hi, key
         used.add(next(p for p in mod.RANGES if _matches(p, key)))

@@ -10,7 +10,7 @@ import pytest
 
 from foury_sim.errors import InputError
 from foury_sim.games.tactics import ruleset as R
-from foury_sim.rulesfile import load, range_of, ranges_markdown
+from foury_sim.rulesfile import load, range_of, ranges_markdown, whole_numbers
 
 DOC = Path(__file__).parent.parent / "docs" / "rules-tactics.md"
 
@@ -226,22 +226,11 @@ def test_assumptions_are_listed_with_their_plausible_values(shipped):
     assert R.heroes(shipped) == ["adventurer"]
 
 
-def _numbers(node, path=""):
-    if isinstance(node, dict):
-        for k, v in node.items():
-            if not (path == "" and k == "assumptions"):
-                yield from _numbers(v, f"{path}.{k}" if path else k)
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            yield from _numbers(v, f"{path}[{i}]")
-    elif isinstance(node, int) and not isinstance(node, bool):
-        yield path, node
-
 
 def test_every_number_has_a_valid_range_documented_in_the_rules_doc():
     shipped = load(R.DEFAULT_RULES).data
     used = set()
-    for key, v in _numbers(shipped):
+    for key, v in whole_numbers(shipped):
         lo, hi = range_of(R.RANGES, key)
         assert lo <= v <= hi, key
         for pat in R.RANGES:
