@@ -19,7 +19,9 @@ import importlib.util
 import inspect
 import math
 import re
+import signal
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -254,6 +256,39 @@ def _declared_params(g: dict, path_s: str) -> dict[str, float] | None:
     return out
 
 
+class _SigintWatch:
+    """Whether a Ctrl-C (SIGINT) came while the block ran, even one whose ``KeyboardInterrupt`` never got out.
+
+    numba compiles through llvmlite, which calls back into Python through ctypes; a ``KeyboardInterrupt``
+    raised in such a callback is printed ("Exception ignored on calling ctypes callback function") and
+    swallowed, and numba then fails with an unrelated error ("no compiled object yet"). Inside the block the
+    SIGINT handler first records the signal, then does what the handler it replaced does (Python's default
+    raises ``KeyboardInterrupt``); afterwards the old handler is back. Only the main thread can install a
+    handler, and only a Python handler is wrapped: elsewhere (another thread, SIGINT ignored or left to the
+    system) nothing is watched and ``seen`` stays False."""
+
+    def __init__(self) -> None:
+        self.seen = False
+        self._old = None
+
+    def _handler(self, signum, frame):
+        self.seen = True
+        self._old(signum, frame)
+
+    def __enter__(self) -> _SigintWatch:
+        if threading.current_thread() is threading.main_thread():
+            old = signal.getsignal(signal.SIGINT)
+            if callable(old):
+                self._old = old
+                signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+            self._old = None
+
+
 def _check_compiled(user, name: str, path_s: str, where: str) -> None:
     """Compile the policy for its argument types: it must compile, return an integer (not a float, a
     bool, None or a tuple) and not draw from numba's global random generators."""
@@ -312,11 +347,21 @@ def load_user_policy(spec: str) -> UserPolicy:
             opts = {k2: v2 for k2, v2 in v.targetoptions.items() if k2 != "nopython"}
             g[k] = njit(**{**opts, "boundscheck": True})(v.py_func)
     user = njit(boundscheck=True)(py)
-    if not JIT_DISABLED:  # (without numba the checks below cannot run: the function stays Python)
-        _check_compiled(user, name, path_s, where)
     errors = np.zeros(ERR_SIZE, dtype=np.int64)
     errors[N_ERR_SLOTS:E_STARTED] = -1
-    guarded = _guard(user, errors)
+    # A Ctrl-C during the compiles is a Ctrl-C (KeyboardInterrupt: exit 130), even when llvmlite swallowed
+    # it and numba then failed because of it (which would read as "does not compile with numba": exit 2).
+    with _SigintWatch() as watch:
+        try:
+            if not JIT_DISABLED:  # (without numba the checks below cannot run: the function stays Python)
+                _check_compiled(user, name, path_s, where)
+            guarded = _guard(user, errors)
+        except Exception:
+            if watch.seen:
+                raise KeyboardInterrupt from None
+            raise
+    if watch.seen:  # interrupted, and the KeyboardInterrupt was swallowed on the way: stop all the same
+        raise KeyboardInterrupt
     traits = USER_TRAITS | check_traits(g.get("POLICY_TRAITS", ()), spec)
     loaded = UserPolicy(guarded, errors, g, _declared_params(g, path_s), traits)
     _LOADED[key] = loaded

@@ -147,3 +147,62 @@ def test_a_valid_user_policy_plays_the_same_games_as_before(tmp_path):
     """brave.py (delegating to greedy) plays the games it always did: the guard changes nothing for it."""
     res = runner.run("foury", policy="experiments/policies/brave.py:brave", games=300, seed=4, progress=False)
     assert len(res.df) == 300 and np.isfinite(res.summary["win"]["rate"])
+
+
+def _interrupted_compile(monkeypatch, target: str, fail: bool) -> list[str]:
+    """Make the compile of the user function named ``target`` meet a Ctrl-C as the suite once saw it (no timing:
+    the SIGINT is raised, not sent): it lands in one of llvmlite's ctypes callbacks, where the
+    ``KeyboardInterrupt`` is printed ("Exception ignored on calling ctypes callback function") and swallowed;
+    then numba fails for it (``fail``: "no compiled object yet", as it did) or, as may also happen, goes on
+    and compiles. Returns a list that records each interrupted compile."""
+    import ctypes
+    import signal
+
+    from numba.core.dispatcher import Dispatcher
+
+    real = Dispatcher.compile
+    seen: list[str] = []
+
+    def compile_(self, sig):
+        if self.py_func.__name__ == target and not seen:
+            seen.append(target)
+            ctypes.CFUNCTYPE(None)(lambda: signal.raise_signal(signal.SIGINT))()  # a swallowed Ctrl-C
+            if fail:
+                raise RuntimeError("no compiled object yet for <Library 'user_policy' at 0x7f00>")
+        return real(self, sig)
+
+    monkeypatch.setattr(Dispatcher, "compile", compile_)
+    return seen
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the swallowed interrupt, on purpose
+@pytest.mark.parametrize("fail", [True, False], ids=["compile-failed", "compile-went-on"])
+def test_a_ctrl_c_swallowed_while_the_policy_compiles_is_an_interruption_not_a_bad_policy(tmp_path, monkeypatch,
+                                                                                          fail):
+    """The flake of ``test_interrupt.py::test_ctrl_c_in_a_long_run_exits_130_with_one_line``: a Ctrl-C during a
+    user policy's compile was swallowed by llvmlite, numba failed, and the loader said "does not compile with
+    numba" (exit 2). A SIGINT received during the compile is a Ctrl-C: ``KeyboardInterrupt`` (the CLI: exit 130
+    and its one line), whether numba then failed or not; the same file loads normally afterwards."""
+    path = _file(tmp_path, "def interruptible(kind, state, options, n_options, params):\n    return 0\n")
+    seen = _interrupted_compile(monkeypatch, "interruptible", fail)
+    with pytest.raises(KeyboardInterrupt):
+        make_policy(f"{path}:interruptible", D.POLICIES)
+    assert seen == ["interruptible"]
+    import signal
+
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the watch put the handler back
+    assert make_policy(f"{path}:interruptible", D.POLICIES).fn is not None  # not interrupted: it loads
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_run_whose_policy_compile_is_interrupted_exits_130_with_the_interrupted_line(tmp_path, monkeypatch):
+    from inproc import cli
+
+    path = _file(tmp_path, "def interruptible(kind, state, options, n_options, params):\n    return 0\n")
+    _interrupted_compile(monkeypatch, "interruptible", True)
+    r = cli("run", "delve", "--games", "10", "--policy", f"{path}:interruptible")
+    assert r.returncode == 130, r.stderr
+    assert r.stderr.strip().splitlines()[-1] == (
+        f"foury-sim: interrupted: nothing was kept; re-run the same command: foury-sim run delve --games 10 "
+        f"--policy {path}:interruptible"), r.stderr
+    assert "does not compile" not in r.stderr and "Traceback" not in r.stderr and r.stdout == ""
