@@ -269,7 +269,13 @@ def relative_side(heading: int, which: str) -> int:
 
 # ----------------------------------------------------------------------------- engine loops
 def _loops():
-    """Njit loops over the engine's own ``fight`` and ``steal`` with random dice (compiled on first use)."""
+    """Njit loops over the engine's own ``fight`` and ``steal`` with random dice (compiled on first use).
+
+    Their arrays have the engine's own types (C-contiguous, as the kernel hands them to ``fight`` and ``steal``),
+    so that ``fight`` and ``steal`` (and everything they call) load from the kernel cache ``foury-sim warm
+    foury`` wrote, and only these two small loops compile here (a few seconds). With any-layout arrays
+    (``i64[:]``) they were a second specialisation of the whole combat tree, compiled in the test process:
+    about 60 s of a cold suite (the ``fight`` with ``Board(array(int64, 1d, A), ...)`` in the cache)."""
     from numba import njit, types
 
     from foury_sim.games.foury import kernel as K
@@ -277,8 +283,8 @@ def _loops():
     from foury_sim.rng import seed_stream
 
     i64, u64 = types.int64, types.uint64
-    sig = types.void(i64[:], i64[:, :], i64[:, :], i64[:, :], types.float64[:], POLICY_TYPE, u64, i64, i64, i64,
-                     i64, i64[:, :])
+    I1, I2, F1 = i64[::1], i64[:, ::1], types.float64[::1]  # the kernel's own array types (games/foury/combat.py)
+    sig = types.void(I1, I2, I2, I2, F1, POLICY_TYPE, u64, i64, i64, i64, i64, I2)
 
     @njit(sig)
     def rolloffs(R, T, geo, rm0, params, fn, seed, weapon, bonus, foe, cell, out):
@@ -291,7 +297,7 @@ def _loops():
         ps = np.zeros(4, np.uint64)
         script = np.zeros(0, np.int64)
         tr = np.zeros((1, K.TRACE_COLS), np.int64)
-        board = K.Board(R, T, geo, geo[:0, :3])  # no arrows
+        board = K.Board(R, T, geo, np.zeros((0, 3), np.int64))  # no arrows (C-contiguous, as the kernel's)
         dice = K.Dice(rs, ps, script, tr)
         pol = K.Pol(USER_POLICY_ID, params, fn, np.zeros(0, np.int64), rs)  # the search hooks off
         for g in range(out.shape[0]):
@@ -312,7 +318,7 @@ def _loops():
             out[g, 0] = r
             out[g, 1] = 100 - st[K.HEARTS]
 
-    ssig = types.void(i64[:], types.float64[:], POLICY_TYPE, u64, i64[:], i64, i64[:])
+    ssig = types.void(I1, F1, POLICY_TYPE, u64, I1, i64, I1)
 
     @njit(ssig)
     def steals(R, params, fn, seed, held, trials, counts):
