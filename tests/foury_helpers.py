@@ -51,6 +51,24 @@ def policy_fn():
     return njit(POLICY_SIG)(getattr(SP.scripted, "py_func", SP.scripted))
 
 
+@functools.lru_cache(maxsize=1)
+def _heuristic_as_user():
+    from foury_sim.games.foury.policies import heuristic_decide as decide
+
+    def heuristic_as_user(kind, state, options, n, params):
+        return decide(kind, state, options, n, params)
+
+    return njit(POLICY_SIG)(heuristic_as_user)
+
+
+def heuristic_decide(kind: int, state: np.ndarray, options: np.ndarray, n: int, params: np.ndarray) -> int:
+    """``policies.heuristic_decide`` (the greedy/cautious player) called as a user's policy calls it
+    (``greedy_decide`` with the policy's own arguments: the policy signature), the argument types
+    ``foury-sim warm foury`` compiles it for: called straight from Python (C-contiguous arrays) it would be
+    one more specialisation of the whole player, compiled in the test process (about 10 s)."""
+    return int(_heuristic_as_user()(kind, state, options, n, params))
+
+
 def map_path(name: str) -> str:
     p = DATA / f"{name}.map"
     assert p.is_file(), p

@@ -21,6 +21,7 @@ from foury_helpers import (
     QUIET_EVENTS,
     clover,
     engine_loops,
+    heuristic_decide,
     make_params,
     market,
     move,
@@ -1275,7 +1276,7 @@ def test_die_icon_rolled_when_chosen():
 def test_builtin_policies_use_the_die_sensibly(policy):
     """Greedy and cautious leave a die when hearts are low (it can cost a heart or bring a monster), roll
     it otherwise, and always when it is the Waterways' way to a cornucopia (leaving it would bring them back)."""
-    from foury_sim.games.foury.policies import CAUTIOUS, GREEDY, heuristic_decide
+    from foury_sim.games.foury.policies import CAUTIOUS, GREEDY
 
     p = GREEDY if policy == "greedy" else CAUTIOUS
     params = np.array(list(p.values()), np.float64)
@@ -1711,7 +1712,7 @@ def _rr_options(rows):
 def test_builtin_policies_reroll_sensibly(policy):
     """Greedy and cautious spend a clover on a room roll that walls them in, on a lost heart at their last
     heart and on a monster when hearts are low; they keep a harmless face; Melyra picks the best face."""
-    from foury_sim.games.foury.policies import POLICIES, heuristic_decide
+    from foury_sim.games.foury.policies import POLICIES
     params = np.array(list(POLICIES[policy].params.values()), np.float64)
     st = np.zeros(L.STATE_SIZE, np.int64)
     st[H], st[CL], st[L.S_SECTOR] = 5, 2, 0

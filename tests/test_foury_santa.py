@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from foury_helpers import QUIET_EVENTS, play
+from foury_helpers import QUIET_EVENTS, heuristic_decide, play
 
 from foury_sim.errors import InputError
 from foury_sim.games import foury
 from foury_sim.games.foury import icons as I
 from foury_sim.games.foury import layout as L
-from foury_sim.games.foury.policies import CAUTIOUS, GREEDY, HEURISTIC_PARAMS, heuristic_decide
+from foury_sim.games.foury.policies import CAUTIOUS, GREEDY, HEURISTIC_PARAMS
 from foury_sim.games.foury.ruleset import builtin_campaigns, load_ruleset
 
 H = L.HEARTS

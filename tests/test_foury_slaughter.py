@@ -11,13 +11,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from foury_helpers import QUIET_EVENTS, play, rules
+from foury_helpers import QUIET_EVENTS, heuristic_decide, play, rules
 
 from foury_sim.errors import InputError
 from foury_sim.games import foury
 from foury_sim.games.foury import icons as I
 from foury_sim.games.foury import layout as L
-from foury_sim.games.foury.policies import CAUTIOUS, GREEDY, HEURISTIC_PARAMS, heuristic_decide
+from foury_sim.games.foury.policies import CAUTIOUS, GREEDY, HEURISTIC_PARAMS
 from foury_sim.games.foury.ruleset import load_ruleset
 
 H, W, SH = L.HEARTS, L.WEAPON, L.SHIELD

@@ -219,6 +219,21 @@ def _odds(rules: FouryRules, **kw):
     return odds_report(rules, **kw)
 
 
+def warm(rules: FouryRules) -> None:
+    """``foury-sim warm foury``'s extra step: ``greedy_decide`` (``policies.heuristic_decide``) as a user's policy
+    calls it (README "Policies", ``experiments/policies/brave.py``): with the policy's own arguments (the policy
+    signature: any-layout arrays) and with ``GREEDY_PARAMS`` or ``CAUTIOUS_PARAMS`` (a module's global array,
+    which numba freezes read-only). Otherwise the first run of such a policy compiles the whole greedy player
+    again (the engine's copies have other argument types; about 15 s on a 2-core machine, each)."""
+    from numba import types
+
+    from .policies import heuristic_decide
+
+    i64 = types.int64
+    for params in (types.float64[:], types.Array(types.float64, 1, "C", readonly=True)):
+        heuristic_decide.compile((i64, i64[:], i64[:, :], i64, params))
+
+
 GAME = register(GameSpec(
     name="foury",
     title="Dungeon Foury (The Ancient Story)",
@@ -232,6 +247,7 @@ GAME = register(GameSpec(
     summarize=summarize,
     outputs=OUTPUTS,
     odds=_odds,
+    warm=warm,
     board=BOARD,
     variant_title=variant_title,
     options=(GameOption("hearts", ("odds",), "Hearts at the start of a fight fought to the end.", int, 5, 1, 30),
