@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from inproc import cli as foury_sim_cli
 from typer.testing import CliRunner
 
 from foury_sim import outputs as O
@@ -140,8 +139,7 @@ def test_default_game_comes_from_the_registry():
 def test_map_verbs_take_the_game_and_a_game_without_board_is_one_error(tmp_path):
     r = cli("map", "check", "base", "--game", "foury")
     assert r.exit_code == 0 and "statue 7" in r.output
-    p = subprocess.run([sys.executable, "-m", "foury_sim.cli", "map", "check", "base", "--game", "delve"],
-                       capture_output=True, text=True, cwd=ROOT, timeout=300)
+    p = foury_sim_cli("map", "check", "base", "--game", "delve")  # in this process (tests/inproc.py)
     assert p.returncode == 2 and p.stderr.strip().count("\n") == 0
     assert "delve has no board" in p.stderr
 
@@ -154,8 +152,7 @@ def test_map_verbs_take_the_game_and_a_game_without_board_is_one_error(tmp_path)
     (["run", "foury", "--bogus", "3"], "No such option: --bogus"),
 ])
 def test_game_options_are_refused_for_games_that_do_not_take_them(args, what):
-    p = subprocess.run([sys.executable, "-m", "foury_sim.cli", *args], capture_output=True, text=True, cwd=ROOT,
-                       timeout=300)
+    p = foury_sim_cli(*args)  # the command's exit code and stderr, in this process (tests/inproc.py)
     assert p.returncode == 2, p.stderr
     assert len(p.stderr.strip().splitlines()) == 1 and what in p.stderr
 

@@ -4,8 +4,6 @@ game's): ``range_of`` knows every shipped number, and ``sweep`` and ``tune`` ref
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -29,8 +27,10 @@ def test_every_shipped_number_has_a_declared_range():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "foury_sim", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=600)
+    """``foury-sim ARGS`` in this process (``tests/inproc.py``): exit code, stdout and stderr as a new process's."""
+    from inproc import cli
+
+    return cli(*args, cwd=ROOT)
 
 
 @pytest.mark.parametrize("key, value, message", [
