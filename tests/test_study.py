@@ -94,8 +94,8 @@ def test_sweep_interrupted_by_ctrl_c_resumes(tmp_path):
     proc.wait()
     done_before = len(list(cells.glob("cell_*.json")))
     assert done_before >= 1
-    r = subprocess.run([sys.executable, "-m", "foury_sim.cli", "sweep", str(exp), "--out", str(tmp_path / "r"),
-                        "--no-report", "--no-progress", "--resume"], cwd=ROOT, capture_output=True, text=True)
+    r = inproc.cli("sweep", str(exp), "--out", str(tmp_path / "r"), "--no-report", "--no-progress", "--resume",
+                   cwd=ROOT)  # the resume: in this process (tests/inproc.py); the kill above needs the real one
     assert r.returncode == 0, r.stderr
     resumed = pd.read_parquet(tmp_path / "r" / "small" / "cells.parquet")
     fresh = run_sweep(exp, tmp_path / "fresh", progress=False, report=False)
@@ -405,8 +405,7 @@ def test_ctrl_c_exits_130_with_what_was_kept_and_the_resume_command(tmp_path):
     cmd = f"foury-sim sweep {exp} --resume --out {root}"
     assert err[0] == f"foury-sim: interrupted: {kept} of 4 cells written to {root / 'same'}; resume with: {cmd}"
     assert 1 <= kept < 4 and not (root / "same" / ".lock").exists()
-    r = subprocess.run([sys.executable, "-m", "foury_sim.cli", *cmd.split()[1:], "--no-report", "--no-progress"],
-                       cwd=ROOT, capture_output=True, text=True)
+    r = inproc.cli(*cmd.split()[1:], "--no-report", "--no-progress", cwd=ROOT)  # the printed command, in this process
     assert r.returncode == 0, r.stderr
     fresh = run_sweep(exp, tmp_path / "fresh", progress=False, report=False)
     pd.testing.assert_frame_equal(pd.read_parquet(root / "same" / "cells.parquet"),
