@@ -65,9 +65,15 @@ def dragon_ok(dice: tuple[int, ...], need: int) -> bool:
     return False
 
 
+SCRATCH = E.SCRATCH  # a global, as in the kernel: numba passes it as the constant it is (Literal[int](64))
+
+
 @njit
 def solve_all(parties, mons, masks, extra, sweep, need, out, used):
-    opts = np.zeros((2, A.N_OCOLS), dtype=np.int64)
+    """``best_fight`` for every party and monster set, as the engine calls it (its options array, the fight
+    computed in the spare row ``SCRATCH``): the same argument types, so ``best_fight`` and what it calls load from
+    the kernel cache ``foury-sim warm delve`` wrote instead of compiling again for row 0 (a literal argument)."""
+    opts = np.zeros((A.MAX_OPTIONS + 1, A.N_OCOLS), dtype=np.int64)
     w = new_scratch()
     for i in range(parties.shape[0]):
         for j in range(mons.shape[0]):
@@ -80,10 +86,10 @@ def solve_all(parties, mons, masks, extra, sweep, need, out, used):
                 w[W_SWEEP, r] = sweep[r]
             for t in range(3):
                 w[W_MON, t] = mons[j, t]
-            c, ok = best_fight(w, need, opts, 0)
+            c, ok = best_fight(w, need, opts, SCRATCH)
             out[i, j] = -1 if c < 0 else ok
             for f in range(A.N_FACES):
-                used[i, j, f] = opts[0, A.O_USE + f] if c >= 0 else 0
+                used[i, j, f] = opts[SCRATCH, A.O_USE + f] if c >= 0 else 0
 
 
 def configs():
