@@ -157,7 +157,11 @@ def format_summary(s: dict[str, Any], title: str, outputs: Any = None) -> str:
     lines = [f"{title}", f"hero {s['hero']}, policy {policy}, seed {s['seed']}, {n:,} games"]
     lines += [*(header_lines(rec) if rec else ()), ""]
     lines += [*s.get("warnings", ()), *([""] if s.get("warnings") else [])]
-    lines.append(f"win rate            {fmt_rate(s['win'])}  ({100 * s['win'].get('conf', 0.95):g} % Wilson interval)")
+    if s.get("no_win"):  # a variant without a victory (registry.GameSpec.no_win): no win rate to state
+        lines.append(f"win rate            none: {s['no_win']}")
+    else:
+        lines.append(f"win rate            {fmt_rate(s['win'])}  "
+                     f"({100 * s['win'].get('conf', 0.95):g} % Wilson interval)")
     if "turn_cap_share" in s:
         lines.append(f"ended at turn cap   {100 * s['turn_cap_share']:6.2f} %  ({s['turn_cap_games']:,} games)")
     lines += summary_lines(s, outputs)

@@ -444,7 +444,7 @@ def format_entry(kind: str, value: Any, n: int) -> str:
 #: Run-level entries that are not printed as lines of their own.
 #: Summary keys every run has, printed elsewhere (the header, the timing line) or not at all.
 _RUN_KEYS = ("games", "seed", "elapsed_s", "games_per_s", "compile_s", "load_s", "conf", "turn_cap_games",
-             "turn_cap_share", "win", "warnings", "hero", "policy", "game", "assumptions")
+             "turn_cap_share", "win", "warnings", "hero", "policy", "game", "assumptions", "no_win")
 
 
 def summary_lines(s: dict[str, Any], outputs: Outputs | None) -> list[str]:

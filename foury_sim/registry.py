@@ -110,6 +110,8 @@ class GameSpec:
       commands only this game takes.
     * ``variant_title(ruleset) -> str``, or None: the title of the variant a ruleset plays, in place of
       ``title`` ("" for the game itself; Dungeon Foury's campaigns); ``title_of`` gives the one that applies.
+    * ``no_win(ruleset) -> str``, or None: why the variant a ruleset plays has no victory ("" when it has one;
+      Dungeon Foury's Slaughter of Monsters): its run summary says so in place of a win rate of 0.
     * ``warm(ruleset)``, or None: compiles the game's other entry points (say, fights played outside the engine by
       its tests and tools); ``foury-sim warm`` calls it after ``simulate``, ``replay`` and ``odds``.
     """
@@ -130,6 +132,7 @@ class GameSpec:
     options: tuple[GameOption, ...] = ()
     warm: Callable[[Any], None] | None = None
     variant_title: Callable[[Any], str] | None = None
+    no_win: Callable[[Any], str] | None = None
 
     def title_of(self, ruleset: Any) -> str:
         """The title of what ``ruleset`` plays: its variant's (a campaign) when it is one, else the game's."""

@@ -36,7 +36,7 @@ def one_line_error(r: subprocess.CompletedProcess) -> str:
 
 
 # ------------------------------------------------------------------------------ shipped baselines --
-@pytest.mark.parametrize("name", ["foury", "delve", "tactics"])
+@pytest.mark.parametrize("name", ["foury", "delve", "tactics", "rooms"])
 def test_shipped_baseline_still_holds(name):
     """The project's own regression check: the engine as it is now against the stored baseline (an engine
     change that moves the balance fails here, and the message is the table of what moved)."""

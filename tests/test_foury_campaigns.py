@@ -206,6 +206,22 @@ def test_a_campaign_run_is_titled_by_its_campaign():
     assert run("foury", games=20, seed=3, progress=False).summary["title"] == get_game("foury").title
 
 
+def test_the_slaughter_summary_states_no_win_rate_and_the_others_do():
+    """The Slaughter has no victory: its run summary says so where a win rate stands (not "0.00 %"); a campaign
+    with a victory, and the base game, print their win rate with its interval."""
+    from foury_sim.cli import format_summary
+    from foury_sim.runner import run
+
+    for campaign, wins in (("slaughter", False), ("inout", True), (None, True)):
+        res = run("foury", games=20, seed=3, progress=False, options={"campaign": campaign} if campaign else None)
+        line = next(x for x in format_summary(res.summary, res.summary["title"]).splitlines()
+                    if x.startswith("win rate"))
+        assert ("Wilson interval" in line) == wins and ("no_win" in res.summary) != wins
+        if not wins:
+            assert line == "win rate            none: the Slaughter of Monsters has no victory; its score is the " \
+                           "monsters killed (slaughter score)"
+
+
 @pytest.mark.parametrize("campaign, words", [
     ("base", "completed all four rounds"), ("slaughter", "has no victory"), ("santa", "XMas Safe Zone"),
     ("kraken", "opposite the last area"), ("my/own.toml", "the campaign's own victory")])

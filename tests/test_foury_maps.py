@@ -556,3 +556,27 @@ def test_map_positions_of_rooms_and_arrows():
     m = parse_map(TINY, "tiny.map")
     assert m.grid_line == 5 and m.room_at(4) == "tiny.map:8:6"
     assert [m.arrow_at(k) for k in range(len(m.arrow_cell))] == ["tiny.map:5:2", "tiny.map:6:13", "tiny.map:11:6"]
+
+
+@pytest.mark.parametrize(("header", "label"), [("", "Oracle"), ("centre: Start\n", "Start"),
+                                               ("centre: Santa Claus\n", "Santa Claus")])
+def test_render_names_the_centre_room_from_the_map_header(header, label):
+    text = TINY.replace("name: Tiny\n", "name: Tiny\n" + header, 1)
+    assert text != TINY or not header
+    m = parse_map(text)
+    fig = render_map(m)
+    drawn = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert drawn.count(label) == 1
+    assert label == "Oracle" or "Oracle" not in drawn
+
+
+def test_campaign_maps_name_their_centre():
+    from pathlib import Path
+
+    maps = Path(__file__).resolve().parents[1] / "foury_sim" / "games" / "foury" / "data" / "maps"
+    centre = {}
+    for f in sorted(maps.glob("*.map")):
+        heads = [ln.split(":", 1)[1].strip() for ln in f.read_text().splitlines() if ln.startswith("centre:")]
+        centre[f.stem] = heads[0] if heads else "Oracle"
+    assert centre == {"base": "Oracle", "base_12arrows": "Oracle", "inout": "Oracle", "kraken": "Kraken",
+                      "santa": "Santa Claus", "slaughter": "Start"}

@@ -22,8 +22,8 @@ from foury_sim.rulesfile import load, range_of
 from foury_sim.runner import run
 
 SEED = 20261130
-GAMES = ("foury", "delve", "tactics")
-CASES_PER_GAME = 36  # x 3 games; a quarter to a third load and play 30 games each
+GAMES = ("foury", "delve", "tactics", "rooms")
+CASES_PER_GAME = 36  # x 4 games; a quarter to a third load and play 30 games each
 HUGE = [2**63, 2**63 - 1, 2**64, -(2**63) - 1, 10**20, -(10**6)]
 BAD_TOKENS = ["2.7", "1e9", "nan", "inf", "-inf", "true", "false", '"3"', '""', "[1, 2]", "{ a = 1 }", "[]",
               "99999999999999999999", "-99999999999999999999", "18446744073709551616", "-1", "0", "1", "1000000"]
@@ -68,6 +68,10 @@ def _sane(game: str, rs: Any, case: str, games: int = 30, seed: int = 1) -> None
         assert df["rounds_completed"].between(0, 4).all() and df["kills"].ge(0).all(), case
     elif game == "delve":
         assert df["score"].ge(0).all() and df["xp"].ge(0).all() and df["treasures"].ge(0).all(), case
+    elif game == "rooms":
+        assert df["turns"].ge(0).all() and df["hp_left"].ge(0).all() and df["fights_won"].le(df["fights"]).all(), case
+        assert ((df["win"] == 1) == (df["death_cause"] == 0)).all(), case  # won, or lost with a cause
+        assert df["damage_dealt"].ge(0).all() and df["damage_taken"].ge(0).all(), case
     else:
         from foury_sim.games.tactics.ruleset import R_TURN_CAP
 
@@ -223,19 +227,39 @@ def _set_all(node: Any, pattern: list[str], value: int, path: tuple[str, ...] = 
     return touched
 
 
+def _one_key(mod: Any, over: dict[str, Any]) -> dict[str, Any]:
+    """The first key of ``over`` alone at its extreme (in a list, its first number only; the rest as shipped)."""
+    key, value = next(iter(over.items()))
+    if isinstance(value, list):
+        value, shipped = copy.deepcopy(_get(load(mod.DEFAULT_RULES).data, key)), value
+        value[0] = shipped[0]
+    return {key: value}
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_every_key_at_its_valid_min_and_max_plays_sane_games(game):
+    """Every key matching a valid-range pattern, all at once at the range's end: the games are sane, or a
+    cross-check between keys refuses in one line (every hero's faces all 1: no pair ability can be made; every
+    Rooms card 20 times: over the deck's limit). A pattern refused at both ends all at once must play with one
+    key alone at each end."""
     mod = _mod(game)
     played: dict[str, int] = {p: 0 for p in mod.RANGES}
+    alone: list[tuple[str, str, dict[str, Any]]] = []
     for case, pattern, over in _extremes(mod):
         assert over, f"{case}: the pattern matches no shipped key"
         try:
             rs = mod.load_ruleset(None, over)
         except InputError as e:  # only a cross-check between keys (min_hearts <= cap.hearts ...) may refuse
             _check_where(e, case, "--set")
+            alone.append((case, pattern, over))
             continue
         _sane(game, rs, case, games=6)
         played[pattern] += 1
+    for case, pattern, over in alone:
+        if not played[pattern]:
+            one = _one_key(mod, over)
+            _sane(game, mod.load_ruleset(None, one), f"{case}, {next(iter(one))} alone", games=6)
+            played[pattern] += 1
     assert all(played.values()), [p for p, n in played.items() if not n]
     assert sum(played.values()) >= 1.5 * len(mod.RANGES)
 

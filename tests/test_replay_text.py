@@ -187,3 +187,19 @@ def test_replay_provenance_lines_without_overrides():
         "Rules and map overrides: --map my map.map --set a.b=1",
         "Command: foury-sim replay foury --seed 1 --game 0 --hero melyra --policy greedy --param foe_avoid=2 "
         "--map 'my map.map' --set a.b=1"]
+
+
+def test_kraken_area_chosen_where_you_stand_reads_as_an_area_not_an_entrance(rules):
+    """The round row after a Kraken area change (``TR_KR_AREA`` with a next area) starts that area where you
+    stand: "Area N ... starting where you stand"; the first round, and a round after the last area (no next
+    area), read as before."""
+    cols = rules.map.cols
+    tr = np.array([[FL.TR_ROUND, 1, 0, 4, 0, 1],
+                   [FL.TR_KR_AREA, 0, 1, 1, -1, 0],
+                   [FL.TR_ROUND, 2, 1, cols + 1, 1, 2],
+                   [FL.TR_KR_AREA, 1, 4, -1, 3, 0],
+                   [FL.TR_ROUND, 3, 2, 5, 2, 3]], np.int64)
+    lines = [ln for ln in FT.format_trace(tr, cols, rules.icons.names, rules.map.sector) if ln.startswith("==")]
+    assert [ln.split(":")[0] for ln in lines] == ["== Round 1", "== Area 2", "== Round 3"]
+    assert "entering at" in lines[0] and "entering at" in lines[2]
+    assert "starting where you stand, " in lines[1] and "entering at" not in lines[1]

@@ -150,6 +150,9 @@ def test_bad_sheets_are_refused_in_one_line(tmp_path, text, message, line):
     (["combat.dice=3"], "heroes.ranger.abilities.trick_shot.needs[0]: a two_pair needs 4 dice, the hero rolls 3"),
     (["combat.max_bought_rerolls=3"], "combat.rolls - 1 + combat.max_bought_rerolls must be at most 4 rerolls"),
     (["heroes.paladin.defense.dice=6"], "heroes.paladin.defense.dice = 6 is above 5"),
+    # faces set so that a shipped ability can never be made: the --set is the cause, not the ability's line
+    (["heroes.ranger.numbers=1,1,1,1,1,1"],
+     "heroes.ranger.abilities.trick_shot.needs[0]: a two_pair needs two different numbers, every face shows 1"),
 ])
 def test_bad_sets_are_refused_in_one_line(sets, message):
     with pytest.raises(InputError) as e:

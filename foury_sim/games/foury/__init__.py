@@ -172,6 +172,12 @@ def summarize(df, rules: FouryRules | None = None) -> dict[str, Any]:
     return out
 
 
+def no_win(rules: FouryRules) -> str:
+    """Why a campaign has no victory ("" when it has one): the Slaughter of Monsters is scored by its kills."""
+    return ("the Slaughter of Monsters has no victory; its score is the monsters killed (slaughter score)"
+            if rules.R[layout.R_SL_ON] == 1 else "")
+
+
 def variant_title(rules: FouryRules) -> str:
     """A campaign's title line (``[campaign] title``); "" for the base game."""
     return f"Dungeon Foury ({rules.campaign_title})" if rules.campaign_title else ""
@@ -250,6 +256,7 @@ GAME = register(GameSpec(
     warm=warm,
     board=BOARD,
     variant_title=variant_title,
+    no_win=no_win,
     options=(GameOption("hearts", ("odds",), "Hearts at the start of a fight fought to the end.", int, 5, 1, 30),
              GameOption("campaign", ("run", "map"), "A campaign: its rules and map over the base game's "
                         f"(shipped: {', '.join(builtin_campaigns())}; or a campaign file NAME.toml, docs/rules.md "

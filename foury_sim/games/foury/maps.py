@@ -1,6 +1,7 @@
 """Dungeon Foury maps: the human-editable ASCII format, its parser/validator/writer, and a renderer.
 
-A map file is ``key: value`` header lines (at least ``name``; lines starting with ``#`` are
+A map file is ``key: value`` header lines (at least ``name``; ``centre`` names the 'O' room in a drawing,
+"Oracle" when absent: a campaign's map puts its own centre there; lines starting with ``#`` are
 comments), one blank line, then the grid. One room is 3 characters and every grid line is
 ``4*cols+1`` characters long; border lines and room lines alternate::
 
@@ -955,6 +956,7 @@ def render_map(
     del state  # reserved for a later trace overlay
     rows, cols = m.rows, m.cols
     glyphs = icon_glyphs(m.table)
+    centre = m.meta.get("centre", "Oracle")  # what the 'O' room is called: a campaign map's 'centre:' header line
     if heat is not None:
         heat = np.asarray(heat, dtype=float)
         if heat.shape != (m.n,):
@@ -1021,7 +1023,7 @@ def render_map(
             ax.text(
                 c + 0.5,
                 r + 0.55,
-                "Oracle",
+                centre,
                 fontsize=fs * 1.05,
                 ha="center",
                 va="center",

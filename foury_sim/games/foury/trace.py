@@ -142,6 +142,10 @@ class Context:
     icon_names: Sequence[str] = I.ICON_NAMES
     sectors: Sequence[int] | None = None
     jumped: tuple[int, int] | None = None
+    #: the Kraken's next area was just chosen (``TR_KR_AREA``): the round row that follows starts it where you
+    #: stand, not at an entrance; ``area_here`` is what that row is told
+    area_next: bool = False
+    area_here: bool = False
 
 
 def _room(c: int, ctx: Context) -> str:
@@ -200,8 +204,10 @@ CODES: dict[int, TraceCode] = {
                  "Character sheet: hearts {hearts}, shield {shield}, clover {clover}, weapon {weapon}, "
                  "shovel {shovel}."),
     TR_ROUND: T("round", ("round", "sector", "entry", "monsters", "chests"),
-                "\n== Round {round}: sector {sector:letter} ({sector:sector}), entering at {entry:room}; "
-                "monster strength +{monsters}, chests worth x{chests} =="),
+                "\n== {what} {round}: sector {sector:letter} ({sector:sector}), {how} {entry:room}; "
+                "monster strength +{monsters}, chests worth x{chests} ==",
+                words=lambda f, ctx: ({"what": "Area", "how": "starting where you stand,"} if ctx.area_here
+                                      else {"what": "Round", "how": "entering at"})),
     TR_MOVE: T("move", ("src", "dst", "heading", "free"), {
         0: "  move {src:room} -> {dst:room}, heading {heading:side}",
         None: "  free step {src:room} -> {dst:room}, heading {heading:side}"}, by="free"),
@@ -385,7 +391,12 @@ def _santa_kind(k: int) -> str:
 
 def _after_jump(ctx: Context, code: int, fields) -> list[str] | None:
     """A jump already says where you arrive (after its levers and travel): skip the move that follows it
-    (from outside, or the same rooms again). A move that stays in its room says so."""
+    (from outside, or the same rooms again). A move that stays in its room says so. A Kraken area chosen
+    where you stand makes the round row that follows read "Area N ... starting where you stand"."""
+    if code == L.TR_KR_AREA:
+        ctx.area_next = fields["next"] >= 0
+    elif code == TR_ROUND:
+        ctx.area_here, ctx.area_next = ctx.area_next, False
     if code == TR_JUMP:
         ctx.jumped = (fields["src"], fields["dst"])
     elif code == TR_MOVE:

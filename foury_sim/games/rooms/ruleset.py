@@ -200,12 +200,13 @@ def _need(rf: RuleFile, key: str, i: int, need: Any, symbols: list[str], numbers
         raise InputError(f"{k}: a {combo} needs {L.COMBO_MIN_DICE[kind]} dice, the hero rolls {dice} "
                          "(combat.dice)", too_few if too_few.startswith("--set") else where)
     shown = sorted(set(numbers))
+    faces = rf.blame(f"{key}.needs", key.split(".abilities.")[0] + ".numbers")  # a --set of the faces is the cause
     runs = {L.CK_SMALL_STRAIGHT: 4, L.CK_LARGE_STRAIGHT: 5}
     if kind in runs and not any(set(range(v, v + runs[kind])) <= set(shown) for v in shown):
         raise InputError(f"{k}: a {combo} can never be made: the faces show the numbers "
-                         f"{' '.join(map(str, shown))}", where)
+                         f"{' '.join(map(str, shown))}", faces)
     if kind in (L.CK_FULL_HOUSE, L.CK_TWO_PAIR) and len(shown) < 2:
-        raise InputError(f"{k}: a {combo} needs two different numbers, every face shows {shown[0]}", where)
+        raise InputError(f"{k}: a {combo} needs two different numbers, every face shows {shown[0]}", faces)
     a = b = -1
     if kind == L.CK_KIND:
         a = check_int(rf, f"{k}.n", RANGES, need["n"], where)
