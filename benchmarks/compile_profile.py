@@ -27,17 +27,21 @@ def profile(game: str, top: int = 25) -> None:
         event.unregister("numba:compile", rec)
         starts: dict[str, float] = {}
         times: dict[str, float] = {}
+        sigs: dict[str, set[str]] = {}
         for ts, ev in rec.buffer:
-            key = ev.data["dispatcher"].py_func.__qualname__ + str(ev.data["args"])[:0]
+            key = ev.data["dispatcher"].py_func.__qualname__
+            sig = str(ev.data["args"])
             if ev.is_start:
-                starts[key] = ts
-            elif key in starts:
-                times[key] = times.get(key, 0.0) + ts - starts.pop(key)
+                starts[key + sig] = ts
+                sigs.setdefault(key, set()).add(sig)
+            elif key + sig in starts:
+                times[key] = times.get(key, 0.0) + ts - starts.pop(key + sig)
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # kB -> GB (Linux)
         print(f"{game} {name}: {'cold' if cold else 'cached'} {wall:.1f} s wall, {cpu:.1f} CPU s, peak memory "
               f"{peak:.2f} GB, {len(times)} functions compiled")
         for k, v in sorted(times.items(), key=lambda kv: -kv[1])[:top]:
-            print(f"  {v:7.1f} s  {k}")
+            n = len(sigs.get(k, ()))
+            print(f"  {v:7.1f} s  {k}" + (f"  ({n} signatures)" if n > 1 else ""))
         sys.stdout.flush()
 
 
