@@ -3,44 +3,78 @@ compiles underneath, from numba's ``numba:compile`` events), for every entry poi
 ``_ENTRIES``. Run with an empty cache to measure a cold compile:
 
     FOURY_SIM_CACHE_DIR=$(mktemp -d) python benchmarks/compile_profile.py delve
+    FOURY_SIM_CACHE_DIR=$(mktemp -d) python benchmarks/compile_profile.py --progress foury > tree.txt
+
+Each function's time is given in wall seconds and in CPU seconds of the process (on a shared machine the
+CPU seconds are the steadier figure), with the number of signatures it was compiled for when more than one.
+``--progress`` also prints one line per function as its compile ends (``done``, with the process's CPU
+seconds so far), so that two trees compiled side by side can be compared function by function before either
+has finished; a compile stopped early (Ctrl-C, SIGTERM) still prints the table of what it had compiled.
 """
 
 from __future__ import annotations
 
 import importlib
 import resource
+import signal
 import sys
 import time
 
 
-def profile(game: str, top: int = 25) -> None:
+def profile(game: str, top: int = 25, progress: bool = False) -> None:
     from numba.core import event
+
+    class Listener(event.Listener):
+        def __init__(self) -> None:
+            self.starts: dict[str, tuple[float, float]] = {}
+            self.wall: dict[str, float] = {}
+            self.cpu: dict[str, float] = {}
+            self.sigs: dict[str, set[str]] = {}
+
+        def on_start(self, ev) -> None:
+            key, sig = ev.data["dispatcher"].py_func.__qualname__, str(ev.data["args"])
+            self.starts[key + sig] = (time.perf_counter(), time.process_time())
+            self.sigs.setdefault(key, set()).add(sig)
+
+        def on_end(self, ev) -> None:
+            key, sig = ev.data["dispatcher"].py_func.__qualname__, str(ev.data["args"])
+            if key + sig not in self.starts:
+                return
+            w0, c0 = self.starts.pop(key + sig)
+            w, c = time.perf_counter() - w0, time.process_time() - c0
+            self.wall[key] = self.wall.get(key, 0.0) + w
+            self.cpu[key] = self.cpu.get(key, 0.0) + c
+            if progress:
+                print(f"done {time.process_time():8.1f} CPU s  {key}  {w:.1f} s wall, {c:.1f} CPU s  {sig}",
+                      flush=True)
 
     kernel = importlib.import_module(f"foury_sim.games.{game}.kernel")
     for name, ent in kernel._ENTRIES.items():
-        rec = event.RecordingListener()
+        rec = Listener()
         event.register("numba:compile", rec)
         cold = ent.cold()
         t0, c0 = time.perf_counter(), time.process_time()
-        ent()
+        stopped = False
+        try:
+            ent()
+        except KeyboardInterrupt:
+            stopped = True
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         event.unregister("numba:compile", rec)
-        starts: dict[str, float] = {}
-        times: dict[str, float] = {}
-        for ts, ev in rec.buffer:
-            key = ev.data["dispatcher"].py_func.__qualname__ + str(ev.data["args"])[:0]
-            if ev.is_start:
-                starts[key] = ts
-            elif key in starts:
-                times[key] = times.get(key, 0.0) + ts - starts.pop(key)
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # kB -> GB (Linux)
         print(f"{game} {name}: {'cold' if cold else 'cached'} {wall:.1f} s wall, {cpu:.1f} CPU s, peak memory "
-              f"{peak:.2f} GB, {len(times)} functions compiled")
-        for k, v in sorted(times.items(), key=lambda kv: -kv[1])[:top]:
-            print(f"  {v:7.1f} s  {k}")
+              f"{peak:.2f} GB, {len(rec.wall)} functions compiled" + (" (STOPPED before the end)" if stopped else ""))
+        for k, v in sorted(rec.wall.items(), key=lambda kv: -kv[1])[:top]:
+            n = len(rec.sigs.get(k, ()))
+            print(f"  {v:7.1f} s  {rec.cpu[k]:7.1f} CPU s  {k}" + (f"  ({n} signatures)" if n > 1 else ""))
         sys.stdout.flush()
+        if stopped:
+            return
 
 
 if __name__ == "__main__":
-    for g in sys.argv[1:]:
-        profile(g)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # a stopped compile still prints its table
+    args = sys.argv[1:]
+    show = "--progress" in args
+    for g in [a for a in args if a != "--progress"]:
+        profile(g, progress=show)

@@ -35,7 +35,7 @@ def startup_times(args: list[str], repeats: int = 5) -> tuple[float, list[float]
 # --- the compile trades (issue 17 section 3): cold compile CPU and kernel speed, one source tree each ---------
 #
 #     python benchmarks/startup.py compile TREE [--game delve] [--cache DIR]  # cold compile CPU s of TREE's kernel
-#     python benchmarks/startup.py speed TREE CACHE TREE CACHE [--rounds 5] # games per CPU s, interleaved A/B
+#     python benchmarks/startup.py speed TREE CACHE TREE CACHE [--rounds 5] [--game delve]  # games per CPU s, A/B
 #
 # A TREE is a checkout of foury-sim (e.g. `git archive COMMIT | tar -x -C TREE`); numba keys its cache by the
 # source path, so each tree compiles into its own cache directory and the speed runs load what it compiled.
@@ -45,21 +45,24 @@ def startup_times(args: list[str], repeats: int = 5) -> tuple[float, list[float]
 # and round, the trees alternated so that both see the same load; the ratio of the medians is the trade.
 
 SPEED_CODE = """
-import sys, time
+import importlib, sys, time
 import numba
-from foury_sim.games import delve as D
 from foury_sim.policy import make_policy
-games, policy = int(sys.argv[1]), sys.argv[2]
-rs, pol = D.load_ruleset(), make_policy(policy, D.POLICIES)
+games, policy, game, hero = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+G = importlib.import_module("foury_sim.games." + game).GAME
+rs, pol = G.load_ruleset(), make_policy(policy, G.policies)
 numba.set_num_threads(1)
-D.simulate(rs, "none", pol, 0, 0, 2000)
+G.simulate(rs, hero, pol, 0, 0, 2000)
 best = 0.0
 for i in range(3):
     c = time.process_time()
-    D.simulate(rs, "none", pol, i + 1, 0, games)
+    G.simulate(rs, hero, pol, i + 1, 0, games)
     best = max(best, games / (time.process_time() - c))
 print(best)
 """
+
+#: The hero each game's speed is measured with (``speed --hero`` overrides it).
+SPEED_HERO = {"delve": "none", "foury": "free"}
 
 
 def _env(tree: str, cache: str) -> dict[str, str]:
@@ -87,16 +90,17 @@ def compile_cost(tree: str, game: str = "delve", cache: str | None = None) -> di
     return {"wall_s": float(m[1]), "cpu_s": float(m[2]), "peak_gb": float(m[3])}
 
 
-def speed_ab(trees: list[tuple[str, str]], games: int = 200_000, rounds: int = 5, policy: str = "threshold"
-             ) -> list[list[float]]:
+def speed_ab(trees: list[tuple[str, str]], games: int = 200_000, rounds: int = 5, policy: str = "threshold",
+             game: str = "delve", hero: str | None = None) -> list[list[float]]:
     """Games per CPU second (1 thread) of each (tree, cache) in turn, ``rounds`` times: one list per tree."""
+    hero = hero or SPEED_HERO.get(game, "none")
     import sys
 
     out: list[list[float]] = [[] for _ in trees]
     for _ in range(rounds):
         for i, (tree, cache) in enumerate(trees):
-            res = subprocess.run([sys.executable, "-c", SPEED_CODE, str(games), policy], env=_env(tree, cache),
-                                 cwd=tree, check=True, capture_output=True, text=True)
+            res = subprocess.run([sys.executable, "-c", SPEED_CODE, str(games), policy, game, hero],
+                                 env=_env(tree, cache), cwd=tree, check=True, capture_output=True, text=True)
             out[i].append(float(res.stdout.split()[-1]))
     return out
 
@@ -117,17 +121,20 @@ def main() -> None:
     s.add_argument("--games", type=int, default=200_000)
     s.add_argument("--rounds", type=int, default=5)
     s.add_argument("--policy", default="threshold")
+    s.add_argument("--game", default="delve")
+    s.add_argument("--hero", help="the hero to play (default: none for Delve, free for Foury)")
     args = ap.parse_args()
     if args.cmd == "compile":
         print(json.dumps(compile_cost(args.tree, args.game, args.cache)))
         return
     pairs = list(zip(args.pairs[::2], args.pairs[1::2]))
-    runs = speed_ab(pairs, args.games, args.rounds, args.policy)
+    runs = speed_ab(pairs, args.games, args.rounds, args.policy, args.game, args.hero)
     base = statistics.median(runs[0])
     for (tree, _), r in zip(pairs, runs):
         med = statistics.median(r)
-        print(json.dumps({"tree": tree, "policy": args.policy, "games_per_cpu_s": [round(x) for x in r],
-                          "median": round(med), "ratio_to_first": round(med / base, 3)}))
+        print(json.dumps({"tree": tree, "game": args.game, "policy": args.policy,
+                          "games_per_cpu_s": [round(x) for x in r], "median": round(med),
+                          "ratio_to_first": round(med / base, 3)}))
 
 
 if __name__ == "__main__":
