@@ -736,7 +736,7 @@ def write_report(out: Path, m: dict[str, Any], summ: pd.DataFrame, sens: pd.Data
             lvl = len(line) - len(line.lstrip("#"))
             body.append(f"<h{lvl}>{html.escape(line[lvl:].strip())}</h{lvl}>")
         elif line.startswith("!["):
-            name = line[line.index("(") + 1:line.index(")")]
+            name = line[line.index("](") + 2:line.rindex(")")]  # (the alt text may hold parentheses)
             b64 = base64.b64encode((out / name).read_bytes()).decode("ascii")
             body.append(f'<img src="data:image/png;base64,{b64}" style="max-width:100%">')
         elif line.startswith("- ") or line.startswith("  - "):
