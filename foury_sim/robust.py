@@ -56,6 +56,7 @@ from .study import (
     input_files,
     open_results,
     read_experiment,
+    run_option_settings,
     say,
 )
 
@@ -234,9 +235,10 @@ def load_robust(path: str | Path) -> RobustExperiment:
     if not isinstance(fixed, dict):
         raise InputError("[fixed] must be a table", where("fixed"))
     fixed = _flatten(fixed)
-    base_rules = spec.load_ruleset(fixed.get("rules"), {k: v for k, v in fixed.items()
+    options, plain = run_option_settings(spec, fixed, where("fixed"))  # e.g. a campaign: its rules and assumptions
+    base_rules = spec.load_ruleset(plain.get("rules"), {k: v for k, v in plain.items()
                                                         if k not in SPECIAL and not k.startswith("param.")} or None,
-                                   fixed.get("map"))
+                                   plain.get("map"), **options)
     found = assume.of(base_rules)
     vary = data.get("vary", "all")
     declared = {a.key: a for a in found}
@@ -734,7 +736,7 @@ def write_report(out: Path, m: dict[str, Any], summ: pd.DataFrame, sens: pd.Data
             lvl = len(line) - len(line.lstrip("#"))
             body.append(f"<h{lvl}>{html.escape(line[lvl:].strip())}</h{lvl}>")
         elif line.startswith("!["):
-            name = line[line.index("(") + 1:line.index(")")]
+            name = line[line.index("](") + 2:line.rindex(")")]  # (the alt text may hold parentheses)
             b64 = base64.b64encode((out / name).read_bytes()).decode("ascii")
             body.append(f'<img src="data:image/png;base64,{b64}" style="max-width:100%">')
         elif line.startswith("- ") or line.startswith("  - "):

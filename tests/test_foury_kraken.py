@@ -5,12 +5,17 @@ turns the campaign's rules on), and the shipped campaign's data.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
-from foury_helpers import DATA, DONE, QUIET_EVENTS, market, play
+from foury_helpers import DATA, DONE, QUIET_EVENTS, market, play, rules
+from numba import njit
 
 from foury_sim.errors import InputError
+from foury_sim.games import foury
 from foury_sim.games.foury import layout as L
+from foury_sim.games.foury.policies import CAUTIOUS, GREEDY, KRAKEN, heuristic_decide
 from foury_sim.games.foury.ruleset import load_ruleset
+from foury_sim.policy import POLICY_SIG, USER_POLICY_ID, Policy
 
 H, CH = L.HEARTS, L.CHEST
 KR = str(DATA / "kraken_rules.toml")
@@ -195,3 +200,107 @@ def test_no_market_when_the_campaign_rule_is_off():
     g = kplay("kr_exit", script=[1, 1, 1], queues={"move": [1, 2]}, sheet={"hearts": 3}, strict=False,
               overrides={"kraken.opposite": ["B", "A", "D", "C"], "game.max_turns": 3, "kraken.market_once": False})
     assert g.decisions("kraken_market") == [] and g[CH] == 1
+
+
+# ============================================================================ the Kraken player (policy "kraken")
+def _rec(kind, state, options, n, params):
+    """A user policy for the option-column test: logs every move option (turn, O_TO, O_KR_FRONT, O_KR_DRY) and
+    takes the move to room params[0]; only the first move decision is logged."""
+    pick = 0
+    if kind == L.D_MOVE:
+        first = params[1] == 0
+        for i in range(n):
+            if first and 6 + 4 * i <= params.shape[0]:
+                params[2 + 4 * i] = state[L.S_TURN]
+                params[3 + 4 * i] = options[i, L.O_TO]
+                params[4 + 4 * i] = options[i, L.O_KR_FRONT]
+                params[5 + 4 * i] = options[i, L.O_KR_DRY]
+                params[1] = i + 1
+            if options[i, L.O_TO] == params[0]:
+                pick = i
+    return pick
+
+
+def test_move_options_show_the_flood_front_and_the_way_back_to_dry_land():
+    """O_KR_FRONT: turns until the front can first reach the room: the Kraken (cell 7) floods a neighbour per room
+    of its water every flood_every (5) turns, so cell 4 is 3 spreads away (7 -> 6 or 3 -> 5 or 2 -> 4 or 1): the
+    first spread at turn 5, then 2 x 5 turns. O_KR_DRY: the swim into cell 1 is one move from dry land (back to
+    cell 0); cell 4 is dry."""
+    fn = njit(POLICY_SIG)(_rec)
+    params = np.zeros(2 + 4 * 8, np.float64)
+    params[0] = 4
+    r = rules("kr_front", {**QUIET_EVENTS, "game.max_turns": 2, "kraken.flood_every": 5}, KR)
+    out, st, rm, tr = foury.play_one(r, "free", Policy("rec", USER_POLICY_ID, params, (), fn), 1, 0,
+                                     np.asarray([1, 1, 1, 1], np.int64))
+    rows = {int(params[3 + 4 * k]): params[2 + 4 * k: 6 + 4 * k].astype(int).tolist() for k in range(int(params[1]))}
+    turn = rows[4][0]
+    assert sorted(rows) == [1, 4]
+    assert rows[4][2:] == [5 - turn + 2 * 5, 0]
+    assert rows[1][2:] == [5 - turn + 2 * 5, 1]
+    assert st[L.S_POS] == 4
+
+
+def _decide(kind, params, state=None, rows=()):
+    """The heuristic player's choice (greedy, cautious, kraken: the same function, their parameter vectors)."""
+    st = np.zeros(L.STATE_SIZE, np.int64)
+    st[L.S_KR_ON] = 1
+    for k, v in (state or {}).items():
+        st[k] = v
+    opts = np.zeros((max(len(rows), 1), L.N_OCOL), np.int64)
+    for i, row in enumerate(rows):
+        for k, v in row.items():
+            opts[i, k] = v
+    return heuristic_decide(kind, st, opts, len(rows), np.array(list(params.values()), np.float64))
+
+
+def _move(**cols):
+    row = {L.O_KIND: L.MK_STEP, L.O_TO: 1, L.O_FOE: -1, L.O_KR_FRONT: L.KR_FAR, L.O_KR_DRY: 0, L.O_NEW: 0}
+    row.update({getattr(L, "O_" + k.upper()): v for k, v in cols.items()})
+    return row
+
+
+def test_kraken_player_never_starts_a_swim_it_cannot_finish():
+    """Two swims left: a swim whose nearest dry room is 3 moves away (one more swim than allowed) is refused
+    however close it brings the goal; greedy (and cautious) take it. A swim that can be finished (2) is taken."""
+    swim = _move(kind=L.MK_SWIM, to=1, goal=0, kr_dry=3)
+    walk = _move(to=2, goal=6)
+    hot = {L.HEARTS: 5, L.S_KR_SWIM_LEFT: 2}
+    assert _decide(L.D_MOVE, GREEDY, hot, [swim, walk]) == 0
+    assert _decide(L.D_MOVE, CAUTIOUS, hot, [swim, walk]) == 0
+    assert _decide(L.D_MOVE, KRAKEN, hot, [swim, walk]) == 1
+    assert _decide(L.D_MOVE, KRAKEN, hot, [{**swim, L.O_KR_DRY: 2}, walk]) == 0
+
+
+def test_kraken_player_keeps_ahead_of_the_flood_front():
+    """A room the front can reach in 1 turn costs front_cost x (front_margin - 1) = 10: a way 3 steps longer to a
+    room the front cannot reach soon is taken instead; greedy takes the shorter. Beyond the margin: no cost."""
+    near = _move(to=1, goal=1, kr_front=1)
+    far = _move(to=2, goal=4, kr_front=20)
+    st = {L.HEARTS: 5, L.S_KR_SWIM_LEFT: 5}
+    assert KRAKEN["front_margin"] == 6 and KRAKEN["front_cost"] == 2
+    assert _decide(L.D_MOVE, GREEDY, st, [near, far]) == 0
+    assert _decide(L.D_MOVE, KRAKEN, st, [near, far]) == 1
+    assert _decide(L.D_MOVE, KRAKEN, st, [{**near, L.O_KR_FRONT: 6}, far]) == 0
+
+
+def test_kraken_player_takes_the_nearest_area_next():
+    """D_KR_AREA options [sector, sector, -1, distance]: greedy keeps the base game's order (A first: area A 8 rows
+    and columns away), the Kraken player the nearest area (C, 1 away)."""
+    rows = [{0: 0, 1: 0, 2: -1, 3: 8}, {0: 2, 1: 2, 2: -1, 3: 1}, {0: 3, 1: 3, 2: -1, 3: 4}]
+    assert _decide(L.D_KR_AREA, GREEDY, {}, rows) == 0
+    assert _decide(L.D_KR_AREA, KRAKEN, {}, rows) == 1
+
+
+def test_kraken_player_visits_the_market_at_the_first_exit():
+    """The one market visit at the rate of one requirement (x1): greedy keeps it for later (kraken_market_at 3)
+    while its hearts are up; the Kraken player takes it."""
+    st = {L.HEARTS: 6, L.S_KR_RATE: 1}
+    rows = [{0: 0}, {0: 1}]
+    assert _decide(L.D_KR_MARKET, GREEDY, st, rows) == 0
+    assert _decide(L.D_KR_MARKET, KRAKEN, st, rows) == 1
+
+
+def test_greedy_and_cautious_ignore_the_front_and_the_way_to_dry_land():
+    """The new parameters are off in greedy and cautious (their Kraken games do not move)."""
+    for p in (GREEDY, CAUTIOUS):
+        assert p["front_cost"] == 0 and p["front_margin"] == 0 and p["swim_finish"] == 0

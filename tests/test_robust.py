@@ -130,6 +130,15 @@ def test_shipped_experiment_loads():
     assert len(exp.cells()) == 6 and len(points) == 1 + sum(len(f.oat()) for f in exp.factors) + exp.points
 
 
+def test_a_campaign_in_fixed_varies_the_campaigns_assumptions():
+    """`campaign` in [fixed] is the run option (not a ruleset key): the campaign's own assumptions (Santa's Wrath,
+    only declared when [santa] is on) can be varied, and every cell plays the campaign."""
+    exp = load_robust(ROOT / "experiments" / "robust_campaign_santa.toml")
+    keys = [f.key for f in exp.factors]
+    assert "santa.wrath_strength" in keys and "game.map" not in keys
+    assert exp.fixed["campaign"] == "santa" and len(exp.cells()) == 4
+
+
 def test_tiny_study_runs_on_common_dice(tmp_path):
     from foury_sim.runner import run
 

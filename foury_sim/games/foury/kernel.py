@@ -1196,6 +1196,8 @@ def add_option(board, st, rm, sc, opts, n, kind, frm, to, d, path):
     opts[n, O_OPEN] = k
     opts[n, O_UPPER] = 0
     opts[n, O_UPMASK] = 0
+    opts[n, O_KR_FRONT] = -1  # Discovering the Kraken only (kr_mark_options)
+    opts[n, O_KR_DRY] = -1
     return n + 1
 
 
@@ -1352,6 +1354,8 @@ def adjacent_options(board, st, rm, opts, cell):
         opts[n, O_OPEN] = 1
         opts[n, O_UPPER] = 0
         opts[n, O_UPMASK] = 0
+        opts[n, O_KR_FRONT] = -1
+        opts[n, O_KR_DRY] = -1
         n += 1
     return n
 
@@ -2214,15 +2218,57 @@ def kr_swim(board, st, rm, sc, opts, dice, pol, c):
 @njit(cache=CACHE, _nrt=False)
 def kr_mark_options(board, st, rm, sc, opts, n):
     """The policies' view of the water: a move into the Kraken's water shows the Kraken as the foe there (O_FOE,
-    O_FOE_STR), so that the goal search and the built-in policies weigh it like any foe."""
+    O_FOE_STR), so that the goal search and the built-in policies weigh it like any foe. O_KR_FRONT: turns until
+    the flood front can first reach O_TO (0: in the Kraken's water; KR_FAR: never); O_KR_DRY: moves from O_TO to
+    the nearest room that is not flooded (0: O_TO is dry; KR_FAR: none), i.e. the swims a swim there commits to."""
     R, T, geo, arrows = board
     mark = sc[SC_GOAL]
-    kr_water(board, st, rm, mark, sc[SC_QUEUE])
+    q = sc[SC_QUEUE]
+    k = kr_water(board, st, rm, mark, q)
     for i in range(n):
         to = opts[i, O_TO]
         if mark[to] == 1 and opts[i, O_FOE] < 0:
             opts[i, O_FOE] = R[R_KR_FOE]
             opts[i, O_FOE_STR] = foe_strength(T, st, R[R_KR_FOE])
+    # the front: spreads needed to reach each room (breadth-first from the water, as kr_spread floods: through
+    # sides that are not printed walls, into rooms neither collapsed nor flooded yet; mark = spreads + 1)
+    head = 0
+    tail = k
+    while head < tail:
+        x = q[head]
+        head += 1
+        for d in range(4):
+            y = geo[x, d]
+            if y >= 0 and mark[y] == 0 and rm[x, RM_WALL + d] != W_PRINTED and (rm[y, RM_STATE] & COLLAPSED) == 0:
+                mark[y] = mark[x] + 1
+                q[tail] = y
+                tail += 1
+    soon = max(st[S_KR_NEXT_FLOOD] - st[S_TURN], 0)
+    for i in range(n):
+        m = mark[opts[i, O_TO]]
+        opts[i, O_KR_FRONT] = KR_FAR if m == 0 else (0 if m == 1 else soon + (m - 2) * R[R_KR_FLOOD_EVERY])
+    # dry land: moves from each flooded room to the nearest room that is not (breadth-first from every dry room,
+    # through the sides a move can take; mark = moves + 1)
+    tail = 0
+    for x in range(geo.shape[0]):
+        mark[x] = 0
+        if (rm[x, RM_STATE] & (FLOODED | COLLAPSED)) == 0:
+            mark[x] = 1
+            q[tail] = x
+            tail += 1
+    head = 0
+    while head < tail:
+        x = q[head]
+        head += 1
+        for d in range(4):
+            y = geo[x, d]
+            if y >= 0 and mark[y] == 0 and passable(R, st, rm, y, (d + 2) % 4, x):  # (collapsed: not passable)
+                mark[y] = mark[x] + 1
+                q[tail] = y
+                tail += 1
+    for i in range(n):
+        m = mark[opts[i, O_TO]]
+        opts[i, O_KR_DRY] = KR_FAR if m == 0 else m - 1
 
 
 @njit(cache=CACHE, _nrt=False)

@@ -214,7 +214,17 @@ O_KIND, O_FROM, O_TO, O_DIR, O_PATH, O_GOAL, O_SECTOR, O_FOE, O_FOE_STR, O_ITEMS
 # (T_UP_PLACES) whose levers the trip reaches (O_REQ is their count, capped at what the round still needs)
 O_UPPER = 16
 O_UPMASK = 17
-N_OCOL = 18
+# Discovering the Kraken only (kraken.on; -1 in every other game; docs/rules.md "Discovering the Kraken", "What a
+# Kraken policy sees"): O_KR_FRONT turns from now until the flood front can first reach O_TO (0: O_TO is in the
+# Kraken's water; KR_FAR: the front can never reach it): (S_KR_NEXT_FLOOD - S_TURN) + (spreads - 1) x
+# kraken.flood_every, spreads counted breadth-first from the water as the front floods (through sides that are not
+# printed walls, into rooms not collapsed), the earliest it can come since each spread floods one neighbour per
+# water room; O_KR_DRY moves from O_TO to the nearest room that is not flooded (0: O_TO is dry; KR_FAR: none), so a
+# swim into O_TO can be finished when O_KR_DRY <= S_KR_SWIM_LEFT
+O_KR_FRONT = 18
+O_KR_DRY = 19
+KR_FAR = 999
+N_OCOL = 20
 # move kinds
 MK_STEP, MK_SHOVEL, MK_GOTO, MK_STAIRS, MK_CIRCLE, MK_SWIM = range(6)
 MOVE_NAMES = ("step", "shovel", "go to", "stairs", "magic circle", "swim")

@@ -61,6 +61,8 @@ from .layout import (
     O_GOAL,
     O_ITEMS,
     O_KIND,
+    O_KR_DRY,
+    O_KR_FRONT,
     O_NEW,
     O_ODIST,
     O_OPEN,
@@ -104,7 +106,7 @@ from .layout import (
     WEAPON,
 )
 
-POL_RANDOM, POL_GREEDY, POL_CAUTIOUS = 0, 1, 2
+POL_RANDOM, POL_GREEDY, POL_CAUTIOUS, POL_KRAKEN = 0, 1, 2, 3
 POL_SEARCH = 50  # the search policy (foury_sim/search.py): rollouts over a base policy
 
 #: Parameter names of the heuristic player, in the order of the params vector.
@@ -114,11 +116,12 @@ HEURISTIC_PARAMS = (
     "round_order", "shovel_cost", "dead_end",
     "reroll_min", "reroll_hearts", "sealed_cost", "jump_idle", "patience", "set_min",
     "fury_hearts", "fury_reserve", "home_margin", "cane_hearts", "goal_home", "kraken_market_at",
+    "front_margin", "front_cost", "swim_finish",
 )
 (P_TRAIT0, _, _, _, _, P_FOE_AVOID, P_FLEE_HEARTS, P_SHIELD_MIN, P_CLOVER_MIN, P_WEAPON_BELOW, P_MARKET_NEED,
  P_ROUND_ORDER, P_SHOVEL_COST, P_DEAD_END, P_REROLL_MIN, P_REROLL_HEARTS, P_SEALED_COST, P_JUMP_IDLE,
  P_PATIENCE, P_SET_MIN, P_FURY_HEARTS, P_FURY_RESERVE, P_HOME_MARGIN, P_CANE_HEARTS, P_GOAL_HOME,
- P_KRAKEN_MARKET_AT) = range(len(HEURISTIC_PARAMS))
+ P_KRAKEN_MARKET_AT, P_FRONT_MARGIN, P_FRONT_COST, P_SWIM_FINISH) = range(len(HEURISTIC_PARAMS))
 
 # reroll_min: how bad (face score below 0) a die outside combat must be to spend a clover on a blind reroll;
 # set_min: how much better a face must be for Melyra to spend a clover setting it; reroll_hearts: at or below
@@ -135,20 +138,25 @@ HEURISTIC_PARAMS = (
 # hearts (99: always); goal_home: 1 = turn for the Safe Zone as soon as the collection goal is met (0: collect on).
 # kraken_market_at (Discovering the Kraken): the one market visit is taken at an exit once this many requirements
 # are done (the rate), or earlier when hearts are down to flee_hearts + 1.
+# Discovering the Kraken's flood and swims (the option columns O_KR_FRONT, O_KR_DRY; 0 = off in greedy and cautious):
+# front_margin, front_cost: a move whose room the flood front can reach within front_margin turns costs front_cost
+# per turn short of the margin (the Kraken's water itself: front_margin x front_cost); swim_finish: 1 = never start
+# a swim the swims left cannot finish (the nearest dry room further than S_KR_SWIM_LEFT moves).
 GREEDY = dict(zip(HEURISTIC_PARAMS, (5, 2, 1, 1, 3, 0.5, 1, 2, 2, 6, 0.5, 1234, 2, 1.5, 3.0, 3, 10, 4, 15, 1.5,
-                                     2, 4, 4, 99, 0, 3)))
+                                     2, 4, 4, 99, 0, 3, 0, 0, 0)))
 CAUTIOUS = dict(zip(HEURISTIC_PARAMS, (6, 2, 1, 1, 2, 3.0, 3, 1, 1, 6, 0.3, 1234, 2, 3.0, 7.0, 4, 10, 4, 15, 1.0,
-                                       4, 6, 8, 99, 1, 3)))
+                                       4, 6, 8, 99, 1, 3, 0, 0, 0)))
 
 #: Valid range of each heuristic parameter (``--param`` outside it is refused): counts of hearts, boxes,
 #: pips and turns are 0 .. 1e6; weights and costs -1e6 .. 1e6 (a negative weight seeks what it weighs);
 #: round_order is up to eight sector digits.
 _COUNTS = ("trait_hearts", "trait_shield", "trait_clover", "trait_weapon", "trait_shovel", "flee_hearts",
            "shield_min", "clover_min", "weapon_below", "reroll_hearts", "patience", "fury_hearts", "fury_reserve",
-           "cane_hearts", "kraken_market_at")
+           "cane_hearts", "kraken_market_at", "front_margin")
 HEURISTIC_RANGES = {k: ((0.0, 1e6) if k in _COUNTS else (-1e6, 1e6)) for k in HEURISTIC_PARAMS}
 HEURISTIC_RANGES["round_order"] = (0.0, 99_999_999.0)
 HEURISTIC_RANGES["goal_home"] = (0.0, 1.0)
+HEURISTIC_RANGES["swim_finish"] = (0.0, 1.0)
 
 POLICIES = {
     "random": PolicySpec("random", POL_RANDOM, "picks uniformly among the legal options (its own random stream)"),
@@ -157,6 +165,14 @@ POLICIES = {
     "cautious": PolicySpec("cautious", POL_CAUTIOUS, "the same route-finder, but avoids foes and protects its hearts",
                            {k: float(v) for k, v in CAUTIOUS.items()}, ranges=HEURISTIC_RANGES),
 }
+#: The Kraken player (Discovering the Kraken, docs/rules.md): greedy's route-finder with the flood and the swims in
+#: mind (front_margin, front_cost, swim_finish), the nearest area next (round_order 0: no fixed order, D_KR_AREA by
+#: distance) and the one market visit taken at the first exit with a requirement done (kraken_market_at 1).
+KRAKEN = {**GREEDY, "round_order": 0, "front_margin": 6, "front_cost": 2.0, "swim_finish": 1, "kraken_market_at": 1}
+POLICIES["kraken"] = PolicySpec(
+    "kraken", POL_KRAKEN, "greedy for Discovering the Kraken: keeps ahead of the flood front, never starts a swim "
+    "it cannot finish, takes the nearest area next and the one market visit early",
+    {k: float(v) for k, v in KRAKEN.items()}, ranges=HEURISTIC_RANGES)
 POLICIES["search"] = PolicySpec(
     "search", POL_SEARCH,
     "plays every decision by Monte Carlo rollouts: each option is played out `rollouts` times with the base "
@@ -218,8 +234,14 @@ def _move_cost(state, options, i, params):
             cost -= 20.0 * (options[i, O_REQ] - 1)
         if options[i, O_REQ] > 0 and options[i, O_REQ] >= state[S_REQ_NEED] - state[S_REQ_DONE]:
             cost += options[i, O_ODIST] - options[i, O_GOAL]
-    if state[S_KR_ON] == 1 and options[i, O_KIND] == MK_SWIM and state[S_KR_SWIM_LEFT] <= 0:
-        cost += 1e6  # Discovering the Kraken: one more swim drowns
+    if state[S_KR_ON] == 1:  # Discovering the Kraken
+        if options[i, O_KIND] == MK_SWIM and state[S_KR_SWIM_LEFT] <= 0:
+            cost += 1e6  # one more swim drowns
+        if params[P_SWIM_FINISH] >= 1.0 and options[i, O_KR_DRY] > state[S_KR_SWIM_LEFT]:
+            cost += 1e6  # a swim the swims left cannot finish
+        front = options[i, O_KR_FRONT]
+        if front >= 0 and front < params[P_FRONT_MARGIN]:
+            cost += params[P_FRONT_COST] * (params[P_FRONT_MARGIN] - front)
     if options[i, O_EXIT] == 1 or (options[i, O_ORACLE] == 1 and state[S_PHASE] == 1):
         cost -= 100.0
     cost -= 0.3 * options[i, O_ITEMS]
