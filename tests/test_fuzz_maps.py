@@ -95,7 +95,9 @@ def assert_agree(path: Path, case: str, sets: list[str] | None = None) -> bool:
     t0 = time.perf_counter()
     code, out, err = cli_main("map", "check", str(path), *extra)
     took = time.perf_counter() - t0
-    assert took < 3, f"{case}: map check took {took:.1f} s"
+    # a bound on runaway work (a damaged map that makes the check sweep without end), not a speed figure: wide
+    # enough for a loaded 2-core machine (6.3 s seen at load 15-20, under 1 s idle)
+    assert took < 30, f"{case}: map check took {took:.1f} s"
     assert "Traceback" not in err + out, f"{case}: {err}"
     refused = run_load(path, sets)
     if code == 0:

@@ -78,7 +78,9 @@ def test_ctrl_c_stops_a_policy_that_never_returns(tmp_path):
     assert err.strip().splitlines()[-1].startswith("foury-sim: interrupted: nothing was kept; re-run the same "
                                                    "command: foury-sim run foury --games 100"), err
     assert "Traceback" not in err
-    assert took < 5, took
+    # stopped by the Ctrl-C, not by the decision budget (60 s, runner.DECISION_BUDGET_S): a bound on what stopped
+    # it, not a speed figure (6.2 s seen at load 15-20, under 5 s idle)
+    assert took < 20, took
 
 
 def test_a_policy_that_prints_leaves_json_clean(tmp_path):
