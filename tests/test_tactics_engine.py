@@ -181,29 +181,32 @@ def test_rooms_are_the_clear_regions_and_sees_is_line_of_sight():
     from foury_sim.games.tactics import kernel as K
     from foury_sim.grid import line_of_sight
 
-    W = namedtuple("W", "opq room q")
+    W = namedtuple("W", "wl wi wb")  # the rows of kernel.Work that label_rooms and sees use
     rng = np.random.default_rng(24)
     split = 0
     for _ in range(12):
         rows, cols = (int(x) for x in rng.integers(1, 9, 2))
         n = rows * cols
-        w = W((rng.random(n) < rng.uniform(0.1, 0.6)).astype(np.uint8), np.zeros(n, np.int32), np.zeros(n, np.int64))
+        w = W(np.zeros((K.W_L_ROWS, n), np.int64), np.zeros((K.W_I_ROWS, n), np.int32),
+              np.zeros((K.W_B_ROWS, n), np.uint8))
+        w.wb[K.W_OPQ] = rng.random(n) < rng.uniform(0.1, 0.6)
         K.label_rooms.py_func(w, rows, cols)
+        opq, room = w.wb[K.W_OPQ], w.wi[K.W_ROOM]
         st = np.zeros(A.STATE_SIZE, np.int64)
         st[A.S_ROWS], st[A.S_COLS] = rows, cols
         for a in range(n):
-            assert (w.room[a] < 0) == (w.opq[a] != 0)
+            assert (room[a] < 0) == (opq[a] != 0)
             for b in range(n):
-                if w.opq[a] == 0 and w.opq[b] == 0 and abs(a // cols - b // cols) + abs(a % cols - b % cols) == 1:
-                    assert w.room[a] == w.room[b]  # neighbours share a room: a room is a union of regions
-                los = line_of_sight(w.opq, rows, cols, a, b)
+                if opq[a] == 0 and opq[b] == 0 and abs(a // cols - b // cols) + abs(a % cols - b % cols) == 1:
+                    assert room[a] == room[b]  # neighbours share a room: a room is a union of regions
+                los = line_of_sight(opq, rows, cols, a, b)
                 assert K.sees.py_func(w, st, a, b) == los, (rows, cols, a, b)
-                split += w.room[a] >= 0 and w.room[b] >= 0 and w.room[a] != w.room[b]
+                split += room[a] >= 0 and room[b] >= 0 and room[a] != room[b]
         # and one room per region: the number of rooms is the number of regions found by a flood fill
         seen = np.zeros(n, bool)
         regions = 0
         for c0 in range(n):
-            if w.opq[c0] or seen[c0]:
+            if opq[c0] or seen[c0]:
                 continue
             regions += 1
             stack = [c0]
@@ -213,10 +216,10 @@ def test_rooms_are_the_clear_regions_and_sees_is_line_of_sight():
                 r, x = divmod(c, cols)
                 for nb in (c - cols if r else -1, c + 1 if x < cols - 1 else -1, c + cols if r < rows - 1 else -1,
                            c - 1 if x else -1):
-                    if nb >= 0 and not w.opq[nb] and not seen[nb]:
+                    if nb >= 0 and not opq[nb] and not seen[nb]:
                         seen[nb] = True
                         stack.append(nb)
-        assert w.room.max() + 1 == regions
+        assert room.max() + 1 == regions
     assert split > 100, "pairs in different rooms are checked"
 
 
