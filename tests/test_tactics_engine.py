@@ -224,25 +224,30 @@ def test_rooms_are_the_clear_regions_and_sees_is_line_of_sight():
 
 
 def test_every_writer_of_opacity_relabels_the_rooms():
-    """``w.room`` (``sees`` skips the line between rooms) stays true to ``w.opq``: every kernel function that
-    writes ``w.opq`` calls ``label_rooms`` after its last write, and only ``label_rooms`` writes the rooms."""
+    """The rooms (``w.wi[W_ROOM]``: ``sees`` skips the line between rooms) stay true to the opacity
+    (``w.wb[W_OPQ]``): every kernel function that writes the opacity calls ``label_rooms`` after its last write,
+    and only ``label_rooms`` writes the rooms; no function keeps the opacity row under another name (a write
+    through it would escape this test)."""
     import ast
 
     src = (Path(T.__file__).parent / "kernel.py").read_text()
     fns = {f.name: f for f in ast.walk(ast.parse(src)) if isinstance(f, ast.FunctionDef)}
 
-    def writes(fn, field):
+    def writes(fn, row):
         return [t.lineno for n in ast.walk(fn) if isinstance(n, ast.Assign | ast.AugAssign)
                 for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
-                if isinstance(t, ast.Subscript) and ast.unparse(t.value) == f"w.{field}"]
+                if isinstance(t, ast.Subscript) and ast.unparse(t.value) in ("w.wb", "w.wi")
+                and isinstance(t.slice, ast.Tuple) and ast.unparse(t.slice.elts[0]) == row]
 
-    writers = [name for name, fn in fns.items() if writes(fn, "opq")]
+    writers = [name for name, fn in fns.items() if writes(fn, "W_OPQ")]
     assert set(writers) >= {"setup", "open_door"}
     for name in writers:
         calls = [n.lineno for n in ast.walk(fns[name]) if isinstance(n, ast.Call)
                  and ast.unparse(n.func) == "label_rooms"]
-        assert calls and max(calls) > max(writes(fns[name], "opq")), f"{name} writes w.opq without label_rooms"
+        assert calls and max(calls) > max(writes(fns[name], "W_OPQ")), f"{name} writes the opacity, no label_rooms"
     for name, fn in fns.items():
-        assert not writes(fn, "room"), f"{name} writes w.room"
+        aliased = [n for n in ast.walk(fn) if isinstance(n, ast.Assign) and ast.unparse(n.value) == "w.wb[W_OPQ]"]
+        assert not aliased, f"{name} keeps the opacity row under another name"
         if name != "label_rooms":
-            assert "w.room" not in ast.unparse(fn) or name == "sees", f"{name} uses w.room"
+            assert not writes(fn, "W_ROOM"), f"{name} writes the rooms"
+            assert "W_ROOM" not in ast.unparse(fn) or name == "sees", f"{name} uses the rooms"
