@@ -164,24 +164,14 @@ E = A  # trace codes live in the layout
 
 
 class Game(NamedTuple):
-    """The ruleset's arrays (read only), packed as two arrays of rows (the G_* rows below; see ``Work`` for why),
-    and the table sizes."""
+    """The ruleset's arrays (read only): scalars, monster table, weapons, armour, charts, packed level."""
 
-    rc: np.ndarray  # int64[3, longest]: the rules' scalars (G_RULES), the charts (G_CHARTS), the packed level (G_LV)
-    tab: np.ndarray  # int64[3, most rows, most columns]: the monster table (G_MONS), weapons (G_WEAPONS), armour
-    n_mons: int  # rows of each table
-    n_weapons: int
-    n_armors: int
-
-
-# rows of ``Game.rc`` (each row as long as the longest; the rest zero)
-G_RULES = 0
-G_CHARTS = 1
-G_LV = 2
-# tables of ``Game.tab`` (as many rows and columns as the largest; the rest zero)
-G_MONS = 0
-G_WEAPONS = 1
-G_ARMORS = 2
+    rules: np.ndarray
+    mons: np.ndarray
+    weapons: np.ndarray
+    armors: np.ndarray
+    charts: np.ndarray
+    lv: np.ndarray
 
 
 class Work(NamedTuple):
@@ -235,7 +225,7 @@ class Dice(NamedTuple):
     rs: np.ndarray
     script: np.ndarray
     trace: np.ndarray
-    pol: Any  # the Pol of the game: both sides' policies, read by every decision (``decide``)
+    pol: Any  # the Pol of the game, for the adventurer's decisions inside a rule (``gamble``, ``shrine``)
 
 
 MAX_ACTIONS = 400  # actions of one side in one turn: a safety bound (every action but a free one costs AP)
@@ -252,7 +242,7 @@ def ev(trace, st, code, a0, a1, a2, a3, a4, a5, a6, a7):
 
 @njit(cache=CACHE, inline="always", _nrt=False)
 def tile(g, cell):
-    return g.rc[G_LV, LV_HDR + cell]
+    return g.lv[LV_HDR + cell]
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
@@ -308,7 +298,7 @@ def free_for_monster(g, w, st, cell):
 
 @njit(cache=CACHE, _nrt=False)
 def max_ap(g, st):
-    return max(0, g.rc[G_RULES, R_AP] + g.tab[G_ARMORS, st[A.S_ARMOR], A_AP] - st[A.S_AP_PENALTY])
+    return max(0, g.rules[R_AP] + g.armors[st[A.S_ARMOR], A_AP] - st[A.S_AP_PENALTY])
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -485,10 +475,9 @@ def add_row(opts, n, action, arg, cell, cost, goal, loot, value, mon):
 
 # --- decisions ---------------------------------------------------------------------------------------
 @njit(cache=CACHE, _nrt=False)
-def decide(kind, st, opts, n, dice):
+def decide(kind, st, opts, n, pol, dice):
     """Ask the side whose decision it is (a forced choice, n <= 1, is not asked). An answer outside 0..n-1 is
-    counted (``S_BAD``) and option 0 taken, as in every game (the sides' policies: ``dice.pol``)."""
-    pol = dice.pol
+    counted (``S_BAD``) and option 0 taken, as in every game."""
     if n <= 1:
         c = 0
     else:
@@ -586,7 +575,7 @@ def hurt_player(g, w, st, dice, dmg, cause, killer):
         st[A.S_MAGIC] &= ~(1 << MG_AMULET)
         st[A.S_USED] += 1
         st[A.S_HP] = st[A.S_HP_CAP]
-        start = g.rc[G_LV, A.LV_START]
+        start = g.lv[A.LV_START]
         m = mon_at(st, start)
         ev(dice.trace, st, A.E_AMULET, st[A.S_CELL], start, st[A.S_HP], 0, 0, 0, 0, 0)
         if m < 0:
@@ -627,7 +616,7 @@ def add_mon(g, st, kind, cell, state):
     b = mslot(slot)
     st[b + A.MF_KIND] = kind
     st[b + A.MF_CELL] = cell
-    st[b + A.MF_HP] = g.tab[G_MONS, kind, M_HP]
+    st[b + A.MF_HP] = g.mons[kind, M_HP]
     st[b + A.MF_STATE] = state
     st[b + A.MF_RESURRECTED] = 0
     st[b + A.MF_CORPSE] = 0
@@ -662,7 +651,7 @@ def gain_weapon(g, st, dice, row):
 
 @njit(cache=CACHE, _nrt=False)
 def gain_food(g, st, dice, got):
-    if st[A.S_FOOD] < g.rc[G_RULES, R_FOOD_STACK]:
+    if st[A.S_FOOD] < g.rules[R_FOOD_STACK]:
         st[A.S_FOOD] += 1
     else:
         got = A.GOT_FULL
@@ -679,7 +668,7 @@ def gamble(g, w, st, dice, roll, value, worth, source, cell):
     opts = w.opts
     n = add_row(opts, 0, A.A_KEEP, roll, cell, 0, worth, source, value, -1)
     n = add_row(opts, n, A.A_REROLL, roll, cell, 0, worth, source, value, -1)
-    if opts[decide(A.D_GAMBLE, st, opts, n, dice), A.O_ACTION] != A.A_REROLL:
+    if opts[decide(A.D_GAMBLE, st, opts, n, dice.pol, dice), A.O_ACTION] != A.A_REROLL:
         return False
     st[A.S_MAGIC] &= ~(1 << MG_GAMBLER)
     st[A.S_USED] += 1
@@ -692,33 +681,33 @@ def normal_loot(g, w, st, dice, source, cell):
     """The normal loot chart's category, then the item (the Gambler's Die may reroll either)."""
     st[A.S_LOOT] += 1
     f = d6(dice.rs, dice.script)
-    cat = g.rc[G_CHARTS, C_NORMAL + f - 1]
+    cat = g.charts[C_NORMAL + f - 1]
     worth = A.GB_GOOD
     if cat == N_FOOD:
-        worth = A.GB_FOOD if st[A.S_FOOD] < g.rc[G_RULES, R_FOOD_STACK] else A.GB_NOTHING
+        worth = A.GB_FOOD if st[A.S_FOOD] < g.rules[R_FOOD_STACK] else A.GB_NOTHING
     if gamble(g, w, st, dice, A.GB_CATEGORY, cat, worth, source, cell):
-        cat = g.rc[G_CHARTS, C_NORMAL + d6(dice.rs, dice.script) - 1]
+        cat = g.charts[C_NORMAL + d6(dice.rs, dice.script) - 1]
     if cat == N_WEAPON:
-        row = g.rc[G_CHARTS, C_WEAPON + d6(dice.rs, dice.script) - 1]
+        row = g.charts[C_WEAPON + d6(dice.rs, dice.script) - 1]
         if gamble(g, w, st, dice, A.GB_ITEM, row, A.GB_NOTHING if st[A.S_WEAPONS] & (1 << row) else A.GB_GOOD,
                   source, cell):
-            row = g.rc[G_CHARTS, C_WEAPON + d6(dice.rs, dice.script) - 1]
+            row = g.charts[C_WEAPON + d6(dice.rs, dice.script) - 1]
         gain_weapon(g, st, dice, row)
     elif cat == N_ARMOR:
-        row = g.rc[G_CHARTS, C_ARMOR + d6(dice.rs, dice.script) - 1]
+        row = g.charts[C_ARMOR + d6(dice.rs, dice.script) - 1]
         if gamble(g, w, st, dice, A.GB_ITEM, row, A.GB_NOTHING if st[A.S_ARMORS] & (1 << row) else A.GB_GOOD,
                   source, cell):
-            row = g.rc[G_CHARTS, C_ARMOR + d6(dice.rs, dice.script) - 1]
+            row = g.charts[C_ARMOR + d6(dice.rs, dice.script) - 1]
         got = A.GOT_DUPLICATE if st[A.S_ARMORS] & (1 << row) else A.GOT_KEPT
         st[A.S_ARMORS] |= 1 << row
         ev(dice.trace, st, A.E_ITEM, A.IT_ARMOR, row, got, 0, 0, 0, 0, 0)
     elif cat == N_POTION:
-        kind = g.rc[G_CHARTS, C_POTION + d6(dice.rs, dice.script) - 1]
-        full = st[A.S_POTIONS + kind] >= g.rc[G_RULES, R_POTION_STACK]
+        kind = g.charts[C_POTION + d6(dice.rs, dice.script) - 1]
+        full = st[A.S_POTIONS + kind] >= g.rules[R_POTION_STACK]
         if gamble(g, w, st, dice, A.GB_ITEM, kind, A.GB_NOTHING if full else A.GB_GOOD, source, cell):
-            kind = g.rc[G_CHARTS, C_POTION + d6(dice.rs, dice.script) - 1]
+            kind = g.charts[C_POTION + d6(dice.rs, dice.script) - 1]
         got = A.GOT_KEPT
-        if st[A.S_POTIONS + kind] < g.rc[G_RULES, R_POTION_STACK]:
+        if st[A.S_POTIONS + kind] < g.rules[R_POTION_STACK]:
             st[A.S_POTIONS + kind] += 1
         else:
             got = A.GOT_FULL
@@ -730,10 +719,10 @@ def normal_loot(g, w, st, dice, source, cell):
 @njit(cache=CACHE, _nrt=False)
 def magic_loot(g, w, st, dice, source, cell):
     st[A.S_LOOT] += 1
-    m = g.rc[G_CHARTS, C_MAGIC + d6(dice.rs, dice.script) - 1]
+    m = g.charts[C_MAGIC + d6(dice.rs, dice.script) - 1]
     if gamble(g, w, st, dice, A.GB_ITEM, m, A.GB_FOOD if st[A.S_MAGIC_FOUND] & (1 << m) else A.GB_GOOD, source,
               cell):
-        m = g.rc[G_CHARTS, C_MAGIC + d6(dice.rs, dice.script) - 1]
+        m = g.charts[C_MAGIC + d6(dice.rs, dice.script) - 1]
     if st[A.S_MAGIC_FOUND] & (1 << m):
         ev(dice.trace, st, A.E_ITEM, A.IT_MAGIC, m, A.GOT_FOOD_INSTEAD, 0, 0, 0, 0, 0)
         gain_food(g, st, dice, A.GOT_KEPT)
@@ -751,13 +740,13 @@ def loot_code(g, w, st, dice, code, source, cell):
     elif code == LOOT_MAGIC:
         magic_loot(g, w, st, dice, source, cell)
     elif code == LOOT_TRAP:
-        ev(dice.trace, st, A.E_TRAP, g.rc[G_RULES, R_TRAP_DAMAGE], max(0, st[A.S_HP] - g.rc[G_RULES, R_TRAP_DAMAGE]), 0,
-           0, 0, 0, 0, 0)
-        hurt_player(g, w, st, dice, g.rc[G_RULES, R_TRAP_DAMAGE], A.CAUSE_TRAP, -1)
+        ev(dice.trace, st, A.E_TRAP, g.rules[R_TRAP_DAMAGE], max(0, st[A.S_HP] - g.rules[R_TRAP_DAMAGE]), 0, 0, 0,
+           0, 0, 0)
+        hurt_player(g, w, st, dice, g.rules[R_TRAP_DAMAGE], A.CAUSE_TRAP, -1)
     elif code == LOOT_SPAWN_MUMMY:
-        spawn_near(g, w, st, dice, g.rc[G_CHARTS, C_KIND_MUMMY], cell)
+        spawn_near(g, w, st, dice, g.charts[C_KIND_MUMMY], cell)
     elif code == LOOT_SPAWN_SKELETON:
-        spawn_near(g, w, st, dice, g.rc[G_CHARTS, C_KIND_SKELETON], cell)
+        spawn_near(g, w, st, dice, g.charts[C_KIND_SKELETON], cell)
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -766,15 +755,15 @@ def loot_roll(g, w, st, dice, chart, source, cell, slot):
     back on ``abilities.resurrect_face`` instead. While the Gambler's Die is held the adventurer may reroll the
     chance (``gamble``)."""
     face = d6(dice.rs, dice.script)
-    code = g.rc[G_CHARTS, chart + face - 1]
+    code = g.charts[chart + face - 1]
     ev(dice.trace, st, A.E_LOOT_ROLL, source, face, code, cell, 0, 0, 0, 0)
     if slot >= 0:
         b = mslot(slot)
         kind = st[b + A.MF_KIND]
-        if (g.tab[G_MONS, kind, M_RESURRECTS] and not g.tab[G_MONS, kind, M_BOSS] and st[b + A.MF_RESURRECTED] == 0
-                and face == g.rc[G_RULES, R_RESURRECT_FACE] and mon_at(st, cell) < 0):
+        if (g.mons[kind, M_RESURRECTS] and not g.mons[kind, M_BOSS] and st[b + A.MF_RESURRECTED] == 0
+                and face == g.rules[R_RESURRECT_FACE] and mon_at(st, cell) < 0):
             st[b + A.MF_STATE] = A.MS_AWAKE
-            st[b + A.MF_HP] = max(1, g.tab[G_MONS, kind, M_HP] - g.rc[G_RULES, R_RESURRECT_LOSS])
+            st[b + A.MF_HP] = max(1, g.mons[kind, M_HP] - g.rules[R_RESURRECT_LOSS])
             st[b + A.MF_RESURRECTED] = 1
             st[b + A.MF_CORPSE] = 0
             st[A.S_AWAKE] += 1
@@ -788,7 +777,7 @@ def loot_roll(g, w, st, dice, chart, source, cell, slot):
         worth = A.GB_HARM
     if gamble(g, w, st, dice, A.GB_CHANCE, code, worth, source, cell):
         face = d6(dice.rs, dice.script)
-        code = g.rc[G_CHARTS, chart + face - 1]
+        code = g.charts[chart + face - 1]
         ev(dice.trace, st, A.E_LOOT_ROLL, source, face, code, cell, 0, 0, 0, 0)
     loot_code(g, w, st, dice, code, source, cell)
 
@@ -803,15 +792,15 @@ def kill_mon(g, w, st, dice, slot, by_player, lootable):
     st[b + A.MF_STATE] = A.MS_DEAD
     st[b + A.MF_HP] = 0
     kind = st[b + A.MF_KIND]
-    st[b + A.MF_CORPSE] = 1 if kind == g.rc[G_CHARTS, C_KIND_SKELETON] and (
-        g.rc[G_RULES, R_REVIVE_LAVA] or tile(g, st[b + A.MF_CELL]) != A.T_LAVA) else 0
+    st[b + A.MF_CORPSE] = 1 if kind == g.charts[C_KIND_SKELETON] and (
+        g.rules[R_REVIVE_LAVA] or tile(g, st[b + A.MF_CELL]) != A.T_LAVA) else 0
     ev(dice.trace, st, A.E_KILL, slot, kind, st[b + A.MF_CELL], by_player, 0, 0, 0, 0)
     if by_player:
         st[A.S_KILLS] += 1
         if kind < A.MAX_KINDS:
             st[A.S_KILLS_KIND + kind] += 1
         if lootable and st[b + A.MF_RESURRECTED] == 0:
-            boss = g.tab[G_MONS, kind, M_BOSS]
+            boss = g.mons[kind, M_BOSS]
             loot_roll(g, w, st, dice, C_LOOT_BOSS if boss else C_LOOT_MONSTER,
                       A.SRC_BOSS if boss else A.SRC_MONSTER, st[b + A.MF_CELL], slot)
 
@@ -833,42 +822,41 @@ def open_door(g, w, st, dice, cell):
     w.wl[W_TH, cell] = A.X_NONE
     w.wb[W_OPQ, cell] = 0
     label_rooms(w, st[A.S_ROWS], st[A.S_COLS])
-    ev(dice.trace, st, A.E_DOOR, cell, g.rc[G_LV, lv_color(g.rc[G_LV]) + cell], 0, 0, 0, 0, 0, 0)
+    ev(dice.trace, st, A.E_DOOR, cell, g.lv[lv_color(g.lv) + cell], 0, 0, 0, 0, 0, 0)
     wake_all(g, w, st, dice)
 
 
 @njit(cache=CACHE, _nrt=False)
 def shrine(g, w, st, dice):
     f = d6(dice.rs, dice.script)
-    s = g.rc[G_CHARTS, C_SHRINE + f - 1]
+    s = g.charts[C_SHRINE + f - 1]
     ev(dice.trace, st, A.E_SHRINE, f, s, 0, 0, 0, 0, 0, 0)
     if s == SH_HEALING:
-        st[A.S_HP] += g.rc[G_RULES, R_SHRINE_HEAL]
-        ev(dice.trace, st, A.E_HEAL, g.rc[G_RULES, R_SHRINE_HEAL], st[A.S_HP], 1, 0, 0, 0, 0, 0)
+        st[A.S_HP] += g.rules[R_SHRINE_HEAL]
+        ev(dice.trace, st, A.E_HEAL, g.rules[R_SHRINE_HEAL], st[A.S_HP], 1, 0, 0, 0, 0, 0)
     elif s == SH_MIGHT:
-        st[A.S_MIGHT] += g.rc[G_RULES, R_MIGHT]
+        st[A.S_MIGHT] += g.rules[R_MIGHT]
     elif s == SH_ARMS:
-        gain_weapon(g, st, dice, g.rc[G_CHARTS, C_WEAPON + d6(dice.rs, dice.script) - 1])
+        gain_weapon(g, st, dice, g.charts[C_WEAPON + d6(dice.rs, dice.script) - 1])
     elif s == SH_FREEDOM:  # the adventurer chooses the door (D_FREEDOM: the closed doors in reading order)
         opts = w.opts
         cols = st[A.S_COLS]
-        col0 = lv_color(g.rc[G_LV])
+        col0 = lv_color(g.lv)
         n = 0
         for c in range(st[A.S_ROWS] * cols):
             if w.wl[W_TH, c] == A.X_DOOR:
-                n = add_row(opts, n, A.A_OPEN_DOOR, g.rc[G_LV, col0 + c], c, 0, -1, -1, dist1(cols, st[A.S_CELL], c),
-                            -1)
+                n = add_row(opts, n, A.A_OPEN_DOOR, g.lv[col0 + c], c, 0, -1, -1, dist1(cols, st[A.S_CELL], c), -1)
         if n > 0:
-            open_door(g, w, st, dice, opts[decide(A.D_FREEDOM, st, opts, n, dice), A.O_CELL])
+            open_door(g, w, st, dice, opts[decide(A.D_FREEDOM, st, opts, n, dice.pol, dice), A.O_CELL])
     elif s == SH_WEAKNESS:
-        st[A.S_AP_PENALTY] += g.rc[G_RULES, R_WEAKNESS_AP]
+        st[A.S_AP_PENALTY] += g.rules[R_WEAKNESS_AP]
     elif s == SH_DOOM:
         for k in range(4):
             nb = neighbour(st[A.S_ROWS], st[A.S_COLS], st[A.S_CELL], k)
-            if nb >= 0 and free_for_monster(g, w, st, nb) and g.rc[G_CHARTS, C_KIND_MUMMY] >= 0:
-                slot = add_mon(g, st, g.rc[G_CHARTS, C_KIND_MUMMY], nb, A.MS_AWAKE)
+            if nb >= 0 and free_for_monster(g, w, st, nb) and g.charts[C_KIND_MUMMY] >= 0:
+                slot = add_mon(g, st, g.charts[C_KIND_MUMMY], nb, A.MS_AWAKE)
                 if slot >= 0:
-                    ev(dice.trace, st, A.E_SPAWN, slot, g.rc[G_CHARTS, C_KIND_MUMMY], nb, 2, 0, 0, 0, 0)
+                    ev(dice.trace, st, A.E_SPAWN, slot, g.charts[C_KIND_MUMMY], nb, 2, 0, 0, 0, 0)
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -892,7 +880,7 @@ def interact(g, w, st, dice, cell):
         shrine(g, w, st, dice)
     elif t == A.X_KEY:
         w.wl[W_TH, cell] = A.X_NONE
-        color = g.rc[G_LV, lv_color(g.rc[G_LV]) + cell]
+        color = g.lv[lv_color(g.lv) + cell]
         st[A.S_KEYS] |= 1 << color
         ev(dice.trace, st, A.E_KEY, color, cell, 0, 0, 0, 0, 0, 0)
     elif t == A.X_DOOR:
@@ -913,7 +901,7 @@ def electrify(g, w, st, dice, golem):
     for c in range(n):
         w.wb[W_PAS, c] = 1 if tile(g, c) == A.T_WATER else 0
     distance_field(w.wb[W_PAS], st[A.S_ROWS], st[A.S_COLS], src, w.wi[W_D3])
-    dmg = g.rc[G_RULES, R_ELECTRIC]
+    dmg = g.rules[R_ELECTRIC]
     hit = 0
     pd = 0
     for i in range(st[A.S_N_MON]):
@@ -933,7 +921,7 @@ def electrify_all(g, w, st, dice):
     death)."""
     for i in range(st[A.S_N_MON]):
         b = mslot(i)
-        if st[b + A.MF_STATE] == A.MS_AWAKE and g.tab[G_MONS, st[b + A.MF_KIND], M_STORM] and tile(
+        if st[b + A.MF_STATE] == A.MS_AWAKE and g.mons[st[b + A.MF_KIND], M_STORM] and tile(
                 g, st[b + A.MF_CELL]) == A.T_WATER:
             electrify(g, w, st, dice, i)
             if st[A.S_DEAD]:
@@ -954,18 +942,18 @@ def fight(g, w, st, dice, slot, mode, players_turn):
     """One roll-off between the player and monster ``slot`` (combat.exchange) and its effects."""
     b = mslot(slot)
     kind = st[b + A.MF_KIND]
-    combat_terms(g.rc[G_RULES], g.tab[G_MONS], g.tab[G_WEAPONS], g.tab[G_ARMORS], kind, st[A.S_WEAPON], st[A.S_ARMOR],
-                 st[A.S_MIGHT], st[A.S_BERSERK] if players_turn else 0, w.wl[W_TERMS])
+    combat_terms(g.rules, g.mons, g.weapons, g.armors, kind, st[A.S_WEAPON], st[A.S_ARMOR], st[A.S_MIGHT],
+                 st[A.S_BERSERK] if players_turn else 0, w.wl[W_TERMS])
     xo = w.wl[W_XO]
-    res = exchange(dice.rs, dice.script, w.wl[W_TERMS], g.rc[G_RULES, R_TIES], mode, players_turn, xo)
+    res = exchange(dice.rs, dice.script, w.wl[W_TERMS], g.rules[R_TIES], mode, players_turn, xo)
     log_dice(dice, st, xo, w.wl[W_TERMS, 0], w.wl[W_TERMS, 2])
     ev(dice.trace, st, A.E_ROLLOFF, slot, kind, xo[X_P_TOTAL], xo[X_M_TOTAL], res, xo[X_DMG_MON], xo[X_DMG_PLAYER],
        mode + 4 * xo[X_BLOW])
     if xo[X_CHICKEN]:
-        ck = g.rc[G_CHARTS, C_KIND_CHICKEN]
+        ck = g.charts[C_KIND_CHICKEN]
         if ck >= 0:
             st[b + A.MF_KIND] = ck
-            st[b + A.MF_HP] = g.tab[G_MONS, ck, M_HP]
+            st[b + A.MF_HP] = g.mons[ck, M_HP]
             st[b + A.MF_RESURRECTED] = 1  # a chicken is nobody's body: it never comes back
             ev(dice.trace, st, A.E_CHICKEN, slot, kind, 0, 0, 0, 0, 0, 0)
         return
@@ -1026,7 +1014,7 @@ def set_blocked(g, w, st):
     for c in range(n):
         w.wb[W_BLK, c] = 0
     w.wb[W_BLK, st[A.S_CELL]] = 1
-    if g.rc[G_RULES, R_MON_BLOCK]:
+    if g.rules[R_MON_BLOCK]:
         for i in range(st[A.S_N_MON]):
             if alive(st, i):
                 w.wb[W_BLK, st[mslot(i) + A.MF_CELL]] = 1
@@ -1034,7 +1022,7 @@ def set_blocked(g, w, st):
 
 @njit(cache=CACHE, inline="always", _nrt=False)
 def lava_ok(g, kind):
-    return g.tab[G_MONS, kind, M_FLY] != 0 or g.tab[G_MONS, kind, M_LAVA_IMMUNE] != 0
+    return g.mons[kind, M_FLY] != 0 or g.mons[kind, M_LAVA_IMMUNE] != 0
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -1042,7 +1030,7 @@ def step_cost(g, kind, cell):
     """DM AP for a monster of ``kind`` to step onto ``cell`` (combat.monster_move_cost: water doubles it unless
     it flies)."""
     t = tile(g, cell)
-    return monster_move_cost(g.rc[G_RULES], g.tab[G_MONS], kind, t == A.T_WATER, t == A.T_LAVA)
+    return monster_move_cost(g.rules, g.mons, kind, t == A.T_WATER, t == A.T_LAVA)
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -1074,8 +1062,8 @@ def route_fields(g, w, st):
     rows = st[A.S_ROWS]
     cols = st[A.S_COLS]
     n = rows * cols
-    ta = g.rc[G_LV, A.LV_TELE_A]
-    tb = g.rc[G_LV, A.LV_TELE_B]
+    ta = g.lv[A.LV_TELE_A]
+    tb = g.lv[A.LV_TELE_B]
     # the rows of the scratch (``Work``) it reads and writes
     th = w.wl[W_TH]
     q = w.wl[W_Q]
@@ -1087,12 +1075,12 @@ def route_fields(g, w, st):
     dl = w.wi[W_DL]
     if st[A.S_RC_V] != st[A.S_MAPV]:
         keys = st[A.S_KEYS]
-        col0 = lv_color(g.rc[G_LV])
+        col0 = lv_color(g.lv)
         same = st[A.S_RC_V] >= 0  # fields of this game exist, over the passability in d2
         for c in range(n):
             t = th[c]
             ok = walkable(tile(g, c)) and (t == A.X_NONE or t == A.X_CRATE or t == A.X_BARREL or t == A.X_KEY or (
-                t == A.X_DOOR and (keys >> g.rc[G_LV, col0 + c]) & 1))
+                t == A.X_DOOR and (keys >> g.lv[col0 + c]) & 1))
             v = 1 if ok else 0
             pas[c] = v
             if d2[c] != v:
@@ -1157,7 +1145,7 @@ def can_rest(g, w, st):
     if st[A.S_AWAKE] == 0:
         return True
     p = st[A.S_CELL]
-    path = g.rc[G_RULES, R_ADVANCING] == ADV_AWAKE_WITH_PATH
+    path = g.rules[R_ADVANCING] == ADV_AWAKE_WITH_PATH
     for i in range(st[A.S_N_MON]):
         b = mslot(i)
         if st[b + A.MF_STATE] != A.MS_AWAKE:
@@ -1174,14 +1162,13 @@ def can_rest(g, w, st):
 @njit(cache=CACHE, _nrt=False)
 def weapon_worth(g, r):
     """A weapon's worth for the menus' advice: twice its bonus, plus its bonus against a kind, plus 1 for reach."""
-    we = g.tab[G_WEAPONS]
-    return 2 * we[r, W_BONUS] + we[r, W_VS_BONUS] + (1 if we[r, W_REACH] > 0 else 0)
+    return 2 * g.weapons[r, W_BONUS] + g.weapons[r, W_VS_BONUS] + (1 if g.weapons[r, W_REACH] > 0 else 0)
 
 
 @njit(cache=CACHE, _nrt=False)
 def armor_worth(g, r):
     """An armour's worth for the menus' advice: twice its defence plus its AP, minus 3 if it slows moving."""
-    return 2 * g.tab[G_ARMORS, r, A_DEF] + g.tab[G_ARMORS, r, A_AP] - (3 if g.tab[G_ARMORS, r, A_MOVE_PCT] > 100 else 0)
+    return 2 * g.armors[r, A_DEF] + g.armors[r, A_AP] - (3 if g.armors[r, A_MOVE_PCT] > 100 else 0)
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
@@ -1229,38 +1216,38 @@ def player_menu(g, w, st):
         m = _pick4(k, m0, m1, m2, m3)
         if m >= 0 and st[mslot(m) + A.MF_STATE] == A.MS_AWAKE:
             combat = True
-    block = g.rc[G_RULES, R_MON_BLOCK] != 0
+    block = g.rules[R_MON_BLOCK] != 0
     n = 0
     # moves
     for k in range(5):
         if k < 4:
             dest = neighbour(rows, cols, p, k)
-        elif p == g.rc[G_LV, A.LV_TELE_A]:
-            dest = g.rc[G_LV, A.LV_TELE_B]
-        elif p == g.rc[G_LV, A.LV_TELE_B]:
-            dest = g.rc[G_LV, A.LV_TELE_A]
+        elif p == g.lv[A.LV_TELE_A]:
+            dest = g.lv[A.LV_TELE_B]
+        elif p == g.lv[A.LV_TELE_B]:
+            dest = g.lv[A.LV_TELE_A]
         else:
             dest = -1
         if dest < 0 or not walkable(tile(g, dest)) or th[dest] != A.X_NONE:
             continue
         if block and (mon_at(st, dest) if k == 4 else _pick4(k, m0, m1, m2, m3)) >= 0:
             continue
-        cost = move_cost(g.rc[G_RULES], g.tab[G_ARMORS], st[A.S_ARMOR], combat, tile(g, dest) == A.T_WATER)
+        cost = move_cost(g.rules, g.armors, st[A.S_ARMOR], combat, tile(g, dest) == A.T_WATER)
         if cost <= ap:
             n = add_row(opts, n, A.A_MOVE, k, dest, cost, dg[dest], dl[dest], 0, -1)
     # attacks
-    reach = g.tab[G_WEAPONS, st[A.S_WEAPON], W_REACH]
-    if g.rc[G_RULES, R_ATTACK] <= ap:
+    reach = g.weapons[st[A.S_WEAPON], W_REACH]
+    if g.rules[R_ATTACK] <= ap:
         for i in range(st[A.S_N_MON]):
             if not alive(st, i):
                 continue
             b = mslot(i)
             cell = st[b + A.MF_CELL]
             if dist1(cols, p, cell) == 1 or in_line(g, w, st, p, cell, reach):
-                n = add_row(opts, n, A.A_ATTACK, i, cell, g.rc[G_RULES, R_ATTACK], dg[cell], dl[cell], st[b + A.MF_HP],
+                n = add_row(opts, n, A.A_ATTACK, i, cell, g.rules[R_ATTACK], dg[cell], dl[cell], st[b + A.MF_HP],
                             i)
     # interactions
-    if g.rc[G_RULES, R_INTERACT] <= ap:
+    if g.rules[R_INTERACT] <= ap:
         for k in range(4):
             nb = neighbour(rows, cols, p, k)
             if nb < 0:
@@ -1268,22 +1255,22 @@ def player_menu(g, w, st):
             t = th[nb]
             if t == A.X_NONE or t >= A.X_USED:
                 continue
-            if t == A.X_DOOR and not (st[A.S_KEYS] >> g.rc[G_LV, lv_color(g.rc[G_LV]) + nb]) & 1:
+            if t == A.X_DOOR and not (st[A.S_KEYS] >> g.lv[lv_color(g.lv) + nb]) & 1:
                 continue
             clears = t == A.X_CRATE or t == A.X_BARREL or t == A.X_KEY or t == A.X_DOOR
             goal = dg[nb] if clears else -1
             loot = 0 if t != A.X_DOOR else dl[nb]
-            n = add_row(opts, n, A.A_INTERACT, t, nb, g.rc[G_RULES, R_INTERACT], goal, loot, 0, -1)
+            n = add_row(opts, n, A.A_INTERACT, t, nb, g.rules[R_INTERACT], goal, loot, 0, -1)
     # items
-    use = g.rc[G_RULES, R_USE]
+    use = g.rules[R_USE]
     if use <= ap:
         room = st[A.S_HP_CAP] - st[A.S_HP]
         if st[A.S_FOOD] > 0:
-            n = add_row(opts, n, A.A_USE, A.U_FOOD, -1, use, -1, -1, min(room, g.rc[G_RULES, R_FOOD_HEAL]), -1)
+            n = add_row(opts, n, A.A_USE, A.U_FOOD, -1, use, -1, -1, min(room, g.rules[R_FOOD_HEAL]), -1)
         if st[A.S_POTIONS + 0] > 0:
-            n = add_row(opts, n, A.A_USE, A.U_HEALTH, -1, use, -1, -1, min(room, g.rc[G_RULES, R_HEALTH_POTION]), -1)
+            n = add_row(opts, n, A.A_USE, A.U_HEALTH, -1, use, -1, -1, min(room, g.rules[R_HEALTH_POTION]), -1)
         if st[A.S_POTIONS + 1] > 0:
-            n = add_row(opts, n, A.A_USE, A.U_STAMINA, -1, use, -1, -1, g.rc[G_RULES, R_STAMINA_POTION] - use, -1)
+            n = add_row(opts, n, A.A_USE, A.U_STAMINA, -1, use, -1, -1, g.rules[R_STAMINA_POTION] - use, -1)
         if st[A.S_POTIONS + 2] > 0:
             n = add_row(opts, n, A.A_USE, A.U_MYSTERY, -1, use, -1, -1, 0, -1)
         magic = st[A.S_MAGIC]
@@ -1305,15 +1292,15 @@ def player_menu(g, w, st):
                         break
                     m = mon_at(st, c)
                     if m >= 0:
-                        undead = g.tab[G_MONS, st[mslot(m) + A.MF_KIND], M_KIND] == K_UNDEAD
+                        undead = g.mons[st[mslot(m) + A.MF_KIND], M_KIND] == K_UNDEAD
                         n = add_row(opts, n, A.A_USE, A.U_HOLY_BOLT, c, use, -1, -1,
-                                    g.rc[G_RULES, R_HOLY_BOLT] if undead else 0, m)
+                                    g.rules[R_HOLY_BOLT] if undead else 0, m)
                         break
         if magic & (1 << MG_TELEPORT):
             for k in range(4):
                 best = -1
                 c = p
-                for _ in range(g.rc[G_RULES, R_TELEPORT_RANGE]):
+                for _ in range(g.rules[R_TELEPORT_RANGE]):
                     c = neighbour(rows, cols, c, k)
                     if c < 0:
                         break
@@ -1323,11 +1310,11 @@ def player_menu(g, w, st):
                 if best >= 0:
                     n = add_row(opts, n, A.A_USE, A.U_TELEPORT, best, use, dg[best], dl[best], k, -1)
         now = weapon_worth(g, st[A.S_WEAPON])
-        for r in range(1, g.n_weapons):
+        for r in range(1, g.weapons.shape[0]):
             if st[A.S_WEAPONS] & (1 << r) and r != st[A.S_WEAPON]:
                 n = add_row(opts, n, A.A_EQUIP, r, -1, use, now, -1, weapon_worth(g, r), -1)
         now = armor_worth(g, st[A.S_ARMOR])
-        for r in range(1, g.n_armors):
+        for r in range(1, g.armors.shape[0]):
             if st[A.S_ARMORS] & (1 << r) and r != st[A.S_ARMOR]:
                 n = add_row(opts, n, A.A_EQUIP, A.EQ_ARMOR + r, -1, use, now, -1, armor_worth(g, r), -1)
     if rest and n < A.MAX_OPTIONS - 1:
@@ -1353,28 +1340,28 @@ def use_item(g, w, st, dice, item, cell, arg_mon, value):
     v = 0
     if item == A.U_FOOD:
         st[A.S_FOOD] -= 1
-        v = heal(st, g.rc[G_RULES, R_FOOD_HEAL])
+        v = heal(st, g.rules[R_FOOD_HEAL])
     elif item == A.U_HEALTH:
         st[A.S_POTIONS + 0] -= 1
-        v = heal(st, g.rc[G_RULES, R_HEALTH_POTION])
+        v = heal(st, g.rules[R_HEALTH_POTION])
     elif item == A.U_STAMINA:
         st[A.S_POTIONS + 1] -= 1
-        st[A.S_AP] += g.rc[G_RULES, R_STAMINA_POTION]
-        v = g.rc[G_RULES, R_STAMINA_POTION]
+        st[A.S_AP] += g.rules[R_STAMINA_POTION]
+        v = g.rules[R_STAMINA_POTION]
     elif item == A.U_MYSTERY:
         st[A.S_POTIONS + 2] -= 1
-        mode = g.rc[G_RULES, R_MYSTERY]
+        mode = g.rules[R_MYSTERY]
         if mode == MYSTERY_HEALTH:
-            v = heal(st, g.rc[G_RULES, R_HEALTH_POTION])
+            v = heal(st, g.rules[R_HEALTH_POTION])
         elif mode == MYSTERY_STAMINA:
-            st[A.S_AP] += g.rc[G_RULES, R_STAMINA_POTION]
-            v = g.rc[G_RULES, R_STAMINA_POTION]
+            st[A.S_AP] += g.rules[R_STAMINA_POTION]
+            v = g.rules[R_STAMINA_POTION]
         elif mode == MYSTERY_GAMBLE:
             f = d6(dice.rs, dice.script)
             if f <= 3:
-                v = heal(st, g.rc[G_RULES, R_GAMBLE_HP])
+                v = heal(st, g.rules[R_GAMBLE_HP])
             else:
-                v = -g.rc[G_RULES, R_GAMBLE_HP]
+                v = -g.rules[R_GAMBLE_HP]
     elif item == A.U_BERSERK:
         st[A.S_MAGIC] &= ~(1 << MG_BERSERK)
         st[A.S_BERSERK] = 1
@@ -1395,7 +1382,7 @@ def use_item(g, w, st, dice, item, cell, arg_mon, value):
                 continue
             b = mslot(m)
             kind = st[b + A.MF_KIND]
-            steps = g.rc[G_RULES, R_RUNE_LARGE] if g.tab[G_MONS, kind, M_LARGE] else g.rc[G_RULES, R_RUNE_SMALL]
+            steps = g.rules[R_RUNE_LARGE] if g.mons[kind, M_LARGE] else g.rules[R_RUNE_SMALL]
             c = nb
             died = 0
             for _ in range(steps):
@@ -1414,7 +1401,7 @@ def use_item(g, w, st, dice, item, cell, arg_mon, value):
         m = arg_mon
         if m >= 0 and alive(st, m):
             kind = st[mslot(m) + A.MF_KIND]
-            dmg = g.rc[G_RULES, R_HOLY_BOLT] if g.tab[G_MONS, kind, M_KIND] == K_UNDEAD else 0
+            dmg = g.rules[R_HOLY_BOLT] if g.mons[kind, M_KIND] == K_UNDEAD else 0
             ev(dice.trace, st, A.E_BOLT, m, kind, dmg, 0, 0, 0, 0, 0)
             hurt_mon(g, w, st, dice, m, dmg, 1)
     elif item == A.U_TELEPORT:
@@ -1431,7 +1418,7 @@ def use_item(g, w, st, dice, item, cell, arg_mon, value):
 @njit(cache=CACHE, _nrt=False)
 def arrive(g, w, st, dice):
     """The player stands on a new tile: the exit wins; sleeping monsters that see them wake."""
-    if st[A.S_CELL] == st[A.S_EXIT] and g.rc[G_RULES, R_WINS_ON_EXIT]:
+    if st[A.S_CELL] == st[A.S_EXIT] and g.rules[R_WINS_ON_EXIT]:
         st[A.S_WON] = 1
     wake_all(g, w, st, dice)
 
@@ -1456,9 +1443,9 @@ def player_act(g, w, st, dice, c):
             st[A.S_AWAKE] += 1
             ev(dice.trace, st, A.E_WAKE, arg, st[b + A.MF_KIND], cell, 1, 0, 0, 0, 0)
         adjacent = dist1(st[A.S_COLS], st[A.S_CELL], cell) == 1
-        ranged_weapon = g.tab[G_WEAPONS, st[A.S_WEAPON], W_REACH] > 0
+        ranged_weapon = g.weapons[st[A.S_WEAPON], W_REACH] > 0
         mode = MELEE
-        if not adjacent or (ranged_weapon and g.rc[G_RULES, R_RANGED_ADJ] != RANGED_ADJ_MELEE):
+        if not adjacent or (ranged_weapon and g.rules[R_RANGED_ADJ] != RANGED_ADJ_MELEE):
             mode = PLAYER_RANGED
         fight(g, w, st, dice, arg, mode, 1)
         if not adjacent and alive(st, arg) and not st[A.S_DEAD]:
@@ -1482,24 +1469,24 @@ def player_act(g, w, st, dice, c):
 
 
 @njit(cache=CACHE, _nrt=False)
-def player_turn(g, w, st, dice):
+def player_turn(g, w, st, pol, dice):
     """The player's turn: full AP, then actions until the AP runs out, they end the turn or rest (True:
     the DM's turn is skipped), win or die."""
     st[A.S_PHASE] = 0
-    decay = g.rc[G_RULES, R_OVERHEAL_DECAY]
+    decay = g.rules[R_OVERHEAL_DECAY]
     if decay > 0 and st[A.S_HP] > st[A.S_HP_CAP]:
         st[A.S_HP] = max(st[A.S_HP_CAP], st[A.S_HP] - decay)
     st[A.S_AP_MAX] = max_ap(g, st)
     st[A.S_AP] = st[A.S_AP_MAX]
     ev(dice.trace, st, A.E_TURN, st[A.S_HP], st[A.S_AP], st[A.S_CELL], st[A.S_AWAKE], 0, 0, 0, 0)
     rested = False
-    if g.rc[G_RULES, R_ELECTRIC_TURNS] == ELECTRIC_EVERY_TURN:
+    if g.rules[R_ELECTRIC_TURNS] == ELECTRIC_EVERY_TURN:
         electrify_all(g, w, st, dice)
         if st[A.S_DEAD]:
             return rested
     for _ in range(MAX_ACTIONS):
         n = player_menu(g, w, st)
-        c = decide(A.D_ACTION, st, w.opts, n, dice)
+        c = decide(A.D_ACTION, st, w.opts, n, pol, dice)
         act = w.opts[c, A.O_ACTION]
         if act == A.A_END:
             ev(dice.trace, st, A.E_END_TURN, st[A.S_AP], 0, 0, 0, 0, 0, 0, 0)
@@ -1518,44 +1505,43 @@ def player_turn(g, w, st, dice):
 
 # --- the Dungeon Master's turn ---------------------------------------------------------------------------
 @njit(cache=CACHE, _nrt=False)
-def spawn(g, w, st, dice):
+def spawn(g, w, st, pol, dice):
     """The spawn roll at the start of the DM's turn, and the spawned monster (asleep) at a free spawn point."""
     opts = w.opts
     face = d6(dice.rs, dice.script)
-    code = g.rc[G_CHARTS, C_SPAWN + face - 1]
+    code = g.charts[C_SPAWN + face - 1]
     ev(dice.trace, st, A.E_SPAWN_ROLL, face, code, 0, 0, 0, 0, 0, 0)
     for _ in range(100):
         if code != SPAWN_REROLL:
             break
         face = d6(dice.rs, dice.script)
-        code = g.rc[G_CHARTS, C_SPAWN + face - 1]
+        code = g.charts[C_SPAWN + face - 1]
         ev(dice.trace, st, A.E_SPAWN_ROLL, face, code, 1, 0, 0, 0, 0, 0)
     if code == SPAWN_NOTHING or code == SPAWN_REROLL:
         return
-    s0 = lv_spawn(g.rc[G_LV])
+    s0 = lv_spawn(g.lv)
     free = 0
-    for j in range(g.rc[G_LV, A.LV_N_SPAWN]):
-        cell = g.rc[G_LV, s0 + j]
+    for j in range(g.lv[A.LV_N_SPAWN]):
+        cell = g.lv[s0 + j]
         if mon_at(st, cell) < 0 and cell != st[A.S_CELL]:
             free += 1
     if free == 0:
         ev(dice.trace, st, A.E_NO_SPAWN, -1, 0, 0, 0, 0, 0, 0, 0)
         return
     n = 0
-    for k in range(g.n_mons):
-        cat = g.tab[G_MONS, k, M_SPAWN_CAT]
-        if cat >= 0 and (cat == code or code == SPAWN_ANY) and not g.tab[G_MONS, k, M_BOSS]:
-            n = add_row(opts, n, A.A_SPAWN_KIND, k, -1, 0, -1, -1, g.tab[G_MONS, k, M_HP] * g.tab[G_MONS, k, M_DICE],
-                        -1)
+    for k in range(g.mons.shape[0]):
+        cat = g.mons[k, M_SPAWN_CAT]
+        if cat >= 0 and (cat == code or code == SPAWN_ANY) and not g.mons[k, M_BOSS]:
+            n = add_row(opts, n, A.A_SPAWN_KIND, k, -1, 0, -1, -1, g.mons[k, M_HP] * g.mons[k, M_DICE], -1)
     if n == 0:
         return
-    kind = opts[decide(A.D_SPAWN_KIND, st, opts, n, dice), A.O_ARG]
+    kind = opts[decide(A.D_SPAWN_KIND, st, opts, n, pol, dice), A.O_ARG]
     n = 0
-    for j in range(g.rc[G_LV, A.LV_N_SPAWN]):
-        cell = g.rc[G_LV, s0 + j]
+    for j in range(g.lv[A.LV_N_SPAWN]):
+        cell = g.lv[s0 + j]
         if mon_at(st, cell) < 0 and cell != st[A.S_CELL]:
             n = add_row(opts, n, A.A_SPAWN_AT, j, cell, 0, -1, -1, dist1(st[A.S_COLS], cell, st[A.S_CELL]), -1)
-    cell = opts[decide(A.D_SPAWN_AT, st, opts, n, dice), A.O_CELL]
+    cell = opts[decide(A.D_SPAWN_AT, st, opts, n, pol, dice), A.O_CELL]
     slot = add_mon(g, st, kind, cell, A.MS_ASLEEP)
     if slot >= 0:
         st[A.S_SPAWNED] += 1
@@ -1578,11 +1564,11 @@ def dm_menu(g, w, st, ap):
         kind = st[b + A.MF_KIND]
         cell = st[b + A.MF_CELL]
         adj = dist1(cols, cell, p) == 1
-        atk = g.tab[G_MONS, kind, M_AP_ATTACK]
+        atk = g.mons[kind, M_AP_ATTACK]
         if adj and atk <= ap:
-            n = add_row(opts, n, A.A_M_ATTACK, i, p, atk, 0, -1, g.tab[G_MONS, kind, M_DICE], i)
-        if not adj and atk <= ap and in_line(g, w, st, cell, p, g.tab[G_MONS, kind, M_RANGE]):
-            n = add_row(opts, n, A.A_M_SHOOT, i, p, atk, dist1(cols, cell, p), -1, g.tab[G_MONS, kind, M_DICE], i)
+            n = add_row(opts, n, A.A_M_ATTACK, i, p, atk, 0, -1, g.mons[kind, M_DICE], i)
+        if not adj and atk <= ap and in_line(g, w, st, cell, p, g.mons[kind, M_RANGE]):
+            n = add_row(opts, n, A.A_M_SHOOT, i, p, atk, dist1(cols, cell, p), -1, g.mons[kind, M_DICE], i)
         if not adj:
             lava = lava_ok(g, kind)
             mon_field(g, w, st, lava)
@@ -1592,14 +1578,14 @@ def dm_menu(g, w, st, ap):
                 cost = step_cost(g, kind, nxt)
                 if cost <= ap:
                     n = add_row(opts, n, A.A_M_MOVE, i, nxt, cost, d[nxt], -1, d[cell], i)
-        if g.tab[G_MONS, kind, M_REVIVER] and g.rc[G_RULES, R_REVIVE_AP] <= ap:
+        if g.mons[kind, M_REVIVER] and g.rules[R_REVIVE_AP] <= ap:
             for j in range(st[A.S_N_MON]):
                 bj = mslot(j)
                 cj = st[bj + A.MF_CELL]
                 if (st[bj + A.MF_STATE] == A.MS_DEAD and st[bj + A.MF_CORPSE] and mon_at(st, cj) < 0 and cj != p
                         and sees(w, st, cell, cj)):
-                    n = add_row(opts, n, A.A_M_REVIVE, j, cj, g.rc[G_RULES, R_REVIVE_AP], dist1(cols, cj, p), -1,
-                                g.tab[G_MONS, st[bj + A.MF_KIND], M_HP], i)
+                    n = add_row(opts, n, A.A_M_REVIVE, j, cj, g.rules[R_REVIVE_AP], dist1(cols, cj, p), -1,
+                                g.mons[st[bj + A.MF_KIND], M_HP], i)
         if n >= A.MAX_OPTIONS - 1:
             n = A.MAX_OPTIONS - 1
             break
@@ -1608,20 +1594,20 @@ def dm_menu(g, w, st, ap):
 
 
 @njit(cache=CACHE, _nrt=False)
-def dm_turn(g, w, st, dice):
+def dm_turn(g, w, st, pol, dice):
     st[A.S_PHASE] = 1
-    ev(dice.trace, st, A.E_DM_TURN, g.rc[G_RULES, R_DM_AP], st[A.S_AWAKE], 0, 0, 0, 0, 0, 0)
+    ev(dice.trace, st, A.E_DM_TURN, g.rules[R_DM_AP], st[A.S_AWAKE], 0, 0, 0, 0, 0, 0)
     electrify_all(g, w, st, dice)
     if st[A.S_DEAD]:
         return
-    spawn(g, w, st, dice)
-    ap = g.rc[G_RULES, R_DM_AP]
+    spawn(g, w, st, pol, dice)
+    ap = g.rules[R_DM_AP]
     for _ in range(MAX_ACTIONS):
         st[A.S_AP] = ap
         n = dm_menu(g, w, st, ap)
         if n <= 1:
             break
-        c = decide(A.D_DM_ACT, st, w.opts, n, dice)
+        c = decide(A.D_DM_ACT, st, w.opts, n, pol, dice)
         act = w.opts[c, A.O_ACTION]
         i = w.opts[c, A.O_ARG]
         cost = w.opts[c, A.O_COST]
@@ -1637,12 +1623,12 @@ def dm_turn(g, w, st, dice):
             b = mslot(i)
             ev(dice.trace, st, A.E_MON_MOVE, i, st[b + A.MF_KIND], st[b + A.MF_CELL], cell, cost, 0, ap, 0)
             st[b + A.MF_CELL] = cell
-            if g.tab[G_MONS, st[b + A.MF_KIND], M_STORM] and tile(g, cell) == A.T_WATER:
+            if g.mons[st[b + A.MF_KIND], M_STORM] and tile(g, cell) == A.T_WATER:
                 electrify(g, w, st, dice, i)
         elif act == A.A_M_REVIVE:
             bj = mslot(i)
             st[bj + A.MF_STATE] = A.MS_AWAKE
-            st[bj + A.MF_HP] = g.tab[G_MONS, st[bj + A.MF_KIND], M_HP]
+            st[bj + A.MF_HP] = g.mons[st[bj + A.MF_KIND], M_HP]
             st[bj + A.MF_CORPSE] = 0
             st[A.S_AWAKE] += 1
             st[A.S_REVIVED] += 1
@@ -1656,7 +1642,7 @@ def dm_turn(g, w, st, dice):
 # --- one game ---------------------------------------------------------------------------------------------
 @njit(cache=CACHE, _nrt=False)
 def setup(g, w, st):
-    lv = g.rc[G_LV]
+    lv = g.lv
     st[:] = 0
     rows = lv[A.LV_ROWS]
     cols = lv[A.LV_COLS]
@@ -1664,10 +1650,10 @@ def setup(g, w, st):
     st[A.S_COLS] = cols
     st[A.S_EXIT] = lv[A.LV_EXIT]
     st[A.S_CELL] = lv[A.LV_START]
-    st[A.S_HP] = g.rc[G_RULES, R_HP]
-    st[A.S_HP_CAP] = g.rc[G_RULES, R_HP]
-    st[A.S_WEAPON] = g.rc[G_RULES, R_START_WEAPON]  # player.weapon / player.armor: held and in use (row 0: none)
-    st[A.S_ARMOR] = g.rc[G_RULES, R_START_ARMOR]
+    st[A.S_HP] = g.rules[R_HP]
+    st[A.S_HP_CAP] = g.rules[R_HP]
+    st[A.S_WEAPON] = g.rules[R_START_WEAPON]  # player.weapon / player.armor: held and in use (row 0: none)
+    st[A.S_ARMOR] = g.rules[R_START_ARMOR]
     if st[A.S_WEAPON] > 0:
         st[A.S_WEAPONS] = 1 << st[A.S_WEAPON]
     if st[A.S_ARMOR] > 0:
@@ -1689,22 +1675,22 @@ def setup(g, w, st):
 
 
 @njit(cache=CACHE, _nrt=False)
-def play_game(g, w, st, dice):
+def play_game(g, w, st, pol, dice):
     """A whole game; the result stays in ``st``."""
     setup(g, w, st)
     wake_all(g, w, st, dice)
-    for t in range(1, g.rc[G_RULES, R_TURN_CAP] + 1):
+    for t in range(1, g.rules[R_TURN_CAP] + 1):
         st[A.S_TURN] = t
-        rested = player_turn(g, w, st, dice)
+        rested = player_turn(g, w, st, pol, dice)
         if st[A.S_WON] or st[A.S_DEAD] or st[A.S_FAULT]:
             break
         if not rested:
-            dm_turn(g, w, st, dice)
+            dm_turn(g, w, st, pol, dice)
             if st[A.S_DEAD] or st[A.S_FAULT]:
                 break
-        elif g.rc[G_RULES, R_REST_SPAWN] == REST_SPAWN_ROLLED:  # the rest skips the DM's turn but its spawn roll
+        elif g.rules[R_REST_SPAWN] == REST_SPAWN_ROLLED:  # the rest skips the DM's turn but its spawn roll
             st[A.S_PHASE] = 1
-            spawn(g, w, st, dice)
+            spawn(g, w, st, pol, dice)
     if not st[A.S_WON] and not st[A.S_DEAD]:
         st[A.S_CAUSE] = A.CAUSE_TURN_CAP
     ev(dice.trace, st, A.E_END, st[A.S_WON], st[A.S_CAUSE], st[A.S_HP], st[A.S_KILLER], st[A.S_DEATH_CELL],
@@ -1733,7 +1719,7 @@ def write_out(g, st, out, r, game):
     out[r, A.OUT_RESTS] = st[A.S_RESTS]
     out[r, A.OUT_BAD] = st[A.S_BAD] + 1000 * st[A.S_FAULT]
     out[r, A.OUT_DECISIONS] = st[A.S_NDEC]
-    for k in range(g.n_mons):
+    for k in range(g.mons.shape[0]):
         out[r, A.OUT_KILLS_KIND + k] = st[A.S_KILLS_KIND + k] if k < A.MAX_KINDS else 0
 
 
@@ -1783,15 +1769,12 @@ def _kernel(rules, mons, weapons, armors, charts, lv, ctl, params, dm_params, us
     nchunks = (count + CHUNK - 1) // CHUNK
     for c in prange(nchunks):
         # thread-local copies, passed on as borrowed views (see ``borrow``)
-        rc = np.zeros((3, max(rules.shape[0], charts.shape[0], lv.shape[0])), np.int64)
-        rc[G_RULES, : rules.shape[0]] = rules
-        rc[G_CHARTS, : charts.shape[0]] = charts
-        rc[G_LV, : lv.shape[0]] = lv
-        tab = np.zeros((3, max(mons.shape[0], weapons.shape[0], armors.shape[0]),
-                        max(mons.shape[1], weapons.shape[1], armors.shape[1])), np.int64)
-        tab[G_MONS, : mons.shape[0], : mons.shape[1]] = mons
-        tab[G_WEAPONS, : weapons.shape[0], : weapons.shape[1]] = weapons
-        tab[G_ARMORS, : armors.shape[0], : armors.shape[1]] = armors
+        ru = rules.copy()
+        mo = mons.copy()
+        we = weapons.copy()
+        ar = armors.copy()
+        ch = charts.copy()
+        le = lv.copy()
         wl = np.zeros((W_L_ROWS, max(n, T_SIZE, X_SIZE)), np.int64)
         wi = np.zeros((W_I_ROWS, n), np.int32)
         wb = np.zeros((W_B_ROWS, n), np.uint8)
@@ -1802,7 +1785,7 @@ def _kernel(rules, mons, weapons, armors, charts, lv, ctl, params, dm_params, us
         tr = trace if trace.shape[0] > 1 else np.zeros((0, A.TRACE_COLS), np.int64)
         pa = params.copy()
         dpa = dm_params.copy()
-        g = Game(borrow(rc), borrow(tab), mons.shape[0], weapons.shape[0], armors.shape[0])
+        g = Game(borrow(ru), borrow(mo), borrow(we), borrow(ar), borrow(ch), borrow(le))
         w = Work(borrow(wl), borrow(wi), borrow(wb), borrow(opts))
         pol = Pol(pid, borrow(pa), user_fn, dm_pid, borrow(dpa), dm_fn)
         b_st = borrow(st)
@@ -1811,10 +1794,10 @@ def _kernel(rules, mons, weapons, armors, charts, lv, ctl, params, dm_params, us
         dice = Dice(b_rs, borrow(sc), borrow(tr), pol)
         for i in range(c * CHUNK, min(count, (c + 1) * CHUNK)):
             seed_stream(b_rs, seed, start + i)
-            play_game(g, w, b_st, dice)
+            play_game(g, w, b_st, pol, dice)
             write_out(g, b_st, b_out, i, start + i)
-        keep_alive(rc, wl, wi, wb, opts, st, rs, sc)
-        keep_alive(tab, tr, pa, dpa, tab, tr, pa, dpa)
+        keep_alive(ru, mo, we, ar, ch, le, wl, wi)
+        keep_alive(wb, opts, st, rs, sc, tr, pa, dpa)
 
 
 KERNEL_SIG = types.void(
