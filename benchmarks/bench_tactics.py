@@ -6,7 +6,11 @@ by default), with all threads and with 1, the un-jitted speed, and cold and cach
 
 Median of 5 timed runs after a warm-up; the un-jitted figure comes from a subprocess with NUMBA_DISABLE_JIT=1
 on fewer games. Per-core figures are also given per CPU second (process time), which other processes on a
-shared machine disturb less than wall-clock time; the speed-up per core compares CPU seconds. Floors (issue 14):
+shared machine disturb less than wall-clock time; the speed-up per core compares CPU seconds. Two figures say
+why threads scale as they do, and hold under load: ``cpu_per_game_all_vs_1`` (CPU seconds a game takes with all
+threads over those on 1 thread: above 1 when threads contend or spin) and ``nrt_allocations_per_game`` (numba's
+allocator, which takes a lock, per game on all threads: the kernel allocates its scratch per chunk of games, so
+this should stay well below 1; counted with ``NUMBA_NRT_STATS``, set here). Floors (issue 14):
 at least 20,000 games/s with all threads and at least 100x the un-jitted speed per core. Writes
 benchmarks/results/tactics.json.
 
@@ -26,6 +30,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+os.environ.setdefault("NUMBA_NRT_STATS", "1")  # numba's allocation counts (read before numba is imported)
 
 OUT = Path(__file__).parent / "results" / "tactics.json"
 GAME = "tactics"
@@ -63,6 +69,17 @@ def games_per_s(level: str, policy: str, dm: str, games: int, repeats: int = 5) 
     return games / statistics.median(wall), games / statistics.median(cpu)
 
 
+def allocations_per_game(level: str, policy: str, dm: str, games: int) -> float:
+    """numba's allocations (NRT) per game in one call of ``games`` games (on the threads set now)."""
+    from numba.core.runtime import rtsys
+
+    spec, rs, pol = _setup(level, policy, dm)
+    spec.simulate(rs, spec.default_hero, pol, 0, 0, 2)  # warm-up
+    before = rtsys.get_allocation_stats().alloc
+    spec.simulate(rs, spec.default_hero, pol, 9, 0, games)
+    return (rtsys.get_allocation_stats().alloc - before) / games
+
+
 def unjitted(level: str, policy: str, dm: str, games: int) -> float:
     code = (
         "import time, sys; sys.path.insert(0, 'benchmarks'); import bench_tactics as B;"
@@ -92,7 +109,8 @@ def main() -> None:
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(threads)
-        all_threads, _ = games_per_s(args.level, args.policy, args.dm, args.games)
+        all_threads, all_cpu = games_per_s(args.level, args.policy, args.dm, args.games)
+        allocs = allocations_per_game(args.level, args.policy, args.dm, args.games)
         numba.set_num_threads(1)
         one, one_cpu = games_per_s(args.level, args.policy, args.dm, args.games // 2)
     finally:
@@ -111,6 +129,8 @@ def main() -> None:
         "games_per_cpu_s_unjitted": round(slow, 1),
         "speedup_per_core": round(one_cpu / slow, 1),
         "thread_scaling": round(all_threads / one, 2),
+        "cpu_per_game_all_vs_1": round(one_cpu / all_cpu, 3),
+        "nrt_allocations_per_game": round(allocs, 4),
         "floor_all_threads_20000": all_threads >= 20_000,
         "floor_speedup_100x": one_cpu / slow >= 100,
         "load_average": os.getloadavg()[0],
@@ -129,7 +149,8 @@ def main() -> None:
     OUT.write_text(json.dumps(res, indent=2) + "\n")
     print(f"{'measure':<32}{'value':>14}")
     for k, v in res.items():
-        if k.startswith(("games_per", "speedup", "thread_scaling", "floor", "load_average", "startup")):
+        if k.startswith(("games_per", "speedup", "thread_scaling", "cpu_per", "nrt", "floor", "load_average",
+                         "startup")):
             print(f"{k:<32}{v!s:>14}")
     print(f"written {OUT}")
 

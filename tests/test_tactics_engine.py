@@ -181,29 +181,32 @@ def test_rooms_are_the_clear_regions_and_sees_is_line_of_sight():
     from foury_sim.games.tactics import kernel as K
     from foury_sim.grid import line_of_sight
 
-    W = namedtuple("W", "opq room q")
+    W = namedtuple("W", "wl wi wb")  # the rows of kernel.Work that label_rooms and sees use
     rng = np.random.default_rng(24)
     split = 0
     for _ in range(12):
         rows, cols = (int(x) for x in rng.integers(1, 9, 2))
         n = rows * cols
-        w = W((rng.random(n) < rng.uniform(0.1, 0.6)).astype(np.uint8), np.zeros(n, np.int32), np.zeros(n, np.int64))
+        w = W(np.zeros((K.W_L_ROWS, n), np.int64), np.zeros((K.W_I_ROWS, n), np.int32),
+              np.zeros((K.W_B_ROWS, n), np.uint8))
+        w.wb[K.W_OPQ] = rng.random(n) < rng.uniform(0.1, 0.6)
         K.label_rooms.py_func(w, rows, cols)
+        opq, room = w.wb[K.W_OPQ], w.wi[K.W_ROOM]
         st = np.zeros(A.STATE_SIZE, np.int64)
         st[A.S_ROWS], st[A.S_COLS] = rows, cols
         for a in range(n):
-            assert (w.room[a] < 0) == (w.opq[a] != 0)
+            assert (room[a] < 0) == (opq[a] != 0)
             for b in range(n):
-                if w.opq[a] == 0 and w.opq[b] == 0 and abs(a // cols - b // cols) + abs(a % cols - b % cols) == 1:
-                    assert w.room[a] == w.room[b]  # neighbours share a room: a room is a union of regions
-                los = line_of_sight(w.opq, rows, cols, a, b)
+                if opq[a] == 0 and opq[b] == 0 and abs(a // cols - b // cols) + abs(a % cols - b % cols) == 1:
+                    assert room[a] == room[b]  # neighbours share a room: a room is a union of regions
+                los = line_of_sight(opq, rows, cols, a, b)
                 assert K.sees.py_func(w, st, a, b) == los, (rows, cols, a, b)
-                split += w.room[a] >= 0 and w.room[b] >= 0 and w.room[a] != w.room[b]
+                split += room[a] >= 0 and room[b] >= 0 and room[a] != room[b]
         # and one room per region: the number of rooms is the number of regions found by a flood fill
         seen = np.zeros(n, bool)
         regions = 0
         for c0 in range(n):
-            if w.opq[c0] or seen[c0]:
+            if opq[c0] or seen[c0]:
                 continue
             regions += 1
             stack = [c0]
@@ -213,33 +216,38 @@ def test_rooms_are_the_clear_regions_and_sees_is_line_of_sight():
                 r, x = divmod(c, cols)
                 for nb in (c - cols if r else -1, c + 1 if x < cols - 1 else -1, c + cols if r < rows - 1 else -1,
                            c - 1 if x else -1):
-                    if nb >= 0 and not w.opq[nb] and not seen[nb]:
+                    if nb >= 0 and not opq[nb] and not seen[nb]:
                         seen[nb] = True
                         stack.append(nb)
-        assert w.room.max() + 1 == regions
+        assert room.max() + 1 == regions
     assert split > 100, "pairs in different rooms are checked"
 
 
 def test_every_writer_of_opacity_relabels_the_rooms():
-    """``w.room`` (``sees`` skips the line between rooms) stays true to ``w.opq``: every kernel function that
-    writes ``w.opq`` calls ``label_rooms`` after its last write, and only ``label_rooms`` writes the rooms."""
+    """The rooms (``w.wi[W_ROOM]``: ``sees`` skips the line between rooms) stay true to the opacity
+    (``w.wb[W_OPQ]``): every kernel function that writes the opacity calls ``label_rooms`` after its last write,
+    and only ``label_rooms`` writes the rooms; no function keeps the opacity row under another name (a write
+    through it would escape this test)."""
     import ast
 
     src = (Path(T.__file__).parent / "kernel.py").read_text()
     fns = {f.name: f for f in ast.walk(ast.parse(src)) if isinstance(f, ast.FunctionDef)}
 
-    def writes(fn, field):
+    def writes(fn, row):
         return [t.lineno for n in ast.walk(fn) if isinstance(n, ast.Assign | ast.AugAssign)
                 for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
-                if isinstance(t, ast.Subscript) and ast.unparse(t.value) == f"w.{field}"]
+                if isinstance(t, ast.Subscript) and ast.unparse(t.value) in ("w.wb", "w.wi")
+                and isinstance(t.slice, ast.Tuple) and ast.unparse(t.slice.elts[0]) == row]
 
-    writers = [name for name, fn in fns.items() if writes(fn, "opq")]
+    writers = [name for name, fn in fns.items() if writes(fn, "W_OPQ")]
     assert set(writers) >= {"setup", "open_door"}
     for name in writers:
         calls = [n.lineno for n in ast.walk(fns[name]) if isinstance(n, ast.Call)
                  and ast.unparse(n.func) == "label_rooms"]
-        assert calls and max(calls) > max(writes(fns[name], "opq")), f"{name} writes w.opq without label_rooms"
+        assert calls and max(calls) > max(writes(fns[name], "W_OPQ")), f"{name} writes the opacity, no label_rooms"
     for name, fn in fns.items():
-        assert not writes(fn, "room"), f"{name} writes w.room"
+        aliased = [n for n in ast.walk(fn) if isinstance(n, ast.Assign) and ast.unparse(n.value) == "w.wb[W_OPQ]"]
+        assert not aliased, f"{name} keeps the opacity row under another name"
         if name != "label_rooms":
-            assert "w.room" not in ast.unparse(fn) or name == "sees", f"{name} uses w.room"
+            assert not writes(fn, "W_ROOM"), f"{name} writes the rooms"
+            assert "W_ROOM" not in ast.unparse(fn) or name == "sees", f"{name} uses the rooms"

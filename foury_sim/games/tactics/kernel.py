@@ -175,25 +175,38 @@ class Game(NamedTuple):
 
 
 class Work(NamedTuple):
-    """Per-chunk scratch: things on tiles now, opacity, passability, distance fields, queue, combat."""
+    """Per-chunk scratch, as four arrays of rows (the W_* rows below): numba passes every field of a NamedTuple to
+    each function that takes it (an array is seven machine words, nine in two dimensions), so one array per row
+    (17 before session 27) made every call of a rule slower (``benchmarks/results/tactics-tfloor3.patch``)."""
 
-    th: np.ndarray  # int64[n]: X_* on each tile now (X_USED added once used)
-    opq: np.ndarray  # uint8[n]: walls and closed doors
-    pas: np.ndarray  # uint8[n]
-    blk: np.ndarray  # uint8[n]
-    d1: np.ndarray  # int32[n]
-    d2: np.ndarray  # int32[n]
-    d3: np.ndarray  # int32[n]
-    q: np.ndarray  # int64[n]
-    dg: np.ndarray  # int32[n]: steps to the goal (cached per map version)
-    dl: np.ndarray  # int32[n]: steps to the nearest thing to loot (cached per map version)
-    mg: np.ndarray  # int32[n]: walking monsters' steps to the player (cached per map version and player tile)
-    ml: np.ndarray  # int32[n]: flying and lava-immune monsters' steps to the player (same)
-    mpas: np.ndarray  # uint8[n]
-    terms: np.ndarray  # int64[T_SIZE]
-    xo: np.ndarray  # int64[X_SIZE]
+    wl: np.ndarray  # int64[W_L_ROWS, max(n, T_SIZE, X_SIZE)]: things on tiles, the queue, combat terms and dice
+    wi: np.ndarray  # int32[W_I_ROWS, n]: distance fields and rooms
+    wb: np.ndarray  # uint8[W_B_ROWS, n]: opacity and passabilities
     opts: np.ndarray  # int64[MAX_OPTIONS, N_OCOLS]
-    room: np.ndarray  # int32[n]: the clear tiles' rooms (``label_rooms``: kept by every write of ``opq``), -1 opaque
+
+
+# rows of ``Work.wl`` (int64)
+W_TH = 0  # X_* on each tile now (X_USED added once used)
+W_Q = 1  # the queue of the sweeps
+W_TERMS = 2  # combat terms (T_SIZE entries)
+W_XO = 3  # a roll-off's dice and effects (X_SIZE entries)
+W_L_ROWS = 4
+# rows of ``Work.wi`` (int32)
+W_D1 = 0  # the player's field (route_fields), the electrified water (electrify)
+W_D2 = 1  # the passability the route fields were swept over
+W_D3 = 2  # unspread's scratch, the connected water
+W_DG = 3  # steps to the goal (cached per map version)
+W_DL = 4  # steps to the nearest thing to loot (cached per map version)
+W_MG = 5  # walking monsters' steps to the player (cached per map version and player tile)
+W_ML = 6  # flying and lava-immune monsters' steps to the player (same)
+W_ROOM = 7  # the clear tiles' rooms (``label_rooms``: kept by every write of the opacity), -1 opaque
+W_I_ROWS = 8
+# rows of ``Work.wb`` (uint8)
+W_OPQ = 0  # walls and closed doors
+W_PAS = 1  # the player's passability (route_fields), water (electrify)
+W_BLK = 2  # tiles a monster's step is blocked by
+W_MPAS = 3  # the monsters' passability (mon_field)
+W_B_ROWS = 4
 
 
 class Pol(NamedTuple):
@@ -280,7 +293,7 @@ def mon_at(st, cell):
 @njit(cache=CACHE, _nrt=False)
 def free_for_monster(g, w, st, cell):
     """A walkable tile with nothing on it, no monster and not the player's."""
-    return (walkable(tile(g, cell)) and w.th[cell] == A.X_NONE and cell != st[A.S_CELL] and mon_at(st, cell) < 0)
+    return (walkable(tile(g, cell)) and w.wl[W_TH, cell] == A.X_NONE and cell != st[A.S_CELL] and mon_at(st, cell) < 0)
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -498,18 +511,18 @@ def decide(kind, st, opts, n, pol, dice):
 # --- waking, damage, death -----------------------------------------------------------------------------
 @njit(cache=CACHE, _nrt=False)
 def label_rooms(w, rows, cols):
-    """``w.room``: the 4-connected regions of clear tiles (``opq`` 0), numbered, -1 on opaque tiles. Two clear
+    """``w.wi[W_ROOM]``: the 4-connected regions of clear tiles (``opq`` 0), numbered, -1 on opaque tiles. Two clear
     tiles in different rooms never see each other (grid.line_of_sight: every tile of a clear line is clear, and a
     diagonal step it allows has a clear corner), so ``sees`` skips their line. Redone by every writer of
-    ``w.opq`` (``setup``, ``open_door``); uses ``w.q``."""
+    ``w.wb[W_OPQ]`` (``setup``, ``open_door``); uses ``w.wl[W_Q]``."""
     n = rows * cols
-    room = w.room
-    q = w.q
+    room = w.wi[W_ROOM]
+    q = w.wl[W_Q]
     for c in range(n):
         room[c] = -1
     k = 0
     for c0 in range(n):
-        if room[c0] >= 0 or w.opq[c0] != 0:
+        if room[c0] >= 0 or w.wb[W_OPQ, c0] != 0:
             continue
         room[c0] = k
         q[0] = c0
@@ -520,7 +533,7 @@ def label_rooms(w, rows, cols):
             head += 1
             for j in range(4):
                 nb = neighbour(rows, cols, c, j)
-                if nb >= 0 and room[nb] < 0 and w.opq[nb] == 0:
+                if nb >= 0 and room[nb] < 0 and w.wb[W_OPQ, nb] == 0:
                     room[nb] = k
                     q[tail] = nb
                     tail += 1
@@ -529,13 +542,13 @@ def label_rooms(w, rows, cols):
 
 @njit(cache=CACHE, inline="always", _nrt=False)
 def sees(w, st, a, b):
-    """grid.line_of_sight of ``a`` and ``b`` over ``w.opq``, without the line when both are clear tiles of
+    """grid.line_of_sight of ``a`` and ``b`` over ``w.wb[W_OPQ]``, without the line when both are clear tiles of
     different rooms (``label_rooms``: they cannot see each other)."""
-    ra = w.room[a]
-    rb = w.room[b]
+    ra = w.wi[W_ROOM, a]
+    rb = w.wi[W_ROOM, b]
     if ra >= 0 and rb >= 0 and ra != rb:
         return False
-    return line_of_sight(w.opq, st[A.S_ROWS], st[A.S_COLS], a, b)
+    return line_of_sight(w.wb[W_OPQ], st[A.S_ROWS], st[A.S_COLS], a, b)
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -806,8 +819,8 @@ def hurt_mon(g, w, st, dice, slot, dmg, by_player):
 @njit(cache=CACHE, _nrt=False)
 def open_door(g, w, st, dice, cell):
     st[A.S_MAPV] += 1
-    w.th[cell] = A.X_NONE
-    w.opq[cell] = 0
+    w.wl[W_TH, cell] = A.X_NONE
+    w.wb[W_OPQ, cell] = 0
     label_rooms(w, st[A.S_ROWS], st[A.S_COLS])
     ev(dice.trace, st, A.E_DOOR, cell, g.lv[lv_color(g.lv) + cell], 0, 0, 0, 0, 0, 0)
     wake_all(g, w, st, dice)
@@ -831,7 +844,7 @@ def shrine(g, w, st, dice):
         col0 = lv_color(g.lv)
         n = 0
         for c in range(st[A.S_ROWS] * cols):
-            if w.th[c] == A.X_DOOR:
+            if w.wl[W_TH, c] == A.X_DOOR:
                 n = add_row(opts, n, A.A_OPEN_DOOR, g.lv[col0 + c], c, 0, -1, -1, dist1(cols, st[A.S_CELL], c), -1)
         if n > 0:
             open_door(g, w, st, dice, opts[decide(A.D_FREEDOM, st, opts, n, dice.pol, dice), A.O_CELL])
@@ -849,24 +862,24 @@ def shrine(g, w, st, dice):
 @njit(cache=CACHE, _nrt=False)
 def interact(g, w, st, dice, cell):
     st[A.S_MAPV] += 1
-    t = w.th[cell]
+    t = w.wl[W_TH, cell]
     if t == A.X_CRATE or t == A.X_BARREL:
-        w.th[cell] = A.X_NONE
+        w.wl[W_TH, cell] = A.X_NONE
         loot_roll(g, w, st, dice, C_LOOT_BARREL, A.SRC_BARREL, cell, -1)
     elif t == A.X_CHEST:
-        w.th[cell] = t + A.X_USED
+        w.wl[W_TH, cell] = t + A.X_USED
         loot_roll(g, w, st, dice, C_LOOT_CHEST, A.SRC_CHEST, cell, -1)
     elif t == A.X_MAGIC_CHEST:
-        w.th[cell] = t + A.X_USED
+        w.wl[W_TH, cell] = t + A.X_USED
         loot_roll(g, w, st, dice, C_LOOT_MAGIC_CHEST, A.SRC_MAGIC_CHEST, cell, -1)
     elif t == A.X_SARCOPHAGUS:
-        w.th[cell] = t + A.X_USED
+        w.wl[W_TH, cell] = t + A.X_USED
         loot_roll(g, w, st, dice, C_LOOT_SARCOPHAGUS, A.SRC_SARCOPHAGUS, cell, -1)
     elif t == A.X_SHRINE:
-        w.th[cell] = t + A.X_USED
+        w.wl[W_TH, cell] = t + A.X_USED
         shrine(g, w, st, dice)
     elif t == A.X_KEY:
-        w.th[cell] = A.X_NONE
+        w.wl[W_TH, cell] = A.X_NONE
         color = g.lv[lv_color(g.lv) + cell]
         st[A.S_KEYS] |= 1 << color
         ev(dice.trace, st, A.E_KEY, color, cell, 0, 0, 0, 0, 0, 0)
@@ -886,16 +899,16 @@ def electrify(g, w, st, dice, golem):
         return
     n = st[A.S_ROWS] * st[A.S_COLS]
     for c in range(n):
-        w.pas[c] = 1 if tile(g, c) == A.T_WATER else 0
-    distance_field(w.pas, st[A.S_ROWS], st[A.S_COLS], src, w.d3)
+        w.wb[W_PAS, c] = 1 if tile(g, c) == A.T_WATER else 0
+    distance_field(w.wb[W_PAS], st[A.S_ROWS], st[A.S_COLS], src, w.wi[W_D3])
     dmg = g.rules[R_ELECTRIC]
     hit = 0
     pd = 0
     for i in range(st[A.S_N_MON]):
-        if i != golem and alive(st, i) and w.d3[st[mslot(i) + A.MF_CELL]] >= 0:
+        if i != golem and alive(st, i) and w.wi[W_D3, st[mslot(i) + A.MF_CELL]] >= 0:
             hit += 1
             hurt_mon(g, w, st, dice, i, dmg, 0)
-    if w.d3[st[A.S_CELL]] >= 0:
+    if w.wi[W_D3, st[A.S_CELL]] >= 0:
         pd = dmg
         st[A.S_ELECTRIC] += dmg
     ev(dice.trace, st, A.E_ELECTRIC, golem, pd, hit, max(0, st[A.S_HP] - pd), 0, 0, 0, 0)
@@ -930,10 +943,10 @@ def fight(g, w, st, dice, slot, mode, players_turn):
     b = mslot(slot)
     kind = st[b + A.MF_KIND]
     combat_terms(g.rules, g.mons, g.weapons, g.armors, kind, st[A.S_WEAPON], st[A.S_ARMOR], st[A.S_MIGHT],
-                 st[A.S_BERSERK] if players_turn else 0, w.terms)
-    xo = w.xo
-    res = exchange(dice.rs, dice.script, w.terms, g.rules[R_TIES], mode, players_turn, xo)
-    log_dice(dice, st, xo, w.terms[0], w.terms[2])
+                 st[A.S_BERSERK] if players_turn else 0, w.wl[W_TERMS])
+    xo = w.wl[W_XO]
+    res = exchange(dice.rs, dice.script, w.wl[W_TERMS], g.rules[R_TIES], mode, players_turn, xo)
+    log_dice(dice, st, xo, w.wl[W_TERMS, 0], w.wl[W_TERMS, 2])
     ev(dice.trace, st, A.E_ROLLOFF, slot, kind, xo[X_P_TOTAL], xo[X_M_TOTAL], res, xo[X_DMG_MON], xo[X_DMG_PLAYER],
        mode + 4 * xo[X_BLOW])
     if xo[X_CHICKEN]:
@@ -956,17 +969,17 @@ def fight(g, w, st, dice, slot, mode, players_turn):
 @njit(cache=CACHE, _nrt=False)
 def mon_field(g, w, st, lava):
     """Steps from the player to every tile a monster can walk (``lava``: flying or lava-immune kinds) into
-    ``w.ml`` or ``w.mg``, computed once per map version and player tile."""
+    ``w.wi[W_ML]`` or ``w.wi[W_MG]``, computed once per map version and player tile."""
     key = st[A.S_MAPV] * 4096 + st[A.S_CELL]
     slot = A.S_MC_L if lava else A.S_MC_G
-    out = w.ml if lava else w.mg
+    out = w.wi[W_ML] if lava else w.wi[W_MG]
     if st[slot] != key:
         n = st[A.S_ROWS] * st[A.S_COLS]
         for c in range(n):
             t = tile(g, c)
-            ok = t != A.T_WALL and (t != A.T_LAVA or lava) and w.th[c] == A.X_NONE
-            w.mpas[c] = 1 if ok else 0
-        distance_field(w.mpas, st[A.S_ROWS], st[A.S_COLS], st[A.S_CELL], out)
+            ok = t != A.T_WALL and (t != A.T_LAVA or lava) and w.wl[W_TH, c] == A.X_NONE
+            w.wb[W_MPAS, c] = 1 if ok else 0
+        distance_field(w.wb[W_MPAS], st[A.S_ROWS], st[A.S_COLS], st[A.S_CELL], out)
         st[slot] = key
 
 
@@ -974,7 +987,7 @@ def mon_field(g, w, st, lava):
 def mon_walks(g, w, c, lava):
     """Whether ``mon_field`` counts tile ``c`` as walkable."""
     t = tile(g, c)
-    return t != A.T_WALL and (t != A.T_LAVA or lava) and w.th[c] == A.X_NONE
+    return t != A.T_WALL and (t != A.T_LAVA or lava) and w.wl[W_TH, c] == A.X_NONE
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -983,7 +996,7 @@ def mon_reaches(g, w, st, lava, cell):
     new field while the cached one is of this map version and starts on a walkable tile the player can walk
     back to from a walkable tile: both fields then reach the same tiles (the fields are a pure function of the
     map version and the player's tile, so sweeping later gives the same numbers)."""
-    out = w.ml if lava else w.mg
+    out = w.wi[W_ML] if lava else w.wi[W_MG]
     key = st[A.S_MC_L if lava else A.S_MC_G]
     p = st[A.S_CELL]
     v = st[A.S_MAPV]
@@ -999,12 +1012,12 @@ def mon_reaches(g, w, st, lava, cell):
 def set_blocked(g, w, st):
     n = st[A.S_ROWS] * st[A.S_COLS]
     for c in range(n):
-        w.blk[c] = 0
-    w.blk[st[A.S_CELL]] = 1
+        w.wb[W_BLK, c] = 0
+    w.wb[W_BLK, st[A.S_CELL]] = 1
     if g.rules[R_MON_BLOCK]:
         for i in range(st[A.S_N_MON]):
             if alive(st, i):
-                w.blk[st[mslot(i) + A.MF_CELL]] = 1
+                w.wb[W_BLK, st[mslot(i) + A.MF_CELL]] = 1
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
@@ -1027,9 +1040,9 @@ def advance(g, w, st, dice, slot):
     kind = st[b + A.MF_KIND]
     lava = lava_ok(g, kind)
     mon_field(g, w, st, lava)
-    d = w.ml if lava else w.mg
+    d = w.wi[W_ML] if lava else w.wi[W_MG]
     set_blocked(g, w, st)
-    nxt = first_step(d, st[A.S_ROWS], st[A.S_COLS], st[b + A.MF_CELL], w.blk)
+    nxt = first_step(d, st[A.S_ROWS], st[A.S_COLS], st[b + A.MF_CELL], w.wb[W_BLK])
     if nxt >= 0:
         ev(dice.trace, st, A.E_MON_MOVE, slot, kind, st[b + A.MF_CELL], nxt, 0, 1, 0, 0)
         st[b + A.MF_CELL] = nxt
@@ -1042,7 +1055,7 @@ def route_fields(g, w, st):
     exit, or the key nearest the player when the exit is shut), ``dl`` steps to the nearest thing still to loot
     (a crate, barrel, chest, magic chest, sarcophagus, shrine or key).
 
-    Cheaper, same fields: the passability the fields were last computed over is kept in ``w.d2``; when a new
+    Cheaper, same fields: the passability the fields were last computed over is kept in ``d2``; when a new
     map version leaves it as it was and the goal stays the same cell, ``dg`` is kept and only ``dl`` is redone.
     While the exit is the goal, whether it still is is read from the exit's own field (steps are symmetric, the
     teleporters included), so the player's field ``d1`` is only swept when the exit is shut."""
@@ -1051,19 +1064,28 @@ def route_fields(g, w, st):
     n = rows * cols
     ta = g.lv[A.LV_TELE_A]
     tb = g.lv[A.LV_TELE_B]
+    # the rows of the scratch (``Work``) it reads and writes
+    th = w.wl[W_TH]
+    q = w.wl[W_Q]
+    pas = w.wb[W_PAS]
+    d1 = w.wi[W_D1]
+    d2 = w.wi[W_D2]
+    d3 = w.wi[W_D3]
+    dg = w.wi[W_DG]
+    dl = w.wi[W_DL]
     if st[A.S_RC_V] != st[A.S_MAPV]:
         keys = st[A.S_KEYS]
         col0 = lv_color(g.lv)
         same = st[A.S_RC_V] >= 0  # fields of this game exist, over the passability in d2
         for c in range(n):
-            t = w.th[c]
+            t = th[c]
             ok = walkable(tile(g, c)) and (t == A.X_NONE or t == A.X_CRATE or t == A.X_BARREL or t == A.X_KEY or (
                 t == A.X_DOOR and (keys >> g.lv[col0 + c]) & 1))
             v = 1 if ok else 0
-            w.pas[c] = v
-            if w.d2[c] != v:
+            pas[c] = v
+            if d2[c] != v:
                 same = False
-                w.d2[c] = v
+                d2[c] = v
         p = st[A.S_CELL]
         goal = st[A.S_EXIT]
         prev = st[A.S_GOAL_CELL]
@@ -1072,48 +1094,48 @@ def route_fields(g, w, st):
         # stands and it still reaches p, else sweep it first.
         have = prev if same else -1  # the cell whose field over this passability dg holds, -1 none
         open_way = False
-        if st[A.S_RC_V] >= 0 and prev == goal and w.pas[p] != 0:
+        if st[A.S_RC_V] >= 0 and prev == goal and pas[p] != 0:
             if have != goal:
-                bfs(w.pas, rows, cols, goal, ta, tb, w.dg, w.q)
+                bfs(pas, rows, cols, goal, ta, tb, dg, q)
                 have = goal
-            open_way = p == goal or (w.pas[goal] != 0 and w.dg[p] >= 0)
+            open_way = p == goal or (pas[goal] != 0 and dg[p] >= 0)
         if not open_way:
-            bfs(w.pas, rows, cols, p, ta, tb, w.d1, w.q)
-            if w.d1[goal] < 0:
+            bfs(pas, rows, cols, p, ta, tb, d1, q)
+            if d1[goal] < 0:
                 best = -1
                 for c in range(n):
-                    if w.th[c] == A.X_KEY and w.d1[c] >= 0 and (best < 0 or w.d1[c] < w.d1[best]):
+                    if th[c] == A.X_KEY and d1[c] >= 0 and (best < 0 or d1[c] < d1[best]):
                         best = c
                 if best >= 0:
                     goal = best
             if have != goal:
-                bfs(w.pas, rows, cols, goal, ta, tb, w.dg, w.q)
+                bfs(pas, rows, cols, goal, ta, tb, dg, q)
         st[A.S_GOAL_CELL] = goal
         # every thing to loot is a source of the loot field; over the same passability (things only go
         # away), the field of the sources that went away is redone where they were the nearest
         tail = 0
         if same:
             for c in range(n):
-                if w.dl[c] == 0:
-                    t = w.th[c]
+                if dl[c] == 0:
+                    t = th[c]
                     if not (t != A.X_NONE and t != A.X_DOOR and t < A.X_USED):
-                        w.q[tail] = c
+                        q[tail] = c
                         tail += 1
             if tail > 0:
-                unspread(w.pas, rows, cols, ta, tb, w.dl, w.q, w.d3, tail)
+                unspread(pas, rows, cols, ta, tb, dl, q, d3, tail)
         else:
             for c in range(n):
-                t = w.th[c]
+                t = th[c]
                 if t != A.X_NONE and t != A.X_DOOR and t < A.X_USED:
-                    w.dl[c] = 0
-                    w.q[tail] = c
+                    dl[c] = 0
+                    q[tail] = c
                     tail += 1
                 else:
-                    w.dl[c] = -1
-            spread(w.pas, rows, cols, ta, tb, w.dl, w.q, tail)
+                    dl[c] = -1
+            spread(pas, rows, cols, ta, tb, dl, q, tail)
         st[A.S_RC_V] = st[A.S_MAPV]
-    st[A.S_GOAL] = w.dg[st[A.S_CELL]]
-    st[A.S_LOOT_DIST] = w.dl[st[A.S_CELL]]
+    st[A.S_GOAL] = dg[st[A.S_CELL]]
+    st[A.S_LOOT_DIST] = dl[st[A.S_CELL]]
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -1158,6 +1180,9 @@ def _pick4(k, a, b, c, d):
 def player_menu(g, w, st):
     """Every legal action of the player now, with the kernel's advice; the last row ends the turn."""
     opts = w.opts
+    th = w.wl[W_TH]
+    dg = w.wi[W_DG]
+    dl = w.wi[W_DL]
     rows = st[A.S_ROWS]
     cols = st[A.S_COLS]
     p = st[A.S_CELL]
@@ -1203,13 +1228,13 @@ def player_menu(g, w, st):
             dest = g.lv[A.LV_TELE_A]
         else:
             dest = -1
-        if dest < 0 or not walkable(tile(g, dest)) or w.th[dest] != A.X_NONE:
+        if dest < 0 or not walkable(tile(g, dest)) or th[dest] != A.X_NONE:
             continue
         if block and (mon_at(st, dest) if k == 4 else _pick4(k, m0, m1, m2, m3)) >= 0:
             continue
         cost = move_cost(g.rules, g.armors, st[A.S_ARMOR], combat, tile(g, dest) == A.T_WATER)
         if cost <= ap:
-            n = add_row(opts, n, A.A_MOVE, k, dest, cost, w.dg[dest], w.dl[dest], 0, -1)
+            n = add_row(opts, n, A.A_MOVE, k, dest, cost, dg[dest], dl[dest], 0, -1)
     # attacks
     reach = g.weapons[st[A.S_WEAPON], W_REACH]
     if g.rules[R_ATTACK] <= ap:
@@ -1219,7 +1244,7 @@ def player_menu(g, w, st):
             b = mslot(i)
             cell = st[b + A.MF_CELL]
             if dist1(cols, p, cell) == 1 or in_line(g, w, st, p, cell, reach):
-                n = add_row(opts, n, A.A_ATTACK, i, cell, g.rules[R_ATTACK], w.dg[cell], w.dl[cell], st[b + A.MF_HP],
+                n = add_row(opts, n, A.A_ATTACK, i, cell, g.rules[R_ATTACK], dg[cell], dl[cell], st[b + A.MF_HP],
                             i)
     # interactions
     if g.rules[R_INTERACT] <= ap:
@@ -1227,14 +1252,14 @@ def player_menu(g, w, st):
             nb = neighbour(rows, cols, p, k)
             if nb < 0:
                 continue
-            t = w.th[nb]
+            t = th[nb]
             if t == A.X_NONE or t >= A.X_USED:
                 continue
             if t == A.X_DOOR and not (st[A.S_KEYS] >> g.lv[lv_color(g.lv) + nb]) & 1:
                 continue
             clears = t == A.X_CRATE or t == A.X_BARREL or t == A.X_KEY or t == A.X_DOOR
-            goal = w.dg[nb] if clears else -1
-            loot = 0 if t != A.X_DOOR else w.dl[nb]
+            goal = dg[nb] if clears else -1
+            loot = 0 if t != A.X_DOOR else dl[nb]
             n = add_row(opts, n, A.A_INTERACT, t, nb, g.rules[R_INTERACT], goal, loot, 0, -1)
     # items
     use = g.rules[R_USE]
@@ -1263,7 +1288,7 @@ def player_menu(g, w, st):
                 c = p
                 while True:
                     c = neighbour(rows, cols, c, k)
-                    if c < 0 or w.opq[c] != 0:
+                    if c < 0 or w.wb[W_OPQ, c] != 0:
                         break
                     m = mon_at(st, c)
                     if m >= 0:
@@ -1279,11 +1304,11 @@ def player_menu(g, w, st):
                     c = neighbour(rows, cols, c, k)
                     if c < 0:
                         break
-                    if walkable(tile(g, c)) and w.th[c] == A.X_NONE and mon_at(st, c) < 0:
-                        if best < 0 or (w.dg[c] >= 0 and (w.dg[best] < 0 or w.dg[c] < w.dg[best])):
+                    if walkable(tile(g, c)) and th[c] == A.X_NONE and mon_at(st, c) < 0:
+                        if best < 0 or (dg[c] >= 0 and (dg[best] < 0 or dg[c] < dg[best])):
                             best = c
                 if best >= 0:
-                    n = add_row(opts, n, A.A_USE, A.U_TELEPORT, best, use, w.dg[best], w.dl[best], k, -1)
+                    n = add_row(opts, n, A.A_USE, A.U_TELEPORT, best, use, dg[best], dl[best], k, -1)
         now = weapon_worth(g, st[A.S_WEAPON])
         for r in range(1, g.weapons.shape[0]):
             if st[A.S_WEAPONS] & (1 << r) and r != st[A.S_WEAPON]:
@@ -1362,7 +1387,7 @@ def use_item(g, w, st, dice, item, cell, arg_mon, value):
             died = 0
             for _ in range(steps):
                 nxt = neighbour(rows, cols, c, k)
-                if nxt < 0 or tile(g, nxt) == A.T_WALL or w.th[nxt] != A.X_NONE or mon_at(st, nxt) >= 0:
+                if nxt < 0 or tile(g, nxt) == A.T_WALL or w.wl[W_TH, nxt] != A.X_NONE or mon_at(st, nxt) >= 0:
                     break
                 c = nxt
                 if tile(g, c) == A.T_LAVA and not lava_ok(g, kind):
@@ -1383,7 +1408,7 @@ def use_item(g, w, st, dice, item, cell, arg_mon, value):
         c = p
         for _ in range(dist1(cols, p, cell)):
             c = neighbour(rows, cols, c, value)
-            if w.th[c] == A.X_DOOR:
+            if w.wl[W_TH, c] == A.X_DOOR:
                 open_door(g, w, st, dice, c)
         ev(dice.trace, st, A.E_TELEPORT, p, cell, 0, 0, 0, 0, 0, 0)
         st[A.S_CELL] = cell
@@ -1547,8 +1572,8 @@ def dm_menu(g, w, st, ap):
         if not adj:
             lava = lava_ok(g, kind)
             mon_field(g, w, st, lava)
-            d = w.ml if lava else w.mg
-            nxt = first_step(d, st[A.S_ROWS], cols, cell, w.blk)
+            d = w.wi[W_ML] if lava else w.wi[W_MG]
+            nxt = first_step(d, st[A.S_ROWS], cols, cell, w.wb[W_BLK])
             if nxt >= 0:
                 cost = step_cost(g, kind, nxt)
                 if cost <= ap:
@@ -1641,8 +1666,8 @@ def setup(g, w, st):
     st[A.S_MC_L] = -1
     t0 = lv_thing(lv)
     for c in range(rows * cols):
-        w.th[c] = lv[t0 + c]
-        w.opq[c] = 1 if (lv[LV_HDR + c] == A.T_WALL or lv[t0 + c] == A.X_DOOR) else 0
+        w.wl[W_TH, c] = lv[t0 + c]
+        w.wb[W_OPQ, c] = 1 if (lv[LV_HDR + c] == A.T_WALL or lv[t0 + c] == A.X_DOOR) else 0
     label_rooms(w, rows, cols)
     m0 = lv_mon(lv)
     for k in range(lv[A.LV_N_MON]):
@@ -1750,23 +1775,10 @@ def _kernel(rules, mons, weapons, armors, charts, lv, ctl, params, dm_params, us
         ar = armors.copy()
         ch = charts.copy()
         le = lv.copy()
-        th = np.zeros(n, np.int64)
-        opq = np.zeros(n, np.uint8)
-        pas = np.zeros(n, np.uint8)
-        blk = np.zeros(n, np.uint8)
-        d1 = np.zeros(n, np.int32)
-        d2 = np.zeros(n, np.int32)
-        d3 = np.zeros(n, np.int32)
-        q = np.zeros(n, np.int64)
-        dg = np.zeros(n, np.int32)
-        dl = np.zeros(n, np.int32)
-        mg = np.zeros(n, np.int32)
-        ml = np.zeros(n, np.int32)
-        mpas = np.zeros(n, np.uint8)
-        terms = np.zeros(T_SIZE, np.int64)
-        xo = np.zeros(X_SIZE, np.int64)
+        wl = np.zeros((W_L_ROWS, max(n, T_SIZE, X_SIZE)), np.int64)
+        wi = np.zeros((W_I_ROWS, n), np.int32)
+        wb = np.zeros((W_B_ROWS, n), np.uint8)
         opts = np.zeros((A.MAX_OPTIONS, A.N_OCOLS), np.int64)
-        room = np.zeros(n, np.int32)
         st = np.zeros(A.STATE_SIZE, np.int64)
         rs = np.zeros(4, np.uint64)
         sc = script.copy()
@@ -1774,9 +1786,7 @@ def _kernel(rules, mons, weapons, armors, charts, lv, ctl, params, dm_params, us
         pa = params.copy()
         dpa = dm_params.copy()
         g = Game(borrow(ru), borrow(mo), borrow(we), borrow(ar), borrow(ch), borrow(le))
-        w = Work(borrow(th), borrow(opq), borrow(pas), borrow(blk), borrow(d1), borrow(d2), borrow(d3), borrow(q),
-                 borrow(dg), borrow(dl), borrow(mg), borrow(ml), borrow(mpas), borrow(terms), borrow(xo), borrow(opts),
-                 borrow(room))
+        w = Work(borrow(wl), borrow(wi), borrow(wb), borrow(opts))
         pol = Pol(pid, borrow(pa), user_fn, dm_pid, borrow(dpa), dm_fn)
         b_st = borrow(st)
         b_rs = borrow(rs)
@@ -1786,10 +1796,8 @@ def _kernel(rules, mons, weapons, armors, charts, lv, ctl, params, dm_params, us
             seed_stream(b_rs, seed, start + i)
             play_game(g, w, b_st, pol, dice)
             write_out(g, b_st, b_out, i, start + i)
-        keep_alive(ru, mo, we, ar, ch, le, th, q)
-        keep_alive(opq, pas, blk, d1, d2, d3, terms, xo)
-        keep_alive(opts, st, rs, sc, tr, pa, dpa, out)
-        keep_alive(dg, dl, mg, ml, mpas, room, q, q)
+        keep_alive(ru, mo, we, ar, ch, le, wl, wi)
+        keep_alive(wb, opts, st, rs, sc, tr, pa, dpa)
 
 
 KERNEL_SIG = types.void(
