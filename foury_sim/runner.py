@@ -546,8 +546,9 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
                         "elapsed_s": round(elapsed, 3), "games_per_s": round(games / max(elapsed, 1e-9)),
                         "compile_s": round(startup["compile_s"], 3), "load_s": round(startup["load_s"], 3),
                         "assumptions": assumptions.records(ruleset, hero)})
-    if spec.no_win is not None and spec.no_win(ruleset):
-        res.summary["no_win"] = spec.no_win(ruleset)
+    why = spec.no_win(ruleset) if spec.no_win is not None else ""
+    if why:
+        res.summary["no_win"] = why
     if writer is not None and writer.resumed_count:
         res.summary["resumed_chunks"] = writer.resumed_count
     res.summary["provenance"] = record
