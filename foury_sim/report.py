@@ -637,6 +637,7 @@ def _findings(res: Results, target: float | None) -> list[str]:
     order = c.sort_values(["win_rate", "cell"], ascending=[False, True], kind="stable")
     pos = list(order.index)  # row positions of c, easiest first
     out: list[str] = []
+    lab = {i: str(x) for i, x in zip(c.index, c["label"])}  # a row's label (``c.loc`` per cell is slow)
     d = cell_differences(res) if len(c) > 1 else None
     if d is None:
         r = c.iloc[0]
@@ -645,8 +646,8 @@ def _findings(res: Results, target: float | None) -> list[str]:
         degen = set(d.degenerate)
         k_all, n_all = c["wins"].to_numpy(int), c["games"].to_numpy(int)
         floor = at_floor(k_all, n_all)
-        never = [str(c.loc[i, "label"]) for i in pos if i in degen and k_all[i] == 0]
-        always = [str(c.loc[i, "label"]) for i in pos if i in degen and k_all[i] > 0]
+        never = [lab[i] for i in pos if i in degen and k_all[i] == 0]
+        always = [lab[i] for i in pos if i in degen and k_all[i] > 0]
         few_w = [i for i in pos if floor[i] and i not in degen and k_all[i] < FEW_GAMES]
         few_l = [i for i in pos if floor[i] and i not in degen and k_all[i] >= FEW_GAMES]
         ok = [i for i in pos if not floor[i]]
@@ -687,9 +688,9 @@ def _findings(res: Results, target: float | None) -> list[str]:
                 out.append(f"No clear gap between easiest and hardest: the {gap:.1f} percentage-point difference is "
                            f"within the simulation's uncertainty once all {d.n_pairs} pairs of cells are accounted "
                            f"for (Holm-adjusted {_p(ph)}); run more games to separate them.")
-            tied_e = [str(c.loc[i, "label"]) for i in ok[1:] if not d.apart(i, e)]
-            tied_h = [str(c.loc[i, "label"]) for i in ok[:-1] if not d.apart(i, h) and
-                      str(c.loc[i, "label"]) not in tied_e]
+            tied_e = [lab[i] for i in ok[1:] if not d.apart(i, e)]
+            tied_h = [lab[i] for i in ok[:-1] if not d.apart(i, h) and
+                      lab[i] not in tied_e]
             if tied_e and len(ok) > 2:
                 out.append(f"Not clearly harder than the easiest cell: {_names(tied_e)}.")
             if tied_h and len(ok) > 2:
@@ -732,8 +733,8 @@ def _findings(res: Results, target: float | None) -> list[str]:
                 out.append(f"{head}: {same} (no difference to test). Values: {parts}.")
                 continue
             if single and d is not None:
-                rows = {F.fmt_value(v): int(np.flatnonzero(c[key].map(F.fmt_value).to_numpy() == F.fmt_value(v))[0])
-                        for v in vals}
+                shown = c[key].map(F.fmt_value).to_numpy()
+                rows = {F.fmt_value(v): int(np.flatnonzero(shown == F.fmt_value(v))[0]) for v in vals}
                 a, b = rows[F.fmt_value(vals[hi_i])], rows[F.fmt_value(vals[lo_i])]
                 q, apart = d.holm(a, b), d.apart(a, b)
             else:

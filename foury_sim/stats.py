@@ -17,6 +17,7 @@ Formulas, references and the checks behind them are in ``docs/statistics.md``.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -163,12 +164,19 @@ def wilson_arrays(k: ArrayLike, n: ArrayLike, conf: float = 0.95) -> tuple[np.nd
     return lo, hi
 
 
+@functools.lru_cache(maxsize=64)
+def _norm_isf(q: float) -> float:
+    """``scipy.stats.norm.isf(q)``, remembered per ``q`` (a call costs about a millisecond; a report asks for the
+    same level hundreds of times)."""
+    return float(_sps().norm.isf(q))
+
+
 def _wilson_statsmodels(count: np.ndarray, nobs: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """``proportion_confint(count, nobs, alpha, method="wilson")`` of statsmodels 0.14, operation for operation
     (``tests/test_stream.py`` checks the bits against statsmodels)."""
     q_ = count / nobs
     alpha = alpha / 2.0
-    crit = _sps().norm.isf(alpha)
+    crit = _norm_isf(alpha)
     crit2 = crit**2
     denom = 1 + crit2 / nobs
     center = (q_ + crit2 / (2 * nobs)) / denom
