@@ -1,7 +1,10 @@
 """The README cannot drift from the program.
 
 Every command README.md (and notebooks/README.md) tells a user to run is read from the file at test time
-and run here as written, each in its own temporary working folder (holding a copy of `experiments/`, an
+and run here as written (in this test process, through `tests/inproc.py`: a new interpreter would import
+numpy, pandas, numba and the game modules and load the engines for every command; the quick start's
+`foury-sim run foury` alone runs as a real process, the way a newcomer types it), each in its own temporary
+working folder (holding a copy of `experiments/`, an
 empty `results/` as in a fresh clone, and a copy of every repository path the command names), with only
 size reductions (`--games`, `--trials`, `--points`: replaced, or inserted after the verb's first
 argument). Each must exit 0 within the timeout and write the files it promises. Shell lines that are not
@@ -32,6 +35,9 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ("README.md", "notebooks/README.md")
 #: Per command, against a hang: a cold compile takes minutes (over 10 on a busy 2-core machine); warm, seconds.
 TIMEOUT_S = 1200
+
+#: Commands run as a real process (the console entry point, as a newcomer types it); the others run in-process.
+REAL_PROCESS = {("run", "foury")}
 
 #: Size reductions: option -> value, per verb. Nothing else about a command is changed.
 SMALLER = {
@@ -231,6 +237,11 @@ def test_what_you_can_ask_names_every_verb():
     assert shown - verbs == set(), f"README 'What you can ask' shows verbs the CLI lacks: {sorted(shown - verbs)}"
 
 
+def test_the_quick_start_still_runs_as_a_real_process():
+    """The README's commands run in-process, but the quick start's is still among them as a real process."""
+    assert {tuple(c.argv[1:]) for c in all_commands()} >= REAL_PROCESS
+
+
 def test_smaller_only_changes_sizes():
     assert smaller(("foury-sim", "run", "foury", "--games", "100000", "--seed", "7")) == \
         ["run", "foury", "--games", "1000", "--seed", "7"]
@@ -256,7 +267,12 @@ def test_readme_command_runs(cmd: Command, tmp_path: Path):
         shutil.rmtree(rebuilt / "figures", ignore_errors=True)
     before = set(studies(work / "results"))
 
-    r = run_cli(args, work)
+    if tuple(cmd.argv[1:]) in REAL_PROCESS:
+        r = run_cli(args, work)
+    else:
+        from inproc import cli
+
+        r = cli(*args, cwd=work)
     assert r.returncode == 0, f"{cmd}\n-> foury-sim {shlex.join(args)} exited {r.returncode}\n{r.stderr[-3000:]}"
     assert r.stdout.strip() or verb in ("sweep", "robust", "report") or (verb == "map" and args[1] == "render"), \
         f"{cmd}: printed nothing"
