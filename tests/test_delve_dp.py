@@ -267,3 +267,38 @@ def test_search_over_optimal_gets_the_dp_advice():
     b = run("delve", policy="optimal", **kw).df
     r = run("delve", policy="risk", **kw).df
     assert a.equals(b) and not a.equals(r)
+
+
+def test_the_tables_kept_on_disk_are_the_computed_ones(tmp_path, monkeypatch):
+    """A second process loads the DP from the Delve cache folder: the same arrays, bit for bit; a damaged or
+    missing file is computed again and rewritten (atomically)."""
+    rules = D.load_ruleset(overrides=TINY).with_hero("knight")
+    path = str(tmp_path / "dp" / "tiny.npz")
+    monkeypatch.setattr(dp, "_disk_path", lambda r: path)
+    monkeypatch.setattr(dp, "_SOLUTIONS", {})
+    computed = dp.solution(rules, note=False)  # nothing on disk: computed, then written
+    assert os.path.isfile(path) and not [p for p in os.listdir(tmp_path / "dp") if p.endswith(".tmp")]
+    monkeypatch.setattr(dp, "_SOLUTIONS", {})  # a fresh process
+    loaded = dp.solution(rules, note=False)
+    assert loaded is not computed
+    for name in dp._SAVED:
+        a, b = getattr(computed, name), getattr(loaded, name)
+        assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes(), name
+    assert loaded.p_win() == computed.p_win() and loaded.target == computed.target
+    assert np.array_equal(dp.dp_table(rules), np.concatenate([computed.cont.ravel(), computed.win.ravel()]))
+    with open(path, "wb") as f:
+        f.write(b"not a table")
+    assert dp._load(rules, path) is None
+    monkeypatch.setattr(dp, "_SOLUTIONS", {})
+    again = dp.solution(rules, note=False)
+    assert again.win.tobytes() == computed.win.tobytes() and dp._load(rules, path) is not None
+
+
+def test_the_disk_tables_follow_the_rules_and_the_switches(monkeypatch):
+    a = D.load_ruleset(overrides=TINY).with_hero("knight")
+    b = D.load_ruleset(overrides=TINY).with_hero("none")
+    pa, pb = dp._disk_path(a), dp._disk_path(b)
+    if dp.CACHE and not dp.JIT_DISABLED:
+        assert pa != pb and pa == dp._disk_path(a.copy()) and pa.endswith(".npz")
+    monkeypatch.setattr(dp, "CACHE", False)
+    assert dp._disk_path(a) is None

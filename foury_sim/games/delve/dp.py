@@ -34,6 +34,7 @@ lair, party]`` (P(win) if the adventurer goes on from the regroup after level L)
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from fractions import Fraction
@@ -42,7 +43,7 @@ from math import factorial
 import numpy as np
 from numba import njit
 
-from ...config import CACHE
+from ...config import CACHE, JIT_DISABLED, _cache_dir, package_of
 from . import layout as A
 from .kernel import SCRATCH, _compositions, dragon_need, load_units, party_rank, scratch, spend
 from .ruleset import (
@@ -331,18 +332,69 @@ class Solution:
 
 
 _SOLUTIONS: dict[bytes, Solution] = {}
+#: What a solution stores on disk (the rules array is its key).
+_SAVED = ("parties", "trans", "cont", "win", "fresh")
+
+
+def _disk_path(rules: np.ndarray) -> str | None:
+    """Where the tables of ``rules`` are kept between processes: a file in the Delve kernels' cache folder,
+    which is keyed by the sources (a change to the DP or the engine starts afresh); None when the cache is off
+    or numba is (the un-jitted run recomputes, so it checks the same numbers)."""
+    if not CACHE or JIT_DISABLED:
+        return None
+    import hashlib
+
+    key = hashlib.sha256(str(rules.dtype).encode() + rules.tobytes()).hexdigest()[:32]
+    return os.path.join(_cache_dir(package_of(__name__)), "dp", f"{key}.npz")
+
+
+def _load(rules: np.ndarray, path: str | None) -> Solution | None:
+    if path is None or not os.path.isfile(path):
+        return None
+    try:
+        with np.load(path) as z:
+            arrays = {k: z[k] for k in _SAVED}
+    except (OSError, ValueError, KeyError):  # a damaged file: computed again and rewritten
+        return None
+    sol = Solution.__new__(Solution)
+    sol.rules, sol.target = rules, int(rules[R_WIN_SCORE])
+    for k, v in arrays.items():
+        setattr(sol, k, v)
+    return sol
+
+
+def _save(sol: Solution, path: str | None) -> None:
+    """Written atomically (a temporary file renamed): a second process reads a whole file or none."""
+    if path is None:
+        return
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(tmp, "wb") as f:
+            np.savez(f, **{k: getattr(sol, k) for k in _SAVED})
+        os.replace(tmp, path)
+    except OSError:  # a read-only or full cache folder: the table is only not kept
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
 
 
 def solution(rules: np.ndarray, note: bool = True) -> Solution:
-    """The DP for a rules array (with its hero), computed once per process; a note on stderr if it took
-    more than two seconds."""
+    """The DP for a rules array (with its hero), computed once per process and kept on disk beside the Delve
+    kernels (``_disk_path``); a note on stderr if computing it took more than two seconds."""
     key = rules.tobytes()
     if key not in _SOLUTIONS:
-        t0 = time.perf_counter()
-        _SOLUTIONS[key] = Solution(rules)
-        dt = time.perf_counter() - t0
-        if note and dt > 2.0:
-            print(f"delve optimal policy: dynamic programming table computed in {dt:.1f} s", file=sys.stderr)
+        path = _disk_path(rules)
+        sol = _load(rules, path)
+        if sol is None:
+            t0 = time.perf_counter()
+            sol = Solution(rules)
+            dt = time.perf_counter() - t0
+            if note and dt > 2.0:
+                print(f"delve optimal policy: dynamic programming table computed in {dt:.1f} s", file=sys.stderr)
+            _save(sol, path)
+        _SOLUTIONS[key] = sol
     return _SOLUTIONS[key]
 
 
