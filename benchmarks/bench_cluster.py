@@ -6,7 +6,7 @@ Both sides are warm (kernels loaded, the cluster's workers warmed up by a first 
 overhead is the cluster's wall time over the local one, minus 1; games per CPU-second count the CPU time of
 this process and of the workers (the scheduler and nannies, which take almost none, are left out). The load
 average is printed beside every figure: on a loaded machine the wall times say little, the CPU-seconds more.
-Writes benchmarks/results/cluster.json.
+Writes benchmarks/results/cluster.json (Dungeon Foury) or cluster_GAME.json.
 """
 
 from __future__ import annotations
@@ -73,7 +73,8 @@ def main() -> None:
     res["local_games_per_cpu_s"] = a.games / res["local_cpu_s"]
     res["cluster_games_per_cpu_s"] = a.games / res["cluster_cpu_s"]
     (HERE / "results").mkdir(exist_ok=True)
-    (HERE / "results" / "cluster.json").write_text(json.dumps(res, indent=2))
+    name = "cluster.json" if a.game == "foury" else f"cluster_{a.game}.json"  # one file per game measured
+    (HERE / "results" / name).write_text(json.dumps(res, indent=2))
     load = statistics.median(loads)
     print(f"{a.games:,} {a.game} games, {a.workers} threads locally vs a LocalCluster of {a.workers} worker "
           f"processes x 1 thread ({res['tasks']} tasks of {res['task_games']:,} games; medians of {a.repeats}; "
