@@ -6,7 +6,6 @@ import contextlib
 import functools
 import os
 import sys
-from pathlib import Path
 
 #: Cache compiled kernels on disk so a second process starts fast.
 CACHE: bool = os.environ.get("FOURY_SIM_NO_CACHE", "") == ""
@@ -104,6 +103,28 @@ def use_cache(module: str):
     _prune(_base_dir(), f"{_cache_name(packages)}-", path)
 
 
+def cache_holds(dispatcher, sig) -> bool:
+    """Whether ``dispatcher``'s on-disk cache (a numba dispatcher made with ``cache=True``, nothing compiled)
+    holds a compiled version for signature ``sig`` (a string, a tuple of argument types or a ``Signature``) that
+    numba would load now: the index numba keeps for this source file at this path, written by this numba version
+    for the file's current contents (numba's own ``IndexDataCacheFile`` reads it; another checkout of the same
+    sources has its own index)."""
+    from numba.core.sigutils import normalize_signature
+
+    def args_of(sig) -> tuple:  # an index key holds the signature as it was given: a string, types or a Signature
+        try:
+            return tuple(normalize_signature(sig)[0])
+        except Exception:  # noqa: BLE001 - a key of another shape matches nothing
+            return ()
+
+    try:
+        overloads = dispatcher._cache._cache_file._load_index()
+    except Exception:  # noqa: BLE001 - an index numba cannot read is one it would not use either
+        return False
+    want = args_of(sig)
+    return any(args_of(key[0]) == want for key in overloads)
+
+
 class CompiledOnFirstUse:
     """An entry point with a signature (``njit(sig, ...)`` would compile it at import), compiled on
     its first call instead (always ``nogil=True``: the runner calls kernels from a worker thread so that the
@@ -121,9 +142,14 @@ class CompiledOnFirstUse:
         return self.dispatcher is not None
 
     def cached(self) -> bool:
-        """Whether the on-disk cache of this version of the sources holds the entry point."""
-        stem = f"{self.fn.__module__.rsplit('.', 1)[-1]}.{self.fn.__qualname__}-"
-        return any(Path(_cache_dir(self.package)).rglob(stem + "*.nbi"))
+        """Whether the on-disk cache of this version of the sources holds the entry point as numba would load it
+        for this checkout (numba keeps one index per source path: another clone of the same sources, sharing the
+        source-keyed folder, does not count)."""
+        from numba import njit
+
+        with use_cache(self.module):  # a dispatcher without a signature: it compiles nothing
+            probe = njit(cache=True, nogil=True, **self.options)(self.fn)
+        return cache_holds(probe, self.sig)
 
     def notice(self) -> str:
         game = self.package.rsplit("/", 1)[-1]
@@ -158,6 +184,8 @@ class CompiledOnFirstUse:
             t0 = time.perf_counter()
             with use_cache(self.module):
                 self.dispatcher = njit(self.sig, cache=CACHE, nogil=True, **self.options)(self.fn)
+            if CACHE and not _USER_CACHE_DIR:  # what numba did, not what the index suggested beforehand
+                cold = sum(self.dispatcher.stats.cache_misses.values()) > 0
             FIRST_USE["compile_s" if cold else "load_s"] += time.perf_counter() - t0
         return self.dispatcher
 

@@ -57,7 +57,42 @@ def test_a_cold_compile_is_detected_and_announced(tmp_path, monkeypatch):
     index = Path(_cache_dir("games/delve")) / "delve_0123" / "kernel._kernel-1174.py311.nbi"
     index.parent.mkdir(parents=True)
     index.write_bytes(b"")
-    assert entry.cached()
+    assert not entry.cached()  # an index numba cannot read is no cache
+
+
+def test_the_cache_counts_only_what_numba_would_load_for_this_checkout(tmp_path, monkeypatch):
+    """Two clones of the same sources share the source-keyed folder, but numba keeps one index per source path:
+    a kernel compiled from one clone is no cache for the other (which compiles: it must be announced), and an
+    edited file's old index counts no more."""
+    import importlib.util
+    import os
+    import subprocess
+    import sys
+
+    import numba
+
+    from foury_sim.config import cache_holds
+
+    text = "from numba import njit\n\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n"
+    for clone in ("one", "two"):
+        (tmp_path / clone).mkdir()
+        (tmp_path / clone / "tiny_kernel.py").write_text(text)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(tmp_path / "one"))
+    subprocess.run([sys.executable, "-c", "import tiny_kernel\nassert tiny_kernel.twice(21) == 42\n"], check=True,
+                   env=env, cwd=tmp_path)
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path / "cache"))
+
+    def probe(clone: str):
+        spec = importlib.util.spec_from_file_location("tiny_kernel", tmp_path / clone / "tiny_kernel.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)  # the decorator makes the dispatcher; nothing compiles
+        return mod.twice
+
+    assert cache_holds(probe("one"), (numba.int64,))
+    assert not cache_holds(probe("one"), (numba.float64,))  # another signature
+    assert not cache_holds(probe("two"), (numba.int64,))  # another checkout
+    (tmp_path / "one" / "tiny_kernel.py").write_text(text.replace("2 * x", "x + x"))
+    assert not cache_holds(probe("one"), (numba.int64,))  # an edit
 
 
 @pytest.mark.parametrize("shared", ["grid.py", "search.py"])
