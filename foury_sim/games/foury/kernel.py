@@ -103,9 +103,20 @@ def log(tr, st, code, a, b, c, d, e):
     trace_row(tr, st, S_TRACE_N, 0, code, (np.int64(a), np.int64(b), np.int64(c), np.int64(d), np.int64(e)))
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def decide(kind, n, st, opts, dice, pol):
-    """Ask the policy to pick one of the first ``n`` option rows."""
+    """Ask the policy to pick one of the first ``n`` option rows (``ask_policy``, ``kind`` and ``n`` as int64).
+
+    Inlined, so that every call site passes the same types to the one compiled ``ask_policy``: a constant
+    argument (``D_WEAPON``, ``2``) is typed as its value (``Literal[int](3)``) and a call of a compiled
+    function with it compiles that function, and the whole policy switch under it, once per value.
+    """
+    return ask_policy(np.int64(kind), np.int64(n), st, opts, dice, pol)
+
+
+@njit(cache=CACHE, _nrt=False)
+def ask_policy(kind, n, st, opts, dice, pol):
+    """Ask the policy to pick one of the first ``n`` option rows (called through ``decide``)."""
     rs, ps, script, tr = dice
     pid, params, fn, sctl, srs = pol
     if n <= 1:
@@ -575,7 +586,8 @@ def spawn(board, st, rm, opts, dice, pol, cell):
         return -1
     face = d6(rs, script)
     log(tr, st, TR_SPAWN, cell, T[T_SPAWN, face - 1], face, 0, 0)
-    face = reroll(board, st, rm, opts, dice, pol, RR_SPAWN, -1, face, cell, 0, -1)
+    face = reroll(board, st, rm, opts, dice, pol, np.int64(RR_SPAWN), np.int64(-1), face, cell, np.int64(0),
+                  np.int64(-1))
     foe = T[T_SPAWN, face - 1]
     rm[cell, RM_ICON + foe] += 1
     if foe_has(T, foe, FT_RETURNS) and rm[cell, RM_RETURNS] == 0:
@@ -747,7 +759,7 @@ def die_table(board, st, rm, opts, dice, pol, cell):
     pid, params, fn, sctl, srs = pol
     face = d6(rs, script)
     log(tr, st, TR_DIE_TABLE, face, T[T_DIE, face - 1], 0, 0, 0)
-    face = reroll(board, st, rm, opts, dice, pol, RR_DIE, -1, face, cell, 0, -1)
+    face = reroll(board, st, rm, opts, dice, pol, np.int64(RR_DIE), np.int64(-1), face, cell, np.int64(0), np.int64(-1))
     if face == R[R_SANTA_DIE_STAR]:  # Santa Crash'n Foury: "roll a star with the die" (0 in the base game)
         santa_star(R, st, tr, cell, 1)
         return
@@ -925,7 +937,7 @@ def arrive(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table, fr
     while r >= 2:  # a free step (extra move, or stepping out of the Oracle's room), never rolled
         to = (r - 2) // 4
         d = (r - 2) % 4
-        r = enter_room(board, st, rm, opts, dice, pol, vis, to, d, st[S_POS], -1, True)
+        r = enter_room(board, st, rm, opts, dice, pol, vis, to, d, st[S_POS], np.int64(-1), np.bool_(True))
     return r
 
 
@@ -1560,18 +1572,18 @@ def do_move(board, st, rm, sc, opts, dice, pol, vis, c):
             table = geo[to, 4] if R[R_ORACLE_TABLE_DEST] == 1 else -1
         if to == st[S_ORACLE]:
             table = -1  # the Oracle's room: do not roll
-        return arrive(board, st, rm, opts, dice, pol, vis, to, d, frm, table, False)
+        return arrive(board, st, rm, opts, dice, pol, vis, to, d, frm, table, np.bool_(False))
     if kind == MK_CIRCLE:
         log(tr, st, TR_JUMP, frm, to, MK_CIRCLE, 0, 0)
     if kind == MK_SWIM or kind == MK_CIRCLE:
         table = jump_table(board, rm, frm, to, R_ROLL_AFTER_SWIM if kind == MK_SWIM else R_ROLL_AFTER_JUMP)
-        return arrive(board, st, rm, opts, dice, pol, vis, to, d if d >= 0 else st[S_DIR], frm, table, False)
+        return arrive(board, st, rm, opts, dice, pol, vis, to, d if d >= 0 else st[S_DIR], frm, table, np.bool_(False))
     if kind == MK_SHOVEL:
         st[SHOVEL] -= 1
         rm[frm, RM_WALL + d] = W_OPEN
         rm[to, RM_WALL + (d + 2) % 4] = W_OPEN
         log(tr, st, TR_LOSE, SHOVEL, 1, st[SHOVEL], 1, 0)
-        return arrive(board, st, rm, opts, dice, pol, vis, to, d, frm, -1, False)
+        return arrive(board, st, rm, opts, dice, pol, vis, to, d, frm, np.int64(-1), np.bool_(False))
     if kind == MK_STAIRS:
         log(tr, st, TR_JUMP, frm, to, MK_STAIRS, 0, 0)
         travel = opts[c, O_UPPER]
@@ -1589,13 +1601,13 @@ def do_move(board, st, rm, sc, opts, dice, pol, vis, c):
         log(tr, st, TR_UPPER, frm, to, travel, k, pm)
         if k > 0:
             progress(st, tr, k)
-        return arrive(board, st, rm, opts, dice, pol, vis, to, st[S_DIR], -1,
-                      jump_table(board, rm, frm, to, R_ROLL_AFTER_JUMP), False)
+        return arrive(board, st, rm, opts, dice, pol, vis, to, st[S_DIR], np.int64(-1),
+                      jump_table(board, rm, frm, to, R_ROLL_AFTER_JUMP), np.bool_(False))
     # MK_GOTO: walk to an explored room; only a legal exit is rolled again (ruling exit_roll)
     table = -1
     if frm != to and R[R_EXIT_ROLL_ALWAYS] == 1 and st[S_PHASE] == 2 and legal_exit(board, st, rm, to) >= 0:
         table = geo[frm, 4] if 0 <= geo[frm, 4] < 4 else geo[to, 4]
-    return arrive(board, st, rm, opts, dice, pol, vis, to, d, frm, table, False)
+    return arrive(board, st, rm, opts, dice, pol, vis, to, d, frm, table, np.bool_(False))
 
 
 # ------------------------------------------------------------------------------ campaigns --
@@ -1780,7 +1792,8 @@ def slaughter_game(board, st, rm, sc, opts, dice, pol, vis):
     none = sc[SC_MASK, :0]
     st[S_SL_ENEMIES] = sl_monsters(board, rm, none)
     log(tr, st, TR_SL_START, cell, st[S_SL_ENEMIES], R[R_FURY_BOXES], 0, 0)
-    arrive(board, st, rm, opts, dice, pol, vis, cell, 0, -1, -1, True)  # placed at the start: no roll, no turn
+    arrive(board, st, rm, opts, dice, pol, vis, cell, np.int64(0), np.int64(-1), np.int64(-1),
+           np.bool_(True))  # placed at the start: no roll, no turn
     while st[S_DEAD] == 0:
         if sl_monsters(board, rm, none) == 0 and (R[R_SL_CAN_SPAWN] == 0 or st[S_SL_ENEMIES] >= R[R_SL_MAX_ENEMIES]):
             st[S_SL_END] = SLE_CLEARED
@@ -2042,7 +2055,7 @@ def santa_play(board, st, rm, sc, opts, dice, pol, vis):
         cell = opts[c, O_TO]
         log(tr, st, TR_SANTA_START, cell, R[R_SANTA_HOURGLASS], home, safe, 0)
         table = geo[cell, 4] if 0 <= geo[cell, 4] < 4 else -1
-        arrive(board, st, rm, opts, dice, pol, vis, cell, opts[c, O_DIR], home, table, False)
+        arrive(board, st, rm, opts, dice, pol, vis, cell, opts[c, O_DIR], home, table, np.bool_(False))
         st[S_SANTA_MARKS] = 1
         while st[S_DEAD] == 0 and st[S_POS] != safe and st[S_SANTA_MARKS] < R[R_SANTA_HOURGLASS]:
             if st[S_TURN] >= R[R_MAX_TURNS] or santa_turn(board, st, rm, sc, opts, dice, pol, vis) < 0:
@@ -2589,7 +2602,7 @@ def begin_round(board, st, rm, opts, dice, pol, vis, a):
     check_awake(st, tr)
     cell = arrows[a, 0]
     table = s if (rm[cell, RM_STATE] & EXPLORED) == 0 else -1
-    return arrive(board, st, rm, opts, dice, pol, vis, cell, arrows[a, 1], -1, table, False)
+    return arrive(board, st, rm, opts, dice, pol, vis, cell, arrows[a, 1], np.int64(-1), table, np.bool_(False))
 
 
 @njit(cache=CACHE, _nrt=False)
