@@ -491,7 +491,8 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
         if clovers > 0:
             log(tr, st, TR_ROLLOFF, my, add, en, strength, 1)
         if add > 0 and R[R_WEAR_PER_ROLLOFF] == 1:
-            if R[R_FURY_BOXES] > 0 and fury(board, st, rm, opts, dice, pol, WEAPON, 1, FS_WEAR, cell):
+            if R[R_FURY_BOXES] > 0 and fury(board, st, rm, opts, dice, pol, np.int64(WEAPON), np.int64(1),
+                                            np.int64(FS_WEAR), cell):
                 if st[S_DEAD] == 1:
                     break
             else:
@@ -520,8 +521,8 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
                     dmg -= saved
                     blocked = dmg == 0
                     log(tr, st, TR_BLOCK, saved, st[SHIELD], 0, 0, 0)
-            if not blocked and R[R_FURY_BOXES] > 0 and fury(board, st, rm, opts, dice, pol, HEARTS, dmg, FS_HIT,
-                                                            cell):
+            if not blocked and R[R_FURY_BOXES] > 0 and fury(board, st, rm, opts, dice, pol, np.int64(HEARTS), dmg,
+                                                            np.int64(FS_HIT), cell):
                 blocked = True  # the Slaughter: Fury boxes blacked out instead of the hearts
                 if st[S_DEAD] == 1:
                     break  # the track is full: the Fury prevails
@@ -533,7 +534,7 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
                     result = -1
                     break
                 if foe_has(T, foe, FT_STEALS) and not (R[R_FURY_BOXES] > 0 and fury(
-                        board, st, rm, opts, dice, pol, -1, 1, FS_STEAL, cell)):
+                        board, st, rm, opts, dice, pol, np.int64(-1), np.int64(1), np.int64(FS_STEAL), cell)):
                     steal(R, st, opts, dice, pol)
                 if R[R_SANTA] == 1:
                     santa_hit(R, st, tr, foe)
@@ -740,7 +741,7 @@ def receive(board, st, opts, dice, pol, cell, icon):
     elif icon == I_CLOVER:
         gain(st, tr, CLOVER, 1)
     elif icon == CORNUCOPIA:
-        gain_cornucopia(board, st, opts, dice, pol, 1, cell)
+        gain_cornucopia(board, st, opts, dice, pol, np.int64(1), cell)
     elif icon == YELLOW_POTION or icon == PURPLE_POTION:
         coloured_potion(R, st, tr, icon)
     elif STAR <= icon <= CANDY_CANE:  # Santa Crash'n Foury
@@ -767,8 +768,8 @@ def die_table(board, st, rm, opts, dice, pol, cell):
     if out == DIE_MONSTER:
         spawn(board, st, rm, opts, dice, pol, cell)
         resolve_room(board, st, rm, opts, dice, pol, cell)
-    elif out == DIE_LOSE_HEART and R[R_FURY_BOXES] > 0 and fury(board, st, rm, opts, dice, pol, HEARTS, 1,
-                                                               FS_DIE_TABLE, cell):
+    elif out == DIE_LOSE_HEART and R[R_FURY_BOXES] > 0 and fury(board, st, rm, opts, dice, pol, np.int64(HEARTS),
+                                                               np.int64(1), np.int64(FS_DIE_TABLE), cell):
         pass  # the Slaughter: a Fury box instead of the heart
     elif out == DIE_LOSE_HEART:
         st[HEARTS] -= 1
@@ -1395,7 +1396,7 @@ def stairs_options(board, st, rm, sc, opts, n, x, path):
                 continue
             c = sc[SC_UP_BEST, z * E + e]
             n0 = n
-            n = add_option(board, st, rm, sc, opts, n, MK_STAIRS, x, zc, -1, path)
+            n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(MK_STAIRS), x, zc, np.int64(-1), path)
             if n > n0:
                 opts[n0, O_REQ] = e
                 opts[n0, O_UPPER] = c
@@ -1441,10 +1442,10 @@ def move_options(board, st, rm, sc, opts):
                 continue
             if not passable(R, st, rm, x, d, y):
                 if rm[x, RM_WALL + d] == W_COLLAPSED and st[SHOVEL] > 0:
-                    n = add_option(board, st, rm, sc, opts, n, MK_SHOVEL, x, y, d, dist[x])
+                    n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(MK_SHOVEL), x, y, d, dist[x])
                 continue
             if R[R_KR_ON] == 1 and (rm[y, RM_STATE] & FLOODED) and y != pos:  # Kraken: water is swum, a room a move
-                n = add_option(board, st, rm, sc, opts, n, MK_SWIM, x, y, d, dist[x])
+                n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(MK_SWIM), x, y, d, dist[x])
                 continue
             if rm[y, RM_STATE] & EXPLORED:
                 if dist[y] < 0:
@@ -1455,16 +1456,17 @@ def move_options(board, st, rm, sc, opts):
                     tail += 1
             else:
                 kind = MK_SWIM if ((rm[y, RM_STATE] & FLOODED) and swim_ok(R, st)) else MK_STEP
-                n = add_option(board, st, rm, sc, opts, n, kind, x, y, d, dist[x])
+                n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(kind), x, y, d, dist[x])
         if x == pos and first_foe(R, rm, x) >= 0:
             continue  # you fled from this room's foe: no stairs or circle here (only after a won encounter)
         if rm[x, RM_ICON + STAIRS] > 0:
-            n = stairs_options(board, st, rm, sc, opts, n, x, dist[x])
+            n = stairs_options(board, st, rm, sc, opts, np.int64(n), x, dist[x])
         if rm[x, RM_ICON + CIRCLE] > 0:
             for i in range(T[T_CIRCLES, 0]):
                 z = T[T_CIRCLES, 1 + i]
                 if z != x and (rm[z, RM_STATE] & COLLAPSED) == 0:
-                    n = add_option(board, st, rm, sc, opts, n, MK_CIRCLE, x, z, -1, dist[x])
+                    n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(MK_CIRCLE), x, z, np.int64(-1),
+                                   dist[x])
     # shovel moves into rooms you can already walk to are pointless: drop them
     k = 0
     for i in range(n):
@@ -1476,12 +1478,12 @@ def move_options(board, st, rm, sc, opts):
         k += 1
     n = k
     if first_foe(R, rm, pos) >= 0:  # the foe you fled from: face it again
-        n = add_option(board, st, rm, sc, opts, n, MK_GOTO, pos, pos, st[S_DIR], 0)
+        n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(MK_GOTO), pos, pos, st[S_DIR], np.int64(0))
     # explored rooms worth walking to: foes to face, the Oracle, an exit, items left behind
     for i in range(1, tail):
         e = q[i]
         if first_foe(R, rm, e) >= 0 or item_count(rm, e) > 0 or (st[S_PHASE] > 0 and sc[SC_MASK, e] == 1):
-            n = add_option(board, st, rm, sc, opts, n, MK_GOTO, par[e], e, pdir[e], dist[e] - 1)
+            n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(MK_GOTO), par[e], e, pdir[e], dist[e] - 1)
     progress_left = False
     for i in range(n):
         if opts[i, O_KIND] != MK_STAIRS and opts[i, O_KIND] != MK_CIRCLE or opts[i, O_REQ] > 0:
@@ -1695,7 +1697,8 @@ def fury_wear(board, st, rm, opts, dice, pol, cell):
     out one Fury space": the wear after a combat, taken after its outcome (so that a Fury filled by it erases the
     sector's monsters once the beaten foe is marked)."""
     rs, ps, script, tr = dice
-    if st[WEAPON] > 0 and not fury(board, st, rm, opts, dice, pol, WEAPON, 1, FS_WEAR, cell):
+    if st[WEAPON] > 0 and not fury(board, st, rm, opts, dice, pol, np.int64(WEAPON), np.int64(1), np.int64(FS_WEAR),
+                                   cell):
         st[WEAPON] -= 1
         log(tr, st, TR_WEAPON_WEAR, st[WEAPON], 0, 0, 0, 0)
 
@@ -2176,7 +2179,7 @@ def kr_spread(board, st, rm, sc, opts, dice, pol):
     st[S_KR_WATER] = kr_water(board, st, rm, mark, q)
     log(tr, st, TR_KR_FLOOD, st[S_TURN], added, st[S_KR_WATER], reached, 0)
     if reached == 1:
-        return kr_fight(board, st, rm, opts, dice, pol, pos, KRF_REACHED)
+        return kr_fight(board, st, rm, opts, dice, pol, pos, np.int64(KRF_REACHED))
     return 1
 
 
@@ -2220,7 +2223,7 @@ def kr_swim(board, st, rm, sc, opts, dice, pol, c):
         last = opts.shape[0] - 1  # the fight's decisions write option rows: keep the move's row
         for j in range(N_OCOL):
             opts[last, j] = opts[c, j]
-        r = kr_fight(board, st, rm, opts, dice, pol, to, KRF_SWIM)
+        r = kr_fight(board, st, rm, opts, dice, pol, to, np.int64(KRF_SWIM))
         for j in range(N_OCOL):
             opts[c, j] = opts[last, j]
         if r < 0:
@@ -2995,7 +2998,7 @@ def p2_play(b1, s1, b2, s2, rm0, rm, sc, opts, dice, pol, vis):
     create_character(b1, s1, opts, dice, pol)
     p2_pass(s1, s2)
     create_character(b2, s2, opts, dice, pol)
-    side = p2_side(b1, s1, s2, rm, opts, dice, pol, -1)
+    side = p2_side(b1, s1, s2, rm, opts, dice, pol, np.int64(-1))
     p2_side(b2, s2, s1, rm, opts, dice, pol, side)
     finish = (R[R_P2_FLAGS] & P2F_FINISH_ROUND) != 0
     while True:
