@@ -10,6 +10,8 @@ CPU seconds are the steadier figure), with the number of signatures it was compi
 ``--progress`` also prints one line per function as its compile ends (``done``, with the process's CPU
 seconds so far), so that two trees compiled side by side can be compared function by function before either
 has finished; a compile stopped early (Ctrl-C, SIGTERM) still prints the table of what it had compiled.
+``--signatures`` also lists, after the table, every function compiled for more than one signature, with its
+argument types (a constant argument shows as ``Literal[int](3)``: one compile per value).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import sys
 import time
 
 
-def profile(game: str, top: int = 25, progress: bool = False) -> None:
+def profile(game: str, top: int = 25, progress: bool = False, signatures: bool = False) -> None:
     from numba.core import event
 
     class Listener(event.Listener):
@@ -63,10 +65,17 @@ def profile(game: str, top: int = 25, progress: bool = False) -> None:
         event.unregister("numba:compile", rec)
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # kB -> GB (Linux)
         print(f"{game} {name}: {'cold' if cold else 'cached'} {wall:.1f} s wall, {cpu:.1f} CPU s, peak memory "
-              f"{peak:.2f} GB, {len(rec.wall)} functions compiled" + (" (STOPPED before the end)" if stopped else ""))
+              f"{peak:.2f} GB, {len(rec.wall)} functions compiled ({sum(map(len, rec.sigs.values()))} signatures)"
+              + (" (STOPPED before the end)" if stopped else ""))
         for k, v in sorted(rec.wall.items(), key=lambda kv: -kv[1])[:top]:
             n = len(rec.sigs.get(k, ()))
             print(f"  {v:7.1f} s  {rec.cpu[k]:7.1f} CPU s  {k}" + (f"  ({n} signatures)" if n > 1 else ""))
+        if signatures:
+            for k, sigs in sorted(rec.sigs.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+                if len(sigs) > 1:
+                    print(f"  {k}: {len(sigs)} signatures, {rec.cpu.get(k, 0.0):.1f} CPU s")
+                    for sig in sorted(sigs):
+                        print(f"      {sig}")
         sys.stdout.flush()
         if stopped:
             return
@@ -75,6 +84,5 @@ def profile(game: str, top: int = 25, progress: bool = False) -> None:
 if __name__ == "__main__":
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # a stopped compile still prints its table
     args = sys.argv[1:]
-    show = "--progress" in args
-    for g in [a for a in args if a != "--progress"]:
-        profile(g, progress=show)
+    for g in [a for a in args if a not in ("--progress", "--signatures")]:
+        profile(g, progress="--progress" in args, signatures="--signatures" in args)

@@ -103,9 +103,20 @@ def log(tr, st, code, a, b, c, d, e):
     trace_row(tr, st, S_TRACE_N, 0, code, (np.int64(a), np.int64(b), np.int64(c), np.int64(d), np.int64(e)))
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def decide(kind, n, st, opts, dice, pol):
-    """Ask the policy to pick one of the first ``n`` option rows."""
+    """Ask the policy to pick one of the first ``n`` option rows (``ask_policy``, ``kind`` and ``n`` as int64).
+
+    Inlined, so that every call site passes the same types to the one compiled ``ask_policy``: a constant
+    argument (``D_WEAPON``, ``2``) is typed as its value (``Literal[int](3)``) and a call of a compiled
+    function with it compiles that function, and the whole policy switch under it, once per value.
+    """
+    return ask_policy(np.int64(kind), np.int64(n), st, opts, dice, pol)
+
+
+@njit(cache=CACHE, _nrt=False)
+def ask_policy(kind, n, st, opts, dice, pol):
+    """Ask the policy to pick one of the first ``n`` option rows (called through ``decide``)."""
     rs, ps, script, tr = dice
     pid, params, fn, sctl, srs = pol
     if n <= 1:
@@ -480,7 +491,8 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
         if clovers > 0:
             log(tr, st, TR_ROLLOFF, my, add, en, strength, 1)
         if add > 0 and R[R_WEAR_PER_ROLLOFF] == 1:
-            if R[R_FURY_BOXES] > 0 and fury(board, st, rm, opts, dice, pol, WEAPON, 1, FS_WEAR, cell):
+            if R[R_FURY_BOXES] > 0 and fury(board, st, rm, opts, dice, pol, np.int64(WEAPON), np.int64(1),
+                                            np.int64(FS_WEAR), cell):
                 if st[S_DEAD] == 1:
                     break
             else:
@@ -509,8 +521,8 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
                     dmg -= saved
                     blocked = dmg == 0
                     log(tr, st, TR_BLOCK, saved, st[SHIELD], 0, 0, 0)
-            if not blocked and R[R_FURY_BOXES] > 0 and fury(board, st, rm, opts, dice, pol, HEARTS, dmg, FS_HIT,
-                                                            cell):
+            if not blocked and R[R_FURY_BOXES] > 0 and fury(board, st, rm, opts, dice, pol, np.int64(HEARTS), dmg,
+                                                            np.int64(FS_HIT), cell):
                 blocked = True  # the Slaughter: Fury boxes blacked out instead of the hearts
                 if st[S_DEAD] == 1:
                     break  # the track is full: the Fury prevails
@@ -522,7 +534,7 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
                     result = -1
                     break
                 if foe_has(T, foe, FT_STEALS) and not (R[R_FURY_BOXES] > 0 and fury(
-                        board, st, rm, opts, dice, pol, -1, 1, FS_STEAL, cell)):
+                        board, st, rm, opts, dice, pol, np.int64(-1), np.int64(1), np.int64(FS_STEAL), cell)):
                     steal(R, st, opts, dice, pol)
                 if R[R_SANTA] == 1:
                     santa_hit(R, st, tr, foe)
@@ -575,7 +587,8 @@ def spawn(board, st, rm, opts, dice, pol, cell):
         return -1
     face = d6(rs, script)
     log(tr, st, TR_SPAWN, cell, T[T_SPAWN, face - 1], face, 0, 0)
-    face = reroll(board, st, rm, opts, dice, pol, RR_SPAWN, -1, face, cell, 0, -1)
+    face = reroll(board, st, rm, opts, dice, pol, np.int64(RR_SPAWN), np.int64(-1), face, cell, np.int64(0),
+                  np.int64(-1))
     foe = T[T_SPAWN, face - 1]
     rm[cell, RM_ICON + foe] += 1
     if foe_has(T, foe, FT_RETURNS) and rm[cell, RM_RETURNS] == 0:
@@ -728,7 +741,7 @@ def receive(board, st, opts, dice, pol, cell, icon):
     elif icon == I_CLOVER:
         gain(st, tr, CLOVER, 1)
     elif icon == CORNUCOPIA:
-        gain_cornucopia(board, st, opts, dice, pol, 1, cell)
+        gain_cornucopia(board, st, opts, dice, pol, np.int64(1), cell)
     elif icon == YELLOW_POTION or icon == PURPLE_POTION:
         coloured_potion(R, st, tr, icon)
     elif STAR <= icon <= CANDY_CANE:  # Santa Crash'n Foury
@@ -747,7 +760,7 @@ def die_table(board, st, rm, opts, dice, pol, cell):
     pid, params, fn, sctl, srs = pol
     face = d6(rs, script)
     log(tr, st, TR_DIE_TABLE, face, T[T_DIE, face - 1], 0, 0, 0)
-    face = reroll(board, st, rm, opts, dice, pol, RR_DIE, -1, face, cell, 0, -1)
+    face = reroll(board, st, rm, opts, dice, pol, np.int64(RR_DIE), np.int64(-1), face, cell, np.int64(0), np.int64(-1))
     if face == R[R_SANTA_DIE_STAR]:  # Santa Crash'n Foury: "roll a star with the die" (0 in the base game)
         santa_star(R, st, tr, cell, 1)
         return
@@ -755,8 +768,8 @@ def die_table(board, st, rm, opts, dice, pol, cell):
     if out == DIE_MONSTER:
         spawn(board, st, rm, opts, dice, pol, cell)
         resolve_room(board, st, rm, opts, dice, pol, cell)
-    elif out == DIE_LOSE_HEART and R[R_FURY_BOXES] > 0 and fury(board, st, rm, opts, dice, pol, HEARTS, 1,
-                                                               FS_DIE_TABLE, cell):
+    elif out == DIE_LOSE_HEART and R[R_FURY_BOXES] > 0 and fury(board, st, rm, opts, dice, pol, np.int64(HEARTS),
+                                                               np.int64(1), np.int64(FS_DIE_TABLE), cell):
         pass  # the Slaughter: a Fury box instead of the heart
     elif out == DIE_LOSE_HEART:
         st[HEARTS] -= 1
@@ -925,7 +938,7 @@ def arrive(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table, fr
     while r >= 2:  # a free step (extra move, or stepping out of the Oracle's room), never rolled
         to = (r - 2) // 4
         d = (r - 2) % 4
-        r = enter_room(board, st, rm, opts, dice, pol, vis, to, d, st[S_POS], -1, True)
+        r = enter_room(board, st, rm, opts, dice, pol, vis, to, d, st[S_POS], np.int64(-1), np.bool_(True))
     return r
 
 
@@ -1383,7 +1396,7 @@ def stairs_options(board, st, rm, sc, opts, n, x, path):
                 continue
             c = sc[SC_UP_BEST, z * E + e]
             n0 = n
-            n = add_option(board, st, rm, sc, opts, n, MK_STAIRS, x, zc, -1, path)
+            n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(MK_STAIRS), x, zc, np.int64(-1), path)
             if n > n0:
                 opts[n0, O_REQ] = e
                 opts[n0, O_UPPER] = c
@@ -1429,10 +1442,10 @@ def move_options(board, st, rm, sc, opts):
                 continue
             if not passable(R, st, rm, x, d, y):
                 if rm[x, RM_WALL + d] == W_COLLAPSED and st[SHOVEL] > 0:
-                    n = add_option(board, st, rm, sc, opts, n, MK_SHOVEL, x, y, d, dist[x])
+                    n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(MK_SHOVEL), x, y, d, dist[x])
                 continue
             if R[R_KR_ON] == 1 and (rm[y, RM_STATE] & FLOODED) and y != pos:  # Kraken: water is swum, a room a move
-                n = add_option(board, st, rm, sc, opts, n, MK_SWIM, x, y, d, dist[x])
+                n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(MK_SWIM), x, y, d, dist[x])
                 continue
             if rm[y, RM_STATE] & EXPLORED:
                 if dist[y] < 0:
@@ -1443,16 +1456,17 @@ def move_options(board, st, rm, sc, opts):
                     tail += 1
             else:
                 kind = MK_SWIM if ((rm[y, RM_STATE] & FLOODED) and swim_ok(R, st)) else MK_STEP
-                n = add_option(board, st, rm, sc, opts, n, kind, x, y, d, dist[x])
+                n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(kind), x, y, d, dist[x])
         if x == pos and first_foe(R, rm, x) >= 0:
             continue  # you fled from this room's foe: no stairs or circle here (only after a won encounter)
         if rm[x, RM_ICON + STAIRS] > 0:
-            n = stairs_options(board, st, rm, sc, opts, n, x, dist[x])
+            n = stairs_options(board, st, rm, sc, opts, np.int64(n), x, dist[x])
         if rm[x, RM_ICON + CIRCLE] > 0:
             for i in range(T[T_CIRCLES, 0]):
                 z = T[T_CIRCLES, 1 + i]
                 if z != x and (rm[z, RM_STATE] & COLLAPSED) == 0:
-                    n = add_option(board, st, rm, sc, opts, n, MK_CIRCLE, x, z, -1, dist[x])
+                    n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(MK_CIRCLE), x, z, np.int64(-1),
+                                   dist[x])
     # shovel moves into rooms you can already walk to are pointless: drop them
     k = 0
     for i in range(n):
@@ -1464,12 +1478,12 @@ def move_options(board, st, rm, sc, opts):
         k += 1
     n = k
     if first_foe(R, rm, pos) >= 0:  # the foe you fled from: face it again
-        n = add_option(board, st, rm, sc, opts, n, MK_GOTO, pos, pos, st[S_DIR], 0)
+        n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(MK_GOTO), pos, pos, st[S_DIR], np.int64(0))
     # explored rooms worth walking to: foes to face, the Oracle, an exit, items left behind
     for i in range(1, tail):
         e = q[i]
         if first_foe(R, rm, e) >= 0 or item_count(rm, e) > 0 or (st[S_PHASE] > 0 and sc[SC_MASK, e] == 1):
-            n = add_option(board, st, rm, sc, opts, n, MK_GOTO, par[e], e, pdir[e], dist[e] - 1)
+            n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(MK_GOTO), par[e], e, pdir[e], dist[e] - 1)
     progress_left = False
     for i in range(n):
         if opts[i, O_KIND] != MK_STAIRS and opts[i, O_KIND] != MK_CIRCLE or opts[i, O_REQ] > 0:
@@ -1560,18 +1574,18 @@ def do_move(board, st, rm, sc, opts, dice, pol, vis, c):
             table = geo[to, 4] if R[R_ORACLE_TABLE_DEST] == 1 else -1
         if to == st[S_ORACLE]:
             table = -1  # the Oracle's room: do not roll
-        return arrive(board, st, rm, opts, dice, pol, vis, to, d, frm, table, False)
+        return arrive(board, st, rm, opts, dice, pol, vis, to, d, frm, table, np.bool_(False))
     if kind == MK_CIRCLE:
         log(tr, st, TR_JUMP, frm, to, MK_CIRCLE, 0, 0)
     if kind == MK_SWIM or kind == MK_CIRCLE:
         table = jump_table(board, rm, frm, to, R_ROLL_AFTER_SWIM if kind == MK_SWIM else R_ROLL_AFTER_JUMP)
-        return arrive(board, st, rm, opts, dice, pol, vis, to, d if d >= 0 else st[S_DIR], frm, table, False)
+        return arrive(board, st, rm, opts, dice, pol, vis, to, d if d >= 0 else st[S_DIR], frm, table, np.bool_(False))
     if kind == MK_SHOVEL:
         st[SHOVEL] -= 1
         rm[frm, RM_WALL + d] = W_OPEN
         rm[to, RM_WALL + (d + 2) % 4] = W_OPEN
         log(tr, st, TR_LOSE, SHOVEL, 1, st[SHOVEL], 1, 0)
-        return arrive(board, st, rm, opts, dice, pol, vis, to, d, frm, -1, False)
+        return arrive(board, st, rm, opts, dice, pol, vis, to, d, frm, np.int64(-1), np.bool_(False))
     if kind == MK_STAIRS:
         log(tr, st, TR_JUMP, frm, to, MK_STAIRS, 0, 0)
         travel = opts[c, O_UPPER]
@@ -1589,13 +1603,13 @@ def do_move(board, st, rm, sc, opts, dice, pol, vis, c):
         log(tr, st, TR_UPPER, frm, to, travel, k, pm)
         if k > 0:
             progress(st, tr, k)
-        return arrive(board, st, rm, opts, dice, pol, vis, to, st[S_DIR], -1,
-                      jump_table(board, rm, frm, to, R_ROLL_AFTER_JUMP), False)
+        return arrive(board, st, rm, opts, dice, pol, vis, to, st[S_DIR], np.int64(-1),
+                      jump_table(board, rm, frm, to, R_ROLL_AFTER_JUMP), np.bool_(False))
     # MK_GOTO: walk to an explored room; only a legal exit is rolled again (ruling exit_roll)
     table = -1
     if frm != to and R[R_EXIT_ROLL_ALWAYS] == 1 and st[S_PHASE] == 2 and legal_exit(board, st, rm, to) >= 0:
         table = geo[frm, 4] if 0 <= geo[frm, 4] < 4 else geo[to, 4]
-    return arrive(board, st, rm, opts, dice, pol, vis, to, d, frm, table, False)
+    return arrive(board, st, rm, opts, dice, pol, vis, to, d, frm, table, np.bool_(False))
 
 
 # ------------------------------------------------------------------------------ campaigns --
@@ -1683,7 +1697,8 @@ def fury_wear(board, st, rm, opts, dice, pol, cell):
     out one Fury space": the wear after a combat, taken after its outcome (so that a Fury filled by it erases the
     sector's monsters once the beaten foe is marked)."""
     rs, ps, script, tr = dice
-    if st[WEAPON] > 0 and not fury(board, st, rm, opts, dice, pol, WEAPON, 1, FS_WEAR, cell):
+    if st[WEAPON] > 0 and not fury(board, st, rm, opts, dice, pol, np.int64(WEAPON), np.int64(1), np.int64(FS_WEAR),
+                                   cell):
         st[WEAPON] -= 1
         log(tr, st, TR_WEAPON_WEAR, st[WEAPON], 0, 0, 0, 0)
 
@@ -1780,7 +1795,8 @@ def slaughter_game(board, st, rm, sc, opts, dice, pol, vis):
     none = sc[SC_MASK, :0]
     st[S_SL_ENEMIES] = sl_monsters(board, rm, none)
     log(tr, st, TR_SL_START, cell, st[S_SL_ENEMIES], R[R_FURY_BOXES], 0, 0)
-    arrive(board, st, rm, opts, dice, pol, vis, cell, 0, -1, -1, True)  # placed at the start: no roll, no turn
+    arrive(board, st, rm, opts, dice, pol, vis, cell, np.int64(0), np.int64(-1), np.int64(-1),
+           np.bool_(True))  # placed at the start: no roll, no turn
     while st[S_DEAD] == 0:
         if sl_monsters(board, rm, none) == 0 and (R[R_SL_CAN_SPAWN] == 0 or st[S_SL_ENEMIES] >= R[R_SL_MAX_ENEMIES]):
             st[S_SL_END] = SLE_CLEARED
@@ -2042,7 +2058,7 @@ def santa_play(board, st, rm, sc, opts, dice, pol, vis):
         cell = opts[c, O_TO]
         log(tr, st, TR_SANTA_START, cell, R[R_SANTA_HOURGLASS], home, safe, 0)
         table = geo[cell, 4] if 0 <= geo[cell, 4] < 4 else -1
-        arrive(board, st, rm, opts, dice, pol, vis, cell, opts[c, O_DIR], home, table, False)
+        arrive(board, st, rm, opts, dice, pol, vis, cell, opts[c, O_DIR], home, table, np.bool_(False))
         st[S_SANTA_MARKS] = 1
         while st[S_DEAD] == 0 and st[S_POS] != safe and st[S_SANTA_MARKS] < R[R_SANTA_HOURGLASS]:
             if st[S_TURN] >= R[R_MAX_TURNS] or santa_turn(board, st, rm, sc, opts, dice, pol, vis) < 0:
@@ -2163,7 +2179,7 @@ def kr_spread(board, st, rm, sc, opts, dice, pol):
     st[S_KR_WATER] = kr_water(board, st, rm, mark, q)
     log(tr, st, TR_KR_FLOOD, st[S_TURN], added, st[S_KR_WATER], reached, 0)
     if reached == 1:
-        return kr_fight(board, st, rm, opts, dice, pol, pos, KRF_REACHED)
+        return kr_fight(board, st, rm, opts, dice, pol, pos, np.int64(KRF_REACHED))
     return 1
 
 
@@ -2207,7 +2223,7 @@ def kr_swim(board, st, rm, sc, opts, dice, pol, c):
         last = opts.shape[0] - 1  # the fight's decisions write option rows: keep the move's row
         for j in range(N_OCOL):
             opts[last, j] = opts[c, j]
-        r = kr_fight(board, st, rm, opts, dice, pol, to, KRF_SWIM)
+        r = kr_fight(board, st, rm, opts, dice, pol, to, np.int64(KRF_SWIM))
         for j in range(N_OCOL):
             opts[c, j] = opts[last, j]
         if r < 0:
@@ -2589,7 +2605,7 @@ def begin_round(board, st, rm, opts, dice, pol, vis, a):
     check_awake(st, tr)
     cell = arrows[a, 0]
     table = s if (rm[cell, RM_STATE] & EXPLORED) == 0 else -1
-    return arrive(board, st, rm, opts, dice, pol, vis, cell, arrows[a, 1], -1, table, False)
+    return arrive(board, st, rm, opts, dice, pol, vis, cell, arrows[a, 1], np.int64(-1), table, np.bool_(False))
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -2982,7 +2998,7 @@ def p2_play(b1, s1, b2, s2, rm0, rm, sc, opts, dice, pol, vis):
     create_character(b1, s1, opts, dice, pol)
     p2_pass(s1, s2)
     create_character(b2, s2, opts, dice, pol)
-    side = p2_side(b1, s1, s2, rm, opts, dice, pol, -1)
+    side = p2_side(b1, s1, s2, rm, opts, dice, pol, np.int64(-1))
     p2_side(b2, s2, s1, rm, opts, dice, pol, side)
     finish = (R[R_P2_FLAGS] & P2F_FINISH_ROUND) != 0
     while True:
