@@ -22,9 +22,8 @@ from numba import njit, prange, types
 from ...config import CACHE, CHUNK
 from ...policy import POLICY_TYPE
 from ...rng import d6, roll, seed_stream
-from ...tracing import trace_row
 from . import layout as L
-from .combat import Fight, fight, hero_start, register_decide
+from .combat import Fight, ev_write, fight, hero_start, register_decide
 from .policies import decide
 
 _SEAT_KEYS = np.array(L.SEAT_KEYS, dtype=np.uint64)  #: the race's seat streams (layout.SEAT_KEYS)
@@ -65,9 +64,11 @@ class Dice(NamedTuple):
 
 @njit(cache=CACHE, inline="always")
 def ev(dice, st, code, a, b, c, d, e, f, g):
-    """One navigation event row (code, 7 ints) in the game's trace (nothing when tracing is off)."""
-    trace_row(dice.trace, st, L.S_NTRACE, 1, code, (np.int64(a), np.int64(b), np.int64(c), np.int64(d),
-                                                    np.int64(e), np.int64(f), np.int64(g)))
+    """One navigation event row (code, 7 ints) in the game's trace (nothing when tracing is off): inlined is only
+    the test, the writing is ``combat.ev_write`` (one signature for every call site)."""
+    if dice.trace.shape[0] > 1:
+        ev_write(dice.trace, st, np.int64(code), np.int64(a), np.int64(b), np.int64(c), np.int64(d), np.int64(e),
+                 np.int64(f), np.int64(g))
 
 
 # --- the dungeon ----------------------------------------------------------------------------------------
@@ -786,7 +787,7 @@ def write_race(out, r, race):
 
 
 def _kernel(nav, cards, deck, dungeon, f_combat, f_hero, f_faces, f_abilities, f_monsters, f_keep, f_value,
-            f_code, ctl, params, user_fn, seed, script, out, trace):
+            f_code, f_menu, ctl, params, user_fn, seed, script, out, trace):
     """Games ``ctl[1] .. ctl[1]+ctl[2]-1`` of stream ``seed`` (``ctl[0]``: the policy id). One ``prange``
     iteration per CHUNK of games, scratch allocated once per chunk; game ``i`` draws from its own stream
     (seed, start + i), so results never depend on threads or batches."""
@@ -798,7 +799,7 @@ def _kernel(nav, cards, deck, dungeon, f_combat, f_hero, f_faces, f_abilities, f
         g = Game(nav, cards, deck, dungeon)
         w = Work(np.zeros((L.MAX_OPTIONS, L.N_OCOLS), np.int64), np.zeros(MAX_DECK, np.int64),
                  np.zeros(L.MAX_CELLS, np.int64))
-        fx = Fight(f_combat, f_hero, f_faces, f_abilities, f_monsters, f_keep, f_value, f_code)
+        fx = Fight(f_combat, f_hero, f_faces, f_abilities, f_monsters, f_keep, f_value, f_code, f_menu)
         pol = Pol(pid, params.copy(), user_fn, fx)
         st = np.zeros(L.S_SIZE, np.int64)
         rs = np.zeros(4, np.uint64)
@@ -822,14 +823,14 @@ def _kernel(nav, cards, deck, dungeon, f_combat, f_hero, f_faces, f_abilities, f
 #: The fight's arrays (``combat.Fight``) as numba types. ``combat.fight`` asks ``policies.decide``, registered for
 #: ``Pol`` below (``combat.register_decide``: a direct call resolved when the kernel compiles, so it stays cacheable).
 FIGHT_TYPES = (types.int64[::1], types.int64[::1], types.int64[:, ::1], types.int64[:, ::1], types.int64[:, ::1],
-               types.int64[:, :, ::1], types.float64[:, ::1], types.int64[::1])
+               types.int64[:, :, ::1], types.float64[:, ::1], types.int64[::1], types.int64[:, ::1])
 
 KERNEL_SIG = types.void(
     types.int64[::1],  # nav
     types.int64[:, ::1],  # cards
     types.int64[::1],  # deck
     types.int64[:, ::1],  # dungeon
-    *FIGHT_TYPES,  # combat, hero, faces, abilities, monsters, keep tables, value table, code index
+    *FIGHT_TYPES,  # combat, hero, faces, abilities, monsters, keep tables, value table, code index, keep menus
     types.int64[::1],  # ctl
     types.float64[::1],  # params
     POLICY_TYPE,
