@@ -35,9 +35,13 @@ from . import layout as L
 
 
 def _jit(fn):
-    """``njit`` with the on-disk cache keyed by this game package's sources (``config.use_cache``)."""
+    """``njit`` with the on-disk cache keyed by this game package's sources (``config.use_cache``), without numba's
+    reference counting (``_nrt=False``): no function of a fight allocates, and every array it reads (the state,
+    the options, the ``Fight`` tables, a row or slice of them) is owned by its caller for the whole call. Counted,
+    each table read from a tuple and each view paid an atomic increment and decrement of the array's shared count
+    (a sixth of a game's time, and a cache line the threads fought over)."""
     with use_cache(f"{__package__}.combat"):
-        return njit(cache=CACHE)(fn)
+        return njit(cache=CACHE, _nrt=False)(fn)
 
 
 class Fight(NamedTuple):
@@ -144,7 +148,7 @@ def _ask(kind, st, opts, n, pol, dice):
 def _jit_inline(fn):
     """``_jit`` inlined into its callers (numba IR inlining)."""
     with use_cache(f"{__package__}.combat"):
-        return njit(cache=CACHE, inline="always")(fn)
+        return njit(cache=CACHE, inline="always", _nrt=False)(fn)
 
 
 @_jit_inline
