@@ -55,7 +55,7 @@ class Fight(NamedTuple):
     keep: np.ndarray  # int64[n_abilities + 1, MAX_REROLLS + 1, n_outcomes]: optimal keep masks (last: damage)
     value: np.ndarray  # float64[MAX_REROLLS + 1, n_outcomes]: expected damage under the damage-optimal keeps
     code_index: np.ndarray  # int64[N_CODES]: outcome index of a face-counts code
-    menu: np.ndarray  # int64[n_outcomes, MENU_COLS]: each outcome's D_KEEP options (``keep_menus``)
+    menu: np.ndarray  # int64[n_outcomes, MENU_COLS]: each outcome's D_KEEP options (``keep_menus``), abilities made
 
 
 _PACKED: dict[tuple, Fight] = {}
@@ -79,24 +79,30 @@ def pack_fight(ruleset, hero: str) -> Fight:
     key = (hero, rules.combat.tobytes(), h.faces.tobytes(), h.abilities.tobytes(), h.row.tobytes(), mons.tobytes())
     if key not in _PACKED:
         od = D.hero_odds(h, rules.dice)
+        menu = keep_menus(rules.dice)
+        n_ab = h.abilities.shape[0]
+        menu[:, MENU_MADE] = (od.made.astype(np.int64) << np.arange(n_ab, dtype=np.int64)[:, None]).sum(axis=0)
         _PACKED[key] = Fight(rules.combat.copy(), h.row.copy(), h.faces.copy(), h.abilities.copy(), mons,
                              np.ascontiguousarray(od.keep), np.ascontiguousarray(od.value[-1]),
-                             od.space.code_index.copy(), keep_menus(rules.dice))
+                             od.space.code_index.copy(), menu)
     return _PACKED[key]
 
 
-#: Columns of ``Fight.menu``: the number of D_KEEP options, their masks (O_ACTION), their kept dice (O_ARG).
+#: Columns of ``Fight.menu``: the number of D_KEEP options, their masks (O_ACTION), their kept dice (O_ARG); then
+#: the abilities the outcome makes (bit ab: ``dice.ability_made``, from the hero's ``dice.hero_odds``; the table
+#: belongs to the sheet's requirements: a ``Fight`` with other abilities needs its own, ``pack_fight``).
 MENU_N = 0
 MENU_MASK = 1
 MENU_KEPT = MENU_MASK + L.N_MASKS
-MENU_COLS = MENU_KEPT + L.N_MASKS
+MENU_MADE = MENU_KEPT + L.N_MASKS
+MENU_COLS = MENU_MADE + 1
 _MENUS: dict[int, np.ndarray] = {}
 
 
 def keep_menus(n_dice: int) -> np.ndarray:
     """The D_KEEP options of every outcome of ``n_dice`` dice (``dice.space`` order), rows of ``keep_options``
-    itself (the fight copies a row instead of enumerating the keeps at every reroll): int64[n_out, MENU_COLS].
-    Built once per process."""
+    itself (the fight copies a row instead of enumerating the keeps at every reroll): int64[n_out, MENU_COLS]
+    (MENU_MADE left 0: ``pack_fight`` fills it per hero). Built once per process."""
     if n_dice not in _MENUS:
         sp = D.space(n_dice)
         menu = np.zeros((sp.n_out, MENU_COLS), dtype=np.int64)
@@ -394,10 +400,12 @@ def fire(fx, st, ab, opts, dice, pol):
 
 @_jit
 def ability_options(fx, st, opts, counts):
-    """The D_ABILITY options: every ability the final dice make (O_ACTION = its index). Returns their number."""
+    """The D_ABILITY options: every ability the final dice make (O_ACTION = its index). Returns their number.
+    Which abilities they make is looked up (``Fight.menu``, MENU_MADE: ``dice.ability_made`` of every outcome)."""
+    made = fx.menu[fx.code_index[D.counts_code(counts)], MENU_MADE]
     n = 0
     for ab in range(fx.abilities.shape[0]):
-        if D.ability_made(fx.faces, fx.abilities, ab, counts):
+        if (made >> ab) & 1:
             opts[n, L.O_ACTION] = ab
             opts[n, L.O_ARG] = D.ability_damage(fx.abilities, ab)
             n += 1
