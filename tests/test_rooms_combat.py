@@ -362,6 +362,33 @@ def test_a_fight_that_cannot_end_is_cut(ranger):
     assert res == L.FIGHT_DIED and st[L.S_FIGHT_TURN] == fx.combat[L.C_MAX_FIGHT_TURNS] == 100 and st[L.S_HP] == 0
 
 
+def test_the_packed_menus_are_keep_options_and_ability_made(rules):
+    """The fight copies D_KEEP menus and reads the abilities made from ``Fight.menu`` (built once per hero): each
+    outcome's row is ``keep_options``' options of those dice, and its MENU_MADE bits are ``dice.ability_made``."""
+    sp = D.space(5)
+    st = np.zeros(ST_SIZE, dtype=np.int64)
+    opts = np.zeros((64, 2), dtype=np.int64)
+    counts = np.zeros(6, dtype=np.int64)
+    keep = np.zeros(6, dtype=np.int64)
+    for hero in ("ranger", "alchemist"):
+        fx = C.pack_fight(rules, hero)
+        assert fx.menu.shape == (sp.n_out, C.MENU_COLS)
+        st[L.S_N_DICE] = 5
+        for o in range(sp.n_out):
+            st[L.S_DICE: L.S_DICE + 5] = np.repeat(np.arange(6), sp.outs[o])
+            assert fx.code_index[C.dice_code(st, 5)] == o
+            C.st_counts(st, counts)
+            n = C.keep_options(st, opts, counts, keep)
+            row = fx.menu[o]
+            assert row[C.MENU_N] == n
+            assert row[C.MENU_MASK: C.MENU_MASK + n].tolist() == opts[:n, L.O_ACTION].tolist()
+            assert row[C.MENU_KEPT: C.MENU_KEPT + n].tolist() == opts[:n, L.O_ARG].tolist()
+            made = [ab for ab in range(fx.abilities.shape[0]) if D.ability_made(fx.faces, fx.abilities, ab, counts)]
+            assert [ab for ab in range(fx.abilities.shape[0]) if row[C.MENU_MADE] >> ab & 1] == made
+            n = C.ability_options(fx, st, opts, counts)
+            assert opts[:n, L.O_ACTION].tolist() == made
+
+
 def test_builtin_answers_follow_the_tables(rules):
     """optimal_reroll keeps what the damage table says (every outcome, every rerolls-left); greedy keeps what
     dice.greedy_keep says; buying follows the table's value; abilities by most damage; targets by least HP."""

@@ -35,9 +35,13 @@ from . import layout as L
 
 
 def _jit(fn):
-    """``njit`` with the on-disk cache keyed by this game package's sources (``config.use_cache``)."""
+    """``njit`` with the on-disk cache keyed by this game package's sources (``config.use_cache``), without numba's
+    reference counting (``_nrt=False``): no function of a fight allocates, and every array it reads (the state,
+    the options, the ``Fight`` tables, a row or slice of them) is owned by its caller for the whole call. Counted,
+    each table read from a tuple and each view paid an atomic increment and decrement of the array's shared count
+    (a sixth of a game's time, and a cache line the threads fought over)."""
     with use_cache(f"{__package__}.combat"):
-        return njit(cache=CACHE)(fn)
+        return njit(cache=CACHE, _nrt=False)(fn)
 
 
 class Fight(NamedTuple):
@@ -51,6 +55,7 @@ class Fight(NamedTuple):
     keep: np.ndarray  # int64[n_abilities + 1, MAX_REROLLS + 1, n_outcomes]: optimal keep masks (last: damage)
     value: np.ndarray  # float64[MAX_REROLLS + 1, n_outcomes]: expected damage under the damage-optimal keeps
     code_index: np.ndarray  # int64[N_CODES]: outcome index of a face-counts code
+    menu: np.ndarray  # int64[n_outcomes, MENU_COLS]: each outcome's D_KEEP options (``keep_menus``), abilities made
 
 
 _PACKED: dict[tuple, Fight] = {}
@@ -74,10 +79,44 @@ def pack_fight(ruleset, hero: str) -> Fight:
     key = (hero, rules.combat.tobytes(), h.faces.tobytes(), h.abilities.tobytes(), h.row.tobytes(), mons.tobytes())
     if key not in _PACKED:
         od = D.hero_odds(h, rules.dice)
+        menu = keep_menus(rules.dice)
+        n_ab = h.abilities.shape[0]
+        menu[:, MENU_MADE] = (od.made.astype(np.int64) << np.arange(n_ab, dtype=np.int64)[:, None]).sum(axis=0)
         _PACKED[key] = Fight(rules.combat.copy(), h.row.copy(), h.faces.copy(), h.abilities.copy(), mons,
                              np.ascontiguousarray(od.keep), np.ascontiguousarray(od.value[-1]),
-                             od.space.code_index.copy())
+                             od.space.code_index.copy(), menu)
     return _PACKED[key]
+
+
+#: Columns of ``Fight.menu``: the number of D_KEEP options, their masks (O_ACTION), their kept dice (O_ARG); then
+#: the abilities the outcome makes (bit ab: ``dice.ability_made``, from the hero's ``dice.hero_odds``; the table
+#: belongs to the sheet's requirements: a ``Fight`` with other abilities needs its own, ``pack_fight``).
+MENU_N = 0
+MENU_MASK = 1
+MENU_KEPT = MENU_MASK + L.N_MASKS
+MENU_MADE = MENU_KEPT + L.N_MASKS
+MENU_COLS = MENU_MADE + 1
+_MENUS: dict[int, np.ndarray] = {}
+
+
+def keep_menus(n_dice: int) -> np.ndarray:
+    """The D_KEEP options of every outcome of ``n_dice`` dice (``dice.space`` order), rows of ``keep_options``
+    itself (the fight copies a row instead of enumerating the keeps at every reroll): int64[n_out, MENU_COLS]
+    (MENU_MADE left 0: ``pack_fight`` fills it per hero). Built once per process."""
+    if n_dice not in _MENUS:
+        sp = D.space(n_dice)
+        menu = np.zeros((sp.n_out, MENU_COLS), dtype=np.int64)
+        st = np.zeros(L.S_DICE + L.MAX_DICE, dtype=np.int64)
+        opts = np.zeros((L.MIN_OPTIONS, 2), dtype=np.int64)
+        keep = np.zeros(L.N_FACES, dtype=np.int64)
+        for o in range(sp.n_out):
+            counts = np.ascontiguousarray(sp.outs[o])
+            n = keep_options(st, opts, counts, keep)
+            menu[o, MENU_N] = n
+            menu[o, MENU_MASK: MENU_MASK + n] = opts[:n, L.O_ACTION]
+            menu[o, MENU_KEPT: MENU_KEPT + n] = opts[:n, L.O_ARG]
+        _MENUS[n_dice] = menu
+    return _MENUS[n_dice].copy()
 
 
 # --------------------------------------------------------------------------- the player --
@@ -112,11 +151,25 @@ def _ask(kind, st, opts, n, pol, dice):
 
 
 # ------------------------------------------------------------------------------------ trace --
-@_jit
+def _jit_inline(fn):
+    """``_jit`` inlined into its callers (numba IR inlining)."""
+    with use_cache(f"{__package__}.combat"):
+        return njit(cache=CACHE, inline="always", _nrt=False)(fn)
+
+
+@_jit_inline
 def ev(dice, st, code, a, b, c, d, e, f, g):
-    """One fight event row (code, 7 ints) in the game's trace (nothing when tracing is off)."""
-    trace_row(dice.trace, st, L.S_NTRACE, 1, code, (np.int64(a), np.int64(b), np.int64(c), np.int64(d),
-                                                    np.int64(e), np.int64(f), np.int64(g)))
+    """One fight event row (code, 7 ints) in the game's trace (nothing when tracing is off). Inlined is only the
+    test (a simulation pays one comparison); the writing is ``ev_write``, one signature for every call site."""
+    if dice.trace.shape[0] > 1:
+        ev_write(dice.trace, st, np.int64(code), np.int64(a), np.int64(b), np.int64(c), np.int64(d), np.int64(e),
+                 np.int64(f), np.int64(g))
+
+
+@_jit
+def ev_write(trace, st, code, a, b, c, d, e, f, g):
+    """The row of ``ev`` (and of the engine's navigation events): counted in ``st[S_NTRACE]``, rows from 1."""
+    trace_row(trace, st, L.S_NTRACE, 1, code, (a, b, c, d, e, f, g))
 
 
 @_jit
@@ -127,7 +180,8 @@ def _die(st, i):
 
 @_jit
 def ev_roll(dice, st, number, mask):
-    ev(dice, st, L.EV_ROLL, number, _die(st, 0), _die(st, 1), _die(st, 2), _die(st, 3), _die(st, 4), mask)
+    if dice.trace.shape[0] > 1:
+        ev(dice, st, L.EV_ROLL, number, _die(st, 0), _die(st, 1), _die(st, 2), _die(st, 3), _die(st, 4), mask)
 
 
 # ------------------------------------------------------------------------------ hero state --
@@ -215,6 +269,19 @@ def reroll_unkept(st, dice, nd, mask):
     D.sort_dice(st[L.S_DICE: L.S_DICE + nd], nd)
 
 
+#: BASE ** face: a face's term in a face-counts code (``dice.counts_code``).
+_POW = np.array([D.BASE**f for f in range(L.N_FACES)], dtype=np.int64)
+
+
+@_jit
+def dice_code(st, nd):
+    """The face-counts code of the offensive dice ``st[S_DICE:S_DICE+nd]`` (``dice.counts_code`` of their counts)."""
+    code = 0
+    for i in range(nd):
+        code += _POW[st[L.S_DICE + i]]
+    return code
+
+
 @_jit
 def st_counts(st, counts):
     D.dice_counts(st[L.S_DICE: L.S_DICE + st[L.S_N_DICE]], st[L.S_N_DICE], counts)
@@ -250,7 +317,13 @@ def offensive_roll(fx, st, opts, dice, pol, counts, keep):
         else:
             break
         st_counts(st, counts)
-        n = keep_options(st, opts, counts, keep)
+        for f in range(L.N_FACES):  # the scratch as keep_options leaves it (a user policy may read st)
+            keep[f] = counts[f]
+        o = fx.code_index[dice_code(st, nd)]  # the menu of these dice: keep_options' rows, copied
+        n = fx.menu[o, MENU_N]
+        for i in range(n):
+            opts[i, L.O_ACTION] = fx.menu[o, MENU_MASK + i]
+            opts[i, L.O_ARG] = fx.menu[o, MENU_KEPT + i]
         mask = opts[ask(L.D_KEEP, st, opts, n, pol, dice), L.O_ACTION]
         if mask == full:
             break
@@ -327,10 +400,12 @@ def fire(fx, st, ab, opts, dice, pol):
 
 @_jit
 def ability_options(fx, st, opts, counts):
-    """The D_ABILITY options: every ability the final dice make (O_ACTION = its index). Returns their number."""
+    """The D_ABILITY options: every ability the final dice make (O_ACTION = its index). Returns their number.
+    Which abilities they make is looked up (``Fight.menu``, MENU_MADE: ``dice.ability_made`` of every outcome)."""
+    made = fx.menu[fx.code_index[D.counts_code(counts)], MENU_MADE]
     n = 0
     for ab in range(fx.abilities.shape[0]):
-        if D.ability_made(fx.faces, fx.abilities, ab, counts):
+        if (made >> ab) & 1:
             opts[n, L.O_ACTION] = ab
             opts[n, L.O_ARG] = D.ability_damage(fx.abilities, ab)
             n += 1
@@ -552,10 +627,7 @@ def builtin_fight(pid, kind, st, opts, n, params, fx):
             if kind == L.D_BUY_REROLL:
                 return 1 if mask != full and n > 1 else 0
             return find_action(opts, n, mask)
-        code = 0  # the face-counts code of the dice: sum over the dice of BASE ** face
-        for i in range(nd):
-            code += D.BASE ** st[L.S_DICE + i]
-        o = fx.code_index[code]
+        o = fx.code_index[dice_code(st, nd)]
         if kind == L.D_BUY_REROLL:
             return 1 if fx.value[1, o] > fx.value[0, o] + 1e-9 and n > 1 else 0
         return find_action(opts, n, fx.keep[fx.keep.shape[0] - 1, st[L.S_REROLLS_LEFT], o])

@@ -54,8 +54,15 @@ OBJ_DAMAGE = -1
 
 
 def _jit(fn):
-    """``njit`` with the on-disk cache keyed by this game package's sources (``config.use_cache``)."""
+    """``njit`` with the on-disk cache keyed by this game package's sources (``config.use_cache``), without numba's
+    reference counting (``_nrt=False``, as ``combat._jit``: these functions allocate nothing)."""
     with use_cache(f"{__package__}.dice"):  # __name__ is "__main__" under python -m
+        return njit(cache=CACHE, _nrt=False)(fn)
+
+
+def _jit_alloc(fn):
+    """``_jit`` for the functions that allocate their scratch (numba's runtime on)."""
+    with use_cache(f"{__package__}.dice"):
         return njit(cache=CACHE)(fn)
 
 
@@ -363,7 +370,7 @@ def play_turn(rs, script, n, rerolls, faces, abilities, obj, keep_table, code_in
     dice_counts(dice, n, counts)
 
 
-@_jit
+@_jit_alloc
 def simulate_turns(seed, start, count, n, rerolls, faces, abilities, obj, keep_table, code_index, use_greedy, params,
                    script, out):
     """Monte Carlo of ``count`` turns, turn g on the dice stream (seed, start + g): ``out[g]`` = 1.0 if ability
@@ -394,7 +401,7 @@ def classify(faces, abilities, outs, made, fire, damage):
         damage[o] = ability_damage(abilities, fire[o]) if fire[o] >= 0 else 0.0
 
 
-@_jit
+@_jit_alloc
 def greedy_masks(faces, abilities, target, outs, params, masks):
     """``greedy_keep``'s mask for every outcome (the heuristic ignores how many rerolls are left)."""
     keep = np.zeros(L.N_FACES, dtype=np.int64)

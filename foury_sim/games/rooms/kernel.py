@@ -22,14 +22,17 @@ from numba import njit, prange, types
 from ...config import CACHE, CHUNK
 from ...policy import POLICY_TYPE
 from ...rng import d6, roll, seed_stream
-from ...tracing import trace_row
 from . import layout as L
-from .combat import Fight, fight, hero_start, register_decide
+from .combat import Fight, ev_write, fight, hero_start, register_decide
 from .policies import decide
 
 _SEAT_KEYS = np.array(L.SEAT_KEYS, dtype=np.uint64)  #: the race's seat streams (layout.SEAT_KEYS)
 MAX_ACTIONS = 200  #: actions in one turn at most (a safety bound: a turn-back is an action too)
 MAX_DECK = 200
+
+
+# Every rule function is compiled without numba's reference counting (``_nrt=False``, as ``combat._jit``): none
+# allocates, and the arrays it reads are the kernel's (per chunk) or the ruleset's, alive for the whole run.
 
 
 class Game(NamedTuple):
@@ -65,13 +68,15 @@ class Dice(NamedTuple):
 
 @njit(cache=CACHE, inline="always")
 def ev(dice, st, code, a, b, c, d, e, f, g):
-    """One navigation event row (code, 7 ints) in the game's trace (nothing when tracing is off)."""
-    trace_row(dice.trace, st, L.S_NTRACE, 1, code, (np.int64(a), np.int64(b), np.int64(c), np.int64(d),
-                                                    np.int64(e), np.int64(f), np.int64(g)))
+    """One navigation event row (code, 7 ints) in the game's trace (nothing when tracing is off): inlined is only
+    the test, the writing is ``combat.ev_write`` (one signature for every call site)."""
+    if dice.trace.shape[0] > 1:
+        ev_write(dice.trace, st, np.int64(code), np.int64(a), np.int64(b), np.int64(c), np.int64(d), np.int64(e),
+                 np.int64(f), np.int64(g))
 
 
 # --- the dungeon ----------------------------------------------------------------------------------------
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def neighbour(st, cell, side):
     """The cell beyond ``side`` (0 N, 1 E, 2 S, 3 W) of ``cell`` if a room lies there, else -1."""
     rows = st[L.S_ROWS]
@@ -84,13 +89,13 @@ def neighbour(st, cell, side):
     return to if st[L.S_CARD + to] >= 0 else -1
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def door(g, st, cell, side):
     """What the card in ``cell`` shows on ``side`` as it lies (turned ``S_ROT`` quarter turns clockwise)."""
     return g.cards[st[L.S_CARD + cell], L.CD_DOOR + (side - st[L.S_ROT + cell]) % 4]
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def barrier(g, st, to, side):
     """What stands in the way of a step through ``side`` into ``to``: the side of the entered card facing the
     hero, or open when that room holds a navigation token (the seed: "as if there was an open passage")."""
@@ -99,12 +104,12 @@ def barrier(g, st, to, side):
     return door(g, st, to, (side + 2) % 4)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def kind_of(g, st, cell):
     return g.cards[st[L.S_CARD + cell], L.CD_KIND]
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def n_functions(kind):
     if kind == L.K_START:
         return 0
@@ -113,7 +118,7 @@ def n_functions(kind):
     return 1
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def deal(g, w, st, dice):
     """Lay the dungeon: placed cards as the file says; the dealt cells, in reading order, get the first cards of
     the deck shuffled by the game's stream (a partial Fisher-Yates), as printed or turned by a d4
@@ -140,7 +145,7 @@ def deal(g, w, st, dice):
     ev(dice, st, L.EV_DEAL, k, size, 0, 0, 0, 0, 0)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def distances(g, w, st):
     """Steps from every room to the goal room over neighbouring rooms (doors ignored): the policies' advice."""
     n = g.dungeon.shape[0]
@@ -162,7 +167,7 @@ def distances(g, w, st):
                 tail += 1
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def setup(g, w, st, pol, dice):
     """A new game: the state cleared (the trace count kept), the hero's sheet, the starting kit, the dungeon."""
     for i in range(1, st.shape[0]):
@@ -192,7 +197,7 @@ def setup(g, w, st, pol, dice):
 
 
 # --- hit points and items ---------------------------------------------------------------------------------
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def die(g, st, cause):
     st[L.S_DEAD] = 1
     st[L.S_CAUSE] = cause
@@ -200,7 +205,7 @@ def die(g, st, cause):
     st[L.S_DEATH_CELL] = st[L.S_CELL]
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def heal(st, hp):
     """HP back, up to the most HP; returns the HP gained."""
     got = min(hp, st[L.S_HP_MAX] - st[L.S_HP])
@@ -210,7 +215,7 @@ def heal(st, hp):
     return got
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def gain(g, st, dice, item, source):
     """The hero gets ``item`` (from a chest, a shop or a cache: ``source`` is the room kind)."""
     amount = 1
@@ -243,7 +248,7 @@ def gain(g, st, dice, item, source):
 
 
 # --- resolving a room -------------------------------------------------------------------------------------
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def resolvable(g, st, cell, f):
     """Whether function ``f`` (0 = A, 1 = B) of the room in ``cell`` can be resolved now (not done yet; gold for
     the Blacksmith and the shop; warp travel is a move, not a resolution)."""
@@ -262,7 +267,7 @@ def resolvable(g, st, cell, f):
     return True
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def room_fight(g, w, st, pol, dice, cell):
     """The card's monsters fight the hero (``combat.fight``); gold for winning."""
     card = st[L.S_CARD + cell]
@@ -281,7 +286,7 @@ def room_fight(g, w, st, pol, dice, cell):
     return True
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def trap(g, st, dice, cell):
     """A trap: a d6 of at least ``trap_dodge`` avoids its damage (the card's value); completing it gives
     ``trap_keys`` keys."""
@@ -298,7 +303,7 @@ def trap(g, st, dice, cell):
     return True
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def shop(g, w, st, pol, dice):
     """One purchase (D_SHOP): leave, or an item the hero can afford (``items.prices``; 0 = not sold)."""
     o = w.opts
@@ -325,7 +330,7 @@ def shop(g, w, st, pol, dice):
     return True
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def resolve(g, w, st, pol, dice, cell, f):
     """Resolve function ``f`` of the room in ``cell`` (the hero stands there): its rule, then a navigation token
     over that function (a shop left without buying stays unresolved)."""
@@ -364,7 +369,7 @@ def resolve(g, w, st, pol, dice, cell, f):
     ev(dice, st, L.EV_RESOLVE, cell, k, f, amount, st[L.S_HP], int(done), 0)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def option(o, n, action, arg, cell, kind, cost, dist, value):
     if n >= L.MAX_OPTIONS:
         return n
@@ -378,7 +383,7 @@ def option(o, n, action, arg, cell, kind, cost, dist, value):
     return n + 1
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def enter(g, w, st, pol, dice, cell):
     """The hero enters ``cell``: the card face up, a token on it ("entered"), a hazard (red outline) resolved at
     once, the other functions offered (D_RESOLVE: leave for later = option 0)."""
@@ -406,7 +411,7 @@ def enter(g, w, st, pol, dice, cell):
             resolve(g, w, st, pol, dice, cell, w.opts[c, L.O_ARG])
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def reveal(g, st, dice, cell):
     """Turn the card in ``cell`` face up (it stays face up)."""
     st[L.S_TOKEN + cell] |= L.TK_SEEN
@@ -421,7 +426,7 @@ def reveal(g, st, dice, cell):
 
 
 # --- moving ---------------------------------------------------------------------------------------------
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def step(g, w, st, pol, dice, side):
     """A step through ``side``: the card beyond is turned face up (if it was not); a locked door takes a key, a
     wall a bomb, or 1 HP instead of either (``navigation.hp_instead``), or the hero turns back (D_PASS; the move
@@ -465,7 +470,7 @@ def step(g, w, st, pol, dice, side):
     enter(g, w, st, pol, dice, to)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def act_menu(g, w, st):
     """The D_ACT options where the hero stands (option 0: end the turn)."""
     o = w.opts
@@ -499,7 +504,7 @@ def act_menu(g, w, st):
     return n
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def act(g, w, st, pol, dice):
     """One action of the hero's turn; False when the turn ends."""
     n = act_menu(g, w, st)
@@ -540,7 +545,7 @@ def act(g, w, st, pol, dice):
     return not (st[L.S_DEAD] or st[L.S_WON])
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def turn(g, w, st, pol, dice):
     st[L.S_MOVES_LEFT] = g.nav[L.N_BOOTS_MOVES] if st[L.S_BOOTS] else g.nav[L.N_MOVES]
     st[L.S_REFUSED] = 0
@@ -554,7 +559,7 @@ def turn(g, w, st, pol, dice):
             break
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def finish(st, dice):
     """The end of a game (a seat's game in the race): how it ended, the EV_END row."""
     if st[L.S_WON]:
@@ -564,7 +569,7 @@ def finish(st, dice):
     ev(dice, st, L.EV_END, st[L.S_WON], st[L.S_CAUSE], st[L.S_HP], st[L.S_TURN], st[L.S_DEATH_KIND], 0, 0)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def play_game(g, w, st, pol, dice):
     """A whole game; the result stays in ``st``."""
     setup(g, w, st, pol, dice)
@@ -577,7 +582,7 @@ def play_game(g, w, st, pol, dice):
 
 
 # --- the race (race.players = 2..4; docs/rules-rooms.md "The race") ------------------------------------------------
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def race_score(g, st):
     """The tie-break score: race.score_hp x HP left + race.score_gold x gold + race.score_rooms x room functions
     resolved."""
@@ -588,7 +593,7 @@ def race_score(g, st):
         g.nav[L.N_RACE_W_ROOMS] * rooms
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def seat_in(dice, sts, rss, cur, s):
     """Hand the dice from seat ``cur`` to seat ``s`` (0-based): each seat rolls its own stream (words 0, 1 and the
     roll count 3 saved in ``rss``); the script position (forced dice) and the trace count are the game's, used in
@@ -604,7 +609,7 @@ def seat_in(dice, sts, rss, cur, s):
     sts[s, L.S_NTRACE] = sts[cur, L.S_NTRACE]
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def judge(g, sts, t, last, race):
     """After round ``t``: is the race decided? The seats that defeated their boss in this round finished; one of
     them wins (race.finish_round: the best score, the same best score no winner; else the first in seat order, the
@@ -677,7 +682,7 @@ def judge(g, sts, t, last, race):
     return True
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def play_race(g, w, sts, pol, dice, rss, seed, game, race):
     """The race of ``race.players`` seats: each seat's dungeon dealt from its own stream (seat 1's is the solo
     game's: stream (seed, game); seat s's (seed XOR SEAT_KEYS[s], game)), then rounds: each seat still in plays its
@@ -731,7 +736,7 @@ def play_race(g, w, sts, pol, dice, rss, seed, game, race):
         finish(sts[0], dice)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def write_out(g, st, out, r, game):
     """Game ``r``'s outcome into row ``r`` of ``out`` (columns as declared in outputs.py)."""
     out[r, L.OUT_GAME] = game
@@ -777,7 +782,7 @@ def write_out(g, st, out, r, game):
     out[r, L.OUT_FIRED + nf + 1] = hi
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def write_race(out, r, race):
     """The race's block (RC_*) into the last RACE_COLS columns of row ``r``."""
     base = out.shape[1] - L.RACE_COLS
@@ -786,7 +791,7 @@ def write_race(out, r, race):
 
 
 def _kernel(nav, cards, deck, dungeon, f_combat, f_hero, f_faces, f_abilities, f_monsters, f_keep, f_value,
-            f_code, ctl, params, user_fn, seed, script, out, trace):
+            f_code, f_menu, ctl, params, user_fn, seed, script, out, trace):
     """Games ``ctl[1] .. ctl[1]+ctl[2]-1`` of stream ``seed`` (``ctl[0]``: the policy id). One ``prange``
     iteration per CHUNK of games, scratch allocated once per chunk; game ``i`` draws from its own stream
     (seed, start + i), so results never depend on threads or batches."""
@@ -798,7 +803,7 @@ def _kernel(nav, cards, deck, dungeon, f_combat, f_hero, f_faces, f_abilities, f
         g = Game(nav, cards, deck, dungeon)
         w = Work(np.zeros((L.MAX_OPTIONS, L.N_OCOLS), np.int64), np.zeros(MAX_DECK, np.int64),
                  np.zeros(L.MAX_CELLS, np.int64))
-        fx = Fight(f_combat, f_hero, f_faces, f_abilities, f_monsters, f_keep, f_value, f_code)
+        fx = Fight(f_combat, f_hero, f_faces, f_abilities, f_monsters, f_keep, f_value, f_code, f_menu)
         pol = Pol(pid, params.copy(), user_fn, fx)
         st = np.zeros(L.S_SIZE, np.int64)
         rs = np.zeros(4, np.uint64)
@@ -822,14 +827,14 @@ def _kernel(nav, cards, deck, dungeon, f_combat, f_hero, f_faces, f_abilities, f
 #: The fight's arrays (``combat.Fight``) as numba types. ``combat.fight`` asks ``policies.decide``, registered for
 #: ``Pol`` below (``combat.register_decide``: a direct call resolved when the kernel compiles, so it stays cacheable).
 FIGHT_TYPES = (types.int64[::1], types.int64[::1], types.int64[:, ::1], types.int64[:, ::1], types.int64[:, ::1],
-               types.int64[:, :, ::1], types.float64[:, ::1], types.int64[::1])
+               types.int64[:, :, ::1], types.float64[:, ::1], types.int64[::1], types.int64[:, ::1])
 
 KERNEL_SIG = types.void(
     types.int64[::1],  # nav
     types.int64[:, ::1],  # cards
     types.int64[::1],  # deck
     types.int64[:, ::1],  # dungeon
-    *FIGHT_TYPES,  # combat, hero, faces, abilities, monsters, keep tables, value table, code index
+    *FIGHT_TYPES,  # combat, hero, faces, abilities, monsters, keep tables, value table, code index, keep menus
     types.int64[::1],  # ctl
     types.float64[::1],  # params
     POLICY_TYPE,

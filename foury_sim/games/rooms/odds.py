@@ -56,10 +56,8 @@ def odds_decide(kind, st, opts, n, pol, dice):
     fx = pol.fx
     params = pol.params
     if kind == L.D_KEEP:
-        code = 0
-        for i in range(st[L.S_N_DICE]):
-            code += D.BASE ** st[L.S_DICE + i]
-        return C.find_action(opts, n, fx.keep[obj, st[L.S_REROLLS_LEFT], fx.code_index[code]])
+        o = fx.code_index[C.dice_code(st, st[L.S_N_DICE])]
+        return C.find_action(opts, n, fx.keep[obj, st[L.S_REROLLS_LEFT], o])
     if kind == L.D_BUY_REROLL:
         return 0
     return C.builtin_fight(L.P_OPTIMAL, kind, st, opts, n, params, fx)
@@ -77,14 +75,14 @@ def measure(fx, obj, seed, first, trials, out, dmg):
 
 
 @_jit(parallel=True)
-def _measure(combat, hero, faces, abilities, monsters, keep_table, value, code_index, obj, seed, first, trials, out,
-             dmg):
+def _measure(combat, hero, faces, abilities, monsters, keep_table, value, code_index, menu, obj, seed, first, trials,
+             out, dmg):
     """``measure`` over blocks of BLOCK turns in parallel (a parallel loop takes arrays, not the ``Fight`` tuple:
     each block builds its own)."""
     n_ab = abilities.shape[0]
     mons = np.zeros(1, dtype=np.int64)
     for b in prange((trials + BLOCK - 1) // BLOCK):
-        fx = C.Fight(combat, hero, faces, abilities, monsters, keep_table, value, code_index)
+        fx = C.Fight(combat, hero, faces, abilities, monsters, keep_table, value, code_index, menu)
         pol = OddsPol(obj, fx, np.zeros(2))
         st = np.zeros(ST_SIZE, dtype=np.int64)
         opts = np.zeros((L.MIN_OPTIONS, 2), dtype=np.int64)

@@ -27,6 +27,9 @@ from . import layout as L
 from .combat import builtin_fight
 from .dice import GREEDY_PARAMS
 
+# The answers are compiled without numba's reference counting (``_nrt=False``, as ``combat._jit``): they allocate
+# nothing and read the caller's arrays.
+
 #: Named parameters of the navigation heuristic (after the fight's ``dice.GREEDY_PARAMS`` in the array).
 NAV_PARAMS = {"heal_below": 10.0, "pay_hp_above": 8.0, "loot": 1.0, "mirror_boss": 1.0}
 POLICY_PARAMS = {**GREEDY_PARAMS, **NAV_PARAMS}
@@ -34,7 +37,7 @@ _P0 = len(GREEDY_PARAMS)
 P_HEAL_BELOW, P_PAY_HP_ABOVE, P_LOOT, P_MIRROR_BOSS = _P0, _P0 + 1, _P0 + 2, _P0 + 3
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def _find(opts, n, action, arg):
     for i in range(n):
         if opts[i, L.O_ACTION] == action and (arg < 0 or opts[i, L.O_ARG] == arg):
@@ -42,7 +45,7 @@ def _find(opts, n, action, arg):
     return -1
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def _worth(st, opts, i, params):
     """Whether resolving option ``i``'s function (kind in O_KIND, function in O_ARG) helps now."""
     kind = opts[i, L.O_KIND]
@@ -56,7 +59,7 @@ def _worth(st, opts, i, params):
     return params[P_LOOT] > 0
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def nav_act(st, opts, n, params):
     if st[L.S_HP] <= params[P_HEAL_BELOW]:
         i = _find(opts, n, L.A_POTION, -1)
@@ -88,7 +91,7 @@ def nav_act(st, opts, n, params):
     return best
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def nav_builtin(pid, kind, st, opts, n, params):
     """The navigation heuristic of ``greedy`` and ``optimal_reroll`` (module docstring)."""
     if kind == L.D_ACT:
@@ -115,7 +118,7 @@ def nav_builtin(pid, kind, st, opts, n, params):
     return 0
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def decide(kind, st, opts, n, pol, dice):
     """Ask the hero's policy (a forced choice, n <= 1, is not asked): a user's function, ``random`` (a roll of the
     game's stream), or the built-ins (``combat.builtin_fight`` for kinds 0..7, ``nav_builtin`` after). An answer
