@@ -184,8 +184,9 @@ class CompiledOnFirstUse:
             t0 = time.perf_counter()
             with use_cache(self.module):
                 self.dispatcher = njit(self.sig, cache=CACHE, nogil=True, **self.options)(self.fn)
-            if CACHE and not _USER_CACHE_DIR:  # what numba did, not what the index suggested beforehand
-                cold = sum(self.dispatcher.stats.cache_misses.values()) > 0
+            stats = getattr(self.dispatcher, "stats", None)  # None under NUMBA_DISABLE_JIT: a plain function
+            if CACHE and not _USER_CACHE_DIR and stats is not None:  # what numba did, not what the index said
+                cold = sum(stats.cache_misses.values()) > 0
             FIRST_USE["compile_s" if cold else "load_s"] += time.perf_counter() - t0
         return self.dispatcher
 
