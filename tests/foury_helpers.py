@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 from numba import njit
+from plain import plain
 
 from foury_sim.games import foury
 from foury_sim.games.foury import layout as L
@@ -48,7 +49,7 @@ def policy_fn():
     """The scripted policy compiled with the policy signature (once per process). Test harness only: it is
     compiled directly, not through ``userpolicy`` (whose guard gives a policy copies), because it keeps
     its queue positions and decision log in ``params`` (the test reads them back)."""
-    return njit(POLICY_SIG)(getattr(SP.scripted, "py_func", SP.scripted))
+    return njit(POLICY_SIG)(plain(SP.scripted))
 
 
 @functools.lru_cache(maxsize=1)

@@ -1,26 +1,21 @@
 """The shared grid kernels (``foury_sim.grid``): distance fields, the bee-line step and line of sight, on grids
-drawn in this file, each run jitted and as plain Python (``fn.py_func``), plus the text helpers."""
+drawn in this file, each run jitted and as plain Python (``plain(fn)``), plus the text helpers."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from plain import plain
 
 from foury_sim import grid as G
 from foury_sim.errors import InputError
-
-
-def _py(f):
-    """The plain Python function of a kernel (itself under ``NUMBA_DISABLE_JIT=1``, where it has no ``py_func``)."""
-    return getattr(f, "py_func", f)
-
 
 BOTH = pytest.mark.parametrize("py", [False, True], ids=["jit", "python"])
 
 
 def fn(name: str, py: bool):
     f = getattr(G, name)
-    return _py(f) if py else f
+    return plain(f) if py else f
 
 
 def parse(pic: str):
@@ -399,7 +394,7 @@ def test_line_of_sight_symmetric_over_random_grids():
         seen = np.array([[G.line_of_sight(opaque, rows, cols, a, b) for b in range(n)] for a in range(n)])
         assert (seen == seen.T).all()
         assert seen.diagonal().all()
-        py = np.array([[_py(G.line_of_sight)(opaque, rows, cols, a, b) for b in range(n)] for a in range(n)])
+        py = np.array([[plain(G.line_of_sight)(opaque, rows, cols, a, b) for b in range(n)] for a in range(n)])
         assert (seen == py).all()
 
 
@@ -415,10 +410,10 @@ def test_line_of_sight_is_either_direction_on_every_pair():
         for a in range(n):
             for b in range(n):
                 ra, ca, rb, cb = a // cols, a % cols, b // cols, b % cols
-                want = a == b or bool(_py(G._clear_line)(opaque, cols, ra, ca, rb, cb)
-                                      or _py(G._clear_line)(opaque, cols, rb, cb, ra, ca))
+                want = a == b or bool(plain(G._clear_line)(opaque, cols, ra, ca, rb, cb)
+                                      or plain(G._clear_line)(opaque, cols, rb, cb, ra, ca))
                 assert G.line_of_sight(opaque, rows, cols, a, b) == want, (rows, cols, a, b)
-                assert _py(G.line_of_sight)(opaque, rows, cols, a, b) == want, (rows, cols, a, b)
+                assert plain(G.line_of_sight)(opaque, rows, cols, a, b) == want, (rows, cols, a, b)
                 aligned += not want and (ra == rb or ca == cb or abs(ra - rb) == abs(ca - cb))
     assert aligned > 100, "blocked aligned pairs are checked"
 

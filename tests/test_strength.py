@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from foury_helpers import play
+from plain import plain
 
 from foury_sim.errors import InputError
 from foury_sim.games.delve import ruleset as DR
@@ -15,12 +16,6 @@ from foury_sim.games.foury import icons as I
 from foury_sim.games.foury import kernel as K
 from foury_sim.games.foury import layout as L
 from foury_sim.games.foury.ruleset import load_ruleset
-
-
-def _py(f):
-    """The plain Python function of a kernel (itself under ``NUMBA_DISABLE_JIT=1``, where it has no ``py_func``)."""
-    return getattr(f, "py_func", f)
-
 
 ORC, MINOTAUR, GOBLIN = (I.SHIPPED.foe(k) for k in ("orc", "minotaur", "goblin"))
 
@@ -34,7 +29,7 @@ def kernel_strength(rules, foe: int, k: int, s: int) -> int:
     """What the kernel's ``foe_strength`` reads in the (k+1)-th round played in sector s."""
     st = np.zeros(L.STATE_SIZE, np.int64)
     st[L.S_STR_ROW] = 4 * k + s
-    return int(_py(K.foe_strength)(rules.T, st, foe))
+    return int(plain(K.foe_strength)(rules.T, st, foe))
 
 
 # ----------------------------------------------------------------------------------- the table

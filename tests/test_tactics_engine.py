@@ -13,17 +13,12 @@ import inproc
 import numba
 import numpy as np
 import pytest
+from plain import plain
 
 from foury_sim.games import tactics as T
 from foury_sim.games.tactics import layout as A
 from foury_sim.games.tactics.outputs import CAUSE_LABELS, CAUSE_TURN_CAP
 from foury_sim.policy import make_policy
-
-
-def _py(f):
-    """The plain Python function of a kernel (itself under ``NUMBA_DISABLE_JIT=1``, where it has no ``py_func``)."""
-    return getattr(f, "py_func", f)
-
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = [("crypt", "thorough", "by_the_book", 3, 1), ("lava", "rush", "ruthless", 5, 0)]
@@ -148,7 +143,7 @@ def test_the_loot_field_redone_for_gone_sources_equals_a_new_sweep():
     sources on impassable tiles, one or several sources gone, all gone."""
     from foury_sim.games.tactics import kernel as K
 
-    spread, unspread = _py(K.spread), _py(K.unspread)
+    spread, unspread = plain(K.spread), plain(K.unspread)
     rng = np.random.default_rng(14)
     for trial in range(400):
         rows, cols = int(rng.integers(1, 10)), int(rng.integers(1, 10))
@@ -197,7 +192,7 @@ def test_rooms_are_the_clear_regions_and_sees_is_line_of_sight():
         w = W(np.zeros((K.W_L_ROWS, n), np.int64), np.zeros((K.W_I_ROWS, n), np.int32),
               np.zeros((K.W_B_ROWS, n), np.uint8))
         w.wb[K.W_OPQ] = rng.random(n) < rng.uniform(0.1, 0.6)
-        _py(K.label_rooms)(w, rows, cols)
+        plain(K.label_rooms)(w, rows, cols)
         opq, room = w.wb[K.W_OPQ], w.wi[K.W_ROOM]
         st = np.zeros(A.STATE_SIZE, np.int64)
         st[A.S_ROWS], st[A.S_COLS] = rows, cols
@@ -207,7 +202,7 @@ def test_rooms_are_the_clear_regions_and_sees_is_line_of_sight():
                 if opq[a] == 0 and opq[b] == 0 and abs(a // cols - b // cols) + abs(a % cols - b % cols) == 1:
                     assert room[a] == room[b]  # neighbours share a room: a room is a union of regions
                 los = line_of_sight(opq, rows, cols, a, b)
-                assert _py(K.sees)(w, st, a, b) == los, (rows, cols, a, b)
+                assert plain(K.sees)(w, st, a, b) == los, (rows, cols, a, b)
                 split += room[a] >= 0 and room[b] >= 0 and room[a] != room[b]
         # and one room per region: the number of rooms is the number of regions found by a flood fill
         seen = np.zeros(n, bool)

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from plain import plain
 
 from foury_sim.errors import InputError
 from foury_sim.games import tactics as T
@@ -465,7 +466,7 @@ def test_the_builtin_adventurers_free_the_nearest_door_the_first_on_a_tie():
 
     opts = np.zeros((4, A.N_OCOLS), np.int64)
     opts[:, A.O_VALUE] = [5, 2, 7, 2]  # the doors' distances, in reading order
-    assert getattr(freedom_door, "py_func", freedom_door)(opts, 4) == 1
+    assert plain(freedom_door)(opts, 4) == 1
 
 
 @pytest.mark.parametrize("die, cell", [(1, "row 2, column 5"), (2, "row 2, column 8")])
@@ -508,7 +509,7 @@ def test_the_builtin_gamble_rerolls_nothing_and_picky_anything_not_worth_keeping
         opts = np.zeros((2, A.N_OCOLS), np.int64)
         opts[:, A.O_ARG] = roll
         opts[:, A.O_GOAL] = worth
-        return getattr(gamble_choice, "py_func", gamble_choice)(opts, picky)
+        return plain(gamble_choice)(opts, picky)
 
     assert ask(A.GB_CHANCE, A.GB_NOTHING, 0) == 1
     assert [ask(r, w, 0) for r, w in [(A.GB_CHANCE, A.GB_HARM), (A.GB_CATEGORY, A.GB_FOOD),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from numba import njit
+from plain import plain
 
 from foury_sim.games import delve as D
 from foury_sim.games.delve import layout as DL
@@ -35,7 +36,7 @@ def _log_in_row0(tr, code, a, b, c):
 
 @pytest.mark.parametrize("jit", [True, False])
 def test_writer_counts_in_a_state_slot_and_drops_what_does_not_fit(jit):
-    log = _log_in_state if jit else getattr(_log_in_state, "py_func", _log_in_state)
+    log = _log_in_state if jit else plain(_log_in_state)
     tr = np.zeros((3, 3), np.int64)
     st = np.zeros(4, np.int64)
     for k in range(5):
@@ -46,7 +47,7 @@ def test_writer_counts_in_a_state_slot_and_drops_what_does_not_fit(jit):
 
 @pytest.mark.parametrize("jit", [True, False])
 def test_writer_counts_in_the_first_row(jit):
-    log = _log_in_row0 if jit else getattr(_log_in_row0, "py_func", _log_in_row0)
+    log = _log_in_row0 if jit else plain(_log_in_row0)
     tr = np.zeros((3, 4), np.int64)
     for k in range(4):
         log(tr, 7 + k, k, 2 * k, True)
@@ -56,8 +57,8 @@ def test_writer_counts_in_the_first_row(jit):
 @pytest.mark.parametrize("jit", [True, False])
 def test_writer_is_a_no_op_when_tracing_is_off(jit):
     """The parallel runs pass a trace of one row (Foury) or none (Delve): nothing is written or counted."""
-    log_st = _log_in_state if jit else getattr(_log_in_state, "py_func", _log_in_state)
-    log_r0 = _log_in_row0 if jit else getattr(_log_in_row0, "py_func", _log_in_row0)
+    log_st = _log_in_state if jit else plain(_log_in_state)
+    log_r0 = _log_in_row0 if jit else plain(_log_in_row0)
     one, st = np.zeros((1, 3), np.int64), np.zeros(2, np.int64)
     log_st(one, st, 1, 5, 6, 7)
     assert one.tolist() == [[0, 0, 0]] and st.tolist() == [0, 0]
