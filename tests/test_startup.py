@@ -105,7 +105,9 @@ def test_two_processes_compiling_into_one_cache_at_once_both_work_and_a_third_lo
                               stderr=subprocess.PIPE, text=True) for k in (5, 7)]
     outs = [p.communicate(timeout=600) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], [o[1] for o in outs]
-    assert [o[0].split() for o in outs] == [["15", "True", "True"], ["21", "True", "True"]]
+    got = [o[0].split() for o in outs]
+    assert [g[:2] for g in got] == [["15", "True"], ["21", "True"]]  # both announced a compile
+    assert "True" in (got[0][2], got[1][2])  # at least one compiled; the other may load what the first wrote
     third = subprocess.run([sys.executable, str(script), "11"], env=env, capture_output=True, text=True, timeout=600)
     assert third.returncode == 0, third.stderr
     assert third.stdout.split() == ["33", "False", "False"]
