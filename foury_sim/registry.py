@@ -191,7 +191,12 @@ def _load_builtin_games() -> None:
 
 
 def get_game(name: str) -> GameSpec:
-    """The registered game called ``name``."""
+    """The registered game called ``name`` (a shipped game is imported alone: a command about one game does not
+    import the others' engines)."""
+    if name not in _GAMES and name in BUILTIN_GAMES:
+        import importlib
+
+        importlib.import_module(f"foury_sim.games.{name}")
     if name not in _GAMES:
         _load_builtin_games()
     if name not in _GAMES:

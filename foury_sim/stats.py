@@ -69,6 +69,16 @@ def _sps() -> Any:
     return scipy.stats
 
 
+def _sc() -> Any:
+    """``scipy.special``: the functions behind ``scipy.stats.norm`` and ``scipy.stats.t`` (``ndtr``, ``ndtri``,
+    ``stdtr``, ``stdtrit``), called directly where only those are needed: the same values, bit for bit
+    (``tests/test_stats.py`` checks them against ``scipy.stats``), without importing ``scipy.stats``, a second
+    of a short command's start-up."""
+    import scipy.special
+
+    return scipy.special
+
+
 def _check_conf(conf: float) -> float:
     conf = float(conf)
     if not 0.0 < conf < 1.0:
@@ -88,7 +98,7 @@ def _check_prob(p: float, name: str = "p") -> float:
 
 def norm_cdf(x: float) -> float:
     """Standard normal CDF Φ(x) (``scipy.stats.norm.cdf``)."""
-    return float(_sps().norm.cdf(float(x)))
+    return float(_sc().ndtr(float(x)))
 
 
 def norm_ppf(p: float) -> float:
@@ -96,12 +106,12 @@ def norm_ppf(p: float) -> float:
     p = float(p)
     if not 0.0 < p < 1.0:
         raise ValueError(f"p must be strictly between 0 and 1, got {p}")
-    return float(_sps().norm.ppf(p))
+    return float(_sc().ndtri(p))
 
 
 def z_value(conf: float = 0.95) -> float:
     """Two-sided normal critical value: ``Φ⁻¹(1 - (1-conf)/2)`` (1.959964 for 0.95)."""
-    return float(_sps().norm.isf(0.5 * (1.0 - _check_conf(conf))))
+    return _norm_isf(0.5 * (1.0 - _check_conf(conf)))
 
 
 def _check_df(df: float) -> float:
@@ -115,8 +125,8 @@ def t_sf(t: float, df: float) -> float:
     """Student t survival function P(T > t) with ``df`` > 0 degrees of freedom (may be fractional or inf)."""
     t, df = float(t), _check_df(df)
     if math.isinf(df):
-        return float(_sps().norm.sf(t))
-    return float(_sps().t.sf(t, df))
+        return float(_sc().ndtr(-t))
+    return float(_sc().stdtr(df, -t))
 
 
 def t_ppf(p: float, df: float) -> float:
@@ -126,7 +136,7 @@ def t_ppf(p: float, df: float) -> float:
         raise ValueError(f"p must be strictly between 0 and 1, got {p}")
     if math.isinf(df):
         return norm_ppf(p)
-    return float(_sps().t.ppf(p, df))
+    return float(_sc().stdtrit(df, p))
 
 
 def t_value(conf: float, df: float) -> float:
@@ -134,7 +144,28 @@ def t_value(conf: float, df: float) -> float:
     conf, df = _check_conf(conf), _check_df(df)
     if math.isinf(df):
         return z_value(conf)
-    return float(_sps().t.isf(0.5 * (1.0 - conf), df))
+    return float(-_sc().stdtrit(df, 0.5 * (1.0 - conf)))
+
+
+def _binom_cdf_sf(j: np.ndarray, n: int, q: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(scipy.stats.binom.cdf(j, n, q), scipy.stats.binom.sf(j - 1, n, q))`` for integer ``j`` and 0 < q < 1:
+    scipy's own kernels (``scipy.special._ufuncs._binom_cdf``/``_binom_sf``, Boost's binomial) with the edge values
+    of ``scipy.stats.rv_discrete`` (below the support: cdf 0, sf 1; at or past ``n``: cdf 1, sf 0), bit for bit
+    (``tests/test_stats.py``), without importing ``scipy.stats``; a scipy without those kernels goes through
+    ``scipy.stats``."""
+    try:
+        from scipy.special import _ufuncs as scu
+
+        cdf_k, sf_k = scu._binom_cdf, scu._binom_sf
+    except (ImportError, AttributeError):  # pragma: no cover - another scipy
+        return _sps().binom.cdf(j, n, q), _sps().binom.sf(j - 1, n, q)
+    j = np.asarray(j, dtype=np.int64)
+    k = (j - 1).astype(float)
+    inner = (j >= 0) & (j < n)
+    cdf = np.where(j < 0, 0.0, np.where(j >= n, 1.0, cdf_k(np.where(inner, j, 0).astype(float), n, q)))
+    inner = (k >= 0) & (k < n)
+    sf = np.where(k < 0, 1.0, np.where(k >= n, 0.0, sf_k(np.where(inner, k, 0.0), n, q)))
+    return cdf, sf
 
 
 # --------------------------------------------------------------------------- binomial rates
@@ -166,9 +197,9 @@ def wilson_arrays(k: ArrayLike, n: ArrayLike, conf: float = 0.95) -> tuple[np.nd
 
 @functools.lru_cache(maxsize=64)
 def _norm_isf(q: float) -> float:
-    """``scipy.stats.norm.isf(q)``, remembered per ``q`` (a call costs about a millisecond; a report asks for the
-    same level hundreds of times)."""
-    return float(_sps().norm.isf(q))
+    """``scipy.stats.norm.isf(q)`` (``-ndtri(q)``, as scipy computes it), remembered per ``q`` (a report asks for
+    the same level hundreds of times)."""
+    return float(-_sc().ndtri(q))
 
 
 def _wilson_statsmodels(count: np.ndarray, nobs: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
@@ -306,8 +337,7 @@ def _order_stat_ranks(n: int, q: float, conf: float, exact: bool | None = None) 
         return _order_stat_ranks_window(n, q, alpha)
     if exact:
         j = np.arange(n + 1)
-        cdf = _sps().binom.cdf(j, n, q)  # P(B <= j)
-        sf = _sps().binom.sf(j - 1, n, q)  # P(B >= j)
+        cdf, sf = _binom_cdf_sf(j, n, q)  # P(B <= j), P(B >= j)
         l = int(np.count_nonzero(cdf <= alpha / 2.0))
         above = np.nonzero(sf[1:] <= alpha / 2.0)[0]  # candidates u = 1..n
         u = int(above[0]) + 1 if above.size else n + 1
@@ -334,13 +364,11 @@ def _order_stat_ranks_window(n: int, q: float, alpha: float) -> tuple[int, int]:
     a = max(0, int(math.floor(n * q - WINDOW_SD * sd)) - 1)
     b = min(n, int(math.ceil(n * q + WINDOW_SD * sd)) + 1)
     j = np.arange(a, b + 1)
-    cdf = _sps().binom.cdf(j, n, q)  # P(B <= j)
-    sf = _sps().binom.sf(j - 1, n, q)  # P(B >= j)
+    cdf, sf = _binom_cdf_sf(j, n, q)  # P(B <= j), P(B >= j)
     half = alpha / 2.0
     if (a > 0 and not cdf[0] <= half) or (b < n and not sf[-1] <= half):  # a window too narrow: the full range
         j = np.arange(n + 1)
-        cdf = _sps().binom.cdf(j, n, q)
-        sf = _sps().binom.sf(j - 1, n, q)
+        cdf, sf = _binom_cdf_sf(j, n, q)
         a, b = 0, n
     l = a + int(np.count_nonzero(cdf <= half))  # every j < a has cdf <= cdf[0] <= alpha/2
     ok = np.nonzero(sf <= half)[0]

@@ -145,3 +145,17 @@ def test_ci_runs_the_readme_test_command_as_written():
     dev = readme.split("## Development", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
     dev_cmd = [ln.split("#")[0].strip() for ln in dev.splitlines() if ln.startswith("python -m pytest -q -n")]
     assert len(ci) == 1 and shown == ci and dev_cmd == ci, (ci, shown, dev_cmd)
+
+
+def test_a_command_about_one_game_imports_that_game_alone():
+    """``get_game("delve")`` imports Delve's package and not the three others (their engines' modules are start-up
+    time of every Delve command: issue 17, Delve end to end); ``games()`` still lists every shipped game."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from foury_sim.registry import get_game, games;"
+            "get_game('delve'); print(sorted(m for m in sys.modules if m.count('.') == 2"
+            " and m.startswith('foury_sim.games.'))); print(games())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out[0] == "['foury_sim.games.delve']"
+    assert out[1] == "['delve', 'foury', 'rooms', 'tactics']"

@@ -28,6 +28,54 @@ def test_normal_quantiles():
         assert stats.norm_cdf(stats.norm_ppf(p)) == pytest.approx(p, rel=1e-12)
 
 
+def test_normal_and_t_are_scipy_stats_bit_for_bit():
+    """The quantiles and tails come from scipy.special directly (no scipy.stats import at start-up): the same
+    floats as scipy.stats, bit for bit."""
+    import scipy.stats as ss
+
+    for p in (1e-300, 1e-12, 1e-6, 0.005, 0.025, 0.05, 0.1, 0.3, 0.5, 0.77, 0.95, 0.975, 0.995, 1 - 1e-12):
+        assert stats.norm_ppf(p) == float(ss.norm.ppf(p))
+        assert stats._norm_isf(p) == float(ss.norm.isf(p))
+        for df in (0.7, 1, 2.5, 5, 30, 1000, 1e9):
+            assert stats.t_ppf(p, df) == float(ss.t.ppf(p, df))
+    for conf in (0.5, 0.8, 0.9, 0.95, 0.99, 0.999):
+        assert stats.z_value(conf) == float(ss.norm.isf(0.5 * (1 - conf)))
+        for df in (0.7, 1, 2.5, 5, 30, 1000, 1e9):
+            assert stats.t_value(conf, df) == float(ss.t.isf(0.5 * (1 - conf), df))
+    for x in (-40.0, -8.0, -1.96, -0.3, 0.0, 0.3, 1.96, 8.0, 40.0):
+        assert stats.norm_cdf(x) == float(ss.norm.cdf(x))
+        assert stats.t_sf(x, math.inf) == float(ss.norm.sf(x))
+        for df in (0.7, 3, 12, 400):
+            assert stats.t_sf(x, df) == float(ss.t.sf(x, df))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 100, 2_500, 250_000])
+def test_binomial_cdf_sf_are_scipy_stats_bit_for_bit(n):
+    """The order-statistic ranks read the binomial through scipy's own kernels with scipy.stats' edge values."""
+    import scipy.stats as ss
+
+    j = np.unique(np.concatenate([np.arange(-2, min(n, 60) + 3), np.arange(max(n - 60, 0), n + 3),
+                                  np.linspace(0, n, 501).astype(np.int64)]))
+    for q in (1e-9, 0.001, 0.025, 0.1, 0.25, 0.5, 0.9, 0.975, 0.999):
+        cdf, sf = stats._binom_cdf_sf(j, n, q)
+        assert np.array_equal(cdf, ss.binom.cdf(j, n, q))
+        assert np.array_equal(sf, ss.binom.sf(j - 1, n, q))
+
+
+def test_a_summary_does_not_import_scipy_stats():
+    """Rates, means and quantile intervals (a run's summary) import only scipy.special: scipy.stats costs about a
+    second of every short command's start-up (issue 17: Delve end to end)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np; from foury_sim import stats as s;"
+            "s.wilson(3, 10); s.t_value(0.95, 9); s.z_value(0.9); s.norm_cdf(1.0); s.t_sf(1.0, 4);"
+            "s._order_stat_ranks(50, 0.5, 0.95); s._order_stat_ranks(300_000, 0.5, 0.95);"
+            "print('scipy.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
 @pytest.mark.parametrize(
     "df, q975, q995",
     [  # scipy.stats.t.ppf(0.975, df), t.ppf(0.995, df)
