@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import functools
 import re
 import tomllib
 from pathlib import Path
@@ -176,7 +177,63 @@ def locate_key(text: str, dotted: str) -> int | None:
 
 def locate(text: str, dotted: str) -> tuple[int, int] | None:
     """(line, column), 1-based, where ``dotted`` is defined in TOML ``text``: the table header, or the key
-    (inside an inline table, the innermost key found on the line), if found."""
+    (inside an inline table, the innermost key found on the line), if found.
+
+    The first line that matches, as a scan of the lines would find it, read from an index of the text built once
+    (``_key_index``): a ruleset's validation asks where each of its hundreds of keys stands, and rescanning the
+    text for every key cost most of a Rooms ruleset's load (``tests/test_rulesfile.py`` checks it against the
+    scan, ``_locate_by_scan``)."""
+    parts = tuple(dotted.split("."))
+    headers, keys = _key_index(text)
+    best = headers.get(parts)
+    at_key = None
+    for m in range(1, len(parts) + 1):
+        hit = keys.get(parts[:m])
+        if hit is not None and (best is None or hit[0] < best[0]):
+            best, at_key = hit, m
+    if best is None:
+        return None
+    if at_key is None:  # a table header
+        return best[0], best[1] + 1
+    i, indent, line = best
+    col = 0
+    for part in parts[at_key:]:
+        inner = re.compile(rf'(?<![\w\-"])"?{re.escape(part)}"?\s*=').search(line, col + 1)
+        if not inner:
+            break
+        col = inner.start()
+    return i, indent + col + 1
+
+
+_HEADER = re.compile(r"^\[\[?\s*([^\]]+?)\s*\]\]?$")
+_KEY = re.compile(r'^("?[\w\-]+"?(?:\s*\.\s*"?[\w\-]+"?)*)\s*=')
+
+
+@functools.lru_cache(maxsize=16)
+def _key_index(text: str) -> tuple[dict[tuple[str, ...], tuple[int, int]], dict[tuple[str, ...], tuple[int, int, str]]]:
+    """The first line of each table header (its path: (line, indent)) and of each key (its full path, table and
+    key: (line, indent, the line without its comment)) in ``text``."""
+    headers: dict[tuple[str, ...], tuple[int, int]] = {}
+    keys: dict[tuple[str, ...], tuple[int, int, str]] = {}
+    table: list[str] = []
+    for i, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].rstrip()
+        indent = len(line) - len(line.lstrip())
+        line = line.strip()
+        m = _HEADER.match(line)
+        if m:
+            table = [t.strip().strip('"') for t in m.group(1).split(".")]
+            headers.setdefault(tuple(table), (i, indent))
+            continue
+        m = _KEY.match(line)
+        if m:
+            key = [k.strip().strip('"') for k in m.group(1).split(".")]
+            keys.setdefault(tuple(table + key), (i, indent, line))
+    return headers, keys
+
+
+def _locate_by_scan(text: str, dotted: str) -> tuple[int, int] | None:
+    """``locate`` as a scan of every line (the reference the index is tested against)."""
     parts = dotted.split(".")
     table: list[str] = []
     for i, raw in enumerate(text.splitlines(), 1):

@@ -189,3 +189,60 @@ def _matches(pattern, key):
     except KeyError:
         return False
     return True
+
+
+_ODD_TOML = """\
+# a comment = not a key
+top = 1
+[a]
+x = 1  # x = 2
+"y.z" = 2
+inline = { p = 1, q = { r = 2, p = 3 } }
+[a.b]
+x = 3
+  c.d = 4
+[[runs]]
+seed = 1
+[[runs]]
+seed = 2
+[ c ]
+late = 5
+"""
+
+
+def _dotted_paths(node, prefix=()) -> set[str]:
+    """Every dotted key path of a parsed TOML document (tables inside arrays of tables included)."""
+    out: set[str] = set()
+    if isinstance(node, dict):
+        for k, v in node.items():
+            out |= {".".join([*prefix, str(k)])} | _dotted_paths(v, (*prefix, str(k)))
+    elif isinstance(node, list):
+        for v in node:
+            out |= _dotted_paths(v, prefix)
+    return out
+
+
+def test_where_keys_stand_is_read_from_an_index_that_agrees_with_a_scan_of_every_line():
+    """``locate`` reads an index built once per text; the line-by-line scan it replaced is the reference: the
+    same (line, column) for every key, table, key inside an inline table and unknown key of every shipped
+    ruleset, level header and a file of odd shapes."""
+    import re
+    import tomllib
+    from pathlib import Path
+
+    from foury_sim.rulesfile import _locate_by_scan, locate
+
+    root = Path(__file__).resolve().parent.parent
+    texts = [p.read_text() for p in sorted((root / "foury_sim" / "games").glob("*/data/*.toml"))] + [_ODD_TOML]
+    assert len(texts) >= 5
+    checked = 0
+    for text in texts:
+        paths = _dotted_paths(tomllib.loads(text))
+        words = sorted(set(re.findall(r"[\w\-]+", text)))[:60]
+        queries = paths | {p + ".nope" for p in paths} | {f"{a}.{b}" for a in words[:12] for b in words[:12]}
+        for q in sorted(queries):
+            assert locate(text, q) == _locate_by_scan(text, q), q
+            checked += 1
+    assert checked > 2_000
+    assert locate(_ODD_TOML, "a.inline.q.p") == (6, 32) and locate(_ODD_TOML, "c.late") == (15, 1)
+    assert locate(_ODD_TOML, "a.b.c.d") == (9, 3) and locate(_ODD_TOML, "runs.seed") == (11, 1)
