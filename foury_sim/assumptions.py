@@ -18,6 +18,7 @@ changed it, and formats the list for summaries, manifests and reports.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import tomllib
@@ -112,7 +113,44 @@ def _when_holds(text: str, data: dict[str, Any]) -> bool:
 
 
 def _entry_where(rf: RuleFile, key: str) -> str:
-    """``file:line`` of ``"key" = {...}`` inside ``[assumptions]``, or of its own table ``[assumptions."key"]``."""
+    """``file:line`` of ``"key" = {...}`` inside ``[assumptions]``, or of its own table ``[assumptions."key"]``
+    (read from an index of the text built once, ``_entry_lines``; a key with a quote in it is looked for by a scan
+    of the lines, ``_entry_where_by_scan``)."""
+    if '"' not in key:
+        i = _entry_lines(rf.text).get(key)
+        if i is not None:
+            return f"{rf.path}:{i}"
+        line_no = locate_key(rf.text, "assumptions")
+        return f"{rf.path}:{line_no}" if line_no else rf.path
+    return _entry_where_by_scan(rf, key)
+
+
+_ENTRY_TABLE = re.compile(r'^\[\s*assumptions\s*\.\s*"([^"]*)"\s*\]$')
+_ENTRY_KEY = re.compile(r'^"([^"]*)"\s*=')
+
+
+@functools.lru_cache(maxsize=16)
+def _entry_lines(text: str) -> dict[str, int]:
+    """The first line of each assumption entry of ``text`` without a quote in its key: ``"key" = ...`` inside
+    ``[assumptions]`` or its own table ``[assumptions."key"]``, whichever comes first."""
+    out: dict[str, int] = {}
+    in_table = False
+    for i, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        m = _ENTRY_TABLE.match(line)
+        if m:
+            out.setdefault(m.group(1), i)
+        if line.startswith("["):
+            in_table = line.strip("[] ") == "assumptions"
+            continue
+        m = _ENTRY_KEY.match(line) if in_table else None
+        if m:
+            out.setdefault(m.group(1), i)
+    return out
+
+
+def _entry_where_by_scan(rf: RuleFile, key: str) -> str:
+    """``_entry_where`` as a scan of every line (the reference the index is tested against)."""
     in_table = False
     for i, raw in enumerate(rf.text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()

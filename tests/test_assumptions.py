@@ -249,3 +249,29 @@ def test_an_assumption_in_its_own_table_is_placed_at_that_table(tmp_path):
                  '[assumptions."potions.red"]\nrange = [1, 3]\nreason = "house rule"\n')
     found = by_key(load_ruleset(f))
     assert found["potions.red"].where == f"{f}:4" and found["game.max_turns"].where == f"{f}:2"
+
+
+def test_where_an_assumption_stands_is_read_from_an_index_that_agrees_with_a_scan():
+    """``_entry_where`` reads an index built once per text; the scan it replaced is the reference: the same
+    ``file:line`` for every assumption of every shipped ruleset, for an entry given as its own table, for a key
+    with a quote in it and for a key that is not there (the ``[assumptions]`` header)."""
+    import tomllib
+    from pathlib import Path
+
+    from foury_sim import assumptions as A
+    from foury_sim.rulesfile import RuleFile
+
+    root = Path(__file__).resolve().parent.parent
+    odd = ('x = 1\n[assumptions]\n"x" = { reason = "r" }\n"y" = 2  # "z" = 3\n[other]\n"w" = 1\n'
+           '[assumptions."w"]\nreason = "t"\n[ assumptions . "q" ]\n')
+    files = [(p.read_text(), str(p)) for p in sorted((root / "foury_sim" / "games").glob("*/data/*.toml"))]
+    checked = 0
+    for text, path in [*files, (odd, "odd.toml")]:
+        rf = RuleFile(tomllib.loads(text), text, path)
+        for key in [*(rf.data.get("assumptions") or {}), "w", "q", "z", 'a"b', "nope"]:
+            assert A._entry_where(rf, key) == A._entry_where_by_scan(rf, key), (path, key)
+            checked += 1
+    assert checked > 60
+    rf = RuleFile(tomllib.loads(odd), odd, "odd.toml")
+    assert [A._entry_where(rf, k) for k in ("x", "y", "w", "q", "z")] == [
+        "odd.toml:3", "odd.toml:4", "odd.toml:7", "odd.toml:9", "odd.toml:2"]
