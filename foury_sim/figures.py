@@ -196,18 +196,26 @@ def pool(cells: pd.DataFrame, keys: Sequence[str], *, conf: float = 0.95,
     for k in [*keys, "games", "wins"]:
         if k not in cells:
             raise NoData(f"the cells table has no column {k!r}")
-    df = cells[[*keys, "games", "wins"]].copy().reset_index(drop=True)
-    df["_row"] = np.arange(len(df))
+    df = cells[[*keys, "games", "wins"]].reset_index(drop=True)
+    # the groups in order of first appearance (groupby(sort=False)), their rows read from numpy arrays: a group per
+    # cell is the usual case (a report pools each swept key), where pandas' per-group frames cost most of the time
+    codes = df.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()
+    order = np.argsort(codes, kind="stable")
+    members = np.split(order, np.flatnonzero(np.diff(codes[order])) + 1) if len(order) else []
+    first = [int(m[0]) for m in members]
+    key_values = list(zip(*(df[k].iloc[first].tolist() for k in keys), strict=True)) if first else []
+    k_all, n_all = df["wins"].to_numpy(int), df["games"].to_numpy(int)
+    single = [j for j, m in enumerate(members) if len(m) == 1]
+    lo_1, hi_1 = stats.wilson_arrays(k_all[[first[j] for j in single]], n_all[[first[j] for j in single]], conf)
+    one = {j: (float(lo_1[i]), float(hi_1[i])) for i, j in enumerate(single)}
     rows = []
-    for key, grp in df.groupby(keys, sort=False, dropna=False):
-        key = key if isinstance(key, tuple) else (key,)
-        row: dict[str, Any] = dict(zip(keys, key))
-        k = grp["wins"].to_numpy(int)
-        n = grp["games"].to_numpy(int)
-        row.update(games=int(n.sum()), wins=int(k.sum()), n_cells=len(grp))
-        w = [wins[i] if wins is not None and i < len(wins) else None for i in grp["_row"]]
-        if len(grp) == 1:
-            lo, hi = stats.wilson(int(k[0]), int(n[0]), conf)
+    for j, rows_j in enumerate(members):
+        row: dict[str, Any] = dict(zip(keys, key_values[j], strict=True))
+        k, n = k_all[rows_j], n_all[rows_j]
+        row.update(games=int(n.sum()), wins=int(k.sum()), n_cells=len(rows_j))
+        w = [wins[i] if wins is not None and i < len(wins) else None for i in rows_j]
+        if len(rows_j) == 1:
+            lo, hi = one[j]
             r = {"rate": k[0] / n[0] if n[0] else math.nan, "lo": lo, "hi": hi}
             how = "wilson"
         elif all(x is not None for x in w) and len({len(x) for x in w}) == 1 and len(w[0]) == n[0]:

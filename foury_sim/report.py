@@ -716,8 +716,8 @@ def _findings(res: Results, target: float | None) -> list[str]:
         for key in varying:
             p = F.pool(c, [key], conf=conf, wins=res.wins)
             vals = F.ordered_values(c[key])
-            p = p.set_index(p[key].map(F.fmt_value))
-            rates = [p.loc[F.fmt_value(v)] for v in vals]
+            by_shown = dict(zip(p[key].map(F.fmt_value), p.to_dict("records"), strict=True))
+            rates = [by_shown[F.fmt_value(v)] for v in vals]
             pooled = len(varying) > 1
             how = ("paired over the shared games" if res.paired else
                    "tested with a bound that assumes nothing about the shared dice")

@@ -160,3 +160,63 @@ def test_bar_labels_of_tiny_rates_are_not_zero() -> None:
     texts = [t.get_text() for t in fig.get_axes()[0].texts]
     assert texts.count("0.10%") == 2 and texts.count("0.0%") == 3  # 1 of 1,000 games is 0.10 %, 0 is 0.0 %
     assert F._bar_pct(100 / 40_000) == "0.0025%" and F._bar_pct(0.4) == "0.40%"
+
+
+def _pool_by_groups(cells, keys, *, conf=0.95, wins=None):
+    """``F.pool`` as it was written first, one pandas group at a time: the reference for the array version."""
+    import math
+
+    from foury_sim import stats
+
+    keys = list(dict.fromkeys(keys))
+    df = cells[[*keys, "games", "wins"]].copy().reset_index(drop=True)
+    df["_row"] = np.arange(len(df))
+    rows = []
+    for key, grp in df.groupby(keys, sort=False, dropna=False):
+        key = key if isinstance(key, tuple) else (key,)
+        row = dict(zip(keys, key, strict=True))
+        k = grp["wins"].to_numpy(int)
+        n = grp["games"].to_numpy(int)
+        row.update(games=int(n.sum()), wins=int(k.sum()), n_cells=len(grp))
+        w = [wins[i] if wins is not None and i < len(wins) else None for i in grp["_row"]]
+        if len(grp) == 1:
+            lo, hi = stats.wilson(int(k[0]), int(n[0]), conf)
+            r = {"rate": k[0] / n[0] if n[0] else math.nan, "lo": lo, "hi": hi}
+            how = "wilson"
+        elif all(x is not None for x in w) and len({len(x) for x in w}) == 1 and len(w[0]) == n[0]:
+            r, how = stats.pooled_rate_ci(np.vstack(w), conf), "paired"
+        else:
+            r, how = stats.pooled_rate_ci_bound(k, n, conf), "bound"
+        row.update(win_rate=r["rate"], win_lo=r["lo"], win_hi=r["hi"], interval=how)
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    out["games"] = out["games"].astype(int)
+    out["wins"] = out["wins"].astype(int)
+    return out
+
+
+def test_pool_matches_the_one_group_at_a_time_reference_exactly():
+    """Pooling reads its groups from arrays; the pandas group-by-group version is the reference: the same table,
+    bit for bit, for cells alone or shared, text/number/bool/missing keys, paired wins, and a cell of no games."""
+    rng = np.random.default_rng(7)
+    hows = set()
+    for trial in range(18):
+        n_cells = int(rng.integers(1, 14))
+        games = int(rng.choice([0, 5, 200])) if trial % 9 == 0 else 200
+        cells = pd.DataFrame({
+            "hero": rng.choice(["kael", "mira", None, "zed"], n_cells),
+            "hp": rng.choice([3, 4, 5], n_cells),
+            "rate": rng.choice([0.25, 0.5, np.nan], n_cells),
+            "flag": rng.choice([True, False], n_cells),
+            "games": games,
+        })
+        cells["wins"] = rng.integers(0, games + 1, n_cells)
+        bits = [rng.integers(0, 2, games).astype(np.int8) for _ in range(n_cells)] if trial % 2 else None
+        if bits is not None and trial % 4 == 1:
+            bits[0] = None
+        for keys in (["hero"], ["hp"], ["hero", "hp"], ["rate"], ["flag", "rate"], ["hp", "hero", "hp"]):
+            conf = 0.8 if trial % 3 == 0 else 0.95
+            got = F.pool(cells, keys, conf=conf, wins=bits)
+            pd.testing.assert_frame_equal(got, _pool_by_groups(cells, keys, conf=conf, wins=bits), check_exact=True)
+            hows |= set(got["interval"])
+    assert hows == {"wilson", "paired", "bound"}
