@@ -1213,9 +1213,14 @@ def regroup(rules, st, ptable, pol, dice, opts):
     return opts[c, A.O_ACTION] == A.A_RETIRE
 
 
-@njit(cache=CACHE, inline="always", _nrt=False)  # one caller
+@njit(cache=CACHE, _nrt=False)
 def play_delve(rules, st, ptable, pol, dice, opts, w):
-    """One delve: form the party, then levels until retiring, fleeing or a Town Portal."""
+    """One delve: form the party, then levels until retiring, fleeing or a Town Portal.
+
+    Called, not inlined into ``play_game`` (a call per delve costs nothing measurable): numba inlines a function
+    by deep-copying its IR block by block, and each block's copy copies the whole variable scope, so inlining
+    this one (every phase already inlined in it: 626 blocks, 7,000 variables) cost more CPU than the rest of the
+    compile (``docs/startup.md``, "Delve, session 29")."""
     rs, script, trace = dice
     st[A.S_LEVEL] = 1
     st[A.S_PHASE] = 0
