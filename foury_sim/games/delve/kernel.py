@@ -836,8 +836,10 @@ def reroll(rules, st, src, dungeon, pol, dice, opts, w):
         st[A.S_PARTY + f] -= k
         for _ in range(k):
             st[A.S_PARTY + party_face(rules, dice)] += 1
-    rolled = 0
-    dragons = 0
+    # Typed zeros: numba types a loop-carried literal 0 as Literal[int](0) on its first pass and compiles the callee
+    # it reaches (``ev_dungeon``) for that type too, then again for int64.
+    rolled = np.int64(0)
+    dragons = np.int64(0)
     for t in range(5):
         k = st[A.S_PICK + A.N_FACES + t]
         st[A.S_DUN + t] -= k
@@ -873,7 +875,7 @@ def revive(rules, st, count, pol, dice, opts, w):
         if not base:
             load_units(rules, st, A.PH_DRAGON, w)
             base = dragon_can(w, k)  # then any face will do
-        n = 0
+        n = np.int64(0)  # typed: a literal 0 would compile ``decide`` once more (see ``reroll``)
         for f in range(A.N_FACES):
             w[W_CNT, f] += 1
             ok = 1 if base or dragon_can(w, k) else 0
@@ -974,7 +976,7 @@ def roll_level(rules, st, dice):
     for t in range(5):
         st[A.S_DUN + t] = 0
     n = min(rules[R_LEVEL_DICE + st[A.S_LEVEL] - 1], rules[R_DUNGEON_DICE] - st[A.S_LAIR])
-    dragons = 0
+    dragons = np.int64(0)  # typed (see ``reroll``)
     for _ in range(n):
         face = rules[R_DUNGEON_FACES + roll(rs, script, rules[R_DUNGEON_SIDES]) - 1]
         if face == A.DRAGON:

@@ -74,7 +74,8 @@ def _active(w):
     """List the units present (count > 0, some role) in cost order, with their kill capacity
     (1 + the most extra kills any of their roles brings); returns how many. The list is built
     without a branch per unit (each unit is written, then kept or overwritten)."""
-    k = 0
+    k = np.int64(0)  # typed: numba types a loop-carried literal 0 as Literal[int](0) first, and compiles the
+    # callees this count reaches (``_kills_beside_dragon``, ``_insert``, ``_best_plain``) for it too
     for i in range(w[W_LIVE, LIVE_N]):
         u = w[W_LIVE, i]
         w[W_ACT, k] = u
@@ -285,7 +286,7 @@ def _fight_rows(w, need, opts, n0, cap):
             for i2 in range(ncand[2]):
                 for i in range(na):
                     w[W_SWEEPER, w[W_ACT, i]] = 0
-                kills = 0
+                kills = np.int64(0)  # typed (see ``_active``)
                 valid = True
                 for t in range(A.N_MONSTER_TYPES):
                     u = w[W_CAND + t, i0 if t == 0 else (i1 if t == 1 else i2)]
@@ -325,7 +326,7 @@ def _fight_rows(w, need, opts, n0, cap):
                     c = _kills_beside_dragon(w, kills, np.int64(0), np.int64(-1), na)
                 if c < 0:
                     continue
-                cost = 0
+                cost = np.int64(0)
                 for i in range(na):
                     u = w[W_ACT, i]
                     w[W_USE, u] += w[W_SWEEPER, u]
