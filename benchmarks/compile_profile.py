@@ -12,6 +12,14 @@ seconds so far), so that two trees compiled side by side can be compared functio
 has finished; a compile stopped early (Ctrl-C, SIGTERM) still prints the table of what it had compiled.
 ``--signatures`` also lists, after the table, every function compiled for more than one signature, with its
 argument types (a constant argument shows as ``Literal[int](3)``: one compile per value).
+
+``--untyped GAME:FUNCTION...`` times numba's untyped passes alone (the frontend and the inlining of every
+``inline=`` callee, before any typing) for functions of a game's kernel, with the size of the IR they leave:
+
+    python benchmarks/compile_profile.py --untyped delve:play_delve delve:play_game
+
+numba inlines by deep-copying the callee's IR block by block, each block with the whole variable scope, so this
+cost grows with blocks x variables of what is inlined (``docs/startup.md``, "Delve, session 29").
 """
 
 from __future__ import annotations
@@ -81,8 +89,32 @@ def profile(game: str, top: int = 25, progress: bool = False, signatures: bool =
             return
 
 
+def untyped(specs: list[str]) -> None:
+    """CPU seconds of numba's untyped passes for each ``GAME:FUNCTION`` (see the module's docstring)."""
+    from numba.core import compiler
+    from numba.core import inline_closurecall as icc
+    from numba.core.registry import cpu_target
+
+    for spec in specs:
+        game, fn = spec.split(":")
+        disp = getattr(importlib.import_module(f"foury_sim.games.{game}.kernel"), fn)
+        flags = compiler.Flags()
+        flags.nrt = True
+        worker = icc.InlineWorker(cpu_target.typing_context, cpu_target.target_context, {}, compiler.Compiler, flags,
+                                  validator=icc.callee_ir_validator)
+        c0 = time.process_time()
+        ir = worker.run_untyped_passes(disp.py_func)
+        cpu = time.process_time() - c0
+        scope = next(iter(ir.blocks.values())).scope
+        print(f"{spec}: untyped passes {cpu:.1f} CPU s, {len(ir.blocks)} blocks, {len(scope.localvars._con)} variables",
+              flush=True)
+
+
 if __name__ == "__main__":
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # a stopped compile still prints its table
     args = sys.argv[1:]
+    if "--untyped" in args:
+        untyped([a for a in args if a != "--untyped"])
+        sys.exit(0)
     for g in [a for a in args if a not in ("--progress", "--signatures")]:
         profile(g, progress="--progress" in args, signatures="--signatures" in args)

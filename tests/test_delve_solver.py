@@ -179,7 +179,7 @@ def _kbd(w, kills, need):
     for i in range(na):
         u = w[S.W_ACT, i]
         w[S.W_AVAIL, u] = w[S.W_CNT, u]
-    return S._kills_beside_dragon(w, kills, need, -1, na)
+    return S._kills_beside_dragon(w, kills, need, np.int64(-1), na)  # the engine's types: loaded from its cache
 
 
 def _random_units(rng: np.random.Generator, w: np.ndarray) -> tuple[dict[int, int], dict[int, int]]:

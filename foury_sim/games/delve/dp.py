@@ -103,7 +103,7 @@ def after_level(rules, side, party, g, s, o, dragon, w, opts, st, trace):
     st[A.S_DUN + 2] = o
     need = dragon_need(rules, st) if dragon else 0
     if g + s + o > 0:
-        load_units(rules, st, A.PH_MONSTER, w)
+        load_units(rules, st, np.int64(A.PH_MONSTER), w)
         c, ok = best_fight(w, need, opts, SCRATCH)
         if c < 0 or (dragon and ok == 0):
             return False
@@ -112,7 +112,7 @@ def after_level(rules, side, party, g, s, o, dragon, w, opts, st, trace):
         st[A.S_DUN + 1] = 0
         st[A.S_DUN + 2] = 0
     if dragon:
-        load_units(rules, st, A.PH_DRAGON, w)
+        load_units(rules, st, np.int64(A.PH_DRAGON), w)
         if dragon_rows(w, need, opts, 0, 1) == 0:
             return False
         spend(st, opts, 0, trace, w)

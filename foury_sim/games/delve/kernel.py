@@ -248,9 +248,16 @@ def ult_ready(rules, st, phase):
     return rules[h + A.H_ULT]
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def gain_xp(rules, st, xp, reason, trace):
-    """Gain experience; the hero turns master as soon as it has ``xp.master_at``."""
+    """Gain experience; the hero turns master as soon as it has ``xp.master_at``. Inlined: casts and calls
+    the one compiled ``add_xp`` (the callers pass their reason as a constant, ``XP_DRAGON``...)."""
+    add_xp(rules, st, np.int64(xp), np.int64(reason), trace)
+
+
+@njit(cache=CACHE, _nrt=False)
+def add_xp(rules, st, xp, reason, trace):
+    """``gain_xp``."""
     if xp == 0:
         return
     st[A.S_XP] += xp
@@ -318,9 +325,16 @@ def rank(rules, s):
     return r
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def find_treasure(rules, st, effect, phase):
-    """Kind of a held token with ``effect`` usable in ``phase`` (-1 if none; the first kind if several)."""
+    """Kind of a held token with ``effect`` usable in ``phase`` (-1 if none; the first kind if several).
+    Inlined: casts and calls the one compiled ``held_treasure`` (the callers pass constants, ``A.TE_RING``...)."""
+    return held_treasure(rules, st, np.int64(effect), np.int64(phase))
+
+
+@njit(cache=CACHE, _nrt=False)
+def held_treasure(rules, st, effect, phase):
+    """``find_treasure``."""
     for j in range(rules[R_EFFECT_N + effect]):
         k = rules[R_EFFECT_KINDS + effect * A.MAX_TREASURES + j]
         if st[A.S_TREASURE + k] > 0 and rules[R_TREASURE + k * T_COLS + T_PHASES] & phase:
@@ -535,7 +549,7 @@ def decide(kind, st, opts, n, pol, dice):
             S.switch(rs, ctl)
         v = S.traced_search(ctl)
         if v >= 0:  # a traced replay of a search game: what the rollouts said at this decision
-            log_search(trace, st, ctl, v, kind)
+            log_search(trace, st, ctl, v, np.int64(kind))
         st[A.S_NDEC] += 1
         st[A.S_NDEC_KIND + kind] += 1
     ev(
@@ -578,7 +592,7 @@ def add_row(opts, n, action, arg, count, cost, ok):
 def what_if(rules, st, phase, opts, w):
     """Cost and O_OK of the best fight in the current state (the monsters and any dragon coming);
     cost 900 if there is none. Used to advise on options that change the dungeon first."""
-    load_units(rules, st, phase, w)
+    load_units(rules, st, np.int64(phase), w)
     need = dragon_need(rules, st) if st[A.S_LAIR] >= rules[R_DRAGON_AT] else 0
     c, ok = best_fight(w, need, opts, SCRATCH)
     if c < 0:
@@ -638,9 +652,9 @@ def targeted_rows(rules, st, opts, n, w):
                     mon[0] = k0
                     mon[1] = k1
                     mon[2] = k2
-                    ultimate_effect(rules, st, mon, kd, 1)
+                    ultimate_effect(rules, st, mon, kd, np.int64(1))
                     c, ok = what_if(rules, st, A.PH_MONSTER, opts, w)
-                    ultimate_effect(rules, st, mon, kd, -1)
+                    ultimate_effect(rules, st, mon, kd, np.int64(-1))
                     n = add_row(opts, n, A.A_ULTIMATE, kd, k0 + k1 + k2 + kd, 40 + c, ok)
                     opts[n - 1, A.O_MON] = k0
                     opts[n - 1, A.O_MON + 1] = k1
@@ -710,11 +724,11 @@ def monster_menu(rules, st, opts, full, w):
                 n = add_row(opts, n, A.A_ULTIMATE, k, monsters(st), 60, 1)
     k = find_treasure(rules, st, A.TE_BAIT, A.PH_MONSTER)
     if k >= 0:
-        c, ok = what_if_mass(rules, st, A.ULT_TO_LAIR, 0, opts, w)
+        c, ok = what_if_mass(rules, st, np.int64(A.ULT_TO_LAIR), np.int64(0), opts, w)
         n = add_row(opts, n, A.A_TREASURE, k, monsters(st), 20 + c, ok)
     if rules[hero_at(rules, st) + A.H_LOOT_IN_MONSTER] == 1:
         n0 = n
-        n = loot_rows(rules, st, A.PH_MONSTER, opts, n, w)
+        n = loot_rows(rules, st, np.int64(A.PH_MONSTER), opts, n, w)
         for i in range(n0, n):  # advice: only worth it when no fight exists yet
             opts[i, A.O_COST] += 800 if opts[i, A.O_ACTION] == A.A_QUAFF else 2000
             opts[i, A.O_OK] = 0
@@ -778,7 +792,7 @@ def reroll_plan(rules, st, src, dungeon, opts, w):
                 st[A.S_DUN] = k0
                 st[A.S_DUN + 1] = k1
                 st[A.S_DUN + 2] = k2
-                load_units(rules, st, A.PH_MONSTER, w)
+                load_units(rules, st, np.int64(A.PH_MONSTER), w)
                 c, ok = best_fight(w, 0, opts, SCRATCH)
                 if c >= 0:
                     best = k0 + k1 + k2
@@ -808,7 +822,7 @@ def reroll(rules, st, src, dungeon, pol, dice, opts, w):
                 n = add_row(opts, n, A.A_PICK, i, st[A.S_PICK + i], 0, ok)
                 if ok == 1:
                     opts[0, A.O_OK] = 0
-        c = decide(A.D_REROLL, st, opts, n, pol, dice)
+        c = decide(np.int64(A.D_REROLL), st, opts, n, pol, dice)
         act = opts[c, A.O_ACTION]
         if act == A.A_PICK:
             st[A.S_PICK + opts[c, A.O_ARG]] += 1
@@ -822,8 +836,10 @@ def reroll(rules, st, src, dungeon, pol, dice, opts, w):
         st[A.S_PARTY + f] -= k
         for _ in range(k):
             st[A.S_PARTY + party_face(rules, dice)] += 1
-    rolled = 0
-    dragons = 0
+    # Typed zeros: numba types a loop-carried literal 0 as Literal[int](0) on its first pass and compiles the callee
+    # it reaches (``ev_dungeon``) for that type too, then again for int64.
+    rolled = np.int64(0)
+    dragons = np.int64(0)
     for t in range(5):
         k = st[A.S_PICK + A.N_FACES + t]
         st[A.S_DUN + t] -= k
@@ -859,14 +875,14 @@ def revive(rules, st, count, pol, dice, opts, w):
         if not base:
             load_units(rules, st, A.PH_DRAGON, w)
             base = dragon_can(w, k)  # then any face will do
-        n = 0
+        n = np.int64(0)  # typed: a literal 0 would compile ``decide`` once more (see ``reroll``)
         for f in range(A.N_FACES):
             w[W_CNT, f] += 1
             ok = 1 if base or dragon_can(w, k) else 0
             w[W_CNT, f] -= 1
             pref = 0 if f == A.CHAMPION else (1 if f == A.THIEF else (8 if f == A.SCROLL else 2))
             n = add_row(opts, n, A.A_FACE, f, 1, pref + min(st[A.S_PARTY + f], 3), ok)
-        c = decide(A.D_REVIVE, st, opts, n, pol, dice)
+        c = decide(np.int64(A.D_REVIVE), st, opts, n, pol, dice)
         f = opts[c, A.O_ARG]
         st[A.S_GRAVE] -= 1
         st[A.S_PARTY + f] += 1
@@ -886,15 +902,15 @@ def use_treasure(rules, st, opts, c, pol, dice, w):
     effect = rules[R_TREASURE + k * T_COLS + T_EFFECT]
     st[A.S_TREASURE + k] -= 1
     if effect == A.TE_BAIT:
-        apply_mass(rules, st, A.ULT_TO_LAIR, 0)
+        apply_mass(rules, st, np.int64(A.ULT_TO_LAIR), np.int64(0))
         ev(trace, st, E_TREASURE, k, 0, 0, 0, 0, 0, 0, 0)
-        ev_dungeon(trace, st, 0, 0)
+        ev_dungeon(trace, st, np.int64(0), np.int64(0))
     elif effect == A.TE_RING:
         st[A.S_LAIR] = 0
         ev(trace, st, E_TREASURE, k, 0, 0, 0, 0, 0, 0, 0)
     elif effect == A.TE_ELIXIR:
         ev(trace, st, E_TREASURE, k, 0, 0, 0, 0, 0, 0, 0)
-        revive(rules, st, 1, pol, dice, opts, w)
+        revive(rules, st, np.int64(1), pol, dice, opts, w)
     else:
         st[A.S_FAULT] += 1
         return REASON_FAULT
@@ -909,15 +925,15 @@ def apply_loot(rules, st, opts, c, pol, dice, w):
     if act == A.A_OPEN:
         k = opts[c, A.O_N]
         u = opts[c, A.O_ARG]
-        use_unit(st, u, 1, trace)
+        use_unit(st, u, np.int64(1), trace)
         st[A.S_DUN + A.CHEST] -= k
         st[A.S_CHESTS] += k
         ev(trace, st, E_OPEN, u, k, 0, 0, 0, 0, 0, 0)
         for _ in range(k):
-            draw_treasure(rules, st, dice, 0)
+            draw_treasure(rules, st, dice, np.int64(0))
     elif act == A.A_QUAFF:
         u = opts[c, A.O_ARG]
-        use_unit(st, u, 1, trace)
+        use_unit(st, u, np.int64(1), trace)
         p = st[A.S_DUN + A.POTION]
         st[A.S_DUN + A.POTION] = 0
         ev(trace, st, E_QUAFF, u, p, 0, 0, 0, 0, 0, 0)
@@ -941,7 +957,7 @@ def form_party(rules, st, pol, dice, opts, w):
     ev_party(trace, st)
     h = hero_at(rules, st)
     for _ in range(rules[h + A.H_FORM_REROLL]):
-        reroll(rules, st, A.SRC_FORM, False, pol, dice, opts, w)
+        reroll(rules, st, np.int64(A.SRC_FORM), np.bool_(False), pol, dice, opts, w)
     a = rules[h + A.H_FORM_FROM]
     if a >= 0 and st[A.S_PARTY + a] > 0:
         b = rules[h + A.H_FORM_TO]
@@ -960,7 +976,7 @@ def roll_level(rules, st, dice):
     for t in range(5):
         st[A.S_DUN + t] = 0
     n = min(rules[R_LEVEL_DICE + st[A.S_LEVEL] - 1], rules[R_DUNGEON_DICE] - st[A.S_LAIR])
-    dragons = 0
+    dragons = np.int64(0)  # typed (see ``reroll``)
     for _ in range(n):
         face = rules[R_DUNGEON_FACES + roll(rs, script, rules[R_DUNGEON_SIDES]) - 1]
         if face == A.DRAGON:
@@ -987,8 +1003,8 @@ def monster_phase(rules, st, pol, dice, opts, w):
             ev(trace, st, E_CLEARED, 0, 0, 0, 0, 0, 0, 0, 0)
             ev_party(trace, st)
         elif act == A.A_SCROLL:
-            use_unit(st, opts[c, A.O_ARG], 1, trace)
-            reroll(rules, st, A.SRC_SCROLL, True, pol, dice, opts, w)
+            use_unit(st, opts[c, A.O_ARG], np.int64(1), trace)
+            reroll(rules, st, np.int64(A.SRC_SCROLL), np.bool_(True), pol, dice, opts, w)
         elif act == A.A_ULTIMATE:
             use_ultimate(rules, st, opts, c, pol, dice, w)
         elif act == A.A_TREASURE:  # Dragon Bait; an Elixir for heroes who loot here
@@ -1037,12 +1053,12 @@ def use_ultimate(rules, st, opts, c, pol, dice, w):
         0,
     )
     if u == A.ULT_DEFEAT or u == A.ULT_TRANSFORM:
-        ultimate_effect(rules, st, opts[c, A.O_MON : A.O_MON + 3], opts[c, A.O_ARG], 1)
+        ultimate_effect(rules, st, opts[c, A.O_MON : A.O_MON + 3], opts[c, A.O_ARG], np.int64(1))
     elif u == A.ULT_DISCARD or u == A.ULT_TO_LAIR:
         apply_mass(rules, st, u, rules[h + A.H_ULT_MASK])
     elif u == A.ULT_REROLL:
         dungeon = st[A.S_PHASE] == A.PH_MONSTER
-        reroll(rules, st, A.SRC_ULTIMATE, dungeon, pol, dice, opts, w)
+        reroll(rules, st, np.int64(A.SRC_ULTIMATE), dungeon, pol, dice, opts, w)
         return
     elif u == A.ULT_SACRIFICE:  # discard treasures: defeat all, open all, quaff all, empty the Lair
         st[A.S_TREASURE + opts[c, A.O_ARG]] -= rules[h + A.H_ULT_N]
@@ -1052,12 +1068,12 @@ def use_ultimate(rules, st, opts, c, pol, dice, w):
         st[A.S_DUN + A.CHEST] = 0
         st[A.S_CHESTS] += k
         for _ in range(k):
-            draw_treasure(rules, st, dice, 0)
+            draw_treasure(rules, st, dice, np.int64(0))
         p = st[A.S_DUN + A.POTION]
         st[A.S_DUN + A.POTION] = 0
         st[A.S_LAIR] = 0
         revive(rules, st, p, pol, dice, opts, w)
-    ev_dungeon(trace, st, 0, 0)
+    ev_dungeon(trace, st, np.int64(0), np.int64(0))
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)  # one caller: saves passing ~70 words
@@ -1069,9 +1085,9 @@ def loot_phase(rules, st, ptable, pol, dice, opts, w):
                 break
         n = add_row(opts, 0, A.A_DONE, 0, 0, 0, 1)
         if st[A.S_LAIR] >= rules[R_DRAGON_AT]:
-            load_units(rules, st, A.PH_DRAGON, w)
+            load_units(rules, st, np.int64(A.PH_DRAGON), w)
             opts[0, A.O_OK] = 1 if dragon_can(w, dragon_need(rules, st)) else 0
-        n = loot_rows(rules, st, A.PH_LOOT, opts, n, w)
+        n = loot_rows(rules, st, np.int64(A.PH_LOOT), opts, n, w)
         if n == 1:
             break
         outlook(rules, st, ptable)
@@ -1112,7 +1128,7 @@ def dragon_phase(rules, st, pol, dice, opts, w):
     ev(trace, st, E_DRAGON, st[A.S_LAIR], need, 0, 0, 0, 0, 0, 0)
     full = st[A.S_FULL_MENU] == 1
     while st[A.S_LAIR] >= rules[R_DRAGON_AT]:
-        load_units(rules, st, A.PH_DRAGON, w)
+        load_units(rules, st, np.int64(A.PH_DRAGON), w)
         n = dragon_rows(w, need, opts, 0, A.MAX_OPTIONS // 2 if full else 1)
         fights = n
         k = find_treasure(rules, st, A.TE_RING, A.PH_DRAGON)
@@ -1139,7 +1155,7 @@ def dragon_phase(rules, st, pol, dice, opts, w):
             if k >= 0:
                 n = add_row(opts, n, A.A_PORTAL, k, st[A.S_LEVEL] * rules[R_PORTAL_XP], 2500, 0)
             n = add_row(opts, n, A.A_FLEE, 0, 0, 4000, 0)
-        c = decide(A.D_DRAGON, st, opts, n, pol, dice)
+        c = decide(np.int64(A.D_DRAGON), st, opts, n, pol, dice)
         act = opts[c, A.O_ACTION]
         if act == A.A_FIGHT:
             spend(st, opts, c, trace, w)
@@ -1148,15 +1164,15 @@ def dragon_phase(rules, st, pol, dice, opts, w):
             ev(trace, st, E_SLAIN, 0, 0, 0, 0, 0, 0, 0, 0)
             gain_xp(rules, st, rules[R_DRAGON_XP], XP_DRAGON, trace)
             for _ in range(rules[R_DRAGON_TREASURES]):
-                draw_treasure(rules, st, dice, 1)
+                draw_treasure(rules, st, dice, np.int64(1))
         elif act == A.A_TREASURE:  # a Ring or an Elixir
             if use_treasure(rules, st, opts, c, pol, dice, w) == REASON_FAULT:
                 return REASON_FAULT
         elif act == A.A_ULTIMATE:
             use_ultimate(rules, st, opts, c, pol, dice, w)
         elif act == A.A_SCROLL:
-            use_unit(st, opts[c, A.O_ARG], 1, trace)
-            reroll(rules, st, A.SRC_SCROLL, False, pol, dice, opts, w)
+            use_unit(st, opts[c, A.O_ARG], np.int64(1), trace)
+            reroll(rules, st, np.int64(A.SRC_SCROLL), np.bool_(False), pol, dice, opts, w)
         elif act == A.A_PORTAL:
             return use_portal(rules, st, opts[c, A.O_ARG], trace)
         elif act == A.A_FLEE:
@@ -1195,13 +1211,18 @@ def regroup(rules, st, ptable, pol, dice, opts):
     n = add_row(opts, 0, A.A_RETIRE, 0, level * rules[R_RETIRE_XP], 0, 1)
     n = add_row(opts, n, A.A_CONTINUE, fallback, (level + 1) * rules[R_RETIRE_XP], 0, 1)
     opts[1, A.O_P] = st[A.S_P_NEXT]
-    c = decide(A.D_REGROUP, st, opts, n, pol, dice)
+    c = decide(np.int64(A.D_REGROUP), st, opts, n, pol, dice)
     return opts[c, A.O_ACTION] == A.A_RETIRE
 
 
-@njit(cache=CACHE, inline="always", _nrt=False)  # one caller
+@njit(cache=CACHE, _nrt=False)
 def play_delve(rules, st, ptable, pol, dice, opts, w):
-    """One delve: form the party, then levels until retiring, fleeing or a Town Portal."""
+    """One delve: form the party, then levels until retiring, fleeing or a Town Portal.
+
+    Called, not inlined into ``play_game`` (a call per delve costs nothing measurable): numba inlines a function
+    by deep-copying its IR block by block, and each block's copy copies the whole variable scope, so inlining
+    this one (every phase already inlined in it: 626 blocks, 7,000 variables) cost more CPU than the rest of the
+    compile (``docs/startup.md``, "Delve, session 29")."""
     rs, script, trace = dice
     st[A.S_LEVEL] = 1
     st[A.S_PHASE] = 0

@@ -65,7 +65,7 @@ def feasible(rules, st, nmax, out, opts, w):
                 st[A.S_DUN] = g
                 st[A.S_DUN + 1] = s
                 st[A.S_DUN + 2] = o
-                load_units(rules, st, A.PH_MONSTER, w)
+                load_units(rules, st, np.int64(A.PH_MONSTER), w)
                 c, ok = best_fight(w, 0, opts, SCRATCH)
                 out[0, g, s, o] = 1 if c >= 0 else 0
                 c, ok = best_fight(w, need, opts, SCRATCH)
@@ -171,7 +171,7 @@ def measure(rules, side, party, level, lair, seed, samples, counts):
             for f in range(A.N_FACES):
                 st[A.S_PARTY + f] = party[f]
         roll_level(rules, st, dice)
-        load_units(rules, st, A.PH_MONSTER, w)
+        load_units(rules, st, np.int64(A.PH_MONSTER), w)
         c, ok = best_fight(w, 0, opts, SCRATCH)
         dragon = st[A.S_LAIR] >= at
         counts[0] += 1 if dragon else 0

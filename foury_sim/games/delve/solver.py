@@ -74,7 +74,8 @@ def _active(w):
     """List the units present (count > 0, some role) in cost order, with their kill capacity
     (1 + the most extra kills any of their roles brings); returns how many. The list is built
     without a branch per unit (each unit is written, then kept or overwritten)."""
-    k = 0
+    k = np.int64(0)  # typed: numba types a loop-carried literal 0 as Literal[int](0) first, and compiles the
+    # callees this count reaches (``_kills_beside_dragon``, ``_insert``, ``_best_plain``) for it too
     for i in range(w[W_LIVE, LIVE_N]):
         u = w[W_LIVE, i]
         w[W_ACT, k] = u
@@ -236,8 +237,15 @@ def _kills_beside_dragon(w, kills, need, only, na):
     return best
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def fight_rows(w, need, opts, n0, cap):
+    """``_fight_rows`` with its numbers cast to int64 (inlined: every caller, the engine's, the odds', the
+    DP's and the tests', calls the one compiled signature, whatever constants it passes)."""
+    return _fight_rows(w, np.int64(need), opts, np.int64(n0), np.int64(cap))
+
+
+@njit(cache=CACHE, _nrt=False)
+def _fight_rows(w, need, opts, n0, cap):
     """Append to ``opts`` (from row ``n0``, at most ``cap`` rows, best first) every fight plan for
     the units and monsters in ``w`` (``W_CNT``, ``W_MASK``, ``W_EXTRA``, ``W_SWEEP``, ``W_MON``).
 
@@ -266,19 +274,19 @@ def fight_rows(w, need, opts, n0, cap):
                         ncand[t] += 1
     if cap == 1 and _unit_caps(w, na):
         if need <= 0:
-            return _best_plain(w, opts, n0, na, 1)
+            return _best_plain(w, opts, n0, na, np.int64(1))
         covered = 0
         for i in range(na):
             covered |= w[W_MASK, w[W_ACT, i]]
         if N_BITS[covered] < need:  # no dragon set whatever is spent: every plan has O_OK 0
-            return _best_plain(w, opts, n0, na, 0)
+            return _best_plain(w, opts, n0, na, np.int64(0))
     n = n0
     for i0 in range(ncand[0]):
         for i1 in range(ncand[1]):
             for i2 in range(ncand[2]):
                 for i in range(na):
                     w[W_SWEEPER, w[W_ACT, i]] = 0
-                kills = 0
+                kills = np.int64(0)  # typed (see ``_active``)
                 valid = True
                 for t in range(A.N_MONSTER_TYPES):
                     u = w[W_CAND + t, i0 if t == 0 else (i1 if t == 1 else i2)]
@@ -310,22 +318,21 @@ def fight_rows(w, need, opts, n0, cap):
                     if low >= opts[n0, A.O_COST] + 1000 * (1 - top_ok):
                         continue
                 ok = 1
-                c = _kills_beside_dragon(w, kills, need, -1, na)
+                c = _kills_beside_dragon(w, kills, need, np.int64(-1), na)
                 if c < 0 and need > 0:
                     if top_ok == 1:  # a plan without a dragon set cannot beat one with
                         continue
                     ok = 0
-                    c = _kills_beside_dragon(w, kills, 0, -1, na)
+                    c = _kills_beside_dragon(w, kills, np.int64(0), np.int64(-1), na)
                 if c < 0:
                     continue
-                cost = 0
+                cost = np.int64(0)
                 for i in range(na):
                     u = w[W_ACT, i]
                     w[W_USE, u] += w[W_SWEEPER, u]
                     cost += w[W_USE, u] * UNIT_COST[u]
-                n = _insert(
-                    opts, n0, n, cap, w, W_USE, cost, ok, w[W_CAND, i0], w[W_CAND + 1, i1], w[W_CAND + 2, i2], na
-                )
+                n = _insert(opts, n0, n, cap, w, np.int64(W_USE), cost, ok, w[W_CAND, i0], w[W_CAND + 1, i1],
+                            w[W_CAND + 2, i2], na)
     return n
 
 
@@ -547,27 +554,36 @@ def dragon_can(w, need):
     return need <= 0 or dragon_setup(w, need)[1]
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def dragon_rows(w, need, opts, n0, cap):
     """Append one row per set of ``need`` companion types that can face the dragon (cheapest first).
-    Clears ``w[W_EXTRA]``."""
+    Clears ``w[W_EXTRA]``. Inlined: casts to int64 and calls the one compiled ``_dragon_rows``."""
+    return _dragon_rows(w, np.int64(need), opts, np.int64(n0), np.int64(cap))
+
+
+@njit(cache=CACHE, _nrt=False)
+def _dragon_rows(w, need, opts, n0, cap):
+    """``dragon_rows``."""
+    one, none = np.int64(1), np.int64(-1)  # typed, not constants: one signature of each callee (numba types a
+    # constant argument by its value, ``Literal[int](-1)``, and compiles the callee once per value)
     na = _dragon_setup(w)
     n = n0
     if cap == 1 or need <= 0:  # the cheapest set over all masks (first found on ties, as below)
-        c = _kills_beside_dragon(w, 0, need, -1, na)
+        c = _kills_beside_dragon(w, np.int64(0), need, none, na)
         if c >= 0:
-            n = _insert(opts, n0, n, cap, w, W_DSET, c, 1, -1, -1, -1, na)
+            n = _insert(opts, n0, n, cap, w, np.int64(W_DSET), c, one, none, none, none, na)
         return n
     for mi in range(N_MASKS[need] if need <= A.N_ROLES else 0):
-        c = _kills_beside_dragon(w, 0, need, MASKS[need, mi], na)
+        c = _kills_beside_dragon(w, np.int64(0), need, MASKS[need, mi], na)
         if c >= 0:
-            n = _insert(opts, n0, n, cap, w, W_DSET, c, 1, -1, -1, -1, na)
+            n = _insert(opts, n0, n, cap, w, np.int64(W_DSET), c, one, none, none, none, na)
     return n
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def best_fight(w, need, opts, row):
-    """Cost and O_OK of the best fight, computed in ``opts[row]`` (scratch); cost -1 if none."""
+    """Cost and O_OK of the best fight, computed in ``opts[row]`` (scratch); cost -1 if none. Inlined (a
+    few lines): the compiled part is ``_fight_rows``, one signature for every caller (``fight_rows``)."""
     n = fight_rows(w, need, opts, row, 1)
     if n == row:
         return -1, 0
