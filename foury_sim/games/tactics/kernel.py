@@ -25,7 +25,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from ...config import CACHE, CHUNK, JIT_DISABLED
-from ...grid import distance_field, first_step, line_of_sight, neighbour
+from ...grid import first_step, line_of_sight, neighbour
 from ...policy import POLICY_TYPE, USER_POLICY_ID
 from ...rng import d6, roll, seed_stream
 from ...tracing import trace_row
@@ -900,7 +900,7 @@ def electrify(g, w, st, dice, golem):
     n = st[A.S_ROWS] * st[A.S_COLS]
     for c in range(n):
         w.wb[W_PAS, c] = 1 if tile(g, c) == A.T_WATER else 0
-    distance_field(w.wb[W_PAS], st[A.S_ROWS], st[A.S_COLS], src, w.wi[W_D3])
+    bfs(w.wb[W_PAS], st[A.S_ROWS], st[A.S_COLS], src, -1, -1, w.wi[W_D3], w.wl[W_Q])
     dmg = g.rules[R_ELECTRIC]
     hit = 0
     pd = 0
@@ -966,10 +966,18 @@ def fight(g, w, st, dice, slot, mode, players_turn):
 
 
 # --- monster movement ---------------------------------------------------------------------------------------
+@njit(cache=CACHE, inline="always", _nrt=False)
+def mon_field_fresh(st, lava):
+    """Whether ``mon_field`` holds the field of this map version and player tile (its callers test this first:
+    the call itself passes ``g`` and ``w``, about 90 machine words)."""
+    return st[A.S_MC_L if lava else A.S_MC_G] == st[A.S_MAPV] * 4096 + st[A.S_CELL]
+
+
 @njit(cache=CACHE, _nrt=False)
 def mon_field(g, w, st, lava):
     """Steps from the player to every tile a monster can walk (``lava``: flying or lava-immune kinds) into
-    ``w.wi[W_ML]`` or ``w.wi[W_MG]``, computed once per map version and player tile."""
+    ``w.wi[W_ML]`` or ``w.wi[W_MG]``, computed once per map version and player tile (``bfs`` without
+    teleporters: the numbers of grid.distance_field, swept without its divisions inside a closed border)."""
     key = st[A.S_MAPV] * 4096 + st[A.S_CELL]
     slot = A.S_MC_L if lava else A.S_MC_G
     out = w.wi[W_ML] if lava else w.wi[W_MG]
@@ -979,7 +987,7 @@ def mon_field(g, w, st, lava):
             t = tile(g, c)
             ok = t != A.T_WALL and (t != A.T_LAVA or lava) and w.wl[W_TH, c] == A.X_NONE
             w.wb[W_MPAS, c] = 1 if ok else 0
-        distance_field(w.wb[W_MPAS], st[A.S_ROWS], st[A.S_COLS], st[A.S_CELL], out)
+        bfs(w.wb[W_MPAS], st[A.S_ROWS], st[A.S_COLS], st[A.S_CELL], -1, -1, out, w.wl[W_Q])
         st[slot] = key
 
 
@@ -1039,7 +1047,8 @@ def advance(g, w, st, dice, slot):
     b = mslot(slot)
     kind = st[b + A.MF_KIND]
     lava = lava_ok(g, kind)
-    mon_field(g, w, st, lava)
+    if not mon_field_fresh(st, lava):
+        mon_field(g, w, st, lava)
     d = w.wi[W_ML] if lava else w.wi[W_MG]
     set_blocked(g, w, st)
     nxt = first_step(d, st[A.S_ROWS], st[A.S_COLS], st[b + A.MF_CELL], w.wb[W_BLK])
@@ -1187,9 +1196,13 @@ def player_menu(g, w, st):
     cols = st[A.S_COLS]
     p = st[A.S_CELL]
     ap = st[A.S_AP]
-    rest = can_rest(g, w, st)
+    # the calls only when they have work (an argument list of g, w, st is about 90 machine words)
+    rest = st[A.S_AWAKE] == 0 or can_rest(g, w, st)
     st[A.S_CAN_REST] = 1 if rest else 0
-    route_fields(g, w, st)
+    if st[A.S_RC_V] != st[A.S_MAPV]:
+        route_fields(g, w, st)
+    st[A.S_GOAL] = dg[p]
+    st[A.S_LOOT_DIST] = dl[p]
     # the living monster on each neighbouring tile (mon_at of each, in one pass over the monsters)
     n0 = neighbour(rows, cols, p, 0)
     n1 = neighbour(rows, cols, p, 1)
@@ -1571,7 +1584,8 @@ def dm_menu(g, w, st, ap):
             n = add_row(opts, n, A.A_M_SHOOT, i, p, atk, dist1(cols, cell, p), -1, g.mons[kind, M_DICE], i)
         if not adj:
             lava = lava_ok(g, kind)
-            mon_field(g, w, st, lava)
+            if not mon_field_fresh(st, lava):
+                mon_field(g, w, st, lava)
             d = w.wi[W_ML] if lava else w.wi[W_MG]
             nxt = first_step(d, st[A.S_ROWS], cols, cell, w.wb[W_BLK])
             if nxt >= 0:
