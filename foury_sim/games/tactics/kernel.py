@@ -203,9 +203,9 @@ W_ROOM = 7  # the clear tiles' rooms (``label_rooms``: kept by every write of th
 W_I_ROWS = 8
 # rows of ``Work.wb`` (uint8)
 W_OPQ = 0  # walls and closed doors
-W_PAS = 1  # the player's passability (route_fields), water (electrify)
+W_PAS = 1  # the player's passability (route_fields; kept while S_PASV stands)
 W_BLK = 2  # tiles a monster's step is blocked by
-W_MPAS = 3  # the monsters' passability (mon_field)
+W_MPAS = 3  # the monsters' passability (mon_field), water (electrify)
 W_B_ROWS = 4
 
 
@@ -819,6 +819,7 @@ def hurt_mon(g, w, st, dice, slot, dmg, by_player):
 @njit(cache=CACHE, _nrt=False)
 def open_door(g, w, st, dice, cell):
     st[A.S_MAPV] += 1
+    st[A.S_PASV] += 1
     w.wl[W_TH, cell] = A.X_NONE
     w.wb[W_OPQ, cell] = 0
     label_rooms(w, st[A.S_ROWS], st[A.S_COLS])
@@ -882,6 +883,7 @@ def interact(g, w, st, dice, cell):
         w.wl[W_TH, cell] = A.X_NONE
         color = g.lv[lv_color(g.lv) + cell]
         st[A.S_KEYS] |= 1 << color
+        st[A.S_PASV] += 1
         ev(dice.trace, st, A.E_KEY, color, cell, 0, 0, 0, 0, 0, 0)
     elif t == A.X_DOOR:
         open_door(g, w, st, dice, cell)
@@ -899,8 +901,8 @@ def electrify(g, w, st, dice, golem):
         return
     n = st[A.S_ROWS] * st[A.S_COLS]
     for c in range(n):
-        w.wb[W_PAS, c] = 1 if tile(g, c) == A.T_WATER else 0
-    bfs(w.wb[W_PAS], st[A.S_ROWS], st[A.S_COLS], src, -1, -1, w.wi[W_D3], w.wl[W_Q])
+        w.wb[W_MPAS, c] = 1 if tile(g, c) == A.T_WATER else 0
+    bfs(w.wb[W_MPAS], st[A.S_ROWS], st[A.S_COLS], src, -1, -1, w.wi[W_D3], w.wl[W_Q])
     dmg = g.rules[R_ELECTRIC]
     hit = 0
     pd = 0
@@ -1086,15 +1088,19 @@ def route_fields(g, w, st):
         keys = st[A.S_KEYS]
         col0 = lv_color(g.lv)
         same = st[A.S_RC_V] >= 0  # fields of this game exist, over the passability in d2
-        for c in range(n):
-            t = th[c]
-            ok = walkable(tile(g, c)) and (t == A.X_NONE or t == A.X_CRATE or t == A.X_BARREL or t == A.X_KEY or (
-                t == A.X_DOOR and (keys >> g.lv[col0 + c]) & 1))
-            v = 1 if ok else 0
-            pas[c] = v
-            if d2[c] != v:
-                same = False
-                d2[c] = v
+        # Only a key taken or a door opened changes the passability (S_PASV): a crate or barrel was passable and
+        # its tile is; a used chest, sarcophagus or shrine was not and is not. Otherwise pas and d2 stand.
+        if not same or st[A.S_RC_PASV] != st[A.S_PASV]:
+            for c in range(n):
+                t = th[c]
+                ok = walkable(tile(g, c)) and (t == A.X_NONE or t == A.X_CRATE or t == A.X_BARREL or t == A.X_KEY or (
+                    t == A.X_DOOR and (keys >> g.lv[col0 + c]) & 1))
+                v = 1 if ok else 0
+                pas[c] = v
+                if d2[c] != v:
+                    same = False
+                    d2[c] = v
+            st[A.S_RC_PASV] = st[A.S_PASV]
         p = st[A.S_CELL]
         goal = st[A.S_EXIT]
         prev = st[A.S_GOAL_CELL]
@@ -1109,14 +1115,35 @@ def route_fields(g, w, st):
                 have = goal
             open_way = p == goal or (pas[goal] != 0 and dg[p] >= 0)
         if not open_way:
-            bfs(pas, rows, cols, p, ta, tb, d1, q)
-            if d1[goal] < 0:
-                best = -1
-                for c in range(n):
-                    if th[c] == A.X_KEY and d1[c] >= 0 and (best < 0 or d1[c] < d1[best]):
-                        best = c
-                if best >= 0:
-                    goal = best
+            # d1 swept from another tile of p's part over this passability reaches the same tiles: when it
+            # reaches the exit, or one key or none, the goal is known without a new sweep from p
+            src = st[A.S_D1_SRC]
+            fresh = True
+            best = -1
+            if (src >= 0 and st[A.S_D1_V] == st[A.S_PASV] and pas[src] != 0 and pas[p] != 0 and d1[p] >= 0):
+                fresh = False
+                if d1[goal] < 0:
+                    keys_in_reach = 0
+                    for c in range(n):
+                        if th[c] == A.X_KEY and d1[c] >= 0:
+                            keys_in_reach += 1
+                            if keys_in_reach == 1:
+                                best = c
+                    if keys_in_reach == 1:
+                        goal = best
+                    elif keys_in_reach > 1:
+                        fresh = True
+            if fresh:
+                bfs(pas, rows, cols, p, ta, tb, d1, q)
+                st[A.S_D1_SRC] = p
+                st[A.S_D1_V] = st[A.S_PASV]
+                if d1[goal] < 0:
+                    best = -1
+                    for c in range(n):
+                        if th[c] == A.X_KEY and d1[c] >= 0 and (best < 0 or d1[c] < d1[best]):
+                            best = c
+                    if best >= 0:
+                        goal = best
             if have != goal:
                 bfs(pas, rows, cols, goal, ta, tb, dg, q)
         st[A.S_GOAL_CELL] = goal
@@ -1678,6 +1705,7 @@ def setup(g, w, st):
     st[A.S_RC_V] = -1
     st[A.S_MC_G] = -1
     st[A.S_MC_L] = -1
+    st[A.S_D1_SRC] = -1
     t0 = lv_thing(lv)
     for c in range(rows * cols):
         w.wl[W_TH, c] = lv[t0 + c]
