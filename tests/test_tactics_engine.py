@@ -253,3 +253,48 @@ def test_every_writer_of_opacity_relabels_the_rooms():
         if name != "label_rooms":
             assert not writes(fn, "W_ROOM"), f"{name} writes the rooms"
             assert "W_ROOM" not in ast.unparse(fn) or name == "sees", f"{name} uses the rooms"
+
+
+_FIELDS_FRESH = """
+import numpy as np
+from foury_sim.games import tactics as T
+from foury_sim.games.tactics import kernel as K
+from foury_sim.games.tactics import layout as A
+from foury_sim.policy import make_policy
+
+route_fields = K.route_fields
+calls = [0]
+
+
+def checked(g, w, st):
+    route_fields(g, w, st)
+    w2 = K.Work(*(a.copy() for a in w))
+    st2 = st.copy()
+    st2[A.S_RC_V] = -1  # nothing cached: the passability, d1, dg and the loot field all swept anew
+    st2[A.S_D1_SRC] = -1
+    route_fields(g, w2, st2)
+    for s in (A.S_GOAL_CELL, A.S_GOAL, A.S_LOOT_DIST):
+        assert st[s] == st2[s], (s, st[s], st2[s])
+    for r in (K.W_DG, K.W_DL, K.W_D2):
+        assert np.array_equal(w.wi[r], w2.wi[r]), r
+    calls[0] += 1
+
+
+K.route_fields = checked
+for level, policy in (("crypt", "thorough"), ("crypt", "rush"), ("forge", "thorough"), ("lava", "random")):
+    rs = T.load_ruleset(None, None, level)
+    T.simulate(rs, "adventurer", make_policy(policy, T.POLICIES), 5, 0, 6)
+print(calls[0])
+"""
+
+
+def test_route_fields_kept_across_map_versions_equal_new_ones():
+    """route_fields keeps the passability while S_PASV stands (only a key taken or a door opened changes it) and
+    skips the player's sweep d1 when the last one reaches the player and the exit or at most one key: at every
+    computation of a played game (un-jitted, so the kernel calls the wrapper) the goal, its field, the loot field
+    and the passability equal those of a computation with nothing cached."""
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    res = subprocess.run([sys.executable, "-c", _FIELDS_FRESH], env=env, capture_output=True, text=True, timeout=600,
+                         cwd=Path(__file__).parent.parent)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert int(res.stdout.strip().splitlines()[-1]) > 100

@@ -203,9 +203,9 @@ W_ROOM = 7  # the clear tiles' rooms (``label_rooms``: kept by every write of th
 W_I_ROWS = 8
 # rows of ``Work.wb`` (uint8)
 W_OPQ = 0  # walls and closed doors
-W_PAS = 1  # the player's passability (route_fields), water (electrify)
+W_PAS = 1  # the player's passability (route_fields; kept while S_PASV stands)
 W_BLK = 2  # tiles a monster's step is blocked by
-W_MPAS = 3  # the monsters' passability (mon_field)
+W_MPAS = 3  # the monsters' passability (mon_field), water (electrify)
 W_B_ROWS = 4
 
 
@@ -819,6 +819,7 @@ def hurt_mon(g, w, st, dice, slot, dmg, by_player):
 @njit(cache=CACHE, _nrt=False)
 def open_door(g, w, st, dice, cell):
     st[A.S_MAPV] += 1
+    st[A.S_PASV] += 1
     w.wl[W_TH, cell] = A.X_NONE
     w.wb[W_OPQ, cell] = 0
     label_rooms(w, st[A.S_ROWS], st[A.S_COLS])
@@ -882,6 +883,7 @@ def interact(g, w, st, dice, cell):
         w.wl[W_TH, cell] = A.X_NONE
         color = g.lv[lv_color(g.lv) + cell]
         st[A.S_KEYS] |= 1 << color
+        st[A.S_PASV] += 1
         ev(dice.trace, st, A.E_KEY, color, cell, 0, 0, 0, 0, 0, 0)
     elif t == A.X_DOOR:
         open_door(g, w, st, dice, cell)
@@ -899,8 +901,8 @@ def electrify(g, w, st, dice, golem):
         return
     n = st[A.S_ROWS] * st[A.S_COLS]
     for c in range(n):
-        w.wb[W_PAS, c] = 1 if tile(g, c) == A.T_WATER else 0
-    distance_field(w.wb[W_PAS], st[A.S_ROWS], st[A.S_COLS], src, w.wi[W_D3])
+        w.wb[W_MPAS, c] = 1 if tile(g, c) == A.T_WATER else 0
+    distance_field(w.wb[W_MPAS], st[A.S_ROWS], st[A.S_COLS], src, w.wi[W_D3])
     dmg = g.rules[R_ELECTRIC]
     hit = 0
     pd = 0
@@ -966,10 +968,18 @@ def fight(g, w, st, dice, slot, mode, players_turn):
 
 
 # --- monster movement ---------------------------------------------------------------------------------------
+@njit(cache=CACHE, inline="always", _nrt=False)
+def mon_field_fresh(st, lava):
+    """Whether ``mon_field`` holds the field of this map version and player tile (its callers test this first:
+    the call itself passes ``g`` and ``w``, about 90 machine words)."""
+    return st[A.S_MC_L if lava else A.S_MC_G] == st[A.S_MAPV] * 4096 + st[A.S_CELL]
+
+
 @njit(cache=CACHE, _nrt=False)
 def mon_field(g, w, st, lava):
     """Steps from the player to every tile a monster can walk (``lava``: flying or lava-immune kinds) into
-    ``w.wi[W_ML]`` or ``w.wi[W_MG]``, computed once per map version and player tile."""
+    ``w.wi[W_ML]`` or ``w.wi[W_MG]``, computed once per map version and player tile (grid.distance_field: in a
+    profile it took less time than ``bfs``, which sweeps with a queue array and teleporters)."""
     key = st[A.S_MAPV] * 4096 + st[A.S_CELL]
     slot = A.S_MC_L if lava else A.S_MC_G
     out = w.wi[W_ML] if lava else w.wi[W_MG]
@@ -1039,7 +1049,8 @@ def advance(g, w, st, dice, slot):
     b = mslot(slot)
     kind = st[b + A.MF_KIND]
     lava = lava_ok(g, kind)
-    mon_field(g, w, st, lava)
+    if not mon_field_fresh(st, lava):
+        mon_field(g, w, st, lava)
     d = w.wi[W_ML] if lava else w.wi[W_MG]
     set_blocked(g, w, st)
     nxt = first_step(d, st[A.S_ROWS], st[A.S_COLS], st[b + A.MF_CELL], w.wb[W_BLK])
@@ -1077,15 +1088,19 @@ def route_fields(g, w, st):
         keys = st[A.S_KEYS]
         col0 = lv_color(g.lv)
         same = st[A.S_RC_V] >= 0  # fields of this game exist, over the passability in d2
-        for c in range(n):
-            t = th[c]
-            ok = walkable(tile(g, c)) and (t == A.X_NONE or t == A.X_CRATE or t == A.X_BARREL or t == A.X_KEY or (
-                t == A.X_DOOR and (keys >> g.lv[col0 + c]) & 1))
-            v = 1 if ok else 0
-            pas[c] = v
-            if d2[c] != v:
-                same = False
-                d2[c] = v
+        # Only a key taken or a door opened changes the passability (S_PASV): a crate or barrel was passable and
+        # its tile is; a used chest, sarcophagus or shrine was not and is not. Otherwise pas and d2 stand.
+        if not same or st[A.S_RC_PASV] != st[A.S_PASV]:
+            for c in range(n):
+                t = th[c]
+                ok = walkable(tile(g, c)) and (t == A.X_NONE or t == A.X_CRATE or t == A.X_BARREL or t == A.X_KEY or (
+                    t == A.X_DOOR and (keys >> g.lv[col0 + c]) & 1))
+                v = 1 if ok else 0
+                pas[c] = v
+                if d2[c] != v:
+                    same = False
+                    d2[c] = v
+            st[A.S_RC_PASV] = st[A.S_PASV]
         p = st[A.S_CELL]
         goal = st[A.S_EXIT]
         prev = st[A.S_GOAL_CELL]
@@ -1100,14 +1115,35 @@ def route_fields(g, w, st):
                 have = goal
             open_way = p == goal or (pas[goal] != 0 and dg[p] >= 0)
         if not open_way:
-            bfs(pas, rows, cols, p, ta, tb, d1, q)
-            if d1[goal] < 0:
-                best = -1
-                for c in range(n):
-                    if th[c] == A.X_KEY and d1[c] >= 0 and (best < 0 or d1[c] < d1[best]):
-                        best = c
-                if best >= 0:
-                    goal = best
+            # d1 swept from another tile of p's part over this passability reaches the same tiles: when it
+            # reaches the exit, or one key or none, the goal is known without a new sweep from p
+            src = st[A.S_D1_SRC]
+            fresh = True
+            best = -1
+            if (src >= 0 and st[A.S_D1_V] == st[A.S_PASV] and pas[src] != 0 and pas[p] != 0 and d1[p] >= 0):
+                fresh = False
+                if d1[goal] < 0:
+                    keys_in_reach = 0
+                    for c in range(n):
+                        if th[c] == A.X_KEY and d1[c] >= 0:
+                            keys_in_reach += 1
+                            if keys_in_reach == 1:
+                                best = c
+                    if keys_in_reach == 1:
+                        goal = best
+                    elif keys_in_reach > 1:
+                        fresh = True
+            if fresh:
+                bfs(pas, rows, cols, p, ta, tb, d1, q)
+                st[A.S_D1_SRC] = p
+                st[A.S_D1_V] = st[A.S_PASV]
+                if d1[goal] < 0:
+                    best = -1
+                    for c in range(n):
+                        if th[c] == A.X_KEY and d1[c] >= 0 and (best < 0 or d1[c] < d1[best]):
+                            best = c
+                    if best >= 0:
+                        goal = best
             if have != goal:
                 bfs(pas, rows, cols, goal, ta, tb, dg, q)
         st[A.S_GOAL_CELL] = goal
@@ -1187,9 +1223,13 @@ def player_menu(g, w, st):
     cols = st[A.S_COLS]
     p = st[A.S_CELL]
     ap = st[A.S_AP]
-    rest = can_rest(g, w, st)
+    # the calls only when they have work (an argument list of g, w, st is about 90 machine words)
+    rest = st[A.S_AWAKE] == 0 or can_rest(g, w, st)
     st[A.S_CAN_REST] = 1 if rest else 0
-    route_fields(g, w, st)
+    if st[A.S_RC_V] != st[A.S_MAPV]:
+        route_fields(g, w, st)
+    st[A.S_GOAL] = dg[p]
+    st[A.S_LOOT_DIST] = dl[p]
     # the living monster on each neighbouring tile (mon_at of each, in one pass over the monsters)
     n0 = neighbour(rows, cols, p, 0)
     n1 = neighbour(rows, cols, p, 1)
@@ -1571,7 +1611,8 @@ def dm_menu(g, w, st, ap):
             n = add_row(opts, n, A.A_M_SHOOT, i, p, atk, dist1(cols, cell, p), -1, g.mons[kind, M_DICE], i)
         if not adj:
             lava = lava_ok(g, kind)
-            mon_field(g, w, st, lava)
+            if not mon_field_fresh(st, lava):
+                mon_field(g, w, st, lava)
             d = w.wi[W_ML] if lava else w.wi[W_MG]
             nxt = first_step(d, st[A.S_ROWS], cols, cell, w.wb[W_BLK])
             if nxt >= 0:
@@ -1664,6 +1705,7 @@ def setup(g, w, st):
     st[A.S_RC_V] = -1
     st[A.S_MC_G] = -1
     st[A.S_MC_L] = -1
+    st[A.S_D1_SRC] = -1
     t0 = lv_thing(lv)
     for c in range(rows * cols):
         w.wl[W_TH, c] = lv[t0 + c]
