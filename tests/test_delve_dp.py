@@ -302,3 +302,32 @@ def test_the_disk_tables_follow_the_rules_and_the_switches(monkeypatch):
         assert pa != pb and pa == dp._disk_path(a.copy()) and pa.endswith(".npz")
     monkeypatch.setattr(dp, "CACHE", False)
     assert dp._disk_path(a) is None
+
+
+def test_the_risk_policys_clear_table_kept_on_disk_is_the_computed_one(tmp_path, monkeypatch):
+    """``odds.clear_table`` is kept on disk like the DP (``dp._disk_path(rules, "odds")``): a fresh process loads
+    the same floats, bit for bit; a damaged or wrong-sized file is computed again and rewritten."""
+    import importlib
+
+    odds = importlib.import_module("foury_sim.games.delve.odds")
+    rules = D.load_ruleset(overrides=TINY).with_hero("knight")
+    path = str(tmp_path / "odds" / "tiny.npz")
+    monkeypatch.setattr(odds, "_disk_path", lambda r, folder: path if folder == "odds" else None)
+    monkeypatch.setattr(odds, "_TABLES", {})
+    computed = odds.clear_table(rules)
+    assert os.path.isfile(path) and not [p for p in os.listdir(tmp_path / "odds") if p.endswith(".tmp")]
+    monkeypatch.setattr(odds, "_TABLES", {})  # a fresh process
+    loaded = odds.clear_table(rules)
+    assert loaded is not computed and loaded.dtype == computed.dtype and loaded.tobytes() == computed.tobytes()
+    for damage in (b"not a table", None):
+        if damage is None:
+            dp.keep_arrays(path, {"table": computed[:-1]})  # the wrong size
+        else:
+            with open(path, "wb") as f:
+                f.write(damage)
+        monkeypatch.setattr(odds, "_TABLES", {})
+        assert odds.clear_table(rules).tobytes() == computed.tobytes()
+        assert dp.kept_arrays(path, ("table",))["table"].tobytes() == computed.tobytes()  # rewritten
+    if dp.CACHE and not dp.JIT_DISABLED:
+        a = dp._disk_path(rules, "odds")
+        assert a != dp._disk_path(rules) and a.endswith(".npz") and "odds" in a

@@ -336,25 +336,52 @@ _SOLUTIONS: dict[bytes, Solution] = {}
 _SAVED = ("parties", "trans", "cont", "win", "fresh")
 
 
-def _disk_path(rules: np.ndarray) -> str | None:
-    """Where the tables of ``rules`` are kept between processes: a file in the Delve kernels' cache folder,
-    which is keyed by the sources (a change to the DP or the engine starts afresh); None when the cache is off
-    or numba is (the un-jitted run recomputes, so it checks the same numbers)."""
+def _disk_path(rules: np.ndarray, folder: str = "dp") -> str | None:
+    """Where the tables of ``rules`` are kept between processes: a file in ``folder`` of the Delve kernels' cache
+    folder, which is keyed by the sources (a change to the DP or the engine starts afresh); None when the cache is
+    off or numba is (the un-jitted run recomputes, so it checks the same numbers). ``folder``: ``dp`` (this
+    module's tables), ``odds`` (``odds.clear_table``)."""
     if not CACHE or JIT_DISABLED:
         return None
     import hashlib
 
     key = hashlib.sha256(str(rules.dtype).encode() + rules.tobytes()).hexdigest()[:32]
-    return os.path.join(_cache_dir(package_of(__name__)), "dp", f"{key}.npz")
+    return os.path.join(_cache_dir(package_of(__name__)), folder, f"{key}.npz")
 
 
-def _load(rules: np.ndarray, path: str | None) -> Solution | None:
+def kept_arrays(path: str | None, names: tuple[str, ...]) -> dict[str, np.ndarray] | None:
+    """The arrays ``names`` of a file written by ``keep_arrays``; None if there is none or it is damaged (the
+    caller computes them again and rewrites the file)."""
     if path is None or not os.path.isfile(path):
         return None
     try:
         with np.load(path) as z:
-            arrays = {k: z[k] for k in _SAVED}
-    except (OSError, ValueError, KeyError):  # a damaged file: computed again and rewritten
+            return {k: z[k] for k in names}
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def keep_arrays(path: str | None, arrays: dict[str, np.ndarray]) -> None:
+    """Write ``arrays`` to ``path`` atomically (a temporary file renamed: a second process reads a whole file or
+    none); a read-only or full cache folder only leaves them unkept."""
+    if path is None:
+        return
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(tmp, "wb") as f:
+            np.savez(f, **arrays)
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+
+
+def _load(rules: np.ndarray, path: str | None) -> Solution | None:
+    arrays = kept_arrays(path, _SAVED)
+    if arrays is None:
         return None
     sol = Solution.__new__(Solution)
     sol.rules, sol.target = rules, int(rules[R_WIN_SCORE])
@@ -364,20 +391,7 @@ def _load(rules: np.ndarray, path: str | None) -> Solution | None:
 
 
 def _save(sol: Solution, path: str | None) -> None:
-    """Written atomically (a temporary file renamed): a second process reads a whole file or none."""
-    if path is None:
-        return
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(tmp, "wb") as f:
-            np.savez(f, **{k: getattr(sol, k) for k in _SAVED})
-        os.replace(tmp, path)
-    except OSError:  # a read-only or full cache folder: the table is only not kept
-        try:
-            os.remove(tmp)
-        except OSError:
-            pass
+    keep_arrays(path, {k: getattr(sol, k) for k in _SAVED})
 
 
 def solution(rules: np.ndarray, note: bool = True) -> Solution:
