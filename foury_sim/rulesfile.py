@@ -181,7 +181,7 @@ def locate(text: str, dotted: str) -> tuple[int, int] | None:
 
     The first line that matches, as a scan of the lines would find it, read from an index of the text built once
     (``_key_index``): a ruleset's validation asks where each of its hundreds of keys stands, and rescanning the
-    text for every key cost most of a Rooms ruleset's load (``tests/test_rulesfile.py`` checks it against the
+    text for every key cost most of a large ruleset's load (``tests/test_rulesfile.py`` checks it against the
     scan, ``_locate_by_scan``)."""
     parts = tuple(dotted.split("."))
     headers, keys = _key_index(text)
