@@ -1,7 +1,9 @@
 """Statistics for simulated games: intervals, paired comparisons, multiple testing, precision targets.
 
 The distributions come from the field's libraries: ``scipy.stats`` (normal, Student t, binomial,
-exact binomial test, paired t test) and ``statsmodels`` (Wilson interval, Holm and
+exact binomial test, paired t test; the normal, t and binomial values a run's summary needs are read from
+the same ``scipy.special`` functions directly, bit for bit, which spares a short command the import of
+``scipy.stats``) and ``statsmodels`` (Wilson interval, Holm and
 Benjamini-Hochberg adjustments). Hand-written here is only what no library offers: Newcombe's
 paired interval for two proportions (method 10), the design-effect (effective sample size) Wilson
 interval for cells pooled over shared dice, and the sequential-precision rules. Both libraries are
