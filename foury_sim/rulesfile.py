@@ -181,8 +181,8 @@ def locate(text: str, dotted: str) -> tuple[int, int] | None:
 
     The first line that matches, as a scan of the lines would find it, read from an index of the text built once
     (``_key_index``): a ruleset's validation asks where each of its hundreds of keys stands, and rescanning the
-    text for every key cost most of a large ruleset's load (``tests/test_rulesfile.py`` checks it against the
-    scan, ``_locate_by_scan``)."""
+    text for every key cost most of a large ruleset's load (``tests/test_rulesfile.py`` checks it against that
+    scan)."""
     parts = tuple(dotted.split("."))
     headers, keys = _key_index(text)
     best = headers.get(parts)
@@ -230,34 +230,6 @@ def _key_index(text: str) -> tuple[dict[tuple[str, ...], tuple[int, int]], dict[
             key = [k.strip().strip('"') for k in m.group(1).split(".")]
             keys.setdefault(tuple(table + key), (i, indent, line))
     return headers, keys
-
-
-def _locate_by_scan(text: str, dotted: str) -> tuple[int, int] | None:
-    """``locate`` as a scan of every line (the reference the index is tested against)."""
-    parts = dotted.split(".")
-    table: list[str] = []
-    for i, raw in enumerate(text.splitlines(), 1):
-        line = raw.split("#", 1)[0].rstrip()
-        indent = len(line) - len(line.lstrip())
-        line = line.strip()
-        m = re.match(r"^\[\[?\s*([^\]]+?)\s*\]\]?$", line)
-        if m:
-            table = [t.strip().strip('"') for t in m.group(1).split(".")]
-            if table == parts:
-                return i, indent + 1
-            continue
-        m = re.match(r'^("?[\w\-]+"?(?:\s*\.\s*"?[\w\-]+"?)*)\s*=', line)
-        if m:
-            key = [k.strip().strip('"') for k in m.group(1).split(".")]
-            if table + key == parts or (len(parts) > len(table) and table + key == parts[: len(table) + len(key)]):
-                col = 0
-                for part in parts[len(table) + len(key):]:
-                    inner = re.compile(rf'(?<![\w\-"])"?{re.escape(part)}"?\s*=').search(line, col + 1)
-                    if not inner:
-                        break
-                    col = inner.start()
-                return i, indent + col + 1
-    return None
 
 
 def nearest(key: str, known: Any) -> str:

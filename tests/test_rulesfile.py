@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from foury_sim.errors import InputError
@@ -210,6 +212,35 @@ late = 5
 """
 
 
+def _locate_by_scan(text: str, dotted: str) -> tuple[int, int] | None:
+    """``rulesfile.locate`` as it was first written, a scan of every line: the reference its index is tested
+    against."""
+    parts = dotted.split(".")
+    table: list[str] = []
+    for i, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].rstrip()
+        indent = len(line) - len(line.lstrip())
+        line = line.strip()
+        m = re.match(r"^\[\[?\s*([^\]]+?)\s*\]\]?$", line)
+        if m:
+            table = [t.strip().strip('"') for t in m.group(1).split(".")]
+            if table == parts:
+                return i, indent + 1
+            continue
+        m = re.match(r'^("?[\w\-]+"?(?:\s*\.\s*"?[\w\-]+"?)*)\s*=', line)
+        if m:
+            key = [k.strip().strip('"') for k in m.group(1).split(".")]
+            if table + key == parts or (len(parts) > len(table) and table + key == parts[: len(table) + len(key)]):
+                col = 0
+                for part in parts[len(table) + len(key):]:
+                    inner = re.compile(rf'(?<![\w\-"])"?{re.escape(part)}"?\s*=').search(line, col + 1)
+                    if not inner:
+                        break
+                    col = inner.start()
+                return i, indent + col + 1
+    return None
+
+
 def _dotted_paths(node, prefix=()) -> set[str]:
     """Every dotted key path of a parsed TOML document (tables inside arrays of tables included)."""
     out: set[str] = set()
@@ -230,7 +261,7 @@ def test_where_keys_stand_is_read_from_an_index_that_agrees_with_a_scan_of_every
     import tomllib
     from pathlib import Path
 
-    from foury_sim.rulesfile import _locate_by_scan, locate
+    from foury_sim.rulesfile import locate
 
     root = Path(__file__).resolve().parent.parent
     texts = [p.read_text() for p in sorted((root / "foury_sim" / "games").glob("*/data/*.toml"))] + [_ODD_TOML]
