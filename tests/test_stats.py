@@ -525,6 +525,16 @@ def test_pooled_interval_over_shared_dice_covers_and_naive_one_does_not():
     assert (same["rate"], same["lo"], same["hi"]) == (0.0, 0.0, pytest.approx(stats.wilson(0, 200)[1]))
 
 
+@pytest.mark.parametrize("cells, games", [(1, 1), (3, 7), (5, 64), (6, 65), (50, 1000), (4, 100_003), (0, 5), (3, 0)])
+def test_pair_counts_are_the_matrix_product(cells, games):
+    rng = np.random.default_rng(cells * 1000 + games)
+    w = (rng.random((cells, games)) < 0.3).astype(np.int8)
+    got = stats.pair_counts(w)
+    assert got.dtype == np.int64 and got.shape == (cells, cells)
+    assert np.array_equal(got, w.astype(np.int64) @ w.astype(np.int64).T)
+    assert np.array_equal(stats.pair_counts(w.astype(bool)), got)
+
+
 def test_pairwise_tests_match_paired_rate_diff_and_the_bound():
     rng = np.random.default_rng(8)
     w = _shared_dice_cells(rng, 5, 800, 0.25, 0.7)
