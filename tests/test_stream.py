@@ -149,12 +149,14 @@ def test_memory_of_a_streamed_run_does_not_grow_with_games(monkeypatch):
     assert peaks[300_000] < 300_000 * 8 * len(get_game("delve").outputs.columns), peaks  # < the whole table
 
 
-def test_exact_ranks_on_a_window_are_the_full_ranks(monkeypatch):
+@pytest.mark.parametrize("q", [0.5, 0.05, 0.95, 0.001])
+def test_exact_ranks_on_a_window_are_the_full_ranks(monkeypatch, q):
+    """The ranks found by bisection in the window are those the full arrays of all n + 1 values give."""
     for n in (100_001, 333_333):
-        for conf in (0.9, 0.99):
-            window = stats._order_stat_ranks(n, 0.5, conf)
+        for conf in (0.8, 0.9, 0.99, 0.999999):
+            window = stats._order_stat_ranks(n, q, conf)
             monkeypatch.setattr(stats, "RANK_WINDOW_FROM", 10**12)
-            full = stats._order_stat_ranks(n, 0.5, conf)
+            full = stats._order_stat_ranks(n, q, conf)
             monkeypatch.undo()
             assert window == full
 
