@@ -211,6 +211,9 @@ class Partial:
     #: the board's per-cell numbers of these games (``board_record``: visits, deaths per cell), summed per chunk
     #: so that a study's heat maps need no per-game rows; None for a game without a board
     board: dict[str, Any] | None = None
+    #: the bytes of each of ``rows`` (``memory_usage(index=False)``), remembered: a run's reduction checks the
+    #: kept rows against the limit at every merge (recomputed when it does not match ``rows``)
+    row_sizes: list[int] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def of(cls, outputs: Any, df: pd.DataFrame, extras: dict[str, np.ndarray] | None = None,
@@ -220,7 +223,14 @@ class Partial:
 
     @property
     def rows_bytes(self) -> int:
-        return sum(int(d.memory_usage(index=False, deep=False).sum()) for d in self.rows or [])
+        return sum(self._row_sizes())
+
+    def _row_sizes(self) -> list[int]:
+        if self.rows is None:
+            return []
+        if self.row_sizes is None or len(self.row_sizes) != len(self.rows):
+            self.row_sizes = [int(d.memory_usage(index=False, deep=False).sum()) for d in self.rows]
+        return self.row_sizes
 
     def merge(self, other: Partial, limit: int | None = None) -> Partial:
         """This partial and ``other`` (the games after it) together; rows beyond ``limit`` bytes are dropped."""
@@ -231,7 +241,8 @@ class Partial:
         for k, v in other.extras.items():
             extras[k] = extras[k] + v if k in extras else v
         rows = None if self.rows is None or other.rows is None else self.rows + other.rows
-        out = Partial(self.n + other.n, hists, extras, rows, merge_board(self.board, other.board))
+        out = Partial(self.n + other.n, hists, extras, rows, merge_board(self.board, other.board),
+                      None if rows is None else self._row_sizes() + other._row_sizes())
         if rows is not None and out.rows_bytes > (keep_rows_bytes() if limit is None else limit):
             out.rows = None
         return out
