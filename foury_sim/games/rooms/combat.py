@@ -181,7 +181,8 @@ def _die(st, i):
 @_jit
 def ev_roll(dice, st, number, mask):
     if dice.trace.shape[0] > 1:
-        ev(dice, st, L.EV_ROLL, number, _die(st, 0), _die(st, 1), _die(st, 2), _die(st, 3), _die(st, 4), mask)
+        ev(dice, st, L.EV_ROLL, number, _die(st, np.int64(0)), _die(st, np.int64(1)), _die(st, np.int64(2)),
+           _die(st, np.int64(3)), _die(st, np.int64(4)), mask)
 
 
 # ------------------------------------------------------------------------------ hero state --
@@ -294,8 +295,8 @@ def offensive_roll(fx, st, opts, dice, pol, counts, keep):
     nd = fx.hero[L.H_DICE]
     full = (1 << nd) - 1
     roll_dice(st, dice, nd)
-    number = 1
-    ev_roll(dice, st, number, -1)
+    number = np.int64(1)
+    ev_roll(dice, st, number, np.int64(-1))
     free = fx.combat[L.C_ROLLS] - 1
     bought = 0
     while True:
@@ -356,7 +357,7 @@ def monster_defence(fx, dice, row):
     """The monster's defensive roll: M_DEF_DICE d6, each face blocking M_DEF_BLOCK[face - 1]."""
     b = 0
     for _ in range(fx.monsters[row, L.M_DEF_DICE]):
-        b += fx.monsters[row, L.M_DEF_BLOCK + roll(dice.rs, dice.script, 6) - 1]
+        b += fx.monsters[row, L.M_DEF_BLOCK + roll(dice.rs, dice.script, np.int64(6)) - 1]
     return b
 
 
@@ -464,7 +465,7 @@ def monster_attack(fx, st, dice, slot):
         return m[L.M_PATTERN + k % m[L.M_PATTERN_LEN]]
     a = 0
     for _ in range(m[L.M_ATK_DICE]):
-        a += m[L.M_ATK_FACE + roll(dice.rs, dice.script, 6) - 1]
+        a += m[L.M_ATK_FACE + roll(dice.rs, dice.script, np.int64(6)) - 1]
     return a
 
 
@@ -477,7 +478,7 @@ def hero_defence(fx, st, dice, slot, attack):
     st[L.S_BLOCK] = 0
     left = attack - token
     block = 0
-    counter = 0
+    counter = np.int64(0)
     if left > 0 and fx.hero[L.H_DEF_DICE] > 0:
         code = 0  # the faces rolled, for the trace: sum (face + 1) * 8**i
         for i in range(fx.hero[L.H_DEF_DICE]):
@@ -580,16 +581,16 @@ def fight(fx, st, mons, n_mon, opts, dice, pol, decide=None):
         if st[L.S_FIGHT_TURN] >= fx.combat[L.C_MAX_FIGHT_TURNS]:
             ev(dice, st, L.EV_EXHAUSTED, st[L.S_FIGHT_TURN], 0, 0, 0, 0, 0, 0)
             hero_loses(st, max(st[L.S_HP], 0))
-            return end_fight(dice, st, False)
+            return end_fight(dice, st, np.bool_(False))
         st[L.S_FIGHT_TURN] += 1
         st[L.S_TURNS_TOTAL] += 1
         if not hero_turn(fx, st, opts, dice, pol, counts, keep):
-            return end_fight(dice, st, False)
+            return end_fight(dice, st, np.bool_(False))
         if st[L.S_MON_LEFT] <= 0:
             break
         if not monsters_turn(fx, st, dice):
-            return end_fight(dice, st, False)
-    return end_fight(dice, st, True)
+            return end_fight(dice, st, np.bool_(False))
+    return end_fight(dice, st, np.bool_(True))
 
 
 # ------------------------------------------------------------------------ built-in answers --
@@ -623,7 +624,7 @@ def builtin_fight(pid, kind, st, opts, n, params, fx):
             counts = st[L.S_SCRATCH + 2 * L.N_FACES: L.S_SCRATCH + 3 * L.N_FACES]
             D.dice_counts(st[L.S_DICE: L.S_DICE + nd], nd, counts)
             keep = st[L.S_SCRATCH + 3 * L.N_FACES: L.S_SCRATCH + 4 * L.N_FACES]
-            mask = D.greedy_keep(fx.faces, fx.abilities, -1, counts, params, keep)
+            mask = D.greedy_keep(fx.faces, fx.abilities, np.int64(-1), counts, params, keep)
             if kind == L.D_BUY_REROLL:
                 return 1 if mask != full and n > 1 else 0
             return find_action(opts, n, mask)

@@ -125,13 +125,13 @@ def need_met(faces, kind, a, b, counts):
                 return True
         return False
     if kind == L.CK_SMALL_STRAIGHT:
-        return _run(faces, counts, 4)
+        return _run(faces, counts, np.int64(4))
     if kind == L.CK_LARGE_STRAIGHT:
-        return _run(faces, counts, 5)
+        return _run(faces, counts, np.int64(5))
     if kind == L.CK_FULL_HOUSE:
-        return _groups(faces, counts, 3, 2, a)
+        return _groups(faces, counts, np.int64(3), np.int64(2), a)
     if kind == L.CK_TWO_PAIR:
-        return _groups(faces, counts, 2, 2, a)
+        return _groups(faces, counts, np.int64(2), np.int64(2), a)
     if kind == L.CK_SYMBOL:
         return symbol_count(faces, counts, a) >= b
     return False
@@ -200,7 +200,7 @@ def need_progress(faces, kind, a, b, counts, keep):
     n of a kind: the most common number; straights: one die of each number of the fullest window; full house
     and two pair: the two most common numbers (3 + 2, 2 + 2); k of a symbol: the dice showing it."""
     if kind == L.CK_KIND:
-        v, c = _top_number(faces, counts, 0)
+        v, c = _top_number(faces, counts, np.int64(0))
         _keep_number(faces, counts, v, a, keep)
         return min(c, a) / a
     if kind == L.CK_SMALL_STRAIGHT or kind == L.CK_LARGE_STRAIGHT:
@@ -216,14 +216,14 @@ def need_progress(faces, kind, a, b, counts, keep):
                 best_s = s
                 best_n = n
         for v in range(best_s, best_s + length):
-            _keep_number(faces, counts, v, 1, keep)
+            _keep_number(faces, counts, v, np.int64(1), keep)
         return best_n / length
     if kind == L.CK_FULL_HOUSE or kind == L.CK_TWO_PAIR:
         big = 3 if kind == L.CK_FULL_HOUSE else 2
-        v, c = _top_number(faces, counts, 0)
+        v, c = _top_number(faces, counts, np.int64(0))
         w, d = _top_number(faces, counts, v)
         _keep_number(faces, counts, v, big, keep)
-        _keep_number(faces, counts, w, 2, keep)
+        _keep_number(faces, counts, w, np.int64(2), keep)
         return (min(c, big) + min(d, 2)) / (big + 2)
     if kind == L.CK_SYMBOL:
         left = b
@@ -284,7 +284,7 @@ def greedy_keep(faces, abilities, target, counts, params, keep):
     fired = best_fire(faces, abilities, counts)
     if fired >= 0 and ability_damage(abilities, fired) >= params[G_STOP_AT] * top:
         return full
-    chase = -1
+    chase = np.int64(-1)
     score = -1.0
     for ab in range(abilities.shape[0]):
         for f in range(L.N_FACES):

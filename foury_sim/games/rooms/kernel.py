@@ -137,7 +137,7 @@ def deal(g, w, st, dice):
             w.pile[k] = w.pile[j]
             w.pile[j] = t
             st[L.S_CARD + cell] = w.pile[k]
-            st[L.S_ROT + cell] = roll(dice.rs, dice.script, 4) - 1 if g.nav[L.N_ROTATE] else 0
+            st[L.S_ROT + cell] = roll(dice.rs, dice.script, np.int64(4)) - 1 if g.nav[L.N_ROTATE] else 0
             k += 1
         else:
             st[L.S_CARD + cell] = card
@@ -310,7 +310,7 @@ def shop(g, w, st, pol, dice):
     o[0, L.O_ACTION] = -1
     o[0, L.O_ARG] = 0
     o[0, L.O_CELL] = st[L.S_CELL]
-    n = 1
+    n = np.int64(1)
     for it in range(L.N_ITEMS):
         price = g.nav[L.N_PRICE + it]
         if price > 0 and price <= st[L.S_GOLD]:
@@ -369,8 +369,10 @@ def resolve(g, w, st, pol, dice, cell, f):
     ev(dice, st, L.EV_RESOLVE, cell, k, f, amount, st[L.S_HP], int(done), 0)
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always")
 def option(o, n, action, arg, cell, kind, cost, dist, value):
+    """Option row ``n`` of the menu ``o`` (nothing past ``MAX_OPTIONS``); returns the new count. Inlined: its
+    callers pass constants (0, -1) in every mix, and a compiled ``option`` was compiled once per mix."""
     if n >= L.MAX_OPTIONS:
         return n
     o[n, L.O_ACTION] = action
@@ -399,7 +401,7 @@ def enter(g, w, st, pol, dice, cell):
     hazard = g.cards[st[L.S_CARD + cell], L.CD_HAZARD]
     ev(dice, st, L.EV_ENTER, cell, k, int(first), hazard, st[L.S_TOKEN + cell], 0, 0)
     if hazard and (st[L.S_TOKEN + cell] & L.TK_FN_A) == 0:
-        resolve(g, w, st, pol, dice, cell, 0)
+        resolve(g, w, st, pol, dice, cell, np.int64(0))
         return
     n = option(w.opts, 0, -1, -1, cell, k, 0, st[L.S_DIST + cell], 0)
     for f in range(2):
@@ -732,7 +734,7 @@ def play_race(g, w, sts, pol, dice, rss, seed, game, race):
         if decided and (sts[0, L.S_WON] or sts[0, L.S_DEAD]):
             break
     if not (sts[0, L.S_WON] or sts[0, L.S_DEAD]):
-        seat_in(dice, sts, rss, cur, 0)
+        seat_in(dice, sts, rss, cur, np.int64(0))
         finish(sts[0], dice)
 
 
