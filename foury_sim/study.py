@@ -639,7 +639,6 @@ def win_bits(df: pd.DataFrame) -> str | None:
     A few kB per cell (5 kB for 40,000 games); the report's paired tests and pooled intervals need
     them, because cells share game indices. None when the games are not exactly 0..n-1.
     """
-    import base64
 
     if "win" not in df or "game" not in df:
         return None
@@ -647,8 +646,14 @@ def win_bits(df: pd.DataFrame) -> str | None:
     games = df["game"].to_numpy()[order]
     if not np.array_equal(games, np.arange(len(df))):
         return None
-    w = df["win"].to_numpy()[order].astype(bool)
-    return base64.b64encode(np.packbits(w).tobytes()).decode("ascii")
+    return pack_win_bits(df["win"].to_numpy()[order])
+
+
+def pack_win_bits(wins: np.ndarray) -> str:
+    """The text of :func:`win_bits` for the 0/1 wins of games 0..n-1 (in game order)."""
+    import base64
+
+    return base64.b64encode(np.packbits(np.asarray(wins).astype(bool)).tobytes()).decode("ascii")
 
 
 def read_win_bits(text: str, n: int) -> np.ndarray:

@@ -409,7 +409,7 @@ def _synthetic_study(rng: np.random.Generator, cells: int, games: int, rates: li
 
     ``share``: chance that a game's luck is the shared one (0: independent cells).
     """
-    from foury_sim.study import win_bits
+    from foury_sim.study import pack_win_bits
 
     rates = rates or [0.3] * cells
     u = rng.random(games)  # the luck of game index g, shared by every cell
@@ -427,8 +427,20 @@ def _synthetic_study(rng: np.random.Generator, cells: int, games: int, rates: li
     cjs = [{"cell": i, "label": df.loc[i, "label"]} for i in range(cells)]
     if bits:
         for i in range(cells):
-            cjs[i]["win_bits"] = win_bits(pd.DataFrame({"game": np.arange(games), "win": w[i]}))
+            cjs[i]["win_bits"] = pack_win_bits(w[i])  # win_bits of the cell's games 0..n-1 in order
     return Results(Path("."), {"swept": ["hero"], "conf": conf}, df, cjs)
+
+
+def test_pack_win_bits_is_win_bits_of_the_games_in_order() -> None:
+    from foury_sim.study import pack_win_bits, read_win_bits, win_bits
+
+    rng = np.random.default_rng(11)
+    for n in (0, 1, 7, 8, 9, 1000):
+        w = (rng.random(n) < 0.4).astype(np.int64)
+        order = rng.permutation(n)
+        text = pack_win_bits(w)
+        assert win_bits(pd.DataFrame({"game": order, "win": w[order]})) == text
+        assert np.array_equal(read_win_bits(text, n), w)
 
 
 def _claims(res: Results) -> list[str]:
