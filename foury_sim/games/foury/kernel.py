@@ -152,9 +152,19 @@ def log_search(tr, st, ctl, v, kind):
         log(tr, st, TR_SEARCH_OPT, i, ctl[v + 4 + 3 * i], ctl[v + 5 + 3 * i], ctl[v + 6 + 3 * i], flag)
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def gain(st, tr, track, amount):
-    """Add ``amount`` of a track up to its cap; the excess is lost."""
+    """Add ``amount`` of a track up to its cap; the excess is lost (``_gain``, ``track`` and ``amount`` as int64).
+
+    Inlined, so that every call site passes the same types to the one compiled ``_gain``: a constant
+    (``CHEST``, ``1``) is typed as its value, and a compiled callee is compiled once per value.
+    """
+    return _gain(st, tr, np.int64(track), np.int64(amount))
+
+
+@njit(cache=CACHE, _nrt=False)
+def _gain(st, tr, track, amount):
+    """Add ``amount`` of a track up to its cap; the excess is lost (called through ``gain``)."""
     cap = st[S_CAP + track]
     new = st[track] + amount
     if new > cap:
@@ -225,9 +235,15 @@ def foe_strength(T, st, foe):
     return T[T_EN_STR + st[S_STR_ROW], foe]
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def die(board, st, tr, cause, cell):
-    """The hero dies (or is stuck): remember the first death for the report."""
+    """The hero dies (or is stuck): ``_die`` with ``cause`` and ``cell`` as int64 (one compiled signature)."""
+    _die(board, st, tr, np.int64(cause), np.int64(cell))
+
+
+@njit(cache=CACHE, _nrt=False)
+def _die(board, st, tr, cause, cell):
+    """The hero dies (or is stuck): remember the first death for the report (called through ``die``)."""
     R, T, geo, arrows = board
     st[S_DEAD] = 1
     st[S_CAUSE] = cause
@@ -318,10 +334,10 @@ def gain_cornucopia(board, st, opts, dice, pol, count, cell):
     rs, ps, script, tr = dice
     pid, params, fn, sctl, srs = pol
     for _ in range(count):
-        if req_counts(board, st, cell, 3):
+        if req_counts(board, st, cell, np.int64(3)):
             st[S_RESERVED] += 1
             log(tr, st, TR_GAIN, CORNU, 1, st[CORNU], 1, 0)
-            progress(st, tr, 1)
+            progress(st, tr, np.int64(1))
             continue
         held = gain(st, tr, CORNU, 1) == 1
         n = 0
@@ -419,8 +435,8 @@ def kill_rewards(board, st, rm, opts, dice, pol, foe, cell):
     pid, params, fn, sctl, srs = pol
     st[S_KILLS_ROUND] += 1
     st[S_KILLS_TOTAL] += 1
-    if req_counts(board, st, cell, 1):
-        progress(st, tr, 1)
+    if req_counts(board, st, cell, np.int64(1)):
+        progress(st, tr, np.int64(1))
     extra = 1 if st[S_HERO] == H_THALINDRA else 0
     if R[R_PRIZE_EVERY] > 0 and st[S_KILLS_ROUND] % R[R_PRIZE_EVERY] == 0 and R[R_PRIZE] > 0:
         log(tr, st, TR_KILL_PRIZE, st[S_KILLS_ROUND], R[R_PRIZE] + extra, 0, 0, 0)
@@ -442,10 +458,11 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
     log(tr, st, TR_FIGHT, foe, strength, cell, 0, 0)
     if foe_has(T, foe, FT_DESTROYS_ITEMS):
         destroy_items(R, st, rm, dice, cell)
-    if foe_has(T, foe, FT_TEMPLE_GOAL) and (rm[cell, RM_FLAG] & F_FACED) == 0 and req_counts(board, st, cell, 0):
+    if foe_has(T, foe, FT_TEMPLE_GOAL) and (rm[cell, RM_FLAG] & F_FACED) == 0 and req_counts(
+            board, st, cell, np.int64(0)):
         rm[cell, RM_FLAG] |= F_FACED
         log(tr, st, TR_FACED, cell, 0, 0, 0, 0)
-        progress(st, tr, 1)
+        progress(st, tr, np.int64(1))
     st[S_CTX_FOE] = foe
     st[S_CTX_STR] = strength
     weapon_used = False
@@ -762,7 +779,7 @@ def die_table(board, st, rm, opts, dice, pol, cell):
     log(tr, st, TR_DIE_TABLE, face, T[T_DIE, face - 1], 0, 0, 0)
     face = reroll(board, st, rm, opts, dice, pol, np.int64(RR_DIE), np.int64(-1), face, cell, np.int64(0), np.int64(-1))
     if face == R[R_SANTA_DIE_STAR]:  # Santa Crash'n Foury: "roll a star with the die" (0 in the base game)
-        santa_star(R, st, tr, cell, 1)
+        santa_star(R, st, tr, cell, np.int64(1))
         return
     out = T[T_DIE, face - 1]
     if out == DIE_MONSTER:
@@ -792,7 +809,7 @@ def use_dice(board, st, rm, opts, dice, pol, cell):
     pid, params, fn, sctl, srs = pol
     while rm[cell, RM_ICON + DIE] > 0 and st[S_DEAD] == 0:
         if R[R_DIE_OPTIONAL] == 1:
-            st[S_DIE_GOAL] = 1 if req_counts(board, st, cell, 3) else 0
+            st[S_DIE_GOAL] = 1 if req_counts(board, st, cell, np.int64(3)) else 0
             opts[0, 0] = 1
             opts[1, 0] = 0
             if decide(D_USE_DIE, 2, st, opts, dice, pol) == 1:
@@ -907,11 +924,11 @@ def legal_exit(board, st, rm, cell):
         if R[R_RESERVE_ROUNDS] == 1 and st[S_ROUND] + 1 < R[R_ROUNDS]:
             # never leave a round still to play without an entry and a different exit (unless already lost)
             st[S_ARROW0 + a] = 1
-            ok = arrows_feasible(board, st, rm, st[S_SECTOR], 2)
+            ok = arrows_feasible(board, st, rm, st[S_SECTOR], np.int64(2))
             st[S_ARROW0 + a] = 0
             if not ok:
                 if before < 0:
-                    before = 1 if arrows_feasible(board, st, rm, st[S_SECTOR], 1) else 0
+                    before = 1 if arrows_feasible(board, st, rm, st[S_SECTOR], np.int64(1)) else 0
                 if before == 1:
                     continue
         elif R[R_RESERVE_ENTRIES] == 1 and (st[S_DONE_MASK] >> s) & 1 == 0 and st[S_ROUND] + 1 < R[R_ROUNDS]:
@@ -1048,10 +1065,10 @@ def enter_room(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table
     if st[S_PHASE] == 2 and res == 1:
         a = legal_exit(board, st, rm, cell)
         if a >= 0:
-            before = st[S_UNWIN_TURN] == 0 and arrows_feasible(board, st, rm, st[S_SECTOR], 1)
+            before = st[S_UNWIN_TURN] == 0 and arrows_feasible(board, st, rm, st[S_SECTOR], np.int64(1))
             st[S_ARROW0 + a] = 1
             log(tr, st, TR_EXIT, cell, arrows[a, 2], a, 0, 0)
-            if st[S_UNWIN_TURN] == 0 and not arrows_feasible(board, st, rm, st[S_SECTOR], 2):
+            if st[S_UNWIN_TURN] == 0 and not arrows_feasible(board, st, rm, st[S_SECTOR], np.int64(2)):
                 unwinnable(st, tr, UW_EXIT if before else UW_ARROWS)
             return 1
     if ev & EV_EXTRA and not free_step:
@@ -1841,7 +1858,7 @@ def santa_receive(R, st, tr, cell, icon):
     """One of the campaign's items: "Green Reindeer, Rudolph in red, Packages, and the Sleigh are collected like any
     other object"; a candy cane is kept for the Grinch or the Yeti; a star gives its free steps."""
     if icon == STAR:
-        santa_star(R, st, tr, cell, 0)
+        santa_star(R, st, tr, cell, np.int64(0))
         return
     if icon == CANDY_CANE:
         st[S_SANTA_CANES] += 1
@@ -2364,7 +2381,7 @@ def kr_area_done(board, st, rm, opts, dice, pol):
         if nxt == 3 and R[R_D_NEW_CORNU] == 0 and st[CORNU] > 0:
             st[CORNU] -= 1
             st[S_RESERVED] += 1
-            progress(st, tr, 1)
+            progress(st, tr, np.int64(1))
         check_awake(st, tr)
 
 
@@ -2529,14 +2546,14 @@ def round_options(board, st, rm, opts):
     offered (unless the game is already past saving)."""
     R, T, geo, arrows = board
     n = 0
-    guard = R[R_RESERVE_ROUNDS] == 1 and arrows_feasible(board, st, rm, 0, 0)
+    guard = R[R_RESERVE_ROUNDS] == 1 and arrows_feasible(board, st, rm, np.int64(0), np.int64(0))
     for a in range(arrows.shape[0]):
         s = arrows[a, 2]
         if st[S_ARROW0 + a] == 1 or (st[S_DONE_MASK] >> s) & 1 or (rm[arrows[a, 0], RM_STATE] & COLLAPSED):
             continue
         if guard:
             st[S_ARROW0 + a] = 1
-            ok = arrows_feasible(board, st, rm, s, 1)
+            ok = arrows_feasible(board, st, rm, s, np.int64(1))
             st[S_ARROW0 + a] = 0
             if not ok:
                 continue
@@ -2554,13 +2571,13 @@ def play_round(board, st, rm, sc, opts, dice, pol, vis):
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
     pid, params, fn, sctl, srs = pol
-    if st[S_UNWIN_TURN] == 0 and not arrows_feasible(board, st, rm, 0, 0):
-        unwinnable(st, tr, UW_ARROWS)
+    if st[S_UNWIN_TURN] == 0 and not arrows_feasible(board, st, rm, np.int64(0), np.int64(0)):
+        unwinnable(st, tr, np.int64(UW_ARROWS))
     n = round_options(board, st, rm, opts)
     if n == 0:
         die(board, st, tr, CAUSE_STUCK, st[S_POS])
         if st[S_COINS_LEFT] == 0:
-            unwinnable(st, tr, UW_ARROWS)
+            unwinnable(st, tr, np.int64(UW_ARROWS))
         return 0
     c = decide(D_ROUND, n, st, opts, dice, pol)
     done = begin_round(board, st, rm, opts, dice, pol, vis, opts[c, 0])
@@ -2601,7 +2618,7 @@ def begin_round(board, st, rm, opts, dice, pol, vis, a):
     if s == 3 and R[R_D_NEW_CORNU] == 0 and st[CORNU] > 0:
         st[CORNU] -= 1
         st[S_RESERVED] += 1
-        progress(st, tr, 1)
+        progress(st, tr, np.int64(1))
     check_awake(st, tr)
     cell = arrows[a, 0]
     table = s if (rm[cell, RM_STATE] & EXPLORED) == 0 else -1
@@ -2627,13 +2644,13 @@ def take_turn(board, st, rm, sc, opts, dice, pol, vis):
         if decide(D_ELYDION, 2, st, opts, dice, pol) == 1:
             st[S_ELY_USED] = 1
             market(R, st, opts, dice, pol, T[T_CHESTV, min(k + 1, R[R_ROUNDS] - 1)])
-    if R[R_SL_ON] == 0 and st[S_UNWIN_TURN] == 0 and not arrows_feasible(board, st, rm, st[S_SECTOR], 1):
-        unwinnable(st, tr, UW_ARROWS)
+    if R[R_SL_ON] == 0 and st[S_UNWIN_TURN] == 0 and not arrows_feasible(board, st, rm, st[S_SECTOR], np.int64(1)):
+        unwinnable(st, tr, np.int64(UW_ARROWS))
     n = move_options(board, st, rm, sc, opts)
     if n == 0:
         die(board, st, tr, CAUSE_STUCK, st[S_POS])
         if st[S_COINS_LEFT] == 0 and R[R_SL_ON] == 0:  # (the Slaughter has nothing to win)
-            unwinnable(st, tr, UW_SEALED)
+            unwinnable(st, tr, np.int64(UW_SEALED))
         return -1
     c = decide(D_MOVE, n, st, opts, dice, pol)
     if R[R_KR_ON] == 1:  # Discovering the Kraken: the flood, the next area, the market, the hourglass
@@ -2990,8 +3007,8 @@ def p2_play(b1, s1, b2, s2, rm0, rm, sc, opts, dice, pol, vis):
     draw) and how it ended (P2E_*)."""
     R, T, geo, arrows = b1
     rs, ps, script, tr = dice
-    p2_init(b1, s1, 1)
-    p2_init(b2, s2, 2)
+    p2_init(b1, s1, np.int64(1))
+    p2_init(b2, s2, np.int64(2))
     for x in range(rm0.shape[0]):
         for j in range(rm0.shape[1]):
             rm[x, j] = rm0[x, j]
