@@ -1145,14 +1145,14 @@ def goal_distances(board, st, rm, sc, opts, n):
     dist = sc[SC_GOAL]
     want = sc[SC_WANT]
     q = sc[SC_QUEUE]
-    pending = 0
+    pending = np.int64(0)  # typed zeros: a literal 0 reaching _spread would compile it once more
     for i in range(n):
         to = opts[i, O_TO]
         if want[to] == 0:
             want[to] = 1
             pending += 1
     for attempt in range(2):
-        tail = 0
+        tail = np.int64(0)
         for x in range(n_rooms):
             dist[x] = BIG
             if sc[SC_MASK, x] == 1 or (attempt == 1 and geo[x, 4] >= 0
