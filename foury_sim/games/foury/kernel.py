@@ -942,7 +942,7 @@ def legal_exit(board, st, rm, cell):
     return -1
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def arrive(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table, free_step):
     """End a move in ``cell`` and, if the room sends you one free space further, go on from there.
 
@@ -2565,7 +2565,7 @@ def round_options(board, st, rm, opts):
     return n
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def play_round(board, st, rm, sc, opts, dice, pol, vis):
     """One adventure: choose a round and its entry, walk until an exit (1) or death (0)."""
     R, T, geo, arrows = board
@@ -2586,7 +2586,7 @@ def play_round(board, st, rm, sc, opts, dice, pol, vis):
     return max(done, 0)
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def begin_round(board, st, rm, opts, dice, pol, vis, a):
     """Start the round of arrow ``a``'s sector there: the round's counters, then the first room (returns as
     ``arrive``)."""
@@ -2945,7 +2945,7 @@ def p2_duel_hit(bl, lo, win, rm, opts, dice, pol, dmg, cell):
     p2_pass(win, lo)
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def p2_turn(b, st, ob, opp, rm, sc, opts, dice, pol, vis):
     """One turn of the player ``st``: the entry (their first turn), a duel, or an ordinary turn."""
     R, T, geo, arrows = b
@@ -3053,7 +3053,7 @@ def p2_play(b1, s1, b2, s2, rm0, rm, sc, opts, dice, pol, vis):
     return winner, how
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def p2_game(ba, bb, rm0, sa, sb, rm, sc, opts, dice, pol, vis, first):
     """A 2-player game of the run's hero (``sa``, board ``ba``) against the opponent (``sb``): ``first`` = 1 the
     hero is in seat 1, 2 in seat 2. Returns (winning seat, how it ended)."""
@@ -3139,7 +3139,7 @@ def option_rows(n_rooms):
     return 6 * n_rooms + 64
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def search_play(board, rm0, st, rm, sc, opts, dice, pol, vis, seed, pseed, game):
     """One play of a search game from the start (the prefix forced): fresh streams and a cleared options
     table, so that a play depends on nothing but (seed, game, the control array): no row left over from
