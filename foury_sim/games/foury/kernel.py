@@ -1792,7 +1792,7 @@ def sl_goals(board, rm, mask):
     sl_monsters(board, rm, mask)
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def slaughter_game(board, st, rm, sc, opts, dice, pol, vis):
     """"Kill as many monsters as possible before dying": from the black start triangle at the centre, turns of the
     base game (step, room roll, encounters, items, shovel) with no round, no requirement and no exit, until death,
@@ -1980,7 +1980,7 @@ def santa_safe_dist(board, st, rm, sc):
     return -1
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def santa_turn(board, st, rm, sc, opts, dice, pol, vis):
     """One turn: the policy may turn for the Safe Zone (D_SANTA_HOME, until it does), then one move as in a
     round. Returns -1 when no move is left (stuck), else 0."""
@@ -2050,7 +2050,7 @@ def santa_wrath(board, st, opts, dice, pol):
     return R[R_SANTA_WRATH_TURNS]
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def santa_play(board, st, rm, sc, opts, dice, pol, vis):
     """The whole campaign after character creation: the start beside Santa's room (D_PLACE among its accessible
     neighbours; the room is entered and rolled like a round's first room, the first hourglass space), one turn per
@@ -2625,7 +2625,7 @@ def begin_round(board, st, rm, opts, dice, pol, vis, a):
     return arrive(board, st, rm, opts, dice, pol, vis, cell, arrows[a, 1], np.int64(-1), table, np.bool_(False))
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def take_turn(board, st, rm, sc, opts, dice, pol, vis):
     """One turn of a round under way: Elydion's market, then one move. Returns 1 when the round is completed
     (an exit), 0 when it goes on, -1 when it ends without an exit (turn cap, stuck)."""
