@@ -942,6 +942,11 @@ def legal_exit(board, st, rm, cell):
     return -1
 
 
+# Thin levels over the whole game's tree are inlined (``inline="always"``): ``arrive``, ``begin_round``,
+# ``take_turn``, ``play_round``, ``search_play``, the 2-player ``p2_turn`` and ``p2_game``, the campaigns'
+# ``santa_play``, ``santa_turn`` and ``slaughter_game``. numba links the code of every compiled callee into its
+# caller and optimises and compiles that whole tree again for each compiled function, so a four-line level over
+# the game's tree cost as much as a big function (docs/startup.md, "Dungeon Foury, session 30").
 @njit(cache=CACHE, inline="always", _nrt=False)
 def arrive(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table, free_step):
     """End a move in ``cell`` and, if the room sends you one free space further, go on from there.
@@ -3264,10 +3269,10 @@ def _play_one(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, r
         T2 = T.copy()
         p2_tables(board, R2, T2)
         p2_run(board, Board(R2, T2, geo, arrows), rm0, st, np.zeros(STATE_SIZE, np.int64), rm, sc, opts, dice, pol,
-               vis, seed, seed ^ _POLICY_SALT, game, out, 0)
+               vis, seed, seed ^ _POLICY_SALT, game, out, np.int64(0))  # (an int64 row: simulate's signature)
     else:
         play_game(board, rm0, st, rm, sc, opts, dice, pol, vis)
-    write_out(T, st, rs, out, 0)
+    write_out(T, st, rs, out, np.int64(0))
 
 
 #: The compiled entry points, built on first use (see ``config.CompiledOnFirstUse``).
