@@ -942,11 +942,13 @@ def legal_exit(board, st, rm, cell):
     return -1
 
 
-# Thin levels over the whole game's tree are inlined (``inline="always"``): ``arrive``, ``begin_round``,
-# ``take_turn``, ``play_round``, ``search_play``, the 2-player ``p2_turn`` and ``p2_game``, the campaigns'
+# Thin levels over the whole game's tree, called from one place (or a few, with a small body), are inlined
+# (``inline="always"``): ``arrive``, ``play_round``, ``search_play``, the 2-player ``p2_game``, the campaigns'
 # ``santa_play``, ``santa_turn`` and ``slaughter_game``. numba links the code of every compiled callee into its
 # caller and optimises and compiles that whole tree again for each compiled function, so a four-line level over
-# the game's tree cost as much as a big function (docs/startup.md, "Dungeon Foury, session 30").
+# the game's tree cost as much as a big function. ``take_turn``, ``begin_round`` and ``p2_turn`` stay compiled:
+# each inlined copy of a body is typed and optimised again, and two copies of them cost more than the level
+# (docs/startup.md, "Dungeon Foury, session 30").
 @njit(cache=CACHE, inline="always", _nrt=False)
 def arrive(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table, free_step):
     """End a move in ``cell`` and, if the room sends you one free space further, go on from there.
@@ -2591,7 +2593,7 @@ def play_round(board, st, rm, sc, opts, dice, pol, vis):
     return max(done, 0)
 
 
-@njit(cache=CACHE, inline="always", _nrt=False)
+@njit(cache=CACHE, _nrt=False)
 def begin_round(board, st, rm, opts, dice, pol, vis, a):
     """Start the round of arrow ``a``'s sector there: the round's counters, then the first room (returns as
     ``arrive``)."""
@@ -2630,7 +2632,7 @@ def begin_round(board, st, rm, opts, dice, pol, vis, a):
     return arrive(board, st, rm, opts, dice, pol, vis, cell, arrows[a, 1], np.int64(-1), table, np.bool_(False))
 
 
-@njit(cache=CACHE, inline="always", _nrt=False)
+@njit(cache=CACHE, _nrt=False)
 def take_turn(board, st, rm, sc, opts, dice, pol, vis):
     """One turn of a round under way: Elydion's market, then one move. Returns 1 when the round is completed
     (an exit), 0 when it goes on, -1 when it ends without an exit (turn cap, stuck)."""
@@ -2950,7 +2952,7 @@ def p2_duel_hit(bl, lo, win, rm, opts, dice, pol, dmg, cell):
     p2_pass(win, lo)
 
 
-@njit(cache=CACHE, inline="always", _nrt=False)
+@njit(cache=CACHE, _nrt=False)
 def p2_turn(b, st, ob, opp, rm, sc, opts, dice, pol, vis):
     """One turn of the player ``st``: the entry (their first turn), a duel, or an ordinary turn."""
     R, T, geo, arrows = b
