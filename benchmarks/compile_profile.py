@@ -10,6 +10,9 @@ CPU seconds are the steadier figure), with the number of signatures it was compi
 ``--progress`` also prints one line per function as its compile ends (``done``, with the process's CPU
 seconds so far), so that two trees compiled side by side can be compared function by function before either
 has finished; a compile stopped early (Ctrl-C, SIGTERM) still prints the table of what it had compiled.
+After the table, the exclusive CPU seconds of the costliest functions (each compile minus the compiles it
+started: a function near the root pays for the whole tree under it once more, as numba links and optimises its
+callees' code into its library; ``docs/startup.md``, "Dungeon Foury, session 30").
 ``--signatures`` also lists, after the table, every function compiled for more than one signature, with its
 argument types (a constant argument shows as ``Literal[int](3)``: one compile per value).
 
@@ -40,11 +43,14 @@ def profile(game: str, top: int = 25, progress: bool = False, signatures: bool =
             self.wall: dict[str, float] = {}
             self.cpu: dict[str, float] = {}
             self.sigs: dict[str, set[str]] = {}
+            self.own: dict[str, float] = {}  # exclusive CPU s: a compile minus the compiles it started
+            self.stack: list[float] = []  # CPU s of the nested compiles of each compile under way
 
         def on_start(self, ev) -> None:
             key, sig = ev.data["dispatcher"].py_func.__qualname__, str(ev.data["args"])
             self.starts[key + sig] = (time.perf_counter(), time.process_time())
             self.sigs.setdefault(key, set()).add(sig)
+            self.stack.append(0.0)
 
         def on_end(self, ev) -> None:
             key, sig = ev.data["dispatcher"].py_func.__qualname__, str(ev.data["args"])
@@ -52,6 +58,10 @@ def profile(game: str, top: int = 25, progress: bool = False, signatures: bool =
                 return
             w0, c0 = self.starts.pop(key + sig)
             w, c = time.perf_counter() - w0, time.process_time() - c0
+            nested = self.stack.pop() if self.stack else 0.0
+            if self.stack:
+                self.stack[-1] += c
+            self.own[key] = self.own.get(key, 0.0) + c - nested
             self.wall[key] = self.wall.get(key, 0.0) + w
             self.cpu[key] = self.cpu.get(key, 0.0) + c
             if progress:
@@ -78,6 +88,10 @@ def profile(game: str, top: int = 25, progress: bool = False, signatures: bool =
         for k, v in sorted(rec.wall.items(), key=lambda kv: -kv[1])[:top]:
             n = len(rec.sigs.get(k, ()))
             print(f"  {v:7.1f} s  {rec.cpu[k]:7.1f} CPU s  {k}" + (f"  ({n} signatures)" if n > 1 else ""))
+        print("  exclusive CPU s (a function's compiles minus the compiles they started: its own typing, lowering,\n"
+              "  and the LLVM passes and code generation of its library, which links its whole callee tree):")
+        for k, v in sorted(rec.own.items(), key=lambda kv: -kv[1])[:top]:
+            print(f"  {v:7.1f} CPU s  {k}")
         if signatures:
             for k, sigs in sorted(rec.sigs.items(), key=lambda kv: (-len(kv[1]), kv[0])):
                 if len(sigs) > 1:

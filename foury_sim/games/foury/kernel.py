@@ -152,9 +152,19 @@ def log_search(tr, st, ctl, v, kind):
         log(tr, st, TR_SEARCH_OPT, i, ctl[v + 4 + 3 * i], ctl[v + 5 + 3 * i], ctl[v + 6 + 3 * i], flag)
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def gain(st, tr, track, amount):
-    """Add ``amount`` of a track up to its cap; the excess is lost."""
+    """Add ``amount`` of a track up to its cap; the excess is lost (``_gain``, ``track`` and ``amount`` as int64).
+
+    Inlined, so that every call site passes the same types to the one compiled ``_gain``: a constant
+    (``CHEST``, ``1``) is typed as its value, and a compiled callee is compiled once per value.
+    """
+    return _gain(st, tr, np.int64(track), np.int64(amount))
+
+
+@njit(cache=CACHE, _nrt=False)
+def _gain(st, tr, track, amount):
+    """Add ``amount`` of a track up to its cap; the excess is lost (called through ``gain``)."""
     cap = st[S_CAP + track]
     new = st[track] + amount
     if new > cap:
@@ -225,9 +235,15 @@ def foe_strength(T, st, foe):
     return T[T_EN_STR + st[S_STR_ROW], foe]
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def die(board, st, tr, cause, cell):
-    """The hero dies (or is stuck): remember the first death for the report."""
+    """The hero dies (or is stuck): ``_die`` with ``cause`` and ``cell`` as int64 (one compiled signature)."""
+    _die(board, st, tr, np.int64(cause), np.int64(cell))
+
+
+@njit(cache=CACHE, _nrt=False)
+def _die(board, st, tr, cause, cell):
+    """The hero dies (or is stuck): remember the first death for the report (called through ``die``)."""
     R, T, geo, arrows = board
     st[S_DEAD] = 1
     st[S_CAUSE] = cause
@@ -318,10 +334,10 @@ def gain_cornucopia(board, st, opts, dice, pol, count, cell):
     rs, ps, script, tr = dice
     pid, params, fn, sctl, srs = pol
     for _ in range(count):
-        if req_counts(board, st, cell, 3):
+        if req_counts(board, st, cell, np.int64(3)):
             st[S_RESERVED] += 1
             log(tr, st, TR_GAIN, CORNU, 1, st[CORNU], 1, 0)
-            progress(st, tr, 1)
+            progress(st, tr, np.int64(1))
             continue
         held = gain(st, tr, CORNU, 1) == 1
         n = 0
@@ -419,8 +435,8 @@ def kill_rewards(board, st, rm, opts, dice, pol, foe, cell):
     pid, params, fn, sctl, srs = pol
     st[S_KILLS_ROUND] += 1
     st[S_KILLS_TOTAL] += 1
-    if req_counts(board, st, cell, 1):
-        progress(st, tr, 1)
+    if req_counts(board, st, cell, np.int64(1)):
+        progress(st, tr, np.int64(1))
     extra = 1 if st[S_HERO] == H_THALINDRA else 0
     if R[R_PRIZE_EVERY] > 0 and st[S_KILLS_ROUND] % R[R_PRIZE_EVERY] == 0 and R[R_PRIZE] > 0:
         log(tr, st, TR_KILL_PRIZE, st[S_KILLS_ROUND], R[R_PRIZE] + extra, 0, 0, 0)
@@ -442,10 +458,11 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
     log(tr, st, TR_FIGHT, foe, strength, cell, 0, 0)
     if foe_has(T, foe, FT_DESTROYS_ITEMS):
         destroy_items(R, st, rm, dice, cell)
-    if foe_has(T, foe, FT_TEMPLE_GOAL) and (rm[cell, RM_FLAG] & F_FACED) == 0 and req_counts(board, st, cell, 0):
+    if foe_has(T, foe, FT_TEMPLE_GOAL) and (rm[cell, RM_FLAG] & F_FACED) == 0 and req_counts(
+            board, st, cell, np.int64(0)):
         rm[cell, RM_FLAG] |= F_FACED
         log(tr, st, TR_FACED, cell, 0, 0, 0, 0)
-        progress(st, tr, 1)
+        progress(st, tr, np.int64(1))
     st[S_CTX_FOE] = foe
     st[S_CTX_STR] = strength
     weapon_used = False
@@ -762,7 +779,7 @@ def die_table(board, st, rm, opts, dice, pol, cell):
     log(tr, st, TR_DIE_TABLE, face, T[T_DIE, face - 1], 0, 0, 0)
     face = reroll(board, st, rm, opts, dice, pol, np.int64(RR_DIE), np.int64(-1), face, cell, np.int64(0), np.int64(-1))
     if face == R[R_SANTA_DIE_STAR]:  # Santa Crash'n Foury: "roll a star with the die" (0 in the base game)
-        santa_star(R, st, tr, cell, 1)
+        santa_star(R, st, tr, cell, np.int64(1))
         return
     out = T[T_DIE, face - 1]
     if out == DIE_MONSTER:
@@ -792,7 +809,7 @@ def use_dice(board, st, rm, opts, dice, pol, cell):
     pid, params, fn, sctl, srs = pol
     while rm[cell, RM_ICON + DIE] > 0 and st[S_DEAD] == 0:
         if R[R_DIE_OPTIONAL] == 1:
-            st[S_DIE_GOAL] = 1 if req_counts(board, st, cell, 3) else 0
+            st[S_DIE_GOAL] = 1 if req_counts(board, st, cell, np.int64(3)) else 0
             opts[0, 0] = 1
             opts[1, 0] = 0
             if decide(D_USE_DIE, 2, st, opts, dice, pol) == 1:
@@ -907,11 +924,11 @@ def legal_exit(board, st, rm, cell):
         if R[R_RESERVE_ROUNDS] == 1 and st[S_ROUND] + 1 < R[R_ROUNDS]:
             # never leave a round still to play without an entry and a different exit (unless already lost)
             st[S_ARROW0 + a] = 1
-            ok = arrows_feasible(board, st, rm, st[S_SECTOR], 2)
+            ok = arrows_feasible(board, st, rm, st[S_SECTOR], np.int64(2))
             st[S_ARROW0 + a] = 0
             if not ok:
                 if before < 0:
-                    before = 1 if arrows_feasible(board, st, rm, st[S_SECTOR], 1) else 0
+                    before = 1 if arrows_feasible(board, st, rm, st[S_SECTOR], np.int64(1)) else 0
                 if before == 1:
                     continue
         elif R[R_RESERVE_ENTRIES] == 1 and (st[S_DONE_MASK] >> s) & 1 == 0 and st[S_ROUND] + 1 < R[R_ROUNDS]:
@@ -925,7 +942,14 @@ def legal_exit(board, st, rm, cell):
     return -1
 
 
-@njit(cache=CACHE, _nrt=False)
+# Thin levels over the whole game's tree, called from one place (or a few, with a small body), are inlined
+# (``inline="always"``): ``arrive``, ``play_round``, ``search_play``, the 2-player ``p2_game``, the campaigns'
+# ``santa_play``, ``santa_turn`` and ``slaughter_game``. numba links the code of every compiled callee into its
+# caller and optimises and compiles that whole tree again for each compiled function, so a four-line level over
+# the game's tree cost as much as a big function. ``take_turn``, ``begin_round`` and ``p2_turn`` stay compiled:
+# each inlined copy of a body is typed and optimised again, and two copies of them cost more than the level
+# (docs/startup.md, "Dungeon Foury, session 30").
+@njit(cache=CACHE, inline="always", _nrt=False)
 def arrive(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table, free_step):
     """End a move in ``cell`` and, if the room sends you one free space further, go on from there.
 
@@ -1048,10 +1072,10 @@ def enter_room(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table
     if st[S_PHASE] == 2 and res == 1:
         a = legal_exit(board, st, rm, cell)
         if a >= 0:
-            before = st[S_UNWIN_TURN] == 0 and arrows_feasible(board, st, rm, st[S_SECTOR], 1)
+            before = st[S_UNWIN_TURN] == 0 and arrows_feasible(board, st, rm, st[S_SECTOR], np.int64(1))
             st[S_ARROW0 + a] = 1
             log(tr, st, TR_EXIT, cell, arrows[a, 2], a, 0, 0)
-            if st[S_UNWIN_TURN] == 0 and not arrows_feasible(board, st, rm, st[S_SECTOR], 2):
+            if st[S_UNWIN_TURN] == 0 and not arrows_feasible(board, st, rm, st[S_SECTOR], np.int64(2)):
                 unwinnable(st, tr, UW_EXIT if before else UW_ARROWS)
             return 1
     if ev & EV_EXTRA and not free_step:
@@ -1128,14 +1152,14 @@ def goal_distances(board, st, rm, sc, opts, n):
     dist = sc[SC_GOAL]
     want = sc[SC_WANT]
     q = sc[SC_QUEUE]
-    pending = 0
+    pending = np.int64(0)  # typed zeros: a literal 0 reaching _spread would compile it once more
     for i in range(n):
         to = opts[i, O_TO]
         if want[to] == 0:
             want[to] = 1
             pending += 1
     for attempt in range(2):
-        tail = 0
+        tail = np.int64(0)
         for x in range(n_rooms):
             dist[x] = BIG
             if sc[SC_MASK, x] == 1 or (attempt == 1 and geo[x, 4] >= 0
@@ -1775,7 +1799,7 @@ def sl_goals(board, rm, mask):
     sl_monsters(board, rm, mask)
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def slaughter_game(board, st, rm, sc, opts, dice, pol, vis):
     """"Kill as many monsters as possible before dying": from the black start triangle at the centre, turns of the
     base game (step, room roll, encounters, items, shovel) with no round, no requirement and no exit, until death,
@@ -1841,7 +1865,7 @@ def santa_receive(R, st, tr, cell, icon):
     """One of the campaign's items: "Green Reindeer, Rudolph in red, Packages, and the Sleigh are collected like any
     other object"; a candy cane is kept for the Grinch or the Yeti; a star gives its free steps."""
     if icon == STAR:
-        santa_star(R, st, tr, cell, 0)
+        santa_star(R, st, tr, cell, np.int64(0))
         return
     if icon == CANDY_CANE:
         st[S_SANTA_CANES] += 1
@@ -1963,7 +1987,7 @@ def santa_safe_dist(board, st, rm, sc):
     return -1
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def santa_turn(board, st, rm, sc, opts, dice, pol, vis):
     """One turn: the policy may turn for the Safe Zone (D_SANTA_HOME, until it does), then one move as in a
     round. Returns -1 when no move is left (stuck), else 0."""
@@ -2033,7 +2057,7 @@ def santa_wrath(board, st, opts, dice, pol):
     return R[R_SANTA_WRATH_TURNS]
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def santa_play(board, st, rm, sc, opts, dice, pol, vis):
     """The whole campaign after character creation: the start beside Santa's room (D_PLACE among its accessible
     neighbours; the room is entered and rolled like a round's first room, the first hourglass space), one turn per
@@ -2364,7 +2388,7 @@ def kr_area_done(board, st, rm, opts, dice, pol):
         if nxt == 3 and R[R_D_NEW_CORNU] == 0 and st[CORNU] > 0:
             st[CORNU] -= 1
             st[S_RESERVED] += 1
-            progress(st, tr, 1)
+            progress(st, tr, np.int64(1))
         check_awake(st, tr)
 
 
@@ -2529,14 +2553,14 @@ def round_options(board, st, rm, opts):
     offered (unless the game is already past saving)."""
     R, T, geo, arrows = board
     n = 0
-    guard = R[R_RESERVE_ROUNDS] == 1 and arrows_feasible(board, st, rm, 0, 0)
+    guard = R[R_RESERVE_ROUNDS] == 1 and arrows_feasible(board, st, rm, np.int64(0), np.int64(0))
     for a in range(arrows.shape[0]):
         s = arrows[a, 2]
         if st[S_ARROW0 + a] == 1 or (st[S_DONE_MASK] >> s) & 1 or (rm[arrows[a, 0], RM_STATE] & COLLAPSED):
             continue
         if guard:
             st[S_ARROW0 + a] = 1
-            ok = arrows_feasible(board, st, rm, s, 1)
+            ok = arrows_feasible(board, st, rm, s, np.int64(1))
             st[S_ARROW0 + a] = 0
             if not ok:
                 continue
@@ -2548,19 +2572,19 @@ def round_options(board, st, rm, opts):
     return n
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def play_round(board, st, rm, sc, opts, dice, pol, vis):
     """One adventure: choose a round and its entry, walk until an exit (1) or death (0)."""
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
     pid, params, fn, sctl, srs = pol
-    if st[S_UNWIN_TURN] == 0 and not arrows_feasible(board, st, rm, 0, 0):
-        unwinnable(st, tr, UW_ARROWS)
+    if st[S_UNWIN_TURN] == 0 and not arrows_feasible(board, st, rm, np.int64(0), np.int64(0)):
+        unwinnable(st, tr, np.int64(UW_ARROWS))
     n = round_options(board, st, rm, opts)
     if n == 0:
         die(board, st, tr, CAUSE_STUCK, st[S_POS])
         if st[S_COINS_LEFT] == 0:
-            unwinnable(st, tr, UW_ARROWS)
+            unwinnable(st, tr, np.int64(UW_ARROWS))
         return 0
     c = decide(D_ROUND, n, st, opts, dice, pol)
     done = begin_round(board, st, rm, opts, dice, pol, vis, opts[c, 0])
@@ -2601,7 +2625,7 @@ def begin_round(board, st, rm, opts, dice, pol, vis, a):
     if s == 3 and R[R_D_NEW_CORNU] == 0 and st[CORNU] > 0:
         st[CORNU] -= 1
         st[S_RESERVED] += 1
-        progress(st, tr, 1)
+        progress(st, tr, np.int64(1))
     check_awake(st, tr)
     cell = arrows[a, 0]
     table = s if (rm[cell, RM_STATE] & EXPLORED) == 0 else -1
@@ -2627,13 +2651,13 @@ def take_turn(board, st, rm, sc, opts, dice, pol, vis):
         if decide(D_ELYDION, 2, st, opts, dice, pol) == 1:
             st[S_ELY_USED] = 1
             market(R, st, opts, dice, pol, T[T_CHESTV, min(k + 1, R[R_ROUNDS] - 1)])
-    if R[R_SL_ON] == 0 and st[S_UNWIN_TURN] == 0 and not arrows_feasible(board, st, rm, st[S_SECTOR], 1):
-        unwinnable(st, tr, UW_ARROWS)
+    if R[R_SL_ON] == 0 and st[S_UNWIN_TURN] == 0 and not arrows_feasible(board, st, rm, st[S_SECTOR], np.int64(1)):
+        unwinnable(st, tr, np.int64(UW_ARROWS))
     n = move_options(board, st, rm, sc, opts)
     if n == 0:
         die(board, st, tr, CAUSE_STUCK, st[S_POS])
         if st[S_COINS_LEFT] == 0 and R[R_SL_ON] == 0:  # (the Slaughter has nothing to win)
-            unwinnable(st, tr, UW_SEALED)
+            unwinnable(st, tr, np.int64(UW_SEALED))
         return -1
     c = decide(D_MOVE, n, st, opts, dice, pol)
     if R[R_KR_ON] == 1:  # Discovering the Kraken: the flood, the next area, the market, the hourglass
@@ -2990,8 +3014,8 @@ def p2_play(b1, s1, b2, s2, rm0, rm, sc, opts, dice, pol, vis):
     draw) and how it ended (P2E_*)."""
     R, T, geo, arrows = b1
     rs, ps, script, tr = dice
-    p2_init(b1, s1, 1)
-    p2_init(b2, s2, 2)
+    p2_init(b1, s1, np.int64(1))
+    p2_init(b2, s2, np.int64(2))
     for x in range(rm0.shape[0]):
         for j in range(rm0.shape[1]):
             rm[x, j] = rm0[x, j]
@@ -3036,7 +3060,7 @@ def p2_play(b1, s1, b2, s2, rm0, rm, sc, opts, dice, pol, vis):
     return winner, how
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def p2_game(ba, bb, rm0, sa, sb, rm, sc, opts, dice, pol, vis, first):
     """A 2-player game of the run's hero (``sa``, board ``ba``) against the opponent (``sb``): ``first`` = 1 the
     hero is in seat 1, 2 in seat 2. Returns (winning seat, how it ended)."""
@@ -3122,7 +3146,7 @@ def option_rows(n_rooms):
     return 6 * n_rooms + 64
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def search_play(board, rm0, st, rm, sc, opts, dice, pol, vis, seed, pseed, game):
     """One play of a search game from the start (the prefix forced): fresh streams and a cleared options
     table, so that a play depends on nothing but (seed, game, the control array): no row left over from
@@ -3247,10 +3271,10 @@ def _play_one(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, r
         T2 = T.copy()
         p2_tables(board, R2, T2)
         p2_run(board, Board(R2, T2, geo, arrows), rm0, st, np.zeros(STATE_SIZE, np.int64), rm, sc, opts, dice, pol,
-               vis, seed, seed ^ _POLICY_SALT, game, out, 0)
+               vis, seed, seed ^ _POLICY_SALT, game, out, np.int64(0))  # (an int64 row: simulate's signature)
     else:
         play_game(board, rm0, st, rm, sc, opts, dice, pol, vis)
-    write_out(T, st, rs, out, 0)
+    write_out(T, st, rs, out, np.int64(0))
 
 
 #: The compiled entry points, built on first use (see ``config.CompiledOnFirstUse``).

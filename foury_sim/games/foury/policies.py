@@ -367,13 +367,13 @@ def heuristic_decide(kind, state, options, n, params):
     if kind == D_FIGHT_ON:
         return 0 if state[HEARTS] <= params[P_FLEE_HEARTS] else 1
     if kind == D_CORNU:
-        b = _best_track(state, options, n, 0, 1)
+        b = _best_track(state, options, n, np.int64(0), np.int64(1))
         return b if b >= 0 else 0
     if kind == D_MARKET:
         for i in range(n):  # cornucopias first: they do not grow in value
-            if options[i, 0] == M_REDEEM and _best_track(state, options, n, 1, 0) == i:
+            if options[i, 0] == M_REDEEM and _best_track(state, options, n, np.int64(1), np.int64(0)) == i:
                 return i
-        b = _best_track(state, options, n, 1, 0)
+        b = _best_track(state, options, n, np.int64(1), np.int64(0))
         if b >= 0 and options[b, 0] == M_BUY and _need(state, options[b, 1]) >= params[P_MARKET_NEED]:
             return b
         for i in range(n):
