@@ -410,11 +410,9 @@ def stream_rows(spec: Any, ruleset: Any, hero: str, policy: Any, seed: int, star
                 columns: Iterable[str] | None = None, size: int | None = None, progress: Any = None,
                 executor: Executor | None = None) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
     """Games ``start .. start+count-1`` through the chunk path (``stream``, chunks of ``size`` games, default
-    ``runner.KERNEL_BATCH``): their per-game table (only ``columns``, when given: a tune candidate's metric, a
+    the game's ``GameSpec.batch``): their per-game table (only ``columns``, when given: a tune candidate's metric, a
     robust cell's wins) and extras, the same as ``runner.play_games`` gives."""
-    from .runner import KERNEL_BATCH
-
-    plan = plan_chunks(seed, start, count, size or KERNEL_BATCH)
+    plan = plan_chunks(seed, start, count, size or spec.batch)
     frames: list[pd.DataFrame] = []
     extras: dict[str, np.ndarray] = {}
     for r in stream(spec, ruleset, hero, policy, plan, executor=executor, progress=progress, columns=columns,

@@ -309,8 +309,8 @@ def job_of(spec: Any, ruleset: Any, hero: str, policy: Any, keep_rows: bool = Tr
 def play_games_with(executor: Any, spec: Any, ruleset: Any, hero: str, policy: Any, seed: int, start: int,
                     count: int, progress: Any = None, size: int | None = None) -> tuple[Any, dict[str, Any]]:
     """``runner.play_games`` through an executor: games ``start .. start+count-1`` as chunks of ``size`` games
-    (``runner.KERNEL_BATCH``) on the chunk path (``chunks.stream_rows``), put back in order: the per-game table
-    (with the derived columns) and the extras, the same as in this process."""
+    (default: the game's ``GameSpec.batch``) on the chunk path (``chunks.stream_rows``), put back in order: the
+    per-game table (with the derived columns) and the extras, the same as in this process."""
     from .chunks import stream_rows
 
     return stream_rows(spec, ruleset, hero, policy, seed, start, count, size=size, progress=progress,

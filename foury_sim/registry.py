@@ -114,6 +114,9 @@ class GameSpec:
       Dungeon Foury's Slaughter of Monsters): its run summary says so in place of a win rate of 0.
     * ``warm(ruleset)``, or None: compiles the game's other entry points (say, fights played outside the engine by
       its tests and tools); ``foury-sim warm`` calls it after ``simulate``, ``replay`` and ``odds``.
+    * ``kernel_batch``: the most games of one kernel call of a local run (``runner.chunk_size``), or None for
+      ``runner.KERNEL_BATCH``: a game whose kernel plays far faster than the others takes bigger calls, so that each
+      call's fixed costs (the tail where one thread waits for the other, the chunk's tables) stay small.
     """
 
     name: str
@@ -133,6 +136,7 @@ class GameSpec:
     warm: Callable[[Any], None] | None = None
     variant_title: Callable[[Any], str] | None = None
     no_win: Callable[[Any], str] | None = None
+    kernel_batch: int | None = None
 
     def title_of(self, ruleset: Any) -> str:
         """The title of what ``ruleset`` plays: its variant's (a campaign) when it is one, else the game's."""
@@ -143,6 +147,13 @@ class GameSpec:
     def mean_columns(self) -> tuple[str, ...]:
         """The per-game columns summarised as means (declared in ``outputs``)."""
         return self.outputs.mean_columns
+
+    @property
+    def batch(self) -> int:
+        """The most games of one kernel call (``kernel_batch``, default ``runner.KERNEL_BATCH``)."""
+        from .runner import KERNEL_BATCH
+
+        return self.kernel_batch or KERNEL_BATCH
 
     def check_hero(self, ruleset: Any, hero: str) -> str:
         heroes = self.heroes(ruleset)

@@ -303,8 +303,9 @@ def stop_requested() -> bool:
     return ev is not None and ev.is_set()
 
 
-#: Games per kernel call when the caller gives no batch: small enough that a call takes about a second or
-#: less (Ctrl-C is honoured between calls), large enough that the calls cost nothing measurable.
+#: Games per kernel call when the caller gives no batch (a game may set its own: ``GameSpec.kernel_batch``): small
+#: enough that a call takes about a second or less (Ctrl-C is honoured between calls), large enough that the
+#: calls cost nothing measurable.
 KERNEL_BATCH = 50_000
 
 
@@ -319,7 +320,7 @@ def simulate_games(spec: GameSpec, ruleset: Any, hero: str, policy: Policy, seed
     if batch is None:
         # about a hundred steps for a bar (kernel calls of 2,000 games or more cost nothing measurable)
         batch = max(PROGRESS_BATCH, count // 100) if progress is not None and progress.enabled else count
-    batch = max(1, min(batch, KERNEL_BATCH))
+    batch = max(1, min(batch, spec.batch))
     return in_worker(_simulate_batches, spec, ruleset, hero, policy, seed, start, count, progress, batch,
                      watch=policy_watch(policy))
 
@@ -431,11 +432,11 @@ def check_streamed_games(games: int, start: int = 0, where: str = "--games") -> 
     return games
 
 
-def chunk_size(games: int, progress: Progress | None) -> int:
-    """Games per chunk of a local run: one kernel call of at most ``KERNEL_BATCH`` games (about a hundred
-    steps for a progress bar)."""
+def chunk_size(games: int, progress: Progress | None, batch: int = KERNEL_BATCH) -> int:
+    """Games per chunk of a local run: one kernel call of at most ``batch`` games (the game's
+    ``GameSpec.batch``; about a hundred steps for a progress bar)."""
     size = max(PROGRESS_BATCH, games // 100) if progress is not None and progress.enabled else games
-    return max(1, min(size, KERNEL_BATCH))
+    return max(1, min(size, batch))
 
 
 def run(game: str, *, hero: str | None = None, policy: str | None = None, params: str | None = None,
@@ -485,7 +486,7 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
         sets=provenance.resolve_sets(sets, getattr(ruleset, "data", None)), map=map, options=opts,
         defaults=defaults, start=start, ruleset_given=given_ruleset)
     bar = Progress(games, enabled=progress) if progress is not False else None
-    plan = ch.plan_chunks(seed, start, games, chunk if chunk is not None else chunk_size(games, bar))
+    plan = ch.plan_chunks(seed, start, games, chunk if chunk is not None else chunk_size(games, bar, spec.batch))
     rows_wanted = keep_rows or out is not None
     if executor is None:
         def fn(c: ch.Chunk) -> ch.ChunkResult:

@@ -109,6 +109,30 @@ def test_parts_written_chunk_by_chunk_and_a_rerun_goes_on(tmp_path):
     assert played == [0, 600] and len(list(folder.glob("part-*.parquet"))) == 2
 
 
+def test_a_games_kernel_batch_sets_the_chunks_of_a_run(monkeypatch):
+    """A run without ``chunk`` plays kernel calls of the game's ``GameSpec.batch`` games (Delve's kernel_batch),
+    and the summary is the one of any other split."""
+    import dataclasses
+
+    from foury_sim import registry
+
+    spec = get_game("delve")
+    assert spec.batch == spec.kernel_batch > runner.KERNEL_BATCH  # Delve's fast kernel takes bigger calls
+    assert get_game("tactics").batch == runner.KERNEL_BATCH
+    small = dataclasses.replace(spec, kernel_batch=300)
+    monkeypatch.setitem(registry._GAMES, "delve", small)
+    played = []
+
+    def executor(fn, todo):
+        played.extend((c.start, c.count) for c in todo)
+        return ch.local_executor()(fn, todo)
+
+    res = runner.run("delve", games=1000, seed=5, progress=False, keep_rows=False, executor=executor)
+    assert played == [(0, 300), (300, 300), (600, 300), (900, 100)]
+    other = runner.run("delve", games=1000, seed=5, progress=False, keep_rows=False, chunk=1000)
+    assert _plain(res.summary) == _plain(other.summary)
+
+
 def test_chunk_job_is_picklable_and_plays_the_same_games():
     job = ch.job_for("delve", hero="none", policy="risk", params=None, rules=None, sets=["game.levels=9"],
                      map=None, options=None, keep_rows=True)
