@@ -176,8 +176,10 @@ def test_the_loot_field_redone_for_gone_sources_equals_a_new_sweep():
 
 
 def test_rooms_are_the_clear_regions_and_sees_is_line_of_sight():
-    """kernel.label_rooms numbers the 4-connected regions of clear tiles (-1 opaque), and kernel.sees (line of
-    sight, the line skipped between clear tiles of different rooms) equals grid.line_of_sight on every pair."""
+    """kernel.label_rooms numbers the 4-connected regions of clear tiles (-1 opaque; within an opaque border
+    without bounds checks), kernel.sees (line of sight, the line skipped between clear tiles of different rooms)
+    equals grid.line_of_sight on every pair, and kernel.in_line (a row or a column within reach, in sight: read
+    from the row and column tables, a straight walk) equals the same test on grid.line_of_sight."""
     from collections import namedtuple
 
     from foury_sim.games.tactics import kernel as K
@@ -186,12 +188,18 @@ def test_rooms_are_the_clear_regions_and_sees_is_line_of_sight():
     W = namedtuple("W", "wl wi wb")  # the rows of kernel.Work that label_rooms and sees use
     rng = np.random.default_rng(24)
     split = 0
-    for _ in range(12):
+    for trial in range(24):
         rows, cols = (int(x) for x in rng.integers(1, 9, 2))
         n = rows * cols
         w = W(np.zeros((K.W_L_ROWS, n), np.int64), np.zeros((K.W_I_ROWS, n), np.int32),
               np.zeros((K.W_B_ROWS, n), np.uint8))
         w.wb[K.W_OPQ] = rng.random(n) < rng.uniform(0.1, 0.6)
+        if trial % 2:  # an opaque border: label_rooms' unchecked path
+            for c in range(n):
+                if c < cols or c >= n - cols or c % cols in (0, cols - 1):
+                    w.wb[K.W_OPQ, c] = 1
+        w.wi[K.W_ROW] = np.arange(n) // cols
+        w.wi[K.W_COL] = np.arange(n) % cols
         plain(K.label_rooms)(w, rows, cols)
         opq, room = w.wb[K.W_OPQ], w.wi[K.W_ROOM]
         st = np.zeros(A.STATE_SIZE, np.int64)
@@ -203,6 +211,11 @@ def test_rooms_are_the_clear_regions_and_sees_is_line_of_sight():
                     assert room[a] == room[b]  # neighbours share a room: a room is a union of regions
                 los = line_of_sight(opq, rows, cols, a, b)
                 assert plain(K.sees)(w, st, a, b) == los, (rows, cols, a, b)
+                steps = abs(a // cols - b // cols) + abs(a % cols - b % cols)
+                straight = a // cols == b // cols or a % cols == b % cols
+                for reach in (0, 3, 9):
+                    want = reach > 0 and straight and steps <= reach and los
+                    assert plain(K.in_line)(None, w, st, a, b, reach) == want, (rows, cols, a, b, reach)
                 split += room[a] >= 0 and room[b] >= 0 and room[a] != room[b]
         # and one room per region: the number of rooms is the number of regions found by a flood fill
         seen = np.zeros(n, bool)
@@ -223,6 +236,33 @@ def test_rooms_are_the_clear_regions_and_sees_is_line_of_sight():
                         stack.append(nb)
         assert room.max() + 1 == regions
     assert split > 100, "pairs in different rooms are checked"
+
+
+def test_the_monster_field_equals_grid_distance_field():
+    """kernel.field (the monsters' field: without bounds checks when no edge tile is passable and the source is
+    off the edge) gives grid.distance_field's numbers: random grids, open and closed borders, any source."""
+    from foury_sim.games.tactics import kernel as K
+    from foury_sim.grid import distance_field
+
+    rng = np.random.default_rng(30)
+    unchecked = 0
+    for trial in range(600):
+        rows, cols = int(rng.integers(1, 10)), int(rng.integers(1, 10))
+        n = rows * cols
+        pas = (rng.random(n) < rng.uniform(0.3, 1.0)).astype(np.uint8)
+        if trial % 2 and rows >= 3 and cols >= 3:
+            for c in range(n):
+                if c < cols or c >= n - cols or c % cols in (0, cols - 1):
+                    pas[c] = 0
+        src = int(rng.integers(-1, n + 1))
+        want = np.zeros(n, np.int32)
+        got = np.full(n, 7, np.int32)
+        distance_field(pas, rows, cols, src, want)
+        plain(K.field)(pas, rows, cols, src, got)
+        assert np.array_equal(got, want), (trial, rows, cols, src)
+        unchecked += bool(trial % 2 and rows >= 3 and cols >= 3 and 0 <= src < n and 0 < src // cols < rows - 1
+                          and 0 < src % cols < cols - 1)
+    assert unchecked > 50
 
 
 def test_every_writer_of_opacity_relabels_the_rooms():
@@ -252,7 +292,7 @@ def test_every_writer_of_opacity_relabels_the_rooms():
         assert not aliased, f"{name} keeps the opacity row under another name"
         if name != "label_rooms":
             assert not writes(fn, "W_ROOM"), f"{name} writes the rooms"
-            assert "W_ROOM" not in ast.unparse(fn) or name == "sees", f"{name} uses the rooms"
+            assert "W_ROOM" not in ast.unparse(fn) or name in ("sees", "in_line"), f"{name} uses the rooms"
 
 
 _FIELDS_FRESH = """

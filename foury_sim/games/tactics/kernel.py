@@ -200,7 +200,9 @@ W_DL = 4  # steps to the nearest thing to loot (cached per map version)
 W_MG = 5  # walking monsters' steps to the player (cached per map version and player tile)
 W_ML = 6  # flying and lava-immune monsters' steps to the player (same)
 W_ROOM = 7  # the clear tiles' rooms (``label_rooms``: kept by every write of the opacity), -1 opaque
-W_I_ROWS = 8
+W_ROW = 8  # each tile's row (``setup``): the menus' distances and lines without a division
+W_COL = 9  # each tile's column (same)
+W_I_ROWS = 10
 # rows of ``Work.wb`` (uint8)
 W_OPQ = 0  # walls and closed doors
 W_PAS = 1  # the player's passability (route_fields; kept while S_PASV stands)
@@ -268,16 +270,43 @@ def dist1(cols, a, b):
 
 
 @njit(cache=CACHE, _nrt=False)
+def dist_rc(w, a, b):
+    """``dist1`` read from the row and column tables (``W_ROW``, ``W_COL``): no division."""
+    return abs(w.wi[W_ROW, a] - w.wi[W_ROW, b]) + abs(w.wi[W_COL, a] - w.wi[W_COL, b])
+
+
+@njit(cache=CACHE, _nrt=False)
 def in_line(g, w, st, a, b, reach):
-    """Whether ``b`` is within ``reach`` steps of ``a`` along a row or a column, in line of sight."""
-    cols = st[A.S_COLS]
+    """Whether ``b`` is within ``reach`` steps of ``a`` along a row or a column, in line of sight: ``sees`` for
+    a line along a row or a column, which walks the tiles strictly between (grid.line_of_sight's Bresenham line
+    is that straight walk, with no diagonal step for the corner rule, and the line back passes the same tiles)."""
     if reach <= 0:
         return False
-    if a // cols != b // cols and a % cols != b % cols:
+    ra = w.wi[W_ROW, a]
+    rb = w.wi[W_ROW, b]
+    ca = w.wi[W_COL, a]
+    cb = w.wi[W_COL, b]
+    if ra != rb and ca != cb:
         return False
-    if dist1(cols, a, b) > reach:
+    d = abs(ra - rb) + abs(ca - cb)
+    if d > reach:
         return False
-    return sees(w, st, a, b)
+    ma = w.wi[W_ROOM, a]
+    mb = w.wi[W_ROOM, b]
+    if ma >= 0 and mb >= 0 and ma != mb:
+        return False
+    if d <= 1:
+        return True
+    if ra == rb:
+        step = 1 if cb > ca else -1
+    else:
+        step = st[A.S_COLS] if rb > ra else -st[A.S_COLS]
+    c = a + step
+    while c != b:
+        if w.wb[W_OPQ, c] != 0:
+            return False
+        c += step
+    return True
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -389,6 +418,17 @@ def _partner(c, ta, tb):
 
 
 @njit(cache=CACHE, _nrt=False)
+def _nb5(rows, cols, c, k, inner, ta, tb):
+    """``unspread``'s ``k``-th neighbour of ``c`` (0-3 as grid.neighbour, 4 the teleporter partner), -1 none; with
+    ``inner`` (every cell it is asked about is off the grid's edge) without a division."""
+    if k == 4:
+        return _partner(c, ta, tb)
+    if inner:
+        return c - cols if k == 0 else (c + 1 if k == 1 else (c + cols if k == 2 else c - 1))
+    return neighbour(rows, cols, c, k)
+
+
+@njit(cache=CACHE, _nrt=False)
 def unspread(pas, rows, cols, ta, tb, out, q, sd, gone):
     """``out`` (a field of ``spread`` over ``pas``) made the field of its sources but the ``gone`` ones (``q``
     holds them on entry, their ``out`` 0), over the same ``pas``: the same numbers as a new sweep, redone only
@@ -399,7 +439,18 @@ def unspread(pas, rows, cols, ta, tb, out, q, sd, gone):
     from it is). The others keep their distance (a nearest source of theirs stays, and sources only go away).
     The found tiles are cleared and swept again from their neighbours that keep a distance (``sd``), taken in
     order of distance, merged with the sweep's queue so that the queue stays in order of distance. ``sd``
-    needs ``rows * cols`` entries."""
+    needs ``rows * cols`` entries. Every tile it looks at is passable or on the field (a source), so when no
+    edge tile is either, no neighbour is off the grid (``inner``: no bounds checks, no divisions)."""
+    last = cols - 1
+    bottom = rows - 1
+    inner = rows >= 3 and cols >= 3
+    if inner:
+        for x in range(cols):
+            if pas[x] != 0 or out[x] >= 0 or pas[bottom * cols + x] != 0 or out[bottom * cols + x] >= 0:
+                inner = False
+        for r in range(rows):
+            if pas[r * cols] != 0 or out[r * cols] >= 0 or pas[r * cols + last] != 0 or out[r * cols + last] >= 0:
+                inner = False
     # 1. the tiles to redo: marked -2 - distance while found, q[0:tail] in the order found
     for i in range(gone):
         out[q[i]] = -2
@@ -410,7 +461,7 @@ def unspread(pas, rows, cols, ta, tb, out, q, sd, gone):
         head += 1
         d = -2 - out[c] + 1
         for k in range(5):
-            nb = neighbour(rows, cols, c, k) if k < 4 else _partner(c, ta, tb)
+            nb = _nb5(rows, cols, c, k, inner, ta, tb)
             if nb >= 0 and out[nb] == d and pas[nb] != 0:
                 out[nb] = -2 - d
                 q[tail] = nb
@@ -422,7 +473,7 @@ def unspread(pas, rows, cols, ta, tb, out, q, sd, gone):
     for i in range(tail):
         c = q[i]
         for k in range(5):
-            nb = neighbour(rows, cols, c, k) if k < 4 else _partner(c, ta, tb)
+            nb = _nb5(rows, cols, c, k, inner, ta, tb)
             if nb >= 0 and out[nb] >= 0:
                 out[nb] = -2 - out[nb]
                 sd[ns] = nb
@@ -453,7 +504,7 @@ def unspread(pas, rows, cols, ta, tb, out, q, sd, gone):
             break
         d = out[c] + 1
         for k in range(5):
-            nb = neighbour(rows, cols, c, k) if k < 4 else _partner(c, ta, tb)
+            nb = _nb5(rows, cols, c, k, inner, ta, tb)
             if nb >= 0:
                 tail = _reach(pas, out, q, tail, nb, d)
 
@@ -520,6 +571,15 @@ def label_rooms(w, rows, cols):
     q = w.wl[W_Q]
     for c in range(n):
         room[c] = -1
+    # inside an opaque border no clear tile is on the edge: its neighbours need no bounds checks (``_nb5``)
+    inner = rows >= 3 and cols >= 3
+    if inner:
+        for x in range(cols):
+            if w.wb[W_OPQ, x] == 0 or w.wb[W_OPQ, (rows - 1) * cols + x] == 0:
+                inner = False
+        for r in range(rows):
+            if w.wb[W_OPQ, r * cols] == 0 or w.wb[W_OPQ, r * cols + cols - 1] == 0:
+                inner = False
     k = 0
     for c0 in range(n):
         if room[c0] >= 0 or w.wb[W_OPQ, c0] != 0:
@@ -532,7 +592,7 @@ def label_rooms(w, rows, cols):
             c = q[head]
             head += 1
             for j in range(4):
-                nb = neighbour(rows, cols, c, j)
+                nb = _nb5(rows, cols, c, j, inner, -1, -1)
                 if nb >= 0 and room[nb] < 0 and w.wb[W_OPQ, nb] == 0:
                     room[nb] = k
                     q[tail] = nb
@@ -968,6 +1028,53 @@ def fight(g, w, st, dice, slot, mode, players_turn):
 
 
 # --- monster movement ---------------------------------------------------------------------------------------
+@njit(cache=CACHE, _nrt=False)
+def field(passable, rows, cols, src, out):
+    """grid.distance_field (the same numbers: a breadth-first sweep, the queue threaded through ``out``); when no
+    edge tile is passable and ``src`` is off the edge, every neighbour it looks at is on the grid, so it takes
+    them without bounds checks or divisions."""
+    n = rows * cols
+    inner = rows >= 3 and cols >= 3 and src >= 0 and src < n
+    if inner:
+        r0 = src // cols
+        x0 = src - r0 * cols
+        inner = r0 > 0 and r0 < rows - 1 and x0 > 0 and x0 < cols - 1
+        for x in range(cols):
+            if passable[x] != 0 or passable[(rows - 1) * cols + x] != 0:
+                inner = False
+        for r in range(rows):
+            if passable[r * cols] != 0 or passable[r * cols + cols - 1] != 0:
+                inner = False
+    if not inner:
+        distance_field(passable, rows, cols, src, out)
+        return
+    for i in range(n):
+        out[i] = -1
+    none = -2 - n
+    out[src] = none
+    head = src
+    tail = src
+    last = src  # the last queued cell of the current layer
+    d = 0
+    while head != n:
+        nxt = -2 - out[head]
+        out[head] = d
+        for k in range(4):
+            nb = head - cols if k == 0 else (head + 1 if k == 1 else (head + cols if k == 2 else head - 1))
+            if passable[nb] == 0 or out[nb] != -1:
+                continue
+            out[nb] = none
+            if nxt == n:
+                nxt = nb
+            else:
+                out[tail] = -2 - nb
+            tail = nb
+        if head == last:
+            d += 1
+            last = tail
+        head = nxt
+
+
 @njit(cache=CACHE, inline="always", _nrt=False)
 def mon_field_fresh(st, lava):
     """Whether ``mon_field`` holds the field of this map version and player tile (its callers test this first:
@@ -989,7 +1096,7 @@ def mon_field(g, w, st, lava):
             t = tile(g, c)
             ok = t != A.T_WALL and (t != A.T_LAVA or lava) and w.wl[W_TH, c] == A.X_NONE
             w.wb[W_MPAS, c] = 1 if ok else 0
-        distance_field(w.wb[W_MPAS], st[A.S_ROWS], st[A.S_COLS], st[A.S_CELL], out)
+        field(w.wb[W_MPAS], st[A.S_ROWS], st[A.S_COLS], st[A.S_CELL], out)
         st[slot] = key
 
 
@@ -1283,7 +1390,7 @@ def player_menu(g, w, st):
                 continue
             b = mslot(i)
             cell = st[b + A.MF_CELL]
-            if dist1(cols, p, cell) == 1 or in_line(g, w, st, p, cell, reach):
+            if dist_rc(w, p, cell) == 1 or in_line(g, w, st, p, cell, reach):
                 n = add_row(opts, n, A.A_ATTACK, i, cell, g.rules[R_ATTACK], dg[cell], dl[cell], st[b + A.MF_HP],
                             i)
     # interactions
@@ -1603,12 +1710,12 @@ def dm_menu(g, w, st, ap):
             continue
         kind = st[b + A.MF_KIND]
         cell = st[b + A.MF_CELL]
-        adj = dist1(cols, cell, p) == 1
+        adj = dist_rc(w, cell, p) == 1
         atk = g.mons[kind, M_AP_ATTACK]
         if adj and atk <= ap:
             n = add_row(opts, n, A.A_M_ATTACK, i, p, atk, 0, -1, g.mons[kind, M_DICE], i)
         if not adj and atk <= ap and in_line(g, w, st, cell, p, g.mons[kind, M_RANGE]):
-            n = add_row(opts, n, A.A_M_SHOOT, i, p, atk, dist1(cols, cell, p), -1, g.mons[kind, M_DICE], i)
+            n = add_row(opts, n, A.A_M_SHOOT, i, p, atk, dist_rc(w, cell, p), -1, g.mons[kind, M_DICE], i)
         if not adj:
             lava = lava_ok(g, kind)
             if not mon_field_fresh(st, lava):
@@ -1706,6 +1813,10 @@ def setup(g, w, st):
     st[A.S_MC_G] = -1
     st[A.S_MC_L] = -1
     st[A.S_D1_SRC] = -1
+    for r in range(rows):
+        for x in range(cols):
+            w.wi[W_ROW, r * cols + x] = r
+            w.wi[W_COL, r * cols + x] = x
     t0 = lv_thing(lv)
     for c in range(rows * cols):
         w.wl[W_TH, c] = lv[t0 + c]
