@@ -53,12 +53,14 @@ def distance_field(passable, rows, cols, src, out):
 
     Breadth-first, allocating nothing (kernels may run without numba's runtime): the queue is a linked list
     threaded through ``out`` itself. A queued cell holds ``-2 - next`` (``next = n``: none), a reached cell its
-    distance, an unseen cell -1."""
+    distance, an unseen cell -1. When no edge tile is passable and ``src`` is off the edge (a walled map), every
+    neighbour the sweep looks at is on the grid: it takes them without bounds checks or divisions."""
     n = rows * cols
     for i in range(n):
         out[i] = -1
     if src < 0 or src >= n:
         return
+    walled = enclosed(passable, rows, cols, src)
     none = -2 - n
     out[src] = none
     head = src
@@ -69,8 +71,13 @@ def distance_field(passable, rows, cols, src, out):
         nxt = -2 - out[head]
         out[head] = d
         for k in range(4):
-            nb = neighbour(rows, cols, head, k)
-            if nb < 0 or passable[nb] == 0 or out[nb] != -1:
+            if walled:
+                nb = head - cols if k == 0 else (head + 1 if k == 1 else (head + cols if k == 2 else head - 1))
+            else:
+                nb = neighbour(rows, cols, head, k)
+                if nb < 0:
+                    continue
+            if passable[nb] == 0 or out[nb] != -1:
                 continue
             out[nb] = none
             if nxt == n:
@@ -82,6 +89,25 @@ def distance_field(passable, rows, cols, src, out):
             d += 1
             last = tail
         head = nxt
+
+
+@njit(cache=CACHE, _nrt=False)
+def enclosed(passable, rows, cols, src):
+    """Whether no edge tile of the grid is passable and ``src`` is off the edge (then a 4-neighbour sweep from
+    ``src`` never leaves the grid)."""
+    if rows < 3 or cols < 3 or src < 0 or src >= rows * cols:
+        return False
+    r0 = src // cols
+    x0 = src - r0 * cols
+    if r0 == 0 or r0 == rows - 1 or x0 == 0 or x0 == cols - 1:
+        return False
+    for x in range(cols):
+        if passable[x] != 0 or passable[(rows - 1) * cols + x] != 0:
+            return False
+    for r in range(rows):
+        if passable[r * cols] != 0 or passable[r * cols + cols - 1] != 0:
+            return False
+    return True
 
 
 #: ``distance_field_w`` queues tiles whose costs are at most this (water, plate mail: 2 to 8); larger costs

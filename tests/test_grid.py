@@ -105,6 +105,29 @@ def test_distance_field_matches_naive_bfs_on_random_grids():
         assert out.tolist() == naive_field(np.where(passable != 0, 1, 0), rows, cols, src)
 
 
+@BOTH
+def test_distance_field_on_walled_grids_matches_naive_bfs(py):
+    """The walled-map path (no edge tile passable, ``src`` off the edge: no bounds checks) and the checked path
+    give the textbook numbers: random grids, open and walled borders, any source (also off the grid)."""
+    rng = np.random.default_rng(30)
+    walled = 0
+    for trial in range(300 if py else 600):
+        rows, cols = int(rng.integers(1, 10)), int(rng.integers(1, 10))
+        n = rows * cols
+        pas = (rng.random(n) < rng.uniform(0.3, 1.0)).astype(np.uint8)
+        if trial % 2 and rows >= 3 and cols >= 3:
+            for c in range(n):
+                if c < cols or c >= n - cols or c % cols in (0, cols - 1):
+                    pas[c] = 0
+        src = int(rng.integers(-1, n + 1))
+        got = np.full(n, 7, np.int32)
+        fn("distance_field", py)(pas, rows, cols, src, got)
+        want = naive_field(np.where(pas != 0, 1, 0), rows, cols, src) if 0 <= src < n else [-1] * n
+        assert got.tolist() == want, (trial, rows, cols, src)
+        walled += bool(fn("enclosed", py)(pas, rows, cols, src))
+    assert walled > 25
+
+
 def naive_field(cost, rows, cols, src):
     """Dijkstra the textbook way (a list as the queue): the reference for both fields."""
     n = rows * cols

@@ -238,33 +238,6 @@ def test_rooms_are_the_clear_regions_and_sees_is_line_of_sight():
     assert split > 100, "pairs in different rooms are checked"
 
 
-def test_the_monster_field_equals_grid_distance_field():
-    """kernel.field (the monsters' field: without bounds checks when no edge tile is passable and the source is
-    off the edge) gives grid.distance_field's numbers: random grids, open and closed borders, any source."""
-    from foury_sim.games.tactics import kernel as K
-    from foury_sim.grid import distance_field
-
-    rng = np.random.default_rng(30)
-    unchecked = 0
-    for trial in range(600):
-        rows, cols = int(rng.integers(1, 10)), int(rng.integers(1, 10))
-        n = rows * cols
-        pas = (rng.random(n) < rng.uniform(0.3, 1.0)).astype(np.uint8)
-        if trial % 2 and rows >= 3 and cols >= 3:
-            for c in range(n):
-                if c < cols or c >= n - cols or c % cols in (0, cols - 1):
-                    pas[c] = 0
-        src = int(rng.integers(-1, n + 1))
-        want = np.zeros(n, np.int32)
-        got = np.full(n, 7, np.int32)
-        distance_field(pas, rows, cols, src, want)
-        plain(K.field)(pas, rows, cols, src, got)
-        assert np.array_equal(got, want), (trial, rows, cols, src)
-        unchecked += bool(trial % 2 and rows >= 3 and cols >= 3 and 0 <= src < n and 0 < src // cols < rows - 1
-                          and 0 < src % cols < cols - 1)
-    assert unchecked > 50
-
-
 def test_every_writer_of_opacity_relabels_the_rooms():
     """The rooms (``w.wi[W_ROOM]``: ``sees`` skips the line between rooms) stay true to the opacity
     (``w.wb[W_OPQ]``): every kernel function that writes the opacity calls ``label_rooms`` after its last write,

@@ -1028,53 +1028,6 @@ def fight(g, w, st, dice, slot, mode, players_turn):
 
 
 # --- monster movement ---------------------------------------------------------------------------------------
-@njit(cache=CACHE, _nrt=False)
-def field(passable, rows, cols, src, out):
-    """grid.distance_field (the same numbers: a breadth-first sweep, the queue threaded through ``out``); when no
-    edge tile is passable and ``src`` is off the edge, every neighbour it looks at is on the grid, so it takes
-    them without bounds checks or divisions."""
-    n = rows * cols
-    inner = rows >= 3 and cols >= 3 and src >= 0 and src < n
-    if inner:
-        r0 = src // cols
-        x0 = src - r0 * cols
-        inner = r0 > 0 and r0 < rows - 1 and x0 > 0 and x0 < cols - 1
-        for x in range(cols):
-            if passable[x] != 0 or passable[(rows - 1) * cols + x] != 0:
-                inner = False
-        for r in range(rows):
-            if passable[r * cols] != 0 or passable[r * cols + cols - 1] != 0:
-                inner = False
-    if not inner:
-        distance_field(passable, rows, cols, src, out)
-        return
-    for i in range(n):
-        out[i] = -1
-    none = -2 - n
-    out[src] = none
-    head = src
-    tail = src
-    last = src  # the last queued cell of the current layer
-    d = 0
-    while head != n:
-        nxt = -2 - out[head]
-        out[head] = d
-        for k in range(4):
-            nb = head - cols if k == 0 else (head + 1 if k == 1 else (head + cols if k == 2 else head - 1))
-            if passable[nb] == 0 or out[nb] != -1:
-                continue
-            out[nb] = none
-            if nxt == n:
-                nxt = nb
-            else:
-                out[tail] = -2 - nb
-            tail = nb
-        if head == last:
-            d += 1
-            last = tail
-        head = nxt
-
-
 @njit(cache=CACHE, inline="always", _nrt=False)
 def mon_field_fresh(st, lava):
     """Whether ``mon_field`` holds the field of this map version and player tile (its callers test this first:
@@ -1096,7 +1049,7 @@ def mon_field(g, w, st, lava):
             t = tile(g, c)
             ok = t != A.T_WALL and (t != A.T_LAVA or lava) and w.wl[W_TH, c] == A.X_NONE
             w.wb[W_MPAS, c] = 1 if ok else 0
-        field(w.wb[W_MPAS], st[A.S_ROWS], st[A.S_COLS], st[A.S_CELL], out)
+        distance_field(w.wb[W_MPAS], st[A.S_ROWS], st[A.S_COLS], st[A.S_CELL], out)
         st[slot] = key
 
 
