@@ -127,6 +127,9 @@ def untyped(specs: list[str]) -> None:
 if __name__ == "__main__":
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # a stopped compile still prints its table
     args = sys.argv[1:]
+    if not args or "-h" in args or "--help" in args:
+        print(__doc__)
+        sys.exit(0)
     if "--untyped" in args:
         untyped([a for a in args if a != "--untyped"])
         sys.exit(0)
