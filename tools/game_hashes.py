@@ -12,8 +12,10 @@ The baseline is ``tests/data/game_hashes.json`` (one entry per game count: 2000 
 ``tests/test_game_hashes.py`` checks the 2000-game entry.
 Each (game, hero, policy) cell hashes every per-game column (name and int64 values, in name order)
 and every run-level extra of ``--games`` games of stream ``--seed``, with the policy's default parameters.
-A game with run options that pick another built-in opponent (Tactics' Dungeon Master, ``--dm``) also has
-one cell per (hero, policy) under each of those (``RUN_VARIANTS``), named ``hero/policy option=value``.
+A game with run options that pick another built-in opponent (Tactics' Dungeon Master, ``--dm``) or another
+variant (Dungeon Foury's campaigns, ``--campaign``, and its 2-player mode, ``set=two_player.players=2``) also has
+cells under each of those (``RUN_VARIANTS``), named ``hero/policy option=value`` (for Dungeon Foury's variants
+the default hero only: ``VARIANTS_DEFAULT_HERO``).
 """
 
 from __future__ import annotations
@@ -34,7 +36,13 @@ BASELINE = ROOT / "tests" / "data" / "game_hashes.json"
 #: policy that is not the default, so that speed work on the opponent's side is checked too.
 RUN_VARIANTS: dict[str, list[dict[str, str]]] = {
     "tactics": [{"dm": "ruthless"}],  # the default Dungeon Master is by_the_book (tactics.DM_POLICIES)
+    # Dungeon Foury's campaigns (``--campaign``) and its 2-player mode (``set``: a ruleset override, ``--set``)
+    "foury": [{"campaign": c} for c in ("inout", "slaughter", "santa", "kraken")]
+    + [{"set": "two_player.players=2"}],
 }
+#: Games whose variants are hashed for the default hero only (every built-in policy): the variant's own rules are
+#: what they add, and a cell per hero would multiply the suite's time.
+VARIANTS_DEFAULT_HERO = {"foury"}
 
 
 def cell_hash(df, extras: dict[str, np.ndarray]) -> str:
@@ -61,9 +69,13 @@ def game_hashes(games: int = 2000, seed: int = 1, only: list[str] | None = None)
         spec = get_game(name)
         cells: dict[str, str] = {}
         for variant in [{}, *RUN_VARIANTS.get(name, [])]:
-            rs = spec.load_ruleset(None, None, None, **variant)
+            opts = {k: v for k, v in variant.items() if k != "set"}
+            rs = spec.load_ruleset(None, [variant["set"]] if "set" in variant else None, None, **opts)
             tag = "".join(f" {k}={v}" for k, v in variant.items())
-            for hero in spec.heroes(rs):
+            heroes = spec.heroes(rs)
+            if variant and name in VARIANTS_DEFAULT_HERO:
+                heroes = [spec.default_hero]
+            for hero in heroes:
                 for pol in spec.policies:
                     if pol == "search":  # thousands of plays per game (docs/search.md): tests/test_search.py
                         continue
