@@ -91,6 +91,23 @@ def distance_field(passable, rows, cols, src, out):
         head = nxt
 
 
+@njit(cache=CACHE, inline="always", _nrt=False)
+def edge_within(a, rows, cols, lo, hi):
+    """Whether every edge tile of the grid has ``lo <= a[tile] <= hi`` (the test of a sweep's unchecked path: no
+    tile it looks at is on the edge, so no neighbour is off the grid). Inlined: callers pass constants."""
+    for x in range(cols):
+        v = a[x]
+        w = a[(rows - 1) * cols + x]
+        if v < lo or v > hi or w < lo or w > hi:
+            return False
+    for r in range(rows):
+        v = a[r * cols]
+        w = a[r * cols + cols - 1]
+        if v < lo or v > hi or w < lo or w > hi:
+            return False
+    return True
+
+
 @njit(cache=CACHE, _nrt=False)
 def enclosed(passable, rows, cols, src):
     """Whether no edge tile of the grid is passable and ``src`` is off the edge (then a 4-neighbour sweep from
@@ -101,13 +118,7 @@ def enclosed(passable, rows, cols, src):
     x0 = src - r0 * cols
     if r0 == 0 or r0 == rows - 1 or x0 == 0 or x0 == cols - 1:
         return False
-    for x in range(cols):
-        if passable[x] != 0 or passable[(rows - 1) * cols + x] != 0:
-            return False
-    for r in range(rows):
-        if passable[r * cols] != 0 or passable[r * cols + cols - 1] != 0:
-            return False
-    return True
+    return edge_within(passable, rows, cols, 0, 0)
 
 
 #: ``distance_field_w`` queues tiles whose costs are at most this (water, plate mail: 2 to 8); larger costs

@@ -128,6 +128,17 @@ def test_distance_field_on_walled_grids_matches_naive_bfs(py):
     assert walled > 25
 
 
+@BOTH
+def test_edge_within_reads_every_edge_tile_and_only_those(py):
+    rng = np.random.default_rng(31)
+    for _ in range(200):
+        rows, cols = int(rng.integers(1, 8)), int(rng.integers(1, 8))
+        a = rng.integers(-3, 4, rows * cols)
+        lo, hi = sorted(int(v) for v in rng.integers(-3, 4, 2))
+        edge = [r * cols + c for r in range(rows) for c in range(cols) if r in (0, rows - 1) or c in (0, cols - 1)]
+        assert fn("edge_within", py)(a, rows, cols, lo, hi) == all(lo <= a[c] <= hi for c in edge), (rows, cols)
+
+
 def naive_field(cost, rows, cols, src):
     """Dijkstra the textbook way (a list as the queue): the reference for both fields."""
     n = rows * cols

@@ -25,7 +25,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from ...config import CACHE, CHUNK, JIT_DISABLED
-from ...grid import distance_field, first_step, line_of_sight, neighbour
+from ...grid import distance_field, edge_within, first_step, line_of_sight, neighbour
 from ...policy import POLICY_TYPE, USER_POLICY_ID
 from ...rng import d6, roll, seed_stream
 from ...tracing import trace_row
@@ -359,14 +359,8 @@ def spread(pas, rows, cols, ta, tb, out, q, tail):
     # inside a closed border (no passable edge cell, no queued cell on the edge) every neighbour is on the grid
     last = cols - 1
     bottom = rows - 1
-    inner = rows >= 3 and cols >= 3
+    inner = rows >= 3 and cols >= 3 and edge_within(pas, rows, cols, 0, 0)
     if inner:
-        for x in range(cols):
-            if pas[x] != 0 or pas[bottom * cols + x] != 0:
-                inner = False
-        for r in range(rows):
-            if pas[r * cols] != 0 or pas[r * cols + last] != 0:
-                inner = False
         for i in range(tail):
             r = q[i] // cols
             x = q[i] - r * cols
@@ -441,16 +435,8 @@ def unspread(pas, rows, cols, ta, tb, out, q, sd, gone):
     order of distance, merged with the sweep's queue so that the queue stays in order of distance. ``sd``
     needs ``rows * cols`` entries. Every tile it looks at is passable or on the field (a source), so when no
     edge tile is either, no neighbour is off the grid (``inner``: no bounds checks, no divisions)."""
-    last = cols - 1
-    bottom = rows - 1
-    inner = rows >= 3 and cols >= 3
-    if inner:
-        for x in range(cols):
-            if pas[x] != 0 or out[x] >= 0 or pas[bottom * cols + x] != 0 or out[bottom * cols + x] >= 0:
-                inner = False
-        for r in range(rows):
-            if pas[r * cols] != 0 or out[r * cols] >= 0 or pas[r * cols + last] != 0 or out[r * cols + last] >= 0:
-                inner = False
+    inner = (rows >= 3 and cols >= 3 and edge_within(pas, rows, cols, 0, 0)
+             and edge_within(out, rows, cols, -(1 << 62), -1))
     # 1. the tiles to redo: marked -2 - distance while found, q[0:tail] in the order found
     for i in range(gone):
         out[q[i]] = -2
@@ -572,14 +558,7 @@ def label_rooms(w, rows, cols):
     for c in range(n):
         room[c] = -1
     # inside an opaque border no clear tile is on the edge: its neighbours need no bounds checks (``_nb5``)
-    inner = rows >= 3 and cols >= 3
-    if inner:
-        for x in range(cols):
-            if w.wb[W_OPQ, x] == 0 or w.wb[W_OPQ, (rows - 1) * cols + x] == 0:
-                inner = False
-        for r in range(rows):
-            if w.wb[W_OPQ, r * cols] == 0 or w.wb[W_OPQ, r * cols + cols - 1] == 0:
-                inner = False
+    inner = rows >= 3 and cols >= 3 and edge_within(w.wb[W_OPQ], rows, cols, 1, 255)
     k = 0
     for c0 in range(n):
         if room[c0] >= 0 or w.wb[W_OPQ, c0] != 0:
