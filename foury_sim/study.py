@@ -639,7 +639,6 @@ def win_bits(df: pd.DataFrame) -> str | None:
     A few kB per cell (5 kB for 40,000 games); the report's paired tests and pooled intervals need
     them, because cells share game indices. None when the games are not exactly 0..n-1.
     """
-
     if "win" not in df or "game" not in df:
         return None
     order = np.argsort(df["game"].to_numpy(), kind="stable")
