@@ -6,6 +6,7 @@ import contextlib
 import functools
 import os
 import sys
+import threading
 
 #: Cache compiled kernels on disk so a second process starts fast.
 CACHE: bool = os.environ.get("FOURY_SIM_NO_CACHE", "") == ""
@@ -15,8 +16,9 @@ FASTMATH: bool = False
 JIT_DISABLED: bool = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
 #: Games handed to one ``prange`` iteration; scratch state is allocated once per chunk.
 CHUNK: int = 256
-
-
+#: Run LLVM's module passes once per entry point, not again inside every callee compiled on the way
+#: (``lean_link``); ``FOURY_SIM_FULL_LINK=1`` keeps numba's default (to measure the trade).
+LEAN_LINK: bool = os.environ.get("FOURY_SIM_FULL_LINK", "") in ("", "0")
 
 #: Core modules whose code ends up inside compiled kernels.
 KERNEL_CORE = ("config.py", "rng.py", "policy.py", "tracing.py", "grid.py", "search.py")
@@ -40,7 +42,58 @@ def _source_hash(packages: tuple[str, ...]) -> str:
     for p in files:
         h.update(p.relative_to(root).as_posix().encode())
         h.update(p.read_bytes())
+    if not LEAN_LINK:  # the same games either way; a measure of numba's default must not load the lean code
+        h.update(b"full-link")
     return h.hexdigest()[:16]
+
+
+_COMPILING = threading.local()  # how deep this thread is in numba's compiles (a caller types its callees inside)
+
+
+def lean_link() -> bool:
+    """Optimise each compiled tree once, at its entry point (True when installed).
+
+    numba compiles every ``@njit`` callee a caller reaches into its own library, links the callees' libraries
+    into it, and runs LLVM's module passes (O3) over the whole linked module; so a function near the root paid
+    for every function under it once more, and the entry point optimised them all again. This keeps LLVM's
+    per-function passes on every compile and runs the module passes only on a compile started from Python (depth
+    1 of numba's ``numba:compile`` events): the entry's module, which links everything, is optimised once, as
+    numba does for it anyway. The code is the same program (LLVM passes keep its semantics; the games hash the
+    same, ``tools/game_hashes.py``); a callee compiled on the way and later called alone from Python runs its
+    function-optimised code. A numba without the private method is left as it is (False)."""
+    if not LEAN_LINK or JIT_DISABLED:
+        return False
+    global _LEAN_INSTALLED
+    if _LEAN_INSTALLED:
+        return True
+    try:
+        from numba.core import codegen, event
+    except ImportError:
+        return False
+    full = getattr(codegen.CPUCodeLibrary, "_optimize_final_module", None)
+    if full is None:
+        return False
+
+    class Depth(event.Listener):
+        def on_start(self, ev) -> None:
+            _COMPILING.depth = getattr(_COMPILING, "depth", 0) + 1
+
+        def on_end(self, ev) -> None:
+            _COMPILING.depth = getattr(_COMPILING, "depth", 1) - 1
+
+    def optimize_final_module(self) -> None:
+        if getattr(_COMPILING, "depth", 0) > 1:
+            return  # a callee: its code is optimised inside its entry point's module
+        optimize_final_module.full(self)
+
+    event.register("numba:compile", Depth())
+    optimize_final_module.full = full  # numba's own (an attribute: a test or a measure can wrap it)
+    codegen.CPUCodeLibrary._optimize_final_module = optimize_final_module
+    _LEAN_INSTALLED = True
+    return True
+
+
+_LEAN_INSTALLED = False
 
 
 def _base_dir() -> str:
@@ -87,6 +140,7 @@ def use_cache(module: str):
     """Decorate kernels inside this block with a cache directory keyed by the sources of the game package
     of ``module`` (pass ``__name__``)."""
     packages = (package_of(module),)
+    lean_link()
     if not CACHE or _USER_CACHE_DIR:
         yield
         return
