@@ -1205,37 +1205,51 @@ def _spread(board, st, rm, dist, q, tail, want, left):
 
 
 @njit(cache=CACHE, _nrt=False)
-def add_option(board, st, rm, sc, opts, n, kind, frm, to, d, path):
-    R, T, geo, arrows = board
+def add_option(opts, n, kind, frm, to, d, path):
+    """A move option's row: who goes where (the rest of its columns are filled by ``option_columns``, once for
+    every row, when the menu is complete: nothing they read changes while the menu is built). Few arguments:
+    numba passes every array as its flattened struct, and this is called for every row."""
     if n >= opts.shape[0]:
         return n
-    foe = first_foe(R, rm, to)
     opts[n, O_KIND] = kind
     opts[n, O_FROM] = frm
     opts[n, O_TO] = to
     opts[n, O_DIR] = d
     opts[n, O_PATH] = path
-    opts[n, O_GOAL] = BIG  # filled in by goal_distances once every option is known
-    opts[n, O_SECTOR] = geo[to, 4]
-    opts[n, O_FOE] = foe
-    opts[n, O_FOE_STR] = foe_strength(T, st, foe) if foe >= 0 else 0
-    opts[n, O_ITEMS] = item_count(rm, to)
-    opts[n, O_REQ] = 1 if (st[S_PHASE] == 0 and sc[SC_MASK, to] == 1) else 0
-    opts[n, O_NEW] = 0 if rm[to, RM_STATE] & EXPLORED else 1
-    opts[n, O_EXIT] = 1 if (st[S_PHASE] == 2 and sc[SC_MASK, to] == 1) else 0
-    opts[n, O_ORACLE] = 1 if to == st[S_ORACLE] else 0
-    opts[n, O_ODIST] = geo[to, 5]
-    k = 0
-    for d2 in range(4):
-        y = geo[to, d2]
-        if y >= 0 and y != frm and passable(R, st, rm, to, d2, y):
-            k += 1
-    opts[n, O_OPEN] = k
-    opts[n, O_UPPER] = 0
+    opts[n, O_UPPER] = 0  # (a climb's are set by stairs_options)
     opts[n, O_UPMASK] = 0
-    opts[n, O_KR_FRONT] = -1  # Discovering the Kraken only (kr_mark_options)
-    opts[n, O_KR_DRY] = -1
     return n + 1
+
+
+@njit(cache=CACHE, _nrt=False)
+def option_columns(board, st, rm, sc, opts, n):
+    """The move options' other columns, from their destination (rows of ``add_option``); a climb keeps the
+    levers ``stairs_options`` gave it in O_REQ."""
+    R, T, geo, arrows = board
+    mask = sc[SC_MASK]
+    for i in range(n):
+        frm = opts[i, O_FROM]
+        to = opts[i, O_TO]
+        foe = first_foe(R, rm, to)
+        opts[i, O_GOAL] = BIG  # filled in by goal_distances once every option is known
+        opts[i, O_SECTOR] = geo[to, 4]
+        opts[i, O_FOE] = foe
+        opts[i, O_FOE_STR] = foe_strength(T, st, foe) if foe >= 0 else 0
+        opts[i, O_ITEMS] = item_count(rm, to)
+        if opts[i, O_KIND] != MK_STAIRS:
+            opts[i, O_REQ] = 1 if (st[S_PHASE] == 0 and mask[to] == 1) else 0
+        opts[i, O_NEW] = 0 if rm[to, RM_STATE] & EXPLORED else 1
+        opts[i, O_EXIT] = 1 if (st[S_PHASE] == 2 and mask[to] == 1) else 0
+        opts[i, O_ORACLE] = 1 if to == st[S_ORACLE] else 0
+        opts[i, O_ODIST] = geo[to, 5]
+        k = 0
+        for d2 in range(4):
+            y = geo[to, d2]
+            if y >= 0 and y != frm and passable(R, st, rm, to, d2, y):
+                k += 1
+        opts[i, O_OPEN] = k
+        opts[i, O_KR_FRONT] = -1  # Discovering the Kraken only (kr_mark_options)
+        opts[i, O_KR_DRY] = -1
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
@@ -1420,7 +1434,7 @@ def stairs_options(board, st, rm, sc, opts, n, x, path):
                 continue
             c = sc[SC_UP_BEST, z * E + e]
             n0 = n
-            n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(MK_STAIRS), x, zc, np.int64(-1), path)
+            n = add_option(opts, np.int64(n), np.int64(MK_STAIRS), x, zc, np.int64(-1), path)
             if n > n0:
                 opts[n0, O_REQ] = e
                 opts[n0, O_UPPER] = c
@@ -1466,10 +1480,10 @@ def move_options(board, st, rm, sc, opts):
                 continue
             if not passable(R, st, rm, x, d, y):
                 if rm[x, RM_WALL + d] == W_COLLAPSED and st[SHOVEL] > 0:
-                    n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(MK_SHOVEL), x, y, d, dist[x])
+                    n = add_option(opts, np.int64(n), np.int64(MK_SHOVEL), x, y, d, dist[x])
                 continue
             if R[R_KR_ON] == 1 and (rm[y, RM_STATE] & FLOODED) and y != pos:  # Kraken: water is swum, a room a move
-                n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(MK_SWIM), x, y, d, dist[x])
+                n = add_option(opts, np.int64(n), np.int64(MK_SWIM), x, y, d, dist[x])
                 continue
             if rm[y, RM_STATE] & EXPLORED:
                 if dist[y] < 0:
@@ -1480,7 +1494,7 @@ def move_options(board, st, rm, sc, opts):
                     tail += 1
             else:
                 kind = MK_SWIM if ((rm[y, RM_STATE] & FLOODED) and swim_ok(R, st)) else MK_STEP
-                n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(kind), x, y, d, dist[x])
+                n = add_option(opts, np.int64(n), np.int64(kind), x, y, d, dist[x])
         if x == pos and first_foe(R, rm, x) >= 0:
             continue  # you fled from this room's foe: no stairs or circle here (only after a won encounter)
         if rm[x, RM_ICON + STAIRS] > 0:
@@ -1489,7 +1503,7 @@ def move_options(board, st, rm, sc, opts):
             for i in range(T[T_CIRCLES, 0]):
                 z = T[T_CIRCLES, 1 + i]
                 if z != x and (rm[z, RM_STATE] & COLLAPSED) == 0:
-                    n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(MK_CIRCLE), x, z, np.int64(-1),
+                    n = add_option(opts, np.int64(n), np.int64(MK_CIRCLE), x, z, np.int64(-1),
                                    dist[x])
     # shovel moves into rooms you can already walk to are pointless: drop them
     k = 0
@@ -1502,12 +1516,13 @@ def move_options(board, st, rm, sc, opts):
         k += 1
     n = k
     if first_foe(R, rm, pos) >= 0:  # the foe you fled from: face it again
-        n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(MK_GOTO), pos, pos, st[S_DIR], np.int64(0))
+        n = add_option(opts, np.int64(n), np.int64(MK_GOTO), pos, pos, st[S_DIR], np.int64(0))
     # explored rooms worth walking to: foes to face, the Oracle, an exit, items left behind
     for i in range(1, tail):
         e = q[i]
         if first_foe(R, rm, e) >= 0 or item_count(rm, e) > 0 or (st[S_PHASE] > 0 and sc[SC_MASK, e] == 1):
-            n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(MK_GOTO), par[e], e, pdir[e], dist[e] - 1)
+            n = add_option(opts, np.int64(n), np.int64(MK_GOTO), par[e], e, pdir[e], dist[e] - 1)
+    option_columns(board, st, rm, sc, opts, n)
     progress_left = False
     for i in range(n):
         if opts[i, O_KIND] != MK_STAIRS and opts[i, O_KIND] != MK_CIRCLE or opts[i, O_REQ] > 0:
