@@ -3151,8 +3151,11 @@ def write_out(T, st, rs, out, k):
 
 @njit(cache=CACHE, inline="always", _nrt=False)
 def scratch_cols(n_rooms):
-    """Columns of the search scratch ``sc``: one per room, and room for the upper level's trip planner."""
-    return max(n_rooms, UP_DP_SIZE)
+    """Columns of the search scratch ``sc``: one per room, and room for the upper level's trip planner; plus a
+    pad of the rooms' width (in whole 64-byte lines), so that the rows are not a multiple of 4 KiB apart. Unpadded
+    (2,048 columns: 16 KiB) every row's first rooms fell on the same few sets of the 8-way L1 cache, and a load of
+    ``want[y]`` or ``dist[y]`` aliased (4K aliasing) the store of another row's ``[y]`` just before it."""
+    return max(n_rooms, UP_DP_SIZE) + (n_rooms + 7) // 8 * 8
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
