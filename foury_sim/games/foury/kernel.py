@@ -1124,17 +1124,30 @@ def mark_goals(board, st, rm, sc):
                     and levers_reachable(board, st, rm, x):
                 mask[x] = 1
         return
-    for x in range(n):
-        if (rm[x, RM_STATE] & COLLAPSED) or (R[R_REQ_ANYWHERE] == 0 and geo[x, 4] != s):
+    # Temple (0): a temple goal not faced yet this round; Palace (1): a monster; otherwise: a cornucopia, a die or
+    # a foe with a camp prize. One foe kind at a time over the rooms (the Temple's and the camps' are one of seven).
+    having = FT_TEMPLE_GOAL if s == 0 else (0 if s == 1 else FT_CAMP_PRIZE)
+    lacking = FT_TRAP if s == 1 else 0
+    for ic in range(FOE_FIRST, FOE_FIRST + R[R_N_FOES]):
+        if (T[T_EN_TRAITS, ic] & having) != having or (T[T_EN_TRAITS, ic] & lacking) != 0:
             continue
-        if s == 0:
-            if (rm[x, RM_FLAG] & F_FACED) == 0 and foe_with(board, rm, x, FT_TEMPLE_GOAL, 0):
+        for x in range(n):
+            if rm[x, RM_ICON + ic] > 0 and req_room(board, rm, x, s):
                 mask[x] = 1
-        elif s == 1:
-            if foe_with(board, rm, x, 0, FT_TRAP):
+    if s != 0 and s != 1:
+        for x in range(n):
+            if (rm[x, RM_ICON + CORNUCOPIA] > 0 or rm[x, RM_ICON + DIE] > 0) and req_room(board, rm, x, s):
                 mask[x] = 1
-        elif rm[x, RM_ICON + CORNUCOPIA] > 0 or rm[x, RM_ICON + DIE] > 0 or foe_with(board, rm, x, FT_CAMP_PRIZE, 0):
-            mask[x] = 1
+
+
+@njit(cache=CACHE, _nrt=False)
+def req_room(board, rm, x, s):
+    """May room ``x`` hold an element of sector ``s``'s requirement (``mark_goals``)? Not collapsed, in the sector
+    (unless anywhere counts) and, in the Temple, not faced yet this round."""
+    R, T, geo, arrows = board
+    if (rm[x, RM_STATE] & COLLAPSED) or (R[R_REQ_ANYWHERE] == 0 and geo[x, 4] != s):
+        return False
+    return s != 0 or (rm[x, RM_FLAG] & F_FACED) == 0
 
 
 @njit(cache=CACHE, _nrt=False)
