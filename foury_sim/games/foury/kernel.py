@@ -1124,17 +1124,30 @@ def mark_goals(board, st, rm, sc):
                     and levers_reachable(board, st, rm, x):
                 mask[x] = 1
         return
-    for x in range(n):
-        if (rm[x, RM_STATE] & COLLAPSED) or (R[R_REQ_ANYWHERE] == 0 and geo[x, 4] != s):
+    # Temple (0): a temple goal not faced yet this round; Palace (1): a monster; otherwise: a cornucopia, a die or
+    # a foe with a camp prize. One foe kind at a time over the rooms (the Temple's and the camps' are one of seven).
+    having = FT_TEMPLE_GOAL if s == 0 else (0 if s == 1 else FT_CAMP_PRIZE)
+    lacking = FT_TRAP if s == 1 else 0
+    for ic in range(FOE_FIRST, FOE_FIRST + R[R_N_FOES]):
+        if (T[T_EN_TRAITS, ic] & having) != having or (T[T_EN_TRAITS, ic] & lacking) != 0:
             continue
-        if s == 0:
-            if (rm[x, RM_FLAG] & F_FACED) == 0 and foe_with(board, rm, x, FT_TEMPLE_GOAL, 0):
+        for x in range(n):
+            if rm[x, RM_ICON + ic] > 0 and req_room(board, rm, x, s):
                 mask[x] = 1
-        elif s == 1:
-            if foe_with(board, rm, x, 0, FT_TRAP):
+    if s != 0 and s != 1:
+        for x in range(n):
+            if (rm[x, RM_ICON + CORNUCOPIA] > 0 or rm[x, RM_ICON + DIE] > 0) and req_room(board, rm, x, s):
                 mask[x] = 1
-        elif rm[x, RM_ICON + CORNUCOPIA] > 0 or rm[x, RM_ICON + DIE] > 0 or foe_with(board, rm, x, FT_CAMP_PRIZE, 0):
-            mask[x] = 1
+
+
+@njit(cache=CACHE, _nrt=False)
+def req_room(board, rm, x, s):
+    """May room ``x`` hold an element of sector ``s``'s requirement (``mark_goals``)? Not collapsed, in the sector
+    (unless anywhere counts) and, in the Temple, not faced yet this round."""
+    R, T, geo, arrows = board
+    if (rm[x, RM_STATE] & COLLAPSED) or (R[R_REQ_ANYWHERE] == 0 and geo[x, 4] != s):
+        return False
+    return s != 0 or (rm[x, RM_FLAG] & F_FACED) == 0
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -1205,37 +1218,51 @@ def _spread(board, st, rm, dist, q, tail, want, left):
 
 
 @njit(cache=CACHE, _nrt=False)
-def add_option(board, st, rm, sc, opts, n, kind, frm, to, d, path):
-    R, T, geo, arrows = board
+def add_option(opts, n, kind, frm, to, d, path):
+    """A move option's row: who goes where (the rest of its columns are filled by ``option_columns``, once for
+    every row, when the menu is complete: nothing they read changes while the menu is built). Few arguments:
+    numba passes every array as its flattened struct, and this is called for every row."""
     if n >= opts.shape[0]:
         return n
-    foe = first_foe(R, rm, to)
     opts[n, O_KIND] = kind
     opts[n, O_FROM] = frm
     opts[n, O_TO] = to
     opts[n, O_DIR] = d
     opts[n, O_PATH] = path
-    opts[n, O_GOAL] = BIG  # filled in by goal_distances once every option is known
-    opts[n, O_SECTOR] = geo[to, 4]
-    opts[n, O_FOE] = foe
-    opts[n, O_FOE_STR] = foe_strength(T, st, foe) if foe >= 0 else 0
-    opts[n, O_ITEMS] = item_count(rm, to)
-    opts[n, O_REQ] = 1 if (st[S_PHASE] == 0 and sc[SC_MASK, to] == 1) else 0
-    opts[n, O_NEW] = 0 if rm[to, RM_STATE] & EXPLORED else 1
-    opts[n, O_EXIT] = 1 if (st[S_PHASE] == 2 and sc[SC_MASK, to] == 1) else 0
-    opts[n, O_ORACLE] = 1 if to == st[S_ORACLE] else 0
-    opts[n, O_ODIST] = geo[to, 5]
-    k = 0
-    for d2 in range(4):
-        y = geo[to, d2]
-        if y >= 0 and y != frm and passable(R, st, rm, to, d2, y):
-            k += 1
-    opts[n, O_OPEN] = k
-    opts[n, O_UPPER] = 0
+    opts[n, O_UPPER] = 0  # (a climb's are set by stairs_options)
     opts[n, O_UPMASK] = 0
-    opts[n, O_KR_FRONT] = -1  # Discovering the Kraken only (kr_mark_options)
-    opts[n, O_KR_DRY] = -1
     return n + 1
+
+
+@njit(cache=CACHE, _nrt=False)
+def option_columns(board, st, rm, sc, opts, n):
+    """The move options' other columns, from their destination (rows of ``add_option``); a climb keeps the
+    levers ``stairs_options`` gave it in O_REQ."""
+    R, T, geo, arrows = board
+    mask = sc[SC_MASK]
+    for i in range(n):
+        frm = opts[i, O_FROM]
+        to = opts[i, O_TO]
+        foe = first_foe(R, rm, to)
+        opts[i, O_GOAL] = BIG  # filled in by goal_distances once every option is known
+        opts[i, O_SECTOR] = geo[to, 4]
+        opts[i, O_FOE] = foe
+        opts[i, O_FOE_STR] = foe_strength(T, st, foe) if foe >= 0 else 0
+        opts[i, O_ITEMS] = item_count(rm, to)
+        if opts[i, O_KIND] != MK_STAIRS:
+            opts[i, O_REQ] = 1 if (st[S_PHASE] == 0 and mask[to] == 1) else 0
+        opts[i, O_NEW] = 0 if rm[to, RM_STATE] & EXPLORED else 1
+        opts[i, O_EXIT] = 1 if (st[S_PHASE] == 2 and mask[to] == 1) else 0
+        opts[i, O_ORACLE] = 1 if to == st[S_ORACLE] else 0
+        opts[i, O_ODIST] = geo[to, 5]
+        k = 0
+        for d2 in range(4):
+            y = geo[to, d2]
+            if y >= 0 and y != frm and passable(R, st, rm, to, d2, y):
+                k += 1
+        opts[i, O_OPEN] = k
+        opts[i, O_KR_FRONT] = -1  # Discovering the Kraken only (kr_mark_options)
+        opts[i, O_KR_DRY] = -1
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
@@ -1420,7 +1447,7 @@ def stairs_options(board, st, rm, sc, opts, n, x, path):
                 continue
             c = sc[SC_UP_BEST, z * E + e]
             n0 = n
-            n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(MK_STAIRS), x, zc, np.int64(-1), path)
+            n = add_option(opts, np.int64(n), np.int64(MK_STAIRS), x, zc, np.int64(-1), path)
             if n > n0:
                 opts[n0, O_REQ] = e
                 opts[n0, O_UPPER] = c
@@ -1466,10 +1493,10 @@ def move_options(board, st, rm, sc, opts):
                 continue
             if not passable(R, st, rm, x, d, y):
                 if rm[x, RM_WALL + d] == W_COLLAPSED and st[SHOVEL] > 0:
-                    n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(MK_SHOVEL), x, y, d, dist[x])
+                    n = add_option(opts, np.int64(n), np.int64(MK_SHOVEL), x, y, d, dist[x])
                 continue
             if R[R_KR_ON] == 1 and (rm[y, RM_STATE] & FLOODED) and y != pos:  # Kraken: water is swum, a room a move
-                n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(MK_SWIM), x, y, d, dist[x])
+                n = add_option(opts, np.int64(n), np.int64(MK_SWIM), x, y, d, dist[x])
                 continue
             if rm[y, RM_STATE] & EXPLORED:
                 if dist[y] < 0:
@@ -1480,7 +1507,7 @@ def move_options(board, st, rm, sc, opts):
                     tail += 1
             else:
                 kind = MK_SWIM if ((rm[y, RM_STATE] & FLOODED) and swim_ok(R, st)) else MK_STEP
-                n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(kind), x, y, d, dist[x])
+                n = add_option(opts, np.int64(n), np.int64(kind), x, y, d, dist[x])
         if x == pos and first_foe(R, rm, x) >= 0:
             continue  # you fled from this room's foe: no stairs or circle here (only after a won encounter)
         if rm[x, RM_ICON + STAIRS] > 0:
@@ -1489,7 +1516,7 @@ def move_options(board, st, rm, sc, opts):
             for i in range(T[T_CIRCLES, 0]):
                 z = T[T_CIRCLES, 1 + i]
                 if z != x and (rm[z, RM_STATE] & COLLAPSED) == 0:
-                    n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(MK_CIRCLE), x, z, np.int64(-1),
+                    n = add_option(opts, np.int64(n), np.int64(MK_CIRCLE), x, z, np.int64(-1),
                                    dist[x])
     # shovel moves into rooms you can already walk to are pointless: drop them
     k = 0
@@ -1502,12 +1529,13 @@ def move_options(board, st, rm, sc, opts):
         k += 1
     n = k
     if first_foe(R, rm, pos) >= 0:  # the foe you fled from: face it again
-        n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(MK_GOTO), pos, pos, st[S_DIR], np.int64(0))
+        n = add_option(opts, np.int64(n), np.int64(MK_GOTO), pos, pos, st[S_DIR], np.int64(0))
     # explored rooms worth walking to: foes to face, the Oracle, an exit, items left behind
     for i in range(1, tail):
         e = q[i]
         if first_foe(R, rm, e) >= 0 or item_count(rm, e) > 0 or (st[S_PHASE] > 0 and sc[SC_MASK, e] == 1):
-            n = add_option(board, st, rm, sc, opts, np.int64(n), np.int64(MK_GOTO), par[e], e, pdir[e], dist[e] - 1)
+            n = add_option(opts, np.int64(n), np.int64(MK_GOTO), par[e], e, pdir[e], dist[e] - 1)
+    option_columns(board, st, rm, sc, opts, n)
     progress_left = False
     for i in range(n):
         if opts[i, O_KIND] != MK_STAIRS and opts[i, O_KIND] != MK_CIRCLE or opts[i, O_REQ] > 0:
@@ -3136,8 +3164,11 @@ def write_out(T, st, rs, out, k):
 
 @njit(cache=CACHE, inline="always", _nrt=False)
 def scratch_cols(n_rooms):
-    """Columns of the search scratch ``sc``: one per room, and room for the upper level's trip planner."""
-    return max(n_rooms, UP_DP_SIZE)
+    """Columns of the search scratch ``sc``: one per room, and room for the upper level's trip planner; plus a
+    pad of the rooms' width (in whole 64-byte lines), so that the rows are not a multiple of 4 KiB apart. Unpadded
+    (2,048 columns: 16 KiB) every row's first rooms fell on the same few sets of the 8-way L1 cache, and a load of
+    ``want[y]`` or ``dist[y]`` aliased (4K aliasing) the store of another row's ``[y]`` just before it."""
+    return max(n_rooms, UP_DP_SIZE) + (n_rooms + 7) // 8 * 8
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
