@@ -190,7 +190,8 @@ W_TH = 0  # X_* on each tile now (X_USED added once used)
 W_Q = 1  # the queue of the sweeps
 W_TERMS = 2  # combat terms (T_SIZE entries)
 W_XO = 3  # a roll-off's dice and effects (X_SIZE entries)
-W_L_ROWS = 4
+W_SNAP = 4  # the level's start, kept for the chunk's next games (SN_* entries; 0 = not yet)
+W_L_ROWS = 5
 # rows of ``Work.wi`` (int32)
 W_D1 = 0  # the player's field (route_fields), the electrified water (electrify)
 W_D2 = 1  # the passability the route fields were swept over
@@ -202,13 +203,24 @@ W_ML = 6  # flying and lava-immune monsters' steps to the player (same)
 W_ROOM = 7  # the clear tiles' rooms (``label_rooms``: kept by every write of the opacity), -1 opaque
 W_ROW = 8  # each tile's row (``setup``): the menus' distances and lines without a division
 W_COL = 9  # each tile's column (same)
-W_I_ROWS = 10
+W_ROOM0 = 10  # the rooms of the level's start (label_rooms, once per chunk: every game starts on the same map)
+W_D1_0 = 11  # route_fields' first d1, d2, dg and dl of a game (once per chunk: the same map, tile and state)
+W_D2_0 = 12
+W_DG_0 = 13
+W_DL_0 = 14
+W_I_ROWS = 15
 # rows of ``Work.wb`` (uint8)
 W_OPQ = 0  # walls and closed doors
 W_PAS = 1  # the player's passability (route_fields; kept while S_PASV stands)
 W_BLK = 2  # tiles a monster's step is blocked by
 W_MPAS = 3  # the monsters' passability (mon_field), water (electrify)
 W_B_ROWS = 4
+# entries of ``Work.wl[W_SNAP]``: the chunk's games all start on the same level (setup), so what the first game
+# computes from the start (the row and column tables, the rooms, the first route fields) the next ones copy
+SN_LEVEL = 0  # W_ROW, W_COL and W_ROOM0 hold the level's start
+SN_FIELDS = 1  # W_D1_0 .. W_DL_0 and the entries below hold route_fields' first computation
+SN_CELL = 2  # the player's tile it was made on
+SN_GOAL_CELL = 3
 
 
 class Pol(NamedTuple):
@@ -547,14 +559,19 @@ def decide(kind, st, opts, n, pol, dice):
 
 # --- waking, damage, death -----------------------------------------------------------------------------
 @njit(cache=CACHE, _nrt=False)
-def label_rooms(w, rows, cols):
+def label_rooms(w, rows, cols, start=False):
     """``w.wi[W_ROOM]``: the 4-connected regions of clear tiles (``opq`` 0), numbered, -1 on opaque tiles. Two clear
     tiles in different rooms never see each other (grid.line_of_sight: every tile of a clear line is clear, and a
     diagonal step it allows has a clear corner), so ``sees`` skips their line. Redone by every writer of
-    ``w.wb[W_OPQ]`` (``setup``, ``open_door``); uses ``w.wl[W_Q]``."""
+    ``w.wb[W_OPQ]`` (``setup``, ``open_door``); uses ``w.wl[W_Q]``. With ``start`` (``setup``: the opacity of the
+    level's start, the same for every game of the chunk) the rooms found by the chunk's first game are copied."""
     n = rows * cols
     room = w.wi[W_ROOM]
     q = w.wl[W_Q]
+    if start and w.wl[W_SNAP, SN_LEVEL] != 0:
+        for c in range(n):
+            room[c] = w.wi[W_ROOM0, c]
+        return
     for c in range(n):
         room[c] = -1
     # inside an opaque border no clear tile is on the edge: its neighbours need no bounds checks (``_nb5``)
@@ -577,6 +594,10 @@ def label_rooms(w, rows, cols):
                     q[tail] = nb
                     tail += 1
         k += 1
+    if start:
+        for c in range(n):
+            w.wi[W_ROOM0, c] = room[c]
+        w.wl[W_SNAP, SN_LEVEL] = 1
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
@@ -1123,7 +1144,23 @@ def route_fields(g, w, st):
     d3 = w.wi[W_D3]
     dg = w.wi[W_DG]
     dl = w.wi[W_DL]
-    if st[A.S_RC_V] != st[A.S_MAPV]:
+    # a game's first computation (the level's start: no thing used, no key, no door opened) is the same for every
+    # game of the chunk that asks from the same tile: the first one's is kept (W_SNAP) and copied
+    first = st[A.S_RC_V] < 0 and st[A.S_MAPV] == 0 and st[A.S_PASV] == 0 and st[A.S_D1_SRC] < 0
+    snap = w.wl[W_SNAP]
+    if first and snap[SN_FIELDS] != 0 and snap[SN_CELL] == st[A.S_CELL]:
+        for c in range(n):
+            d1[c] = w.wi[W_D1_0, c]
+            d2[c] = w.wi[W_D2_0, c]
+            pas[c] = w.wi[W_D2_0, c]
+            dg[c] = w.wi[W_DG_0, c]
+            dl[c] = w.wi[W_DL_0, c]
+        st[A.S_RC_PASV] = st[A.S_PASV]
+        st[A.S_D1_SRC] = st[A.S_CELL]
+        st[A.S_D1_V] = st[A.S_PASV]
+        st[A.S_GOAL_CELL] = snap[SN_GOAL_CELL]
+        st[A.S_RC_V] = st[A.S_MAPV]
+    elif st[A.S_RC_V] != st[A.S_MAPV]:
         keys = st[A.S_KEYS]
         col0 = lv_color(g.lv)
         same = st[A.S_RC_V] >= 0  # fields of this game exist, over the passability in d2
@@ -1209,6 +1246,15 @@ def route_fields(g, w, st):
                     dl[c] = -1
             spread(pas, rows, cols, ta, tb, dl, q, tail)
         st[A.S_RC_V] = st[A.S_MAPV]
+        if first and st[A.S_D1_SRC] == p:
+            for c in range(n):
+                w.wi[W_D1_0, c] = d1[c]
+                w.wi[W_D2_0, c] = d2[c]
+                w.wi[W_DG_0, c] = dg[c]
+                w.wi[W_DL_0, c] = dl[c]
+            snap[SN_CELL] = p
+            snap[SN_GOAL_CELL] = st[A.S_GOAL_CELL]
+            snap[SN_FIELDS] = 1
     st[A.S_GOAL] = dg[st[A.S_CELL]]
     st[A.S_LOOT_DIST] = dl[st[A.S_CELL]]
 
@@ -1745,15 +1791,16 @@ def setup(g, w, st):
     st[A.S_MC_G] = -1
     st[A.S_MC_L] = -1
     st[A.S_D1_SRC] = -1
-    for r in range(rows):
-        for x in range(cols):
-            w.wi[W_ROW, r * cols + x] = r
-            w.wi[W_COL, r * cols + x] = x
+    if w.wl[W_SNAP, SN_LEVEL] == 0:  # the chunk's first game (label_rooms below marks the level's tables done)
+        for r in range(rows):
+            for x in range(cols):
+                w.wi[W_ROW, r * cols + x] = r
+                w.wi[W_COL, r * cols + x] = x
     t0 = lv_thing(lv)
     for c in range(rows * cols):
         w.wl[W_TH, c] = lv[t0 + c]
         w.wb[W_OPQ, c] = 1 if (lv[LV_HDR + c] == A.T_WALL or lv[t0 + c] == A.X_DOOR) else 0
-    label_rooms(w, rows, cols)
+    label_rooms(w, rows, cols, True)
     m0 = lv_mon(lv)
     for k in range(lv[A.LV_N_MON]):
         add_mon(g, st, lv[m0 + 2 * k], lv[m0 + 2 * k + 1], A.MS_ASLEEP)
