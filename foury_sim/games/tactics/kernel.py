@@ -523,10 +523,14 @@ def add_row(opts, n, action, arg, cell, cost, goal, loot, value, mon):
 
 
 # --- decisions ---------------------------------------------------------------------------------------
-@njit(cache=CACHE, _nrt=False)
-def decide(kind, st, opts, n, pol, dice):
+@njit(cache=CACHE, inline="always", _nrt=False)
+def _decide(kind, st, opts, n, dice):
     """Ask the side whose decision it is (a forced choice, n <= 1, is not asked). An answer outside 0..n-1 is
-    counted (``S_BAD``) and option 0 taken, as in every game."""
+    counted (``S_BAD``) and option 0 taken, as in every game. The policies are ``dice.pol``'s. Written into the
+    two callers of nearly every decision (``player_turn``, ``dm_turn``): a call passes about 60 machine words
+    (``st``, ``opts``, ``dice``), as many stores as the rest of a decision by a built-in policy; the rare
+    decisions inside rules call ``decide``."""
+    pol = dice.pol
     if n <= 1:
         c = 0
     else:
@@ -555,6 +559,12 @@ def decide(kind, st, opts, n, pol, dice):
     ev(dice.trace, st, A.E_DECISION, kind, c, n, opts[c, A.O_ACTION], opts[c, A.O_ARG], opts[c, A.O_CELL],
        opts[c, A.O_COST], opts[c, A.O_MON])
     return c
+
+
+@njit(cache=CACHE, _nrt=False)
+def decide(kind, st, opts, n, dice):
+    """``_decide`` as a call (the decisions inside rules: ``gamble``, ``shrine``, ``spawn``)."""
+    return _decide(kind, st, opts, n, dice)
 
 
 # --- waking, damage, death -----------------------------------------------------------------------------
@@ -728,7 +738,7 @@ def gamble(g, w, st, dice, roll, value, worth, source, cell):
     opts = w.opts
     n = add_row(opts, 0, A.A_KEEP, roll, cell, 0, worth, source, value, -1)
     n = add_row(opts, n, A.A_REROLL, roll, cell, 0, worth, source, value, -1)
-    if opts[decide(A.D_GAMBLE, st, opts, n, dice.pol, dice), A.O_ACTION] != A.A_REROLL:
+    if opts[decide(A.D_GAMBLE, st, opts, n, dice), A.O_ACTION] != A.A_REROLL:
         return False
     st[A.S_MAGIC] &= ~(1 << MG_GAMBLER)
     st[A.S_USED] += 1
@@ -908,7 +918,7 @@ def shrine(g, w, st, dice):
             if w.wl[W_TH, c] == A.X_DOOR:
                 n = add_row(opts, n, A.A_OPEN_DOOR, g.lv[col0 + c], c, 0, -1, -1, dist1(cols, st[A.S_CELL], c), -1)
         if n > 0:
-            open_door(g, w, st, dice, opts[decide(A.D_FREEDOM, st, opts, n, dice.pol, dice), A.O_CELL])
+            open_door(g, w, st, dice, opts[decide(A.D_FREEDOM, st, opts, n, dice), A.O_CELL])
     elif s == SH_WEAKNESS:
         st[A.S_AP_PENALTY] += g.rules[R_WEAKNESS_AP]
     elif s == SH_DOOM:
@@ -1611,7 +1621,7 @@ def player_turn(g, w, st, pol, dice):
             return rested
     for _ in range(MAX_ACTIONS):
         n = player_menu(g, w, st)
-        c = decide(A.D_ACTION, st, w.opts, n, pol, dice)
+        c = _decide(A.D_ACTION, st, w.opts, n, dice)
         act = w.opts[c, A.O_ACTION]
         if act == A.A_END:
             ev(dice.trace, st, A.E_END_TURN, st[A.S_AP], 0, 0, 0, 0, 0, 0, 0)
@@ -1660,13 +1670,13 @@ def spawn(g, w, st, pol, dice):
             n = add_row(opts, n, A.A_SPAWN_KIND, k, -1, 0, -1, -1, g.mons[k, M_HP] * g.mons[k, M_DICE], -1)
     if n == 0:
         return
-    kind = opts[decide(A.D_SPAWN_KIND, st, opts, n, pol, dice), A.O_ARG]
+    kind = opts[decide(A.D_SPAWN_KIND, st, opts, n, dice), A.O_ARG]
     n = 0
     for j in range(g.lv[A.LV_N_SPAWN]):
         cell = g.lv[s0 + j]
         if mon_at(st, cell) < 0 and cell != st[A.S_CELL]:
             n = add_row(opts, n, A.A_SPAWN_AT, j, cell, 0, -1, -1, dist1(st[A.S_COLS], cell, st[A.S_CELL]), -1)
-    cell = opts[decide(A.D_SPAWN_AT, st, opts, n, pol, dice), A.O_CELL]
+    cell = opts[decide(A.D_SPAWN_AT, st, opts, n, dice), A.O_CELL]
     slot = add_mon(g, st, kind, cell, A.MS_ASLEEP)
     if slot >= 0:
         st[A.S_SPAWNED] += 1
@@ -1733,7 +1743,7 @@ def dm_turn(g, w, st, pol, dice):
         n = dm_menu(g, w, st, ap)
         if n <= 1:
             break
-        c = decide(A.D_DM_ACT, st, w.opts, n, pol, dice)
+        c = _decide(A.D_DM_ACT, st, w.opts, n, dice)
         act = w.opts[c, A.O_ACTION]
         i = w.opts[c, A.O_ARG]
         cost = w.opts[c, A.O_COST]
