@@ -281,6 +281,19 @@ def dist1(cols, a, b):
     return abs(ra - rb) + abs((a - ra * cols) - (b - rb * cols))
 
 
+@njit(cache=CACHE, inline="always", _nrt=False)
+def nb_rc(w, rows, cols, c, k):
+    """grid.neighbour (``k`` = 0 up, 1 right, 2 down, 3 left; -1 off the grid) read from the row and column tables
+    (``W_ROW``, ``W_COL``): no division."""
+    if k == 0:
+        return c - cols if w.wi[W_ROW, c] > 0 else -1
+    if k == 1:
+        return c + 1 if w.wi[W_COL, c] < cols - 1 else -1
+    if k == 2:
+        return c + cols if w.wi[W_ROW, c] < rows - 1 else -1
+    return c - 1 if w.wi[W_COL, c] > 0 else -1
+
+
 @njit(cache=CACHE, _nrt=False)
 def dist_rc(w, a, b):
     """``dist1`` read from the row and column tables (``W_ROW``, ``W_COL``): no division."""
@@ -1326,10 +1339,10 @@ def player_menu(g, w, st):
     st[A.S_GOAL] = dg[p]
     st[A.S_LOOT_DIST] = dl[p]
     # the living monster on each neighbouring tile (mon_at of each, in one pass over the monsters)
-    n0 = neighbour(rows, cols, p, 0)
-    n1 = neighbour(rows, cols, p, 1)
-    n2 = neighbour(rows, cols, p, 2)
-    n3 = neighbour(rows, cols, p, 3)
+    n0 = nb_rc(w, rows, cols, p, 0)
+    n1 = nb_rc(w, rows, cols, p, 1)
+    n2 = nb_rc(w, rows, cols, p, 2)
+    n3 = nb_rc(w, rows, cols, p, 3)
     m0 = -1
     m1 = -1
     m2 = -1
@@ -1356,7 +1369,7 @@ def player_menu(g, w, st):
     # moves
     for k in range(5):
         if k < 4:
-            dest = neighbour(rows, cols, p, k)
+            dest = _pick4(k, n0, n1, n2, n3)
         elif p == g.lv[A.LV_TELE_A]:
             dest = g.lv[A.LV_TELE_B]
         elif p == g.lv[A.LV_TELE_B]:
@@ -1384,7 +1397,7 @@ def player_menu(g, w, st):
     # interactions
     if g.rules[R_INTERACT] <= ap:
         for k in range(4):
-            nb = neighbour(rows, cols, p, k)
+            nb = _pick4(k, n0, n1, n2, n3)
             if nb < 0:
                 continue
             t = th[nb]
@@ -1422,7 +1435,7 @@ def player_menu(g, w, st):
             for k in range(4):
                 c = p
                 while True:
-                    c = neighbour(rows, cols, c, k)
+                    c = nb_rc(w, rows, cols, c, k)
                     if c < 0 or w.wb[W_OPQ, c] != 0:
                         break
                     m = mon_at(st, c)
@@ -1436,7 +1449,7 @@ def player_menu(g, w, st):
                 best = -1
                 c = p
                 for _ in range(g.rules[R_TELEPORT_RANGE]):
-                    c = neighbour(rows, cols, c, k)
+                    c = nb_rc(w, rows, cols, c, k)
                     if c < 0:
                         break
                     if walkable(tile(g, c)) and th[c] == A.X_NONE and mon_at(st, c) < 0:
@@ -1624,7 +1637,7 @@ def player_turn(g, w, st, pol, dice):
     st[A.S_AP] = st[A.S_AP_MAX]
     ev(dice.trace, st, A.E_TURN, st[A.S_HP], st[A.S_AP], st[A.S_CELL], st[A.S_AWAKE], 0, 0, 0, 0)
     rested = False
-    if g.rules[R_ELECTRIC_TURNS] == ELECTRIC_EVERY_TURN:
+    if g.rules[R_ELECTRIC_TURNS] == ELECTRIC_EVERY_TURN and st[A.S_AWAKE] > 0:  # (only awake golems shock)
         electrify_all(g, w, st, dice)
         if st[A.S_DEAD]:
             return rested
@@ -1745,13 +1758,16 @@ def dm_menu(g, w, st, ap):
 def dm_turn(g, w, st, pol, dice):
     st[A.S_PHASE] = 1
     ev(dice.trace, st, A.E_DM_TURN, g.rules[R_DM_AP], st[A.S_AWAKE], 0, 0, 0, 0, 0, 0)
-    electrify_all(g, w, st, dice)
+    if st[A.S_AWAKE] > 0:  # only awake golems shock (the call passes about 130 machine words)
+        electrify_all(g, w, st, dice)
     if st[A.S_DEAD]:
         return
     spawn(g, w, st, pol, dice)
     ap = g.rules[R_DM_AP]
     for _ in range(MAX_ACTIONS):
         st[A.S_AP] = ap
+        if st[A.S_AWAKE] == 0:  # dm_menu would list only the end (only awake monsters act)
+            break
         n = dm_menu(g, w, st, ap)
         if n <= 1:
             break
