@@ -903,6 +903,7 @@ def hurt_mon(g, w, st, dice, slot, dmg, by_player):
 def open_door(g, w, st, dice, cell):
     st[A.S_MAPV] += 1
     st[A.S_PASV] += 1
+    st[A.S_MPASV] += 1
     w.wl[W_TH, cell] = A.X_NONE
     w.wb[W_OPQ, cell] = 0
     label_rooms(w, st[A.S_ROWS], st[A.S_COLS])
@@ -949,6 +950,7 @@ def interact(g, w, st, dice, cell):
     t = w.wl[W_TH, cell]
     if t == A.X_CRATE or t == A.X_BARREL:
         w.wl[W_TH, cell] = A.X_NONE
+        st[A.S_MPASV] += 1
         loot_roll(g, w, st, dice, C_LOOT_BARREL, A.SRC_BARREL, cell, -1)
     elif t == A.X_CHEST:
         w.wl[W_TH, cell] = t + A.X_USED
@@ -967,6 +969,7 @@ def interact(g, w, st, dice, cell):
         color = g.lv[lv_color(g.lv) + cell]
         st[A.S_KEYS] |= 1 << color
         st[A.S_PASV] += 1
+        st[A.S_MPASV] += 1
         ev(dice.trace, st, A.E_KEY, color, cell, 0, 0, 0, 0, 0, 0)
     elif t == A.X_DOOR:
         open_door(g, w, st, dice, cell)
@@ -1053,17 +1056,19 @@ def fight(g, w, st, dice, slot, mode, players_turn):
 # --- monster movement ---------------------------------------------------------------------------------------
 @njit(cache=CACHE, inline="always", _nrt=False)
 def mon_field_fresh(st, lava):
-    """Whether ``mon_field`` holds the field of this map version and player tile (its callers test this first:
+    """Whether ``mon_field`` holds the field of this monsters' passability and player tile (its callers test this first:
     the call itself passes ``g`` and ``w``, about 90 machine words)."""
-    return st[A.S_MC_L if lava else A.S_MC_G] == st[A.S_MAPV] * 4096 + st[A.S_CELL]
+    return st[A.S_MC_L if lava else A.S_MC_G] == st[A.S_MPASV] * 4096 + st[A.S_CELL]
 
 
 @njit(cache=CACHE, _nrt=False)
 def mon_field(g, w, st, lava):
     """Steps from the player to every tile a monster can walk (``lava``: flying or lava-immune kinds) into
-    ``w.wi[W_ML]`` or ``w.wi[W_MG]``, computed once per map version and player tile (grid.distance_field: in a
-    profile it took less time than ``bfs``, which sweeps with a queue array and teleporters)."""
-    key = st[A.S_MAPV] * 4096 + st[A.S_CELL]
+    ``w.wi[W_ML]`` or ``w.wi[W_MG]``, computed once per version of the monsters' passability (``S_MPASV``: only a
+    thing taken away or a door opened changes it, not a chest, sarcophagus or shrine used, which bumps the map
+    version) and player tile (grid.distance_field: in a profile it took less time than ``bfs``, which sweeps
+    with a queue array and teleporters)."""
+    key = st[A.S_MPASV] * 4096 + st[A.S_CELL]
     slot = A.S_MC_L if lava else A.S_MC_G
     out = w.wi[W_ML] if lava else w.wi[W_MG]
     if st[slot] != key:
@@ -1086,13 +1091,13 @@ def mon_walks(g, w, c, lava):
 @njit(cache=CACHE, _nrt=False)
 def mon_reaches(g, w, st, lava, cell):
     """Whether ``mon_field`` reaches ``cell`` (a monster there has a way to the player), without sweeping a
-    new field while the cached one is of this map version and starts on a walkable tile the player can walk
-    back to from a walkable tile: both fields then reach the same tiles (the fields are a pure function of the
-    map version and the player's tile, so sweeping later gives the same numbers)."""
+    new field while the cached one is of this passability (``S_MPASV``) and starts on a walkable tile the player
+    can walk back to from a walkable tile: both fields then reach the same tiles (the fields are a pure function
+    of the passability and the player's tile, so sweeping later gives the same numbers)."""
     out = w.wi[W_ML] if lava else w.wi[W_MG]
     key = st[A.S_MC_L if lava else A.S_MC_G]
     p = st[A.S_CELL]
-    v = st[A.S_MAPV]
+    v = st[A.S_MPASV]
     if key >= 0 and key // 4096 == v and key != v * 4096 + p:
         c0 = key - v * 4096
         if out[p] >= 0 and mon_walks(g, w, c0, lava) and mon_walks(g, w, p, lava):
