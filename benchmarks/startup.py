@@ -62,7 +62,7 @@ print(best)
 """
 
 #: The hero each game's speed is measured with (``speed --hero`` overrides it).
-SPEED_HERO = {"delve": "none", "foury": "free"}
+SPEED_HERO = {"delve": "none", "foury": "free", "tactics": "adventurer"}
 
 
 def _env(tree: str, cache: str) -> dict[str, str]:
@@ -122,7 +122,7 @@ def main() -> None:
     s.add_argument("--rounds", type=int, default=5)
     s.add_argument("--policy", default="threshold")
     s.add_argument("--game", default="delve")
-    s.add_argument("--hero", help="the hero to play (default: none for Delve, free for Foury)")
+    s.add_argument("--hero", help="the hero to play (default: none for Delve, free for Foury, adventurer for Tactics)")
     args = ap.parse_args()
     if args.cmd == "compile":
         print(json.dumps(compile_cost(args.tree, args.game, args.cache)))
@@ -132,9 +132,11 @@ def main() -> None:
     base = statistics.median(runs[0])
     for (tree, _), r in zip(pairs, runs):
         med = statistics.median(r)
+        pair = [x / b for x, b in zip(r, runs[0])]  # each round's ratio to the baseline run beside it
         print(json.dumps({"tree": tree, "game": args.game, "policy": args.policy,
                           "games_per_cpu_s": [round(x) for x in r], "median": round(med),
-                          "ratio_to_first": round(med / base, 3)}))
+                          "ratio_to_first": round(med / base, 3), "pair_ratios": [round(x, 3) for x in pair],
+                          "median_pair_ratio": round(statistics.median(pair), 3)}))
 
 
 if __name__ == "__main__":

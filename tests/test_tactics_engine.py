@@ -285,6 +285,7 @@ def checked(g, w, st):
     st2 = st.copy()
     st2[A.S_RC_V] = -1  # nothing cached: the passability, d1, dg and the loot field all swept anew
     st2[A.S_D1_SRC] = -1
+    w2.wl[K.W_SNAP, K.SN_FIELDS] = 0  # nor the chunk's copy of its first game's first computation
     route_fields(g, w2, st2)
     for s in (A.S_GOAL_CELL, A.S_GOAL, A.S_LOOT_DIST):
         assert st[s] == st2[s], (s, st[s], st2[s])
@@ -311,3 +312,51 @@ def test_route_fields_kept_across_map_versions_equal_new_ones():
                          cwd=Path(__file__).parent.parent)
     assert res.returncode == 0, res.stderr[-3000:]
     assert int(res.stdout.strip().splitlines()[-1]) > 100
+
+
+_MON_FRESH = """
+import numpy as np
+from foury_sim.games import tactics as T
+from foury_sim.games.tactics import kernel as K
+from foury_sim.games.tactics import layout as A
+from foury_sim.policy import make_policy
+
+mon_field = K.mon_field
+calls = [0, 0]
+
+
+def checked(g, w, st, lava):
+    slot = A.S_MC_L if lava else A.S_MC_G
+    kept = st[slot] == st[A.S_MPASV] * 4096 + st[A.S_CELL]
+    mon_field(g, w, st, lava)
+    w2 = K.Work(*(a.copy() for a in w))
+    st2 = st.copy()
+    st2[slot] = -1  # nothing cached: swept anew over the tiles as they are now
+    mon_field(g, w2, st2, lava)
+    row = K.W_ML if lava else K.W_MG
+    assert np.array_equal(w.wi[row], w2.wi[row]), (lava, st[A.S_MPASV], st[A.S_MAPV])
+    calls[0] += 1
+    calls[1] += kept
+
+
+K.mon_field = checked
+K.mon_field_fresh = lambda st, lava: False  # every use goes through the wrapper (mon_field keeps a fresh field)
+for level, policy, dm in (("crypt", "thorough", "by_the_book"), ("crypt", "rush", "ruthless"),
+                          ("forge", "thorough", "ruthless"), ("lava", "random", "by_the_book")):
+    rs = T.load_ruleset(None, None, level, dm=dm)
+    T.simulate(rs, "adventurer", make_policy(policy, T.POLICIES), 5, 0, 6)
+print(calls[0], calls[1])
+"""
+
+
+def test_monster_fields_kept_across_things_used_equal_new_ones():
+    """The monsters' fields are kept while their passability's version (``S_MPASV``: a crate, barrel or key taken,
+    a door opened) and the player's tile stand, through chests, sarcophagi and shrines used (which bump only the map
+    version): at every use in played games (un-jitted, so the kernel calls the wrapper) the field equals one swept
+    anew."""
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    res = subprocess.run([sys.executable, "-c", _MON_FRESH], env=env, capture_output=True, text=True, timeout=600,
+                         cwd=Path(__file__).parent.parent)
+    assert res.returncode == 0, res.stderr[-3000:]
+    total, kept = (int(x) for x in res.stdout.strip().splitlines()[-1].split())
+    assert total > 100 and kept > 20, (total, kept)

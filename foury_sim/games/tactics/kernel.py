@@ -190,7 +190,8 @@ W_TH = 0  # X_* on each tile now (X_USED added once used)
 W_Q = 1  # the queue of the sweeps
 W_TERMS = 2  # combat terms (T_SIZE entries)
 W_XO = 3  # a roll-off's dice and effects (X_SIZE entries)
-W_L_ROWS = 4
+W_SNAP = 4  # the level's start, kept for the chunk's next games (SN_* entries; 0 = not yet)
+W_L_ROWS = 5
 # rows of ``Work.wi`` (int32)
 W_D1 = 0  # the player's field (route_fields), the electrified water (electrify)
 W_D2 = 1  # the passability the route fields were swept over
@@ -202,13 +203,24 @@ W_ML = 6  # flying and lava-immune monsters' steps to the player (same)
 W_ROOM = 7  # the clear tiles' rooms (``label_rooms``: kept by every write of the opacity), -1 opaque
 W_ROW = 8  # each tile's row (``setup``): the menus' distances and lines without a division
 W_COL = 9  # each tile's column (same)
-W_I_ROWS = 10
+W_ROOM0 = 10  # the rooms of the level's start (label_rooms, once per chunk: every game starts on the same map)
+W_D1_0 = 11  # route_fields' first d1, d2, dg and dl of a game (once per chunk: the same map, tile and state)
+W_D2_0 = 12
+W_DG_0 = 13
+W_DL_0 = 14
+W_I_ROWS = 15
 # rows of ``Work.wb`` (uint8)
 W_OPQ = 0  # walls and closed doors
 W_PAS = 1  # the player's passability (route_fields; kept while S_PASV stands)
 W_BLK = 2  # tiles a monster's step is blocked by
 W_MPAS = 3  # the monsters' passability (mon_field), water (electrify)
 W_B_ROWS = 4
+# entries of ``Work.wl[W_SNAP]``: the chunk's games all start on the same level (setup), so what the first game
+# computes from the start (the row and column tables, the rooms, the first route fields) the next ones copy
+SN_LEVEL = 0  # W_ROW, W_COL and W_ROOM0 hold the level's start
+SN_FIELDS = 1  # W_D1_0 .. W_DL_0 and the entries below hold route_fields' first computation
+SN_CELL = 2  # the player's tile it was made on
+SN_GOAL_CELL = 3
 
 
 class Pol(NamedTuple):
@@ -267,6 +279,19 @@ def dist1(cols, a, b):
     ra = a // cols
     rb = b // cols
     return abs(ra - rb) + abs((a - ra * cols) - (b - rb * cols))
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def nb_rc(w, rows, cols, c, k):
+    """grid.neighbour (``k`` = 0 up, 1 right, 2 down, 3 left; -1 off the grid) read from the row and column tables
+    (``W_ROW``, ``W_COL``): no division."""
+    if k == 0:
+        return c - cols if w.wi[W_ROW, c] > 0 else -1
+    if k == 1:
+        return c + 1 if w.wi[W_COL, c] < cols - 1 else -1
+    if k == 2:
+        return c + cols if w.wi[W_ROW, c] < rows - 1 else -1
+    return c - 1 if w.wi[W_COL, c] > 0 else -1
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -511,10 +536,14 @@ def add_row(opts, n, action, arg, cell, cost, goal, loot, value, mon):
 
 
 # --- decisions ---------------------------------------------------------------------------------------
-@njit(cache=CACHE, _nrt=False)
-def decide(kind, st, opts, n, pol, dice):
+@njit(cache=CACHE, inline="always", _nrt=False)
+def _decide(kind, st, opts, n, dice):
     """Ask the side whose decision it is (a forced choice, n <= 1, is not asked). An answer outside 0..n-1 is
-    counted (``S_BAD``) and option 0 taken, as in every game."""
+    counted (``S_BAD``) and option 0 taken, as in every game. The policies are ``dice.pol``'s. Written into the
+    two callers of nearly every decision (``player_turn``, ``dm_turn``): a call passes about 60 machine words
+    (``st``, ``opts``, ``dice``), as many stores as the rest of a decision by a built-in policy; the rare
+    decisions inside rules call ``decide``."""
+    pol = dice.pol
     if n <= 1:
         c = 0
     else:
@@ -545,16 +574,27 @@ def decide(kind, st, opts, n, pol, dice):
     return c
 
 
+@njit(cache=CACHE, _nrt=False)
+def decide(kind, st, opts, n, dice):
+    """``_decide`` as a call (the decisions inside rules: ``gamble``, ``shrine``, ``spawn``)."""
+    return _decide(kind, st, opts, n, dice)
+
+
 # --- waking, damage, death -----------------------------------------------------------------------------
 @njit(cache=CACHE, _nrt=False)
-def label_rooms(w, rows, cols):
+def label_rooms(w, rows, cols, start=False):
     """``w.wi[W_ROOM]``: the 4-connected regions of clear tiles (``opq`` 0), numbered, -1 on opaque tiles. Two clear
     tiles in different rooms never see each other (grid.line_of_sight: every tile of a clear line is clear, and a
     diagonal step it allows has a clear corner), so ``sees`` skips their line. Redone by every writer of
-    ``w.wb[W_OPQ]`` (``setup``, ``open_door``); uses ``w.wl[W_Q]``."""
+    ``w.wb[W_OPQ]`` (``setup``, ``open_door``); uses ``w.wl[W_Q]``. With ``start`` (``setup``: the opacity of the
+    level's start, the same for every game of the chunk) the rooms found by the chunk's first game are copied."""
     n = rows * cols
     room = w.wi[W_ROOM]
     q = w.wl[W_Q]
+    if start and w.wl[W_SNAP, SN_LEVEL] != 0:
+        for c in range(n):
+            room[c] = w.wi[W_ROOM0, c]
+        return
     for c in range(n):
         room[c] = -1
     # inside an opaque border no clear tile is on the edge: its neighbours need no bounds checks (``_nb5``)
@@ -577,6 +617,10 @@ def label_rooms(w, rows, cols):
                     q[tail] = nb
                     tail += 1
         k += 1
+    if start:
+        for c in range(n):
+            w.wi[W_ROOM0, c] = room[c]
+        w.wl[W_SNAP, SN_LEVEL] = 1
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
@@ -707,7 +751,7 @@ def gamble(g, w, st, dice, roll, value, worth, source, cell):
     opts = w.opts
     n = add_row(opts, 0, A.A_KEEP, roll, cell, 0, worth, source, value, -1)
     n = add_row(opts, n, A.A_REROLL, roll, cell, 0, worth, source, value, -1)
-    if opts[decide(A.D_GAMBLE, st, opts, n, dice.pol, dice), A.O_ACTION] != A.A_REROLL:
+    if opts[decide(A.D_GAMBLE, st, opts, n, dice), A.O_ACTION] != A.A_REROLL:
         return False
     st[A.S_MAGIC] &= ~(1 << MG_GAMBLER)
     st[A.S_USED] += 1
@@ -859,6 +903,7 @@ def hurt_mon(g, w, st, dice, slot, dmg, by_player):
 def open_door(g, w, st, dice, cell):
     st[A.S_MAPV] += 1
     st[A.S_PASV] += 1
+    st[A.S_MPASV] += 1
     w.wl[W_TH, cell] = A.X_NONE
     w.wb[W_OPQ, cell] = 0
     label_rooms(w, st[A.S_ROWS], st[A.S_COLS])
@@ -887,7 +932,7 @@ def shrine(g, w, st, dice):
             if w.wl[W_TH, c] == A.X_DOOR:
                 n = add_row(opts, n, A.A_OPEN_DOOR, g.lv[col0 + c], c, 0, -1, -1, dist1(cols, st[A.S_CELL], c), -1)
         if n > 0:
-            open_door(g, w, st, dice, opts[decide(A.D_FREEDOM, st, opts, n, dice.pol, dice), A.O_CELL])
+            open_door(g, w, st, dice, opts[decide(A.D_FREEDOM, st, opts, n, dice), A.O_CELL])
     elif s == SH_WEAKNESS:
         st[A.S_AP_PENALTY] += g.rules[R_WEAKNESS_AP]
     elif s == SH_DOOM:
@@ -905,6 +950,7 @@ def interact(g, w, st, dice, cell):
     t = w.wl[W_TH, cell]
     if t == A.X_CRATE or t == A.X_BARREL:
         w.wl[W_TH, cell] = A.X_NONE
+        st[A.S_MPASV] += 1
         loot_roll(g, w, st, dice, C_LOOT_BARREL, A.SRC_BARREL, cell, -1)
     elif t == A.X_CHEST:
         w.wl[W_TH, cell] = t + A.X_USED
@@ -923,6 +969,7 @@ def interact(g, w, st, dice, cell):
         color = g.lv[lv_color(g.lv) + cell]
         st[A.S_KEYS] |= 1 << color
         st[A.S_PASV] += 1
+        st[A.S_MPASV] += 1
         ev(dice.trace, st, A.E_KEY, color, cell, 0, 0, 0, 0, 0, 0)
     elif t == A.X_DOOR:
         open_door(g, w, st, dice, cell)
@@ -1009,17 +1056,19 @@ def fight(g, w, st, dice, slot, mode, players_turn):
 # --- monster movement ---------------------------------------------------------------------------------------
 @njit(cache=CACHE, inline="always", _nrt=False)
 def mon_field_fresh(st, lava):
-    """Whether ``mon_field`` holds the field of this map version and player tile (its callers test this first:
+    """Whether ``mon_field`` holds the field of this monsters' passability and player tile (its callers test this first:
     the call itself passes ``g`` and ``w``, about 90 machine words)."""
-    return st[A.S_MC_L if lava else A.S_MC_G] == st[A.S_MAPV] * 4096 + st[A.S_CELL]
+    return st[A.S_MC_L if lava else A.S_MC_G] == st[A.S_MPASV] * 4096 + st[A.S_CELL]
 
 
 @njit(cache=CACHE, _nrt=False)
 def mon_field(g, w, st, lava):
     """Steps from the player to every tile a monster can walk (``lava``: flying or lava-immune kinds) into
-    ``w.wi[W_ML]`` or ``w.wi[W_MG]``, computed once per map version and player tile (grid.distance_field: in a
-    profile it took less time than ``bfs``, which sweeps with a queue array and teleporters)."""
-    key = st[A.S_MAPV] * 4096 + st[A.S_CELL]
+    ``w.wi[W_ML]`` or ``w.wi[W_MG]``, computed once per version of the monsters' passability (``S_MPASV``: only a
+    thing taken away or a door opened changes it, not a chest, sarcophagus or shrine used, which bumps the map
+    version) and player tile (grid.distance_field: in a profile it took less time than ``bfs``, which sweeps
+    with a queue array and teleporters)."""
+    key = st[A.S_MPASV] * 4096 + st[A.S_CELL]
     slot = A.S_MC_L if lava else A.S_MC_G
     out = w.wi[W_ML] if lava else w.wi[W_MG]
     if st[slot] != key:
@@ -1042,13 +1091,13 @@ def mon_walks(g, w, c, lava):
 @njit(cache=CACHE, _nrt=False)
 def mon_reaches(g, w, st, lava, cell):
     """Whether ``mon_field`` reaches ``cell`` (a monster there has a way to the player), without sweeping a
-    new field while the cached one is of this map version and starts on a walkable tile the player can walk
-    back to from a walkable tile: both fields then reach the same tiles (the fields are a pure function of the
-    map version and the player's tile, so sweeping later gives the same numbers)."""
+    new field while the cached one is of this passability (``S_MPASV``) and starts on a walkable tile the player
+    can walk back to from a walkable tile: both fields then reach the same tiles (the fields are a pure function
+    of the passability and the player's tile, so sweeping later gives the same numbers)."""
     out = w.wi[W_ML] if lava else w.wi[W_MG]
     key = st[A.S_MC_L if lava else A.S_MC_G]
     p = st[A.S_CELL]
-    v = st[A.S_MAPV]
+    v = st[A.S_MPASV]
     if key >= 0 and key // 4096 == v and key != v * 4096 + p:
         c0 = key - v * 4096
         if out[p] >= 0 and mon_walks(g, w, c0, lava) and mon_walks(g, w, p, lava):
@@ -1123,7 +1172,23 @@ def route_fields(g, w, st):
     d3 = w.wi[W_D3]
     dg = w.wi[W_DG]
     dl = w.wi[W_DL]
-    if st[A.S_RC_V] != st[A.S_MAPV]:
+    # a game's first computation (the level's start: no thing used, no key, no door opened) is the same for every
+    # game of the chunk that asks from the same tile: the first one's is kept (W_SNAP) and copied
+    first = st[A.S_RC_V] < 0 and st[A.S_MAPV] == 0 and st[A.S_PASV] == 0 and st[A.S_D1_SRC] < 0
+    snap = w.wl[W_SNAP]
+    if first and snap[SN_FIELDS] != 0 and snap[SN_CELL] == st[A.S_CELL]:
+        for c in range(n):
+            d1[c] = w.wi[W_D1_0, c]
+            d2[c] = w.wi[W_D2_0, c]
+            pas[c] = w.wi[W_D2_0, c]
+            dg[c] = w.wi[W_DG_0, c]
+            dl[c] = w.wi[W_DL_0, c]
+        st[A.S_RC_PASV] = st[A.S_PASV]
+        st[A.S_D1_SRC] = st[A.S_CELL]
+        st[A.S_D1_V] = st[A.S_PASV]
+        st[A.S_GOAL_CELL] = snap[SN_GOAL_CELL]
+        st[A.S_RC_V] = st[A.S_MAPV]
+    elif st[A.S_RC_V] != st[A.S_MAPV]:
         keys = st[A.S_KEYS]
         col0 = lv_color(g.lv)
         same = st[A.S_RC_V] >= 0  # fields of this game exist, over the passability in d2
@@ -1209,6 +1274,15 @@ def route_fields(g, w, st):
                     dl[c] = -1
             spread(pas, rows, cols, ta, tb, dl, q, tail)
         st[A.S_RC_V] = st[A.S_MAPV]
+        if first and st[A.S_D1_SRC] == p:
+            for c in range(n):
+                w.wi[W_D1_0, c] = d1[c]
+                w.wi[W_D2_0, c] = d2[c]
+                w.wi[W_DG_0, c] = dg[c]
+                w.wi[W_DL_0, c] = dl[c]
+            snap[SN_CELL] = p
+            snap[SN_GOAL_CELL] = st[A.S_GOAL_CELL]
+            snap[SN_FIELDS] = 1
     st[A.S_GOAL] = dg[st[A.S_CELL]]
     st[A.S_LOOT_DIST] = dl[st[A.S_CELL]]
 
@@ -1270,10 +1344,10 @@ def player_menu(g, w, st):
     st[A.S_GOAL] = dg[p]
     st[A.S_LOOT_DIST] = dl[p]
     # the living monster on each neighbouring tile (mon_at of each, in one pass over the monsters)
-    n0 = neighbour(rows, cols, p, 0)
-    n1 = neighbour(rows, cols, p, 1)
-    n2 = neighbour(rows, cols, p, 2)
-    n3 = neighbour(rows, cols, p, 3)
+    n0 = nb_rc(w, rows, cols, p, 0)
+    n1 = nb_rc(w, rows, cols, p, 1)
+    n2 = nb_rc(w, rows, cols, p, 2)
+    n3 = nb_rc(w, rows, cols, p, 3)
     m0 = -1
     m1 = -1
     m2 = -1
@@ -1300,7 +1374,7 @@ def player_menu(g, w, st):
     # moves
     for k in range(5):
         if k < 4:
-            dest = neighbour(rows, cols, p, k)
+            dest = _pick4(k, n0, n1, n2, n3)
         elif p == g.lv[A.LV_TELE_A]:
             dest = g.lv[A.LV_TELE_B]
         elif p == g.lv[A.LV_TELE_B]:
@@ -1328,7 +1402,7 @@ def player_menu(g, w, st):
     # interactions
     if g.rules[R_INTERACT] <= ap:
         for k in range(4):
-            nb = neighbour(rows, cols, p, k)
+            nb = _pick4(k, n0, n1, n2, n3)
             if nb < 0:
                 continue
             t = th[nb]
@@ -1366,7 +1440,7 @@ def player_menu(g, w, st):
             for k in range(4):
                 c = p
                 while True:
-                    c = neighbour(rows, cols, c, k)
+                    c = nb_rc(w, rows, cols, c, k)
                     if c < 0 or w.wb[W_OPQ, c] != 0:
                         break
                     m = mon_at(st, c)
@@ -1380,7 +1454,7 @@ def player_menu(g, w, st):
                 best = -1
                 c = p
                 for _ in range(g.rules[R_TELEPORT_RANGE]):
-                    c = neighbour(rows, cols, c, k)
+                    c = nb_rc(w, rows, cols, c, k)
                     if c < 0:
                         break
                     if walkable(tile(g, c)) and th[c] == A.X_NONE and mon_at(st, c) < 0:
@@ -1502,6 +1576,18 @@ def arrive(g, w, st, dice):
     wake_all(g, w, st, dice)
 
 
+@njit(cache=CACHE, inline="always", _nrt=False)
+def move(g, w, st, dice, c):
+    """The player takes the move of menu row ``c`` (``A_MOVE``). Written into ``player_turn`` (the commonest
+    action, without ``player_act``'s call of about 130 machine words) and ``player_act``."""
+    cell = w.opts[c, A.O_CELL]
+    cost = w.opts[c, A.O_COST]
+    spend(st, cost, A.AK_MOVE)
+    ev(dice.trace, st, A.E_MOVE, st[A.S_CELL], cell, cost, st[A.S_AP], w.opts[c, A.O_ARG], 0, 0, 0)
+    st[A.S_CELL] = cell
+    arrive(g, w, st, dice)
+
+
 @njit(cache=CACHE, _nrt=False)
 def player_act(g, w, st, dice, c):
     opts = w.opts
@@ -1510,10 +1596,7 @@ def player_act(g, w, st, dice, c):
     cell = opts[c, A.O_CELL]
     cost = opts[c, A.O_COST]
     if act == A.A_MOVE:
-        spend(st, cost, A.AK_MOVE)
-        ev(dice.trace, st, A.E_MOVE, st[A.S_CELL], cell, cost, st[A.S_AP], arg, 0, 0, 0)
-        st[A.S_CELL] = cell
-        arrive(g, w, st, dice)
+        move(g, w, st, dice, c)
     elif act == A.A_ATTACK:
         spend(st, cost, A.AK_ATTACK)
         b = mslot(arg)
@@ -1559,13 +1642,13 @@ def player_turn(g, w, st, pol, dice):
     st[A.S_AP] = st[A.S_AP_MAX]
     ev(dice.trace, st, A.E_TURN, st[A.S_HP], st[A.S_AP], st[A.S_CELL], st[A.S_AWAKE], 0, 0, 0, 0)
     rested = False
-    if g.rules[R_ELECTRIC_TURNS] == ELECTRIC_EVERY_TURN:
+    if g.rules[R_ELECTRIC_TURNS] == ELECTRIC_EVERY_TURN and st[A.S_AWAKE] > 0:  # (only awake golems shock)
         electrify_all(g, w, st, dice)
         if st[A.S_DEAD]:
             return rested
     for _ in range(MAX_ACTIONS):
         n = player_menu(g, w, st)
-        c = decide(A.D_ACTION, st, w.opts, n, pol, dice)
+        c = _decide(A.D_ACTION, st, w.opts, n, dice)
         act = w.opts[c, A.O_ACTION]
         if act == A.A_END:
             ev(dice.trace, st, A.E_END_TURN, st[A.S_AP], 0, 0, 0, 0, 0, 0, 0)
@@ -1575,7 +1658,10 @@ def player_turn(g, w, st, pol, dice):
             ev(dice.trace, st, A.E_REST, st[A.S_AP], 0, 0, 0, 0, 0, 0, 0)
             rested = True
             break
-        player_act(g, w, st, dice, c)
+        if act == A.A_MOVE:
+            move(g, w, st, dice, c)
+        else:
+            player_act(g, w, st, dice, c)
         if st[A.S_WON] or st[A.S_DEAD]:
             break
     st[A.S_BERSERK] = 0
@@ -1614,13 +1700,13 @@ def spawn(g, w, st, pol, dice):
             n = add_row(opts, n, A.A_SPAWN_KIND, k, -1, 0, -1, -1, g.mons[k, M_HP] * g.mons[k, M_DICE], -1)
     if n == 0:
         return
-    kind = opts[decide(A.D_SPAWN_KIND, st, opts, n, pol, dice), A.O_ARG]
+    kind = opts[decide(A.D_SPAWN_KIND, st, opts, n, dice), A.O_ARG]
     n = 0
     for j in range(g.lv[A.LV_N_SPAWN]):
         cell = g.lv[s0 + j]
         if mon_at(st, cell) < 0 and cell != st[A.S_CELL]:
             n = add_row(opts, n, A.A_SPAWN_AT, j, cell, 0, -1, -1, dist1(st[A.S_COLS], cell, st[A.S_CELL]), -1)
-    cell = opts[decide(A.D_SPAWN_AT, st, opts, n, pol, dice), A.O_CELL]
+    cell = opts[decide(A.D_SPAWN_AT, st, opts, n, dice), A.O_CELL]
     slot = add_mon(g, st, kind, cell, A.MS_ASLEEP)
     if slot >= 0:
         st[A.S_SPAWNED] += 1
@@ -1677,17 +1763,20 @@ def dm_menu(g, w, st, ap):
 def dm_turn(g, w, st, pol, dice):
     st[A.S_PHASE] = 1
     ev(dice.trace, st, A.E_DM_TURN, g.rules[R_DM_AP], st[A.S_AWAKE], 0, 0, 0, 0, 0, 0)
-    electrify_all(g, w, st, dice)
+    if st[A.S_AWAKE] > 0:  # only awake golems shock (the call passes about 130 machine words)
+        electrify_all(g, w, st, dice)
     if st[A.S_DEAD]:
         return
     spawn(g, w, st, pol, dice)
     ap = g.rules[R_DM_AP]
     for _ in range(MAX_ACTIONS):
         st[A.S_AP] = ap
+        if st[A.S_AWAKE] == 0:  # dm_menu would list only the end (only awake monsters act)
+            break
         n = dm_menu(g, w, st, ap)
         if n <= 1:
             break
-        c = decide(A.D_DM_ACT, st, w.opts, n, pol, dice)
+        c = _decide(A.D_DM_ACT, st, w.opts, n, dice)
         act = w.opts[c, A.O_ACTION]
         i = w.opts[c, A.O_ARG]
         cost = w.opts[c, A.O_COST]
@@ -1745,15 +1834,16 @@ def setup(g, w, st):
     st[A.S_MC_G] = -1
     st[A.S_MC_L] = -1
     st[A.S_D1_SRC] = -1
-    for r in range(rows):
-        for x in range(cols):
-            w.wi[W_ROW, r * cols + x] = r
-            w.wi[W_COL, r * cols + x] = x
+    if w.wl[W_SNAP, SN_LEVEL] == 0:  # the chunk's first game (label_rooms below marks the level's tables done)
+        for r in range(rows):
+            for x in range(cols):
+                w.wi[W_ROW, r * cols + x] = r
+                w.wi[W_COL, r * cols + x] = x
     t0 = lv_thing(lv)
     for c in range(rows * cols):
         w.wl[W_TH, c] = lv[t0 + c]
         w.wb[W_OPQ, c] = 1 if (lv[LV_HDR + c] == A.T_WALL or lv[t0 + c] == A.X_DOOR) else 0
-    label_rooms(w, rows, cols)
+    label_rooms(w, rows, cols, True)
     m0 = lv_mon(lv)
     for k in range(lv[A.LV_N_MON]):
         add_mon(g, st, lv[m0 + 2 * k], lv[m0 + 2 * k + 1], A.MS_ASLEEP)

@@ -103,6 +103,8 @@ S_PASV = 56  # the player's passability's version: +1 whenever it may change (a 
 S_RC_PASV = 57  # the passability version the route fields were last computed over
 S_D1_V = 58  # the passability version the player's field d1 (route_fields) was swept over
 S_D1_SRC = 59  # the tile d1 was swept from (-1 none)
+S_MPASV = 60  # the monsters' passability's version: +1 whenever a tile's thing goes (a crate, barrel or key taken, a
+#               door opened; a used chest, sarcophagus or shrine stays in the way): the key of the monsters' fields
 S_KILLS_KIND = 64  # MAX_KINDS: kills by monster table row
 MAX_KINDS = 32
 S_MON = S_KILLS_KIND + MAX_KINDS  # the monster slots, MC words each
