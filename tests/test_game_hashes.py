@@ -61,39 +61,109 @@ def _kernel_functions():
     return {f.name: f for f in ast.walk(ast.parse(src)) if isinstance(f, ast.FunctionDef)}
 
 
-def _work_uses(fn):
-    """``(field, how)`` for every ``w.field`` in ``fn`` that is written (``w.f[i] = ...``) or handed to a call."""
+def _row_of(node):
+    """The ``W_*`` row named by ``w.wl[W_X]``, ``w.wl[W_X, i]`` or ``w.wl[W_X][i]`` (Work's packed rows), else None."""
     import ast
 
+    if not isinstance(node, ast.Subscript):
+        return None
+    if isinstance(node.value, ast.Subscript):
+        return _row_of(node.value)
+    if not (isinstance(node.value, ast.Attribute) and isinstance(node.value.value, ast.Name)
+            and node.value.value.id == "w"):
+        return None
+    first = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) else node.slice
+    return first.id if isinstance(first, ast.Name) and first.id.startswith("W_") else None
+
+
+def _work_uses(fn, readers=frozenset()):
+    """``(row, how)`` for every row of Work (``w.wl[W_TH, c] = ...``) that ``fn`` writes, directly or through a name
+    bound to the row (``d = w.wi[W_DG]``; ``d[c] = ...``), or hands to a call (``f(w.wi[W_DG], ...)``) of a function
+    not in ``readers`` (functions that only read every argument they are given)."""
+    import ast
+
+    alias = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            for v in (node.value.body, node.value.orelse) if isinstance(node.value, ast.IfExp) else (node.value,):
+                if _row_of(v) and not isinstance(v.value, ast.Subscript) and not isinstance(v.slice, ast.Tuple):
+                    alias.setdefault(node.targets[0].id, set()).add(_row_of(v))
     uses = set()
     for node in ast.walk(fn):
         if isinstance(node, ast.Assign | ast.AugAssign):
             for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Attribute) and isinstance(
-                        t.value.value, ast.Name) and t.value.value.id == "w":
-                    uses.add((t.value.attr, "write"))
-        if isinstance(node, ast.Call):
+                if _row_of(t):
+                    uses.add((_row_of(t), "write"))
+                elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id in alias:
+                    uses |= {(r, "write") for r in alias[t.value.id]}
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in readers):
             for a in node.args:
-                if isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name) and a.value.id == "w":
-                    uses.add((a.attr, "call"))
+                if _row_of(a):
+                    uses.add((_row_of(a), "call"))
+                elif isinstance(a, ast.Name) and a.id in alias:
+                    uses |= {(r, "call") for r in alias[a.id]}
     return uses
 
 
+def _only_reads(fn, k: int) -> bool:
+    """Whether ``fn``'s ``k``-th parameter is only read: never written into (``p[i] = ...``) nor handed on."""
+    import ast
+
+    p = fn.args.args[k].arg
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign | ast.AugAssign):
+            for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == p:
+                    return False
+        if isinstance(node, ast.Call) and any(isinstance(a, ast.Name) and a.id == p for a in node.args):
+            return False
+    return True
+
+
+def test_work_uses_sees_every_kind_of_row_write():
+    """The scan below finds writes to Work's packed rows in each form the kernel uses (a check of the check)."""
+    import ast
+
+    fn = ast.parse("""
+def f(w, st, c):
+    w.wl[W_TH, c] = 0
+    w.wb[W_OPQ][c] = 1
+    d = w.wi[W_ML] if lava else w.wi[W_MG]
+    d[c] = 2
+    sweep(w.wi[W_DG], c)
+    e = w.wi[W_DL]
+    return e[c] + w.wi[W_D1, c]
+""").body[0]
+    assert _work_uses(fn) == {("W_TH", "write"), ("W_OPQ", "write"), ("W_ML", "write"), ("W_MG", "write"),
+                              ("W_DG", "call")}
+
+
 def test_tactics_field_caches_are_marked_dirty_by_every_map_change():
-    """The cached fields (route_fields: dg, the key field d1, the passability copy d2; mon_field: mg, ml) are
-    only written by their owners and are valid while ``S_MAPV`` is: every function that changes a tile's thing
-    (``w.th``) or its opacity (``w.opq``) bumps ``S_MAPV`` (the same games: a missed mark would replay stale
-    advice, which the hash cells catch only if a hashed game meets it)."""
+    """The cached fields (route_fields: the goal's field W_DG, the loot field W_DL, the passability copy W_D2;
+    mon_field: W_MG, W_ML) are only written by their owners and are valid while the map version they were made on
+    is: every function that changes a tile's thing (``W_TH``) or its opacity (``W_OPQ``) bumps ``S_MAPV`` (the same
+    games: a missed mark would replay stale advice, which the hash cells catch only if a hashed game meets it)."""
     import ast
 
     fns = _kernel_functions()
-    owners = {"d1": "route_fields", "d2": "route_fields", "dg": "route_fields", "mg": "mon_field", "ml": "mon_field"}
+    owners = {"W_D2": "route_fields", "W_DG": "route_fields", "W_DL": "route_fields", "W_MG": "mon_field",
+              "W_ML": "mon_field"}
+    grid = {f.name: f for f in ast.walk(ast.parse((ROOT / "foury_sim" / "grid.py").read_text()))
+            if isinstance(f, ast.FunctionDef)}
+    readers = {"first_step": (0, 4)}  # functions that only read the arrays they are given (checked here)
+    assert all(_only_reads(grid[r], k) for r, ks in readers.items() for k in ks)
+    seen = set()
     for name, fn in fns.items():
-        for field, how in _work_uses(fn):
+        uses = _work_uses(fn, readers)
+        seen |= {f for f, _ in uses}
+        for field, how in uses:
             if field in owners:
-                assert name == owners[field], f"{name} {how}s w.{field}, a cache of {owners[field]}"
-        writes_map = {f for f, how in _work_uses(fn) if how == "write"} & {"th", "opq"}
+                assert name == owners[field], f"{name} {how}s {field}, a cache of {owners[field]}"
+        writes_map = {f for f, how in uses if how == "write"} & {"W_TH", "W_OPQ"}
         if writes_map and name != "setup":  # setup starts a game: S_MAPV and the cache keys are reset there
             bumps = [n for n in ast.walk(fn) if isinstance(n, ast.AugAssign) and "S_MAPV" in ast.unparse(n.target)]
-            assert bumps, f"{name} changes w.{'/'.join(sorted(writes_map))} without bumping S_MAPV"
+            assert bumps, f"{name} changes {'/'.join(sorted(writes_map))} without bumping S_MAPV"
+    assert set(owners) | {"W_TH", "W_OPQ"} <= seen  # the scan still finds the rows it guards (not a test of nothing)
+    writers = {n for n, fn in fns.items() if {("W_TH", "write"), ("W_OPQ", "write")} & _work_uses(fn, readers)}
+    assert {"open_door", "interact", "setup"} <= writers
     assert "S_RC_V] = -1" in ast.unparse(fns["setup"]) and "S_MC_G] = -1" in ast.unparse(fns["setup"])
