@@ -203,17 +203,6 @@ def foe_has(T, foe, trait):
     return (T[T_EN_TRAITS, foe] & trait) != 0
 
 
-@njit(cache=CACHE, inline="always", _nrt=False)
-def foe_with(board, rm, cell, having, lacking):
-    """Is there a foe in the room with every trait bit of ``having`` and none of ``lacking``?"""
-    R, T, geo, arrows = board
-    for ic in range(FOE_FIRST, FOE_FIRST + R[R_N_FOES]):
-        if rm[cell, RM_ICON + ic] > 0 and (T[T_EN_TRAITS, ic] & having) == having and (
-                T[T_EN_TRAITS, ic] & lacking) == 0:
-            return True
-    return False
-
-
 #: every item icon (collected, erased by an imp): the base game's, then the campaigns' (icons.CAMPAIGN_ITEMS)
 _ITEM_ICONS = np.array([*range(I_CHEST, DIE + 1), *CAMPAIGN_ITEMS], np.int64)
 #: the campaigns' item icons (not their fixtures, such as the Slaughter's start triangle)

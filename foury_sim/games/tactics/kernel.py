@@ -1631,7 +1631,7 @@ def player_act(g, w, st, dice, c):
 
 
 @njit(cache=CACHE, _nrt=False)
-def player_turn(g, w, st, pol, dice):
+def player_turn(g, w, st, dice):
     """The player's turn: full AP, then actions until the AP runs out, they end the turn or rest (True:
     the DM's turn is skipped), win or die."""
     st[A.S_PHASE] = 0
@@ -1670,7 +1670,7 @@ def player_turn(g, w, st, pol, dice):
 
 # --- the Dungeon Master's turn ---------------------------------------------------------------------------
 @njit(cache=CACHE, _nrt=False)
-def spawn(g, w, st, pol, dice):
+def spawn(g, w, st, dice):
     """The spawn roll at the start of the DM's turn, and the spawned monster (asleep) at a free spawn point."""
     opts = w.opts
     face = d6(dice.rs, dice.script)
@@ -1760,14 +1760,14 @@ def dm_menu(g, w, st, ap):
 
 
 @njit(cache=CACHE, _nrt=False)
-def dm_turn(g, w, st, pol, dice):
+def dm_turn(g, w, st, dice):
     st[A.S_PHASE] = 1
     ev(dice.trace, st, A.E_DM_TURN, g.rules[R_DM_AP], st[A.S_AWAKE], 0, 0, 0, 0, 0, 0)
     if st[A.S_AWAKE] > 0:  # only awake golems shock (the call passes about 130 machine words)
         electrify_all(g, w, st, dice)
     if st[A.S_DEAD]:
         return
-    spawn(g, w, st, pol, dice)
+    spawn(g, w, st, dice)
     ap = g.rules[R_DM_AP]
     for _ in range(MAX_ACTIONS):
         st[A.S_AP] = ap
@@ -1850,22 +1850,22 @@ def setup(g, w, st):
 
 
 @njit(cache=CACHE, _nrt=False)
-def play_game(g, w, st, pol, dice):
+def play_game(g, w, st, dice):
     """A whole game; the result stays in ``st``."""
     setup(g, w, st)
     wake_all(g, w, st, dice)
     for t in range(1, g.rules[R_TURN_CAP] + 1):
         st[A.S_TURN] = t
-        rested = player_turn(g, w, st, pol, dice)
+        rested = player_turn(g, w, st, dice)
         if st[A.S_WON] or st[A.S_DEAD] or st[A.S_FAULT]:
             break
         if not rested:
-            dm_turn(g, w, st, pol, dice)
+            dm_turn(g, w, st, dice)
             if st[A.S_DEAD] or st[A.S_FAULT]:
                 break
         elif g.rules[R_REST_SPAWN] == REST_SPAWN_ROLLED:  # the rest skips the DM's turn but its spawn roll
             st[A.S_PHASE] = 1
-            spawn(g, w, st, pol, dice)
+            spawn(g, w, st, dice)
     if not st[A.S_WON] and not st[A.S_DEAD]:
         st[A.S_CAUSE] = A.CAUSE_TURN_CAP
     ev(dice.trace, st, A.E_END, st[A.S_WON], st[A.S_CAUSE], st[A.S_HP], st[A.S_KILLER], st[A.S_DEATH_CELL],
@@ -1969,7 +1969,7 @@ def _kernel(rules, mons, weapons, armors, charts, lv, ctl, params, dm_params, us
         dice = Dice(b_rs, borrow(sc), borrow(tr), pol)
         for i in range(c * CHUNK, min(count, (c + 1) * CHUNK)):
             seed_stream(b_rs, seed, start + i)
-            play_game(g, w, b_st, pol, dice)
+            play_game(g, w, b_st, dice)
             write_out(g, b_st, b_out, i, start + i)
         keep_alive(ru, mo, we, ar, ch, le, wl, wi)
         keep_alive(wb, opts, st, rs, sc, tr, pa, dpa)
