@@ -274,7 +274,7 @@ def test_the_tables_kept_on_disk_are_the_computed_ones(tmp_path, monkeypatch):
     missing file is computed again and rewritten (atomically)."""
     rules = D.load_ruleset(overrides=TINY).with_hero("knight")
     path = str(tmp_path / "dp" / "tiny.npz")
-    monkeypatch.setattr(dp, "_disk_path", lambda r: path)
+    monkeypatch.setattr(dp, "disk_path", lambda r: path)
     monkeypatch.setattr(dp, "_SOLUTIONS", {})
     computed = dp.solution(rules, note=False)  # nothing on disk: computed, then written
     assert os.path.isfile(path) and not [p for p in os.listdir(tmp_path / "dp") if p.endswith(".tmp")]
@@ -297,22 +297,22 @@ def test_the_tables_kept_on_disk_are_the_computed_ones(tmp_path, monkeypatch):
 def test_the_disk_tables_follow_the_rules_and_the_switches(monkeypatch):
     a = D.load_ruleset(overrides=TINY).with_hero("knight")
     b = D.load_ruleset(overrides=TINY).with_hero("none")
-    pa, pb = dp._disk_path(a), dp._disk_path(b)
+    pa, pb = dp.disk_path(a), dp.disk_path(b)
     if dp.CACHE and not dp.JIT_DISABLED:
-        assert pa != pb and pa == dp._disk_path(a.copy()) and pa.endswith(".npz")
+        assert pa != pb and pa == dp.disk_path(a.copy()) and pa.endswith(".npz")
     monkeypatch.setattr(dp, "CACHE", False)
-    assert dp._disk_path(a) is None
+    assert dp.disk_path(a) is None
 
 
 def test_the_risk_policys_clear_table_kept_on_disk_is_the_computed_one(tmp_path, monkeypatch):
-    """``odds.clear_table`` is kept on disk like the DP (``dp._disk_path(rules, "odds")``): a fresh process loads
+    """``odds.clear_table`` is kept on disk like the DP (``dp.disk_path(rules, "odds")``): a fresh process loads
     the same floats, bit for bit; a damaged or wrong-sized file is computed again and rewritten."""
     import importlib
 
     odds = importlib.import_module("foury_sim.games.delve.odds")
     rules = D.load_ruleset(overrides=TINY).with_hero("knight")
     path = str(tmp_path / "odds" / "tiny.npz")
-    monkeypatch.setattr(odds, "_disk_path", lambda r, folder: path if folder == "odds" else None)
+    monkeypatch.setattr(odds, "disk_path", lambda r, folder: path if folder == "odds" else None)
     monkeypatch.setattr(odds, "_TABLES", {})
     computed = odds.clear_table(rules)
     assert os.path.isfile(path) and not [p for p in os.listdir(tmp_path / "odds") if p.endswith(".tmp")]
@@ -329,5 +329,5 @@ def test_the_risk_policys_clear_table_kept_on_disk_is_the_computed_one(tmp_path,
         assert odds.clear_table(rules).tobytes() == computed.tobytes()
         assert dp.kept_arrays(path, ("table",))["table"].tobytes() == computed.tobytes()  # rewritten
     if dp.CACHE and not dp.JIT_DISABLED:
-        a = dp._disk_path(rules, "odds")
-        assert a != dp._disk_path(rules) and a.endswith(".npz") and "odds" in a
+        a = dp.disk_path(rules, "odds")
+        assert a != dp.disk_path(rules) and a.endswith(".npz") and "odds" in a

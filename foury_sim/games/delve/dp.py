@@ -336,7 +336,7 @@ _SOLUTIONS: dict[bytes, Solution] = {}
 _SAVED = ("parties", "trans", "cont", "win", "fresh")
 
 
-def _disk_path(rules: np.ndarray, folder: str = "dp") -> str | None:
+def disk_path(rules: np.ndarray, folder: str = "dp") -> str | None:
     """Where the tables of ``rules`` are kept between processes: a file in ``folder`` of the Delve kernels' cache
     folder, which is keyed by the sources (a change to the DP or the engine starts afresh); None when the cache is
     off or numba is (the un-jitted run recomputes, so it checks the same numbers). ``folder``: ``dp`` (this
@@ -396,10 +396,10 @@ def _save(sol: Solution, path: str | None) -> None:
 
 def solution(rules: np.ndarray, note: bool = True) -> Solution:
     """The DP for a rules array (with its hero), computed once per process and kept on disk beside the Delve
-    kernels (``_disk_path``); a note on stderr if computing it took more than two seconds."""
+    kernels (``disk_path``); a note on stderr if computing it took more than two seconds."""
     key = rules.tobytes()
     if key not in _SOLUTIONS:
-        path = _disk_path(rules)
+        path = disk_path(rules)
         sol = _load(rules, path)
         if sol is None:
             t0 = time.perf_counter()

@@ -25,7 +25,7 @@ from ...errors import InputError
 from ...oddstable import OddsTable, z_scores
 from ...rng import seed_stream
 from . import layout as A
-from .dp import _disk_path, keep_arrays, kept_arrays, party_list, solution
+from .dp import disk_path, keep_arrays, kept_arrays, party_list, solution
 from .kernel import (
     SCRATCH,
     Dice,
@@ -127,13 +127,13 @@ _TABLES: dict[bytes, np.ndarray] = {}
 
 def clear_table(rules: np.ndarray) -> np.ndarray:
     """The risk policy's table for a rules array (with its hero), computed once and kept on disk beside the Delve
-    kernels like the DP's tables (``dp._disk_path(rules, "odds")``: about half a second of every fresh process
+    kernels like the DP's tables (``dp.disk_path(rules, "odds")``: about half a second of every fresh process
     that plays the default policy)."""
     key = rules.tobytes()
     if key not in _TABLES:
         total, nd, at = int(rules[R_PARTY_DICE]), int(rules[R_DUNGEON_DICE]), int(rules[R_DRAGON_AT])
         size = 2 * _n_parties(total) * (nd + 1) * at
-        path = _disk_path(rules, "odds")
+        path = disk_path(rules, "odds")
         kept = kept_arrays(path, ("table",))
         if kept is not None and kept["table"].dtype == np.float64 and kept["table"].shape == (size,):
             table = kept["table"]
