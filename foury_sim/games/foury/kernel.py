@@ -1467,18 +1467,11 @@ def move_options(board, st, rm, sc, opts):
     tail = 1
     n = 0
     oracle = st[S_ORACLE]
-    goto = sc[SC_GOAL]  # the rooms worth walking to, in the walk's order (the row is goal_distances' after)
-    n_goto = 0
     while head < tail:
         x = q[head]
         head += 1
-        if x != pos:
-            foe = first_foe(R, rm, x)
-            if foe >= 0 or item_count(rm, x) > 0 or (st[S_PHASE] > 0 and sc[SC_MASK, x] == 1):
-                goto[n_goto] = x
-                n_goto += 1
-            if foe >= 0:
-                continue
+        if x != pos and first_foe(R, rm, x) >= 0:
+            continue
         if R[R_KR_ON] == 1 and dist[x] > R[R_KR_WALK_MAX]:
             continue  # Kraken: a move retraces at most kraken.walk_max explored rooms
         for d in range(4):
@@ -1527,9 +1520,10 @@ def move_options(board, st, rm, sc, opts):
     if first_foe(R, rm, pos) >= 0:  # the foe you fled from: face it again
         n = add_option(opts, np.int64(n), np.int64(MK_GOTO), pos, pos, st[S_DIR], np.int64(0))
     # explored rooms worth walking to: foes to face, the Oracle, an exit, items left behind
-    for i in range(n_goto):
-        e = goto[i]
-        n = add_option(opts, np.int64(n), np.int64(MK_GOTO), par[e], e, pdir[e], dist[e] - 1)
+    for i in range(1, tail):
+        e = q[i]
+        if first_foe(R, rm, e) >= 0 or item_count(rm, e) > 0 or (st[S_PHASE] > 0 and sc[SC_MASK, e] == 1):
+            n = add_option(opts, np.int64(n), np.int64(MK_GOTO), par[e], e, pdir[e], dist[e] - 1)
     option_columns(board, st, rm, sc, opts, n)
     progress_left = False
     for i in range(n):
