@@ -827,7 +827,8 @@ def collect_items(board, st, rm, opts, dice, pol, cell):
             rm[cell, RM_ICON + ic] -= k
             for _ in range(k):
                 receive(board, st, opts, dice, pol, cell, ic)
-    use_dice(board, st, rm, opts, dice, pol, cell)
+    if rm[cell, RM_ICON + DIE] > 0:  # (only then: a call pushes every array of its arguments, over 100 words)
+        use_dice(board, st, rm, opts, dice, pol, cell)
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -1034,11 +1035,13 @@ def enter_room(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table
                 rkind = RR_EXIT if st[S_PHASE] == 2 and legal_exit(board, st, rm, cell) >= 0 else RR_ROOM
                 face = reroll(board, st, rm, opts, dice, pol, rkind, table, face, cell, direction, prev)
             ev = T[T_EVENTS + table, face - 1]
-            apply_event(board, st, rm, opts, dice, pol, ev, cell, direction, prev)
-    res = resolve_room(board, st, rm, opts, dice, pol, cell)
+            if ev != 0:
+                apply_event(board, st, rm, opts, dice, pol, ev, cell, direction, prev)
+    # resolve_room and collect_items only when there is something to do: a call pushes over 100 words
+    res = resolve_room(board, st, rm, opts, dice, pol, cell) if first_foe(R, rm, cell) >= 0 else 1
     if res < 0 or st[S_DEAD] == 1:
         return 0
-    if res == 1:
+    if res == 1 and item_count(rm, cell) > 0:
         collect_items(board, st, rm, opts, dice, pol, cell)
         if st[S_DEAD] == 1:
             return 0
