@@ -566,7 +566,7 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
     return result
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def resolve_room(board, st, rm, opts, dice, pol, cell):
     """Face every foe in the room: 1 all beaten, 0 fled, -1 dead."""
     R, T, geo, arrows = board
@@ -934,7 +934,9 @@ def legal_exit(board, st, rm, cell):
 
 # Thin levels over the whole game's tree, called from one place (or a few, with a small body), are inlined
 # (``inline="always"``): ``arrive``, ``play_round``, ``search_play``, the 2-player ``p2_game``, the campaigns'
-# ``santa_play``, ``santa_turn`` and ``slaughter_game``. numba links the code of every compiled callee into its
+# ``santa_play``, ``santa_turn`` and ``slaughter_game``; ``resolve_room`` too (its two callers then call ``fight``
+# themselves: the call of ``fight`` right after the call of ``resolve_room``, both pushing over 100 words of
+# arguments, took 3.6 % of the samples, session 32). numba links the code of every compiled callee into its
 # caller and optimises and compiles that whole tree again for each compiled function, so a four-line level over
 # the game's tree cost as much as a big function. ``take_turn``, ``begin_round`` and ``p2_turn`` stay compiled:
 # each inlined copy of a body is typed and optimised again, and two copies of them cost more than the level
