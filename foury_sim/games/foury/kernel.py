@@ -45,6 +45,7 @@ from .icons import (
     PURPLE_POTION,
     REINDEER,
     RUDOLPH,
+    SAFE_ZONE,
     STAIRS,
     STAR,
     YELLOW_POTION,
@@ -205,14 +206,20 @@ def foe_has(T, foe, trait):
 
 #: every item icon (collected, erased by an imp): the base game's, then the campaigns' (icons.CAMPAIGN_ITEMS)
 _ITEM_ICONS = np.array([*range(I_CHEST, DIE + 1), *CAMPAIGN_ITEMS], np.int64)
+assert tuple(CAMPAIGN_ITEMS) == (YELLOW_POTION, PURPLE_POTION, *range(STAR, SAFE_ZONE + 1))  # (item_count's runs)
 #: the campaigns' item icons (not their fixtures, such as the Slaughter's start triangle)
 _CAMPAIGN_ITEM_ICONS = np.array(CAMPAIGN_ITEMS, np.int64)
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
 def item_count(rm, cell):
+    """Items in a room (every icon of ``_ITEM_ICONS``, read as its three runs of neighbouring columns)."""
     k = 0
-    for ic in _ITEM_ICONS:
+    for ic in range(I_CHEST, DIE + 1):
+        k += rm[cell, RM_ICON + ic]
+    for ic in range(YELLOW_POTION, PURPLE_POTION + 1):
+        k += rm[cell, RM_ICON + ic]
+    for ic in range(STAR, SAFE_ZONE + 1):
         k += rm[cell, RM_ICON + ic]
     return k
 
@@ -1107,6 +1114,8 @@ def mark_goals(board, st, rm, sc):
     if ph == 2:
         for a in range(arrows.shape[0]):
             x = arrows[a, 0]
+            if R[R_KR_ON] == 0 and (st[S_ARROW0 + a] == 1 or arrows[a, 2] == st[S_SECTOR]):
+                continue  # not an exit for legal_exit (another arrow in its room asks for it)
             if (rm[x, RM_STATE] & COLLAPSED) == 0 and legal_exit(board, st, rm, x) >= 0:
                 mask[x] = 1
         return
@@ -1481,8 +1490,8 @@ def move_options(board, st, rm, sc, opts):
             continue  # Kraken: a move retraces at most kraken.walk_max explored rooms
         for d in range(4):
             y = geo[x, d]
-            if y < 0 or (rm[y, RM_STATE] & COLLAPSED):
-                continue
+            if y < 0 or dist[y] >= 0 or (rm[y, RM_STATE] & COLLAPSED):
+                continue  # (a room already walked to gives no move: a shovel's into it would be dropped below)
             if y == oracle and st[S_PHASE] == 0 and R[R_ORACLE_BLOCKED] == 1:
                 continue
             if not passable(R, st, rm, x, d, y):
