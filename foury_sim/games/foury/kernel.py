@@ -45,6 +45,7 @@ from .icons import (
     PURPLE_POTION,
     REINDEER,
     RUDOLPH,
+    SAFE_ZONE,
     STAIRS,
     STAR,
     YELLOW_POTION,
@@ -205,14 +206,20 @@ def foe_has(T, foe, trait):
 
 #: every item icon (collected, erased by an imp): the base game's, then the campaigns' (icons.CAMPAIGN_ITEMS)
 _ITEM_ICONS = np.array([*range(I_CHEST, DIE + 1), *CAMPAIGN_ITEMS], np.int64)
+assert tuple(CAMPAIGN_ITEMS) == (YELLOW_POTION, PURPLE_POTION, *range(STAR, SAFE_ZONE + 1))  # (item_count's runs)
 #: the campaigns' item icons (not their fixtures, such as the Slaughter's start triangle)
 _CAMPAIGN_ITEM_ICONS = np.array(CAMPAIGN_ITEMS, np.int64)
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
 def item_count(rm, cell):
+    """Items in a room (every icon of ``_ITEM_ICONS``, read as its three runs of neighbouring columns)."""
     k = 0
-    for ic in _ITEM_ICONS:
+    for ic in range(I_CHEST, DIE + 1):
+        k += rm[cell, RM_ICON + ic]
+    for ic in range(YELLOW_POTION, PURPLE_POTION + 1):
+        k += rm[cell, RM_ICON + ic]
+    for ic in range(STAR, SAFE_ZONE + 1):
         k += rm[cell, RM_ICON + ic]
     return k
 
@@ -566,7 +573,7 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
     return result
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def resolve_room(board, st, rm, opts, dice, pol, cell):
     """Face every foe in the room: 1 all beaten, 0 fled, -1 dead."""
     R, T, geo, arrows = board
@@ -827,7 +834,8 @@ def collect_items(board, st, rm, opts, dice, pol, cell):
             rm[cell, RM_ICON + ic] -= k
             for _ in range(k):
                 receive(board, st, opts, dice, pol, cell, ic)
-    use_dice(board, st, rm, opts, dice, pol, cell)
+    if rm[cell, RM_ICON + DIE] > 0:  # (only then: a call pushes every array of its arguments, over 100 words)
+        use_dice(board, st, rm, opts, dice, pol, cell)
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -933,7 +941,9 @@ def legal_exit(board, st, rm, cell):
 
 # Thin levels over the whole game's tree, called from one place (or a few, with a small body), are inlined
 # (``inline="always"``): ``arrive``, ``play_round``, ``search_play``, the 2-player ``p2_game``, the campaigns'
-# ``santa_play``, ``santa_turn`` and ``slaughter_game``. numba links the code of every compiled callee into its
+# ``santa_play``, ``santa_turn`` and ``slaughter_game``; ``resolve_room`` too (its two callers then call ``fight``
+# themselves: the call of ``fight`` right after the call of ``resolve_room``, both pushing over 100 words of
+# arguments, took 3.6 % of the samples, session 32). numba links the code of every compiled callee into its
 # caller and optimises and compiles that whole tree again for each compiled function, so a four-line level over
 # the game's tree cost as much as a big function. ``take_turn``, ``begin_round`` and ``p2_turn`` stay compiled:
 # each inlined copy of a body is typed and optimised again, and two copies of them cost more than the level
@@ -1034,11 +1044,13 @@ def enter_room(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table
                 rkind = RR_EXIT if st[S_PHASE] == 2 and legal_exit(board, st, rm, cell) >= 0 else RR_ROOM
                 face = reroll(board, st, rm, opts, dice, pol, rkind, table, face, cell, direction, prev)
             ev = T[T_EVENTS + table, face - 1]
-            apply_event(board, st, rm, opts, dice, pol, ev, cell, direction, prev)
-    res = resolve_room(board, st, rm, opts, dice, pol, cell)
+            if ev != 0:
+                apply_event(board, st, rm, opts, dice, pol, ev, cell, direction, prev)
+    # resolve_room and collect_items only when there is something to do: a call pushes over 100 words
+    res = resolve_room(board, st, rm, opts, dice, pol, cell) if first_foe(R, rm, cell) >= 0 else 1
     if res < 0 or st[S_DEAD] == 1:
         return 0
-    if res == 1:
+    if res == 1 and item_count(rm, cell) > 0:
         collect_items(board, st, rm, opts, dice, pol, cell)
         if st[S_DEAD] == 1:
             return 0
@@ -1102,6 +1114,8 @@ def mark_goals(board, st, rm, sc):
     if ph == 2:
         for a in range(arrows.shape[0]):
             x = arrows[a, 0]
+            if R[R_KR_ON] == 0 and (st[S_ARROW0 + a] == 1 or arrows[a, 2] == st[S_SECTOR]):
+                continue  # not an exit for legal_exit (another arrow in its room asks for it)
             if (rm[x, RM_STATE] & COLLAPSED) == 0 and legal_exit(board, st, rm, x) >= 0:
                 mask[x] = 1
         return
@@ -1476,8 +1490,8 @@ def move_options(board, st, rm, sc, opts):
             continue  # Kraken: a move retraces at most kraken.walk_max explored rooms
         for d in range(4):
             y = geo[x, d]
-            if y < 0 or (rm[y, RM_STATE] & COLLAPSED):
-                continue
+            if y < 0 or dist[y] >= 0 or (rm[y, RM_STATE] & COLLAPSED):
+                continue  # (a room already walked to gives no move: a shovel's into it would be dropped below)
             if y == oracle and st[S_PHASE] == 0 and R[R_ORACLE_BLOCKED] == 1:
                 continue
             if not passable(R, st, rm, x, d, y):
