@@ -905,6 +905,12 @@ def arrows_feasible(board, st, rm, cur, mode):
     return False
 
 
+@njit(cache=CACHE, inline="always", _nrt=False)
+def exit_arrow(st, arrows, a):
+    """May arrow ``a`` be left by (``legal_exit``'s first test): not used yet, and to another sector."""
+    return st[S_ARROW0 + a] == 0 and arrows[a, 2] != st[S_SECTOR]
+
+
 @njit(cache=CACHE, _nrt=False)
 def legal_exit(board, st, rm, cell):
     """Index of an unused arrow in ``cell`` you may leave by now, or -1."""
@@ -915,7 +921,7 @@ def legal_exit(board, st, rm, cell):
         return -1  # the 2-player mode: "collect at least 5 treasures and then exit"
     before = -1  # is the game still winnable as it stands (computed only when needed)
     for a in range(arrows.shape[0]):
-        if arrows[a, 0] != cell or st[S_ARROW0 + a] == 1 or arrows[a, 2] == st[S_SECTOR]:
+        if arrows[a, 0] != cell or not exit_arrow(st, arrows, a):
             continue
         s = arrows[a, 2]
         if R[R_RESERVE_ROUNDS] == 1 and st[S_ROUND] + 1 < R[R_ROUNDS]:
@@ -1114,8 +1120,8 @@ def mark_goals(board, st, rm, sc):
     if ph == 2:
         for a in range(arrows.shape[0]):
             x = arrows[a, 0]
-            if R[R_KR_ON] == 0 and (st[S_ARROW0 + a] == 1 or arrows[a, 2] == st[S_SECTOR]):
-                continue  # not an exit for legal_exit (another arrow in its room asks for it)
+            if R[R_KR_ON] == 0 and not exit_arrow(st, arrows, a):
+                continue  # legal_exit would not leave by it (another arrow in its room asks for that room)
             if (rm[x, RM_STATE] & COLLAPSED) == 0 and legal_exit(board, st, rm, x) >= 0:
                 mask[x] = 1
         return
