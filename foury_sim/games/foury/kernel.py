@@ -1052,11 +1052,10 @@ def enter_room(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table
             ev = T[T_EVENTS + table, face - 1]
             if ev != 0:
                 apply_event(board, st, rm, opts, dice, pol, ev, cell, direction, prev)
-    # resolve_room and collect_items only when there is something to do: a call pushes over 100 words
-    res = resolve_room(board, st, rm, opts, dice, pol, cell) if first_foe(R, rm, cell) >= 0 else 1
+    res = resolve_room(board, st, rm, opts, dice, pol, cell)  # (inlined: it returns 1 at once with no foe)
     if res < 0 or st[S_DEAD] == 1:
         return 0
-    if res == 1 and item_count(rm, cell) > 0:
+    if res == 1 and item_count(rm, cell) > 0:  # (only with items: a call pushes over 100 words)
         collect_items(board, st, rm, opts, dice, pol, cell)
         if st[S_DEAD] == 1:
             return 0
@@ -1507,13 +1506,12 @@ def move_options(board, st, rm, sc, opts):
             if R[R_KR_ON] == 1 and (rm[y, RM_STATE] & FLOODED) and y != pos:  # Kraken: water is swum, a room a move
                 n = add_option(opts, np.int64(n), np.int64(MK_SWIM), x, y, d, dist[x])
                 continue
-            if rm[y, RM_STATE] & EXPLORED:
-                if dist[y] < 0:
-                    dist[y] = dist[x] + 1
-                    par[y] = x
-                    pdir[y] = d
-                    q[tail] = y
-                    tail += 1
+            if rm[y, RM_STATE] & EXPLORED:  # (not walked to yet: tested above)
+                dist[y] = dist[x] + 1
+                par[y] = x
+                pdir[y] = d
+                q[tail] = y
+                tail += 1
             else:
                 kind = MK_SWIM if ((rm[y, RM_STATE] & FLOODED) and swim_ok(R, st)) else MK_STEP
                 n = add_option(opts, np.int64(n), np.int64(kind), x, y, d, dist[x])

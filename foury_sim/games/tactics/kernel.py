@@ -1579,7 +1579,7 @@ def arrive(g, w, st, dice):
 @njit(cache=CACHE, inline="always", _nrt=False)
 def move(g, w, st, dice, c):
     """The player takes the move of menu row ``c`` (``A_MOVE``). Written into ``player_turn`` (the commonest
-    action, without ``player_act``'s call of about 130 machine words) and ``player_act``."""
+    action, without ``player_act``'s call of about 130 machine words)."""
     cell = w.opts[c, A.O_CELL]
     cost = w.opts[c, A.O_COST]
     spend(st, cost, A.AK_MOVE)
@@ -1590,14 +1590,14 @@ def move(g, w, st, dice, c):
 
 @njit(cache=CACHE, _nrt=False)
 def player_act(g, w, st, dice, c):
+    """The player takes menu row ``c``: every action but a move (``player_turn`` takes those: ``move``), the end
+    of the turn or a rest."""
     opts = w.opts
     act = opts[c, A.O_ACTION]
     arg = opts[c, A.O_ARG]
     cell = opts[c, A.O_CELL]
     cost = opts[c, A.O_COST]
-    if act == A.A_MOVE:
-        move(g, w, st, dice, c)
-    elif act == A.A_ATTACK:
+    if act == A.A_ATTACK:
         spend(st, cost, A.AK_ATTACK)
         b = mslot(arg)
         if st[b + A.MF_STATE] == A.MS_ASLEEP:
