@@ -16,8 +16,8 @@ FASTMATH: bool = False
 JIT_DISABLED: bool = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
 #: Games handed to one ``prange`` iteration; scratch state is allocated once per chunk.
 CHUNK: int = 256
-#: Run LLVM's module passes once per entry point, not again inside every callee compiled on the way
-#: (``lean_link``); ``FOURY_SIM_FULL_LINK=1`` keeps numba's default (to measure the trade).
+#: Run LLVM's module passes and emit machine code once per entry point, not again for every callee compiled on
+#: the way (``lean_link``); ``FOURY_SIM_FULL_LINK=1`` keeps numba's default (to measure the trade).
 LEAN_LINK: bool = os.environ.get("FOURY_SIM_FULL_LINK", "") in ("", "0")
 
 #: Core modules whose code ends up inside compiled kernels.
@@ -51,27 +51,36 @@ _COMPILING = threading.local()  # how deep this thread is in numba's compiles (a
 
 
 def lean_link() -> bool:
-    """Optimise each compiled tree once, at its entry point (True when installed).
+    """Optimise each compiled tree once per entry point, and translate it to machine code once (True when installed).
 
-    numba compiles every ``@njit`` callee a caller reaches into its own library, links the callees' libraries
-    into it, and runs LLVM's module passes (O3) over the whole linked module; so a function near the root paid
-    for every function under it once more, and the entry point optimised them all again. This keeps LLVM's
-    per-function passes on every compile and runs the module passes only on a compile started from Python (depth
-    1 of numba's ``numba:compile`` events): the entry's module, which links everything, is optimised once, as
-    numba does for it anyway. The code is the same program (LLVM passes keep its semantics; the games hash the
-    same, ``tools/game_hashes.py``); a callee compiled on the way and later called alone from Python runs its
-    function-optimised code. A numba without the private method is left as it is (False)."""
+    numba compiles every ``@njit`` callee a caller reaches into a library of its own, links the callees' libraries
+    into it, runs LLVM's module passes (O3) over the linked module and translates it to machine code; a ``prange``
+    loop adds three more such libraries (the parfor's gufunc and two wrappers), each linking the whole tree. So a
+    function deep in the tree was optimised and translated once for every level above it, though the code that
+    runs is the entry point's, whose module links everything. Here, within a compile started from Python (depth 1
+    of numba's ``numba:compile`` events, counted per thread), a callee's library (depth > 1) keeps LLVM's
+    per-function passes only, and no library gets machine code or joins the JIT engine (``LazyEntry``; a callee is
+    cached as bitcode): the entry point's compile (its own library and the parfor's) runs the module passes, and
+    the function Python asked for is translated once, then cached as object code. A callee that Python calls later
+    is optimised and translated then.
+
+    Before its module passes, such a library goes through the code generator's IR passes (``prepare``:
+    CodeGenPrepare and the others MCJIT runs in place on every module it translates; numba's callers linked that
+    prepared IR). Without them the same program ran up to a third slower (Rooms; ``docs/startup.md``, sessions 32
+    and 33); with them it plays as fast as numba's own way, and the games hash the same (``tools/game_hashes.py``).
+    A numba without these private methods is left as it is (False)."""
     if not LEAN_LINK or JIT_DISABLED:
         return False
     global _LEAN_INSTALLED
     if _LEAN_INSTALLED:
         return True
     try:
-        from numba.core import codegen, event
-    except ImportError:
-        return False
-    full = getattr(codegen.CPUCodeLibrary, "_optimize_final_module", None)
-    if full is None:
+        from numba.core import caching, codegen, cpu, dispatcher, event
+        numbas = (codegen.CPUCodeLibrary._optimize_final_module, codegen.CPUCodeLibrary._finalize_final_module,
+                  codegen.CPUCodeLibrary._unserialize.__func__, codegen.JITCodeLibrary.get_pointer_to_function,
+                  codegen.JITCodeLibrary.serialize_using_object_code, caching.CompileResultCacheImpl.rebuild,
+                  cpu.CPUContext.get_executable, dispatcher.Dispatcher.add_overload, dispatcher.Dispatcher.compile)
+    except (ImportError, AttributeError):
         return False
 
     class Depth(event.Listener):
@@ -81,16 +90,137 @@ def lean_link() -> bool:
         def on_end(self, ev) -> None:
             _COMPILING.depth = getattr(_COMPILING, "depth", 1) - 1
 
-    def optimize_final_module(self) -> None:
-        if getattr(_COMPILING, "depth", 0) > 1:
-            return  # a callee: its code is optimised inside its entry point's module
-        optimize_final_module.full(self)
-
     event.register("numba:compile", Depth())
-    optimize_final_module.full = full  # numba's own (an attribute: a test or a measure can wrap it)
-    codegen.CPUCodeLibrary._optimize_final_module = optimize_final_module
+    _lean_libraries(*numbas)
     _LEAN_INSTALLED = True
     return True
+
+
+class LazyEntry:
+    """The entry point of a function compiled inside another compile: no machine code yet (``lean_link``); its
+    callers' lowering only uses it as a key."""
+
+    __slots__ = ("ctx", "library", "fndesc", "env", "__weakref__")
+
+    def __init__(self, ctx, library, fndesc, env) -> None:
+        self.ctx, self.library, self.fndesc, self.env = ctx, library, fndesc, env
+
+
+def _lean_libraries(full, final, unserialize, pointer, serialize, rebuild, executable, add, compile_) -> None:
+    """Install ``lean_link`` over numba's own methods (passed in)."""
+    import weakref
+
+    from llvmlite import binding as ll
+    from numba.core import caching, codegen, compiler, cpu, dispatcher, sigutils
+
+    loading = threading.local()
+
+    def depth() -> int:
+        return getattr(_COMPILING, "depth", 0)
+
+    def lean() -> bool:  # finishing a library inside a compile (not loading numba's object code)
+        return depth() > 0 and not getattr(loading, "on", False)
+
+    def optimize_final_module(self) -> None:
+        if depth() > 1:  # a callee's: optimised inside its callers' modules
+            self._foury_bare = True
+        else:
+            prepared_full(self)
+
+    def prepare(self) -> None:
+        """The code generator's IR passes over the library's module, in place (its machine code is dropped): numba's
+        MCJIT ran them on every library it translated, and callers linked that IR (see ``lean_link``)."""
+        self._codegen._tm.emit_object(self._final_module)
+
+    def prepared_full(self) -> None:
+        optimize_final_module.prepare(self)
+        optimize_final_module.full(self)
+
+    def lazy(self) -> None:
+        self._finalize_dynamic_globals()
+        self._verify_declare_only_symbols()
+        self._foury_lazy = True
+        self._finalized = True
+
+    def finalize_final_module(self) -> None:
+        return lazy(self) if lean() else final(self)
+
+    def machine_code(self) -> None:
+        """A lazy library's module passes and machine code, now (it joins the JIT engine)."""
+        if getattr(self, "_foury_lazy", False):
+            self._foury_lazy = False
+            if getattr(self, "_foury_bare", False):
+                self._foury_bare = False
+                prepared_full(self)
+            self._final_module._CPUCodeLibrary__library = weakref.proxy(self)  # numba's object cache hooks
+            cleanup = self._codegen._add_module(self._final_module)
+            if cleanup:
+                weakref.finalize(self, cleanup)
+            self._finalize_specific()
+
+    def get_pointer_to_function(self, name):
+        machine_code(self)
+        return pointer(self, name)
+
+    def serialize_using_object_code(self):
+        return self.serialize_using_bitcode() if getattr(self, "_foury_lazy", False) else serialize(self)
+
+    def _unserialize(cls, cg, state):
+        name, kind, data = state
+        if kind != "bitcode":
+            loading.on, before = True, getattr(loading, "on", False)
+            try:
+                return unserialize(cls, cg, state)
+            finally:
+                loading.on = before
+        self = cg.create_library(name)  # a lean library's IR
+        self.enable_object_caching()
+        self._final_module = ll.parse_bitcode(data)
+        self._foury_bare = True
+        lazy(self)
+        return self
+
+    def rebuild_(self, target_context, payload):
+        if payload[0][1] == "bitcode":  # no machine code: no environment to set in it (``compile`` does, later)
+            return compiler.CompileResult._rebuild(target_context, *payload[:-1], ())
+        return rebuild(self, target_context, payload)
+
+    def get_executable(self, library, fndesc, env):
+        library._ensure_finalized()
+        if getattr(library, "_foury_lazy", False):
+            return LazyEntry(self, library, fndesc, env)
+        return executable(self, library, fndesc, env)
+
+    def add_overload(self, cres) -> None:
+        if isinstance(cres.entry_point, LazyEntry):  # nothing to register with the C dispatcher yet
+            self.overloads[tuple(cres.signature.args)] = cres
+        else:
+            add(self, cres)
+
+    def compile(self, sig):
+        entry = compile_(self, sig)
+        if not isinstance(entry, LazyEntry) or depth() > 0:
+            return entry
+        machine_code(entry.library)  # Python asks for it: optimise and translate its tree, once
+        cres = self.overloads[tuple(sigutils.normalize_signature(sig)[0])]
+        entry = executable(entry.ctx, entry.library, entry.fndesc, entry.env)
+        cres.target_context.insert_user_function(entry, cres.fndesc, [cres.library])
+        cres = cres._replace(entry_point=entry)
+        add(self, cres)
+        self._cache.save_overload(sig, cres)  # as object code, over the bitcode
+        return entry
+
+    optimize_final_module.full = full  # numba's own (an attribute: a test or a measure can wrap it)
+    optimize_final_module.prepare = prepare  # (an attribute: a test can wrap it)
+    codegen.CPUCodeLibrary._optimize_final_module = optimize_final_module
+    codegen.CPUCodeLibrary._finalize_final_module = finalize_final_module
+    codegen.CPUCodeLibrary._unserialize = classmethod(_unserialize)
+    codegen.JITCodeLibrary.get_pointer_to_function = get_pointer_to_function
+    codegen.JITCodeLibrary.serialize_using_object_code = serialize_using_object_code
+    caching.CompileResultCacheImpl.rebuild = rebuild_
+    cpu.CPUContext.get_executable = get_executable
+    dispatcher.Dispatcher.add_overload = add_overload
+    dispatcher.Dispatcher.compile = compile
 
 
 _LEAN_INSTALLED = False

@@ -1,4 +1,5 @@
-"""config.lean_link: LLVM's module passes run once, on the entry point's module, not in every callee's compile."""
+"""config.lean_link: LLVM's module passes and the machine code run once, for the entry point's module, not in every
+callee's compile; the code generator's IR passes run before the module passes."""
 
 from __future__ import annotations
 
@@ -67,6 +68,33 @@ def test_a_function_compiled_from_python_is_an_entry(monkeypatch):
     assert [full for name, full in seen if name.endswith("clover")] == [True]
 
 
+def test_the_code_generators_ir_passes_run_before_the_module_passes_of_an_entry_only(monkeypatch):
+    assert config.lean_link()
+    lean = codegen.CPUCodeLibrary._optimize_final_module
+    prepare, full = lean.prepare, lean.full
+    steps: list[tuple[str, str]] = []
+
+    def step(name, numbas):
+        def run(self) -> None:
+            steps.append((self.name.rsplit(".", 1)[-1], name))
+            numbas(self)
+        return run
+
+    monkeypatch.setattr(lean, "prepare", step("prepare", prepare))
+    monkeypatch.setattr(lean, "full", step("module passes", full))
+
+    @njit
+    def lair_left(lair, slain):
+        return max(lair - slain, 0)
+
+    @njit
+    def dragon(lair, slain):
+        return lair_left(lair, slain) + lair_left(slain, lair)
+
+    assert dragon(5, 2) == 3
+    assert [s for s in steps if s[0] in ("lair_left", "dragon")] == [("dragon", "prepare"), ("dragon", "module passes")]
+
+
 def test_full_link_keeps_numbas_default_and_its_own_cache_key():
     code = ("from foury_sim import config; from numba.core import codegen; "
             "before = codegen.CPUCodeLibrary._optimize_final_module; "
@@ -80,3 +108,59 @@ def test_full_link_keeps_numbas_default_and_its_own_cache_key():
     assert out[""][:2] == ["True", "False"]  # installed: numba's method replaced
     assert out["1"][:2] == ["False", "True"]  # left as numba has it
     assert out[""][2] != out["1"][2]  # a measure of the default never loads the lean kernels
+
+
+def test_a_callee_gets_machine_code_only_when_python_calls_it():
+    assert config.lean_link()
+
+    @njit
+    def sword(hearts):
+        return max(hearts - 2, 0)
+
+    @njit
+    def duel(hearts, rounds):
+        for _ in range(rounds):
+            hearts = sword(hearts)
+        return hearts
+
+    assert duel(7, 2) == 3  # sword is linked into duel as IR: no machine code of its own
+    (callee,) = sword.overloads.values()
+    assert isinstance(callee.entry_point, config.LazyEntry) and callee.library._foury_lazy
+    assert sword(5) == 3  # Python calls it: its machine code now, the same answer
+    (callee,) = sword.overloads.values()
+    assert not isinstance(callee.entry_point, config.LazyEntry) and not callee.library._foury_lazy
+    assert sword(1) == 0 and duel(9, 3) == 3
+
+
+_MODULE = '''
+from numba import njit
+
+@njit(cache=True)
+def clover(x):
+    return 3 * x + 1
+
+@njit(cache=True)
+def lair(x):
+    return clover(x) + clover(x + 1)
+'''
+
+
+def test_a_lazy_callee_round_trips_through_the_cache(tmp_path):
+    """Cached as bitcode by its caller's process; the first process that calls it from Python translates it and saves
+    it again as object code, which the next one loads (numba's usual form)."""
+    (tmp_path / "lazy_mod.py").write_text(_MODULE)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(tmp_path))
+    code = ("import sys; from foury_sim import config; config.lean_link(); from numba.core import codegen; "
+            "kinds = []; u = codegen.CPUCodeLibrary._unserialize.__func__; "
+            "codegen.CPUCodeLibrary._unserialize = classmethod(lambda c, g, s: (kinds.append(s[1]), u(c, g, s))[1]); "
+            "import lazy_mod as m; f = getattr(m, sys.argv[1]); "
+            "print(f(int(sys.argv[2])), f.stats.cache_hits.total(), ','.join(kinds) or '-')")
+
+    def run(fn: str, x: int) -> list[str]:
+        return subprocess.run([sys.executable, "-c", code, fn, str(x)], env=env, cwd=tmp_path, capture_output=True,
+                              text=True, check=True).stdout.split()
+
+    assert run("lair", 2) == ["17", "0", "-"]  # compiled; clover compiled inside it, cached as bitcode
+    assert run("clover", 5) == ["16", "1", "bitcode"]  # its IR loaded, translated, saved again as object code
+    assert run("clover", 6) == ["19", "1", "object"]
+    assert run("lair", 4) == ["29", "1", "object"]
