@@ -19,6 +19,9 @@ CHUNK: int = 256
 #: Run LLVM's module passes and emit machine code once per entry point, not again for every callee compiled on
 #: the way (``lean_link``); ``FOURY_SIM_FULL_LINK=1`` keeps numba's default (to measure the trade).
 LEAN_LINK: bool = os.environ.get("FOURY_SIM_FULL_LINK", "") in ("", "0")
+#: Copy an inlined callee's IR once per copy, not once per block (``quick_inline``); ``FOURY_SIM_SLOW_INLINE=1`` keeps
+#: numba's copy (to measure the trade).
+QUICK_INLINE: bool = os.environ.get("FOURY_SIM_SLOW_INLINE", "") in ("", "0")
 
 #: Core modules whose code ends up inside compiled kernels.
 KERNEL_CORE = ("config.py", "rng.py", "policy.py", "tracing.py", "grid.py", "search.py")
@@ -226,6 +229,45 @@ def _lean_libraries(full, final, unserialize, pointer, serialize, rebuild, execu
 _LEAN_INSTALLED = False
 
 
+def quick_inline() -> bool:
+    """Copy a callee's variables once per inlined copy, not once per block (True when installed).
+
+    numba inlines a function (``inline=``) by deep-copying its IR block by block (``InlineWorker.inline_ir``), each
+    block with a memo of its own; every block's variables point to the function's one scope, which holds every
+    variable of the function, so each block's copy copied them all: blocks x variables (``play_delve``'s phases:
+    hundreds of blocks, thousands of variables). Here the blocks of one copy share one memo, as the blocks they copy
+    share one scope: the same IR, copied once (``tests/test_quick_inline.py`` compares the LLVM IR).
+    ``FOURY_SIM_SLOW_INLINE=1`` keeps numba's copy (to measure the trade). numba's method is rewritten from its own
+    source with that one change; a numba whose source differs is left as it is (False)."""
+    global _QUICK_INLINE
+    if _QUICK_INLINE or JIT_DISABLED or not QUICK_INLINE:
+        return _QUICK_INLINE
+    import inspect
+    import textwrap
+
+    from numba.core import inline_closurecall as icc
+
+    try:
+        lines, first = inspect.getsourcelines(icc.InlineWorker.inline_ir)
+    except (OSError, TypeError):
+        return False
+    src = textwrap.dedent("".join(lines))
+    old = ("        kernel_copy.blocks = {}\n"
+           "        for block_label, block in the_ir.blocks.items():\n"
+           "            new_block = copy.deepcopy(the_ir.blocks[block_label])\n")
+    if src.count(old) != 1:
+        return False
+    new = old.replace("{}\n", "{}\n        memo = {}\n").replace("[block_label])", "[block_label], memo)")
+    code: dict = {}  # compiled at numba's own line numbers, so that a traceback points into numba's file
+    exec(compile("\n" * (first - 1) + src.replace(old, new), inspect.getsourcefile(icc), "exec"), vars(icc), code)
+    icc.InlineWorker.inline_ir = code["inline_ir"]
+    _QUICK_INLINE = True
+    return True
+
+
+_QUICK_INLINE = False
+
+
 def _base_dir() -> str:
     return os.environ.get("FOURY_SIM_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "foury-sim")
@@ -271,6 +313,7 @@ def use_cache(module: str):
     of ``module`` (pass ``__name__``)."""
     packages = (package_of(module),)
     lean_link()
+    quick_inline()
     if not CACHE or _USER_CACHE_DIR:
         yield
         return
