@@ -299,7 +299,8 @@ def test_the_tables_kept_on_disk_are_the_computed_ones(tmp_path, monkeypatch):
         a, b = getattr(computed, name), getattr(loaded, name)
         assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes(), name
     assert loaded.p_win() == computed.p_win() and loaded.target == computed.target
-    assert np.array_equal(dp.dp_table(rules), np.concatenate([computed.cont.ravel(), computed.win.ravel()]))
+    assert np.array_equal(dp.dp_table(rules), D.kernel.advice(np.concatenate([computed.cont.ravel(),
+                                                                               computed.win.ravel()])))
     with open(path, "wb") as f:
         f.write(b"not a table")
     assert dp._load(rules, path) is None

@@ -503,13 +503,13 @@ def p_clear(rules, ptable, st, party, level, w):
     if ptable.shape[0] == 0 or level > rules[R_LEVELS]:
         return -1
     off, stride = clear_at(rules, st, level, w)
-    return chance(ptable, off + party_index(w, party, rules[R_PARTY_DICE]) * stride)
+    return np.int64(ptable[off + party_index(w, party, rules[R_PARTY_DICE]) * stride])
 
 
-@njit(cache=CACHE, inline="always", _nrt=False)
-def chance(ptable, i):
-    """Entry ``i`` of ``ptable`` as the kernel's advice: the chance x 1e6, rounded."""
-    return np.int64(ptable[i] * 1e6 + 0.5)
+def advice(p: np.ndarray) -> np.ndarray:
+    """Chances as the kernel reads them in ``ptable`` (the clear table, the DP's): x 1e6, rounded, in int32 (half
+    the memory of the floats: the tables are read at random, and half of ``advise_p``'s samples waited on them)."""
+    return (np.asarray(p, dtype=np.float64) * 1e6 + 0.5).astype(np.int32)
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -541,14 +541,14 @@ def dp_advice(rules, ptable, st, w):
     else:
         side3 = 1 if side == 1 or s3 >= rules[R_MASTER_AT] else 0
         wi = base + rules[R_DELVES] * tt * 2 * levels * at * npart + ((d + 1) * tt + s3) * 2 + side3
-        st[A.S_DP_RETIRE] = chance(ptable, wi)
+        st[A.S_DP_RETIRE] = ptable[wi]
     if level >= levels:
         st[A.S_DP_GO] = 0
         return
     lair = min(st[A.S_LAIR], at - 1)
     r = party_index(w, st[A.S_PARTY : A.S_PARTY + A.N_FACES], total)
     ci = base + ((((d * tt + s) * 2 + side) * levels + level) * at + lair) * npart + r
-    st[A.S_DP_GO] = chance(ptable, ci)
+    st[A.S_DP_GO] = ptable[ci]
 
 
 # --- decisions -------------------------------------------------------------------------------------
@@ -1152,7 +1152,7 @@ def advise_p(rules, st, ptable, opts, n, w):
         act = opts[i, A.O_ACTION]
         if (act == A.A_OPEN or act == A.A_QUAFF) and u < A.U_TEMP:
             party[u] -= 1
-            opts[i, A.O_P] = chance(ptable, off + party_index(w, party, total) * stride)
+            opts[i, A.O_P] = ptable[off + party_index(w, party, total) * stride]
             party[u] += 1  # the view writes through to ``st``: restored
 
 
@@ -1493,7 +1493,7 @@ def _kernel(rules, ptable, ctl, params, user_fn, seed, script, out, trace):
 
 KERNEL_SIG = types.void(
     types.int64[::1],
-    types.float64[::1],
+    types.int32[::1],
     types.int64[::1],
     types.float64[::1],
     POLICY_TYPE,
