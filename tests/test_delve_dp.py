@@ -18,7 +18,7 @@ import pytest
 from foury_sim.games import delve as D
 from foury_sim.games.delve import dp
 from foury_sim.games.delve import layout as A
-from foury_sim.games.delve.kernel import party_rank
+from foury_sim.games.delve.kernel import party_index, party_rank, scratch
 from foury_sim.games.delve.policies import wants_retire
 from foury_sim.games.delve.ruleset import (
     R_DELVES,
@@ -139,6 +139,19 @@ def test_dp_equals_brute_force_on_a_tiny_ruleset(hero, extra):
     assert checked == len(sol.parties) * 2 * 4 * 2 * 2 * 2
 
 
+@pytest.mark.parametrize("total", [1, 3, 7, 12])
+def test_party_ranks_number_the_parties_in_order(total):
+    """``party_rank`` numbers every party of at most ``total`` dice 0, 1, 2... in ``party_list``'s order (the
+    first face's count, then the second's...), and the kernel's ``party_index`` (its terms in the scratch) agrees."""
+    rules = D.load_ruleset(overrides=[f"game.party_dice={total}"]).with_hero("none")
+    w = scratch(rules)
+    parties = dp.party_list(total)
+    assert len(parties) == len({tuple(p) for p in parties})
+    assert [tuple(p) for p in parties] == sorted(tuple(p) for p in parties)
+    for r, party in enumerate(parties):
+        assert sum(party) <= total and party_rank(party, total) == r == party_index(w, party, total)
+
+
 def test_hand_picked_decisions(plain):
     full = (2, 1, 1, 1, 1, 1)
     empty = (0, 0, 0, 0, 0, 0)
@@ -171,16 +184,17 @@ def test_the_kernel_reads_the_dp_advice(rs, plain):
     rules = rs.with_hero("none")
     table = np.concatenate([D.clear_table(rules), dp.dp_table(rules)])
     st = np.zeros(A.STATE_SIZE, dtype=np.int64)
+    w = scratch(rules)
     for delve, xp, level, lair, party in [(1, 0, 3, 1, (1, 1, 1, 1, 0, 0)), (2, 7, 6, 2, (0, 0, 1, 1, 0, 1)),
                                           (3, 12, 2, 0, (2, 1, 1, 1, 1, 1))]:
         st[:] = 0
         st[A.S_DELVE], st[A.S_XP], st[A.S_LEVEL], st[A.S_LAIR] = delve, xp, level, lair
         st[A.S_MASTER] = 1 if xp >= 5 else 0
         st[A.S_PARTY : A.S_PARTY + A.N_FACES] = party
-        D.kernel.dp_advice(rules, table, st)
+        D.kernel.dp_advice(rules, table, st, w)
         assert st[A.S_DP_GO] == round(plain.go_value(delve, xp, st[A.S_MASTER], level, lair, party) * 1e6)
         assert st[A.S_DP_RETIRE] == round(plain.retire_value(delve, xp, st[A.S_MASTER], level) * 1e6)
-    D.kernel.dp_advice(rules, D.clear_table(rules), st)  # no DP table: -1
+    D.kernel.dp_advice(rules, D.clear_table(rules), st, w)  # no DP table: -1
     assert st[A.S_DP_GO] == -1 and st[A.S_DP_RETIRE] == -1
 
 
@@ -285,7 +299,8 @@ def test_the_tables_kept_on_disk_are_the_computed_ones(tmp_path, monkeypatch):
         a, b = getattr(computed, name), getattr(loaded, name)
         assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes(), name
     assert loaded.p_win() == computed.p_win() and loaded.target == computed.target
-    assert np.array_equal(dp.dp_table(rules), np.concatenate([computed.cont.ravel(), computed.win.ravel()]))
+    assert np.array_equal(dp.dp_table(rules), D.kernel.advice(np.concatenate([computed.cont.ravel(),
+                                                                               computed.win.ravel()])))
     with open(path, "wb") as f:
         f.write(b"not a table")
     assert dp._load(rules, path) is None

@@ -9,7 +9,7 @@ import pytest
 
 from foury_sim.games import delve as D
 from foury_sim.games.delve import layout as A
-from foury_sim.games.delve.kernel import p_clear
+from foury_sim.games.delve.kernel import p_clear, scratch
 from foury_sim.games.delve.odds import clear_table, exact_level, parse_party
 
 TRIALS = 100_000
@@ -54,9 +54,10 @@ def test_the_risk_table_is_the_exact_odds():
     rules = D.load_ruleset().with_hero("occultist")
     table = clear_table(rules)
     st = np.zeros(A.STATE_SIZE, dtype=np.int64)
+    w = scratch(rules)
     for party, level, lair in (((2, 1, 0, 1, 1, 0), 4, 1), ((0, 0, 3, 0, 0, 2), 6, 0), ((1, 1, 1, 0, 0, 0), 3, 2)):
         st[A.S_LAIR] = lair
-        p = p_clear(rules, table, st, np.array(party, dtype=np.int64), level)
+        p = p_clear(rules, table, st, np.array(party, dtype=np.int64), level, w)
         _, _, exact = exact_level(rules, 0, party, level, lair)
         assert p == round(float(exact) * 1e6)
 

@@ -110,7 +110,7 @@ def _run(
         raise InputError(f"unknown hero {hero!r} (known: {', '.join(ruleset.heroes)})", "--hero")
     rules = ruleset.with_hero(hero)
     dp = wants_dp(policy)
-    table = clear_table(rules) if wants_odds(policy) or dp else np.zeros(0)
+    table = clear_table(rules) if wants_odds(policy) or dp else np.zeros(0, dtype=np.int32)
     if dp:
         table = np.concatenate([table, dp_table(rules)])
     out = np.empty((count, OUTPUTS.n_kernel(ruleset)), dtype=np.int64)  # one row per game

@@ -45,7 +45,7 @@ from numba import njit
 
 from ...config import CACHE, JIT_DISABLED, _cache_dir, package_of
 from . import layout as A
-from .kernel import SCRATCH, _compositions, dragon_need, load_units, party_rank, scratch, spend
+from .kernel import SCRATCH, _compositions, advice, dragon_need, load_units, party_rank, scratch, spend
 from .ruleset import (
     R_DELVES,
     R_DRAGON_AT,
@@ -413,6 +413,7 @@ def solution(rules: np.ndarray, note: bool = True) -> Solution:
 
 
 def dp_table(rules: np.ndarray) -> np.ndarray:
-    """The kernel's part of the table (appended after ``odds.clear_table``): ``cont`` then ``win``, flat."""
+    """The kernel's part of the table (appended after ``odds.clear_table``): ``cont`` then ``win``, flat, as the
+    kernel reads them (``kernel.advice``)."""
     sol = solution(rules)
-    return np.concatenate([sol.cont.ravel(), sol.win.ravel()])
+    return np.concatenate([advice(sol.cont.ravel()), advice(sol.win.ravel())])

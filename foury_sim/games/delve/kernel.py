@@ -108,6 +108,7 @@ from .solver import (
     W_LIVE_ID,
     W_MASK,
     W_MON,
+    W_RANK,
     W_ROWS,
     W_SWEEP,
     W_TARGET,
@@ -397,6 +398,9 @@ def init_scratch(rules, w):
     for j in range(rules[R_EFFECT_N + A.TE_COMPANION]):
         live[A.U_TOKEN + rules[R_EFFECT_KINDS + A.TE_COMPANION * A.MAX_TREASURES + j]] = 1
     set_live(w, live)
+    for f in range(A.N_FACES):  # the terms of ``party_rank``, looked up by ``party_index``
+        for x in range(rules[R_PARTY_DICE] + 1):
+            w[W_RANK + f, x] = _compositions(x, A.N_FACES + 1 - f)
 
 
 @njit(cache=CACHE)
@@ -455,39 +459,68 @@ def _compositions(m, k):
 
 @njit(cache=CACHE, _nrt=False)
 def party_rank(party, total):
-    """Index of a party (counts of the 6 faces, sum <= total) among all such parties."""
+    """Index of a party (counts of the 6 faces, sum <= total) among all such parties: the parties before it
+    (the smaller first face, then the same first face and a smaller second...; each run summed at once)."""
     r = 0
     left = total
     for f in range(A.N_FACES):
-        for v in range(party[f]):
-            r += _compositions(left - v, A.N_FACES - f)
+        r += _compositions(left, A.N_FACES + 1 - f) - _compositions(left - party[f], A.N_FACES + 1 - f)
         left -= party[f]
     return r
 
 
-@njit(cache=CACHE, _nrt=False)
-def p_clear(rules, ptable, st, party, level):
-    """Chance x 1e6 of clearing ``level`` with ``party`` and the current Lair (-1: no table)."""
-    if ptable.shape[0] == 0 or level > rules[R_LEVELS]:
-        return -1
+@njit(cache=CACHE, inline="always", _nrt=False)
+def party_index(w, party, total):
+    """``party_rank`` with its terms looked up in ``w[W_RANK]`` (filled by ``init_scratch``)."""
+    r = 0
+    left = total
+    for f in range(A.N_FACES):
+        r += w[W_RANK + f, left] - w[W_RANK + f, left - party[f]]
+        left -= party[f]
+    return r
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def clear_size(rules, w):
+    """Entries of the risk policy's clear table (``odds.clear_table``), where the DP's table starts."""
+    return 2 * w[W_RANK, rules[R_PARTY_DICE]] * (rules[R_DUNGEON_DICE] + 1) * rules[R_DRAGON_AT]
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def clear_at(rules, st, level, w):
+    """Where the clear table's chances for ``level`` and the current side and Lair start: party rank r's is at
+    the returned offset + r x the returned stride."""
     at = rules[R_DRAGON_AT]
     lair = st[A.S_LAIR]
     n = min(rules[R_LEVEL_DICE + level - 1], rules[R_DUNGEON_DICE] - lair)
-    nd = rules[R_DUNGEON_DICE] + 1
-    npart = _compositions(rules[R_PARTY_DICE], A.N_FACES + 1)
-    i = ((st[A.S_MASTER] * npart + party_rank(party, rules[R_PARTY_DICE])) * nd + n) * at + min(lair, at - 1)
-    return np.int64(ptable[i] * 1e6 + 0.5)
+    stride = (rules[R_DUNGEON_DICE] + 1) * at
+    return (st[A.S_MASTER] * w[W_RANK, rules[R_PARTY_DICE]] * stride + n * at + min(lair, at - 1)), stride
 
 
 @njit(cache=CACHE, _nrt=False)
-def dp_advice(rules, ptable, st):
+def p_clear(rules, ptable, st, party, level, w):
+    """Chance x 1e6 of clearing ``level`` with ``party`` and the current Lair (-1: no table)."""
+    if ptable.shape[0] == 0 or level > rules[R_LEVELS]:
+        return -1
+    off, stride = clear_at(rules, st, level, w)
+    return np.int64(ptable[off + party_index(w, party, rules[R_PARTY_DICE]) * stride])
+
+
+def advice(p: np.ndarray) -> np.ndarray:
+    """Chances as the kernel reads them in ``ptable`` (the clear table, the DP's): x 1e6, rounded, in int32 (half
+    the memory of the floats: the tables are read at random, and half of ``advise_p``'s samples waited on them)."""
+    return (np.asarray(p, dtype=np.float64) * 1e6 + 0.5).astype(np.int32)
+
+
+@njit(cache=CACHE, _nrt=False)
+def dp_advice(rules, ptable, st, w):
     """``S_DP_GO``, ``S_DP_RETIRE``: P(win) x 1e6 of going on / retiring at the coming regroup, read from the
     optimal policy's table (``dp.dp_table``, after the clear table in ``ptable``; -1 when absent)."""
     levels = rules[R_LEVELS]
     at = rules[R_DRAGON_AT]
     total = rules[R_PARTY_DICE]
-    npart = _compositions(total, A.N_FACES + 1)
-    base = 2 * npart * (rules[R_DUNGEON_DICE] + 1) * at
+    npart = w[W_RANK, total]
+    base = clear_size(rules, w)
     if ptable.shape[0] <= base:
         st[A.S_DP_GO] = -1
         st[A.S_DP_RETIRE] = -1
@@ -508,14 +541,14 @@ def dp_advice(rules, ptable, st):
     else:
         side3 = 1 if side == 1 or s3 >= rules[R_MASTER_AT] else 0
         wi = base + rules[R_DELVES] * tt * 2 * levels * at * npart + ((d + 1) * tt + s3) * 2 + side3
-        st[A.S_DP_RETIRE] = np.int64(ptable[wi] * 1e6 + 0.5)
+        st[A.S_DP_RETIRE] = ptable[wi]
     if level >= levels:
         st[A.S_DP_GO] = 0
         return
     lair = min(st[A.S_LAIR], at - 1)
-    r = party_rank(st[A.S_PARTY : A.S_PARTY + A.N_FACES], total)
+    r = party_index(w, st[A.S_PARTY : A.S_PARTY + A.N_FACES], total)
     ci = base + ((((d * tt + s) * 2 + side) * levels + level) * at + lair) * npart + r
-    st[A.S_DP_GO] = np.int64(ptable[ci] * 1e6 + 0.5)
+    st[A.S_DP_GO] = ptable[ci]
 
 
 # --- decisions -------------------------------------------------------------------------------------
@@ -1090,9 +1123,9 @@ def loot_phase(rules, st, ptable, pol, dice, opts, w):
         n = loot_rows(rules, st, np.int64(A.PH_LOOT), opts, n, w)
         if n == 1:
             break
-        outlook(rules, st, ptable)
+        outlook(rules, st, ptable, w)
         if ptable.shape[0] > 0:
-            advise_p(rules, st, ptable, opts, n)
+            advise_p(rules, st, ptable, opts, n, w)
         c = decide(A.D_LOOT, st, opts, n, pol, dice)
         if opts[c, A.O_ACTION] == A.A_DONE:
             break
@@ -1104,18 +1137,23 @@ def loot_phase(rules, st, ptable, pol, dice, opts, w):
 
 
 @njit(cache=CACHE, _nrt=False)
-def advise_p(rules, st, ptable, opts, n):
-    """O_P of loot rows: the chance of clearing the next level with the party left after the row."""
+def advise_p(rules, st, ptable, opts, n, w):
+    """O_P of loot rows: the chance of clearing the next level with the party left after the row (``p_clear``;
+    called after ``outlook``, whose ``S_P_NEXT`` is the party in hand's, -1 after the last level)."""
+    for i in range(n):
+        opts[i, A.O_P] = st[A.S_P_NEXT]
+    if st[A.S_LEVEL] >= rules[R_LEVELS]:
+        return
     party = st[A.S_PARTY : A.S_PARTY + A.N_FACES]
+    total = rules[R_PARTY_DICE]
+    off, stride = clear_at(rules, st, st[A.S_LEVEL] + 1, w)
     for i in range(n):
         u = opts[i, A.O_ARG]
         act = opts[i, A.O_ACTION]
         if (act == A.A_OPEN or act == A.A_QUAFF) and u < A.U_TEMP:
             party[u] -= 1
-            opts[i, A.O_P] = p_clear(rules, ptable, st, party, st[A.S_LEVEL] + 1)
+            opts[i, A.O_P] = ptable[off + party_index(w, party, total) * stride]
             party[u] += 1  # the view writes through to ``st``: restored
-        else:
-            opts[i, A.O_P] = st[A.S_P_NEXT]
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)  # one caller: saves passing ~70 words
@@ -1185,28 +1223,31 @@ def dragon_phase(rules, st, pol, dice, opts, w):
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
-def outlook(rules, st, ptable):
+def outlook(rules, st, ptable, w):
     """What the next level holds: ``S_P_NEXT`` (chance x 1e6 of clearing it with the party in hand,
-    -1 without a table) and ``S_PORTAL_FALLBACK`` (net points a held Town Portal saves if it fails)."""
+    -1 without a table), ``S_PORTAL_FALLBACK`` (net points a held Town Portal saves if it fails) and the DP's
+    advice (``dp_advice``). Without the tables their columns keep the -1 ``play_game`` starts them at."""
     level = st[A.S_LEVEL]
-    st[A.S_P_NEXT] = p_clear(rules, ptable, st, st[A.S_PARTY : A.S_PARTY + A.N_FACES], level + 1)
+    if ptable.shape[0] > 0:
+        st[A.S_P_NEXT] = p_clear(rules, ptable, st, st[A.S_PARTY : A.S_PARTY + A.N_FACES], level + 1, w)
+        if ptable.shape[0] > clear_size(rules, w):
+            dp_advice(rules, ptable, st, w)
     k = find_treasure(rules, st, A.TE_PORTAL, A.PH_MONSTER | A.PH_DRAGON)
     fallback = 0
     if k >= 0:
         fallback = max((level + 1) * rules[R_PORTAL_XP] - rules[R_TREASURE + k * T_COLS + T_POINTS], 0)
     st[A.S_PORTAL_FALLBACK] = fallback
-    dp_advice(rules, ptable, st)
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
-def regroup(rules, st, ptable, pol, dice, opts):
+def regroup(rules, st, ptable, pol, dice, opts, w):
     """Temporary companions leave; retire (True) or seek glory. After the last level: retire."""
     for f in range(A.N_FACES):
         st[A.S_TEMP + f] = 0
     level = st[A.S_LEVEL]
     if level >= rules[R_LEVELS]:
         return True
-    outlook(rules, st, ptable)
+    outlook(rules, st, ptable, w)
     fallback = st[A.S_PORTAL_FALLBACK]
     n = add_row(opts, 0, A.A_RETIRE, 0, level * rules[R_RETIRE_XP], 0, 1)
     n = add_row(opts, n, A.A_CONTINUE, fallback, (level + 1) * rules[R_RETIRE_XP], 0, 1)
@@ -1254,7 +1295,7 @@ def play_delve(rules, st, ptable, pol, dice, opts, w):
             return
         if r == REASON_FAULT or st[A.S_FAULT] > 0:
             return
-        if regroup(rules, st, ptable, pol, dice, opts):
+        if regroup(rules, st, ptable, pol, dice, opts, w):
             st[A.S_RETIRED] += 1
             ev(trace, st, E_RETIRE, st[A.S_LEVEL], 0, 0, 0, 0, 0, 0, 0)
             gain_xp(rules, st, st[A.S_LEVEL] * rules[R_RETIRE_XP], XP_RETIRE, trace)
@@ -1452,7 +1493,7 @@ def _kernel(rules, ptable, ctl, params, user_fn, seed, script, out, trace):
 
 KERNEL_SIG = types.void(
     types.int64[::1],
-    types.float64[::1],
+    types.int32[::1],
     types.int64[::1],
     types.float64[::1],
     POLICY_TYPE,

@@ -30,6 +30,7 @@ from .kernel import (
     SCRATCH,
     Dice,
     _compositions,
+    advice,
     dragon_need,
     load_units,
     party_face,
@@ -126,20 +127,21 @@ _TABLES: dict[bytes, np.ndarray] = {}
 
 
 def clear_table(rules: np.ndarray) -> np.ndarray:
-    """The risk policy's table for a rules array (with its hero), computed once and kept on disk beside the Delve
-    kernels like the DP's tables (``dp.disk_path(rules, "odds")``: about half a second of every fresh process
-    that plays the default policy)."""
+    """The risk policy's table for a rules array (with its hero), as the kernel reads it (``kernel.advice``: the
+    chances x 1e6, rounded), computed once and kept on disk beside the Delve kernels like the DP's tables
+    (``dp.disk_path(rules, "odds")``: about half a second of every fresh process that plays the default policy)."""
     key = rules.tobytes()
     if key not in _TABLES:
         total, nd, at = int(rules[R_PARTY_DICE]), int(rules[R_DUNGEON_DICE]), int(rules[R_DRAGON_AT])
         size = 2 * _n_parties(total) * (nd + 1) * at
         path = disk_path(rules, "odds")
         kept = kept_arrays(path, ("table",))
-        if kept is not None and kept["table"].dtype == np.float64 and kept["table"].shape == (size,):
+        if kept is not None and kept["table"].dtype == np.int32 and kept["table"].shape == (size,):
             table = kept["table"]
         else:  # none kept, or a damaged file: computed and (re)written
-            table = np.zeros(size)
-            _clear_table(rules, table)
+            p = np.zeros(size)
+            _clear_table(rules, p)
+            table = advice(p)
             keep_arrays(path, {"table": table})
         _TABLES[key] = table
     return _TABLES[key]

@@ -38,7 +38,8 @@ W_NCAND, W_LIST, W_CHOICE = 16, 17, 18  # candidates per type; the engine's unit
 W_TARGET = 19  # the engine's scratch: targets of an ultimate, a saved dungeon
 W_LOW, W_PART = 20, 21  # the dragon search's lower bounds: cheapest unit per role, cost so far
 W_LIVE, W_LIVE_ID = 22, 23  # the units that can ever be held, in cost order and in unit order
-W_ROWS, W_COLS = 24, 40
+W_RANK = 24  # the engine's party ranks (6 rows: ``kernel.party_index``)
+W_ROWS, W_COLS = 30, 40
 LIVE_N = W_COLS - 1  # w[W_LIVE, LIVE_N]: how many
 
 
