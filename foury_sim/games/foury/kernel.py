@@ -884,27 +884,37 @@ def arrows_feasible(board, st, rm, cur, mode):
     if later <= 0:
         return xmask == 0 or total - cs[cur] >= 1
     cand = 15 & ~done & ~xmask
+    nc = 0
+    for q in range(4):
+        nc += (cand >> q) & 1
+    if later == nc:  # every sector not played yet is still to play (game.rounds = 4): one choice of them
+        return arrows_fit(cs, total, cand, xmask, later)
     for emask in range(16):
         if emask & ~cand:
             continue
         ne = 0
         for q in range(4):
             ne += (emask >> q) & 1
-        if ne != later:
-            continue
-        qx = emask | xmask
-        nx = ne + (1 if xmask else 0)
-        ok = total >= ne + nx
-        for q in range(4):
-            if not ok:
-                break
-            if (emask >> q) & 1 and cs[q] < 1:
-                ok = False
-            if (qx >> q) & 1 and total - cs[q] < 1 + ne - ((emask >> q) & 1):
-                ok = False
-        if ok:
+        if ne == later and arrows_fit(cs, total, emask, xmask, ne):
             return True
     return False
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def arrows_fit(cs, total, emask, xmask, ne):
+    """``arrows_feasible`` for one choice of the sectors still to play (``emask``, ``ne`` of them) and the round
+    being played (``xmask``): the counts of Hall's condition."""
+    qx = emask | xmask
+    nx = ne + (1 if xmask else 0)
+    ok = total >= ne + nx
+    for q in range(4):
+        if not ok:
+            break
+        if (emask >> q) & 1 and cs[q] < 1:
+            ok = False
+        if (qx >> q) & 1 and total - cs[q] < 1 + ne - ((emask >> q) & 1):
+            ok = False
+    return ok
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
