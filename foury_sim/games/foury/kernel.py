@@ -92,8 +92,10 @@ class Pol(NamedTuple):
 _POLICY_SALT = np.uint64(0x5DEECE66D1234567)
 BIG = 9999
 SC_DIST, SC_PAR, SC_PDIR, SC_QUEUE, SC_GOAL, SC_MASK, SC_WANT = 0, 1, 2, 3, 4, 5, 6
-SC_UP_DP, SC_UP_BEST, SC_UP_MASK, SC_UP_LEV = 7, 8, 9, 10  # upper-level trips: subset DP, best cost and places
-SC_ROWS = 11  # mask per (place, levers), the lever places of the DP
+SC_UP_DP, SC_UP_BEST, SC_UP_MASK, SC_UP_LEV = 7, 8, 9, 10  # upper-level trips: subset DP, best cost and places,
+#                                                            mask per (place, levers), the lever places of the DP
+SC_FOE = 11  # the move menu's walk: first_foe of every room walked to (read again by its go-to loop, option_columns)
+SC_ROWS = 12
 UP_DP_SIZE = (1 << UP_MAX_LEVER_PLACES) * UP_MAX_LEVER_PLACES
 
 
@@ -882,27 +884,37 @@ def arrows_feasible(board, st, rm, cur, mode):
     if later <= 0:
         return xmask == 0 or total - cs[cur] >= 1
     cand = 15 & ~done & ~xmask
+    nc = 0
+    for q in range(4):
+        nc += (cand >> q) & 1
+    if later == nc:  # every sector not played yet is still to play (game.rounds = 4): one choice of them
+        return arrows_fit(cs, total, cand, xmask, later)
     for emask in range(16):
         if emask & ~cand:
             continue
         ne = 0
         for q in range(4):
             ne += (emask >> q) & 1
-        if ne != later:
-            continue
-        qx = emask | xmask
-        nx = ne + (1 if xmask else 0)
-        ok = total >= ne + nx
-        for q in range(4):
-            if not ok:
-                break
-            if (emask >> q) & 1 and cs[q] < 1:
-                ok = False
-            if (qx >> q) & 1 and total - cs[q] < 1 + ne - ((emask >> q) & 1):
-                ok = False
-        if ok:
+        if ne == later and arrows_fit(cs, total, emask, xmask, ne):
             return True
     return False
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def arrows_fit(cs, total, emask, xmask, ne):
+    """``arrows_feasible`` for one choice of the sectors still to play (``emask``, ``ne`` of them) and the round
+    being played (``xmask``): the counts of Hall's condition."""
+    qx = emask | xmask
+    nx = ne + (1 if xmask else 0)
+    ok = total >= ne + nx
+    for q in range(4):
+        if not ok:
+            break
+        if (emask >> q) & 1 and cs[q] < 1:
+            ok = False
+        if (qx >> q) & 1 and total - cs[q] < 1 + ne - ((emask >> q) & 1):
+            ok = False
+    return ok
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
@@ -1248,10 +1260,11 @@ def option_columns(board, st, rm, sc, opts, n):
     levers ``stairs_options`` gave it in O_REQ."""
     R, T, geo, arrows = board
     mask = sc[SC_MASK]
+    walked = sc[SC_DIST]
     for i in range(n):
         frm = opts[i, O_FROM]
         to = opts[i, O_TO]
-        foe = first_foe(R, rm, to)
+        foe = sc[SC_FOE, to] if walked[to] >= 0 else first_foe(R, rm, to)
         opts[i, O_GOAL] = BIG  # filled in by goal_distances once every option is known
         opts[i, O_SECTOR] = geo[to, 4]
         opts[i, O_FOE] = foe
@@ -1476,6 +1489,7 @@ def move_options(board, st, rm, sc, opts):
     par = sc[SC_PAR]
     pdir = sc[SC_PDIR]
     q = sc[SC_QUEUE]
+    foes = sc[SC_FOE]
     for x in range(n_rooms):
         dist[x] = -1
     pos = st[S_POS]
@@ -1489,7 +1503,8 @@ def move_options(board, st, rm, sc, opts):
     while head < tail:
         x = q[head]
         head += 1
-        if x != pos and first_foe(R, rm, x) >= 0:
+        foes[x] = first_foe(R, rm, x)
+        if x != pos and foes[x] >= 0:
             continue
         if R[R_KR_ON] == 1 and dist[x] > R[R_KR_WALK_MAX]:
             continue  # Kraken: a move retraces at most kraken.walk_max explored rooms
@@ -1515,7 +1530,7 @@ def move_options(board, st, rm, sc, opts):
             else:
                 kind = MK_SWIM if ((rm[y, RM_STATE] & FLOODED) and swim_ok(R, st)) else MK_STEP
                 n = add_option(opts, np.int64(n), np.int64(kind), x, y, d, dist[x])
-        if x == pos and first_foe(R, rm, x) >= 0:
+        if x == pos and foes[x] >= 0:
             continue  # you fled from this room's foe: no stairs or circle here (only after a won encounter)
         if rm[x, RM_ICON + STAIRS] > 0:
             n = stairs_options(board, st, rm, sc, opts, np.int64(n), x, dist[x])
@@ -1535,12 +1550,12 @@ def move_options(board, st, rm, sc, opts):
                 opts[k, j] = opts[i, j]
         k += 1
     n = k
-    if first_foe(R, rm, pos) >= 0:  # the foe you fled from: face it again
+    if foes[pos] >= 0:  # the foe you fled from: face it again
         n = add_option(opts, np.int64(n), np.int64(MK_GOTO), pos, pos, st[S_DIR], np.int64(0))
     # explored rooms worth walking to: foes to face, the Oracle, an exit, items left behind
     for i in range(1, tail):
         e = q[i]
-        if first_foe(R, rm, e) >= 0 or item_count(rm, e) > 0 or (st[S_PHASE] > 0 and sc[SC_MASK, e] == 1):
+        if foes[e] >= 0 or item_count(rm, e) > 0 or (st[S_PHASE] > 0 and sc[SC_MASK, e] == 1):
             n = add_option(opts, np.int64(n), np.int64(MK_GOTO), par[e], e, pdir[e], dist[e] - 1)
     option_columns(board, st, rm, sc, opts, n)
     progress_left = False
