@@ -69,8 +69,8 @@ def lean_link() -> bool:
 
     Before its module passes, such a library goes through the code generator's IR passes (``prepare``:
     CodeGenPrepare and the others MCJIT runs in place on every module it translates; numba's callers linked that
-    prepared IR). Without them the same program ran up to a third slower (Rooms; ``docs/startup.md``, sessions 32
-    and 33); with them it plays as fast as numba's own way, and the games hash the same (``tools/game_hashes.py``).
+    prepared IR). Without them the same program ran up to a third slower (``docs/startup.md``, sessions 32 and
+    33); with them it plays as fast as numba's own way, and the games hash the same (``tools/game_hashes.py``).
     A numba without these private methods is left as it is (False)."""
     if not LEAN_LINK or JIT_DISABLED:
         return False
