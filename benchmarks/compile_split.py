@@ -1,8 +1,8 @@
-"""Where a cold compile's CPU goes, in three parts: LLVM's module passes (numba's
+"""Where a cold compile's CPU goes, in four parts: LLVM's module passes (numba's
 ``CPUCodeLibrary._optimize_final_module``; under ``config.lean_link`` the libraries that run them, and the code
 generator's IR passes run before them), the machine code (``JITCodeLibrary._finalize_specific``), and the rest
 (numba's own passes, typing, lowering to LLVM IR, per-function passes, imports and the games played).
-Runs one ``foury-sim`` command in this process with timers around those two numba methods:
+Runs one ``foury-sim`` command in this process with timers around those steps:
 
     FOURY_SIM_CACHE_DIR=$(mktemp -d) python benchmarks/compile_split.py run rooms --games 2000 --format json
     FOURY_SIM_FULL_LINK=1 FOURY_SIM_CACHE_DIR=$(mktemp -d) python benchmarks/compile_split.py run rooms --games 2000
