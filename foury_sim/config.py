@@ -8,6 +8,8 @@ import os
 import sys
 import threading
 
+from . import quick_passes
+
 #: Cache compiled kernels on disk so a second process starts fast.
 CACHE: bool = os.environ.get("FOURY_SIM_NO_CACHE", "") == ""
 #: Kernels never use fastmath: results must not depend on the compiler's reassociation.
@@ -236,9 +238,11 @@ def quick_inline() -> bool:
     block with a memo of its own; every block's variables point to the function's one scope, which holds every
     variable of the function, so each block's copy copied them all: blocks x variables (``play_delve``'s phases:
     hundreds of blocks, thousands of variables). Here the blocks of one copy share one memo, as the blocks they copy
-    share one scope: the same IR, copied once (``tests/test_quick_inline.py`` compares the LLVM IR).
+    share one scope: the same IR, copied once (``tests/test_quick_inline.py`` compares the LLVM IR). The method
+    also made a second copy, "an unmutated copy of the callee_ir to return", which both of numba's callers drop
+    (``_, _, _, new_blocks = ...``): when they do, it is not made (``None`` in its place).
     ``FOURY_SIM_SLOW_INLINE=1`` keeps numba's copy (to measure the trade). numba's method is rewritten from its own
-    source with that one change; a numba whose source differs is left as it is (False)."""
+    source with those changes; a numba whose source differs is left as it is (False)."""
     global _QUICK_INLINE
     if _QUICK_INLINE or JIT_DISABLED or not QUICK_INLINE:
         return _QUICK_INLINE
@@ -257,9 +261,18 @@ def quick_inline() -> bool:
            "            new_block = copy.deepcopy(the_ir.blocks[block_label])\n")
     if src.count(old) != 1:
         return False
-    new = old.replace("{}\n", "{}\n        memo = {}\n").replace("[block_label])", "[block_label], memo)")
+    one_memo = old.replace("{}\n", "{}\n        memo = {}\n").replace("[block_label])", "[block_label], memo)")
+    src = src.replace(old, one_memo)
+    unused = "callee_ir_original = copy_ir(callee_ir)\n"
+    from numba.core import typed_passes, untyped_passes
+
+    callers = inspect.getsource(untyped_passes.InlineInlinables._do_work) + inspect.getsource(
+        typed_passes.InlineOverloads._run_inliner)
+    if src.count(unused) == 1 and callers.count("_, _, _, new_blocks = ") == 2 \
+            and callers.count(".inline_function(") + callers.count(".inline_ir(") == 2:
+        src = src.replace(unused, "callee_ir_original = None  # (both callers drop it)\n")
     code: dict = {}  # compiled at numba's own line numbers, so that a traceback points into numba's file
-    exec(compile("\n" * (first - 1) + src.replace(old, new), inspect.getsourcefile(icc), "exec"), vars(icc), code)
+    exec(compile("\n" * (first - 1) + src, inspect.getsourcefile(icc), "exec"), vars(icc), code)
     icc.InlineWorker.inline_ir = code["inline_ir"]
     _QUICK_INLINE = True
     return True
@@ -314,6 +327,7 @@ def use_cache(module: str):
     packages = (package_of(module),)
     lean_link()
     quick_inline()
+    quick_passes.install()
     if not CACHE or _USER_CACHE_DIR:
         yield
         return

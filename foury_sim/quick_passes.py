@@ -1,0 +1,185 @@
+"""Three of numba's frontend steps, the same answers with less work (a cold compile's CPU, issue 17 section 3).
+
+A profile of a cold compile (``docs/startup.md``, "Every game, session 34") found numba spending its time on work
+that grows with blocks x variables of a large function, or that is repeated for nothing:
+
+- ``compute_live_map`` (``numba.core.analysis``): the variables live at each block's entry, a fixed point over
+  Python sets, run after nearly every pass (``PostProcessor``). Here the same fixed point runs over integer
+  bitsets (one bit per variable) and gives back the same sets.
+- ``TargetConfig.__hash__`` and ``__eq__`` (the compile flags, part of the key of every overload lookup): numba
+  builds a dict of every option on each call. The hash is the same number (numba's hashes the sorted option
+  *names*, a constant per class), computed once; equality first compares the options set explicitly.
+- SSA reconstruction (``numba.core.ssa``): for every variable assigned more than once, numba rewrites every
+  statement of the function twice. Here the blocks where that variable does not appear are copied as they are
+  (numba's handlers return their statements unchanged there), so only the blocks that name it are rewritten.
+
+Each replacement is checked against numba's own in ``tests/test_quick_passes.py`` (the same live sets on random
+control-flow graphs and on the games' functions, the same IR after SSA, the same hash and equality of flags).
+``FOURY_SIM_SLOW_PASSES=1`` keeps numba's (to measure the trade). A numba whose functions differ from the ones
+these replace (checked by their source) is left as it is."""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import os
+from collections import defaultdict
+
+#: ``FOURY_SIM_SLOW_PASSES=1`` keeps numba's own passes.
+QUICK: bool = os.environ.get("FOURY_SIM_SLOW_PASSES", "") in ("", "0")
+
+#: sha1 of the source of each numba function replaced here, as numba 0.68.1 ships it (another source: left as is).
+_NUMBA_SOURCES = {
+    "compute_live_map": "c3ebc82fe4f20a98",
+    "TargetConfig.__hash__": "3c940b08558b5dfb",
+    "TargetConfig.__eq__": "51c9e97af231a330",
+    "_run_ssa": "22102bcc7ff17cf0",
+    "_run_block_rewrite": "e6885daa20445c93",
+}
+
+_INSTALLED: list[str] = []
+#: numba's own functions, as found by ``install`` (the tests compare with them).
+NUMBAS: dict = {}
+
+
+def _digest(fn) -> str:
+    return hashlib.sha1(inspect.getsource(fn).encode()).hexdigest()[:16]
+
+
+def compute_live_map(cfg, blocks, var_use_map, var_def_map):
+    """numba's ``analysis.compute_live_map`` (the variables live at the entry of each block) over bitsets."""
+    topo_order = cfg.topo_order()
+    index: dict[str, int] = {}
+
+    def bits(names) -> int:
+        b = 0
+        for v in names:
+            i = index.get(v)
+            if i is None:
+                i = index[v] = len(index)
+            b |= 1 << i
+        return b
+
+    use = {k: bits(v) for k, v in var_use_map.items()}
+    defs = {k: bits(v) for k, v in var_def_map.items()}
+    succ = {o: [b for b, _ in cfg.successors(o)] for o in topo_order}
+    pred = {o: [b for b, _ in cfg.predecessors(o)] for o in topo_order}
+    reach: defaultdict[int, int] = defaultdict(int)  # definitions reaching each block (numba's def_reach)
+    while True:
+        before = dict(reach)
+        for o in topo_order:
+            reach[o] |= defs[o] | use[o]
+            r = reach[o]
+            for s in succ[o]:
+                reach[s] |= r
+        if before == reach:
+            break
+    live = {o: use[o] for o in blocks.keys()}
+    while True:  # push uses backwards (numba's liveness)
+        before = dict(live)
+        for o in reversed(topo_order):
+            lv = live[o]
+            for p in pred[o]:
+                live[p] |= lv & reach[p] & ~defs[p]
+        if before == live:
+            break
+    names = list(index)
+    out = {}
+    for o, b in live.items():
+        s = set()
+        while b:
+            low = b & -b
+            s.add(names[low.bit_length() - 1])
+            b ^= low
+        out[o] = s
+    return out
+
+
+def _flags(TargetConfig) -> None:
+    numbas_eq = TargetConfig.__eq__
+
+    def __hash__(self):
+        cls = type(self)
+        h = cls.__dict__.get("_quick_hash")
+        if h is None:  # numba's: hash(tuple(sorted(self.values()))), the sorted option names
+            h = hash(tuple(sorted(self.options)))
+            cls._quick_hash = h
+        return h
+
+    def __eq__(self, other):
+        if self is other:
+            return True
+        if isinstance(other, TargetConfig) and type(self).options is type(other).options \
+                and self._values == other._values:
+            return True
+        return numbas_eq(self, other)
+
+    TargetConfig.__hash__ = __hash__
+    TargetConfig.__eq__ = __eq__
+
+
+def _ssa(ssa, ir) -> None:
+    numbas_run_ssa, numbas_rewrite = ssa._run_ssa, ssa._run_block_rewrite
+    where: list[dict[str, set]] = []  # for the function under reconstruction: variable name -> labels naming it
+
+    def _run_block_rewrite(blocks, states, handler):
+        if not where or "varname" not in states:
+            return numbas_rewrite(blocks, states, handler)
+        touch = where[-1].get(states["varname"], ())
+        newblocks = {}
+        for label, blk in blocks.items():
+            newblk = ir.Block(scope=blk.scope, loc=blk.loc)
+            if label in touch:
+                states["label"] = label
+                states["block"] = blk
+                newblk.body = list(ssa._run_ssa_block_pass(states, blk, handler))
+            else:  # numba's handlers give back every statement that does not name the variable
+                newblk.body = list(blk.body)
+            newblocks[label] = newblk
+        return newblocks
+
+    def _run_ssa(blocks):
+        names: dict[str, set] = {}
+        for label, blk in blocks.items():
+            for stmt in blk.body:
+                for v in stmt.list_vars():
+                    names.setdefault(v.name, set()).add(label)
+                if isinstance(stmt, ir.Assign):
+                    names.setdefault(stmt.target.name, set()).add(label)
+        where.append(names)
+        try:
+            return numbas_run_ssa(blocks)
+        finally:
+            where.pop()
+
+    ssa._run_block_rewrite = _run_block_rewrite
+    ssa._run_ssa = _run_ssa
+
+
+def install() -> list[str]:
+    """Install the replacements whose numba original is the one they were checked against; returns their names
+    (empty without the JIT, under ``FOURY_SIM_SLOW_PASSES=1``, or on a numba whose sources differ)."""
+    from numba import config as numba_config
+
+    if _INSTALLED or not QUICK or numba_config.DISABLE_JIT:
+        return _INSTALLED
+    from numba.core import analysis, ir, ir_utils, ssa, targetconfig
+    from numba.parfors import parfor
+
+    numbas = {"compute_live_map": analysis.compute_live_map,
+              "TargetConfig.__hash__": targetconfig.TargetConfig.__hash__,
+              "TargetConfig.__eq__": targetconfig.TargetConfig.__eq__,
+              "_run_ssa": ssa._run_ssa, "_run_block_rewrite": ssa._run_block_rewrite}
+    NUMBAS.update(numbas)
+    same = {name: _digest(fn) == _NUMBA_SOURCES[name] for name, fn in numbas.items()}
+    if same["compute_live_map"]:
+        for module in (analysis, ir_utils, parfor):
+            module.compute_live_map = compute_live_map
+        _INSTALLED.append("compute_live_map")
+    if same["TargetConfig.__hash__"] and same["TargetConfig.__eq__"]:
+        _flags(targetconfig.TargetConfig)
+        _INSTALLED.append("TargetConfig")
+    if same["_run_ssa"] and same["_run_block_rewrite"]:
+        _ssa(ssa, ir)
+        _INSTALLED.append("ssa")
+    return _INSTALLED
