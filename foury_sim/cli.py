@@ -1073,8 +1073,9 @@ def entry() -> None:
     """The process's entry point (the ``foury-sim`` script, ``python -m foury_sim``): ``main``, run with
     ``GC_YOUNG``; then the process ends without tearing the interpreter down (freeing every module's objects one by
     one and collecting them: about 0.4 s of a short command), once the exit handlers have run and both streams are
-    flushed. A command that leaves a thread running (not a daemon), a code that is not a number, or streams that
-    cannot be flushed (a closed pipe) exit as Python does. In-process callers (the tests) call ``main``."""
+    flushed. Under a profiler or a debugger (``python -m cProfile -m foury_sim ...`` writes its figures after the
+    command), with a thread left running (not a daemon), a code that is not a number, or streams that cannot be
+    flushed (a closed pipe), the process exits as Python does. In-process callers (the tests) call ``main``."""
     import gc
 
     gc.set_threshold(GC_YOUNG, *gc.get_threshold()[1:])
@@ -1089,6 +1090,8 @@ def entry() -> None:
     import os
     import threading
 
+    if sys.getprofile() is not None or sys.gettrace() is not None:  # a profiler (cProfile) or debugger writes last
+        sys.exit(code)
     if any(t.is_alive() and not t.daemon and t is not threading.main_thread() for t in threading.enumerate()):
         sys.exit(code)
     atexit._run_exitfuncs()
