@@ -3,9 +3,9 @@
 import sys
 
 try:
-    from .cli import main
+    from .cli import entry
 except KeyboardInterrupt:  # Ctrl-C while the command line is still loading: nothing started
     sys.stderr.write("foury-sim: interrupted: nothing was started; re-run the same command\n")
     sys.exit(130)
 
-main()
+entry()

@@ -166,6 +166,23 @@ def test_the_real_entry_point_refuses_bad_input_in_one_line_with_exit_2(args, wh
     assert "Traceback" not in r.stderr
 
 
+def test_the_real_entry_point_runs_the_exit_handlers_and_prints_everything_before_it_ends():
+    """``cli.entry`` ends the process without the interpreter's teardown (``os._exit``), after the exit handlers
+    (a Dask cluster's shutdown is one) and with both streams flushed: the JSON is whole, the exit code kept."""
+    code = ("import atexit, sys\n"
+            "atexit.register(lambda: print('exit handler ran', file=sys.stderr))\n"
+            "sys.argv = ['foury-sim', *sys.argv[1:]]\n"
+            "from foury_sim.cli import entry\n"
+            "entry()\n")
+    r = subprocess.run([sys.executable, "-c", code, "run", "delve", "--games", "300", "--format", "json"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=900)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["games"] == 300 and "exit handler ran" in r.stderr
+    r = subprocess.run([sys.executable, "-c", code, "run", "delve", "--games", "0"], capture_output=True, text=True,
+                       cwd=ROOT, timeout=900)
+    assert r.returncode == 2 and "--games" in r.stderr and "exit handler ran" in r.stderr
+
+
 def test_malformed_rules_file_points_at_line_and_column(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text("[round]\nmonster_bonus = [0, 1,\n")

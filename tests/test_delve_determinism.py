@@ -156,6 +156,31 @@ def test_a_user_file_declares_needs_odds(rs, monkeypatch):
     assert D.wants_odds(without)
 
 
+LOOT_ODDS_PROBE = """{traits}
+from foury_sim.games.delve.layout import D_LOOT, O_P, S_LEVEL, S_LEVELS
+
+
+def probe(kind, state, options, n_options, params):
+    \"\"\"An answer out of range (an error) at a loot choice before the last level whose rows lack O_P.\"\"\"
+    if kind == D_LOOT and state[S_LEVEL] < state[S_LEVELS]:
+        for i in range(n_options):
+            if options[i, O_P] < 0:
+                return n_options
+    return 0
+"""
+
+
+def test_a_user_policy_with_needs_odds_reads_o_p_on_loot_rows(rs, tmp_path):
+    """``O_P`` of loot rows (``kernel.advise_p``) is filled for a user's policy that declares ``needs_odds``,
+    though no built-in reads it (the kernel skips it for them); without the trait it stays -1."""
+    with_odds, without = tmp_path / "with_odds.py", tmp_path / "without.py"
+    with_odds.write_text(LOOT_ODDS_PROBE.format(traits='POLICY_TRAITS = ("needs_odds",)'))
+    without.write_text(LOOT_ODDS_PROBE.format(traits=""))
+    D.simulate(rs, "none", make_policy(f"{with_odds}:probe", D.POLICIES), 4, 0, 50)
+    with pytest.raises(InputError, match="out of range"):
+        D.simulate(rs, "none", make_policy(f"{without}:probe", D.POLICIES), 4, 0, 50)
+
+
 def test_an_unknown_trait_in_a_user_file_is_an_error(tmp_path):
     f = tmp_path / "p.py"
     f.write_text('POLICY_TRAITS = ("telepathy",)\n\n\ndef f(kind, state, options, n, params):\n    return 0\n')
