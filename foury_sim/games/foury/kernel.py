@@ -95,7 +95,8 @@ SC_DIST, SC_PAR, SC_PDIR, SC_QUEUE, SC_GOAL, SC_MASK, SC_WANT = 0, 1, 2, 3, 4, 5
 SC_UP_DP, SC_UP_BEST, SC_UP_MASK, SC_UP_LEV = 7, 8, 9, 10  # upper-level trips: subset DP, best cost and places,
 #                                                            mask per (place, levers), the lever places of the DP
 SC_FOE = 11  # the move menu's walk: first_foe of every room walked to (read again by its go-to loop, option_columns)
-SC_ROWS = 12
+SC_BITS = 12  # the goal search's bit masks (goal_masks)
+SC_ROWS = 13
 UP_DP_SIZE = (1 << UP_MAX_LEVER_PLACES) * UP_MAX_LEVER_PLACES
 
 
@@ -1181,32 +1182,17 @@ def goal_distances(board, st, rm, sc, opts, n):
     R, T, geo, arrows = board
     if n == 0:
         return
-    n_rooms = geo.shape[0]
     dist = sc[SC_GOAL]
     want = sc[SC_WANT]
-    q = sc[SC_QUEUE]
-    pending = np.int64(0)  # typed zeros: a literal 0 reaching _spread would compile it once more
+    pending = np.int64(0)
     for i in range(n):
         to = opts[i, O_TO]
         if want[to] == 0:
             want[to] = 1
             pending += 1
+    goal_masks(board, st, rm, sc)
     for attempt in range(2):
-        tail = np.int64(0)
-        for x in range(n_rooms):
-            dist[x] = BIG
-            if sc[SC_MASK, x] == 1 or (attempt == 1 and geo[x, 4] >= 0
-                                       and (rm[x, RM_STATE] & (COLLAPSED | EXPLORED)) == 0):
-                dist[x] = 0
-                q[tail] = x
-                tail += 1
-        left = pending
-        for j in range(tail):
-            if want[q[j]] == 1:
-                left -= 1
-        if left > 0:
-            left = _spread(board, st, rm, dist, q, tail, want, left)
-        if left < pending:
+        if _spread(sc[SC_BITS], dist, R[R_ROWS], R[R_COLS], attempt, pending) < pending:
             break
     for i in range(n):
         opts[i, O_GOAL] = dist[opts[i, O_TO]]
@@ -1214,26 +1200,128 @@ def goal_distances(board, st, rm, sc, opts, n):
         want[opts[i, O_TO]] = 0
 
 
+# The goal search's bit masks in sc[SC_BITS]: one int64 a grid row (bit c: the room in column c; a map has at most
+# 64 columns, maps.MAX_COLS), each mask ``rows`` words long, at these multiples of ``rows``.
+B_INTO = 0  # 4 masks, one a side s: y may be entered from its neighbour across s (y's side s passable)
+B_CUT = 4  # 4 masks: y's side s is a collapsed wall (swum through when both rooms are flooded)
+B_FLOOD, B_FALLEN, B_GOAL, B_NEW, B_WANT, B_SEEN, B_FRONT = 8, 9, 10, 11, 12, 13, 14  # B_FRONT: two masks
+
+
 @njit(cache=CACHE, _nrt=False)
-def _spread(board, st, rm, dist, q, tail, want, left):
-    """Breadth-first spread of ``dist`` from the ``tail`` seeds in ``q``, until ``left`` wanted rooms
-    are labelled; returns how many wanted rooms stay unlabelled."""
+def goal_masks(board, st, rm, sc):
+    """The goal search's masks (``B_*``) from the rooms as they stand, and ``sc[SC_GOAL]`` = BIG everywhere.
+
+    Entering y from its neighbour x across y's side s is ``passable(R, st, rm, y, s, x)``: x not collapsed
+    (the search spreads from x only then), y's side open, or a collapsed wall between two flooded rooms when
+    one may swim; the Kraken's goal search avoids water (no flooded y)."""
     R, T, geo, arrows = board
-    head = 0
-    while head < tail:
-        x = q[head]
-        head += 1
-        for d in range(4):
-            y = geo[x, d]
-            if y >= 0 and dist[y] == BIG and passable(R, st, rm, y, (d + 2) % 4, x) and (
-                    R[R_KR_ON] == 0 or (rm[y, RM_STATE] & FLOODED) == 0):  # Kraken: the way to a goal avoids water
-                dist[y] = dist[x] + 1
-                q[tail] = y
-                tail += 1
-                if want[y] == 1:
-                    left -= 1
+    h, w = R[R_ROWS], R[R_COLS]
+    bits = sc[SC_BITS]
+    dist = sc[SC_GOAL]
+    mask = sc[SC_MASK]
+    want = sc[SC_WANT]
+    swim = swim_ok(R, st) and R[R_KR_ON] == 0
+    x = 0
+    for r in range(h):
+        o0, o1, o2, o3 = np.int64(0), np.int64(0), np.int64(0), np.int64(0)
+        c0, c1, c2, c3 = np.int64(0), np.int64(0), np.int64(0), np.int64(0)
+        fl, fa, goal, new, wnt = np.int64(0), np.int64(0), np.int64(0), np.int64(0), np.int64(0)
+        b = np.int64(1)
+        for _c in range(w):
+            dist[x] = BIG
+            s = rm[x, RM_STATE]
+            w0, w1, w2, w3 = rm[x, RM_WALL], rm[x, RM_WALL + 1], rm[x, RM_WALL + 2], rm[x, RM_WALL + 3]
+            o0 |= b if w0 == W_OPEN else 0
+            o1 |= b if w1 == W_OPEN else 0
+            o2 |= b if w2 == W_OPEN else 0
+            o3 |= b if w3 == W_OPEN else 0
+            c0 |= b if w0 == W_COLLAPSED else 0
+            c1 |= b if w1 == W_COLLAPSED else 0
+            c2 |= b if w2 == W_COLLAPSED else 0
+            c3 |= b if w3 == W_COLLAPSED else 0
+            fl |= b if s & FLOODED else 0
+            fa |= b if s & COLLAPSED else 0
+            goal |= b if mask[x] == 1 else 0
+            new |= b if geo[x, 4] >= 0 and (s & (COLLAPSED | EXPLORED)) == 0 else 0
+            wnt |= b if want[x] == 1 else 0
+            b = b << 1
+            x += 1
+        bits[B_INTO * h + r] = o0
+        bits[(B_INTO + 1) * h + r] = o1
+        bits[(B_INTO + 2) * h + r] = o2
+        bits[(B_INTO + 3) * h + r] = o3
+        bits[B_CUT * h + r] = c0
+        bits[(B_CUT + 1) * h + r] = c1
+        bits[(B_CUT + 2) * h + r] = c2
+        bits[(B_CUT + 3) * h + r] = c3
+        bits[B_FLOOD * h + r] = fl
+        bits[B_FALLEN * h + r] = fa
+        bits[B_GOAL * h + r] = goal
+        bits[B_NEW * h + r] = new
+        bits[B_WANT * h + r] = wnt
+    if swim:  # a collapsed wall between two flooded rooms: the neighbour across side s is flooded too
+        for r in range(h):
+            fl = bits[B_FLOOD * h + r]
+            if r > 0:
+                bits[B_INTO * h + r] |= bits[B_CUT * h + r] & fl & bits[B_FLOOD * h + r - 1]
+            bits[(B_INTO + 1) * h + r] |= bits[(B_CUT + 1) * h + r] & fl & (fl >> 1)
+            if r + 1 < h:
+                bits[(B_INTO + 2) * h + r] |= bits[(B_CUT + 2) * h + r] & fl & bits[B_FLOOD * h + r + 1]
+            bits[(B_INTO + 3) * h + r] |= bits[(B_CUT + 3) * h + r] & fl & (fl << 1)
+    if R[R_KR_ON] == 1:  # Kraken: the way to a goal avoids water
+        for r in range(h):
+            for k in range(4):
+                bits[(B_INTO + k) * h + r] &= ~bits[B_FLOOD * h + r]
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def _label(dist, x0, hit, w, level):
+    """dist[x0 + c] = level for every bit c of ``hit``; returns how many."""
+    k = 0
+    for c in range(w):
+        if (hit >> c) & 1:
+            dist[x0 + c] = level
+            k += 1
+    return k
+
+
+@njit(cache=CACHE, _nrt=False)
+def _spread(bits, dist, h, w, attempt, left):
+    """Breadth-first spread from the goals (and, on the second attempt, the unexplored rooms) over the masks of
+    ``goal_masks``, a grid row a word and a level at a time, until the ``left`` wanted rooms are labelled (their
+    ``dist``: the level); returns how many wanted rooms stay unlabelled."""
+    cur, nxt = B_FRONT * h, (B_FRONT + 1) * h
+    for r in range(h):
+        seed = bits[B_GOAL * h + r] | (bits[B_NEW * h + r] if attempt == 1 else 0)
+        bits[B_SEEN * h + r] = seed
+        bits[cur + r] = seed & ~bits[B_FALLEN * h + r]  # a collapsed room is labelled but leads nowhere
+        hit = seed & bits[B_WANT * h + r]
+        if hit != 0:
+            left -= _label(dist, r * w, hit, w, 0)
+    level = 0
+    while left > 0:
+        level += 1
+        moved = np.int64(0)
+        for r in range(h):
+            g = bits[cur + r]
+            y = ((g << 1) & bits[(B_INTO + 3) * h + r]) | ((g >> 1) & bits[(B_INTO + 1) * h + r])
+            if r > 0:
+                y |= bits[cur + r - 1] & bits[B_INTO * h + r]
+            if r + 1 < h:
+                y |= bits[cur + r + 1] & bits[(B_INTO + 2) * h + r]
+            y &= ~bits[B_SEEN * h + r]
+            bits[nxt + r] = y & ~bits[B_FALLEN * h + r]
+            if y != 0:
+                moved |= y
+                bits[B_SEEN * h + r] |= y
+                hit = y & bits[B_WANT * h + r]
+                if hit != 0:
+                    left -= _label(dist, r * w, hit, w, level)
                     if left == 0:
                         return 0
+        if moved == 0:
+            break
+        cur, nxt = nxt, cur
     return left
 
 
