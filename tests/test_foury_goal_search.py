@@ -1,6 +1,7 @@
 """The move menu's goal search (``kernel.goal_distances``: a bit-parallel breadth-first search, a grid row a word)
 against a naive one (a queue, ``passable`` side by side, as the rules say it) through many random states of the
-shipped maps and of random grids up to 64 rooms wide: the same O_GOAL for every option."""
+shipped maps and of random grids up to 64 rooms wide: the same O_GOAL for every option. And the masks it reads
+(``RM_BITS``), kept by the kernel as walls collapse and rooms collapse or flood, match the rooms after whole games."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ from collections import deque
 import numpy as np
 import pytest
 
+from foury_sim.games.foury import GAME, play_one
 from foury_sim.games.foury import kernel as K
 from foury_sim.games.foury import layout as L
 from foury_sim.games.foury.maps import builtin_maps
-from foury_sim.games.foury.ruleset import load_ruleset
+from foury_sim.games.foury.ruleset import load_ruleset, row_bits
+from foury_sim.policy import make_policy
 
 BIG = K.BIG
 
@@ -78,6 +81,7 @@ def random_state(rng, R, geo, rm0):
         state |= L.COLLAPSED if rng.random() < 0.08 else 0
         state |= L.FLOODED if rng.random() < 0.3 else 0
         rm[x, L.RM_STATE] = state
+    row_bits(rm, R[L.R_ROWS], R[L.R_COLS])
     return rm
 
 
@@ -130,4 +134,17 @@ def test_goal_search_matches_the_naive_search_on_random_grids(rows, cols):
             rm0[geo[x, 1], L.RM_WALL + 3] = rm0[x, L.RM_WALL + 1]
     R = np.zeros(L.R_SIZE, np.int64)
     R[L.R_ROWS], R[L.R_COLS] = rows, cols
+    row_bits(rm0, rows, cols)
     check(rng, R, geo, rm0, np.flatnonzero(sector >= 0), 200)
+
+
+@pytest.mark.parametrize("campaign", [None, "kraken", "inout"])
+def test_the_kept_masks_match_the_rooms_after_whole_games(campaign):
+    """Collapsed walls, dug walls, collapsed and flooded rooms: the masks the kernel kept are those of the rooms."""
+    r = load_ruleset(campaign=campaign)
+    pol = make_policy("greedy", GAME.policies)
+    for game in range(40):
+        out, st, rm, tr = play_one(r, "free", pol, 5, game)
+        kept = rm[:, L.RM_BITS:].copy()
+        row_bits(rm, r.map.rows, r.map.cols)
+        assert (rm[:, L.RM_BITS:] == kept).all(), game

@@ -700,13 +700,32 @@ def reroll(board, st, rm, opts, dice, pol, rkind, table, face, cell, direction, 
 
 # ---------------------------------------------------------------------------- the room --
 @njit(cache=CACHE, _nrt=False)
-def collapse_wall(geo, st, rm, tr, cell, side):
+def collapse_wall(R, geo, st, rm, tr, cell, side):
     if rm[cell, RM_WALL + side] == W_OPEN:
-        rm[cell, RM_WALL + side] = W_COLLAPSED
+        set_wall(R, rm, cell, side, np.int64(W_COLLAPSED))
         nb = geo[cell, side]
         if nb >= 0:
-            rm[nb, RM_WALL + (side + 2) % 4] = W_COLLAPSED
+            set_wall(R, rm, nb, (side + 2) % 4, np.int64(W_COLLAPSED))
         log(tr, st, TR_WALL, cell, side, 0, 0, 0)
+
+
+@njit(cache=CACHE, _nrt=False)
+def set_wall(R, rm, x, side, w):
+    """Room x's side is now ``w`` (W_OPEN or W_COLLAPSED), in its wall and in the goal search's masks (RM_BITS)."""
+    rm[x, RM_WALL + side] = w
+    r = x // R[R_COLS]
+    b = np.int64(1) << (x - r * R[R_COLS])
+    rm[r, RM_BITS + side] = (rm[r, RM_BITS + side] | b) if w == W_OPEN else (rm[r, RM_BITS + side] & ~b)
+    rm[r, RM_BITS + 4 + side] = (rm[r, RM_BITS + 4 + side] | b) if w == W_COLLAPSED else (
+        rm[r, RM_BITS + 4 + side] & ~b)
+
+
+@njit(cache=CACHE, _nrt=False)
+def add_state(R, rm, x, flag, k):
+    """Room x is now ``flag`` (COLLAPSED or FLOODED) too, in its state and in the goal search's mask RM_BITS + k."""
+    rm[x, RM_STATE] |= flag
+    r = x // R[R_COLS]
+    rm[r, RM_BITS + k] |= np.int64(1) << (x - r * R[R_COLS])
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -716,19 +735,19 @@ def apply_event(board, st, rm, opts, dice, pol, ev, cell, direction, prev):
     rs, ps, script, tr = dice
     pid, params, fn, sctl, srs = pol
     if ev & EV_LEFT:
-        collapse_wall(geo, st, rm, tr, cell, (direction + 3) % 4)
+        collapse_wall(R, geo, st, rm, tr, cell, (direction + 3) % 4)
     if ev & EV_RIGHT:
-        collapse_wall(geo, st, rm, tr, cell, (direction + 1) % 4)
+        collapse_wall(R, geo, st, rm, tr, cell, (direction + 1) % 4)
     if ev & EV_FRONT:
-        collapse_wall(geo, st, rm, tr, cell, direction)
+        collapse_wall(R, geo, st, rm, tr, cell, direction)
     if ev & EV_BEHIND:
-        collapse_wall(geo, st, rm, tr, cell, (direction + 2) % 4)
+        collapse_wall(R, geo, st, rm, tr, cell, (direction + 2) % 4)
     if prev >= 0 and (prev != st[S_ORACLE] or R[R_ORACLE_IMMUNE] == 0):  # ruling oracle_immune
         if ev & EV_PREV_COLLAPSE:
-            rm[prev, RM_STATE] |= COLLAPSED
+            add_state(R, rm, prev, np.int64(COLLAPSED), np.int64(RB_COLLAPSED))
             log(tr, st, TR_PREV_COLLAPSE, prev, 0, 0, 0, 0)
         if ev & EV_PREV_FLOOD:
-            rm[prev, RM_STATE] |= FLOODED
+            add_state(R, rm, prev, np.int64(FLOODED), np.int64(RB_FLOODED))
             log(tr, st, TR_FLOOD, prev, 0, 0, 0, 0)
     if ev & EV_CHEST:
         gain(st, tr, CHEST, 1)
@@ -1189,9 +1208,12 @@ def goal_distances(board, st, rm, sc, opts, n):
         to = opts[i, O_TO]
         if want[to] == 0:
             want[to] = 1
+            dist[to] = BIG
             pending += 1
     goal_masks(board, st, rm, sc)
     for attempt in range(2):
+        if attempt == 1:
+            unexplored_mask(board, rm, sc)
         if _spread(sc[SC_BITS], dist, R[R_ROWS], R[R_COLS], attempt, pending) < pending:
             break
     for i in range(n):
@@ -1200,16 +1222,16 @@ def goal_distances(board, st, rm, sc, opts, n):
         want[opts[i, O_TO]] = 0
 
 
-# The goal search's bit masks in sc[SC_BITS]: one int64 a grid row (bit c: the room in column c; a map has at most
-# 64 columns, maps.MAX_COLS), each mask ``rows`` words long, at these multiples of ``rows``.
+# The goal search's bit masks in sc[SC_BITS]: one int64 a grid row (as in RM_BITS), each ``rows`` words long, at
+# these multiples of ``rows``.
 B_INTO = 0  # 4 masks, one a side s: y may be entered from its neighbour across s (y's side s passable)
-B_CUT = 4  # 4 masks: y's side s is a collapsed wall (swum through when both rooms are flooded)
-B_FLOOD, B_FALLEN, B_GOAL, B_NEW, B_WANT, B_SEEN, B_FRONT = 8, 9, 10, 11, 12, 13, 14  # B_FRONT: two masks
+B_FALLEN, B_GOAL, B_NEW, B_WANT, B_SEEN, B_FRONT = 4, 5, 6, 7, 8, 9  # B_FRONT: two masks
 
 
 @njit(cache=CACHE, _nrt=False)
 def goal_masks(board, st, rm, sc):
-    """The goal search's masks (``B_*``) from the rooms as they stand, and ``sc[SC_GOAL]`` = BIG everywhere.
+    """The goal search's masks (``B_*``) from the rooms' (RM_BITS), the goals (``sc[SC_MASK]``) and the wanted
+    rooms (``sc[SC_WANT]``).
 
     Entering y from its neighbour x across y's side s is ``passable(R, st, rm, y, s, x)``: x not collapsed
     (the search spreads from x only then), y's side open, or a collapsed wall between two flooded rooms when
@@ -1217,61 +1239,49 @@ def goal_masks(board, st, rm, sc):
     R, T, geo, arrows = board
     h, w = R[R_ROWS], R[R_COLS]
     bits = sc[SC_BITS]
-    dist = sc[SC_GOAL]
     mask = sc[SC_MASK]
     want = sc[SC_WANT]
     swim = swim_ok(R, st) and R[R_KR_ON] == 0
     x = 0
     for r in range(h):
-        o0, o1, o2, o3 = np.int64(0), np.int64(0), np.int64(0), np.int64(0)
-        c0, c1, c2, c3 = np.int64(0), np.int64(0), np.int64(0), np.int64(0)
-        fl, fa, goal, new, wnt = np.int64(0), np.int64(0), np.int64(0), np.int64(0), np.int64(0)
+        fl = rm[r, RM_BITS + RB_FLOODED]
+        dry = ~fl if R[R_KR_ON] == 1 else np.int64(-1)
+        n0, n1, n2, n3 = rm[r, RM_BITS], rm[r, RM_BITS + 1], rm[r, RM_BITS + 2], rm[r, RM_BITS + 3]
+        if swim and fl != 0:  # a collapsed wall between two flooded rooms
+            n0 |= rm[r, RM_BITS + 4] & fl & (rm[r - 1, RM_BITS + RB_FLOODED] if r > 0 else 0)
+            n1 |= rm[r, RM_BITS + 5] & fl & (fl >> 1)
+            n2 |= rm[r, RM_BITS + 6] & fl & (rm[r + 1, RM_BITS + RB_FLOODED] if r + 1 < h else 0)
+            n3 |= rm[r, RM_BITS + 7] & fl & (fl << 1)
+        bits[B_INTO * h + r] = n0 & dry
+        bits[(B_INTO + 1) * h + r] = n1 & dry
+        bits[(B_INTO + 2) * h + r] = n2 & dry
+        bits[(B_INTO + 3) * h + r] = n3 & dry
+        bits[B_FALLEN * h + r] = rm[r, RM_BITS + RB_COLLAPSED]
+        goal, wnt = np.int64(0), np.int64(0)
         b = np.int64(1)
         for _c in range(w):
-            dist[x] = BIG
-            s = rm[x, RM_STATE]
-            w0, w1, w2, w3 = rm[x, RM_WALL], rm[x, RM_WALL + 1], rm[x, RM_WALL + 2], rm[x, RM_WALL + 3]
-            o0 |= b if w0 == W_OPEN else 0
-            o1 |= b if w1 == W_OPEN else 0
-            o2 |= b if w2 == W_OPEN else 0
-            o3 |= b if w3 == W_OPEN else 0
-            c0 |= b if w0 == W_COLLAPSED else 0
-            c1 |= b if w1 == W_COLLAPSED else 0
-            c2 |= b if w2 == W_COLLAPSED else 0
-            c3 |= b if w3 == W_COLLAPSED else 0
-            fl |= b if s & FLOODED else 0
-            fa |= b if s & COLLAPSED else 0
             goal |= b if mask[x] == 1 else 0
-            new |= b if geo[x, 4] >= 0 and (s & (COLLAPSED | EXPLORED)) == 0 else 0
             wnt |= b if want[x] == 1 else 0
             b = b << 1
             x += 1
-        bits[B_INTO * h + r] = o0
-        bits[(B_INTO + 1) * h + r] = o1
-        bits[(B_INTO + 2) * h + r] = o2
-        bits[(B_INTO + 3) * h + r] = o3
-        bits[B_CUT * h + r] = c0
-        bits[(B_CUT + 1) * h + r] = c1
-        bits[(B_CUT + 2) * h + r] = c2
-        bits[(B_CUT + 3) * h + r] = c3
-        bits[B_FLOOD * h + r] = fl
-        bits[B_FALLEN * h + r] = fa
         bits[B_GOAL * h + r] = goal
-        bits[B_NEW * h + r] = new
         bits[B_WANT * h + r] = wnt
-    if swim:  # a collapsed wall between two flooded rooms: the neighbour across side s is flooded too
-        for r in range(h):
-            fl = bits[B_FLOOD * h + r]
-            if r > 0:
-                bits[B_INTO * h + r] |= bits[B_CUT * h + r] & fl & bits[B_FLOOD * h + r - 1]
-            bits[(B_INTO + 1) * h + r] |= bits[(B_CUT + 1) * h + r] & fl & (fl >> 1)
-            if r + 1 < h:
-                bits[(B_INTO + 2) * h + r] |= bits[(B_CUT + 2) * h + r] & fl & bits[B_FLOOD * h + r + 1]
-            bits[(B_INTO + 3) * h + r] |= bits[(B_CUT + 3) * h + r] & fl & (fl << 1)
-    if R[R_KR_ON] == 1:  # Kraken: the way to a goal avoids water
-        for r in range(h):
-            for k in range(4):
-                bits[(B_INTO + k) * h + r] &= ~bits[B_FLOOD * h + r]
+
+
+@njit(cache=CACHE, _nrt=False)
+def unexplored_mask(board, rm, sc):
+    """The goal search's B_NEW: the rooms not explored yet and not collapsed (its second attempt's goals)."""
+    R, T, geo, arrows = board
+    h, w = R[R_ROWS], R[R_COLS]
+    x = 0
+    for r in range(h):
+        new = np.int64(0)
+        b = np.int64(1)
+        for _c in range(w):
+            new |= b if geo[x, 4] >= 0 and (rm[x, RM_STATE] & (COLLAPSED | EXPLORED)) == 0 else 0
+            b = b << 1
+            x += 1
+        sc[SC_BITS, B_NEW * h + r] = new
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
@@ -1744,8 +1754,8 @@ def do_move(board, st, rm, sc, opts, dice, pol, vis, c):
         return arrive(board, st, rm, opts, dice, pol, vis, to, d if d >= 0 else st[S_DIR], frm, table, np.bool_(False))
     if kind == MK_SHOVEL:
         st[SHOVEL] -= 1
-        rm[frm, RM_WALL + d] = W_OPEN
-        rm[to, RM_WALL + (d + 2) % 4] = W_OPEN
+        set_wall(R, rm, frm, d, np.int64(W_OPEN))
+        set_wall(R, rm, to, (d + 2) % 4, np.int64(W_OPEN))
         log(tr, st, TR_LOSE, SHOVEL, 1, st[SHOVEL], 1, 0)
         return arrive(board, st, rm, opts, dice, pol, vis, to, d, frm, np.int64(-1), np.bool_(False))
     if kind == MK_STAIRS:
@@ -2273,7 +2283,7 @@ def kr_start(board, st, rm):
     st[S_KR_SWIM_LEFT] = R[R_KR_SWIM_MAX]
     st[S_KR_FOE] = R[R_KR_FOE]
     st[S_KR_EXIT_SECTOR] = -1
-    rm[st[S_ORACLE], RM_STATE] |= FLOODED
+    add_state(R, rm, st[S_ORACLE], np.int64(FLOODED), np.int64(RB_FLOODED))
     st[S_KR_WATER] = 1
 
 
@@ -2333,7 +2343,7 @@ def kr_spread(board, st, rm, sc, opts, dice, pol):
             if y >= 0 and rm[x, RM_WALL + d] != W_PRINTED and (rm[y, RM_STATE] & (FLOODED | COLLAPSED)) == 0:
                 pick -= 1
                 if pick == 0:
-                    rm[y, RM_STATE] |= FLOODED
+                    add_state(R, rm, y, np.int64(FLOODED), np.int64(RB_FLOODED))
                     added += 1
                     if y == pos:
                         reached = 1
