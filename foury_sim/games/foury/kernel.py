@@ -1258,12 +1258,10 @@ def goal_masks(board, st, rm, sc):
         bits[(B_INTO + 3) * h + r] = n3 & dry
         bits[B_FALLEN * h + r] = rm[r, RM_BITS + RB_COLLAPSED]
         goal, wnt = np.int64(0), np.int64(0)
-        b = np.int64(1)
-        for _c in range(w):
-            goal |= b if mask[x] == 1 else 0
-            wnt |= b if want[x] == 1 else 0
-            b = b << 1
-            x += 1
+        for c in range(w):  # (both are 0 or 1)
+            goal |= mask[x + c] << c
+            wnt |= want[x + c] << c
+        x += w
         bits[B_GOAL * h + r] = goal
         bits[B_WANT * h + r] = wnt
 
@@ -1298,39 +1296,46 @@ def _label(dist, x0, hit, w, level):
 @njit(cache=CACHE, _nrt=False)
 def _spread(bits, dist, h, w, attempt, left):
     """Breadth-first spread from the goals (and, on the second attempt, the unexplored rooms) over the masks of
-    ``goal_masks``, a grid row a word and a level at a time, until the ``left`` wanted rooms are labelled (their
-    ``dist``: the level); returns how many wanted rooms stay unlabelled."""
+    ``goal_masks``, a grid row a word and a level at a time (over the rows ``lo``-1..``hi``+1 around the front),
+    until the ``left`` wanted rooms are labelled (their ``dist``: the level); returns how many stay unlabelled."""
     cur, nxt = B_FRONT * h, (B_FRONT + 1) * h
+    lo, hi = h, -1
     for r in range(h):
         seed = bits[B_GOAL * h + r] | (bits[B_NEW * h + r] if attempt == 1 else 0)
         bits[B_SEEN * h + r] = seed
-        bits[cur + r] = seed & ~bits[B_FALLEN * h + r]  # a collapsed room is labelled but leads nowhere
+        front = seed & ~bits[B_FALLEN * h + r]  # a collapsed room is labelled but leads nowhere
+        bits[cur + r] = front
+        if front != 0:
+            lo = min(lo, r)
+            hi = r
         hit = seed & bits[B_WANT * h + r]
         if hit != 0:
             left -= _label(dist, r * w, hit, w, 0)
     level = 0
-    while left > 0:
+    while left > 0 and hi >= 0:
         level += 1
-        moved = np.int64(0)
-        for r in range(h):
-            g = bits[cur + r]
+        nlo, nhi = h, -1
+        for r in range(max(lo - 1, 0), min(hi + 2, h)):
+            g = bits[cur + r] if lo <= r <= hi else 0
             y = ((g << 1) & bits[(B_INTO + 3) * h + r]) | ((g >> 1) & bits[(B_INTO + 1) * h + r])
-            if r > 0:
+            if r > lo:
                 y |= bits[cur + r - 1] & bits[B_INTO * h + r]
-            if r + 1 < h:
+            if r < hi:
                 y |= bits[cur + r + 1] & bits[(B_INTO + 2) * h + r]
             y &= ~bits[B_SEEN * h + r]
-            bits[nxt + r] = y & ~bits[B_FALLEN * h + r]
+            front = y & ~bits[B_FALLEN * h + r]
+            bits[nxt + r] = front
+            if front != 0:
+                nlo = min(nlo, r)
+                nhi = r
             if y != 0:
-                moved |= y
                 bits[B_SEEN * h + r] |= y
                 hit = y & bits[B_WANT * h + r]
                 if hit != 0:
                     left -= _label(dist, r * w, hit, w, level)
                     if left == 0:
                         return 0
-        if moved == 0:
-            break
+        lo, hi = nlo, nhi
         cur, nxt = nxt, cur
     return left
 
