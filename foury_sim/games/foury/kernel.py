@@ -1305,9 +1305,8 @@ def _spread(bits, dist, h, w, attempt, left):
         bits[B_SEEN * h + r] = seed
         front = seed & ~bits[B_FALLEN * h + r]  # a collapsed room is labelled but leads nowhere
         bits[cur + r] = front
-        if front != 0:
-            lo = min(lo, r)
-            hi = r
+        lo = min(lo, r if front != 0 else h)
+        hi = r if front != 0 else hi
         hit = seed & bits[B_WANT * h + r]
         if hit != 0:
             left -= _label(dist, r * w, hit, w, 0)
@@ -1323,18 +1322,16 @@ def _spread(bits, dist, h, w, attempt, left):
             if r < hi:
                 y |= bits[cur + r + 1] & bits[(B_INTO + 2) * h + r]
             y &= ~bits[B_SEEN * h + r]
+            bits[B_SEEN * h + r] |= y
             front = y & ~bits[B_FALLEN * h + r]
             bits[nxt + r] = front
-            if front != 0:
-                nlo = min(nlo, r)
-                nhi = r
-            if y != 0:
-                bits[B_SEEN * h + r] |= y
-                hit = y & bits[B_WANT * h + r]
-                if hit != 0:
-                    left -= _label(dist, r * w, hit, w, level)
-                    if left == 0:
-                        return 0
+            nlo = min(nlo, r if front != 0 else h)  # (no branch: whether a row is reached is hard to predict)
+            nhi = r if front != 0 else nhi
+            hit = y & bits[B_WANT * h + r]
+            if hit != 0:
+                left -= _label(dist, r * w, hit, w, level)
+                if left == 0:
+                    return 0
         lo, hi = nlo, nhi
         cur, nxt = nxt, cur
     return left
