@@ -1282,14 +1282,22 @@ def unexplored_mask(board, rm, sc):
         sc[SC_BITS, B_NEW * h + r] = new
 
 
+#: A bit's column from its word alone: (bit * DE_BRUIJN) >> 58 (mod 2**64) is different for each of the 64 bits.
+DE_BRUIJN = 0x022FDD63CC95386D
+BIT_COLUMN = np.zeros(64, np.int64)
+for _c in range(64):
+    BIT_COLUMN[((1 << _c) * DE_BRUIJN % (1 << 64)) >> 58] = _c
+
+
 @njit(cache=CACHE, inline="always", _nrt=False)
-def _label(dist, x0, hit, w, level):
+def _label(dist, x0, hit, level):
     """dist[x0 + c] = level for every bit c of ``hit``; returns how many."""
     k = 0
-    for c in range(w):
-        if (hit >> c) & 1:
-            dist[x0 + c] = level
-            k += 1
+    while hit != 0:
+        bit = hit & -hit
+        dist[x0 + BIT_COLUMN[((bit * DE_BRUIJN) >> 58) & 63]] = level
+        hit ^= bit
+        k += 1
     return k
 
 
@@ -1309,7 +1317,7 @@ def _spread(bits, dist, h, w, attempt, left):
         hi = r if front != 0 else hi
         hit = seed & bits[B_WANT * h + r]
         if hit != 0:
-            left -= _label(dist, r * w, hit, w, 0)
+            left -= _label(dist, r * w, hit, np.int64(0))
     level = 0
     while left > 0 and hi >= 0:
         level += 1
@@ -1329,7 +1337,7 @@ def _spread(bits, dist, h, w, attempt, left):
             nhi = r if front != 0 else nhi
             hit = y & bits[B_WANT * h + r]
             if hit != 0:
-                left -= _label(dist, r * w, hit, w, level)
+                left -= _label(dist, r * w, hit, level)
                 if left == 0:
                     return 0
         lo, hi = nlo, nhi
