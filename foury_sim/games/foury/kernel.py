@@ -1203,7 +1203,7 @@ def goal_distances(board, st, rm, sc, opts, n):
         return
     dist = sc[SC_GOAL]
     want = sc[SC_WANT]
-    pending = np.int64(0)
+    pending = np.int64(0)  # a typed zero: a literal 0 reaching _spread would compile it once more
     for i in range(n):
         to = opts[i, O_TO]
         if want[to] == 0:
@@ -1233,9 +1233,10 @@ def goal_masks(board, st, rm, sc):
     """The goal search's masks (``B_*``) from the rooms' (RM_BITS), the goals (``sc[SC_MASK]``) and the wanted
     rooms (``sc[SC_WANT]``).
 
-    Entering y from its neighbour x across y's side s is ``passable(R, st, rm, y, s, x)``: x not collapsed
-    (the search spreads from x only then), y's side open, or a collapsed wall between two flooded rooms when
-    one may swim; the Kraken's goal search avoids water (no flooded y)."""
+    Cells are numbered r * cols + c (``maps.MapData``). Entering y from its neighbour x across y's side s is
+    ``passable(R, st, rm, y, s, x)``: x not collapsed (the search spreads from x only then), y's side open, or a
+    collapsed wall between two flooded rooms when one may swim; the Kraken's goal search avoids water (no flooded
+    y)."""
     R, T, geo, arrows = board
     h, w = R[R_ROWS], R[R_COLS]
     bits = sc[SC_BITS]
