@@ -95,7 +95,8 @@ SC_DIST, SC_PAR, SC_PDIR, SC_QUEUE, SC_GOAL, SC_MASK, SC_WANT = 0, 1, 2, 3, 4, 5
 SC_UP_DP, SC_UP_BEST, SC_UP_MASK, SC_UP_LEV = 7, 8, 9, 10  # upper-level trips: subset DP, best cost and places,
 #                                                            mask per (place, levers), the lever places of the DP
 SC_FOE = 11  # the move menu's walk: first_foe of every room walked to (read again by its go-to loop, option_columns)
-SC_ROWS = 12
+SC_BITS = 12  # the goal search's bit masks (goal_masks)
+SC_ROWS = 13
 UP_DP_SIZE = (1 << UP_MAX_LEVER_PLACES) * UP_MAX_LEVER_PLACES
 
 
@@ -699,13 +700,32 @@ def reroll(board, st, rm, opts, dice, pol, rkind, table, face, cell, direction, 
 
 # ---------------------------------------------------------------------------- the room --
 @njit(cache=CACHE, _nrt=False)
-def collapse_wall(geo, st, rm, tr, cell, side):
+def collapse_wall(R, geo, st, rm, tr, cell, side):
     if rm[cell, RM_WALL + side] == W_OPEN:
-        rm[cell, RM_WALL + side] = W_COLLAPSED
+        set_wall(R, rm, cell, side, np.int64(W_COLLAPSED))
         nb = geo[cell, side]
         if nb >= 0:
-            rm[nb, RM_WALL + (side + 2) % 4] = W_COLLAPSED
+            set_wall(R, rm, nb, (side + 2) % 4, np.int64(W_COLLAPSED))
         log(tr, st, TR_WALL, cell, side, 0, 0, 0)
+
+
+@njit(cache=CACHE, _nrt=False)
+def set_wall(R, rm, x, side, w):
+    """Room x's side is now ``w`` (W_OPEN or W_COLLAPSED), in its wall and in the goal search's masks (RM_BITS)."""
+    rm[x, RM_WALL + side] = w
+    r = x // R[R_COLS]
+    b = np.int64(1) << (x - r * R[R_COLS])
+    rm[r, RM_BITS + side] = (rm[r, RM_BITS + side] | b) if w == W_OPEN else (rm[r, RM_BITS + side] & ~b)
+    rm[r, RM_BITS + 4 + side] = (rm[r, RM_BITS + 4 + side] | b) if w == W_COLLAPSED else (
+        rm[r, RM_BITS + 4 + side] & ~b)
+
+
+@njit(cache=CACHE, _nrt=False)
+def add_state(R, rm, x, flag, k):
+    """Room x is now ``flag`` (COLLAPSED or FLOODED) too, in its state and in the goal search's mask RM_BITS + k."""
+    rm[x, RM_STATE] |= flag
+    r = x // R[R_COLS]
+    rm[r, RM_BITS + k] |= np.int64(1) << (x - r * R[R_COLS])
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -715,19 +735,19 @@ def apply_event(board, st, rm, opts, dice, pol, ev, cell, direction, prev):
     rs, ps, script, tr = dice
     pid, params, fn, sctl, srs = pol
     if ev & EV_LEFT:
-        collapse_wall(geo, st, rm, tr, cell, (direction + 3) % 4)
+        collapse_wall(R, geo, st, rm, tr, cell, (direction + 3) % 4)
     if ev & EV_RIGHT:
-        collapse_wall(geo, st, rm, tr, cell, (direction + 1) % 4)
+        collapse_wall(R, geo, st, rm, tr, cell, (direction + 1) % 4)
     if ev & EV_FRONT:
-        collapse_wall(geo, st, rm, tr, cell, direction)
+        collapse_wall(R, geo, st, rm, tr, cell, direction)
     if ev & EV_BEHIND:
-        collapse_wall(geo, st, rm, tr, cell, (direction + 2) % 4)
+        collapse_wall(R, geo, st, rm, tr, cell, (direction + 2) % 4)
     if prev >= 0 and (prev != st[S_ORACLE] or R[R_ORACLE_IMMUNE] == 0):  # ruling oracle_immune
         if ev & EV_PREV_COLLAPSE:
-            rm[prev, RM_STATE] |= COLLAPSED
+            add_state(R, rm, prev, np.int64(COLLAPSED), np.int64(RB_COLLAPSED))
             log(tr, st, TR_PREV_COLLAPSE, prev, 0, 0, 0, 0)
         if ev & EV_PREV_FLOOD:
-            rm[prev, RM_STATE] |= FLOODED
+            add_state(R, rm, prev, np.int64(FLOODED), np.int64(RB_FLOODED))
             log(tr, st, TR_FLOOD, prev, 0, 0, 0, 0)
     if ev & EV_CHEST:
         gain(st, tr, CHEST, 1)
@@ -1181,32 +1201,20 @@ def goal_distances(board, st, rm, sc, opts, n):
     R, T, geo, arrows = board
     if n == 0:
         return
-    n_rooms = geo.shape[0]
     dist = sc[SC_GOAL]
     want = sc[SC_WANT]
-    q = sc[SC_QUEUE]
-    pending = np.int64(0)  # typed zeros: a literal 0 reaching _spread would compile it once more
+    pending = np.int64(0)  # a typed zero: a literal 0 reaching _spread would compile it once more
     for i in range(n):
         to = opts[i, O_TO]
         if want[to] == 0:
             want[to] = 1
+            dist[to] = BIG
             pending += 1
+    goal_masks(board, st, rm, sc)
     for attempt in range(2):
-        tail = np.int64(0)
-        for x in range(n_rooms):
-            dist[x] = BIG
-            if sc[SC_MASK, x] == 1 or (attempt == 1 and geo[x, 4] >= 0
-                                       and (rm[x, RM_STATE] & (COLLAPSED | EXPLORED)) == 0):
-                dist[x] = 0
-                q[tail] = x
-                tail += 1
-        left = pending
-        for j in range(tail):
-            if want[q[j]] == 1:
-                left -= 1
-        if left > 0:
-            left = _spread(board, st, rm, dist, q, tail, want, left)
-        if left < pending:
+        if attempt == 1:
+            unexplored_mask(board, rm, sc)
+        if _spread(sc[SC_BITS], dist, R[R_ROWS], R[R_COLS], attempt, pending) < pending:
             break
     for i in range(n):
         opts[i, O_GOAL] = dist[opts[i, O_TO]]
@@ -1214,26 +1222,127 @@ def goal_distances(board, st, rm, sc, opts, n):
         want[opts[i, O_TO]] = 0
 
 
+# The goal search's bit masks in sc[SC_BITS]: one int64 a grid row (as in RM_BITS), each ``rows`` words long, at
+# these multiples of ``rows``.
+B_INTO = 0  # 4 masks, one a side s: y may be entered from its neighbour across s (y's side s passable)
+B_FALLEN, B_GOAL, B_NEW, B_WANT, B_SEEN, B_FRONT = 4, 5, 6, 7, 8, 9  # B_FRONT: two masks
+
+
 @njit(cache=CACHE, _nrt=False)
-def _spread(board, st, rm, dist, q, tail, want, left):
-    """Breadth-first spread of ``dist`` from the ``tail`` seeds in ``q``, until ``left`` wanted rooms
-    are labelled; returns how many wanted rooms stay unlabelled."""
+def goal_masks(board, st, rm, sc):
+    """The goal search's masks (``B_*``) from the rooms' (RM_BITS), the goals (``sc[SC_MASK]``) and the wanted
+    rooms (``sc[SC_WANT]``).
+
+    Cells are numbered r * cols + c (``maps.MapData``). Entering y from its neighbour x across y's side s is
+    ``passable(R, st, rm, y, s, x)``: x not collapsed (the search spreads from x only then), y's side open, or a
+    collapsed wall between two flooded rooms when one may swim; the Kraken's goal search avoids water (no flooded
+    y)."""
     R, T, geo, arrows = board
-    head = 0
-    while head < tail:
-        x = q[head]
-        head += 1
-        for d in range(4):
-            y = geo[x, d]
-            if y >= 0 and dist[y] == BIG and passable(R, st, rm, y, (d + 2) % 4, x) and (
-                    R[R_KR_ON] == 0 or (rm[y, RM_STATE] & FLOODED) == 0):  # Kraken: the way to a goal avoids water
-                dist[y] = dist[x] + 1
-                q[tail] = y
-                tail += 1
-                if want[y] == 1:
-                    left -= 1
-                    if left == 0:
-                        return 0
+    h, w = R[R_ROWS], R[R_COLS]
+    bits = sc[SC_BITS]
+    mask = sc[SC_MASK]
+    want = sc[SC_WANT]
+    swim = swim_ok(R, st) and R[R_KR_ON] == 0
+    x = 0
+    for r in range(h):
+        fl = rm[r, RM_BITS + RB_FLOODED]
+        dry = ~fl if R[R_KR_ON] == 1 else np.int64(-1)
+        n0, n1, n2, n3 = rm[r, RM_BITS], rm[r, RM_BITS + 1], rm[r, RM_BITS + 2], rm[r, RM_BITS + 3]
+        if swim and fl != 0:  # a collapsed wall between two flooded rooms
+            n0 |= rm[r, RM_BITS + 4] & fl & (rm[r - 1, RM_BITS + RB_FLOODED] if r > 0 else 0)
+            n1 |= rm[r, RM_BITS + 5] & fl & (fl >> 1)
+            n2 |= rm[r, RM_BITS + 6] & fl & (rm[r + 1, RM_BITS + RB_FLOODED] if r + 1 < h else 0)
+            n3 |= rm[r, RM_BITS + 7] & fl & (fl << 1)
+        bits[B_INTO * h + r] = n0 & dry
+        bits[(B_INTO + 1) * h + r] = n1 & dry
+        bits[(B_INTO + 2) * h + r] = n2 & dry
+        bits[(B_INTO + 3) * h + r] = n3 & dry
+        bits[B_FALLEN * h + r] = rm[r, RM_BITS + RB_COLLAPSED]
+        goal, wnt = np.int64(0), np.int64(0)
+        for c in range(w):  # (both are 0 or 1)
+            goal |= mask[x + c] << c
+            wnt |= want[x + c] << c
+        x += w
+        bits[B_GOAL * h + r] = goal
+        bits[B_WANT * h + r] = wnt
+
+
+@njit(cache=CACHE, _nrt=False)
+def unexplored_mask(board, rm, sc):
+    """The goal search's B_NEW: the rooms not explored yet and not collapsed (its second attempt's goals)."""
+    R, T, geo, arrows = board
+    h, w = R[R_ROWS], R[R_COLS]
+    x = 0
+    for r in range(h):
+        new = np.int64(0)
+        b = np.int64(1)
+        for _c in range(w):
+            new |= b if geo[x, 4] >= 0 and (rm[x, RM_STATE] & (COLLAPSED | EXPLORED)) == 0 else 0
+            b = b << 1
+            x += 1
+        sc[SC_BITS, B_NEW * h + r] = new
+
+
+#: A bit's column from its word alone: (bit * DE_BRUIJN) >> 58 (mod 2**64) is different for each of the 64 bits.
+DE_BRUIJN = 0x022FDD63CC95386D
+BIT_COLUMN = np.zeros(64, np.int64)
+for _c in range(64):
+    BIT_COLUMN[((1 << _c) * DE_BRUIJN % (1 << 64)) >> 58] = _c
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def _label(dist, x0, hit, level):
+    """dist[x0 + c] = level for every bit c of ``hit``; returns how many."""
+    k = 0
+    while hit != 0:
+        bit = hit & -hit
+        dist[x0 + BIT_COLUMN[((bit * DE_BRUIJN) >> 58) & 63]] = level
+        hit ^= bit
+        k += 1
+    return k
+
+
+@njit(cache=CACHE, _nrt=False)
+def _spread(bits, dist, h, w, attempt, left):
+    """Breadth-first spread from the goals (and, on the second attempt, the unexplored rooms) over the masks of
+    ``goal_masks``, a grid row a word and a level at a time (over the rows ``lo``-1..``hi``+1 around the front),
+    until the ``left`` wanted rooms are labelled (their ``dist``: the level); returns how many stay unlabelled."""
+    cur, nxt = B_FRONT * h, (B_FRONT + 1) * h
+    lo, hi = h, -1
+    for r in range(h):
+        seed = bits[B_GOAL * h + r] | (bits[B_NEW * h + r] if attempt == 1 else 0)
+        bits[B_SEEN * h + r] = seed
+        front = seed & ~bits[B_FALLEN * h + r]  # a collapsed room is labelled but leads nowhere
+        bits[cur + r] = front
+        lo = min(lo, r if front != 0 else h)
+        hi = r if front != 0 else hi
+        hit = seed & bits[B_WANT * h + r]
+        if hit != 0:
+            left -= _label(dist, r * w, hit, np.int64(0))
+    level = 0
+    while left > 0 and hi >= 0:
+        level += 1
+        nlo, nhi = h, -1
+        for r in range(max(lo - 1, 0), min(hi + 2, h)):
+            g = bits[cur + r] if lo <= r <= hi else 0
+            y = ((g << 1) & bits[(B_INTO + 3) * h + r]) | ((g >> 1) & bits[(B_INTO + 1) * h + r])
+            if r > lo:
+                y |= bits[cur + r - 1] & bits[B_INTO * h + r]
+            if r < hi:
+                y |= bits[cur + r + 1] & bits[(B_INTO + 2) * h + r]
+            y &= ~bits[B_SEEN * h + r]
+            bits[B_SEEN * h + r] |= y
+            front = y & ~bits[B_FALLEN * h + r]
+            bits[nxt + r] = front
+            nlo = min(nlo, r if front != 0 else h)  # (no branch: whether a row is reached is hard to predict)
+            nhi = r if front != 0 else nhi
+            hit = y & bits[B_WANT * h + r]
+            if hit != 0:
+                left -= _label(dist, r * w, hit, level)
+                if left == 0:
+                    return 0
+        lo, hi = nlo, nhi
+        cur, nxt = nxt, cur
     return left
 
 
@@ -1656,8 +1765,8 @@ def do_move(board, st, rm, sc, opts, dice, pol, vis, c):
         return arrive(board, st, rm, opts, dice, pol, vis, to, d if d >= 0 else st[S_DIR], frm, table, np.bool_(False))
     if kind == MK_SHOVEL:
         st[SHOVEL] -= 1
-        rm[frm, RM_WALL + d] = W_OPEN
-        rm[to, RM_WALL + (d + 2) % 4] = W_OPEN
+        set_wall(R, rm, frm, d, np.int64(W_OPEN))
+        set_wall(R, rm, to, (d + 2) % 4, np.int64(W_OPEN))
         log(tr, st, TR_LOSE, SHOVEL, 1, st[SHOVEL], 1, 0)
         return arrive(board, st, rm, opts, dice, pol, vis, to, d, frm, np.int64(-1), np.bool_(False))
     if kind == MK_STAIRS:
@@ -2185,7 +2294,7 @@ def kr_start(board, st, rm):
     st[S_KR_SWIM_LEFT] = R[R_KR_SWIM_MAX]
     st[S_KR_FOE] = R[R_KR_FOE]
     st[S_KR_EXIT_SECTOR] = -1
-    rm[st[S_ORACLE], RM_STATE] |= FLOODED
+    add_state(R, rm, st[S_ORACLE], np.int64(FLOODED), np.int64(RB_FLOODED))
     st[S_KR_WATER] = 1
 
 
@@ -2245,7 +2354,7 @@ def kr_spread(board, st, rm, sc, opts, dice, pol):
             if y >= 0 and rm[x, RM_WALL + d] != W_PRINTED and (rm[y, RM_STATE] & (FLOODED | COLLAPSED)) == 0:
                 pick -= 1
                 if pick == 0:
-                    rm[y, RM_STATE] |= FLOODED
+                    add_state(R, rm, y, np.int64(FLOODED), np.int64(RB_FLOODED))
                     added += 1
                     if y == pos:
                         reached = 1

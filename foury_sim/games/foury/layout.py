@@ -236,7 +236,13 @@ RM_FLAG = 2  # bits: F_FACED (temple goal faced this round), F_LEVER (lever reac
 RM_WALL = 3  # 4 columns: sides N,E,S,W: 0 open, 1 printed wall, 2 collapsed wall
 RM_ICON = 7  # N_ICONS columns of icon counts
 RM_RETURNER = RM_ICON + N_ICONS  # the icon of the room's returning foe (read only while RM_RETURNS > 0)
-RM_COLS = RM_RETURNER + 1
+#: The goal search's bit masks of the map (``kernel.goal_masks``), kept by the functions that write walls and room
+#: states: RM_BITS_COLS columns of which only the first ``R_ROWS`` rows are used, row r for the map's grid row r (bit
+#: c: the room in column c; a map has at most 64 columns): + s (sides N,E,S,W) the rooms whose side s is open, + 4 + s
+#: those whose side s is a collapsed wall, + RB_FLOODED the flooded rooms, + RB_COLLAPSED the collapsed ones.
+RM_BITS = RM_RETURNER + 1
+RB_FLOODED, RB_COLLAPSED, RM_BITS_COLS = 8, 9, 10
+RM_COLS = RM_BITS + RM_BITS_COLS
 EXPLORED, COLLAPSED, FLOODED = 1, 2, 4
 F_FACED, F_LEVER, F_RETURNER_DOWN = 1, 2, 4
 W_OPEN, W_PRINTED, W_COLLAPSED = 0, 1, 2

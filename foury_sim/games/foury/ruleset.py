@@ -16,6 +16,7 @@ from ... import rulesfile
 from ...errors import InputError
 from . import icons as I
 from .layout import (
+    COLLAPSED,
     DIE_WORDS,
     EVENT_WORDS,
     FLOODED,
@@ -116,6 +117,7 @@ from .layout import (
     R_TURN_MARKET_SWAPS,
     R_UPPER_PLACES,
     R_WEAR_PER_ROLLOFF,
+    RM_BITS,
     RM_COLS,
     RM_ICON,
     RM_RETURNER,
@@ -144,6 +146,8 @@ from .layout import (
     T_UP_DIST,
     T_UP_PLACES,
     TRACK_NAMES,
+    W_COLLAPSED,
+    W_OPEN,
 )
 from .maps import MapData, MapNeeds, builtin_maps, check_map, resolve_map, upper_distances
 
@@ -956,4 +960,17 @@ def map_arrays(m: MapData, R: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np
             rm0[here, RM_RETURNS] = R[R_TROLL_RETURNS]
             rm0[here, RM_RETURNER] = i
     rm0[:, RM_STATE] = np.where(m.icons[:, I.TUNNEL] > 0, FLOODED, 0)
+    row_bits(rm0, m.rows, m.cols)
     return geo, np.ascontiguousarray(arrows), rm0
+
+
+def row_bits(rm: np.ndarray, rows: int, cols: int) -> None:
+    """Fill the goal search's bit masks (``RM_BITS``, layout.py) from the rooms' walls and states: once for the
+    map's starting rooms (the kernel keeps them up to date from there)."""
+    n = rows * cols
+    cond = [rm[:n, RM_WALL + s] == W_OPEN for s in range(4)] + [rm[:n, RM_WALL + s] == W_COLLAPSED for s in range(4)]
+    cond += [(rm[:n, RM_STATE] & FLOODED) != 0, (rm[:n, RM_STATE] & COLLAPSED) != 0]
+    for k, on in enumerate(cond):
+        for r in range(rows):
+            v = sum(1 << c for c in range(cols) if on[r * cols + c])
+            rm[r, RM_BITS + k] = v - (1 << 64) if v >= 1 << 63 else v  # (column 63: the int64's sign bit)

@@ -1,0 +1,150 @@
+"""The move menu's goal search (``kernel.goal_distances``: a bit-parallel breadth-first search, a grid row a word)
+against a naive one (a queue, ``passable`` side by side, as the rules say it) through many random states of the
+shipped maps and of random grids up to 64 rooms wide: the same O_GOAL for every option. And the masks it reads
+(``RM_BITS``), kept by the kernel as walls collapse and rooms collapse or flood, match the rooms after whole games."""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+import pytest
+
+from foury_sim.games.foury import GAME, play_one
+from foury_sim.games.foury import kernel as K
+from foury_sim.games.foury import layout as L
+from foury_sim.games.foury.maps import builtin_maps
+from foury_sim.games.foury.ruleset import load_ruleset, row_bits
+from foury_sim.policy import make_policy
+
+BIG = K.BIG
+
+
+def naive_passable(R, st, rm, x, d, y):
+    """``kernel.passable`` restated: walk (or swim) from x through side d into y."""
+    if rm[y, L.RM_STATE] & L.COLLAPSED:
+        return False
+    w = rm[x, L.RM_WALL + d]
+    if w == L.W_OPEN:
+        return True
+    flooded = (rm[x, L.RM_STATE] & L.FLOODED) and (rm[y, L.RM_STATE] & L.FLOODED)
+    return bool(w == L.W_COLLAPSED and flooded and (R[L.R_SWIM_ALL] == 1 or st[L.S_SECTOR] == 3))
+
+
+def naive_goal(R, st, rm, geo, goal, wanted):
+    """Every wanted room's steps to the nearest goal (BIG: none); the unexplored rooms are goals too when no wanted
+    room reaches one. The Kraken's search avoids water."""
+    n = geo.shape[0]
+    for attempt in range(2):
+        dist = np.full(n, BIG)
+        q = deque()
+        for x in range(n):
+            if goal[x] or (attempt == 1 and geo[x, 4] >= 0 and not rm[x, L.RM_STATE] & (L.COLLAPSED | L.EXPLORED)):
+                dist[x] = 0
+                q.append(x)
+        while q:
+            x = q.popleft()
+            for d in range(4):
+                y = geo[x, d]
+                if y >= 0 and dist[y] == BIG and naive_passable(R, st, rm, y, (d + 2) % 4, x) and (
+                        R[L.R_KR_ON] == 0 or not rm[y, L.RM_STATE] & L.FLOODED):
+                    dist[y] = dist[x] + 1
+                    q.append(y)
+        if any(dist[x] < BIG for x in wanted):
+            break
+    return {x: int(dist[x]) for x in wanted}
+
+
+def grid_geo(rows, cols, sector):
+    geo = np.full((rows * cols, 6), -1, np.int64)
+    for x in range(rows * cols):
+        r, c = divmod(x, cols)
+        for d, (dr, dc) in enumerate(((-1, 0), (0, 1), (1, 0), (0, -1))):
+            if 0 <= r + dr < rows and 0 <= c + dc < cols:
+                geo[x, d] = (r + dr) * cols + c + dc
+        geo[x, 4] = sector[x]
+    return geo
+
+
+def random_state(rng, R, geo, rm0):
+    """Collapsed (and a few printed) walls on both sides, explored, collapsed and flooded rooms."""
+    rm = rm0.copy()
+    n = geo.shape[0]
+    for x in range(n):
+        for d in (1, 2):
+            y = geo[x, d]
+            if y >= 0 and rm[x, L.RM_WALL + d] == L.W_OPEN and rng.random() < 0.25:
+                w = L.W_COLLAPSED if rng.random() < 0.8 else L.W_PRINTED
+                rm[x, L.RM_WALL + d] = rm[y, L.RM_WALL + (d + 2) % 4] = w
+        state = rm[x, L.RM_STATE]
+        state |= L.EXPLORED if rng.random() < 0.6 else 0
+        state |= L.COLLAPSED if rng.random() < 0.08 else 0
+        state |= L.FLOODED if rng.random() < 0.3 else 0
+        rm[x, L.RM_STATE] = state
+    row_bits(rm, R[L.R_ROWS], R[L.R_COLS])
+    return rm
+
+
+def check(rng, R0, geo, rm0, rooms, trials):
+    n = geo.shape[0]
+    sc = np.zeros((K.SC_ROWS, K.scratch_cols(n)), np.int64)
+    opts = np.zeros((K.option_rows(n), L.N_OCOL), np.int64)
+    st = np.zeros(L.STATE_SIZE, np.int64)
+    for _ in range(trials):
+        R = R0.copy()
+        R[L.R_SWIM_ALL] = rng.integers(2)
+        R[L.R_KR_ON] = rng.random() < 0.2
+        st[L.S_SECTOR] = rng.integers(4)
+        rm = random_state(rng, R, geo, rm0)
+        goal = np.zeros(n, bool)
+        goal[rng.choice(rooms, rng.integers(0, 4))] = True
+        sc[K.SC_MASK, :n] = goal
+        k = int(rng.integers(1, 12))
+        to = rng.choice(rooms, k)  # (a room may be the destination of several options)
+        opts[:k, L.O_TO] = to
+        K.goal_distances(K.Board(R, np.zeros((L.T_ROWS, L.T_COLS), np.int64), geo, np.zeros((0, 3), np.int64)),
+                         st, rm, sc, opts, k)
+        want = naive_goal(R, st, rm, geo, goal, set(to.tolist()))
+        assert [int(v) for v in opts[:k, L.O_GOAL]] == [want[x] for x in to]
+        assert not sc[K.SC_WANT].any()
+
+
+@pytest.mark.parametrize("campaign, name", [(None, "base"), (None, "base_12arrows"), ("inout", None), ("kraken", None),
+                                            ("santa", None), ("slaughter", None)])
+def test_goal_search_matches_the_naive_search_on_the_shipped_maps(campaign, name):
+    r = load_ruleset(campaign=campaign, map_path=str(builtin_maps()[name]) if name else None)
+    rooms = np.flatnonzero(r.geo[:, 4] >= 0)
+    check(np.random.default_rng(17), r.R, r.geo, r.rm0, rooms, 300)
+
+
+@pytest.mark.parametrize("rows, cols", [(1, 5), (3, 64), (64, 2), (7, 63), (5, 11)])
+def test_goal_search_matches_the_naive_search_on_random_grids(rows, cols):
+    rng = np.random.default_rng(rows * 100 + cols)
+    n = rows * cols
+    sector = np.where(rng.random(n) < 0.1, -1, rng.integers(0, 4, n))
+    geo = grid_geo(rows, cols, sector)
+    rm0 = np.zeros((n, L.RM_COLS), np.int64)
+    for x in range(n):
+        for d in range(4):
+            y = geo[x, d]
+            rm0[x, L.RM_WALL + d] = L.W_OPEN if y >= 0 and sector[x] >= 0 and sector[y] >= 0 else L.W_PRINTED
+    rm0[:, L.RM_WALL + 1] = np.where(rng.random(n) < 0.2, L.W_PRINTED, rm0[:, L.RM_WALL + 1])
+    for x in range(n):  # printed walls on both sides
+        if geo[x, 1] >= 0:
+            rm0[geo[x, 1], L.RM_WALL + 3] = rm0[x, L.RM_WALL + 1]
+    R = np.zeros(L.R_SIZE, np.int64)
+    R[L.R_ROWS], R[L.R_COLS] = rows, cols
+    row_bits(rm0, rows, cols)
+    check(rng, R, geo, rm0, np.flatnonzero(sector >= 0), 200)
+
+
+@pytest.mark.parametrize("campaign", [None, "kraken", "inout"])
+def test_the_kept_masks_match_the_rooms_after_whole_games(campaign):
+    """Collapsed walls, dug walls, collapsed and flooded rooms: the masks the kernel kept are those of the rooms."""
+    r = load_ruleset(campaign=campaign)
+    pol = make_policy("greedy", GAME.policies)
+    for game in range(40):
+        out, st, rm, tr = play_one(r, "free", pol, 5, game)
+        kept = rm[:, L.RM_BITS:].copy()
+        row_bits(rm, r.map.rows, r.map.cols)
+        assert (rm[:, L.RM_BITS:] == kept).all(), game
