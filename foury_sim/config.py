@@ -8,8 +8,6 @@ import os
 import sys
 import threading
 
-from . import quick_passes
-
 #: Cache compiled kernels on disk so a second process starts fast.
 CACHE: bool = os.environ.get("FOURY_SIM_NO_CACHE", "") == ""
 #: Kernels never use fastmath: results must not depend on the compiler's reassociation.
@@ -325,6 +323,8 @@ def use_cache(module: str):
     """Decorate kernels inside this block with a cache directory keyed by the sources of the game package
     of ``module`` (pass ``__name__``)."""
     packages = (package_of(module),)
+    from . import quick_passes  # here, not at the top: config.py loads alone (tests/test_cache.py)
+
     lean_link()
     quick_inline()
     quick_passes.install()
