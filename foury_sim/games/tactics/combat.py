@@ -136,8 +136,8 @@ def rolloff(rs, script, p_dice, p_mod, m_dice, m_mod, ties, out):
     the player or the monster wins. Returns RO_WIN / RO_TIE / RO_LOSE; ``out`` holds the dice (X_*)."""
     out[X_REROLLS] = 0
     while True:
-        ps, p6 = _roll_side(rs, script, p_dice, X_P_DICE, out)
-        ms, m6 = _roll_side(rs, script, m_dice, X_M_DICE, out)
+        ps, p6 = _roll_side(rs, script, p_dice, np.int64(X_P_DICE), out)
+        ms, m6 = _roll_side(rs, script, m_dice, np.int64(X_M_DICE), out)
         out[X_P_SUM] = ps
         out[X_M_SUM] = ms
         out[X_P_SIXES] = p6
@@ -223,7 +223,7 @@ def fight(rs, script, terms, chicken_terms, chicken_hp, ties, hp, budget, out):
     k = budget
     t = terms
     for _ in range(100_000):
-        exchange(rs, script, t, ties, MELEE, 0, out)
+        exchange(rs, script, t, ties, np.int64(MELEE), np.int64(0), out)
         if out[X_CHICKEN]:
             h = chicken_hp
             t = chicken_terms

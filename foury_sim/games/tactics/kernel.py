@@ -364,7 +364,7 @@ def bfs(pas, rows, cols, src, ta, tb, out, q):
         out[i] = -1
     out[src] = 0
     q[0] = src
-    spread(pas, rows, cols, ta, tb, out, q, 1)
+    spread(pas, rows, cols, ta, tb, out, q, np.int64(1))
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
@@ -520,8 +520,16 @@ def unspread(pas, rows, cols, ta, tb, out, q, sd, gone):
                 tail = _reach(pas, out, q, tail, nb, d)
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def add_row(opts, n, action, arg, cell, cost, goal, loot, value, mon):
+    """Option row ``n`` (``_add_row``), every field cast to int64: one compiled signature for the two dozen calls,
+    which pass literal 0s and -1s in every mix (numba would compile the callee once per mix)."""
+    return _add_row(opts, np.int64(n), np.int64(action), np.int64(arg), np.int64(cell), np.int64(cost),
+                    np.int64(goal), np.int64(loot), np.int64(value), np.int64(mon))
+
+
+@njit(cache=CACHE, _nrt=False)
+def _add_row(opts, n, action, arg, cell, cost, goal, loot, value, mon):
     if n >= A.MAX_OPTIONS:
         return n
     opts[n, A.O_ACTION] = action
@@ -611,7 +619,7 @@ def label_rooms(w, rows, cols, start=False):
             c = q[head]
             head += 1
             for j in range(4):
-                nb = _nb5(rows, cols, c, j, inner, -1, -1)
+                nb = _nb5(rows, cols, c, j, inner, np.int64(-1), np.int64(-1))
                 if nb >= 0 and room[nb] < 0 and w.wb[W_OPQ, nb] == 0:
                     room[nb] = k
                     q[tail] = nb
@@ -825,7 +833,7 @@ def loot_code(g, w, st, dice, code, source, cell):
     elif code == LOOT_TRAP:
         ev(dice.trace, st, A.E_TRAP, g.rules[R_TRAP_DAMAGE], max(0, st[A.S_HP] - g.rules[R_TRAP_DAMAGE]), 0, 0, 0,
            0, 0, 0)
-        hurt_player(g, w, st, dice, g.rules[R_TRAP_DAMAGE], A.CAUSE_TRAP, -1)
+        hurt_player(g, w, st, dice, g.rules[R_TRAP_DAMAGE], A.CAUSE_TRAP, np.int64(-1))
     elif code == LOOT_SPAWN_MUMMY:
         spawn_near(g, w, st, dice, g.charts[C_KIND_MUMMY], cell)
     elif code == LOOT_SPAWN_SKELETON:
@@ -895,7 +903,7 @@ def hurt_mon(g, w, st, dice, slot, dmg, by_player):
     b = mslot(slot)
     st[b + A.MF_HP] -= dmg
     if st[b + A.MF_HP] <= 0:
-        kill_mon(g, w, st, dice, slot, by_player, True)
+        kill_mon(g, w, st, dice, slot, by_player, np.bool_(True))
 
 
 # --- the map changes ------------------------------------------------------------------------------------
@@ -906,7 +914,7 @@ def open_door(g, w, st, dice, cell):
     st[A.S_MPASV] += 1
     w.wl[W_TH, cell] = A.X_NONE
     w.wb[W_OPQ, cell] = 0
-    label_rooms(w, st[A.S_ROWS], st[A.S_COLS])
+    label_rooms(w, st[A.S_ROWS], st[A.S_COLS], np.bool_(False))
     ev(dice.trace, st, A.E_DOOR, cell, g.lv[lv_color(g.lv) + cell], 0, 0, 0, 0, 0, 0)
     wake_all(g, w, st, dice)
 
@@ -927,7 +935,7 @@ def shrine(g, w, st, dice):
         opts = w.opts
         cols = st[A.S_COLS]
         col0 = lv_color(g.lv)
-        n = 0
+        n = np.int64(0)
         for c in range(st[A.S_ROWS] * cols):
             if w.wl[W_TH, c] == A.X_DOOR:
                 n = add_row(opts, n, A.A_OPEN_DOOR, g.lv[col0 + c], c, 0, -1, -1, dist1(cols, st[A.S_CELL], c), -1)
@@ -951,16 +959,16 @@ def interact(g, w, st, dice, cell):
     if t == A.X_CRATE or t == A.X_BARREL:
         w.wl[W_TH, cell] = A.X_NONE
         st[A.S_MPASV] += 1
-        loot_roll(g, w, st, dice, C_LOOT_BARREL, A.SRC_BARREL, cell, -1)
+        loot_roll(g, w, st, dice, np.int64(C_LOOT_BARREL), A.SRC_BARREL, cell, np.int64(-1))
     elif t == A.X_CHEST:
         w.wl[W_TH, cell] = t + A.X_USED
-        loot_roll(g, w, st, dice, C_LOOT_CHEST, A.SRC_CHEST, cell, -1)
+        loot_roll(g, w, st, dice, np.int64(C_LOOT_CHEST), A.SRC_CHEST, cell, np.int64(-1))
     elif t == A.X_MAGIC_CHEST:
         w.wl[W_TH, cell] = t + A.X_USED
-        loot_roll(g, w, st, dice, C_LOOT_MAGIC_CHEST, A.SRC_MAGIC_CHEST, cell, -1)
+        loot_roll(g, w, st, dice, np.int64(C_LOOT_MAGIC_CHEST), A.SRC_MAGIC_CHEST, cell, np.int64(-1))
     elif t == A.X_SARCOPHAGUS:
         w.wl[W_TH, cell] = t + A.X_USED
-        loot_roll(g, w, st, dice, C_LOOT_SARCOPHAGUS, A.SRC_SARCOPHAGUS, cell, -1)
+        loot_roll(g, w, st, dice, np.int64(C_LOOT_SARCOPHAGUS), A.SRC_SARCOPHAGUS, cell, np.int64(-1))
     elif t == A.X_SHRINE:
         w.wl[W_TH, cell] = t + A.X_USED
         shrine(g, w, st, dice)
@@ -995,7 +1003,7 @@ def electrify(g, w, st, dice, golem):
     for i in range(st[A.S_N_MON]):
         if i != golem and alive(st, i) and w.wi[W_D3, st[mslot(i) + A.MF_CELL]] >= 0:
             hit += 1
-            hurt_mon(g, w, st, dice, i, dmg, 0)
+            hurt_mon(g, w, st, dice, i, dmg, np.int64(0))
     if w.wi[W_D3, st[A.S_CELL]] >= 0:
         pd = dmg
         st[A.S_ELECTRIC] += dmg
@@ -1046,7 +1054,7 @@ def fight(g, w, st, dice, slot, mode, players_turn):
             ev(dice.trace, st, A.E_CHICKEN, slot, kind, 0, 0, 0, 0, 0, 0)
         return
     if xo[X_DMG_MON] > 0:
-        hurt_mon(g, w, st, dice, slot, xo[X_DMG_MON], 1)
+        hurt_mon(g, w, st, dice, slot, xo[X_DMG_MON], np.int64(1))
     if xo[X_DMG_PLAYER] > 0:
         hurt_player(g, w, st, dice, xo[X_DMG_PLAYER], A.CAUSE_MONSTER, kind)
     if xo[X_AP_LOST] > 0 and players_turn:
@@ -1253,7 +1261,7 @@ def route_fields(g, w, st):
         st[A.S_GOAL_CELL] = goal
         # every thing to loot is a source of the loot field; over the same passability (things only go
         # away), the field of the sources that went away is redone where they were the nearest
-        tail = 0
+        tail = np.int64(0)
         if same:
             for c in range(n):
                 if dl[c] == 0:
@@ -1364,13 +1372,13 @@ def player_menu(g, w, st):
                 m2 = i
             elif cell == n3 and m3 < 0:
                 m3 = i
-    combat = False
+    combat = np.bool_(False)
     for k in range(4):
         m = _pick4(k, m0, m1, m2, m3)
         if m >= 0 and st[mslot(m) + A.MF_STATE] == A.MS_AWAKE:
-            combat = True
+            combat = np.bool_(True)
     block = g.rules[R_MON_BLOCK] != 0
-    n = 0
+    n = np.int64(0)
     # moves
     for k in range(5):
         if k < 4:
@@ -1526,7 +1534,7 @@ def use_item(g, w, st, dice, item, cell, arg_mon, value):
         st[A.S_MAGIC] &= ~(1 << MG_TELEPORT)
     ev(dice.trace, st, A.E_USE, item, v, st[A.S_HP], st[A.S_AP], 0, 0, 0, 0)
     if item == A.U_MYSTERY and v < 0:
-        hurt_player(g, w, st, dice, -v, A.CAUSE_POTION, -1)
+        hurt_player(g, w, st, dice, -v, A.CAUSE_POTION, np.int64(-1))
     elif item == A.U_RUNE:
         for k in range(4):
             nb = neighbour(rows, cols, p, k)
@@ -1549,14 +1557,14 @@ def use_item(g, w, st, dice, item, cell, arg_mon, value):
             ev(dice.trace, st, A.E_KNOCK, m, kind, nb, c, died, 0, 0, 0)
             st[b + A.MF_CELL] = c
             if died:
-                kill_mon(g, w, st, dice, m, 1, False)
+                kill_mon(g, w, st, dice, m, np.int64(1), np.bool_(False))
     elif item == A.U_HOLY_BOLT:
         m = arg_mon
         if m >= 0 and alive(st, m):
             kind = st[mslot(m) + A.MF_KIND]
             dmg = g.rules[R_HOLY_BOLT] if g.mons[kind, M_KIND] == K_UNDEAD else 0
             ev(dice.trace, st, A.E_BOLT, m, kind, dmg, 0, 0, 0, 0, 0)
-            hurt_mon(g, w, st, dice, m, dmg, 1)
+            hurt_mon(g, w, st, dice, m, dmg, np.int64(1))
     elif item == A.U_TELEPORT:
         c = p
         for _ in range(dist1(cols, p, cell)):
@@ -1609,7 +1617,7 @@ def player_act(g, w, st, dice, c):
         mode = MELEE
         if not adjacent or (ranged_weapon and g.rules[R_RANGED_ADJ] != RANGED_ADJ_MELEE):
             mode = PLAYER_RANGED
-        fight(g, w, st, dice, arg, mode, 1)
+        fight(g, w, st, dice, arg, mode, np.int64(1))
         if not adjacent and alive(st, arg) and not st[A.S_DEAD]:
             advance(g, w, st, dice, arg)
     elif act == A.A_INTERACT:
@@ -1693,7 +1701,7 @@ def spawn(g, w, st, dice):
     if free == 0:
         ev(dice.trace, st, A.E_NO_SPAWN, -1, 0, 0, 0, 0, 0, 0, 0)
         return
-    n = 0
+    n = np.int64(0)
     for k in range(g.mons.shape[0]):
         cat = g.mons[k, M_SPAWN_CAT]
         if cat >= 0 and (cat == code or code == SPAWN_ANY) and not g.mons[k, M_BOSS]:
@@ -1701,7 +1709,7 @@ def spawn(g, w, st, dice):
     if n == 0:
         return
     kind = opts[decide(A.D_SPAWN_KIND, st, opts, n, dice), A.O_ARG]
-    n = 0
+    n = np.int64(0)
     for j in range(g.lv[A.LV_N_SPAWN]):
         cell = g.lv[s0 + j]
         if mon_at(st, cell) < 0 and cell != st[A.S_CELL]:
@@ -1720,7 +1728,7 @@ def dm_menu(g, w, st, ap):
     opts = w.opts
     p = st[A.S_CELL]
     cols = st[A.S_COLS]
-    n = 0
+    n = np.int64(0)
     set_blocked(g, w, st)
     for i in range(st[A.S_N_MON]):
         b = mslot(i)
@@ -1785,9 +1793,9 @@ def dm_turn(g, w, st, dice):
             break
         ap -= cost
         if act == A.A_M_ATTACK:
-            fight(g, w, st, dice, i, MELEE, 0)
+            fight(g, w, st, dice, i, np.int64(MELEE), np.int64(0))
         elif act == A.A_M_SHOOT:
-            fight(g, w, st, dice, i, MONSTER_RANGED, 0)
+            fight(g, w, st, dice, i, np.int64(MONSTER_RANGED), np.int64(0))
         elif act == A.A_M_MOVE:
             b = mslot(i)
             ev(dice.trace, st, A.E_MON_MOVE, i, st[b + A.MF_KIND], st[b + A.MF_CELL], cell, cost, 0, ap, 0)
@@ -1843,7 +1851,7 @@ def setup(g, w, st):
     for c in range(rows * cols):
         w.wl[W_TH, c] = lv[t0 + c]
         w.wb[W_OPQ, c] = 1 if (lv[LV_HDR + c] == A.T_WALL or lv[t0 + c] == A.X_DOOR) else 0
-    label_rooms(w, rows, cols, True)
+    label_rooms(w, rows, cols, np.bool_(True))
     m0 = lv_mon(lv)
     for k in range(lv[A.LV_N_MON]):
         add_mon(g, st, lv[m0 + 2 * k], lv[m0 + 2 * k + 1], A.MS_ASLEEP)

@@ -31,6 +31,7 @@ The Dungeon Master (``D_SPAWN_KIND``, ``D_SPAWN_AT``, ``D_DM_ACT``):
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from ...config import CACHE
@@ -135,17 +136,17 @@ def rush(state, opts, n, params):
     if i >= 0:
         return i
     if params[2] > 0:
-        i = _equip(opts, n, True)
+        i = _equip(opts, n, np.bool_(True))
         if i >= 0:
             return i
     if params[1] > 0:
-        i = _attack(state, opts, n, True, True)
+        i = _attack(state, opts, n, np.bool_(True), np.bool_(True))
         if i >= 0:
             return i
     i = _progress(state, opts, n)
     if i >= 0:
         return i
-    i = _attack(state, opts, n, True, True)  # cornered: fight back rather than stand still
+    i = _attack(state, opts, n, np.bool_(True), np.bool_(True))  # cornered: fight back rather than stand still
     if i >= 0:
         return i
     return _finish(opts, n)
@@ -156,10 +157,10 @@ def thorough(state, opts, n, params):
     i = _heal(state, opts, n, params[0])
     if i >= 0:
         return i
-    i = _equip(opts, n, False)
+    i = _equip(opts, n, np.bool_(False))
     if i >= 0:
         return i
-    i = _attack(state, opts, n, params[2] <= 0, False)
+    i = _attack(state, opts, n, params[2] <= 0, np.bool_(False))
     if i >= 0:
         return i
     if params[1] > 0:
