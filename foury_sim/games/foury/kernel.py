@@ -1259,9 +1259,9 @@ def goal_masks(board, st, rm, sc):
         bits[(B_INTO + 3) * h + r] = n3 & dry
         bits[B_FALLEN * h + r] = rm[r, RM_BITS + RB_COLLAPSED]
         goal, wnt = np.int64(0), np.int64(0)
-        for c in range(w):  # (both are 0 or 1)
-            goal |= mask[x + c] << c
-            wnt |= want[x + c] << c
+        for c in range(w):  # (both are 0 or 1; an unsigned index: contiguous reads, not a gather, as in _spread)
+            goal |= mask[np.uint64(x + c)] << c
+            wnt |= want[np.uint64(x + c)] << c
         x += w
         bits[B_GOAL * h + r] = goal
         bits[B_WANT * h + r] = wnt
