@@ -194,9 +194,10 @@ def lose(st, tr, track, amount):
 
 @njit(cache=CACHE, inline="always", _nrt=False)
 def first_foe(R, rm, cell):
-    """The first foe icon in a room (in the order of the ruleset's [enemies] table), or -1."""
+    """The first foe icon in a room (in the order of the ruleset's [enemies] table), or -1. (The column is read at an
+    unsigned index: no negative index's test and correction at every column; see _spread.)"""
     for ic in range(FOE_FIRST, FOE_FIRST + R[R_N_FOES]):
-        if rm[cell, RM_ICON + ic] > 0:
+        if rm[cell, np.uint64(RM_ICON + ic)] > 0:
             return ic
     return -1
 
