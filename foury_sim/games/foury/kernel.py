@@ -194,9 +194,10 @@ def lose(st, tr, track, amount):
 
 @njit(cache=CACHE, inline="always", _nrt=False)
 def first_foe(R, rm, cell):
-    """The first foe icon in a room (in the order of the ruleset's [enemies] table), or -1."""
+    """The first foe icon in a room (in the order of the ruleset's [enemies] table), or -1. (The column is read at an
+    unsigned index: no negative index's test and correction at every column; see _spread.)"""
     for ic in range(FOE_FIRST, FOE_FIRST + R[R_N_FOES]):
-        if rm[cell, RM_ICON + ic] > 0:
+        if rm[cell, np.uint64(RM_ICON + ic)] > 0:
             return ic
     return -1
 
@@ -1259,9 +1260,9 @@ def goal_masks(board, st, rm, sc):
         bits[(B_INTO + 3) * h + r] = n3 & dry
         bits[B_FALLEN * h + r] = rm[r, RM_BITS + RB_COLLAPSED]
         goal, wnt = np.int64(0), np.int64(0)
-        for c in range(w):  # (both are 0 or 1)
-            goal |= mask[x + c] << c
-            wnt |= want[x + c] << c
+        for c in range(w):  # (both are 0 or 1; an unsigned index: contiguous reads, not a gather, as in _spread)
+            goal |= mask[np.uint64(x + c)] << c
+            wnt |= want[np.uint64(x + c)] << c
         x += w
         bits[B_GOAL * h + r] = goal
         bits[B_WANT * h + r] = wnt
@@ -1296,7 +1297,7 @@ def _label(dist, x0, hit, level):
     k = 0
     while hit != 0:
         bit = hit & -hit
-        dist[x0 + BIT_COLUMN[((bit * DE_BRUIJN) >> 58) & 63]] = level
+        dist[np.uint64(x0 + BIT_COLUMN[((bit * DE_BRUIJN) >> 58) & 63])] = level
         hit ^= bit
         k += 1
     return k
@@ -1306,17 +1307,22 @@ def _label(dist, x0, hit, level):
 def _spread(bits, dist, h, w, attempt, left):
     """Breadth-first spread from the goals (and, on the second attempt, the unexplored rooms) over the masks of
     ``goal_masks``, a grid row a word and a level at a time (over the rows ``lo``-1..``hi``+1 around the front),
-    until the ``left`` wanted rooms are labelled (their ``dist``: the level); returns how many stay unlabelled."""
+    until the ``left`` wanted rooms are labelled (their ``dist``: the level); returns how many stay unlabelled.
+
+    Its words are read at unsigned indices (``np.uint64``, never negative here): a signed index costs a test and a
+    correction for a negative one at every read, a third of the row step's instructions."""
     cur, nxt = B_FRONT * h, (B_FRONT + 1) * h
+    into0, into1, into2, into3 = B_INTO * h, (B_INTO + 1) * h, (B_INTO + 2) * h, (B_INTO + 3) * h
+    fallen, seen, wanted = B_FALLEN * h, B_SEEN * h, B_WANT * h
     lo, hi = h, -1
     for r in range(h):
-        seed = bits[B_GOAL * h + r] | (bits[B_NEW * h + r] if attempt == 1 else 0)
-        bits[B_SEEN * h + r] = seed
-        front = seed & ~bits[B_FALLEN * h + r]  # a collapsed room is labelled but leads nowhere
-        bits[cur + r] = front
+        seed = bits[np.uint64(B_GOAL * h + r)] | (bits[np.uint64(B_NEW * h + r)] if attempt == 1 else 0)
+        bits[np.uint64(seen + r)] = seed
+        front = seed & ~bits[np.uint64(fallen + r)]  # a collapsed room is labelled but leads nowhere
+        bits[np.uint64(cur + r)] = front
         lo = min(lo, r if front != 0 else h)
         hi = r if front != 0 else hi
-        hit = seed & bits[B_WANT * h + r]
+        hit = seed & bits[np.uint64(wanted + r)]
         if hit != 0:
             left -= _label(dist, r * w, hit, np.int64(0))
     level = 0
@@ -1324,19 +1330,20 @@ def _spread(bits, dist, h, w, attempt, left):
         level += 1
         nlo, nhi = h, -1
         for r in range(max(lo - 1, 0), min(hi + 2, h)):
-            g = bits[cur + r] if lo <= r <= hi else 0
-            y = ((g << 1) & bits[(B_INTO + 3) * h + r]) | ((g >> 1) & bits[(B_INTO + 1) * h + r])
+            g = bits[np.uint64(cur + r)] if lo <= r <= hi else 0
+            y = ((g << 1) & bits[np.uint64(into3 + r)]) | ((g >> 1) & bits[np.uint64(into1 + r)])
             if r > lo:
-                y |= bits[cur + r - 1] & bits[B_INTO * h + r]
+                y |= bits[np.uint64(cur + r - 1)] & bits[np.uint64(into0 + r)]
             if r < hi:
-                y |= bits[cur + r + 1] & bits[(B_INTO + 2) * h + r]
-            y &= ~bits[B_SEEN * h + r]
-            bits[B_SEEN * h + r] |= y
-            front = y & ~bits[B_FALLEN * h + r]
-            bits[nxt + r] = front
+                y |= bits[np.uint64(cur + r + 1)] & bits[np.uint64(into2 + r)]
+            was = bits[np.uint64(seen + r)]
+            y &= ~was
+            bits[np.uint64(seen + r)] = was | y
+            front = y & ~bits[np.uint64(fallen + r)]
+            bits[np.uint64(nxt + r)] = front
             nlo = min(nlo, r if front != 0 else h)  # (no branch: whether a row is reached is hard to predict)
             nhi = r if front != 0 else nhi
-            hit = y & bits[B_WANT * h + r]
+            hit = y & bits[np.uint64(wanted + r)]
             if hit != 0:
                 left -= _label(dist, r * w, hit, level)
                 if left == 0:
