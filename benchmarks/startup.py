@@ -61,8 +61,10 @@ for i in range(3):
 print(best)
 """
 
-#: The hero each game's speed is measured with (``speed --hero`` overrides it).
-SPEED_HERO = {"delve": "none", "foury": "free", "tactics": "adventurer"}
+#: The hero and policy each game's speed is measured with (``speed --hero``, ``--policy`` override them): those of
+#: the game's own benchmark (``bench_GAME.py``).
+SPEED_HERO = {"delve": "none", "foury": "free", "tactics": "adventurer", "rooms": "ranger"}
+SPEED_POLICY = {"delve": "threshold", "foury": "greedy", "tactics": "thorough", "rooms": "optimal_reroll"}
 
 
 def _env(tree: str, cache: str) -> dict[str, str]:
@@ -90,10 +92,11 @@ def compile_cost(tree: str, game: str = "delve", cache: str | None = None) -> di
     return {"wall_s": float(m[1]), "cpu_s": float(m[2]), "peak_gb": float(m[3])}
 
 
-def speed_ab(trees: list[tuple[str, str]], games: int = 200_000, rounds: int = 5, policy: str = "threshold",
+def speed_ab(trees: list[tuple[str, str]], games: int = 200_000, rounds: int = 5, policy: str | None = None,
              game: str = "delve", hero: str | None = None) -> list[list[float]]:
     """Games per CPU second (1 thread) of each (tree, cache) in turn, ``rounds`` times: one list per tree."""
     hero = hero or SPEED_HERO.get(game, "none")
+    policy = policy or SPEED_POLICY[game]
     import sys
 
     out: list[list[float]] = [[] for _ in trees]
@@ -120,7 +123,8 @@ def main() -> None:
     s.add_argument("pairs", nargs="+", help="TREE CACHE [TREE CACHE ...]; the first is the baseline")
     s.add_argument("--games", type=int, default=200_000)
     s.add_argument("--rounds", type=int, default=5)
-    s.add_argument("--policy", default="threshold")
+    s.add_argument("--policy", help="the policy to play (default: threshold for Delve, greedy for Foury, thorough for "
+                   "Tactics, optimal_reroll for Rooms)")
     s.add_argument("--game", default="delve")
     s.add_argument("--hero", help="the hero to play (default: none for Delve, free for Foury, adventurer for Tactics)")
     args = ap.parse_args()
@@ -133,7 +137,7 @@ def main() -> None:
     for (tree, _), r in zip(pairs, runs):
         med = statistics.median(r)
         pair = [x / b for x, b in zip(r, runs[0])]  # each round's ratio to the baseline run beside it
-        print(json.dumps({"tree": tree, "game": args.game, "policy": args.policy,
+        print(json.dumps({"tree": tree, "game": args.game, "policy": args.policy or SPEED_POLICY[args.game],
                           "games_per_cpu_s": [round(x) for x in r], "median": round(med),
                           "ratio_to_first": round(med / base, 3), "pair_ratios": [round(x, 3) for x in pair],
                           "median_pair_ratio": round(statistics.median(pair), 3)}))
