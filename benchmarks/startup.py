@@ -95,7 +95,7 @@ def compile_cost(tree: str, game: str = "delve", cache: str | None = None) -> di
 def speed_ab(trees: list[tuple[str, str]], games: int = 200_000, rounds: int = 5, policy: str | None = None,
              game: str = "delve", hero: str | None = None) -> list[list[float]]:
     """Games per CPU second (1 thread) of each (tree, cache) in turn, ``rounds`` times: one list per tree."""
-    hero = hero or SPEED_HERO.get(game, "none")
+    hero = hero or SPEED_HERO[game]
     policy = policy or SPEED_POLICY[game]
     import sys
 
@@ -126,18 +126,20 @@ def main() -> None:
     s.add_argument("--policy", help="the policy to play (default: threshold for Delve, greedy for Foury, thorough for "
                    "Tactics, optimal_reroll for Rooms)")
     s.add_argument("--game", default="delve")
-    s.add_argument("--hero", help="the hero to play (default: none for Delve, free for Foury, adventurer for Tactics)")
+    s.add_argument("--hero", help="the hero to play (default: none for Delve, free for Foury, adventurer for Tactics, "
+                   "ranger for Rooms)")
     args = ap.parse_args()
     if args.cmd == "compile":
         print(json.dumps(compile_cost(args.tree, args.game, args.cache)))
         return
     pairs = list(zip(args.pairs[::2], args.pairs[1::2]))
+    args.policy = args.policy or SPEED_POLICY[args.game]
     runs = speed_ab(pairs, args.games, args.rounds, args.policy, args.game, args.hero)
     base = statistics.median(runs[0])
     for (tree, _), r in zip(pairs, runs):
         med = statistics.median(r)
         pair = [x / b for x, b in zip(r, runs[0])]  # each round's ratio to the baseline run beside it
-        print(json.dumps({"tree": tree, "game": args.game, "policy": args.policy or SPEED_POLICY[args.game],
+        print(json.dumps({"tree": tree, "game": args.game, "policy": args.policy,
                           "games_per_cpu_s": [round(x) for x in r], "median": round(med),
                           "ratio_to_first": round(med / base, 3), "pair_ratios": [round(x, 3) for x in pair],
                           "median_pair_ratio": round(statistics.median(pair), 3)}))
