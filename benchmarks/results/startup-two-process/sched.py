@@ -44,23 +44,21 @@ def simulate(order, nodes, kids, targets, delay: float = 2.5, load_cost: float =
     done: dict = {}
     seen: set = set()
     seq_b = [x for t in targets for x in closure(t, kids, seen)]
+
+    def step(x, t: float) -> float:  # one process reaches ``x`` at CPU s ``t``: loads it, or compiles it
+        if x in done and done[x] <= t:
+            return t + load_cost
+        t += nodes[x]["self"]
+        done[x] = min(done.get(x, 1e9), t)
+        return t
+
     ia = ib = 0
     ta, tb = 0.0, delay
     while ia < len(order):
         if ib < len(seq_b) and tb < ta:
-            x, ib = seq_b[ib], ib + 1
-            if x in done and done[x] <= tb:
-                tb += load_cost
-                continue
-            tb += nodes[x]["self"]
-            done[x] = min(done.get(x, 1e9), tb)
+            tb, ib = step(seq_b[ib], tb), ib + 1
         else:
-            x, ia = order[ia], ia + 1
-            if x in done and done[x] <= ta:
-                ta += load_cost
-                continue
-            ta += nodes[x]["self"]
-            done[x] = min(done.get(x, 1e9), ta)
+            ta, ia = step(order[ia], ta), ia + 1
     return ta, tb
 
 
