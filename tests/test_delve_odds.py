@@ -134,3 +134,63 @@ def test_the_dps_win_chance_beside_the_engines_optimal_win_rate(report):
     assert [s["title"] for s in j["sections"]] == [t.title for t in table.sections]
     assert "verdict" in j and "verdict" not in j["sections"][1]
     assert j["sections"][1]["rows"][0]["model inside"] == "yes"
+
+
+def _odds_module():
+    import importlib
+
+    return importlib.import_module("foury_sim.games.delve.odds")
+
+
+def test_the_shipped_clear_tables_are_the_computed_ones():
+    """The risk policy's tables shipped for the shipped rules (``odds.SHIPPED``, one per hero, in rules.toml's
+    order) were computed from today's sources and are what ``_clear_table`` computes now (un-jitted, where a table
+    takes minutes: the first hero's)."""
+    import tomllib
+
+    odds = _odds_module()
+    with open(odds.SHIPPED_SOURCES, "rb") as f:
+        sources = tomllib.load(f)["sources"]
+    assert sources == odds.table_sources(), (
+        "the shipped clear tables were computed from other sources: run `python tools/ship_tables.py`")
+    rs = D.load_ruleset()
+    with np.load(odds.SHIPPED) as z:
+        keys, tables = z["rules"], z["tables"]
+    assert [k.tobytes() for k in keys] == [rs.with_hero(h).tobytes() for h in rs.heroes]
+    assert tables.dtype == np.int32
+    n = 1 if odds.JIT_DISABLED else len(keys)
+    for k, t in zip(keys[:n], tables[:n], strict=True):
+        assert np.array_equal(odds.compute_clear_table(k), t)
+
+
+def test_a_run_of_the_shipped_rules_reads_the_shipped_table(monkeypatch):
+    """``clear_table`` of the shipped rules computes nothing (no compile of ``_clear_table`` on a first run); a
+    ruleset of one's own, changed sources or numba off compute it."""
+    odds = _odds_module()
+    rules = D.load_ruleset().with_hero("knight")
+    with np.load(odds.SHIPPED) as z:
+        shipped = z["tables"][list(D.load_ruleset().heroes).index("knight")]
+    computed = []
+    monkeypatch.setattr(odds, "compute_clear_table", lambda r: computed.append(r.copy()) or shipped.copy())
+    monkeypatch.setattr(odds, "disk_path", lambda r, folder: None)
+    monkeypatch.setattr(odds, "_TABLES", {})
+    monkeypatch.setattr(odds, "_SHIPPED", None)
+    table = odds.clear_table(rules)
+    assert np.array_equal(table, shipped)
+    assert len(computed) == (1 if odds.JIT_DISABLED else 0)  # un-jitted, it checks the same numbers itself
+
+    own = D.load_ruleset(overrides=["dragon.threshold=4"]).with_hero("knight")
+    assert odds.shipped_table(own) is None
+    odds.clear_table(own)
+    assert computed and computed[-1].tobytes() == own.tobytes()
+
+    monkeypatch.setattr(odds, "JIT_DISABLED", False)
+    monkeypatch.setattr(odds, "_SHIPPED", None)
+    assert np.array_equal(odds.shipped_table(rules), shipped)
+    monkeypatch.setattr(odds, "table_sources", lambda: "another")  # an edit since the tables were shipped
+    monkeypatch.setattr(odds, "_SHIPPED", None)
+    assert odds.shipped_table(rules) is None
+    monkeypatch.setattr(odds, "_TABLES", {})
+    n = len(computed)
+    odds.clear_table(rules)
+    assert len(computed) == n + 1

@@ -23,7 +23,7 @@ with use_cache(__name__):  # compiled kernels are cached per version of this pac
     from . import layout
     from .dp import dp_table
     from .kernel import TRACE_COLS, entry
-    from .odds import clear_table, odds, odds_report
+    from .odds import clear_table, compute_clear_table, odds, odds_report
     from .outputs import OUTPUTS
     from .policies import RISK_PARAMS, THRESHOLD_PARAMS
     from .ruleset import DelveRules, heroes, load_ruleset
@@ -190,6 +190,13 @@ def summarize(df: pd.DataFrame, ruleset: DelveRules | None = None) -> dict[str, 
     }
 
 
+def warm(ruleset: DelveRules) -> None:
+    """``foury-sim warm delve``'s extra step: the risk policy's clear table computed (``odds._clear_table``). A run
+    of the shipped rules reads the shipped tables, but a ruleset of one's own (``--set``, a sweep or ``tune`` over
+    the rules) computes its table on first use."""
+    compute_clear_table(ruleset.with_hero(heroes(ruleset)[0]))
+
+
 GAME = register(
     GameSpec(
         name="delve",
@@ -204,6 +211,7 @@ GAME = register(
         summarize=summarize,
         outputs=OUTPUTS,
         odds=odds_report,
+        warm=warm,
         # The kernel plays about 100,000 games/s on two cores: calls of 50,000 games (0.4 s) paid a visible share
         # of per-call costs in a long run (issue 17's end to end); 200,000 is about 2 s a call, 30 MB of rows.
         kernel_batch=200_000,

@@ -12,15 +12,19 @@ The same enumeration, in floats over every possible party, is the risk policy's 
 
 from __future__ import annotations
 
+import hashlib
+import os
+import tomllib
 from fractions import Fraction
 from functools import cache
 from math import factorial, gcd
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from numba import njit
 
-from ...config import CACHE
+from ...config import CACHE, JIT_DISABLED
 from ...errors import InputError
 from ...oddstable import OddsTable, z_scores
 from ...rng import seed_stream
@@ -125,26 +129,103 @@ def _clear_table(rules, table):
 
 _TABLES: dict[bytes, np.ndarray] = {}
 
+#: The clear tables of the shipped rules, one per hero, computed ahead (``ship_clear_tables``): a first run of the
+#: default policy then does not compile ``_clear_table`` (about 8 s of it). ``clear_tables.toml`` names the sources
+#: they were computed from; a shipped table is used only while those are unchanged (``tests/test_delve_odds.py``
+#: checks that they are, and that every shipped table is the computed one).
+SHIPPED = Path(__file__).parent / "data" / "clear_tables.npz"
+SHIPPED_SOURCES = SHIPPED.with_suffix(".toml")
+#: This package's files the tables are computed from.
+TABLE_SOURCES = ("odds.py", "kernel.py", "solver.py", "dp.py", "layout.py", "ruleset.py")
+_SHIPPED: dict[bytes, np.ndarray] | None = None  # read on first use
+
+
+def table_sources() -> str:
+    """Hash of ``TABLE_SOURCES`` (line endings as in the repository)."""
+    h = hashlib.sha1()
+    for name in TABLE_SOURCES:
+        h.update(name.encode())
+        h.update((Path(__file__).parent / name).read_bytes().replace(b"\r\n", b"\n"))
+    return h.hexdigest()[:16]
+
+
+def shipped_table(rules: np.ndarray) -> np.ndarray | None:
+    """The shipped clear table of ``rules`` (the shipped rules with one of their heroes), if the sources it was
+    computed from are unchanged; None otherwise, or when numba is off (the un-jitted run computes its own)."""
+    global _SHIPPED
+    if JIT_DISABLED:
+        return None
+    if _SHIPPED is None:
+        _SHIPPED = {}
+        try:
+            with open(SHIPPED_SOURCES, "rb") as f:
+                same = tomllib.load(f).get("sources") == table_sources()
+            with np.load(SHIPPED) as z:
+                keys, tables = z["rules"], z["tables"]
+        except (OSError, ValueError, KeyError, tomllib.TOMLDecodeError):
+            same = False
+        if same:
+            for k, t in zip(keys, tables, strict=True):
+                _SHIPPED[k.tobytes()] = t
+    return _SHIPPED.get(rules.tobytes()) if rules.dtype == np.int64 else None
+
+
+def compute_clear_table(rules: np.ndarray) -> np.ndarray:
+    """The clear table of ``rules``, computed (``_clear_table``), as the kernel reads it."""
+    total, nd, at = int(rules[R_PARTY_DICE]), int(rules[R_DUNGEON_DICE]), int(rules[R_DRAGON_AT])
+    p = np.zeros(2 * _n_parties(total) * (nd + 1) * at)
+    _clear_table(rules, p)
+    return advice(p)
+
 
 def clear_table(rules: np.ndarray) -> np.ndarray:
     """The risk policy's table for a rules array (with its hero), as the kernel reads it (``kernel.advice``: the
-    chances x 1e6, rounded), computed once and kept on disk beside the Delve kernels like the DP's tables
-    (``dp.disk_path(rules, "odds")``: about half a second of every fresh process that plays the default policy)."""
+    chances x 1e6, rounded): shipped for the shipped rules (``shipped_table``), otherwise computed once and kept on
+    disk beside the Delve kernels like the DP's tables (``dp.disk_path(rules, "odds")``)."""
     key = rules.tobytes()
     if key not in _TABLES:
-        total, nd, at = int(rules[R_PARTY_DICE]), int(rules[R_DUNGEON_DICE]), int(rules[R_DRAGON_AT])
-        size = 2 * _n_parties(total) * (nd + 1) * at
-        path = disk_path(rules, "odds")
-        kept = kept_arrays(path, ("table",))
-        if kept is not None and kept["table"].dtype == np.int32 and kept["table"].shape == (size,):
-            table = kept["table"]
-        else:  # none kept, or a damaged file: computed and (re)written
-            p = np.zeros(size)
-            _clear_table(rules, p)
-            table = advice(p)
-            keep_arrays(path, {"table": table})
+        table = shipped_table(rules)
+        if table is None:
+            total, nd, at = int(rules[R_PARTY_DICE]), int(rules[R_DUNGEON_DICE]), int(rules[R_DRAGON_AT])
+            size = 2 * _n_parties(total) * (nd + 1) * at
+            path = disk_path(rules, "odds")
+            kept = kept_arrays(path, ("table",))
+            if kept is not None and kept["table"].dtype == np.int32 and kept["table"].shape == (size,):
+                table = kept["table"]
+            else:  # none kept, or a damaged file: computed and (re)written
+                table = compute_clear_table(rules)
+                keep_arrays(path, {"table": table})
         _TABLES[key] = table
     return _TABLES[key]
+
+
+def ship_clear_tables() -> bool:
+    """Compute the clear table of every hero of the shipped rules into ``SHIPPED`` (rewritten only if a table
+    changed) and the sources' hash into ``SHIPPED_SOURCES``; True if the tables changed."""
+    from .ruleset import load_ruleset
+
+    rs = load_ruleset()
+    keys = np.stack([rs.with_hero(h) for h in rs.heroes])
+    tables = np.stack([compute_clear_table(k) for k in keys])
+    try:
+        with np.load(SHIPPED) as z:
+            changed = not (np.array_equal(z["rules"], keys) and np.array_equal(z["tables"], tables))
+    except (OSError, ValueError, KeyError):
+        changed = True
+    if changed:
+        tmp = SHIPPED.with_suffix(".tmp")
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, rules=keys, tables=tables)
+        os.replace(tmp, SHIPPED)
+    SHIPPED_SOURCES.write_text(
+        "# The risk policy's clear tables of the shipped rules (clear_tables.npz: one row a hero, in rules.toml's\n"
+        "# order) were computed from these sources (the hash of odds.TABLE_SOURCES). Written by\n"
+        "# `python tools/ship_tables.py`; tests/test_delve_odds.py checks both are current.\n"
+        f'sources = "{table_sources()}"\n'
+    )
+    global _SHIPPED
+    _SHIPPED = None
+    return changed
 
 
 def _n_parties(total: int) -> int:
@@ -515,3 +596,4 @@ def dp_sections(ruleset: DelveRules, hero: str = "none", master: bool = False, t
                       f"rate; hero {hero}, {trials:,} games, seed {seed}", overall, legend2, (), keys=("hero",),
                       notes=notes)
     return decide, whole
+
