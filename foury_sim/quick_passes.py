@@ -1,22 +1,31 @@
-"""Three of numba's frontend steps, the same answers with less work (a cold compile's CPU, issue 17 section 3).
+"""Some of numba's frontend steps, the same answers with less work (a cold compile's CPU, issue 17 section 3).
 
-A profile of a cold compile (``docs/startup.md``, "Every game, session 34") found numba spending its time on work
-that grows with blocks x variables of a large function, or that is repeated for nothing:
+A profile of a cold compile (``docs/startup.md``, "Every game, session 34" and "session 37") found numba spending
+its time on work that grows with blocks x variables of a large function, or that is repeated for nothing:
 
 - ``compute_live_map`` (``numba.core.analysis``): the variables live at each block's entry, a fixed point over
   Python sets, run after nearly every pass (``PostProcessor``). Here the same fixed point runs over integer
   bitsets (one bit per variable) and gives back the same sets.
 - ``TargetConfig.__hash__`` and ``__eq__`` (the compile flags, part of the key of every overload lookup): numba
   builds a dict of every option on each call. The hash is the same number (numba's hashes the sorted option
-  *names*, a constant per class), computed once; equality first compares the options set explicitly.
+  *names*, a constant per class), computed once; equality compares the options set explicitly in either (an
+  option set in neither has its default on both sides).
 - SSA reconstruction (``numba.core.ssa``): for every variable assigned more than once, numba rewrites every
   statement of the function twice. Here the blocks where that variable does not appear are copied as they are
   (numba's handlers return their statements unchanged there), so only the blocks that name it are rewritten.
+- An inlined function's untyped passes (``InlineWorker.inline_function``): numba runs the callee's whole frontend
+  again at every call site it inlines (Delve: 235 runs for 48 functions). Here they run once per function and
+  compile flags; each call site inlines a copy, as before (``inline_ir`` copies the IR it is given and leaves it
+  as it was; a typed inlining, which types its copy, is left to numba). The program is the same; the inlined
+  variables' names and the blocks' labels differ.
+- Typing errors' markup (``HighlightColorScheme._markup``): numba formats a message for every overload that does
+  not match while it types a call (tens of thousands in a compile), and wraps each in colorama's ``init`` and
+  ``deinit``, which wrap and unwrap ``sys.stdout`` and ``sys.stderr``. Here the same text, without the wrapping.
 
 Each replacement is checked against numba's own in ``tests/test_quick_passes.py`` (the same live sets on random
-control-flow graphs and on the games' functions, the same IR after SSA, the same hash and equality of flags).
-``FOURY_SIM_SLOW_PASSES=1`` keeps numba's (to measure the trade). A numba whose functions differ from the ones
-these replace (checked by their source) is left as it is."""
+control-flow graphs and on the games' functions, the same IR after SSA, the same hash and equality of flags, the
+same functions inlined, the same messages). ``FOURY_SIM_SLOW_PASSES=1`` keeps numba's (to measure the trade). A
+numba whose functions differ from the ones these replace (checked by their source) is left as it is."""
 
 from __future__ import annotations
 
@@ -35,6 +44,8 @@ _NUMBA_SOURCES = {
     "TargetConfig.__eq__": "51c9e97af231a330",
     "_run_ssa": "22102bcc7ff17cf0",
     "_run_block_rewrite": "e6885daa20445c93",
+    "InlineWorker.inline_function": "bb579ea1bb3fccf2",
+    "HighlightColorScheme._markup": "d22b193421d7b769",
 }
 
 _INSTALLED: list[str] = []
@@ -43,6 +54,8 @@ NUMBAS: dict = {}
 
 
 def _digest(fn) -> str:
+    if fn is None:  # not in this numba (numba's highlighting off: no colour scheme to replace)
+        return ""
     return hashlib.sha1(inspect.getsource(fn).encode()).hexdigest()[:16]
 
 
@@ -109,8 +122,15 @@ def _flags(TargetConfig) -> None:
     def __eq__(self, other):
         if self is other:
             return True
-        if isinstance(other, TargetConfig) and type(self).options is type(other).options \
-                and self._values == other._values:
+        if isinstance(other, TargetConfig) and type(self).options is type(other).options:
+            a, b = self._values, other._values
+            if a == b:
+                return True
+            options = type(self).options  # numba's: every option's value (as set, or its default) equal
+            for k in a.keys() | b.keys():
+                d = options[k].default
+                if a.get(k, d) != b.get(k, d):
+                    return False
             return True
         return numbas_eq(self, other)
 
@@ -156,6 +176,46 @@ def _ssa(ssa, ir) -> None:
     ssa._run_ssa = _run_ssa
 
 
+def _untyped_once(InlineWorker) -> None:
+    numbas = InlineWorker.inline_function
+    done: dict = {}  # (function, typing context, target, flags, locals) -> its untyped IR
+
+    def inline_function(self, caller_ir, block, i, function, arg_typs=None):
+        if self._permit_update_type_and_call_maps:  # a typed inlining (it types a copy of the IR): numba's
+            return numbas(self, caller_ir, block, i, function, arg_typs)
+        self.flags.enable_ssa = False  # as numba's ``run_untyped_passes`` (on the caller's flags)
+        try:  # the flags but ``inline`` (the caller's own option, which no untyped pass reads) and the locals
+            key = (function, id(self.typingctx), type(self.targetctx),
+                   tuple(sorted((k, repr(v)) for k, v in self.flags._values.items() if k != "inline")),
+                   tuple(sorted((k, repr(v)) for k, v in (self.locals or {}).items())))
+            hash(key)
+        except TypeError:
+            return numbas(self, caller_ir, block, i, function, arg_typs)
+        callee_ir = done.get(key)
+        if callee_ir is None:
+            callee_ir = done[key] = self.run_untyped_passes(function)
+        return self.inline_ir(caller_ir, block, i, callee_ir, function.__code__.co_freevars, arg_typs=arg_typs)
+
+    InlineWorker.inline_function = inline_function
+
+
+def _markup(errors) -> None:
+    Style, reset_terminal = errors.Style, errors.reset_terminal
+
+    def _markup(self, msg, color=None, style=Style.BRIGHT):
+        features = ""
+        if color:
+            features += color
+        if style:
+            features += style
+        with reset_terminal() as mu:  # numba's, without ``ColorShell`` (colorama's init and deinit) around it
+            mu += features.encode("utf-8")
+            mu += (msg).encode("utf-8")
+        return mu.decode("utf-8")
+
+    errors.HighlightColorScheme._markup = _markup
+
+
 def install() -> list[str]:
     """Install the replacements whose numba original is the one they were checked against; returns their names
     (empty without the JIT, under ``FOURY_SIM_SLOW_PASSES=1``, or on a numba whose sources differ)."""
@@ -163,13 +223,15 @@ def install() -> list[str]:
 
     if _INSTALLED or not QUICK or numba_config.DISABLE_JIT:
         return _INSTALLED
-    from numba.core import analysis, ir, ir_utils, ssa, targetconfig
+    from numba.core import analysis, errors, inline_closurecall, ir, ir_utils, ssa, targetconfig
     from numba.parfors import parfor
 
     numbas = {"compute_live_map": analysis.compute_live_map,
               "TargetConfig.__hash__": targetconfig.TargetConfig.__hash__,
               "TargetConfig.__eq__": targetconfig.TargetConfig.__eq__,
-              "_run_ssa": ssa._run_ssa, "_run_block_rewrite": ssa._run_block_rewrite}
+              "_run_ssa": ssa._run_ssa, "_run_block_rewrite": ssa._run_block_rewrite,
+              "InlineWorker.inline_function": inline_closurecall.InlineWorker.inline_function,
+              "HighlightColorScheme._markup": getattr(getattr(errors, "HighlightColorScheme", None), "_markup", None)}
     NUMBAS.update(numbas)
     same = {name: _digest(fn) == _NUMBA_SOURCES[name] for name, fn in numbas.items()}
     if same["compute_live_map"]:
@@ -182,4 +244,10 @@ def install() -> list[str]:
     if same["_run_ssa"] and same["_run_block_rewrite"]:
         _ssa(ssa, ir)
         _INSTALLED.append("ssa")
+    if same["InlineWorker.inline_function"]:
+        _untyped_once(inline_closurecall.InlineWorker)
+        _INSTALLED.append("untyped_once")
+    if same["HighlightColorScheme._markup"]:
+        _markup(errors)
+        _INSTALLED.append("markup")
     return _INSTALLED

@@ -1,4 +1,5 @@
-"""quick_passes: numba's live-variable analysis, flag hashing and SSA reconstruction, the same answers as numba's."""
+"""quick_passes: numba's live-variable analysis, flag hashing, SSA reconstruction, inlining and error markup, the same
+answers as numba's."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import random
 from contextlib import redirect_stdout
 
 import pytest
+from numba import njit
 
 from foury_sim import config, quick_passes
 
@@ -26,7 +28,7 @@ def test_installed_on_the_numba_it_was_checked_against():
 
     installed = quick_passes.install()
     if numba.__version__ == "0.68.1":  # the sources recorded in _NUMBA_SOURCES
-        assert installed == ["compute_live_map", "TargetConfig", "ssa"]
+        assert installed == ["compute_live_map", "TargetConfig", "ssa", "untyped_once", "markup"]
 
 
 def _random_cfg(rng: random.Random):
@@ -139,3 +141,105 @@ def test_flags_hash_and_equality_are_numbas():
     assert a == b and a == d and d == a
     assert a != c and c != a and a != e
     assert len({(a, 1), (b, 1), (c, 1), (d, 1)}) == 2
+
+
+def test_flags_equality_is_numbas_on_random_settings():
+    """Options set on one side, both, or neither, to their default or not: the same answer as numba's ``__eq__``."""
+    from numba.core.compiler import Flags
+
+    numbas = _numbas()["TargetConfig.__eq__"]
+    names = [k for k, o in Flags.options.items() if o.type is bool]
+    rng = random.Random(7)
+    for _ in range(500):
+        a, b = Flags(), Flags()
+        for f in (a, b):
+            for k in rng.sample(names, rng.randint(0, 4)):
+                setattr(f, k, rng.random() < 0.5)
+        assert (a == b) == numbas(a, b) and (b == a) == numbas(b, a), (a._values, b._values)
+
+
+# An inlined callee called at three sites (and once more inside another inlined function).
+_INLINED = """
+@njit(inline="always")
+def hearts(x):
+    y = 0
+    for k in range(x):
+        y += k if k % 2 else -k
+    return y
+
+
+@njit(inline="always")
+def clover(x):
+    return hearts(x) * 2
+
+
+@njit
+def three_sites(a, b):
+    return hearts(a) + hearts(b) + hearts(a + b) + clover(b)
+"""
+
+
+def _inlining(quick: bool) -> tuple[list[str], list[tuple[str, bool]], object]:
+    """Compile a fresh copy of ``_INLINED``'s functions, numba's way or the quick one: the functions put through
+    the untyped passes, and each inlining's callee with whether its IR was left as it was."""
+    from numba.core import inline_closurecall as icc
+
+    quick_passes.install()
+    quick_inline, numbas_inline_function = icc.InlineWorker.inline_function, _numbas()["InlineWorker.inline_function"]
+    numbas_run, numbas_inline_ir = icc.InlineWorker.run_untyped_passes, icc.InlineWorker.inline_ir
+    runs: list[str] = []
+    kept: list[tuple[str, bool]] = []
+
+    def run_untyped_passes(self, func, enable_ssa=False):
+        runs.append(func.__name__)
+        return numbas_run(self, func, enable_ssa)
+
+    def inline_ir(self, caller_ir, block, i, callee_ir, freevars, arg_typs=None):
+        before = _dump(callee_ir)
+        out = numbas_inline_ir(self, caller_ir, block, i, callee_ir, freevars, arg_typs=arg_typs)
+        kept.append((callee_ir.func_id.func_name, _dump(callee_ir) == before))
+        return out
+
+    space = {"njit": njit}
+    exec(compile(_INLINED, "<inlined>", "exec"), space)
+    icc.InlineWorker.run_untyped_passes, icc.InlineWorker.inline_ir = run_untyped_passes, inline_ir
+    icc.InlineWorker.inline_function = quick_inline if quick else numbas_inline_function
+    try:
+        space["three_sites"].compile("(int64, int64)")
+    finally:
+        icc.InlineWorker.run_untyped_passes, icc.InlineWorker.inline_ir = numbas_run, numbas_inline_ir
+        icc.InlineWorker.inline_function = quick_inline
+    return runs, kept, space["three_sites"]
+
+
+def test_an_inlined_function_runs_numbas_untyped_passes_once():
+    """numba runs ``hearts``' untyped passes at each of its inlinings; the quick way once, with the same
+    inlinings, each of a copy (the IR kept is left as it was), and the same results as the Python functions."""
+    slow_runs, slow_kept, slow = _inlining(quick=False)
+    runs, kept, fast = _inlining(quick=True)
+    assert sorted(runs) == ["clover", "hearts"]
+    assert slow_runs.count("hearts") == slow_kept.count(("hearts", True)) >= 4 and slow_runs.count("clover") == 1
+    assert kept == slow_kept and all(k for _, k in kept)
+    for a, b in ((0, 0), (3, 4), (7, 2), (-1, 9)):
+        assert fast(a, b) == slow(a, b) == slow.py_func(a, b)
+
+
+def test_typing_error_markup_is_numbas_text():
+    """The markup of a typing error's parts: numba's text (colour codes and all), without colorama's wrapping."""
+    import sys
+
+    from numba.core import errors
+
+    assert "markup" in quick_passes.install()
+    scheme = errors.termcolor()
+    out, err = sys.stdout, sys.stderr
+    text = scheme.errmsg("No implementation of function") + scheme.highlight("hearts")
+    assert sys.stdout is out and sys.stderr is err
+    from colorama import Fore, Style
+
+    theme = errors.themes[errors.numba.core.config.COLOR_SCHEME]
+    expect = ""
+    for color, msg in ((theme["errmsg"], "No implementation of function"), (theme["highlight"], "hearts")):
+        expect += (color or "") + Style.BRIGHT + msg + Style.RESET_ALL
+    assert text == expect
+    assert Fore  # (the themes' colours are colorama's)
