@@ -14,7 +14,7 @@ its time on work that grows with blocks x variables of a large function, or that
   statement of the function twice. Here the blocks where that variable does not appear are copied as they are
   (numba's handlers return their statements unchanged there), so only the blocks that name it are rewritten.
 - An inlined function's untyped passes (``InlineWorker.inline_function``): numba runs the callee's whole frontend
-  again at every call site it inlines (Delve: 235 runs for 48 functions). Here they run once per function and
+  again at every call site it inlines (one game: 235 runs for 48 functions). Here they run once per function and
   compile flags; each call site inlines a copy, as before (``inline_ir`` copies the IR it is given and leaves it
   as it was; a typed inlining, which types its copy, is left to numba). The program is the same; the inlined
   variables' names and the blocks' labels differ.

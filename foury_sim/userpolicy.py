@@ -265,15 +265,21 @@ class _SigintWatch:
     SIGINT handler first records the signal, then does what the handler it replaced does (Python's default
     raises ``KeyboardInterrupt``); afterwards the old handler is back. Only the main thread can install a
     handler, and only a Python handler is wrapped: elsewhere (another thread, SIGINT ignored or left to the
-    system) nothing is watched and ``seen`` stays False."""
+    system) nothing is watched and ``seen`` stays False. While a handler is wrapped, such a swallowed
+    ``KeyboardInterrupt`` is not printed either (``sys.unraisablehook``: the caller stops with its one line)."""
 
     def __init__(self) -> None:
         self.seen = False
         self._old = None
+        self._hook = None
 
     def _handler(self, signum, frame):
         self.seen = True
         self._old(signum, frame)
+
+    def _unraisable(self, info) -> None:
+        if not (self.seen and isinstance(info.exc_value, KeyboardInterrupt)):
+            self._hook(info)
 
     def __enter__(self) -> _SigintWatch:
         if threading.current_thread() is threading.main_thread():
@@ -281,12 +287,14 @@ class _SigintWatch:
             if callable(old):
                 self._old = old
                 signal.signal(signal.SIGINT, self._handler)
+                self._hook, sys.unraisablehook = sys.unraisablehook, self._unraisable
         return self
 
     def __exit__(self, *exc) -> None:
         if self._old is not None:
             signal.signal(signal.SIGINT, self._old)
-            self._old = None
+            sys.unraisablehook = self._hook
+            self._old = self._hook = None
 
 
 def _check_compiled(user, name: str, path_s: str, where: str) -> None:

@@ -115,3 +115,35 @@ def test_a_policy_stuck_in_one_decision_is_stopped_by_the_decision_budget(tmp_pa
     assert r.returncode == 2 and r.stderr == (
         "foury-sim: error: FOURY_SIM_DECISION_BUDGET_S: must be a number of seconds from 0.1 to 86400, not "
         "'forever'\n"), r.stderr
+
+
+def test_a_ctrl_c_swallowed_in_a_ctypes_callback_is_seen_and_not_printed(capsys):
+    """llvmlite calls back into Python through ctypes while numba compiles; a Ctrl-C landing in such a callback
+    raises ``KeyboardInterrupt`` there, which ctypes swallows and prints with a traceback. Around a user policy's
+    compile (``userpolicy._SigintWatch``) it is recorded and not printed (the command then stops with its one
+    line); outside, Python's own hook prints it again."""
+    import ctypes
+
+    from foury_sim.userpolicy import _SigintWatch
+
+    def interrupted():  # the SIGINT arrives while the callback runs: the handler raises inside it
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(10_000):
+            pass
+
+    callback = ctypes.CFUNCTYPE(None)(interrupted)
+    printed: list = []  # what Python's hook would print
+    old, hook = signal.signal(signal.SIGINT, signal.default_int_handler), sys.unraisablehook
+    sys.unraisablehook = lambda info: printed.append(info.exc_type)
+    try:
+        recorder = sys.unraisablehook
+        with _SigintWatch() as watch:
+            callback()
+        assert watch.seen and printed == []
+        assert sys.unraisablehook is recorder
+        callback()
+        assert printed == [KeyboardInterrupt]
+    finally:
+        signal.signal(signal.SIGINT, old)
+        sys.unraisablehook = hook
+    assert capsys.readouterr().err == ""
