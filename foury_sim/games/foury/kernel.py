@@ -1286,6 +1286,8 @@ def unexplored_mask(board, rm, sc):
 
 #: A bit's column from its word alone: (bit * DE_BRUIJN) >> 58 (mod 2**64) is different for each of the 64 bits.
 DE_BRUIJN = 0x022FDD63CC95386D
+#: The lowest set bit of a 4-bit mask (the move menu's walk over a room's sides; 0: none, never read).
+LOW_BIT4 = np.array([0, 0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0], np.int64)
 BIT_COLUMN = np.zeros(64, np.int64)
 for _c in range(64):
     BIT_COLUMN[((1 << _c) * DE_BRUIJN % (1 << 64)) >> 58] = _c
@@ -1616,37 +1618,54 @@ def move_options(board, st, rm, sc, opts):
     tail = 1
     n = 0
     oracle = st[S_ORACLE]
+    # a wall w is worth a look when bit w of this is set: an open one; a collapsed one too with a shovel, or to swim
+    lut_any = (1 << W_OPEN) | ((1 << W_COLLAPSED) if st[SHOVEL] > 0 else 0)
+    lut_swim = (1 << W_OPEN) | (1 << W_COLLAPSED) if swim_ok(R, st) else lut_any
     while head < tail:
-        x = q[head]
+        x = q[np.uint64(head)]
+        xu = np.uint64(x)  # (unsigned indices: no test and correction for a negative one, see _spread)
         head += 1
-        foes[x] = first_foe(R, rm, x)
-        if x != pos and foes[x] >= 0:
+        fx = first_foe(R, rm, x)
+        foes[xu] = fx
+        if x != pos and fx >= 0:
             continue
-        if R[R_KR_ON] == 1 and dist[x] > R[R_KR_WALK_MAX]:
+        if R[R_KR_ON] == 1 and dist[xu] > R[R_KR_WALK_MAX]:
             continue  # Kraken: a move retraces at most kraken.walk_max explored rooms
-        for d in range(4):
-            y = geo[x, d]
-            if y < 0 or dist[y] >= 0 or (rm[y, RM_STATE] & COLLAPSED):
+        # The sides that can give something, in order: a printed wall (or a collapsed one without a shovel or a swim)
+        # gives nothing, nor the side back to the room walked from (walked to already).
+        lut = lut_swim if rm[xu, RM_STATE] & FLOODED else lut_any
+        look = ((lut >> rm[xu, RM_WALL]) & 1) | (((lut >> rm[xu, RM_WALL + 1]) & 1) << 1) | (
+            ((lut >> rm[xu, RM_WALL + 2]) & 1) << 2) | (((lut >> rm[xu, RM_WALL + 3]) & 1) << 3)
+        if x != pos:
+            look &= ~(1 << ((pdir[xu] + 2) & 3))
+        while look != 0:
+            d = LOW_BIT4[look]
+            look &= look - 1
+            y = geo[xu, d]
+            if y < 0:
+                continue
+            yu = np.uint64(y)
+            if dist[yu] >= 0 or (rm[yu, RM_STATE] & COLLAPSED):
                 continue  # (a room already walked to gives no move: a shovel's into it would be dropped below)
             if y == oracle and st[S_PHASE] == 0 and R[R_ORACLE_BLOCKED] == 1:
                 continue
-            if not passable(R, st, rm, x, d, y):
-                if rm[x, RM_WALL + d] == W_COLLAPSED and st[SHOVEL] > 0:
-                    n = add_option(opts, np.int64(n), np.int64(MK_SHOVEL), x, y, d, dist[x])
+            if rm[xu, RM_WALL + d] != W_OPEN and not passable(R, st, rm, x, d, y):
+                if rm[xu, RM_WALL + d] == W_COLLAPSED and st[SHOVEL] > 0:
+                    n = add_option(opts, np.int64(n), np.int64(MK_SHOVEL), x, y, d, dist[xu])
                 continue
-            if R[R_KR_ON] == 1 and (rm[y, RM_STATE] & FLOODED) and y != pos:  # Kraken: water is swum, a room a move
-                n = add_option(opts, np.int64(n), np.int64(MK_SWIM), x, y, d, dist[x])
+            if R[R_KR_ON] == 1 and (rm[yu, RM_STATE] & FLOODED) and y != pos:  # Kraken: water is swum, a room a move
+                n = add_option(opts, np.int64(n), np.int64(MK_SWIM), x, y, d, dist[xu])
                 continue
-            if rm[y, RM_STATE] & EXPLORED:  # (not walked to yet: tested above)
-                dist[y] = dist[x] + 1
-                par[y] = x
-                pdir[y] = d
-                q[tail] = y
+            if rm[yu, RM_STATE] & EXPLORED:  # (not walked to yet: tested above)
+                dist[yu] = dist[xu] + 1
+                par[yu] = x
+                pdir[yu] = d
+                q[np.uint64(tail)] = y
                 tail += 1
             else:
-                kind = MK_SWIM if ((rm[y, RM_STATE] & FLOODED) and swim_ok(R, st)) else MK_STEP
-                n = add_option(opts, np.int64(n), np.int64(kind), x, y, d, dist[x])
-        if x == pos and foes[x] >= 0:
+                kind = MK_SWIM if ((rm[yu, RM_STATE] & FLOODED) and swim_ok(R, st)) else MK_STEP
+                n = add_option(opts, np.int64(n), np.int64(kind), x, y, d, dist[xu])
+        if x == pos and fx >= 0:
             continue  # you fled from this room's foe: no stairs or circle here (only after a won encounter)
         if rm[x, RM_ICON + STAIRS] > 0:
             n = stairs_options(board, st, rm, sc, opts, np.int64(n), x, dist[x])
@@ -1671,8 +1690,9 @@ def move_options(board, st, rm, sc, opts):
     # explored rooms worth walking to: foes to face, the Oracle, an exit, items left behind
     for i in range(1, tail):
         e = q[i]
-        if foes[e] >= 0 or item_count(rm, e) > 0 or (st[S_PHASE] > 0 and sc[SC_MASK, e] == 1):
-            n = add_option(opts, np.int64(n), np.int64(MK_GOTO), par[e], e, pdir[e], dist[e] - 1)
+        eu = np.uint64(e)
+        if foes[eu] >= 0 or item_count(rm, eu) > 0 or (st[S_PHASE] > 0 and sc[SC_MASK, eu] == 1):
+            n = add_option(opts, np.int64(n), np.int64(MK_GOTO), par[eu], e, pdir[eu], dist[eu] - 1)
     option_columns(board, st, rm, sc, opts, n)
     progress_left = False
     for i in range(n):
