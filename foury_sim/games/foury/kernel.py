@@ -875,22 +875,18 @@ def arrows_feasible(board, st, rm, cur, mode):
     R, T, geo, arrows = board
     if R[R_KR_ON] == 1:
         return True  # Discovering the Kraken: one entry and one exit, and no room ever collapses
-    c0 = 0
-    c1 = 0
-    c2 = 0
-    c3 = 0
+    # the usable arrows of each sector, counted without a branch (16 bits a sector: which arrow is usable and its
+    # sector are hard to predict)
+    packed = np.int64(0)
     for a in range(arrows.shape[0]):
-        if st[S_ARROW0 + a] == 1 or (rm[arrows[a, 0], RM_STATE] & COLLAPSED):
-            continue
         s = arrows[a, 2]
-        if s == 0:
-            c0 += 1
-        elif s == 1:
-            c1 += 1
-        elif s == 2:
-            c2 += 1
-        elif s == 3:
-            c3 += 1
+        usable = np.int64(st[S_ARROW0 + a] != 1) & np.int64((rm[arrows[a, 0], RM_STATE] & COLLAPSED) == 0) & np.int64(
+            (s >> 2) == 0)  # (sectors 0-3 only)
+        packed += usable << ((s & 3) << 4)
+    c0 = packed & 0xFFFF
+    c1 = (packed >> 16) & 0xFFFF
+    c2 = (packed >> 32) & 0xFFFF
+    c3 = (packed >> 48) & 0xFFFF
     cs = (c0, c1, c2, c3)
     total = c0 + c1 + c2 + c3
     done = st[S_DONE_MASK]
@@ -1379,24 +1375,33 @@ def option_columns(board, st, rm, sc, opts, n):
     R, T, geo, arrows = board
     mask = sc[SC_MASK]
     walked = sc[SC_DIST]
+    lut_swim = (1 << W_OPEN) | (1 << W_COLLAPSED) if swim_ok(R, st) else (1 << W_OPEN)
     for i in range(n):
         frm = opts[i, O_FROM]
         to = opts[i, O_TO]
-        foe = sc[SC_FOE, to] if walked[to] >= 0 else first_foe(R, rm, to)
+        tu = np.uint64(to)  # (unsigned indices, see _spread)
+        foe = sc[SC_FOE, tu] if walked[tu] >= 0 else first_foe(R, rm, tu)
         opts[i, O_GOAL] = BIG  # filled in by goal_distances once every option is known
-        opts[i, O_SECTOR] = geo[to, 4]
+        opts[i, O_SECTOR] = geo[tu, 4]
         opts[i, O_FOE] = foe
         opts[i, O_FOE_STR] = foe_strength(T, st, foe) if foe >= 0 else 0
-        opts[i, O_ITEMS] = item_count(rm, to)
+        opts[i, O_ITEMS] = item_count(rm, tu)
         if opts[i, O_KIND] != MK_STAIRS:
-            opts[i, O_REQ] = 1 if (st[S_PHASE] == 0 and mask[to] == 1) else 0
-        opts[i, O_NEW] = 0 if rm[to, RM_STATE] & EXPLORED else 1
-        opts[i, O_EXIT] = 1 if (st[S_PHASE] == 2 and mask[to] == 1) else 0
+            opts[i, O_REQ] = 1 if (st[S_PHASE] == 0 and mask[tu] == 1) else 0
+        opts[i, O_NEW] = 0 if rm[tu, RM_STATE] & EXPLORED else 1
+        opts[i, O_EXIT] = 1 if (st[S_PHASE] == 2 and mask[tu] == 1) else 0
         opts[i, O_ORACLE] = 1 if to == st[S_ORACLE] else 0
-        opts[i, O_ODIST] = geo[to, 5]
+        opts[i, O_ODIST] = geo[tu, 5]
+        # the sides passable from ``to`` to a room other than ``frm``: only the sides with an open wall, or a collapsed
+        # one between two flooded rooms when one may swim, are looked at (as in move_options' walk)
+        lut = lut_swim if rm[tu, RM_STATE] & FLOODED else (1 << W_OPEN)
+        look = ((lut >> rm[tu, RM_WALL]) & 1) | (((lut >> rm[tu, RM_WALL + 1]) & 1) << 1) | (
+            ((lut >> rm[tu, RM_WALL + 2]) & 1) << 2) | (((lut >> rm[tu, RM_WALL + 3]) & 1) << 3)
         k = 0
-        for d2 in range(4):
-            y = geo[to, d2]
+        while look != 0:
+            d2 = LOW_BIT4[look]
+            look &= look - 1
+            y = geo[tu, d2]
             if y >= 0 and y != frm and passable(R, st, rm, to, d2, y):
                 k += 1
         opts[i, O_OPEN] = k
