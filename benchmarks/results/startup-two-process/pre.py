@@ -18,7 +18,7 @@ importlib.import_module(f"foury_sim.games.{game}.kernel")
 
 from numba.core.registry import CPUDispatcher  # noqa: E402 - after the game, as the engine imports numba
 
-from foury_sim import config  # noqa: E402
+from foury_sim import config  # noqa: E402 - after the game, as above
 
 with open(plan) as f:
     rec = json.load(f)

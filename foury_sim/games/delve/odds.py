@@ -13,7 +13,7 @@ The same enumeration, in floats over every possible party, is the risk policy's 
 from __future__ import annotations
 
 import hashlib
-import os
+import io
 import tomllib
 from fractions import Fraction
 from functools import cache
@@ -172,10 +172,15 @@ def shipped_table(rules: np.ndarray) -> np.ndarray | None:
 
 def compute_clear_table(rules: np.ndarray) -> np.ndarray:
     """The clear table of ``rules``, computed (``_clear_table``), as the kernel reads it."""
-    total, nd, at = int(rules[R_PARTY_DICE]), int(rules[R_DUNGEON_DICE]), int(rules[R_DRAGON_AT])
-    p = np.zeros(2 * _n_parties(total) * (nd + 1) * at)
+    p = np.zeros(_table_size(rules))
     _clear_table(rules, p)
     return advice(p)
+
+
+def _table_size(rules: np.ndarray) -> int:
+    """Entries of the clear table: side x party x dungeon dice rolled (0..n) x Lair."""
+    total, nd, at = int(rules[R_PARTY_DICE]), int(rules[R_DUNGEON_DICE]), int(rules[R_DRAGON_AT])
+    return 2 * _n_parties(total) * (nd + 1) * at
 
 
 def clear_table(rules: np.ndarray) -> np.ndarray:
@@ -186,11 +191,9 @@ def clear_table(rules: np.ndarray) -> np.ndarray:
     if key not in _TABLES:
         table = shipped_table(rules)
         if table is None:
-            total, nd, at = int(rules[R_PARTY_DICE]), int(rules[R_DUNGEON_DICE]), int(rules[R_DRAGON_AT])
-            size = 2 * _n_parties(total) * (nd + 1) * at
             path = disk_path(rules, "odds")
             kept = kept_arrays(path, ("table",))
-            if kept is not None and kept["table"].dtype == np.int32 and kept["table"].shape == (size,):
+            if kept is not None and kept["table"].dtype == np.int32 and kept["table"].shape == (_table_size(rules),):
                 table = kept["table"]
             else:  # none kept, or a damaged file: computed and (re)written
                 table = compute_clear_table(rules)
@@ -212,12 +215,13 @@ def ship_clear_tables() -> bool:
             changed = not (np.array_equal(z["rules"], keys) and np.array_equal(z["tables"], tables))
     except (OSError, ValueError, KeyError):
         changed = True
+    from ...files import atomic_write
+
     if changed:
-        tmp = SHIPPED.with_suffix(".tmp")
-        with open(tmp, "wb") as f:
-            np.savez_compressed(f, rules=keys, tables=tables)
-        os.replace(tmp, SHIPPED)
-    SHIPPED_SOURCES.write_text(
+        buf = io.BytesIO()
+        np.savez_compressed(buf, rules=keys, tables=tables)
+        atomic_write(SHIPPED, buf.getvalue())
+    atomic_write(SHIPPED_SOURCES,
         "# The risk policy's clear tables of the shipped rules (clear_tables.npz: one row a hero, in rules.toml's\n"
         "# order) were computed from these sources (the hash of odds.TABLE_SOURCES). Written by\n"
         "# `python tools/ship_tables.py`; tests/test_delve_odds.py checks both are current.\n"
