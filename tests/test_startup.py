@@ -159,3 +159,59 @@ def test_a_command_about_one_game_imports_that_game_alone():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
     assert out[0] == "['foury_sim.games.delve']"
     assert out[1] == "['delve', 'foury', 'rooms', 'tactics']"
+
+
+def test_dungeon_foury_compiles_a_driver_only_when_its_games_are_played_and_warm_compiles_them_all():
+    """Dungeon Foury's solo game, 2-player mode and search policy are separate entry points (``kernel.driver``):
+    a first solo run (or replay) compiles neither the 2-player driver nor the search driver (issue 17: compiling
+    a game's entry points only when used), each mode reaches its own, and ``warm_game("foury")`` leaves all six
+    compiled and in the cache. In a fresh process, on the suite's warm cache (loads, not compiles)."""
+    if config.JIT_DISABLED:
+        pytest.fail("this test needs numba's JIT")
+    code = textwrap.dedent("""
+        from foury_sim import config, warm
+        from foury_sim.games import foury
+        from foury_sim.games.foury import kernel as K
+        from foury_sim.policy import make_policy
+        def used():
+            return sorted(n for n, e in K._ENTRIES.items() if e.compiled)
+        solo = foury.load_ruleset(None, None)
+        two = foury.load_ruleset(None, ["two_player.players=2"])
+        greedy = make_policy("greedy", foury.POLICIES)
+        search = make_policy("search", foury.POLICIES, "rollouts=1,kinds=2")
+        foury.simulate(solo, "free", greedy, 1, 0, 3)
+        print(used())
+        foury.play_one(solo, "free", greedy, 1, 0)
+        print(used())
+        foury.simulate(two, "free", greedy, 1, 0, 3)
+        foury.simulate(solo, "free", search, 1, 0, 1)
+        print(used())
+        warm.warm_game("foury")
+        print(used())
+        print(all(e.cached() for e in K._ENTRIES.values()) or config._USER_CACHE_DIR)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=1200)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "['simulate']"
+    assert lines[1] == "['play_one', 'simulate']"
+    assert lines[2] == "['play_one', 'simulate', 'simulate_p2', 'simulate_search']"
+    assert lines[3] == str(sorted(["simulate", "simulate_p2", "simulate_search", "play_one", "play_one_p2",
+                                   "play_one_search"]))
+    assert lines[4] == "True"
+
+
+def test_dungeon_foury_picks_the_entry_point_of_its_driver():
+    """``kernel.driver``: the 2-player mode (``two_player.players = 2``) first, then the search policy."""
+    import numpy as np
+
+    from foury_sim.games.foury import kernel as K
+    from foury_sim.games.foury.layout import R_P2_PLAYERS
+    from foury_sim.games.foury.policies import POL_SEARCH, POLICIES
+
+    R = np.zeros(R_P2_PLAYERS + 1, np.int64)
+    for players, pid, suffix in ((1, POLICIES["greedy"].policy_id, ""), (1, POL_SEARCH, "_search"),
+                                 (2, POLICIES["greedy"].policy_id, "_p2"), (2, POL_SEARCH, "_p2")):
+        R[R_P2_PLAYERS] = players
+        assert K.driver(R, pid) == suffix
+        assert "simulate" + suffix in K._ENTRIES and "play_one" + suffix in K._ENTRIES

@@ -66,8 +66,9 @@ def simulate(rules: FouryRules, hero: str, policy: Policy, seed: int, start: int
     visits = np.zeros((n_chunks, rules.geo.shape[0]), np.int64)
     clear_errors(policy)
     if count > 0:
-        k.entry("simulate")(R, T, rules.geo, rules.arrows, rules.rm0, policy.policy_id, _params(policy), policy.fn,
-                          np.uint64(seed), start, count, out, visits)
+        k.entry("simulate" + k.driver(R, policy.policy_id))(R, T, rules.geo, rules.arrows, rules.rm0, policy.policy_id,
+                                                           _params(policy), policy.fn, np.uint64(seed), start, count,
+                                                           out, visits)
     check_answers(int(out[:, OUT_BAD].sum()), policy, KIND_NAMES)
     cols = OUTPUTS.frame(out, rules, first={"game": np.arange(start, start + count, dtype=np.int64)})
     cols["_visits"] = visits.sum(axis=0)
@@ -87,8 +88,9 @@ def play_one(rules: FouryRules, hero: str, policy: Policy, seed: int, game: int,
     out = np.zeros((1, OUTPUTS.n_kernel(rules)), np.int64)
     vis = np.zeros(rules.geo.shape[0], np.int64)
     clear_errors(policy)
-    k.entry("play_one")(R, T, rules.geo, rules.arrows, rules.rm0, policy.policy_id, _params(policy), policy.fn,
-               np.uint64(seed), game, sc, st, rm, tr, out, vis)
+    k.entry("play_one" + k.driver(R, policy.policy_id))(R, T, rules.geo, rules.arrows, rules.rm0, policy.policy_id,
+                                                         _params(policy), policy.fn, np.uint64(seed), game, sc, st,
+                                                         rm, tr, out, vis)
     return out[0], st, rm, tr[: st[k.S_TRACE_N]]
 
 
@@ -230,10 +232,19 @@ def warm(rules: FouryRules) -> None:
     calls it (README "Policies", ``experiments/policies/brave.py``): with the policy's own arguments (the policy
     signature: any-layout arrays) and with ``GREEDY_PARAMS`` or ``CAUTIOUS_PARAMS`` (a module's global array,
     which numba freezes read-only). Otherwise the first run of such a policy compiles the whole greedy player
-    again (the engine's copies have other argument types; about 15 s on a 2-core machine, each)."""
+    again (the engine's copies have other argument types; about 15 s on a 2-core machine, each). Also the
+    entry points of the drivers the shipped rules' ``run`` and ``replay`` do not reach (``kernel.driver``): the
+    2-player mode's (a game and a replay) and the search policy's replay."""
     from numba import types
 
+    from ...policy import make_policy
     from .policies import heuristic_decide
+
+    two = load_ruleset(None, ["two_player.players=2"])
+    greedy = make_policy("greedy", POLICIES)
+    simulate(two, "free", greedy, 1, 0, 1)
+    play_one(two, "free", greedy, 1, 0)
+    play_one(rules, "free", make_policy("search", POLICIES), 1, 0)
 
     i64 = types.int64
     for params in (types.float64[:], types.Array(types.float64, 1, "C", readonly=True)):

@@ -3387,51 +3387,76 @@ _SIG = types.void(I1, I2, I2, I2, I2, types.int64, types.float64[::1], POLICY_TY
                   types.int64, I2, I2)
 
 
+@njit(cache=CACHE, inline="always")
+def chunk_scratch(rm0, n_rooms):
+    """A chunk's own scratch (one per ``prange`` iteration): state, rooms, search scratch, options, the two
+    streams and the dice (no script, no trace)."""
+    st = np.zeros(STATE_SIZE, np.int64)
+    rm = np.empty_like(rm0)
+    sc = np.zeros((SC_ROWS, scratch_cols(n_rooms)), np.int64)
+    opts = np.zeros((option_rows(n_rooms), N_OCOL), np.int64)
+    rs = np.zeros(4, np.uint64)
+    ps = np.zeros(4, np.uint64)
+    return st, rm, sc, opts, rs, ps, Dice(rs, ps, np.zeros(0, np.int64), np.zeros((1, TRACE_COLS), np.int64))
+
+
+# Three parallel entry points with one signature: the solo game (``simulate``), the 2-player mode
+# (``simulate_p2``: ``p2_run``) and the search policy (``simulate_search``: ``search_game``). Each compiles on
+# first use, so a first solo run compiles neither driver (docs/startup.md, "Dungeon Foury, session 38").
 def _simulate_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, start, count, out, visits):
-    """Games ``start .. start+count-1``: chunks of games in parallel, each game on its own streams."""
+    """Solo games ``start .. start+count-1``: chunks of games in parallel, each game on its own streams."""
     n_rooms = geo.shape[0]
-    n_chunks = (count + CHUNK - 1) // CHUNK
-    n_opt = option_rows(n_rooms)
     pseed = seed ^ _POLICY_SALT
     board = Board(R, T, geo, arrows)
-    # The search policy (``search.py``): params = (rollouts, base id, kinds, the base's parameters...).
-    searching = pid == POL_SEARCH
-    n_base = params.shape[0] - S.P_BASE_PARAMS if searching else params.shape[0]
-    for ch in prange(n_chunks):
-        st = np.zeros(STATE_SIZE, np.int64)
-        rm = np.empty_like(rm0)
-        sc = np.zeros((SC_ROWS, scratch_cols(n_rooms)), np.int64)
-        opts = np.zeros((n_opt, N_OCOL), np.int64)
-        rs = np.zeros(4, np.uint64)
-        ps = np.zeros(4, np.uint64)
-        script = np.zeros(0, np.int64)
-        tr = np.zeros((1, TRACE_COLS), np.int64)
-        dice = Dice(rs, ps, script, tr)
+    for ch in prange((count + CHUNK - 1) // CHUNK):
+        st, rm, sc, opts, rs, ps, dice = chunk_scratch(rm0, n_rooms)
         vis = visits[ch]
-        pol = Pol(np.int64(params[S.P_BASE]) if searching else pid, params[params.shape[0] - n_base:].copy(), fn,
-                  np.zeros(S.CTL_SIZE if searching else 0, np.int64), rs)
-        acc = np.zeros((S.ACC_ROWS, S.MAX_BRANCH if searching else 0), np.float64)
-        qvis = np.zeros(vis.shape[0] if searching else 0, np.int64)
-        lo = ch * CHUNK
-        hi = min(count, lo + CHUNK)
-        two = R[R_P2_PLAYERS] == 2  # the 2-player mode (p2_run): the opponent's state and board
-        sb = np.zeros(STATE_SIZE if two else 0, np.int64)
+        pol = Pol(pid, params.copy(), fn, np.zeros(0, np.int64), rs)
+        for k in range(ch * CHUNK, min(count, ch * CHUNK + CHUNK)):
+            g = start + k
+            seed_stream(rs, seed, g)
+            seed_stream(ps, pseed, g)
+            play_game(board, rm0, st, rm, sc, opts, dice, pol, vis)
+            write_out(T, st, rs, out, k)
+
+
+def _simulate_p2_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, start, count, out, visits):
+    """2-player games (``two_player.players = 2``; ``p2_run`` writes both players' columns)."""
+    n_rooms = geo.shape[0]
+    pseed = seed ^ _POLICY_SALT
+    board = Board(R, T, geo, arrows)
+    for ch in prange((count + CHUNK - 1) // CHUNK):
+        st, rm, sc, opts, rs, ps, dice = chunk_scratch(rm0, n_rooms)
+        vis = visits[ch]
+        pol = Pol(pid, params.copy(), fn, np.zeros(0, np.int64), rs)
+        sb = np.zeros(STATE_SIZE, np.int64)  # the opponent's state, on their own board
         R2 = R.copy()
         T2 = T.copy()
         p2_tables(board, R2, T2)
         bb = Board(R2, T2, geo, arrows)
-        for k in range(lo, hi):
-            g = start + k
-            if two:
-                p2_run(board, bb, rm0, st, sb, rm, sc, opts, dice, pol, vis, seed, pseed, g, out, k)
-            elif searching:
-                search_game(board, rm0, st, rm, sc, opts, dice, dice, pol, vis, qvis, seed, pseed, g,
-                            np.int64(params[S.P_ROLLOUTS]), np.int64(params[S.P_KINDS]), params[S.P_MARGIN],
-                            params[S.P_PROGRESS], acc)
-            else:
-                seed_stream(rs, seed, g)
-                seed_stream(ps, pseed, g)
-                play_game(board, rm0, st, rm, sc, opts, dice, pol, vis)
+        for k in range(ch * CHUNK, min(count, ch * CHUNK + CHUNK)):
+            p2_run(board, bb, rm0, st, sb, rm, sc, opts, dice, pol, vis, seed, pseed, start + k, out, k)
+            write_out(T, st, rs, out, k)
+
+
+def _simulate_search_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, start, count, out, visits):
+    """Games played by the search policy (``search.py``): params = (rollouts, base id, kinds, the base's
+    parameters...)."""
+    n_rooms = geo.shape[0]
+    pseed = seed ^ _POLICY_SALT
+    board = Board(R, T, geo, arrows)
+    n_base = params.shape[0] - S.P_BASE_PARAMS
+    for ch in prange((count + CHUNK - 1) // CHUNK):
+        st, rm, sc, opts, rs, ps, dice = chunk_scratch(rm0, n_rooms)
+        vis = visits[ch]
+        pol = Pol(np.int64(params[S.P_BASE]), params[params.shape[0] - n_base:].copy(), fn,
+                  np.zeros(S.CTL_SIZE, np.int64), rs)
+        acc = np.zeros((S.ACC_ROWS, S.MAX_BRANCH), np.float64)
+        qvis = np.zeros(vis.shape[0], np.int64)
+        for k in range(ch * CHUNK, min(count, ch * CHUNK + CHUNK)):
+            search_game(board, rm0, st, rm, sc, opts, dice, dice, pol, vis, qvis, seed, pseed, start + k,
+                        np.int64(params[S.P_ROLLOUTS]), np.int64(params[S.P_KINDS]), params[S.P_MARGIN],
+                        params[S.P_PROGRESS], acc)
             write_out(T, st, rs, out, k)
 
 
@@ -3439,46 +3464,82 @@ _ONE_SIG = types.void(I1, I2, I2, I2, I2, types.int64, types.float64[::1], POLIC
                       I1, I1, I2, I2, I2, I1)
 
 
-def _play_one(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, rm, tr, out, vis):
-    """One game alone, with forced dice and a trace (``tr`` rows): replays and rule tests."""
-    n_rooms = geo.shape[0]
-    sc = np.zeros((SC_ROWS, scratch_cols(n_rooms)), np.int64)
-    opts = np.zeros((option_rows(n_rooms), N_OCOL), np.int64)
+@njit(cache=CACHE, inline="always")
+def one_dice(seed, game, script, tr):
+    """One game's two streams, seeded, and its dice (forced faces ``script``, trace ``tr``)."""
     rs = np.zeros(4, np.uint64)
     ps = np.zeros(4, np.uint64)
     seed_stream(rs, seed, game)
     seed_stream(ps, seed ^ _POLICY_SALT, game)
+    return rs, ps, Dice(rs, ps, script, tr)
+
+
+# ``play_one``, ``play_one_p2``, ``play_one_search``: one game alone, with forced dice and a trace (``tr`` rows),
+# for replays and rule tests; like ``simulate``, one entry point per driver. The policy's parameters are a view,
+# not a copy: a scripted test policy writes its log into them, read back after the game.
+def _play_one(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, rm, tr, out, vis):
+    """One solo game alone."""
+    n_rooms = geo.shape[0]
+    sc = np.zeros((SC_ROWS, scratch_cols(n_rooms)), np.int64)
+    opts = np.zeros((option_rows(n_rooms), N_OCOL), np.int64)
+    rs, ps, dice = one_dice(seed, game, script, tr)
+    play_game(Board(R, T, geo, arrows), rm0, st, rm, sc, opts, dice, Pol(pid, params, fn, np.zeros(0, np.int64), rs),
+              vis)
+    write_out(T, st, rs, out, np.int64(0))
+
+
+def _play_one_p2(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, rm, tr, out, vis):
+    """One 2-player game alone: ``st`` is the run's hero's state."""
+    n_rooms = geo.shape[0]
+    sc = np.zeros((SC_ROWS, scratch_cols(n_rooms)), np.int64)
+    opts = np.zeros((option_rows(n_rooms), N_OCOL), np.int64)
+    rs, ps, dice = one_dice(seed, game, script, tr)
     board = Board(R, T, geo, arrows)
-    dice = Dice(rs, ps, script, tr)
-    searching = pid == POL_SEARCH
-    n_base = params.shape[0] - S.P_BASE_PARAMS if searching else params.shape[0]
-    # a view, not a copy: a scripted test policy writes its log into its parameters, read back after the game
-    pol = Pol(np.int64(params[S.P_BASE]) if searching else pid, params[params.shape[0] - n_base:], fn,
-              np.zeros(S.CTL_SIZE + S.VALUE_ROOM if searching else 0, np.int64), rs)
-    if searching:
-        search_game(board, rm0, st, rm, sc, opts, dice, Dice(rs, ps, script, np.zeros((1, TRACE_COLS), np.int64)),
-                    pol, vis, np.zeros(vis.shape[0], np.int64), seed, seed ^ _POLICY_SALT, game,
-                    np.int64(params[S.P_ROLLOUTS]), np.int64(params[S.P_KINDS]), params[S.P_MARGIN],
-                    params[S.P_PROGRESS], np.zeros((S.ACC_ROWS, S.MAX_BRANCH), np.float64))
-    elif R[R_P2_PLAYERS] == 2:  # the 2-player mode: ``st`` is the run's hero's state
-        R2 = R.copy()
-        T2 = T.copy()
-        p2_tables(board, R2, T2)
-        p2_run(board, Board(R2, T2, geo, arrows), rm0, st, np.zeros(STATE_SIZE, np.int64), rm, sc, opts, dice, pol,
-               vis, seed, seed ^ _POLICY_SALT, game, out, np.int64(0))  # (an int64 row: simulate's signature)
-    else:
-        play_game(board, rm0, st, rm, sc, opts, dice, pol, vis)
+    R2 = R.copy()
+    T2 = T.copy()
+    p2_tables(board, R2, T2)
+    p2_run(board, Board(R2, T2, geo, arrows), rm0, st, np.zeros(STATE_SIZE, np.int64), rm, sc, opts, dice,
+           Pol(pid, params, fn, np.zeros(0, np.int64), rs), vis, seed, seed ^ _POLICY_SALT, game, out,
+           np.int64(0))  # (an int64 row: simulate's signature)
+    write_out(T, st, rs, out, np.int64(0))
+
+
+def _play_one_search(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, rm, tr, out, vis):
+    """One game of the search policy alone (its rollouts on quiet dice: no trace)."""
+    n_rooms = geo.shape[0]
+    sc = np.zeros((SC_ROWS, scratch_cols(n_rooms)), np.int64)
+    opts = np.zeros((option_rows(n_rooms), N_OCOL), np.int64)
+    rs, ps, dice = one_dice(seed, game, script, tr)
+    n_base = params.shape[0] - S.P_BASE_PARAMS
+    pol = Pol(np.int64(params[S.P_BASE]), params[params.shape[0] - n_base:], fn,
+              np.zeros(S.CTL_SIZE + S.VALUE_ROOM, np.int64), rs)
+    search_game(Board(R, T, geo, arrows), rm0, st, rm, sc, opts, dice,
+                Dice(rs, ps, script, np.zeros((1, TRACE_COLS), np.int64)), pol, vis, np.zeros(vis.shape[0], np.int64),
+                seed, seed ^ _POLICY_SALT, game, np.int64(params[S.P_ROLLOUTS]), np.int64(params[S.P_KINDS]),
+                params[S.P_MARGIN], params[S.P_PROGRESS], np.zeros((S.ACC_ROWS, S.MAX_BRANCH), np.float64))
     write_out(T, st, rs, out, np.int64(0))
 
 
 #: The compiled entry points, built on first use (see ``config.CompiledOnFirstUse``).
 _ENTRIES = {
     "simulate": CompiledOnFirstUse(__name__, _SIG, _simulate_kernel, parallel=True),
+    "simulate_p2": CompiledOnFirstUse(__name__, _SIG, _simulate_p2_kernel, parallel=True),
+    "simulate_search": CompiledOnFirstUse(__name__, _SIG, _simulate_search_kernel, parallel=True),
     "play_one": CompiledOnFirstUse(__name__, _ONE_SIG, _play_one),
+    "play_one_p2": CompiledOnFirstUse(__name__, _ONE_SIG, _play_one_p2),
+    "play_one_search": CompiledOnFirstUse(__name__, _ONE_SIG, _play_one_search),
 }
 
 
+def driver(R, pid) -> str:
+    """The suffix of the entry points that play these games: ``""`` (the solo game), ``"_p2"`` (the 2-player
+    mode) or ``"_search"`` (the search policy; the 2-player mode refuses it)."""
+    if R[R_P2_PLAYERS] == 2:
+        return "_p2"
+    return "_search" if pid == POL_SEARCH else ""
+
+
 def entry(name: str):
-    """The compiled entry point ``"simulate"`` (parallel, many games) or ``"play_one"`` (one game,
-    traced)."""
+    """The compiled entry point ``"simulate"`` (parallel, many games) or ``"play_one"`` (one game, traced), each
+    with the suffix of its driver (``driver``)."""
     return _ENTRIES[name]()
