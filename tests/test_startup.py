@@ -162,9 +162,9 @@ def test_a_command_about_one_game_imports_that_game_alone():
 
 
 def test_dungeon_foury_compiles_a_driver_only_when_its_games_are_played_and_warm_compiles_them_all():
-    """Dungeon Foury's solo game, 2-player mode and search policy are separate entry points (``kernel.driver``):
-    a first solo run (or replay) compiles neither the 2-player driver nor the search driver (issue 17: compiling
-    a game's entry points only when used), each mode reaches its own, and ``warm_game("foury")`` leaves all six
+    """Dungeon Foury's solo game has entry points of its own, apart from the 2-player mode's and the search
+    policy's (``kernel.driver``): a first solo run (or replay) compiles neither driver (issue 17: compiling a
+    game's entry points only when used), the other modes reach theirs, and ``warm_game("foury")`` leaves all four
     compiled and in the cache. In a fresh process, on the suite's warm cache (loads, not compiles)."""
     if config.JIT_DISABLED:
         pytest.fail("this test needs numba's JIT")
@@ -184,7 +184,9 @@ def test_dungeon_foury_compiles_a_driver_only_when_its_games_are_played_and_warm
         foury.play_one(solo, "free", greedy, 1, 0)
         print(used())
         foury.simulate(two, "free", greedy, 1, 0, 3)
+        print(used())
         foury.simulate(solo, "free", search, 1, 0, 1)
+        foury.play_one(solo, "free", search, 1, 0)
         print(used())
         warm.warm_game("foury")
         print(used())
@@ -195,23 +197,25 @@ def test_dungeon_foury_compiles_a_driver_only_when_its_games_are_played_and_warm
     lines = out.stdout.splitlines()
     assert lines[0] == "['simulate']"
     assert lines[1] == "['play_one', 'simulate']"
-    assert lines[2] == "['play_one', 'simulate', 'simulate_p2', 'simulate_search']"
-    assert lines[3] == str(sorted(["simulate", "simulate_p2", "simulate_search", "play_one", "play_one_p2",
-                                   "play_one_search"]))
-    assert lines[4] == "True"
+    assert lines[2] == "['play_one', 'simulate', 'simulate_p2_search']"
+    assert lines[3] == "['play_one', 'play_one_p2_search', 'simulate', 'simulate_p2_search']"
+    assert lines[4] == lines[3]
+    assert lines[5] == "True"
 
 
 def test_dungeon_foury_picks_the_entry_point_of_its_driver():
-    """``kernel.driver``: the 2-player mode (``two_player.players = 2``) first, then the search policy."""
+    """``kernel.driver``: the solo game's entry points unless the 2-player mode (``two_player.players = 2``) or
+    the search policy plays."""
     import numpy as np
 
     from foury_sim.games.foury import kernel as K
     from foury_sim.games.foury.layout import R_P2_PLAYERS
     from foury_sim.games.foury.policies import POL_SEARCH, POLICIES
+    from foury_sim.policy import USER_POLICY_ID
 
     R = np.zeros(R_P2_PLAYERS + 1, np.int64)
-    for players, pid, suffix in ((1, POLICIES["greedy"].policy_id, ""), (1, POL_SEARCH, "_search"),
-                                 (2, POLICIES["greedy"].policy_id, "_p2"), (2, POL_SEARCH, "_p2")):
+    for players, pid, suffix in ((1, POLICIES["greedy"].policy_id, ""), (1, POL_SEARCH, "_p2_search"),
+                                 (2, POLICIES["greedy"].policy_id, "_p2_search"), (1, USER_POLICY_ID, "")):
         R[R_P2_PLAYERS] = players
         assert K.driver(R, pid) == suffix
         assert "simulate" + suffix in K._ENTRIES and "play_one" + suffix in K._ENTRIES

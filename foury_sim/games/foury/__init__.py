@@ -232,19 +232,15 @@ def warm(rules: FouryRules) -> None:
     calls it (README "Policies", ``experiments/policies/brave.py``): with the policy's own arguments (the policy
     signature: any-layout arrays) and with ``GREEDY_PARAMS`` or ``CAUTIOUS_PARAMS`` (a module's global array,
     which numba freezes read-only). Otherwise the first run of such a policy compiles the whole greedy player
-    again (the engine's copies have other argument types; about 15 s on a 2-core machine, each). Also the
-    entry points of the drivers the shipped rules' ``run`` and ``replay`` do not reach (``kernel.driver``): the
-    2-player mode's (a game and a replay) and the search policy's replay."""
+    again (the engine's copies have other argument types; about 15 s on a 2-core machine, each). Also the replay
+    of the drivers other than the solo game's (``kernel.driver``: a 2-player game, replayed), which the shipped
+    rules' ``replay`` does not reach (their ``run`` does, with the search policy)."""
     from numba import types
 
     from ...policy import make_policy
     from .policies import heuristic_decide
 
-    two = load_ruleset(None, ["two_player.players=2"])
-    greedy = make_policy("greedy", POLICIES)
-    simulate(two, "free", greedy, 1, 0, 1)
-    play_one(two, "free", greedy, 1, 0)
-    play_one(rules, "free", make_policy("search", POLICIES), 1, 0)
+    play_one(load_ruleset(None, ["two_player.players=2"]), "free", make_policy("greedy", POLICIES), 1, 0)
 
     i64 = types.int64
     for params in (types.float64[:], types.Array(types.float64, 1, "C", readonly=True)):

@@ -3400,9 +3400,9 @@ def chunk_scratch(rm0, n_rooms):
     return st, rm, sc, opts, rs, ps, Dice(rs, ps, np.zeros(0, np.int64), np.zeros((1, TRACE_COLS), np.int64))
 
 
-# Three parallel entry points with one signature: the solo game (``simulate``), the 2-player mode
-# (``simulate_p2``: ``p2_run``) and the search policy (``simulate_search``: ``search_game``). Each compiles on
-# first use, so a first solo run compiles neither driver (docs/startup.md, "Dungeon Foury, session 38").
+# Two parallel entry points with one signature: the solo game (``simulate``) and the other drivers
+# (``simulate_p2_search``: the 2-player mode's ``p2_run`` or the search policy's ``search_game``). Each compiles
+# on first use, so a first solo run compiles neither driver (docs/startup.md, "Dungeon Foury, session 38").
 def _simulate_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, start, count, out, visits):
     """Solo games ``start .. start+count-1``: chunks of games in parallel, each game on its own streams."""
     n_rooms = geo.shape[0]
@@ -3420,43 +3420,34 @@ def _simulate_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, start, count
             write_out(T, st, rs, out, k)
 
 
-def _simulate_p2_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, start, count, out, visits):
-    """2-player games (``two_player.players = 2``; ``p2_run`` writes both players' columns)."""
+def _simulate_p2_search_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, start, count, out, visits):
+    """2-player games (``two_player.players = 2``: ``p2_run`` writes both players' columns), or games played by the
+    search policy (``search.py``: params = (rollouts, base id, kinds, the base's parameters...))."""
     n_rooms = geo.shape[0]
     pseed = seed ^ _POLICY_SALT
     board = Board(R, T, geo, arrows)
+    two = R[R_P2_PLAYERS] == 2
+    searching = pid == POL_SEARCH
+    n_base = params.shape[0] - S.P_BASE_PARAMS if searching else params.shape[0]
     for ch in prange((count + CHUNK - 1) // CHUNK):
         st, rm, sc, opts, rs, ps, dice = chunk_scratch(rm0, n_rooms)
         vis = visits[ch]
-        pol = Pol(pid, params.copy(), fn, np.zeros(0, np.int64), rs)
-        sb = np.zeros(STATE_SIZE, np.int64)  # the opponent's state, on their own board
+        pol = Pol(np.int64(params[S.P_BASE]) if searching else pid, params[params.shape[0] - n_base:].copy(), fn,
+                  np.zeros(S.CTL_SIZE if searching else 0, np.int64), rs)
+        acc = np.zeros((S.ACC_ROWS, S.MAX_BRANCH if searching else 0), np.float64)
+        qvis = np.zeros(vis.shape[0] if searching else 0, np.int64)
+        sb = np.zeros(STATE_SIZE if two else 0, np.int64)  # the opponent's state, on their own board
         R2 = R.copy()
         T2 = T.copy()
         p2_tables(board, R2, T2)
         bb = Board(R2, T2, geo, arrows)
         for k in range(ch * CHUNK, min(count, ch * CHUNK + CHUNK)):
-            p2_run(board, bb, rm0, st, sb, rm, sc, opts, dice, pol, vis, seed, pseed, start + k, out, k)
-            write_out(T, st, rs, out, k)
-
-
-def _simulate_search_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, start, count, out, visits):
-    """Games played by the search policy (``search.py``): params = (rollouts, base id, kinds, the base's
-    parameters...)."""
-    n_rooms = geo.shape[0]
-    pseed = seed ^ _POLICY_SALT
-    board = Board(R, T, geo, arrows)
-    n_base = params.shape[0] - S.P_BASE_PARAMS
-    for ch in prange((count + CHUNK - 1) // CHUNK):
-        st, rm, sc, opts, rs, ps, dice = chunk_scratch(rm0, n_rooms)
-        vis = visits[ch]
-        pol = Pol(np.int64(params[S.P_BASE]), params[params.shape[0] - n_base:].copy(), fn,
-                  np.zeros(S.CTL_SIZE, np.int64), rs)
-        acc = np.zeros((S.ACC_ROWS, S.MAX_BRANCH), np.float64)
-        qvis = np.zeros(vis.shape[0], np.int64)
-        for k in range(ch * CHUNK, min(count, ch * CHUNK + CHUNK)):
-            search_game(board, rm0, st, rm, sc, opts, dice, dice, pol, vis, qvis, seed, pseed, start + k,
-                        np.int64(params[S.P_ROLLOUTS]), np.int64(params[S.P_KINDS]), params[S.P_MARGIN],
-                        params[S.P_PROGRESS], acc)
+            if two:
+                p2_run(board, bb, rm0, st, sb, rm, sc, opts, dice, pol, vis, seed, pseed, start + k, out, k)
+            else:
+                search_game(board, rm0, st, rm, sc, opts, dice, dice, pol, vis, qvis, seed, pseed, start + k,
+                            np.int64(params[S.P_ROLLOUTS]), np.int64(params[S.P_KINDS]), params[S.P_MARGIN],
+                            params[S.P_PROGRESS], acc)
             write_out(T, st, rs, out, k)
 
 
@@ -3474,9 +3465,10 @@ def one_dice(seed, game, script, tr):
     return rs, ps, Dice(rs, ps, script, tr)
 
 
-# ``play_one``, ``play_one_p2``, ``play_one_search``: one game alone, with forced dice and a trace (``tr`` rows),
-# for replays and rule tests; like ``simulate``, one entry point per driver. The policy's parameters are a view,
-# not a copy: a scripted test policy writes its log into them, read back after the game.
+# ``play_one`` and ``play_one_p2_search``: one game alone, with forced dice and a trace (``tr`` rows), for replays
+# and rule tests; like ``simulate``, one entry point for the solo game and one for the other drivers. The
+# policy's parameters are a view, not a copy: a scripted test policy writes its log into them, read back after the
+# game.
 def _play_one(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, rm, tr, out, vis):
     """One solo game alone."""
     n_rooms = geo.shape[0]
@@ -3488,55 +3480,45 @@ def _play_one(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, r
     write_out(T, st, rs, out, np.int64(0))
 
 
-def _play_one_p2(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, rm, tr, out, vis):
-    """One 2-player game alone: ``st`` is the run's hero's state."""
+def _play_one_p2_search(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, rm, tr, out, vis):
+    """One game of the search policy alone (its rollouts on quiet dice: no trace), or one 2-player game (``st``
+    is the run's hero's state)."""
     n_rooms = geo.shape[0]
     sc = np.zeros((SC_ROWS, scratch_cols(n_rooms)), np.int64)
     opts = np.zeros((option_rows(n_rooms), N_OCOL), np.int64)
     rs, ps, dice = one_dice(seed, game, script, tr)
     board = Board(R, T, geo, arrows)
-    R2 = R.copy()
-    T2 = T.copy()
-    p2_tables(board, R2, T2)
-    p2_run(board, Board(R2, T2, geo, arrows), rm0, st, np.zeros(STATE_SIZE, np.int64), rm, sc, opts, dice,
-           Pol(pid, params, fn, np.zeros(0, np.int64), rs), vis, seed, seed ^ _POLICY_SALT, game, out,
-           np.int64(0))  # (an int64 row: simulate's signature)
-    write_out(T, st, rs, out, np.int64(0))
-
-
-def _play_one_search(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, rm, tr, out, vis):
-    """One game of the search policy alone (its rollouts on quiet dice: no trace)."""
-    n_rooms = geo.shape[0]
-    sc = np.zeros((SC_ROWS, scratch_cols(n_rooms)), np.int64)
-    opts = np.zeros((option_rows(n_rooms), N_OCOL), np.int64)
-    rs, ps, dice = one_dice(seed, game, script, tr)
-    n_base = params.shape[0] - S.P_BASE_PARAMS
-    pol = Pol(np.int64(params[S.P_BASE]), params[params.shape[0] - n_base:], fn,
-              np.zeros(S.CTL_SIZE + S.VALUE_ROOM, np.int64), rs)
-    search_game(Board(R, T, geo, arrows), rm0, st, rm, sc, opts, dice,
-                Dice(rs, ps, script, np.zeros((1, TRACE_COLS), np.int64)), pol, vis, np.zeros(vis.shape[0], np.int64),
-                seed, seed ^ _POLICY_SALT, game, np.int64(params[S.P_ROLLOUTS]), np.int64(params[S.P_KINDS]),
-                params[S.P_MARGIN], params[S.P_PROGRESS], np.zeros((S.ACC_ROWS, S.MAX_BRANCH), np.float64))
+    searching = pid == POL_SEARCH
+    n_base = params.shape[0] - S.P_BASE_PARAMS if searching else params.shape[0]
+    pol = Pol(np.int64(params[S.P_BASE]) if searching else pid, params[params.shape[0] - n_base:], fn,
+              np.zeros(S.CTL_SIZE + S.VALUE_ROOM if searching else 0, np.int64), rs)
+    if searching:
+        search_game(board, rm0, st, rm, sc, opts, dice, Dice(rs, ps, script, np.zeros((1, TRACE_COLS), np.int64)),
+                    pol, vis, np.zeros(vis.shape[0], np.int64), seed, seed ^ _POLICY_SALT, game,
+                    np.int64(params[S.P_ROLLOUTS]), np.int64(params[S.P_KINDS]), params[S.P_MARGIN],
+                    params[S.P_PROGRESS], np.zeros((S.ACC_ROWS, S.MAX_BRANCH), np.float64))
+    else:
+        R2 = R.copy()
+        T2 = T.copy()
+        p2_tables(board, R2, T2)
+        p2_run(board, Board(R2, T2, geo, arrows), rm0, st, np.zeros(STATE_SIZE, np.int64), rm, sc, opts, dice, pol,
+               vis, seed, seed ^ _POLICY_SALT, game, out, np.int64(0))  # (an int64 row: simulate's signature)
     write_out(T, st, rs, out, np.int64(0))
 
 
 #: The compiled entry points, built on first use (see ``config.CompiledOnFirstUse``).
 _ENTRIES = {
     "simulate": CompiledOnFirstUse(__name__, _SIG, _simulate_kernel, parallel=True),
-    "simulate_p2": CompiledOnFirstUse(__name__, _SIG, _simulate_p2_kernel, parallel=True),
-    "simulate_search": CompiledOnFirstUse(__name__, _SIG, _simulate_search_kernel, parallel=True),
+    "simulate_p2_search": CompiledOnFirstUse(__name__, _SIG, _simulate_p2_search_kernel, parallel=True),
     "play_one": CompiledOnFirstUse(__name__, _ONE_SIG, _play_one),
-    "play_one_p2": CompiledOnFirstUse(__name__, _ONE_SIG, _play_one_p2),
-    "play_one_search": CompiledOnFirstUse(__name__, _ONE_SIG, _play_one_search),
+    "play_one_p2_search": CompiledOnFirstUse(__name__, _ONE_SIG, _play_one_p2_search),
 }
 
 
 def driver(R, pid) -> str:
-    """The suffix of the entry points that play these games: ``""`` (the solo game), ``"_p2"`` (the 2-player
-    mode) or ``"_search"`` (the search policy; the 2-player mode refuses it)."""
-    if R[R_P2_PLAYERS] == 2:
-        return "_p2"
-    return "_search" if pid == POL_SEARCH else ""
+    """The suffix of the entry points that play these games: ``""`` (the solo game) or ``"_p2_search"`` (the
+    2-player mode, or the search policy; the 2-player mode refuses the search policy)."""
+    return "_p2_search" if R[R_P2_PLAYERS] == 2 or pid == POL_SEARCH else ""
 
 
 def entry(name: str):
