@@ -373,9 +373,10 @@ class CompiledOnFirstUse:
     ``module`` (pass ``__name__``; see ``use_cache``):
     importing a game compiles nothing, and a run of one game never waits for another's kernels."""
 
-    def __init__(self, module: str, sig, fn, **options) -> None:
+    def __init__(self, module: str, sig, fn, part: str = "", **options) -> None:
         self.module, self.package = module, package_of(module)
         self.sig, self.fn, self.options = sig, fn, options
+        self.part = part  # what of the engine this is, when not all of it (the compile notice names it)
         self.dispatcher = None
 
     @property
@@ -394,10 +395,11 @@ class CompiledOnFirstUse:
 
     def notice(self) -> str:
         game = self.package.rsplit("/", 1)[-1]
+        engine = f"the {game} engine" + (f"'s {self.part}" if self.part else "")
         if not CACHE:
-            return (f"foury-sim: compiling the {game} engine (FOURY_SIM_NO_CACHE is set: every run compiles; "
+            return (f"foury-sim: compiling {engine} (FOURY_SIM_NO_CACHE is set: every run compiles; "
                     "minutes on a 2-core machine)...")
-        return (f"foury-sim: compiling the {game} engine (first run after an install or code change, minutes on a "
+        return (f"foury-sim: compiling {engine} (first run after an install or code change, minutes on a "
                 "2-core machine; later runs load it from the cache in about a second; `foury-sim warm` does it "
                 "ahead)...")
 

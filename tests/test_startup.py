@@ -219,3 +219,14 @@ def test_dungeon_foury_picks_the_entry_point_of_its_driver():
         R[R_P2_PLAYERS] = players
         assert K.driver(R, pid) == suffix
         assert "simulate" + suffix in K._ENTRIES and "play_one" + suffix in K._ENTRIES
+
+
+def test_the_compile_notice_names_the_part_of_the_engine_an_entry_point_is():
+    """An entry point that is only a part of a game's engine (Dungeon Foury's 2-player and search drivers) says so
+    in its compile notice; the others name the engine."""
+    from foury_sim.games.foury import kernel as K
+
+    assert K._ENTRIES["simulate"].notice().startswith("foury-sim: compiling the foury engine (")
+    for name in ("simulate_p2_search", "play_one_p2_search"):
+        assert K._ENTRIES[name].notice().startswith(
+            "foury-sim: compiling the foury engine's 2-player and search drivers ("), name

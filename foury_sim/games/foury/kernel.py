@@ -3507,11 +3507,12 @@ def _play_one_p2_search(R, T, geo, arrows, rm0, pid, params, fn, seed, game, scr
 
 
 #: The compiled entry points, built on first use (see ``config.CompiledOnFirstUse``).
+_DRIVERS = "2-player and search drivers"  # (what the compile notice of their entry points names)
 _ENTRIES = {
     "simulate": CompiledOnFirstUse(__name__, _SIG, _simulate_kernel, parallel=True),
-    "simulate_p2_search": CompiledOnFirstUse(__name__, _SIG, _simulate_p2_search_kernel, parallel=True),
+    "simulate_p2_search": CompiledOnFirstUse(__name__, _SIG, _simulate_p2_search_kernel, _DRIVERS, parallel=True),
     "play_one": CompiledOnFirstUse(__name__, _ONE_SIG, _play_one),
-    "play_one_p2_search": CompiledOnFirstUse(__name__, _ONE_SIG, _play_one_p2_search),
+    "play_one_p2_search": CompiledOnFirstUse(__name__, _ONE_SIG, _play_one_p2_search, _DRIVERS),
 }
 
 
