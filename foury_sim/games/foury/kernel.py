@@ -3506,8 +3506,8 @@ def _play_one_p2_search(R, T, geo, arrows, rm0, pid, params, fn, seed, game, scr
     write_out(T, st, rs, out, np.int64(0))
 
 
-#: The compiled entry points, built on first use (see ``config.CompiledOnFirstUse``).
 _DRIVERS = "2-player and search drivers"  # (what the compile notice of their entry points names)
+#: The compiled entry points, built on first use (see ``config.CompiledOnFirstUse``).
 _ENTRIES = {
     "simulate": CompiledOnFirstUse(__name__, _SIG, _simulate_kernel, parallel=True),
     "simulate_p2_search": CompiledOnFirstUse(__name__, _SIG, _simulate_p2_search_kernel, _DRIVERS, parallel=True),
