@@ -67,6 +67,10 @@ def lean_link() -> bool:
     the function Python asked for is translated once, then cached as object code. A callee that Python calls later
     is optimised and translated then.
 
+    A ``prange`` kernel's own library is the exception: the parfor's three libraries (its gufunc and numba's two
+    wrappers) each link and optimise the whole tree, and the kernel's module, which links the last of them, is
+    translated without a fourth round (``parfor_entry``).
+
     Before its module passes, such a library goes through the code generator's IR passes (``prepare``:
     CodeGenPrepare and the others MCJIT runs in place on every module it translates; numba's callers linked that
     prepared IR). Without them the same program ran up to a third slower (``docs/startup.md``, sessions 32 and
@@ -127,8 +131,15 @@ def _lean_libraries(full, final, unserialize, pointer, serialize, rebuild, execu
     def optimize_final_module(self) -> None:
         if depth() > 1:  # a callee's: optimised inside its callers' modules
             self._foury_bare = True
-        else:
+        elif not parfor_entry(self):
             prepared_full(self)
+
+    def parfor_entry(self) -> bool:
+        """A ``prange`` kernel's own library: it links the parfor's last wrapper, whose module already holds the
+        whole tree, put through the passes in each of the parfor's three libraries; the kernel's own function
+        only starts the parfor, so its module is translated as it is linked (session 38: 3 CPU s less a kernel,
+        the same speed)."""
+        return any(lib.name == "parallelgufuncwrapper" for lib in self._linking_libraries)
 
     def prepare(self) -> None:
         """The code generator's IR passes over the library's module, in place (its machine code is dropped): numba's

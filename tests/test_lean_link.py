@@ -164,3 +164,25 @@ def test_a_lazy_callee_round_trips_through_the_cache(tmp_path):
     assert run("clover", 5) == ["16", "1", "bitcode"]  # its IR loaded, translated, saved again as object code
     assert run("clover", 6) == ["19", "1", "object"]
     assert run("lair", 4) == ["29", "1", "object"]
+
+
+def test_a_prange_kernel_leaves_the_module_passes_to_its_parfors_libraries(monkeypatch):
+    """The parfor's gufunc and numba's two wrappers each optimise the linked tree; the kernel's own library, which
+    links the last wrapper, is translated without a fourth round (``parfor_entry``), and computes the same."""
+    from numba import prange
+
+    seen = _spy(monkeypatch)
+
+    @njit(parallel=True)
+    def sector_totals(rolls):
+        out = np.zeros(rolls.shape[0], np.int64)
+        for i in prange(rolls.shape[0]):
+            out[i] = rolls[i].sum() * 2 + 1
+        return out
+
+    rolls = np.arange(24, dtype=np.int64).reshape(6, 4)
+    assert sector_totals(rolls).tolist() == (rolls.sum(axis=1) * 2 + 1).tolist()
+    roots = [(name, full) for name, full in seen if name.endswith("sector_totals") or name == "parallelgufuncwrapper"
+             or name.startswith("__numba_parfor_gufunc") or "GufuncWrapper" in name]
+    assert [full for _, full in roots] == [True, True, True, False], roots
+    assert roots[-1][0].endswith("sector_totals")
