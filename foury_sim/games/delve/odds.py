@@ -205,6 +205,7 @@ def clear_table(rules: np.ndarray) -> np.ndarray:
 def ship_clear_tables() -> bool:
     """Compute the clear table of every hero of the shipped rules into ``SHIPPED`` (rewritten only if a table
     changed) and the sources' hash into ``SHIPPED_SOURCES``; True if the tables changed."""
+    from ...files import atomic_write  # (pandas: not at a Delve command's start-up)
     from .ruleset import load_ruleset
 
     rs = load_ruleset()
@@ -215,8 +216,6 @@ def ship_clear_tables() -> bool:
             changed = not (np.array_equal(z["rules"], keys) and np.array_equal(z["tables"], tables))
     except (OSError, ValueError, KeyError):
         changed = True
-    from ...files import atomic_write
-
     if changed:
         buf = io.BytesIO()
         np.savez_compressed(buf, rules=keys, tables=tables)

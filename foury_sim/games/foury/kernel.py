@@ -3388,13 +3388,18 @@ _SIG = types.void(I1, I2, I2, I2, I2, types.int64, types.float64[::1], POLICY_TY
 
 
 @njit(cache=CACHE, inline="always")
+def game_scratch(n_rooms):
+    """The search scratch ``sc`` and the options table of a map of ``n_rooms`` rooms."""
+    return np.zeros((SC_ROWS, scratch_cols(n_rooms)), np.int64), np.zeros((option_rows(n_rooms), N_OCOL), np.int64)
+
+
+@njit(cache=CACHE, inline="always")
 def chunk_scratch(rm0, n_rooms):
     """A chunk's own scratch (one per ``prange`` iteration): state, rooms, search scratch, options, the two
     streams and the dice (no script, no trace)."""
     st = np.zeros(STATE_SIZE, np.int64)
     rm = np.empty_like(rm0)
-    sc = np.zeros((SC_ROWS, scratch_cols(n_rooms)), np.int64)
-    opts = np.zeros((option_rows(n_rooms), N_OCOL), np.int64)
+    sc, opts = game_scratch(n_rooms)
     rs = np.zeros(4, np.uint64)
     ps = np.zeros(4, np.uint64)
     return st, rm, sc, opts, rs, ps, Dice(rs, ps, np.zeros(0, np.int64), np.zeros((1, TRACE_COLS), np.int64))
@@ -3456,13 +3461,15 @@ _ONE_SIG = types.void(I1, I2, I2, I2, I2, types.int64, types.float64[::1], POLIC
 
 
 @njit(cache=CACHE, inline="always")
-def one_dice(seed, game, script, tr):
-    """One game's two streams, seeded, and its dice (forced faces ``script``, trace ``tr``)."""
+def one_scratch(n_rooms, seed, game, script, tr):
+    """One game's scratch (``game_scratch``), its two streams, seeded, and its dice (forced faces ``script``, trace
+    ``tr``)."""
+    sc, opts = game_scratch(n_rooms)
     rs = np.zeros(4, np.uint64)
     ps = np.zeros(4, np.uint64)
     seed_stream(rs, seed, game)
     seed_stream(ps, seed ^ _POLICY_SALT, game)
-    return rs, ps, Dice(rs, ps, script, tr)
+    return sc, opts, rs, ps, Dice(rs, ps, script, tr)
 
 
 # ``play_one`` and ``play_one_p2_search``: one game alone, with forced dice and a trace (``tr`` rows), for replays
@@ -3471,10 +3478,7 @@ def one_dice(seed, game, script, tr):
 # game.
 def _play_one(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, rm, tr, out, vis):
     """One solo game alone."""
-    n_rooms = geo.shape[0]
-    sc = np.zeros((SC_ROWS, scratch_cols(n_rooms)), np.int64)
-    opts = np.zeros((option_rows(n_rooms), N_OCOL), np.int64)
-    rs, ps, dice = one_dice(seed, game, script, tr)
+    sc, opts, rs, ps, dice = one_scratch(geo.shape[0], seed, game, script, tr)
     play_game(Board(R, T, geo, arrows), rm0, st, rm, sc, opts, dice, Pol(pid, params, fn, np.zeros(0, np.int64), rs),
               vis)
     write_out(T, st, rs, out, np.int64(0))
@@ -3483,10 +3487,7 @@ def _play_one(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, r
 def _play_one_p2_search(R, T, geo, arrows, rm0, pid, params, fn, seed, game, script, st, rm, tr, out, vis):
     """One game of the search policy alone (its rollouts on quiet dice: no trace), or one 2-player game (``st``
     is the run's hero's state)."""
-    n_rooms = geo.shape[0]
-    sc = np.zeros((SC_ROWS, scratch_cols(n_rooms)), np.int64)
-    opts = np.zeros((option_rows(n_rooms), N_OCOL), np.int64)
-    rs, ps, dice = one_dice(seed, game, script, tr)
+    sc, opts, rs, ps, dice = one_scratch(geo.shape[0], seed, game, script, tr)
     board = Board(R, T, geo, arrows)
     searching = pid == POL_SEARCH
     n_base = params.shape[0] - S.P_BASE_PARAMS if searching else params.shape[0]
