@@ -1,0 +1,202 @@
+"""The engine's typed IR, shipped with each game, so that a first run compiles only the entry points.
+
+A cold compile spends about two thirds of its time in numba's Python frontend (typing and lowering a hundred rule
+functions) and the rest in LLVM. Under ``config.lean_link`` a rule function reached inside an entry point's compile
+is cached as LLVM bitcode (its per-function passes done; its callees linked in): IR with nothing of this CPU in it
+(no ``target-cpu``, no target features, no intrinsic of a CPU feature; only the x86-64 triple and data layout).
+Each game ships the bitcode cache entries its entry points load (``games/NAME/data/engine_ir.xz``, written by
+``tools/ship_ir.py``). Before an entry point's first call (``config.CompiledOnFirstUse``), ``seed`` writes them
+into the game's cache directory under this machine's key, when this machine's numba, llvmlite, Python and target
+are the bundle's and the sources hash as the bundle's (``config._source_hash``: the cache directory's own key).
+The entry points then compile from them: their own typing, the parfor, the module passes and the machine code for
+this CPU. Anything else (an edited engine, another numba, ``FOURY_SIM_SHIPPED_IR=0``) compiles from source.
+
+numba checks every seeded entry as it checks its own: the index's stamp (the hash of the function's source file),
+the key's hash of the function's bytecode and the numba version in the index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import lzma
+import os
+import pickle
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Seed a first run's cache from the shipped IR (``FOURY_SIM_SHIPPED_IR=0`` compiles from source: to measure).
+SHIPPED_IR: bool = os.environ.get("FOURY_SIM_SHIPPED_IR", "") in ("", "1")
+#: The bundle's file in a game package.
+BUNDLE = "data/engine_ir.xz"
+#: The file in a seeded cache directory that says which bundle was written there.
+MARKER = "shipped-ir"
+_ROOT = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One cached function: its source file (relative to the package root), numba's index and data file names,
+    the index key's signature and bytecode hashes (the key less this machine's part), and the data."""
+
+    file: str
+    index: str
+    sig: object
+    code: tuple
+    name: str
+    data: bytes
+
+
+def bundle_path(package: str) -> Path:
+    """The shipped IR of game package ``package`` (``games/NAME``)."""
+    return _ROOT / package / BUNDLE
+
+
+def environment() -> dict[str, str]:
+    """What a bundle is valid for: numba, llvmlite, Python's bytecode, the target triple and data layout, and the
+    compile settings the bundle was made with (the defaults)."""
+    import llvmlite
+    import numba
+    from numba.core.registry import cpu_target
+
+    from . import config
+
+    cg = cpu_target.target_context.codegen()
+    return {"numba": numba.__version__, "llvmlite": llvmlite.__version__, "python": sys.implementation.cache_tag,
+            "triple": cg._llvm_module.triple, "data_layout": str(cg.target_data),
+            "settings": f"lean={config.LEAN_LINK} quick={config.QUICK_INLINE}"}
+
+
+def read(package: str) -> dict | None:
+    """The bundle of ``package`` (``{"meta": ..., "entries": [Entry, ...]}``), or None when it ships none."""
+    path = bundle_path(package)
+    if not path.exists():
+        return None
+    with lzma.open(path, "rb") as f:
+        return pickle.load(f)
+
+
+def applies(package: str) -> str:
+    """Why the bundle of ``package`` is not used here ("" when it is)."""
+    from . import config
+
+    if not SHIPPED_IR:
+        return "FOURY_SIM_SHIPPED_IR=0"
+    if config.JIT_DISABLED or not config.CACHE or config._USER_CACHE_DIR or not config.lean_link():
+        return "no on-disk cache of this project's own (or numba off)"
+    bundle = read(package)
+    if bundle is None:
+        return "no shipped IR"
+    meta = bundle["meta"]
+    if meta["sources"] != config._source_hash((package,)):
+        return f"the sources changed since it was made (run python tools/ship_ir.py {package.rsplit('/', 1)[-1]})"
+    here = environment()
+    off = [k for k in here if meta["environment"].get(k) != here[k]]
+    if off:
+        return "made for another " + ", ".join(f"{k} ({meta['environment'].get(k)}, here {here[k]})" for k in off)
+    return ""
+
+
+def _put(path: str | Path, data: bytes) -> None:
+    """Write a file whole or not at all (a temporary file renamed over it): another process may be reading the
+    cache."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+def _index_dir(cache_dir: str, file: str) -> str:
+    """numba's folder for the functions of source ``file`` in ``cache_dir`` (its ``UserProvidedCacheLocator``)."""
+    from numba.core.caching import _CacheLocator
+
+    return os.path.join(cache_dir, _CacheLocator.get_suitable_cache_subpath(str(_ROOT / file)))
+
+
+def seed(package: str) -> int:
+    """Write the shipped IR of ``package`` into its cache directory, once, when it applies here; the number of
+    functions written (an index numba already keeps is left alone)."""
+    from . import config
+
+    cache_dir = config._cache_dir(package)
+    marker = os.path.join(cache_dir, MARKER)
+    if os.path.exists(marker) or applies(package):
+        return 0
+    import numba
+    from numba.core.registry import cpu_target
+
+    bundle = read(package)
+    os.makedirs(cache_dir, exist_ok=True)
+    magic = cpu_target.target_context.codegen().magic_tuple()
+    groups: dict[tuple[str, str], list[Entry]] = {}
+    for e in bundle["entries"]:
+        groups.setdefault((e.file, e.index), []).append(e)
+    written = 0
+    for (file, index), entries in groups.items():
+        folder = _index_dir(cache_dir, file)
+        os.makedirs(folder, exist_ok=True)
+        if os.path.exists(os.path.join(folder, index)):
+            continue
+        for e in entries:
+            _put(os.path.join(folder, e.name), e.data)
+        stamp = hashlib.sha256((_ROOT / file).read_bytes()).digest()  # numba's stamp: the source file's hash
+        overloads = {(e.sig, magic, e.code): e.name for e in entries}
+        _put(os.path.join(folder, index), pickle.dumps(numba.__version__, protocol=-1)
+                           + pickle.dumps((stamp, overloads), protocol=-1))
+        written += len(entries)
+    _put(marker, bundle["meta"]["digest"].encode())
+    return written
+
+
+def seeded(package: str) -> bool:
+    """Whether the shipped IR of ``package`` was written into its cache directory here."""
+    from . import config
+
+    return os.path.exists(os.path.join(config._cache_dir(package), MARKER))
+
+
+def collect(cache_dir: str, package: str, names: set[str] | None = None) -> list[Entry]:
+    """The bitcode entries of ``package``'s functions in ``cache_dir`` (a game's cache directory filled by a
+    compile from source); only the data files in ``names`` when given."""
+    from numba.core.caching import _CacheLocator
+
+    folders = {}
+    for src in [_ROOT / f for f in _core_files()] + sorted((_ROOT / package).rglob("*.py")):
+        folders.setdefault(_CacheLocator.get_suitable_cache_subpath(str(src)), {})[src.stem] = src
+    out = []
+    for sub, stems in sorted(folders.items()):
+        folder = os.path.join(cache_dir, sub)
+        if not os.path.isdir(folder):
+            continue
+        for index in sorted(f for f in os.listdir(folder) if f.endswith(".nbi")):
+            src = stems.get(index.split(".", 1)[0])
+            if src is None:
+                continue
+            with open(os.path.join(folder, index), "rb") as f:
+                pickle.load(f)
+                _stamp, overloads = pickle.loads(f.read())
+            for key, name in sorted(overloads.items(), key=lambda kv: kv[1]):
+                data = Path(folder, name).read_bytes()
+                if pickle.loads(data)[0][1] != "bitcode" or (names is not None and name not in names):
+                    continue
+                out.append(Entry(src.relative_to(_ROOT).as_posix(), index, key[0], key[2], name, data))
+    return out
+
+
+def _core_files() -> list[str]:
+    """The project's core modules (a kernel's cache directory also holds the core functions compiled in it)."""
+    return sorted(f for f in os.listdir(_ROOT) if f.endswith(".py"))
+
+
+def write(package: str, entries: list[Entry]) -> Path:
+    """Write the bundle of ``package`` (``tools/ship_ir.py``)."""
+    from . import config
+
+    h = hashlib.sha256()
+    for e in entries:
+        h.update(e.file.encode() + e.name.encode() + e.data)
+    meta = {"sources": config._source_hash((package,)), "environment": environment(), "digest": h.hexdigest()[:16],
+            "functions": [f"{e.file}:{e.index}" for e in entries]}
+    path = bundle_path(package)
+    _put(path, lzma.compress(pickle.dumps({"meta": meta, "entries": entries}, protocol=4), preset=9))
+    return path

@@ -1,0 +1,70 @@
+"""Write each game's shipped IR (``foury_sim/games/NAME/data/engine_ir.xz``: ``foury_sim/shipped_ir.py``).
+
+For each game: ``warm`` compiles the game from source into an empty cache (every entry point, every built-in
+policy); its rule functions' bitcode entries are collected and seeded into a second empty cache, where ``warm``
+runs again and records the entries the entry points load (the direct callees: each holds its whole tree); those
+are the bundle. Run it after a change to a game's engine or to the core modules it compiles
+(``tests/test_shipped_ir.py`` fails until it is run):
+
+    python tools/ship_ir.py [GAME...]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+_WARM = """
+import json, sys
+from numba.core import caching
+loaded = []
+load = caching.IndexDataCacheFile._load_data
+def logged(self, name):
+    loaded.append(name)
+    return load(self, name)
+caching.IndexDataCacheFile._load_data = logged
+from foury_sim import config
+from foury_sim.warm import warm_game
+report = warm_game(sys.argv[1])
+print(json.dumps({"loaded": loaded, "compile_s": config.FIRST_USE["compile_s"], "seconds": report.seconds}))
+"""
+
+
+def _warm(game: str, cache: str, shipped: bool) -> dict:
+    env = dict(os.environ, FOURY_SIM_CACHE_DIR=cache, FOURY_SIM_SHIPPED_IR="1" if shipped else "0")
+    out = subprocess.run([sys.executable, "-c", _WARM, game], env=env, check=True, capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def ship(game: str) -> str:
+    """Make and write the shipped IR of ``game``; a line saying what was written."""
+    from foury_sim import config, shipped_ir
+
+    package = f"games/{game}"
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as full, tempfile.TemporaryDirectory() as seeded:
+        cold = _warm(game, full, shipped=False)
+        cache_dir = os.path.join(full, f"{config._cache_name((package,))}-{config._source_hash((package,))}")
+        every = shipped_ir.collect(cache_dir, package)
+        shipped_ir.write(package, every)
+        again = _warm(game, seeded, shipped=True)
+        kept = shipped_ir.collect(cache_dir, package, set(again["loaded"]))
+        path = shipped_ir.write(package, kept)
+    return (f"{game}: {len(kept)} of {len(every)} functions' IR, {path.stat().st_size / 1e3:.0f} kB ({path}); "
+            f"warm compiled {cold['compile_s']:.1f} s from source, {again['compile_s']:.1f} s from the IR; "
+            f"{time.perf_counter() - t0:.0f} s")
+
+
+def main(argv: list[str]) -> None:
+    from foury_sim.registry import games
+
+    for game in argv or games():
+        print(ship(game), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
