@@ -31,7 +31,7 @@ SHIPPED_IR: bool = os.environ.get("FOURY_SIM_SHIPPED_IR", "") in ("", "1")
 BUNDLE = "data/engine_ir.xz"
 #: The file in a seeded cache directory that says which bundle was written there.
 MARKER = "shipped-ir"
-_ROOT = Path(__file__).resolve().parent
+_ROOT = Path(os.path.abspath(os.path.dirname(__file__)))  # as numba's locator names a module's folder (no resolve)
 
 
 @dataclass(frozen=True)
