@@ -78,23 +78,30 @@ def read(package: str) -> dict | None:
 
 def applies(package: str) -> str:
     """Why the bundle of ``package`` is not used here ("" when it is)."""
+    return _usable(package)[1]
+
+
+def _usable(package: str) -> tuple[dict | None, str]:
+    """The bundle of ``package`` when it applies here, else None and why not."""
     from . import config
 
     if not SHIPPED_IR:
-        return "FOURY_SIM_SHIPPED_IR=0"
+        return None, "FOURY_SIM_SHIPPED_IR=0"
     if config.JIT_DISABLED or not config.CACHE or config._USER_CACHE_DIR or not config.lean_link():
-        return "no on-disk cache of this project's own (or numba off)"
+        return None, "no on-disk cache of this project's own (or numba off)"
     bundle = read(package)
     if bundle is None:
-        return "no shipped IR"
+        return None, "no shipped IR"
     meta = bundle["meta"]
     if meta["sources"] != config._source_hash((package,)):
-        return f"the sources changed since it was made (run python tools/ship_ir.py {package.rsplit('/', 1)[-1]})"
+        game = package.rsplit("/", 1)[-1]
+        return None, f"the sources changed since it was made (run python tools/ship_ir.py {game})"
     here = environment()
     off = [k for k in here if meta["environment"].get(k) != here[k]]
     if off:
-        return "made for another " + ", ".join(f"{k} ({meta['environment'].get(k)}, here {here[k]})" for k in off)
-    return ""
+        return None, "made for another " + ", ".join(f"{k} ({meta['environment'].get(k)}, here {here[k]})"
+                                                      for k in off)
+    return bundle, ""
 
 
 def _put(path: str | Path, data: bytes) -> None:
@@ -120,12 +127,22 @@ def seed(package: str) -> int:
 
     cache_dir = config._cache_dir(package)
     marker = os.path.join(cache_dir, MARKER)
-    if os.path.exists(marker) or applies(package):
+    if os.path.exists(marker):
         return 0
+    bundle, _ = _usable(package)
+    if bundle is None:
+        return 0
+    try:
+        return _write(bundle, cache_dir, marker)
+    except OSError:  # a cache that cannot be written: the engine compiles from source, as without the bundle
+        return 0
+
+
+def _write(bundle: dict, cache_dir: str, marker: str) -> int:
+    """``seed``'s writes: each function's data, then its index under this machine's key, then the marker."""
     import numba
     from numba.core.registry import cpu_target
 
-    bundle = read(package)
     os.makedirs(cache_dir, exist_ok=True)
     magic = cpu_target.target_context.codegen().magic_tuple()
     groups: dict[tuple[str, str], list[Entry]] = {}
@@ -141,8 +158,8 @@ def seed(package: str) -> int:
             _put(os.path.join(folder, e.name), e.data)
         stamp = hashlib.sha256((_ROOT / file).read_bytes()).digest()  # numba's stamp: the source file's hash
         overloads = {(e.sig, magic, e.code): e.name for e in entries}
-        _put(os.path.join(folder, index), pickle.dumps(numba.__version__, protocol=-1)
-                           + pickle.dumps((stamp, overloads), protocol=-1))
+        _put(os.path.join(folder, index),
+             pickle.dumps(numba.__version__, protocol=-1) + pickle.dumps((stamp, overloads), protocol=-1))
         written += len(entries)
     _put(marker, bundle["meta"]["digest"].encode())
     return written

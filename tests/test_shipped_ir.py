@@ -92,6 +92,17 @@ def test_seed_writes_each_function_once_under_this_machines_key_and_leaves_a_kep
     assert shipped_ir.seed(package) == 0  # once
 
 
+def test_a_cache_that_cannot_be_written_is_not_seeded_and_the_run_goes_on(tmp_path, monkeypatch):
+    monkeypatch.setenv("FOURY_SIM_CACHE_DIR", str(tmp_path))
+
+    def refuse(path, data):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(shipped_ir, "_put", refuse)
+    assert shipped_ir.seed("games/rooms") == 0
+    assert not shipped_ir.seeded("games/rooms")
+
+
 _PLAY = """
 import json, sys
 from numba.core import caching
