@@ -205,15 +205,19 @@ def _core_files() -> list[str]:
     return sorted(f for f in os.listdir(_ROOT) if f.endswith(".py"))
 
 
-def write(package: str, entries: list[Entry]) -> Path:
-    """Write the bundle of ``package`` (``tools/ship_ir.py``)."""
+def write(package: str, entries: list[Entry]) -> bool:
+    """Write the bundle of ``package`` (``tools/ship_ir.py``); False when the shipped one already holds the same
+    functions' bitcode for the same sources and environment (left as it is: a cache entry's other fields, numba's
+    type annotation text, name this process's addresses, so a compile never gives the same bytes twice)."""
     from . import config
 
     h = hashlib.sha256()
     for e in entries:
-        h.update(e.file.encode() + e.name.encode() + e.data)
+        h.update(e.file.encode() + e.name.encode() + pickle.loads(e.data)[0][2])
     meta = {"sources": config._source_hash((package,)), "environment": environment(), "digest": h.hexdigest()[:16],
             "functions": [f"{e.file}:{e.index}" for e in entries]}
-    path = bundle_path(package)
-    _put(path, lzma.compress(pickle.dumps({"meta": meta, "entries": entries}, protocol=4), preset=9))
-    return path
+    old = read(package)
+    if old is not None and old["meta"] == meta:
+        return False
+    _put(bundle_path(package), lzma.compress(pickle.dumps({"meta": meta, "entries": entries}, protocol=4), preset=9))
+    return True

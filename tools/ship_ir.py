@@ -50,13 +50,17 @@ def ship(game: str) -> str:
         cold = _warm(game, full, shipped=False)
         cache_dir = os.path.join(full, f"{config._cache_name((package,))}-{config._source_hash((package,))}")
         every = shipped_ir.collect(cache_dir, package)
+        path = shipped_ir.bundle_path(package)
+        before = path.read_bytes() if path.exists() else None
         shipped_ir.write(package, every)
         again = _warm(game, seeded, shipped=True)
         kept = shipped_ir.collect(cache_dir, package, set(again["loaded"]))
-        path = shipped_ir.write(package, kept)
-    return (f"{game}: {len(kept)} of {len(every)} functions' IR, {path.stat().st_size / 1e3:.0f} kB ({path}); "
-            f"warm compiled {cold['compile_s']:.1f} s from source, {again['compile_s']:.1f} s from the IR; "
-            f"{time.perf_counter() - t0:.0f} s")
+        if before is not None:
+            path.write_bytes(before)  # the shipped one back, so that the same IR leaves it untouched
+        changed = shipped_ir.write(package, kept)
+    return (f"{game}: {len(kept)} of {len(every)} functions' IR, {path.stat().st_size / 1e3:.0f} kB ({path}, "
+            f"{'rewritten' if changed else 'unchanged'}); warm compiled {cold['compile_s']:.1f} s from source, "
+            f"{again['compile_s']:.1f} s from the IR; {time.perf_counter() - t0:.0f} s")
 
 
 def main(argv: list[str]) -> None:
