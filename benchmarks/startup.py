@@ -1,4 +1,5 @@
-"""Start-up time of a CLI command: cold (empty kernel cache, so it compiles) and cached."""
+"""Start-up time of a CLI command: cold (empty kernel cache, so it compiles) and cached; a first run from the
+engine's shipped IR against one from source (`first-run`); the compile trades (`compile`, `speed`)."""
 
 from __future__ import annotations
 
@@ -108,6 +109,50 @@ def speed_ab(trees: list[tuple[str, str]], games: int = 200_000, rounds: int = 5
     return out
 
 
+# --- a first run, from the engine's shipped IR and from source (session 39) ---------------------------------------
+#
+#     python benchmarks/startup.py first-run [--game foury ...] [--rounds 2] [--write]
+#
+# ``foury-sim run GAME --format json`` in a fresh process and an empty cache, as a designer's first run after an
+# install: from the shipped IR (the default) and from source (``FOURY_SIM_SHIPPED_IR=0``), alternated round by
+# round; each run's ``compile_s`` (the wall seconds before the first game is played: issue 17's 30 s), the whole
+# command's wall and CPU seconds and its peak memory. ``--write``: benchmarks/results/first_run.json.
+
+
+def first_run(game: str, shipped: bool) -> dict:
+    """One first run of ``game`` in an empty cache (``shipped``: from the shipped IR, else from source)."""
+    import json
+
+    with tempfile.TemporaryDirectory(prefix="foury-sim-cache-") as cache, tempfile.TemporaryFile("w+") as out:
+        env = dict(os.environ, FOURY_SIM_CACHE_DIR=cache, FOURY_SIM_SHIPPED_IR="1" if shipped else "0",
+                   PYTHONPATH=str(ROOT))
+        t = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "foury_sim", "run", game, "--format", "json"], env=env,
+                                cwd=ROOT, stdout=out, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)  # this child's own CPU time and peak memory
+        wall = time.perf_counter() - t
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode:
+            raise RuntimeError(f"foury-sim run {game} exited {proc.returncode}")
+        out.seek(0)
+        summary = json.load(out)
+    return {"game": game, "from": "shipped IR" if shipped else "source", "compile_s": round(summary["compile_s"], 2),
+            "wall_s": round(wall, 2), "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
+            "peak_gb": round(usage.ru_maxrss / 1e6, 2), "load": round(os.getloadavg()[0], 2),
+            "at": time.strftime("%H:%M:%S", time.gmtime())}
+
+
+def first_runs(games: list[str], rounds: int) -> list[dict]:
+    """``first_run`` of each game from the shipped IR and from source, alternated, ``rounds`` times."""
+    runs = []
+    for game in games:
+        for _ in range(rounds):
+            for shipped in (True, False):
+                runs.append(first_run(game, shipped))
+                print(runs[-1], flush=True)
+    return runs
+
+
 def main() -> None:
     import argparse
     import json
@@ -128,7 +173,23 @@ def main() -> None:
     s.add_argument("--game", default="delve")
     s.add_argument("--hero", help="the hero to play (default: none for Delve, free for Foury, adventurer for Tactics, "
                    "ranger for Rooms)")
+    f = sub.add_parser("first-run")
+    f.add_argument("--game", action="append", help="a game (repeatable; default every game)")
+    f.add_argument("--rounds", type=int, default=2)
+    f.add_argument("--write", action="store_true", help="write benchmarks/results/first_run.json")
     args = ap.parse_args()
+    if args.cmd == "first-run":
+        from foury_sim.registry import games
+
+        runs = first_runs(args.game or games(), args.rounds)
+        if args.write:
+            import platform
+
+            named = "".join(f" --game {g}" for g in args.game or [])
+            doc = {"command": f"python benchmarks/startup.py first-run{named} --rounds {args.rounds}",
+                   "machine": platform.processor() or platform.machine(), "cores": os.cpu_count(), "runs": runs}
+            (ROOT / "benchmarks" / "results" / "first_run.json").write_text(json.dumps(doc, indent=2) + "\n")
+        return
     if args.cmd == "compile":
         print(json.dumps(compile_cost(args.tree, args.game, args.cache)))
         return
