@@ -53,10 +53,16 @@ def ship(game: str) -> str:
         path = shipped_ir.bundle_path(package)
         before = path.read_bytes() if path.exists() else None
         shipped_ir.write(package, every)
-        again = _warm(game, seeded, shipped=True)
+        try:
+            again = _warm(game, seeded, shipped=True)
+        finally:  # the shipped one back (an interrupted run changes nothing; the same IR leaves it untouched)
+            if before is not None:
+                path.write_bytes(before)
+            else:
+                path.unlink()
         kept = shipped_ir.collect(cache_dir, package, set(again["loaded"]))
-        if before is not None:
-            path.write_bytes(before)  # the shipped one back, so that the same IR leaves it untouched
+        if not kept:
+            raise SystemExit(f"{game}: the entry points loaded none of the seeded IR (nothing written)")
         changed = shipped_ir.write(package, kept)
     return (f"{game}: {len(kept)} of {len(every)} functions' IR, {path.stat().st_size / 1e3:.0f} kB ({path}, "
             f"{'rewritten' if changed else 'unchanged'}); warm compiled {cold['compile_s']:.1f} s from source, "
