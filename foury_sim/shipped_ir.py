@@ -89,10 +89,13 @@ def _usable(package: str) -> tuple[dict | None, str]:
         return None, "FOURY_SIM_SHIPPED_IR=0"
     if config.JIT_DISABLED or not config.CACHE or config._USER_CACHE_DIR or not config.lean_link():
         return None, "no on-disk cache of this project's own (or numba off)"
-    bundle = read(package)
+    try:
+        bundle = read(package)
+        meta = bundle["meta"] if bundle is not None else None
+    except Exception as e:  # noqa: BLE001 - a damaged bundle (truncated, a Git LFS pointer): compile from source
+        return None, f"its file cannot be read ({type(e).__name__}: {bundle_path(package)})"
     if bundle is None:
         return None, "no shipped IR"
-    meta = bundle["meta"]
     if meta["sources"] != config._source_hash((package,)):
         game = package.rsplit("/", 1)[-1]
         return None, f"the sources changed since it was made (run python tools/ship_ir.py {game})"
@@ -163,6 +166,22 @@ def _write(bundle: dict, cache_dir: str, marker: str) -> int:
         written += len(entries)
     _put(marker, bundle["meta"]["digest"].encode())
     return written
+
+
+def record_loads() -> list[str]:
+    """From now on, the name of every data file numba's cache loads in this process, in a list (for
+    ``tools/ship_ir.py`` and the tests: which entries a compile took from the cache)."""
+    from numba.core import caching
+
+    loaded: list[str] = []
+    load = caching.IndexDataCacheFile._load_data
+
+    def logged(self, name):
+        loaded.append(name)
+        return load(self, name)
+
+    caching.IndexDataCacheFile._load_data = logged
+    return loaded
 
 
 def seeded(package: str) -> bool:

@@ -103,20 +103,24 @@ def test_a_cache_that_cannot_be_written_is_not_seeded_and_the_run_goes_on(tmp_pa
     assert not shipped_ir.seeded("games/rooms")
 
 
+def test_a_damaged_bundle_is_not_used_and_the_run_goes_on(tmp_path, monkeypatch):
+    monkeypatch.setenv("FOURY_SIM_CACHE_DIR", str(tmp_path / "cache"))
+    damaged = tmp_path / "engine_ir.xz"
+    damaged.write_bytes(b"version https://git-lfs.github.com/spec/v1\n")
+    monkeypatch.setattr(shipped_ir, "bundle_path", lambda package: damaged)
+    assert shipped_ir.applies("games/rooms").startswith("its file cannot be read (LZMAError")
+    assert shipped_ir.seed("games/rooms") == 0
+    assert not shipped_ir.seeded("games/rooms")
+
+
 _PLAY = """
 import json, sys
-from numba.core import caching
-loaded = []
-load = caching.IndexDataCacheFile._load_data
-def logged(self, name):
-    loaded.append(name)
-    return load(self, name)
-caching.IndexDataCacheFile._load_data = logged
+from foury_sim import config, shipped_ir
+loaded = shipped_ir.record_loads()
 import importlib.util
 spec = importlib.util.spec_from_file_location("game_hashes", sys.argv[1])
 tool = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(tool)
-from foury_sim import config, shipped_ir
 hashes = tool.game_hashes(2000, 1, only=["rooms"])
 from numba.core.registry import cpu_target
 cpu = cpu_target.target_context.codegen().magic_tuple()[1]

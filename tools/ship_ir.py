@@ -20,14 +20,8 @@ import time
 
 _WARM = """
 import json, sys
-from numba.core import caching
-loaded = []
-load = caching.IndexDataCacheFile._load_data
-def logged(self, name):
-    loaded.append(name)
-    return load(self, name)
-caching.IndexDataCacheFile._load_data = logged
-from foury_sim import config
+from foury_sim import config, shipped_ir
+loaded = shipped_ir.record_loads()
 from foury_sim.warm import warm_game
 report = warm_game(sys.argv[1])
 print(json.dumps({"loaded": loaded, "compile_s": config.FIRST_USE["compile_s"], "seconds": report.seconds}))
