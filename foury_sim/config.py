@@ -438,11 +438,11 @@ class CompiledOnFirstUse:
 
             from numba import njit
 
-            if CACHE and not _USER_CACHE_DIR and not JIT_DISABLED:
+            cold = self.cold()
+            if cold and CACHE and not _USER_CACHE_DIR:  # once a cache: the engine's shipped IR, where it applies
                 from . import shipped_ir
 
-                shipped_ir.seed(self.package)  # once: the engine's shipped IR, when it applies here
-            cold = self.cold()
+                shipped_ir.seed(self.package)
             if cold:
                 announce(self.notice())
             t0 = time.perf_counter()

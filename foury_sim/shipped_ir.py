@@ -5,7 +5,7 @@ functions) and the rest in LLVM. Under ``config.lean_link`` a rule function reac
 is cached as LLVM bitcode (its per-function passes done; its callees linked in): IR with nothing of this CPU in it
 (no ``target-cpu``, no target features, no intrinsic of a CPU feature; only the x86-64 triple and data layout).
 Each game ships the bitcode cache entries its entry points load (``games/NAME/data/engine_ir.xz``, written by
-``tools/ship_ir.py``). Before an entry point's first call (``config.CompiledOnFirstUse``), ``seed`` writes them
+``tools/ship_ir.py``). When an entry point is about to compile (``config.CompiledOnFirstUse``), ``seed`` writes them
 into the game's cache directory under this machine's key, when this machine's numba, llvmlite, Python and target
 are the bundle's and the sources hash as the bundle's (``config._source_hash``: the cache directory's own key).
 The entry points then compile from them: their own typing, the parfor, the module passes and the machine code for

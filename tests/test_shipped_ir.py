@@ -117,6 +117,10 @@ _PLAY = """
 import json, sys
 from foury_sim import config, shipped_ir
 loaded = shipped_ir.record_loads()
+if sys.argv[2:] == ["cached"]:  # a start from a filled cache must not read the bundle
+    def read(package):
+        raise AssertionError("the shipped IR was read on a cached start")
+    shipped_ir.read = read
 import importlib.util
 spec = importlib.util.spec_from_file_location("game_hashes", sys.argv[1])
 tool = importlib.util.module_from_spec(spec)
@@ -146,8 +150,8 @@ print(json.dumps({"hashes": hashes["rooms"], "loaded": loaded, "seeded": shipped
 """
 
 
-def _play_rooms(cache: Path, **env) -> dict:
-    out = subprocess.run([sys.executable, "-c", _PLAY, str(ROOT / "tools" / "game_hashes.py")],
+def _play_rooms(cache: Path, *args: str, **env) -> dict:
+    out = subprocess.run([sys.executable, "-c", _PLAY, str(ROOT / "tools" / "game_hashes.py"), *args],
                          env=dict(os.environ, FOURY_SIM_CACHE_DIR=str(cache), **env), capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -181,3 +185,5 @@ def test_rooms_from_its_shipped_ir_and_from_source_is_the_same_machine_code(tmp_
     assert ir["seeded"] and not source["seeded"]
     assert ir["code"] and ir["code"] == source["code"]
     assert ir["hashes"] == source["hashes"] == _recorded_rooms()
+    again = _play_rooms(tmp_path / "ir", "cached", FOURY_SIM_SHIPPED_IR="1")  # the bundle is not read again
+    assert again["compile_s"] == 0 and again["hashes"] == ir["hashes"]
