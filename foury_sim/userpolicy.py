@@ -15,6 +15,7 @@ policy, in every process (about a second).
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import inspect
 import math
@@ -123,7 +124,6 @@ _PAD_COLS = 32
 _ARGTYPES = (types.int64, types.int64[:], types.int64[:, :], types.int64, types.float64[:])
 
 
-@njit(types.int64(POLICY_TYPE, types.int64[::1], *_ARGTYPES), cache=CACHE)
 def _guarded_call(user, err, kind, state, options, n_options, params):
     """The guard's body (``_guard``; compiled once for every policy, which it calls as a first-class
     function): the answer, or -1 with the fault recorded in ``err``."""
@@ -162,6 +162,14 @@ def _guarded_call(user, err, kind, state, options, n_options, params):
     return c
 
 
+@functools.cache
+def _guarded_call_compiled():
+    """``_guarded_call`` compiled for every policy (a first-class function of ``POLICY_TYPE``), on the first use
+    of a user policy, not at import: its try/except takes about 10 s to compile on a 2-core machine, which a
+    fresh install's first run of a built-in policy never needs (then loaded from numba's cache)."""
+    return njit(types.int64(POLICY_TYPE, types.int64[::1], *_ARGTYPES), cache=CACHE)(_guarded_call)
+
+
 def _guard(user, errors: np.ndarray):
     """The function the kernels call for a user policy: the policy plays on fresh copies of the state,
     options and parameters (its writes never reach the game), compiled with bounds checks; a read
@@ -175,11 +183,12 @@ def _guard(user, errors: np.ndarray):
         return guarded
     addr = errors.ctypes.data
     size = errors.shape[0]
+    call = _guarded_call_compiled()
 
     @njit(POLICY_SIG)
     def guarded(kind, state, options, n_options, params):  # small: about half a second to compile
         err = carray(_int64_ptr(addr), (size,))
-        return _guarded_call(user, err, kind, state, options, n_options, params)
+        return call(user, err, kind, state, options, n_options, params)
 
     return guarded
 
