@@ -212,8 +212,10 @@ def collect(cache_dir: str, package: str, names: set[str] | None = None) -> list
                 pickle.load(f)
                 _stamp, overloads = pickle.loads(f.read())
             for key, name in sorted(overloads.items(), key=lambda kv: kv[1]):
+                if names is not None and name not in names:
+                    continue
                 data = Path(folder, name).read_bytes()
-                if pickle.loads(data)[0][1] != "bitcode" or (names is not None and name not in names):
+                if pickle.loads(data)[0][1] != "bitcode":  # an entry point's machine code: not shipped
                     continue
                 out.append(Entry(src.relative_to(_ROOT).as_posix(), index, key[0], key[2], name, data))
     return out
