@@ -113,8 +113,11 @@ def decide(kind, n, st, opts, dice, pol):
 
     Inlined, so that every call site passes the same types to the one compiled ``ask_policy``: a constant
     argument (``D_WEAPON``, ``2``) is typed as its value (``Literal[int](3)``) and a call of a compiled
-    function with it compiles that function, and the whole policy switch under it, once per value.
+    function with it compiles that function, and the whole policy switch under it, once per value. A lone
+    option is taken here, without the call (``ask_policy`` asks nothing then either).
     """
+    if n <= 1:
+        return np.int64(0)
     return ask_policy(np.int64(kind), np.int64(n), st, opts, dice, pol)
 
 
@@ -594,7 +597,7 @@ def resolve_room(board, st, rm, opts, dice, pol, cell):
             return r
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)  # two callers
 def spawn(board, st, rm, opts, dice, pol, cell):
     """An event says "you encounter a monster": roll the spawn table, the monster stands here."""
     R, T, geo, arrows = board
@@ -654,15 +657,23 @@ def roll_effect(board, st, rm, rkind, table, face, cell, direction, prev, out):
         out[1] = foe_strength(T, st, out[0])
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def reroll(board, st, rm, opts, dice, pol, rkind, table, face, cell, direction, prev):
     """RULING clover_dice = "any": after a die outside combat is rolled (and logged), the player may spend
-    a clover to reroll it (Melyra: to set its face), again while clovers last. Returns the face kept."""
+    a clover to reroll it (Melyra: to set its face), again while clovers last. Returns the face kept.
+    (Inlined: the call is made only when a clover could be spent.)"""
+    R = board[0]
+    if R[R_CLOVER_ANY] == 0 or st[CLOVER] <= 0:
+        return face
+    return clover_reroll(board, st, rm, opts, dice, pol, rkind, table, face, cell, direction, prev)
+
+
+@njit(cache=CACHE, _nrt=False)
+def clover_reroll(board, st, rm, opts, dice, pol, rkind, table, face, cell, direction, prev):
+    """``reroll`` with a clover to spend."""
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
     pid, params, fn, sctl, srs = pol
-    if R[R_CLOVER_ANY] == 0:
-        return face
     while st[CLOVER] > 0:
         st[S_RR_KIND] = rkind
         st[S_RR_TABLE] = table
@@ -729,7 +740,7 @@ def add_state(R, rm, x, flag, k):
     rm[r, RM_BITS + k] |= np.int64(1) << (x - r * R[R_COLS])
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)  # one caller
 def apply_event(board, st, rm, opts, dice, pol, ev, cell, direction, prev):
     """Apply a room event relative to the direction of travel (walls already there stay)."""
     R, T, geo, arrows = board

@@ -199,7 +199,7 @@ def _need(state, r):
     return (cap - state[r]) / cap * _NEED_WEIGHT[r]
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def _boldness(state, params):
     """1 while the round makes progress; fades to 0 from `patience` to 2 x `patience` turns without it."""
     idle = state[S_TURN] - state[S_PROGRESS_TURN] - params[P_PATIENCE]
@@ -208,7 +208,7 @@ def _boldness(state, params):
     return max(0.0, 1.0 - idle / max(params[P_PATIENCE], 1.0))
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def _move_cost(state, options, i, params):
     cost = options[i, O_PATH] + 1.0 + options[i, O_GOAL]
     foe = options[i, O_FOE]
