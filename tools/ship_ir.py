@@ -17,6 +17,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # this checkout's foury_sim, even when another one is installed (a worktree)
+    sys.path.insert(0, str(ROOT))
 
 _WARM = """
 import json, sys
@@ -30,7 +35,8 @@ print(json.dumps({"loaded": loaded, "compile_s": config.FIRST_USE["compile_s"], 
 
 def _warm(game: str, cache: str, shipped: bool) -> dict:
     env = dict(os.environ, FOURY_SIM_CACHE_DIR=cache, FOURY_SIM_SHIPPED_IR="1" if shipped else "0")
-    out = subprocess.run([sys.executable, "-c", _WARM, game], env=env, check=True, capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", _WARM, game], env=env, cwd=ROOT, check=True, capture_output=True,
+                         text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -44,6 +50,8 @@ def ship(game: str) -> str:
         cold = _warm(game, full, shipped=False)
         cache_dir = os.path.join(full, f"{config._cache_name((package,))}-{config._source_hash((package,))}")
         every = shipped_ir.collect(cache_dir, package)
+        if not every:  # (the cache folder's key names this checkout's sources: another checkout's would be empty)
+            raise SystemExit(f"{game}: the compile from source left no IR in {cache_dir} (nothing written)")
         path = shipped_ir.bundle_path(package)
         before = path.read_bytes() if path.exists() else None
         shipped_ir.write(package, every)
