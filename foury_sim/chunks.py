@@ -290,12 +290,14 @@ class ChunkResult:
 def play_local(spec: Any, ruleset: Any, hero: str, policy: Any, chunk: Chunk, keep_rows: bool = False,
                game_rows: bool = True, columns: Iterable[str] | None = None, summary: bool = True) -> ChunkResult:
     """One chunk in this process (one kernel call): the game's columns, its derived columns, the partial (with
-    the board's per-cell numbers). ``game_rows``: the partial keeps the rows for the game's own summary entries;
+    the board's per-cell numbers). ``game_rows``: the partial keeps the rows for the game's own summary entries
+    (never for a game that has them from the histograms, ``GameSpec.summarize_hists``);
     ``keep_rows``: the result carries the per-game table (only ``columns`` of it, when given); ``summary``: False
     leaves the histograms and the board out of the partial (a caller that reads the rows)."""
     cols = spec.simulate(ruleset, hero, policy, chunk.seed, chunk.start, chunk.count)
     extras = {key[1:]: cols.pop(key) for key in [c for c in cols if c.startswith("_")]}
     df = spec.outputs.add_derived(pd.DataFrame(cols, copy=False))
+    game_rows = game_rows and spec.summarize_hists is None
     if summary:
         part = Partial.of(spec.outputs, df, extras, rows=game_rows, board=board_record(spec, ruleset, df, extras))
     else:
@@ -543,8 +545,8 @@ def reduce(results: Iterable[ChunkResult], chunks: list[Chunk],
 
 def summary(spec: Any, part: Partial, ruleset: Any = None, conf: float = 0.95) -> dict[str, Any]:
     """The run summary from a partial: games, win (Wilson), turn cap, the declared columns' entries (from the
-    histograms) and the game's own entries (``spec.summarize`` of the kept rows; left out, with a warning, when
-    the rows were dropped). ``runner.summarize`` of a whole table is this of ``Partial.of`` that table."""
+    histograms) and the game's own entries (``spec.summarize_hists`` of the histograms, or ``spec.summarize`` of
+    the kept rows: left out, with a warning, when the rows were dropped). ``runner.summarize`` of a whole table is this of ``Partial.of`` that table."""
     from . import stats
     from .runner import cap_entries
 
@@ -555,8 +557,9 @@ def summary(spec: Any, part: Partial, ruleset: Any = None, conf: float = 0.95) -
     out.update(cap_entries(spec.outputs.turn_cap_count_hists(part.hists), n))
     out.update({key: v for key, v in spec.outputs.summarize_hists(part.hists, n, ruleset, conf).items()
                 if key != "win"})
-    table = part.table()
-    if table is not None:
+    if spec.summarize_hists is not None:  # from the histograms: no rows needed
+        out.update(spec.summarize_hists(part.hists, n, ruleset))
+    elif (table := part.table()) is not None:
         out.update(spec.summarize(table, ruleset))
     else:
         keys = ", ".join(k.key for k in spec.outputs.summary_keys) or "none declared"

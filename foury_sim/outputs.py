@@ -73,6 +73,8 @@ class Column:
     * ``only``: ``ruleset -> bool``: the column exists only under rulesets where it is true (a mode's own
       outputs, e.g. a 2-player mode); absent without a ruleset. Kernel ones come after every other
       kernel column, so that the others keep their places.
+    * ``histogram``: the game's own summary reads this column's exact histogram (``GameSpec.summarize_hists``),
+      so a chunk's partial keeps it beside the summarised columns' (a streamed run needs no rows for it).
     """
 
     name: str
@@ -95,6 +97,7 @@ class Column:
     codes: Callable[[Any], Sequence[int]] | None = None
     legend: str | Callable[[dict[str, Any]], str] = ""
     only: Callable[[Any], bool] | None = None
+    histogram: bool = False
 
     def __post_init__(self) -> None:
         if self.summary not in SUMMARIES:
@@ -313,11 +316,13 @@ class Outputs:
 
     def summarized_names(self, names: Any) -> list[str]:
         """The columns of a table (``names``) a summary reads: every declared RATE, MEAN and CATEGORY column,
-        ``win`` and the turn cap's column."""
+        ``win``, the turn cap's column and the columns declared ``histogram`` (every instance of a repeated one)."""
         want = {c.name for c in self.columns if c.summary != NONE} | {"win"}
         if self.turn_cap is not None:
             want.add(self.turn_cap[0])
-        return [n for n in names if n in want]
+        hist = [c for c in self.columns if c.histogram]
+        return [n for n in names if n in want or any(c.name == n or (c.repeat is not None and _matches(c.name, n))
+                                                     for c in hist)]
 
     def histograms(self, cols: Any) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """``{column: (values, counts)}``: the exact histogram (distinct values in increasing order, and how

@@ -103,6 +103,11 @@ class GameSpec:
       the game, seed, hero and policy (the CLI inserts the overrides and the command after it).
     * ``summarize(df, ruleset=None) -> dict``: the game's own summary entries (declared in
       ``outputs.summary_keys``), the same signature for every game.
+    * ``summarize_hists(hists, n, ruleset=None) -> dict``, or None: the same entries as ``summarize``, number for
+      number, from the exact histograms of the columns a summary reads (``Outputs.histograms``: the summarised
+      ones and those declared ``histogram``) over ``n`` games. A game that has it needs no per-game rows for its
+      own entries: a streamed run of any size keeps them (without it they come from the rows kept up to
+      ``FOURY_SIM_KEEP_ROWS_MB``).
     * ``outputs``: the per-game columns and summary entries (``foury_sim.outputs.Outputs``).
     * ``odds(ruleset, trials=, seed=, **options) -> oddstable.OddsTable``: exact odds beside measured ones
       (title, table, what each column means, the compared columns; ``foury-sim odds`` adds z and the verdict).
@@ -137,6 +142,7 @@ class GameSpec:
     variant_title: Callable[[Any], str] | None = None
     no_win: Callable[[Any], str] | None = None
     kernel_batch: int | None = None
+    summarize_hists: Callable[..., dict[str, Any]] | None = None
 
     def title_of(self, ruleset: Any) -> str:
         """The title of what ``ruleset`` plays: its variant's (a campaign) when it is one, else the game's."""

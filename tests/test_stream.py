@@ -62,17 +62,49 @@ def test_streamed_summary_is_the_in_memory_summary_field_by_field(game):
 
 
 def test_game_entries_dropped_past_the_row_budget_and_the_rest_unchanged(monkeypatch):
-    whole = runner.run("delve", games=3000, seed=5, progress=False)
-    monkeypatch.setenv("FOURY_SIM_KEEP_ROWS_MB", "0.1")  # 100 kB: about 400 games of Delve
-    streamed = runner.run("delve", games=3000, seed=5, progress=False, keep_rows=False, chunk=400)
+    """A game whose own entries need the rows (Dungeon Foury's deaths by round and cause: joint counts) leaves them
+    out past the budget, with a note; every other entry stays."""
+    assert get_game("foury").summarize_hists is None
+    whole = runner.run("foury", games=1500, seed=5, progress=False)
+    monkeypatch.setenv("FOURY_SIM_KEEP_ROWS_MB", "0.1")  # 100 kB: a few hundred games of Dungeon Foury
+    streamed = runner.run("foury", games=1500, seed=5, progress=False, keep_rows=False, chunk=400)
     a, b = _plain(whole.summary), _plain(streamed.summary)
-    own = {k.key for k in get_game("delve").outputs.summary_keys}
-    assert own and own <= set(a) and not own & set(b)
+    own = {k.key for k in get_game("foury").outputs.summary_keys} & set(a)
+    assert own and not own & set(b)
     assert b.pop("warnings") == [
-        "NOTE: the game's own entries (" + ", ".join(k.key for k in get_game("delve").outputs.summary_keys)
-        + ") need every game's row; this run of 3,000 games kept them only up to 0 MB (FOURY_SIM_KEEP_ROWS_MB), "
+        "NOTE: the game's own entries (" + ", ".join(k.key for k in get_game("foury").outputs.summary_keys)
+        + ") need every game's row; this run of 1,500 games kept them only up to 0 MB (FOURY_SIM_KEEP_ROWS_MB), "
         "so they are left out"]
     assert {k: v for k, v in a.items() if k not in own} == b
+
+
+def test_delve_entries_come_from_the_histograms_past_any_row_budget(monkeypatch):
+    """Delve's own entries (ranks, mean levels, flee and portal rates, ...) are sums over single columns, so
+    ``summarize_hists`` gives them from the chunks' histograms: a streamed run keeps no rows at all and still has
+    them, number for number the whole table's (``summarize``, which is ``summarize_hists`` of the table's)."""
+    spec = get_game("delve")
+    whole = runner.run("delve", games=3000, seed=5, progress=False)
+    monkeypatch.setenv("FOURY_SIM_KEEP_ROWS_MB", "0.001")  # 1 kB: not one chunk's rows
+    seen = []
+    real = ch.Partial.merge
+    monkeypatch.setattr(ch.Partial, "merge", lambda self, other, limit=None: seen.append(other.rows) or real(
+        self, other, limit))
+    streamed = runner.run("delve", games=3000, seed=5, progress=False, keep_rows=False, chunk=400)
+    assert seen and all(rows is None for rows in seen)  # no chunk's partial carried rows
+    a, b = _plain(whole.summary), _plain(streamed.summary)
+    assert "warnings" not in b and a == b
+    own = {k.key for k in spec.outputs.summary_keys}
+    assert own <= set(b)
+    # the entries as pandas computes them from the whole table (the implementation before summarize_hists)
+    df, rs = whole.df, whole.ruleset
+    delves = [c for c in df.columns if c.startswith("delve") and c.endswith("_level")]
+    assert b["rank_share"] == {spec.outputs.column("rank").category(int(k), rs): float(v) / len(df)
+                               for k, v in df["rank"].value_counts().sort_index().items()}
+    assert b["mean_level"] == {c: float(df[c].mean()) for c in delves} and len(delves) == 3
+    assert b["flee_rate"] == float(df["fled"].sum()) / (len(df) * 3)
+    assert b["portal_rate"] == float(df["portals"].sum()) / (len(df) * 3)
+    assert b["dragons_slain_per_game"] == float(df["dragons_slain"].mean())
+    assert b["master_share"] == float(df["master"].mean())
 
 
 def test_parts_written_chunk_by_chunk_and_a_rerun_goes_on(tmp_path):
@@ -508,7 +540,8 @@ def test_a_built_job_and_a_command_line_job_are_one_type_and_play_the_same_games
     assert again == built and hash(again) == hash(built)
     a, b = ch.play_chunk(again, ch.Chunk(7, 100, 50)), ch.play_chunk(given, ch.Chunk(7, 100, 50))
     pd.testing.assert_frame_equal(a.rows, b.rows)
-    assert a.partial.rows is None and b.partial.rows is not None  # a built job's rows travel once (as its table)
+    assert not built.game_rows and given.game_rows  # a built job's rows travel once (as its table)
+    assert a.partial.rows is None and b.partial.rows is None  # and Delve's own entries need none (summarize_hists)
 
 
 class _Pool:

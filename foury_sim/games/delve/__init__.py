@@ -176,17 +176,34 @@ def replay(ruleset: DelveRules, hero: str, policy: Policy, seed: int, game: int)
 
 def summarize(df: pd.DataFrame, ruleset: DelveRules | None = None) -> dict[str, Any]:
     """Delve-specific summary: rank distribution, mean level per delve, flee and portal rates (entries
-    declared in outputs.SUMMARY_KEYS)."""
-    delves = [c for c in df.columns if c.startswith("delve") and c.endswith("_level")]
-    n = max(len(df), 1)
+    declared in outputs.SUMMARY_KEYS), from the table's histograms (``summarize_hists``)."""
+    return summarize_hists(OUTPUTS.histograms(df), len(df), ruleset)
+
+
+def summarize_hists(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int,
+                    ruleset: DelveRules | None = None) -> dict[str, Any]:
+    """``summarize``'s entries from the exact histograms of the columns they read (``rank``, ``fled``,
+    ``portals``, ``dragons_slain``, ``master``, ``delveN_level``) over ``n`` games: a streamed run of any size
+    keeps them. A mean is the exact integer sum over ``n`` (what pandas gives for these integer columns)."""
+    delves = sorted((c for c in hists if c.startswith("delve") and c.endswith("_level")), key=lambda c: int(c[5:-6]))
+    d = max(n, 1)
+
+    def total(c: str) -> int:
+        v, k = hists[c]
+        return sum(int(a) * int(b) for a, b in zip(v, k))
+
+    def mean(c: str) -> float:
+        return total(c) / n if n else float("nan")
+
+    ranks, counts = hists["rank"]
     return {
-        "rank_share": {OUTPUTS.column("rank").category(int(k), ruleset): float(v) / n
-                       for k, v in df["rank"].value_counts().sort_index().items()},
-        "mean_level": {c: float(df[c].mean()) for c in delves},
-        "flee_rate": float(df["fled"].sum()) / (n * max(len(delves), 1)),
-        "portal_rate": float(df["portals"].sum()) / (n * max(len(delves), 1)),
-        "dragons_slain_per_game": float(df["dragons_slain"].mean()),
-        "master_share": float(df["master"].mean()),
+        "rank_share": {OUTPUTS.column("rank").category(int(r), ruleset): float(k) / d
+                       for r, k in zip(ranks, counts) if k > 0},
+        "mean_level": {c: mean(c) for c in delves},
+        "flee_rate": float(total("fled")) / (d * max(len(delves), 1)),
+        "portal_rate": float(total("portals")) / (d * max(len(delves), 1)),
+        "dragons_slain_per_game": mean("dragons_slain"),
+        "master_share": mean("master"),
     }
 
 
@@ -209,6 +226,7 @@ GAME = register(
         simulate=simulate,
         replay=replay,
         summarize=summarize,
+        summarize_hists=summarize_hists,
         outputs=OUTPUTS,
         odds=odds_report,
         warm=warm,
@@ -225,6 +243,7 @@ __all__ = [
     "replay",
     "play_one",
     "summarize",
+    "summarize_hists",
     "odds",
     "load_ruleset",
     "heroes",
