@@ -546,7 +546,8 @@ def reduce(results: Iterable[ChunkResult], chunks: list[Chunk],
 def summary(spec: Any, part: Partial, ruleset: Any = None, conf: float = 0.95) -> dict[str, Any]:
     """The run summary from a partial: games, win (Wilson), turn cap, the declared columns' entries (from the
     histograms) and the game's own entries (``spec.summarize_hists`` of the histograms, or ``spec.summarize`` of
-    the kept rows: left out, with a warning, when the rows were dropped). ``runner.summarize`` of a whole table is this of ``Partial.of`` that table."""
+    the kept rows: left out, with a warning, when the rows were dropped). ``runner.summarize`` of a whole table is
+    this of ``Partial.of`` that table."""
     from . import stats
     from .runner import cap_entries
 
