@@ -18,6 +18,7 @@ for Dask.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import tempfile
@@ -297,7 +298,7 @@ def play_local(spec: Any, ruleset: Any, hero: str, policy: Any, chunk: Chunk, ke
     cols = spec.simulate(ruleset, hero, policy, chunk.seed, chunk.start, chunk.count)
     extras = {key[1:]: cols.pop(key) for key in [c for c in cols if c.startswith("_")]}
     df = spec.outputs.add_derived(pd.DataFrame(cols, copy=False))
-    game_rows = game_rows and spec.summarize_hists is None
+    game_rows = game_rows and spec.own_entries_need_rows
     if summary:
         part = Partial.of(spec.outputs, df, extras, rows=game_rows, board=board_record(spec, ruleset, df, extras))
     else:
@@ -558,7 +559,7 @@ def summary(spec: Any, part: Partial, ruleset: Any = None, conf: float = 0.95) -
     out.update(cap_entries(spec.outputs.turn_cap_count_hists(part.hists), n))
     out.update({key: v for key, v in spec.outputs.summarize_hists(part.hists, n, ruleset, conf).items()
                 if key != "win"})
-    if spec.summarize_hists is not None:  # from the histograms: no rows needed
+    if not spec.own_entries_need_rows:
         out.update(spec.summarize_hists(part.hists, n, ruleset))
     elif (table := part.table()) is not None:
         out.update(spec.summarize(table, ruleset))
@@ -670,7 +671,7 @@ class PartWriter:
             self._row_bytes += part.rows_bytes
             self._rows_kept = self._row_bytes <= keep_rows_bytes()
         if not self._rows_kept or part.rows is None:
-            part = Partial(part.n, part.hists, part.extras, None)
+            part = dataclasses.replace(part, rows=None, row_sizes=None)  # (the board's per-cell numbers stay)
         atomic_write(self.sidecar(r.chunk), pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL))
         self.written += 1
 

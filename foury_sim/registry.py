@@ -155,6 +155,11 @@ class GameSpec:
         return self.outputs.mean_columns
 
     @property
+    def own_entries_need_rows(self) -> bool:
+        """Whether the game's own summary entries are computed from per-game rows (no ``summarize_hists``)."""
+        return self.summarize_hists is None
+
+    @property
     def batch(self) -> int:
         """The most games of one kernel call (``kernel_batch``, default ``runner.KERNEL_BATCH``)."""
         from .runner import KERNEL_BATCH

@@ -551,9 +551,8 @@ class CellStream:
         from .outputs import merge_histograms
 
         board = board_record(self.spec, self.ruleset, df, extras or {}) if self.ruleset is not None else None
-        rows = self.spec.summarize_hists is None  # (a game whose own entries come from the histograms needs none)
-        self.partial = self.partial.merge(Partial.of(self.spec.outputs, df, extras, rows=rows, board=board),
-                                          self.limit)
+        part = Partial.of(self.spec.outputs, df, extras, rows=self.spec.own_entries_need_rows, board=board)
+        self.partial = self.partial.merge(part, self.limit)
         for c in hist_columns(self.spec):
             if c in df and pd.api.types.is_integer_dtype(df[c]):
                 h = np.unique(np.asarray(df[c].to_numpy(), dtype=np.int64), return_counts=True)

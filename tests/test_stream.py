@@ -141,6 +141,19 @@ def test_parts_written_chunk_by_chunk_and_a_rerun_goes_on(tmp_path):
     assert played == [0, 600] and len(list(folder.glob("part-*.parquet"))) == 2
 
 
+def test_a_parts_partial_keeps_the_boards_numbers_when_its_rows_are_dropped(tmp_path, monkeypatch):
+    """``--out``'s sidecar partial of a chunk (``_part-START.pkl``) drops the rows past the row budget, not the board's
+    per-cell numbers (visits, deaths) of its games: a resumed chunk brings them back as a played one does."""
+    monkeypatch.setenv("FOURY_SIM_KEEP_ROWS_MB", "0.001")
+    res = runner.run("foury", games=600, seed=3, progress=False, keep_rows=False, out=tmp_path, chunk=300)
+    spec = get_game("foury")
+    for start in (0, 300):
+        kept = pickle.loads((tmp_path / "games.parquet" / f"_part-{start:019d}.pkl").read_bytes())
+        played = ch.play_local(spec, res.ruleset, res.hero, res.policy, ch.Chunk(3, start, 300)).partial
+        assert kept.rows is None and kept.board is not None
+        assert to_jsonable(kept.board) == to_jsonable(played.board)
+
+
 def test_a_games_kernel_batch_sets_the_chunks_of_a_run(monkeypatch):
     """A run without ``chunk`` plays kernel calls of the game's ``GameSpec.batch`` games (Delve's kernel_batch),
     and the summary is the one of any other split."""
