@@ -3,6 +3,7 @@
     python benchmarks/bench_end_to_end.py [--games 2000000] [--repeats 3]      # kernel vs the command
     python benchmarks/bench_end_to_end.py --memory [--small 200000] [--large 20000000]
     python benchmarks/bench_end_to_end.py --memory --verb compare [--small 200000] [--large 20000000]
+    python benchmarks/bench_end_to_end.py --memory --game foury [--small 200000] [--large 2000000]
 
 End to end: the kernel alone (``simulate`` of ``--games`` games in one call) against the command a user types,
 ``foury-sim run delve --games N --format json`` in a fresh process (wall and CPU seconds of the whole process:
@@ -12,6 +13,7 @@ pair, the median of the pairs reported: the machine's speed drifts from one minu
 set of the same command at ``--small`` and ``--large`` games (each in its own process) and their ratio (issue 17:
 within 1.5x). ``--verb compare``: the same for ``foury-sim compare delve --a hero=none --b hero=spellsword --games N
 --format json`` (both variants: twice the games; the figures go under ``compare`` in memory.json, the run's stay).
+``--game G`` (with ``--memory``): ``foury-sim run G`` instead of Delve (the figures go under ``run_G``).
 Every figure is printed with games per CPU second and the load average (the machine may be shared).
 Writes benchmarks/results/end_to_end.json (or memory.json).
 """
@@ -64,10 +66,10 @@ CHILD = ("import json, resource, subprocess, sys, time\n"
 COMPARE = ["compare", "delve", "--a", "hero=none", "--b", "hero=spellsword"]
 
 
-def command(games: int, verb: str = "run") -> dict:
-    """``foury-sim run delve --games N --format json`` (or the ``COMPARE`` comparison) in a fresh process: wall,
+def command(games: int, verb: str = "run", game: str = "delve") -> dict:
+    """``foury-sim run GAME --games N --format json`` (or the ``COMPARE`` comparison) in a fresh process: wall,
     CPU, peak RSS, its summary."""
-    args = ["run", "delve"] if verb == "run" else COMPARE
+    args = ["run", game] if verb == "run" else COMPARE
     cmd = [sys.executable, "-m", "foury_sim", *args, "--games", str(games), "--format", "json"]
     load = os.getloadavg()[0]
     r = json.loads(subprocess.run([sys.executable, "-c", CHILD, *cmd], capture_output=True, text=True,
@@ -95,6 +97,7 @@ def main() -> None:
     ap.add_argument("--small", type=int, default=200_000)
     ap.add_argument("--large", type=int, default=20_000_000)
     ap.add_argument("--verb", choices=("run", "compare"), default="run", help="with --memory: the command measured")
+    ap.add_argument("--game", default="delve", help="with --memory --verb run: the game run (default delve)")
     a = ap.parse_args()
     meta = {"machine": platform.machine(), "cpus": os.cpu_count(), "python": platform.python_version(),
             "date": time.strftime("%Y-%m-%d %H:%M")}
@@ -108,13 +111,23 @@ def main() -> None:
         print(f"compare peak RSS: {a.small:,} games {small['peak_rss_mb']} MB, {a.large:,} games "
               f"{large['peak_rss_mb']} MB (ratio {res['compare']['rss_ratio']}); the large one "
               f"{large['games_per_s']:,} games/s wall, load {large['load_avg']}")
+    elif a.memory and a.game != "delve":
+        small, large = command(a.small, "run", a.game), command(a.large, "run", a.game)
+        path = OUT / "memory.json"
+        res = json.loads(path.read_text()) if path.is_file() else {}
+        res[f"run_{a.game}"] = {**meta, "command": f"foury-sim run {a.game} --games N --format json",
+                                "small": small, "large": large,
+                                "rss_ratio": round(large["peak_rss_mb"] / small["peak_rss_mb"], 3)}
+        print(f"{a.game} peak RSS: {a.small:,} games {small['peak_rss_mb']} MB, {a.large:,} games "
+              f"{large['peak_rss_mb']} MB (ratio {res[f'run_{a.game}']['rss_ratio']}); the large run "
+              f"{large['games_per_s']:,} games/s wall, load {large['load_avg']}")
     elif a.memory:
         small, large = command(a.small), command(a.large)
         path = OUT / "memory.json"
         kept = json.loads(path.read_text()) if path.is_file() else {}
         res = {**meta, "small": small, "large": large,
                "rss_ratio": round(large["peak_rss_mb"] / small["peak_rss_mb"], 3),
-               **({"compare": kept["compare"]} if "compare" in kept else {})}  # --verb compare's figures stay
+               **{k: v for k, v in kept.items() if k == "compare" or k.startswith("run_")}}  # the others' stay
         print(f"peak RSS: {a.small:,} games {small['peak_rss_mb']} MB, {a.large:,} games {large['peak_rss_mb']} MB "
               f"(ratio {res['rss_ratio']}); the large run {large['games_per_s']:,} games/s wall, "
               f"{large['games_per_cpu_s']:,} per CPU-s, load {large['load_avg']}")

@@ -32,9 +32,10 @@ import pandas as pd
 
 from .outputs import merge_histograms
 
-#: Bytes of per-game rows a streamed run keeps for the game's own summary entries (``GameSpec.summarize`` reads
-#: the whole table); past that, the rows are dropped and those entries are left out of the summary (with a
-#: warning), so that memory does not grow with the number of games. ``FOURY_SIM_KEEP_ROWS_MB`` changes it.
+#: Bytes of per-game rows a streamed run keeps for the game's own summary entries when the game computes them from
+#: the whole table (``GameSpec.summarize``: a game without ``summarize_hists``; every shipped game has it); past
+#: that, the rows are dropped and those entries are left out of the summary (with a warning), so that memory does
+#: not grow with the number of games. ``FOURY_SIM_KEEP_ROWS_MB`` changes it.
 KEEP_ROWS_BYTES = 64 << 20
 
 

@@ -219,12 +219,16 @@ class Outputs:
       game's board (``GameSpec.board``).
     * ``turn_cap``: ``(column, code)``: games whose ``column`` is ``code`` ended at the game's safety cap
       on turns (the summary counts them and warns above ``runner.CAP_WARN_SHARE``).
+    * ``joint``: ``(a, b)`` pairs of columns whose joint histogram the game's own summary reads (games counted
+      by two columns at once, e.g. first deaths by cause: ``death_round`` > 0 and ``death_cause``), kept under
+      :func:`joint_key` beside the single columns' (``histograms``), so a streamed run needs no rows for them.
     """
 
     columns: tuple[Column, ...]
     summary_keys: tuple[SummaryKey, ...] = ()
     figures: tuple[tuple[str, str], ...] = ()
     turn_cap: tuple[str, int] | None = None
+    joint: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         names = [c.name for c in self.columns]
@@ -326,9 +330,16 @@ class Outputs:
 
     def histograms(self, cols: Any) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """``{column: (values, counts)}``: the exact histogram (distinct values in increasing order, and how
-        many games have each) of every column a summary reads (``summarized_names``); ``cols`` is a table or
-        a dict of arrays. Histograms of two chunks of games merge with :func:`merge_histograms`."""
-        return {name: histogram(np.asarray(cols[name])) for name in self.summarized_names(list(cols.keys()))}
+        many games have each) of every column a summary reads (``summarized_names``), and under
+        ``joint_key(a, b)`` the joint one of each ``joint`` pair the table has (values: rows ``(a, b)``);
+        ``cols`` is a table or a dict of arrays. Histograms of two chunks of games merge with
+        :func:`merge_histograms`."""
+        names = list(cols.keys())
+        out = {name: histogram(np.asarray(cols[name])) for name in self.summarized_names(names)}
+        for a, b in self.joint:
+            if a in names and b in names:
+                out[joint_key(a, b)] = histogram(np.stack([np.asarray(cols[a]), np.asarray(cols[b])], axis=1))
+        return out
 
     def summarize_hists(self, hists: Mapping[str, tuple[np.ndarray, np.ndarray]], n: int, ruleset: Any = None,
                         conf: float = 0.95) -> dict[str, Any]:
@@ -376,10 +387,20 @@ class Outputs:
         return int(k[v == self.turn_cap[1]].sum())
 
 
+def joint_key(a: str, b: str) -> str:
+    """The key of the joint histogram of columns ``a`` and ``b`` (``Outputs.joint``) among a run's histograms."""
+    return f"{a}&{b}"
+
+
 def histogram(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The exact histogram of a column: (distinct values increasing, counts as int64). Integer columns of a
-    small range are counted with ``np.bincount`` (a pass over the games, no sort)."""
-    x = np.asarray(x).ravel()
+    small range are counted with ``np.bincount`` (a pass over the games, no sort). ``x`` of shape (n, 2): the
+    joint histogram of two columns (values: the distinct rows, in increasing order of the first column, then
+    of the second)."""
+    x = np.asarray(x)
+    if x.ndim == 2:
+        return _histogram2(x)
+    x = x.ravel()
     if x.dtype == bool:
         x = x.view(np.uint8) if x.flags.c_contiguous else x.astype(np.uint8)
     if x.size and np.issubdtype(x.dtype, np.integer):
@@ -393,15 +414,61 @@ def histogram(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return v, k.astype(np.int64)
 
 
+def _histogram2(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``histogram`` of the rows of an (n, 2) integer array: each row a code of a small range counted with
+    ``np.bincount`` (else ``np.unique`` over the rows)."""
+    x = x.astype(np.int64, copy=False)
+    if x.shape[0] == 0:
+        return np.zeros((0, 2), np.int64), np.zeros(0, np.int64)
+    lo = x.min(axis=0)
+    span = x.max(axis=0) - lo + 1
+    if int(span[0]) * int(span[1]) <= max(4 * x.shape[0], 1 << 16):
+        k = np.bincount((x[:, 0] - lo[0]) * span[1] + (x[:, 1] - lo[1]), minlength=int(span[0] * span[1]))
+        nz = np.flatnonzero(k)
+        return np.stack([nz // span[1] + lo[0], nz % span[1] + lo[1]], axis=1).astype(np.int64), k[nz].astype(np.int64)
+    v, k = np.unique(x, axis=0, return_counts=True)
+    return v, k.astype(np.int64)
+
+
 def merge_histograms(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]
                      ) -> tuple[np.ndarray, np.ndarray]:
-    """The histogram of two samples from theirs (the same whatever the order)."""
+    """The histogram of two samples from theirs (the same whatever the order; joint ones too)."""
     v = np.concatenate([a[0], b[0]])
     k = np.concatenate([a[1], b[1]])
-    u, inv = np.unique(v, return_inverse=True)
+    u, inv = np.unique(v, return_inverse=True, axis=0 if v.ndim == 2 else None)
     out = np.zeros(len(u), dtype=np.int64)
     np.add.at(out, inv.ravel(), k.astype(np.int64))
     return u, out
+
+
+def hist_total(h: tuple[np.ndarray, np.ndarray]) -> int:
+    """The exact sum of a column over the games from its histogram (an integer column)."""
+    return sum(int(a) * int(b) for a, b in zip(h[0], h[1]))
+
+
+def hist_count(h: tuple[np.ndarray, np.ndarray], keep: np.ndarray) -> int:
+    """Games whose value passes ``keep`` (a boolean mask over the histogram's values, e.g. ``h[0] > 0``)."""
+    return int(h[1][keep].sum())
+
+
+def tally(h: tuple[np.ndarray, np.ndarray], keep: np.ndarray | None = None) -> dict[int, int]:
+    """``{code: games}`` of a joint histogram's second column over the rows ``keep`` passes (every row: None),
+    in increasing order of the code: e.g. first deaths by cause from ``death_round&death_cause`` with
+    ``keep = h[0][:, 0] > 0``. A single column's histogram: its own codes."""
+    v, k = h
+    if keep is not None:
+        v, k = v[keep], k[keep]
+    codes = v[:, 1] if v.ndim == 2 else v
+    out: dict[int, int] = {}
+    for c, n in zip(codes.tolist(), k.tolist()):
+        if n > 0:
+            out[int(c)] = out.get(int(c), 0) + int(n)
+    return dict(sorted(out.items()))
+
+
+def most_common(counts: dict[int, int], top: int | None = None) -> list[tuple[int, int]]:
+    """``(code, games)`` pairs, most games first, ties by code (a run's order, whatever the order of its games)."""
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
 
 
 def _matches(pattern: str, name: str) -> bool:

@@ -105,9 +105,9 @@ class GameSpec:
       ``outputs.summary_keys``), the same signature for every game.
     * ``summarize_hists(hists, n, ruleset=None) -> dict``, or None: the same entries as ``summarize``, number for
       number, from the exact histograms of the columns a summary reads (``Outputs.histograms``: the summarised
-      ones and those declared ``histogram``) over ``n`` games. A game that has it needs no per-game rows for its
-      own entries: a streamed run of any size keeps them (without it they come from the rows kept up to
-      ``FOURY_SIM_KEEP_ROWS_MB``).
+      ones, those declared ``histogram`` and the joint ones of ``Outputs.joint``) over ``n`` games. A game that
+      has it needs no per-game rows for its own entries: a streamed run of any size keeps them (without it they
+      come from the rows kept up to ``FOURY_SIM_KEEP_ROWS_MB``). Every shipped game has it.
     * ``outputs``: the per-game columns and summary entries (``foury_sim.outputs.Outputs``).
     * ``odds(ruleset, trials=, seed=, **options) -> oddstable.OddsTable``: exact odds beside measured ones
       (title, table, what each column means, the compared columns; ``foury-sim odds`` adds z and the verdict).

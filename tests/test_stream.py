@@ -61,50 +61,135 @@ def test_streamed_summary_is_the_in_memory_summary_field_by_field(game):
             assert new == old, key
 
 
+def _without_summarize_hists(monkeypatch, name: str):
+    """Register ``name`` again without ``summarize_hists``: a game whose own entries need the per-game rows (a
+    designer's game may be one; every shipped game has them from its histograms)."""
+    import dataclasses
+
+    from foury_sim import registry
+
+    spec = dataclasses.replace(get_game(name), summarize_hists=None)
+    monkeypatch.setitem(registry._GAMES, name, spec)
+    assert spec.own_entries_need_rows
+    return spec
+
+
 def test_game_entries_dropped_past_the_row_budget_and_the_rest_unchanged(monkeypatch):
-    """A game whose own entries need the rows (Dungeon Foury's deaths by round and cause: joint counts) leaves them
-    out past the budget, with a note; every other entry stays."""
-    assert get_game("foury").summarize_hists is None
+    """A game whose own entries need the rows (no ``summarize_hists``) leaves them out past the budget, with a
+    note; every other entry stays."""
+    spec = _without_summarize_hists(monkeypatch, "foury")
     whole = runner.run("foury", games=1500, seed=5, progress=False)
     monkeypatch.setenv("FOURY_SIM_KEEP_ROWS_MB", "0.1")  # 100 kB: a few hundred games of Dungeon Foury
     streamed = runner.run("foury", games=1500, seed=5, progress=False, keep_rows=False, chunk=400)
     a, b = _plain(whole.summary), _plain(streamed.summary)
-    own = {k.key for k in get_game("foury").outputs.summary_keys} & set(a)
+    own = {k.key for k in spec.outputs.summary_keys} & set(a)
     assert own and not own & set(b)
     assert b.pop("warnings") == [
-        "NOTE: the game's own entries (" + ", ".join(k.key for k in get_game("foury").outputs.summary_keys)
+        "NOTE: the game's own entries (" + ", ".join(k.key for k in spec.outputs.summary_keys)
         + ") need every game's row; this run of 1,500 games kept them only up to 0 MB (FOURY_SIM_KEEP_ROWS_MB), "
         "so they are left out"]
     assert {k: v for k, v in a.items() if k not in own} == b
 
 
-def test_delve_entries_come_from_the_histograms_past_any_row_budget(monkeypatch):
-    """Delve's own entries (ranks, mean levels, flee and portal rates, ...) are sums over single columns, so
-    ``summarize_hists`` gives them from the chunks' histograms: a streamed run keeps no rows at all and still has
-    them, number for number the whole table's (``summarize``, which is ``summarize_hists`` of the table's)."""
-    spec = get_game("delve")
-    whole = runner.run("delve", games=3000, seed=5, progress=False)
+def _most_common(counts, top=None):
+    """``(code, games)`` most games first, ties by code: the order of the shipped games' breakdowns."""
+    return sorted(((int(k), int(v)) for k, v in counts.items()), key=lambda kv: (-kv[1], kv[0]))[:top]
+
+
+def _entries_by_pandas(game, df, rs):
+    """The games' own entries as pandas computes them from the whole table (the implementations before
+    ``summarize_hists``, with ties ordered by code)."""
+    spec = get_game(game)
+    col = spec.outputs.column
+    n = len(df)
+    if game == "delve":
+        delves = [c for c in df.columns if c.startswith("delve") and c.endswith("_level")]
+        assert len(delves) == 3
+        return {"rank_share": {col("rank").category(int(k), rs): float(v) / n
+                               for k, v in df["rank"].value_counts().sort_index().items()},
+                "mean_level": {c: float(df[c].mean()) for c in delves},
+                "flee_rate": float(df["fled"].sum()) / (n * 3), "portal_rate": float(df["portals"].sum()) / (n * 3),
+                "dragons_slain_per_game": float(df["dragons_slain"].mean()),
+                "master_share": float(df["master"].mean())}
+    if game == "rooms":
+        fights = float(df["fights"].sum())
+        return {"per_fight": {"dealt": float(df["damage_dealt"].sum()) / fights,
+                              "taken": float(df["damage_taken"].sum()) / fights,
+                              "hero turns": float(df["fight_turns"].sum()) / fights, "fights/game": fights / n}}
+    if game == "tactics":
+        names = rs.monster_names
+        lost = df[(df["win"] == 0) & (df["killer"] >= 0)]
+        nl = max(int((df["win"] == 0).sum()), 1)
+        return {"kills_by_kind": {names[k]: float(df[f"kills_kind{k + 1}"].mean()) for k in range(len(names))},
+                "killed_by": {names[k]: v / nl for k, v in _most_common(lost["killer"].value_counts())},
+                "dm_policy": get_game("tactics").summarize(df.iloc[:0], rs)["dm_policy"],
+                "ap_by_action": {k: float(df[f"ap_{k}"].sum()) / n for k in ("move", "attack", "interact", "use")}}
+    died = df[df["death_round"] > 0]
+
+    def by(column, values, top=None):
+        return {col(column).category(k, rs): v for k, v in _most_common(values.value_counts(), top)}
+
+    from foury_sim.games.foury import _room_name
+
+    return {"rounds_completed_dist": {int(k): int(v) for k, v in df["rounds_completed"].value_counts().sort_index()
+                                      .items()},
+            "coins_used_rate": float((df["coins_used"] > 0).mean()), "first_death_rate": len(died) / n,
+            "death_by_round": {int(k): int(v) for k, v in died["death_round"].value_counts().sort_index().items()},
+            "death_by_sector": {col("death_sector").category(int(k), rs): int(v)
+                                for k, v in died["death_sector"].value_counts().sort_index().items()},
+            "death_by_cause": by("death_cause", died["death_cause"]),
+            "loss_by_cause": by("end_cause", df.loc[df["win"] == 0, "end_cause"]),
+            "unwinnable_by_cause": by("unwinnable_cause", df.loc[df["unwinnable_at_turn"] > 0, "unwinnable_cause"]),
+            "deadliest_rooms": {_room_name(rs, k): v for k, v in _most_common(died["death_cell"].value_counts(), 5)}}
+
+
+@pytest.mark.parametrize("game", ["delve", "foury", "tactics", "rooms"])
+def test_own_entries_come_from_the_histograms_past_any_row_budget(monkeypatch, game):
+    """Every shipped game's own entries come from the chunks' histograms (``GameSpec.summarize_hists``: single
+    columns, and joint ones for games counted by two columns, ``Outputs.joint``): a streamed run keeps no rows at
+    all and still has them, number for number the whole table's (``summarize``, which is ``summarize_hists`` of the
+    table's) and pandas' over the table."""
+    spec = get_game(game)
+    assert not spec.own_entries_need_rows
+    n = {"delve": 3000, "foury": 1500, "tactics": 300, "rooms": 1500}[game]
+    whole = runner.run(game, games=n, seed=5, progress=False)
     monkeypatch.setenv("FOURY_SIM_KEEP_ROWS_MB", "0.001")  # 1 kB: not one chunk's rows
     seen = []
     real = ch.Partial.merge
     monkeypatch.setattr(ch.Partial, "merge", lambda self, other, limit=None: seen.append(other.rows) or real(
         self, other, limit))
-    streamed = runner.run("delve", games=3000, seed=5, progress=False, keep_rows=False, chunk=400)
-    assert seen and all(rows is None for rows in seen)  # no chunk's partial carried rows
+    streamed = runner.run(game, games=n, seed=5, progress=False, keep_rows=False, chunk=n // 7 + 1)
+    assert len(seen) >= 7 and all(rows is None for rows in seen)  # no chunk's partial carried rows
     a, b = _plain(whole.summary), _plain(streamed.summary)
-    assert "warnings" not in b and a == b
-    own = {k.key for k in spec.outputs.summary_keys}
-    assert own <= set(b)
-    # the entries as pandas computes them from the whole table (the implementation before summarize_hists)
-    df, rs = whole.df, whole.ruleset
-    delves = [c for c in df.columns if c.startswith("delve") and c.endswith("_level")]
-    assert b["rank_share"] == {spec.outputs.column("rank").category(int(k), rs): float(v) / len(df)
-                               for k, v in df["rank"].value_counts().sort_index().items()}
-    assert b["mean_level"] == {c: float(df[c].mean()) for c in delves} and len(delves) == 3
-    assert b["flee_rate"] == float(df["fled"].sum()) / (len(df) * 3)
-    assert b["portal_rate"] == float(df["portals"].sum()) / (len(df) * 3)
-    assert b["dragons_slain_per_game"] == float(df["dragons_slain"].mean())
-    assert b["master_share"] == float(df["master"].mean())
+    assert "warnings" not in b and a == b and json.dumps(a) == json.dumps(b)  # the order of the entries too
+    own = {k.key for k in spec.outputs.summary_keys if k.key != "monster_strength"}
+    assert own <= set(b) or game == "foury"  # (Foury's campaign entries exist under their campaign only)
+    expect = _entries_by_pandas(game, whole.df, whole.ruleset)
+    assert to_jsonable({k: whole.summary[k] for k in expect}) == to_jsonable(expect)
+    for k, v in expect.items():  # the order of a breakdown's labels too (most games first, ties by code)
+        if isinstance(v, dict):
+            assert list(whole.summary[k]) == list(v), k
+
+
+def test_joint_histograms_merge_as_the_whole_tables():
+    """``Outputs.joint``: the joint histogram of two columns over chunks, merged in any order, is the whole
+    table's (rows in increasing order), on a small range (bincount) and a wide one (rows sorted)."""
+    from foury_sim.outputs import histogram, merge_histograms
+
+    rng = np.random.default_rng(4)
+    for hi in (5, 10**9):
+        x = np.stack([rng.integers(-2, 3, 5000), rng.integers(-1, hi, 5000)], axis=1)
+        v, k = np.unique(x, axis=0, return_counts=True)
+        whole = histogram(x)
+        assert np.array_equal(whole[0], v) and np.array_equal(whole[1], k) and whole[0].dtype == np.int64
+        parts = [histogram(x[i:i + 700]) for i in range(0, 5000, 700)]
+        for order in (parts, parts[::-1]):
+            m = order[0]
+            for p in order[1:]:
+                m = merge_histograms(m, p)
+            assert np.array_equal(m[0], v) and np.array_equal(m[1], k)
+    empty = histogram(np.zeros((0, 2), np.int64))
+    assert empty[0].shape == (0, 2) and empty[1].shape == (0,)
 
 
 def test_parts_written_chunk_by_chunk_and_a_rerun_goes_on(tmp_path):
@@ -309,12 +394,14 @@ def test_streamed_sweep_cell_is_the_in_memory_cell_field_by_field(game):
 
 
 @pytest.mark.parametrize("game", ["foury", "tactics"])
-def test_streamed_sweep_cell_past_the_row_budget_leaves_out_only_the_game_entries(monkeypatch, game):
+@pytest.mark.parametrize("hists", [True, False])
+def test_streamed_sweep_cell_past_the_row_budget_leaves_out_only_the_game_entries(monkeypatch, game, hists):
     """The board's per-cell visits and deaths are reduced chunk by chunk (``chunks.Partial.board``): a cell past
-    ``FOURY_SIM_KEEP_ROWS_MB`` keeps its heat maps, the same numbers as from the whole table."""
+    ``FOURY_SIM_KEEP_ROWS_MB`` keeps its heat maps, the same numbers as from the whole table; and its game's own
+    entries, from the histograms (``summarize_hists``), or left out with a note for a game without them."""
     from foury_sim.study import CellRunner, stream_record
 
-    spec = get_game(game)
+    spec = get_game(game) if hists else _without_summarize_hists(monkeypatch, game)
     n = GAMES[game]
     rs, hero, pol = CellRunner(spec).resolve({})
     df, extras = runner.play_games(spec, rs, hero, pol, 5, 0, n)
@@ -327,8 +414,11 @@ def test_streamed_sweep_cell_past_the_row_budget_leaves_out_only_the_game_entrie
     assert new["board_cells"] == before["board_cells"] and (sum(before["board_cells"]["deaths"]) > 0 or game != "foury")
     own = {k.key for k in spec.outputs.summary_keys}
     summary = new.pop("summary")
-    assert summary.pop("warnings")[-1].startswith("NOTE: the game's own entries (")
-    assert summary == {k: v for k, v in before.pop("summary").items() if k not in own and k != "warnings"}
+    if hists:
+        assert summary == before.pop("summary") and own & set(summary)
+    else:
+        assert summary.pop("warnings")[-1].startswith("NOTE: the game's own entries (")
+        assert summary == {k: v for k, v in before.pop("summary").items() if k not in own and k != "warnings"}
     new.pop("elapsed_s")
     assert new == before
 

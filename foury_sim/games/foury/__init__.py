@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -10,10 +9,11 @@ import numpy as np
 
 from ...config import CHUNK, use_cache
 from ...errors import InputError
+from ...outputs import hist_count, hist_total, joint_key, most_common, tally
 from ...policy import Policy, check_answers
 from ...registry import GameOption, GameSpec, register
 from ...search import kernel_params
-from ...stats import mean_ci, quantile_ci, wilson
+from ...stats import summarize_counts, wilson
 from ...userpolicy import clear_errors
 from . import layout
 from .board import BOARD, ROOM_CONVENTION, room_name
@@ -140,37 +140,52 @@ def _room_name(rules: FouryRules, cell: int) -> str:
 
 
 def summarize(df, rules: FouryRules | None = None) -> dict[str, Any]:
-    """Where and why players die, rounds completed, coins used (entries declared in outputs.SUMMARY_KEYS)."""
-    n = len(df)
-    died = df[df["death_round"] > 0]
+    """Where and why players die, rounds completed, coins used (entries declared in outputs.SUMMARY_KEYS), from
+    the table's histograms (``summarize_hists``)."""
+    return summarize_hists(OUTPUTS.histograms(df), len(df), rules)
+
+
+def summarize_hists(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int,
+                    rules: FouryRules | None = None) -> dict[str, Any]:
+    """``summarize``'s entries from the exact histograms of the columns they read over ``n`` games (the joint ones
+    of ``OUTPUTS.joint`` for games counted by two columns: first deaths by sector, cause and room, lost games by
+    cause, unwinnable games by why), so a streamed run of any size keeps them. Rates and means are exact integer
+    counts and sums over ``n``; breakdowns list most games first, ties by code (whatever the order of the games)."""
     col = OUTPUTS.column
 
-    def by(column: str, values) -> dict[str, int]:
-        return {col(column).category(int(k), rules): int(v) for k, v in Counter(values).most_common()}
+    def labelled(column: str, pairs) -> dict[str, int]:
+        return {col(column).category(c, rules): k for c, k in pairs}
 
+    def first_deaths(column: str) -> dict[int, int]:  # the first deaths (death_round > 0) by ``column``
+        h = hists[joint_key("death_round", column)]
+        return tally(h, h[0][:, 0] > 0)
+
+    rounds = hists["death_round"]
+    died = hist_count(rounds, rounds[0] > 0)
+    coins = hists["coins_used"]
+    lost = hists[joint_key("win", "end_cause")]
     out: dict[str, Any] = {
-        "rounds_completed_dist": {int(k): int(v) for k, v in sorted(Counter(df["rounds_completed"]).items())},
-        "coins_used_rate": float((df["coins_used"] > 0).mean()) if n else 0.0,
-        "first_death_rate": len(died) / n if n else 0.0,
-        "death_by_round": {int(k): int(v) for k, v in sorted(Counter(died["death_round"]).items())},
-        "death_by_sector": {col("death_sector").category(int(k), rules): int(v)
-                            for k, v in sorted(Counter(died["death_sector"]).items())},
-        "death_by_cause": by("death_cause", died["death_cause"]),
-        "loss_by_cause": by("end_cause", df.loc[df["win"] == 0, "end_cause"]),
+        "rounds_completed_dist": tally(hists["rounds_completed"]),
+        "coins_used_rate": hist_count(coins, coins[0] > 0) / n if n else 0.0,
+        "first_death_rate": died / n if n else 0.0,
+        "death_by_round": {c: k for c, k in tally(rounds).items() if c > 0},
+        "death_by_sector": labelled("death_sector", first_deaths("death_sector").items()),
+        "death_by_cause": labelled("death_cause", most_common(first_deaths("death_cause"))),
+        "loss_by_cause": labelled("end_cause", most_common(tally(lost, lost[0][:, 0] == 0))),
     }
-    if "unwinnable_cause" in df:
-        out["unwinnable_by_cause"] = by("unwinnable_cause", df.loc[df["unwinnable_at_turn"] > 0, "unwinnable_cause"])
+    unwin = hists.get(joint_key("unwinnable_at_turn", "unwinnable_cause"))
+    if unwin is not None:
+        out["unwinnable_by_cause"] = labelled("unwinnable_cause", most_common(tally(unwin, unwin[0][:, 0] > 0)))
     if rules is not None:
         cells = {f"{f.key} {k}": v for f in rules.foes if f.strength is not None for k, v in f.strength[1].items()}
         if cells:
             out["monster_strength"] = cells
     if rules is not None and rules.R[layout.R_SL_ON] == 1 and n:
-        out.update(_slaughter_summary(df))
+        out.update(_slaughter_summary(hists, n))
     if rules is not None and rules.santa and n:
-        out.update(santa_summary(df, rules))
-    if rules is not None and len(died):
-        top = Counter(died["death_cell"]).most_common(5)
-        out["deadliest_rooms"] = {_room_name(rules, int(c)): int(v) for c, v in top}
+        out.update(santa_summary(hists, n, rules))
+    if rules is not None and died:
+        out["deadliest_rooms"] = {_room_name(rules, c): k for c, k in most_common(first_deaths("death_cell"), 5)}
     return out
 
 
@@ -185,41 +200,46 @@ def variant_title(rules: FouryRules) -> str:
     return f"Dungeon Foury ({rules.campaign_title})" if rules.campaign_title else ""
 
 
-def _slaughter_summary(df) -> dict[str, Any]:
+def _slaughter_summary(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int) -> dict[str, Any]:
     """The Slaughter of Monsters' outcomes (only under it): the score (kills) with intervals, the Fury, the ends."""
-    score = df["slaughter_score"].to_numpy(dtype=float)
-    mean, lo, hi = mean_ci(score)
-    med, mlo, mhi = quantile_ci(score, 0.5)
-    ends = OUTPUTS.column("slaughter_end")
-    return {"slaughter_score": {"score_mean": mean, "score_mean_lo": lo, "score_mean_hi": hi, "score_median": med,
-                                "score_median_lo": mlo, "score_median_hi": mhi,
-                                "fury_used": float(df["fury_used"].mean()),
-                                "fury_kills": float(df["fury_kills"].mean())},
-            "slaughter_end": {ends.category(int(k)): int(v) for k, v in Counter(df["slaughter_end"]).most_common()}}
+    score = summarize_counts(*hists["slaughter_score"])
+    return {"slaughter_score": {"score_mean": score["mean"], "score_mean_lo": score["mean_lo"],
+                                "score_mean_hi": score["mean_hi"], "score_median": score["median"],
+                                "score_median_lo": score["median_lo"], "score_median_hi": score["median_hi"],
+                                "fury_used": hist_total(hists["fury_used"]) / n,
+                                "fury_kills": hist_total(hists["fury_kills"]) / n},
+            "slaughter_end": {OUTPUTS.column("slaughter_end").category(c): k
+                              for c, k in most_common(tally(hists["slaughter_end"]))}}
 
 
-def santa_summary(df, rules: FouryRules) -> dict[str, Any]:
-    """Santa Crash'n Foury's entries of the run summary (``outputs.SUMMARY_KEYS`` santa_*)."""
-    n = len(df)
-    end = df["santa_end"]
+#: Santa Crash'n Foury's collectibles and counters, whose means ``santa_collected`` gives
+SANTA_MEANS = ("santa_reindeer", "santa_rudolph", "santa_green", "santa_blue", "santa_sleigh", "santa_marks",
+               "santa_wrath_hearts", "santa_packages_lost", "santa_canes_given")
+
+
+def santa_summary(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int, rules: FouryRules) -> dict[str, Any]:
+    """Santa Crash'n Foury's entries of the run summary (``outputs.SUMMARY_KEYS`` santa_*) from the histograms."""
+    end = tally(hists["santa_end"])
+
+    def ends(*codes: int) -> int:
+        return sum(end.get(c, 0) for c in codes)
+
     rates = {
-        "safe zone": end == layout.SE_SAFE,
-        "collection": end == layout.SE_COLLECTION,
-        "hourglass ran out": end.isin([layout.SE_COLLECTION, layout.SE_WRATH_SURVIVED, layout.SE_WRATH_KILLED]),
-        "wrath survived": end == layout.SE_WRATH_SURVIVED,
-        "wrath killed": end == layout.SE_WRATH_KILLED,
-        "goal met": df["santa_goal"] == 1,
-        "full collection": df["santa_full"] == 1,
+        "safe zone": ends(layout.SE_SAFE),
+        "collection": ends(layout.SE_COLLECTION),
+        "hourglass ran out": ends(layout.SE_COLLECTION, layout.SE_WRATH_SURVIVED, layout.SE_WRATH_KILLED),
+        "wrath survived": ends(layout.SE_WRATH_SURVIVED),
+        "wrath killed": ends(layout.SE_WRATH_KILLED),
+        "goal met": tally(hists["santa_goal"]).get(1, 0),
+        "full collection": tally(hists["santa_full"]).get(1, 0),
     }
     shares = {}
     for k, hit in rates.items():
-        lo, hi = wilson(int(hit.sum()), n)
-        shares.update({k: float(hit.mean()), f"{k} low": lo, f"{k} high": hi})
-    means = {c[len("santa_"):]: float(df[c].mean()) for c in (
-        "santa_reindeer", "santa_rudolph", "santa_green", "santa_blue", "santa_sleigh", "santa_marks",
-        "santa_wrath_hearts", "santa_packages_lost", "santa_canes_given")}
+        lo, hi = wilson(hit, n)
+        shares.update({k: hit / n, f"{k} low": lo, f"{k} high": hi})
+    means = {c[len("santa_"):]: hist_total(hists[c]) / n for c in SANTA_MEANS}
     col = OUTPUTS.column("santa_end")
-    return {"santa_outcomes": {col.category(int(k), rules): int(v) for k, v in Counter(end).most_common()},
+    return {"santa_outcomes": {col.category(c, rules): k for c, k in most_common(end)},
             "santa_rates": shares, "santa_collected": means}
 
 
@@ -258,6 +278,7 @@ GAME = register(GameSpec(
     simulate=simulate,
     replay=replay,
     summarize=summarize,
+    summarize_hists=summarize_hists,
     outputs=OUTPUTS,
     odds=_odds,
     warm=warm,

@@ -149,13 +149,15 @@ COLUMNS = (
            text="  without continue", doc="1 if won without inserting a coin.",
            legend="won without inserting a coin (a continue after a death)"),
     Column("rounds_completed", "Rounds completed", summary=MEAN, index="OUT_ROUNDS"),
-    Column("coins_used", "Continues used", "coins", index="OUT_COINS", doc="Coins inserted (continues after a death)."),
+    Column("coins_used", "Continues used", "coins", histogram=True, index="OUT_COINS",
+           doc="Coins inserted (continues after a death)."),
     Column("hearts_left", "Hearts left at the end", "hearts", summary=MEAN, index="OUT_HEARTS", report=False),
     Column("turns", "Game length", "turns", summary=MEAN, index="OUT_TURNS", distribution=True),
     Column("score", "Final score", "points", summary=MEAN, index="OUT_SCORE", distribution=True),
     Column("kills", "Monsters killed", "foes", summary=MEAN, index="OUT_KILLS", report=False),
     Column("chests_gained", "Chests gained", "chests", index="OUT_CHESTS"),
-    Column("death_round", "Round of the first death", index="OUT_DEATH_ROUND", categories=ROUND_LABELS, ordered=True,
+    Column("death_round", "Round of the first death", histogram=True, index="OUT_DEATH_ROUND",
+           categories=ROUND_LABELS, ordered=True,
            doc="Round (1..4) of the first death; 0 = never died."),
     Column("death_sector", "Sector of the first death", index="OUT_DEATH_SECTOR", categories=SECTOR_LABELS,
            ordered=True, doc="Sector (A..D, O the Oracle) of the room of the first death; -1 = never died."),
@@ -183,39 +185,41 @@ COLUMNS = (
            categories=unwinnable_label, doc="0 none, 1 no arrows left right after an exit, 2 no arrows left, "
            "3 sealed in with no coin left."),
     # The Slaughter of Monsters (--campaign slaughter; docs/rules.md): 0 in every other game
-    Column("slaughter_score", "Slaughter score (monsters killed)", "kills", index="OUT_SL_SCORE",
+    Column("slaughter_score", "Slaughter score (monsters killed)", "kills", histogram=True, index="OUT_SL_SCORE",
            doc="The Slaughter of Monsters: the score, monsters killed (those a full Fury track erased included); "
            "0 in other games."),
-    Column("fury_used", "Fury boxes blacked out", "boxes", index="OUT_FURY_USED",
+    Column("fury_used", "Fury boxes blacked out", "boxes", histogram=True, index="OUT_FURY_USED",
            doc="The Slaughter of Monsters: Fury boxes blacked out instead of losses (0 in other games)."),
-    Column("fury_kills", "Monsters the Fury erased", "kills", index="OUT_FURY_KILLS",
+    Column("fury_kills", "Monsters the Fury erased", "kills", histogram=True, index="OUT_FURY_KILLS",
            doc="The Slaughter of Monsters: monsters erased when the Fury track filled (0 in other games)."),
-    Column("slaughter_end", "How the Slaughter ended", index="OUT_SL_END", categories=slaughter_end_label,
+    Column("slaughter_end", "How the Slaughter ended", histogram=True, index="OUT_SL_END",
+           categories=slaughter_end_label,
            doc="The Slaughter of Monsters: 1 died, 2 the Fury prevailed (track full), 3 stuck, 4 every monster "
            "slain, 5 turn cap; 0 in other games."),
     # Santa Crash'n Foury (santa.on, --campaign santa; docs/rules.md "Santa Crash'n Foury"): 0 in the base game,
     # summarised (SUMMARY_KEYS santa_*) only when the campaign is on
-    Column("santa_end", "How the Santa campaign ended", index="OUT_SANTA_END", categories=santa_end_label,
+    Column("santa_end", "How the Santa campaign ended", histogram=True, index="OUT_SANTA_END",
+           categories=santa_end_label,
            doc="Santa Crash'n Foury: 0 not played (the base game), 1 won by reaching the XMas Safe Zone, 2 won "
            "by the collection goal (met when the hourglass ran out), 3 lost: survived Santa's Wrath, 4 lost: "
            "killed by Santa's Wrath, 5 lost: died in the dungeon."),
-    Column("santa_goal", "Collection goal met", index="OUT_SANTA_GOAL",
+    Column("santa_goal", "Collection goal met", histogram=True, index="OUT_SANTA_GOAL",
            doc="Santa Crash'n Foury: 1 if the collection held the goal (santa.goal) at the end."),
-    Column("santa_full", "Full collection", index="OUT_SANTA_FULL",
+    Column("santa_full", "Full collection", histogram=True, index="OUT_SANTA_FULL",
            doc="Santa Crash'n Foury: 1 if the collection grid was complete at the end (santa.full: the true Hero "
            "of Christmas)."),
-    *(Column(f"santa_{key}", f"{name} collected", unit, index=f"OUT_SANTA_{key.upper()}",
+    *(Column(f"santa_{key}", f"{name} collected", unit, histogram=True, index=f"OUT_SANTA_{key.upper()}",
              doc=f"Santa Crash'n Foury: {name} held at the end.")
       for key, name, unit in (("reindeer", "Reindeer", "reindeer"), ("rudolph", "Rudolph", "Rudolph"),
                               ("green", "Green packages", "packages"), ("blue", "Blue packages", "packages"),
                               ("sleigh", "Sleigh", "sleigh"))),
-    Column("santa_marks", "Hourglass spaces marked", "turns", index="OUT_SANTA_MARKS",
+    Column("santa_marks", "Hourglass spaces marked", "turns", histogram=True, index="OUT_SANTA_MARKS",
            doc="Santa Crash'n Foury: hourglass spaces marked (one per turn, the start's included)."),
-    Column("santa_wrath_hearts", "Hearts lost to Santa's Wrath", "hearts", index="OUT_SANTA_WRATH",
+    Column("santa_wrath_hearts", "Hearts lost to Santa's Wrath", "hearts", histogram=True, index="OUT_SANTA_WRATH",
            doc="Santa Crash'n Foury: hearts Santa's attacks took after the hourglass ran out."),
-    Column("santa_packages_lost", "Packages destroyed", "packages", index="OUT_SANTA_LOST",
+    Column("santa_packages_lost", "Packages destroyed", "packages", histogram=True, index="OUT_SANTA_LOST",
            doc="Santa Crash'n Foury: packages the Grinch and the Yeti destroyed."),
-    Column("santa_canes_given", "Candy canes given", "canes", index="OUT_SANTA_CANES",
+    Column("santa_canes_given", "Candy canes given", "canes", histogram=True, index="OUT_SANTA_CANES",
            doc="Santa Crash'n Foury: candy canes given to the Grinch or the Yeti (each leaves the map, no kill)."),
     # the 2-player mode (two_player.players = 2; docs/rules.md "2-player mode"): the columns above describe the
     # run's hero (--hero), these the game of both players
@@ -310,6 +314,10 @@ OUTPUTS = Outputs(
     COLUMNS, SUMMARY_KEYS,
     figures=(("survival_by_round", "death_round"), ("survival_by_turn", "death_turn")),
     turn_cap=("end_cause", 2),  # layout.CAUSE_TIMEOUT (checked by tests/test_outputs.py)
+    # the own entries counting games by two columns (``summarize_hists``): first deaths by sector, cause and room,
+    # lost games by cause, unwinnable games by why
+    joint=(("death_round", "death_sector"), ("death_round", "death_cause"), ("death_round", "death_cell"),
+           ("win", "end_cause"), ("unwinnable_at_turn", "unwinnable_cause")),
 )
 
 __all__ = ["OUTPUTS", "COLUMNS", "SUMMARY_KEYS"]

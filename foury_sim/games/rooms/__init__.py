@@ -154,8 +154,16 @@ def warm(ruleset: RoomsRules) -> None:
 
 
 def summarize(df: pd.DataFrame, ruleset: RoomsRules | None = None) -> dict[str, Any]:
-    """Rooms' own entry (outputs.SUMMARY_KEYS): damage dealt and taken per fight."""
-    return {"per_fight": per_fight(df)}
+    """Rooms' own entry (outputs.SUMMARY_KEYS): damage dealt and taken per fight, from the table's histograms
+    (``summarize_hists``)."""
+    return summarize_hists(OUTPUTS.histograms(df), len(df), ruleset)
+
+
+def summarize_hists(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int,
+                    ruleset: RoomsRules | None = None) -> dict[str, Any]:
+    """``summarize``'s entry from the exact histograms of the columns it reads over ``n`` games (a streamed run of
+    any size keeps it)."""
+    return {"per_fight": per_fight(hists, n)}
 
 
 GAME = register(
@@ -170,6 +178,7 @@ GAME = register(
         simulate=simulate,
         replay=replay,
         summarize=summarize,
+        summarize_hists=summarize_hists,
         outputs=OUTPUTS,
         odds=_odds.odds,
         warm=warm,
@@ -179,5 +188,5 @@ GAME = register(
     )
 )
 
-__all__ = ["GAME", "POLICIES", "simulate", "replay", "play_one", "summarize", "load_ruleset", "heroes", "columns",
-           "layout"]
+__all__ = ["GAME", "POLICIES", "simulate", "replay", "play_one", "summarize", "summarize_hists", "load_ruleset",
+           "heroes", "columns", "layout"]

@@ -6,9 +6,12 @@ constants from this list. This module must not import the layout (the layout imp
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from ...outputs import MEAN, NUMBERS, RATE, Column, Outputs, SummaryKey
+import numpy as np
+
+from ...outputs import MEAN, NUMBERS, RATE, Column, Outputs, SummaryKey, hist_total
 
 #: ``death_cause`` codes (layout.CAUSE_*)
 CAUSE_LABELS = ("none (won)", "a fight", "a trap", "HP paid for a door or wall", "turn cap")
@@ -161,12 +164,14 @@ SUMMARY_KEYS = (
 OUTPUTS = Outputs(COLUMNS + RACE_COLUMNS + RACE_DERIVED, SUMMARY_KEYS, turn_cap=("death_cause", CAUSE_TURN_CAP))
 
 
-def per_fight(df: Any) -> dict[str, float]:
-    """``per_fight``: the run's totals over its fights, divided by the fights."""
-    fights = float(df["fights"].sum())
+def per_fight(hists: Mapping[str, tuple[np.ndarray, np.ndarray]], n: int) -> dict[str, float]:
+    """``per_fight``: the run's totals over its fights, divided by the fights, from the columns' histograms over
+    ``n`` games (exact integer sums)."""
+    fights = hist_total(hists["fights"])
     if fights == 0:
         return {"fights/game": 0.0}
-    return {"dealt": float(df["damage_dealt"].sum()) / fights, "taken": float(df["damage_taken"].sum()) / fights,
-            "hero turns": float(df["fight_turns"].sum()) / fights, "fights/game": fights / max(len(df), 1)}
+    return {"dealt": hist_total(hists["damage_dealt"]) / fights, "taken": hist_total(hists["damage_taken"]) / fights,
+            "hero turns": hist_total(hists["fight_turns"]) / fights, "fights/game": fights / max(n, 1)}
+
 
 __all__ = ["OUTPUTS", "COLUMNS", "RACE_COLUMNS", "race_frame", "per_fight"]

@@ -15,6 +15,7 @@ import pandas as pd
 
 from ...config import use_cache
 from ...errors import InputError
+from ...outputs import hist_count, hist_total, joint_key, most_common, tally
 from ...policy import Policy, PolicySpec, check_answers, make_policy
 from ...registry import GameOption, GameSpec, register
 from ...rng import NO_SCRIPT
@@ -220,19 +221,29 @@ def replay(ruleset: TacticsRules, hero: str, policy: Policy, seed: int, game: in
 
 
 def summarize(df: pd.DataFrame, ruleset: TacticsRules | None = None) -> dict[str, Any]:
-    """Kills by kind, who dealt the last blow, AP by action, the DM's policy (declared in outputs.SUMMARY_KEYS)."""
-    n = max(len(df), 1)
+    """Kills by kind, who dealt the last blow, AP by action, the DM's policy (declared in outputs.SUMMARY_KEYS),
+    from the table's histograms (``summarize_hists``)."""
+    return summarize_hists(OUTPUTS.histograms(df), len(df), ruleset)
+
+
+def summarize_hists(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int,
+                    ruleset: TacticsRules | None = None) -> dict[str, Any]:
+    """``summarize``'s entries from the exact histograms of the columns they read over ``n`` games (the killers
+    of lost games from the joint histogram of ``win`` and ``killer``), so a streamed run of any size keeps them.
+    Means are exact integer sums over ``n``; killers most lost games first, ties by code."""
+    d = max(n, 1)
     out: dict[str, Any] = {}
     if ruleset is not None:
         names = ruleset.monster_names
-        out["kills_by_kind"] = {names[k]: float(df[f"kills_kind{k + 1}"].mean()) for k in range(len(names))
-                                if f"kills_kind{k + 1}" in df}
-        lost = df[(df["win"] == 0) & (df["killer"] >= 0)]
-        nl = max(int((df["win"] == 0).sum()), 1)
-        out["killed_by"] = {names[int(k)]: float(v) / nl for k, v in lost["killer"].value_counts().items()}
+        out["kills_by_kind"] = {names[k]: hist_total(hists[f"kills_kind{k + 1}"]) / n if n else float("nan")
+                                for k in range(len(names)) if f"kills_kind{k + 1}" in hists}
+        h = hists[joint_key("win", "killer")]
+        lost = h[0][:, 0] == 0
+        nl = max(hist_count(h, lost), 1)
+        out["killed_by"] = {names[k]: v / nl for k, v in most_common(tally(h, lost & (h[0][:, 1] >= 0)))}
         out["dm_policy"] = dm_policy(ruleset).describe()
-    out["ap_by_action"] = {k: float(df[f"ap_{k}"].sum()) / n for k in ("move", "attack", "interact", "use")
-                           if f"ap_{k}" in df}
+    out["ap_by_action"] = {k: hist_total(hists[f"ap_{k}"]) / d for k in ("move", "attack", "interact", "use")
+                           if f"ap_{k}" in hists}
     return out
 
 
@@ -248,6 +259,7 @@ GAME = register(
         simulate=simulate,
         replay=replay,
         summarize=summarize,
+        summarize_hists=summarize_hists,
         outputs=OUTPUTS,
         odds=odds_report,
         board=BOARD,
@@ -264,5 +276,5 @@ GAME = register(
     )
 )
 
-__all__ = ["GAME", "POLICIES", "DM_POLICIES", "simulate", "replay", "play_one", "summarize", "load_ruleset",
-           "heroes", "columns", "layout", "dm_policy"]
+__all__ = ["GAME", "POLICIES", "DM_POLICIES", "simulate", "replay", "play_one", "summarize", "summarize_hists",
+           "load_ruleset", "heroes", "columns", "layout", "dm_policy"]

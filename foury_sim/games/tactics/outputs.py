@@ -50,10 +50,10 @@ COLUMNS = (
            doc="Items rolled on the loot charts (kept, duplicate or over the stack)."),
     Column("items_used", "Items used", "items", summary=MEAN, index="OUT_USED",
            doc="Items consumed, equipped or used (magic)."),
-    Column("ap_move", "AP spent moving", "AP", index="OUT_AP_MOVE"),
-    Column("ap_attack", "AP spent attacking", "AP", index="OUT_AP_ATTACK"),
-    Column("ap_interact", "AP spent interacting", "AP", index="OUT_AP_INTERACT"),
-    Column("ap_use", "AP spent using and equipping items", "AP", index="OUT_AP_USE"),
+    Column("ap_move", "AP spent moving", "AP", histogram=True, index="OUT_AP_MOVE"),
+    Column("ap_attack", "AP spent attacking", "AP", histogram=True, index="OUT_AP_ATTACK"),
+    Column("ap_interact", "AP spent interacting", "AP", histogram=True, index="OUT_AP_INTERACT"),
+    Column("ap_use", "AP spent using and equipping items", "AP", histogram=True, index="OUT_AP_USE"),
     Column("resurrections", "Undead resurrected when looted", "monsters", index="OUT_RES"),
     Column("spawned", "Monsters the DM spawned", "monsters", summary=MEAN, index="OUT_SPAWNED"),
     Column("rests", "Turns rested", "turns", index="OUT_RESTS"),
@@ -61,7 +61,7 @@ COLUMNS = (
            doc="Answers of a policy outside its options (taken as option 0)."),
     Column("decisions", "Decisions taken", "decisions", index="OUT_DECISIONS", doc="Decisions of both sides."),
     Column("kills_kind{n}", "Monsters slain of a kind", "monsters", index="OUT_KILLS_KIND", repeat=_kinds,
-           doc="Monsters of table row n (rules.toml order) slain by the adventurer."),
+           histogram=True, doc="Monsters of table row n (rules.toml order) slain by the adventurer."),
 )
 
 SUMMARY_KEYS = (
@@ -73,6 +73,7 @@ SUMMARY_KEYS = (
                text=lambda v, summary: str(v)),
 )
 
-OUTPUTS = Outputs(COLUMNS, SUMMARY_KEYS, turn_cap=("death_cause", CAUSE_TURN_CAP))
+OUTPUTS = Outputs(COLUMNS, SUMMARY_KEYS, turn_cap=("death_cause", CAUSE_TURN_CAP),
+                  joint=(("win", "killer"),))  # killed_by: lost games by killer (``summarize_hists``)
 
 __all__ = ["OUTPUTS", "COLUMNS", "SUMMARY_KEYS"]
