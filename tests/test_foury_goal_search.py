@@ -1,7 +1,8 @@
-"""The move menu's goal search (``kernel.goal_distances``: a bit-parallel breadth-first search, a grid row a word)
-against a naive one (a queue, ``passable`` side by side, as the rules say it) through many random states of the
-shipped maps and of random grids up to 64 rooms wide: the same O_GOAL for every option. And the masks it reads
-(``RM_BITS``), kept by the kernel as walls collapse and rooms collapse or flood, match the rooms after whole games."""
+"""The move menu's goal search (``kernel.goal_distances``: a bit-parallel breadth-first search, a grid row a word, or
+the whole map in two words when it has at most 128 cells) against a naive one (a queue, ``passable`` side by side, as
+the rules say it) through many random states of the shipped maps and of random grids up to 64 rooms wide: the same
+O_GOAL for every option. And the masks it reads (``RM_BITS``), kept by the kernel as walls collapse and rooms collapse
+or flood, match the rooms after whole games."""
 
 from __future__ import annotations
 
@@ -117,7 +118,8 @@ def test_goal_search_matches_the_naive_search_on_the_shipped_maps(campaign, name
     check(np.random.default_rng(17), r.R, r.geo, r.rm0, rooms, 300)
 
 
-@pytest.mark.parametrize("rows, cols", [(1, 5), (3, 64), (64, 2), (7, 63), (5, 11)])
+@pytest.mark.parametrize("rows, cols", [(1, 5), (3, 64), (64, 2), (7, 63), (5, 11), (2, 63), (4, 32), (11, 11),
+                                        (12, 11), (3, 43), (128, 1)])
 def test_goal_search_matches_the_naive_search_on_random_grids(rows, cols):
     rng = np.random.default_rng(rows * 100 + cols)
     n = rows * cols

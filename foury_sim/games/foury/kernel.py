@@ -1218,12 +1218,20 @@ def goal_distances(board, st, rm, sc, opts, n):
             want[to] = 1
             dist[to] = BIG
             pending += 1
-    goal_masks(board, st, rm, sc)
-    for attempt in range(2):
-        if attempt == 1:
-            unexplored_mask(board, rm, sc)
-        if _spread(sc[SC_BITS], dist, R[R_ROWS], R[R_COLS], attempt, pending) < pending:
-            break
+    if R[R_ROWS] * R[R_COLS] <= 128 and R[R_COLS] < 64:  # the map in two words (every shipped map: 9 x 9)
+        goal_masks2(board, st, rm, sc)
+        for attempt in range(2):
+            if attempt == 1:
+                unexplored_mask2(board, rm, sc)
+            if _spread2(sc[SC_BITS], dist, R[R_COLS], attempt, pending) < pending:
+                break
+    else:
+        goal_masks(board, st, rm, sc)
+        for attempt in range(2):
+            if attempt == 1:
+                unexplored_mask(board, rm, sc)
+            if _spread(sc[SC_BITS], dist, R[R_ROWS], R[R_COLS], attempt, pending) < pending:
+                break
     for i in range(n):
         opts[i, O_GOAL] = dist[opts[i, O_TO]]
     for i in range(n):
@@ -1289,6 +1297,127 @@ def unexplored_mask(board, rm, sc):
             b = b << 1
             x += 1
         sc[SC_BITS, B_NEW * h + r] = new
+
+
+# A map of at most 128 cells (and fewer than 64 columns) searches its masks as two words over the whole map, bit
+# x & 63 of word x >> 6 for cell x = r * cols + c, at these places of sc[SC_BITS] (two words each): a level of the
+# search is then a few shifts of two words (by 1 along a row, by ``cols`` across rows) for every row at once.
+L_INTO = 0  # 4 masks, one a side s, as B_INTO; a side with no neighbour on the map cleared (no wrap along a row)
+L_FALLEN, L_GOAL, L_NEW, L_WANT = 8, 10, 12, 14
+#: every bit but the sign bit: a logical shift right by 1 of an int64 word
+LOW63 = 0x7FFFFFFFFFFFFFFF
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def _put2(bits, at, off, w, v):
+    """Row word ``v`` (``w`` bits) at bit ``off`` of the two-word mask at ``bits[at]``."""
+    j = off >> 6
+    sh = off & 63
+    bits[np.uint64(at + j)] |= v << sh
+    if sh + w > 64:  # (then sh > 0: the row's last columns go to the next word)
+        bits[np.uint64(at + j + 1)] |= (v >> (64 - sh)) & ((np.int64(1) << sh) - 1)
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def _cells2(bits, at, cells, n):
+    """The two-word mask at ``bits[at]`` of the 0/1 array ``cells`` (``n`` cells)."""
+    lo, hi = np.int64(0), np.int64(0)
+    for x in range(min(n, 64)):  # (branch-free, contiguous reads at unsigned indices)
+        lo |= cells[np.uint64(x)] << x
+    for x in range(64, n):
+        hi |= cells[np.uint64(x)] << (x - 64)
+    bits[at] = lo
+    bits[at + 1] = hi
+
+
+@njit(cache=CACHE, _nrt=False)
+def goal_masks2(board, st, rm, sc):
+    """``goal_masks`` as two words over the whole map (``L_*``, a map of at most 128 cells): the same rows of
+    RM_BITS, the same swim and Kraken rules, placed at bit r * cols of the map's words."""
+    R, T, geo, arrows = board
+    h, w = R[R_ROWS], R[R_COLS]
+    n = h * w
+    bits = sc[SC_BITS]
+    for k in range(L_GOAL):
+        bits[k] = 0
+    swim = swim_ok(R, st) and R[R_KR_ON] == 0
+    first, last = np.int64(1), np.int64(1) << (w - 1)
+    for r in range(h):
+        fl = rm[r, RM_BITS + RB_FLOODED]
+        dry = ~fl if R[R_KR_ON] == 1 else np.int64(-1)
+        n0, n1, n2, n3 = rm[r, RM_BITS], rm[r, RM_BITS + 1], rm[r, RM_BITS + 2], rm[r, RM_BITS + 3]
+        if swim and fl != 0:  # a collapsed wall between two flooded rooms
+            n0 |= rm[r, RM_BITS + 4] & fl & (rm[r - 1, RM_BITS + RB_FLOODED] if r > 0 else 0)
+            n1 |= rm[r, RM_BITS + 5] & fl & (fl >> 1)
+            n2 |= rm[r, RM_BITS + 6] & fl & (rm[r + 1, RM_BITS + RB_FLOODED] if r + 1 < h else 0)
+            n3 |= rm[r, RM_BITS + 7] & fl & (fl << 1)
+        off = r * w
+        if r > 0:
+            _put2(bits, L_INTO, off, w, n0 & dry)
+        _put2(bits, L_INTO + 2, off, w, n1 & dry & ~last)
+        if r + 1 < h:
+            _put2(bits, L_INTO + 4, off, w, n2 & dry)
+        _put2(bits, L_INTO + 6, off, w, n3 & dry & ~first)
+        _put2(bits, L_FALLEN, off, w, rm[r, RM_BITS + RB_COLLAPSED])
+    _cells2(bits, L_GOAL, sc[SC_MASK], n)
+    _cells2(bits, L_WANT, sc[SC_WANT], n)
+
+
+@njit(cache=CACHE, _nrt=False)
+def unexplored_mask2(board, rm, sc):
+    """``unexplored_mask`` as two words over the whole map (L_NEW)."""
+    R, T, geo, arrows = board
+    n = R[R_ROWS] * R[R_COLS]
+    lo, hi = np.int64(0), np.int64(0)
+    for x in range(n):
+        new = np.int64(1) if geo[x, 4] >= 0 and (rm[x, RM_STATE] & (COLLAPSED | EXPLORED)) == 0 else np.int64(0)
+        if x < 64:
+            lo |= new << x
+        else:
+            hi |= new << (x - 64)
+    sc[SC_BITS, L_NEW] = lo
+    sc[SC_BITS, L_NEW + 1] = hi
+
+
+@njit(cache=CACHE, _nrt=False)
+def _spread2(bits, dist, w, attempt, left):
+    """``_spread`` over the two-word masks of ``goal_masks2``: each level moves the whole front at once (shifted by
+    1 along the rows, by ``w`` across them, each shift masked by the sides it crosses); the same levels, the same
+    labels, the same count returned."""
+    i00, i01 = bits[L_INTO], bits[L_INTO + 1]  # entered from the room above (across side 0)
+    i10, i11 = bits[L_INTO + 2], bits[L_INTO + 3]  # from the room to the right (side 1)
+    i20, i21 = bits[L_INTO + 4], bits[L_INTO + 5]  # from the room below (side 2)
+    i30, i31 = bits[L_INTO + 6], bits[L_INTO + 7]  # from the room to the left (side 3)
+    fa0, fa1 = bits[L_FALLEN], bits[L_FALLEN + 1]
+    wa0, wa1 = bits[L_WANT], bits[L_WANT + 1]
+    s0 = bits[L_GOAL] | (bits[L_NEW] if attempt == 1 else 0)
+    s1 = bits[L_GOAL + 1] | (bits[L_NEW + 1] if attempt == 1 else 0)
+    up = (np.int64(1) << (64 - w)) - 1  # a logical shift right by w: the bits that stay
+    carry = (np.int64(1) << w) - 1  # the top w bits of the low word, moved to the high word's bottom
+    seen0, seen1 = s0, s1
+    f0, f1 = s0 & ~fa0, s1 & ~fa1  # a collapsed room is labelled but leads nowhere
+    if s0 & wa0:
+        left -= _label(dist, 0, s0 & wa0, np.int64(0))
+    if s1 & wa1:
+        left -= _label(dist, 64, s1 & wa1, np.int64(0))
+    level = 0
+    while left > 0 and (f0 | f1) != 0:
+        level += 1
+        y0 = ((f0 << 1) & i30) | ((((f0 >> 1) & LOW63) | (f1 << 63)) & i10) | ((f0 << w) & i00) | (
+            (((f0 >> w) & up) | (f1 << (64 - w))) & i20)
+        y1 = (((f1 << 1) | ((f0 >> 63) & 1)) & i31) | (((f1 >> 1) & LOW63) & i11) | (
+            ((f1 << w) | ((f0 >> (64 - w)) & carry)) & i01) | (((f1 >> w) & up) & i21)
+        y0 &= ~seen0
+        y1 &= ~seen1
+        seen0 |= y0
+        seen1 |= y1
+        f0, f1 = y0 & ~fa0, y1 & ~fa1
+        h0, h1 = y0 & wa0, y1 & wa1
+        if h0 != 0:
+            left -= _label(dist, 0, h0, level)
+        if h1 != 0:
+            left -= _label(dist, 64, h1, level)
+    return left
 
 
 #: A bit's column from its word alone: (bit * DE_BRUIJN) >> 58 (mod 2**64) is different for each of the 64 bits.
