@@ -6,7 +6,7 @@ and cold and cached start-up.
 Median of 5 timed runs after a warm-up; the un-jitted figure comes from a subprocess with
 NUMBA_DISABLE_JIT=1 on fewer games. Per-core figures are also given per CPU second (process time),
 which other processes on a shared machine disturb less than wall-clock time; the speed-up per core
-compares CPU seconds. Writes benchmarks/results/delve.json.
+compares CPU seconds. Writes benchmarks/results/delve.json (another policy than threshold: delve_POLICY.json).
 """
 
 from __future__ import annotations
@@ -95,8 +95,9 @@ def main() -> None:
         cold, cached = startup_times(cmd)
         res["startup_cold_s"] = round(cold, 2)
         res["startup_cached_s"] = round(statistics.median(cached), 2)
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(res, indent=2) + "\n")
+    out = OUT if args.policy == "threshold" else OUT.with_name(f"delve_{args.policy}.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(res, indent=2) + "\n")
     print(f"{'measure':<32}{'value':>14}")
     for k in (
         "games_per_s_all_threads",
@@ -111,7 +112,7 @@ def main() -> None:
     ):
         if k in res:
             print(f"{k:<32}{res[k]:>14}")
-    print(f"written {OUT}")
+    print(f"written {out}")
 
 
 if __name__ == "__main__":
