@@ -420,10 +420,10 @@ def _histogram2(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     x = x.astype(np.int64, copy=False)
     if x.shape[0] == 0:
         return np.zeros((0, 2), np.int64), np.zeros(0, np.int64)
-    lo = x.min(axis=0)
-    span = x.max(axis=0) - lo + 1
-    if int(span[0]) * int(span[1]) <= max(4 * x.shape[0], 1 << 16):
-        k = np.bincount((x[:, 0] - lo[0]) * span[1] + (x[:, 1] - lo[1]), minlength=int(span[0] * span[1]))
+    lo = [int(v) for v in x.min(axis=0)]
+    span = [int(v) - a + 1 for v, a in zip(x.max(axis=0), lo)]  # (Python ints: no int64 overflow over a wide range)
+    if span[0] * span[1] <= max(4 * x.shape[0], 1 << 16):
+        k = np.bincount((x[:, 0] - lo[0]) * span[1] + (x[:, 1] - lo[1]), minlength=span[0] * span[1])
         nz = np.flatnonzero(k)
         return np.stack([nz // span[1] + lo[0], nz % span[1] + lo[1]], axis=1).astype(np.int64), k[nz].astype(np.int64)
     v, k = np.unique(x, axis=0, return_counts=True)

@@ -190,6 +190,8 @@ def test_joint_histograms_merge_as_the_whole_tables():
             assert np.array_equal(m[0], v) and np.array_equal(m[1], k)
     empty = histogram(np.zeros((0, 2), np.int64))
     assert empty[0].shape == (0, 2) and empty[1].shape == (0,)
+    wide = histogram(np.array([[-2**62, 0], [2**62, 0], [2**62, 0]]))  # a range past int64 (rows sorted)
+    assert wide[0].tolist() == [[-2**62, 0], [2**62, 0]] and wide[1].tolist() == [1, 2]
 
 
 def test_parts_written_chunk_by_chunk_and_a_rerun_goes_on(tmp_path):

@@ -1244,6 +1244,21 @@ B_INTO = 0  # 4 masks, one a side s: y may be entered from its neighbour across 
 B_FALLEN, B_GOAL, B_NEW, B_WANT, B_SEEN, B_FRONT = 4, 5, 6, 7, 8, 9  # B_FRONT: two masks
 
 
+@njit(cache=CACHE, inline="always", _nrt=False)
+def _into_row(R, rm, r, h, swim):
+    """Grid row r's four B_INTO words (a bit per column; ``goal_masks``): each side's open walls (RM_BITS), with
+    ``swim`` a collapsed wall between two flooded rooms too, and no flooded room in the Kraken's search."""
+    fl = rm[r, RM_BITS + RB_FLOODED]
+    dry = ~fl if R[R_KR_ON] == 1 else np.int64(-1)
+    n0, n1, n2, n3 = rm[r, RM_BITS], rm[r, RM_BITS + 1], rm[r, RM_BITS + 2], rm[r, RM_BITS + 3]
+    if swim and fl != 0:  # a collapsed wall between two flooded rooms
+        n0 |= rm[r, RM_BITS + 4] & fl & (rm[r - 1, RM_BITS + RB_FLOODED] if r > 0 else 0)
+        n1 |= rm[r, RM_BITS + 5] & fl & (fl >> 1)
+        n2 |= rm[r, RM_BITS + 6] & fl & (rm[r + 1, RM_BITS + RB_FLOODED] if r + 1 < h else 0)
+        n3 |= rm[r, RM_BITS + 7] & fl & (fl << 1)
+    return n0 & dry, n1 & dry, n2 & dry, n3 & dry
+
+
 @njit(cache=CACHE, _nrt=False)
 def goal_masks(board, st, rm, sc):
     """The goal search's masks (``B_*``) from the rooms' (RM_BITS), the goals (``sc[SC_MASK]``) and the wanted
@@ -1261,18 +1276,11 @@ def goal_masks(board, st, rm, sc):
     swim = swim_ok(R, st) and R[R_KR_ON] == 0
     x = 0
     for r in range(h):
-        fl = rm[r, RM_BITS + RB_FLOODED]
-        dry = ~fl if R[R_KR_ON] == 1 else np.int64(-1)
-        n0, n1, n2, n3 = rm[r, RM_BITS], rm[r, RM_BITS + 1], rm[r, RM_BITS + 2], rm[r, RM_BITS + 3]
-        if swim and fl != 0:  # a collapsed wall between two flooded rooms
-            n0 |= rm[r, RM_BITS + 4] & fl & (rm[r - 1, RM_BITS + RB_FLOODED] if r > 0 else 0)
-            n1 |= rm[r, RM_BITS + 5] & fl & (fl >> 1)
-            n2 |= rm[r, RM_BITS + 6] & fl & (rm[r + 1, RM_BITS + RB_FLOODED] if r + 1 < h else 0)
-            n3 |= rm[r, RM_BITS + 7] & fl & (fl << 1)
-        bits[B_INTO * h + r] = n0 & dry
-        bits[(B_INTO + 1) * h + r] = n1 & dry
-        bits[(B_INTO + 2) * h + r] = n2 & dry
-        bits[(B_INTO + 3) * h + r] = n3 & dry
+        n0, n1, n2, n3 = _into_row(R, rm, r, h, swim)
+        bits[B_INTO * h + r] = n0
+        bits[(B_INTO + 1) * h + r] = n1
+        bits[(B_INTO + 2) * h + r] = n2
+        bits[(B_INTO + 3) * h + r] = n3
         bits[B_FALLEN * h + r] = rm[r, RM_BITS + RB_COLLAPSED]
         goal, wnt = np.int64(0), np.int64(0)
         for c in range(w):  # (both are 0 or 1; an unsigned index: contiguous reads, not a gather, as in _spread)
@@ -1343,21 +1351,14 @@ def goal_masks2(board, st, rm, sc):
     swim = swim_ok(R, st) and R[R_KR_ON] == 0
     first, last = np.int64(1), np.int64(1) << (w - 1)
     for r in range(h):
-        fl = rm[r, RM_BITS + RB_FLOODED]
-        dry = ~fl if R[R_KR_ON] == 1 else np.int64(-1)
-        n0, n1, n2, n3 = rm[r, RM_BITS], rm[r, RM_BITS + 1], rm[r, RM_BITS + 2], rm[r, RM_BITS + 3]
-        if swim and fl != 0:  # a collapsed wall between two flooded rooms
-            n0 |= rm[r, RM_BITS + 4] & fl & (rm[r - 1, RM_BITS + RB_FLOODED] if r > 0 else 0)
-            n1 |= rm[r, RM_BITS + 5] & fl & (fl >> 1)
-            n2 |= rm[r, RM_BITS + 6] & fl & (rm[r + 1, RM_BITS + RB_FLOODED] if r + 1 < h else 0)
-            n3 |= rm[r, RM_BITS + 7] & fl & (fl << 1)
+        n0, n1, n2, n3 = _into_row(R, rm, r, h, swim)
         off = r * w
         if r > 0:
-            _put2(bits, L_INTO, off, w, n0 & dry)
-        _put2(bits, L_INTO + 2, off, w, n1 & dry & ~last)
+            _put2(bits, L_INTO, off, w, n0)
+        _put2(bits, L_INTO + 2, off, w, n1 & ~last)
         if r + 1 < h:
-            _put2(bits, L_INTO + 4, off, w, n2 & dry)
-        _put2(bits, L_INTO + 6, off, w, n3 & dry & ~first)
+            _put2(bits, L_INTO + 4, off, w, n2)
+        _put2(bits, L_INTO + 6, off, w, n3 & ~first)
         _put2(bits, L_FALLEN, off, w, rm[r, RM_BITS + RB_COLLAPSED])
     _cells2(bits, L_GOAL, sc[SC_MASK], n)
     _cells2(bits, L_WANT, sc[SC_WANT], n)
