@@ -12,6 +12,7 @@ import pandas as pd
 
 from ...config import use_cache
 from ...errors import InputError
+from ...outputs import hist_total
 from ...policy import USER_POLICY_ID, Policy, PolicySpec, check_answers, user_globals
 from ...registry import GameSpec, register
 from ...rng import NO_SCRIPT
@@ -189,8 +190,7 @@ def summarize_hists(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int,
     d = max(n, 1)
 
     def total(c: str) -> int:
-        v, k = hists[c]
-        return sum(int(a) * int(b) for a, b in zip(v, k))
+        return hist_total(hists[c])
 
     def mean(c: str) -> float:
         return total(c) / n if n else float("nan")
