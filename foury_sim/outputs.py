@@ -356,8 +356,7 @@ class Outputs:
             elif c.summary == MEAN:
                 out[c.summary_key] = stats.summarize_counts(v, k, conf)
             else:
-                order = np.lexsort((v, -k))
-                out[c.summary_key] = {c.category(int(v[i]), ruleset): int(k[i]) for i in order if k[i] > 0}
+                out[c.summary_key] = {c.category(code, ruleset): games for code, games in most_common(tally((v, k)))}
         return out
 
     def labelled(self, df: pd.DataFrame, ruleset: Any = None) -> pd.DataFrame:

@@ -1218,20 +1218,23 @@ def goal_distances(board, st, rm, sc, opts, n):
             want[to] = 1
             dist[to] = BIG
             pending += 1
-    if R[R_ROWS] * R[R_COLS] <= 128 and R[R_COLS] < 64:  # the map in two words (every shipped map: 9 x 9)
+    two = R[R_ROWS] * R[R_COLS] <= 128 and R[R_COLS] < 64  # the map in two words (every shipped map: 9 x 9)
+    if two:
         goal_masks2(board, st, rm, sc)
-        for attempt in range(2):
-            if attempt == 1:
-                unexplored_mask2(board, rm, sc)
-            if _spread2(sc[SC_BITS], dist, R[R_COLS], attempt, pending) < pending:
-                break
     else:
         goal_masks(board, st, rm, sc)
-        for attempt in range(2):
-            if attempt == 1:
+    for attempt in range(2):
+        if attempt == 1:
+            if two:
+                unexplored_mask2(board, rm, sc)
+            else:
                 unexplored_mask(board, rm, sc)
-            if _spread(sc[SC_BITS], dist, R[R_ROWS], R[R_COLS], attempt, pending) < pending:
-                break
+        if two:
+            left = _spread2(sc[SC_BITS], dist, R[R_COLS], attempt, pending)
+        else:
+            left = _spread(sc[SC_BITS], dist, R[R_ROWS], R[R_COLS], attempt, pending)
+        if left < pending:
+            break
     for i in range(n):
         opts[i, O_GOAL] = dist[opts[i, O_TO]]
     for i in range(n):
