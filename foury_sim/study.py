@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__, assumptions, provenance, stats
+from .config import KERNEL_CORE, NUMBERS_CORE
 from .errors import InputError, Interrupted
 from .files import WriteError, atomic_write, clean_temp, save_figure, to_jsonable, write_frame
 from .inputs import check_seed
@@ -724,16 +725,28 @@ def input_files(cells: list[dict[str, Any]]) -> dict[str, str]:
     return out
 
 
-def code_version(game: str) -> str:
-    """A hash of the package version and of the game's rules code and data (the files of its package)."""
+def code_files(game: str) -> list[Path]:
+    """The files whose contents make a game's numbers: its package's code and data, then the shared modules the
+    kernels are built from (``config.KERNEL_CORE``) and those that chunk, summarise and read rules
+    (``config.NUMBERS_CORE``)."""
     spec = get_game(game)
-    h = hashlib.sha256(__version__.encode())
-    root = Path(__file__).resolve().parent / "games" / spec.name
+    pkg = Path(__file__).resolve().parent
+    root = pkg / "games" / spec.name
+    files = []
     if root.is_dir():
-        for f in sorted(root.rglob("*")):
-            if f.is_file() and f.suffix in (".py", ".toml", ".txt", ".json") and "__pycache__" not in f.parts:
-                h.update(str(f.relative_to(root)).encode())
-                h.update(f.read_bytes())
+        files = [f for f in sorted(root.rglob("*"))
+                 if f.is_file() and f.suffix in (".py", ".toml", ".txt", ".json") and "__pycache__" not in f.parts]
+    return files + [pkg / f for f in (*KERNEL_CORE, *NUMBERS_CORE)]
+
+
+def code_version(game: str) -> str:
+    """A hash of the package version and of every file that makes the game's numbers (``code_files``): a
+    change to the shared summary or dice code moves it as a change to the game's rules does."""
+    h = hashlib.sha256(__version__.encode())
+    pkg = Path(__file__).resolve().parent
+    for f in code_files(game):
+        h.update(f.relative_to(pkg).as_posix().encode())
+        h.update(f.read_bytes())
     return h.hexdigest()[:16]
 
 

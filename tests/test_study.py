@@ -79,6 +79,38 @@ def test_resume_after_interruption_gives_identical_numbers(tmp_path):
     pd.testing.assert_frame_equal(a, b)
 
 
+def test_code_version_moves_with_the_shared_code_that_makes_the_numbers(monkeypatch):
+    """A change to the dice (rng.py) or to the streamed summary (chunks.py, outputs.py) moves every game's code
+    version, as a change to the game's own rules does; a file that makes no number (the CLI) does not."""
+    from foury_sim import study
+
+    base = {g: study.code_version(g) for g in ("foury", "delve")}
+    real = Path.read_bytes
+    for name, moves in (("rng.py", True), ("chunks.py", True), ("outputs.py", True), ("games/delve/kernel.py", None),
+                        ("cli.py", False)):
+        target = ROOT / "foury_sim" / name
+        monkeypatch.setattr(Path, "read_bytes", lambda self, t=target: real(self) + (b"#" if self == t else b""))
+        now = {g: study.code_version(g) for g in base}
+        monkeypatch.setattr(Path, "read_bytes", real)
+        if moves is None:  # a game's own file moves that game only
+            assert now["delve"] != base["delve"] and now["foury"] == base["foury"]
+        else:
+            assert (now != base) is moves and (moves is False or all(now[g] != base[g] for g in base)), name
+
+
+def test_resume_after_a_code_change_is_refused(tmp_path, monkeypatch):
+    """Cells played by other code are not mixed with new ones: --resume after the code version moved is refused
+    in one line naming the folder."""
+    from foury_sim import study
+
+    exp = write(tmp_path, SMALL.replace("games = 1500", "games = 200"))
+    out = run_sweep(exp, tmp_path / "r", progress=False, report=False)
+    (out / "cells" / "cell_0003.json").unlink()
+    monkeypatch.setattr(study, "code_version", lambda game: "0123456789abcdef")
+    with pytest.raises(InputError, match="run without --resume"):
+        run_sweep(exp, tmp_path / "r", resume=True, progress=False, report=False)
+
+
 def test_sweep_interrupted_by_ctrl_c_resumes(tmp_path):
     """A real interruption: kill the process after the first cells are written, then --resume. 6,000 games a
     cell (20,000 before: the resume and the fresh run played up to 140,000 games), as many as
