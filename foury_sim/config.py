@@ -25,10 +25,6 @@ QUICK_INLINE: bool = os.environ.get("FOURY_SIM_SLOW_INLINE", "") in ("", "0")
 
 #: Core modules whose code ends up inside compiled kernels.
 KERNEL_CORE = ("config.py", "rng.py", "policy.py", "tracing.py", "grid.py", "search.py")
-#: Shared modules outside the kernels that still make a run's numbers: the chunks of games and their streamed
-#: summary, the per-game outputs and summary entries, the intervals, the run itself and the rules files' reading
-#: (``study.code_version`` hashes them with ``KERNEL_CORE`` and the game's package).
-NUMBERS_CORE = ("chunks.py", "outputs.py", "stats.py", "runner.py", "rulesfile.py", "userpolicy.py")
 
 
 @functools.cache

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__, assumptions, provenance, stats
-from .config import KERNEL_CORE, NUMBERS_CORE
+from .config import KERNEL_CORE
 from .errors import InputError, Interrupted
 from .files import WriteError, atomic_write, clean_temp, save_figure, to_jsonable, write_frame
 from .inputs import check_seed
@@ -725,10 +725,17 @@ def input_files(cells: list[dict[str, Any]]) -> dict[str, str]:
     return out
 
 
+#: Shared modules outside the kernels that still make a run's numbers: the chunks of games and their streamed
+#: summary, the per-game outputs and summary entries, the intervals, the run itself, the rules files' reading and
+#: user policies (``code_version`` hashes them with ``config.KERNEL_CORE`` and the game's package; kept here, not in
+#: config.py, which is itself kernel core: an edit there would move every kernel's cache key).
+NUMBERS_CORE = ("chunks.py", "outputs.py", "stats.py", "runner.py", "rulesfile.py", "userpolicy.py")
+
+
 def code_files(game: str) -> list[Path]:
     """The files whose contents make a game's numbers: its package's code and data, then the shared modules the
     kernels are built from (``config.KERNEL_CORE``) and those that chunk, summarise and read rules
-    (``config.NUMBERS_CORE``)."""
+    (``NUMBERS_CORE``)."""
     spec = get_game(game)
     pkg = Path(__file__).resolve().parent
     root = pkg / "games" / spec.name
