@@ -532,7 +532,7 @@ def _provenance_notes(saved: dict[str, Any], now: dict[str, Any], spec: Spec, re
                                 for p, h in now["input_files"].items())
             if same_runs and not files_changed:
                 notes.append(f"{game}: games differ although its code version is unchanged (runs "
-                             f"{', '.join(same_runs)}): settings, rules files, the shared kernel core, numba or the "
+                             f"{', '.join(same_runs)}): settings, rules files, numba or the "
                              "platform changed")
     old_files = saved.get("input_files") or {}
     for path, h in now["input_files"].items():
