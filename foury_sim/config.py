@@ -19,6 +19,9 @@ CHUNK: int = 256
 #: Run LLVM's module passes and emit machine code once per entry point, not again for every callee compiled on
 #: the way (``lean_link``); ``FOURY_SIM_FULL_LINK=1`` keeps numba's default (to measure the trade).
 LEAN_LINK: bool = os.environ.get("FOURY_SIM_FULL_LINK", "") in ("", "0")
+#: Callees linked into an entry point's module are internal to it (``internal_callees``); ``FOURY_SIM_LINKONCE=1``
+#: keeps numba's ``linkonce_odr`` (to measure the trade).
+INTERNAL_CALLEES: bool = os.environ.get("FOURY_SIM_LINKONCE", "") in ("", "0")
 #: Copy an inlined callee's IR once per copy, not once per block (``quick_inline``); ``FOURY_SIM_SLOW_INLINE=1`` keeps
 #: numba's copy (to measure the trade).
 QUICK_INLINE: bool = os.environ.get("FOURY_SIM_SLOW_INLINE", "") in ("", "0")
@@ -47,6 +50,8 @@ def _source_hash(packages: tuple[str, ...]) -> str:
         h.update(p.read_bytes())
     if not LEAN_LINK:  # the same games either way; a measure of numba's default must not load the lean code
         h.update(b"full-link")
+    if not INTERNAL_CALLEES:  # (the same: a measure of the trade must not load the other code)
+        h.update(b"linkonce")
     return h.hexdigest()[:16]
 
 
@@ -113,6 +118,28 @@ class LazyEntry:
         self.ctx, self.library, self.fndesc, self.env = ctx, library, fndesc, env
 
 
+def internal_callees(module) -> int:
+    """Make the callees linked into an entry point's module internal to it; returns how many.
+
+    numba links each callee as ``linkonce_odr`` (another module may hold the same definition), so LLVM keeps its
+    signature: every array argument is passed as its whole struct (meminfo, parent, size, itemsize, data, shapes,
+    strides: 7 words in 1-D, 9 in 2-D), most of it on the stack, and a call of a rule with the board, the state,
+    the rooms, the dice and the policy pushed about 130 words, copied from the caller's own arguments (17 % of
+    Dungeon Foury's samples were such pushes, session 43). Under ``lean_link`` the entry point's module holds its
+    whole tree and nothing else calls into it, so its callees can be internal: LLVM's O3 pipeline then drops the
+    arguments a callee never reads (dead argument elimination: no reference counts under ``_nrt=False``, no strides
+    for a C-contiguous array) and inlines a callee with one call site. The code is the same program, optimised
+    further (``tools/game_hashes.py``: the same games)."""
+    from llvmlite import binding as ll
+
+    k = 0
+    for fn in module.functions:
+        if not fn.is_declaration and fn.linkage == ll.Linkage.linkonce_odr:
+            fn.linkage = ll.Linkage.internal
+            k += 1
+    return k
+
+
 def _lean_libraries(full, final, unserialize, pointer, serialize, rebuild, executable, add, compile_) -> None:
     """Install ``lean_link`` over numba's own methods (passed in)."""
     import weakref
@@ -147,6 +174,8 @@ def _lean_libraries(full, final, unserialize, pointer, serialize, rebuild, execu
         self._codegen._tm.emit_object(self._final_module)
 
     def prepared_full(self) -> None:
+        if INTERNAL_CALLEES:
+            internal_callees(self._final_module)
         optimize_final_module.prepare(self)
         optimize_final_module.full(self)
 

@@ -110,6 +110,50 @@ def test_full_link_keeps_numbas_default_and_its_own_cache_key():
     assert out[""][2] != out["1"][2]  # a measure of the default never loads the lean kernels
 
 
+def test_an_entrys_callees_are_internal_to_its_module_before_the_module_passes(monkeypatch):
+    """``internal_callees``: the callees linked into an entry point's module are internal there (LLVM may then drop
+    the arguments they never read and inline them), the entry itself stays external, and it computes the same."""
+    from llvmlite import binding as ll
+
+    assert config.lean_link() and config.INTERNAL_CALLEES
+    lean = codegen.CPUCodeLibrary._optimize_final_module
+    numbas = lean.full
+    linkage: dict[str, set[str]] = {}
+
+    def full(self) -> None:
+        if self.name.endswith("hoard"):
+            for fn in self._final_module.functions:
+                if not fn.is_declaration:
+                    name = next((k for k in ("loot_of", "hoard") if k in fn.name), fn.name)
+                    linkage.setdefault(name, set()).add(str(fn.linkage))
+        numbas(self)
+
+    monkeypatch.setattr(lean, "full", full)
+
+    @njit
+    def loot_of(rooms, sheet, cell):
+        return rooms[cell, 1] + sheet[0]  # reads two of the three arrays' data, none of their strides or counts
+
+    @njit
+    def hoard(rooms, sheet, unused):
+        return loot_of(rooms, sheet, 0) + loot_of(rooms, sheet, 1) + unused.shape[0]
+
+    rooms = np.arange(6, dtype=np.int64).reshape(2, 3)
+    assert hoard(rooms, np.array([10], np.int64), np.zeros(3, np.int64)) == 1 + 10 + 4 + 10 + 3
+    assert linkage["loot_of"] == {str(ll.Linkage.internal)} and linkage["hoard"] == {str(ll.Linkage.external)}
+
+
+def test_linkonce_keeps_numbas_linkage_and_its_own_cache_key():
+    code = ("from foury_sim import config; print(config.INTERNAL_CALLEES, config._source_hash(('games/delve',)))")
+    out = {}
+    for keep in ("", "1"):
+        env = dict(os.environ, FOURY_SIM_LINKONCE=keep)
+        out[keep] = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                   check=True).stdout.split()
+    assert out[""][0] == "True" and out["1"][0] == "False"
+    assert out[""][1] != out["1"][1]  # a measure of numba's linkage never loads the other kernels
+
+
 def test_a_callee_gets_machine_code_only_when_python_calls_it():
     assert config.lean_link()
 
