@@ -123,9 +123,9 @@ def internal_callees(module) -> int:
 
     numba links each callee as ``linkonce_odr`` (another module may hold the same definition), so LLVM keeps its
     signature: every array argument is passed as its whole struct (meminfo, parent, size, itemsize, data, shapes,
-    strides: 7 words in 1-D, 9 in 2-D), most of it on the stack, and a call of a rule with the board, the state,
-    the rooms, the dice and the policy pushed about 130 words, copied from the caller's own arguments (17 % of
-    Dungeon Foury's samples were such pushes, session 43). Under ``lean_link`` the entry point's module holds its
+    strides: 7 words in 1-D, 9 in 2-D), most of it on the stack, and a call of a rule with a game's board, state,
+    dice and policy pushed about 130 words, copied from the caller's own arguments (17 % of the flagship's samples
+    were such pushes, session 43: docs/startup.md). Under ``lean_link`` the entry point's module holds its
     whole tree and nothing else calls into it, so its callees can be internal: LLVM's O3 pipeline then drops the
     arguments a callee never reads (dead argument elimination: no reference counts under ``_nrt=False``, no strides
     for a C-contiguous array) and inlines a callee with one call site. The code is the same program, optimised
