@@ -1,7 +1,10 @@
 """Dask overhead: the same games locally with N numba threads and on a LocalCluster of N worker processes with one
 thread each (``--cluster local:N``), same seed, same numbers (checked).
 
-Run:  python benchmarks/bench_cluster.py [--games 400000] [--workers 2] [--repeats 3] [--game foury]
+Run:  python benchmarks/bench_cluster.py [--games 400000] [--workers 2] [--repeats 3] [--game foury] [--keep-rows]
+By default no run keeps its per-game rows, as ``foury-sim run --cluster`` plays; ``--keep-rows`` measures the
+library's ``run(...).df`` instead, whose rows travel back from the workers (``cluster_rows.json``,
+``cluster_GAME_rows.json``).
 Both sides are warm (kernels loaded, the cluster's workers warmed up by a first run that is not timed). The
 overhead is the cluster's wall time over the local one, minus 1; games per CPU-second count the CPU time of
 this process and of the workers (the scheduler and nannies, which take almost none, are left out). The load
@@ -39,6 +42,9 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--game", default="foury")
+    ap.add_argument("--keep-rows", action="store_true",
+                    help="keep every game's row (the library's run(...).df; the rows travel back from the workers); "
+                         "default: none, as `foury-sim run --cluster` plays")
     a = ap.parse_args()
     from foury_sim import cluster
     from foury_sim.runner import run
@@ -50,19 +56,19 @@ def main() -> None:
     local, remote, local_cpu, remote_cpu, loads = [], [], [], [], []
     for r in range(a.repeats):
         c0, t0 = cpu_self(), time.perf_counter()
-        here = run(a.game, games=a.games, seed=r, threads=a.workers, progress=False)
+        here = run(a.game, games=a.games, seed=r, threads=a.workers, progress=False, keep_rows=a.keep_rows)
         local.append(time.perf_counter() - t0)
         local_cpu.append(cpu_self() - c0)
         w0 = sum(ex.client.run(_worker_cpu).values())
         c0, t0 = cpu_self(), time.perf_counter()
-        there = run(a.game, games=a.games, seed=r, progress=False, executor=ex)
+        there = run(a.game, games=a.games, seed=r, progress=False, executor=ex, keep_rows=a.keep_rows)
         remote.append(time.perf_counter() - t0)
         remote_cpu.append(cpu_self() - c0 + sum(ex.client.run(_worker_cpu).values()) - w0)
         loads.append(os.getloadavg()[0])
         same = {k: v for k, v in here.summary.items() if k not in untimed} == \
             {k: v for k, v in there.summary.items() if k not in untimed}
         assert same, "the cluster gave other numbers"
-    res = {"game": a.game, "games": a.games, "workers": a.workers, "repeats": a.repeats,
+    res = {"game": a.game, "games": a.games, "workers": a.workers, "repeats": a.repeats, "keep_rows": a.keep_rows,
            "local_s": statistics.median(local), "cluster_s": statistics.median(remote),
            "local_cpu_s": statistics.median(local_cpu), "cluster_cpu_s": statistics.median(remote_cpu),
            "runs_local_s": local, "runs_cluster_s": remote, "load_average_1min": loads,
@@ -74,11 +80,13 @@ def main() -> None:
     res["cluster_games_per_cpu_s"] = a.games / res["cluster_cpu_s"]
     (HERE / "results").mkdir(exist_ok=True)
     name = "cluster.json" if a.game == "foury" else f"cluster_{a.game}.json"  # one file per game measured
+    name = name.replace(".json", "_rows.json") if a.keep_rows else name
     (HERE / "results" / name).write_text(json.dumps(res, indent=2))
     load = statistics.median(loads)
     print(f"{a.games:,} {a.game} games, {a.workers} threads locally vs a LocalCluster of {a.workers} worker "
           f"processes x 1 thread ({res['tasks']} tasks of {res['task_games']:,} games; medians of {a.repeats}; "
-          f"load average {load:.1f} on {os.cpu_count()} cores)")
+          f"load average {load:.1f} on {os.cpu_count()} cores; "
+          f"{'per-game rows kept' if a.keep_rows else 'no per-game rows kept, as the command'})")
     print(f"  local:   {res['local_s']:.2f} s, {a.games / res['local_s']:,.0f} games/s, "
           f"{res['local_games_per_cpu_s']:,.0f} games per CPU-second")
     print(f"  cluster: {res['cluster_s']:.2f} s, {a.games / res['cluster_s']:,.0f} games/s, "
