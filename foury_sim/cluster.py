@@ -15,10 +15,11 @@ What breaks in practice, and what this module does about it:
   cache when they are local, else a directory under the node's temporary directory; never a cache on a network
   filesystem, where numba's index files race between nodes). A warm-up task per worker loads (or compiles)
   the game's kernel and measures the worker's speed before any game counts.
-- task size: scheduling a task costs the scheduler and the worker a few milliseconds; a task plays at least
-  ``TASK_S`` seconds of games (from the speed the warm-up measured), so that cost stays far under 5 %, and a
-  caller's small chunks are grouped into one task (a short run is spread over the workers, each task still
-  at least ``MIN_TASK_S`` seconds).
+- task size: scheduling a task costs the scheduler and the worker a few milliseconds; a task plays at most
+  ``TASK_S`` and at least ``MIN_TASK_S`` seconds of games (from the speed the warm-up measured), so that cost
+  stays under 5 %, and a caller's small chunks are grouped into one task. A run is at least ``TASKS_PER_SLOT``
+  tasks per worker thread, in a multiple of the threads: a worker slowed by the node's other work takes fewer
+  (with one task a thread, the slowest worker set the run's time: +17 % to +29 % wall on 2 cores).
 - different code on the workers: the warm-up compares each worker's foury-sim sources with the caller's
   (``code_digest``); a worker with other code would give other numbers, so the run stops in one line.
 - a worker that dies: Dask plays its tasks again elsewhere (``distributed.scheduler.allowed-failures``
@@ -47,10 +48,13 @@ from .errors import InputError
 
 #: The environment variable naming the cluster when ``--cluster`` is not given.
 ENV = "FOURY_SIM_CLUSTER"
-#: Seconds of games a task plays at least (scheduling a task costs a few ms: well under 1 % of that).
+#: Seconds of games a task plays at most when the run is long (scheduling a task costs a few ms: under 1 % of that).
 TASK_S = 2.0
 #: Smallest task when a short run is spread over the workers (a few ms of overhead is still under 5 %).
 MIN_TASK_S = 0.25
+#: Tasks a worker thread gets at least (when each still plays ``MIN_TASK_S``): the tasks are handed out as threads
+#: free up, so a worker slowed by other work on its node plays fewer of them instead of holding the run up.
+TASKS_PER_SLOT = 4
 #: Games of the warm-up probe on every worker (played twice: the first call loads the kernel, the second is timed;
 #: doubled until the timed call takes ``PROBE_S``). Its results are thrown away.
 PROBE_GAMES = 32
@@ -152,7 +156,9 @@ def client_for(address: str) -> Any:
             with dask.config.set({"distributed.worker.profile.enabled": False}):
                 cluster = distributed.LocalCluster(n_workers=local_workers(address), threads_per_worker=1,
                                                    processes=True, dashboard_address=None)
-            client = distributed.Client(cluster)
+            # results straight from the workers, not through the scheduler (on this machine every worker is
+            # reachable; a remote scheduler's workers may not be, so Dask's default stays there)
+            client = distributed.Client(cluster, direct_to_workers=True)
             client._foury_owned_cluster = cluster
         else:
             client = distributed.Client(address, timeout=CONNECT_TIMEOUT_S)
@@ -319,41 +325,38 @@ def play_games_with(executor: Any, spec: Any, ruleset: Any, hero: str, policy: A
 
 # --- on the caller --------------------------------------------------------------------------------------------
 
-def task_games(rate: float, games: int, slots: int, task_s: float = TASK_S, min_task_s: float = MIN_TASK_S) -> int:
-    """Games per task: ``task_s`` seconds of games at ``rate`` games per second, fewer when that leaves a
-    worker thread (of ``slots``) idle, never under ``min_task_s`` seconds of games (nor under one game)."""
-    full = rate * task_s
-    spread = math.ceil(games / max(slots, 1))
-    return max(1, math.ceil(max(min(full, spread), rate * min_task_s)))
+def task_count(rate: float, games: int, slots: int, task_s: float = TASK_S, min_task_s: float = MIN_TASK_S,
+               per_slot: int = TASKS_PER_SLOT) -> int:
+    """Tasks for ``games`` games on ``slots`` worker threads at ``rate`` games per second each: at least ``per_slot``
+    a thread and enough that none plays over ``task_s`` seconds of games, rounded up to a multiple of ``slots``
+    (equal tasks: none left over for one thread at the end); but fewer when a task would play under about
+    ``min_task_s`` seconds of games, and never more than the games."""
+    slots = max(slots, 1)
+    tasks = max(math.ceil(games / max(rate * task_s, 1.0)), per_slot * slots)
+    tasks = math.ceil(tasks / slots) * slots
+    most = max(1, round(games / max(rate * min_task_s, 1.0)))
+    return max(1, min(tasks, most, games))
 
 
-def split_chunks(chunks: Iterable[Any], size: int) -> list[tuple[Any, Any]]:
-    """The work of a run as (chunk, piece) pairs in order: a chunk of ``2 size`` games or more is played as pieces
-    of ``size`` games or a little more (each one task; joined again into its result by ``join_results``), a smaller
-    one whole."""
-    units: list[tuple[Any, Any]] = []
+def cut_tasks(chunks: Iterable[Any], tasks: int) -> list[list[tuple[Any, Any]]]:
+    """The games of ``chunks`` (in order, as one sequence) cut into ``tasks`` runs of consecutive games as equal as
+    whole games allow: each task a list of (chunk, piece) pairs, a piece being the part of a chunk inside the task
+    (a chunk across a cut is played in pieces, joined again into its result by ``join_results``)."""
+    chunks = [c for c in chunks if c.count > 0]
+    total = sum(c.count for c in chunks)
+    tasks = max(1, min(tasks, total))
+    ends = [i * total // tasks for i in range(1, tasks + 1)]
+    groups: list[list[tuple[Any, Any]]] = [[] for _ in range(tasks)]
+    done, t = 0, 0
     for c in chunks:
-        k = max(1, c.count // size)
-        step = math.ceil(c.count / k)
-        for s in range(c.start, c.start + c.count, step):
-            units.append((c, dataclasses.replace(c, start=s, count=min(step, c.start + c.count - s))))
-    return units
-
-
-def group_units(units: Iterable[tuple[Any, Any]], size: int) -> list[list[tuple[Any, Any]]]:
-    """Consecutive pieces grouped into tasks of at least ``size`` games; the last task may be smaller."""
-    groups: list[list[tuple[Any, Any]]] = []
-    cur: list[tuple[Any, Any]] = []
-    n = 0
-    for u in units:
-        cur.append(u)
-        n += u[1].count
-        if n >= size:
-            groups.append(cur)
-            cur, n = [], 0
-    if cur:
-        groups.append(cur)
-    return groups
+        s, left = c.start, c.count
+        while left:
+            take = min(left, ends[t] - done)
+            groups[t].append((c, c if take == c.count else dataclasses.replace(c, start=s, count=take)))
+            s, left, done = s + take, left - take, done + take
+            if done == ends[t]:
+                t += 1
+    return [g for g in groups if g]
 
 
 def join_results(chunk: Any, results: list[Any]) -> Any:
@@ -385,13 +388,14 @@ def join_results(chunk: Any, results: list[Any]) -> Any:
 class DaskExecutor:
     """An ``Executor`` on a Dask cluster: ``executor(play, chunks)`` yields one result per chunk as its task
     finishes (in any order: the caller reduces them in chunk order). ``last`` holds what the latest call saw:
-    the workers' warm-up records, games per task, tasks. ``task_s`` / ``min_task_s``: see ``task_games``."""
+    the workers' warm-up records, games per task (the largest), tasks. ``task_s`` / ``min_task_s``: see
+    ``task_count``."""
 
     def __init__(self, address: str, task_s: float = TASK_S, min_task_s: float = MIN_TASK_S,
                  games_per_task: int | None = None) -> None:
         self.address = address
         self.task_s, self.min_task_s = task_s, min_task_s
-        #: Games per task instead of the size chosen from the measured speed (``task_games``).
+        #: Games per task instead of the size chosen from the measured speed (``task_count``).
         self.games_per_task = games_per_task
         self.client = client_for(address)
         self.last: dict[str, Any] = {}
@@ -442,10 +446,12 @@ class DaskExecutor:
         rates = sorted(r["rate"] for r in records)
         rate = rates[len(rates) // 2]
         slots = sum(r["threads"] for r in records)
-        size = self.games_per_task or task_games(rate, sum(c.count for c in chunks), slots, self.task_s,
-                                                 self.min_task_s)
-        groups = group_units(split_chunks(chunks, size), size)
-        self.last = {"workers": records, "task_games": size, "tasks": len(groups), "rate": rate}
+        games = sum(c.count for c in chunks)
+        tasks = max(1, round(games / self.games_per_task)) if self.games_per_task else \
+            task_count(rate, games, slots, self.task_s, self.min_task_s)
+        groups = cut_tasks(chunks, tasks)
+        self.last = {"workers": records, "task_games": math.ceil(games / max(len(groups), 1)), "tasks": len(groups),
+                     "rate": rate}
         stamp = time.monotonic_ns()
         futures = {self.client.submit(play_task, play, [p for _, p in g], pure=False,
                                       key=f"foury-sim-chunks-{stamp}-{i}"): g for i, g in enumerate(groups)}

@@ -110,17 +110,24 @@ def test_worker_cache_never_on_a_network_filesystem():
 
 # --- task sizes -------------------------------------------------------------------------------------------------
 
-def test_tasks_play_seconds_of_games_and_spread_a_short_run():
-    # 100,000 games/s: a task is TASK_S (2 s) of games when the run is long
-    assert cluster.task_games(100_000, 10_000_000, slots=4) == 200_000
-    # a short run is spread over the 4 slots, each task still at least MIN_TASK_S (0.25 s)
-    assert cluster.task_games(100_000, 400_000, slots=4) == 100_000
-    assert cluster.task_games(100_000, 40_000, slots=4) == 25_000
-    assert cluster.task_games(2, 30, slots=2) == 4
-    assert cluster.task_games(1e-6, 3, slots=2) == 1
+def test_tasks_are_a_few_per_worker_thread_and_at_most_task_s_of_games():
+    # 100,000 games/s a thread, 4 threads: a long run in tasks of at most TASK_S (2 s), a multiple of 4 of them
+    assert cluster.task_count(100_000, 10_000_000, slots=4) == 52  # 50 would do; 52 leaves no thread alone at the end
+    # a short run: TASKS_PER_SLOT (4) tasks a thread, a slow worker then plays fewer of them
+    assert cluster.task_count(100_000, 4_000_000, slots=4) == 20
+    assert cluster.task_count(150_000, 400_000, slots=2) == 8
+    # ... but none much under MIN_TASK_S (0.25 s, 25,000 games here)
+    assert cluster.task_count(100_000, 400_000, slots=4) == 16
+    assert cluster.task_count(100_000, 200_000, slots=4) == 8
+    assert cluster.task_count(100_000, 40_000, slots=4) == 2
+    assert cluster.task_count(100_000, 10_000, slots=4) == 1
+    # never more tasks than games, never none
+    assert cluster.task_count(1e6, 3, slots=2, min_task_s=0) == 3
+    assert cluster.task_count(1e-6, 3, slots=2) == 3
+    assert cluster.task_count(1e-6, 0, slots=2) == 1
 
 
-def test_small_chunks_are_grouped_and_large_ones_split_in_order():
+def test_the_games_are_cut_into_equal_tasks_across_chunks_in_order():
     from dataclasses import dataclass
 
     @dataclass(frozen=True)
@@ -129,16 +136,24 @@ def test_small_chunks_are_grouped_and_large_ones_split_in_order():
         start: int
         count: int
 
-    chunks = [C(1, 10 * i, 10) for i in range(7)] + [C(1, 70, 95), C(1, 165, 5), C(1, 170, 49)]
-    units = cluster.split_chunks(chunks, 25)
-    # 95 games (2 x 25 or more) -> 3 pieces of 32, 32, 31 (each at least 25: one task each); 49 stays whole
-    assert [(c.start, p.start, p.count) for c, p in units[7:]] == [
-        (70, 70, 32), (70, 102, 32), (70, 134, 31), (165, 165, 5), (170, 170, 49)]
-    assert all(p.seed == 1 for _, p in units)
-    groups = cluster.group_units(units, 25)
-    assert [[p.start for _, p in g] for g in groups] == [
-        [0, 10, 20], [30, 40, 50], [60, 70], [102], [134], [165, 170]]
-    assert cluster.group_units([], 25) == []
+    chunks = [C(1, 10 * i, 10) for i in range(7)] + [C(1, 70, 95), C(2, 0, 0), C(1, 165, 5), C(1, 170, 49)]
+    groups = cluster.cut_tasks(chunks, 5)  # 219 games: tasks of 43, 44, 44, 44, 44
+    assert [sum(p.count for _, p in g) for g in groups] == [43, 44, 44, 44, 44]
+    assert [[(c.start, p.start, p.count) for c, p in g] for g in groups] == [
+        [(0, 0, 10), (10, 10, 10), (20, 20, 10), (30, 30, 10), (40, 40, 3)],
+        [(40, 43, 7), (50, 50, 10), (60, 60, 10), (70, 70, 17)],
+        [(70, 87, 44)],
+        [(70, 131, 34), (165, 165, 5), (170, 170, 5)],
+        [(170, 175, 44)]]
+    assert all(p.seed == 1 for g in groups for _, p in g)  # the empty chunk of seed 2 plays nothing
+    assert all(p is c for g in groups for c, p in g if p.count == c.count)  # a chunk inside one task: played whole
+    # the pieces of every chunk are its games, once, in order
+    for c in chunks:
+        pieces = [p for g in groups for d, p in g if d is c]
+        assert [p.start for p in pieces] == [c.start + sum(q.count for q in pieces[:i]) for i in range(len(pieces))]
+        assert sum(p.count for p in pieces) == c.count
+    assert len(cluster.cut_tasks(chunks, 1000)) == 219  # never more tasks than games
+    assert cluster.cut_tasks([], 4) == [] and cluster.cut_tasks([C(1, 0, 0)], 4) == []
 
 
 # --- on a LocalCluster of two worker processes ------------------------------------------------------------------
