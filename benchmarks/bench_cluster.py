@@ -17,12 +17,13 @@ Writes benchmarks/results/cluster.json (Dungeon Foury) or cluster_GAME.json.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import statistics
 import time
 from pathlib import Path
+
+from record import write_result
 
 HERE = Path(__file__).resolve().parent
 
@@ -97,7 +98,7 @@ def main() -> None:
     (HERE / "results").mkdir(exist_ok=True)
     name = "cluster.json" if a.game == "foury" else f"cluster_{a.game}.json"  # one file per game measured
     name = name.replace(".json", "_rows.json") if a.keep_rows else name
-    (HERE / "results" / name).write_text(json.dumps(res, indent=2))
+    write_result(HERE / "results" / name, res)
     load = statistics.median(loads)
     print(f"{a.games:,} {a.game} games, {a.workers} threads locally vs a LocalCluster of {a.workers} worker "
           f"processes x 1 thread ({res['tasks']} tasks of {res['task_games']:,} games; {a.repeats} pairs; "

@@ -12,7 +12,6 @@ compares CPU seconds. Writes benchmarks/results/delve.json (another policy than 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
@@ -22,6 +21,7 @@ import time
 from pathlib import Path
 
 import numba
+from record import write_result
 from startup import startup_times
 
 from foury_sim.games import delve as D
@@ -97,7 +97,7 @@ def main() -> None:
         res["startup_cached_s"] = round(statistics.median(cached), 2)
     out = OUT if args.policy == "threshold" else OUT.with_name(f"delve_{args.policy}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(res, indent=2) + "\n")
+    write_result(out, res)
     print(f"{'measure':<32}{'value':>14}")
     for k in (
         "games_per_s_all_threads",

@@ -30,6 +30,8 @@ import sys
 import time
 from pathlib import Path
 
+from record import write_result
+
 OUT = Path(__file__).parent / "results"
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -156,7 +158,7 @@ def main() -> None:
         print(f"command / kernel, median of {a.repeats} pairs: {res['command_over_kernel_wall']}x wall, "
               f"{res['command_over_kernel_cpu']}x CPU (fastest / fastest: {res['fastest_over_fastest_wall']}x wall)")
     path.parent.mkdir(exist_ok=True)
-    path.write_text(json.dumps(res, indent=2) + "\n")
+    write_result(path, res)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from record import write_result
 from startup import startup_times
 
 HERE = Path(__file__).resolve().parent
@@ -135,7 +136,7 @@ def campaigns_main(a: argparse.Namespace) -> None:
                          for n, r in runs.items()}}
     (HERE / "results").mkdir(exist_ok=True)
     name = "foury_campaigns" + "".join(f"_{c}" for c in a.campaign or [])
-    (HERE / "results" / f"{name}.json").write_text(json.dumps(res, indent=2))
+    write_result(HERE / "results" / f"{name}.json", res)
     print(f"Dungeon Foury campaigns vs the base game, hero {a.hero}, policy {a.policy}, {a.games:,} games x "
           f"{a.repeats}, alternating, 1 thread (medians)")
     for n, c in res["campaigns"].items():
@@ -169,7 +170,7 @@ def main() -> None:
                 "two_player_games_per_s": med["one"], "ratio_indices": med["pair"] / med["solo"],
                 "ratio_games": med["one"] / med["solo"]}
         (HERE / "results").mkdir(exist_ok=True)
-        (HERE / "results" / "foury_2p.json").write_text(json.dumps(res2, indent=2))
+        write_result(HERE / "results" / "foury_2p.json", res2)
         print(f"Dungeon Foury 2-player vs solo, hero {a.hero}, policy {a.policy}, {a.games:,} games x {a.repeats}, "
               f"1 thread, interleaved (medians)")
         print(f"  solo {med['solo']:,.0f} games/s; 2-player {med['one']:,.0f} games/s (x{res2['ratio_games']:.2f}), "
@@ -204,7 +205,7 @@ def main() -> None:
         res["startup_cached_s"] = statistics.median(cached)
         res["startup_cached_runs_s"] = cached
     (HERE / "results").mkdir(exist_ok=True)
-    (HERE / "results" / "foury.json").write_text(json.dumps(res, indent=2))
+    write_result(HERE / "results" / "foury.json", res)
     print(f"Dungeon Foury, hero {a.hero}, policy {a.policy}, {a.games:,} games x {a.repeats} (medians)")
     print(f"  1 thread         {res['games_per_s_1_thread']:>12,.0f} games/s  "
           f"{res['games_per_cpu_s_1_thread']:>9,.0f} per CPU-s  load {statistics.median(one['load']):.1f}")

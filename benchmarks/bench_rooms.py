@@ -14,7 +14,6 @@ filled (cached; median of 5). Prints the figures; writes benchmarks/results/room
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
@@ -24,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from record import write_result
 from startup import startup_times
 
 OUT = Path(__file__).parent / "results" / "rooms.json"
@@ -118,7 +118,7 @@ def main() -> None:
             print(f"{k:<32}{v!s:>14}")
     if args.write:
         OUT.parent.mkdir(parents=True, exist_ok=True)
-        OUT.write_text(json.dumps(res, indent=2) + "\n")
+        write_result(OUT, res)
         print(f"written {OUT}")
 
 

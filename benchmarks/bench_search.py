@@ -12,13 +12,13 @@ Writes benchmarks/results/search.json and prints a Markdown table.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import statistics
 import time
 from pathlib import Path
 
 import numba
+from record import write_result
 
 from foury_sim.policy import make_policy
 from foury_sim.registry import get_game
@@ -82,8 +82,8 @@ def main() -> None:
                 print(f"| {g} | {label} | {th} | {r['games_per_s']:,.1f} | {r['seconds_per_1000_games']:,.0f} s |",
                       flush=True)
     OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(json.dumps({"machine": platform.platform(), "cpus": numba.config.NUMBA_NUM_THREADS,
-                               "rows": rows}, indent=1) + "\n")
+    write_result(OUT, {"machine": platform.platform(), "cpus": numba.config.NUMBA_NUM_THREADS, "rows": rows},
+                 indent=1)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from record import write_result
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -48,7 +50,7 @@ def main() -> None:
            "runs_single_s": singles, "runs_sweep_s": sweeps}
     res["ratio"] = res["sweep_s"] / res["single_run_s"]
     (HERE / "results").mkdir(exist_ok=True)
-    (HERE / "results" / "sweep.json").write_text(json.dumps(res, indent=2))
+    write_result(HERE / "results" / "sweep.json", res)
     print(f"{a.cells}-cell sweep of {a.games_per_cell:,} games each: {res['sweep_s']:.2f} s; one run of {total:,} "
           f"games: {res['single_run_s']:.2f} s; ratio {res['ratio']:.2f} (target <= 1.3; medians of {a.repeats})")
 

@@ -21,7 +21,6 @@ Import-safe: the game is looked up through the registry only when the benchmark 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
@@ -30,6 +29,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from record import write_result
 
 os.environ.setdefault("NUMBA_NRT_STATS", "1")  # numba's allocation counts (read before numba is imported)
 
@@ -146,7 +147,7 @@ def main() -> None:
         res["startup_cold_s"] = round(cold, 2)
         res["startup_cached_s"] = round(statistics.median(cached), 2)
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(res, indent=2) + "\n")
+    write_result(OUT, res)
     print(f"{'measure':<32}{'value':>14}")
     for k, v in res.items():
         if k.startswith(("games_per", "speedup", "thread_scaling", "cpu_per", "nrt", "floor", "load_average",

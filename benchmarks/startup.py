@@ -183,19 +183,9 @@ def main() -> None:
 
         runs = first_runs(args.game or games(), args.rounds)
         if args.write:
-            import platform
+            from record import write_result
 
-            import numba
-
-            from foury_sim import __version__
-
-            named = "".join(f" --game {g}" for g in args.game or [])
-            commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                                    text=True).stdout.strip()
-            doc = {"command": f"python benchmarks/startup.py first-run{named} --rounds {args.rounds}",
-                   "version": __version__, "commit": commit or None, "numba": numba.__version__,
-                   "machine": platform.processor() or platform.machine(), "cores": os.cpu_count(), "runs": runs}
-            (ROOT / "benchmarks" / "results" / "first_run.json").write_text(json.dumps(doc, indent=2) + "\n")
+            write_result(ROOT / "benchmarks" / "results" / "first_run.json", {"runs": runs})
         return
     if args.cmd == "compile":
         print(json.dumps(compile_cost(args.tree, args.game, args.cache)))
