@@ -95,7 +95,6 @@ def main() -> None:
     res["overhead_cpu"] = res["cluster_cpu_s"] / res["local_cpu_s"] - 1
     res["local_games_per_cpu_s"] = a.games / res["local_cpu_s"]
     res["cluster_games_per_cpu_s"] = a.games / res["cluster_cpu_s"]
-    (HERE / "results").mkdir(exist_ok=True)
     name = "cluster.json" if a.game == "foury" else f"cluster_{a.game}.json"  # one file per game measured
     name = name.replace(".json", "_rows.json") if a.keep_rows else name
     write_result(HERE / "results" / name, res)

@@ -96,7 +96,6 @@ def main() -> None:
         res["startup_cold_s"] = round(cold, 2)
         res["startup_cached_s"] = round(statistics.median(cached), 2)
     out = OUT if args.policy == "threshold" else OUT.with_name(f"delve_{args.policy}.json")
-    out.parent.mkdir(parents=True, exist_ok=True)
     write_result(out, res)
     print(f"{'measure':<32}{'value':>14}")
     for k in (

@@ -157,7 +157,6 @@ def main() -> None:
               f"for the whole process, the run itself {c['run_games_per_s']:,} games/s")
         print(f"command / kernel, median of {a.repeats} pairs: {res['command_over_kernel_wall']}x wall, "
               f"{res['command_over_kernel_cpu']}x CPU (fastest / fastest: {res['fastest_over_fastest_wall']}x wall)")
-    path.parent.mkdir(exist_ok=True)
     write_result(path, res)
 
 

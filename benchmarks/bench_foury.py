@@ -134,7 +134,6 @@ def campaigns_main(a: argparse.Namespace) -> None:
                              "turns_base": statistics.median(r["turns_base"]),
                              "turns_campaign": statistics.median(r["turns_campaign"]), "runs": r}
                          for n, r in runs.items()}}
-    (HERE / "results").mkdir(exist_ok=True)
     name = "foury_campaigns" + "".join(f"_{c}" for c in a.campaign or [])
     write_result(HERE / "results" / f"{name}.json", res)
     print(f"Dungeon Foury campaigns vs the base game, hero {a.hero}, policy {a.policy}, {a.games:,} games x "
@@ -169,7 +168,6 @@ def main() -> None:
                 "solo_games_per_s": med["solo"], "two_player_indices_per_s": med["pair"],
                 "two_player_games_per_s": med["one"], "ratio_indices": med["pair"] / med["solo"],
                 "ratio_games": med["one"] / med["solo"]}
-        (HERE / "results").mkdir(exist_ok=True)
         write_result(HERE / "results" / "foury_2p.json", res2)
         print(f"Dungeon Foury 2-player vs solo, hero {a.hero}, policy {a.policy}, {a.games:,} games x {a.repeats}, "
               f"1 thread, interleaved (medians)")
@@ -204,7 +202,6 @@ def main() -> None:
         res["startup_cold_s"] = cold
         res["startup_cached_s"] = statistics.median(cached)
         res["startup_cached_runs_s"] = cached
-    (HERE / "results").mkdir(exist_ok=True)
     write_result(HERE / "results" / "foury.json", res)
     print(f"Dungeon Foury, hero {a.hero}, policy {a.policy}, {a.games:,} games x {a.repeats} (medians)")
     print(f"  1 thread         {res['games_per_s_1_thread']:>12,.0f} games/s  "

@@ -117,7 +117,6 @@ def main() -> None:
         if k.startswith(("games_per", "speedup", "thread_scaling", "load_average", "startup")):
             print(f"{k:<32}{v!s:>14}")
     if args.write:
-        OUT.parent.mkdir(parents=True, exist_ok=True)
         write_result(OUT, res)
         print(f"written {OUT}")
 

@@ -81,7 +81,6 @@ def main() -> None:
                 label = r["policy"].split("(")[0] if b == 0 else f"search, {b} rollouts"
                 print(f"| {g} | {label} | {th} | {r['games_per_s']:,.1f} | {r['seconds_per_1000_games']:,.0f} s |",
                       flush=True)
-    OUT.parent.mkdir(exist_ok=True)
     write_result(OUT, {"machine": platform.platform(), "cpus": numba.config.NUMBA_NUM_THREADS, "rows": rows},
                  indent=1)
 

@@ -49,7 +49,6 @@ def main() -> None:
            "single_run_s": statistics.median(singles), "sweep_s": statistics.median(sweeps),
            "runs_single_s": singles, "runs_sweep_s": sweeps}
     res["ratio"] = res["sweep_s"] / res["single_run_s"]
-    (HERE / "results").mkdir(exist_ok=True)
     write_result(HERE / "results" / "sweep.json", res)
     print(f"{a.cells}-cell sweep of {a.games_per_cell:,} games each: {res['sweep_s']:.2f} s; one run of {total:,} "
           f"games: {res['single_run_s']:.2f} s; ratio {res['ratio']:.2f} (target <= 1.3; medians of {a.repeats})")

@@ -146,7 +146,6 @@ def main() -> None:
         cold, cached = startup_times(cmd)
         res["startup_cold_s"] = round(cold, 2)
         res["startup_cached_s"] = round(statistics.median(cached), 2)
-    OUT.parent.mkdir(parents=True, exist_ok=True)
     write_result(OUT, res)
     print(f"{'measure':<32}{'value':>14}")
     for k, v in res.items():
