@@ -37,6 +37,7 @@ def startup_times(args: list[str], repeats: int = 5) -> tuple[float, list[float]
 #
 #     python benchmarks/startup.py compile TREE [--game delve] [--cache DIR]  # cold compile CPU s of TREE's kernel
 #     python benchmarks/startup.py speed TREE CACHE TREE CACHE [--rounds 5] [--game delve]  # games per CPU s, A/B
+#     ... speed ... --native K  # arm K (0: the first) compiles its entry points for this CPU, not the shipped code
 #
 # A TREE is a checkout of foury-sim (e.g. `git archive COMMIT | tar -x -C TREE`); numba keys its cache by the
 # source path, so each tree compiles into its own cache directory and the speed runs load what it compiled.
@@ -68,9 +69,12 @@ SPEED_HERO = {"delve": "none", "foury": "free", "tactics": "adventurer", "rooms"
 SPEED_POLICY = {"delve": "threshold", "foury": "greedy", "tactics": "thorough", "rooms": "optimal_reroll"}
 
 
-def _env(tree: str, cache: str) -> dict[str, str]:
+def _env(tree: str, cache: str, native: bool = False) -> dict[str, str]:
     path = os.pathsep.join([tree, *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]])
-    return dict(os.environ, PYTHONPATH=path, FOURY_SIM_CACHE_DIR=cache)
+    env = dict(os.environ, PYTHONPATH=path, FOURY_SIM_CACHE_DIR=cache)
+    if native:  # the entry points compiled for this CPU from the shipped IR, not the shipped machine code
+        env["FOURY_SIM_SHIPPED_CODE"] = "0"
+    return env
 
 
 def compile_cost(tree: str, game: str = "delve", cache: str | None = None) -> dict[str, float]:
@@ -94,8 +98,9 @@ def compile_cost(tree: str, game: str = "delve", cache: str | None = None) -> di
 
 
 def speed_ab(trees: list[tuple[str, str]], games: int = 200_000, rounds: int = 5, policy: str | None = None,
-             game: str = "delve", hero: str | None = None) -> list[list[float]]:
-    """Games per CPU second (1 thread) of each (tree, cache) in turn, ``rounds`` times: one list per tree."""
+             game: str = "delve", hero: str | None = None, native: tuple[int, ...] = ()) -> list[list[float]]:
+    """Games per CPU second (1 thread) of each (tree, cache) in turn, ``rounds`` times: one list per tree (the
+    arms in ``native`` with their entry points compiled for this CPU: ``FOURY_SIM_SHIPPED_CODE=0``)."""
     hero = hero or SPEED_HERO[game]
     policy = policy or SPEED_POLICY[game]
     import sys
@@ -104,28 +109,36 @@ def speed_ab(trees: list[tuple[str, str]], games: int = 200_000, rounds: int = 5
     for _ in range(rounds):
         for i, (tree, cache) in enumerate(trees):
             res = subprocess.run([sys.executable, "-c", SPEED_CODE, str(games), policy, game, hero],
-                                 env=_env(tree, cache), cwd=tree, check=True, capture_output=True, text=True)
+                                 env=_env(tree, cache, i in native), cwd=tree, check=True, capture_output=True,
+                                 text=True)
             out[i].append(float(res.stdout.split()[-1]))
     return out
 
 
-# --- a first run, from the engine's shipped IR and from source (session 39) ---------------------------------------
+# --- a first run: the shipped machine code, the shipped IR, from source (sessions 39 and 45) ---------------------
 #
 #     python benchmarks/startup.py first-run [--game foury ...] [--rounds 2] [--write]
 #
 # ``foury-sim run GAME --format json`` in a fresh process and an empty cache, as a designer's first run after an
-# install: from the shipped IR (the default) and from source (``FOURY_SIM_SHIPPED_IR=0``), alternated round by
-# round; each run's ``compile_s`` (the wall seconds before the first game is played: issue 17's 30 s), the whole
-# command's wall and CPU seconds and its peak memory. ``--write``: benchmarks/results/first_run.json.
+# install: with the shipped machine code (the default), from the shipped IR (``FOURY_SIM_SHIPPED_CODE=0``) and from
+# source (``FOURY_SIM_SHIPPED_IR=0``), alternated round by round; each run's ``compile_s`` (the wall seconds
+# before the first game is played: issue 17's 30 s; loading counts too), the whole command's wall and CPU seconds
+# and its peak memory. ``--write``: benchmarks/results/first_run.json.
+
+#: What a first run starts from, and the settings that choose it.
+FIRST_RUN_FROM = {"shipped code": {}, "shipped IR": {"FOURY_SIM_SHIPPED_CODE": "0"},
+                  "source": {"FOURY_SIM_SHIPPED_IR": "0"}}
 
 
-def first_run(game: str, shipped: bool) -> dict:
-    """One first run of ``game`` in an empty cache (``shipped``: from the shipped IR, else from source)."""
+def first_run(game: str, start: str) -> dict:
+    """One first run of ``game`` in an empty cache, from ``start`` (a key of ``FIRST_RUN_FROM``)."""
     import json
 
     with tempfile.TemporaryDirectory(prefix="foury-sim-cache-") as cache, tempfile.TemporaryFile("w+") as out:
-        env = dict(os.environ, FOURY_SIM_CACHE_DIR=cache, FOURY_SIM_SHIPPED_IR="1" if shipped else "0",
-                   PYTHONPATH=str(ROOT))
+        env = dict(os.environ, FOURY_SIM_CACHE_DIR=cache, PYTHONPATH=str(ROOT), **FIRST_RUN_FROM[start])
+        for k in ("FOURY_SIM_SHIPPED_IR", "FOURY_SIM_SHIPPED_CODE"):
+            if k not in FIRST_RUN_FROM[start]:
+                env.pop(k, None)
         t = time.perf_counter()
         proc = subprocess.Popen([sys.executable, "-m", "foury_sim", "run", game, "--format", "json"], env=env,
                                 cwd=ROOT, stdout=out, stderr=subprocess.DEVNULL)
@@ -136,19 +149,20 @@ def first_run(game: str, shipped: bool) -> dict:
             raise RuntimeError(f"foury-sim run {game} exited {proc.returncode}")
         out.seek(0)
         summary = json.load(out)
-    return {"game": game, "from": "shipped IR" if shipped else "source", "compile_s": round(summary["compile_s"], 2),
+    return {"game": game, "from": start, "compile_s": round(summary["compile_s"] + summary.get("load_s", 0.0), 2),
             "wall_s": round(wall, 2), "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
             "peak_gb": round(usage.ru_maxrss / 1e6, 2), "load": round(os.getloadavg()[0], 2),
             "at": time.strftime("%H:%M:%S", time.gmtime())}
 
 
-def first_runs(games: list[str], rounds: int) -> list[dict]:
-    """``first_run`` of each game from the shipped IR and from source, alternated, ``rounds`` times."""
+def first_runs(games: list[str], rounds: int, starts: list[str] | None = None) -> list[dict]:
+    """``first_run`` of each game from each start (default: all of ``FIRST_RUN_FROM``), alternated, ``rounds``
+    times."""
     runs = []
     for game in games:
         for _ in range(rounds):
-            for shipped in (True, False):
-                runs.append(first_run(game, shipped))
+            for start in starts or FIRST_RUN_FROM:
+                runs.append(first_run(game, start))
                 print(runs[-1], flush=True)
     return runs
 
@@ -177,11 +191,15 @@ def main() -> None:
     f.add_argument("--game", action="append", help="a game (repeatable; default every game)")
     f.add_argument("--rounds", type=int, default=2)
     f.add_argument("--write", action="store_true", help="write benchmarks/results/first_run.json")
+    f.add_argument("--start", action="append", choices=list(FIRST_RUN_FROM),
+                   help="what the first run starts from (repeatable; default all three)")
+    s.add_argument("--native", type=int, action="append", default=[],
+                   help="arm K (0: the first) compiles its entry points for this CPU (FOURY_SIM_SHIPPED_CODE=0)")
     args = ap.parse_args()
     if args.cmd == "first-run":
         from foury_sim.registry import games
 
-        runs = first_runs(args.game or games(), args.rounds)
+        runs = first_runs(args.game or games(), args.rounds, args.start)
         if args.write:
             from record import write_result
 
@@ -192,7 +210,7 @@ def main() -> None:
         return
     pairs = list(zip(args.pairs[::2], args.pairs[1::2]))
     args.policy = args.policy or SPEED_POLICY[args.game]
-    runs = speed_ab(pairs, args.games, args.rounds, args.policy, args.game, args.hero)
+    runs = speed_ab(pairs, args.games, args.rounds, args.policy, args.game, args.hero, tuple(args.native))
     base = statistics.median(runs[0])
     for (tree, _), r in zip(pairs, runs):
         med = statistics.median(r)

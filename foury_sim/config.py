@@ -26,6 +26,12 @@ INTERNAL_CALLEES: bool = os.environ.get("FOURY_SIM_LINKONCE", "") in ("", "0")
 #: numba's copy (to measure the trade).
 QUICK_INLINE: bool = os.environ.get("FOURY_SIM_SLOW_INLINE", "") in ("", "0")
 
+#: A first run loads the entry points' machine code shipped with each game (``shipped_ir``: made for x86-64-v3, on a
+#: CPU that has its features) instead of compiling them from the shipped IR; ``FOURY_SIM_SHIPPED_CODE=0`` compiles
+#: them for this CPU (a cache folder of its own, ``-native``), as does ``FOURY_SIM_SHIPPED_IR=0`` (from source).
+SHIPPED_CODE: bool = os.environ.get("FOURY_SIM_SHIPPED_CODE", "") in ("", "1") and os.environ.get(
+    "FOURY_SIM_SHIPPED_IR", "") in ("", "1")
+
 #: Core modules whose code ends up inside compiled kernels.
 KERNEL_CORE = ("config.py", "rng.py", "policy.py", "tracing.py", "grid.py", "search.py")
 
@@ -354,8 +360,10 @@ def package_of(module: str) -> str:
 
 
 def _cache_dir(*packages: str) -> str:
-    """The cache directory of kernels from ``packages``, keyed by their sources."""
-    return os.path.join(_base_dir(), f"{_cache_name(packages)}-{_source_hash(tuple(packages))}")
+    """The cache directory of kernels from ``packages``, keyed by their sources (and ``-native`` when the shipped
+    machine code is not to be used: ``SHIPPED_CODE``)."""
+    native = "" if SHIPPED_CODE else "-native"
+    return os.path.join(_base_dir(), f"{_cache_name(packages)}-{_source_hash(tuple(packages))}{native}")
 
 
 @contextlib.contextmanager
@@ -471,7 +479,8 @@ class CompiledOnFirstUse:
             if cold and CACHE and not _USER_CACHE_DIR:  # once a cache: the engine's shipped IR, where it applies
                 from . import shipped_ir
 
-                shipped_ir.seed(self.package)
+                if shipped_ir.seed(self.package):
+                    cold = self.cold()  # its shipped machine code: loaded, not compiled
             if cold:
                 announce(self.notice())
             t0 = time.perf_counter()

@@ -13,6 +13,14 @@ this CPU. Anything else (an edited engine, another numba, ``FOURY_SIM_SHIPPED_IR
 
 numba checks every seeded entry as it checks its own: the index's stamp (the hash of the function's source file),
 the key's hash of the function's bytecode and the numba version in the index.
+
+Each game also ships its entry points' machine code (``games/NAME/data/engine_code.xz``), compiled from that IR for
+``CODE_CPU`` (x86-64-v3) and no further features. Where the IR applies, the CPU has ``CODE_FEATURES`` and the user
+names no CPU (``NUMBA_CPU_NAME``/``NUMBA_CPU_FEATURES``), ``seed`` writes it too, under this machine's key: a first
+run then loads its entry point instead of compiling it (about 2 s, not 20-40 s on a slow 2-core machine), at the
+price of code tuned for no CPU in particular (x0.98 to x1.03 the games per CPU second of code for this CPU, measured
+on a Zen 1; docs/startup.md). ``FOURY_SIM_SHIPPED_CODE=0`` compiles the entry points for this CPU from the IR instead,
+into a cache folder of its own (``config._cache_dir``).
 """
 
 from __future__ import annotations
@@ -29,6 +37,14 @@ from pathlib import Path
 SHIPPED_IR: bool = os.environ.get("FOURY_SIM_SHIPPED_IR", "") in ("", "1")
 #: The bundle's file in a game package.
 BUNDLE = "data/engine_ir.xz"
+#: The shipped machine code of a game's entry points (``tools/ship_ir.py``), seeded with the IR where it applies.
+CODE_BUNDLE = "data/engine_code.xz"
+#: The CPU the machine code is made for: the x86-64-v3 level (Intel from Haswell, 2013; AMD from Zen, 2017), so
+#: that a machine with these features (llvmlite's names) loads it; any other compiles from the IR for itself.
+CODE_CPU = "x86-64-v3"
+CODE_FEATURES = frozenset({"cmov", "cx8", "fxsr", "mmx", "sse", "sse2",  # x86-64
+                           "cx16", "sahf", "popcnt", "sse3", "sse4.1", "sse4.2", "ssse3",  # v2
+                           "avx", "avx2", "bmi", "bmi2", "f16c", "fma", "lzcnt", "movbe", "xsave"})  # v3
 #: The file in a seeded cache directory that says which bundle was written there.
 MARKER = "shipped-ir"
 _ROOT = Path(os.path.abspath(os.path.dirname(__file__)))  # as numba's locator names a module's folder (no resolve)
@@ -52,6 +68,11 @@ def bundle_path(package: str) -> Path:
     return _ROOT / package / BUNDLE
 
 
+def code_path(package: str) -> Path:
+    """The shipped machine code of game package ``package``."""
+    return _ROOT / package / CODE_BUNDLE
+
+
 def environment() -> dict[str, str]:
     """What a bundle is valid for: numba, llvmlite, Python's bytecode, the target triple and data layout, and the
     compile settings the bundle was made with (the defaults)."""
@@ -67,9 +88,10 @@ def environment() -> dict[str, str]:
             "settings": f"lean={config.LEAN_LINK} quick={config.QUICK_INLINE}"}
 
 
-def read(package: str) -> dict | None:
-    """The bundle of ``package`` (``{"meta": ..., "entries": [Entry, ...]}``), or None when it ships none."""
-    path = bundle_path(package)
+def read(package: str, code: bool = False) -> dict | None:
+    """The bundle of ``package`` (``{"meta": ..., "entries": [Entry, ...]}``; its machine code with ``code``), or
+    None when it ships none."""
+    path = code_path(package) if code else bundle_path(package)
     if not path.exists():
         return None
     with lzma.open(path, "rb") as f:
@@ -107,6 +129,44 @@ def _usable(package: str) -> tuple[dict | None, str]:
     return bundle, ""
 
 
+def code_applies(package: str) -> str:
+    """Why the shipped machine code of ``package`` is not used here ("" when it is)."""
+    return _code_usable(package)[1]
+
+
+def _code_usable(package: str) -> tuple[dict | None, str]:
+    """The machine code bundle of ``package`` when it applies here (the IR's conditions, this CPU has
+    ``CODE_FEATURES``, no CPU of the user's choosing), else None and why not."""
+    import numba
+    from llvmlite import binding as ll
+
+    from . import config
+
+    if not config.SHIPPED_CODE:
+        return None, "FOURY_SIM_SHIPPED_CODE=0 (or FOURY_SIM_SHIPPED_IR=0)"
+    ir, why = _usable(package)
+    if ir is None:
+        return None, why
+    if numba.config.CPU_NAME is not None or numba.config.CPU_FEATURES is not None:
+        return None, "NUMBA_CPU_NAME or NUMBA_CPU_FEATURES is set"
+    host = ll.get_host_cpu_features()
+    lacking = sorted(f for f in CODE_FEATURES if not host.get(f, False))
+    if lacking:
+        return None, f"this CPU lacks {', '.join(lacking)} ({CODE_CPU})"
+    try:
+        bundle = read(package, code=True)
+    except Exception as e:  # noqa: BLE001 - a damaged bundle: compile from the IR
+        return None, f"its file cannot be read ({type(e).__name__}: {code_path(package)})"
+    if bundle is None:
+        return None, "no shipped machine code"
+    meta = bundle["meta"]
+    if meta["sources"] != ir["meta"]["sources"] or meta["environment"] != ir["meta"]["environment"] \
+            or meta["cpu"] != CODE_CPU:
+        game = package.rsplit("/", 1)[-1]
+        return None, f"it was made for other sources or settings (run python tools/ship_ir.py {game})"
+    return bundle, ""
+
+
 def _put(path: str | Path, data: bytes) -> None:
     """Write a file whole or not at all (a temporary file renamed over it): another process may be reading the
     cache."""
@@ -124,8 +184,9 @@ def _index_dir(cache_dir: str, file: str) -> str:
 
 
 def seed(package: str) -> int:
-    """Write the shipped IR of ``package`` into its cache directory, once, when it applies here; the number of
-    functions written (an index numba already keeps is left alone)."""
+    """Write the shipped IR of ``package`` (and its entry points' machine code, ``code_applies``) into its cache
+    directory, once, when it applies here; the number of functions written (an index numba already keeps is left
+    alone)."""
     from . import config
 
     cache_dir = config._cache_dir(package)
@@ -135,6 +196,10 @@ def seed(package: str) -> int:
     bundle, _ = _usable(package)
     if bundle is None:
         return 0
+    code, _ = _code_usable(package)
+    if code is not None:
+        bundle = {"meta": dict(bundle["meta"], digest=bundle["meta"]["digest"] + "+" + code["meta"]["digest"]),
+                  "entries": bundle["entries"] + code["entries"]}
     try:
         return _write(bundle, cache_dir, marker)
     except OSError:  # a cache that cannot be written: the engine compiles from source, as without the bundle
@@ -191,9 +256,9 @@ def seeded(package: str) -> bool:
     return os.path.exists(os.path.join(config._cache_dir(package), MARKER))
 
 
-def collect(cache_dir: str, package: str, names: set[str] | None = None) -> list[Entry]:
-    """The bitcode entries of ``package``'s functions in ``cache_dir`` (a game's cache directory filled by a
-    compile from source); only the data files in ``names`` when given."""
+def collect(cache_dir: str, package: str, names: set[str] | None = None, kind: str = "bitcode") -> list[Entry]:
+    """The bitcode entries (``kind="object"``: machine code) of ``package``'s functions in ``cache_dir`` (a game's
+    cache directory filled by a compile); only the data files in ``names`` when given."""
     from numba.core.caching import _CacheLocator
 
     folders = {}
@@ -215,7 +280,7 @@ def collect(cache_dir: str, package: str, names: set[str] | None = None) -> list
                 if names is not None and name not in names:
                     continue
                 data = Path(folder, name).read_bytes()
-                if pickle.loads(data)[0][1] != "bitcode":  # an entry point's machine code: not shipped
+                if pickle.loads(data)[0][1] != kind:  # (an entry point's machine code, or a callee's bitcode)
                     continue
                 out.append(Entry(src.relative_to(_ROOT).as_posix(), index, key[0], key[2], name, data))
     return out
@@ -226,19 +291,24 @@ def _core_files() -> list[str]:
     return sorted(f for f in os.listdir(_ROOT) if f.endswith(".py"))
 
 
-def write(package: str, entries: list[Entry]) -> bool:
-    """Write the bundle of ``package`` (``tools/ship_ir.py``); False when the shipped one already holds the same
-    functions' bitcode for the same sources and environment (left as it is: a cache entry's other fields, numba's
-    type annotation text, name this process's addresses, so a compile never gives the same bytes twice)."""
+def write(package: str, entries: list[Entry], code: bool = False) -> bool:
+    """Write the bundle of ``package`` (``tools/ship_ir.py``; its machine code with ``code``, made for
+    ``CODE_CPU``); False when the shipped one already holds the same functions' bitcode (or machine code) for the
+    same sources and environment (left as it is: a cache entry's other fields, numba's type annotation text, name
+    this process's addresses, so a compile never gives the same bytes twice)."""
     from . import config
 
     h = hashlib.sha256()
     for e in entries:
-        h.update(e.file.encode() + e.name.encode() + pickle.loads(e.data)[0][2])
+        payload = pickle.loads(e.data)[0][2]
+        h.update(e.file.encode() + e.name.encode() + (payload[0] if code else payload))
     meta = {"sources": config._source_hash((package,)), "environment": environment(), "digest": h.hexdigest()[:16],
             "functions": [f"{e.file}:{e.index}" for e in entries]}
-    old = read(package)
+    if code:
+        meta["cpu"] = CODE_CPU
+    old = read(package, code)
     if old is not None and old["meta"] == meta:
         return False
-    _put(bundle_path(package), lzma.compress(pickle.dumps({"meta": meta, "entries": entries}, protocol=4), preset=9))
+    _put(code_path(package) if code else bundle_path(package),
+         lzma.compress(pickle.dumps({"meta": meta, "entries": entries}, protocol=4), preset=9))
     return True

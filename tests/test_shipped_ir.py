@@ -67,6 +67,8 @@ def test_seed_writes_each_function_once_under_this_machines_key_and_leaves_a_kep
     monkeypatch.setenv("FOURY_SIM_CACHE_DIR", str(tmp_path))
     package = "games/rooms"
     entries = shipped_ir.read(package)["entries"]
+    if shipped_ir.code_applies(package) == "":  # the entry point's machine code too
+        entries = entries + shipped_ir.read(package, code=True)["entries"]
     kept = entries[0]
     folder = shipped_ir._index_dir(config._cache_dir(package), kept.file)
     os.makedirs(folder)
@@ -172,7 +174,8 @@ def test_rooms_from_its_shipped_ir_on_another_cpu_plays_the_recorded_games(tmp_p
     assert got["seeded"]
     bundled = {e.name for e in shipped_ir.read("games/rooms")["entries"]}
     assert bundled & set(got["loaded"])  # the engine's tree came from the shipped IR (warm's extra steps' need not)
-    assert got["compile_s"] > 0
+    assert not {e.name for e in shipped_ir.read("games/rooms", code=True)["entries"]} & set(got["loaded"])
+    assert got["compile_s"] > 0  # a CPU named by the user: its own machine code, not the shipped one
     assert got["hashes"] == _recorded_rooms()
 
 
@@ -180,10 +183,83 @@ def test_rooms_from_its_shipped_ir_and_from_source_is_the_same_machine_code(tmp_
     """On this CPU, the engine compiled from the shipped IR and the engine compiled from source
     (``FOURY_SIM_SHIPPED_IR=0``: the whole tree, nothing seeded) are the same machine code, byte for byte (the entry
     point's ``.ltext``), and play the recorded games."""
-    ir = _play_rooms(tmp_path / "ir", FOURY_SIM_SHIPPED_IR="1")
+    ir = _play_rooms(tmp_path / "ir", FOURY_SIM_SHIPPED_IR="1", FOURY_SIM_SHIPPED_CODE="0")
     source = _play_rooms(tmp_path / "source", FOURY_SIM_SHIPPED_IR="0")
     assert ir["seeded"] and not source["seeded"]
     assert ir["code"] and ir["code"] == source["code"]
     assert ir["hashes"] == source["hashes"] == _recorded_rooms()
-    again = _play_rooms(tmp_path / "ir", "cached", FOURY_SIM_SHIPPED_IR="1")  # the bundle is not read again
-    assert again["compile_s"] == 0 and again["hashes"] == ir["hashes"]
+    again = _play_rooms(tmp_path / "ir", "cached", FOURY_SIM_SHIPPED_IR="1", FOURY_SIM_SHIPPED_CODE="0")
+    assert again["compile_s"] == 0 and again["hashes"] == ir["hashes"]  # (the bundle is not read again)
+
+
+def _entry_points(game: str) -> list[str]:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("ship_ir", ROOT / "tools" / "ship_ir.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool.entry_points(game)
+
+
+@pytest.mark.parametrize("game", games())
+def test_every_game_ships_its_entry_points_machine_code_made_from_its_shipped_ir(game):
+    """Machine code (made for ``CODE_CPU``) of every entry point a first run compiles, and of nothing else, for
+    the sources and environment of the shipped IR."""
+    package = f"games/{game}"
+    code = shipped_ir.read(package, code=True)
+    assert code is not None, STALE.format(game=game)
+    meta = code["meta"]
+    assert meta["sources"] == shipped_ir.read(package)["meta"]["sources"], STALE.format(game=game)
+    assert meta["environment"] == shipped_ir.environment() and meta["cpu"] == shipped_ir.CODE_CPU == "x86-64-v3"
+    prefixes = _entry_points(game)
+    assert sorted({e.index.split("-", 1)[0] + "-" for e in code["entries"]}) == prefixes
+    for e in code["entries"]:
+        name, kind, data = pickle.loads(e.data)[0]
+        assert kind == "object", (game, e.name)
+        assert data[0][:4] == b"\x7fELF", (game, e.name)
+
+
+def test_code_applies_says_why_not(monkeypatch):
+    import numba
+    from llvmlite import binding as ll
+
+    host = ll.get_host_cpu_features()
+    lacking = sorted(f for f in shipped_ir.CODE_FEATURES if not host.get(f, False))
+    assert shipped_ir.code_applies("games/rooms") == (f"this CPU lacks {', '.join(lacking)} (x86-64-v3)" if lacking
+                                                      else "")
+    monkeypatch.setattr(shipped_ir, "CODE_FEATURES", shipped_ir.CODE_FEATURES | {"no-such-feature"})
+    assert shipped_ir.code_applies("games/rooms").startswith("this CPU lacks ")
+    assert "no-such-feature" in shipped_ir.code_applies("games/rooms")
+    monkeypatch.undo()
+    monkeypatch.setattr(numba.config, "CPU_NAME", "generic")
+    assert shipped_ir.code_applies("games/rooms") == "NUMBA_CPU_NAME or NUMBA_CPU_FEATURES is set"
+    monkeypatch.undo()
+    monkeypatch.setattr(shipped_ir, "SHIPPED_IR", False)  # no IR, no code
+    assert shipped_ir.code_applies("games/rooms") == "FOURY_SIM_SHIPPED_IR=0"
+    monkeypatch.setattr(config, "SHIPPED_CODE", False)
+    assert shipped_ir.code_applies("games/rooms") == "FOURY_SIM_SHIPPED_CODE=0 (or FOURY_SIM_SHIPPED_IR=0)"
+
+
+def test_shipped_code_off_has_a_cache_folder_of_its_own(monkeypatch):
+    on = config._cache_dir("games/rooms")
+    monkeypatch.setattr(config, "SHIPPED_CODE", False)
+    assert config._cache_dir("games/rooms") == on + "-native"
+
+
+def test_a_first_run_loads_the_shipped_machine_code_and_plays_the_recorded_games(tmp_path):
+    """An empty cache, nothing set: on a CPU with the x86-64-v3 features the entry point's shipped machine code is
+    seeded and loaded (nothing compiles, no notice), and every hero and policy plays the recorded games; on one
+    without them, the entry point compiles from the IR (the other tests)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FOURY_SIM_SHIPPED", "NUMBA_CPU"))}
+    out = subprocess.run([sys.executable, "-c", _PLAY, str(ROOT / "tools" / "game_hashes.py")],
+                         env=dict(env, FOURY_SIM_CACHE_DIR=str(tmp_path)), capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    code = {e.name for e in shipped_ir.read("games/rooms", code=True)["entries"]}
+    assert got["seeded"] and got["hashes"] == _recorded_rooms()
+    if shipped_ir.code_applies("games/rooms") == "":
+        assert code <= set(got["loaded"])
+        assert got["compile_s"] == 0
+        assert "compiling" not in out.stderr
+    else:
+        assert not code & set(got["loaded"]) and got["compile_s"] > 0

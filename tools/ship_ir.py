@@ -1,10 +1,13 @@
-"""Write each game's shipped IR (``foury_sim/games/NAME/data/engine_ir.xz``: ``foury_sim/shipped_ir.py``).
+"""Write each game's shipped IR and machine code (``foury_sim/games/NAME/data/engine_ir.xz`` and
+``engine_code.xz``: ``foury_sim/shipped_ir.py``).
 
 For each game: ``warm`` compiles the game from source into an empty cache (every entry point, every built-in
 policy); its rule functions' bitcode entries are collected and seeded into a second empty cache, where ``warm``
 runs again and records the entries the entry points load (the direct callees: each holds its whole tree); those
-are the bundle. Run it after a change to a game's engine or to the core modules it compiles
-(``tests/test_shipped_ir.py`` fails until it is run):
+are the bundle. Then ``warm`` compiles the entry points from that IR once more, for ``shipped_ir.CODE_CPU``
+(``NUMBA_CPU_NAME``, no further features), into a third cache: their machine code is the second bundle. Run it
+after a change to a game's engine or to the core modules it compiles (``tests/test_shipped_ir.py`` fails until it
+is run):
 
     python tools/ship_ir.py [GAME...]
 """
@@ -33,8 +36,11 @@ print(json.dumps({"loaded": loaded, "compile_s": config.FIRST_USE["compile_s"], 
 """
 
 
-def _warm(game: str, cache: str, shipped: bool) -> dict:
+def _warm(game: str, cache: str, shipped: bool, cpu: str | None = None) -> dict:
     env = dict(os.environ, FOURY_SIM_CACHE_DIR=cache, FOURY_SIM_SHIPPED_IR="1" if shipped else "0")
+    env.pop("FOURY_SIM_SHIPPED_CODE", None)
+    if cpu is not None:  # machine code for that CPU alone, not this one's features
+        env.update(NUMBA_CPU_NAME=cpu, NUMBA_CPU_FEATURES="")
     out = subprocess.run([sys.executable, "-c", _WARM, game], env=env, cwd=ROOT, check=True, capture_output=True,
                          text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -48,7 +54,8 @@ def ship(game: str) -> str:
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as full, tempfile.TemporaryDirectory() as seeded:
         cold = _warm(game, full, shipped=False)
-        cache_dir = os.path.join(full, f"{config._cache_name((package,))}-{config._source_hash((package,))}")
+        key = f"{config._cache_name((package,))}-{config._source_hash((package,))}"
+        cache_dir = os.path.join(full, f"{key}-native")  # (from source: no shipped code, a folder of its own)
         every = shipped_ir.collect(cache_dir, package)
         if not every:  # (the cache folder's key names this checkout's sources: another checkout's would be empty)
             raise SystemExit(f"{game}: the compile from source left no IR in {cache_dir} (nothing written)")
@@ -66,9 +73,40 @@ def ship(game: str) -> str:
         if not kept:
             raise SystemExit(f"{game}: the entry points loaded none of the seeded IR (nothing written)")
         changed = shipped_ir.write(package, kept)
+    with tempfile.TemporaryDirectory() as portable:
+        made = _warm(game, portable, shipped=True, cpu=shipped_ir.CODE_CPU)
+        prefixes = tuple(entry_points(game))
+        code = [e for e in shipped_ir.collect(os.path.join(portable, key), package, kind="object")
+                if e.index.startswith(prefixes)]
+        if len({e.index for e in code}) != len(prefixes):
+            raise SystemExit(f"{game}: machine code for {sorted(e.index for e in code)}, entry points {prefixes} "
+                             "(nothing written)")
+        code_changed = shipped_ir.write(package, code, code=True)
+    cpath = shipped_ir.code_path(package)
     return (f"{game}: {len(kept)} of {len(every)} functions' IR, {path.stat().st_size / 1e3:.0f} kB ({path}, "
-            f"{'rewritten' if changed else 'unchanged'}); warm compiled {cold['compile_s']:.1f} s from source, "
-            f"{again['compile_s']:.1f} s from the IR; {time.perf_counter() - t0:.0f} s")
+            f"{'rewritten' if changed else 'unchanged'}); {len(code)} entry points' machine code for "
+            f"{shipped_ir.CODE_CPU}, {cpath.stat().st_size / 1e3:.0f} kB "
+            f"({'rewritten' if code_changed else 'unchanged'}); warm compiled {cold['compile_s']:.1f} s from source, "
+            f"{again['compile_s']:.1f} s from the IR, "
+            f"{made['compile_s']:.1f} s for {shipped_ir.CODE_CPU}; {time.perf_counter() - t0:.0f} s")
+
+
+def entry_points(game: str) -> list[str]:
+    """The index-file prefixes (``MODULE.FUNCTION-``) of ``game``'s entry points: every ``CompiledOnFirstUse`` of
+    its modules (the ones a first run compiles; their machine code is shipped)."""
+    import importlib
+    import pkgutil
+
+    from foury_sim import config
+
+    pkg = importlib.import_module(f"foury_sim.games.{game}")
+    found = set()
+    for mod in pkgutil.iter_modules(pkg.__path__):
+        names = vars(importlib.import_module(f"{pkg.__name__}.{mod.name}"))
+        for v in list(names.values()) + [x for d in names.values() if isinstance(d, dict) for x in d.values()]:
+            if isinstance(v, config.CompiledOnFirstUse):
+                found.add(f"{mod.name}.{v.fn.__qualname__}-")
+    return sorted(found)
 
 
 def main(argv: list[str]) -> None:
