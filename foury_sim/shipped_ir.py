@@ -17,7 +17,7 @@ the key's hash of the function's bytecode and the numba version in the index.
 Each game also ships its entry points' machine code (``games/NAME/data/engine_code.xz``), compiled from that IR for
 ``CODE_CPU`` (x86-64-v3) and no further features. Where the IR applies, the CPU has ``CODE_FEATURES`` and the user
 names no CPU (``NUMBA_CPU_NAME``/``NUMBA_CPU_FEATURES``), ``seed`` writes it too, under this machine's key: a first
-run then loads its entry point instead of compiling it (about 2 s, not 20-40 s on a slow 2-core machine), at the
+run then loads its entry point instead of compiling it (0.1 s, not 17-40 s on a slow 2-core machine), at the
 price of code tuned for no CPU in particular (x0.98 to x1.03 the games per CPU second of code for this CPU, measured
 on a Zen 1; docs/startup.md). ``FOURY_SIM_SHIPPED_CODE=0`` compiles the entry points for this CPU from the IR instead,
 into a cache folder of its own (``config._cache_dir``).
@@ -134,9 +134,10 @@ def code_applies(package: str) -> str:
     return _code_usable(package)[1]
 
 
-def _code_usable(package: str) -> tuple[dict | None, str]:
+def _code_usable(package: str, ir: dict | None = None) -> tuple[dict | None, str]:
     """The machine code bundle of ``package`` when it applies here (the IR's conditions, this CPU has
-    ``CODE_FEATURES``, no CPU of the user's choosing), else None and why not."""
+    ``CODE_FEATURES``, no CPU of the user's choosing), else None and why not; ``ir``: the IR bundle, already found
+    usable (``seed``)."""
     import numba
     from llvmlite import binding as ll
 
@@ -144,9 +145,10 @@ def _code_usable(package: str) -> tuple[dict | None, str]:
 
     if not config.SHIPPED_CODE:
         return None, "FOURY_SIM_SHIPPED_CODE=0 (or FOURY_SIM_SHIPPED_IR=0)"
-    ir, why = _usable(package)
     if ir is None:
-        return None, why
+        ir, why = _usable(package)
+        if ir is None:
+            return None, why
     if numba.config.CPU_NAME is not None or numba.config.CPU_FEATURES is not None:
         return None, "NUMBA_CPU_NAME or NUMBA_CPU_FEATURES is set"
     host = ll.get_host_cpu_features()
@@ -196,7 +198,7 @@ def seed(package: str) -> int:
     bundle, _ = _usable(package)
     if bundle is None:
         return 0
-    code, _ = _code_usable(package)
+    code, _ = _code_usable(package, bundle)
     if code is not None:
         bundle = {"meta": dict(bundle["meta"], digest=bundle["meta"]["digest"] + "+" + code["meta"]["digest"]),
                   "entries": bundle["entries"] + code["entries"]}
