@@ -135,10 +135,8 @@ def first_run(game: str, start: str) -> dict:
     import json
 
     with tempfile.TemporaryDirectory(prefix="foury-sim-cache-") as cache, tempfile.TemporaryFile("w+") as out:
-        env = dict(os.environ, FOURY_SIM_CACHE_DIR=cache, PYTHONPATH=str(ROOT), **FIRST_RUN_FROM[start])
-        for k in ("FOURY_SIM_SHIPPED_IR", "FOURY_SIM_SHIPPED_CODE"):
-            if k not in FIRST_RUN_FROM[start]:
-                env.pop(k, None)
+        env = {k: v for k, v in os.environ.items() if k not in ("FOURY_SIM_SHIPPED_IR", "FOURY_SIM_SHIPPED_CODE")}
+        env.update(FOURY_SIM_CACHE_DIR=cache, PYTHONPATH=str(ROOT), **FIRST_RUN_FROM[start])
         t = time.perf_counter()
         proc = subprocess.Popen([sys.executable, "-m", "foury_sim", "run", game, "--format", "json"], env=env,
                                 cwd=ROOT, stdout=out, stderr=subprocess.DEVNULL)

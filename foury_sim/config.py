@@ -26,11 +26,13 @@ INTERNAL_CALLEES: bool = os.environ.get("FOURY_SIM_LINKONCE", "") in ("", "0")
 #: numba's copy (to measure the trade).
 QUICK_INLINE: bool = os.environ.get("FOURY_SIM_SLOW_INLINE", "") in ("", "0")
 
-#: A first run loads the entry points' machine code shipped with each game (``shipped_ir``: made for x86-64-v3, on a
-#: CPU that has its features) instead of compiling them from the shipped IR; ``FOURY_SIM_SHIPPED_CODE=0`` compiles
-#: them for this CPU (a cache folder of its own, ``-native``), as does ``FOURY_SIM_SHIPPED_IR=0`` (from source).
-SHIPPED_CODE: bool = os.environ.get("FOURY_SIM_SHIPPED_CODE", "") in ("", "1") and os.environ.get(
-    "FOURY_SIM_SHIPPED_IR", "") in ("", "1")
+#: Seed a first run's cache from the IR shipped with each game (``shipped_ir``); ``FOURY_SIM_SHIPPED_IR=0`` compiles
+#: from source (to measure).
+SHIPPED_IR: bool = os.environ.get("FOURY_SIM_SHIPPED_IR", "") in ("", "1")
+#: With the IR, a first run loads the entry points' machine code shipped with each game (``shipped_ir``: made for
+#: x86-64-v3, on a CPU that has its features) instead of compiling them from that IR; ``FOURY_SIM_SHIPPED_CODE=0``
+#: compiles them for this CPU (a cache folder of its own, ``-native``), as does ``FOURY_SIM_SHIPPED_IR=0``.
+SHIPPED_CODE: bool = SHIPPED_IR and os.environ.get("FOURY_SIM_SHIPPED_CODE", "") in ("", "1")
 
 #: Core modules whose code ends up inside compiled kernels.
 KERNEL_CORE = ("config.py", "rng.py", "policy.py", "tracing.py", "grid.py", "search.py")
@@ -414,6 +416,11 @@ def cache_holds(dispatcher, sig) -> bool:
     return any(args_of(key[0]) == want for key in overloads)
 
 
+#: Every ``CompiledOnFirstUse`` made so far (a game's, once its modules are imported: ``tools/ship_ir.py`` ships their
+#: machine code).
+ENTRY_POINTS: list[CompiledOnFirstUse] = []
+
+
 class CompiledOnFirstUse:
     """An entry point with a signature (``njit(sig, ...)`` would compile it at import), compiled on
     its first call instead (always ``nogil=True``: the runner calls kernels from a worker thread so that the
@@ -426,6 +433,7 @@ class CompiledOnFirstUse:
         self.sig, self.fn, self.options = sig, fn, options
         self.part = part  # what of the engine this is, when not all of it (the compile notice names it)
         self.dispatcher = None
+        ENTRY_POINTS.append(self)
 
     @property
     def compiled(self) -> bool:

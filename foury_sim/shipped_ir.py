@@ -2,8 +2,10 @@
 
 A cold compile spends about two thirds of its time in numba's Python frontend (typing and lowering a hundred rule
 functions) and the rest in LLVM. Under ``config.lean_link`` a rule function reached inside an entry point's compile
-is cached as LLVM bitcode (its per-function passes done; its callees linked in): IR with nothing of this CPU in it
+is cached as LLVM bitcode (its per-function passes done; its callees linked in): IR with nothing of a CPU in it
 (no ``target-cpu``, no target features, no intrinsic of a CPU feature; only the x86-64 triple and data layout).
+``tools/ship_ir.py`` compiles it for ``CODE_CPU`` (``NUMBA_CPU_NAME``), whose cost model the per-function passes
+consult, so any machine makes the same IR (and the same machine code from it as from source under that name).
 Each game ships the bitcode cache entries its entry points load (``games/NAME/data/engine_ir.xz``, written by
 ``tools/ship_ir.py``). When an entry point is about to compile (``config.CompiledOnFirstUse``), ``seed`` writes them
 into the game's cache directory under this machine's key, when this machine's numba, llvmlite, Python and target
@@ -33,8 +35,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-#: Seed a first run's cache from the shipped IR (``FOURY_SIM_SHIPPED_IR=0`` compiles from source: to measure).
-SHIPPED_IR: bool = os.environ.get("FOURY_SIM_SHIPPED_IR", "") in ("", "1")
 #: The bundle's file in a game package.
 BUNDLE = "data/engine_ir.xz"
 #: The shipped machine code of a game's entry points (``tools/ship_ir.py``), seeded with the IR where it applies.
@@ -107,7 +107,7 @@ def _usable(package: str) -> tuple[dict | None, str]:
     """The bundle of ``package`` when it applies here, else None and why not."""
     from . import config
 
-    if not SHIPPED_IR:
+    if not config.SHIPPED_IR:
         return None, "FOURY_SIM_SHIPPED_IR=0"
     if config.JIT_DISABLED or not config.CACHE or config._USER_CACHE_DIR or not config.lean_link():
         return None, "no on-disk cache of this project's own (or numba off)"
@@ -167,6 +167,25 @@ def _code_usable(package: str, ir: dict | None = None) -> tuple[dict | None, str
         game = package.rsplit("/", 1)[-1]
         return None, f"it was made for other sources or settings (run python tools/ship_ir.py {game})"
     return bundle, ""
+
+
+def text_section(obj: bytes, name: str = ".ltext") -> bytes:
+    """A section of an ELF64 object (numba's machine code of an entry point keeps its code in ``.ltext``); b""
+    when it has none. The rest of a cache entry names this process's addresses: compiles compare by this."""
+    import struct
+
+    shoff, = struct.unpack_from("<Q", obj, 0x28)
+    size, n, names = struct.unpack_from("<HHH", obj, 0x3A)
+
+    def head(i: int) -> tuple:
+        return struct.unpack_from("<IIQQQQIIQQ", obj, shoff + i * size)
+
+    base = head(names)[4]
+    for i in range(n):
+        h = head(i)
+        if obj[base + h[0]:obj.index(b"\0", base + h[0])].decode() == name:
+            return obj[h[4]:h[4] + h[5]]
+    return b""
 
 
 def _put(path: str | Path, data: bytes) -> None:
@@ -305,9 +324,7 @@ def write(package: str, entries: list[Entry], code: bool = False) -> bool:
         payload = pickle.loads(e.data)[0][2]
         h.update(e.file.encode() + e.name.encode() + (payload[0] if code else payload))
     meta = {"sources": config._source_hash((package,)), "environment": environment(), "digest": h.hexdigest()[:16],
-            "functions": [f"{e.file}:{e.index}" for e in entries]}
-    if code:
-        meta["cpu"] = CODE_CPU
+            "functions": [f"{e.file}:{e.index}" for e in entries], "cpu": CODE_CPU}
     old = read(package, code)
     if old is not None and old["meta"] == meta:
         return False

@@ -3,6 +3,7 @@ an empty cache, and the games played from it are the games compiled from source 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import pickle
@@ -28,6 +29,7 @@ def test_every_game_ships_ir_made_from_its_sources_for_this_numba(game):
     meta = bundle["meta"]
     assert meta["sources"] == config._source_hash((package,)), STALE.format(game=game)
     assert meta["environment"] == shipped_ir.environment(), STALE.format(game=game)
+    assert meta["cpu"] == shipped_ir.CODE_CPU, STALE.format(game=game)  # (any machine makes the same IR)
     assert shipped_ir.applies(package) == ""
     assert bundle["entries"], game
     assert len(meta["functions"]) == len(bundle["entries"])
@@ -50,9 +52,9 @@ def test_the_shipped_ir_holds_nothing_of_the_cpu_it_was_made_on(game):
 
 
 def test_applies_says_why_not(monkeypatch):
-    monkeypatch.setattr(shipped_ir, "SHIPPED_IR", False)
+    monkeypatch.setattr(config, "SHIPPED_IR", False)
     assert shipped_ir.applies("games/rooms") == "FOURY_SIM_SHIPPED_IR=0"
-    monkeypatch.setattr(shipped_ir, "SHIPPED_IR", True)
+    monkeypatch.setattr(config, "SHIPPED_IR", True)
     monkeypatch.setattr(config, "_source_hash", lambda packages: "0" * 16)
     assert "python tools/ship_ir.py rooms" in shipped_ir.applies("games/rooms")
     monkeypatch.undo()
@@ -130,23 +132,14 @@ spec.loader.exec_module(tool)
 hashes = tool.game_hashes(2000, 1, only=["rooms"])
 from numba.core.registry import cpu_target
 cpu = cpu_target.target_context.codegen().magic_tuple()[1]
-import hashlib, os, pickle, struct
-def section(obj, name):  # an ELF64 object's section, by name
-    shoff, = struct.unpack_from("<Q", obj, 0x28)
-    size, n, names = struct.unpack_from("<HHH", obj, 0x3A)
-    head = lambda i: struct.unpack_from("<IIQQQQIIQQ", obj, shoff + i * size)
-    base = head(names)[4]
-    for i in range(n):
-        h = head(i)
-        if obj[base + h[0]:obj.index(b"\\0", base + h[0])].decode() == name:
-            return obj[h[4]:h[4] + h[5]]
+import hashlib, os, pickle
 code = {}
 for folder, _, files in os.walk(config._cache_dir("games/rooms")):
     for f in files:
         if f.endswith(".nbc"):
             lib = pickle.loads(open(os.path.join(folder, f), "rb").read())[0]
             if lib[1] == "object":
-                code[f] = hashlib.sha1(section(lib[2][0], ".ltext") or b"").hexdigest()
+                code[f] = hashlib.sha1(shipped_ir.text_section(lib[2][0])).hexdigest()
 print(json.dumps({"hashes": hashes["rooms"], "loaded": loaded, "seeded": shipped_ir.seeded("games/rooms"),
                   "compile_s": config.FIRST_USE["compile_s"], "cpu": cpu, "code": code}))
 """
@@ -165,30 +158,28 @@ def _recorded_rooms() -> dict:
     return doc["runs"]["2000"]["rooms"]
 
 
-def test_rooms_from_its_shipped_ir_on_another_cpu_plays_the_recorded_games(tmp_path):
-    """An empty cache on a machine that names another CPU (``NUMBA_CPU_NAME=generic``: another key in numba's
-    index, machine code without this CPU's features): the shipped IR is seeded and loaded, only the entry point
-    compiles, and every hero and policy plays the recorded games."""
-    got = _play_rooms(tmp_path, NUMBA_CPU_NAME="generic", FOURY_SIM_SHIPPED_IR="1")
-    assert got["cpu"] == "generic"
-    assert got["seeded"]
+def test_rooms_from_its_shipped_ir_and_from_source_is_the_shipped_machine_code(tmp_path):
+    """An empty cache on a machine that names the CPU of the shipped code (``NUMBA_CPU_NAME=x86-64-v3``, no
+    features: so the shipped machine code is not loaded): the shipped IR is seeded and loaded, only the entry point
+    compiles, and it is the machine code compiled from source (``FOURY_SIM_SHIPPED_IR=0``: the whole tree, nothing
+    seeded) and the shipped one, byte for byte (the entry point's ``.ltext``), on any machine (the bundles were
+    made for that CPU, not the one of the machine that made them); both play the recorded games of every hero and
+    policy."""
+    cpu = {"NUMBA_CPU_NAME": shipped_ir.CODE_CPU, "NUMBA_CPU_FEATURES": ""}
+    ir = _play_rooms(tmp_path / "ir", FOURY_SIM_SHIPPED_IR="1", **cpu)
+    assert ir["cpu"] == shipped_ir.CODE_CPU and ir["seeded"]
     bundled = {e.name for e in shipped_ir.read("games/rooms")["entries"]}
-    assert bundled & set(got["loaded"])  # the engine's tree came from the shipped IR (warm's extra steps' need not)
-    assert not {e.name for e in shipped_ir.read("games/rooms", code=True)["entries"]} & set(got["loaded"])
-    assert got["compile_s"] > 0  # a CPU named by the user: its own machine code, not the shipped one
-    assert got["hashes"] == _recorded_rooms()
-
-
-def test_rooms_from_its_shipped_ir_and_from_source_is_the_same_machine_code(tmp_path):
-    """On this CPU, the engine compiled from the shipped IR and the engine compiled from source
-    (``FOURY_SIM_SHIPPED_IR=0``: the whole tree, nothing seeded) are the same machine code, byte for byte (the entry
-    point's ``.ltext``), and play the recorded games."""
-    ir = _play_rooms(tmp_path / "ir", FOURY_SIM_SHIPPED_IR="1", FOURY_SIM_SHIPPED_CODE="0")
-    source = _play_rooms(tmp_path / "source", FOURY_SIM_SHIPPED_IR="0")
-    assert ir["seeded"] and not source["seeded"]
+    assert bundled & set(ir["loaded"])  # the engine's tree came from the shipped IR (warm's extra steps' need not)
+    assert not {e.name for e in shipped_ir.read("games/rooms", code=True)["entries"]} & set(ir["loaded"])
+    assert ir["compile_s"] > 0  # a CPU named by the user: compiled, not the shipped code loaded
+    source = _play_rooms(tmp_path / "source", FOURY_SIM_SHIPPED_IR="0", **cpu)
+    assert source["cpu"] == shipped_ir.CODE_CPU and not source["seeded"]
     assert ir["code"] and ir["code"] == source["code"]
+    shipped = {e.name: hashlib.sha1(shipped_ir.text_section(pickle.loads(e.data)[0][2][0])).hexdigest()
+               for e in shipped_ir.read("games/rooms", code=True)["entries"]}
+    assert shipped and all(ir["code"][name] == h for name, h in shipped.items())
     assert ir["hashes"] == source["hashes"] == _recorded_rooms()
-    again = _play_rooms(tmp_path / "ir", "cached", FOURY_SIM_SHIPPED_IR="1", FOURY_SIM_SHIPPED_CODE="0")
+    again = _play_rooms(tmp_path / "ir", "cached", FOURY_SIM_SHIPPED_IR="1", **cpu)
     assert again["compile_s"] == 0 and again["hashes"] == ir["hashes"]  # (the bundle is not read again)
 
 
@@ -234,7 +225,7 @@ def test_code_applies_says_why_not(monkeypatch):
     monkeypatch.setattr(numba.config, "CPU_NAME", "generic")
     assert shipped_ir.code_applies("games/rooms") == "NUMBA_CPU_NAME or NUMBA_CPU_FEATURES is set"
     monkeypatch.undo()
-    monkeypatch.setattr(shipped_ir, "SHIPPED_IR", False)  # no IR, no code
+    monkeypatch.setattr(config, "SHIPPED_IR", False)  # no IR, no code
     assert shipped_ir.code_applies("games/rooms") == "FOURY_SIM_SHIPPED_IR=0"
     monkeypatch.setattr(config, "SHIPPED_CODE", False)
     assert shipped_ir.code_applies("games/rooms") == "FOURY_SIM_SHIPPED_CODE=0 (or FOURY_SIM_SHIPPED_IR=0)"

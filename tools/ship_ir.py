@@ -1,13 +1,14 @@
 """Write each game's shipped IR and machine code (``foury_sim/games/NAME/data/engine_ir.xz`` and
 ``engine_code.xz``: ``foury_sim/shipped_ir.py``).
 
-For each game: ``warm`` compiles the game from source into an empty cache (every entry point, every built-in
-policy); its rule functions' bitcode entries are collected and seeded into a second empty cache, where ``warm``
-runs again and records the entries the entry points load (the direct callees: each holds its whole tree); those
-are the bundle. Then ``warm`` compiles the entry points from that IR once more, for ``shipped_ir.CODE_CPU``
-(``NUMBA_CPU_NAME``, no further features), into a third cache: their machine code is the second bundle. Run it
-after a change to a game's engine or to the core modules it compiles (``tests/test_shipped_ir.py`` fails until it
-is run):
+For each game, every compile for ``shipped_ir.CODE_CPU`` (``NUMBA_CPU_NAME``, no further features: the
+per-function passes consult that CPU's cost model, not this machine's, so any machine makes the same bundles):
+``warm`` compiles the game from source into an empty cache (every entry point, every built-in policy); its rule
+functions' bitcode entries are collected and seeded into a second empty cache, where ``warm`` runs again and
+records the entries the entry points load (the direct callees: each holds its whole tree); those are the bundle.
+Then ``warm`` compiles the entry points from that IR once more into a third cache: their machine code is the second
+bundle, checked to be the machine code compiled from source (``shipped_ir.text_section``). Run it after a change
+to a game's engine or to the core modules it compiles (``tests/test_shipped_ir.py`` fails until it is run):
 
     python tools/ship_ir.py [GAME...]
 """
@@ -46,6 +47,15 @@ def _warm(game: str, cache: str, shipped: bool, cpu: str | None = None) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _text(entry) -> bytes:
+    """The machine code of a cache entry of kind ``object`` (its ``.ltext``)."""
+    import pickle
+
+    from foury_sim import shipped_ir
+
+    return shipped_ir.text_section(pickle.loads(entry.data)[0][2][0])
+
+
 def ship(game: str) -> str:
     """Make and write the shipped IR of ``game``; a line saying what was written."""
     from foury_sim import config, shipped_ir
@@ -53,17 +63,19 @@ def ship(game: str) -> str:
     package = f"games/{game}"
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as full, tempfile.TemporaryDirectory() as seeded:
-        cold = _warm(game, full, shipped=False)
+        cold = _warm(game, full, shipped=False, cpu=shipped_ir.CODE_CPU)
         key = f"{config._cache_name((package,))}-{config._source_hash((package,))}"
         cache_dir = os.path.join(full, f"{key}-native")  # (from source: no shipped code, a folder of its own)
         every = shipped_ir.collect(cache_dir, package)
+        source = {e.index: _text(e) for e in shipped_ir.collect(cache_dir, package, kind="object")
+                  if e.index.startswith(tuple(entry_points(game)))}
         if not every:  # (the cache folder's key names this checkout's sources: another checkout's would be empty)
             raise SystemExit(f"{game}: the compile from source left no IR in {cache_dir} (nothing written)")
         path = shipped_ir.bundle_path(package)
         before = path.read_bytes() if path.exists() else None
         shipped_ir.write(package, every)
         try:
-            again = _warm(game, seeded, shipped=True)
+            again = _warm(game, seeded, shipped=True, cpu=shipped_ir.CODE_CPU)
         finally:  # the shipped one back (an interrupted run changes nothing; the same IR leaves it untouched)
             if before is not None:
                 path.write_bytes(before)
@@ -81,6 +93,9 @@ def ship(game: str) -> str:
         if len({e.index for e in code}) != len(prefixes):
             raise SystemExit(f"{game}: machine code for {sorted(e.index for e in code)}, entry points {prefixes} "
                              "(nothing written)")
+        if source != {e.index: _text(e) for e in code}:
+            raise SystemExit(f"{game}: the entry points' machine code from the IR is not the one from source "
+                             "(nothing written)")
         code_changed = shipped_ir.write(package, code, code=True)
     cpath = shipped_ir.code_path(package)
     return (f"{game}: {len(kept)} of {len(every)} functions' IR, {path.stat().st_size / 1e3:.0f} kB ({path}, "
@@ -93,20 +108,17 @@ def ship(game: str) -> str:
 
 def entry_points(game: str) -> list[str]:
     """The index-file prefixes (``MODULE.FUNCTION-``) of ``game``'s entry points: every ``CompiledOnFirstUse`` of
-    its modules (the ones a first run compiles; their machine code is shipped)."""
+    its modules (``config.ENTRY_POINTS``; the ones a first run compiles, whose machine code is shipped)."""
     import importlib
     import pkgutil
 
     from foury_sim import config
 
     pkg = importlib.import_module(f"foury_sim.games.{game}")
-    found = set()
     for mod in pkgutil.iter_modules(pkg.__path__):
-        names = vars(importlib.import_module(f"{pkg.__name__}.{mod.name}"))
-        for v in list(names.values()) + [x for d in names.values() if isinstance(d, dict) for x in d.values()]:
-            if isinstance(v, config.CompiledOnFirstUse):
-                found.add(f"{mod.name}.{v.fn.__qualname__}-")
-    return sorted(found)
+        importlib.import_module(f"{pkg.__name__}.{mod.name}")
+    return sorted({f"{e.fn.__module__.rsplit('.', 1)[-1]}.{e.fn.__qualname__}-" for e in config.ENTRY_POINTS
+                   if e.package == f"games/{game}"})
 
 
 def main(argv: list[str]) -> None:

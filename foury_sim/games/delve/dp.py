@@ -41,9 +41,9 @@ from fractions import Fraction
 from math import factorial
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
-from ...config import CACHE, JIT_DISABLED, _cache_dir, package_of
+from ...config import CACHE, JIT_DISABLED, CompiledOnFirstUse, _cache_dir, package_of
 from . import layout as A
 from .kernel import SCRATCH, _compositions, advice, dragon_need, load_units, party_rank, scratch, spend
 from .ruleset import (
@@ -208,9 +208,38 @@ def solve(rules, parties, trans, fresh, hero, cont, win):
                             outs[n, k, 5] = dr
                             k += 1
         nout[n] = k
+    # the points a level's chests give to the party left (its rank), by side and chest count
+    maxch = nd
+    chests = np.zeros((2, npart, maxch + 1), dtype=np.int64)
+    for side in range(2):
+        for r in range(npart):
+            for ch in range(maxch + 1):
+                chests[side, r, ch] = chest_points(rules, side, parties[r], ch)
+    # after[side, lair, party, s2]: P(win) after a cleared level from the regroup it leads to (the better of
+    # retiring and going on), by the score s2 the level left (1 from the target on), for the level being solved;
+    # contiguous in s2, so that a level's outcome adds one run of it to the row of scores
+    width = max(target, 1) + maxch + dgain
+    after = np.ones((2, at, npart, width))
     acc = np.zeros(max(target, 1))
     for d in range(delves - 1, -1, -1):
         for lv in range(levels - 1, -1, -1):
+            lv2 = lv + 1
+            for side in range(2):
+                for lair3 in range(at):
+                    for nxt in range(npart):
+                        for s2 in range(target):
+                            side2 = 1 if side == 1 or (hero > 0 and s2 >= master_at) else 0
+                            s3 = s2 + lv2 * rx
+                            if s3 >= target:
+                                v = 1.0
+                            else:
+                                side3 = 1 if side2 == 1 or (hero > 0 and s3 >= master_at) else 0
+                                v = win[d + 1, s3, side3]
+                            if lv2 < levels:
+                                c = cont[d, s2, side2, lv2, lair3, nxt]
+                                if c > v:
+                                    v = c
+                            after[side, lair3, nxt, s2] = v
             for side in range(2):
                 for lair in range(at if lv > 0 else 1):
                     n = min(rules[R_LEVEL_DICE + lv], nd - lair)  # level lv + 1 rolls level_dice.(lv+1)
@@ -230,26 +259,10 @@ def solve(rules, parties, trans, fresh, hero, cont, win):
                                 for s in range(target):
                                     acc[s] += pr * win[d + 1, s, side]
                                 continue
-                            gain = chest_points(rules, side, parties[nxt], ch) + dragon * dgain
+                            gain = chests[side, nxt, ch] + dragon * dgain
                             lair3 = 0 if dragon == 1 else lair2
-                            lv2 = lv + 1
-                            for s in range(target):
-                                s2 = s + gain
-                                if s2 >= target:
-                                    acc[s] += pr
-                                    continue
-                                side2 = 1 if side == 1 or (hero > 0 and s2 >= master_at) else 0
-                                s3 = s2 + lv2 * rx
-                                if s3 >= target:
-                                    v = 1.0
-                                else:
-                                    side3 = 1 if side2 == 1 or (hero > 0 and s3 >= master_at) else 0
-                                    v = win[d + 1, s3, side3]
-                                if lv2 < levels:
-                                    c = cont[d, s2, side2, lv2, lair3, nxt]
-                                    if c > v:
-                                        v = c
-                                acc[s] += pr * v
+                            for s in range(target):  # (a score at the target or past it: 1, so pr itself)
+                                acc[s] += pr * after[side, lair3, nxt, s + gain]
                         for s in range(target):
                             cont[d, s, side, lv, lair, r] = acc[s]
         for s in range(target):
@@ -259,6 +272,27 @@ def solve(rules, parties, trans, fresh, hero, cont, win):
                     if fresh[side, r] > 0.0:
                         v += fresh[side, r] * cont[d, s, side, 0, 0, r]
                 win[d, s, side] = v
+
+
+def _parties(total):
+    return party_list(total)
+
+
+def _tables(rules, parties, trans, fresh, hero, cont, win):
+    transitions(rules, parties, trans)
+    solve(rules, parties, trans, fresh, hero, cont, win)
+
+
+_F6 = types.float64[:, :, :, :, :, ::1]
+#: The DP's entry points, built on first use (``config.CompiledOnFirstUse``: shipped as machine code with the
+#: engine's, so a first ``optimal`` run computes its table without compiling the DP).
+_ENTRIES = {
+    "parties": CompiledOnFirstUse(__name__, types.int64[:, ::1](types.int64), _parties, part="optimal policy"),
+    "tables": CompiledOnFirstUse(__name__, types.void(types.int64[::1], types.int64[:, ::1],
+                                                      types.int64[:, :, :, :, :, ::1], types.float64[:, ::1],
+                                                      types.int64, _F6, types.float64[:, :, ::1]),
+                                 _tables, part="optimal policy"),
+}
 
 
 def fresh_parties(rules: np.ndarray, parties: np.ndarray) -> np.ndarray:
@@ -293,16 +327,16 @@ class Solution:
     def __init__(self, rules: np.ndarray):
         total, nd = int(rules[R_PARTY_DICE]), int(rules[R_DUNGEON_DICE])
         self.rules = rules
-        self.parties = party_list(total)
+        self.parties = _ENTRIES["parties"]()(total)
         trans = np.zeros((2, len(self.parties), nd + 1, nd + 1, nd + 1, 2), dtype=np.int64)
-        transitions(rules, self.parties, trans)
         self.trans = trans
         delves, levels, at = int(rules[R_DELVES]), int(rules[R_LEVELS]), int(rules[R_DRAGON_AT])
         self.target = int(rules[R_WIN_SCORE])
         self.cont = np.zeros((delves, max(self.target, 1), 2, levels, at, len(self.parties)))
         self.win = np.zeros((delves + 1, max(self.target, 1), 2))
         self.fresh = fresh_parties(rules, self.parties)
-        solve(rules, self.parties, trans, self.fresh, 1, self.cont, self.win)
+        _ENTRIES["tables"]()(np.ascontiguousarray(rules, dtype=np.int64), self.parties, trans, self.fresh, 1, self.cont,
+                             self.win)  # (transitions, then solve)
 
     def p_win(self) -> float:
         """The model's P(win) of a whole game under the optimal policy (score 0, novice side, delve 1)."""
