@@ -61,6 +61,7 @@ def ship(game: str) -> str:
     from foury_sim import config, shipped_ir
 
     package = f"games/{game}"
+    prefixes = tuple(entry_points(game))
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as full, tempfile.TemporaryDirectory() as seeded:
         cold = _warm(game, full, shipped=False, cpu=shipped_ir.CODE_CPU)
@@ -68,7 +69,7 @@ def ship(game: str) -> str:
         cache_dir = os.path.join(full, f"{key}-native")  # (from source: no shipped code, a folder of its own)
         every = shipped_ir.collect(cache_dir, package)
         source = {e.index: _text(e) for e in shipped_ir.collect(cache_dir, package, kind="object")
-                  if e.index.startswith(tuple(entry_points(game)))}
+                  if e.index.startswith(prefixes)}
         if not every:  # (the cache folder's key names this checkout's sources: another checkout's would be empty)
             raise SystemExit(f"{game}: the compile from source left no IR in {cache_dir} (nothing written)")
         path = shipped_ir.bundle_path(package)
@@ -87,7 +88,6 @@ def ship(game: str) -> str:
         changed = shipped_ir.write(package, kept)
     with tempfile.TemporaryDirectory() as portable:
         made = _warm(game, portable, shipped=True, cpu=shipped_ir.CODE_CPU)
-        prefixes = tuple(entry_points(game))
         code = [e for e in shipped_ir.collect(os.path.join(portable, key), package, kind="object")
                 if e.index.startswith(prefixes)]
         if len({e.index for e in code}) != len(prefixes):
