@@ -45,7 +45,7 @@ CODE_CPU = "x86-64-v3"
 CODE_FEATURES = frozenset({"cmov", "cx8", "fxsr", "mmx", "sse", "sse2",  # x86-64
                            "cx16", "sahf", "popcnt", "sse3", "sse4.1", "sse4.2", "ssse3",  # v2
                            "avx", "avx2", "bmi", "bmi2", "f16c", "fma", "lzcnt", "movbe", "xsave"})  # v3
-#: The file in a seeded cache directory that says which bundle was written there.
+#: The file in a seeded cache directory that says which bundle was written there (``_marker``: one per checkout).
 MARKER = "shipped-ir"
 _ROOT = Path(os.path.abspath(os.path.dirname(__file__)))  # as numba's locator names a module's folder (no resolve)
 
@@ -204,6 +204,14 @@ def _index_dir(cache_dir: str, file: str) -> str:
     return os.path.join(cache_dir, _CacheLocator.get_suitable_cache_subpath(str(_ROOT / file)))
 
 
+def _marker(cache_dir: str) -> str:
+    """The marker of a seeding for this checkout: numba keeps a folder of indexes per source path, so a second
+    checkout of the same sources, sharing the source-keyed cache directory, is seeded into its own folders too."""
+    from numba.core.caching import _CacheLocator
+
+    return os.path.join(cache_dir, f"{MARKER}-{_CacheLocator.get_suitable_cache_subpath(str(_ROOT))}")
+
+
 def seed(package: str) -> int:
     """Write the shipped IR of ``package`` (and its entry points' machine code, ``code_applies``) into its cache
     directory, once, when it applies here; the number of functions written (an index numba already keeps is left
@@ -211,7 +219,7 @@ def seed(package: str) -> int:
     from . import config
 
     cache_dir = config._cache_dir(package)
-    marker = os.path.join(cache_dir, MARKER)
+    marker = _marker(cache_dir)
     if os.path.exists(marker):
         return 0
     bundle, _ = _usable(package)
@@ -271,10 +279,10 @@ def record_loads() -> list[str]:
 
 
 def seeded(package: str) -> bool:
-    """Whether the shipped IR of ``package`` was written into its cache directory here."""
+    """Whether the shipped IR of ``package`` was written into its cache directory here (for this checkout)."""
     from . import config
 
-    return os.path.exists(os.path.join(config._cache_dir(package), MARKER))
+    return os.path.exists(_marker(config._cache_dir(package)))
 
 
 def collect(cache_dir: str, package: str, names: set[str] | None = None, kind: str = "bitcode") -> list[Entry]:

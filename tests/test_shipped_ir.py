@@ -254,3 +254,30 @@ def test_a_first_run_loads_the_shipped_machine_code_and_plays_the_recorded_games
         assert "compiling" not in out.stderr
     else:
         assert not code & set(got["loaded"]) and got["compile_s"] > 0
+
+
+def test_a_second_checkout_sharing_the_cache_folder_is_seeded_too(tmp_path):
+    """Two checkouts of the same sources share one source-keyed cache folder, but numba keeps its indexes per
+    source path: each checkout is seeded into its own (``shipped_ir._marker``), so the second's first run loads the
+    shipped machine code as the first's did (before session 46 it compiled from the IR: the folder was marked)."""
+    import shutil
+
+    other = tmp_path / "other"
+    shutil.copytree(ROOT / "foury_sim", other / "foury_sim", ignore=shutil.ignore_patterns("__pycache__"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FOURY_SIM_SHIPPED", "NUMBA_CPU"))}
+    expect_compile = shipped_ir.code_applies("games/rooms") != ""  # (no v3 features: each compiles from the IR)
+    for tree, first_run in ((ROOT, True), (other, True), (ROOT, False)):
+        out = subprocess.run([sys.executable, "-c", "import foury_sim, json, sys; from foury_sim.cli import main; "
+                              "sys.argv = ['foury-sim', 'run', 'rooms', '--games', '200', '--format', 'json']; "
+                              "print(json.dumps(foury_sim.__file__)); main()"],
+                             env=dict(env, FOURY_SIM_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(tree)),
+                             cwd=tree, capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr[-3000:]
+        first, rest = out.stdout.split("\n", 1)
+        assert json.loads(first).startswith(str(tree))  # this checkout's package, not the installed one
+        summary = json.loads(rest)
+        compiled = expect_compile and first_run  # (a checkout's later run loads what its first one left)
+        assert (summary["compile_s"] > 0) == compiled, (tree, out.stderr)
+        assert ("compiling" in out.stderr) == compiled, (tree, out.stderr)
+    markers = sorted(p.name for p in (tmp_path / "cache").glob("games_rooms-*/shipped-ir-*"))
+    assert len(markers) == 2, markers
