@@ -62,6 +62,10 @@ class Entry:
     name: str
     data: bytes
 
+    def machine_code(self) -> bytes:
+        """The ``.ltext`` of an entry of kind ``object`` (``text_section``)."""
+        return text_section(pickle.loads(self.data)[0][2][0])
+
 
 def bundle_path(package: str) -> Path:
     """The shipped IR of game package ``package`` (``games/NAME``)."""

@@ -175,7 +175,7 @@ def test_rooms_from_its_shipped_ir_and_from_source_is_the_shipped_machine_code(t
     source = _play_rooms(tmp_path / "source", FOURY_SIM_SHIPPED_IR="0", **cpu)
     assert source["cpu"] == shipped_ir.CODE_CPU and not source["seeded"]
     assert ir["code"] and ir["code"] == source["code"]
-    shipped = {e.name: hashlib.sha1(shipped_ir.text_section(pickle.loads(e.data)[0][2][0])).hexdigest()
+    shipped = {e.name: hashlib.sha1(e.machine_code()).hexdigest()
                for e in shipped_ir.read("games/rooms", code=True)["entries"]}
     assert shipped and all(ir["code"][name] == h for name, h in shipped.items())
     assert ir["hashes"] == source["hashes"] == _recorded_rooms()

@@ -47,15 +47,6 @@ def _warm(game: str, cache: str, shipped: bool, cpu: str | None = None) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _text(entry) -> bytes:
-    """The machine code of a cache entry of kind ``object`` (its ``.ltext``)."""
-    import pickle
-
-    from foury_sim import shipped_ir
-
-    return shipped_ir.text_section(pickle.loads(entry.data)[0][2][0])
-
-
 def ship(game: str) -> str:
     """Make and write the shipped IR of ``game``; a line saying what was written."""
     from foury_sim import config, shipped_ir
@@ -68,7 +59,7 @@ def ship(game: str) -> str:
         key = f"{config._cache_name((package,))}-{config._source_hash((package,))}"
         cache_dir = os.path.join(full, f"{key}-native")  # (from source: no shipped code, a folder of its own)
         every = shipped_ir.collect(cache_dir, package)
-        source = {e.index: _text(e) for e in shipped_ir.collect(cache_dir, package, kind="object")
+        source = {e.index: e.machine_code() for e in shipped_ir.collect(cache_dir, package, kind="object")
                   if e.index.startswith(prefixes)}
         if not every:  # (the cache folder's key names this checkout's sources: another checkout's would be empty)
             raise SystemExit(f"{game}: the compile from source left no IR in {cache_dir} (nothing written)")
@@ -93,7 +84,7 @@ def ship(game: str) -> str:
         if len({e.index for e in code}) != len(prefixes):
             raise SystemExit(f"{game}: machine code for {sorted(e.index for e in code)}, entry points {prefixes} "
                              "(nothing written)")
-        if source != {e.index: _text(e) for e in code}:
+        if source != {e.index: e.machine_code() for e in code}:
             raise SystemExit(f"{game}: the entry points' machine code from the IR is not the one from source "
                              "(nothing written)")
         code_changed = shipped_ir.write(package, code, code=True)
