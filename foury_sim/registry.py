@@ -13,9 +13,12 @@ from typing import Any
 
 import numpy as np
 
+from . import notices
 from .errors import InputError
 from .outputs import Outputs
 from .policy import Policy, PolicySpec
+
+notices.install()  # every compile Python starts is announced on stderr, not only the engines' (issue 17)
 
 
 @dataclass(frozen=True)

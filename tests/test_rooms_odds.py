@@ -108,5 +108,5 @@ def test_fight_entry_points_are_cacheable(rules):
     run_fight(C.pack_fight(rules, "ranger"), [0], pid=L.P_OPTIMAL, trace_rows=0)
     fx = O.measuring_fight(rules, "ranger")
     O.measure(fx, 0, 1, 0, 10, np.zeros(10, dtype=np.int64), np.zeros(10, dtype=np.int64))
-    for entry in (C.play_fight, O._measure):
+    for entry in (C.play_fight, O._ENTRIES["measure"]()):
         assert entry.overloads and not any(c.library.has_dynamic_globals for c in entry.overloads.values())

@@ -34,6 +34,7 @@ lair, party]`` (P(win) if the adventurer goes on from the regroup after level L)
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import time
@@ -304,6 +305,7 @@ def fresh_parties(rules: np.ndarray, parties: np.ndarray) -> np.ndarray:
     for i in range(sides):
         q[int(rules[R_PARTY_FACES + i])] += Fraction(1, sides)
     out = np.zeros((2, parties.shape[0]))
+    rank = ranks(parties)
     for side in range(2):
         h = R_HERO + side * A.H_COLS
         a, b = int(rules[h + A.H_FORM_FROM]), int(rules[h + A.H_FORM_TO])
@@ -317,8 +319,14 @@ def fresh_parties(rules: np.ndarray, parties: np.ndarray) -> np.ndarray:
             if a >= 0:
                 c2[b] += c2[a]
                 c2[a] = 0
-            out[side, party_rank(c2, total)] += float(p)
+            out[side, rank[tuple(c2.tolist())]] += float(p)
     return out
+
+
+def ranks(parties: np.ndarray) -> dict[tuple[int, ...], int]:
+    """``{party: its party_rank}`` from ``parties`` (row r is the party of rank r): Python's lookup, so that no
+    jitted function is compiled for it outside the shipped entry points."""
+    return {tuple(row): r for r, row in enumerate(parties.tolist())}
 
 
 class Solution:
@@ -338,6 +346,11 @@ class Solution:
         _ENTRIES["tables"]()(np.ascontiguousarray(rules, dtype=np.int64), self.parties, trans, self.fresh, 1, self.cont,
                              self.win)  # (transitions, then solve)
 
+    @functools.cached_property
+    def rank(self) -> dict[tuple[int, ...], int]:
+        """``{party: its row in the tables}`` (``ranks``; also for a solution read back from disk)."""
+        return ranks(self.parties)
+
     def p_win(self) -> float:
         """The model's P(win) of a whole game under the optimal policy (score 0, novice side, delve 1)."""
         return 1.0 if self.target <= 0 else float(self.win[0, 0, 0])
@@ -355,7 +368,7 @@ class Solution:
         """P(win) if the adventurer goes on after ``level`` of ``delve`` (1-based) with ``party`` in hand."""
         if score >= self.target:
             return 1.0
-        r = party_rank(np.asarray(party, dtype=np.int64), int(self.rules[R_PARTY_DICE]))
+        r = self.rank[tuple(int(k) for k in party)]
         return float(self.cont[delve - 1, score, side, level, lair, r])
 
     def retires(self, delve: int, score: int, side: int, level: int, lair: int, party) -> bool:

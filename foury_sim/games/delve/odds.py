@@ -17,14 +17,14 @@ import io
 import tomllib
 from fractions import Fraction
 from functools import cache
-from math import factorial, gcd
+from math import comb, factorial, gcd
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from numba import njit
+from numba import njit, types
 
-from ...config import CACHE, JIT_DISABLED
+from ...config import CACHE, JIT_DISABLED, CompiledOnFirstUse
 from ...errors import InputError
 from ...oddstable import OddsTable, z_scores
 from ...rng import seed_stream
@@ -232,11 +232,11 @@ def ship_clear_tables() -> bool:
 
 
 def _n_parties(total: int) -> int:
-    return int(_compositions(total, A.N_FACES + 1))
+    """``kernel._compositions(total, N_FACES + 1)`` in Python (no jitted function compiled for a count)."""
+    return comb(total + A.N_FACES, A.N_FACES)
 
 
-@njit(cache=CACHE)
-def measure(rules, side, party, level, lair, seed, samples, counts):
+def _measure(rules, side, party, level, lair, seed, samples, counts):
     """Roll the level with the engine's own code ``samples`` times: ``counts`` = (dragon came,
     monsters defeated, level cleared). ``party[0] < 0``: form a fresh party each time."""
     st = np.zeros(A.STATE_SIZE, dtype=np.int64)
@@ -276,6 +276,29 @@ def measure(rules, side, party, level, lair, seed, samples, counts):
         counts[2] += 1 if c >= 0 and ok == 1 else 0
 
 
+def _party_table(rules, st, nmax, out, opts):
+    """``feasible`` with a scratch of its own (the odds' call from Python)."""
+    feasible(rules, st, nmax, out, opts, scratch(rules))
+
+
+_I1, _I2 = types.int64[::1], types.int64[:, ::1]
+#: The odds' entry points, built on first use (``config.CompiledOnFirstUse``: shipped as machine code with the
+#: engine's, so a first ``foury-sim odds delve`` compiles nothing).
+_ENTRIES = {
+    "measure": CompiledOnFirstUse(__name__, types.void(_I1, types.int64, _I1, types.int64, types.int64, types.uint64,
+                                                       types.int64, _I1), _measure, part="odds (measured levels)"),
+    "party_table": CompiledOnFirstUse(__name__, types.void(_I1, _I1, types.int64, types.int64[:, :, :, ::1], _I2),
+                                      _party_table, part="odds (party tables)"),
+}
+
+
+def measure(rules: np.ndarray, side: int, party: np.ndarray, level: int, lair: int, seed: int, samples: int,
+            counts: np.ndarray) -> None:
+    """Roll the level with the engine's own code ``samples`` times: ``counts`` = (dragon came,
+    monsters defeated, level cleared). ``party[0] < 0``: form a fresh party each time."""
+    _ENTRIES["measure"]()(rules, int(side), party, int(level), int(lair), np.uint64(seed), int(samples), counts)
+
+
 def _face_probs(rules: np.ndarray, base: int, sides_at: int) -> list[Fraction]:
     sides = int(rules[sides_at])
     q = [Fraction(0)] * 6
@@ -304,14 +327,7 @@ def _party_feasibility(rules: np.ndarray, side: int, party: tuple[int, ...], nma
     st[A.S_MASTER] = side
     st[A.S_PARTY : A.S_PARTY + A.N_FACES] = party
     out = np.zeros((2, nmax + 1, nmax + 1, nmax + 1), dtype=np.int64)
-    feasible(
-        rules,
-        st,
-        nmax,
-        out,
-        np.zeros((A.MAX_OPTIONS + 1, A.N_OCOLS), dtype=np.int64),
-        scratch(rules),
-    )
+    _ENTRIES["party_table"]()(rules, st, int(nmax), out, np.zeros((A.MAX_OPTIONS + 1, A.N_OCOLS), dtype=np.int64))
     return out
 
 

@@ -24,10 +24,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 from numba.extending import overload
 
-from ...config import CACHE, use_cache
+from ...config import CACHE, CompiledOnFirstUse, use_cache
 from ...rng import roll
 from ...tracing import trace_row
 from . import dice as D
@@ -106,17 +106,30 @@ def keep_menus(n_dice: int) -> np.ndarray:
     if n_dice not in _MENUS:
         sp = D.space(n_dice)
         menu = np.zeros((sp.n_out, MENU_COLS), dtype=np.int64)
-        st = np.zeros(L.S_DICE + L.MAX_DICE, dtype=np.int64)
-        opts = np.zeros((L.MIN_OPTIONS, 2), dtype=np.int64)
-        keep = np.zeros(L.N_FACES, dtype=np.int64)
-        for o in range(sp.n_out):
-            counts = np.ascontiguousarray(sp.outs[o])
-            n = keep_options(st, opts, counts, keep)
-            menu[o, MENU_N] = n
-            menu[o, MENU_MASK: MENU_MASK + n] = opts[:n, L.O_ACTION]
-            menu[o, MENU_KEPT: MENU_KEPT + n] = opts[:n, L.O_ARG]
+        _ENTRIES["keep_menus"]()(sp.outs, menu)
         _MENUS[n_dice] = menu
     return _MENUS[n_dice].copy()
+
+
+def _keep_menus(outs, menu):
+    """``keep_menus``' rows: ``keep_options`` of each outcome's dice, its masks and kept counts."""
+    st = np.zeros(L.S_DICE + L.MAX_DICE, dtype=np.int64)
+    opts = np.zeros((L.MIN_OPTIONS, 2), dtype=np.int64)
+    keep = np.zeros(L.N_FACES, dtype=np.int64)
+    for o in range(outs.shape[0]):
+        n = keep_options(st, opts, outs[o], keep)
+        menu[o, MENU_N] = n
+        for i in range(n):
+            menu[o, MENU_MASK + i] = opts[i, L.O_ACTION]
+            menu[o, MENU_KEPT + i] = opts[i, L.O_ARG]
+
+
+#: ``keep_menus``' entry point, built on first use (``config.CompiledOnFirstUse``: shipped as machine code with the
+#: engine's, so a first run compiles nothing).
+_ENTRIES = {
+    "keep_menus": CompiledOnFirstUse(f"{__package__}.combat", types.void(types.int64[:, ::1], types.int64[:, ::1]),
+                                     _keep_menus, part="keep menus"),
+}
 
 
 # --------------------------------------------------------------------------- the player --

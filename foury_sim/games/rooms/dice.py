@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from math import factorial
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
-from ...config import CACHE, use_cache
+from ...config import CACHE, CompiledOnFirstUse, use_cache
 from ...errors import InputError
 from ...rng import roll, seed_stream
 from . import layout as L
@@ -409,6 +409,38 @@ def greedy_masks(faces, abilities, target, outs, params, masks):
         masks[o] = greedy_keep(faces, abilities, target, outs[o], params, keep)
 
 
+def _choice_masks(outs, kept, choice_kept, choice_mask):
+    """``choice_mask[o, j]``: ``keep_mask`` of outcome o keeping ``kept[choice_kept[o, j]]`` (j while >= 0)."""
+    for o in range(outs.shape[0]):
+        for j in range(choice_kept.shape[1]):
+            k = choice_kept[o, j]
+            if k < 0:
+                break
+            choice_mask[o, j] = keep_mask(outs[o], kept[k])
+
+
+def _tables(faces, abilities, outs, params, made, fire, damage, greedy):
+    """``classify`` of every outcome, then ``greedy_masks`` of every objective (``greedy[j]``; the last row: the
+    damage objective): the jitted half of ``hero_odds``."""
+    classify(faces, abilities, outs, made, fire, damage)
+    n_ab = abilities.shape[0]
+    for j in range(n_ab + 1):
+        greedy_masks(faces, abilities, j if j < n_ab else OBJ_DAMAGE, outs, params, greedy[j])
+
+
+_I1, _I2 = types.int64[::1], types.int64[:, ::1]
+#: The exact tables' entry points (``hero_odds``, ``space``), built on first use (``config.CompiledOnFirstUse``:
+#: shipped as machine code with the engine's, so a first run compiles nothing).
+_ENTRIES = {
+    "choice_masks": CompiledOnFirstUse(f"{__package__}.dice", types.void(_I2, _I2, _I2, _I2), _choice_masks,
+                                       part="dice tables (keep masks)"),
+    "tables": CompiledOnFirstUse(
+        f"{__package__}.dice",
+        types.void(_I2, _I2, _I2, types.float64[::1], types.boolean[:, ::1], _I1, types.float64[::1], _I2), _tables,
+        part="dice tables (abilities, greedy keeps)"),
+}
+
+
 def multisets(size: int) -> np.ndarray:
     """Every multiset of ``size`` face indices as face counts, in lexicographic order of the sorted dice."""
     rows = []
@@ -483,7 +515,7 @@ def space(n_dice: int = L.MAX_DICE) -> Space:
         distinct = sorted(set(mask_kept[o, : 1 << n_dice].tolist()), key=lambda k: (-int(kept[k].sum()), k))
         for j, k in enumerate(distinct):
             choice_kept[o, j] = k
-            choice_mask[o, j] = keep_mask(oc, kept[k])
+    _ENTRIES["choice_masks"]()(outs, kept, choice_kept, choice_mask)
     s = Space(n_dice, outs, code_index, kept, kept_index, numer, denom, numer / denom[:, None], mask_kept,
               choice_kept, choice_mask)
     _SPACES[n_dice] = s
@@ -556,19 +588,19 @@ def hero_odds(hero: HeroSheet, n_dice: int = L.MAX_DICE, params: np.ndarray | No
     made = np.zeros((n_ab, sp.n_out), dtype=np.bool_)
     fire = np.zeros(sp.n_out, dtype=np.int64)
     damage = np.zeros(sp.n_out)
-    classify(hero.faces, hero.abilities, sp.outs, made, fire, damage)
     pars = np.array(list(GREEDY_PARAMS.values())) if params is None else params
+    gm = np.zeros((n_ab + 1, sp.n_out), dtype=np.int64)
+    _ENTRIES["tables"]()(hero.faces, hero.abilities, sp.outs, np.ascontiguousarray(pars, dtype=np.float64), made, fire,
+                         damage, gm)
     shape = (n_ab + 1, L.MAX_REROLLS + 1, sp.n_out)
     keep = np.zeros(shape, dtype=np.int64)
     value = np.zeros(shape)
     g_keep = np.zeros(shape, dtype=np.int64)
     g_value = np.zeros(shape)
-    gm = np.zeros(sp.n_out, dtype=np.int64)
     for j in range(n_ab + 1):
         final = made[j].astype(np.float64) if j < n_ab else damage
         value[j], keep[j] = optimise(sp, final, L.MAX_REROLLS)
-        greedy_masks(hero.faces, hero.abilities, j if j < n_ab else OBJ_DAMAGE, sp.outs, pars, gm)
-        g_keep[j] = gm
+        g_keep[j] = gm[j]
         g_keep[j, 0] = (1 << n_dice) - 1
         g_value[j] = evaluate(sp, final, g_keep[j])
     return HeroOdds(hero, sp, made, fire, damage, keep, value, g_keep, g_value, time.perf_counter() - t0)

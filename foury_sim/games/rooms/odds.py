@@ -16,9 +16,9 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from numba import njit, prange
+from numba import njit, prange, types
 
-from ...config import CACHE, use_cache
+from ...config import CACHE, CompiledOnFirstUse, use_cache
 from ...errors import InputError
 from ...oddstable import OddsTable
 from ...rng import seed_stream
@@ -71,10 +71,9 @@ def measure(fx, obj, seed, first, trials, out, dmg):
     ``obj`` with its table, ``out[t]`` = 1 if the final dice make it. ``obj`` = n_abilities: a whole hero turn
     (``combat.hero_turn``) under the damage-optimal keeps against a monster that cannot die: ``out[t]`` = the
     ability fired (-1: none), ``dmg[t]`` = the damage it dealt."""
-    _measure(*fx, obj, seed, first, trials, out, dmg)
+    _ENTRIES["measure"]()(*fx, int(obj), int(seed), int(first), int(trials), out, dmg)
 
 
-@_jit(parallel=True)
 def _measure(combat, hero, faces, abilities, monsters, keep_table, value, code_index, menu, obj, seed, first, trials,
              out, dmg):
     """``measure`` over blocks of BLOCK turns in parallel (a parallel loop takes arrays, not the ``Fight`` tuple:
@@ -104,6 +103,18 @@ def _measure(combat, hero, faces, abilities, monsters, keep_table, value, code_i
                 if st[L.S_FIRED + a] > 0:
                     out[t] = a
             dmg[t] = st[L.S_DEALT]
+
+
+_I1, _I2 = types.int64[::1], types.int64[:, ::1]
+#: The odds' entry point, built on first use (``config.CompiledOnFirstUse``: shipped as machine code with the
+#: engine's, so a first ``foury-sim odds rooms`` compiles nothing).
+_ENTRIES = {
+    "measure": CompiledOnFirstUse(
+        f"{__package__}.odds",
+        types.void(_I1, _I1, _I2, _I2, _I2, types.int64[:, :, ::1], types.float64[:, ::1], _I1, _I2, types.int64,
+                   types.int64, types.int64, types.int64, _I1, _I1),
+        _measure, part="odds", parallel=True),
+}
 
 
 def _rules_of(ruleset):

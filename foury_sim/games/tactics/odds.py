@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from numba import njit
+from numba import types
 
-from ...config import CACHE
+from ...config import CompiledOnFirstUse
 from ...errors import InputError
 from ...oddstable import OddsTable
 from ...registry import GameOption
@@ -210,8 +210,7 @@ def kill_chance(terms: Any, hp: int, budget: int, ties: int = 0, chicken_terms: 
     return chain(terms, hp, chicken_at)[(hp, budget)]
 
 
-@njit(cache=CACHE)
-def measure(terms, chicken_terms, chicken_hp, ties, hp, budget, seed, trials, counts):
+def _measure(terms, chicken_terms, chicken_hp, ties, hp, budget, seed, trials, counts):
     """The engine's frequencies: ``trials`` exchanges (``combat.exchange``, MELEE) counted in ``counts[0..4]``
     (win, tie, lose, chicken, blow; as :func:`exact_exchange`) and ``trials`` straight-melee fights
     (``combat.fight``) in ``counts[5]`` (kills). Game i's dice: stream (seed, i) and (seed + 1, i)."""
@@ -236,12 +235,36 @@ def measure(terms, chicken_terms, chicken_hp, ties, hp, budget, seed, trials, co
         counts[5] += C.fight(rs, script, terms, chicken_terms, chicken_hp, ties, hp, budget, out)
 
 
+def _terms(rules, monsters, weapons, armors, mon, weapon, armor, might, berserk, terms):
+    C.combat_terms(rules, monsters, weapons, armors, mon, weapon, armor, might, berserk, terms)
+
+
+_I1, _I2, _INT = types.int64[::1], types.int64[:, ::1], types.int64
+#: The odds' entry points, built on first use (``config.CompiledOnFirstUse``: shipped as machine code with the
+#: engine's, so a first ``foury-sim odds tactics`` compiles nothing).
+_ENTRIES = {
+    "measure": CompiledOnFirstUse(__name__, types.void(_I1, _I1, _INT, _INT, _INT, _INT, types.uint64, _INT, _I1),
+                                  _measure, part="odds (measured fights)"),
+    "terms": CompiledOnFirstUse(__name__, types.void(_I1, _I2, _I2, _I2, _INT, _INT, _INT, _INT, _INT, _I1), _terms,
+                                part="odds (combat terms)"),
+}
+
+
+def measure(terms: np.ndarray, chicken_terms: np.ndarray, chicken_hp: int, ties: int, hp: int, budget: int,
+            seed: int, trials: int, counts: np.ndarray) -> None:
+    """The engine's frequencies: ``trials`` exchanges (``combat.exchange``, MELEE) counted in ``counts[0..4]``
+    (win, tie, lose, chicken, blow; as :func:`exact_exchange`) and ``trials`` straight-melee fights
+    (``combat.fight``) in ``counts[5]`` (kills). Game i's dice: stream (seed, i) and (seed + 1, i)."""
+    _ENTRIES["measure"]()(terms, chicken_terms, int(chicken_hp), int(ties), int(hp), int(budget), np.uint64(seed),
+                          int(trials), counts)
+
+
 def terms_for(ruleset: TacticsRules, mon: int, weapon: int, armor: int, might: int = 0,
               berserk: bool = False) -> np.ndarray:
     """``combat.combat_terms`` for a monster row, weapon row and armour row of ``ruleset``."""
     t = C.new_terms()
-    C.combat_terms(ruleset.rules, ruleset.monsters, ruleset.weapons, ruleset.armors, mon, weapon, armor, might,
-                   int(berserk), t)
+    _ENTRIES["terms"]()(ruleset.rules, ruleset.monsters, ruleset.weapons, ruleset.armors, int(mon), int(weapon),
+                        int(armor), int(might), int(berserk), t)
     return t
 
 

@@ -1,0 +1,69 @@
+"""A notice on stderr whenever Python starts a compile (issue 17: never compile in silence).
+
+The engines' entry points announce their own compiles (``config.CompiledOnFirstUse``). Everything else Python
+calls that numba compiles on first use (a user's policy file, a study's helper, a test's function) is announced
+here: a listener of numba's ``numba:compile`` event, which numba fires only when it compiles (not when it loads
+from the on-disk cache), says once per function, at the outermost compile of its thread, what is being compiled.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from . import config
+
+_STATE = threading.local()  # how deep this thread is in numba's compiles
+_SAID: set[object] = set()  # the functions announced in this process
+_INSTALLED: list[bool] = []
+
+
+def notice(fn) -> str:
+    """The line said when ``fn`` (a Python function numba compiles) starts compiling."""
+    module = getattr(fn, "__module__", "") or ""
+    name = getattr(fn, "__qualname__", repr(fn))
+    parts = module.split(".")
+    if module.startswith("foury_sim.games.") and len(parts) >= 4:
+        what = f"the {parts[2]} engine's {parts[3]} code ({name})"
+    elif module.startswith("foury_sim."):
+        what = f"foury-sim's {parts[1]} code ({name})"
+    else:  # a user's policy file, a notebook's function: its name and its file
+        code = getattr(fn, "__code__", None)
+        what = f"{getattr(fn, '__name__', name)} ({code.co_filename if code else module or 'your code'})"
+    if not config.CACHE:
+        return f"foury-sim: compiling {what} (FOURY_SIM_NO_CACHE is set: every run compiles it)..."
+    return (f"foury-sim: compiling {what} (first use after an install or code change: seconds to a minute on a "
+            "2-core machine; later runs load it from the cache)...")
+
+
+def _entry_function(fn) -> bool:
+    """Whether ``fn`` is an engine's entry point (``config.CompiledOnFirstUse`` announces those itself)."""
+    return any(e.fn is fn for e in config.ENTRY_POINTS)
+
+
+def install() -> bool:
+    """Listen to numba's compiles (once per process; False under ``NUMBA_DISABLE_JIT``, where nothing compiles)."""
+    if _INSTALLED:
+        return True
+    if config.JIT_DISABLED:
+        return False
+    from numba.core import event
+
+    class Notice(event.Listener):
+        def on_start(self, ev) -> None:
+            depth = getattr(_STATE, "depth", 0)
+            _STATE.depth = depth + 1
+            if depth:
+                return
+            disp = (ev.data or {}).get("dispatcher")
+            fn = getattr(disp, "py_func", None)
+            if fn is None or fn in _SAID or _entry_function(fn):
+                return
+            _SAID.add(fn)
+            config.announce(notice(fn))
+
+        def on_end(self, ev) -> None:
+            _STATE.depth = max(getattr(_STATE, "depth", 1) - 1, 0)
+
+    event.register("numba:compile", Notice())
+    _INSTALLED.append(True)
+    return True

@@ -1,0 +1,91 @@
+"""Every compile Python starts is said on stderr (``notices``), and a first run or ``odds`` from the shipped machine
+code compiles nothing (issue 17: a newcomer never waits in silence, and waits as little as the code allows)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numba import njit
+
+from foury_sim import config, notices, shipped_ir
+from foury_sim.rng import seed_stream
+
+ROOT = Path(__file__).resolve().parent.parent
+JIT = pytest.mark.skipif(config.JIT_DISABLED, reason="compiled code only: nothing is compiled with NUMBA_DISABLE_JIT=1")
+
+
+@JIT
+def test_a_function_python_compiles_is_announced_once(monkeypatch):
+    said: list[str] = []
+    monkeypatch.setattr(config, "NOTICE_SINK", [said.append])
+    assert notices.install()
+
+    def doubled(a):
+        return a * 2
+
+    fn = njit(doubled)  # (no cache: compiled now)
+    assert fn(np.int64(3)) == 6
+    assert said == [notices.notice(doubled)]
+    assert said[0].startswith(f"foury-sim: compiling doubled ({__file__}) (first use after an install")
+    assert fn(np.int64(4)) == 8 and fn(np.float64(1.5)) == 3.0  # a second signature: said once a function
+    assert len(said) == 1
+
+
+@JIT
+def test_an_entry_point_is_announced_by_its_own_notice_not_twice(monkeypatch):
+    """``CompiledOnFirstUse`` says what it compiles (the engine and its part); the listener leaves it alone."""
+    from numba import types
+
+    said: list[str] = []
+    monkeypatch.setattr(config, "NOTICE_SINK", [said.append])
+    notices.install()
+
+    def tripled(a):
+        return a * 3
+
+    monkeypatch.setattr(config, "ENTRY_POINTS", list(config.ENTRY_POINTS))  # (the entry joins a copy)
+    entry = config.CompiledOnFirstUse("foury_sim.games.delve.notices_test", types.int64(types.int64), tripled,
+                                      part="a test")
+    monkeypatch.setattr(config, "CACHE", False)  # every call compiles: the entry point's own notice
+    assert entry()(4) == 12
+    assert said == [entry.notice()]
+    assert "the delve engine's a test" in said[0]
+
+
+def test_the_notice_names_a_game_part_or_foury_sims_code():
+    import importlib
+
+    odds = importlib.import_module("foury_sim.games.delve.odds")  # (the package's ``odds`` is a function)
+    dice = importlib.import_module("foury_sim.games.rooms.dice")
+
+    def py(fn):
+        return getattr(fn, "py_func", fn)  # (a plain function under NUMBA_DISABLE_JIT=1)
+
+    assert "compiling the delve engine's odds code (feasible) (" in notices.notice(py(odds.feasible))
+    assert "compiling the rooms engine's dice code (keep_mask) (" in notices.notice(py(dice.keep_mask))
+    assert "compiling foury-sim's rng code (seed_stream) (" in notices.notice(py(seed_stream))
+
+
+@pytest.mark.parametrize("game", ["foury", "delve", "rooms", "tactics"])
+def test_a_first_run_and_odds_from_the_shipped_code_compile_nothing(game, tmp_path):
+    """An empty cache, nothing set, a CPU with the x86-64-v3 features: ``run`` and ``odds`` load every function
+    they compile from the shipped machine code (the notices would say any compile: none is said). Before session
+    47, a first Rooms run compiled four table helpers (about 6 s) and a first ``odds`` of Delve, Rooms or Tactics
+    compiled for 17-21 s, all of it in silence."""
+    if config.JIT_DISABLED:
+        pytest.skip("compiled code only: nothing is compiled with NUMBA_DISABLE_JIT=1")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FOURY_SIM_SHIPPED", "NUMBA_CPU"))}
+    env["FOURY_SIM_CACHE_DIR"] = str(tmp_path)
+    expect = shipped_ir.code_applies(f"games/{game}") == ""
+    for args in (["run", game, "--games", "200"], ["odds", game, "--trials", "500"]):
+        out = subprocess.run([sys.executable, "-m", "foury_sim", *args, "--format", "json"], env=env, cwd=ROOT,
+                             capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr[-3000:]
+        json.loads(out.stdout)
+        assert ("compiling" in out.stderr) == (not expect), (args, out.stderr)
