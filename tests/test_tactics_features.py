@@ -113,6 +113,7 @@ def test_bad_dm_policy_file_is_one_line_exit_2(tmp_path, monkeypatch, capsys):
     from foury_sim.cli import main
 
     monkeypatch.setattr(sys, "argv", ["foury-sim", "run", "tactics", "--games", "10", "--dm", str(bad)])
+    capsys.readouterr()  # (what the steps above said: the wild policy's compile notice)
     with pytest.raises(SystemExit) as ex:
         main()
     err = capsys.readouterr().err
