@@ -13,7 +13,7 @@ import threading
 from . import config
 
 _STATE = threading.local()  # how deep this thread is in numba's compiles
-_SAID: set[object] = set()  # the functions announced in this process
+_SAID: set[object] = set()  # the functions (and the lines) announced in this process
 _INSTALLED: list[bool] = []
 
 
@@ -22,7 +22,9 @@ def notice(fn) -> str:
     module = getattr(fn, "__module__", "") or ""
     name = getattr(fn, "__qualname__", repr(fn))
     parts = module.split(".")
-    if module.startswith("foury_sim.games.") and len(parts) >= 4:
+    if module == "foury_sim.userpolicy":  # (compiled with a user's policy, whose own compile is said too)
+        what = "foury-sim's guard around a user policy"
+    elif module.startswith("foury_sim.games.") and len(parts) >= 4:
         what = f"the {parts[2]} engine's {parts[3]} code ({name})"
     elif module.startswith("foury_sim."):
         what = f"foury-sim's {parts[1]} code ({name})"
@@ -59,7 +61,10 @@ def install() -> bool:
             if fn is None or fn in _SAID or _entry_function(fn):
                 return
             _SAID.add(fn)
-            config.announce(notice(fn))
+            text = notice(fn)
+            if text not in _SAID:  # (the guard's two functions: one line)
+                _SAID.add(text)
+                config.announce(text)
 
         def on_end(self, ev) -> None:
             _STATE.depth = max(getattr(_STATE, "depth", 1) - 1, 0)
