@@ -93,10 +93,6 @@ def _p_value(k: int, n: int, p: float) -> float:
     return float(binomtest(k, n, p).pvalue)
 
 
-def _row_name(table: OddsTable, i: int) -> str:
-    return ", ".join(f"{k} {table.frame[k].iloc[i]}" for k in table.keys)
-
-
 def with_z(table: OddsTable) -> pd.DataFrame:
     """The table with its ``z`` column (the row's largest ``z`` in size over its compared pairs)."""
     df = table.frame.copy()
@@ -115,14 +111,19 @@ def verdict(table: OddsTable, conf: float = ODDS_CONF) -> Verdict:
 
     df = table.frame
     names, pvals, zs = [], [], []
+    keys = [df[k].to_numpy() for k in table.keys]  # (columns read once: a row's ``iloc`` costs about 0.1 ms)
+    trials = df[table.trials].to_numpy()
+    pairs = [(e, m, df[e].to_numpy(dtype=float), df[m].to_numpy(dtype=float)) for e, m in table.compared]
+    pair_z = [z_scores(ex, me, trials) for _, _, ex, me in pairs]
     for i in range(len(df)):
-        n = int(df[table.trials].iloc[i])
-        for e, m in table.compared:
-            p, f = float(df[e].iloc[i]), float(df[m].iloc[i])
+        n = int(trials[i])
+        row = ", ".join(f"{k} {col[i]}" for k, col in zip(table.keys, keys))
+        for (e, m, ex, me), z in zip(pairs, pair_z):
+            p, f = float(ex[i]), float(me[i])
             k = int(round(f * n))
-            names.append(f"{_row_name(table, i)}: {m} {f:.4f} vs {e} {p:.4f}")
+            names.append(f"{row}: {m} {f:.4f} vs {e} {p:.4f}")
             pvals.append(_p_value(k, n, p))
-            zs.append(float(z_scores(p, f, n)))
+            zs.append(float(z[i]))
     alpha = 1 - conf
     m = len(pvals)
     if m == 0:

@@ -77,7 +77,7 @@ def test_a_first_run_and_odds_from_the_shipped_code_compile_nothing(game, tmp_pa
     """An empty cache, nothing set, a CPU with the x86-64-v3 features: ``run`` and ``odds`` load every function
     they compile from the shipped machine code (the notices would say any compile: none is said). Before session
     47, a first Rooms run compiled four table helpers (about 6 s) and a first ``odds`` of Delve, Rooms or Tactics
-    compiled for 17-21 s, all of it in silence."""
+    compiled for 3-21 s, all of it in silence."""
     if config.JIT_DISABLED:
         pytest.skip("compiled code only: nothing is compiled with NUMBA_DISABLE_JIT=1")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FOURY_SIM_SHIPPED", "NUMBA_CPU"))}
