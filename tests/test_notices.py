@@ -89,3 +89,18 @@ def test_a_first_run_and_odds_from_the_shipped_code_compile_nothing(game, tmp_pa
         assert out.returncode == 0, out.stderr[-3000:]
         json.loads(out.stdout)
         assert ("compiling" in out.stderr) == (not expect), (args, out.stderr)
+
+
+def test_a_delve_ruleset_of_ones_own_computes_its_clear_table_from_the_shipped_code(tmp_path):
+    """A rule changed with ``--set``: no shipped clear table for it, so the risk policy's table is computed on the
+    first run, by the entry point's shipped code (before session 47: ``_clear_table`` compiled, about 18 s here)."""
+    if config.JIT_DISABLED:
+        pytest.skip("compiled code only: nothing is compiled with NUMBA_DISABLE_JIT=1")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FOURY_SIM_SHIPPED", "NUMBA_CPU"))}
+    env["FOURY_SIM_CACHE_DIR"] = str(tmp_path)
+    out = subprocess.run([sys.executable, "-m", "foury_sim", "run", "delve", "--set", "dragon.threshold=4", "--games",
+                          "200", "--format", "json"], env=env, cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert json.loads(out.stdout)["games"] == 200
+    assert ("compiling" in out.stderr) == (shipped_ir.code_applies("games/delve") != ""), out.stderr
+    assert list(tmp_path.glob("**/*odds*")), "the computed table is kept on disk beside the kernels"

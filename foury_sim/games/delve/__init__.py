@@ -208,9 +208,9 @@ def summarize_hists(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int,
 
 
 def warm(ruleset: DelveRules) -> None:
-    """``foury-sim warm delve``'s extra step: the risk policy's clear table computed (``odds._clear_table``). A run
-    of the shipped rules reads the shipped tables, but a ruleset of one's own (``--set``, a sweep or ``tune`` over
-    the rules) computes its table on first use."""
+    """``foury-sim warm delve``'s extra step: the risk policy's clear table computed (``odds._clear_table``, an entry
+    point: loaded from its shipped code, or compiled). A run of the shipped rules reads the shipped tables, but a
+    ruleset of one's own (``--set``, a sweep or ``tune`` over the rules) computes its table on first use."""
     compute_clear_table(ruleset.with_hero(heroes(ruleset)[0]))
 
 

@@ -77,7 +77,6 @@ def feasible(rules, st, nmax, out, opts, w):
                 out[1, g, s, o] = 1 if c >= 0 and ok == 1 else 0
 
 
-@njit(cache=CACHE)
 def _clear_table(rules, table):
     """Fill ``table`` (see ``kernel.p_clear`` for the layout) with P(clear level) for every side,
     party, number of dungeon dice rolled and Lair."""
@@ -130,7 +129,8 @@ def _clear_table(rules, table):
 _TABLES: dict[bytes, np.ndarray] = {}
 
 #: The clear tables of the shipped rules, one per hero, computed ahead (``ship_clear_tables``): a first run of the
-#: default policy then does not compile ``_clear_table`` (about 8 s of it). ``clear_tables.toml`` names the sources
+#: default policy then does not compute them (``_clear_table``: since session 47 an entry point shipped as machine
+#: code, so a ruleset of one's own computes its table without compiling). ``clear_tables.toml`` names the sources
 #: they were computed from; a shipped table is used only while those are unchanged (``tests/test_delve_odds.py``
 #: checks that they are, and that every shipped table is the computed one).
 SHIPPED = Path(__file__).parent / "data" / "clear_tables.npz"
@@ -173,7 +173,7 @@ def shipped_table(rules: np.ndarray) -> np.ndarray | None:
 def compute_clear_table(rules: np.ndarray) -> np.ndarray:
     """The clear table of ``rules``, computed (``_clear_table``), as the kernel reads it."""
     p = np.zeros(_table_size(rules))
-    _clear_table(rules, p)
+    _ENTRIES["clear_table"]()(np.array(rules, dtype=np.int64), p)  # (a copy: a key's array may be read-only)
     return advice(p)
 
 
@@ -289,6 +289,8 @@ _ENTRIES = {
                                                        types.int64, _I1), _measure, part="odds (measured levels)"),
     "party_table": CompiledOnFirstUse(__name__, types.void(_I1, _I1, types.int64, types.int64[:, :, :, ::1], _I2),
                                       _party_table, part="odds (party tables)"),
+    "clear_table": CompiledOnFirstUse(__name__, types.void(_I1, types.float64[::1]), _clear_table,
+                                      part="risk policy's clear table"),
 }
 
 
