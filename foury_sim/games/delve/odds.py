@@ -237,8 +237,7 @@ def _n_parties(total: int) -> int:
 
 
 def _measure(rules, side, party, level, lair, seed, samples, counts):
-    """Roll the level with the engine's own code ``samples`` times: ``counts`` = (dragon came,
-    monsters defeated, level cleared). ``party[0] < 0``: form a fresh party each time."""
+    """``measure``'s trials (its entry point, ``_ENTRIES["measure"]``)."""
     st = np.zeros(A.STATE_SIZE, dtype=np.int64)
     opts = np.zeros((A.MAX_OPTIONS + 1, A.N_OCOLS), dtype=np.int64)
     w = scratch(rules)

@@ -211,9 +211,7 @@ def kill_chance(terms: Any, hp: int, budget: int, ties: int = 0, chicken_terms: 
 
 
 def _measure(terms, chicken_terms, chicken_hp, ties, hp, budget, seed, trials, counts):
-    """The engine's frequencies: ``trials`` exchanges (``combat.exchange``, MELEE) counted in ``counts[0..4]``
-    (win, tie, lose, chicken, blow; as :func:`exact_exchange`) and ``trials`` straight-melee fights
-    (``combat.fight``) in ``counts[5]`` (kills). Game i's dice: stream (seed, i) and (seed + 1, i)."""
+    """``measure``'s trials (its entry point, ``_ENTRIES["measure"]``)."""
     rs = np.zeros(4, dtype=np.uint64)
     script = np.zeros(0, dtype=np.int64)
     out = np.zeros(C.X_SIZE, dtype=np.int64)
