@@ -13,7 +13,7 @@ import threading
 from . import config
 
 _STATE = threading.local()  # how deep this thread is in numba's compiles
-_SAID: set[object] = set()  # the functions (and the lines) announced in this process
+_SAID: set[str] = set()  # the lines announced in this process
 _INSTALLED: list[bool] = []
 
 
@@ -58,11 +58,10 @@ def install() -> bool:
                 return
             disp = (ev.data or {}).get("dispatcher")
             fn = getattr(disp, "py_func", None)
-            if fn is None or fn in _SAID or _entry_function(fn):
+            if fn is None or _entry_function(fn):
                 return
-            _SAID.add(fn)
             text = notice(fn)
-            if text not in _SAID:  # (the guard's two functions: one line)
+            if text not in _SAID:  # (once a function; the guard's two functions share one line)
                 _SAID.add(text)
                 config.announce(text)
 
