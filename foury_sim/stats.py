@@ -46,6 +46,7 @@ __all__ = [
     "mean_ci",
     "quantile_ci",
     "binomial_two_sided_p",
+    "binomial_two_sided_p_array",
     "mcnemar_p",
     "paired_rate_diff",
     "paired_mean_diff",
@@ -272,22 +273,83 @@ def needed_games(p: float, width: float, conf: float = 0.95) -> int:
     return n
 
 
+def _binom_pmf(x: np.ndarray, n: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``scipy.stats.binom.pmf(x, n, q)`` for whole ``0 <= x <= n`` and 0 < q < 1: scipy's own kernel
+    (``scipy.special._ufuncs._binom_pmf``, clipped to [0, 1] as ``rv_discrete.pmf`` does), bit for bit
+    (``tests/test_stats.py``); a scipy without it goes through ``scipy.stats``."""
+    try:
+        from scipy.special import _ufuncs as scu
+
+        pmf = scu._binom_pmf
+    except (ImportError, AttributeError):  # pragma: no cover - another scipy
+        return np.asarray(_sps().binom.pmf(x, n, q), dtype=float)
+    return np.clip(pmf(np.asarray(x, dtype=float), n, q), 0.0, 1.0)
+
+
+def binomial_two_sided_p_array(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> np.ndarray:
+    """Exact two-sided binomial test p-values, element by element: ``scipy.stats.binomtest(k, n, p).pvalue``,
+    bit for bit (``tests/test_stats.py`` compares them over a grid), computed for a whole array at once.
+
+    scipy's algorithm, step for step: the probability ``d`` of ``k``; a binary search on the other side of the mode
+    for the last outcome no more likely than ``d * (1 + 1e-7)``; the p-value is the two tails' sum, capped at 1.
+    ``binomtest`` runs that search in Python through ``binom.pmf``'s argument checks (about 4 ms a test: the odds
+    tables' thousands of comparisons took seconds); here every test's search moves in step, one vectorised
+    ``pmf`` call a halving. ``p`` of 0 or 1: 1 if ``k`` is the only possible outcome, else 0; ``n == 0``: 1.
+    """
+    k, n, p = np.broadcast_arrays(np.asarray(k, dtype=np.int64), np.asarray(n, dtype=np.int64),
+                                  np.asarray(p, dtype=float))
+    k, n, p = k.ravel(), n.ravel(), p.ravel()
+    if np.any(n < 0) or np.any(k < 0) or np.any(k > n):
+        raise ValueError("need 0 <= k <= n")
+    if np.any(~((p >= 0.0) & (p <= 1.0))):
+        raise ValueError("p must be in [0, 1]")
+    out = np.ones(k.shape, dtype=float)
+    edge = (p == 0.0) | (p == 1.0)
+    out[edge] = np.where(np.where(p[edge] == 0.0, k[edge] == 0, k[edge] == n[edge]), 1.0, 0.0)
+    live = ~edge & (n > 0) & (k != p * n)
+    if not live.any():
+        return out
+    k, n, p = k[live].astype(float), n[live].astype(float), p[live]
+    d = _binom_pmf(k, n, p)
+    rerr = 1 + 1e-7
+    low = k < p * n  # k below the mode's side: search above it for -pmf; else below it for pmf
+    sign = np.where(low, -1.0, 1.0)
+    target = sign * d * rerr
+    lo = np.where(low, np.ceil(p * n), 0.0)
+    hi = np.where(low, n, np.floor(p * n))
+    found = np.full(k.shape, np.nan)
+    going = lo < hi
+    while going.any():
+        mid = lo + (hi - lo) // 2
+        midval = sign * _binom_pmf(mid, n, p)
+        below, above = going & (midval < target), going & (midval > target)
+        hit = going & ~below & ~above
+        found[hit] = mid[hit]
+        lo = np.where(below, mid + 1, lo)
+        hi = np.where(above, mid - 1, hi)
+        going = going & ~hit & (lo < hi)
+    ix = np.where(np.isnan(found), np.where(sign * _binom_pmf(lo, n, p) <= target, lo, lo - 1), found)
+    y_low = n - ix + (d * rerr == _binom_pmf(ix, n, p))
+    j_cdf = np.where(low, k, ix)  # binom.cdf(k) (low) or binom.cdf(y - 1) with y = ix + 1
+    j_sf = np.where(low, n - y_low, k - 1)  # binom.sf(n - y) (low) or binom.sf(k - 1)
+    n_int = n.astype(np.int64)
+    cdf, _ = _binom_cdf_sf(j_cdf.astype(np.int64), n_int, p)
+    _, sf = _binom_cdf_sf(j_sf.astype(np.int64) + 1, n_int, p)  # (its second is sf(j - 1))
+    out[live] = np.minimum(1.0, cdf + sf)
+    return out
+
+
 def binomial_two_sided_p(k: int, n: int, p: float = 0.5) -> float:
     """Exact two-sided binomial test p-value of k successes in n trials against rate p.
 
     ``scipy.stats.binomtest(k, n, p).pvalue``: the sum of the probabilities of all outcomes no
     more likely than k (R's ``binom.test``); for p = 0.5 this is twice the smaller tail.
+    (``binomial_two_sided_p_array`` of one test.)
     """
     k, n, p = int(k), int(n), _check_prob(p)
     if n < 0 or not 0 <= k <= n:
         raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
-    if n == 0:
-        return 1.0
-    if p == 0.0:
-        return 1.0 if k == 0 else 0.0
-    if p == 1.0:
-        return 1.0 if k == n else 0.0
-    return float(min(1.0, _sps().binomtest(k, n, p).pvalue))
+    return float(binomial_two_sided_p_array(k, n, p)[0])
 
 
 def mcnemar_p(a_only: ArrayLike, b_only: ArrayLike) -> np.ndarray | float:

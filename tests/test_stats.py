@@ -191,6 +191,37 @@ def test_binomial_two_sided_p():
     assert stats.binomial_two_sided_p(1, 5, 0.0) == 0.0
 
 
+def test_binomial_two_sided_p_array_is_scipy_binomtest_bit_for_bit():
+    """The odds tables' p-values, every comparison at once, are scipy's ``binomtest`` to the last bit: small and
+    large n, rates near 0, 1/2 and 1, k on both sides of the mode, at the mode (k == n p), at the ends, and
+    draws as an odds table's rows make them (k ~ Binomial(n, p))."""
+    from scipy.stats import binomtest
+
+    rng = np.random.default_rng(17)
+    ks, ns, ps = [], [], []
+    for n in (1, 2, 3, 8, 10, 37, 100, 925, 20_000, 100_000):
+        for p in (1e-5, 0.01, 0.1, 0.123456, 0.25, 0.3, 1 / 3, 0.5, 2 / 3, 0.75, 0.9, 0.99):
+            mode = int(p * n)
+            for k in {0, 1, n // 2, n, mode, mode + 1, max(mode - 1, 0), *rng.integers(0, n + 1, 3).tolist()}:
+                if 0 <= k <= n:
+                    ks.append(k), ns.append(n), ps.append(p)
+    for _ in range(300):
+        n, p = int(rng.choice([5_000, 20_000, 40_000])), float(rng.random())
+        ks.append(int(rng.binomial(n, p))), ns.append(n), ps.append(p)
+    ks.append(2), ns.append(4), ps.append(0.5)  # k == n p exactly: 1
+    got = stats.binomial_two_sided_p_array(ks, ns, ps)
+    want = np.array([binomtest(k, n, p).pvalue for k, n, p in zip(ks, ns, ps)])
+    assert got.shape == want.shape
+    assert np.array_equal(got, want), np.nonzero(got != want)[0][:5]
+    # the edges binomtest gives too, and the ones it refuses (n == 0: nothing to test, 1)
+    assert stats.binomial_two_sided_p_array([0, 1, 5, 4, 0], [5, 5, 5, 5, 0], [0.0, 0.0, 1.0, 1.0, 0.5]).tolist() \
+        == [1.0, 0.0, 1.0, 0.0, 1.0]
+    with pytest.raises(ValueError):
+        stats.binomial_two_sided_p_array([6], [5], [0.5])
+    with pytest.raises(ValueError):
+        stats.binomial_two_sided_p_array([1], [5], [1.5])
+
+
 def test_binom_z_and_check_frequency():
     assert stats.binom_z(60, 100, 0.5) == pytest.approx(2.0)
     assert stats.binom_z(0, 10, 0.0) == 0.0
