@@ -262,6 +262,24 @@ def test_engine_frequencies_agree_with_exact_odds(rs):
     assert verdict(table).agree
 
 
+def test_rows_alike_are_computed_once_and_are_each_row_computed_alone(rs, monkeypatch):
+    """Rows whose combat terms, chicken and monster HP are the same share one computation (the same dice streams
+    would measure the same counts); every row equals the table of that row alone."""
+    calls = []
+    measure = O.measure
+    monkeypatch.setattr(O, "measure", lambda *a: (calls.append(a[0].tobytes()), measure(*a)))
+    kw = dict(trials=300, seed=5, monster="skeleton,ghoul,ogre", weapon="bare hands,mace,axe,mage_staff",
+              armor="no armour,tattered_robes,plate_mail")
+    df = O.odds_frame(rs, **kw)
+    keys = {(O.terms_for(rs, rs.kind_index[r.monster], rs.weapon_names.index(r.weapon),
+                         rs.armor_names.index(r.armor)).tobytes(), r.monster_hp) for r in df.itertuples()}
+    assert len(df) == 36 and len(calls) == len(keys) < len(df)  # (tattered robes: the terms of no armour)
+    for i in (0, 1, 7, 35):
+        r = df.iloc[i]
+        alone = O.odds_frame(rs, trials=300, seed=5, monster=r.monster, weapon=r.weapon, armor=r.armor)
+        assert alone.iloc[0].to_dict() == r.to_dict()
+
+
 def test_odds_report_refuses_an_unknown_monster(rs):
     from foury_sim.errors import InputError
 
