@@ -152,12 +152,12 @@ def t_value(conf: float, df: float) -> float:
     return float(-_sc().stdtrit(df, 0.5 * (1.0 - conf)))
 
 
-def _binom_cdf_sf(j: np.ndarray, n: int, q: float) -> tuple[np.ndarray, np.ndarray]:
+def _binom_cdf_sf(j: np.ndarray, n: int | np.ndarray, q: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(scipy.stats.binom.cdf(j, n, q), scipy.stats.binom.sf(j - 1, n, q))`` for integer ``j`` and 0 < q < 1:
     scipy's own kernels (``scipy.special._ufuncs._binom_cdf``/``_binom_sf``, Boost's binomial) with the edge values
     of ``scipy.stats.rv_discrete`` (below the support: cdf 0, sf 1; at or past ``n``: cdf 1, sf 0), bit for bit
     (``tests/test_stats.py``), without importing ``scipy.stats``; a scipy without those kernels goes through
-    ``scipy.stats``."""
+    ``scipy.stats``. ``n`` and ``q`` may be arrays of ``j``'s shape (one test an element)."""
     try:
         from scipy.special import _ufuncs as scu
 
