@@ -15,6 +15,10 @@ within 1.5x). ``--verb compare``: the same for ``foury-sim compare delve --a her
 --format json`` (both variants: twice the games; the figures go under ``compare`` in memory.json, the run's stay).
 ``--game G`` (with ``--memory``): ``foury-sim run G`` instead of Delve (the figures go under ``run_G``).
 Every figure is printed with games per CPU second and the load average (the machine may be shared).
+``--bytecode``: the command with Python's default of keeping each module's compiled bytecode (``__pycache__``;
+``PYTHONDONTWRITEBYTECODE`` unset, one run first to write it), as on a machine that does not set it; without it the
+command inherits this environment (the project's machine sets ``PYTHONDONTWRITEBYTECODE=1``, so every start
+compiles foury-sim's modules from source, about 0.3 s; each result says which).
 Writes benchmarks/results/end_to_end.json (or memory.json).
 """
 
@@ -68,14 +72,15 @@ CHILD = ("import json, resource, subprocess, sys, time\n"
 COMPARE = ["compare", "delve", "--a", "hero=none", "--b", "hero=spellsword"]
 
 
-def command(games: int, verb: str = "run", game: str = "delve") -> dict:
+def command(games: int, verb: str = "run", game: str = "delve", bytecode: bool = False) -> dict:
     """``foury-sim run GAME --games N --format json`` (or the ``COMPARE`` comparison) in a fresh process: wall,
-    CPU, peak RSS, its summary."""
+    CPU, peak RSS, its summary. ``bytecode``: with ``PYTHONDONTWRITEBYTECODE`` unset (Python's default)."""
     args = ["run", game] if verb == "run" else COMPARE
     cmd = [sys.executable, "-m", "foury_sim", *args, "--games", str(games), "--format", "json"]
+    env = {k: v for k, v in os.environ.items() if not (bytecode and k == "PYTHONDONTWRITEBYTECODE")}
     load = os.getloadavg()[0]
     r = json.loads(subprocess.run([sys.executable, "-c", CHILD, *cmd], capture_output=True, text=True,
-                                  check=True, cwd=ROOT).stdout)
+                                  check=True, cwd=ROOT, env=env).stdout)
     if r["rc"] != 0:
         raise SystemExit(f"the command failed: {r['stderr']}")
     s = json.loads(r["stdout"])
@@ -100,9 +105,12 @@ def main() -> None:
     ap.add_argument("--large", type=int, default=20_000_000)
     ap.add_argument("--verb", choices=("run", "compare"), default="run", help="with --memory: the command measured")
     ap.add_argument("--game", default="delve", help="with --memory --verb run: the game run (default delve)")
+    ap.add_argument("--bytecode", action="store_true",
+                    help="the command keeps Python's compiled bytecode (PYTHONDONTWRITEBYTECODE unset)")
     a = ap.parse_args()
     meta = {"machine": platform.machine(), "cpus": os.cpu_count(), "python": platform.python_version(),
-            "date": time.strftime("%Y-%m-%d %H:%M")}
+            "date": time.strftime("%Y-%m-%d %H:%M"),
+            "bytecode_kept": a.bytecode or not os.environ.get("PYTHONDONTWRITEBYTECODE")}
     if a.memory and a.verb == "compare":
         small, large = command(a.small, "compare"), command(a.large, "compare")
         path = OUT / "memory.json"
@@ -137,9 +145,11 @@ def main() -> None:
         # Alternating pairs (the kernel, then the command, ``--repeats`` times): this machine's speed drifts by 20 %
         # from one minute to the next, so a ratio is taken within each pair and the median of the pairs reported.
         pairs = []
+        if a.bytecode:
+            command(1, bytecode=True)  # (writes the bytecode the timed runs read)
         for i in range(a.repeats):
             k = kernel(a.games, 1)
-            c = command(a.games)
+            c = command(a.games, bytecode=a.bytecode)
             pairs.append({"kernel": k, "command": c, "wall_ratio": round(c["wall_s"] / k["wall_s"], 3),
                           "cpu_ratio": round(c["cpu_s"] / k["cpu_s"], 3)})
             print(f"pair {i + 1}: kernel {k['wall_s']:.2f} s ({k['games_per_s']:,} games/s), command "
