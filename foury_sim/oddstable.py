@@ -7,10 +7,12 @@ A game's ``odds.py`` builds an :class:`OddsTable`: a title, the table, what ever
 formats both as text and JSON.
 
 The verdict is honest about the many comparisons of a table: each pair is an exact two-sided binomial
-test of ``measured * trials`` successes against the exact probability, and the family is controlled
-with Holm's method at the level given (``conf``, default 95 %: a family-wise error of 5 %). ``z`` is
-``(measured - exact) / sqrt(exact (1 - exact) / trials)`` (shown for size; a row with several pairs
-shows its largest in size); an exact 0 or 1 that the engine misses gives an infinite ``z``.
+test of ``measured * trials`` successes against the exact probability (``stats.binomial_two_sided_p_array``:
+scipy's ``binomtest``, the whole table at once), and the family is controlled with Holm's method
+(``stats.adjust_pvalues``, the project's one Holm) at the level given (``conf``, default 95 %: a
+family-wise error of 5 %). ``z`` is ``(measured - exact) / sqrt(exact (1 - exact) / trials)`` (shown for
+size; a row with several pairs shows its largest in size); an exact 0 or 1 that the engine misses gives an
+infinite ``z``.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .stats import binomial_two_sided_p_array
+from .stats import adjust_pvalues, binomial_two_sided_p_array
 
 #: The family-wise confidence level of an odds table's verdict (``foury-sim odds``).
 ODDS_CONF = 0.95
@@ -98,8 +100,6 @@ def with_z(table: OddsTable) -> pd.DataFrame:
 def verdict(table: OddsTable, conf: float = ODDS_CONF) -> Verdict:
     """Do the engine's frequencies agree with the exact odds? Holm over every compared pair (exact
     binomial tests) at family-wise level ``1 - conf``."""
-    from statsmodels.stats.multitest import multipletests
-
     df = table.frame
     names, ks, ns, ps, zs = [], [], [], [], []
     keys = [df[k].to_numpy() for k in table.keys]  # (columns read once: a row's ``iloc`` costs about 0.1 ms)
@@ -122,7 +122,7 @@ def verdict(table: OddsTable, conf: float = ODDS_CONF) -> Verdict:
     if m == 0:
         return Verdict(True, conf, 0, 0.0, "", (), "nothing compared")
     pvals = binomial_two_sided_p_array(ks, ns, ps)  # (scipy's binomtest, every comparison at once)
-    reject = multipletests(pvals, alpha=alpha, method="holm")[0]
+    reject = adjust_pvalues(pvals, "holm") <= alpha  # (as every family of the project: stats.adjust_pvalues)
     absz = np.abs(np.array(zs))
     i = int(np.argmax(absz))
     bad = tuple(nm for nm, r in zip(names, reject) if r)

@@ -183,6 +183,29 @@ def test_verdict_controls_the_family():
     assert loose.agree and "99.9999999999 % family-wise level" in loose.text
 
 
+def test_verdict_flags_what_scipy_binomtest_and_statsmodels_holm_flag():
+    """The verdict's exact tests (all at once) and its Holm step (``stats.adjust_pvalues``) decide as
+    ``scipy.stats.binomtest`` one at a time and ``statsmodels``' ``multipletests(method="holm")`` do, over families
+    with a few engine shares pulled away from the exact chance by various amounts."""
+    from scipy.stats import binomtest
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(48)
+    for rows in (5, 40, 300):
+        exact = rng.uniform(0.05, 0.95, rows)
+        k = rng.binomial(2_000, exact)
+        off = rng.choice(rows, size=max(1, rows // 10), replace=False)
+        k[off] = np.clip(k[off] + rng.integers(-160, 160, off.size), 0, 2_000)
+        df = pd.DataFrame({"case": range(rows), "exact": exact, "measured": k / 2_000, "trials": 2_000})
+        table = OddsTable("t", df, {c: c for c in df.columns}, (("exact", "measured"),), keys=("case",))
+        p = [binomtest(int(round(f * 2_000)), 2_000, e).pvalue for f, e in zip(df.measured, df.exact)]
+        want = tuple(f"case {i}: measured {df.measured[i]:.4f} vs exact {df.exact[i]:.4f}"
+                     for i in np.flatnonzero(multipletests(p, alpha=0.05, method="holm")[0]))
+        got = verdict(table)
+        assert got.disagreements == want and got.comparisons == rows
+        assert 0 < len(want) or rows == 5
+
+
 def test_odds_text_and_json_carry_title_legend_z_and_verdict():
     t = _table(2, 0.5)
     text = format_odds(t)
