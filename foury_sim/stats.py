@@ -355,14 +355,14 @@ def binomial_two_sided_p(k: int, n: int, p: float = 0.5) -> float:
 def mcnemar_p(a_only: ArrayLike, b_only: ArrayLike) -> np.ndarray | float:
     """Exact McNemar p-value(s): two-sided binomial test of ``b_only`` out of ``a_only + b_only`` at 1/2.
 
-    Vectorised (``scipy.stats.binom.cdf``: at 1/2 the two-sided exact test is twice the smaller
-    tail, capped at 1); 1.0 where no game flipped. Same as
-    ``statsmodels.stats.contingency_tables.mcnemar(table, exact=True)``.
+    Vectorised (``scipy.stats.binom.cdf`` through ``_binom_cdf_sf``, the same bits without importing
+    ``scipy.stats``: at 1/2 the two-sided exact test is twice the smaller tail, capped at 1); 1.0 where no game
+    flipped. Same as ``statsmodels.stats.contingency_tables.mcnemar(table, exact=True)``.
     """
     a = np.asarray(a_only, dtype=np.int64)
     b = np.asarray(b_only, dtype=np.int64)
     m = a + b
-    p = np.minimum(1.0, 2.0 * _sps().binom.cdf(np.minimum(a, b), np.maximum(m, 1), 0.5))
+    p = np.minimum(1.0, 2.0 * _binom_cdf_sf(np.minimum(a, b), np.maximum(m, 1), 0.5)[0])
     p = np.where(m == 0, 1.0, p)
     return float(p) if p.ndim == 0 else p
 

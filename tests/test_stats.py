@@ -71,6 +71,7 @@ def test_a_summary_does_not_import_scipy_stats():
     code = ("import sys, numpy as np; from foury_sim import stats as s;"
             "s.wilson(3, 10); s.t_value(0.95, 9); s.z_value(0.9); s.norm_cdf(1.0); s.t_sf(1.0, 4);"
             "s._order_stat_ranks(50, 0.5, 0.95); s._order_stat_ranks(300_000, 0.5, 0.95);"
+            "s.mcnemar_p([3, 0, 40], [7, 0, 2]);"
             "print('scipy.stats' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
@@ -394,6 +395,21 @@ def test_mcnemar_exact_small_table():
     r = stats.paired_rate_diff(a, b)
     assert r["p_value"] == pytest.approx(18 / 256, rel=1e-12)
     assert r["diff"] == pytest.approx(-6 / 21)
+
+
+def test_mcnemar_p_is_scipy_stats_binom_bit_for_bit():
+    """A comparison's McNemar p-values (every flipped-game count at once) are twice ``scipy.stats.binom.cdf`` of
+    the smaller count, capped at 1, to the last bit; 1 where no game flipped."""
+    import scipy.stats as ss
+
+    rng = np.random.default_rng(5)
+    a, b = rng.integers(0, 5_000, 2_000), rng.integers(0, 5_000, 2_000)
+    a[:20], b[:20] = 0, 0
+    a[20:40] = 0
+    m = a + b
+    want = np.where(m == 0, 1.0, np.minimum(1.0, 2.0 * ss.binom.cdf(np.minimum(a, b), np.maximum(m, 1), 0.5)))
+    assert np.array_equal(stats.mcnemar_p(a, b), want)
+    assert stats.mcnemar_p(1, 7) == 18 / 256 and stats.mcnemar_p(0, 0) == 1.0
 
 
 def test_paired_rate_diff_flipped_indices():
