@@ -85,7 +85,7 @@ def ship(game: str) -> str:
             raise SystemExit(f"{game}: machine code for {sorted(e.index for e in code)}, entry points {prefixes} "
                              "(nothing written)")
         from_ir = {e.index: e.machine_code() for e in code}
-        differ = sorted(i for i in from_ir if from_ir[i] != source.get(i))
+        differ = sorted(i for i in {*from_ir, *source} if from_ir.get(i) != source.get(i))
         if differ:  # (which ones: an entry compiled after others may differ by numba's symbol numbering alone)
             raise SystemExit(f"{game}: the machine code of {', '.join(differ)} from the IR is not the one from source "
                              "(nothing written; if only entries compiled after the first differ, see docs/startup.md, "
