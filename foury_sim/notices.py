@@ -4,6 +4,8 @@ The engines' entry points announce their own compiles (``config.CompiledOnFirstU
 calls that numba compiles on first use (a user's policy file, a study's helper, a test's function) is announced
 here: a listener of numba's ``numba:compile`` event, which numba fires only when it compiles (not when it loads
 from the on-disk cache), says once per function, at the outermost compile of its thread, what is being compiled.
+Importing this module installs it (``foury_sim.registry`` imports it first): the policy interface's placeholder
+(``policy.no_user_policy``) is compiled when its module is imported, the first time after an install.
 """
 
 from __future__ import annotations
@@ -71,3 +73,6 @@ def install() -> bool:
     event.register("numba:compile", Notice())
     _INSTALLED.append(True)
     return True
+
+
+install()  # (at import: before the modules the registry imports next, whose import may compile)

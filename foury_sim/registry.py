@@ -18,7 +18,7 @@ from .errors import InputError
 from .outputs import Outputs
 from .policy import Policy, PolicySpec
 
-notices.install()  # every compile Python starts is announced on stderr, not only the engines' (issue 17)
+notices.install()  # every compile Python starts is announced on stderr (issue 17; installed by its import already)
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,30 @@ def test_the_notice_names_a_game_part_or_foury_sims_code():
     assert "compiling foury-sim's rng code (seed_stream) (" in notices.notice(py(seed_stream))
 
 
+def test_the_policy_placeholder_compiled_when_its_module_is_imported_is_said(tmp_path):
+    """``policy.no_user_policy`` compiles when the policy interface is first imported after an install (a second
+    or so): said on stderr, since importing ``notices`` (the registry's first import) installs the listener; once
+    cached, nothing is said. Before session 48 the listener was installed after that import: this compile was
+    silent."""
+    import shutil
+
+    if config.JIT_DISABLED:
+        pytest.skip("compiled code only: nothing is compiled with NUMBA_DISABLE_JIT=1")
+    shutil.copytree(ROOT / "foury_sim", tmp_path / "foury_sim", ignore=shutil.ignore_patterns("__pycache__"))
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "FOURY_SIM_NO_CACHE", "PYTHONPATH")}
+    env["FOURY_SIM_CACHE_DIR"] = str(tmp_path / "cache")
+
+    def imported() -> str:
+        out = subprocess.run([sys.executable, "-c", "import foury_sim.registry as r; print(r.__file__)"], env=env,
+                             cwd=tmp_path, capture_output=True, text=True)
+        assert out.returncode == 0 and out.stdout.startswith(str(tmp_path)), (out.stdout, out.stderr[-2000:])
+        return out.stderr
+
+    first = imported()
+    assert first.startswith("foury-sim: compiling foury-sim's policy code (no_user_policy) (first use after an"), first
+    assert imported() == ""  # (loaded from the cache beside the copy's sources)
+
+
 @pytest.mark.parametrize("game", ["foury", "delve", "rooms", "tactics"])
 def test_a_first_run_and_odds_from_the_shipped_code_compile_nothing(game, tmp_path):
     """An empty cache, nothing set, a CPU with the x86-64-v3 features: ``run`` and ``odds`` load every function
