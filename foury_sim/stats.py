@@ -152,17 +152,24 @@ def t_value(conf: float, df: float) -> float:
     return float(-_sc().stdtrit(df, 0.5 * (1.0 - conf)))
 
 
+def _binom_kernel(name: str) -> Any:
+    """scipy's own binomial ufunc ``name`` (``scipy.special._ufuncs``: Boost's binomial, what ``scipy.stats.binom``
+    calls), or None in a scipy without it."""
+    try:
+        from scipy.special import _ufuncs as scu
+    except ImportError:  # pragma: no cover - another scipy
+        return None
+    return getattr(scu, name, None)
+
+
 def _binom_cdf_sf(j: np.ndarray, n: int | np.ndarray, q: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(scipy.stats.binom.cdf(j, n, q), scipy.stats.binom.sf(j - 1, n, q))`` for integer ``j`` and 0 < q < 1:
     scipy's own kernels (``scipy.special._ufuncs._binom_cdf``/``_binom_sf``, Boost's binomial) with the edge values
     of ``scipy.stats.rv_discrete`` (below the support: cdf 0, sf 1; at or past ``n``: cdf 1, sf 0), bit for bit
     (``tests/test_stats.py``), without importing ``scipy.stats``; a scipy without those kernels goes through
     ``scipy.stats``. ``n`` and ``q`` may be arrays of ``j``'s shape (one test an element)."""
-    try:
-        from scipy.special import _ufuncs as scu
-
-        cdf_k, sf_k = scu._binom_cdf, scu._binom_sf
-    except (ImportError, AttributeError):  # pragma: no cover - another scipy
+    cdf_k, sf_k = _binom_kernel("_binom_cdf"), _binom_kernel("_binom_sf")
+    if cdf_k is None or sf_k is None:  # pragma: no cover - another scipy
         return _sps().binom.cdf(j, n, q), _sps().binom.sf(j - 1, n, q)
     j = np.asarray(j, dtype=np.int64)
     k = (j - 1).astype(float)
@@ -277,11 +284,8 @@ def _binom_pmf(x: np.ndarray, n: np.ndarray, q: np.ndarray) -> np.ndarray:
     """``scipy.stats.binom.pmf(x, n, q)`` for whole ``0 <= x <= n`` and 0 < q < 1: scipy's own kernel
     (``scipy.special._ufuncs._binom_pmf``, clipped to [0, 1] as ``rv_discrete.pmf`` does), bit for bit
     (``tests/test_stats.py``); a scipy without it goes through ``scipy.stats``."""
-    try:
-        from scipy.special import _ufuncs as scu
-
-        pmf = scu._binom_pmf
-    except (ImportError, AttributeError):  # pragma: no cover - another scipy
+    pmf = _binom_kernel("_binom_pmf")
+    if pmf is None:  # pragma: no cover - another scipy
         return np.asarray(_sps().binom.pmf(x, n, q), dtype=float)
     return np.clip(pmf(np.asarray(x, dtype=float), n, q), 0.0, 1.0)
 
