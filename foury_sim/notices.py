@@ -75,4 +75,4 @@ def install() -> bool:
     return True
 
 
-install()  # (at import: before the modules the registry imports next, whose import may compile)
+install()  # (at import: ``registry`` imports this module before the policy module, whose import may compile)

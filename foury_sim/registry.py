@@ -13,12 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from . import notices
+from . import notices  # noqa: F401 (first: its import installs the compile listener before the policy module's)
 from .errors import InputError
 from .outputs import Outputs
 from .policy import Policy, PolicySpec
-
-notices.install()  # every compile Python starts is announced on stderr (issue 17; installed by its import already)
 
 
 @dataclass(frozen=True)
