@@ -4,8 +4,8 @@ The engines' entry points announce their own compiles (``config.CompiledOnFirstU
 calls that numba compiles on first use (a user's policy file, a study's helper, a test's function) is announced
 here: a listener of numba's ``numba:compile`` event, which numba fires only when it compiles (not when it loads
 from the on-disk cache), says once per function, at the outermost compile of its thread, what is being compiled.
-Importing this module installs it (``foury_sim.registry`` imports it first): the policy interface's placeholder
-(``policy.no_user_policy``) is compiled when its module is imported, the first time after an install.
+Importing this module installs it; the policy interface (``foury_sim.policy``, which every engine and the registry
+import) imports it first, so whatever a program imports of foury-sim, every compile it starts is said.
 """
 
 from __future__ import annotations

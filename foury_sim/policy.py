@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit, types
 
+from . import notices  # noqa: F401 (its import installs the compile listener: every compile here is said)
 from .config import CACHE
 from .errors import InputError
 
@@ -73,10 +74,19 @@ def check_answers(n_bad: int, policy: Policy, kind_names: tuple[str, ...] | None
         raise InputError(f"policy {policy.name!r} returned an option index out of range {n_bad} times", "--policy")
 
 
-@njit(POLICY_SIG, cache=CACHE)
+@njit(cache=CACHE)
 def no_user_policy(kind, state, options, n_options, params):
-    """Placeholder passed when a built-in policy is used (never called)."""
+    """Placeholder passed when a built-in policy is used (never called). Compiled for ``POLICY_SIG`` when a
+    kernel is first passed it (``Policy.kernel_fn``), not when this module is imported: a command that plays
+    nothing (``foury-sim games``, ``assumptions``) sets up no compiler."""
     return 0
+
+
+def placeholder() -> Callable:
+    """``no_user_policy``, compiled (or loaded from the cache) for ``POLICY_SIG``: what a kernel is passed."""
+    if not no_user_policy.signatures:
+        no_user_policy.compile(POLICY_SIG)
+    return no_user_policy
 
 
 @dataclass(frozen=True)
@@ -109,6 +119,11 @@ class Policy:
     errors: np.ndarray | None = None
     #: Whether a user policy's file declares its parameters (``POLICY_PARAMS``).
     declared_params: bool = False
+
+    @property
+    def kernel_fn(self) -> Callable:
+        """The function passed to a kernel: the user's, or the placeholder compiled for ``POLICY_SIG``."""
+        return placeholder() if self.fn is no_user_policy else self.fn
 
     def describe(self) -> str:
         pars = ", ".join(f"{k}={v:g}" for k, v in zip(self.param_names, self.params))

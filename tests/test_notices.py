@@ -75,11 +75,12 @@ def test_the_notice_names_a_game_part_or_foury_sims_code():
     assert "compiling foury-sim's rng code (seed_stream) (" in notices.notice(py(seed_stream))
 
 
-def test_the_policy_placeholder_compiled_when_its_module_is_imported_is_said(tmp_path):
-    """``policy.no_user_policy`` compiles when the policy interface is first imported after an install (a second
-    or so): said on stderr, since importing ``notices`` (the registry's first import) installs the listener; once
-    cached, nothing is said. Before session 48 the listener was installed after that import: this compile was
-    silent."""
+def test_the_policy_placeholder_compiled_for_a_first_kernel_is_said(tmp_path):
+    """``policy.no_user_policy`` (what a kernel is passed for a built-in policy) compiles when a kernel is first
+    passed it (``Policy.kernel_fn``) after an install, a second or so: said on stderr, since importing the policy
+    interface imports ``notices``, which installs the listener (so a program importing an engine without the
+    registry hears it too); importing compiles nothing; once cached, nothing is said. Before session 48 this
+    compile was silent; before session 49 it happened at import, in every command (``foury-sim games`` too)."""
     import shutil
 
     if config.JIT_DISABLED:
@@ -88,15 +89,19 @@ def test_the_policy_placeholder_compiled_when_its_module_is_imported_is_said(tmp
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "FOURY_SIM_NO_CACHE", "PYTHONPATH")}
     env["FOURY_SIM_CACHE_DIR"] = str(tmp_path / "cache")
 
-    def imported() -> str:
-        out = subprocess.run([sys.executable, "-c", "import foury_sim.registry as r; print(r.__file__)"], env=env,
-                             cwd=tmp_path, capture_output=True, text=True)
+    def said(code: str) -> str:
+        out = subprocess.run([sys.executable, "-c", "import foury_sim.policy as p; print(p.__file__)\n" + code],
+                             env=env, cwd=tmp_path, capture_output=True, text=True)
         assert out.returncode == 0 and out.stdout.startswith(str(tmp_path)), (out.stdout, out.stderr[-2000:])
         return out.stderr
 
-    first = imported()
+    assert said("") == ""  # (imported: nothing compiled)
+    make = "from foury_sim.policy import make_policy, PolicySpec\n" \
+           "pol = make_policy('any', {'any': PolicySpec('any', 1, 'a built-in', {})}, None)\n"
+    assert said(make) == ""  # (a built-in policy made: nothing compiled until a kernel is passed it)
+    first = said(make + "pol.kernel_fn\n")
     assert first.startswith("foury-sim: compiling foury-sim's policy code (no_user_policy) (first use after an"), first
-    assert imported() == ""  # (loaded from the cache beside the copy's sources)
+    assert said(make + "pol.kernel_fn\n") == ""  # (loaded from the cache beside the copy's sources)
 
 
 @pytest.mark.parametrize("game", ["foury", "delve", "rooms", "tactics"])

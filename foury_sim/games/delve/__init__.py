@@ -125,7 +125,7 @@ def _run(
         ctl,
         kernel_params(policy, POLICIES) if policy.policy_id == layout.P_SEARCH and policy.name in POLICIES
         else np.ascontiguousarray(policy.params, dtype=np.float64),
-        policy.fn,
+        policy.kernel_fn,
         np.uint64(seed % 2**64),
         np.ascontiguousarray(script, dtype=np.int64),
         out,

@@ -67,8 +67,8 @@ def simulate(rules: FouryRules, hero: str, policy: Policy, seed: int, start: int
     clear_errors(policy)
     if count > 0:
         k.entry("simulate" + k.driver(R, policy.policy_id))(R, T, rules.geo, rules.arrows, rules.rm0, policy.policy_id,
-                                                           _params(policy), policy.fn, np.uint64(seed), start, count,
-                                                           out, visits)
+                                                           _params(policy), policy.kernel_fn, np.uint64(seed), start,
+                                                           count, out, visits)
     check_answers(int(out[:, OUT_BAD].sum()), policy, KIND_NAMES)
     cols = OUTPUTS.frame(out, rules, first={"game": np.arange(start, start + count, dtype=np.int64)})
     cols["_visits"] = visits.sum(axis=0)
@@ -89,8 +89,8 @@ def play_one(rules: FouryRules, hero: str, policy: Policy, seed: int, game: int,
     vis = np.zeros(rules.geo.shape[0], np.int64)
     clear_errors(policy)
     k.entry("play_one" + k.driver(R, policy.policy_id))(R, T, rules.geo, rules.arrows, rules.rm0, policy.policy_id,
-                                                         _params(policy), policy.fn, np.uint64(seed), game, sc, st,
-                                                         rm, tr, out, vis)
+                                                         _params(policy), policy.kernel_fn, np.uint64(seed), game, sc,
+                                                         st, rm, tr, out, vis)
     return out[0], st, rm, tr[: st[k.S_TRACE_N]]
 
 

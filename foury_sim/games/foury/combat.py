@@ -6,7 +6,7 @@ import numpy as np
 from numba import types
 
 from ...config import CompiledOnFirstUse
-from ...policy import POLICY_TYPE, no_user_policy
+from ...policy import POLICY_TYPE, placeholder
 from ...rng import seed_stream
 from . import icons as I
 from .kernel import Board, Dice, Pol, fight
@@ -86,7 +86,7 @@ def combat_trials(weapon: int, strength: int, hearts: int, n: int, seed: int = 1
     geo = np.full((1, 6), -1, np.int64)
     geo[0, 4] = 0
     trials = _trials_kernel()
-    trials(R, T, params, weapon, hearts, n, np.uint64(seed), no_user_policy, counts, np.zeros(STATE_SIZE, np.int64),
+    trials(R, T, params, weapon, hearts, n, np.uint64(seed), placeholder(), counts, np.zeros(STATE_SIZE, np.int64),
            geo, np.zeros((1, RM_COLS), np.int64), np.zeros((16, N_OCOL), np.int64), np.zeros(4, np.uint64),
            np.zeros(4, np.uint64), np.zeros(0, np.int64), np.zeros((1, TRACE_COLS), np.int64))
     return counts

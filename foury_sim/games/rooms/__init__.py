@@ -63,7 +63,7 @@ def _run(ruleset: RoomsRules, hero: str, policy: Policy, seed: int, start: int, 
         c(ruleset.nav, dtype=np.int64), c(ruleset.cards, dtype=np.int64), c(ruleset.deck, dtype=np.int64),
         c(ruleset.dungeon.cells, dtype=np.int64),
         *(c(a) for a in fx),
-        ctl, c(policy.params, dtype=np.float64), policy.fn, np.uint64(seed % 2**64), c(script, dtype=np.int64),
+        ctl, c(policy.params, dtype=np.float64), policy.kernel_fn, np.uint64(seed % 2**64), c(script, dtype=np.int64),
         out, trace)
     return out, trace
 
