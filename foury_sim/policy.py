@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit, types
 
 from . import notices  # noqa: F401 (its import installs the compile listener: every compile here is said)
-from .config import CACHE
+from .config import CACHE, JIT_DISABLED
 from .errors import InputError
 
 POLICY_SIG = types.int64(types.int64, types.int64[:], types.int64[:, :], types.int64, types.float64[:])
@@ -84,7 +84,7 @@ def no_user_policy(kind, state, options, n_options, params):
 
 def placeholder() -> Callable:
     """``no_user_policy``, compiled (or loaded from the cache) for ``POLICY_SIG``: what a kernel is passed."""
-    if not no_user_policy.signatures:
+    if not JIT_DISABLED and not no_user_policy.signatures:  # (NUMBA_DISABLE_JIT=1: a plain function)
         no_user_policy.compile(POLICY_SIG)
     return no_user_policy
 

@@ -294,3 +294,25 @@ def test_a_second_checkout_sharing_the_cache_folder_is_seeded_too(tmp_path):
     markers = sorted(p.name for p in (tmp_path / "cache").glob("games_rooms-*/shipped-ir-*"))
     assert len(markers) == 2, markers
 
+
+
+def test_the_shipped_ir_compiled_for_this_machines_cpu_plays_the_recorded_games(tmp_path):
+    """The path of a machine the shipped machine code does not fit (a CPU without the x86-64-v3 features, or
+    ``FOURY_SIM_SHIPPED_CODE=0``): an empty cache is seeded with the shipped IR, the entry points compile from it
+    for this machine's own CPU (not ``CODE_CPU``), and they play the recorded games of every Rooms hero and
+    policy."""
+    if config.JIT_DISABLED:
+        pytest.skip("compiled code only: nothing is compiled with NUMBA_DISABLE_JIT=1")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FOURY_SIM_SHIPPED", "NUMBA_CPU"))}
+    out = subprocess.run([sys.executable, "-c", _PLAY, str(ROOT / "tools" / "game_hashes.py")],
+                         env=dict(env, FOURY_SIM_CACHE_DIR=str(tmp_path), FOURY_SIM_SHIPPED_CODE="0"),
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    native = json.loads(out.stdout.strip().splitlines()[-1])
+    from numba.core.registry import cpu_target
+
+    assert native["cpu"] == cpu_target.target_context.codegen().magic_tuple()[1]  # this machine's, as numba names it
+    assert native["seeded"] and native["compile_s"] > 0
+    assert {e.name for e in shipped_ir.read("games/rooms")["entries"]} & set(native["loaded"])  # (from the IR)
+    assert not {e.name for e in shipped_ir.read("games/rooms", code=True)["entries"]} & set(native["loaded"])
+    assert native["hashes"] == _recorded_rooms()
