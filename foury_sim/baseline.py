@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from . import __version__, stats
 from .errors import InputError
 from .files import atomic_write, to_jsonable
+from .lazy import pd
 from .outputs import MEAN, RATE
 from .provenance import replay_command
 from .registry import DEFAULT_GAME, GameSpec, get_game

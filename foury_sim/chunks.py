@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from .lazy import pd
 from .outputs import merge_histograms
 
 #: Bytes of per-game rows a streamed run keeps for the game's own summary entries when the game computes them from
@@ -261,7 +261,7 @@ class Partial:
 def board_record(spec: Any, ruleset: Any, df: pd.DataFrame, extras: dict[str, np.ndarray]) -> dict[str, Any] | None:
     """The board's per-cell numbers of some games (``spec.board.cell_record``: visits, deaths per cell; None for a
     game without a board). The numbers are counts: the record of a run is the sum of its chunks' (``merge_board``)."""
-    if spec.board is None or not len(df):
+    if spec.board is None or not (len(next(iter(df.values()), ())) if isinstance(df, dict) else len(df)):
         return None
     return spec.board.cell_record(ruleset, df, extras)
 
@@ -298,12 +298,15 @@ def play_local(spec: Any, ruleset: Any, hero: str, policy: Any, chunk: Chunk, ke
     leaves the histograms and the board out of the partial (a caller that reads the rows)."""
     cols = spec.simulate(ruleset, hero, policy, chunk.seed, chunk.start, chunk.count)
     extras = {key[1:]: cols.pop(key) for key in [c for c in cols if c.startswith("_")]}
-    df = spec.outputs.add_derived(pd.DataFrame(cols, copy=False))
     game_rows = game_rows and spec.own_entries_need_rows
+    # a table only for rows kept (the summary reads the columns: pandas is not imported for a run's summary alone)
+    df = spec.outputs.add_derived(pd.DataFrame(cols, copy=False) if keep_rows or game_rows else dict(cols))
+    n = len(next(iter(cols.values()))) if cols else 0
     if summary:
-        part = Partial.of(spec.outputs, df, extras, rows=game_rows, board=board_record(spec, ruleset, df, extras))
+        part = Partial(n, spec.outputs.histograms(df), dict(extras), [df] if game_rows else None,
+                       board_record(spec, ruleset, df, extras))
     else:
-        part = Partial(len(df), {}, dict(extras), [df] if game_rows else None)
+        part = Partial(n, {}, dict(extras), [df] if game_rows else None)
     rows = None
     if keep_rows:
         rows = df if columns is None else df[list(columns)]

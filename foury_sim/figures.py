@@ -21,12 +21,12 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
-import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
 from . import stats
+from .lazy import pd
 
 __all__ = [
     "DPI",

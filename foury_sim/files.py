@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from .errors import InputError
+from .lazy import pd
 
 #: temp files are named ``.NAME.tmpPID`` (``.NAME.tmpPID.png`` for figures); :func:`clean_temp` removes them
 TMP_MARK = ".tmp"

@@ -37,12 +37,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from . import __version__, provenance, stats
 from .errors import InputError, Interrupted
 from .files import WriteError, atomic_write, clean_temp, save_figure, to_jsonable, write_frame
 from .inputs import check_conf, check_games, check_seed
+from .lazy import pd
 from .registry import GameSpec, get_game
 from .runner import Progress, numba_threads, play_games
 

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from .lazy import pd
 from .stats import adjust_pvalues, binomial_two_sided_p_array
 
 #: The family-wise confidence level of an odds table's verdict (``foury-sim odds``).

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from . import stats
+from .lazy import pd
 
 #: How a column is summarised over a run's games.
 RATE = "rate"  #: 0/1 per game: the share of games with 1, with a Wilson interval

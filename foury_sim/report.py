@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from matplotlib.figure import Figure
 
 from . import figures as F
 from . import stats
 from .errors import InputError
 from .files import atomic_write
+from .lazy import pd
 
 __all__ = ["Results", "load_results", "build_report", "ReportFigure", "cell_differences", "Differences"]
 

@@ -29,13 +29,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from . import __version__, provenance, stats
 from . import assumptions as assume
 from .chunks import stream_rows
 from .errors import InputError, Interrupted
 from .files import WriteError, atomic_write, clean_temp, save_figure, to_jsonable, write_frame
+from .lazy import pd
 from .registry import get_game
 from .rulesfile import locate_key
 from .runner import Progress

@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from . import assumptions, provenance
 from .errors import InputError
 from .files import atomic_write, to_jsonable, write_frame
 from .inputs import check_conf, check_games, check_name, check_seed, check_threads
+from .lazy import pd
 from .policy import Policy, make_policy
 from .registry import GameSpec, get_game
 

@@ -31,13 +31,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from . import __version__, assumptions, provenance, stats
 from .config import KERNEL_CORE
 from .errors import InputError, Interrupted
 from .files import WriteError, atomic_write, clean_temp, save_figure, to_jsonable, write_frame
 from .inputs import check_seed
+from .lazy import pd
 from .outputs import MEAN, RATE
 from .policy import make_policy
 from .registry import DEFAULT_GAME, GameSpec, get_game

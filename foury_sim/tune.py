@@ -39,10 +39,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from . import stats
 from .errors import InputError
+from .lazy import pd
 from .outputs import MEAN, RATE
 
 Evaluate = Callable[[float, int, int], np.ndarray]

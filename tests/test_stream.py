@@ -692,3 +692,44 @@ def test_the_progress_bar_moves_with_the_results_of_any_executor(monkeypatch):
     assert sorted(bars[-1].moves) == [200, 1400, 1400] and pool.calls == 2
     assert c.to_dict() == study.compare("delve", {"hero": "none"}, {"hero": "spellsword"}, games=1500, seed=2,
                                         progress=False).to_dict()
+
+
+@pytest.mark.parametrize("game, sets", [("delve", []), ("foury", []), ("foury", ["two_player.players=2"]),
+                                        ("rooms", []), ("rooms", ["race.players=2"]), ("tactics", [])])
+def test_a_chunk_summarised_from_its_columns_is_the_one_from_its_table(game, sets):
+    """A chunk whose rows nobody keeps is reduced from the kernel's columns (a dict of arrays: no pandas table is
+    built, session 49), the derived columns (Dungeon Foury's 2-player edge, Rooms' race edge) and the board's
+    numbers included: the same partial, histogram by histogram, as from the table a kept chunk builds."""
+    spec = get_game(game)
+    res = runner.run(game, games=10, seed=3, progress=False, sets=sets)
+    chunk = ch.Chunk(3, 0, GAMES.get(game, 1000) // 3)
+    from_columns = ch.play_local(spec, res.ruleset, res.hero, res.policy, chunk, game_rows=False)
+    from_table = ch.play_local(spec, res.ruleset, res.hero, res.policy, chunk, keep_rows=True, game_rows=False)
+    assert from_columns.rows is None and isinstance(from_table.rows, pd.DataFrame)
+    a, b = from_columns.partial, from_table.partial
+    assert a.n == b.n == chunk.count and a.hists.keys() == b.hists.keys()
+    derived = [c.name for c in spec.outputs.columns if c.derive is not None and c.name in from_table.rows]
+    assert derived or not sets  # (a derived column in the variants)
+    assert all(c in a.hists for c in derived if c in spec.outputs.summarized_names(list(from_table.rows)))
+    for k, (v, n) in b.hists.items():
+        np.testing.assert_array_equal(a.hists[k][0], v, err_msg=k)
+        np.testing.assert_array_equal(a.hists[k][1], n, err_msg=k)
+    assert to_jsonable(a.board) == to_jsonable(b.board) and (a.board is not None) == (spec.board is not None)
+    assert to_jsonable(a.extras) == to_jsonable(b.extras)
+
+
+@pytest.mark.parametrize("game", ["delve", "rooms"])
+def test_a_runs_summary_imports_no_pandas(game):
+    """`foury-sim run GAME --format json` reduces its chunks from plain arrays: pandas (about 0.4 s of every start)
+    is not imported (``foury_sim.lazy``); a table asked for (``--out``, a report) imports it then."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom foury_sim.cli import main\n"
+            f"sys.argv = ['foury-sim', 'run', '{game}', '--games', '300', '--format', 'json']\n"
+            "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+            "print('pandas' in sys.modules, file=sys.stderr)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout)["games"] == 300
+    assert out.stderr.strip().splitlines()[-1] == "False", out.stderr[-2000:]

@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ...config import use_cache
 from ...errors import InputError
+from ...lazy import pd
 from ...outputs import hist_total
 from ...policy import USER_POLICY_ID, Policy, PolicySpec, check_answers, user_globals
 from ...registry import GameSpec, register

@@ -21,11 +21,11 @@ from math import comb, factorial, gcd
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from numba import njit, types
 
 from ...config import CACHE, JIT_DISABLED, CompiledOnFirstUse
 from ...errors import InputError
+from ...lazy import pd
 from ...oddstable import OddsTable, z_scores
 from ...rng import seed_stream
 from . import layout as A

@@ -58,7 +58,8 @@ def cell_record(rules: Any, df: Any, extras: dict[str, np.ndarray]) -> dict[str,
     if "visits" not in extras or "death_cell" not in df:
         return None
     n = len(extras["visits"])
-    cells = df.loc[df["death_cell"] >= 0, "death_cell"].to_numpy()
+    cells = np.asarray(df["death_cell"])  # (a table or a dict of columns)
+    cells = cells[cells >= 0]
     m = getattr(rules, "map", None)
     return {"map": getattr(m, "path", None) or getattr(m, "name", "base"), "visits": extras["visits"].tolist(),
             "deaths": np.bincount(cells, minlength=n)[:n].tolist()}

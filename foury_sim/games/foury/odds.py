@@ -11,8 +11,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-import pandas as pd
 
+from ...lazy import pd
 from ...oddstable import OddsTable, columns_in
 from .combat import combat_trials
 

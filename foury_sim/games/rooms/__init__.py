@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ...config import use_cache
 from ...errors import InputError
+from ...lazy import pd
 from ...policy import Policy, PolicySpec, check_answers
 from ...registry import GameOption, GameSpec, register
 from ...rng import NO_SCRIPT

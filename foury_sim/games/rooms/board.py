@@ -215,7 +215,8 @@ def cell_record(ruleset: Any, df: Any, extras: dict[str, np.ndarray]) -> dict[st
     d = getattr(ruleset, "dungeon", None)
     if d is None or "death_cell" not in df:
         return None
-    cells = df.loc[df["death_cell"] >= 0, "death_cell"].to_numpy().astype(np.int64)
+    cells = np.asarray(df["death_cell"]).astype(np.int64)  # (a table or a dict of columns)
+    cells = cells[cells >= 0]
     rec: dict[str, Any] = {"map": d.path if d.name not in builtin_dungeons() else d.name,
                            "deaths": np.bincount(cells, minlength=d.n)[:d.n].tolist()}
     if "visits" in extras:

@@ -15,11 +15,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-import pandas as pd
 from numba import njit, prange, types
 
 from ...config import CACHE, CompiledOnFirstUse, use_cache
 from ...errors import InputError
+from ...lazy import pd
 from ...oddstable import OddsTable
 from ...rng import seed_stream
 from . import combat as C

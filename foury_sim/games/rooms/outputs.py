@@ -52,7 +52,7 @@ def _seat_label(code: int, rules: Any = None) -> str:
 def _first_seat_edge(df: Any) -> Any:
     """Over the race and its twin with the seats reversed (the same dice): wins of seat 1 minus wins of the last
     seat (-2..2)."""
-    seats = sum(1 for c in df.columns if str(c).startswith("race_turns"))
+    seats = sum(1 for c in df if str(c).startswith("race_turns"))  # (a table's columns or a dict's keys)
     w, ws = df["race_winner"], df["race_winner_swapped"]
     return (w == 1).astype("int64") + (ws == 1) - (w == seats) - (ws == seats)
 

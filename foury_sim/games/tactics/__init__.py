@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ...config import use_cache
 from ...errors import InputError
+from ...lazy import pd
 from ...outputs import hist_count, hist_total, joint_key, most_common, tally
 from ...policy import Policy, PolicySpec, check_answers, make_policy
 from ...registry import GameOption, GameSpec, register

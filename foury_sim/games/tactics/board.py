@@ -77,7 +77,8 @@ def cell_record(rules: Any, df: Any, extras: dict[str, np.ndarray]) -> dict[str,
     m = getattr(rules, "level", None)
     if m is None or "death_cell" not in df:
         return None
-    cells = df.loc[df["death_cell"] >= 0, "death_cell"].to_numpy().astype(np.int64)
+    cells = np.asarray(df["death_cell"]).astype(np.int64)  # (a table or a dict of columns)
+    cells = cells[cells >= 0]
     rec: dict[str, Any] = {"map": m.path or m.name, "deaths": np.bincount(cells, minlength=m.n)[:m.n].tolist()}
     if "visits" in extras:
         rec["visits"] = np.asarray(extras["visits"]).tolist()

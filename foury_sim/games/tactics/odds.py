@@ -21,11 +21,11 @@ from functools import cache
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from numba import types
 
 from ...config import CompiledOnFirstUse
 from ...errors import InputError
+from ...lazy import pd
 from ...oddstable import OddsTable
 from ...registry import GameOption
 from ...rng import seed_stream
