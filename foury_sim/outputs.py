@@ -98,6 +98,9 @@ class Column:
     legend: str | Callable[[dict[str, Any]], str] = ""
     only: Callable[[Any], bool] | None = None
     histogram: bool = False
+    #: ``derive`` reads its columns as numpy arrays (a dict of the kernel's columns serves as the table): a run's
+    #: summary then needs no pandas; a ``derive`` without it is given a pandas table (its Series methods work)
+    derive_arrays: bool = False
 
     def __post_init__(self) -> None:
         if self.summary not in SUMMARIES:
@@ -299,13 +302,16 @@ class Outputs:
             cols[name] = out[:, i]
         return cols
 
-    def add_derived(self, df: pd.DataFrame) -> pd.DataFrame:
-        """The per-game table with the derived columns added (in declaration order; each may use the
+    def add_derived(self, df: Any) -> Any:
+        """The per-game table (or a dict of its columns, which becomes a table for a derive without
+        ``derive_arrays``) with the derived columns added (in declaration order; each may use the
         ones before it). The one place derived columns are computed: runs, sweeps and comparisons
         all take their tables from ``runner.play_games``, which calls this."""
         for c in self.columns:
             if c.derive is None or c.name in df:
                 continue
+            if isinstance(df, dict) and not c.derive_arrays:  # (a designer's derive may use pandas' methods)
+                df = pd.DataFrame(df, copy=False)
             try:
                 df[c.name] = np.asarray(c.derive(df)).astype(c.dtype, copy=False)
             except KeyError:  # a table without the columns it derives from (a made-up or older table)

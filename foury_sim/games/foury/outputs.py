@@ -260,10 +260,12 @@ COLUMNS = (
            doc="Discovering the Kraken: the rate (requirements done) of the one market visit; 0 = no visit."),
     Column("unwinnable", "Became unwinnable", summary=RATE, text="became unwinnable",
            note="no entry/exit left for a round, or sealed in", derive=lambda df: df["unwinnable_at_turn"] > 0,
+           derive_arrays=True,
            doc="1 if the game reached a state from which no sequence of legal moves wins.",
            legend="from some turn on, no sequence of legal moves could win any more (the game played on to its loss)"),
     Column("first_seat_edge", "First-seat edge over the swapped pair", summary=MEAN, only=_two_player,
-           derive=_first_edge, doc="2-player mode: over the game and its seat-swapped twin (same dice), wins of "
+           derive=_first_edge, derive_arrays=True,
+           doc="2-player mode: over the game and its seat-swapped twin (same dice), wins of "
            "the first seat minus wins of the second (-2..2); its mean / 2 is the first-player advantage.",
            legend=""),
 )

@@ -86,7 +86,8 @@ RACE_COLUMNS = (
 
 RACE_DERIVED = (
     Column("first_seat_edge", "First-seat edge over the reversed pair", summary=MEAN, only=_race,
-           derive=_first_seat_edge, doc="Race: over the race and its twin with the seats reversed (the same dice), "
+           derive=_first_seat_edge, derive_arrays=True,
+           doc="Race: over the race and its twin with the seats reversed (the same dice), "
            "wins of seat 1 minus wins of the last seat (-2..2); its mean / 2 is the first seat's edge."),
 )
 
