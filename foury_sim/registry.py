@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from . import notices  # noqa: F401 (first: its import installs the compile listener before the policy module's)
 from .errors import InputError
 from .outputs import Outputs
 from .policy import Policy, PolicySpec
