@@ -220,8 +220,8 @@ class Partial:
     @classmethod
     def of(cls, outputs: Any, df: pd.DataFrame, extras: dict[str, np.ndarray] | None = None,
            rows: bool = True, board: dict[str, Any] | None = None) -> Partial:
-        """The partial of a per-game table (derived columns already added)."""
-        return cls(len(df), outputs.histograms(df), dict(extras or {}), [df] if rows else None, board)
+        """The partial of a per-game table or a dict of its columns (derived columns already added)."""
+        return cls(n_rows(df), outputs.histograms(df), dict(extras or {}), [df] if rows else None, board)
 
     @property
     def rows_bytes(self) -> int:
@@ -258,10 +258,15 @@ class Partial:
         return self.rows[0] if len(self.rows) == 1 else pd.concat(self.rows, ignore_index=True)
 
 
+def n_rows(df: Any) -> int:
+    """The games of a per-game table or of a dict of its columns."""
+    return len(next(iter(df.values()), ())) if isinstance(df, dict) else len(df)
+
+
 def board_record(spec: Any, ruleset: Any, df: pd.DataFrame, extras: dict[str, np.ndarray]) -> dict[str, Any] | None:
     """The board's per-cell numbers of some games (``spec.board.cell_record``: visits, deaths per cell; None for a
     game without a board). The numbers are counts: the record of a run is the sum of its chunks' (``merge_board``)."""
-    if spec.board is None or not (len(next(iter(df.values()), ())) if isinstance(df, dict) else len(df)):
+    if spec.board is None or not n_rows(df):
         return None
     return spec.board.cell_record(ruleset, df, extras)
 
@@ -301,12 +306,10 @@ def play_local(spec: Any, ruleset: Any, hero: str, policy: Any, chunk: Chunk, ke
     game_rows = game_rows and spec.own_entries_need_rows
     # a table only for rows kept (the summary reads the columns: pandas is not imported for a run's summary alone)
     df = spec.outputs.add_derived(pd.DataFrame(cols, copy=False) if keep_rows or game_rows else dict(cols))
-    n = len(next(iter(cols.values()))) if cols else 0
     if summary:
-        part = Partial(n, spec.outputs.histograms(df), dict(extras), [df] if game_rows else None,
-                       board_record(spec, ruleset, df, extras))
+        part = Partial.of(spec.outputs, df, extras, rows=game_rows, board=board_record(spec, ruleset, df, extras))
     else:
-        part = Partial(n, {}, dict(extras), [df] if game_rows else None)
+        part = Partial(n_rows(df), {}, dict(extras), [df] if game_rows else None)
     rows = None
     if keep_rows:
         rows = df if columns is None else df[list(columns)]
