@@ -44,6 +44,13 @@ class Board:
     load: Callable[[str, str | None, list[str] | None], Any] | None = None
 
 
+def deaths_per_cell(df: Any, n: int) -> list[int]:
+    """First deaths per cell of a board (``Board.cell_record``'s ``deaths``): the per-game column ``death_cell``
+    (-1: no death) of a table or a dict of its columns, counted over cells 0..n-1."""
+    cells = np.asarray(df["death_cell"]).astype(np.int64)
+    return np.bincount(cells[cells >= 0], minlength=n)[:n].tolist()
+
+
 @dataclass(frozen=True)
 class GameOption:
     """An option of a command that only some games take (``--hearts`` of ``odds``, say).

@@ -733,3 +733,14 @@ def test_a_runs_summary_imports_no_pandas(game):
     assert out.returncode == 0, out.stderr[-2000:]
     assert json.loads(out.stdout)["games"] == 300
     assert out.stderr.strip().splitlines()[-1] == "False", out.stderr[-2000:]
+
+
+def test_deaths_per_cell_counts_first_deaths_of_a_table_or_of_its_columns():
+    """``registry.deaths_per_cell`` (every board's ``cell_record``): -1 is no death, cells past the board's ``n``
+    are not counted, cells without a death are 0; a table and a dict of its columns give the same list."""
+    from foury_sim.registry import deaths_per_cell
+
+    col = np.array([-1, 2, 0, 2, -1, 2, 4], np.int32)
+    assert deaths_per_cell({"death_cell": col}, 4) == [1, 0, 3, 0]
+    assert deaths_per_cell(pd.DataFrame({"death_cell": col}), 6) == [1, 0, 3, 0, 1, 0]
+    assert deaths_per_cell({"death_cell": np.full(3, -1)}, 2) == [0, 0]

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ...registry import Board
+from ...registry import Board, deaths_per_cell
 from . import icons as I
 from .maps import MapData, builtin_maps, render_map, resolve_map
 
@@ -57,12 +57,9 @@ def cell_record(rules: Any, df: Any, extras: dict[str, np.ndarray]) -> dict[str,
     """Room visits (run extra ``visits``) and first deaths (``death_cell``) of a sweep cell, per map cell."""
     if "visits" not in extras or "death_cell" not in df:
         return None
-    n = len(extras["visits"])
-    cells = np.asarray(df["death_cell"])  # (a table or a dict of columns)
-    cells = cells[cells >= 0]
     m = getattr(rules, "map", None)
     return {"map": getattr(m, "path", None) or getattr(m, "name", "base"), "visits": extras["visits"].tolist(),
-            "deaths": np.bincount(cells, minlength=n)[:n].tolist()}
+            "deaths": deaths_per_cell(df, len(extras["visits"]))}
 
 
 BOARD = Board(resolve=resolve_map, builtin=lambda: list(builtin_maps()), check=check, draw=draw, heat_cells=rooms,

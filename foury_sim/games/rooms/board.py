@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import InputError
-from ...registry import Board
+from ...registry import Board, deaths_per_cell
 from . import layout as L
 
 DUNGEON_DIR = Path(__file__).with_name("data") / "dungeons"
@@ -215,10 +215,8 @@ def cell_record(ruleset: Any, df: Any, extras: dict[str, np.ndarray]) -> dict[st
     d = getattr(ruleset, "dungeon", None)
     if d is None or "death_cell" not in df:
         return None
-    cells = np.asarray(df["death_cell"]).astype(np.int64)  # (a table or a dict of columns)
-    cells = cells[cells >= 0]
     rec: dict[str, Any] = {"map": d.path if d.name not in builtin_dungeons() else d.name,
-                           "deaths": np.bincount(cells, minlength=d.n)[:d.n].tolist()}
+                           "deaths": deaths_per_cell(df, d.n)}
     if "visits" in extras:
         rec["visits"] = np.asarray(extras["visits"]).tolist()
     return rec

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ...registry import Board
+from ...registry import Board, deaths_per_cell
 from . import level as L
 from .level import Level, builtin_levels, load_level
 
@@ -77,9 +77,7 @@ def cell_record(rules: Any, df: Any, extras: dict[str, np.ndarray]) -> dict[str,
     m = getattr(rules, "level", None)
     if m is None or "death_cell" not in df:
         return None
-    cells = np.asarray(df["death_cell"]).astype(np.int64)  # (a table or a dict of columns)
-    cells = cells[cells >= 0]
-    rec: dict[str, Any] = {"map": m.path or m.name, "deaths": np.bincount(cells, minlength=m.n)[:m.n].tolist()}
+    rec: dict[str, Any] = {"map": m.path or m.name, "deaths": deaths_per_cell(df, m.n)}
     if "visits" in extras:
         rec["visits"] = np.asarray(extras["visits"]).tolist()
     return rec
