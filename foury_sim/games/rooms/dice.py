@@ -441,23 +441,27 @@ _ENTRIES = {
 }
 
 
+def sorted_dice(size: int) -> np.ndarray:
+    """Every multiset of ``size`` face indices as its sorted dice (int64[n, size]), in lexicographic order."""
+    rows = list(itertools.combinations_with_replacement(range(L.N_FACES), size))
+    return np.array(rows, dtype=np.int64).reshape(len(rows), size)
+
+
 def multisets(size: int) -> np.ndarray:
     """Every multiset of ``size`` face indices as face counts, in lexicographic order of the sorted dice."""
-    rows = []
-    for dice in itertools.combinations_with_replacement(range(L.N_FACES), size):
-        rows.append(np.bincount(np.array(dice, dtype=np.int64), minlength=L.N_FACES))
-    return np.array(rows, dtype=np.int64).reshape(-1, L.N_FACES)
+    return (sorted_dice(size)[:, :, None] == np.arange(L.N_FACES)).sum(axis=1, dtype=np.int64)
 
 
 def _codes(counts: np.ndarray) -> np.ndarray:
     return counts @ (BASE ** np.arange(L.N_FACES, dtype=np.int64))
 
 
-def multinomial(r: np.ndarray) -> int:
-    """Orderings of the multiset with face counts ``r``: sum(r)! / prod(r_f!)."""
-    out = factorial(int(r.sum()))
-    for x in r:
-        out //= factorial(int(x))
+def multinomials(counts: np.ndarray) -> np.ndarray:
+    """Orderings of each multiset (rows of face counts r): sum(r)! / prod(r_f!) (int64: at most 5 dice)."""
+    fact = np.array([factorial(k) for k in range(L.MAX_DICE + 1)], dtype=np.int64)
+    out = fact[counts.sum(axis=1)]
+    for f in range(counts.shape[1]):
+        out //= fact[counts[:, f]]
     return out
 
 
@@ -486,33 +490,40 @@ _SPACES: dict[int, Space] = {}
 
 
 def space(n_dice: int = L.MAX_DICE) -> Space:
-    """The outcome space of ``n_dice`` (1..5) dice (built once per process, a few ms)."""
+    """The outcome space of ``n_dice`` (1..5) dice (built once per process, a few ms: ``tests/test_rooms_dice.py``
+    checks it against the loop over every keep and reroll it replaces)."""
     if n_dice in _SPACES:
         return _SPACES[n_dice]
     if not 1 <= n_dice <= L.MAX_DICE:
         raise ValueError(f"n_dice must be 1..{L.MAX_DICE}")
-    outs = multisets(n_dice)
-    kept = np.concatenate([multisets(k) for k in range(n_dice + 1)])
+    by_size = [multisets(k) for k in range(n_dice + 1)]
+    outs = by_size[n_dice]
+    kept = np.concatenate(by_size)
     code_index = np.full(N_CODES, -1, dtype=np.int64)
     code_index[_codes(outs)] = np.arange(len(outs))
     kept_index = np.full(N_CODES, -1, dtype=np.int64)
     kept_index[_codes(kept)] = np.arange(len(kept))
     numer = np.zeros((len(kept), len(outs)), dtype=np.int64)
-    denom = np.zeros(len(kept), dtype=np.int64)
-    for k, kc in enumerate(kept):
-        m = n_dice - int(kc.sum())
-        denom[k] = L.N_FACES**m
-        for r in multisets(m):
-            numer[k, code_index[_codes(kc + r)]] += multinomial(r)
+    m_kept = n_dice - kept.sum(axis=1)  # dice rerolled after each keep
+    denom = L.N_FACES**m_kept
+    # keep K then reroll r: the outcome K + r, whose code is K's plus r's (codes are linear in the counts); for one
+    # K the rerolls give different outcomes, so each row is set by one fancy-index add
+    rerolls = [(_codes(r), multinomials(r)) for r in by_size]
+    kept_codes = _codes(kept)
+    for k in range(len(kept)):
+        r_codes, r_ways = rerolls[m_kept[k]]
+        numer[k, code_index[kept_codes[k] + r_codes]] += r_ways
+    # the kept multiset of each keep mask of each outcome: bit i keeps the outcome's i-th die (sorted), so its code
+    # is the sum of BASE ** face over the dice the mask keeps
+    masks = np.arange(1 << n_dice)
+    keeps = (masks[:, None] >> np.arange(n_dice)) & 1  # int64[2**n_dice, n_dice]
     mask_kept = np.full((len(outs), L.N_MASKS), -1, dtype=np.int64)
+    mask_kept[:, : 1 << n_dice] = kept_index[(BASE ** sorted_dice(n_dice)) @ keeps.T]
     choice_kept = np.full((len(outs), L.N_MASKS), -1, dtype=np.int64)
     choice_mask = np.full((len(outs), L.N_MASKS), -1, dtype=np.int64)
-    for o, oc in enumerate(outs):
-        dice = np.repeat(np.arange(L.N_FACES), oc)
-        for mask in range(1 << n_dice):
-            kc = np.bincount(dice[[i for i in range(n_dice) if mask >> i & 1]], minlength=L.N_FACES)
-            mask_kept[o, mask] = kept_index[_codes(kc)]
-        distinct = sorted(set(mask_kept[o, : 1 << n_dice].tolist()), key=lambda k: (-int(kept[k].sum()), k))
+    size = kept.sum(axis=1).tolist()
+    for o in range(len(outs)):
+        distinct = sorted(set(mask_kept[o, : 1 << n_dice].tolist()), key=lambda k: (-size[k], k))
         for j, k in enumerate(distinct):
             choice_kept[o, j] = k
     _ENTRIES["choice_masks"]()(outs, kept, choice_kept, choice_mask)
