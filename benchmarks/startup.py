@@ -1,5 +1,6 @@
 """Start-up time of a CLI command: cold (empty kernel cache, so it compiles) and cached; a first run from the
-engine's shipped IR against one from source (`first-run`); the compile trades (`compile`, `speed`)."""
+engine's shipped IR against one from source (`first-run`); what a start-up spends before the first game
+(`load-split`); the compile trades (`compile`, `speed`)."""
 
 from __future__ import annotations
 
@@ -168,6 +169,60 @@ def first_runs(games: list[str], rounds: int, starts: list[str] | None = None) -
     return runs
 
 
+# --- what a run's start-up spends before its first game (session 50) -------------------------------------------
+#
+#     python benchmarks/startup.py load-split [--game foury ...] [--rounds 3] [--write]
+#
+# In a fresh process with the game's cache filled (a first run fills it): importing foury-sim and the game and
+# loading its ruleset; ``scipy.linalg`` (``numba.np.arraymath`` imports it to see whether BLAS is there); the rest
+# of numba's CPU-target set-up (its typing and lowering registries); then the engine's first call, whose
+# ``load_s`` is loading its machine code from the cache. A run's ``load_s`` holds the last three: the split says
+# what is foury-sim's (the machine code) and what is numba's set-up. ``--write``: benchmarks/results/load_split.json.
+
+LOAD_SPLIT_CODE = """
+import importlib, json, sys, time
+t0 = time.perf_counter()
+from foury_sim import config
+from foury_sim.policy import make_policy
+game, hero, policy = sys.argv[1], sys.argv[2], sys.argv[3]
+G = importlib.import_module("foury_sim.games." + game).GAME
+rs, pol = G.load_ruleset(), make_policy(policy, G.policies)
+t1 = time.perf_counter()
+import scipy.linalg.cython_blas
+t2 = time.perf_counter()
+from numba.core.registry import cpu_target
+cpu_target.target_context.refresh()
+t3 = time.perf_counter()
+G.simulate(rs, hero, pol, 0, 0, 10)
+t4 = time.perf_counter()
+print(json.dumps({"imports_and_ruleset_s": t1 - t0, "scipy_linalg_s": t2 - t1, "numba_target_s": t3 - t2,
+                  "first_call_s": t4 - t3, "machine_code_load_s": config.FIRST_USE["load_s"],
+                  "compile_s": config.FIRST_USE["compile_s"]}))
+"""
+
+
+def load_split(games: list[str], rounds: int) -> list[dict]:
+    """``LOAD_SPLIT_CODE`` for each game, ``rounds`` times alternated, each in a fresh process with the game's
+    cache filled (one first run before, not counted); its seconds rounded to the ms."""
+    import json
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    for game in games:  # fill each game's cache (a first run loads the shipped code, or compiles)
+        subprocess.run([sys.executable, "-c", LOAD_SPLIT_CODE, game, SPEED_HERO[game], SPEED_POLICY[game]],
+                       env=env, cwd=ROOT, check=True, capture_output=True)
+    runs = []
+    for _ in range(rounds):
+        for game in games:
+            res = subprocess.run([sys.executable, "-c", LOAD_SPLIT_CODE, game, SPEED_HERO[game], SPEED_POLICY[game]],
+                                 env=env, cwd=ROOT, check=True, capture_output=True, text=True)
+            last = json.loads(res.stdout.strip().splitlines()[-1])
+            row = {"game": game, **{k: round(v, 3) for k, v in last.items()},
+                   "load": round(os.getloadavg()[0], 2), "at": time.strftime("%H:%M:%S", time.gmtime())}
+            runs.append(row)
+            print(row, flush=True)
+    return runs
+
+
 def main() -> None:
     import argparse
     import json
@@ -196,7 +251,24 @@ def main() -> None:
                    help="what the first run starts from (repeatable; default all three)")
     s.add_argument("--native", type=int, action="append", default=[],
                    help="arm K (0: the first) compiles its entry points for this CPU (FOURY_SIM_SHIPPED_CODE=0)")
+    ls = sub.add_parser("load-split")
+    ls.add_argument("--game", action="append", help="a game (repeatable; default every game)")
+    ls.add_argument("--rounds", type=int, default=3)
+    ls.add_argument("--write", action="store_true", help="write benchmarks/results/load_split.json")
     args = ap.parse_args()
+    if args.cmd == "load-split":
+        from foury_sim.registry import games
+
+        runs = load_split(args.game or games(), args.rounds)
+        keys = [k for k in runs[0] if k.endswith("_s")]
+        medians = {g: {k: round(statistics.median(r[k] for r in runs if r["game"] == g), 3) for k in keys}
+                   for g in dict.fromkeys(r["game"] for r in runs)}
+        print(json.dumps({"medians": medians}))
+        if args.write:
+            from record import write_result
+
+            write_result(ROOT / "benchmarks" / "results" / "load_split.json", {"runs": runs, "medians": medians})
+        return
     if args.cmd == "first-run":
         from foury_sim.registry import games
 
