@@ -62,6 +62,25 @@ def test_the_risk_table_is_the_exact_odds():
         assert p == round(float(exact) * 1e6)
 
 
+def test_multinomial_in_integers_is_the_fraction_product():
+    """``_multinomial`` (integers, one fraction at the end) is n! / prod(c!) x prod(q ** c) taken a fraction at a
+    step, exactly, with zero chances and zero counts among the faces."""
+    from fractions import Fraction
+    from math import factorial
+
+    from foury_sim.games.delve.odds import _multinomial, _multisets
+
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        sides = int(rng.integers(1, 13))
+        probs = [Fraction(int(k), sides) for k in rng.multinomial(sides, [0.25, 0.25, 0.2, 0.1, 0.1, 0.1])]
+        for counts in _multisets(int(rng.integers(0, 8)), 6):
+            want = Fraction(factorial(sum(counts)))
+            for c, q in zip(counts, probs):
+                want = want / factorial(c) * q**c
+            assert _multinomial(counts, probs) == want, (counts, probs)
+
+
 def test_odds_input_errors():
     from foury_sim.errors import InputError
 

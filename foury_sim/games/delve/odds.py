@@ -317,10 +317,14 @@ def _multisets(n: int, k: int) -> list[tuple[int, ...]]:
 
 
 def _multinomial(counts: tuple[int, ...], probs: list[Fraction]) -> Fraction:
-    p = Fraction(factorial(sum(counts)))
+    """The chance of the face counts ``counts`` on sum(counts) dice with face chances ``probs``: n! / prod(c!) x
+    prod(q ** c), in integers, one fraction at the end (a fraction a step was most of ``odds delve``'s time)."""
+    num, den = factorial(sum(counts)), 1
     for c, q in zip(counts, probs):
-        p = p / factorial(c) * q**c
-    return p
+        if c:
+            num *= q.numerator**c
+            den *= factorial(c) * q.denominator**c
+    return Fraction(num, den)
 
 
 def _party_feasibility(rules: np.ndarray, side: int, party: tuple[int, ...], nmax: int) -> np.ndarray:
@@ -342,12 +346,28 @@ def exact_level(
 ) -> tuple[Fraction, Fraction, Fraction]:
     """Exact (P dragon comes, P monsters defeated, P level cleared) for ``level`` with ``lair``.
 
-    ``cache`` keeps each party's feasibility table between calls (same rules and side)."""
+    ``cache`` keeps each party's feasibility table, and a fresh roll's parties, between calls (same rules and
+    side)."""
     nd, at = int(rules[R_DUNGEON_DICE]), int(rules[R_DRAGON_AT])
     n = max(0, min(int(rules[R_LEVEL_DICE + level - 1]), nd - lair))  # level_dice.L (by default L)
     q = _face_probs(rules, R_DUNGEON_FACES, R_DUNGEON_SIDES)
     qd = [q[A.GOBLIN], q[A.SKELETON], q[A.OOZE], q[A.DRAGON], q[A.CHEST] + q[A.POTION]]
-    if party is None:
+    cache = {} if cache is None else cache
+    parties = _fresh_parties(rules, side, cache) if party is None else {tuple(party): Fraction(1)}
+    outcomes = [(c, _multinomial(c, qd)) for c in _multisets(n, 5)]
+    dragon = sum((pr for c, pr in outcomes if lair + c[3] >= at), Fraction(0))
+    den, weight = _weights(rules, side, parties, nd, cache)
+    mons = sum((pr * int(weight[0, g, s, o]) for (g, s, o, d, _), pr in outcomes), Fraction(0)) / den
+    clear = sum((pr * int(weight[1 if lair + d >= at else 0, g, s, o]) for (g, s, o, d, _), pr in outcomes),
+                Fraction(0)) / den
+    return dragon, mons, clear
+
+
+def _fresh_parties(rules: np.ndarray, side: int, cache: dict) -> dict[tuple[int, ...], Fraction]:
+    """The parties a fresh roll forms (the hero's specialty applied) with their exact chances; kept in ``cache``
+    (the same rules and side for every level)."""
+    key = ("fresh parties",)
+    if key not in cache:
         qp = _face_probs(rules, R_PARTY_FACES, R_PARTY_SIDES)
         h = R_HERO + side * A.H_COLS
         a, b = int(rules[h + A.H_FORM_FROM]), int(rules[h + A.H_FORM_TO])
@@ -361,18 +381,8 @@ def exact_level(
                 c2[b] += c2[a]
                 c2[a] = 0
             parties[tuple(c2)] = parties.get(tuple(c2), Fraction(0)) + pr
-    else:
-        parties = {tuple(party): Fraction(1)}
-    outcomes = [(c, _multinomial(c, qd)) for c in _multisets(n, 5)]
-    dragon = sum((pr for c, pr in outcomes if lair + c[3] >= at), Fraction(0))
-    cache = {} if cache is None else cache
-    den, weight = _weights(rules, side, parties, nd, cache)
-    mons = Fraction(0)
-    clear = Fraction(0)
-    for (g, s, o, d, _), pr in outcomes:
-        mons += pr * Fraction(int(weight[0, g, s, o]), den)
-        clear += pr * Fraction(int(weight[1 if lair + d >= at else 0, g, s, o]), den)
-    return dragon, mons, clear
+        cache[key] = parties
+    return cache[key]
 
 
 def _weights(rules: np.ndarray, side: int, parties: dict[tuple[int, ...], Fraction], nd: int,
