@@ -119,9 +119,10 @@ def exact_exchange(terms: Any, ties: int = 0) -> dict[str, Fraction]:
     """The outcome of one ``combat.exchange`` (MELEE) with ``terms`` (``combat.combat_terms``): disjoint
     probabilities of win, tie, lose (the blow included), chicken, and blow (the part of lose that is the blow)."""
     t = [int(x) for x in terms]
-    pd_, md = dice_sums_sixes(t[C.T_P_DICE]), dice_sums_sixes(t[C.T_M_DICE])
-    raw = dict.fromkeys(("win", "tie", "lose", "chicken", "blow"), Fraction(0))
-    raw_tie = Fraction(0)  # tied totals (what "reroll" rolls again)
+    # counted in ordered rolls of all the dice (integers over 6 ** dice), one fraction a result at the end
+    pd_, md = _sixes_counts(t[C.T_P_DICE]), _sixes_counts(t[C.T_M_DICE])
+    raw = dict.fromkeys(("win", "tie", "lose", "chicken", "blow"), 0)
+    raw_tie = 0  # tied totals (what "reroll" rolls again)
     for (a, a6), pa in pd_.items():
         for (b, b6), pb in md.items():
             p = pa * pb
@@ -137,9 +138,14 @@ def exact_exchange(terms: Any, ties: int = 0) -> dict[str, Fraction]:
                 raw["blow"] += p
             else:
                 raw[res] += p
-    if ties == TIES_REROLL:
-        raw = {k: v / (1 - raw_tie) for k, v in raw.items()}
-    return raw
+    rolls = 6 ** (t[C.T_P_DICE] + t[C.T_M_DICE])
+    return {k: Fraction(v, rolls - raw_tie) for k, v in raw.items()}  # (raw_tie is 0 but under "reroll")
+
+
+@cache
+def _sixes_counts(n: int) -> dict[tuple[int, int], int]:
+    """``dice_sums_sixes(n)`` as counts of the 6 ** n ordered rolls."""
+    return {key: p.numerator * (6**n // p.denominator) for key, p in dice_sums_sixes(n).items()}
 
 
 def kill_chance(terms: Any, hp: int, budget: int, ties: int = 0, chicken_terms: Any = None, chicken_hp: int = 1,
