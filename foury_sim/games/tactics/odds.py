@@ -73,15 +73,15 @@ def dice_sums(n: int) -> dict[int, Fraction]:
 
 
 @cache
-def dice_sums_sixes(n: int) -> dict[tuple[int, int], Fraction]:
-    """The joint distribution of (sum, number of sixes) of ``n`` d6."""
-    dist = {(0, 0): Fraction(1)}
+def dice_sums_sixes(n: int) -> dict[tuple[int, int], int]:
+    """The joint distribution of (sum, number of sixes) of ``n`` d6, as counts of the 6 ** n ordered rolls."""
+    dist = {(0, 0): 1}
     for _ in range(n):
-        nxt: dict[tuple[int, int], Fraction] = {}
-        for (s, k), p in dist.items():
+        nxt: dict[tuple[int, int], int] = {}
+        for (s, k), c in dist.items():
             for f in range(1, 7):
                 key = (s + f, k + (f == 6))
-                nxt[key] = nxt.get(key, Fraction(0)) + p / 6
+                nxt[key] = nxt.get(key, 0) + c
         dist = nxt
     return dist
 
@@ -120,7 +120,7 @@ def exact_exchange(terms: Any, ties: int = 0) -> dict[str, Fraction]:
     probabilities of win, tie, lose (the blow included), chicken, and blow (the part of lose that is the blow)."""
     t = [int(x) for x in terms]
     # counted in ordered rolls of all the dice (integers over 6 ** dice), one fraction a result at the end
-    pd_, md = _sixes_counts(t[C.T_P_DICE]), _sixes_counts(t[C.T_M_DICE])
+    pd_, md = dice_sums_sixes(t[C.T_P_DICE]), dice_sums_sixes(t[C.T_M_DICE])
     raw = dict.fromkeys(("win", "tie", "lose", "chicken", "blow"), 0)
     raw_tie = 0  # tied totals (what "reroll" rolls again)
     for (a, a6), pa in pd_.items():
@@ -141,11 +141,6 @@ def exact_exchange(terms: Any, ties: int = 0) -> dict[str, Fraction]:
     rolls = 6 ** (t[C.T_P_DICE] + t[C.T_M_DICE])
     return {k: Fraction(v, rolls - raw_tie) for k, v in raw.items()}  # (raw_tie is 0 but under "reroll")
 
-
-@cache
-def _sixes_counts(n: int) -> dict[tuple[int, int], int]:
-    """``dice_sums_sixes(n)`` as counts of the 6 ** n ordered rolls."""
-    return {key: p.numerator * (6**n // p.denominator) for key, p in dice_sums_sixes(n).items()}
 
 
 def kill_chance(terms: Any, hp: int, budget: int, ties: int = 0, chicken_terms: Any = None, chicken_hp: int = 1,
