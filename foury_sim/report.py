@@ -13,7 +13,9 @@ import html
 import io
 import json
 import math
+import os
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +30,8 @@ from .errors import InputError
 from .files import atomic_write
 from .lazy import pd
 
-__all__ = ["Results", "load_results", "build_report", "ReportFigure", "cell_differences", "Differences"]
+__all__ = ["Results", "load_results", "build_report", "report_workers", "ReportFigure", "cell_differences",
+           "Differences"]
 
 _REQUIRED = ("cell", "games")
 _LINESTYLES = ("-", "--", ":", "-.")
@@ -1016,25 +1019,128 @@ def _documents(res: Results, written: list[tuple[ReportFigure, Path, bytes]], sk
     return md_text, html_text
 
 
-def build_report(path: str | Path, *, target: float | None = None) -> list[Path]:
+# ------------------------------------------------------------------------------------ drawing
+
+#: Environment variable: how many worker processes draw a report's figures beside this one (0: draw them here).
+WORKERS_ENV = "FOURY_SIM_REPORT_WORKERS"
+#: A worker process takes about 3 s to start (imports, then the results loaded) and a figure about 1 s to draw:
+#: a worker is started for every this many figures beyond the first ones.
+FIGURES_PER_WORKER = 3
+
+
+def report_workers(n_figures: int, workers: int | None = None, threads: int | None = None) -> int:
+    """How many worker processes draw ``n_figures`` beside this process.
+
+    ``workers`` (or the environment's ``FOURY_SIM_REPORT_WORKERS``) is the answer if given; else one worker per
+    :data:`FIGURES_PER_WORKER` figures beyond the first three, at most ``threads - 1`` (default: this process's
+    CPUs). Zero when the main program has no file a spawned worker could import (a script read from stdin).
+    """
+    main = getattr(sys.modules.get("__main__"), "__file__", None)
+    if main is not None and not os.path.isfile(main):
+        return 0  # a program read from stdin: a spawned worker could not import its main module
+    if workers is None:
+        env = os.environ.get(WORKERS_ENV, "").strip()
+        if env:
+            try:
+                workers = int(env)
+            except ValueError:
+                raise InputError(f"{WORKERS_ENV}={env!r} is not a whole number of worker processes") from None
+    if workers is not None:
+        return max(0, min(int(workers), n_figures - 1))
+    cpus = threads or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+    return max(0, min(cpus - 1, (n_figures - FIGURES_PER_WORKER) // FIGURES_PER_WORKER))
+
+
+def _draw(spec: ReportFigure) -> bytes | str:
+    """One figure as PNG bytes, or the line saying why it was skipped."""
+    try:
+        fig = spec.make()
+    except (F.NoData, InputError) as e:
+        return f"{spec.heading}: {e}"
+    return _png(fig)
+
+
+_WORKER_PLAN: dict[str, ReportFigure] = {}
+
+
+def _worker_rc() -> dict[str, Any]:
+    """This process's matplotlib settings, for a drawing worker to use (not the backend)."""
+    import matplotlib
+
+    return {k: v for k, v in matplotlib.rcParams.items() if not k.startswith("backend")}
+
+
+def _start_worker(path: str, target: float | None, rc: dict[str, Any]) -> None:
+    """A drawing worker's start: this process's matplotlib settings, then the results and the figure plan."""
+    import matplotlib
+
+    matplotlib.rcParams.update(rc)
+    res = load_results(path)
+    _WORKER_PLAN.update((s.name, s) for s in _plan(res, _target(res, target)))
+
+
+def _draw_named(name: str) -> bytes | str:
+    return _draw(_WORKER_PLAN[name])
+
+
+def _draw_all(res: Results, plan: list[ReportFigure], target: float | None, workers: int) -> list[bytes | str]:
+    """Every planned figure (PNG bytes or a skip line), in plan order.
+
+    With ``workers`` > 0, worker processes (spawned: they import the game and load the results themselves) draw
+    from the end of the plan while this process draws from its start, each worker kept two figures ahead. A
+    figure's bytes do not depend on the process that drew it (``tests/test_report.py``). A pool that breaks
+    (a worker killed) leaves its figures to this process.
+    """
+    if workers <= 0:
+        return [_draw(s) for s in plan]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    done: dict[int, bytes | str] = {}
+    futures: dict[int, Any] = {}
+    front, back = 0, len(plan)
+    broken = False
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=_start_worker, initargs=(str(res.path), target, _worker_rc())) as pool:
+        while front < back:
+            if not broken and sum(not f.done() for f in futures.values()) < 2 * workers:
+                try:
+                    futures[back - 1] = pool.submit(_draw_named, plan[back - 1].name)
+                    back -= 1
+                except BrokenProcessPool:
+                    broken = True
+                continue
+            done[front] = _draw(plan[front])
+            front += 1
+        for i, f in futures.items():
+            try:
+                done[i] = f.result()
+            except BrokenProcessPool:
+                done[i] = _draw(plan[i])
+    return [done[i] for i in range(len(plan))]
+
+
+def build_report(path: str | Path, *, target: float | None = None, workers: int | None = None,
+                 threads: int | None = None) -> list[Path]:
     """Draw the figures that fit the study, then write ``report.md`` and ``report.html``.
 
     ``target`` is a win rate to aim for (default: ``[report] target`` of the experiment file).
     Figures whose data the results lack (per-cell board records, death records, ...) are skipped and listed in the
-    report. Returns the written paths: the PNGs, then report.md and report.html.
+    report. ``workers``: processes that draw figures beside this one (default :func:`report_workers` of
+    ``threads``, the CPUs to use; 0 draws every figure here); the report is the same, byte for byte. Returns the
+    written paths: the PNGs, then report.md and report.html.
     """
     res = load_results(path)
     target = _target(res, target)
     fig_dir = res.path / "figures"
     written: list[tuple[ReportFigure, Path, bytes]] = []
     skipped: list[str] = []
-    for spec in _plan(res, target):
-        try:
-            fig = spec.make()
-        except (F.NoData, InputError) as e:
-            skipped.append(f"{spec.heading}: {e}")
+    plan = _plan(res, target)
+    for spec, data in zip(plan, _draw_all(res, plan, target, report_workers(len(plan), workers, threads))):
+        if isinstance(data, str):
+            skipped.append(data)
             continue
-        data = _png(fig)
         out = fig_dir / spec.name
         atomic_write(out, data)
         written.append((spec, out, data))

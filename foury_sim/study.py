@@ -1050,7 +1050,7 @@ def _run_sweep_locked(exp: Experiment, out: Path, ident: str, files: dict[str, s
             if progress is not False:
                 say(f"building the report (figures, report.md, report.html) in {out} ...")
             t0 = time.perf_counter()
-            written = build_report(out)
+            written = build_report(out, threads=threads)
             if progress is not False:
                 n_fig = sum(1 for p in written if p.suffix == ".png")
                 say(f"report built: {n_fig} figure{'s' * (n_fig != 1)}, report.md and report.html "

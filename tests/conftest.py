@@ -8,7 +8,8 @@ kernel cache; the tests then load the engines from the cache (about a second). T
 game not listed there counts as the longest), so that the slowest compile is not the one left running alone at
 the end. The summary after the tests prints each game's slot, start and end (the schedule) and its seconds.
 Without ``-n`` (one process) nothing changes: each game compiles on its first test, as before.
-``FOURY_SIM_TEST_WARM=0`` switches the warm-up off.
+``FOURY_SIM_TEST_WARM=0`` switches the warm-up off. Reports draw their figures in the test's process
+(``FOURY_SIM_REPORT_WORKERS=0`` unless set).
 """
 
 from __future__ import annotations
@@ -69,6 +70,9 @@ def _warm_all(n: int) -> list[str]:
 
 
 def pytest_configure(config) -> None:
+    # The test processes fill the CPUs already: reports draw their figures in the test's own process (the drawing
+    # workers have their own tests in test_report.py, which ask for them by name).
+    os.environ.setdefault("FOURY_SIM_REPORT_WORKERS", "0")
     if hasattr(config, "workerinput"):  # an xdist test process: the main process warmed the cache
         return
     n = _workers(config)

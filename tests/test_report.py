@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -235,6 +236,63 @@ def test_build_report_is_repeatable(foury_study: tuple[Path, list[Path]]) -> Non
     again = build_report(path)
     assert again == written
     assert (path / "report.md").read_text() == md
+
+
+def _copy_study(path: Path, to: Path) -> Path:
+    import shutil
+
+    shutil.copytree(path, to, ignore=shutil.ignore_patterns("figures", "report.*"))
+    return to
+
+
+def test_figures_drawn_by_workers_are_the_ones_drawn_here(foury_study: tuple[Path, list[Path]], tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Worker processes draw part of the figures; every file of the report is the same, byte for byte."""
+    import foury_sim.report as R
+
+    path, _ = foury_study
+    here = build_report(_copy_study(path, tmp_path / "here"), workers=0)
+    drawn_here: list[str] = []
+    real_draw = R._draw
+    monkeypatch.setattr(R, "_draw", lambda spec: drawn_here.append(spec.name) or real_draw(spec))
+    both = build_report(_copy_study(path, tmp_path / "both"), workers=1)
+    assert [p.name for p in both] == [p.name for p in here] and len(_pngs(here)) >= 4
+    assert 0 < len(drawn_here) < len(_pngs(here))  # the worker drew the others (its own process, not counted)
+    for a, b in zip(here, both):
+        assert a.read_bytes() == b.read_bytes(), a.name
+
+
+def test_a_broken_drawing_pool_leaves_its_figures_to_this_process(foury_study: tuple[Path, list[Path]],
+                                                                  tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker that dies (here: at its start, on a matplotlib setting it refuses) costs time, not figures."""
+    import foury_sim.report as R
+
+    path, here = foury_study
+    monkeypatch.setattr(R, "_worker_rc", lambda: {"lines.linewidth": "not a width"})
+    both = build_report(_copy_study(path, tmp_path / "both"), workers=1)
+    assert [p.name for p in both] == [p.name for p in here]
+    for a, b in zip(here, both):
+        assert a.read_bytes() == b.read_bytes(), a.name
+
+
+def test_report_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One worker per three figures beyond the first three, below the CPUs; the environment or the caller decide."""
+    from foury_sim.report import WORKERS_ENV, report_workers
+
+    monkeypatch.delenv(WORKERS_ENV, raising=False)
+    assert report_workers(5, threads=8) == 0 and report_workers(6, threads=8) == 1
+    assert report_workers(11, threads=8) == 2 and report_workers(11, threads=2) == 1
+    assert report_workers(40, threads=1) == 0
+    assert report_workers(3, workers=5) == 2 and report_workers(11, workers=0) == 0
+    monkeypatch.setenv(WORKERS_ENV, "0")
+    assert report_workers(11, threads=8) == 0 and report_workers(11, workers=1) == 1
+    monkeypatch.setenv(WORKERS_ENV, "many")
+    with pytest.raises(InputError, match="FOURY_SIM_REPORT_WORKERS='many' is not a whole number"):
+        report_workers(11)
+    monkeypatch.delenv(WORKERS_ENV)
+    monkeypatch.setattr(sys.modules["__main__"], "__file__", "<stdin>", raising=False)  # python - < script.py
+    assert report_workers(11, threads=8) == 0 and report_workers(11, workers=3) == 0
 
 
 # ------------------------------------------------------------------------------------- loading
