@@ -1039,7 +1039,7 @@ def report_workers(n_figures: int, workers: int | None = None, threads: int | No
     if main is not None and not os.path.isfile(main):
         return 0  # a program read from stdin: a spawned worker could not import its main module
     if workers is None:
-        env = os.environ.get(WORKERS_ENV, "").strip()
+        env = os.environ.get("FOURY_SIM_REPORT_WORKERS", "").strip()  # WORKERS_ENV
         if env:
             try:
                 workers = int(env)
