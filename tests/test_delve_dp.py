@@ -309,6 +309,31 @@ def test_the_tables_kept_on_disk_are_the_computed_ones(tmp_path, monkeypatch):
     assert again.win.tobytes() == computed.win.tobytes() and dp._load(rules, path) is not None
 
 
+def test_kept_arrays_come_back_in_their_own_types(tmp_path):
+    """``keep_arrays`` stores integers narrowed and compressed; ``kept_arrays`` gives back the same values in the
+    same types; a truncated file reads as none."""
+    rng = np.random.default_rng(5)
+    arrays = {"trans": rng.integers(-1, 1716, size=(2, 1716, 8), dtype=np.int64),
+              "small": np.arange(-3, 100, dtype=np.int64), "wide": np.array([2**40, -5], dtype=np.int64),
+              "bytes": np.arange(200, dtype=np.uint8), "cont": rng.random((16, 2, 10)), "flags": rng.random(9) < 0.5,
+              "empty": np.zeros(0, dtype=np.int64)}
+    path = str(tmp_path / "a.npz")
+    dp.keep_arrays(path, arrays)
+    back = dp.kept_arrays(path, tuple(arrays))
+    for k, a in arrays.items():
+        assert back[k].dtype == a.dtype and back[k].shape == a.shape and back[k].tobytes() == a.tobytes(), k
+    with np.load(path) as z:  # stored narrower where the values allow
+        assert z["trans"].dtype == np.int16 and z["small"].dtype == np.int8 and z["wide"].dtype == np.int64
+        assert z["bytes"].dtype == np.uint8
+    raw = sum(a.nbytes for a in arrays.values())
+    assert os.path.getsize(path) < 0.5 * raw
+    with open(path, "rb") as f:
+        head = f.read(os.path.getsize(path) // 2)
+    with open(path, "wb") as f:
+        f.write(head)
+    assert dp.kept_arrays(path, tuple(arrays)) is None
+
+
 def test_the_disk_tables_follow_the_rules_and_the_switches(monkeypatch):
     a = D.load_ruleset(overrides=TINY).with_hero("knight")
     b = D.load_ruleset(overrides=TINY).with_hero("none")
