@@ -334,6 +334,21 @@ def test_kept_arrays_come_back_in_their_own_types(tmp_path):
     assert dp.kept_arrays(path, tuple(arrays)) is None
 
 
+def test_a_folder_of_kept_tables_keeps_the_most_recently_used(tmp_path, monkeypatch):
+    """Past ``KEEP_FILES`` files the least recently used (written or read) are removed."""
+    monkeypatch.setattr(dp, "KEEP_FILES", 3)
+    paths = [str(tmp_path / f"t{i}.npz") for i in range(5)]
+    for i, path in enumerate(paths[:3]):
+        dp.keep_arrays(path, {"a": np.arange(i + 1)})
+        os.utime(path, (1000.0 + i, 1000.0 + i))  # written in this order, a second apart
+    assert dp.kept_arrays(paths[0], ("a",))["a"].tolist() == [0]  # read now: the most recently used
+    dp.keep_arrays(paths[3], {"a": np.arange(4)})
+    assert sorted(os.listdir(tmp_path)) == ["t0.npz", "t2.npz", "t3.npz"]  # t1, the least recently used, went
+    (tmp_path / "notes.txt").write_text("not a table")
+    dp.keep_arrays(paths[4], {"a": np.arange(5)})
+    assert sorted(os.listdir(tmp_path)) == ["notes.txt", "t0.npz", "t3.npz", "t4.npz"]
+
+
 def test_the_disk_tables_follow_the_rules_and_the_switches(monkeypatch):
     a = D.load_ruleset(overrides=TINY).with_hero("knight")
     b = D.load_ruleset(overrides=TINY).with_hero("none")

@@ -399,6 +399,9 @@ def disk_path(rules: np.ndarray, folder: str = "dp") -> str | None:
 
 #: The entry of a kept file that names the integer arrays stored narrower than their own type (``name=dtype``).
 _DTYPES = "_dtypes"
+#: At most this many files in a folder of kept tables (one a rules array and hero: about 6 MB for the DP, 0.3 MB
+#: for a clear table); past it the least recently used are removed (a sweep over many rulesets stays bounded).
+KEEP_FILES = 64
 
 
 def kept_arrays(path: str | None, names: tuple[str, ...]) -> dict[str, np.ndarray] | None:
@@ -406,6 +409,10 @@ def kept_arrays(path: str | None, names: tuple[str, ...]) -> dict[str, np.ndarra
     none or it is damaged (the caller computes them again and rewrites the file)."""
     if path is None or not os.path.isfile(path):
         return None
+    try:
+        os.utime(path)  # recently used: the last to be removed (``keep_arrays``)
+    except OSError:
+        pass
     try:
         with np.load(path) as z:
             own = dict(t.split("=", 1) for t in z[_DTYPES].tolist()) if _DTYPES in z.files else {}
@@ -425,11 +432,26 @@ def _narrow(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def _prune(folder: str, keep: int | None = None) -> None:
+    """Remove the least recently used ``.npz`` files of ``folder`` beyond the newest ``keep`` (``KEEP_FILES``)."""
+    keep = KEEP_FILES if keep is None else keep
+    try:
+        with os.scandir(folder) as it:
+            files = [(e.stat().st_mtime, e.path) for e in it if e.name.endswith(".npz") and e.is_file()]
+    except OSError:
+        return
+    for _, old in sorted(files, reverse=True)[keep:]:
+        try:
+            os.remove(old)
+        except OSError:
+            pass
+
+
 def keep_arrays(path: str | None, arrays: dict[str, np.ndarray]) -> None:
     """Write ``arrays`` to ``path`` atomically (a temporary file renamed: a second process reads a whole file or
     none), zlib-compressed and each integer array in the narrowest type that holds it (``kept_arrays`` gives
-    back its own type): the DP of one rules array is 4.3 MB on disk, not 68 MB. A read-only or full cache folder
-    only leaves them unkept."""
+    back its own type): the DP of one rules array is 4-6 MB on disk, not 68 MB. The folder keeps the
+    ``KEEP_FILES`` most recently used files. A read-only or full cache folder only leaves them unkept."""
     if path is None:
         return
     stored = {k: _narrow(a) for k, a in arrays.items()}
@@ -440,6 +462,7 @@ def keep_arrays(path: str | None, arrays: dict[str, np.ndarray]) -> None:
         with open(tmp, "wb") as f:
             np.savez_compressed(f, **stored, **{_DTYPES: np.array(own, dtype=str)})
         os.replace(tmp, path)
+        _prune(os.path.dirname(path))
     except OSError:
         try:
             os.remove(tmp)
