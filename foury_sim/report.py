@@ -9,14 +9,17 @@ no external resources). Every file is written atomically (temp file, then ``os.r
 from __future__ import annotations
 
 import base64
+import contextlib
 import html
 import io
 import json
 import math
 import os
 import re
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -1101,12 +1104,14 @@ def _draw_all(res: Results, plan: list[ReportFigure], target: float | None, work
     futures: dict[int, Any] = {}
     front, back = 0, len(plan)
     broken = False
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                             initializer=_start_worker, initargs=(str(res.path), target, _worker_rc())) as pool:
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_start_worker, initargs=(str(res.path), target, _worker_rc()))
+    try:
         while front < back:
             if not broken and sum(not f.done() for f in futures.values()) < 2 * workers:
                 try:
-                    futures[back - 1] = pool.submit(_draw_named, plan[back - 1].name)
+                    with _children_ignore_interrupts():  # a submit may start a worker
+                        futures[back - 1] = pool.submit(_draw_named, plan[back - 1].name)
                     back -= 1
                 except BrokenProcessPool:
                     broken = True
@@ -1118,7 +1123,27 @@ def _draw_all(res: Results, plan: list[ReportFigure], target: float | None, work
                 done[i] = f.result()
             except BrokenProcessPool:
                 done[i] = _draw(plan[i])
+    except BaseException:  # Ctrl-C or an error here: the workers are stopped (their figures are not needed)
+        for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            proc.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
     return [done[i] for i in range(len(plan))]
+
+
+@contextlib.contextmanager
+def _children_ignore_interrupts() -> Iterator[None]:
+    """Processes started inside inherit Ctrl-C (SIGINT) ignored: Ctrl-C stops the command, which says so in one
+    line and stops them, instead of every worker printing its own traceback. (Main thread only.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 def build_report(path: str | Path, *, target: float | None = None, workers: int | None = None,

@@ -276,6 +276,43 @@ def test_a_broken_drawing_pool_leaves_its_figures_to_this_process(foury_study: t
         assert a.read_bytes() == b.read_bytes(), a.name
 
 
+def test_drawing_workers_ignore_ctrl_c_and_stop_with_the_command(foury_study: tuple[Path, list[Path]],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C reaches the command only (one line, not a traceback a worker); an interrupt there stops the workers."""
+    import multiprocessing
+    import signal
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+
+    import foury_sim.report as R
+
+    before = signal.getsignal(signal.SIGINT)
+    with R._children_ignore_interrupts():
+        pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        ignored = pool.submit(signal.getsignal, signal.SIGINT)
+    assert ignored.result(timeout=120) == signal.SIG_IGN and signal.getsignal(signal.SIGINT) is before
+    pool.shutdown()
+
+    path, _ = foury_study
+    res = load_results(path)
+    plan = R._plan(res, R._target(res, None))
+    calls = []
+
+    def interrupted(spec: R.ReportFigure) -> bytes | str:
+        calls.append(spec.name)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return b""
+
+    monkeypatch.setattr(R, "_draw", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        R._draw_all(res, plan, None, 1)
+    t0 = time.perf_counter()
+    while multiprocessing.active_children() and time.perf_counter() - t0 < 30:
+        time.sleep(0.05)
+    assert multiprocessing.active_children() == []
+
+
 def test_report_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     """One worker per three figures beyond the first three, below the CPUs; the environment or the caller decide."""
     from foury_sim.report import WORKERS_ENV, report_workers
