@@ -1036,11 +1036,8 @@ def report_workers(n_figures: int, workers: int | None = None, threads: int | No
 
     ``workers`` (or the environment's ``FOURY_SIM_REPORT_WORKERS``) is the answer if given; else one worker per
     :data:`FIGURES_PER_WORKER` figures beyond the first three, at most ``threads - 1`` (default: this process's
-    CPUs). Zero when the main program has no file a spawned worker could import (a script read from stdin).
+    CPUs).
     """
-    main = getattr(sys.modules.get("__main__"), "__file__", None)
-    if main is not None and not os.path.isfile(main):
-        return 0  # a program read from stdin: a spawned worker could not import its main module
     if workers is None:
         env = os.environ.get("FOURY_SIM_REPORT_WORKERS", "").strip()  # WORKERS_ENV
         if env:
@@ -1110,7 +1107,7 @@ def _draw_all(res: Results, plan: list[ReportFigure], target: float | None, work
         while front < back:
             if not broken and sum(not f.done() for f in futures.values()) < 2 * workers:
                 try:
-                    with _children_ignore_interrupts():  # a submit may start a worker
+                    with _plain_children():  # a submit may start a worker
                         futures[back - 1] = pool.submit(_draw_named, plan[back - 1].name)
                     back -= 1
                 except BrokenProcessPool:
@@ -1133,17 +1130,28 @@ def _draw_all(res: Results, plan: list[ReportFigure], target: float | None, work
 
 
 @contextlib.contextmanager
-def _children_ignore_interrupts() -> Iterator[None]:
-    """Processes started inside inherit Ctrl-C (SIGINT) ignored: Ctrl-C stops the command, which says so in one
-    line and stops them, instead of every worker printing its own traceback. (Main thread only.)"""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+def _plain_children() -> Iterator[None]:
+    """Processes spawned inside import only what their tasks name (``foury_sim.report``), not this program's main
+    script: multiprocessing would run that script again in each worker, and a designer's script without an
+    ``if __name__ == "__main__":`` guard would play its sweep again there (or fail, read from stdin). They also
+    start with Ctrl-C (SIGINT) ignored: Ctrl-C stops the command, which says so in one line and stops them,
+    instead of every worker printing its own traceback (in the main thread only)."""
+    main = sys.modules.get("__main__")
+    hidden = {k: main.__dict__.pop(k) for k in ("__file__",) if main is not None and k in main.__dict__}
+    spec = getattr(main, "__spec__", None)
+    if main is not None:
+        main.__spec__ = None
+    old = None
+    if threading.current_thread() is threading.main_thread():
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, old)
+        if old is not None:
+            signal.signal(signal.SIGINT, old)
+        if main is not None:
+            main.__spec__ = spec
+            main.__dict__.update(hidden)
 
 
 def build_report(path: str | Path, *, target: float | None = None, workers: int | None = None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ from foury_sim.report import Results, build_report, load_results
 from foury_sim.stats import wilson
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+R_ROOT = Path(__file__).resolve().parents[1]  #: the checkout, for a subprocess
 
 
 # ------------------------------------------------------------------------------ synthetic data
@@ -287,7 +289,7 @@ def test_drawing_workers_ignore_ctrl_c_and_stop_with_the_command(foury_study: tu
     import foury_sim.report as R
 
     before = signal.getsignal(signal.SIGINT)
-    with R._children_ignore_interrupts():
+    with R._plain_children():
         pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
         ignored = pool.submit(signal.getsignal, signal.SIGINT)
     assert ignored.result(timeout=120) == signal.SIG_IGN and signal.getsignal(signal.SIGINT) is before
@@ -313,6 +315,43 @@ def test_drawing_workers_ignore_ctrl_c_and_stop_with_the_command(foury_study: tu
     assert multiprocessing.active_children() == []
 
 
+@pytest.mark.parametrize("how", ["file", "stdin"])
+def test_a_script_without_a_main_guard_runs_once(foury_study: tuple[Path, list[Path]], tmp_path: Path,
+                                                 how: str) -> None:
+    """The drawing workers do not import the calling script (multiprocessing's spawn would run its top level
+    again in each worker): a designer's script without ``if __name__ == "__main__":`` runs once, from a file or
+    from stdin, and its report is the one drawn in one process."""
+    import subprocess
+
+    path, here = foury_study
+    folder = _copy_study(path, tmp_path / "study")
+    script = (
+        "import sys\n"
+        "import foury_sim.report as R\n"
+        "print('the script ran', flush=True)\n"
+        "drawn = []\n"
+        "real = R._draw\n"
+        "R._draw = lambda spec: drawn.append(spec.name) or real(spec)\n"
+        f"written = R.build_report({str(folder)!r}, workers=1)\n"
+        "print('drawn here', len(drawn), 'of', sum(p.suffix == '.png' for p in written))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(R_ROOT), os.environ.get("PYTHONPATH", "")])}
+    if how == "file":
+        (tmp_path / "make_report.py").write_text(script)
+        r = subprocess.run([sys.executable, str(tmp_path / "make_report.py")], capture_output=True, text=True,
+                           env=env, cwd=tmp_path, timeout=600)
+    else:
+        r = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True, env=env,
+                           cwd=tmp_path, timeout=600)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines.count("the script ran") == 1 and r.stderr == ""
+    here_n, _, total = lines[-1].removeprefix("drawn here ").partition(" of ")
+    assert 0 < int(here_n) < int(total) == len(_pngs(here))  # the worker drew the others
+    for p in here:
+        assert (folder / p.relative_to(path)).read_bytes() == p.read_bytes(), p.name
+
+
 def test_report_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     """One worker per three figures beyond the first three, below the CPUs; the environment or the caller decide."""
     from foury_sim.report import WORKERS_ENV, report_workers
@@ -327,9 +366,6 @@ def test_report_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(WORKERS_ENV, "many")
     with pytest.raises(InputError, match="FOURY_SIM_REPORT_WORKERS='many' is not a whole number"):
         report_workers(11)
-    monkeypatch.delenv(WORKERS_ENV)
-    monkeypatch.setattr(sys.modules["__main__"], "__file__", "<stdin>", raising=False)  # python - < script.py
-    assert report_workers(11, threads=8) == 0 and report_workers(11, workers=3) == 0
 
 
 # ------------------------------------------------------------------------------------- loading
