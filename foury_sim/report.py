@@ -1088,8 +1088,8 @@ def _draw_all(res: Results, plan: list[ReportFigure], target: float | None, work
 
     With ``workers`` > 0, worker processes (spawned: they import the game and load the results themselves) draw
     from the end of the plan while this process draws from its start, each worker kept two figures ahead. A
-    figure's bytes do not depend on the process that drew it (``tests/test_report.py``). A pool that breaks
-    (a worker killed) leaves its figures to this process.
+    figure's bytes do not depend on the process that drew it (``tests/test_report.py``). A figure a worker failed
+    to draw (a pool that breaks, a worker killed) is drawn here.
     """
     if workers <= 0:
         return [_draw(s) for s in plan]
@@ -1118,7 +1118,7 @@ def _draw_all(res: Results, plan: list[ReportFigure], target: float | None, work
         for i, f in futures.items():
             try:
                 done[i] = f.result()
-            except BrokenProcessPool:
+            except Exception:  # a broken pool, or the worker's own failure: drawn here (a figure's error is raised)
                 done[i] = _draw(plan[i])
     except BaseException:  # Ctrl-C or an error here: the workers are stopped (their figures are not needed)
         for proc in list((getattr(pool, "_processes", None) or {}).values()):
