@@ -335,7 +335,7 @@ def test_a_script_without_a_main_guard_runs_once(foury_study: tuple[Path, list[P
         f"written = R.build_report({str(folder)!r}, workers=1)\n"
         "print('drawn here', len(drawn), 'of', sum(p.suffix == '.png' for p in written))\n"
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(R_ROOT), os.environ.get("PYTHONPATH", "")])}
+    env = {**os.environ, "PYTHONPATH": str(R_ROOT)}
     if how == "file":
         (tmp_path / "make_report.py").write_text(script)
         r = subprocess.run([sys.executable, str(tmp_path / "make_report.py")], capture_output=True, text=True,
