@@ -1137,7 +1137,7 @@ def _plain_children() -> Iterator[None]:
     start with Ctrl-C (SIGINT) ignored: Ctrl-C stops the command, which says so in one line and stops them,
     instead of every worker printing its own traceback (in the main thread only)."""
     main = sys.modules.get("__main__")
-    hidden = {k: main.__dict__.pop(k) for k in ("__file__",) if main is not None and k in main.__dict__}
+    file = main.__dict__.pop("__file__", None) if main is not None else None
     spec = getattr(main, "__spec__", None)
     if main is not None:
         main.__spec__ = None
@@ -1151,7 +1151,8 @@ def _plain_children() -> Iterator[None]:
             signal.signal(signal.SIGINT, old)
         if main is not None:
             main.__spec__ = spec
-            main.__dict__.update(hidden)
+            if file is not None:
+                main.__file__ = file
 
 
 def build_report(path: str | Path, *, target: float | None = None, workers: int | None = None,
