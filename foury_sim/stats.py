@@ -732,17 +732,13 @@ def adjust_pvalues(p_values: ArrayLike, method: str = "holm") -> np.ndarray:
     if not ok.any():
         return out
     q = np.clip(p[ok], 0.0, 1.0)
-    if method == "holm":  # sorted p_(i) * (m - i), running maximum, capped at 1
+    if method in ("holm", "fdr_bh"):
         order = np.argsort(q, kind="stable")
-        adj = np.minimum(1.0, np.maximum.accumulate(q[order] * np.arange(q.size, 0, -1)))
-        res = np.empty_like(q)
-        res[order] = adj
-        out[ok] = res
-        return out
-    if method == "fdr_bh":  # sorted p_(i) / (i / m), running minimum from the largest, capped at 1
-        order = np.argsort(q, kind="stable")
-        raw = q[order] / (np.arange(1, q.size + 1) / float(q.size))
-        adj = np.minimum(1.0, np.minimum.accumulate(raw[::-1])[::-1])
+        if method == "holm":  # sorted p_(i) * (m - i), running maximum, capped at 1
+            adj = np.minimum(1.0, np.maximum.accumulate(q[order] * np.arange(q.size, 0, -1)))
+        else:  # sorted p_(i) / (i / m), running minimum from the largest, capped at 1
+            raw = q[order] / (np.arange(1, q.size + 1) / float(q.size))
+            adj = np.minimum(1.0, np.minimum.accumulate(raw[::-1])[::-1])
         res = np.empty_like(q)
         res[order] = adj
         out[ok] = res
