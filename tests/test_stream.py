@@ -305,6 +305,37 @@ def test_memory_of_a_streamed_run_does_not_grow_with_games(monkeypatch):
     assert peaks[300_000] < 300_000 * 8 * len(get_game("delve").outputs.columns), peaks  # < the whole table
 
 
+def test_the_kernel_calls_of_a_run_share_one_worker_thread():
+    """``runner.in_worker`` keeps its worker thread between calls: a new thread for every kernel call could get a
+    malloc arena of its own that kept the freed pages of its chunk's arrays (a streamed run's resident set grew with
+    its chunks, docs/speed.md "Session 52"). A call inside a call, or a caller beside another, gets another worker;
+    an error reaches the caller and leaves the worker usable."""
+    import threading
+
+    here = threading.get_ident()
+    first, second = runner.in_worker(threading.get_ident), runner.in_worker(threading.get_ident)
+    assert first == second != here
+    outer, inner = runner.in_worker(lambda: (threading.get_ident(), runner.in_worker(threading.get_ident)))
+    assert outer != inner and here not in (outer, inner)
+    with pytest.raises(ZeroDivisionError):
+        runner.in_worker(lambda: 1 // 0)
+    assert runner.in_worker(threading.get_ident) in (outer, inner)
+    gate = threading.Barrier(2, timeout=10)  # two callers at once: each call waits for the other to be running
+    got: list[int] = []
+
+    def meet() -> int:
+        gate.wait()
+        return threading.get_ident()
+
+    side = threading.Thread(target=lambda: got.append(runner.in_worker(meet)))
+    side.start()
+    mine = runner.in_worker(meet)
+    side.join(10)
+    assert len(got) == 1 and got[0] != mine
+    res = runner.run("delve", games=4000, seed=1, progress=False, keep_rows=False, chunk=1000)
+    assert res.summary["games"] == 4000 and not runner.STUCK
+
+
 @pytest.mark.parametrize("q", [0.5, 0.05, 0.95, 0.001])
 def test_exact_ranks_on_a_window_are_the_full_ranks(monkeypatch, q):
     """The ranks found by bisection in the window are those the full arrays of all n + 1 values give."""
