@@ -432,15 +432,14 @@ def _narrow(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def _prune(folder: str, keep: int | None = None) -> None:
-    """Remove the least recently used ``.npz`` files of ``folder`` beyond the newest ``keep`` (``KEEP_FILES``)."""
-    keep = KEEP_FILES if keep is None else keep
+def _prune(folder: str) -> None:
+    """Remove the least recently used ``.npz`` files of ``folder`` beyond the newest ``KEEP_FILES``."""
     try:
         with os.scandir(folder) as it:
             files = [(e.stat().st_mtime, e.path) for e in it if e.name.endswith(".npz") and e.is_file()]
     except OSError:
         return
-    for _, old in sorted(files, reverse=True)[keep:]:
+    for _, old in sorted(files, reverse=True)[KEEP_FILES:]:
         try:
             os.remove(old)
         except OSError:
