@@ -244,8 +244,8 @@ class _Worker:
     """A thread that runs ``in_worker``'s calls, one after another, kept between them: a new thread for every
     kernel call could get a malloc arena of its own (glibc gives a thread that starts while the last one is
     still ending another arena, up to eight a core), and each arena kept the freed pages of the chunks' arrays,
-    so a streamed run's resident set grew with its chunks (Delve, 20,000,000 games: 384 MB against 226 MB for
-    200,000, docs/speed.md "Session 52")."""
+    so a streamed run's resident set grew with its chunks (Delve, 20,000,000 games: 375.5 MB against 221.1 MB
+    for 200,000, docs/speed.md "Session 52")."""
 
     def __init__(self) -> None:
         self.jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
@@ -256,11 +256,10 @@ class _Worker:
         while (job := self.jobs.get()) is not None:
             job()
 
-    def retire(self, stuck: bool) -> None:
-        """Ends the thread once its call returns (``stuck``: listed in ``STUCK`` until then)."""
+    def retire(self) -> None:
+        """A worker whose call did not stop when asked: listed in ``STUCK``, its thread ends once the call returns."""
         self.jobs.put(None)
-        if stuck:
-            STUCK.append(self.thread)
+        STUCK.append(self.thread)
 
 
 #: Workers waiting for a call (one per caller running at the same time; a call made inside a call takes another).
@@ -319,14 +318,14 @@ def in_worker(fn: Any, *args: Any, watch: Any = None, **kw: Any) -> Any:
                     armed, seen, since = True, now, time.monotonic()
                 elif armed and time.monotonic() - since > budget and not done.is_set():
                     stop.set()
-                    worker.retire(stuck=True)
+                    worker.retire()
                     raise InputError(f"policy {name!r} answered no decision for {budget:g} s (an endless loop "
                                      "inside the policy?); the run was stopped (the budget: "
                                      "FOURY_SIM_DECISION_BUDGET_S)", "--policy")
         except KeyboardInterrupt:
             stop.set()
             if not done.wait(STOP_GRACE_S):
-                worker.retire(stuck=True)
+                worker.retire()
             else:
                 _give_back(worker)
             raise
