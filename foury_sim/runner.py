@@ -244,8 +244,8 @@ class _Worker:
     """A thread that runs ``in_worker``'s calls, one after another, kept between them: a new thread for every
     kernel call could get a malloc arena of its own (glibc gives a thread that starts while the last one is
     still ending another arena, up to eight a core), and each arena kept the freed pages of the chunks' arrays,
-    so a streamed run's resident set grew with its chunks (Delve, 20,000,000 games: 375.5 MB against 221.1 MB
-    for 200,000, docs/speed.md "Session 52")."""
+    so a streamed run's resident set grew with its chunks (20,000,000 games of a fast game: 375.5 MB against
+    221.1 MB for 200,000, docs/speed.md "Session 52")."""
 
     def __init__(self) -> None:
         self.jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
