@@ -272,6 +272,16 @@ def _give_back(worker: _Worker) -> None:
         _IDLE.append(worker)
 
 
+def _forget_workers() -> None:
+    """In a forked child: its parent's worker threads are not there (a designer's ``multiprocessing`` pool)."""
+    global _IDLE_LOCK
+    _IDLE.clear()
+    _IDLE_LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_workers)
+
+
 def in_worker(fn: Any, *args: Any, watch: Any = None, **kw: Any) -> Any:
     """``fn(*args, **kw)`` in a worker thread (numba's thread count of the caller; standard output sent to
     standard error), the calling thread waiting so that Ctrl-C reaches it within a fraction of a second even

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import pickle
+import time
 import tracemalloc
 from pathlib import Path
 
@@ -334,6 +335,29 @@ def test_the_kernel_calls_of_a_run_share_one_worker_thread():
     assert len(got) == 1 and got[0] != mine
     res = runner.run("delve", games=4000, seed=1, progress=False, keep_rows=False, chunk=1000)
     assert res.summary["games"] == 4000 and not runner.STUCK
+
+
+def test_a_forked_child_gets_a_worker_of_its_own():
+    """A process forked after a run (a designer's ``multiprocessing`` pool) has none of its parent's worker threads:
+    its calls take a new one instead of waiting for one that is not there."""
+    import os
+    import threading
+
+    assert runner.in_worker(threading.get_ident) != threading.get_ident()  # a worker waits in the parent
+    pid = os.fork()
+    if pid == 0:  # the child: answer within the parent's timeout, whatever happens
+        code = 1
+        try:
+            code = 0 if runner.in_worker(lambda: 7) == 7 else 1
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 60
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if done[0] == 0:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    assert done[0] == pid and os.waitstatus_to_exitcode(done[1]) == 0, done
 
 
 @pytest.mark.parametrize("q", [0.5, 0.05, 0.95, 0.001])
