@@ -337,6 +337,43 @@ def test_the_kernel_calls_of_a_run_share_one_worker_thread():
     assert res.summary["games"] == 4000 and not runner.STUCK
 
 
+RSS_PROBE = """
+import json, resource, sys
+from foury_sim import chunks as ch
+from foury_sim import runner
+
+scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
+peaks = []
+reduce = ch.reduce
+
+def counted(results, plan, on_result=None, initial=None):
+    def each(r):
+        peaks.append(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 2**20)
+        if on_result is not None:
+            on_result(r)
+    return reduce(results, plan, each, initial)
+
+ch.reduce = counted
+res = runner.run("delve", games=1_600_000, seed=1, progress=False, keep_rows=False, chunk=200_000)
+print(json.dumps({"games": res.summary["games"], "peaks": peaks}))
+"""
+
+
+def test_the_resident_set_of_a_streamed_run_does_not_grow_with_its_chunks():
+    """The peak resident set of a fresh process (what ``bench_end_to_end.py --memory`` compares, and what
+    tracemalloc above cannot see: pages glibc keeps outside Python's allocator) after the second of eight chunks
+    of 200,000 games and at the end: within 30 MB. Before the run's kernel calls shared one worker thread it grew
+    by about 90 MB over those chunks (208 → 299 MB; docs/speed.md "Session 52"); now by under 1 MB."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", RSS_PROBE], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["games"] == 1_600_000 and len(got["peaks"]) == 8, got
+    assert got["peaks"][-1] - got["peaks"][1] < 30, got["peaks"]
+
+
 def test_a_forked_child_gets_a_worker_of_its_own():
     """A process forked after a run (a designer's ``multiprocessing`` pool) has none of its parent's worker threads:
     its calls take a new one instead of waiting for one that is not there."""
