@@ -379,9 +379,12 @@ def test_a_forked_child_gets_a_worker_of_its_own():
     its calls take a new one instead of waiting for one that is not there."""
     import os
     import threading
+    import warnings
 
     assert runner.in_worker(threading.get_ident) != threading.get_ident()  # a worker waits in the parent
-    pid = os.fork()
+    with warnings.catch_warnings():  # (Python 3.12 warns of any fork of a process with threads)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
     if pid == 0:  # the child: answer within the parent's timeout, whatever happens
         code = 1
         try:
