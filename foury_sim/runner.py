@@ -263,23 +263,9 @@ class _Worker:
 
 
 #: Workers waiting for a call (one per caller running at the same time; a call made inside a call takes another).
+#: (A list's ``append`` and ``pop`` are atomic.) A forked child forgets them: their threads are not there.
 _IDLE: list[_Worker] = []
-_IDLE_LOCK = threading.Lock()
-
-
-def _give_back(worker: _Worker) -> None:
-    with _IDLE_LOCK:
-        _IDLE.append(worker)
-
-
-def _forget_workers() -> None:
-    """In a forked child: its parent's worker threads are not there (a designer's ``multiprocessing`` pool)."""
-    global _IDLE_LOCK
-    _IDLE.clear()
-    _IDLE_LOCK = threading.Lock()
-
-
-os.register_at_fork(after_in_child=_forget_workers)
+os.register_at_fork(after_in_child=_IDLE.clear)
 
 
 def in_worker(fn: Any, *args: Any, watch: Any = None, **kw: Any) -> Any:
@@ -312,9 +298,10 @@ def in_worker(fn: Any, *args: Any, watch: Any = None, **kw: Any) -> Any:
             done.set()
 
     budget = decision_budget() if watch is not None else 0.0
-    with _IDLE_LOCK:
-        worker = _IDLE.pop() if _IDLE else None
-    worker = worker or _Worker()
+    try:
+        worker = _IDLE.pop()
+    except IndexError:
+        worker = _Worker()
     seen = watch()[1] if watch is not None else None
     armed, since = False, time.monotonic()
     with stdout_to_stderr():
@@ -337,9 +324,9 @@ def in_worker(fn: Any, *args: Any, watch: Any = None, **kw: Any) -> Any:
             if not done.wait(STOP_GRACE_S):
                 worker.retire()
             else:
-                _give_back(worker)
+                _IDLE.append(worker)
             raise
-    _give_back(worker)
+    _IDLE.append(worker)
     if "error" in box:
         raise box["error"]
     return box.get("value")
