@@ -1450,6 +1450,13 @@ def _kernel(rules, ptable, ctl, params, user_fn, seed, script, out, trace):
     # The search policy (``search.py``): params = (rollouts, base id, kinds, the base's parameters...).
     searching = pid == A.P_SEARCH
     n_base = params.shape[0] - S.P_BASE_PARAMS if searching else params.shape[0]
+    # The search's parameters, read here (another policy's ``params`` is shorter): inside the loop numba hoists
+    # these loads out of their ``if searching``, and they read past the end of the array.
+    base_pid = np.int64(params[S.P_BASE]) if searching else pid
+    rollouts = np.int64(params[S.P_ROLLOUTS]) if searching else np.int64(0)
+    kinds = np.int64(params[S.P_KINDS]) if searching else np.int64(0)
+    margin = params[S.P_MARGIN] if searching else 0.0
+    progress = params[S.P_PROGRESS] if searching else 0.0
     for c in prange(nchunks):
         # Thread-local copies, passed on as borrowed views (see ``borrow``).
         rl = rules.copy()
@@ -1477,13 +1484,12 @@ def _kernel(rules, ptable, ctl, params, user_fn, seed, script, out, trace):
         b_w = borrow(w)
         b_out = borrow(out)
         b_sctl = borrow(sctl)
-        pol = Pol(np.int64(params[S.P_BASE]) if searching else pid, b_pa, user_fn, b_sctl)
+        pol = Pol(base_pid, b_pa, user_fn, b_sctl)
         dice = Dice(b_rs, b_sc, b_tr)
         for g in range(c * CHUNK, min(count, (c + 1) * CHUNK)):
             if searching:
                 search_game(b_rl, b_st, b_pt, pol, dice, Dice(b_rs, b_sc, borrow(quiet_tr)), b_opts, b_w, hero,
-                            full_menu, seed, start + g, np.int64(params[S.P_ROLLOUTS]), np.int64(params[S.P_KINDS]),
-                            params[S.P_MARGIN], params[S.P_PROGRESS], borrow(acc))
+                            full_menu, seed, start + g, rollouts, kinds, margin, progress, borrow(acc))
             else:
                 seed_stream(b_rs, seed, start + g)
                 play_game(b_rl, b_st, b_pt, pol, dice, b_opts, b_w, hero, full_menu)

@@ -3578,11 +3578,18 @@ def _simulate_p2_search_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, st
     two = R[R_P2_PLAYERS] == 2
     searching = pid == POL_SEARCH
     n_base = params.shape[0] - S.P_BASE_PARAMS if searching else params.shape[0]
+    # The search's parameters, read here (a 2-player run's ``params`` is shorter): inside the loop numba hoists
+    # these loads out of their branches, and they read past the end of the array.
+    base_pid = np.int64(params[S.P_BASE]) if searching else pid
+    rollouts = np.int64(params[S.P_ROLLOUTS]) if searching else np.int64(0)
+    kinds = np.int64(params[S.P_KINDS]) if searching else np.int64(0)
+    margin = params[S.P_MARGIN] if searching else 0.0
+    progress = params[S.P_PROGRESS] if searching else 0.0
     for ch in prange((count + CHUNK - 1) // CHUNK):
         st, rm, sc, opts, rs, ps, dice = chunk_scratch(rm0, n_rooms)
         vis = visits[ch]
-        pol = Pol(np.int64(params[S.P_BASE]) if searching else pid, params[params.shape[0] - n_base:].copy(), fn,
-                  np.zeros(S.CTL_SIZE if searching else 0, np.int64), rs)
+        sctl = np.zeros(S.CTL_SIZE if searching else 0, np.int64)
+        pol = Pol(base_pid, params[params.shape[0] - n_base:].copy(), fn, sctl, rs)
         acc = np.zeros((S.ACC_ROWS, S.MAX_BRANCH if searching else 0), np.float64)
         qvis = np.zeros(vis.shape[0] if searching else 0, np.int64)
         sb = np.zeros(STATE_SIZE if two else 0, np.int64)  # the opponent's state, on their own board
@@ -3595,8 +3602,7 @@ def _simulate_p2_search_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, st
                 p2_run(board, bb, rm0, st, sb, rm, sc, opts, dice, pol, vis, seed, pseed, start + k, out, k)
             else:
                 search_game(board, rm0, st, rm, sc, opts, dice, dice, pol, vis, qvis, seed, pseed, start + k,
-                            np.int64(params[S.P_ROLLOUTS]), np.int64(params[S.P_KINDS]), params[S.P_MARGIN],
-                            params[S.P_PROGRESS], acc)
+                            rollouts, kinds, margin, progress, acc)
             write_out(T, st, rs, out, k)
 
 
