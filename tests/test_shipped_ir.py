@@ -191,13 +191,34 @@ def test_rooms_from_its_shipped_ir_and_from_source_is_the_shipped_machine_code(t
     assert again["compile_s"] == 0 and again["hashes"] == ir["hashes"]  # (the bundle is not read again)
 
 
-def _entry_points(game: str) -> list[str]:
+def _ship_ir():
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("ship_ir", ROOT / "tools" / "ship_ir.py")
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
-    return tool.entry_points(game)
+    return tool
+
+
+def _entry_points(game: str) -> list[str]:
+    return _ship_ir().entry_points(game)
+
+
+def test_shipping_removes_an_engine_compiled_here_and_keeps_a_seeded_one(tmp_path, monkeypatch):
+    """After ``tools/ship_ir.py``, the next run must load the shipped code, not code compiled here from the same
+    sources before the bundle was written (numba loads whatever its cache holds for them)."""
+    monkeypatch.setenv("FOURY_SIM_CACHE_DIR", str(tmp_path))
+    package = "games/rooms"
+    tool = _ship_ir()
+    assert tool.drop_compiled_here(package) == ""  # no folder: nothing to do
+    folder = Path(config._cache_dir(package))
+    (folder / "kernel").mkdir(parents=True)
+    (folder / "kernel" / "kernel._kernel-1.py311.nbi").write_bytes(b"compiled here")
+    assert tool.drop_compiled_here(package) == str(folder)
+    assert not folder.exists()
+    assert shipped_ir.seed(package) > 0  # what a first run does: the bundles written, with this checkout's marker
+    assert tool.drop_compiled_here(package) == ""
+    assert shipped_ir.seeded(package)
 
 
 @pytest.mark.parametrize("game", games())

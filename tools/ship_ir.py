@@ -109,6 +109,7 @@ def ship(game: str) -> str:
             path.unlink()
         raise SystemExit(f"{refused} (nothing written)")
     code_changed = shipped_ir.write(package, code, code=True)
+    dropped = drop_compiled_here(package)
     cpath = shipped_ir.code_path(package)
     retried = f" (matched at compile {len(tries)}: before, {'; '.join(tries[:-1])} differed)" if len(tries) > 1 else ""
     return (f"{game}: {len(kept)} of {len(every)} functions' IR, {path.stat().st_size / 1e3:.0f} kB ({path}, "
@@ -116,7 +117,24 @@ def ship(game: str) -> str:
             f"{shipped_ir.CODE_CPU}, {cpath.stat().st_size / 1e3:.0f} kB "
             f"({'rewritten' if code_changed else 'unchanged'}); warm compiled {cold['compile_s']:.1f} s from source, "
             f"{again['compile_s']:.1f} s from the IR, "
-            f"{made['compile_s']:.1f} s for {shipped_ir.CODE_CPU}{retried}; {time.perf_counter() - t0:.0f} s")
+            f"{made['compile_s']:.1f} s for {shipped_ir.CODE_CPU}{retried}; {time.perf_counter() - t0:.0f} s"
+            + (f"; removed {dropped}, compiled here before this bundle" if dropped else ""))
+
+
+def drop_compiled_here(package: str) -> str:
+    """Remove this checkout's cache folder of ``package``'s sources when its engine was compiled here, not seeded from
+    the bundles (the test suite's warm step after an engine edit, before this tool ran): numba would go on loading that
+    code, made for this CPU, where a user loads the shipped code, and a benchmark would measure the wrong one
+    (docs/speed.md, session 53). The folder's path, or "" when there is none or the bundles were seeded into it."""
+    import shutil
+
+    from foury_sim import config, shipped_ir
+
+    path = config._cache_dir(package)
+    if not os.path.isdir(path) or shipped_ir.seeded(package):
+        return ""
+    shutil.rmtree(path, ignore_errors=True)
+    return path
 
 
 def entry_points(game: str) -> list[str]:
