@@ -299,9 +299,8 @@ def plain_indices() -> bool:
     with a computed index pays a compare, an add and a select, and the load waits for them. The rules index with
     numbers that are never negative: here an index that is not a constant is used as it is, in the functions of
     this package only (their LLVM names start ``_ZN9foury_sim``). A user's policy file, numba's own library and a
-    constant index such as ``a[-1]`` keep Python's meaning. Delve plays about x1.15 the games per CPU second,
-    Tactics x1.09, Rooms x1.07, Dungeon Foury x1.03 (whose hottest loops already indexed with unsigned numbers),
-    the same games (``tools/game_hashes.py``). A negative index in a rule would read outside its array:
+    constant index such as ``a[-1]`` keep Python's meaning. The engines play x1.03 to x1.15 the games per CPU
+    second (docs/speed.md, session 53), the same games (``tools/game_hashes.py``). A negative index in a rule would read outside its array:
     ``tests/test_indices.py`` plays every game under numba's bounds checks (``NUMBA_BOUNDSCHECK=1``), where it
     raises. ``FOURY_SIM_WRAP_INDEX=1`` keeps numba's wraparound; a numba whose ``fix_integer_index`` differs from
     the one this was checked against is left as it is (False)."""
