@@ -300,10 +300,10 @@ def plain_indices() -> bool:
     numbers that are never negative: here an index that is not a constant is used as it is, in the functions of
     this package only (their LLVM names start ``_ZN9foury_sim``). A user's policy file, numba's own library and a
     constant index such as ``a[-1]`` keep Python's meaning. The engines play x1.03 to x1.15 the games per CPU
-    second (docs/speed.md, session 53), the same games (``tools/game_hashes.py``). A negative index in a rule would read outside its array:
-    ``tests/test_indices.py`` plays every game under numba's bounds checks (``NUMBA_BOUNDSCHECK=1``), where it
-    raises. ``FOURY_SIM_WRAP_INDEX=1`` keeps numba's wraparound; a numba whose ``fix_integer_index`` differs from
-    the one this was checked against is left as it is (False)."""
+    second (docs/speed.md, session 53), the same games (``tools/game_hashes.py``). A negative index in a rule
+    would read outside its array: ``tests/test_indices.py`` plays every game under numba's bounds checks
+    (``NUMBA_BOUNDSCHECK=1``), where it raises. ``FOURY_SIM_WRAP_INDEX=1`` keeps numba's wraparound; a numba
+    whose ``fix_integer_index`` differs from the one this was checked against is left as it is (False)."""
     global _PLAIN_INDICES
     if _PLAIN_INDICES or JIT_DISABLED or not PLAIN_INDICES:
         return _PLAIN_INDICES
