@@ -10,6 +10,12 @@ change to those sources (``odds.TABLE_SOURCES``); ``tests/test_delve_odds.py`` f
 from __future__ import annotations
 
 import importlib
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # this checkout's foury_sim, even when another one is installed (a worktree, a CI clone)
+    sys.path.insert(0, str(ROOT))
 
 
 def main() -> None:
