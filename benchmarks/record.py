@@ -2,7 +2,9 @@
 
 Every ``benchmarks/results/*.json`` a benchmark writes carries ``made_by``: the command as typed (to run it again),
 the commit (``-dirty`` with uncommitted changes to tracked files), foury-sim's version, Python, numba and numpy, the
-CPU, the cores, the UTC time and the load average when it was written.
+CPU, the cores, the UTC time, the load average when it was written, and where each game's engine in this checkout's
+cache came from (``engines``: the shipped machine code, or compiled here, which a user's first run does not load:
+docs/speed.md, session 53).
 """
 
 from __future__ import annotations
@@ -45,7 +47,25 @@ def made_by(argv: list[str] | None = None) -> dict[str, Any]:
             "python": platform.python_version(), "numba": numba.__version__, "numpy": numpy.__version__,
             "cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
             "utc": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-            "load_average_1min": round(os.getloadavg()[0], 2)}
+            "load_average_1min": round(os.getloadavg()[0], 2), "engines": engines()}
+
+
+def engines() -> dict[str, str]:
+    """For each game with a cache folder of its current sources here: "shipped machine code" when the shipped bundles
+    were seeded into it and their machine code applies on this machine, else "compiled here" and why."""
+    from foury_sim import config, shipped_ir
+    from foury_sim.registry import games
+
+    out = {}
+    for game in games():
+        package = f"games/{game}"
+        if not os.path.isdir(config._cache_dir(package)):
+            continue
+        why = shipped_ir.code_applies(package)
+        if not why and not shipped_ir.seeded(package):
+            why = "the cache held it before the shipped code was seeded"
+        out[game] = f"compiled here ({why})" if why else "shipped machine code"
+    return out
 
 
 def write_result(path: str | Path, res: dict[str, Any], indent: int = 2) -> None:

@@ -43,3 +43,19 @@ def test_every_benchmark_writes_its_results_through_write_result():
         assert not written, f"{p.name} writes a result without made_by"
         if p.name.startswith("bench_"):
             assert "write_result(" in text, p.name
+
+
+
+def test_a_result_file_says_whether_each_engine_is_the_shipped_code(tmp_path, monkeypatch):
+    """A benchmark of an engine compiled here (the suite's warm step before shipping, say) must say so."""
+    from foury_sim import config, shipped_ir
+
+    monkeypatch.setenv("FOURY_SIM_CACHE_DIR", str(tmp_path))
+    record = record_module()
+    assert record.engines() == {}  # no cache folder: no engine used
+    Path(config._cache_dir("games/rooms")).mkdir(parents=True)
+    why = shipped_ir.code_applies("games/rooms")  # "" on a machine where the shipped code applies
+    unseeded = why or "the cache held it before the shipped code was seeded"
+    assert record.engines() == {"rooms": f"compiled here ({unseeded})"}
+    shipped_ir.seed("games/rooms")
+    assert record.engines() == {"rooms": f"compiled here ({why})" if why else "shipped machine code"}
