@@ -111,6 +111,19 @@ def base_description(builtins: dict, search_name: str = "search") -> str:
 
 # --- the hooks each game's ``decide`` calls (off: an empty ``ctl``) -----------------------------------------
 @njit(cache=CACHE, inline="always", _nrt=False)
+def settings(params, searching, pid):
+    """A driver's reading of its ``params``: (the id of the policy that decides, the length of that policy's own
+    parameters at the end of ``params``, rollouts, kinds, margin, progress). Without the search (``searching``
+    false) the policy is ``pid``, every parameter is its own and the search's settings are zeros. Read them before a
+    ``prange`` loop: inside it numba hoists these loads out of their branch, and they read past the end of another
+    policy's shorter ``params``."""
+    if searching:
+        return (np.int64(params[P_BASE]), np.int64(params.shape[0] - P_BASE_PARAMS), np.int64(params[P_ROLLOUTS]),
+                np.int64(params[P_KINDS]), params[P_MARGIN], params[P_PROGRESS])
+    return np.int64(pid), np.int64(params.shape[0]), np.int64(0), np.int64(0), 0.0, 0.0
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
 def forced(ctl, n):
     """At a multi-option decision, after the policy was asked (so it draws what it always draws, and a
     replay of the prefix consumes the same dice): the forced choice, or -1 (keep the policy's)."""

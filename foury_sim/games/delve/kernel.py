@@ -1449,14 +1449,7 @@ def _kernel(rules, ptable, ctl, params, user_fn, seed, script, out, trace):
     nchunks = (count + CHUNK - 1) // CHUNK
     # The search policy (``search.py``): params = (rollouts, base id, kinds, the base's parameters...).
     searching = pid == A.P_SEARCH
-    n_base = params.shape[0] - S.P_BASE_PARAMS if searching else params.shape[0]
-    # The search's parameters, read here (another policy's ``params`` is shorter): inside the loop numba hoists
-    # these loads out of their ``if searching``, and they read past the end of the array.
-    base_pid = np.int64(params[S.P_BASE]) if searching else pid
-    rollouts = np.int64(params[S.P_ROLLOUTS]) if searching else np.int64(0)
-    kinds = np.int64(params[S.P_KINDS]) if searching else np.int64(0)
-    margin = params[S.P_MARGIN] if searching else 0.0
-    progress = params[S.P_PROGRESS] if searching else 0.0
+    base_pid, n_base, rollouts, kinds, margin, progress = S.settings(params, searching, pid)  # (before the loop)
     for c in prange(nchunks):
         # Thread-local copies, passed on as borrowed views (see ``borrow``).
         rl = rules.copy()

@@ -3577,14 +3577,7 @@ def _simulate_p2_search_kernel(R, T, geo, arrows, rm0, pid, params, fn, seed, st
     board = Board(R, T, geo, arrows)
     two = R[R_P2_PLAYERS] == 2
     searching = pid == POL_SEARCH
-    n_base = params.shape[0] - S.P_BASE_PARAMS if searching else params.shape[0]
-    # The search's parameters, read here (a 2-player run's ``params`` is shorter): inside the loop numba hoists
-    # these loads out of their branches, and they read past the end of the array.
-    base_pid = np.int64(params[S.P_BASE]) if searching else pid
-    rollouts = np.int64(params[S.P_ROLLOUTS]) if searching else np.int64(0)
-    kinds = np.int64(params[S.P_KINDS]) if searching else np.int64(0)
-    margin = params[S.P_MARGIN] if searching else 0.0
-    progress = params[S.P_PROGRESS] if searching else 0.0
+    base_pid, n_base, rollouts, kinds, margin, progress = S.settings(params, searching, pid)  # (before the loop)
     for ch in prange((count + CHUNK - 1) // CHUNK):
         st, rm, sc, opts, rs, ps, dice = chunk_scratch(rm0, n_rooms)
         vis = visits[ch]
@@ -3640,14 +3633,13 @@ def _play_one_p2_search(R, T, geo, arrows, rm0, pid, params, fn, seed, game, scr
     sc, opts, rs, ps, dice = one_scratch(geo.shape[0], seed, game, script, tr)
     board = Board(R, T, geo, arrows)
     searching = pid == POL_SEARCH
-    n_base = params.shape[0] - S.P_BASE_PARAMS if searching else params.shape[0]
-    pol = Pol(np.int64(params[S.P_BASE]) if searching else pid, params[params.shape[0] - n_base:], fn,
+    base_pid, n_base, rollouts, kinds, margin, progress = S.settings(params, searching, pid)
+    pol = Pol(base_pid, params[params.shape[0] - n_base:], fn,
               np.zeros(S.CTL_SIZE + S.VALUE_ROOM if searching else 0, np.int64), rs)
     if searching:
         search_game(board, rm0, st, rm, sc, opts, dice, Dice(rs, ps, script, np.zeros((1, TRACE_COLS), np.int64)),
-                    pol, vis, np.zeros(vis.shape[0], np.int64), seed, seed ^ _POLICY_SALT, game,
-                    np.int64(params[S.P_ROLLOUTS]), np.int64(params[S.P_KINDS]), params[S.P_MARGIN],
-                    params[S.P_PROGRESS], np.zeros((S.ACC_ROWS, S.MAX_BRANCH), np.float64))
+                    pol, vis, np.zeros(vis.shape[0], np.int64), seed, seed ^ _POLICY_SALT, game, rollouts, kinds,
+                    margin, progress, np.zeros((S.ACC_ROWS, S.MAX_BRANCH), np.float64))
     else:
         R2 = R.copy()
         T2 = T.copy()
