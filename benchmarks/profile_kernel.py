@@ -27,8 +27,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
+
 def _child_source() -> str:
-    """The profiled process's script (kept as a function so that its text is plain Python, testable alone)."""
+    """The profiled process's script (run under ``perf record``): warm up, save the loaded kernel object and where
+    its code lies in memory, then play."""
     return '''
 import sys, time
 from collections import Counter

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from foury_sim import config
+from foury_sim.registry import games, get_game
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -90,7 +91,7 @@ sys.exit(rc)
 
 
 @pytest.mark.skipif(config.JIT_DISABLED, reason="numba's bounds checks need the JIT (numba off wraps like Python)")
-@pytest.mark.parametrize("game", ["delve", "foury", "rooms", "tactics"])
+@pytest.mark.parametrize("game", games())
 def test_every_game_plays_the_recorded_games_under_bounds_checks(game, tmp_path):
     """Each game compiled from source with ``NUMBA_BOUNDSCHECK=1`` (a cache folder of its own): no index of any rule
     is out of bounds in the hashed cells, negative ones included, and the games are the recorded ones."""
@@ -101,7 +102,5 @@ def test_every_game_plays_the_recorded_games_under_bounds_checks(game, tmp_path)
     assert r.returncode == 0, out
     assert "probe raised" in r.stdout, out
     assert " 0 moved, 0 new" in r.stdout, out
-    from foury_sim.registry import get_game
-
     if "search" in get_game(game).policies:
         assert "search played" in r.stdout, out
