@@ -51,15 +51,17 @@ def made_by(argv: list[str] | None = None) -> dict[str, Any]:
 
 
 def engines() -> dict[str, str]:
-    """For each game with a cache folder of its current sources here: "shipped machine code" when the shipped bundles
-    were seeded into it and their machine code applies on this machine, else "compiled here" and why."""
+    """For each game with an engine in the cache folder of its current sources here: "shipped machine code" when the
+    shipped bundles were seeded into it and their machine code applies on this machine, else "compiled here" and why.
+    A folder without a cache index (``.nbi``) holds no engine: numba makes a module's folder when it is imported."""
     from foury_sim import config, shipped_ir
     from foury_sim.registry import games
 
     out = {}
     for game in games():
         package = f"games/{game}"
-        if not os.path.isdir(config._cache_dir(package)):
+        folder = config._cache_dir(package)
+        if not any(f.endswith(".nbi") for _, _, files in os.walk(folder) for f in files):
             continue
         why = shipped_ir.code_applies(package)
         if not why and not shipped_ir.seeded(package):

@@ -53,7 +53,10 @@ def test_a_result_file_says_whether_each_engine_is_the_shipped_code(tmp_path, mo
     monkeypatch.setenv("FOURY_SIM_CACHE_DIR", str(tmp_path))
     record = record_module()
     assert record.engines() == {}  # no cache folder: no engine used
-    Path(config._cache_dir("games/rooms")).mkdir(parents=True)
+    folder = Path(config._cache_dir("games/rooms")) / "rooms_0123"
+    folder.mkdir(parents=True)
+    assert record.engines() == {}  # a folder numba made on import, without an engine in it
+    (folder / "kernel.simulate-1.py311.nbi").write_bytes(b"")
     why = shipped_ir.code_applies("games/rooms")  # "" on a machine where the shipped code applies
     unseeded = why or "the cache held it before the shipped code was seeded"
     assert record.engines() == {"rooms": f"compiled here ({unseeded})"}
