@@ -2,7 +2,7 @@
 the whole map in two words when it has at most 128 cells) against a naive one (a queue, ``passable`` side by side, as
 the rules say it) through many random states of the shipped maps and of random grids up to 64 rooms wide: the same
 O_GOAL for every option. And the masks it reads (``RM_BITS``), kept by the kernel as walls collapse and rooms collapse
-or flood, match the rooms after whole games."""
+or flood, match the rooms after whole games; the rooms ``mark_goals`` looks at hold every foe, cornucopia and die."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from foury_sim.games.foury import GAME, play_one
+from foury_sim.games.foury import icons as I
 from foury_sim.games.foury import kernel as K
 from foury_sim.games.foury import layout as L
 from foury_sim.games.foury.maps import builtin_maps
@@ -150,3 +151,45 @@ def test_the_kept_masks_match_the_rooms_after_whole_games(campaign):
         kept = rm[:, L.RM_BITS:].copy()
         row_bits(rm, r.map.rows, r.map.cols)
         assert (rm[:, L.RM_BITS:] == kept).all(), game
+
+
+#: The icons ``mark_goals`` looks for in rooms: every foe slot, the cornucopia and the die.
+GOAL_ICONS = [L.RM_ICON + k for k in (*range(I.FOE_FIRST, I.CAMPAIGN_FIRST), I.CORNUCOPIA, I.DIE)]
+
+
+def kept_icon_rooms(rm):
+    """The rooms in row 0's ``RM_BITS + RB_ICONS`` words."""
+    words = [int(v) % 2**64 for v in rm[0, L.RM_BITS + L.RB_ICONS:L.RM_BITS + L.RB_ICONS + 2]]
+    return {x for x in range(128) if words[x >> 6] >> (x & 63) & 1}
+
+
+def holding(rm):
+    return set(np.flatnonzero((rm[:, GOAL_ICONS] > 0).any(axis=1)).tolist())
+
+
+@pytest.mark.parametrize("campaign", [None, "kraken", "inout", "santa", "slaughter"])
+def test_mark_goals_looks_at_every_room_that_holds_a_foe_a_cornucopia_or_a_die(campaign):
+    """The rooms kept in ``RM_BITS + RB_ICONS`` are the printed ones at the start, and after whole games they still
+    hold every foe, cornucopia and die (a spawn, a returning troll, the Slaughter's finds add theirs); over them
+    ``mark_goals`` marks what it marks looking at every room (a map of 64 columns or more), in every sector."""
+    r = load_ruleset(campaign=campaign)
+    assert kept_icon_rooms(r.rm0) == holding(r.rm0) != set()
+    n = r.geo.shape[0]
+    every = r.R.copy()
+    every[L.R_COLS] = 64  # (mark_goals then looks at every room)
+    boards = [K.Board(R, r.T, r.geo, r.arrows) for R in (r.R, every)]
+    sc = np.zeros((K.SC_ROWS, K.scratch_cols(n)), np.int64)
+    pol = make_policy("greedy", GAME.policies)
+    added = 0
+    for game in range(40):
+        out, st, rm, tr = play_one(r, "free", pol, 5, game)
+        assert holding(rm) <= kept_icon_rooms(rm), game
+        added += len(kept_icon_rooms(rm) - kept_icon_rooms(r.rm0))
+        for sector in range(4):
+            st[L.S_PHASE], st[L.S_SECTOR] = 0, sector
+            marks = []
+            for board in boards:
+                K.mark_goals(board, st, rm, sc)
+                marks.append(sc[K.SC_MASK, :n].copy())
+            assert (marks[0] == marks[1]).all(), (game, sector)
+    assert added > 0  # games did add rooms (spawned foes)

@@ -611,6 +611,7 @@ def spawn(board, st, rm, opts, dice, pol, cell):
                   np.int64(-1))
     foe = T[T_SPAWN, face - 1]
     rm[cell, RM_ICON + foe] += 1
+    icon_added(rm, cell)
     if foe_has(T, foe, FT_RETURNS) and rm[cell, RM_RETURNS] == 0:
         rm[cell, RM_RETURNS] = R[R_TROLL_RETURNS]
         rm[cell, RM_RETURNER] = foe
@@ -1138,6 +1139,25 @@ def enter_room(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table
 
 
 # --------------------------------------------------------------------------- movement --
+@njit(cache=CACHE, inline="always", _nrt=False)
+def icon_added(rm, cell):
+    """Note a room the game added an icon to (``RM_BITS + RB_ICONS``): ``mark_goals`` looks at it from now on."""
+    if cell < 128:
+        rm[0, RM_BITS + RB_ICONS + (cell >> 6)] |= np.int64(1) << (cell & 63)
+
+
+@njit(cache=CACHE, _nrt=False)
+def _mark_rooms(board, rm, mask, word, x0, a, b, s):
+    """``mask[x] = 1`` for each room x = x0 + a bit of ``word`` holding icon ``a`` or ``b`` that may count for sector
+    ``s`` (``req_room``), in increasing x."""
+    while word != 0:
+        bit = word & -word
+        x = x0 + BIT_COLUMN[((bit * DE_BRUIJN) >> 58) & 63]
+        if (rm[x, RM_ICON + a] > 0 or rm[x, RM_ICON + b] > 0) and req_room(board, rm, x, s):
+            mask[x] = 1
+        word ^= bit
+
+
 @njit(cache=CACHE, _nrt=False)
 def mark_goals(board, st, rm, sc):
     """Mark (sc[SC_MASK]) where the round wants you: requirement elements, the Oracle, legal exits."""
@@ -1176,6 +1196,18 @@ def mark_goals(board, st, rm, sc):
     # a foe with a camp prize. One foe kind at a time over the rooms (the Temple's and the camps' are one of seven).
     having = FT_TEMPLE_GOAL if s == 0 else (0 if s == 1 else FT_CAMP_PRIZE)
     lacking = FT_TRAP if s == 1 else 0
+    if n <= 128 and R[R_COLS] < 64:  # only the rooms that can hold such an icon (printed, or added in this game)
+        w0 = rm[0, RM_BITS + RB_ICONS]
+        w1 = rm[0, RM_BITS + RB_ICONS + 1]
+        for ic in range(FOE_FIRST, FOE_FIRST + R[R_N_FOES]):
+            if (T[T_EN_TRAITS, ic] & having) != having or (T[T_EN_TRAITS, ic] & lacking) != 0:
+                continue
+            _mark_rooms(board, rm, mask, w0, np.int64(0), np.int64(ic), np.int64(ic), s)
+            _mark_rooms(board, rm, mask, w1, np.int64(64), np.int64(ic), np.int64(ic), s)
+        if s != 0 and s != 1:
+            _mark_rooms(board, rm, mask, w0, np.int64(0), np.int64(CORNUCOPIA), np.int64(DIE), s)
+            _mark_rooms(board, rm, mask, w1, np.int64(64), np.int64(CORNUCOPIA), np.int64(DIE), s)
+        return
     for ic in range(FOE_FIRST, FOE_FIRST + R[R_N_FOES]):
         if (T[T_EN_TRAITS, ic] & having) != having or (T[T_EN_TRAITS, ic] & lacking) != 0:
             continue
@@ -2098,6 +2130,7 @@ def sl_find(R, st, rm, dice, cell):
     log(tr, st, TR_SL_FIND, cell, face, icon, 0, 0)
     if icon >= 0:
         rm[cell, RM_ICON + icon] += 1
+        icon_added(rm, cell)
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -2554,6 +2587,7 @@ def kr_fight(board, st, rm, opts, dice, pol, cell, why):
     log(tr, st, TR_KR_FIGHT, why, cell, st[S_KR_SWIMS], 0, 0)
     saved = rm[cell, RM_ICON + foe]
     rm[cell, RM_ICON + foe] = saved + 1
+    icon_added(rm, cell)
     r = fight(board, st, rm, opts, dice, pol, cell, foe)
     rm[cell, RM_ICON + foe] = saved
     return r
@@ -3009,6 +3043,7 @@ def end_of_round(R, st, rm, tr):
             if rm[x, RM_RETURNS] > 0 and (rm[x, RM_STATE] & COLLAPSED) == 0:
                 rm[x, RM_RETURNS] -= 1
                 rm[x, RM_ICON + rm[x, RM_RETURNER]] += 1
+                icon_added(rm, x)
                 log(tr, st, TR_TROLL_BACK, x, rm[x, RM_RETURNS], rm[x, RM_RETURNER], 0, 0)
 
 

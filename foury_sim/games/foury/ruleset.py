@@ -117,6 +117,7 @@ from .layout import (
     R_TURN_MARKET_SWAPS,
     R_UPPER_PLACES,
     R_WEAR_PER_ROLLOFF,
+    RB_ICONS,
     RM_BITS,
     RM_COLS,
     RM_ICON,
@@ -612,6 +613,7 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
         T[T_UP_DIST + i // T_COLS, i % T_COLS] = d
     two_player(rf, R, heroes)
     santa(rf, R, m, rm0, icon_table)
+    icon_rooms(rm0, m.rows, m.cols)
     kraken(rf, R, icon_table)
     if R[R_P2_PLAYERS] == 2 and len(set(arrows[:, 2].tolist())) < 2:
         raise InputError("two_player.players = 2 needs a map with entry arrows on at least two sides (sectors): "
@@ -962,6 +964,22 @@ def map_arrays(m: MapData, R: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np
     rm0[:, RM_STATE] = np.where(m.icons[:, I.TUNNEL] > 0, FLOODED, 0)
     row_bits(rm0, m.rows, m.cols)
     return geo, np.ascontiguousarray(arrows), rm0
+
+
+def icon_rooms(rm: np.ndarray, rows: int, cols: int) -> None:
+    """The rooms whose printed icons hold a foe, a cornucopia or a die, as row 0's two words ``RM_BITS + RB_ICONS``
+    (layout.py; the kernel adds the rooms a game adds such an icon to), so that ``mark_goals`` looks at those rooms
+    instead of every room. A map of more than 128 cells (or of 64 columns or more) keeps them 0: there it looks at
+    every room."""
+    rm[0, RM_BITS + RB_ICONS:RM_BITS + RB_ICONS + 2] = 0
+    n = rows * cols
+    if n > 128 or cols >= 64:
+        return
+    kinds = [*range(I.FOE_FIRST, I.CAMPAIGN_FIRST), I.CORNUCOPIA, I.DIE]
+    held = np.flatnonzero((rm[:n, [RM_ICON + k for k in kinds]] > 0).any(axis=1))
+    for half in range(2):
+        v = sum(1 << (int(x) - 64 * half) for x in held if 64 * half <= x < 64 * half + 64)
+        rm[0, RM_BITS + RB_ICONS + half] = v - (1 << 64) if v >= 1 << 63 else v  # (bit 63: the int64's sign bit)
 
 
 def row_bits(rm: np.ndarray, rows: int, cols: int) -> None:
