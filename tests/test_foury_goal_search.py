@@ -1,8 +1,9 @@
 """The move menu's goal search (``kernel.goal_distances``: a bit-parallel breadth-first search, a grid row a word, or
 the whole map in two words when it has at most 128 cells) against a naive one (a queue, ``passable`` side by side, as
 the rules say it) through many random states of the shipped maps and of random grids up to 64 rooms wide: the same
-O_GOAL for every option. And the masks it reads (``RM_BITS``), kept by the kernel as walls collapse and rooms collapse
-or flood, match the rooms after whole games; the rooms ``mark_goals`` looks at hold every foe, cornucopia and die."""
+O_GOAL for every option, its map-wide words made afresh or kept from the last search of the same rooms. And the masks
+it reads (``RM_BITS``), kept by the kernel as walls collapse and rooms collapse or flood, match the rooms after whole
+games; the rooms ``mark_goals`` looks at hold every foe, cornucopia and die."""
 
 from __future__ import annotations
 
@@ -93,22 +94,23 @@ def check(rng, R0, geo, rm0, rooms, trials):
     opts = np.zeros((K.option_rows(n), L.N_OCOL), np.int64)
     st = np.zeros(L.STATE_SIZE, np.int64)
     for _ in range(trials):
-        R = R0.copy()
-        R[L.R_SWIM_ALL] = rng.integers(2)
-        R[L.R_KR_ON] = rng.random() < 0.2
-        st[L.S_SECTOR] = rng.integers(4)
-        rm = random_state(rng, R, geo, rm0)
-        goal = np.zeros(n, bool)
-        goal[rng.choice(rooms, rng.integers(0, 4))] = True
-        sc[K.SC_MASK, :n] = goal
-        k = int(rng.integers(1, 12))
-        to = rng.choice(rooms, k)  # (a room may be the destination of several options)
-        opts[:k, L.O_TO] = to
-        K.goal_distances(K.Board(R, np.zeros((L.T_ROWS, L.T_COLS), np.int64), geo, np.zeros((0, 3), np.int64)),
-                         st, rm, sc, opts, k)
-        want = naive_goal(R, st, rm, geo, goal, set(to.tolist()))
-        assert [int(v) for v in opts[:k, L.O_GOAL]] == [want[x] for x in to]
-        assert not sc[K.SC_WANT].any()
+        rm = random_state(rng, R0, geo, rm0)
+        for _again in range(2):  # the same rooms twice: the second search reuses the map's words (goal_masks2)
+            R = R0.copy()
+            R[L.R_SWIM_ALL] = rng.integers(2)
+            R[L.R_KR_ON] = rng.random() < 0.2
+            st[L.S_SECTOR] = rng.integers(4)
+            goal = np.zeros(n, bool)
+            goal[rng.choice(rooms, rng.integers(0, 4))] = True
+            sc[K.SC_MASK, :n] = goal
+            k = int(rng.integers(1, 12))
+            to = rng.choice(rooms, k)  # (a room may be the destination of several options)
+            opts[:k, L.O_TO] = to
+            K.goal_distances(K.Board(R, np.zeros((L.T_ROWS, L.T_COLS), np.int64), geo, np.zeros((0, 3), np.int64)),
+                             st, rm, sc, opts, k)
+            want = naive_goal(R, st, rm, geo, goal, set(to.tolist()))
+            assert [int(v) for v in opts[:k, L.O_GOAL]] == [want[x] for x in to]
+            assert not sc[K.SC_WANT].any()
 
 
 @pytest.mark.parametrize("campaign, name", [(None, "base"), (None, "base_12arrows"), ("inout", None), ("kraken", None),
@@ -148,9 +150,10 @@ def test_the_kept_masks_match_the_rooms_after_whole_games(campaign):
     pol = make_policy("greedy", GAME.policies)
     for game in range(40):
         out, st, rm, tr = play_one(r, "free", pol, 5, game)
-        kept = rm[:, L.RM_BITS:].copy()
+        words = slice(L.RM_BITS, L.RM_BITS + L.RB_ICONS)  # the row words (then the icons' rooms, the dirty flag)
+        kept = rm[:, words].copy()
         row_bits(rm, r.map.rows, r.map.cols)
-        assert (rm[:, L.RM_BITS:] == kept).all(), game
+        assert (rm[:, words] == kept).all(), game
 
 
 #: The icons ``mark_goals`` looks for in rooms: every foe slot, the cornucopia and the die.
@@ -193,3 +196,25 @@ def test_mark_goals_looks_at_every_room_that_holds_a_foe_a_cornucopia_or_a_die(c
                 marks.append(sc[K.SC_MASK, :n].copy())
             assert (marks[0] == marks[1]).all(), (game, sector)
     assert added > 0  # games did add rooms (spawned foes)
+
+
+def test_the_goal_search_makes_its_map_words_again_for_other_rooms():
+    """``goal_masks2`` keeps the map-wide words it made from one ``rm`` while that rm's row words stay the same; handed
+    another rm (its dirty flag clear: a scratch shared by two sheets, or reused from a test), it makes them again."""
+    r = load_ruleset()
+    n = r.geo.shape[0]
+    board = K.Board(r.R, r.T, r.geo, r.arrows)
+    st = np.zeros(L.STATE_SIZE, np.int64)
+    sc = np.zeros((K.SC_ROWS, K.scratch_cols(n)), np.int64)
+    a, b = r.rm0.copy(), r.rm0.copy()
+    x, side = next((x, s) for x in range(n) for s in range(4)
+                   if r.geo[x, s] >= 0 and a[x, L.RM_WALL + s] == L.W_OPEN)
+    K.set_wall(r.R, b, x, side, L.W_COLLAPSED)
+    assert b[0, L.RM_BITS + L.RB_DIRTY] == 1
+    words = {}
+    for name, rm in (("a", a), ("b", b), ("a again", a), ("b again", b)):
+        K.goal_masks2(board, st, rm, sc)
+        assert rm[0, L.RM_BITS + L.RB_DIRTY] == 0
+        words[name] = sc[K.SC_BITS, :K.L_GOAL].copy()  # the sides' masks and the collapsed rooms
+    assert (words["a"] != words["b"]).any()
+    assert (words["a again"] == words["a"]).all() and (words["b again"] == words["b"]).all()

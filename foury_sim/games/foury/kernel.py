@@ -731,6 +731,7 @@ def set_wall(R, rm, x, side, w):
     rm[r, RM_BITS + side] = (rm[r, RM_BITS + side] | b) if w == W_OPEN else (rm[r, RM_BITS + side] & ~b)
     rm[r, RM_BITS + 4 + side] = (rm[r, RM_BITS + 4 + side] | b) if w == W_COLLAPSED else (
         rm[r, RM_BITS + 4 + side] & ~b)
+    rm[0, RM_BITS + RB_DIRTY] = 1
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -739,6 +740,7 @@ def add_state(R, rm, x, flag, k):
     rm[x, RM_STATE] |= flag
     r = x // R[R_COLS]
     rm[r, RM_BITS + k] |= np.int64(1) << (x - r * R[R_COLS])
+    rm[0, RM_BITS + RB_DIRTY] = 1
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)  # one caller
@@ -1287,11 +1289,19 @@ def _into_row(R, rm, r, h, swim):
     dry = ~fl if R[R_KR_ON] == 1 else np.int64(-1)
     n0, n1, n2, n3 = rm[r, RM_BITS], rm[r, RM_BITS + 1], rm[r, RM_BITS + 2], rm[r, RM_BITS + 3]
     if swim and fl != 0:  # a collapsed wall between two flooded rooms
-        n0 |= rm[r, RM_BITS + 4] & fl & (rm[r - 1, RM_BITS + RB_FLOODED] if r > 0 else 0)
-        n1 |= rm[r, RM_BITS + 5] & fl & (fl >> 1)
-        n2 |= rm[r, RM_BITS + 6] & fl & (rm[r + 1, RM_BITS + RB_FLOODED] if r + 1 < h else 0)
-        n3 |= rm[r, RM_BITS + 7] & fl & (fl << 1)
+        x0, x1, x2, x3 = _swim_row(rm, r, h)
+        n0, n1, n2, n3 = n0 | x0, n1 | x1, n2 | x2, n3 | x3
     return n0 & dry, n1 & dry, n2 & dry, n3 & dry
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def _swim_row(rm, r, h):
+    """Grid row r's four words of collapsed walls between two flooded rooms (``_into_row`` when one may swim)."""
+    fl = rm[r, RM_BITS + RB_FLOODED]
+    return (rm[r, RM_BITS + 4] & fl & (rm[r - 1, RM_BITS + RB_FLOODED] if r > 0 else 0),
+            rm[r, RM_BITS + 5] & fl & (fl >> 1),
+            rm[r, RM_BITS + 6] & fl & (rm[r + 1, RM_BITS + RB_FLOODED] if r + 1 < h else 0),
+            rm[r, RM_BITS + 7] & fl & (fl << 1))
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -1347,6 +1357,10 @@ def unexplored_mask(board, rm, sc):
 # search is then a few shifts of two words (by 1 along a row, by ``cols`` across rows) for every row at once.
 L_INTO = 0  # 4 masks, one a side s, as B_INTO; a side with no neighbour on the map cleared (no wrap along a row)
 L_FALLEN, L_GOAL, L_NEW, L_WANT = 8, 10, 12, 14
+# The map-wide words ``goal_masks2`` keeps while the rooms' row words stay the same (``_map_words``): L_BASE the four
+# sides' open walls (as L_INTO, without swimming or the Kraken's water), L_SWIMX the collapsed walls between two
+# flooded rooms (added when one may swim), L_FLOOD the flooded rooms; L_STAMP the address of the rooms they came from.
+L_BASE, L_SWIMX, L_FLOOD, L_STAMP = 16, 24, 32, 34
 #: every bit but the sign bit: a logical shift right by 1 of an int64 word
 LOW63 = 0x7FFFFFFFFFFFFFFF
 
@@ -1374,27 +1388,54 @@ def _cells2(bits, at, cells, n):
 
 
 @njit(cache=CACHE, _nrt=False)
+def _map_words(R, rm, bits, h, w):
+    """``goal_masks2``'s words that depend on the rooms' row words alone (L_BASE, L_SWIMX, L_FLOOD, L_FALLEN), placed
+    at bit r * cols of the map's words; a side with no neighbour on the map cleared (no wrap along a row)."""
+    for k in range(L_BASE, L_STAMP):
+        bits[k] = 0
+    bits[L_FALLEN] = 0
+    bits[L_FALLEN + 1] = 0
+    first, last = np.int64(1), np.int64(1) << (w - 1)
+    for r in range(h):
+        off = r * w
+        s0, s1, s2, s3 = _swim_row(rm, r, h)
+        if r > 0:
+            _put2(bits, L_BASE, off, w, rm[r, RM_BITS])
+            _put2(bits, L_SWIMX, off, w, s0)
+        _put2(bits, L_BASE + 2, off, w, rm[r, RM_BITS + 1] & ~last)
+        _put2(bits, L_SWIMX + 2, off, w, s1 & ~last)
+        if r + 1 < h:
+            _put2(bits, L_BASE + 4, off, w, rm[r, RM_BITS + 2])
+            _put2(bits, L_SWIMX + 4, off, w, s2)
+        _put2(bits, L_BASE + 6, off, w, rm[r, RM_BITS + 3] & ~first)
+        _put2(bits, L_SWIMX + 6, off, w, s3 & ~first)
+        _put2(bits, L_FLOOD, off, w, rm[r, RM_BITS + RB_FLOODED])
+        _put2(bits, L_FALLEN, off, w, rm[r, RM_BITS + RB_COLLAPSED])
+
+
+@njit(cache=CACHE, _nrt=False)
 def goal_masks2(board, st, rm, sc):
     """``goal_masks`` as two words over the whole map (``L_*``, a map of at most 128 cells): the same rows of
-    RM_BITS, the same swim and Kraken rules, placed at bit r * cols of the map's words."""
+    RM_BITS, the same swim and Kraken rules, placed at bit r * cols of the map's words. The words that depend on the
+    rooms alone are made again only when their row words changed (``RB_DIRTY``) or come from other rooms
+    (``L_STAMP``: a scratch handed another ``rm``); this turn's swimming and the Kraken's water are applied to them."""
     R, T, geo, arrows = board
     h, w = R[R_ROWS], R[R_COLS]
     n = h * w
     bits = sc[SC_BITS]
-    for k in range(L_GOAL):
-        bits[k] = 0
+    if rm[0, RM_BITS + RB_DIRTY] != 0 or bits[L_STAMP] != rm.ctypes.data:
+        _map_words(R, rm, bits, h, w)
+        rm[0, RM_BITS + RB_DIRTY] = 0
+        bits[L_STAMP] = rm.ctypes.data
     swim = swim_ok(R, st) and R[R_KR_ON] == 0
-    first, last = np.int64(1), np.int64(1) << (w - 1)
-    for r in range(h):
-        n0, n1, n2, n3 = _into_row(R, rm, r, h, swim)
-        off = r * w
-        if r > 0:
-            _put2(bits, L_INTO, off, w, n0)
-        _put2(bits, L_INTO + 2, off, w, n1 & ~last)
-        if r + 1 < h:
-            _put2(bits, L_INTO + 4, off, w, n2)
-        _put2(bits, L_INTO + 6, off, w, n3 & ~first)
-        _put2(bits, L_FALLEN, off, w, rm[r, RM_BITS + RB_COLLAPSED])
+    kraken = R[R_KR_ON] == 1
+    for k in range(8):
+        v = bits[L_BASE + k]
+        if swim:
+            v |= bits[L_SWIMX + k]
+        if kraken:  # no flooded room in the Kraken's search
+            v &= ~bits[L_FLOOD + (k & 1)]
+        bits[L_INTO + k] = v
     _cells2(bits, L_GOAL, sc[SC_MASK], n)
     _cells2(bits, L_WANT, sc[SC_WANT], n)
 

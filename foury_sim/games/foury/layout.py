@@ -242,9 +242,11 @@ RM_RETURNER = RM_ICON + N_ICONS  # the icon of the room's returning foe (read on
 #: those whose side s is a collapsed wall, + RB_FLOODED the flooded rooms, + RB_COLLAPSED the collapsed ones.
 #: Row 0's RB_ICONS and RB_ICONS + 1, on a map of at most 128 cells (and fewer than 64 columns): bit x & 63 of the
 #: (x >> 6)-th for every room x that can hold a foe, a cornucopia or a die (printed there, or added by the game: a
-#: spawned foe, the Slaughter's finds), the rooms ``mark_goals`` looks at.
+#: spawned foe, the Slaughter's finds), the rooms ``mark_goals`` looks at. Row 0's RB_DIRTY: 1 when the row words
+#: changed since the goal search last made its map-wide words from them (``kernel.goal_masks2``; set by ``row_bits``,
+#: ``set_wall`` and ``add_state``).
 RM_BITS = RM_RETURNER + 1
-RB_FLOODED, RB_COLLAPSED, RB_ICONS, RM_BITS_COLS = 8, 9, 10, 12
+RB_FLOODED, RB_COLLAPSED, RB_ICONS, RB_DIRTY, RM_BITS_COLS = 8, 9, 10, 12, 13
 RM_COLS = RM_BITS + RM_BITS_COLS
 EXPLORED, COLLAPSED, FLOODED = 1, 2, 4
 F_FACED, F_LEVER, F_RETURNER_DOWN = 1, 2, 4

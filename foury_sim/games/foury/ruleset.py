@@ -117,6 +117,7 @@ from .layout import (
     R_TURN_MARKET_SWAPS,
     R_UPPER_PLACES,
     R_WEAR_PER_ROLLOFF,
+    RB_DIRTY,
     RB_ICONS,
     RM_BITS,
     RM_COLS,
@@ -992,3 +993,4 @@ def row_bits(rm: np.ndarray, rows: int, cols: int) -> None:
         for r in range(rows):
             v = sum(1 << c for c in range(cols) if on[r * cols + c])
             rm[r, RM_BITS + k] = v - (1 << 64) if v >= 1 << 63 else v  # (column 63: the int64's sign bit)
+    rm[0, RM_BITS + RB_DIRTY] = 1  # (the goal search makes its map-wide words from them again)
