@@ -1149,15 +1149,17 @@ def icon_added(rm, cell):
 
 
 @njit(cache=CACHE, _nrt=False)
-def _mark_rooms(board, rm, mask, word, x0, a, b, s):
-    """``mask[x] = 1`` for each room x = x0 + a bit of ``word`` holding icon ``a`` or ``b`` that may count for sector
-    ``s`` (``req_room``), in increasing x."""
-    while word != 0:
-        bit = word & -word
-        x = x0 + BIT_COLUMN[((bit * DE_BRUIJN) >> 58) & 63]
-        if (rm[x, RM_ICON + a] > 0 or rm[x, RM_ICON + b] > 0) and req_room(board, rm, x, s):
-            mask[x] = 1
-        word ^= bit
+def _mark_rooms(board, rm, mask, a, b, s):
+    """``mask[x] = 1`` for each room x of ``RM_BITS + RB_ICONS`` holding icon ``a`` or ``b`` that may count for
+    sector ``s`` (``req_room``), in increasing x."""
+    for half in range(2):
+        word = rm[0, RM_BITS + RB_ICONS + half]
+        while word != 0:
+            bit = word & -word
+            x = 64 * half + bit_column(bit)
+            if (rm[x, RM_ICON + a] > 0 or rm[x, RM_ICON + b] > 0) and req_room(board, rm, x, s):
+                mask[x] = 1
+            word ^= bit
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -1199,16 +1201,12 @@ def mark_goals(board, st, rm, sc):
     having = FT_TEMPLE_GOAL if s == 0 else (0 if s == 1 else FT_CAMP_PRIZE)
     lacking = FT_TRAP if s == 1 else 0
     if n <= 128 and R[R_COLS] < 64:  # only the rooms that can hold such an icon (printed, or added in this game)
-        w0 = rm[0, RM_BITS + RB_ICONS]
-        w1 = rm[0, RM_BITS + RB_ICONS + 1]
         for ic in range(FOE_FIRST, FOE_FIRST + R[R_N_FOES]):
             if (T[T_EN_TRAITS, ic] & having) != having or (T[T_EN_TRAITS, ic] & lacking) != 0:
                 continue
-            _mark_rooms(board, rm, mask, w0, np.int64(0), np.int64(ic), np.int64(ic), s)
-            _mark_rooms(board, rm, mask, w1, np.int64(64), np.int64(ic), np.int64(ic), s)
+            _mark_rooms(board, rm, mask, np.int64(ic), np.int64(ic), s)
         if s != 0 and s != 1:
-            _mark_rooms(board, rm, mask, w0, np.int64(0), np.int64(CORNUCOPIA), np.int64(DIE), s)
-            _mark_rooms(board, rm, mask, w1, np.int64(64), np.int64(CORNUCOPIA), np.int64(DIE), s)
+            _mark_rooms(board, rm, mask, np.int64(CORNUCOPIA), np.int64(DIE), s)
         return
     for ic in range(FOE_FIRST, FOE_FIRST + R[R_N_FOES]):
         if (T[T_EN_TRAITS, ic] & having) != having or (T[T_EN_TRAITS, ic] & lacking) != 0:
@@ -1507,12 +1505,18 @@ for _c in range(64):
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
+def bit_column(bit):
+    """The column (0..63) of a word's one set bit ``bit`` (``DE_BRUIJN``)."""
+    return BIT_COLUMN[((bit * DE_BRUIJN) >> 58) & 63]
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
 def _label(dist, x0, hit, level):
     """dist[x0 + c] = level for every bit c of ``hit``; returns how many."""
     k = 0
     while hit != 0:
         bit = hit & -hit
-        dist[np.uint64(x0 + BIT_COLUMN[((bit * DE_BRUIJN) >> 58) & 63])] = level
+        dist[np.uint64(x0 + bit_column(bit))] = level
         hit ^= bit
         k += 1
     return k
