@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit, prange, types, uint64
 
 from ... import search as S
-from ...config import CACHE, CHUNK, CompiledOnFirstUse
+from ...config import CACHE, CHUNK, JIT_DISABLED, CompiledOnFirstUse
 from ...policy import POLICY_TYPE, USER_POLICY_ID
 from ...rng import d6, next_u64, roll, seed_stream
 from ...tracing import trace_row
@@ -41,6 +41,7 @@ from .icons import (
     FOE_FIRST,
     GREEN_PACKAGE,
     LEVER,
+    MAX_FOES,
     POTION,
     PURPLE_POTION,
     REINDEER,
@@ -199,6 +200,11 @@ def lose(st, tr, track, amount):
 def first_foe(R, rm, cell):
     """The first foe icon in a room (in the order of the ruleset's [enemies] table), or -1. (The column is read at an
     unsigned index: no negative index's test and correction at every column; see _spread.)"""
+    seen = np.int64(0)  # every foe slot at once first (a fixed count: unrolled, no branch per slot); counts are
+    for ic in range(FOE_FIRST, FOE_FIRST + MAX_FOES):  # never negative and the spare slots stay empty, so 0 is "none"
+        seen |= rm[cell, np.uint64(RM_ICON + ic)]
+    if seen == 0:
+        return -1
     for ic in range(FOE_FIRST, FOE_FIRST + R[R_N_FOES]):
         if rm[cell, np.uint64(RM_ICON + ic)] > 0:
             return ic
@@ -1156,7 +1162,7 @@ def _mark_rooms(board, rm, mask, a, b, s):
         word = rm[0, RM_BITS + RB_ICONS + half]
         while word != 0:
             bit = word & -word
-            x = 64 * half + bit_column(bit)
+            x = 64 * half + low_bit(bit)
             if (rm[x, RM_ICON + a] > 0 or rm[x, RM_ICON + b] > 0) and req_room(board, rm, x, s):
                 mask[x] = 1
             word ^= bit
@@ -1495,19 +1501,20 @@ def _spread2(bits, dist, w, attempt, left):
     return left
 
 
-#: A bit's column from its word alone: (bit * DE_BRUIJN) >> 58 (mod 2**64) is different for each of the 64 bits.
-DE_BRUIJN = 0x022FDD63CC95386D
-#: The lowest set bit of a 4-bit mask (the move menu's walk over a room's sides; 0: none, never read).
-LOW_BIT4 = np.array([0, 0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0], np.int64)
-BIT_COLUMN = np.zeros(64, np.int64)
-for _c in range(64):
-    BIT_COLUMN[((1 << _c) * DE_BRUIJN % (1 << 64)) >> 58] = _c
+if JIT_DISABLED:
+    def _trailing_zeros(word):
+        """numba's intrinsic, in Python (``NUMBA_DISABLE_JIT=1``)."""
+        w = int(word) & 0xFFFFFFFFFFFFFFFF
+        return np.int64((w & -w).bit_length() - 1) if w else np.int64(64)
+else:
+    from numba.cpython.unsafe.numbers import trailing_zeros as _trailing_zeros
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
-def bit_column(bit):
-    """The column (0..63) of a word's one set bit ``bit`` (``DE_BRUIJN``)."""
-    return BIT_COLUMN[((bit * DE_BRUIJN) >> 58) & 63]
+def low_bit(word):
+    """The column (0..63) of a word's lowest set bit (``word`` != 0): one ``tzcnt``, no table to read (a lookup
+    table made the load of its entry a link in the chain of loads of the walk: the side, its neighbour, the room)."""
+    return _trailing_zeros(word)
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
@@ -1516,7 +1523,7 @@ def _label(dist, x0, hit, level):
     k = 0
     while hit != 0:
         bit = hit & -hit
-        dist[np.uint64(x0 + bit_column(bit))] = level
+        dist[np.uint64(x0 + low_bit(bit))] = level
         hit ^= bit
         k += 1
     return k
@@ -1620,7 +1627,7 @@ def option_columns(board, st, rm, sc, opts, n):
             ((lut >> rm[tu, RM_WALL + 2]) & 1) << 2) | (((lut >> rm[tu, RM_WALL + 3]) & 1) << 3)
         k = 0
         while look != 0:
-            d2 = LOW_BIT4[look]
+            d2 = low_bit(look)
             look &= look - 1
             y = geo[tu, d2]
             if y >= 0 and y != frm and passable(R, st, rm, to, d2, y):
@@ -1865,7 +1872,7 @@ def move_options(board, st, rm, sc, opts):
         if x != pos:
             look &= ~(1 << ((pdir[xu] + 2) & 3))
         while look != 0:
-            d = LOW_BIT4[look]
+            d = low_bit(look)
             look &= look - 1
             y = geo[xu, d]
             if y < 0:
