@@ -218,3 +218,36 @@ def test_the_goal_search_makes_its_map_words_again_for_other_rooms():
         words[name] = sc[K.SC_BITS, :K.L_GOAL].copy()  # the sides' masks and the collapsed rooms
     assert (words["a"] != words["b"]).any()
     assert (words["a again"] == words["a"]).all() and (words["b again"] == words["b"]).all()
+
+
+def test_low_bit_is_the_column_of_the_lowest_set_bit():
+    """``low_bit`` (one ``tzcnt`` compiled; ``py_trailing_zeros`` under NUMBA_DISABLE_JIT) against the column counted
+    in Python: every single bit, the sign bit among them, and random words with higher bits set."""
+    rng = np.random.default_rng(5)
+    words = [np.int64(np.uint64(1) << np.uint64(c)) for c in range(64)]
+    words += [np.int64(w) for w in rng.integers(1, 2**63 - 1, 300, dtype=np.int64)]
+    words += [np.int64(-w) for w in rng.integers(1, 2**63 - 1, 100, dtype=np.int64)]
+    for w in words:
+        u = int(w) & (2**64 - 1)
+        want = next(c for c in range(64) if (u >> c) & 1)
+        assert K.low_bit(w) == want, hex(u)
+        assert K.py_trailing_zeros(w) == want, hex(u)
+    assert K.py_trailing_zeros(np.int64(0)) == 64
+
+
+def test_first_foe_is_the_first_ruleset_foe_in_the_room():
+    """``first_foe`` (every foe slot ORed first, then the scan) against the scan alone: no foe, one, several, and a
+    spare slot's count (past the ruleset's foes), which is not a foe of the ruleset."""
+    r = load_ruleset()
+    nf = int(r.R[L.R_N_FOES])
+    assert nf < I.MAX_FOES  # a spare slot exists to test
+    rng = np.random.default_rng(9)
+    rm = r.rm0.copy()
+    cases = [(), (0,), (nf - 1,), (2, 5), (nf,), (nf, 3), (I.MAX_FOES - 1,)]
+    cases += [tuple(rng.choice(I.MAX_FOES, rng.integers(0, 4), replace=False)) for _ in range(50)]
+    for slots in cases:
+        rm[0, L.RM_ICON + I.FOE_FIRST: L.RM_ICON + I.FOE_FIRST + I.MAX_FOES] = 0
+        for s in slots:
+            rm[0, L.RM_ICON + I.FOE_FIRST + s] = 1 + s % 2
+        want = min((I.FOE_FIRST + s for s in slots if s < nf), default=-1)
+        assert K.first_foe(r.R, rm, 0) == want, slots

@@ -1501,11 +1501,14 @@ def _spread2(bits, dist, w, attempt, left):
     return left
 
 
+def py_trailing_zeros(word) -> np.int64:
+    """numba's ``trailing_zeros`` of a 64-bit word, in Python (``NUMBA_DISABLE_JIT=1``; 64 for 0)."""
+    w = int(word) & 0xFFFFFFFFFFFFFFFF
+    return np.int64((w & -w).bit_length() - 1) if w else np.int64(64)
+
+
 if JIT_DISABLED:
-    def _trailing_zeros(word):
-        """numba's intrinsic, in Python (``NUMBA_DISABLE_JIT=1``)."""
-        w = int(word) & 0xFFFFFFFFFFFFFFFF
-        return np.int64((w & -w).bit_length() - 1) if w else np.int64(64)
+    _trailing_zeros = py_trailing_zeros
 else:
     from numba.cpython.unsafe.numbers import trailing_zeros as _trailing_zeros
 
