@@ -1250,15 +1250,24 @@ def goal_distances(board, st, rm, sc, opts, n):
     dist = sc[SC_GOAL]
     want = sc[SC_WANT]
     pending = np.int64(0)  # a typed zero: a literal 0 reaching _spread would compile it once more
+    cells = R[R_ROWS] * R[R_COLS]
+    two = cells <= 128 and R[R_COLS] < 64  # the map in two words (every shipped map: 9 x 9)
+    w0, w1 = np.int64(0), np.int64(0)  # then the wanted cells as two words (goal_masks2's L_WANT)
     for i in range(n):
         to = opts[i, O_TO]
         if want[to] == 0:
             want[to] = 1
             dist[to] = BIG
             pending += 1
-    two = R[R_ROWS] * R[R_COLS] <= 128 and R[R_COLS] < 64  # the map in two words (every shipped map: 9 x 9)
+            if two and to < cells:
+                if to < 64:
+                    w0 |= np.int64(1) << to
+                else:
+                    w1 |= np.int64(1) << (to - 64)
     if two:
         goal_masks2(board, st, rm, sc)
+        sc[SC_BITS, L_WANT] = w0  # (from the options, not a pass over every room's ``want``)
+        sc[SC_BITS, L_WANT + 1] = w1
     else:
         goal_masks(board, st, rm, sc)
     for attempt in range(2):
@@ -1440,8 +1449,7 @@ def goal_masks2(board, st, rm, sc):
         if kraken:  # no flooded room in the Kraken's search
             v &= ~bits[L_FLOOD + (k & 1)]
         bits[L_INTO + k] = v
-    _cells2(bits, L_GOAL, sc[SC_MASK], n)
-    _cells2(bits, L_WANT, sc[SC_WANT], n)
+    _cells2(bits, L_GOAL, sc[SC_MASK], n)  # (L_WANT: goal_distances writes it from its options)
 
 
 @njit(cache=CACHE, _nrt=False)
