@@ -113,6 +113,66 @@ def check(rng, R0, geo, rm0, rooms, trials):
             assert not sc[K.SC_WANT].any()
 
 
+def change_map(rng, R, geo, rm, rooms):
+    """A few changes as the kernel makes them (``set_wall`` on both sides of a wall, ``add_state``): walls collapsed
+    and dug open, rooms flooded, now and then one collapsed; rooms explored."""
+    for _ in range(int(rng.integers(0, 4))):
+        x = int(rng.choice(rooms))
+        kind = rng.choice(4, p=[0.4, 0.2, 0.3, 0.1])
+        if kind <= 1:
+            d = int(rng.integers(4))
+            y = geo[x, d]
+            if y >= 0 and rm[x, L.RM_WALL + d] != L.W_PRINTED:
+                w = L.W_COLLAPSED if kind == 0 else L.W_OPEN
+                K.set_wall(R, rm, x, d, w)
+                K.set_wall(R, rm, y, (d + 2) % 4, w)
+        elif kind == 2:
+            K.add_state(R, rm, x, L.FLOODED, L.RB_FLOODED)
+        else:
+            K.add_state(R, rm, x, L.COLLAPSED, L.RB_COLLAPSED)
+        rm[int(rng.choice(rooms)), L.RM_STATE] |= L.EXPLORED
+
+
+def check_changing(rng, R0, geo, rm0, rooms, steps):
+    """``check`` on one map changed a little between searches, as a game changes it: ``goal_masks2`` keeps its
+    map-wide words until the changes mark the rows' words changed (``RB_DIRTY``), and every search must still be the
+    naive one's."""
+    n = geo.shape[0]
+    sc = np.zeros((K.SC_ROWS, K.scratch_cols(n)), np.int64)
+    opts = np.zeros((K.option_rows(n), L.N_OCOL), np.int64)
+    st = np.zeros(L.STATE_SIZE, np.int64)
+    rm = random_state(rng, R0, geo, rm0)
+    two = R0[L.R_ROWS] * R0[L.R_COLS] <= 128 and R0[L.R_COLS] < 64  # (else goal_masks: every row at every search)
+    changed = 0
+    for _ in range(steps):
+        change_map(rng, R0, geo, rm, rooms)
+        changed += int(rm[0, L.RM_BITS + L.RB_DIRTY]) != 0
+        R = R0.copy()
+        R[L.R_SWIM_ALL] = rng.random() < 0.7
+        R[L.R_KR_ON] = rng.random() < 0.2
+        st[L.S_SECTOR] = rng.integers(4)
+        goal = np.zeros(n, bool)
+        goal[rng.choice(rooms, rng.integers(0, 4))] = True
+        sc[K.SC_MASK, :n] = goal
+        k = int(rng.integers(1, 12))
+        to = rng.choice(rooms, k)
+        opts[:k, L.O_TO] = to
+        K.goal_distances(K.Board(R, np.zeros((L.T_ROWS, L.T_COLS), np.int64), geo, np.zeros((0, 3), np.int64)),
+                         st, rm, sc, opts, k)
+        want = naive_goal(R, st, rm, geo, goal, set(to.tolist()))
+        assert [int(v) for v in opts[:k, L.O_GOAL]] == [want[x] for x in to]
+        if two:
+            assert rm[0, L.RM_BITS + L.RB_DIRTY] == 0
+    assert not two or steps // 3 < changed < steps  # searches on changed rooms, and searches that keep the words
+
+
+@pytest.mark.parametrize("campaign, name", [(None, "base"), ("kraken", None), ("inout", None)])
+def test_goal_search_follows_the_map_changed_between_searches(campaign, name):
+    r = load_ruleset(campaign=campaign, map_path=str(builtin_maps()[name]) if name else None)
+    rooms = np.flatnonzero(r.geo[:, 4] >= 0)
+    check_changing(np.random.default_rng(23), r.R, r.geo, r.rm0, rooms, 400)
+
+
 @pytest.mark.parametrize("campaign, name", [(None, "base"), (None, "base_12arrows"), ("inout", None), ("kraken", None),
                                             ("santa", None), ("slaughter", None)])
 def test_goal_search_matches_the_naive_search_on_the_shipped_maps(campaign, name):
@@ -141,6 +201,7 @@ def test_goal_search_matches_the_naive_search_on_random_grids(rows, cols):
     R[L.R_ROWS], R[L.R_COLS] = rows, cols
     row_bits(rm0, rows, cols)
     check(rng, R, geo, rm0, np.flatnonzero(sector >= 0), 200)
+    check_changing(rng, R, geo, rm0, np.flatnonzero(sector >= 0), 200)
 
 
 @pytest.mark.parametrize("campaign", [None, "kraken", "inout"])
