@@ -1611,6 +1611,73 @@ def test_arrows_feasible_is_exact():
         assert got == _feasible_brute(list(counts), done, rounds_done, cur, mode, rounds), (counts, done, cur, mode)
 
 
+def _legal_exit_restated(K, b, st, rm, cell):
+    """``legal_exit`` as it read before the usable arrows were counted once (``usable_arrows``): each candidate arrow
+    marked used in the state, ``arrows_feasible`` asked, the mark taken back."""
+    R, arrows = b.R, b.arrows
+    before = -1
+    for a in range(arrows.shape[0]):
+        if arrows[a, 0] != cell or st[L.S_ARROW0 + a] != 0 or arrows[a, 2] == st[L.S_SECTOR]:
+            continue
+        s = arrows[a, 2]
+        if R[L.R_RESERVE_ROUNDS] == 1 and st[L.S_ROUND] + 1 < R[L.R_ROUNDS]:
+            st[L.S_ARROW0 + a] = 1
+            ok = K.arrows_feasible(b, st, rm, st[L.S_SECTOR], 2)
+            st[L.S_ARROW0 + a] = 0
+            if not ok:
+                if before < 0:
+                    before = 1 if K.arrows_feasible(b, st, rm, st[L.S_SECTOR], 1) else 0
+                if before == 1:
+                    continue
+        elif R[L.R_RESERVE_ENTRIES] == 1 and (st[L.S_DONE_MASK] >> s) & 1 == 0 and st[L.S_ROUND] + 1 < R[L.R_ROUNDS]:
+            left = sum(1 for c in range(arrows.shape[0]) if arrows[c, 2] == s and st[L.S_ARROW0 + c] == 0
+                       and not rm[arrows[c, 0], L.RM_STATE] & L.COLLAPSED)
+            if left <= 1:
+                continue
+        return a
+    return -1
+
+
+@pytest.mark.parametrize("reserve", ["rounds", "sector_only"])
+def test_legal_exit_counts_the_usable_arrows_once(reserve):
+    """``legal_exit`` counts the usable arrows once (``usable_arrows``) and takes a candidate's own one off, and
+    ``mark_goals`` counts them once for every room it asks: the same exits as marking each candidate used and
+    counting again, over random used arrows, collapsed arrow rooms, rounds and sectors of the shipped map."""
+    from foury_sim.games.foury import kernel as K
+
+    r = load_foury_ruleset(overrides=[f"rulings.reserve_entries={reserve}"])
+    R, _ = r.for_hero("free")
+    b = K.Board(R, r.T, r.geo, r.arrows)
+    cells = sorted(set(r.arrows[:, 0].tolist()))
+    rng = np.random.default_rng(31)
+    exits = 0
+    for _ in range(300):
+        st = np.zeros(L.STATE_SIZE, np.int64)
+        rm = r.rm0.copy()
+        st[L.S_ROUND] = rng.integers(0, R[L.R_ROUNDS])
+        st[L.S_DONE_MASK] = int(rng.choice(np.flatnonzero([bin(m).count("1") == st[L.S_ROUND] for m in range(16)])))
+        st[L.S_SECTOR] = rng.choice([q for q in range(4) if not (st[L.S_DONE_MASK] >> q) & 1])
+        st[L.S_PHASE] = 2
+        st[L.S_ARROW0:L.S_ARROW0 + len(r.arrows)] = rng.random(len(r.arrows)) < 0.3
+        for x in cells:
+            if rng.random() < 0.1:
+                rm[x, L.RM_STATE] |= L.COLLAPSED
+        packed = K.usable_arrows(st, rm, b.arrows)
+        for a in range(len(r.arrows)):
+            used = st.copy()
+            used[L.S_ARROW0 + a] = 1
+            for mode in (1, 2):
+                assert K.feasible_counts(R, st, packed - (K.arrow_usable(st, rm, b.arrows, a)
+                                                          << K.arrow_shift(b.arrows, a)), st[L.S_SECTOR], mode) == \
+                    K.arrows_feasible(b, used, rm, st[L.S_SECTOR], mode)
+        for x in cells:
+            want = _legal_exit_restated(K, b, st, rm, x)
+            assert K.legal_exit(b, st, rm, x) == want
+            assert K.legal_exit_p(b, st, rm, x, packed) == want
+            exits += want >= 0
+    assert exits > 100
+
+
 def test_unwinnable_after_exit_recorded(ring):
     """The whole ring game stays winnable (column 0); see test_round_choice_closes_entry_arrow."""
     assert int(ring.out[L.OUT_UNWIN_TURN]) == 0 and int(ring.out[L.OUT_UNWIN_CAUSE]) == 0

@@ -895,14 +895,35 @@ def arrows_feasible(board, st, rm, cur, mode):
     R, T, geo, arrows = board
     if R[R_KR_ON] == 1:
         return True  # Discovering the Kraken: one entry and one exit, and no room ever collapses
-    # the usable arrows of each sector, counted without a branch (16 bits a sector: which arrow is usable and its
-    # sector are hard to predict)
+    return feasible_counts(R, st, usable_arrows(st, rm, arrows), cur, mode)
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def arrow_usable(st, rm, arrows, a):
+    """1 if arrow ``a`` is usable (not used, not in a collapsed room, in sector 0-3), else 0."""
+    return np.int64(st[S_ARROW0 + a] != 1) & np.int64((rm[arrows[a, 0], RM_STATE] & COLLAPSED) == 0) & np.int64(
+        (arrows[a, 2] >> 2) == 0)
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def arrow_shift(arrows, a):
+    """Where ``usable_arrows`` counts arrow ``a``: its sector's 16 bits."""
+    return (arrows[a, 2] & 3) << 4
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def usable_arrows(st, rm, arrows):
+    """The usable arrows of each sector (``arrow_usable``), 16 bits a sector, counted without a branch (which arrow
+    is usable and its sector are hard to predict)."""
     packed = np.int64(0)
     for a in range(arrows.shape[0]):
-        s = arrows[a, 2]
-        usable = np.int64(st[S_ARROW0 + a] != 1) & np.int64((rm[arrows[a, 0], RM_STATE] & COLLAPSED) == 0) & np.int64(
-            (s >> 2) == 0)  # (sectors 0-3 only)
-        packed += usable << ((s & 3) << 4)
+        packed += arrow_usable(st, rm, arrows, a) << arrow_shift(arrows, a)
+    return packed
+
+
+@njit(cache=CACHE, _nrt=False)
+def feasible_counts(R, st, packed, cur, mode):
+    """``arrows_feasible`` from the usable arrows' counts ``packed`` (``usable_arrows``)."""
     c0 = packed & 0xFFFF
     c1 = (packed >> 16) & 0xFFFF
     c2 = (packed >> 32) & 0xFFFF
@@ -960,9 +981,16 @@ def exit_arrow(st, arrows, a):
     return st[S_ARROW0 + a] == 0 and arrows[a, 2] != st[S_SECTOR]
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def legal_exit(board, st, rm, cell):
     """Index of an unused arrow in ``cell`` you may leave by now, or -1."""
+    return legal_exit_p(board, st, rm, cell, np.int64(-1))
+
+
+@njit(cache=CACHE, _nrt=False)
+def legal_exit_p(board, st, rm, cell, packed):
+    """``legal_exit`` given the usable arrows' counts ``packed`` (``usable_arrows``; -1: counted here if needed).
+    Leaving by arrow a uses it: the counts less a's own one (as ``arrows_feasible`` counts them with a used)."""
     R, T, geo, arrows = board
     if R[R_KR_ON] == 1:
         return kr_exit(board, st, rm, cell)
@@ -975,12 +1003,13 @@ def legal_exit(board, st, rm, cell):
         s = arrows[a, 2]
         if R[R_RESERVE_ROUNDS] == 1 and st[S_ROUND] + 1 < R[R_ROUNDS]:
             # never leave a round still to play without an entry and a different exit (unless already lost)
-            st[S_ARROW0 + a] = 1
-            ok = arrows_feasible(board, st, rm, st[S_SECTOR], np.int64(2))
-            st[S_ARROW0 + a] = 0
+            if packed < 0:
+                packed = usable_arrows(st, rm, arrows)
+            ok = feasible_counts(R, st, packed - (arrow_usable(st, rm, arrows, a) << arrow_shift(arrows, a)),
+                                 st[S_SECTOR], np.int64(2))
             if not ok:
                 if before < 0:
-                    before = 1 if arrows_feasible(board, st, rm, st[S_SECTOR], np.int64(1)) else 0
+                    before = 1 if feasible_counts(R, st, packed, st[S_SECTOR], np.int64(1)) else 0
                 if before == 1:
                     continue
         elif R[R_RESERVE_ENTRIES] == 1 and (st[S_DONE_MASK] >> s) & 1 == 0 and st[S_ROUND] + 1 < R[R_ROUNDS]:
@@ -1187,11 +1216,12 @@ def mark_goals(board, st, rm, sc):
         mask[st[S_ORACLE]] = 1
         return
     if ph == 2:
+        packed = usable_arrows(st, rm, arrows)  # (the same for every room asked: counted once)
         for a in range(arrows.shape[0]):
             x = arrows[a, 0]
             if R[R_KR_ON] == 0 and not exit_arrow(st, arrows, a):
                 continue  # legal_exit would not leave by it (another arrow in its room asks for that room)
-            if (rm[x, RM_STATE] & COLLAPSED) == 0 and legal_exit(board, st, rm, x) >= 0:
+            if (rm[x, RM_STATE] & COLLAPSED) == 0 and legal_exit_p(board, st, rm, x, packed) >= 0:
                 mask[x] = 1
         return
     s = st[S_SECTOR]
