@@ -1,6 +1,7 @@
 """Where a game's kernel spends its time: perf samples of the machine code a user loads, by function and instruction.
 
     python benchmarks/profile_kernel.py GAME [--policy P] [--hero H] [--games N] [--repeats R] [--top K] [--out DIR]
+        [--lines]
 
 Runs the game's ``simulate`` on 1 thread under ``perf record`` (software clock, 4,999 Hz) after a warm-up, then maps
 every sample's address onto the kernel's object code: the entry point's object (numba's cache entry, the one the
@@ -125,14 +126,39 @@ def _demangle(name: str) -> str:
     return (head + ".".join(parts)) if parts else name[:80]
 
 
+def _ips(out: Path) -> list[str]:
+    """Every sample's address (hex) in ``out/perf.data``."""
+    return subprocess.run(["perf", "script", "-i", str(out / "perf.data"), "-F", "ip"], capture_output=True,
+                          text=True, check=True).stdout.split()
+
+
+def lines(out: Path, top: int) -> str:
+    """The hottest source lines of a profile in ``out``, from the object's line table (``addr2line``): only an engine
+    compiled with one has it (an empty cache, ``FOURY_SIM_SHIPPED_IR=0 NUMBA_DEBUGINFO=1 NUMBA_BOUNDSCHECK=0``; that
+    build inlines less and runs slower, so its lines are a guide to the shipped code, not its measure)."""
+    heads = subprocess.run(["objdump", "-h", str(out / "kernel.o")], capture_output=True, text=True).stdout
+    if ".debug_line" not in heads or shutil.which("addr2line") is None:
+        return "no line table in the kernel's object (or no addr2line): see --lines in --help"
+    base, size, _ = open(out / "where").read().split()
+    base, size = int(base), int(size)
+    at = collections.Counter(a for a in (int(h, 16) - base for h in _ips(out)) if 0 <= a < size)
+    found = subprocess.run(["addr2line", "-e", str(out / "kernel.o"), "-j", ".ltext", "-a"],
+                           input="".join(f"{a:#x}\n" for a in at), capture_output=True, text=True).stdout.split("\n")
+    by_line: collections.Counter = collections.Counter()
+    for i in range(0, len(found) - 1, 2):  # an address, then its file:line
+        by_line["/".join(found[i + 1].split("/")[-2:])] += at[int(found[i], 16)]
+    total = max(sum(at.values()), 1)
+    return "\n".join(["share  line (innermost; '?' has no line)"]
+                     + [f"{n / total:6.1%}  {where}" for where, n in by_line.most_common(top)])
+
+
 def analyse(out: Path, top: int) -> str:
     """The report of a profile written into ``out`` (``perf.data``, ``kernel.o``, ``where``)."""
     base, size, entry = open(out / "where").read().split()
     base, size = int(base), int(size)
     syms = _symbols(out / "kernel.o")
     starts = [s[0] for s in syms]
-    ips = subprocess.run(["perf", "script", "-i", str(out / "perf.data"), "-F", "ip"], capture_output=True,
-                         text=True, check=True).stdout.split()
+    ips = _ips(out)
     by_fn: collections.Counter = collections.Counter()
     by_inst: collections.Counter = collections.Counter()
     for h in ips:
@@ -172,6 +198,10 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--top", type=int, default=30, help="hottest instructions to list")
     ap.add_argument("--out", type=Path, default=None, help="keep perf.data and the object here (default: a temp dir)")
+    ap.add_argument("--lines", action="store_true",
+                    help="also the hottest source lines: needs an engine with a line table, compiled into an empty "
+                    "cache with FOURY_SIM_SHIPPED_IR=0 NUMBA_DEBUGINFO=1 NUMBA_BOUNDSCHECK=0 (it inlines less and "
+                    "runs slower: a guide only)")
     a = ap.parse_args()
     missing = [t for t in ("perf", "objdump") if shutil.which(t) is None]
     if missing:
@@ -189,6 +219,9 @@ def main() -> int:
             return 2
         print(r.stdout.strip())
         print(analyse(out, a.top))
+        if a.lines:
+            print()
+            print(lines(out, a.top))
     return 0
 
 
