@@ -88,29 +88,39 @@ def random_state(rng, R, geo, rm0):
     return rm
 
 
-def check(rng, R0, geo, rm0, rooms, trials):
+def scratch(n):
+    """The search scratch, the options and a state for a map of ``n`` rooms."""
+    return (np.zeros((K.SC_ROWS, K.scratch_cols(n)), np.int64), np.zeros((K.option_rows(n), L.N_OCOL), np.int64),
+            np.zeros(L.STATE_SIZE, np.int64))
+
+
+def search_once(rng, R0, swim, geo, rm, rooms, sc, opts, st):
+    """One search from random options to random goals (swimming ``swim``, now and then the Kraken's water, a random
+    sector), against the naive search."""
     n = geo.shape[0]
-    sc = np.zeros((K.SC_ROWS, K.scratch_cols(n)), np.int64)
-    opts = np.zeros((K.option_rows(n), L.N_OCOL), np.int64)
-    st = np.zeros(L.STATE_SIZE, np.int64)
+    R = R0.copy()
+    R[L.R_SWIM_ALL] = swim
+    R[L.R_KR_ON] = rng.random() < 0.2
+    st[L.S_SECTOR] = rng.integers(4)
+    goal = np.zeros(n, bool)
+    goal[rng.choice(rooms, rng.integers(0, 4))] = True
+    sc[K.SC_MASK, :n] = goal
+    k = int(rng.integers(1, 12))
+    to = rng.choice(rooms, k)  # (a room may be the destination of several options)
+    opts[:k, L.O_TO] = to
+    K.goal_distances(K.Board(R, np.zeros((L.T_ROWS, L.T_COLS), np.int64), geo, np.zeros((0, 3), np.int64)),
+                     st, rm, sc, opts, k)
+    want = naive_goal(R, st, rm, geo, goal, set(to.tolist()))
+    assert [int(v) for v in opts[:k, L.O_GOAL]] == [want[x] for x in to]
+    assert not sc[K.SC_WANT].any()
+
+
+def check(rng, R0, geo, rm0, rooms, trials):
+    sc, opts, st = scratch(geo.shape[0])
     for _ in range(trials):
         rm = random_state(rng, R0, geo, rm0)
         for _again in range(2):  # the same rooms twice: the second search reuses the map's words (goal_masks2)
-            R = R0.copy()
-            R[L.R_SWIM_ALL] = rng.integers(2)
-            R[L.R_KR_ON] = rng.random() < 0.2
-            st[L.S_SECTOR] = rng.integers(4)
-            goal = np.zeros(n, bool)
-            goal[rng.choice(rooms, rng.integers(0, 4))] = True
-            sc[K.SC_MASK, :n] = goal
-            k = int(rng.integers(1, 12))
-            to = rng.choice(rooms, k)  # (a room may be the destination of several options)
-            opts[:k, L.O_TO] = to
-            K.goal_distances(K.Board(R, np.zeros((L.T_ROWS, L.T_COLS), np.int64), geo, np.zeros((0, 3), np.int64)),
-                             st, rm, sc, opts, k)
-            want = naive_goal(R, st, rm, geo, goal, set(to.tolist()))
-            assert [int(v) for v in opts[:k, L.O_GOAL]] == [want[x] for x in to]
-            assert not sc[K.SC_WANT].any()
+            search_once(rng, R0, rng.integers(2), geo, rm, rooms, sc, opts, st)
 
 
 def change_map(rng, R, geo, rm, rooms):
@@ -137,30 +147,14 @@ def check_changing(rng, R0, geo, rm0, rooms, steps):
     """``check`` on one map changed a little between searches, as a game changes it: ``goal_masks2`` keeps its
     map-wide words until the changes mark the rows' words changed (``RB_DIRTY``), and every search must still be the
     naive one's."""
-    n = geo.shape[0]
-    sc = np.zeros((K.SC_ROWS, K.scratch_cols(n)), np.int64)
-    opts = np.zeros((K.option_rows(n), L.N_OCOL), np.int64)
-    st = np.zeros(L.STATE_SIZE, np.int64)
+    sc, opts, st = scratch(geo.shape[0])
     rm = random_state(rng, R0, geo, rm0)
     two = R0[L.R_ROWS] * R0[L.R_COLS] <= 128 and R0[L.R_COLS] < 64  # (else goal_masks: every row at every search)
     changed = 0
     for _ in range(steps):
         change_map(rng, R0, geo, rm, rooms)
         changed += int(rm[0, L.RM_BITS + L.RB_DIRTY]) != 0
-        R = R0.copy()
-        R[L.R_SWIM_ALL] = rng.random() < 0.7
-        R[L.R_KR_ON] = rng.random() < 0.2
-        st[L.S_SECTOR] = rng.integers(4)
-        goal = np.zeros(n, bool)
-        goal[rng.choice(rooms, rng.integers(0, 4))] = True
-        sc[K.SC_MASK, :n] = goal
-        k = int(rng.integers(1, 12))
-        to = rng.choice(rooms, k)
-        opts[:k, L.O_TO] = to
-        K.goal_distances(K.Board(R, np.zeros((L.T_ROWS, L.T_COLS), np.int64), geo, np.zeros((0, 3), np.int64)),
-                         st, rm, sc, opts, k)
-        want = naive_goal(R, st, rm, geo, goal, set(to.tolist()))
-        assert [int(v) for v in opts[:k, L.O_GOAL]] == [want[x] for x in to]
+        search_once(rng, R0, rng.random() < 0.7, geo, rm, rooms, sc, opts, st)
         if two:
             assert rm[0, L.RM_BITS + L.RB_DIRTY] == 0
     assert not two or steps // 3 < changed < steps  # searches on changed rooms, and searches that keep the words
