@@ -200,8 +200,8 @@ def lose(st, tr, track, amount):
 def first_foe(R, rm, cell):
     """The first foe icon in a room (in the order of the ruleset's [enemies] table), or -1. (The column is read at an
     unsigned index: no negative index's test and correction at every column; see _spread.)"""
-    seen = np.int64(0)  # every foe slot at once first (a fixed count: unrolled, no branch per slot); counts are
-    for ic in range(FOE_FIRST, FOE_FIRST + MAX_FOES):  # never negative and the spare slots stay empty, so 0 is "none"
+    seen = np.int64(0)  # every foe slot at once first (a fixed count: unrolled, no branch per slot): an OR of 0 is
+    for ic in range(FOE_FIRST, FOE_FIRST + MAX_FOES):  # every slot 0, so no foe; else the scan decides
         seen |= rm[cell, np.uint64(RM_ICON + ic)]
     if seen == 0:
         return -1
@@ -1190,11 +1190,10 @@ def _mark_rooms(board, rm, mask, a, b, s):
     for half in range(2):
         word = rm[0, RM_BITS + RB_ICONS + half]
         while word != 0:
-            bit = word & -word
-            x = 64 * half + low_bit(bit)
+            x = 64 * half + low_bit(word)
             if (rm[x, RM_ICON + a] > 0 or rm[x, RM_ICON + b] > 0) and req_room(board, rm, x, s):
                 mask[x] = 1
-            word ^= bit
+            word &= word - 1
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -1563,9 +1562,8 @@ def _label(dist, x0, hit, level):
     """dist[x0 + c] = level for every bit c of ``hit``; returns how many."""
     k = 0
     while hit != 0:
-        bit = hit & -hit
-        dist[np.uint64(x0 + low_bit(bit))] = level
-        hit ^= bit
+        dist[np.uint64(x0 + low_bit(hit))] = level
+        hit &= hit - 1
         k += 1
     return k
 
