@@ -1183,6 +1183,13 @@ def icon_added(rm, cell):
         rm[0, RM_BITS + RB_ICONS + (cell >> 6)] |= np.int64(1) << (cell & 63)
 
 
+@njit(cache=CACHE, inline="always", _nrt=False)
+def two_words(R):
+    """Whether the map fits the goal search's two words: at most 128 cells, fewer than 64 columns (every shipped map:
+    9 x 9); then ``mark_goals`` looks only at the rooms of ``RB_ICONS`` and the search runs on ``goal_masks2``."""
+    return R[R_ROWS] * R[R_COLS] <= 128 and R[R_COLS] < 64
+
+
 @njit(cache=CACHE, _nrt=False)
 def _mark_rooms(board, rm, mask, a, b, s):
     """``mask[x] = 1`` for each room x of ``RM_BITS + RB_ICONS`` holding icon ``a`` or ``b`` that may count for
@@ -1235,7 +1242,7 @@ def mark_goals(board, st, rm, sc):
     # a foe with a camp prize. One foe kind at a time over the rooms (the Temple's and the camps' are one of seven).
     having = FT_TEMPLE_GOAL if s == 0 else (0 if s == 1 else FT_CAMP_PRIZE)
     lacking = FT_TRAP if s == 1 else 0
-    if n <= 128 and R[R_COLS] < 64:  # only the rooms that can hold such an icon (printed, or added in this game)
+    if two_words(R):  # only the rooms that can hold such an icon (printed, or added in this game)
         for ic in range(FOE_FIRST, FOE_FIRST + R[R_N_FOES]):
             if (T[T_EN_TRAITS, ic] & having) != having or (T[T_EN_TRAITS, ic] & lacking) != 0:
                 continue
@@ -1279,8 +1286,7 @@ def goal_distances(board, st, rm, sc, opts, n):
     dist = sc[SC_GOAL]
     want = sc[SC_WANT]
     pending = np.int64(0)  # a typed zero: a literal 0 reaching _spread would compile it once more
-    cells = R[R_ROWS] * R[R_COLS]
-    two = cells <= 128 and R[R_COLS] < 64  # the map in two words (every shipped map: 9 x 9)
+    two = two_words(R)
     w0, w1 = np.int64(0), np.int64(0)  # then the wanted cells as two words (goal_masks2's L_WANT)
     for i in range(n):
         to = opts[i, O_TO]
@@ -1288,7 +1294,7 @@ def goal_distances(board, st, rm, sc, opts, n):
             want[to] = 1
             dist[to] = BIG
             pending += 1
-            if two and to < cells:
+            if two:  # (a room is a cell of the map: to < rows x cols)
                 if to < 64:
                     w0 |= np.int64(1) << to
                 else:
