@@ -331,9 +331,9 @@ def _loops():
             st[K.S_BONUS] = bonus
             T[K.T_EN_STR, foe] = T[K.T_EN_BASE, foe] + T[K.T_EN_MULT, foe] * bonus  # row state[S_STR_ROW] = 0
             st[K.S_PHASE] = 1
-            rm[cell, K.RM_ICON + foe] = 1
+            K.add_icon(rm, cell, foe, 1 - rm[cell, K.RM_ICON + foe])
             r = K.fight(board, st, rm, opts, dice, pol, cell, foe)
-            rm[cell, K.RM_ICON + foe] = 0
+            K.add_icon(rm, cell, foe, -rm[cell, K.RM_ICON + foe])
             out[g, 0] = r
             out[g, 1] = 100 - st[K.HEARTS]
 

@@ -17,7 +17,7 @@ from foury_sim.games.foury import icons as I
 from foury_sim.games.foury import kernel as K
 from foury_sim.games.foury import layout as L
 from foury_sim.games.foury.maps import builtin_maps
-from foury_sim.games.foury.ruleset import load_ruleset, row_bits
+from foury_sim.games.foury.ruleset import icon_sums, load_ruleset, row_bits
 from foury_sim.policy import make_policy
 
 BIG = K.BIG
@@ -253,6 +253,27 @@ def test_mark_goals_looks_at_every_room_that_holds_a_foe_a_cornucopia_or_a_die(c
     assert added > 0  # games did add rooms (spawned foes)
 
 
+@pytest.mark.parametrize("campaign", [None, "kraken", "inout", "santa", "slaughter"])
+def test_every_room_keeps_its_sums_of_foes_and_items(campaign):
+    """``RM_FOES`` and ``RM_ITEMS`` (the walk's one look at a room's foes and items) are the sums of the room's foe
+    slots and item icons at the start and after whole games, every change of an icon having gone through
+    ``add_icon`` (spawns, kills, collected and erased items, the Kraken's fights, returning trolls, finds)."""
+    r = load_ruleset(campaign=campaign)
+    want = r.rm0.copy()
+    icon_sums(want)
+    assert (r.rm0 == want).all()
+    assert r.rm0[:, L.RM_FOES].sum() > 0 and r.rm0[:, L.RM_ITEMS].sum() > 0
+    pol = make_policy("greedy", GAME.policies)
+    moved = 0
+    for game in range(40):
+        out, st, rm, tr = play_one(r, "free", pol, 5, game)
+        want = rm.copy()
+        icon_sums(want)
+        assert (rm[:, [L.RM_FOES, L.RM_ITEMS]] == want[:, [L.RM_FOES, L.RM_ITEMS]]).all(), game
+        moved += int((rm[:, [L.RM_FOES, L.RM_ITEMS]] != r.rm0[:, [L.RM_FOES, L.RM_ITEMS]]).sum())
+    assert moved > 0  # games did change them
+
+
 def test_the_goal_search_makes_its_map_words_again_for_other_rooms():
     """``goal_masks2`` keeps the map-wide words it made from one ``rm`` while that rm's row words stay the same; handed
     another rm (its dirty flag clear: a scratch shared by two sheets, or reused from a test), it makes them again."""
@@ -291,8 +312,8 @@ def test_low_bit_is_the_column_of_the_lowest_set_bit():
 
 
 def test_first_foe_is_the_first_ruleset_foe_in_the_room():
-    """``first_foe`` (every foe slot ORed first, then the scan) against the scan alone: no foe, one, several, and a
-    spare slot's count (past the ruleset's foes), which is not a foe of the ruleset."""
+    """``first_foe`` (the room's sum of foes ``RM_FOES`` first, then the scan) against the scan alone: no foe, one,
+    several, and a spare slot's count (past the ruleset's foes), which is not a foe of the ruleset."""
     r = load_ruleset()
     nf = int(r.R[L.R_N_FOES])
     assert nf < I.MAX_FOES  # a spare slot exists to test
@@ -304,5 +325,6 @@ def test_first_foe_is_the_first_ruleset_foe_in_the_room():
         rm[0, L.RM_ICON + I.FOE_FIRST: L.RM_ICON + I.FOE_FIRST + I.MAX_FOES] = 0
         for s in slots:
             rm[0, L.RM_ICON + I.FOE_FIRST + s] = 1 + s % 2
+        icon_sums(rm)
         want = min((I.FOE_FIRST + s for s in slots if s < nf), default=-1)
         assert K.first_foe(r.R, rm, 0) == want, slots

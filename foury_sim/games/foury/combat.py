@@ -15,6 +15,7 @@ from .layout import (
     N_OCOL,
     R_SIZE,
     RM_COLS,
+    RM_FOES,
     RM_ICON,
     S_BONUS,
     S_CAP,
@@ -57,6 +58,7 @@ def _trials(R, T, params, weapon, hearts, n, seed, fn, counts, st, geo, rm, opts
             st[WEAPON] = weapon
             st[S_BONUS] = 0
             rm[0, RM_ICON + FOE] = 1
+            rm[0, RM_FOES] = 1  # (the room's sum of foes: layout.py)
             r = fight(board, st, rm, opts, dice, pol, 0, FOE)
             if mode == 0:
                 if r == 1:

@@ -59,6 +59,8 @@ SANTA_ICONS = (STAR, REINDEER, RUDOLPH, GREEN_PACKAGE, BLUE_PACKAGE, SLEIGH, CAN
 #: campaign icons that are items (collected, erased by an imp); the Safe Zone never lies on a played map (its
 #: cell is a rule), the start triangle is a fixture
 CAMPAIGN_ITEMS = (YELLOW_POTION, PURPLE_POTION, *SANTA_ICONS)
+#: every item icon (collected, erased by an imp; a room's ``RM_ITEMS`` counts them): the base game's, the campaigns'
+ALL_ITEMS = (*ITEMS, *CAMPAIGN_ITEMS)
 CAMPAIGN_CHARS = "yv" + "1" + "xkRGBKJX"
 CAMPAIGN_NAMES = ("yellow potion", "purple potion") + ("start triangle",) + (
     "star", "reindeer", "Rudolph", "green package", "blue package", "sleigh", "candy cane", "XMas Safe Zone")

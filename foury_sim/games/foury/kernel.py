@@ -32,6 +32,7 @@ from ...policy import POLICY_TYPE, USER_POLICY_ID
 from ...rng import d6, next_u64, roll, seed_stream
 from ...tracing import trace_row
 from .icons import (
+    ALL_ITEMS,
     BLUE_PACKAGE,
     CAMPAIGN_ITEMS,
     CANDY_CANE,
@@ -200,10 +201,7 @@ def lose(st, tr, track, amount):
 def first_foe(R, rm, cell):
     """The first foe icon in a room (in the order of the ruleset's [enemies] table), or -1. (The column is read at an
     unsigned index: no negative index's test and correction at every column; see _spread.)"""
-    seen = np.int64(0)  # every foe slot at once first (a fixed count: unrolled, no branch per slot): an OR of 0 is
-    for ic in range(FOE_FIRST, FOE_FIRST + MAX_FOES):  # every slot 0, so no foe; else the scan decides
-        seen |= rm[cell, np.uint64(RM_ICON + ic)]
-    if seen == 0:
+    if rm[cell, RM_FOES] == 0:  # (the sum of every foe slot, spare ones too: 0 means no foe; else the scan decides)
         return -1
     for ic in range(FOE_FIRST, FOE_FIRST + R[R_N_FOES]):
         if rm[cell, np.uint64(RM_ICON + ic)] > 0:
@@ -217,24 +215,28 @@ def foe_has(T, foe, trait):
     return (T[T_EN_TRAITS, foe] & trait) != 0
 
 
-#: every item icon (collected, erased by an imp): the base game's, then the campaigns' (icons.CAMPAIGN_ITEMS)
-_ITEM_ICONS = np.array([*range(I_CHEST, DIE + 1), *CAMPAIGN_ITEMS], np.int64)
-assert tuple(CAMPAIGN_ITEMS) == (YELLOW_POTION, PURPLE_POTION, *range(STAR, SAFE_ZONE + 1))  # (item_count's runs)
+#: every item icon (collected, erased by an imp): the base game's, then the campaigns' (icons.ALL_ITEMS)
+_ITEM_ICONS = np.array(ALL_ITEMS, np.int64)
+assert ALL_ITEMS == (*range(I_CHEST, DIE + 1), YELLOW_POTION, PURPLE_POTION, *range(STAR, SAFE_ZONE + 1))  # (add_icon)
 #: the campaigns' item icons (not their fixtures, such as the Slaughter's start triangle)
 _CAMPAIGN_ITEM_ICONS = np.array(CAMPAIGN_ITEMS, np.int64)
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
 def item_count(rm, cell):
-    """Items in a room (every icon of ``_ITEM_ICONS``, read as its three runs of neighbouring columns)."""
-    k = 0
-    for ic in range(I_CHEST, DIE + 1):
-        k += rm[cell, RM_ICON + ic]
-    for ic in range(YELLOW_POTION, PURPLE_POTION + 1):
-        k += rm[cell, RM_ICON + ic]
-    for ic in range(STAR, SAFE_ZONE + 1):
-        k += rm[cell, RM_ICON + ic]
-    return k
+    """Items in a room (every icon of ``_ITEM_ICONS``): its ``RM_ITEMS``."""
+    return rm[cell, RM_ITEMS]
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def add_icon(rm, cell, ic, k):
+    """``k`` more (or fewer, ``k`` < 0) of icon ``ic`` in a room: its count, and the room's sum of foes or of items
+    (``RM_FOES``, ``RM_ITEMS``: every change of an icon count goes through here)."""
+    rm[cell, RM_ICON + ic] += k
+    if FOE_FIRST <= ic < FOE_FIRST + MAX_FOES:
+        rm[cell, RM_FOES] += k
+    elif ic <= DIE or YELLOW_POTION <= ic <= PURPLE_POTION or STAR <= ic <= SAFE_ZONE:  # (_ITEM_ICONS' three runs)
+        rm[cell, RM_ITEMS] += k
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
@@ -402,13 +404,13 @@ def destroy_items(R, st, rm, dice, cell):
         for ic in _ITEM_ICONS:
             if rm[cell, RM_ICON + ic] > 0:
                 log(tr, st, TR_IMP, cell, ic, rm[cell, RM_ICON + ic], 0, 0)
-                rm[cell, RM_ICON + ic] = 0
+                add_icon(rm, cell, ic, -rm[cell, RM_ICON + ic])
         return
     pick = roll(rs, script, k) if k > 1 else 1
     for ic in _ITEM_ICONS:
         pick -= rm[cell, RM_ICON + ic]
         if pick <= 0:
-            rm[cell, RM_ICON + ic] -= 1
+            add_icon(rm, cell, ic, np.int64(-1))
             log(tr, st, TR_IMP, cell, ic, 1, 0, 0)
             return
 
@@ -576,7 +578,7 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
         st[WEAPON] -= 1
         log(tr, st, TR_WEAPON_WEAR, st[WEAPON], 0, 0, 0, 0)
     if result == 1:
-        rm[cell, RM_ICON + foe] -= 1
+        add_icon(rm, cell, foe, np.int64(-1))
         if not foe_has(T, foe, FT_TRAP):
             kill_rewards(board, st, rm, opts, dice, pol, foe, cell)
     elif result == -1:
@@ -616,7 +618,7 @@ def spawn(board, st, rm, opts, dice, pol, cell):
     face = reroll(board, st, rm, opts, dice, pol, np.int64(RR_SPAWN), np.int64(-1), face, cell, np.int64(0),
                   np.int64(-1))
     foe = T[T_SPAWN, face - 1]
-    rm[cell, RM_ICON + foe] += 1
+    add_icon(rm, cell, foe, np.int64(1))
     icon_added(rm, cell)
     if foe_has(T, foe, FT_RETURNS) and rm[cell, RM_RETURNS] == 0:
         rm[cell, RM_RETURNS] = R[R_TROLL_RETURNS]
@@ -854,7 +856,7 @@ def use_dice(board, st, rm, opts, dice, pol, cell):
             if decide(D_USE_DIE, 2, st, opts, dice, pol) == 1:
                 log(tr, st, TR_DIE_LEFT, cell, rm[cell, RM_ICON + DIE], 0, 0, 0)
                 return
-        rm[cell, RM_ICON + DIE] -= 1
+        add_icon(rm, cell, np.int64(DIE), np.int64(-1))
         die_table(board, st, rm, opts, dice, pol, cell)
 
 
@@ -868,13 +870,13 @@ def collect_items(board, st, rm, opts, dice, pol, cell):
         k = rm[cell, RM_ICON + ic]
         if k == 0:
             continue
-        rm[cell, RM_ICON + ic] = 0
+        add_icon(rm, cell, ic, -k)  # (collected: erased from the room)
         for _ in range(k):
             receive(board, st, opts, dice, pol, cell, ic)
     for ic in _CAMPAIGN_ITEM_ICONS:  # the campaigns' items (none on a base map)
         k = rm[cell, RM_ICON + ic]
         if k > 0:
-            rm[cell, RM_ICON + ic] -= k
+            add_icon(rm, cell, ic, -k)
             for _ in range(k):
                 receive(board, st, opts, dice, pol, cell, ic)
     if rm[cell, RM_ICON + DIE] > 0:  # (only then: a call pushes every array of its arguments, over 100 words)
@@ -2205,7 +2207,7 @@ def fury_full(board, st, rm, tr, cell):
         for ic in range(FOE_FIRST, FOE_FIRST + R[R_N_FOES]):
             if rm[x, RM_ICON + ic] > 0 and not foe_has(T, ic, FT_TRAP):
                 k += rm[x, RM_ICON + ic]
-                rm[x, RM_ICON + ic] = 0
+                add_icon(rm, x, ic, -rm[x, RM_ICON + ic])
     st[S_FURY_KILLS] = k
     if R[R_SL_FURY_COUNTS] == 1:
         st[S_KILLS_ROUND] += k
@@ -2226,7 +2228,7 @@ def sl_find(R, st, rm, dice, cell):
     icon = R[R_SL_FIND + face - 1]
     log(tr, st, TR_SL_FIND, cell, face, icon, 0, 0)
     if icon >= 0:
-        rm[cell, RM_ICON + icon] += 1
+        add_icon(rm, cell, icon, np.int64(1))
         icon_added(rm, cell)
 
 
@@ -2381,7 +2383,7 @@ def santa_cane(board, st, rm, opts, dice, pol, cell, foe):
         return False
     st[S_SANTA_CANES] -= 1
     st[S_SANTA_CANES_GIVEN] += 1
-    rm[cell, RM_ICON + foe] -= 1
+    add_icon(rm, cell, foe, np.int64(-1))
     log(tr, st, TR_SANTA_CANE, foe, cell, st[S_SANTA_CANES], 0, 0)
     return True
 
@@ -2683,10 +2685,10 @@ def kr_fight(board, st, rm, opts, dice, pol, cell, why):
     st[S_KR_FIGHTS] += 1
     log(tr, st, TR_KR_FIGHT, why, cell, st[S_KR_SWIMS], 0, 0)
     saved = rm[cell, RM_ICON + foe]
-    rm[cell, RM_ICON + foe] = saved + 1
+    add_icon(rm, cell, foe, np.int64(1))
     icon_added(rm, cell)
     r = fight(board, st, rm, opts, dice, pol, cell, foe)
-    rm[cell, RM_ICON + foe] = saved
+    add_icon(rm, cell, foe, saved - rm[cell, RM_ICON + foe])
     return r
 
 
@@ -3139,7 +3141,7 @@ def end_of_round(R, st, rm, tr):
             rm[x, RM_FLAG] &= ~F_RETURNER_DOWN
             if rm[x, RM_RETURNS] > 0 and (rm[x, RM_STATE] & COLLAPSED) == 0:
                 rm[x, RM_RETURNS] -= 1
-                rm[x, RM_ICON + rm[x, RM_RETURNER]] += 1
+                add_icon(rm, x, rm[x, RM_RETURNER], np.int64(1))
                 icon_added(rm, x)
                 log(tr, st, TR_TROLL_BACK, x, rm[x, RM_RETURNS], rm[x, RM_RETURNER], 0, 0)
 

@@ -231,11 +231,17 @@ MOVE_NAMES = ("step", "shovel", "go to", "stairs", "magic circle", "swim")
 
 # --- room array columns (int64[n, RM_COLS] per game) ---------------------------------------
 RM_STATE = 0  # bits: EXPLORED, COLLAPSED, FLOODED
-RM_RETURNS = 1  # returns left of the room's returning foe (trait "returns", e.g. the troll)
-RM_FLAG = 2  # bits: F_FACED (temple goal faced this round), F_LEVER (lever reached this round), F_RETURNER_DOWN
+#: The foes and the items in the room: the sums of its foe slots and of its item icons (``kernel.ITEM_ICONS``), kept
+#: by every change of an icon count (``kernel.add_icon``; ``ruleset.icon_sums`` for a map's starting rooms). They sit
+#: beside the state and the walls, which the move menu's walk reads too: a room it walks through is one or two cache
+#: lines, not the six its foe slots and item icons span.
+RM_FOES = 1
+RM_ITEMS = 2
 RM_WALL = 3  # 4 columns: sides N,E,S,W: 0 open, 1 printed wall, 2 collapsed wall
 RM_ICON = 7  # N_ICONS columns of icon counts
 RM_RETURNER = RM_ICON + N_ICONS  # the icon of the room's returning foe (read only while RM_RETURNS > 0)
+RM_RETURNS = RM_RETURNER + 1  # returns left of the room's returning foe (trait "returns", e.g. the troll)
+RM_FLAG = RM_RETURNER + 2  # bits: F_FACED (temple goal faced this round), F_LEVER (lever reached), F_RETURNER_DOWN
 #: The goal search's bit masks of the map (``kernel.goal_masks``), kept by the functions that write walls and room
 #: states: RM_BITS_COLS columns of which only the first ``R_ROWS`` rows are used, row r for the map's grid row r (bit
 #: c: the room in column c; a map has at most 64 columns): + s (sides N,E,S,W) the rooms whose side s is open, + 4 + s
@@ -245,7 +251,7 @@ RM_RETURNER = RM_ICON + N_ICONS  # the icon of the room's returning foe (read on
 #: spawned foe, the Slaughter's finds), the rooms ``mark_goals`` looks at. Row 0's RB_DIRTY: 1 when the row words
 #: changed since the goal search last made its map-wide words from them (``kernel.goal_masks2``; set by ``row_bits``,
 #: ``set_wall`` and ``add_state``).
-RM_BITS = RM_RETURNER + 1
+RM_BITS = RM_FLAG + 1
 RB_FLOODED, RB_COLLAPSED, RB_ICONS, RB_DIRTY, RM_BITS_COLS = 8, 9, 10, 12, 13
 RM_COLS = RM_BITS + RM_BITS_COLS
 EXPLORED, COLLAPSED, FLOODED = 1, 2, 4

@@ -121,7 +121,9 @@ from .layout import (
     RB_ICONS,
     RM_BITS,
     RM_COLS,
+    RM_FOES,
     RM_ICON,
+    RM_ITEMS,
     RM_RETURNER,
     RM_RETURNS,
     RM_STATE,
@@ -614,6 +616,7 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
         T[T_UP_DIST + i // T_COLS, i % T_COLS] = d
     two_player(rf, R, heroes)
     santa(rf, R, m, rm0, icon_table)
+    icon_sums(rm0)
     icon_rooms(rm0, m.rows, m.cols)
     kraken(rf, R, icon_table)
     if R[R_P2_PLAYERS] == 2 and len(set(arrows[:, 2].tolist())) < 2:
@@ -964,7 +967,15 @@ def map_arrays(m: MapData, R: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np
             rm0[here, RM_RETURNER] = i
     rm0[:, RM_STATE] = np.where(m.icons[:, I.TUNNEL] > 0, FLOODED, 0)
     row_bits(rm0, m.rows, m.cols)
+    icon_sums(rm0)
     return geo, np.ascontiguousarray(arrows), rm0
+
+
+def icon_sums(rm: np.ndarray) -> None:
+    """Every room's ``RM_FOES`` and ``RM_ITEMS`` (layout.py) from its icon counts: once for a map's starting rooms
+    (the kernel's ``add_icon`` keeps them from there)."""
+    rm[:, RM_FOES] = rm[:, RM_ICON + I.FOE_FIRST:RM_ICON + I.FOE_FIRST + I.MAX_FOES].sum(axis=1)
+    rm[:, RM_ITEMS] = rm[:, [RM_ICON + k for k in I.ALL_ITEMS]].sum(axis=1)
 
 
 def icon_rooms(rm: np.ndarray, rows: int, cols: int) -> None:
