@@ -9,13 +9,12 @@ from ...config import CompiledOnFirstUse
 from ...policy import POLICY_TYPE, placeholder
 from ...rng import seed_stream
 from . import icons as I
-from .kernel import Board, Dice, Pol, fight
+from .kernel import Board, Dice, Pol, add_icon, fight
 from .layout import (
     HEARTS,
     N_OCOL,
     R_SIZE,
     RM_COLS,
-    RM_FOES,
     RM_ICON,
     S_BONUS,
     S_CAP,
@@ -57,8 +56,7 @@ def _trials(R, T, params, weapon, hearts, n, seed, fn, counts, st, geo, rm, opts
             st[S_CAP + HEARTS] = 1000
             st[WEAPON] = weapon
             st[S_BONUS] = 0
-            rm[0, RM_ICON + FOE] = 1
-            rm[0, RM_FOES] = 1  # (the room's sum of foes: layout.py)
+            add_icon(rm, 0, FOE, 1 - rm[0, RM_ICON + FOE])
             r = fight(board, st, rm, opts, dice, pol, 0, FOE)
             if mode == 0:
                 if r == 1:

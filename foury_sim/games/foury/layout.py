@@ -231,10 +231,9 @@ MOVE_NAMES = ("step", "shovel", "go to", "stairs", "magic circle", "swim")
 
 # --- room array columns (int64[n, RM_COLS] per game) ---------------------------------------
 RM_STATE = 0  # bits: EXPLORED, COLLAPSED, FLOODED
-#: The foes and the items in the room: the sums of its foe slots and of its item icons (``kernel.ITEM_ICONS``), kept
-#: by every change of an icon count (``kernel.add_icon``; ``ruleset.icon_sums`` for a map's starting rooms). They sit
-#: beside the state and the walls, which the move menu's walk reads too: a room it walks through is one or two cache
-#: lines, not the six its foe slots and item icons span.
+#: The foes and the items in the room: the sums of its foe slots and of its item icons (``icons.ALL_ITEMS``), kept by
+#: every change of an icon count (``kernel.add_icon``; ``ruleset.icon_sums`` for a map's starting rooms), so that the
+#: move menu's "a foe here?" (``first_foe``) and "items here?" (``item_count``) read one column, not 12 and 18.
 RM_FOES = 1
 RM_ITEMS = 2
 RM_WALL = 3  # 4 columns: sides N,E,S,W: 0 open, 1 printed wall, 2 collapsed wall

@@ -967,7 +967,6 @@ def map_arrays(m: MapData, R: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np
             rm0[here, RM_RETURNER] = i
     rm0[:, RM_STATE] = np.where(m.icons[:, I.TUNNEL] > 0, FLOODED, 0)
     row_bits(rm0, m.rows, m.cols)
-    icon_sums(rm0)
     return geo, np.ascontiguousarray(arrows), rm0
 
 
