@@ -45,7 +45,9 @@ def startup_times(args: list[str], repeats: int = 5) -> tuple[float, list[float]
 # CPU seconds (not wall) are compared because the machine is shared: other processes stretch the wall time of
 # a compile several times, much less its CPU time. The speed is games per CPU second of one thread (process
 # time, which the load disturbs less than wall time), the best of 3 runs in a process, one process per tree
-# and round, the trees alternated so that both see the same load; the ratio of the medians is the trade.
+# and round, the trees alternated so that both see the same load, in the reverse order every other round (this
+# machine gave the second of two processes about 1-1.5 % more whatever it ran: session 56); the ratio of the
+# medians is the trade.
 
 SPEED_CODE = """
 import importlib, sys, time
@@ -100,15 +102,17 @@ def compile_cost(tree: str, game: str = "delve", cache: str | None = None) -> di
 
 def speed_ab(trees: list[tuple[str, str]], games: int = 200_000, rounds: int = 5, policy: str | None = None,
              game: str = "delve", hero: str | None = None, native: tuple[int, ...] = ()) -> list[list[float]]:
-    """Games per CPU second (1 thread) of each (tree, cache) in turn, ``rounds`` times: one list per tree (the
+    """Games per CPU second (1 thread) of each (tree, cache) in turn, ``rounds`` times, the order reversed every
+    other round (a process's place in a round moved its speed by 1-1.5 % on this machine): one list per tree (the
     arms in ``native`` with their entry points compiled for this CPU: ``FOURY_SIM_SHIPPED_CODE=0``)."""
     hero = hero or SPEED_HERO[game]
     policy = policy or SPEED_POLICY[game]
     import sys
 
     out: list[list[float]] = [[] for _ in trees]
-    for _ in range(rounds):
-        for i, (tree, cache) in enumerate(trees):
+    for r in range(rounds):
+        for i in range(len(trees)) if r % 2 == 0 else reversed(range(len(trees))):
+            tree, cache = trees[i]
             res = subprocess.run([sys.executable, "-c", SPEED_CODE, str(games), policy, game, hero],
                                  env=_env(tree, cache, i in native), cwd=tree, check=True, capture_output=True,
                                  text=True)
