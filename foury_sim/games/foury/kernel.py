@@ -1672,13 +1672,16 @@ def option_columns(board, st, rm, sc, opts, n):
         lut = lut_swim if rm[tu, RM_STATE] & FLOODED else (1 << W_OPEN)
         look = ((lut >> rm[tu, RM_WALL]) & 1) | (((lut >> rm[tu, RM_WALL + 1]) & 1) << 1) | (
             ((lut >> rm[tu, RM_WALL + 2]) & 1) << 2) | (((lut >> rm[tu, RM_WALL + 3]) & 1) << 3)
+        # a side looked at leads on when its neighbour y is on the map, is not ``frm``, is not collapsed and, across
+        # a collapsed wall (looked at only from a flooded room when one may swim), is flooded too (``passable``):
+        # the four sides at once, without a branch (whether a side leads on is hard to predict)
         k = 0
-        while look != 0:
-            d2 = low_bit(look)
-            look &= look - 1
+        for d2 in range(4):
             y = geo[tu, d2]
-            if y >= 0 and y != frm and passable(R, st, rm, to, d2, y):
-                k += 1
+            yu = np.uint64(max(y, 0))
+            ys = rm[yu, RM_STATE]
+            k += ((look >> d2) & 1) & (y >= 0) & (y != frm) & ((ys & COLLAPSED) == 0) & (
+                (rm[tu, RM_WALL + d2] == W_OPEN) | ((ys & FLOODED) != 0))
         opts[i, O_OPEN] = k
         opts[i, O_KR_FRONT] = -1  # Discovering the Kraken only (kr_mark_options)
         opts[i, O_KR_DRY] = -1
