@@ -218,8 +218,9 @@ def _move_cost(state, options, i, params):
             danger = 1.0
         scale = 1.0 + max(0.0, params[P_FLEE_HEARTS] + 2.0 - state[HEARTS])
         cost += params[P_FOE_AVOID] * danger * scale * _boldness(state, params)
-    if options[i, O_KIND] == MK_SHOVEL:
-        cost += params[P_SHOVEL_COST]
+    # (the terms of a kind or a flag are added as 0.0 otherwise, which changes no sum: no branch to mispredict on
+    # the options' mixed kinds)
+    cost += params[P_SHOVEL_COST] if options[i, O_KIND] == MK_SHOVEL else 0.0
     if options[i, O_KIND] == MK_STAIRS or options[i, O_KIND] == MK_CIRCLE:
         cost += params[P_SHOVEL_COST] if options[i, O_REQ] == 0 else -50.0
         idle = state[S_JUMPS_IDLE]
@@ -242,11 +243,10 @@ def _move_cost(state, options, i, params):
         front = options[i, O_KR_FRONT]
         if front >= 0 and front < params[P_FRONT_MARGIN]:
             cost += params[P_FRONT_COST] * (params[P_FRONT_MARGIN] - front)
-    if options[i, O_EXIT] == 1 or (options[i, O_ORACLE] == 1 and state[S_PHASE] == 1):
-        cost -= 100.0
+    cost -= 100.0 if (options[i, O_EXIT] == 1) | ((options[i, O_ORACLE] == 1) & (state[S_PHASE] == 1)) else 0.0
     cost -= 0.3 * options[i, O_ITEMS]
-    if options[i, O_NEW] == 1 and options[i, O_OPEN] <= 1 and state[SHOVEL] == 0:
-        cost += params[P_DEAD_END] * (2 - options[i, O_OPEN])
+    dead = (options[i, O_NEW] == 1) & (options[i, O_OPEN] <= 1) & (state[SHOVEL] == 0)
+    cost += params[P_DEAD_END] * (2 - options[i, O_OPEN]) if dead else 0.0
     return cost
 
 
