@@ -231,7 +231,10 @@ def item_count(rm, cell):
 @njit(cache=CACHE, inline="always", _nrt=False)
 def add_icon(rm, cell, ic, k):
     """``k`` more (or fewer, ``k`` < 0) of icon ``ic`` in a room: its count, and the room's sum of foes or of items
-    (``RM_FOES``, ``RM_ITEMS``: every change of an icon count goes through here)."""
+    (``RM_FOES``, ``RM_ITEMS``: every change of an icon count goes through here); a room given one is noted for
+    ``mark_goals`` (``icon_added``)."""
+    if k > 0:
+        icon_added(rm, cell)
     rm[cell, RM_ICON + ic] += k
     if FOE_FIRST <= ic < FOE_FIRST + MAX_FOES:
         rm[cell, RM_FOES] += k
@@ -619,7 +622,6 @@ def spawn(board, st, rm, opts, dice, pol, cell):
                   np.int64(-1))
     foe = T[T_SPAWN, face - 1]
     add_icon(rm, cell, foe, np.int64(1))
-    icon_added(rm, cell)
     if foe_has(T, foe, FT_RETURNS) and rm[cell, RM_RETURNS] == 0:
         rm[cell, RM_RETURNS] = R[R_TROLL_RETURNS]
         rm[cell, RM_RETURNER] = foe
@@ -2232,7 +2234,6 @@ def sl_find(R, st, rm, dice, cell):
     log(tr, st, TR_SL_FIND, cell, face, icon, 0, 0)
     if icon >= 0:
         add_icon(rm, cell, icon, np.int64(1))
-        icon_added(rm, cell)
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -2689,7 +2690,6 @@ def kr_fight(board, st, rm, opts, dice, pol, cell, why):
     log(tr, st, TR_KR_FIGHT, why, cell, st[S_KR_SWIMS], 0, 0)
     saved = rm[cell, RM_ICON + foe]
     add_icon(rm, cell, foe, np.int64(1))
-    icon_added(rm, cell)
     r = fight(board, st, rm, opts, dice, pol, cell, foe)
     add_icon(rm, cell, foe, saved - rm[cell, RM_ICON + foe])
     return r
@@ -3145,7 +3145,6 @@ def end_of_round(R, st, rm, tr):
             if rm[x, RM_RETURNS] > 0 and (rm[x, RM_STATE] & COLLAPSED) == 0:
                 rm[x, RM_RETURNS] -= 1
                 add_icon(rm, x, rm[x, RM_RETURNER], np.int64(1))
-                icon_added(rm, x)
                 log(tr, st, TR_TROLL_BACK, x, rm[x, RM_RETURNS], rm[x, RM_RETURNER], 0, 0)
 
 
