@@ -104,6 +104,14 @@ def test_replay_is_the_simulated_game(rs):
         assert lines[-1].startswith(f"== end: score {r['score'][g]} ")
 
 
+def test_each_output_column_is_contiguous(rs):
+    """The kernel writes a row per output (a column per game): each column of a chunk is one contiguous run, so
+    the summary's histograms read it in place (from rows of games they copied every column out first)."""
+    r = _sim(rs, "none", "risk", 5, 100, 257)
+    assert all(v.flags.c_contiguous and v.shape == (257,) for v in r.values())
+    assert list(r["game"]) == list(range(100, 357))
+
+
 def test_user_policy_from_a_file(rs):
     pol = make_policy("tests/data/delve_policies.py:cautious", D.POLICIES, "retire_level=3")
     r = D.simulate(rs, "none", pol, 1, 0, 5000)

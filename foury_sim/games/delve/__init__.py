@@ -114,7 +114,7 @@ def _run(
     table = clear_table(rules) if wants_odds(policy) or dp else np.zeros(0, dtype=np.int32)
     if dp:
         table = np.concatenate([table, dp_table(rules)])
-    out = np.empty((count, OUTPUTS.n_kernel(ruleset)), dtype=np.int64)  # one row per game
+    out = np.empty((OUTPUTS.n_kernel(ruleset), count), dtype=np.int64)  # one row per output, a column per game
     trace = np.zeros((trace_rows, TRACE_COLS), dtype=np.int64)
     full_menu = int("full_menu" in policy.traits)
     ctl = np.array([policy.policy_id, start, count, list(ruleset.heroes).index(hero), full_menu], dtype=np.int64)
@@ -131,7 +131,7 @@ def _run(
         out,
         trace,
     )
-    return out, trace
+    return out.T, trace  # (a view: one row per game, each output's column contiguous)
 
 
 def simulate(

@@ -1335,29 +1335,30 @@ def play_game(rules, st, ptable, pol, dice, opts, w, hero, full_menu):
 
 @njit(cache=CACHE, _nrt=False)
 def write_out(rules, st, out, g, game):
-    """Game ``g``'s outcome into row ``g`` of ``out`` (one column per output, as declared in outputs.py)."""
+    """Game ``g``'s outcome into column ``g`` of ``out`` (one row per output, as declared in outputs.py: each
+    output's games are contiguous, so a chunk's summary reads its columns without copying them out of rows)."""
     s = st[A.S_SCORE]
-    out[g, A.OUT_GAME] = game
-    out[g, A.OUT_WIN] = 1 if s >= rules[R_WIN_SCORE] else 0
-    out[g, A.OUT_SCORE] = s
-    out[g, A.OUT_XP] = st[A.S_XP]
+    out[A.OUT_GAME, g] = game
+    out[A.OUT_WIN, g] = 1 if s >= rules[R_WIN_SCORE] else 0
+    out[A.OUT_SCORE, g] = s
+    out[A.OUT_XP, g] = st[A.S_XP]
     held = 0
     for k in range(rules[R_N_TREASURES]):
         held += st[A.S_TREASURE + k]
-    out[g, A.OUT_TREASURES] = held
-    out[g, A.OUT_RANK] = rank(rules, s)
-    out[g, A.OUT_FLED] = st[A.S_FLED]
-    out[g, A.OUT_PORTALS] = st[A.S_PORTALS]
-    out[g, A.OUT_RETIRED] = st[A.S_RETIRED]
-    out[g, A.OUT_SLAIN] = st[A.S_SLAIN]
-    out[g, A.OUT_FACED] = st[A.S_FACED]
-    out[g, A.OUT_CHESTS] = st[A.S_CHESTS]
-    out[g, A.OUT_TREASURES_WON] = st[A.S_TREASURES_WON]
-    out[g, A.OUT_MASTER] = st[A.S_MASTER]
-    out[g, A.OUT_BAD] = st[A.S_BAD]
-    out[g, A.OUT_DECISIONS] = st[A.S_NDEC]
+    out[A.OUT_TREASURES, g] = held
+    out[A.OUT_RANK, g] = rank(rules, s)
+    out[A.OUT_FLED, g] = st[A.S_FLED]
+    out[A.OUT_PORTALS, g] = st[A.S_PORTALS]
+    out[A.OUT_RETIRED, g] = st[A.S_RETIRED]
+    out[A.OUT_SLAIN, g] = st[A.S_SLAIN]
+    out[A.OUT_FACED, g] = st[A.S_FACED]
+    out[A.OUT_CHESTS, g] = st[A.S_CHESTS]
+    out[A.OUT_TREASURES_WON, g] = st[A.S_TREASURES_WON]
+    out[A.OUT_MASTER, g] = st[A.S_MASTER]
+    out[A.OUT_BAD, g] = st[A.S_BAD]
+    out[A.OUT_DECISIONS, g] = st[A.S_NDEC]
     for d in range(rules[R_DELVES]):
-        out[g, A.OUT_DELVE_LEVEL + d] = st[A.S_DELVE_LEVEL + d]
+        out[A.OUT_DELVE_LEVEL + d, g] = st[A.S_DELVE_LEVEL + d]
 
 
 @njit(cache=CACHE, _nrt=False)

@@ -185,7 +185,7 @@ XP_RETIRE, XP_DRAGON, XP_EMPTY_POOL, XP_PORTAL = range(4)
 #: fleeing causes (E_FLEE a0)
 FLEE_MONSTERS, FLEE_DRAGON = 0, 1
 
-# --- per-game output columns (int64[count, N_OUT] rows: out[g, OUT_...]) -----------------------
+# --- per-game output columns (the kernel's int64[N_OUT, count]: out[OUT_..., g]) -------------------
 # Declared once, with labels and summaries, in outputs.py; the index constants (OUT_GAME, OUT_WIN, ...: each
 # column's ``index``) are derived from that declaration's order. OUT_DELVE_LEVEL is the first of one column
 # per delve.

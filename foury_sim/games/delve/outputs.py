@@ -1,6 +1,6 @@
 """Delve's per-game outputs, declared once (see ``foury_sim.outputs``).
 
-The kernel columns are listed in the order ``kernel.write_out`` fills them (``out[g, A.OUT_...]``);
+The kernel columns are listed in the order ``kernel.write_out`` fills them (``out[A.OUT_..., g]``);
 ``layout`` derives the index constants from this list. Adding a column: one ``Column`` here and, for a
 kernel column, the line of ``write_out`` that fills it. This module must not import the layout (the
 layout imports it).
