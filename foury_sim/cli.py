@@ -1075,10 +1075,14 @@ def entry() -> None:
     one and collecting them: about 0.4 s of a short command), once the exit handlers have run and both streams are
     flushed. Under a profiler or a debugger (``python -m cProfile -m foury_sim ...`` writes its figures after the
     command), with a thread left running (not a daemon), a code that is not a number, or streams that cannot be
-    flushed (a closed pipe), the process exits as Python does. In-process callers (the tests) call ``main``."""
+    flushed (a closed pipe), the process exits as Python does. In-process callers (the tests) call ``main``. numpy's
+    submodules that a command never uses are loaded only if used (``lazy.defer_numpy_extras``)."""
     import gc
 
+    from .lazy import defer_numpy_extras
+
     gc.set_threshold(GC_YOUNG, *gc.get_threshold()[1:])
+    defer_numpy_extras()
     try:
         main()
         code = EXIT_OK

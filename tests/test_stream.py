@@ -830,6 +830,32 @@ def test_a_runs_summary_imports_no_pandas(game):
     assert out.stderr.strip().splitlines()[-1] == "False", out.stderr[-2000:]
 
 
+def test_a_command_defers_numpys_extras_until_used():
+    """The entry point defers ``numpy.f2py``, ``numpy.testing`` and ``numpy.ma`` (``lazy.defer_numpy_extras``): a run
+    (numba's BLAS check imports scipy.linalg, which copies numpy's namespace) executes none of f2py, and each still
+    works when used, whole and the same object through numpy's attribute."""
+    import subprocess
+    import sys
+
+    code = ("import sys, atexit\n"
+            "def after():\n"
+            "    import numpy as np\n"
+            "    ran = 'numpy.f2py.crackfortran' in sys.modules\n"
+            "    np.testing.assert_array_equal(np.arange(3), [0, 1, 2])\n"
+            "    m = np.ma.masked_array([1, 2, 3], mask=[0, 1, 0])\n"
+            "    import numpy.f2py\n"
+            "    ok = callable(numpy.f2py.run_main) and np.f2py is sys.modules['numpy.f2py'] and m.sum() == 4\n"
+            "    print(ran, 'scipy.linalg' in sys.modules, ok, file=sys.stderr, flush=True)\n"
+            "atexit.register(after)\n"
+            "from foury_sim.cli import entry\n"
+            "sys.argv = ['foury-sim', 'run', 'delve', '--games', '300', '--format', 'json']\n"
+            "entry()\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout)["games"] == 300
+    assert out.stderr.strip().splitlines()[-1] == "False True True", out.stderr[-2000:]
+
+
 def test_deaths_per_cell_counts_first_deaths_of_a_table_or_of_its_columns():
     """``registry.deaths_per_cell`` (every board's ``cell_record``): -1 is no death, cells past the board's ``n``
     are not counted, cells without a death are 0; a table and a dict of its columns give the same list."""
