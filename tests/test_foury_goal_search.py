@@ -256,22 +256,29 @@ def test_mark_goals_looks_at_every_room_that_holds_a_foe_a_cornucopia_or_a_die(c
 @pytest.mark.parametrize("campaign", [None, "kraken", "inout", "santa", "slaughter"])
 def test_every_room_keeps_its_sums_of_foes_and_items(campaign):
     """``RM_FOES`` and ``RM_ITEMS`` (the walk's one look at a room's foes and items) are the sums of the room's foe
-    slots and item icons at the start and after whole games, every change of an icon having gone through
-    ``add_icon`` (spawns, kills, collected and erased items, the Kraken's fights, returning trolls, finds)."""
+    slots and item icons, and ``RM_KINDS`` (``mark_goals``' one look) the bits of its foe slots, cornucopias and dice
+    held, at the start and after whole games, every change of an icon having gone through ``add_icon`` (spawns, kills,
+    collected and erased items, the Kraken's fights, returning trolls, finds)."""
     r = load_ruleset(campaign=campaign)
     want = r.rm0.copy()
     icon_sums(want)
     assert (r.rm0 == want).all()
-    assert r.rm0[:, L.RM_FOES].sum() > 0 and r.rm0[:, L.RM_ITEMS].sum() > 0
+    assert r.rm0[:, L.RM_FOES].sum() > 0 and r.rm0[:, L.RM_ITEMS].sum() > 0 and (r.rm0[:, L.RM_KINDS] != 0).any()
+    x = int(np.flatnonzero(r.rm0[:, L.RM_KINDS])[0])
+    kinds = [k for k in range(I.MAX_FOES) if r.rm0[x, L.RM_ICON + I.FOE_FIRST + k] > 0]
+    kinds += [b for b, ic in ((L.KIND_CORNUCOPIA, I.CORNUCOPIA), (L.KIND_DIE, I.DIE)) if r.rm0[x, L.RM_ICON + ic] > 0]
+    assert r.rm0[x, L.RM_KINDS] == sum(1 << k for k in kinds)  # the bits, spelt out for one room
     pol = make_policy("greedy", GAME.policies)
-    moved = 0
+    moved = kinds_moved = 0
     for game in range(40):
         out, st, rm, tr = play_one(r, "free", pol, 5, game)
         want = rm.copy()
         icon_sums(want)
-        assert (rm[:, [L.RM_FOES, L.RM_ITEMS]] == want[:, [L.RM_FOES, L.RM_ITEMS]]).all(), game
-        moved += int((rm[:, [L.RM_FOES, L.RM_ITEMS]] != r.rm0[:, [L.RM_FOES, L.RM_ITEMS]]).sum())
-    assert moved > 0  # games did change them
+        cols = [L.RM_FOES, L.RM_ITEMS, L.RM_KINDS]
+        assert (rm[:, cols] == want[:, cols]).all(), game
+        moved += int((rm[:, cols] != r.rm0[:, cols]).sum())
+        kinds_moved += int((rm[:, L.RM_KINDS] != r.rm0[:, L.RM_KINDS]).sum())
+    assert moved > 0 and kinds_moved > 0  # games did change them
 
 
 def test_the_goal_search_makes_its_map_words_again_for_other_rooms():

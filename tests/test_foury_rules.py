@@ -304,6 +304,28 @@ def test_requirements_only_for_current_round(anywhere):
         assert b.rows(L.TR_REQ) == [] and b[L.S_REQ_DONE] == 0
 
 
+def test_a_monster_in_a_palace_room_makes_it_where_the_round_wants_you_until_beaten():
+    """The Palace's requirement is its monsters: a monster added to one of its rooms (a spawn) makes that room a goal
+    of the move menu (``mark_goals``); beaten (its icon taken off), the room is a goal no more."""
+    from foury_sim.games.foury import kernel as K
+
+    r = load_foury_ruleset()
+    n = r.geo.shape[0]
+    board = K.Board(r.R, r.T, r.geo, r.arrows)
+    rm = r.rm0.copy()
+    st = np.zeros(L.STATE_SIZE, np.int64)
+    st[L.S_PHASE], st[L.S_SECTOR] = 0, 1
+    sc = np.zeros((K.SC_ROWS, K.scratch_cols(n)), np.int64)
+    x = next(x for x in range(n) if r.geo[x, 4] == 1 and rm[x, L.RM_STATE] == 0 and rm[x, L.RM_FOES] == 0)
+    marked = []
+    for k in (0, 1, -1):
+        if k:
+            K.add_icon(rm, np.int64(x), np.int64(GOBLIN), np.int64(k))
+        K.mark_goals(board, st, rm, sc)
+        marked.append(int(sc[K.SC_MASK, x]))
+    assert marked == [0, 1, 0]
+
+
 def test_step_rolls_table_of_room_left():
     """Entering from outside rolls the round's table; each later step rolls the table of the room left."""
     g = play("four_tables", script=[2, 2, 6, 1], queues={"round": [3]}, sheet={"hearts": 5},

@@ -231,8 +231,8 @@ def item_count(rm, cell):
 @njit(cache=CACHE, inline="always", _nrt=False)
 def add_icon(rm, cell, ic, k):
     """``k`` more (or fewer, ``k`` < 0) of icon ``ic`` in a room: its count, and the room's sum of foes or of items
-    (``RM_FOES``, ``RM_ITEMS``: every change of an icon count goes through here); a room given one is noted for
-    ``mark_goals`` (``icon_added``)."""
+    (``RM_FOES``, ``RM_ITEMS``: every change of an icon count goes through here) and its kinds of goal icon
+    (``RM_KINDS``); a room given one is noted for ``mark_goals`` (``icon_added``)."""
     if k > 0:
         icon_added(rm, cell)
     rm[cell, RM_ICON + ic] += k
@@ -240,6 +240,23 @@ def add_icon(rm, cell, ic, k):
         rm[cell, RM_FOES] += k
     elif ic <= DIE or YELLOW_POTION <= ic <= PURPLE_POTION or STAR <= ic <= SAFE_ZONE:  # (_ITEM_ICONS' three runs)
         rm[cell, RM_ITEMS] += k
+    b = goal_kind(ic)
+    if b >= 0:
+        on = np.int64(1) << b
+        rm[cell, RM_KINDS] = (rm[cell, RM_KINDS] & ~on) | (on if rm[cell, RM_ICON + ic] > 0 else np.int64(0))
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def goal_kind(ic):
+    """The bit of icon ``ic`` in a room's ``RM_KINDS``: foe slot k's is k, then ``KIND_CORNUCOPIA`` and ``KIND_DIE``;
+    -1 for any other icon."""
+    if FOE_FIRST <= ic < FOE_FIRST + MAX_FOES:
+        return ic - FOE_FIRST
+    if ic == CORNUCOPIA:
+        return np.int64(KIND_CORNUCOPIA)
+    if ic == DIE:
+        return np.int64(KIND_DIE)
+    return np.int64(-1)
 
 
 @njit(cache=CACHE, inline="always", _nrt=False)
@@ -1195,14 +1212,14 @@ def two_words(R):
 
 
 @njit(cache=CACHE, _nrt=False)
-def _mark_rooms(board, rm, mask, a, b, s):
-    """``mask[x] = 1`` for each room x of ``RM_BITS + RB_ICONS`` holding icon ``a`` or ``b`` that may count for
-    sector ``s`` (``req_room``), in increasing x."""
+def _mark_rooms(board, rm, mask, kinds, s):
+    """``mask[x] = 1`` for each room x of ``RM_BITS + RB_ICONS`` holding a goal icon of ``kinds`` (bits of
+    ``RM_KINDS``) that may count for sector ``s`` (``req_room``), in increasing x."""
     for half in range(2):
         word = rm[0, RM_BITS + RB_ICONS + half]
         while word != 0:
             x = 64 * half + low_bit(word)
-            if (rm[x, RM_ICON + a] > 0 or rm[x, RM_ICON + b] > 0) and req_room(board, rm, x, s):
+            if (rm[x, RM_KINDS] & kinds) != 0 and req_room(board, rm, x, s):
                 mask[x] = 1
             word &= word - 1
 
@@ -1246,13 +1263,15 @@ def mark_goals(board, st, rm, sc):
     # a foe with a camp prize. One foe kind at a time over the rooms (the Temple's and the camps' are one of seven).
     having = FT_TEMPLE_GOAL if s == 0 else (0 if s == 1 else FT_CAMP_PRIZE)
     lacking = FT_TRAP if s == 1 else 0
-    if two_words(R):  # only the rooms that can hold such an icon (printed, or added in this game)
+    if two_words(R):  # only the rooms that can hold such an icon (printed, or added in this game), at one look each
+        kinds = np.int64(0)
         for ic in range(FOE_FIRST, FOE_FIRST + R[R_N_FOES]):
-            if (T[T_EN_TRAITS, ic] & having) != having or (T[T_EN_TRAITS, ic] & lacking) != 0:
-                continue
-            _mark_rooms(board, rm, mask, np.int64(ic), np.int64(ic), s)
+            if (T[T_EN_TRAITS, ic] & having) == having and (T[T_EN_TRAITS, ic] & lacking) == 0:
+                kinds |= np.int64(1) << (ic - FOE_FIRST)
         if s != 0 and s != 1:
-            _mark_rooms(board, rm, mask, np.int64(CORNUCOPIA), np.int64(DIE), s)
+            kinds |= (np.int64(1) << KIND_CORNUCOPIA) | (np.int64(1) << KIND_DIE)
+        if kinds != 0:
+            _mark_rooms(board, rm, mask, kinds, s)
         return
     for ic in range(FOE_FIRST, FOE_FIRST + R[R_N_FOES]):
         if (T[T_EN_TRAITS, ic] & having) != having or (T[T_EN_TRAITS, ic] & lacking) != 0:

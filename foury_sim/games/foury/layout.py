@@ -6,7 +6,7 @@ rows ``options[i, O_...]`` described here and returns the index of an option.
 
 from __future__ import annotations
 
-from .icons import N_ICONS
+from .icons import MAX_FOES, N_ICONS
 from .outputs import OUTPUTS as _OUTPUTS  # outputs.py does not import the layout
 
 # --- resource tracks (character sheet) ------------------------------------------------------
@@ -236,8 +236,13 @@ RM_STATE = 0  # bits: EXPLORED, COLLAPSED, FLOODED
 #: move menu's "a foe here?" (``first_foe``) and "items here?" (``item_count``) read one column, not 12 and 18.
 RM_FOES = 1
 RM_ITEMS = 2
-RM_WALL = 3  # 4 columns: sides N,E,S,W: 0 open, 1 printed wall, 2 collapsed wall
-RM_ICON = 7  # N_ICONS columns of icon counts
+#: The kinds of goal icon the room holds now, a bit each (``KIND_*``: bit k for foe slot k, then a cornucopia and a
+#: die), kept by ``kernel.add_icon`` (``ruleset.icon_sums`` for a map's starting rooms), so that ``mark_goals`` asks a
+#: room for every wanted kind at one look.
+RM_KINDS = 3
+KIND_CORNUCOPIA, KIND_DIE = MAX_FOES, MAX_FOES + 1  # (foe slot k: bit k)
+RM_WALL = 4  # 4 columns: sides N,E,S,W: 0 open, 1 printed wall, 2 collapsed wall
+RM_ICON = 8  # N_ICONS columns of icon counts
 RM_RETURNER = RM_ICON + N_ICONS  # the icon of the room's returning foe (read only while RM_RETURNS > 0)
 RM_RETURNS = RM_RETURNER + 1  # returns left of the room's returning foe (trait "returns", e.g. the troll)
 RM_FLAG = RM_RETURNER + 2  # bits: F_FACED (temple goal faced this round), F_LEVER (lever reached), F_RETURNER_DOWN

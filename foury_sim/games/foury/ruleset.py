@@ -124,6 +124,7 @@ from .layout import (
     RM_FOES,
     RM_ICON,
     RM_ITEMS,
+    RM_KINDS,
     RM_RETURNER,
     RM_RETURNS,
     RM_STATE,
@@ -971,10 +972,13 @@ def map_arrays(m: MapData, R: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np
 
 
 def icon_sums(rm: np.ndarray) -> None:
-    """Every room's ``RM_FOES`` and ``RM_ITEMS`` (layout.py) from its icon counts: once for a map's starting rooms
-    (the kernel's ``add_icon`` keeps them from there)."""
-    rm[:, RM_FOES] = rm[:, RM_ICON + I.FOE_FIRST:RM_ICON + I.FOE_FIRST + I.MAX_FOES].sum(axis=1)
+    """Every room's ``RM_FOES``, ``RM_ITEMS`` and ``RM_KINDS`` (layout.py) from its icon counts: once for a map's
+    starting rooms (the kernel's ``add_icon`` keeps them from there)."""
+    foes = rm[:, RM_ICON + I.FOE_FIRST:RM_ICON + I.FOE_FIRST + I.MAX_FOES]
+    rm[:, RM_FOES] = foes.sum(axis=1)
     rm[:, RM_ITEMS] = rm[:, [RM_ICON + k for k in I.ALL_ITEMS]].sum(axis=1)
+    held = np.concatenate([foes, rm[:, [RM_ICON + I.CORNUCOPIA, RM_ICON + I.DIE]]], axis=1) > 0  # (KIND_* order)
+    rm[:, RM_KINDS] = (held.astype(np.int64) << np.arange(held.shape[1], dtype=np.int64)).sum(axis=1)
 
 
 def icon_rooms(rm: np.ndarray, rows: int, cols: int) -> None:
