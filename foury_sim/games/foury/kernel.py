@@ -1925,6 +1925,8 @@ def move_options(board, st, rm, sc, opts):
     # a wall w is worth a look when bit w of this is set: an open one; a collapsed one too with a shovel, or to swim
     lut_any = (1 << W_OPEN) | ((1 << W_COLLAPSED) if st[SHOVEL] > 0 else 0)
     lut_swim = (1 << W_OPEN) | (1 << W_COLLAPSED) if swim_ok(R, st) else lut_any
+    swimmer = swim_ok(R, st)
+    n_max = opts.shape[0]
     while head < tail:
         x = q[np.uint64(head)]
         xu = np.uint64(x)  # (unsigned indices: no test and correction for a negative one, see _spread)
@@ -1960,15 +1962,26 @@ def move_options(board, st, rm, sc, opts):
             if R[R_KR_ON] == 1 and (rm[yu, RM_STATE] & FLOODED) and y != pos:  # Kraken: water is swum, a room a move
                 n = add_option(opts, np.int64(n), np.int64(MK_SWIM), x, y, d, dist[xu])
                 continue
-            if rm[yu, RM_STATE] & EXPLORED:  # (not walked to yet: tested above)
-                dist[yu] = dist[xu] + 1
-                par[yu] = x
-                pdir[yu] = d
-                q[np.uint64(tail)] = y
-                tail += 1
-            else:
-                kind = MK_SWIM if ((rm[yu, RM_STATE] & FLOODED) and swim_ok(R, st)) else MK_STEP
-                n = add_option(opts, np.int64(n), np.int64(kind), x, y, d, dist[xu])
+            # An explored room is walked to next (queued), any other is a step (or a swim) into it: which one is
+            # hard to predict, so both are written and one kept (a queue slot past the tail, a row past the menu's
+            # end and an unqueued room's ``par``/``pdir`` are never read; its ``dist`` stays -1)
+            ys = rm[yu, RM_STATE]
+            ex = np.int64((ys & EXPLORED) != 0)
+            dx = dist[xu]
+            dist[yu] = ex * (dx + 2) - 1  # dx + 1 walked to, else -1 as it was (not walked to yet: tested above)
+            par[yu] = x
+            pdir[yu] = d
+            q[np.uint64(tail)] = y
+            tail += ex
+            if n < n_max:
+                opts[n, O_KIND] = MK_SWIM if ((ys & FLOODED) != 0) & swimmer else MK_STEP
+                opts[n, O_FROM] = x
+                opts[n, O_TO] = y
+                opts[n, O_DIR] = d
+                opts[n, O_PATH] = dx
+                opts[n, O_UPPER] = 0  # (as add_option)
+                opts[n, O_UPMASK] = 0
+                n += 1 - ex
         if x == pos and fx >= 0:
             continue  # you fled from this room's foe: no stairs or circle here (only after a won encounter)
         if rm[x, RM_ICON + STAIRS] > 0:
