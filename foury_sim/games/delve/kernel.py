@@ -552,9 +552,11 @@ def dp_advice(rules, ptable, st, w):
 
 
 # --- decisions -------------------------------------------------------------------------------------
-#: The policy switch (``decide``, every built-in policy inlined in it) is inlined where decisions are asked
-#: often; elsewhere it is one compiled function called (each inlined copy costs compile time).
-DECIDERS = ("monster_phase", "loot_phase")
+#: The policy switch (``decide``, every built-in policy inlined in it) is inlined where decisions are asked: at each
+#: call site its kind is known, so the built-ins' switch on the kind can fold away (session 57: the regroup's
+#: inlined x1.044, the dragon's, the reroll's and the revive's x1.023 more; each inlined copy costs compile time:
+#: a first run from the IR 12.9 s against 10.9, from source 33.2 against 27.5).
+DECIDERS = ("monster_phase", "loot_phase", "regroup", "dragon_phase", "reroll", "revive")
 
 
 @njit(cache=CACHE, inline=inline_at(*DECIDERS), _nrt=False)
