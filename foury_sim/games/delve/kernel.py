@@ -697,7 +697,7 @@ def targeted_rows(rules, st, opts, n, w):
     return n
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline=inline_at("loot_phase"), _nrt=False)
 def loot_rows(rules, st, phase, opts, n, w):
     """Open chests (one per companion, all for thief/champion roles), quaff potions (any party die),
     use an Elixir. O_OK: a dragon coming can still be beaten after it."""

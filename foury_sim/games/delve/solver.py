@@ -346,7 +346,7 @@ def _unit_caps(w, na):
     return True
 
 
-@njit(cache=CACHE, _nrt=False)
+@njit(cache=CACHE, inline="always", _nrt=False)
 def _best_plain(w, opts, n0, na, ok):
     """``fight_rows`` for one row, with no dragon set to keep (``ok``: its O_OK) and every unit
     killing one: the same plan (the first cheapest sweeper assignment), each costed in one pass."""
