@@ -817,26 +817,29 @@ def test_a_chunk_summarised_from_its_columns_is_the_one_from_its_table(game, set
 def test_a_runs_summary_imports_no_pandas(game):
     """`foury-sim run GAME --format json` reduces its chunks from plain arrays: pandas (about 0.4 s of every start)
     is not imported (``foury_sim.lazy``); a table asked for (``--out``, a report) imports it then."""
-    import subprocess
-    import sys
-
     code = ("import sys\nfrom foury_sim.cli import main\n"
             f"sys.argv = ['foury-sim', 'run', '{game}', '--games', '300', '--format', 'json']\n"
             "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
             "print('pandas' in sys.modules, file=sys.stderr)\n")
+    assert _run_300_games(code) == "False"
+
+
+def _run_300_games(code: str) -> str:
+    """Run ``code`` (a command of 300 games, JSON on standard output) in a fresh interpreter; its last line on
+    standard error."""
+    import subprocess
+    import sys
+
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-2000:]
     assert json.loads(out.stdout)["games"] == 300
-    assert out.stderr.strip().splitlines()[-1] == "False", out.stderr[-2000:]
+    return out.stderr.strip().splitlines()[-1]
 
 
 def test_a_command_defers_numpys_extras_until_used():
     """The entry point defers ``numpy.f2py``, ``numpy.testing`` and ``numpy.ma`` (``lazy.defer_numpy_extras``): a run
     (numba's BLAS check imports scipy.linalg, which copies numpy's namespace) executes none of f2py, and each still
     works when used, whole and the same object through numpy's attribute."""
-    import subprocess
-    import sys
-
     code = ("import sys, atexit\n"
             "def after():\n"
             "    import numpy as np\n"
@@ -850,10 +853,7 @@ def test_a_command_defers_numpys_extras_until_used():
             "from foury_sim.cli import entry\n"
             "sys.argv = ['foury-sim', 'run', 'delve', '--games', '300', '--format', 'json']\n"
             "entry()\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert json.loads(out.stdout)["games"] == 300
-    assert out.stderr.strip().splitlines()[-1] == "False True True", out.stderr[-2000:]
+    assert _run_300_games(code) == "False True True"
 
 
 def test_deaths_per_cell_counts_first_deaths_of_a_table_or_of_its_columns():
