@@ -1260,7 +1260,8 @@ def mark_goals(board, st, rm, sc):
                 mask[x] = 1
         return
     # Temple (0): a temple goal not faced yet this round; Palace (1): a monster; otherwise: a cornucopia, a die or
-    # a foe with a camp prize. One foe kind at a time over the rooms (the Temple's and the camps' are one of seven).
+    # a foe with a camp prize. On a map of two words, every wanted kind at one look a room (RM_KINDS); else one foe
+    # kind at a time over every room (the Temple's and the camps' are one of seven).
     having = FT_TEMPLE_GOAL if s == 0 else (0 if s == 1 else FT_CAMP_PRIZE)
     lacking = FT_TRAP if s == 1 else 0
     if two_words(R):  # only the rooms that can hold such an icon (printed, or added in this game), at one look each
@@ -1924,8 +1925,8 @@ def move_options(board, st, rm, sc, opts):
     oracle = st[S_ORACLE]
     # a wall w is worth a look when bit w of this is set: an open one; a collapsed one too with a shovel, or to swim
     lut_any = (1 << W_OPEN) | ((1 << W_COLLAPSED) if st[SHOVEL] > 0 else 0)
-    lut_swim = (1 << W_OPEN) | (1 << W_COLLAPSED) if swim_ok(R, st) else lut_any
     swimmer = swim_ok(R, st)
+    lut_swim = (1 << W_OPEN) | (1 << W_COLLAPSED) if swimmer else lut_any
     n_max = opts.shape[0]
     while head < tail:
         x = q[np.uint64(head)]
