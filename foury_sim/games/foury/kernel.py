@@ -1655,6 +1655,13 @@ def add_option(opts, n, kind, frm, to, d, path):
     numba passes every array as its flattened struct, and this is called for every row."""
     if n >= opts.shape[0]:
         return n
+    option_row(opts, n, kind, frm, to, d, path)
+    return n + 1
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def option_row(opts, n, kind, frm, to, d, path):
+    """Row ``n`` of a move option (``add_option``'s, without its count: the walk writes a row it may not keep)."""
     opts[n, O_KIND] = kind
     opts[n, O_FROM] = frm
     opts[n, O_TO] = to
@@ -1662,7 +1669,6 @@ def add_option(opts, n, kind, frm, to, d, path):
     opts[n, O_PATH] = path
     opts[n, O_UPPER] = 0  # (a climb's are set by stairs_options)
     opts[n, O_UPMASK] = 0
-    return n + 1
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -1975,13 +1981,7 @@ def move_options(board, st, rm, sc, opts):
             q[np.uint64(tail)] = y
             tail += ex
             if n < n_max:
-                opts[n, O_KIND] = MK_SWIM if ((ys & FLOODED) != 0) & swimmer else MK_STEP
-                opts[n, O_FROM] = x
-                opts[n, O_TO] = y
-                opts[n, O_DIR] = d
-                opts[n, O_PATH] = dx
-                opts[n, O_UPPER] = 0  # (as add_option)
-                opts[n, O_UPMASK] = 0
+                option_row(opts, n, MK_SWIM if ((ys & FLOODED) != 0) & swimmer else MK_STEP, x, y, d, dx)
                 n += 1 - ex
         if x == pos and fx >= 0:
             continue  # you fled from this room's foe: no stairs or circle here (only after a won encounter)

@@ -984,14 +984,13 @@ def icon_sums(rm: np.ndarray) -> None:
 def icon_rooms(rm: np.ndarray, rows: int, cols: int) -> None:
     """The rooms whose printed icons hold a foe, a cornucopia or a die, as row 0's two words ``RM_BITS + RB_ICONS``
     (layout.py; the kernel adds the rooms a game adds such an icon to), so that ``mark_goals`` looks at those rooms
-    instead of every room. A map of more than 128 cells (or of 64 columns or more) keeps them 0: there it looks at
-    every room."""
+    instead of every room: the rooms whose ``RM_KINDS`` is not 0 (``icon_sums`` first). A map of more than 128 cells
+    (or of 64 columns or more) keeps them 0: there it looks at every room."""
     rm[0, RM_BITS + RB_ICONS:RM_BITS + RB_ICONS + 2] = 0
     n = rows * cols
     if n > 128 or cols >= 64:
         return
-    kinds = [*range(I.FOE_FIRST, I.CAMPAIGN_FIRST), I.CORNUCOPIA, I.DIE]
-    held = np.flatnonzero((rm[:n, [RM_ICON + k for k in kinds]] > 0).any(axis=1))
+    held = np.flatnonzero(rm[:n, RM_KINDS] != 0)
     for half in range(2):
         v = sum(1 << (int(x) - 64 * half) for x in held if 64 * half <= x < 64 * half + 64)
         rm[0, RM_BITS + RB_ICONS + half] = v - (1 << 64) if v >= 1 << 63 else v  # (bit 63: the int64's sign bit)
