@@ -1,4 +1,4 @@
-"""Some of numba's frontend steps, the same answers with less work (a cold compile's CPU, issue 17 section 3).
+"""Some of numba's steps, the same answers with less work (a cold compile's CPU and a cached start, issue 17).
 
 A profile of a cold compile (``docs/startup.md``, "Every game, session 34" and "session 37") found numba spending
 its time on work that grows with blocks x variables of a large function, or that is repeated for nothing:
@@ -21,6 +21,17 @@ its time on work that grows with blocks x variables of a large function, or that
 - Typing errors' markup (``HighlightColorScheme._markup``): numba formats a message for every overload that does
   not match while it types a call (tens of thousands in a compile), and wraps each in colorama's ``init`` and
   ``deinit``, which wrap and unwrap ``sys.stdout`` and ``sys.stderr``. Here the same text, without the wrapping.
+- A load from the cache (``Cache.load_overload``): numba first refreshes its CPU target, importing and installing
+  every typing and lowering registry it has (``CPUContext.load_additional_registries``: dozens of modules, and
+  ``scipy.linalg`` for ``numba.np.arraymath``'s BLAS check), about 0.1-0.2 s of every command's start-up, though
+  loading machine code types and lowers nothing. What loaded code needs of that refresh is the NRT's addresses,
+  which it registers first (``rtsys.initialize``). The rest a load links to is there without it: numba's C helpers,
+  the math functions (registered when the target is made), the parallel runtime (the entry's own ``reload_init``),
+  and any numba module whose functions the code calls (unpickling the entry imports the module of each
+  environment it holds: a string's hash brings ``numba.cpython.hashing`` and the hash secret it registers). Here a
+  load does only that first step. numba's compiler still refreshes the target itself before it compiles anything
+  (``CompilerBase``), as does a lowering that finds no implementation, so whatever compiles later sees every
+  registry.
 
 Each replacement is checked against numba's own in ``tests/test_quick_passes.py`` (the same live sets on random
 control-flow graphs and on the games' functions, the same IR after SSA, the same hash and equality of flags, the
@@ -46,6 +57,8 @@ _NUMBA_SOURCES = {
     "_run_block_rewrite": "e6885daa20445c93",
     "InlineWorker.inline_function": "bb579ea1bb3fccf2",
     "HighlightColorScheme._markup": "d22b193421d7b769",
+    "Cache.load_overload": "fcb10347535e273d",
+    "CPUContext.load_additional_registries": "c897f2cbdad25343",  # (what a load needs of the refresh is read here)
 }
 
 _INSTALLED: list[str] = []
@@ -216,6 +229,15 @@ def _markup(errors) -> None:
     errors.HighlightColorScheme._markup = _markup
 
 
+def load_overload(self, sig, target_context):
+    """numba's ``Cache.load_overload`` without its refresh of the target: only the NRT's addresses registered."""
+    from numba.core.runtime import rtsys
+
+    rtsys.initialize(target_context)
+    with self._guard_against_spurious_io_errors():
+        return self._load_overload(sig, target_context)
+
+
 def install() -> list[str]:
     """Install the replacements whose numba original is the one they were checked against; returns their names
     (empty without the JIT, under ``FOURY_SIM_SLOW_PASSES=1``, or on a numba whose sources differ)."""
@@ -223,7 +245,7 @@ def install() -> list[str]:
 
     if _INSTALLED or not QUICK or numba_config.DISABLE_JIT:
         return _INSTALLED
-    from numba.core import analysis, errors, inline_closurecall, ir, ir_utils, ssa, targetconfig
+    from numba.core import analysis, caching, cpu, errors, inline_closurecall, ir, ir_utils, ssa, targetconfig
     from numba.parfors import parfor
 
     numbas = {"compute_live_map": analysis.compute_live_map,
@@ -231,7 +253,9 @@ def install() -> list[str]:
               "TargetConfig.__eq__": targetconfig.TargetConfig.__eq__,
               "_run_ssa": ssa._run_ssa, "_run_block_rewrite": ssa._run_block_rewrite,
               "InlineWorker.inline_function": inline_closurecall.InlineWorker.inline_function,
-              "HighlightColorScheme._markup": getattr(getattr(errors, "HighlightColorScheme", None), "_markup", None)}
+              "HighlightColorScheme._markup": getattr(getattr(errors, "HighlightColorScheme", None), "_markup", None),
+              "Cache.load_overload": caching.Cache.load_overload,
+              "CPUContext.load_additional_registries": cpu.CPUContext.load_additional_registries}
     NUMBAS.update(numbas)
     same = {name: _digest(fn) == _NUMBA_SOURCES[name] for name, fn in numbas.items()}
     if same["compute_live_map"]:
@@ -250,4 +274,7 @@ def install() -> list[str]:
     if same["HighlightColorScheme._markup"]:
         _markup(errors)
         _INSTALLED.append("markup")
+    if same["Cache.load_overload"] and same["CPUContext.load_additional_registries"]:
+        caching.Cache.load_overload = load_overload
+        _INSTALLED.append("quick_load")
     return _INSTALLED

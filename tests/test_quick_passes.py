@@ -1,5 +1,5 @@
-"""quick_passes: numba's live-variable analysis, flag hashing, SSA reconstruction, inlining and error markup, the same
-answers as numba's."""
+"""quick_passes: numba's live-variable analysis, flag hashing, SSA reconstruction, inlining, error markup and cache
+load, the same answers as numba's."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def test_installed_on_the_numba_it_was_checked_against():
 
     installed = quick_passes.install()
     if numba.__version__ == "0.68.1":  # the sources recorded in _NUMBA_SOURCES
-        assert installed == ["compute_live_map", "TargetConfig", "ssa", "untyped_once", "markup"]
+        assert installed == ["compute_live_map", "TargetConfig", "ssa", "untyped_once", "markup", "quick_load"]
 
 
 def _random_cfg(rng: random.Random):
@@ -243,3 +243,94 @@ def test_typing_error_markup_is_numbas_text():
         expect += (color or "") + Style.BRIGHT + msg + Style.RESET_ALL
     assert text == expect
     assert Fore  # (the themes' colours are colorama's)
+
+
+_LOAD_AND_PLAY = """
+import hashlib, sys
+import numba.core.base as B
+refreshes = []
+numbas = B.BaseContext.refresh
+B.BaseContext.refresh = lambda self: refreshes.append(1) or numbas(self)
+from foury_sim.policy import make_policy
+from foury_sim.registry import get_game
+spec = get_game(sys.argv[1])
+rules = spec.load_ruleset(None, None, None)
+pol = make_policy(spec.default_policy, spec.policies)
+cols = spec.simulate(rules, spec.default_hero, pol, 7, 0, 300)
+digest = hashlib.sha1(b"".join(v.tobytes() for _, v in sorted(cols.items()))).hexdigest()
+loaded = (len(refreshes), "numba.np.arraymath" in sys.modules, "scipy.linalg" in sys.modules)
+import numpy as np
+from numba import njit
+
+@njit
+def later(a):  # compiled after the load: every registry there (a dict, a sort, a hash)
+    d = {}
+    for x in np.sort(a):
+        d[x] = hash(x)
+    return len(d)
+
+print(digest, *loaded, later(np.array([3, 1, 3, 2])), len(refreshes) > 0)
+"""
+
+
+@pytest.mark.parametrize("game", ["delve", "foury"])
+def test_a_cached_engine_loads_without_setting_up_numbas_compiler(game):
+    """A load from the cache (``quick_passes.load_overload``) does not refresh numba's CPU target (no lowering
+    registry, no ``scipy.linalg``) and the engine plays the same games as after numba's refresh
+    (``FOURY_SIM_SLOW_PASSES=1``); a function compiled afterwards in the same process finds every registry."""
+    import os
+    import subprocess
+    import sys
+
+    from foury_sim.policy import make_policy
+    from foury_sim.registry import get_game
+
+    spec = get_game(game)  # the cache filled in this process first (loaded or compiled)
+    spec.simulate(spec.load_ruleset(None, None, None), spec.default_hero,
+                  make_policy(spec.default_policy, spec.policies), 7, 0, 10)
+    runs = {}
+    for slow in ("0", "1"):
+        env = dict(os.environ, FOURY_SIM_SLOW_PASSES=slow)
+        out = subprocess.run([sys.executable, "-c", _LOAD_AND_PLAY, game], env=env, capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr[-2000:]
+        runs[slow] = out.stdout.split()
+    quick, numbas = runs["0"], runs["1"]
+    assert quick[0] == numbas[0]  # the same games
+    assert quick[1:4] == ["0", "False", "False"]  # no refresh before the games, no lowering registry, no BLAS check
+    assert numbas[1] != "0" and numbas[2] == "True"  # (numba's own load refreshes: the test tells them apart)
+    assert quick[4:] == numbas[4:] == ["3", "True"]
+
+
+def test_a_quick_load_links_what_numbas_refresh_would_have_registered(tmp_path):
+    """Code that links to the NRT (an array made inside) and to the hash secret (a string's hash) loads from the cache
+    in a fresh process where nothing else set numba up (``load_overload`` registers the NRT; unpickling the entry
+    imports ``numba.cpython.hashing``, which registers the secret) and gives numba's answers."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "hashed.py").write_text(
+        "import numpy as np\n"
+        "from numba import njit\n\n\n"
+        "@njit(cache=True)\n"
+        "def hearts(n):\n"
+        "    a = np.arange(n)\n"
+        "    return a.sum() + hash('hearts') % 1000\n"
+    )
+    code = ("import numba.core.base as B\n"
+            "refreshes = []\n"
+            "numbas = B.BaseContext.refresh\n"
+            "B.BaseContext.refresh = lambda self: refreshes.append(1) or numbas(self)\n"
+            "from foury_sim import quick_passes\n"
+            "assert 'quick_load' in quick_passes.install()\n"
+            "import hashed\n"
+            "n = hashed.hearts(10)\n"
+            "print(n, hash('hearts') % 1000 + 45, sum(hashed.hearts.stats.cache_hits.values()), len(refreshes) > 0)\n")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONHASHSEED="7")
+    runs = [subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True)
+            for _ in range(2)]  # (the module found in the folder ``python -c`` runs in)
+    for out in runs:
+        assert out.returncode == 0, out.stderr[-2000:]
+    compiled, loaded = (out.stdout.split() for out in runs)
+    assert compiled[0] == compiled[1] and compiled[2:] == ["0", "True"]  # compiled: numba's refresh ran
+    assert loaded[0] == loaded[1] == compiled[0] and loaded[2:] == ["1", "False"]  # loaded without a refresh

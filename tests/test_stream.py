@@ -838,8 +838,8 @@ def _run_300_games(code: str) -> str:
 
 def test_a_command_defers_numpys_extras_until_used():
     """The entry point defers ``numpy.f2py``, ``numpy.testing`` and ``numpy.ma`` (``lazy.defer_numpy_extras``): a run
-    (numba's BLAS check imports scipy.linalg, which copies numpy's namespace) executes none of f2py, and each still
-    works when used, whole and the same object through numpy's attribute."""
+    (the summary's scipy.special imports scipy's array-API layer, which copies numpy's namespace) executes none of
+    f2py, and each still works when used, whole and the same object through numpy's attribute."""
     code = ("import sys, atexit\n"
             "def after():\n"
             "    import numpy as np\n"
@@ -848,7 +848,7 @@ def test_a_command_defers_numpys_extras_until_used():
             "    m = np.ma.masked_array([1, 2, 3], mask=[0, 1, 0])\n"
             "    import numpy.f2py\n"
             "    ok = callable(numpy.f2py.run_main) and np.f2py is sys.modules['numpy.f2py'] and m.sum() == 4\n"
-            "    print(ran, 'scipy.linalg' in sys.modules, ok, file=sys.stderr, flush=True)\n"
+            "    print(ran, 'scipy._lib.array_api_compat.numpy' in sys.modules, ok, file=sys.stderr, flush=True)\n"
             "atexit.register(after)\n"
             "from foury_sim.cli import entry\n"
             "sys.argv = ['foury-sim', 'run', 'delve', '--games', '300', '--format', 'json']\n"
