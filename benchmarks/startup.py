@@ -178,10 +178,11 @@ def first_runs(games: list[str], rounds: int, starts: list[str] | None = None) -
 #     python benchmarks/startup.py load-split [--game foury ...] [--rounds 3] [--write]
 #
 # In a fresh process with the game's cache filled (a first run fills it): importing foury-sim and the game and
-# loading its ruleset; ``scipy.linalg`` (``numba.np.arraymath`` imports it to see whether BLAS is there); the rest
-# of numba's CPU-target set-up (its typing and lowering registries); then the engine's first call, whose
-# ``load_s`` is loading its machine code from the cache. A run's ``load_s`` holds the last three: the split says
-# what is foury-sim's (the machine code) and what is numba's set-up. ``--write``: benchmarks/results/load_split.json.
+# loading its ruleset; then the engine's first call, whose ``load_s`` is loading its machine code from the cache.
+# A cached load no longer sets up numba's CPU target (``quick_passes.load_overload``, session 58): ``numba_set_up``
+# says whether it was (its typing and lowering registries, and ``scipy.linalg`` for numba's BLAS check:
+# ``FOURY_SIM_SLOW_PASSES=1`` keeps numba's way, whose set-up falls in ``first_call_s``). ``--write``:
+# benchmarks/results/load_split.json.
 
 LOAD_SPLIT_CODE = """
 import importlib, json, sys, time
@@ -192,16 +193,11 @@ game, hero, policy = sys.argv[1], sys.argv[2], sys.argv[3]
 G = importlib.import_module("foury_sim.games." + game).GAME
 rs, pol = G.load_ruleset(), make_policy(policy, G.policies)
 t1 = time.perf_counter()
-import scipy.linalg.cython_blas
-t2 = time.perf_counter()
-from numba.core.registry import cpu_target
-cpu_target.target_context.refresh()
-t3 = time.perf_counter()
 G.simulate(rs, hero, pol, 0, 0, 10)
-t4 = time.perf_counter()
-print(json.dumps({"imports_and_ruleset_s": t1 - t0, "scipy_linalg_s": t2 - t1, "numba_target_s": t3 - t2,
-                  "first_call_s": t4 - t3, "machine_code_load_s": config.FIRST_USE["load_s"],
-                  "compile_s": config.FIRST_USE["compile_s"]}))
+t2 = time.perf_counter()
+print(json.dumps({"imports_and_ruleset_s": t1 - t0, "first_call_s": t2 - t1,
+                  "machine_code_load_s": config.FIRST_USE["load_s"], "compile_s": config.FIRST_USE["compile_s"],
+                  "numba_set_up": "numba.np.arraymath" in sys.modules}))
 """
 
 
@@ -220,7 +216,7 @@ def load_split(games: list[str], rounds: int) -> list[dict]:
             res = subprocess.run([sys.executable, "-c", LOAD_SPLIT_CODE, game, SPEED_HERO[game], SPEED_POLICY[game]],
                                  env=env, cwd=ROOT, check=True, capture_output=True, text=True)
             last = json.loads(res.stdout.strip().splitlines()[-1])
-            row = {"game": game, **{k: round(v, 3) for k, v in last.items()},
+            row = {"game": game, **{k: round(v, 3) if isinstance(v, float) else v for k, v in last.items()},
                    "load": round(os.getloadavg()[0], 2), "at": time.strftime("%H:%M:%S", time.gmtime())}
             runs.append(row)
             print(row, flush=True)
