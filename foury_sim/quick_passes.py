@@ -35,7 +35,8 @@ its time on work that grows with blocks x variables of a large function, or that
 
 Each replacement is checked against numba's own in ``tests/test_quick_passes.py`` (the same live sets on random
 control-flow graphs and on the games' functions, the same IR after SSA, the same hash and equality of flags, the
-same functions inlined, the same messages). ``FOURY_SIM_SLOW_PASSES=1`` keeps numba's (to measure the trade). A
+same functions inlined, the same messages, the same games from an engine loaded without the refresh).
+``FOURY_SIM_SLOW_PASSES=1`` keeps numba's (to measure the trade). A
 numba whose functions differ from the ones these replace (checked by their source) is left as it is."""
 
 from __future__ import annotations
