@@ -245,12 +245,16 @@ def test_typing_error_markup_is_numbas_text():
     assert Fore  # (the themes' colours are colorama's)
 
 
-_LOAD_AND_PLAY = """
-import hashlib, sys
+#: The start of a child process's script: every refresh of numba's target counted in ``refreshes``.
+_COUNT_REFRESHES = """
 import numba.core.base as B
 refreshes = []
 numbas = B.BaseContext.refresh
 B.BaseContext.refresh = lambda self: refreshes.append(1) or numbas(self)
+"""
+
+_LOAD_AND_PLAY = _COUNT_REFRESHES + """
+import hashlib, sys
 from foury_sim.policy import make_policy
 from foury_sim.registry import get_game
 spec = get_game(sys.argv[1])
@@ -317,10 +321,7 @@ def test_a_quick_load_links_what_numbas_refresh_would_have_registered(tmp_path):
         "    a = np.arange(n)\n"
         "    return a.sum() + hash('hearts') % 1000\n"
     )
-    code = ("import numba.core.base as B\n"
-            "refreshes = []\n"
-            "numbas = B.BaseContext.refresh\n"
-            "B.BaseContext.refresh = lambda self: refreshes.append(1) or numbas(self)\n"
+    code = (_COUNT_REFRESHES +
             "from foury_sim import quick_passes\n"
             "assert 'quick_load' in quick_passes.install()\n"
             "import hashed\n"
