@@ -85,20 +85,18 @@ CLUSTER_HELP = ("Play the games on a Dask cluster: the scheduler's address (tcp:
 ClusterOpt = typer.Option(None, "--cluster", metavar="ADDRESS", help=CLUSTER_HELP, show_default=False)
 
 
-def executor(cluster: str | None) -> Any:
+def executor(cluster: str | None, ctx: typer.Context | None = None) -> Any:
     """The executor of ``--cluster`` (or ``FOURY_SIM_CLUSTER`` / the configuration file): a Dask executor
     (``cluster.executor_for``), or None to play on this machine. Dask is imported only when a cluster is asked
-    for; without it, one line saying how to install it (exit 2). Inside a verb, every ``runner.play_games`` of
-    the verb also plays through it (``runner.executing``, for as long as the verb runs)."""
-    import click
-
+    for; without it, one line saying how to install it (exit 2). With the verb's ``ctx``, every
+    ``runner.play_games`` of the verb also plays through it (``runner.executing``, for as long as the verb runs);
+    a verb that hands the executor on itself (``run``, ``sweep``, ``compare``) needs no ``ctx``."""
     from .cluster import cluster_address, executor_for
     from .runner import executing
 
     if cluster_address(cluster) is None:
         return None
     ex = executor_for(cluster)
-    ctx = click.get_current_context(silent=True)
     if ctx is not None:
         ctx.with_resource(executing(ex))
     return ex
@@ -754,6 +752,7 @@ def check_baseline(
 
 @app.command(name="tune", cls=Command)
 def tune_cmd(
+    ctx: typer.Context,
     game: str = typer.Argument(_default_game, show_default=False,
                                help="Game to tune (see `foury-sim games`), or a tuning file (TOML, e.g. "
                                "experiments/tune_orc_per_hero.toml: one tuning per hero, a table of answers)."),
@@ -823,7 +822,7 @@ def tune_cmd(
     if monotone is not None:
         tn.check_monotone(monotone)
     check_out_dir(out)
-    executor(cluster)  # every candidate's games are played there (runner.executing, for this verb)
+    executor(cluster, ctx)  # every candidate's games are played there (runner.executing, for this verb)
     if game.endswith(".toml") or Path(game).is_file():
         given = [f for f, v in (("--param", param), ("--target", target), ("--tolerance", tolerance),
                                 ("--fixed", fixed), ("--range", range_), ("--integer", integer),

@@ -264,19 +264,27 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_numbers_stay(dask_address, 
     assert len(set(ex.client.run(os.getpid).values()) - pids) == 1  # Dask started a new worker process
 
 
-def test_tune_with_the_cluster_option_gives_the_local_answer(dask_address):
+def test_tune_with_the_cluster_option_gives_the_local_answer(dask_address, monkeypatch):
+    """``tune --cluster`` plays every candidate's chunks on the cluster (through the verb's context: typer's own,
+    which ``click.get_current_context`` does not see in a typer that vendors click) and gives the local answer."""
     import json
 
     from typer.testing import CliRunner
 
-    from foury_sim import runner
+    from foury_sim import chunks, runner
     from foury_sim.cli import app
 
+    where: list[str] = []
+    current = chunks.current_executor
+    monkeypatch.setattr(chunks, "current_executor", lambda: where.append(type(current()).__name__) or current())
     args = ["tune", "foury", "--param", "enemies.orc.base", "--target", "win=0.15", "--tolerance", "0.04",
             "--range", "-2,6", "--fixed", "hero=kael", "--seed", "3", "--max-games", "4000", "--points", "3",
             "--format", "json", "--no-progress"]
     here = CliRunner().invoke(app, args)
+    assert set(where) == {"NoneType"}
+    where.clear()
     there = CliRunner().invoke(app, [*args, "--cluster", dask_address])
+    assert set(where) == {"DaskExecutor"}, where
     assert here.exit_code == 0 and there.exit_code == 0, (here.output, there.output)
     assert runner._EXECUTOR.get() is None  # the verb's executor ends with the verb
     a, b = json.loads(here.stdout), json.loads(there.stdout)
