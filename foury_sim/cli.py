@@ -1075,13 +1075,13 @@ def entry() -> None:
     flushed. Under a profiler or a debugger (``python -m cProfile -m foury_sim ...`` writes its figures after the
     command), with a thread left running (not a daemon), a code that is not a number, or streams that cannot be
     flushed (a closed pipe), the process exits as Python does. In-process callers (the tests) call ``main``. numpy's
-    submodules that a command never uses are loaded only if used (``lazy.defer_numpy_extras``)."""
+    submodules that a command never uses are loaded only if used (``lazy.defer_unused``)."""
     import gc
 
-    from .lazy import defer_numpy_extras
+    from .lazy import defer_unused
 
     gc.set_threshold(GC_YOUNG, *gc.get_threshold()[1:])
-    defer_numpy_extras()
+    defer_unused()
     try:
         main()
         code = EXIT_OK

@@ -1,6 +1,6 @@
 """pandas imported when first used, not when foury-sim is: a run's summary needs none of it (its chunks are reduced
 from plain arrays), and importing it is about 0.4 s of every command's start-up (session 49, docs/startup.md). And
-numpy's submodules that a command never uses loaded when first used (``defer_numpy_extras``)."""
+modules that a command's libraries import but a command never uses, run when first used (``defer_unused``)."""
 
 from __future__ import annotations
 
@@ -31,31 +31,47 @@ class LazyModule:
 pd: Any = LazyModule("pandas")
 
 
-#: numpy's submodules that scipy's array-API layer (``scipy._lib.array_api_compat.numpy``) imports only to copy
-#: numpy's namespace, reading every name of it: scipy.linalg imports that layer, and numba imports scipy.linalg to
-#: see whether BLAS is there when its CPU target is first set up. ``numpy.f2py`` (with ``charset_normalizer``),
-#: ``numpy.testing`` and ``numpy.ma`` were about 0.1 s of every command's start-up (session 57, docs/startup.md).
-NUMPY_EXTRAS = ("numpy.f2py", "numpy.testing", "numpy.ma")
+#: Modules a command's libraries import, or read from numpy, but a command does not use:
+#:
+#: - numpy's submodules that scipy's array-API layer (``scipy._lib.array_api_compat.numpy``, imported by the
+#:   summary's ``scipy.special``) reads only to copy numpy's namespace: ``numpy.f2py`` (with
+#:   ``charset_normalizer``), ``numpy.testing`` and ``numpy.ma``, about 0.1 s (session 57, docs/startup.md);
+#:   numba's ``typeof`` of an array reads ``np.ma.MaskedArray``, so ``numpy.ma`` runs at the first kernel call;
+#: - ``yaml``, which ``numba.core.config`` imports in case a ``.numba_config.yaml`` is there (it is then read), and
+#:   ``importlib.metadata`` (with ``email``), which numba's extension entry points and pydantic's plugins import and
+#:   read only when they look for extensions (numba: at its first compile; pydantic: never under typer), about
+#:   0.03 s (session 59).
+DEFERRED = ("numpy.f2py", "numpy.testing", "numpy.ma", "yaml", "importlib.metadata")
 
 
-def defer_numpy_extras() -> list[str]:
-    """Make each of ``NUMPY_EXTRAS`` not yet imported a module that loads at its first attribute read
-    (``importlib.util.LazyLoader``), set on numpy as numpy's own lazy import would; returns the ones deferred.
-    Copying the reference (scipy's namespace copy) loads nothing; ``np.testing.assert_equal`` loads the module
-    then, whole. Called by the command line's entry point only: a notebook's process is left as it is."""
-    import numpy
+class _Deferred(ModuleType):
+    """A module whose code runs at the first read of a name it does not have yet. Unlike
+    ``importlib.util.LazyLoader``'s modules, its ``__spec__`` is read without running it, so an ``import`` statement
+    for it (which reads ``__spec__``) does not run it either."""
 
+    def __getattr__(self, attr: str) -> Any:
+        self.__class__ = ModuleType
+        self.__spec__.loader.exec_module(self)
+        return getattr(self, attr)
+
+
+def defer_unused() -> list[str]:
+    """Make each of ``DEFERRED`` not yet imported a module that runs at its first read of a name (``_Deferred``),
+    set on its parent as the import system would; returns the ones deferred. Importing it again or copying the
+    reference (scipy's namespace copy) runs nothing; ``np.testing.assert_equal`` runs the module then, whole.
+    Called by the command line's entry point only: a notebook's process is left as it is."""
     deferred = []
-    for name in NUMPY_EXTRAS:
+    for name in DEFERRED:
         if name in sys.modules:
             continue
         spec = importlib.util.find_spec(name)
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             continue
-        spec.loader = importlib.util.LazyLoader(spec.loader)
         module = importlib.util.module_from_spec(spec)
+        module.__class__ = _Deferred
         sys.modules[name] = module
-        spec.loader.exec_module(module)  # (LazyLoader: nothing runs until the first attribute read)
-        setattr(numpy, name.rpartition(".")[2], module)  # (else numpy's __getattr__ would import it again)
+        parent, _, child = name.rpartition(".")
+        if parent:
+            setattr(sys.modules[parent], child, module)  # (else numpy's __getattr__ would import it again)
         deferred.append(name)
     return deferred

@@ -836,24 +836,30 @@ def _run_300_games(code: str) -> str:
     return out.stderr.strip().splitlines()[-1]
 
 
-def test_a_command_defers_numpys_extras_until_used():
-    """The entry point defers ``numpy.f2py``, ``numpy.testing`` and ``numpy.ma`` (``lazy.defer_numpy_extras``): a run
-    (the summary's scipy.special imports scipy's array-API layer, which copies numpy's namespace) executes none of
-    f2py, and each still works when used, whole and the same object through numpy's attribute."""
+def test_a_command_defers_the_modules_it_does_not_use_until_used():
+    """The entry point defers ``numpy.f2py``, ``numpy.testing``, ``numpy.ma``, ``yaml`` and ``importlib.metadata``
+    (``lazy.defer_unused``): a run (the summary's scipy.special imports scipy's array-API layer, which copies numpy's
+    namespace; numba's config imports yaml; pydantic imports importlib.metadata) executes none of f2py, yaml's
+    constructor or importlib.metadata's email parsing, and each still works when used, whole and the same object
+    through its parent's attribute and ``sys.modules``."""
     code = ("import sys, atexit\n"
             "def after():\n"
             "    import numpy as np\n"
-            "    ran = 'numpy.f2py.crackfortran' in sys.modules\n"
+            "    ran = [m for m in ('numpy.f2py.crackfortran', 'yaml.constructor', 'email.message')\n"
+            "           if m in sys.modules]\n"
             "    np.testing.assert_array_equal(np.arange(3), [0, 1, 2])\n"
             "    m = np.ma.masked_array([1, 2, 3], mask=[0, 1, 0])\n"
-            "    import numpy.f2py\n"
-            "    ok = callable(numpy.f2py.run_main) and np.f2py is sys.modules['numpy.f2py'] and m.sum() == 4\n"
+            "    import numpy.f2py, yaml, importlib, importlib.metadata as md\n"
+            "    ok = (callable(numpy.f2py.run_main) and np.f2py is sys.modules['numpy.f2py'] and m.sum() == 4\n"
+            "          and yaml.safe_load('a: [1, 2]') == {'a': [1, 2]} and yaml is sys.modules['yaml']\n"
+            "          and md.version('numpy') == np.__version__ and importlib.metadata is md\n"
+            "          and md is sys.modules['importlib.metadata'])\n"
             "    print(ran, 'scipy._lib.array_api_compat.numpy' in sys.modules, ok, file=sys.stderr, flush=True)\n"
             "atexit.register(after)\n"
             "from foury_sim.cli import entry\n"
             "sys.argv = ['foury-sim', 'run', 'delve', '--games', '300', '--format', 'json']\n"
             "entry()\n")
-    assert _run_300_games(code) == "False True True"
+    assert _run_300_games(code) == "[] True True"
 
 
 def test_deaths_per_cell_counts_first_deaths_of_a_table_or_of_its_columns():
