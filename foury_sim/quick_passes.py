@@ -33,6 +33,14 @@ its time on work that grows with blocks x variables of a large function, or that
   (``CompilerBase``), as does a lowering that finds no implementation, so whatever compiles later sees every
   registry.
 
+- A load of machine code (``CPUCodeLibrary._unserialize``, an ``"object"`` entry): numba also parses the entry's
+  IR (kept as bitcode beside the machine code: the module another library links when it calls this one) and walks
+  it for the names the library defines; for a game's kernel about 0.03 s of every command's start-up, though
+  nothing links to a kernel. Here the bitcode is parsed when something first asks for that module
+  (``_shared_module``, a property), and the names are read from the machine code's own symbol table (an ELF
+  object's ``.symtab``: the same names but the private ones, constant strings and switch tables, which nothing can
+  look up; another object format is loaded as numba does).
+
 Each replacement is checked against numba's own in ``tests/test_quick_passes.py`` (the same live sets on random
 control-flow graphs and on the games' functions, the same IR after SSA, the same hash and equality of flags, the
 same functions inlined, the same messages, the same games from an engine loaded without the refresh).
@@ -60,6 +68,9 @@ _NUMBA_SOURCES = {
     "HighlightColorScheme._markup": "d22b193421d7b769",
     "Cache.load_overload": "fcb10347535e273d",
     "CPUContext.load_additional_registries": "c897f2cbdad25343",  # (what a load needs of the refresh is read here)
+    "CPUCodeLibrary._unserialize": "636b9bf22bc6a44e",  # (numba's, read from its class: lean_link wraps it)
+    "CPUCodeLibrary._get_module_for_linking": "8019b3aa7f6b86a9",  # (reads the shared module: the property's user)
+    "JitEngine._load_defined_symbols": "a80f03c84b070794",  # (the names it registers: read from the object here)
 }
 
 _INSTALLED: list[str] = []
@@ -71,6 +82,17 @@ def _digest(fn) -> str:
     if fn is None:  # not in this numba (numba's highlighting off: no colour scheme to replace)
         return ""
     return hashlib.sha1(inspect.getsource(fn).encode()).hexdigest()[:16]
+
+
+def _class_method_digest(cls, name: str) -> str:
+    """``_digest`` of a method as its class's source file has it (numba's own, even when it is replaced)."""
+    import ast
+
+    src = inspect.getsource(cls)
+    for node in ast.parse(src).body[0].body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return hashlib.sha1((ast.get_source_segment(src, node) or "").encode()).hexdigest()[:16]
+    return ""
 
 
 def compute_live_map(cfg, blocks, var_use_map, var_def_map):
@@ -239,6 +261,62 @@ def load_overload(self, sig, target_context):
         return self._load_overload(sig, target_context)
 
 
+def elf_defined_symbols(obj: bytes) -> set[str] | None:
+    """The names an ELF object (64-bit, little-endian: what numba's MCJIT makes on x86-64 Linux) defines: every
+    symbol of its ``.symtab`` with a section, but sections' and files' own (None for another format)."""
+    import struct
+
+    if obj[:4] != b"\x7fELF" or obj[4] != 2 or obj[5] != 1:
+        return None
+    shoff, = struct.unpack_from("<Q", obj, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", obj, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", obj, shoff + i * shentsize) for i in range(shnum)]
+    names = set()
+    for _, kind, _, _, offset, size, link, _, _, entsize in sections:
+        if kind != 2:  # SHT_SYMTAB
+            continue
+        strings = sections[link][4]
+        for k in range(size // (entsize or 24)):
+            name, info, _, shndx, _, _ = struct.unpack_from("<IBBHQQ", obj, offset + k * (entsize or 24))
+            if shndx == 0 or info & 0xF in (3, 4):  # undefined; STT_SECTION, STT_FILE
+                continue
+            names.add(obj[strings + name:obj.index(b"\0", strings + name)].decode())
+    return names
+
+
+def _object_loads(codegen) -> None:
+    """Install the lazy shared module (see the module's docstring) over the ``_unserialize`` in place now
+    (``config.lean_link``'s, around numba's)."""
+    from llvmlite import binding as ll
+
+    current = codegen.CPUCodeLibrary._unserialize.__func__
+    empty = ll.parse_assembly("").as_bitcode()
+
+    def get_shared(self):
+        d = self.__dict__
+        bitcode = d.pop("_foury_shared_bitcode", None)
+        if bitcode is not None:  # first asked for: another library links this one
+            d["_foury_shared"] = ll.parse_bitcode(bitcode)
+        return d["_foury_shared"] if "_foury_shared" in d else d.get("_shared_module")
+
+    def set_shared(self, module):
+        self.__dict__.pop("_foury_shared_bitcode", None)
+        self.__dict__["_foury_shared"] = module
+
+    def _unserialize(cls, cg, state):
+        name, kind, data = state
+        names = elf_defined_symbols(data[0]) if kind == "object" else None
+        if names is None:
+            return current(cls, cg, state)
+        self = current(cls, cg, (name, kind, (data[0], empty)))  # numba's load, its IR left unparsed
+        self.__dict__["_foury_shared_bitcode"] = data[1]
+        cg._engine._defined_symbols |= names
+        return self
+
+    codegen.CPUCodeLibrary._shared_module = property(get_shared, set_shared)
+    codegen.CPUCodeLibrary._unserialize = classmethod(_unserialize)
+
+
 def install() -> list[str]:
     """Install the replacements whose numba original is the one they were checked against; returns their names
     (empty without the JIT, under ``FOURY_SIM_SLOW_PASSES=1``, or on a numba whose sources differ)."""
@@ -246,7 +324,7 @@ def install() -> list[str]:
 
     if _INSTALLED or not QUICK or numba_config.DISABLE_JIT:
         return _INSTALLED
-    from numba.core import analysis, caching, cpu, errors, inline_closurecall, ir, ir_utils, ssa, targetconfig
+    from numba.core import analysis, caching, codegen, cpu, errors, inline_closurecall, ir, ir_utils, ssa, targetconfig
     from numba.parfors import parfor
 
     numbas = {"compute_live_map": analysis.compute_live_map,
@@ -256,9 +334,13 @@ def install() -> list[str]:
               "InlineWorker.inline_function": inline_closurecall.InlineWorker.inline_function,
               "HighlightColorScheme._markup": getattr(getattr(errors, "HighlightColorScheme", None), "_markup", None),
               "Cache.load_overload": caching.Cache.load_overload,
-              "CPUContext.load_additional_registries": cpu.CPUContext.load_additional_registries}
+              "CPUContext.load_additional_registries": cpu.CPUContext.load_additional_registries,
+              "CPUCodeLibrary._get_module_for_linking": codegen.CPUCodeLibrary._get_module_for_linking,
+              "JitEngine._load_defined_symbols": codegen.JitEngine._load_defined_symbols}
     NUMBAS.update(numbas)
     same = {name: _digest(fn) == _NUMBA_SOURCES[name] for name, fn in numbas.items()}
+    same["CPUCodeLibrary._unserialize"] = (_class_method_digest(codegen.CPUCodeLibrary, "_unserialize")
+                                           == _NUMBA_SOURCES["CPUCodeLibrary._unserialize"])
     if same["compute_live_map"]:
         for module in (analysis, ir_utils, parfor):
             module.compute_live_map = compute_live_map
@@ -278,4 +360,8 @@ def install() -> list[str]:
     if same["Cache.load_overload"] and same["CPUContext.load_additional_registries"]:
         caching.Cache.load_overload = load_overload
         _INSTALLED.append("quick_load")
+    if (same["CPUCodeLibrary._unserialize"] and same["CPUCodeLibrary._get_module_for_linking"]
+            and same["JitEngine._load_defined_symbols"]):
+        _object_loads(codegen)
+        _INSTALLED.append("quick_object")
     return _INSTALLED

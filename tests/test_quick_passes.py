@@ -28,7 +28,8 @@ def test_installed_on_the_numba_it_was_checked_against():
 
     installed = quick_passes.install()
     if numba.__version__ == "0.68.1":  # the sources recorded in _NUMBA_SOURCES
-        assert installed == ["compute_live_map", "TargetConfig", "ssa", "untyped_once", "markup", "quick_load"]
+        assert installed == ["compute_live_map", "TargetConfig", "ssa", "untyped_once", "markup", "quick_load",
+                             "quick_object"]
 
 
 def _random_cfg(rng: random.Random):
@@ -253,7 +254,15 @@ numbas = B.BaseContext.refresh
 B.BaseContext.refresh = lambda self: refreshes.append(1) or numbas(self)
 """
 
-_LOAD_AND_PLAY = _COUNT_REFRESHES + """
+_COUNT_PARSES = """
+import llvmlite.binding as ll
+parses = []  # the IR parsed from bitcode (numba's loads parse an entry's IR; a quick one an empty module)
+parse_bitcode = ll.parse_bitcode
+ll.parse_bitcode = lambda data, context=None: ((len(data) > 4096 and parses.append(len(data)))
+                                               or parse_bitcode(data, context))
+"""
+
+_LOAD_AND_PLAY = _COUNT_REFRESHES + _COUNT_PARSES + """
 import hashlib, sys
 from foury_sim.policy import make_policy
 from foury_sim.registry import get_game
@@ -262,7 +271,7 @@ rules = spec.load_ruleset(None, None, None)
 pol = make_policy(spec.default_policy, spec.policies)
 cols = spec.simulate(rules, spec.default_hero, pol, 7, 0, 300)
 digest = hashlib.sha1(b"".join(v.tobytes() for _, v in sorted(cols.items()))).hexdigest()
-loaded = (len(refreshes), "numba.np.arraymath" in sys.modules, "scipy.linalg" in sys.modules)
+loaded = (len(refreshes), "numba.np.arraymath" in sys.modules, "scipy.linalg" in sys.modules, len(parses))
 import numpy as np
 from numba import njit
 
@@ -280,8 +289,9 @@ print(digest, *loaded, later(np.array([3, 1, 3, 2])), len(refreshes) > 0)
 @pytest.mark.parametrize("game", ["delve", "foury"])
 def test_a_cached_engine_loads_without_setting_up_numbas_compiler(game):
     """A load from the cache (``quick_passes.load_overload``) does not refresh numba's CPU target (no lowering
-    registry, no ``scipy.linalg``) and the engine plays the same games as after numba's refresh
-    (``FOURY_SIM_SLOW_PASSES=1``); a function compiled afterwards in the same process finds every registry."""
+    registry, no ``scipy.linalg``) nor parse the engine's IR (``quick_object``), and the engine plays the same games
+    as after numba's refresh and parse (``FOURY_SIM_SLOW_PASSES=1``); a function compiled afterwards in the same
+    process finds every registry."""
     import os
     import subprocess
     import sys
@@ -300,9 +310,9 @@ def test_a_cached_engine_loads_without_setting_up_numbas_compiler(game):
         runs[slow] = out.stdout.split()
     quick, numbas = runs["0"], runs["1"]
     assert quick[0] == numbas[0]  # the same games
-    assert quick[1:4] == ["0", "False", "False"]  # no refresh before the games, no lowering registry, no BLAS check
-    assert numbas[1] != "0" and numbas[2] == "True"  # (numba's own load refreshes: the test tells them apart)
-    assert quick[4:] == numbas[4:] == ["3", "True"]
+    assert quick[1:5] == ["0", "False", "False", "0"]  # no refresh, no lowering registry, no BLAS check, no IR parsed
+    assert numbas[1] != "0" and numbas[2] == "True" and numbas[4] != "0"  # (numba's own load: told apart)
+    assert quick[5:] == numbas[5:] == ["3", "True"]
 
 
 def test_a_quick_load_links_what_numbas_refresh_would_have_registered(tmp_path):
@@ -335,3 +345,84 @@ def test_a_quick_load_links_what_numbas_refresh_would_have_registered(tmp_path):
     compiled, loaded = (out.stdout.split() for out in runs)
     assert compiled[0] == compiled[1] and compiled[2:] == ["0", "True"]  # compiled: numba's refresh ran
     assert loaded[0] == loaded[1] == compiled[0] and loaded[2:] == ["1", "False"]  # loaded without a refresh
+
+
+def test_a_function_compiled_after_a_quick_load_links_the_loaded_one(tmp_path):
+    """A function loaded from the cache without its IR parsed (``quick_object``) is linked by a function compiled
+    later in the same process that calls it: the IR is parsed then (the library's ``_shared_module``), once, and
+    the answers are numba's."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "hearts.py").write_text(
+        "import numpy as np\n"
+        "from numba import njit\n\n\n"
+        "@njit(cache=True)\n"
+        "def hearts(n):\n"
+        "    a = np.arange(n)\n"
+        "    return a.sum() + n * np.int64(1000)\n"
+    )
+    code = (_COUNT_PARSES +
+            "from foury_sim import quick_passes\n"
+            "assert 'quick_object' in quick_passes.install()\n"
+            "import hearts\n"
+            "from numba import njit\n"
+            "n = hearts.hearts(10)\n"
+            "before = len(parses)\n"
+            "@njit\n"
+            "def twice(k):\n"
+            "    return hearts.hearts(k) * 2 + hearts.hearts(k + 1)\n"
+            "print(n, twice(10), sum(hearts.hearts.stats.cache_hits.values()), before, len(parses))\n")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    runs = [subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True)
+            for _ in range(2)]
+    for out in runs:
+        assert out.returncode == 0, out.stderr[-2000:]
+    compiled, loaded = (out.stdout.split() for out in runs)
+    assert compiled[:3] == ["10045", str(2 * 10045 + 11055), "0"]  # (45 + 10000, twice: 20090 + 55 + 11000)
+    assert loaded[:3] == ["10045", compiled[1], "1"]  # loaded from the cache, then linked: the same answers
+    assert loaded[3:] == ["0", "1"]  # its IR parsed only when ``twice`` linked it
+
+
+@pytest.mark.parametrize("game", ["delve", "foury", "rooms", "tactics"])
+def test_a_quick_object_load_registers_the_names_numbas_would(game):
+    """The names a loaded engine defines, read from its machine code's symbol table (``elf_defined_symbols``), are
+    the ones numba reads from its IR (every function and global that is not a declaration) that can be looked up:
+    all but the private ones (constant strings, switch tables), which no object file names."""
+    import subprocess
+    import sys
+
+    from foury_sim.policy import make_policy
+    from foury_sim.registry import get_game
+
+    spec = get_game(game)  # the cache filled in this process first (loaded or compiled)
+    spec.simulate(spec.load_ruleset(None, None, None), spec.default_hero,
+                  make_policy(spec.default_policy, spec.policies), 7, 0, 10)
+    code = ("import importlib, sys\n"
+            "import llvmlite.binding as ll\n"
+            "from foury_sim import quick_passes\n"
+            "from foury_sim.policy import make_policy\n"
+            "from foury_sim.registry import get_game\n"
+            "read = []  # the names read from each machine code loaded\n"
+            "elf_defined_symbols = quick_passes.elf_defined_symbols\n"
+            "quick_passes.elf_defined_symbols = lambda obj: read.append(elf_defined_symbols(obj)) or read[-1]\n"
+            "spec = get_game(sys.argv[1])\n"
+            "spec.simulate(spec.load_ruleset(None, None, None), spec.default_hero,\n"
+            "              make_policy(spec.default_policy, spec.policies), 7, 0, 10)\n"
+            "kernel = importlib.import_module(f'foury_sim.games.{sys.argv[1]}.kernel')\n"
+            "n = 0\n"
+            "for e in kernel._ENTRIES.values():\n"
+            "    for cres in (e.dispatcher.overloads.values() if e.dispatcher else ()):\n"
+            "        lib = cres.library\n"
+            "        assert '_foury_shared_bitcode' in lib.__dict__  # loaded quick, its IR not parsed yet\n"
+            "        m = lib._shared_module\n"
+            "        defined = [g for gs in (m.functions, m.global_variables) for g in gs if not g.is_declaration]\n"
+            "        numbas = {g.name for g in defined if g.linkage != ll.Linkage.private}\n"
+            "        assert numbas in read, [sorted(numbas ^ r)[:5] for r in read]\n"
+            "        assert numbas <= lib._codegen._engine._defined_symbols\n"
+            "        n += len(numbas)\n"
+            "print(n)\n")
+    out = subprocess.run([sys.executable, "-c", code, game], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert int(out.stdout.split()[-1]) > 10
