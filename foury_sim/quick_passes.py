@@ -40,6 +40,10 @@ its time on work that grows with blocks x variables of a large function, or that
   (``_shared_module``, a property), and the names are read from the machine code's own symbol table (an ELF
   object's ``.symtab``: the same names but the private ones, constant strings and switch tables, which nothing can
   look up; another object format is loaded as numba does).
+- The NRT's own functions (``rtsys.initialize``: atomic counts, the meminfo destructor), which numba compiles from
+  IR in every process that loads or compiles anything, about 0.03 s of every command's start-up. Here the first
+  load compiles them as numba does and keeps their machine code beside the cache's entries (keyed by numba,
+  llvmlite and the CPU target); later loads load it (``initialize_nrt``).
 
 Each replacement is checked against numba's own in ``tests/test_quick_passes.py`` (the same live sets on random
 control-flow graphs and on the games' functions, the same IR after SSA, the same hash and equality of flags, the
@@ -71,6 +75,8 @@ _NUMBA_SOURCES = {
     "CPUCodeLibrary._unserialize": "636b9bf22bc6a44e",  # (numba's, read from its class: lean_link wraps it)
     "CPUCodeLibrary._get_module_for_linking": "8019b3aa7f6b86a9",  # (reads the shared module: the property's user)
     "JitEngine._load_defined_symbols": "a80f03c84b070794",  # (the names it registers: read from the object here)
+    "_Runtime.initialize": "6fb0b9cbeaa546e8",  # (``initialize_nrt`` does its work but the compile)
+    "nrtdynmod": "aaddf41c7cff8ce5",  # (the NRT functions numba compiles: their kept code is theirs)
 }
 
 _INSTALLED: list[str] = []
@@ -256,9 +262,70 @@ def load_overload(self, sig, target_context):
     """numba's ``Cache.load_overload`` without its refresh of the target: only the NRT's addresses registered."""
     from numba.core.runtime import rtsys
 
+    if _NRT_KEPT and not rtsys._init:
+        initialize_nrt(target_context, self._cache_path)
     rtsys.initialize(target_context)
     with self._guard_against_spurious_io_errors():
         return self._load_overload(sig, target_context)
+
+
+_NRT_KEPT = False  # (set by ``install`` when numba's NRT start-up is the one ``initialize_nrt`` was checked against)
+
+
+def _nrt_file(target_context, folder: str) -> str:
+    """Where the NRT's machine code for this numba, llvmlite and CPU target is kept in ``folder``."""
+    import llvmlite
+    import numba
+
+    key = repr((numba.__version__, llvmlite.__version__, target_context.codegen().magic_tuple()))
+    return os.path.join(folder, f"nrt-{hashlib.sha1(key.encode()).hexdigest()[:16]}.pkl")
+
+
+def initialize_nrt(target_context, folder: str) -> None:
+    """numba's ``rtsys.initialize`` with the NRT's own functions (atomic counts, the meminfo destructor: numba
+    compiles them in every process, about 0.03 s of a command's start-up) loaded from their machine code kept in
+    ``folder`` (the cache's); the first start compiles them as numba does and keeps their code there. A file that
+    cannot be read is compiled again; one that cannot be written is not kept."""
+    import pickle
+
+    from llvmlite import binding as ll
+    from numba.core import config as numba_config
+    from numba.core.compiler_lock import global_compiler_lock
+    from numba.core.runtime import _nrt_python as _nrt
+    from numba.core.runtime import nrtdynmod, rtsys
+
+    path = _nrt_file(target_context, folder)
+    try:
+        with open(path, "rb") as f:
+            state = pickle.load(f)
+        name, kind, (obj, bitcode) = state
+        if name != "nrt" or kind != "object" or not (isinstance(obj, bytes) and isinstance(bitcode, bytes)):
+            state = None
+    except Exception:  # (none kept yet, or a damaged file: compiled again)
+        state = None
+    with global_compiler_lock:
+        if rtsys._init:
+            return
+        if numba_config.NRT_STATS:  # numba's ``initialize``, then its ``compile_nrt_functions``
+            _nrt.memsys_enable_stats()
+        for py_name, address in _nrt.c_helpers.items():
+            ll.add_symbol(py_name if py_name.startswith("_") else "NRT_" + py_name, address)
+        if state is not None:
+            library = target_context.codegen().unserialize_library(state)
+        else:
+            ir_mod, library = nrtdynmod.create_nrt_module(target_context)
+            library.enable_object_caching()  # (the machine code is kept as MCJIT makes it: the same code)
+            library.add_ir_module(ir_mod)
+            library.finalize()
+            try:  # (atomic: a reader sees no file or a whole one)
+                tmp = f"{path}.{os.getpid()}.tmp"
+                with open(tmp, "wb") as f:
+                    pickle.dump(library.serialize_using_object_code(), f, protocol=pickle.HIGHEST_PROTOCOL)
+                os.replace(tmp, path)
+            except OSError:
+                pass
+        rtsys._library = library
+        rtsys._init = True
 
 
 def elf_defined_symbols(obj: bytes) -> set[str] | None:
@@ -325,6 +392,7 @@ def install() -> list[str]:
     if _INSTALLED or not QUICK or numba_config.DISABLE_JIT:
         return _INSTALLED
     from numba.core import analysis, caching, codegen, cpu, errors, inline_closurecall, ir, ir_utils, ssa, targetconfig
+    from numba.core.runtime import nrtdynmod, rtsys
     from numba.parfors import parfor
 
     numbas = {"compute_live_map": analysis.compute_live_map,
@@ -336,7 +404,8 @@ def install() -> list[str]:
               "Cache.load_overload": caching.Cache.load_overload,
               "CPUContext.load_additional_registries": cpu.CPUContext.load_additional_registries,
               "CPUCodeLibrary._get_module_for_linking": codegen.CPUCodeLibrary._get_module_for_linking,
-              "JitEngine._load_defined_symbols": codegen.JitEngine._load_defined_symbols}
+              "JitEngine._load_defined_symbols": codegen.JitEngine._load_defined_symbols,
+              "_Runtime.initialize": type(rtsys).initialize, "nrtdynmod": nrtdynmod}
     NUMBAS.update(numbas)
     same = {name: _digest(fn) == _NUMBA_SOURCES[name] for name, fn in numbas.items()}
     same["CPUCodeLibrary._unserialize"] = (_class_method_digest(codegen.CPUCodeLibrary, "_unserialize")
@@ -360,6 +429,10 @@ def install() -> list[str]:
     if same["Cache.load_overload"] and same["CPUContext.load_additional_registries"]:
         caching.Cache.load_overload = load_overload
         _INSTALLED.append("quick_load")
+        if same["_Runtime.initialize"] and same["nrtdynmod"]:
+            global _NRT_KEPT
+            _NRT_KEPT = True
+            _INSTALLED.append("kept_nrt")
     if (same["CPUCodeLibrary._unserialize"] and same["CPUCodeLibrary._get_module_for_linking"]
             and same["JitEngine._load_defined_symbols"]):
         _object_loads(codegen)

@@ -29,7 +29,7 @@ def test_installed_on_the_numba_it_was_checked_against():
     installed = quick_passes.install()
     if numba.__version__ == "0.68.1":  # the sources recorded in _NUMBA_SOURCES
         assert installed == ["compute_live_map", "TargetConfig", "ssa", "untyped_once", "markup", "quick_load",
-                             "quick_object"]
+                             "kept_nrt", "quick_object"]
 
 
 def _random_cfg(rng: random.Random):
@@ -264,6 +264,10 @@ ll.parse_bitcode = lambda data, context=None: ((len(data) > 4096 and parses.appe
 
 _LOAD_AND_PLAY = _COUNT_REFRESHES + _COUNT_PARSES + """
 import hashlib, sys
+from numba.core.runtime import nrtdynmod
+nrt_compiles = []  # the NRT's own functions compiled (numba: in every process; a quick load: kept)
+create_nrt_module = nrtdynmod.create_nrt_module
+nrtdynmod.create_nrt_module = lambda ctx: nrt_compiles.append(1) or create_nrt_module(ctx)
 from foury_sim.policy import make_policy
 from foury_sim.registry import get_game
 spec = get_game(sys.argv[1])
@@ -271,7 +275,8 @@ rules = spec.load_ruleset(None, None, None)
 pol = make_policy(spec.default_policy, spec.policies)
 cols = spec.simulate(rules, spec.default_hero, pol, 7, 0, 300)
 digest = hashlib.sha1(b"".join(v.tobytes() for _, v in sorted(cols.items()))).hexdigest()
-loaded = (len(refreshes), "numba.np.arraymath" in sys.modules, "scipy.linalg" in sys.modules, len(parses))
+loaded = (len(refreshes), "numba.np.arraymath" in sys.modules, "scipy.linalg" in sys.modules, len(parses),
+          len(nrt_compiles))
 import numpy as np
 from numba import njit
 
@@ -289,9 +294,10 @@ print(digest, *loaded, later(np.array([3, 1, 3, 2])), len(refreshes) > 0)
 @pytest.mark.parametrize("game", ["delve", "foury"])
 def test_a_cached_engine_loads_without_setting_up_numbas_compiler(game):
     """A load from the cache (``quick_passes.load_overload``) does not refresh numba's CPU target (no lowering
-    registry, no ``scipy.linalg``) nor parse the engine's IR (``quick_object``), and the engine plays the same games
-    as after numba's refresh and parse (``FOURY_SIM_SLOW_PASSES=1``); a function compiled afterwards in the same
-    process finds every registry."""
+    registry, no ``scipy.linalg``), parse the engine's IR (``quick_object``) or compile the NRT's functions (kept by
+    the first load: ``initialize_nrt``), and the engine plays the same games as after numba's refresh, parse and
+    compile (``FOURY_SIM_SLOW_PASSES=1``); a function compiled afterwards in the same process (a dict: the NRT's
+    functions linked) finds every registry."""
     import os
     import subprocess
     import sys
@@ -303,16 +309,16 @@ def test_a_cached_engine_loads_without_setting_up_numbas_compiler(game):
     spec.simulate(spec.load_ruleset(None, None, None), spec.default_hero,
                   make_policy(spec.default_policy, spec.policies), 7, 0, 10)
     runs = {}
-    for slow in ("0", "1"):
+    for slow in ("0", "0", "1"):  # (the first quick load may compile the NRT and keep it; the second loads it)
         env = dict(os.environ, FOURY_SIM_SLOW_PASSES=slow)
         out = subprocess.run([sys.executable, "-c", _LOAD_AND_PLAY, game], env=env, capture_output=True, text=True)
         assert out.returncode == 0, out.stderr[-2000:]
         runs[slow] = out.stdout.split()
     quick, numbas = runs["0"], runs["1"]
     assert quick[0] == numbas[0]  # the same games
-    assert quick[1:5] == ["0", "False", "False", "0"]  # no refresh, no lowering registry, no BLAS check, no IR parsed
-    assert numbas[1] != "0" and numbas[2] == "True" and numbas[4] != "0"  # (numba's own load: told apart)
-    assert quick[5:] == numbas[5:] == ["3", "True"]
+    assert quick[1:6] == ["0", "False", "False", "0", "0"]  # no refresh, lowering registry, BLAS check, IR, NRT compile
+    assert numbas[1] != "0" and numbas[2] == "True" and numbas[4] != "0" and numbas[5] == "1"  # (told apart)
+    assert quick[6:] == numbas[6:] == ["3", "True"]
 
 
 def test_a_quick_load_links_what_numbas_refresh_would_have_registered(tmp_path):
@@ -426,3 +432,49 @@ def test_a_quick_object_load_registers_the_names_numbas_would(game):
     out = subprocess.run([sys.executable, "-c", code, game], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-2000:]
     assert int(out.stdout.split()[-1]) > 10
+
+
+def test_the_nrt_kept_by_a_quick_load_is_loaded_and_a_damaged_one_compiled_again(tmp_path):
+    """``initialize_nrt``: the first load compiles the NRT's functions as numba does and keeps their machine code in
+    the cache's folder; the next process loads it (no compile) and code that makes and frees arrays gives numba's
+    answers; a damaged file is compiled again and written whole."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "hearts.py").write_text(
+        "import numpy as np\n"
+        "from numba import njit\n\n\n"
+        "@njit(cache=True)\n"
+        "def hearts(n):\n"
+        "    t = 0\n"
+        "    for k in range(n):\n"
+        "        a = np.arange(k + 1)\n"
+        "        t += a.sum()\n"
+        "    return t\n"
+    )
+    code = ("from numba.core.runtime import nrtdynmod\n"
+            "compiles = []\n"
+            "create = nrtdynmod.create_nrt_module\n"
+            "nrtdynmod.create_nrt_module = lambda ctx: compiles.append(1) or create(ctx)\n"
+            "from foury_sim import quick_passes\n"
+            "assert 'kept_nrt' in quick_passes.install()\n"
+            "import hearts\n"
+            "print(hearts.hearts(20), len(compiles))\n")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+
+    def run() -> list[str]:
+        out = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr[-2000:]
+        return out.stdout.split()
+
+    answer = str(sum(k * (k + 1) // 2 for k in range(20)))
+    assert run() == [answer, "1"]  # a cache miss: the function and the NRT compiled, the NRT's code kept
+    kept = list((tmp_path / "cache").rglob("nrt-*.pkl"))
+    assert len(kept) == 1
+    assert run() == [answer, "0"]  # loaded: nothing compiled
+    whole = kept[0].read_bytes()
+    kept[0].write_bytes(whole[: len(whole) // 2])
+    assert run() == [answer, "1"]  # damaged: compiled again ...
+    assert kept[0].read_bytes() == whole  # ... and written again, whole (the same machine code)
+    assert run() == [answer, "0"]
