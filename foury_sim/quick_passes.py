@@ -72,7 +72,7 @@ _NUMBA_SOURCES = {
     "HighlightColorScheme._markup": "d22b193421d7b769",
     "Cache.load_overload": "fcb10347535e273d",
     "CPUContext.load_additional_registries": "c897f2cbdad25343",  # (what a load needs of the refresh is read here)
-    "CPUCodeLibrary._unserialize": "636b9bf22bc6a44e",  # (numba's, read from its class: lean_link wraps it)
+    "CPUCodeLibrary._unserialize": "0540b32743c42c9e",  # (numba's, read from its file: lean_link wraps it)
     "CPUCodeLibrary._get_module_for_linking": "8019b3aa7f6b86a9",  # (reads the shared module: the property's user)
     "JitEngine._load_defined_symbols": "a80f03c84b070794",  # (the names it registers: read from the object here)
     "_Runtime.initialize": "6fb0b9cbeaa546e8",  # (``initialize_nrt`` does its work but the compile)
@@ -80,6 +80,8 @@ _NUMBA_SOURCES = {
 }
 
 _INSTALLED: list[str] = []
+_LOADS_DONE = False  # (``install`` ran)
+_COMPILE_DONE = False  # (``install_compile`` ran)
 #: numba's own functions, as found by ``install`` (the tests compare with them).
 NUMBAS: dict = {}
 
@@ -90,14 +92,20 @@ def _digest(fn) -> str:
     return hashlib.sha1(inspect.getsource(fn).encode()).hexdigest()[:16]
 
 
-def _class_method_digest(cls, name: str) -> str:
-    """``_digest`` of a method as its class's source file has it (numba's own, even when it is replaced)."""
-    import ast
+def _method_digest(module, header: str) -> str:
+    """``_digest`` of the block of ``module``'s source that starts with the line ``header`` (a method as numba's
+    file has it, even when it is replaced: ``config.lean_link`` wraps ``CPUCodeLibrary._unserialize``); reads the
+    lines Python keeps, with no parse of the file ("" if not found)."""
+    import linecache
 
-    src = inspect.getsource(cls)
-    for node in ast.parse(src).body[0].body:
-        if isinstance(node, ast.FunctionDef) and node.name == name:
-            return hashlib.sha1((ast.get_source_segment(src, node) or "").encode()).hexdigest()[:16]
+    lines = linecache.getlines(inspect.getsourcefile(module) or "")
+    for i, line in enumerate(lines):
+        if line.strip() == header:
+            indent = len(line) - len(line.lstrip())
+            j = i + 1
+            while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > indent):
+                j += 1
+            return hashlib.sha1("".join(lines[i:j]).rstrip().encode()).hexdigest()[:16]
     return ""
 
 
@@ -385,14 +393,63 @@ def _object_loads(codegen) -> None:
 
 
 def install() -> list[str]:
-    """Install the replacements whose numba original is the one they were checked against; returns their names
-    (empty without the JIT, under ``FOURY_SIM_SLOW_PASSES=1``, or on a numba whose sources differ)."""
+    """Install the replacements a load uses now (``quick_load``, ``kept_nrt``, ``quick_object``) and those a compile
+    uses at numba's first compile after this (``install_compile``: a command that only loads never checks or
+    imports them, about 0.03 s), each only if its numba original is the one it was checked against; returns the
+    names installed so far (empty without the JIT, under ``FOURY_SIM_SLOW_PASSES=1``, or on a numba whose sources
+    differ)."""
+    global _LOADS_DONE, _NRT_KEPT
     from numba import config as numba_config
 
-    if _INSTALLED or not QUICK or numba_config.DISABLE_JIT:
+    if _LOADS_DONE or not QUICK or numba_config.DISABLE_JIT:
         return _INSTALLED
-    from numba.core import analysis, caching, codegen, cpu, errors, inline_closurecall, ir, ir_utils, ssa, targetconfig
+    _LOADS_DONE = True
+    from numba.core import caching, codegen, cpu, event
     from numba.core.runtime import nrtdynmod, rtsys
+
+    numbas = {"Cache.load_overload": caching.Cache.load_overload,
+              "CPUContext.load_additional_registries": cpu.CPUContext.load_additional_registries,
+              "CPUCodeLibrary._get_module_for_linking": codegen.CPUCodeLibrary._get_module_for_linking,
+              "JitEngine._load_defined_symbols": codegen.JitEngine._load_defined_symbols,
+              "_Runtime.initialize": type(rtsys).initialize, "nrtdynmod": nrtdynmod}
+    NUMBAS.update(numbas)
+    same = {name: _digest(fn) == _NUMBA_SOURCES[name] for name, fn in numbas.items()}
+    same["CPUCodeLibrary._unserialize"] = (_method_digest(codegen, "def _unserialize(cls, codegen, state):")
+                                           == _NUMBA_SOURCES["CPUCodeLibrary._unserialize"])
+    if same["Cache.load_overload"] and same["CPUContext.load_additional_registries"]:
+        caching.Cache.load_overload = load_overload
+        _INSTALLED.append("quick_load")
+        if same["_Runtime.initialize"] and same["nrtdynmod"]:
+            _NRT_KEPT = True
+            _INSTALLED.append("kept_nrt")
+    if (same["CPUCodeLibrary._unserialize"] and same["CPUCodeLibrary._get_module_for_linking"]
+            and same["JitEngine._load_defined_symbols"]):
+        _object_loads(codegen)
+        _INSTALLED.append("quick_object")
+
+    class FirstCompile(event.Listener):
+        def on_start(self, ev) -> None:
+            install_compile()
+
+        def on_end(self, ev) -> None:
+            pass
+
+    event.register("numba:compile", FirstCompile())
+    return _INSTALLED
+
+
+def install_compile() -> list[str]:
+    """Install the replacements a compile uses (``compute_live_map``, ``TargetConfig``, ``ssa``, ``untyped_once``,
+    ``markup``), each only if its numba original is the one it was checked against; returns the names installed so
+    far. Called at numba's first compile after ``install`` (its ``numba:compile`` event starts before any pass
+    runs), or directly."""
+    global _COMPILE_DONE
+    from numba import config as numba_config
+
+    if _COMPILE_DONE or not QUICK or numba_config.DISABLE_JIT:
+        return _INSTALLED
+    _COMPILE_DONE = True
+    from numba.core import analysis, errors, inline_closurecall, ir, ir_utils, ssa, targetconfig
     from numba.parfors import parfor
 
     numbas = {"compute_live_map": analysis.compute_live_map,
@@ -400,16 +457,9 @@ def install() -> list[str]:
               "TargetConfig.__eq__": targetconfig.TargetConfig.__eq__,
               "_run_ssa": ssa._run_ssa, "_run_block_rewrite": ssa._run_block_rewrite,
               "InlineWorker.inline_function": inline_closurecall.InlineWorker.inline_function,
-              "HighlightColorScheme._markup": getattr(getattr(errors, "HighlightColorScheme", None), "_markup", None),
-              "Cache.load_overload": caching.Cache.load_overload,
-              "CPUContext.load_additional_registries": cpu.CPUContext.load_additional_registries,
-              "CPUCodeLibrary._get_module_for_linking": codegen.CPUCodeLibrary._get_module_for_linking,
-              "JitEngine._load_defined_symbols": codegen.JitEngine._load_defined_symbols,
-              "_Runtime.initialize": type(rtsys).initialize, "nrtdynmod": nrtdynmod}
+              "HighlightColorScheme._markup": getattr(getattr(errors, "HighlightColorScheme", None), "_markup", None)}
     NUMBAS.update(numbas)
     same = {name: _digest(fn) == _NUMBA_SOURCES[name] for name, fn in numbas.items()}
-    same["CPUCodeLibrary._unserialize"] = (_class_method_digest(codegen.CPUCodeLibrary, "_unserialize")
-                                           == _NUMBA_SOURCES["CPUCodeLibrary._unserialize"])
     if same["compute_live_map"]:
         for module in (analysis, ir_utils, parfor):
             module.compute_live_map = compute_live_map
@@ -426,15 +476,4 @@ def install() -> list[str]:
     if same["HighlightColorScheme._markup"]:
         _markup(errors)
         _INSTALLED.append("markup")
-    if same["Cache.load_overload"] and same["CPUContext.load_additional_registries"]:
-        caching.Cache.load_overload = load_overload
-        _INSTALLED.append("quick_load")
-        if same["_Runtime.initialize"] and same["nrtdynmod"]:
-            global _NRT_KEPT
-            _NRT_KEPT = True
-            _INSTALLED.append("kept_nrt")
-    if (same["CPUCodeLibrary._unserialize"] and same["CPUCodeLibrary._get_module_for_linking"]
-            and same["JitEngine._load_defined_symbols"]):
-        _object_loads(codegen)
-        _INSTALLED.append("quick_object")
     return _INSTALLED

@@ -17,19 +17,44 @@ pytestmark = pytest.mark.skipif(config.JIT_DISABLED, reason="replaces numba comp
 
 
 def _numbas() -> dict:
-    """numba's own functions (``install`` keeps them: with numba's SSA helpers left in place, numba's ``_run_ssa``
-    runs as numba wrote it)."""
+    """numba's own functions (``install`` and ``install_compile`` keep them: with numba's SSA helpers left in place,
+    numba's ``_run_ssa`` runs as numba wrote it)."""
     quick_passes.install()
+    quick_passes.install_compile()
     return quick_passes.NUMBAS
 
 
 def test_installed_on_the_numba_it_was_checked_against():
     import numba
 
-    installed = quick_passes.install()
+    quick_passes.install()
+    installed = quick_passes.install_compile()
     if numba.__version__ == "0.68.1":  # the sources recorded in _NUMBA_SOURCES
-        assert installed == ["compute_live_map", "TargetConfig", "ssa", "untyped_once", "markup", "quick_load",
-                             "kept_nrt", "quick_object"]
+        assert sorted(installed) == sorted(["quick_load", "kept_nrt", "quick_object", "compute_live_map",
+                                            "TargetConfig", "ssa", "untyped_once", "markup"])
+
+
+def test_the_compile_replacements_are_installed_at_the_first_compile():
+    """``install`` leaves the compile's replacements (and the numba modules they read) to numba's first compile:
+    a process that only loads never checks them; its first compile installs them before any pass runs."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from foury_sim import quick_passes\n"
+            "first = list(quick_passes.install())\n"
+            "seen = 'numba.core.inline_closurecall' in sys.modules\n"
+            "from numba import njit\n"
+            "@njit\n"
+            "def hearts(n):\n"
+            "    return n + 1\n"
+            "print(','.join(first), seen, hearts(2), ','.join(quick_passes._INSTALLED[len(first):]))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    first, seen, answer, later = out.stdout.split()
+    assert set(first.split(",")) == {"quick_load", "kept_nrt", "quick_object"} and seen == "False"
+    assert answer == "3" and set(later.split(",")) == {"compute_live_map", "TargetConfig", "ssa", "untyped_once",
+                                                       "markup"}
 
 
 def _random_cfg(rng: random.Random):
@@ -130,7 +155,7 @@ def test_flags_hash_and_equality_are_numbas():
     from numba.core.compiler import Flags
     from numba.core.cpu import ParallelOptions
 
-    quick_passes.install()
+    quick_passes.install_compile()
     a, b, c = Flags(), Flags(), Flags()
     c.nrt = True
     d = Flags()
@@ -185,7 +210,7 @@ def _inlining(quick: bool) -> tuple[list[str], list[tuple[str, bool]], object]:
     the untyped passes, and each inlining's callee with whether its IR was left as it was."""
     from numba.core import inline_closurecall as icc
 
-    quick_passes.install()
+    quick_passes.install_compile()
     quick_inline, numbas_inline_function = icc.InlineWorker.inline_function, _numbas()["InlineWorker.inline_function"]
     numbas_run, numbas_inline_ir = icc.InlineWorker.run_untyped_passes, icc.InlineWorker.inline_ir
     runs: list[str] = []
@@ -231,7 +256,7 @@ def test_typing_error_markup_is_numbas_text():
 
     from numba.core import errors
 
-    assert "markup" in quick_passes.install()
+    assert "markup" in quick_passes.install_compile()
     scheme = errors.termcolor()
     out, err = sys.stdout, sys.stderr
     text = scheme.errmsg("No implementation of function") + scheme.highlight("hearts")
