@@ -35,26 +35,30 @@ def test_installed_on_the_numba_it_was_checked_against():
 
 
 def test_the_compile_replacements_are_installed_at_the_first_compile():
-    """``install`` leaves the compile's replacements (and the numba modules they read) to numba's first compile:
+    """A game's import (``config.use_cache``) installs a load's replacements and leaves a compile's (quick_passes'
+    and ``config.plain_indices`` and ``quick_inline``, with the numba modules they read) to numba's first compile:
     a process that only loads never checks them; its first compile installs them before any pass runs."""
     import subprocess
     import sys
 
     code = ("import sys\n"
-            "from foury_sim import quick_passes\n"
-            "first = list(quick_passes.install())\n"
-            "seen = 'numba.core.inline_closurecall' in sys.modules\n"
+            "from foury_sim import config, quick_passes\n"
+            "from foury_sim.games import delve\n"
+            "first = list(quick_passes._INSTALLED)\n"
+            "seen = ('numba.core.inline_closurecall' in sys.modules, config._PLAIN_INDICES, config._QUICK_INLINE)\n"
             "from numba import njit\n"
             "@njit\n"
             "def hearts(n):\n"
             "    return n + 1\n"
-            "print(','.join(first), seen, hearts(2), ','.join(quick_passes._INSTALLED[len(first):]))\n")
+            "print(','.join(first), *seen, hearts(2), ','.join(quick_passes._INSTALLED[len(first):]),\n"
+            "      config._PLAIN_INDICES, config._QUICK_INLINE)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-2000:]
-    first, seen, answer, later = out.stdout.split()
-    assert set(first.split(",")) == {"quick_load", "kept_nrt", "quick_object"} and seen == "False"
+    first, *seen, answer, later, plain, inline = out.stdout.split()
+    assert set(first.split(",")) == {"quick_load", "kept_nrt", "quick_object"} and seen == ["False"] * 3
     assert answer == "3" and set(later.split(",")) == {"compute_live_map", "TargetConfig", "ssa", "untyped_once",
                                                        "markup"}
+    assert plain == inline == "True"
 
 
 def _random_cfg(rng: random.Random):
