@@ -43,6 +43,17 @@ pd: Any = LazyModule("pandas")
 #:   0.03 s (session 59).
 DEFERRED = ("numpy.f2py", "numpy.testing", "numpy.ma", "yaml", "importlib.metadata")
 
+#: numba's modules a command's libraries import but a command that only loads its engine does not use, deferred
+#: once numba is imported (``defer_unused_numba``, called by ``quick_passes.install``) in a command whose entry
+#: point deferred ``DEFERRED``: ``numba.np.arrayobj`` (with numba's string and hashing modules, about 0.02 s),
+#: which the engines' cached environments name (their globals are its namespace, filled when it runs) and which
+#: numba's compiler imports for what running it registers, so it runs at numba's first compile (``run_deferred``,
+#: called by ``quick_passes.install``'s hook before any pass), or at the first read of a name of it (session 59).
+DEFERRED_NUMBA = ("numba.np.arrayobj",)
+
+_WANTED = False  # (the command line's entry point deferred ``DEFERRED``)
+_DEFERRED_NUMBA: list[ModuleType] = []
+
 
 class _Deferred(ModuleType):
     """A module whose code runs at the first read of a name it does not have yet. Unlike
@@ -50,18 +61,22 @@ class _Deferred(ModuleType):
     for it (which reads ``__spec__``) does not run it either."""
 
     def __getattr__(self, attr: str) -> Any:
-        self.__class__ = ModuleType
-        self.__spec__.loader.exec_module(self)
+        _run(self)
         return getattr(self, attr)
 
 
-def defer_unused() -> list[str]:
-    """Make each of ``DEFERRED`` not yet imported a module that runs at its first read of a name (``_Deferred``),
-    set on its parent as the import system would; returns the ones deferred. Importing it again or copying the
-    reference (scipy's namespace copy) runs nothing; ``np.testing.assert_equal`` runs the module then, whole.
-    Called by the command line's entry point only: a notebook's process is left as it is."""
+def _run(module: ModuleType) -> None:
+    """Run a deferred module's code (into its own namespace)."""
+    if type(module) is _Deferred:
+        module.__class__ = ModuleType
+        module.__spec__.loader.exec_module(module)
+
+
+def _defer(names: tuple[str, ...]) -> list[ModuleType]:
+    """Make each of ``names`` not yet imported a ``_Deferred`` module, set on its parent as the import system
+    would (``find_spec`` imports the parent)."""
     deferred = []
-    for name in DEFERRED:
+    for name in names:
         if name in sys.modules:
             continue
         spec = importlib.util.find_spec(name)
@@ -73,5 +88,32 @@ def defer_unused() -> list[str]:
         parent, _, child = name.rpartition(".")
         if parent:
             setattr(sys.modules[parent], child, module)  # (else numpy's __getattr__ would import it again)
-        deferred.append(name)
+        deferred.append(module)
     return deferred
+
+
+def defer_unused() -> list[str]:
+    """Make each of ``DEFERRED`` not yet imported a module that runs at its first read of a name (``_Deferred``),
+    and ``DEFERRED_NUMBA`` too once numba is imported (``defer_unused_numba``); returns the names deferred now.
+    Importing it again or copying the reference (scipy's namespace copy) runs nothing; ``np.testing.assert_equal``
+    runs the module then, whole. Called by the command line's entry point only: a notebook's process is left as
+    it is."""
+    global _WANTED
+    _WANTED = True
+    return [m.__name__ for m in _defer(DEFERRED)]
+
+
+def defer_unused_numba() -> list[str]:
+    """``DEFERRED_NUMBA`` deferred, in a process whose entry point called ``defer_unused`` (numba imported)."""
+    if not _WANTED:
+        return []
+    deferred = _defer(DEFERRED_NUMBA)
+    _DEFERRED_NUMBA.extend(deferred)
+    return [m.__name__ for m in deferred]
+
+
+def run_deferred() -> None:
+    """Run the numba modules ``defer_unused_numba`` deferred that have not run yet (before a compile: numba's
+    compiler imports ``numba.np.arrayobj`` only for what running it registers)."""
+    for module in _DEFERRED_NUMBA:
+        _run(module)

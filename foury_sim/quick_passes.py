@@ -397,14 +397,32 @@ def install() -> list[str]:
     uses at numba's first compile after this (``install_compile``: a command that only loads never checks or
     imports them, about 0.03 s), each only if its numba original is the one it was checked against; returns the
     names installed so far (empty without the JIT, under ``FOURY_SIM_SLOW_PASSES=1``, or on a numba whose sources
-    differ)."""
+    differ). In a command line's process (``lazy.defer_unused``) it also defers numba's modules only a compile uses
+    (``lazy.defer_unused_numba``) and the first compile runs them (``lazy.run_deferred``), under
+    ``FOURY_SIM_SLOW_PASSES=1`` too."""
     global _LOADS_DONE, _NRT_KEPT
     from numba import config as numba_config
 
-    if _LOADS_DONE or not QUICK or numba_config.DISABLE_JIT:
+    if _LOADS_DONE or numba_config.DISABLE_JIT:
         return _INSTALLED
     _LOADS_DONE = True
     from numba.core import caching, codegen, cpu, event
+
+    from .lazy import defer_unused_numba, run_deferred
+
+    defer_unused_numba()  # (a command line's process: numba's modules only a compile uses, run at the first)
+
+    class FirstCompile(event.Listener):
+        def on_start(self, ev) -> None:
+            run_deferred()  # (the numba modules the command line deferred run before numba compiles)
+            install_compile()
+
+        def on_end(self, ev) -> None:
+            pass
+
+    event.register("numba:compile", FirstCompile())
+    if not QUICK:
+        return _INSTALLED
     from numba.core.runtime import nrtdynmod, rtsys
 
     numbas = {"Cache.load_overload": caching.Cache.load_overload,
@@ -426,15 +444,6 @@ def install() -> list[str]:
             and same["JitEngine._load_defined_symbols"]):
         _object_loads(codegen)
         _INSTALLED.append("quick_object")
-
-    class FirstCompile(event.Listener):
-        def on_start(self, ev) -> None:
-            install_compile()
-
-        def on_end(self, ev) -> None:
-            pass
-
-    event.register("numba:compile", FirstCompile())
     return _INSTALLED
 
 

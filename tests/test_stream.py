@@ -837,16 +837,22 @@ def _run_300_games(code: str) -> str:
 
 
 def test_a_command_defers_the_modules_it_does_not_use_until_used():
-    """The entry point defers ``numpy.f2py``, ``numpy.testing``, ``numpy.ma``, ``yaml`` and ``importlib.metadata``
-    (``lazy.defer_unused``): a run (the summary's scipy.special imports scipy's array-API layer, which copies numpy's
-    namespace; numba's config imports yaml; pydantic imports importlib.metadata) executes none of f2py, yaml's
-    constructor or importlib.metadata's email parsing, and each still works when used, whole and the same object
-    through its parent's attribute and ``sys.modules``."""
+    """The entry point defers ``numpy.f2py``, ``numpy.testing``, ``numpy.ma``, ``yaml``, ``importlib.metadata`` and
+    ``numba.np.arrayobj`` (``lazy.defer_unused``): a run (the summary's scipy.special imports scipy's array-API
+    layer, which copies numpy's namespace; numba's config imports yaml; pydantic imports importlib.metadata; the
+    engine's cached environments name numba.np.arrayobj) executes none of f2py, yaml's constructor,
+    importlib.metadata's email parsing or numba's array lowering (and its string modules), and each still works
+    when used, whole and the same object through its parent's attribute and ``sys.modules``."""
     code = ("import sys, atexit\n"
             "def after():\n"
             "    import numpy as np\n"
-            "    ran = [m for m in ('numpy.f2py.crackfortran', 'yaml.constructor', 'email.message')\n"
-            "           if m in sys.modules]\n"
+            "    ran = [m for m in ('numpy.f2py.crackfortran', 'yaml.constructor', 'email.message',\n"
+            "                       'numba.cpython.charseq') if m in sys.modules]\n"
+            "    if 'make_array' in vars(sys.modules['numba.np.arrayobj']):\n"
+            "        ran.append('numba.np.arrayobj')\n"
+            "    import numba.np, numba.np.arrayobj as ao\n"
+            "    if not (callable(ao.make_array) and numba.np.arrayobj is ao is sys.modules['numba.np.arrayobj']):\n"
+            "        ran.append('arrayobj not whole')\n"
             "    np.testing.assert_array_equal(np.arange(3), [0, 1, 2])\n"
             "    m = np.ma.masked_array([1, 2, 3], mask=[0, 1, 0])\n"
             "    import numpy.f2py, yaml, importlib, importlib.metadata as md\n"
@@ -860,6 +866,34 @@ def test_a_command_defers_the_modules_it_does_not_use_until_used():
             "sys.argv = ['foury-sim', 'run', 'delve', '--games', '300', '--format', 'json']\n"
             "entry()\n")
     assert _run_300_games(code) == "[] True True"
+
+
+def test_a_command_that_compiles_runs_what_it_deferred_first():
+    """A command whose run compiles (a policy file of the user's) runs the modules the entry point deferred before
+    numba compiles (``lazy.run_deferred`` at numba's first compile: ``numba.np.arrayobj`` registers the array
+    lowering numba's compiler needs) and prints what the same command prints in a process that deferred nothing."""
+    import subprocess
+    import sys
+
+    from typer.testing import CliRunner
+
+    from foury_sim.cli import app
+
+    args = ["run", "delve", "--policy", "tests/data/delve_policies.py:cautious", "--param", "retire_level=3",
+            "--games", "300", "--format", "json"]
+    code = ("import sys\n"
+            "from foury_sim.cli import entry\n"
+            f"sys.argv = ['foury-sim', *{args!r}]\n"
+            "entry()\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).parents[1])
+    assert out.returncode == 0, out.stderr[-2000:]
+    here = CliRunner().invoke(app, args)
+    assert here.exit_code == 0, here.output
+
+    def untimed(rec: dict) -> dict:
+        return {k: v for k, v in rec.items() if k not in ("elapsed_s", "games_per_s", "compile_s", "load_s")}
+
+    assert untimed(json.loads(out.stdout)) == untimed(json.loads(here.stdout))
 
 
 def test_deaths_per_cell_counts_first_deaths_of_a_table_or_of_its_columns():
