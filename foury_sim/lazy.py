@@ -40,8 +40,11 @@ pd: Any = LazyModule("pandas")
 #: - ``yaml``, which ``numba.core.config`` imports in case a ``.numba_config.yaml`` is there (it is then read), and
 #:   ``importlib.metadata`` (with ``email``), which numba's extension entry points and pydantic's plugins import and
 #:   read only when they look for extensions (numba: at its first compile; pydantic: never under typer), about
-#:   0.03 s (session 59).
-DEFERRED = ("numpy.f2py", "numpy.testing", "numpy.ma", "yaml", "importlib.metadata")
+#:   0.03 s (session 59);
+#: - ``scipy.special``, whose import wraps and documents hundreds of functions for scipy's array API (about 0.05 s
+#:   and more: it imports scipy's array-API layer); a run's summary needs only four of its compiled functions,
+#:   which ``stats._sc`` imports from ``scipy.special._ufuncs`` by name (session 59).
+DEFERRED = ("numpy.f2py", "numpy.testing", "numpy.ma", "yaml", "importlib.metadata", "scipy.special")
 
 #: numba's modules a command's libraries import but a command that only loads its engine does not use, deferred
 #: once numba is imported (``defer_unused_numba``, called by ``quick_passes.install``) in a command whose entry

@@ -74,14 +74,25 @@ def _sps() -> Any:
     return scipy.stats
 
 
-def _sc() -> Any:
-    """``scipy.special``: the functions behind ``scipy.stats.norm`` and ``scipy.stats.t`` (``ndtr``, ``ndtri``,
-    ``stdtr``, ``stdtrit``), called directly where only those are needed: the same values, bit for bit
-    (``tests/test_stats.py`` checks them against ``scipy.stats``), without importing ``scipy.stats``, a second
-    of a short command's start-up."""
-    import scipy.special
+#: The ``scipy.special`` functions this module calls: in ``scipy.special._ufuncs`` they are the very objects
+#: ``scipy.special`` exports.
+_SPECIAL = ("ndtr", "ndtri", "stdtr", "stdtrit")
 
-    return scipy.special
+
+def _sc() -> Any:
+    """``scipy.special``'s compiled functions (``scipy.special._ufuncs``): the functions behind
+    ``scipy.stats.norm`` and ``scipy.stats.t`` (``ndtr``, ``ndtri``, ``stdtr``, ``stdtrit``), called directly where
+    only those are needed: the same values, bit for bit (``tests/test_stats.py`` checks them against
+    ``scipy.stats``), without importing ``scipy.stats``, a second of a short command's start-up. Imported by its
+    name, so that in a command line's process, where ``scipy.special`` itself is deferred (``lazy.DEFERRED``: its
+    import wraps and documents hundreds of functions), only the compiled module loads; a scipy whose module lacks
+    one of them gives ``scipy.special``."""
+    import importlib
+
+    ufuncs = importlib.import_module("scipy.special._ufuncs")
+    if all(hasattr(ufuncs, name) for name in _SPECIAL):
+        return ufuncs
+    return importlib.import_module("scipy.special")  # pragma: no cover - another scipy
 
 
 def _check_conf(conf: float) -> float:
@@ -155,8 +166,10 @@ def t_value(conf: float, df: float) -> float:
 def _binom_kernel(name: str) -> Any:
     """scipy's own binomial ufunc ``name`` (``scipy.special._ufuncs``: Boost's binomial, what ``scipy.stats.binom``
     calls), or None in a scipy without it."""
+    import importlib
+
     try:
-        from scipy.special import _ufuncs as scu
+        scu = importlib.import_module("scipy.special._ufuncs")  # (by name: see ``_sc``)
     except ImportError:  # pragma: no cover - another scipy
         return None
     return getattr(scu, name, None)

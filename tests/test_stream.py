@@ -837,12 +837,13 @@ def _run_300_games(code: str) -> str:
 
 
 def test_a_command_defers_the_modules_it_does_not_use_until_used():
-    """The entry point defers ``numpy.f2py``, ``numpy.testing``, ``numpy.ma``, ``yaml``, ``importlib.metadata`` and
-    ``numba.np.arrayobj`` (``lazy.defer_unused``): a run (the summary's scipy.special imports scipy's array-API
-    layer, which copies numpy's namespace; numba's config imports yaml; pydantic imports importlib.metadata; the
-    engine's cached environments name numba.np.arrayobj) executes none of f2py, yaml's constructor,
-    importlib.metadata's email parsing or numba's array lowering (and its string modules), and each still works
-    when used, whole and the same object through its parent's attribute and ``sys.modules``."""
+    """The entry point defers ``numpy.f2py``, ``numpy.testing``, ``numpy.ma``, ``yaml``, ``importlib.metadata``,
+    ``scipy.special`` and ``numba.np.arrayobj`` (``lazy.defer_unused``): a run (numba's config imports yaml;
+    pydantic imports importlib.metadata; the engine's cached environments name numba.np.arrayobj; the summary
+    loads scipy.special's compiled functions only) executes none of f2py, yaml's constructor, importlib.metadata's
+    email parsing, numba's array lowering (and its string modules) or scipy.special's wrappers (and scipy's
+    array-API layer), and each still works when used, whole and the same object through its parent's attribute
+    and ``sys.modules``; scipy.special's array-API layer, which copies numpy's namespace, still runs no f2py."""
     code = ("import sys, atexit\n"
             "def after():\n"
             "    import numpy as np\n"
@@ -850,9 +851,17 @@ def test_a_command_defers_the_modules_it_does_not_use_until_used():
             "                       'numba.cpython.charseq') if m in sys.modules]\n"
             "    if 'make_array' in vars(sys.modules['numba.np.arrayobj']):\n"
             "        ran.append('numba.np.arrayobj')\n"
-            "    import numba.np, numba.np.arrayobj as ao\n"
+            "    if 'gammaln' in vars(sys.modules['scipy.special']):\n"
+            "        ran.append('scipy.special')\n"
+            "    layer = 'scipy._lib.array_api_compat.numpy' in sys.modules\n"
+            "    import numba.np, numba.np.arrayobj as ao, scipy.special\n"
             "    if not (callable(ao.make_array) and numba.np.arrayobj is ao is sys.modules['numba.np.arrayobj']):\n"
             "        ran.append('arrayobj not whole')\n"
+            "    if not (abs(scipy.special.gammaln(5.0) - np.log(24.0)) < 1e-12\n"
+            "            and scipy.special.ndtri is sys.modules['scipy.special._ufuncs'].ndtri\n"
+            "            and 'scipy._lib.array_api_compat.numpy' in sys.modules\n"
+            "            and 'numpy.f2py.crackfortran' not in sys.modules):\n"
+            "        ran.append('scipy.special not whole')\n"
             "    np.testing.assert_array_equal(np.arange(3), [0, 1, 2])\n"
             "    m = np.ma.masked_array([1, 2, 3], mask=[0, 1, 0])\n"
             "    import numpy.f2py, yaml, importlib, importlib.metadata as md\n"
@@ -860,12 +869,12 @@ def test_a_command_defers_the_modules_it_does_not_use_until_used():
             "          and yaml.safe_load('a: [1, 2]') == {'a': [1, 2]} and yaml is sys.modules['yaml']\n"
             "          and md.version('numpy') == np.__version__ and importlib.metadata is md\n"
             "          and md is sys.modules['importlib.metadata'])\n"
-            "    print(ran, 'scipy._lib.array_api_compat.numpy' in sys.modules, ok, file=sys.stderr, flush=True)\n"
+            "    print(ran, layer, ok, file=sys.stderr, flush=True)\n"
             "atexit.register(after)\n"
             "from foury_sim.cli import entry\n"
             "sys.argv = ['foury-sim', 'run', 'delve', '--games', '300', '--format', 'json']\n"
             "entry()\n")
-    assert _run_300_games(code) == "[] True True"
+    assert _run_300_games(code) == "[] False True"
 
 
 def test_a_command_that_compiles_runs_what_it_deferred_first():
