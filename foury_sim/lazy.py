@@ -43,8 +43,11 @@ pd: Any = LazyModule("pandas")
 #:   0.03 s (session 59);
 #: - ``scipy.special``, whose import wraps and documents hundreds of functions for scipy's array API (about 0.05 s
 #:   and more: it imports scipy's array-API layer); a run's summary needs only four of its compiled functions,
-#:   which ``stats._sc`` imports from ``scipy.special._ufuncs`` by name (session 59).
-DEFERRED = ("numpy.f2py", "numpy.testing", "numpy.ma", "yaml", "importlib.metadata", "scipy.special")
+#:   which ``stats._sc`` imports from ``scipy.special._ufuncs`` by name (session 59);
+#: - ``asyncio`` (with ``ssl``, about 0.01 s), whose ``coroutines`` submodule ``typing_extensions.deprecated`` reads
+#:   when pydantic's schema module decorates its functions: the submodule loads, the package does not run
+#:   (session 59).
+DEFERRED = ("numpy.f2py", "numpy.testing", "numpy.ma", "yaml", "importlib.metadata", "scipy.special", "asyncio")
 
 #: numba's modules a command's libraries import but a command that only loads its engine does not use, deferred
 #: once numba is imported (``defer_unused_numba``, called by ``quick_passes.install``) in a command whose entry

@@ -838,17 +838,18 @@ def _run_300_games(code: str) -> str:
 
 def test_a_command_defers_the_modules_it_does_not_use_until_used():
     """The entry point defers ``numpy.f2py``, ``numpy.testing``, ``numpy.ma``, ``yaml``, ``importlib.metadata``,
-    ``scipy.special`` and ``numba.np.arrayobj`` (``lazy.defer_unused``): a run (numba's config imports yaml;
-    pydantic imports importlib.metadata; the engine's cached environments name numba.np.arrayobj; the summary
-    loads scipy.special's compiled functions only) executes none of f2py, yaml's constructor, importlib.metadata's
-    email parsing, numba's array lowering (and its string modules) or scipy.special's wrappers (and scipy's
-    array-API layer), and each still works when used, whole and the same object through its parent's attribute
-    and ``sys.modules``; scipy.special's array-API layer, which copies numpy's namespace, still runs no f2py."""
+    ``scipy.special``, ``asyncio`` and ``numba.np.arrayobj`` (``lazy.defer_unused``): a run (numba's config imports
+    yaml; pydantic imports importlib.metadata and asyncio's coroutines; the engine's cached environments name
+    numba.np.arrayobj; the summary loads scipy.special's compiled functions only) executes none of f2py, yaml's
+    constructor, importlib.metadata's email parsing, asyncio's event loops (and ssl), numba's array lowering (and
+    its string modules) or scipy.special's wrappers (and scipy's array-API layer), and each still works when used,
+    whole and the same object through its parent's attribute and ``sys.modules``; scipy.special's array-API
+    layer, which copies numpy's namespace, still runs no f2py."""
     code = ("import sys, atexit\n"
             "def after():\n"
             "    import numpy as np\n"
             "    ran = [m for m in ('numpy.f2py.crackfortran', 'yaml.constructor', 'email.message',\n"
-            "                       'numba.cpython.charseq') if m in sys.modules]\n"
+            "                       'numba.cpython.charseq', 'asyncio.base_events', 'ssl') if m in sys.modules]\n"
             "    if 'make_array' in vars(sys.modules['numba.np.arrayobj']):\n"
             "        ran.append('numba.np.arrayobj')\n"
             "    if 'gammaln' in vars(sys.modules['scipy.special']):\n"
@@ -864,7 +865,11 @@ def test_a_command_defers_the_modules_it_does_not_use_until_used():
             "        ran.append('scipy.special not whole')\n"
             "    np.testing.assert_array_equal(np.arange(3), [0, 1, 2])\n"
             "    m = np.ma.masked_array([1, 2, 3], mask=[0, 1, 0])\n"
-            "    import numpy.f2py, yaml, importlib, importlib.metadata as md\n"
+            "    import numpy.f2py, yaml, importlib, importlib.metadata as md, asyncio\n"
+            "    async def hearts():\n"
+            "        return 5\n"
+            "    if asyncio.run(hearts()) != 5 or asyncio is not sys.modules['asyncio']:\n"
+            "        ran.append('asyncio not whole')\n"
             "    ok = (callable(numpy.f2py.run_main) and np.f2py is sys.modules['numpy.f2py'] and m.sum() == 4\n"
             "          and yaml.safe_load('a: [1, 2]') == {'a': [1, 2]} and yaml is sys.modules['yaml']\n"
             "          and md.version('numpy') == np.__version__ and importlib.metadata is md\n"
