@@ -10,6 +10,7 @@ from typing import Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
+from . import plain_options
 from .errors import InputError, Interrupted
 from .inputs import (
     check_conf,
@@ -46,6 +47,8 @@ class Group(TyperGroup):
     def get_params(self, ctx: Any) -> list[Any]:
         return _no_flag_placeholder(super().get_params(ctx))
 
+
+plain_options.install()  # (typer's coercion of the options, pydantic only for values that need it)
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, cls=Group,
                   help="Monte Carlo balance analysis for dungeon-crawler board games.")
