@@ -58,3 +58,15 @@ def cli(*args: str, cwd: Path | str = ROOT, timeout: float | None = None) -> sub
         os.chdir(here)
         numba.set_num_threads(threads)
     return subprocess.CompletedProcess(["foury-sim", *map(str, args)], code, out.getvalue(), err.getvalue())
+
+
+def real_entry(*args: str, at_exit: str = "None", **kw: object) -> subprocess.CompletedProcess:
+    """``foury-sim ARGS`` through the real entry point (``cli.entry``: the command line's deferrals, its exit without
+    the interpreter's teardown) in a fresh interpreter, with the Python expression ``at_exit`` (a print to stderr of
+    what the test reads) run by an exit handler; ``kw`` goes to ``subprocess.run`` (``env``, ``cwd``, ``timeout``)."""
+    code = ("import atexit, sys\n"
+            f"atexit.register(lambda: {at_exit})\n"
+            "sys.argv = ['foury-sim', *sys.argv[1:]]\n"
+            "from foury_sim.cli import entry\n"
+            "entry()\n")
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, **kw)

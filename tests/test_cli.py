@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from inproc import cli  # foury-sim ARGS in this process (tests/inproc.py); the real entry point: process_cli
+from inproc import cli, real_entry  # foury-sim ARGS here (tests/inproc.py); the real entry point: process_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -169,17 +169,12 @@ def test_the_real_entry_point_refuses_bad_input_in_one_line_with_exit_2(args, wh
 def test_the_real_entry_point_runs_the_exit_handlers_and_prints_everything_before_it_ends():
     """``cli.entry`` ends the process without the interpreter's teardown (``os._exit``), after the exit handlers
     (a Dask cluster's shutdown is one) and with both streams flushed: the JSON is whole, the exit code kept."""
-    code = ("import atexit, sys\n"
-            "atexit.register(lambda: print('exit handler ran', file=sys.stderr))\n"
-            "sys.argv = ['foury-sim', *sys.argv[1:]]\n"
-            "from foury_sim.cli import entry\n"
-            "entry()\n")
-    r = subprocess.run([sys.executable, "-c", code, "run", "delve", "--games", "300", "--format", "json"],
-                       capture_output=True, text=True, cwd=ROOT, timeout=900)
+    r = real_entry("run", "delve", "--games", "300", "--format", "json",
+                   at_exit="print('exit handler ran', file=sys.stderr)", cwd=ROOT, timeout=900)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["games"] == 300 and "exit handler ran" in r.stderr
-    r = subprocess.run([sys.executable, "-c", code, "run", "delve", "--games", "0"], capture_output=True, text=True,
-                       cwd=ROOT, timeout=900)
+    r = real_entry("run", "delve", "--games", "0", at_exit="print('exit handler ran', file=sys.stderr)", cwd=ROOT,
+                   timeout=900)
     assert r.returncode == 2 and "--games" in r.stderr and "exit handler ran" in r.stderr
 
 

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 import typer
+from inproc import real_entry
 
 from foury_sim import plain_options
 from foury_sim.cli import app
@@ -68,18 +69,12 @@ def test_every_option_of_every_command_coerces_as_typers_own():
 def test_a_command_coerces_its_options_without_pydantic_and_says_typers_errors():
     """A run's options (a word, digits, the defaults) are coerced without importing pydantic; a value that needs
     typer's own coercion gets it, with typer's message (the same line as under ``FOURY_SIM_TYPER_COERCION=1``)."""
-    code = ("import sys, atexit\n"
-            "atexit.register(lambda: print('pydantic' in sys.modules, file=sys.stderr, flush=True))\n"
-            "from foury_sim.cli import entry\n"
-            "sys.argv = ['foury-sim', *sys.argv[1:]]\n"
-            "entry()\n")
-    ok = subprocess.run([sys.executable, "-c", code, "run", "delve", "--games", "300", "--format", "json"],
-                        capture_output=True, text=True)
+    said = "print('pydantic' in sys.modules, file=sys.stderr, flush=True)"
+    ok = real_entry("run", "delve", "--games", "300", "--format", "json", at_exit=said)
     assert ok.returncode == 0, ok.stderr[-2000:]
     assert ok.stderr.strip().splitlines()[-1] == "False"
     bad = ["run", "delve", "--games", "3.5", "--format", "json"]
-    runs = [subprocess.run([sys.executable, "-c", code, *bad], capture_output=True, text=True,
-                           env=dict(os.environ, FOURY_SIM_TYPER_COERCION=keep)) for keep in ("0", "1")]
+    runs = [real_entry(*bad, at_exit=said, env=dict(os.environ, FOURY_SIM_TYPER_COERCION=keep)) for keep in ("0", "1")]
     for r in runs:
         assert r.returncode == 2 and r.stderr.strip().splitlines()[-1] == "True"
     assert runs[0].stderr == runs[1].stderr and "--games" in runs[0].stderr
