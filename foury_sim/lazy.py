@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+import threading
 from types import ModuleType
 from typing import Any
 
@@ -71,11 +72,15 @@ class _Deferred(ModuleType):
         return getattr(self, attr)
 
 
+_RUNNING = threading.RLock()  # (a second thread reading a deferred module waits until its code has run)
+
+
 def _run(module: ModuleType) -> None:
-    """Run a deferred module's code (into its own namespace)."""
-    if type(module) is _Deferred:
-        module.__class__ = ModuleType
-        module.__spec__.loader.exec_module(module)
+    """Run a deferred module's code (into its own namespace), once."""
+    with _RUNNING:
+        if type(module) is _Deferred:
+            module.__class__ = ModuleType
+            module.__spec__.loader.exec_module(module)
 
 
 def _defer(names: tuple[str, ...]) -> list[ModuleType]:
