@@ -424,24 +424,28 @@ def _cache_dir(*packages: str) -> str:
     return os.path.join(_base_dir(), f"{_cache_name(packages)}-{_source_hash(tuple(packages))}{native}")
 
 
-_AT_FIRST_COMPILE = False
+_AT_FIRST_COMPILE: list = []  # (the functions waiting for numba's next compile)
+_LISTENING = False
 
 
-def at_first_compile() -> None:
-    """Install ``plain_indices`` and ``quick_inline`` at numba's first compile after this (its ``numba:compile``
-    event starts before any pass runs), not when a game is imported: a command that only loads its engine from the
-    cache never reads the numba sources they check nor imports the modules they patch (about 0.03 s of its
-    start-up, session 59)."""
-    global _AT_FIRST_COMPILE
-    if _AT_FIRST_COMPILE or JIT_DISABLED:
+def at_first_compile(fn) -> None:
+    """Call ``fn()`` at the start of numba's next compile (its ``numba:compile`` event starts before any pass runs),
+    once: what only a compile needs (``plain_indices``, ``quick_inline``, quick_passes' compile passes, the modules
+    the command line deferred) is not done when a game is imported, so a command that only loads its engine from
+    the cache never does it (about 0.03 s of its start-up, session 59). One listener serves every such function."""
+    global _LISTENING
+    if JIT_DISABLED:
         return
-    _AT_FIRST_COMPILE = True
+    _AT_FIRST_COMPILE.append(fn)
+    if _LISTENING:
+        return
+    _LISTENING = True
     from numba.core import event
 
     class FirstCompile(event.Listener):
         def on_start(self, ev) -> None:
-            plain_indices()
-            quick_inline()
+            while _AT_FIRST_COMPILE:
+                _AT_FIRST_COMPILE.pop(0)()
 
         def on_end(self, ev) -> None:
             pass
@@ -457,7 +461,8 @@ def use_cache(module: str):
     from . import quick_passes  # here, not at the top: config.py loads alone (tests/test_cache.py)
 
     lean_link()
-    at_first_compile()
+    at_first_compile(plain_indices)  # (each returns at once when installed already)
+    at_first_compile(quick_inline)
     quick_passes.install()
     if not CACHE or _USER_CACHE_DIR:
         yield

@@ -406,21 +406,14 @@ def install() -> list[str]:
     if _LOADS_DONE or numba_config.DISABLE_JIT:
         return _INSTALLED
     _LOADS_DONE = True
-    from numba.core import caching, codegen, cpu, event
+    from numba.core import caching, codegen, cpu
 
+    from .config import at_first_compile
     from .lazy import defer_unused_numba, run_deferred
 
     defer_unused_numba()  # (a command line's process: numba's modules only a compile uses, run at the first)
-
-    class FirstCompile(event.Listener):
-        def on_start(self, ev) -> None:
-            run_deferred()  # (the numba modules the command line deferred run before numba compiles)
-            install_compile()
-
-        def on_end(self, ev) -> None:
-            pass
-
-    event.register("numba:compile", FirstCompile())
+    at_first_compile(run_deferred)  # (the numba modules the command line deferred run before numba compiles)
+    at_first_compile(install_compile)
     if not QUICK:
         return _INSTALLED
     from numba.core.runtime import nrtdynmod, rtsys

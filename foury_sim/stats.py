@@ -79,6 +79,7 @@ def _sps() -> Any:
 _SPECIAL = ("ndtr", "ndtri", "stdtr", "stdtrit")
 
 
+@functools.cache
 def _sc() -> Any:
     """``scipy.special``'s compiled functions (``scipy.special._ufuncs``): the functions behind
     ``scipy.stats.norm`` and ``scipy.stats.t`` (``ndtr``, ``ndtri``, ``stdtr``, ``stdtrit``), called directly where
