@@ -567,9 +567,9 @@ def summary(spec: Any, part: Partial, ruleset: Any = None, conf: float = 0.95) -
     out.update({key: v for key, v in spec.outputs.summarize_hists(part.hists, n, ruleset, conf).items()
                 if key != "win"})
     if not spec.own_entries_need_rows:
-        out.update(spec.summarize_hists(part.hists, n, ruleset))
+        out.update(spec.summarize_hists(part.hists, n, ruleset, conf))
     elif (table := part.table()) is not None:
-        out.update(spec.summarize(table, ruleset))
+        out.update(spec.summarize(table, ruleset, conf))
     else:
         keys = ", ".join(k.key for k in spec.outputs.summary_keys) or "none declared"
         out.setdefault("warnings", []).append(

@@ -108,12 +108,13 @@ class GameSpec:
       extras under names starting with ``_`` (e.g. ``_visits``).
     * ``replay(ruleset, hero, policy, seed, game) -> list[str]``: one game's play report; its first line names
       the game, seed, hero and policy (the CLI inserts the overrides and the command after it).
-    * ``summarize(df, ruleset=None) -> dict``: the game's own summary entries (declared in
-      ``outputs.summary_keys``), the same signature for every game.
-    * ``summarize_hists(hists, n, ruleset=None) -> dict``, or None: the same entries as ``summarize``, number for
-      number, from the exact histograms of the columns a summary reads (``Outputs.histograms``: the summarised
-      ones, those declared ``histogram`` and the joint ones of ``Outputs.joint``) over ``n`` games. A game that
-      has it needs no per-game rows for its own entries: a streamed run of any size keeps them (without it they
+    * ``summarize(df, ruleset=None, conf=0.95) -> dict``: the game's own summary entries (declared in
+      ``outputs.summary_keys``; any interval at level ``conf``, the run's ``--conf``), the same signature for every
+      game.
+    * ``summarize_hists(hists, n, ruleset=None, conf=0.95) -> dict``, or None: the same entries as ``summarize``,
+      number for number, from the exact histograms of the columns a summary reads (``Outputs.histograms``: the
+      summarised ones, those declared ``histogram`` and the joint ones of ``Outputs.joint``) over ``n`` games. A game
+      that has it needs no per-game rows for its own entries: a streamed run of any size keeps them (without it they
       come from the rows kept up to ``FOURY_SIM_KEEP_ROWS_MB``). Every shipped game has it.
     * ``outputs``: the per-game columns and summary entries (``foury_sim.outputs.Outputs``).
     * ``odds(ruleset, trials=, seed=, **options) -> oddstable.OddsTable``: exact odds beside measured ones

@@ -214,3 +214,29 @@ def test_replay_and_summary_say_the_slaughter():
     assert s["slaughter_score"]["score_mean"] == 7.25 and s["slaughter_score"]["score_median"] == 6.5
     assert s["slaughter_end"] == {"the Fury prevailed": 2, "died": 1, "stuck": 1}
     assert "slaughter_score" not in foury.summarize(df, load_ruleset())  # only when the campaign is on
+
+
+def test_the_campaigns_own_intervals_are_at_the_runs_level():
+    """``--conf`` reaches the Slaughter's score and Santa's rates (once printed at 95 % whatever the level)."""
+    from foury_sim import stats
+    from foury_sim.cli import format_summary
+
+    df = pd.DataFrame({"slaughter_score": [3, 5, 8, 13, 21, 2, 9], "fury_used": 1, "fury_kills": 0,
+                       "slaughter_end": 2, "rounds_completed": 0, "coins_used": 0, "death_round": 0,
+                       "death_sector": -1, "death_cause": 0, "win": 0, "end_cause": 5, "death_cell": -1})
+    r = load_ruleset(campaign="slaughter")
+    for conf in (0.8, 0.99):
+        v = foury.summarize(df, r, conf)["slaughter_score"]
+        want = stats.summarize_numeric(df["slaughter_score"].to_numpy(), conf)
+        assert (v["score_mean_lo"], v["score_mean_hi"]) == pytest.approx((want["mean_lo"], want["mean_hi"]))
+        assert (v["score_median_lo"], v["score_median_hi"]) == (want["median_lo"], want["median_hi"])
+    s = foury.summarize(df, r, 0.8)["slaughter_score"]
+    assert s["score_mean_hi"] < foury.summarize(df, r)["slaughter_score"]["score_mean_hi"]  # 95 % by default
+    from foury_sim.runner import run
+
+    res = run("foury", options={"campaign": "santa"}, games=300, conf=0.9, progress=False)
+    k = int((res.df["santa_end"] == L.SE_SAFE).sum())
+    assert (res.summary["santa_rates"]["safe zone low"], res.summary["santa_rates"]["safe zone high"]) == \
+        pytest.approx(stats.wilson(k, 300, 0.9))
+    line = next(x for x in format_summary(res.summary, "t").splitlines() if x.startswith("santa rates"))
+    assert line.endswith("(90 % Wilson intervals)")

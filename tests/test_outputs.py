@@ -174,8 +174,12 @@ def test_every_game_summarize_has_the_same_signature():
     import inspect
 
     for g in games():
-        params = list(inspect.signature(get_game(g).summarize).parameters)
-        assert len(params) == 2 and inspect.signature(get_game(g).summarize).parameters[params[1]].default is None
+        spec = get_game(g)
+        for fn in (spec.summarize, spec.summarize_hists):
+            params = inspect.signature(fn).parameters
+            names = list(params)
+            assert len(names) == len(("df",) if fn is spec.summarize else ("hists", "n")) + 2
+            assert params[names[-2]].default is None and names[-1] == "conf" and params["conf"].default == 0.95
 
 
 # ------------------------------------------------------------------------------ the grep rule --

@@ -175,14 +175,14 @@ def replay(ruleset: DelveRules, hero: str, policy: Policy, seed: int, game: int)
     return [head, result] + lines
 
 
-def summarize(df: pd.DataFrame, ruleset: DelveRules | None = None) -> dict[str, Any]:
+def summarize(df: pd.DataFrame, ruleset: DelveRules | None = None, conf: float = 0.95) -> dict[str, Any]:
     """Delve-specific summary: rank distribution, mean level per delve, flee and portal rates (entries
     declared in outputs.SUMMARY_KEYS), from the table's histograms (``summarize_hists``)."""
-    return summarize_hists(OUTPUTS.histograms(df), len(df), ruleset)
+    return summarize_hists(OUTPUTS.histograms(df), len(df), ruleset, conf)
 
 
 def summarize_hists(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int,
-                    ruleset: DelveRules | None = None) -> dict[str, Any]:
+                    ruleset: DelveRules | None = None, conf: float = 0.95) -> dict[str, Any]:
     """``summarize``'s entries from the exact histograms of the columns they read (``rank``, ``fled``,
     ``portals``, ``dragons_slain``, ``master``, ``delveN_level``) over ``n`` games: a streamed run of any size
     keeps them. A mean is the exact integer sum over ``n`` (what pandas gives for these integer columns)."""

@@ -139,14 +139,14 @@ def _room_name(rules: FouryRules, cell: int) -> str:
     return room_name(cell, rules.map.cols, rules.map.sector)
 
 
-def summarize(df, rules: FouryRules | None = None) -> dict[str, Any]:
+def summarize(df, rules: FouryRules | None = None, conf: float = 0.95) -> dict[str, Any]:
     """Where and why players die, rounds completed, coins used (entries declared in outputs.SUMMARY_KEYS), from
     the table's histograms (``summarize_hists``)."""
-    return summarize_hists(OUTPUTS.histograms(df), len(df), rules)
+    return summarize_hists(OUTPUTS.histograms(df), len(df), rules, conf)
 
 
 def summarize_hists(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int,
-                    rules: FouryRules | None = None) -> dict[str, Any]:
+                    rules: FouryRules | None = None, conf: float = 0.95) -> dict[str, Any]:
     """``summarize``'s entries from the exact histograms of the columns they read over ``n`` games (the joint ones
     of ``OUTPUTS.joint`` for games counted by two columns: first deaths by sector, cause and room, lost games by
     cause, unwinnable games by why), so a streamed run of any size keeps them. Rates and means are exact integer
@@ -181,9 +181,9 @@ def summarize_hists(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int,
         if cells:
             out["monster_strength"] = cells
     if rules is not None and rules.R[layout.R_SL_ON] == 1 and n:
-        out.update(_slaughter_summary(hists, n))
+        out.update(_slaughter_summary(hists, n, conf))
     if rules is not None and rules.santa and n:
-        out.update(santa_summary(hists, n, rules))
+        out.update(santa_summary(hists, n, rules, conf))
     if rules is not None and died:
         out["deadliest_rooms"] = {_room_name(rules, c): k for c, k in most_common(first_deaths("death_cell"), 5)}
     return out
@@ -200,9 +200,10 @@ def variant_title(rules: FouryRules) -> str:
     return f"Dungeon Foury ({rules.campaign_title})" if rules.campaign_title else ""
 
 
-def _slaughter_summary(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int) -> dict[str, Any]:
-    """The Slaughter of Monsters' outcomes (only under it): the score (kills) with intervals, the Fury, the ends."""
-    score = summarize_counts(*hists["slaughter_score"])
+def _slaughter_summary(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int, conf: float = 0.95) -> dict[str, Any]:
+    """The Slaughter of Monsters' outcomes (only under it): the score (kills) with intervals at ``conf``, the Fury,
+    the ends."""
+    score = summarize_counts(*hists["slaughter_score"], conf)
     return {"slaughter_score": {"score_mean": score["mean"], "score_mean_lo": score["mean_lo"],
                                 "score_mean_hi": score["mean_hi"], "score_median": score["median"],
                                 "score_median_lo": score["median_lo"], "score_median_hi": score["median_hi"],
@@ -217,8 +218,10 @@ SANTA_MEANS = ("santa_reindeer", "santa_rudolph", "santa_green", "santa_blue", "
                "santa_wrath_hearts", "santa_packages_lost", "santa_canes_given")
 
 
-def santa_summary(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int, rules: FouryRules) -> dict[str, Any]:
-    """Santa Crash'n Foury's entries of the run summary (``outputs.SUMMARY_KEYS`` santa_*) from the histograms."""
+def santa_summary(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int, rules: FouryRules,
+                  conf: float = 0.95) -> dict[str, Any]:
+    """Santa Crash'n Foury's entries of the run summary (``outputs.SUMMARY_KEYS`` santa_*) from the histograms,
+    the rates with their Wilson intervals at ``conf``."""
     end = tally(hists["santa_end"])
 
     def ends(*codes: int) -> int:
@@ -235,7 +238,7 @@ def santa_summary(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int, rules
     }
     shares = {}
     for k, hit in rates.items():
-        lo, hi = wilson(hit, n)
+        lo, hi = wilson(hit, n, conf)
         shares.update({k: hit / n, f"{k} low": lo, f"{k} high": hi})
     means = {c[len("santa_"):]: hist_total(hists[c]) / n for c in SANTA_MEANS}
     col = OUTPUTS.column("santa_end")

@@ -63,10 +63,15 @@ def slaughter_end_label(code: int, rules: Any = None) -> str:
     return (SL_END_NAMES[int(code)] or "none") if 0 <= int(code) < len(SL_END_NAMES) else str(code)
 
 
+def _level(s: dict[str, Any]) -> str:
+    """The run's interval level as printed (``--conf``; 95 % when the summary does not say)."""
+    return f"{100 * float(s.get('conf', 0.95)):g} %"
+
+
 def _slaughter_score_text(v: dict[str, float], s: dict[str, Any]) -> str:
     return (f"mean {v['score_mean']:.2f} kills [{v['score_mean_lo']:.2f}, {v['score_mean_hi']:.2f}], median "
-            f"{v['score_median']:g} [{v['score_median_lo']:g}, {v['score_median_hi']:g}]; Fury boxes used "
-            f"{v['fury_used']:.2f}, monsters the Fury erased {v['fury_kills']:.2f} (means)")
+            f"{v['score_median']:g} [{v['score_median_lo']:g}, {v['score_median_hi']:g}] ({_level(s)} intervals); "
+            f"Fury boxes used {v['fury_used']:.2f}, monsters the Fury erased {v['fury_kills']:.2f} (means)")
 
 
 def _first_edge(df: Any) -> Any:
@@ -114,9 +119,9 @@ def _strength_text(v: dict[str, int], s: dict[str, Any]) -> str:
 
 
 def _santa_rate_text(v: dict[str, float], s: dict[str, Any]) -> str:
-    """``santa_rates``: each outcome's share with its 95 % Wilson interval (``KEY low``, ``KEY high``)."""
+    """``santa_rates``: each outcome's share with its Wilson interval at the run's level (``KEY low``, ``KEY high``)."""
     return "; ".join(f"{k} {100 * x:.1f} % [{100 * v[k + ' low']:.1f}, {100 * v[k + ' high']:.1f}]"
-                     for k, x in v.items() if not k.endswith((" low", " high")))
+                     for k, x in v.items() if not k.endswith((" low", " high"))) + f"  ({_level(s)} Wilson intervals)"
 
 
 #: What ``win`` means in a run's legend, by campaign (``--campaign``; None: a campaign file of a designer's own).
@@ -291,7 +296,8 @@ SUMMARY_KEYS = tuple(SummaryKey(k, k.replace("_", " "), COUNTS, doc) for k, doc 
     SummaryKey("coins_used_rate", "continue used", SHARE, "Share of games with a continue.", hidden=True),
     SummaryKey("slaughter_score", "slaughter score", NUMBERS, "The Slaughter of Monsters (only then): the score "
                "(monsters killed) per game, mean with its t interval and median with its order-statistic interval "
-               "(95 %), and the means of Fury boxes blacked out and monsters the Fury erased.",
+               "(at the run's level, `--conf`: 95 % by default), and the means of Fury boxes blacked out and "
+               "monsters the Fury erased.",
                text=_slaughter_score_text),
     SummaryKey("slaughter_end", "slaughter ended", COUNTS, "The Slaughter of Monsters (only then): games by how "
                "they ended (died, the Fury prevailed, stuck, every monster slain, turn cap)."),
@@ -299,10 +305,10 @@ SUMMARY_KEYS = tuple(SummaryKey(k, k.replace("_", " "), COUNTS, doc) for k, doc 
     SummaryKey("santa_outcomes", "santa outcomes", COUNTS, "Santa Crash'n Foury: games by how the campaign ended "
                "(the Safe Zone, the collection goal, Santa's Wrath survived or not, died in the dungeon).",
                finding="Most common ends of the Santa campaign"),
-    SummaryKey("santa_rates", "santa rates", NUMBERS, "Santa Crash'n Foury: share of games [95 % Wilson interval] "
-               "won by the Safe Zone, won by the collection goal, ended by the hourglass (the Wrath survived or "
-               "not), with the goal met and with the full collection at the end; `KEY low` / `KEY high`: the "
-               "interval's ends.",
+    SummaryKey("santa_rates", "santa rates", NUMBERS, "Santa Crash'n Foury: share of games [Wilson interval "
+               "at the run's level, `--conf`: 95 % by default] won by the Safe Zone, won by the collection goal, "
+               "ended by the hourglass (the Wrath survived or not), with the goal met and with the full collection "
+               "at the end; `KEY low` / `KEY high`: the interval's ends.",
                text=_santa_rate_text),
     SummaryKey("santa_collected", "santa collected", NUMBERS, "Santa Crash'n Foury: mean of each collectible held "
                "at the end, hourglass spaces marked, hearts lost to the Wrath, packages destroyed, canes given."),

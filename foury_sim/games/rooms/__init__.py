@@ -153,14 +153,14 @@ def warm(ruleset: RoomsRules) -> None:
                  pol)
 
 
-def summarize(df: pd.DataFrame, ruleset: RoomsRules | None = None) -> dict[str, Any]:
+def summarize(df: pd.DataFrame, ruleset: RoomsRules | None = None, conf: float = 0.95) -> dict[str, Any]:
     """Rooms' own entry (outputs.SUMMARY_KEYS): damage dealt and taken per fight, from the table's histograms
     (``summarize_hists``)."""
-    return summarize_hists(OUTPUTS.histograms(df), len(df), ruleset)
+    return summarize_hists(OUTPUTS.histograms(df), len(df), ruleset, conf)
 
 
 def summarize_hists(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int,
-                    ruleset: RoomsRules | None = None) -> dict[str, Any]:
+                    ruleset: RoomsRules | None = None, conf: float = 0.95) -> dict[str, Any]:
     """``summarize``'s entry from the exact histograms of the columns it reads over ``n`` games (a streamed run of
     any size keeps it)."""
     return {"per_fight": per_fight(hists, n)}

@@ -220,14 +220,14 @@ def replay(ruleset: TacticsRules, hero: str, policy: Policy, seed: int, game: in
     return [head, result] + lines
 
 
-def summarize(df: pd.DataFrame, ruleset: TacticsRules | None = None) -> dict[str, Any]:
+def summarize(df: pd.DataFrame, ruleset: TacticsRules | None = None, conf: float = 0.95) -> dict[str, Any]:
     """Kills by kind, who dealt the last blow, AP by action, the DM's policy (declared in outputs.SUMMARY_KEYS),
     from the table's histograms (``summarize_hists``)."""
-    return summarize_hists(OUTPUTS.histograms(df), len(df), ruleset)
+    return summarize_hists(OUTPUTS.histograms(df), len(df), ruleset, conf)
 
 
 def summarize_hists(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int,
-                    ruleset: TacticsRules | None = None) -> dict[str, Any]:
+                    ruleset: TacticsRules | None = None, conf: float = 0.95) -> dict[str, Any]:
     """``summarize``'s entries from the exact histograms of the columns they read over ``n`` games (the killers
     of lost games from the joint histogram of ``win`` and ``killer``), so a streamed run of any size keeps them.
     Means are exact integer sums over ``n``; killers most lost games first, ties by code."""
