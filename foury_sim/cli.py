@@ -13,6 +13,7 @@ from typer.core import TyperCommand, TyperGroup
 from . import plain_options
 from .errors import InputError, Interrupted
 from .inputs import (
+    SEED_MAX,
     check_conf,
     check_format,
     check_game_index,
@@ -325,29 +326,45 @@ def odds(
     trials: int = typer.Option(20_000, metavar="N", help="Engine trials per row for the measured figures."),
     rules: Path | None = typer.Option(None, metavar="FILE", help=RULES_HELP),
     set_: list[str] | None = typer.Option(None, "--set", metavar="KEY=VALUE", help=SET_HELP),
-    seed: int = typer.Option(1, metavar="N", help="Seed of the engine trials."),
+    seed: int = typer.Option(1, metavar="N", help="Seed of the engine trials (a table that disagrees is measured "
+                             "again on seed N+1: fresh dice)."),
+    conf: float = typer.Option(0.95, metavar="LEVEL", help="Family-wise confidence level of the verdict (Holm over "
+                               "every comparison of a table, e.g. 0.99)."),
 ) -> None:
     """Exact odds beside the frequencies the engine's own code produces. Options only some games take
     (e.g. `--hearts N`, see `foury-sim games`) follow the common ones."""
+    from . import provenance
     from .registry import get_game
     from .runner import in_worker, run_options
 
     check_format(fmt)
     spec = get_game(game)
-    kw = run_options(spec, "odds", _game_options(spec, "odds", ctx.args))
+    given = _game_options(spec, "odds", ctx.args)
+    kw = run_options(spec, "odds", given)
     if spec.odds is None:
         raise InputError(f"{game} has no odds table", "GAME")
     check_trials(trials)
     check_seed(seed)
+    check_conf(conf)
     check_input_file(rules, "--rules")
     rs = spec.load_ruleset(str(rules) if rules else None, set_, None)
     table = in_worker(spec.odds, rs, trials=trials, seed=seed, **kw)
-    from .oddstable import ODDS_CONF, format_odds, odds_json
+    from .oddstable import format_odds, needs_confirming, odds_json
 
+    confirm, confirm_seed = None, None
+    if needs_confirming(table, conf):  # fresh dice for the comparisons a first look flags (oddstable.verdict)
+        confirm_seed = seed + 1 if seed < SEED_MAX else seed - 1
+        confirm = in_worker(spec.odds, rs, trials=trials, seed=confirm_seed, **kw)
+    rec = provenance.odds_record(
+        game, trials=trials, seed=seed, conf=conf, rules=str(rules) if rules else None,
+        sets=provenance.resolve_sets(set_, getattr(rs, "data", None)), options=kw,
+        defaults={o.name: o.default for o in spec.options if "odds" in o.commands})
     if fmt == "json":  # the same title, column meanings and verdict as the text, then the rows
-        typer.echo(json.dumps(odds_json(table, ODDS_CONF), indent=2))
+        typer.echo(json.dumps(odds_json(table, conf, confirm, confirm_seed, rec), indent=2))
     else:
-        typer.echo(format_odds(table, ODDS_CONF))
+        header = [f"overrides: {provenance.overrides_text(rec['overrides'])}", f"reproduce: {rec['command']}",
+                  f"made with: {provenance.made_with(rec)}"]
+        typer.echo(format_odds(table, conf, confirm, confirm_seed, header))
 
 
 @app.command(cls=Command)

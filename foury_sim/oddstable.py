@@ -10,9 +10,13 @@ The verdict is honest about the many comparisons of a table: each pair is an exa
 test of ``measured * trials`` successes against the exact probability (``stats.binomial_two_sided_p_array``:
 scipy's ``binomtest``, the whole table at once), and the family is controlled with Holm's method
 (``stats.adjust_pvalues``, the project's one Holm) at the level given (``conf``, default 95 %: a
-family-wise error of 5 %). ``z`` is ``(measured - exact) / sqrt(exact (1 - exact) / trials)`` (shown for
-size; a row with several pairs shows its largest in size); an exact 0 or 1 that the engine misses gives an
-infinite ``z``.
+family-wise error of 5 %). A correct engine still shows such a disagreement on about 5 % of seeds, so a
+table that disagrees is measured again on fresh dice (``foury-sim odds`` plays it once more on the next seed:
+independent streams) and only the comparisons that differ again, Holm over those flagged at the same level, are
+a disagreement: a correct engine is then called wrong on at most about (1 - conf)**2 of seeds (0.25 % at 95 %),
+while a real error, which persists on any dice, is found again. ``z`` is
+``(measured - exact) / sqrt(exact (1 - exact) / trials)`` (shown for size; a row with several pairs shows its
+largest in size); an exact 0 or 1 that the engine misses gives an infinite ``z``.
 """
 
 from __future__ import annotations
@@ -62,7 +66,9 @@ class OddsTable:
 
 @dataclass(frozen=True)
 class Verdict:
-    """The agreement of an odds table's engine and exact figures."""
+    """The agreement of an odds table's engine and exact figures. ``flagged``: the comparisons the first look
+    found different (Holm at ``1 - conf``); ``disagreements``: those that differ again on the fresh dice of
+    ``confirm_seed`` (without a second look: the flagged ones)."""
 
     agree: bool
     conf: float
@@ -71,6 +77,8 @@ class Verdict:
     largest: str
     disagreements: tuple[str, ...]
     text: str
+    flagged: tuple[str, ...] = ()
+    confirm_seed: int | None = None
 
 
 def z_scores(exact: Any, measured: Any, trials: Any) -> np.ndarray:
@@ -97,9 +105,9 @@ def with_z(table: OddsTable) -> pd.DataFrame:
     return df
 
 
-def verdict(table: OddsTable, conf: float = ODDS_CONF) -> Verdict:
-    """Do the engine's frequencies agree with the exact odds? Holm over every compared pair (exact
-    binomial tests) at family-wise level ``1 - conf``."""
+def _comparisons(table: OddsTable) -> tuple[list[str], list[int], list[int], list[float], list[float]]:
+    """Every compared pair of every row: its name (the row, the measured and exact figures), successes, trials,
+    exact probability and z, in row order then pair order."""
     df = table.frame
     names, ks, ns, ps, zs = [], [], [], [], []
     keys = [df[k].to_numpy() for k in table.keys]  # (columns read once: a row's ``iloc`` costs about 0.1 ms)
@@ -117,25 +125,67 @@ def verdict(table: OddsTable, conf: float = ODDS_CONF) -> Verdict:
             ns.append(n)
             ps.append(p)
             zs.append(float(z[i]))
+    return names, ks, ns, ps, zs
+
+
+def _shown(names: Sequence[str], p_adj: Sequence[float]) -> str:
+    """Up to five comparisons with their Holm-adjusted p-values."""
+    items = [f"{nm} (p adj {p:.2g})" for nm, p in zip(names, p_adj)]
+    return "; ".join(items[:5]) + (f"; ... ({len(items) - 5} more)" if len(items) > 5 else "")
+
+
+def verdict(table: OddsTable, conf: float = ODDS_CONF, confirm: OddsTable | None = None,
+            confirm_seed: int | None = None) -> Verdict:
+    """Do the engine's frequencies agree with the exact odds? Holm over every compared pair (exact
+    binomial tests) at family-wise level ``1 - conf``. ``confirm``: the same table measured on fresh dice (seed
+    ``confirm_seed``); the comparisons the first look flags are tested again on it (Holm over those flagged, at
+    the same level), and only those that differ in both are a disagreement. Without ``confirm`` the flagged ones
+    are the disagreements."""
+    names, ks, ns, ps, zs = _comparisons(table)
     alpha = 1 - conf
     m = len(ks)
     if m == 0:
         return Verdict(True, conf, 0, 0.0, "", (), "nothing compared")
     pvals = binomial_two_sided_p_array(ks, ns, ps)  # (scipy's binomtest, every comparison at once)
-    reject = adjust_pvalues(pvals, "holm") <= alpha  # (as every family of the project: stats.adjust_pvalues)
+    p_adj = adjust_pvalues(pvals, "holm")  # (as every family of the project: stats.adjust_pvalues)
+    flag = np.flatnonzero(p_adj <= alpha)
     absz = np.abs(np.array(zs))
     i = int(np.argmax(absz))
-    bad = tuple(nm for nm, r in zip(names, reject) if r)
+    flagged = tuple(names[j] for j in flag)
     lvl = level_text(conf)
     largest = f"largest |z| {absz[i]:.2f} ({names[i]})"
+    first = f"at the {lvl} family-wise level (exact binomial tests, Holm)"
+    if not len(flag):
+        text = f"engine and exact odds agree: none of the {m} comparisons differs {first}; {largest}"
+        return Verdict(True, conf, m, float(absz[i]), names[i], (), text)
+    if confirm is None:
+        text = (f"ENGINE AND EXACT ODDS DISAGREE: {len(flag)} of {m} comparisons differ {first}: "
+                f"{_shown(flagged, p_adj[flag])}")
+        return Verdict(False, conf, m, float(absz[i]), names[i], flagged, text, flagged)
+    names2, ks2, ns2, ps2, _ = _comparisons(confirm)
+    if len(names2) != m or ps2 != ps:
+        raise ValueError("the confirming odds table does not compare the same figures")
+    p2 = binomial_two_sided_p_array([ks2[j] for j in flag], [ns2[j] for j in flag], [ps[j] for j in flag])
+    p2_adj = adjust_pvalues(p2, "holm")
+    again = [k for k in range(len(flag)) if p2_adj[k] <= alpha]
+    bad = tuple(names[flag[k]] for k in again)
+    fresh = f"fresh dice (seed {confirm_seed})" if confirm_seed is not None else "fresh dice"
+    look = f"the first look flagged {len(flag)} of {m} comparisons {first}: {_shown(flagged, p_adj[flag])}"
     if not bad:
-        text = (f"engine and exact odds agree: none of the {m} comparisons differs at the {lvl} family-wise level "
-                f"(exact binomial tests, Holm); {largest}")
-    else:
-        shown = "; ".join(bad[:5]) + (f"; ... ({len(bad) - 5} more)" if len(bad) > 5 else "")
-        text = (f"ENGINE AND EXACT ODDS DISAGREE: {len(bad)} of {m} comparisons differ at the {lvl} family-wise "
-                f"level (exact binomial tests, Holm): {shown}")
-    return Verdict(not bad, conf, m, float(absz[i]), names[i], bad, text)
+        text = (f"engine and exact odds agree: {look}; none differs again on {fresh} (Holm over those flagged): "
+                f"a chance deviation, as a correct engine shows on about {100 * alpha:.3g} % of seeds; {largest}")
+        return Verdict(True, conf, m, float(absz[i]), names[i], (), text, flagged, confirm_seed)
+    text = (f"ENGINE AND EXACT ODDS DISAGREE: {len(bad)} of {m} comparisons differ {first} and again on {fresh} "
+            f"(Holm over the {len(flag)} flagged): "
+            + _shown([names2[flag[k]] for k in again], [p2_adj[k] for k in again]))
+    return Verdict(False, conf, m, float(absz[i]), names[i], bad, text, flagged, confirm_seed)
+
+
+def needs_confirming(table: OddsTable, conf: float = ODDS_CONF) -> bool:
+    """Whether a first look at the table (or one of its sections) flags a comparison: ``foury-sim odds`` then
+    measures the table again on fresh dice (``verdict``'s ``confirm``)."""
+    return (bool(table.compared) and not verdict(table, conf).agree) or any(
+        needs_confirming(sub, conf) for sub in table.sections)
 
 
 def level_text(conf: float) -> str:
@@ -158,15 +208,17 @@ def legend(table: OddsTable) -> dict[str, str]:
     return out
 
 
-def format_odds(table: OddsTable, conf: float = ODDS_CONF) -> str:
-    """The text of ``foury-sim odds``: title, table (with z), what each column means, notes, verdict."""
+def format_odds(table: OddsTable, conf: float = ODDS_CONF, confirm: OddsTable | None = None,
+                confirm_seed: int | None = None, header: Sequence[str] = ()) -> str:
+    """The text of ``foury-sim odds``: title, ``header`` (how it was made), table (with z), what each column
+    means, notes, verdict (``confirm``: the table measured again on fresh dice, see ``verdict``)."""
     df = with_z(table)
-    v = verdict(table, conf) if table.compared else None
+    v = verdict(table, conf, confirm, confirm_seed) if table.compared else None
     with pd.option_context("display.max_rows", 500, "display.width", 250, "display.float_format", "{:.4f}".format):
         body = df.to_string(index=False)
     leg = legend(table)
     width = max(len(c) for c in leg)
-    lines = [table.title, "", body, "", "Columns:"]
+    lines = [table.title, *header, "", body, "", "Columns:"]
     wrap = max(40, LINE_WIDTH - width - 4)
     for c, text in leg.items():  # long meanings wrap under themselves
         parts = textwrap.wrap(text, wrap) or [""]
@@ -175,25 +227,32 @@ def format_odds(table: OddsTable, conf: float = ODDS_CONF) -> str:
         lines += [""] + [x for note in table.notes for x in textwrap.wrap(note, LINE_WIDTH)]
     if v is not None:
         lines += ["", f"Verdict: {v.text}"]
-    for sub in table.sections:
-        lines += ["", "", format_odds(sub, conf)]
+    for k, sub in enumerate(table.sections):
+        lines += ["", "", format_odds(sub, conf, confirm.sections[k] if confirm is not None else None, confirm_seed)]
     return "\n".join(lines)
 
 
-def odds_json(table: OddsTable, conf: float = ODDS_CONF) -> dict[str, Any]:
-    """The JSON of ``foury-sim odds --format json``: the same title, legend and verdict, and the rows."""
+def odds_json(table: OddsTable, conf: float = ODDS_CONF, confirm: OddsTable | None = None,
+              confirm_seed: int | None = None, provenance: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON of ``foury-sim odds --format json``: the same title, legend and verdict, the rows, and how it was
+    made (``provenance``)."""
     from .files import to_jsonable
 
     df = with_z(table)
     out: dict[str, Any] = {"title": table.title, "columns": legend(table), "notes": list(table.notes), "conf": conf}
     if table.compared:
-        v = verdict(table, conf)
+        v = verdict(table, conf, confirm, confirm_seed)
         out["verdict"] = {"agree": v.agree, "text": v.text, "comparisons": v.comparisons, "max_abs_z": v.max_abs_z,
                           "largest": v.largest, "disagreements": list(v.disagreements),
-                          "method": "exact two-sided binomial test per comparison, Holm over the table"}
+                          "flagged": list(v.flagged), "confirm_seed": v.confirm_seed,
+                          "method": "exact two-sided binomial test per comparison, Holm over the table; the "
+                                    "comparisons flagged tested again on fresh dice (Holm over those flagged)"}
     out["rows"] = df.to_dict(orient="records")
     if table.sections:
-        out["sections"] = [odds_json(sub, conf) for sub in table.sections]
+        out["sections"] = [odds_json(sub, conf, confirm.sections[k] if confirm is not None else None, confirm_seed)
+                           for k, sub in enumerate(table.sections)]
+    if provenance is not None:
+        out["provenance"] = provenance
     return to_jsonable(out)
 
 
@@ -203,5 +262,5 @@ def columns_in(frame: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
     return frame[first + [c for c in frame.columns if c not in first]]
 
 
-__all__ = ["OddsTable", "Verdict", "ODDS_CONF", "z_scores", "with_z", "verdict", "legend", "format_odds",
-           "odds_json", "columns_in"]
+__all__ = ["OddsTable", "Verdict", "ODDS_CONF", "z_scores", "with_z", "verdict", "needs_confirming", "legend",
+           "format_odds", "odds_json", "columns_in"]

@@ -250,6 +250,28 @@ def run_record(game: str, *, hero: str, policy: Any, params: str | None, games: 
     return rec
 
 
+def odds_record(game: str, *, trials: int, seed: int, conf: float, rules: str | None = None,
+                sets: dict[str, Any] | None = None, options: dict[str, Any] | None = None,
+                defaults: dict[str, Any] | None = None) -> dict[str, Any]:
+    """How an odds table was made (``foury-sim odds``): game, trials, seed, level, the overrides as a run records
+    them (``--set`` by dotted key, ``--rules`` with its sha256, the game's options that differ from ``defaults``),
+    version, commit and the ``command`` that measures it again."""
+    opts = {k: v for k, v in (options or {}).items() if (defaults or {}).get(k) != v}
+    overrides: dict[str, Any] = {}
+    if sets:
+        overrides["set"] = {k: value_text(v) for k, v in sets.items()}
+    if rules:
+        overrides["rules"] = file_record(rules)
+    if opts:
+        overrides["options"] = opts
+    args = settings_args({"rules": rules} if rules else {}) + settings_args(sets or {}, game)
+    for k, v in opts.items():
+        args += [f"--{k.replace('_', '-')}", value_text(v)]
+    args += ["--trials", str(trials), "--seed", str(seed)] + (["--conf", f"{conf:g}"] if conf != 0.95 else [])
+    return {"command": command("odds", game, args), "game": game, "trials": trials, "seed": seed, "conf": conf,
+            "overrides": overrides, "defaults": not overrides, "version": version(), "git_commit": git_commit()}
+
+
 def map_floats(values: Any) -> list[Any]:
     """Parameter values as plain numbers (``2`` rather than ``2.0``)."""
     return [int(v) if float(v).is_integer() else float(v) for v in values]

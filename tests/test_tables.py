@@ -16,6 +16,7 @@ from foury_sim.cli import app, format_summary
 from foury_sim.files import write_frame
 from foury_sim.oddstable import OddsTable, format_odds, odds_json, verdict, with_z, z_scores
 from foury_sim.registry import get_game
+from foury_sim.stats import binomial_two_sided_p as binomial_p
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -206,6 +207,65 @@ def test_verdict_flags_what_scipy_binomtest_and_statsmodels_holm_flag():
         assert 0 < len(want) or rows == 5
 
 
+def test_a_flagged_comparison_is_a_disagreement_only_when_fresh_dice_flag_it_again():
+    """A correct engine shows a disagreement at the 95 % family-wise level on about 5 % of seeds (the default
+    `foury-sim odds foury` did on seed 1): the comparisons a first look flags are tested again on fresh dice
+    (Holm over those flagged) and only those flagged twice are a disagreement."""
+    off = _table(140, 0.53)  # z = 6: flagged
+    chance = verdict(off, confirm=_table(140, 0.5), confirm_seed=2)  # the same row at its exact chance again
+    assert chance.agree and chance.flagged == ("case 0: measured 0.5300 vs exact 0.5000",)
+    assert chance.disagreements == () and chance.confirm_seed == 2
+    assert chance.text.startswith("engine and exact odds agree: the first look flagged 1 of 140 comparisons at the "
+                                  "95 % family-wise level (exact binomial tests, Holm): case 0: measured 0.5300 vs "
+                                  "exact 0.5000 (p adj ")
+    assert "none differs again on fresh dice (seed 2)" in chance.text and "about 5 % of seeds" in chance.text
+    again = verdict(off, confirm=_table(140, 0.5150), confirm_seed=2)  # z = 3 again: p = 0.0027 < 0.05 / 1
+    assert not again.agree and again.disagreements == ("case 0: measured 0.5300 vs exact 0.5000",)
+    assert again.text.startswith("ENGINE AND EXACT ODDS DISAGREE: 1 of 140 comparisons differ at the 95 % "
+                                 "family-wise level (exact binomial tests, Holm) and again on fresh dice (seed 2) "
+                                 "(Holm over the 1 flagged): case 0: measured 0.5150 vs exact 0.5000 (p adj ")
+    two = _table(140, 0.53)
+    two.frame.loc[1, "measured"] = 0.47
+    second = _table(140, 0.5150)
+    second.frame.loc[1, "measured"] = 0.5146  # p = 0.0043 alone, 0.0054 > 0.05 / 2 ... then 0.0043 <= 0.05
+    v = verdict(two, confirm=second)
+    p0, p1 = (binomial_p(k, 10_000, 0.5) for k in (5150, 5146))
+    assert sorted([p0, p1])[0] * 2 <= 0.05 and v.flagged == ("case 0: measured 0.5300 vs exact 0.5000",
+                                                              "case 1: measured 0.4700 vs exact 0.5000")
+    assert len(v.disagreements) == 2  # Holm over the two flagged only (not over all 140)
+    with pytest.raises(ValueError, match="the same figures"):
+        verdict(off, confirm=_table(139, 0.5))
+    assert verdict(off).disagreements == off_flag and not verdict(off).agree  # without fresh dice: the first look
+
+
+off_flag = ("case 0: measured 0.5300 vs exact 0.5000",)
+
+
+def test_the_odds_command_confirms_a_flagged_table_on_the_next_seed(monkeypatch):
+    """`foury-sim odds` measures a table again on seed N+1 only when a first look flags a comparison; the text and
+    JSON say which seed and the level used (`--conf`)."""
+    spec = get_game("delve")
+    seeds = []
+
+    def fake(rules, trials, seed, **kw):
+        seeds.append(seed)
+        return _table(140, 0.53 if seed == 7 else 0.5, trials=trials)
+
+    monkeypatch.setattr(spec, "odds", fake)
+    r = cli("odds", "delve", "--trials", "10000", "--seed", "7")
+    assert r.exit_code == 0, r.output
+    assert seeds == [7, 8] and "none differs again on fresh dice (seed 8)" in r.stdout.splitlines()[-1]
+    seeds.clear()
+    j = json.loads(cli("odds", "delve", "--trials", "10000", "--seed", "3", "--conf", "0.99", "--format",
+                       "json").stdout)
+    assert seeds == [3] and j["conf"] == 0.99 and "99 % family-wise level" in j["verdict"]["text"]
+    assert j["provenance"]["command"] == "foury-sim odds delve --trials 10000 --seed 3 --conf 0.99"
+    from foury_sim.errors import InputError
+
+    with pytest.raises(InputError, match="--conf: must be between 0.5 and 1"):  # (exit 2 in one line: test_cli)
+        cli("odds", "delve", "--conf", "1.5")
+
+
 def test_odds_text_and_json_carry_title_legend_z_and_verdict():
     t = _table(2, 0.5)
     text = format_odds(t)
@@ -255,7 +315,10 @@ def test_odds_of_every_game_explains_itself(game, args, title, legend):
     assert r.exit_code == 0, r.output
     lines = r.stdout.split("\n\n\n")[0].splitlines()  # the exact odds (further tables follow two blank lines)
     assert lines[0] == title
-    header = lines[2].split()
+    assert lines[1] == f"overrides: {' '.join(args) or 'none (shipped defaults)'}"  # how it was made, as a run says
+    assert lines[2] == f"reproduce: foury-sim odds {game} {' '.join(args)}{' ' if args else ''}--trials 2000 --seed 1"
+    assert lines[3].startswith("made with: foury-sim ") and lines[4] == ""
+    header = lines[5].split()
     assert header[-1] == "z" and "trials" in header
     for name in legend:
         assert sum(x.startswith(name) for x in lines) == 1, name
@@ -266,6 +329,7 @@ def test_odds_of_every_game_explains_itself(game, args, title, legend):
                                    "the 95 % family-wise level (exact binomial tests, Holm); largest |z| ")
     assert j["title"] == title and "z" in j["columns"] and verdict_line == "Verdict: " + j["verdict"]["text"]
     assert j["verdict"]["comparisons"] == m and j["conf"] == 0.95
+    assert j["provenance"]["command"] == lines[2][len("reproduce: "):] and j["provenance"]["trials"] == 2000
     assert j["verdict"]["agree"] is True  # the engine reproduces its exact odds
     if game == "foury":  # one roll-off, weapon 0 against strength 0: 15 of 36 outcomes win
         row = next(x for x in j["rows"] if x["weapon"] == 0 and x["strength"] == 0)
