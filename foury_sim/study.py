@@ -876,13 +876,24 @@ def open_results(out_root: str | Path, name: str) -> Path:
     return out
 
 
+def _leftover(p: Path) -> bool:
+    """Whether ``p`` is what a run interrupted before it wrote its manifest leaves behind: the lock, a temporary
+    file of an atomic write (``.NAME.tmpPID``), or a folder holding only such things (the empty ``cells/`` a
+    sweep makes first)."""
+    if p.name == LOCK_NAME or (p.name.startswith(".") and ".tmp" in p.name):
+        return True
+    try:
+        return p.is_dir() and all(_leftover(q) for q in p.iterdir())
+    except OSError:
+        return False
+
+
 def check_owner(out: Path, kind: str, ident: str, exp_path: str, text: str) -> dict[str, Any] | None:
     """The folder's manifest if it holds this experiment's results; None if it holds nothing yet. A
     different experiment's results (or files that are no study's results) are refused in one line."""
     manifest_path = out / "manifest.json"
-    if not manifest_path.exists():
-        others = [p.name for p in out.iterdir() if p.name != LOCK_NAME and not (p.name.startswith(".")
-                                                                               and ".tmp" in p.name)]
+    if not manifest_path.exists():  # (what a run interrupted before its manifest leaves is nothing: _leftover)
+        others = [p.name for p in out.iterdir() if not _leftover(p)]
         if others:
             raise InputError(f"the folder holds files that are no study's results ({', '.join(sorted(others)[:3])}"
                              "); give another name or --out", str(out))

@@ -408,6 +408,24 @@ def test_out_must_be_a_folder_and_foreign_folders_are_refused(tmp_path):
     assert (tmp_path / "docs" / "same" / "notes.txt").read_text() == "mine"
 
 
+def test_a_sweep_interrupted_before_its_manifest_goes_on(tmp_path):
+    """Ctrl-C right after the sweep made its folder left an empty ``cells/`` (and a manifest's temporary file)
+    that every later sweep refused as "no study's results": what such a run leaves is nothing."""
+    exp = write(tmp_path, TINY_SWEEP)
+    first = run_sweep(exp, tmp_path / "a", progress=False, report=False)
+    folder = tmp_path / "b" / first.name
+    (folder / "cells" / "sub").mkdir(parents=True)
+    (folder / ".manifest.json.tmp4242").write_text("{")
+    (folder / "cells" / ".cell_0000.json.tmp4242").write_text("")
+    again = run_sweep(exp, tmp_path / "b", progress=False, report=False)
+    assert again == folder
+    pd.testing.assert_frame_equal(pd.read_parquet(again / "cells.parquet"), pd.read_parquet(first / "cells.parquet"))
+    (tmp_path / "c" / first.name / "cells").mkdir(parents=True)
+    (tmp_path / "c" / first.name / "cells" / "mine.txt").write_text("x")  # a file of someone's: refused
+    with pytest.raises(InputError, match="no study's results"):
+        run_sweep(exp, tmp_path / "c", progress=False, report=False)
+
+
 def test_robust_and_sweep_do_not_share_a_folder(tmp_path):
     from foury_sim.robust import run_robust
 
