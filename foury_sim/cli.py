@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -224,12 +225,43 @@ def run(
     check_input_file(rules, "--rules")
     # streamed: the summary from chunks of games, the per-game table only written (as parquet parts) with --out
     ex = executor(cluster)
-    res = run_games(game, hero=hero, policy=policy, params=param, games=games, seed=seed,
-                    rules=str(rules) if rules else None, sets=set_, map=map, threads=threads,
-                    progress=progress, options=options, conf=conf, keep_rows=False, out=out, executor=ex)
-    text = (json.dumps(to_jsonable(res.summary), indent=2) if fmt == "json"
-            else format_summary(res.summary, res.summary["title"], spec.outputs))
-    _write_or_say(lambda: write_run(res, out) if out is not None else None, text, out)
+    with _out_folder(out):
+        res = run_games(game, hero=hero, policy=policy, params=param, games=games, seed=seed,
+                        rules=str(rules) if rules else None, sets=set_, map=map, threads=threads,
+                        progress=progress, options=options, conf=conf, keep_rows=False, out=out, executor=ex)
+        text = (json.dumps(to_jsonable(res.summary), indent=2) if fmt == "json"
+                else format_summary(res.summary, res.summary["title"], spec.outputs))
+        try:
+            _write_or_say(lambda: write_run(res, out) if out is not None else None, text, out)
+        except KeyboardInterrupt:
+            if out is None:
+                raise
+            from .errors import Interrupted
+
+            raise Interrupted(f"every game was played and its parts kept in {res.parts}; the same command writes "
+                              "the tables and the summary from them") from None
+
+
+#: The files of a run's ``--out`` besides its parts (``runner.write_run``), written when the run ends.
+RUN_FILES = ("summary.json", "games.csv", "visits.csv")
+
+
+@contextlib.contextmanager
+def _out_folder(out: str | None) -> Any:
+    """A run's ``--out`` while it runs: locked (``study.FolderLock``: a second run into the same folder is refused
+    in one line, as a second sweep is, instead of mixing its parts with this one's), and without another run's
+    ``RUN_FILES`` (an interrupted run leaves only its own parts, never an older run's summary beside them)."""
+    if out is None:
+        yield
+        return
+    from .study import FolderLock
+
+    folder = Path(out)
+    folder.mkdir(exist_ok=True)  # (check_out_dir: a writable folder, or a new one in one)
+    with FolderLock(folder):
+        for name in RUN_FILES:
+            (folder / name).unlink(missing_ok=True)
+        yield
 
 
 def _write_or_say(write: Any, text: str, target: Any, result: bool = True) -> None:
@@ -1088,6 +1120,12 @@ def main() -> None:
 GC_YOUNG = 500_000
 
 
+def _terminated(signum: int, frame: Any) -> None:
+    """SIGTERM (``kill``, a job scheduler or a container stopping the command) is taken as Ctrl-C: the same
+    one line saying what was kept and how to go on, exit code 130, no temporary file left behind."""
+    raise KeyboardInterrupt
+
+
 def entry() -> None:
     """The process's entry point (the ``foury-sim`` script, ``python -m foury_sim``): ``main``, run with
     ``GC_YOUNG``; then the process ends without tearing the interpreter down (freeing every module's objects one by
@@ -1097,11 +1135,13 @@ def entry() -> None:
     flushed (a closed pipe), the process exits as Python does. In-process callers (the tests) call ``main``. numpy's
     submodules that a command never uses are loaded only if used (``lazy.defer_unused``)."""
     import gc
+    import signal
 
     from .lazy import defer_unused
 
     gc.set_threshold(GC_YOUNG, *gc.get_threshold()[1:])
     defer_unused()
+    signal.signal(signal.SIGTERM, _terminated)  # (a job scheduler's stop, `kill`: as Ctrl-C)
     try:
         main()
         code = EXIT_OK

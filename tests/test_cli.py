@@ -497,3 +497,31 @@ def test_the_end_of_robust_table_lists_each_whole_conclusion(tmp_path):
     rows = [line.split() for line in lines[2:] if line.strip()]
     assert rows == [["ranking", "73", "%", "50", "%", "yes"], ["free", "wins", ">=", "15", "%", "100", "%", "96", "%",
                                                                  "no"]]
+
+
+def test_ctrl_c_while_the_tables_are_written_says_the_parts_are_kept(tmp_path, monkeypatch, capsys):
+    """A Ctrl-C (or SIGTERM) after the last game, while the CSV and the summary are written, said "nothing was
+    kept" though every part was on disk: it says the parts are kept and the same command writes the rest."""
+    from foury_sim import cli as cli_module
+    from foury_sim import files
+
+    real = files._guarded
+
+    def guarded(path, write):
+        if Path(path).name == "games.csv":
+            raise KeyboardInterrupt
+        return real(path, write)
+
+    monkeypatch.setattr(files, "_guarded", guarded)
+    out = tmp_path / "run"
+    monkeypatch.setattr(sys, "argv", ["foury-sim", "run", "delve", "--games", "50", "--out", str(out)])
+    with pytest.raises(SystemExit) as e:
+        cli_module.main()
+    err = capsys.readouterr().err
+    assert e.value.code == 130
+    assert err.strip() == (f"foury-sim: interrupted: every game was played and its parts kept in "
+                           f"{out / 'games.parquet'}; the same command writes the tables and the summary from them")
+    assert not (out / ".lock").exists() and not (out / "summary.json").exists()
+    monkeypatch.setattr(files, "_guarded", real)
+    cli_module.main()  # (a command that succeeds returns)
+    assert (out / "games.csv").exists() and "resumed_chunks" in (out / "summary.json").read_text()

@@ -69,6 +69,49 @@ def test_ctrl_c_in_a_long_run_exits_130_with_one_line():
     assert took < 5, took
 
 
+def test_sigterm_is_taken_as_ctrl_c_and_leaves_no_temporary_file(tmp_path):
+    """`kill` (SIGTERM: a job scheduler, a container stopping) ended the command at once with no message and left a
+    ``.games.csv.tmpPID`` behind; it is now Ctrl-C: one line, exit 130, the parts kept, no temporary file."""
+    out = tmp_path / "o"
+    p = start("run", "delve", "--games", "400000000", "--out", str(out), "--progress")
+    deadline = time.monotonic() + 600
+    while not list(out.glob("games.parquet/part-*.parquet")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert p.poll() is None, "the run ended before it was stopped"
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    said = [ln for ln in err.splitlines() if ln.startswith("foury-sim: interrupted: ")]
+    assert len(said) == 1 and "the same command goes on from them" in said[0], err
+    assert "Traceback" not in err
+    assert not [f.name for f in out.rglob("*") if ".tmp" in f.name]
+
+
+def test_a_second_run_into_the_same_out_is_refused_and_no_other_runs_files_stay(tmp_path):
+    """Two runs writing one ``--out`` at once mixed their parts (both exited 0); a run into a folder of another
+    game's run left that run's ``visits.csv`` beside its own files. The folder is locked while a run writes it, and
+    a run starts by removing the files another run wrote there (``cli.RUN_FILES``)."""
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "visits.csv").write_text("cell,visits\n0,1\n")  # another game's heat map (Dungeon Foury's)
+    (out / "summary.json").write_text("{}")
+    p = start("run", "delve", "--games", "400000000", "--out", str(out), "--progress")
+    deadline = time.monotonic() + 600
+    while not (out / ".lock").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        second = subprocess.run([sys.executable, "-m", "foury_sim", "run", "delve", "--games", "1000", "--seed", "5",
+                                 "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+        assert second.returncode == 2, second.stderr
+        assert second.stderr.startswith(f"foury-sim: error: {out}: another run (pid {p.pid}) is writing this "
+                                        "results folder"), second.stderr
+        assert not (out / "visits.csv").exists() and not (out / "summary.json").exists()
+    finally:
+        p.send_signal(signal.SIGINT)
+        p.communicate(timeout=60)
+    assert not (out / ".lock").exists()  # (released on the way out)
+
+
 def test_ctrl_c_stops_a_policy_that_never_returns(tmp_path):
     f = tmp_path / "loop.py"
     f.write_text(LOOP_POLICY)
