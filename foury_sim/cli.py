@@ -1075,11 +1075,22 @@ def _exit(code: int) -> None:
     sys.exit(code)
 
 
+def _check_numba_threads() -> None:
+    """``NUMBA_NUM_THREADS``, when set, is a whole number from 1 (numba stopped a command at 0 with a traceback, and
+    printed a warning with a traceback for a word)."""
+    import os
+
+    text = os.environ.get("NUMBA_NUM_THREADS")
+    if text is not None and text.strip() and not (text.strip().isdigit() and int(text) >= 1):
+        raise InputError(f"must be a whole number of threads from 1, not {text!r}", "NUMBA_NUM_THREADS")
+
+
 def main() -> None:
     """Entry point: bad input is one line on stderr and exit code 2, never a traceback; Ctrl-C is one line
     and exit code 130; no command prints the help (exit 0)."""
     argv = sys.argv[1:]
     try:
+        _check_numba_threads()
         rv = app(standalone_mode=False)
     except InputError as e:
         typer.echo(f"foury-sim: error: {e}", err=True)

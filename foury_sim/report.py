@@ -186,6 +186,18 @@ def load_results(path: str | Path) -> Results:
     manifest = _read_json(p / "manifest.json", "not a `foury-sim sweep` results folder?")
     if not isinstance(manifest, dict):
         raise InputError("manifest.json is corrupt: it does not hold a JSON object", str(p / "manifest.json"))
+    for key, types, what in (("swept", (list, type(None)), "a list of keys"), ("conf", (int, float, type(None)),
+                              "a number"), ("game", (str, type(None)), "a game's name"),
+                             ("seed", (int, type(None)), "a whole number")):
+        v = manifest.get(key)
+        if not isinstance(v, types) or isinstance(v, bool) or (key == "swept" and not all(isinstance(k, str)
+                                                                                          for k in v or [])):
+            raise InputError(f"manifest.json is damaged: {key!r} is not {what}; delete the results folder and run "
+                             "the study again", str(p / "manifest.json"))
+    conf = manifest.get("conf")
+    if conf is not None and not 0.5 <= conf < 1:
+        raise InputError(f"manifest.json is damaged: 'conf' is {conf!r}, not a level from 0.5 below 1",
+                         str(p / "manifest.json"))
     kind = manifest.get("kind", "sweep")
     if kind != "sweep":
         hint = " (its report.md and report.html are written by `foury-sim robust`)" if kind == "robust" else ""

@@ -271,6 +271,8 @@ def load_robust(path: str | Path) -> RobustExperiment:
             raise InputError(f"factor {k!r} must be a list of values or {{ range = [lo, hi] }}",
                              where(f"factors.{k}"))
     conclusions = _conclusions(data.get("conclusions"), fixed, where)
+    if not factors:  # (an empty vary list and no [factors]: the study would run, then have nothing to report)
+        raise InputError("nothing to vary: vary lists no assumption and [factors] names none", where("vary"))
     exp = RobustExperiment(name, game, ints["seed"], ints["games"], ints["points"], design, fixed, factors,
                            conclusions, assume.records(base_rules), data.get("title", name),
                            data.get("description", ""), conf, text, ps)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -525,3 +526,14 @@ def test_ctrl_c_while_the_tables_are_written_says_the_parts_are_kept(tmp_path, m
     monkeypatch.setattr(files, "_guarded", real)
     cli_module.main()  # (a command that succeeds returns)
     assert (out / "games.csv").exists() and "resumed_chunks" in (out / "summary.json").read_text()
+
+
+@pytest.mark.parametrize("value", ["0", "abc", "-2"])
+def test_a_bad_numba_num_threads_is_one_line(value):
+    """numba stopped a command at ``NUMBA_NUM_THREADS=0`` with a traceback (and printed a warning with a traceback
+    for a word): one line naming the variable, exit 2, before numba is imported."""
+    r = subprocess.run([sys.executable, "-m", "foury_sim", "run", "delve", "--games", "50", "--format", "json"],
+                       capture_output=True, text=True, timeout=600, env={**os.environ, "NUMBA_NUM_THREADS": value})
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr == (f"foury-sim: error: NUMBA_NUM_THREADS: must be a whole number of threads from 1, not "
+                        f"{value!r}\n")

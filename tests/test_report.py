@@ -7,6 +7,7 @@ import os
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -387,6 +388,11 @@ def test_load_results_missing_folder(tmp_path: Path) -> None:
     assert "\n" not in str(e.value) and e.value.where == str(tmp_path / "nope")
 
 
+def _edit_manifest(path: Path, **values: Any) -> None:
+    m = json.loads((path / "manifest.json").read_text())
+    (path / "manifest.json").write_text(json.dumps({**m, **values}))
+
+
 @pytest.mark.parametrize(
     ("damage", "message"),
     [
@@ -396,6 +402,10 @@ def test_load_results_missing_folder(tmp_path: Path) -> None:
         (lambda p: (p / "cells.parquet").write_bytes(b"garbage"), "cells.parquet is corrupt"),
         (lambda p: (p / "cells" / "cell_0001.json").unlink(), "cell_0001.json is missing"),
         (lambda p: (p / "cells" / "cell_0002.json").write_text("[1, "), "cell_0002.json is corrupt"),
+        (lambda p: _edit_manifest(p, swept=5), "'swept' is not a list of keys"),  # (was a TypeError's traceback)
+        (lambda p: _edit_manifest(p, conf="abc"), "'conf' is not a number"),
+        (lambda p: _edit_manifest(p, conf=1.5), "'conf' is 1.5, not a level"),
+        (lambda p: _edit_manifest(p, game=3), "'game' is not a game's name"),
     ],
 )
 def test_load_results_damaged_folder(tmp_path: Path, damage, message: str) -> None:

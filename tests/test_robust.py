@@ -120,6 +120,10 @@ def test_experiment_errors_point_at_the_file(tmp_path):
                  '[[conclusions]]\nkind = "target"\ntarget = 0.2\n')
     with pytest.raises(InputError, match="must be a list"):
         load_robust(f)
+    f.write_text('game = "foury"\nvary = []\n[[conclusions]]\nkind = "target"\ntarget = 0.2\n')
+    with pytest.raises(InputError, match="nothing to vary") as e:  # (it ran the whole study, then a KeyError)
+        load_robust(f)
+    assert e.value.where == f"{f}:2"
 
 
 def test_shipped_experiment_loads():
