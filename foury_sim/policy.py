@@ -46,6 +46,8 @@ TRAITS = {
     "needs_dp": "the game computes its dynamic-programming (optimal policy) advice for this policy (seconds per "
                 "ruleset and hero)",
     "full_menu": "menus list every legal option, not only the kernel's best ones (every user policy has it)",
+    "slow": "a game costs the time of many (rollouts): a run plays it in small chunks, so that its progress moves "
+            "(``runner.chunk_size``)",
 }
 #: Traits every user policy has, whatever its file declares.
 USER_TRAITS = frozenset({"full_menu"})

@@ -350,6 +350,11 @@ KERNEL_BATCH = 50_000
 #: Smallest kernel call while a progress bar may be shown.
 PROGRESS_BATCH = 2_000
 
+#: Most games of one kernel call of a policy with the trait ``slow`` (a search policy: a game costs the time of many):
+#: a hundredth of the run, at least 1 and at most this, so that the bar moves (a search run of 1,000 Dungeon Foury
+#: games took 5 minutes in one call, its bar at 0 % all along).
+SLOW_BATCH = 200
+
 
 def simulate_games(spec: GameSpec, ruleset: Any, hero: str, policy: Policy, seed: int, start: int, count: int,
                    progress: Progress | None = None, batch: int | None = None) -> tuple[pd.DataFrame, dict]:
@@ -357,7 +362,7 @@ def simulate_games(spec: GameSpec, ruleset: Any, hero: str, policy: Policy, seed
     ``in_worker``); a game's result never depends on the batch split."""
     if batch is None:
         # about a hundred steps for a bar (kernel calls of 2,000 games or more cost nothing measurable)
-        batch = max(PROGRESS_BATCH, count // 100) if progress is not None and progress.enabled else count
+        batch = chunk_size(count, progress, spec.batch, "slow" in policy.traits)
     batch = max(1, min(batch, spec.batch))
     return in_worker(_simulate_batches, spec, ruleset, hero, policy, seed, start, count, progress, batch,
                      watch=policy_watch(policy))
@@ -470,9 +475,12 @@ def check_streamed_games(games: int, start: int = 0, where: str = "--games") -> 
     return games
 
 
-def chunk_size(games: int, progress: Progress | None, batch: int = KERNEL_BATCH) -> int:
+def chunk_size(games: int, progress: Progress | None, batch: int = KERNEL_BATCH, slow: bool = False) -> int:
     """Games per chunk of a local run: one kernel call of at most ``batch`` games (the game's
-    ``GameSpec.batch``; about a hundred steps for a progress bar)."""
+    ``GameSpec.batch``; about a hundred steps for a progress bar); ``slow`` (a policy with that trait): a hundredth
+    of the run, 1 to ``SLOW_BATCH`` games, bar or not."""
+    if slow:
+        return max(1, min(games // 100, SLOW_BATCH, batch))
     size = max(PROGRESS_BATCH, games // 100) if progress is not None and progress.enabled else games
     return max(1, min(size, batch))
 
@@ -525,7 +533,8 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
         sets=provenance.resolve_sets(sets, getattr(ruleset, "data", None)), map=map, options=opts,
         defaults=defaults, start=start, ruleset_given=given_ruleset)
     bar = Progress(games, enabled=progress) if progress is not False else None
-    plan = ch.plan_chunks(seed, start, games, chunk if chunk is not None else chunk_size(games, bar, spec.batch))
+    plan = ch.plan_chunks(seed, start, games, chunk if chunk is not None else chunk_size(games, bar, spec.batch,
+                                                                                         "slow" in pol.traits))
     rows_wanted = keep_rows or out is not None
     if executor is None:
         def fn(c: ch.Chunk) -> ch.ChunkResult:

@@ -370,3 +370,32 @@ def test_delve_replay_shows_the_search_rows_before_each_searched_decision(drs):
         "   decide the regroup phase (option 1 of 2): retire (+2 XP)",
     ]
     assert not any("search at" in line for line in D.replay(drs, "none", make_policy("risk", D.POLICIES), 3, 1))
+
+
+def test_a_search_run_plays_in_small_chunks_with_the_same_games():
+    """A game of the search policy costs the time of many (trait ``slow``): a run plays a hundredth of its games a
+    kernel call (1 to ``SLOW_BATCH``), so its bar moves (1,000 Dungeon Foury games sat at 0 % for 5 minutes in one
+    call); the games are those of one call."""
+    import pandas as pd
+
+    from foury_sim.registry import get_game
+    from foury_sim.runner import SLOW_BATCH, chunk_size, run
+
+    for game in ("delve", "foury"):
+        assert "slow" in get_game(game).policies["search"].traits
+    assert [chunk_size(n, None, 50_000, slow=True) for n in (1, 99, 1_000, 10**6)] == [1, 1, 10, SLOW_BATCH]
+    assert chunk_size(1_000, None, 50_000) == 1_000  # (no bar, not slow: one call)
+    calls = []
+    spec = get_game("delve")
+    real = spec.simulate
+
+    def counted(*a):
+        calls.append(a[-1])
+        return real(*a)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(spec, "simulate", counted)
+        small = run("delve", policy="search", games=300, progress=False)
+    assert calls == [3] * 100
+    whole = run("delve", policy="search", games=300, progress=False, chunk=300)
+    pd.testing.assert_frame_equal(small.df, whole.df)

@@ -68,7 +68,7 @@ POLICIES["search"] = PolicySpec(
     "more than `margin` on average, paired rollout by rollout; kinds: a bit mask of the decision kinds searched "
     "(0: all). docs/search.md",
     {"rollouts": 8.0, "base": float(layout.P_RISK), "kinds": 0.0, "margin": 0.0, "progress": 0.001},
-    traits=frozenset({"needs_odds"}),
+    traits=frozenset({"needs_odds", "slow"}),
     ranges={**SEARCH_RANGES, "base": (0.0, 1e6)},
 )
 

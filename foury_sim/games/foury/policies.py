@@ -181,7 +181,7 @@ POLICIES["search"] = PolicySpec(
     "by more than `margin` on average, paired rollout by rollout; kinds: a bit mask of the decision kinds "
     "searched (0: all). docs/search.md",
     {"rollouts": 8.0, "base": float(POL_GREEDY), "kinds": 0.0, "margin": 0.3, "progress": 1.0},
-    ranges={**SEARCH_RANGES, "base": (0.0, 1e6)})
+    traits=frozenset({"slow"}), ranges={**SEARCH_RANGES, "base": (0.0, 1e6)})
 
 #: Greedy's parameters as an array, for user policies that delegate to ``greedy_decide``.
 GREEDY_PARAMS = np.array(list(GREEDY.values()), dtype=np.float64)
