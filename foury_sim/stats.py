@@ -520,7 +520,7 @@ def paired_rate_diff(a: ArrayLike, b: ArrayLike, conf: float = 0.95) -> dict[str
     neither scipy nor statsmodels has it. R. G. Newcombe, Statistics in Medicine 17:2635-2650), the
     exact McNemar p-value (:func:`mcnemar_p`),
     and the positions of the games that flipped. ``significant`` is ``p_value < 1 - conf`` AND the
-    interval excludes 0 (both must agree).
+    interval excludes 0 (both must agree). ``lo_a``/``hi_a`` and ``lo_b``/``hi_b``: each rate's own Wilson interval.
     """
     conf = _check_conf(conf)
     wa, wb = _as_binary(a, "a"), _as_binary(b, "b")
@@ -553,7 +553,8 @@ def paired_rate_counts(n: int, both: int, a_only: int, b_only: int, conf: float 
     }
     if n == 0:
         out.update(
-            rate_a=math.nan, rate_b=math.nan, diff=math.nan, lo=-1.0, hi=1.0, phi=0.0, p_value=1.0, significant=False
+            rate_a=math.nan, rate_b=math.nan, lo_a=0.0, hi_a=1.0, lo_b=0.0, hi_b=1.0, diff=math.nan, lo=-1.0, hi=1.0,
+            phi=0.0, p_value=1.0, significant=False
         )
         return out
     ka, kb = both + a_only, both + b_only
@@ -578,6 +579,10 @@ def paired_rate_counts(n: int, both: int, a_only: int, b_only: int, conf: float 
     out.update(
         rate_a=pa,
         rate_b=pb,
+        lo_a=la,
+        hi_a=ua,
+        lo_b=lb,
+        hi_b=ub,
         diff=diff,
         lo=lo,
         hi=hi,

@@ -1177,6 +1177,8 @@ class Comparison:
     rulesets: tuple[Any, Any] = (None, None)
     #: the folders of the per-game parts of A and B written during the comparison (``compare(out=...)``)
     parts: tuple[Path, Path] | None = None
+    #: who played A and B: hero, policy and every parameter value (the defaults a variant did not name too)
+    players: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
 
     def settings(self, variant: str) -> dict[str, Any]:
         """Every setting of variant ``"a"`` or ``"b"``: the fixed ones, then its own."""
@@ -1213,6 +1215,7 @@ class Comparison:
         return to_jsonable({
             "game": self.game, "a": self.a, "b": self.b, "fixed": self.fixed,
             "settings_a": self.settings("a"), "settings_b": self.settings("b"),
+            "played_a": self.players[0], "played_b": self.players[1],
             "games": self.games, "seed": self.seed, "conf": self.conf, "provenance": self.provenance(),
             "multiple_testing": "Holm over the outcomes (p_adjusted); significant means p_adjusted < 1 - conf",
             "win": w,
@@ -1319,7 +1322,14 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     win["significant"] = bool(sig[0])
     return Comparison(a, b, games, seed, win, table, da, db, conf, assumptions.across_cells([ra[0], rb[0]]),
                       game=spec.name, fixed=dict(fixed), files=input_files([va, vb]),
-                      outputs=spec.outputs, rulesets=(ra[0], rb[0]), parts=parts)
+                      outputs=spec.outputs, rulesets=(ra[0], rb[0]), parts=parts, players=(_player(ra), _player(rb)))
+
+
+def _player(resolved: tuple[Any, str, Any]) -> dict[str, Any]:
+    """Who plays a variant (``runner.resolve``'s ruleset, hero, policy): hero, policy and every parameter value."""
+    _, hero, pol = resolved
+    return {"hero": hero, "policy": pol.name,
+            "policy_params": dict(zip(pol.param_names, provenance.map_floats(pol.params)))}
 
 
 #: The folders of a comparison's per-game parts inside ``--out`` (read as one table each, as a run's games.parquet).
@@ -1350,10 +1360,14 @@ def format_comparison(c: Comparison) -> str:
     def show(s: dict[str, Any]) -> str:
         return provenance.describe(s) if s else "(defaults)"
 
+    def played(k: int) -> str:  # the hero and policy a variant played, named even when it left them at their defaults
+        p = c.players[k]
+        return f"  (played: hero {p['hero']}, policy {p['policy']})" if p else ""
+
     lvl = f"{100 * c.conf:g} %"
     n_out = len(c.outcomes)
     prov = c.provenance()
-    lines = [f"A: {show(c.a)}", f"B: {show(c.b)}",
+    lines = [f"A: {show(c.a)}{played(0)}", f"B: {show(c.b)}{played(1)}",
              f"both (--fixed): {show(c.fixed)}",
              f"{c.games:,} games of {c.game} on the same dice streams (seed {c.seed}); "
              f"differences are B - A, paired {lvl} intervals",
@@ -1371,6 +1385,10 @@ def format_comparison(c: Comparison) -> str:
         lines.append(f"{r['outcome']:18s} {f(r['a'])} {f(r['b'])} {f(r['diff'])}  [{f(r['lo']).strip():>9s}, "
                      f"{f(r['hi']).strip():>9s}]  {r['p_value']:8.2g} {r['p_adjusted']:8.2g}  {sig}")
     w2l, l2w = c.win["flipped_win_to_loss"], c.win["flipped_loss_to_win"]
+    if "lo_a" in c.win:
+        lines.append(f"win rate of each: A {100 * c.win['rate_a']:.2f} % [{100 * c.win['lo_a']:.2f}, "
+                     f"{100 * c.win['hi_a']:.2f}], B {100 * c.win['rate_b']:.2f} % [{100 * c.win['lo_b']:.2f}, "
+                     f"{100 * c.win['hi_b']:.2f}] ({lvl} Wilson intervals)")
     lines.append("")
     lines.append(f"games won under A but lost under B: {c.win['a_only']}"
                  + (f" (e.g. {', '.join(map(str, w2l[:8]))})" if w2l else ""))

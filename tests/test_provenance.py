@@ -178,7 +178,9 @@ def test_compare_names_its_fixed_settings_and_its_replay_commands_replay_the_fli
             "--fixed", "kills.prize_every=2", "--games", "300", "--seed", "4", "--no-progress"]
     text = cli(args + ["--out", str(tmp_path)])
     lines = text.splitlines()
-    assert lines[:3] == ["A: policy=greedy", "B: policy=cautious", "both (--fixed): hero=kael, kills.prize_every=2"]
+    assert lines[:3] == ["A: policy=greedy  (played: hero kael, policy greedy)",
+                         "B: policy=cautious  (played: hero kael, policy cautious)",
+                         "both (--fixed): hero=kael, kills.prize_every=2"]
     assert ("reproduce: foury-sim compare foury --a policy=greedy --b policy=cautious --fixed hero=kael "
             "--fixed kills.prize_every=2 --games 300 --seed 4") in lines
     data = json.loads((tmp_path / "comparison.json").read_text())

@@ -14,7 +14,7 @@ import pytest
 
 from foury_sim import stats
 from foury_sim.errors import InputError
-from foury_sim.study import compare, load_experiment, run_sweep
+from foury_sim.study import compare, format_comparison, load_experiment, run_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -206,6 +206,16 @@ def test_compare_is_paired_and_names_flipped_games():
     assert win["lo"] == pytest.approx(ref["lo"]) and win["p_value"] == pytest.approx(ref["p_value"])
     assert win["significant"] <= ref["significant"]  # Holm over the outcomes never adds a claim
     assert set(c.outcomes["outcome"]) >= {"win rate", "turns", "score"}
+    # each variant's own rate has its interval too, and each arm says who played it (the defaults named)
+    assert (win["lo_a"], win["hi_a"]) == pytest.approx(stats.wilson(int(a.sum()), 3000))
+    assert (win["lo_b"], win["hi_b"]) == pytest.approx(stats.wilson(int(b.sum()), 3000))
+    text = format_comparison(c)
+    assert f"win rate of each: A {100 * a.mean():.2f} % [{100 * win['lo_a']:.2f}, " in text
+    assert "(95 % Wilson intervals)" in text
+    assert text.splitlines()[0] == "A: hero=kael  (played: hero kael, policy greedy)"
+    d = c.to_dict()
+    assert d["played_b"]["hero"] == "elydion" and d["played_b"]["policy"] == "greedy"
+    assert d["played_b"]["policy_params"]["foe_avoid"] == 0.5 and d["win"]["lo_b"] == win["lo_b"]
 
 
 def test_compare_identical_variants_is_exactly_zero():
