@@ -1055,7 +1055,10 @@ def interrupted_message(argv: list[str]) -> str:
 
     cmd = shlex.join(["foury-sim", *argv])
     verb = next((a for a in argv if not a.startswith("-")), "")
-    if verb in ("sweep", "robust"):
+    if verb == "sweep":  # (without --resume a sweep starts afresh: it played every cell again)
+        return (f"the cells written before the interruption are kept; go on with: {cmd}"
+                + ("" if "--resume" in argv else " --resume"))
+    if verb == "robust":
         return f"the files written before the interruption are kept; go on with: {cmd}"
     if verb == "ladder":
         return f"the cells and tunings written before the interruption are kept; go on with: {cmd} --resume"

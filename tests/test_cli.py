@@ -537,3 +537,15 @@ def test_a_bad_numba_num_threads_is_one_line(value):
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr == (f"foury-sim: error: NUMBA_NUM_THREADS: must be a whole number of threads from 1, not "
                         f"{value!r}\n")
+
+
+def test_an_interrupted_sweep_says_how_to_go_on_with_its_cells():
+    """The command a Ctrl-C of a sweep prints resumes it: without --resume a sweep starts afresh (it played every
+    cell again after a Ctrl-C in its report step)."""
+    from foury_sim.cli import interrupted_message
+
+    said = interrupted_message(["sweep", "experiments/hero_difficulty.toml", "--games", "2000"])
+    assert said == ("the cells written before the interruption are kept; go on with: foury-sim sweep "
+                    "experiments/hero_difficulty.toml --games 2000 --resume")
+    assert interrupted_message(["sweep", "e.toml", "--resume"]).endswith("go on with: foury-sim sweep e.toml --resume")
+    assert interrupted_message(["run", "delve"]) == "nothing was kept; re-run the same command: foury-sim run delve"
