@@ -22,7 +22,7 @@ import dataclasses
 import functools
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,10 +60,48 @@ class Chunk:
     count: int
 
 
-def plan_chunks(seed: int, start: int, games: int, size: int) -> list[Chunk]:
-    """``games`` games from ``start`` as chunks of ``size`` games (the last one shorter), in order."""
-    size = max(1, int(size))
-    return [Chunk(seed, s, min(size, start + games - s)) for s in range(start, start + games, size)]
+class ChunkPlan(Sequence):
+    """``games`` games from ``start`` as chunks of ``size`` games (the last one shorter), in order: a sequence
+    whose chunks are made when read, so that a plan of any size (2**63-1 games: 10**14 chunks) takes no memory
+    (a list of them grew by about 600 bytes a chunk)."""
+
+    def __init__(self, seed: int, start: int, games: int, size: int):
+        self.seed, self.start, self.games, self.size = seed, start, games, max(1, int(size))
+
+    def __len__(self) -> int:
+        return -(-self.games // self.size)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError("chunk index out of range")
+        s = self.start + (i % n) * self.size
+        return Chunk(self.seed, s, min(self.size, self.start + self.games - s))
+
+    def __iter__(self) -> Iterator[Chunk]:
+        for s in range(self.start, self.start + self.games, self.size):
+            yield Chunk(self.seed, s, min(self.size, self.start + self.games - s))
+
+    def index(self, start: int, *args: Any) -> int:  # type: ignore[override]
+        """The position of the chunk that begins at game ``start`` (a ``ValueError`` if none does)."""
+        k, r = divmod(start - self.start, self.size)
+        if r or not 0 <= k < len(self):
+            raise ValueError(f"no chunk of the plan starts at game {start}")
+        return k
+
+    def __eq__(self, other: object) -> bool:
+        return list(self) == list(other) if isinstance(other, Sequence) else NotImplemented
+
+    def __repr__(self) -> str:
+        return f"ChunkPlan(seed={self.seed}, start={self.start}, games={self.games}, size={self.size})"
+
+
+def plan_chunks(seed: int, start: int, games: int, size: int) -> ChunkPlan:
+    """``games`` games from ``start`` as chunks of ``size`` games (the last one shorter), in order
+    (``ChunkPlan``: made when read)."""
+    return ChunkPlan(seed, start, games, size)
 
 
 @dataclass(frozen=True)
@@ -520,7 +558,7 @@ class Reducer:
 
     def __init__(self, chunks: list[Chunk], on_result: Callable[[ChunkResult], None] | None = None,
                  initial: Any = None):
-        self.order = sorted(chunks, key=lambda c: c.start)
+        self.order = chunks if isinstance(chunks, ChunkPlan) else sorted(chunks, key=lambda c: c.start)
         self.next = 0
         self.waiting: dict[int, ChunkResult] = {}
         self.partial = initial if initial is not None else Partial()
@@ -643,7 +681,7 @@ class PartWriter:
         import pickle
 
         out: list[ChunkResult] = []
-        for c in self.plan:
+        for c in self._on_disk():
             side = self.sidecar(c)
             if not (side.is_file() and self.part(c).is_file()):
                 continue
@@ -657,6 +695,27 @@ class PartWriter:
             self._resumed.add(c.start)
         self.resumed_count = len(out)
         self.written = len(out)
+        return out
+
+    def _on_disk(self) -> list[Chunk]:
+        """The chunks of the plan whose partial is in the folder, in order (a look at the folder, not at every
+        chunk of the plan: a plan may hold 10**14 of them)."""
+        if not self.folder.is_dir():
+            return []
+        starts = []
+        for f in self.folder.iterdir():
+            name = f.name
+            if name.startswith("_part-") and name.endswith(".pkl") and name[6:-4].isdigit():
+                starts.append(int(name[6:-4]))
+        out = []
+        for st in sorted(starts):
+            if isinstance(self.plan, ChunkPlan):
+                try:
+                    out.append(self.plan[self.plan.index(st)])
+                except ValueError:
+                    continue
+            else:
+                out += [c for c in self.plan if c.start == st]
         return out
 
     def write(self, r: ChunkResult) -> None:

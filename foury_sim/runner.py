@@ -565,7 +565,7 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
     try:
         loaded = writer.resumed() if writer is not None else []
         done = {r.chunk.start for r in loaded}
-        todo = [c for c in plan if c.start not in done]
+        todo = plan if not done else [c for c in plan if c.start not in done]  # (a plan is made as it is read)
         if bar is not None and loaded:
             bar.update(sum(r.chunk.count for r in loaded))
         import itertools

@@ -193,3 +193,25 @@ def test_a_ctrl_c_swallowed_in_a_ctypes_callback_is_seen_and_not_printed(capsys)
         signal.signal(signal.SIGINT, old)
         sys.unraisablehook = hook
     assert capsys.readouterr().err == ""
+
+
+def test_a_run_of_2_63_games_starts_in_bounded_memory():
+    """``--games 9223372036854775807`` (the most a run takes) grew by about 120 MB a second (a list of 10**14
+    chunks made before the first game); the plan is now made as it is read (``chunks.ChunkPlan``). The process's
+    peak resident set after its first chunks stays that of a small run."""
+    p = start("run", "delve", "--games", "9223372036854775807", "--progress")
+    t0 = time.monotonic()
+    seen = ""
+    while "games (" not in seen and time.monotonic() < t0 + 120:  # the bar's first line: chunks were played
+        line = p.stderr.readline()  # (the bar writes a line every 10 s or so when stderr is not a terminal)
+        if not line:
+            break
+        seen += line
+    time.sleep(3.0)
+    assert p.poll() is None, seen
+    status = Path(f"/proc/{p.pid}/status").read_text()
+    peak_mb = int(next(x for x in status.splitlines() if x.startswith("VmHWM:")).split()[1]) / 1024
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=60)
+    assert p.returncode == 130
+    assert peak_mb < 400, peak_mb  # (a run of 200,000 games: about 150-200 MB)
