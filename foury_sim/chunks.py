@@ -640,7 +640,7 @@ class PartWriter:
         from .study import code_version
 
         self.folder = Path(out) / PARTS_FOLDER
-        self.spec, self.ruleset, self.plan = spec, ruleset, plan
+        self.spec, self.ruleset, self.plan, self.record = spec, ruleset, plan, record
         settings = {k: v for k, v in record.items() if k not in ("package_version", "git_commit")}
         ident = hashlib.sha256(json.dumps(to_jsonable({"run": settings, "code": code_version(spec.name),
                                                        "chunks": [len(plan), plan[0].count if plan else 0]}),
@@ -731,7 +731,7 @@ class PartWriter:
             return
         if r.rows is None:
             raise RuntimeError("a chunk without its rows cannot be written as a part")
-        write_frame(r.rows, self.part(r.chunk), outputs=self.spec.outputs, ruleset=self.ruleset)
+        write_frame(r.rows, self.part(r.chunk), outputs=self.spec.outputs, ruleset=self.ruleset, made=self.record)
         part = r.partial
         if self._rows_kept and part.rows is not None:
             self._row_bytes += part.rows_bytes

@@ -64,15 +64,27 @@ def atomic_write(path: str | Path, data: bytes | str) -> None:
     _guarded(Path(path), write)
 
 
-def write_frame(df: pd.DataFrame, path: str | Path, *, outputs: Any = None, ruleset: Any = None) -> None:
+#: The key of a parquet table's record of how it was made (``write_frame``'s ``made``): pandas keeps a frame's
+#: ``attrs`` in the file, so ``pd.read_parquet(path).attrs[MADE_KEY]`` gives it back (pyarrow: the schema's
+#: ``PANDAS_ATTRS`` metadata).
+MADE_KEY = "foury_sim"
+
+
+def write_frame(df: pd.DataFrame, path: str | Path, *, outputs: Any = None, ruleset: Any = None,
+                made: dict[str, Any] | None = None) -> None:
     """Atomically write a table as CSV or parquet (by suffix).
 
     ``outputs`` (a game's ``Outputs``): a per-game table, written with readable labels instead of codes
     (``Outputs.labelled``: categoricals in parquet, ordered where the column is; words in a CSV), the labels
-    of ``ruleset``. ``df`` itself is not changed."""
+    of ``ruleset``. ``made``: how the table was made (a run's provenance record: game, settings, seed, games,
+    level, version, commit, command), kept in a parquet file under ``attrs[MADE_KEY]`` (a CSV has no place for
+    it: its folder's JSON says it). ``df`` itself is not changed."""
     path = Path(path)
     if outputs is not None:
         df = outputs.labelled(df, ruleset)
+    if made is not None and path.suffix == ".parquet":
+        df = df.copy(deep=False)
+        df.attrs = {MADE_KEY: to_jsonable(made)}
 
     def write(tmp: Path) -> None:
         if path.suffix == ".parquet":

@@ -618,7 +618,7 @@ def write_run(res: RunResult, out_dir: str | Path) -> list[Path]:
     else:
         if res.df is None:
             raise ValueError("the run kept no per-game table: run it with keep_rows=True or out=...")
-        write_frame(res.df, paths[0], outputs=outputs, ruleset=res.ruleset)
+        write_frame(res.df, paths[0], outputs=outputs, ruleset=res.ruleset, made=res.summary.get("provenance"))
         write_frame(res.df, paths[1], outputs=outputs, ruleset=res.ruleset)
     atomic_write(paths[2], json.dumps(to_jsonable(res.summary), indent=2))
     if "visits" in res.extras:

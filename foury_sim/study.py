@@ -674,7 +674,8 @@ def cells_table(records: list[dict[str, Any]], swept: list[str], spec: GameSpec)
             v = r["params"][k]
             row[k] = ",".join(str(x) for x in v) if isinstance(v, list) else v
         row.update({"games": r["games"], "wins": int(round(s["win"]["rate"] * s["win"]["n"])),
-                    "win_rate": s["win"]["rate"], "win_lo": s["win"]["lo"], "win_hi": s["win"]["hi"]})
+                    "win_rate": s["win"]["rate"], "win_lo": s["win"]["lo"], "win_hi": s["win"]["hi"],
+                    "conf": s["win"].get("conf", r.get("conf", 0.95))})
         for c in spec.outputs.of(RATE):  # the game's other rates (declared in its outputs)
             v = s.get(c.summary_key)
             if c.summary_key != "win" and isinstance(v, dict) and "rate" in v:
@@ -1049,7 +1050,7 @@ def _run_sweep_locked(exp: Experiment, out: Path, ident: str, files: dict[str, s
             bar.close()  # also after any other error (closing twice is harmless)
     table = cells_table([records[i] for i in sorted(records)], exp.swept, spec)
     try:
-        write_frame(table, out / "cells.parquet")
+        write_frame(table, out / "cells.parquet", made=study_made(exp, ident))
         write_frame(table, out / "cells.csv")
         manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         manifest["elapsed_s"] = round(time.time() - t_start, 3)
@@ -1089,14 +1090,24 @@ def _run_cell(spec: GameSpec, exp: Experiment, i: int, start: int, count: int, b
         df, extras = play_games(spec, rs, hero, pol, exp.seed, s, min(CELL_CHUNK, start + count - s), bar)
         stream.add(df, extras)
     rec = stream_record(spec, i, exp.cells[i], exp.swept, rs, stream, time.perf_counter() - t0, exp.conf)
-    _write_cell(rec, stream.table(), cdir, spec.outputs, rs)
+    _write_cell(rec, stream.table(), cdir, spec.outputs, rs, study_made(exp))
     return rec
 
 
+def study_made(exp: Experiment, ident: str | None = None) -> dict[str, Any]:
+    """How a sweep's tables were made (kept in its parquet files: ``files.write_frame``'s ``made``): the study, its
+    game, seed, games, level, file, overrides, version and commit (``manifest.json`` says the rest)."""
+    out = {"kind": "sweep", "name": exp.name, "game": exp.game, "seed": exp.seed, "games": exp.games,
+           "conf": exp.conf, "experiment_path": exp.path, "overrides": exp.overrides, "version": __version__,
+           "git_commit": git_commit()}
+    return out if ident is None else {**out, "experiment_id": ident}
+
+
 def _write_cell(rec: dict[str, Any], df: pd.DataFrame | None, cdir: Path, outputs: Any = None,
-                ruleset: Any = None) -> None:
+                ruleset: Any = None, made: dict[str, Any] | None = None) -> None:
     if df is not None:  # per-game table with readable labels (Outputs.labelled)
-        write_frame(df, cdir / f"cell_{rec['cell']:04d}.parquet", outputs=outputs, ruleset=ruleset)
+        write_frame(df, cdir / f"cell_{rec['cell']:04d}.parquet", outputs=outputs, ruleset=ruleset,
+                    made=None if made is None else {**made, "cell": rec["cell"], "params": rec["params"]})
     atomic_write(cdir / f"cell_{rec['cell']:04d}.json", json.dumps(to_jsonable(rec)))
 
 
@@ -1125,7 +1136,7 @@ def _run_adaptive(spec: GameSpec, exp: Experiment, todo: list[int], records: dic
                 streams.pop(i)
                 rs = exp.rulesets[i][0]
                 rec = stream_record(spec, i, exp.cells[i], exp.swept, rs, st, elapsed[i], target.conf)
-                _write_cell(rec, st.table(), cdir, spec.outputs, rs)
+                _write_cell(rec, st.table(), cdir, spec.outputs, rs, study_made(exp))
                 records[i] = rec
                 if bar is not None:
                     bar.update(target.max_games - st.n)  # games this cell no longer needs
@@ -1282,12 +1293,14 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
                                      functools.partial(ch.play_chunk, ch.job_of(spec, *rb, summary=False)))
     parts = _comparison_parts(out, plan) if out is not None else None
     frames: list[tuple[pd.DataFrame, pd.DataFrame]] = []
+    made = {"game": spec.name, "a": dict(a), "b": dict(b), "fixed": dict(fixed or {}), "games": games, "seed": seed,
+            "conf": conf, "version": provenance.version(), "git_commit": provenance.git_commit()}
 
     def on_result(r: ch.ChunkResult) -> None:
         if parts is not None:
             for rows, folder, rs in zip(r.rows, parts, (ra[0], rb[0])):
                 write_frame(rows, folder / f"part-{r.chunk.start:0{ch.PART_DIGITS}d}.parquet", outputs=spec.outputs,
-                            ruleset=rs)
+                            ruleset=rs, made=made)
         if keep_rows:
             frames.append(r.rows)
 

@@ -297,3 +297,32 @@ def test_a_game_option_is_recorded_and_its_reproduce_command_plays_the_same_game
                             "--dm", "by_the_book", "--format", "json", "--no-progress"]))
     assert "options" not in plain["provenance"]["overrides"]  # the default DM is no override
     assert "--dm" not in plain["provenance"]["command"]
+
+
+def test_parquet_tables_say_how_they_were_made(tmp_path):
+    """A per-game or cells table read alone (parquet) carries its provenance (``attrs["foury_sim"]``: pandas keeps
+    a frame's attrs in the file); a cells table has the level of its intervals as a column (a CSV has no other
+    place for it)."""
+    import pandas as pd
+
+    from foury_sim.files import MADE_KEY
+    from foury_sim.runner import run
+    from foury_sim.study import compare, run_sweep
+
+    run("delve", games=300, seed=4, sets=["dragon.threshold=4"], out=tmp_path / "r", keep_rows=False, progress=False)
+    part = next((tmp_path / "r" / "games.parquet").glob("part-*.parquet"))
+    made = pd.read_parquet(part).attrs[MADE_KEY]
+    assert made["game"] == "delve" and made["seed"] == 4 and made["games"] == 300 and made["conf"] == 0.95
+    assert made["overrides"] == {"set": {"dragon.threshold": "4"}} and made["command"].startswith("foury-sim run")
+    assert made["version"] and "git_commit" in made
+    exp = tmp_path / "s.toml"
+    exp.write_text('name = "s"\ngame = "delve"\ngames = 200\nseed = 3\nconf = 0.9\n[sweep]\nhero = ["none", "knight"]\n')
+    out = run_sweep(exp, tmp_path / "sw", progress=False, report=False)
+    cells = pd.read_parquet(out / "cells.parquet")
+    assert list(cells["conf"]) == [0.9, 0.9] and list(pd.read_csv(out / "cells.csv")["conf"]) == [0.9, 0.9]
+    m = cells.attrs[MADE_KEY]
+    assert (m["kind"], m["game"], m["seed"], m["games"], m["conf"]) == ("sweep", "delve", 3, 200, 0.9)
+    assert m["experiment_id"] == json.loads((out / "manifest.json").read_text())["experiment_id"]
+    compare("delve", {"hero": "none"}, {"hero": "knight"}, games=100, seed=2, progress=False, out=tmp_path / "c")
+    m = pd.read_parquet(next((tmp_path / "c" / "games_b.parquet").glob("part-*.parquet"))).attrs[MADE_KEY]
+    assert (m["game"], m["b"], m["seed"], m["games"]) == ("delve", {"hero": "knight"}, 2, 100)
