@@ -227,15 +227,25 @@ class CellRunner:
                 self._rules[key] = self.spec.load_ruleset(special.get("rules"), overrides or None, special.get("map"),
                                                           **options)
             except InputError as e:  # an option's fault names the setting (the flag is the command line's)
-                raise InputError(e.message, where or flags.get(e.where, e.where)) from None
+                raise _named(e, where, flags.get(e.where, e.where)) from None
         rs = self._rules[key]
         try:
             hero = self.spec.check_hero(rs, special.get("hero") or self.spec.default_hero)
             ptxt = ",".join(f"{k}={v}" for k, v in params.items()) or None
             pol = make_policy(special.get("policy") or self.spec.default_policy, self.spec.policies, ptxt)
         except InputError as e:
-            raise InputError(e.message, where or e.where) from None
+            raise _named(e, where, e.where) from None
         return rs, hero, pol
+
+
+def _named(e: InputError, where: str, fallback: str | None) -> InputError:
+    """An error of a variant's settings, named where a designer finds it: a fault inside a file the settings name
+    (a map, a rules file, a policy file: ``FILE:LINE[:COL]``) stays at that place, with the setting that named the
+    file (``where``: ``--a``, or the experiment file's line) after the message; any other fault names ``where``."""
+    if e.where and not e.where.startswith("-") and (re.search(r":\d+(:\d+)?$", e.where)
+                                                     or Path(e.where).suffix in (".toml", ".map", ".txt", ".py")):
+        return InputError(f"{e.message} (named by {where})" if where else e.message, e.where)
+    return InputError(e.message, where or fallback)
 
 
 def read_experiment_text(p: Path) -> tuple[dict[str, Any], str]:
@@ -461,6 +471,10 @@ def load_experiment(path: str | Path, *, games: int | None = None, heroes: list[
             loc = _where(ps, text, (f"sweep.{culprit}" if culprit in swept else f"fixed.{culprit}")) if culprit \
                 else where
             flag = next((f for f, k in QUICK_AXES.items() if k == culprit and k in overrides), None)
+            named = _named(e, flag or loc, None)  # (a fault inside a map, rules or policy file stays at its line)
+            if named.where == e.where:
+                raise InputError(f"{e.message} (named by {flag or loc}, cell {i}: {label(cell, swept)})",
+                                 e.where) from None
             raise InputError(f"{e.message} (cell {i}: {label(cell, swept)})", flag or loc) from None
     report = data.get("report", {})
     exp = Experiment(name, game, seed, cells, swept, fixed, games, precision, conf, bool(data.get("per_game", False)),

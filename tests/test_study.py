@@ -473,3 +473,26 @@ def test_ctrl_c_exits_130_with_what_was_kept_and_the_resume_command(tmp_path):
     fresh = run_sweep(exp, tmp_path / "fresh", progress=False, report=False)
     pd.testing.assert_frame_equal(pd.read_parquet(root / "same" / "cells.parquet"),
                                   pd.read_parquet(fresh / "cells.parquet"))
+
+
+def test_a_fault_inside_a_file_a_variant_names_is_reported_at_its_line(tmp_path):
+    """compare's ``--a map=FILE`` and a sweep's ``map = "FILE"`` reported a fault of the map at ``--a`` or at the
+    experiment's line, without the map's own file:line (``run --map`` gave it): it stays at the map's line, with
+    the setting that named the file after the message."""
+    shipped = ROOT / "foury_sim" / "games" / "foury" / "data" / "maps" / "base.map"
+    lines = shipped.read_text().splitlines()
+    i = next(k for k, x in enumerate(lines) if "Bg." in x)
+    lines[i] = lines[i].replace("Bg.", "BZ.", 1)
+    bad = tmp_path / "bad.map"
+    bad.write_text("\n".join(lines) + "\n")
+    col = lines[i].index("BZ.") + 2
+    with pytest.raises(InputError) as e:
+        compare("foury", {"map": str(bad)}, {"hero": "kael"}, games=10, progress=False)
+    assert e.value.where == f"{bad}:{i + 1}:{col}" and e.value.message.startswith("unknown icon character 'Z'")
+    assert e.value.message.endswith("(named by --a)")
+    exp = write(tmp_path, f'name = "bm"\ngame = "foury"\ngames = 100\n[fixed]\nmap = "{bad}"\n'
+                          '[sweep]\nhero = ["kael", "free"]\n')
+    with pytest.raises(InputError) as e:
+        load_experiment(exp)
+    assert e.value.where == f"{bad}:{i + 1}:{col}"
+    assert e.value.message.endswith(f"(named by {exp}:5, cell 0: hero=kael)")
