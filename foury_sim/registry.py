@@ -85,6 +85,8 @@ class GameOption:
 
     def parse(self, text: str) -> Any:
         what = {int: "a whole number", float: "a number"}.get(self.type, f"a {self.type.__name__}")
+        if not text.strip():  # (``--campaign ""`` ran the base game and recorded an empty campaign)
+            raise InputError("is empty: give a value", self.flag)
         try:
             v = self.type(text.strip())
         except (ValueError, OverflowError):

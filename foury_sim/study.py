@@ -1174,8 +1174,24 @@ def parse_settings(items: list[str] | None, where: str, raw: tuple[str, ...] | s
             if "=" not in part:
                 raise InputError(f"{part!r} is not KEY=VALUE", where)
             k, v = (s.strip() for s in part.split("=", 1))
+            if not k:
+                raise InputError(f"{part!r} has no key before '='", where)
+            if k in out:  # (the last one won in silence)
+                raise InputError(f"{k} is given twice ({out[k]!r} and {v!r}): give it once", where)
+            if not v and (k in SPECIAL or k in raw):
+                raise InputError(f"{k}= has no value", where)
             out[k] = v if k in SPECIAL or k in raw else _parse_value(v)
     return out
+
+
+def check_variants(a: dict[str, Any], b: dict[str, Any], fixed: dict[str, Any]) -> None:
+    """A comparison's settings are not contradictory: a key ``--fixed`` sets for both variants is not set again by
+    one of them (``--fixed hero=kael --a hero=melyra`` ran with melyra and said both were kael)."""
+    for k in fixed:
+        for flag, v in (("--a", a), ("--b", b)):
+            if k in v:
+                raise InputError(f"{k} is set by --fixed (for both variants) and by {flag}: set it in one place",
+                                 flag)
 
 
 @dataclass
@@ -1284,6 +1300,7 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
         raise InputError(f"must be at least 2, not {games}", "--games")
     runner = CellRunner(spec)
     fixed = fixed or {}
+    check_variants(a, b, fixed)
     va, vb = dict(fixed) | a, dict(fixed) | b
     ra = runner.resolve(va, "--a")
     rb = runner.resolve(vb, "--b")

@@ -129,6 +129,7 @@ BAD = [
     (["run", "tactics", "--policy", "ruthless"], "--policy", "unknown policy 'ruthless'"),
     (["odds", "tactics", "--hearts", "3"], "--hearts", "--hearts is an option of foury, not of tactics"),
     (["run", "foury", "--campaign", "atlantis"], "--campaign", "unknown campaign 'atlantis'"),
+    (["run", "foury", "--campaign", ""], "--campaign", "is empty: give a value"),
     (["replay", "foury", "--campaign", "README.md"], "--campaign", "must end in .toml"),
     (["map", "check", "base", "--campaign", "nope"], "--campaign", "unknown campaign 'nope'"),
     (["map", "check", "base", "--campaign", "inout"], "base.map", "wants at least 1 yellow potion"),

@@ -316,7 +316,8 @@ def test_parquet_tables_say_how_they_were_made(tmp_path):
     assert made["overrides"] == {"set": {"dragon.threshold": "4"}} and made["command"].startswith("foury-sim run")
     assert made["version"] and "git_commit" in made
     exp = tmp_path / "s.toml"
-    exp.write_text('name = "s"\ngame = "delve"\ngames = 200\nseed = 3\nconf = 0.9\n[sweep]\nhero = ["none", "knight"]\n')
+    exp.write_text('name = "s"\ngame = "delve"\ngames = 200\nseed = 3\nconf = 0.9\n'
+                   '[sweep]\nhero = ["none", "knight"]\n')
     out = run_sweep(exp, tmp_path / "sw", progress=False, report=False)
     cells = pd.read_parquet(out / "cells.parquet")
     assert list(cells["conf"]) == [0.9, 0.9] and list(pd.read_csv(out / "cells.csv")["conf"]) == [0.9, 0.9]

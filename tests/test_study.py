@@ -496,3 +496,21 @@ def test_a_fault_inside_a_file_a_variant_names_is_reported_at_its_line(tmp_path)
         load_experiment(exp)
     assert e.value.where == f"{bad}:{i + 1}:{col}"
     assert e.value.message.endswith(f"(named by {exp}:5, cell 0: hero=kael)")
+
+
+@pytest.mark.parametrize("a, b, fixed, message", [
+    (["hero=kael", "hero=melyra"], ["hero=free"], [], "--a: hero is given twice ('kael' and 'melyra'): give it once"),
+    (["hero=melyra"], ["hero=free"], ["hero=kael"],
+     "--a: hero is set by --fixed (for both variants) and by --a: set it in one place"),
+    (["hero="], ["hero=kael"], [], "--a: hero= has no value"),
+    (["=x"], ["hero=kael"], [], "--a: '=x' has no key before '='"),
+])
+def test_contradictory_comparison_settings_are_refused(a, b, fixed, message):
+    """A comparison's settings that contradict each other ran in silence (the last of a key given twice won;
+    `--fixed hero=kael --a hero=melyra` played melyra and printed that both were kael; `hero=` ran the default)."""
+    from inproc import cli
+
+    args = [x for v in a for x in ("--a", v)] + [x for v in b for x in ("--b", v)] + \
+        [x for v in fixed for x in ("--fixed", v)]
+    r = cli("compare", "foury", *args, "--games", "10")
+    assert r.returncode == 2 and r.stderr.strip() == f"foury-sim: error: {message}"
