@@ -398,6 +398,9 @@ def load_experiment(path: str | Path, *, games: int | None = None, heroes: list[
                          "interval and test of the study", _where(ps, text, "conf"))
     conf = float(conf)
     precision = None
+    if "precision" in data and "games" in data:  # (games was ignored: the cells played until their width)
+        raise InputError("games and precision both set: a cell plays either a fixed number of games or until its "
+                         "interval is that narrow (max_games bounds it); give one", _where(ps, text, "games"))
     if "precision" in data:
         w = data["precision"]
         if not isinstance(w, (int, float)) or isinstance(w, bool):
@@ -432,6 +435,10 @@ def load_experiment(path: str | Path, *, games: int | None = None, heroes: list[
         raise InputError(f"mode must be 'grid' or 'zip', not {mode!r}", _where(ps, text, "mode"))
     fixed = _flatten(fixed)
     sweep = _flatten(sweep)
+    for k in fixed:
+        if k in sweep:  # (the swept values won in silence)
+            raise InputError(f"{k} is both fixed and swept: give it in one of [fixed] and [sweep]",
+                             _where(ps, text, f"fixed.{k}"))
     overrides: dict[str, Any] = {}
     if quick_games is not None:
         overrides["games"] = quick_games
@@ -457,6 +464,12 @@ def load_experiment(path: str | Path, *, games: int | None = None, heroes: list[
     else:
         combos = list(itertools.product(*values)) if values else [()]
     cells = [dict(fixed) | dict(zip(swept, c)) for c in combos]
+    seen_cells: dict[str, int] = {}
+    for i, cell in enumerate(cells):  # (two cells of the same settings play the same games twice)
+        j = seen_cells.setdefault(json.dumps(cell, sort_keys=True, default=str), i)
+        if j != i:
+            raise InputError(f"cells {j} and {i} have the same settings ({label(cell, swept)}): a value is listed "
+                             "twice", _where(ps, text, f"sweep.{swept[0]}") if swept else ps)
     runner = CellRunner(spec)
     rulesets = []
     for i, cell in enumerate(cells):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -514,3 +515,17 @@ def test_contradictory_comparison_settings_are_refused(a, b, fixed, message):
         [x for v in fixed for x in ("--fixed", v)]
     r = cli("compare", "foury", *args, "--games", "10")
     assert r.returncode == 2 and r.stderr.strip() == f"foury-sim: error: {message}"
+
+
+@pytest.mark.parametrize("body, line, message", [
+    ('games = 200\nprecision = 0.05\n[sweep]\nhero = ["kael", "free"]\n', 3, "games and precision both set"),
+    ('games = 200\n[fixed]\nhero = "kael"\n[sweep]\nhero = ["free", "kael"]\n', 5, "hero is both fixed and swept"),
+    ('games = 200\n[sweep]\nhero = ["free", "free"]\n', 5, "cells 0 and 1 have the same settings (hero=free)"),
+])
+def test_a_sweep_file_that_contradicts_itself_is_refused(tmp_path, body, line, message):
+    """Accepted in silence before: games beside precision (games ignored), a key fixed and swept (the swept values
+    won), a value listed twice (two cells playing the same games)."""
+    exp = write(tmp_path, f'name = "c"\ngame = "foury"\n{body}')
+    with pytest.raises(InputError, match=re.escape(message)) as e:
+        load_experiment(exp)
+    assert e.value.where == f"{exp}:{line}"
