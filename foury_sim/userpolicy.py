@@ -315,6 +315,9 @@ def _check_compiled(user, name: str, path_s: str, where: str) -> None:
         msg, at = _numba_message(e, path_s)
         raise InputError(f"policy {name!r} does not compile with numba: {msg}", at) from None
     rt = user.overloads[_ARGTYPES].signature.return_type
+    if isinstance(rt, types.NoneType):  # (no return reached: only raises, loops for ever, or falls off its end)
+        raise InputError(f"policy {name!r} returns no option index: every path through it raises, loops for "
+                         "ever, returns None or ends without `return`", where)
     if not isinstance(rt, types.Integer):
         raise InputError(f"policy {name!r} must return an integer option index, not {rt}", where)
     if any(s in user.inspect_llvm(_ARGTYPES) for s in _GLOBAL_RANDOM):

@@ -36,7 +36,9 @@ def _refused(spec: str, params: str | None = None) -> InputError:
     [
         ("return 1.7", "must return an integer option index, not float64"),
         ("return True", "must return an integer option index, not "),
-        ("return None", "must return an integer option index, not none"),
+        ("return None", "returns no option index: every path through it raises, loops for ever, returns None"),
+        ("raise ValueError('boom')", "returns no option index"),  # (was "must return an integer ..., not none")
+        ("while True:\n        pass", "returns no option index"),
         ("return (1, 2)", "must return an integer option index, not "),
         ("return np.random.randint(0, n_options)", "uses a global random generator"),
     ],
