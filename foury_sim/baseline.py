@@ -154,7 +154,9 @@ def load_spec(path: str | Path) -> Spec:
     if p.is_dir():
         raise InputError("is a folder, not a baseline spec (TOML)", str(p))
     if not p.is_file():
-        raise InputError(f"baseline spec {str(path)!r} does not exist (a TOML file, or the name of one in "
+        from .inputs import not_a_file
+
+        raise InputError(f"baseline spec {str(path)!r} {not_a_file(p)} (a TOML file, or the name of one in "
                          f"{SPECS})", "SPEC")
     data, text = read_experiment_text(p)
     ps = str(p)

@@ -114,6 +114,21 @@ def check_name(name: str | None, where: str) -> str | None:
     return name
 
 
+def not_a_file(p: Path) -> str:
+    """Why ``p`` cannot be read as a file: ``does not exist``, ``is a folder, not a file``, ``is a link to nothing
+    (its target does not exist, or the links loop)``, ``is not a regular file`` (a device, a pipe); "" when it is
+    a file. (Every "does not exist" said so whatever the reason.)"""
+    if p.is_file():
+        return ""
+    if p.is_dir():
+        return "is a folder, not a file"
+    if p.is_symlink():
+        return "is a link to nothing (its target does not exist, or the links loop)"
+    if os.path.lexists(p):
+        return "is not a regular file (a device or a pipe?)"
+    return "does not exist"
+
+
 def check_input_file(path: str | Path | None, where: str) -> Path | None:
     """None, or an existing readable file."""
     if path is None:
@@ -121,10 +136,9 @@ def check_input_file(path: str | Path | None, where: str) -> Path | None:
     p = Path(path)
     if not str(path).strip():
         raise InputError("is empty", where)
-    if not p.exists():
-        raise InputError(f"{p} does not exist", where)
-    if not p.is_file():
-        raise InputError(f"{p} is not a file", where)
+    why = not_a_file(p)
+    if why:
+        raise InputError(f"{p} {why}", where)
     if not os.access(p, os.R_OK):
         raise InputError(f"{p} is not readable", where)
     return p
@@ -154,6 +168,8 @@ def check_out_dir(path: str | Path | None, where: str = "--out") -> Path | None:
 def _check_parent(p: Path, where: str) -> Path:
     """``p`` if its folder exists and is writable (a missing folder is not created: a typo is refused)."""
     parent = p.absolute().parent
+    if parent.exists() and not parent.is_dir():
+        raise InputError(f"{parent} is a file, not a folder", where)
     if not parent.is_dir():
         raise InputError(f"the folder {parent} does not exist (create it first)", where)
     if not _writable_dir(parent):

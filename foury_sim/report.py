@@ -177,6 +177,8 @@ def _read_cells(folder: Path) -> pd.DataFrame:
 
 def load_results(path: str | Path) -> Results:
     """Read a sweep's results folder; any missing or corrupt part is an :class:`InputError`."""
+    if not str(path).strip():  # (Path("") is the current folder: it was said to lack a manifest.json)
+        raise InputError("is empty: give a study's results folder, e.g. results/NAME", "FOLDER")
     p = Path(path)
     if not p.exists():
         raise InputError(f"results folder {str(p)!r} does not exist (run `foury-sim sweep EXPERIMENT.toml` first)",

@@ -87,7 +87,9 @@ def load(path: str | Path) -> RuleFile:
     if p.is_dir():
         raise InputError(f"ruleset file {str(path)!r} is a directory, not a file", "--rules")
     if not p.is_file():
-        raise InputError(f"ruleset file {str(path)!r} does not exist", "--rules")
+        from .inputs import not_a_file
+
+        raise InputError(f"ruleset file {str(path)!r} {not_a_file(p)}", "--rules")
     data, text = read_toml(p)
     return RuleFile(data, text, str(p))
 

@@ -308,7 +308,9 @@ def read_experiment(path: str | Path, top_keys: set[str]) -> tuple[dict[str, Any
     if p.is_dir():
         raise InputError("is a folder, not an experiment file (TOML)", str(p))
     if not p.is_file():
-        raise InputError(f"experiment file {str(path)!r} does not exist", "EXPERIMENT")
+        from .inputs import not_a_file
+
+        raise InputError(f"experiment file {str(path)!r} {not_a_file(p)}", "EXPERIMENT")
     data, text = read_experiment_text(p)
     ps = str(p)
     unknown = set(data) - top_keys

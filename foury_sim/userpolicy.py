@@ -341,7 +341,9 @@ def load_user_policy(spec: str) -> UserPolicy:
     if not name.isidentifier():
         raise InputError(f"policy {spec!r}: {name!r} is not a function name", "--policy")
     if not path.is_file():
-        raise InputError(f"policy file {path_s!r} does not exist", "--policy")
+        from .inputs import not_a_file
+
+        raise InputError(f"policy file {path_s!r} {not_a_file(path)}", "--policy")
     stat = path.stat()
     key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, name)
     if key in _LOADED:

@@ -120,7 +120,7 @@ BAD = [
     (["compare", "foury", "--a", "hero=kael", "--out", "README.md"], "--out", "is a file"),
     (["map", "render", "base", "-o", "x.txt"], "--out", "must end in .png"),
     (["map", "render", "base", "-o", "no_such_folder/x.png"], "--out", "does not exist"),
-    (["run", "foury", "--rules", "tests"], "--rules", "is not a file"),
+    (["run", "foury", "--rules", "tests"], "--rules", "is a folder, not a file"),
     (["run", "foury", "--out", ""], "--out", "is empty"),
     (["compare", "foury", "--a", "hero=kael", "--out", ""], "--out", "is empty"),
     (["map", "render", "base", "-o", ""], "--out", "is empty"),
@@ -551,3 +551,27 @@ def test_an_interrupted_sweep_says_how_to_go_on_with_its_cells():
                     "experiments/hero_difficulty.toml --games 2000 --resume")
     assert interrupted_message(["sweep", "e.toml", "--resume"]).endswith("go on with: foury-sim sweep e.toml --resume")
     assert interrupted_message(["run", "delve"]) == "nothing was kept; re-run the same command: foury-sim run delve"
+
+
+def test_a_path_that_is_no_file_says_what_it_is(tmp_path):
+    """Every path that could not be read as a file was said not to exist: a folder, a device, a link loop, and an
+    --out under a file (its "folder" exists, as a file)."""
+    from foury_sim.inputs import not_a_file
+
+    (tmp_path / "pol.py").mkdir()
+    (tmp_path / "loop1").symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop2").symlink_to(tmp_path / "loop1")
+    (tmp_path / "afile").write_text("x")
+    assert not_a_file(tmp_path / "afile") == "" and not_a_file(tmp_path / "nothing") == "does not exist"
+    cases = [
+        (["run", "foury", "--policy", f"{tmp_path / 'pol.py'}:p"],
+         f"--policy: policy file '{tmp_path / 'pol.py'}' is a folder, not a file"),
+        (["sweep", "/dev/null"], "EXPERIMENT: experiment file '/dev/null' is not a regular file (a device or a pipe?)"),
+        (["run", "foury", "--rules", str(tmp_path / "loop1")],
+         f"--rules: {tmp_path / 'loop1'} is a link to nothing (its target does not exist, or the links loop)"),
+        (["run", "foury", "--out", str(tmp_path / "afile" / "sub")],
+         f"--out: {tmp_path / 'afile'} is a file, not a folder"),
+    ]
+    for args, said in cases:
+        r = cli(*args, "--games", "5") if args[0] == "run" else cli(*args)
+        assert r.returncode == 2 and r.stderr.strip() == f"foury-sim: error: {said}", r.stderr
