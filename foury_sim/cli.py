@@ -1088,6 +1088,25 @@ def _check_numba_threads() -> None:
         raise InputError(f"must be a whole number of threads from 1, not {text!r}", "NUMBA_NUM_THREADS")
 
 
+def _where_what(line: str) -> str:
+    """click's ``Invalid value for '--games': Input should be a valid integer, unable to parse string as an
+    integer`` in the form of every other error: ``--games: takes a whole number, not '1e3'``."""
+    import re
+
+    m = re.match(r"Invalid value for '([^']+)': (.*)$", line)
+    if m is None:
+        return line
+    where, what = m.groups()
+    given = next((a.split("=", 1)[1] if "=" in a else None for a in sys.argv if a.startswith(where + "=")), None)
+    if given is None and where in sys.argv[:-1]:
+        given = sys.argv[sys.argv.index(where) + 1]
+    kinds = (("valid integer", "a whole number"), ("valid number", "a number"), ("valid boolean", "true or false"))
+    kind = next((w for k, w in kinds if k in what), None)
+    if kind is None:
+        return f"{where}: {what}"
+    return f"{where}: takes {kind}" + (f", not {given!r}" if given is not None else "")
+
+
 def main() -> None:
     """Entry point: bad input is one line on stderr and exit code 2, never a traceback; Ctrl-C is one line
     and exit code 130; no command prints the help (exit 0)."""
@@ -1116,7 +1135,7 @@ def main() -> None:
             _exit(EXIT_INTERRUPTED)
         if hasattr(e, "format_message") and hasattr(e, "exit_code"):
             msg = e.format_message().strip().splitlines()
-            typer.echo(f"foury-sim: error: {msg[0] if msg else name}", err=True)
+            typer.echo(f"foury-sim: error: {_where_what(msg[0]) if msg else name}", err=True)
             _exit(EXIT_INPUT)
         raise
     if rv == EXIT_INTERRUPTED:  # typer turns Ctrl-C into a returned 130 (standalone_mode=False)

@@ -105,7 +105,7 @@ BAD = [
     (["run", "foury", "--hero", ""], "--hero", "is empty"),
     (["run", "foury", "--policy", ""], "--policy", "is empty"),
     (["run", "foury", "--games", "10000000000000000000"], "--games", "between 1 and 9,223,372,036,854,775,807"),
-    (["run", "foury", "--games", "1e12"], "--games", "valid integer"),
+    (["run", "foury", "--games", "1e12"], "--games", "takes a whole number, not '1e12'"),
     (["run", "foury", "--seed", str(2**63)], "--seed", "between 0 and 2**63-1"),
     (["replay", "foury", "--seed", str(2**63)], "--seed", "between 0 and 2**63-1"),
     (["replay", "foury", "--hero", ""], "--hero", "is empty"),
