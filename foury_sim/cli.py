@@ -181,6 +181,8 @@ def timing_line(s: dict[str, Any]) -> str:
     """The last line of ``run``: simulation time and speed, then (apart) the time spent compiling the engine
     (its first run after an install or code change) or loading it from the cache."""
     line = f"{s['elapsed_s']:.2f} s simulating, {s['games_per_s']:,} games/s"
+    if s.get("resumed_chunks"):  # (the speed is of the games played now: the resumed ones were played before)
+        line += f" (of the games played now; {s['resumed_chunks']:,} chunks resumed from the parts written before)"
     if s.get("compile_s", 0) >= 0.05:
         line += f"; plus {s['compile_s']:.1f} s compiling the engine (first run after an install or code change)"
     elif s.get("load_s", 0) >= 0.05:

@@ -592,7 +592,8 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
     res.summary = ch.summary(spec, part, ruleset, conf)
     res.summary.update({"game": game, "title": spec.title_of(ruleset), "hero": hero, "policy": pol.describe(),
                         "seed": seed, "conf": conf,
-                        "elapsed_s": round(elapsed, 3), "games_per_s": round(games / max(elapsed, 1e-9)),
+                        "elapsed_s": round(elapsed, 3),
+                        "games_per_s": round((games - sum(r.chunk.count for r in loaded)) / max(elapsed, 1e-9)),
                         "compile_s": round(startup["compile_s"], 3), "load_s": round(startup["load_s"], 3),
                         "assumptions": assumptions.records(ruleset, hero)})
     why = spec.no_win(ruleset) if spec.no_win is not None else ""

@@ -1050,6 +1050,9 @@ def _run_sweep_locked(exp: Experiment, out: Path, ident: str, files: dict[str, s
             if rec is not None:
                 records[int(rec["cell"])] = rec
     todo = [i for i in range(len(exp.cells)) if i not in records]
+    if records and progress is not False:  # (a resumed sweep printed what a fresh one prints: nothing said so)
+        say(f"resumed: {len(records)} of {len(exp.cells)} cells were written before in {out}; playing the other "
+            f"{len(todo)}")
     per_cell = exp.games if exp.precision is None else exp.precision.max_games
     bar = Progress(per_cell * len(todo), label="games (all cells)", enabled=progress) if progress is not False \
         else None

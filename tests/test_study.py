@@ -67,14 +67,17 @@ def test_cells_share_dice_streams(tmp_path):
     assert cell["win"].tolist() == ref["win"].tolist() and cell["turns"].tolist() == ref["turns"].tolist()
 
 
-def test_resume_after_interruption_gives_identical_numbers(tmp_path):
+def test_resume_after_interruption_gives_identical_numbers(tmp_path, capsys):
     exp = write(tmp_path, SMALL)
     full = run_sweep(exp, tmp_path / "full", progress=False, report=False)
     part = run_sweep(exp, tmp_path / "part", progress=False, report=False)
     (part / "cells" / "cell_0002.json").unlink()  # as if the run stopped before cell 2 finished
     (part / "cells" / "cell_0003.json").unlink()
     (part / "cells.parquet").unlink()
-    run_sweep(exp, tmp_path / "part", resume=True, progress=False, report=False)
+    capsys.readouterr()
+    run_sweep(exp, tmp_path / "part", resume=True, progress=None, report=False)
+    assert f"foury-sim: resumed: 2 of 4 cells were written before in {part}; playing the other 2" in \
+        capsys.readouterr().err  # (it said nothing: a resumed sweep looked like a fresh one)
     a = pd.read_parquet(full / "cells.parquet")
     b = pd.read_parquet(part / "cells.parquet")
     pd.testing.assert_frame_equal(a, b)
