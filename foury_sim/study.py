@@ -1418,6 +1418,11 @@ def _comparison_parts(out: str | Path, plan: list[Any]) -> tuple[Path, Path]:
     return folders[0], folders[1]
 
 
+def _p(p: float) -> str:
+    """A p-value in 8 characters; one too small for a double (it underflows to 0) as ``<1e-300``, not ``0``."""
+    return f"{p:8.2g}" if p > 0 else f"{'<1e-300':>8s}"
+
+
 def format_comparison(c: Comparison) -> str:
     def show(s: dict[str, Any]) -> str:
         return provenance.describe(s) if s else "(defaults)"
@@ -1445,7 +1450,7 @@ def format_comparison(c: Comparison) -> str:
         f = (lambda x: f"{100 * x:9.2f}%") if pct else (lambda x: f"{x:10.3f}")
         sig = "significant" if r["significant"] else "not significant"
         lines.append(f"{r['outcome']:18s} {f(r['a'])} {f(r['b'])} {f(r['diff'])}  [{f(r['lo']).strip():>9s}, "
-                     f"{f(r['hi']).strip():>9s}]  {r['p_value']:8.2g} {r['p_adjusted']:8.2g}  {sig}")
+                     f"{f(r['hi']).strip():>9s}]  {_p(r['p_value'])} {_p(r['p_adjusted'])}  {sig}")
     w2l, l2w = c.win["flipped_win_to_loss"], c.win["flipped_loss_to_win"]
     if "lo_a" in c.win:
         lines.append(f"win rate of each: A {100 * c.win['rate_a']:.2f} % [{100 * c.win['lo_a']:.2f}, "
