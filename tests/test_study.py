@@ -537,4 +537,4 @@ def test_a_sweep_file_that_contradicts_itself_is_refused(tmp_path, body, line, m
 def test_a_p_value_below_the_smallest_double_is_not_printed_as_0():
     from foury_sim.study import _p
 
-    assert _p(0.0) == " <1e-300" and _p(0.0123) == "   0.012" and _p(3e-320) == "   3e-320"
+    assert _p(0.0) == " <1e-300" and _p(0.0123) == "   0.012" and _p(3e-320) == "  3e-320"
