@@ -658,6 +658,7 @@ def write_report(out: Path, m: dict[str, Any], summ: pd.DataFrame, sens: pd.Data
     if m.get("description"):
         md.append(str(m["description"]).strip() + "\n")
     n_oat = sum(1 for _ in cells.loc[cells["kind"] == "oat", "point"].unique())
+    made = {"version": m.get("package_version") or __version__, "git_commit": m.get("git_commit")}
     md.append("## The study\n")
     md += [f"- Game `{m['game']}`, seed {m['seed']}, {m['games']:,} games per cell at every design point, all on "
            "the same game indices (common dice).",
@@ -665,7 +666,9 @@ def write_report(out: Path, m: dict[str, Any], summ: pd.DataFrame, sens: pd.Data
            f"({'Latin hypercube' if m['design'] == 'lhs' else 'scrambled Sobol'}, scipy.stats.qmc, seed {m['seed']}); "
            f"{m['n_design_points']} points x {cells['cell'].nunique()} cells = {int(cells['games'].sum()):,} games "
            f"in {m['elapsed_s']:.0f} s.",
-           "- Fixed: " + (", ".join(f"`{k}={assume.show(v)}`" for k, v in m["fixed"].items()) or "nothing") + "."]
+           "- Fixed: " + (", ".join(f"`{k}={assume.show(v)}`" for k, v in m["fixed"].items()) or "nothing") + ".",
+           f"- Made with: {provenance.made_with(made)}; experiment `{m.get('experiment_path')}` (id "
+           f"{m.get('experiment_id')})."]
     md.append("- Varied (the first value is the default):")
     md += [f"  - `{f['key']}`: " + (" / ".join(f"`{assume.show(x, 50)}`" for x in f["levels"]) if f["levels"]
                                    else f"{f['range'][0]:g}..{f['range'][1]:g} (default {f['default']:g})")

@@ -693,8 +693,9 @@ def write_tune(r: TuneResult, out: str | Path) -> list[Path]:
     d.mkdir(parents=True, exist_ok=True)
     paths = [d / "tune.json", d / "candidates.csv", d / "calibration.png"]
     from . import __version__
+    from .provenance import git_commit
 
-    rec = r.to_dict() | {"version": __version__}
+    rec = r.to_dict() | {"version": __version__, "git_commit": git_commit()}
     atomic_write(paths[0], json.dumps(rec, indent=2))
     write_frame(r.table, paths[1])
     fig = calibration_figure(r, r.extra.get("axis_label"))
@@ -1281,7 +1282,9 @@ def write_vector(v: VectorResult, out: str | Path) -> list[Path]:
     d = Path(out)
     d.mkdir(parents=True, exist_ok=True)
     paths = [d / "tune.json", d / "elements.csv", d / "candidates.csv", d / "calibration.png"]
-    atomic_write(paths[0], json.dumps(v.to_dict() | {"version": __version__}, indent=2))
+    from .provenance import git_commit
+
+    atomic_write(paths[0], json.dumps(v.to_dict() | {"version": __version__, "git_commit": git_commit()}, indent=2))
     write_frame(v.table(), paths[1])
     cands = [r.table.assign(element=i) for i, r in enumerate(v.elements) if r is not None]
     write_frame(pd.concat(cands, ignore_index=True)[["element", *cands[0].columns[:-1]]], paths[2])

@@ -167,6 +167,7 @@ def test_tiny_study_runs_on_common_dice(tmp_path):
     assert m["kind"] == "robust" and len(m["factors"]) == 2 and any(a["key"] == "events.C" for a in m["assumptions"])
     md = (out / "report.md").read_text()
     assert "## Verdicts" in md and "## Assumptions of the defaults" in md and "Latin hypercube" in md
+    assert f"- Made with: foury-sim {m['package_version']}" in md and m["experiment_id"] in md  # (it had no version)
     assert (out / "figures" / "shares.png").stat().st_size > 1000 and (out / "figures" / "tornado_1.png").exists()
     assert "<table>" in (out / "report.html").read_text()
 

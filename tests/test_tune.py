@@ -240,6 +240,7 @@ def test_real_ruleset_number_foury_orc_strength_via_the_command_line(tmp_path):
     assert rec["games"] == sum(c["games"] for c in rec["candidates"]) <= 60_000
     saved = json.loads((tmp_path / "tune.json").read_text())
     assert saved["answer"] == rec["answer"] and saved["command"].startswith("foury-sim tune foury")
+    assert saved["version"] and "git_commit" in saved  # (the commit was missing)
     assert (tmp_path / "calibration.png").stat().st_size > 10_000
     assert len((tmp_path / "candidates.csv").read_text().splitlines()) == len(rec["candidates"]) + 1
 

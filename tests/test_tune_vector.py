@@ -300,6 +300,7 @@ def test_cli_vector_tune_writes_its_files(tmp_path):
     assert {p.name for p in out.iterdir()} == {"tune.json", "elements.csv", "candidates.csv", "calibration.png"}
     rec = json.loads((out / "tune.json").read_text())
     assert rec["index"] == "0-based" and rec["statuses"][1] == "kept" and rec["monotone"] == "increasing"
+    assert rec["version"] and "git_commit" in rec
 
 
 @pytest.mark.parametrize("args, where, msg", [
