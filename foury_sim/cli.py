@@ -347,8 +347,12 @@ def replay_provenance(game: str, seed: int, index: int, hero: str | None, policy
     for name, value in (options or {}).items():  # the game's own options given (e.g. a second side's policy)
         choice += [f"--{name.replace('_', '-')}", str(value)]
     args = ["--seed", str(seed), "--game", str(index)] + choice + changed
-    overrides = " ".join(changed[i] + " " + changed[i + 1] for i in range(0, len(changed), 2))
-    return [f"Rules and map overrides: {overrides or 'none (the shipped rules and map)'}",
+    import shlex
+
+    given = changed + [w for name, value in (options or {}).items()  # (a campaign changes the rules and the map)
+                       for w in (f"--{name.replace('_', '-')}", str(value))]
+    overrides = " ".join(given[i] + " " + shlex.quote(given[i + 1]) for i in range(0, len(given), 2))
+    return [f"Overrides: {overrides or 'none (the shipped rules and map)'}",
             f"Command: {command('replay', game, args)}"]
 
 

@@ -167,7 +167,7 @@ def test_replay_header_says_what_how_and_the_result(rules):
     assert lines[0].startswith("Replay of Dungeon Foury, game 3 of seed 7: hero Kael, the Guardian of Virtues, "
                                "policy cautious(")
     assert lines[0].endswith("map The Foury Kingdom (base.map)")
-    assert lines[1] == "Rules and map overrides: --set monster_bonus=0,1,3,4"
+    assert lines[1] == "Overrides: --set monster_bonus=0,1,3,4"
     assert lines[2] == ("Command: foury-sim replay foury --seed 7 --game 3 --hero kael --policy cautious "
                         "--set monster_bonus=0,1,3,4")
     end = [ln for ln in lines if ln.startswith(("LOST.", "WON:"))]
@@ -181,12 +181,14 @@ def test_replay_header_says_what_how_and_the_result(rules):
 
 def test_replay_provenance_lines_without_overrides():
     assert replay_provenance("delve", 5, 2, None, None, None, None, None, None) == [
-        "Rules and map overrides: none (the shipped rules and map)",
+        "Overrides: none (the shipped rules and map)",
         "Command: foury-sim replay delve --seed 5 --game 2"]
     assert replay_provenance("foury", 1, 0, "melyra", "greedy", "foe_avoid=2", "my map.map", None, ["a.b=1"]) == [
-        "Rules and map overrides: --map my map.map --set a.b=1",
+        "Overrides: --map 'my map.map' --set a.b=1",  # (quoted as in the command: it was not)
         "Command: foury-sim replay foury --seed 1 --game 0 --hero melyra --policy greedy --param foe_avoid=2 "
         "--map 'my map.map' --set a.b=1"]
+    assert replay_provenance("foury", 1, 0, None, None, None, None, None, None, {"campaign": "my camp.toml"})[0] \
+        == "Overrides: --campaign 'my camp.toml'"  # (a campaign's rules and map: it said none)
 
 
 def test_kraken_area_chosen_where_you_stand_reads_as_an_area_not_an_entrance(rules):
