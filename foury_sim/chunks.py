@@ -44,11 +44,14 @@ def keep_rows_bytes() -> int:
     if text is None:
         return KEEP_ROWS_BYTES
     try:
-        return max(0, int(float(text) * (1 << 20)))
+        mb = float(text)
     except ValueError:
+        mb = float("nan")
+    if not 0 <= mb < 2**40:  # (a negative or NaN value was taken as 0)
         from .errors import InputError
 
-        raise InputError(f"must be a number of megabytes, not {text!r}", "FOURY_SIM_KEEP_ROWS_MB") from None
+        raise InputError(f"must be a number of megabytes from 0, not {text!r}", "FOURY_SIM_KEEP_ROWS_MB")
+    return int(mb * (1 << 20))
 
 
 @dataclass(frozen=True)

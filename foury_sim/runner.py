@@ -515,6 +515,7 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
     check_threads(threads)
     check_conf(conf)
     decision_budget()  # (a bad FOURY_SIM_DECISION_BUDGET_S: one line before a policy file compiles)
+    ch.keep_rows_bytes()  # (a bad FOURY_SIM_KEEP_ROWS_MB: one line before any game, read or not)
     check_name(hero, "--hero")
     check_name(policy, "--policy")
     spec.check_map(map)

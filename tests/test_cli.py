@@ -130,6 +130,8 @@ BAD = [
     (["odds", "tactics", "--hearts", "3"], "--hearts", "--hearts is an option of foury, not of tactics"),
     (["run", "foury", "--campaign", "atlantis"], "--campaign", "unknown campaign 'atlantis'"),
     (["run", "foury", "--campaign", ""], "--campaign", "is empty: give a value"),
+    (["run", "delve", "--set", "dragon.threshold=3", "--set", "dragon.threshold=4"], "--set dragon.threshold",
+     "given twice (3 and 4): give it once"),
     (["replay", "foury", "--campaign", "README.md"], "--campaign", "must end in .toml"),
     (["map", "check", "base", "--campaign", "nope"], "--campaign", "unknown campaign 'nope'"),
     (["map", "check", "base", "--campaign", "inout"], "base.map", "wants at least 1 yellow potion"),
@@ -575,3 +577,14 @@ def test_a_path_that_is_no_file_says_what_it_is(tmp_path):
     for args, said in cases:
         r = cli(*args, "--games", "5") if args[0] == "run" else cli(*args)
         assert r.returncode == 2 and r.stderr.strip() == f"foury-sim: error: {said}", r.stderr
+
+
+def test_a_negative_keep_rows_mb_is_refused_before_any_game(monkeypatch):
+    """``FOURY_SIM_KEEP_ROWS_MB=-1`` was taken as 0, and only by a run that needed rows."""
+    from foury_sim.errors import InputError
+    from foury_sim.runner import run
+
+    monkeypatch.setenv("FOURY_SIM_KEEP_ROWS_MB", "-1")
+    with pytest.raises(InputError, match="must be a number of megabytes from 0, not '-1'") as e:
+        run("delve", games=10, progress=False)
+    assert e.value.where == "FOURY_SIM_KEEP_ROWS_MB"
