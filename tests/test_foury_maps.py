@@ -213,6 +213,17 @@ def test_errors_have_exact_position(line, new, where, words):
     assert words in msg
 
 
+def test_a_missing_line_inside_the_grid_and_a_short_room_are_named_where_they_are():
+    """A border line deleted inside the grid was reported at the grid's end ("ends with a room line", 16 lines
+    later on the shipped map); a room missing a character was "unknown icon character '|'"."""
+    where, msg = where_of(edit(7, None))  # the border line between the first two room lines
+    assert where == "t.map:7:1" and "expected a border line" in msg and "a border line missing before it?" in msg
+    where, msg = where_of(edit(6, "|Ac. A.|B..<"))
+    assert where == "t.map:6:8"
+    assert msg == ("room 2 of this line is short: a room is 3 characters (its sector and two icons) between walls, "
+                   "and '|' stands where an icon goes")
+
+
 def test_error_grid_ends_with_room_line():
     where, msg = where_of(edit(11, None))
     assert where == "t.map:11:1"

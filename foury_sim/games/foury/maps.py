@@ -278,6 +278,13 @@ def parse_map(text: str, path: str = "<map>", table: IconTable = SHIPPED) -> Map
                   f"rooms per row, {4 * MAX_COLS + 1} characters", lno[0], 4 * MAX_COLS + 2)
     if len(grid) > 2 * MAX_ROWS + 1:
         raise err(f"the map has {(len(grid) - 1) // 2} rows of rooms: at most {MAX_ROWS}", lno[2 * MAX_ROWS + 1], 1)
+    for j, line in enumerate(grid):  # (a border line missing inside the grid was reported at the grid's end)
+        if line.startswith("+") != (j % 2 == 0) and j < len(grid) - 1:
+            if j % 2 == 0:
+                raise err(f"expected a border line ('+---+...') but found a room line starting with {line[:1]!r} "
+                          "(border and room lines alternate: a border line missing before it?)", lno[j], 1)
+            raise err("expected a room line but found a border line (border and room lines alternate: a room line "
+                      "missing before it?)", lno[j], 1)
     if len(grid) % 2 == 0:
         raise err(
             "the grid ends with a room line: a border line ('+---+...') must follow it (a blank line ends the grid)",
@@ -389,6 +396,9 @@ def parse_map(text: str, path: str = "<map>", table: IconTable = SHIPPED) -> Map
                         continue
                     if sec == VOID:
                         raise err(f"solid rock '#' cannot hold icons (found {ic!r}): write '#..'", ln, 4 * c + q + 1)
+                    if ic in "|<>":  # (a character missing in this room: the next wall shifted into its icons)
+                        raise err(f"room {c + 1} of this line is short: a room is 3 characters (its sector and two "
+                                  f"icons) between walls, and {ic!r} stands where an icon goes", ln, 4 * c + q + 1)
                     if ic not in chars or ic == NO_CHAR:
                         extra = " ('*' is only allowed in the Oracle's room)" if ic == _ORACLE_DECOR else ""
                         raise err(
