@@ -447,7 +447,8 @@ def sweep(
     if precision is not None:
         set_precision(exp, precision, max_games, batch)
     elif max_games is not None or batch is not None:
-        raise InputError("--max-games and --batch go with --precision", "--max-games")
+        raise InputError("--max-games and --batch go with --precision", "--max-games" if max_games is not None
+                         else "--batch")
     path = run_sweep(exp, out, resume=resume, progress=progress, threads=threads, report=report,
                      executor=executor(cluster))
     typer.echo(f"{len(exp.cells)} cells -> {path}")
@@ -750,8 +751,11 @@ def map_check(
     common ones."""
     spec, board = _board(game)
     options = _game_options(spec, "map", ctx.args)
-    m = (board.load(map_file, str(rules) if rules else None, set_, **options) if board.load is not None
-         else board.resolve(map_file))
+    try:
+        m = (board.load(map_file, str(rules) if rules else None, set_, **options) if board.load is not None
+             else board.resolve(map_file))
+    except InputError as e:  # (the map is this verb's argument, not a --map option)
+        raise InputError(e.message, "MAP" if e.where == "--map" else e.where) from None
     for line in board.check(m):
         typer.echo(line)
 

@@ -377,7 +377,7 @@ def _finish(lad: Ladder, spec: GameSpec, *, only: list[str] | None, skip_missing
     if len(lad.rungs) < 2:
         raise InputError("a ladder needs at least two rungs", where)
     for r in lad.rungs:
-        check_rung(spec, r, where)
+        check_rung(spec, r, "--tune" if where == "GAME" and r.tuned else where)  # (a --tune rung's fault: --tune)
     return lad
 
 

@@ -135,6 +135,9 @@ BAD = [
     (["replay", "foury", "--campaign", "README.md"], "--campaign", "must end in .toml"),
     (["map", "check", "base", "--campaign", "nope"], "--campaign", "unknown campaign 'nope'"),
     (["map", "check", "base", "--campaign", "inout"], "base.map", "wants at least 1 yellow potion"),
+    (["map", "check", "nosuch"], "MAP: ", "unknown map 'nosuch'"),  # (was blamed on --map, an option it lacks)
+    (["ladder", "delve", "--tune", "risk:margin=5..1"], "--tune: ", "range of margin must be [LO, HI]"),
+    (["sweep", "experiments/hero_difficulty.toml", "--batch", "0"], "--batch: ", "go with --precision"),
     (["map", "render", "base", "--campaign", "nope"], "--campaign", "unknown campaign 'nope'"),
     (["run", "delve", "--campaign", "inout"], "--campaign", "--campaign is an option of foury, not of delve"),
     (["assumptions", "foury", "--campaign", "nope"], "--campaign", "unknown campaign 'nope'"),

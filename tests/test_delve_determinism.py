@@ -143,7 +143,7 @@ def test_builtin_policies_declare_their_traits():
         "risk": {"needs_odds"},
         "optimal": {"needs_odds", "needs_dp"},
         "random": {"full_menu"},
-        "search": {"needs_odds"},
+        "search": {"needs_odds", "slow"},
     }
     assert D.wants_odds(make_policy("risk", D.POLICIES)) and not D.wants_odds(make_policy("threshold", D.POLICIES))
 

@@ -36,7 +36,9 @@ def race(seated, tmp_path, seats, script=(), sets=(), bad=0):
     """One race; ``seats``: each seat's wishes (tuples of 4 numbers, one per action)."""
     p = tmp_path / "two.txt"
     p.write_text(TWO_ROOMS)
-    rs = R.load_ruleset(None, [f"race.players={len(seats)}", *WEAK_BOSS, *sets], str(p))
+    given = {s.split("=", 1)[0] for s in sets}  # (a --set key may be given once: a test's own replaces the default)
+    rs = R.load_ruleset(None, [f"race.players={len(seats)}", *(w for w in WEAK_BOSS if w.split("=", 1)[0] not in given),
+                               *sets], str(p))
     size = 4 * max(len(s) for s in seats) + 4
     params = [float(size)]
     for wishes in seats:
