@@ -145,6 +145,7 @@ class Progress:
                           f"{el:.0f} s{left}\n")
         self.stream.flush()
         self._last_line = time.perf_counter()
+        self._last_done = self.done
 
     def close(self) -> None:
         from . import config
@@ -160,8 +161,8 @@ class Progress:
                 self._bar.stop()
                 if len(config.NOTICE_SINK) > 1:
                     config.NOTICE_SINK.pop()
-            elif self.mode == "lines":
-                self._line()
+            elif self.mode == "lines" and getattr(self, "_last_done", None) != self.done:
+                self._line()  # (not twice: the last update may have said the same, 100 % already)
 
 
 def _isatty(stream: Any) -> bool:
