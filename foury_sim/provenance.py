@@ -202,19 +202,10 @@ def resolve_sets(sets: list[str] | None, data: dict[str, Any] | None) -> dict[st
     return out
 
 
-def run_record(game: str, *, hero: str, policy: Any, params: str | None, games: int, seed: int, conf: float,
-               rules: str | None = None, sets: dict[str, Any] | None = None, map: str | None = None,
-               options: dict[str, Any] | None = None, defaults: dict[str, Any] | None = None, start: int = 0,
-               ruleset_given: bool = False) -> dict[str, Any]:
-    """How a run was made (``summary["provenance"]``): game, hero, policy with every parameter value, seed,
-    games, confidence level, each override (``--set`` by dotted key, ``--rules`` and a map file with their
-    sha256, ``--param`` as given, the game's options that differ from ``defaults``, with the sha256 of those that
-    name a file: ``option_files``), ``defaults`` (true when
-    there is none), package version, git commit and the ``command`` that plays the same games again (None
-    when the command line cannot: a ruleset object or a first game other than 0 given by a library caller).
-    The thread count is not recorded: game ``i`` plays on stream ``(seed, i)`` whatever the threads."""
-    opts = {k: v for k, v in (options or {}).items() if (defaults or {}).get(k) != v}
-    pars = cli_settings(params=params)
+def _overrides(sets: dict[str, Any] | None, rules: str | None, map: str | None, pars: dict[str, Any],
+               opts: dict[str, Any]) -> dict[str, Any]:
+    """A record's ``overrides``: ``--set`` by dotted key, ``--rules`` and a map file with their sha256, ``--param``
+    as given, the game's options given (with the sha256 of those that name a file: ``option_files``)."""
     overrides: dict[str, Any] = {}
     if sets:
         overrides["set"] = {k: value_text(v) for k, v in sets.items()}
@@ -229,6 +220,23 @@ def run_record(game: str, *, hero: str, policy: Any, params: str | None, games: 
         files = {k: f for k, v in opts.items() if isinstance(v, str) and "sha256" in (f := file_record(v) or {})}
         if files:  # an option naming a file (a designer's campaign file): its digest, as for --rules
             overrides["option_files"] = files
+    return overrides
+
+
+def run_record(game: str, *, hero: str, policy: Any, params: str | None, games: int, seed: int, conf: float,
+               rules: str | None = None, sets: dict[str, Any] | None = None, map: str | None = None,
+               options: dict[str, Any] | None = None, defaults: dict[str, Any] | None = None, start: int = 0,
+               ruleset_given: bool = False) -> dict[str, Any]:
+    """How a run was made (``summary["provenance"]``): game, hero, policy with every parameter value, seed,
+    games, confidence level, each override (``--set`` by dotted key, ``--rules`` and a map file with their
+    sha256, ``--param`` as given, the game's options that differ from ``defaults``, with the sha256 of those that
+    name a file: ``option_files``), ``defaults`` (true when
+    there is none), package version, git commit and the ``command`` that plays the same games again (None
+    when the command line cannot: a ruleset object or a first game other than 0 given by a library caller).
+    The thread count is not recorded: game ``i`` plays on stream ``(seed, i)`` whatever the threads."""
+    opts = {k: v for k, v in (options or {}).items() if (defaults or {}).get(k) != v}
+    pars = cli_settings(params=params)
+    overrides = _overrides(sets, rules, map, pars, opts)
     if ruleset_given:
         overrides["ruleset"] = "a ruleset object given by the caller"
     pname = getattr(policy, "name", str(policy))
@@ -257,13 +265,7 @@ def odds_record(game: str, *, trials: int, seed: int, conf: float, rules: str | 
     them (``--set`` by dotted key, ``--rules`` with its sha256, the game's options that differ from ``defaults``),
     version, commit and the ``command`` that measures it again."""
     opts = {k: v for k, v in (options or {}).items() if (defaults or {}).get(k) != v}
-    overrides: dict[str, Any] = {}
-    if sets:
-        overrides["set"] = {k: value_text(v) for k, v in sets.items()}
-    if rules:
-        overrides["rules"] = file_record(rules)
-    if opts:
-        overrides["options"] = opts
+    overrides = _overrides(sets, rules, None, {}, opts)
     args = settings_args({"rules": rules} if rules else {}) + settings_args(sets or {}, game)
     for k, v in opts.items():
         args += [f"--{k.replace('_', '-')}", value_text(v)]
