@@ -95,6 +95,9 @@ class ChunkPlan(Sequence):
         return k
 
     def __eq__(self, other: object) -> bool:
+        if isinstance(other, ChunkPlan) and (other.seed, other.start, other.games, other.size) == (
+                self.seed, self.start, self.games, self.size):
+            return True
         return list(self) == list(other) if isinstance(other, Sequence) else NotImplemented
 
     def __repr__(self) -> str:
@@ -559,7 +562,7 @@ class Reducer:
     result, in order (e.g. writes its rows as a parquet part). ``initial``: the empty partial (``Partial()``;
     a comparison's ``Paired``)."""
 
-    def __init__(self, chunks: list[Chunk], on_result: Callable[[ChunkResult], None] | None = None,
+    def __init__(self, chunks: Sequence[Chunk], on_result: Callable[[ChunkResult], None] | None = None,
                  initial: Any = None):
         self.order = chunks if isinstance(chunks, ChunkPlan) else sorted(chunks, key=lambda c: c.start)
         self.next = 0
@@ -633,7 +636,7 @@ class PartWriter:
     code and the chunk plan) finished, so that a re-run goes on from them. Parts of other settings (or all parts,
     when ``resume`` is False: a run that keeps its table in memory plays every chunk) are removed."""
 
-    def __init__(self, out: str | Path, spec: Any, ruleset: Any, record: dict[str, Any], plan: list[Chunk],
+    def __init__(self, out: str | Path, spec: Any, ruleset: Any, record: dict[str, Any], plan: Sequence[Chunk],
                  resume: bool = True):
         import hashlib
         import json
@@ -710,15 +713,15 @@ class PartWriter:
             name = f.name
             if name.startswith("_part-") and name.endswith(".pkl") and name[6:-4].isdigit():
                 starts.append(int(name[6:-4]))
+        if not isinstance(self.plan, ChunkPlan):  # (a plan given as a list)
+            by_start = {c.start: c for c in self.plan}
+            return [by_start[st] for st in sorted(starts) if st in by_start]
         out = []
         for st in sorted(starts):
-            if isinstance(self.plan, ChunkPlan):
-                try:
-                    out.append(self.plan[self.plan.index(st)])
-                except ValueError:
-                    continue
-            else:
-                out += [c for c in self.plan if c.start == st]
+            try:
+                out.append(self.plan[self.plan.index(st)])
+            except ValueError:  # (a part of another plan: not this run's)
+                continue
         return out
 
     def write(self, r: ChunkResult) -> None:

@@ -332,6 +332,8 @@ def replay_provenance(game: str, seed: int, index: int, hero: str | None, policy
                       options: dict[str, Any] | None = None) -> list[str]:
     """The lines a replay's header adds after the game's own first line: the settings changed from the defaults
     and the command that produced it (``provenance.command``), so a pasted replay says how it was made."""
+    import shlex
+
     from .provenance import command
 
     changed = []
@@ -347,8 +349,6 @@ def replay_provenance(game: str, seed: int, index: int, hero: str | None, policy
     for name, value in (options or {}).items():  # the game's own options given (e.g. a second side's policy)
         choice += [f"--{name.replace('_', '-')}", str(value)]
     args = ["--seed", str(seed), "--game", str(index)] + choice + changed
-    import shlex
-
     given = changed + [w for name, value in (options or {}).items()  # (a campaign changes the rules and the map)
                        for w in (f"--{name.replace('_', '-')}", str(value))]
     overrides = " ".join(given[i] + " " + shlex.quote(given[i + 1]) for i in range(0, len(given), 2))
@@ -377,8 +377,7 @@ def odds(
 
     check_format(fmt)
     spec = get_game(game)
-    given = _game_options(spec, "odds", ctx.args)
-    kw = run_options(spec, "odds", given)
+    kw = run_options(spec, "odds", _game_options(spec, "odds", ctx.args))
     if spec.odds is None:
         raise InputError(f"{game} has no odds table", "GAME")
     check_trials(trials)
@@ -400,9 +399,7 @@ def odds(
     if fmt == "json":  # the same title, column meanings and verdict as the text, then the rows
         typer.echo(json.dumps(odds_json(table, conf, confirm, confirm_seed, rec), indent=2))
     else:
-        header = [f"overrides: {provenance.overrides_text(rec['overrides'])}", f"reproduce: {rec['command']}",
-                  f"made with: {provenance.made_with(rec)}"]
-        typer.echo(format_odds(table, conf, confirm, confirm_seed, header))
+        typer.echo(format_odds(table, conf, confirm, confirm_seed, provenance.header_lines(rec)))
 
 
 @app.command(cls=Command)

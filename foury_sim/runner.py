@@ -90,6 +90,7 @@ class Progress:
         self._task: Any = None
         self._closed = False
         self._last_line = self.t0
+        self._last_done: int | None = None  # (the count the last plain line said)
         self._timer: threading.Timer | None = None
         if self.mode == "bar":
             if enabled is None and self.LAZY_S > 0:
@@ -161,7 +162,7 @@ class Progress:
                 self._bar.stop()
                 if len(config.NOTICE_SINK) > 1:
                     config.NOTICE_SINK.pop()
-            elif self.mode == "lines" and getattr(self, "_last_done", None) != self.done:
+            elif self.mode == "lines" and self._last_done != self.done:
                 self._line()  # (not twice: the last update may have said the same, 100 % already)
 
 
@@ -352,8 +353,8 @@ KERNEL_BATCH = 50_000
 PROGRESS_BATCH = 2_000
 
 #: Most games of one kernel call of a policy with the trait ``slow`` (a search policy: a game costs the time of many):
-#: a hundredth of the run, at least 1 and at most this, so that the bar moves (a search run of 1,000 Dungeon Foury
-#: games took 5 minutes in one call, its bar at 0 % all along).
+#: a hundredth of the run, at least 1 and at most this, so that the bar moves (a search run of 1,000 games of the
+#: flagship took 5 minutes in one call, its bar at 0 % all along).
 SLOW_BATCH = 200
 
 

@@ -238,14 +238,16 @@ class CellRunner:
         return rs, hero, pol
 
 
-def _named(e: InputError, where: str, fallback: str | None) -> InputError:
+def _named(e: InputError, where: str, fallback: str | None, detail: str = "") -> InputError:
     """An error of a variant's settings, named where a designer finds it: a fault inside a file the settings name
     (a map, a rules file, a policy file: ``FILE:LINE[:COL]``) stays at that place, with the setting that named the
-    file (``where``: ``--a``, or the experiment file's line) after the message; any other fault names ``where``."""
+    file (``where``: ``--a``, or the experiment file's line) after the message; any other fault names ``where``
+    (else ``fallback``). ``detail`` (e.g. the sweep's cell) follows the message in brackets."""
     if e.where and not e.where.startswith("-") and (re.search(r":\d+(:\d+)?$", e.where)
                                                      or Path(e.where).suffix in (".toml", ".map", ".txt", ".py")):
-        return InputError(f"{e.message} (named by {where})" if where else e.message, e.where)
-    return InputError(e.message, where or fallback)
+        said = ", ".join(x for x in (f"named by {where}" if where else "", detail) if x)
+        return InputError(f"{e.message} ({said})" if said else e.message, e.where)
+    return InputError(f"{e.message} ({detail})" if detail else e.message, where or fallback)
 
 
 def read_experiment_text(p: Path) -> tuple[dict[str, Any], str]:
@@ -486,11 +488,7 @@ def load_experiment(path: str | Path, *, games: int | None = None, heroes: list[
             loc = _where(ps, text, (f"sweep.{culprit}" if culprit in swept else f"fixed.{culprit}")) if culprit \
                 else where
             flag = next((f for f, k in QUICK_AXES.items() if k == culprit and k in overrides), None)
-            named = _named(e, flag or loc, None)  # (a fault inside a map, rules or policy file stays at its line)
-            if named.where == e.where:
-                raise InputError(f"{e.message} (named by {flag or loc}, cell {i}: {label(cell, swept)})",
-                                 e.where) from None
-            raise InputError(f"{e.message} (cell {i}: {label(cell, swept)})", flag or loc) from None
+            raise _named(e, flag or loc, None, f"cell {i}: {label(cell, swept)}") from None
     report = data.get("report", {})
     exp = Experiment(name, game, seed, cells, swept, fixed, games, precision, conf, bool(data.get("per_game", False)),
                      data.get("title", name), data.get("description", ""), text, ps, rulesets, report)

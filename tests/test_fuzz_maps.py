@@ -395,8 +395,8 @@ def test_bom_and_crlf_are_read_as_plain_text(tmp_path):
 
 
 def test_a_folder_or_a_missing_file_is_one_line(tmp_path):
-    assert cli_main("map", "check", str(tmp_path))[2] == (
-        f"foury-sim: error: --map: {tmp_path} is a folder, not a map file\n")
+    assert cli_main("map", "check", str(tmp_path))[2] == (  # (map check's MAP is an argument, not --map)
+        f"foury-sim: error: MAP: {tmp_path} is a folder, not a map file\n")
     assert cli_main("run", "foury", "--map", str(tmp_path))[2] == (
         f"foury-sim: error: --map: {tmp_path} is a folder, not a map file\n")
     assert cli_main("map", "check", str(tmp_path / "no.map"))[0] == 2
