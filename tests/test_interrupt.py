@@ -30,8 +30,15 @@ def chatty(kind, state, options, n_options, params):
 '''
 
 
+#: ``python -m foury_sim`` with Ctrl-C's handler in place whatever the suite inherited: a shell starts a job it
+#: runs in the background (``pytest ... &``, ``nohup``) with SIGINT ignored, and a child inherits that, so a suite
+#: started that way saw these commands ignore the test's Ctrl-C (a user's background job does, rightly).
+ENTRY = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+         "sys.argv[0] = 'foury-sim'; from foury_sim.__main__ import *")
+
+
 def start(*args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "foury_sim", *args], cwd=ROOT, stdout=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-c", ENTRY, *args], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
 
 
