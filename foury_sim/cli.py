@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -166,7 +167,8 @@ def format_summary(s: dict[str, Any], title: str, outputs: Any = None) -> str:
         lines.append(f"win rate            {fmt_rate(s['win'])}  "
                      f"({100 * s['win'].get('conf', 0.95):g} % Wilson interval)")
     if "turn_cap_share" in s:
-        lines.append(f"ended at turn cap   {100 * s['turn_cap_share']:6.2f} %  ({s['turn_cap_games']:,} games)")
+        k = s["turn_cap_games"]
+        lines.append(f"ended at turn cap   {100 * s['turn_cap_share']:6.2f} %  ({k:,} game{'s' * (k != 1)})")
     lines += summary_lines(s, outputs)
     if s.get("assumptions"):
         from .assumptions import summary_lines as assumption_lines
@@ -332,7 +334,6 @@ def replay_provenance(game: str, seed: int, index: int, hero: str | None, policy
                       options: dict[str, Any] | None = None) -> list[str]:
     """The lines a replay's header adds after the game's own first line: the settings changed from the defaults
     and the command that produced it (``provenance.command``), so a pasted replay says how it was made."""
-    import shlex
 
     from .provenance import command
 
@@ -1058,7 +1059,6 @@ EXIT_OK, EXIT_INPUT, EXIT_INTERRUPTED = 0, 2, 130
 def interrupted_message(argv: list[str]) -> str:
     """What an interruption of ``foury-sim ARGV`` kept and how to go on (verbs that keep their finished work
     raise ``Interrupted`` with their own message)."""
-    import shlex
 
     cmd = shlex.join(["foury-sim", *argv])
     verb = next((a for a in argv if not a.startswith("-")), "")
@@ -1124,8 +1124,10 @@ def main() -> None:
     except InputError as e:
         typer.echo(f"foury-sim: error: {e}", err=True)
         _exit(EXIT_INPUT)
-    except Interrupted as e:
-        typer.echo(f"foury-sim: interrupted: {e.message}", err=True)
+    except Interrupted as e:  # (a run's kept parts: the command that goes on from them, as the README says)
+        goes_on = e.message.endswith("goes on from them") or e.message.endswith("summary from them")
+        typer.echo(f"foury-sim: interrupted: {e.message}" + (f": {shlex.join(['foury-sim', *argv])}" if goes_on
+                                                             else ""), err=True)
         _exit(EXIT_INTERRUPTED)
     except KeyboardInterrupt:
         typer.echo(f"foury-sim: interrupted: {interrupted_message(argv)}", err=True)

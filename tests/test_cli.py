@@ -528,7 +528,8 @@ def test_ctrl_c_while_the_tables_are_written_says_the_parts_are_kept(tmp_path, m
     err = capsys.readouterr().err
     assert e.value.code == 130
     assert err.strip() == (f"foury-sim: interrupted: every game was played and its parts kept in "
-                           f"{out / 'games.parquet'}; the same command writes the tables and the summary from them")
+                           f"{out / 'games.parquet'}; the same command writes the tables and the summary from them: "
+                           f"foury-sim run delve --games 50 --out {out}")
     assert not (out / ".lock").exists() and not (out / "summary.json").exists()
     monkeypatch.setattr(files, "_guarded", real)
     cli_module.main()  # (a command that succeeds returns)

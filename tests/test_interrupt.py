@@ -89,7 +89,8 @@ def test_sigterm_is_taken_as_ctrl_c_and_leaves_no_temporary_file(tmp_path):
     _, err = p.communicate(timeout=60)
     assert p.returncode == 130, err
     said = [ln for ln in err.splitlines() if ln.startswith("foury-sim: interrupted: ")]
-    assert len(said) == 1 and "the same command goes on from them" in said[0], err
+    assert len(said) == 1 and said[0].endswith(f"the same command goes on from them: foury-sim run delve --games "
+                                               f"400000000 --out {out} --progress"), err
     assert "Traceback" not in err
     assert not [f.name for f in out.rglob("*") if ".tmp" in f.name]
 

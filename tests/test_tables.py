@@ -369,3 +369,8 @@ def test_foury_run_explains_its_unclear_lines():
 
 def test_a_summary_without_declared_legends_prints_none():
     assert O.legend_lines(_summary("x"), O.Outputs((O.Column("win", "Won", summary=O.RATE),))) == []
+
+
+def test_one_game_at_the_turn_cap_is_one_game():
+    lines = format_summary(_summary("delve", turn_cap_games=1, turn_cap_share=0.01), "Delve").splitlines()
+    assert "ended at turn cap     1.00 %  (1 game)" in lines  # (it said "(1 games)")
