@@ -87,17 +87,14 @@ class ChunkPlan(Sequence):
         for s in range(self.start, self.start + self.games, self.size):
             yield Chunk(self.seed, s, min(self.size, self.start + self.games - s))
 
-    def index(self, start: int, *args: Any) -> int:  # type: ignore[override]
+    def position(self, start: int) -> int:
         """The position of the chunk that begins at game ``start`` (a ``ValueError`` if none does)."""
         k, r = divmod(start - self.start, self.size)
         if r or not 0 <= k < len(self):
             raise ValueError(f"no chunk of the plan starts at game {start}")
         return k
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, ChunkPlan) and (other.seed, other.start, other.games, other.size) == (
-                self.seed, self.start, self.games, self.size):
-            return True
+    def __eq__(self, other: object) -> bool:  # (the chunks it holds, as a list of them compares)
         return list(self) == list(other) if isinstance(other, Sequence) else NotImplemented
 
     def __repr__(self) -> str:
@@ -719,7 +716,7 @@ class PartWriter:
         out = []
         for st in sorted(starts):
             try:
-                out.append(self.plan[self.plan.index(st)])
+                out.append(self.plan[self.plan.position(st)])
             except ValueError:  # (a part of another plan: not this run's)
                 continue
         return out

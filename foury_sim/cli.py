@@ -243,21 +243,18 @@ def run(
             from .errors import Interrupted
 
             raise Interrupted(f"every game was played and its parts kept in {res.parts}; the same command writes "
-                              "the tables and the summary from them") from None
-
-
-#: The files of a run's ``--out`` besides its parts (``runner.write_run``), written when the run ends.
-RUN_FILES = ("summary.json", "games.csv", "visits.csv")
+                              "the tables and the summary from them", same_command=True) from None
 
 
 @contextlib.contextmanager
 def _out_folder(out: str | None) -> Any:
     """A run's ``--out`` while it runs: locked (``study.FolderLock``: a second run into the same folder is refused
     in one line, as a second sweep is, instead of mixing its parts with this one's), and without another run's
-    ``RUN_FILES`` (an interrupted run leaves only its own parts, never an older run's summary beside them)."""
+    ``runner.RUN_FILES`` (an interrupted run leaves only its own parts, never an older run's summary beside them)."""
     if out is None:
         yield
         return
+    from .runner import RUN_FILES
     from .study import FolderLock
 
     folder = Path(out)
@@ -1125,9 +1122,8 @@ def main() -> None:
         typer.echo(f"foury-sim: error: {e}", err=True)
         _exit(EXIT_INPUT)
     except Interrupted as e:  # (a run's kept parts: the command that goes on from them, as the README says)
-        goes_on = e.message.endswith("goes on from them") or e.message.endswith("summary from them")
-        typer.echo(f"foury-sim: interrupted: {e.message}" + (f": {shlex.join(['foury-sim', *argv])}" if goes_on
-                                                             else ""), err=True)
+        typer.echo(f"foury-sim: interrupted: {e.message}" + (f": {shlex.join(['foury-sim', *argv])}"
+                                                             if e.same_command else ""), err=True)
         _exit(EXIT_INTERRUPTED)
     except KeyboardInterrupt:
         typer.echo(f"foury-sim: interrupted: {interrupted_message(argv)}", err=True)

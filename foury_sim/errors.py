@@ -17,9 +17,11 @@ class InputError(ValueError):
 
 class Interrupted(Exception):
     """The user interrupted long work (Ctrl-C); ``message`` says what was kept and how to resume.
+    ``same_command``: the command as typed goes on from what was kept (the CLI prints it after the message).
 
     The CLI prints it as one line and exits 130."""
 
-    def __init__(self, message: str):
+    def __init__(self, message: str, same_command: bool = False):
         self.message = message
+        self.same_command = same_command
         super().__init__(message)

@@ -579,7 +579,7 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
             from .errors import Interrupted
 
             raise Interrupted(f"{writer.written} of {len(plan)} parts kept in {writer.folder}; the same command "
-                              "goes on from them") from None
+                              "goes on from them", same_command=True) from None
         raise
     finally:
         if bar is not None:
@@ -608,6 +608,11 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
     return res
 
 
+#: The files ``write_run`` writes beside a run's parts (the CSV, the summary, a board's visits): a run into a folder
+#: starts by removing another run's (``cli``'s ``--out``).
+RUN_FILES = ("games.csv", "summary.json", "visits.csv")
+
+
 def write_run(res: RunResult, out_dir: str | Path) -> list[Path]:
     """``games.parquet``, ``games.csv`` and ``summary.json`` in ``out_dir`` (each written atomically). A run
     that wrote its parts there (``run(out=...)``) has ``games.parquet`` as that folder of parts, and the CSV is
@@ -615,7 +620,8 @@ def write_run(res: RunResult, out_dir: str | Path) -> list[Path]:
     from .chunks import write_csv_from_parts
 
     out = Path(out_dir)
-    paths = [out / "games.parquet", out / "games.csv", out / "summary.json"]
+    csv, summary, visits = (out / name for name in RUN_FILES)
+    paths = [out / "games.parquet", csv, summary]
     outputs = get_game(res.game).outputs  # the tables carry readable labels (Outputs.labelled)
     if res.parts is not None and Path(res.parts) == paths[0]:
         write_csv_from_parts(sorted(paths[0].glob("part-*.parquet")), paths[1])
@@ -626,7 +632,7 @@ def write_run(res: RunResult, out_dir: str | Path) -> list[Path]:
         write_frame(res.df, paths[1], outputs=outputs, ruleset=res.ruleset)
     atomic_write(paths[2], json.dumps(to_jsonable(res.summary), indent=2))
     if "visits" in res.extras:
-        p = out / "visits.csv"
-        write_frame(pd.DataFrame({"cell": np.arange(len(res.extras["visits"])), "visits": res.extras["visits"]}), p)
-        paths.append(p)
+        write_frame(pd.DataFrame({"cell": np.arange(len(res.extras["visits"])), "visits": res.extras["visits"]}),
+                    visits)
+        paths.append(visits)
     return paths

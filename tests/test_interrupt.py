@@ -98,7 +98,7 @@ def test_sigterm_is_taken_as_ctrl_c_and_leaves_no_temporary_file(tmp_path):
 def test_a_second_run_into_the_same_out_is_refused_and_no_other_runs_files_stay(tmp_path):
     """Two runs writing one ``--out`` at once mixed their parts (both exited 0); a run into a folder of another
     game's run left that run's ``visits.csv`` beside its own files. The folder is locked while a run writes it, and
-    a run starts by removing the files another run wrote there (``cli.RUN_FILES``)."""
+    a run starts by removing the files another run wrote there (``runner.RUN_FILES``)."""
     out = tmp_path / "o"
     out.mkdir()
     (out / "visits.csv").write_text("cell,visits\n0,1\n")  # another game's heat map (Dungeon Foury's)
