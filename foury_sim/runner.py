@@ -477,13 +477,17 @@ def check_streamed_games(games: int, start: int = 0, where: str = "--games") -> 
     return games
 
 
-def chunk_size(games: int, progress: Progress | None, batch: int = KERNEL_BATCH, slow: bool = False) -> int:
+def chunk_size(games: int, progress: Progress | None, batch: int = KERNEL_BATCH, slow: bool = False,
+               kept: bool = False) -> int:
     """Games per chunk of a local run: one kernel call of at most ``batch`` games (the game's
     ``GameSpec.batch``; about a hundred steps for a progress bar); ``slow`` (a policy with that trait): a hundredth
-    of the run, 1 to ``SLOW_BATCH`` games, bar or not."""
+    of the run, 1 to ``SLOW_BATCH`` games, bar or not. ``kept``: the chunks are written as parts that a later run
+    goes on from (``run --out``), so the plan is the bar's whether a bar is shown or not: a run interrupted on a
+    terminal goes on from its parts in a pipe, and the other way round."""
     if slow:
         return max(1, min(games // 100, SLOW_BATCH, batch))
-    size = max(PROGRESS_BATCH, games // 100) if progress is not None and progress.enabled else games
+    steps = kept or (progress is not None and progress.enabled)
+    size = max(PROGRESS_BATCH, games // 100) if steps else games
     return max(1, min(size, batch))
 
 
@@ -536,8 +540,8 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
         sets=provenance.resolve_sets(sets, getattr(ruleset, "data", None)), map=map, options=opts,
         defaults=defaults, start=start, ruleset_given=given_ruleset)
     bar = Progress(games, enabled=progress) if progress is not False else None
-    plan = ch.plan_chunks(seed, start, games, chunk if chunk is not None else chunk_size(games, bar, spec.batch,
-                                                                                         "slow" in pol.traits))
+    plan = ch.plan_chunks(seed, start, games, chunk if chunk is not None else chunk_size(
+        games, bar, spec.batch, "slow" in pol.traits, kept=out is not None))
     rows_wanted = keep_rows or out is not None
     if executor is None:
         def fn(c: ch.Chunk) -> ch.ChunkResult:

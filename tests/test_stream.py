@@ -234,6 +234,28 @@ def test_parts_written_chunk_by_chunk_and_a_rerun_goes_on(tmp_path):
     assert played == [0, 600] and len(list(folder.glob("part-*.parquet"))) == 2
 
 
+def test_a_run_out_goes_on_from_its_parts_with_or_without_a_progress_bar(tmp_path, capsys):
+    """``run --out``'s chunk plan does not depend on whether progress is shown: a run interrupted in a pipe (no bar)
+    goes on from its parts with ``--progress`` (and so on a terminal), playing only the chunks missing."""
+    first = runner.run("delve", games=10_000, seed=5, progress=False, keep_rows=False, out=tmp_path)
+    folder = tmp_path / "games.parquet"
+    starts = sorted(int(p.name[5:-8]) for p in folder.glob("part-*.parquet"))
+    assert starts == [0, 2000, 4000, 6000, 8000]  # (runner.PROGRESS_BATCH games a part, bar or not)
+    for s in (6000, 8000):
+        (folder / f"part-{s:019d}.parquet").unlink()
+    played: list[int] = []
+
+    def executor(fn, todo):
+        played.extend(c.start for c in todo)
+        return ch.local_executor()(fn, todo)
+
+    again = runner.run("delve", games=10_000, seed=5, progress=True, keep_rows=False, out=tmp_path,
+                       executor=executor)
+    assert played == [6000, 8000] and again.summary["resumed_chunks"] == 3
+    assert _plain({k: v for k, v in again.summary.items() if k != "resumed_chunks"}) == _plain(first.summary)
+    capsys.readouterr()
+
+
 def test_a_parts_partial_keeps_the_boards_numbers_when_its_rows_are_dropped(tmp_path, monkeypatch):
     """``--out``'s sidecar partial of a chunk (``_part-START.pkl``) drops the rows past the row budget, not the board's
     per-cell numbers (visits, deaths) of its games: a resumed chunk brings them back as a played one does."""
