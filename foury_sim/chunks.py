@@ -616,6 +616,10 @@ def summary(spec: Any, part: Partial, ruleset: Any = None, conf: float = 0.95) -
         out.setdefault("warnings", []).append(
             f"NOTE: the game's own entries ({keys}) need every game's row; this run of {n:,} games kept them "
             f"only up to {keep_rows_bytes() >> 20} MB (FOURY_SIM_KEEP_ROWS_MB), so they are left out")
+    from .outputs import SHARE_INTERVALS, share_intervals
+
+    own = out.get(SHARE_INTERVALS)  # (intervals a game's own summary gave: a share of something else than games)
+    out[SHARE_INTERVALS] = share_intervals(out, spec.outputs, n, conf) | (own if isinstance(own, dict) else {})
     return out
 
 

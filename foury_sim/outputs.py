@@ -37,6 +37,8 @@ NUMBERS = "numbers"  #: {label: number}
 SHARE = "share"  #: a fraction: printed in percent
 NUMBER = "number"  #: a number
 KINDS = (COUNTS, SHARES, NUMBERS, SHARE, NUMBER)
+#: What a SHARE or SHARES entry is a share of (``SummaryKey.per``).
+PERS = ("", "games", "lost games")
 
 #: Width of the label column of the text summary.
 LABEL_WIDTH = 19
@@ -193,7 +195,10 @@ class SummaryKey:
     (SHARE entries; "" = not shown). ``finding``: a sentence of the report's findings (COUNTS: the most
     common labels over all cells, e.g. "Most common causes of the first death"; SHARE: its range over the
     cells, e.g. "The hero dies at least once in"). ``legend``: one short line after a run's printed figures
-    saying what the entry means (as ``Column.legend``).
+    saying what the entry means (as ``Column.legend``). ``per``: what a SHARE or SHARES entry is a share of, for its
+    Wilson interval (``share_intervals``): ``"games"`` (each game counted once), ``"lost games"`` (each lost game
+    once), or "" (the game's ``summarize`` gives the entry's interval itself, or it has none). A COUNTS entry is
+    always of games, each counted once.
     """
 
     key: str
@@ -205,10 +210,14 @@ class SummaryKey:
     report: str = ""
     finding: str = ""
     legend: str = ""
+    per: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"summary key {self.key!r}: kind must be one of {KINDS}, not {self.kind!r}")
+        if self.per not in PERS or (self.per and self.kind not in (SHARE, SHARES)):
+            raise ValueError(f"summary key {self.key!r}: per must be one of {PERS} (a SHARE or SHARES entry), "
+                             f"not {self.per!r}")
 
 
 @dataclass(frozen=True)
@@ -497,6 +506,61 @@ def _shares(d: dict[Any, int], n: int, top: int = 8) -> str:
     return ", ".join(f"{k}: {100 * v / n:.1f} %" for k, v in items) if n else "-"
 
 
+#: The summary entry of the intervals of the shares of games by label (``share_intervals``).
+SHARE_INTERVALS = "share_intervals"
+
+
+def share_intervals(s: dict[str, Any], outputs: Outputs | None, n: int, conf: float) -> dict[str, Any]:
+    """``{entry: {label: [lo, hi]}}`` (``[lo, hi]`` for a SHARE entry): the Wilson interval (at ``conf``) of each
+    share of games, each for its label alone. Entries counting games by label (a CATEGORY column, one code a game;
+    a game's COUNTS entry, each game under one label at most: first deaths by cause) are shares of all ``n`` games;
+    a SHARE or SHARES entry is one of what its ``SummaryKey.per`` says (all games, or the lost ones). Other shares
+    get their interval from the game's own summary (e.g. a share of rounds: the t interval of the per-game count
+    over the rounds a game has), or none."""
+    from . import stats
+
+    if outputs is None or n <= 0:
+        return {}
+    out: dict[str, Any] = {}
+    counts = [c.summary_key for c in outputs.of(CATEGORY)] + [k.key for k in outputs.summary_keys if k.kind == COUNTS]
+    for key in dict.fromkeys(counts):
+        v = s.get(key)
+        if not isinstance(v, dict) or not v or not all(isinstance(g, (int, np.integer)) for g in v.values()):
+            continue
+        lo, hi = stats.wilson_arrays(np.array(list(v.values()), dtype=np.int64), n, conf)
+        out[key] = {str(label): [float(a), float(b)] for label, a, b in zip(v, lo, hi)}
+    wins = s.get("win", {}).get("rate") if isinstance(s.get("win"), dict) else None
+    for k in outputs.summary_keys:
+        v = s.get(k.key)
+        if not k.per or v is None:
+            continue
+        d = n if k.per == "games" else n - round(wins * n) if wins is not None and wins == wins else 0
+        if d <= 0:
+            continue
+        shares = v if isinstance(v, dict) else {"": v}
+        if not all(_is_num(x) and 0 <= x <= 1 for x in shares.values()):
+            continue
+        lo, hi = stats.wilson_arrays(np.array([round(x * d) for x in shares.values()], dtype=np.int64), d, conf)
+        iv = {str(label): [float(a), float(b)] for label, a, b in zip(shares, lo, hi)}
+        out[k.key] = iv if isinstance(v, dict) else iv[""]
+    return out
+
+
+def _within(s: dict[str, Any], key: str, shown: list[tuple[Any, float]]) -> str:
+    """`` (each ±w points or less, 95 %)``: the widest side of the intervals of the shares printed on a line
+    (``shown``: label and share)."""
+    iv = s.get(SHARE_INTERVALS, {}).get(key)
+    if not isinstance(iv, dict) or not shown:
+        return ""
+    w = 0.0
+    for label, p in shown:
+        lo, hi = iv.get(str(label), (None, None))
+        if lo is None:
+            return ""
+        w = max(w, p - lo, hi - p)
+    return f"  (each ±{100 * w:.1f} points or less, {100 * s.get('conf', 0.95):g} %)"
+
+
 def _line(label: str, text: str) -> str:
     return f"{label:{LABEL_WIDTH}s} {text}"
 
@@ -518,10 +582,16 @@ def format_entry(kind: str, value: Any, n: int) -> str:
     return f"{value:g}"
 
 
+def interval_text(s: dict[str, Any], key: str) -> str:
+    """`` [lo, hi]`` in percent: the interval ``share_intervals`` gives a SHARE entry, or ""."""
+    iv = s.get(SHARE_INTERVALS, {}).get(key)
+    return f" [{100 * iv[0]:.1f}, {100 * iv[1]:.1f}]" if isinstance(iv, list) and len(iv) == 2 else ""
+
+
 #: Run-level entries that are not printed as lines of their own.
 #: Summary keys every run has, printed elsewhere (the header, the timing line) or not at all.
 _RUN_KEYS = ("games", "seed", "elapsed_s", "games_per_s", "compile_s", "load_s", "conf", "turn_cap_games",
-             "turn_cap_share", "win", "warnings", "hero", "policy", "game", "assumptions", "no_win")
+             "turn_cap_share", "win", "warnings", "hero", "policy", "game", "assumptions", "no_win", SHARE_INTERVALS)
 
 
 def summary_lines(s: dict[str, Any], outputs: Outputs | None) -> list[str]:
@@ -549,14 +619,23 @@ def summary_lines(s: dict[str, Any], outputs: Outputs | None) -> list[str]:
         for c in outputs.of(CATEGORY):
             v = s.get(c.summary_key)
             if c.summary_key not in done and isinstance(v, dict) and v:
-                lines.append(_line(c.text_label, _shares(dict(sorted(v.items(), key=lambda kv: -kv[1])), n)))
+                ordered = dict(sorted(v.items(), key=lambda kv: -kv[1]))
+                lines.append(_line(c.text_label, _shares(ordered, n)
+                                   + _within(s, c.summary_key, [(lb, g / n) for lb, g in list(ordered.items())[:8]])))
                 done.add(c.summary_key)
         for k in outputs.summary_keys:
             v = s.get(k.key)
             done.add(k.key)
             if v is None or k.hidden or (isinstance(v, dict) and not v):
                 continue
-            lines.append(_line(k.label, k.text(v, s) if k.text is not None else format_entry(k.kind, v, n)))
+            within = ""
+            if k.text is None and k.kind == COUNTS:
+                within = _within(s, k.key, [(label, g / n) for label, g in list(v.items())[:8]] if n else [])
+            elif k.text is None and k.kind == SHARES:
+                within = _within(s, k.key, list(v.items())[:8])
+            elif k.text is None and k.kind == SHARE:
+                within = interval_text(s, k.key)
+            lines.append(_line(k.label, (k.text(v, s) if k.text is not None else format_entry(k.kind, v, n)) + within))
     # entries no declaration names: rates, numbers, then tables of numbers
     for key, val in s.items():
         if key not in done and isinstance(val, dict) and "rate" in val and "lo" in val:
@@ -622,7 +701,10 @@ def markdown(games: Sequence[str] | None = None) -> str:
            "rounds, sectors, ranks); the codes and what they mean are under *meaning*. The library's in-memory "
            "table (`runner.run(...).df`) keeps the codes. **unit**: what a number counts (0/1: a yes/no flag).", "",
            "Summary: **rate** = share of games with 1 (Wilson interval); **mean** = mean (t interval), median and "
-           "range; **category** = games per label; **none** = not summarised by the runner. *derived* columns are "
+           "range; **category** = games per label; **none** = not summarised by the runner. Every share of games (a "
+           "category's labels, a *counts* entry's, a *share* or *shares* entry's) has its Wilson interval at the "
+           "run's level in the summary's `share_intervals` (`{entry: {label: [lo, hi]}}`, `[lo, hi]` for a *share*); "
+           "the printed line gives the widest side of its intervals. *derived* columns are "
            "computed in Python from the others (`Column.derive`); the others are written by the game's kernel "
            "(`write_out`), in this order.", ""]
     for name in games or all_games():
@@ -642,7 +724,8 @@ def markdown(games: Sequence[str] | None = None) -> str:
         if o.summary_keys:
             out += ["", f"Summary entries added by `{name}`'s `summarize`:", "",
                     "| entry | kind | meaning |", "|---|---|---|"]
-            out += [f"| `{k.key}` | {k.kind} | {_md(k.doc or k.label + '.')} |" for k in o.summary_keys]
+            out += [f"| `{k.key}` | {k.kind}{f' (of {k.per})' if k.per else ''} | {_md(k.doc or k.label + '.')} |"
+                    for k in o.summary_keys]
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 

@@ -197,3 +197,70 @@ def test_shared_modules_name_no_game():
             if word.search(bare) or re.search(r"games\.(" + "|".join(names) + r")\b", line):
                 found.append(f"{f.name}:{i}: {line.strip()}")
     assert not found, "\n".join(found)
+
+
+# ------------------------------------------------------------------------- intervals of shares
+def _wilson(k, n, conf):
+    from statsmodels.stats.proportion import proportion_confint
+
+    return list(proportion_confint(k, n, alpha=1 - conf, method="wilson"))
+
+
+@pytest.mark.parametrize("conf", [0.95, 0.9])
+def test_every_share_of_games_has_its_wilson_interval_and_the_text_its_widest_side(conf):
+    """A CATEGORY column and a COUNTS entry (each game under one label) get a Wilson interval per label over all
+    games; a SHARE/SHARES entry over what its ``per`` says (Tactics' killers: over the lost games); the printed line
+    says its widest side at the run's level."""
+    from foury_sim import runner
+
+    res = runner.run("foury", games=3000, seed=2, progress=False, conf=conf)
+    s, df = res.summary, res.df
+    n = len(df)
+    iv = s["share_intervals"]
+    causes = s["death_by_cause"]
+    assert iv["death_by_cause"] == {k: pytest.approx(_wilson(v, n, conf), abs=1e-12) for k, v in causes.items()}
+    died = int((df["death_round"] > 0).sum())
+    assert iv["first_death_rate"] == pytest.approx(_wilson(died, n, conf), abs=1e-12)
+    text = "\n".join(O.summary_lines(s, get_game("foury").outputs))
+    widest = max(max(v / n - iv["death_by_cause"][k][0], iv["death_by_cause"][k][1] - v / n)
+                 for k, v in list(causes.items())[:8])
+    assert f"  (each ±{100 * widest:.1f} points or less, {100 * conf:g} %)" in text
+    lo, hi = iv["first_death_rate"]
+    assert f"died at least once  {100 * s['first_death_rate']:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}] of games" in text
+
+    t = runner.run("tactics", games=1500, seed=2, progress=False, conf=conf).summary
+    lost = t["games"] - round(t["win"]["rate"] * t["games"])
+    for killer, share in t["killed_by"].items():
+        assert t["share_intervals"]["killed_by"][killer] == pytest.approx(_wilson(round(share * lost), lost, conf),
+                                                                           abs=1e-12)
+    assert t["share_intervals"]["death_cause"] == {
+        k: pytest.approx(_wilson(v, t["games"], conf), abs=1e-12) for k, v in t["death_cause"].items()}
+
+
+def test_a_share_per_delve_has_the_interval_of_the_per_game_count():
+    """Delve's flee and portal rates are shares of delves (three a game, not independent): their interval is the t
+    interval of the per-game count's mean over the delves a game has, not a Wilson interval over the delves."""
+    from scipy import stats as st
+
+    from foury_sim import runner
+
+    res = runner.run("delve", games=4000, seed=3, progress=False)
+    s, df = res.summary, res.df
+    delves = len([c for c in df.columns if c.startswith("delve") and c.endswith("_level")])
+    for key, col in (("flee_rate", "fled"), ("portal_rate", "portals")):
+        x = df[col].to_numpy(float) / delves
+        lo, hi = st.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=st.sem(x))
+        assert s[key] == pytest.approx(x.mean(), abs=1e-15)
+        assert s["share_intervals"][key] == pytest.approx([lo, hi], abs=1e-9)
+    text = "\n".join(O.summary_lines(s, get_game("delve").outputs))
+    lo, hi = s["share_intervals"]["flee_rate"]
+    assert f"flee rate           {100 * s['flee_rate']:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]" in text
+
+
+def test_a_summary_key_says_what_its_share_is_of():
+    O.SummaryKey("x", "x", O.SHARE, per="games")
+    O.SummaryKey("x", "x", O.SHARES, per="lost games")
+    with pytest.raises(ValueError, match="per must be one of"):
+        O.SummaryKey("x", "x", O.SHARE, per="delves")
+    with pytest.raises(ValueError, match="per must be one of"):
+        O.SummaryKey("x", "x", O.NUMBERS, per="games")

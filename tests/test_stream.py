@@ -89,6 +89,9 @@ def test_game_entries_dropped_past_the_row_budget_and_the_rest_unchanged(monkeyp
         "NOTE: the game's own entries (" + ", ".join(k.key for k in spec.outputs.summary_keys)
         + ") need every game's row; this run of 1,500 games kept them only up to 0 MB (FOURY_SIM_KEEP_ROWS_MB), "
         "so they are left out"]
+    # the intervals of the entries left out are left out with them, and only theirs
+    iv = a.pop("share_intervals")
+    assert own & set(iv) and b.pop("share_intervals") == {k: v for k, v in iv.items() if k not in own}
     assert {k: v for k, v in a.items() if k not in own} == b
 
 
@@ -542,7 +545,10 @@ def test_streamed_sweep_cell_past_the_row_budget_leaves_out_only_the_game_entrie
         assert summary == before.pop("summary") and own & set(summary)
     else:
         assert summary.pop("warnings")[-1].startswith("NOTE: the game's own entries (")
-        assert summary == {k: v for k, v in before.pop("summary").items() if k not in own and k != "warnings"}
+        whole = before.pop("summary")
+        iv = whole.pop("share_intervals")  # (the intervals of the entries left out go with them)
+        assert summary.pop("share_intervals") == {k: v for k, v in iv.items() if k not in own}
+        assert summary == {k: v for k, v in whole.items() if k not in own and k != "warnings"}
     new.pop("elapsed_s")
     assert new == before
 

@@ -12,7 +12,7 @@ import numpy as np
 from ...config import use_cache
 from ...errors import InputError
 from ...lazy import pd
-from ...outputs import hist_total
+from ...outputs import SHARE_INTERVALS, hist_total
 from ...policy import USER_POLICY_ID, Policy, PolicySpec, check_answers, user_globals
 from ...registry import GameSpec, register
 from ...rng import NO_SCRIPT
@@ -196,6 +196,14 @@ def summarize_hists(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int,
         return total(c) / n if n else float("nan")
 
     ranks, counts = hists["rank"]
+    from ...stats import summarize_counts
+
+    def per_delve(c: str) -> list[float] | None:  # a share per delve: the per-game count's t interval over the delves
+        r = summarize_counts(*hists[c], conf)
+        k = max(len(delves), 1)
+        lo, hi = r["mean_lo"], r["mean_hi"]
+        return [max(lo / k, 0.0), min(hi / k, 1.0)] if np.isfinite(lo) and np.isfinite(hi) else None
+
     return {
         "rank_share": {OUTPUTS.column("rank").category(int(r), ruleset): float(k) / d
                        for r, k in zip(ranks, counts) if k > 0},
@@ -204,6 +212,8 @@ def summarize_hists(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int,
         "portal_rate": float(total("portals")) / (d * max(len(delves), 1)),
         "dragons_slain_per_game": mean("dragons_slain"),
         "master_share": mean("master"),
+        SHARE_INTERVALS: {k: iv for k, c in (("flee_rate", "fled"), ("portal_rate", "portals"))
+                          if (iv := per_delve(c)) is not None},
     }
 
 

@@ -59,14 +59,16 @@ COLUMNS = (
 )
 
 SUMMARY_KEYS = (
-    SummaryKey("flee_rate", "flee rate", SHARE, "Delves fled per delve played.",
+    SummaryKey("flee_rate", "flee rate", SHARE, "Delves fled per delve played (its interval: the t interval of the "
+               "per-game count of delves fled, over the delves of a game; a game's delves are not independent).",
                legend="share of all delves played that the party fled"),
-    SummaryKey("portal_rate", "portal rate", SHARE, "Delves ended through a Town Portal per delve played.",
+    SummaryKey("portal_rate", "portal rate", SHARE, "Delves ended through a Town Portal per delve played (its "
+               "interval as the flee rate's).",
                legend="share of all delves ended by a Town Portal (a treasure used instead of fleeing; XP = level)"),
     SummaryKey("dragons_slain_per_game", "dragons slain/game", NUMBER, "Mean dragons slain per game."),
-    SummaryKey("master_share", "master share", SHARE, "Share of games in which the hero turned master.",
+    SummaryKey("master_share", "master share", SHARE, "Share of games in which the hero turned master.", per="games",
                legend="games in which the hero turned to its master side (at `xp.master_at` XP)"),
-    SummaryKey("rank_share", "rank share", SHARES, "Share of games by rank reached.",
+    SummaryKey("rank_share", "rank share", SHARES, "Share of games by rank reached.", per="games",
                legend="games by the rank their final score reaches (`score.ranks`, `score.rank_thresholds`)"),
     SummaryKey("mean_level", "mean level", NUMBERS, "Mean level reached in each delve.",
                legend="mean dungeon level reached in each delve (delve1 = the first)"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...outputs import CATEGORY, COUNTS, MEAN, NUMBERS, RATE, SHARE, Column, Outputs, SummaryKey
+from ...outputs import CATEGORY, COUNTS, MEAN, NUMBERS, RATE, SHARE, Column, Outputs, SummaryKey, interval_text
 
 SECTOR_LABELS = {0: "A", 1: "B", 2: "C", 3: "D", 4: "O", -1: "none"}
 #: ``death_round``: the round of the first death, in order; 0 (never died) last
@@ -142,7 +142,8 @@ def _campaign_of(s: dict[str, Any]) -> str | None:
 
 
 def _died_text(v: float, s: dict[str, Any]) -> str:
-    return f"{100 * v:.1f} % of games (continue used in {100 * s.get('coins_used_rate', 0.0):.1f} %)"
+    return (f"{100 * v:.1f} %{interval_text(s, 'first_death_rate')} of games (continue used in "
+            f"{100 * s.get('coins_used_rate', 0.0):.1f} %{interval_text(s, 'coins_used_rate')})")
 
 
 COLUMNS = (
@@ -291,9 +292,10 @@ SUMMARY_KEYS = tuple(SummaryKey(k, k.replace("_", " "), COUNTS, doc) for k, doc 
          "letter and (row,column) counted from 1 at the top left, e.g. B (2,8)."),
     )),
     SummaryKey("first_death_rate", "died at least once", SHARE, "Share of games in which the hero died at "
-               "least once.", text=_died_text, report="Died at least once",
+               "least once.", text=_died_text, report="Died at least once", per="games",
                finding="The hero dies at least once in"),
-    SummaryKey("coins_used_rate", "continue used", SHARE, "Share of games with a continue.", hidden=True),
+    SummaryKey("coins_used_rate", "continue used", SHARE, "Share of games with a continue.", hidden=True,
+               per="games"),
     SummaryKey("slaughter_score", "slaughter score", NUMBERS, "The Slaughter of Monsters (only then): the score "
                "(monsters killed) per game, mean with its t interval and median with its order-statistic interval "
                "(at the run's level, `--conf`: 95 % by default), and the means of Fury boxes blacked out and "

@@ -67,6 +67,7 @@ COLUMNS = (
 SUMMARY_KEYS = (
     SummaryKey("kills_by_kind", "kills by kind", NUMBERS, "Mean monsters slain per game, by kind."),
     SummaryKey("killed_by", "killed by", SHARES, "Share of lost games by the monster that dealt the last blow.",
+               per="lost games",
                legend="lost games by the monster that dealt the last blow (other causes under `death cause`)"),
     SummaryKey("ap_by_action", "AP by action", NUMBERS, "Mean AP per game the adventurer spent, by action."),
     SummaryKey("dm_policy", "dungeon master", NUMBER, "The Dungeon Master's policy and its parameters (`--dm`).",
