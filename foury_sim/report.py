@@ -926,6 +926,8 @@ def _meta(res: Results) -> list[str]:
         run.append("foury-sim " + (str(ver) if ver else "") + (f" at commit `{str(commit)[:10]}`" if commit else ""))
     if run:
         items.append("Run: " + ", ".join(run) + ".")
+    if isinstance(m.get("command"), str) and "`" not in m["command"]:  # (a manifest before it had no command)
+        items.append(f"Reproduce: `{m['command']}`")
     return items
 
 
