@@ -365,3 +365,25 @@ def test_a_sweep_records_the_command_that_reproduces_it(tmp_path):
     assert sweep_command(full) == f"foury-sim sweep {exp}"
     set_precision(full, 0.3, 600, 300)
     assert sweep_command(full) == f"foury-sim sweep {exp} --precision 0.3 --max-games 600 --batch 300"
+
+
+def test_a_robust_study_records_the_command_that_reproduces_it(tmp_path):
+    """A robustness study's manifest and report name the command that makes the same results again: its file with
+    its games and points (given on the command line here), not ``--out``; pasted back, it plays the same cells."""
+    import pandas as pd
+
+    tiny = ROOT / "tests" / "data" / "robust" / "tiny.toml"
+    cli(["robust", str(tiny), "--out", str(tmp_path / "r"), "--games", "20", "--points", "2", "--no-progress"])
+    out = tmp_path / "r" / "tiny"
+    cmd = f"foury-sim robust {tiny} --games 20 --points 2"
+    assert json.loads((out / "manifest.json").read_text())["command"] == cmd
+    assert f"- Reproduce: `{cmd}`" in (out / "report.md").read_text()
+    assert f"<li>Reproduce: <code>{cmd}</code></li>" in (out / "report.html").read_text()
+    cli(pasted(cmd) + ["--out", str(tmp_path / "again"), "--no-progress"])
+    again = tmp_path / "again" / "tiny"
+    assert json.loads((again / "manifest.json").read_text())["command"] == cmd
+    for table in ("cells.csv", "robustness.csv"):
+        pd.testing.assert_frame_equal(pd.read_csv(again / table), pd.read_csv(out / table))
+    from foury_sim.robust import load_robust, robust_command
+
+    assert robust_command(load_robust(tiny)) == f"foury-sim robust {tiny} --games 30 --points 4"  # the file's
