@@ -327,7 +327,7 @@ def policy_text(rec: dict[str, Any]) -> str:
 def figure_note(game: str, *, fixed: dict[str, Any] | None, seed: Any, games: str, made: dict[str, Any],
                 swept: Any = ()) -> str:
     """The line at the foot of a study's figure (``figures.made_footer``; a sweep's report and ``tune`` draw it):
-    ``game foury; fixed: hero=kael; policy greedy (the game's default); seed 3; 400 games per cell; foury-sim 0.1.0,
+    ``game GAME; fixed: hero=HERO; policy POLICY (the game's default); seed 3; 400 games per cell; foury-sim 0.1.0,
     commit 1a2b3c4d5e``. The policy is named when no setting fixes it (``swept``: the settings the figure varies,
     which name it themselves); ``games`` as the caller counts them; ``made``: ``version`` and ``git_commit``."""
     fixed = fixed or {}
