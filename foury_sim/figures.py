@@ -44,6 +44,8 @@ __all__ = [
     "survival_by_turn",
     "distributions",
     "paired_difference",
+    "made_footer",
+    "footer_text",
 ]
 
 DPI = 120
@@ -88,6 +90,49 @@ class NoData(ValueError):
 
 
 # ------------------------------------------------------------------------------------ helpers
+
+
+#: The ``gid`` of the text ``made_footer`` adds (for a reader, or a test, to find it among the figure's texts).
+FOOTER_GID = "foury_sim_made"
+
+
+def made_footer(fig: Figure, text: str) -> None:
+    """Add ``text`` (how the figure was made: ``provenance.figure_note``) in small grey type at the figure's foot.
+
+    The figure grows by a strip for it (one line or a few, wrapped to the width) below everything drawn, which keeps
+    its size and place (what reached past the figure's lower edge, a board's long legend, comes into view above the
+    strip). Call it last: a constrained layout is done now and kept as it is (the layout engine is then off, so a
+    later change does not move anything into the strip).
+    """
+    import textwrap
+
+    from matplotlib.layout_engine import PlaceHolderLayoutEngine
+
+    engine = fig.get_layout_engine()
+    if engine is not None and not isinstance(engine, PlaceHolderLayoutEngine):
+        fig.draw_without_rendering()  # the layout, at this size
+        fig.set_layout_engine("none")
+    w, h = (float(x) for x in fig.get_size_inches())
+    lines = textwrap.wrap(text, max(40, int(w * 16)), break_on_hyphens=False) or [""]
+    below = max(0.0, -float(fig.get_tightbbox(fig.canvas.get_renderer()).y0))  # inches drawn below the edge
+    strip = below + 0.1 + 0.13 * len(lines)  # inches (7-point type)
+    k, off = h / (h + strip), strip / (h + strip)
+    for ax in fig.get_axes():
+        if ax.get_axes_locator() is None:  # inset axes follow their parent
+            pos = ax.get_position()
+            ax.set_position([pos.x0, off + pos.y0 * k, pos.width, pos.height * k])
+    for t in fig.texts:  # (the suptitle and the supxlabel among them)
+        if t.get_transform() in (fig.transFigure, fig.transSubfigure):
+            x, y = t.get_position()
+            t.set_position((x, off + y * k))
+    fig.set_size_inches(w, h + strip)
+    fig.text(0.01, 0.05 / (h + strip), "\n".join(lines), ha="left", va="bottom", fontsize=7, color="#666666",
+             gid=FOOTER_GID)
+
+
+def footer_text(fig: Figure) -> str | None:
+    """The text ``made_footer`` added to ``fig`` (None if it has none)."""
+    return next((t.get_text() for t in fig.texts if t.get_gid() == FOOTER_GID), None)
 
 
 def _figure(width: float, height: float) -> Figure:

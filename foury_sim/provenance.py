@@ -9,7 +9,9 @@ hint, header and JSON record spells them the same way and can be pasted.
 * ``describe``: settings -> one readable line (``hero=kael, round.monster_bonus=0,1,3,4``; ``defaults``);
 * ``run_record`` / ``header_lines``: what ``foury-sim run`` (and ``runner.run`` for a notebook) records
   about itself: overrides with file digests, policy and parameters, seed, games, level, version, commit
-  and the command that reproduces it, and the 2-3 lines the text summary opens with.
+  and the command that reproduces it, and the 2-3 lines the text summary opens with;
+* ``figure_note``: the line at the foot of a sweep's or a tuning's figure (game, fixed settings, policy, seed,
+  games, version).
 """
 
 from __future__ import annotations
@@ -320,6 +322,28 @@ def policy_text(rec: dict[str, Any]) -> str:
         return f"{rec.get('policy')} (default parameters)"
     rest = "; the others at their defaults" if len(given) < len(rec["policy_params"]) else ""
     return f"{rec.get('policy')} ({', '.join(f'{k}={v}' for k, v in given.items())}{rest})"
+
+
+def figure_note(game: str, *, fixed: dict[str, Any] | None, seed: Any, games: str, made: dict[str, Any],
+                swept: Any = ()) -> str:
+    """The line at the foot of a study's figure (``figures.made_footer``; a sweep's report and ``tune`` draw it):
+    ``game GAME; fixed: hero=HERO; policy POLICY (the game's default); seed 3; 400 games per cell; foury-sim 0.1.0,
+    commit 1a2b3c4d5e``. The policy is named when no setting fixes it (``swept``: the settings the figure varies,
+    which name it themselves); ``games`` as the caller counts them; ``made``: ``version`` and ``git_commit``."""
+    fixed = fixed or {}
+    parts = [f"game {game}", "fixed: " + (describe(fixed) if fixed else "nothing (the game's defaults)")]
+    if "policy" not in fixed:
+        if "policy" in swept:
+            parts.append("policy swept")
+        else:
+            from .errors import InputError
+            from .registry import get_game
+
+            try:
+                parts.append(f"policy {get_game(game).default_policy} (the game's default)")
+            except InputError:
+                pass
+    return "; ".join(parts + [f"seed {seed}", games, made_with(made)])
 
 
 def header_lines(rec: dict[str, Any]) -> list[str]:

@@ -233,6 +233,15 @@ class ReportFigure:
     heading: str
     caption: str
     make: Callable[[], Figure]
+    #: how the study was made, drawn at the figure's foot (``figures.made_footer``; empty: none)
+    footer: str = ""
+
+    def figure(self) -> Figure:
+        """The figure, with its footer."""
+        fig = self.make()
+        if self.footer:
+            F.made_footer(fig, self.footer)
+        return fig
 
 
 def _target(res: Results, target: float | None) -> float | None:
@@ -394,7 +403,22 @@ def _plan(res: Results, target: float | None) -> list[ReportFigure]:
 
     if res.has_board_cells and spec is not None and spec.board is not None:
         plan.extend(_heat_plan(res, spec.board))
+    note = figure_note(res)
+    for p in plan:
+        p.footer = note
     return plan
+
+
+def figure_note(res: Results) -> str:
+    """The footer of the study's figures (``provenance.figure_note``): game, fixed settings, policy, seed, games per
+    cell, version and commit, from the manifest."""
+    from .provenance import figure_note as note
+
+    m = res.manifest
+    fixed = m.get("fixed") if isinstance(m.get("fixed"), dict) else {}
+    return note(str(m.get("game", "?")), fixed=fixed, seed=m.get("seed", "?"),
+                games=f"{_games_per_cell(res)} games per cell", swept=res.swept or list(m.get("swept") or []),
+                made={"version": m.get("package_version", "?"), "git_commit": m.get("git_commit")})
 
 
 def _heat_plan(res: Results, board: Any) -> list[ReportFigure]:
@@ -890,13 +914,20 @@ def _cells_table(res: Results) -> tuple[list[str], list[list[str]], list[str]]:
     return headers, rows, aligns
 
 
+def _games_per_cell(res: Results) -> str:
+    """``400``, ``400 to 600``, with how an adaptive study chose them."""
+    g = res.cells["games"]
+    per = f"{int(g.iloc[0]):,}" if g.nunique() == 1 else f"{int(g.min()):,} to {int(g.max()):,}"
+    prec = res.manifest.get("precision")
+    if isinstance(prec, dict) and prec.get("width"):
+        per += f" (adaptive: until the interval is at most {100 * float(prec['width']):g} points wide)"
+    return per
+
+
 def _meta(res: Results) -> list[str]:
     m, c = res.manifest, res.cells
     g = c["games"]
-    per = f"{int(g.iloc[0]):,}" if g.nunique() == 1 else f"{int(g.min()):,} to {int(g.max()):,}"
-    prec = m.get("precision")
-    if isinstance(prec, dict) and prec.get("width"):
-        per += f" (adaptive: until the interval is at most {100 * float(prec['width']):g} points wide)"
+    per = _games_per_cell(res)
     items = [f"Game: `{m.get('game', '?')}`; seed {m.get('seed', '?')}; {len(c)} cells; games per cell: {per}; "
              f"{int(g.sum()):,} games in all."]
     fixed = m.get("fixed") or {}
@@ -926,6 +957,8 @@ def _meta(res: Results) -> list[str]:
         run.append("foury-sim " + (str(ver) if ver else "") + (f" at commit `{str(commit)[:10]}`" if commit else ""))
     if run:
         items.append("Run: " + ", ".join(run) + ".")
+    if isinstance(m.get("command"), str) and "`" not in m["command"]:  # (a manifest before it had no command)
+        items.append(f"Reproduce: `{m['command']}`")
     return items
 
 
@@ -1068,7 +1101,7 @@ def report_workers(n_figures: int, workers: int | None = None, threads: int | No
 def _draw(spec: ReportFigure) -> bytes | str:
     """One figure as PNG bytes, or the line saying why it was skipped."""
     try:
-        fig = spec.make()
+        fig = spec.figure()
     except (F.NoData, InputError) as e:
         return f"{spec.heading}: {e}"
     return _png(fig)

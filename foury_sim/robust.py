@@ -482,6 +482,14 @@ def _robust_normalised(exp: RobustExperiment) -> dict[str, Any]:
                             for c in exp.conclusions]}
 
 
+def robust_command(exp: RobustExperiment, *extra: str) -> str:
+    """The ``foury-sim robust`` command of ``exp`` as it would be typed again: its file, ``extra`` (``--out OUT``) and
+    its games and points (``--games``/``--points``, whether the file or the command line gave them). Without
+    ``extra``: the command that reproduces its results (where they go, ``--out``, and how many threads play them
+    change no number)."""
+    return provenance.command("robust", str(exp.path), [*extra, "--games", str(exp.games), "--points", str(exp.points)])
+
+
 def run_robust(exp: RobustExperiment | str | Path, out_root: str | Path = "results", *, progress: bool | None = None,
                threads: int | None = None) -> Path:
     """Play every design point, evaluate the conclusions and write ``out_root/NAME/``.
@@ -494,9 +502,7 @@ def run_robust(exp: RobustExperiment | str | Path, out_root: str | Path = "resul
     files = input_files([exp.fixed | c for c in exp.cells()])
     ident = experiment_id("robust", _robust_normalised(exp), files)
     out = open_results(out_root, exp.name)
-    given = [k for k in ("games", "points") if f"# command line: --{k}" in exp.text]
-    cmd = provenance.command("robust", str(exp.path),
-                             ["--out", str(out_root)] + [w for k in given for w in (f"--{k}", str(getattr(exp, k)))])
+    cmd = robust_command(exp, "--out", str(out_root))
     with FolderLock(out):
         check_owner(out, "robust", ident, exp.path, exp.text)
         clean_temp(out)
@@ -529,7 +535,7 @@ def _run_robust_locked(exp: RobustExperiment, out: Path, ident: str, files: dict
         "assumptions": exp.assumptions, "package_version": __version__, "git_commit": git_commit(),
         "python": platform.python_version(), "numba": numba.__version__, "started": started,
         "finished": None, "elapsed_s": None,
-        "experiment_text": exp.text, "experiment_path": exp.path,
+        "experiment_text": exp.text, "experiment_path": exp.path, "command": robust_command(exp),
     }
     # written first (unfinished) so the folder is marked as this experiment's while it runs
     atomic_write(out / "manifest.json", json.dumps(to_jsonable(manifest), indent=2))
@@ -669,6 +675,8 @@ def write_report(out: Path, m: dict[str, Any], summ: pd.DataFrame, sens: pd.Data
            "- Fixed: " + (", ".join(f"`{k}={assume.show(v)}`" for k, v in m["fixed"].items()) or "nothing") + ".",
            f"- Made with: {provenance.made_with(made)}; experiment `{m.get('experiment_path')}` (id "
            f"{m.get('experiment_id')})."]
+    if isinstance(m.get("command"), str) and "`" not in m["command"]:  # (a manifest before it had no command)
+        md.append(f"- Reproduce: `{m['command']}`")
     md.append("- Varied (the first value is the default):")
     md += [f"  - `{f['key']}`: " + (" / ".join(f"`{assume.show(x, 50)}`" for x in f["levels"]) if f["levels"]
                                    else f"{f['range'][0]:g}..{f['range'][1]:g} (default {f['default']:g})")
@@ -785,4 +793,4 @@ def _html_table(lines: list[str], inline: Any) -> str:
 
 
 __all__ = ["Factor", "Conclusion", "RobustExperiment", "design_points", "unit_design", "load_robust", "evaluate",
-           "share_summary", "sensitivity", "run_robust"]
+           "share_summary", "sensitivity", "run_robust", "robust_command"]

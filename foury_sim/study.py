@@ -23,6 +23,7 @@ import math
 import os
 import platform
 import re
+import shlex
 import sys
 import time
 import tomllib
@@ -84,7 +85,8 @@ class Experiment:
     path: str = ""
     rulesets: list[Any] = field(default_factory=list)
     report: dict[str, Any] = field(default_factory=dict)
-    #: command-line options that changed the experiment (repeated in the resume command)
+    #: command-line options that changed the experiment, as typed (shell-quoted; repeated in the reproduce and
+    #: resume commands: ``sweep_command``)
     cli_args: str = ""
     #: quick-look overrides of the command line (``sweep --games/--heroes/--policies``), in the manifest
     overrides: dict[str, Any] = field(default_factory=dict)
@@ -494,7 +496,7 @@ def load_experiment(path: str | Path, *, games: int | None = None, heroes: list[
                      data.get("title", name), data.get("description", ""), text, ps, rulesets, report)
     if overrides:
         args = "".join(f" --{k} {v}" if k == "games" else f" --{'heroes' if k == 'hero' else 'policies'} "
-                       f"{','.join(v)}" for k, v in overrides.items())
+                       f"{shlex.quote(','.join(v))}" for k, v in overrides.items())
         exp.name = quick_name(name, overrides)
         exp.overrides = overrides
         exp.text += f"\n# command line (quick look):{args}\n"
@@ -978,6 +980,14 @@ def _read_cell(f: Path, exp: Experiment) -> dict[str, Any] | None:
     return rec
 
 
+def sweep_command(exp: Experiment, *extra: str) -> str:
+    """The ``foury-sim sweep`` command of ``exp`` as it would be typed again: its file, ``extra`` (``--resume --out
+    OUT``) and the command-line options that changed its cells (a quick look's ``--games``/``--heroes``/
+    ``--policies``, ``--precision``/``--max-games``/``--batch``). Without ``extra``: the command that reproduces its
+    cells (where they go, ``--out``, and how many threads play them change no number)."""
+    return provenance.command("sweep", str(exp.path), [*extra, *shlex.split(exp.cli_args)])
+
+
 def _sweep_normalised(exp: Experiment) -> dict[str, Any]:
     return {"game": exp.game, "seed": exp.seed, "cells": exp.cells, "swept": exp.swept, "games": exp.games,
             "conf": exp.conf, "per_game": exp.per_game,
@@ -999,7 +1009,7 @@ def run_sweep(exp: Experiment | str | Path, out_root: str | Path = "results", *,
         exp = load_experiment(exp)
     files = input_files(exp.cells)
     ident = experiment_id("sweep", _sweep_normalised(exp), files)
-    cmd = provenance.command("sweep", str(exp.path), ["--resume", "--out", str(out_root), *exp.cli_args.split()])
+    cmd = sweep_command(exp, "--resume", "--out", str(out_root))
     out = open_results(out_root, exp.name)
     from .runner import executing
 
@@ -1038,7 +1048,7 @@ def _run_sweep_locked(exp: Experiment, out: Path, ident: str, files: dict[str, s
         "package_version": __version__, "git_commit": git_commit(), "python": platform.python_version(),
         "numba": _numba_version(), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "experiment_text": exp.text,
         "experiment_path": exp.path, "report": exp.report, "overrides": exp.overrides,
-        "assumptions": assumptions.across_cells([r[0] for r in exp.rulesets]),
+        "command": sweep_command(exp), "assumptions": assumptions.across_cells([r[0] for r in exp.rulesets]),
     }
     atomic_write(manifest_path, json.dumps(to_jsonable(manifest), indent=2))
     records: dict[int, dict[str, Any]] = {}
@@ -1126,10 +1136,11 @@ def _run_cell(spec: GameSpec, exp: Experiment, i: int, start: int, count: int, b
 
 def study_made(exp: Experiment, ident: str | None = None) -> dict[str, Any]:
     """How a sweep's tables were made (kept in its parquet files: ``files.write_frame``'s ``made``): the study, its
-    game, seed, games, level, file, overrides, version and commit (``manifest.json`` says the rest)."""
+    game, seed, games, level, file, overrides, the command that reproduces it, version and commit (``manifest.json``
+    says the rest)."""
     out = {"kind": "sweep", "name": exp.name, "game": exp.game, "seed": exp.seed, "games": exp.games,
-           "conf": exp.conf, "experiment_path": exp.path, "overrides": exp.overrides, "version": __version__,
-           "git_commit": git_commit()}
+           "conf": exp.conf, "experiment_path": exp.path, "overrides": exp.overrides,
+           "command": sweep_command(exp), "version": __version__, "git_commit": git_commit()}
     return out if ident is None else {**out, "experiment_id": ident}
 
 

@@ -534,7 +534,21 @@ def calibration_figure(r: TuneResult, axis_label: str | None = None) -> Any:
     ax.legend(fontsize=7, loc="best")
     ax.grid(alpha=0.3)
     fig.tight_layout()
+    _made_footer(fig, r, f"{r.games:,} games in all over {len(t)} values")
     return fig
+
+
+def _made_footer(fig: Any, r: TuneResult | VectorResult, games: str) -> None:
+    """How a tuning was made, at its figure's foot (``figures.made_footer``): game, fixed settings, policy, seed,
+    games, version and commit; nothing for a search that names no game (``search`` called alone)."""
+    if "game" not in r.extra:
+        return
+    from . import __version__
+    from .figures import made_footer
+    from .provenance import figure_note, git_commit
+
+    made_footer(fig, figure_note(r.extra["game"], fixed=r.settings, seed=r.extra.get("seed", "?"), games=games,
+                                 made={"version": __version__, "git_commit": git_commit()}))
 
 
 # ---------------------------------------------------------------------------------- over a registered game --
@@ -1271,6 +1285,7 @@ def vector_figure(v: VectorResult) -> Any:
     fig.suptitle(f"Calibration per element of {v.param} ({v.monotone}; grey: excluded by the order; green: "
                  f"target ± tolerance; {v.games:,} games)", fontsize=9)
     fig.tight_layout()
+    _made_footer(fig, v, f"{v.games:,} games in all")
     return fig
 
 

@@ -240,3 +240,24 @@ def test_the_campaigns_own_intervals_are_at_the_runs_level():
         pytest.approx(stats.wilson(k, 300, 0.9))
     line = next(x for x in format_summary(res.summary, "t").splitlines() if x.startswith("santa rates"))
     assert line.endswith("(90 % Wilson intervals)")
+
+
+def test_a_median_bound_too_few_games_cannot_give_is_null_in_json_and_inf_in_text():
+    """With 4 games the median's 95 % interval has no bound on either side: ``quantile_ci`` gives -inf/inf, the
+    run's JSON ``null`` (JSON has no infinity), the text ``[-inf, inf]``; docs/statistics.md says so."""
+    import json
+    import re
+    from pathlib import Path
+
+    from inproc import cli
+
+    args = ("run", "foury", "--campaign", "slaughter", "--games", "4", "--seed", "1", "--no-progress")
+    js = json.loads(cli(*args, "--format", "json").stdout)
+    assert js["turns"]["median_lo"] is None and js["turns"]["median_hi"] is None and js["turns"]["median"] > 0
+    score = js["slaughter_score"]
+    assert score["score_median_lo"] is None and score["score_median_hi"] is None
+    text = cli(*args).stdout
+    assert re.search(rf"median {score['score_median']:g} \[-inf, inf\] \(95 % intervals\)", text), text
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "statistics.md").read_text()
+    medians = doc.split("## Medians and other quantiles")[1].split("\n## ")[0]
+    assert "writes it as `null`" in medians and "`[-inf, inf]`" in medians and "reported as $-\\infty$" not in medians

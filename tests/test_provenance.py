@@ -327,3 +327,63 @@ def test_parquet_tables_say_how_they_were_made(tmp_path):
     compare("delve", {"hero": "none"}, {"hero": "knight"}, games=100, seed=2, progress=False, out=tmp_path / "c")
     m = pd.read_parquet(next((tmp_path / "c" / "games_b.parquet").glob("part-*.parquet"))).attrs[MADE_KEY]
     assert (m["game"], m["b"], m["seed"], m["games"]) == ("delve", {"hero": "knight"}, 2, 100)
+
+
+# ---------------------------------------------------------------------------------------------- studies --
+def test_a_sweep_records_the_command_that_reproduces_it(tmp_path):
+    """A sweep's manifest, its report and its parquet tables name the command that makes the same cells again: the
+    file and the options that changed them (a quick look's, quoted for the shell), not where they went (``--out``);
+    pasted back, it plays the same cells."""
+    import shutil
+
+    import pandas as pd
+
+    from foury_sim.files import MADE_KEY
+
+    exp = tmp_path / "s.toml"
+    exp.write_text('name = "s"\ngame = "delve"\ngames = 200\nseed = 3\n[fixed]\npolicy = "threshold"\n'
+                   '[sweep]\nhero = ["none", "knight"]\n')
+    mine = tmp_path / "my policies" / "pol.py"  # a path the shell would split
+    mine.parent.mkdir()
+    shutil.copy(ROOT / "tests" / "data" / "delve_policies.py", mine)
+    cli(["sweep", str(exp), "--out", str(tmp_path / "r"), "--games", "150", "--policies", f"threshold,{mine}:scripted",
+         "--no-progress", "--threads", "1"])
+    (out,) = (tmp_path / "r").iterdir()  # s-quick-games150-policies-...
+    m = json.loads((out / "manifest.json").read_text())
+    cmd = f"foury-sim sweep {exp} --games 150 --policies 'threshold,{mine}:scripted'"
+    assert m["command"] == cmd and pasted(cmd)[-1] == f"threshold,{mine}:scripted"
+    assert pd.read_parquet(out / "cells.parquet").attrs[MADE_KEY]["command"] == cmd
+    assert f"- Reproduce: `{cmd}`" in (out / "report.md").read_text()
+    assert f"<li>Reproduce: <code>{cmd.replace(chr(39), '&#x27;')}</code></li>" in (out / "report.html").read_text()
+    cli(pasted(cmd) + ["--out", str(tmp_path / "again"), "--no-report", "--no-progress"])
+    again = tmp_path / "again" / out.name
+    assert json.loads((again / "manifest.json").read_text())["command"] == cmd
+    pd.testing.assert_frame_equal(pd.read_parquet(again / "cells.parquet"), pd.read_parquet(out / "cells.parquet"))
+    from foury_sim.study import load_experiment, set_precision, sweep_command
+
+    full = load_experiment(exp)  # the study itself: just its file; --precision on the command line is named
+    assert sweep_command(full) == f"foury-sim sweep {exp}"
+    set_precision(full, 0.3, 600, 300)
+    assert sweep_command(full) == f"foury-sim sweep {exp} --precision 0.3 --max-games 600 --batch 300"
+
+
+def test_a_robust_study_records_the_command_that_reproduces_it(tmp_path):
+    """A robustness study's manifest and report name the command that makes the same results again: its file with
+    its games and points (given on the command line here), not ``--out``; pasted back, it plays the same cells."""
+    import pandas as pd
+
+    tiny = ROOT / "tests" / "data" / "robust" / "tiny.toml"
+    cli(["robust", str(tiny), "--out", str(tmp_path / "r"), "--games", "20", "--points", "2", "--no-progress"])
+    out = tmp_path / "r" / "tiny"
+    cmd = f"foury-sim robust {tiny} --games 20 --points 2"
+    assert json.loads((out / "manifest.json").read_text())["command"] == cmd
+    assert f"- Reproduce: `{cmd}`" in (out / "report.md").read_text()
+    assert f"<li>Reproduce: <code>{cmd}</code></li>" in (out / "report.html").read_text()
+    cli(pasted(cmd) + ["--out", str(tmp_path / "again"), "--no-progress"])
+    again = tmp_path / "again" / "tiny"
+    assert json.loads((again / "manifest.json").read_text())["command"] == cmd
+    for table in ("cells.csv", "robustness.csv"):
+        pd.testing.assert_frame_equal(pd.read_csv(again / table), pd.read_csv(out / table))
+    from foury_sim.robust import load_robust, robust_command
+
+    assert robust_command(load_robust(tiny)) == f"foury-sim robust {tiny} --games 30 --points 4"  # the file's

@@ -233,6 +233,34 @@ def test_single_cell_and_csv_only(tmp_path: Path) -> None:
     assert (path / "report.html").read_text().count("data:image/png;base64") == len(_pngs(written))
 
 
+def test_every_figure_says_how_the_study_was_made(foury_study: tuple[Path, list[Path]]) -> None:
+    """At each figure's foot (``figures.made_footer``): the game, the fixed settings, the policy, seed, games per cell,
+    version and commit of the manifest; below everything the figure draws (a board's legend too), inside the
+    figure."""
+    from foury_sim.report import _plan
+
+    path, _ = foury_study
+    want = ("game foury; fixed: policy=greedy; seed 1; 400 to 600 games per cell; foury-sim 0.1.0, commit "
+            "0123456789")
+    plan = _plan(load_results(path), None)
+    kinds = {p.name.split("_")[0]: p for p in plan}  # one figure of each kind: bars, survival, distribution, heat
+    assert {"difficulty", "survival", "distribution", "heat"} <= set(kinds)
+    for spec in kinds.values():
+        fig = spec.figure()
+        assert F.footer_text(fig).replace("\n", " ") == want, spec.name
+        r = fig.canvas.get_renderer()
+        foot = next(t for t in fig.texts if t.get_gid() == F.FOOTER_GID).get_window_extent(r)
+        assert foot.y0 >= 0 and all(foot.y1 <= ax.get_tightbbox(r).y0 + 1 for ax in fig.axes), spec.name
+        assert fig.get_tightbbox(r).y0 >= 0, spec.name
+    m = json.loads((path / "manifest.json").read_text())
+    no_policy = make_study(path.parent, "nopolicy", [{"hero": "kael"}, {"hero": "melyra"}], [0.3, 0.2])
+    m2 = json.loads((no_policy / "manifest.json").read_text()) | {"fixed": {}, "git_commit": None}
+    (no_policy / "manifest.json").write_text(json.dumps(m2))
+    assert m["git_commit"] and _plan(load_results(no_policy), None)[0].footer == (
+        "game foury; fixed: nothing (the game's defaults); policy greedy (the game's default); seed 1; 400 games per "
+        "cell; foury-sim 0.1.0")
+
+
 def test_build_report_is_repeatable(foury_study: tuple[Path, list[Path]]) -> None:
     path, written = foury_study
     md = (path / "report.md").read_text()

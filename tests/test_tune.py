@@ -186,6 +186,29 @@ def test_calibration_figure_has_labels_band_and_chosen_value():
     assert "chosen: 3" in labels and any(t.startswith("target band (30.0 % ± 2.0 %)") for t in labels)
 
 
+def test_a_tunings_figures_say_how_they_were_made():
+    """The calibration figure of a tuning (``tune --out``, a tuning file's cells) and of a schedule name, at their
+    foot, the game, the fixed settings, the policy, seed, games, version and commit (``figures.made_footer``); a
+    search over no game (``search`` called alone) has nothing to say there."""
+    from foury_sim import figures as F
+    from foury_sim import provenance
+    from foury_sim.tune import tune, tune_vector, vector_figure
+
+    made = provenance.made_with({"version": provenance.version(), "git_commit": provenance.git_commit()})
+    r = tune("delve", "dragon.threshold", "win", 0.3, 0.05, fixed={"hero": "knight"}, lo=2, hi=6, seed=2,
+             max_games=3000, threads=1, progress=False)
+    fig = calibration_figure(r)
+    assert F.footer_text(fig).replace("\n", " ") == (
+        f"game delve; fixed: hero=knight; policy risk (the game's default); seed 2; {r.games:,} games in all "
+        f"over {len(r.table)} values; {made}")
+    v = tune_vector("delve", "score.rank_thresholds", "rank>=i=-,0.6,0.3,-,-", 0.06, fixed={"policy": "threshold"},
+                    lo=1, hi=60, monotone="increasing", seed=4, max_games=2000, threads=1, progress=False)
+    assert F.footer_text(vector_figure(v)).replace("\n", " ") == (
+        f"game delve; fixed: policy=threshold; seed 4; {v.games:,} games in all; {made}")
+    alone = search(bernoulli(lambda v: 0.10 + 0.07 * v, 1), target=0.30, tolerance=0.02, lo=0, hi=8, integer=True)
+    assert F.footer_text(calibration_figure(alone)) is None
+
+
 @pytest.mark.parametrize("kw, where", [
     ({"tolerance": 0.0}, "--tolerance"), ({"lo": 5, "hi": 5}, "--range"), ({"target": 30.0}, "--target"),
     ({"lo": 0.5, "hi": 4, "integer": True}, "--range"),
