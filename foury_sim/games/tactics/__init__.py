@@ -46,9 +46,9 @@ POLICIES = {
         "thorough", layout.P_THOROUGH,
         "clears and loots: heals at HP <= heal_below, equips anything better, attacks the weakest monster within "
         "reach (sleeping ones too with hunt = 1), opens every crate, chest, sarcophagus and shrine on its way "
-        "(loot = 1), then heads for the exit",
+        "(loot = 1), then heads for the exit; with the Gambler's Die, gamble = 1 rerolls any roll not worth keeping",
         dict(THOROUGH_PARAMS),
-        ranges={"heal_below": (0.0, 100.0), "loot": (0.0, 1.0), "hunt": (0.0, 1.0)},
+        ranges={"heal_below": (0.0, 100.0), "loot": (0.0, 1.0), "hunt": (0.0, 1.0), "gamble": (0.0, 1.0)},
     ),
     "random": PolicySpec("random", layout.P_RANDOM, "a uniformly random legal option at every choice",
                          traits=frozenset({"full_menu"})),
