@@ -24,6 +24,7 @@ from .inputs import (
     check_name,
     check_out_dir,
     check_out_file,
+    check_param_text,
     check_seed,
     check_threads,
     check_trials,
@@ -316,6 +317,7 @@ def replay(
     check_game_index(game_index)
     check_name(hero, "--hero")
     check_name(policy, "--policy")
+    check_param_text(param)
     check_input_file(rules, "--rules")
     spec.check_map(map)
     rs = spec.load_ruleset(str(rules) if rules else None, set_, map, **options)

@@ -20,7 +20,7 @@ import numpy as np
 from . import assumptions, provenance
 from .errors import InputError
 from .files import atomic_write, to_jsonable, write_frame
-from .inputs import check_conf, check_games, check_name, check_seed, check_threads
+from .inputs import check_conf, check_games, check_name, check_param_text, check_seed, check_threads
 from .lazy import pd
 from .policy import Policy, make_policy
 from .registry import GameSpec, get_game
@@ -520,6 +520,7 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
     ch.keep_rows_bytes()  # (a bad FOURY_SIM_KEEP_ROWS_MB: one line before any game, read or not)
     check_name(hero, "--hero")
     check_name(policy, "--policy")
+    check_param_text(params)
     spec.check_map(map)
     opts = run_options(spec, "run", options)
     given_ruleset = ruleset is not None

@@ -155,6 +155,26 @@ def test_bad_input_is_one_line_and_exit_2(args, where, what):
     assert "Traceback" not in r.stderr
 
 
+@pytest.mark.parametrize("args,line", [
+    (["run", "foury", "--games", "10", "--param", ",,,"],
+     "--param: ',,,' has an empty item: give NAME=VALUE items separated by single commas"),
+    (["run", "foury", "--games", "10", "--param", "foe_avoid=2,,flee_hearts=3"],
+     "--param: 'foe_avoid=2,,flee_hearts=3' has an empty item: give NAME=VALUE items separated by single commas"),
+    (["run", "foury", "--games", "10", "--param", "foe_avoid=2,"],
+     "--param: 'foe_avoid=2,' has an empty item: give NAME=VALUE items separated by single commas"),
+    (["run", "foury", "--games", "10", "--param", " "],
+     "--param: is empty (leave the option out for the policy's own parameters)"),
+    (["replay", "foury", "--param", ",,,"],
+     "--param: ',,,' has an empty item: give NAME=VALUE items separated by single commas"),
+    (["run", "tactics", "--games", "10", "--dm", "ruthless", "--dm-param", ","],
+     "--dm-param: ',' has an empty item: give NAME=VALUE items separated by single commas"),
+])
+def test_policy_parameters_with_an_empty_item_are_refused_in_one_line(args, line):
+    """An empty item of a comma list was skipped in silence (``--param ,,,`` played the defaults)."""
+    r = cli(*args)
+    assert (r.returncode, r.stderr, r.stdout) == (2, f"foury-sim: error: {line}\n", "")
+
+
 #: BAD's kinds of refusal through the real entry point (a new interpreter): a value of ours (InputError), a
 #: usage error of click's (an unknown option, a number it cannot parse), an unknown game, a bad file.
 REAL_BAD = [b for b in BAD if b[0] in (["run", "foury", "--hero", "nobody"], ["run", "foury", "--bogus"],

@@ -14,6 +14,7 @@ import numpy as np
 
 from ...config import use_cache
 from ...errors import InputError
+from ...inputs import check_param_text
 from ...lazy import pd
 from ...outputs import hist_count, hist_total, joint_key, most_common, tally
 from ...policy import Policy, PolicySpec, check_answers, make_policy
@@ -85,15 +86,18 @@ def dm_policy(ruleset: TacticsRules) -> Policy:
     a player's policy file (``userpolicy``)."""
     opts = getattr(ruleset, "options", {}) or {}
     name = opts.get("dm") or DEFAULT_DM
+    params = opts.get("dm_param") or None
     if name in DM_POLICIES:
+        check_param_text(params, "--dm-param")
         try:
-            return make_policy(name, DM_POLICIES, opts.get("dm_param") or None)
+            return make_policy(name, DM_POLICIES, params)
         except InputError as e:
             raise InputError(e.message, "--dm-param") from None
     if name.endswith(".py") or ".py:" in name:
+        check_param_text(params, "--dm-param")
         spec = name if ".py:" in name else f"{name}:{DEFAULT_DM_FUNCTION}"
         try:
-            return user_policy(spec, opts.get("dm_param") or None)
+            return user_policy(spec, params)
         except InputError as e:
             raise _as_dm(e) from None
     raise InputError(f"unknown Dungeon Master policy {name!r} (built-in: {', '.join(DM_POLICIES)}; or "
