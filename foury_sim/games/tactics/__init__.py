@@ -181,12 +181,16 @@ def play_one(ruleset: TacticsRules, hero: str, policy: Policy, seed: int = 0, ga
 
 
 def grid_turns(text: str | None) -> list[int | str]:
-    """``--grid-at`` as a list of turn numbers (1..the turn cap's maximum) and ``"last"``, in the order given."""
+    """``--grid-at`` as a list of turn numbers (1..the turn cap's maximum) and ``"last"``, in the order given; an
+    empty item (``,,``, ``1,``) is refused (skipped, ``,,`` drew nothing and said nothing)."""
     out: list[int | str] = []
-    for word in (text or "").split(","):
+    if not (text or "").strip():
+        return out
+    for word in text.split(","):
         w = word.strip()
         if not w:
-            continue
+            raise InputError(f"{text!r} has an empty item: give turn numbers (1..1000) and 'last' separated by single "
+                             "commas", "--grid-at")
         if w == "last":
             out.append(w)
         elif w.isdigit() and 1 <= int(w) <= 1000:
