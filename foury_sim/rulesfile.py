@@ -234,14 +234,27 @@ def _key_index(text: str) -> tuple[dict[tuple[str, ...], tuple[int, int]], dict[
     return headers, keys
 
 
+#: How alike (difflib's ratio, 0..1) a known name must be to a misspelt one to be offered as "did you mean". One
+#: letter wrong, missing, added or two swapped in a name of 4 letters or more is 0.75 or above; difflib's default,
+#: 0.6, also offered unrelated words of a few shared letters ('shield' for 'seed', 'treasures' for 'threads').
+CLOSE_CUTOFF = 0.7
+
+
+def close_match(word: str, names: Any) -> str | None:
+    """The known name nearest to a misspelt ``word`` (at least ``CLOSE_CUTOFF`` alike), else None."""
+    close = difflib.get_close_matches(str(word), [str(n) for n in names], n=1, cutoff=CLOSE_CUTOFF)
+    return close[0] if close else None
+
+
 def nearest(key: str, known: Any) -> str:
-    """``" (did you mean 'x'?)"`` for the known key nearest to a misspelt ``key``, else the known keys."""
+    """``" (did you mean 'x'?)"`` for the known key nearest to a misspelt ``key`` (``close_match``), else the known
+    keys."""
     names = [str(k) for k in known] if isinstance(known, dict) else []
     if not names:
         return ""
-    close = difflib.get_close_matches(str(key), names, n=1)
+    close = close_match(key, names)
     if close:
-        return f" (did you mean {close[0]!r}?)"
+        return f" (did you mean {close!r}?)"
     return f" (known: {', '.join(names[:20])}{', ...' if len(names) > 20 else ''})"
 
 
@@ -364,8 +377,8 @@ def apply_overrides(rf: RuleFile, overrides: list[str] | dict[str, Any] | None) 
                     names: dict[str, None] = {}
                     for dotted in _all_paths(out.data):
                         names[dotted.rsplit(".", 1)[-1]] = None
-                    close = difflib.get_close_matches(key, list(names), n=1)
-                    hint = f" (did you mean {close[0]!r}?)" if close else ""
+                    close = close_match(key, names)
+                    hint = f" (did you mean {close!r}?)" if close else ""
                 raise InputError(f"unknown ruleset key {key!r}{hint}", f"--set {given}")
         if index is not None:
             lst = check_element(out.data, path, index, f"--set {given}")

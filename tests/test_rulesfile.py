@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from foury_sim import rulesfile
 from foury_sim.errors import InputError
 from foury_sim.registry import get_game
 from foury_sim.rulesfile import load_ruleset_file, whole_numbers
@@ -142,6 +143,32 @@ def test_every_set_error_is_one_line_naming_the_set(game, sets, where, what):
     with pytest.raises(InputError, match=what) as e:
         get_game(game).load_ruleset(None, [sets], None)
     assert e.value.where.startswith(where) and len(e.value.where) < 80 and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("game, given, line", [
+    # a word no key resembles gets no hint (difflib's default cutoff, 0.6, offered 'shield' for 'seed')
+    ("foury", "seed=3", "--set seed: unknown ruleset key 'seed'"),
+    ("foury", "threads=2", "--set threads: unknown ruleset key 'threads'"),
+    ("foury", "game.seed=2", "--set game.seed: unknown ruleset key 'game.seed' (known: rounds, insert_coins, "
+     "max_turns, map)"),
+    # a misspelt key still gets its hint
+    ("foury", "sheild=3", "--set sheild: unknown ruleset key 'sheild' (did you mean 'shield'?)"),
+    ("foury", "mosnter_bonus=1", "--set mosnter_bonus: unknown ruleset key 'mosnter_bonus' (did you mean "
+     "'monster_bonus'?)"),
+    ("foury", "game.max_turn=2", "--set game.max_turn: unknown ruleset key 'game.max_turn' (did you mean "
+     "'max_turns'?)"),
+])
+def test_a_close_match_is_suggested_only_for_a_misspelling(game, given, line):
+    with pytest.raises(InputError) as e:
+        get_game(game).load_ruleset(None, [given], None)
+    assert str(e.value) == line
+
+
+def test_nearest_suggests_a_close_key_and_lists_the_keys_for_an_unrelated_word():
+    keys = dict.fromkeys(["shield", "needs", "hearts"])
+    assert rulesfile.nearest("sheild", keys) == " (did you mean 'shield'?)"
+    assert rulesfile.nearest("hearst", keys) == " (did you mean 'hearts'?)"
+    assert rulesfile.nearest("seed", keys) == " (known: shield, needs, hearts)"
 
 
 @pytest.mark.parametrize("text, what", [
