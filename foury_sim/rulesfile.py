@@ -138,6 +138,23 @@ def _line_col(raw: bytes, offset: int) -> str:
     return f"{line}:{len(last.decode('utf-8', errors='replace')) + 1}"
 
 
+def toml_error(e: tomllib.TOMLDecodeError, text: str, path: str | Path) -> InputError:
+    """tomllib's syntax error in ``text`` (the file ``path``) as one ``InputError`` at ``file:line:column``. An error
+    tomllib places only "at end of document" (a value, a closing bracket or quote missing when the file ends) is at
+    the end of the file's last line that is not empty (it had no line)."""
+    m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
+    msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
+    if m:
+        return InputError(f"malformed TOML: {msg}", f"{path}:{m.group(1)}:{m.group(2)}")
+    if "(at end of document)" in msg:
+        body = text.rstrip("\r\n")
+        line = body.count("\n") + 1
+        column = len(body) - (body.rfind("\n") + 1) + 1
+        msg = msg.replace("(at end of document)", "(at the end of the file)")
+        return InputError(f"malformed TOML: {msg}", f"{path}:{line}:{column}")
+    return InputError(f"malformed TOML: {msg}", str(path))
+
+
 def read_toml(p: Path) -> tuple[dict[str, Any], str]:
     """Parse a TOML file: (data, text). Every problem is one ``InputError`` naming the file: a syntax error
     or a byte that is not UTF-8 at ``file:line:column``, an unreadable, empty or binary file. A UTF-8
@@ -160,10 +177,7 @@ def read_toml(p: Path) -> tuple[dict[str, Any], str]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
-        msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
-        where = f"{p}:{m.group(1)}:{m.group(2)}" if m else str(p)
-        raise InputError(f"malformed TOML: {msg}", where) from None
+        raise toml_error(e, text, p) from None
     except ValueError as e:  # e.g. an integer with thousands of digits (Python's int limit)
         raise InputError(f"malformed TOML: {e}", str(p)) from None
     if not data:

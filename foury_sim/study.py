@@ -41,7 +41,7 @@ from .lazy import pd
 from .outputs import MEAN, RATE
 from .policy import make_policy
 from .registry import DEFAULT_GAME, GameSpec, get_game
-from .rulesfile import locate_key
+from .rulesfile import locate_key, toml_error
 from .runner import Progress, play_games
 
 SPECIAL = ("hero", "policy", "map", "rules")
@@ -273,13 +273,7 @@ def read_experiment_text(p: Path) -> tuple[dict[str, Any], str]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
-        msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
-        if m:
-            where = f"{p}:{m.group(1)}:{m.group(2)}"
-        else:  # "at end of document": the last line
-            where = f"{p}:{max(text.count(chr(10)) + (not text.endswith(chr(10))), 1)}"
-        raise InputError(f"malformed TOML: {msg}", where) from None
+        raise toml_error(e, text, p) from None
     if not data:
         raise InputError("the experiment file is empty (see experiments/ for examples)", str(p))
     bad = _find_datetime(data)

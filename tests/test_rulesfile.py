@@ -103,6 +103,22 @@ def test_a_bad_rules_file_is_one_line_naming_the_file(tmp_path, raw, where, what
     assert e.value.where == (f"{f}:{where}" if where else str(f)) and "\n" not in str(e.value)
 
 
+@pytest.mark.parametrize("raw, where, what", [
+    # tomllib says "at end of document" without a line: the end of the last line is named
+    (b"[game]\nlevels = ", "2:10", "Invalid value (at the end of the file)"),
+    (b"[game]\nlevels = 4\n[heroes", "3:8", "Expected ']' at the end of a table declaration (at the end of the file)"),
+    (b"[game]\nname = \"\"\"abc\n", "2:14", "Unterminated string (at the end of the file)"),
+    (b"x = ", "1:5", "Invalid value (at the end of the file)"),
+    (b"[game]\nlevels = \n", "2:10", "Invalid value"),  # (a line tomllib names itself, unchanged)
+])
+def test_a_toml_error_at_the_end_of_the_file_names_its_last_line(tmp_path, raw, where, what):
+    f = tmp_path / "mine.toml"
+    f.write_bytes(raw)
+    with pytest.raises(InputError) as e:
+        get_game("delve").load_ruleset(f, None, None)
+    assert (e.value.where, e.value.message) == (f"{f}:{where}", f"malformed TOML: {what}")
+
+
 def test_a_bom_is_accepted_and_a_directory_is_refused(tmp_path):
     f = tmp_path / "bom.toml"
     f.write_bytes(b"\xef\xbb\xbf[game]\nlevels = 4\n")
