@@ -130,8 +130,9 @@ def load_ruleset_file(defaults: str | Path, rules_path: str | Path | None = None
     return apply_overrides(rf, overrides)
 
 
-def _line_col(raw: bytes, offset: int) -> str:
-    """``line:column`` (1-based, column in characters of the valid text before it) of a byte offset."""
+def line_col(raw: bytes, offset: int) -> str:
+    """``line:column`` (1-based, column in characters of the valid text before it) of a byte offset: where a file's
+    first byte that is not UTF-8 stands (rules files, Rooms' dungeon files)."""
     before = raw[:offset]
     line = before.count(b"\n") + 1
     last = before.rsplit(b"\n", 1)[-1]
@@ -167,12 +168,12 @@ def read_toml(p: Path) -> tuple[dict[str, Any], str]:
         raise InputError(f"cannot read the ruleset file: {e.strerror or e}", str(p)) from None
     nul = raw.find(b"\x00")
     if nul >= 0:
-        raise InputError("is a binary file, not a TOML ruleset (it holds a NUL byte)", f"{p}:{_line_col(raw, nul)}")
+        raise InputError("is a binary file, not a TOML ruleset (it holds a NUL byte)", f"{p}:{line_col(raw, nul)}")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise InputError(f"is not UTF-8 text: byte 0x{raw[e.start]:02x} cannot be read (save the file as UTF-8)",
-                         f"{p}:{_line_col(raw, e.start)}") from None
+                         f"{p}:{line_col(raw, e.start)}") from None
     text = text.removeprefix("\ufeff")
     try:
         data = tomllib.loads(text)
