@@ -598,8 +598,10 @@ def compare(
 
 
 @app.command(cls=Command)
-def report(results: Path = typer.Argument(..., help="A study folder, e.g. results/hero_difficulty.")) -> None:
+def report(results: str = typer.Argument(..., metavar="FOLDER", show_default=False,
+                                         help="A study folder, e.g. results/hero_difficulty.")) -> None:
     """Rebuild a study's figures, report.html and report.md from saved results (no simulation)."""
+    # (a str, not a Path: typer makes "" the Path ".", and report "" then said the current folder lacks a manifest)
     from .report import build_report
 
     for p in build_report(results):
