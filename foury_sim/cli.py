@@ -304,7 +304,6 @@ def replay(
     """Print one game's full play report: every roll, event, decision and resource change. The options of `run`
     only some games take (see `foury-sim games`) follow the common ones, as in `run`, and so do the replay's own
     (e.g. `--grid-at 1,5,last`, the level drawn at the start of those turns)."""
-    from .policy import make_policy
     from .registry import get_game
     from .runner import in_worker, policy_watch, run_options
 
@@ -322,7 +321,7 @@ def replay(
     spec.check_map(map)
     rs = spec.load_ruleset(str(rules) if rules else None, set_, map, **options)
     h = spec.check_hero(rs, spec.default_hero if hero is None else hero)
-    pol = make_policy(spec.default_policy if policy is None else policy, spec.policies, param)
+    pol = spec.policy(policy, param)
     lines = in_worker(spec.replay, rs, h, pol, seed, game_index, watch=policy_watch(pol), **shown)
     typer.echo("\n".join(lines[:1] + replay_provenance(game, seed, game_index, hero, policy, param, map, rules, set_,
                                                         given) + lines[1:]))

@@ -22,7 +22,7 @@ from .errors import InputError
 from .files import atomic_write, to_jsonable, write_frame
 from .inputs import check_conf, check_games, check_name, check_param_text, check_seed, check_threads
 from .lazy import pd
-from .policy import Policy, make_policy
+from .policy import Policy
 from .registry import GameSpec, get_game
 
 
@@ -528,7 +528,7 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
         ruleset = spec.load_ruleset(rules, sets, map, **opts)
     hero = spec.check_hero(ruleset, spec.default_hero if hero is None else hero)
     policy_name = spec.default_policy if policy is None else policy
-    pol = make_policy(policy_name, spec.policies, params)
+    pol = spec.policy(policy_name, params)
     from . import config
 
     defaults = {o.name: o.default for o in spec.options if "run" in o.commands}

@@ -39,7 +39,6 @@ from .files import WriteError, atomic_write, clean_temp, save_figure, to_jsonabl
 from .inputs import check_seed
 from .lazy import pd
 from .outputs import MEAN, RATE
-from .policy import make_policy
 from .registry import DEFAULT_GAME, GameSpec, get_game
 from .rulesfile import locate_key, toml_error
 from .runner import Progress, play_games
@@ -232,7 +231,7 @@ class CellRunner:
         try:
             hero = self.spec.check_hero(rs, special.get("hero") or self.spec.default_hero)
             ptxt = ",".join(f"{k}={v}" for k, v in params.items()) or None
-            pol = make_policy(special.get("policy") or self.spec.default_policy, self.spec.policies, ptxt)
+            pol = self.spec.policy(special.get("policy") or self.spec.default_policy, ptxt)
         except InputError as e:
             raise _named(e, where, e.where) from None
         return rs, hero, pol
