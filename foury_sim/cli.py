@@ -24,6 +24,7 @@ from .inputs import (
     check_name,
     check_out_dir,
     check_out_file,
+    check_param_text,
     check_seed,
     check_threads,
     check_trials,
@@ -303,7 +304,6 @@ def replay(
     """Print one game's full play report: every roll, event, decision and resource change. The options of `run`
     only some games take (see `foury-sim games`) follow the common ones, as in `run`, and so do the replay's own
     (e.g. `--grid-at 1,5,last`, the level drawn at the start of those turns)."""
-    from .policy import make_policy
     from .registry import get_game
     from .runner import in_worker, policy_watch, run_options
 
@@ -316,11 +316,12 @@ def replay(
     check_game_index(game_index)
     check_name(hero, "--hero")
     check_name(policy, "--policy")
+    check_param_text(param)
     check_input_file(rules, "--rules")
     spec.check_map(map)
     rs = spec.load_ruleset(str(rules) if rules else None, set_, map, **options)
     h = spec.check_hero(rs, spec.default_hero if hero is None else hero)
-    pol = make_policy(spec.default_policy if policy is None else policy, spec.policies, param)
+    pol = spec.policy(policy, param)
     lines = in_worker(spec.replay, rs, h, pol, seed, game_index, watch=policy_watch(pol), **shown)
     typer.echo("\n".join(lines[:1] + replay_provenance(game, seed, game_index, hero, policy, param, map, rules, set_,
                                                         given) + lines[1:]))
@@ -596,8 +597,10 @@ def compare(
 
 
 @app.command(cls=Command)
-def report(results: Path = typer.Argument(..., help="A study folder, e.g. results/hero_difficulty.")) -> None:
+def report(results: str = typer.Argument(..., metavar="FOLDER", show_default=False,
+                                         help="A study folder, e.g. results/hero_difficulty.")) -> None:
     """Rebuild a study's figures, report.html and report.md from saved results (no simulation)."""
+    # (a str, not a Path: typer makes "" the Path ".", and report "" then said the current folder lacks a manifest)
     from .report import build_report
 
     for p in build_report(results):

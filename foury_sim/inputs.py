@@ -7,7 +7,8 @@ The limits (README, "Limits"):
 * ``--games``: 1 .. ``GAMES_MAX`` per run or comparison, and no more than the machine's memory holds
   (``GAME_BYTES`` bytes per game and output column, checked before anything is allocated);
 * ``--trials``: 1 .. ``TRIALS_MAX``; ``--threads``: 1 .. the cores numba sees; ``--conf``: 0.5 <= conf < 1;
-* names (``--hero``, ``--policy``) may be left out (the game's default) but never given empty;
+* names (``--hero``, ``--policy``) may be left out (the game's default) but never given empty; nor may policy
+  parameters (``--param``, ``--dm-param``), nor any item of their comma list;
 * output folders (``--out``) are an existing writable folder, or a new one inside an existing writable folder;
   output files (``map render -o``) likewise, with the suffix their format needs.
 """
@@ -112,6 +113,20 @@ def check_name(name: str | None, where: str) -> str | None:
     if name is not None and not name.strip():
         raise InputError("is empty (leave the option out for the default)", where)
     return name
+
+
+def check_param_text(text: str | None, where: str = "--param") -> str | None:
+    """Policy parameters as given (``--param``, ``--dm-param``): None (the policy's own), else NAME=VALUE items
+    separated by single commas, none of them empty. ``--param ,,,`` (or ``a=1,,b=2``, ``a=1,``) was read as its
+    non-empty items in silence; ``--param ""`` as the defaults. The items themselves are the policy's to check
+    (``policy.parse_params``)."""
+    if text is None:
+        return None
+    if not text.strip():
+        raise InputError("is empty (leave the option out for the policy's own parameters)", where)
+    if any(not item.strip() for item in text.split(",")):
+        raise InputError(f"{text!r} has an empty item: give NAME=VALUE items separated by single commas", where)
+    return text
 
 
 def not_a_file(p: Path) -> str:

@@ -277,12 +277,11 @@ def _int(v: Any, what: str, where: str, lo: int, hi: int) -> int:
 
 def check_rung(spec: GameSpec, r: Rung, where: str) -> None:
     """A rung's policy, parameters and ranges are ones the game takes (one line otherwise)."""
-    from .policy import make_policy
 
     if not isinstance(r.label, str) or not r.label.strip():
         raise InputError("a rung needs a label (a text)", where)
     try:
-        pol = make_policy(r.policy, spec.policies, _params_text(r.params))
+        pol = spec.policy(r.policy, _params_text(r.params))
     except InputError as e:
         raise InputError(f"rung {r.label!r}: {e.message}", where) from None
     if r.tuned:

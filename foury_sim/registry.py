@@ -15,7 +15,7 @@ import numpy as np
 
 from .errors import InputError
 from .outputs import Outputs
-from .policy import Policy, PolicySpec
+from .policy import Policy, PolicySpec, make_policy
 
 
 @dataclass(frozen=True)
@@ -129,6 +129,9 @@ class GameSpec:
       Dungeon Foury's Slaughter of Monsters): its run summary says so in place of a win rate of 0.
     * ``warm(ruleset)``, or None: compiles the game's other entry points (say, fights played outside the engine by
       its tests and tools); ``foury-sim warm`` calls it after ``simulate``, ``replay`` and ``odds``.
+    * ``check_policy(policy)``, or None: the game's own check of a policy's parameters beyond their ranges
+      (``PolicySpec.ranges``), raising ``InputError`` at ``--param``; ``policy`` makes every policy a command plays
+      through it (Dungeon Foury: a ``round_order`` names sectors).
     * ``kernel_batch``: the most games of one kernel call of a local run (``runner.chunk_size``), or None for
       ``runner.KERNEL_BATCH``: a game whose kernel plays far faster than the others takes bigger calls, so that each
       call's fixed costs (the tail where one thread waits for the other, the chunk's tables) stay small.
@@ -153,6 +156,7 @@ class GameSpec:
     no_win: Callable[[Any], str] | None = None
     kernel_batch: int | None = None
     summarize_hists: Callable[..., dict[str, Any]] | None = None
+    check_policy: Callable[[Policy], None] | None = None
 
     def title_of(self, ruleset: Any) -> str:
         """The title of what ``ruleset`` plays: its variant's (a campaign) when it is one, else the game's."""
@@ -175,6 +179,14 @@ class GameSpec:
         from .runner import KERNEL_BATCH
 
         return self.kernel_batch or KERNEL_BATCH
+
+    def policy(self, name: str | None, params: str | None = None) -> Policy:
+        """``--policy NAME`` (None: the game's default) with ``--param`` text as a Policy (``policy.make_policy``),
+        its parameters checked by the game's own rule (``check_policy``) before anything is played."""
+        pol = make_policy(self.default_policy if name is None else name, self.policies, params)
+        if self.check_policy is not None:
+            self.check_policy(pol)
+        return pol
 
     def check_hero(self, ruleset: Any, hero: str) -> str:
         heroes = self.heroes(ruleset)

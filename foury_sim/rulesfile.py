@@ -130,12 +130,30 @@ def load_ruleset_file(defaults: str | Path, rules_path: str | Path | None = None
     return apply_overrides(rf, overrides)
 
 
-def _line_col(raw: bytes, offset: int) -> str:
-    """``line:column`` (1-based, column in characters of the valid text before it) of a byte offset."""
+def line_col(raw: bytes, offset: int) -> str:
+    """``line:column`` (1-based, column in characters of the valid text before it) of a byte offset: where a file's
+    first byte that is not UTF-8 stands (rules files, Rooms' dungeon files)."""
     before = raw[:offset]
     line = before.count(b"\n") + 1
     last = before.rsplit(b"\n", 1)[-1]
     return f"{line}:{len(last.decode('utf-8', errors='replace')) + 1}"
+
+
+def toml_error(e: tomllib.TOMLDecodeError, text: str, path: str | Path) -> InputError:
+    """tomllib's syntax error in ``text`` (the file ``path``) as one ``InputError`` at ``file:line:column``. An error
+    tomllib places only "at end of document" (a value, a closing bracket or quote missing when the file ends) is at
+    the end of the file's last line that is not empty (it had no line)."""
+    m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
+    msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
+    if m:
+        return InputError(f"malformed TOML: {msg}", f"{path}:{m.group(1)}:{m.group(2)}")
+    if "(at end of document)" in msg:
+        body = text.rstrip("\r\n")
+        line = body.count("\n") + 1
+        column = len(body) - (body.rfind("\n") + 1) + 1
+        msg = msg.replace("(at end of document)", "(at the end of the file)")
+        return InputError(f"malformed TOML: {msg}", f"{path}:{line}:{column}")
+    return InputError(f"malformed TOML: {msg}", str(path))
 
 
 def read_toml(p: Path) -> tuple[dict[str, Any], str]:
@@ -150,20 +168,17 @@ def read_toml(p: Path) -> tuple[dict[str, Any], str]:
         raise InputError(f"cannot read the ruleset file: {e.strerror or e}", str(p)) from None
     nul = raw.find(b"\x00")
     if nul >= 0:
-        raise InputError("is a binary file, not a TOML ruleset (it holds a NUL byte)", f"{p}:{_line_col(raw, nul)}")
+        raise InputError("is a binary file, not a TOML ruleset (it holds a NUL byte)", f"{p}:{line_col(raw, nul)}")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise InputError(f"is not UTF-8 text: byte 0x{raw[e.start]:02x} cannot be read (save the file as UTF-8)",
-                         f"{p}:{_line_col(raw, e.start)}") from None
+                         f"{p}:{line_col(raw, e.start)}") from None
     text = text.removeprefix("\ufeff")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
-        msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
-        where = f"{p}:{m.group(1)}:{m.group(2)}" if m else str(p)
-        raise InputError(f"malformed TOML: {msg}", where) from None
+        raise toml_error(e, text, p) from None
     except ValueError as e:  # e.g. an integer with thousands of digits (Python's int limit)
         raise InputError(f"malformed TOML: {e}", str(p)) from None
     if not data:
@@ -234,14 +249,27 @@ def _key_index(text: str) -> tuple[dict[tuple[str, ...], tuple[int, int]], dict[
     return headers, keys
 
 
+#: How alike (difflib's ratio, 0..1) a known name must be to a misspelt one to be offered as "did you mean". One
+#: letter wrong, missing, added or two swapped in a name of 4 letters or more is 0.75 or above; difflib's default,
+#: 0.6, also offered unrelated words of a few shared letters ('shield' for 'seed', 'treasures' for 'threads').
+CLOSE_CUTOFF = 0.7
+
+
+def close_match(word: str, names: Any) -> str | None:
+    """The known name nearest to a misspelt ``word`` (at least ``CLOSE_CUTOFF`` alike), else None."""
+    close = difflib.get_close_matches(str(word), [str(n) for n in names], n=1, cutoff=CLOSE_CUTOFF)
+    return close[0] if close else None
+
+
 def nearest(key: str, known: Any) -> str:
-    """``" (did you mean 'x'?)"`` for the known key nearest to a misspelt ``key``, else the known keys."""
+    """``" (did you mean 'x'?)"`` for the known key nearest to a misspelt ``key`` (``close_match``), else the known
+    keys."""
     names = [str(k) for k in known] if isinstance(known, dict) else []
     if not names:
         return ""
-    close = difflib.get_close_matches(str(key), names, n=1)
+    close = close_match(key, names)
     if close:
-        return f" (did you mean {close[0]!r}?)"
+        return f" (did you mean {close!r}?)"
     return f" (known: {', '.join(names[:20])}{', ...' if len(names) > 20 else ''})"
 
 
@@ -364,8 +392,8 @@ def apply_overrides(rf: RuleFile, overrides: list[str] | dict[str, Any] | None) 
                     names: dict[str, None] = {}
                     for dotted in _all_paths(out.data):
                         names[dotted.rsplit(".", 1)[-1]] = None
-                    close = difflib.get_close_matches(key, list(names), n=1)
-                    hint = f" (did you mean {close[0]!r}?)" if close else ""
+                    close = close_match(key, names)
+                    hint = f" (did you mean {close!r}?)" if close else ""
                 raise InputError(f"unknown ruleset key {key!r}{hint}", f"--set {given}")
         if index is not None:
             lst = check_element(out.data, path, index, f"--set {given}")

@@ -20,9 +20,9 @@ import numpy as np
 from . import assumptions, provenance
 from .errors import InputError
 from .files import atomic_write, to_jsonable, write_frame
-from .inputs import check_conf, check_games, check_name, check_seed, check_threads
+from .inputs import check_conf, check_games, check_name, check_param_text, check_seed, check_threads
 from .lazy import pd
-from .policy import Policy, make_policy
+from .policy import Policy
 from .registry import GameSpec, get_game
 
 
@@ -524,6 +524,7 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
     ch.keep_rows_bytes()  # (a bad FOURY_SIM_KEEP_ROWS_MB: one line before any game, read or not)
     check_name(hero, "--hero")
     check_name(policy, "--policy")
+    check_param_text(params)
     spec.check_map(map)
     opts = run_options(spec, "run", options)
     given_ruleset = ruleset is not None
@@ -531,7 +532,7 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
         ruleset = spec.load_ruleset(rules, sets, map, **opts)
     hero = spec.check_hero(ruleset, spec.default_hero if hero is None else hero)
     policy_name = spec.default_policy if policy is None else policy
-    pol = make_policy(policy_name, spec.policies, params)
+    pol = spec.policy(policy_name, params)
     from . import config
 
     defaults = {o.name: o.default for o in spec.options if "run" in o.commands}

@@ -40,9 +40,8 @@ from .files import WriteError, atomic_write, clean_temp, save_figure, to_jsonabl
 from .inputs import check_seed
 from .lazy import pd
 from .outputs import MEAN, RATE
-from .policy import make_policy
 from .registry import DEFAULT_GAME, GameSpec, get_game
-from .rulesfile import locate_key
+from .rulesfile import locate_key, toml_error
 from .runner import Progress, play_games
 
 SPECIAL = ("hero", "policy", "map", "rules")
@@ -234,7 +233,7 @@ class CellRunner:
         try:
             hero = self.spec.check_hero(rs, special.get("hero") or self.spec.default_hero)
             ptxt = ",".join(f"{k}={v}" for k, v in params.items()) or None
-            pol = make_policy(special.get("policy") or self.spec.default_policy, self.spec.policies, ptxt)
+            pol = self.spec.policy(special.get("policy") or self.spec.default_policy, ptxt)
         except InputError as e:
             raise _named(e, where, e.where) from None
         return rs, hero, pol
@@ -275,13 +274,7 @@ def read_experiment_text(p: Path) -> tuple[dict[str, Any], str]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
-        msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
-        if m:
-            where = f"{p}:{m.group(1)}:{m.group(2)}"
-        else:  # "at end of document": the last line
-            where = f"{p}:{max(text.count(chr(10)) + (not text.endswith(chr(10))), 1)}"
-        raise InputError(f"malformed TOML: {msg}", where) from None
+        raise toml_error(e, text, p) from None
     if not data:
         raise InputError("the experiment file is empty (see experiments/ for examples)", str(p))
     bad = _find_datetime(data)

@@ -155,6 +155,55 @@ def test_bad_input_is_one_line_and_exit_2(args, where, what):
     assert "Traceback" not in r.stderr
 
 
+@pytest.mark.parametrize("args,line", [
+    (["run", "foury", "--games", "10", "--param", ",,,"],
+     "--param: ',,,' has an empty item: give NAME=VALUE items separated by single commas"),
+    (["run", "foury", "--games", "10", "--param", "foe_avoid=2,,flee_hearts=3"],
+     "--param: 'foe_avoid=2,,flee_hearts=3' has an empty item: give NAME=VALUE items separated by single commas"),
+    (["run", "foury", "--games", "10", "--param", "foe_avoid=2,"],
+     "--param: 'foe_avoid=2,' has an empty item: give NAME=VALUE items separated by single commas"),
+    (["run", "foury", "--games", "10", "--param", " "],
+     "--param: is empty (leave the option out for the policy's own parameters)"),
+    (["replay", "foury", "--param", ",,,"],
+     "--param: ',,,' has an empty item: give NAME=VALUE items separated by single commas"),
+    (["run", "tactics", "--games", "10", "--dm", "ruthless", "--dm-param", ","],
+     "--dm-param: ',' has an empty item: give NAME=VALUE items separated by single commas"),
+])
+def test_policy_parameters_with_an_empty_item_are_refused_in_one_line(args, line):
+    """An empty item of a comma list was skipped in silence (``--param ,,,`` played the defaults)."""
+    r = cli(*args)
+    assert (r.returncode, r.stderr, r.stdout) == (2, f"foury-sim: error: {line}\n", "")
+
+
+ROUND_ORDER = ("is not an order of sectors: 0 (no fixed order: the nearest first) or the sectors played first as "
+               "digits 1..4 (A..D), each at most once (e.g. 1234, 2134)")
+
+
+@pytest.mark.parametrize("value", ["5678", "1.5", "1123", "1203", "12345"])
+def test_foury_round_order_must_name_sectors(value):
+    """The kernel reads round_order's digits as sectors (1..4 = A..D): 5678 named none (played as 0) and 1.5 was
+    played as 1, in silence."""
+    r = cli("run", "foury", "--games", "10", "--param", f"round_order={value}")
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr == f"foury-sim: error: --param: policy parameter round_order={value} {ROUND_ORDER}\n"
+
+
+def test_foury_round_order_is_checked_by_replay_and_in_an_experiment_file_at_its_line(tmp_path):
+    r = cli("replay", "foury", "--policy", "kraken", "--param", "round_order=9")
+    assert (r.returncode, r.stderr) == (2, f"foury-sim: error: --param: policy parameter round_order=9 {ROUND_ORDER}\n")
+    exp = tmp_path / "exp.toml"
+    exp.write_text('name = "order"\ngame = "foury"\ngames = 20\n[sweep]\n"param.round_order" = [1234, 5678]\n')
+    r = cli("sweep", str(exp), "--out", str(tmp_path / "r"))
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stderr
+    assert r.stderr.startswith(f"foury-sim: error: {exp}:5") and f"round_order=5678 {ROUND_ORDER}" in r.stderr
+
+
+@pytest.mark.parametrize("policy, value", [("greedy", "0"), ("greedy", "2134"), ("kraken", "21"), ("cautious", "4")])
+def test_foury_round_orders_that_name_sectors_are_played(policy, value):
+    r = cli("run", "foury", "--games", "10", "--policy", policy, "--param", f"round_order={value}")
+    assert r.returncode == 0, r.stderr
+
+
 #: BAD's kinds of refusal through the real entry point (a new interpreter): a value of ours (InputError), a
 #: usage error of click's (an unknown option, a number it cannot parse), an unknown game, a bad file.
 REAL_BAD = [b for b in BAD if b[0] in (["run", "foury", "--hero", "nobody"], ["run", "foury", "--bogus"],

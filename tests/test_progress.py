@@ -133,7 +133,7 @@ def test_run_tells_compile_time_apart_from_simulation_time(monkeypatch):
 
     spec = runner.get_game("delve")
     played = chunks.play_local(spec, spec.load_ruleset(None, None, None), "none",
-                               runner.make_policy("threshold", spec.policies), chunks.Chunk(1, 0, 50), True)
+                               spec.policy("threshold"), chunks.Chunk(1, 0, 50), True)
 
     def compiling(*args, **kw):  # half a second, of which 0.4 s "compiling" (the run plays one chunk)
         time.sleep(0.5)

@@ -416,6 +416,16 @@ def test_load_results_missing_folder(tmp_path: Path) -> None:
     assert "\n" not in str(e.value) and e.value.where == str(tmp_path / "nope")
 
 
+@pytest.mark.parametrize("given", ["", "  "])
+def test_report_of_an_empty_path_says_so(given: str) -> None:
+    """``report ""`` reached the verb as the current folder (typer's Path of ""): 'manifest.json is missing'."""
+    from inproc import cli
+
+    r = cli("report", given)
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr == "foury-sim: error: FOLDER: is empty: give a study's results folder, e.g. results/NAME\n"
+
+
 def _edit_manifest(path: Path, **values: Any) -> None:
     m = json.loads((path / "manifest.json").read_text())
     (path / "manifest.json").write_text(json.dumps({**m, **values}))

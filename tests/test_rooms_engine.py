@@ -163,6 +163,19 @@ def test_cli_bad_dungeon_and_deck_are_one_line(tmp_path):
     assert r.returncode == 2 and "no dungeon 'nowhere'" in r.stderr, r.stderr
 
 
+def test_a_dungeon_file_that_is_not_utf8_names_the_line_of_its_first_bad_byte(tmp_path):
+    """It said "cannot read the dungeon file ...: 'utf-8' codec can't decode byte 0xe9 in position 201", at --map."""
+    shipped = (ROOT / "foury_sim/games/rooms/data/dungeons/crossroads.txt").read_bytes()
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"# a dungeon\n# caf\xe9 and rooms\n" + shipped)
+    r = _cli("run", "rooms", "--map", str(bad), "--games", "10")
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr == (f"foury-sim: error: {bad}:2:6: not UTF-8 text: byte 0xe9 cannot be read (save the dungeon as "
+                        "UTF-8)\n")
+    r = _cli("map", "check", str(bad), "--game", "rooms")
+    assert r.returncode == 2 and r.stderr.startswith(f"foury-sim: error: {bad}:2:6: not UTF-8 text"), r.stderr
+
+
 def test_dungeon_check_and_picture():
     """``map check`` words and ``map render``'s picture: one card per room, a bar per locked door or wall."""
     from foury_sim.games.rooms.board import BOARD

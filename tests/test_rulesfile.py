@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from foury_sim import rulesfile
 from foury_sim.errors import InputError
 from foury_sim.registry import get_game
 from foury_sim.rulesfile import load_ruleset_file, whole_numbers
@@ -102,6 +103,22 @@ def test_a_bad_rules_file_is_one_line_naming_the_file(tmp_path, raw, where, what
     assert e.value.where == (f"{f}:{where}" if where else str(f)) and "\n" not in str(e.value)
 
 
+@pytest.mark.parametrize("raw, where, what", [
+    # tomllib says "at end of document" without a line: the end of the last line is named
+    (b"[game]\nlevels = ", "2:10", "Invalid value (at the end of the file)"),
+    (b"[game]\nlevels = 4\n[heroes", "3:8", "Expected ']' at the end of a table declaration (at the end of the file)"),
+    (b"[game]\nname = \"\"\"abc\n", "2:14", "Unterminated string (at the end of the file)"),
+    (b"x = ", "1:5", "Invalid value (at the end of the file)"),
+    (b"[game]\nlevels = \n", "2:10", "Invalid value"),  # (a line tomllib names itself, unchanged)
+])
+def test_a_toml_error_at_the_end_of_the_file_names_its_last_line(tmp_path, raw, where, what):
+    f = tmp_path / "mine.toml"
+    f.write_bytes(raw)
+    with pytest.raises(InputError) as e:
+        get_game("delve").load_ruleset(f, None, None)
+    assert (e.value.where, e.value.message) == (f"{f}:{where}", f"malformed TOML: {what}")
+
+
 def test_a_bom_is_accepted_and_a_directory_is_refused(tmp_path):
     f = tmp_path / "bom.toml"
     f.write_bytes(b"\xef\xbb\xbf[game]\nlevels = 4\n")
@@ -142,6 +159,32 @@ def test_every_set_error_is_one_line_naming_the_set(game, sets, where, what):
     with pytest.raises(InputError, match=what) as e:
         get_game(game).load_ruleset(None, [sets], None)
     assert e.value.where.startswith(where) and len(e.value.where) < 80 and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("game, given, line", [
+    # a word no key resembles gets no hint (difflib's default cutoff, 0.6, offered 'shield' for 'seed')
+    ("foury", "seed=3", "--set seed: unknown ruleset key 'seed'"),
+    ("foury", "threads=2", "--set threads: unknown ruleset key 'threads'"),
+    ("foury", "game.seed=2", "--set game.seed: unknown ruleset key 'game.seed' (known: rounds, insert_coins, "
+     "max_turns, map)"),
+    # a misspelt key still gets its hint
+    ("foury", "sheild=3", "--set sheild: unknown ruleset key 'sheild' (did you mean 'shield'?)"),
+    ("foury", "mosnter_bonus=1", "--set mosnter_bonus: unknown ruleset key 'mosnter_bonus' (did you mean "
+     "'monster_bonus'?)"),
+    ("foury", "game.max_turn=2", "--set game.max_turn: unknown ruleset key 'game.max_turn' (did you mean "
+     "'max_turns'?)"),
+])
+def test_a_close_match_is_suggested_only_for_a_misspelling(game, given, line):
+    with pytest.raises(InputError) as e:
+        get_game(game).load_ruleset(None, [given], None)
+    assert str(e.value) == line
+
+
+def test_nearest_suggests_a_close_key_and_lists_the_keys_for_an_unrelated_word():
+    keys = dict.fromkeys(["shield", "needs", "hearts"])
+    assert rulesfile.nearest("sheild", keys) == " (did you mean 'shield'?)"
+    assert rulesfile.nearest("hearst", keys) == " (did you mean 'hearts'?)"
+    assert rulesfile.nearest("seed", keys) == " (known: shield, needs, hearts)"
 
 
 @pytest.mark.parametrize("text, what", [

@@ -185,6 +185,7 @@ BAD_FILES = [
     ('bogus = 1\n', ":2", "unknown experiment key"),
     ('[sweep]\n"round.monster_bonus" = [[0, 1], [0, 0, 0, 0]]\n', ":3", "monster_bonus"),
     ('mode = "zip"\n[sweep]\nhero = ["free"]\npolicy = ["greedy", "random"]\n', ":2", "equally long"),
+    ('[sweep]\nhero = ', ":3:8", "malformed TOML: Invalid value (at the end of the file)"),  # (tomllib names no line)
 ]
 
 

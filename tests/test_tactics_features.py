@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from inproc import cli
 
 from foury_sim import provenance
 from foury_sim.errors import InputError
@@ -161,3 +162,14 @@ def test_replay_draws_the_grid_at_chosen_turns():
     with pytest.raises(InputError) as e:
         T.replay(rs, "adventurer", make_policy("thorough", T.POLICIES), 3, 1, grid_at="1,first")
     assert e.value.where == "--grid-at"
+
+
+@pytest.mark.parametrize("text", [",,", "1,,5", "1,"])
+def test_replay_refuses_a_grid_at_list_with_an_empty_item(text):
+    """``--grid-at ,,`` drew nothing and said nothing (its empty items were skipped)."""
+    with pytest.raises(InputError) as e:
+        T.grid_turns(text)
+    assert (e.value.where, e.value.message) == (
+        "--grid-at", f"{text!r} has an empty item: give turn numbers (1..1000) and 'last' separated by single commas")
+    r = cli("replay", "tactics", "--grid-at", text)
+    assert (r.returncode, r.stdout, r.stderr) == (2, "", f"foury-sim: error: --grid-at: {e.value.message}\n")

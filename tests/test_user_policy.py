@@ -9,7 +9,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from foury_sim import runner
+from foury_sim import registry, runner
 from foury_sim.errors import InputError
 from foury_sim.games import delve as D
 from foury_sim.games.foury.policies import POLICIES as FOURY_POLICIES
@@ -134,10 +134,25 @@ def test_builtin_parameters_have_ranges_and_must_be_finite():
     with pytest.raises(InputError, match="outside its range"):
         make_policy("threshold", D.POLICIES, "min_companions=-2")
     assert parse_params("a=1e300", {"a": 0.0}) == {"a": 1e300}
-    for spec in (FOURY_POLICIES, D.POLICIES):
-        for b in spec.values():
-            assert set(b.ranges) == set(b.params), b.name
-            assert all(lo <= b.params[k] <= hi for k, (lo, hi) in b.ranges.items()), b.name
+
+
+@pytest.mark.parametrize("game", registry.games())
+def test_every_builtin_parameter_of_every_game_has_a_range_holding_its_default(game):
+    from foury_sim.games.tactics import DM_POLICIES
+
+    spec = registry.get_game(game)
+    for b in [*spec.policies.values(), *(DM_POLICIES.values() if game == "tactics" else ())]:
+        assert set(b.ranges) == set(b.params), b.name
+        assert all(lo <= b.params[k] <= hi for k, (lo, hi) in b.ranges.items()), b.name
+
+
+def test_tactics_gamble_is_a_switch_from_0_to_1():
+    from foury_sim.games.tactics import POLICIES as TACTICS_POLICIES
+
+    with pytest.raises(InputError) as e:
+        make_policy("thorough", TACTICS_POLICIES, "gamble=2")
+    assert (e.value.where, e.value.message) == ("--param", "policy parameter gamble=2 is outside its range 0 .. 1")
+    assert make_policy("thorough", TACTICS_POLICIES, "gamble=1").params[3] == 1.0
 
 
 def test_an_empty_policy_name_is_refused():

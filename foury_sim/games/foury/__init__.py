@@ -44,6 +44,22 @@ def _params(policy: Policy) -> np.ndarray:
     return policy.params
 
 
+def check_policy(policy: Policy) -> None:
+    """A built-in heuristic's ``round_order`` (greedy's ``D_ROUND``, the Kraken player's ``D_KR_AREA``) names
+    sectors: 0 (no fixed order: the nearest first), or the sectors to play first as digits 1..4 (A..D), each at
+    most once (1234, 2134, 21). The kernel reads its whole part digit by digit: 1.5 was played as 1, and 5678
+    (no digit a sector) or 1203 (a 0) as if unnamed, in silence. Its range, 0 .. 99,999,999, is checked before."""
+    if policy.name not in POLICIES or "round_order" not in policy.param_names:
+        return
+    v = float(policy.params[policy.param_names.index("round_order")])
+    digits = str(int(v)) if v.is_integer() else ""
+    if v == 0 or (digits and set(digits) <= set("1234") and len(set(digits)) == len(digits)):
+        return
+    raise InputError(f"policy parameter round_order={v:.15g} is not an order of sectors: 0 (no fixed order: the "
+                     "nearest first) or the sectors played first as digits 1..4 (A..D), each at most once (e.g. 1234, "
+                     "2134)", "--param")
+
+
 def heroes(rules: FouryRules) -> list[str]:
     return [h for h in HERO_KEYS if h in rules.heroes]
 
@@ -288,6 +304,7 @@ GAME = register(GameSpec(
     board=BOARD,
     variant_title=variant_title,
     no_win=no_win,
+    check_policy=check_policy,
     options=(GameOption("hearts", ("odds",), "Hearts at the start of a fight fought to the end.", int, 5, 1, 30),
              GameOption("campaign", ("run", "map"), "A campaign: its rules and map over the base game's "
                         f"(shipped: {', '.join(builtin_campaigns())}; or a campaign file NAME.toml, docs/rules.md "

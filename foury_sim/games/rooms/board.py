@@ -25,6 +25,7 @@ import numpy as np
 
 from ...errors import InputError
 from ...registry import Board, deaths_per_cell
+from ...rulesfile import line_col
 from . import layout as L
 
 DUNGEON_DIR = Path(__file__).with_name("data") / "dungeons"
@@ -158,8 +159,8 @@ def parse_dungeon(text: str, path: str, card_names: tuple[str, ...], card_kinds:
 
 def load_dungeon(name_or_path: str, card_names: tuple[str, ...], card_kinds: tuple[int, ...],
                  deck_size: int | None, where: str) -> Dungeon:
-    """A shipped dungeon by name or a dungeon file (``InputError`` at ``where`` when neither, else at
-    ``file:line:column``)."""
+    """A shipped dungeon by name or a dungeon file (``InputError`` at ``where`` when neither or unreadable, else at
+    ``file:line:column``: a byte that is not UTF-8, a bad cell)."""
     shipped = builtin_dungeons()
     p = shipped.get(name_or_path)
     if p is None:
@@ -168,9 +169,14 @@ def load_dungeon(name_or_path: str, card_names: tuple[str, ...], card_kinds: tup
             raise InputError(f"no dungeon {name_or_path!r}: a shipped one ({', '.join(shipped)}) or a dungeon file",
                              where)
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"cannot read the dungeon file {str(p)!r}: {e}", where) from None
+        raw = p.read_bytes()
+    except OSError as e:
+        raise InputError(f"cannot read the dungeon file {str(p)!r}: {e.strerror or e}", where) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:  # (it named the byte's offset in the file, at --map)
+        raise InputError(f"not UTF-8 text: byte 0x{raw[e.start]:02x} cannot be read (save the dungeon as UTF-8)",
+                         f"{p}:{line_col(raw, e.start)}") from None
     return parse_dungeon(text, str(p), card_names, card_kinds, deck_size)
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from ...config import use_cache
 from ...errors import InputError
+from ...inputs import check_param_text
 from ...lazy import pd
 from ...outputs import hist_count, hist_total, joint_key, most_common, tally
 from ...policy import Policy, PolicySpec, check_answers, make_policy
@@ -46,9 +47,9 @@ POLICIES = {
         "thorough", layout.P_THOROUGH,
         "clears and loots: heals at HP <= heal_below, equips anything better, attacks the weakest monster within "
         "reach (sleeping ones too with hunt = 1), opens every crate, chest, sarcophagus and shrine on its way "
-        "(loot = 1), then heads for the exit",
+        "(loot = 1), then heads for the exit; with the Gambler's Die, gamble = 1 rerolls any roll not worth keeping",
         dict(THOROUGH_PARAMS),
-        ranges={"heal_below": (0.0, 100.0), "loot": (0.0, 1.0), "hunt": (0.0, 1.0)},
+        ranges={"heal_below": (0.0, 100.0), "loot": (0.0, 1.0), "hunt": (0.0, 1.0), "gamble": (0.0, 1.0)},
     ),
     "random": PolicySpec("random", layout.P_RANDOM, "a uniformly random legal option at every choice",
                          traits=frozenset({"full_menu"})),
@@ -85,15 +86,18 @@ def dm_policy(ruleset: TacticsRules) -> Policy:
     a player's policy file (``userpolicy``)."""
     opts = getattr(ruleset, "options", {}) or {}
     name = opts.get("dm") or DEFAULT_DM
+    params = opts.get("dm_param") or None
     if name in DM_POLICIES:
+        check_param_text(params, "--dm-param")
         try:
-            return make_policy(name, DM_POLICIES, opts.get("dm_param") or None)
+            return make_policy(name, DM_POLICIES, params)
         except InputError as e:
             raise InputError(e.message, "--dm-param") from None
     if name.endswith(".py") or ".py:" in name:
+        check_param_text(params, "--dm-param")
         spec = name if ".py:" in name else f"{name}:{DEFAULT_DM_FUNCTION}"
         try:
-            return user_policy(spec, opts.get("dm_param") or None)
+            return user_policy(spec, params)
         except InputError as e:
             raise _as_dm(e) from None
     raise InputError(f"unknown Dungeon Master policy {name!r} (built-in: {', '.join(DM_POLICIES)}; or "
@@ -177,12 +181,16 @@ def play_one(ruleset: TacticsRules, hero: str, policy: Policy, seed: int = 0, ga
 
 
 def grid_turns(text: str | None) -> list[int | str]:
-    """``--grid-at`` as a list of turn numbers (1..the turn cap's maximum) and ``"last"``, in the order given."""
+    """``--grid-at`` as a list of turn numbers (1..the turn cap's maximum) and ``"last"``, in the order given; an
+    empty item (``,,``, ``1,``) is refused (skipped, ``,,`` drew nothing and said nothing)."""
     out: list[int | str] = []
-    for word in (text or "").split(","):
+    if not (text or "").strip():
+        return out
+    for word in text.split(","):
         w = word.strip()
         if not w:
-            continue
+            raise InputError(f"{text!r} has an empty item: give turn numbers (1..1000) and 'last' separated by single "
+                             "commas", "--grid-at")
         if w == "last":
             out.append(w)
         elif w.isdigit() and 1 <= int(w) <= 1000:
