@@ -406,9 +406,9 @@ def _figures_written(monkeypatch) -> list:
 
 
 def test_every_figure_a_command_writes_says_how_it_was_made(tmp_path, monkeypatch):
-    """At the foot of the figure of ``compare`` (``sweep``/``report`` and ``tune``: tests/test_report.py,
-    tests/test_tune.py): the game, the variants or fixed settings, the policy, seed, games, version and commit
-    (``figures.made_footer``), read from the figure's text artists."""
+    """At the foot of every figure of ``compare`` and ``robust`` (``sweep``/``report`` and ``tune``:
+    tests/test_report.py, tests/test_tune.py): the game, the variants or fixed settings, the policy, seed, games,
+    version and commit (``figures.made_footer``), read from the figure's text artists."""
     from foury_sim import figures as F
 
     made = provenance.made_with({"version": __version__, "git_commit": provenance.git_commit()})
@@ -428,6 +428,13 @@ def test_every_figure_a_command_writes_says_how_it_was_made(tmp_path, monkeypatc
          "--games", "200", "--seed", "3", "--out", str(tmp_path / "c2"), "--no-progress"])
     assert footers() == [f"game delve; A: hero=none; B: hero=spellsword; fixed: policy=threshold; seed 3; 200 games "
                          f"under A and under B, on the same dice; {made}"]
+
+    tiny = ROOT / "tests" / "data" / "robust" / "tiny.toml"
+    cli(["robust", str(tiny), "--out", str(tmp_path / "r"), "--games", "20", "--points", "2", "--no-progress"])
+    n = json.loads((tmp_path / "r" / "tiny" / "manifest.json").read_text())["n_design_points"]
+    got = footers()  # shares.png and one tornado per conclusion
+    assert len(got) == 3 and set(got) == {f"game foury; fixed: policy=greedy; seed 5; 20 games per cell at each of "
+                                          f"{n} design points; {made}"}
 
 
 def test_a_figure_note_names_the_policy_that_no_variant_or_setting_names():
