@@ -406,7 +406,7 @@ def _figures_written(monkeypatch) -> list:
 
 
 def test_every_figure_a_command_writes_says_how_it_was_made(tmp_path, monkeypatch):
-    """At the foot of every figure of ``compare`` and ``robust`` (``sweep``/``report`` and ``tune``:
+    """At the foot of every figure of ``compare``, ``robust`` and ``ladder`` (``sweep``/``report`` and ``tune``:
     tests/test_report.py, tests/test_tune.py): the game, the variants or fixed settings, the policy, seed, games,
     version and commit (``figures.made_footer``), read from the figure's text artists."""
     from foury_sim import figures as F
@@ -435,6 +435,11 @@ def test_every_figure_a_command_writes_says_how_it_was_made(tmp_path, monkeypatc
     got = footers()  # shares.png and one tornado per conclusion
     assert len(got) == 3 and set(got) == {f"game foury; fixed: policy=greedy; seed 5; 20 games per cell at each of "
                                           f"{n} design points; {made}"}
+
+    cli(["ladder", "delve", "--hero", "knight,minstrel", "--rungs", "random,threshold", "--games", "150",
+         "--out", str(tmp_path / "l"), "--no-progress"])
+    assert footers() == [f"game delve; fixed: nothing (the game's defaults); policy per rung; seed 1; 150 games per "
+                         f"hero and rung; {made}"]
 
 
 def test_a_figure_note_names_the_policy_that_no_variant_or_setting_names():
