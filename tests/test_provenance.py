@@ -406,9 +406,10 @@ def _figures_written(monkeypatch) -> list:
 
 
 def test_every_figure_a_command_writes_says_how_it_was_made(tmp_path, monkeypatch):
-    """At the foot of every figure of ``compare``, ``robust`` and ``ladder`` (``sweep``/``report`` and ``tune``:
-    tests/test_report.py, tests/test_tune.py): the game, the variants or fixed settings, the policy, seed, games,
-    version and commit (``figures.made_footer``), read from the figure's text artists."""
+    """At the foot of every figure of ``compare``, ``robust``, ``ladder`` and ``map render`` (``sweep``/``report``
+    and ``tune``: tests/test_report.py, tests/test_tune.py): the game, the variants or fixed settings, the policy,
+    seed, games, version and commit (``figures.made_footer``), read from the figure's text artists; a map's
+    picture, which plays no game, names the game, the map, version and commit."""
     from foury_sim import figures as F
 
     made = provenance.made_with({"version": __version__, "git_commit": provenance.git_commit()})
@@ -440,6 +441,11 @@ def test_every_figure_a_command_writes_says_how_it_was_made(tmp_path, monkeypatc
          "--out", str(tmp_path / "l"), "--no-progress"])
     assert footers() == [f"game delve; fixed: nothing (the game's defaults); policy per rung; seed 1; 150 games per "
                          f"hero and rung; {made}"]
+
+    cli(["map", "render", "base", "-o", str(tmp_path / "m.png")])
+    assert footers() == [f"game foury; map base; {made}"]
+    cli(["map", "render", "santa", "--campaign", "santa", "-o", str(tmp_path / "m2.png")])
+    assert footers() == [f"game foury; map santa; campaign=santa; {made}"]
 
 
 def test_a_figure_note_names_the_policy_that_no_variant_or_setting_names():
