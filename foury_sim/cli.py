@@ -726,6 +726,14 @@ def map_render(
     check_out_file(out, "--out", ".png")
     m = board.load(map_file, None, None, **options) if options and board.load is not None else board.resolve(map_file)
     fig = board.draw(m)
+    from . import provenance
+    from .figures import made_footer
+
+    # how the picture was made, at its foot: the game, the map as given, the game's options, version and commit
+    made_footer(fig, "; ".join([f"game {spec.name}", f"map {map_file}",
+                                *([provenance.describe(options)] if options else []),
+                                provenance.made_with({"version": provenance.version(),
+                                                      "git_commit": provenance.git_commit()})]))
     import io
 
     buf = io.BytesIO()

@@ -911,12 +911,25 @@ def ladder_figure(res: LadderResult, title: str) -> Any:
     return fig
 
 
+def figure_note(lad: Ladder, res: LadderResult) -> str:
+    """How a ladder was made, at its figure's foot (``provenance.figure_note``): game, fixed settings, the policy
+    (one per rung), seed, games per hero and rung, version and commit."""
+    g = res.table["games"]
+    per = f"{int(g.min()):,}" + (f" to {int(g.max()):,}" if g.nunique() > 1 else "")
+    return provenance.figure_note(lad.game, fixed=lad.fixed, seed=lad.seed, swept=("hero", "policy"),
+                                  varies="per rung", games=f"{per} games per hero and rung",
+                                  made={"version": __version__, "git_commit": provenance.git_commit()})
+
+
 def write_results(lad: Ladder, res: LadderResult, out: Path, cmd: str, tuned: dict[str, Any]) -> list[Path]:
     text = format_ladder(lad, res, tuned)
     write_frame(res.table, out / "ladder.csv")
     write_frame(res.table, out / "ladder.parquet")
     write_frame(res.verdicts, out / "verdicts.csv")
+    from .figures import made_footer
+
     fig = ladder_figure(res, lad.title or f"Skill ladder: {lad.game}")
+    made_footer(fig, figure_note(lad, res))
     save_figure(fig, out / "ladder.png", dpi=120)
     summary = {"name": lad.name, "game": lad.game, "seed": lad.seed, "games": lad.games, "conf": lad.conf,
                "command": cmd, "rungs": [asdict(r) for r in lad.rungs], "skipped_rungs": lad.skipped,

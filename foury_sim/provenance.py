@@ -10,8 +10,8 @@ hint, header and JSON record spells them the same way and can be pasted.
 * ``run_record`` / ``header_lines``: what ``foury-sim run`` (and ``runner.run`` for a notebook) records
   about itself: overrides with file digests, policy and parameters, seed, games, level, version, commit
   and the command that reproduces it, and the 2-3 lines the text summary opens with;
-* ``figure_note``: the line at the foot of a sweep's or a tuning's figure (game, fixed settings, policy, seed,
-  games, version).
+* ``figure_note``: the line at the foot of a study's figure (sweep, tune, compare, robust, ladder): game, variants
+  or fixed settings, policy, seed, games, version and commit.
 """
 
 from __future__ import annotations
@@ -325,22 +325,29 @@ def policy_text(rec: dict[str, Any]) -> str:
 
 
 def figure_note(game: str, *, fixed: dict[str, Any] | None, seed: Any, games: str, made: dict[str, Any],
-                swept: Any = ()) -> str:
-    """The line at the foot of a study's figure (``figures.made_footer``; a sweep's report and ``tune`` draw it):
-    ``game GAME; fixed: hero=HERO; policy POLICY (the game's default); seed 3; 400 games per cell; foury-sim 0.1.0,
-    commit 1a2b3c4d5e``. The policy is named when no setting fixes it (``swept``: the settings the figure varies,
-    which name it themselves); ``games`` as the caller counts them; ``made``: ``version`` and ``git_commit``."""
+                swept: Any = (), varies: str = "swept", variants: dict[str, dict[str, Any]] | None = None) -> str:
+    """The line at the foot of a study's figure (``figures.made_footer``; a sweep's report, ``tune``, ``compare``,
+    ``robust`` and ``ladder`` draw it): ``game GAME; fixed: hero=HERO; policy POLICY (the game's default); seed 3;
+    400 games per cell; foury-sim 0.1.0, commit 1a2b3c4d5e``. ``variants``: label -> settings of each variant the
+    figure compares (``A: hero=HERO``), named before the fixed settings. The policy is named when no setting fixes
+    it and not every variant names it (``swept``: the settings the figure varies, which name it themselves:
+    ``policy swept``, or as ``varies`` says, ``policy per rung``); ``games`` as the caller counts them; ``made``:
+    ``version`` and ``git_commit``."""
     fixed = fixed or {}
-    parts = [f"game {game}", "fixed: " + (describe(fixed) if fixed else "nothing (the game's defaults)")]
+    variants = variants or {}
+    parts = [f"game {game}", *(f"{label}: {describe(s)}" for label, s in variants.items()),
+             "fixed: " + (describe(fixed) if fixed else "nothing (the game's defaults)")]
+    named = sum("policy" in s for s in variants.values())
     if "policy" not in fixed:
         if "policy" in swept:
-            parts.append("policy swept")
-        else:
+            parts.append(f"policy {varies}")
+        elif not variants or named < len(variants):
             from .errors import InputError
             from .registry import get_game
 
+            where = ", where a variant names none" if named else ""
             try:
-                parts.append(f"policy {get_game(game).default_policy} (the game's default)")
+                parts.append(f"policy {get_game(game).default_policy} (the game's default{where})")
             except InputError:
                 pass
     return "; ".join(parts + [f"seed {seed}", games, made_with(made)])

@@ -583,8 +583,22 @@ def _pts(x: float) -> str:
     return f"{100 * x:+.1f}"
 
 
+def figure_note(m: dict[str, Any]) -> str:
+    """How a robustness study was made, at its figures' foot (``provenance.figure_note``), from its manifest: game,
+    fixed settings, the policy, seed, games per cell and design points, version and commit."""
+    varied = {k for c in m.get("conclusions") or [] for s in c.get("cells") or [] for k in s}
+    varied |= {f["key"] for f in m.get("factors") or []}
+    return provenance.figure_note(
+        str(m.get("game", "?")), fixed=m.get("fixed") if isinstance(m.get("fixed"), dict) else {},
+        seed=m.get("seed", "?"), swept=varied, varies="varied",
+        games=f"{int(m['games']):,} games per cell at each of {int(m['n_design_points'])} design points",
+        made={"version": m.get("package_version") or __version__, "git_commit": m.get("git_commit")})
+
+
 def _figures(out: Path, summ: pd.DataFrame, sens: pd.DataFrame, m: dict[str, Any] | None = None
              ) -> list[tuple[str, str, Path]]:
+    """The figures of the report, written to ``out/figures``: (heading, caption, path) of each. With a whole
+    manifest ``m``, each says at its foot how the study was made (``figure_note``)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -592,7 +606,10 @@ def _figures(out: Path, summ: pd.DataFrame, sens: pd.DataFrame, m: dict[str, Any
     from matplotlib.patches import Patch
     from matplotlib.ticker import PercentFormatter
 
+    from .figures import made_footer
+
     m = m or {}
+    note = figure_note(m) if {"game", "games", "n_design_points"} <= set(m) else ""
     where = (f"{int(m['n_design_points']) if 'n_design_points' in m else '?'} design points, "
              f"{int(m['games']):,} games per cell" if "games" in m else "")
     fig_dir = out / "figures"
@@ -621,6 +638,8 @@ def _figures(out: Path, summ: pd.DataFrame, sens: pd.DataFrame, m: dict[str, Any
     fig.suptitle("How often each claim holds when the assumptions vary together", fontsize=12, fontweight="bold")
     ax.set_title("whiskers: interval over the design points (not over the dice)" + (f"; {where}" if where else ""),
                  fontsize=9, color="#555555")
+    if note:
+        made_footer(fig, note)
     p = fig_dir / "shares.png"
     save_figure(fig, p, dpi=110)
     plt.close(fig)
@@ -647,6 +666,8 @@ def _figures(out: Path, summ: pd.DataFrame, sens: pd.DataFrame, m: dict[str, Any
         lim = 100 * max(float(g["oat_high"].max()), -float(g["oat_low"].min()), abs(base), 0.005) * 1.1
         ax.set_xlim(-lim, lim)
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+        if note:
+            made_footer(fig, note)
         p = fig_dir / f"tornado_{k + 1}.png"
         save_figure(fig, p, dpi=110)
         plt.close(fig)
@@ -793,4 +814,4 @@ def _html_table(lines: list[str], inline: Any) -> str:
 
 
 __all__ = ["Factor", "Conclusion", "RobustExperiment", "design_points", "unit_design", "load_robust", "evaluate",
-           "share_summary", "sensitivity", "run_robust", "robust_command"]
+           "share_summary", "sensitivity", "run_robust", "robust_command", "figure_note"]

@@ -1482,6 +1482,14 @@ def comparison_setup(c: Comparison) -> str:
             f"{title}, {c.games:,} games on the same dice (seed {c.seed}), {100 * c.conf:g} % intervals")
 
 
+def comparison_note(c: Comparison) -> str:
+    """How a comparison was made, at its figure's foot (``provenance.figure_note``): game, A and B, the settings both
+    share, the policy, seed, games, version and commit."""
+    return provenance.figure_note(c.game, fixed=c.fixed, seed=c.seed, made=c.provenance(),
+                                  games=f"{c.games:,} games under A and under B, on the same dice",
+                                  variants={"A": c.a, "B": c.b})
+
+
 def write_comparison(c: Comparison, out: str | Path) -> list[Path]:
     out = Path(out)
     paths = [out / "comparison.json", out / "outcomes.csv", out / "games_a.parquet", out / "games_b.parquet"]
@@ -1494,9 +1502,10 @@ def write_comparison(c: Comparison, out: str | Path) -> list[Path]:
     else:
         write_frame(c.df_a, paths[2], outputs=c.outputs, ruleset=c.rulesets[0])
         write_frame(c.df_b, paths[3], outputs=c.outputs, ruleset=c.rulesets[1])
-    from .figures import paired_difference
+    from .figures import made_footer, paired_difference
 
     fig = paired_difference(c.outcomes, conf=c.conf, setup=comparison_setup(c))
+    made_footer(fig, comparison_note(c))
     p = out / "comparison.png"
     save_figure(fig, p, dpi=120)
     paths.append(p)

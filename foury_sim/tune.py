@@ -543,12 +543,11 @@ def _made_footer(fig: Any, r: TuneResult | VectorResult, games: str) -> None:
     games, version and commit; nothing for a search that names no game (``search`` called alone)."""
     if "game" not in r.extra:
         return
-    from . import __version__
     from .figures import made_footer
-    from .provenance import figure_note, git_commit
+    from .provenance import figure_note
 
     made_footer(fig, figure_note(r.extra["game"], fixed=r.settings, seed=r.extra.get("seed", "?"), games=games,
-                                 made={"version": __version__, "git_commit": git_commit()}))
+                                 made=made()))
 
 
 # ---------------------------------------------------------------------------------- over a registered game --
@@ -706,10 +705,7 @@ def write_tune(r: TuneResult, out: str | Path) -> list[Path]:
     d = Path(out)
     d.mkdir(parents=True, exist_ok=True)
     paths = [d / "tune.json", d / "candidates.csv", d / "calibration.png"]
-    from . import __version__
-    from .provenance import git_commit
-
-    rec = r.to_dict() | {"version": __version__, "git_commit": git_commit()}
+    rec = r.to_dict() | made()
     atomic_write(paths[0], json.dumps(rec, indent=2))
     write_frame(r.table, paths[1])
     fig = calibration_figure(r, r.extra.get("axis_label"))
@@ -792,6 +788,37 @@ def override_tune_file(tf: TuneFile, *, seed: int | None = None, conf: float | N
     was = {k: getattr(tf, k) for k in new}
     return dataclasses.replace(tf, **new, overridden=dict(tf.overridden) | {k: {"file": was[k], "used": v}
                                                                             for k, v in new.items()})
+
+
+def made() -> dict[str, Any]:
+    """How a tuning was made that its record keeps besides its game, seed and command: the version and commit (in
+    ``tune.json`` of every form, a tuning on the command line and a tuning file alike)."""
+    from . import __version__
+    from .provenance import git_commit
+
+    return {"version": __version__, "git_commit": git_commit()}
+
+
+def tune_file_command(tf: TuneFile) -> str:
+    """The ``foury-sim tune FILE`` command that runs ``tf`` again: its file and the values the command line put in
+    place of the file's (``overridden``: ``--seed``, ``--conf``, ``--max-games``, ``--points``; not ``--out``)."""
+    from .provenance import command
+
+    args: list[str] = []
+    for k, d in tf.overridden.items():
+        v = d["used"]
+        args += [f"--{k.replace('_', '-')}", str(v) if isinstance(v, int) else f"{v:g}"]
+    return command("tune", tf.path, args)
+
+
+def file_record(tf: TuneFile, results: list[Any]) -> dict[str, Any]:
+    """A tuning file's ``tune.json``: its name, file and text, the provenance a tuning on the command line records
+    (game, seed, the command that runs it again, version, commit), the replaced values and every tuning's record."""
+    from .files import to_jsonable
+
+    return to_jsonable({"name": tf.name, "file": tf.path, "file_text": tf.text, "game": tf.game, "seed": tf.seed,
+                        "command": tune_file_command(tf), **made(), "overridden": tf.overridden,
+                        "tunings": [r.to_dict() for r in results]})
 
 
 def load_tune_file(path: str | Path) -> TuneFile:
@@ -900,7 +927,7 @@ def run_tune_file(tf: TuneFile, out_root: str | Path | None = None, *, threads: 
                   progress: bool | None = None) -> tuple[pd.DataFrame, list[TuneResult]]:
     """One tuning per cell; the table of answers (one row per cell). With ``out_root``: ``OUT/NAME/`` gets
     ``answers.csv``, ``tune.json`` (every record, the file's text) and ``CELL/calibration.png`` per cell."""
-    from .files import atomic_write, save_figure, to_jsonable, write_frame
+    from .files import atomic_write, save_figure, write_frame
 
     if tf.vector is not None:
         return run_vector_file(tf, out_root, threads=threads, progress=progress)
@@ -926,12 +953,7 @@ def run_tune_file(tf: TuneFile, out_root: str | Path | None = None, *, threads: 
         d = Path(out_root) / tf.name
         d.mkdir(parents=True, exist_ok=True)
         write_frame(table, d / "answers.csv")
-        from . import __version__
-
-        atomic_write(d / "tune.json", json.dumps(to_jsonable({
-            "name": tf.name, "file": tf.path, "file_text": tf.text, "version": __version__,
-            "overridden": tf.overridden,
-            "tunings": [r.to_dict() for r in results]}), indent=2))
+        atomic_write(d / "tune.json", json.dumps(file_record(tf, results), indent=2))
         import matplotlib.pyplot as plt
 
         for i, (cell, r) in enumerate(zip(tf.cells, results)):
@@ -1291,15 +1313,12 @@ def vector_figure(v: VectorResult) -> Any:
 
 def write_vector(v: VectorResult, out: str | Path) -> list[Path]:
     """``tune.json``, ``elements.csv``, ``candidates.csv`` (every element's candidates) and ``calibration.png``."""
-    from . import __version__
     from .files import atomic_write, save_figure, write_frame
 
     d = Path(out)
     d.mkdir(parents=True, exist_ok=True)
     paths = [d / "tune.json", d / "elements.csv", d / "candidates.csv", d / "calibration.png"]
-    from .provenance import git_commit
-
-    atomic_write(paths[0], json.dumps(v.to_dict() | {"version": __version__, "git_commit": git_commit()}, indent=2))
+    atomic_write(paths[0], json.dumps(v.to_dict() | made(), indent=2))
     write_frame(v.table(), paths[1])
     cands = [r.table.assign(element=i) for i, r in enumerate(v.elements) if r is not None]
     write_frame(pd.concat(cands, ignore_index=True)[["element", *cands[0].columns[:-1]]], paths[2])
@@ -1424,8 +1443,7 @@ def run_vector_file(tf: TuneFile, out_root: str | Path | None = None, *, threads
                     progress: bool | None = None) -> tuple[pd.DataFrame, list[VectorResult]]:
     """``run_tune_file`` for a whole list: one schedule per cell; ``OUT/NAME/`` gets ``answers.csv``,
     ``elements.csv`` (every cell's elements), ``tune.json`` and ``CELL_calibration.png`` per cell."""
-    from . import __version__
-    from .files import atomic_write, save_figure, to_jsonable, write_frame
+    from .files import atomic_write, save_figure, write_frame
 
     results: list[VectorResult] = []
     rows, elems = [], []
@@ -1445,9 +1463,7 @@ def run_vector_file(tf: TuneFile, out_root: str | Path | None = None, *, threads
         d.mkdir(parents=True, exist_ok=True)
         write_frame(table, d / "answers.csv")
         write_frame(pd.concat(elems, ignore_index=True), d / "elements.csv")
-        atomic_write(d / "tune.json", json.dumps(to_jsonable({
-            "name": tf.name, "file": tf.path, "file_text": tf.text, "version": __version__,
-            "overridden": tf.overridden, "tunings": [v.to_dict() for v in results]}), indent=2))
+        atomic_write(d / "tune.json", json.dumps(file_record(tf, results), indent=2))
         import matplotlib.pyplot as plt
 
         for i, (cell, v) in enumerate(zip(tf.cells, results)):

@@ -387,3 +387,82 @@ def test_a_robust_study_records_the_command_that_reproduces_it(tmp_path):
     from foury_sim.robust import load_robust, robust_command
 
     assert robust_command(load_robust(tiny)) == f"foury-sim robust {tiny} --games 30 --points 4"  # the file's
+
+
+# ------------------------------------------------------------------------ every figure a command writes --
+def _figures_written(monkeypatch) -> list:
+    """The figures ``Figure.savefig`` is asked to write from now on (each as it was when written)."""
+    from matplotlib.figure import Figure
+
+    seen: list = []
+    save = Figure.savefig
+
+    def savefig(self, *args, **kw):
+        seen.append(self)
+        return save(self, *args, **kw)
+
+    monkeypatch.setattr(Figure, "savefig", savefig)
+    return seen
+
+
+def test_every_figure_a_command_writes_says_how_it_was_made(tmp_path, monkeypatch):
+    """At the foot of every figure of ``compare``, ``robust``, ``ladder`` and ``map render`` (``sweep``/``report``
+    and ``tune``: tests/test_report.py, tests/test_tune.py): the game, the variants or fixed settings, the policy,
+    seed, games, version and commit (``figures.made_footer``), read from the figure's text artists; a map's
+    picture, which plays no game, names the game, the map, version and commit."""
+    from foury_sim import figures as F
+
+    made = provenance.made_with({"version": __version__, "git_commit": provenance.git_commit()})
+    seen = _figures_written(monkeypatch)
+
+    def footers() -> list[str | None]:
+        out = [F.footer_text(f) for f in seen]
+        seen.clear()
+        return [t.replace("\n", " ") if t else t for t in out]
+
+    cli(["compare", "delve", "--a", "hero=none", "--b", "hero=spellsword", "--games", "200", "--seed", "3",
+         "--out", str(tmp_path / "c1"), "--no-progress"])
+    assert footers() == [f"game delve; A: hero=none; B: hero=spellsword; fixed: nothing (the game's defaults); "
+                         f"policy risk (the game's default); seed 3; 200 games under A and under B, on the same "
+                         f"dice; {made}"]
+    cli(["compare", "delve", "--a", "hero=none", "--b", "hero=spellsword", "--fixed", "policy=threshold",
+         "--games", "200", "--seed", "3", "--out", str(tmp_path / "c2"), "--no-progress"])
+    assert footers() == [f"game delve; A: hero=none; B: hero=spellsword; fixed: policy=threshold; seed 3; 200 games "
+                         f"under A and under B, on the same dice; {made}"]
+
+    tiny = ROOT / "tests" / "data" / "robust" / "tiny.toml"
+    cli(["robust", str(tiny), "--out", str(tmp_path / "r"), "--games", "20", "--points", "2", "--no-progress"])
+    n = json.loads((tmp_path / "r" / "tiny" / "manifest.json").read_text())["n_design_points"]
+    got = footers()  # shares.png and one tornado per conclusion
+    assert len(got) == 3 and set(got) == {f"game foury; fixed: policy=greedy; seed 5; 20 games per cell at each of "
+                                          f"{n} design points; {made}"}
+
+    cli(["ladder", "delve", "--hero", "knight,minstrel", "--rungs", "random,threshold", "--games", "150",
+         "--out", str(tmp_path / "l"), "--no-progress"])
+    assert footers() == [f"game delve; fixed: nothing (the game's defaults); policy per rung; seed 1; 150 games per "
+                         f"hero and rung; {made}"]
+
+    cli(["map", "render", "base", "-o", str(tmp_path / "m.png")])
+    assert footers() == [f"game foury; map base; {made}"]
+    cli(["map", "render", "santa", "--campaign", "santa", "-o", str(tmp_path / "m2.png")])
+    assert footers() == [f"game foury; map santa; campaign=santa; {made}"]
+
+
+def test_a_figure_note_names_the_policy_that_no_variant_or_setting_names():
+    """``provenance.figure_note``: the game's default policy where a variant names none; nothing where each variant
+    names its own or a fixed setting does; how it varies where the figure varies it."""
+    made = {"version": "0.1.0", "git_commit": None}
+
+    def note(**kw) -> str:
+        return provenance.figure_note("delve", seed=1, games="10 games", made=made, **kw)
+
+    assert note(fixed={}, variants={"A": {"policy": "threshold"}, "B": {"hero": "knight"}}) == (
+        "game delve; A: policy=threshold; B: hero=knight; fixed: nothing (the game's defaults); policy risk (the "
+        "game's default, where a variant names none); seed 1; 10 games; foury-sim 0.1.0")
+    assert note(fixed={"hero": "knight"}, variants={"A": {"policy": "threshold"}, "B": {"policy": "risk"}}) == (
+        "game delve; A: policy=threshold; B: policy=risk; fixed: hero=knight; seed 1; 10 games; foury-sim 0.1.0")
+    assert note(fixed={}, variants={"A": {}, "B": {"hero": "knight"}}).startswith(
+        "game delve; A: defaults; B: hero=knight; fixed: nothing (the game's defaults); policy risk (the game's "
+        "default); ")
+    assert note(fixed={}, swept={"hero", "policy"}, varies="varied") == (
+        "game delve; fixed: nothing (the game's defaults); policy varied; seed 1; 10 games; foury-sim 0.1.0")

@@ -285,6 +285,47 @@ def test_tuning_file_gives_one_answer_per_hero(tmp_path):
     assert len(list((tmp_path / "res" / "orc").glob("*_calibration.png"))) == 2
 
 
+def test_every_form_of_tune_records_the_same_provenance_in_tune_json(tmp_path):
+    """``tune.json`` of a tuning on the command line and of a tuning file, for one number and for a whole list: the
+    game, seed, the command that runs it again (a file's: the file and the values the command line replaced, not
+    ``--out``), version and commit (a file's had the version only)."""
+    from foury_sim import __version__, provenance
+
+    made = {"version": __version__, "git_commit": provenance.git_commit()}
+    one = ["--param", "dragon.threshold", "--target", "win=0.3", "--tolerance", "0.05", "--range", "2,6"]
+    whole = ["--param", "score.rank_thresholds", "--target", "rank>=i=-,0.6,0.3,-,-", "--tolerance", "0.06",
+             "--range", "1,60"]
+    f1, f2 = tmp_path / "one.toml", tmp_path / "whole.toml"
+    f1.write_text('name = "one"\ngame = "delve"\nseed = 7\nparam = "dragon.threshold"\ntarget = "win=0.3"\n'
+                  'tolerance = 0.05\nrange = [2, 6]\n[fixed]\nhero = "knight"\n')
+    f2.write_text('name = "whole"\ngame = "delve"\nseed = 7\nparam = "score.rank_thresholds"\n'
+                  'target = "rank>=i=-,0.6,0.3,-,-"\ntolerance = 0.06\nrange = [1, 60]\nmonotone = "increasing"\n'
+                  '[fixed]\npolicy = "threshold"\n')
+    runs = {"one": (["delve", *one, "--fixed", "hero=knight"], tmp_path / "one_cli"),
+            "whole": (["delve", *whole, "--fixed", "policy=threshold"], tmp_path / "whole_cli"),
+            "one file": ([str(f1)], tmp_path / "res"), "whole file": ([str(f2)], tmp_path / "res")}
+    recs = {}
+    for what, (args, out) in runs.items():
+        r = cli("tune", *args, "--seed", "2", "--max-games", "2000", "--threads", "1", "--no-progress",
+                "--out", str(out))
+        assert r.returncode == 0, r.stderr
+        rec = json.loads(((out / what.split()[0]) if "file" in what else out).joinpath("tune.json").read_text())
+        assert {k: rec.get(k) for k in ("game", "seed", "version", "git_commit")} == {"game": "delve", "seed": 2,
+                                                                                        **made}, what
+        recs[what] = rec
+    assert recs["one"]["command"].startswith("foury-sim tune delve --param dragon.threshold")
+    assert recs["whole"]["command"].startswith("foury-sim tune delve --param score.rank_thresholds")
+    assert recs["one file"]["command"] == f"foury-sim tune {f1} --seed 2 --max-games 2000"
+    assert recs["whole file"]["command"] == f"foury-sim tune {f2} --seed 2 --max-games 2000"
+    import shlex
+
+    again = tmp_path / "again"  # pasted back: the same tunings
+    assert cli(*shlex.split(recs["one file"]["command"])[1:], "--threads", "1", "--no-progress", "--out",
+               str(again)).returncode == 0
+    rec = json.loads((again / "one" / "tune.json").read_text())
+    assert [t["candidates"] for t in rec["tunings"]] == [t["candidates"] for t in recs["one file"]["tunings"]]
+
+
 @pytest.mark.parametrize("args, message", [
     (["--param", "enemies.orc.base", "--target", "win=0.3", "--tolerance", "0.02"],
      "--range: give the values to search between"),
