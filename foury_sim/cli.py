@@ -877,7 +877,6 @@ def tune_cmd(
     """Find the value of one setting that puts a win rate (or any summary metric) within a tolerance of a
     target, with common dice and more games only near the target; print a one-line answer and the candidates."""
     from . import tune as tn
-    from .files import to_jsonable
     from .registry import get_game
     from .study import parse_settings
 
@@ -903,9 +902,7 @@ def tune_cmd(
         tf = tn.override_tune_file(tf, seed=seed, conf=conf, max_games=max_games, points=points)
         table, results = tn.run_tune_file(tf, out, threads=threads, progress=progress)
         if fmt == "json":
-            typer.echo(json.dumps(to_jsonable({"name": tf.name, "overridden": tf.overridden,
-                                               "tunings": [r.to_dict() for r in results]}),
-                                  indent=2))
+            typer.echo(json.dumps(tn.file_record(tf, results), indent=2))  # (what tune.json records)
         else:
             typer.echo(tn.format_answers(tf, table))
             if out is not None:
@@ -932,7 +929,7 @@ def tune_cmd(
         r = tn.tune_family(game, param, family, metric, value, tolerance, fixed=fx, lo=lo, hi=hi,
                            integer=whole if integer is None else integer, seed=seed, conf=conf, max_games=max_games,
                            first_games=first_games, points=points, threads=threads, progress=progress)
-        text = json.dumps(r.to_dict(), indent=2) if fmt == "json" else tn.format_family(r)
+        text = json.dumps(r.to_dict() | tn.made(), indent=2) if fmt == "json" else tn.format_family(r)
         if out is not None and fmt != "json":
             text += f"\n-> {out}/tune.json, candidates.csv, calibration.png"
         _write_or_say(lambda: tn.write_tune(r, out) if out is not None else None, text, out)
@@ -946,7 +943,7 @@ def tune_cmd(
                            integer=whole if integer is None else integer, monotone=monotone or "increasing",
                            seed=seed, conf=conf, max_games=max_games, first_games=first_games, points=points,
                            threads=threads, progress=progress)
-        text = json.dumps(v.to_dict(), indent=2) if fmt == "json" else tn.format_vector(v)
+        text = json.dumps(v.to_dict() | tn.made(), indent=2) if fmt == "json" else tn.format_vector(v)
         if out is not None and fmt != "json":
             text += f"\n-> {out}/tune.json, elements.csv, candidates.csv, calibration.png"
         _write_or_say(lambda: tn.write_vector(v, out) if out is not None else None, text, out)
@@ -962,7 +959,7 @@ def tune_cmd(
     r = tn.tune(game, param, metric, value, tolerance, fixed=fx, lo=lo, hi=hi,
                 integer=whole if integer is None else integer, seed=seed, conf=conf, max_games=max_games,
                 first_games=first_games, points=points, threads=threads, progress=progress)
-    text = json.dumps(r.to_dict(), indent=2) if fmt == "json" else tn.format_result(r)
+    text = json.dumps(r.to_dict() | tn.made(), indent=2) if fmt == "json" else tn.format_result(r)
     if out is not None and fmt != "json":
         text += f"\n-> {out}/tune.json, candidates.csv, calibration.png"
     _write_or_say(lambda: tn.write_tune(r, out) if out is not None else None, text, out)

@@ -313,6 +313,13 @@ def test_every_form_of_tune_records_the_same_provenance_in_tune_json(tmp_path):
         assert {k: rec.get(k) for k in ("game", "seed", "version", "git_commit")} == {"game": "delve", "seed": 2,
                                                                                         **made}, what
         recs[what] = rec
+        # --format json prints the same record (it had neither version nor commit, a file's neither game nor seed)
+        j = cli("tune", *args, "--seed", "2", "--max-games", "2000", "--threads", "1", "--no-progress", "--format",
+                "json")
+        assert j.returncode == 0, j.stderr
+        printed = json.loads(j.stdout)
+        keys = ("game", "seed", "command", "version", "git_commit")
+        assert {k: printed.get(k) for k in keys} == {k: rec.get(k) for k in keys}, what
     assert recs["one"]["command"].startswith("foury-sim tune delve --param dragon.threshold")
     assert recs["whole"]["command"].startswith("foury-sim tune delve --param score.rank_thresholds")
     assert recs["one file"]["command"] == f"foury-sim tune {f1} --seed 2 --max-games 2000"
