@@ -40,16 +40,36 @@ def _no_flag_placeholder(params: list[Any]) -> list[Any]:
     return params
 
 
+def _no_empty_path(params: list[Any]) -> list[Any]:
+    """A path option or argument given as ``""`` is refused in one line (``--rules: is empty: ...``): typer made it
+    the path ``.``, the current folder, and the error then spoke of a folder nobody named."""
+    for p in params:
+        desc = getattr(p, "type_descriptor", None)
+        if desc is None or not getattr(desc, "is_path", False) or "process_value" in vars(p):
+            continue
+
+        def process_value(ctx: Any, value: Any, _p: Any = p, _base: Any = p.process_value) -> Any:
+            if isinstance(value, str) and not value.strip():
+                from typer._click.exceptions import BadParameter  # (typer's own click: ``main`` prints it in one line)
+
+                raise BadParameter("is empty: an empty path names no file or folder", ctx=ctx, param=_p)
+            return _base(ctx, value)
+
+        p.process_value = process_value
+    return params
+
+
 class Command(TyperCommand):
-    """Every verb: ``--help`` without value placeholders for switches (defaults are shown per option)."""
+    """Every verb: ``--help`` without value placeholders for switches (defaults are shown per option); an empty
+    path refused."""
 
     def get_params(self, ctx: Any) -> list[Any]:
-        return _no_flag_placeholder(super().get_params(ctx))
+        return _no_empty_path(_no_flag_placeholder(super().get_params(ctx)))
 
 
 class Group(TyperGroup):
     def get_params(self, ctx: Any) -> list[Any]:
-        return _no_flag_placeholder(super().get_params(ctx))
+        return _no_empty_path(_no_flag_placeholder(super().get_params(ctx)))
 
 
 plain_options.install()  # (typer's coercion of the options, pydantic only for values that need it)
@@ -755,6 +775,8 @@ def map_check(
     """Parse and validate a board (map) exactly as `run` would (same ruleset, same checks); print what it holds.
     Options only some games take (e.g. `--campaign NAME`: check it against that campaign's rules) follow the
     common ones."""
+    if not map_file.strip():  # (it was read as the folder ".")
+        raise InputError("is empty: give a map file or a shipped map's name", "MAP")
     spec, board = _board(game)
     options = _game_options(spec, "map", ctx.args)
     try:
@@ -785,6 +807,8 @@ def baseline_save(
     watched metrics, with the code version of each game (replaces an older baseline of the same name)."""
     from .baseline import format_saved, load_spec, save
 
+    if not spec.strip():  # (it was read as the folder ".")
+        raise InputError("is empty: give a baseline spec (TOML) or the name of one in experiments/baselines/", "SPEC")
     check_threads(threads)
     check_out_dir(out)
     s = load_spec(spec)  # every error is found before anything is simulated

@@ -202,6 +202,9 @@ class GameSpec:
         """A ``--map`` for a game without a board is refused in one line."""
         if map_path is not None and self.board is None:
             raise InputError(f"{self.name} has no board: --map does not apply", "--map")
+        if map_path is not None and not str(map_path).strip():  # (it was read as the folder ".")
+            raise InputError("is empty: give a map file or a shipped map's name (leave --map out for the base map)",
+                             "--map")
 
 
 _GAMES: dict[str, GameSpec] = {}

@@ -641,3 +641,21 @@ def test_a_negative_keep_rows_mb_is_refused_before_any_game(monkeypatch):
     with pytest.raises(InputError, match="must be a number of megabytes from 0, not '-1'") as e:
         run("delve", games=10, progress=False)
     assert e.value.where == "FOURY_SIM_KEEP_ROWS_MB"
+
+
+@pytest.mark.parametrize("args, where, what", [
+    (["sweep", ""], "EXPERIMENT", "is empty: an empty path names no file or folder"),
+    (["robust", ""], "EXPERIMENT", "is empty: an empty path names no file or folder"),
+    (["run", "foury", "--games", "5", "--rules", ""], "--rules", "is empty: an empty path names no file or folder"),
+    (["replay", "foury", "--rules", " "], "--rules", "is empty: an empty path names no file or folder"),
+    (["run", "foury", "--games", "5", "--map", ""], "--map",
+     "is empty: give a map file or a shipped map's name (leave --map out for the base map)"),
+    (["map", "check", ""], "MAP", "is empty: give a map file or a shipped map's name"),
+    (["baseline", "save", ""], "SPEC", "is empty: give a baseline spec (TOML) or the name of one in "
+     "experiments/baselines/"),
+])
+def test_an_empty_path_is_refused_where_it_is_given(args, where, what):
+    """A path given as "" was read as the current folder: 'EXPERIMENT: .: is a folder, not an experiment file'."""
+    r = cli(*args)
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr == f"foury-sim: error: {where}: {what}\n"
