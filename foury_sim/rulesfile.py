@@ -132,7 +132,7 @@ def load_ruleset_file(defaults: str | Path, rules_path: str | Path | None = None
 
 def line_col(raw: bytes, offset: int) -> str:
     """``line:column`` (1-based, column in characters of the valid text before it) of a byte offset: where a file's
-    first byte that is not UTF-8 stands (rules files, Rooms' dungeon files)."""
+    first byte that is not UTF-8 stands (rules files, a game's board files)."""
     before = raw[:offset]
     line = before.count(b"\n") + 1
     last = before.rsplit(b"\n", 1)[-1]
