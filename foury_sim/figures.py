@@ -17,6 +17,7 @@ whether two values differ is decided by the paired tests of the report, not by o
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -180,14 +181,20 @@ def outcome_label(key: str, outputs: Any = None) -> str:
 
 
 def fmt_value(v: Any) -> str:
-    """A setting value as a designer writes it: ``2`` not ``2.0``."""
+    """A setting value as a designer writes it: ``2`` not ``2.0``; a policy file by its name, ``mine.py:bold``, not
+    the folders before it (a long path squeezed the bars to nothing; the tables keep the whole path)."""
     if isinstance(v, (float, np.floating)):
         if not math.isfinite(v):
             return str(v)
         return f"{int(v)}" if float(v).is_integer() else f"{v:g}"
     if isinstance(v, (np.integer,)):
         return str(int(v))
-    return str(v)
+    return _POLICY_FOLDERS.sub("", str(v))
+
+
+#: The folders before a policy file's name in a value (``/home/me/my policies/mine.py:bold``): up to the last
+#: separator before ``NAME.py:``, from the value's start or after ``=``, ``,`` or a space that opens the path.
+_POLICY_FOLDERS = re.compile(r"(?:(?<=^)|(?<=[=,]))[^=,]*[/\\](?=[^/\\=,]+\.py:)")
 
 
 def is_numeric(s: pd.Series) -> bool:

@@ -220,3 +220,21 @@ def test_pool_matches_the_one_group_at_a_time_reference_exactly():
             pd.testing.assert_frame_equal(got, _pool_by_groups(cells, keys, conf=conf, wins=bits), check_exact=True)
             hows |= set(got["interval"])
     assert hows == {"wilson", "paired", "bound"}
+
+
+def test_a_policy_file_is_named_by_its_file_in_a_figure_not_its_folders():
+    """A swept policy file (``/home/me/my policies/mine.py:bold``) is labelled ``mine.py:bold`` in a figure: its whole
+    path squeezed the bars to nothing (matplotlib: 'constrained_layout not applied because axes sizes collapsed')."""
+    import warnings
+
+    long = "/tmp/a very long folder name/for a designer's own/policies of this study/mine.py:bold"
+    assert F.fmt_value(long) == "mine.py:bold"
+    assert F.fmt_value(f"hero=kael, policy={long}") == "hero=kael, policy=mine.py:bold"
+    assert F.fmt_value("rules=/a/b/r.toml") == "rules=/a/b/r.toml"  # (only a policy file's folders)
+    cells = CELLS.assign(policy=CELLS["policy"].where(CELLS["policy"] != "cautious", long))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = F.difficulty_bars(cells, "policy")
+        fig.draw_without_rendering()
+    ticks = [t.get_text() for t in fig.axes[0].get_xticklabels() + fig.axes[0].get_yticklabels()]
+    assert "mine.py:bold" in ticks and long not in ticks
