@@ -821,6 +821,34 @@ def _findings(res: Results, target: float | None) -> list[str]:
     return out
 
 
+def _interval(summary: dict[str, Any], key: str) -> str:
+    """`` [lo, hi]`` in percent: a cell's interval of a share (``share_intervals``), or "" (a cell before them)."""
+    iv = (summary.get("share_intervals") or {}).get(key)
+    return f" [{_pct(iv[0])[:-2]}, {_pct(iv[1])[:-2]}]" if isinstance(iv, list) and len(iv) == 2 else ""
+
+
+def _pooled_shares(cells: list[tuple[dict[str, Any], int]], conf: float, top: int = 3) -> str:
+    """``stuck 25 % [24, 26], ...``: the labels most common over the cells (``{label: games}`` of each cell and its
+    games), each as the mean of the cells' shares with the mean of their Wilson bounds (``figures.pool``'s "bound":
+    valid whatever the cells' dice have in common)."""
+    labels = sorted({str(k) for c, _ in cells for k in c})
+    n = np.array([g for _, g in cells], dtype=np.int64)
+    k = np.array([[int(c.get(lb, 0)) if isinstance(c.get(lb, 0), (int, float)) else 0 for lb in labels]
+                  for c, _ in cells], dtype=np.int64)
+    lo, hi = stats.wilson_arrays(k, n[:, None], conf)
+    share, lo, hi = (k / n[:, None]).mean(axis=0), lo.mean(axis=0), hi.mean(axis=0)
+    order = sorted(range(len(labels)), key=lambda j: (-share[j], labels[j]))[:top]
+    return ", ".join(f"{labels[j]} {100 * share[j]:.0f} % [{100 * lo[j]:.0f}, {100 * hi[j]:.0f}]" for j in order)
+
+
+def _mean_interval(cells: Any, name: str, row: int) -> str:
+    """`` [lo, hi]``: a cell's t interval of a column's mean (the cells table's ``NAME_lo``/``NAME_hi``), or ""."""
+    lo, hi = f"{name}_lo", f"{name}_hi"
+    if lo in cells and hi in cells and math.isfinite(float(cells[lo].iloc[row])):
+        return f" [{float(cells[lo].iloc[row]):.1f}, {float(cells[hi].iloc[row]):.1f}]"
+    return ""
+
+
 def _summary_findings(res: Results) -> list[str]:
     """Findings from the game's declared summary entries (``SummaryKey.finding``) and the ranges of the
     means of its distribution columns."""
@@ -830,27 +858,27 @@ def _summary_findings(res: Results) -> list[str]:
     spec = res.spec
     if spec is None:
         return out
+    level = f"{100 * res.conf:g} %"
     for sk in (k for k in spec.outputs.summary_keys if k.finding):
         if sk.kind == COUNTS:
-            counts: dict[str, int] = {}
-            for cj in res.cell_jsons:
-                for k, v in ((cj.get("summary") or {}).get(sk.key) or {}).items():
-                    if isinstance(v, (int, float)):
-                        counts[str(k)] = counts.get(str(k), 0) + int(v)
-            total = sum(counts.values())
-            if total:
-                top = sorted(counts.items(), key=lambda kv: -kv[1])[:3]
-                out.append(f"{sk.finding}: " + ", ".join(f"{k} {100 * v / total:.0f} %" for k, v in top) + ".")
+            cells = [(s.get(sk.key), int(s.get("games") or 0)) for cj in res.cell_jsons
+                     if isinstance(s := cj.get("summary") or {}, dict)]
+            cells = [(c, n) for c, n in cells if isinstance(c, dict) and n > 0]
+            if cells:
+                out.append(f"{sk.finding}: {_pooled_shares(cells, res.conf)} ({level}; mean over the cells, "
+                           "each ± a wide bound, valid for cells that share dice).")
         elif sk.kind == SHARE:
-            vals = [(float(v), str(cj.get("label", ""))) for cj in res.cell_jsons
-                    if isinstance(v := (cj.get("summary") or {}).get(sk.key), (int, float))]
+            vals = [(float(v), str(cj.get("label", "")), _interval((cj.get("summary") or {}), sk.key))
+                    for cj in res.cell_jsons if isinstance(v := (cj.get("summary") or {}).get(sk.key), (int, float))]
             if len(vals) > 1 and min(vals)[0] == max(vals)[0]:  # a tie: no cell is lowest or highest
                 out.append(f"{sk.finding} {_pct(vals[0][0])} of games in every cell.")
             elif len(vals) > 1:
                 lo, hi = min(vals), max(vals)
-                out.append(f"{sk.finding} {_pct(lo[0])} (`{lo[1]}`) to {_pct(hi[0])} (`{hi[1]}`) of games.")
+                out.append(f"{sk.finding} {_pct(lo[0])}{lo[2]} (`{lo[1]}`) to {_pct(hi[0])}{hi[2]} (`{hi[1]}`) of "
+                           "games" + (f" ({level} intervals, each for its cell alone)." if lo[2] and hi[2] else "."))
             elif vals:
-                out.append(f"{sk.finding} {_pct(vals[0][0])} of games.")
+                out.append(f"{sk.finding} {_pct(vals[0][0])}{vals[0][2]} of games"
+                           + (f" ({level} interval)." if vals[0][2] else "."))
     c = res.cells
     for colspec in (x for x in spec.outputs.columns if x.distribution):
         col = f"{colspec.name}_mean"
@@ -861,8 +889,10 @@ def _summary_findings(res: Results) -> list[str]:
             if f"{c[col].iloc[i]:.1f}" == f"{c[col].iloc[j]:.1f}":  # equal as printed: name no extreme cell
                 out.append(f"The mean {what} is {c[col].iloc[i]:.1f}{unit} in every cell (to one decimal).")
                 continue
-            out.append(f"The mean {what} ranges from {c[col].iloc[i]:.1f}{unit} (`{c['label'].iloc[i]}`)"
-                       f" to {c[col].iloc[j]:.1f}{unit} (`{c['label'].iloc[j]}`).")
+            ci_i, ci_j = (_mean_interval(c, colspec.name, r) for r in (i, j))
+            out.append(f"The mean {what} ranges from {c[col].iloc[i]:.1f}{ci_i}{unit} (`{c['label'].iloc[i]}`)"
+                       f" to {c[col].iloc[j]:.1f}{ci_j}{unit} (`{c['label'].iloc[j]}`)"
+                       + (f" ({level} intervals, each for its cell alone)." if ci_i and ci_j else "."))
     return out
 
 

@@ -783,6 +783,34 @@ def test_summary_findings_name_no_extreme_cell_in_a_tie() -> None:
     assert "The mean game length ranges from 40.0 turns (`hero=h00`) to 50.0 turns (`hero=h01`)." in text
 
 
+def test_summary_findings_give_each_share_and_mean_its_interval() -> None:
+    """Key findings state every rate and mean with its interval at the study's level: a share per cell (the cell's
+    ``share_intervals``), a mean per cell (the cells table's t interval), and a breakdown over all cells as the mean
+    of the cells' shares with the mean of their Wilson bounds (valid whatever dice the cells share)."""
+    from foury_sim.report import _summary_findings
+    from foury_sim.stats import wilson_arrays
+
+    res = _counts_study([100, 200], 1000)
+    res.manifest["game"] = "foury"
+    causes = [{"stuck": 300, "killed by an orc": 100}, {"stuck": 500, "killed by an imp": 50}]
+    for cj, rate, iv, dc in zip(res.cell_jsons, (0.9, 0.95), ([0.88, 0.92], [0.935, 0.962]), causes):
+        cj["summary"] = {"games": 1000, "first_death_rate": rate, "death_by_cause": dc,
+                         "share_intervals": {"first_death_rate": iv}}
+    res.cells["turns_mean"] = [40.0, 50.0]
+    res.cells["turns_lo"], res.cells["turns_hi"] = [39.04, 49.0], [40.96, 51.04]
+    text = " ".join(_summary_findings(res))
+    assert ("The hero dies at least once in 90.0 % [88.0, 92.0] (`hero=h00`) to 95.0 % [93.5, 96.2] (`hero=h01`) of "
+            "games (95 % intervals, each for its cell alone).") in text
+    assert ("The mean game length ranges from 40.0 [39.0, 41.0] turns (`hero=h00`) to 50.0 [49.0, 51.0] turns "
+            "(`hero=h01`) (95 % intervals, each for its cell alone).") in text
+    lo, hi = wilson_arrays([[300, 100, 0], [500, 0, 50]], 1000)
+    stuck = f"stuck 40 % [{100 * lo[:, 0].mean():.0f}, {100 * hi[:, 0].mean():.0f}]"
+    orc = f"killed by an orc 5 % [{100 * lo[:, 1].mean():.0f}, {100 * hi[:, 1].mean():.0f}]"
+    imp = f"killed by an imp 2 % [{100 * lo[:, 2].mean():.0f}, {100 * hi[:, 2].mean():.0f}]"
+    assert (f"Most common causes of the first death (all cells together): {stuck}, {orc}, {imp} (95 %; mean over the "
+            "cells, each ± a wide bound, valid for cells that share dice).") in text
+
+
 def test_heat_maps_skip_cells_at_the_floor(tmp_path: Path) -> None:
     from foury_sim.report import _heat_plan
 
