@@ -529,6 +529,16 @@ def test_rules_doc_is_current(rules):
     assert "```\n" + "\n".join(D.monster_lines(rules)) + "\n```" in text
 
 
+def test_the_odds_tables_print_from_the_package_without_a_warning(rules):
+    """``python -m foury_sim.games.rooms --monsters`` prints the monsters' table the doc holds, and nothing on stderr
+    (``python -m foury_sim.games.rooms.dice`` ran a module the package had imported: runpy's RuntimeWarning)."""
+    env = {**os.environ, "PYTHONWARNINGS": "default"}
+    r = subprocess.run([sys.executable, "-m", "foury_sim.games.rooms", "--monsters"], env=env, capture_output=True,
+                       text=True, cwd=Path(__file__).resolve().parents[1])
+    assert (r.returncode, r.stderr) == (0, "")
+    assert r.stdout == "\n".join(D.monster_lines(rules)) + "\n"
+
+
 def test_defensive_rolls_and_monster_attacks_in_numbers(rules):
     assert np.allclose(D.sum_distribution(2, np.array([0, 0, 1, 1, 2, 2])), np.array([1, 2, 3, 2, 1]) / 9)
     assert D.sum_distribution(0, np.zeros(6, dtype=np.int64)).tolist() == [1.0]

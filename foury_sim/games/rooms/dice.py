@@ -702,9 +702,9 @@ def monster_lines(rules: DiceRules) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m foury_sim.games.rooms.dice [--hero NAME | --monsters] [--rules FILE] [--set KEY=VALUE]``: the
-    exact odds table of each hero (to become ``foury-sim odds rooms --hero NAME``), or the monsters' attacks."""
-    ap = argparse.ArgumentParser(prog="python -m foury_sim.games.rooms.dice", description=main.__doc__)
+    """``python -m foury_sim.games.rooms [--hero NAME | --monsters] [--rules FILE] [--set KEY=VALUE]``: the exact
+    odds table of each hero (``foury-sim odds rooms`` sets them beside the engine's), or the monsters' attacks."""
+    ap = argparse.ArgumentParser(prog="python -m foury_sim.games.rooms", description=main.__doc__)
     ap.add_argument("--hero", action="append", help="hero key (default: every hero)")
     ap.add_argument("--monsters", action="store_true", help="print the monsters' attack table instead")
     ap.add_argument("--rules", help="a rules file merged over the shipped one")
