@@ -69,3 +69,31 @@ def test_an_exit_beats_a_death_in_the_same_round_of_turns(tmp_path):
     assert len(g.rows(L.TR_EXIT)) == 1 and len(g.rows(L.TR_DEATH)) == 1
     assert g.rows(L.TR_P2_END) == [(1, L.P2E_EXIT, 2, 2, 0)]
     assert g.out[L.OUT_WIN] == 1 and col(g, "opponent_win") == 0
+
+
+# ============================================================================ The Slaughter of Monsters
+#: the Slaughter's rules on its test map (as tests/test_foury_slaughter.py), room rolls that do nothing
+SL = {**QUIET_EVENTS, "slaughter.on": True, "game.insert_coins": 0, "slaughter.fury_boxes": 10,
+      "slaughter.max_enemies": 48}
+
+
+def test_a_hit_larger_than_the_fury_boxes_left_fills_the_track_and_is_absorbed():
+    """The Slaughter of Monsters, rulings, "A loss larger than the boxes left": "the boxes are offered as long as one
+    is free; blacking out then fills the track (the whole loss is absorbed: the Fury prevails)". A hit of 3 (as in
+    test_fury_boxes_instead_of_the_hearts_of_a_hit) against 2 boxes: both blacked out, no heart lost (5), and the
+    full track ends the game (the Fury prevailed, not a death)."""
+    g = play("slaughter", script=[1, 1, 1, 4], queues={"fury": [1]}, sheet={"hearts": 5},
+             overrides={**SL, "game.max_turns": 2, "slaughter.fury_boxes": 2})
+    assert g[L.HEARTS] == 5 and g[L.S_FURY_USED] == 2
+    assert g.out[L.OUT_SL_END] == L.SLE_FURY and g.rows(L.TR_DEATH) == []
+
+
+def test_the_monsters_the_fury_erases_give_no_kill_prize():
+    """The Slaughter of Monsters, rulings, "The Fury's sector": the erased monsters count as kills, but "No kill prize
+    is given for them (the game is over)". The game of test_the_fury_track_full_erases_the_sectors_monsters_and_ends_
+    the_game: 1 kill, then 3 erased (4 kills, past the prize at 3): no prize row, no cornucopia."""
+    g = play("slaughter", script=[1, 1, 6, 1, 1, 1, 6], sheet={"hearts": 8}, queues={"fury": [1]},
+             overrides={**SL, "slaughter.fury_boxes": 3})
+    assert g[L.S_KILLS_TOTAL] == 4 and g.out[L.OUT_FURY_KILLS] == 3
+    assert g.rules.data["kills"]["prize_every"] == 3  # a prize would come at the third kill
+    assert g.rows(L.TR_KILL_PRIZE) == [] and g[L.CORNU] == 0
