@@ -201,6 +201,8 @@ def test_the_mystery_potion_follows_its_ruling(scripted, tmp_path, ruling, extra
     has(lines, "found ??? potion (potion): kept", "uses the ??? potion",
         f"the adventurer ends the turn ({ap} AP unused)")
     assert row["hp_left"] == hp
+    used = next(line for line in lines if "uses the ??? potion" in line)
+    assert used.endswith(f": {hp} HP, {ap} AP")  # (after the use: a gamble's loss included, it said 9 HP for 7)
 
 
 # --- spawning ------------------------------------------------------------------------------------------------------

@@ -46,6 +46,15 @@ def _item(f) -> str:
             A.IT_MAGIC: "magic item"}.get(f["cat"], "item")
 
 
+def _hp_after_use(f) -> int:
+    """The HP once an item's use is done: the ``hp`` field is written before a gamble's loss (the ??? potion under
+    ``rulings.mystery_potion = "gamble"``, a 4-6) is taken, so the line would say 9 HP for 9 - 2 = 7 (at 0, the
+    Amulet of Resurrection's line follows)."""
+    if f["item"] == A.U_MYSTERY and f["value"] < 0:
+        return max(f["hp"] + f["value"], 0)
+    return f["hp"]
+
+
 def _item_name(f, ctx: Context) -> str:
     cat, k = f["cat"], f["item"]
     if cat == A.IT_WEAPON:
@@ -158,8 +167,8 @@ CODES: dict[int, TraceCode] = {
     A.E_ITEM: T("item", ("cat", "item", "got", "held"), "      found {name} ({cat_name}): {got_words}",
                 words=lambda f, ctx: {"name": _item_name(f, ctx), "cat_name": _item(f),
                                       "got_words": _GOT[f["got"]]}),
-    A.E_USE: T("use", ("item", "value", "hp", "ap"), "      uses the {item_name} ({value:+d}): {hp} HP, {ap} AP",
-               words=lambda f, ctx: {"item_name": A.USE_NAMES[f["item"]]}),
+    A.E_USE: T("use", ("item", "value", "hp", "ap"), "      uses the {item_name} ({value:+d}): {hp_now} HP, {ap} AP",
+               words=lambda f, ctx: {"item_name": A.USE_NAMES[f["item"]], "hp_now": _hp_after_use(f)}),
     A.E_RESURRECT: T("resurrect", ("slot", "kind", "hp"),
                      "      the {kind:mon} (monster {slot}) comes back to life with {hp} HP"),
     A.E_SPAWN_ROLL: T("spawn roll", ("face", "code", "again"), "   spawn roll: {face}: {what}",
