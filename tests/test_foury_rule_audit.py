@@ -9,7 +9,7 @@ player's d6, then the foe's.
 
 from __future__ import annotations
 
-from foury_helpers import DATA, QUIET_EVENTS, play
+from foury_helpers import DATA, DONE, QUIET_EVENTS, TRACKS, move, play
 
 from foury_sim.games.foury import layout as L
 from foury_sim.games.foury.outputs import OUTPUTS
@@ -69,6 +69,100 @@ def test_an_exit_beats_a_death_in_the_same_round_of_turns(tmp_path):
     assert len(g.rows(L.TR_EXIT)) == 1 and len(g.rows(L.TR_DEATH)) == 1
     assert g.rows(L.TR_P2_END) == [(1, L.P2E_EXIT, 2, 2, 0)]
     assert g.out[L.OUT_WIN] == 1 and col(g, "opponent_win") == 0
+
+
+def circles_at_the_ends(tmp_path, row: str = ">Ao. A.. B.. Bo.<") -> str:
+    """two_sides with a magic circle in each end room (cells 0 and 3), where the players enter: a circle move
+    takes a player from their end room into the other's."""
+    return variant(tmp_path, "two_sides", ">Ac. A.. B.. Bc.<", row)
+
+
+def test_entering_the_opponents_room_by_a_move_is_no_duel(tmp_path):
+    """2-player mode, rulings, "Sharing a room": "Entering the opponent's room by an ordinary move is no duel: a duel
+    is the walk-and-face decision at the start of a turn (possible from the same room)". Turn 1: seat 1 enters at
+    cell 0, seat 2 at cell 3 (rolls 1, 1). Turn 2: seat 1's move is the magic circle 0 -> 3 into seat 2's room (no
+    roll, no duel: hearts kept). Seat 2's turn 2 starts in the same room: the duel is offered (walk 0) and taken:
+    seat 2 rolls 4, seat 1 rolls 2, seat 1 loses 4 - 2 = 2 hearts of its 1 and dies; seat 2 outlived it."""
+    g = play(circles_at_the_ends(tmp_path), script=[1, 1, 4, 2],
+             overrides={**TWO, "game.max_turns": 3},
+             queues={"round": [1], "move": [move(3, L.MK_CIRCLE)], "duel": [1]})
+    assert g.rows(L.TR_MOVE)[2][:2] == (0, 3)  # seat 1's circle move, into seat 2's room (seat 2 entered at 3)
+    duel = g.decisions("duel")
+    assert len(duel) == 1 and duel[0].snap["pos"] == 3  # asked once: seat 2, standing in the shared room
+    assert g.rows(L.TR_P2_DUEL) == [(2, 3, 0, 0, 0)]  # seat 2's duel, walk 0: the only duel
+    assert g.rows(L.TR_P2_DUEL_ROLL) == [(4, 0, 2, 0, 0)]
+    assert g.rows(L.TR_P2_DUEL_END) == [(2, 2, 0, 0, 0)]
+    assert g.rows(L.TR_P2_END)[0][:2] == (2, L.P2E_SURVIVED)
+
+
+def test_one_map_items_foes_and_explored_rooms_are_shared(tmp_path):
+    """2-player mode, rulings, "What happens to the other player's map events?": "an item or foe one removes is gone
+    for both ... a room one explored is explored for both (no roll on entering it, free walking over it)". Map: a
+    circle in cell 0, a goblin in cell 1, a circle and a chest in cell 3. Turn 1: seat 1 enters 0, seat 2 enters 3
+    and takes its chest. Turn 2: seat 1 circles into 3: no chest left for it; seat 2 (duel declined) steps to 2
+    (roll). Turn 3: seat 1 walks over 2 (seat 2's room: no roll) into 1, beats the goblin (6 against 1); seat 2
+    walks over 1 (no roll, no goblin) to the Oracle (cell 5; `requirements.kills` 0 opens it to sector B).
+    Each room is rolled once: 0, 3, 2, 1."""
+    g = play(circles_at_the_ends(tmp_path, ">Ao. Ag. B.. Boc<"), script=[1, 1, 1, 1, 6, 1],
+             overrides={**TWO, "game.max_turns": 3, "requirements.kills": 0},
+             queues={"round": [1], "duel": [0, 0, 0], "move": [move(3, L.MK_CIRCLE), 2, 1, 5]})
+    assert [r[3] for r in g.rows(L.TR_ROLL)] == [0, 3, 2, 1]
+    assert [r[:2] for r in g.rows(L.TR_MOVE)] == [(-1, 0), (-1, 3), (0, 3), (3, 2), (2, 1), (1, 5), (5, 1)]
+    assert [r[2] for r in g.rows(L.TR_FIGHT)] == [1]  # one fight: seat 1's; seat 2 walked over the beaten goblin
+    assert g.rows(L.TR_ORACLE) and g.icons(1, g.rules.icons.names.index("goblin")) == 0
+    assert g[L.CHEST] == 0 and g.icons(3, g.rules.icons.names.index("chest")) == 0  # seat 1 found no chest in 3
+    assert (col(g, "p2_chests_first"), col(g, "p2_chests_second")) == (0, 2)  # seat 2: room 3's and the Oracle's
+
+
+def test_a_duel_is_not_offered_to_a_clover(tmp_path):
+    """2-player mode, rulings, "What is a fight between players?": "One roll-off ... no clover". Both players hold
+    1 heart and 1 clover (2 marks) and `rulings.clover_dice = "combat"`. two_sides: both enter (taking the end
+    chests) and step inwards (rolls 1 x 4); in turn 3 seat 1 duels (walk 1): it rolls 1, seat 2 rolls 6, seat 1
+    loses 6 - 1 = 5 hearts and dies with its clover unspent (no clover decision), seat 2 takes 1 chest."""
+    g = play("two_sides", script=[1, 1, 1, 1, 1, 6],
+             overrides={**TWO, "game.max_turns": 3, "character.trait_marks": 2},
+             queues={"trait": [TRACKS["clover"]] * 2, "round": [1], "duel": [1]})
+    assert g.rows(L.TR_P2_DUEL_ROLL) == [(1, 0, 6, 0, 0)]
+    assert g.rows(L.TR_P2_DUEL_END) == [(2, 5, 0, 1, 0)]
+    assert g.decisions("clover") == [] and g.decisions("reroll") == []
+    assert g[L.CLOVER] == 1 and g[L.HEARTS] == 0
+    assert g.rows(L.TR_P2_END)[0][:2] == (2, L.P2E_SURVIVED)
+
+
+# ============================================================================ In and Out with Your Strength
+INOUT = {**QUIET_EVENTS, "rulings.hero_caps": "scale", "rulings.market_every_turn": "purchases"}
+
+
+def test_the_turn_market_does_not_open_after_the_turn_that_completes_the_round():
+    """In and Out, rulings, "When the end-of-turn market opens": "After every turn that leaves the round going on
+    (the turn that completes a round is followed by the usual between-rounds market ...)". The exit map, 2 rounds:
+    in at cell 3 (turn 1), to 4 (turn 2), to the Oracle (turn 3: +1 chest, the free step back to 4): the turn
+    market opens at the end of turn 3 (a chest held, x1). Turn 4 exits at cell 5 with the chest still held: no turn
+    market after it, only the between-rounds market (round 1's value, x1). Round 2 enters at cell 8 (turn 5) and
+    meets the turn cap (5)."""
+    g = play("exit", script=[2, 2, 2, 2], sheet={"hearts": 5},
+             overrides={**INOUT, "game.rounds": 2, "requirements.kills": 0, "max_turns": 5,
+                        "game.insert_coins": 0, "rulings.reserve_entries": "none"},
+             queues={"round": [0], "move": [1, 5], "market": [DONE, DONE]})
+    assert g.rows(L.TR_TURN_MARKET) == [(3, 1, 0, 0, 0)]
+    assert g.rows(L.TR_MARKET_OPEN) == [(1, 1, 0, 0, 0), (1, 1, 0, 0, 0)]  # the turn market's, the round's
+    codes = g.codes()
+    ex = codes.index(L.TR_EXIT)
+    assert codes.index(L.TR_TURN_MARKET) < ex and codes[ex + 1:].count(L.TR_MARKET_OPEN) == 1
+    assert L.TR_TURN_MARKET not in codes[ex:]
+    assert g[L.S_ROUND] == 1 and g[L.CHEST] == 1
+
+
+def test_the_turn_market_does_not_open_after_a_death(tmp_path):
+    """In and Out, rulings, "When the end-of-turn market opens": "... none after a death". A chest in the entry
+    room, a goblin next door, 1 heart, no continue: the market opens at the end of turn 1 (a chest held); turn 2
+    meets the goblin (roll-off 1 against 6: 5 hearts lost) and dies holding the chest: no market after turn 2."""
+    path = variant(tmp_path, "potions", ">Ay. Av. Ac. A..|", ">Ac. Ag. A.. A..|")
+    g = play(path, script=[1, 1, 1, 6], overrides={**INOUT, "character.trait_marks": 1, "game.insert_coins": 0},
+             queues={"market": [DONE]})
+    assert g.rows(L.TR_TURN_MARKET) == [(1, 1, 0, 0, 0)]
+    assert len(g.rows(L.TR_MARKET_OPEN)) == 1
+    assert g[L.S_DEAD] == 1 and g[L.S_TURN] == 2 and g[L.CHEST] == 1
 
 
 # ============================================================================ The Slaughter of Monsters
