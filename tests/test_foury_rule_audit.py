@@ -191,3 +191,32 @@ def test_the_monsters_the_fury_erases_give_no_kill_prize():
     assert g[L.S_KILLS_TOTAL] == 4 and g.out[L.OUT_FURY_KILLS] == 3
     assert g.rules.data["kills"]["prize_every"] == 3  # a prize would come at the third kill
     assert g.rows(L.TR_KILL_PRIZE) == [] and g[L.CORNU] == 0
+
+
+def test_a_coloured_potions_step_is_lost_when_the_round_ends_in_its_room(tmp_path):
+    """In and Out, rulings, "A coloured potion is drunk when it is picked up": "The step is lost if the round ends in
+    that room (an exit, ...); none is carried into the next round." The exit map with a yellow potion in the exit
+    room (cell 5), 2 rounds: in at 3, to 4, to the Oracle (and its free step back to 4), then to 5: the potion heals
+    2 (5 -> 7 hearts) and the round ends there by the exit: no potion step, none pending; round 2 enters at cell 8
+    and takes none either (the turn cap, 5, ends it)."""
+    path = variant(tmp_path, "exit", ">A.. A.. B..<", ">A.. A.. By.<")
+    g = play(path, script=[2, 2, 2, 2], sheet={"hearts": 5},
+             overrides={**QUIET_EVENTS, "game.rounds": 2, "requirements.kills": 0, "max_turns": 5,
+                        "game.insert_coins": 0, "rulings.reserve_entries": "none"},
+             queues={"round": [0], "move": [1, 5]})
+    assert g.rows(L.TR_GAIN)[-1] == (L.HEARTS, 2, 7, 0, 0)
+    assert g.rows(L.TR_EXIT)[0][0] == 5 and g[L.S_ROUND] == 1
+    assert [r[:2] for r in g.rows(L.TR_MOVE)][-1] == (-1, 8)  # round 2's entry, the last move
+    assert g.rows(L.TR_POTION_STEP) == [] and g[L.S_POTION_STEPS] == 0
+
+
+def test_an_imp_erases_a_coloured_potion():
+    """In and Out, rulings: "An imp erases a coloured potion like any other item" (base game: "If there is a
+    Resource in the room where an Imp appears, erase it"). The potions map, entry room (cell 0) holding a yellow
+    potion: room roll 1 (table A: a monster), spawn roll 1 (an imp, the only spawn here); the potion is the room's
+    only item, so it is erased without a die; the imp is beaten (6 against 1). No heal (5 hearts), no free step."""
+    g = play("potions", script=[1, 1, 6, 1], sheet={"hearts": 5},
+             overrides={"enemies.spawn_table": ["imp"] * 6, "max_turns": 1})
+    yellow = g.rules.icons.names.index("yellow potion")
+    assert g.rows(L.TR_IMP) == [(0, yellow, 1, 0, 0)] and g.icons(0, yellow) == 0
+    assert g[L.HEARTS] == 5 and g.rows(L.TR_POTION_STEP) == [] and g[L.S_POS] == 0
