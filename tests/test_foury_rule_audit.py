@@ -9,8 +9,9 @@ player's d6, then the foe's.
 
 from __future__ import annotations
 
-from foury_helpers import DATA, DONE, QUIET_EVENTS, TRACKS, move, play
+from foury_helpers import DATA, DONE, QUIET_EVENTS, TRACKS, move, play, reroll
 
+from foury_sim.games.foury import icons as I
 from foury_sim.games.foury import layout as L
 from foury_sim.games.foury.outputs import OUTPUTS
 
@@ -220,3 +221,64 @@ def test_an_imp_erases_a_coloured_potion():
     yellow = g.rules.icons.names.index("yellow potion")
     assert g.rows(L.TR_IMP) == [(0, yellow, 1, 0, 0)] and g.icons(0, yellow) == 0
     assert g[L.HEARTS] == 5 and g.rows(L.TR_POTION_STEP) == [] and g[L.S_POS] == 0
+
+
+# ============================================================================ The Slaughter of Monsters (more)
+def test_the_fury_spares_the_monsters_of_a_collapsed_room(tmp_path):
+    """The Slaughter of Monsters, rulings, "The Fury's sector": "the colour sector of the room where the track fills;
+    monsters in collapsed rooms stay (no one can roam there)". The slaughter map with the A goblin moved to the B
+    room 2 (B: cells 2, 3, 6, 7; a goblin in 2, a bandit in 3, an orc in 6, a goblin in 7), table B: face 2 "the room
+    behind collapses". Out to 1 (roll 1); into 2 (roll 1): a tie (3, 3) with its goblin, fled; on to 3 (roll 2):
+    room 2 collapses with its goblin; the bandit wins a roll-off 6 against 1, a hit of 5 filling the 3 boxes: the
+    Fury erases the bandit, the orc and the goblin of 7 (3 kills) and not the goblin of the collapsed room 2."""
+    path = variant(tmp_path, "slaughter", "|O1. A.. Ag. Bb.|", "|O1. A.. Bg. Bb.|")
+    g = play(path, script=[1, 1, 3, 3, 2, 1, 6], sheet={"hearts": 8},
+             queues={"fight_on": [0], "move": [3], "fury": [1]},
+             overrides={**SL, "slaughter.fury_boxes": 3,
+                        "events.B": ["nothing", "room_behind_collapses", "nothing", "nothing", "nothing", "nothing"]})
+    assert g.room_state(2) & L.COLLAPSED and g.rows(L.TR_FURY) == [(L.HEARTS, 3, 3, 3, L.FS_HIT)]
+    goblin = g.rules.icons.names.index("goblin")
+    assert g.rows(L.TR_FURY_FULL) == [(1, 3, 1, 3, 0)]  # sector B, 3 erased, counted: 3 kills
+    assert g.icons(2, goblin) == 1
+    assert sum(g.icons(c, i) for c in (3, 6, 7) for i in range(I.FOE_FIRST, I.CAMPAIGN_FIRST)) == 0
+    assert g.out[L.OUT_FURY_KILLS] == 3 and g.out[L.OUT_SL_END] == L.SLE_FURY
+
+
+def test_the_fury_erases_no_monster_at_the_colourless_centre(tmp_path):
+    """The Slaughter of Monsters, rulings, "The Fury's sector": "at the colourless centre it erases none". The
+    slaughter_one map with its DIE icon moved into the start room (a goblin in cell 2 of sector A); a DIE table of
+    "lose_heart" faces and a track of 1 box: the start room's DIE roll (1) costs a heart, the box is blacked out
+    instead and fills the track there, at the centre: 0 monsters erased, the goblin stays, the game ends (the Fury
+    prevailed) with no kill."""
+    path = variant(tmp_path, "slaughter_one", "|O1. Ad. Ag.|", "|O1d A.. Ag.|")
+    g = play(path, script=[1], sheet={"hearts": 8}, queues={"use_die": [1], "fury": [1]},
+             overrides={**SL, "slaughter.fury_boxes": 1, "die_table.faces": ["lose_heart"] * 6})
+    assert g[L.S_POS] == 0 and g[L.HEARTS] == 8 and g[L.S_FURY_USED] == 1
+    assert g.rows(L.TR_FURY_FULL)[0][1:] == (0, 1, 0, 0)  # 0 erased (the centre's sector code first)
+    assert g.icons(2, g.rules.icons.names.index("goblin")) == 1
+    assert g.out[L.OUT_FURY_KILLS] == 0 and g[L.S_KILLS_TOTAL] == 0 and g.out[L.OUT_SL_END] == L.SLE_FURY
+
+
+def test_a_beaten_troll_stays_beaten_in_the_slaughter(tmp_path):
+    """The Slaughter of Monsters, rulings, "No rounds": "a troll beaten stays beaten (it "reappears at the end of the
+    adventure", and this one has no end)". slaughter_one with a troll as its only monster (cell 2): out to 1 (roll
+    1), into 2 (roll 1), the troll beaten (6 against 1). The DIE table has no monster face (as the campaign's), so
+    none can appear; the troll does not come back, so no monster is left: the game ends at once ("every monster
+    slain"), score 1, after 2 turns."""
+    path = variant(tmp_path, "slaughter_one", "|O1. Ad. Ag.|", "|O1. A.. At.|")
+    g = play(path, script=[1, 1, 6, 1], sheet={"hearts": 5}, overrides={**SL, "die_table.faces": ["potion"] * 6})
+    assert g.rows(L.TR_TROLL_BACK) == [] and g.icons(2, g.rules.icons.names.index("troll")) == 0
+    assert g.out[L.OUT_SL_END] == L.SLE_CLEARED and g[L.S_KILLS_TOTAL] == 1 and g[L.S_TURN] == 2
+
+
+def test_the_find_roll_is_not_offered_to_a_clover():
+    """The Slaughter of Monsters, rulings, "The find roll": "it is not offered to a clover reroll (it only picks an
+    item)", while the room roll is (`rulings.clover_dice = "any"`, the default). One clover held, table A all
+    "monster": the step into cell 1 rolls 4 (a monster: a find roll), offered to the clover once (kept: options
+    keep 4 or reroll); the find roll 3 (a shield) is not offered: the clover is still held, the shield collected."""
+    g = play("slaughter", script=[4, 3], sheet={"hearts": 5, "clover": 1}, queues={"reroll": [reroll(0, 4)]},
+             overrides={**SL, "events.A": ["monster"] * 6, "game.max_turns": 1})
+    asks = g.decisions("reroll")
+    assert len(asks) == 1 and asks[0].keys == [4, 10]  # the room roll's: keep its 4, or spend the clover
+    assert g.rows(L.TR_SL_FIND) == [(1, 3, g.rules.icons.names.index("shield"), 0, 0)]
+    assert g[L.CLOVER] == 1 and g[L.SHIELD] == 1
