@@ -2,9 +2,9 @@
 rule audit of session 61): one scripted-dice test each, with tests/foury_helpers.py.
 
 Every expected value follows from the doc's words (the section is named in each docstring). The maps are the
-2-player test maps of tests/data/foury with a goblin added (written to the test's tmp_path). The players are free
-characters with ``character.trait_marks = 1``: one heart each, so one lost roll-off kills. A roll-off rolls the
-player's d6, then the foe's.
+test maps of tests/data/foury, some with one line of rooms changed (``variant``: written to the test's tmp_path).
+The 2-player players are free characters with ``character.trait_marks = 1``: one heart each, so one lost roll-off
+kills. A roll-off rolls the player's d6, then the foe's.
 """
 
 from __future__ import annotations
