@@ -2,15 +2,16 @@
 rule audit of session 61): one scripted-dice test each, with tests/foury_helpers.py.
 
 Every expected value follows from the doc's words (the section is named in each docstring). The maps are the
-2-player test maps of tests/data/foury with a goblin added (written to the test's tmp_path). The players are free
-characters with ``character.trait_marks = 1``: one heart each, so one lost roll-off kills. A roll-off rolls the
-player's d6, then the foe's.
+test maps of tests/data/foury, some with one line of rooms changed (``variant``: written to the test's tmp_path).
+The 2-player players are free characters with ``character.trait_marks = 1``: one heart each, so one lost roll-off
+kills. A roll-off rolls the player's d6, then the foe's.
 """
 
 from __future__ import annotations
 
-from foury_helpers import DATA, QUIET_EVENTS, play
+from foury_helpers import DATA, DONE, QUIET_EVENTS, TRACKS, move, play, reroll
 
+from foury_sim.games.foury import icons as I
 from foury_sim.games.foury import layout as L
 from foury_sim.games.foury.outputs import OUTPUTS
 
@@ -71,6 +72,100 @@ def test_an_exit_beats_a_death_in_the_same_round_of_turns(tmp_path):
     assert g.out[L.OUT_WIN] == 1 and col(g, "opponent_win") == 0
 
 
+def circles_at_the_ends(tmp_path, row: str = ">Ao. A.. B.. Bo.<") -> str:
+    """two_sides with a magic circle in each end room (cells 0 and 3), where the players enter: a circle move
+    takes a player from their end room into the other's."""
+    return variant(tmp_path, "two_sides", ">Ac. A.. B.. Bc.<", row)
+
+
+def test_entering_the_opponents_room_by_a_move_is_no_duel(tmp_path):
+    """2-player mode, rulings, "Sharing a room": "Entering the opponent's room by an ordinary move is no duel: a duel
+    is the walk-and-face decision at the start of a turn (possible from the same room)". Turn 1: seat 1 enters at
+    cell 0, seat 2 at cell 3 (rolls 1, 1). Turn 2: seat 1's move is the magic circle 0 -> 3 into seat 2's room (no
+    roll, no duel: hearts kept). Seat 2's turn 2 starts in the same room: the duel is offered (walk 0) and taken:
+    seat 2 rolls 4, seat 1 rolls 2, seat 1 loses 4 - 2 = 2 hearts of its 1 and dies; seat 2 outlived it."""
+    g = play(circles_at_the_ends(tmp_path), script=[1, 1, 4, 2],
+             overrides={**TWO, "game.max_turns": 3},
+             queues={"round": [1], "move": [move(3, L.MK_CIRCLE)], "duel": [1]})
+    assert g.rows(L.TR_MOVE)[2][:2] == (0, 3)  # seat 1's circle move, into seat 2's room (seat 2 entered at 3)
+    duel = g.decisions("duel")
+    assert len(duel) == 1 and duel[0].snap["pos"] == 3  # asked once: seat 2, standing in the shared room
+    assert g.rows(L.TR_P2_DUEL) == [(2, 3, 0, 0, 0)]  # seat 2's duel, walk 0: the only duel
+    assert g.rows(L.TR_P2_DUEL_ROLL) == [(4, 0, 2, 0, 0)]
+    assert g.rows(L.TR_P2_DUEL_END) == [(2, 2, 0, 0, 0)]
+    assert g.rows(L.TR_P2_END)[0][:2] == (2, L.P2E_SURVIVED)
+
+
+def test_one_map_items_foes_and_explored_rooms_are_shared(tmp_path):
+    """2-player mode, rulings, "What happens to the other player's map events?": "an item or foe one removes is gone
+    for both ... a room one explored is explored for both (no roll on entering it, free walking over it)". Map: a
+    circle in cell 0, a goblin in cell 1, a circle and a chest in cell 3. Turn 1: seat 1 enters 0, seat 2 enters 3
+    and takes its chest. Turn 2: seat 1 circles into 3: no chest left for it; seat 2 (duel declined) steps to 2
+    (roll). Turn 3: seat 1 walks over 2 (seat 2's room: no roll) into 1, beats the goblin (6 against 1); seat 2
+    walks over 1 (no roll, no goblin) to the Oracle (cell 5; `requirements.kills` 0 opens it to sector B).
+    Each room is rolled once: 0, 3, 2, 1."""
+    g = play(circles_at_the_ends(tmp_path, ">Ao. Ag. B.. Boc<"), script=[1, 1, 1, 1, 6, 1],
+             overrides={**TWO, "game.max_turns": 3, "requirements.kills": 0},
+             queues={"round": [1], "duel": [0, 0, 0], "move": [move(3, L.MK_CIRCLE), 2, 1, 5]})
+    assert [r[3] for r in g.rows(L.TR_ROLL)] == [0, 3, 2, 1]
+    assert [r[:2] for r in g.rows(L.TR_MOVE)] == [(-1, 0), (-1, 3), (0, 3), (3, 2), (2, 1), (1, 5), (5, 1)]
+    assert [r[2] for r in g.rows(L.TR_FIGHT)] == [1]  # one fight: seat 1's; seat 2 walked over the beaten goblin
+    assert g.rows(L.TR_ORACLE) and g.icons(1, g.rules.icons.names.index("goblin")) == 0
+    assert g[L.CHEST] == 0 and g.icons(3, g.rules.icons.names.index("chest")) == 0  # seat 1 found no chest in 3
+    assert (col(g, "p2_chests_first"), col(g, "p2_chests_second")) == (0, 2)  # seat 2: room 3's and the Oracle's
+
+
+def test_a_duel_is_not_offered_to_a_clover(tmp_path):
+    """2-player mode, rulings, "What is a fight between players?": "One roll-off ... no clover". Both players hold
+    1 heart and 1 clover (2 marks) and `rulings.clover_dice = "combat"`. two_sides: both enter (taking the end
+    chests) and step inwards (rolls 1 x 4); in turn 3 seat 1 duels (walk 1): it rolls 1, seat 2 rolls 6, seat 1
+    loses 6 - 1 = 5 hearts and dies with its clover unspent (no clover decision), seat 2 takes 1 chest."""
+    g = play("two_sides", script=[1, 1, 1, 1, 1, 6],
+             overrides={**TWO, "game.max_turns": 3, "character.trait_marks": 2},
+             queues={"trait": [TRACKS["clover"]] * 2, "round": [1], "duel": [1]})
+    assert g.rows(L.TR_P2_DUEL_ROLL) == [(1, 0, 6, 0, 0)]
+    assert g.rows(L.TR_P2_DUEL_END) == [(2, 5, 0, 1, 0)]
+    assert g.decisions("clover") == [] and g.decisions("reroll") == []
+    assert g[L.CLOVER] == 1 and g[L.HEARTS] == 0
+    assert g.rows(L.TR_P2_END)[0][:2] == (2, L.P2E_SURVIVED)
+
+
+# ============================================================================ In and Out with Your Strength
+INOUT = {**QUIET_EVENTS, "rulings.hero_caps": "scale", "rulings.market_every_turn": "purchases"}
+
+
+def test_the_turn_market_does_not_open_after_the_turn_that_completes_the_round():
+    """In and Out, rulings, "When the end-of-turn market opens": "After every turn that leaves the round going on
+    (the turn that completes a round is followed by the usual between-rounds market ...)". The exit map, 2 rounds:
+    in at cell 3 (turn 1), to 4 (turn 2), to the Oracle (turn 3: +1 chest, the free step back to 4): the turn
+    market opens at the end of turn 3 (a chest held, x1). Turn 4 exits at cell 5 with the chest still held: no turn
+    market after it, only the between-rounds market (round 1's value, x1). Round 2 enters at cell 8 (turn 5) and
+    meets the turn cap (5)."""
+    g = play("exit", script=[2, 2, 2, 2], sheet={"hearts": 5},
+             overrides={**INOUT, "game.rounds": 2, "requirements.kills": 0, "max_turns": 5,
+                        "game.insert_coins": 0, "rulings.reserve_entries": "none"},
+             queues={"round": [0], "move": [1, 5], "market": [DONE, DONE]})
+    assert g.rows(L.TR_TURN_MARKET) == [(3, 1, 0, 0, 0)]
+    assert g.rows(L.TR_MARKET_OPEN) == [(1, 1, 0, 0, 0), (1, 1, 0, 0, 0)]  # the turn market's, the round's
+    codes = g.codes()
+    ex = codes.index(L.TR_EXIT)
+    assert codes.index(L.TR_TURN_MARKET) < ex and codes[ex + 1:].count(L.TR_MARKET_OPEN) == 1
+    assert L.TR_TURN_MARKET not in codes[ex:]
+    assert g[L.S_ROUND] == 1 and g[L.CHEST] == 1
+
+
+def test_the_turn_market_does_not_open_after_a_death(tmp_path):
+    """In and Out, rulings, "When the end-of-turn market opens": "... none after a death". A chest in the entry
+    room, a goblin next door, 1 heart, no continue: the market opens at the end of turn 1 (a chest held); turn 2
+    meets the goblin (roll-off 1 against 6: 5 hearts lost) and dies holding the chest: no market after turn 2."""
+    path = variant(tmp_path, "potions", ">Ay. Av. Ac. A..|", ">Ac. Ag. A.. A..|")
+    g = play(path, script=[1, 1, 1, 6], overrides={**INOUT, "character.trait_marks": 1, "game.insert_coins": 0},
+             queues={"market": [DONE]})
+    assert g.rows(L.TR_TURN_MARKET) == [(1, 1, 0, 0, 0)]
+    assert len(g.rows(L.TR_MARKET_OPEN)) == 1
+    assert g[L.S_DEAD] == 1 and g[L.S_TURN] == 2 and g[L.CHEST] == 1
+
+
 # ============================================================================ The Slaughter of Monsters
 #: the Slaughter's rules on its test map (as tests/test_foury_slaughter.py), room rolls that do nothing
 SL = {**QUIET_EVENTS, "slaughter.on": True, "game.insert_coins": 0, "slaughter.fury_boxes": 10,
@@ -97,3 +192,93 @@ def test_the_monsters_the_fury_erases_give_no_kill_prize():
     assert g[L.S_KILLS_TOTAL] == 4 and g.out[L.OUT_FURY_KILLS] == 3
     assert g.rules.data["kills"]["prize_every"] == 3  # a prize would come at the third kill
     assert g.rows(L.TR_KILL_PRIZE) == [] and g[L.CORNU] == 0
+
+
+def test_a_coloured_potions_step_is_lost_when_the_round_ends_in_its_room(tmp_path):
+    """In and Out, rulings, "A coloured potion is drunk when it is picked up": "The step is lost if the round ends in
+    that room (an exit, ...); none is carried into the next round." The exit map with a yellow potion in the exit
+    room (cell 5), 2 rounds: in at 3, to 4, to the Oracle (and its free step back to 4), then to 5: the potion heals
+    2 (5 -> 7 hearts) and the round ends there by the exit: no potion step, none pending; round 2 enters at cell 8
+    and takes none either (the turn cap, 5, ends it)."""
+    path = variant(tmp_path, "exit", ">A.. A.. B..<", ">A.. A.. By.<")
+    g = play(path, script=[2, 2, 2, 2], sheet={"hearts": 5},
+             overrides={**QUIET_EVENTS, "game.rounds": 2, "requirements.kills": 0, "max_turns": 5,
+                        "game.insert_coins": 0, "rulings.reserve_entries": "none"},
+             queues={"round": [0], "move": [1, 5]})
+    assert g.rows(L.TR_GAIN)[-1] == (L.HEARTS, 2, 7, 0, 0)
+    assert g.rows(L.TR_EXIT)[0][0] == 5 and g[L.S_ROUND] == 1
+    assert [r[:2] for r in g.rows(L.TR_MOVE)][-1] == (-1, 8)  # round 2's entry, the last move
+    assert g.rows(L.TR_POTION_STEP) == [] and g[L.S_POTION_STEPS] == 0
+
+
+def test_an_imp_erases_a_coloured_potion():
+    """In and Out, rulings: "An imp erases a coloured potion like any other item" (base game: "If there is a
+    Resource in the room where an Imp appears, erase it"). The potions map, entry room (cell 0) holding a yellow
+    potion: room roll 1 (table A: a monster), spawn roll 1 (an imp, the only spawn here); the potion is the room's
+    only item, so it is erased without a die; the imp is beaten (6 against 1). No heal (5 hearts), no free step."""
+    g = play("potions", script=[1, 1, 6, 1], sheet={"hearts": 5},
+             overrides={"enemies.spawn_table": ["imp"] * 6, "max_turns": 1})
+    yellow = g.rules.icons.names.index("yellow potion")
+    assert g.rows(L.TR_IMP) == [(0, yellow, 1, 0, 0)] and g.icons(0, yellow) == 0
+    assert g[L.HEARTS] == 5 and g.rows(L.TR_POTION_STEP) == [] and g[L.S_POS] == 0
+
+
+# ============================================================================ The Slaughter of Monsters (more)
+def test_the_fury_spares_the_monsters_of_a_collapsed_room(tmp_path):
+    """The Slaughter of Monsters, rulings, "The Fury's sector": "the colour sector of the room where the track fills;
+    monsters in collapsed rooms stay (no one can roam there)". The slaughter map with the A goblin moved to the B
+    room 2 (B: cells 2, 3, 6, 7; a goblin in 2, a bandit in 3, an orc in 6, a goblin in 7), table B: face 2 "the room
+    behind collapses". Out to 1 (roll 1); into 2 (roll 1): a tie (3, 3) with its goblin, fled; on to 3 (roll 2):
+    room 2 collapses with its goblin; the bandit wins a roll-off 6 against 1, a hit of 5 filling the 3 boxes: the
+    Fury erases the bandit, the orc and the goblin of 7 (3 kills) and not the goblin of the collapsed room 2."""
+    path = variant(tmp_path, "slaughter", "|O1. A.. Ag. Bb.|", "|O1. A.. Bg. Bb.|")
+    g = play(path, script=[1, 1, 3, 3, 2, 1, 6], sheet={"hearts": 8},
+             queues={"fight_on": [0], "move": [3], "fury": [1]},
+             overrides={**SL, "slaughter.fury_boxes": 3,
+                        "events.B": ["nothing", "room_behind_collapses", "nothing", "nothing", "nothing", "nothing"]})
+    assert g.room_state(2) & L.COLLAPSED and g.rows(L.TR_FURY) == [(L.HEARTS, 3, 3, 3, L.FS_HIT)]
+    goblin = g.rules.icons.names.index("goblin")
+    assert g.rows(L.TR_FURY_FULL) == [(1, 3, 1, 3, 0)]  # sector B, 3 erased, counted: 3 kills
+    assert g.icons(2, goblin) == 1
+    assert sum(g.icons(c, i) for c in (3, 6, 7) for i in range(I.FOE_FIRST, I.CAMPAIGN_FIRST)) == 0
+    assert g.out[L.OUT_FURY_KILLS] == 3 and g.out[L.OUT_SL_END] == L.SLE_FURY
+
+
+def test_the_fury_erases_no_monster_at_the_colourless_centre(tmp_path):
+    """The Slaughter of Monsters, rulings, "The Fury's sector": "at the colourless centre it erases none". The
+    slaughter_one map with its DIE icon moved into the start room (a goblin in cell 2 of sector A); a DIE table of
+    "lose_heart" faces and a track of 1 box: the start room's DIE roll (1) costs a heart, the box is blacked out
+    instead and fills the track there, at the centre: 0 monsters erased, the goblin stays, the game ends (the Fury
+    prevailed) with no kill."""
+    path = variant(tmp_path, "slaughter_one", "|O1. Ad. Ag.|", "|O1d A.. Ag.|")
+    g = play(path, script=[1], sheet={"hearts": 8}, queues={"use_die": [1], "fury": [1]},
+             overrides={**SL, "slaughter.fury_boxes": 1, "die_table.faces": ["lose_heart"] * 6})
+    assert g[L.S_POS] == 0 and g[L.HEARTS] == 8 and g[L.S_FURY_USED] == 1
+    assert g.rows(L.TR_FURY_FULL)[0][1:] == (0, 1, 0, 0)  # 0 erased (the centre's sector code first)
+    assert g.icons(2, g.rules.icons.names.index("goblin")) == 1
+    assert g.out[L.OUT_FURY_KILLS] == 0 and g[L.S_KILLS_TOTAL] == 0 and g.out[L.OUT_SL_END] == L.SLE_FURY
+
+
+def test_a_beaten_troll_stays_beaten_in_the_slaughter(tmp_path):
+    """The Slaughter of Monsters, rulings, "No rounds": "a troll beaten stays beaten (it "reappears at the end of the
+    adventure", and this one has no end)". slaughter_one with a troll as its only monster (cell 2): out to 1 (roll
+    1), into 2 (roll 1), the troll beaten (6 against 1). The DIE table has no monster face (as the campaign's), so
+    none can appear; the troll does not come back, so no monster is left: the game ends at once ("every monster
+    slain"), score 1, after 2 turns."""
+    path = variant(tmp_path, "slaughter_one", "|O1. Ad. Ag.|", "|O1. A.. At.|")
+    g = play(path, script=[1, 1, 6, 1], sheet={"hearts": 5}, overrides={**SL, "die_table.faces": ["potion"] * 6})
+    assert g.rows(L.TR_TROLL_BACK) == [] and g.icons(2, g.rules.icons.names.index("troll")) == 0
+    assert g.out[L.OUT_SL_END] == L.SLE_CLEARED and g[L.S_KILLS_TOTAL] == 1 and g[L.S_TURN] == 2
+
+
+def test_the_find_roll_is_not_offered_to_a_clover():
+    """The Slaughter of Monsters, rulings, "The find roll": "it is not offered to a clover reroll (it only picks an
+    item)", while the room roll is (`rulings.clover_dice = "any"`, the default). One clover held, table A all
+    "monster": the step into cell 1 rolls 4 (a monster: a find roll), offered to the clover once (kept: options
+    keep 4 or reroll); the find roll 3 (a shield) is not offered: the clover is still held, the shield collected."""
+    g = play("slaughter", script=[4, 3], sheet={"hearts": 5, "clover": 1}, queues={"reroll": [reroll(0, 4)]},
+             overrides={**SL, "events.A": ["monster"] * 6, "game.max_turns": 1})
+    asks = g.decisions("reroll")
+    assert len(asks) == 1 and asks[0].keys == [4, 10]  # the room roll's: keep its 4, or spend the clover
+    assert g.rows(L.TR_SL_FIND) == [(1, 3, g.rules.icons.names.index("shield"), 0, 0)]
+    assert g[L.CLOVER] == 1 and g[L.SHIELD] == 1
