@@ -282,3 +282,74 @@ def test_fleeing_is_not_offered_when_a_fight_exists(scripted):
     row, lines = run_counting(scripted, script, cont(0) + [wish(A.D_MONSTER, 0, A.A_FLEE)], sets=NO_SCROLLS)
     assert (row["bad_answers"], row["fled"]) == (0, 1)
     has(lines, "Level 2, the party flees from the monsters")
+
+
+# --- master, score and rank at their thresholds (one scripted game each) -------------------------------------------
+RANKS = ["Dragon Fodder", "Village Hero", "Seasoned Explorer", "Champion", "Hero of Ages"]  # score.ranks
+FIGHTERS = party(*"FFFFFFF")  # a party that never meets a monster: every level below rolls only chests
+
+
+def chest_delves(*retire_at):
+    """Script and wishes for delves that roll only chests (level L: min(L, 7) dungeon dice, none to the Lair; the
+    chests are left unopened: option 0, DONE) and retire at the given levels: a continue at every regroup but the
+    last (the regroup after level 10 is forced, not asked, so not counted)."""
+    script, wishes, nth = [], [], 0
+    for r in retire_at:
+        script += FIGHTERS
+        for level in range(1, r + 1):
+            script += [CHEST] * min(level, 7)
+        wishes += cont(*range(nth, nth + r - 1))
+        nth += min(r, 9)
+    return script, wishes
+
+
+def test_the_hero_turns_master_as_soon_as_it_has_five_xp(scripted):
+    """"The game", Master: "the hero turns master as soon as it has 5 XP" (xp.master_at 5); Regroup: retire for XP =
+    level. The Spellsword retires at level 4 in delve 1: 4 XP, still the novice when delve 2 starts; it retires at
+    level 1 in delve 2: 4 + 1 = 5 XP, and turns Battlemage at once (5 XP)."""
+    script, wishes = chest_delves(4, 1)
+    row, lines = run(scripted, script, wishes, hero="spellsword", delves=2)
+    turned = [i for i, line in enumerate(lines) if "the hero becomes Battlemage" in line]
+    second = lines.index("== delve 2 (XP 4, Spellsword) ==")
+    assert len(turned) == 1 and turned[0] > second, "\n".join(lines)
+    has(lines, "+1 XP for retiring (total 5)", "the hero becomes Battlemage (5 XP)",
+        "== end: score 5 (XP 5), rank Dragon Fodder ==")
+    assert (row["xp"], row["master"], row["retired"]) == (5, 1, 2)
+    row, lines = run(scripted, chest_delves(4)[0], chest_delves(4)[1], hero="spellsword")
+    assert (row["xp"], row["master"]) == (4, 0)
+
+
+@pytest.mark.parametrize("retire_at, score, rank, win", [
+    ((5, 5, 5), 15, 0, 0), ((5, 5, 6), 16, 1, 1),
+    ((8, 8, 7), 23, 1, 1), ((8, 8, 8), 24, 2, 1),
+    ((10, 10, 9), 29, 2, 1), ((10, 10, 10), 30, 3, 1),
+])
+def test_score_and_rank_at_the_thresholds(scripted, retire_at, score, rank, win):
+    """"The game", Score, rank: score = XP + token points; ranks by score.rank_thresholds [0, 16, 24, 30, 35]
+    (Dragon Fodder, Village Hero, Seasoned Explorer, Champion, Hero of Ages: a score >= a threshold earns its rank);
+    Delves: 3 delves, the score kept across; Regroup: XP = the level retired at; Rulings, "What is a 'win'?": the
+    rank Village Hero, score >= 16. No token is drawn (every chest left unopened), so the score is the sum of the
+    three retire levels: one below and one at each of the thresholds 16, 24 and 30."""
+    script, wishes = chest_delves(*retire_at)
+    row, lines = run(scripted, script, wishes, delves=3)
+    assert (row["xp"], row["treasures"], row["retired"]) == (sum(retire_at), 0, 3)
+    assert (row["score"], row["rank"], row["win"]) == (score, rank, win)
+    has(lines, f"== end: score {score} (XP {score}), rank {RANKS[rank]} ==")
+
+
+@pytest.mark.parametrize("tokens, rank", [(4, 3), (5, 4)])
+def test_the_last_ranks_at_thirty_and_thirty_five(scripted, tokens, rank):
+    """"The game", Score, rank: score = XP + token points (a Vorpal Sword is worth 1: treasures.vorpal_sword.points);
+    Champion at 30, Hero of Ages at 35 (score.rank_thresholds). Three delves retired at level 10 give 30 XP. In delve
+    1 the party holds a champion, which opens "any number" of chests (Loot: chests): at level 4 (4 chests) or 5 (5
+    chests) it opens them all, each drawing the pool's first token, a Vorpal Sword: 30 + 4 = 34 is Champion, 30 + 5
+    = 35 Hero of Ages."""
+    script, wishes = chest_delves(10, 10, 10)
+    script[0] = party("Ch")[0]  # delve 1's party: a champion and 6 fighters
+    draws_at = 7 + sum(range(1, tokens + 1))  # after the dungeon dice of levels 1 .. tokens
+    script[draws_at:draws_at] = [POS["vorpal"]] * tokens
+    wishes = [wish(A.D_LOOT, tokens - 1, A.A_OPEN, A.CHAMPION)] + wishes
+    row, lines = run(scripted, script, wishes, delves=3)
+    has(lines, f"open {tokens} chests with a champion die")
+    assert (row["xp"], row["treasures"], row["score"], row["rank"]) == (30, tokens, 30 + tokens, rank)
+    has(lines, f"rank {RANKS[rank]} ==")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from rooms_fight_stub import ST_SIZE, events, run_fight
-from test_rooms_combat import ALL, RAT, VOLLEY, asked, check_scripted, h, with_monster
+from test_rooms_combat import ALL, OGRE, RAIN, RAT, VOLLEY, asked, check_scripted, h, with_combat, with_monster
 from test_rooms_nav import ONE_TURN, E, S, W, has, move, play
 
 from foury_sim.games import rooms as R
@@ -215,3 +215,81 @@ def test_a_mirror_teleport_counts_as_a_move_when_the_rules_say_so(scripted, tmp_
     assert (row["mirror_uses"], row["moves"]) == (1, 3)
     has(lines, "steps east from row 1, column 3 to row 1, column 4, 0 moves left")
     assert not any("to row 1, column 5" in line for line in lines)
+
+
+# --- statuses above their shipped caps, and a monster's poison cap --------------------------------------------------
+@pytest.mark.parametrize("cap, stacks, turns", [(1, 1, 3), (2, 2, 4)])
+def test_a_hero_stun_of_two_stacks_skips_two_turns_when_the_cap_allows(ranger, cap, stacks, turns):
+    """"A turn of combat dice", Stun: "a stunned fighter skips its next attack (the hero: its whole offensive roll;
+    one stack per attack, at most statuses.stun.max_stacks)"; Monsters: `inflicts` stun "when an attack costs the
+    hero HP". An ogre (9 HP, pattern 7, 0, 0, inflicts stun 2 here) against the ranger. Turn 1: 1 2 4 4 6 makes
+    nothing; the ogre's 7 meets the defensive roll 1 1 (block 0 + 0): 30 - 7 = 23 HP, and it inflicts 2 stacks,
+    kept to the cap: 1 (shipped) or 2 (max_stacks raised). Each stacked turn is skipped (no dice), one stack going
+    each time, while the ogre's 0s cost nothing. Then 1 2 3 4 5 fires Rain of Arrows (9 damage): the ogre dies on
+    fight turn 1 + 1 + 1 = 3 with one stack, 1 + 2 + 1 = 4 with two."""
+    fx = with_combat(with_monster(ranger, OGRE, M_HP=9, M_STUN=2, M_PATTERN_LEN=3, M_PATTERN=[7, 0, 0]),
+                     C_STUN_MAX=cap)
+    script = h(0, 1, 3, 3, 5) + h(0, 0) + h(0, 1, 2, 3, 4)
+    res, st, pol, dice = run_fight(fx, [OGRE], script, answers=[ALL, ALL, RAIN])
+    check_scripted(st, pol, dice, script)
+    assert events(dice, st, L.EV_INFLICT) == [(L.EV_INFLICT, 0, 0, 2, 0, stacks, 0, 0)]
+    assert events(dice, st, L.EV_STUNNED) == [(L.EV_STUNNED, -1, left, 0, 0, 0, 0, 0) for left in range(stacks - 1,
+                                                                                                      -1, -1)]
+    assert [e[2] for e in events(dice, st, L.EV_ATTACK)] == [7] + [0] * stacks
+    assert res == L.FIGHT_WON and st[L.S_HP] == 23 and st[L.S_FIGHT_TURN] == turns
+
+
+def test_poison_on_a_monster_is_capped_at_max_stacks(rules):
+    """"A turn of combat dice", Poison: "at the start of the poisoned one's turn: damage per stack, then decay
+    stacks fall off; at most max_stacks" (statuses.poison: damage 1, max_stacks 3, decay 1), on a monster as on the
+    hero. The alchemist's Toxin (1 3 3 4 5: three skulls; damage 2, poison 2) against a 15-HP rat, whose d6 shows 1
+    (0 damage) each time. Turn 1: 15 - 2 = 13, 2 stacks; the rat's tick: 2 -> 11 HP, 1 stack left. Turn 2: 9 HP,
+    1 + 2 = 3 stacks; tick 3 -> 6 HP, 2 left. Turn 3: 4 HP, 2 + 2 = 4 stacks kept to 3; tick 3 -> 1 HP, 2 left (4
+    stacks would have killed it). Turn 4: Toxin's 2 kills it (1 HP dealt: 15 in all)."""
+    fx = with_monster(C.pack_fight(rules, "alchemist"), RAT, M_HP=15)
+    toxin = h(0, 2, 2, 3, 4)
+    script = (toxin + [1]) * 3 + toxin
+    res, st, pol, dice = run_fight(fx, [RAT], script, answers=[ALL] * 4)
+    check_scripted(st, pol, dice, script)
+    assert events(dice, st, L.EV_POISON_TICK) == [(L.EV_POISON_TICK, 0, 2, 1, 11, 0, 0, 0),
+                                                  (L.EV_POISON_TICK, 0, 3, 2, 6, 0, 0, 0),
+                                                  (L.EV_POISON_TICK, 0, 3, 2, 1, 0, 0, 0)]
+    assert res == L.FIGHT_WON and st[L.S_FIGHT_TURN] == 4 and st[L.S_DEALT] == 15 and st[L.S_HP] == 28
+
+
+# --- dying in an ordinary monster room, the Mirror into a face-down card ---------------------------------------------
+def test_dying_in_a_monster_room_ends_the_game_there(scripted, tmp_path):
+    """Navigation, room kinds: a monster room is "a fight against the card's monsters" (a hazard: fought on entry);
+    "victory": "death or the cap lose"; A fight, Death: the hero at 0 HP or less. Outputs: death_cell = row x
+    columns + column, death_room the room kind. The ranger (1 HP here) steps east into the rat den (2 rats): 4 4 4
+    5 6 makes nothing; rat 1's d6 shows 6 (2 damage), the defensive roll 1 1 blocks 0: 1 - 2 < 0, dead in its first
+    fight turn, in the rat den's cell (the trace's row 1, column 2; counted from 0: 0 x 3 + 1 = 1), a monster room;
+    the game is lost by a fight, with no gold won (the fight was not won)."""
+    row, lines = play(scripted, tmp_path, "start  rat_den  dragon_lair", [move(E)], [4, 4, 4, 5, 6, 6, 1, 1],
+                      sets=(*ONE_TURN, "heroes.ranger.hp=1"))
+    has(lines, "a fight in the monster room: rat, rat")
+    assert (row["win"], row["death_cause"], row["death_cell"], row["death_room"]) == (0, L.CAUSE_FIGHT, 1,
+                                                                                        L.K_MONSTER)
+    assert (row["fights"], row["fights_won"], row["gold_left"], row["hp_left"]) == (1, 0, 0, 0)
+
+
+ONLY_A_CHEST = tuple(f"deck.{k}.count=0" for k in (
+    "rat_den", "spider_nest", "goblin_camp", "crypt", "spike_trap", "fountain", "blacksmith", "warp_room",
+    "bounty_hunter", "shop")) + ("deck.treasure_chest.count=1",)
+
+
+def test_a_mirror_teleport_into_a_face_down_card_turns_it_face_up(scripted, tmp_path):
+    """Navigation, Magic Mirror: "to any room, face down ones too"; The dungeon, Face down until entered: every card
+    but the start and the boss's "is turned face up when the hero first steps towards it ... or teleports into it".
+    The one dealt card (the deck holds only a treasure chest) lies face down below the start, the shop (bought the
+    Mirror for 8 gold) east of it: the Mirror takes the hero into the face-down cell (row 2, column 1: cell 3), the
+    card turns face up, and it is entered as a room (the chest, a room with no hazard, asks whether to resolve it:
+    the d6 shows 1, a key: 1 + 1 = 2 keys). One move in all (the step into the shop; the Mirror is no move)."""
+    grid = "start  shop  dragon_lair\n?      .     .\n"
+    wishes = [move(E, L.IT_MIRROR, 0), (L.A_MIRROR, 3, 0, 0)]
+    row, lines = play(scripted, tmp_path, grid, wishes, [1, 1], sets=(*ONE_TURN, "navigation.start_gold=8",
+                                                                      *ONLY_A_CHEST))
+    i = next(i for i, line in enumerate(lines) if "the Magic Mirror teleports the hero" in line)
+    has(lines[i:], "row 2, column 1 turns face up: treasure chest", "gets a key from the treasure room (2 keys now)")
+    assert "to row 2, column 1" in lines[i]
+    assert (row["mirror_uses"], row["moves"], row["rooms_entered"], row["resolved_treasure"]) == (1, 1, 2, 1)

@@ -293,3 +293,91 @@ def test_the_gamblers_die_is_never_offered_for_a_shrine_roll(scripted, tmp_path)
                       [(A.A_INTERACT, A.X_MAGIC_CHEST), move(RIGHT), (A.A_INTERACT, A.X_SHRINE)], sets=STILL)
     has(lines, "found Gambler's Die (magic item): kept", "the shrine's die shows 1: Shrine of Healing")
     assert sum("Gambler's Die" in line for line in lines) == 1 and row["items_used"] == 0 and row["hp_left"] == 12
+
+
+# --- the mage staff's chicken: bosses too, and berserk's three dice ---------------------------------------------------
+OGRE = "######\n#@O.>#\n######"  # the ogre: a boss (`abilities = ["boss", ...]`), 10 HP, 3 dice
+
+
+def test_the_mage_staffs_chicken_is_made_of_a_boss_too(scripted, tmp_path):
+    """Rulings, "The mage staff's chicken": two sixes among the player's dice in any roll-off with the staff: the
+    monster becomes a chicken (full chicken HP), no damage either way; "bosses too". The staff (+2) rolls 6 + 6 + 2 =
+    14 against the ogre's 1 + 1 + 1 = 3: no damage, the 10-HP ogre is a chicken. "The chicken": 1 HP, -2 on its
+    roll (1 die): the next blow, 6 + 5 + 2 = 13 against 1 - 2 = -1, takes its 1 HP: one kill, 10 HP kept, and no
+    loot roll (Rulings made in the engine: a chicken is not looted)."""
+    row, lines = play(scripted, tmp_path, OGRE, [6, 6, 1, 1, 1, 6, 5, 1, 6], [(A.A_ATTACK, 0), (A.A_ATTACK, 0)],
+                      sets=STILL + ("player.weapon=mage_staff",))
+    has(lines, "melee against the ogre: 14 to 3, the adventurer wins: no damage",
+        "double sixes: the ogre (monster 0) turns into a chicken", "melee against the chicken: 13 to -1",
+        "the chicken (monster 0) is slain at row 2, column 3")
+    assert row["kills"] == 1 and row["hp_left"] == 10
+    assert not any("loot chance" in line for line in lines)
+
+
+BERSERK_STAFF = "######\n#@S.>#\n#&####\n######"  # the magic chest's 1 (magic), the chart's 1: the Berserk Potion
+
+
+@pytest.mark.parametrize("dice", [[6, 1, 6], [1, 6, 6]])
+def test_berserk_makes_a_chicken_on_any_two_of_its_three_dice(scripted, tmp_path, dice):
+    """Rulings, "The mage staff's chicken": "two sixes among the player's dice (berserk: any two of three)". With the
+    Berserk Potion drunk (3 dice: The game, "Berserk Potion") the sixes on the first and third die, or on the second
+    and third, make the skeleton a chicken: no damage (13 + 2 = 15 to 1 + 1 = 2, a win that deals nothing)."""
+    row, lines = play(scripted, tmp_path, BERSERK_STAFF, [1, 1, *dice, 1, 1, 6],
+                      [(A.A_INTERACT, A.X_MAGIC_CHEST), (A.A_USE, A.U_BERSERK), (A.A_ATTACK, 0)],
+                      sets=STILL + ("player.weapon=mage_staff",))
+    has(lines, "found Berserk Potion (magic item): kept",
+        "the adventurer rolls {} + {} + {} = 13".format(*dice),
+        "melee against the skeleton: 15 to 2, the adventurer wins: no damage",
+        "double sixes: the skeleton (monster 0) turns into a chicken")
+
+
+def test_berserk_with_one_six_of_three_is_a_plain_win(scripted, tmp_path):
+    """Rulings, "The mage staff's chicken": it needs two sixes; one six among the berserk's three dice is a plain
+    win (6 + 1 + 1 + 2 = 10 to 2): the skeleton (2 HP) loses 1 HP and stays a skeleton."""
+    row, lines = play(scripted, tmp_path, BERSERK_STAFF, [1, 1, 6, 1, 1, 1, 1, 6],
+                      [(A.A_INTERACT, A.X_MAGIC_CHEST), (A.A_USE, A.U_BERSERK), (A.A_ATTACK, 0)],
+                      sets=STILL + ("player.weapon=mage_staff",))
+    has(lines, "melee against the skeleton: 10 to 2, the adventurer wins: the skeleton loses 1 HP")
+    assert not any("chicken" in line for line in lines)
+
+
+# --- the Amulet of Resurrection -------------------------------------------------------------------------------------
+def test_the_amulet_brings_the_player_back_where_they_fell_when_a_monster_stands_on_the_start(scripted, tmp_path):
+    """Rulings made in the engine, "The Amulet of Resurrection": at 0 HP the player comes back with full HP (the cap)
+    at the start tile, "where they fell if a monster stands on it", keeping every item. Turn 1: the magic chest's
+    1 (magic) and the chart's 2 give the amulet; the player (1 HP) steps right off the start (column 3 to 4). The DM
+    (2 AP) steps the skeleton from column 2 onto the start and attacks: 2 to 12, the player falls at column 4 and
+    comes back there (the start is taken) with 1 HP. Turn 2 starts at column 4, and one step right (2 AP: next to
+    the awake skeleton) reaches the exit at column 5: a win (the start is two steps from it)."""
+    row, lines = play(scripted, tmp_path, "######\n#S@.>#\n##&###\n######", [1, 2, 6, 1, 1, 6, 6],
+                      [(A.A_INTERACT, A.X_MAGIC_CHEST), move(RIGHT), (A.A_END, -1), move(RIGHT)],
+                      sets=("player.hp=1", "game.turn_cap=2", "dm.ap=2"))
+    has(lines, "the skeleton (monster 0) steps to row 2, column 3", "the adventurer loses 1 HP",
+        "== turn 2: the adventurer at row 2, column 4, 1 HP, 8 AP; 1 monster awake ==",
+        "moves right to row 2, column 5: 2 AP, 6 left")
+    assert row["win"] == 1 and row["turns"] == 2 and row["items_used"] == 1 and row["hp_left"] == 1
+
+
+# --- the sarcophagus's free neighbour ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("grid, cell", [
+    ("#####\n#@.>#\n#+###\n#.###\n#####", "row 4, column 2"),  # up: the player; right: a wall; down: free
+    ("######\n#.@.>#\n#.+c##\n######", "row 3, column 2"),  # up: the player; right: a crate; down: a wall; left
+])
+def test_a_sarcophagus_monster_takes_the_first_free_neighbour_up_right_down_left(scripted, tmp_path, grid, cell):
+    """Rulings made in the engine: "A sarcophagus's mummy or skeleton appears on the first free neighbour of the
+    sarcophagus (up, right, down, left)". Up is the player's tile in both levels; with the right taken (a wall, or
+    a crate: things block until used up) the mummy (the loot die's 5) climbs out below; with the right and below
+    taken, on the left."""
+    row, lines = play(scripted, tmp_path, grid, [5, 6], [(A.A_INTERACT, A.X_SARCOPHAGUS)], sets=STILL)
+    has(lines, "loot chance (sarcophagus): the die shows 5: spawn mummy", f"a mummy (monster 0) climbs out at {cell}")
+
+
+def test_a_sarcophagus_with_no_free_neighbour_springs_nothing(scripted, tmp_path):
+    """Rulings made in the engine: the sarcophagus's monster appears on the first free neighbour, "none if all are
+    taken". Up is the player, right, down and left are walls: the 6 (spawn skeleton) springs no monster, and the
+    DM's turn counts 0 monsters awake."""
+    row, lines = play(scripted, tmp_path, "#####\n#@.>#\n#+###\n#####", [6, 6], [(A.A_INTERACT, A.X_SARCOPHAGUS)],
+                      sets=STILL)
+    has(lines, "loot chance (sarcophagus): the die shows 6: spawn skeleton",
+        "-- the Dungeon Master's turn: 0 AP, 0 monsters awake --")
+    assert not any("climbs out" in line for line in lines)
