@@ -353,6 +353,8 @@ def test_the_amulet_brings_the_player_back_where_they_fell_when_a_monster_stands
                       [(A.A_INTERACT, A.X_MAGIC_CHEST), move(RIGHT), (A.A_END, -1), move(RIGHT)],
                       sets=("player.hp=1", "game.turn_cap=2", "dm.ap=2"))
     has(lines, "the skeleton (monster 0) steps to row 2, column 3", "the adventurer loses 1 HP",
+        "the Amulet of Resurrection brings the adventurer back at row 2, column 4 with 1 HP (where they fell: a "
+        "monster stands on the start)",  # (it named the start, row 2, column 3)
         "== turn 2: the adventurer at row 2, column 4, 1 HP, 8 AP; 1 monster awake ==",
         "moves right to row 2, column 5: 2 AP, 6 left")
     assert row["win"] == 1 and row["turns"] == 2 and row["items_used"] == 1 and row["hp_left"] == 1

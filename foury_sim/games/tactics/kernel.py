@@ -668,7 +668,9 @@ def hurt_player(g, w, st, dice, dmg, cause, killer):
         st[A.S_HP] = st[A.S_HP_CAP]
         start = g.lv[A.LV_START]
         m = mon_at(st, start)
-        ev(dice.trace, st, A.E_AMULET, st[A.S_CELL], start, st[A.S_HP], 0, 0, 0, 0, 0)
+        # (the tile the player comes back on: the start, or where they fell when a monster stands on the start)
+        ev(dice.trace, st, A.E_AMULET, st[A.S_CELL], start if m < 0 else st[A.S_CELL], st[A.S_HP], 1 if m >= 0 else 0,
+           0, 0, 0, 0)
         if m < 0:
             st[A.S_CELL] = start
         wake_all(g, w, st, dice)

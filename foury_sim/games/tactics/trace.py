@@ -193,8 +193,10 @@ CODES: dict[int, TraceCode] = {
                words=lambda f, ctx: {"what": "the adventurer reaches the exit with "
                                      f"{f['hp']} HP" if f["won"] else _death(f, ctx),
                                      "kills_n": count(f["kills"], "monster")}),
-    A.E_AMULET: T("amulet", ("src", "dst", "hp"),
-                  "      the Amulet of Resurrection brings the adventurer back at {dst:cell} with {hp} HP"),
+    A.E_AMULET: T("amulet", ("src", "dst", "hp", "taken"),
+                  {0: "      the Amulet of Resurrection brings the adventurer back at {dst:cell} with {hp} HP",
+                   None: "      the Amulet of Resurrection brings the adventurer back at {dst:cell} with {hp} HP "
+                         "(where they fell: a monster stands on the start)"}, by="taken"),
     A.E_SHRINE: T("shrine", ("face", "shrine"), "      the shrine's die shows {face}: Shrine of {name}",
                   words=lambda f, ctx: {"name": SHRINE_NAMES[f["shrine"]].capitalize()}),
     A.E_ELECTRIC: T("electric", ("slot", "dmg", "hit", "hp"),
