@@ -741,6 +741,8 @@ def map_render(
     the map read as that campaign's rules read it) follow the common ones."""
     from .files import atomic_write
 
+    if not map_file.strip():  # (it was read as the folder ".")
+        raise InputError("is empty: give a map file or a shipped map's name", "MAP")
     spec, board = _board(game)
     options = _game_options(spec, "map", ctx.args)
     check_out_file(out, "--out", ".png")

@@ -109,6 +109,8 @@ def made_footer(fig: Figure, text: str) -> None:
 
     from matplotlib.layout_engine import PlaceHolderLayoutEngine
 
+    if not hasattr(fig.canvas, "get_renderer"):  # a Figure() made without a canvas to draw on (a board's picture)
+        FigureCanvasAgg(fig)
     engine = fig.get_layout_engine()
     if engine is not None and not isinstance(engine, PlaceHolderLayoutEngine):
         fig.draw_without_rendering()  # the layout, at this size

@@ -651,6 +651,7 @@ def test_a_negative_keep_rows_mb_is_refused_before_any_game(monkeypatch):
     (["run", "foury", "--games", "5", "--map", ""], "--map",
      "is empty: give a map file or a shipped map's name (leave --map out for the base map)"),
     (["map", "check", ""], "MAP", "is empty: give a map file or a shipped map's name"),
+    (["map", "render", ""], "MAP", "is empty: give a map file or a shipped map's name"),
     (["baseline", "save", ""], "SPEC", "is empty: give a baseline spec (TOML) or the name of one in "
      "experiments/baselines/"),
 ])

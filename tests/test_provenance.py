@@ -446,6 +446,11 @@ def test_every_figure_a_command_writes_says_how_it_was_made(tmp_path, monkeypatc
     assert footers() == [f"game foury; map base; {made}"]
     cli(["map", "render", "santa", "--campaign", "santa", "-o", str(tmp_path / "m2.png")])
     assert footers() == [f"game foury; map santa; campaign=santa; {made}"]
+    # every game with a board: Rooms' picture had no canvas to measure the footer with (a traceback, and a Rooms
+    # sweep's report failed with it)
+    for game, board in (("rooms", "dealt"), ("tactics", "crypt")):
+        cli(["map", "render", board, "--game", game, "-o", str(tmp_path / f"{game}.png")])
+        assert footers() == [f"game {game}; map {board}; {made}"] and (tmp_path / f"{game}.png").stat().st_size > 0
 
 
 def test_a_figure_note_names_the_policy_that_no_variant_or_setting_names():
