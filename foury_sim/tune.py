@@ -685,7 +685,8 @@ def tune(game: str, param: str, target_metric: str, target: float, tolerance: fl
     r.settings = fixed
     rng = f"{int(lo)},{int(hi)}" if integer else f"{lo:g},{hi:g}"
     args = ["--param", param, "--target", f"{target_metric}={target:g}", "--tolerance", f"{tolerance:g}",
-            "--range", rng, "--seed", str(seed), "--conf", f"{conf:g}", "--max-games", str(max_games)]
+            "--range", rng, "--seed", str(seed), "--conf", f"{conf:g}", "--max-games", str(max_games),
+            "--points", str(points)] + (["--first-games", str(first_games)] if first_games is not None else [])
     for k, v in fixed.items():
         args += ["--fixed", f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}"]
     if not integer and all(float(x).is_integer() for x in (lo, hi)):
@@ -1416,7 +1417,8 @@ def tune_vector(game: str, param: str, target: str, tolerance: float, *, fixed: 
     v.settings = fixed
     rng = f"{int(lo)},{int(hi)}" if integer else f"{lo:g},{hi:g}"
     args = ["--param", path, "--target", target.replace(" ", ""), "--tolerance", f"{tolerance:g}", "--range", rng,
-            "--monotone", monotone, "--seed", str(seed), "--conf", f"{conf:g}", "--max-games", str(max_games)]
+            "--monotone", monotone, "--seed", str(seed), "--conf", f"{conf:g}", "--max-games", str(max_games),
+            "--points", str(points)] + (["--first-games", str(first_games)] if first_games is not None else [])
     for k, val in fixed.items():
         args += ["--fixed", f"{k}={','.join(map(str, val)) if isinstance(val, list) else val}"]
     v.extra = {"game": game, "seed": seed, "command": command("tune", game, args),
@@ -1728,7 +1730,8 @@ def tune_family(game: str, param: str, family: str, target_metric: str, target: 
     rng = f"{int(lo)},{int(hi)}" if integer else f"{lo:g},{hi:g}"
     args = ["--param", path, "--family", fam.text, "--target", f"{target_metric}={target:g}", "--tolerance",
             f"{tolerance:g}", "--range", rng, "--seed", str(seed), "--conf", f"{conf:g}", "--max-games",
-            str(max_games)]
+            str(max_games), "--points", str(points)] + (
+        ["--first-games", str(first_games)] if first_games is not None else [])
     for k, v in fixed.items():
         args += ["--fixed", f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}"]
     if not integer and all(float(x).is_integer() for x in (lo, hi)):

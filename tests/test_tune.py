@@ -438,3 +438,21 @@ def test_a_target_beyond_the_range_is_settled_on_the_values_that_could_still_rea
     # wide intervals meet the band, and they (not the value nearest the target) get the games
     r = search(bernoulli(lambda v: 0.10 - 0.01 * v, 2), target=0.20, tolerance=0.02, lo=-6, hi=6, integer=True)
     assert r.status == NOT_REACHED and r.games < 20_000
+
+
+def test_the_recorded_command_of_a_tuning_plays_it_again(tmp_path):
+    """``tune``'s recorded command names every option that changes its candidates, ``--points`` and ``--first-games``
+    too (it left both out: pasted back, a tuning with --first-games 500 gave another answer on other games)."""
+    import shlex
+
+    args = ["delve", "--param", "dragon.threshold", "--target", "win=0.3", "--tolerance", "0.05", "--range", "2,6",
+            "--fixed", "hero=knight", "--seed", "2", "--max-games", "3000", "--first-games", "500", "--points", "3",
+            "--threads", "1", "--no-progress", "--format", "json"]
+    r = cli("tune", *args)
+    assert r.returncode == 0, r.stderr
+    rec = json.loads(r.stdout)
+    words = shlex.split(rec["command"])
+    assert words[words.index("--points") + 1] == "3" and words[words.index("--first-games") + 1] == "500"
+    again = cli(*words[1:], "--threads", "1", "--no-progress", "--format", "json")
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["candidates"] == rec["candidates"]
