@@ -827,14 +827,15 @@ def _interval(summary: dict[str, Any], key: str) -> str:
     return f" [{_pct(iv[0])[:-2]}, {_pct(iv[1])[:-2]}]" if isinstance(iv, list) and len(iv) == 2 else ""
 
 
-def _pooled_shares(cells: list[tuple[dict[str, Any], int]], conf: float, top: int = 3) -> str:
-    """``stuck 25 % [24, 26], ...``: the labels most common over the cells (``{label: games}`` of each cell and its
-    games), each as the mean of the cells' shares with the mean of their Wilson bounds (``figures.pool``'s "bound":
-    valid whatever the cells' dice have in common)."""
-    labels = sorted({str(k) for c, _ in cells for k in c})
-    n = np.array([g for _, g in cells], dtype=np.int64)
+def _pooled_shares(cells: list[dict[str, Any]], conf: float, top: int = 3) -> str:
+    """``stuck 51 % [50, 52], ...``: the labels most common over the cells (``{label: games}`` of each cell: e.g. its
+    first deaths by cause), each as the mean of the cells' shares of what they count (a share of first deaths, as
+    the finding names them) with the mean of their Wilson bounds (``figures.pool``'s "bound": valid whatever the
+    cells' dice have in common)."""
+    labels = sorted({str(k) for c in cells for k in c})
     k = np.array([[int(c.get(lb, 0)) if isinstance(c.get(lb, 0), (int, float)) else 0 for lb in labels]
-                  for c, _ in cells], dtype=np.int64)
+                  for c in cells], dtype=np.int64)
+    n = k.sum(axis=1)
     lo, hi = stats.wilson_arrays(k, n[:, None], conf)
     share, lo, hi = (k / n[:, None]).mean(axis=0), lo.mean(axis=0), hi.mean(axis=0)
     order = sorted(range(len(labels)), key=lambda j: (-share[j], labels[j]))[:top]
@@ -861,12 +862,12 @@ def _summary_findings(res: Results) -> list[str]:
     level = f"{100 * res.conf:g} %"
     for sk in (k for k in spec.outputs.summary_keys if k.finding):
         if sk.kind == COUNTS:
-            cells = [(s.get(sk.key), int(s.get("games") or 0)) for cj in res.cell_jsons
-                     if isinstance(s := cj.get("summary") or {}, dict)]
-            cells = [(c, n) for c, n in cells if isinstance(c, dict) and n > 0]
+            cells = [c for cj in res.cell_jsons if isinstance(c := (cj.get("summary") or {}).get(sk.key), dict)
+                     and sum(v for v in c.values() if isinstance(v, (int, float))) > 0]
             if cells:
-                out.append(f"{sk.finding}: {_pooled_shares(cells, res.conf)} ({level}; mean over the cells, "
-                           "each ± a wide bound, valid for cells that share dice).")
+                out.append(f"{sk.finding}: {_pooled_shares(cells, res.conf)} ({level}; shares of what each cell "
+                           "counts, e.g. its first deaths, meaned over the cells, each with a wide bound that holds "
+                           "whatever dice the cells share).")
         elif sk.kind == SHARE:
             vals = [(float(v), str(cj.get("label", "")), _interval((cj.get("summary") or {}), sk.key))
                     for cj in res.cell_jsons if isinstance(v := (cj.get("summary") or {}).get(sk.key), (int, float))]

@@ -803,12 +803,14 @@ def test_summary_findings_give_each_share_and_mean_its_interval() -> None:
             "games (95 % intervals, each for its cell alone).") in text
     assert ("The mean game length ranges from 40.0 [39.0, 41.0] turns (`hero=h00`) to 50.0 [49.0, 51.0] turns "
             "(`hero=h01`) (95 % intervals, each for its cell alone).") in text
-    lo, hi = wilson_arrays([[300, 100, 0], [500, 0, 50]], 1000)
-    stuck = f"stuck 40 % [{100 * lo[:, 0].mean():.0f}, {100 * hi[:, 0].mean():.0f}]"
-    orc = f"killed by an orc 5 % [{100 * lo[:, 1].mean():.0f}, {100 * hi[:, 1].mean():.0f}]"
-    imp = f"killed by an imp 2 % [{100 * lo[:, 2].mean():.0f}, {100 * hi[:, 2].mean():.0f}]"
-    assert (f"Most common causes of the first death (all cells together): {stuck}, {orc}, {imp} (95 %; mean over the "
-            "cells, each ± a wide bound, valid for cells that share dice).") in text
+    # shares of each cell's first deaths (400 and 550), not of its games: (300/400 + 500/550) / 2 = 83 %, ...
+    lo, hi = wilson_arrays([[300, 100, 0], [500, 0, 50]], [[400], [550]])
+    stuck = f"stuck 83 % [{100 * lo[:, 0].mean():.0f}, {100 * hi[:, 0].mean():.0f}]"
+    orc = f"killed by an orc 12 % [{100 * lo[:, 1].mean():.0f}, {100 * hi[:, 1].mean():.0f}]"
+    imp = f"killed by an imp 5 % [{100 * lo[:, 2].mean():.0f}, {100 * hi[:, 2].mean():.0f}]"
+    assert (f"Most common causes of the first death (all cells together): {stuck}, {orc}, {imp} (95 %; shares of what "
+            "each cell counts, e.g. its first deaths, meaned over the cells, each with a wide bound that holds "
+            "whatever dice the cells share).") in text
 
 
 def test_heat_maps_skip_cells_at_the_floor(tmp_path: Path) -> None:
