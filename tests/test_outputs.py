@@ -237,21 +237,22 @@ def test_every_share_of_games_has_its_wilson_interval_and_the_text_its_widest_si
         k: pytest.approx(_wilson(v, t["games"], conf), abs=1e-12) for k, v in t["death_cause"].items()}
 
 
-def test_a_share_per_delve_has_the_interval_of_the_per_game_count():
-    """Delve's flee and portal rates are shares of delves (three a game, not independent): their interval is the t
-    interval of the per-game count's mean over the delves a game has, not a Wilson interval over the delves."""
-    from scipy import stats as st
-
+def test_a_share_per_delve_has_the_wilson_interval_over_games_of_each_games_share():
+    """Delve's flee and portal rates are shares of delves (three a game, not independent): their interval is the
+    Wilson score interval over the games of each game's share of its delves (a share in [0, 1] has variance at most
+    p(1 - p)), not one over the delves; never empty at 0 (a t interval of 8 games with no flight said [0.0, 0.0])."""
     from foury_sim import runner
 
-    res = runner.run("delve", games=4000, seed=3, progress=False)
-    s, df = res.summary, res.df
-    delves = len([c for c in df.columns if c.startswith("delve") and c.endswith("_level")])
-    for key, col in (("flee_rate", "fled"), ("portal_rate", "portals")):
-        x = df[col].to_numpy(float) / delves
-        lo, hi = st.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=st.sem(x))
-        assert s[key] == pytest.approx(x.mean(), abs=1e-15)
-        assert s["share_intervals"][key] == pytest.approx([lo, hi], abs=1e-9)
+    for games, seed in ((4000, 3), (8, 1), (1, 1)):
+        res = runner.run("delve", games=games, seed=seed, progress=False)
+        s, df = res.summary, res.df
+        delves = len([c for c in df.columns if c.startswith("delve") and c.endswith("_level")])
+        for key, col in (("flee_rate", "fled"), ("portal_rate", "portals")):
+            x = df[col].to_numpy(float) / delves
+            assert s[key] == pytest.approx(x.mean(), abs=1e-15)
+            assert s["share_intervals"][key] == pytest.approx(_wilson(x.sum(), len(x), 0.95), abs=1e-12)
+            lo, hi = s["share_intervals"][key]
+            assert lo < hi and lo <= s[key] <= hi
     text = "\n".join(O.summary_lines(s, get_game("delve").outputs))
     lo, hi = s["share_intervals"]["flee_rate"]
     assert f"flee rate           {100 * s['flee_rate']:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]" in text

@@ -196,13 +196,17 @@ def summarize_hists(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int,
         return total(c) / n if n else float("nan")
 
     ranks, counts = hists["rank"]
-    from ...stats import summarize_counts
+    from ...stats import wilson_arrays
 
-    def per_delve(c: str) -> list[float] | None:  # a share per delve: the per-game count's t interval over the delves
-        r = summarize_counts(*hists[c], conf)
-        k = max(len(delves), 1)
-        lo, hi = r["mean_lo"], r["mean_hi"]
-        return [max(lo / k, 0.0), min(hi / k, 1.0)] if np.isfinite(lo) and np.isfinite(hi) else None
+    def per_delve(c: str) -> list[float] | None:
+        """A share of delves: the Wilson score interval over the games of each game's share of its delves (in
+        [0, 1], so its variance is at most p(1 - p): valid whatever the delves of one game have in common, and not
+        empty at 0 or 1 as a t interval of few games is)."""
+        if n <= 0:
+            return None
+        p = total(c) / (n * max(len(delves), 1))
+        lo, hi = wilson_arrays(p * n, n, conf)
+        return [float(lo), float(hi)]
 
     return {
         "rank_share": {OUTPUTS.column("rank").category(int(r), ruleset): float(k) / d

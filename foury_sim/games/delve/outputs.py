@@ -59,8 +59,8 @@ COLUMNS = (
 )
 
 SUMMARY_KEYS = (
-    SummaryKey("flee_rate", "flee rate", SHARE, "Delves fled per delve played (its interval: the t interval of the "
-               "per-game count of delves fled, over the delves of a game; a game's delves are not independent).",
+    SummaryKey("flee_rate", "flee rate", SHARE, "Delves fled per delve played (its interval: the Wilson score interval "
+               "over the games of each game's share of its delves fled; a game's delves are not independent).",
                legend="share of all delves played that the party fled"),
     SummaryKey("portal_rate", "portal rate", SHARE, "Delves ended through a Town Portal per delve played (its "
                "interval as the flee rate's).",
