@@ -243,8 +243,8 @@ def test_a_share_per_delve_has_the_wilson_interval_over_games_of_each_games_shar
     p(1 - p)), not one over the delves; never empty at 0 (a t interval of 8 games with no flight said [0.0, 0.0])."""
     from foury_sim import runner
 
-    for games, seed in ((4000, 3), (8, 1), (1, 1)):
-        res = runner.run("delve", games=games, seed=seed, progress=False)
+    for n_games, seed in ((4000, 3), (8, 1), (1, 1)):
+        res = runner.run("delve", games=n_games, seed=seed, progress=False)
         s, df = res.summary, res.df
         delves = len([c for c in df.columns if c.startswith("delve") and c.endswith("_level")])
         for key, col in (("flee_rate", "fled"), ("portal_rate", "portals")):
