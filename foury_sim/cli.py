@@ -189,7 +189,9 @@ def format_summary(s: dict[str, Any], title: str, outputs: Any = None) -> str:
                      f"({100 * s['win'].get('conf', 0.95):g} % Wilson interval)")
     if "turn_cap_share" in s:
         k = s["turn_cap_games"]
-        lines.append(f"ended at turn cap   {100 * s['turn_cap_share']:6.2f} %  ({k:,} game{'s' * (k != 1)})")
+        iv = s.get("share_intervals", {}).get("turn_cap_share")
+        ci = f"  [{100 * iv[0]:.2f}, {100 * iv[1]:.2f}]" if isinstance(iv, list) and len(iv) == 2 else ""
+        lines.append(f"ended at turn cap   {100 * s['turn_cap_share']:6.2f} %{ci}  ({k:,} game{'s' * (k != 1)})")
     lines += summary_lines(s, outputs)
     if s.get("assumptions"):
         from .assumptions import summary_lines as assumption_lines

@@ -529,6 +529,9 @@ def share_intervals(s: dict[str, Any], outputs: Outputs | None, n: int, conf: fl
             continue
         lo, hi = stats.wilson_arrays(np.array(list(v.values()), dtype=np.int64), n, conf)
         out[key] = {str(label): [float(a), float(b)] for label, a, b in zip(v, lo, hi)}
+    if isinstance(s.get("turn_cap_games"), (int, np.integer)):  # the games that ended at the turn cap
+        lo, hi = stats.wilson_arrays(int(s["turn_cap_games"]), n, conf)
+        out["turn_cap_share"] = [float(lo), float(hi)]
     wins = s.get("win", {}).get("rate") if isinstance(s.get("win"), dict) else None
     for k in outputs.summary_keys:
         v = s.get(k.key)
@@ -651,7 +654,9 @@ def summary_lines(s: dict[str, Any], outputs: Outputs | None) -> list[str]:
             kind = COUNTS
         else:
             kind = SHARES if key.endswith("_share") else NUMBERS
-        lines.append(_line(key.replace("_", " "), format_entry(kind, val, n)))
+        shown = [(label, g / n) for label, g in list(val.items())[:8]] if kind == COUNTS and n else \
+            list(val.items())[:8] if kind == SHARES else []
+        lines.append(_line(key.replace("_", " "), format_entry(kind, val, n) + _within(s, key, shown)))
     legend = legend_lines(s, outputs)
     return lines + ([""] + legend if legend else [])
 

@@ -237,7 +237,7 @@ def test_summary_warns_when_a_policy_hits_the_turn_cap():
     loud.update({"hero": "free", "policy": "cautious", "seed": 1, "elapsed_s": 0.1, "games_per_s": 1})
     text = format_summary(loud, GAME.title)
     assert "WARNING: 1.1 % of games ended at the turn cap" in text
-    assert "ended at turn cap     1.10 %  (11 games)" in text
+    assert "ended at turn cap     1.10 %  [0.62, 1.96]  (11 games)" in text  # (Wilson, 11 of 1,000)
 
 
 def test_trace_formatter_shows_an_unknown_code_instead_of_dropping_it():

@@ -265,3 +265,19 @@ def test_a_summary_key_says_what_its_share_is_of():
         O.SummaryKey("x", "x", O.SHARE, per="delves")
     with pytest.raises(ValueError, match="per must be one of"):
         O.SummaryKey("x", "x", O.NUMBERS, per="games")
+
+
+def test_the_share_of_games_at_the_turn_cap_has_its_interval():
+    """"ended at turn cap" is a share of games like the others: its Wilson interval in ``share_intervals`` and on its
+    line (it printed the share and the count alone)."""
+    from foury_sim import runner
+    from foury_sim.cli import format_summary
+
+    res = runner.run("foury", games=600, seed=4, progress=False, sets=["game.max_turns=40"])
+    s = res.summary
+    k = int((res.df["end_cause"] == 2).sum())  # (layout.CAUSE_TIMEOUT: the turn cap ended the game)
+    assert s["turn_cap_games"] == k > 0
+    assert s["share_intervals"]["turn_cap_share"] == pytest.approx(_wilson(k, 600, 0.95), abs=1e-12)
+    lo, hi = s["share_intervals"]["turn_cap_share"]
+    line = f"ended at turn cap   {100 * k / 600:6.2f} %  [{100 * lo:.2f}, {100 * hi:.2f}]  ({k:,} games)"
+    assert line in format_summary(s, "t")
