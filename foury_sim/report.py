@@ -528,11 +528,19 @@ def _rate_text(row: Any, conf: float = 0.95) -> str:
     return f"{_pct(row['win_rate'])} ({_lvl(conf)} interval {_ci(row['win_lo'], row['win_hi'])})"
 
 
+def _pooled_interval(row: Any) -> str:
+    """`` [lo, hi]`` in percent: a pooled win rate's interval (``figures.pool``'s ``win_lo``/``win_hi``), or ""."""
+    lo, hi = row.get("win_lo"), row.get("win_hi")
+    if lo is None or hi is None or not (math.isfinite(float(lo)) and math.isfinite(float(hi))):
+        return ""
+    return f" [{_pct(lo)[:-2]}, {_pct(hi)[:-2]}]"
+
+
 def _rate_or_count(row: Any) -> str:
-    """A (pooled) win rate, with its count when the rate is at the floor or ceiling ("0.0010 %, 2 of
-    200,000 games: practically never wins")."""
+    """A (pooled) win rate with its interval, and its count when the rate is at the floor or ceiling ("0.0010 %
+    [0.00024, 0.0036], 2 of 200,000 games: practically never wins")."""
     k, n = int(row["wins"]), int(row["games"])
-    text = _pct(row["win_rate"])
+    text = _pct(row["win_rate"]) + _pooled_interval(row)
     if n and bool(at_floor(k, n)):
         mean = ("never wins" if k == 0 else "always wins" if k == n else
                 "practically never wins" if k < FEW_GAMES else "practically always wins")
@@ -766,7 +774,12 @@ def _findings(res: Results, target: float | None) -> list[str]:
             how = ("paired over the shared games" if res.paired else
                    "tested with a bound that assumes nothing about the shared dice")
             head = f"By `{key}`" + (f" (pooled over the other swept settings; {how})" if pooled else "")
-            parts = ", ".join(f"{F.fmt_value(v)}: {_pct(r['win_rate'])}" for v, r in zip(vals, rates))
+            parts = ", ".join(f"{F.fmt_value(v)}: {_pct(r['win_rate'])}{_pooled_interval(r)}"
+                              for v, r in zip(vals, rates))
+            iv = {"paired": "per game index over the pooled cells", "bound": "a wide bound over the pooled cells",
+                  "wilson": "Wilson"}
+            kinds = sorted({iv.get(str(r.get("interval")), str(r.get("interval"))) for r in rates})
+            parts += f" ({lvl} intervals: {', '.join(kinds)})"
             hi_i = max(range(len(rates)), key=lambda i: rates[i]["win_rate"])
             lo_i = min(range(len(rates)), key=lambda i: rates[i]["win_rate"])
             hi_r, lo_r = rates[hi_i], rates[lo_i]

@@ -724,8 +724,10 @@ def test_cells_with_a_handful_of_wins_are_named_with_counts_and_not_hardest() ->
     assert "Hardest: `hero=h04` wins 1.0 %" in easy
     assert "0.00 %" not in " ".join(f) and "100.0 %" not in " ".join(f)
     by = next(x for x in f if x.startswith("By `hero`"))
-    assert "lowest at h00 (0.0 %, 0 of 40,000 games won: never wins;" in by
-    assert "highest at h05 (99.99 %, 39,995 of 40,000 games won: practically always wins)" in by
+    assert "lowest at h00 (0.0 % [0.0, 0.01], 0 of 40,000 games won: never wins;" in by
+    assert "highest at h05 (99.99 % [99.97, 99.99], 39,995 of 40,000 games won: practically always wins)" in by
+    # every value with its interval, and what kind of interval it is
+    assert by.endswith("h04: 1.0 % [0.91, 1.1], h05: 99.99 % [99.97, 99.99] (95 % intervals: Wilson).")
 
 
 def test_when_every_cell_is_at_the_floor_the_ranking_says_so() -> None:
