@@ -243,12 +243,13 @@ def summarize_hists(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int,
     out: dict[str, Any] = {}
     if ruleset is not None:
         names = ruleset.monster_names
-        out["kills_by_kind"] = {names[k]: hist_total(hists[f"kills_kind{k + 1}"]) / n if n else float("nan")
+        label = OUTPUTS.column("killer").category  # (a monster as the killer column names it: "storm golem")
+        out["kills_by_kind"] = {label(k, ruleset): hist_total(hists[f"kills_kind{k + 1}"]) / n if n else float("nan")
                                 for k in range(len(names)) if f"kills_kind{k + 1}" in hists}
         h = hists[joint_key("win", "killer")]
         lost = h[0][:, 0] == 0
         nl = max(hist_count(h, lost), 1)
-        out["killed_by"] = {names[k]: v / nl for k, v in most_common(tally(h, lost & (h[0][:, 1] >= 0)))}
+        out["killed_by"] = {label(k, ruleset): v / nl for k, v in most_common(tally(h, lost & (h[0][:, 1] >= 0)))}
         out["dm_policy"] = dm_policy(ruleset).describe()
     out["ap_by_action"] = {k: hist_total(hists[f"ap_{k}"]) / d for k in ("move", "attack", "interact", "use")
                            if f"ap_{k}" in hists}
