@@ -150,7 +150,7 @@ def check_input_file(path: str | Path | None, where: str) -> Path | None:
         return None
     p = Path(path)
     if not str(path).strip():
-        raise InputError("is empty", where)
+        raise InputError("is empty: an empty path names no file or folder", where)
     why = not_a_file(p)
     if why:
         raise InputError(f"{p} {why}", where)
@@ -169,7 +169,7 @@ def check_out_dir(path: str | Path | None, where: str = "--out") -> Path | None:
     if path is None:
         return None
     if not str(path).strip():
-        raise InputError("is empty", where)
+        raise InputError("is empty: an empty path names no file or folder", where)
     p = Path(path)
     if p.exists():
         if not p.is_dir():
@@ -197,7 +197,7 @@ def check_out_file(path: str | Path, where: str, suffix: str) -> Path:
     the folder's name is refused, not silently made)."""
     p = Path(path)
     if not str(path).strip():
-        raise InputError("is empty", where)
+        raise InputError("is empty: an empty path names no file or folder", where)
     if p.suffix.lower() != suffix:
         raise InputError(f"{p} must end in {suffix} (the file written is {suffix[1:].upper()})", where)
     if p.is_dir():

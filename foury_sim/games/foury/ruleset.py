@@ -790,7 +790,13 @@ def parse_enemies(rf: rulesfile.RuleFile) -> list[Foe]:
             continue
         at = f"enemies.{key}"
         where = rf.where(at)
-        if not isinstance(e, dict) or not {"char", "base", "mult"} <= set(e) or set(e) - ENEMY_FIELDS:
+        if isinstance(e, dict) and set(e) - ENEMY_FIELDS:  # a misspelt field, named at its line, with a hint
+            bad = sorted(set(e) - ENEMY_FIELDS)[0]
+            close = rulesfile.close_match(bad, sorted(ENEMY_FIELDS))
+            hint = f"did you mean {close!r}? " if close else ""
+            raise InputError(f"{at}.{bad}: unknown field ({hint}known: {', '.join(sorted(ENEMY_FIELDS))})",
+                             rf.where(f"{at}.{bad}"))
+        if not isinstance(e, dict) or not {"char", "base", "mult"} <= set(e):
             raise InputError(f"{at} must be {{ char = \"x\", base = N, mult = N, traits = [...] }} (name optional)",
                              where)
         if key in I.FIXED_KEYS + I.CAMPAIGN_KEYS:
