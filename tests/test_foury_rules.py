@@ -810,7 +810,7 @@ def test_enemy_added_in_data_spawns_and_steals(tmp_path):
     ('wraith = { base = 2, mult = 0 }', "must be { char", 2),
     ('wraith = { char = "W", base = 2, mult = 0, speed = 3 }', "enemies.wraith.speed: unknown field (known: base, "
      "char, mult, name, strength, traits)", "2:44"),
-    ('[enemies.orc]\nbse = 3', "enemies.orc.bse: unknown field (did you mean 'base'? known:", 3),  # (it named the table)
+    ('[enemies.orc]\nbse = 3', "enemies.orc.bse: unknown field (did you mean 'base'? known:", 3),
     ('chest = { char = "W", base = 2, mult = 0 }', "name of an item or fixture", 2),
     ('wraith = { char = "W", base = 99, mult = 0 }', "enemies.wraith.base = 99 is above 20", "2:24"),
     ('spawn_table = ["goblin", "goblin", "statue", "orc", "orc", "imp"]', "(enemies that are not traps)", 2),
