@@ -5,7 +5,9 @@ docstring from the rule as the doc writes it, citing its section."""
 
 from __future__ import annotations
 
+import tomllib
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,21 +19,9 @@ from foury_sim.policy import make_policy
 
 NO_SCROLLS = ["rulings.scroll_phases=[]"]  # keeps scroll options out of the menus the test does not look at
 ALL_SCROLLS = party(*"SSSSSSS")
-EMPTY_POOL = [
-    f"treasures.{k}.count=0"
-    for k in (
-        "vorpal_sword",
-        "talisman",
-        "scepter_of_power",
-        "thieves_tools",
-        "scroll",
-        "ring_of_invisibility",
-        "dragon_scales",
-        "elixir",
-        "dragon_bait",
-        "town_portal",
-    )
-]
+#: Every treasure kind of the shipped rules at count 0: an empty treasure pool.
+EMPTY_POOL = [f"treasures.{k}.count=0" for k in
+              tomllib.loads((Path(D.__file__).parent / "data" / "rules.toml").read_text())["treasures"]]
 
 
 @pytest.fixture(scope="module")
