@@ -532,13 +532,12 @@ def share_intervals(s: dict[str, Any], outputs: Outputs | None, n: int, conf: fl
     if isinstance(s.get("turn_cap_games"), (int, np.integer)):  # the games that ended at the turn cap
         lo, hi = stats.wilson_arrays(int(s["turn_cap_games"]), n, conf)
         out["turn_cap_share"] = [float(lo), float(hi)]
-    wins = s.get("win", {}).get("rate") if isinstance(s.get("win"), dict) else None
+    win = s.get("win")
+    lost = n - round(win["rate"] * n) if isinstance(win, dict) and win.get("rate") == win.get("rate") else 0
     for k in outputs.summary_keys:
         v = s.get(k.key)
-        if not k.per or v is None:
-            continue
-        d = n if k.per == "games" else n - round(wins * n) if wins is not None and wins == wins else 0
-        if d <= 0:
+        d = n if k.per == "games" else lost if k.per == "lost games" else 0  # (the games the shares are of)
+        if v is None or d <= 0:
             continue
         shares = v if isinstance(v, dict) else {"": v}
         if not all(_is_num(x) and 0 <= x <= 1 for x in shares.values()):
@@ -547,6 +546,16 @@ def share_intervals(s: dict[str, Any], outputs: Outputs | None, n: int, conf: fl
         iv = {str(label): [float(a), float(b)] for label, a, b in zip(shares, lo, hi)}
         out[k.key] = iv if isinstance(v, dict) else iv[""]
     return out
+
+
+def _interval_suffix(s: dict[str, Any], key: str, kind: str, v: Any, n: int) -> str:
+    """What a printed entry of ``kind`` ends with to give its intervals (``share_intervals``): the widest side of a
+    breakdown's (COUNTS: ``{label: games}``; SHARES), a single share's ``[lo, hi]``; "" for the rest."""
+    if kind == COUNTS:
+        return _within(s, key, [(label, g / n) for label, g in list(v.items())[:8]] if n else [])
+    if kind == SHARES:
+        return _within(s, key, list(v.items())[:8])
+    return interval_text(s, key) if kind == SHARE else ""
 
 
 def _within(s: dict[str, Any], key: str, shown: list[tuple[Any, float]]) -> str:
@@ -623,22 +632,17 @@ def summary_lines(s: dict[str, Any], outputs: Outputs | None) -> list[str]:
             v = s.get(c.summary_key)
             if c.summary_key not in done and isinstance(v, dict) and v:
                 ordered = dict(sorted(v.items(), key=lambda kv: -kv[1]))
-                lines.append(_line(c.text_label, _shares(ordered, n)
-                                   + _within(s, c.summary_key, [(lb, g / n) for lb, g in list(ordered.items())[:8]])))
+                lines.append(_line(c.text_label, _shares(ordered, n) + _interval_suffix(s, c.summary_key, COUNTS,
+                                                                                        ordered, n)))
                 done.add(c.summary_key)
         for k in outputs.summary_keys:
             v = s.get(k.key)
             done.add(k.key)
             if v is None or k.hidden or (isinstance(v, dict) and not v):
                 continue
-            within = ""
-            if k.text is None and k.kind == COUNTS:
-                within = _within(s, k.key, [(label, g / n) for label, g in list(v.items())[:8]] if n else [])
-            elif k.text is None and k.kind == SHARES:
-                within = _within(s, k.key, list(v.items())[:8])
-            elif k.text is None and k.kind == SHARE:
-                within = interval_text(s, k.key)
-            lines.append(_line(k.label, (k.text(v, s) if k.text is not None else format_entry(k.kind, v, n)) + within))
+            text = k.text(v, s) if k.text is not None else format_entry(k.kind, v, n) + _interval_suffix(
+                s, k.key, k.kind, v, n)  # (a text of its own gives its intervals itself)
+            lines.append(_line(k.label, text))
     # entries no declaration names: rates, numbers, then tables of numbers
     for key, val in s.items():
         if key not in done and isinstance(val, dict) and "rate" in val and "lo" in val:
@@ -654,9 +658,7 @@ def summary_lines(s: dict[str, Any], outputs: Outputs | None) -> list[str]:
             kind = COUNTS
         else:
             kind = SHARES if key.endswith("_share") else NUMBERS
-        shown = [(label, g / n) for label, g in list(val.items())[:8]] if kind == COUNTS and n else \
-            list(val.items())[:8] if kind == SHARES else []
-        lines.append(_line(key.replace("_", " "), format_entry(kind, val, n) + _within(s, key, shown)))
+        lines.append(_line(key.replace("_", " "), format_entry(kind, val, n) + _interval_suffix(s, key, kind, val, n)))
     legend = legend_lines(s, outputs)
     return lines + ([""] + legend if legend else [])
 
