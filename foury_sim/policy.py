@@ -151,8 +151,12 @@ def parse_params(
             raise InputError(f"policy parameter {item!r} is not NAME=VALUE", where)
         k, v = (s.strip() for s in item.split("=", 1))
         if k not in defaults:
+            from .rulesfile import close_match  # (a misspelt name: the near one, as for a ruleset key)
+
+            close = close_match(k, defaults)
             known = ", ".join(defaults) or "none"
-            raise InputError(f"unknown policy parameter {k!r} (known: {known})", where)
+            hint = f"did you mean {close!r}? " if close else ""
+            raise InputError(f"unknown policy parameter {k!r} ({hint}known: {known})", where)
         out[k] = _number(k, v, where, (ranges or {}).get(k))
     return out
 

@@ -183,19 +183,7 @@ class GameSpec:
     def policy(self, name: str | None, params: str | None = None) -> Policy:
         """``--policy NAME`` (None: the game's default) with ``--param`` text as a Policy (``policy.make_policy``),
         its parameters checked by the game's own rule (``check_policy``) before anything is played."""
-        try:
-            pol = make_policy(self.default_policy if name is None else name, self.policies, params)
-        except InputError as e:  # a misspelt parameter: the near name, as for a ruleset key ("did you mean")
-            import re
-
-            from .rulesfile import close_match
-
-            m = re.fullmatch(r"unknown policy parameter '([^']*)' \(known: (.*)\)", e.message)
-            close = close_match(m.group(1), m.group(2).split(", ")) if m else None
-            if close is None:
-                raise
-            raise InputError(f"unknown policy parameter {m.group(1)!r} (did you mean {close!r}? known: {m.group(2)})",
-                             e.where) from None
+        pol = make_policy(self.default_policy if name is None else name, self.policies, params)
         if self.check_policy is not None:
             self.check_policy(pol)
         return pol
