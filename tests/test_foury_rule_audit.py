@@ -282,3 +282,98 @@ def test_the_find_roll_is_not_offered_to_a_clover():
     assert len(asks) == 1 and asks[0].keys == [4, 10]  # the room roll's: keep its 4, or spend the clover
     assert g.rows(L.TR_SL_FIND) == [(1, 3, g.rules.icons.names.index("shield"), 0, 0)]
     assert g[L.CLOVER] == 1 and g[L.SHIELD] == 1
+
+
+# ============================================================================ Santa Crash'n Foury
+#: the campaign's rules on tiny maps (as tests/test_foury_santa.py): a goblin and an orc stand in for the Grinch and
+#: the Yeti; no Wrath and an empty collection goal unless a test says otherwise
+SANTA = {**QUIET_EVENTS, "santa.on": True, "santa.grinch": "goblin", "santa.yeti": "orc", "santa.wrath_turns": 0,
+         "santa.goal": {k: 0 for k in L.SANTA_KIND_KEYS}, "kills.prize_every": 0}
+#: table A's face 3 draws a wall behind you (the other faces do nothing)
+WALL_BEHIND_ON_3 = {"events.A": ["nothing", "nothing", "collapse_behind", "nothing", "nothing", "nothing"]}
+
+
+def santa_map(tmp_path, row: str) -> str:
+    """A one-line Santa map (``row``: its room line, Santa's room ``O``, the Safe Zone ``X``)."""
+    border = "+---" * ((len(row) - 1) // 4) + "+"
+    p = tmp_path / "santa_audit.map"
+    p.write_text(f"name: santa audit\n\n{border}\n{row}\n{border}\n")
+    return str(p)
+
+
+def test_a_stars_steps_that_cannot_be_taken_are_lost(tmp_path):
+    """Santa Crash'n Foury, rulings, "A star": "its 4 steps are taken at once after the room is resolved ... and
+    steps that cannot be taken (no open side) are lost". Santa's room is cell 1; the Safe Zone cell 0; the star in
+    the dead end cell 3. Start in cell 2 (roll 1: nothing, turn 1); turn 2 steps into cell 3 (roll 3: a wall drawn
+    behind, the only open side): the star gives 4 steps, none can be taken. Turn 3 digs back through that wall
+    with the shovel into cell 2: the 4 steps are not carried over (no step taken there), the hourglass (3) runs out
+    in cell 2."""
+    g = play(santa_map(tmp_path, ">AX. O.. A.. Ax.|"), script=[1, 3], sheet={"hearts": 5, "shovel": 1},
+             queues={"place": [2], "move": [3], "santa_home": [0, 0]},
+             overrides={**SANTA, **WALL_BEHIND_ON_3, "santa.hourglass": 3})
+    assert g.rows(L.TR_SANTA_STAR) == [(3, 4, 0, 0, 0)]  # the star's 4 steps granted, no step row
+    assert g.walls(3)[3] == L.W_OPEN and g[L.SHOVEL] == 0  # the collapsed west wall of cell 3 was dug through
+    assert g[L.S_SANTA_STEPS] == 0 and g[L.S_POS] == 2 and g[L.S_TURN] == 3 and g[L.S_SANTA_MARKS] == 3
+
+
+def test_passing_the_safe_zone_on_a_stars_steps_is_no_stop(tmp_path):
+    """Santa Crash'n Foury, rulings, "When the game ends": "At the Safe Zone (a turn that ends there: passing
+    through it on a star's steps is not a stop)". Santa's room cell 1, the star cell 3, the Safe Zone cell 4, two
+    rooms beyond it; the star gives 2 steps; the goal is 1 green package (none on the map), no Wrath attack. Start
+    in cell 2 (turn 1); turn 2 steps onto the star (cell 3), its steps go 3 -> 4 (the Safe Zone) -> 5: the turn
+    ends in cell 5, so the game goes on; turn 3 steps into cell 6 and marks the last hourglass space (3) without
+    the goal: a loss (the Wrath, 0 attacks, survived), not the Safe Zone's win."""
+    g = play(santa_map(tmp_path, ">A.. O.. A.. Ax. AX. A.. A..|"), script=[1, 1, 1], sheet={"hearts": 5},
+             queues={"place": [2], "move": [3, 6], "santa_home": [0, 0], "extra_move": [4, 5]},
+             overrides={**SANTA, "santa.hourglass": 3, "santa.star_steps": 2,
+                        "santa.goal": {**SANTA["santa.goal"], "green": 1}})
+    assert [r[1:3] for r in g.rows(L.TR_SANTA_STAR)[1:]] == [(3, 4), (4, 5)]
+    assert g[L.S_TURN] == 3 and g[L.S_SANTA_MARKS] == 3 and g[L.S_POS] == 6
+    assert g[L.S_SANTA_END] & 7 == L.SE_WRATH_SURVIVED and g[L.S_WIN] == 0
+
+
+def test_stuck_the_hourglass_runs_out_where_you_stand(tmp_path):
+    """Santa Crash'n Foury, rulings, "Stuck (no move left): the hourglass runs out where you stand (then the goal or
+    the Wrath)". Start in cell 2 (roll 1, turn 1); turn 2 steps into the dead end cell 3 (roll 3: a wall drawn
+    behind it), no shovel: turn 3 has no move. The hourglass (10) runs out there, after 2 turns: with the goal (1
+    green package) not met, the Wrath (1 attack: 6 against 1 + 1, nothing lost); with the goal met (empty goal),
+    the collection's win, no attack rolled."""
+    path = santa_map(tmp_path, ">AX. O.. A.. A..|")
+    over = {**SANTA, **WALL_BEHIND_ON_3, "santa.hourglass": 10, "santa.wrath_turns": 1, "santa.wrath_strength": 1}
+    g = play(path, script=[1, 3, 6, 1], sheet={"hearts": 5}, queues={"place": [2], "move": [3], "santa_home": [0, 0]},
+             overrides={**over, "santa.goal": {**SANTA["santa.goal"], "green": 1}})
+    assert g[L.S_POS] == 3 and g[L.S_TURN] == 2 and g[L.S_SANTA_MARKS] == 10
+    assert g[L.S_SANTA_END] & 7 == L.SE_WRATH_SURVIVED and g[L.HEARTS] == 5 and g[L.S_DEAD] == 0
+    won = play(path, script=[1, 3], sheet={"hearts": 5}, queues={"place": [2], "move": [3], "santa_home": [0, 0]},
+               overrides=over)
+    assert won[L.S_POS] == 3 and won[L.S_SANTA_MARKS] == 10
+    assert won[L.S_SANTA_END] & 7 == L.SE_COLLECTION and won[L.S_WIN] == 1
+
+
+# ============================================================================ Discovering the Kraken
+KR = str(DATA / "kraken_rules.toml")
+
+
+def test_a_free_step_into_the_krakens_water_is_no_swim():
+    """Discovering the Kraken, rulings, "What brings the Kraken": "every move that ends in its water ... Free steps
+    (an extra move, a coloured potion's step) into water are not swims." kr_pool: cell 1 is a flooded tunnel of the
+    Kraken's water (beside the Kraken, cell 2). In at cell 0 (room roll 6: table A's extra move), the extra move's
+    one room is cell 1: the hero stands in the Kraken's water with no Kraken fight and no swim counted."""
+    g = play("kr_pool", script=[6], sheet={"hearts": 3}, rules_file=KR,
+             overrides={**QUIET_EVENTS, "events.A": ["nothing"] * 5 + ["extra_move"], "game.max_turns": 1})
+    assert g.rows(L.TR_EXTRA) == [(1, 0, 0, 0, 0)] and g[L.S_POS] == 1 and g.room_state(1) & L.FLOODED
+    assert g.rows(L.TR_KR_FIGHT) == [] and g.rows(L.TR_FIGHT) == [] and g[L.S_KR_SWIMS] == 0
+
+
+def test_no_market_after_the_winning_exit():
+    """Discovering the Kraken, rulings, "The market": "at the end of a turn spent on any arrow's room ... The exit
+    that wins ends the game: no market after it." kr_exit (one area, A; its requirement met at once): turn 2 takes
+    the chest of cell 1, turn 3 exits by cell 2's arrow (the side opposite A) and wins, holding the chest with a
+    requirement done (everything the market asks for; on the same path with another side opposite, the market is
+    offered there: test_one_market_visit_at_an_exit_at_the_rate_of_requirements_done): no market, the chest is kept."""
+    g = play("kr_exit", script=[1, 1, 1], queues={"move": [1, 2]}, sheet={"hearts": 3}, rules_file=KR,
+             overrides=QUIET_EVENTS, strict=False)
+    assert g[L.S_BAD_CHOICE] == 0
+    assert g.rows(L.TR_EXIT)[0][0] == 2 and g[L.S_WIN] == 1 and g.out[L.KR_OUT] == L.KRE_WON
+    assert g.decisions("kraken_market") == [] and g.rows(L.TR_KR_MARKET) == [] and g.rows(L.TR_MARKET_OPEN) == []
+    assert g[L.CHEST] == 1 and g[L.S_KR_MARKET] == 0
