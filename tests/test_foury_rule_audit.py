@@ -377,3 +377,17 @@ def test_no_market_after_the_winning_exit():
     assert g.rows(L.TR_EXIT)[0][0] == 2 and g[L.S_WIN] == 1 and g.out[L.KR_OUT] == L.KRE_WON
     assert g.decisions("kraken_market") == [] and g.rows(L.TR_KR_MARKET) == [] and g.rows(L.TR_MARKET_OPEN) == []
     assert g[L.CHEST] == 1 and g[L.S_KR_MARKET] == 0
+
+
+def test_a_stars_remaining_steps_end_in_santas_room(tmp_path):
+    """Santa Crash'n Foury, rulings, "The start": "Santa's room itself may be walked through later ...; a star's or an
+    extra move's remaining steps end there". Santa's room is cell 1, the star cell 2 (the start, roll 1: nothing),
+    the Safe Zone cell 4. The star's first step goes into Santa's room (3 steps left): they end there, nothing
+    carries over. Turn 2 walks back over cell 2 into cell 3 (roll 1) and takes no step: the hourglass (2) runs out
+    in cell 3. (The engine kept the 3 steps and took them the next turn, 3 -> 4 -> 3 -> 4, ending at the Safe
+    Zone: found by the session-61 audit.)"""
+    g = play(santa_map(tmp_path, ">A.. O.. Ax. A.. AX.|"), script=[1, 1], sheet={"hearts": 5},
+             queues={"place": [2], "extra_move": [1], "move": [3], "santa_home": [0]},
+             overrides={**SANTA, "santa.hourglass": 2})
+    assert g.rows(L.TR_SANTA_STAR) == [(2, 4, 0, 0, 0), (-1, 2, 1, 3, 0)]  # granted; one step, into Santa's room
+    assert g[L.S_SANTA_STEPS] == 0 and g[L.S_POS] == 3 and g[L.S_TURN] == 2 and g[L.S_SANTA_MARKS] == 2

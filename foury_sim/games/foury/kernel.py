@@ -1173,6 +1173,8 @@ def enter_room(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table
             if n > 0:
                 c = decide(D_PLACE, n, st, opts, dice, pol)
                 return 2 + opts[c, O_TO] * 4 + opts[c, O_DIR]
+        if R[R_SANTA] == 1:  # Santa's room (the Oracle's place): "a star's remaining steps end there"
+            st[S_SANTA_STEPS] = 0
         return 0
     if st[S_PHASE] == 2 and res == 1:
         a = legal_exit(board, st, rm, cell)
