@@ -21,6 +21,7 @@ from .inputs import (
     check_game_index,
     check_games,
     check_input_file,
+    check_map_name,
     check_name,
     check_out_dir,
     check_out_file,
@@ -743,8 +744,7 @@ def map_render(
     the map read as that campaign's rules read it) follow the common ones."""
     from .files import atomic_write
 
-    if not map_file.strip():  # (it was read as the folder ".")
-        raise InputError("is empty: give a map file or a shipped map's name", "MAP")
+    check_map_name(map_file, "MAP")
     spec, board = _board(game)
     options = _game_options(spec, "map", ctx.args)
     check_out_file(out, "--out", ".png")
@@ -779,8 +779,7 @@ def map_check(
     """Parse and validate a board (map) exactly as `run` would (same ruleset, same checks); print what it holds.
     Options only some games take (e.g. `--campaign NAME`: check it against that campaign's rules) follow the
     common ones."""
-    if not map_file.strip():  # (it was read as the folder ".")
-        raise InputError("is empty: give a map file or a shipped map's name", "MAP")
+    check_map_name(map_file, "MAP")
     spec, board = _board(game)
     options = _game_options(spec, "map", ctx.args)
     try:

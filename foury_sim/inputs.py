@@ -115,6 +115,15 @@ def check_name(name: str | None, where: str) -> str | None:
     return name
 
 
+def check_map_name(name: str | None, where: str) -> str | None:
+    """A map given as a name or a file (``--map``, ``map check``/``render``'s MAP): never ``""`` (it was read as the
+    folder ``.``). None: not given."""
+    if name is not None and not str(name).strip():
+        hint = " (leave --map out for the base map)" if where == "--map" else ""
+        raise InputError(f"is empty: give a map file or a shipped map's name{hint}", where)
+    return name
+
+
 def check_param_text(text: str | None, where: str = "--param") -> str | None:
     """Policy parameters as given (``--param``, ``--dm-param``): None (the policy's own), else NAME=VALUE items
     separated by single commas, none of them empty. ``--param ,,,`` (or ``a=1,,b=2``, ``a=1,``) was read as its

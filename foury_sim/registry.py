@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError
+from .inputs import check_map_name
 from .outputs import Outputs
 from .policy import Policy, PolicySpec, make_policy
 
@@ -202,9 +203,7 @@ class GameSpec:
         """A ``--map`` for a game without a board is refused in one line."""
         if map_path is not None and self.board is None:
             raise InputError(f"{self.name} has no board: --map does not apply", "--map")
-        if map_path is not None and not str(map_path).strip():  # (it was read as the folder ".")
-            raise InputError("is empty: give a map file or a shipped map's name (leave --map out for the base map)",
-                             "--map")
+        check_map_name(map_path, "--map")
 
 
 _GAMES: dict[str, GameSpec] = {}

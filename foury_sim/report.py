@@ -528,12 +528,16 @@ def _rate_text(row: Any, conf: float = 0.95) -> str:
     return f"{_pct(row['win_rate'])} ({_lvl(conf)} interval {_ci(row['win_lo'], row['win_hi'])})"
 
 
-def _pooled_interval(row: Any) -> str:
-    """`` [lo, hi]`` in percent: a pooled win rate's interval (``figures.pool``'s ``win_lo``/``win_hi``), or ""."""
-    lo, hi = row.get("win_lo"), row.get("win_hi")
+def _bounds(lo: Any, hi: Any) -> str:
+    """`` [lo, hi]`` in percent (as ``_pct`` writes a rate), or "" when either bound is missing or not finite."""
     if lo is None or hi is None or not (math.isfinite(float(lo)) and math.isfinite(float(hi))):
         return ""
     return f" [{_pct(lo)[:-2]}, {_pct(hi)[:-2]}]"
+
+
+def _pooled_interval(row: Any) -> str:
+    """A pooled win rate's interval (``figures.pool``'s ``win_lo``/``win_hi``), or ""."""
+    return _bounds(row.get("win_lo"), row.get("win_hi"))
 
 
 def _rate_or_count(row: Any) -> str:
@@ -837,7 +841,7 @@ def _findings(res: Results, target: float | None) -> list[str]:
 def _interval(summary: dict[str, Any], key: str) -> str:
     """`` [lo, hi]`` in percent: a cell's interval of a share (``share_intervals``), or "" (a cell before them)."""
     iv = (summary.get("share_intervals") or {}).get(key)
-    return f" [{_pct(iv[0])[:-2]}, {_pct(iv[1])[:-2]}]" if isinstance(iv, list) and len(iv) == 2 else ""
+    return _bounds(*iv) if isinstance(iv, list) and len(iv) == 2 else ""
 
 
 def _pooled_shares(cells: list[dict[str, Any]], conf: float, top: int = 3) -> str:
