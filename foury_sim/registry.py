@@ -210,8 +210,30 @@ _GAMES: dict[str, GameSpec] = {}
 
 
 def register(spec: GameSpec) -> GameSpec:
+    spec.load_ruleset = _hint_policy_parameters(spec, spec.load_ruleset)
     _GAMES[spec.name] = spec
     return spec
+
+
+def _hint_policy_parameters(spec: GameSpec, load: Callable[..., Any]) -> Callable[..., Any]:
+    """``load_ruleset`` whose "unknown ruleset key" error says so when the key is a parameter of one of the game's
+    built-in policies (``--set round_order=...`` meant ``--param round_order=...``)."""
+    import functools
+    import re
+
+    params = {k for p in spec.policies.values() for k in p.params}
+
+    @functools.wraps(load)
+    def load_ruleset(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return load(*args, **kwargs)
+        except InputError as e:
+            m = re.fullmatch(r"unknown ruleset key '([^']+)'", e.message)
+            if m is None or m[1] not in params:
+                raise
+            raise InputError(f"{e.message} (it is a policy parameter: --param {m[1]}=...)", e.where) from None
+
+    return load_ruleset
 
 
 #: Game packages shipped with foury-sim; importing one registers it. The registry is the one shared module

@@ -173,6 +173,10 @@ def test_every_set_error_is_one_line_naming_the_set(game, sets, where, what):
      "'monster_bonus'?)"),
     ("foury", "game.max_turn=2", "--set game.max_turn: unknown ruleset key 'game.max_turn' (did you mean "
      "'max_turns'?)"),
+    # a built-in policy's parameter given to --set is named as one (the game's: Delve's policies have none of that name)
+    ("foury", "round_order=1234", "--set round_order: unknown ruleset key 'round_order' (it is a policy parameter: "
+     "--param round_order=...)"),
+    ("delve", "round_order=1", "--set round_order: unknown ruleset key 'round_order'"),
 ])
 def test_a_close_match_is_suggested_only_for_a_misspelling(game, given, line):
     with pytest.raises(InputError) as e:

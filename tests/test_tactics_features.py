@@ -162,6 +162,11 @@ def test_replay_draws_the_grid_at_chosen_turns():
     with pytest.raises(InputError) as e:
         T.replay(rs, "adventurer", make_policy("thorough", T.POLICIES), 3, 1, grid_at="1,first")
     assert e.value.where == "--grid-at"
+    assert e.value.message == "takes turn numbers (1..1000) and 'last' separated by commas, not 'first'"
+    with pytest.raises(InputError) as e:  # a misspelt 'last' is named
+        T.grid_turns("1,lst")
+    assert e.value.message == "takes turn numbers (1..1000) and 'last' separated by commas, not 'lst' (did you mean " \
+                              "'last'?)"
 
 
 @pytest.mark.parametrize("text", [",,", "1,,5", "1,"])

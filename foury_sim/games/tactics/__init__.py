@@ -196,7 +196,10 @@ def grid_turns(text: str | None) -> list[int | str]:
         elif w.isdigit() and 1 <= int(w) <= 1000:
             out.append(int(w))
         else:
-            raise InputError(f"takes turn numbers (1..1000) and 'last' separated by commas, not {w!r}",
+            from ...rulesfile import close_match
+
+            hint = " (did you mean 'last'?)" if close_match(w, ["last"]) else ""
+            raise InputError(f"takes turn numbers (1..1000) and 'last' separated by commas, not {w!r}{hint}",
                              "--grid-at")
     return out
 
