@@ -360,3 +360,18 @@ def test_monster_fields_kept_across_things_used_equal_new_ones():
     assert res.returncode == 0, res.stderr[-3000:]
     total, kept = (int(x) for x in res.stdout.strip().splitlines()[-1].split())
     assert total > 100 and kept > 20, (total, kept)
+
+
+def test_a_game_no_monster_ended_has_the_killer_no_monster(rs):
+    """The killer column's -1 is every game a monster did not end (a win, a trap, water, lava, the ??? potion, the
+    turn cap): it is labelled "no monster" (it said "none", which read as a monster's name beside them), and a game a
+    monster ended names that monster."""
+    from foury_sim.games.tactics.outputs import killer_label
+
+    r = _sim(rs, "thorough", 3, 0, 2000)
+    cause, killer = r["death_cause"], r["killer"]
+    assert ((cause == A.CAUSE_MONSTER) == (killer >= 0)).all()
+    assert (cause != A.CAUSE_MONSTER).any() and (cause == A.CAUSE_MONSTER).any()
+    assert killer_label(-1, rs) == "no monster"
+    k = int(killer[cause == A.CAUSE_MONSTER][0])
+    assert killer_label(k, rs) == rs.monster_names[k].replace("_", " ")

@@ -17,8 +17,8 @@ CAUSE_TURN_CAP = 4
 
 def killer_label(code: int, rules: Any = None) -> str:
     names = getattr(rules, "monster_names", None)
-    if int(code) < 0:
-        return "none"
+    if int(code) < 0:  # (a win, or a loss by another cause: ``death_cause`` says which)
+        return "no monster"
     return str(names[int(code)]).replace("_", " ") if names is not None and int(code) < len(names) else str(code)
 
 
@@ -42,7 +42,8 @@ COLUMNS = (
            "4 the turn cap (a loss, reported apart), 5 lava, 6 the gamble ??? potion."),
     Column("killer", "Monster that dealt the last blow", index="OUT_KILLER", summary="category",
            categories=killer_label, codes=_killer_codes,
-           doc="Monster table row of the killer (-1 none: won, trap, water, turn cap)."),
+           doc="Monster table row of the killer (-1 no monster: won, or lost to a trap, water, lava, the ??? "
+           "potion or the turn cap)."),
     Column("death_cell", "Tile of the death", index="OUT_DEATH_CELL",
            doc="Tile (row * cols + column, 0-based) where the adventurer died, -1 none; the death heat map."),
     Column("kills", "Monsters slain", "monsters", summary=MEAN, index="OUT_KILLS"),
