@@ -325,6 +325,25 @@ def test_a_coloured_potions_step_is_lost_when_the_round_ends_in_its_room(tmp_pat
     assert g.rows(L.TR_POTION_STEP) == [] and g[L.S_POTION_STEPS] == 0
 
 
+def test_a_coloured_potions_step_is_lost_when_the_hero_dies(tmp_path):
+    """In and Out, rulings, "A coloured potion is drunk when it is picked up": "Its step is taken once the room is
+    resolved (after the room event's extra move, if both) ... The step is lost if ... the hero dies; none is
+    carried into the next round." The potions map with a yellow potion in cell 1 and a goblin in cell 2, 1 heart,
+    the base game's continue. In at 0 (roll 1); to 1 (roll 6: table A's extra move): the potion heals 2 (1 -> 3
+    hearts), the extra move goes first, into 2: 1 against the goblin's 6, a hit of 5, dead with the potion's step
+    pending. The continue (a fresh sheet, the round again) enters at 0 (explored: no roll) and takes no potion
+    step there (a step still pending would be taken on entering it, to 1); the turn cap (3) ends the game."""
+    path = variant(tmp_path, "potions", ">Ay. Av. Ac. A..|", ">A.. Ay. Ag. A..|")
+    g = play(path, script=[1, 6, 1, 6],
+             overrides={**QUIET_EVENTS, "events.A": ["nothing"] * 5 + ["extra_move"], "character.trait_marks": 1,
+                        "max_turns": 3}, queues={"extra_move": [2]})
+    assert g.rows(L.TR_GAIN)[0] == (L.HEARTS, 2, 3, 0, 0) and g.rows(L.TR_EXTRA) == [(2, 0, 0, 0, 0)]
+    assert g.rows(L.TR_DEATH)[0][1:3] == (2, 1)  # killed in cell 2, in round 1
+    assert len(g.rows(L.TR_COIN)) == 1
+    assert [r[:2] for r in g.rows(L.TR_MOVE)] == [(-1, 0), (0, 1), (1, 2), (-1, 0)]  # the last: the continue's entry
+    assert g.rows(L.TR_POTION_STEP) == [] and g[L.S_POTION_STEPS] == 0 and g[L.S_POS] == 0
+
+
 def test_an_imp_erases_a_coloured_potion():
     """In and Out, rulings: "An imp erases a coloured potion like any other item" (base game: "If there is a
     Resource in the room where an Imp appears, erase it"). The potions map, entry room (cell 0) holding a yellow
