@@ -498,6 +498,20 @@ def test_a_free_step_into_the_krakens_water_is_no_swim():
     assert g.rows(L.TR_KR_FIGHT) == [] and g.rows(L.TR_FIGHT) == [] and g[L.S_KR_SWIMS] == 0
 
 
+def test_a_coloured_potions_step_into_the_krakens_water_is_no_swim(tmp_path):
+    """Discovering the Kraken, rulings, "What brings the Kraken": "every move that ends in its water ... Free steps
+    (an extra move, a coloured potion's step) into water are not swims." kr_pool with a yellow potion in cell 0,
+    beside cell 1 (a flooded tunnel of the Kraken's water, beside the Kraken in cell 2). In at cell 0 (room roll 1:
+    nothing): the potion heals 2 (3 -> 5 hearts) and its step (the only room beside: 1) ends in the Kraken's water
+    with no Kraken fight and no swim counted."""
+    path = variant(tmp_path, "kr_pool", ">A.. A~. O.. A.. A..<", ">Ay. A~. O.. A.. A..<")
+    g = play(path, script=[1], sheet={"hearts": 3}, rules_file=KR,
+             overrides={**QUIET_EVENTS, "game.max_turns": 1})
+    assert g.rows(L.TR_GAIN) == [(L.HEARTS, 2, 5, 0, 0)] and g.rows(L.TR_POTION_STEP) == [(0, 1, 0, 0, 0)]
+    assert g[L.S_POS] == 1 and g.room_state(1) & L.FLOODED
+    assert g.rows(L.TR_KR_FIGHT) == [] and g.rows(L.TR_FIGHT) == [] and g[L.S_KR_SWIMS] == 0 and g[L.HEARTS] == 5
+
+
 def test_no_market_after_the_winning_exit():
     """Discovering the Kraken, rulings, "The market": "at the end of a turn spent on any arrow's room ... The exit
     that wins ends the game: no market after it." kr_exit (one area, A; its requirement met at once): turn 2 takes
