@@ -2,7 +2,8 @@
 rule audit of session 61): one scripted-dice test each, with tests/foury_helpers.py.
 
 Every expected value follows from the doc's words (the section is named in each docstring). The maps are the
-test maps of tests/data/foury, some with one line of rooms changed (``variant``: written to the test's tmp_path).
+test maps of tests/data/foury, some with one line of rooms changed (``variant``: written to the test's tmp_path),
+and two small 2-player maps drawn in their tests (``small_map``).
 The 2-player players are free characters with ``character.trait_marks = 1``: one heart each, so one lost roll-off
 kills. A roll-off rolls the player's d6, then the foe's.
 """
@@ -130,6 +131,119 @@ def test_a_duel_is_not_offered_to_a_clover(tmp_path):
     assert g.rows(L.TR_P2_END)[0][:2] == (2, L.P2E_SURVIVED)
 
 
+def small_map(tmp_path, grid: str) -> str:
+    """A small test map written to tmp_path (``grid``: its border and room lines)."""
+    p = tmp_path / "audit_small.map"
+    p.write_text(f"name: audit small\n\n{grid}")
+    return str(p)
+
+
+def moves_offered(d) -> list[tuple]:
+    """A move decision's options as sorted (kind, from, to, rooms walked) tuples."""
+    return sorted((m["kind"], m["from"], m["to"], m["path"]) for m in d.moves())
+
+
+#: top row: cells 0 (A, a circle), 1 (A), 2 (B), 3 (B, a circle); below 1 and 2 the rooms 5 (A) and 6 (B), the
+#: Oracle (7) below 3; arrows: 0 above cell 1 (A), 1 west of cell 0 (A), 2 east of cell 3 (B)
+ONE_MAP = """\
++---+vvv+---+---+
+>Ao. A.. B.. Bo.<
++---+   +   +   +
+|#..|A..|B..|O..|
++---+---+---+---+
+"""
+
+
+def test_one_map_collapses_walls_and_spawns_drawn_by_one_seat_are_the_others(tmp_path):
+    """2-player mode, rulings, "What happens to the other player's map events?": "walls, collapses and floods one
+    player draws are there for both ... a monster one spawns stands for both" (ONE_MAP). Turn 1: seat 1 enters
+    cell 0, seat 2 cell 3 (rolls 1, 1). Turn 2: seat 1 steps to 1, rolls 2 (table A: the room behind, 0,
+    collapses; a monster: spawn roll 1, a goblin), ties 3 against 3 and flees (it stays in 1 with the goblin); seat
+    2 is offered no circle move into the collapsed room 0, steps to 2 and rolls 2 (table B: its left wall, the south
+    side of 2, collapses). Turn 3: seat 1 may walk over seat 2's rooms 2 and 3 (to the Oracle) but is offered no
+    step into 6 behind seat 2's wall; it steps to 5 (roll 1). Seat 2 goes to 1 and faces seat 1's goblin there (no
+    roll: seat 1 explored it), 6 against 1: beaten. The turn cap (3) ends the game (a draw)."""
+    ev = {"events.A": ["nothing", "room_behind_collapses+monster", "nothing", "nothing", "nothing", "nothing"],
+          "events.B": ["nothing", "collapse_left", "nothing", "nothing", "nothing", "nothing"],
+          "enemies.spawn_table": ["goblin"] * 6}
+    g = play(small_map(tmp_path, ONE_MAP), script=[1, 1, 2, 1, 3, 3, 2, 1, 6, 1],
+             overrides={**TWO, **ev, "game.max_turns": 3},
+             queues={"round": [1], "move": [1, 2, 5, move(1, L.MK_GOTO)], "fight_on": [0], "duel": [0]})
+    goblin = g.rules.icons.names.index("goblin")
+    step, goto, circle = L.MK_STEP, L.MK_GOTO, L.MK_CIRCLE
+    assert [r[0] for r in g.rows(L.TR_P2_TURN)] == [1, 2, 1, 2, 1, 2]
+    assert g.rows(L.TR_PREV_COLLAPSE) == [(0, 0, 0, 0, 0)] and g.room_state(0) & L.COLLAPSED  # seat 1's collapse
+    assert g.rows(L.TR_SPAWN) == [(1, goblin, 1, 0, 0)]  # seat 1's goblin, in cell 1
+    assert g.rows(L.TR_WALL) == [(2, 2, 0, 0, 0)]  # seat 2's wall: the south side of cell 2
+    s1_t2, s2_t2, s1_t3, s2_t3 = g.decisions("move")
+    assert (circle, 0, 3, 0) in moves_offered(s1_t2)  # the circles link 0 and 3 ...
+    assert moves_offered(s2_t2) == [(step, 3, 2, 0), (step, 3, 7, 0)]  # ... but not into seat 1's collapsed room
+    assert moves_offered(s1_t3) == [(step, 1, 5, 0), (step, 3, 7, 2), (goto, 1, 1, 0)]  # no (step, 2, 6, 1)
+    assert moves_offered(s2_t3) == [(step, 3, 7, 1), (goto, 2, 1, 0)]  # seat 1's goblin, in the way to 1
+    seat2_t3 = [i for i, c in enumerate(g.codes()) if c == L.TR_P2_TURN][-1]
+    rest = g.codes()[seat2_t3:]
+    assert L.TR_FIGHT in rest and L.TR_WIN in rest and L.TR_SPAWN not in rest and L.TR_ROLL not in rest
+    assert g.rows(L.TR_FIGHT) == [(goblin, 0, 1, 0, 0)] * 2 and g.rows(L.TR_WIN) == [(goblin, 1, 0, 0, 0)]
+    assert g.icons(1, goblin) == 0 and g.rows(L.TR_P2_END) == [(0, L.P2E_CAP, 3, 3, 0)]
+
+
+def test_one_map_a_flood_drawn_by_one_seat_is_swum_by_the_other(tmp_path):
+    """2-player mode, rulings, "What happens to the other player's map events?": "walls, collapses and floods one
+    player draws are there for both". Top row: cells 0, 1 (A), 2 (a flooded tunnel, D), 3 (D); below 0 and 1 the
+    rooms 4, 5 (A), the Oracle (7) below 3. Seat 1 (A) enters cell 1 from the north, rolls 3 (table A: its left,
+    east, wall collapses, between 1 and 2); seat 2 (the Waterways, D: it swims, rules.md "In which rounds can you
+    swim?") enters 3 (roll 1). Turn 2: seat 1 steps to 0, rolls 4 (table A: the room behind, 1, floods); seat 2
+    swims into the tunnel 2 (no roll). Turn 3: seat 1 steps to 4 (roll 1); seat 2 (duel declined) is offered room
+    5 across seat 1's collapsed wall, between two flooded rooms (2 and seat 1's 1), and takes it: it walks over 1
+    and steps into 5 (roll 1)."""
+    grid = """\
++---+vvv+---+---+
+>A.. A.. D~. D..<
++   +   +---+   +
+|A..|A..|#..|O..|
++---+---+---+---+
+"""
+    ev = {"events.A": ["nothing", "nothing", "collapse_left", "room_behind_floods", "nothing", "nothing"]}
+    g = play(small_map(tmp_path, grid), script=[3, 1, 4, 1, 1], overrides={**TWO, **ev, "game.max_turns": 3},
+             queues={"round": [0], "move": [0, 2, 4, 5], "duel": [0]})
+    assert [r[0] for r in g.rows(L.TR_P2_TURN)] == [1, 2, 1, 2, 1, 2]
+    assert g.rows(L.TR_WALL) == [(1, 1, 0, 0, 0)] and g.walls(1)[1] == L.W_COLLAPSED  # seat 1's: 1's east side
+    assert g.rows(L.TR_FLOOD) == [(1, 0, 0, 0, 0)]  # seat 1's flood
+    s2_t3 = g.decisions("move")[-1]
+    assert s2_t3.snap["pos"] == 2
+    assert moves_offered(s2_t3) == [(L.MK_STEP, 1, 5, 1), (L.MK_STEP, 3, 7, 1)]
+    assert g.rows(L.TR_WALK)[-1] == (2, 1, 1, 0, 0) and g.rows(L.TR_MOVE)[-1][:2] == (1, 5)
+    assert g.room_state(1) & L.FLOODED and g.room_state(2) & L.FLOODED
+
+
+def test_both_exit_in_one_round_of_turns_fewer_hourglass_marks_wins(tmp_path):
+    """2-player mode, rulings, "Who wins, and 'in fewer turns'?": "With finish_round the other still plays that round
+    of turns: if they exit too, fewer hourglass marks wins, equal is a draw (p2_end 3)"; the hourglass: "stairs
+    travel adds its turns". four_tables with a staircase in cells 0 (A) and 1 (B), a walkway of 2 turns between
+    them; no treasure needed. Turn 1: seat 1 enters 0 (A), seat 2 enters 3 (C). Turn 2: seat 1 climbs at 0 and
+    comes down at 1, on B's arrow (1 + 2 + 1 = 4 marks), rolls 1 (a move ending on an unused exit is rolled) and
+    exits first; seat 2 still plays its turn 2, steps to 2 (D's arrow) and exits with 2 marks: seat 2 wins. The
+    same game with seat 1 stepping to 1 instead: both exit with 2 marks, a draw."""
+    path = variant(tmp_path, "four_tables", ">A.. B.. D.. C..|", ">AS. BS. D.. C..|")
+    with open(path, "a") as f:
+        f.write("\nupper: 1,1 1,2 2\n")
+
+    def game(seat1_move):
+        return play(path, script=[1, 1, 1, 1], overrides={**TWO, "two_player.treasures": 0},
+                    queues={"round": [3, 2], "move": [seat1_move, 2]})
+
+    g = game(move(1, L.MK_STAIRS))
+    assert g.rows(L.TR_UPPER) == [(0, 1, 2, 0, 0)]
+    assert [r[:2] for r in g.rows(L.TR_EXIT)] == [(1, 1), (2, 3)]  # seat 1 by B's arrow, then seat 2 by D's
+    assert g.rows(L.TR_P2_END) == [(2, L.P2E_BOTH_EXIT, 4, 2, 0)]
+    assert (col(g, "p2_winner"), col(g, "p2_end"), col(g, "p2_turns_first"), col(g, "p2_turns_second")) == (2, 3, 4, 2)
+    assert g.out[L.OUT_WIN] == 0 and col(g, "opponent_win") == 1
+    even = game(1)
+    assert even.rows(L.TR_UPPER) == [] and len(even.rows(L.TR_EXIT)) == 2
+    assert even.rows(L.TR_P2_END) == [(0, L.P2E_BOTH_EXIT, 2, 2, 0)]
+    assert (col(even, "p2_winner"), even.out[L.OUT_WIN], col(even, "opponent_win")) == (0, 0, 0)
+
+
 # ============================================================================ In and Out with Your Strength
 INOUT = {**QUIET_EVENTS, "rulings.hero_caps": "scale", "rulings.market_every_turn": "purchases"}
 
@@ -209,6 +323,25 @@ def test_a_coloured_potions_step_is_lost_when_the_round_ends_in_its_room(tmp_pat
     assert g.rows(L.TR_EXIT)[0][0] == 5 and g[L.S_ROUND] == 1
     assert [r[:2] for r in g.rows(L.TR_MOVE)][-1] == (-1, 8)  # round 2's entry, the last move
     assert g.rows(L.TR_POTION_STEP) == [] and g[L.S_POTION_STEPS] == 0
+
+
+def test_a_coloured_potions_step_is_lost_when_the_hero_dies(tmp_path):
+    """In and Out, rulings, "A coloured potion is drunk when it is picked up": "Its step is taken once the room is
+    resolved (after the room event's extra move, if both) ... The step is lost if ... the hero dies; none is
+    carried into the next round." The potions map with a yellow potion in cell 1 and a goblin in cell 2, 1 heart,
+    the base game's continue. In at 0 (roll 1); to 1 (roll 6: table A's extra move): the potion heals 2 (1 -> 3
+    hearts), the extra move goes first, into 2: 1 against the goblin's 6, a hit of 5, dead with the potion's step
+    pending. The continue (a fresh sheet, the round again) enters at 0 (explored: no roll) and takes no potion
+    step there (a step still pending would be taken on entering it, to 1); the turn cap (3) ends the game."""
+    path = variant(tmp_path, "potions", ">Ay. Av. Ac. A..|", ">A.. Ay. Ag. A..|")
+    g = play(path, script=[1, 6, 1, 6],
+             overrides={**QUIET_EVENTS, "events.A": ["nothing"] * 5 + ["extra_move"], "character.trait_marks": 1,
+                        "max_turns": 3}, queues={"extra_move": [2]})
+    assert g.rows(L.TR_GAIN)[0] == (L.HEARTS, 2, 3, 0, 0) and g.rows(L.TR_EXTRA) == [(2, 0, 0, 0, 0)]
+    assert g.rows(L.TR_DEATH)[0][1:3] == (2, 1)  # killed in cell 2, in round 1
+    assert len(g.rows(L.TR_COIN)) == 1
+    assert [r[:2] for r in g.rows(L.TR_MOVE)] == [(-1, 0), (0, 1), (1, 2), (-1, 0)]  # the last: the continue's entry
+    assert g.rows(L.TR_POTION_STEP) == [] and g[L.S_POTION_STEPS] == 0 and g[L.S_POS] == 0
 
 
 def test_an_imp_erases_a_coloured_potion():
@@ -363,6 +496,20 @@ def test_a_free_step_into_the_krakens_water_is_no_swim():
              overrides={**QUIET_EVENTS, "events.A": ["nothing"] * 5 + ["extra_move"], "game.max_turns": 1})
     assert g.rows(L.TR_EXTRA) == [(1, 0, 0, 0, 0)] and g[L.S_POS] == 1 and g.room_state(1) & L.FLOODED
     assert g.rows(L.TR_KR_FIGHT) == [] and g.rows(L.TR_FIGHT) == [] and g[L.S_KR_SWIMS] == 0
+
+
+def test_a_coloured_potions_step_into_the_krakens_water_is_no_swim(tmp_path):
+    """Discovering the Kraken, rulings, "What brings the Kraken": "every move that ends in its water ... Free steps
+    (an extra move, a coloured potion's step) into water are not swims." kr_pool with a yellow potion in cell 0,
+    beside cell 1 (a flooded tunnel of the Kraken's water, beside the Kraken in cell 2). In at cell 0 (room roll 1:
+    nothing): the potion heals 2 (3 -> 5 hearts) and its step (the only room beside: 1) ends in the Kraken's water
+    with no Kraken fight and no swim counted."""
+    path = variant(tmp_path, "kr_pool", ">A.. A~. O.. A.. A..<", ">Ay. A~. O.. A.. A..<")
+    g = play(path, script=[1], sheet={"hearts": 3}, rules_file=KR,
+             overrides={**QUIET_EVENTS, "game.max_turns": 1})
+    assert g.rows(L.TR_GAIN) == [(L.HEARTS, 2, 5, 0, 0)] and g.rows(L.TR_POTION_STEP) == [(0, 1, 0, 0, 0)]
+    assert g[L.S_POS] == 1 and g.room_state(1) & L.FLOODED
+    assert g.rows(L.TR_KR_FIGHT) == [] and g.rows(L.TR_FIGHT) == [] and g[L.S_KR_SWIMS] == 0 and g[L.HEARTS] == 5
 
 
 def test_no_market_after_the_winning_exit():
