@@ -344,6 +344,49 @@ def test_a_coloured_potions_step_is_lost_when_the_hero_dies(tmp_path):
     assert g.rows(L.TR_POTION_STEP) == [] and g[L.S_POTION_STEPS] == 0 and g[L.S_POS] == 0
 
 
+def test_a_coloured_potions_step_is_lost_at_the_oracles_own_step(tmp_path):
+    """In and Out, rulings: a coloured potion's step "is lost if the round ends in that room (an exit, the Oracle's
+    own step)". The potions map with a yellow potion in cell 3, beside the Oracle (cell 7), 2 hearts. (a) The room
+    roll in 3 is a 6 (table A's extra move): the potion heals 2, the extra move goes first, into the Oracle (+1
+    chest), whose own step leads back to 3: the potion's step is lost there (it was taken from 3, to 2). (b) Two
+    yellow potions in cell 3 (two steps): the first step goes into the Oracle, the second is lost at its own step
+    (it was taken from 3 after it)."""
+    a = variant(tmp_path, "potions", ">Ay. Av. Ac. A..|", ">A.. A.. A.. Ay.|")
+    g = play(a, script=[1, 1, 1, 6], sheet={"hearts": 2},
+             overrides={**QUIET_EVENTS, "events.A": ["nothing"] * 5 + ["extra_move"], "max_turns": 4,
+                        "game.insert_coins": 0}, queues={"extra_move": [7]})
+    assert g.rows(L.TR_GAIN)[0] == (L.HEARTS, 2, 4, 0, 0) and g.rows(L.TR_EXTRA) == [(7, 0, 0, 0, 0)]
+    assert len(g.rows(L.TR_ORACLE)) == 1 and g[L.CHEST] == 1
+    assert [r[:2] for r in g.rows(L.TR_MOVE)] == [(-1, 0), (0, 1), (1, 2), (2, 3), (3, 7), (7, 3)]
+    assert g.rows(L.TR_POTION_STEP) == [] and g[L.S_POTION_STEPS] == 0
+    b = variant(tmp_path, "potions", ">Ay. Av. Ac. A..|", ">A.. A.. A.. Ayy|")
+    g = play(b, script=[1, 1, 1, 1], sheet={"hearts": 2},
+             overrides={**QUIET_EVENTS, "max_turns": 4, "game.insert_coins": 0},
+             queues={"extra_move": [7]})
+    assert g.rows(L.TR_POTION_STEP) == [(3, 7, 1, 0, 0)] and len(g.rows(L.TR_ORACLE)) == 1
+    assert [r[:2] for r in g.rows(L.TR_MOVE)] == [(-1, 0), (0, 1), (1, 2), (2, 3), (3, 7), (7, 3)]
+    assert g[L.S_POTION_STEPS] == 0
+
+
+def test_a_coloured_potions_step_into_the_awakened_oracles_room_goes_on_from_there(tmp_path):
+    """In and Out, rulings: a coloured potion's step "is taken once the room is resolved". The Oracle's room entered
+    again after it spoke (no own step now) is resolved like any other: a step still pending is taken from it. The
+    potions map with two yellow potions in cell 6, beside the Oracle (cell 7, the only way into 6): in at 0, along
+    to 3 and down into the Oracle (+1 chest), whose own step goes to 6: two potions, two steps; the first back into
+    the Oracle's room, the second from there to 3 (it was carried to the next turn's room)."""
+    path = variant(tmp_path, "potions", ">Ay. Av. Ac. A..|", ">A.. A.. A.. A..|")
+    text = open(path).read()
+    assert "|#..|#..|#..|O..|" in text
+    open(path, "w").write(text.replace("|#..|#..|#..|O..|", "|#..|#..|Ayy O..|"))
+    g = play(path, script=[1, 1, 1, 1], sheet={"hearts": 2},
+             overrides={**QUIET_EVENTS, "max_turns": 5, "game.insert_coins": 0},
+             queues={"extra_move": [3], "place": [6]})
+    assert len(g.rows(L.TR_ORACLE)) == 1 and g[L.CHEST] == 1
+    assert [r[:2] for r in g.rows(L.TR_MOVE)] == [(-1, 0), (0, 1), (1, 2), (2, 3), (3, 7), (7, 6), (6, 7), (7, 3)]
+    assert g.rows(L.TR_POTION_STEP) == [(6, 7, 1, 0, 0), (7, 3, 0, 0, 0)] and g[L.S_POTION_STEPS] == 0
+    assert g[L.HEARTS] == 6
+
+
 def test_an_imp_erases_a_coloured_potion():
     """In and Out, rulings: "An imp erases a coloured potion like any other item" (base game: "If there is a
     Resource in the room where an Imp appears, erase it"). The potions map, entry room (cell 0) holding a yellow

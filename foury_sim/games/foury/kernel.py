@@ -1169,12 +1169,15 @@ def enter_room(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table
             st[S_PHASE] = 2
             made_progress(st)
             log(tr, st, TR_ORACLE, st[S_SECTOR], 0, 0, 0, 0)
+            st[S_POTION_STEPS] = 0  # In and Out: a potion's pending step is lost at the Oracle's own step
             n = adjacent_options(board, st, rm, opts, cell)
             if n > 0:
                 c = decide(D_PLACE, n, st, opts, dice, pol)
                 return 2 + opts[c, O_TO] * 4 + opts[c, O_DIR]
         if R[R_SANTA] == 1:  # Santa's room (the Oracle's place): "a star's remaining steps end there"
             st[S_SANTA_STEPS] = 0
+        if st[S_POTION_STEPS] > 0:  # the Oracle's room again (no own step): a potion's step is taken from here
+            return potion_step(board, st, rm, opts, dice, pol, cell)
         return 0
     if st[S_PHASE] == 2 and res == 1:
         a = legal_exit(board, st, rm, cell)
