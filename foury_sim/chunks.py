@@ -751,6 +751,11 @@ class PartWriter:
     def parts(self) -> list[Path]:
         return [self.part(c) for c in self.plan]
 
+    def kept(self) -> int:
+        """The chunks of this run kept on disk (part and partial), counted in the folder: ``written`` misses a
+        chunk whose partial was renamed into place just before an interruption landed."""
+        return sum(1 for c in self._on_disk() if self.part(c).is_file())
+
 
 def write_csv_from_parts(parts: list[Path], path: str | Path) -> None:
     """One CSV of the per-game table from its parquet parts, a part at a time (written atomically)."""

@@ -580,11 +580,12 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
 
         part = ch.reduce(itertools.chain(loaded, execute(fn, todo) if todo else []), plan, on_result)
     except KeyboardInterrupt:
-        if writer is not None and writer.written:
+        kept = writer.kept() if writer is not None else 0
+        if kept:
             from .errors import Interrupted
 
-            raise Interrupted(f"{writer.written} of {len(plan)} parts kept in {writer.folder}; the same command "
-                              "goes on from them", same_command=True) from None
+            raise Interrupted(f"{kept} of {len(plan)} parts kept in {writer.folder}; the same command goes on from "
+                              "them", same_command=True) from None
         raise
     finally:
         if bar is not None:

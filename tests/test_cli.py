@@ -587,6 +587,35 @@ def test_ctrl_c_while_the_tables_are_written_says_the_parts_are_kept(tmp_path, m
     assert (out / "games.csv").exists() and "resumed_chunks" in (out / "summary.json").read_text()
 
 
+def test_a_ctrl_c_just_after_a_parts_partial_is_renamed_counts_that_part_as_kept(tmp_path, monkeypatch, capsys):
+    """A chunk is kept once its partial (``_part-START.pkl``) is renamed into place; a Ctrl-C (or SIGTERM) landing
+    after that rename but before the run counted the chunk said "nothing was kept; re-run". The kept parts are
+    counted in the folder (``PartWriter.kept``): the message names them, and the same command goes on from them."""
+    from foury_sim import cli as cli_module
+    from foury_sim import files
+
+    real = files.atomic_write
+
+    def atomic_write(path, data, *a, **k):
+        out = real(path, data, *a, **k)
+        if Path(path).name.startswith("_part-"):
+            raise KeyboardInterrupt  # (after the rename: the part and its partial are on disk)
+        return out
+
+    monkeypatch.setattr(files, "atomic_write", atomic_write)
+    out = tmp_path / "run"
+    monkeypatch.setattr(sys, "argv", ["foury-sim", "run", "delve", "--games", "50", "--out", str(out)])
+    with pytest.raises(SystemExit) as e:
+        cli_module.main()
+    err = capsys.readouterr().err
+    assert e.value.code == 130
+    assert err.strip() == (f"foury-sim: interrupted: 1 of 1 parts kept in {out / 'games.parquet'}; the same "
+                           f"command goes on from them: foury-sim run delve --games 50 --out {out}")
+    monkeypatch.setattr(files, "atomic_write", real)
+    cli_module.main()
+    assert '"resumed_chunks": 1' in (out / "summary.json").read_text()
+
+
 @pytest.mark.parametrize("value", ["0", "abc", "-2"])
 def test_a_bad_numba_num_threads_is_one_line(value):
     """numba stopped a command at ``NUMBA_NUM_THREADS=0`` with a traceback (and printed a warning with a traceback
