@@ -808,46 +808,91 @@ def read_manifest(path: Path) -> dict[str, Any]:
 
 
 class FolderLock:
-    """An exclusive lock on a results folder while a run writes it: ``OUT/NAME/.lock`` created with
-    ``O_EXCL`` holding the writer's pid. A lock whose process is gone (a crash, kill -9) is stale and
-    taken over; a live one refuses the second run in one line."""
+    """An exclusive lock on a results folder while a run writes it: ``OUT/NAME/.lock`` holding the writer's pid,
+    made whole and then linked into place (``os.link`` fails when the lock exists; a file system without hard
+    links: ``O_EXCL``, the pid written after). A lock whose process is gone (a crash, kill -9) is stale and taken
+    over; a live one refuses the second run in one line."""
 
     def __init__(self, folder: Path):
         self.path = folder / LOCK_NAME
         self.held = False
+        self._seen: str | None = None
 
     def __enter__(self) -> FolderLock:
-        for _ in range(3):
-            try:
-                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
-                pid = self._owner()
-                if pid is not None and _alive(pid):
-                    raise InputError(f"another run (pid {pid}) is writing this results folder; wait for it to "
-                                     f"finish, or delete {str(self.path)!r} if that process is gone",
-                                     str(self.path.parent)) from None
-                try:  # stale: the writer died without removing it
-                    self.path.unlink()
-                except FileNotFoundError:
-                    pass
-                continue
-            except OSError as e:
-                raise WriteError(f"cannot create the lock file: {e.strerror}", str(self.path)) from None
-            with os.fdopen(fd, "w") as f:
-                f.write(f"{os.getpid()}\n{platform.node()}\n")
-            self.held = True
-            return self
+        for _ in range(5):
+            if self._create():
+                self.held = True
+                return self
+            pid = self._owner()
+            if pid is not None and (pid == 0 or _alive(pid)):
+                who = "another run" if pid == 0 else f"another run (pid {pid})"
+                raise InputError(f"{who} is writing this results folder; wait for it to finish, or delete "
+                                 f"{str(self.path)!r} if that process is gone", str(self.path.parent)) from None
+            self._take_over()
         raise InputError("cannot take the lock of this results folder", str(self.path))
 
-    def _owner(self) -> int | None:
+    def _create(self) -> bool:
+        """Create the lock with this process's pid in it; False when a lock is there already."""
+        text = f"{os.getpid()}\n{platform.node()}\n"
+        whole = self.path.with_name(f"{LOCK_NAME}.{os.getpid()}.new")
         try:
-            txt = self.path.read_text(errors="replace").split()
-        except OSError:
-            return None
-        if not txt:
-            # being written right now, or left empty by a crash: a lock younger than 10 s counts as live
+            whole.write_text(text)
             try:
-                return os.getpid() if time.time() - self.path.stat().st_mtime < 10 else None
+                os.link(whole, self.path)
+                return True
+            except FileExistsError:
+                return False
+            except OSError:  # no hard links here (some network or FAT file systems)
+                pass
+        except OSError as e:
+            raise WriteError(f"cannot create the lock file: {e.strerror}", str(self.path)) from None
+        finally:
+            whole.unlink(missing_ok=True)
+        try:
+            fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            return False
+        except OSError as e:
+            raise WriteError(f"cannot create the lock file: {e.strerror}", str(self.path)) from None
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        return True
+
+    def _take_over(self) -> None:
+        """Remove the stale lock ``_owner`` read (its process gone; or unreadable, or empty and old). It is moved
+        aside first (one run's rename wins); a lock moved aside that is not the one read (another run took over in
+        between and made its own) is put back."""
+        aside = self.path.with_name(f"{LOCK_NAME}.{os.getpid()}.stale")
+        try:
+            os.rename(self.path, aside)
+        except FileNotFoundError:  # another run took it over first
+            return
+        except OSError as e:
+            raise WriteError(f"cannot take over a stale lock: {e.strerror}", str(self.path)) from None
+        try:
+            if self._seen is not None and aside.read_text(errors="replace") != self._seen:
+                try:
+                    os.link(aside, self.path)  # another run's live lock: back in place
+                except OSError:
+                    pass
+        except OSError:
+            pass
+        finally:
+            aside.unlink(missing_ok=True)
+
+    def _owner(self) -> int | None:
+        """The pid in the lock (kept as read in ``_seen``); 0 for a lock being written (empty and younger than
+        10 s: live, its pid not known yet); None when it is stale whatever its process (empty and old, unreadable)."""
+        try:
+            self._seen = self.path.read_text(errors="replace")
+        except OSError:
+            self._seen = None
+            return None
+        txt = self._seen.split()
+        if not txt:
+            # being written right now (a file system without hard links), or left empty by a crash
+            try:
+                return 0 if time.time() - self.path.stat().st_mtime < 10 else None
             except OSError:
                 return None
         try:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import platform
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import inproc
@@ -365,7 +368,7 @@ def test_a_live_lock_refuses_a_second_run_and_a_stale_one_is_taken_over(tmp_path
     folder.mkdir(parents=True)
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        (folder / ".lock").write_text(f"{sleeper.pid}\n{__import__('platform').node()}\n")
+        (folder / ".lock").write_text(f"{sleeper.pid}\n{platform.node()}\n")
         with pytest.raises(InputError) as e:
             run_sweep(exp, tmp_path / "r", progress=False, report=False)
         assert f"another run (pid {sleeper.pid})" in e.value.message and e.value.where == str(folder)
@@ -375,6 +378,55 @@ def test_a_live_lock_refuses_a_second_run_and_a_stale_one_is_taken_over(tmp_path
     # the process is gone: its lock is stale and taken over; released afterwards
     out = run_sweep(exp, tmp_path / "r", progress=False, report=False)
     assert len(_cells(out)) == 4 and not (out / ".lock").exists()
+
+
+def _dead_pid() -> int:
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
+
+
+def test_two_runs_taking_over_one_stale_lock_leave_one_holder(tmp_path):
+    """Runs A and B both read a stale lock (its process gone); A took it over and made its own, then B, acting on
+    the stale pid it had read, deleted A's new lock and made its own: both wrote the folder. B now moves the lock
+    aside, sees it is not the one it read, puts it back and is refused, naming A's pid."""
+    from foury_sim.study import FolderLock
+
+    (tmp_path / ".lock").write_text(f"{_dead_pid()}\n{platform.node()}\n")
+    a, b = FolderLock(tmp_path), FolderLock(tmp_path)
+    real = b._owner
+
+    def owner_then_a_takes_over():
+        pid = real()  # B has read the stale lock ...
+        b._owner = real
+        a.__enter__()  # ... and A takes it over before B acts
+        return pid
+
+    b._owner = owner_then_a_takes_over
+    with pytest.raises(InputError) as e:
+        b.__enter__()
+    assert a.held and not b.held
+    assert e.value.message.startswith(f"another run (pid {os.getpid()}) is writing this results folder")
+    assert (tmp_path / ".lock").read_text() == f"{os.getpid()}\n{platform.node()}\n"
+    a.__exit__(None, None, None)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # (no lock, nothing moved aside or half made left)
+
+
+def test_a_lock_being_written_refuses_without_naming_this_process(tmp_path):
+    """An empty lock younger than 10 s is one being written (a file system without hard links writes the pid after
+    creating it): live. The refusal named this process's own pid as the other run's; it names none now. An empty
+    lock older than that was left by a crash: taken over."""
+    from foury_sim.study import FolderLock
+
+    (tmp_path / ".lock").write_text("")
+    with pytest.raises(InputError) as e:
+        FolderLock(tmp_path).__enter__()
+    assert e.value.message.startswith("another run is writing this results folder; wait for it to finish")
+    old = time.time() - 60
+    os.utime(tmp_path / ".lock", (old, old))
+    with FolderLock(tmp_path) as lock:
+        assert lock.held and (tmp_path / ".lock").read_text().split()[0] == str(os.getpid())
+    assert not (tmp_path / ".lock").exists()
 
 
 @pytest.mark.parametrize("damage", ["", "{\"name\": \"same\", ", "not json", "[1, 2]", "{\"name\": \"same\"}",
