@@ -107,7 +107,7 @@ SET_HELP = "Override a ruleset value: KEY=VALUE (repeatable; see `foury-sim assu
 FORMAT_HELP = "Output format: text or json."
 CLUSTER_HELP = ("Play the games on a Dask cluster: the scheduler's address (tcp://HOST:8786), or local / local:N "
                 "(N worker processes on this machine); the same numbers as without it (docs/cluster.md; needs "
-                "pip install -e \".[cluster]\"). Default: FOURY_SIM_CLUSTER, else `cluster` in "
+                "pip install -e \".\\[cluster]\"). Default: FOURY_SIM_CLUSTER, else `cluster` in "
                 "~/.config/foury-sim/config.toml, else this machine.")
 #: ``--cluster`` of every verb that simulates (``run``, ``sweep``, ``compare``, ``tune``): see ``executor``.
 ClusterOpt = typer.Option(None, "--cluster", metavar="ADDRESS", help=CLUSTER_HELP, show_default=False)
@@ -278,11 +278,15 @@ def _out_folder(out: str | None) -> Any:
     if out is None:
         yield
         return
+    from .files import WriteError
     from .runner import RUN_FILES
     from .study import FolderLock
 
     folder = Path(out)
-    folder.mkdir(exist_ok=True)  # (check_out_dir: a writable folder, or a new one in one)
+    try:
+        folder.mkdir(exist_ok=True)  # (check_out_dir: a writable folder, or a new one in one, as far as it can tell)
+    except OSError as e:  # (/proc, /sys: writable to root by their modes, and no folder can be made there)
+        raise WriteError(f"cannot create the folder: {e.strerror}", str(folder)) from None
     with FolderLock(folder):
         for name in RUN_FILES:
             (folder / name).unlink(missing_ok=True)

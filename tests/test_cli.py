@@ -691,3 +691,16 @@ def test_an_empty_path_is_refused_where_it_is_given(args, where, what):
     r = cli(*args)
     assert (r.returncode, r.stdout) == (2, "")
     assert r.stderr == f"foury-sim: error: {where}: {what}\n"
+
+
+def test_a_run_out_folder_that_cannot_be_made_is_one_line(tmp_path, monkeypatch):
+    """``run --out`` in a place where no folder can be made, though it looks writable (``/proc`` to root), ended
+    in a traceback (exit 1) from the folder's ``mkdir``: one line naming the folder, exit 2."""
+    from foury_sim import inputs
+
+    monkeypatch.setattr(inputs, "check_out_dir", lambda path, where="--out": Path(path))  # (in-process cli only)
+    target = tmp_path / "file" / "folder"
+    (tmp_path / "file").write_text("a file, not a folder")
+    r = cli("run", "delve", "--games", "10", "--out", str(target))
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr.startswith(f"foury-sim: error: {target}: cannot create the folder: ") and r.stderr.count("\n") == 1

@@ -64,3 +64,11 @@ def test_sweep_help_names_the_quick_look_and_its_defaults():
     assert "--games" in out and "--heroes" in out and "--policies" in out
     assert "NAME-quick-" in out and "[default: results]" in out
     assert "a bar appears once the work has taken 2 s" in out
+
+
+@pytest.mark.parametrize("verb", ["run", "sweep", "compare", "tune"])
+def test_the_cluster_extra_is_named_in_the_help(verb):
+    """Rich's markup took ``[cluster]`` of ``pip install -e ".[cluster]"`` for a style tag and dropped it: the help
+    told a user to install the package without the extra Dask needs."""
+    out = CliRunner().invoke(app, [verb, "--help"], env={"COLUMNS": "200", "TERM": "dumb"}).output
+    assert 'pip install -e ".[cluster]"' in " ".join(out.replace("│", " ").split())
