@@ -19,8 +19,9 @@ _SAID: set[str] = set()  # the lines announced in this process
 _INSTALLED: list[bool] = []
 
 
-def notice(fn) -> str:
-    """The line said when ``fn`` (a Python function numba compiles) starts compiling."""
+def notice(fn, cached: bool = True) -> str:
+    """The line said when ``fn`` (a Python function numba compiles) starts compiling; ``cached``: whether its
+    dispatcher keeps it in numba's cache (a user's policy file is compiled in every run: not cached)."""
     module = getattr(fn, "__module__", "") or ""
     name = getattr(fn, "__qualname__", repr(fn))
     parts = module.split(".")
@@ -35,6 +36,11 @@ def notice(fn) -> str:
         what = f"{getattr(fn, '__name__', name)} ({code.co_filename if code else module or 'your code'})"
     if not config.CACHE:
         return f"foury-sim: compiling {what} (FOURY_SIM_NO_CACHE is set: every run compiles it)..."
+    if module == "foury_sim.userpolicy":  # (its type names the user's function: no cached copy ever fits)
+        return f"foury-sim: compiling {what} (for each user policy, in every run: about a second)..."
+    if not cached:
+        return (f"foury-sim: compiling {what} (in every run: it is not kept in the cache; seconds on a 2-core "
+                "machine)...")
     return (f"foury-sim: compiling {what} (first use after an install or code change: seconds to a minute on a "
             "2-core machine; later runs load it from the cache)...")
 
@@ -62,7 +68,9 @@ def install() -> bool:
             fn = getattr(disp, "py_func", None)
             if fn is None or _entry_function(fn):
                 return
-            text = notice(fn)
+            from numba.core.caching import NullCache
+
+            text = notice(fn, not isinstance(getattr(disp, "_cache", None), NullCache))
             if text not in _SAID:  # (once a function; the guard's two functions share one line)
                 _SAID.add(text)
                 config.announce(text)
