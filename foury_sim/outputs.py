@@ -502,8 +502,15 @@ def fmt_numeric(r: dict[str, Any]) -> str:
 
 
 def _shares(d: dict[Any, int], n: int, top: int = 8) -> str:
-    items = list(d.items())[:top]
-    return ", ".join(f"{k}: {100 * v / n:.1f} %" for k, v in items) if n else "-"
+    """The ``top`` first labels' shares of ``n`` games, then how many labels more and their share together (the
+    JSON has every label)."""
+    if not n:
+        return "-"
+    items = list(d.items())
+    text = ", ".join(f"{k}: {100 * v / n:.1f} %" for k, v in items[:top])
+    if len(items) > top:
+        text += f", {len(items) - top} more: {100 * sum(v for _, v in items[top:]) / n:.1f} %"
+    return text
 
 
 #: The summary entry of the intervals of the shares of games by label (``share_intervals``).

@@ -281,3 +281,13 @@ def test_the_share_of_games_at_the_turn_cap_has_its_interval():
     lo, hi = s["share_intervals"]["turn_cap_share"]
     line = f"ended at turn cap   {100 * k / 600:6.2f} %  [{100 * lo:.2f}, {100 * hi:.2f}]  ({k:,} games)"
     assert line in format_summary(s, "t")
+
+
+def test_a_breakdown_past_eight_labels_says_how_many_more_and_their_share():
+    """A text breakdown showed its first 8 labels and dropped the rest without a word (Tactics' killer line summed
+    to 97.1 %; the JSON had the ninth): the rest is named by count and share."""
+    counts = {f"label{i}": 10 - i for i in range(10)}  # 10 labels, 55 games
+    text = O._shares(counts, 55)
+    assert text.startswith("label0: 18.2 %, label1: 16.4 %") and text.count(": ") == 9
+    assert text.endswith("label7: 5.5 %, 2 more: 5.5 %")  # (label8 2 and label9 1 game: 3 of 55)
+    assert O._shares(dict(list(counts.items())[:8]), 55).endswith("label7: 5.5 %")
