@@ -1159,13 +1159,29 @@ def _numba_version() -> str:
     return numba.__version__
 
 
+def _cell_fault(e: InputError, exp: Experiment, i: int) -> InputError:
+    """A fault found while cell ``i`` plays (a user policy's answers, said at ``--policy``, a DM policy's at
+    ``--dm``: options a sweep does not have), named at the experiment's line of the setting that chose it, with the
+    cell."""
+    if not (e.where or "").startswith("-"):
+        return e
+    cell = exp.cells[i]
+    culprit = _culprit(e, cell, exp.swept, exp.fixed)
+    loc = _where(exp.path, exp.text, f"sweep.{culprit}" if culprit in exp.swept else f"fixed.{culprit}") \
+        if culprit else exp.path
+    return _named(e, loc, None, f"cell {i}: {label(cell, exp.swept)}")
+
+
 def _run_cell(spec: GameSpec, exp: Experiment, i: int, start: int, count: int, bar: Progress | None,
               cdir: Path) -> dict[str, Any]:
     rs, hero, pol = exp.rulesets[i]
     t0 = time.perf_counter()
     stream = CellStream(spec, keep_table=exp.per_game, ruleset=rs)
     for s in range(start, start + count, CELL_CHUNK):
-        df, extras = play_games(spec, rs, hero, pol, exp.seed, s, min(CELL_CHUNK, start + count - s), bar)
+        try:
+            df, extras = play_games(spec, rs, hero, pol, exp.seed, s, min(CELL_CHUNK, start + count - s), bar)
+        except InputError as e:
+            raise _cell_fault(e, exp, i) from None
         stream.add(df, extras)
     rec = stream_record(spec, i, exp.cells[i], exp.swept, rs, stream, time.perf_counter() - t0, exp.conf)
     _write_cell(rec, stream.table(), cdir, spec.outputs, rs, study_made(exp))
@@ -1205,7 +1221,10 @@ def _run_adaptive(spec: GameSpec, exp: Experiment, todo: list[int], records: dic
             step = target.next_batch(st.n)
             t0 = time.perf_counter()
             for s in range(st.n, st.n + step, CELL_CHUNK):
-                df, ex = play_games(spec, rs, hero, pol, exp.seed, s, min(CELL_CHUNK, st.n + step - s), bar)
+                try:
+                    df, ex = play_games(spec, rs, hero, pol, exp.seed, s, min(CELL_CHUNK, st.n + step - s), bar)
+                except InputError as e:
+                    raise _cell_fault(e, exp, i) from None
                 st.add(df, ex)
             elapsed[i] += time.perf_counter() - t0
         still = []
@@ -1292,13 +1311,7 @@ class Comparison:
 
     def command(self) -> str:
         """The ``foury-sim compare`` command that plays this comparison again."""
-        args: list[str] = []
-        for flag, settings in (("--a", self.a), ("--b", self.b), ("--fixed", self.fixed)):
-            for word in provenance.setting_words(settings, self.game):
-                args += [flag, word]
-        args += ["--games", str(self.games), "--seed", str(self.seed)]
-        return provenance.command("compare", self.game, args + (["--conf", f"{self.conf:g}"]
-                                                                 if self.conf != 0.95 else []))
+        return compare_command(self.game, self.a, self.b, self.fixed, self.games, self.seed, self.conf)
 
     def replays(self) -> dict[str, dict[str, Any]]:
         """For the first game flipped each way: its index and the ``foury-sim replay`` command of each
@@ -1390,13 +1403,16 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     parts = _comparison_parts(out, plan) if out is not None else None
     frames: list[tuple[pd.DataFrame, pd.DataFrame]] = []
     made = {"game": spec.name, "a": dict(a), "b": dict(b), "fixed": dict(fixed or {}), "games": games, "seed": seed,
-            "conf": conf, "version": provenance.version(), "git_commit": provenance.git_commit()}
+            "conf": conf, "command": compare_command(spec.name, a, b, fixed, games, seed, conf),
+            "version": provenance.version(), "git_commit": provenance.git_commit()}
+    # each variant's table says which variant it holds and every setting it was played with
+    made_of = [{**made, "variant": v, "settings": dict(fixed) | own} for v, own in (("a", a), ("b", b))]
 
     def on_result(r: ch.ChunkResult) -> None:
         if parts is not None:
-            for rows, folder, rs in zip(r.rows, parts, (ra[0], rb[0])):
+            for rows, folder, rs, m in zip(r.rows, parts, (ra[0], rb[0]), made_of):
                 write_frame(rows, folder / f"part-{r.chunk.start:0{ch.PART_DIGITS}d}.parquet", outputs=spec.outputs,
-                            ruleset=rs, made=made)
+                            ruleset=rs, made=m)
         if keep_rows:
             frames.append(r.rows)
 
@@ -1405,6 +1421,12 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
             results = ch.stream(spec, ra[0], ra[1], ra[2], plan, executor=executor, progress=bar, play=play,
                                 job_play=job_play, weight=2)
             paired = ch.reduce(results, plan, on_result, initial=ch.Paired(FLIPPED_KEEP))
+    except InputError as e:  # a user policy's answers (said at --policy, --dm: options compare does not have)
+        if not (e.where or "").startswith("-"):
+            raise
+        named = [flag for flag, r, own in (("--a", ra, a), ("--b", rb, b)) if repr(r[2].name) in e.message
+                 or any(str(v) in e.message for v in own.values() if isinstance(v, str) and v)]
+        raise _named(e, named[0] if len(named) == 1 else "--fixed" if fixed else "--a", None) from None
     finally:
         if bar is not None:
             bar.close()
@@ -1432,6 +1454,17 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     return Comparison(a, b, games, seed, win, table, da, db, conf, assumptions.across_cells([ra[0], rb[0]]),
                       game=spec.name, fixed=dict(fixed), files=input_files([va, vb]),
                       outputs=spec.outputs, rulesets=(ra[0], rb[0]), parts=parts, players=(_player(ra), _player(rb)))
+
+
+def compare_command(game: str, a: dict[str, Any], b: dict[str, Any], fixed: dict[str, Any], games: int, seed: int,
+                    conf: float) -> str:
+    """The ``foury-sim compare`` command that plays a comparison again."""
+    args: list[str] = []
+    for flag, settings in (("--a", a), ("--b", b), ("--fixed", fixed)):
+        for word in provenance.setting_words(settings, game):
+            args += [flag, word]
+    args += ["--games", str(games), "--seed", str(seed)]
+    return provenance.command("compare", game, args + (["--conf", f"{conf:g}"] if conf != 0.95 else []))
 
 
 def _player(resolved: tuple[Any, str, Any]) -> dict[str, Any]:

@@ -327,6 +327,12 @@ def test_parquet_tables_say_how_they_were_made(tmp_path):
     compare("delve", {"hero": "none"}, {"hero": "knight"}, games=100, seed=2, progress=False, out=tmp_path / "c")
     m = pd.read_parquet(next((tmp_path / "c" / "games_b.parquet").glob("part-*.parquet"))).attrs[MADE_KEY]
     assert (m["game"], m["b"], m["seed"], m["games"]) == ("delve", {"hero": "knight"}, 2, 100)
+    # each variant's table says which it holds and the command (the two tables' attrs were the same)
+    ma = pd.read_parquet(next((tmp_path / "c" / "games_a.parquet").glob("part-*.parquet"))).attrs[MADE_KEY]
+    assert (ma["variant"], ma["settings"], m["variant"], m["settings"]) == ("a", {"hero": "none"}, "b",
+                                                                           {"hero": "knight"})
+    assert m["command"] == ma["command"] == ("foury-sim compare delve --a hero=none --b hero=knight --games 100 "
+                                             "--seed 2")
 
 
 # ---------------------------------------------------------------------------------------------- studies --

@@ -591,3 +591,20 @@ def test_a_p_value_below_the_smallest_double_is_not_printed_as_0():
     from foury_sim.study import _p
 
     assert _p(0.0) == " <1e-300" and _p(0.0123) == "   0.012" and _p(3e-320) == "  3e-320"
+
+
+def test_a_user_policys_fault_in_a_sweep_or_compare_names_the_setting_not_the_run_option(tmp_path):
+    """A user policy answering out of range in a sweep cell said ``--policy: ...``: a sweep has no such option. It
+    names the experiment's line that chose the policy and the cell; in ``compare`` the variant (``--b``)."""
+    pol = tmp_path / "bad.py"
+    pol.write_text("def decide(kind, state, options, n_options, params):\n    return n_options + 5\n")
+    exp = tmp_path / "e.toml"
+    exp.write_text(f'name = "e"\ngame = "delve"\ngames = 50\n[sweep]\npolicy = ["threshold", "{pol}:decide"]\n')
+    with pytest.raises(InputError) as e:
+        run_sweep(exp, tmp_path / "r", progress=False, report=False)
+    assert e.value.where == f"{exp}:5"
+    assert e.value.message.startswith(f"policy '{pol}:decide' returned an option index out of range ")
+    assert e.value.message.endswith(f"(cell 1: policy={pol}:decide)")
+    with pytest.raises(InputError) as e:
+        compare("delve", {"policy": "threshold"}, {"policy": f"{pol}:decide"}, games=50, progress=False)
+    assert e.value.where == "--b" and e.value.message.startswith(f"policy '{pol}:decide' returned an option index")
