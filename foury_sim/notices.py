@@ -11,10 +11,14 @@ import) imports it first, so whatever a program imports of foury-sim, every comp
 from __future__ import annotations
 
 import threading
+import time
 
 from . import config
 
 _STATE = threading.local()  # how deep this thread is in numba's compiles
+#: Seconds of the compiles said here (the outermost of a thread, not an engine's entry point, which counts its own
+#: in ``config.FIRST_USE``): a user's policy, a game's helper called from Python (``foury-sim warm``'s "more").
+COMPILE_S = [0.0]
 _SAID: set[str] = set()  # the lines announced in this process
 _INSTALLED: list[bool] = []
 
@@ -64,10 +68,12 @@ def install() -> bool:
             _STATE.depth = depth + 1
             if depth:
                 return
+            _STATE.t0 = None
             disp = (ev.data or {}).get("dispatcher")
             fn = getattr(disp, "py_func", None)
             if fn is None or _entry_function(fn):
                 return
+            _STATE.t0 = time.perf_counter()
             from numba.core.caching import NullCache
 
             text = notice(fn, not isinstance(getattr(disp, "_cache", None), NullCache))
@@ -77,6 +83,10 @@ def install() -> bool:
 
         def on_end(self, ev) -> None:
             _STATE.depth = max(getattr(_STATE, "depth", 1) - 1, 0)
+            t0 = getattr(_STATE, "t0", None)
+            if _STATE.depth == 0 and t0 is not None:
+                COMPILE_S[0] += time.perf_counter() - t0
+                _STATE.t0 = None
 
     event.register("numba:compile", Notice())
     _INSTALLED.append(True)

@@ -26,6 +26,8 @@ class WarmStep:
     seconds: float
     compile_s: float
     load_s: float
+    #: of those, the seconds spent compiling other code (a game's helpers called from Python: ``notices.COMPILE_S``)
+    other_s: float = 0.0
 
 
 @dataclass
@@ -41,21 +43,25 @@ class WarmReport:
 
     def line(self) -> str:
         """One line: ``GAME: run (4 policies) 151.2 s, replay 0.3 s, odds 2.0 s; 153.5 s in all (compiled
-        149.0 s, loaded 0.0 s)``."""
+        149.0 s, loaded 0.0 s)``, and ``; other code compiled X s`` inside the brackets when helpers compiled."""
         parts = ", ".join(f"{s.what} {s.seconds:.1f} s" for s in self.steps)
         comp = sum(s.compile_s for s in self.steps)
         load = sum(s.load_s for s in self.steps)
-        return f"{self.game}: {parts}; {self.seconds:.1f} s in all (compiled {comp:.1f} s, loaded {load:.1f} s)"
+        other = sum(s.other_s for s in self.steps)
+        more = f"; other code compiled {other:.1f} s" if other >= 0.05 else ""
+        return (f"{self.game}: {parts}; {self.seconds:.1f} s in all (compiled {comp:.1f} s, loaded {load:.1f} s"
+                f"{more})")
 
 
 def _step(what: str, fn, report: WarmReport) -> None:
     from . import config
+    from .notices import COMPILE_S
 
-    before = dict(config.FIRST_USE)
+    before, other = dict(config.FIRST_USE), COMPILE_S[0]
     t0 = time.perf_counter()
     fn()
     report.steps.append(WarmStep(what, time.perf_counter() - t0, config.FIRST_USE["compile_s"] - before["compile_s"],
-                                 config.FIRST_USE["load_s"] - before["load_s"]))
+                                 config.FIRST_USE["load_s"] - before["load_s"], COMPILE_S[0] - other))
 
 
 def warm_game(name: str) -> WarmReport:

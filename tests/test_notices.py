@@ -138,3 +138,20 @@ def test_a_delve_ruleset_of_ones_own_computes_its_clear_table_from_the_shipped_c
     assert json.loads(out.stdout)["games"] == 200
     assert ("compiling" in out.stderr) == (shipped_ir.code_applies("games/delve") != ""), out.stderr
     assert list(tmp_path.glob("**/*odds*")), "the computed table is kept on disk beside the kernels"
+
+
+def test_the_seconds_of_the_compiles_said_are_counted(monkeypatch):
+    """``foury-sim warm`` said "compiled 0.0 s" after compiling a game's helper (only an engine's entry points were
+    counted): the compiles this listener says are timed (``notices.COMPILE_S``)."""
+    if config.JIT_DISABLED:  # (nothing compiles: no listener)
+        assert not notices.install()
+        return
+    monkeypatch.setattr(config, "NOTICE_SINK", [lambda text: None])
+    assert notices.install()
+
+    def quadrupled(a):
+        return a * 4
+
+    before = notices.COMPILE_S[0]
+    assert njit(quadrupled)(np.int64(2)) == 8
+    assert notices.COMPILE_S[0] - before > 0.001

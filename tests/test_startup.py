@@ -53,6 +53,9 @@ def test_warm_reports_each_step_and_refuses_an_unknown_game_before_compiling(mon
     assert [r.game for r in W.warm(None)] == games() == played
     r = W.WarmReport("g", [W.WarmStep("run (2 policies)", 61.23, 60.0, 0.0), W.WarmStep("odds", 0.5, 0.0, 0.25)])
     assert r.line() == "g: run (2 policies) 61.2 s, odds 0.5 s; 61.7 s in all (compiled 60.0 s, loaded 0.2 s)"
+    # a step that compiled other code (a game's helper called from Python) says so: it read "compiled 0.0 s"
+    r.steps.append(W.WarmStep("more", 3.0, 0.0, 0.0, 2.9))
+    assert r.line().endswith("64.7 s in all (compiled 60.0 s, loaded 0.2 s; other code compiled 2.9 s)")
 
 
 def test_the_compile_notice_goes_to_stderr_and_json_stdout_stays_clean(monkeypatch, capsys):
