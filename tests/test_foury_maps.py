@@ -591,3 +591,13 @@ def test_campaign_maps_name_their_centre():
         centre[f.stem] = heads[0] if heads else "Oracle"
     assert centre == {"base": "Oracle", "base_12arrows": "Oracle", "inout": "Oracle", "kraken": "Kraken",
                       "santa": "Santa Claus", "slaughter": "Start"}
+
+
+@pytest.mark.parametrize("line, col", [("|ATT|O**|Bgr", 13), ("|ATT|O**|B", 11)])
+def test_a_room_line_cut_short_is_named_too_short_at_its_end(line, col):
+    """A room line missing its last characters was padded and refused as "open side on the outer border" at a column
+    past its end: its last side is never blank (a wall or an arrow), so it is too short, said at its end."""
+    where, msg = where_of(edit(8, line))
+    assert where == f"t.map:8:{col}"
+    assert msg == (f"room line is too short: {len(line)} characters, expected 13 (4*3+1 for 3 rooms per row, as set "
+                   "by the top border)")

@@ -359,6 +359,9 @@ def parse_map(text: str, path: str = "<map>", table: IconTable = SHIPPED) -> Map
             seps = []
             for c in range(cols + 1):
                 ch = s[4 * c]
+                if c == cols and len(raw) <= 4 * c:  # (the last side, on the outer border, is never blank: a wall
+                    raise err(f"room line is too short: {len(raw)} characters, expected {width} (4*{cols}+1 for "
+                              f"{cols} rooms per row, as set by the top border)", ln, len(raw) + 1)  # or an arrow)
                 if ch not in "| ><":
                     hint = " (a room line has no '+')" if ch == "+" else ""
                     raise err(
