@@ -275,3 +275,40 @@ def test_where_an_assumption_stands_is_read_from_an_index_that_agrees_with_a_sca
     rf = RuleFile(tomllib.loads(odd), odd, "odd.toml")
     assert [A._entry_where(rf, k) for k in ("x", "y", "w", "q", "z")] == [
         "odd.toml:3", "odd.toml:4", "odd.toml:7", "odd.toml:9", "odd.toml:2"]
+
+
+def test_a_sweep_rests_on_every_cells_assumptions_each_where_it_holds(tmp_path):
+    """A sweep over the campaigns: the union of the cells' assumptions (each campaign's and its map's own ones in its
+    cell only, the map's layout per cell), not cell 0's list claimed for every cell."""
+    f = tmp_path / "e.toml"
+    f.write_text('name = "e"\ngames = 10\n[sweep]\ncampaign = ["base", "slaughter", "santa", "kraken"]\n')
+    exp = load_experiment(f)
+    recs = {r["key"]: r for r in assume.across_cells([r[0] for r in exp.rulesets])}
+    for key, cells in (("slaughter.fury_boxes", [1]), ("santa.hourglass", [2]), ("kraken.hourglass", [3]),
+                       ("map.arrows", [0]), ("map.goblins", [1]), ("map.reindeers", [2]), ("map.tunnels", [3])):
+        assert recs[key]["in_cells"] == cells, key
+    assert "in_cells" not in recs["game.max_turns"] and "in_cells" not in recs["map.layout"]
+    layouts = [(g["value"], g["cells"]) for g in recs["map.layout"]["values"]]
+    assert layouts == [("The Foury Kingdom", [0]), ("The Slaughter of Monsters", [1]), ("Santa Crash'n Foury", [2]),
+                       ("Discovering the Kraken", [3])]
+    assert recs["map.layout"]["value"] == "varies by cell" and not recs["map.layout"]["overridden"]
+    keys = list(recs)  # each cell's own ones after the earlier cells', in the cells' order
+    assert keys.index("slaughter.fury_boxes") < keys.index("santa.hourglass") < keys.index("kraken.hourglass")
+    items = assume.markdown_items(list(recs.values()))
+    assert "`santa.hourglass = 40` (in cell 2 only)" in items
+    assert any(x.startswith("`map.layout = varies by cell` (`The Foury Kingdom` in cell 0; ") for x in items)
+
+
+def test_compare_lists_the_assumptions_of_both_variants():
+    from foury_sim.study import compare, format_comparison
+
+    c = compare("foury", {"campaign": "base"}, {"campaign": "santa"}, games=20, seed=4, progress=False)
+    recs = {r["key"]: r for r in c.to_dict()["assumptions"]}
+    assert recs["santa.hourglass"]["in_cells"] == [1] and recs["map.arrows"]["in_cells"] == [0]
+    text = format_comparison(c)
+    assert f"rests on {len(recs)} assumptions" in text
+    assert "  santa.hourglass = 40 (in B only)" in text.splitlines()
+    assert "  map.arrows = 8 (in A only)" in text.splitlines()
+    assert "  map.layout = varies by cell (The Foury Kingdom in A; Santa Crash'n Foury in B)" in text.splitlines()
+    line = next(x for x in text.splitlines() if x.startswith("  enemies.spawn_table = "))
+    assert "OVERRIDDEN (default goblin,goblin,orc,orc,imp,bandit)" in line and "in A; " in line and "in B)" in line
