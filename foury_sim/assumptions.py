@@ -339,15 +339,27 @@ def of(ruleset: Any) -> list[Assumption]:
     return list(getattr(ruleset, "assumptions", None) or [])
 
 
+def heroes_in_play(ruleset: Any, hero: str) -> set[str]:
+    """The heroes a run of ``hero`` plays with: ``hero``, and in a game of more players the opponent's (a
+    ruleset whose game seats one says so: ``players`` above 1 and ``opponent(hero)``, the other seat's hero)."""
+    out = {hero}
+    opponent = getattr(ruleset, "opponent", None)
+    if callable(opponent) and int(getattr(ruleset, "players", 1) or 1) > 1:
+        out.add(str(opponent(hero)))
+    return out
+
+
 def records(ruleset: Any, hero: str | None = None) -> list[dict[str, Any]]:
     """For summaries and manifests: key, value in use, default, overridden, and the plausible values.
 
-    With ``hero``, another hero's sheet (``heroes.<other>.*``) is left out: the run does not rest on it.
+    With ``hero``, the sheet of a hero nobody plays (``heroes.<other>.*``) is left out: the run does not rest on it
+    (an opponent's sheet is kept: :func:`heroes_in_play`).
     """
     out = []
+    playing = heroes_in_play(ruleset, hero) if hero is not None else set()
     for a in of(ruleset):
         parts = a.key.split(".")
-        if hero is not None and parts[0] == "heroes" and len(parts) > 1 and parts[1] != hero:
+        if hero is not None and parts[0] == "heroes" and len(parts) > 1 and parts[1] not in playing:
             continue
         r: dict[str, Any] = {"key": a.key, "value": a.value, "overridden": a.overridden}
         if a.overridden:

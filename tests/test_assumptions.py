@@ -312,3 +312,26 @@ def test_compare_lists_the_assumptions_of_both_variants():
     assert "  map.layout = varies by cell (The Foury Kingdom in A; Santa Crash'n Foury in B)" in text.splitlines()
     line = next(x for x in text.splitlines() if x.startswith("  enemies.spawn_table = "))
     assert "OVERRIDDEN (default goblin,goblin,orc,orc,imp,bandit)" in line and "in A; " in line and "in B)" in line
+
+
+def test_a_2_player_run_rests_on_the_opponents_sheet_too():
+    """The opponent's hero sheet moves a 2-player run: it is listed (and marked when overridden), where only the run's
+    own hero's sheet was ('0 overridden here' with the opponent's start changed); a solo run still rests on one."""
+    from foury_sim.runner import run
+
+    sets = ["two_player.opponent=melyra", "heroes.melyra.start.hearts=7"]
+    res = run("foury", hero="kael", games=40, seed=2, sets=["two_player.players=2", *sets], progress=False)
+    recs = {r["key"]: r for r in res.summary["assumptions"]}
+    assert {"heroes.kael.start", "heroes.melyra.start", "heroes.melyra.cap"} <= set(recs)
+    assert "heroes.thalindra.start" not in recs and "heroes.elydion.cap" not in recs
+    assert recs["heroes.melyra.start"]["overridden"] and recs["heroes.melyra.start"]["value"]["hearts"] == 7
+    assert recs["heroes.melyra.start"]["default"]["hearts"] == 5 and not recs["heroes.kael.start"]["overridden"]
+    text = format_summary(res.summary, "Dungeon Foury")
+    assert "1 overridden here" in text
+    assert next(x for x in text.splitlines() if x.startswith("  heroes.melyra.start = ")).count("OVERRIDDEN") == 1
+    solo = run("foury", hero="kael", games=40, seed=2, sets=sets, progress=False)
+    keys = {r["key"] for r in solo.summary["assumptions"]}
+    assert "heroes.kael.start" in keys and not any(k.startswith("heroes.melyra.") for k in keys)
+    same = run("foury", hero="kael", games=40, seed=2, sets=["two_player.players=2"], progress=False)
+    assert {r["key"] for r in same.summary["assumptions"] if r["key"].startswith("heroes.")} == {
+        "heroes.kael.start", "heroes.kael.cap"}
