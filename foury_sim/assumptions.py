@@ -339,15 +339,27 @@ def of(ruleset: Any) -> list[Assumption]:
     return list(getattr(ruleset, "assumptions", None) or [])
 
 
+def heroes_in_play(ruleset: Any, hero: str) -> set[str]:
+    """The heroes a run of ``hero`` plays with: ``hero``, and in a game of more players the opponent's (a
+    ruleset whose game seats one says so: ``players`` above 1 and ``opponent(hero)``, the other seat's hero)."""
+    out = {hero}
+    opponent = getattr(ruleset, "opponent", None)
+    if callable(opponent) and int(getattr(ruleset, "players", 1) or 1) > 1:
+        out.add(str(opponent(hero)))
+    return out
+
+
 def records(ruleset: Any, hero: str | None = None) -> list[dict[str, Any]]:
     """For summaries and manifests: key, value in use, default, overridden, and the plausible values.
 
-    With ``hero``, another hero's sheet (``heroes.<other>.*``) is left out: the run does not rest on it.
+    With ``hero``, the sheet of a hero nobody plays (``heroes.<other>.*``) is left out: the run does not rest on it
+    (an opponent's sheet is kept: :func:`heroes_in_play`).
     """
     out = []
+    playing = heroes_in_play(ruleset, hero) if hero is not None else set()
     for a in of(ruleset):
         parts = a.key.split(".")
-        if hero is not None and parts[0] == "heroes" and len(parts) > 1 and parts[1] != hero:
+        if hero is not None and parts[0] == "heroes" and len(parts) > 1 and parts[1] not in playing:
             continue
         r: dict[str, Any] = {"key": a.key, "value": a.value, "overridden": a.overridden}
         if a.overridden:
@@ -362,25 +374,68 @@ def records(ruleset: Any, hero: str | None = None) -> list[dict[str, Any]]:
 
 
 def across_cells(rulesets: list[Any]) -> list[dict[str, Any]]:
-    """For a sweep manifest: each assumption with its value, or the cells whose value differs from the default."""
-    if not rulesets:
-        return []
-    out = records(rulesets[0])
-    for r in out:
-        cells = [i for i, rs in enumerate(rulesets) for a in of(rs) if a.key == r["key"] and a.overridden]
-        values = {json.dumps(a.value, sort_keys=True, default=str) for rs in rulesets for a in of(rs)
-                  if a.key == r["key"]}
+    """For a sweep manifest (and a comparison, cells 0 = A and 1 = B): every assumption any cell rests on (a
+    campaign's or a map's own ones hold in its cells only), with its value, or ``"varies by cell"`` and
+    ``values`` (each value with the cells that have it); ``in_cells`` when it holds in some cells only;
+    ``overridden_in_cells`` and ``default`` when a cell changed it."""
+    per_cell = [{r["key"]: r for r in records(rs)} for rs in rulesets]
+    keys: list[str] = []
+    for recs in per_cell:  # the union: a cell's new key after the key it follows there and the earlier cells' own ones
+        at = -1
+        for k in recs:
+            if k in keys:
+                at = keys.index(k)
+                continue
+            at += 1
+            while at < len(keys) and keys[at] not in recs:
+                at += 1
+            keys.insert(at, k)
+    out = []
+    for key in keys:
+        holding = [i for i, recs in enumerate(per_cell) if key in recs]
+        r = {k: v for k, v in per_cell[holding[0]][key].items() if k != "default"}
+        groups: dict[str, dict[str, Any]] = {}
+        for i in holding:
+            v = per_cell[i][key]["value"]
+            groups.setdefault(json.dumps(v, sort_keys=True, default=str), {"value": v, "cells": []})["cells"].append(i)
+        cells = [i for i in holding if per_cell[i][key]["overridden"]]
         r["overridden"] = bool(cells)
         if cells:
             r["overridden_in_cells"] = cells
-            r["default"] = next(a.default for a in of(rulesets[0]) if a.key == r["key"])
-        if len(values) > 1:
+            r["default"] = per_cell[cells[0]][key]["default"]
+        if len(holding) < len(per_cell):
+            r["in_cells"] = holding
+        if len(groups) > 1:
             r["value"] = "varies by cell"
+            r["values"] = list(groups.values())
+        out.append(r)
     return out
 
 
-def summary_lines(recs: list[dict[str, Any]], width: int = 60) -> list[str]:
-    """The block a text summary prints: one line per assumption, overridden ones marked."""
+def _cells(cells: list[int], names: list[str] | None = None, most: int = 12) -> str:
+    """``cell 2`` / ``cells 1, 3`` (``A`` / ``B`` with names)."""
+    if names is not None:
+        return " and ".join(names[i] if i < len(names) else str(i) for i in cells)
+    shown = ", ".join(map(str, cells[:most])) + (" ..." if len(cells) > most else "")
+    return f"cell{'s' if len(cells) > 1 else ''} {shown}"
+
+
+def _where_held(r: dict[str, Any], names: list[str] | None, width: int, code: str = "") -> str:
+    """What a record of :func:`across_cells` adds: each value with its cells when they differ, and the cells an
+    assumption holds in when not in all."""
+    parts = []
+    if r.get("values"):
+        parts.append("; ".join(f"{code}{show(g['value'], width)}{code} in {_cells(g['cells'], names)}"
+                               for g in r["values"][:12]) + ("; ..." if len(r["values"]) > 12 else ""))
+    elif r.get("in_cells") is not None:
+        parts.append(f"in {_cells(r['in_cells'], names)} only")
+    return f" ({parts[0]})" if parts else ""
+
+
+def summary_lines(recs: list[dict[str, Any]], width: int = 60, cells: list[str] | None = None) -> list[str]:
+    """The block a text summary prints: one line per assumption, overridden ones marked; for the records of
+    :func:`across_cells`, the cells an assumption holds in (when not in all) and each cell's value (when they
+    differ), the cells named by ``cells`` (e.g. ``["A", "B"]``) when given."""
     if not recs:
         return []
     n_over = sum(1 for r in recs if r.get("overridden"))
@@ -388,12 +443,13 @@ def summary_lines(recs: list[dict[str, Any]], width: int = 60) -> list[str]:
              "`foury-sim assumptions GAME` explains each):"]
     for r in recs:
         mark = f"  OVERRIDDEN (default {show(r.get('default'), width)})" if r.get("overridden") else ""
-        lines.append(f"  {r['key']} = {show(r['value'], width)}{mark}")
+        lines.append(f"  {r['key']} = {show(r['value'], width)}{mark}{_where_held(r, cells, 30)}")
     return lines
 
 
 def markdown_items(recs: list[dict[str, Any]]) -> list[str]:
-    """Bullet items for a report: ``key = value`` with overridden ones marked."""
+    """Bullet items for a report: ``key = value`` with overridden ones marked (and, for the records of
+    :func:`across_cells`, each cell's value when they differ, the cells it holds in when not in all)."""
     out = []
     for r in recs:
         item = f"`{r['key']} = {show(r['value'], 80)}`"
@@ -401,7 +457,7 @@ def markdown_items(recs: list[dict[str, Any]]) -> list[str]:
             cells = r.get("overridden_in_cells")
             at = f" in cells {', '.join(map(str, cells[:12]))}{' ...' if len(cells) > 12 else ''}" if cells else ""
             item += f" **(overridden{at}; default `{show(r.get('default'), 80)}`)**"
-        out.append(item)
+        out.append(item + _where_held(r, None, 40, "`"))
     return out
 
 

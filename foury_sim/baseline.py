@@ -73,6 +73,8 @@ class Run:
     metrics: list[str]
     tolerance: dict[str, float]
     where: str = ""
+    #: the spec names no metrics for this run: ``metrics`` are the default (win and the MEAN columns the run has)
+    default: bool = False
 
 
 @dataclass
@@ -103,9 +105,19 @@ def watchable(spec: GameSpec) -> list[str]:
                      if c.summary in (RATE, MEAN) and c.repeat is None and c.name != "win")]
 
 
-def default_metrics(spec: GameSpec) -> list[str]:
-    """Win rate and the game's MEAN columns (its outputs declaration)."""
-    return ["win", *spec.outputs.mean_columns]
+def has_metric(spec: GameSpec, metric: str, ruleset: Any) -> bool:
+    """Whether a run under ``ruleset`` has the column ``metric`` (a column declared ``only`` for a mode or a
+    campaign, e.g. a 2-player mode's, exists only in the runs that play it)."""
+    if metric == "win":
+        return True
+    col = spec.outputs.column(metric)
+    return col is not None and bool(col.names(ruleset))
+
+
+def default_metrics(spec: GameSpec, ruleset: Any = None) -> list[str]:
+    """Win rate and the game's MEAN columns (its outputs declaration); with ``ruleset``, those a run under it
+    has (not a mode's or a campaign's own columns when the run does not play it)."""
+    return ["win", *(m for m in spec.outputs.mean_columns if ruleset is None or has_metric(spec, m, ruleset))]
 
 
 def resolve_spec_path(arg: str | Path) -> Path:
@@ -204,12 +216,13 @@ def load_spec(path: str | Path) -> Spec:
             raise InputError(e.message, _where(ps, text, f"{key}.game" if "game" in rt else "game")) from None
         seed = _seed(rt["seed"], _where_value(ps, text, f"{key}.seed")) if "seed" in rt else d_seed
         games = _games(rt["games"], _where_value(ps, text, f"{key}.games")) if "games" in rt else d_games
+        m_where = _where(ps, text, f"{key}.metrics") if "metrics" in rt else _where(ps, text, "metrics")
         if "metrics" in rt:
-            metrics = _metrics(rt["metrics"], spec, _where(ps, text, f"{key}.metrics"))
+            metrics: list[str] | None = _metrics(rt["metrics"], spec, m_where)
         elif "metrics" in data:
-            metrics = _metrics(data["metrics"], spec, _where(ps, text, "metrics"))
+            metrics = _metrics(data["metrics"], spec, m_where)
         else:
-            metrics = default_metrics(spec)
+            metrics = None
         tol_where = _where(ps, text, f"{key}.tolerance")
         tol = d_tol | _tolerances(rt.get("tolerance", {}), tol_where)
         for m in tol:
@@ -232,9 +245,18 @@ def load_spec(path: str | Path) -> Spec:
             if k in SPECIAL and not (isinstance(v, str) and v):
                 raise InputError(f"setting {k!r} must be a name or a path (a non-empty text), not {v!r}", s_where)
         runner = runners.setdefault(spec.name, CellRunner(spec))
-        runner.resolve(settings, _where(ps, text, f"{key}.settings") if "settings" in rt else where)
+        rs, _, _ = runner.resolve(settings, _where(ps, text, f"{key}.settings") if "settings" in rt else where)
+        default = metrics is None
+        if metrics is None:
+            metrics = default_metrics(spec, rs)
+        for m in metrics:
+            if not has_metric(spec, m, rs):
+                raise InputError(f"run {rname!r} has no metric {m!r}: its settings do not play the mode or campaign "
+                                 f"of {spec.name} that column belongs to (its metrics: "
+                                 f"{', '.join(default_metrics(spec, rs))}; name metrics per run in [runs.{rname}])",
+                                 m_where)
         runs.append(Run(rname, spec.name, seed, games, settings, metrics,
-                        {m: tol.get(m, DEFAULT_TOLERANCE) for m in metrics}, where))
+                        {m: tol.get(m, DEFAULT_TOLERANCE) for m in metrics}, where, default))
     return Spec(name, runs, float(conf), data.get("title", name), data.get("description", ""), text, ps)
 
 
@@ -245,6 +267,16 @@ def _play(run: Run, runners: dict[str, CellRunner], bar: Progress | None) -> tup
     rs, hero, pol = runner.resolve(run.settings, run.where)
     df, _ = play_games(spec, rs, hero, pol, run.seed, 0, run.games, bar)
     return df.sort_values("game", kind="stable").reset_index(drop=True), rs
+
+
+def _played_metrics(run: Run, df: pd.DataFrame) -> list[str]:
+    """The run's metrics its games' table has: a default one it lacks is left out (a column that could not be
+    made for these settings), a named one is an error."""
+    lacking = [m for m in run.metrics if m != "win" and m not in df.columns]
+    if lacking and not run.default:
+        raise InputError(f"run {run.name!r} has no metric {lacking[0]!r} (its games' table lacks the column)",
+                         run.where)
+    return [m for m in run.metrics if m not in lacking]
 
 
 def _values(spec: GameSpec, df: pd.DataFrame, metric: str) -> np.ndarray:
@@ -286,11 +318,13 @@ def save(spec: Spec | str | Path, out_root: str | Path = BASELINES, *, progress:
         for run in spec.runs:
             df, rs = _play(run, runners, bar)
             g = get_game(run.game)
+            metrics = _played_metrics(run, df)
             cols = {"run": run.name, "game": df["game"].to_numpy(np.int64)}
-            cols |= {m: _values(g, df, m).astype(float) for m in run.metrics}
+            cols |= {m: _values(g, df, m).astype(float) for m in metrics}
             frames.append(pd.DataFrame(cols))
             records.append({"name": run.name, "game": run.game, "seed": run.seed, "games": run.games,
-                            "settings": run.settings, "metrics": run.metrics, "tolerance": run.tolerance,
+                            "settings": run.settings, "metrics": metrics,
+                            "tolerance": {m: run.tolerance[m] for m in metrics},
                             "summary": summarize(g, df, rs, spec.conf)})
     if bar is not None:
         bar.close()
@@ -444,7 +478,7 @@ def check(arg: str | Path, baselines: str | Path = BASELINES, *, progress: bool 
                              f"({b.get('game')}, seed {b.get('seed')}, {b.get('games')} games) so the dice are "
                              f"not the same; {redo}", where)
         missing = [m for m in run.metrics if m not in b.get("metrics", [])]
-        if missing:
+        if missing and not run.default:
             raise InputError(f"run {run.name!r}: metric {missing[0]!r} is not in the baseline; {redo}", where)
         stored.append(b)
     notes: list[str] = []
@@ -465,7 +499,17 @@ def check(arg: str | Path, baselines: str | Path = BASELINES, *, progress: bool 
             if not np.array_equal(old["game"].to_numpy(np.int64), df["game"].to_numpy(np.int64)):
                 raise InputError(f"run {run.name!r}: the stored games are not 0..{run.games - 1}; {redo}", where)
             diff_at = np.zeros(len(df), dtype=bool)
-            for m in run.metrics:
+            now = _played_metrics(run, df)
+            # default metrics: those both sides have (a column only one side has is named, not compared)
+            metrics = [m for m in now if m in b.get("metrics", [])] if run.default else now
+            only_then = [m for m in b.get("metrics", []) if m not in metrics] if run.default else []
+            only_now = [m for m in now if m not in metrics]
+            if only_then or only_now:
+                notes.append(f"run {run.name}: not compared (the default metrics of only one side): "
+                             + "; ".join(x for x in (f"in the baseline only: {', '.join(only_then)}" if only_then
+                                                     else "", f"now only: {', '.join(only_now)}" if only_now
+                                                     else "") if x))
+            for m in metrics:
                 a = old[m].to_numpy(float)
                 x = _values(g, df, m).astype(float)
                 diff_at |= a != x

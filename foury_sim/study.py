@@ -1547,7 +1547,7 @@ def format_comparison(c: Comparison) -> str:
         if r is not None:
             lines += [f"replay game {r['game']} ({what}):", f"  under A: {r['a']}", f"  under B: {r['b']}"]
     if c.assumptions:
-        lines += [""] + assumptions.summary_lines(c.assumptions)
+        lines += [""] + assumptions.summary_lines(c.assumptions, cells=["A", "B"])
     return "\n".join(lines)
 
 

@@ -275,3 +275,63 @@ def test_where_an_assumption_stands_is_read_from_an_index_that_agrees_with_a_sca
     rf = RuleFile(tomllib.loads(odd), odd, "odd.toml")
     assert [A._entry_where(rf, k) for k in ("x", "y", "w", "q", "z")] == [
         "odd.toml:3", "odd.toml:4", "odd.toml:7", "odd.toml:9", "odd.toml:2"]
+
+
+def test_a_sweep_rests_on_every_cells_assumptions_each_where_it_holds(tmp_path):
+    """A sweep over the campaigns: the union of the cells' assumptions (each campaign's and its map's own ones in its
+    cell only, the map's layout per cell), not cell 0's list claimed for every cell."""
+    f = tmp_path / "e.toml"
+    f.write_text('name = "e"\ngames = 10\n[sweep]\ncampaign = ["base", "slaughter", "santa", "kraken"]\n')
+    exp = load_experiment(f)
+    recs = {r["key"]: r for r in assume.across_cells([r[0] for r in exp.rulesets])}
+    for key, cells in (("slaughter.fury_boxes", [1]), ("santa.hourglass", [2]), ("kraken.hourglass", [3]),
+                       ("map.arrows", [0]), ("map.goblins", [1]), ("map.reindeers", [2]), ("map.tunnels", [3])):
+        assert recs[key]["in_cells"] == cells, key
+    assert "in_cells" not in recs["game.max_turns"] and "in_cells" not in recs["map.layout"]
+    layouts = [(g["value"], g["cells"]) for g in recs["map.layout"]["values"]]
+    assert layouts == [("The Foury Kingdom", [0]), ("The Slaughter of Monsters", [1]), ("Santa Crash'n Foury", [2]),
+                       ("Discovering the Kraken", [3])]
+    assert recs["map.layout"]["value"] == "varies by cell" and not recs["map.layout"]["overridden"]
+    keys = list(recs)  # each cell's own ones after the earlier cells', in the cells' order
+    assert keys.index("slaughter.fury_boxes") < keys.index("santa.hourglass") < keys.index("kraken.hourglass")
+    items = assume.markdown_items(list(recs.values()))
+    assert "`santa.hourglass = 40` (in cell 2 only)" in items
+    assert any(x.startswith("`map.layout = varies by cell` (`The Foury Kingdom` in cell 0; ") for x in items)
+
+
+def test_compare_lists_the_assumptions_of_both_variants():
+    from foury_sim.study import compare, format_comparison
+
+    c = compare("foury", {"campaign": "base"}, {"campaign": "santa"}, games=20, seed=4, progress=False)
+    recs = {r["key"]: r for r in c.to_dict()["assumptions"]}
+    assert recs["santa.hourglass"]["in_cells"] == [1] and recs["map.arrows"]["in_cells"] == [0]
+    text = format_comparison(c)
+    assert f"rests on {len(recs)} assumptions" in text
+    assert "  santa.hourglass = 40 (in B only)" in text.splitlines()
+    assert "  map.arrows = 8 (in A only)" in text.splitlines()
+    assert "  map.layout = varies by cell (The Foury Kingdom in A; Santa Crash'n Foury in B)" in text.splitlines()
+    line = next(x for x in text.splitlines() if x.startswith("  enemies.spawn_table = "))
+    assert "OVERRIDDEN (default goblin,goblin,orc,orc,imp,bandit)" in line and "in A; " in line and "in B)" in line
+
+
+def test_a_2_player_run_rests_on_the_opponents_sheet_too():
+    """The opponent's hero sheet moves a 2-player run: it is listed (and marked when overridden), where only the run's
+    own hero's sheet was ('0 overridden here' with the opponent's start changed); a solo run still rests on one."""
+    from foury_sim.runner import run
+
+    sets = ["two_player.opponent=melyra", "heroes.melyra.start.hearts=7"]
+    res = run("foury", hero="kael", games=40, seed=2, sets=["two_player.players=2", *sets], progress=False)
+    recs = {r["key"]: r for r in res.summary["assumptions"]}
+    assert {"heroes.kael.start", "heroes.melyra.start", "heroes.melyra.cap"} <= set(recs)
+    assert "heroes.thalindra.start" not in recs and "heroes.elydion.cap" not in recs
+    assert recs["heroes.melyra.start"]["overridden"] and recs["heroes.melyra.start"]["value"]["hearts"] == 7
+    assert recs["heroes.melyra.start"]["default"]["hearts"] == 5 and not recs["heroes.kael.start"]["overridden"]
+    text = format_summary(res.summary, "Dungeon Foury")
+    assert "1 overridden here" in text
+    assert next(x for x in text.splitlines() if x.startswith("  heroes.melyra.start = ")).count("OVERRIDDEN") == 1
+    solo = run("foury", hero="kael", games=40, seed=2, sets=sets, progress=False)
+    keys = {r["key"] for r in solo.summary["assumptions"]}
+    assert "heroes.kael.start" in keys and not any(k.startswith("heroes.melyra.") for k in keys)
+    same = run("foury", hero="kael", games=40, seed=2, sets=["two_player.players=2"], progress=False)
+    assert {r["key"] for r in same.summary["assumptions"] if r["key"].startswith("heroes.")} == {
+        "heroes.kael.start", "heroes.kael.cap"}

@@ -330,3 +330,62 @@ def test_rate_metrics_are_stored_as_0_1_and_compared_with_mcnemar(saved):
     assert set(res.rows[res.rows["metric"] == "score"]["test"]) == {"paired t"}
     t = baseline.load_baseline(d / "store" / "t").table
     assert set(np.unique(t["win"])) <= {0.0, 1.0}
+
+
+# ------------------------------------------------------------- metrics of a mode or a campaign --
+MODES = """name = "modes"
+game = "foury"
+seed = 5
+games = 40
+
+[runs.base]
+settings = {{ hero = "kael" }}
+
+[runs.duel]
+settings = {{ hero = "kael", "two_player.players" = {players} }}
+
+[runs.santa]
+settings = {{ campaign = "santa" }}
+
+[runs.kraken]
+settings = {{ campaign = "kraken" }}
+"""
+
+
+def test_default_metrics_are_the_mean_columns_each_run_has(tmp_path):
+    """A spec without metrics watches win and the MEAN columns each run has: a 2-player mode's and the Kraken's own
+    columns only in the runs that play them (every MEAN column of the game for every run was a KeyError traceback)."""
+    spec = tmp_path / "modes.toml"
+    spec.write_text(MODES.format(players=2), encoding="utf-8")
+    r = cli("baseline", "save", str(spec), "--out", str(tmp_path / "store"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    from foury_sim.registry import get_game
+
+    means = get_game("foury").outputs.mean_columns
+    runs = {x["name"]: x for x in baseline.load_baseline(tmp_path / "store" / "modes").manifest["runs"]}
+    common = ["win", "rounds_completed", "hearts_left", "turns", "score", "kills"]
+    assert runs["base"]["metrics"] == runs["santa"]["metrics"] == common
+    assert set(runs["duel"]["metrics"]) - set(common) == {m for m in means if m.startswith("p2_")} | {"first_seat_edge"}
+    assert set(runs["kraken"]["metrics"]) - set(common) == {m for m in means if m.startswith("kr_")}
+    assert all(set(x["tolerance"]) == set(x["metrics"]) for x in runs.values())
+    r = cli("check", str(spec), "--baselines", str(tmp_path / "store"))
+    n = sum(len(x["metrics"]) for x in runs.values())
+    assert r.returncode == 0 and r.stdout.startswith(f"check modes: all {n} metrics within tolerance ({n} identical")
+    # the duel played alone now: the metrics both sides have are compared, the others named in a note
+    spec.write_text(MODES.format(players=1), encoding="utf-8")
+    res = baseline.check(spec, tmp_path / "store", progress=False)
+    assert set(res.rows.loc[res.rows["run"] == "duel", "metric"]) == set(common)
+    assert any(x.startswith("run duel: not compared") and "p2_turns_first" in x for x in res.notes), res.notes
+
+
+@pytest.mark.parametrize("where, metrics", [("file", 'metrics = ["win", "kr_fights"]\n'), ("run", "")])
+def test_a_named_metric_a_run_does_not_have_is_one_line(tmp_path, where, metrics):
+    text = MODES.format(players=2).replace("games = 40\n", "games = 40\n" + metrics)
+    if where == "run":
+        text = text.replace('[runs.santa]\n', '[runs.santa]\nmetrics = ["win", "p2_duels"]\n')
+    p = tmp_path / "bad.toml"
+    p.write_text(text, encoding="utf-8")
+    line = one_line_error(cli("baseline", "save", str(p), "--out", str(tmp_path / "store")))
+    name, metric, at = ("base", "kr_fights", 5) if where == "file" else ("santa", "p2_duels", 13)
+    assert line.startswith(f"foury-sim: error: {p}:{at}: run {name!r} has no metric {metric!r}"), line
+    assert not (tmp_path / "store").exists()
