@@ -928,8 +928,6 @@ def run_tune_file(tf: TuneFile, out_root: str | Path | None = None, *, threads: 
                   progress: bool | None = None) -> tuple[pd.DataFrame, list[TuneResult]]:
     """One tuning per cell; the table of answers (one row per cell). With ``out_root``: ``OUT/NAME/`` gets
     ``answers.csv``, ``tune.json`` (every record, the file's text) and ``CELL/calibration.png`` per cell."""
-    from .files import atomic_write, save_figure, write_frame
-
     if tf.vector is not None:
         return run_vector_file(tf, out_root, threads=threads, progress=progress)
     results: list[TuneResult] = []
@@ -951,21 +949,40 @@ def run_tune_file(tf: TuneFile, out_root: str | Path | None = None, *, threads: 
         rows.append(row)
     table = pd.DataFrame(rows)
     if out_root is not None:
-        d = Path(out_root) / tf.name
-        d.mkdir(parents=True, exist_ok=True)
-        write_frame(table, d / "answers.csv")
-        atomic_write(d / "tune.json", json.dumps(file_record(tf, results), indent=2))
-        import matplotlib.pyplot as plt
+        write_tune_file(tf, table, results, out_root)
+    return table, results
 
-        for i, (cell, r) in enumerate(zip(tf.cells, results)):
-            label = "_".join(f"{v}" for v in cell.values()) or "all"
-            label = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in label)
+
+def write_tune_file(tf: TuneFile, table: pd.DataFrame, results: list[Any], out_root: str | Path) -> Path:
+    """A tuning file's answers in ``OUT/NAME/`` (``run_tune_file``, ``run_vector_file``): ``answers.csv``,
+    ``tune.json``, a calibration figure per cell (and ``elements.csv`` for a list). Kept apart from the tuning so
+    that the CLI prints the answers before a folder that cannot be written is named."""
+    from .files import atomic_write, save_figure, write_frame
+
+    d = Path(out_root) / tf.name
+    d.mkdir(parents=True, exist_ok=True)
+    write_frame(table, d / "answers.csv")
+    if tf.vector is not None:
+        write_frame(pd.concat([v.table().assign(**dict(cell)) for cell, v in zip(tf.cells, results)],
+                              ignore_index=True), d / "elements.csv")
+    atomic_write(d / "tune.json", json.dumps(file_record(tf, results), indent=2))
+    import matplotlib.pyplot as plt
+
+    for i, (cell, r) in enumerate(zip(tf.cells, results)):
+        label = "_".join(f"{v}" for v in cell.values()) or "all"
+        label = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in label)
+        if tf.vector is not None:
+            fig = vector_figure(r)
+            if cell:
+                fig.suptitle(f"{', '.join(f'{k}={x}' for k, x in cell.items())}: " + fig._suptitle.get_text(),
+                             fontsize=9)
+        else:
             fig = calibration_figure(r, r.extra.get("axis_label"))
             fig.axes[0].set_title(f"{', '.join(f'{k}={v}' for k, v in cell.items()) or tf.name}: "
                                   f"{r.metric} against {r.param}", fontsize=10)
-            save_figure(fig, d / f"{i:02d}_{label}_calibration.png", dpi=110)
-            plt.close(fig)
-    return table, results
+        save_figure(fig, d / f"{i:02d}_{label}_calibration.png", dpi=110)
+        plt.close(fig)
+    return d
 
 
 def format_answers(tf: TuneFile, table: pd.DataFrame) -> str:
@@ -1445,10 +1462,8 @@ def run_vector_file(tf: TuneFile, out_root: str | Path | None = None, *, threads
                     progress: bool | None = None) -> tuple[pd.DataFrame, list[VectorResult]]:
     """``run_tune_file`` for a whole list: one schedule per cell; ``OUT/NAME/`` gets ``answers.csv``,
     ``elements.csv`` (every cell's elements), ``tune.json`` and ``CELL_calibration.png`` per cell."""
-    from .files import atomic_write, save_figure, write_frame
-
     results: list[VectorResult] = []
-    rows, elems = [], []
+    rows = []
     for cell in tf.cells:
         v = tune_vector(tf.game, tf.param, str(tf.vector), tf.tolerance, fixed=dict(tf.fixed) | cell, lo=tf.lo,
                         hi=tf.hi, integer=tf.integer, monotone=tf.monotone, seed=tf.seed, conf=tf.conf,
@@ -1458,25 +1473,9 @@ def run_vector_file(tf: TuneFile, out_root: str | Path | None = None, *, threads
         rows.append(dict(cell) | {"schedule": ",".join(fmt_value(x, tf.integer) for x in v.schedule),
                                   "statuses": ",".join(v.statuses), "games": v.games,
                                   "answer": vector_answer_line(v)})
-        elems.append(v.table().assign(**{k: val for k, val in cell.items()}))
     table = pd.DataFrame(rows)
     if out_root is not None:
-        d = Path(out_root) / tf.name
-        d.mkdir(parents=True, exist_ok=True)
-        write_frame(table, d / "answers.csv")
-        write_frame(pd.concat(elems, ignore_index=True), d / "elements.csv")
-        atomic_write(d / "tune.json", json.dumps(file_record(tf, results), indent=2))
-        import matplotlib.pyplot as plt
-
-        for i, (cell, v) in enumerate(zip(tf.cells, results)):
-            label = "_".join(f"{x}" for x in cell.values()) or "all"
-            label = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in label)
-            fig = vector_figure(v)
-            if cell:
-                fig.suptitle(f"{', '.join(f'{k}={x}' for k, x in cell.items())}: " + fig._suptitle.get_text(),
-                             fontsize=9)
-            save_figure(fig, d / f"{i:02d}_{label}_calibration.png", dpi=110)
-            plt.close(fig)
+        write_tune_file(tf, table, results, out_root)
     return table, results
 
 

@@ -333,6 +333,40 @@ def test_every_form_of_tune_records_the_same_provenance_in_tune_json(tmp_path):
     assert [t["candidates"] for t in rec["tunings"]] == [t["candidates"] for t in recs["one file"]["tunings"]]
 
 
+@pytest.mark.parametrize("form", ["one number", "family", "list", "one file", "list file"])
+def test_an_out_folder_that_cannot_be_written_prints_the_result_and_claims_no_file(tmp_path, monkeypatch, form):
+    """``tune --out`` where no folder can be made, though it passes the check before the games (``/proc`` to root;
+    here a folder under a regular file, with the check let through) printed "-> OUT/tune.json, candidates.csv,
+    calibration.png" and then said the files could not be written; a tuning file's ``--out`` ended in a traceback
+    (exit 1) and lost the answers. Now: the result, then one line naming the folder, exit 2, no "->" line."""
+    from foury_sim import cli as cli_module
+
+    monkeypatch.setattr(cli_module, "check_out_dir", lambda path, where="--out": path)
+    (tmp_path / "file").write_text("a file, not a folder")
+    out = tmp_path / "file" / "folder"
+    one = ["--param", "dragon.threshold", "--target", "win=0.3", "--tolerance", "0.05", "--range", "2,6",
+           "--fixed", "hero=knight", "--max-games", "1500"]
+    f1, f2 = tmp_path / "one.toml", tmp_path / "whole.toml"
+    f1.write_text('name = "one"\ngame = "delve"\nseed = 7\nparam = "dragon.threshold"\ntarget = "win=0.3"\n'
+                  'tolerance = 0.05\nrange = [2, 6]\nmax_games = 1500\n[fixed]\nhero = "knight"\n')
+    f2.write_text('name = "whole"\ngame = "delve"\nseed = 7\nparam = "score.rank_thresholds"\n'
+                  'target = "rank>=i=-,0.6,0.3,-,-"\ntolerance = 0.06\nrange = [1, 60]\nmax_games = 1500\n')
+    args = {"one number": ["delve", *one],
+            "family": ["delve", "--param", "score.rank_thresholds", "--family", "scale", "--target", "win=0.3",
+                       "--tolerance", "0.05", "--range", "0,2", "--continuous", "--max-games", "1500"],
+            "list": ["delve", "--param", "score.rank_thresholds", "--target", "rank>=i=-,0.6,0.3,-,-",
+                     "--tolerance", "0.06", "--range", "1,60", "--max-games", "1500"],
+            "one file": [str(f1)], "list file": [str(f2)]}[form]
+    r = cli("tune", *args, "--threads", "1", "--no-progress", "--out", str(out))
+    assert r.returncode == 2, r.stderr
+    assert r.stdout.strip() and "->" not in r.stdout  # the result, and no file claimed
+    assert " games" in r.stdout  # (every form's answer ends with the games it spent)
+    where = out / f1.stem if form == "one file" else out / f2.stem if form == "list file" else out
+    assert r.stderr.startswith(f"foury-sim: error: {where}: could not be written (")
+    assert r.stderr.endswith("; the result above was not saved\n") and r.stderr.count("\n") == 1
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("args, message", [
     (["--param", "enemies.orc.base", "--target", "win=0.3", "--tolerance", "0.02"],
      "--range: give the values to search between"),
