@@ -19,9 +19,11 @@ Method (docs/tune.md):
   target gets more games (doubling) until its interval (Wilson for a rate, Student t for a mean) lies inside the
   band ``target ± tolerance`` or clearly outside it. Games go only to candidates near the target.
 * **Answer.** The chosen value is a measured candidate (its rate and interval are measured, not interpolated);
-  the values consistent with the target are those where the calibration band (the candidates' intervals,
-  joined linearly) contains the target. For an integer setting with no integer in the band, the two
-  neighbours that bracket the target are reported with their rates and intervals.
+  the values consistent with the target are those a monotone response does not rule out of the band
+  ``target ± tolerance`` (``band_interval``: between the last candidate whose interval lies wholly on the near
+  side of the band and the first wholly beyond it), so a chosen value shown within the band is one of them.
+  For an integer setting with no integer in the band, the two neighbours that bracket the target are reported
+  with their rates and intervals.
 
 A whole list is tuned either element by element to a curve of targets (``search_vector``) or, as a one-scalar
 family, through one number ``s`` (``schedule = base + s x step``, ``search_family``: the scalar search over ``s``,
@@ -153,21 +155,25 @@ def games_for_halfwidth(kind: str, target: float, half: float, conf: float, sd: 
 
 
 def band_interval(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, target: float, integer: bool,
-                  direction: int) -> tuple[float, float] | None:
-    """The values consistent with the target, for a response monotone in ``direction`` (+1 rising, -1 falling):
-    between the last candidate whose interval lies wholly on the near side of the target and the first whose
+                  direction: int, tolerance: float = 0.0) -> tuple[float, float] | None:
+    """The values consistent with the target, the band ``target ± tolerance`` (the values a tuning may answer
+    with; ``tolerance`` 0: the target alone), for a response monotone in ``direction`` (+1 rising, -1 falling):
+    between the last candidate whose interval lies wholly on the near side of the band and the first whose
     interval lies wholly beyond it (a monotone response between two candidates stays between their intervals,
-    so nothing narrower is honest without more candidates). An end of the range whose interval holds the
-    target is the interval's end (the truth may lie beyond the range). For an integer setting, the integers
-    strictly between (None if there are none: the target falls between two neighbours). ``direction`` 0: the
-    hull of the candidates whose interval holds the target."""
+    so nothing narrower is honest without more candidates). An end of the range whose interval meets the band is
+    the interval's end (the truth may lie beyond the range). For an integer setting, the integers strictly
+    between (None if there are none: the band falls between two neighbours). ``direction`` 0: the hull of the
+    candidates whose interval meets the band. A candidate whose own interval meets the band is always inside:
+    the chosen value of a tuning that hit the band (its interval inside the band) is one of the values reported
+    as consistent with it."""
     order = np.argsort(values)
     v, lo, hi = np.asarray(values, float)[order], np.asarray(lo, float)[order], np.asarray(hi, float)[order]
+    below, above = target - tolerance, target + tolerance
+    meets = (lo <= above) & (hi >= below)
     if direction == 0:
-        ok = (lo <= target) & (target <= hi)
-        return (float(v[ok].min()), float(v[ok].max())) if ok.any() else None
-    neg = hi < target if direction > 0 else lo > target  # wholly on the near side (below a rising response)
-    pos = lo > target if direction > 0 else hi < target  # wholly beyond
+        return (float(v[meets].min()), float(v[meets].max())) if meets.any() else None
+    neg = hi < below if direction > 0 else lo > above  # wholly on the near side (below a rising response)
+    pos = lo > above if direction > 0 else hi < below  # wholly beyond
     b_i = int(np.argmax(pos)) if pos.any() else len(v) - 1
     before = np.flatnonzero(neg[:b_i + 1])
     a_i = int(before.max()) if before.size else 0
@@ -175,6 +181,9 @@ def band_interval(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, target: fl
     if integer:
         a = a + 1 if neg[a_i] else a
         b = b - 1 if pos[b_i] else b
+    if meets.any():  # (a candidate against the monotone order, by chance: it is consistent all the same)
+        a, b = min(a, float(v[meets].min())), max(b, float(v[meets].max()))
+    if integer:
         return (a, b) if a <= b else None
     return a, b
 
@@ -390,7 +399,8 @@ def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi
         interval = None
     else:
         interval = band_interval(table["value"].to_numpy(float), table["lo"].to_numpy(float),
-                                 table["hi"].to_numpy(float), target, integer, direction if monotone else 0)
+                                 table["hi"].to_numpy(float), target, integer, direction if monotone else 0,
+                                 tolerance)
     if integer and status != HIT and not neighbours:
         g_now = {v: direction * (est(cands[v])[0] - target) for v in vs}
         adj = [(a, b) for a, b in zip(vs[:-1], vs[1:]) if b - a == 1 and (g_now[a] <= 0 < g_now[b]

@@ -176,6 +176,28 @@ def test_values_consistent_with_the_target_lie_between_the_last_clearly_below_an
     assert band_interval(v[:2], np.array([0.1, 0.4]), np.array([0.2, 0.5]), 0.3, integer=True, direction=1) is None
 
 
+def test_the_chosen_value_is_among_the_values_consistent_with_the_target():
+    """``tune foury --param santa.hourglass --target win=0.5 --tolerance 0.03 --range 20,80`` chose 41 (51.3 %
+    [50.3, 52.4], inside the band: hit) and said "consistent with the target (95 %): 42 to 49": the consistent
+    values were those that could give exactly 50 %, and 41's interval lies above 50 %. They are now the values a
+    monotone response does not rule out of the band 50 ± 3 % (the band ``hit`` is judged on), so a value shown
+    within it is one of them."""
+    v = np.array([20.0, 35.0, 41.0, 50.0, 65.0, 80.0])
+    lo = np.array([0.839, 0.561, 0.503, 0.266, 0.132, 0.099])
+    hi = np.array([0.917, 0.677, 0.524, 0.378, 0.223, 0.182])
+    # 35 lies wholly above 53 %, 50 wholly below 47 %: any of 36 .. 49 may be within 50 ± 3 %
+    assert band_interval(v, lo, hi, 0.5, integer=True, direction=-1, tolerance=0.03) == (36.0, 49.0)
+    # synthetic: only v = 4 is in 30 ± 2 % (0.31, one point off the target), 3 gives 0.38 and 5 gives 0.24
+    p = lambda v: 0.31 - 0.07 * (v - 4)  # noqa: E731
+    off_target = 0
+    for seed in range(10):
+        r = search(bernoulli(p, seed), target=0.30, tolerance=0.02, lo=0, hi=8, integer=True)
+        assert r.status == HIT and r.value == 4
+        assert r.interval[0] <= r.value <= r.interval[1], (seed, r.interval)
+        off_target += r.row(4)["lo"] > 0.30  # its interval in the band but wholly above the target itself
+    assert off_target >= 3, off_target  # (the case of the finding is exercised)
+
+
 def test_calibration_figure_has_labels_band_and_chosen_value():
     r = search(bernoulli(lambda v: 0.10 + 0.07 * v, 1), target=0.30, tolerance=0.02, lo=0, hi=8, integer=True,
                param="enemies.orc.base")
