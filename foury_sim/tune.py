@@ -283,111 +283,137 @@ def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi
         return "ok"
 
     warnings: list[str] = []
-    status = BUDGET
     direction = 0
     monotone = True
     neighbours: list[float] = []
     xtol = (hi - lo) * 1e-4
-    for _ in range(200):
-        vs = sorted(cands)
-        e = {v: est(cands[v]) for v in vs}
-        # direction from the two ends (paired), monotonicity from the adjacent pairs (paired, Holm)
-        d_end, p_end = paired_p(cands[vs[0]].x, cands[vs[-1]].x, kind, conf)
-        diffs = [paired_p(cands[a].x, cands[b].x, kind, conf) for a, b in zip(vs[:-1], vs[1:])]
-        direction = int(np.sign(d_end)) if p_end < 1 - conf else 0
-        if direction == 0:  # ends alike: the sign of the slope over every candidate (least squares)
-            ms = np.array([e[v][0] for v in vs])
-            slope = np.polyfit(vs, ms, 1)[0] if len(vs) > 1 else 0.0
-            direction = int(np.sign(slope))
-        padj = stats.adjust_pvalues(np.array([p for _, p in diffs]), "holm") if diffs else np.array([])
-        against = [(a, b) for (a, b), (d, _), p in zip(zip(vs[:-1], vs[1:]), diffs, padj)
-                   if p < 1 - conf and direction and np.sign(d) == -direction]
-        monotone = not against
-        g = {v: direction * (e[v][0] - target) for v in vs}  # > 0: beyond the target in the rising direction
-        # the best candidate: estimate nearest the target
-        best = min(vs, key=lambda v: (abs(e[v][0] - target), -cands[v].n))
-        b_est, b_lo, b_hi = e[best]
-        if band[0] <= b_lo and b_hi <= band[1]:
-            status = HIT
-            break
-        crossings = [(a, b) for a, b in zip(vs[:-1], vs[1:]) if (g[a] <= 0 < g[b]) or (g[b] <= 0 < g[a])]
-        near = [v for v in vs if e[v][1] <= band[1] and e[v][2] >= band[0]]  # interval meets the band
-        if not crossings:
-            if all(g[v] > 0 for v in vs) or all(g[v] <= 0 for v in vs):
-                if not near:  # every interval is on one side of the band
-                    status = FLAT if direction == 0 or p_end >= 1 - conf else NOT_REACHED
-                    break
-        # integer: the target between two adjacent integers
-        if integer:
-            adj = [(a, b) for a, b in crossings if b - a == 1]
-            if adj and not any(band[0] <= e[v][0] <= band[1] for v in vs):
-                a, b = adj[0]
-                undecided = [v for v in (a, b) if e[v][1] < band[1] and e[v][2] > band[0]]
-                if not undecided:
-                    status = BETWEEN
-                    neighbours = [a, b]
-                    break
-                v = min(undecided, key=lambda v: cands[v].n)
-                got = refine(v)
+
+    def nearest(among: Any) -> float:
+        """The candidate whose estimate is nearest the target (ties: the one with more games)."""
+        return min(among, key=lambda v: (abs(est(cands[v])[0] - target), -cands[v].n))
+
+    def shown(v: float) -> bool:
+        """``v``'s interval lies inside the band (shown within the tolerance)."""
+        _, lo_v, hi_v = est(cands[v])
+        return band[0] <= lo_v and hi_v <= band[1]
+
+    while True:  # (again when a neighbour of the value the search stopped on turns out nearer the target)
+        status = BUDGET
+        for _ in range(200):
+            vs = sorted(cands)
+            e = {v: est(cands[v]) for v in vs}
+            # direction from the two ends (paired), monotonicity from the adjacent pairs (paired, Holm)
+            d_end, p_end = paired_p(cands[vs[0]].x, cands[vs[-1]].x, kind, conf)
+            diffs = [paired_p(cands[a].x, cands[b].x, kind, conf) for a, b in zip(vs[:-1], vs[1:])]
+            direction = int(np.sign(d_end)) if p_end < 1 - conf else 0
+            if direction == 0:  # ends alike: the sign of the slope over every candidate (least squares)
+                ms = np.array([e[v][0] for v in vs])
+                slope = np.polyfit(vs, ms, 1)[0] if len(vs) > 1 else 0.0
+                direction = int(np.sign(slope))
+            padj = stats.adjust_pvalues(np.array([p for _, p in diffs]), "holm") if diffs else np.array([])
+            against = [(a, b) for (a, b), (d, _), p in zip(zip(vs[:-1], vs[1:]), diffs, padj)
+                       if p < 1 - conf and direction and np.sign(d) == -direction]
+            monotone = not against
+            g = {v: direction * (e[v][0] - target) for v in vs}  # > 0: beyond the target in the rising direction
+            # the best candidate: estimate nearest the target
+            best = min(vs, key=lambda v: (abs(e[v][0] - target), -cands[v].n))
+            b_est, b_lo, b_hi = e[best]
+            if band[0] <= b_lo and b_hi <= band[1]:
+                status = HIT
+                break
+            crossings = [(a, b) for a, b in zip(vs[:-1], vs[1:]) if (g[a] <= 0 < g[b]) or (g[b] <= 0 < g[a])]
+            near = [v for v in vs if e[v][1] <= band[1] and e[v][2] >= band[0]]  # interval meets the band
+            if not crossings:
+                if all(g[v] > 0 for v in vs) or all(g[v] <= 0 for v in vs):
+                    if not near:  # every interval is on one side of the band
+                        status = FLAT if direction == 0 or p_end >= 1 - conf else NOT_REACHED
+                        break
+            # integer: the target between two adjacent integers
+            if integer:
+                adj = [(a, b) for a, b in crossings if b - a == 1]
+                if adj and not any(band[0] <= e[v][0] <= band[1] for v in vs):
+                    a, b = adj[0]
+                    undecided = [v for v in (a, b) if e[v][1] < band[1] and e[v][2] > band[0]]
+                    if not undecided:
+                        status = BETWEEN
+                        neighbours = [a, b]
+                        break
+                    v = min(undecided, key=lambda v: cands[v].n)
+                    got = refine(v)
+                    if got != "ok":
+                        status, neighbours = got, [a, b]
+                        break
+                    continue
+            # refine the best candidate while its estimate is in the middle half of the band (a candidate near an
+            # edge of the band is not refined: a value nearer the target is sought in its bracket instead)
+            in_band = abs(b_est - target) <= tolerance / 2 or (integer and band[0] <= b_est <= band[1])
+            if in_band or (not crossings and best in near):
+                got = refine(best)
                 if got != "ok":
-                    status, neighbours = got, [a, b]
+                    status = got
                     break
                 continue
-        # refine the best candidate while its estimate is in the middle half of the band (a candidate near an
-        # edge of the band is not refined: a value nearer the target is sought in its bracket instead)
-        in_band = abs(b_est - target) <= tolerance / 2 or (integer and band[0] <= b_est <= band[1])
-        if in_band or (not crossings and best in near):
-            got = refine(best)
-            if got != "ok":
-                status = got
+            if not crossings:
+                # every estimate on one side, some interval still meets the band: more games there (the fewest first)
+                got = refine(min(near, key=lambda v: cands[v].n) if near else best)
+                if got != "ok":
+                    status = got
+                    break
+                continue
+            a, b = min(crossings, key=lambda ab: min(abs(e[ab[0]][0] - target), abs(e[ab[1]][0] - target)))
+            n_ab = max(cands[a].n, cands[b].n)
+            short = [v for v in (a, b) if cands[v].n < n_ab]
+            if short:  # compare the bracket's ends on the same games (common dice), then split it
+                if spent + n_ab - cands[short[0]].n > max_games:
+                    break
+                play(short[0], n_ab)
+                continue
+            if integer and b - a <= 1:
+                # estimates bracket the target between adjacent integers but one sits in the band: refine it
+                got = refine(best)
+                if got != "ok":
+                    status = got
+                    break
+                continue
+            if not integer and b - a < xtol:
+                got = refine(best)
+                if got != "ok":
+                    status = got
+                    break
+                continue
+            ma, mb = e[a][0], e[b][0]
+            root = a + (target - ma) * (b - a) / (mb - ma) if mb != ma else (a + b) / 2
+            w = b - a
+            root = min(max(root, a + 0.25 * w), b - 0.25 * w)
+            if integer:
+                root = float(min(max(round(root), a + 1), b - 1))
+            n_new = max(n0, n_ab)
+            if spent + n_new > max_games:
                 break
-            continue
-        if not crossings:
-            # every estimate on one side, some interval still meets the band: more games there (the fewest first)
-            got = refine(min(near, key=lambda v: cands[v].n) if near else best)
-            if got != "ok":
-                status = got
-                break
-            continue
-        a, b = min(crossings, key=lambda ab: min(abs(e[ab[0]][0] - target), abs(e[ab[1]][0] - target)))
-        n_ab = max(cands[a].n, cands[b].n)
-        short = [v for v in (a, b) if cands[v].n < n_ab]
-        if short:  # compare the bracket's ends on the same games (common dice), then split it
-            if spent + n_ab - cands[short[0]].n > max_games:
-                break
-            play(short[0], n_ab)
-            continue
-        if integer and b - a <= 1:
-            # estimates bracket the target between adjacent integers but one sits in the band: refine it
-            got = refine(best)
-            if got != "ok":
-                status = got
-                break
-            continue
-        if not integer and b - a < xtol:
-            got = refine(best)
-            if got != "ok":
-                status = got
-                break
-            continue
-        ma, mb = e[a][0], e[b][0]
-        root = a + (target - ma) * (b - a) / (mb - ma) if mb != ma else (a + b) / 2
-        w = b - a
-        root = min(max(root, a + 0.25 * w), b - 0.25 * w)
-        if integer:
-            root = float(min(max(round(root), a + 1), b - 1))
-        n_new = max(n0, n_ab)
-        if spent + n_new > max_games:
+            play(root, n_new)
+        if not (integer and status in (HIT, EDGE)):
             break
-        play(root, n_new)
-
-    best = min(cands, key=lambda v: (abs(est(cands[v])[0] - target), -cands[v].n))
-    if integer and status in (HIT, EDGE):  # the chosen integer's neighbours, for the answer line
+        # the chosen integer's neighbours (for the answer line) are played before the choice is made: when one
+        # of them lands nearer the target, the search goes on from it (more games there) instead of stopping on
+        # a value that is no longer the nearest
+        best = nearest(cands)
         c = int(best)
         n_side = max(n0, cands[float(c)].n // 4)
+        played = False
         for v in (c - 1, c + 1):
             if lo <= v <= hi and float(v) not in cands and spent + n_side <= max_games:
                 play(v, n_side)
+                played = True
+        if not played or nearest(cands) == best:
+            break
+    # the chosen value, once every value is played: among the values shown within the tolerance (the claim a
+    # hit makes), the one whose estimate is nearest the target; if none is, the nearest estimate. A value whose
+    # estimate is nearer only on fewer games (a budget cut the search short) is not preferred to one shown in
+    # the band: its nearer estimate is within its own noise.
+    inside = [v for v in cands if shown(v)]
+    best = nearest(inside or cands)
+    if inside and status in (EDGE, BUDGET):
+        status = HIT  # (a value was shown within the band after all)
     vs = sorted(cands)
     rows = []
     for v in vs:
