@@ -293,10 +293,11 @@ def _out_folder(out: str | None) -> Any:
         yield
 
 
-def _write_or_say(write: Any, text: str, target: Any, result: bool = True) -> None:
-    """Write a verb's files, then print ``text``; if writing fails (disk full, permissions changed while
-    simulating), a ``result`` is printed all the same (the computed numbers are not lost) and the failure is
-    one line naming the file (the one the OS names, else ``target``; exit 2)."""
+def _write_or_say(write: Any, text: str, target: Any, result: bool = True, wrote: str = "") -> None:
+    """Write a verb's files, then print ``text`` (and ``wrote``, the line naming the files written); if writing
+    fails (disk full, permissions changed while simulating, /proc to root), a ``result`` is printed all the same
+    (the computed numbers are not lost) but never ``wrote`` (no file is claimed that was not written), and the
+    failure is one line naming the file (the one the OS names, else ``target``; exit 2)."""
     from .files import WriteError
 
     kept = "; the result above was not saved" if result else ""
@@ -312,6 +313,8 @@ def _write_or_say(write: Any, text: str, target: Any, result: bool = True) -> No
             typer.echo(text)
         raise InputError(f"{e.message}{kept}", e.where) from None
     typer.echo(text)
+    if wrote:
+        typer.echo(wrote)
 
 
 @app.command(cls=Command, context_settings=GAME_OPTIONS)
@@ -931,13 +934,12 @@ def tune_cmd(
         tf = tn.load_tune_file(game)
         # --seed, --conf, --max-games, --points given with a file replace the file's values (recorded)
         tf = tn.override_tune_file(tf, seed=seed, conf=conf, max_games=max_games, points=points)
-        table, results = tn.run_tune_file(tf, out, threads=threads, progress=progress)
-        if fmt == "json":
-            typer.echo(json.dumps(tn.file_record(tf, results), indent=2))  # (what tune.json records)
-        else:
-            typer.echo(tn.format_answers(tf, table))
-            if out is not None:
-                typer.echo(f"-> {Path(out) / tf.name}")
+        table, results = tn.run_tune_file(tf, None, threads=threads, progress=progress)
+        # (what tune.json records)
+        text = json.dumps(tn.file_record(tf, results), indent=2) if fmt == "json" else tn.format_answers(tf, table)
+        wrote = f"-> {Path(out) / tf.name}" if out is not None and fmt != "json" else ""
+        _write_or_say(lambda: tn.write_tune_file(tf, table, results, out) if out is not None else None, text,
+                      Path(out) / tf.name if out is not None else None, wrote=wrote)
         return
     spec = get_game(game)
     for flag, v in (("--param", param), ("--target", target), ("--tolerance", tolerance)):
@@ -961,9 +963,8 @@ def tune_cmd(
                            integer=whole if integer is None else integer, seed=seed, conf=conf, max_games=max_games,
                            first_games=first_games, points=points, threads=threads, progress=progress)
         text = json.dumps(r.to_dict() | tn.made(), indent=2) if fmt == "json" else tn.format_family(r)
-        if out is not None and fmt != "json":
-            text += f"\n-> {out}/tune.json, candidates.csv, calibration.png"
-        _write_or_say(lambda: tn.write_tune(r, out) if out is not None else None, text, out)
+        wrote = f"-> {out}/tune.json, candidates.csv, calibration.png" if out is not None and fmt != "json" else ""
+        _write_or_say(lambda: tn.write_tune(r, out) if out is not None else None, text, out, wrote=wrote)
         return
     if tn.list_setting(spec, param, fx) is not None:  # a whole list: a schedule, element by element
         if range_ is None:
@@ -975,9 +976,9 @@ def tune_cmd(
                            seed=seed, conf=conf, max_games=max_games, first_games=first_games, points=points,
                            threads=threads, progress=progress)
         text = json.dumps(v.to_dict() | tn.made(), indent=2) if fmt == "json" else tn.format_vector(v)
-        if out is not None and fmt != "json":
-            text += f"\n-> {out}/tune.json, elements.csv, candidates.csv, calibration.png"
-        _write_or_say(lambda: tn.write_vector(v, out) if out is not None else None, text, out)
+        wrote = (f"-> {out}/tune.json, elements.csv, candidates.csv, calibration.png"
+                 if out is not None and fmt != "json" else "")
+        _write_or_say(lambda: tn.write_vector(v, out) if out is not None else None, text, out, wrote=wrote)
         return
     if monotone is not None:
         raise InputError(f"--monotone orders the elements of a list; {param} is a single number", "--monotone")
@@ -991,9 +992,8 @@ def tune_cmd(
                 integer=whole if integer is None else integer, seed=seed, conf=conf, max_games=max_games,
                 first_games=first_games, points=points, threads=threads, progress=progress)
     text = json.dumps(r.to_dict() | tn.made(), indent=2) if fmt == "json" else tn.format_result(r)
-    if out is not None and fmt != "json":
-        text += f"\n-> {out}/tune.json, candidates.csv, calibration.png"
-    _write_or_say(lambda: tn.write_tune(r, out) if out is not None else None, text, out)
+    wrote = f"-> {out}/tune.json, candidates.csv, calibration.png" if out is not None and fmt != "json" else ""
+    _write_or_say(lambda: tn.write_tune(r, out) if out is not None else None, text, out, wrote=wrote)
 
 
 @app.command(name="ladder", cls=Command)

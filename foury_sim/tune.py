@@ -19,9 +19,11 @@ Method (docs/tune.md):
   target gets more games (doubling) until its interval (Wilson for a rate, Student t for a mean) lies inside the
   band ``target ± tolerance`` or clearly outside it. Games go only to candidates near the target.
 * **Answer.** The chosen value is a measured candidate (its rate and interval are measured, not interpolated);
-  the values consistent with the target are those where the calibration band (the candidates' intervals,
-  joined linearly) contains the target. For an integer setting with no integer in the band, the two
-  neighbours that bracket the target are reported with their rates and intervals.
+  the values consistent with the target are those a monotone response does not rule out of the band
+  ``target ± tolerance`` (``band_interval``: between the last candidate whose interval lies wholly on the near
+  side of the band and the first wholly beyond it), so a chosen value shown within the band is one of them.
+  For an integer setting with no integer in the band, the two neighbours that bracket the target are reported
+  with their rates and intervals.
 
 A whole list is tuned either element by element to a curve of targets (``search_vector``) or, as a one-scalar
 family, through one number ``s`` (``schedule = base + s x step``, ``search_family``: the scalar search over ``s``,
@@ -153,21 +155,25 @@ def games_for_halfwidth(kind: str, target: float, half: float, conf: float, sd: 
 
 
 def band_interval(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, target: float, integer: bool,
-                  direction: int) -> tuple[float, float] | None:
-    """The values consistent with the target, for a response monotone in ``direction`` (+1 rising, -1 falling):
-    between the last candidate whose interval lies wholly on the near side of the target and the first whose
+                  direction: int, tolerance: float = 0.0) -> tuple[float, float] | None:
+    """The values consistent with the target, the band ``target ± tolerance`` (the values a tuning may answer
+    with; ``tolerance`` 0: the target alone), for a response monotone in ``direction`` (+1 rising, -1 falling):
+    between the last candidate whose interval lies wholly on the near side of the band and the first whose
     interval lies wholly beyond it (a monotone response between two candidates stays between their intervals,
-    so nothing narrower is honest without more candidates). An end of the range whose interval holds the
-    target is the interval's end (the truth may lie beyond the range). For an integer setting, the integers
-    strictly between (None if there are none: the target falls between two neighbours). ``direction`` 0: the
-    hull of the candidates whose interval holds the target."""
+    so nothing narrower is honest without more candidates). An end of the range whose interval meets the band is
+    the interval's end (the truth may lie beyond the range). For an integer setting, the integers strictly
+    between (None if there are none: the band falls between two neighbours). ``direction`` 0: the hull of the
+    candidates whose interval meets the band. A candidate whose own interval meets the band is always inside:
+    the chosen value of a tuning that hit the band (its interval inside the band) is one of the values reported
+    as consistent with it."""
     order = np.argsort(values)
     v, lo, hi = np.asarray(values, float)[order], np.asarray(lo, float)[order], np.asarray(hi, float)[order]
+    below, above = target - tolerance, target + tolerance
+    meets = (lo <= above) & (hi >= below)
     if direction == 0:
-        ok = (lo <= target) & (target <= hi)
-        return (float(v[ok].min()), float(v[ok].max())) if ok.any() else None
-    neg = hi < target if direction > 0 else lo > target  # wholly on the near side (below a rising response)
-    pos = lo > target if direction > 0 else hi < target  # wholly beyond
+        return (float(v[meets].min()), float(v[meets].max())) if meets.any() else None
+    neg = hi < below if direction > 0 else lo > above  # wholly on the near side (below a rising response)
+    pos = lo > above if direction > 0 else hi < below  # wholly beyond
     b_i = int(np.argmax(pos)) if pos.any() else len(v) - 1
     before = np.flatnonzero(neg[:b_i + 1])
     a_i = int(before.max()) if before.size else 0
@@ -175,6 +181,9 @@ def band_interval(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, target: fl
     if integer:
         a = a + 1 if neg[a_i] else a
         b = b - 1 if pos[b_i] else b
+    if meets.any():  # (a candidate against the monotone order, by chance: it is consistent all the same)
+        a, b = min(a, float(v[meets].min())), max(b, float(v[meets].max()))
+    if integer:
         return (a, b) if a <= b else None
     return a, b
 
@@ -274,111 +283,137 @@ def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi
         return "ok"
 
     warnings: list[str] = []
-    status = BUDGET
     direction = 0
     monotone = True
     neighbours: list[float] = []
     xtol = (hi - lo) * 1e-4
-    for _ in range(200):
-        vs = sorted(cands)
-        e = {v: est(cands[v]) for v in vs}
-        # direction from the two ends (paired), monotonicity from the adjacent pairs (paired, Holm)
-        d_end, p_end = paired_p(cands[vs[0]].x, cands[vs[-1]].x, kind, conf)
-        diffs = [paired_p(cands[a].x, cands[b].x, kind, conf) for a, b in zip(vs[:-1], vs[1:])]
-        direction = int(np.sign(d_end)) if p_end < 1 - conf else 0
-        if direction == 0:  # ends alike: the sign of the slope over every candidate (least squares)
-            ms = np.array([e[v][0] for v in vs])
-            slope = np.polyfit(vs, ms, 1)[0] if len(vs) > 1 else 0.0
-            direction = int(np.sign(slope))
-        padj = stats.adjust_pvalues(np.array([p for _, p in diffs]), "holm") if diffs else np.array([])
-        against = [(a, b) for (a, b), (d, _), p in zip(zip(vs[:-1], vs[1:]), diffs, padj)
-                   if p < 1 - conf and direction and np.sign(d) == -direction]
-        monotone = not against
-        g = {v: direction * (e[v][0] - target) for v in vs}  # > 0: beyond the target in the rising direction
-        # the best candidate: estimate nearest the target
-        best = min(vs, key=lambda v: (abs(e[v][0] - target), -cands[v].n))
-        b_est, b_lo, b_hi = e[best]
-        if band[0] <= b_lo and b_hi <= band[1]:
-            status = HIT
-            break
-        crossings = [(a, b) for a, b in zip(vs[:-1], vs[1:]) if (g[a] <= 0 < g[b]) or (g[b] <= 0 < g[a])]
-        near = [v for v in vs if e[v][1] <= band[1] and e[v][2] >= band[0]]  # interval meets the band
-        if not crossings:
-            if all(g[v] > 0 for v in vs) or all(g[v] <= 0 for v in vs):
-                if not near:  # every interval is on one side of the band
-                    status = FLAT if direction == 0 or p_end >= 1 - conf else NOT_REACHED
-                    break
-        # integer: the target between two adjacent integers
-        if integer:
-            adj = [(a, b) for a, b in crossings if b - a == 1]
-            if adj and not any(band[0] <= e[v][0] <= band[1] for v in vs):
-                a, b = adj[0]
-                undecided = [v for v in (a, b) if e[v][1] < band[1] and e[v][2] > band[0]]
-                if not undecided:
-                    status = BETWEEN
-                    neighbours = [a, b]
-                    break
-                v = min(undecided, key=lambda v: cands[v].n)
-                got = refine(v)
+
+    def nearest(among: Any) -> float:
+        """The candidate whose estimate is nearest the target (ties: the one with more games)."""
+        return min(among, key=lambda v: (abs(est(cands[v])[0] - target), -cands[v].n))
+
+    def shown(v: float) -> bool:
+        """``v``'s interval lies inside the band (shown within the tolerance)."""
+        _, lo_v, hi_v = est(cands[v])
+        return band[0] <= lo_v and hi_v <= band[1]
+
+    while True:  # (again when a neighbour of the value the search stopped on turns out nearer the target)
+        status = BUDGET
+        for _ in range(200):
+            vs = sorted(cands)
+            e = {v: est(cands[v]) for v in vs}
+            # direction from the two ends (paired), monotonicity from the adjacent pairs (paired, Holm)
+            d_end, p_end = paired_p(cands[vs[0]].x, cands[vs[-1]].x, kind, conf)
+            diffs = [paired_p(cands[a].x, cands[b].x, kind, conf) for a, b in zip(vs[:-1], vs[1:])]
+            direction = int(np.sign(d_end)) if p_end < 1 - conf else 0
+            if direction == 0:  # ends alike: the sign of the slope over every candidate (least squares)
+                ms = np.array([e[v][0] for v in vs])
+                slope = np.polyfit(vs, ms, 1)[0] if len(vs) > 1 else 0.0
+                direction = int(np.sign(slope))
+            padj = stats.adjust_pvalues(np.array([p for _, p in diffs]), "holm") if diffs else np.array([])
+            against = [(a, b) for (a, b), (d, _), p in zip(zip(vs[:-1], vs[1:]), diffs, padj)
+                       if p < 1 - conf and direction and np.sign(d) == -direction]
+            monotone = not against
+            g = {v: direction * (e[v][0] - target) for v in vs}  # > 0: beyond the target in the rising direction
+            # the best candidate: estimate nearest the target
+            best = min(vs, key=lambda v: (abs(e[v][0] - target), -cands[v].n))
+            b_est, b_lo, b_hi = e[best]
+            if band[0] <= b_lo and b_hi <= band[1]:
+                status = HIT
+                break
+            crossings = [(a, b) for a, b in zip(vs[:-1], vs[1:]) if (g[a] <= 0 < g[b]) or (g[b] <= 0 < g[a])]
+            near = [v for v in vs if e[v][1] <= band[1] and e[v][2] >= band[0]]  # interval meets the band
+            if not crossings:
+                if all(g[v] > 0 for v in vs) or all(g[v] <= 0 for v in vs):
+                    if not near:  # every interval is on one side of the band
+                        status = FLAT if direction == 0 or p_end >= 1 - conf else NOT_REACHED
+                        break
+            # integer: the target between two adjacent integers
+            if integer:
+                adj = [(a, b) for a, b in crossings if b - a == 1]
+                if adj and not any(band[0] <= e[v][0] <= band[1] for v in vs):
+                    a, b = adj[0]
+                    undecided = [v for v in (a, b) if e[v][1] < band[1] and e[v][2] > band[0]]
+                    if not undecided:
+                        status = BETWEEN
+                        neighbours = [a, b]
+                        break
+                    v = min(undecided, key=lambda v: cands[v].n)
+                    got = refine(v)
+                    if got != "ok":
+                        status, neighbours = got, [a, b]
+                        break
+                    continue
+            # refine the best candidate while its estimate is in the middle half of the band (a candidate near an
+            # edge of the band is not refined: a value nearer the target is sought in its bracket instead)
+            in_band = abs(b_est - target) <= tolerance / 2 or (integer and band[0] <= b_est <= band[1])
+            if in_band or (not crossings and best in near):
+                got = refine(best)
                 if got != "ok":
-                    status, neighbours = got, [a, b]
+                    status = got
                     break
                 continue
-        # refine the best candidate while its estimate is in the middle half of the band (a candidate near an
-        # edge of the band is not refined: a value nearer the target is sought in its bracket instead)
-        in_band = abs(b_est - target) <= tolerance / 2 or (integer and band[0] <= b_est <= band[1])
-        if in_band or (not crossings and best in near):
-            got = refine(best)
-            if got != "ok":
-                status = got
+            if not crossings:
+                # every estimate on one side, some interval still meets the band: more games there (the fewest first)
+                got = refine(min(near, key=lambda v: cands[v].n) if near else best)
+                if got != "ok":
+                    status = got
+                    break
+                continue
+            a, b = min(crossings, key=lambda ab: min(abs(e[ab[0]][0] - target), abs(e[ab[1]][0] - target)))
+            n_ab = max(cands[a].n, cands[b].n)
+            short = [v for v in (a, b) if cands[v].n < n_ab]
+            if short:  # compare the bracket's ends on the same games (common dice), then split it
+                if spent + n_ab - cands[short[0]].n > max_games:
+                    break
+                play(short[0], n_ab)
+                continue
+            if integer and b - a <= 1:
+                # estimates bracket the target between adjacent integers but one sits in the band: refine it
+                got = refine(best)
+                if got != "ok":
+                    status = got
+                    break
+                continue
+            if not integer and b - a < xtol:
+                got = refine(best)
+                if got != "ok":
+                    status = got
+                    break
+                continue
+            ma, mb = e[a][0], e[b][0]
+            root = a + (target - ma) * (b - a) / (mb - ma) if mb != ma else (a + b) / 2
+            w = b - a
+            root = min(max(root, a + 0.25 * w), b - 0.25 * w)
+            if integer:
+                root = float(min(max(round(root), a + 1), b - 1))
+            n_new = max(n0, n_ab)
+            if spent + n_new > max_games:
                 break
-            continue
-        if not crossings:
-            # every estimate on one side, some interval still meets the band: more games there (the fewest first)
-            got = refine(min(near, key=lambda v: cands[v].n) if near else best)
-            if got != "ok":
-                status = got
-                break
-            continue
-        a, b = min(crossings, key=lambda ab: min(abs(e[ab[0]][0] - target), abs(e[ab[1]][0] - target)))
-        n_ab = max(cands[a].n, cands[b].n)
-        short = [v for v in (a, b) if cands[v].n < n_ab]
-        if short:  # compare the bracket's ends on the same games (common dice), then split it
-            if spent + n_ab - cands[short[0]].n > max_games:
-                break
-            play(short[0], n_ab)
-            continue
-        if integer and b - a <= 1:
-            # estimates bracket the target between adjacent integers but one sits in the band: refine it
-            got = refine(best)
-            if got != "ok":
-                status = got
-                break
-            continue
-        if not integer and b - a < xtol:
-            got = refine(best)
-            if got != "ok":
-                status = got
-                break
-            continue
-        ma, mb = e[a][0], e[b][0]
-        root = a + (target - ma) * (b - a) / (mb - ma) if mb != ma else (a + b) / 2
-        w = b - a
-        root = min(max(root, a + 0.25 * w), b - 0.25 * w)
-        if integer:
-            root = float(min(max(round(root), a + 1), b - 1))
-        n_new = max(n0, n_ab)
-        if spent + n_new > max_games:
+            play(root, n_new)
+        if not (integer and status in (HIT, EDGE)):
             break
-        play(root, n_new)
-
-    best = min(cands, key=lambda v: (abs(est(cands[v])[0] - target), -cands[v].n))
-    if integer and status in (HIT, EDGE):  # the chosen integer's neighbours, for the answer line
+        # the chosen integer's neighbours (for the answer line) are played before the choice is made: when one
+        # of them lands nearer the target, the search goes on from it (more games there) instead of stopping on
+        # a value that is no longer the nearest
+        best = nearest(cands)
         c = int(best)
         n_side = max(n0, cands[float(c)].n // 4)
+        played = False
         for v in (c - 1, c + 1):
             if lo <= v <= hi and float(v) not in cands and spent + n_side <= max_games:
                 play(v, n_side)
+                played = True
+        if not played or nearest(cands) == best:
+            break
+    # the chosen value, once every value is played: among the values shown within the tolerance (the claim a
+    # hit makes), the one whose estimate is nearest the target; if none is, the nearest estimate. A value whose
+    # estimate is nearer only on fewer games (a budget cut the search short) is not preferred to one shown in
+    # the band: its nearer estimate is within its own noise.
+    inside = [v for v in cands if shown(v)]
+    best = nearest(inside or cands)
+    if inside and status in (EDGE, BUDGET):
+        status = HIT  # (a value was shown within the band after all)
     vs = sorted(cands)
     rows = []
     for v in vs:
@@ -390,7 +425,8 @@ def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi
         interval = None
     else:
         interval = band_interval(table["value"].to_numpy(float), table["lo"].to_numpy(float),
-                                 table["hi"].to_numpy(float), target, integer, direction if monotone else 0)
+                                 table["hi"].to_numpy(float), target, integer, direction if monotone else 0,
+                                 tolerance)
     if integer and status != HIT and not neighbours:
         g_now = {v: direction * (est(cands[v])[0] - target) for v in vs}
         adj = [(a, b) for a, b in zip(vs[:-1], vs[1:]) if b - a == 1 and (g_now[a] <= 0 < g_now[b]
@@ -928,8 +964,6 @@ def run_tune_file(tf: TuneFile, out_root: str | Path | None = None, *, threads: 
                   progress: bool | None = None) -> tuple[pd.DataFrame, list[TuneResult]]:
     """One tuning per cell; the table of answers (one row per cell). With ``out_root``: ``OUT/NAME/`` gets
     ``answers.csv``, ``tune.json`` (every record, the file's text) and ``CELL/calibration.png`` per cell."""
-    from .files import atomic_write, save_figure, write_frame
-
     if tf.vector is not None:
         return run_vector_file(tf, out_root, threads=threads, progress=progress)
     results: list[TuneResult] = []
@@ -951,21 +985,40 @@ def run_tune_file(tf: TuneFile, out_root: str | Path | None = None, *, threads: 
         rows.append(row)
     table = pd.DataFrame(rows)
     if out_root is not None:
-        d = Path(out_root) / tf.name
-        d.mkdir(parents=True, exist_ok=True)
-        write_frame(table, d / "answers.csv")
-        atomic_write(d / "tune.json", json.dumps(file_record(tf, results), indent=2))
-        import matplotlib.pyplot as plt
+        write_tune_file(tf, table, results, out_root)
+    return table, results
 
-        for i, (cell, r) in enumerate(zip(tf.cells, results)):
-            label = "_".join(f"{v}" for v in cell.values()) or "all"
-            label = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in label)
+
+def write_tune_file(tf: TuneFile, table: pd.DataFrame, results: list[Any], out_root: str | Path) -> Path:
+    """A tuning file's answers in ``OUT/NAME/`` (``run_tune_file``, ``run_vector_file``): ``answers.csv``,
+    ``tune.json``, a calibration figure per cell (and ``elements.csv`` for a list). Kept apart from the tuning so
+    that the CLI prints the answers before a folder that cannot be written is named."""
+    from .files import atomic_write, save_figure, write_frame
+
+    d = Path(out_root) / tf.name
+    d.mkdir(parents=True, exist_ok=True)
+    write_frame(table, d / "answers.csv")
+    if tf.vector is not None:
+        write_frame(pd.concat([v.table().assign(**dict(cell)) for cell, v in zip(tf.cells, results)],
+                              ignore_index=True), d / "elements.csv")
+    atomic_write(d / "tune.json", json.dumps(file_record(tf, results), indent=2))
+    import matplotlib.pyplot as plt
+
+    for i, (cell, r) in enumerate(zip(tf.cells, results)):
+        label = "_".join(f"{v}" for v in cell.values()) or "all"
+        label = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in label)
+        if tf.vector is not None:
+            fig = vector_figure(r)
+            if cell:
+                fig.suptitle(f"{', '.join(f'{k}={x}' for k, x in cell.items())}: " + fig._suptitle.get_text(),
+                             fontsize=9)
+        else:
             fig = calibration_figure(r, r.extra.get("axis_label"))
             fig.axes[0].set_title(f"{', '.join(f'{k}={v}' for k, v in cell.items()) or tf.name}: "
                                   f"{r.metric} against {r.param}", fontsize=10)
-            save_figure(fig, d / f"{i:02d}_{label}_calibration.png", dpi=110)
-            plt.close(fig)
-    return table, results
+        save_figure(fig, d / f"{i:02d}_{label}_calibration.png", dpi=110)
+        plt.close(fig)
+    return d
 
 
 def format_answers(tf: TuneFile, table: pd.DataFrame) -> str:
@@ -1445,10 +1498,8 @@ def run_vector_file(tf: TuneFile, out_root: str | Path | None = None, *, threads
                     progress: bool | None = None) -> tuple[pd.DataFrame, list[VectorResult]]:
     """``run_tune_file`` for a whole list: one schedule per cell; ``OUT/NAME/`` gets ``answers.csv``,
     ``elements.csv`` (every cell's elements), ``tune.json`` and ``CELL_calibration.png`` per cell."""
-    from .files import atomic_write, save_figure, write_frame
-
     results: list[VectorResult] = []
-    rows, elems = [], []
+    rows = []
     for cell in tf.cells:
         v = tune_vector(tf.game, tf.param, str(tf.vector), tf.tolerance, fixed=dict(tf.fixed) | cell, lo=tf.lo,
                         hi=tf.hi, integer=tf.integer, monotone=tf.monotone, seed=tf.seed, conf=tf.conf,
@@ -1458,25 +1509,9 @@ def run_vector_file(tf: TuneFile, out_root: str | Path | None = None, *, threads
         rows.append(dict(cell) | {"schedule": ",".join(fmt_value(x, tf.integer) for x in v.schedule),
                                   "statuses": ",".join(v.statuses), "games": v.games,
                                   "answer": vector_answer_line(v)})
-        elems.append(v.table().assign(**{k: val for k, val in cell.items()}))
     table = pd.DataFrame(rows)
     if out_root is not None:
-        d = Path(out_root) / tf.name
-        d.mkdir(parents=True, exist_ok=True)
-        write_frame(table, d / "answers.csv")
-        write_frame(pd.concat(elems, ignore_index=True), d / "elements.csv")
-        atomic_write(d / "tune.json", json.dumps(file_record(tf, results), indent=2))
-        import matplotlib.pyplot as plt
-
-        for i, (cell, v) in enumerate(zip(tf.cells, results)):
-            label = "_".join(f"{x}" for x in cell.values()) or "all"
-            label = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in label)
-            fig = vector_figure(v)
-            if cell:
-                fig.suptitle(f"{', '.join(f'{k}={x}' for k, x in cell.items())}: " + fig._suptitle.get_text(),
-                             fontsize=9)
-            save_figure(fig, d / f"{i:02d}_{label}_calibration.png", dpi=110)
-            plt.close(fig)
+        write_tune_file(tf, table, results, out_root)
     return table, results
 
 

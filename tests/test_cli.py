@@ -696,9 +696,12 @@ def test_an_empty_path_is_refused_where_it_is_given(args, where, what):
 def test_a_run_out_folder_that_cannot_be_made_is_one_line(tmp_path, monkeypatch):
     """``run --out`` in a place where no folder can be made, though it looks writable (``/proc`` to root), ended
     in a traceback (exit 1) from the folder's ``mkdir``: one line naming the folder, exit 2."""
+    from foury_sim import cli as cli_module
     from foury_sim import inputs
 
-    monkeypatch.setattr(inputs, "check_out_dir", lambda path, where="--out": Path(path))  # (in-process cli only)
+    let_through = lambda path, where="--out": Path(path)  # noqa: E731  (in-process cli only)
+    monkeypatch.setattr(inputs, "check_out_dir", let_through)
+    monkeypatch.setattr(cli_module, "check_out_dir", let_through)  # (the name cli bound when first imported)
     target = tmp_path / "file" / "folder"
     (tmp_path / "file").write_text("a file, not a folder")
     r = cli("run", "delve", "--games", "10", "--out", str(target))

@@ -176,6 +176,48 @@ def test_values_consistent_with_the_target_lie_between_the_last_clearly_below_an
     assert band_interval(v[:2], np.array([0.1, 0.4]), np.array([0.2, 0.5]), 0.3, integer=True, direction=1) is None
 
 
+def test_the_chosen_value_is_among_the_values_consistent_with_the_target():
+    """``tune foury --param santa.hourglass --target win=0.5 --tolerance 0.03 --range 20,80`` chose 41 (51.3 %
+    [50.3, 52.4], inside the band: hit) and said "consistent with the target (95 %): 42 to 49": the consistent
+    values were those that could give exactly 50 %, and 41's interval lies above 50 %. They are now the values a
+    monotone response does not rule out of the band 50 ± 3 % (the band ``hit`` is judged on), so a value shown
+    within it is one of them."""
+    v = np.array([20.0, 35.0, 41.0, 50.0, 65.0, 80.0])
+    lo = np.array([0.839, 0.561, 0.503, 0.266, 0.132, 0.099])
+    hi = np.array([0.917, 0.677, 0.524, 0.378, 0.223, 0.182])
+    # 35 lies wholly above 53 %, 50 wholly below 47 %: any of 36 .. 49 may be within 50 ± 3 %
+    assert band_interval(v, lo, hi, 0.5, integer=True, direction=-1, tolerance=0.03) == (36.0, 49.0)
+    # synthetic: only v = 4 is in 30 ± 2 % (0.31, one point off the target), 3 gives 0.38 and 5 gives 0.24
+    p = lambda v: 0.31 - 0.07 * (v - 4)  # noqa: E731
+    off_target = 0
+    for seed in range(10):
+        r = search(bernoulli(p, seed), target=0.30, tolerance=0.02, lo=0, hi=8, integer=True)
+        assert r.status == HIT and r.value == 4
+        assert r.interval[0] <= r.value <= r.interval[1], (seed, r.interval)
+        off_target += r.row(4)["lo"] > 0.30  # its interval in the band but wholly above the target itself
+    assert off_target >= 3, off_target  # (the case of the finding is exercised)
+
+
+def test_the_chosen_value_is_chosen_after_its_neighbours_are_played():
+    """``tune foury --param enemies.orc.base --target win=0.15 --tolerance 0.03 --range -2,6 --fixed hero=kael
+    --max-games 8000`` chose 2 (14.3 %) although 3 gave 15.4 %: the choice was made before the chosen integer's
+    neighbours were played (on a quarter of its games), and never looked at again. The neighbours are now played
+    before the search stops; 3's nearer estimate sends the search on (3 gets more games: 12.3 %, below 2's, as
+    a falling response must be), and the chosen value is the candidate nearest the target, shown in the band."""
+    r = cli("tune", "foury", "--param", "enemies.orc.base", "--target", "win=0.15", "--tolerance", "0.03",
+            "--range", "-2,6", "--fixed", "hero=kael", "--max-games", "8000", "--format", "json", "--threads", "1",
+            "--no-progress")
+    assert r.returncode == 0, r.stderr
+    rec = json.loads(r.stdout)
+    assert rec["status"] == HIT and rec["direction"] == -1
+    rows = {c["value"]: c for c in rec["candidates"]}
+    nearest = min(rows.values(), key=lambda c: (abs(c["estimate"] - 0.15), -c["games"]))
+    assert rec["value"] == nearest["value"], (rec["value"], {v: c["estimate"] for v, c in rows.items()})
+    assert rows[rec["value"]]["in_band"]
+    assert {rec["value"] - 1, rec["value"] + 1} <= set(rows)  # both neighbours measured, in the answer line
+    assert rows[3]["games"] > 272  # (3, nearer on its first 272 games, was given more)
+
+
 def test_calibration_figure_has_labels_band_and_chosen_value():
     r = search(bernoulli(lambda v: 0.10 + 0.07 * v, 1), target=0.30, tolerance=0.02, lo=0, hi=8, integer=True,
                param="enemies.orc.base")
@@ -331,6 +373,40 @@ def test_every_form_of_tune_records_the_same_provenance_in_tune_json(tmp_path):
                str(again)).returncode == 0
     rec = json.loads((again / "one" / "tune.json").read_text())
     assert [t["candidates"] for t in rec["tunings"]] == [t["candidates"] for t in recs["one file"]["tunings"]]
+
+
+@pytest.mark.parametrize("form", ["one number", "family", "list", "one file", "list file"])
+def test_an_out_folder_that_cannot_be_written_prints_the_result_and_claims_no_file(tmp_path, monkeypatch, form):
+    """``tune --out`` where no folder can be made, though it passes the check before the games (``/proc`` to root;
+    here a folder under a regular file, with the check let through) printed "-> OUT/tune.json, candidates.csv,
+    calibration.png" and then said the files could not be written; a tuning file's ``--out`` ended in a traceback
+    (exit 1) and lost the answers. Now: the result, then one line naming the folder, exit 2, no "->" line."""
+    from foury_sim import cli as cli_module
+
+    monkeypatch.setattr(cli_module, "check_out_dir", lambda path, where="--out": path)
+    (tmp_path / "file").write_text("a file, not a folder")
+    out = tmp_path / "file" / "folder"
+    one = ["--param", "dragon.threshold", "--target", "win=0.3", "--tolerance", "0.05", "--range", "2,6",
+           "--fixed", "hero=knight", "--max-games", "1500"]
+    f1, f2 = tmp_path / "one.toml", tmp_path / "whole.toml"
+    f1.write_text('name = "one"\ngame = "delve"\nseed = 7\nparam = "dragon.threshold"\ntarget = "win=0.3"\n'
+                  'tolerance = 0.05\nrange = [2, 6]\nmax_games = 1500\n[fixed]\nhero = "knight"\n')
+    f2.write_text('name = "whole"\ngame = "delve"\nseed = 7\nparam = "score.rank_thresholds"\n'
+                  'target = "rank>=i=-,0.6,0.3,-,-"\ntolerance = 0.06\nrange = [1, 60]\nmax_games = 1500\n')
+    args = {"one number": ["delve", *one],
+            "family": ["delve", "--param", "score.rank_thresholds", "--family", "scale", "--target", "win=0.3",
+                       "--tolerance", "0.05", "--range", "0,2", "--continuous", "--max-games", "1500"],
+            "list": ["delve", "--param", "score.rank_thresholds", "--target", "rank>=i=-,0.6,0.3,-,-",
+                     "--tolerance", "0.06", "--range", "1,60", "--max-games", "1500"],
+            "one file": [str(f1)], "list file": [str(f2)]}[form]
+    r = cli("tune", *args, "--threads", "1", "--no-progress", "--out", str(out))
+    assert r.returncode == 2, r.stderr
+    assert r.stdout.strip() and "->" not in r.stdout  # the result, and no file claimed
+    assert " games" in r.stdout  # (every form's answer ends with the games it spent)
+    where = out / f1.stem if form == "one file" else out / f2.stem if form == "list file" else out
+    assert r.stderr.startswith(f"foury-sim: error: {where}: could not be written (")
+    assert r.stderr.endswith("; the result above was not saved\n") and r.stderr.count("\n") == 1
+    assert not out.exists()
 
 
 @pytest.mark.parametrize("args, message", [

@@ -69,7 +69,11 @@ def test_each_element_finds_its_known_monotone_root():
     for i, r in enumerate(v.elements):
         row = r.row(roots[i])
         assert 0.47 <= row["lo"] and row["hi"] <= 0.53
-        assert r.interval == (roots[i], roots[i])  # the neighbours at 0.42 and 0.58 lie clearly outside
+        # the values consistent with 0.5 ± 0.03: the root, bounded by the candidates shown outside the band (the
+        # neighbours at 0.42 and 0.58 are, but their intervals on a quarter of the games may reach into it)
+        assert r.interval[0] <= roots[i] <= r.interval[1]
+        outside = r.table[(r.table["hi"] < 0.47) | (r.table["lo"] > 0.53)]["value"]
+        assert not any(r.interval[0] <= x <= r.interval[1] for x in outside), (r.interval, list(outside))
     assert v.games == sum(r.games for r in v.elements) <= 200_000
     assert v.bounds == [(0, 10), (1, 10), (3, 10), (4, 10)]  # each element searched from the previous value
 
