@@ -1,5 +1,6 @@
 """Rooms rules a user changes (``--rules``, ``--set``): a monster's attack switched between dice and a pattern (an
-attack given with its ``kind`` replaces the shipped one whole)."""
+attack given with its ``kind`` replaces the shipped one whole); a deck the user emptied is blamed on the user's line,
+not on the shipped dungeon's."""
 
 from __future__ import annotations
 
@@ -55,3 +56,31 @@ def test_a_set_of_an_attacks_kind_says_to_give_the_whole_attack(sets):
     assert e.value.where == f"--set {sets[0].split('=')[0]}"
     assert "give the whole table, e.g. --set 'monsters.rat.attack={kind = " in e.value.message
     assert load_heroes(None, ["monsters.rat.attack.kind=dice"]).monsters["rat"].row[L.M_ATK_DICE] == 1  # unchanged
+
+
+DEALT = ("rat_den", "spider_nest", "goblin_camp", "crypt", "spike_trap", "treasure_chest", "fountain", "blacksmith",
+         "warp_room", "bounty_hunter", "shop")
+
+
+def test_a_deck_the_user_emptied_is_blamed_on_the_users_line_with_the_dungeons(tmp_path):
+    """Every ``deck.*.count = 0`` in a rules file (or by ``--set``): the error is at the user's count, and names the
+    shipped dungeon's dealt cell in its message (it was at the shipped dungeon's line only)."""
+    f = tmp_path / "empty.toml"
+    f.write_text("# no cards\n" + "".join(f"[deck.{n}]\ncount = 0\n" for n in DEALT))
+    with pytest.raises(InputError) as e:
+        load_ruleset(str(f))
+    assert e.value.where == f"{f}:3:1"
+    assert e.value.message.startswith("the deck holds 0 cards (deck.*.count) but ")
+    assert "dungeons/dealt.txt:4:1 deals 18 cells ('?')" in e.value.message
+    with pytest.raises(InputError) as e:
+        load_ruleset(None, ["deck.rat_den.count=0", "deck.spike_trap.count=0", "deck.treasure_chest.count=0",
+                            "deck.fountain.count=0", "deck.crypt.count=0", "deck.warp_room.count=0"])
+    assert e.value.where == "--set deck.rat_den.count=0" and "deals 18 cells" in e.value.message
+
+
+def test_a_users_dungeon_dealing_more_than_the_deck_stays_at_its_cell(tmp_path):
+    d = tmp_path / "big.txt"
+    d.write_text("start ? ? ? ? ? ?\n? ? ? ? ? ? ?\n? ? ? ? ? ? ?\n? ? ? ? ? ? dragon_lair\n")
+    with pytest.raises(InputError) as e:
+        load_ruleset(None, None, str(d))
+    assert e.value.where == f"{d}:4:5" and "26 cells are dealt ('?') but the deck holds 22 cards" in e.value.message

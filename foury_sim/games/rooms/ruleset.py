@@ -573,13 +573,25 @@ def load_ruleset(rules_path: str | Path | None = None, overrides: list[str] | No
         raise InputError(f"navigation.dungeon must be a dungeon name or file, not {show_value(name)}",
                          rf.where("navigation.dungeon"))
     dg = load_dungeon(name, names, tuple(int(k) for k in cards[:, L.CD_KIND]), len(deck),
-                      "--map" if dungeon else rf.where("navigation.dungeon"))
+                      "--map" if dungeon else rf.where("navigation.dungeon"), _deck_where(rf, names, name))
     nav[L.N_ROWS] = dg.rows
     nav[L.N_COLS_] = dg.cols
     _race(rf, nav)
     found = assume.check_plausible_within_valid(dice_rules.assumptions, RANGES)
     return RoomsRules(dice_rules, nav, cards, names, deck, dg, rf.path, dict(rf.overridden), found, rf.data,
                       dict(options))
+
+
+def _deck_where(rf: RuleFile, names: tuple[str, ...], dungeon: str) -> str | None:
+    """Where a deck too small for a shipped dungeon's dealt cells is the user's doing: the first ``deck.*.count``
+    a ``--set`` or the user's ``--rules`` file changed (None when the counts are the shipped ones, or the dungeon is
+    the user's file: the error is then at the dungeon's cell)."""
+    from .board import builtin_dungeons
+
+    if dungeon not in builtin_dungeons() or not names:
+        return None
+    at = rf.blame(*(f"deck.{n}.count" for n in names))
+    return None if at.startswith(rf.shipped.path) else at
 
 
 def heroes(ruleset: RoomsRules) -> list[str]:
