@@ -33,6 +33,8 @@ class RuleFile:
         self.path = path
         self.layers: list[RuleFile] = list(layers or [])
         self.overridden: dict[str, str] = {}
+        #: tables a user's table replaces whole (``merge``'s ``whole_tables``), kept for ``apply_overrides``
+        self.whole_tables: dict[str, str] = {}
 
     @property
     def shipped(self) -> RuleFile:
@@ -94,11 +96,26 @@ def load(path: str | Path) -> RuleFile:
     return RuleFile(data, text, str(p))
 
 
+def whole_marker(dotted: str, whole_tables: dict[str, str]) -> str | None:
+    """The marker key of the whole table ``dotted`` stands for (a pattern of ``whole_tables``, ``*`` one part:
+    ``monsters.*.attack``), else None."""
+    parts = dotted.split(".")
+    for pat, marker in whole_tables.items():
+        pp = pat.split(".")
+        if len(pp) == len(parts) and all(a in ("*", b) for a, b in zip(pp, parts, strict=True)):
+            return marker
+    return None
+
+
 def merge(base: dict[str, Any], over: dict[str, Any], user: RuleFile, open_tables: tuple[str, ...] = (),
-          path: str = "") -> None:
+          path: str = "", whole_tables: dict[str, str] | None = None) -> None:
     """Deep-merge ``over`` (the data of ``user``) into ``base``. A key the defaults do not have is an
     error at its ``file:line``, except inside ``open_tables`` (top-level tables where a user's file may
-    add entries: new heroes, new treasure kinds, its own assumptions)."""
+    add entries: new heroes, new treasure kinds, its own assumptions). ``whole_tables`` (a dotted pattern,
+    ``*`` one part -> its marker key): a table whose keys depend on its marker (a kind of attack with its own
+    keys) is replaced whole by a user's table that gives the marker, not merged key by key (the shipped
+    table's other keys would be left over)."""
+    whole_tables = whole_tables or {}
     for k, v in over.items():
         dotted = f"{path}.{k}" if path else k
         if k not in base and path.split(".", 1)[0] not in open_tables:
@@ -106,27 +123,30 @@ def merge(base: dict[str, Any], over: dict[str, Any], user: RuleFile, open_table
         if k in base and isinstance(base[k], dict) != isinstance(v, dict):
             what = "a table of keys" if isinstance(base[k], dict) else "a single value, not a table"
             raise InputError(f"{dotted} must be {what}", user.where(dotted))
-        if isinstance(v, dict) and isinstance(base.get(k), dict):
-            merge(base[k], v, user, open_tables, dotted)
+        marker = whole_marker(dotted, whole_tables) if isinstance(v, dict) else None
+        if isinstance(v, dict) and isinstance(base.get(k), dict) and not (marker and marker in v):
+            merge(base[k], v, user, open_tables, dotted, whole_tables)
         else:
-            base[k] = v
+            base[k] = copy.deepcopy(v)
 
 
 def load_ruleset_file(defaults: str | Path, rules_path: str | Path | None = None,
                       overrides: list[str] | dict[str, Any] | None = None,
-                      open_tables: tuple[str, ...] = ()) -> RuleFile:
+                      open_tables: tuple[str, ...] = (), whole_tables: dict[str, str] | None = None) -> RuleFile:
     """The ruleset a run plays, the same way for every game: the shipped ``defaults``, a user's
     ``--rules`` file deep-merged over them (a partial file changes only what it names; see ``merge``
-    for unknown keys), then ``--set`` overrides. The result remembers where each key came from
-    (``where``), and its ``shipped`` defaults and ``users`` files (for the assumptions)."""
+    for unknown keys and the ``whole_tables`` a user's table replaces whole), then ``--set`` overrides.
+    The result remembers where each key came from (``where``), and its ``shipped`` defaults and ``users``
+    files (for the assumptions)."""
     shipped = load(defaults)
     if rules_path is None:
         rf = RuleFile(shipped.data, shipped.text, shipped.path, [shipped])
     else:
         user = load(rules_path)
         data = copy.deepcopy(shipped.data)
-        merge(data, user.data, user, open_tables)
+        merge(data, user.data, user, open_tables, whole_tables=whole_tables)
         rf = RuleFile(data, user.text, user.path, [shipped, user])
+    rf.whole_tables = dict(whole_tables or {})
     return apply_overrides(rf, overrides)
 
 
@@ -348,6 +368,27 @@ def check_element(data: dict[str, Any], path: str, index: int, at: str) -> list[
     return node
 
 
+def _check_whole(rf: RuleFile, key: str, value: Any, given: str) -> None:
+    """A ``--set`` of a whole table's marker (``monsters.rat.attack.kind``) that changes it, or of a key the whole
+    table has not (one of another kind's keys), is one error saying to give the whole table (``merge``'s
+    ``whole_tables``): the table's other keys belong to its marker."""
+    if "." not in key:
+        return
+    table, last = key.rsplit(".", 1)
+    marker = whole_marker(table, rf.whole_tables)
+    current = rf.get(table)
+    if marker is None or not isinstance(current, dict):
+        return
+    if last == marker and value != current.get(marker):
+        new = f'"{value}"' if isinstance(value, str) else show_value(value)
+        raise InputError(f"{table}.{marker} decides which keys {table} has: give the whole table, e.g. "
+                         f"--set '{table}={{{marker} = {new}, ...}}'", f"--set {given}")
+    if last not in current:
+        raise InputError(f"unknown ruleset key {key!r}: {table} has {', '.join(map(str, current))} (its "
+                         f"{marker} = {show_value(current.get(marker))}); to change its {marker}, give the whole "
+                         f"table, e.g. --set '{table}={{{marker} = ..., ...}}'", f"--set {given}")
+
+
 def apply_overrides(rf: RuleFile, overrides: list[str] | dict[str, Any] | None) -> RuleFile:
     """Return a copy of ``rf`` with ``key=value`` overrides applied.
 
@@ -355,7 +396,8 @@ def apply_overrides(rf: RuleFile, overrides: list[str] | dict[str, Any] | None) 
     (``monster_bonus``). Only keys that exist in the ruleset may be set; a table (``heroes.kael.start``)
     takes only a table (``{ hearts = 6, ... }``), a single value only a single value or a list. One element
     of a list is ``KEY[INDEX]``, 0-based (``round.monster_bonus[2]=3`` sets the third, the others stay); an
-    index beyond the list or a key that is no list is refused. Every error names ``--set KEY``.
+    index beyond the list or a key that is no list is refused; a whole table's marker (``whole_tables``) is
+    changed only with the whole table (``_check_whole``). Every error names ``--set KEY``.
     """
     if not overrides:
         return rf
@@ -374,10 +416,12 @@ def apply_overrides(rf: RuleFile, overrides: list[str] | dict[str, Any] | None) 
             items.append((k.strip(), _parse_value(v.strip()), shown))
     out = RuleFile(copy.deepcopy(rf.data), rf.text, rf.path, rf.layers)
     out.overridden = dict(rf.overridden)
+    out.whole_tables = dict(rf.whole_tables)
     for given, value, shown in items:
         if not given:
             raise InputError("--set needs a key before '='", "--set")
         key, index = split_element(given)
+        _check_whole(out, key, value, given)
         path = key
         if "." not in key or rf.get(key) is None:
             hits = find_key(out.data, key.split(".")[-1]) if "." not in key else []

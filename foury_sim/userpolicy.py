@@ -96,9 +96,11 @@ def decision_counts(policy: Policy) -> tuple[int, int] | None:
     return int(err[E_STARTED]), int(err[E_ANSWERED])
 
 
-def check_errors(policy: Policy, kind_names: tuple[str, ...] | None = None) -> None:
+def check_errors(policy: Policy, kind_names: tuple[str, ...] | None = None, param_option: str = "--param") -> None:
     """The faults a user policy's guard recorded, as one error naming the policy (where: ``--policy``),
-    the fault, how often and the decision kind where it first happened. Clears the record."""
+    the fault, how often and the decision kind where it first happened. Clears the record. ``param_option``: the
+    option that gives this policy its parameters, named by a read past them (``--param``, as ``policy.check_answers``
+    calls it; a game's second policy has its own option)."""
     err = policy.errors
     counts = err[:N_ERR_SLOTS].copy()
     kinds = err[N_ERR_SLOTS:E_STARTED].copy()
@@ -107,7 +109,7 @@ def check_errors(policy: Policy, kind_names: tuple[str, ...] | None = None) -> N
         if counts[slot]:
             what = _ERR_TEXT[slot]
             if slot == E_PARAMS:
-                declared = "POLICY_PARAMS declares" if policy.declared_params else "--param gives"
+                declared = "POLICY_PARAMS declares" if policy.declared_params else f"{param_option} gives"
                 names = ", ".join(policy.param_names) or "none"
                 what += f" (its {declared} only {len(policy.params)}: {names})"
             raise InputError(

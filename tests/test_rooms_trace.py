@@ -67,3 +67,52 @@ def test_rooms_and_functions_read_well(ctx):
 def test_fight_words_list_only_what_happened(ctx):
     assert words(ctx, L.EV_INFLICT, 0, 1, 0, 1, 0) == "the Dragon (monster 1) inflicts 1 poison: the hero has 1 poison"
     assert words(ctx, L.EV_DEF_ROLL, -1, 2, 1 + 2 * 8, 0, 0).endswith(": blocks nothing")
+
+
+def _gold_followed(lines, rs) -> int | None:
+    """The hero's gold as the replay's words tell it: each turn's line, every "gets N gold", every purchase, the
+    Blacksmith's costs; asserts each turn's line and each "(G gold now)" agrees with the words before it."""
+    import re
+
+    gold = None
+    for line in lines:
+        m = re.match(r"== turn \d+: .*, (\d+) gold$", line)
+        if m:
+            assert gold is None or gold == int(m.group(1)), line
+            gold = int(m.group(1))
+            continue
+        if gold is None:
+            continue
+        m = re.search(r"gets (\d+) gold .*\((\d+) gold now\)", line)
+        if m:
+            gold += int(m.group(1))
+            assert gold == int(m.group(2)), line
+        m = re.search(r"buy .* for (\d+) gold", line)
+        if m:
+            gold -= int(m.group(1))
+        if "resolves the blacksmith room's forge" in line:
+            gold -= int(rs.nav[L.N_FORGE_COST])
+        if "resolves the blacksmith room's mend" in line:
+            gold -= int(rs.nav[L.N_MEND_COST])
+    return gold
+
+
+def test_the_replay_says_every_gold_a_won_fight_gives():
+    """A won fight's gold (the card's ``gold``: rat dens 2, the bounty hunter 6) is said like the treasure's, so the
+    replay's gold adds up: each turn's line and the game's gold_left follow from the words (it was silent: the hero
+    bought armour for 6 gold it had never been said to get)."""
+    from foury_sim.games import rooms as R
+    from foury_sim.policy import make_policy
+
+    rs = load_ruleset()
+    pol = make_policy(R.GAME.default_policy, R.POLICIES)
+    row, lines = R.play_one(rs, "paladin", pol, 1, 3)  # replay rooms --hero paladin --game 3 (seed 1)
+    assert "  gets 6 gold for the fight in the bounty hunter room (6 gold now)" in lines
+    assert "  gets 2 gold for the fight in the monster room (2 gold now)" in lines
+    said = 0
+    for hero in ("paladin", "ranger", "berserker"):
+        for game in range(12):
+            row, lines = R.play_one(rs, hero, pol, 0, game)
+            assert _gold_followed(lines, rs) == row["gold_left"], (hero, game)
+            said += sum("gold for the fight" in line for line in lines)
+    assert said > 10

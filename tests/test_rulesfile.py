@@ -324,3 +324,27 @@ def test_where_keys_stand_is_read_from_an_index_that_agrees_with_a_scan_of_every
     assert checked > 2_000
     assert locate(_ODD_TOML, "a.inline.q.p") == (6, 32) and locate(_ODD_TOML, "c.late") == (15, 1)
     assert locate(_ODD_TOML, "a.b.c.d") == (9, 3) and locate(_ODD_TOML, "runs.seed") == (11, 1)
+
+
+def test_a_whole_table_given_with_its_marker_replaces_the_defaults_one(tmp_path):
+    """``whole_tables``: a table whose keys depend on a marker (``kind``) is replaced whole by a user's table that
+    gives the marker (the defaults' other keys are not left over); without the marker it merges key by key; a
+    ``--set`` that changes the marker or names a key the table has not says to give the whole table."""
+    d = tmp_path / "defaults.toml"
+    d.write_text('[things.a]\nhp = 3\nmove = { kind = "walk", steps = 2 }\n')
+    u = tmp_path / "mine.toml"
+    u.write_text('[things.a]\nmove = { kind = "fly", height = 5 }\n')
+    whole = {"things.*.move": "kind"}
+    rf = load_ruleset_file(d, u, None, (), whole)
+    assert rf.data == {"things": {"a": {"hp": 3, "move": {"kind": "fly", "height": 5}}}}
+    assert rf.where("things.a.move.height") == f"{u}:2:24"
+    u.write_text("[things.a.move]\nsteps = 4\n")
+    assert load_ruleset_file(d, u, None, (), whole).data["things"]["a"]["move"] == {"kind": "walk", "steps": 4}
+    for sets, what in ((["things.a.move.kind=fly"], "things.a.move.kind decides which keys things.a.move has"),
+                       (["things.a.move.height=5"], "unknown ruleset key 'things.a.move.height'")):
+        with pytest.raises(InputError) as e:
+            load_ruleset_file(d, None, sets, (), whole)
+        assert e.value.where == f"--set {sets[0].split('=')[0]}" and e.value.message.startswith(what)
+        assert "give the whole table, e.g. --set 'things.a.move={kind = " in e.value.message
+    rf = load_ruleset_file(d, None, ['things.a.move={kind="fly", height=5}', "things.a.move.height=6"], (), whole)
+    assert rf.data["things"]["a"]["move"] == {"kind": "fly", "height": 6}

@@ -121,6 +121,20 @@ def test_bad_dm_policy_file_is_one_line_exit_2(tmp_path, monkeypatch, capsys):
     assert ex.value.code == 2 and err.count("\n") == 1 and err.startswith("foury-sim: error: ") and str(bad) in err
 
 
+def test_a_dm_policy_reading_past_its_parameters_names_dm_param(tmp_path):
+    """A DM policy file that reads past its parameters is told to give them with ``--dm-param`` (its own option),
+    in ``run`` and in ``replay``; it said "its --param gives", the player's option."""
+    greedy = tmp_path / "dm_params.py"
+    greedy.write_text("def decide(kind, state, options, n_options, params):\n    return int(params[3]) % n_options\n")
+    rs = T.load_ruleset(None, None, "crypt", dm=str(greedy))
+    pol = make_policy("rush", T.POLICIES)
+    for play in (lambda: T.simulate(rs, "adventurer", pol, 1, 0, 3), lambda: T.replay(rs, "adventurer", pol, 1, 0)):
+        with pytest.raises(InputError) as e:
+            play()
+        assert e.value.where == "--dm"
+        assert "read past its parameters (its --dm-param gives only 0: none)" in e.value.message, e.value.message
+
+
 # --- run options as sweep and compare settings ------------------------------------------------------------
 def test_sweeps_and_compares_vary_the_games_run_options(tmp_path):
     f = tmp_path / "dm.toml"

@@ -335,3 +335,26 @@ def test_a_placed_monster_on_lava_must_fly_or_ignore_lava():
         R.load_ruleset(None, ["monsters.fire_golem.abilities=[]"], "forge")
     assert e.value.where.startswith(forge.level.path + ":") and "a fire golem cannot stand on lava" in str(e.value)
     R.load_ruleset(None, ["monsters.fire_golem.abilities=[\"flies\"]"], "forge")  # flying will do
+
+
+UNDEAD_OFF = ["monsters.skeleton.spawns=false", "monsters.mummy.spawns=false", "monsters.ghoul.spawns=false",
+              "monsters.necromancer.spawns=false"]
+
+
+def test_a_spawn_category_the_user_emptied_is_blamed_on_the_users_change(tmp_path):
+    """No undead can spawn because the user's ``--set`` or rules file turned their ``spawns`` off (or moved one
+    to another kind): the error names that change, not the shipped chart's line (it said rules.toml:300)."""
+    with pytest.raises(InputError) as e:
+        R.load_ruleset(None, UNDEAD_OFF)
+    assert e.value.where == "--set monsters.skeleton.spawns=false"
+    assert "loot.spawn[0] (face 1): no monster of category 'undead' can spawn" in e.value.message
+    f = tmp_path / "r.toml"
+    f.write_text('[monsters.skeleton]\nspawns = false\n[monsters.ghoul]\nspawns = false\n[monsters.mummy]\n'
+                 'kind = "demon"\n')
+    with pytest.raises(InputError) as e:
+        R.load_ruleset(str(f))
+    assert e.value.where == f"{f}:2:1" and "category 'undead'" in e.value.message
+    every = [f"monsters.{n}.spawns=false" for n in R.load_ruleset().monster_names]
+    with pytest.raises(InputError) as e:  # (every category and 'any' empty: the first face's category is said)
+        R.load_ruleset(None, every)
+    assert e.value.where.startswith("--set monsters.")

@@ -81,8 +81,10 @@ def rotated(doors: list[int] | np.ndarray, rot: int) -> list[int]:
 
 
 def parse_dungeon(text: str, path: str, card_names: tuple[str, ...], card_kinds: tuple[int, ...],
-                  deck_size: int | None = None) -> Dungeon:
-    """Parse and check a dungeon's text against the deck's cards (names and kinds)."""
+                  deck_size: int | None = None, deck_where: str | None = None) -> Dungeon:
+    """Parse and check a dungeon's text against the deck's cards (names and kinds). ``deck_where``: where a deck
+    too small for the dealt cells is the user's doing (the ``--rules`` line or ``--set`` that emptied it; the
+    dungeon's line is then in the message), else the error is at the dungeon's cell."""
 
     def err(msg: str, line: int, col: int) -> InputError:
         return InputError(msg, f"{path}:{line}:{col}")
@@ -136,8 +138,11 @@ def parse_dungeon(text: str, path: str, card_names: tuple[str, ...], card_kinds:
             raise err(f"a dungeon holds exactly one card of kind {word!r}, this one {len(at)}", ln, col)
     if deck_size is not None and int((cells[:, 0] == DEALT).sum()) > deck_size:
         i = int(np.flatnonzero(cells[:, 0] == DEALT)[deck_size])
-        raise err(f"{int((cells[:, 0] == DEALT).sum())} cells are dealt ('?') but the deck holds {deck_size} cards",
-                  *places[i])
+        dealt = int((cells[:, 0] == DEALT).sum())
+        if deck_where is not None:
+            raise InputError(f"the deck holds {deck_size} cards (deck.*.count) but {path}:{places[i][0]}:"
+                             f"{places[i][1]} deals {dealt} cells ('?')", deck_where)
+        raise err(f"{dealt} cells are dealt ('?') but the deck holds {deck_size} cards", *places[i])
     # every room reachable from the start
     room = cells[:, 0] != NO_ROOM
     start = next(i for i, (card, _) in enumerate(cells.tolist()) if card >= 0 and card_kinds[card] == L.K_START)
@@ -158,9 +163,10 @@ def parse_dungeon(text: str, path: str, card_names: tuple[str, ...], card_kinds:
 
 
 def load_dungeon(name_or_path: str, card_names: tuple[str, ...], card_kinds: tuple[int, ...],
-                 deck_size: int | None, where: str) -> Dungeon:
+                 deck_size: int | None, where: str, deck_where: str | None = None) -> Dungeon:
     """A shipped dungeon by name or a dungeon file (``InputError`` at ``where`` when neither or unreadable, else at
-    ``file:line:column``: a byte that is not UTF-8, a bad cell)."""
+    ``file:line:column``: a byte that is not UTF-8, a bad cell; a deck too small at ``deck_where`` if given:
+    ``parse_dungeon``)."""
     shipped = builtin_dungeons()
     p = shipped.get(name_or_path)
     if p is None:
@@ -177,7 +183,7 @@ def load_dungeon(name_or_path: str, card_names: tuple[str, ...], card_kinds: tup
     except UnicodeDecodeError as e:  # (it named the byte's offset in the file, at --map)
         raise InputError(f"not UTF-8 text: byte 0x{raw[e.start]:02x} cannot be read (save the dungeon as UTF-8)",
                          f"{p}:{line_col(raw, e.start)}") from None
-    return parse_dungeon(text, str(p), card_names, card_kinds, deck_size)
+    return parse_dungeon(text, str(p), card_names, card_kinds, deck_size, deck_where)
 
 
 # ---------------------------------------------------------------------------------------------- board hook --

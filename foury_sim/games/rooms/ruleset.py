@@ -21,6 +21,9 @@ from . import layout as L
 DEFAULT_RULES = Path(__file__).with_name("data") / "rules.toml"
 #: Tables where a user's ``--rules`` file may add entries: new heroes, new monsters, its own assumptions.
 OPEN_TABLES = ("heroes", "monsters", "assumptions")
+#: Tables a user's table replaces whole when it gives the marker key (``rulesfile.merge``): a monster's attack is
+#: dice (``dice``, ``damage``) or a pattern (``pattern``), so an attack given with its ``kind`` is the whole attack.
+WHOLE_TABLES = {"monsters.*.attack": "kind"}
 
 #: The valid range of every whole number of the combat chapter (what the dice programme and the engine accept;
 #: ``assumptions`` holds the plausible ones). The game's declared ranges are ``RANGES`` (below the navigation's):
@@ -61,6 +64,8 @@ HERO_FIELDS = ("name", "hp", "numbers", "symbols", "defense", "abilities")
 ABILITY_FIELDS = ("name", "needs", *L.EFFECTS)
 HERO_DEFENSE_FIELDS = ("dice", "block", "counter")
 MONSTER_FIELDS = ("name", "hp", "attack", "inflicts", "defense")
+#: The keys of a monster's attack, by its kind.
+ATTACK_FIELDS = {"dice": ("kind", "dice", "damage"), "pattern": ("kind", "pattern")}
 _SYMBOL = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 
 
@@ -314,13 +319,21 @@ def _monster(rf: RuleFile, name: str, m: Any) -> MonsterSheet:
         raise InputError(f'{key}.attack.kind must be "dice" or "pattern", not {show_value(kind)}',
                          rf.where(f"{key}.attack"))
     row[L.M_ATK_KIND] = L.ATTACK_KINDS.index(kind)
+    keys = ATTACK_FIELDS[kind]
+    for k in atk:
+        other = next((o for o, fields in ATTACK_FIELDS.items() if o != kind and k in fields), None)
+        if k not in keys and other is not None:  # (a partial table merged over a shipped attack of the other kind)
+            raise InputError(f'{key}.attack.{k} is a key of a {other} attack, this attack is kind = "{kind}": give '
+                             f'the whole attack (attack = {{ kind = "{other}", '
+                             f'{", ".join(f + " = ..." for f in ATTACK_FIELDS[other][1:])} }})',
+                             rf.where(f"{key}.attack.{k}"))
     if kind == "dice":
-        _only(rf, f"{key}.attack", atk, ("kind", "dice", "damage"))
+        _only(rf, f"{key}.attack", atk, ATTACK_FIELDS["dice"])
         row[L.M_ATK_DICE] = check_int(rf, f"{key}.attack.dice", RANGES, atk.get("dice"))
         row[L.M_ATK_FACE: L.M_ATK_FACE + L.N_FACES] = _ints(rf, f"{key}.attack.damage", atk.get("damage"),
                                                            L.N_FACES, L.N_FACES)
     else:
-        _only(rf, f"{key}.attack", atk, ("kind", "pattern"))
+        _only(rf, f"{key}.attack", atk, ATTACK_FIELDS["pattern"])
         pat = _ints(rf, f"{key}.attack.pattern", atk.get("pattern"), 1, L.MAX_PATTERN)
         row[L.M_PATTERN_LEN] = len(pat)
         row[L.M_PATTERN: L.M_PATTERN + len(pat)] = pat
@@ -343,7 +356,7 @@ def _monster(rf: RuleFile, name: str, m: Any) -> MonsterSheet:
 def load_heroes(rules_path: str | Path | None = None, overrides: list[str] | None = None) -> DiceRules:
     """The combat chapter: the shipped rules, a user's file merged over them, ``--set`` overrides; validated
     (one ``InputError`` at ``file:line:column`` if bad) and packed into the tables of ``layout.py``."""
-    rf = load_ruleset_file(DEFAULT_RULES, rules_path, overrides, OPEN_TABLES)
+    rf = load_ruleset_file(DEFAULT_RULES, rules_path, overrides, OPEN_TABLES, WHOLE_TABLES)
     combat = _combat(rf)
     for k in RULINGS:
         _bool(rf, k)
@@ -552,7 +565,7 @@ def load_ruleset(rules_path: str | Path | None = None, overrides: list[str] | No
     from .board import load_dungeon
 
     dice_rules = load_heroes(rules_path, overrides)
-    rf = load_ruleset_file(DEFAULT_RULES, rules_path, overrides, OPEN_TABLES)
+    rf = load_ruleset_file(DEFAULT_RULES, rules_path, overrides, OPEN_TABLES, WHOLE_TABLES)
     nav = _navigation(rf)
     cards, names, deck = _deck(rf, tuple(dice_rules.monsters))
     name = dungeon if dungeon else rf.get("navigation.dungeon")
@@ -560,13 +573,25 @@ def load_ruleset(rules_path: str | Path | None = None, overrides: list[str] | No
         raise InputError(f"navigation.dungeon must be a dungeon name or file, not {show_value(name)}",
                          rf.where("navigation.dungeon"))
     dg = load_dungeon(name, names, tuple(int(k) for k in cards[:, L.CD_KIND]), len(deck),
-                      "--map" if dungeon else rf.where("navigation.dungeon"))
+                      "--map" if dungeon else rf.where("navigation.dungeon"), _deck_where(rf, names, name))
     nav[L.N_ROWS] = dg.rows
     nav[L.N_COLS_] = dg.cols
     _race(rf, nav)
     found = assume.check_plausible_within_valid(dice_rules.assumptions, RANGES)
     return RoomsRules(dice_rules, nav, cards, names, deck, dg, rf.path, dict(rf.overridden), found, rf.data,
                       dict(options))
+
+
+def _deck_where(rf: RuleFile, names: tuple[str, ...], dungeon: str) -> str | None:
+    """Where a deck too small for a shipped dungeon's dealt cells is the user's doing: the first ``deck.*.count``
+    a ``--set`` or the user's ``--rules`` file changed (None when the counts are the shipped ones, or the dungeon is
+    the user's file: the error is then at the dungeon's cell)."""
+    from .board import builtin_dungeons
+
+    if dungeon not in builtin_dungeons() or not names:
+        return None
+    at = rf.blame(*(f"deck.{n}.count" for n in names))
+    return None if at.startswith(rf.shipped.path) else at
 
 
 def heroes(ruleset: RoomsRules) -> list[str]:

@@ -27,6 +27,7 @@ class Context:
     last_dice: list[int] = field(default_factory=list)  # the last offensive roll's faces (a keep mask is over them)
     seat: int = 0  # the race: the seat whose events follow (0: the solo game)
     seats: dict[int, tuple] = field(default_factory=dict)  # the race: each seat's (cards, seen, entered, here)
+    gold: int | None = None  # the hero's gold as the replay has followed it (from each turn's line; None: not yet)
 
 
 def _cell(v: int, ctx: Context) -> str:
@@ -102,12 +103,18 @@ def _paid(f, ctx: Context) -> dict[str, Any]:
     return {"how": how, "left_moves": left, "hp_text": hp}
 
 
-def _kind_at(cell: int, ctx: Context) -> int:
-    """The room kind of the card at ``cell`` as the replay has seen it (-1 unknown)."""
+def _card_at(cell: int, ctx: Context) -> int:
+    """The card at ``cell`` as the replay has seen it (-1 unknown)."""
     card = ctx.cards.get(cell)
     if card is None and 0 <= cell < ctx.rules.dungeon.n:
         card = int(ctx.rules.dungeon.cells[cell, 0])
-    return int(ctx.rules.cards[card, L.CD_KIND]) if card is not None and card >= 0 else -1
+    return card if card is not None and card >= 0 else -1
+
+
+def _kind_at(cell: int, ctx: Context) -> int:
+    """The room kind of the card at ``cell`` as the replay has seen it (-1 unknown)."""
+    card = _card_at(cell, ctx)
+    return int(ctx.rules.cards[card, L.CD_KIND]) if card >= 0 else -1
 
 
 def _decision(f, ctx: Context) -> dict[str, Any]:
@@ -481,6 +488,34 @@ def _seat(ctx: Context, seat: int) -> None:
     ctx.seat = seat
 
 
+#: the room kinds whose resolution is a fight (won: the card's gold; ``kernel.room_fight``)
+_FIGHT_KINDS = (L.K_MONSTER, L.K_BOUNTY, L.K_BOSS)
+
+
+def _follow_gold(ctx: Context, code: int, f) -> list[str] | None:
+    """Follow the hero's gold through a turn (the kernel's every change of ``S_GOLD``: the turn's line, a gain, a
+    purchase, the Blacksmith's cost, a won fight's reward), and say a won fight's gold, which no event of its own
+    carries: the card's ``gold``, added when the fight is won, before the room's resolution (the line before it)."""
+    if code == L.EV_NAV_TURN:
+        ctx.gold = f["gold"]
+    elif code == L.EV_GAIN and f["item"] == L.IT_GOLD:
+        ctx.gold = f["held"]
+    elif code == L.EV_DECIDE and f["kind"] == L.D_SHOP and f["action"] >= 0 and ctx.gold is not None:
+        ctx.gold -= f["arg"]
+    elif code == L.EV_RESOLVE and f["done"] and f["kind"] == L.K_BLACKSMITH and ctx.gold is not None:
+        ctx.gold -= int(ctx.rules.nav[L.N_FORGE_COST if f["fn"] == 0 else L.N_MEND_COST])
+    elif code == L.EV_RESOLVE and f["done"] and f["kind"] in _FIGHT_KINDS:
+        card = _card_at(f["cell"], ctx)
+        won = int(ctx.rules.cards[card, L.CD_GOLD]) if card >= 0 else 0
+        if won:
+            now = ""
+            if ctx.gold is not None:
+                ctx.gold += won
+                now = f" ({ctx.gold} gold now)"
+            return [f"  gets {won} gold for the fight in the {_kind(f['kind'], ctx)} room{now}"]
+    return None
+
+
 def _hook(ctx: Context, code: int, f) -> list[str] | None:
     if code == L.EV_SEAT:
         _seat(ctx, f["seat"])
@@ -514,6 +549,7 @@ def format_trace(trace: np.ndarray, rules: Any, hero: Any = None) -> list[str]:
         code = int(row[0])
         spec = TABLE.codes.get(code)
         fields = dict(zip(spec.fields, (int(x) for x in row[1:]), strict=False)) if spec else {}
+        out += (_follow_gold(ctx, code, fields) or []) if spec else []
         got = _hook(ctx, code, fields) if spec else None
         out += got if got is not None else TABLE.format([row], ctx)
     return out

@@ -21,7 +21,7 @@ from ...policy import Policy, PolicySpec, check_answers, make_policy
 from ...registry import GameOption, GameSpec, register
 from ...rng import NO_SCRIPT
 from ...trace_format import count
-from ...userpolicy import clear_errors, user_policy
+from ...userpolicy import check_errors, clear_errors, user_policy
 
 with use_cache(__name__):  # compiled kernels are cached per version of this package's code
     from . import layout
@@ -109,7 +109,7 @@ def _check_answers(n_bad: int, policy: Policy, dm: Policy) -> None:
     answers (counted together by the kernel) are the DM's when the player's policy is a built-in."""
     if dm.errors is not None:
         try:
-            check_answers(0, dm, layout.KIND_NAMES)
+            check_errors(dm, layout.KIND_NAMES, _DM_WHERE["--param"])  # (its parameters: --dm-param)
         except InputError as e:
             raise _as_dm(e) from None
         if n_bad and policy.errors is None:

@@ -360,12 +360,18 @@ def _charts(rf: RuleFile, monsters: np.ndarray, names: tuple[str, ...], weapon_n
     spawn_words = (*KIND_NAMES, "nothing", "any", "unspecified")
     six = {SPAWN6_NOTHING: SPAWN_NOTHING, SPAWN6_ANY: SPAWN_ANY, SPAWN6_REROLL: SPAWN_REROLL}[spawn6]
     spawnable = {int(k) for k in monsters[:, M_SPAWN_CAT] if k >= 0}
+    # a category none can spawn: the chart's face, or what the user changed that left the category empty (a
+    # monster's spawns or kind), never the shipped chart's line for the user's change
+    causes = [f"monsters.{n}.{f}" for f in ("spawns", "kind") for n in names]
     for i, code in enumerate(_chart(rf, "loot.spawn", spawn_words, "spawn category")):
         word = spawn_words[code]
         if code < len(KIND_NAMES):
             if code not in spawnable:
                 raise InputError(f"loot.spawn[{i}] (face {i + 1}): no monster of category {word!r} can spawn "
-                                 f"(monsters with kind = {word!r} and spawns = true)", rf.where("loot.spawn"))
+                                 f"(monsters with kind = {word!r} and spawns = true)",
+                                 rf.blame("loot.spawn", *(c for c in causes
+                                                          if word in (rf.get(c.rsplit(".", 1)[0] + ".kind"),
+                                                                      rf.shipped.get(c.rsplit(".", 1)[0] + ".kind")))))
             c[C_SPAWN + i] = code
         else:
             c[C_SPAWN + i] = {"nothing": SPAWN_NOTHING, "any": SPAWN_ANY, "unspecified": six}[word]
@@ -373,7 +379,8 @@ def _charts(rf: RuleFile, monsters: np.ndarray, names: tuple[str, ...], weapon_n
         raise InputError("loot.spawn: every face rolls again (unspecified with rulings.spawn6 = \"reroll\"): at least "
                          "one face must name a category or nothing", rf.blame("loot.spawn", "rulings.spawn6"))
     if SPAWN_ANY in c[C_SPAWN : C_SPAWN + 6] and not spawnable:
-        raise InputError("loot.spawn: 'any' needs at least one monster with spawns = true", rf.where("loot.spawn"))
+        raise InputError("loot.spawn: 'any' needs at least one monster with spawns = true",
+                         rf.blame("loot.spawn", *(c for c in causes if c.endswith(".spawns"))))
     for slot, mname in ((C_KIND_MUMMY, MUMMY), (C_KIND_SKELETON, SKELETON), (C_KIND_CHICKEN, CHICKEN)):
         c[slot] = names.index(mname) if mname in names else -1
     needs = ((c[C_KIND_MUMMY], "loot", LOOT_SPAWN_MUMMY, MUMMY), (c[C_KIND_SKELETON], "loot", LOOT_SPAWN_SKELETON,
