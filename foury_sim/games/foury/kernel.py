@@ -836,7 +836,7 @@ def die_table(board, st, rm, opts, dice, pol, cell):
     rs, ps, script, tr = dice
     pid, params, fn, sctl, srs = pol
     face = d6(rs, script)
-    log(tr, st, TR_DIE_TABLE, face, T[T_DIE, face - 1], 0, 0, 0)
+    log(tr, st, TR_DIE_TABLE, face, T[T_DIE, face - 1], R[R_SANTA_DIE_STAR], 0, 0)  # (the star's face: the words)
     face = reroll(board, st, rm, opts, dice, pol, np.int64(RR_DIE), np.int64(-1), face, cell, np.int64(0), np.int64(-1))
     if face == R[R_SANTA_DIE_STAR]:  # Santa Crash'n Foury: "roll a star with the die" (0 in the base game)
         santa_star(R, st, tr, cell, np.int64(1))

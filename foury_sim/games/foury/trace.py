@@ -146,6 +146,8 @@ class Context:
     #: stand, not at an entrance; ``area_here`` is what that row is told
     area_next: bool = False
     area_here: bool = False
+    #: the star face of the last DIE-table row (Santa's ``santa.die_star``; 0 without): a reroll to it gives a star
+    die_star: int = 0
 
 
 def _room(c: int, ctx: Context) -> str:
@@ -197,6 +199,14 @@ def _rolloff(f, ctx) -> dict[str, object]:
     return {"you": mine, "it": f"{f['theirs']} + strength {f['strength']} = {f['theirs'] + f['strength']}"}
 
 
+def _die_effect(face: int, outcome: int, star: int) -> str:
+    """A DIE-table face's effect in words: Santa's star face (``santa.die_star``, logged in the DIE-table row; 0
+    without) gives a star instead of the printed outcome."""
+    if star > 0 and face == star:
+        return "a star (instead of the printed outcome)"
+    return DIE_OUTCOMES[outcome] if 0 <= outcome < len(DIE_OUTCOMES) else f"<die {outcome}>"
+
+
 T = TraceCode
 _REROLLED = "    clover on the {roll:reroll}: {how} -> "
 CODES: dict[int, TraceCode] = {
@@ -232,11 +242,12 @@ CODES: dict[int, TraceCode] = {
                  words=lambda f, ctx: {"who": "your die" if f["whose"] == 0 else "the enemy's die",
                                        "verb": "sets" if f["action"] == 2 else "rerolls"}),
     TR_REROLL: T("reroll", ("roll", "old", "new", "action", "effect"), {
-        RR_DIE: _REROLLED + "{effect:die}",
+        RR_DIE: _REROLLED + "{die_effect}",
         RR_SPAWN: _REROLLED + "{effect:a icon} instead",
         None: _REROLLED + "{effect:events}"}, by="roll",
         words=lambda f, ctx: {"how": (f"{f['old']} set to {f['new']}" if f["action"] == 2
-                                      else f"{f['old']} rerolled to {f['new']}")}),
+                                      else f"{f['old']} rerolled to {f['new']}"),
+                              "die_effect": _die_effect(f["new"], f["effect"], ctx.die_star)}),
     TR_WIN: T("win", ("foe", "cell"), "      the {foe:icon} is defeated"),
     TR_TIE: T("tie", (), "      tie: nothing happens"),
     TR_HIT: T("hit", ("damage", "hearts", "source"), {
@@ -260,7 +271,8 @@ CODES: dict[int, TraceCode] = {
     TR_SEARCH: T("search", S.DECISION_FIELDS, S.DECISION_TEMPLATE,
                  words=lambda f, ctx: S.decision_words(f, _KIND_NAMES)),
     TR_SEARCH_OPT: T("search option", S.OPTION_FIELDS, S.OPTION_TEMPLATE, words=S.option_words),
-    TR_DIE_TABLE: T("die table", ("face", "outcome"), "    DIE table roll: {face} -> {outcome:die}"),
+    TR_DIE_TABLE: T("die table", ("face", "outcome", "star"), "    DIE table roll: {face} -> {effect}",
+                    words=lambda f, ctx: {"effect": _die_effect(f["face"], f["outcome"], f["star"])}),
     TR_IMP: T("imp", ("cell", "icon", "count"), "    the imp destroys {n}",
               words=lambda f, ctx: {"n": count(f["count"], ctx.icon_names[f["icon"]])}),
     TR_REQ: T("requirement", ("done", "need", "sector"), "    requirement: {done}/{need} {sector:requirement}"),
@@ -397,6 +409,8 @@ def _after_jump(ctx: Context, code: int, fields) -> list[str] | None:
         ctx.area_next = fields["next"] >= 0
     elif code == TR_ROUND:
         ctx.area_here, ctx.area_next = ctx.area_next, False
+    if code == TR_DIE_TABLE:
+        ctx.die_star = fields["star"]
     if code == TR_JUMP:
         ctx.jumped = (fields["src"], fields["dst"])
     elif code == TR_MOVE:
