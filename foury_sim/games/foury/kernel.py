@@ -2112,6 +2112,8 @@ def do_move(board, st, rm, sc, opts, dice, pol, vis, c):
         log(tr, st, TR_JUMP, frm, to, MK_CIRCLE, 0, 0)
     if kind == MK_SWIM or kind == MK_CIRCLE:
         table = jump_table(board, rm, frm, to, R_ROLL_AFTER_SWIM if kind == MK_SWIM else R_ROLL_AFTER_JUMP)
+        if kind == MK_SWIM:  # (the replay says it is a swim, and whether it is rolled)
+            log(tr, st, TR_JUMP, frm, to, MK_SWIM, table, d if d >= 0 else st[S_DIR])
         return arrive(board, st, rm, opts, dice, pol, vis, to, d if d >= 0 else st[S_DIR], frm, table, np.bool_(False))
     if kind == MK_SHOVEL:
         st[SHOVEL] -= 1

@@ -29,6 +29,7 @@ from .layout import (
     M_REDEEM,
     M_SWAP,
     MK_STAIRS,
+    MK_SWIM,
     RR_DIE,
     RR_NAMES,
     RR_SPAWN,
@@ -207,6 +208,14 @@ def _die_effect(face: int, outcome: int, star: int) -> str:
     return DIE_OUTCOMES[outcome] if 0 <= outcome < len(DIE_OUTCOMES) else f"<die {outcome}>"
 
 
+def _swim_words(f, ctx) -> dict[str, str]:
+    """Why a swim is not rolled (``rulings.roll_after_swim``; the row's ``table``: -1 no roll)."""
+    if f["how"] != MK_SWIM:
+        return {}
+    return {"why": (" (a swim through flooded rooms: swimming is free, no room roll)" if f["table"] < 0 else
+                    " (a swim into an unexplored room: rolled, rulings.roll_after_swim)")}
+
+
 T = TraceCode
 _REROLLED = "    clover on the {roll:reroll}: {how} -> "
 CODES: dict[int, TraceCode] = {
@@ -221,9 +230,10 @@ CODES: dict[int, TraceCode] = {
     TR_MOVE: T("move", ("src", "dst", "heading", "free"), {
         0: "  move {src:room} -> {dst:room}, heading {heading:side}",
         None: "  free step {src:room} -> {dst:room}, heading {heading:side}"}, by="free"),
-    TR_JUMP: T("jump", ("src", "dst", "how"), {
+    TR_JUMP: T("jump", ("src", "dst", "how", "table", "heading"), {
         MK_STAIRS: "  climb the stairs at {src:room} to the upper level, come down at {dst:room}",
-        None: "  magic circle {src:room} -> {dst:room}"}, by="how"),
+        MK_SWIM: "  swim {src:room} -> {dst:room}, heading {heading:side}{why}",
+        None: "  magic circle {src:room} -> {dst:room}"}, by="how", words=_swim_words),
     TR_WALK: T("walk", ("start", "end", "rooms"), "  walk freely over {n} {start:room} -> {end:room}",
                words=_n("rooms", "explored room")),
     TR_ROLL: T("room roll", ("table", "face", "events", "cell"),
@@ -402,7 +412,7 @@ def _santa_kind(k: int) -> str:
 
 
 def _after_jump(ctx: Context, code: int, fields) -> list[str] | None:
-    """A jump already says where you arrive (after its levers and travel): skip the move that follows it
+    """A jump (or a swim) already says where you arrive (after its levers and travel): skip the move that follows it
     (from outside, or the same rooms again). A move that stays in its room says so. A Kraken area chosen
     where you stand makes the round row that follows read "Area N ... starting where you stand"."""
     if code == L.TR_KR_AREA:
