@@ -73,6 +73,7 @@ def test_no_rounds_no_exits_from_the_start_triangle_and_the_score_is_kills():
     assert g.rows(L.TR_SL_START) == [(0, 4, 10, 0, 0)]
     assert [r[0] for r in g.rows(L.TR_ROLL)] == [0, 0] and g[L.S_TURN] == 2  # table A twice; the start is no turn
     assert g[L.S_KILLS_TOTAL] == 1 and g.out[L.OUT_SL_SCORE] == 1 and g.out[L.OUT_KILLS] == 1
+    assert g.out[L.OUT_SCORE] == 1  # the `score` column is the campaign's score: kills (not the base game's sheet)
     assert g.rows(L.TR_ROUND) == [] and g.rows(L.TR_EXIT) == [] and g.rows(L.TR_REQ) == []
     assert g.out[L.OUT_SL_END] == L.SLE_CAP and g.rows(L.TR_SL_END)[0][:2] == (L.SLE_CAP, 1)
 
@@ -123,7 +124,7 @@ def test_the_fury_track_full_erases_the_sectors_monsters_and_ends_the_game():
     assert g.rows(L.TR_FURY) == [(H, 3, 3, 3, L.FS_HIT)] and g[H] == 8
     assert g.rows(L.TR_FURY_FULL) == [(1, 3, 1, 4, 0)]
     assert all(g.icons(c, i) == 0 for c in (3, 6, 7) for i in range(I.FOE_FIRST, I.CAMPAIGN_FIRST))
-    assert g[L.S_KILLS_TOTAL] == 4 and g.out[L.OUT_FURY_KILLS] == 3 and g.out[L.OUT_SL_SCORE] == 4
+    assert g[L.S_KILLS_TOTAL] == 4 and g.out[L.OUT_FURY_KILLS] == 3 and g.out[L.OUT_SL_SCORE] == 4 == g.out[L.OUT_SCORE]
     assert g.out[L.OUT_SL_END] == L.SLE_FURY and g.out[L.OUT_END_CAUSE] == L.CAUSE_FURY
     assert g.out[L.OUT_DEATH_ROUND] == 0 and g.rows(L.TR_DEATH) == []
 

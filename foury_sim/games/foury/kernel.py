@@ -3616,7 +3616,7 @@ def write_out(T, st, rs, out, k):
     out[k, OUT_COINS] = st[S_COINS_USED]
     out[k, OUT_HEARTS] = st[HEARTS]
     out[k, OUT_TURNS] = st[S_TURN]
-    out[k, OUT_SCORE] = final_score(T, st)
+    out[k, OUT_SCORE] = st[S_KILLS_TOTAL] if st[S_SL_END] > 0 else final_score(T, st)  # the Slaughter's: kills
     out[k, OUT_KILLS] = st[S_KILLS_TOTAL]
     out[k, OUT_CHESTS] = st[S_CHESTS_GAINED]
     out[k, OUT_DEATH_ROUND] = st[S_DEATH_ROUND]

@@ -159,7 +159,9 @@ COLUMNS = (
            doc="Coins inserted (continues after a death)."),
     Column("hearts_left", "Hearts left at the end", "hearts", summary=MEAN, index="OUT_HEARTS", report=False),
     Column("turns", "Game length", "turns", summary=MEAN, index="OUT_TURNS", distribution=True),
-    Column("score", "Final score", "points", summary=MEAN, index="OUT_SCORE", distribution=True),
+    Column("score", "Final score", "points", summary=MEAN, index="OUT_SCORE", distribution=True,
+           doc="Final score: the sheet's elements at the end weighted by the `[score]` table; under the Slaughter of "
+           "Monsters the campaign's own score, the monsters killed (= `slaughter_score`; `[score]` unused)."),
     Column("kills", "Monsters killed", "foes", summary=MEAN, index="OUT_KILLS", report=False),
     Column("chests_gained", "Chests gained", "chests", index="OUT_CHESTS"),
     Column("death_round", "Round of the first death", histogram=True, index="OUT_DEATH_ROUND",
