@@ -507,6 +507,9 @@ def cells_table(csv: Path, conf: float = 0.95, limit: int = TABLE_ROWS) -> Any:
     t.add_column("win rate", justify="right")
     t.add_column(f"{100 * conf:g} % interval", justify="right")
     for _, r in cells.head(limit).iterrows():
+        if isinstance(r.get("no_win"), str) and r["no_win"]:  # a variant with no victory (GameSpec.no_win)
+            t.add_row(str(r["cell"]), str(r["label"]), f"{int(r['games']):,}", "none", "(no victory)")
+            continue
         t.add_row(str(r["cell"]), str(r["label"]), f"{int(r['games']):,}", f"{100 * r['win_rate']:.2f} %",
                   f"[{100 * r['win_lo']:.2f}, {100 * r['win_hi']:.2f}] %")
     more = len(cells) - limit

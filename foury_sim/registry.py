@@ -127,7 +127,9 @@ class GameSpec:
     * ``variant_title(ruleset) -> str``, or None: the title of the variant a ruleset plays, in place of
       ``title`` ("" for the game itself; Dungeon Foury's campaigns); ``title_of`` gives the one that applies.
     * ``no_win(ruleset) -> str``, or None: why the variant a ruleset plays has no victory ("" when it has one;
-      Dungeon Foury's Slaughter of Monsters): its run summary says so in place of a win rate of 0.
+      Dungeon Foury's Slaughter of Monsters): its run summary says so in place of a win rate of 0, ``compare``
+      leaves the win rate out of its outcomes (``Comparison.no_win``), and a sweep's cells say so (the ``no_win``
+      column of cells.csv; the printed table and the report: "none (no victory)", not ranked or drawn by win rate).
     * ``warm(ruleset)``, or None: compiles the game's other entry points (say, fights played outside the engine by
       its tests and tools); ``foury-sim warm`` calls it after ``simulate``, ``replay`` and ``odds``.
     * ``check_policy(policy)``, or None: the game's own check of a policy's parameters beyond their ranges

@@ -171,6 +171,8 @@ def _read_cells(folder: Path) -> pd.DataFrame:
         df["win_lo"], df["win_hi"] = wilson_arrays(df["wins"].to_numpy(), df["games"].to_numpy())
     if "label" not in df.columns:
         df["label"] = [f"cell {c}" for c in df["cell"]]
+    if "no_win" in df.columns:  # cells of a variant with no victory (GameSpec.no_win): why; "" for the others
+        df["no_win"] = df["no_win"].fillna("").astype(str)
     df["label"] = df["label"].astype(str)
     return df.sort_values("cell", kind="stable").reset_index(drop=True)
 
@@ -328,6 +330,16 @@ def _cell_styles(res: Results, faceted: bool = False) -> tuple[list[Any], list[s
 
 
 def _plan(res: Results, target: float | None) -> list[ReportFigure]:
+    won = _with_victory(res)  # (no win-rate figure for the cells of a variant with no victory)
+    plan = (_win_plan(won, target) if won is not None else []) + _other_plan(res)
+    note = figure_note(res)
+    for p in plan:
+        p.footer = note
+    return plan
+
+
+def _win_plan(res: Results, target: float | None) -> list[ReportFigure]:
+    """The win-rate figures (of the cells that have a victory)."""
     cells = res.cells
     varying = res.varying
     numeric = [k for k in varying if F.is_numeric(cells[k])]
@@ -368,7 +380,13 @@ def _plan(res: Results, target: float | None) -> list[ReportFigure]:
             "difficulty_cells.png", "Win rate of every cell",
             f"One bar per cell, easiest first; whiskers are {lvl} intervals." + no_overlap + tgt,
             lambda: F.difficulty_bars(order, "label", None, target, conf=conf, wins=ow)))
+    return plan
 
+
+def _other_plan(res: Results) -> list[ReportFigure]:
+    """The figures of every cell (survival, the game's own, the board's)."""
+    cells = res.cells
+    plan: list[ReportFigure] = []
     panels, facet, labels = _facets(res)
     colors, styles = _cell_styles(res, faceted=panels is not None)
     cj = res.cell_jsons
@@ -403,9 +421,6 @@ def _plan(res: Results, target: float | None) -> list[ReportFigure]:
 
     if res.has_board_cells and spec is not None and spec.board is not None:
         plan.extend(_heat_plan(res, spec.board))
-    note = figure_note(res)
-    for p in plan:
-        p.footer = note
     return plan
 
 
@@ -685,7 +700,36 @@ def _marginal_tests(res: Results, keys: list[str]) -> dict[tuple[str, str, str],
     return out
 
 
-def _findings(res: Results, target: float | None) -> list[str]:
+def _no_win_mask(cells: pd.DataFrame) -> np.ndarray:
+    """True for the cells of a variant that has no victory (``GameSpec.no_win``: the ``no_win`` column says why)."""
+    if "no_win" not in cells.columns:
+        return np.zeros(len(cells), bool)
+    return (cells["no_win"].fillna("").astype(str) != "").to_numpy()
+
+
+def _with_victory(res: Results) -> Results | None:
+    """``res`` without the cells that have no victory (their win rate is no figure to rank or draw); None if none
+    is left."""
+    mask = _no_win_mask(res.cells)
+    if not mask.any():
+        return res
+    if mask.all():
+        return None
+    keep = ~mask
+    return Results(res.path, res.manifest, res.cells[keep].reset_index(drop=True),
+                   [cj for cj, k in zip(res.cell_jsons, keep) if k])
+
+
+def _findings(res: Results, target: float | None, every: Results | None = None) -> list[str]:
+    """The key findings on the win rates of ``res``'s cells, then the summaries' findings of ``every`` cell
+    (default: ``res``'s)."""
+    mask = _no_win_mask(res.cells)
+    if mask.any():  # no win rate to state for them: say so, and find the rest among the cells that can win
+        nowin = res.cells[mask]
+        out = [f"No victory, so no win rate: {_names(list(nowin['label']))} ({'; '.join(sorted(set(nowin['no_win'])))}"
+               "); left out of the win-rate findings and figures, listed last in the table."]
+        rest = _with_victory(res)
+        return out + (_findings(rest, target, res) if rest is not None else _summary_findings(res))
     c = res.cells
     conf = res.conf
     lvl = _lvl(conf)
@@ -834,7 +878,7 @@ def _findings(res: Results, target: float | None) -> list[str]:
         half = 50 * width[k]
         msg = f"The widest {lvl} interval is about ±{half:.1f} percentage points (`{s['label'].iloc[k]}`)"
         out.append(msg + (": add games to tell close cells apart." if half > 2.5 else "."))
-    out.extend(_summary_findings(res))
+    out.extend(_summary_findings(every if every is not None else res))
     return out
 
 
@@ -938,7 +982,9 @@ def _table_columns(res: Results) -> list[tuple[str, str, str]]:
 
 def _cells_table(res: Results) -> tuple[list[str], list[list[str]], list[str]]:
     c = res.cells
-    s = c.sort_values(["win_rate", "cell"], ascending=[False, True], kind="stable")
+    nowin = _no_win_mask(c)
+    s = c.assign(_nowin=nowin).sort_values(["_nowin", "win_rate", "cell"], ascending=[True, False, True],
+                                           kind="stable")
     keys = res.swept
     cols = _table_columns(res)
     per_cell = {int(cj.get("cell", -1)): cj.get("summary") or {} for cj in res.cell_jsons}
@@ -947,9 +993,10 @@ def _cells_table(res: Results) -> tuple[list[str], list[list[str]], list[str]]:
     aligns = ["r", "r"] + ["l"] * max(1, len(keys)) + ["r"] * (len(headers) - 2 - max(1, len(keys)))
     rows = []
     for rank, (_, r) in enumerate(s.iterrows(), 1):
-        row = [str(rank), str(int(r["cell"]))]
+        row = [str(rank) if not r["_nowin"] else "–", str(int(r["cell"]))]
         row += [F.fmt_value(r[k]) for k in keys] if keys else [str(r["label"])]
-        row += [f"{int(r['games']):,}", _pct(r["win_rate"]), _ci(r["win_lo"], r["win_hi"])]
+        row += [f"{int(r['games']):,}"] + (["none (no victory)", ""] if r["_nowin"] else
+                                           [_pct(r["win_rate"]), _ci(r["win_lo"], r["win_hi"])])
         for src, key, _ in cols:
             if src == "summary":
                 v = per_cell.get(int(r["cell"]), {}).get(key)

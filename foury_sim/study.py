@@ -629,6 +629,9 @@ def stream_record(spec: GameSpec, i: int, cell: dict[str, Any], swept: list[str]
 
     rec: dict[str, Any] = {"cell": i, "label": label(cell, swept), "params": cell, "games": stream.n,
                            "elapsed_s": round(elapsed, 4), "summary": summary(spec, stream.partial, ruleset, conf)}
+    why = spec.no_win(ruleset) if spec.no_win is not None else ""
+    if why:  # a variant with no victory (GameSpec.no_win): its win rate is no figure (cells_table, the report)
+        rec["summary"]["no_win"] = why
     rec["hist"] = {c: {"values": v.tolist(), "counts": k.tolist()} for c, (v, k) in stream.hist.items()}
     rec["conf"] = float(conf)
     bits = stream.win_bits()
@@ -709,6 +712,9 @@ def cells_table(records: list[dict[str, Any]], swept: list[str], spec: GameSpec)
                 row[f"{c.name}_lo"] = v["mean_lo"]
                 row[f"{c.name}_hi"] = v["mean_hi"]
         rows.append(row)
+    if any(r["summary"].get("no_win") for r in records):  # cells without a victory say so (GameSpec.no_win)
+        for row, r in zip(rows, records):
+            row["no_win"] = r["summary"].get("no_win", "")
     return pd.DataFrame(rows)
 
 
@@ -1304,6 +1310,8 @@ class Comparison:
     parts: tuple[Path, Path] | None = None
     #: who played A and B: hero, policy and every parameter value (the defaults a variant did not name too)
     players: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
+    #: the variants that have no victory (``GameSpec.no_win``): "a" / "b" -> why; then no win rate is compared
+    no_win: dict[str, str] = field(default_factory=dict)
 
     def settings(self, variant: str) -> dict[str, Any]:
         """Every setting of variant ``"a"`` or ``"b"``: the fixed ones, then its own."""
@@ -1317,6 +1325,8 @@ class Comparison:
         """For the first game flipped each way: its index and the ``foury-sim replay`` command of each
         variant (every setting of that variant: fixed, then its own)."""
         out: dict[str, dict[str, Any]] = {}
+        if self.no_win:  # no victory under a variant: no game flips between a win and a loss
+            return out
         for key in ("flipped_win_to_loss", "flipped_loss_to_win"):
             flipped = self.win.get(key) or []
             if flipped:
@@ -1343,6 +1353,7 @@ class Comparison:
             "n_flipped_win_to_loss": int(self.win["a_only"]),
             "n_flipped_loss_to_win": int(self.win["b_only"]),
             "replay": self.replays(),
+            **({"no_win": self.no_win} if self.no_win else {}),
             "outcomes": self.outcomes.to_dict(orient="records"),
             "assumptions": self.assumptions,
         })
@@ -1438,8 +1449,11 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     win["flipped_win_to_loss"] = win["flipped_win_to_loss"].tolist()
     win["flipped_loss_to_win"] = win["flipped_loss_to_win"].tolist()
     results = paired.means(conf)
-    rows = [{"outcome": "win rate", "a": win["rate_a"], "b": win["rate_b"], "diff": win["diff"], "lo": win["lo"],
-             "hi": win["hi"], "p_value": win["p_value"], "test": "exact McNemar"}]
+    # a variant with no victory (GameSpec.no_win: a campaign scored otherwise) has no win rate to compare
+    no_win = {v: why for v, r in (("a", ra), ("b", rb))
+              if spec.no_win is not None and (why := spec.no_win(r[0]))}
+    rows = [] if no_win else [{"outcome": "win rate", "a": win["rate_a"], "b": win["rate_b"], "diff": win["diff"],
+                               "lo": win["lo"], "hi": win["hi"], "p_value": win["p_value"], "test": "exact McNemar"}]
     for col, d in results.items():
         rows.append({"outcome": col, "a": d["mean_a"], "b": d["mean_b"], "diff": d["diff"], "lo": d["lo"],
                      "hi": d["hi"], "p_value": d["p_value"], "test": "paired t"})
@@ -1447,13 +1461,15 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     table["p_adjusted"] = stats.adjust_pvalues(table["p_value"].to_numpy(float), "holm")
     alpha = 1.0 - conf
     sig = (table["p_adjusted"] < alpha).to_numpy(copy=True)
-    sig[0] = bool(sig[0] and (win["lo"] > 0.0 or win["hi"] < 0.0))
+    if not no_win:
+        sig[0] = bool(sig[0] and (win["lo"] > 0.0 or win["hi"] < 0.0))
     table["significant"] = sig
-    win["p_adjusted"] = float(table["p_adjusted"].iloc[0])
-    win["significant"] = bool(sig[0])
+    win["p_adjusted"] = None if no_win else float(table["p_adjusted"].iloc[0])
+    win["significant"] = False if no_win else bool(sig[0])
     return Comparison(a, b, games, seed, win, table, da, db, conf, assumptions.across_cells([ra[0], rb[0]]),
                       game=spec.name, fixed=dict(fixed), files=input_files([va, vb]),
-                      outputs=spec.outputs, rulesets=(ra[0], rb[0]), parts=parts, players=(_player(ra), _player(rb)))
+                      outputs=spec.outputs, rulesets=(ra[0], rb[0]), parts=parts, players=(_player(ra), _player(rb)),
+                      no_win=no_win)
 
 
 def compare_command(game: str, a: dict[str, Any], b: dict[str, Any], fixed: dict[str, Any], games: int, seed: int,
@@ -1520,7 +1536,8 @@ def format_comparison(c: Comparison) -> str:
              f"differences are B - A, paired {lvl} intervals",
              f"reproduce: {prov['command']}",
              f"made with: {provenance.made_with(prov)}",
-             f"p: exact McNemar (win rate) or paired t; p adj: Holm over the {n_out} outcomes. A difference is "
+             f"p: {'paired t' if c.no_win else 'exact McNemar (win rate) or paired t'}; p adj: Holm over the "
+             f"{n_out} outcomes. A difference is "
              f"called significant when p adj < {1 - c.conf:.3g}.",
              ""]
     lines.append(f"{'outcome':18s} {'A':>10s} {'B':>10s} {'B - A':>10s}  {lvl + ' interval':>22s}  {'p':>8s} "
@@ -1532,6 +1549,17 @@ def format_comparison(c: Comparison) -> str:
         lines.append(f"{r['outcome']:18s} {f(r['a'])} {f(r['b'])} {f(r['diff'])}  [{f(r['lo']).strip():>9s}, "
                      f"{f(r['hi']).strip():>9s}]  {_p(r['p_value'])} {_p(r['p_adjusted'])}  {sig}")
     w2l, l2w = c.win["flipped_win_to_loss"], c.win["flipped_loss_to_win"]
+    if c.no_win:  # (GameSpec.no_win) no win rate, no game won under one variant and lost under the other
+        for v in ("a", "b"):
+            if v in c.no_win:
+                lines.append(f"win rate of {v.upper()}: none: {c.no_win[v]}")
+            elif f"lo_{v}" in c.win:
+                rate, lo, hi = (100 * c.win[f"{k}_{v}"] for k in ("rate", "lo", "hi"))
+                lines.append(f"win rate of {v.upper()}: {rate:.2f} % [{lo:.2f}, {hi:.2f}] ({lvl} Wilson interval)")
+        lines.append("(no win rate compared: a variant has no victory)")
+        if c.assumptions:
+            lines += [""] + assumptions.summary_lines(c.assumptions)
+        return "\n".join(lines)
     if "lo_a" in c.win:
         lines.append(f"win rate of each: A {100 * c.win['rate_a']:.2f} % [{100 * c.win['lo_a']:.2f}, "
                      f"{100 * c.win['hi_a']:.2f}], B {100 * c.win['rate_b']:.2f} % [{100 * c.win['lo_b']:.2f}, "

@@ -211,3 +211,22 @@ def test_golden_two_player_replay():
         path.write_text(text)
     assert text == path.read_text(), f"replay differs from {path.name}; regenerate with FOURY_SIM_REGEN_GOLDEN=1"
     assert "-- Player 1 (Kael)" in text and "-- Player 2 (Melyra)" in text and "DUEL" in text
+
+
+def test_the_run_legend_says_what_win_means_in_the_2_player_mode():
+    """docs/rules.md "2-player mode": one adventure each, no continue; `win` is the run's hero's. The legend of a
+    2-player run says so (not the solo game's "completed all four rounds (continues allowed)")."""
+    from foury_sim.outputs import LEGEND_HEADING, legend_lines
+    from foury_sim.runner import run
+
+    res = run("foury", hero="kael", games=20, seed=2, progress=False, sets=["two_player.players=2"])
+    lines = legend_lines(res.summary, OUTPUTS)
+    assert lines[0] == LEGEND_HEADING
+    win = next(x for x in lines if x.strip().startswith("win rate"))
+    clean = next(x for x in lines if x.strip().startswith("without continue"))
+    assert "the run's hero won" in win and "no continue" in win and "four rounds" not in win
+    assert "continues allowed" not in win and "no continue" in clean and "inserting a coin" not in clean
+    solo = run("foury", hero="kael", games=20, seed=2, progress=False)
+    lines = legend_lines(solo.summary, OUTPUTS)
+    assert "completed all four rounds" in next(x for x in lines if x.strip().startswith("win rate"))
+    assert "inserting a coin" in next(x for x in lines if x.strip().startswith("without continue"))

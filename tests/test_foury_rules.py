@@ -461,6 +461,10 @@ def test_flood_and_swim():
     assert g.rows(L.TR_MOVE)[-1][:2] == (1, 2) and g[L.S_POS] == 2
     assert len(g.rows(L.TR_ROLL)) == 3  # the swim rolled nothing
     assert g.dice() == 3 and g[L.S_TURN] == 4
+    # the replay says it is a swim (not a plain move into an unexplored room with no roll), and why no roll
+    lines = g.report().splitlines()
+    assert "  swim (1,2) -> (1,3), heading east (a swim through flooded rooms: swimming is free, no room roll)" in lines
+    assert not any(ln.startswith("  move (1,2) -> (1,3)") for ln in lines)
 
 
 def test_extra_move():
@@ -1199,6 +1203,8 @@ def test_roll_after_swim(roll):
              overrides={"max_turns": 4, "rulings.roll_after_swim": roll})
     rolls = g.rows(L.TR_ROLL)
     assert len(rolls) == (4 if roll else 3)
+    swim = [ln for ln in g.report().splitlines() if ln.startswith("  swim ")]
+    assert len(swim) == 1 and ("rolled, rulings.roll_after_swim" in swim[0]) == roll
     if roll:
         assert rolls[-1][:4] == (3, 6, L.EV_EXTRA, 2)
         assert g.rows(L.TR_EXTRA) == [(1, 0, 0, 0, 0)]

@@ -134,11 +134,28 @@ def test_die_table_star():
     g = play("santa_die", script=[1, 3], sheet={"hearts": 5},
              queues={"place": [2], "use_die": [1], "extra_move": [3]},
              overrides={**SANTA, "santa.hourglass": 1, "santa.die_star": 3, "santa.star_steps": 1})
-    assert g.rows(L.TR_SANTA_STAR)[0] == (2, 1, 1, 0, 0) and g.rows(L.TR_DIE_TABLE) == [(3, L.DIE_CHEST, 0, 0, 0)]
+    assert g.rows(L.TR_SANTA_STAR)[0] == (2, 1, 1, 0, 0) and g.rows(L.TR_DIE_TABLE) == [(3, L.DIE_CHEST, 3, 0, 0)]
     assert g[L.CHEST] == 0 and g[L.S_POS] == 3
+    # the replay says the face gave a star, not the printed chest (the row carries the star's face)
+    assert "    DIE table roll: 3 -> a star (instead of the printed outcome)" in g.report().splitlines()
+    assert "gain a chest" not in g.report()
     base = play("santa_die", script=[1, 3], sheet={"hearts": 5}, queues={"place": [2], "use_die": [1]},
                 overrides={**SANTA, "santa.hourglass": 1})
     assert base.rows(L.TR_SANTA_STAR) == [] and base[L.CHEST] == 1  # die_star = 0: the table as printed
+    assert "    DIE table roll: 3 -> gain a chest" in base.report().splitlines()
+
+
+def test_die_table_star_in_a_clover_reroll_says_a_star():
+    """A clover reroll of the DIE table that lands on the star face says "a star" (the replay's words)."""
+    from foury_sim.games.foury.trace import Context, format_trace
+
+    rows = np.array([[L.TR_DIE_TABLE, 5, L.DIE_WORDS.index("clover"), 3, 0, 0],
+                     [L.TR_REROLL, L.RR_DIE, 5, 3, 1, L.DIE_CHEST],
+                     [L.TR_SANTA_STAR, 2, 4, 1, 0, 0]], np.int64)
+    assert Context(4).die_star == 0
+    lines = format_trace(rows, 4)
+    assert lines[0] == "    DIE table roll: 5 -> gain a clover"
+    assert lines[1] == "    clover on the DIE table roll: 5 rerolled to 3 -> a star (instead of the printed outcome)"
 
 
 def test_grinch_hit_destroys_a_green_package_and_yeti_a_blue():

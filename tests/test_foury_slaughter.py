@@ -8,6 +8,8 @@ campaign file itself.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -73,6 +75,7 @@ def test_no_rounds_no_exits_from_the_start_triangle_and_the_score_is_kills():
     assert g.rows(L.TR_SL_START) == [(0, 4, 10, 0, 0)]
     assert [r[0] for r in g.rows(L.TR_ROLL)] == [0, 0] and g[L.S_TURN] == 2  # table A twice; the start is no turn
     assert g[L.S_KILLS_TOTAL] == 1 and g.out[L.OUT_SL_SCORE] == 1 and g.out[L.OUT_KILLS] == 1
+    assert g.out[L.OUT_SCORE] == 1  # the `score` column is the campaign's score: kills (not the base game's sheet)
     assert g.rows(L.TR_ROUND) == [] and g.rows(L.TR_EXIT) == [] and g.rows(L.TR_REQ) == []
     assert g.out[L.OUT_SL_END] == L.SLE_CAP and g.rows(L.TR_SL_END)[0][:2] == (L.SLE_CAP, 1)
 
@@ -123,7 +126,7 @@ def test_the_fury_track_full_erases_the_sectors_monsters_and_ends_the_game():
     assert g.rows(L.TR_FURY) == [(H, 3, 3, 3, L.FS_HIT)] and g[H] == 8
     assert g.rows(L.TR_FURY_FULL) == [(1, 3, 1, 4, 0)]
     assert all(g.icons(c, i) == 0 for c in (3, 6, 7) for i in range(I.FOE_FIRST, I.CAMPAIGN_FIRST))
-    assert g[L.S_KILLS_TOTAL] == 4 and g.out[L.OUT_FURY_KILLS] == 3 and g.out[L.OUT_SL_SCORE] == 4
+    assert g[L.S_KILLS_TOTAL] == 4 and g.out[L.OUT_FURY_KILLS] == 3 and g.out[L.OUT_SL_SCORE] == 4 == g.out[L.OUT_SCORE]
     assert g.out[L.OUT_SL_END] == L.SLE_FURY and g.out[L.OUT_END_CAUSE] == L.CAUSE_FURY
     assert g.out[L.OUT_DEATH_ROUND] == 0 and g.rows(L.TR_DEATH) == []
 
@@ -261,3 +264,43 @@ def test_a_median_bound_too_few_games_cannot_give_is_null_in_json_and_inf_in_tex
     doc = (Path(__file__).resolve().parents[1] / "docs" / "statistics.md").read_text()
     medians = doc.split("## Medians and other quantiles")[1].split("\n## ")[0]
     assert "writes it as `null`" in medians and "`[-inf, inf]`" in medians and "reported as $-\\infty$" not in medians
+
+
+def test_compare_says_a_variant_without_victory_has_no_win_rate():
+    """compare: the Slaughter has no victory (GameSpec.no_win), so no "win rate 0.00 %" row, no McNemar test in the
+    Holm family, no "games won under A but lost under B"; the text says why, the JSON carries ``no_win``."""
+    from foury_sim.study import compare, format_comparison
+
+    c = compare("foury", {"campaign": "base"}, {"campaign": "slaughter"}, games=20, progress=False, keep_rows=False)
+    assert "win rate" not in set(c.outcomes["outcome"]) and set(c.no_win) == {"b"}
+    text = format_comparison(c)
+    assert "win rate of B: none: the Slaughter of Monsters has no victory" in text
+    assert "win rate of A: " in text and "0.00%" not in text and "games won under A" not in text
+    assert c.to_dict()["no_win"] == {"b": c.no_win["b"]} and c.replays() == {}
+    both = compare("foury", {"hero": "kael"}, {"hero": "melyra"}, games=20, progress=False, keep_rows=False)
+    assert both.outcomes["outcome"].iloc[0] == "win rate" and both.no_win == {}
+
+
+def test_sweep_says_a_cell_without_victory_has_no_win_rate(tmp_path):
+    """sweep: the Slaughter's cell (GameSpec.no_win) is not "0.00 %", not ranked by win rate, not "never won"; the
+    printed table, cells.csv (``no_win``) and the report say it has no victory; the other cells are as before."""
+    from foury_sim.cli import cells_table
+    from foury_sim.report import build_report
+    from foury_sim.study import run_sweep
+
+    exp = tmp_path / "slb.toml"
+    exp.write_text('name = "slb"\ngame = "foury"\nseed = 3\ngames = 40\n\n[sweep]\ncampaign = ["base", "slaughter"]\n')
+    out = run_sweep(exp, tmp_path / "res", progress=False, report=False)
+    cells = pd.read_csv(out / "cells.csv").fillna({"no_win": ""})
+    assert list(cells["no_win"] != "") == [False, True] and "no victory" in cells["no_win"].iloc[1]
+    from rich.console import Console
+
+    con = Console(width=120, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
+    con.print(cells_table(out / "cells.csv"))
+    printed = [x for x in con.export_text().splitlines() if "slaughter" in x]
+    assert len(printed) == 1 and "none" in printed[0] and "(no victory)" in printed[0] and "%" not in printed[0]
+    build_report(out)
+    md = (out / "report.md").read_text()
+    assert "No victory, so no win rate: `campaign=slaughter`" in md and "Never won" not in md
+    row = next(x for x in md.splitlines() if x.startswith("| ") and "| slaughter |" in x)
+    assert row.startswith("| – | 1 |") and "none (no victory)" in row

@@ -836,7 +836,7 @@ def die_table(board, st, rm, opts, dice, pol, cell):
     rs, ps, script, tr = dice
     pid, params, fn, sctl, srs = pol
     face = d6(rs, script)
-    log(tr, st, TR_DIE_TABLE, face, T[T_DIE, face - 1], 0, 0, 0)
+    log(tr, st, TR_DIE_TABLE, face, T[T_DIE, face - 1], R[R_SANTA_DIE_STAR], 0, 0)  # (the star's face: the words)
     face = reroll(board, st, rm, opts, dice, pol, np.int64(RR_DIE), np.int64(-1), face, cell, np.int64(0), np.int64(-1))
     if face == R[R_SANTA_DIE_STAR]:  # Santa Crash'n Foury: "roll a star with the die" (0 in the base game)
         santa_star(R, st, tr, cell, np.int64(1))
@@ -2112,6 +2112,8 @@ def do_move(board, st, rm, sc, opts, dice, pol, vis, c):
         log(tr, st, TR_JUMP, frm, to, MK_CIRCLE, 0, 0)
     if kind == MK_SWIM or kind == MK_CIRCLE:
         table = jump_table(board, rm, frm, to, R_ROLL_AFTER_SWIM if kind == MK_SWIM else R_ROLL_AFTER_JUMP)
+        if kind == MK_SWIM:  # (the replay says it is a swim, and whether it is rolled)
+            log(tr, st, TR_JUMP, frm, to, MK_SWIM, table, d if d >= 0 else st[S_DIR])
         return arrive(board, st, rm, opts, dice, pol, vis, to, d if d >= 0 else st[S_DIR], frm, table, np.bool_(False))
     if kind == MK_SHOVEL:
         st[SHOVEL] -= 1
@@ -3614,7 +3616,7 @@ def write_out(T, st, rs, out, k):
     out[k, OUT_COINS] = st[S_COINS_USED]
     out[k, OUT_HEARTS] = st[HEARTS]
     out[k, OUT_TURNS] = st[S_TURN]
-    out[k, OUT_SCORE] = final_score(T, st)
+    out[k, OUT_SCORE] = st[S_KILLS_TOTAL] if st[S_SL_END] > 0 else final_score(T, st)  # the Slaughter's: kills
     out[k, OUT_KILLS] = st[S_KILLS_TOTAL]
     out[k, OUT_CHESTS] = st[S_CHESTS_GAINED]
     out[k, OUT_DEATH_ROUND] = st[S_DEATH_ROUND]

@@ -141,6 +141,28 @@ def _campaign_of(s: dict[str, Any]) -> str | None:
     return name if name in _WIN_LEGENDS else None
 
 
+def _two_player_run(s: dict[str, Any]) -> bool:
+    """A run summary of the 2-player mode: its own entries (the columns ``only=_two_player``) are there."""
+    return "p2_winner" in s or "opponent_win" in s
+
+
+#: What ``win`` and ``clean_win`` mean in the 2-player mode (docs/rules.md "2-player mode": one adventure each, no
+#: continue; ``win`` is the run's hero's)
+_P2_WIN_LEGEND = ("games the run's hero won: one adventure, no continue; the hero exited with the treasures before the "
+                  "opponent (or in fewer turns), or outlived them")
+_P2_CLEAN_LEGEND = "the same games as the win rate: the 2-player mode has no continue"
+
+
+def _win_legend(s: dict[str, Any]) -> str:
+    if _two_player_run(s):
+        return _P2_WIN_LEGEND
+    return _WIN_LEGENDS.get(_campaign_of(s), _WIN_LEGENDS[None])
+
+
+def _clean_legend(s: dict[str, Any]) -> str:
+    return _P2_CLEAN_LEGEND if _two_player_run(s) else "won without inserting a coin (a continue after a death)"
+
+
 def _died_text(v: float, s: dict[str, Any]) -> str:
     return (f"{100 * v:.1f} %{interval_text(s, 'first_death_rate')} of games (continue used in "
             f"{100 * s.get('coins_used_rate', 0.0):.1f} %{interval_text(s, 'coins_used_rate')})")
@@ -150,16 +172,18 @@ COLUMNS = (
     Column("game", "Game index", doc="Index of the game in the stream of the seed (replay it with `--game`).",
            driver=True),
     Column("win", "Won", summary=RATE, index="OUT_WIN", doc="1 if the hero completed every round (a campaign: its own "
-           "victory, docs/rules.md).", legend=lambda s: _WIN_LEGENDS.get(_campaign_of(s), _WIN_LEGENDS[None])),
+           "victory, docs/rules.md; the 2-player mode: the run's hero won).", legend=_win_legend),
     Column("clean_win", "Won without a continue", summary=RATE, index="OUT_CLEAN", key="win_without_continue",
            text="  without continue", doc="1 if won without inserting a coin.",
-           legend="won without inserting a coin (a continue after a death)"),
+           legend=_clean_legend),
     Column("rounds_completed", "Rounds completed", summary=MEAN, index="OUT_ROUNDS"),
     Column("coins_used", "Continues used", "coins", histogram=True, index="OUT_COINS",
            doc="Coins inserted (continues after a death)."),
     Column("hearts_left", "Hearts left at the end", "hearts", summary=MEAN, index="OUT_HEARTS", report=False),
     Column("turns", "Game length", "turns", summary=MEAN, index="OUT_TURNS", distribution=True),
-    Column("score", "Final score", "points", summary=MEAN, index="OUT_SCORE", distribution=True),
+    Column("score", "Final score", "points", summary=MEAN, index="OUT_SCORE", distribution=True,
+           doc="Final score: the sheet's elements at the end weighted by the `[score]` table; under the Slaughter of "
+           "Monsters the campaign's own score, the monsters killed (= `slaughter_score`; `[score]` unused)."),
     Column("kills", "Monsters killed", "foes", summary=MEAN, index="OUT_KILLS", report=False),
     Column("chests_gained", "Chests gained", "chests", index="OUT_CHESTS"),
     Column("death_round", "Round of the first death", histogram=True, index="OUT_DEATH_ROUND",

@@ -29,6 +29,7 @@ from .layout import (
     M_REDEEM,
     M_SWAP,
     MK_STAIRS,
+    MK_SWIM,
     RR_DIE,
     RR_NAMES,
     RR_SPAWN,
@@ -146,6 +147,8 @@ class Context:
     #: stand, not at an entrance; ``area_here`` is what that row is told
     area_next: bool = False
     area_here: bool = False
+    #: the star face of the last DIE-table row (Santa's ``santa.die_star``; 0 without): a reroll to it gives a star
+    die_star: int = 0
 
 
 def _room(c: int, ctx: Context) -> str:
@@ -197,6 +200,22 @@ def _rolloff(f, ctx) -> dict[str, object]:
     return {"you": mine, "it": f"{f['theirs']} + strength {f['strength']} = {f['theirs'] + f['strength']}"}
 
 
+def _die_effect(face: int, outcome: int, star: int) -> str:
+    """A DIE-table face's effect in words: Santa's star face (``santa.die_star``, logged in the DIE-table row; 0
+    without) gives a star instead of the printed outcome."""
+    if star > 0 and face == star:
+        return "a star (instead of the printed outcome)"
+    return DIE_OUTCOMES[outcome] if 0 <= outcome < len(DIE_OUTCOMES) else f"<die {outcome}>"
+
+
+def _swim_words(f, ctx) -> dict[str, str]:
+    """Why a swim is not rolled (``rulings.roll_after_swim``; the row's ``table``: -1 no roll)."""
+    if f["how"] != MK_SWIM:
+        return {}
+    return {"why": (" (a swim through flooded rooms: swimming is free, no room roll)" if f["table"] < 0 else
+                    " (a swim into an unexplored room: rolled, rulings.roll_after_swim)")}
+
+
 T = TraceCode
 _REROLLED = "    clover on the {roll:reroll}: {how} -> "
 CODES: dict[int, TraceCode] = {
@@ -211,9 +230,10 @@ CODES: dict[int, TraceCode] = {
     TR_MOVE: T("move", ("src", "dst", "heading", "free"), {
         0: "  move {src:room} -> {dst:room}, heading {heading:side}",
         None: "  free step {src:room} -> {dst:room}, heading {heading:side}"}, by="free"),
-    TR_JUMP: T("jump", ("src", "dst", "how"), {
+    TR_JUMP: T("jump", ("src", "dst", "how", "table", "heading"), {
         MK_STAIRS: "  climb the stairs at {src:room} to the upper level, come down at {dst:room}",
-        None: "  magic circle {src:room} -> {dst:room}"}, by="how"),
+        MK_SWIM: "  swim {src:room} -> {dst:room}, heading {heading:side}{why}",
+        None: "  magic circle {src:room} -> {dst:room}"}, by="how", words=_swim_words),
     TR_WALK: T("walk", ("start", "end", "rooms"), "  walk freely over {n} {start:room} -> {end:room}",
                words=_n("rooms", "explored room")),
     TR_ROLL: T("room roll", ("table", "face", "events", "cell"),
@@ -232,11 +252,12 @@ CODES: dict[int, TraceCode] = {
                  words=lambda f, ctx: {"who": "your die" if f["whose"] == 0 else "the enemy's die",
                                        "verb": "sets" if f["action"] == 2 else "rerolls"}),
     TR_REROLL: T("reroll", ("roll", "old", "new", "action", "effect"), {
-        RR_DIE: _REROLLED + "{effect:die}",
+        RR_DIE: _REROLLED + "{die_effect}",
         RR_SPAWN: _REROLLED + "{effect:a icon} instead",
         None: _REROLLED + "{effect:events}"}, by="roll",
         words=lambda f, ctx: {"how": (f"{f['old']} set to {f['new']}" if f["action"] == 2
-                                      else f"{f['old']} rerolled to {f['new']}")}),
+                                      else f"{f['old']} rerolled to {f['new']}"),
+                              "die_effect": _die_effect(f["new"], f["effect"], ctx.die_star)}),
     TR_WIN: T("win", ("foe", "cell"), "      the {foe:icon} is defeated"),
     TR_TIE: T("tie", (), "      tie: nothing happens"),
     TR_HIT: T("hit", ("damage", "hearts", "source"), {
@@ -260,7 +281,8 @@ CODES: dict[int, TraceCode] = {
     TR_SEARCH: T("search", S.DECISION_FIELDS, S.DECISION_TEMPLATE,
                  words=lambda f, ctx: S.decision_words(f, _KIND_NAMES)),
     TR_SEARCH_OPT: T("search option", S.OPTION_FIELDS, S.OPTION_TEMPLATE, words=S.option_words),
-    TR_DIE_TABLE: T("die table", ("face", "outcome"), "    DIE table roll: {face} -> {outcome:die}"),
+    TR_DIE_TABLE: T("die table", ("face", "outcome", "star"), "    DIE table roll: {face} -> {effect}",
+                    words=lambda f, ctx: {"effect": _die_effect(f["face"], f["outcome"], f["star"])}),
     TR_IMP: T("imp", ("cell", "icon", "count"), "    the imp destroys {n}",
               words=lambda f, ctx: {"n": count(f["count"], ctx.icon_names[f["icon"]])}),
     TR_REQ: T("requirement", ("done", "need", "sector"), "    requirement: {done}/{need} {sector:requirement}"),
@@ -390,13 +412,15 @@ def _santa_kind(k: int) -> str:
 
 
 def _after_jump(ctx: Context, code: int, fields) -> list[str] | None:
-    """A jump already says where you arrive (after its levers and travel): skip the move that follows it
+    """A jump (or a swim) already says where you arrive (after its levers and travel): skip the move that follows it
     (from outside, or the same rooms again). A move that stays in its room says so. A Kraken area chosen
     where you stand makes the round row that follows read "Area N ... starting where you stand"."""
     if code == L.TR_KR_AREA:
         ctx.area_next = fields["next"] >= 0
     elif code == TR_ROUND:
         ctx.area_here, ctx.area_next = ctx.area_next, False
+    if code == TR_DIE_TABLE:
+        ctx.die_star = fields["star"]
     if code == TR_JUMP:
         ctx.jumped = (fields["src"], fields["dst"])
     elif code == TR_MOVE:
