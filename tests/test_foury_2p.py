@@ -230,3 +230,14 @@ def test_the_run_legend_says_what_win_means_in_the_2_player_mode():
     lines = legend_lines(solo.summary, OUTPUTS)
     assert "completed all four rounds" in next(x for x in lines if x.strip().startswith("win rate"))
     assert "inserting a coin" in next(x for x in lines if x.strip().startswith("without continue"))
+
+
+def test_the_search_policy_in_the_2_player_mode_is_refused_at_policy():
+    """The search policy's refusal under the 2-player mode named no place ("foury-sim: error: the search policy
+    ..."): it names ``--policy`` (a sweep names its line and cell, compare the variant)."""
+    from inproc import cli
+
+    r = cli("run", "foury", "--policy", "search", "--set", "two_player.players=2", "--games", "10")
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr == ("foury-sim: error: --policy: the search policy plays the solo game only: choose another "
+                        "policy for two_player.players = 2\n")

@@ -69,7 +69,7 @@ def _check_players(rules: FouryRules, policy: Policy) -> None:
     solo games, so it is refused there."""
     if rules.players == 2 and policy.policy_id == POL_SEARCH:
         raise InputError("the search policy plays the solo game only: choose another policy for "
-                         "two_player.players = 2")
+                         "two_player.players = 2", "--policy")
 
 
 def simulate(rules: FouryRules, hero: str, policy: Policy, seed: int, start: int, count: int) -> dict[str, np.ndarray]:
