@@ -558,6 +558,17 @@ def test_the_end_of_robust_table_lists_each_whole_conclusion(tmp_path):
                                                                  "no"]]
 
 
+def _run_delve_into(out: Path, monkeypatch, capsys) -> tuple[int, str]:
+    """``foury-sim run delve --games 50 --out OUT`` through the CLI's entry in this process, expected to stop
+    (``SystemExit``): its exit code and stderr."""
+    from foury_sim import cli as cli_module
+
+    monkeypatch.setattr(sys, "argv", ["foury-sim", "run", "delve", "--games", "50", "--out", str(out)])
+    with pytest.raises(SystemExit) as e:
+        cli_module.main()
+    return e.value.code, capsys.readouterr().err
+
+
 def test_ctrl_c_while_the_tables_are_written_says_the_parts_are_kept(tmp_path, monkeypatch, capsys):
     """A Ctrl-C (or SIGTERM) after the last game, while the CSV and the summary are written, said "nothing was
     kept" though every part was on disk: it says the parts are kept and the same command writes the rest."""
@@ -573,11 +584,8 @@ def test_ctrl_c_while_the_tables_are_written_says_the_parts_are_kept(tmp_path, m
 
     monkeypatch.setattr(files, "_guarded", guarded)
     out = tmp_path / "run"
-    monkeypatch.setattr(sys, "argv", ["foury-sim", "run", "delve", "--games", "50", "--out", str(out)])
-    with pytest.raises(SystemExit) as e:
-        cli_module.main()
-    err = capsys.readouterr().err
-    assert e.value.code == 130
+    code, err = _run_delve_into(out, monkeypatch, capsys)
+    assert code == 130
     assert err.strip() == (f"foury-sim: interrupted: every game was played and its parts kept in "
                            f"{out / 'games.parquet'}; the same command writes the tables and the summary from them: "
                            f"foury-sim run delve --games 50 --out {out}")
@@ -604,11 +612,8 @@ def test_a_ctrl_c_just_after_a_parts_partial_is_renamed_counts_that_part_as_kept
 
     monkeypatch.setattr(files, "atomic_write", atomic_write)
     out = tmp_path / "run"
-    monkeypatch.setattr(sys, "argv", ["foury-sim", "run", "delve", "--games", "50", "--out", str(out)])
-    with pytest.raises(SystemExit) as e:
-        cli_module.main()
-    err = capsys.readouterr().err
-    assert e.value.code == 130
+    code, err = _run_delve_into(out, monkeypatch, capsys)
+    assert code == 130
     assert err.strip() == (f"foury-sim: interrupted: 1 of 1 parts kept in {out / 'games.parquet'}; the same "
                            f"command goes on from them: foury-sim run delve --games 50 --out {out}")
     monkeypatch.setattr(files, "atomic_write", real)
