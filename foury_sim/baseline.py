@@ -269,16 +269,6 @@ def _play(run: Run, runners: dict[str, CellRunner], bar: Progress | None) -> tup
     return df.sort_values("game", kind="stable").reset_index(drop=True), rs
 
 
-def _played_metrics(run: Run, df: pd.DataFrame) -> list[str]:
-    """The run's metrics its games' table has: a default one it lacks is left out (a column that could not be
-    made for these settings), a named one is an error."""
-    lacking = [m for m in run.metrics if m != "win" and m not in df.columns]
-    if lacking and not run.default:
-        raise InputError(f"run {run.name!r} has no metric {lacking[0]!r} (its games' table lacks the column)",
-                         run.where)
-    return [m for m in run.metrics if m not in lacking]
-
-
 def _values(spec: GameSpec, df: pd.DataFrame, metric: str) -> np.ndarray:
     x = df[metric].to_numpy()
     return (x != 0).astype(np.int8) if metric_kind(spec, metric) == RATE else x.astype(float)
@@ -318,13 +308,11 @@ def save(spec: Spec | str | Path, out_root: str | Path = BASELINES, *, progress:
         for run in spec.runs:
             df, rs = _play(run, runners, bar)
             g = get_game(run.game)
-            metrics = _played_metrics(run, df)
             cols = {"run": run.name, "game": df["game"].to_numpy(np.int64)}
-            cols |= {m: _values(g, df, m).astype(float) for m in metrics}
+            cols |= {m: _values(g, df, m).astype(float) for m in run.metrics}  # (its settings': ``load_spec``)
             frames.append(pd.DataFrame(cols))
             records.append({"name": run.name, "game": run.game, "seed": run.seed, "games": run.games,
-                            "settings": run.settings, "metrics": metrics,
-                            "tolerance": {m: run.tolerance[m] for m in metrics},
+                            "settings": run.settings, "metrics": run.metrics, "tolerance": run.tolerance,
                             "summary": summarize(g, df, rs, spec.conf)})
     if bar is not None:
         bar.close()
@@ -499,7 +487,7 @@ def check(arg: str | Path, baselines: str | Path = BASELINES, *, progress: bool 
             if not np.array_equal(old["game"].to_numpy(np.int64), df["game"].to_numpy(np.int64)):
                 raise InputError(f"run {run.name!r}: the stored games are not 0..{run.games - 1}; {redo}", where)
             diff_at = np.zeros(len(df), dtype=bool)
-            now = _played_metrics(run, df)
+            now = run.metrics  # (those its settings have: ``load_spec``)
             # default metrics: those both sides have (a column only one side has is named, not compared)
             metrics = [m for m in now if m in b.get("metrics", [])] if run.default else now
             only_then = [m for m in b.get("metrics", []) if m not in metrics] if run.default else []

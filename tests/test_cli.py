@@ -704,7 +704,9 @@ def test_a_run_out_folder_that_cannot_be_made_is_one_line(tmp_path, monkeypatch)
     from foury_sim import cli as cli_module
     from foury_sim import inputs
 
-    let_through = lambda path, where="--out": Path(path)  # noqa: E731  (in-process cli only)
+    def let_through(path, where="--out"):  # (in-process cli only)
+        return Path(path)
+
     monkeypatch.setattr(inputs, "check_out_dir", let_through)
     monkeypatch.setattr(cli_module, "check_out_dir", let_through)  # (the name cli bound when first imported)
     target = tmp_path / "file" / "folder"

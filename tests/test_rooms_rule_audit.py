@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import test_rooms_combat
 from rooms_fight_stub import ST_SIZE, events, run_fight
 from test_rooms_combat import ALL, OGRE, RAIN, RAT, VOLLEY, asked, check_scripted, h, with_combat, with_monster
 from test_rooms_nav import ONE_TURN, E, S, W, has, move, play
@@ -15,20 +16,13 @@ from test_rooms_nav import ONE_TURN, E, S, W, has, move, play
 from foury_sim.games import rooms as R
 from foury_sim.games.rooms import combat as C
 from foury_sim.games.rooms import layout as L
-from foury_sim.games.rooms.ruleset import load_heroes
 from foury_sim.policy import make_policy
 
 VOLLEY_HAND = [1, 2, 3, 4, 5]  # the ranger's 1 2 3 4 5: three arrows; Volley (4 damage) is the first ability made
 
 
-@pytest.fixture(scope="module")
-def rules():
-    return load_heroes()
-
-
-@pytest.fixture(scope="module")
-def ranger(rules):
-    return C.pack_fight(rules, "ranger")
+# the heroes (``rules``) and the packed ranger (``ranger``): the fixtures of the fight tests, one definition
+rules, ranger = test_rooms_combat.rules, test_rooms_combat.ranger
 
 
 @pytest.fixture(scope="module")
