@@ -735,15 +735,22 @@ def write_report(out: Path, m: dict[str, Any], summ: pd.DataFrame, sens: pd.Data
               "joint points (alternatives coded by their position, 0 = default), and the margin's lowest and "
               "highest change (win-rate points) when the assumption alone takes its other values.\n")
     main = summ[summ["whole"]]["claim"]
+    n_joint = int(summ["points"].iloc[0]) if len(summ) else 0
     for claim in main:
         s = sens[sens["claim"] == claim].sort_values("src", key=lambda x: -x.abs().fillna(0))
         r2 = s["r2"].iloc[0]
         md.append(f"### {claim}\n")
-        md.append(f"Linear fit on the joint points: R² = {r2:.2f}.\n" if not math.isnan(r2) else "")
+        if not math.isnan(r2):
+            md.append(f"Linear fit on the joint points: R² = {r2:.2f}.\n")
+        else:  # (``sensitivity``: no fit with too few joint points, or a margin the same at every one)
+            md.append(f"No SRC or Spearman correlation (n/a below): they need more joint points than the "
+                      f"assumptions varied plus one ({n_joint} points, {len(s)} assumptions) and a margin that "
+                      "changes between them; raise `--points`.\n")
         md.append("| assumption | SRC | Spearman | one-at-a-time change |")
         md.append("|---|---:|---:|---:|")
         for x in s.itertuples():
-            md.append(f"| `{x.factor}` | {x.src:+.2f} | {x.spearman:+.2f} | {_pts(x.oat_low)} .. {_pts(x.oat_high)} |")
+            md.append(f"| `{x.factor}` | {_coef(x.src)} | {_coef(x.spearman)} | {_pts(x.oat_low)} .. "
+                      f"{_pts(x.oat_high)} |")
         md.append("")
     md.append("## Assumptions of the defaults\n")
     md += [f"- {x}" for x in assume.markdown_items(m["assumptions"])]
@@ -798,6 +805,11 @@ def write_report(out: Path, m: dict[str, Any], summ: pd.DataFrame, sens: pd.Data
     page = (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(m['title'])}"
             f"</title><style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
     atomic_write(out / "report.html", page)
+
+
+def _coef(x: float) -> str:
+    """A sensitivity coefficient, signed, or "n/a" where none was computed (never "+nan")."""
+    return "n/a" if x is None or not math.isfinite(x) else f"{x:+.2f}"
 
 
 def _num(cell: str) -> str:

@@ -172,6 +172,24 @@ def test_tiny_study_runs_on_common_dice(tmp_path):
     assert "<table>" in (out / "report.html").read_text()
 
 
+@pytest.fixture(scope="module")
+def few_points_report(tmp_path_factory):
+    """The tiny study with too few joint points for a fit (2 points, 2 assumptions), at 90 %."""
+    import dataclasses
+
+    exp = dataclasses.replace(load_robust(TINY), points=2, conf=0.9)
+    out = run_robust(exp, tmp_path_factory.mktemp("few"), progress=False)
+    return out, (out / "report.md").read_text()
+
+
+def test_report_says_n_a_not_nan_when_too_few_joint_points(few_points_report):
+    """The sensitivity table said "+nan" for every assumption; it says n/a and why."""
+    _, md = few_points_report
+    assert "nan" not in md
+    assert "No SRC or Spearman correlation (n/a below)" in md and "(2 points, 2 assumptions)" in md
+    assert "| `game.map` | n/a | n/a |" in md
+
+
 def test_delve_experiment_varies_its_assumptions_and_extra_factors():
     exp = load_robust(ROOT / "tests" / "data" / "robust" / "delve_tiny.toml")
     f = {x.key: x for x in exp.factors}
