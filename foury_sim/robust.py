@@ -706,7 +706,7 @@ def write_report(out: Path, m: dict[str, Any], summ: pd.DataFrame, sens: pd.Data
     md.append("## Verdicts\n")
     md.append("A claim *holds* at a point when its margin is positive (point estimates); *clearly* when the "
               f"{100 * m['conf']:g} % interval (paired on the shared dice for a pair) excludes the other side. "
-              "The share's interval reflects the number of design points only.\n")
+              f"The share's {100 * m['conf']:g} % Wilson interval reflects the number of design points only.\n")
     md.append("| claim | at the defaults (margin) | holds at joint points | holds clearly | fails clearly "
               "| one-at-a-time | moved most by (SRC) |")
     md.append("|---|---:|---:|---:|---:|---:|---|")
@@ -723,12 +723,13 @@ def write_report(out: Path, m: dict[str, Any], summ: pd.DataFrame, sens: pd.Data
     md.append("")
     md.append("## Win rates at the defaults\n")
     base = cells[cells["kind"] == "baseline"].sort_values("win_rate", ascending=False)
-    md.append("| cell | win rate | lowest / highest over all points |")
-    md.append("|---|---:|---:|")
+    md.append(f"| cell | win rate | {100 * m['conf']:g} % interval | lowest / highest over all points |")
+    md.append("|---|---:|---:|---:|")
     for _, r in base.iterrows():
         allr = cells.loc[cells["cell"] == r["cell"], "win_rate"]
-        md.append(f"| {_md_cell(r['cell'])} | {100 * r['win_rate']:.1f} % | {100 * allr.min():.1f} % / "
-                  f"{100 * allr.max():.1f} % |")
+        w_lo, w_hi = stats.wilson(int(r["wins"]), int(r["games"]), m["conf"])
+        md.append(f"| {_md_cell(r['cell'])} | {100 * r['win_rate']:.1f} % | {100 * w_lo:.1f}–{100 * w_hi:.1f} % | "
+                  f"{100 * allr.min():.1f} % / {100 * allr.max():.1f} % |")
     md.append("")
     md.append("## Sensitivity\n")
     md.append("Per claim: standardized regression coefficient (SRC) and Spearman correlation of the margin on the "

@@ -190,6 +190,19 @@ def test_report_says_n_a_not_nan_when_too_few_joint_points(few_points_report):
     assert "| `game.map` | n/a | n/a |" in md
 
 
+def test_report_gives_the_defaults_win_rates_with_intervals_at_the_studys_level(few_points_report):
+    """The defaults' win rates had no interval; they have the study's level's Wilson interval."""
+    from foury_sim import stats
+
+    out, md = few_points_report
+    assert "| cell | win rate | 90 % interval | lowest / highest over all points |" in md
+    cells = pd.read_csv(out / "cells.csv")
+    for _, r in cells[cells["kind"] == "baseline"].iterrows():
+        lo, hi = stats.wilson(int(r["wins"]), int(r["games"]), 0.9)
+        assert f"| {r['cell']} | {100 * r['win_rate']:.1f} % | {100 * lo:.1f}–{100 * hi:.1f} % |" in md
+    assert "The share's 90 % Wilson interval" in md
+
+
 def test_delve_experiment_varies_its_assumptions_and_extra_factors():
     exp = load_robust(ROOT / "tests" / "data" / "robust" / "delve_tiny.toml")
     f = {x.key: x for x in exp.factors}
