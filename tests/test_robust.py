@@ -92,6 +92,37 @@ def test_shares_on_a_known_answer():
     assert not (rank["holds_clearly"] & ~rank["holds"]).any() and not (rank["fails_clearly"] & rank["holds"]).any()
 
 
+def test_a_ranking_fails_clearly_only_at_the_level_of_the_family_of_its_pairs():
+    """A ranking's "fails clearly" is drawn from all its pairs: b below c by a margin the 95 % interval of that
+    pair alone excludes 0 for, but the family's (Bonferroni over the 3 pairs) does not, is no clear failure of the
+    ranking (it was: any pair at 95 %, a family error up to three times the level); the pair's own row keeps 95 %."""
+    from foury_sim import stats
+
+    n = 1000
+    ranking = Conclusion("rank", "ranking", [{"hero": h} for h in "abc"], "hero", list("abc"))
+    exp = RobustExperiment("syn", "foury", 1, n, 1, "lhs", {}, [Factor("x", 0.8, range=[0.0, 1.0])], [ranking], [])
+    points = [{"kind": "baseline", "factor": "", "values": {}}, {"kind": "lhs", "factor": "", "values": {}}]
+
+    def first(k):
+        w = np.zeros(n, np.int8)
+        w[:k] = 1
+        return w
+
+    b, c = first(410), np.zeros(n, np.int8)
+    c[:400] = 1
+    c[410:433] = 1  # b and c share 400 wins; b alone wins 10, c alone 23
+    key = lambda h: json.dumps({"hero": h}, sort_keys=True)  # noqa: E731
+    wins = {(0, key("a")): first(900), (0, key("b")): first(500), (0, key("c")): first(300),
+            (1, key("a")): first(900), (1, key("b")): b, (1, key("c")): c}
+    assert stats.paired_rate_diff(c, b, 0.95)["hi"] < 0 < stats.paired_rate_diff(c, b, 1 - 0.05 / 3)["hi"]
+    ev = evaluate(exp, points, wins).set_index(["claim", "point"])
+    assert ev.loc[("b > c", 1), "fails_clearly"]  # the pair on its own, at 95 %
+    whole = ev.loc[("ranking a > b > c", 1)]
+    assert not whole["holds"] and not whole["holds_clearly"] and not whole["fails_clearly"]
+    c[433:460] = 1  # c well above b: the ranking fails clearly at the family's level too
+    assert evaluate(exp, points, wins).set_index(["claim", "point"]).loc[("ranking a > b > c", 1), "fails_clearly"]
+
+
 def test_sensitivity_finds_the_assumption_that_matters():
     exp, points, u, wins = _synthetic(n_points=40)
     ev = evaluate(exp, points, wins)
