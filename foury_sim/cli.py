@@ -561,25 +561,32 @@ def robust(
         exp.text += f"\n# command line: --points {points}\n"
     path = run_robust(exp, out, progress=progress, threads=threads)
     typer.echo(f"-> {path}  report: {path / 'report.md'}")
-    _echo_rich(claims_table(path / "robustness.csv"))
+    _echo_rich(claims_table(path / "robustness.csv", exp.conf))
 
 
-def claims_table(csv: Path) -> Any:
-    """The end-of-robust table: each whole conclusion, the share of the joint points where it holds (and
-    holds clearly), and whether it holds at the defaults."""
+def claims_table(csv: Path, conf: float | None = None) -> Any:
+    """The end-of-robust table: each whole conclusion, the share of the joint points where it holds (with that
+    share's Wilson interval over the points, when the table has it) and holds clearly (at the study's level
+    ``conf``, named in the heading), and whether it holds at the defaults."""
+    import math
+
     import pandas as pd
     from rich import box
     from rich.table import Table
 
     summ = pd.read_csv(csv)
+    lvl = "" if conf is None else f"{100 * conf:g} %"
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     t.add_column("conclusion")
-    t.add_column("holds at (joint points)", justify="right")
-    t.add_column("holds clearly at", justify="right")
+    t.add_column("holds at (joint points)" + (f", {lvl} interval" if lvl else ""), justify="right")
+    t.add_column("holds clearly at" + (f" ({lvl} intervals)" if lvl else ""), justify="right")
     t.add_column("at the defaults", justify="center")
     for _, r in summ[summ["whole"]].iterrows():
-        t.add_row(str(r["claim"]), f"{100 * r['share_holds']:.0f} %", f"{100 * r['share_holds_clearly']:.0f} %",
-                  "yes" if r["holds_at_defaults"] else "no")
+        lo, hi = r.get("share_lo"), r.get("share_hi")
+        iv = (f" [{100 * lo:.0f}, {100 * hi:.0f}]" if lo is not None and hi is not None
+              and math.isfinite(lo) and math.isfinite(hi) else "")
+        t.add_row(str(r["claim"]), f"{100 * r['share_holds']:.0f} %{iv}",
+                  f"{100 * r['share_holds_clearly']:.0f} %", "yes" if r["holds_at_defaults"] else "no")
     return t
 
 

@@ -14,6 +14,7 @@ declaration (plus, for a kernel column, the line of the kernel's ``write_out`` t
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -497,8 +498,15 @@ def fmt_rate(r: dict[str, Any]) -> str:
 
 
 def fmt_numeric(r: dict[str, Any]) -> str:
-    return (f"mean {r['mean']:8.2f} [{r['mean_lo']:.2f}, {r['mean_hi']:.2f}]  median {r['median']:g}  "
-            f"range {r['min']:g}..{r['max']:g}")
+    """``mean 2.75 [2.73, 2.78]  median 3  range 1..3``; a mean with no interval (one game: no spread to measure)
+    says so instead of printing ``[nan, nan]``."""
+    lo, hi = r.get("mean_lo"), r.get("mean_hi")
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+        n = r.get("n")
+        iv = f"(no interval from {n:,} game{'s' if n != 1 else ''})" if isinstance(n, int) else "(no interval)"
+    else:
+        iv = f"[{lo:.2f}, {hi:.2f}]"
+    return f"mean {r['mean']:8.2f} {iv}  median {r['median']:g}  range {r['min']:g}..{r['max']:g}"
 
 
 def _shares(d: dict[Any, int], n: int, top: int = 8) -> str:

@@ -535,6 +535,15 @@ def _ci(lo: float, hi: float) -> str:
     return f"{100 * lo:.{d}f}–{100 * hi:.{d}f} %"
 
 
+def _rate_bracket(lo: Any, hi: Any) -> str:
+    """`` [86.8, 87.4]``: a rate's interval in percent after its value in a table cell ("" when there is none)."""
+    if not isinstance(lo, (int, float)) or not isinstance(hi, (int, float)) or not (
+            math.isfinite(lo) and math.isfinite(hi)):
+        return ""
+    d = 2 if hi < 0.01 else 1
+    return f" [{100 * lo:.{d}f}, {100 * hi:.{d}f}]"
+
+
 def _lvl(conf: float) -> str:
     return f"{100 * float(conf):g} %"
 
@@ -997,14 +1006,24 @@ def _cells_table(res: Results) -> tuple[list[str], list[list[str]], list[str]]:
         row += [F.fmt_value(r[k]) for k in keys] if keys else [str(r["label"])]
         row += [f"{int(r['games']):,}"] + (["none (no victory)", ""] if r["_nowin"] else
                                            [_pct(r["win_rate"]), _ci(r["win_lo"], r["win_hi"])])
+        summ = per_cell.get(int(r["cell"]), {})
         for src, key, _ in cols:
-            if src == "summary":
-                v = per_cell.get(int(r["cell"]), {}).get(key)
-                row.append(_pct(v) if isinstance(v, (int, float)) else "")
-            elif key.endswith("_rate"):
-                row.append("" if pd.isna(r[key]) else _pct(r[key]))
-            else:
-                row.append("" if pd.isna(r[key]) else f"{float(r[key]):.2f}")
+            if src == "summary":  # a SHARE entry: its interval from the cell's ``share_intervals``
+                v = summ.get(key)
+                iv = (summ.get("share_intervals") or {}).get(key)
+                row.append(_pct(v) + _rate_bracket(*(iv if isinstance(iv, (list, tuple)) and len(iv) == 2
+                                                     else (None, None)))
+                           if isinstance(v, (int, float)) else "")
+            elif key.endswith("_rate"):  # a rate column: its Wilson interval from the cell's summary
+                d = summ.get(key[:-5])
+                row.append("" if pd.isna(r[key]) else _pct(r[key]) + (
+                    _rate_bracket(d.get("lo"), d.get("hi")) if isinstance(d, dict) else ""))
+            else:  # a mean: its t interval from the table
+                base = key[:-5]
+                lo, hi = r.get(f"{base}_lo"), r.get(f"{base}_hi")
+                ok = lo is not None and hi is not None and not pd.isna(lo) and not pd.isna(hi)
+                row.append("" if pd.isna(r[key]) else f"{float(r[key]):.2f}" + (
+                    f" [{float(lo):.2f}, {float(hi):.2f}]" if ok else ""))
         rows.append(row)
     return headers, rows, aligns
 
@@ -1126,7 +1145,9 @@ def _documents(res: Results, written: list[tuple[ReportFigure, Path, bytes]], sk
     bullets(_findings(res, target))
     heading("Cells, easiest first")
     para(f"Win rates with {_lvl(res.conf)} Wilson intervals (each for its cell alone), sorted by win rate "
-         "(highest first). The rank orders the estimates; it is not a claim that neighbouring cells differ.")
+         "(highest first). The rank orders the estimates; it is not a claim that neighbouring cells differ. "
+         f"The other rates and the means have their {_lvl(res.conf)} intervals in brackets (Wilson; Student t), "
+         "where the saved results hold them.")
     headers, rows, aligns = _cells_table(res)
     md.append("| " + " | ".join(_md_cell(h) for h in headers) + " |")
     md.append("|" + "|".join("---:" if a == "r" else "---" for a in aligns) + "|")

@@ -400,18 +400,25 @@ def evaluate(exp: RobustExperiment, points: list[dict], wins: dict[tuple[int, st
         order = list(np.argsort(-base, kind="stable"))
         labels = [str(c.values[j]) for j in order]
         pairs = list(itertools.combinations(range(len(order)), 2))
+        # the ranking fails clearly when any of its pairs does: a claim drawn from every pair, so each pair is
+        # tested for it at Bonferroni's level over the pairs (the chance of a false "fails clearly" stays below
+        # 1 - conf); it holds clearly only when every neighbouring pair does, each at conf (an intersection of
+        # claims: no adjustment needed)
+        conf_any = 1.0 - (1.0 - exp.conf) / len(pairs)
         for i in range(len(points)):
-            gaps, clears, fails = {}, {}, {}
+            gaps, clears, fails_any = {}, {}, {}
             for a, b in pairs:
                 wa, wb = wins[(i, keys[order[a]])], wins[(i, keys[order[b]])]
                 d = stats.paired_rate_diff(wb, wa, exp.conf)  # diff = rate(a) - rate(b)
                 gaps[(a, b)] = float(wa.mean() - wb.mean())
-                clears[(a, b)], fails[(a, b)] = bool(d["lo"] > 0), bool(d["hi"] < 0)
+                clears[(a, b)] = bool(d["lo"] > 0)
+                fails_any[(a, b)] = bool(d["hi"] < 0) and (
+                    len(pairs) == 1 or bool(stats.paired_rate_diff(wb, wa, conf_any)["hi"] < 0))
                 rows.append(_row(c.name, f"{labels[a]} > {labels[b]}", i, points[i], gaps[(a, b)], clears[(a, b)],
-                                 fails[(a, b)], whole=False))
+                                 bool(d["hi"] < 0), whole=False))
             adj = [(a, a + 1) for a in range(len(order) - 1)]
             rows.append(_row(c.name, "ranking " + " > ".join(labels), i, points[i], min(gaps[p] for p in adj),
-                             all(clears[p] for p in adj), any(fails.values())))
+                             all(clears[p] for p in adj), any(fails_any.values())))
     return pd.DataFrame(rows)
 
 
@@ -705,8 +712,9 @@ def write_report(out: Path, m: dict[str, Any], summ: pd.DataFrame, sens: pd.Data
     md.append("")
     md.append("## Verdicts\n")
     md.append("A claim *holds* at a point when its margin is positive (point estimates); *clearly* when the "
-              f"{100 * m['conf']:g} % interval (paired on the shared dice for a pair) excludes the other side. "
-              "The share's interval reflects the number of design points only.\n")
+              f"{100 * m['conf']:g} % interval (paired on the shared dice for a pair) excludes the other side; a "
+              "ranking fails clearly when one of its pairs does at Bonferroni's level over all its pairs. "
+              f"The share's {100 * m['conf']:g} % Wilson interval reflects the number of design points only.\n")
     md.append("| claim | at the defaults (margin) | holds at joint points | holds clearly | fails clearly "
               "| one-at-a-time | moved most by (SRC) |")
     md.append("|---|---:|---:|---:|---:|---:|---|")
@@ -723,27 +731,35 @@ def write_report(out: Path, m: dict[str, Any], summ: pd.DataFrame, sens: pd.Data
     md.append("")
     md.append("## Win rates at the defaults\n")
     base = cells[cells["kind"] == "baseline"].sort_values("win_rate", ascending=False)
-    md.append("| cell | win rate | lowest / highest over all points |")
-    md.append("|---|---:|---:|")
+    md.append(f"| cell | win rate | {100 * m['conf']:g} % interval | lowest / highest over all points |")
+    md.append("|---|---:|---:|---:|")
     for _, r in base.iterrows():
         allr = cells.loc[cells["cell"] == r["cell"], "win_rate"]
-        md.append(f"| {_md_cell(r['cell'])} | {100 * r['win_rate']:.1f} % | {100 * allr.min():.1f} % / "
-                  f"{100 * allr.max():.1f} % |")
+        w_lo, w_hi = stats.wilson(int(r["wins"]), int(r["games"]), m["conf"])
+        md.append(f"| {_md_cell(r['cell'])} | {100 * r['win_rate']:.1f} % | {100 * w_lo:.1f}–{100 * w_hi:.1f} % | "
+                  f"{100 * allr.min():.1f} % / {100 * allr.max():.1f} % |")
     md.append("")
     md.append("## Sensitivity\n")
     md.append("Per claim: standardized regression coefficient (SRC) and Spearman correlation of the margin on the "
               "joint points (alternatives coded by their position, 0 = default), and the margin's lowest and "
               "highest change (win-rate points) when the assumption alone takes its other values.\n")
     main = summ[summ["whole"]]["claim"]
+    n_joint = int(summ["points"].iloc[0]) if len(summ) else 0
     for claim in main:
         s = sens[sens["claim"] == claim].sort_values("src", key=lambda x: -x.abs().fillna(0))
         r2 = s["r2"].iloc[0]
         md.append(f"### {claim}\n")
-        md.append(f"Linear fit on the joint points: R² = {r2:.2f}.\n" if not math.isnan(r2) else "")
+        if not math.isnan(r2):
+            md.append(f"Linear fit on the joint points: R² = {r2:.2f}.\n")
+        else:  # (``sensitivity``: no fit with too few joint points, or a margin the same at every one)
+            md.append(f"No SRC or Spearman correlation (n/a below): they need more joint points than the "
+                      f"assumptions varied plus one ({n_joint} points, {len(s)} assumptions) and a margin that "
+                      "changes between them; raise `--points`.\n")
         md.append("| assumption | SRC | Spearman | one-at-a-time change |")
         md.append("|---|---:|---:|---:|")
         for x in s.itertuples():
-            md.append(f"| `{x.factor}` | {x.src:+.2f} | {x.spearman:+.2f} | {_pts(x.oat_low)} .. {_pts(x.oat_high)} |")
+            md.append(f"| `{x.factor}` | {_coef(x.src)} | {_coef(x.spearman)} | {_pts(x.oat_low)} .. "
+                      f"{_pts(x.oat_high)} |")
         md.append("")
     md.append("## Assumptions of the defaults\n")
     md += [f"- {x}" for x in assume.markdown_items(m["assumptions"])]
@@ -798,6 +814,11 @@ def write_report(out: Path, m: dict[str, Any], summ: pd.DataFrame, sens: pd.Data
     page = (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(m['title'])}"
             f"</title><style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
     atomic_write(out / "report.html", page)
+
+
+def _coef(x: float) -> str:
+    """A sensitivity coefficient, signed, or "n/a" where none was computed (never "+nan")."""
+    return "n/a" if x is None or not math.isfinite(x) else f"{x:+.2f}"
 
 
 def _num(cell: str) -> str:

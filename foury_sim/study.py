@@ -1600,7 +1600,9 @@ def write_comparison(c: Comparison, out: str | Path) -> list[Path]:
     out = Path(out)
     paths = [out / "comparison.json", out / "outcomes.csv", out / "games_a.parquet", out / "games_b.parquet"]
     atomic_write(paths[0], json.dumps(c.to_dict(), indent=2))
-    write_frame(c.outcomes, paths[1])
+    t = c.outcomes.copy()
+    t.insert(int(t.columns.get_loc("hi")) + 1, "conf", c.conf)  # the level of lo/hi (1 - conf: the Holm level)
+    write_frame(t, paths[1])
     if c.parts is not None and all(Path(p).resolve() == q.resolve() for p, q in zip(c.parts, paths[2:])):
         pass  # written chunk by chunk as parquet parts while the games were played
     elif c.df_a is None or c.df_b is None:  # a streamed comparison keeps no per-game tables

@@ -86,7 +86,7 @@ class TuneResult:
     integer: bool
     status: str
     value: float | None  #: the chosen value (a measured candidate)
-    direction: int  #: +1 the metric rises with the value, -1 it falls, 0 no detectable effect
+    direction: int  #: the direction the search followed: +1 rising, -1 falling, 0 none (see ``detected``)
     monotone: bool
     interval: tuple[float, float] | None  #: values whose calibration band contains the target
     neighbours: list[float] = field(default_factory=list)  #: integer setting: the two values bracketing the target
@@ -95,6 +95,9 @@ class TuneResult:
     warnings: list[str] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
+    #: the direction is shown, not only followed: the paired difference of the two ends is significant at ``conf``
+    #: (else ``direction`` is the sign of the least-squares slope, a point estimate the words do not claim)
+    detected: bool = True
 
     def row(self, value: float) -> dict[str, Any]:
         t = self.table[self.table["value"] == value]
@@ -106,7 +109,8 @@ class TuneResult:
         return to_jsonable({
             "param": self.param, "metric": self.metric, "kind": self.kind, "target": self.target,
             "tolerance": self.tolerance, "conf": self.conf, "range": [self.lo, self.hi], "integer": self.integer,
-            "status": self.status, "value": self.value, "direction": self.direction, "monotone": self.monotone,
+            "status": self.status, "value": self.value, "direction": self.direction,
+            "direction_detected": self.detected, "monotone": self.monotone,
             "interval": list(self.interval) if self.interval else None, "neighbours": self.neighbours,
             "games": self.games, "answer": answer_line(self), "warnings": self.warnings, "settings": self.settings,
             "candidates": self.table.to_dict(orient="records"), **self.extra,
@@ -412,6 +416,8 @@ def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi
     # the band: its nearer estimate is within its own noise.
     inside = [v for v in cands if shown(v)]
     best = nearest(inside or cands)
+    ends = sorted(cands)
+    detected = bool(direction) and paired_p(cands[ends[0]].x, cands[ends[-1]].x, kind, conf)[1] < 1 - conf
     if inside and status in (EDGE, BUDGET):
         status = HIT  # (a value was shown within the band after all)
     vs = sorted(cands)
@@ -454,7 +460,7 @@ def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi
                       hi=hi, integer=integer, status=status, value=(int(best) if integer else best),
                       direction=direction, monotone=monotone, interval=interval,
                       neighbours=[int(v) for v in neighbours] if integer else neighbours, table=table,
-                      games=spent, warnings=warnings)
+                      games=spent, warnings=warnings, detected=detected)
 
 
 # ------------------------------------------------------------------------------------------------ words --
@@ -524,7 +530,7 @@ def format_result(r: TuneResult) -> str:
         lines.append(f"{fmt_value(row['value'], r.integer):>10s}  {int(row['games']):>8,}  "
                      f"{fmt_metric(row['estimate'], r.kind):>10s}  {fmt_interval(row['lo'], row['hi'], r.kind):>18s}  "
                      f"{'yes' if row['in_band'] else 'no':7s}{mark}".rstrip())
-    d = {1: "rises with", -1: "falls with", 0: "does not detectably move with"}[r.direction]
+    d = {1: "rises with", -1: "falls with", 0: "does not detectably move with"}[r.direction if r.detected else 0]
     lines += ["", f"status: {r.status}; the {r.metric} {d} {r.param}"
               f"{'' if r.monotone else ' (NOT monotone in the range)'}; intervals at {100 * r.conf:g} %"]
     lines += [f"WARNING: {w}" for w in r.warnings]

@@ -558,6 +558,27 @@ def test_the_end_of_robust_table_lists_each_whole_conclusion(tmp_path):
                                                                  "no"]]
 
 
+def test_the_end_of_robust_table_gives_each_share_its_interval_and_says_the_level(tmp_path):
+    """The table gave the share of the joint points without its interval and "holds clearly" without the level
+    of the intervals that decide it."""
+    import io
+
+    from rich.console import Console
+
+    from foury_sim.cli import claims_table
+
+    csv = tmp_path / "robustness.csv"
+    pd.DataFrame({"claim": ["ranking"], "whole": [True], "share_holds": [0.75], "share_lo": [0.4812],
+                  "share_hi": [0.9073], "share_holds_clearly": [0.5], "holds_at_defaults": [True]}).to_csv(csv,
+                                                                                                      index=False)
+    buf = io.StringIO()
+    Console(file=buf, width=200, no_color=True).print(claims_table(csv, 0.9))
+    lines = buf.getvalue().splitlines()
+    assert "holds at (joint points), 90 % interval" in lines[0] and "holds clearly at (90 % intervals)" in lines[0]
+    assert [line.split() for line in lines[2:] if line.strip()] == [["ranking", "75", "%", "[48,", "91]", "50", "%",
+                                                                     "yes"]]
+
+
 def _run_delve_into(out: Path, monkeypatch, capsys) -> tuple[int, str]:
     """``foury-sim run delve --games 50 --out OUT`` through the CLI's entry in this process, expected to stop
     (``SystemExit``): its exit code and stderr."""

@@ -237,6 +237,18 @@ def test_every_share_of_games_has_its_wilson_interval_and_the_text_its_widest_si
         k: pytest.approx(_wilson(v, t["games"], conf), abs=1e-12) for k, v in t["death_cause"].items()}
 
 
+def test_a_mean_of_one_game_says_it_has_no_interval_instead_of_nan():
+    """``run --games 1`` printed ``mean 14.00 [nan, nan]``; a mean of one game has no t interval and says so."""
+    from foury_sim import runner
+
+    s = runner.run("delve", games=1, seed=3, progress=False).summary
+    text = "\n".join(O.summary_lines(s, get_game("delve").outputs))
+    assert "nan" not in text
+    assert f"score               mean {s['score']['mean']:8.2f} (no interval from 1 game)  median" in text
+    two = runner.run("delve", games=2, seed=3, progress=False).summary["score"]
+    assert O.fmt_numeric(two).startswith(f"mean {two['mean']:8.2f} [{two['mean_lo']:.2f}, {two['mean_hi']:.2f}]")
+
+
 def test_a_share_per_delve_has_the_wilson_interval_over_games_of_each_games_share():
     """Delve's flee and portal rates are shares of delves (three a game, not independent): their interval is the
     Wilson score interval over the games of each game's share of its delves (a share in [0, 1] has variance at most

@@ -202,6 +202,30 @@ def test_other_game_without_rooms_or_deaths(tmp_path: Path) -> None:
     assert "Final score (mean)" in md  # the cells table's columns come from the declaration
 
 
+def test_every_rate_and_mean_of_the_cells_table_has_its_interval_at_the_studys_level(tmp_path: Path) -> None:
+    """The cells table gave the win rate its interval but printed the other rates (a share such as "died at least
+    once", a rate column such as "became unwinnable") and the means bare; each has its interval now, at the
+    study's level, from the saved results (the cell's summary, the cells table)."""
+    from foury_sim.study import run_sweep
+
+    exp = tmp_path / "x.toml"
+    exp.write_text('name = "x"\ngame = "foury"\nseed = 3\ngames = 120\nconf = 0.9\n[fixed]\npolicy = "greedy"\n'
+                   '[sweep]\nhero = ["kael", "melyra"]\n')
+    out = run_sweep(exp, tmp_path / "r", progress=False, report=True)
+    md = (out / "report.md").read_text()
+    assert "The other rates and the means have their 90 % intervals in brackets" in md
+    cells = pd.read_csv(out / "cells.csv").set_index("cell")
+    for row in _md_table_rows(md):
+        i = int(row[1])
+        s = json.loads((out / "cells" / f"cell_{i:04d}.json").read_text())["summary"]
+        lo, hi = s["share_intervals"]["first_death_rate"]
+        assert f"{100 * s['first_death_rate']:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]" in row
+        u = s["unwinnable"]
+        assert u["conf"] == 0.9 and f"{100 * u['rate']:.1f} % [{100 * u['lo']:.1f}, {100 * u['hi']:.1f}]" in row
+        c = cells.loc[i]
+        assert f"{c['score_mean']:.2f} [{c['score_lo']:.2f}, {c['score_hi']:.2f}]" in row
+
+
 def test_report_table_and_figures_follow_a_column_registered_in_a_test(tmp_path: Path, monkeypatch) -> None:
     from foury_sim import outputs as O
     from foury_sim.registry import get_game

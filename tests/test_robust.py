@@ -92,6 +92,37 @@ def test_shares_on_a_known_answer():
     assert not (rank["holds_clearly"] & ~rank["holds"]).any() and not (rank["fails_clearly"] & rank["holds"]).any()
 
 
+def test_a_ranking_fails_clearly_only_at_the_level_of_the_family_of_its_pairs():
+    """A ranking's "fails clearly" is drawn from all its pairs: b below c by a margin the 95 % interval of that
+    pair alone excludes 0 for, but the family's (Bonferroni over the 3 pairs) does not, is no clear failure of the
+    ranking (it was: any pair at 95 %, a family error up to three times the level); the pair's own row keeps 95 %."""
+    from foury_sim import stats
+
+    n = 1000
+    ranking = Conclusion("rank", "ranking", [{"hero": h} for h in "abc"], "hero", list("abc"))
+    exp = RobustExperiment("syn", "foury", 1, n, 1, "lhs", {}, [Factor("x", 0.8, range=[0.0, 1.0])], [ranking], [])
+    points = [{"kind": "baseline", "factor": "", "values": {}}, {"kind": "lhs", "factor": "", "values": {}}]
+
+    def first(k):
+        w = np.zeros(n, np.int8)
+        w[:k] = 1
+        return w
+
+    b, c = first(410), np.zeros(n, np.int8)
+    c[:400] = 1
+    c[410:433] = 1  # b and c share 400 wins; b alone wins 10, c alone 23
+    key = lambda h: json.dumps({"hero": h}, sort_keys=True)  # noqa: E731
+    wins = {(0, key("a")): first(900), (0, key("b")): first(500), (0, key("c")): first(300),
+            (1, key("a")): first(900), (1, key("b")): b, (1, key("c")): c}
+    assert stats.paired_rate_diff(c, b, 0.95)["hi"] < 0 < stats.paired_rate_diff(c, b, 1 - 0.05 / 3)["hi"]
+    ev = evaluate(exp, points, wins).set_index(["claim", "point"])
+    assert ev.loc[("b > c", 1), "fails_clearly"]  # the pair on its own, at 95 %
+    whole = ev.loc[("ranking a > b > c", 1)]
+    assert not whole["holds"] and not whole["holds_clearly"] and not whole["fails_clearly"]
+    c[433:460] = 1  # c well above b: the ranking fails clearly at the family's level too
+    assert evaluate(exp, points, wins).set_index(["claim", "point"]).loc[("ranking a > b > c", 1), "fails_clearly"]
+
+
 def test_sensitivity_finds_the_assumption_that_matters():
     exp, points, u, wins = _synthetic(n_points=40)
     ev = evaluate(exp, points, wins)
@@ -170,6 +201,37 @@ def test_tiny_study_runs_on_common_dice(tmp_path):
     assert f"- Made with: foury-sim {m['package_version']}" in md and m["experiment_id"] in md  # (it had no version)
     assert (out / "figures" / "shares.png").stat().st_size > 1000 and (out / "figures" / "tornado_1.png").exists()
     assert "<table>" in (out / "report.html").read_text()
+
+
+@pytest.fixture(scope="module")
+def few_points_report(tmp_path_factory):
+    """The tiny study with too few joint points for a fit (2 points, 2 assumptions), at 90 %."""
+    import dataclasses
+
+    exp = dataclasses.replace(load_robust(TINY), points=2, conf=0.9)
+    out = run_robust(exp, tmp_path_factory.mktemp("few"), progress=False)
+    return out, (out / "report.md").read_text()
+
+
+def test_report_says_n_a_not_nan_when_too_few_joint_points(few_points_report):
+    """The sensitivity table said "+nan" for every assumption; it says n/a and why."""
+    _, md = few_points_report
+    assert "nan" not in md
+    assert "No SRC or Spearman correlation (n/a below)" in md and "(2 points, 2 assumptions)" in md
+    assert "| `game.map` | n/a | n/a |" in md
+
+
+def test_report_gives_the_defaults_win_rates_with_intervals_at_the_studys_level(few_points_report):
+    """The defaults' win rates had no interval; they have the study's level's Wilson interval."""
+    from foury_sim import stats
+
+    out, md = few_points_report
+    assert "| cell | win rate | 90 % interval | lowest / highest over all points |" in md
+    cells = pd.read_csv(out / "cells.csv")
+    for _, r in cells[cells["kind"] == "baseline"].iterrows():
+        lo, hi = stats.wilson(int(r["wins"]), int(r["games"]), 0.9)
+        assert f"| {r['cell']} | {100 * r['win_rate']:.1f} % | {100 * lo:.1f}–{100 * hi:.1f} % |" in md
+    assert "The share's 90 % Wilson interval" in md
 
 
 def test_delve_experiment_varies_its_assumptions_and_extra_factors():

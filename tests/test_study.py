@@ -300,6 +300,17 @@ def test_compare_holm_adjusts_the_six_outcomes():
     assert "90 % interval" in text and "Holm over the" in text and "95 %" not in text
 
 
+def test_compare_outcomes_csv_says_the_level_of_its_intervals(tmp_path):
+    """outcomes.csv had lo/hi without their level (only comparison.json said it): a conf column follows hi."""
+    from foury_sim.study import write_comparison
+
+    c = compare("delve", {"hero": "none"}, {"hero": "knight"}, games=300, seed=2, progress=False, conf=0.9)
+    write_comparison(c, tmp_path)
+    t = pd.read_csv(tmp_path / "outcomes.csv")
+    assert list(t.columns[:7]) == ["outcome", "a", "b", "diff", "lo", "hi", "conf"]
+    assert (t["conf"] == 0.9).all() and "conf" not in c.outcomes.columns
+
+
 def test_run_and_compare_conf_on_the_command_line():
     r = inproc.cli("run", "foury", "--games", "300", "--conf", "0.9", cwd=ROOT)  # in this process (tests/inproc.py)
     assert r.returncode == 0, r.stderr

@@ -24,6 +24,7 @@ from foury_sim.tune import (
     answer_line,
     band_interval,
     calibration_figure,
+    format_result,
     search,
     tune,
 )
@@ -154,6 +155,16 @@ def test_target_out_of_reach_is_said():
     r = search(bernoulli(lambda v: 0.05 * v, 4), target=0.9, tolerance=0.02, lo=0, hi=6, integer=True)
     assert r.status == NOT_REACHED and r.interval is None
     assert "out of reach" in answer_line(r) and any("widen --range" in w for w in r.warnings)
+
+
+def test_a_direction_the_ends_do_not_show_is_not_claimed():
+    """The ends play alike (the same games won): the search may follow the slope of the estimates, but the words
+    claim no direction ("rises with" was printed beside status flat)."""
+    p = lambda v: 0.22 + (0.01 if v == 15 else 0.0)  # noqa: E731  flat, one value a little higher
+    r = search(bernoulli(p, 3), target=0.30, tolerance=0.03, lo=0, hi=20, integer=True, first_games=300)
+    assert r.direction == 1 and not r.detected and r.to_dict()["direction_detected"] is False
+    text = format_result(r)
+    assert "the win does not detectably move with value" in text and "rises with" not in text
 
 
 def test_budget_is_respected():
