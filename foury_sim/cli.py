@@ -414,13 +414,13 @@ def odds(
     check_conf(conf)
     check_input_file(rules, "--rules")
     rs = spec.load_ruleset(str(rules) if rules else None, set_, None)
-    table = in_worker(spec.odds, rs, trials=trials, seed=seed, **kw)
+    table = in_worker(spec.odds, rs, trials=trials, seed=seed, conf=conf, **kw)
     from .oddstable import format_odds, needs_confirming, odds_json
 
     confirm, confirm_seed = None, None
     if needs_confirming(table, conf):  # fresh dice for the comparisons a first look flags (oddstable.verdict)
         confirm_seed = seed + 1 if seed < SEED_MAX else seed - 1
-        confirm = in_worker(spec.odds, rs, trials=trials, seed=confirm_seed, **kw)
+        confirm = in_worker(spec.odds, rs, trials=trials, seed=confirm_seed, conf=conf, **kw)
     rec = provenance.odds_record(
         game, trials=trials, seed=seed, conf=conf, rules=str(rules) if rules else None,
         sets=provenance.resolve_sets(set_, getattr(rs, "data", None)), options=kw,

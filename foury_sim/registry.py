@@ -120,8 +120,9 @@ class GameSpec:
       that has it needs no per-game rows for its own entries: a streamed run of any size keeps them (without it they
       come from the rows kept up to ``FOURY_SIM_KEEP_ROWS_MB``). Every shipped game has it.
     * ``outputs``: the per-game columns and summary entries (``foury_sim.outputs.Outputs``).
-    * ``odds(ruleset, trials=, seed=, **options) -> oddstable.OddsTable``: exact odds beside measured ones
-      (title, table, what each column means, the compared columns; ``foury-sim odds`` adds z and the verdict).
+    * ``odds(ruleset, trials=, seed=, conf=, **options) -> oddstable.OddsTable``: exact odds beside measured ones
+      (title, table, what each column means, the compared columns; ``foury-sim odds`` adds z and the verdict;
+      ``conf``: ``odds --conf``, the level of any interval the table prints).
     * ``board``: the game's board (``map`` verbs, heat maps), or None; ``options``: options of
       commands only this game takes.
     * ``variant_title(ruleset) -> str``, or None: the title of the variant a ruleset plays, in place of

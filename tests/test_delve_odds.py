@@ -155,6 +155,21 @@ def test_the_dps_win_chance_beside_the_engines_optimal_win_rate(report):
     assert j["sections"][1]["rows"][0]["model inside"] == "yes"
 
 
+def test_odds_conf_sets_the_level_of_the_optimal_policys_measured_interval():
+    """``odds delve --conf 0.9``: the engine's optimal win rate's interval is the 90 % Wilson one, and its legend
+    says so (it was the 95 % one whatever the level asked)."""
+    from foury_sim.oddstable import odds_json
+    from foury_sim.stats import wilson
+
+    table = D.odds_report(D.load_ruleset(), trials=500, seed=3, level=1, conf=0.9)
+    whole = table.sections[1]
+    row = whole.frame.iloc[0]
+    wins = round(row["measured"] * 500)
+    assert (row["lo"], row["hi"]) == pytest.approx(wilson(wins, 500, 0.9))
+    assert whole.legend["lo"] == "lower end of the measured rate's 90 % Wilson interval"
+    assert "90 % Wilson" in odds_json(table, 0.9)["sections"][1]["columns"]["hi"]
+
+
 def _odds_module():
     import importlib
 

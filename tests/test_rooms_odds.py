@@ -110,3 +110,24 @@ def test_fight_entry_points_are_cacheable(rules):
     O.measure(fx, 0, 1, 0, 10, np.zeros(10, dtype=np.int64), np.zeros(10, dtype=np.int64))
     for entry in (C.play_fight, O._ENTRIES["measure"]()):
         assert entry.overloads and not any(c.library.has_dynamic_globals for c in entry.overloads.values())
+
+
+def test_odds_conf_sets_the_level_of_the_measured_damages_interval():
+    """``odds rooms --conf 0.9``: the damage per turn's interval is the 90 % one, and says so (it was 1.96 and
+    "95 %" whatever the level asked)."""
+    import re
+
+    from inproc import cli
+
+    from foury_sim.stats import z_value
+
+    at = {}
+    for conf in ("0.9", "0.95"):
+        r = cli("odds", "rooms", "--trials", "2000", "--conf", conf)
+        assert r.returncode == 0, r.stderr
+        m = re.search(r"measured (\d+\.\d+) ± (\d+\.\d+) \(([\d.]+) % normal interval over 2,000 turns\)",
+                      " ".join(r.stdout.split()))  # (the note is wrapped)
+        assert m, r.stdout
+        assert m[3] == f"{100 * float(conf):g}"
+        at[conf] = float(m[2])
+    assert at["0.9"] / at["0.95"] == pytest.approx(z_value(0.9) / z_value(0.95), abs=0.01)

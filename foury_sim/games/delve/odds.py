@@ -26,7 +26,7 @@ from numba import njit, types
 from ...config import CACHE, JIT_DISABLED, CompiledOnFirstUse
 from ...errors import InputError
 from ...lazy import pd
-from ...oddstable import OddsTable, z_scores
+from ...oddstable import ODDS_CONF, OddsTable, level_text, z_scores
 from ...rng import seed_stream
 from . import layout as A
 from .dp import disk_path, keep_arrays, kept_arrays, party_list, solution
@@ -494,9 +494,10 @@ def odds_report(
     master: bool = False,
     trials: int = 100_000,
     seed: int = 1,
+    conf: float = ODDS_CONF,
 ) -> OddsTable:
     """``foury-sim odds delve``: the odds of the next level (:func:`odds`) with a title and what each column
-    means."""
+    means; ``conf``: the level of the optimal policy's measured win rate's interval (``odds --conf``)."""
     df = odds(ruleset, hero=hero, party=party, level=level, lair=lair, master=master, trials=trials, seed=seed)
     df = df.drop(columns="z")  # the shared formatter adds z (the same formula)
     legend = {
@@ -511,7 +512,7 @@ def odds_report(
     hand = f"party in hand {party}" if parse_party(party) is not None else "a freshly formed party"
     title = (f"Delve odds of the next level: exact (enumerated) beside the engine's frequencies; {who}, {hand}, "
              f"{trials:,} trials per row, seed {seed}")
-    sections = dp_sections(ruleset, hero=hero, master=master, trials=trials, seed=seed)
+    sections = dp_sections(ruleset, hero=hero, master=master, trials=trials, seed=seed, conf=conf)
     return OddsTable(title, df, legend, (("exact", "measured"),), keys=("level", "lair", "event"), sections=sections)
 
 
@@ -567,7 +568,7 @@ def dp_decisions(rules: np.ndarray, delve: int = 1, score: int = 0, side: int = 
 
 
 def dp_sections(ruleset: DelveRules, hero: str = "none", master: bool = False, trials: int = 20_000,
-                seed: int = 1) -> tuple[OddsTable, ...]:
+                seed: int = 1, conf: float = ODDS_CONF) -> tuple[OddsTable, ...]:
     """The two tables ``odds delve`` prints after the next level's odds: the optimal policy's decision at every
     regroup of the first delve (``dp_decisions``) and the DP's P(win) of a whole game beside the engine's
     measured win rate of ``optimal`` over ``trials`` games (games 0 .. trials-1 of stream ``seed``)."""
@@ -603,7 +604,7 @@ def dp_sections(ruleset: DelveRules, hero: str = "none", master: bool = False, t
     policy = make_policy("optimal", POLICIES)
     wins = int(np.asarray(simulate(ruleset, hero, policy, seed, 0, trials)["win"]).sum())
     p = sol.p_win()
-    lo, hi = wilson(wins, trials, 0.95)
+    lo, hi = wilson(wins, trials, conf)
     f = wins / trials
     inside = "yes" if lo <= p <= hi else "no"
     overall = pd.DataFrame([{"hero": hero, "model": p, "measured": f, "trials": trials, "lo": lo, "hi": hi,
@@ -613,8 +614,8 @@ def dp_sections(ruleset: DelveRules, hero: str = "none", master: bool = False, t
         "model": "the DP's own P(win) of a whole game under the optimal policy (its reduced model of Delve)",
         "measured": "the engine's win rate of the built-in `optimal` policy over the row's games",
         "trials": "games the engine played (--trials; games 0 .. N-1 of stream --seed)",
-        "lo": "lower end of the measured rate's 95 % Wilson interval",
-        "hi": "upper end of the measured rate's 95 % Wilson interval",
+        "lo": f"lower end of the measured rate's {level_text(conf)} Wilson interval",
+        "hi": f"upper end of the measured rate's {level_text(conf)} Wilson interval",
         "z": "(measured - model) / binomial standard error sqrt(model (1 - model) / trials)",
         "model inside": "whether the model's P(win) lies inside the measured rate's interval",
     }

@@ -262,7 +262,8 @@ def santa_summary(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int, rules
             "santa_rates": shares, "santa_collected": means}
 
 
-def _odds(rules: FouryRules, **kw):
+def _odds(rules: FouryRules, conf: float = 0.95, **kw):
+    """The ``GameSpec.odds`` hook (its tables give no interval, so ``conf`` only sets the CLI's verdict)."""
     return odds_report(rules, **kw)
 
 

@@ -20,8 +20,9 @@ from numba import njit, prange, types
 from ...config import CACHE, CompiledOnFirstUse, use_cache
 from ...errors import InputError
 from ...lazy import pd
-from ...oddstable import OddsTable
+from ...oddstable import ODDS_CONF, OddsTable, level_text
 from ...rng import seed_stream
+from ...stats import z_value
 from . import combat as C
 from . import dice as D
 from . import layout as L
@@ -143,8 +144,9 @@ def fired_shares(od: D.HeroOdds, rolls: int) -> np.ndarray:
     return dist
 
 
-def odds(ruleset, trials: int = 20_000, seed: int = 1, hero: str | None = None) -> OddsTable:
-    """The ``GameSpec.odds`` hook: exact odds of each ability and of the damage per turn beside measured turns."""
+def odds(ruleset, trials: int = 20_000, seed: int = 1, hero: str | None = None, conf: float = ODDS_CONF) -> OddsTable:
+    """The ``GameSpec.odds`` hook: exact odds of each ability and of the damage per turn beside measured turns
+    (``conf``: the level of the measured damage's normal interval, ``odds --conf``)."""
     rules = _rules_of(ruleset)
     hero = hero or next(iter(rules.heroes))
     if hero not in rules.heroes:
@@ -172,7 +174,7 @@ def odds(ruleset, trials: int = 20_000, seed: int = 1, hero: str | None = None) 
         fired.append({"fired": name, "exact": float(dist[od.fire == a_].sum()), "measured": float((out == a_).mean()),
                       "trials": trials})
     mean = float(dmg.mean())
-    half = 1.96 * float(dmg.std(ddof=1)) / np.sqrt(trials) if trials > 1 else float("nan")
+    half = z_value(conf) * float(dmg.std(ddof=1)) / np.sqrt(trials) if trials > 1 else float("nan")
     exact_dmg = od.p(-1, rolls)
     section = OddsTable(
         f"Which ability the damage-optimal player fires ({rolls} rolls, no bought reroll)",
@@ -183,7 +185,7 @@ def odds(ruleset, trials: int = 20_000, seed: int = 1, hero: str | None = None) 
          "trials": "turns measured"},
         (("exact", "measured"),), ("fired",),
         notes=(f"damage per turn (damage + unblockable of the ability fired): exact {exact_dmg:.3f}, measured "
-               f"{mean:.3f} ± {half:.3f} (95 % normal interval over {trials:,} turns); greedy's exact "
+               f"{mean:.3f} ± {half:.3f} ({level_text(conf)} normal interval over {trials:,} turns); greedy's exact "
                f"{od.p(-1, rolls, greedy=True):.3f}; with {extra - rolls} bought reroll(s) {od.p(-1, extra):.3f}",
                D.defence_line(h)),
     )

@@ -347,9 +347,10 @@ def measured_table(exact: pd.DataFrame, counts: np.ndarray, trials: int) -> pd.D
 
 def odds_report(ruleset: TacticsRules, trials: int = 20_000, seed: int = 1, monster: str | None = None,
                 weapon: str | None = None, armor: str | None = None, hp: int | None = None, might: int = 0,
-                berserk: int = 0) -> OddsTable:
+                berserk: int = 0, conf: float = 0.95) -> OddsTable:
     """``foury-sim odds tactics``: per monster x weapon x armour (each may be narrowed to a comma list), the
-    exact exchange and straight-melee kill odds beside the engine's frequencies (:func:`odds_frame`)."""
+    exact exchange and straight-melee kill odds beside the engine's frequencies (:func:`odds_frame`). The table
+    gives no interval, so ``conf`` (the ``GameSpec.odds`` hook's) only sets the CLI's verdict."""
     df = odds_frame(ruleset, trials, seed, monster, weapon, armor, hp, might, berserk)
     ties = RULINGS["ties"][1][int(ruleset.rules[R_TIES])]
     modifier = ruleset.rulings.get("modifier", "roll")
