@@ -690,6 +690,14 @@ def check_setting(spec: Any, param: str, fixed: dict[str, Any], values: list[flo
                              "--range") from None
 
 
+def fixed_args(fixed: dict[str, Any]) -> list[str]:
+    """``--fixed KEY=VALUE`` of a tune command, each value as ``--fixed`` reads it back (``provenance.setting_words``:
+    ``false`` for False, ``"1"`` for the word 1), so the command recorded plays the same candidates again."""
+    from .provenance import setting_words
+
+    return [w for word in setting_words(fixed) for w in ("--fixed", word)]
+
+
 def tune(game: str, param: str, target_metric: str, target: float, tolerance: float, *,
          fixed: dict[str, Any] | None = None, lo: float, hi: float, integer: bool = True, seed: int = 1,
          conf: float = 0.95, max_games: int = 200_000, first_games: int | None = None, points: int = 5,
@@ -723,8 +731,7 @@ def tune(game: str, param: str, target_metric: str, target: float, tolerance: fl
     args = ["--param", param, "--target", f"{target_metric}={target:g}", "--tolerance", f"{tolerance:g}",
             "--range", rng, "--seed", str(seed), "--conf", f"{conf:g}", "--max-games", str(max_games),
             "--points", str(points)] + (["--first-games", str(first_games)] if first_games is not None else [])
-    for k, v in fixed.items():
-        args += ["--fixed", f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}"]
+    args += fixed_args(fixed)
     if not integer and all(float(x).is_integer() for x in (lo, hi)):
         args.append("--continuous")
     r.extra = {"game": game, "seed": seed, "command": command("tune", game, args),
@@ -1472,8 +1479,7 @@ def tune_vector(game: str, param: str, target: str, tolerance: float, *, fixed: 
     args = ["--param", path, "--target", target.replace(" ", ""), "--tolerance", f"{tolerance:g}", "--range", rng,
             "--monotone", monotone, "--seed", str(seed), "--conf", f"{conf:g}", "--max-games", str(max_games),
             "--points", str(points)] + (["--first-games", str(first_games)] if first_games is not None else [])
-    for k, val in fixed.items():
-        args += ["--fixed", f"{k}={','.join(map(str, val)) if isinstance(val, list) else val}"]
+    args += fixed_args(fixed)
     v.extra = {"game": game, "seed": seed, "command": command("tune", game, args),
                "chosen_settings_args": settings_args(fixed | {path: v.schedule})}
     return v
@@ -1767,8 +1773,7 @@ def tune_family(game: str, param: str, family: str, target_metric: str, target: 
             f"{tolerance:g}", "--range", rng, "--seed", str(seed), "--conf", f"{conf:g}", "--max-games",
             str(max_games), "--points", str(points)] + (
         ["--first-games", str(first_games)] if first_games is not None else [])
-    for k, v in fixed.items():
-        args += ["--fixed", f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}"]
+    args += fixed_args(fixed)
     if not integer and all(float(x).is_integer() for x in (lo, hi)):
         args.append("--continuous")
     chosen = r.extra["family"]["schedule"]

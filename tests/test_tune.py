@@ -532,3 +532,21 @@ def test_the_recorded_command_of_a_tuning_plays_it_again(tmp_path):
     again = cli(*words[1:], "--threads", "1", "--no-progress", "--format", "json")
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["candidates"] == rec["candidates"]
+
+
+def test_the_recorded_command_of_a_tuning_gives_fixed_values_as_fixed_reads_them():
+    """A ``--fixed`` value is written back as ``--fixed`` reads it: the ruling ``false`` was recorded as ``False``
+    (Python's word), which the pasted command refused ("must be true or false, got 'False'")."""
+    import shlex
+
+    r = cli("tune", "delve", "--param", "dragon.threshold", "--target", "win=0.3", "--tolerance", "0.05", "--range",
+            "2,6", "--fixed", "hero=knight", "--fixed", "dragon.hero_companion_counts=false", "--seed", "2",
+            "--max-games", "1500", "--first-games", "300", "--points", "3", "--threads", "1", "--no-progress",
+            "--format", "json")
+    assert r.returncode == 0, r.stderr
+    rec = json.loads(r.stdout)
+    words = shlex.split(rec["command"])
+    assert words[-4:] == ["--fixed", "hero=knight", "--fixed", "dragon.hero_companion_counts=false"]
+    again = cli(*words[1:], "--threads", "1", "--no-progress", "--format", "json")
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["candidates"] == rec["candidates"]
