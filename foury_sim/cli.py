@@ -361,9 +361,10 @@ def replay_provenance(game: str, seed: int, index: int, hero: str | None, policy
                       map: str | None, rules: Path | None, sets: list[str] | None,
                       options: dict[str, Any] | None = None) -> list[str]:
     """The lines a replay's header adds after the game's own first line: the settings changed from the defaults
-    and the command that produced it (``provenance.command``), so a pasted replay says how it was made."""
+    (a file with its sha256, as a run's summary gives it), the command that produced it (``provenance.command``)
+    and the version and commit that made it (with a policy file's sha256), so a pasted replay says how it was made."""
 
-    from .provenance import command
+    from .provenance import command, file_record, git_commit, made_with, version
 
     changed = []
     for opt, value in (("--map", map), ("--rules", rules)):
@@ -380,9 +381,18 @@ def replay_provenance(game: str, seed: int, index: int, hero: str | None, policy
     args = ["--seed", str(seed), "--game", str(index)] + choice + changed
     given = changed + [w for name, value in (options or {}).items()  # (a campaign changes the rules and the map)
                        for w in (f"--{name.replace('_', '-')}", str(value))]
-    overrides = " ".join(given[i] + " " + shlex.quote(given[i + 1]) for i in range(0, len(given), 2))
+    def digest(value: str) -> str:
+        f = file_record(value) or {}
+        return f" (sha256 {f['sha256'][:12]})" if "sha256" in f else ""
+
+    overrides = " ".join(given[i] + " " + shlex.quote(given[i + 1]) + digest(given[i + 1])
+                         for i in range(0, len(given), 2))
+    made = made_with({"version": version(), "git_commit": git_commit()})
+    if policy and ".py" in policy:
+        made += f"; policy file {shlex.quote(policy.split('.py:', 1)[0] + '.py' if '.py:' in policy else policy)}" \
+            + digest(policy)
     return [f"Overrides: {overrides or 'none (the shipped rules and map)'}",
-            f"Command: {command('replay', game, args)}"]
+            f"Command: {command('replay', game, args)}", f"Made with: {made}"]
 
 
 @app.command(cls=Command, context_settings=GAME_OPTIONS)
