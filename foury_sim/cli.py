@@ -1057,6 +1057,7 @@ def ladder_cmd(
     """The skill ladder: win rate (with intervals) of each hero for policies from random through the heuristics to
     tuned and search players, on the same dice; says which heroes are weak and which are hard to play."""
     from . import ladder as ld
+    from .provenance import number_text
 
     check_threads(threads)
     if seed is not None:
@@ -1079,7 +1080,7 @@ def ladder_cmd(
     given = {"hero": hero, "rungs": rungs, "games": games, "seed": seed, "train-seed": train_seed,
              "train-games": train_games, "popsize": popsize, "generations": generations,
              "weak-margin": weak_margin, "hard-gap": hard_gap, "conf": conf}
-    args = [x for k, v in given.items() if v is not None for x in (f"--{k}", f"{v:g}" if isinstance(v, float)
+    args = [x for k, v in given.items() if v is not None for x in (f"--{k}", number_text(v) if isinstance(v, float)
                                                                    else str(v))]
     args += ["--skip-missing"] * skip_missing + [x for t in tune or [] for x in ("--tune", t)]
     if game.endswith(".toml") or Path(game).is_file():

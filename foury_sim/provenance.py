@@ -84,6 +84,13 @@ def game_option_keys(game: str | None) -> dict[str, str]:
     return {o.name: o.flag for o in spec.options if "run" in o.commands}
 
 
+def number_text(v: float) -> str:
+    """A number for a command line that reads back as the same float: ``0.9``, ``2`` (``:g``), and the shortest exact
+    form where ``:g``'s six digits would round it (``0.9512345``: ``:g`` gave 0.951234, another level)."""
+    t = f"{v:g}"
+    return t if float(t) == float(v) else repr(float(v))
+
+
 def settings_args(settings: dict[str, Any], game: str | None = None) -> list[str]:
     """``{"hero": "kael", "param.foe_avoid": 2, "round.monster_bonus": [0, 1]}`` ->
     ``["--hero", "kael", "--param", "foe_avoid=2", "--set", "round.monster_bonus=0,1"]``; with ``game``, its own
@@ -245,7 +252,7 @@ def run_record(game: str, *, hero: str, policy: Any, params: str | None, games: 
     args = settings_args({"hero": hero, "policy": pname, "map": map, "rules": rules} | pars | (sets or {}))
     for k, v in opts.items():
         args += [f"--{k.replace('_', '-')}", value_text(v)]
-    args += ["--games", str(games), "--seed", str(seed)] + (["--conf", f"{conf:g}"] if conf != 0.95 else [])
+    args += ["--games", str(games), "--seed", str(seed)] + (["--conf", number_text(conf)] if conf != 0.95 else [])
     rec: dict[str, Any] = {
         "command": None if ruleset_given or start else command("run", game, args),
         "game": game, "hero": hero, "policy": pname,
@@ -271,7 +278,7 @@ def odds_record(game: str, *, trials: int, seed: int, conf: float, rules: str | 
     args = settings_args({"rules": rules} if rules else {}) + settings_args(sets or {}, game)
     for k, v in opts.items():
         args += [f"--{k.replace('_', '-')}", value_text(v)]
-    args += ["--trials", str(trials), "--seed", str(seed)] + (["--conf", f"{conf:g}"] if conf != 0.95 else [])
+    args += ["--trials", str(trials), "--seed", str(seed)] + (["--conf", number_text(conf)] if conf != 0.95 else [])
     return {"command": command("odds", game, args), "game": game, "trials": trials, "seed": seed, "conf": conf,
             "overrides": overrides, "defaults": not overrides, "version": version(), "git_commit": git_commit()}
 

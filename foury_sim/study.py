@@ -1480,7 +1480,8 @@ def compare_command(game: str, a: dict[str, Any], b: dict[str, Any], fixed: dict
         for word in provenance.setting_words(settings, game):
             args += [flag, word]
     args += ["--games", str(games), "--seed", str(seed)]
-    return provenance.command("compare", game, args + (["--conf", f"{conf:g}"] if conf != 0.95 else []))
+    args += ["--conf", provenance.number_text(conf)] if conf != 0.95 else []
+    return provenance.command("compare", game, args)
 
 
 def _player(resolved: tuple[Any, str, Any]) -> dict[str, Any]:

@@ -46,6 +46,7 @@ from . import stats
 from .errors import InputError
 from .lazy import pd
 from .outputs import MEAN, RATE
+from .provenance import number_text
 
 Evaluate = Callable[[float, int, int], np.ndarray]
 
@@ -727,10 +728,11 @@ def tune(game: str, param: str, target_metric: str, target: float, tolerance: fl
         if bar is not None:
             bar.close()
     r.settings = fixed
-    rng = f"{int(lo)},{int(hi)}" if integer else f"{lo:g},{hi:g}"
-    args = ["--param", param, "--target", f"{target_metric}={target:g}", "--tolerance", f"{tolerance:g}",
-            "--range", rng, "--seed", str(seed), "--conf", f"{conf:g}", "--max-games", str(max_games),
-            "--points", str(points)] + (["--first-games", str(first_games)] if first_games is not None else [])
+    rng = f"{int(lo)},{int(hi)}" if integer else f"{number_text(lo)},{number_text(hi)}"
+    args = ["--param", param, "--target", f"{target_metric}={number_text(target)}", "--tolerance",
+            number_text(tolerance), "--range", rng, "--seed", str(seed), "--conf", number_text(conf), "--max-games",
+            str(max_games), "--points", str(points)]
+    args += ["--first-games", str(first_games)] if first_games is not None else []
     args += fixed_args(fixed)
     if not integer and all(float(x).is_integer() for x in (lo, hi)):
         args.append("--continuous")
@@ -851,7 +853,7 @@ def tune_file_command(tf: TuneFile) -> str:
     args: list[str] = []
     for k, d in tf.overridden.items():
         v = d["used"]
-        args += [f"--{k.replace('_', '-')}", str(v) if isinstance(v, int) else f"{v:g}"]
+        args += [f"--{k.replace('_', '-')}", str(v) if isinstance(v, int) else number_text(v)]
     return command("tune", tf.path, args)
 
 
@@ -1475,9 +1477,9 @@ def tune_vector(game: str, param: str, target: str, tolerance: float, *, fixed: 
         if bar is not None:
             bar.close()
     v.settings = fixed
-    rng = f"{int(lo)},{int(hi)}" if integer else f"{lo:g},{hi:g}"
-    args = ["--param", path, "--target", target.replace(" ", ""), "--tolerance", f"{tolerance:g}", "--range", rng,
-            "--monotone", monotone, "--seed", str(seed), "--conf", f"{conf:g}", "--max-games", str(max_games),
+    rng = f"{int(lo)},{int(hi)}" if integer else f"{number_text(lo)},{number_text(hi)}"
+    args = ["--param", path, "--target", target.replace(" ", ""), "--tolerance", number_text(tolerance), "--range", rng,
+            "--monotone", monotone, "--seed", str(seed), "--conf", number_text(conf), "--max-games", str(max_games),
             "--points", str(points)] + (["--first-games", str(first_games)] if first_games is not None else [])
     args += fixed_args(fixed)
     v.extra = {"game": game, "seed": seed, "command": command("tune", game, args),
@@ -1768,9 +1770,9 @@ def tune_family(game: str, param: str, family: str, target_metric: str, target: 
         if bar is not None:
             bar.close()
     r.settings = fixed
-    rng = f"{int(lo)},{int(hi)}" if integer else f"{lo:g},{hi:g}"
-    args = ["--param", path, "--family", fam.text, "--target", f"{target_metric}={target:g}", "--tolerance",
-            f"{tolerance:g}", "--range", rng, "--seed", str(seed), "--conf", f"{conf:g}", "--max-games",
+    rng = f"{int(lo)},{int(hi)}" if integer else f"{number_text(lo)},{number_text(hi)}"
+    args = ["--param", path, "--family", fam.text, "--target", f"{target_metric}={number_text(target)}", "--tolerance",
+            number_text(tolerance), "--range", rng, "--seed", str(seed), "--conf", number_text(conf), "--max-games",
             str(max_games), "--points", str(points)] + (
         ["--first-games", str(first_games)] if first_games is not None else [])
     args += fixed_args(fixed)

@@ -477,3 +477,17 @@ def test_a_figure_note_names_the_policy_that_no_variant_or_setting_names():
         "default); ")
     assert note(fixed={}, swept={"hero", "policy"}, varies="varied") == (
         "game delve; fixed: nothing (the game's defaults); policy varied; seed 1; 10 games; foury-sim 0.1.0")
+
+
+@pytest.mark.parametrize("verb,args", [
+    ("run", ["delve", "--games", "300", "--seed", "2"]),
+    ("compare", ["delve", "--a", "hero=knight", "--b", "hero=occultist", "--games", "300", "--seed", "2"])])
+def test_a_confidence_level_of_many_digits_is_recorded_whole(verb, args):
+    """The recorded command gives ``--conf`` as given: ``:g`` wrote 0.9512345 as 0.951234, and the pasted command
+    printed other intervals than the record it came from."""
+    js = json.loads(cli([verb, *args, "--conf", "0.9512345", "--format", "json", "--no-progress"]))
+    command = js["provenance"]["command"]
+    assert "--conf 0.9512345" in command
+    again = json.loads(cli(pasted(command) + ["--format", "json", "--no-progress"]))
+    assert (again["win"], again["conf"]) == (js["win"], js["conf"])
+    assert provenance.number_text(0.9) == "0.9" and provenance.number_text(2.0) == "2"  # (short numbers as before)
