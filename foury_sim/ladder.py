@@ -691,10 +691,17 @@ def _play(lad: Ladder, spec: GameSpec, out: Path, cdir: Path, tuned: dict[str, A
 
 
 def _cell_provenance(lad: Ladder, hero: str, r: Rung, pol: Any, params: dict[str, float], n: int) -> dict[str, Any]:
-    sets = {k: v for k, v in lad.fixed.items() if k not in ("map", "rules")}
+    """A cell's ``run`` record: the fixed settings as ``run`` takes them (the game's own options, such as Tactics'
+    ``dm``, as their flags, not as ``--set``, which refused them)."""
+    from .study import run_option_settings
+
+    spec = get_game(lad.game)
+    options, plain = run_option_settings(spec, lad.fixed)
+    sets = {k: v for k, v in plain.items() if k not in ("map", "rules")}
     return provenance.run_record(lad.game, hero=hero, policy=pol, params=_params_text(params), games=n,
                                  seed=lad.seed, conf=lad.conf, rules=lad.fixed.get("rules"), sets=sets or None,
-                                 map=lad.fixed.get("map"))
+                                 map=lad.fixed.get("map"), options=options,
+                                 defaults={o.name: o.default for o in spec.options if "run" in o.commands})
 
 
 def _tune(lad: Ladder, spec: GameSpec, runner: Any, base: dict[str, Any], hero: str, r: Rung, key: str,
