@@ -737,7 +737,7 @@ def tune(game: str, param: str, target_metric: str, target: float, tolerance: fl
     if not integer and all(float(x).is_integer() for x in (lo, hi)):
         args.append("--continuous")
     r.extra = {"game": game, "seed": seed, "command": command("tune", game, args),
-               "chosen_settings_args": settings_args(fixed | {param: r.value}) if r.value is not None else None}
+               "chosen_settings_args": settings_args(fixed | {param: r.value}, game) if r.value is not None else None}
     col = spec.outputs.column(target_metric)
     if col is not None:
         r.extra["axis_label"] = f"{col.label} (% of games)" if kind == RATE else col.axis_label
@@ -1483,7 +1483,7 @@ def tune_vector(game: str, param: str, target: str, tolerance: float, *, fixed: 
             "--points", str(points)] + (["--first-games", str(first_games)] if first_games is not None else [])
     args += fixed_args(fixed)
     v.extra = {"game": game, "seed": seed, "command": command("tune", game, args),
-               "chosen_settings_args": settings_args(fixed | {path: v.schedule})}
+               "chosen_settings_args": settings_args(fixed | {path: v.schedule}, game)}
     return v
 
 
@@ -1780,7 +1780,7 @@ def tune_family(game: str, param: str, family: str, target_metric: str, target: 
         args.append("--continuous")
     chosen = r.extra["family"]["schedule"]
     r.extra |= {"game": game, "seed": seed, "command": command("tune", game, args),
-                "chosen_settings_args": settings_args(fixed | {path: chosen}) if chosen is not None else None}
+                "chosen_settings_args": settings_args(fixed | {path: chosen}, game) if chosen is not None else None}
     col = spec.outputs.column(target_metric)
     if col is not None:
         r.extra["axis_label"] = f"{col.label} (% of games)" if kind == RATE else col.axis_label

@@ -550,3 +550,18 @@ def test_the_recorded_command_of_a_tuning_gives_fixed_values_as_fixed_reads_them
     again = cli(*words[1:], "--threads", "1", "--no-progress", "--format", "json")
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["candidates"] == rec["candidates"]
+
+
+def test_the_chosen_settings_give_the_games_own_options_as_their_flags():
+    """``chosen_settings_args`` (the ``run`` arguments of the value chosen) gives a game's own option of ``--fixed``
+    (Tactics' ``dm``) as its flag: it gave ``--set dm=ruthless``, which ``run`` refused ("dm is a table")."""
+    r = tune("tactics", "player.hp", "win", 0.2, 0.05, lo=5, hi=30, integer=True, seed=1, max_games=1200,
+             first_games=300, points=3, threads=1, progress=False,
+             fixed={"dm": "ruthless", "map": "crypt", "policy": "rush"})
+    args = r.extra["chosen_settings_args"]
+    assert args == ["--policy", "rush", "--map", "crypt", "--dm", "ruthless", "--set", f"player.hp={r.value}"]
+    row = r.row(r.value)
+    again = cli("run", "tactics", *args, "--games", str(int(row["games"])), "--seed", "1", "--threads", "1",
+                "--no-progress", "--format", "json")
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["win"]["rate"] == pytest.approx(row["estimate"], abs=1e-12)
