@@ -91,6 +91,12 @@ def number_text(v: float) -> str:
     return t if float(t) == float(v) else repr(float(v))
 
 
+def option_text(v: Any) -> str:
+    """A game option's value as its flag reads it (``GameOption.parse``: the text as is, no TOML): ``--dm-param
+    walk=1,x=2`` (``value_text`` quoted it as a TOML string, which the flag then read with its quotes)."""
+    return number_text(v) if isinstance(v, float) else str(v)
+
+
 def settings_args(settings: dict[str, Any], game: str | None = None) -> list[str]:
     """``{"hero": "kael", "param.foe_avoid": 2, "round.monster_bonus": [0, 1]}`` ->
     ``["--hero", "kael", "--param", "foe_avoid=2", "--set", "round.monster_bonus=0,1"]``; with ``game``, its own
@@ -251,7 +257,7 @@ def run_record(game: str, *, hero: str, policy: Any, params: str | None, games: 
     pname = getattr(policy, "name", str(policy))
     args = settings_args({"hero": hero, "policy": pname, "map": map, "rules": rules} | pars | (sets or {}))
     for k, v in opts.items():
-        args += [f"--{k.replace('_', '-')}", value_text(v)]
+        args += [f"--{k.replace('_', '-')}", option_text(v)]
     args += ["--games", str(games), "--seed", str(seed)] + (["--conf", number_text(conf)] if conf != 0.95 else [])
     rec: dict[str, Any] = {
         "command": None if ruleset_given or start else command("run", game, args),
@@ -277,7 +283,7 @@ def odds_record(game: str, *, trials: int, seed: int, conf: float, rules: str | 
     overrides = _overrides(sets, rules, None, {}, opts)
     args = settings_args({"rules": rules} if rules else {}) + settings_args(sets or {}, game)
     for k, v in opts.items():
-        args += [f"--{k.replace('_', '-')}", value_text(v)]
+        args += [f"--{k.replace('_', '-')}", option_text(v)]
     args += ["--trials", str(trials), "--seed", str(seed)] + (["--conf", number_text(conf)] if conf != 0.95 else [])
     return {"command": command("odds", game, args), "game": game, "trials": trials, "seed": seed, "conf": conf,
             "overrides": overrides, "defaults": not overrides, "version": version(), "git_commit": git_commit()}

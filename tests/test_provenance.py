@@ -491,3 +491,18 @@ def test_a_confidence_level_of_many_digits_is_recorded_whole(verb, args):
     again = json.loads(cli(pasted(command) + ["--format", "json", "--no-progress"]))
     assert (again["win"], again["conf"]) == (js["win"], js["conf"])
     assert provenance.number_text(0.9) == "0.9" and provenance.number_text(2.0) == "2"  # (short numbers as before)
+
+
+@pytest.mark.parametrize("args", [
+    ["run", "tactics", "--games", "40", "--seed", "4", "--map", "crypt", "--dm", "ruthless",
+     "--dm-param", "spawn_near=0,focus=0"],
+    ["odds", "tactics", "--trials", "200", "--weapon", "bare hands,mace", "--armor", "no armour"]])
+def test_a_game_option_with_a_comma_is_recorded_as_its_flag_reads_it(args):
+    """A game option's value goes into the command as typed: ``value_text`` wrote ``--dm-param 'spawn_near=0,focus=0'``
+    as the TOML string '"spawn_near=0,focus=0"', which the pasted command refused (the flag reads no TOML)."""
+    js = json.loads(cli(args + ["--format", "json"]))
+    command = js["provenance"]["command"]
+    assert '"' not in command and ("--dm-param spawn_near=0,focus=0" in command
+                                   or "--weapon 'bare hands,mace'" in command), command
+    again = json.loads(cli(pasted(command) + ["--format", "json"]))
+    assert again.get("win", again.get("rows")) == js.get("win", js.get("rows"))
