@@ -600,7 +600,7 @@ def run_ladder(lad: Ladder, out_root: str | Path = "results", *, resume: bool = 
     from .study import FolderLock, check_owner, code_version, experiment_id, input_files, open_results
 
     spec = get_game(lad.game)
-    files = input_files([lad.fixed] + [{"policy": r.policy} for r in lad.rungs])
+    files = input_files([lad.fixed] + [{"policy": r.policy} for r in lad.rungs], lad.game)
     ident = experiment_id("ladder", lad.normalised(), files)
     cmd = provenance.command("ladder", lad.path or lad.game, ["--resume", "--out", str(out_root), *(cmd_args or [])])
     out = open_results(out_root, lad.name)

@@ -743,11 +743,13 @@ def _file_digest(value: Any) -> tuple[str, str] | None:
     return None
 
 
-def input_files(cells: list[dict[str, Any]]) -> dict[str, str]:
-    """The user files the cells read (rules, maps, policies): path -> sha256 of its contents."""
+def input_files(cells: list[dict[str, Any]], game: str | None = None) -> dict[str, str]:
+    """The user files the cells read (rules, maps, policies; with ``game``, those its own options name, as Tactics'
+    ``dm`` policy file or a Foury campaign file): path -> sha256 of its contents."""
+    keys = (*SPECIAL, *provenance.game_option_keys(game))
     out: dict[str, str] = {}
     for cell in cells:
-        for k in SPECIAL:
+        for k in keys:
             d = _file_digest(cell.get(k))
             if d:
                 out[d[0]] = d[1]
@@ -1051,7 +1053,7 @@ def run_sweep(exp: Experiment | str | Path, out_root: str | Path = "results", *,
     """
     if not isinstance(exp, Experiment):
         exp = load_experiment(exp)
-    files = input_files(exp.cells)
+    files = input_files(exp.cells, exp.game)
     ident = experiment_id("sweep", _sweep_normalised(exp), files)
     cmd = sweep_command(exp, "--resume", "--out", str(out_root))
     out = open_results(out_root, exp.name)
@@ -1467,7 +1469,7 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     win["p_adjusted"] = None if no_win else float(table["p_adjusted"].iloc[0])
     win["significant"] = False if no_win else bool(sig[0])
     return Comparison(a, b, games, seed, win, table, da, db, conf, assumptions.across_cells([ra[0], rb[0]]),
-                      game=spec.name, fixed=dict(fixed), files=input_files([va, vb]),
+                      game=spec.name, fixed=dict(fixed), files=input_files([va, vb], spec.name),
                       outputs=spec.outputs, rulesets=(ra[0], rb[0]), parts=parts, players=(_player(ra), _player(rb)),
                       no_win=no_win)
 

@@ -265,6 +265,24 @@ def test_compare_records_the_files_it_read(tmp_path):
     assert r["b"] == f"foury-sim replay foury --seed 2 --game {r['game']} --hero elydion --rules {rules}"
 
 
+def test_the_files_a_games_own_option_names_are_recorded_by_compare_and_studies(tmp_path):
+    """A file a game's own option names (Tactics' ``dm`` policy file, a Foury campaign file) is recorded with its
+    sha256 by ``compare`` and the studies (``study.input_files``), as ``run`` records it (``option_files``): they
+    recorded rules, maps and policies only, so an edited DM file left a comparison's record unchanged."""
+    from foury_sim.study import compare, input_files
+
+    dm = tmp_path / "my dm.py"
+    dm.write_text((ROOT / "experiments/policies/tactics_dm.py").read_text())
+    c = compare("tactics", {"dm": str(dm)}, {"dm": "by_the_book"}, fixed={"map": "crypt"}, games=40, seed=2,
+                progress=False, threads=1)
+    assert c.to_dict()["provenance"]["files"] == {str(dm): hashlib.sha256(dm.read_bytes()).hexdigest()}
+    camp = tmp_path / "camp.toml"
+    camp.write_text("[campaign]\ntitle = 'x'\n")
+    sha = hashlib.sha256(camp.read_bytes()).hexdigest()
+    assert input_files([{"campaign": str(camp)}], "foury") == {str(camp): sha}
+    assert input_files([{"campaign": str(camp)}]) == {}  # (no game: its options are not known)
+
+
 def test_a_user_policy_file_is_recorded_with_its_digest(tmp_path):
     f = tmp_path / "mine.py"
     f.write_text("def decide(kind, state, options, n_options, params):\n    return 0\n")
