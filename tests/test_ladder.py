@@ -175,6 +175,22 @@ def test_ladder_table_shape_paired_design_and_files(tiny):
         assert v["top_rung"] == top["label"].iloc[0]
 
 
+def test_the_summary_and_readme_name_the_assumptions_the_ladder_rests_on(tiny):
+    """A ladder's results name the values no rulebook prints that its cells rest on, as a run's and a sweep's do:
+    its summary.json and README.md named none."""
+    from foury_sim import assumptions
+    from foury_sim.files import to_jsonable
+    from foury_sim.registry import get_game
+
+    _, out = tiny
+    rs = get_game("delve").load_ruleset(None, None, None)
+    kept = {r["key"] for h in ("knight", "minstrel") for r in assumptions.records(rs, h)}  # (the ladder's heroes)
+    recs = [r for r in assumptions.records(rs) if r["key"] in kept]
+    assert "heroes.mercenary.master" not in kept  # (the sheet of a hero the ladder does not climb)
+    assert recs and json.loads((out / "summary.json").read_text())["assumptions"] == to_jsonable(recs)
+    assert f"rests on {len(recs)} assumptions" in (out / "README.md").read_text()
+
+
 def test_tuned_threshold_does_not_lose_on_the_heldout_games(tiny):
     _, out = tiny
     tuned = ld.read_tuned(out / "tuned.toml")
