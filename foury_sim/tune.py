@@ -691,6 +691,18 @@ def check_setting(spec: Any, param: str, fixed: dict[str, Any], values: list[flo
                              "--range") from None
 
 
+def rests_on(spec: Any, fixed: dict[str, Any], param: str, value: Any) -> dict[str, Any]:
+    """What a tuning's record names besides its command, as a run's and a sweep's do: ``files``, the sha256 of each
+    file its settings read (``study.input_files``), and ``assumptions``, the values no rulebook prints that the
+    answer rests on (the ruleset of the fixed settings with the tuned setting at the value chosen, if any)."""
+    from . import assumptions
+    from .study import CellRunner, input_files
+
+    settings = dict(fixed) | ({param: value} if value is not None else {})
+    rs, hero, _ = CellRunner(spec).resolve(settings)
+    return {"files": input_files([fixed], spec.name), "assumptions": assumptions.records(rs, hero)}
+
+
 def fixed_args(fixed: dict[str, Any]) -> list[str]:
     """``--fixed KEY=VALUE`` of a tune command, each value as ``--fixed`` reads it back (``provenance.setting_words``:
     ``false`` for False, ``"1"`` for the word 1), so the command recorded plays the same candidates again."""
@@ -737,6 +749,7 @@ def tune(game: str, param: str, target_metric: str, target: float, tolerance: fl
     if not integer and all(float(x).is_integer() for x in (lo, hi)):
         args.append("--continuous")
     r.extra = {"game": game, "seed": seed, "command": command("tune", game, args),
+               **rests_on(spec, fixed, param, r.value),
                "chosen_settings_args": settings_args(fixed | {param: r.value}, game) if r.value is not None else None}
     col = spec.outputs.column(target_metric)
     if col is not None:
@@ -1483,6 +1496,7 @@ def tune_vector(game: str, param: str, target: str, tolerance: float, *, fixed: 
             "--points", str(points)] + (["--first-games", str(first_games)] if first_games is not None else [])
     args += fixed_args(fixed)
     v.extra = {"game": game, "seed": seed, "command": command("tune", game, args),
+               **rests_on(spec, fixed, path, v.schedule),
                "chosen_settings_args": settings_args(fixed | {path: v.schedule}, game)}
     return v
 
@@ -1780,6 +1794,7 @@ def tune_family(game: str, param: str, family: str, target_metric: str, target: 
         args.append("--continuous")
     chosen = r.extra["family"]["schedule"]
     r.extra |= {"game": game, "seed": seed, "command": command("tune", game, args),
+               **rests_on(spec, fixed, path, chosen),
                 "chosen_settings_args": settings_args(fixed | {path: chosen}, game) if chosen is not None else None}
     col = spec.outputs.column(target_metric)
     if col is not None:

@@ -565,3 +565,23 @@ def test_the_chosen_settings_give_the_games_own_options_as_their_flags():
                 "--no-progress", "--format", "json")
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["win"]["rate"] == pytest.approx(row["estimate"], abs=1e-12)
+
+
+def test_the_record_names_the_files_read_and_the_assumptions_the_answer_rests_on(tmp_path):
+    """``tune.json`` names the sha256 of a file its settings read and the assumptions the answer rests on, as a run's
+    summary and a sweep's manifest do: it named the rules file by path only and no assumption."""
+    import hashlib
+
+    from foury_sim import assumptions
+    from foury_sim.registry import get_game
+
+    rules = tmp_path / "my rules.toml"
+    rules.write_text("[dragon]\nhero_companion_counts = false\n")
+    r = tune("delve", "dragon.threshold", "win", 0.3, 0.05, lo=2, hi=6, integer=True, seed=2, max_games=1500,
+             first_games=300, points=3, threads=1, progress=False, fixed={"hero": "knight", "rules": str(rules)})
+    rec = r.to_dict()
+    assert rec["files"] == {str(rules): hashlib.sha256(rules.read_bytes()).hexdigest()}
+    rs = get_game("delve").load_ruleset(str(rules), [f"dragon.threshold={r.value}"], None)
+    assert rec["assumptions"] == assumptions.records(rs, "knight")
+    assert {a["key"]: a["value"] for a in rec["assumptions"] if a["overridden"]} == {
+        "dragon.hero_companion_counts": False}
