@@ -1094,7 +1094,8 @@ def _run_sweep_locked(exp: Experiment, out: Path, ident: str, files: dict[str, s
         "package_version": __version__, "git_commit": git_commit(), "python": platform.python_version(),
         "numba": _numba_version(), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "experiment_text": exp.text,
         "experiment_path": exp.path, "report": exp.report, "overrides": exp.overrides,
-        "command": sweep_command(exp), "assumptions": assumptions.across_cells([r[0] for r in exp.rulesets]),
+        "command": sweep_command(exp), "assumptions": assumptions.across_cells([r[0] for r in exp.rulesets],
+                                                                                  [r[1] for r in exp.rulesets]),
     }
     atomic_write(manifest_path, json.dumps(to_jsonable(manifest), indent=2))
     records: dict[int, dict[str, Any]] = {}
@@ -1468,7 +1469,8 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     table["significant"] = sig
     win["p_adjusted"] = None if no_win else float(table["p_adjusted"].iloc[0])
     win["significant"] = False if no_win else bool(sig[0])
-    return Comparison(a, b, games, seed, win, table, da, db, conf, assumptions.across_cells([ra[0], rb[0]]),
+    rests_on = assumptions.across_cells([ra[0], rb[0]], [ra[1], rb[1]])
+    return Comparison(a, b, games, seed, win, table, da, db, conf, rests_on,
                       game=spec.name, fixed=dict(fixed), files=input_files([va, vb], spec.name),
                       outputs=spec.outputs, rulesets=(ra[0], rb[0]), parts=parts, players=(_player(ra), _player(rb)),
                       no_win=no_win)
