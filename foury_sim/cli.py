@@ -949,7 +949,8 @@ def tune_cmd(
         tf = tn.override_tune_file(tf, seed=seed, conf=conf, max_games=max_games, points=points)
         table, results = tn.run_tune_file(tf, None, threads=threads, progress=progress)
         # (what tune.json records)
-        text = json.dumps(tn.file_record(tf, results), indent=2) if fmt == "json" else tn.format_answers(tf, table)
+        text = json.dumps(tn.file_record(tf, results), indent=2) if fmt == "json" else _tune_text(
+            tn.format_answers(tf, table), tn.tune_file_command(tf))
         wrote = f"-> {Path(out) / tf.name}" if out is not None and fmt != "json" else ""
         _write_or_say(lambda: tn.write_tune_file(tf, table, results, out) if out is not None else None, text,
                       Path(out) / tf.name if out is not None else None, wrote=wrote)
@@ -975,7 +976,8 @@ def tune_cmd(
         r = tn.tune_family(game, param, family, metric, value, tolerance, fixed=fx, lo=lo, hi=hi,
                            integer=whole if integer is None else integer, seed=seed, conf=conf, max_games=max_games,
                            first_games=first_games, points=points, threads=threads, progress=progress)
-        text = json.dumps(r.to_dict() | tn.made(), indent=2) if fmt == "json" else tn.format_family(r)
+        text = json.dumps(r.to_dict() | tn.made(), indent=2) if fmt == "json" else _tune_text(tn.format_family(r),
+                                                                                             r.extra["command"])
         wrote = f"-> {out}/tune.json, candidates.csv, calibration.png" if out is not None and fmt != "json" else ""
         _write_or_say(lambda: tn.write_tune(r, out) if out is not None else None, text, out, wrote=wrote)
         return
@@ -988,7 +990,8 @@ def tune_cmd(
                            integer=whole if integer is None else integer, monotone=monotone or "increasing",
                            seed=seed, conf=conf, max_games=max_games, first_games=first_games, points=points,
                            threads=threads, progress=progress)
-        text = json.dumps(v.to_dict() | tn.made(), indent=2) if fmt == "json" else tn.format_vector(v)
+        text = json.dumps(v.to_dict() | tn.made(), indent=2) if fmt == "json" else _tune_text(tn.format_vector(v),
+                                                                                             v.extra["command"])
         wrote = (f"-> {out}/tune.json, elements.csv, candidates.csv, calibration.png"
                  if out is not None and fmt != "json" else "")
         _write_or_say(lambda: tn.write_vector(v, out) if out is not None else None, text, out, wrote=wrote)
@@ -1004,9 +1007,18 @@ def tune_cmd(
     r = tn.tune(game, param, metric, value, tolerance, fixed=fx, lo=lo, hi=hi,
                 integer=whole if integer is None else integer, seed=seed, conf=conf, max_games=max_games,
                 first_games=first_games, points=points, threads=threads, progress=progress)
-    text = json.dumps(r.to_dict() | tn.made(), indent=2) if fmt == "json" else tn.format_result(r)
+    text = json.dumps(r.to_dict() | tn.made(), indent=2) if fmt == "json" else _tune_text(tn.format_result(r),
+                                                                                         r.extra["command"])
     wrote = f"-> {out}/tune.json, candidates.csv, calibration.png" if out is not None and fmt != "json" else ""
     _write_or_say(lambda: tn.write_tune(r, out) if out is not None else None, text, out, wrote=wrote)
+
+
+def _tune_text(text: str, cmd: str) -> str:
+    """A tuning's text with how it was made at its end, as ``run`` and ``compare`` print it: the command that
+    reproduces it, the version and commit."""
+    from .provenance import git_commit, made_with, version
+
+    return f"{text}\n\nreproduce: {cmd}\nmade with: {made_with({'version': version(), 'git_commit': git_commit()})}"
 
 
 @app.command(name="ladder", cls=Command)

@@ -585,3 +585,20 @@ def test_the_record_names_the_files_read_and_the_assumptions_the_answer_rests_on
     assert rec["assumptions"] == assumptions.records(rs, "knight")
     assert {a["key"]: a["value"] for a in rec["assumptions"] if a["overridden"]} == {
         "dragon.hero_companion_counts": False}
+
+
+def test_the_printed_text_ends_with_how_the_tuning_was_made():
+    """``tune``'s text says how it was made, as ``run``'s and ``compare``'s do: the command that reproduces it (its
+    record's), the version and commit; it printed the answer and the candidates only."""
+    import shlex
+
+    from foury_sim.provenance import git_commit, made_with
+
+    args = ["delve", "--param", "dragon.threshold", "--target", "win=0.3", "--tolerance", "0.05", "--range", "2,6",
+            "--fixed", "hero=knight", "--seed", "2", "--max-games", "1500", "--first-games", "300", "--points", "3",
+            "--threads", "1", "--no-progress"]
+    text = cli("tune", *args).stdout.splitlines()
+    rec = json.loads(cli("tune", *args, "--format", "json").stdout)
+    assert text[-2:] == [f"reproduce: {rec['command']}",
+                         f"made with: {made_with({'version': rec['version'], 'git_commit': git_commit()})}"]
+    assert shlex.split(rec["command"])[:3] == ["foury-sim", "tune", "delve"]
