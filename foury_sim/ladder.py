@@ -692,8 +692,8 @@ def _play(lad: Ladder, spec: GameSpec, out: Path, cdir: Path, tuned: dict[str, A
 
 
 def _cell_provenance(lad: Ladder, hero: str, r: Rung, pol: Any, params: dict[str, float], n: int) -> dict[str, Any]:
-    """A cell's ``run`` record: the fixed settings as ``run`` takes them (the game's own options, such as Tactics'
-    ``dm``, as their flags, not as ``--set``, which refused them)."""
+    """A cell's ``run`` record: the fixed settings as ``run`` takes them (the game's own options, such as a second
+    side's policy, as their flags, not as ``--set``, which refused them)."""
     from .study import run_option_settings
 
     spec = get_game(lad.game)

@@ -744,8 +744,8 @@ def _file_digest(value: Any) -> tuple[str, str] | None:
 
 
 def input_files(cells: list[dict[str, Any]], game: str | None = None) -> dict[str, str]:
-    """The user files the cells read (rules, maps, policies; with ``game``, those its own options name, as Tactics'
-    ``dm`` policy file or a Foury campaign file): path -> sha256 of its contents."""
+    """The user files the cells read (rules, maps, policies; with ``game``, those its own options name, as a second
+    side's policy file or a campaign file): path -> sha256 of its contents."""
     keys = (*SPECIAL, *provenance.game_option_keys(game))
     out: dict[str, str] = {}
     for cell in cells:
