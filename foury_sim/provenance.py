@@ -372,5 +372,8 @@ def header_lines(rec: dict[str, Any]) -> list[str]:
     lines = [f"overrides: {overrides_text(rec.get('overrides') or {})}"]
     if rec.get("command"):
         lines.append(f"reproduce: {rec['command']}")
-    lines.append(f"made with: {made_with(rec)}")
+    pf = rec.get("policy_file") or {}
+    path = pf.get("path", "").split(".py:", 1)[0] + ".py" if ".py:" in pf.get("path", "") else pf.get("path", "")
+    policy_file = f"; policy file {shlex.quote(path)} (sha256 {pf['sha256'][:12]})" if "sha256" in pf else ""
+    lines.append(f"made with: {made_with(rec)}{policy_file}")
     return lines

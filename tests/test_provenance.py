@@ -294,6 +294,10 @@ def test_a_user_policy_file_is_recorded_with_its_digest(tmp_path):
     assert rec["policy_file"] == {"path": f"{f}:decide", "sha256": hashlib.sha256(f.read_bytes()).hexdigest()}
     assert rec["command"] == f"foury-sim run foury --hero free --policy {f}:decide --games 10 --seed 1"
     assert provenance.policy_text(rec) == f"{f}:decide"
+    # the text header names its digest too (only the JSON did): the last line says what made the run
+    sha = hashlib.sha256(f.read_bytes()).hexdigest()
+    assert provenance.header_lines(rec)[-1] == (f"made with: {provenance.made_with(rec)}; policy file {f} "
+                                                f"(sha256 {sha[:12]})")
 
 
 def test_a_game_option_is_recorded_and_its_reproduce_command_plays_the_same_games():
