@@ -373,12 +373,14 @@ def records(ruleset: Any, hero: str | None = None) -> list[dict[str, Any]]:
     return out
 
 
-def across_cells(rulesets: list[Any]) -> list[dict[str, Any]]:
+def across_cells(rulesets: list[Any], heroes: list[str] | None = None) -> list[dict[str, Any]]:
     """For a sweep manifest (and a comparison, cells 0 = A and 1 = B): every assumption any cell rests on (a
     campaign's or a map's own ones hold in its cells only), with its value, or ``"varies by cell"`` and
     ``values`` (each value with the cells that have it); ``in_cells`` when it holds in some cells only;
-    ``overridden_in_cells`` and ``default`` when a cell changed it."""
-    per_cell = [{r["key"]: r for r in records(rs)} for rs in rulesets]
+    ``overridden_in_cells`` and ``default`` when a cell changed it. ``heroes``: the hero each cell plays, whose sheet
+    alone (with an opponent's) it rests on, as :func:`records` keeps for a run (None: every hero's sheet)."""
+    per_cell = [{r["key"]: r for r in records(rs, heroes[i] if heroes is not None else None)}
+                for i, rs in enumerate(rulesets)]
     keys: list[str] = []
     for recs in per_cell:  # the union: a cell's new key after the key it follows there and the earlier cells' own ones
         at = -1

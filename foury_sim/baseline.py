@@ -279,8 +279,8 @@ def _provenance(runs: list[Run]) -> dict[str, Any]:
 
     return {"package_version": __version__, "git_commit": git_commit(),
             "code_version": {g: code_version(g) for g in dict.fromkeys(r.game for r in runs)},
-            "input_files": input_files([r.settings for r in runs]), "python": platform.python_version(),
-            "numba": numba.__version__}
+            "input_files": {k: v for r in runs for k, v in input_files([r.settings], r.game).items()},
+            "python": platform.python_version(), "numba": numba.__version__}
 
 
 def save(spec: Spec | str | Path, out_root: str | Path = BASELINES, *, progress: bool | None = None,

@@ -361,9 +361,10 @@ def replay_provenance(game: str, seed: int, index: int, hero: str | None, policy
                       map: str | None, rules: Path | None, sets: list[str] | None,
                       options: dict[str, Any] | None = None) -> list[str]:
     """The lines a replay's header adds after the game's own first line: the settings changed from the defaults
-    and the command that produced it (``provenance.command``), so a pasted replay says how it was made."""
+    (a file with its sha256, as a run's summary gives it), the command that produced it (``provenance.command``)
+    and the version and commit that made it (with a policy file's sha256), so a pasted replay says how it was made."""
 
-    from .provenance import command
+    from .provenance import command, file_record, git_commit, made_with, version
 
     changed = []
     for opt, value in (("--map", map), ("--rules", rules)):
@@ -380,9 +381,18 @@ def replay_provenance(game: str, seed: int, index: int, hero: str | None, policy
     args = ["--seed", str(seed), "--game", str(index)] + choice + changed
     given = changed + [w for name, value in (options or {}).items()  # (a campaign changes the rules and the map)
                        for w in (f"--{name.replace('_', '-')}", str(value))]
-    overrides = " ".join(given[i] + " " + shlex.quote(given[i + 1]) for i in range(0, len(given), 2))
+    def digest(value: str) -> str:
+        f = file_record(value) or {}
+        return f" (sha256 {f['sha256'][:12]})" if "sha256" in f else ""
+
+    overrides = " ".join(given[i] + " " + shlex.quote(given[i + 1]) + digest(given[i + 1])
+                         for i in range(0, len(given), 2))
+    made = made_with({"version": version(), "git_commit": git_commit()})
+    if policy and ".py" in policy:
+        made += f"; policy file {shlex.quote(policy.split('.py:', 1)[0] + '.py' if '.py:' in policy else policy)}" \
+            + digest(policy)
     return [f"Overrides: {overrides or 'none (the shipped rules and map)'}",
-            f"Command: {command('replay', game, args)}"]
+            f"Command: {command('replay', game, args)}", f"Made with: {made}"]
 
 
 @app.command(cls=Command, context_settings=GAME_OPTIONS)
@@ -946,7 +956,8 @@ def tune_cmd(
         tf = tn.override_tune_file(tf, seed=seed, conf=conf, max_games=max_games, points=points)
         table, results = tn.run_tune_file(tf, None, threads=threads, progress=progress)
         # (what tune.json records)
-        text = json.dumps(tn.file_record(tf, results), indent=2) if fmt == "json" else tn.format_answers(tf, table)
+        text = json.dumps(tn.file_record(tf, results), indent=2) if fmt == "json" else _tune_text(
+            tn.format_answers(tf, table), tn.tune_file_command(tf))
         wrote = f"-> {Path(out) / tf.name}" if out is not None and fmt != "json" else ""
         _write_or_say(lambda: tn.write_tune_file(tf, table, results, out) if out is not None else None, text,
                       Path(out) / tf.name if out is not None else None, wrote=wrote)
@@ -972,7 +983,8 @@ def tune_cmd(
         r = tn.tune_family(game, param, family, metric, value, tolerance, fixed=fx, lo=lo, hi=hi,
                            integer=whole if integer is None else integer, seed=seed, conf=conf, max_games=max_games,
                            first_games=first_games, points=points, threads=threads, progress=progress)
-        text = json.dumps(r.to_dict() | tn.made(), indent=2) if fmt == "json" else tn.format_family(r)
+        text = json.dumps(r.to_dict() | tn.made(), indent=2) if fmt == "json" else _tune_text(tn.format_family(r),
+                                                                                             r.extra["command"])
         wrote = f"-> {out}/tune.json, candidates.csv, calibration.png" if out is not None and fmt != "json" else ""
         _write_or_say(lambda: tn.write_tune(r, out) if out is not None else None, text, out, wrote=wrote)
         return
@@ -985,7 +997,8 @@ def tune_cmd(
                            integer=whole if integer is None else integer, monotone=monotone or "increasing",
                            seed=seed, conf=conf, max_games=max_games, first_games=first_games, points=points,
                            threads=threads, progress=progress)
-        text = json.dumps(v.to_dict() | tn.made(), indent=2) if fmt == "json" else tn.format_vector(v)
+        text = json.dumps(v.to_dict() | tn.made(), indent=2) if fmt == "json" else _tune_text(tn.format_vector(v),
+                                                                                             v.extra["command"])
         wrote = (f"-> {out}/tune.json, elements.csv, candidates.csv, calibration.png"
                  if out is not None and fmt != "json" else "")
         _write_or_say(lambda: tn.write_vector(v, out) if out is not None else None, text, out, wrote=wrote)
@@ -1001,9 +1014,18 @@ def tune_cmd(
     r = tn.tune(game, param, metric, value, tolerance, fixed=fx, lo=lo, hi=hi,
                 integer=whole if integer is None else integer, seed=seed, conf=conf, max_games=max_games,
                 first_games=first_games, points=points, threads=threads, progress=progress)
-    text = json.dumps(r.to_dict() | tn.made(), indent=2) if fmt == "json" else tn.format_result(r)
+    text = json.dumps(r.to_dict() | tn.made(), indent=2) if fmt == "json" else _tune_text(tn.format_result(r),
+                                                                                         r.extra["command"])
     wrote = f"-> {out}/tune.json, candidates.csv, calibration.png" if out is not None and fmt != "json" else ""
     _write_or_say(lambda: tn.write_tune(r, out) if out is not None else None, text, out, wrote=wrote)
+
+
+def _tune_text(text: str, cmd: str) -> str:
+    """A tuning's text with how it was made at its end, as ``run`` and ``compare`` print it: the command that
+    reproduces it, the version and commit."""
+    from .provenance import git_commit, made_with, version
+
+    return f"{text}\n\nreproduce: {cmd}\nmade with: {made_with({'version': version(), 'git_commit': git_commit()})}"
 
 
 @app.command(name="ladder", cls=Command)
@@ -1054,6 +1076,7 @@ def ladder_cmd(
     """The skill ladder: win rate (with intervals) of each hero for policies from random through the heuristics to
     tuned and search players, on the same dice; says which heroes are weak and which are hard to play."""
     from . import ladder as ld
+    from .provenance import number_text
 
     check_threads(threads)
     if seed is not None:
@@ -1076,7 +1099,7 @@ def ladder_cmd(
     given = {"hero": hero, "rungs": rungs, "games": games, "seed": seed, "train-seed": train_seed,
              "train-games": train_games, "popsize": popsize, "generations": generations,
              "weak-margin": weak_margin, "hard-gap": hard_gap, "conf": conf}
-    args = [x for k, v in given.items() if v is not None for x in (f"--{k}", f"{v:g}" if isinstance(v, float)
+    args = [x for k, v in given.items() if v is not None for x in (f"--{k}", number_text(v) if isinstance(v, float)
                                                                    else str(v))]
     args += ["--skip-missing"] * skip_missing + [x for t in tune or [] for x in ("--tune", t)]
     if game.endswith(".toml") or Path(game).is_file():

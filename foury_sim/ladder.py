@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from . import __version__, provenance, stats
+from . import assumptions as assume
 from .errors import InputError, Interrupted
 from .files import WriteError, atomic_write, clean_temp, save_figure, to_jsonable, write_frame
 from .inputs import check_conf, check_games, check_seed
@@ -600,7 +601,7 @@ def run_ladder(lad: Ladder, out_root: str | Path = "results", *, resume: bool = 
     from .study import FolderLock, check_owner, code_version, experiment_id, input_files, open_results
 
     spec = get_game(lad.game)
-    files = input_files([lad.fixed] + [{"policy": r.policy} for r in lad.rungs])
+    files = input_files([lad.fixed] + [{"policy": r.policy} for r in lad.rungs], lad.game)
     ident = experiment_id("ladder", lad.normalised(), files)
     cmd = provenance.command("ladder", lad.path or lad.game, ["--resume", "--out", str(out_root), *(cmd_args or [])])
     out = open_results(out_root, lad.name)
@@ -691,10 +692,17 @@ def _play(lad: Ladder, spec: GameSpec, out: Path, cdir: Path, tuned: dict[str, A
 
 
 def _cell_provenance(lad: Ladder, hero: str, r: Rung, pol: Any, params: dict[str, float], n: int) -> dict[str, Any]:
-    sets = {k: v for k, v in lad.fixed.items() if k not in ("map", "rules")}
+    """A cell's ``run`` record: the fixed settings as ``run`` takes them (the game's own options, such as a second
+    side's policy, as their flags, not as ``--set``, which refused them)."""
+    from .study import run_option_settings
+
+    spec = get_game(lad.game)
+    options, plain = run_option_settings(spec, lad.fixed)
+    sets = {k: v for k, v in plain.items() if k not in ("map", "rules")}
     return provenance.run_record(lad.game, hero=hero, policy=pol, params=_params_text(params), games=n,
                                  seed=lad.seed, conf=lad.conf, rules=lad.fixed.get("rules"), sets=sets or None,
-                                 map=lad.fixed.get("map"))
+                                 map=lad.fixed.get("map"), options=options,
+                                 defaults={o.name: o.default for o in spec.options if "run" in o.commands})
 
 
 def _tune(lad: Ladder, spec: GameSpec, runner: Any, base: dict[str, Any], hero: str, r: Rung, key: str,
@@ -921,6 +929,16 @@ def figure_note(lad: Ladder, res: LadderResult) -> str:
                                   made={"version": __version__, "git_commit": provenance.git_commit()})
 
 
+def _assumptions(lad: Ladder) -> list[dict[str, Any]]:
+    """The values no rulebook prints that every cell of the ladder rests on (``assumptions.records`` of the ruleset of
+    its fixed settings, the heroes of the ladder's sheets only), as a run's and a sweep's records name them."""
+    from .study import CellRunner
+
+    rs, _, _ = CellRunner(get_game(lad.game)).resolve(dict(lad.fixed))
+    kept = {r["key"] for h in lad.heroes for r in assume.records(rs, h)}
+    return [r for r in assume.records(rs) if r["key"] in kept]
+
+
 def write_results(lad: Ladder, res: LadderResult, out: Path, cmd: str, tuned: dict[str, Any]) -> list[Path]:
     text = format_ladder(lad, res, tuned)
     write_frame(res.table, out / "ladder.csv")
@@ -937,7 +955,7 @@ def write_results(lad: Ladder, res: LadderResult, out: Path, cmd: str, tuned: di
                "weak_margin": lad.weak_margin, "hard_gap": lad.hard_gap, "field": res.field,
                "verdicts": res.verdicts.to_dict("records"), "table": res.table.to_dict("records"),
                "tuned": [e for e in tuned.values() if e.get("hero") in lad.heroes],
-               "version": __version__, "git_commit": provenance.git_commit()}
+               "version": __version__, "git_commit": provenance.git_commit(), "assumptions": _assumptions(lad)}
     atomic_write(out / "summary.json", json.dumps(to_jsonable(summary), indent=2))
     atomic_write(out / "ladder.txt", text + "\n")
     readme = [f"# {lad.title or 'Skill ladder: ' + lad.game}", "", lad.description, "",
@@ -946,7 +964,8 @@ def write_results(lad: Ladder, res: LadderResult, out: Path, cmd: str, tuned: di
               "difference with the previous rung, Holm-adjusted p, the `foury-sim run` command of the cell), "
               "`verdicts.csv`, `summary.json` (everything, with provenance), `ladder.png`, `tuned.toml` (tuned "
               "parameters, reused unless --retune), `cells/` (one record per hero and rung, with per-game wins). "
-              "Method: docs/ladder.md.", "", "![win rate by rung](ladder.png)", "", "```", text, "```", ""]
+              "Method: docs/ladder.md.", "", "![win rate by rung](ladder.png)", "", "```", text, "",
+              *assume.summary_lines(summary["assumptions"]), "```", ""]
     atomic_write(out / "README.md", "\n".join(readme))
     return [out / p for p in ("ladder.csv", "ladder.parquet", "verdicts.csv", "ladder.png", "summary.json",
                               "README.md")]

@@ -84,6 +84,19 @@ def game_option_keys(game: str | None) -> dict[str, str]:
     return {o.name: o.flag for o in spec.options if "run" in o.commands}
 
 
+def number_text(v: float) -> str:
+    """A number for a command line that reads back as the same float: ``0.9``, ``2`` (``:g``), and the shortest exact
+    form where ``:g``'s six digits would round it (``0.9512345``: ``:g`` gave 0.951234, another level)."""
+    t = f"{v:g}"
+    return t if float(t) == float(v) else repr(float(v))
+
+
+def option_text(v: Any) -> str:
+    """A game option's value as its flag reads it (``GameOption.parse``: the text as is, no TOML): ``--dm-param
+    walk=1,x=2`` (``value_text`` quoted it as a TOML string, which the flag then read with its quotes)."""
+    return number_text(v) if isinstance(v, float) else str(v)
+
+
 def settings_args(settings: dict[str, Any], game: str | None = None) -> list[str]:
     """``{"hero": "kael", "param.foe_avoid": 2, "round.monster_bonus": [0, 1]}`` ->
     ``["--hero", "kael", "--param", "foe_avoid=2", "--set", "round.monster_bonus=0,1"]``; with ``game``, its own
@@ -244,8 +257,8 @@ def run_record(game: str, *, hero: str, policy: Any, params: str | None, games: 
     pname = getattr(policy, "name", str(policy))
     args = settings_args({"hero": hero, "policy": pname, "map": map, "rules": rules} | pars | (sets or {}))
     for k, v in opts.items():
-        args += [f"--{k.replace('_', '-')}", value_text(v)]
-    args += ["--games", str(games), "--seed", str(seed)] + (["--conf", f"{conf:g}"] if conf != 0.95 else [])
+        args += [f"--{k.replace('_', '-')}", option_text(v)]
+    args += ["--games", str(games), "--seed", str(seed)] + (["--conf", number_text(conf)] if conf != 0.95 else [])
     rec: dict[str, Any] = {
         "command": None if ruleset_given or start else command("run", game, args),
         "game": game, "hero": hero, "policy": pname,
@@ -270,8 +283,8 @@ def odds_record(game: str, *, trials: int, seed: int, conf: float, rules: str | 
     overrides = _overrides(sets, rules, None, {}, opts)
     args = settings_args({"rules": rules} if rules else {}) + settings_args(sets or {}, game)
     for k, v in opts.items():
-        args += [f"--{k.replace('_', '-')}", value_text(v)]
-    args += ["--trials", str(trials), "--seed", str(seed)] + (["--conf", f"{conf:g}"] if conf != 0.95 else [])
+        args += [f"--{k.replace('_', '-')}", option_text(v)]
+    args += ["--trials", str(trials), "--seed", str(seed)] + (["--conf", number_text(conf)] if conf != 0.95 else [])
     return {"command": command("odds", game, args), "game": game, "trials": trials, "seed": seed, "conf": conf,
             "overrides": overrides, "defaults": not overrides, "version": version(), "git_commit": git_commit()}
 
@@ -359,5 +372,8 @@ def header_lines(rec: dict[str, Any]) -> list[str]:
     lines = [f"overrides: {overrides_text(rec.get('overrides') or {})}"]
     if rec.get("command"):
         lines.append(f"reproduce: {rec['command']}")
-    lines.append(f"made with: {made_with(rec)}")
+    pf = rec.get("policy_file") or {}
+    path = pf.get("path", "").split(".py:", 1)[0] + ".py" if ".py:" in pf.get("path", "") else pf.get("path", "")
+    policy_file = f"; policy file {shlex.quote(path)} (sha256 {pf['sha256'][:12]})" if "sha256" in pf else ""
+    lines.append(f"made with: {made_with(rec)}{policy_file}")
     return lines

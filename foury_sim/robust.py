@@ -506,7 +506,7 @@ def run_robust(exp: RobustExperiment | str | Path, out_root: str | Path = "resul
     if not isinstance(exp, RobustExperiment):
         exp = load_robust(exp)
     check_limits(exp, "--points", "--games")
-    files = input_files([exp.fixed | c for c in exp.cells()])
+    files = input_files([exp.fixed | c for c in exp.cells()], exp.game)
     ident = experiment_id("robust", _robust_normalised(exp), files)
     out = open_results(out_root, exp.name)
     cmd = robust_command(exp, "--out", str(out_root))

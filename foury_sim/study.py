@@ -743,11 +743,13 @@ def _file_digest(value: Any) -> tuple[str, str] | None:
     return None
 
 
-def input_files(cells: list[dict[str, Any]]) -> dict[str, str]:
-    """The user files the cells read (rules, maps, policies): path -> sha256 of its contents."""
+def input_files(cells: list[dict[str, Any]], game: str | None = None) -> dict[str, str]:
+    """The user files the cells read (rules, maps, policies; with ``game``, those its own options name, as a second
+    side's policy file or a campaign file): path -> sha256 of its contents."""
+    keys = (*SPECIAL, *provenance.game_option_keys(game))
     out: dict[str, str] = {}
     for cell in cells:
-        for k in SPECIAL:
+        for k in keys:
             d = _file_digest(cell.get(k))
             if d:
                 out[d[0]] = d[1]
@@ -1051,7 +1053,7 @@ def run_sweep(exp: Experiment | str | Path, out_root: str | Path = "results", *,
     """
     if not isinstance(exp, Experiment):
         exp = load_experiment(exp)
-    files = input_files(exp.cells)
+    files = input_files(exp.cells, exp.game)
     ident = experiment_id("sweep", _sweep_normalised(exp), files)
     cmd = sweep_command(exp, "--resume", "--out", str(out_root))
     out = open_results(out_root, exp.name)
@@ -1092,7 +1094,8 @@ def _run_sweep_locked(exp: Experiment, out: Path, ident: str, files: dict[str, s
         "package_version": __version__, "git_commit": git_commit(), "python": platform.python_version(),
         "numba": _numba_version(), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "experiment_text": exp.text,
         "experiment_path": exp.path, "report": exp.report, "overrides": exp.overrides,
-        "command": sweep_command(exp), "assumptions": assumptions.across_cells([r[0] for r in exp.rulesets]),
+        "command": sweep_command(exp), "assumptions": assumptions.across_cells([r[0] for r in exp.rulesets],
+                                                                                  [r[1] for r in exp.rulesets]),
     }
     atomic_write(manifest_path, json.dumps(to_jsonable(manifest), indent=2))
     records: dict[int, dict[str, Any]] = {}
@@ -1466,8 +1469,9 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     table["significant"] = sig
     win["p_adjusted"] = None if no_win else float(table["p_adjusted"].iloc[0])
     win["significant"] = False if no_win else bool(sig[0])
-    return Comparison(a, b, games, seed, win, table, da, db, conf, assumptions.across_cells([ra[0], rb[0]]),
-                      game=spec.name, fixed=dict(fixed), files=input_files([va, vb]),
+    rests_on = assumptions.across_cells([ra[0], rb[0]], [ra[1], rb[1]])
+    return Comparison(a, b, games, seed, win, table, da, db, conf, rests_on,
+                      game=spec.name, fixed=dict(fixed), files=input_files([va, vb], spec.name),
                       outputs=spec.outputs, rulesets=(ra[0], rb[0]), parts=parts, players=(_player(ra), _player(rb)),
                       no_win=no_win)
 
@@ -1480,7 +1484,8 @@ def compare_command(game: str, a: dict[str, Any], b: dict[str, Any], fixed: dict
         for word in provenance.setting_words(settings, game):
             args += [flag, word]
     args += ["--games", str(games), "--seed", str(seed)]
-    return provenance.command("compare", game, args + (["--conf", f"{conf:g}"] if conf != 0.95 else []))
+    args += ["--conf", provenance.number_text(conf)] if conf != 0.95 else []
+    return provenance.command("compare", game, args)
 
 
 def _player(resolved: tuple[Any, str, Any]) -> dict[str, Any]:

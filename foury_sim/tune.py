@@ -46,6 +46,7 @@ from . import stats
 from .errors import InputError
 from .lazy import pd
 from .outputs import MEAN, RATE
+from .provenance import number_text
 
 Evaluate = Callable[[float, int, int], np.ndarray]
 
@@ -696,6 +697,26 @@ def check_setting(spec: Any, param: str, fixed: dict[str, Any], values: list[flo
                              "--range") from None
 
 
+def rests_on(spec: Any, fixed: dict[str, Any], param: str, value: Any) -> dict[str, Any]:
+    """What a tuning's record names besides its command, as a run's and a sweep's do: ``files``, the sha256 of each
+    file its settings read (``study.input_files``), and ``assumptions``, the values no rulebook prints that the
+    answer rests on (the ruleset of the fixed settings with the tuned setting at the value chosen, if any)."""
+    from . import assumptions
+    from .study import CellRunner, input_files
+
+    settings = dict(fixed) | ({param: value} if value is not None else {})
+    rs, hero, _ = CellRunner(spec).resolve(settings)
+    return {"files": input_files([fixed], spec.name), "assumptions": assumptions.records(rs, hero)}
+
+
+def fixed_args(fixed: dict[str, Any]) -> list[str]:
+    """``--fixed KEY=VALUE`` of a tune command, each value as ``--fixed`` reads it back (``provenance.setting_words``:
+    ``false`` for False, ``"1"`` for the word 1), so the command recorded plays the same candidates again."""
+    from .provenance import setting_words
+
+    return [w for word in setting_words(fixed) for w in ("--fixed", word)]
+
+
 def tune(game: str, param: str, target_metric: str, target: float, tolerance: float, *,
          fixed: dict[str, Any] | None = None, lo: float, hi: float, integer: bool = True, seed: int = 1,
          conf: float = 0.95, max_games: int = 200_000, first_games: int | None = None, points: int = 5,
@@ -725,16 +746,17 @@ def tune(game: str, param: str, target_metric: str, target: float, tolerance: fl
         if bar is not None:
             bar.close()
     r.settings = fixed
-    rng = f"{int(lo)},{int(hi)}" if integer else f"{lo:g},{hi:g}"
-    args = ["--param", param, "--target", f"{target_metric}={target:g}", "--tolerance", f"{tolerance:g}",
-            "--range", rng, "--seed", str(seed), "--conf", f"{conf:g}", "--max-games", str(max_games),
-            "--points", str(points)] + (["--first-games", str(first_games)] if first_games is not None else [])
-    for k, v in fixed.items():
-        args += ["--fixed", f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}"]
+    rng = f"{int(lo)},{int(hi)}" if integer else f"{number_text(lo)},{number_text(hi)}"
+    args = ["--param", param, "--target", f"{target_metric}={number_text(target)}", "--tolerance",
+            number_text(tolerance), "--range", rng, "--seed", str(seed), "--conf", number_text(conf), "--max-games",
+            str(max_games), "--points", str(points)]
+    args += ["--first-games", str(first_games)] if first_games is not None else []
+    args += fixed_args(fixed)
     if not integer and all(float(x).is_integer() for x in (lo, hi)):
         args.append("--continuous")
     r.extra = {"game": game, "seed": seed, "command": command("tune", game, args),
-               "chosen_settings_args": settings_args(fixed | {param: r.value}) if r.value is not None else None}
+               **rests_on(spec, fixed, param, r.value),
+               "chosen_settings_args": settings_args(fixed | {param: r.value}, game) if r.value is not None else None}
     col = spec.outputs.column(target_metric)
     if col is not None:
         r.extra["axis_label"] = f"{col.label} (% of games)" if kind == RATE else col.axis_label
@@ -850,7 +872,7 @@ def tune_file_command(tf: TuneFile) -> str:
     args: list[str] = []
     for k, d in tf.overridden.items():
         v = d["used"]
-        args += [f"--{k.replace('_', '-')}", str(v) if isinstance(v, int) else f"{v:g}"]
+        args += [f"--{k.replace('_', '-')}", str(v) if isinstance(v, int) else number_text(v)]
     return command("tune", tf.path, args)
 
 
@@ -1474,14 +1496,14 @@ def tune_vector(game: str, param: str, target: str, tolerance: float, *, fixed: 
         if bar is not None:
             bar.close()
     v.settings = fixed
-    rng = f"{int(lo)},{int(hi)}" if integer else f"{lo:g},{hi:g}"
-    args = ["--param", path, "--target", target.replace(" ", ""), "--tolerance", f"{tolerance:g}", "--range", rng,
-            "--monotone", monotone, "--seed", str(seed), "--conf", f"{conf:g}", "--max-games", str(max_games),
+    rng = f"{int(lo)},{int(hi)}" if integer else f"{number_text(lo)},{number_text(hi)}"
+    args = ["--param", path, "--target", target.replace(" ", ""), "--tolerance", number_text(tolerance), "--range", rng,
+            "--monotone", monotone, "--seed", str(seed), "--conf", number_text(conf), "--max-games", str(max_games),
             "--points", str(points)] + (["--first-games", str(first_games)] if first_games is not None else [])
-    for k, val in fixed.items():
-        args += ["--fixed", f"{k}={','.join(map(str, val)) if isinstance(val, list) else val}"]
+    args += fixed_args(fixed)
     v.extra = {"game": game, "seed": seed, "command": command("tune", game, args),
-               "chosen_settings_args": settings_args(fixed | {path: v.schedule})}
+               **rests_on(spec, fixed, path, v.schedule),
+               "chosen_settings_args": settings_args(fixed | {path: v.schedule}, game)}
     return v
 
 
@@ -1768,18 +1790,18 @@ def tune_family(game: str, param: str, family: str, target_metric: str, target: 
         if bar is not None:
             bar.close()
     r.settings = fixed
-    rng = f"{int(lo)},{int(hi)}" if integer else f"{lo:g},{hi:g}"
-    args = ["--param", path, "--family", fam.text, "--target", f"{target_metric}={target:g}", "--tolerance",
-            f"{tolerance:g}", "--range", rng, "--seed", str(seed), "--conf", f"{conf:g}", "--max-games",
+    rng = f"{int(lo)},{int(hi)}" if integer else f"{number_text(lo)},{number_text(hi)}"
+    args = ["--param", path, "--family", fam.text, "--target", f"{target_metric}={number_text(target)}", "--tolerance",
+            number_text(tolerance), "--range", rng, "--seed", str(seed), "--conf", number_text(conf), "--max-games",
             str(max_games), "--points", str(points)] + (
         ["--first-games", str(first_games)] if first_games is not None else [])
-    for k, v in fixed.items():
-        args += ["--fixed", f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}"]
+    args += fixed_args(fixed)
     if not integer and all(float(x).is_integer() for x in (lo, hi)):
         args.append("--continuous")
     chosen = r.extra["family"]["schedule"]
     r.extra |= {"game": game, "seed": seed, "command": command("tune", game, args),
-                "chosen_settings_args": settings_args(fixed | {path: chosen}) if chosen is not None else None}
+               **rests_on(spec, fixed, path, chosen),
+                "chosen_settings_args": settings_args(fixed | {path: chosen}, game) if chosen is not None else None}
     col = spec.outputs.column(target_metric)
     if col is not None:
         r.extra["axis_label"] = f"{col.label} (% of games)" if kind == RATE else col.axis_label

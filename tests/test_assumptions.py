@@ -147,6 +147,23 @@ def test_summary_names_the_assumptions_and_the_overridden_ones():
     assert "  game.map = base" in text
 
 
+def test_a_sweep_and_a_comparison_rest_on_the_sheets_of_the_heroes_their_cells_play(tmp_path):
+    """As a run names only its hero's sheet (``records(ruleset, hero)``), a sweep's manifest and a comparison name the
+    sheets of the heroes their cells play, each in its cells: they named every hero's sheet ("rests on 23
+    assumptions" for a comparison of Kael and Melyra, Thalindra's and Elydion's among them)."""
+    from foury_sim.study import compare
+
+    f = tmp_path / "e.toml"
+    f.write_text('name = "e"\ngames = 10\n[sweep]\nhero = ["kael", "melyra"]\n')
+    exp = load_experiment(f)
+    recs = {r["key"]: r for r in assume.across_cells([r[0] for r in exp.rulesets], [r[1] for r in exp.rulesets])}
+    assert {k for k in recs if k.startswith("heroes.")} == {"heroes.kael.start", "heroes.kael.cap",
+                                                            "heroes.melyra.start", "heroes.melyra.cap"}
+    assert recs["heroes.kael.start"]["in_cells"] == [0] and recs["heroes.melyra.cap"]["in_cells"] == [1]
+    c = compare("foury", {"hero": "kael"}, {"hero": "melyra"}, games=20, seed=1, progress=False, threads=1)
+    assert [r["key"] for r in c.assumptions] == list(recs)
+
+
 def test_sweep_manifest_records_cells_that_change_an_assumption(tmp_path):
     f = tmp_path / "e.toml"
     f.write_text('name = "e"\ngames = 10\n[sweep]\n"game.map" = ["base", "base_12arrows"]\n')

@@ -175,6 +175,22 @@ def test_ladder_table_shape_paired_design_and_files(tiny):
         assert v["top_rung"] == top["label"].iloc[0]
 
 
+def test_the_summary_and_readme_name_the_assumptions_the_ladder_rests_on(tiny):
+    """A ladder's results name the values no rulebook prints that its cells rest on, as a run's and a sweep's do:
+    its summary.json and README.md named none."""
+    from foury_sim import assumptions
+    from foury_sim.files import to_jsonable
+    from foury_sim.registry import get_game
+
+    _, out = tiny
+    rs = get_game("delve").load_ruleset(None, None, None)
+    kept = {r["key"] for h in ("knight", "minstrel") for r in assumptions.records(rs, h)}  # (the ladder's heroes)
+    recs = [r for r in assumptions.records(rs) if r["key"] in kept]
+    assert "heroes.mercenary.master" not in kept  # (the sheet of a hero the ladder does not climb)
+    assert recs and json.loads((out / "summary.json").read_text())["assumptions"] == to_jsonable(recs)
+    assert f"rests on {len(recs)} assumptions" in (out / "README.md").read_text()
+
+
 def test_tuned_threshold_does_not_lose_on_the_heldout_games(tiny):
     _, out = tiny
     tuned = ld.read_tuned(out / "tuned.toml")
@@ -241,6 +257,28 @@ def test_greedy_rung_plays_the_games_of_a_direct_run(tmp_path):
     from foury_sim.study import read_win_bits
 
     assert np.array_equal(read_win_bits(cell["win_bits"], 200), direct.df["win"].to_numpy().astype(np.int8))
+
+
+def test_a_cell_command_gives_the_games_own_options_as_their_flags_and_plays_the_cell_again(tmp_path):
+    """A ladder's ``fixed`` game option (Tactics' ``dm``) is a flag of the cell's ``run`` command: it was written
+    ``--set dm=ruthless``, which ``run`` refused ("dm is a table")."""
+    import shlex
+
+    from typer.testing import CliRunner
+
+    from foury_sim.cli import app
+
+    p = tmp_path / "lad.toml"
+    p.write_text('name = "lad"\ngame = "tactics"\nseed = 3\ngames = 300\nheroes = ["adventurer"]\n'
+                 '[fixed]\ndm = "ruthless"\nmap = "crypt"\n"player.hp" = 12\n'
+                 '[[rung]]\nlabel = "random"\npolicy = "random"\n[[rung]]\nlabel = "rush"\npolicy = "rush"\n')
+    out = ld.run_ladder(ld.load_ladder(p), tmp_path / "res", progress=False, threads=1)
+    row = json.loads((out / "summary.json").read_text())["table"][1]
+    assert row["command"] == ("foury-sim run tactics --hero adventurer --policy rush --map crypt --set player.hp=12 "
+                              "--dm ruthless --games 300 --seed 3")
+    r = CliRunner().invoke(app, shlex.split(row["command"])[1:] + ["--format", "json", "--no-progress"])
+    assert r.exit_code == 0, r.output
+    assert round(json.loads(r.stdout)["win"]["rate"] * 300) == row["wins"]
 
 
 def _cli(monkeypatch, capsys, *args):

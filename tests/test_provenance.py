@@ -265,6 +265,24 @@ def test_compare_records_the_files_it_read(tmp_path):
     assert r["b"] == f"foury-sim replay foury --seed 2 --game {r['game']} --hero elydion --rules {rules}"
 
 
+def test_the_files_a_games_own_option_names_are_recorded_by_compare_and_studies(tmp_path):
+    """A file a game's own option names (Tactics' ``dm`` policy file, a Foury campaign file) is recorded with its
+    sha256 by ``compare`` and the studies (``study.input_files``), as ``run`` records it (``option_files``): they
+    recorded rules, maps and policies only, so an edited DM file left a comparison's record unchanged."""
+    from foury_sim.study import compare, input_files
+
+    dm = tmp_path / "my dm.py"
+    dm.write_text((ROOT / "experiments/policies/tactics_dm.py").read_text())
+    c = compare("tactics", {"dm": str(dm)}, {"dm": "by_the_book"}, fixed={"map": "crypt"}, games=40, seed=2,
+                progress=False, threads=1)
+    assert c.to_dict()["provenance"]["files"] == {str(dm): hashlib.sha256(dm.read_bytes()).hexdigest()}
+    camp = tmp_path / "camp.toml"
+    camp.write_text("[campaign]\ntitle = 'x'\n")
+    sha = hashlib.sha256(camp.read_bytes()).hexdigest()
+    assert input_files([{"campaign": str(camp)}], "foury") == {str(camp): sha}
+    assert input_files([{"campaign": str(camp)}]) == {}  # (no game: its options are not known)
+
+
 def test_a_user_policy_file_is_recorded_with_its_digest(tmp_path):
     f = tmp_path / "mine.py"
     f.write_text("def decide(kind, state, options, n_options, params):\n    return 0\n")
@@ -276,6 +294,10 @@ def test_a_user_policy_file_is_recorded_with_its_digest(tmp_path):
     assert rec["policy_file"] == {"path": f"{f}:decide", "sha256": hashlib.sha256(f.read_bytes()).hexdigest()}
     assert rec["command"] == f"foury-sim run foury --hero free --policy {f}:decide --games 10 --seed 1"
     assert provenance.policy_text(rec) == f"{f}:decide"
+    # the text header names its digest too (only the JSON did): the last line says what made the run
+    sha = hashlib.sha256(f.read_bytes()).hexdigest()
+    assert provenance.header_lines(rec)[-1] == (f"made with: {provenance.made_with(rec)}; policy file {f} "
+                                                f"(sha256 {sha[:12]})")
 
 
 def test_a_game_option_is_recorded_and_its_reproduce_command_plays_the_same_games():
@@ -477,3 +499,32 @@ def test_a_figure_note_names_the_policy_that_no_variant_or_setting_names():
         "default); ")
     assert note(fixed={}, swept={"hero", "policy"}, varies="varied") == (
         "game delve; fixed: nothing (the game's defaults); policy varied; seed 1; 10 games; foury-sim 0.1.0")
+
+
+@pytest.mark.parametrize("verb,args", [
+    ("run", ["delve", "--games", "300", "--seed", "2"]),
+    ("compare", ["delve", "--a", "hero=knight", "--b", "hero=occultist", "--games", "300", "--seed", "2"])])
+def test_a_confidence_level_of_many_digits_is_recorded_whole(verb, args):
+    """The recorded command gives ``--conf`` as given: ``:g`` wrote 0.9512345 as 0.951234, and the pasted command
+    printed other intervals than the record it came from."""
+    js = json.loads(cli([verb, *args, "--conf", "0.9512345", "--format", "json", "--no-progress"]))
+    command = js["provenance"]["command"]
+    assert "--conf 0.9512345" in command
+    again = json.loads(cli(pasted(command) + ["--format", "json", "--no-progress"]))
+    assert (again["win"], again["conf"]) == (js["win"], js["conf"])
+    assert provenance.number_text(0.9) == "0.9" and provenance.number_text(2.0) == "2"  # (short numbers as before)
+
+
+@pytest.mark.parametrize("args", [
+    ["run", "tactics", "--games", "40", "--seed", "4", "--map", "crypt", "--dm", "ruthless",
+     "--dm-param", "spawn_near=0,focus=0"],
+    ["odds", "tactics", "--trials", "200", "--weapon", "bare hands,mace", "--armor", "no armour"]])
+def test_a_game_option_with_a_comma_is_recorded_as_its_flag_reads_it(args):
+    """A game option's value goes into the command as typed: ``value_text`` wrote ``--dm-param 'spawn_near=0,focus=0'``
+    as the TOML string '"spawn_near=0,focus=0"', which the pasted command refused (the flag reads no TOML)."""
+    js = json.loads(cli(args + ["--format", "json"]))
+    command = js["provenance"]["command"]
+    assert '"' not in command and ("--dm-param spawn_near=0,focus=0" in command
+                                   or "--weapon 'bare hands,mace'" in command), command
+    again = json.loads(cli(pasted(command) + ["--format", "json"]))
+    assert again.get("win", again.get("rows")) == js.get("win", js.get("rows"))

@@ -3,11 +3,16 @@ named as the rendered map labels them, and the header says what is replayed, how
 
 from __future__ import annotations
 
+import hashlib
+import shlex
+from pathlib import Path
+
 import numpy as np
 import pytest
 from foury_helpers import clover, play
 from typer.testing import CliRunner
 
+from foury_sim import __version__
 from foury_sim.cli import app, replay_provenance
 from foury_sim.games import delve as D
 from foury_sim.games import foury as F
@@ -17,7 +22,10 @@ from foury_sim.games.foury import layout as FL
 from foury_sim.games.foury import trace as FT
 from foury_sim.games.foury.board import ROOM_CONVENTION, room_name
 from foury_sim.games.foury.maps import _LABEL_OFF, render_map
+from foury_sim.provenance import git_commit, made_with
 from foury_sim.trace_format import a, count, plural
+
+ROOT = Path(__file__).resolve().parent.parent
 
 #: every enemy of the shipped Foury ruleset with its article (a new enemy must be added here)
 FOURY_ENEMIES = {"statue": "a statue", "goblin": "a goblin", "orc": "an orc", "imp": "an imp", "bandit": "a bandit",
@@ -174,21 +182,38 @@ def test_replay_header_says_what_how_and_the_result(rules):
     assert len(end) == 1
     won = end[0].startswith("WON")
     rounds, turns, score = (int(x.rstrip(".").split()[-1]) for x in end[0].split(", ")[-3:])
-    assert lines[3] == (f"Result: {'WON' if won else 'LOST'}, {rounds} of 4 rounds completed, {turns} turns, "
+    assert lines[3].startswith(f"Made with: foury-sim {__version__}")
+    assert lines[4] == (f"Result: {'WON' if won else 'LOST'}, {rounds} of 4 rounds completed, {turns} turns, "
                         f"final score {score}.")
-    assert lines[4] == f"Rooms: {ROOM_CONVENTION}, as labelled on `foury-sim map render`."
+    assert lines[5] == f"Rooms: {ROOM_CONVENTION}, as labelled on `foury-sim map render`."
 
 
 def test_replay_provenance_lines_without_overrides():
+    made = f"Made with: {made_with({'version': __version__, 'git_commit': git_commit()})}"
     assert replay_provenance("delve", 5, 2, None, None, None, None, None, None) == [
         "Overrides: none (the shipped rules and map)",
-        "Command: foury-sim replay delve --seed 5 --game 2"]
+        "Command: foury-sim replay delve --seed 5 --game 2", made]
     assert replay_provenance("foury", 1, 0, "melyra", "greedy", "foe_avoid=2", "my map.map", None, ["a.b=1"]) == [
         "Overrides: --map 'my map.map' --set a.b=1",  # (quoted as in the command: it was not)
         "Command: foury-sim replay foury --seed 1 --game 0 --hero melyra --policy greedy --param foe_avoid=2 "
-        "--map 'my map.map' --set a.b=1"]
+        "--map 'my map.map' --set a.b=1", made]
     assert replay_provenance("foury", 1, 0, None, None, None, None, None, None, {"campaign": "my camp.toml"})[0] \
         == "Overrides: --campaign 'my camp.toml'"  # (a campaign's rules and map: it said none)
+
+
+def test_replay_header_names_the_version_and_the_files_read_by_their_digests(tmp_path):
+    """A replay says how it was made as a run's summary does: the version and commit, and the sha256 of each file it
+    read (a rules file, a policy file); it named the files by path only and no version, so a replay kept beside a
+    report could not tell which rules file or which engine made it."""
+    rules = tmp_path / "my rules.toml"
+    rules.write_text("[round]\nmonster_bonus = [0, 1, 1, 2]\n")
+    policy = tmp_path / "my pol.py"
+    policy.write_text((ROOT / "experiments/policies/brave.py").read_text())
+    lines = replay_provenance("foury", 1, 0, None, f"{policy}:brave", None, None, rules, None)
+    sha = {p: hashlib.sha256(p.read_bytes()).hexdigest()[:12] for p in (rules, policy)}
+    assert lines[0] == f"Overrides: --rules {shlex.quote(str(rules))} (sha256 {sha[rules]})"
+    assert lines[2] == (f"Made with: {made_with({'version': __version__, 'git_commit': git_commit()})}; "
+                        f"policy file {shlex.quote(str(policy))} (sha256 {sha[policy]})")
 
 
 def test_kraken_area_chosen_where_you_stand_reads_as_an_area_not_an_entrance(rules):

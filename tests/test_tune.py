@@ -543,3 +543,73 @@ def test_the_recorded_command_of_a_tuning_plays_it_again(tmp_path):
     again = cli(*words[1:], "--threads", "1", "--no-progress", "--format", "json")
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["candidates"] == rec["candidates"]
+
+
+def test_the_recorded_command_of_a_tuning_gives_fixed_values_as_fixed_reads_them():
+    """A ``--fixed`` value is written back as ``--fixed`` reads it: the ruling ``false`` was recorded as ``False``
+    (Python's word), which the pasted command refused ("must be true or false, got 'False'")."""
+    import shlex
+
+    r = cli("tune", "delve", "--param", "dragon.threshold", "--target", "win=0.3", "--tolerance", "0.05", "--range",
+            "2,6", "--fixed", "hero=knight", "--fixed", "dragon.hero_companion_counts=false", "--seed", "2",
+            "--max-games", "1500", "--first-games", "300", "--points", "3", "--threads", "1", "--no-progress",
+            "--format", "json")
+    assert r.returncode == 0, r.stderr
+    rec = json.loads(r.stdout)
+    words = shlex.split(rec["command"])
+    assert words[-4:] == ["--fixed", "hero=knight", "--fixed", "dragon.hero_companion_counts=false"]
+    again = cli(*words[1:], "--threads", "1", "--no-progress", "--format", "json")
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["candidates"] == rec["candidates"]
+
+
+def test_the_chosen_settings_give_the_games_own_options_as_their_flags():
+    """``chosen_settings_args`` (the ``run`` arguments of the value chosen) gives a game's own option of ``--fixed``
+    (Tactics' ``dm``) as its flag: it gave ``--set dm=ruthless``, which ``run`` refused ("dm is a table")."""
+    r = tune("tactics", "player.hp", "win", 0.2, 0.05, lo=5, hi=30, integer=True, seed=1, max_games=1200,
+             first_games=300, points=3, threads=1, progress=False,
+             fixed={"dm": "ruthless", "map": "crypt", "policy": "rush"})
+    args = r.extra["chosen_settings_args"]
+    assert args == ["--policy", "rush", "--map", "crypt", "--dm", "ruthless", "--set", f"player.hp={r.value}"]
+    row = r.row(r.value)
+    again = cli("run", "tactics", *args, "--games", str(int(row["games"])), "--seed", "1", "--threads", "1",
+                "--no-progress", "--format", "json")
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["win"]["rate"] == pytest.approx(row["estimate"], abs=1e-12)
+
+
+def test_the_record_names_the_files_read_and_the_assumptions_the_answer_rests_on(tmp_path):
+    """``tune.json`` names the sha256 of a file its settings read and the assumptions the answer rests on, as a run's
+    summary and a sweep's manifest do: it named the rules file by path only and no assumption."""
+    import hashlib
+
+    from foury_sim import assumptions
+    from foury_sim.registry import get_game
+
+    rules = tmp_path / "my rules.toml"
+    rules.write_text("[dragon]\nhero_companion_counts = false\n")
+    r = tune("delve", "dragon.threshold", "win", 0.3, 0.05, lo=2, hi=6, integer=True, seed=2, max_games=1500,
+             first_games=300, points=3, threads=1, progress=False, fixed={"hero": "knight", "rules": str(rules)})
+    rec = r.to_dict()
+    assert rec["files"] == {str(rules): hashlib.sha256(rules.read_bytes()).hexdigest()}
+    rs = get_game("delve").load_ruleset(str(rules), [f"dragon.threshold={r.value}"], None)
+    assert rec["assumptions"] == assumptions.records(rs, "knight")
+    assert {a["key"]: a["value"] for a in rec["assumptions"] if a["overridden"]} == {
+        "dragon.hero_companion_counts": False}
+
+
+def test_the_printed_text_ends_with_how_the_tuning_was_made():
+    """``tune``'s text says how it was made, as ``run``'s and ``compare``'s do: the command that reproduces it (its
+    record's), the version and commit; it printed the answer and the candidates only."""
+    import shlex
+
+    from foury_sim.provenance import git_commit, made_with
+
+    args = ["delve", "--param", "dragon.threshold", "--target", "win=0.3", "--tolerance", "0.05", "--range", "2,6",
+            "--fixed", "hero=knight", "--seed", "2", "--max-games", "1500", "--first-games", "300", "--points", "3",
+            "--threads", "1", "--no-progress"]
+    text = cli("tune", *args).stdout.splitlines()
+    rec = json.loads(cli("tune", *args, "--format", "json").stdout)
+    assert text[-2:] == [f"reproduce: {rec['command']}",
+                         f"made with: {made_with({'version': rec['version'], 'git_commit': git_commit()})}"]
+    assert shlex.split(rec["command"])[:3] == ["foury-sim", "tune", "delve"]
