@@ -430,9 +430,12 @@ def load_ladder(path: str | Path, *, heroes: list[str] | None = None, rungs: lis
         bad = sorted(set(tune) - TUNE_KEYS)[0] if isinstance(tune, dict) else "tune"
         raise InputError(f"tune: unknown key {bad!r} (known: {', '.join(sorted(TUNE_KEYS))})", at("tune"))
     for k, v in tune.items():
-        w = at(k)
+        w = at(f"tune.{k}")  # (not at(k): the ladder's own seed and games have the same names)
         if k in ("seed", "heldout_seed"):
-            setattr(ts, k, _seed(v, w))
+            try:
+                setattr(ts, k, _seed(v, w))
+            except InputError as e:
+                raise InputError(f"tune.{k} {e.message.removeprefix('seed ')}", w) from None
         elif k == "sigma":
             s = _number(v, "tune.sigma", w)
             if not 0 < s <= 1:

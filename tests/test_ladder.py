@@ -274,6 +274,21 @@ def test_unknown_rung_policy_and_bad_toml_are_one_line(tmp_path, monkeypatch, ca
         ld.load_ladder(p)
 
 
+def test_a_bad_tune_value_names_its_own_line_not_the_ladders_key_of_the_same_name(tmp_path):
+    # tune.seed and tune.games were blamed on the ladder's own seed and games (the first key of that name)
+    p = tmp_path / "l.toml"
+    p.write_text(TINY.replace("seed = 1001", "seed = -3"))
+    with pytest.raises(InputError) as e:
+        ld.load_ladder(p)
+    assert (e.value.where, e.value.message) == (f"{p}:8", "tune.seed must be a whole number between 0 and 2**63-1, "
+                                                          "not -3")
+    p.write_text(TINY.replace("games = 400", "games = 0"))
+    with pytest.raises(InputError) as e:
+        ld.load_ladder(p)
+    assert (e.value.where, e.value.message) == (f"{p}:9", "tune.games must be a whole number from 1 to 1,000,000, "
+                                                          "not 0")
+
+
 def test_skip_missing_drops_rungs_this_build_lacks(tmp_path):
     p = tmp_path / "l.toml"
     p.write_text(TINY + '[[rung]]\nlabel = "search 64"\npolicy = "no_such_policy_here"\nparams = { rollouts = 64 }\n')
