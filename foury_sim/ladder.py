@@ -448,6 +448,12 @@ def load_ladder(path: str | Path, *, heroes: list[str] | None = None, rungs: lis
     verdict = data.get("verdict", {})
     if not isinstance(verdict, dict) or set(verdict) - VERDICT_KEYS:
         raise InputError(f"verdict takes {', '.join(sorted(VERDICT_KEYS))}", at("verdict"))
+    margins = {}
+    for k, default in (("weak_margin", WEAK_MARGIN), ("hard_gap", HARD_GAP)):
+        margins[k] = _number(verdict.get(k, default), f"verdict.{k}", at(f"verdict.{k}"))
+        if not 0 <= margins[k] < 1:  # (as --weak-margin and --hard-gap)
+            raise InputError(f"verdict.{k} is a win-rate fraction from 0 to below 1 (0.05: 5 points), "
+                             f"not {margins[k]:g}", at(f"verdict.{k}"))
     rung_list = data.get("rung")
     if not isinstance(rung_list, list) or not rung_list:
         raise InputError("the ladder needs rungs: [[rung]] tables with label, policy (and params, tuned, ranges, "
@@ -456,8 +462,7 @@ def load_ladder(path: str | Path, *, heroes: list[str] | None = None, rungs: lis
     rs, _, _ = CellRunner(spec).resolve(dict(fixed), at("fixed"))
     hs = heroes if heroes is not None else data.get("heroes", "all")
     lad = Ladder(name, spec.name, seed, n, _heroes(spec, rs, hs, "--hero" if heroes is not None else at("heroes")),
-                 rl, ts, float(conf), _number(verdict.get("weak_margin", WEAK_MARGIN), "weak_margin", at("verdict")),
-                 _number(verdict.get("hard_gap", HARD_GAP), "hard_gap", at("verdict")), dict(fixed),
+                 rl, ts, float(conf), margins["weak_margin"], margins["hard_gap"], dict(fixed),
                  str(data.get("title", "")), str(data.get("description", "")), ps, text)
     if ts.heldout_seed is None and ts.seed == seed and any(r.tuned for r in rl):
         raise InputError("tune.seed must differ from the ladder's seed (the held-out games)", at("seed"))

@@ -289,6 +289,20 @@ def test_a_bad_tune_value_names_its_own_line_not_the_ladders_key_of_the_same_nam
                                                           "not 0")
 
 
+def test_a_verdict_margin_out_of_its_range_is_refused_as_the_option_is(tmp_path):
+    # --hard-gap 3 and --weak-margin -1 were refused, the same values in the file's [verdict] played on (no hero
+    # could be hard to play; every hero was weak)
+    p = tmp_path / "l.toml"
+    for key, value in (("hard_gap", "3"), ("weak_margin", "-1")):
+        text = TINY + f"[verdict]\n{key} = {value}\n"
+        p.write_text(text)
+        with pytest.raises(InputError) as e:
+            ld.load_ladder(p)
+        assert (e.value.where, e.value.message) == (
+            f"{p}:{len(text.splitlines())}",
+            f"verdict.{key} is a win-rate fraction from 0 to below 1 (0.05: 5 points), not {value}")
+
+
 def test_skip_missing_drops_rungs_this_build_lacks(tmp_path):
     p = tmp_path / "l.toml"
     p.write_text(TINY + '[[rung]]\nlabel = "search 64"\npolicy = "no_such_policy_here"\nparams = { rollouts = 64 }\n')
