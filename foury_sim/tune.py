@@ -190,6 +190,10 @@ def band_interval(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, target: fl
 
 # ------------------------------------------------------------------------------------------- the search --
 
+#: A rate's tolerance of 1 or more: a band holding every rate (any value would answer).
+RATE_TOLERANCE = "a rate's tolerance is a fraction below 1 (2 points is 0.02; 1 or more holds every rate), not {:g}"
+
+
 def check_band(tolerance: float, lo: float, hi: float, integer: bool) -> None:
     """The tolerance and the search range every tuning takes (one line each: ``--tolerance``, ``--range``)."""
     if not tolerance > 0 or not math.isfinite(tolerance):
@@ -229,6 +233,8 @@ def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi
     check_band(tolerance, lo, hi, integer)
     if kind == RATE and not 0 <= target <= 1:
         raise InputError(f"a rate's target is a fraction from 0 to 1 (30 % is 0.30), not {target:g}", "--target")
+    if kind == RATE and tolerance >= 1:
+        raise InputError(RATE_TOLERANCE.format(tolerance), "--tolerance")
     points = max(2, points)
     band = (target - tolerance, target + tolerance)
     cands: dict[float, Candidate] = {}
@@ -913,6 +919,8 @@ def load_tune_file(path: str | Path) -> TuneFile:
         raise InputError("integer must be true or false", at("integer"))
     if kind == RATE and vector is None and not 0 <= target <= 1:
         raise InputError(f"a rate's target is a fraction from 0 to 1 (30 % is 0.30), not {target:g}", at("target"))
+    if kind == RATE and tol >= 1:
+        raise InputError(RATE_TOLERANCE.format(tol), at("tolerance"))
     from .inputs import check_seed
 
     try:

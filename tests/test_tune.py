@@ -422,6 +422,10 @@ def test_an_out_folder_that_cannot_be_written_prints_the_result_and_claims_no_fi
      "--param: hero is not a number"),
     (["--param", "enemies.orc.base", "--target", "win=0.3", "--tolerance", "-1", "--range", "0,4"],
      "--tolerance: must be a positive number"),
+    (["--param", "enemies.orc.base", "--target", "win=0.3", "--tolerance", "2", "--range", "0,4"],
+     "--tolerance: a rate's tolerance is a fraction below 1 (2 points is 0.02; 1 or more holds every rate), not 2"),
+    (["--param", "round.monster_bonus", "--target", "rounds_completed>=i+1=0.8,0.6,0.5,0.3", "--tolerance", "1",
+      "--range", "-4,6"], "--tolerance: a rate's tolerance is a fraction below 1"),
     (["--param", "enemies.orc.base", "--target", "win", "--tolerance", "0.02", "--range", "0,4"],
      "--target: 'win' is not METRIC=VALUE"),
     (["--param", "enemies.orc.base", "--target", "win=0.3", "--tolerance", "0.02", "--range", "4,0"],
@@ -445,6 +449,10 @@ def test_bad_tuning_file_is_one_line_naming_the_line(tmp_path):
     assert f"{f}:5" in r.stderr and "enemies.orc.base = 100 is refused" in r.stderr
     r = cli("tune", str(f), "--param", "x")
     assert r.returncode == 2 and "--param goes in the tuning file" in r.stderr
+    f.write_text('game = "foury"\nparam = "enemies.orc.base"\ntarget = "win=0.3"\ntolerance = 2\nrange = [0, 4]\n')
+    r = cli("tune", str(f))  # (a band of 0.3 +- 2 holds every rate: the first value played was the answer)
+    assert r.returncode == 2 and r.stderr == (f"foury-sim: error: {f}:4:13: a rate's tolerance is a fraction below 1 "
+                                              "(2 points is 0.02; 1 or more holds every rate), not 2\n")
 
 
 def test_fuzz_search_never_crashes_and_keeps_its_budget():
