@@ -868,7 +868,7 @@ def load_tune_file(path: str | Path) -> TuneFile:
     """Read and check a tuning file completely (every cell's ends of the range resolved) before simulating."""
     import itertools
 
-    from .study import _where, _where_value, check_name, read_experiment
+    from .study import CellRunner, _where, _where_value, check_name, read_experiment
 
     data, text, ps, spec = read_experiment(path, TUNE_KEYS)
 
@@ -943,7 +943,7 @@ def load_tune_file(path: str | Path) -> TuneFile:
             raise InputError(f"[{key}] must be a table", _where(ps, text, key))
     for k, v in sweep.items():
         if not isinstance(v, list) or not v:
-            raise InputError(f"sweep.{k} must be a non-empty list of values", _where(ps, text, k))
+            raise InputError(f"sweep.{k} must be a non-empty list of values", _where(ps, text, f"sweep.{k}"))
     if param in fixed or param in sweep:
         raise InputError(f"{param} is the tuned setting: it cannot also be fixed or swept", _where(ps, text, param))
     swept = list(sweep)
@@ -953,15 +953,19 @@ def load_tune_file(path: str | Path) -> TuneFile:
     lo, hi = float(rng[0]), float(rng[1])
     if integer and (lo != int(lo) or hi != int(hi)):
         raise InputError("an integer setting needs whole-number ends", at("range"))
+    runner = CellRunner(spec)
+    for k, values in sweep.items():  # each swept value on its own first: its fault at its own line
+        for v in values:
+            runner.resolve(dict(fixed) | {k: v}, _where(ps, text, f"sweep.{k}"))
     for cell in cells:
         try:
             if vector is not None:
                 check_vector_setting(spec, vector[0], len(vector[1]), dict(fixed) | cell, lo, hi, integer, monotone)
                 continue
             check_setting(spec, param, dict(fixed) | cell, [int(lo), int(hi)] if integer else [lo, hi])
-        except InputError as e:
-            where = _where(ps, text, next(iter(cell))) if cell else at("range")
-            raise InputError(e.message, where) from None
+        except InputError as e:  # (each swept value is taken on its own: the range's ends are refused)
+            raise InputError(e.message + (f" (with {', '.join(f'{k} = {v!r}' for k, v in cell.items())})"
+                                          if cell else ""), at("range")) from None
     return TuneFile(ps, name, spec.name, param, metric, float(target), float(tol), lo, hi, integer, seed,
                     float(conf), ints["max_games"], ints["first_games"], ints["points"], dict(fixed), cells, swept,
                     str(data.get("title", "")), text, vector=str(tgt) if vector is not None else None,

@@ -449,6 +449,11 @@ def test_bad_tuning_file_is_one_line_naming_the_line(tmp_path):
     assert f"{f}:5" in r.stderr and "enemies.orc.base = 100 is refused" in r.stderr
     r = cli("tune", str(f), "--param", "x")
     assert r.returncode == 2 and "--param goes in the tuning file" in r.stderr
+    f.write_text('game = "foury"\nparam = "enemies.orc.base"\ntarget = "win=0.3"\ntolerance = 0.02\n'
+                 'range = [0, 4]\n[sweep]\nhero = ["kael", "zzz"]\n')
+    r = cli("tune", str(f))  # (was: the file, no line: 'enemies.orc.base = 0 is refused: --hero: unknown hero')
+    assert r.returncode == 2 and r.stderr == (f"foury-sim: error: {f}:7: unknown hero 'zzz' for foury (known: free, "
+                                              "kael, melyra, thalindra, elydion)\n")
     f.write_text('game = "foury"\nparam = "enemies.orc.base"\ntarget = "win=0.3"\ntolerance = 2\nrange = [0, 4]\n')
     r = cli("tune", str(f))  # (a band of 0.3 +- 2 holds every rate: the first value played was the answer)
     assert r.returncode == 2 and r.stderr == (f"foury-sim: error: {f}:4:13: a rate's tolerance is a fraction below 1 "
