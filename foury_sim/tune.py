@@ -688,12 +688,35 @@ def check_setting(spec: Any, param: str, fixed: dict[str, Any], values: list[flo
             if node is None:
                 raise InputError(f"unknown ruleset key {key!r}", "--param")
             check_element(data, hits[0], index, "--param")
+    check_known(spec, param, fixed, cells)
     for v in values:
         try:
             cells.resolve(dict(fixed) | {param: v})
         except InputError as e:
             raise InputError(f"{param} = {v:g} is refused: {e.where + ': ' if e.where else ''}{e.message}",
                              "--range") from None
+
+
+def check_known(spec: Any, param: str, fixed: dict[str, Any], cells: Any) -> None:
+    """A tuned setting the game does not have (a misspelt ruleset key or policy parameter) is one line at
+    ``--param``, before any value of the range is tried (it was refused as a value at ``--range``)."""
+    from .rulesfile import RuleFile, apply_overrides
+
+    if param.startswith("param."):
+        pol = spec.policies.get(str(fixed.get("policy") or spec.default_policy))
+        if pol is not None and param[6:] not in pol.params:
+            known = ", ".join(f"param.{k}" for k in pol.params) or "none"
+            raise InputError(f"policy {pol.name!r} has no parameter {param[6:]!r} (known: {known})", "--param")
+        return
+    if "[" in param or any(o.name == param for o in spec.options):  # (an element: checked above; an option)
+        return
+    rs, _, _ = cells.resolve(dict(fixed), "--fixed")
+    data = getattr(rs, "data", None)
+    if isinstance(data, dict):
+        try:  # the --set lookup of the key (a short name, a table, an unknown key), on the ruleset's own data
+            apply_overrides(RuleFile(data, "", ""), [f"{param}=0"])
+        except InputError as e:
+            raise InputError(e.message, "--param") from None
 
 
 def tune(game: str, param: str, target_metric: str, target: float, tolerance: float, *,
@@ -963,7 +986,9 @@ def load_tune_file(path: str | Path) -> TuneFile:
                 check_vector_setting(spec, vector[0], len(vector[1]), dict(fixed) | cell, lo, hi, integer, monotone)
                 continue
             check_setting(spec, param, dict(fixed) | cell, [int(lo), int(hi)] if integer else [lo, hi])
-        except InputError as e:  # (each swept value is taken on its own: the range's ends are refused)
+        except InputError as e:  # (each swept value is taken on its own: the range's ends are refused, or param)
+            if e.where == "--param":
+                raise InputError(e.message, at("param")) from None
             raise InputError(e.message + (f" (with {', '.join(f'{k} = {v!r}' for k, v in cell.items())})"
                                           if cell else ""), at("range")) from None
     return TuneFile(ps, name, spec.name, param, metric, float(target), float(tol), lo, hi, integer, seed,
