@@ -232,6 +232,10 @@ def test_missing_spec_is_one_line(tmp_path):
     ('game = "delve"\nbogus = 1\n[runs.a]\n', ":2", "unknown key 'bogus'"),
     ('game = "delve"\n[runs.a]\nmetrics = ["win", "nope"]\n', ":3", "'nope' is not a metric of delve"),
     ('game = "delve"\n[tolerance]\nwin = -0.1\n[runs.a]\n', ":2", "must be a finite number >= 0"),
+    # a rate's tolerance of 1 or more (5 meant as 5 points): no move of the rate could ever fail the check
+    ('game = "delve"\n[tolerance]\nwin = 5\n[runs.a]\n', ":3",
+     "tolerance of 'win', a rate, must be below 1 (absolute: 0.01 is one percentage point), not 5"),
+    ('game = "delve"\n[runs.a]\ntolerance = { win = 1 }\n', ":3", "tolerance of 'win', a rate, must be below 1"),
     ('game = "delve"\ngames = 1\n[runs.a]\n', ":2:9", "games must be a whole number between 2"),
     ('game = "delve"\n[runs.a]\nsettings = { hero = "nobody" }\n', ":3", "nobody"),
     ('game = "delve"\n[runs.a]\nhero = "knight"\n', ":3", "unknown run key 'hero'"),
