@@ -388,7 +388,14 @@ def load_ruleset(rules_path: str | Path | None = None, overrides: list[str] | di
     rf = apply_strength_sets(rf, strength_sets)
     sources = ([str(DEFAULT_RULES)] + ([str(camp_path)] if campaign else [])
                + ([str(rules_path)] if rules_path is not None else []))
-    rules = build(rf, map_path, sources)
+    try:
+        rules = build(rf, map_path, sources)
+    except InputError as e:  # a shipped campaign's map played without its campaign: the fault is --map's
+        if not (isinstance(map_path, str) and map_path != campaign and map_path in builtin_campaigns()
+                and map_path in builtin_maps() and str(e.where).startswith(str(builtin_maps()[map_path]))):
+            raise
+        raise InputError(f"{map_path!r} is the map of the campaign {map_path!r}: play it with --campaign {map_path} "
+                         f"(this game refuses it: {e.where}: {e.message})", "--map") from None
     if campaign:
         check_campaign_map(camp, rules)
         rules.campaign = campaign
