@@ -174,7 +174,7 @@ def test_a_rules_change_fails_with_exit_1_and_names_the_metric(saved, tmp_path):
 
 def test_a_tolerance_wide_enough_accepts_the_same_change(saved, tmp_path):
     d, _ = saved
-    changed = write_spec(tmp_path, extra=', "game.party_dice" = 5', tolerance="tolerance = { win = 1.0, score = 100 }")
+    changed = write_spec(tmp_path, extra=', "game.party_dice" = 5', tolerance="tolerance = { win = 0.5, score = 100 }")
     r = cli("check", str(changed), "--baselines", str(d / "store"), "--format", "json")
     assert r.returncode == 0, r.stdout + r.stderr
     res = json.loads(r.stdout)
