@@ -177,6 +177,21 @@ def test_policy_parameters_with_an_empty_item_are_refused_in_one_line(args, line
     assert (r.returncode, r.stderr, r.stdout) == (2, f"foury-sim: error: {line}\n", "")
 
 
+@pytest.mark.parametrize("args,line", [
+    (["run", "delve", "--games", "10", "--policy", "risk", "--param", "margin=1,margin=2"],
+     "--param: margin is given twice (1 and 2): give it once"),
+    (["replay", "delve", "--policy", "risk", "--param", "margin=1, margin=2"],
+     "--param: margin is given twice (1 and 2): give it once"),
+    (["run", "tactics", "--games", "10", "--dm-param", "spawn_near=0,spawn_near=1"],
+     "--dm-param: spawn_near is given twice (0 and 1): give it once"),
+])
+def test_a_policy_parameter_given_twice_is_refused_in_one_line(args, line):
+    """The last one won in silence (``--param margin=1,margin=2`` played margin 2); ``--set`` refuses a key given
+    twice."""
+    r = cli(*args)
+    assert (r.returncode, r.stderr, r.stdout) == (2, f"foury-sim: error: {line}\n", "")
+
+
 ROUND_ORDER = ("is not an order of sectors: 0 (no fixed order: the nearest first) or the sectors played first as "
                "digits 1..4 (A..D), each at most once (e.g. 1234, 2134)")
 
