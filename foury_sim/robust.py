@@ -270,7 +270,8 @@ def load_robust(path: str | Path) -> RobustExperiment:
         else:
             raise InputError(f"factor {k!r} must be a list of values or {{ range = [lo, hi] }}",
                              where(f"factors.{k}"))
-    conclusions = _conclusions(data.get("conclusions"), fixed, where)
+    conclusions = _conclusions(data.get("conclusions"), fixed, where,
+                               [f"{ps}:{n}" for n in conclusion_lines(text)])
     if not factors:  # (an empty vary list and no [factors]: the study would run, then have nothing to report)
         raise InputError("nothing to vary: vary lists no assumption and [factors] names none", where("vary"))
     exp = RobustExperiment(name, game, ints["seed"], ints["games"], ints["points"], design, fixed, factors,
@@ -313,15 +314,33 @@ def base_rules_value(rules: Any, key: str) -> Any:
     return node
 
 
-def _conclusions(raw: Any, fixed: dict[str, Any], where: Any) -> list[Conclusion]:
+#: The keys of a [[conclusions]] table, by its kind (any other was dropped in silence: ``metric = "score"`` judged
+#: the win rate, ``over`` on a target was never read).
+CONCLUSION_KEYS = {"ranking": ("kind", "name", "over", "values", "settings"),
+                   "target": ("kind", "name", "settings", "target", "direction")}
+
+
+def conclusion_lines(text: str) -> list[int]:
+    """The line (1-based) of each ``[[conclusions]]`` header of an experiment's text, in order."""
+    return [i for i, line in enumerate(text.splitlines(), 1)
+            if re.match(r"^\s*\[\[\s*conclusions\s*\]\]\s*(#.*)?$", line)]
+
+
+def _conclusions(raw: Any, fixed: dict[str, Any], where: Any, places: list[str] | None = None) -> list[Conclusion]:
+    """The conclusions of an experiment file (``places``: each one's ``file:line``, from ``conclusion_lines``)."""
     if not isinstance(raw, list) or not raw:
         raise InputError("give at least one [[conclusions]] (kind = \"ranking\" or \"target\")", where("conclusions"))
     out = []
     for i, c in enumerate(raw):
-        w = where("conclusions")
+        # (each [[conclusions]] at its own header, not the first's)
+        w = places[i] if places and len(places) == len(raw) else where("conclusions")
         if not isinstance(c, dict):
             raise InputError("each [[conclusions]] must be a table", w)
         kind = c.get("kind")
+        unknown = [k for k in c if k not in CONCLUSION_KEYS.get(kind, c)]
+        if unknown:
+            raise InputError(f"conclusion {i + 1}: a {kind} takes {', '.join(CONCLUSION_KEYS[kind])}, not "
+                             f"{unknown[0]!r}", w)
         settings = c.get("settings", {})
         if not isinstance(settings, dict):
             raise InputError(f"conclusion {i + 1}: settings must be a table", w)
