@@ -348,6 +348,10 @@ def _conclusions(raw: Any, fixed: dict[str, Any], where: Any, places: list[str] 
             over, values = c.get("over"), c.get("values")
             if not isinstance(over, str) or not isinstance(values, list) or len(values) < 2:
                 raise InputError(f"conclusion {i + 1}: a ranking needs over = KEY and values = [at least 2]", w)
+            twice = next((v for j, v in enumerate(values) if any(_same(v, x) for x in values[:j])), None)
+            if twice is not None:
+                raise InputError(f"conclusion {i + 1}: values lists {twice!r} twice (a ranking orders different "
+                                 "values)", w)
             cells = [dict(settings) | {over: v} for v in values]
             name = c.get("name", f"the ranking of {over} ({', '.join(map(str, values))})")
             out.append(Conclusion(name, "ranking", cells, over, list(values)))

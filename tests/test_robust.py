@@ -126,6 +126,15 @@ def test_a_conclusion_key_its_kind_does_not_read_is_refused_at_its_own_conclusio
     assert (e.value.where, e.value.message) == (f"{f}:{line}", f"conclusion {n}: a {kind} takes {keys}, not {key!r}")
 
 
+def test_a_ranking_of_a_value_against_itself_is_refused(tmp_path):
+    f = tmp_path / "bad.toml"  # (it was played and reported: the ranking of kael, kael)
+    f.write_text('game = "foury"\n[[conclusions]]\nkind = "ranking"\nover = "hero"\nvalues = ["kael", "kael"]\n')
+    with pytest.raises(InputError) as e:
+        load_robust(f)
+    assert (e.value.where, e.value.message) == (f"{f}:2", "conclusion 1: values lists 'kael' twice (a ranking orders "
+                                                          "different values)")
+
+
 def test_experiment_errors_point_at_the_file(tmp_path):
     f = tmp_path / "bad.toml"
     f.write_text('game = "foury"\nvary = ["heroes.kael.start", "round.monster_bonus"]\n'
