@@ -46,6 +46,7 @@ from .study import (
     CellRunner,
     FolderLock,
     _flatten,
+    _named,
     _seed,
     _where_value,
     check_name,
@@ -236,9 +237,15 @@ def load_robust(path: str | Path) -> RobustExperiment:
         raise InputError("[fixed] must be a table", where("fixed"))
     fixed = _flatten(fixed)
     options, plain = run_option_settings(spec, fixed, where("fixed"))  # e.g. a campaign: its rules and assumptions
-    base_rules = spec.load_ruleset(plain.get("rules"), {k: v for k, v in plain.items()
-                                                        if k not in SPECIAL and not k.startswith("param.")} or None,
-                                   plain.get("map"), **options)
+    try:
+        base_rules = spec.load_ruleset(plain.get("rules"), {k: v for k, v in plain.items()
+                                                            if k not in SPECIAL and not k.startswith("param.")} or None,
+                                       plain.get("map"), **options)
+    except InputError as e:  # a [fixed] setting's fault: its line (it named --set KEY, --map: never given)
+        key = (e.where[len("--set "):].split("=", 1)[0] if e.where and e.where.startswith("--set ")
+               else {"--map": "map", "--rules": "rules"}.get(e.where or ""))
+        raise _named(e, where(f"fixed.{key}") if key and locate_key(text, f"fixed.{key}") else where("fixed"),
+                     e.where) from None
     found = assume.of(base_rules)
     vary = data.get("vary", "all")
     declared = {a.key: a for a in found}
@@ -272,6 +279,12 @@ def load_robust(path: str | Path) -> RobustExperiment:
                              where(f"factors.{k}"))
     conclusions = _conclusions(data.get("conclusions"), fixed, where,
                                [f"{ps}:{n}" for n in conclusion_lines(text)])
+    runner = CellRunner(spec)
+    runner.resolve(fixed, where("fixed"))  # (its policy, its parameters)
+    places = [f"{ps}:{n}" for n in conclusion_lines(text)]
+    for i, c in enumerate(conclusions):  # each conclusion's cells at the defaults: a fault at its own line
+        for cell in c.cells:
+            runner.resolve(fixed | cell, places[i] if len(places) == len(conclusions) else where("conclusions"))
     if not factors:  # (an empty vary list and no [factors]: the study would run, then have nothing to report)
         raise InputError("nothing to vary: vary lists no assumption and [factors] names none", where("vary"))
     exp = RobustExperiment(name, game, ints["seed"], ints["games"], ints["points"], design, fixed, factors,
@@ -279,7 +292,6 @@ def load_robust(path: str | Path) -> RobustExperiment:
                            data.get("description", ""), conf, text, ps)
     check_limits(exp, where("points"))
     # every design point must give a valid ruleset: check the one-at-a-time values and every cell now
-    runner = CellRunner(spec)
     pts, _ = design_points(factors, 0, exp.seed, design)
     for pt in pts:
         for cell in exp.cells():

@@ -135,6 +135,25 @@ def test_a_ranking_of_a_value_against_itself_is_refused(tmp_path):
                                                           "different values)")
 
 
+@pytest.mark.parametrize("fixed, conclusion, line, message", [
+    # (they named --hero / --set KEY, never given, "(at the defaults, cell ...)", and no line of the file)
+    ("", 'kind = "ranking"\nover = "hero"\nvalues = ["kael", "kaell"]\n', 2,
+     "unknown hero 'kaell' for foury (known: free, kael, melyra, thalindra, elydion)"),
+    ("", 'kind = "target"\ntarget = 0.2\nsettings = { "round.monster_bonuss" = 1 }\n', 2,
+     "unknown ruleset key 'round.monster_bonuss' (did you mean 'monster_bonus'?)"),
+    ('[fixed]\n"game.max_turnss" = 9\n', 'kind = "target"\ntarget = 0.2\n', 3,
+     "unknown ruleset key 'game.max_turnss' (did you mean 'max_turns'?)"),
+    ('[fixed]\npolicy = "greedyy"\n', 'kind = "target"\ntarget = 0.2\n', 2,
+     "unknown policy 'greedyy' (built-in: random, greedy, cautious, kraken, search; or FILE.py:FUNCTION)"),
+])
+def test_a_bad_setting_of_a_conclusion_or_of_fixed_names_its_line(tmp_path, fixed, conclusion, line, message):
+    f = tmp_path / "bad.toml"
+    f.write_text('game = "foury"\n' + fixed + '[[conclusions]]\n' + conclusion)
+    with pytest.raises(InputError) as e:
+        load_robust(f)
+    assert (e.value.where, e.value.message) == (f"{f}:{line}", message)
+
+
 def test_experiment_errors_point_at_the_file(tmp_path):
     f = tmp_path / "bad.toml"
     f.write_text('game = "foury"\nvary = ["heroes.kael.start", "round.monster_bonus"]\n'
