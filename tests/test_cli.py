@@ -134,6 +134,11 @@ BAD = [
     (["run", "foury", "--campaign", ""], "--campaign", "is empty: give a value"),
     (["run", "delve", "--set", "dragon.threshold=3", "--set", "dragon.threshold=4"], "--set dragon.threshold",
      "given twice (3 and 4): give it once"),
+    # (one key under two names: the last one won in silence)
+    (["run", "delve", "--set", "game.party_dice=7", "--set", "party_dice=8"], "--set party_dice",
+     "game.party_dice is given twice (game.party_dice=7 and party_dice=8): give it once"),
+    (["run", "foury", "--set", "round.monster_bonus[1]=2", "--set", "monster_bonus[1]=3"], "--set monster_bonus[1]",
+     "round.monster_bonus[1] is given twice (round.monster_bonus[1]=2 and monster_bonus[1]=3): give it once"),
     (["replay", "foury", "--campaign", "README.md"], "--campaign", "must end in .toml"),
     (["map", "check", "base", "--campaign", "nope"], "--campaign", "unknown campaign 'nope'"),
     (["map", "check", "base", "--campaign", "inout"], "base.map", "wants at least 1 yellow potion"),
