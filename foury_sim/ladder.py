@@ -361,10 +361,14 @@ def _finish(lad: Ladder, spec: GameSpec, *, only: list[str] | None, skip_missing
     if dup is not None:
         raise InputError(f"two rungs are labelled {dup!r}", where)
     if only:
-        for x in only:
+        for i, x in enumerate(only):
             if x not in labels:
                 raise InputError(f"no rung labelled {x!r} (rungs: {', '.join(labels)})", "--rungs")
+            if x in only[:i]:
+                raise InputError(f"names the rung {x!r} twice", "--rungs")
         lad.rungs = [r for r in lad.rungs if r.label in only]
+        if len(lad.rungs) < 2:  # (the ladder's own rungs were not the fault: it said so at GAME or the file)
+            raise InputError(f"a ladder needs at least two rungs, not {len(lad.rungs)}", "--rungs")
     if skip_missing:
         keep = []
         for r in lad.rungs:

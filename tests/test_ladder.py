@@ -303,6 +303,20 @@ def test_a_verdict_margin_out_of_its_range_is_refused_as_the_option_is(tmp_path)
             f"verdict.{key} is a win-rate fraction from 0 to below 1 (0.05: 5 points), not {value}")
 
 
+def test_rungs_naming_one_rung_twice_or_fewer_than_two_are_the_option_s_fault(tmp_path):
+    # 'random,random' said "GAME: a ladder needs at least two rungs" (two were named; the game was not the fault)
+    p = tmp_path / "l.toml"
+    p.write_text(TINY)
+    for rungs, message in ((["random", "random"], "names the rung 'random' twice"),
+                           (["risk"], "a ladder needs at least two rungs, not 1")):
+        with pytest.raises(InputError) as e:
+            ld.load_ladder(p, rungs=rungs)
+        assert (e.value.where, e.value.message) == ("--rungs", message)
+        with pytest.raises(InputError) as e:
+            ld.game_ladder("delve", rungs=rungs, games=100)
+        assert (e.value.where, e.value.message) == ("--rungs", message)
+
+
 def test_skip_missing_drops_rungs_this_build_lacks(tmp_path):
     p = tmp_path / "l.toml"
     p.write_text(TINY + '[[rung]]\nlabel = "search 64"\npolicy = "no_such_policy_here"\nparams = { rollouts = 64 }\n')
