@@ -226,6 +226,12 @@ def test_missing_baseline_is_one_line(tmp_path):
 def test_missing_spec_is_one_line(tmp_path):
     line = one_line_error(cli("baseline", "save", str(tmp_path / "none.toml"), "--out", str(tmp_path)))
     assert "does not exist" in line
+    # check of a spec file that is not there, without --baselines: it said "--baselines: no baselines folder
+    # 'results/baselines'" (an option not given) and never that the file is missing
+    r = cli("check", str(tmp_path / "none.toml"), cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr == (f"foury-sim: error: SPEC: baseline spec '{tmp_path / 'none.toml'}' does not exist (a TOML "
+                        "file, or the name of one in experiments/baselines)\n")
 
 
 @pytest.mark.parametrize("text, where, words", [
