@@ -781,6 +781,9 @@ def kraken(rf: rulesfile.RuleFile, R: np.ndarray, icon_table: I.IconTable) -> No
     R[R_KR_SWIM_MAX] = _int(rf, "kraken.swim_max")
     R[R_KR_FOE] = icon_table.foe(foe)
     for s, o in enumerate(opposite):
+        if o == SECTOR_KEYS[s]:  # (the exit goal after the last requirement would be the area itself)
+            raise InputError(f"kraken.opposite[{s}] = {o!r}: the side opposite {SECTOR_KEYS[s]} cannot be "
+                             f"{SECTOR_KEYS[s]} itself", rf.where("kraken.opposite"))
         R[R_KR_OPPOSITE + s] = SECTOR_KEYS.index(o)
     R[R_KR_MARKET] = 1 if market else 0
 
