@@ -608,8 +608,16 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
                          rf.where("game.map"))
     m = resolve_map(map_name, icon_table, "--map" if map_path is not None else rf.where("game.map"))
     goals = tuple(f.icon for f in foes if f.traits & FT_TEMPLE_GOAL)
-    map_assumed = check_map(m, MapNeeds(rounds, int(R[R_NEED_A]), int(R[R_NEED_A + 2]), goals,
-                                        start=slaughter_on))  # maps.py checks
+    try:
+        map_assumed = check_map(m, MapNeeds(rounds, int(R[R_NEED_A]), int(R[R_NEED_A + 2]), goals,
+                                            start=slaughter_on))  # maps.py checks
+    except InputError as e:  # a shipped map short of what a user's setting asks: the setting's fault, at its place
+        key = next((k for k in ("requirements.statues", "requirements.levers", "game.rounds") if k in e.message), None)
+        place = rf.where(key) if key else ""
+        if not (key and str(map_name) in builtin_maps() and not place.startswith(str(DEFAULT_RULES))
+                and not place.startswith(str(m.path))):
+            raise
+        raise InputError(f"{e.message} (the map {map_name})", place) from None
     geo, arrows, rm0 = map_arrays(m, R, T)
     slaughter(rf, R, T, m, foes, icon_table, slaughter_on)
     for row, icon in ((T_STAIRS, I.STAIRS), (T_CIRCLES, I.CIRCLE), (T_LEVERS, I.LEVER)):
