@@ -307,6 +307,13 @@ def from_map(meta_text: str, path: str, measured: dict[str, Any], prefix: str = 
             except ValueError:
                 raise InputError(f"map assumption {key!r}: range must be LOW..HIGH, not {fields['range']!r}",
                                  where) from None
+            if rng[0] > rng[1]:  # (as a ruleset's [assumptions]: an empty range was kept)
+                raise InputError(f"map assumption {key!r}: range must be LOW..HIGH with LOW <= HIGH, not "
+                                 f"{fields['range']!r}", where)
+            value = measured[key]
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and not rng[0] <= value <= rng[1]:
+                raise InputError(f"map assumption {key!r}: the map's {value!r} is outside its range "
+                                 f"{fields['range']!r}", where)
         alts = [a.strip() for a in fields.get("alternatives", "").split(",") if a.strip()]
         out.append(Assumption(f"{prefix}.{key}", measured[key], fields["reason"], measured[key], rng, alts,
                               False, where, False))

@@ -226,10 +226,14 @@ def load_spec(path: str | Path) -> Spec:
         tol_where = _where(ps, text, f"{key}.tolerance")
         tol = d_tol | _tolerances(rt.get("tolerance", {}), tol_where)
         for m in tol:
-            if metric_kind(spec, m) is None:
-                w = tol_where if m in rt.get("tolerance", {}) else _where(ps, text, f"tolerance.{m}")
+            w = tol_where if m in rt.get("tolerance", {}) else _where(ps, text, f"tolerance.{m}")
+            kind = metric_kind(spec, m)
+            if kind is None:
                 raise InputError(f"tolerance for {m!r}, which is not a metric of {spec.name} (rates and means: "
                                  f"{', '.join(watchable(spec))})", w)
+            if kind == RATE and tol[m] >= 1:  # (a rate moves by less than 1: such a metric could never fail)
+                raise InputError(f"tolerance of {m!r}, a rate, must be below 1 (absolute: 0.01 is one percentage "
+                                 f"point), not {tol[m]:g}", w)
         raw = rt.get("settings", {})
         s_where = _where(ps, text, f"{key}.settings")
         if isinstance(raw, list) and all(isinstance(x, str) for x in raw):

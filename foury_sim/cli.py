@@ -864,6 +864,10 @@ def check_baseline(
 
     check_format(fmt)
     check_threads(threads)
+    if Path(name).suffix == ".toml" and not Path(name).is_file():  # (it named the --baselines folder, not given)
+        from .baseline import load_spec
+
+        load_spec(name)  # (one line: the spec file is not there)
     if not baselines.is_dir():
         raise InputError(f"no baselines folder {str(baselines)!r} (save one with: foury-sim baseline save SPEC.toml "
                          f"--out {baselines})", "--baselines")

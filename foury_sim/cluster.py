@@ -79,6 +79,16 @@ def config_file() -> Path:
     return Path(base) / "foury-sim" / "config.toml"
 
 
+def cluster_place(option: str | None) -> str:
+    """Where the cluster's address came from, for an error line: ``--cluster``, ``FOURY_SIM_CLUSTER`` or the
+    configuration file's ``cluster`` (the order of ``cluster_address``)."""
+    if option is not None:
+        return "--cluster"
+    if os.environ.get(ENV) is not None:
+        return ENV
+    return f"{config_file()}: cluster"
+
+
 def cluster_address(option: str | None) -> str | None:
     """The cluster to run on: ``--cluster`` if given, else ``FOURY_SIM_CLUSTER``, else ``cluster = "..."`` in
     the configuration file (``config_file``); None (or an empty value): run on this machine."""
@@ -129,25 +139,26 @@ def local_workers(text: str, where: str = "--cluster") -> int:
     return int(n)
 
 
-def need_dask() -> Any:
-    """The ``distributed`` module, or one line saying how to install it."""
+def need_dask(where: str = "--cluster") -> Any:
+    """The ``distributed`` module, or one line saying how to install it (at ``where``, the address's place)."""
     try:
         import distributed
     except ImportError:
         raise InputError(f"running on a cluster needs Dask, which is not installed: {INSTALL_HINT}",
-                         "--cluster") from None
+                         where) from None
     return distributed
 
 
 _CLIENTS: dict[str, Any] = {}
 
 
-def client_for(address: str) -> Any:
+def client_for(address: str, where: str = "--cluster") -> Any:
     """A Dask client of ``address`` (one per address and process, closed at exit); ``local`` / ``local:N``
-    starts a cluster of N worker processes with one thread each on this machine."""
+    starts a cluster of N worker processes with one thread each on this machine. An address that cannot be
+    reached is one line at ``where`` (the place the address came from, ``cluster_place``)."""
     if address in _CLIENTS:
         return _CLIENTS[address]
-    distributed = need_dask()
+    distributed = need_dask(where)
     try:
         if address == LOCAL or address.startswith(LOCAL + ":"):
             import dask
@@ -165,7 +176,7 @@ def client_for(address: str) -> Any:
         else:
             client = distributed.Client(address, timeout=CONNECT_TIMEOUT_S)
     except (OSError, TimeoutError, ValueError) as e:
-        raise InputError(f"cannot reach the Dask scheduler at {address!r}: {_one_line(e)}", "--cluster") from None
+        raise InputError(f"cannot reach the Dask scheduler at {address!r}: {_one_line(e)}", where) from None
     _CLIENTS[address] = client
     if len(_CLIENTS) == 1:
         atexit.register(close_clients)
@@ -394,12 +405,14 @@ class DaskExecutor:
     ``task_count``."""
 
     def __init__(self, address: str, task_s: float = TASK_S, min_task_s: float = MIN_TASK_S,
-                 games_per_task: int | None = None) -> None:
+                 games_per_task: int | None = None, where: str = "--cluster") -> None:
         self.address = address
+        #: where the address came from (``cluster_place``): the place of an error about the cluster
+        self.where = where
         self.task_s, self.min_task_s = task_s, min_task_s
         #: Games per task instead of the size chosen from the measured speed (``task_count``).
         self.games_per_task = games_per_task
-        self.client = client_for(address)
+        self.client = client_for(address, where)
         self.last: dict[str, Any] = {}
         self._warmed: dict[Any, tuple[frozenset[str], list[dict[str, Any]]]] = {}
 
@@ -423,7 +436,7 @@ class DaskExecutor:
             r["worker"], r["threads"] = w, workers[w]
             if r["digest"] != mine:
                 raise InputError(f"the worker at {w} runs other foury-sim code (sources {r['digest']}, here {mine}):"
-                                 " its games would differ; install the same version on every worker", "--cluster")
+                                 " its games would differ; install the same version on every worker", self.where)
         return records
 
     def _gather(self, futures: list[Any]) -> list[Any]:
@@ -510,5 +523,6 @@ def executor_for(option: str | None) -> DaskExecutor | None:
     address = cluster_address(option)
     if address is None:
         return None
-    need_dask()
-    return dask_executor(address)
+    where = cluster_place(option)
+    need_dask(where)
+    return dask_executor(address, where=where)

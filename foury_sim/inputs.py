@@ -127,14 +127,20 @@ def check_map_name(name: str | None, where: str) -> str | None:
 def check_param_text(text: str | None, where: str = "--param") -> str | None:
     """Policy parameters as given (``--param``, ``--dm-param``): None (the policy's own), else NAME=VALUE items
     separated by single commas, none of them empty. ``--param ,,,`` (or ``a=1,,b=2``, ``a=1,``) was read as its
-    non-empty items in silence; ``--param ""`` as the defaults. The items themselves are the policy's to check
-    (``policy.parse_params``)."""
+    non-empty items in silence; ``--param ""`` as the defaults. A name given twice is refused (the last one won).
+    The items themselves are the policy's to check (``policy.parse_params``)."""
     if text is None:
         return None
     if not text.strip():
         raise InputError("is empty (leave the option out for the policy's own parameters)", where)
     if any(not item.strip() for item in text.split(",")):
         raise InputError(f"{text!r} has an empty item: give NAME=VALUE items separated by single commas", where)
+    seen: dict[str, str] = {}
+    for item in text.split(","):  # (the last one won in silence, where --set refuses a key given twice)
+        name, _, value = (s.strip() for s in item.partition("="))
+        if name in seen:
+            raise InputError(f"{name} is given twice ({seen[name]} and {value}): give it once", where)
+        seen[name] = value
     return text
 
 

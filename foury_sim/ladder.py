@@ -362,10 +362,14 @@ def _finish(lad: Ladder, spec: GameSpec, *, only: list[str] | None, skip_missing
     if dup is not None:
         raise InputError(f"two rungs are labelled {dup!r}", where)
     if only:
-        for x in only:
+        for i, x in enumerate(only):
             if x not in labels:
                 raise InputError(f"no rung labelled {x!r} (rungs: {', '.join(labels)})", "--rungs")
+            if x in only[:i]:
+                raise InputError(f"names the rung {x!r} twice", "--rungs")
         lad.rungs = [r for r in lad.rungs if r.label in only]
+        if len(lad.rungs) < 2:  # (the ladder's own rungs were not the fault: it said so at GAME or the file)
+            raise InputError(f"a ladder needs at least two rungs, not {len(lad.rungs)}", "--rungs")
     if skip_missing:
         keep = []
         for r in lad.rungs:
@@ -431,9 +435,12 @@ def load_ladder(path: str | Path, *, heroes: list[str] | None = None, rungs: lis
         bad = sorted(set(tune) - TUNE_KEYS)[0] if isinstance(tune, dict) else "tune"
         raise InputError(f"tune: unknown key {bad!r} (known: {', '.join(sorted(TUNE_KEYS))})", at("tune"))
     for k, v in tune.items():
-        w = at(k)
+        w = at(f"tune.{k}")  # (not at(k): the ladder's own seed and games have the same names)
         if k in ("seed", "heldout_seed"):
-            setattr(ts, k, _seed(v, w))
+            try:
+                setattr(ts, k, _seed(v, w))
+            except InputError as e:
+                raise InputError(f"tune.{k} {e.message.removeprefix('seed ')}", w) from None
         elif k == "sigma":
             s = _number(v, "tune.sigma", w)
             if not 0 < s <= 1:
@@ -446,6 +453,12 @@ def load_ladder(path: str | Path, *, heroes: list[str] | None = None, rungs: lis
     verdict = data.get("verdict", {})
     if not isinstance(verdict, dict) or set(verdict) - VERDICT_KEYS:
         raise InputError(f"verdict takes {', '.join(sorted(VERDICT_KEYS))}", at("verdict"))
+    margins = {}
+    for k, default in (("weak_margin", WEAK_MARGIN), ("hard_gap", HARD_GAP)):
+        margins[k] = _number(verdict.get(k, default), f"verdict.{k}", at(f"verdict.{k}"))
+        if not 0 <= margins[k] < 1:  # (as --weak-margin and --hard-gap)
+            raise InputError(f"verdict.{k} is a win-rate fraction from 0 to below 1 (0.05: 5 points), "
+                             f"not {margins[k]:g}", at(f"verdict.{k}"))
     rung_list = data.get("rung")
     if not isinstance(rung_list, list) or not rung_list:
         raise InputError("the ladder needs rungs: [[rung]] tables with label, policy (and params, tuned, ranges, "
@@ -454,8 +467,7 @@ def load_ladder(path: str | Path, *, heroes: list[str] | None = None, rungs: lis
     rs, _, _ = CellRunner(spec).resolve(dict(fixed), at("fixed"))
     hs = heroes if heroes is not None else data.get("heroes", "all")
     lad = Ladder(name, spec.name, seed, n, _heroes(spec, rs, hs, "--hero" if heroes is not None else at("heroes")),
-                 rl, ts, float(conf), _number(verdict.get("weak_margin", WEAK_MARGIN), "weak_margin", at("verdict")),
-                 _number(verdict.get("hard_gap", HARD_GAP), "hard_gap", at("verdict")), dict(fixed),
+                 rl, ts, float(conf), margins["weak_margin"], margins["hard_gap"], dict(fixed),
                  str(data.get("title", "")), str(data.get("description", "")), ps, text)
     if ts.heldout_seed is None and ts.seed == seed and any(r.tuned for r in rl):
         raise InputError("tune.seed must differ from the ladder's seed (the held-out games)", at("seed"))

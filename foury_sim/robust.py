@@ -46,6 +46,7 @@ from .study import (
     CellRunner,
     FolderLock,
     _flatten,
+    _named,
     _seed,
     _where_value,
     check_name,
@@ -236,9 +237,15 @@ def load_robust(path: str | Path) -> RobustExperiment:
         raise InputError("[fixed] must be a table", where("fixed"))
     fixed = _flatten(fixed)
     options, plain = run_option_settings(spec, fixed, where("fixed"))  # e.g. a campaign: its rules and assumptions
-    base_rules = spec.load_ruleset(plain.get("rules"), {k: v for k, v in plain.items()
-                                                        if k not in SPECIAL and not k.startswith("param.")} or None,
-                                   plain.get("map"), **options)
+    try:
+        base_rules = spec.load_ruleset(plain.get("rules"), {k: v for k, v in plain.items()
+                                                            if k not in SPECIAL and not k.startswith("param.")} or None,
+                                       plain.get("map"), **options)
+    except InputError as e:  # a [fixed] setting's fault: its line (it named --set KEY, --map: never given)
+        key = (e.where[len("--set "):].split("=", 1)[0] if e.where and e.where.startswith("--set ")
+               else {"--map": "map", "--rules": "rules"}.get(e.where or ""))
+        raise _named(e, where(f"fixed.{key}") if key and locate_key(text, f"fixed.{key}") else where("fixed"),
+                     e.where) from None
     found = assume.of(base_rules)
     vary = data.get("vary", "all")
     declared = {a.key: a for a in found}
@@ -270,7 +277,14 @@ def load_robust(path: str | Path) -> RobustExperiment:
         else:
             raise InputError(f"factor {k!r} must be a list of values or {{ range = [lo, hi] }}",
                              where(f"factors.{k}"))
-    conclusions = _conclusions(data.get("conclusions"), fixed, where)
+    conclusions = _conclusions(data.get("conclusions"), fixed, where,
+                               [f"{ps}:{n}" for n in conclusion_lines(text)])
+    runner = CellRunner(spec)
+    runner.resolve(fixed, where("fixed"))  # (its policy, its parameters)
+    places = [f"{ps}:{n}" for n in conclusion_lines(text)]
+    for i, c in enumerate(conclusions):  # each conclusion's cells at the defaults: a fault at its own line
+        for cell in c.cells:
+            runner.resolve(fixed | cell, places[i] if len(places) == len(conclusions) else where("conclusions"))
     if not factors:  # (an empty vary list and no [factors]: the study would run, then have nothing to report)
         raise InputError("nothing to vary: vary lists no assumption and [factors] names none", where("vary"))
     exp = RobustExperiment(name, game, ints["seed"], ints["games"], ints["points"], design, fixed, factors,
@@ -278,7 +292,6 @@ def load_robust(path: str | Path) -> RobustExperiment:
                            data.get("description", ""), conf, text, ps)
     check_limits(exp, where("points"))
     # every design point must give a valid ruleset: check the one-at-a-time values and every cell now
-    runner = CellRunner(spec)
     pts, _ = design_points(factors, 0, exp.seed, design)
     for pt in pts:
         for cell in exp.cells():
@@ -313,15 +326,33 @@ def base_rules_value(rules: Any, key: str) -> Any:
     return node
 
 
-def _conclusions(raw: Any, fixed: dict[str, Any], where: Any) -> list[Conclusion]:
+#: The keys of a [[conclusions]] table, by its kind (any other was dropped in silence: ``metric = "score"`` judged
+#: the win rate, ``over`` on a target was never read).
+CONCLUSION_KEYS = {"ranking": ("kind", "name", "over", "values", "settings"),
+                   "target": ("kind", "name", "settings", "target", "direction")}
+
+
+def conclusion_lines(text: str) -> list[int]:
+    """The line (1-based) of each ``[[conclusions]]`` header of an experiment's text, in order."""
+    return [i for i, line in enumerate(text.splitlines(), 1)
+            if re.match(r"^\s*\[\[\s*conclusions\s*\]\]\s*(#.*)?$", line)]
+
+
+def _conclusions(raw: Any, fixed: dict[str, Any], where: Any, places: list[str] | None = None) -> list[Conclusion]:
+    """The conclusions of an experiment file (``places``: each one's ``file:line``, from ``conclusion_lines``)."""
     if not isinstance(raw, list) or not raw:
         raise InputError("give at least one [[conclusions]] (kind = \"ranking\" or \"target\")", where("conclusions"))
     out = []
     for i, c in enumerate(raw):
-        w = where("conclusions")
+        # (each [[conclusions]] at its own header, not the first's)
+        w = places[i] if places and len(places) == len(raw) else where("conclusions")
         if not isinstance(c, dict):
             raise InputError("each [[conclusions]] must be a table", w)
         kind = c.get("kind")
+        unknown = [k for k in c if k not in CONCLUSION_KEYS.get(kind, c)]
+        if unknown:
+            raise InputError(f"conclusion {i + 1}: a {kind} takes {', '.join(CONCLUSION_KEYS[kind])}, not "
+                             f"{unknown[0]!r}", w)
         settings = c.get("settings", {})
         if not isinstance(settings, dict):
             raise InputError(f"conclusion {i + 1}: settings must be a table", w)
@@ -329,6 +360,10 @@ def _conclusions(raw: Any, fixed: dict[str, Any], where: Any) -> list[Conclusion
             over, values = c.get("over"), c.get("values")
             if not isinstance(over, str) or not isinstance(values, list) or len(values) < 2:
                 raise InputError(f"conclusion {i + 1}: a ranking needs over = KEY and values = [at least 2]", w)
+            twice = next((v for j, v in enumerate(values) if any(_same(v, x) for x in values[:j])), None)
+            if twice is not None:
+                raise InputError(f"conclusion {i + 1}: values lists {twice!r} twice (a ranking orders different "
+                                 "values)", w)
             cells = [dict(settings) | {over: v} for v in values]
             name = c.get("name", f"the ranking of {over} ({', '.join(map(str, values))})")
             out.append(Conclusion(name, "ranking", cells, over, list(values)))

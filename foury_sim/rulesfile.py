@@ -417,6 +417,15 @@ def apply_overrides(rf: RuleFile, overrides: list[str] | dict[str, Any] | None) 
     out = RuleFile(copy.deepcopy(rf.data), rf.text, rf.path, rf.layers)
     out.overridden = dict(rf.overridden)
     out.whole_tables = dict(rf.whole_tables)
+    done: dict[str, tuple[str, str]] = {}  # the key each --set changed: (as given, its value)
+
+    def once(target: str, given: str, shown: str) -> None:
+        """The same key given twice under two names (game.party_dice and party_dice): the last one won in silence."""
+        if target in done and done[target][0] != given:
+            raise InputError(f"{target} is given twice ({done[target][0]}={done[target][1]} and {given}={shown}): "
+                             "give it once", f"--set {given}")
+        done[target] = (given, shown)
+
     for given, value, shown in items:
         if not given:
             raise InputError("--set needs a key before '='", "--set")
@@ -444,6 +453,7 @@ def apply_overrides(rf: RuleFile, overrides: list[str] | dict[str, Any] | None) 
             if isinstance(value, (list, dict)):
                 raise InputError(f"{path}[{index}] is one element: give a single value, not {show_value(value)}",
                                  f"--set {given}")
+            once(f"{path}[{index}]", given, shown)
             lst[index] = value
             out.overridden[f"{path}[{index}]"] = shown
             continue
@@ -460,6 +470,7 @@ def apply_overrides(rf: RuleFile, overrides: list[str] | dict[str, Any] | None) 
             raise InputError(f"{path} is a single value, not a table", f"--set {key}")
         if isinstance(old, list) and not isinstance(value, list):
             value = [value]
+        once(path, given, shown)
         node[parts[-1]] = value
         out.overridden[path] = shown
     return out

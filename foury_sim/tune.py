@@ -195,6 +195,10 @@ def band_interval(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, target: fl
 
 # ------------------------------------------------------------------------------------------- the search --
 
+#: A rate's tolerance of 1 or more: a band holding every rate (any value would answer).
+RATE_TOLERANCE = "a rate's tolerance is a fraction below 1 (2 points is 0.02; 1 or more holds every rate), not {:g}"
+
+
 def check_band(tolerance: float, lo: float, hi: float, integer: bool) -> None:
     """The tolerance and the search range every tuning takes (one line each: ``--tolerance``, ``--range``)."""
     if not tolerance > 0 or not math.isfinite(tolerance):
@@ -234,6 +238,8 @@ def search(evaluate: Evaluate, *, target: float, tolerance: float, lo: float, hi
     check_band(tolerance, lo, hi, integer)
     if kind == RATE and not 0 <= target <= 1:
         raise InputError(f"a rate's target is a fraction from 0 to 1 (30 % is 0.30), not {target:g}", "--target")
+    if kind == RATE and tolerance >= 1:
+        raise InputError(RATE_TOLERANCE.format(tolerance), "--tolerance")
     points = max(2, points)
     band = (target - tolerance, target + tolerance)
     cands: dict[float, Candidate] = {}
@@ -689,6 +695,7 @@ def check_setting(spec: Any, param: str, fixed: dict[str, Any], values: list[flo
             if node is None:
                 raise InputError(f"unknown ruleset key {key!r}", "--param")
             check_element(data, hits[0], index, "--param")
+    check_known(spec, param, fixed, cells)
     for v in values:
         try:
             cells.resolve(dict(fixed) | {param: v})
@@ -715,6 +722,28 @@ def fixed_args(fixed: dict[str, Any]) -> list[str]:
     from .provenance import setting_words
 
     return [w for word in setting_words(fixed) for w in ("--fixed", word)]
+
+
+def check_known(spec: Any, param: str, fixed: dict[str, Any], cells: Any) -> None:
+    """A tuned setting the game does not have (a misspelt ruleset key or policy parameter) is one line at
+    ``--param``, before any value of the range is tried (it was refused as a value at ``--range``)."""
+    from .rulesfile import RuleFile, apply_overrides
+
+    if param.startswith("param."):
+        pol = spec.policies.get(str(fixed.get("policy") or spec.default_policy))
+        if pol is not None and param[6:] not in pol.params:
+            known = ", ".join(f"param.{k}" for k in pol.params) or "none"
+            raise InputError(f"policy {pol.name!r} has no parameter {param[6:]!r} (known: {known})", "--param")
+        return
+    if "[" in param or any(o.name == param for o in spec.options):  # (an element: checked above; an option)
+        return
+    rs, _, _ = cells.resolve(dict(fixed), "--fixed")
+    data = getattr(rs, "data", None)
+    if isinstance(data, dict):
+        try:  # the --set lookup of the key (a short name, a table, an unknown key), on the ruleset's own data
+            apply_overrides(RuleFile(data, "", ""), [f"{param}=0"])
+        except InputError as e:
+            raise InputError(e.message, "--param") from None
 
 
 def tune(game: str, param: str, target_metric: str, target: float, tolerance: float, *,
@@ -890,7 +919,7 @@ def load_tune_file(path: str | Path) -> TuneFile:
     """Read and check a tuning file completely (every cell's ends of the range resolved) before simulating."""
     import itertools
 
-    from .study import _where, _where_value, check_name, read_experiment
+    from .study import CellRunner, _where, _where_value, check_name, read_experiment
 
     data, text, ps, spec = read_experiment(path, TUNE_KEYS)
 
@@ -941,6 +970,8 @@ def load_tune_file(path: str | Path) -> TuneFile:
         raise InputError("integer must be true or false", at("integer"))
     if kind == RATE and vector is None and not 0 <= target <= 1:
         raise InputError(f"a rate's target is a fraction from 0 to 1 (30 % is 0.30), not {target:g}", at("target"))
+    if kind == RATE and tol >= 1:
+        raise InputError(RATE_TOLERANCE.format(tol), at("tolerance"))
     from .inputs import check_seed
 
     try:
@@ -963,7 +994,7 @@ def load_tune_file(path: str | Path) -> TuneFile:
             raise InputError(f"[{key}] must be a table", _where(ps, text, key))
     for k, v in sweep.items():
         if not isinstance(v, list) or not v:
-            raise InputError(f"sweep.{k} must be a non-empty list of values", _where(ps, text, k))
+            raise InputError(f"sweep.{k} must be a non-empty list of values", _where(ps, text, f"sweep.{k}"))
     if param in fixed or param in sweep:
         raise InputError(f"{param} is the tuned setting: it cannot also be fixed or swept", _where(ps, text, param))
     swept = list(sweep)
@@ -973,15 +1004,21 @@ def load_tune_file(path: str | Path) -> TuneFile:
     lo, hi = float(rng[0]), float(rng[1])
     if integer and (lo != int(lo) or hi != int(hi)):
         raise InputError("an integer setting needs whole-number ends", at("range"))
+    runner = CellRunner(spec)
+    for k, values in sweep.items():  # each swept value on its own first: its fault at its own line
+        for v in values:
+            runner.resolve(dict(fixed) | {k: v}, _where(ps, text, f"sweep.{k}"))
     for cell in cells:
         try:
             if vector is not None:
                 check_vector_setting(spec, vector[0], len(vector[1]), dict(fixed) | cell, lo, hi, integer, monotone)
                 continue
             check_setting(spec, param, dict(fixed) | cell, [int(lo), int(hi)] if integer else [lo, hi])
-        except InputError as e:
-            where = _where(ps, text, next(iter(cell))) if cell else at("range")
-            raise InputError(e.message, where) from None
+        except InputError as e:  # (each swept value is taken on its own: the range's ends are refused, or param)
+            if e.where == "--param":
+                raise InputError(e.message, at("param")) from None
+            raise InputError(e.message + (f" (with {', '.join(f'{k} = {v!r}' for k, v in cell.items())})"
+                                          if cell else ""), at("range")) from None
     return TuneFile(ps, name, spec.name, param, metric, float(target), float(tol), lo, hi, integer, seed,
                     float(conf), ints["max_games"], ints["first_games"], ints["points"], dict(fixed), cells, swept,
                     str(data.get("title", "")), text, vector=str(tgt) if vector is not None else None,

@@ -122,6 +122,19 @@ def test_map_header_assumptions_are_checked_against_the_map():
         assume.from_map("assume-arrows: 8\n", "t.map", measured)
 
 
+def test_a_map_assumptions_range_is_checked_as_a_rulesets(tmp_path):
+    # (an empty range 12..8, or one the map's own value lies outside, was kept; [assumptions] refuses both)
+    measured = {"arrows": 8, "layout": "Tiny"}
+    with pytest.raises(InputError) as e:
+        assume.from_map("name: Tiny\nassume-arrows: 8 | range = 12..8 | reason = guessed\n", "t.map", measured)
+    assert (e.value.where, e.value.message) == ("t.map:2", "map assumption 'arrows': range must be LOW..HIGH with "
+                                                           "LOW <= HIGH, not '12..8'")
+    with pytest.raises(InputError) as e:
+        assume.from_map("name: Tiny\nassume-arrows: 8 | range = 1..3 | reason = guessed\n", "t.map", measured)
+    assert (e.value.where, e.value.message) == ("t.map:2", "map assumption 'arrows': the map's 8 is outside its range "
+                                                           "'1..3'")
+
+
 def test_delve_declares_values_the_facts_do_not_give(tmp_path):
     found = by_key(load_delve())
     assert {"score.win_rank", "dragon.hero_companion_counts", "rulings.scroll_phases"} <= set(found)

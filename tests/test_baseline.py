@@ -174,7 +174,7 @@ def test_a_rules_change_fails_with_exit_1_and_names_the_metric(saved, tmp_path):
 
 def test_a_tolerance_wide_enough_accepts_the_same_change(saved, tmp_path):
     d, _ = saved
-    changed = write_spec(tmp_path, extra=', "game.party_dice" = 5', tolerance="tolerance = { win = 1.0, score = 100 }")
+    changed = write_spec(tmp_path, extra=', "game.party_dice" = 5', tolerance="tolerance = { win = 0.5, score = 100 }")
     r = cli("check", str(changed), "--baselines", str(d / "store"), "--format", "json")
     assert r.returncode == 0, r.stdout + r.stderr
     res = json.loads(r.stdout)
@@ -226,12 +226,22 @@ def test_missing_baseline_is_one_line(tmp_path):
 def test_missing_spec_is_one_line(tmp_path):
     line = one_line_error(cli("baseline", "save", str(tmp_path / "none.toml"), "--out", str(tmp_path)))
     assert "does not exist" in line
+    # check of a spec file that is not there, without --baselines: it said "--baselines: no baselines folder
+    # 'results/baselines'" (an option not given) and never that the file is missing
+    r = cli("check", str(tmp_path / "none.toml"), cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr == (f"foury-sim: error: SPEC: baseline spec '{tmp_path / 'none.toml'}' does not exist (a TOML "
+                        "file, or the name of one in experiments/baselines)\n")
 
 
 @pytest.mark.parametrize("text, where, words", [
     ('game = "delve"\nbogus = 1\n[runs.a]\n', ":2", "unknown key 'bogus'"),
     ('game = "delve"\n[runs.a]\nmetrics = ["win", "nope"]\n', ":3", "'nope' is not a metric of delve"),
     ('game = "delve"\n[tolerance]\nwin = -0.1\n[runs.a]\n', ":2", "must be a finite number >= 0"),
+    # a rate's tolerance of 1 or more (5 meant as 5 points): no move of the rate could ever fail the check
+    ('game = "delve"\n[tolerance]\nwin = 5\n[runs.a]\n', ":3",
+     "tolerance of 'win', a rate, must be below 1 (absolute: 0.01 is one percentage point), not 5"),
+    ('game = "delve"\n[runs.a]\ntolerance = { win = 1 }\n', ":3", "tolerance of 'win', a rate, must be below 1"),
     ('game = "delve"\ngames = 1\n[runs.a]\n', ":2:9", "games must be a whole number between 2"),
     ('game = "delve"\n[runs.a]\nsettings = { hero = "nobody" }\n', ":3", "nobody"),
     ('game = "delve"\n[runs.a]\nhero = "knight"\n', ":3", "unknown run key 'hero'"),

@@ -134,6 +134,11 @@ BAD = [
     (["run", "foury", "--campaign", ""], "--campaign", "is empty: give a value"),
     (["run", "delve", "--set", "dragon.threshold=3", "--set", "dragon.threshold=4"], "--set dragon.threshold",
      "given twice (3 and 4): give it once"),
+    # (one key under two names: the last one won in silence)
+    (["run", "delve", "--set", "game.party_dice=7", "--set", "party_dice=8"], "--set party_dice",
+     "game.party_dice is given twice (game.party_dice=7 and party_dice=8): give it once"),
+    (["run", "foury", "--set", "round.monster_bonus[1]=2", "--set", "monster_bonus[1]=3"], "--set monster_bonus[1]",
+     "round.monster_bonus[1] is given twice (round.monster_bonus[1]=2 and monster_bonus[1]=3): give it once"),
     (["replay", "foury", "--campaign", "README.md"], "--campaign", "must end in .toml"),
     (["map", "check", "base", "--campaign", "nope"], "--campaign", "unknown campaign 'nope'"),
     (["map", "check", "base", "--campaign", "inout"], "base.map", "wants at least 1 yellow potion"),
@@ -173,6 +178,21 @@ def test_bad_input_is_one_line_and_exit_2(args, where, what):
 ])
 def test_policy_parameters_with_an_empty_item_are_refused_in_one_line(args, line):
     """An empty item of a comma list was skipped in silence (``--param ,,,`` played the defaults)."""
+    r = cli(*args)
+    assert (r.returncode, r.stderr, r.stdout) == (2, f"foury-sim: error: {line}\n", "")
+
+
+@pytest.mark.parametrize("args,line", [
+    (["run", "delve", "--games", "10", "--policy", "risk", "--param", "margin=1,margin=2"],
+     "--param: margin is given twice (1 and 2): give it once"),
+    (["replay", "delve", "--policy", "risk", "--param", "margin=1, margin=2"],
+     "--param: margin is given twice (1 and 2): give it once"),
+    (["run", "tactics", "--games", "10", "--dm-param", "spawn_near=0,spawn_near=1"],
+     "--dm-param: spawn_near is given twice (0 and 1): give it once"),
+])
+def test_a_policy_parameter_given_twice_is_refused_in_one_line(args, line):
+    """The last one won in silence (``--param margin=1,margin=2`` played margin 2); ``--set`` refuses a key given
+    twice."""
     r = cli(*args)
     assert (r.returncode, r.stderr, r.stdout) == (2, f"foury-sim: error: {line}\n", "")
 

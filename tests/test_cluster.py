@@ -57,6 +57,27 @@ def test_bad_addresses_and_config_files_are_one_line(tmp_path, monkeypatch):
     assert cluster.local_workers("local") == 2 and cluster.local_workers("local:5") == 5
 
 
+def test_an_unreachable_address_names_where_it_came_from(tmp_path, monkeypatch):
+    # the address of FOURY_SIM_CLUSTER or the configuration file was blamed on --cluster, which was not given
+    pytest.importorskip("distributed")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    monkeypatch.setenv(cluster.ENV, "nohost")
+    msg = "cannot reach the Dask scheduler at 'nohost': missing port number in address 'nohost'"
+    with pytest.raises(InputError, match=msg) as e:
+        cluster.executor_for(None)
+    assert e.value.where == cluster.ENV
+    with pytest.raises(InputError, match=msg) as e:
+        cluster.executor_for("nohost")
+    assert e.value.where == "--cluster"
+    monkeypatch.delenv(cluster.ENV)
+    cfg = tmp_path / "foury-sim" / "config.toml"
+    cfg.parent.mkdir()
+    cfg.write_text('cluster = "nohost"\n')
+    with pytest.raises(InputError, match=msg) as e:
+        cluster.executor_for(None)
+    assert e.value.where == f"{cfg}: cluster"
+
+
 def test_without_dask_the_option_is_one_line_saying_what_to_install(monkeypatch):
     from foury_sim.cli import executor
 

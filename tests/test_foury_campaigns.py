@@ -88,6 +88,36 @@ def test_unknown_campaign_is_one_line():
     assert e.value.where == "--campaign"
 
 
+def test_a_campaigns_map_without_its_campaign_names_map_and_the_campaign():
+    # it blamed the shipped santa.map ("santa.map:28:35: unknown icon character 'z'"), as if the file were broken
+    with pytest.raises(InputError) as e:
+        load_ruleset(map_path="santa")
+    assert e.value.where == "--map"
+    assert e.value.message.startswith("'santa' is the map of the campaign 'santa': play it with --campaign santa "
+                                      "(this game refuses it: ")
+    assert "santa.map:28:35: unknown icon character 'z'" in e.value.message
+    with pytest.raises(InputError, match="play it with --campaign slaughter") as e:
+        load_ruleset(map_path="slaughter", campaign="kraken")
+    assert load_ruleset(map_path="santa", campaign="santa").campaign == "santa"
+    assert load_ruleset(map_path="kraken").campaign == ""  # (a campaign's map the base game takes plays on)
+
+
+def test_a_requirement_the_shipped_map_cannot_meet_is_the_settings_fault(tmp_path):
+    # it blamed the shipped base.map (base.map:48:1), which the user did not write or choose
+    with pytest.raises(InputError) as e:
+        load_ruleset(overrides=["requirements.statues=50"])
+    assert (e.value.where, e.value.message) == ("--set requirements.statues=50", "the Temple needs 50 statues "
+                                                "(requirements.statues) but the map has 7 (the map base)")
+    f = tmp_path / "r.toml"
+    f.write_text("[requirements]\nlevers = 9\n")
+    with pytest.raises(InputError) as e:
+        load_ruleset(str(f))
+    assert e.value.where == f"{f}:2:1" and e.value.message.startswith("the Castle Cliff needs 9 levers")
+    with pytest.raises(InputError) as e:  # a map file of one's own: still the map's line
+        load_ruleset(str(f), map_path=str(foury.maps.builtin_maps()["base"]))
+    assert e.value.where.endswith("base.map:48:1")
+
+
 def test_campaign_file_errors_point_at_the_file(tmp_path):
     f = tmp_path / "c.toml"
     f.write_text("[game]\nmap = \"base\"\n")

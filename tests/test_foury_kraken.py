@@ -67,6 +67,10 @@ def test_kraken_is_solo_and_names_an_enemy():
         load_ruleset(campaign="kraken", overrides=["kraken.opposite=A,B,C"])
     with pytest.raises(InputError, match="kraken.flood_every"):
         load_ruleset(campaign="kraken", overrides=["kraken.flood_every=0"])
+    with pytest.raises(InputError) as e:  # (played: the exit goal after the last requirement in A was A itself)
+        load_ruleset(campaign="kraken", overrides=['kraken.opposite=["A", "A", "A", "A"]'])
+    assert (e.value.where, e.value.message) == ('--set kraken.opposite=["A", "A", "A", "A"]',
+                                                "kraken.opposite[0] = 'A': the side opposite A cannot be A itself")
 
 
 # ============================================================================ the flood

@@ -312,6 +312,49 @@ def test_unknown_rung_policy_and_bad_toml_are_one_line(tmp_path, monkeypatch, ca
         ld.load_ladder(p)
 
 
+def test_a_bad_tune_value_names_its_own_line_not_the_ladders_key_of_the_same_name(tmp_path):
+    # tune.seed and tune.games were blamed on the ladder's own seed and games (the first key of that name)
+    p = tmp_path / "l.toml"
+    p.write_text(TINY.replace("seed = 1001", "seed = -3"))
+    with pytest.raises(InputError) as e:
+        ld.load_ladder(p)
+    assert (e.value.where, e.value.message) == (f"{p}:8", "tune.seed must be a whole number between 0 and 2**63-1, "
+                                                          "not -3")
+    p.write_text(TINY.replace("games = 400", "games = 0"))
+    with pytest.raises(InputError) as e:
+        ld.load_ladder(p)
+    assert (e.value.where, e.value.message) == (f"{p}:9", "tune.games must be a whole number from 1 to 1,000,000, "
+                                                          "not 0")
+
+
+def test_a_verdict_margin_out_of_its_range_is_refused_as_the_option_is(tmp_path):
+    # --hard-gap 3 and --weak-margin -1 were refused, the same values in the file's [verdict] played on (no hero
+    # could be hard to play; every hero was weak)
+    p = tmp_path / "l.toml"
+    for key, value in (("hard_gap", "3"), ("weak_margin", "-1")):
+        text = TINY + f"[verdict]\n{key} = {value}\n"
+        p.write_text(text)
+        with pytest.raises(InputError) as e:
+            ld.load_ladder(p)
+        assert (e.value.where, e.value.message) == (
+            f"{p}:{len(text.splitlines())}",
+            f"verdict.{key} is a win-rate fraction from 0 to below 1 (0.05: 5 points), not {value}")
+
+
+def test_rungs_naming_one_rung_twice_or_fewer_than_two_are_the_option_s_fault(tmp_path):
+    # 'random,random' said "GAME: a ladder needs at least two rungs" (two were named; the game was not the fault)
+    p = tmp_path / "l.toml"
+    p.write_text(TINY)
+    for rungs, message in ((["random", "random"], "names the rung 'random' twice"),
+                           (["risk"], "a ladder needs at least two rungs, not 1")):
+        with pytest.raises(InputError) as e:
+            ld.load_ladder(p, rungs=rungs)
+        assert (e.value.where, e.value.message) == ("--rungs", message)
+        with pytest.raises(InputError) as e:
+            ld.game_ladder("delve", rungs=rungs, games=100)
+        assert (e.value.where, e.value.message) == ("--rungs", message)
+
+
 def test_skip_missing_drops_rungs_this_build_lacks(tmp_path):
     p = tmp_path / "l.toml"
     p.write_text(TINY + '[[rung]]\nlabel = "search 64"\npolicy = "no_such_policy_here"\nparams = { rollouts = 64 }\n')

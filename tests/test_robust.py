@@ -137,6 +137,54 @@ def test_sensitivity_finds_the_assumption_that_matters():
     assert sens.loc[("a >= 30 %", "z"), "oat_low"] == sens.loc[("a >= 30 %", "z"), "oat_high"] == 0
 
 
+@pytest.mark.parametrize("extra, kind, key", [
+    ('metric = "score"\n', "target", "metric"),  # (judged the win rate: metric was dropped)
+    ('over = "hero"\n', "target", "over"),
+    ('targett = 0.3\n', "ranking", "targett"),
+])
+def test_a_conclusion_key_its_kind_does_not_read_is_refused_at_its_own_conclusion(tmp_path, extra, kind, key):
+    f = tmp_path / "bad.toml"
+    ranking = '[[conclusions]]\nkind = "ranking"\nover = "hero"\nvalues = ["kael", "melyra"]\n'
+    target = '[[conclusions]]\nkind = "target"\ntarget = 0.2\n'
+    text = 'game = "foury"\n' + ranking + (extra if kind == "ranking" else "") + target + (extra if kind == "target"
+                                                                                           else "")
+    f.write_text(text)
+    with pytest.raises(InputError) as e:
+        load_robust(f)
+    n = 1 if kind == "ranking" else 2  # (each at its own [[conclusions]] line: all were at the first's)
+    line = [i for i, x in enumerate(text.splitlines(), 1) if x == "[[conclusions]]"][n - 1]
+    keys = "kind, name, over, values, settings" if kind == "ranking" else "kind, name, settings, target, direction"
+    assert (e.value.where, e.value.message) == (f"{f}:{line}", f"conclusion {n}: a {kind} takes {keys}, not {key!r}")
+
+
+def test_a_ranking_of_a_value_against_itself_is_refused(tmp_path):
+    f = tmp_path / "bad.toml"  # (it was played and reported: the ranking of kael, kael)
+    f.write_text('game = "foury"\n[[conclusions]]\nkind = "ranking"\nover = "hero"\nvalues = ["kael", "kael"]\n')
+    with pytest.raises(InputError) as e:
+        load_robust(f)
+    assert (e.value.where, e.value.message) == (f"{f}:2", "conclusion 1: values lists 'kael' twice (a ranking orders "
+                                                          "different values)")
+
+
+@pytest.mark.parametrize("fixed, conclusion, line, message", [
+    # (they named --hero / --set KEY, never given, "(at the defaults, cell ...)", and no line of the file)
+    ("", 'kind = "ranking"\nover = "hero"\nvalues = ["kael", "kaell"]\n', 2,
+     "unknown hero 'kaell' for foury (known: free, kael, melyra, thalindra, elydion)"),
+    ("", 'kind = "target"\ntarget = 0.2\nsettings = { "round.monster_bonuss" = 1 }\n', 2,
+     "unknown ruleset key 'round.monster_bonuss' (did you mean 'monster_bonus'?)"),
+    ('[fixed]\n"game.max_turnss" = 9\n', 'kind = "target"\ntarget = 0.2\n', 3,
+     "unknown ruleset key 'game.max_turnss' (did you mean 'max_turns'?)"),
+    ('[fixed]\npolicy = "greedyy"\n', 'kind = "target"\ntarget = 0.2\n', 2,
+     "unknown policy 'greedyy' (built-in: random, greedy, cautious, kraken, search; or FILE.py:FUNCTION)"),
+])
+def test_a_bad_setting_of_a_conclusion_or_of_fixed_names_its_line(tmp_path, fixed, conclusion, line, message):
+    f = tmp_path / "bad.toml"
+    f.write_text('game = "foury"\n' + fixed + '[[conclusions]]\n' + conclusion)
+    with pytest.raises(InputError) as e:
+        load_robust(f)
+    assert (e.value.where, e.value.message) == (f"{f}:{line}", message)
+
+
 def test_experiment_errors_point_at_the_file(tmp_path):
     f = tmp_path / "bad.toml"
     f.write_text('game = "foury"\nvary = ["heroes.kael.start", "round.monster_bonus"]\n'

@@ -176,6 +176,15 @@ def test_a_dungeon_file_that_is_not_utf8_names_the_line_of_its_first_bad_byte(tm
     assert r.returncode == 2 and r.stderr.startswith(f"foury-sim: error: {bad}:2:6: not UTF-8 text"), r.stderr
 
 
+def test_a_dungeon_file_with_a_byte_order_mark_plays_as_without(tmp_path):
+    """It said "unknown card '\\ufeff': a cell is ..." (a rules file and a Tactics level drop the mark)."""
+    shipped = (ROOT / "foury_sim/games/rooms/data/dungeons/crossroads.txt").read_bytes()
+    bom = tmp_path / "bom.txt"
+    bom.write_bytes(b"\xef\xbb\xbf" + shipped)
+    r = _cli("map", "check", str(bom), "--game", "rooms")
+    assert r.returncode == 0 and r.stdout.startswith("bom: 4 x 5 cells, 13 rooms"), r.stderr + r.stdout
+
+
 def test_dungeon_check_and_picture():
     """``map check`` words and ``map render``'s picture: one card per room, a bar per locked door or wall."""
     from foury_sim.games.rooms.board import BOARD

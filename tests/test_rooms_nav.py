@@ -270,6 +270,22 @@ def test_dungeon_file_errors_are_one_line_with_file_line_column(tmp_path):
         assert msg in e.value.message and str(e.value.where).endswith(at), (grid, e.value.message, e.value.where)
 
 
+@pytest.mark.parametrize("text, line", [
+    ("[deck.fountain]\ngold = 3\n", "deck.fountain.gold: a fountain room has no fight to win gold by (monster, "
+                                      "bounty_hunter, boss rooms do)"),
+    ("[deck.rat_den]\nvalue = 3\n", "deck.rat_den.value: a monster room has no value (a trap's damage, a "
+                                     "fountain's heal, a warp room's cache item)"),
+])
+def test_a_card_number_its_kind_of_room_never_reads_is_refused_at_its_line(tmp_path, text, line):
+    """The engine reads gold after a won fight and value in a trap, fountain or warp room: either given to another
+    kind of room was played without effect, in silence."""
+    f = tmp_path / "r.toml"
+    f.write_text(text)
+    with pytest.raises(InputError) as e:
+        R.load_ruleset(str(f), None, None)
+    assert (e.value.where, e.value.message) == (f"{f}:2:1", line)
+
+
 def test_deck_errors_point_at_the_key():
     for sets, msg in ((["deck.shop.doors=\"oxoo\""], "4 letters"), (["deck.rat_den.monsters=[\"orc\"]"],
                                                                    "unknown monster 'orc'"),

@@ -288,6 +288,19 @@ def test_odds_report_refuses_an_unknown_monster(rs):
     assert e.value.where == "--monster" and "unknown monster 'dragon'" in str(e.value)
 
 
+@pytest.mark.parametrize("option, value, message", [
+    ("monster", "skeleton,skeleton", "monster 'skeleton' is given twice: give it once"),
+    ("weapon", "bare hands, bare hands", "weapon 'bare hands' is given twice: give it once"),
+])
+def test_odds_report_refuses_a_name_given_twice(rs, option, value, message):
+    """Its rows were computed and printed twice."""
+    from foury_sim.errors import InputError
+
+    with pytest.raises(InputError) as e:
+        O.odds_report(rs, trials=10, **{option: value})
+    assert (e.value.where, e.value.message) == (f"--{option}", message)
+
+
 def test_odds_options_berserk_might_and_hp(rs):
     import inspect
 

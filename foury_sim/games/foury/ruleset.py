@@ -388,7 +388,14 @@ def load_ruleset(rules_path: str | Path | None = None, overrides: list[str] | di
     rf = apply_strength_sets(rf, strength_sets)
     sources = ([str(DEFAULT_RULES)] + ([str(camp_path)] if campaign else [])
                + ([str(rules_path)] if rules_path is not None else []))
-    rules = build(rf, map_path, sources)
+    try:
+        rules = build(rf, map_path, sources)
+    except InputError as e:  # a shipped campaign's map played without its campaign: the fault is --map's
+        if not (isinstance(map_path, str) and map_path != campaign and map_path in builtin_campaigns()
+                and map_path in builtin_maps() and str(e.where).startswith(str(builtin_maps()[map_path]))):
+            raise
+        raise InputError(f"{map_path!r} is the map of the campaign {map_path!r}: play it with --campaign {map_path} "
+                         f"(this game refuses it: {e.where}: {e.message})", "--map") from None
     if campaign:
         check_campaign_map(camp, rules)
         rules.campaign = campaign
@@ -601,8 +608,16 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
                          rf.where("game.map"))
     m = resolve_map(map_name, icon_table, "--map" if map_path is not None else rf.where("game.map"))
     goals = tuple(f.icon for f in foes if f.traits & FT_TEMPLE_GOAL)
-    map_assumed = check_map(m, MapNeeds(rounds, int(R[R_NEED_A]), int(R[R_NEED_A + 2]), goals,
-                                        start=slaughter_on))  # maps.py checks
+    try:
+        map_assumed = check_map(m, MapNeeds(rounds, int(R[R_NEED_A]), int(R[R_NEED_A + 2]), goals,
+                                            start=slaughter_on))  # maps.py checks
+    except InputError as e:  # a shipped map short of what a user's setting asks: the setting's fault, at its place
+        key = next((k for k in ("requirements.statues", "requirements.levers", "game.rounds") if k in e.message), None)
+        place = rf.where(key) if key else ""
+        if not (key and str(map_name) in builtin_maps() and not place.startswith(str(DEFAULT_RULES))
+                and not place.startswith(str(m.path))):
+            raise
+        raise InputError(f"{e.message} (the map {map_name})", place) from None
     geo, arrows, rm0 = map_arrays(m, R, T)
     slaughter(rf, R, T, m, foes, icon_table, slaughter_on)
     for row, icon in ((T_STAIRS, I.STAIRS), (T_CIRCLES, I.CIRCLE), (T_LEVERS, I.LEVER)):
@@ -774,6 +789,9 @@ def kraken(rf: rulesfile.RuleFile, R: np.ndarray, icon_table: I.IconTable) -> No
     R[R_KR_SWIM_MAX] = _int(rf, "kraken.swim_max")
     R[R_KR_FOE] = icon_table.foe(foe)
     for s, o in enumerate(opposite):
+        if o == SECTOR_KEYS[s]:  # (the exit goal after the last requirement would be the area itself)
+            raise InputError(f"kraken.opposite[{s}] = {o!r}: the side opposite {SECTOR_KEYS[s]} cannot be "
+                             f"{SECTOR_KEYS[s]} itself", rf.where("kraken.opposite"))
         R[R_KR_OPPOSITE + s] = SECTOR_KEYS.index(o)
     R[R_KR_MARKET] = 1 if market else 0
 

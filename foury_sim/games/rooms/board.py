@@ -166,7 +166,7 @@ def load_dungeon(name_or_path: str, card_names: tuple[str, ...], card_kinds: tup
                  deck_size: int | None, where: str, deck_where: str | None = None) -> Dungeon:
     """A shipped dungeon by name or a dungeon file (``InputError`` at ``where`` when neither or unreadable, else at
     ``file:line:column``: a byte that is not UTF-8, a bad cell; a deck too small at ``deck_where`` if given:
-    ``parse_dungeon``)."""
+    ``parse_dungeon``). A leading byte-order mark is dropped."""
     shipped = builtin_dungeons()
     p = shipped.get(name_or_path)
     if p is None:
@@ -183,7 +183,8 @@ def load_dungeon(name_or_path: str, card_names: tuple[str, ...], card_kinds: tup
     except UnicodeDecodeError as e:  # (it named the byte's offset in the file, at --map)
         raise InputError(f"not UTF-8 text: byte 0x{raw[e.start]:02x} cannot be read (save the dungeon as UTF-8)",
                          f"{p}:{line_col(raw, e.start)}") from None
-    return parse_dungeon(text, str(p), card_names, card_kinds, deck_size, deck_where)
+    # a byte-order mark (Notepad's UTF-8) is dropped, as in a rules file or a level: it was read as a card name
+    return parse_dungeon(text.removeprefix("\ufeff"), str(p), card_names, card_kinds, deck_size, deck_where)
 
 
 # ---------------------------------------------------------------------------------------------- board hook --

@@ -523,6 +523,14 @@ def _card(rf: RuleFile, name: str, c: Any, monsters: tuple[str, ...]) -> np.ndar
         row[L.CD_VALUE] = check_int(rf, f"{key}.value", RANGES, c.get("value", 0))
     mons = c.get("monsters", [])
     fights = k in (L.K_MONSTER, L.K_BOUNTY, L.K_BOSS)
+    # (the engine reads gold after a won fight and value in a trap, a fountain and a warp room only: given to
+    # another kind of room, either was dropped in silence)
+    if "gold" in c and not fights:
+        raise InputError(f"{key}.gold: a {kind} room has no fight to win gold by (monster, bounty_hunter, boss rooms "
+                         "do)", rf.where(f"{key}.gold"))
+    if "value" in c and k not in (L.K_TRAP, L.K_FOUNTAIN, L.K_WARP):
+        raise InputError(f"{key}.value: a {kind} room has no value (a trap's damage, a fountain's heal, a warp "
+                         "room's cache item)", rf.where(f"{key}.value"))
     if not isinstance(mons, list) or len(mons) > L.MAX_ROOM_MONSTERS or (fights and not mons):
         raise InputError(f"{key}.monsters must be a list of 1..{L.MAX_ROOM_MONSTERS} monster keys for a {kind} "
                          f"room, not {show_value(mons)}", rf.where(f"{key}.monsters" if "monsters" in c else key))

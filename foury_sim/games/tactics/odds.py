@@ -275,6 +275,8 @@ def _pick(value: str | None, names: tuple[str, ...], option: str, what: str) -> 
         v = v.strip()
         if v not in names:
             raise InputError(f"unknown {what} {v!r} (known: {', '.join(names)})", option)
+        if names.index(v) in out:  # (its rows were computed and printed twice)
+            raise InputError(f"{what} {v!r} is given twice: give it once", option)
         out.append(names.index(v))
     return out
 
