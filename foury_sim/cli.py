@@ -186,8 +186,9 @@ def format_summary(s: dict[str, Any], title: str, outputs: Any = None) -> str:
     if s.get("no_win"):  # a variant without a victory (registry.GameSpec.no_win): no win rate to state
         lines.append(f"win rate            none: {s['no_win']}")
     else:
+        lvl = f"{100 * s['win'].get('conf', 0.95):g} %"  # (every interval of the run is at this level)
         lines.append(f"win rate            {fmt_rate(s['win'])}  "
-                     f"({100 * s['win'].get('conf', 0.95):g} % Wilson interval)")
+                     f"({lvl} Wilson interval; every bracket below is at {lvl}, Student t for a mean)")
     if "turn_cap_share" in s:
         k = s["turn_cap_games"]
         iv = s.get("share_intervals", {}).get("turn_cap_share")

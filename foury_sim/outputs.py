@@ -524,6 +524,18 @@ def _shares(d: dict[Any, int], n: int, top: int = 8) -> str:
 #: The summary entry of the intervals of the shares of games by label (``share_intervals``).
 SHARE_INTERVALS = "share_intervals"
 
+#: The summary entry of the t intervals of a game's own means per game (NUMBER and NUMBERS entries such as a mean
+#: per game of each of several columns): ``{entry: [lo, hi]}`` for a NUMBER, ``{entry: {label: [lo, hi]}}`` for a
+#: NUMBERS entry, given by the game's ``summarize_hists`` (``mean_interval``).
+MEAN_INTERVALS = "mean_intervals"
+
+
+def mean_interval(h: tuple[np.ndarray, np.ndarray], conf: float) -> list[float]:
+    """``[lo, hi]``: the t interval (at ``conf``) of the mean per game of a column from its histogram (the same
+    interval as a declared mean column's, ``stats.summarize_counts``; NaN from fewer than 2 games)."""
+    m = stats.summarize_counts(h[0], h[1], conf)
+    return [float(m["mean_lo"]), float(m["mean_hi"])]
+
 
 def share_intervals(s: dict[str, Any], outputs: Outputs | None, n: int, conf: float) -> dict[str, Any]:
     """``{entry: {label: [lo, hi]}}`` (``[lo, hi]`` for a SHARE entry): the Wilson interval (at ``conf``) of each
@@ -609,6 +621,24 @@ def format_entry(kind: str, value: Any, n: int) -> str:
     return f"{value:g}"
 
 
+def _bracket(iv: Any) -> str:
+    """`` [lo, hi]`` of a mean's interval (3 significant digits), or "" (none, or NaN: fewer than 2 games)."""
+    if not (isinstance(iv, (list, tuple)) and len(iv) == 2 and all(_is_num(x) and x == x for x in iv)):
+        return ""
+    return f" [{iv[0]:.3g}, {iv[1]:.3g}]"
+
+
+def entry_text(s: dict[str, Any], key: str, kind: str, v: Any, n: int) -> str:
+    """The printed value of a game's own entry with its intervals: a NUMBER or NUMBERS entry's means each with
+    its t interval (``MEAN_INTERVALS``), a share or breakdown with its Wilson ones (``_interval_suffix``)."""
+    iv = s.get(MEAN_INTERVALS, {}).get(key)
+    if kind == NUMBERS and isinstance(v, dict) and isinstance(iv, dict):
+        return ", ".join(f"{k}: {x:.3g}{_bracket(iv.get(str(k)))}" for k, x in v.items())
+    if kind == NUMBER and _is_num(v) and iv is not None:
+        return f"{v:.3g}{_bracket(iv)}"
+    return format_entry(kind, v, n) + _interval_suffix(s, key, kind, v, n)
+
+
 def interval_text(s: dict[str, Any], key: str) -> str:
     """`` [lo, hi]`` in percent: the interval ``share_intervals`` gives a SHARE entry, or ""."""
     iv = s.get(SHARE_INTERVALS, {}).get(key)
@@ -618,7 +648,8 @@ def interval_text(s: dict[str, Any], key: str) -> str:
 #: Run-level entries that are not printed as lines of their own.
 #: Summary keys every run has, printed elsewhere (the header, the timing line) or not at all.
 _RUN_KEYS = ("games", "seed", "elapsed_s", "games_per_s", "compile_s", "load_s", "conf", "turn_cap_games",
-             "turn_cap_share", "win", "warnings", "hero", "policy", "game", "assumptions", "no_win", SHARE_INTERVALS)
+             "turn_cap_share", "win", "warnings", "hero", "policy", "game", "assumptions", "no_win", SHARE_INTERVALS,
+             MEAN_INTERVALS)
 
 
 def summary_lines(s: dict[str, Any], outputs: Outputs | None) -> list[str]:
@@ -655,8 +686,8 @@ def summary_lines(s: dict[str, Any], outputs: Outputs | None) -> list[str]:
             done.add(k.key)
             if v is None or k.hidden or (isinstance(v, dict) and not v):
                 continue
-            text = k.text(v, s) if k.text is not None else format_entry(k.kind, v, n) + _interval_suffix(
-                s, k.key, k.kind, v, n)  # (a text of its own gives its intervals itself)
+            text = k.text(v, s) if k.text is not None else entry_text(s, k.key, k.kind, v, n)
+            # (a text of its own gives its intervals itself)
             lines.append(_line(k.label, text))
     # entries no declaration names: rates, numbers, then tables of numbers
     for key, val in s.items():
@@ -726,7 +757,9 @@ def markdown(games: Sequence[str] | None = None) -> str:
            "range; **category** = games per label; **none** = not summarised by the runner. Every share of games (a "
            "category's labels, a *counts* entry's, a *share* or *shares* entry's) has its Wilson interval at the "
            "run's level in the summary's `share_intervals` (`{entry: {label: [lo, hi]}}`, `[lo, hi]` for a *share*); "
-           "the printed line gives the widest side of its intervals. *derived* columns are "
+           "the printed line gives the widest side of its intervals. A game's own mean per game (a *number* or "
+           "*numbers* entry) has its t interval in `mean_intervals` (`{entry: [lo, hi]}`, `{entry: {label: [lo, "
+           "hi]}}` for *numbers*), printed beside it. *derived* columns are "
            "computed in Python from the others (`Column.derive`); the others are written by the game's kernel "
            "(`write_out`), in this order.", ""]
     for name in games or all_games():

@@ -374,3 +374,30 @@ def test_a_summary_without_declared_legends_prints_none():
 def test_one_game_at_the_turn_cap_is_one_game():
     lines = format_summary(_summary("delve", turn_cap_games=1, turn_cap_share=0.01), "Delve").splitlines()
     assert "ended at turn cap     1.00 %  (1 game)" in lines  # (it said "(1 games)")
+
+
+@pytest.mark.parametrize("game, entry, column", [
+    ("delve", "mean_level", "delve2_level"), ("delve", "dragons_slain_per_game", "dragons_slain"),
+    ("tactics", "ap_by_action", "ap_attack"), ("tactics", "kills_by_kind", "kills_kind1")])
+def test_a_games_own_means_per_game_carry_their_t_intervals_at_the_runs_level(game, entry, column):
+    """Delve's mean level of each delve and dragons slain per game, Tactics' AP by action and kills by kind: each
+    mean per game has the t interval of its column at the run's level (`mean_intervals`), printed beside it (they
+    were printed bare)."""
+    from foury_sim import stats
+    from foury_sim.registry import get_game
+    from foury_sim.runner import run
+
+    res = run(game, games=400, seed=3, progress=False, conf=0.9)
+    s, df = res.summary, res.df
+    iv = s[O.MEAN_INTERVALS][entry]
+    value = s[entry]
+    if isinstance(value, dict):
+        label = {"delve2_level": "delve2_level", "ap_attack": "attack"}.get(column) or next(iter(value))
+        iv, value = iv[label], value[label]
+    mean, lo, hi = stats.mean_ci(df[column], 0.9)
+    assert value == pytest.approx(mean) and iv == pytest.approx([lo, hi]) and lo < hi
+    label_of = {k.key: k.label for k in get_game(game).outputs.summary_keys}[entry]
+    line = next(x for x in format_summary(s, game, get_game(game).outputs).splitlines() if x.startswith(label_of))
+    assert f"{value:.3g} [{lo:.3g}, {hi:.3g}]" in line
+    head = format_summary(s, game, get_game(game).outputs).splitlines()
+    assert any("(90 % Wilson interval; every bracket below is at 90 %, Student t for a mean)" in x for x in head)

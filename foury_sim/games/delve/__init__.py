@@ -12,7 +12,7 @@ import numpy as np
 from ...config import use_cache
 from ...errors import InputError
 from ...lazy import pd
-from ...outputs import SHARE_INTERVALS, hist_total
+from ...outputs import MEAN_INTERVALS, SHARE_INTERVALS, hist_total, mean_interval
 from ...policy import USER_POLICY_ID, Policy, PolicySpec, check_answers, user_globals
 from ...registry import GameSpec, register
 from ...rng import NO_SCRIPT
@@ -218,6 +218,8 @@ def summarize_hists(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int,
         "master_share": mean("master"),
         SHARE_INTERVALS: {k: iv for k, c in (("flee_rate", "fled"), ("portal_rate", "portals"))
                           if (iv := per_delve(c)) is not None},
+        MEAN_INTERVALS: {"mean_level": {c: mean_interval(hists[c], conf) for c in delves},
+                         "dragons_slain_per_game": mean_interval(hists["dragons_slain"], conf)},
     }
 
 

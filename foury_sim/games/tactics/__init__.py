@@ -16,7 +16,7 @@ from ...config import use_cache
 from ...errors import InputError
 from ...inputs import check_param_text
 from ...lazy import pd
-from ...outputs import hist_count, hist_total, joint_key, most_common, tally
+from ...outputs import MEAN_INTERVALS, hist_count, hist_total, joint_key, mean_interval, most_common, tally
 from ...policy import Policy, PolicySpec, check_answers, make_policy
 from ...registry import GameOption, GameSpec, register
 from ...rng import NO_SCRIPT
@@ -256,6 +256,11 @@ def summarize_hists(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int,
         out["dm_policy"] = dm_policy(ruleset).describe()
     out["ap_by_action"] = {k: hist_total(hists[f"ap_{k}"]) / d for k in ("move", "attack", "interact", "use")
                            if f"ap_{k}" in hists}
+    out[MEAN_INTERVALS] = {"ap_by_action": {k: mean_interval(hists[f"ap_{k}"], conf) for k in out["ap_by_action"]}}
+    if ruleset is not None:
+        out[MEAN_INTERVALS]["kills_by_kind"] = {
+            label(k, ruleset): mean_interval(hists[f"kills_kind{k + 1}"], conf)
+            for k in range(len(ruleset.monster_names)) if f"kills_kind{k + 1}" in hists}
     return out
 
 
