@@ -277,11 +277,10 @@ def load_robust(path: str | Path) -> RobustExperiment:
         else:
             raise InputError(f"factor {k!r} must be a list of values or {{ range = [lo, hi] }}",
                              where(f"factors.{k}"))
-    conclusions = _conclusions(data.get("conclusions"), fixed, where,
-                               [f"{ps}:{n}" for n in conclusion_lines(text)])
+    places = [f"{ps}:{n}" for n in conclusion_lines(text)]  # (each [[conclusions]] table's line)
+    conclusions = _conclusions(data.get("conclusions"), fixed, where, places)
     runner = CellRunner(spec)
     runner.resolve(fixed, where("fixed"))  # (its policy, its parameters)
-    places = [f"{ps}:{n}" for n in conclusion_lines(text)]
     for i, c in enumerate(conclusions):  # each conclusion's cells at the defaults: a fault at its own line
         for cell in c.cells:
             runner.resolve(fixed | cell, places[i] if len(places) == len(conclusions) else where("conclusions"))

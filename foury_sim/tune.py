@@ -716,6 +716,12 @@ def rests_on(spec: Any, fixed: dict[str, Any], param: str, value: Any) -> dict[s
     return {"files": input_files([fixed], spec.name), "assumptions": assumptions.records(rs, hero)}
 
 
+def range_text(lo: float, hi: float, integer: bool) -> str:
+    """``--range LO,HI`` as the command recorded gives it: whole numbers for an integer setting, else every digit
+    (``provenance.number_text``)."""
+    return f"{int(lo)},{int(hi)}" if integer else f"{number_text(lo)},{number_text(hi)}"
+
+
 def fixed_args(fixed: dict[str, Any]) -> list[str]:
     """``--fixed KEY=VALUE`` of a tune command, each value as ``--fixed`` reads it back (``provenance.setting_words``:
     ``false`` for False, ``"1"`` for the word 1), so the command recorded plays the same candidates again."""
@@ -775,7 +781,7 @@ def tune(game: str, param: str, target_metric: str, target: float, tolerance: fl
         if bar is not None:
             bar.close()
     r.settings = fixed
-    rng = f"{int(lo)},{int(hi)}" if integer else f"{number_text(lo)},{number_text(hi)}"
+    rng = range_text(lo, hi, integer)
     args = ["--param", param, "--target", f"{target_metric}={number_text(target)}", "--tolerance",
             number_text(tolerance), "--range", rng, "--seed", str(seed), "--conf", number_text(conf), "--max-games",
             str(max_games), "--points", str(points)]
@@ -1533,7 +1539,7 @@ def tune_vector(game: str, param: str, target: str, tolerance: float, *, fixed: 
         if bar is not None:
             bar.close()
     v.settings = fixed
-    rng = f"{int(lo)},{int(hi)}" if integer else f"{number_text(lo)},{number_text(hi)}"
+    rng = range_text(lo, hi, integer)
     args = ["--param", path, "--target", target.replace(" ", ""), "--tolerance", number_text(tolerance), "--range", rng,
             "--monotone", monotone, "--seed", str(seed), "--conf", number_text(conf), "--max-games", str(max_games),
             "--points", str(points)] + (["--first-games", str(first_games)] if first_games is not None else [])
@@ -1827,7 +1833,7 @@ def tune_family(game: str, param: str, family: str, target_metric: str, target: 
         if bar is not None:
             bar.close()
     r.settings = fixed
-    rng = f"{int(lo)},{int(hi)}" if integer else f"{number_text(lo)},{number_text(hi)}"
+    rng = range_text(lo, hi, integer)
     args = ["--param", path, "--family", fam.text, "--target", f"{target_metric}={number_text(target)}", "--tolerance",
             number_text(tolerance), "--range", rng, "--seed", str(seed), "--conf", number_text(conf), "--max-games",
             str(max_games), "--points", str(points)] + (
