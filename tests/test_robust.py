@@ -15,6 +15,7 @@ from foury_sim.robust import (
     Conclusion,
     Factor,
     RobustExperiment,
+    _cell_key,
     design_points,
     evaluate,
     load_robust,
@@ -68,7 +69,7 @@ def _synthetic(n_points: int = 10, games: int = 1000):
         for cell, rate in (({"hero": "a"}, p["values"]["x"]), ({"hero": "b"}, 0.5)):
             w = np.zeros(games, np.int8)
             w[: int(round(rate * games))] = 1
-            wins[(i, json.dumps(cell, sort_keys=True))] = w
+            wins[(i, _cell_key(cell))] = w
     return exp, points, u, wins
 
 
@@ -111,7 +112,9 @@ def test_a_ranking_fails_clearly_only_at_the_level_of_the_family_of_its_pairs():
     b, c = first(410), np.zeros(n, np.int8)
     c[:400] = 1
     c[410:433] = 1  # b and c share 400 wins; b alone wins 10, c alone 23
-    key = lambda h: json.dumps({"hero": h}, sort_keys=True)  # noqa: E731
+    def key(h):  # (a cell's key in ``wins``, as the study makes it)
+        return _cell_key({"hero": h})
+
     wins = {(0, key("a")): first(900), (0, key("b")): first(500), (0, key("c")): first(300),
             (1, key("a")): first(900), (1, key("b")): b, (1, key("c")): c}
     assert stats.paired_rate_diff(c, b, 0.95)["hi"] < 0 < stats.paired_rate_diff(c, b, 1 - 0.05 / 3)["hi"]

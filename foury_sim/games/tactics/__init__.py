@@ -244,11 +244,12 @@ def summarize_hists(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int,
     Means are exact integer sums over ``n``; killers most lost games first, ties by code."""
     d = max(n, 1)
     out: dict[str, Any] = {}
+    kills: dict[str, str] = {}  # a monster kind's label: its kills column
     if ruleset is not None:
-        names = ruleset.monster_names
         label = OUTPUTS.column("killer").category  # (a monster as the killer column names it: "storm golem")
-        out["kills_by_kind"] = {label(k, ruleset): hist_total(hists[f"kills_kind{k + 1}"]) / n if n else float("nan")
-                                for k in range(len(names)) if f"kills_kind{k + 1}" in hists}
+        kills = {label(k, ruleset): f"kills_kind{k + 1}" for k in range(len(ruleset.monster_names))
+                 if f"kills_kind{k + 1}" in hists}
+        out["kills_by_kind"] = {m: hist_total(hists[c]) / n if n else float("nan") for m, c in kills.items()}
         h = hists[joint_key("win", "killer")]
         lost = h[0][:, 0] == 0
         nl = max(hist_count(h, lost), 1)
@@ -258,9 +259,7 @@ def summarize_hists(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int,
                            if f"ap_{k}" in hists}
     out[MEAN_INTERVALS] = {"ap_by_action": {k: mean_interval(hists[f"ap_{k}"], conf) for k in out["ap_by_action"]}}
     if ruleset is not None:
-        out[MEAN_INTERVALS]["kills_by_kind"] = {
-            label(k, ruleset): mean_interval(hists[f"kills_kind{k + 1}"], conf)
-            for k in range(len(ruleset.monster_names)) if f"kills_kind{k + 1}" in hists}
+        out[MEAN_INTERVALS]["kills_by_kind"] = {m: mean_interval(hists[c], conf) for m, c in kills.items()}
     return out
 
 
