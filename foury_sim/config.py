@@ -39,7 +39,7 @@ SHIPPED_IR: bool = os.environ.get("FOURY_SIM_SHIPPED_IR", "") in ("", "1")
 SHIPPED_CODE: bool = SHIPPED_IR and os.environ.get("FOURY_SIM_SHIPPED_CODE", "") in ("", "1")
 
 #: Core modules whose code ends up inside compiled kernels.
-KERNEL_CORE = ("config.py", "rng.py", "policy.py", "tracing.py", "grid.py", "search.py")
+KERNEL_CORE = ("config.py", "rng.py", "policy.py", "tracing.py", "grid.py", "search.py", "borrow.py")
 
 
 @functools.cache

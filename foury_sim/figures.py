@@ -138,6 +138,23 @@ def footer_text(fig: Figure) -> str | None:
     return next((t.get_text() for t in fig.texts if t.get_gid() == FOOTER_GID), None)
 
 
+def heat_scale(heat: Any, n: int) -> tuple[np.ndarray, Any, Any]:
+    """A board's heat layer as floats (a ``ValueError`` unless one value a cell of ``n``), with the colour scale
+    every board draws it in: its finite values from lowest to highest (0..1 with none; a constant layer spans
+    one unit), yellow to red."""
+    from matplotlib import colormaps
+    from matplotlib.colors import Normalize
+
+    heat = np.asarray(heat, dtype=float)
+    if heat.shape != (n,):
+        raise ValueError(f"heat must have shape ({n},), got {heat.shape}")
+    finite = heat[np.isfinite(heat)]
+    lo, hi = (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 1.0)
+    if hi <= lo:
+        hi = lo + 1.0
+    return heat, Normalize(lo, hi), colormaps["YlOrRd"]
+
+
 def _figure(width: float, height: float) -> Figure:
     fig = Figure(figsize=(width, height), dpi=DPI, layout="constrained")
     FigureCanvasAgg(fig)

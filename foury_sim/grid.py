@@ -311,10 +311,12 @@ HEADER_RE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*)\s*:\s*(.*)$")
 CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
 
 
-def read_grid_text(path: str | Path, where_: str = "--map", noun: str = "map", max_bytes: int = MAX_FILE_BYTES) -> str:
+def read_grid_text(path: str | Path, where_: str = "--map", noun: str = "map", max_bytes: int = MAX_FILE_BYTES,
+                   hint: str = "") -> str:
     """A grid file's text: refused in one line (at ``where_``, the option or key that named it) if it is not a
     file or cannot be read, and at ``file:line:column`` if it is larger than ``max_bytes`` (read no further)
-    or not UTF-8 (the first bad byte). ``noun`` names the kind of file in the messages (``map``, ``level``)."""
+    or not UTF-8 (the first bad byte). ``noun`` names the kind of file in the messages (``map``, ``level``);
+    ``hint`` follows the size message (why a file of that kind is never that large)."""
     p = Path(path)
     if p.is_dir():
         raise InputError(f"{p} is a folder, not a {noun} file", where_)
@@ -332,7 +334,7 @@ def read_grid_text(path: str | Path, where_: str = "--map", noun: str = "map", m
         return where(p, data.count(b"\n", 0, offset) + 1, col)
 
     if len(data) > max_bytes:
-        raise InputError(f"{noun} file is larger than {max_bytes} bytes", at(max_bytes))
+        raise InputError(f"{noun} file is larger than {max_bytes} bytes" + (f" {hint}" if hint else ""), at(max_bytes))
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -238,3 +238,15 @@ def test_a_policy_file_is_named_by_its_file_in_a_figure_not_its_folders():
         fig.draw_without_rendering()
     ticks = [t.get_text() for t in fig.axes[0].get_xticklabels() + fig.axes[0].get_yticklabels()]
     assert "mine.py:bold" in ticks and long not in ticks
+
+
+def test_heat_scale_spans_the_finite_values_and_a_constant_layer_one_unit():
+    """Both boards (a Dungeon Foury map, a Tactics level) colour their heat layer by ``figures.heat_scale``."""
+    from foury_sim.figures import heat_scale
+
+    heat, norm, cmap = heat_scale([3, np.nan, 7, np.inf], 4)
+    assert heat.dtype == float and (norm.vmin, norm.vmax) == (3.0, 7.0) and cmap.name == "YlOrRd"
+    assert (heat_scale([2.0, 2.0], 2)[1].vmin, heat_scale([2.0, 2.0], 2)[1].vmax) == (2.0, 3.0)
+    assert (heat_scale([np.nan], 1)[1].vmin, heat_scale([np.nan], 1)[1].vmax) == (0.0, 1.0)
+    with pytest.raises(ValueError, match=r"heat must have shape \(5,\), got \(3,\)"):
+        heat_scale(np.zeros(3), 5)

@@ -18,8 +18,9 @@ import pytest
 
 from foury_sim.cli import main
 from foury_sim.errors import InputError
-from foury_sim.games.foury.maps import MAPS_DIR, MAX_COLS, MAX_FILE_BYTES, MAX_HEADER_LINES, MAX_ROWS
+from foury_sim.games.foury.maps import MAPS_DIR, MAX_COLS, MAX_ROWS
 from foury_sim.games.foury.ruleset import load_ruleset
+from foury_sim.grid import MAX_FILE_BYTES, MAX_HEADER_LINES
 
 SEED = 11
 BASE = (MAPS_DIR / "base.map").read_text(encoding="utf-8")

@@ -12,11 +12,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit, prange, types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
 from ... import search as S
-from ...config import CACHE, CHUNK, JIT_DISABLED, CompiledOnFirstUse
+from ...borrow import borrow, keep_alive
+from ...config import CACHE, CHUNK, CompiledOnFirstUse
 from ...policy import POLICY_TYPE, USER_POLICY_ID
 from ...rng import roll, seed_stream
 from ...tracing import trace_row
@@ -1401,43 +1400,6 @@ def search_game(rules, st, ptable, pol, dice, quiet, opts, w, hero, full_menu, s
         opts[:, :] = 0
         play_game(rules, st, ptable, pol, dice, opts, w, hero, full_menu)
     st[A.S_SEARCH_FAULT] = ctl[S.C_FAULT]
-
-
-if JIT_DISABLED:
-
-    def borrow(a):
-        return a
-
-else:
-
-    @intrinsic
-    def borrow(typingctx, arr):
-        """A view of ``arr`` without its reference count (meminfo NULL).
-
-        Numba increfs and decrefs every array argument of every call with atomic operations, and
-        here they cost more than the rules themselves (about 55% of the time, measured with perf).
-        The kernel passes borrowed views of its per-chunk arrays instead, and keeps the owners
-        alive until the chunk is done (``keep_alive``)."""
-
-        def codegen(context, builder, sig, args):
-            src = context.make_array(sig.args[0])(context, builder, value=args[0])
-            dst = context.make_array(sig.return_type)(context, builder)
-            dst.meminfo = cgutils.get_null_value(dst.meminfo.type)
-            dst.parent = cgutils.get_null_value(dst.parent.type)
-            dst.nitems = src.nitems
-            dst.itemsize = src.itemsize
-            dst.data = src.data
-            dst.shape = src.shape
-            dst.strides = src.strides
-            return dst._getvalue()
-
-        return arr(arr), codegen
-
-
-@njit(cache=CACHE, _nrt=False)
-def keep_alive(a, b, c, d, e, f, g, h):
-    """Nothing: the arrays passed here (owners of borrowed views) live until this call."""
-    return a.shape[0] + b.shape[0] + c.shape[0] + d.shape[0] + e.shape[0] + f.shape[0] + g.shape[0] + h.shape[0]
 
 
 def _kernel(rules, ptable, ctl, params, user_fn, seed, script, out, trace):

@@ -51,6 +51,7 @@ import numpy as np
 
 from ... import assumptions as assume
 from ...errors import InputError
+from ...grid import header_lines, is_comment, read_grid_text, split_lines, where
 from ...trace_format import a as with_article
 from .icons import (
     CAMPAIGN_FIRST,
@@ -87,16 +88,13 @@ _ROCK = "#"
 _NO_ICON = ". "
 _ORACLE_DECOR = "*"
 _OPP = (S, W, N, E)
-_HEADER_RE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*)\s*:\s*(.*)$")
 # border slot tokens
 _WALL, _OPEN, _ARROW_S, _ARROW_N = "---", "   ", "vvv", "^^^"
 _UPPER_RE = re.compile(r"^upper\s*:")
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
 
-# Size limits, checked before anything large is built (docs/rules.md, "Map files: format and limits").
-MAX_FILE_BYTES = 1 << 20  #: a map file is read no further than this
-MAX_HEADER_LINES = 100  #: 'key: value' lines before the grid (comments not counted)
-MAX_HEADER_CHARS = 1000  #: characters of one header line
+# Size limits, checked before anything large is built (docs/rules.md, "Map files: format and limits"); a file's
+# bytes and its header lines are ``grid``'s limits for every grid file (MAX_FILE_BYTES, MAX_HEADER_LINES,
+# MAX_HEADER_CHARS).
 MAX_ROWS = 64  #: rows of rooms
 MAX_COLS = 64  #: rooms per row
 MAX_CELLS = MAX_ROWS * MAX_COLS  #: cells (rooms and rock): every distance stays below UNREACHABLE
@@ -158,29 +156,26 @@ class MapData:
     def room_at(self, cell: int) -> str:
         """``path:line:column`` of a room's sector character in the file."""
         r, c = divmod(int(cell), self.cols)
-        return _where(self.path, self.grid_line + 2 * r + 1, 4 * c + 2)
+        return where(self.path, self.grid_line + 2 * r + 1, 4 * c + 2)
 
     def arrow_at(self, k: int) -> str:
         """``path:line:column`` of the ``k``-th arrow (file order) in the file."""
         r, c = divmod(int(self.arrow_cell[k]), self.cols)
         d = int(self.arrow_dir[k])
         if d == S:
-            return _where(self.path, self.grid_line, 4 * c + 2)
+            return where(self.path, self.grid_line, 4 * c + 2)
         if d == N:
-            return _where(self.path, self.grid_line + 2 * self.rows, 4 * c + 2)
-        return _where(self.path, self.grid_line + 2 * r + 1, 1 if d == E else 4 * self.cols + 1)
+            return where(self.path, self.grid_line + 2 * self.rows, 4 * c + 2)
+        return where(self.path, self.grid_line + 2 * r + 1, 1 if d == E else 4 * self.cols + 1)
 
 
 # ----------------------------------------------------------------------------------------------
 # parsing
 
 
-def _where(path: str, line: int, col: int) -> str:
-    return f"{path}:{line}:{col}"
-
-
-def _is_comment(line: str) -> bool:
-    return line.lstrip().startswith("#")
+def _is_grid_line(line: str) -> bool:
+    """The grid's first line (a border, or a room line drawn without its top border: refused there)."""
+    return line[:1] in ("+", "|", ">")
 
 
 def _sector_label(s: int) -> str:
@@ -196,66 +191,18 @@ def parse_map(text: str, path: str = "<map>", table: IconTable = SHIPPED) -> Map
     """
     chars = table.chars
     path = str(path)
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    lines = text.split("\n")
+    lines = split_lines(text, path, noun="map")  # (printable text, LF or CRLF line ends)
 
     def err(msg: str, line: int, col: int) -> InputError:
-        return InputError(msg, _where(path, line, col))
+        return InputError(msg, where(path, line, col))
 
-    # ---- characters: printable text, LF or CRLF line ends
-    for k, raw in enumerate(lines):
-        if raw.endswith("\r"):
-            raw = lines[k] = raw[:-1]
-        bad = _CONTROL_RE.search(raw)
-        if bad:
-            ch = bad.group()
-            if ch == "\r":
-                msg = "carriage return inside a line: end lines with LF or CRLF (an old Mac file?)"
-            elif ch == "\ufeff":
-                msg = "byte-order mark inside the file: it may only stand at its very start"
-            else:
-                msg = f"control character {ch!r} (U+{ord(ch):04X}): a map file holds printable text only"
-            raise err(msg, k + 1, bad.start() + 1)
-
-    # ---- header
-    header: dict[str, str] = {}
-    key_line: dict[str, int] = {}
-    i = 0
-    grid_start = None
-    seen_content = False
-    while i < len(lines):
-        raw = lines[i]
-        if len(raw) > MAX_HEADER_CHARS and raw.lstrip()[:1] not in ("+", "|", ">"):
-            raise err(f"line is too long: {len(raw)} characters; a header or comment line has at most "
-                      f"{MAX_HEADER_CHARS}", i + 1, MAX_HEADER_CHARS + 1)
-        if not raw.strip() or _is_comment(raw):
-            i += 1
-            continue
-        seen_content = True
-        if raw[0] in "+|>":
-            grid_start = i
-            break
-        m = _HEADER_RE.match(raw.strip())
-        if not m:
-            raise err(
-                f"expected a 'key: value' header line (e.g. 'name: My map') or the grid's top border "
-                f"('+---+...'), found {raw.strip()[:30]!r}",
-                i + 1,
-                1,
-            )
-        key = m.group(1).lower()
-        col = len(raw) - len(raw.lstrip()) + 1
-        if key in header:
-            raise err(f"header key '{key}' given twice (first at line {key_line[key]})", i + 1, col)
-        if len(header) == MAX_HEADER_LINES:
-            raise err(f"too many header lines: at most {MAX_HEADER_LINES} 'key: value' lines", i + 1, col)
-        header[key] = m.group(2).strip()
-        key_line[key] = i + 1
-        i += 1
-    if not seen_content:
-        raise err("empty map file: expected a header ('name: ...') and a grid", 1, 1)
-    if grid_start is None:
+    # ---- header, up to the grid's first line
+    h = header_lines(lines, path, _is_grid_line, expected="the grid's top border ('+---+...')",
+                     example="name: My map")
+    header, grid_start = h.values, h.end
+    if grid_start == len(lines):
+        if not any(ln.strip() and not is_comment(ln) for ln in lines):
+            raise err("empty map file: expected a header ('name: ...') and a grid", 1, 1)
         last = max(k for k, ln in enumerate(lines) if ln.strip()) + 1
         raise err("no grid found after the header (the grid starts with a border line '+---+...')", last + 1, 1)
     if not header.get("name"):
@@ -295,7 +242,7 @@ def parse_map(text: str, path: str = "<map>", table: IconTable = SHIPPED) -> Map
         raise err("the grid has no room lines: expected a room line after the top border", lno[0] + 1, 1)
     upper_lines: list[tuple[int, str]] = []  # (file line number, text) of the 'upper:' lines after the grid
     for k in range(end, len(lines)):
-        if lines[k].strip() and not _is_comment(lines[k]):
+        if lines[k].strip() and not is_comment(lines[k]):
             if _UPPER_RE.match(lines[k]):
                 upper_lines.append((k + 1, lines[k]))
                 continue
@@ -563,7 +510,7 @@ def parse_map(text: str, path: str = "<map>", table: IconTable = SHIPPED) -> Map
         upper=upper,
         table=table,
         grid_line=lno[0],
-        header_text="\n".join(lines[:grid_start]),
+        header_text=h.text,
     )
 
 
@@ -726,27 +673,27 @@ def check_map(m: MapData, needs: MapNeeds) -> list[assume.Assumption]:
 
     ``foury-sim run`` and ``foury-sim map check`` both come here through ``ruleset.build``.
     """
-    where = _where(m.path, m.grid_line, 1)
+    at = where(m.path, m.grid_line, 1)
     total = m.icons.sum(axis=0)
     with_arrows = {int(s) for s in m.arrow_sector}
     if needs.start:
         n_starts = int((m.icons[:, START] > 0).sum())
         if n_starts != 1:
             raise InputError(f"The Slaughter of Monsters starts at the black start triangle "
-                             f"('{m.table.chars[START]}'): the map needs exactly one, it has {n_starts}", where)
+                             f"('{m.table.chars[START]}'): the map needs exactly one, it has {n_starts}", at)
     for s in range(0 if needs.start else needs.rounds):
         if s not in with_arrows:
             raise InputError(f"the map has no sector {_sector_label(s)} with an entry arrow, but game.rounds = "
-                             f"{needs.rounds} plays it", where)
+                             f"{needs.rounds} plays it", at)
     goals = sum(int(total[i]) for i in needs.goal_icons)
     if needs.start:  # no round is played: no requirement needs statues or levers
         return map_assumptions(m)
     if goals < needs.statues:
         raise InputError(f"the Temple needs {needs.statues} statues (requirements.statues) but the map has {goals}",
-                         where)
+                         at)
     if needs.levers > 0 and (total[LEVER] < needs.levers or total[STAIRS] == 0):
         raise InputError(f"the Castle Cliff needs {needs.levers} levers (requirements.levers) and a staircase; the "
-                         f"map has {total[LEVER]} levers and {total[STAIRS]} staircases", where)
+                         f"map has {total[LEVER]} levers and {total[STAIRS]} staircases", at)
     return map_assumptions(m)
 
 
@@ -761,38 +708,10 @@ def map_assumptions(m: MapData) -> list[assume.Assumption]:
     return assume.from_map(m.header_text, m.path, measured)
 
 
-def read_map_text(path: str | Path, where: str = "--map") -> str:
-    """A map file's text: refused in one line if it is not a file, larger than ``MAX_FILE_BYTES`` (read no
-    further) or not UTF-8 (``file:line:col`` of the first bad byte)."""
-    p = Path(path)
-    if p.is_dir():
-        raise InputError(f"{p} is a folder, not a map file", where)
-    if not p.is_file():
-        raise InputError(f"{p} is not a regular file" if p.exists() else f"map file not found: {p}", where)
-    try:
-        with open(p, "rb") as f:
-            data = f.read(MAX_FILE_BYTES + 1)
-    except OSError as e:
-        raise InputError(f"cannot read map file {p}: {e.strerror or e}", where) from e
-
-    def at(offset: int) -> str:
-        start = data.rfind(b"\n", 0, offset) + 1
-        col = len(data[start:offset].decode("utf-8", errors="replace")) + 1
-        return _where(str(p), data.count(b"\n", 0, offset) + 1, col)
-
-    if len(data) > MAX_FILE_BYTES:
-        raise InputError(f"map file is larger than {MAX_FILE_BYTES} bytes (1 MiB): a map has at most {MAX_ROWS} x "
-                         f"{MAX_COLS} rooms", at(MAX_FILE_BYTES))
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise InputError(f"not UTF-8 text: byte 0x{data[e.start]:02x} cannot be read (save the map as UTF-8)",
-                         at(e.start)) from None
-
-
 def load_map(path: str | Path, table: IconTable = SHIPPED, where: str = "--map") -> MapData:
     """Read and parse a map file; a missing, unreadable, oversized or non-UTF-8 file is an ``InputError``."""
-    return parse_map(read_map_text(path, where), str(path), table)
+    return parse_map(read_grid_text(path, where, noun="map", hint=f"(1 MiB): a map has at most {MAX_ROWS} x "
+                                   f"{MAX_COLS} rooms"), str(path), table)
 
 
 def builtin_maps() -> dict[str, Path]:
@@ -957,23 +876,22 @@ def render_map(
     right) instead of a new Figure. ``state`` is reserved for a later trace overlay and currently
     ignored. Saves a PNG (dpi 120) when ``out`` is given. No pyplot global state is used.
     """
-    from matplotlib import colormaps
     from matplotlib import patheffects as pe
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.cm import ScalarMappable
     from matplotlib.collections import LineCollection
-    from matplotlib.colors import Normalize
     from matplotlib.figure import Figure
     from matplotlib.patches import Polygon, Rectangle
+
+    from ...figures import heat_scale
 
     del state  # reserved for a later trace overlay
     rows, cols = m.rows, m.cols
     glyphs = icon_glyphs(m.table)
     centre = m.meta.get("centre", "Oracle")  # what the 'O' room is called: a campaign map's 'centre:' header line
+    norm = cmap = None
     if heat is not None:
-        heat = np.asarray(heat, dtype=float)
-        if heat.shape != (m.n,):
-            raise ValueError(f"heat must have shape ({m.n},), got {heat.shape}")
+        heat, norm, cmap = heat_scale(heat, m.n)
 
     cell_in = min(0.75, 6.8 / max(rows, cols))  # inches per room
     if ax is None:
@@ -993,14 +911,6 @@ def render_map(
     ax.set_aspect("equal")
     ax.axis("off")
     halo = [pe.withStroke(linewidth=3, foreground="white")] if heat is not None else None
-
-    norm = cmap = None
-    if heat is not None:
-        finite = heat[np.isfinite(heat)]
-        lo, hi = (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 1.0)
-        if hi <= lo:
-            hi = lo + 1.0
-        norm, cmap = Normalize(lo, hi), colormaps["YlOrRd"]
 
     for cell in range(m.n):
         r, c = divmod(cell, cols)

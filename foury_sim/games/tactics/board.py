@@ -90,18 +90,16 @@ _LEGEND_IN = 1.35  # inches of legend below the grid
 def draw(m: Level, heat: np.ndarray | None = None, heat_label: str = "", title: str | None = None) -> Any:
     """The level as a matplotlib Figure (no pyplot state): tiles, things, monsters, numbers, legend, and the
     ``heat`` layer (float per tile, NaN = none) with a colour bar labelled ``heat_label``."""
-    from matplotlib import colormaps
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.cm import ScalarMappable
-    from matplotlib.colors import Normalize
     from matplotlib.figure import Figure
     from matplotlib.patches import Circle, FancyBboxPatch, Rectangle
 
+    from ...figures import heat_scale
+
     rows, cols = m.rows, m.cols
     if heat is not None:
-        heat = np.asarray(heat, dtype=float)
-        if heat.shape != (m.n,):
-            raise ValueError(f"heat must have shape ({m.n},), got {heat.shape}")
+        heat, norm, cmap = heat_scale(heat, m.n)
     tile_in = min(0.42, 9.0 / max(rows, cols))
     cbar_in = 1.1 if heat is not None else 0.0
     map_w, map_h = (cols + 2 * _MARGIN) * tile_in, (rows + 2 * _MARGIN) * tile_in
@@ -127,11 +125,6 @@ def draw(m: Level, heat: np.ndarray | None = None, heat_label: str = "", title: 
             ax.text(c + 0.5, r + 0.55, _TILE_MARKS[t][0], fontsize=fs * 0.9, ha="center", va="center",
                     color=_TILE_MARKS[t][1], fontweight="bold", zorder=4, gid="mark")
     if heat is not None:
-        finite = heat[np.isfinite(heat)]
-        lo, hi = (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 1.0)
-        if hi <= lo:
-            hi = lo + 1.0
-        norm, cmap = Normalize(lo, hi), colormaps["YlOrRd"]
         for cell in np.flatnonzero(np.isfinite(heat)):
             r, c = divmod(int(cell), cols)
             ax.add_patch(Rectangle((c + 0.1, r + 0.1), 0.8, 0.8, facecolor=cmap(norm(heat[cell])), alpha=0.85,

@@ -21,10 +21,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit, prange, types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
-from ...config import CACHE, CHUNK, JIT_DISABLED
+from ...borrow import borrow, keep_alive
+from ...config import CACHE, CHUNK
 from ...grid import distance_field, edge_within, first_step, line_of_sight, neighbour
 from ...policy import POLICY_TYPE, USER_POLICY_ID
 from ...rng import d6, roll, seed_stream
@@ -1906,40 +1905,6 @@ def write_out(g, st, out, r, game):
     out[r, A.OUT_DECISIONS] = st[A.S_NDEC]
     for k in range(g.mons.shape[0]):
         out[r, A.OUT_KILLS_KIND + k] = st[A.S_KILLS_KIND + k] if k < A.MAX_KINDS else 0
-
-
-if JIT_DISABLED:
-
-    def borrow(a):
-        return a
-
-else:
-
-    @intrinsic
-    def borrow(typingctx, arr):
-        """A view of ``arr`` without its reference count (meminfo NULL), as Delve's kernel does: numba increfs
-        and decrefs every array argument of every call with atomic operations, which would cost more than the
-        rules. The owners stay alive until the chunk is done (``keep_alive``)."""
-
-        def codegen(context, builder, sig, args):
-            src = context.make_array(sig.args[0])(context, builder, value=args[0])
-            dst = context.make_array(sig.return_type)(context, builder)
-            dst.meminfo = cgutils.get_null_value(dst.meminfo.type)
-            dst.parent = cgutils.get_null_value(dst.parent.type)
-            dst.nitems = src.nitems
-            dst.itemsize = src.itemsize
-            dst.data = src.data
-            dst.shape = src.shape
-            dst.strides = src.strides
-            return dst._getvalue()
-
-        return arr(arr), codegen
-
-
-@njit(cache=CACHE, _nrt=False)
-def keep_alive(a, b, c, d, e, f, g, h):
-    """Nothing: the arrays passed here (owners of borrowed views) live until this call."""
-    return a.shape[0] + b.shape[0] + c.shape[0] + d.shape[0] + e.shape[0] + f.shape[0] + g.shape[0] + h.shape[0]
 
 
 def _kernel(rules, mons, weapons, armors, charts, lv, ctl, params, dm_params, user_fn, dm_fn, seed, script, out,
