@@ -642,7 +642,7 @@ def compare(
     fx = parse_settings(fixed, "--fixed", own)
     # streamed: statistics from per-chunk sums, per-game tables written chunk by chunk as parts (with --out)
     c = run_compare(game, va, vb, fixed=fx, games=games, seed=seed, threads=threads, progress=progress, conf=conf,
-                    executor=executor(cluster), keep_rows=False, out=out)
+                    executor=executor(cluster), keep_rows=False, out=out, allow_same=False)
     text = json.dumps(c.to_dict(), indent=2) if fmt == "json" else format_comparison(c)
     _write_or_say(lambda: write_comparison(c, out) if out is not None else None, text, out)
 
