@@ -26,7 +26,7 @@ from .lazy import pd
 
 #: How a column is summarised over a run's games.
 RATE = "rate"  #: 0/1 per game: the share of games with 1, with a Wilson interval
-MEAN = "mean"  #: a number per game: mean with a t interval, median, range
+MEAN = "mean"  #: a number per game: mean with a t interval, median with its order-statistic interval, range
 CATEGORY = "category"  #: a code per game: games per category label
 NONE = "none"  #: not summarised (bookkeeping such as ``game`` or ``dice_rolled``, or breakdowns the game makes)
 SUMMARIES = (RATE, MEAN, CATEGORY, NONE)
@@ -498,15 +498,32 @@ def fmt_rate(r: dict[str, Any]) -> str:
 
 
 def fmt_numeric(r: dict[str, Any]) -> str:
-    """``mean 2.75 [2.73, 2.78]  median 3  range 1..3``; a mean with no interval (one game: no spread to measure)
-    says so instead of printing ``[nan, nan]``."""
+    """``mean 2.75 [2.73, 2.78]  median 3 [3, 3]  range 1..3``: the mean with its t interval and the median with its
+    order-statistic interval (both at the run's level, ``summarize_counts``). A mean with no interval (one game: no
+    spread to measure) says so instead of printing ``[nan, nan]``; a side of the median's interval that too few games
+    cannot bound prints as ``-inf`` / ``inf`` (``null`` in the JSON: read as no bound; docs/statistics.md)."""
     lo, hi = r.get("mean_lo"), r.get("mean_hi")
+    n = r.get("n")
     if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
-        n = r.get("n")
         iv = f"(no interval from {n:,} game{'s' if n != 1 else ''})" if isinstance(n, int) else "(no interval)"
     else:
         iv = f"[{lo:.2f}, {hi:.2f}]"
-    return f"mean {r['mean']:8.2f} {iv}  median {r['median']:g}  range {r['min']:g}..{r['max']:g}"
+    return (f"mean {r['mean']:8.2f} {iv}  median {r['median']:g}{median_bracket(r)}  "
+            f"range {r['min']:g}..{r['max']:g}")
+
+
+def median_bracket(r: dict[str, Any], lo_key: str = "median_lo", hi_key: str = "median_hi") -> str:
+    """`` [lo, hi]`` of a median's order-statistic interval (``:g``); a side the games cannot bound (``-inf`` /
+    ``inf``, or ``None``: a summary read back from its JSON, which writes no bound as ``null``) prints as ``-inf`` /
+    ``inf``; "" when the summary has no such interval (no key, or NaN: no games)."""
+    if lo_key not in r or hi_key not in r:
+        return ""
+    lo, hi = r[lo_key], r[hi_key]
+    lo = -math.inf if lo is None else lo
+    hi = math.inf if hi is None else hi
+    if not (_is_num(lo) and _is_num(hi)) or lo != lo or hi != hi:
+        return ""
+    return f" [{lo:g}, {hi:g}]"
 
 
 def _shares(d: dict[Any, int], n: int, top: int = 8) -> str:
@@ -753,8 +770,8 @@ def markdown(games: Sequence[str] | None = None) -> str:
            "(words in the CSV; a pandas categorical in parquet, *ordered* where the labels have an order, e.g. "
            "rounds, sectors, ranks); the codes and what they mean are under *meaning*. The library's in-memory "
            "table (`runner.run(...).df`) keeps the codes. **unit**: what a number counts (0/1: a yes/no flag).", "",
-           "Summary: **rate** = share of games with 1 (Wilson interval); **mean** = mean (t interval), median and "
-           "range; **category** = games per label; **none** = not summarised by the runner. Every share of games (a "
+           "Summary: **rate** = share of games with 1 (Wilson interval); **mean** = mean (t interval), median "
+           "(order-statistic interval) and range, each interval at the run's level; **category** = games per label; **none** = not summarised by the runner. Every share of games (a "
            "category's labels, a *counts* entry's, a *share* or *shares* entry's) has its Wilson interval at the "
            "run's level in the summary's `share_intervals` (`{entry: {label: [lo, hi]}}`, `[lo, hi]` for a *share*); "
            "the printed line gives the widest side of its intervals. A game's own mean per game (a *number* or "
