@@ -183,7 +183,8 @@ def format_summary(s: dict[str, Any], title: str, outputs: Any = None) -> str:
     lines = [f"{title}", f"hero {s['hero']}, policy {policy}, seed {s['seed']}, {n:,} games"]
     lines += [*(header_lines(rec) if rec else ()), ""]
     lines += [*s.get("warnings", ()), *([""] if s.get("warnings") else [])]
-    lvl = f"{100 * (s.get('win') or {}).get('conf', s.get('conf', 0.95)):g} %"  # (every interval of the run: this level)
+    # (every interval of the run is at this level)
+    lvl = f"{100 * (s.get('win') or {}).get('conf', s.get('conf', 0.95)):g} %"
     if s.get("no_win"):  # a variant without a victory (registry.GameSpec.no_win): no win rate to state
         lines.append(f"win rate            none: {s['no_win']}")
         lines.append(f"intervals           every bracket below is at {lvl}: Wilson for a share, Student t for a "

@@ -771,7 +771,8 @@ def markdown(games: Sequence[str] | None = None) -> str:
            "rounds, sectors, ranks); the codes and what they mean are under *meaning*. The library's in-memory "
            "table (`runner.run(...).df`) keeps the codes. **unit**: what a number counts (0/1: a yes/no flag).", "",
            "Summary: **rate** = share of games with 1 (Wilson interval); **mean** = mean (t interval), median "
-           "(order-statistic interval) and range, each interval at the run's level; **category** = games per label; **none** = not summarised by the runner. Every share of games (a "
+           "(order-statistic interval) and range, each interval at the run's level; **category** = games per "
+           "label; **none** = not summarised by the runner. Every share of games (a "
            "category's labels, a *counts* entry's, a *share* or *shares* entry's) has its Wilson interval at the "
            "run's level in the summary's `share_intervals` (`{entry: {label: [lo, hi]}}`, `[lo, hi]` for a *share*); "
            "the printed line gives the widest side of its intervals. A game's own mean per game (a *number* or "

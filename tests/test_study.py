@@ -336,7 +336,8 @@ def test_compare_outcomes_csv_says_the_level_of_its_intervals(tmp_path):
 def test_run_and_compare_conf_on_the_command_line():
     r = inproc.cli("run", "foury", "--games", "300", "--conf", "0.9", cwd=ROOT)  # in this process (tests/inproc.py)
     assert r.returncode == 0, r.stderr
-    assert "(90 % Wilson interval; every bracket below is at 90 %, Student t for a mean, order statistics for a median)" in r.stdout
+    assert ("(90 % Wilson interval; every bracket below is at 90 %, Student t for a mean, order statistics for a "
+            "median)") in r.stdout
     r = inproc.cli("compare", "foury", "--a", "hero=kael", "--b", "hero=elydion", "--games", "300", "--conf", "0.8",
                    cwd=ROOT)
     assert r.returncode == 0, r.stderr

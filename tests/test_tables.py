@@ -400,4 +400,5 @@ def test_a_games_own_means_per_game_carry_their_t_intervals_at_the_runs_level(ga
     line = next(x for x in format_summary(s, game, get_game(game).outputs).splitlines() if x.startswith(label_of))
     assert f"{value:.3g} [{lo:.3g}, {hi:.3g}]" in line
     head = format_summary(s, game, get_game(game).outputs).splitlines()
-    assert any("(90 % Wilson interval; every bracket below is at 90 %, Student t for a mean, order statistics for a median)" in x for x in head)
+    assert any("(90 % Wilson interval; every bracket below is at 90 %, Student t for a mean, order statistics for a "
+               "median)" in x for x in head)
