@@ -541,9 +541,10 @@ def _shares(d: dict[Any, int], n: int, top: int = 8) -> str:
 #: The summary entry of the intervals of the shares of games by label (``share_intervals``).
 SHARE_INTERVALS = "share_intervals"
 
-#: The summary entry of the t intervals of a game's own means per game (NUMBER and NUMBERS entries such as a mean
-#: per game of each of several columns): ``{entry: [lo, hi]}`` for a NUMBER, ``{entry: {label: [lo, hi]}}`` for a
-#: NUMBERS entry, given by the game's ``summarize_hists`` (``mean_interval``).
+#: The summary entry of the intervals of a game's own figures (NUMBER and NUMBERS entries): the t interval of a mean
+#: per game (``mean_interval``), the delta-method interval of a ratio of sums over games (``ratio_interval``):
+#: ``{entry: [lo, hi]}`` for a NUMBER, ``{entry: {label: [lo, hi]}}`` for a NUMBERS entry, given by the game's
+#: ``summarize_hists``.
 MEAN_INTERVALS = "mean_intervals"
 
 
@@ -552,6 +553,21 @@ def mean_interval(h: tuple[np.ndarray, np.ndarray], conf: float) -> list[float]:
     interval as a declared mean column's, ``stats.summarize_counts``; NaN from fewer than 2 games)."""
     m = stats.summarize_counts(h[0], h[1], conf)
     return [float(m["mean_lo"]), float(m["mean_hi"])]
+
+
+def ratio_interval(h: tuple[np.ndarray, np.ndarray], conf: float) -> list[float]:
+    """``[lo, hi]``: the delta-method interval (at ``conf``) of ``sum(a) / sum(b)`` over the games from the joint
+    histogram of two integer columns ``a``, ``b`` (``Outputs.joint``: rows ``(a, b)`` and how many games have each),
+    the games being the independent units (``stats.ratio_ci``, from exact integer sums: a streamed run's is the
+    whole table's). NaN when ``sum(b)`` is 0 or from fewer than 2 games."""
+    v, k = h
+    a = [int(x) for x in v[:, 0]] if len(k) else []
+    b = [int(x) for x in v[:, 1]] if len(k) else []
+    c = [int(x) for x in k]
+    sums = [sum(x * m for x, m in zip(col, c)) for col in (a, b)]
+    sq = [sum(x * y * m for x, y, m in zip(p, q, c)) for p, q in ((a, a), (a, b), (b, b))]
+    _, lo, hi = stats.ratio_ci_sums(sum(c), sums[0], sums[1], sq[0], sq[1], sq[2], conf)
+    return [float(lo), float(hi)]
 
 
 def share_intervals(s: dict[str, Any], outputs: Outputs | None, n: int, conf: float) -> dict[str, Any]:
@@ -775,9 +791,10 @@ def markdown(games: Sequence[str] | None = None) -> str:
            "label; **none** = not summarised by the runner. Every share of games (a "
            "category's labels, a *counts* entry's, a *share* or *shares* entry's) has its Wilson interval at the "
            "run's level in the summary's `share_intervals` (`{entry: {label: [lo, hi]}}`, `[lo, hi]` for a *share*); "
-           "the printed line gives the widest side of its intervals. A game's own mean per game (a *number* or "
-           "*numbers* entry) has its t interval in `mean_intervals` (`{entry: [lo, hi]}`, `{entry: {label: [lo, "
-           "hi]}}` for *numbers*), printed beside it. *derived* columns are "
+           "the printed line gives the widest side of its intervals. A game's own figure (a *number* or *numbers* "
+           "entry: a mean per game, or a ratio of sums over games such as a figure per fight) has its interval (t "
+           "for a mean, the delta method over games for a ratio) in `mean_intervals` (`{entry: [lo, hi]}`, "
+           "`{entry: {label: [lo, hi]}}` for *numbers*), printed beside it. *derived* columns are "
            "computed in Python from the others (`Column.derive`); the others are written by the game's kernel "
            "(`write_out`), in this order.", ""]
     for name in games or all_games():
