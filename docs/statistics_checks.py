@@ -98,7 +98,23 @@ def null_sweeps() -> None:
     print(f"  six independent outcomes each tested at 5 %, no adjustment: {1 - 0.95 ** 6:.1%} (compare before)")
 
 
+def ratio_coverage() -> None:
+    """The coverage quoted under "Ratios of sums" (the same draws as tests/test_stats.py)."""
+    print("\n## Delta-method interval of a ratio of sums over games (100 games of 1-6 fights, a game-wide bonus)")
+    rng = np.random.default_rng(3)
+    reps = 500 if QUICK else 2000
+    cover = 0
+    for _ in range(reps):
+        fights = rng.integers(1, 7, 100)
+        bonus = rng.integers(0, 4, 100)
+        damage = np.array([int(rng.integers(1, 7, f).sum()) + int(b) * int(f) for f, b in zip(fights, bonus)])
+        _, lo, hi = stats.ratio_ci(damage, fights)
+        cover += lo <= 5.0 <= hi
+    print(f"  coverage of the 95 % interval of damage / fights (true 5.0), {reps} runs: {cover / reps:.1%}")
+
+
 if __name__ == "__main__":
+    ratio_coverage()
     wilson_coverage_table()
     pooled_coverage()
     null_sweeps()

@@ -183,12 +183,15 @@ def format_summary(s: dict[str, Any], title: str, outputs: Any = None) -> str:
     lines = [f"{title}", f"hero {s['hero']}, policy {policy}, seed {s['seed']}, {n:,} games"]
     lines += [*(header_lines(rec) if rec else ()), ""]
     lines += [*s.get("warnings", ()), *([""] if s.get("warnings") else [])]
+    # (every interval of the run is at this level)
+    lvl = f"{100 * (s.get('win') or {}).get('conf', s.get('conf', 0.95)):g} %"
     if s.get("no_win"):  # a variant without a victory (registry.GameSpec.no_win): no win rate to state
         lines.append(f"win rate            none: {s['no_win']}")
+        lines.append(f"intervals           every bracket below is at {lvl}: Wilson for a share, Student t for a "
+                     "mean, order statistics for a median")
     else:
-        lvl = f"{100 * s['win'].get('conf', 0.95):g} %"  # (every interval of the run is at this level)
-        lines.append(f"win rate            {fmt_rate(s['win'])}  "
-                     f"({lvl} Wilson interval; every bracket below is at {lvl}, Student t for a mean)")
+        lines.append(f"win rate            {fmt_rate(s['win'])}  ({lvl} Wilson interval; every bracket below is at "
+                     f"{lvl}, Student t for a mean, order statistics for a median)")
     if "turn_cap_share" in s:
         k = s["turn_cap_games"]
         iv = s.get("share_intervals", {}).get("turn_cap_share")
@@ -642,7 +645,7 @@ def compare(
     fx = parse_settings(fixed, "--fixed", own)
     # streamed: statistics from per-chunk sums, per-game tables written chunk by chunk as parts (with --out)
     c = run_compare(game, va, vb, fixed=fx, games=games, seed=seed, threads=threads, progress=progress, conf=conf,
-                    executor=executor(cluster), keep_rows=False, out=out)
+                    executor=executor(cluster), keep_rows=False, out=out, allow_same=False)
     text = json.dumps(c.to_dict(), indent=2) if fmt == "json" else format_comparison(c)
     _write_or_say(lambda: write_comparison(c, out) if out is not None else None, text, out)
 

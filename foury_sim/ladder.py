@@ -14,8 +14,11 @@ picking the best of several estimates favours it slightly, which the rung sizes 
 hero, stated only where the intervals support them (``unresolved`` otherwise):
 
 * **weak**: the top rung's win rate is below the field (the median of every hero's top-rung rate) by more than
-  ``weak_margin``: its whole interval lies below ``field - weak_margin`` (``yes``) or its whole interval lies at or
-  above it (``no``);
+  ``weak_margin``. The field is an estimate too: every hero's top-rung interval is taken at ``1 - (1 - conf) / K``
+  (K heroes, Bonferroni: all cover at once with probability >= ``conf``), the field's interval is the median of
+  their lower bounds to the median of their upper bounds, and the verdict is ``yes`` when the hero's interval lies
+  below the field's low end minus ``weak_margin``, ``no`` when it lies at or above its high end minus
+  ``weak_margin`` (all heroes' weak verdicts right together with probability >= ``conf``);
 * **hard to play**: the top rung beats the best heuristic rung (rungs marked ``heuristic = true``) by more than
   ``hard_gap``: the paired interval of that difference lies above ``hard_gap`` (``yes``) or below it (``no``).
 
@@ -768,23 +771,42 @@ def _wins(rec: dict[str, Any]) -> np.ndarray:
     return read_win_bits(rec["win_bits"], int(rec["games"]))
 
 
+def joint_conf(conf: float, heroes: int) -> float:
+    """The level of each hero's top-rung interval in the weak verdict: ``1 - (1 - conf) / heroes`` (Bonferroni), so
+    that every hero's interval covers its rate at once with probability at least ``conf``, whatever the dice the
+    heroes share (docs/ladder.md, "Verdicts")."""
+    return 1.0 - (1.0 - float(conf)) / max(int(heroes), 1)
+
+
 def verdicts(rows: pd.DataFrame, conf: float, weak_margin: float, hard_gap: float) -> tuple[pd.DataFrame, float]:
     """The two verdicts of each hero from its rungs' numbers (``rows``: one per hero and rung in ladder order with
-    ``hero``, ``label``, ``heuristic``, ``win_rate``, ``win_lo``, ``win_hi``; and for each hero's top rung
-    ``top_gap``, ``top_gap_lo``, ``top_gap_hi``: top minus best heuristic, paired). See the module docstring."""
+    ``hero``, ``label``, ``heuristic``, ``games``, ``wins``, ``win_rate``, ``win_lo``, ``win_hi``; and for each hero's
+    top rung ``top_gap``, ``top_gap_lo``, ``top_gap_hi``: top minus best heuristic, paired). See the module docstring.
+
+    The field (the median of the K heroes' top-rung rates) is an estimate too: the weak verdict takes every top
+    rung's Wilson interval at ``joint_conf(conf, K)`` (``joint_lo``, ``joint_hi``: all K cover together with
+    probability >= ``conf``), and then the field's true value lies in ``[field_lo, field_hi]`` = [median of the lower
+    bounds, median of the upper bounds] (a median never falls when one of its values rises). ``yes``: ``joint_hi <
+    field_lo - weak_margin``; ``no``: ``joint_lo >= field_hi - weak_margin``; else ``unresolved``: every hero's weak
+    verdict is right together with probability >= ``conf``."""
     if "is_top" in rows:  # the strongest player measured for each hero (``analyse``)
         tops = rows[rows["is_top"].fillna(False).astype(bool)].set_index("hero")
     else:
         tops = rows.groupby("hero", sort=False).tail(1).set_index("hero")
     field = float(np.median(tops["win_rate"])) if len(tops) > 1 else math.nan
+    jconf = joint_conf(conf, len(tops))
+    joint = {hero: stats.wilson(int(t["wins"]), int(t["games"]), jconf) for hero, t in tops.iterrows()}
+    field_lo = float(np.median([lo for lo, _ in joint.values()])) if len(tops) > 1 else math.nan
+    field_hi = float(np.median([hi for _, hi in joint.values()])) if len(tops) > 1 else math.nan
     out = []
     for hero, t in tops.iterrows():
         bar = field - weak_margin
+        jlo, jhi = joint[hero]
         if math.isnan(field):
             weak = "n/a"
-        elif t["win_hi"] < bar:
+        elif jhi < field_lo - weak_margin:
             weak = "yes"
-        elif t["win_lo"] >= bar:
+        elif jlo >= field_hi - weak_margin:
             weak = "no"
         else:
             weak = "unresolved"
@@ -798,7 +820,9 @@ def verdicts(rows: pd.DataFrame, conf: float, weak_margin: float, hard_gap: floa
         else:
             hard = "unresolved"
         out.append({"hero": hero, "top_rung": t["label"], "top_rate": t["win_rate"], "top_lo": t["win_lo"],
-                    "top_hi": t["win_hi"], "field": field, "weak_below": bar, "weak": weak,
+                    "top_hi": t["win_hi"], "joint_conf": jconf, "joint_lo": jlo, "joint_hi": jhi, "field": field,
+                    "field_lo": field_lo, "field_hi": field_hi, "weak_below": bar,
+                    "weak_yes_below": field_lo - weak_margin, "weak_no_from": field_hi - weak_margin, "weak": weak,
                     "best_heuristic": t.get("best_heuristic"), "gap": g, "gap_lo": glo, "gap_hi": ghi,
                     "hard_gap": hard_gap, "hard_to_play": hard})
     return pd.DataFrame(out), field
@@ -890,14 +914,25 @@ def format_ladder(lad: Ladder, res: LadderResult, tuned: dict[str, Any] | None =
                          f"[{_pts(e['heldout_gain_lo'])}, {_pts(e['heldout_gain_hi'])}]) -> "
                          f"{'OVERFIT: ' if e['overfit'] else ''}{e['verdict']}")
             lines.append(f"  {'':<12} {e['policy_text']}")
-    lines += ["", f"Verdicts (field = median top-rung rate {_pct(res.field)}; weak: interval below field - "
-                  f"{100 * lad.weak_margin:g} pts; hard to play: top minus best heuristic, paired interval above "
+    vs = res.verdicts
+    m = f"{100 * lad.weak_margin:g} pts"
+    if len(vs) > 1 and not math.isnan(res.field):
+        jc = f"{100 * float(vs['joint_conf'].iloc[0]):.4g} %"
+        weak = (f"field = median top-rung rate {_pct(res.field)} [{_pct(vs['field_lo'].iloc[0])}, "
+                f"{_pct(vs['field_hi'].iloc[0])}] (the medians of the tops' {jc} bounds); weak: yes when a top's {jc} "
+                f"interval lies below the field's low end - {m}, no when it lies at or above its high end - {m} "
+                f"({jc} each: Bonferroni over {len(vs)} heroes, so that all weak verdicts hold together at {pc})")
+    else:
+        weak = f"field = median top-rung rate {_pct(res.field)}; weak: n/a with one hero"
+    lines += ["", f"Verdicts ({weak}; hard to play: top minus best heuristic, paired {pc} interval above "
                   f"{100 * lad.hard_gap:g} pts; 'unresolved' where the interval straddles the threshold):"]
-    for _, v in res.verdicts.iterrows():
+    for _, v in vs.iterrows():
         gap = "" if v["hard_to_play"] == "n/a" else (f" (top - {v['best_heuristic']}: {_pts(v['gap'])} pts "
                                                      f"[{_pts(v['gap_lo'])}, {_pts(v['gap_hi'])}])")
+        joint = "" if v["weak"] == "n/a" else (f" ({100 * v['joint_conf']:.4g} %: [{_pct(v['joint_lo'])}, "
+                                               f"{_pct(v['joint_hi'])}])")
         lines.append(f"  {v['hero']:<12} weak: {v['weak']:<10} hard to play: {v['hard_to_play']}{gap}; top "
-                     f"{v['top_rung']} {_pct(v['top_rate'])} [{_pct(v['top_lo'])}, {_pct(v['top_hi'])}]")
+                     f"{v['top_rung']} {_pct(v['top_rate'])} [{_pct(v['top_lo'])}, {_pct(v['top_hi'])}]{joint}")
     if lad.skipped:
         lines += ["", f"Skipped rungs (policy not in this build): {', '.join(lad.skipped)}"]
     return "\n".join(lines)

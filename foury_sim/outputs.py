@@ -26,7 +26,7 @@ from .lazy import pd
 
 #: How a column is summarised over a run's games.
 RATE = "rate"  #: 0/1 per game: the share of games with 1, with a Wilson interval
-MEAN = "mean"  #: a number per game: mean with a t interval, median, range
+MEAN = "mean"  #: a number per game: mean with a t interval, median with its order-statistic interval, range
 CATEGORY = "category"  #: a code per game: games per category label
 NONE = "none"  #: not summarised (bookkeeping such as ``game`` or ``dice_rolled``, or breakdowns the game makes)
 SUMMARIES = (RATE, MEAN, CATEGORY, NONE)
@@ -498,15 +498,32 @@ def fmt_rate(r: dict[str, Any]) -> str:
 
 
 def fmt_numeric(r: dict[str, Any]) -> str:
-    """``mean 2.75 [2.73, 2.78]  median 3  range 1..3``; a mean with no interval (one game: no spread to measure)
-    says so instead of printing ``[nan, nan]``."""
+    """``mean 2.75 [2.73, 2.78]  median 3 [3, 3]  range 1..3``: the mean with its t interval and the median with its
+    order-statistic interval (both at the run's level, ``summarize_counts``). A mean with no interval (one game: no
+    spread to measure) says so instead of printing ``[nan, nan]``; a side of the median's interval that too few games
+    cannot bound prints as ``-inf`` / ``inf`` (``null`` in the JSON: read as no bound; docs/statistics.md)."""
     lo, hi = r.get("mean_lo"), r.get("mean_hi")
+    n = r.get("n")
     if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
-        n = r.get("n")
         iv = f"(no interval from {n:,} game{'s' if n != 1 else ''})" if isinstance(n, int) else "(no interval)"
     else:
         iv = f"[{lo:.2f}, {hi:.2f}]"
-    return f"mean {r['mean']:8.2f} {iv}  median {r['median']:g}  range {r['min']:g}..{r['max']:g}"
+    return (f"mean {r['mean']:8.2f} {iv}  median {r['median']:g}{median_bracket(r)}  "
+            f"range {r['min']:g}..{r['max']:g}")
+
+
+def median_bracket(r: dict[str, Any], lo_key: str = "median_lo", hi_key: str = "median_hi") -> str:
+    """`` [lo, hi]`` of a median's order-statistic interval (``:g``); a side the games cannot bound (``-inf`` /
+    ``inf``, or ``None``: a summary read back from its JSON, which writes no bound as ``null``) prints as ``-inf`` /
+    ``inf``; "" when the summary has no such interval (no key, or NaN: no games)."""
+    if lo_key not in r or hi_key not in r:
+        return ""
+    lo, hi = r[lo_key], r[hi_key]
+    lo = -math.inf if lo is None else lo
+    hi = math.inf if hi is None else hi
+    if not (_is_num(lo) and _is_num(hi)) or lo != lo or hi != hi:
+        return ""
+    return f" [{lo:g}, {hi:g}]"
 
 
 def _shares(d: dict[Any, int], n: int, top: int = 8) -> str:
@@ -524,9 +541,10 @@ def _shares(d: dict[Any, int], n: int, top: int = 8) -> str:
 #: The summary entry of the intervals of the shares of games by label (``share_intervals``).
 SHARE_INTERVALS = "share_intervals"
 
-#: The summary entry of the t intervals of a game's own means per game (NUMBER and NUMBERS entries such as a mean
-#: per game of each of several columns): ``{entry: [lo, hi]}`` for a NUMBER, ``{entry: {label: [lo, hi]}}`` for a
-#: NUMBERS entry, given by the game's ``summarize_hists`` (``mean_interval``).
+#: The summary entry of the intervals of a game's own figures (NUMBER and NUMBERS entries): the t interval of a mean
+#: per game (``mean_interval``), the delta-method interval of a ratio of sums over games (``ratio_interval``):
+#: ``{entry: [lo, hi]}`` for a NUMBER, ``{entry: {label: [lo, hi]}}`` for a NUMBERS entry, given by the game's
+#: ``summarize_hists``.
 MEAN_INTERVALS = "mean_intervals"
 
 
@@ -535,6 +553,21 @@ def mean_interval(h: tuple[np.ndarray, np.ndarray], conf: float) -> list[float]:
     interval as a declared mean column's, ``stats.summarize_counts``; NaN from fewer than 2 games)."""
     m = stats.summarize_counts(h[0], h[1], conf)
     return [float(m["mean_lo"]), float(m["mean_hi"])]
+
+
+def ratio_interval(h: tuple[np.ndarray, np.ndarray], conf: float) -> list[float]:
+    """``[lo, hi]``: the delta-method interval (at ``conf``) of ``sum(a) / sum(b)`` over the games from the joint
+    histogram of two integer columns ``a``, ``b`` (``Outputs.joint``: rows ``(a, b)`` and how many games have each),
+    the games being the independent units (``stats.ratio_ci``, from exact integer sums: a streamed run's is the
+    whole table's). NaN when ``sum(b)`` is 0 or from fewer than 2 games."""
+    v, k = h
+    a = [int(x) for x in v[:, 0]] if len(k) else []
+    b = [int(x) for x in v[:, 1]] if len(k) else []
+    c = [int(x) for x in k]
+    sums = [sum(x * m for x, m in zip(col, c)) for col in (a, b)]
+    sq = [sum(x * y * m for x, y, m in zip(p, q, c)) for p, q in ((a, a), (a, b), (b, b))]
+    _, lo, hi = stats.ratio_ci_sums(sum(c), sums[0], sums[1], sq[0], sq[1], sq[2], conf)
+    return [float(lo), float(hi)]
 
 
 def share_intervals(s: dict[str, Any], outputs: Outputs | None, n: int, conf: float) -> dict[str, Any]:
@@ -753,13 +786,15 @@ def markdown(games: Sequence[str] | None = None) -> str:
            "(words in the CSV; a pandas categorical in parquet, *ordered* where the labels have an order, e.g. "
            "rounds, sectors, ranks); the codes and what they mean are under *meaning*. The library's in-memory "
            "table (`runner.run(...).df`) keeps the codes. **unit**: what a number counts (0/1: a yes/no flag).", "",
-           "Summary: **rate** = share of games with 1 (Wilson interval); **mean** = mean (t interval), median and "
-           "range; **category** = games per label; **none** = not summarised by the runner. Every share of games (a "
+           "Summary: **rate** = share of games with 1 (Wilson interval); **mean** = mean (t interval), median "
+           "(order-statistic interval) and range, each interval at the run's level; **category** = games per "
+           "label; **none** = not summarised by the runner. Every share of games (a "
            "category's labels, a *counts* entry's, a *share* or *shares* entry's) has its Wilson interval at the "
            "run's level in the summary's `share_intervals` (`{entry: {label: [lo, hi]}}`, `[lo, hi]` for a *share*); "
-           "the printed line gives the widest side of its intervals. A game's own mean per game (a *number* or "
-           "*numbers* entry) has its t interval in `mean_intervals` (`{entry: [lo, hi]}`, `{entry: {label: [lo, "
-           "hi]}}` for *numbers*), printed beside it. *derived* columns are "
+           "the printed line gives the widest side of its intervals. A game's own figure (a *number* or *numbers* "
+           "entry: a mean per game, or a ratio of sums over games such as a figure per fight) has its interval (t "
+           "for a mean, the delta method over games for a ratio) in `mean_intervals` (`{entry: [lo, hi]}`, "
+           "`{entry: {label: [lo, hi]}}` for *numbers*), printed beside it. *derived* columns are "
            "computed in Python from the others (`Column.derive`); the others are written by the game's kernel "
            "(`write_out`), in this order.", ""]
     for name in games or all_games():

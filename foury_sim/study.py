@@ -1365,9 +1365,11 @@ class Comparison:
 def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str, Any] | None = None,
             games: int = 10_000, seed: int = 1, conf: float = 0.95, threads: int | None = None,
             progress: bool | None = None, executor: Any = None, keep_rows: bool = True,
-            out: str | Path | None = None) -> Comparison:
+            out: str | Path | None = None, allow_same: bool = True) -> Comparison:
     """Play the same games (same streams) under variants a and b; paired differences b - a. ``executor``: where
-    the games are played (``runner.executing``; None: this process).
+    the games are played (``runner.executing``; None: this process). ``allow_same``: False refuses (``InputError``
+    at ``--b``) two variants that resolve to the same play (``same_variant``), as ``foury-sim compare`` does; a
+    variant compared with itself differs in no game (a check of the pairing).
 
     The games are played as chunks (``CELL_CHUNK`` games; ``chunks.play_pair``: a chunk under A and under B, in
     one task wherever it plays) reduced to ``chunks.Paired`` partials in chunk order: win counts, the first
@@ -1396,6 +1398,10 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     va, vb = dict(fixed) | a, dict(fixed) | b
     ra = runner.resolve(va, "--a")
     rb = runner.resolve(vb, "--b")
+    if not allow_same and same_variant(ra, rb):
+        raise InputError(f"--a and --b give the same variant (hero {ra[1]}, policy {ra[2].name} with the same "
+                         "parameters, the same rules): every game would be played the same under both; change --a "
+                         "or --b", "--b")
     conf = float(conf)
     if not 0.5 <= conf < 1.0:
         raise InputError(f"must be between 0.5 and 1, not {conf}", "--conf")
@@ -1474,6 +1480,17 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
                       game=spec.name, fixed=dict(fixed), files=input_files([va, vb], spec.name),
                       outputs=spec.outputs, rulesets=(ra[0], rb[0]), parts=parts, players=(_player(ra), _player(rb)),
                       no_win=no_win)
+
+
+def same_variant(ra: tuple[Any, str, Any], rb: tuple[Any, str, Any]) -> bool:
+    """Whether two resolved variants (``CellRunner.resolve``'s ruleset, hero, policy) play the same games: the same
+    ruleset (one ``CellRunner`` gives the same object for the same rules file, map, ruleset settings and game
+    options), hero, policy and parameter values. Settings that differ in words only (a ruleset key set to its
+    shipped value on one side) count as different."""
+    (rs_a, hero_a, pol_a), (rs_b, hero_b, pol_b) = ra, rb
+    return (rs_a is rs_b and hero_a == hero_b and pol_a.name == pol_b.name
+            and tuple(pol_a.param_names) == tuple(pol_b.param_names)
+            and np.array_equal(np.asarray(pol_a.params), np.asarray(pol_b.params)))
 
 
 def compare_command(game: str, a: dict[str, Any], b: dict[str, Any], fixed: dict[str, Any], games: int, seed: int,

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from foury_sim import ladder as ld
+from foury_sim import stats
 from foury_sim.errors import InputError, Interrupted
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,33 +77,106 @@ def test_tuner_searches_one_parameter():
 
 
 def _rows(spec):
-    """Rows for ``verdicts``: spec = {hero: (top rate, lo, hi, gap, gap lo, gap hi)}."""
+    """Rows for ``verdicts``: spec = {hero: (top wins, games, gap, gap lo, gap hi)}; the top's interval at 95 %."""
     out = []
-    for h, (t, lo, hi, g, glo, ghi) in spec.items():
-        out.append({"hero": h, "label": "heuristic", "heuristic": True, "win_rate": t - g, "win_lo": 0, "win_hi": 1,
-                    "top_gap": np.nan, "top_gap_lo": np.nan, "top_gap_hi": np.nan, "best_heuristic": None})
-        out.append({"hero": h, "label": "top", "heuristic": False, "win_rate": t, "win_lo": lo, "win_hi": hi,
-                    "top_gap": g, "top_gap_lo": glo, "top_gap_hi": ghi, "best_heuristic": "heuristic"})
+    for h, (w, n, g, glo, ghi) in spec.items():
+        lo, hi = stats.wilson(w, n, 0.95)
+        out.append({"hero": h, "label": "heuristic", "heuristic": True, "games": n, "wins": w - round(g * n),
+                    "win_rate": w / n - g, "win_lo": 0, "win_hi": 1, "top_gap": np.nan, "top_gap_lo": np.nan,
+                    "top_gap_hi": np.nan, "best_heuristic": None})
+        out.append({"hero": h, "label": "top", "heuristic": False, "games": n, "wins": w, "win_rate": w / n,
+                    "win_lo": lo, "win_hi": hi, "top_gap": g, "top_gap_lo": glo, "top_gap_hi": ghi,
+                    "best_heuristic": "heuristic"})
     return pd.DataFrame(out)
+
+
+def _wilson(k, n, conf):
+    from statsmodels.stats.proportion import proportion_confint
+
+    return tuple(float(x) for x in proportion_confint(k, n, alpha=1 - conf, method="wilson"))
 
 
 def test_verdict_rules_on_synthetic_numbers():
     rows = _rows({
-        "a": (0.50, 0.48, 0.52, 0.02, 0.00, 0.04),  # field 0.45: not weak (lo 0.48 >= 0.40), not hard (hi < 0.05)
-        "b": (0.45, 0.43, 0.47, 0.10, 0.08, 0.12),  # hard to play: gap interval above 0.05
-        "c": (0.30, 0.28, 0.32, 0.03, 0.01, 0.07),  # weak: hi 0.32 < 0.40; hard unresolved (0.01 .. 0.07)
-        "d": (0.41, 0.36, 0.46, 0.12, 0.07, 0.17),  # weak unresolved (0.36 .. 0.46 straddles 0.40); hard
+        "a": (600, 1000, 0.02, 0.00, 0.04),  # not weak; not hard (gap hi < 0.05)
+        "b": (520, 1000, 0.10, 0.08, 0.12),  # not weak; hard to play: gap interval above 0.05
+        "c": (470, 1000, 0.03, 0.01, 0.07),  # the median hero: weak unresolved; hard unresolved (0.01 .. 0.07)
+        "d": (350, 1000, 0.12, 0.07, 0.17),  # weak unresolved once the field's own uncertainty counts; hard
+        "e": (250, 1000, 0.00, -0.01, 0.01),  # weak; not hard
     })
     v, field = ld.verdicts(rows, 0.95, weak_margin=0.05, hard_gap=0.05)
-    assert field == pytest.approx(0.43)  # median of 0.50, 0.45, 0.30, 0.41
+    assert field == pytest.approx(0.47)  # median of 0.60, 0.52, 0.47, 0.35, 0.25
     got = {r.hero: (r.weak, r.hard_to_play) for r in v.itertuples()}
-    assert got == {"a": ("no", "no"), "b": ("no", "yes"), "c": ("yes", "unresolved"), "d": ("unresolved", "yes")}
+    assert got == {"a": ("no", "no"), "b": ("no", "yes"), "c": ("unresolved", "unresolved"),
+                   "d": ("unresolved", "yes"), "e": ("yes", "no")}
+    # each top at 1 - 0.05 / 5 = 99 % (Bonferroni over the 5 heroes); the field's interval: the medians of the bounds
+    assert ld.joint_conf(0.95, 5) == pytest.approx(0.99, abs=1e-15)
+    assert (v["joint_conf"] == ld.joint_conf(0.95, 5)).all()
+    joint = {h: _wilson(w, 1000, ld.joint_conf(0.95, 5)) for h, w in (("a", 600), ("b", 520), ("c", 470), ("d", 350),
+                                                                       ("e", 250))}
+    assert {r.hero: (r.joint_lo, r.joint_hi) for r in v.itertuples()} == pytest.approx(joint, abs=1e-12)
+    assert (v["field_lo"] == joint["c"][0]).all() and (v["field_hi"] == joint["c"][1]).all()
+    # d: its 95 % interval [32.1, 38.0] lies below the point field - 5 pts = 42 % (the old rule said "weak: yes"),
+    # but its 99 % interval's top 38.97 % is not below the field's low end 42.97 % - 5 pts = 37.97 %
+    assert rows.loc[rows["hero"].eq("d") & rows["label"].eq("top"), "win_hi"].item() < field - 0.05
+    assert joint["d"][1] > joint["c"][0] - 0.05
+    # c: its 95 % interval lies at or above 42 % (the old rule: "no"); its 99 % low end 42.97 % is below 51.07 % - 5
+    assert joint["c"][0] < joint["c"][1] - 0.05
+    # e: 28.68 % < 37.97 %: weak whatever the field's true value in its interval; a: 55.96 % >= 46.07 %: not weak
+    assert joint["e"][1] < joint["c"][0] - 0.05 and joint["a"][0] >= joint["c"][1] - 0.05
     marked = rows.assign(is_top=rows["label"] == "top")
     assert ld.verdicts(marked, 0.95, 0.05, 0.05)[0].equals(v)  # the marked top rows are the tops
     marked.loc[(marked["hero"] == "a") & marked["is_top"], "is_top"] = False  # unmarked: not a top
-    assert list(ld.verdicts(marked, 0.95, 0.05, 0.05)[0]["hero"]) == ["b", "c", "d"]
+    assert list(ld.verdicts(marked, 0.95, 0.05, 0.05)[0]["hero"]) == ["b", "c", "d", "e"]
     one, f1 = ld.verdicts(rows[rows["hero"] == "a"], 0.95, 0.05, 0.05)
     assert np.isnan(f1) and one.loc[0, "weak"] == "n/a"  # one hero: no field to be weak against
+
+
+def test_a_field_set_by_a_rung_of_few_games_does_not_make_a_hero_weak_on_its_luck():
+    """The weak verdict compared a hero's interval with the median of the heroes' top rates as if that median were
+    exact. When the median hero's top is a rung of few games (a search rung of 200), the field is as noisy as that
+    rung, and a hero of 20,000 games exactly at the bar was called weak whenever the field came out high."""
+    rows = _rows({"a": (106, 200, 0.0, -0.01, 0.01), "b": (12000, 20000, 0.0, -0.01, 0.01),
+                  "c": (9000, 20000, 0.0, -0.01, 0.01)})
+    v, field = ld.verdicts(rows, 0.95, weak_margin=0.05, hard_gap=0.05)
+    c = v.set_index("hero").loc["c"]
+    assert field == 0.53 and c["top_hi"] < field - 0.05  # the old rule: c's 95 % interval below 48 %: "weak: yes"
+    jc = ld.joint_conf(0.95, 3)
+    assert c["joint_conf"] == jc and (c["joint_lo"], c["joint_hi"]) == pytest.approx(_wilson(9000, 20000, jc),
+                                                                                      abs=1e-12)
+    assert c["field_lo"] == pytest.approx(_wilson(106, 200, jc)[0], abs=1e-12)  # a's low end is the middle one
+    assert c["weak"] == "unresolved"
+    assert list(v["weak"]) == ["unresolved", "no", "unresolved"]
+    text = ld.format_ladder(_Lad(), ld.LadderResult(rows.assign(diff=np.nan, p=np.nan), v, field, 0.95))
+    assert (f"field = median top-rung rate 53.0 % [{100 * c['field_lo']:.1f} %, {100 * c['field_hi']:.1f} %] (the "
+            "medians of the tops' 98.33 % bounds); weak: yes when a top's 98.33 % interval lies below the field's low "
+            "end - 5 pts, no when it lies at or above its high end - 5 pts (98.33 % each: Bonferroni over 3 heroes, "
+            "so that all weak verdicts hold together at 95 %)") in text
+    assert (f"top top 45.0 % [{100 * c['top_lo']:.1f} %, {100 * c['top_hi']:.1f} %] (98.33 %: "
+            f"[{100 * c['joint_lo']:.1f} %, {100 * c['joint_hi']:.1f} %])") in text
+
+
+def test_the_weak_verdicts_hold_together_at_the_level():
+    """Simulated ladders of that shape (true top rates 0.50 from 200 games, 0.60 and 0.45 from 20,000: the field is
+    0.50, the bar 0.45, and no hero is weak): the share of ladders with any wrong weak verdict (yes for a hero at or
+    above the bar, no for one below it) stays under 1 - conf (the old rule: about 42 %)."""
+    rng = np.random.default_rng(11)
+    true = {"a": (0.50, 200), "b": (0.60, 20000), "c": (0.45, 20000)}
+    bar = 0.50 - 0.05
+    reps = 400
+    wrong = 0
+    for _ in range(reps):
+        rows = _rows({h: (int(rng.binomial(n, p)), n, 0.0, -0.01, 0.01) for h, (p, n) in true.items()})
+        v, _ = ld.verdicts(rows, 0.95, weak_margin=0.05, hard_gap=0.05)
+        wrong += any((r.weak == "yes" and true[r.hero][0] >= bar) or (r.weak == "no" and true[r.hero][0] < bar)
+                     for r in v.itertuples())
+    assert wrong / reps <= 0.05, wrong
+
+
+class _Lad:
+    """What ``format_ladder`` reads of a ladder."""
+
+    game, seed, weak_margin, hard_gap, skipped, heroes = "delve", 1, 0.05, 0.05, [], ["a", "b", "c"]
 
 
 TINY = """

@@ -4,6 +4,7 @@ indices, the run summary (text and JSON), the sweep tables and the docs; shared 
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -247,6 +248,50 @@ def test_a_mean_of_one_game_says_it_has_no_interval_instead_of_nan():
     assert f"score               mean {s['score']['mean']:8.2f} (no interval from 1 game)  median" in text
     two = runner.run("delve", games=2, seed=3, progress=False).summary["score"]
     assert O.fmt_numeric(two).startswith(f"mean {two['mean']:8.2f} [{two['mean_lo']:.2f}, {two['mean_hi']:.2f}]")
+
+
+@pytest.mark.parametrize("game", ["foury", "delve", "rooms", "tactics"])
+def test_every_printed_median_has_its_order_statistic_interval_at_the_runs_level(game):
+    """The run text printed ``median 3`` alone while the JSON had the median's interval; each median line now has
+    the interval of ``stats.quantile_ci`` at the run's ``--conf``, the level said on the win-rate line."""
+    from foury_sim import runner, stats
+    from foury_sim.cli import format_summary
+
+    res = runner.run(game, games=300, seed=4, progress=False, conf=0.8)
+    s, df = res.summary, res.df
+    text = format_summary(s, "t", get_game(game).outputs).splitlines()
+    assert any(line.startswith("win rate") and "every bracket below is at 80 %, Student t for a mean, order "
+               "statistics for a median)" in line for line in text)
+    cols = [c for c in get_game(game).outputs.of(O.MEAN) if c.summary_key in s]
+    assert cols
+    for c in cols:
+        med, lo, hi = stats.quantile_ci(df[c.name].to_numpy(), 0.5, 0.8)
+        assert math.isfinite(lo) and math.isfinite(hi)  # (300 games bound the median at 80 %)
+        line = next(x for x in text if x.startswith(f"{c.text_label:{O.LABEL_WIDTH}s} mean "))
+        assert f"  median {med:g} [{lo:g}, {hi:g}]  range " in line, line
+
+
+def test_a_median_too_few_games_cannot_bound_prints_no_bound_not_nan():
+    """4 games cannot bound a median at 95 % (``quantile_ci``: -inf, inf; the JSON: null): the text says ``[-inf, inf]``
+    (docs/statistics.md), also for a summary read back from its JSON, and never ``nan``."""
+    from foury_sim import runner
+    from foury_sim.files import to_jsonable
+
+    s = runner.run("delve", games=4, seed=3, progress=False).summary
+    assert (s["score"]["median_lo"], s["score"]["median_hi"]) == (-math.inf, math.inf)
+    back = json.loads(json.dumps(to_jsonable(s)))
+    assert back["score"]["median_lo"] is None and back["score"]["median_hi"] is None
+    for summary in (s, back):
+        text = "\n".join(O.summary_lines(summary, get_game("delve").outputs))
+        assert "nan" not in text
+        assert f"score               mean {s['score']['mean']:8.2f} [" in text
+        assert f"  median {s['score']['median']:g} [-inf, inf]  range {s['score']['min']:g}..{s['score']['max']:g}" \
+            in text
+    one = runner.run("delve", games=1, seed=3, progress=False).summary["score"]
+    assert O.fmt_numeric(one) == (f"mean {one['mean']:8.2f} (no interval from 1 game)  median {one['median']:g} "
+                                  f"[-inf, inf]  range {one['min']:g}..{one['max']:g}")
+    assert O.median_bracket({"median_lo": math.nan, "median_hi": math.nan}) == ""  # no games: no interval at all
+    assert O.median_bracket({"median_lo": 2.0, "median_hi": None}) == " [2, inf]"  # one side bounded
 
 
 def test_a_share_per_delve_has_the_wilson_interval_over_games_of_each_games_share():

@@ -231,6 +231,28 @@ def test_compare_identical_variants_is_exactly_zero():
     assert c.win["diff"] == 0 and not c.win["significant"] and not c.win["flipped_win_to_loss"]
 
 
+SAME = ("foury-sim: error: --b: --a and --b give the same variant (hero {hero}, policy greedy with the same "
+        "parameters, the same rules): every game would be played the same under both; change --a or --b")
+
+
+@pytest.mark.parametrize("args, hero", [
+    (["--a", "hero=kael", "--b", "hero=kael"], "kael"),  # the same settings twice
+    (["--a", "hero=free"], "free"),  # B is the defaults, and free is the default hero
+    (["--a", "hero=kael", "--b", "hero=kael;policy=greedy;param.foe_avoid=0.5"], "kael"),  # the defaults named
+    (["--fixed", "hero=kael", "--a", "policy=greedy", "--b", "param.foe_avoid=0.5"], "kael"),
+])
+def test_compare_command_refuses_a_variant_against_itself(tmp_path, args, hero):
+    r = inproc.cli("compare", "foury", *args, "--games", "50", "--no-progress", "--out", str(tmp_path / "c"), cwd=ROOT)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.strip().splitlines() == [SAME.format(hero=hero)]
+    assert not (tmp_path / "c").exists()  # refused before any game was played
+    # one parameter moved: two variants, compared
+    r = inproc.cli("compare", "foury", "--a", "hero=kael", "--b", "hero=kael;param.foe_avoid=0.4", "--games", "50",
+                   "--no-progress", "--format", "json", cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["played_b"]["policy_params"]["foe_avoid"] == 0.4
+
+
 def test_compare_rejects_unknown_settings():
     with pytest.raises(InputError):
         compare("foury", {"no_such_thing": 1}, {}, games=100, progress=False)
@@ -314,7 +336,8 @@ def test_compare_outcomes_csv_says_the_level_of_its_intervals(tmp_path):
 def test_run_and_compare_conf_on_the_command_line():
     r = inproc.cli("run", "foury", "--games", "300", "--conf", "0.9", cwd=ROOT)  # in this process (tests/inproc.py)
     assert r.returncode == 0, r.stderr
-    assert "(90 % Wilson interval; every bracket below is at 90 %, Student t for a mean)" in r.stdout
+    assert ("(90 % Wilson interval; every bracket below is at 90 %, Student t for a mean, order statistics for a "
+            "median)") in r.stdout
     r = inproc.cli("compare", "foury", "--a", "hero=kael", "--b", "hero=elydion", "--games", "300", "--conf", "0.8",
                    cwd=ROOT)
     assert r.returncode == 0, r.stderr

@@ -4,6 +4,7 @@ CSV), odds tables with a title, a column legend, z and an honest verdict, and ru
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -376,6 +377,36 @@ def test_one_game_at_the_turn_cap_is_one_game():
     assert "ended at turn cap     1.00 %  (1 game)" in lines  # (it said "(1 games)")
 
 
+def test_rooms_per_fight_ratios_carry_their_delta_method_intervals_at_the_runs_level():
+    """Rooms' damage dealt and taken and hero turns per fight are ratios of sums over games (a game has 1-7 fights):
+    each has the delta-method interval of ``stats.ratio_ci`` over the games' columns at the run's level, the fights per
+    game the t interval (``mean_intervals``), printed beside them (they were printed bare); a streamed run's are the
+    whole table's, bit for bit."""
+    from foury_sim import stats
+    from foury_sim.registry import get_game
+    from foury_sim.runner import run
+
+    res = run("rooms", games=600, seed=3, progress=False, conf=0.9)
+    s, df = res.summary, res.df
+    iv = s[O.MEAN_INTERVALS]["per_fight"]
+    assert list(iv) == list(s["per_fight"]) == ["dealt", "taken", "hero turns", "fights/game"]
+    line = next(x for x in format_summary(s, "rooms", get_game("rooms").outputs).splitlines()
+                if x.startswith("per fight "))
+    for label, column in (("dealt", "damage_dealt"), ("taken", "damage_taken"), ("hero turns", "fight_turns")):
+        r, lo, hi = stats.ratio_ci(df[column].to_numpy(), df["fights"].to_numpy(), 0.9)
+        assert s["per_fight"][label] == r and iv[label] == [lo, hi] and lo < r < hi
+        assert f"{label}: {r:.3g} [{lo:.3g}, {hi:.3g}]" in line
+    m, lo, hi = stats.mean_ci(df["fights"], 0.9)
+    assert s["per_fight"]["fights/game"] == pytest.approx(m, rel=1e-15) and iv["fights/game"] == pytest.approx(
+        [lo, hi], rel=1e-12)
+    streamed = run("rooms", games=600, seed=3, progress=False, conf=0.9, keep_rows=False, chunk=97).summary
+    assert streamed["per_fight"] == s["per_fight"] and streamed[O.MEAN_INTERVALS] == s[O.MEAN_INTERVALS]
+    one = run("rooms", games=1, seed=3, progress=False).summary  # one game: no interval, and no "nan" printed
+    assert all(math.isnan(v) for pair in one[O.MEAN_INTERVALS]["per_fight"].values() for v in pair)
+    text = format_summary(one, "rooms", get_game("rooms").outputs)
+    assert "nan" not in text and f"per fight           dealt: {one['per_fight']['dealt']:.3g}, taken:" in text
+
+
 @pytest.mark.parametrize("game, entry, column", [
     ("delve", "mean_level", "delve2_level"), ("delve", "dragons_slain_per_game", "dragons_slain"),
     ("tactics", "ap_by_action", "ap_attack"), ("tactics", "kills_by_kind", "kills_kind1")])
@@ -400,4 +431,5 @@ def test_a_games_own_means_per_game_carry_their_t_intervals_at_the_runs_level(ga
     line = next(x for x in format_summary(s, game, get_game(game).outputs).splitlines() if x.startswith(label_of))
     assert f"{value:.3g} [{lo:.3g}, {hi:.3g}]" in line
     head = format_summary(s, game, get_game(game).outputs).splitlines()
-    assert any("(90 % Wilson interval; every bracket below is at 90 %, Student t for a mean)" in x for x in head)
+    assert any("(90 % Wilson interval; every bracket below is at 90 %, Student t for a mean, order statistics for a "
+               "median)" in x for x in head)

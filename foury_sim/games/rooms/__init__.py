@@ -15,6 +15,7 @@ import numpy as np
 from ...config import use_cache
 from ...errors import InputError
 from ...lazy import pd
+from ...outputs import MEAN_INTERVALS
 from ...policy import Policy, PolicySpec, check_answers
 from ...registry import GameOption, GameSpec, register
 from ...rng import NO_SCRIPT
@@ -26,7 +27,7 @@ with use_cache(__name__):  # compiled kernels are cached per version of this pac
     from .board import BOARD
     from .combat import pack_fight
     from .kernel import TRACE_COLS, entry
-    from .outputs import OUTPUTS, per_fight, race_frame
+    from .outputs import OUTPUTS, per_fight, per_fight_intervals, race_frame
     from .policies import POLICY_PARAMS
     from .ruleset import RoomsRules, heroes, load_ruleset
     from .trace import format_trace
@@ -162,8 +163,8 @@ def summarize(df: pd.DataFrame, ruleset: RoomsRules | None = None, conf: float =
 def summarize_hists(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int,
                     ruleset: RoomsRules | None = None, conf: float = 0.95) -> dict[str, Any]:
     """``summarize``'s entry from the exact histograms of the columns it reads over ``n`` games (a streamed run of
-    any size keeps it)."""
-    return {"per_fight": per_fight(hists, n)}
+    any size keeps it), with its intervals at ``conf`` (``mean_intervals``: docs/statistics.md)."""
+    return {"per_fight": per_fight(hists, n), MEAN_INTERVALS: {"per_fight": per_fight_intervals(hists, conf)}}
 
 
 GAME = register(

@@ -11,7 +11,18 @@ from typing import Any
 
 import numpy as np
 
-from ...outputs import MEAN, NUMBERS, RATE, Column, Outputs, SummaryKey, hist_total
+from ...outputs import (
+    MEAN,
+    NUMBERS,
+    RATE,
+    Column,
+    Outputs,
+    SummaryKey,
+    hist_total,
+    joint_key,
+    mean_interval,
+    ratio_interval,
+)
 
 #: ``death_cause`` codes (layout.CAUSE_*)
 CAUSE_LABELS = ("none (won)", "a fight", "a trap", "HP paid for a door or wall", "turn cap")
@@ -158,11 +169,17 @@ COLUMNS = (
 
 SUMMARY_KEYS = (
     SummaryKey("per_fight", "per fight", NUMBERS, "Damage dealt and taken and hero turns per fight: the sums over "
-               "every fight of the run divided by the fights (`fights`), and the fights per game.",
+               "every fight of the run divided by the fights (`fights`), each with the delta-method interval of a "
+               "ratio of sums over games (the games are the independent units), and the fights per game (t "
+               "interval); the intervals in `mean_intervals`.",
                legend="per fight = totals over all fights / fights (the per-game columns sum a game's fights)"),
 )
 
-OUTPUTS = Outputs(COLUMNS + RACE_COLUMNS + RACE_DERIVED, SUMMARY_KEYS, turn_cap=("death_cause", CAUSE_TURN_CAP))
+#: ``per_fight``'s ratios: label -> the per-game column summed over the games, divided by the fights
+PER_FIGHT = {"dealt": "damage_dealt", "taken": "damage_taken", "hero turns": "fight_turns"}
+
+OUTPUTS = Outputs(COLUMNS + RACE_COLUMNS + RACE_DERIVED, SUMMARY_KEYS, turn_cap=("death_cause", CAUSE_TURN_CAP),
+                  joint=tuple((c, "fights") for c in PER_FIGHT.values()))  # (per_fight's intervals: sums of a x b)
 
 
 def per_fight(hists: Mapping[str, tuple[np.ndarray, np.ndarray]], n: int) -> dict[str, float]:
@@ -175,4 +192,18 @@ def per_fight(hists: Mapping[str, tuple[np.ndarray, np.ndarray]], n: int) -> dic
             "hero turns": hist_total(hists["fight_turns"]) / fights, "fights/game": fights / max(n, 1)}
 
 
-__all__ = ["OUTPUTS", "COLUMNS", "RACE_COLUMNS", "race_frame", "per_fight"]
+def per_fight_intervals(hists: Mapping[str, tuple[np.ndarray, np.ndarray]], conf: float) -> dict[str, list[float]]:
+    """The intervals (at ``conf``) of ``per_fight``'s figures: each ratio's delta-method interval over the games
+    (``ratio_interval`` of the joint histogram of its column and ``fights``), the fights per game's t interval; only
+    the figures ``per_fight`` gives (no ratio without a fight) and whose histograms the run has."""
+    out = {"fights/game": mean_interval(hists["fights"], conf)}
+    if hist_total(hists["fights"]) == 0:
+        return out
+    for label, column in PER_FIGHT.items():
+        h = hists.get(joint_key(column, "fights"))
+        if h is not None:
+            out[label] = ratio_interval(h, conf)
+    return {k: out[k] for k in (*PER_FIGHT, "fights/game") if k in out}  # (per_fight's order)
+
+
+__all__ = ["OUTPUTS", "COLUMNS", "RACE_COLUMNS", "race_frame", "per_fight", "per_fight_intervals", "PER_FIGHT"]
