@@ -1169,6 +1169,22 @@ def _check_numba_threads() -> None:
         raise InputError(f"must be a whole number of threads from 1, not {text!r}", "NUMBA_NUM_THREADS")
 
 
+#: The engines' on/off switches that ``config`` reads as on when unset, "" or "1" and off when "0" (its
+#: ``SHIPPED_IR``, ``SHIPPED_CODE``): any other value (``2``, ``yes``, ``true``) was read as 0, in silence.
+SWITCHES = ("FOURY_SIM_SHIPPED_IR", "FOURY_SIM_SHIPPED_CODE")
+
+
+def _check_switches() -> None:
+    """Each of ``SWITCHES``, when set, is 1 or 0 (or empty: the default). Checked here, at the command's start-up:
+    ``config`` is part of the engines' source (an edit there moves every engine's cache key)."""
+    import os
+
+    for name in SWITCHES:
+        text = os.environ.get(name)
+        if text is not None and text not in ("", "0", "1"):
+            raise InputError(f"must be 1 (the default) or 0, not {text!r}", name)
+
+
 def _where_what(line: str) -> str:
     """click's ``Invalid value for '--games': Input should be a valid integer, unable to parse string as an
     integer`` in the form of every other error: ``--games: takes a whole number, not '1e3'``."""
@@ -1194,6 +1210,7 @@ def main() -> None:
     argv = sys.argv[1:]
     try:
         _check_numba_threads()
+        _check_switches()
         rv = app(standalone_mode=False)
     except InputError as e:
         typer.echo(f"foury-sim: error: {e}", err=True)
