@@ -546,11 +546,14 @@ def _echo_rich(renderable: Any) -> None:
 def robust(
     experiment: Path = typer.Argument(..., metavar="EXPERIMENT", help="Robustness experiment (TOML), "
                                       "e.g. experiments/robust_hero_ranking.toml."),
-    out: Path = typer.Option(Path("results"), metavar="FOLDER", help="Results root; the study goes to OUT/NAME/."),
-    games: int | None = typer.Option(None, metavar="N", help="Games per cell and design point (overrides the file; "
-                                     "default: the file's)."),
-    points: int | None = typer.Option(None, metavar="N", help="Joint design points (overrides the file; default: "
-                                      "the file's)."),
+    out: Path = typer.Option(Path("results"), metavar="FOLDER", help="Results root; the study goes to OUT/NAME/ "
+                             "(a quick look to OUT/NAME-quick-...)."),
+    games: int | None = typer.Option(None, metavar="N", help="Quick look: N games per cell and design point instead "
+                                     "of the file's (default: the file's). Results go to OUT/NAME-quick-..., never "
+                                     "the full study's folder."),
+    points: int | None = typer.Option(None, metavar="N", help="Quick look: N joint design points instead of the "
+                                      "file's (default: the file's). Results go to OUT/NAME-quick-..., never the "
+                                      "full study's folder."),
     threads: int | None = typer.Option(None, metavar="N", help=THREADS_HELP),
     progress: bool | None = typer.Option(None, "--progress/--no-progress", help=PROGRESS_HELP
                                          + " --no-progress also drops the line about the report."),
@@ -560,16 +563,7 @@ def robust(
     from .robust import load_robust, run_robust
 
     check_threads(threads)
-    exp = load_robust(experiment)  # every error is found before anything is simulated
-    for name, v, lo in (("--games", games, 2), ("--points", points, 0)):
-        if v is not None and v < lo:
-            raise InputError(f"must be at least {lo}, not {v}", name)
-    if games is not None:
-        exp.games = games
-        exp.text += f"\n# command line: --games {games}\n"
-    if points is not None:
-        exp.points = points
-        exp.text += f"\n# command line: --points {points}\n"
+    exp = load_robust(experiment, games=games, points=points)  # every error is found before anything is simulated
     path = run_robust(exp, out, progress=progress, threads=threads)
     typer.echo(f"-> {path}  report: {path / 'report.md'}")
     _echo_rich(claims_table(path / "robustness.csv", exp.conf))

@@ -353,10 +353,12 @@ def _quick_axis(flag: str, values: list[str], fixed: dict[str, Any], sweep: dict
 
 def quick_name(name: str, overrides: dict[str, Any]) -> str:
     """The results folder of a quick look: ``NAME-quick-games1000-heroes-kael+melyra`` (never the full
-    study's ``NAME``, so a quick look and the full study never share a folder)."""
+    study's ``NAME``, so a quick look and the full study never share a folder); a robustness study's
+    ``NAME-quick-games200-points8`` (``robust.load_robust``)."""
     parts = [name, "quick"]
-    if "games" in overrides:
-        parts.append(f"games{overrides['games']}")
+    for key in ("games", "points"):
+        if key in overrides:
+            parts.append(f"{key}{overrides[key]}")
     for flag, key in QUICK_AXES.items():
         if key in overrides:
             parts.append(f"{flag[2:]}-{'+'.join(overrides[key])}")

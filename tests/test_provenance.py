@@ -402,13 +402,13 @@ def test_a_robust_study_records_the_command_that_reproduces_it(tmp_path):
 
     tiny = ROOT / "tests" / "data" / "robust" / "tiny.toml"
     cli(["robust", str(tiny), "--out", str(tmp_path / "r"), "--games", "20", "--points", "2", "--no-progress"])
-    out = tmp_path / "r" / "tiny"
+    out = tmp_path / "r" / "tiny-quick-games20-points2"  # (a quick look's own folder)
     cmd = f"foury-sim robust {tiny} --games 20 --points 2"
     assert json.loads((out / "manifest.json").read_text())["command"] == cmd
     assert f"- Reproduce: `{cmd}`" in (out / "report.md").read_text()
     assert f"<li>Reproduce: <code>{cmd}</code></li>" in (out / "report.html").read_text()
     cli(pasted(cmd) + ["--out", str(tmp_path / "again"), "--no-progress"])
-    again = tmp_path / "again" / "tiny"
+    again = tmp_path / "again" / "tiny-quick-games20-points2"
     assert json.loads((again / "manifest.json").read_text())["command"] == cmd
     for table in ("cells.csv", "robustness.csv"):
         pd.testing.assert_frame_equal(pd.read_csv(again / table), pd.read_csv(out / table))
@@ -460,7 +460,7 @@ def test_every_figure_a_command_writes_says_how_it_was_made(tmp_path, monkeypatc
 
     tiny = ROOT / "tests" / "data" / "robust" / "tiny.toml"
     cli(["robust", str(tiny), "--out", str(tmp_path / "r"), "--games", "20", "--points", "2", "--no-progress"])
-    n = json.loads((tmp_path / "r" / "tiny" / "manifest.json").read_text())["n_design_points"]
+    n = json.loads((tmp_path / "r" / "tiny-quick-games20-points2" / "manifest.json").read_text())["n_design_points"]
     got = footers()  # shares.png and one tornado per conclusion
     assert len(got) == 3 and set(got) == {f"game foury; fixed: policy=greedy; seed 5; 20 games per cell at each of "
                                           f"{n} design points; {made}"}
