@@ -63,6 +63,38 @@ def test_wrong_arguments_uncompilable_and_import_faults_are_one_line_naming_the_
     assert "SystemExit" in _refused(f"{path}:f").message
 
 
+OK_F = "def f(kind, state, options, n_options, params):\n    return 0\n"
+
+
+@pytest.mark.parametrize(("src", "line", "message"), [
+    ("x = 1\nPOLICY_PARAMS = [1, 2]\n" + OK_F, 4,
+     "POLICY_PARAMS must be a dict of parameter names to default numbers"),
+    ('POLICY_PARAMS = {\n    "a": 1.0,\n    "b": float("nan"),\n}\n' + OK_F, 5,
+     "POLICY_PARAMS['b'] = nan is not a finite number"),
+    ('POLICY_PARAMS = {\n    "a": 1.0,\n    "a b": 2.0,\n}\n' + OK_F, 5,
+     "POLICY_PARAMS must be a dict of parameter names to default numbers: 'a b' is not a parameter name"),
+    ('if True:\n    POLICY_PARAMS = {"a": True}\n' + OK_F, 4, "POLICY_PARAMS['a'] = True is not a finite number"),
+    ('POLICY_TRAITS = (\n    "needs_odds",\n    "telepathy",\n)\n' + OK_F, 5,
+     "unknown policy trait 'telepathy' (known: needs_odds, needs_dp, full_menu, slow)"),
+    ("x = 1\nPOLICY_TRAITS = 3\n" + OK_F, 4, "policy traits must be a list of names (known: needs_odds, needs_dp, "
+     "full_menu, slow)"),
+    ("x = 1\nf = 3\n", 4, "'f' is not a function"),
+    ("x = 1\nclass f:\n    pass\n", 4, "'f' is not a function"),
+    ("def f(kind, state, options, n_options, params):\n    y = 1\n    return undefined_thing + y\n", 5,
+     "policy 'f' does not compile with numba: NameError: name 'undefined_thing' is not defined"),
+])
+def test_a_fault_of_a_policy_file_names_its_line(tmp_path, capsys, src, line, message):
+    """A policy file's faults name the line they stand on: POLICY_PARAMS and POLICY_TRAITS (the key or element at
+    fault when written out), a name that is no function, a global numba cannot find (its error names no line) were
+    refused at the file alone; POLICY_TRAITS at ``FILE:FUNCTION``, as if the function's name were a line. The
+    declarations are checked before the policy compiles (seconds)."""
+    path = _file(tmp_path, src)
+    e = _refused(f"{path}:f")
+    assert (e.where, e.message) == (f"{path}:{line}", message)
+    if "POLICY_" in src:
+        assert "compiling" not in capsys.readouterr().err
+
+
 def test_a_print_at_import_goes_to_stderr(tmp_path, capsys):
     path = _file(tmp_path, "print('hello')\ndef f(kind, state, options, n_options, params):\n    return 0\n")
     make_policy(f"{path}:f", D.POLICIES)
