@@ -302,6 +302,11 @@ def check_rung(spec: GameSpec, r: Rung, where: str) -> None:
             if valid is not None and not (valid[0] <= lo and hi <= valid[1]):
                 raise InputError(f"rung {r.label!r}: range of {k} [{lo:g}, {hi:g}] leaves its valid range "
                                  f"{valid[0]:g} .. {valid[1]:g}", where)
+            try:  # CMA-ES plays the values between the ends: the middle one stands for them (an on/off switch)
+                spec.policy(r.policy, _params_text({**r.params, k: (lo + hi) / 2}))
+            except InputError as e:
+                raise InputError(f"rung {r.label!r}: range of {k} [{lo:g}, {hi:g}]: the tuning plays the values "
+                                 f"between its ends, and {e.message}", where) from None
     elif r.ranges:
         raise InputError(f"rung {r.label!r}: ranges are for tuned rungs (add tuned = true)", where)
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError
-from .inputs import check_map_name
+from .inputs import check_flags, check_map_name
 from .outputs import Outputs
 from .policy import Policy, PolicySpec, make_policy
 
@@ -136,6 +136,9 @@ class GameSpec:
     * ``check_policy(policy)``, or None: the game's own check of a policy's parameters beyond their ranges
       (``PolicySpec.ranges``), raising ``InputError`` at ``--param``; ``policy`` makes every policy a command plays
       through it (Dungeon Foury: a ``round_order`` names sectors).
+    * ``flags``: the on/off parameters of the game's built-in policies (``PolicySpec.params``; their range 0 .. 1):
+      ``policy`` takes 0 or 1 only for them (``inputs.check_flags``), wherever the parameters come from
+      (``--param``, a sweep's or a comparison's settings, a ladder's rung).
     * ``kernel_batch``: the most games of one kernel call of a local run (``runner.chunk_size``), or None for
       ``runner.KERNEL_BATCH``: a game whose kernel plays far faster than the others takes bigger calls, so that each
       call's fixed costs (the tail where one thread waits for the other, the chunk's tables) stay small.
@@ -161,6 +164,7 @@ class GameSpec:
     kernel_batch: int | None = None
     summarize_hists: Callable[..., dict[str, Any]] | None = None
     check_policy: Callable[[Policy], None] | None = None
+    flags: frozenset[str] = frozenset()
 
     def title_of(self, ruleset: Any) -> str:
         """The title of what ``ruleset`` plays: its variant's (a campaign) when it is one, else the game's."""
@@ -186,8 +190,11 @@ class GameSpec:
 
     def policy(self, name: str | None, params: str | None = None) -> Policy:
         """``--policy NAME`` (None: the game's default) with ``--param`` text as a Policy (``policy.make_policy``),
-        its parameters checked by the game's own rule (``check_policy``) before anything is played."""
+        a built-in's switches 0 or 1 (``flags``) and its parameters checked by the game's own rule (``check_policy``)
+        before anything is played."""
         pol = make_policy(self.default_policy if name is None else name, self.policies, params)
+        if pol.name in self.policies:
+            check_flags(pol, self.flags)
         if self.check_policy is not None:
             self.check_policy(pol)
         return pol

@@ -25,7 +25,7 @@ from .trace import format_trace
 with use_cache(__name__):  # compiled kernels are cached per version of this package's code
     from . import kernel
     from .odds import odds_report
-    from .policies import POL_SEARCH, POLICIES
+    from .policies import FLAGS, POL_SEARCH, POLICIES
 
 NO_SCRIPT = np.zeros(0, dtype=np.int64)
 #: Decision kinds by number (``layout.D_*``), for the one-line policy errors (``policy.check_answers``).
@@ -306,6 +306,7 @@ GAME = register(GameSpec(
     variant_title=variant_title,
     no_win=no_win,
     check_policy=check_policy,
+    flags=FLAGS,
     options=(GameOption("hearts", ("odds",), "Hearts at the start of a fight fought to the end.", int, 5, 1, 30),
              GameOption("campaign", ("run", "map"), "A campaign: its rules and map over the base game's "
                         f"(shipped: {', '.join(builtin_campaigns())}; or a campaign file NAME.toml, docs/rules.md "

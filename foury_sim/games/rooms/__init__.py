@@ -33,6 +33,8 @@ with use_cache(__name__):  # compiled kernels are cached per version of this pac
 
 _RANGES = {"stop_at": (0.0, 1.0), "progress_power": (0.0, 5.0), "heal_below": (0.0, 200.0),
            "pay_hp_above": (0.0, 200.0), "loot": (0.0, 1.0), "mirror_boss": (0.0, 1.0)}
+#: The navigation's on/off parameters: 0 or 1 only (``GameSpec.flags``; 0.5 was played as 1: ``> 0`` is on).
+FLAGS = frozenset({"loot", "mirror_boss"})
 POLICIES = {
     "optimal_reroll": PolicySpec(
         "optimal_reroll", layout.P_OPTIMAL,
@@ -182,6 +184,7 @@ GAME = register(
         outputs=OUTPUTS,
         odds=_odds.odds,
         warm=warm,
+        flags=FLAGS,
         options=(GameOption("hero", ("odds",), "The hero whose abilities the odds table shows (a key of [heroes]; "
                             "default: ranger).", str, "ranger"),),
         board=BOARD,
