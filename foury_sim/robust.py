@@ -562,7 +562,9 @@ def run_robust(exp: RobustExperiment | str | Path, out_root: str | Path = "resul
     if not isinstance(exp, RobustExperiment):
         exp = load_robust(exp)
     check_limits(exp, "--points", "--games")
-    files = input_files([exp.fixed | c for c in exp.cells()], exp.game)
+    cells = [exp.fixed | c for c in exp.cells()]
+    runner = CellRunner(get_game(exp.game))  # (the cells' rulesets at the defaults: a map their rules file names)
+    files = input_files(cells, exp.game, [runner.resolve(c)[0] for c in cells])
     ident = experiment_id("robust", _robust_normalised(exp), files)
     out = open_results(out_root, exp.name)
     cmd = robust_command(exp, "--out", str(out_root))

@@ -27,6 +27,7 @@ import shlex
 import sys
 import time
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -745,16 +746,21 @@ def _file_digest(value: Any) -> tuple[str, str] | None:
     return None
 
 
-def input_files(cells: list[dict[str, Any]], game: str | None = None) -> dict[str, str]:
+def input_files(cells: list[dict[str, Any]], game: str | None = None, rulesets: Iterable[Any] = ()) -> dict[str, str]:
     """The user files the cells read (rules, maps, policies; with ``game``, those its own options name, as a second
-    side's policy file or a campaign file): path -> sha256 of its contents."""
+    side's policy file or a campaign file, and those a ruleset key of the cells' ``rulesets`` named, as a map a rules
+    file names: ``GameSpec.files_read``): path -> sha256 of its contents."""
     keys = (*SPECIAL, *provenance.game_option_keys(game))
+    named = [cell.get(k) for cell in cells for k in keys]
+    rulesets = list(rulesets)
+    if game and rulesets:
+        spec = get_game(game)
+        named += [path for rs in rulesets for path in spec.read_files(rs).values()]
     out: dict[str, str] = {}
-    for cell in cells:
-        for k in keys:
-            d = _file_digest(cell.get(k))
-            if d:
-                out[d[0]] = d[1]
+    for value in named:
+        d = _file_digest(value)
+        if d:
+            out[d[0]] = d[1]
     return out
 
 
@@ -1055,7 +1061,7 @@ def run_sweep(exp: Experiment | str | Path, out_root: str | Path = "results", *,
     """
     if not isinstance(exp, Experiment):
         exp = load_experiment(exp)
-    files = input_files(exp.cells, exp.game)
+    files = input_files(exp.cells, exp.game, [r[0] for r in exp.rulesets])
     ident = experiment_id("sweep", _sweep_normalised(exp), files)
     cmd = sweep_command(exp, "--resume", "--out", str(out_root))
     out = open_results(out_root, exp.name)
@@ -1473,7 +1479,7 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     win["significant"] = False if no_win else bool(sig[0])
     rests_on = assumptions.across_cells([ra[0], rb[0]], [ra[1], rb[1]])
     return Comparison(a, b, games, seed, win, table, da, db, conf, rests_on,
-                      game=spec.name, fixed=dict(fixed), files=input_files([va, vb], spec.name),
+                      game=spec.name, fixed=dict(fixed), files=input_files([va, vb], spec.name, [ra[0], rb[0]]),
                       outputs=spec.outputs, rulesets=(ra[0], rb[0]), parts=parts, players=(_player(ra), _player(rb)),
                       no_win=no_win)
 

@@ -714,7 +714,7 @@ def rests_on(spec: Any, fixed: dict[str, Any], param: str, value: Any) -> dict[s
 
     settings = dict(fixed) | ({param: value} if value is not None else {})
     rs, hero, _ = CellRunner(spec).resolve(settings)
-    return {"files": input_files([fixed], spec.name), "assumptions": assumptions.records(rs, hero)}
+    return {"files": input_files([fixed], spec.name, [rs]), "assumptions": assumptions.records(rs, hero)}
 
 
 def range_text(lo: float, hi: float, integer: bool) -> str:

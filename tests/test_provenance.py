@@ -142,6 +142,51 @@ def test_run_records_every_override_in_text_json_and_summary_json(tmp_path):
         assert key in js and key in saved
 
 
+def test_a_map_a_rules_or_campaign_file_names_is_recorded_with_its_digest(tmp_path):
+    """A map file a rules file, a campaign file or a ``--set`` names (``game.map``; Rooms' dungeon file, as
+    ``navigation.dungeon``) is read as a ``--map`` file is, but only the rules or campaign file had its sha256 in
+    the run's record: an edited map left the record as it was. Its digest is under ``read_files`` (by the key that
+    named it) and in the header; a file ``--map`` names is recorded once, as ``--map``'s; a study lists it among
+    its input files (``study.input_files``)."""
+    from foury_sim.registry import get_game
+    from foury_sim.study import CellRunner, input_files
+
+    def sha(p: Path) -> str:
+        return hashlib.sha256(p.read_bytes()).hexdigest()
+
+    def record(*args: str) -> dict:
+        return json.loads(cli(["run", "foury", "--games", "20", *args, "--format", "json", "--no-progress"]))[
+            "provenance"]["overrides"]
+
+    board = tmp_path / "my.map"
+    shutil.copy(BASE_MAP, board)
+    rules = tmp_path / "r.toml"
+    rules.write_text(f'[game]\nmap = "{board}"\n')
+    read = {"game.map": {"path": str(board), "sha256": sha(board)}}
+    text = cli(["run", "foury", "--games", "20", "--rules", str(rules), "--no-progress"])
+    assert text.splitlines()[2] == (f"overrides: --rules {rules} (sha256 {sha(rules)[:12]}) (game.map {board}: "
+                                    f"sha256 {sha(board)[:12]})")
+    assert record("--rules", str(rules)) == {"rules": {"path": str(rules), "sha256": sha(rules)}, "read_files": read}
+    assert record("--set", f"game.map={board}")["read_files"] == read
+    camp = tmp_path / "camp"
+    camp.mkdir()
+    shutil.copy(BASE_MAP, camp / "c.map")
+    (camp / "c.toml").write_text('[campaign]\ntitle = "Mine"\n\n[game]\nmap = "c.map"\n')
+    assert record("--campaign", str(camp / "c.toml"))["read_files"] == {
+        "game.map": {"path": str(camp / "c.map"), "sha256": sha(camp / "c.map")}}
+    both = record("--rules", str(rules), "--map", str(board))  # the same file: --map's
+    assert both["map"] == read["game.map"] and "read_files" not in both
+    assert "read_files" not in record("--rules", str(rules), "--map", "base")  # (the rules' map is not read)
+    rs = CellRunner(get_game("foury")).resolve({"rules": str(rules)})[0]
+    assert input_files([{"rules": str(rules)}], "foury", [rs]) == {str(rules): sha(rules), str(board): sha(board)}
+    rooms = get_game("rooms")
+    dungeon = tmp_path / "d.txt"
+    shutil.copy(ROOT / "foury_sim/games/rooms/data/dungeons/dealt.txt", dungeon)
+    (tmp_path / "rooms.toml").write_text(f'[navigation]\ndungeon = "{dungeon}"\n')
+    assert rooms.read_files(rooms.load_ruleset(str(tmp_path / "rooms.toml"))) == {"navigation.dungeon": str(dungeon)}
+    assert rooms.read_files(rooms.load_ruleset(None)) == {}  # (a shipped dungeon: the version names it)
+
+
 def test_run_with_the_defaults_says_so_and_the_library_records_it_too():
     from foury_sim.runner import run
 

@@ -16,7 +16,7 @@ from ...config import use_cache
 from ...errors import InputError
 from ...lazy import pd
 from ...policy import Policy, PolicySpec, check_answers
-from ...registry import GameOption, GameSpec, register
+from ...registry import GameOption, GameSpec, board_file_read, register
 from ...rng import NO_SCRIPT
 from ...trace_format import count
 
@@ -49,6 +49,15 @@ POLICIES = {
     "random": PolicySpec("random", layout.P_RANDOM, "a uniformly random legal option at every choice",
                          traits=frozenset({"full_menu"})),
 }
+
+
+def files_read(rules: RoomsRules) -> dict[str, str]:
+    """The dungeon file of the user's that ``navigation.dungeon`` names (in a rules file or a ``--set``) when it is the
+    dungeon played (``GameSpec.files_read``: its sha256 is recorded as a ``--map`` file's is)."""
+    from .board import builtin_dungeons
+
+    named = (rules.data.get("navigation") or {}).get("dungeon")
+    return board_file_read("navigation.dungeon", named, rules.dungeon.path, builtin_dungeons())
 
 
 def _run(ruleset: RoomsRules, hero: str, policy: Policy, seed: int, start: int, count: int,
@@ -185,6 +194,7 @@ GAME = register(
         odds=_odds.odds,
         warm=warm,
         flags=FLAGS,
+        files_read=files_read,
         options=(GameOption("hero", ("odds",), "The hero whose abilities the odds table shows (a key of [heroes]; "
                             "default: ranger).", str, "ranger"),),
         board=BOARD,
