@@ -355,15 +355,16 @@ def replay(
     pol = spec.policy(policy, param)
     lines = in_worker(spec.replay, rs, h, pol, seed, game_index, watch=policy_watch(pol), **shown)
     typer.echo("\n".join(lines[:1] + replay_provenance(game, seed, game_index, hero, policy, param, map, rules, set_,
-                                                        given) + lines[1:]))
+                                                        given, spec.read_files(rs)) + lines[1:]))
 
 
 def replay_provenance(game: str, seed: int, index: int, hero: str | None, policy: str | None, param: str | None,
                       map: str | None, rules: Path | None, sets: list[str] | None,
-                      options: dict[str, Any] | None = None) -> list[str]:
+                      options: dict[str, Any] | None = None, read: dict[str, str] | None = None) -> list[str]:
     """The lines a replay's header adds after the game's own first line: the settings changed from the defaults
-    (a file with its sha256, as a run's summary gives it), the command that produced it (``provenance.command``)
-    and the version and commit that made it (with a policy file's sha256), so a pasted replay says how it was made."""
+    (a file with its sha256, as a run's summary gives it; ``read``: the files a ruleset key named, as a map a rules
+    file names, ``GameSpec.files_read``), the command that produced it (``provenance.command``) and the version and
+    commit that made it (with a policy file's sha256), so a pasted replay says how it was made."""
 
     from .provenance import command, file_record, git_commit, made_with, version
 
@@ -388,6 +389,10 @@ def replay_provenance(game: str, seed: int, index: int, hero: str | None, policy
 
     overrides = " ".join(given[i] + " " + shlex.quote(given[i + 1]) + digest(given[i + 1])
                          for i in range(0, len(given), 2))
+    for key, path in (read or {}).items():  # (as a run's header says it; a file --map names is said once, there)
+        f = file_record(path) or {}
+        if "sha256" in f and (map is None or Path(path).resolve() != Path(str(map)).resolve()):
+            overrides += f" ({key} {shlex.quote(path)}: sha256 {f['sha256'][:12]})"
     made = made_with({"version": version(), "git_commit": git_commit()})
     if policy and ".py" in policy:
         made += f"; policy file {shlex.quote(policy.split('.py:', 1)[0] + '.py' if '.py:' in policy else policy)}" \

@@ -146,8 +146,8 @@ def test_a_map_a_rules_or_campaign_file_names_is_recorded_with_its_digest(tmp_pa
     """A map file a rules file, a campaign file or a ``--set`` names (``game.map``; Rooms' dungeon file, as
     ``navigation.dungeon``) is read as a ``--map`` file is, but only the rules or campaign file had its sha256 in
     the run's record: an edited map left the record as it was. Its digest is under ``read_files`` (by the key that
-    named it) and in the header; a file ``--map`` names is recorded once, as ``--map``'s; a study lists it among
-    its input files (``study.input_files``)."""
+    named it) and in the header (a replay's too); a file ``--map`` names is recorded once, as ``--map``'s; a study
+    lists it among its input files (``study.input_files``)."""
     from foury_sim.registry import get_game
     from foury_sim.study import CellRunner, input_files
 
@@ -167,6 +167,9 @@ def test_a_map_a_rules_or_campaign_file_names_is_recorded_with_its_digest(tmp_pa
     assert text.splitlines()[2] == (f"overrides: --rules {rules} (sha256 {sha(rules)[:12]}) (game.map {board}: "
                                     f"sha256 {sha(board)[:12]})")
     assert record("--rules", str(rules)) == {"rules": {"path": str(rules), "sha256": sha(rules)}, "read_files": read}
+    replay = cli(["replay", "foury", "--game", "3", "--rules", str(rules)]).splitlines()
+    assert replay[1] == (f"Overrides: --rules {rules} (sha256 {sha(rules)[:12]}) (game.map {board}: sha256 "
+                         f"{sha(board)[:12]})")
     assert record("--set", f"game.map={board}")["read_files"] == read
     camp = tmp_path / "camp"
     camp.mkdir()
