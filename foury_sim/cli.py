@@ -358,15 +358,16 @@ def replay(
     pol = spec.policy(policy, param)
     lines = in_worker(spec.replay, rs, h, pol, seed, game_index, watch=policy_watch(pol), **shown)
     typer.echo("\n".join(lines[:1] + replay_provenance(game, seed, game_index, hero, policy, param, map, rules, set_,
-                                                        given) + lines[1:]))
+                                                        given, spec.read_files(rs)) + lines[1:]))
 
 
 def replay_provenance(game: str, seed: int, index: int, hero: str | None, policy: str | None, param: str | None,
                       map: str | None, rules: Path | None, sets: list[str] | None,
-                      options: dict[str, Any] | None = None) -> list[str]:
+                      options: dict[str, Any] | None = None, read: dict[str, str] | None = None) -> list[str]:
     """The lines a replay's header adds after the game's own first line: the settings changed from the defaults
-    (a file with its sha256, as a run's summary gives it), the command that produced it (``provenance.command``)
-    and the version and commit that made it (with a policy file's sha256), so a pasted replay says how it was made."""
+    (a file with its sha256, as a run's summary gives it; ``read``: the files a ruleset key named, as a map a rules
+    file names, ``GameSpec.files_read``), the command that produced it (``provenance.command``) and the version and
+    commit that made it (with a policy file's sha256), so a pasted replay says how it was made."""
 
     from .provenance import command, file_record, git_commit, made_with, version
 
@@ -391,6 +392,10 @@ def replay_provenance(game: str, seed: int, index: int, hero: str | None, policy
 
     overrides = " ".join(given[i] + " " + shlex.quote(given[i + 1]) + digest(given[i + 1])
                          for i in range(0, len(given), 2))
+    for key, path in (read or {}).items():  # (as a run's header says it; a file --map names is said once, there)
+        f = file_record(path) or {}
+        if "sha256" in f and (map is None or Path(path).resolve() != Path(str(map)).resolve()):
+            overrides += f" ({key} {shlex.quote(path)}: sha256 {f['sha256'][:12]})"
     made = made_with({"version": version(), "git_commit": git_commit()})
     if policy and ".py" in policy:
         made += f"; policy file {shlex.quote(policy.split('.py:', 1)[0] + '.py' if '.py:' in policy else policy)}" \
@@ -549,11 +554,14 @@ def _echo_rich(renderable: Any) -> None:
 def robust(
     experiment: Path = typer.Argument(..., metavar="EXPERIMENT", help="Robustness experiment (TOML), "
                                       "e.g. experiments/robust_hero_ranking.toml."),
-    out: Path = typer.Option(Path("results"), metavar="FOLDER", help="Results root; the study goes to OUT/NAME/."),
-    games: int | None = typer.Option(None, metavar="N", help="Games per cell and design point (overrides the file; "
-                                     "default: the file's)."),
-    points: int | None = typer.Option(None, metavar="N", help="Joint design points (overrides the file; default: "
-                                      "the file's)."),
+    out: Path = typer.Option(Path("results"), metavar="FOLDER", help="Results root; the study goes to OUT/NAME/ "
+                             "(a quick look to OUT/NAME-quick-...)."),
+    games: int | None = typer.Option(None, metavar="N", help="Quick look: N games per cell and design point instead "
+                                     "of the file's (default: the file's). Results go to OUT/NAME-quick-..., never "
+                                     "the full study's folder."),
+    points: int | None = typer.Option(None, metavar="N", help="Quick look: N joint design points instead of the "
+                                      "file's (default: the file's). Results go to OUT/NAME-quick-..., never the "
+                                      "full study's folder."),
     threads: int | None = typer.Option(None, metavar="N", help=THREADS_HELP),
     progress: bool | None = typer.Option(None, "--progress/--no-progress", help=PROGRESS_HELP
                                          + " --no-progress also drops the line about the report."),
@@ -563,16 +571,7 @@ def robust(
     from .robust import load_robust, run_robust
 
     check_threads(threads)
-    exp = load_robust(experiment)  # every error is found before anything is simulated
-    for name, v, lo in (("--games", games, 2), ("--points", points, 0)):
-        if v is not None and v < lo:
-            raise InputError(f"must be at least {lo}, not {v}", name)
-    if games is not None:
-        exp.games = games
-        exp.text += f"\n# command line: --games {games}\n"
-    if points is not None:
-        exp.points = points
-        exp.text += f"\n# command line: --points {points}\n"
+    exp = load_robust(experiment, games=games, points=points)  # every error is found before anything is simulated
     path = run_robust(exp, out, progress=progress, threads=threads)
     typer.echo(f"-> {path}  report: {path / 'report.md'}")
     _echo_rich(claims_table(path / "robustness.csv", exp.conf))
@@ -1172,6 +1171,22 @@ def _check_numba_threads() -> None:
         raise InputError(f"must be a whole number of threads from 1, not {text!r}", "NUMBA_NUM_THREADS")
 
 
+#: The engines' on/off switches that ``config`` reads as on when unset, "" or "1" and off when "0" (its
+#: ``SHIPPED_IR``, ``SHIPPED_CODE``): any other value (``2``, ``yes``, ``true``) was read as 0, in silence.
+SWITCHES = ("FOURY_SIM_SHIPPED_IR", "FOURY_SIM_SHIPPED_CODE")
+
+
+def _check_switches() -> None:
+    """Each of ``SWITCHES``, when set, is 1 or 0 (or empty: the default). Checked here, at the command's start-up:
+    ``config`` is part of the engines' source (an edit there moves every engine's cache key)."""
+    import os
+
+    for name in SWITCHES:
+        text = os.environ.get(name)
+        if text is not None and text not in ("", "0", "1"):
+            raise InputError(f"must be 1 (the default) or 0, not {text!r}", name)
+
+
 def _where_what(line: str) -> str:
     """click's ``Invalid value for '--games': Input should be a valid integer, unable to parse string as an
     integer`` in the form of every other error: ``--games: takes a whole number, not '1e3'``."""
@@ -1197,6 +1212,7 @@ def main() -> None:
     argv = sys.argv[1:]
     try:
         _check_numba_threads()
+        _check_switches()
         rv = app(standalone_mode=False)
     except InputError as e:
         typer.echo(f"foury-sim: error: {e}", err=True)

@@ -8,7 +8,8 @@ The limits (README, "Limits"):
   (``GAME_BYTES`` bytes per game and output column, checked before anything is allocated);
 * ``--trials``: 1 .. ``TRIALS_MAX``; ``--threads``: 1 .. the cores numba sees; ``--conf``: 0.5 <= conf < 1;
 * names (``--hero``, ``--policy``) may be left out (the game's default) but never given empty; nor may policy
-  parameters (``--param``, ``--dm-param``), nor any item of their comma list;
+  parameters (``--param``, ``--dm-param``), nor any item of their comma list; a built-in policy's on/off
+  parameters take 0 or 1 (``check_flags``);
 * output folders (``--out``) are an existing writable folder, or a new one inside an existing writable folder;
   output files (``map render -o``) likewise, with the suffix their format needs.
 """
@@ -17,7 +18,9 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from .errors import InputError
 
@@ -142,6 +145,16 @@ def check_param_text(text: str | None, where: str = "--param") -> str | None:
             raise InputError(f"{name} is given twice ({seen[name]} and {value}): give it once", where)
         seen[name] = value
     return text
+
+
+def check_flags(policy: Any, flags: Iterable[str], where: str = "--param") -> None:
+    """A built-in policy's on/off parameters (``flags``: a game's ``GameSpec.flags``) take 0 or 1 only: their range,
+    0 .. 1, let 0.5 through, and the policy played it as one of them in silence. ``policy``: a ``policy.Policy``."""
+    for name in flags:
+        if name in policy.param_names:
+            v = float(policy.params[policy.param_names.index(name)])
+            if v not in (0.0, 1.0):
+                raise InputError(f"policy parameter {name}={v:.15g} is a switch: 0 (off) or 1 (on)", where)
 
 
 def not_a_file(p: Path) -> str:

@@ -305,6 +305,11 @@ def check_rung(spec: GameSpec, r: Rung, where: str) -> None:
             if valid is not None and not (valid[0] <= lo and hi <= valid[1]):
                 raise InputError(f"rung {r.label!r}: range of {k} [{lo:g}, {hi:g}] leaves its valid range "
                                  f"{valid[0]:g} .. {valid[1]:g}", where)
+            try:  # CMA-ES plays the values between the ends: the middle one stands for them (an on/off switch)
+                spec.policy(r.policy, _params_text({**r.params, k: (lo + hi) / 2}))
+            except InputError as e:
+                raise InputError(f"rung {r.label!r}: range of {k} [{lo:g}, {hi:g}]: the tuning plays the values "
+                                 f"between its ends, and {e.message}", where) from None
     elif r.ranges:
         raise InputError(f"rung {r.label!r}: ranges are for tuned rungs (add tuned = true)", where)
 
@@ -695,7 +700,8 @@ def _play(lad: Ladder, spec: GameSpec, out: Path, cdir: Path, tuned: dict[str, A
                         rec = cell_record(spec, i, settings, ["hero", "policy"], rs, df, extras,
                                           time.perf_counter() - t0, lad.conf)
                         rec.update(hero=h, rung=r.label, policy=r.policy, params=params,
-                                   policy_text=pol.describe(), provenance=_cell_provenance(lad, h, r, pol, params, n))
+                                   policy_text=pol.describe(),
+                                   provenance=_cell_provenance(lad, h, r, pol, params, n, rs))
                         atomic_write(_cell_file(cdir, i), json.dumps(to_jsonable(rec)))
                     elif bar is not None:
                         bar.update(n)
@@ -706,9 +712,11 @@ def _play(lad: Ladder, spec: GameSpec, out: Path, cdir: Path, tuned: dict[str, A
     return records
 
 
-def _cell_provenance(lad: Ladder, hero: str, r: Rung, pol: Any, params: dict[str, float], n: int) -> dict[str, Any]:
+def _cell_provenance(lad: Ladder, hero: str, r: Rung, pol: Any, params: dict[str, float], n: int,
+                     rs: Any = None) -> dict[str, Any]:
     """A cell's ``run`` record: the fixed settings as ``run`` takes them (the game's own options, such as a second
-    side's policy, as their flags, not as ``--set``, which refused them)."""
+    side's policy, as their flags, not as ``--set``, which refused them); the files its ruleset ``rs`` read that a
+    ruleset key named (``GameSpec.files_read``)."""
     from .study import run_option_settings
 
     spec = get_game(lad.game)
@@ -717,7 +725,8 @@ def _cell_provenance(lad: Ladder, hero: str, r: Rung, pol: Any, params: dict[str
     return provenance.run_record(lad.game, hero=hero, policy=pol, params=_params_text(params), games=n,
                                  seed=lad.seed, conf=lad.conf, rules=lad.fixed.get("rules"), sets=sets or None,
                                  map=lad.fixed.get("map"), options=options,
-                                 defaults={o.name: o.default for o in spec.options if "run" in o.commands})
+                                 defaults={o.name: o.default for o in spec.options if "run" in o.commands},
+                                 read_files=spec.read_files(rs))
 
 
 def _tune(lad: Ladder, spec: GameSpec, runner: Any, base: dict[str, Any], hero: str, r: Rung, key: str,

@@ -62,6 +62,9 @@ class OddsTable:
     trials: str = "trials"
     notes: tuple[str, ...] = field(default_factory=tuple)
     sections: tuple[OddsTable, ...] = field(default_factory=tuple)
+    #: The first look's tests by level (``_first_look``), kept once made: ``foury-sim odds`` asks for them twice
+    #: (``needs_confirming``, then the verdict it prints). A table is not changed once its verdict is asked for.
+    _looks: dict[float, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -134,6 +137,18 @@ def _shown(names: Sequence[str], p_adj: Sequence[float]) -> str:
     return "; ".join(items[:5]) + (f"; ... ({len(items) - 5} more)" if len(items) > 5 else "")
 
 
+def _first_look(table: OddsTable, conf: float) -> tuple[Any, ...]:
+    """Every comparison of the table (``_comparisons``) with its Holm-adjusted p-value (exact binomial tests) and the
+    indices of those flagged at family-wise level ``1 - conf``; made once per table and level (``OddsTable._looks``)."""
+    look = table._looks.get(conf)
+    if look is None:
+        names, ks, ns, ps, zs = _comparisons(table)
+        pvals = binomial_two_sided_p_array(ks, ns, ps) if ks else np.zeros(0)  # (scipy's binomtest, all at once)
+        p_adj = adjust_pvalues(pvals, "holm") if ks else pvals  # (as every family of the project)
+        look = table._looks[conf] = (names, ks, ns, ps, zs, p_adj, np.flatnonzero(p_adj <= 1 - conf))
+    return look
+
+
 def verdict(table: OddsTable, conf: float = ODDS_CONF, confirm: OddsTable | None = None,
             confirm_seed: int | None = None) -> Verdict:
     """Do the engine's frequencies agree with the exact odds? Holm over every compared pair (exact
@@ -141,14 +156,11 @@ def verdict(table: OddsTable, conf: float = ODDS_CONF, confirm: OddsTable | None
     ``confirm_seed``); the comparisons the first look flags are tested again on it (Holm over those flagged, at
     the same level), and only those that differ in both are a disagreement. Without ``confirm`` the flagged ones
     are the disagreements."""
-    names, ks, ns, ps, zs = _comparisons(table)
+    names, ks, ns, ps, zs, p_adj, flag = _first_look(table, conf)
     alpha = 1 - conf
     m = len(ks)
     if m == 0:
         return Verdict(True, conf, 0, 0.0, "", (), "nothing compared")
-    pvals = binomial_two_sided_p_array(ks, ns, ps)  # (scipy's binomtest, every comparison at once)
-    p_adj = adjust_pvalues(pvals, "holm")  # (as every family of the project: stats.adjust_pvalues)
-    flag = np.flatnonzero(p_adj <= alpha)
     absz = np.abs(np.array(zs))
     i = int(np.argmax(absz))
     flagged = tuple(names[j] for j in flag)

@@ -218,9 +218,11 @@ def resolve_sets(sets: list[str] | None, data: dict[str, Any] | None) -> dict[st
 
 
 def _overrides(sets: dict[str, Any] | None, rules: str | None, map: str | None, pars: dict[str, Any],
-               opts: dict[str, Any]) -> dict[str, Any]:
+               opts: dict[str, Any], read: dict[str, str] | None = None) -> dict[str, Any]:
     """A record's ``overrides``: ``--set`` by dotted key, ``--rules`` and a map file with their sha256, ``--param``
-    as given, the game's options given (with the sha256 of those that name a file: ``option_files``)."""
+    as given, the game's options given (with the sha256 of those that name a file: ``option_files``), and the files
+    the ruleset read that a ruleset key named (``read``: ``GameSpec.files_read``; a map a rules or campaign file
+    names), each with its sha256 (``read_files``: key -> {path, sha256})."""
     overrides: dict[str, Any] = {}
     if sets:
         overrides["set"] = {k: value_text(v) for k, v in sets.items()}
@@ -235,23 +237,30 @@ def _overrides(sets: dict[str, Any] | None, rules: str | None, map: str | None, 
         files = {k: f for k, v in opts.items() if isinstance(v, str) and "sha256" in (f := file_record(v) or {})}
         if files:  # an option naming a file (a designer's campaign file): its digest, as for --rules
             overrides["option_files"] = files
+    given = [overrides.get("map"), *overrides.get("option_files", {}).values()]  # (recorded already)
+    named = {Path(f["path"]).resolve() for f in given if f and "path" in f}
+    read_files = {k: f for k, v in (read or {}).items()
+                  if Path(v).resolve() not in named and "sha256" in (f := file_record(v) or {})}
+    if read_files:  # a map a rules or campaign file names: its digest, as a --map file's
+        overrides["read_files"] = read_files
     return overrides
 
 
 def run_record(game: str, *, hero: str, policy: Any, params: str | None, games: int, seed: int, conf: float,
                rules: str | None = None, sets: dict[str, Any] | None = None, map: str | None = None,
                options: dict[str, Any] | None = None, defaults: dict[str, Any] | None = None, start: int = 0,
-               ruleset_given: bool = False) -> dict[str, Any]:
+               ruleset_given: bool = False, read_files: dict[str, str] | None = None) -> dict[str, Any]:
     """How a run was made (``summary["provenance"]``): game, hero, policy with every parameter value, seed,
     games, confidence level, each override (``--set`` by dotted key, ``--rules`` and a map file with their
     sha256, ``--param`` as given, the game's options that differ from ``defaults``, with the sha256 of those that
-    name a file: ``option_files``), ``defaults`` (true when
+    name a file: ``option_files``; the files a ruleset key named, ``read_files``: ``GameSpec.files_read``, each
+    with its sha256), ``defaults`` (true when
     there is none), package version, git commit and the ``command`` that plays the same games again (None
     when the command line cannot: a ruleset object or a first game other than 0 given by a library caller).
     The thread count is not recorded: game ``i`` plays on stream ``(seed, i)`` whatever the threads."""
     opts = {k: v for k, v in (options or {}).items() if (defaults or {}).get(k) != v}
     pars = cli_settings(params=params)
-    overrides = _overrides(sets, rules, map, pars, opts)
+    overrides = _overrides(sets, rules, map, pars, opts, read_files)
     if ruleset_given:
         overrides["ruleset"] = "a ruleset object given by the caller"
     pname = getattr(policy, "name", str(policy))
@@ -311,6 +320,8 @@ def overrides_text(overrides: dict[str, Any]) -> str:
     for k, v in overrides.get("options", {}).items():
         f = overrides.get("option_files", {}).get(k)
         words.append(f"--{k.replace('_', '-')} {shlex.quote(str(v))}" + (f" (sha256 {f['sha256'][:12]})" if f else ""))
+    for k, f in overrides.get("read_files", {}).items():  # (the file a key names: not an option of its own)
+        words.append(f"({k} {shlex.quote(f['path'])}: sha256 {f['sha256'][:12]})")
     if "ruleset" in overrides:
         words.append(overrides["ruleset"])
     return " ".join(words)

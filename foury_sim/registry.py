@@ -9,12 +9,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .errors import InputError
-from .inputs import check_map_name
+from .inputs import check_flags, check_map_name
 from .outputs import Outputs
 from .policy import Policy, PolicySpec, make_policy
 
@@ -43,6 +44,19 @@ class Board:
     cell_record: Callable[[Any, Any, dict[str, np.ndarray]], dict[str, Any] | None]
     noun: str = "map"
     load: Callable[[str, str | None, list[str] | None], Any] | None = None
+
+
+def board_file_read(key: str, named: Any, read: str | Path, shipped: Any) -> dict[str, str]:
+    """``{key: named}`` when the ruleset key ``key`` names a board file of the user's (``named``: its value; not one
+    of the ``shipped`` boards' names) that is the board the ruleset read (``read``: its path; a ``--map`` given reads
+    another), else ``{}``: a game's ``GameSpec.files_read``."""
+    if not isinstance(named, str) or not named or named in shipped:
+        return {}
+    try:
+        same = Path(named).is_file() and Path(named).resolve() == Path(read).resolve()
+    except OSError:
+        return {}
+    return {key: named} if same else {}
 
 
 def deaths_per_cell(df: Any, n: int) -> list[int]:
@@ -136,6 +150,14 @@ class GameSpec:
     * ``check_policy(policy)``, or None: the game's own check of a policy's parameters beyond their ranges
       (``PolicySpec.ranges``), raising ``InputError`` at ``--param``; ``policy`` makes every policy a command plays
       through it (Dungeon Foury: a ``round_order`` names sectors).
+    * ``files_read(ruleset) -> {key: path}``, or None: the user's files a ruleset read that no option names, by the
+      ruleset key that named them (a board file named as ``game.map`` in a rules or campaign file, or by ``--set``;
+      ``board_file_read``): a run's record keeps their sha256 beside the rules file's (``provenance.run_record``'s
+      ``read_files``), a study's among its ``input_files``. Shipped files are left out (the version and commit
+      name them).
+    * ``flags``: the on/off parameters of the game's built-in policies (``PolicySpec.params``; their range 0 .. 1):
+      ``policy`` takes 0 or 1 only for them (``inputs.check_flags``), wherever the parameters come from
+      (``--param``, a sweep's or a comparison's settings, a ladder's rung).
     * ``kernel_batch``: the most games of one kernel call of a local run (``runner.chunk_size``), or None for
       ``runner.KERNEL_BATCH``: a game whose kernel plays far faster than the others takes bigger calls, so that each
       call's fixed costs (the tail where one thread waits for the other, the chunk's tables) stay small.
@@ -161,6 +183,12 @@ class GameSpec:
     kernel_batch: int | None = None
     summarize_hists: Callable[..., dict[str, Any]] | None = None
     check_policy: Callable[[Policy], None] | None = None
+    flags: frozenset[str] = frozenset()
+    files_read: Callable[[Any], dict[str, str]] | None = None
+
+    def read_files(self, ruleset: Any) -> dict[str, str]:
+        """``files_read(ruleset)``, or ``{}`` for a game without the hook or no ruleset."""
+        return self.files_read(ruleset) if self.files_read is not None and ruleset is not None else {}
 
     def title_of(self, ruleset: Any) -> str:
         """The title of what ``ruleset`` plays: its variant's (a campaign) when it is one, else the game's."""
@@ -186,8 +214,11 @@ class GameSpec:
 
     def policy(self, name: str | None, params: str | None = None) -> Policy:
         """``--policy NAME`` (None: the game's default) with ``--param`` text as a Policy (``policy.make_policy``),
-        its parameters checked by the game's own rule (``check_policy``) before anything is played."""
+        a built-in's switches 0 or 1 (``flags``) and its parameters checked by the game's own rule (``check_policy``)
+        before anything is played."""
         pol = make_policy(self.default_policy if name is None else name, self.policies, params)
+        if pol.name in self.policies:
+            check_flags(pol, self.flags)
         if self.check_policy is not None:
             self.check_policy(pol)
         return pol
@@ -280,4 +311,5 @@ def games() -> list[str]:
     return sorted(_GAMES)
 
 
-__all__ = ["GameSpec", "Board", "GameOption", "Policy", "register", "get_game", "games", "DEFAULT_GAME"]
+__all__ = ["GameSpec", "Board", "GameOption", "Policy", "register", "get_game", "games", "DEFAULT_GAME",
+           "board_file_read"]

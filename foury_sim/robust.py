@@ -56,6 +56,7 @@ from .study import (
     git_commit,
     input_files,
     open_results,
+    quick_name,
     read_experiment,
     run_option_settings,
     say,
@@ -206,8 +207,29 @@ class RobustExperiment:
         return list(seen.values())
 
 
-def load_robust(path: str | Path) -> RobustExperiment:
-    """Parse and validate a robustness experiment file before anything is simulated."""
+def load_robust(path: str | Path, *, games: int | None = None, points: int | None = None) -> RobustExperiment:
+    """Parse and validate a robustness experiment file before anything is simulated.
+
+    ``games``, ``points`` (``robust --games/--points``): a quick look that overrides the file's. Its results go to
+    the folder ``study.quick_name(...)`` (``NAME-quick-games200-points8``), never the full study's ``NAME``: they
+    went there, where the full study's results refused them (another experiment), or they were taken for the full
+    study's (the quick look run first, the folder then refused the full study)."""
+    exp = _load_robust(path)
+    overrides: dict[str, int] = {}
+    for flag, key, value, lo in (("--games", "games", games, 2), ("--points", "points", points, 0)):
+        if value is not None:
+            if value < lo:
+                raise InputError(f"must be at least {lo}, not {value}", flag)
+            setattr(exp, key, value)
+            overrides[key] = value
+    if overrides:
+        exp.name = quick_name(exp.name, overrides)
+        exp.text += "\n# command line (quick look):" + "".join(f" --{k} {v}" for k, v in overrides.items()) + "\n"
+    return exp
+
+
+def _load_robust(path: str | Path) -> RobustExperiment:
+    """The experiment file as it is (``load_robust``, without a quick look's overrides)."""
     p = Path(path)
     data, text, ps, spec = read_experiment(p, TOP_KEYS)
     game = spec.name
@@ -540,7 +562,9 @@ def run_robust(exp: RobustExperiment | str | Path, out_root: str | Path = "resul
     if not isinstance(exp, RobustExperiment):
         exp = load_robust(exp)
     check_limits(exp, "--points", "--games")
-    files = input_files([exp.fixed | c for c in exp.cells()], exp.game)
+    cells = [exp.fixed | c for c in exp.cells()]
+    runner = CellRunner(get_game(exp.game))  # (the cells' rulesets at the defaults: a map their rules file names)
+    files = input_files(cells, exp.game, [runner.resolve(c)[0] for c in cells])
     ident = experiment_id("robust", _robust_normalised(exp), files)
     out = open_results(out_root, exp.name)
     cmd = robust_command(exp, "--out", str(out_root))

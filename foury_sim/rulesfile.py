@@ -59,6 +59,10 @@ class RuleFile:
             at = locate(src.text, dotted)
             if at:
                 return f"{src.path}:{at[0]}:{at[1]}"
+        for src in reversed(self.layers or [self]):  # a table only its keys or sub-tables spell out
+            at = locate_within(src.text, dotted)
+            if at:
+                return f"{src.path}:{at[0]}:{at[1]}"
         return self.path
 
     def blame(self, *dotted: str) -> str:
@@ -240,6 +244,21 @@ def locate(text: str, dotted: str) -> tuple[int, int] | None:
             break
         col = inner.start()
     return i, indent + col + 1
+
+
+def locate_within(text: str, dotted: str) -> tuple[int, int] | None:
+    """(line, column), 1-based, of the first table header or key inside the table ``dotted`` when the text never
+    names that table itself (``locate`` finds nothing): ``[monsters.imp]`` for ``monsters``, the dotted key
+    ``monsters.imp.hp = 2`` for ``monsters.imp``; None if nothing in the text lies inside it."""
+    parts = tuple(dotted.split("."))
+    headers, keys = _key_index(text)
+    inside = [(line, indent) for path, (line, indent) in headers.items() if path[:len(parts)] == parts]
+    inside += [(line, indent) for path, (line, indent, _) in keys.items()
+               if len(path) > len(parts) and path[:len(parts)] == parts]
+    if not inside:
+        return None
+    line, indent = min(inside)
+    return line, indent + 1
 
 
 _HEADER = re.compile(r"^\[\[?\s*([^\]]+?)\s*\]\]?$")

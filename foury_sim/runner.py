@@ -539,7 +539,7 @@ def run(game: str, *, hero: str | None = None, policy: str | None = None, params
     record = provenance.run_record(
         game, hero=hero, policy=pol, params=params, games=games, seed=seed, conf=conf, rules=rules,
         sets=provenance.resolve_sets(sets, getattr(ruleset, "data", None)), map=map, options=opts,
-        defaults=defaults, start=start, ruleset_given=given_ruleset)
+        defaults=defaults, start=start, ruleset_given=given_ruleset, read_files=spec.read_files(ruleset))
     bar = Progress(games, enabled=progress) if progress is not False else None
     plan = ch.plan_chunks(seed, start, games, chunk if chunk is not None else chunk_size(
         games, bar, spec.batch, "slow" in pol.traits, kept=out is not None))

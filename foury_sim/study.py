@@ -27,6 +27,7 @@ import shlex
 import sys
 import time
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -353,10 +354,12 @@ def _quick_axis(flag: str, values: list[str], fixed: dict[str, Any], sweep: dict
 
 def quick_name(name: str, overrides: dict[str, Any]) -> str:
     """The results folder of a quick look: ``NAME-quick-games1000-heroes-kael+melyra`` (never the full
-    study's ``NAME``, so a quick look and the full study never share a folder)."""
+    study's ``NAME``, so a quick look and the full study never share a folder); a robustness study's
+    ``NAME-quick-games200-points8`` (``robust.load_robust``)."""
     parts = [name, "quick"]
-    if "games" in overrides:
-        parts.append(f"games{overrides['games']}")
+    for key in ("games", "points"):
+        if key in overrides:
+            parts.append(f"{key}{overrides[key]}")
     for flag, key in QUICK_AXES.items():
         if key in overrides:
             parts.append(f"{flag[2:]}-{'+'.join(overrides[key])}")
@@ -743,16 +746,21 @@ def _file_digest(value: Any) -> tuple[str, str] | None:
     return None
 
 
-def input_files(cells: list[dict[str, Any]], game: str | None = None) -> dict[str, str]:
+def input_files(cells: list[dict[str, Any]], game: str | None = None, rulesets: Iterable[Any] = ()) -> dict[str, str]:
     """The user files the cells read (rules, maps, policies; with ``game``, those its own options name, as a second
-    side's policy file or a campaign file): path -> sha256 of its contents."""
+    side's policy file or a campaign file, and those a ruleset key of the cells' ``rulesets`` named, as a map a rules
+    file names: ``GameSpec.files_read``): path -> sha256 of its contents."""
     keys = (*SPECIAL, *provenance.game_option_keys(game))
+    named = [cell.get(k) for cell in cells for k in keys]
+    rulesets = list(rulesets)
+    if game and rulesets:
+        spec = get_game(game)
+        named += [path for rs in rulesets for path in spec.read_files(rs).values()]
     out: dict[str, str] = {}
-    for cell in cells:
-        for k in keys:
-            d = _file_digest(cell.get(k))
-            if d:
-                out[d[0]] = d[1]
+    for value in named:
+        d = _file_digest(value)
+        if d:
+            out[d[0]] = d[1]
     return out
 
 
@@ -1053,7 +1061,7 @@ def run_sweep(exp: Experiment | str | Path, out_root: str | Path = "results", *,
     """
     if not isinstance(exp, Experiment):
         exp = load_experiment(exp)
-    files = input_files(exp.cells, exp.game)
+    files = input_files(exp.cells, exp.game, [r[0] for r in exp.rulesets])
     ident = experiment_id("sweep", _sweep_normalised(exp), files)
     cmd = sweep_command(exp, "--resume", "--out", str(out_root))
     out = open_results(out_root, exp.name)
@@ -1477,7 +1485,7 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     win["significant"] = False if no_win else bool(sig[0])
     rests_on = assumptions.across_cells([ra[0], rb[0]], [ra[1], rb[1]])
     return Comparison(a, b, games, seed, win, table, da, db, conf, rests_on,
-                      game=spec.name, fixed=dict(fixed), files=input_files([va, vb], spec.name),
+                      game=spec.name, fixed=dict(fixed), files=input_files([va, vb], spec.name, [ra[0], rb[0]]),
                       outputs=spec.outputs, rulesets=(ra[0], rb[0]), parts=parts, players=(_player(ra), _player(rb)),
                       no_win=no_win)
 

@@ -668,8 +668,9 @@ def engine_evaluator(spec: Any, param: str, metric: str, fixed: dict[str, Any], 
     return evaluate
 
 
-def check_setting(spec: Any, param: str, fixed: dict[str, Any], values: list[float]) -> None:
-    """Every end of the range must be a value the game takes (refused in one line before simulating)."""
+def check_setting(spec: Any, param: str, fixed: dict[str, Any], values: list[float], integer: bool = True) -> None:
+    """Every end of the range must be a value the game takes (refused in one line before simulating); a search
+    of every number between them (not ``integer``) also the middle one (a policy's on/off switch takes 0 or 1)."""
     from .study import CellRunner
 
     if param in SPECIAL_KEYS:
@@ -696,7 +697,7 @@ def check_setting(spec: Any, param: str, fixed: dict[str, Any], values: list[flo
                 raise InputError(f"unknown ruleset key {key!r}", "--param")
             check_element(data, hits[0], index, "--param")
     check_known(spec, param, fixed, cells)
-    for v in values:
+    for v in values if integer else [*values, (values[0] + values[1]) / 2]:
         try:
             cells.resolve(dict(fixed) | {param: v})
         except InputError as e:
@@ -713,7 +714,7 @@ def rests_on(spec: Any, fixed: dict[str, Any], param: str, value: Any) -> dict[s
 
     settings = dict(fixed) | ({param: value} if value is not None else {})
     rs, hero, _ = CellRunner(spec).resolve(settings)
-    return {"files": input_files([fixed], spec.name), "assumptions": assumptions.records(rs, hero)}
+    return {"files": input_files([fixed], spec.name, [rs]), "assumptions": assumptions.records(rs, hero)}
 
 
 def range_text(lo: float, hi: float, integer: bool) -> str:
@@ -770,7 +771,7 @@ def tune(game: str, param: str, target_metric: str, target: float, tolerance: fl
     check_budget(max_games, points, first_games)
     kind = metric_kind(spec, target_metric)
     fixed = dict(fixed or {})
-    check_setting(spec, param, fixed, [int(lo), int(hi)] if integer else [lo, hi])
+    check_setting(spec, param, fixed, [int(lo), int(hi)] if integer else [lo, hi], integer)
     ev = engine_evaluator(spec, param, target_metric, fixed, seed, threads)
     bar = Progress(max_games, label="games (budget)", enabled=progress) if progress is not False else None
     try:
@@ -1019,7 +1020,7 @@ def load_tune_file(path: str | Path) -> TuneFile:
             if vector is not None:
                 check_vector_setting(spec, vector[0], len(vector[1]), dict(fixed) | cell, lo, hi, integer, monotone)
                 continue
-            check_setting(spec, param, dict(fixed) | cell, [int(lo), int(hi)] if integer else [lo, hi])
+            check_setting(spec, param, dict(fixed) | cell, [int(lo), int(hi)] if integer else [lo, hi], integer)
         except InputError as e:  # (each swept value is taken on its own: the range's ends are refused, or param)
             if e.where == "--param":
                 raise InputError(e.message, at("param")) from None

@@ -14,6 +14,7 @@ policy, in every process (about a second).
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import functools
 import importlib.util
@@ -37,6 +38,7 @@ from .errors import InputError
 from .policy import (
     POLICY_SIG,
     POLICY_TYPE,
+    TRAITS,
     USER_POLICY_ID,
     USER_TRAITS,
     Policy,
@@ -253,18 +255,108 @@ def _import_user_module(path: Path, path_s: str):
     return mod
 
 
-def _declared_params(g: dict, path_s: str) -> dict[str, float] | None:
+def _binding(path: Path, name: str) -> tuple[int, ast.expr | None] | None:
+    """The line of the last statement at the top of the file (or in its if/try/with/for blocks) that binds
+    ``name``, with the value it assigns (None for a def, a class or an import); None if none is found."""
+    try:
+        tree = ast.parse(path.read_bytes(), str(path))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    found: tuple[int, ast.expr | None] | None = None
+
+    def visit(stmts: list[ast.stmt]) -> None:
+        nonlocal found
+        for st in stmts:
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if st.name == name:
+                    found = (st.lineno, None)
+                continue
+            if isinstance(st, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in st.targets):
+                found = (st.lineno, st.value)
+            elif isinstance(st, (ast.AnnAssign, ast.AugAssign)) and isinstance(st.target, ast.Name) \
+                    and st.target.id == name:
+                found = (st.lineno, st.value if isinstance(st, ast.AnnAssign) else None)
+            elif isinstance(st, (ast.Import, ast.ImportFrom)) and any(
+                    (a.asname or a.name.split(".")[0]) == name for a in st.names):
+                found = (st.lineno, None)
+            for block in ("body", "orelse", "finalbody"):
+                inner = getattr(st, block, None)
+                if isinstance(inner, list):
+                    visit(inner)
+            for handler in getattr(st, "handlers", ()):
+                visit(handler.body)
+
+    visit(tree.body)
+    return found
+
+
+def _where_bound(path: Path, path_s: str, name: str, item: object = ...) -> str:
+    """``FILE:LINE`` where the file binds ``name`` (``POLICY_PARAMS = {...}``) or, given ``item``, the line of that
+    key of its dict or element of its list, tuple or set when the value is written out there; ``FILE`` if neither
+    is found (the name is made some other way)."""
+    at = _binding(path, name)
+    if at is None:
+        return path_s
+    line, value = at
+    if item is not ...:
+        if isinstance(value, ast.Dict):
+            items: list[ast.expr | None] = list(value.keys)
+        elif isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+            items = list(value.elts)
+        else:
+            items = []
+        line = next((e.lineno for e in items if isinstance(e, ast.Constant) and e.value == item), line)
+    return f"{path_s}:{line}"
+
+
+def _declared_params(g: dict, path: Path, path_s: str) -> dict[str, float] | None:
+    """The file's ``POLICY_PARAMS`` (names to default numbers), or None; a fault at its line (the key's, when the
+    dict is written out)."""
     decl = g.get("POLICY_PARAMS")
     if decl is None:
         return None
-    if not isinstance(decl, dict) or not all(isinstance(k, str) and k.isidentifier() for k in decl):
-        raise InputError("POLICY_PARAMS must be a dict of parameter names to default numbers", path_s)
+    what = "POLICY_PARAMS must be a dict of parameter names to default numbers"
+    if not isinstance(decl, dict):
+        raise InputError(what, _where_bound(path, path_s, "POLICY_PARAMS"))
+    bad = next((k for k in decl if not (isinstance(k, str) and k.isidentifier())), None)
+    if bad is not None:
+        raise InputError(f"{what}: {bad!r} is not a parameter name", _where_bound(path, path_s, "POLICY_PARAMS", bad))
     out = {}
     for k, v in decl.items():
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise InputError(f"POLICY_PARAMS[{k!r}] = {v!r} is not a finite number", path_s)
+            raise InputError(f"POLICY_PARAMS[{k!r}] = {v!r} is not a finite number",
+                             _where_bound(path, path_s, "POLICY_PARAMS", k))
         out[k] = float(v)
     return out
+
+
+def _declared_traits(g: dict, path: Path, path_s: str) -> frozenset[str]:
+    """The file's ``POLICY_TRAITS`` (``policy.check_traits``) with every user policy's; a fault at its line (the
+    unknown trait's, when the list is written out)."""
+    traits = g.get("POLICY_TRAITS", ())
+    listed = isinstance(traits, (list, tuple, set, frozenset))
+    try:
+        if not listed:  # (a number was iterated: a traceback)
+            raise InputError(f"policy traits must be a list of names (known: {', '.join(TRAITS)})", path_s)
+        return USER_TRAITS | check_traits(traits, path_s)
+    except InputError as e:
+        bad = next((t for t in traits if not isinstance(t, str) or t not in TRAITS), ...) if listed else ...
+        raise InputError(e.message, _where_bound(path, path_s, "POLICY_TRAITS", bad)) from None
+
+
+def _use_line(path: Path, function: str, used: str) -> int | None:
+    """The first line of the function ``function`` of the file that reads the name ``used`` (a global numba could
+    not find: its error names no line)."""
+    try:
+        tree = ast.parse(path.read_bytes(), str(path))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
+            lines = [n.lineno for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == used
+                     and isinstance(n.ctx, ast.Load)]
+            return min(lines) if lines else None
+    return None
 
 
 class _SigintWatch:
@@ -315,6 +407,10 @@ def _check_compiled(user, name: str, path_s: str, where: str) -> None:
         user.compile(_ARGTYPES)
     except Exception as e:
         msg, at = _numba_message(e, path_s)
+        if at == path_s:  # numba named no line of the file: the name it could not find, else the function's
+            missing = re.match(r"NameError: name '(\w+)' is not defined", msg)
+            line = _use_line(Path(path_s), name, missing[1]) if missing else None
+            at = f"{path_s}:{line}" if line else where
         raise InputError(f"policy {name!r} does not compile with numba: {msg}", at) from None
     rt = user.overloads[_ARGTYPES].signature.return_type
     if isinstance(rt, types.NoneType):  # (no return reached: only raises, loops for ever, or falls off its end)
@@ -357,7 +453,7 @@ def load_user_policy(spec: str) -> UserPolicy:
         raise InputError(f"policy file has no function {name!r}", path_s)
     py = getattr(fn, "py_func", fn)
     if not inspect.isfunction(py):
-        raise InputError(f"{name!r} is not a function", path_s)
+        raise InputError(f"{name!r} is not a function", _where_bound(path, path_s, name))
     where = f"{path_s}:{py.__code__.co_firstlineno}"
     try:
         inspect.signature(py).bind(0, 0, 0, 0, 0)
@@ -365,6 +461,9 @@ def load_user_policy(spec: str) -> UserPolicy:
         raise InputError(
             f"policy {name!r} must take 5 arguments (kind, state, options, n_options, params)", where
         ) from None
+    # what the file declares, before the compiles (seconds): a fault at its line
+    traits = _declared_traits(g, path, path_s)
+    params = _declared_params(g, path, path_s)
     # The file's own jitted helpers are compiled again with bounds checks (foury_sim's are trusted).
     for k, v in list(g.items()):
         if isinstance(v, Dispatcher) and getattr(v.py_func, "__globals__", None) is g:
@@ -386,8 +485,7 @@ def load_user_policy(spec: str) -> UserPolicy:
             raise
     if watch.seen:  # interrupted, and the KeyboardInterrupt was swallowed on the way: stop all the same
         raise KeyboardInterrupt
-    traits = USER_TRAITS | check_traits(g.get("POLICY_TRAITS", ()), spec)
-    loaded = UserPolicy(guarded, errors, g, _declared_params(g, path_s), traits)
+    loaded = UserPolicy(guarded, errors, g, params, traits)
     _LOADED[key] = loaded
     return loaded
 

@@ -673,6 +673,20 @@ def test_a_bad_numba_num_threads_is_one_line(value):
                         f"{value!r}\n")
 
 
+@pytest.mark.parametrize("name", ["FOURY_SIM_SHIPPED_IR", "FOURY_SIM_SHIPPED_CODE"])
+@pytest.mark.parametrize("value", ["2", "yes", " 1"])
+def test_a_shipped_switch_takes_1_or_0_only(monkeypatch, name, value):
+    """``FOURY_SIM_SHIPPED_IR=2`` (any value but "", 0 and 1) was read as 0 in silence (``config.SHIPPED_IR``): the
+    engines compiled from source, minutes of a first run nobody asked for. One line naming the variable, exit 2."""
+    monkeypatch.setenv(name, value)
+    r = cli("games")
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr == f"foury-sim: error: {name}: must be 1 (the default) or 0, not {value!r}\n"
+    for fine in ("", "0", "1"):
+        monkeypatch.setenv(name, fine)
+        assert cli("games").returncode == 0
+
+
 def test_an_interrupted_sweep_says_how_to_go_on_with_its_cells():
     """The command a Ctrl-C of a sweep prints resumes it: without --resume a sweep starts afresh (it played every
     cell again after a Ctrl-C in its report step)."""

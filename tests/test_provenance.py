@@ -142,6 +142,54 @@ def test_run_records_every_override_in_text_json_and_summary_json(tmp_path):
         assert key in js and key in saved
 
 
+def test_a_map_a_rules_or_campaign_file_names_is_recorded_with_its_digest(tmp_path):
+    """A map file a rules file, a campaign file or a ``--set`` names (``game.map``; Rooms' dungeon file, as
+    ``navigation.dungeon``) is read as a ``--map`` file is, but only the rules or campaign file had its sha256 in
+    the run's record: an edited map left the record as it was. Its digest is under ``read_files`` (by the key that
+    named it) and in the header (a replay's too); a file ``--map`` names is recorded once, as ``--map``'s; a study
+    lists it among its input files (``study.input_files``)."""
+    from foury_sim.registry import get_game
+    from foury_sim.study import CellRunner, input_files
+
+    def sha(p: Path) -> str:
+        return hashlib.sha256(p.read_bytes()).hexdigest()
+
+    def record(*args: str) -> dict:
+        return json.loads(cli(["run", "foury", "--games", "20", *args, "--format", "json", "--no-progress"]))[
+            "provenance"]["overrides"]
+
+    board = tmp_path / "my.map"
+    shutil.copy(BASE_MAP, board)
+    rules = tmp_path / "r.toml"
+    rules.write_text(f'[game]\nmap = "{board}"\n')
+    read = {"game.map": {"path": str(board), "sha256": sha(board)}}
+    text = cli(["run", "foury", "--games", "20", "--rules", str(rules), "--no-progress"])
+    assert text.splitlines()[2] == (f"overrides: --rules {rules} (sha256 {sha(rules)[:12]}) (game.map {board}: "
+                                    f"sha256 {sha(board)[:12]})")
+    assert record("--rules", str(rules)) == {"rules": {"path": str(rules), "sha256": sha(rules)}, "read_files": read}
+    replay = cli(["replay", "foury", "--game", "3", "--rules", str(rules)]).splitlines()
+    assert replay[1] == (f"Overrides: --rules {rules} (sha256 {sha(rules)[:12]}) (game.map {board}: sha256 "
+                         f"{sha(board)[:12]})")
+    assert record("--set", f"game.map={board}")["read_files"] == read
+    camp = tmp_path / "camp"
+    camp.mkdir()
+    shutil.copy(BASE_MAP, camp / "c.map")
+    (camp / "c.toml").write_text('[campaign]\ntitle = "Mine"\n\n[game]\nmap = "c.map"\n')
+    assert record("--campaign", str(camp / "c.toml"))["read_files"] == {
+        "game.map": {"path": str(camp / "c.map"), "sha256": sha(camp / "c.map")}}
+    both = record("--rules", str(rules), "--map", str(board))  # the same file: --map's
+    assert both["map"] == read["game.map"] and "read_files" not in both
+    assert "read_files" not in record("--rules", str(rules), "--map", "base")  # (the rules' map is not read)
+    rs = CellRunner(get_game("foury")).resolve({"rules": str(rules)})[0]
+    assert input_files([{"rules": str(rules)}], "foury", [rs]) == {str(rules): sha(rules), str(board): sha(board)}
+    rooms = get_game("rooms")
+    dungeon = tmp_path / "d.txt"
+    shutil.copy(ROOT / "foury_sim/games/rooms/data/dungeons/dealt.txt", dungeon)
+    (tmp_path / "rooms.toml").write_text(f'[navigation]\ndungeon = "{dungeon}"\n')
+    assert rooms.read_files(rooms.load_ruleset(str(tmp_path / "rooms.toml"))) == {"navigation.dungeon": str(dungeon)}
+    assert rooms.read_files(rooms.load_ruleset(None)) == {}  # (a shipped dungeon: the version names it)
+
+
 def test_run_with_the_defaults_says_so_and_the_library_records_it_too():
     from foury_sim.runner import run
 
@@ -402,13 +450,13 @@ def test_a_robust_study_records_the_command_that_reproduces_it(tmp_path):
 
     tiny = ROOT / "tests" / "data" / "robust" / "tiny.toml"
     cli(["robust", str(tiny), "--out", str(tmp_path / "r"), "--games", "20", "--points", "2", "--no-progress"])
-    out = tmp_path / "r" / "tiny"
+    out = tmp_path / "r" / "tiny-quick-games20-points2"  # (a quick look's own folder)
     cmd = f"foury-sim robust {tiny} --games 20 --points 2"
     assert json.loads((out / "manifest.json").read_text())["command"] == cmd
     assert f"- Reproduce: `{cmd}`" in (out / "report.md").read_text()
     assert f"<li>Reproduce: <code>{cmd}</code></li>" in (out / "report.html").read_text()
     cli(pasted(cmd) + ["--out", str(tmp_path / "again"), "--no-progress"])
-    again = tmp_path / "again" / "tiny"
+    again = tmp_path / "again" / "tiny-quick-games20-points2"
     assert json.loads((again / "manifest.json").read_text())["command"] == cmd
     for table in ("cells.csv", "robustness.csv"):
         pd.testing.assert_frame_equal(pd.read_csv(again / table), pd.read_csv(out / table))
@@ -460,7 +508,7 @@ def test_every_figure_a_command_writes_says_how_it_was_made(tmp_path, monkeypatc
 
     tiny = ROOT / "tests" / "data" / "robust" / "tiny.toml"
     cli(["robust", str(tiny), "--out", str(tmp_path / "r"), "--games", "20", "--points", "2", "--no-progress"])
-    n = json.loads((tmp_path / "r" / "tiny" / "manifest.json").read_text())["n_design_points"]
+    n = json.loads((tmp_path / "r" / "tiny-quick-games20-points2" / "manifest.json").read_text())["n_design_points"]
     got = footers()  # shares.png and one tornado per conclusion
     assert len(got) == 3 and set(got) == {f"game foury; fixed: policy=greedy; seed 5; 20 games per cell at each of "
                                           f"{n} design points; {made}"}

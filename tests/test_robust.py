@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from inproc import cli  # foury-sim ARGS in this process (tests/inproc.py)
 
 from foury_sim.errors import InputError
 from foury_sim.robust import (
@@ -252,6 +253,28 @@ def test_tiny_study_runs_on_common_dice(tmp_path):
     assert f"- Made with: foury-sim {m['package_version']}" in md and m["experiment_id"] in md  # (it had no version)
     assert (out / "figures" / "shares.png").stat().st_size > 1000 and (out / "figures" / "tornado_1.png").exists()
     assert "<table>" in (out / "report.html").read_text()
+
+
+def test_a_quick_look_has_its_own_folder_beside_the_full_study(tmp_path):
+    """``robust --games/--points`` (a quick look) wrote the full study's ``OUT/NAME/``: run first, it was taken for the
+    full study there, and the full study was then refused (another experiment in its folder). It goes to
+    ``OUT/NAME-quick-games20-points2/``, as a sweep's quick look; the full study's folder is its own."""
+    r = cli("robust", str(TINY), "--out", str(tmp_path), "--games", "20", "--points", "2", "--no-progress")
+    assert r.returncode == 0, r.stderr
+    quick = tmp_path / "tiny-quick-games20-points2"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [quick.name]
+    m = json.loads((quick / "manifest.json").read_text())
+    assert (m["name"], m["games"], m["points"]) == ("tiny-quick-games20-points2", 20, 2)
+    assert m["experiment_text"].endswith("\n# command line (quick look): --games 20 --points 2\n")
+    r = cli("robust", str(TINY), "--out", str(tmp_path), "--no-progress")  # the full study, the file's 30 games
+    assert r.returncode == 0, r.stderr
+    full = json.loads((tmp_path / "tiny" / "manifest.json").read_text())
+    assert (full["name"], full["games"], full["points"]) == ("tiny", 30, 4)
+    assert json.loads((quick / "manifest.json").read_text())["experiment_id"] == m["experiment_id"]  # untouched
+    assert load_robust(TINY, points=1).name == "tiny-quick-points1" and load_robust(TINY).name == "tiny"
+    with pytest.raises(InputError) as e:
+        load_robust(TINY, games=1)
+    assert (e.value.where, e.value.message) == ("--games", "must be at least 2, not 1")
 
 
 @pytest.fixture(scope="module")

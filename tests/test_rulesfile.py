@@ -326,6 +326,27 @@ def test_where_keys_stand_is_read_from_an_index_that_agrees_with_a_scan_of_every
     assert locate(_ODD_TOML, "a.b.c.d") == (9, 3) and locate(_ODD_TOML, "runs.seed") == (11, 1)
 
 
+def test_a_table_only_its_entries_spell_out_is_placed_at_the_first_of_them():
+    """A table a file never names itself (only ``[e.f]``, or the dotted key ``b.c.d = 4``) was placed at the file
+    alone (``RuleFile.where``): ``locate`` finds no line of it. Its place is the first line inside it
+    (``locate_within``); a key the file does name keeps its own line, column and layer."""
+    import tomllib
+
+    from foury_sim.rulesfile import RuleFile, locate, locate_within
+
+    text = "top = 1\n[a]\nx = 1\n  b.c.d = 4\n[e.f]\ng = 1\n[e.h]\n"
+    assert locate(text, "a.b") is None and locate_within(text, "a.b") == (4, 3)
+    assert locate(text, "e") is None and locate_within(text, "e") == (5, 1)
+    assert locate_within(text, "a.x") is None and locate_within(text, "zz") is None
+    shipped = RuleFile(tomllib.loads(text), text, "shipped.toml")
+    user_text = "[q]\nr = 1\n"
+    user = RuleFile(tomllib.loads(user_text), user_text, "mine.toml")
+    rf = RuleFile({}, user_text, "mine.toml", [shipped, user])
+    assert rf.where("e") == "shipped.toml:5:1" and rf.where("a.b.c") == "shipped.toml:4:3"
+    assert rf.where("a.x") == "shipped.toml:3:1" and rf.where("q.r") == "mine.toml:2:1"
+    assert rf.where("zz") == "mine.toml"
+
+
 def test_a_whole_table_given_with_its_marker_replaces_the_defaults_one(tmp_path):
     """``whole_tables``: a table whose keys depend on a marker (``kind``) is replaced whole by a user's table that
     gives the marker (the defaults' other keys are not left over); without the marker it merges key by key; a

@@ -267,6 +267,21 @@ def test_the_odds_command_confirms_a_flagged_table_on_the_next_seed(monkeypatch)
         cli("odds", "delve", "--conf", "1.5")
 
 
+def test_odds_makes_a_flagged_tables_first_look_once(monkeypatch):
+    """``foury-sim odds`` asks whether a table's first look flags a comparison (``needs_confirming``), measures it
+    again on fresh dice, then prints the verdict over both: the first look's exact tests were made twice."""
+    import foury_sim.oddstable as ot
+
+    first, fresh = _table(140, 0.53), _table(140, 0.5)
+    monkeypatch.setattr(get_game("delve"), "odds", lambda rs, trials, seed, conf, **kw: first if seed == 1 else fresh)
+    seen: list[OddsTable] = []
+    real = ot._comparisons
+    monkeypatch.setattr(ot, "_comparisons", lambda t: seen.append(t) or real(t))
+    r = cli("odds", "delve", "--trials", "100")
+    assert r.exit_code == 0 and "none differs again on fresh dice (seed 2) (Holm over those flagged)" in r.output
+    assert [t is first for t in seen] == [True, False]  # the first look once, then the fresh dice
+
+
 def test_odds_text_and_json_carry_title_legend_z_and_verdict():
     t = _table(2, 0.5)
     text = format_odds(t)

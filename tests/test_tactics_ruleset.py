@@ -179,6 +179,33 @@ def test_bad_rules_file_points_at_file_line_column(tmp_path):
     assert e.value.where == f"{f}:1:1" and "monsters.imp lacks 'dice'" in str(e.value)
 
 
+MONSTER = ('hp = 2\ndice = 1\nap_move = 1\nap_attack = 1\nkind = "demon"\nsize = "small"\nrange = 0\nattack_mod = 0\n'
+           'spawns = true\nabilities = []\n')
+
+
+@pytest.mark.parametrize("text, line, message", [
+    # 10 shipped monsters + 23: the 33rd is the 23rd the file adds (12 lines each), at its header
+    ("".join(f"[monsters.m{i}]\n{MONSTER}\n" for i in range(23)), 22 * 12 + 1,
+     "monsters: a table of 1..32 monsters, not 33 ('m22' is kind 33)"),
+    ('[weapons.club]\nbonus = 1\nvs = ""\nvs_bonus = 0\nreach = 0\nchicken = false\n', 1,
+     "weapons: a table of 1..6 kinds (the chart is a d6), not 7 ('club' is kind 7)"),
+    ("armors.a1.ap = 0\narmors.a1.defense = 0\n", 1,
+     "armors: a table of 1..6 kinds (the chart is a d6), not 7 ('a1' is kind 7)"),
+    ("# my imp\nmonsters.imp.hp = 2\n\n[player]\nhp = 12\n", 2, "monsters.imp lacks 'dice'"),
+])
+def test_a_table_a_user_file_spells_out_only_by_its_entries_is_placed_at_its_line(tmp_path, text, line, message):
+    """A user's file adds a monster, a weapon, an armour as a table of its own (``[monsters.imp]``) or dotted keys
+    (``monsters.imp.hp = 2``): it never names the table itself, and a fault of the table (one kind too many, a
+    monster short of a field) was placed at the file alone. It is at the first kind too many, or at the first line
+    inside the table."""
+    f = tmp_path / "mine.toml"
+    f.write_text(text)
+    with pytest.raises(InputError) as e:
+        R.load_ruleset(str(f))
+    assert e.value.where == f"{f}:{line}:1"
+    assert e.value.message.startswith(message)
+
+
 def test_a_user_monster_is_added_after_the_shipped_ones(tmp_path):
     f = tmp_path / "imp.toml"
     f.write_text("[monsters.imp]\nhp = 2\ndice = 1\nap_move = 1\nap_attack = 1\nkind = \"demon\"\nsize = \"small\"\n"

@@ -8,6 +8,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from inproc import cli  # foury-sim ARGS in this process (tests/inproc.py)
 
 from foury_sim import registry, runner
 from foury_sim.errors import InputError
@@ -61,6 +62,38 @@ def test_wrong_arguments_uncompilable_and_import_faults_are_one_line_naming_the_
     assert e.message == "policy file failed to import: RuntimeError: boom" and e.where == f"{path}:4"
     path = _file(tmp_path, "import sys\nsys.exit(3)\n", "exits.py")
     assert "SystemExit" in _refused(f"{path}:f").message
+
+
+OK_F = "def f(kind, state, options, n_options, params):\n    return 0\n"
+
+
+@pytest.mark.parametrize(("src", "line", "message"), [
+    ("x = 1\nPOLICY_PARAMS = [1, 2]\n" + OK_F, 4,
+     "POLICY_PARAMS must be a dict of parameter names to default numbers"),
+    ('POLICY_PARAMS = {\n    "a": 1.0,\n    "b": float("nan"),\n}\n' + OK_F, 5,
+     "POLICY_PARAMS['b'] = nan is not a finite number"),
+    ('POLICY_PARAMS = {\n    "a": 1.0,\n    "a b": 2.0,\n}\n' + OK_F, 5,
+     "POLICY_PARAMS must be a dict of parameter names to default numbers: 'a b' is not a parameter name"),
+    ('if True:\n    POLICY_PARAMS = {"a": True}\n' + OK_F, 4, "POLICY_PARAMS['a'] = True is not a finite number"),
+    ('POLICY_TRAITS = (\n    "needs_odds",\n    "telepathy",\n)\n' + OK_F, 5,
+     "unknown policy trait 'telepathy' (known: needs_odds, needs_dp, full_menu, slow)"),
+    ("x = 1\nPOLICY_TRAITS = 3\n" + OK_F, 4, "policy traits must be a list of names (known: needs_odds, needs_dp, "
+     "full_menu, slow)"),
+    ("x = 1\nf = 3\n", 4, "'f' is not a function"),
+    ("x = 1\nclass f:\n    pass\n", 4, "'f' is not a function"),
+    ("def f(kind, state, options, n_options, params):\n    y = 1\n    return undefined_thing + y\n", 5,
+     "policy 'f' does not compile with numba: NameError: name 'undefined_thing' is not defined"),
+])
+def test_a_fault_of_a_policy_file_names_its_line(tmp_path, capsys, src, line, message):
+    """A policy file's faults name the line they stand on: POLICY_PARAMS and POLICY_TRAITS (the key or element at
+    fault when written out), a name that is no function, a global numba cannot find (its error names no line) were
+    refused at the file alone; POLICY_TRAITS at ``FILE:FUNCTION``, as if the function's name were a line. The
+    declarations are checked before the policy compiles (seconds)."""
+    path = _file(tmp_path, src)
+    e = _refused(f"{path}:f")
+    assert (e.where, e.message) == (f"{path}:{line}", message)
+    if "POLICY_" in src:
+        assert "compiling" not in capsys.readouterr().err
 
 
 def test_a_print_at_import_goes_to_stderr(tmp_path, capsys):
@@ -153,6 +186,55 @@ def test_tactics_gamble_is_a_switch_from_0_to_1():
         make_policy("thorough", TACTICS_POLICIES, "gamble=2")
     assert (e.value.where, e.value.message) == ("--param", "policy parameter gamble=2 is outside its range 0 .. 1")
     assert make_policy("thorough", TACTICS_POLICIES, "gamble=1").params[3] == 1.0
+
+
+@pytest.mark.parametrize("game", registry.games())
+def test_every_declared_switch_is_a_builtin_parameter_from_0_to_1_whose_default_is_0_or_1(game):
+    from foury_sim.games.tactics import DM_FLAGS, DM_POLICIES
+
+    spec = registry.get_game(game)
+    for flags, policies in ((spec.flags, spec.policies), *(((DM_FLAGS, DM_POLICIES),) if game == "tactics" else ())):
+        for name in flags:
+            having = [b for b in policies.values() if name in b.params]
+            assert having and all(b.ranges[name] == (0.0, 1.0) and b.params[name] in (0.0, 1.0) for b in having)
+    assert (spec.flags != frozenset()) == (game != "delve")
+
+
+def test_a_switch_takes_0_or_1_wherever_its_value_is_given(tmp_path):
+    """A built-in policy's on/off parameter (``GameSpec.flags``) took 0.5, which its range 0 .. 1 let through, and
+    played it as 0 (Dungeon Foury: ``>= 1`` is on) or as 1 (Rooms, Tactics: ``> 0``) in silence. Refused in one line
+    naming the parameter and where the value came from, before any game; a tuning that would play the values
+    between 0 and 1 is refused before it starts."""
+    sweep = tmp_path / "sw.toml"
+    sweep.write_text('name = "flags"\ngame = "foury"\ngames = 100\n\n[sweep]\n"param.goal_home" = [0, 0.5]\n')
+    ladder = tmp_path / "lad.toml"
+    ladder.write_text('name = "lad"\ngame = "foury"\ngames = 100\nheroes = ["kael"]\n[tune]\nseed = 1001\n'
+                      '[[rung]]\nlabel = "greedy"\npolicy = "greedy"\n[[rung]]\nlabel = "tuned greedy"\n'
+                      'policy = "greedy"\ntuned = true\nranges = { foe_avoid = [0.0, 6.0], goal_home = [0, 1] }\n')
+    switch = "policy parameter {}=0.5 is a switch: 0 (off) or 1 (on)"
+    cases = [
+        (["run", "foury", "--param", "goal_home=0.5"], f"--param: {switch.format('goal_home')}"),
+        (["run", "foury", "--policy", "kraken", "--param", "swim_finish=0.5"],
+         f"--param: {switch.format('swim_finish')}"),
+        (["run", "rooms", "--param", "mirror_boss=0.5"], f"--param: {switch.format('mirror_boss')}"),
+        (["run", "tactics", "--param", "hunt=0.5"], f"--param: {switch.format('hunt')}"),
+        (["run", "tactics", "--dm", "ruthless", "--dm-param", "focus=0.5"], f"--dm-param: {switch.format('focus')}"),
+        (["compare", "foury", "--a", "param.goal_home=0.5", "--b", "param.goal_home=1"],
+         f"--a: {switch.format('goal_home')}"),
+        (["sweep", str(sweep), "--out", str(tmp_path)], f"{sweep}:6: {switch.format('goal_home')} (cell 1: "
+                                                          "goal_home=0.5)"),
+        (["ladder", str(ladder), "--out", str(tmp_path)], f"{ladder}: rung 'tuned greedy': range of goal_home [0, 1]: "
+                                                            f"the tuning plays the values between its ends, and "
+                                                            f"{switch.format('goal_home')}"),
+        (["tune", "foury", "--param", "param.goal_home", "--target", "win=0.3", "--tolerance", "0.02", "--range",
+          "0,1", "--continuous"], f"--range: param.goal_home = 0.5 is refused: --param: {switch.format('goal_home')}"),
+    ]
+    for args, said in cases:
+        r = cli(*args, "--games", "10") if args[0] in ("run", "compare") else cli(*args)
+        assert (r.returncode, r.stderr) == (2, f"foury-sim: error: {said}\n"), args
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lad.toml", "sw.toml"]  # (nothing played, nothing written)
+    pol = registry.get_game("foury").policy("greedy", "goal_home=1,swim_finish=0.0")
+    assert (pol.params[pol.param_names.index("goal_home")], pol.params[pol.param_names.index("swim_finish")]) == (1, 0)
 
 
 def test_an_empty_policy_name_is_refused():

@@ -11,13 +11,14 @@ from ...config import CHUNK, use_cache
 from ...errors import InputError
 from ...outputs import hist_count, hist_total, joint_key, most_common, tally
 from ...policy import Policy, check_answers
-from ...registry import GameOption, GameSpec, register
+from ...registry import GameOption, GameSpec, board_file_read, register
 from ...search import kernel_params
 from ...stats import summarize_counts, wilson
 from ...userpolicy import clear_errors
 from . import layout
 from .board import BOARD, ROOM_CONVENTION, room_name
 from .layout import HERO_KEYS, OUT_BAD
+from .maps import builtin_maps
 from .outputs import OUTPUTS
 from .ruleset import BASE_CAMPAIGN, FouryRules, builtin_campaigns, load_ruleset
 from .trace import format_trace
@@ -25,7 +26,7 @@ from .trace import format_trace
 with use_cache(__name__):  # compiled kernels are cached per version of this package's code
     from . import kernel
     from .odds import odds_report
-    from .policies import POL_SEARCH, POLICIES
+    from .policies import FLAGS, POL_SEARCH, POLICIES
 
 NO_SCRIPT = np.zeros(0, dtype=np.int64)
 #: Decision kinds by number (``layout.D_*``), for the one-line policy errors (``policy.check_answers``).
@@ -58,6 +59,12 @@ def check_policy(policy: Policy) -> None:
     raise InputError(f"policy parameter round_order={v:.15g} is not an order of sectors: 0 (no fixed order: the "
                      "nearest first) or the sectors played first as digits 1..4 (A..D), each at most once (e.g. 1234, "
                      "2134)", "--param")
+
+
+def files_read(rules: FouryRules) -> dict[str, str]:
+    """The map file of the user's that ``game.map`` names (in a rules or campaign file, or a ``--set``) when it is the
+    map played (``GameSpec.files_read``: its sha256 is recorded as a ``--map`` file's is)."""
+    return board_file_read("game.map", (rules.data.get("game") or {}).get("map"), rules.map.path, builtin_maps())
 
 
 def heroes(rules: FouryRules) -> list[str]:
@@ -306,6 +313,8 @@ GAME = register(GameSpec(
     variant_title=variant_title,
     no_win=no_win,
     check_policy=check_policy,
+    flags=FLAGS,
+    files_read=files_read,
     options=(GameOption("hearts", ("odds",), "Hearts at the start of a fight fought to the end.", int, 5, 1, 30),
              GameOption("campaign", ("run", "map"), "A campaign: its rules and map over the base game's "
                         f"(shipped: {', '.join(builtin_campaigns())}; or a campaign file NAME.toml, docs/rules.md "

@@ -157,6 +157,8 @@ HEURISTIC_RANGES = {k: ((0.0, 1e6) if k in _COUNTS else (-1e6, 1e6)) for k in HE
 HEURISTIC_RANGES["round_order"] = (0.0, 99_999_999.0)
 HEURISTIC_RANGES["goal_home"] = (0.0, 1.0)
 HEURISTIC_RANGES["swim_finish"] = (0.0, 1.0)
+#: The heuristic's on/off parameters: 0 or 1 only (``GameSpec.flags``; 0.5 was played as 0: ``>= 1`` is on).
+FLAGS = frozenset({"goal_home", "swim_finish"})
 
 POLICIES = {
     "random": PolicySpec("random", POL_RANDOM, "picks uniformly among the legal options (its own random stream)"),

@@ -17,7 +17,7 @@ from ...errors import InputError
 from ...lazy import pd
 from ...outputs import MEAN_INTERVALS
 from ...policy import Policy, PolicySpec, check_answers
-from ...registry import GameOption, GameSpec, register
+from ...registry import GameOption, GameSpec, board_file_read, register
 from ...rng import NO_SCRIPT
 from ...trace_format import count
 
@@ -34,6 +34,8 @@ with use_cache(__name__):  # compiled kernels are cached per version of this pac
 
 _RANGES = {"stop_at": (0.0, 1.0), "progress_power": (0.0, 5.0), "heal_below": (0.0, 200.0),
            "pay_hp_above": (0.0, 200.0), "loot": (0.0, 1.0), "mirror_boss": (0.0, 1.0)}
+#: The navigation's on/off parameters: 0 or 1 only (``GameSpec.flags``; 0.5 was played as 1: ``> 0`` is on).
+FLAGS = frozenset({"loot", "mirror_boss"})
 POLICIES = {
     "optimal_reroll": PolicySpec(
         "optimal_reroll", layout.P_OPTIMAL,
@@ -48,6 +50,15 @@ POLICIES = {
     "random": PolicySpec("random", layout.P_RANDOM, "a uniformly random legal option at every choice",
                          traits=frozenset({"full_menu"})),
 }
+
+
+def files_read(rules: RoomsRules) -> dict[str, str]:
+    """The dungeon file of the user's that ``navigation.dungeon`` names (in a rules file or a ``--set``) when it is the
+    dungeon played (``GameSpec.files_read``: its sha256 is recorded as a ``--map`` file's is)."""
+    from .board import builtin_dungeons
+
+    named = (rules.data.get("navigation") or {}).get("dungeon")
+    return board_file_read("navigation.dungeon", named, rules.dungeon.path, builtin_dungeons())
 
 
 def _run(ruleset: RoomsRules, hero: str, policy: Policy, seed: int, start: int, count: int,
@@ -183,6 +194,8 @@ GAME = register(
         outputs=OUTPUTS,
         odds=_odds.odds,
         warm=warm,
+        flags=FLAGS,
+        files_read=files_read,
         options=(GameOption("hero", ("odds",), "The hero whose abilities the odds table shows (a key of [heroes]; "
                             "default: ranger).", str, "ranger"),),
         board=BOARD,

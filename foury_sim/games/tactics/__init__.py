@@ -14,7 +14,7 @@ import numpy as np
 
 from ...config import use_cache
 from ...errors import InputError
-from ...inputs import check_param_text
+from ...inputs import check_flags, check_param_text
 from ...lazy import pd
 from ...outputs import MEAN_INTERVALS, hist_count, hist_total, joint_key, mean_interval, most_common, tally
 from ...policy import Policy, PolicySpec, check_answers, make_policy
@@ -54,6 +54,10 @@ POLICIES = {
     "random": PolicySpec("random", layout.P_RANDOM, "a uniformly random legal option at every choice",
                          traits=frozenset({"full_menu"})),
 }
+#: The adventurers' on/off parameters, and the Dungeon Master's: 0 or 1 only (``GameSpec.flags``,
+#: ``inputs.check_flags``; 0.5 was played as 1: ``> 0`` is on).
+FLAGS = frozenset({"fight_adjacent", "equip", "loot", "hunt", "gamble"})
+DM_FLAGS = frozenset({"spawn_near", "focus"})
 #: The Dungeon Master's built-in policies (``--dm``); parameters with ``--dm-param``.
 DM_POLICIES = {
     "by_the_book": PolicySpec(
@@ -90,9 +94,11 @@ def dm_policy(ruleset: TacticsRules) -> Policy:
     if name in DM_POLICIES:
         check_param_text(params, "--dm-param")
         try:
-            return make_policy(name, DM_POLICIES, params)
+            pol = make_policy(name, DM_POLICIES, params)
         except InputError as e:
             raise InputError(e.message, "--dm-param") from None
+        check_flags(pol, DM_FLAGS, "--dm-param")
+        return pol
     if name.endswith(".py") or ".py:" in name:
         check_param_text(params, "--dm-param")
         spec = name if ".py:" in name else f"{name}:{DEFAULT_DM_FUNCTION}"
@@ -279,6 +285,7 @@ GAME = register(
         outputs=OUTPUTS,
         odds=odds_report,
         board=BOARD,
+        flags=FLAGS,
         options=(
             GameOption("dm", ("run",), f"The Dungeon Master's policy: {', '.join(DM_POLICIES)} "
                        f"(default {DEFAULT_DM}), or a policy file FILE.py[:FUNCTION] (default function "

@@ -280,10 +280,21 @@ def _only(rf: RuleFile, key: str, table: Any, allowed: tuple[str, ...]) -> dict[
     return table
 
 
+def _kinds(rf: RuleFile, key: str, most: int, what: str) -> dict[str, Any]:
+    """The table ``key`` (monsters, weapons, armours) if it has 1..``most`` kinds; else one line at the table, or at
+    the first kind beyond ``most`` (a user's file adds kinds as tables of their own: it never names the table)."""
+    table = rf.get(key)
+    if isinstance(table, dict) and 1 <= len(table) <= most:
+        return table
+    if isinstance(table, dict) and len(table) > most:
+        extra = list(table)[most]
+        raise InputError(f"{key}: a table of 1..{most} {what}, not {len(table)} ({extra!r} is kind {most + 1})",
+                         rf.where(f"{key}.{extra}"))
+    raise InputError(f"{key}: a table of 1..{most} {what}", rf.where(key))
+
+
 def _monsters(rf: RuleFile) -> tuple[np.ndarray, tuple[str, ...]]:
-    table = rf.get("monsters")
-    if not isinstance(table, dict) or not 1 <= len(table) <= MAX_MONSTERS:
-        raise InputError(f"monsters: a table of 1..{MAX_MONSTERS} monsters", rf.where("monsters"))
+    table = _kinds(rf, "monsters", MAX_MONSTERS, "monsters")
     names = tuple(table)
     out = np.zeros((len(names), M_COLS), dtype=np.int64)
     for i, name in enumerate(names):
@@ -311,9 +322,7 @@ def _monsters(rf: RuleFile) -> tuple[np.ndarray, tuple[str, ...]]:
 
 
 def _items(rf: RuleFile, table_key: str, fields: tuple[str, ...], cols: int) -> tuple[np.ndarray, tuple[str, ...]]:
-    table = rf.get(table_key)
-    if not isinstance(table, dict) or not 1 <= len(table) <= N_ITEMS - 1:
-        raise InputError(f"{table_key}: a table of 1..{N_ITEMS - 1} kinds (the chart is a d6)", rf.where(table_key))
+    table = _kinds(rf, table_key, N_ITEMS - 1, "kinds (the chart is a d6)")
     out = np.zeros((N_ITEMS, cols), dtype=np.int64)
     out[0] = 0
     if table_key == "weapons":
