@@ -502,14 +502,17 @@ def fmt_numeric(r: dict[str, Any]) -> str:
     order-statistic interval (both at the run's level, ``summarize_counts``). A mean with no interval (one game: no
     spread to measure) says so instead of printing ``[nan, nan]``; a side of the median's interval that too few games
     cannot bound prints as ``-inf`` / ``inf`` (``null`` in the JSON: read as no bound; docs/statistics.md)."""
-    lo, hi = r.get("mean_lo"), r.get("mean_hi")
-    n = r.get("n")
-    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
-        iv = f"(no interval from {n:,} game{'s' if n != 1 else ''})" if isinstance(n, int) else "(no interval)"
-    else:
-        iv = f"[{lo:.2f}, {hi:.2f}]"
+    iv = mean_bracket(r.get("mean_lo"), r.get("mean_hi"), r.get("n"))
     return (f"mean {r['mean']:8.2f} {iv}  median {r['median']:g}{median_bracket(r)}  "
             f"range {r['min']:g}..{r['max']:g}")
+
+
+def mean_bracket(lo: Any, hi: Any, n: Any = None) -> str:
+    """``[lo, hi]`` of a mean's interval (2 decimals); "(no interval from 1 game)" where there is none (one game: no
+    spread to measure; ``None`` or NaN, as a summary read back from its JSON gives it)."""
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+        return f"(no interval from {n:,} game{'s' if n != 1 else ''})" if isinstance(n, int) else "(no interval)"
+    return f"[{lo:.2f}, {hi:.2f}]"
 
 
 def median_bracket(r: dict[str, Any], lo_key: str = "median_lo", hi_key: str = "median_hi") -> str:

@@ -304,3 +304,24 @@ def test_sweep_says_a_cell_without_victory_has_no_win_rate(tmp_path):
     assert "No victory, so no win rate: `campaign=slaughter`" in md and "Never won" not in md
     row = next(x for x in md.splitlines() if x.startswith("| ") and "| slaughter |" in x)
     assert row.startswith("| – | 1 |") and "none (no victory)" in row
+
+
+def test_the_slaughter_score_line_reads_a_summary_back_from_its_json():
+    """A summary written to JSON writes a median bound too few games give as ``null`` and a mean without spread as
+    NaN: the Slaughter's own line prints them as the other numbers' lines do (it raised a TypeError on ``None``)."""
+    import json
+
+    from foury_sim.files import to_jsonable
+    from foury_sim.outputs import summary_lines
+
+    r = load_ruleset(campaign="slaughter")
+    for kills, mean_part, median_part in (([7], "mean 7.00 kills (no interval from 1 game)", "median 7 [-inf, inf]"),
+                                          ([3, 5, 8], "mean 5.33 kills [", "median 5 [-inf, inf]")):
+        df = pd.DataFrame({"slaughter_score": kills, "fury_used": 1, "fury_kills": 0, "slaughter_end": 2,
+                           "rounds_completed": 0, "coins_used": 0, "death_round": 0, "death_sector": -1,
+                           "death_cause": 0, "win": 0, "end_cause": 5, "death_cell": -1})
+        s = foury.summarize(df, r)
+        back = json.loads(json.dumps(to_jsonable(s)))
+        for summary in ({**s, "games": len(kills)}, {**back, "games": len(kills)}):
+            line = next(ln for ln in summary_lines(summary, foury.OUTPUTS) if "kills" in ln)
+            assert mean_part in line and median_part in line, line

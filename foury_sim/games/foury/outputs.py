@@ -10,7 +10,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...outputs import CATEGORY, COUNTS, MEAN, NUMBERS, RATE, SHARE, Column, Outputs, SummaryKey, interval_text
+from ...outputs import (
+    CATEGORY,
+    COUNTS,
+    MEAN,
+    NUMBERS,
+    RATE,
+    SHARE,
+    Column,
+    Outputs,
+    SummaryKey,
+    interval_text,
+    mean_bracket,
+    median_bracket,
+)
 
 SECTOR_LABELS = {0: "A", 1: "B", 2: "C", 3: "D", 4: "O", -1: "none"}
 #: ``death_round``: the round of the first death, in order; 0 (never died) last
@@ -69,8 +82,12 @@ def _level(s: dict[str, Any]) -> str:
 
 
 def _slaughter_score_text(v: dict[str, float], s: dict[str, Any]) -> str:
-    return (f"mean {v['score_mean']:.2f} kills [{v['score_mean_lo']:.2f}, {v['score_mean_hi']:.2f}], median "
-            f"{v['score_median']:g} [{v['score_median_lo']:g}, {v['score_median_hi']:g}] ({_level(s)} intervals); "
+    """The Slaughter's score line; a bound the games cannot give (one game, too few for the median) is said as on
+    every other number's line, also from a summary read back from its JSON (``null``)."""
+    mean_iv = mean_bracket(v["score_mean_lo"], v["score_mean_hi"], s.get("games"))
+    median_iv = median_bracket(v, "score_median_lo", "score_median_hi")
+    return (f"mean {v['score_mean']:.2f} kills {mean_iv}, median {v['score_median']:g}{median_iv} ({_level(s)} "
+            f"intervals); "
             f"Fury boxes used {v['fury_used']:.2f}, monsters the Fury erased {v['fury_kills']:.2f} (means)")
 
 
