@@ -32,6 +32,7 @@ import hashlib
 import json
 import math
 import platform
+import re
 import time
 import tomllib
 from collections.abc import Callable
@@ -363,12 +364,17 @@ def _heroes(spec: GameSpec, ruleset: Any, heroes: Any, where: str) -> list[str]:
     return list(dict.fromkeys(heroes))
 
 
-def _finish(lad: Ladder, spec: GameSpec, *, only: list[str] | None, skip_missing: bool, where: str) -> Ladder:
-    """Select rungs (``only``: labels), drop rungs whose policy the game lacks (``skip_missing``), check them."""
+def _finish(lad: Ladder, spec: GameSpec, *, only: list[str] | None, skip_missing: bool, where: str,
+            rung_at: list[str] | None = None) -> Ladder:
+    """Select rungs (``only``: labels), drop rungs whose policy the game lacks (``skip_missing``), check them; a
+    rung's fault is placed at ``rung_at[i]`` for the i-th rung (its ``[[rung]]`` line) where given, else at
+    ``where``."""
+    places = list(rung_at) if rung_at is not None and len(rung_at) == len(lad.rungs) else [where] * len(lad.rungs)
+    place = {id(r): w for r, w in zip(lad.rungs, places, strict=True)}
     labels = [r.label for r in lad.rungs]
-    dup = next((x for x in labels if labels.count(x) > 1), None)
-    if dup is not None:
-        raise InputError(f"two rungs are labelled {dup!r}", where)
+    dup = next((i for i, x in enumerate(labels) if x in labels[:i]), None)
+    if dup is not None:  # (at the second rung of that label)
+        raise InputError(f"two rungs are labelled {labels[dup]!r}", places[dup])
     if only:
         for i, x in enumerate(only):
             if x not in labels:
@@ -389,7 +395,7 @@ def _finish(lad: Ladder, spec: GameSpec, *, only: list[str] | None, skip_missing
     if len(lad.rungs) < 2:
         raise InputError("a ladder needs at least two rungs", where)
     for r in lad.rungs:
-        check_rung(spec, r, "--tune" if where == "GAME" and r.tuned else where)  # (a --tune rung's fault: --tune)
+        check_rung(spec, r, "--tune" if where == "GAME" and r.tuned else place[id(r)])  # (a --tune rung's: --tune)
     return lad
 
 
@@ -471,7 +477,8 @@ def load_ladder(path: str | Path, *, heroes: list[str] | None = None, rungs: lis
     if not isinstance(rung_list, list) or not rung_list:
         raise InputError("the ladder needs rungs: [[rung]] tables with label, policy (and params, tuned, ranges, "
                          "heuristic, games)", ps)
-    rl = [_rung(spec, d, i, at("rung")) for i, d in enumerate(rung_list)]
+    rung_at = _rung_lines(ps, text, len(rung_list), at("rung"))
+    rl = [_rung(spec, d, i, rung_at[i]) for i, d in enumerate(rung_list)]
     rs, _, _ = CellRunner(spec).resolve(dict(fixed), at("fixed"))
     hs = heroes if heroes is not None else data.get("heroes", "all")
     lad = Ladder(name, spec.name, seed, n, _heroes(spec, rs, hs, "--hero" if heroes is not None else at("heroes")),
@@ -479,7 +486,15 @@ def load_ladder(path: str | Path, *, heroes: list[str] | None = None, rungs: lis
                  str(data.get("title", "")), str(data.get("description", "")), ps, text)
     if ts.heldout_seed is None and ts.seed == seed and any(r.tuned for r in rl):
         raise InputError("tune.seed must differ from the ladder's seed (the held-out games)", at("seed"))
-    return _finish(lad, spec, only=rungs, skip_missing=skip_missing, where=ps)
+    return _finish(lad, spec, only=rungs, skip_missing=skip_missing, where=ps,
+                   rung_at=rung_at)
+
+
+def _rung_lines(path: str, text: str, n: int, fallback: str) -> list[str]:
+    """``file:line`` of each of the ``n`` rungs: its ``[[rung]]`` header, in order (``fallback`` for every rung when
+    the headers are not ``n``: rungs written as an inline array, ``rung = [{...}, ...]``)."""
+    lines = [k + 1 for k, raw in enumerate(text.splitlines()) if re.match(r"\s*\[\[\s*rung\s*\]\]", raw)]
+    return [f"{path}:{k}" for k in lines] if len(lines) == n else [fallback] * n
 
 
 def _seed(v: Any, where: str) -> int:

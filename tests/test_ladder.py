@@ -372,7 +372,7 @@ def test_unknown_rung_policy_and_bad_toml_are_one_line(tmp_path, monkeypatch, ca
     p.write_text(TINY.replace('policy = "risk"', 'policy = "no_such_policy"'))
     code, out = _cli(monkeypatch, capsys, str(p), "--out", str(tmp_path))
     assert code == 2 and out.err.strip() == (
-        f"foury-sim: error: {p}: rung 'risk': unknown policy 'no_such_policy' "
+        f"foury-sim: error: {p}:{_rung_line(TINY, 4)}: rung 'risk': unknown policy 'no_such_policy' "
         "(built-in: threshold, risk, optimal, random, search; or FILE.py:FUNCTION)")
     p.write_text(TINY.replace('games = 700', 'games = 700 ]'))
     code, out = _cli(monkeypatch, capsys, str(p), "--out", str(tmp_path))
@@ -384,6 +384,30 @@ def test_unknown_rung_policy_and_bad_toml_are_one_line(tmp_path, monkeypatch, ca
     p.write_text(TINY.replace("ranges = { retire_level = [1, 10], min_companions = [0, 6] }", ""))
     with pytest.raises(InputError, match="is tuned: give ranges"):
         ld.load_ladder(p)
+
+
+def _rung_line(text: str, k: int) -> int:
+    """The file line of the k-th (from 1) ``[[rung]]`` header of a ladder's text."""
+    return [i + 1 for i, ln in enumerate(text.splitlines()) if ln.strip() == "[[rung]]"][k - 1]
+
+
+def test_a_rungs_fault_names_that_rungs_line(tmp_path):
+    # every rung's fault was placed at the first [[rung]] line, or at the file alone
+    p = tmp_path / "l.toml"
+    cases = (
+        (TINY.replace("games = 700", "games = 0"), 4,
+         "rung 4: games must be a whole number from 1 to 10,000,000, not 0"),
+        (TINY.replace('label = "risk"', 'label = "threshold"'), 4, "two rungs are labelled 'threshold'"),
+        (TINY.replace('policy = "random"', 'policy = "random"\nparams = { nope = 1 }'), 1,
+         "rung 'random': unknown policy parameter 'nope' (known: none)"),
+        (TINY.replace("retire_level = [1, 10]", "retire_level = [10, 1]"), 3,
+         "rung 'tuned threshold': range of retire_level must be [LO, HI] with LO < HI"),
+    )
+    for text, k, message in cases:
+        p.write_text(text)
+        with pytest.raises(InputError) as e:
+            ld.load_ladder(p)
+        assert (e.value.where, e.value.message) == (f"{p}:{_rung_line(text, k)}", message)
 
 
 def test_a_bad_tune_value_names_its_own_line_not_the_ladders_key_of_the_same_name(tmp_path):
