@@ -210,18 +210,20 @@ class RobustExperiment:
 def load_robust(path: str | Path, *, games: int | None = None, points: int | None = None) -> RobustExperiment:
     """Parse and validate a robustness experiment file before anything is simulated.
 
-    ``games``, ``points`` (``robust --games/--points``): a quick look that overrides the file's. Its results go to
-    the folder ``study.quick_name(...)`` (``NAME-quick-games200-points8``), never the full study's ``NAME``: they
-    went there, where the full study's results refused them (another experiment), or they were taken for the full
-    study's (the quick look run first, the folder then refused the full study)."""
+    ``games``, ``points`` (``robust --games/--points``): a quick look where they differ from the file's (its own
+    values, as ``robust_command`` writes them, are the full study). Its results go to the folder
+    ``study.quick_name(...)`` (``NAME-quick-games200-points8``), never the full study's ``NAME``: they went there,
+    where the full study's results refused them (another experiment), or they were taken for the full study's (the
+    quick look run first, the folder then refused the full study)."""
     exp = _load_robust(path)
     overrides: dict[str, int] = {}
     for flag, key, value, lo in (("--games", "games", games, 2), ("--points", "points", points, 0)):
         if value is not None:
             if value < lo:
                 raise InputError(f"must be at least {lo}, not {value}", flag)
-            setattr(exp, key, value)
-            overrides[key] = value
+            if value != getattr(exp, key):  # (the file's own value is no quick look: ``robust_command`` gives both)
+                setattr(exp, key, value)
+                overrides[key] = value
     if overrides:
         exp.name = quick_name(exp.name, overrides)
         exp.text += "\n# command line (quick look):" + "".join(f" --{k} {v}" for k, v in overrides.items()) + "\n"

@@ -272,6 +272,10 @@ def test_a_quick_look_has_its_own_folder_beside_the_full_study(tmp_path):
     assert (full["name"], full["games"], full["points"]) == ("tiny", 30, 4)
     assert json.loads((quick / "manifest.json").read_text())["experiment_id"] == m["experiment_id"]  # untouched
     assert load_robust(TINY, points=1).name == "tiny-quick-points1" and load_robust(TINY).name == "tiny"
+    # the full study's own command (its manifest's, report's and resume hint's) names the file's games and points:
+    # it makes the full study again, not a quick look of the same size
+    assert full["command"].endswith("--games 30 --points 4") and load_robust(TINY, games=30, points=4).name == "tiny"
+    assert load_robust(TINY, games=30, points=2).name == "tiny-quick-points2"
     with pytest.raises(InputError) as e:
         load_robust(TINY, games=1)
     assert (e.value.where, e.value.message) == ("--games", "must be at least 2, not 1")
