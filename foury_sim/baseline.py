@@ -278,12 +278,17 @@ def _values(spec: GameSpec, df: pd.DataFrame, metric: str) -> np.ndarray:
     return (x != 0).astype(np.int8) if metric_kind(spec, metric) == RATE else x.astype(float)
 
 
+def _ruleset(run: Run) -> Any:
+    """The ruleset a run plays (a map its rules or campaign file names is one of its input files)."""
+    return CellRunner(get_game(run.game)).resolve(run.settings, run.where)[0]
+
+
 def _provenance(runs: list[Run]) -> dict[str, Any]:
     import numba
 
     return {"package_version": __version__, "git_commit": git_commit(),
             "code_version": {g: code_version(g) for g in dict.fromkeys(r.game for r in runs)},
-            "input_files": {k: v for r in runs for k, v in input_files([r.settings], r.game).items()},
+            "input_files": {k: v for r in runs for k, v in input_files([r.settings], r.game, [_ruleset(r)]).items()},
             "python": platform.python_version(), "numba": numba.__version__}
 
 

@@ -626,6 +626,15 @@ def _read_cell(f: Path, hero: str, r: Rung, params: dict[str, float], n: int) ->
     return rec
 
 
+def ladder_files(lad: Ladder) -> dict[str, str]:
+    """The user files a ladder reads, path -> sha256: its fixed settings' rules, campaign and map files, a map its
+    rules file names, and its rungs' policy files (part of the results folder's ``experiment_id``)."""
+    from .study import CellRunner, input_files
+
+    rs = CellRunner(get_game(lad.game)).resolve(dict(lad.fixed), lad.path or lad.game)[0]
+    return input_files([lad.fixed] + [{"policy": r.policy} for r in lad.rungs], lad.game, [rs])
+
+
 def run_ladder(lad: Ladder, out_root: str | Path = "results", *, resume: bool = False, retune: bool = False,
                tuned_file: str | Path | None = None, progress: bool | None = None, threads: int | None = None,
                cmd_args: list[str] | None = None) -> Path:
@@ -633,10 +642,10 @@ def run_ladder(lad: Ladder, out_root: str | Path = "results", *, resume: bool = 
     ``OUT/NAME/``: ``ladder.csv``/``.parquet``, ``summary.json``, ``ladder.png``, ``README.md``, ``tuned.toml``,
     ``manifest.json`` and ``cells/``. Each cell and each tuning is written as soon as it is done; ``resume`` keeps
     the cells already written."""
-    from .study import FolderLock, check_owner, code_version, experiment_id, input_files, open_results
+    from .study import FolderLock, check_owner, code_version, experiment_id, open_results
 
     spec = get_game(lad.game)
-    files = input_files([lad.fixed] + [{"policy": r.policy} for r in lad.rungs], lad.game)
+    files = ladder_files(lad)
     ident = experiment_id("ladder", lad.normalised(), files)
     cmd = provenance.command("ladder", lad.path or lad.game, ["--resume", "--out", str(out_root), *(cmd_args or [])])
     out = open_results(out_root, lad.name)

@@ -182,6 +182,16 @@ def test_a_map_a_rules_or_campaign_file_names_is_recorded_with_its_digest(tmp_pa
     assert "read_files" not in record("--rules", str(rules), "--map", "base")  # (the rules' map is not read)
     rs = CellRunner(get_game("foury")).resolve({"rules": str(rules)})[0]
     assert input_files([{"rules": str(rules)}], "foury", [rs]) == {str(rules): sha(rules), str(board): sha(board)}
+    # a ladder's results folder and a baseline list it among their input files too (a ladder's --resume kept the
+    # cells of an edited map: its experiment_id did not read the map its rules file names)
+    from foury_sim import baseline, ladder
+
+    lad_file = tmp_path / "lad.toml"
+    lad_file.write_text(f'game = "foury"\n[fixed]\nrules = "{rules}"\n[[rung]]\nlabel = "random"\npolicy = "random"\n'
+                        '[[rung]]\nlabel = "greedy"\npolicy = "greedy"\n')
+    assert ladder.ladder_files(ladder.load_ladder(lad_file)) == {str(rules): sha(rules), str(board): sha(board)}
+    run = baseline.Run("r", "foury", 1, 10, {"rules": str(rules)}, ["win"], {"win": 0.02})
+    assert baseline._provenance([run])["input_files"] == {str(rules): sha(rules), str(board): sha(board)}
     rooms = get_game("rooms")
     dungeon = tmp_path / "d.txt"
     shutil.copy(ROOT / "foury_sim/games/rooms/data/dungeons/dealt.txt", dungeon)
