@@ -1062,9 +1062,10 @@ def ladder_cmd(
                                        show_default=False),
     generations: int | None = typer.Option(None, help="CMA-ES generations (default: 8, or the file's).",
                                            show_default=False),
-    weak_margin: float | None = typer.Option(None, help="A hero is weak when its top-rung interval lies below the "
-                                             "median hero's top rate minus this (a win-rate fraction; default: "
-                                             "0.05, or the file's).", show_default=False),
+    weak_margin: float | None = typer.Option(None, help="A hero is weak when its top-rung interval (Bonferroni over "
+                                             "the heroes) lies below the field's interval (the median hero's top "
+                                             "rate) minus this (a win-rate fraction; default: 0.05, or the file's).",
+                                             show_default=False),
     hard_gap: float | None = typer.Option(None, help="A hero is hard to play when top minus best heuristic (paired "
                                           "interval) lies above this (default: 0.05, or the file's).",
                                           show_default=False),

@@ -697,11 +697,13 @@ def check_setting(spec: Any, param: str, fixed: dict[str, Any], values: list[flo
                 raise InputError(f"unknown ruleset key {key!r}", "--param")
             check_element(data, hits[0], index, "--param")
     check_known(spec, param, fixed, cells)
+    ends = list(values)
     for v in values if integer else [*values, (values[0] + values[1]) / 2]:
+        between = "" if v in ends else (f"the search plays the values between {ends[0]:g} and {ends[1]:g}, and ")
         try:
             cells.resolve(dict(fixed) | {param: v})
         except InputError as e:
-            raise InputError(f"{param} = {v:g} is refused: {e.where + ': ' if e.where else ''}{e.message}",
+            raise InputError(f"{between}{param} = {v:g} is refused: {e.where + ': ' if e.where else ''}{e.message}",
                              "--range") from None
 
 

@@ -223,11 +223,12 @@ def test_a_switch_takes_0_or_1_wherever_its_value_is_given(tmp_path):
          f"--a: {switch.format('goal_home')}"),
         (["sweep", str(sweep), "--out", str(tmp_path)], f"{sweep}:6: {switch.format('goal_home')} (cell 1: "
                                                           "goal_home=0.5)"),
-        (["ladder", str(ladder), "--out", str(tmp_path)], f"{ladder}: rung 'tuned greedy': range of goal_home [0, 1]: "
-                                                            f"the tuning plays the values between its ends, and "
+        (["ladder", str(ladder), "--out", str(tmp_path)], f"{ladder}:10: rung 'tuned greedy': range of goal_home "
+                                                            "[0, 1]: the tuning plays the values between its ends, and "
                                                             f"{switch.format('goal_home')}"),
         (["tune", "foury", "--param", "param.goal_home", "--target", "win=0.3", "--tolerance", "0.02", "--range",
-          "0,1", "--continuous"], f"--range: param.goal_home = 0.5 is refused: --param: {switch.format('goal_home')}"),
+          "0,1", "--continuous"], "--range: the search plays the values between 0 and 1, and param.goal_home = 0.5 is "
+          f"refused: --param: {switch.format('goal_home')}"),
     ]
     for args, said in cases:
         r = cli(*args, "--games", "10") if args[0] in ("run", "compare") else cli(*args)
