@@ -369,7 +369,7 @@ def replay_provenance(game: str, seed: int, index: int, hero: str | None, policy
     file names, ``GameSpec.files_read``), the command that produced it (``provenance.command``) and the version and
     commit that made it (with a policy file's sha256), so a pasted replay says how it was made."""
 
-    from .provenance import command, file_record, git_commit, made_with, version
+    from .provenance import command, file_record, git_commit, made_with, read_file_words, read_files_record, version
 
     changed = []
     for opt, value in (("--map", map), ("--rules", rules)):
@@ -392,10 +392,8 @@ def replay_provenance(game: str, seed: int, index: int, hero: str | None, policy
 
     overrides = " ".join(given[i] + " " + shlex.quote(given[i + 1]) + digest(given[i + 1])
                          for i in range(0, len(given), 2))
-    for key, path in (read or {}).items():  # (as a run's header says it; a file --map names is said once, there)
-        f = file_record(path) or {}
-        if "sha256" in f and (map is None or Path(path).resolve() != Path(str(map)).resolve()):
-            overrides += f" ({key} {shlex.quote(path)}: sha256 {f['sha256'][:12]})"
+    said = [file_record(v) for v in (map, *(options or {}).values()) if isinstance(v, str)]  # (--map's: said once)
+    overrides += "".join(" " + w for w in read_file_words(read_files_record(read, said)))  # (as a run's header)
     made = made_with({"version": version(), "git_commit": git_commit()})
     if policy and ".py" in policy:
         made += f"; policy file {shlex.quote(policy.split('.py:', 1)[0] + '.py' if '.py:' in policy else policy)}" \

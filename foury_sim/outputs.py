@@ -658,9 +658,13 @@ def format_entry(kind: str, value: Any, n: int) -> str:
 
 
 def _bracket(iv: Any) -> str:
-    """`` [lo, hi]`` of a mean's interval (3 significant digits), or "" (none, or NaN: fewer than 2 games)."""
-    if not (isinstance(iv, (list, tuple)) and len(iv) == 2 and all(_is_num(x) and x == x for x in iv)):
+    """`` [lo, hi]`` of a mean's interval (3 significant digits); `` (no interval)`` where the summary has one it
+    could not give (NaN, or ``null`` read back from JSON: fewer than 2 games, as ``mean_bracket`` says it); "" where
+    it has none."""
+    if not (isinstance(iv, (list, tuple)) and len(iv) == 2):
         return ""
+    if not all(_is_num(x) and x == x for x in iv):
+        return " (no interval)"
     return f" [{iv[0]:.3g}, {iv[1]:.3g}]"
 
 

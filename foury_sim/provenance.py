@@ -237,13 +237,23 @@ def _overrides(sets: dict[str, Any] | None, rules: str | None, map: str | None, 
         files = {k: f for k, v in opts.items() if isinstance(v, str) and "sha256" in (f := file_record(v) or {})}
         if files:  # an option naming a file (a designer's campaign file): its digest, as for --rules
             overrides["option_files"] = files
-    given = [overrides.get("map"), *overrides.get("option_files", {}).values()]  # (recorded already)
-    named = {Path(f["path"]).resolve() for f in given if f and "path" in f}
-    read_files = {k: f for k, v in (read or {}).items()
-                  if Path(v).resolve() not in named and "sha256" in (f := file_record(v) or {})}
+    read_files = read_files_record(read, [overrides.get("map"), *overrides.get("option_files", {}).values()])
     if read_files:  # a map a rules or campaign file names: its digest, as a --map file's
         overrides["read_files"] = read_files
     return overrides
+
+
+def read_files_record(read: dict[str, str] | None, given: list[Any]) -> dict[str, dict[str, Any]]:
+    """The files a ruleset read that no option names (``GameSpec.files_read``: a map a rules or campaign file names),
+    key -> ``file_record``, but for those among the records ``given`` (``--map``'s, an option's file): said once."""
+    named = {Path(f["path"]).resolve() for f in given if f and "path" in f}
+    return {k: f for k, v in (read or {}).items()
+            if Path(v).resolve() not in named and "sha256" in (f := file_record(v) or {})}
+
+
+def read_file_words(read_files: dict[str, dict[str, Any]]) -> list[str]:
+    """``(game.map PATH: sha256 0123456789ab)`` for each file of ``read_files_record``, as a header says them."""
+    return [f"({k} {shlex.quote(f['path'])}: sha256 {f['sha256'][:12]})" for k, f in read_files.items()]
 
 
 def run_record(game: str, *, hero: str, policy: Any, params: str | None, games: int, seed: int, conf: float,
@@ -320,8 +330,7 @@ def overrides_text(overrides: dict[str, Any]) -> str:
     for k, v in overrides.get("options", {}).items():
         f = overrides.get("option_files", {}).get(k)
         words.append(f"--{k.replace('_', '-')} {shlex.quote(str(v))}" + (f" (sha256 {f['sha256'][:12]})" if f else ""))
-    for k, f in overrides.get("read_files", {}).items():  # (the file a key names: not an option of its own)
-        words.append(f"({k} {shlex.quote(f['path'])}: sha256 {f['sha256'][:12]})")
+    words += read_file_words(overrides.get("read_files", {}))  # (the file a key names: not an option of its own)
     if "ruleset" in overrides:
         words.append(overrides["ruleset"])
     return " ".join(words)

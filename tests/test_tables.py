@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from foury_sim import outputs as O
 from foury_sim.cli import app, format_summary
-from foury_sim.files import write_frame
+from foury_sim.files import to_jsonable, write_frame
 from foury_sim.oddstable import OddsTable, format_odds, odds_json, verdict, with_z, z_scores
 from foury_sim.registry import get_game
 from foury_sim.stats import binomial_two_sided_p as binomial_p
@@ -419,7 +419,10 @@ def test_rooms_per_fight_ratios_carry_their_delta_method_intervals_at_the_runs_l
     one = run("rooms", games=1, seed=3, progress=False).summary  # one game: no interval, and no "nan" printed
     assert all(math.isnan(v) for pair in one[O.MEAN_INTERVALS]["per_fight"].values() for v in pair)
     text = format_summary(one, "rooms", get_game("rooms").outputs)
-    assert "nan" not in text and f"per fight           dealt: {one['per_fight']['dealt']:.3g}, taken:" in text
+    assert "nan" not in text and f"per fight           dealt: {one['per_fight']['dealt']:.3g} (no interval), " \
+        "taken:" in text  # (said, as a mean's "(no interval from 1 game)": it printed no bracket and no reason)
+    back = json.loads(json.dumps(to_jsonable(one)))  # (a summary read back from its JSON: null, not NaN)
+    assert format_summary(back, "rooms", get_game("rooms").outputs).count("(no interval)") >= 4
 
 
 @pytest.mark.parametrize("game, entry, column", [
