@@ -234,3 +234,26 @@ def test_replay_of_a_santa_game_reads_as_the_campaign():
     text = "\n".join(lines)
     assert "Santa Crash'n Foury: start at" in text and "[trace code" not in text
     assert lines[1].startswith(("Result: WON", "Result: LOST"))
+
+
+def test_santas_collected_means_carry_their_t_intervals_at_the_runs_level():
+    """``santa collected`` printed each collectible's mean per game bare (as Delve's and Tactics' own means were
+    before session 63): each now has the t interval of its column at the run's level (``mean_intervals``), beside
+    it, streamed or not."""
+    from foury_sim import outputs as O
+    from foury_sim import stats
+    from foury_sim.cli import format_summary
+    from foury_sim.runner import run
+
+    res = run("foury", options={"campaign": "santa"}, games=300, seed=2, conf=0.9, progress=False)
+    s, df = res.summary, res.df
+    iv = s[O.MEAN_INTERVALS]["santa_collected"]
+    assert list(iv) == list(s["santa_collected"]) == [c[len("santa_"):] for c in foury.SANTA_MEANS]
+    line = next(x for x in format_summary(s, "t", foury.OUTPUTS).splitlines() if x.startswith("santa collected"))
+    for key, value in s["santa_collected"].items():
+        mean, lo, hi = stats.mean_ci(df[f"santa_{key}"], 0.9)
+        assert value == pytest.approx(mean) and iv[key] == pytest.approx([lo, hi])
+        assert f"{key}: {value:.3g} [{lo:.3g}, {hi:.3g}]" in line
+    streamed = run("foury", options={"campaign": "santa"}, games=300, seed=2, conf=0.9, progress=False,
+                   keep_rows=False, chunk=71).summary
+    assert streamed[O.MEAN_INTERVALS]["santa_collected"] == iv

@@ -9,7 +9,7 @@ import numpy as np
 
 from ...config import CHUNK, use_cache
 from ...errors import InputError
-from ...outputs import hist_count, hist_total, joint_key, most_common, tally
+from ...outputs import MEAN_INTERVALS, hist_count, hist_total, joint_key, mean_interval, most_common, tally
 from ...policy import Policy, check_answers
 from ...registry import GameOption, GameSpec, board_file_read, register
 from ...search import kernel_params
@@ -244,7 +244,8 @@ SANTA_MEANS = ("santa_reindeer", "santa_rudolph", "santa_green", "santa_blue", "
 def santa_summary(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int, rules: FouryRules,
                   conf: float = 0.95) -> dict[str, Any]:
     """Santa Crash'n Foury's entries of the run summary (``outputs.SUMMARY_KEYS`` santa_*) from the histograms,
-    the rates with their Wilson intervals at ``conf``."""
+    the rates with their Wilson intervals at ``conf``, the collectibles' means per game with their t intervals
+    (``mean_intervals``)."""
     end = tally(hists["santa_end"])
 
     def ends(*codes: int) -> int:
@@ -264,9 +265,10 @@ def santa_summary(hists: dict[str, tuple[np.ndarray, np.ndarray]], n: int, rules
         lo, hi = wilson(hit, n, conf)
         shares.update({k: hit / n, f"{k} low": lo, f"{k} high": hi})
     means = {c[len("santa_"):]: hist_total(hists[c]) / n for c in SANTA_MEANS}
+    means_iv = {c[len("santa_"):]: mean_interval(hists[c], conf) for c in SANTA_MEANS}
     col = OUTPUTS.column("santa_end")
     return {"santa_outcomes": {col.category(c, rules): k for c, k in most_common(end)},
-            "santa_rates": shares, "santa_collected": means}
+            "santa_rates": shares, "santa_collected": means, MEAN_INTERVALS: {"santa_collected": means_iv}}
 
 
 def _odds(rules: FouryRules, conf: float = 0.95, **kw):

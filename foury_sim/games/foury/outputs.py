@@ -354,7 +354,8 @@ SUMMARY_KEYS = tuple(SummaryKey(k, k.replace("_", " "), COUNTS, doc) for k, doc 
                "at the end; `KEY low` / `KEY high`: the interval's ends.",
                text=_santa_rate_text),
     SummaryKey("santa_collected", "santa collected", NUMBERS, "Santa Crash'n Foury: mean of each collectible held "
-               "at the end, hourglass spaces marked, hearts lost to the Wrath, packages destroyed, canes given."),
+               "at the end, hourglass spaces marked, hearts lost to the Wrath, packages destroyed, canes given; "
+               "the means' t intervals in `mean_intervals`."),
     SummaryKey("monster_strength", "monster strength", NUMBERS, "The strength cells the ruleset sets "
                "(`enemies.X.strength`), e.g. `orc C` = 1: the key A..D names the round played in that sector, 1..4 "
                "the k-th round played (docs/rules.md, \"Monster strength by round\"); only when some are set.",
