@@ -175,6 +175,17 @@ def test_bard_song_discards_the_lair(scripted):
         assert row["fled"] == 0 and row["dragons_slain"] == 0
 
 
+def test_bard_song_with_an_empty_lair_is_offered_and_spends_the_ultimate_for_nothing(scripted):
+    """A ruling (docs/rules-delve.md): the text lets the Bard "discard all Lair dice" and forbids it nowhere, so it
+    is offered with an empty Lair too; it discards nothing and spends the ultimate (a policy that picks it then wastes
+    it)."""
+    row, lines = run(scripted, party("F", "F", "F", "F", "F", "F", "F") + [GOB], [wish(A.D_MONSTER, 0, A.A_ULTIMATE)],
+                     hero="minstrel")
+    has(lines, "0 dragons to the Lair (0 dragons there)", "the hero's ultimate, Bard Song", "ultimate: Bard Song",
+        "Level 1, the dungeon now: 1 goblin; 0 dragons in the Lair", "decide the monster phase (option 1 of 1): fight")
+    assert row["bad_answers"] == 0 and row["dragons_slain"] == 0
+
+
 def test_bard_champions_defeat_an_extra_monster(scripted):
     script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST] + [GOB, SKEL]
     row, lines = run(scripted, script, cont(0), hero="minstrel", sets=MASTER)
