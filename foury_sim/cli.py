@@ -1173,17 +1173,23 @@ def _check_numba_threads() -> None:
 #: The engines' on/off switches that ``config`` reads as on when unset, "" or "1" and off when "0" (its
 #: ``SHIPPED_IR``, ``SHIPPED_CODE``): any other value (``2``, ``yes``, ``true``) was read as 0, in silence.
 SWITCHES = ("FOURY_SIM_SHIPPED_IR", "FOURY_SIM_SHIPPED_CODE")
+#: The switches that measure a compile trade, read as off (the project's way) when unset, "" or "0" and on (numba's
+#: way) for any other value (``config``, ``plain_options``, ``quick_passes``): ``no`` or ``false`` turned them on.
+TRADE_SWITCHES = ("FOURY_SIM_FULL_LINK", "FOURY_SIM_LINKONCE", "FOURY_SIM_SLOW_INLINE", "FOURY_SIM_WRAP_INDEX",
+                  "FOURY_SIM_TYPER_COERCION", "FOURY_SIM_SLOW_PASSES")
 
 
 def _check_switches() -> None:
-    """Each of ``SWITCHES``, when set, is 1 or 0 (or empty: the default). Checked here, at the command's start-up:
-    ``config`` is part of the engines' source (an edit there moves every engine's cache key)."""
+    """Each of ``SWITCHES`` and ``TRADE_SWITCHES``, when set, is 1 or 0 (or empty: the default). Checked here, at the
+    command's start-up: ``config`` is part of the engines' source (an edit there moves every engine's cache key)."""
     import os
 
-    for name in SWITCHES:
-        text = os.environ.get(name)
-        if text is not None and text not in ("", "0", "1"):
-            raise InputError(f"must be 1 (the default) or 0, not {text!r}", name)
+    for names, default in ((SWITCHES, "1"), (TRADE_SWITCHES, "0")):
+        for name in names:
+            text = os.environ.get(name)
+            if text is not None and text not in ("", "0", "1"):
+                other = "0" if default == "1" else "1"
+                raise InputError(f"must be {default} (the default) or {other}, not {text!r}", name)
 
 
 def _where_what(line: str) -> str:

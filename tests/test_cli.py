@@ -673,15 +673,18 @@ def test_a_bad_numba_num_threads_is_one_line(value):
                         f"{value!r}\n")
 
 
-@pytest.mark.parametrize("name", ["FOURY_SIM_SHIPPED_IR", "FOURY_SIM_SHIPPED_CODE"])
+@pytest.mark.parametrize("name", ["FOURY_SIM_SHIPPED_IR", "FOURY_SIM_SHIPPED_CODE", "FOURY_SIM_FULL_LINK",
+                                  "FOURY_SIM_SLOW_PASSES", "FOURY_SIM_TYPER_COERCION"])
 @pytest.mark.parametrize("value", ["2", "yes", " 1"])
 def test_a_shipped_switch_takes_1_or_0_only(monkeypatch, name, value):
     """``FOURY_SIM_SHIPPED_IR=2`` (any value but "", 0 and 1) was read as 0 in silence (``config.SHIPPED_IR``): the
-    engines compiled from source, minutes of a first run nobody asked for. One line naming the variable, exit 2."""
+    engines compiled from source, minutes of a first run nobody asked for; ``FOURY_SIM_FULL_LINK=no`` and the other
+    switches of a compile trade turned numba's way on. One line naming the variable, exit 2."""
     monkeypatch.setenv(name, value)
     r = cli("games")
     assert (r.returncode, r.stdout) == (2, "")
-    assert r.stderr == f"foury-sim: error: {name}: must be 1 (the default) or 0, not {value!r}\n"
+    said = "1 (the default) or 0" if "SHIPPED" in name else "0 (the default) or 1"
+    assert r.stderr == f"foury-sim: error: {name}: must be {said}, not {value!r}\n"
     for fine in ("", "0", "1"):
         monkeypatch.setenv(name, fine)
         assert cli("games").returncode == 0
