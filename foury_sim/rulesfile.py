@@ -262,7 +262,15 @@ def locate_within(text: str, dotted: str) -> tuple[int, int] | None:
 
 
 _HEADER = re.compile(r"^\[\[?\s*([^\]]+?)\s*\]\]?$")
-_KEY = re.compile(r'^("?[\w\-]+"?(?:\s*\.\s*"?[\w\-]+"?)*)\s*=')
+_KEY = re.compile(r'^((?:"[^"]*"|[\w\-]+)(?:\s*\.\s*(?:"[^"]*"|[\w\-]+))*)\s*=')
+_KEY_PART = re.compile(r'"([^"]*)"|([\w\-]+)')
+
+
+def _key_parts(dotted: str) -> list[str]:
+    """The parts of a dotted TOML key as written, as the dotted paths ``locate`` is asked for split them:
+    ``"big imp".hp`` -> ``["big imp", "hp"]`` (a quoted part may hold spaces); a quoted part's dots split it too
+    (``"score.win_rank"`` -> ``["score", "win_rank"]``: the path ``assumptions.score.win_rank`` names it)."""
+    return [part for quoted, bare in _KEY_PART.findall(dotted) for part in (quoted.split(".") if quoted else [bare])]
 
 
 @functools.lru_cache(maxsize=16)
@@ -283,8 +291,7 @@ def _key_index(text: str) -> tuple[dict[tuple[str, ...], tuple[int, int]], dict[
             continue
         m = _KEY.match(line)
         if m:
-            key = [k.strip().strip('"') for k in m.group(1).split(".")]
-            keys.setdefault(tuple(table + key), (i, indent, line))
+            keys.setdefault(tuple(table + _key_parts(m.group(1))), (i, indent, line))
     return headers, keys
 
 

@@ -369,3 +369,14 @@ def test_a_whole_table_given_with_its_marker_replaces_the_defaults_one(tmp_path)
         assert "give the whole table, e.g. --set 'things.a.move={kind = " in e.value.message
     rf = load_ruleset_file(d, None, ['things.a.move={kind="fly", height=5}', "things.a.move.height=6"], (), whole)
     assert rf.data["things"]["a"]["move"] == {"kind": "fly", "height": 6}
+
+
+def test_a_quoted_key_with_a_space_is_placed_at_its_line():
+    """A key quoted because it holds a space (a monster named "big imp") was never indexed: its faults had no line."""
+    from foury_sim.rulesfile import locate
+
+    text = ('[monsters]\nimp = { hp = 1 }\n"big imp" = { hp = 2 }\n"big imp".armour = 1\n[monsters."old troll"]\n'
+            'hp = 9\n')
+    assert locate(text, "monsters.big imp") == (3, 1) and locate(text, "monsters.big imp.hp") == (3, 15)
+    assert locate(text, "monsters.old troll") == (5, 1) and locate(text, "monsters.old troll.hp") == (6, 1)
+    assert locate(text, "monsters.imp.hp") == (2, 9)
