@@ -555,6 +555,15 @@ def robust_command(exp: RobustExperiment, *extra: str) -> str:
     return provenance.command("robust", str(exp.path), [*extra, "--games", str(exp.games), "--points", str(exp.points)])
 
 
+def robust_files(exp: RobustExperiment) -> dict[str, str]:
+    """The user files a study reads (``study.input_files``): those of its cells at the defaults and with each
+    level of each factor (the default first), so that a map or rules file a design point switches to is recorded too."""
+    cells = [exp.fixed | c for c in exp.cells()]
+    cells += [exp.fixed | {f.key: v} | c for f in exp.factors if f.levels for v in f.levels for c in exp.cells()]
+    runner = CellRunner(get_game(exp.game))  # (their rulesets: a map their rules file names)
+    return input_files(cells, exp.game, [runner.resolve(c)[0] for c in cells])
+
+
 def run_robust(exp: RobustExperiment | str | Path, out_root: str | Path = "results", *, progress: bool | None = None,
                threads: int | None = None) -> Path:
     """Play every design point, evaluate the conclusions and write ``out_root/NAME/``.
@@ -564,9 +573,7 @@ def run_robust(exp: RobustExperiment | str | Path, out_root: str | Path = "resul
     if not isinstance(exp, RobustExperiment):
         exp = load_robust(exp)
     check_limits(exp, "--points", "--games")
-    cells = [exp.fixed | c for c in exp.cells()]
-    runner = CellRunner(get_game(exp.game))  # (the cells' rulesets at the defaults: a map their rules file names)
-    files = input_files(cells, exp.game, [runner.resolve(c)[0] for c in cells])
+    files = robust_files(exp)
     ident = experiment_id("robust", _robust_normalised(exp), files)
     out = open_results(out_root, exp.name)
     cmd = robust_command(exp, "--out", str(out_root))

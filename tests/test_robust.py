@@ -226,6 +226,32 @@ def test_a_campaign_in_fixed_varies_the_campaigns_assumptions():
     assert exp.fixed["campaign"] == "santa" and len(exp.cells()) == 4
 
 
+def test_a_map_a_design_point_switches_to_is_among_the_studys_input_files(tmp_path):
+    """A factor's alternative that names a user's map (``[factors] "game.map" = [...]``) or a rules file naming
+    one is read by the design points that take it: its sha256 is among the study's input files (the manifest's,
+    and the ``experiment_id`` a ``--resume`` checks), as the defaults' files are. Before, only the cells at the
+    defaults were read, so an edited map left the record as it was."""
+    import hashlib
+    import shutil
+
+    board = tmp_path / "my.map"
+    shutil.copy(ROOT / "foury_sim/games/foury/data/maps/base.map", board)
+    rules = tmp_path / "r.toml"
+    rules.write_text(f'[game]\nmap = "{board}"\n')
+    text = TINY.read_text().replace('vary = ["game.map", "heroes.kael.start"]', 'vary = ["heroes.kael.start"]')
+    exp_file = tmp_path / "maps.toml"
+    exp_file.write_text(text + f'\n[factors]\n"game.map" = ["base", "{board}"]\n')
+    sha = hashlib.sha256(board.read_bytes()).hexdigest()
+    out = run_robust(load_robust(exp_file, games=10, points=1), tmp_path / "out", progress=False)
+    assert json.loads((out / "manifest.json").read_text())["input_files"] == {str(board): sha}
+    from foury_sim.robust import robust_files
+
+    exp_file.write_text(text + f'\n[factors]\nrules = ["{rules}"]\n')
+    assert robust_files(load_robust(exp_file)) == {
+        str(rules): hashlib.sha256(rules.read_bytes()).hexdigest(), str(board): sha}
+    assert robust_files(load_robust(TINY)) == {}  # (shipped maps by name: the version names them)
+
+
 def test_tiny_study_runs_on_common_dice(tmp_path):
     from foury_sim.runner import run
 
