@@ -102,8 +102,11 @@ def test_wall_takes_a_bomb(scripted, tmp_path):
     has(lines, "south wall", "(spends a bomb)")
 
 
-def test_one_hp_instead_of_a_key_even_with_a_key(scripted, tmp_path):
-    row, lines = play(scripted, tmp_path, CHEST_ABOVE, [move(N, L.PASS_HP)])
+def test_one_hp_instead_of_a_key_in_hand_when_the_rules_say_so(scripted, tmp_path):
+    """``navigation.hp_with_item = true``: 1 HP is offered with a key in hand too (the seed's default offers it only
+    without one: test_text_audit_rooms.py)."""
+    row, lines = play(scripted, tmp_path, CHEST_ABOVE, [move(N, L.PASS_HP)],
+                      sets=(*ONE_TURN, "navigation.hp_with_item=true"))
     assert (row["keys_spent"], row["hp_spent"], row["hp_left"]) == (0, 1, 29)
     has(lines, "(pays 1 HP instead of a key)")
 
@@ -123,14 +126,16 @@ def test_no_hp_instead_when_the_rules_say_so(scripted, tmp_path):
 
 
 def test_paying_the_last_hp_kills(scripted, tmp_path):
-    row, lines = play(scripted, tmp_path, CHEST_ABOVE, [move(N, L.PASS_HP)], sets=(*ONE_TURN, "heroes.ranger.hp=1"))
+    row, lines = play(scripted, tmp_path, CHEST_ABOVE, [move(N, L.PASS_HP)],
+                      sets=(*ONE_TURN, "heroes.ranger.hp=1", "navigation.start_keys=0"))
     assert (row["win"], row["death_cause"], row["hp_left"], row["death_room"]) == (0, L.CAUSE_HP_PAID, 0, L.K_START)
 
 
 def test_turning_back_spends_no_move_and_bars_that_side_this_turn(scripted, tmp_path):
     row, lines = play(scripted, tmp_path, CHEST_ABOVE, [move(N, L.PASS_BACK), move(N, L.PASS_ITEM)])
     assert (row["moves"], row["keys_spent"]) == (0, 0)
-    has(lines, "- pass: turn back (option 0 of 3)", "turns back from the locked door north of row 2, column 1",
+    # (turn back or the key: no 1 HP with a key in hand)
+    has(lines, "- pass: turn back (option 0 of 2)", "turns back from the locked door north of row 2, column 1",
         "- act: end the turn (option 0 of 1)")  # north no longer offered: the only action left
 
 

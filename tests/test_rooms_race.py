@@ -20,7 +20,8 @@ from foury_sim.policy import make_policy
 
 E = 1
 TWO_ROOMS = "start  dragon_lair\n"
-WEAK_BOSS = ("monsters.dragon.hp=1", "monsters.dragon.defense.dice=0")
+# (and the 1 HP answer with the seed's key in hand, so that one seat may pay HP where the other spends its key)
+WEAK_BOSS = ("monsters.dragon.hp=1", "monsters.dragon.defense.dice=0", "navigation.hp_with_item=true")
 STRAIGHT = [1, 2, 3, 4, 5]  # three arrows (Volley, 4 damage, the first ability on the sheet) and a large straight
 KEY = (L.A_MOVE, E, L.PASS_ITEM, -1)  # step east into the lair, spending the key
 HP = (L.A_MOVE, E, L.PASS_HP, -1)  # the same, paying 1 HP instead

@@ -128,11 +128,20 @@ def test_move_cost(sets, armor, combat, water, cost):
 
 @pytest.mark.parametrize("name, water, lava, cost", [
     ("skeleton", 0, 0, 1), ("skeleton", 1, 0, 2), ("skeleton", 0, 1, -1), ("ogre", 1, 0, 8),
-    ("cacodemon", 1, 0, 2), ("cacodemon", 0, 1, 2), ("fire_golem", 0, 1, 2), ("fire_golem", 1, 0, 4),
+    ("cacodemon", 1, 0, 2), ("cacodemon", 0, 1, 2), ("fire_golem", 0, 1, -1), ("fire_golem", 1, 0, 4),
     ("storm_golem", 1, 0, 4), ("storm_golem", 0, 1, -1),
 ])
 def test_monster_move_cost(rs, name, water, lava, cost):
     assert C.monster_move_cost(rs.rules, rs.monsters, rs.kind_index[name], water, lava) == cost
+
+
+def test_the_lava_immune_walk_on_lava_only_by_the_ruling():
+    """``rulings.lava_walk = "immune_too"``: the fire golem (lava-immune, not flying) steps onto lava at its ap_move;
+    the storm golem (neither) still cannot; the default ("flyers") lets only the cacodemon."""
+    rs = R.load_ruleset(None, ["rulings.lava_walk=immune_too"])
+    cost = {n: C.monster_move_cost(rs.rules, rs.monsters, rs.kind_index[n], 0, 1)
+            for n in ("fire_golem", "storm_golem", "cacodemon")}
+    assert cost == {"fire_golem": 2, "storm_golem": -1, "cacodemon": 2}
 
 
 # --- exact odds against brute force -----------------------------------------------------------------------

@@ -311,11 +311,15 @@ def test_an_awake_monster_bee_lines_around_lava(scripted, tmp_path):
         "the skeleton (monster 0) steps to row 3, column 6: 1 AP, 0 left")
 
 
-@pytest.mark.parametrize("grid", ["#######\n#@.=~C#\n#>#####\n#######", "#######\n#@.=.F#\n#>#####\n#######"])
-def test_the_cacodemon_flies_and_the_fire_golem_walks_over_lava(scripted, tmp_path, grid):
-    """The cacodemon crosses lava and water at its ap_move (2, water not doubled); the fire golem walks on lava."""
+@pytest.mark.parametrize("grid, ruling", [("#######\n#@.=~C#\n#>#####\n#######", "flyers"),
+                                          ("#######\n#@.=.F#\n#>#####\n#######", "immune_too")])
+def test_the_cacodemon_flies_and_the_fire_golem_walks_over_lava(scripted, tmp_path, grid, ruling):
+    """The cacodemon crosses lava and water at its ap_move (2, water not doubled); the fire golem walks on lava
+    only with ``rulings.lava_walk = "immune_too"`` (the text's lava is impassable to non-flying monsters:
+    test_text_audit_tactics.py::test_the_fire_golem_does_not_walk_onto_lava)."""
     row, lines = play(scripted, tmp_path, grid, [6], sets=("dm.ap=4", "game.turn_cap=1", "monsters.cacodemon.range=0",
-                                                           "monsters.fire_golem.range=0"))
+                                                           "monsters.fire_golem.range=0",
+                                                           f"rulings.lava_walk={ruling}"))
     has(lines, "(monster 0) steps to row 2, column 5: 2 AP, 2 left",
         "(monster 0) steps to row 2, column 4: 2 AP, 0 left")
 

@@ -22,7 +22,7 @@ def shipped():
 
 def test_shipped_scalars_are_packed_at_their_contract_slots(shipped):
     r = shipped.rules
-    assert r.dtype == np.int64 and r.shape == (R.N_R,) == (48,)
+    assert r.dtype == np.int64 and r.shape == (R.N_R,) == (50,)
     expected = {
         R.R_HP: 10, R.R_AP: 8, R.R_DM_AP: 8, R.R_PLAYER_DICE: 2, R.R_TURN_CAP: 60, R.R_MOVE: 1, R.R_MOVE_COMBAT: 2,
         R.R_ATTACK: 1, R.R_INTERACT: 1, R.R_USE: 1, R.R_FOOD_HEAL: 1, R.R_FOOD_STACK: 10, R.R_POTION_STACK: 3,
@@ -34,7 +34,7 @@ def test_shipped_scalars_are_packed_at_their_contract_slots(shipped):
         R.R_ADVANCING: R.ADV_AWAKE_WITH_PATH, R.R_MON_BLOCK: 1, R.R_OVERHEAL_DECAY: 0,
         R.R_RANGED_ADJ: R.RANGED_ADJ_MELEE, R.R_PLATE_WATER: 8, R.R_WINS_ON_EXIT: 1,
         R.R_REST_SPAWN: R.REST_SPAWN_SKIPPED, R.R_ELECTRIC_TURNS: R.ELECTRIC_DM_TURNS, R.R_REVIVE_LAVA: 0,
-        R.R_START_WEAPON: 0, R.R_START_ARMOR: 0,
+        R.R_START_WEAPON: 0, R.R_START_ARMOR: 0, R.R_LAVA_WALK: R.LAVA_WALK_FLYERS, R.R_SPAWN_OPTIONAL: 1,
     }
     # the contract's fixed slots
     assert (R.R_HP, R.R_ELECTRIC, R.R_WATER, R.R_WINS_ON_EXIT) == (0, 25, 32, 42)
@@ -244,6 +244,7 @@ def test_assumptions_are_listed_with_their_plausible_values(shipped):
         "rulings.rest_spawn": ("skipped", None, ["rolled"]),
         "rulings.electric_turns": ("dm", None, ["every"]),
         "rulings.revive_lava": (False, None, [True]),
+        "rulings.lava_walk": ("flyers", None, ["immune_too"]),
     }
     # every ruling is an assumption with every other option as an alternative
     for name, (_slot, values) in R.RULINGS.items():

@@ -1,8 +1,8 @@
 """Rooms' navigation against its printed chapter (shared/seeds/002_44348e425b648400.txt), sentence by sentence: the
 text audit of session 65. Each test asserts what the *text* says, quoted in its docstring with its line.
 
-The test marked "FAILS ON THE CURRENT ENGINE" is a finding, kept failing on purpose (no skip, no xfail) until the
-lead engineer ships the kernel fix its docstring describes. Helpers as tests/test_rooms_nav.py.
+The test marked "FOUND" was a finding: it failed on the engine before session 65's fix (its docstring names it).
+Helpers as tests/test_rooms_nav.py.
 """
 
 from __future__ import annotations
@@ -34,15 +34,17 @@ def run(scripted, tmp_path, grid, wishes, sets=ONE_TURN):
 
 @pytest.mark.parametrize("grid, item", [(CHEST_ABOVE, "key"), (FOUNTAIN_ABOVE, "bomb")])
 def test_no_hp_instead_of_a_key_or_bomb_the_hero_holds(scripted, tmp_path, grid, item):
-    """FAILS ON THE CURRENT ENGINE. Text (line 7): "If a player does not have a key or bomb but wishes to use one,
+    """FOUND (fixed: ``navigation.hp_with_item``, default false).
+
+    Text (line 7): "If a player does not have a key or bomb but wishes to use one,
     they may sacrifice one HP in lieu of a key or bomb at any time." The HP is the answer of a hero who has no
     key (no bomb); "at any time" says when (any turn, any door), not that the condition falls away.
 
     The hero starts with the seed's one key and one bomb (line 5); at the treasure chest's locked door (the
     fountain's wall) the wish to pay 1 HP must match no option: the answers are turn back or spend the key (the
-    bomb). The engine's `step` (kernel.py) offers `PASS_HP` whenever `navigation.hp_instead` is true, key in hand
-    or not, and docs/rules-rooms.md records that reading ("also with a key or bomb in hand"), as does
-    tests/test_rooms_nav.py::test_one_hp_instead_of_a_key_even_with_a_key (to be changed with the fix)."""
+    bomb). The engine's `step` (kernel.py) offered `PASS_HP` whenever `navigation.hp_instead` was true, key in
+    hand or not; that reading is now ``navigation.hp_with_item = true``
+    (tests/test_rooms_nav.py::test_one_hp_instead_of_a_key_in_hand_when_the_rules_say_so)."""
     row, lines = run(scripted, tmp_path, grid, [move(N, L.PASS_HP)])
     assert row["bad_answers"] == 1, f"1 HP was offered with a {item} in hand:\n" + "\n".join(lines)
     assert row["hp_spent"] == 0 and row["hp_left"] == 30

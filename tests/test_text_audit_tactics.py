@@ -1,10 +1,8 @@
 """Tactics against its printed rule text (shared/seeds/003_2bce2fb6f2947a05.txt), sentence by sentence: the text
 audit of session 65. Each test asserts what the *text* says, quoted in its docstring with its approximate line.
 
-The tests marked "FAILS ON THE CURRENT ENGINE" are findings: the engine contradicts the text there, or makes a
-choice the text leaves open with no ruling in docs/rules-tactics.md. They are kept failing on purpose (no skip,
-no xfail) until the lead engineer ships the kernel fix each docstring describes; the rest pass and pin rules
-that no scripted test checked before.
+The tests marked "FOUND" were findings: the engine contradicted the text there (each failed on the engine before
+session 65's fix, which its docstring names); the rest pin rules that no scripted test checked before.
 
 Helpers and dice order as tests/test_tactics_rules.py: a roll-off rolls the player's dice, then the monster's;
 the DM's turn starts with its spawn roll (6 = nothing by default).
@@ -33,15 +31,17 @@ def before_the_dm(lines):
     return lines[:first(lines, "Dungeon Master's turn")]
 
 
-# --- findings: fail on the current engine ---------------------------------------------------------------------
+# --- findings: failed on the engine before ---------------------------------------------------------------------
 def test_the_fire_golem_does_not_walk_onto_lava(scripted, tmp_path):
-    """FAILS ON THE CURRENT ENGINE. Text, THE ENVIRONMENT (line 37): "Orange Tile: Lava ( Impassable to
+    """FOUND (fixed: ``rulings.lava_walk``, default "flyers").
+
+    Text, THE ENVIRONMENT (line 37): "Orange Tile: Lava ( Impassable to
     non-flying monsters and the player, can be fired over, instantaneous death if pushed into unless immune. )";
     the fire golem (line 190) is "Resistant to Lava" but does not fly (only the cacodemon "Can fly over Lava").
     "Resistant" is the "unless immune" of being pushed in, not a licence to walk: lava stays impassable to it.
 
     The golem (range set to 0 so that it walks rather than shoots) stands two tiles right of the player with lava
-    between; its only non-lava step is down to row 3, column 5. The engine walks it onto the lava (row 2,
+    between; its only non-lava step is down to row 3, column 5. The engine walked it onto the lava (row 2,
     column 4): `lava_ok` (kernel.py) lets the `lava_immune` ability walk on lava in `mon_field`, `advance`,
     `can_rest`, and `combat.monster_move_cost` prices the step."""
     row, lines = play(scripted, tmp_path, "#######\n#@.=F.#\n#.....#\n#>#####\n#######", [6],
@@ -51,7 +51,9 @@ def test_the_fire_golem_does_not_walk_onto_lava(scripted, tmp_path):
 
 
 def test_a_storm_golem_advancing_into_water_electrifies_it_at_once(scripted, tmp_path):
-    """FAILS ON THE CURRENT ENGINE. Text, Storm Golem (line 180): "If a Storm Golem moves into a water tile, all
+    """FOUND (fixed: ``advance`` electrifies).
+
+    Text, Storm Golem (line 180): "If a Storm Golem moves into a water tile, all
     adjacent water tiles and subsequent adjacent water tiles deal damage to the player and monsters alike in the
     form of -1 HP once the Storm Golem has moved into the water, and at the start of each turn the Storm Golem is
     in the water." COMBAT (line 96): a monster shot from range "advances one tile towards the player".
@@ -59,7 +61,7 @@ def test_a_storm_golem_advancing_into_water_electrifies_it_at_once(scripted, tmp
     The adventurer steps into the water (2 AP) and shoots the storm golem with the bow (2 + 1 to 12: lost, no
     damage from range); the golem advances one tile, into the water the adventurer stands in: the current strikes
     at once (-1 HP, before the DM's turn), and again at the start of the DM's turn (the golem is in the water):
-    10 - 2 = 8 HP. The engine strikes only at the DM's turn (9 HP): `advance` moves the golem without the
+    10 - 2 = 8 HP. The engine struck only at the DM's turn (9 HP): `advance` moves the golem without the
     `electrify` call that `dm_turn` makes after a DM step into water."""
     row, lines = play(scripted, tmp_path, "#######\n#@~~~Z#\n#>#####\n#######", [1, 1, 6, 6, 6],
                       [move(RIGHT), (A.A_ATTACK, 0)], sets=STILL + ("player.weapon=bow",))
@@ -70,13 +72,16 @@ def test_a_storm_golem_advancing_into_water_electrifies_it_at_once(scripted, tmp
 
 
 def test_the_dungeon_master_may_decline_to_spawn(scripted, tmp_path):
-    """FAILS ON THE CURRENT ENGINE. Text, MONSTER SPAWNING (line 126): "they must roll a 1D6 and consult the
+    """FOUND (fixed: ``rulings.spawn_optional``, default true).
+
+    Text, MONSTER SPAWNING (line 126): "they must roll a 1D6 and consult the
     monster spawn chart. Once the result is determined, the dungeon master may spawn one monster from the
     designated category." The roll is a must, the spawn a may: the DM may decline. docs/rules-tactics.md records
-    no ruling; the engine's `spawn` always spawns (the DM only picks the kind, `D_SPAWN_KIND`, and the point).
+    no ruling; the engine's `spawn` always spawned (the DM only picks the kind, `D_SPAWN_KIND`, and the point).
 
     A DM policy that declines whenever the spawn question offers "no monster" (a row with `O_ARG` -1): the spawn
-    roll 1 (undead) then spawns nothing. The engine offers no such row, so a skeleton spawns."""
+    roll 1 (undead) then spawns nothing. The engine offered no such row, so a skeleton spawned. The built-in DMs
+    are not offered it (both always spawn: their games are unchanged)."""
     row, lines = play(scripted, tmp_path, "#######\n#@..>*#\n#######", [1], sets=STILL, dm=DECLINING_DM)
     has(lines, "spawn roll: 1: undead")
     assert not any("spawns at" in line for line in lines), "\n".join(lines)

@@ -431,7 +431,8 @@ def reveal(g, st, dice, cell):
 @njit(cache=CACHE, _nrt=False)
 def step(g, w, st, pol, dice, side):
     """A step through ``side``: the card beyond is turned face up (if it was not); a locked door takes a key, a
-    wall a bomb, or 1 HP instead of either (``navigation.hp_instead``), or the hero turns back (D_PASS; the move
+    wall a bomb, or 1 HP instead of either when the hero has none (``navigation.hp_instead``; with one in hand too:
+    ``navigation.hp_with_item``), or the hero turns back (D_PASS; the move
     is not spent and that side is not offered again this turn). A room with a token is entered freely."""
     here = st[L.S_CELL]
     to = neighbour(st, here, side)
@@ -442,9 +443,10 @@ def step(g, w, st, pol, dice, side):
     if b != L.DOOR_OPEN:
         o = w.opts
         n = option(o, 0, L.PASS_BACK, b, to, kind_of(g, st, to), b, st[L.S_DIST + to], 0)
-        if (b == L.DOOR_LOCKED and st[L.S_KEYS] > 0) or (b == L.DOOR_WALL and st[L.S_BOMBS] > 0):
+        held = (b == L.DOOR_LOCKED and st[L.S_KEYS] > 0) or (b == L.DOOR_WALL and st[L.S_BOMBS] > 0)
+        if held:
             n = option(o, n, L.PASS_ITEM, b, to, kind_of(g, st, to), b, st[L.S_DIST + to], 0)
-        if g.nav[L.N_HP_INSTEAD]:
+        if g.nav[L.N_HP_INSTEAD] and (not held or g.nav[L.N_HP_WITH_ITEM]):  # "if a player does not have" one
             n = option(o, n, L.PASS_HP, b, to, kind_of(g, st, to), b, st[L.S_DIST + to], 1)
         c = decide(L.D_PASS, st, o, n, pol, dice)
         paid = o[c, L.O_ACTION]

@@ -283,7 +283,10 @@ N_RACE_FINISH_ROUND = N_RACE_PLAYERS + 1
 N_RACE_W_HP = N_RACE_FINISH_ROUND + 1
 N_RACE_W_GOLD = N_RACE_W_HP + 1
 N_RACE_W_ROOMS = N_RACE_W_GOLD + 1
-N_SIZE = N_RACE_W_ROOMS + 1
+#: 1: the 1 HP answer is offered also with a key or a bomb in hand (``navigation.hp_with_item``; the seed: only
+#: "if a player does not have a key or bomb")
+N_HP_WITH_ITEM = N_RACE_W_ROOMS + 1
+N_SIZE = N_HP_WITH_ITEM + 1
 
 #: Navigation decision kinds (8..31; fight kinds are 0..7). Options: O_ACTION, O_ARG, then the advice columns.
 D_ACT, D_PASS, D_RESOLVE, D_SHOP = 8, 9, 10, 11

@@ -407,8 +407,8 @@ NAV_RANGES: Ranges = {
 #: navigation, the items and the deck.
 RANGES: Ranges = {**COMBAT_RANGES, **NAV_RANGES}
 NAV_FIELDS = ("moves", "boots_moves", "turn_cap", "start_keys", "start_bombs", "start_potions", "start_gold",
-              "hp_instead", "mirror_uses", "orientation", "warp_counts", "mirror_counts", "trap_keys", "trap_dodge",
-              "dungeon")
+              "hp_instead", "hp_with_item", "mirror_uses", "orientation", "warp_counts", "mirror_counts", "trap_keys",
+              "trap_dodge", "dungeon")
 ITEM_FIELDS = ("potion_heal", "armor_hp", "forge_cost", "mend_heal", "mend_cost", "treasure", "treasure_gold",
                "prices")
 CARD_FIELDS = ("kind", "count", "doors", "hazard", "monsters", "gold", "value")
@@ -476,8 +476,8 @@ def _navigation(rf: RuleFile) -> np.ndarray:
                      (L.N_FORGE_COST, "items.forge_cost"), (L.N_MEND_HEAL, "items.mend_heal"),
                      (L.N_MEND_COST, "items.mend_cost"), (L.N_TREASURE_GOLD, "items.treasure_gold")):
         nav[col] = check_int(rf, key, RANGES)
-    for col, key in ((L.N_HP_INSTEAD, "navigation.hp_instead"), (L.N_WARP_COUNTS, "navigation.warp_counts"),
-                     (L.N_MIRROR_COUNTS, "navigation.mirror_counts")):
+    for col, key in ((L.N_HP_INSTEAD, "navigation.hp_instead"), (L.N_HP_WITH_ITEM, "navigation.hp_with_item"),
+                     (L.N_WARP_COUNTS, "navigation.warp_counts"), (L.N_MIRROR_COUNTS, "navigation.mirror_counts")):
         nav[col] = _flag(rf, key)
     ori = rf.get("navigation.orientation")
     if ori not in ("printed", "random"):

@@ -15,8 +15,8 @@ frequencies of ``foury-sim odds tactics`` are the engine's own rule, not a copy 
   massive blow (three sixes among its dice: the monster wins the roll-off whatever the totals and deals
   ``abilities.triple_six_damage``), the storm golem's AP drain (the player lost on their own turn).
 * :func:`move_cost`: AP to step onto a tile (combat, armour ``move_pct`` rounded up, water by ``rulings.water``);
-  :func:`monster_move_cost` the same for a monster (water doubles it unless it flies; lava only for flyers and the
-  lava-immune).
+  :func:`monster_move_cost` the same for a monster (water doubles it unless it flies; lava only for flyers, and the
+  lava-immune with ``rulings.lava_walk`` = "immune_too").
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from ...rng import d6
 from .ruleset import (
     A_DEF,
     A_MOVE_PCT,
+    LAVA_WALK_IMMUNE_TOO,
     M_AP_MOVE,
     M_ATTACK_MOD,
     M_DICE,
@@ -39,6 +40,7 @@ from .ruleset import (
     M_TRIPLE_SIX,
     MOD_ROLL,
     R_BERSERK_DICE,
+    R_LAVA_WALK,
     R_MODIFIER,
     R_MOVE,
     R_MOVE_COMBAT,
@@ -204,10 +206,11 @@ def move_cost(rules, armors, armor, combat, water):
 def monster_move_cost(rules, monsters, mon, water, lava):
     """DM AP for monster row ``mon`` to step onto a tile: its ``ap_move``, twice that onto water (as the player's
     "double"; a flying monster crosses water "with no negative effects"); onto lava -1 (it cannot) unless it flies
-    or ignores lava, then ``ap_move``."""
+    or (``rulings.lava_walk`` = "immune_too") ignores lava, then ``ap_move``."""
     cost = monsters[mon, M_AP_MOVE]
     if lava:
-        return cost if monsters[mon, M_FLY] or monsters[mon, M_LAVA_IMMUNE] else -1
+        walks = monsters[mon, M_FLY] or (rules[R_LAVA_WALK] == LAVA_WALK_IMMUNE_TOO and monsters[mon, M_LAVA_IMMUNE])
+        return cost if walks else -1
     if water and not monsters[mon, M_FLY]:
         return 2 * cost
     return cost

@@ -74,6 +74,7 @@ from .ruleset import (
     C_WEAPON,
     ELECTRIC_EVERY_TURN,
     K_UNDEAD,
+    LAVA_WALK_IMMUNE_TOO,
     LOOT_MAGIC,
     LOOT_NORMAL,
     LOOT_NOTHING,
@@ -119,6 +120,7 @@ from .ruleset import (
     R_HOLY_BOLT,
     R_HP,
     R_INTERACT,
+    R_LAVA_WALK,
     R_MIGHT,
     R_MON_BLOCK,
     R_MYSTERY,
@@ -133,6 +135,7 @@ from .ruleset import (
     R_RUNE_LARGE,
     R_RUNE_SMALL,
     R_SHRINE_HEAL,
+    R_SPAWN_OPTIONAL,
     R_STAMINA_POTION,
     R_START_ARMOR,
     R_START_WEAPON,
@@ -1129,7 +1132,16 @@ def set_blocked(g, w, st):
 
 @njit(cache=CACHE, inline="always", _nrt=False)
 def lava_ok(g, kind):
+    """A monster of ``kind`` survives lava (knocked in by the rune): it flies or is immune."""
     return g.mons[kind, M_FLY] != 0 or g.mons[kind, M_LAVA_IMMUNE] != 0
+
+
+@njit(cache=CACHE, inline="always", _nrt=False)
+def lava_walk(g, kind):
+    """A monster of ``kind`` may step onto lava: it flies ("impassable to non-flying monsters"), or it is immune and
+    ``rulings.lava_walk`` is "immune_too"."""
+    immune = g.mons[kind, M_LAVA_IMMUNE] != 0
+    return g.mons[kind, M_FLY] != 0 or (g.rules[R_LAVA_WALK] == LAVA_WALK_IMMUNE_TOO and immune)
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -1145,7 +1157,7 @@ def advance(g, w, st, dice, slot):
     """A monster shot at from range advances one tile towards the player (free)."""
     b = mslot(slot)
     kind = st[b + A.MF_KIND]
-    lava = lava_ok(g, kind)
+    lava = lava_walk(g, kind)
     if not mon_field_fresh(st, lava):
         mon_field(g, w, st, lava)
     d = w.wi[W_ML] if lava else w.wi[W_MG]
@@ -1154,6 +1166,8 @@ def advance(g, w, st, dice, slot):
     if nxt >= 0:
         ev(dice.trace, st, A.E_MON_MOVE, slot, kind, st[b + A.MF_CELL], nxt, 0, 1, 0, 0)
         st[b + A.MF_CELL] = nxt
+        if g.mons[kind, M_STORM] and tile(g, nxt) == A.T_WATER:  # "once the Storm Golem has moved into the water"
+            electrify(g, w, st, dice, slot)
 
 
 # --- the player's turn --------------------------------------------------------------------------------------
@@ -1312,7 +1326,7 @@ def can_rest(g, w, st):
         if sees(w, st, cell, p):
             return False
         if path:
-            if mon_reaches(g, w, st, lava_ok(g, st[b + A.MF_KIND]), cell):
+            if mon_reaches(g, w, st, lava_walk(g, st[b + A.MF_KIND]), cell):
                 return False
     return True
 
@@ -1709,7 +1723,12 @@ def spawn(g, w, st, dice):
             n = add_row(opts, n, A.A_SPAWN_KIND, k, -1, 0, -1, -1, g.mons[k, M_HP] * g.mons[k, M_DICE], -1)
     if n == 0:
         return
+    if g.rules[R_SPAWN_OPTIONAL] and dice.pol.dm_pid == USER_POLICY_ID:  # the DM "may spawn": "no monster" last
+        n = add_row(opts, n, A.A_SPAWN_KIND, -1, -1, 0, -1, -1, 0, -1)  # (the built-in DMs always spawn)
     kind = opts[decide(A.D_SPAWN_KIND, st, opts, n, dice), A.O_ARG]
+    if kind < 0:
+        ev(dice.trace, st, A.E_NO_SPAWN, -1, 2, 0, 0, 0, 0, 0, 0)
+        return
     n = np.int64(0)
     for j in range(g.lv[A.LV_N_SPAWN]):
         cell = g.lv[s0 + j]
@@ -1744,7 +1763,7 @@ def dm_menu(g, w, st, ap):
         if not adj and atk <= ap and in_line(g, w, st, cell, p, g.mons[kind, M_RANGE]):
             n = add_row(opts, n, A.A_M_SHOOT, i, p, atk, dist_rc(w, cell, p), -1, g.mons[kind, M_DICE], i)
         if not adj:
-            lava = lava_ok(g, kind)
+            lava = lava_walk(g, kind)
             if not mon_field_fresh(st, lava):
                 mon_field(g, w, st, lava)
             d = w.wi[W_ML] if lava else w.wi[W_MG]

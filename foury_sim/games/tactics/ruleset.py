@@ -75,7 +75,9 @@ R_ELECTRIC_TURNS = 44  # ELECTRIC_*: at the start of which turns a storm golem i
 R_REVIVE_LAVA = 45  # 1: a skeleton slain on lava leaves a body the necromancer may revive
 R_START_WEAPON = 46  # weapon row the player starts wielding (player.weapon; 0 = bare hands)
 R_START_ARMOR = 47  # armour row the player starts wearing (player.armor; 0 = none)
-N_R = 48  # every slot in use: a new scalar grows N_R
+R_LAVA_WALK = 48  # LAVA_WALK_*: which monsters may step onto lava (the text: flyers only)
+R_SPAWN_OPTIONAL = 49  # 1: the DM may decline the rolled spawn (the text's "may spawn"; a DM policy file is asked)
+N_R = 50  # every slot in use: a new scalar grows N_R
 #: The word of ``player.weapon`` / ``player.armor`` for no starting weapon / armour.
 NO_ITEM = "none"
 
@@ -89,6 +91,7 @@ ADV_AWAKE_WITH_PATH, ADV_IN_SIGHT_ONLY = 0, 1
 RANGED_ADJ_MELEE, RANGED_ADJ_RANGED = 0, 1
 REST_SPAWN_SKIPPED, REST_SPAWN_ROLLED = 0, 1
 ELECTRIC_DM_TURNS, ELECTRIC_EVERY_TURN = 0, 1
+LAVA_WALK_FLYERS, LAVA_WALK_IMMUNE_TOO = 0, 1
 
 #: Every ruling: (ruleset key, rules slot, the allowed values in code order; None = a whole number / bool).
 RULINGS: dict[str, tuple[int, tuple[str, ...] | None]] = {
@@ -105,6 +108,8 @@ RULINGS: dict[str, tuple[int, tuple[str, ...] | None]] = {
     "rest_spawn": (R_REST_SPAWN, ("skipped", "rolled")),
     "electric_turns": (R_ELECTRIC_TURNS, ("dm", "every")),
     "revive_lava": (R_REVIVE_LAVA, None),
+    "lava_walk": (R_LAVA_WALK, ("flyers", "immune_too")),
+    "spawn_optional": (R_SPAWN_OPTIONAL, None),
 }
 
 # --- monsters --------------------------------------------------------------------------------------
@@ -424,7 +429,7 @@ def _rulings(rf: RuleFile, r: np.ndarray) -> dict[str, Any]:
 
 
 #: The type of each number/bool ruling (the others are words).
-RULING_DEFAULT_TYPES = {"monsters_block": True, "overheal_decay": 0, "revive_lava": False}
+RULING_DEFAULT_TYPES = {"monsters_block": True, "overheal_decay": 0, "revive_lava": False, "spawn_optional": True}
 
 
 def load_ruleset(rules: str | Path | None = None, sets: list[str] | None = None,

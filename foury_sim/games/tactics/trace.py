@@ -100,7 +100,7 @@ def _option(f, ctx: Context) -> str:
     if act == A.A_DM_END:
         return "end the DM's turn"
     if act == A.A_SPAWN_KIND:
-        return f"spawn {_mon(arg, ctx)}"
+        return f"spawn {_mon(arg, ctx)}" if arg >= 0 else "spawn no monster"
     if act == A.A_SPAWN_AT:
         return f"at {_cell(cell, ctx)}"
     if act == A.A_OPEN_DOOR:
@@ -214,7 +214,9 @@ CODES: dict[int, TraceCode] = {
     A.E_REVIVE: T("revive", ("slot", "kind", "cell", "by", "ap"),
                   "      monster {by} revives the {kind:mon} (monster {slot}) at {cell:cell} ({ap} AP left)"),
     A.E_HEAL: T("heal", ("hp", "now", "over"), "      +{hp} HP ({now} HP)"),
-    A.E_NO_SPAWN: T("no spawn", ("kind", "near"), "      no free tile for {what}: nothing spawns",
+    A.E_NO_SPAWN: T("no spawn", ("kind", "near"), {2: "      the Dungeon Master spawns no monster",
+                                                  None: "      no free tile for {what}: nothing spawns"},
+                    by="near",
                     words=lambda f, ctx: {"what": "a monster" if f["kind"] < 0 else "a " + _mon(f["kind"], ctx)}),
     A.E_CHICKEN: T("chicken", ("slot", "kind"), "      double sixes: the {kind:mon} (monster {slot}) turns into a "
                    "chicken"),
