@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -319,6 +321,29 @@ def test_load_map_reports_file_path(tmp_path):
     with pytest.raises(InputError) as ei:
         load_map(p)
     assert ei.value.where == f"{p}:6:2"
+
+
+@pytest.mark.parametrize("new, char, campaign", [("Bx.", "x", "santa.on"), ("Bk.", "k", "santa.on"),
+                                                  ("B1.", "1", "slaughter.on")])
+def test_a_campaign_icon_the_rules_do_not_play_is_refused_at_its_room(tmp_path, new, char, campaign):
+    """A Santa icon (star ``x``, reindeer ``k``, ...) or the Slaughter's start triangle (``1``) on a map played
+    without that campaign is refused at its room's line and column: a typo of ``Bg.`` (a goblin) read as a star
+    was a dead item nothing read. With the campaign on, the same letters are its icons."""
+    from foury_sim.games.foury.ruleset import load_ruleset
+
+    text = (Path(__file__).resolve().parents[1] / "experiments/maps/my_map.map").read_text().splitlines()
+    row = next(i for i, line in enumerate(text) if "Bg." in line)
+    text[row] = text[row].replace("Bg.", new, 1)
+    board = tmp_path / "typo.map"
+    board.write_text("\n".join(text) + "\n")
+    with pytest.raises(InputError) as ei:
+        load_ruleset(map_path=str(board))
+    col = text[row].index(new) + 1
+    assert ei.value.where == f"{board}:{row + 1}:{col}"
+    assert ei.value.message.startswith(f"'{char}' (") and f"({campaign} = false): a typo?" in ei.value.message
+    if campaign == "santa.on":  # (the Slaughter wants exactly one start triangle on its own map: not this one)
+        with pytest.raises(InputError, match="XMas Safe Zone"):  # played: read as Santa's, which needs its Safe Zone
+            load_ruleset(map_path=str(board), campaign="santa")
 
 
 def test_resolve_map(tmp_path):

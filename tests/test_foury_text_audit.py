@@ -6,8 +6,8 @@ tiny map (``tests/foury_helpers.py``; maps written to ``tmp_path`` or from ``tes
 
 Two sections:
 
-* ENGINE CONTRADICTS THE TEXT: these tests FAIL on the current engine on purpose (no skip, no xfail);
-  each names the kernel fix that makes it pass (the report of session 65 lists them again).
+* THE ENGINE CONTRADICTED THE TEXT: these tests failed on the engine before session 65's fix (each docstring
+  says what the engine did and the fix; docs/rules.md, "Divergences from the text found and fixed").
 * Rules and rulings the engine plays as written, with no scripted test until now: these pass.
 
 Map cells are numbered ``row * cols + col``; sides and headings are N, E, S, W = 0, 1, 2, 3.
@@ -76,7 +76,7 @@ PALACE_LINE = """name: palace line
 
 
 # =================================================================================================
-# ENGINE CONTRADICTS THE TEXT: each test below fails on the current engine (kernel fix in its docstring)
+# THE ENGINE CONTRADICTED THE TEXT: each test below failed before its fix (named in its docstring)
 # =================================================================================================
 def test_imp_erases_a_resource_only_when_it_appears():
     """Enemies, IMP (text l. 205): "If there is a Resource in the room where an Imp appears, erase it: the Imp
@@ -87,13 +87,13 @@ def test_imp_erases_a_resource_only_when_it_appears():
     next turn he faces it again (the "face it again" move) and beats it. The imp has not appeared again, so the
     potion is still there and is collected.
 
-    Engine: ``kernel.fight`` calls ``destroy_items`` at the start of EVERY fight with the imp, so facing it again
-    erases the potion too. FIX (kernel.py, ``fight``, the line ``if foe_has(T, foe, FT_DESTROYS_ITEMS):``, about
-    l. 490): erase only on the imp's first fight in that room, e.g. a room flag ``F_IMP_DONE`` set by the first
-    ``destroy_items`` of the room and cleared when the imp leaves it (beaten: next to ``add_icon(rm, cell, foe,
-    -1)``; or at ``spawn`` of a new imp): ``if foe_has(T, foe, FT_DESTROYS_ITEMS) and not (rm[cell, RM_FLAG] &
-    F_IMP_DONE):``. (Equivalent and simpler: call ``destroy_items`` from ``spawn`` for a spawned imp and from
-    ``enter_room`` for a printed one the first time the room is entered, not from ``fight``.)
+    Engine before the fix: ``kernel.fight`` called ``destroy_items`` at the start of EVERY fight with the imp, so facing
+    it again erased the potion too. FIXED (kernel.py, ``fight``, the line ``if foe_has(T, foe, FT_DESTROYS_ITEMS):``,
+    about l. 490): erase only on the imp's first fight in that room, e.g. a room flag ``F_IMP_DONE`` set by the first
+    ``destroy_items`` of the room and cleared when the imp leaves it (beaten: next to ``add_icon(rm, cell, foe, -1)``;
+    or at ``spawn`` of a new imp): ``if foe_has(T, foe, FT_DESTROYS_ITEMS) and not (rm[cell, RM_FLAG] & F_IMP_DONE):``.
+    (Equivalent and simpler: call ``destroy_items`` from ``spawn`` for a spawned imp and from ``enter_room`` for a
+    printed one the first time the room is entered, not from ``fight``.)
     """
     script = [1, 1,  # the entry room: A face 1 (a monster), spawn face 1: an imp
               1,  # the imp's die among the two items: 1 = the chest
@@ -116,12 +116,11 @@ def test_fled_die_table_monster_keeps_the_exit_shut(tmp_path):
     round open. A monster brought by the DIE icon of the exit room is an encounter like any other: fled, it
     stands in the room and the round is not complete.
 
-    Engine: ``die_table`` drops the result of its ``resolve_room``, and ``enter_room`` tests ``res == 1`` (the
-    result of the room's first encounters, before the items) to leave by the exit, so the hero leaves the
-    dungeon past the goblin he fled. FIX (kernel.py, ``enter_room``, right after ``collect_items(...)`` and its
-    death check, about l. 1160): ``if first_foe(R, rm, cell) >= 0: res = 0`` (a foe brought by an element and
-    not beaten counts as fled: no exit, no extra step past it, no stairs or circle; ``flee_back`` then applies
-    as for any flight).
+    Engine before the fix: ``die_table`` dropped the result of its ``resolve_room``, and ``enter_room`` tested ``res ==
+    1`` (the result of the room's first encounters, before the items) to leave by the exit, so the hero left the dungeon
+    past the goblin he fled. FIXED (kernel.py, ``enter_room``, right after ``collect_items(...)`` and its death check,
+    about l. 1160): ``if first_foe(R, rm, cell) >= 0: res = 0`` (a foe brought by an element and not beaten counts as
+    fled: no exit, no extra step past it, no stairs or circle; ``flee_back`` then applies as for any flight).
     """
     m = _write(tmp_path, "die_exit.map", DIE_EXIT)
     script = [2,  # the entry room (quiet)
@@ -144,8 +143,8 @@ def test_fled_die_table_monster_stops_the_next_die(tmp_path):
     The first DIE icon of the room brings a goblin; the hero ties and flees. He has not succeeded against the
     room's encounters, so the room's second DIE icon is not used now: it stays in the room.
 
-    Engine: ``use_dice`` loops while a die lies in the room and the hero lives, whatever the fight that
-    ``die_table`` started; it asks to roll the second die with the goblin standing there. FIX (kernel.py,
+    Engine before the fix: ``use_dice`` looped while a die lies in the room and the hero lives, whatever the fight that
+    ``die_table`` started; it asked to roll the second die with the goblin standing there. FIXED (kernel.py,
     ``use_dice``, the loop head about l. 870): ``while rm[cell, RM_ICON + DIE] > 0 and st[S_DEAD] == 0 and
     first_foe(R, rm, cell) < 0:`` (together with the fix of ``test_fled_die_table_monster_keeps_the_exit_shut``).
     """

@@ -487,7 +487,8 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
     pid, params, fn, sctl, srs = pol
     strength = foe_strength(T, st, foe)
     log(tr, st, TR_FIGHT, foe, strength, cell, 0, 0)
-    if foe_has(T, foe, FT_DESTROYS_ITEMS):
+    if foe_has(T, foe, FT_DESTROYS_ITEMS) and (rm[cell, RM_FLAG] & F_IMP_DONE) == 0:
+        rm[cell, RM_FLAG] |= F_IMP_DONE
         destroy_items(R, st, rm, dice, cell)
     if foe_has(T, foe, FT_TEMPLE_GOAL) and (rm[cell, RM_FLAG] & F_FACED) == 0 and req_counts(
             board, st, cell, np.int64(0)):
@@ -599,6 +600,8 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
         log(tr, st, TR_WEAPON_WEAR, st[WEAPON], 0, 0, 0, 0)
     if result == 1:
         add_icon(rm, cell, foe, np.int64(-1))
+        if foe_has(T, foe, FT_DESTROYS_ITEMS):
+            rm[cell, RM_FLAG] &= ~F_IMP_DONE
         if not foe_has(T, foe, FT_TRAP):
             kill_rewards(board, st, rm, opts, dice, pol, foe, cell)
     elif result == -1:
@@ -639,6 +642,8 @@ def spawn(board, st, rm, opts, dice, pol, cell):
                   np.int64(-1))
     foe = T[T_SPAWN, face - 1]
     add_icon(rm, cell, foe, np.int64(1))
+    if foe_has(T, foe, FT_DESTROYS_ITEMS):
+        rm[cell, RM_FLAG] &= ~F_IMP_DONE  # a new imp appears: it erases again
     if foe_has(T, foe, FT_RETURNS) and rm[cell, RM_RETURNS] == 0:
         rm[cell, RM_RETURNS] = R[R_TROLL_RETURNS]
         rm[cell, RM_RETURNER] = foe
@@ -867,7 +872,7 @@ def use_dice(board, st, rm, opts, dice, pol, cell):
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
     pid, params, fn, sctl, srs = pol
-    while rm[cell, RM_ICON + DIE] > 0 and st[S_DEAD] == 0:
+    while rm[cell, RM_ICON + DIE] > 0 and st[S_DEAD] == 0 and first_foe(R, rm, cell) < 0:
         if R[R_DIE_OPTIONAL] == 1:
             st[S_DIE_GOAL] = 1 if req_counts(board, st, cell, np.int64(3)) else 0
             opts[0, 0] = 1
@@ -1158,6 +1163,8 @@ def enter_room(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table
         collect_items(board, st, rm, opts, dice, pol, cell)
         if st[S_DEAD] == 1:
             return 0
+        if first_foe(R, rm, cell) >= 0:
+            res = 0  # a foe an element brought (the DIE table) and not beaten: fled
     if (res == 0 or first_foe(R, rm, cell) >= 0) and R[R_FLEE_BACK] == 1 and flee_back(board, st, rm, tr, cell,
                                                                                        direction, prev):
         return 0

@@ -260,6 +260,7 @@ RB_FLOODED, RB_COLLAPSED, RB_ICONS, RB_DIRTY, RM_BITS_COLS = 8, 9, 10, 12, 13
 RM_COLS = RM_BITS + RM_BITS_COLS
 EXPLORED, COLLAPSED, FLOODED = 1, 2, 4
 F_FACED, F_LEVER, F_RETURNER_DOWN = 1, 2, 4
+F_IMP_DONE = 8
 W_OPEN, W_PRINTED, W_COLLAPSED = 0, 1, 2
 
 # --- event effects (bits of a room-event table entry) --------------------------------------

@@ -64,6 +64,7 @@ from .icons import (
     N_ICONS,
     NO_CHAR,
     ORACLE,
+    SANTA_ICONS,
     SECTOR_CHARS,
     SECTOR_NAMES,
     SHIPPED,
@@ -664,6 +665,21 @@ class MapNeeds:
     levers: int  #: requirements.levers: levers the map must hold (and then a staircase)
     goal_icons: tuple[int, ...] = ()  #: icons of the foes that count as Temple statues
     start: bool = False  #: The Slaughter of Monsters (slaughter.on): one start triangle, no arrows needed
+    santa: bool = False  #: Santa Crash'n Foury (santa.on): its icons are played (else one on the map is refused)
+
+
+def _refuse_unplayed(m: MapData, icons: tuple[int, ...], campaign: str, key: str) -> None:
+    """A campaign's icon on a map the ruleset plays without that campaign is refused at its room (a typo such as
+    ``Bx.`` for ``Bg.`` would be a dead item: nothing reads it)."""
+    for cell in range(m.n):
+        found = [i for i in icons if m.icons[cell, i] > 0]
+        if found:
+            r, c = m.rc(cell)
+            i = found[0]
+            raise InputError(f"'{m.table.chars[i]}' ({m.table.names[i]}) in the room at row {r + 1}, column {c + 1} "
+                             f"is an icon of {campaign}, which these rules do not play ({key} = false): a typo? "
+                             f"(play it with {key} = true or its --campaign)", where(m.path, m.grid_line + 2 * r + 1,
+                                                                                      4 * c + 2))
 
 
 def check_map(m: MapData, needs: MapNeeds) -> list[assume.Assumption]:
@@ -674,6 +690,10 @@ def check_map(m: MapData, needs: MapNeeds) -> list[assume.Assumption]:
     ``foury-sim run`` and ``foury-sim map check`` both come here through ``ruleset.build``.
     """
     at = where(m.path, m.grid_line, 1)
+    if not needs.santa:
+        _refuse_unplayed(m, SANTA_ICONS, "Santa Crash'n Foury", "santa.on")
+    if not needs.start:
+        _refuse_unplayed(m, (START,), "The Slaughter of Monsters", "slaughter.on")
     total = m.icons.sum(axis=0)
     with_arrows = {int(s) for s in m.arrow_sector}
     if needs.start:

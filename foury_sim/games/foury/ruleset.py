@@ -610,7 +610,7 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
     goals = tuple(f.icon for f in foes if f.traits & FT_TEMPLE_GOAL)
     try:
         map_assumed = check_map(m, MapNeeds(rounds, int(R[R_NEED_A]), int(R[R_NEED_A + 2]), goals,
-                                            start=slaughter_on))  # maps.py checks
+                                            start=slaughter_on, santa=_flag(rf, "santa.on")))  # maps.py checks
     except InputError as e:  # a shipped map short of what a user's setting asks: the setting's fault, at its place
         key = next((k for k in ("requirements.statues", "requirements.levers", "game.rounds") if k in e.message), None)
         place = rf.where(key) if key else ""
