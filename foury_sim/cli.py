@@ -192,12 +192,16 @@ def format_summary(s: dict[str, Any], title: str, outputs: Any = None) -> str:
     else:
         lines.append(f"win rate            {fmt_rate(s['win'])}  ({lvl} Wilson interval; every bracket below is at "
                      f"{lvl}, Student t for a mean, order statistics for a median)")
+    body = summary_lines(s, outputs)
+    # the win rate's own indented lines (a share of the games won) stay under it, above the turn cap's
+    n_sub = next((i for i, line in enumerate(body) if not line.startswith("  ")), len(body))
+    lines += body[:n_sub]
     if "turn_cap_share" in s:
         k = s["turn_cap_games"]
         iv = s.get("share_intervals", {}).get("turn_cap_share")
         ci = f"  [{100 * iv[0]:.2f}, {100 * iv[1]:.2f}]" if isinstance(iv, list) and len(iv) == 2 else ""
         lines.append(f"ended at turn cap   {100 * s['turn_cap_share']:6.2f} %{ci}  ({k:,} game{'s' * (k != 1)})")
-    lines += summary_lines(s, outputs)
+    lines += body[n_sub:]
     if s.get("assumptions"):
         from .assumptions import summary_lines as assumption_lines
 
