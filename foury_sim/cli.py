@@ -718,10 +718,15 @@ def games() -> None:
             pars = ", ".join(f"{k}={v:g}" for k, v in p.params.items())
             typer.echo(f"         policy {p.name}: {p.description}" + (f" ({pars})" if pars else ""))
         for o in spec.options:
-            rng = f", from {o.minimum:g} to {o.maximum:g}" if o.minimum is not None else ""
-            typer.echo(f"         option {o.flag} of {'/'.join(o.commands)}: {o.help} (default {o.default}){rng}")
+            # its help, its default unless the help says it (never a bare "default None"), its range
+            parts = [o.help.rstrip(".")]
+            if "default" not in o.help.lower() and o.default not in (None, ""):
+                parts.append(f"default {o.default}")
+            if o.minimum is not None:
+                parts.append(f"from {o.minimum:g} to {o.maximum:g}")
+            typer.echo(f"         option {o.flag} of {'/'.join(o.commands)}: {'; '.join(parts)}.")
         if spec.board is not None:
-            typer.echo(f"         {spec.board.noun}s:     {', '.join(spec.board.builtin())} (or a file; "
+            typer.echo(f"         {spec.board.noun + 's:':9s} {', '.join(spec.board.builtin())} (or a file; "
                        f"`foury-sim map check NAME --game {name}`)")
 
 
