@@ -149,6 +149,11 @@ BAD = [
     (["run", "delve", "--campaign", "inout"], "--campaign", "--campaign is an option of foury, not of delve"),
     (["assumptions", "foury", "--campaign", "nope"], "--campaign", "unknown campaign 'nope'"),
     (["odds", "rooms", "--hero", "nobody"], "--hero", "unknown hero 'nobody'"),
+    # (a fault of the settings both variants share is --fixed's: it was blamed on --a)
+    (["compare", "foury", "--a", "policy=greedy", "--b", "policy=cautious", "--fixed", "hero=kael,melyra"], "--fixed",
+     "unknown hero 'kael,melyra'"),
+    (["compare", "foury", "--a", "policy=cautious", "--fixed", "param.foe_avod=2"], "--fixed",
+     "unknown policy parameter 'foe_avod'"),
 ]
 
 
