@@ -769,6 +769,26 @@ def _board(game: str | None) -> tuple[Any, Any]:
     return spec, spec.board
 
 
+def _other_board(map_file: str, tried: str) -> str:
+    """What to add to the fault of a file read as the default game's board when another game's reader takes it
+    (another game's level or dungeon checked without ``--game``): that game's ``--game``; else nothing."""
+    from .registry import games as all_games
+    from .registry import get_game
+
+    if not Path(map_file).is_file():
+        return ""
+    for name in all_games():
+        board = get_game(name).board if name != tried else None
+        if board is None:
+            continue
+        try:
+            board.resolve(map_file)
+        except Exception:  # noqa: BLE001 - not this game's board either
+            continue
+        return f" (it reads as a {name} board: add --game {name})"
+    return ""
+
+
 @map_app.command("render", cls=Command, context_settings=GAME_OPTIONS)
 def map_render(
     ctx: typer.Context,
@@ -823,7 +843,8 @@ def map_check(
         m = (board.load(map_file, str(rules) if rules else None, set_, **options) if board.load is not None
              else board.resolve(map_file))
     except InputError as e:  # (the map is this verb's argument, not a --map option)
-        raise InputError(e.message, "MAP" if e.where == "--map" else e.where) from None
+        hint = _other_board(map_file, spec.name) if game is None else ""
+        raise InputError(e.message + hint, "MAP" if e.where == "--map" else e.where) from None
     for line in board.check(m):
         typer.echo(line)
 

@@ -154,6 +154,12 @@ BAD = [
      "unknown hero 'kael,melyra'"),
     (["compare", "foury", "--a", "policy=cautious", "--fixed", "param.foe_avod=2"], "--fixed",
      "unknown policy parameter 'foe_avod'"),
+    # (another game's board checked without --game: the default game's reader's fault, then which --game reads it)
+    (["map", "check", "foury_sim/games/tactics/data/levels/tutorial.txt"], "tutorial.txt:15:1: ",
+     "no grid found after the header (the grid starts with a border line '+---+...') (it reads as a tactics board: "
+     "add --game tactics)"),
+    (["map", "check", "foury_sim/games/rooms/data/dungeons/crossroads.txt"], "crossroads.txt:3:1: ",
+     "(it reads as a rooms board: add --game rooms)"),
 ]
 
 
