@@ -192,12 +192,16 @@ def format_summary(s: dict[str, Any], title: str, outputs: Any = None) -> str:
     else:
         lines.append(f"win rate            {fmt_rate(s['win'])}  ({lvl} Wilson interval; every bracket below is at "
                      f"{lvl}, Student t for a mean, order statistics for a median)")
+    body = summary_lines(s, outputs)
+    # the win rate's own indented lines (a share of the games won) stay under it, above the turn cap's
+    n_sub = next((i for i, line in enumerate(body) if not line.startswith("  ")), len(body))
+    lines += body[:n_sub]
     if "turn_cap_share" in s:
         k = s["turn_cap_games"]
         iv = s.get("share_intervals", {}).get("turn_cap_share")
         ci = f"  [{100 * iv[0]:.2f}, {100 * iv[1]:.2f}]" if isinstance(iv, list) and len(iv) == 2 else ""
         lines.append(f"ended at turn cap   {100 * s['turn_cap_share']:6.2f} %{ci}  ({k:,} game{'s' * (k != 1)})")
-    lines += summary_lines(s, outputs)
+    lines += body[n_sub:]
     if s.get("assumptions"):
         from .assumptions import summary_lines as assumption_lines
 
@@ -714,10 +718,15 @@ def games() -> None:
             pars = ", ".join(f"{k}={v:g}" for k, v in p.params.items())
             typer.echo(f"         policy {p.name}: {p.description}" + (f" ({pars})" if pars else ""))
         for o in spec.options:
-            rng = f", from {o.minimum:g} to {o.maximum:g}" if o.minimum is not None else ""
-            typer.echo(f"         option {o.flag} of {'/'.join(o.commands)}: {o.help} (default {o.default}){rng}")
+            # its help, its default unless the help says it (never a bare "default None"), its range
+            parts = [o.help.rstrip(".")]
+            if "default" not in o.help.lower() and o.default not in (None, ""):
+                parts.append(f"default {o.default}")
+            if o.minimum is not None:
+                parts.append(f"from {o.minimum:g} to {o.maximum:g}")
+            typer.echo(f"         option {o.flag} of {'/'.join(o.commands)}: {'; '.join(parts)}.")
         if spec.board is not None:
-            typer.echo(f"         {spec.board.noun}s:     {', '.join(spec.board.builtin())} (or a file; "
+            typer.echo(f"         {spec.board.noun + 's:':9s} {', '.join(spec.board.builtin())} (or a file; "
                        f"`foury-sim map check NAME --game {name}`)")
 
 
@@ -758,6 +767,26 @@ def _board(game: str | None) -> tuple[Any, Any]:
     if spec.board is None:
         raise InputError(f"{spec.name} has no board: nothing to check or draw", "--game")
     return spec, spec.board
+
+
+def _other_board(map_file: str, tried: str) -> str:
+    """What to add to the fault of a file read as the default game's board when another game's reader takes it
+    (another game's level or dungeon checked without ``--game``): that game's ``--game``; else nothing."""
+    from .registry import games as all_games
+    from .registry import get_game
+
+    if not Path(map_file).is_file():
+        return ""
+    for name in all_games():
+        board = get_game(name).board if name != tried else None
+        if board is None:
+            continue
+        try:
+            board.resolve(map_file)
+        except Exception:  # noqa: BLE001 - not this game's board either
+            continue
+        return f" (it reads as a {name} board: add --game {name})"
+    return ""
 
 
 @map_app.command("render", cls=Command, context_settings=GAME_OPTIONS)
@@ -814,7 +843,8 @@ def map_check(
         m = (board.load(map_file, str(rules) if rules else None, set_, **options) if board.load is not None
              else board.resolve(map_file))
     except InputError as e:  # (the map is this verb's argument, not a --map option)
-        raise InputError(e.message, "MAP" if e.where == "--map" else e.where) from None
+        hint = _other_board(map_file, spec.name) if game is None else ""
+        raise InputError(e.message + hint, "MAP" if e.where == "--map" else e.where) from None
     for line in board.check(m):
         typer.echo(line)
 

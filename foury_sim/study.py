@@ -1404,7 +1404,16 @@ def compare(game: str, a: dict[str, Any], b: dict[str, Any], *, fixed: dict[str,
     fixed = fixed or {}
     check_variants(a, b, fixed)
     va, vb = dict(fixed) | a, dict(fixed) | b
-    ra = runner.resolve(va, "--a")
+    try:
+        ra = runner.resolve(va, "--a")
+    except InputError as e:  # a fault of the shared settings is --fixed's, when they alone have it too
+        if fixed and e.where == "--a":
+            try:
+                runner.resolve(dict(fixed), "--fixed")
+            except InputError as alone:
+                if alone.message == e.message:
+                    raise alone from None
+        raise
     rb = runner.resolve(vb, "--b")
     if not allow_same and same_variant(ra, rb):
         raise InputError(f"--a and --b give the same variant (hero {ra[1]}, policy {ra[2].name} with the same "

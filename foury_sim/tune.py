@@ -538,8 +538,10 @@ def format_result(r: TuneResult) -> str:
                      f"{fmt_metric(row['estimate'], r.kind):>10s}  {fmt_interval(row['lo'], row['hi'], r.kind):>18s}  "
                      f"{'yes' if row['in_band'] else 'no':7s}{mark}".rstrip())
     d = {1: "rises with", -1: "falls with", 0: "does not detectably move with"}[r.direction if r.detected else 0]
+    band = f"{fmt_metric(r.target - r.tolerance, r.kind)} to {fmt_metric(r.target + r.tolerance, r.kind)}"
     lines += ["", f"status: {r.status}; the {r.metric} {d} {r.param}"
-              f"{'' if r.monotone else ' (NOT monotone in the range)'}; intervals at {100 * r.conf:g} %"]
+              f"{'' if r.monotone else ' (NOT monotone in the range)'}; intervals at {100 * r.conf:g} %; "
+              f"in band: the whole interval within {band} (an estimate inside it is not enough)"]
     lines += [f"WARNING: {w}" for w in r.warnings]
     return "\n".join(lines)
 

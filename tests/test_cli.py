@@ -149,6 +149,17 @@ BAD = [
     (["run", "delve", "--campaign", "inout"], "--campaign", "--campaign is an option of foury, not of delve"),
     (["assumptions", "foury", "--campaign", "nope"], "--campaign", "unknown campaign 'nope'"),
     (["odds", "rooms", "--hero", "nobody"], "--hero", "unknown hero 'nobody'"),
+    # (a fault of the settings both variants share is --fixed's: it was blamed on --a)
+    (["compare", "foury", "--a", "policy=greedy", "--b", "policy=cautious", "--fixed", "hero=kael,melyra"], "--fixed",
+     "unknown hero 'kael,melyra'"),
+    (["compare", "foury", "--a", "policy=cautious", "--fixed", "param.foe_avod=2"], "--fixed",
+     "unknown policy parameter 'foe_avod'"),
+    # (another game's board checked without --game: the default game's reader's fault, then which --game reads it)
+    (["map", "check", "foury_sim/games/tactics/data/levels/tutorial.txt"], "tutorial.txt:15:1: ",
+     "no grid found after the header (the grid starts with a border line '+---+...') (it reads as a tactics board: "
+     "add --game tactics)"),
+    (["map", "check", "foury_sim/games/rooms/data/dungeons/crossroads.txt"], "crossroads.txt:3:1: ",
+     "(it reads as a rooms board: add --game rooms)"),
 ]
 
 

@@ -78,7 +78,12 @@ def test_hero_difficulty_notebook(monkeypatch):
     paired = r"Paired comparison under greedy, 300 games: win rate of \w+ minus \w+ = [-+][\d.]+ percentage points"
     assert re.search(paired + r" \[[-+][\d.]+, [-+][\d.]+\] \(McNemar p [=<] [\d.e+-]+: (NOT )?significant", text), text
     assert re.search(r"Flipped games: \d+ won by \w+ but lost by \w+", text), text
-    assert re.search(r"\w+: never dies in [\d.]+ % of games", text), text
+    # every share it prints carries its interval (the survival and heat-map lines printed bare shares)
+    assert re.search(r"\w+: never dies in [\d.]+ % \[[\d.]+ %, [\d.]+ %\] of games; most first deaths in round \d "
+                     r"\([\d.]+ % \[[\d.]+ %, [\d.]+ %\] of games\)", text), text
+    assert re.search(r"dies at least once in [\d.]+ % \[[\d.]+ %, [\d.]+ %\] of games; main causes of the first "
+                     r"death \(shares of the first deaths\): [\w ]+ [\d.]+ % \[[\d.]+ %, [\d.]+ %\]", text), text
+    assert "fixed settings none." in text
     assert n_images(nb) >= 4  # difficulty bars, paired differences, survival, heat map
 
 
@@ -93,6 +98,10 @@ def test_monster_tuning_notebook(monkeypatch):
     assert re.search(r"paired interval \[[-+][\d.]+, [-+][\d.]+\] \(width [\d.]+\) vs", text), text
     assert re.search(r"pairing is worth about [\d.]+ times as many games", text), text
     assert re.search(r"kael, schedule 0,1,2,3: mean score [\d.]+", text), text
+    pm = r"[\d.]+ % \[[\d.]+ %, [\d.]+ %\]"  # a rate with its interval
+    assert re.search(rf"kael, schedule 0,1,2,3: .* win rate {pm} \(95 % intervals", text), text
+    assert re.search(rf"kael, 300 games: schedule [\d,]+ wins {pm}, [\d,]+ wins {pm} \(95 % Wilson", text), text
+    assert "fixed settings policy=greedy." in text  # (it printed the dict: {'policy': 'greedy'})
     assert n_images(nb) >= 3  # win rate against the schedule, score and turn distributions
 
 

@@ -161,8 +161,21 @@ def test_game_options_are_refused_for_games_that_do_not_take_them(args, what):
 def test_games_lists_each_games_options_and_board():
     r = cli("games")
     assert r.exit_code == 0
-    assert "option --hearts of odds: Hearts at the start of a fight fought to the end. (default 5)" in r.output
+    assert "option --hearts of odds: Hearts at the start of a fight fought to the end; default 5; from 1 to 30." \
+        in r.output
     assert "maps:" in r.output and "base" in r.output and r.output.count("maps:") == 1
+
+
+def test_games_says_each_options_default_once():
+    """An option whose help names its default was followed by a second one ("(default: ranger). (default ranger)"),
+    and one without a default by "(default None)" or "(default )"; the boards' line stands under the heroes' line."""
+    out = cli("games").output
+    assert "(default None)" not in out and "(default )" not in out
+    assert "(a key of [heroes]; default: ranger). (default" not in out
+    assert "option --hp of odds: HP the player may lose before a straight-melee fight is lost (default: player.hp); " \
+        "from 1 to 100." in out  # (it said "(default: player.hp)., from 1 to 100")
+    for noun in ("maps", "dungeons", "levels"):
+        assert f"\n         {noun + ':':9s} " in out, noun
 
 
 def test_odds_takes_the_game_option():

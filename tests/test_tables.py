@@ -387,6 +387,17 @@ def test_a_summary_without_declared_legends_prints_none():
     assert O.legend_lines(_summary("x"), O.Outputs((O.Column("win", "Won", summary=O.RATE),))) == []
 
 
+def test_the_win_rates_own_line_stays_under_the_win_rate_not_under_the_turn_cap():
+    """Dungeon Foury's "  without continue" (won without a coin) is indented under the win rate it splits; the turn
+    cap's line was printed between them, so it read as a share of the games at the turn cap."""
+    rate = {"rate": 0.1, "lo": 0.05, "hi": 0.15}
+    s = _summary("foury", win_without_continue=rate, unwinnable=rate, turn_cap_games=0, turn_cap_share=0.0)
+    lines = format_summary(s, "Foury").splitlines()
+    i = next(k for k, x in enumerate(lines) if x.startswith("win rate "))
+    assert lines[i + 1].startswith("  without continue"), lines[i:i + 3]
+    assert lines[i + 2].startswith("ended at turn cap "), lines[i:i + 3]
+
+
 def test_one_game_at_the_turn_cap_is_one_game():
     lines = format_summary(_summary("delve", turn_cap_games=1, turn_cap_share=0.01), "Delve").splitlines()
     assert "ended at turn cap     1.00 %  (1 game)" in lines  # (it said "(1 games)")

@@ -130,6 +130,17 @@ def test_answer_line_of_a_hit_names_value_rate_interval_target_neighbours_and_ga
     assert answer_line(r).endswith(f"{r.games:,} games")
 
 
+def test_the_table_says_what_in_band_means():
+    """A candidate whose estimate lies inside target ± tolerance but whose interval reaches out of it is marked 'in
+    band: no' (the README's 3 gives 12.3 % [9.8, 15.3] for 15 ± 3 %): the status line says the column asks for the
+    whole interval, with the band's ends."""
+    p = lambda v: 0.10 + 0.07 * v  # noqa: E731  v = 3 -> 0.31
+    r = search(bernoulli(p, 1), target=0.30, tolerance=0.02, lo=0, hi=8, integer=True, param="enemies.orc.base")
+    status = next(line for line in format_result(r).splitlines() if line.startswith("status: "))
+    assert status.endswith("; in band: the whole interval within 28.0 % to 32.0 % (an estimate inside it is not "
+                           "enough)"), status
+
+
 # -------------------------------------------------------------------------------- common dice, allocation --
 def test_every_candidate_plays_the_same_game_indices_and_games_go_near_the_target():
     calls: list = []
