@@ -1140,10 +1140,10 @@ def interrupted_message(argv: list[str]) -> str:
     if verb == "sweep":  # (without --resume a sweep starts afresh: it played every cell again)
         return (f"the cells written before the interruption are kept; go on with: {cmd}"
                 + ("" if "--resume" in argv else " --resume"))
-    if verb == "robust":
-        return f"the files written before the interruption are kept; go on with: {cmd}"
     if verb == "ladder":
-        return f"the cells and tunings written before the interruption are kept; go on with: {cmd} --resume"
+        return (f"the cells and tunings written before the interruption are kept; go on with: {cmd}"
+                + ("" if "--resume" in argv else " --resume"))
+    # (a robust study keeps nothing until every point is played, and has no --resume: it said its files were kept)
     return f"nothing was kept; re-run the same command: {cmd}"
 
 
