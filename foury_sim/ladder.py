@@ -683,7 +683,14 @@ def run_ladder(lad: Ladder, out_root: str | Path = "results", *, resume: bool = 
         res = analyse(lad, records)
         manifest.update(finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"), elapsed_s=round(time.time() - t0, 3))
         atomic_write(out / "manifest.json", json.dumps(to_jsonable(manifest), indent=2))
-        write_results(lad, res, out, cmd.replace(" --resume", ""), tuned)
+        try:
+            write_results(lad, res, out, cmd.replace(" --resume", ""), tuned)
+        except WriteError as e:  # (the ladder was computed: the CLI prints it all the same; every cell is kept)
+            clean_temp(out)
+            err = WriteError(f"{e.message}; the ladder above was not saved (its cells are): free space, then "
+                             f"resume with: {cmd}", e.where)
+            err.result = format_ladder(lad, res, tuned)
+            raise err from None
         clean_temp(out)
     return out
 

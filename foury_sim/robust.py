@@ -651,7 +651,9 @@ def run_robust(exp: RobustExperiment | str | Path, out_root: str | Path = "resul
                               f"played); run it again with: {cmd}") from None
         except WriteError as e:
             clean_temp(out)
-            raise WriteError(f"{e.message}; free space, then run again with: {cmd}", e.where) from None
+            err = WriteError(f"{e.message}; free space, then run again with: {cmd}", e.where)
+            err.result = getattr(e, "result", None)  # (the verdicts, computed: the CLI prints them all the same)
+            raise err from None
 
 
 def _run_robust_locked(exp: RobustExperiment, out: Path, ident: str, files: dict[str, str],
@@ -699,15 +701,19 @@ def _run_robust_locked(exp: RobustExperiment, out: Path, ident: str, files: dict
         if j >= 0:
             r.update({f"u:{f.key}": float(u[j, t]) for t, f in enumerate(exp.factors)})
         drow.append(r)
-    write_frame(pd.DataFrame(drow), out / "design.csv")
-    write_frame(pd.DataFrame(crow), out / "cells.csv")
-    write_frame(ev, out / "conclusions.csv")
-    write_frame(summ, out / "robustness.csv")
-    write_frame(sens, out / "sensitivity.csv")
-    manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    manifest["elapsed_s"] = round(time.time() - t0, 2)
-    atomic_write(out / "manifest.json", json.dumps(to_jsonable(manifest), indent=2))
-    write_report(out, manifest, summ, sens, pd.DataFrame(crow))
+    try:
+        write_frame(pd.DataFrame(drow), out / "design.csv")
+        write_frame(pd.DataFrame(crow), out / "cells.csv")
+        write_frame(ev, out / "conclusions.csv")
+        write_frame(summ, out / "robustness.csv")
+        write_frame(sens, out / "sensitivity.csv")
+        manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        manifest["elapsed_s"] = round(time.time() - t0, 2)
+        atomic_write(out / "manifest.json", json.dumps(to_jsonable(manifest), indent=2))
+        write_report(out, manifest, summ, sens, pd.DataFrame(crow))
+    except WriteError as e:  # (a full disk lost the verdicts of a whole study, printed only from the files)
+        e.result = summ
+        raise
     clean_temp(out)
     return out
 
