@@ -185,3 +185,27 @@ def test_a_full_disk_still_prints_a_ladders_or_a_robust_studys_result(tmp_path, 
     assert again.stdout.replace(str(tmp_path / "r"), "OUT") == fresh.stdout.replace(str(tmp_path / "fresh"), "OUT")
     assert r.stdout.strip() in again.stdout
 
+
+GIT_LIMITED = """
+import resource
+resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
+from foury_sim import provenance
+print(provenance.git_commit())
+"""
+
+
+def test_a_run_under_a_file_size_limit_leaves_no_lock_in_the_users_checkout():
+    """``provenance.git_commit`` ran ``git status``, which refreshes the checkout's index in passing under
+    ``.git/index.lock``: under a file-size limit (or the call's timeout) git was killed mid-write and left the lock,
+    so every later git command in the user's checkout failed ("index.lock: File exists")."""
+    git_dir = subprocess.run(["git", "rev-parse", "--absolute-git-dir"], cwd=ROOT, capture_output=True, text=True)
+    lock = Path(git_dir.stdout.strip()) / "index.lock"
+    if git_dir.returncode != 0 or lock.exists():
+        pytest.skip("not a git checkout, or a git command holds its index")
+    os.utime(ROOT / "docs" / "robustness.md")  # (its stat no longer the index's: a status refreshes the index)
+    try:
+        r = subprocess.run([sys.executable, "-c", GIT_LIMITED], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0 and r.stdout.strip() not in ("", "None"), r.stderr
+        assert not lock.exists()
+    finally:
+        lock.unlink(missing_ok=True)
