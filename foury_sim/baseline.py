@@ -266,7 +266,12 @@ def _play(run: Run, runners: dict[str, CellRunner], bar: Progress | None) -> tup
     spec = get_game(run.game)
     runner = runners.setdefault(run.game, CellRunner(spec))
     rs, hero, pol = runner.resolve(run.settings, run.where)
-    df, _ = play_games(spec, rs, hero, pol, run.seed, 0, run.games, bar)
+    try:
+        df, _ = play_games(spec, rs, hero, pol, run.seed, 0, run.games, bar)
+    except InputError as e:  # (a user policy's fault: at the run's settings, not at --policy, never given)
+        if e.where != "--policy":
+            raise
+        raise InputError(e.message, run.where) from None
     return df.sort_values("game", kind="stable").reset_index(drop=True), rs
 
 

@@ -44,7 +44,7 @@ import numpy as np
 
 from . import __version__, provenance, stats
 from . import assumptions as assume
-from .errors import InputError, Interrupted
+from .errors import InputError, Interrupted, policy_given_at
 from .files import WriteError, atomic_write, clean_temp, save_figure, to_jsonable, write_frame
 from .inputs import check_conf, check_games, check_seed
 from .lazy import pd
@@ -727,7 +727,8 @@ def _play(lad: Ladder, spec: GameSpec, out: Path, cdir: Path, tuned: dict[str, A
                         settings = base | {"hero": h, "policy": r.policy} | {f"param.{k}": v for k, v in params.items()}
                         rs, hero, pol = runner.resolve(settings, f"rung {r.label!r}")
                         t0 = time.perf_counter()
-                        df, extras = play_games(spec, rs, hero, pol, lad.seed, 0, n, bar)
+                        with policy_given_at(lad.path or "GAME", f"rung {r.label!r}: "):
+                            df, extras = play_games(spec, rs, hero, pol, lad.seed, 0, n, bar)
                         rec = cell_record(spec, i, settings, ["hero", "policy"], rs, df, extras,
                                           time.perf_counter() - t0, lad.conf)
                         rec.update(hero=h, rung=r.label, policy=r.policy, params=params,
@@ -769,7 +770,8 @@ def _tune(lad: Ladder, spec: GameSpec, runner: Any, base: dict[str, Any], hero: 
     def evaluate(p: dict[str, float], seed: int, start: int, count: int) -> np.ndarray:
         settings = base | {"hero": hero, "policy": r.policy} | {f"param.{k}": v for k, v in p.items()}
         rs, h, pol = runner.resolve(settings, f"rung {r.label!r}")
-        df, _ = play_games(spec, rs, h, pol, seed, start, count, None)
+        with policy_given_at(lad.path or "GAME", f"rung {r.label!r}: "):
+            df, _ = play_games(spec, rs, h, pol, seed, start, count, None)
         return df["win"].to_numpy().astype(np.int8)
 
     res = tune_policy(evaluate, r.ranges, defaults, lad.tune, heldout_seed=lad.heldout_seed,

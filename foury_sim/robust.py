@@ -33,7 +33,7 @@ import numpy as np
 from . import __version__, provenance, stats
 from . import assumptions as assume
 from .chunks import stream_rows
-from .errors import InputError, Interrupted
+from .errors import InputError, Interrupted, policy_given_at
 from .files import WriteError, atomic_write, clean_temp, save_figure, to_jsonable, write_frame
 from .lazy import pd
 from .registry import get_game
@@ -48,6 +48,7 @@ from .study import (
     _flatten,
     _named,
     _seed,
+    _where,
     _where_value,
     check_name,
     check_names,
@@ -484,8 +485,10 @@ def play_points(exp: RobustExperiment, points: list[dict], progress: bool | None
     bar = Progress(exp.games * len(cells) * len(points), label="games (all points)", enabled=progress) \
         if progress is not False else None
     wins: dict[tuple[int, str], np.ndarray] = {}
+    policy_at = (_where(exp.path, exp.text, "fixed.policy" if "policy" in exp.fixed else "fixed") if exp.path
+                 else "--policy")  # (a user policy's fault: where the file gives it, not at --policy, never given)
     try:
-        with numba_threads(threads):
+        with numba_threads(threads), policy_given_at(policy_at):
             for i, pt in enumerate(points):
                 for cell in cells:
                     rs, hero, pol = runner.resolve(exp.fixed | pt["values"] | cell)

@@ -173,3 +173,43 @@ def test_a_policy_factor_plays_the_fixed_policy_at_the_defaults(tmp_path):
     assert sorted(design["policy"].unique()) == ["random", "threshold"]
     m = json.loads((out / "manifest.json").read_text())
     assert [f["levels"] for f in m["factors"] if f["key"] == "policy"] == [["threshold", "random"]]
+
+
+BAD_POLICY = "def bad(kind, state, options, n_options, params):\n    return n_options + 3\n"
+
+
+@pytest.mark.parametrize("verb", ["tune", "baseline", "robust", "ladder"])
+def test_a_user_policys_fault_is_named_where_the_file_gives_the_policy(tmp_path, verb):
+    """A user policy that answers out of range, given by a tuning file, a baseline spec, a robust study or a ladder
+    file, was refused at ``--policy`` (an option never given); a sweep's was at its file's line. Now at the file's
+    line (a ladder: the file and the rung)."""
+    from foury_sim import baseline, ladder, robust, tune
+
+    pol = tmp_path / "p.py"
+    pol.write_text(BAD_POLICY)
+    spec = f"{pol}:bad"
+    path = tmp_path / f"{verb}.toml"
+    if verb == "tune":
+        path.write_text(TUNE.format(fixed=f'policy = "{spec}"'))
+        play = lambda: tune.run_tune_file(load_tune_file(path), threads=1, progress=False)  # noqa: E731
+        line = 10
+    elif verb == "baseline":
+        path.write_text(BASELINE.format(fixed=f'policy = "{spec}"'))
+        play = lambda: baseline.save(load_spec(path), tmp_path / "b", progress=False)  # noqa: E731
+        line = 5
+    elif verb == "robust":
+        path.write_text(ROBUST.format(fixed=f'policy = "{spec}"', conclusion=RANKING)
+                        + '\n[factors]\n"game.party_dice" = [6]\n')
+        play = lambda: robust.run_robust(load_robust(path), tmp_path / "r", progress=False)  # noqa: E731
+        line = 7
+    else:
+        path.write_text(f'name = "l"\ngame = "delve"\ngames = 20\nheroes = ["knight"]\n\n[[rung]]\nlabel = "random"\n'
+                        f'policy = "random"\n\n[[rung]]\nlabel = "mine"\npolicy = "{spec}"\n')
+        play = lambda: ladder.run_ladder(load_ladder(path), tmp_path / "l", progress=False)  # noqa: E731
+        line = None
+    with pytest.raises(InputError) as e:
+        play()
+    assert "out of range" in e.value.message and spec in e.value.message, e.value
+    assert e.value.where == (f"{path}:{line}" if line else str(path)), e.value
+    if verb == "ladder":
+        assert e.value.message.startswith("rung 'mine': ")
