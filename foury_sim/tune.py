@@ -704,6 +704,15 @@ def check_setting(spec: Any, param: str, fixed: dict[str, Any], values: list[flo
         try:
             cells.resolve(dict(fixed) | {param: v})
         except InputError as e:
+            if not integer and float(v).is_integer() and "whole number" in e.message:
+                try:  # (a whole-number key searched as any number: it said "-2 is refused ... not -2.0")
+                    cells.resolve(dict(fixed) | {param: int(v)})
+                except InputError:
+                    pass
+                else:
+                    raise InputError(f"{param} takes whole numbers only: search it with whole-number ends of "
+                                     f"--range and without --continuous, not {range_text(*ends, False)}",
+                                     "--range") from None
             raise InputError(f"{between}{param} = {v:g} is refused: {e.where + ': ' if e.where else ''}{e.message}",
                              "--range") from None
 
