@@ -35,7 +35,6 @@ from .registry import DEFAULT_GAME, GameSpec, get_game
 from .runner import Progress, numba_threads, play_games, summarize
 from .study import (
     MAX_GAMES,
-    SPECIAL,
     CellRunner,
     FolderLock,
     _flatten,
@@ -246,8 +245,6 @@ def load_spec(path: str | Path) -> Spec:
         for k, v in settings.items():
             if isinstance(v, dict):
                 raise InputError(f"setting {k!r} has a table value", s_where)
-            if k in SPECIAL and not (isinstance(v, str) and v):
-                raise InputError(f"setting {k!r} must be a name or a path (a non-empty text), not {v!r}", s_where)
         runner = runners.setdefault(spec.name, CellRunner(spec))
         rs, _, _ = runner.resolve(settings, _where(ps, text, f"{key}.settings") if "settings" in rt else where)
         default = metrics is None
@@ -269,7 +266,12 @@ def _play(run: Run, runners: dict[str, CellRunner], bar: Progress | None) -> tup
     spec = get_game(run.game)
     runner = runners.setdefault(run.game, CellRunner(spec))
     rs, hero, pol = runner.resolve(run.settings, run.where)
-    df, _ = play_games(spec, rs, hero, pol, run.seed, 0, run.games, bar)
+    try:
+        df, _ = play_games(spec, rs, hero, pol, run.seed, 0, run.games, bar)
+    except InputError as e:  # (a user policy's fault: at the run's settings, not at --policy, never given)
+        if e.where != "--policy":
+            raise
+        raise InputError(e.message, run.where) from None
     return df.sort_values("game", kind="stable").reset_index(drop=True), rs
 
 

@@ -570,16 +570,22 @@ def robust(
 ) -> None:
     """Vary the assumptions (one at a time, then jointly on a Latin hypercube) on common dice; report in
     what share of the assumption space each conclusion holds and which assumptions move it most."""
+    from .files import WriteError
     from .robust import load_robust, run_robust
 
     check_threads(threads)
     exp = load_robust(experiment, games=games, points=points)  # every error is found before anything is simulated
-    path = run_robust(exp, out, progress=progress, threads=threads)
+    try:
+        path = run_robust(exp, out, progress=progress, threads=threads)
+    except WriteError as e:  # (a full disk: the verdicts computed are printed all the same, then the one line)
+        if getattr(e, "result", None) is not None:
+            _echo_rich(claims_table(e.result, exp.conf))
+        raise
     typer.echo(f"-> {path}  report: {path / 'report.md'}")
     _echo_rich(claims_table(path / "robustness.csv", exp.conf))
 
 
-def claims_table(csv: Path, conf: float | None = None) -> Any:
+def claims_table(csv: Path | Any, conf: float | None = None) -> Any:
     """The end-of-robust table: each whole conclusion, the share of the joint points where it holds (with that
     share's Wilson interval over the points, when the table has it) and holds clearly (at the study's level
     ``conf``, named in the heading), and whether it holds at the defaults."""
@@ -589,7 +595,7 @@ def claims_table(csv: Path, conf: float | None = None) -> Any:
     from rich import box
     from rich.table import Table
 
-    summ = pd.read_csv(csv)
+    summ = csv if isinstance(csv, pd.DataFrame) else pd.read_csv(csv)
     lvl = "" if conf is None else f"{100 * conf:g} %"
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     t.add_column("conclusion")
@@ -1148,8 +1154,15 @@ def ladder_cmd(
                              games=10_000 if games is None else games, rungs=_names(rungs))
     ld.override(lad, train_seed=train_seed, train_games=train_games, popsize=popsize, generations=generations,
                 weak_margin=weak_margin, hard_gap=hard_gap, conf=conf)
-    path = ld.run_ladder(lad, out, resume=resume, retune=retune, tuned_file=tuned, progress=progress,
-                         threads=threads, cmd_args=args)
+    from .files import WriteError
+
+    try:
+        path = ld.run_ladder(lad, out, resume=resume, retune=retune, tuned_file=tuned, progress=progress,
+                             threads=threads, cmd_args=args)
+    except WriteError as e:  # (a full disk: the ladder computed is printed all the same, then the one line)
+        if getattr(e, "result", None) is not None:
+            typer.echo(e.result)
+        raise
     typer.echo((path / "ladder.txt").read_text(encoding="utf-8"))
     tuned_note = ", tuned.toml" if (path / ld.TUNED_FILE).is_file() else ""
     typer.echo(f"-> {path} (ladder.csv, summary.json, ladder.png, README.md{tuned_note})")
@@ -1170,10 +1183,10 @@ def interrupted_message(argv: list[str]) -> str:
     if verb == "sweep":  # (without --resume a sweep starts afresh: it played every cell again)
         return (f"the cells written before the interruption are kept; go on with: {cmd}"
                 + ("" if "--resume" in argv else " --resume"))
-    if verb == "robust":
-        return f"the files written before the interruption are kept; go on with: {cmd}"
     if verb == "ladder":
-        return f"the cells and tunings written before the interruption are kept; go on with: {cmd} --resume"
+        return (f"the cells and tunings written before the interruption are kept; go on with: {cmd}"
+                + ("" if "--resume" in argv else " --resume"))
+    # (a robust study keeps nothing until every point is played, and has no --resume: it said its files were kept)
     return f"nothing was kept; re-run the same command: {cmd}"
 
 

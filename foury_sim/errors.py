@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 
 class InputError(ValueError):
     """Bad input from a user file or option.
@@ -25,3 +27,15 @@ class Interrupted(Exception):
         self.message = message
         self.same_command = same_command
         super().__init__(message)
+
+
+@contextlib.contextmanager
+def policy_given_at(where: str, prefix: str = ""):
+    """A user policy's fault while playing (``runner``'s one line at ``--policy``) named where this command took the
+    policy (``--fixed``, an experiment file's line: ``--policy`` was never given); ``prefix`` leads the message."""
+    try:
+        yield
+    except InputError as e:
+        if e.where not in ("--policy", "--fixed"):
+            raise
+        raise InputError(prefix + e.message, where) from None

@@ -44,7 +44,7 @@ import numpy as np
 
 from . import __version__, provenance, stats
 from . import assumptions as assume
-from .errors import InputError, Interrupted
+from .errors import InputError, Interrupted, policy_given_at
 from .files import WriteError, atomic_write, clean_temp, save_figure, to_jsonable, write_frame
 from .inputs import check_conf, check_games, check_seed
 from .lazy import pd
@@ -683,7 +683,14 @@ def run_ladder(lad: Ladder, out_root: str | Path = "results", *, resume: bool = 
         res = analyse(lad, records)
         manifest.update(finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"), elapsed_s=round(time.time() - t0, 3))
         atomic_write(out / "manifest.json", json.dumps(to_jsonable(manifest), indent=2))
-        write_results(lad, res, out, cmd.replace(" --resume", ""), tuned)
+        try:
+            write_results(lad, res, out, cmd.replace(" --resume", ""), tuned)
+        except WriteError as e:  # (the ladder was computed: the CLI prints it all the same; every cell is kept)
+            clean_temp(out)
+            err = WriteError(f"{e.message}; the ladder above was not saved (its cells are): free space, then "
+                             f"resume with: {cmd}", e.where)
+            err.result = format_ladder(lad, res, tuned)
+            raise err from None
         clean_temp(out)
     return out
 
@@ -720,7 +727,8 @@ def _play(lad: Ladder, spec: GameSpec, out: Path, cdir: Path, tuned: dict[str, A
                         settings = base | {"hero": h, "policy": r.policy} | {f"param.{k}": v for k, v in params.items()}
                         rs, hero, pol = runner.resolve(settings, f"rung {r.label!r}")
                         t0 = time.perf_counter()
-                        df, extras = play_games(spec, rs, hero, pol, lad.seed, 0, n, bar)
+                        with policy_given_at(lad.path or "GAME", f"rung {r.label!r}: "):
+                            df, extras = play_games(spec, rs, hero, pol, lad.seed, 0, n, bar)
                         rec = cell_record(spec, i, settings, ["hero", "policy"], rs, df, extras,
                                           time.perf_counter() - t0, lad.conf)
                         rec.update(hero=h, rung=r.label, policy=r.policy, params=params,
@@ -762,7 +770,8 @@ def _tune(lad: Ladder, spec: GameSpec, runner: Any, base: dict[str, Any], hero: 
     def evaluate(p: dict[str, float], seed: int, start: int, count: int) -> np.ndarray:
         settings = base | {"hero": hero, "policy": r.policy} | {f"param.{k}": v for k, v in p.items()}
         rs, h, pol = runner.resolve(settings, f"rung {r.label!r}")
-        df, _ = play_games(spec, rs, h, pol, seed, start, count, None)
+        with policy_given_at(lad.path or "GAME", f"rung {r.label!r}: "):
+            df, _ = play_games(spec, rs, h, pol, seed, start, count, None)
         return df["win"].to_numpy().astype(np.int8)
 
     res = tune_policy(evaluate, r.ranges, defaults, lad.tune, heldout_seed=lad.heldout_seed,

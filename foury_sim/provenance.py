@@ -177,7 +177,9 @@ def git_commit() -> str | None:
         commit = head.stdout.strip() if head.returncode == 0 else ""
         if not commit:
             return None
-        st = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
+        # (--no-optional-locks: a status refreshes the checkout's index in passing, under its index.lock; a run under a
+        # file-size limit, or this call's timeout, killed git mid-write and left that lock, and the user's git stopped)
+        st = subprocess.run(["git", "--no-optional-locks", "status", "--porcelain", "--untracked-files=no"], cwd=here,
                             capture_output=True, text=True, timeout=5)
         return commit + ("+dirty" if st.returncode == 0 and st.stdout.strip() else "")
     except (OSError, subprocess.SubprocessError):

@@ -33,7 +33,7 @@ import numpy as np
 from . import __version__, provenance, stats
 from . import assumptions as assume
 from .chunks import stream_rows
-from .errors import InputError, Interrupted
+from .errors import InputError, Interrupted, policy_given_at
 from .files import WriteError, atomic_write, clean_temp, save_figure, to_jsonable, write_frame
 from .lazy import pd
 from .registry import get_game
@@ -48,8 +48,10 @@ from .study import (
     _flatten,
     _named,
     _seed,
+    _where,
     _where_value,
     check_name,
+    check_names,
     check_owner,
     code_version,
     experiment_id,
@@ -111,6 +113,11 @@ class Factor:
         if self.levels is not None:
             return " | ".join(assume.show(x, 50) for x in self.levels)
         return f"{self.range[0]:g}..{self.range[1]:g} (default {self.default:g})"  # type: ignore[index]
+
+
+def _same_number(a: Any, b: Any) -> bool:
+    """Two numbers of one value (a policy parameter's 3.0 and an alternative's 3)."""
+    return all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (a, b)) and a == b
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -260,6 +267,7 @@ def _load_robust(path: str | Path) -> RobustExperiment:
     if not isinstance(fixed, dict):
         raise InputError("[fixed] must be a table", where("fixed"))
     fixed = _flatten(fixed)
+    check_names(fixed, where("fixed"))
     options, plain = run_option_settings(spec, fixed, where("fixed"))  # e.g. a campaign: its rules and assumptions
     try:
         base_rules = spec.load_ruleset(plain.get("rules"), {k: v for k, v in plain.items()
@@ -289,25 +297,46 @@ def _load_robust(path: str | Path) -> RobustExperiment:
     extra = data.get("factors", {})
     if not isinstance(extra, dict):
         raise InputError("[factors] must be a table of key = [alternatives] or { range = [lo, hi] }", where("factors"))
-    for k, v in extra.items():
-        if any(f.key == k for f in factors):
-            raise InputError(f"factor {k!r} is already varied as a declared assumption", where(f"factors.{k}"))
-        current = base_rules_value(base_rules, k)
-        if isinstance(v, dict) and set(v) == {"range"} and isinstance(v["range"], list) and len(v["range"]) == 2:
-            factors.append(Factor(k, current, None, list(v["range"]), "experiment factor"))
-        elif isinstance(v, list) and v:
-            levels = [current] + [x for x in v if not _same(x, current)] if current is not None else list(v)
-            factors.append(Factor(k, levels[0], levels, None, "experiment factor"))
-        else:
-            raise InputError(f"factor {k!r} must be a list of values or {{ range = [lo, hi] }}",
-                             where(f"factors.{k}"))
     places = [f"{ps}:{n}" for n in conclusion_lines(text)]  # (each [[conclusions]] table's line)
     conclusions = _conclusions(data.get("conclusions"), fixed, where, places)
     runner = CellRunner(spec)
-    runner.resolve(fixed, where("fixed"))  # (its policy, its parameters)
+    fixed_pol = runner.resolve(fixed, where("fixed"))[2]  # (its policy, its parameters)
     for i, c in enumerate(conclusions):  # each conclusion's cells at the defaults: a fault at its own line
         for cell in c.cells:
             runner.resolve(fixed | cell, places[i] if len(places) == len(conclusions) else where("conclusions"))
+    for k, v in extra.items():
+        at = where(f"factors.{k}")
+        if any(f.key == k for f in factors):
+            raise InputError(f"factor {k!r} is already varied as a declared assumption", at)
+        setter = next((j for j, c in enumerate(conclusions) if any(k in cell for cell in c.cells)), None)
+        if setter is not None:  # (a conclusion's cell sets it over every design point's value: it varied nothing)
+            raise InputError(f"factor {k!r} is set by conclusion {setter + 1} (its over or settings), which overrides "
+                             "it at every design point: vary another key", at)
+        current = factor_default(spec, base_rules, fixed, fixed_pol, k)
+        if isinstance(v, dict) and set(v) == {"range"} and isinstance(v["range"], list) and len(v["range"]) == 2:
+            lo, hi = v["range"]
+            if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in (lo, hi)) \
+                    or not lo < hi:
+                raise InputError(f"factor {k!r}: range must be [LO, HI], finite numbers with LO < HI, not "
+                                 f"{v['range']!r}", at)
+            if not isinstance(current, (int, float)) or isinstance(current, bool):
+                raise InputError(f"factor {k!r} takes {{ range = [lo, hi] }} only for a number; its value at the "
+                                 f"defaults is {current!r}: list its alternatives instead", at)
+            factor = Factor(k, current, None, [lo, hi], "experiment factor")
+        elif isinstance(v, list) and v:
+            # the value at the defaults first (a [fixed] value, the policy's parameter, the game's default hero or
+            # policy; None for rules and map: the shipped ones), then the alternatives
+            levels = [current] + [x for x in v if not _same(x, current) and not _same_number(x, current)]
+            factor = Factor(k, current, levels, None, "experiment factor")
+        else:
+            raise InputError(f"factor {k!r} must be a list of values or {{ range = [lo, hi] }}", at)
+        for value in factor.oat():  # each alternative (or end) alone, at the factor's own line
+            for cell in [{}] + [c for conc in conclusions for c in conc.cells]:
+                try:
+                    runner.resolve(fixed | {k: value} | cell, at)
+                except InputError as e:
+                    raise InputError(f"{e.message} (factor {k} = {assume.show(value, 40)})", e.where or at) from None
+        factors.append(factor)
     if not factors:  # (an empty vary list and no [factors]: the study would run, then have nothing to report)
         raise InputError("nothing to vary: vary lists no assumption and [factors] names none", where("vary"))
     exp = RobustExperiment(name, game, ints["seed"], ints["games"], ints["points"], design, fixed, factors,
@@ -320,9 +349,10 @@ def _load_robust(path: str | Path) -> RobustExperiment:
         for cell in exp.cells():
             try:
                 runner.resolve(fixed | pt["values"] | cell)
-            except InputError as e:
+            except InputError as e:  # (a point's fault at its factor's line, not at --set or --param: never given)
                 what = f"factor {pt['factor']}" if pt["factor"] else "the defaults"
-                raise InputError(f"{e.message} (at {what}, cell {_cell_label(cell)})", e.where or ps) from None
+                at = where(f"factors.{pt['factor']}") if pt["factor"] in extra else ps
+                raise _named(e, at, None, f"at {what}, cell {_cell_label(cell)}") from None
     return exp
 
 
@@ -337,6 +367,39 @@ def check_limits(exp: RobustExperiment, where: str, where_games: str | None = No
     if runs > MAX_RUNS:
         raise InputError(f"{n_points:,} design points x {len(exp.cells())} cells = {runs:,} cell runs, more than "
                          f"the limit of {MAX_RUNS:,}; use fewer points or factors", where)
+
+
+def factor_default(spec: Any, rules: Any, fixed: dict[str, Any], policy: Any, key: str) -> Any:
+    """A ``[factors]`` key's value at the study's defaults: its ``[fixed]`` value; a policy parameter's value in the
+    fixed policy; the game's default hero or policy; None for ``rules`` and ``map`` (the shipped ones); a game
+    option's default; else the ruleset's value (a short key or one element, ``KEY[i]``, as ``--set`` takes them).
+    (The first alternative listed stood for the defaults before, so a study's \"defaults\" were not the defaults.)"""
+    if key in fixed:
+        return fixed[key]
+    if key.startswith("param."):
+        name = key[len("param."):]
+        return float(policy.params[policy.param_names.index(name)]) if name in policy.param_names else None
+    if key in ("hero", "policy"):
+        return spec.default_hero if key == "hero" else spec.default_policy
+    if key in ("rules", "map"):
+        return None
+    option = next((o for o in spec.options if o.name == key and "run" in o.commands), None)
+    if option is not None:
+        return option.default
+    from .rulesfile import find_key, split_element
+
+    try:
+        path, index = split_element(key)
+    except InputError:
+        return None
+    value = base_rules_value(rules, path)
+    if value is None and "." not in path:
+        data = getattr(rules, "data", None)
+        hits = find_key(data, path) if isinstance(data, dict) else []
+        value = base_rules_value(rules, hits[0]) if len(hits) == 1 else None
+    if index is not None:
+        return value[index] if isinstance(value, list) and -len(value) <= index < len(value) else None
+    return value
 
 
 def base_rules_value(rules: Any, key: str) -> Any:
@@ -372,7 +435,9 @@ def _conclusions(raw: Any, fixed: dict[str, Any], where: Any, places: list[str] 
         if not isinstance(c, dict):
             raise InputError("each [[conclusions]] must be a table", w)
         kind = c.get("kind")
-        unknown = [k for k in c if k not in CONCLUSION_KEYS.get(kind, c)]
+        if not isinstance(kind, str) or kind not in CONCLUSION_KEYS:
+            raise InputError(f"conclusion {i + 1}: kind must be 'ranking' or 'target', not {kind!r}", w)
+        unknown = [k for k in c if k not in CONCLUSION_KEYS[kind]]
         if unknown:
             raise InputError(f"conclusion {i + 1}: a {kind} takes {', '.join(CONCLUSION_KEYS[kind])}, not "
                              f"{unknown[0]!r}", w)
@@ -420,8 +485,10 @@ def play_points(exp: RobustExperiment, points: list[dict], progress: bool | None
     bar = Progress(exp.games * len(cells) * len(points), label="games (all points)", enabled=progress) \
         if progress is not False else None
     wins: dict[tuple[int, str], np.ndarray] = {}
+    policy_at = (_where(exp.path, exp.text, "fixed.policy" if "policy" in exp.fixed else "fixed") if exp.path
+                 else "--policy")  # (a user policy's fault: where the file gives it, not at --policy, never given)
     try:
-        with numba_threads(threads):
+        with numba_threads(threads), policy_given_at(policy_at):
             for i, pt in enumerate(points):
                 for cell in cells:
                     rs, hero, pol = runner.resolve(exp.fixed | pt["values"] | cell)
@@ -587,7 +654,9 @@ def run_robust(exp: RobustExperiment | str | Path, out_root: str | Path = "resul
                               f"played); run it again with: {cmd}") from None
         except WriteError as e:
             clean_temp(out)
-            raise WriteError(f"{e.message}; free space, then run again with: {cmd}", e.where) from None
+            err = WriteError(f"{e.message}; free space, then run again with: {cmd}", e.where)
+            err.result = getattr(e, "result", None)  # (the verdicts, computed: the CLI prints them all the same)
+            raise err from None
 
 
 def _run_robust_locked(exp: RobustExperiment, out: Path, ident: str, files: dict[str, str],
@@ -635,15 +704,19 @@ def _run_robust_locked(exp: RobustExperiment, out: Path, ident: str, files: dict
         if j >= 0:
             r.update({f"u:{f.key}": float(u[j, t]) for t, f in enumerate(exp.factors)})
         drow.append(r)
-    write_frame(pd.DataFrame(drow), out / "design.csv")
-    write_frame(pd.DataFrame(crow), out / "cells.csv")
-    write_frame(ev, out / "conclusions.csv")
-    write_frame(summ, out / "robustness.csv")
-    write_frame(sens, out / "sensitivity.csv")
-    manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    manifest["elapsed_s"] = round(time.time() - t0, 2)
-    atomic_write(out / "manifest.json", json.dumps(to_jsonable(manifest), indent=2))
-    write_report(out, manifest, summ, sens, pd.DataFrame(crow))
+    try:
+        write_frame(pd.DataFrame(drow), out / "design.csv")
+        write_frame(pd.DataFrame(crow), out / "cells.csv")
+        write_frame(ev, out / "conclusions.csv")
+        write_frame(summ, out / "robustness.csv")
+        write_frame(sens, out / "sensitivity.csv")
+        manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        manifest["elapsed_s"] = round(time.time() - t0, 2)
+        atomic_write(out / "manifest.json", json.dumps(to_jsonable(manifest), indent=2))
+        write_report(out, manifest, summ, sens, pd.DataFrame(crow))
+    except WriteError as e:  # (a full disk lost the verdicts of a whole study, printed only from the files)
+        e.result = summ
+        raise
     clean_temp(out)
     return out
 

@@ -211,6 +211,15 @@ def label(params: dict[str, Any], keys: list[str]) -> str:
     return ", ".join(f"{k.split('.')[-1] if k.startswith('param.') else k}={show(params[k])}" for k in keys) or "all"
 
 
+def check_names(settings: dict[str, Any], where: str = "") -> None:
+    """The hero, policy, map and rules of a cell's settings are non-empty texts (None: the default): an empty name
+    played the game's default in silence under that name, and a number or a list was a traceback."""
+    for k in SPECIAL:
+        if settings.get(k) is not None and not (isinstance(settings[k], str) and settings[k].strip()):
+            raise InputError(f"setting {k!r} must be a name or a path (a non-empty text), not {settings[k]!r}",
+                             where or k)
+
+
 class CellRunner:
     """Builds rulesets and policies for cells, caching what repeats (maps, rulesets)."""
 
@@ -219,6 +228,7 @@ class CellRunner:
         self._rules: dict[str, Any] = {}
 
     def resolve(self, settings: dict[str, Any], where: str = "") -> tuple[Any, str, Any]:
+        check_names(settings, where)
         options, settings = run_option_settings(self.spec, settings, where)
         special, rules, params = split_settings(settings)
         key = json.dumps([special.get("rules"), special.get("map"), rules, options], sort_keys=True, default=str)
@@ -315,8 +325,11 @@ def read_experiment(path: str | Path, top_keys: set[str]) -> tuple[dict[str, Any
     if unknown:
         k = sorted(unknown)[0]
         raise InputError(f"unknown experiment key {k!r} (known: {', '.join(sorted(top_keys))})", _where(ps, text, k))
+    game = data.get("game", DEFAULT_GAME)
+    if not isinstance(game, str):  # (a list or table: a traceback in the registry's lookup)
+        raise InputError(f"game must be a game's name (a text), not {game!r}", _where(ps, text, "game"))
     try:
-        spec = get_game(data.get("game", DEFAULT_GAME))
+        spec = get_game(game)
     except InputError as e:
         raise InputError(e.message, _where(ps, text, "game")) from None
     return data, text, ps, spec

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from . import stats
-from .errors import InputError
+from .errors import InputError, policy_given_at
 from .lazy import pd
 from .outputs import MEAN, RATE
 from .provenance import number_text
@@ -664,7 +664,8 @@ def engine_evaluator(spec: Any, param: str, metric: str, fixed: dict[str, Any], 
         settings[param] = value
         rs, hero, pol = cells.resolve(settings, "--param")
         with numba_threads(threads):  # the chunk path: only the metric's column comes back
-            df, _ = stream_rows(spec, rs, hero, pol, seed, start, count, columns=(metric,))
+            with policy_given_at("--fixed"):
+                df, _ = stream_rows(spec, rs, hero, pol, seed, start, count, columns=(metric,))
         return df[metric].to_numpy(float)
 
     return evaluate
@@ -705,6 +706,15 @@ def check_setting(spec: Any, param: str, fixed: dict[str, Any], values: list[flo
         try:
             cells.resolve(dict(fixed) | {param: v})
         except InputError as e:
+            if not integer and float(v).is_integer() and "whole number" in e.message:
+                try:  # (a whole-number key searched as any number: it said "-2 is refused ... not -2.0")
+                    cells.resolve(dict(fixed) | {param: int(v)})
+                except InputError:
+                    pass
+                else:
+                    raise InputError(f"{param} takes whole numbers only: search it with whole-number ends of "
+                                     f"--range and without --continuous, not {range_text(*ends, False)}",
+                                     "--range") from None
             raise InputError(f"{between}{param} = {v:g} is refused: {e.where + ': ' if e.where else ''}{e.message}",
                              "--range") from None
 
@@ -1036,6 +1046,14 @@ def load_tune_file(path: str | Path) -> TuneFile:
                     monotone=monotone)
 
 
+def _policy_line(tf: TuneFile, cell: dict[str, Any]) -> str:
+    """Where a tuning file gives the policy of ``cell``: its ``[sweep]`` or ``[fixed]`` line (else the file)."""
+    from .study import _where
+
+    return _where(tf.path, tf.text, "sweep.policy" if "policy" in cell else "fixed.policy" if "policy" in tf.fixed
+                  else "fixed")
+
+
 def run_tune_file(tf: TuneFile, out_root: str | Path | None = None, *, threads: int | None = None,
                   progress: bool | None = None) -> tuple[pd.DataFrame, list[TuneResult]]:
     """One tuning per cell; the table of answers (one row per cell). With ``out_root``: ``OUT/NAME/`` gets
@@ -1045,9 +1063,10 @@ def run_tune_file(tf: TuneFile, out_root: str | Path | None = None, *, threads: 
     results: list[TuneResult] = []
     rows = []
     for cell in tf.cells:
-        r = tune(tf.game, tf.param, tf.metric, tf.target, tf.tolerance, fixed=dict(tf.fixed) | cell, lo=tf.lo,
-                 hi=tf.hi, integer=tf.integer, seed=tf.seed, conf=tf.conf, max_games=tf.max_games,
-                 first_games=tf.first_games, points=tf.points, threads=threads, progress=progress)
+        with policy_given_at(_policy_line(tf, cell)):
+            r = tune(tf.game, tf.param, tf.metric, tf.target, tf.tolerance, fixed=dict(tf.fixed) | cell, lo=tf.lo,
+                     hi=tf.hi, integer=tf.integer, seed=tf.seed, conf=tf.conf, max_games=tf.max_games,
+                     first_games=tf.first_games, points=tf.points, threads=threads, progress=progress)
         results.append(r)
         row: dict[str, Any] = dict(cell)
         chosen = r.row(r.value) if r.value is not None and r.status not in (NOT_REACHED, FLAT) else None
@@ -1532,7 +1551,8 @@ def tune_vector(game: str, param: str, target: str, tolerance: float, *, fixed: 
     def evaluate(i: int, schedule: list[float], start: int, count: int) -> np.ndarray:
         rs, hero, pol = cells.resolve(fixed | {path: list(schedule)}, "--param")
         with numba_threads(threads):  # the chunk path: only the metric's column comes back
-            df, _ = stream_rows(spec, rs, hero, pol, seed, start, count, columns=(em.column,))
+            with policy_given_at("--fixed"):
+                df, _ = stream_rows(spec, rs, hero, pol, seed, start, count, columns=(em.column,))
         return em.values(df, i)
 
     bar = Progress(max_games, label="games (budget)", enabled=progress) if progress is not False else None
@@ -1577,10 +1597,11 @@ def run_vector_file(tf: TuneFile, out_root: str | Path | None = None, *, threads
     results: list[VectorResult] = []
     rows = []
     for cell in tf.cells:
-        v = tune_vector(tf.game, tf.param, str(tf.vector), tf.tolerance, fixed=dict(tf.fixed) | cell, lo=tf.lo,
-                        hi=tf.hi, integer=tf.integer, monotone=tf.monotone, seed=tf.seed, conf=tf.conf,
-                        max_games=tf.max_games, first_games=tf.first_games, points=tf.points, threads=threads,
-                        progress=progress)
+        with policy_given_at(_policy_line(tf, cell)):
+            v = tune_vector(tf.game, tf.param, str(tf.vector), tf.tolerance, fixed=dict(tf.fixed) | cell, lo=tf.lo,
+                            hi=tf.hi, integer=tf.integer, monotone=tf.monotone, seed=tf.seed, conf=tf.conf,
+                            max_games=tf.max_games, first_games=tf.first_games, points=tf.points, threads=threads,
+                            progress=progress)
         results.append(v)
         rows.append(dict(cell) | {"schedule": ",".join(fmt_value(x, tf.integer) for x in v.schedule),
                                   "statuses": ",".join(v.statuses), "games": v.games,
@@ -1825,7 +1846,8 @@ def tune_family(game: str, param: str, family: str, target_metric: str, target: 
     def evaluate(schedule: list[float], start: int, count: int) -> np.ndarray:
         rs, hero, pol = cells.resolve(fixed | {path: schedule}, "--param")
         with numba_threads(threads):  # the chunk path: only the metric's column comes back
-            df, _ = stream_rows(spec, rs, hero, pol, seed, start, count, columns=(target_metric,))
+            with policy_given_at("--fixed"):
+                df, _ = stream_rows(spec, rs, hero, pol, seed, start, count, columns=(target_metric,))
         return df[target_metric].to_numpy(float)
 
     bar = Progress(max_games, label="games (budget)", enabled=progress) if progress is not False else None

@@ -711,6 +711,11 @@ def test_an_interrupted_sweep_says_how_to_go_on_with_its_cells():
                     "experiments/hero_difficulty.toml --games 2000 --resume")
     assert interrupted_message(["sweep", "e.toml", "--resume"]).endswith("go on with: foury-sim sweep e.toml --resume")
     assert interrupted_message(["run", "delve"]) == "nothing was kept; re-run the same command: foury-sim run delve"
+    # a robust study keeps nothing before its last point (it said its files were kept, before its own handler ran);
+    # a ladder's --resume is not given twice
+    assert interrupted_message(["robust", "e.toml"]) == ("nothing was kept; re-run the same command: "
+                                                          "foury-sim robust e.toml")
+    assert interrupted_message(["ladder", "delve", "--resume"]).endswith("go on with: foury-sim ladder delve --resume")
 
 
 def test_a_path_that_is_no_file_says_what_it_is(tmp_path):

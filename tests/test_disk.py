@@ -136,3 +136,76 @@ def test_file_size_limit_in_a_real_process(tmp_path):
     assert r.returncode == 0, r.stderr
     fresh = run_sweep(exp, tmp_path / "fresh", progress=False, report=False)
     pd.testing.assert_frame_equal(pd.read_parquet(out / "cells.parquet"), pd.read_parquet(fresh / "cells.parquet"))
+
+
+ROBUST = """
+name = "disk_robust"
+game = "delve"
+seed = 3
+games = 60
+points = 2
+vary = ["score.win_rank"]
+[fixed]
+policy = "threshold"
+[[conclusions]]
+kind = "ranking"
+over = "hero"
+values = ["knight", "minstrel"]
+"""
+
+
+@pytest.mark.parametrize("verb", ["ladder", "robust"])
+def test_a_full_disk_still_prints_a_ladders_or_a_robust_studys_result(tmp_path, verb):
+    """A ladder or a robust study whose files could not be written (the figure, larger than the limit) printed
+    nothing but the error line: the ladder computed and a whole study's verdicts were lost. Now the result is printed
+    on stdout, then the one line (exit 2) says it was not saved; a ladder's cells are kept and --resume writes the
+    same ladder as a fresh run, without playing a game."""
+    if verb == "ladder":
+        args = ["ladder", "delve", "--hero", "knight,minstrel", "--rungs", "random,threshold", "--games", "200"]
+    else:
+        exp = tmp_path / "disk_robust.toml"
+        exp.write_text(ROBUST)
+        args = ["robust", str(exp)]
+    r = subprocess.run([sys.executable, "-c", LIMITED, "30000", *args, "--out", str(tmp_path / "r"),
+                        "--no-progress"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("foury-sim: error: ") and "File too large" in lines[0], lines
+    assert _no_temp(tmp_path / "r") and not list((tmp_path / "r").rglob(".lock"))
+    if verb == "robust":
+        assert "ranking minstrel > knight" in r.stdout and "at the defaults" in r.stdout, r.stdout
+        return
+    assert "knight       threshold" in r.stdout and "minstrel     random" in r.stdout, r.stdout
+    assert "the ladder above was not saved (its cells are)" in lines[0] and "--resume" in lines[0]
+    again = subprocess.run([sys.executable, "-m", "foury_sim.cli", *args, "--out", str(tmp_path / "r"),
+                            "--no-progress", "--resume"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    fresh = subprocess.run([sys.executable, "-m", "foury_sim.cli", *args, "--out", str(tmp_path / "fresh"),
+                            "--no-progress"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0 and fresh.returncode == 0, again.stderr + fresh.stderr
+    assert again.stdout.replace(str(tmp_path / "r"), "OUT") == fresh.stdout.replace(str(tmp_path / "fresh"), "OUT")
+    assert r.stdout.strip() in again.stdout
+
+
+GIT_LIMITED = """
+import resource
+resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
+from foury_sim import provenance
+print(provenance.git_commit())
+"""
+
+
+def test_a_run_under_a_file_size_limit_leaves_no_lock_in_the_users_checkout():
+    """``provenance.git_commit`` ran ``git status``, which refreshes the checkout's index in passing under
+    ``.git/index.lock``: under a file-size limit (or the call's timeout) git was killed mid-write and left the lock,
+    so every later git command in the user's checkout failed ("index.lock: File exists")."""
+    git_dir = subprocess.run(["git", "rev-parse", "--absolute-git-dir"], cwd=ROOT, capture_output=True, text=True)
+    lock = Path(git_dir.stdout.strip()) / "index.lock"
+    if git_dir.returncode != 0 or lock.exists():
+        pytest.skip("not a git checkout, or a git command holds its index")
+    os.utime(ROOT / "docs" / "robustness.md")  # (its stat no longer the index's: a status refreshes the index)
+    try:
+        r = subprocess.run([sys.executable, "-c", GIT_LIMITED], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0 and r.stdout.strip() not in ("", "None"), r.stderr
+        assert not lock.exists()
+    finally:
+        lock.unlink(missing_ok=True)

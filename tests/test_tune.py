@@ -646,3 +646,15 @@ def test_the_printed_text_ends_with_how_the_tuning_was_made():
     assert text[-2:] == [f"reproduce: {rec['command']}",
                          f"made with: {made_with({'version': rec['version'], 'git_commit': git_commit()})}"]
     assert shlex.split(rec["command"])[:3] == ["foury-sim", "tune", "delve"]
+
+
+@pytest.mark.parametrize("lo, hi", [(-2, 6), (-2, 1e30)])
+def test_a_whole_number_key_searched_as_any_number_says_so(lo, hi):
+    """``--continuous`` (or a range end that is not whole) on a whole-number key said "enemies.orc.base = -2 is
+    refused: ... must be a whole number in -6..20, not -2.0": -2 is in -6..20; the fault is the search's kind."""
+    from foury_sim.registry import get_game
+    from foury_sim.tune import check_setting
+
+    with pytest.raises(InputError) as e:
+        check_setting(get_game("foury"), "enemies.orc.base", {}, [float(lo), float(hi)], integer=False)  # (as the CLI)
+    assert e.value.where == "--range" and "takes whole numbers only" in e.value.message, e.value
