@@ -168,10 +168,11 @@ def version() -> str:
 
 
 @functools.cache
-def git_commit() -> str | None:
-    """The commit of the checkout the package runs from (with ``+dirty`` when tracked files differ from
-    it), or None outside a git checkout."""
-    here = Path(__file__).resolve().parent
+def git_commit(here: Path | None = None) -> str | None:
+    """The commit of the checkout the package runs from (with ``+dirty`` when a tracked file that makes numbers
+    differs from it: the package's code and data, or the checkout's ``experiments/`` scripts and study files; not
+    ``results/``, whose folders a study writes, nor docs), or None outside a git checkout."""
+    here = here or Path(__file__).resolve().parent  # (``here``: another package folder, for the tests)
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5)
         commit = head.stdout.strip() if head.returncode == 0 else ""
@@ -179,8 +180,8 @@ def git_commit() -> str | None:
             return None
         # (--no-optional-locks: a status refreshes the checkout's index in passing, under its index.lock; a run under a
         # file-size limit, or this call's timeout, killed git mid-write and left that lock, and the user's git stopped)
-        st = subprocess.run(["git", "--no-optional-locks", "status", "--porcelain", "--untracked-files=no"], cwd=here,
-                            capture_output=True, text=True, timeout=5)
+        st = subprocess.run(["git", "--no-optional-locks", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                             ":/experiments"], cwd=here, capture_output=True, text=True, timeout=5)
         return commit + ("+dirty" if st.returncode == 0 and st.stdout.strip() else "")
     except (OSError, subprocess.SubprocessError):
         return None

@@ -586,3 +586,32 @@ def test_a_game_option_with_a_comma_is_recorded_as_its_flag_reads_it(args):
                                    or "--weapon 'bare hands,mace'" in command), command
     again = json.loads(cli(pasted(command) + ["--format", "json"]))
     assert again.get("win", again.get("rows")) == js.get("win", js.get("rows"))
+
+
+def test_the_commit_is_dirty_only_when_code_or_experiments_differ(tmp_path):
+    """``+dirty`` says the numbers' code differs from the commit: the package or the checkout's ``experiments/``. A
+    study rewriting ``results/`` (or an edited doc) left every later study of the same batch marked "with
+    uncommitted changes", as if made by other code."""
+    import subprocess
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    for f in ("pkg/code.py", "experiments/study.toml", "results/cells.csv", "README.md"):
+        (tmp_path / f).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / f).write_text("1\n")
+    git("init", "-q")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c")
+    pkg = tmp_path / "pkg"
+    commit = provenance.git_commit.__wrapped__  # (uncached: a process asks once)
+    clean = commit(pkg)
+    assert clean and re.fullmatch(r"[0-9a-f]{40}", clean)
+    for f in ("results/cells.csv", "README.md"):
+        (tmp_path / f).write_text("2\n")
+    assert commit(pkg) == clean
+    for f in ("experiments/study.toml", "pkg/code.py"):
+        (tmp_path / f).write_text("2\n")
+        assert commit(pkg) == clean + "+dirty", f
+        git("checkout", "--", f)
+    assert commit(pkg) == clean
