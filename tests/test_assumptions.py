@@ -265,6 +265,17 @@ def test_an_assumption_of_a_mode_that_is_off_is_not_in_play():
     assert a.when == "two_player.players >= 2" and a.value == 1 and a.range == [0, 3] and not a.overridden
 
 
+def test_the_rooms_race_assumptions_are_in_play_only_in_a_race():
+    """Rooms' race tie-break (``race.*``) plays no part in the solo game: a solo study rests on it not, and a robust
+    study of the solo game does not vary it (it did: four factors no solo game reads, fitted SRCs on noise)."""
+    from foury_sim.games.rooms import ruleset as RR
+
+    solo = {a.key for a in RR.load_ruleset(None).assumptions}
+    race = {a.key for a in RR.load_ruleset(None, ["race.players=2"]).assumptions}
+    keys = {"race.finish_round", "race.score_hp", "race.score_gold", "race.score_rooms"}
+    assert not solo & keys and keys <= race
+
+
 def test_a_user_when_keeps_a_house_rule_assumption_to_its_mode(tmp_path):
     f = tmp_path / "mine.toml"
     f.write_text('[assumptions]\n"potions.red" = { range = [1, 3], when = "two_player.players == 2", reason = "h" }\n')
