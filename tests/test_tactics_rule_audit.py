@@ -8,24 +8,18 @@ kernel's order: a roll-off rolls the player's dice, then the monster's; the DM's
 from __future__ import annotations
 
 import pytest
-from test_tactics_rules import STILL, first, has, move, play
+from test_tactics_rules import RIGHT, STILL, first, has, move, play
 
 from foury_sim.games import tactics as T
 from foury_sim.games.tactics import layout as A
 from foury_sim.policy import make_policy
 
-UP, RIGHT, DOWN, LEFT = range(4)
 CORRIDOR = "######\n#@S.>#\n######"
 
 
 @pytest.fixture(scope="module")
 def scripted():
     return make_policy("tests/data/tactics_policies.py:scripted", T.POLICIES)
-
-
-def turn_lines(lines):
-    """The player's turn-1 lines, up to the DM's turn."""
-    return lines[:first(lines, "Dungeon Master's turn")]
 
 
 # --- combat: ranged attacks and reach ------------------------------------------------------------------------------

@@ -52,6 +52,11 @@ def first(lines, text):
     return next(i for i, line in enumerate(lines) if text in line)
 
 
+def turn_lines(lines):
+    """The player's turn-1 lines, up to the DM's turn."""
+    return lines[:first(lines, "Dungeon Master's turn")]
+
+
 def move(d):
     return (A.A_MOVE, d)
 

@@ -11,24 +11,18 @@ the DM's turn starts with its spawn roll (6 = nothing by default).
 from __future__ import annotations
 
 import pytest
-from test_tactics_rules import STILL, first, has, move, play
+from test_tactics_rules import RIGHT, STILL, has, move, play, turn_lines
 
 from foury_sim.games import tactics as T
 from foury_sim.games.tactics import layout as A
 from foury_sim.policy import make_policy
 
-UP, RIGHT, DOWN, LEFT = range(4)
 DECLINING_DM = "tests/data/tactics_text_audit_policies.py:declines_spawns"
 
 
 @pytest.fixture(scope="module")
 def scripted():
     return make_policy("tests/data/tactics_policies.py:scripted", T.POLICIES)
-
-
-def before_the_dm(lines):
-    """The lines of the player's turn 1, up to the Dungeon Master's turn."""
-    return lines[:first(lines, "Dungeon Master's turn")]
 
 
 # --- findings: failed on the engine before ---------------------------------------------------------------------
@@ -65,7 +59,7 @@ def test_a_storm_golem_advancing_into_water_electrifies_it_at_once(scripted, tmp
     `electrify` call that `dm_turn` makes after a DM step into water."""
     row, lines = play(scripted, tmp_path, "#######\n#@~~~Z#\n#>#####\n#######", [1, 1, 6, 6, 6],
                       [move(RIGHT), (A.A_ATTACK, 0)], sets=STILL + ("player.weapon=bow",))
-    turn = before_the_dm(lines)
+    turn = turn_lines(lines)
     has(turn, "the storm golem (monster 0) advances to row 2, column 5",
         "the storm golem (monster 0) electrifies its water: the adventurer takes 1")
     assert row["hp_left"] == 8
