@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -188,24 +189,32 @@ def test_a_full_disk_still_prints_a_ladders_or_a_robust_studys_result(tmp_path, 
 
 GIT_LIMITED = """
 import resource
+import sys
+from pathlib import Path
 resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
 from foury_sim import provenance
-print(provenance.git_commit())
+print(provenance.git_commit(Path(sys.argv[1])))
 """
 
 
-def test_a_run_under_a_file_size_limit_leaves_no_lock_in_the_users_checkout():
+def test_a_run_under_a_file_size_limit_leaves_no_lock_in_the_users_checkout(tmp_path):
     """``provenance.git_commit`` ran ``git status``, which refreshes the checkout's index in passing under
     ``.git/index.lock``: under a file-size limit (or the call's timeout) git was killed mid-write and left the lock,
-    so every later git command in the user's checkout failed ("index.lock: File exists")."""
-    git_dir = subprocess.run(["git", "rev-parse", "--absolute-git-dir"], cwd=ROOT, capture_output=True, text=True)
-    lock = Path(git_dir.stdout.strip()) / "index.lock"
-    if git_dir.returncode != 0 or lock.exists():
-        pytest.skip("not a git checkout, or a git command holds its index")
-    os.utime(ROOT / "docs" / "robustness.md")  # (its stat no longer the index's: a status refreshes the index)
-    try:
-        r = subprocess.run([sys.executable, "-c", GIT_LIMITED], cwd=ROOT, capture_output=True, text=True, timeout=60)
-        assert r.returncode == 0 and r.stdout.strip() not in ("", "None"), r.stderr
-        assert not lock.exists()
-    finally:
-        lock.unlink(missing_ok=True)
+    so every later git command in the user's checkout failed ("index.lock: File exists"). A checkout of its own (an
+    index over the limit: 60 files), a file touched so that a status would rewrite the index, the commit asked
+    under a 1,000-byte file-size limit: the commit comes back and no lock is left."""
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    for i in range(60):
+        (tmp_path / "pkg" / f"module_{i:02d}.py").parent.mkdir(exist_ok=True)
+        (tmp_path / "pkg" / f"module_{i:02d}.py").write_text(f"X = {i}\n")
+    git("init", "-q")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c")
+    later = (tmp_path / "pkg" / "module_00.py").stat().st_mtime + 5
+    os.utime(tmp_path / "pkg" / "module_00.py", (later, later))  # (its stat no longer the index's)
+    r = subprocess.run([sys.executable, "-c", GIT_LIMITED, str(tmp_path / "pkg")], cwd=ROOT, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0 and re.fullmatch(r"[0-9a-f]{40}", r.stdout.strip()), r.stdout + r.stderr
+    assert not (tmp_path / ".git" / "index.lock").exists()
