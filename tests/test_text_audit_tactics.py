@@ -11,7 +11,7 @@ the DM's turn starts with its spawn roll (6 = nothing by default).
 from __future__ import annotations
 
 import pytest
-from test_tactics_rules import RIGHT, STILL, has, move, play, turn_lines
+from test_tactics_rules import DOWN, RIGHT, STILL, has, move, play, turn_lines
 
 from foury_sim.games import tactics as T
 from foury_sim.games.tactics import layout as A
@@ -103,3 +103,16 @@ def test_a_slain_undead_boss_never_comes_back_and_its_six_is_magic_loot(scripted
     has(lines, "loot chance (boss): the die shows 6: magic", "found Berserk Potion (magic item): kept")
     assert not any("comes back to life" in line for line in lines)
     assert row["resurrections"] == 0 and row["kills"] == 1
+
+
+@pytest.mark.parametrize("walk", ["flyers", "immune_too"])
+def test_an_awake_fire_golem_on_lava_still_forbids_a_rest(scripted, tmp_path, walk):
+    """A lava-immune monster a level puts on lava (the forge's fire golem) steps off it under the text's
+    ``rulings.lava_walk = "flyers"``, so it has a way to the player: resting is refused while it is awake
+    (``rulings.advancing = "awake_with_path"``), as under "immune_too". Before (session 65's review), its own
+    tile was not in the walkers' field, so the rest was taken and the DM's turn skipped."""
+    grid = "########\n#@....=#\n#.####.#\n#......#\n#>######\n########"
+    row, lines = play(scripted, tmp_path, grid, [], [move(DOWN), move(DOWN), (A.A_REST, 0)],
+                      sets=("dm.ap=0", "game.turn_cap=1", "monsters.fire_golem.range=0", f"rulings.lava_walk={walk}"),
+                      extra="monster: fire_golem 2,7", bad=1)
+    assert row["rests"] == 0

@@ -4,7 +4,8 @@ A DM policy has the player's signature, ``decide(kind, state, options, n_options
 index), and answers the DM's decision kinds (``foury_sim/games/tactics/layout.py``):
 
 * ``D_SPAWN_KIND``: which monster of the rolled category spawns: one row per kind (``O_ARG`` its row of the
-  monster table, ``O_VALUE`` its HP x dice);
+  monster table, ``O_VALUE`` its HP x dice), then, with ``rulings.spawn_optional`` (the text's "may spawn", the
+  default), a last row "no monster" (``O_ARG`` -1, ``O_VALUE`` 0) that spawns nothing;
 * ``D_SPAWN_AT``: at which free spawn point: one row per point (``O_CELL`` the tile, ``O_VALUE`` its distance to
   the player);
 * ``D_DM_ACT``: which awake monster does what: rows ``A_M_ATTACK`` / ``A_M_SHOOT`` (``O_VALUE`` its dice),
@@ -26,6 +27,7 @@ from foury_sim.games.tactics.layout import (
     D_SPAWN_AT,
     D_SPAWN_KIND,
     O_ACTION,
+    O_ARG,
     O_VALUE,
 )
 
@@ -38,6 +40,8 @@ def decide(kind, state, options, n_options, params):
     if kind == D_SPAWN_KIND or kind == D_SPAWN_AT:
         best = 0
         for i in range(1, n_options):
+            if kind == D_SPAWN_KIND and options[i, O_ARG] < 0:
+                continue  # ("no monster": this DM always spawns)
             better = options[i, O_VALUE] < options[best, O_VALUE] if kind == D_SPAWN_KIND else \
                 options[i, O_VALUE] > options[best, O_VALUE]
             if better:

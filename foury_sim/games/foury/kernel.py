@@ -600,8 +600,8 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
         log(tr, st, TR_WEAPON_WEAR, st[WEAPON], 0, 0, 0, 0)
     if result == 1:
         add_icon(rm, cell, foe, np.int64(-1))
-        if foe_has(T, foe, FT_DESTROYS_ITEMS):
-            rm[cell, RM_FLAG] &= ~F_IMP_DONE
+        if foe_has(T, foe, FT_DESTROYS_ITEMS) and rm[cell, RM_ICON + foe] == 0:
+            rm[cell, RM_FLAG] &= ~F_IMP_DONE  # (an imp left in the room has erased already: it appeared before)
         if not foe_has(T, foe, FT_TRAP):
             kill_rewards(board, st, rm, opts, dice, pol, foe, cell)
     elif result == -1:

@@ -245,7 +245,8 @@ RM_WALL = 4  # 4 columns: sides N,E,S,W: 0 open, 1 printed wall, 2 collapsed wal
 RM_ICON = 8  # N_ICONS columns of icon counts
 RM_RETURNER = RM_ICON + N_ICONS  # the icon of the room's returning foe (read only while RM_RETURNS > 0)
 RM_RETURNS = RM_RETURNER + 1  # returns left of the room's returning foe (trait "returns", e.g. the troll)
-RM_FLAG = RM_RETURNER + 2  # bits: F_FACED (temple goal faced this round), F_LEVER (lever reached), F_RETURNER_DOWN
+RM_FLAG = RM_RETURNER + 2  # bits: F_FACED (temple goal faced this round), F_LEVER (lever reached), F_RETURNER_DOWN,
+#: F_IMP_DONE (an imp here has erased: it erases when it appears, not at each fight)
 #: The goal search's bit masks of the map (``kernel.goal_masks``), kept by the functions that write walls and room
 #: states: RM_BITS_COLS columns of which only the first ``R_ROWS`` rows are used, row r for the map's grid row r (bit
 #: c: the room in column c; a map has at most 64 columns): + s (sides N,E,S,W) the rooms whose side s is open, + 4 + s

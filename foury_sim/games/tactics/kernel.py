@@ -1110,12 +1110,21 @@ def mon_reaches(g, w, st, lava, cell):
     key = st[A.S_MC_L if lava else A.S_MC_G]
     p = st[A.S_CELL]
     v = st[A.S_MPASV]
+    fresh = False
     if key >= 0 and key // 4096 == v and key != v * 4096 + p:
         c0 = key - v * 4096
-        if out[p] >= 0 and mon_walks(g, w, c0, lava) and mon_walks(g, w, p, lava):
-            return out[cell] >= 0
-    mon_field(g, w, st, lava)
-    return out[cell] >= 0
+        fresh = out[p] >= 0 and mon_walks(g, w, c0, lava) and mon_walks(g, w, p, lava)
+    if not fresh:
+        mon_field(g, w, st, lava)
+    if out[cell] >= 0 or mon_walks(g, w, cell, lava):
+        return out[cell] >= 0
+    # a monster on a tile it may not step onto (a lava-immune golem a level or the rune put on lava, under
+    # ``rulings.lava_walk = "flyers"``) steps off it: it has a way when a neighbour has one
+    for k in range(4):
+        nb = neighbour(st[A.S_ROWS], st[A.S_COLS], cell, k)
+        if nb >= 0 and out[nb] >= 0:
+            return True
+    return False
 
 
 @njit(cache=CACHE, _nrt=False)
