@@ -31,11 +31,12 @@ class Interrupted(Exception):
 
 @contextlib.contextmanager
 def policy_given_at(where: str, prefix: str = ""):
-    """A user policy's fault while playing (``runner``'s one line at ``--policy``) named where this command took the
-    policy (``--fixed``, an experiment file's line: ``--policy`` was never given); ``prefix`` leads the message."""
+    """A user policy's fault while playing (``runner``'s one line at ``--policy``, a DM policy file's at ``--dm``)
+    named where this command took the policy (``--fixed``, an experiment file's line: ``--policy`` and ``--dm`` were
+    never given); ``prefix`` leads the message."""
     try:
         yield
     except InputError as e:
-        if e.where not in ("--policy", "--fixed"):
+        if e.where not in ("--policy", "--fixed", "--dm", "--dm-param"):
             raise
         raise InputError(prefix + e.message, where) from None

@@ -213,3 +213,17 @@ def test_a_user_policys_fault_is_named_where_the_file_gives_the_policy(tmp_path,
     assert e.value.where == (f"{path}:{line}" if line else str(path)), e.value
     if verb == "ladder":
         assert e.value.message.startswith("rung 'mine': ")
+
+
+def test_a_dm_policy_files_fault_in_tune_is_named_at_fixed(tmp_path):
+    """Tactics says a DM policy file's faults at ``--dm``; ``tune`` has no ``--dm``: the fault is named where tune took
+    the DM, ``--fixed`` (as a player policy's, and as a sweep names any option it does not have)."""
+    from inproc import cli
+
+    dm = tmp_path / "baddm.py"
+    dm.write_text(BAD_POLICY)
+    r = cli("tune", "tactics", "--param", "player.hp", "--range", "5,15", "--target", "win=0.3", "--tolerance",
+            "0.05", "--fixed", f"dm={dm}:bad", "--max-games", "2000", "--no-progress")
+    assert r.returncode == 2, r.stdout + r.stderr
+    line = r.stderr.strip().splitlines()[-1]
+    assert line.startswith("foury-sim: error: --fixed: ") and "out of range" in line, r.stderr
