@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from . import __version__, stats
-from .errors import InputError
+from .errors import InputError, policy_given_at
 from .files import atomic_write, to_jsonable
 from .lazy import pd
 from .outputs import MEAN, RATE
@@ -266,12 +266,8 @@ def _play(run: Run, runners: dict[str, CellRunner], bar: Progress | None) -> tup
     spec = get_game(run.game)
     runner = runners.setdefault(run.game, CellRunner(spec))
     rs, hero, pol = runner.resolve(run.settings, run.where)
-    try:
+    with policy_given_at(run.where):  # (a user policy's fault: at the run's settings, not at --policy, never given)
         df, _ = play_games(spec, rs, hero, pol, run.seed, 0, run.games, bar)
-    except InputError as e:  # (a user policy's fault: at the run's settings, not at --policy, never given)
-        if e.where != "--policy":
-            raise
-        raise InputError(e.message, run.where) from None
     return df.sort_values("game", kind="stable").reset_index(drop=True), rs
 
 

@@ -202,6 +202,14 @@ def move_cost(rules, armors, armor, combat, water):
     return cost
 
 
+@njit(cache=CACHE, inline="always", _nrt=False)
+def lava_walker(rules, monsters, mon):
+    """Monster row ``mon`` may step onto lava: it flies ("impassable to non-flying monsters"), or it is lava-immune
+    and ``rulings.lava_walk`` is "immune_too"."""
+    immune = monsters[mon, M_LAVA_IMMUNE] != 0
+    return monsters[mon, M_FLY] != 0 or (rules[R_LAVA_WALK] == LAVA_WALK_IMMUNE_TOO and immune)
+
+
 @njit(cache=CACHE)
 def monster_move_cost(rules, monsters, mon, water, lava):
     """DM AP for monster row ``mon`` to step onto a tile: its ``ap_move``, twice that onto water (as the player's
@@ -209,8 +217,7 @@ def monster_move_cost(rules, monsters, mon, water, lava):
     or (``rulings.lava_walk`` = "immune_too") ignores lava, then ``ap_move``."""
     cost = monsters[mon, M_AP_MOVE]
     if lava:
-        walks = monsters[mon, M_FLY] or (rules[R_LAVA_WALK] == LAVA_WALK_IMMUNE_TOO and monsters[mon, M_LAVA_IMMUNE])
-        return cost if walks else -1
+        return cost if lava_walker(rules, monsters, mon) else -1
     if water and not monsters[mon, M_FLY]:
         return 2 * cost
     return cost

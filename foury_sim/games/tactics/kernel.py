@@ -46,6 +46,7 @@ from .combat import (
     X_SIZE,
     combat_terms,
     exchange,
+    lava_walker,
     monster_move_cost,
     move_cost,
 )
@@ -74,7 +75,6 @@ from .ruleset import (
     C_WEAPON,
     ELECTRIC_EVERY_TURN,
     K_UNDEAD,
-    LAVA_WALK_IMMUNE_TOO,
     LOOT_MAGIC,
     LOOT_NORMAL,
     LOOT_NOTHING,
@@ -120,7 +120,6 @@ from .ruleset import (
     R_HOLY_BOLT,
     R_HP,
     R_INTERACT,
-    R_LAVA_WALK,
     R_MIGHT,
     R_MON_BLOCK,
     R_MYSTERY,
@@ -1147,10 +1146,8 @@ def lava_ok(g, kind):
 
 @njit(cache=CACHE, inline="always", _nrt=False)
 def lava_walk(g, kind):
-    """A monster of ``kind`` may step onto lava: it flies ("impassable to non-flying monsters"), or it is immune and
-    ``rulings.lava_walk`` is "immune_too"."""
-    immune = g.mons[kind, M_LAVA_IMMUNE] != 0
-    return g.mons[kind, M_FLY] != 0 or (g.rules[R_LAVA_WALK] == LAVA_WALK_IMMUNE_TOO and immune)
+    """A monster of ``kind`` may step onto lava (``combat.lava_walker``, which prices its step too)."""
+    return lava_walker(g.rules, g.mons, kind)
 
 
 @njit(cache=CACHE, _nrt=False)
