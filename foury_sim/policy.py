@@ -23,15 +23,18 @@ file declares them with ``POLICY_TRAITS = ("needs_odds",)`` (for every policy in
 
 from __future__ import annotations
 
+import ctypes
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit, types
+from numba import types
+from numba.core.types.function_type import WrapperAddressProtocol
+from numba.experimental import function_type as _function_type  # noqa: F401 (numba's typeof of WrapperAddressProtocol)
 
 from . import notices  # noqa: F401 (its import installs the compile listener: every compile here is said)
-from .config import CACHE, JIT_DISABLED
+from .config import JIT_DISABLED
 from .errors import InputError
 
 POLICY_SIG = types.int64(types.int64, types.int64[:], types.int64[:, :], types.int64, types.float64[:])
@@ -76,19 +79,37 @@ def check_answers(n_bad: int, policy: Policy, kind_names: tuple[str, ...] | None
         raise InputError(f"policy {policy.name!r} returned an option index out of range {n_bad} times", "--policy")
 
 
-@njit(cache=CACHE)
 def no_user_policy(kind, state, options, n_options, params):
-    """Placeholder passed when a built-in policy is used (never called). Compiled for ``POLICY_SIG`` when a
-    kernel is first passed it (``Policy.kernel_fn``), not when this module is imported: a command that plays
-    nothing (``foury-sim games``, ``assumptions``) sets up no compiler."""
+    """Placeholder passed when a built-in policy is used (never called: a kernel calls its policy function only
+    for ``USER_POLICY_ID``). Under ``NUMBA_DISABLE_JIT`` it is passed as it is; jitted, as ``PLACEHOLDER``."""
     return 0
 
 
+class _NoUserPolicy(WrapperAddressProtocol):
+    """``no_user_policy`` as a first-class function of ``POLICY_SIG`` without compiling anything: numba's
+    wrapper-address protocol hands a kernel the address of a native function that takes no argument and returns
+    0 (a ctypes callback; the C calling convention lets a callee ignore the arguments its caller passes). So a
+    first run that loads every kernel from the shipped code compiles nothing, and nothing is written next to the
+    sources (a ``cache=True`` placeholder was compiled at a game's first run, into ``foury_sim/__pycache__``)."""
+
+    def __init__(self) -> None:
+        self._fn = ctypes.CFUNCTYPE(ctypes.c_int64)(lambda: 0)  # kept alive with this object
+        self._address = ctypes.cast(self._fn, ctypes.c_void_p).value
+
+    def __wrapper_address__(self) -> int:
+        return self._address
+
+    def signature(self):
+        return POLICY_SIG
+
+
+#: What a kernel is passed for a built-in policy (``Policy.kernel_fn``).
+PLACEHOLDER = no_user_policy if JIT_DISABLED else _NoUserPolicy()
+
+
 def placeholder() -> Callable:
-    """``no_user_policy``, compiled (or loaded from the cache) for ``POLICY_SIG``: what a kernel is passed."""
-    if not JIT_DISABLED and not no_user_policy.signatures:  # (NUMBA_DISABLE_JIT=1: a plain function)
-        no_user_policy.compile(POLICY_SIG)
-    return no_user_policy
+    """What a kernel is passed when no user policy is used: ``PLACEHOLDER``."""
+    return PLACEHOLDER
 
 
 @dataclass(frozen=True)

@@ -77,12 +77,12 @@ def test_the_notice_names_a_game_part_or_foury_sims_code():
     assert "compiling foury-sim's rng code (seed_stream) (" in notices.notice(py(seed_stream))
 
 
-def test_the_policy_placeholder_compiled_for_a_first_kernel_is_said(tmp_path):
-    """``policy.no_user_policy`` (what a kernel is passed for a built-in policy) compiles when a kernel is first
-    passed it (``Policy.kernel_fn``) after an install, a second or so: said on stderr, since importing the policy
-    interface imports ``notices``, which installs the listener (so a program importing an engine without the
-    registry hears it too); importing compiles nothing; once cached, nothing is said. Before session 48 this
-    compile was silent; before session 49 it happened at import, in every command (``foury-sim games`` too)."""
+def test_the_policy_placeholder_compiles_nothing_and_writes_nothing_beside_the_sources(tmp_path):
+    """``policy.PLACEHOLDER`` (what a kernel is passed for a built-in policy) is a native function's address
+    (numba's wrapper-address protocol), not a function compiled at a first kernel call: a fresh copy's built-in
+    policy, made and handed to a kernel, compiles nothing, says nothing and leaves no cache file in the copy's
+    package. Before session 66, ``no_user_policy`` (``cache=True``) compiled there at every fresh checkout's
+    first run, half a second and a compile notice, into ``foury_sim/__pycache__``, outside the cache directory."""
     import shutil
 
     if config.JIT_DISABLED:
@@ -90,20 +90,15 @@ def test_the_policy_placeholder_compiled_for_a_first_kernel_is_said(tmp_path):
     shutil.copytree(ROOT / "foury_sim", tmp_path / "foury_sim", ignore=shutil.ignore_patterns("__pycache__"))
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "FOURY_SIM_NO_CACHE", "PYTHONPATH")}
     env["FOURY_SIM_CACHE_DIR"] = str(tmp_path / "cache")
-
-    def said(code: str) -> str:
-        out = subprocess.run([sys.executable, "-c", "import foury_sim.policy as p; print(p.__file__)\n" + code],
-                             env=env, cwd=tmp_path, capture_output=True, text=True)
-        assert out.returncode == 0 and out.stdout.startswith(str(tmp_path)), (out.stdout, out.stderr[-2000:])
-        return out.stderr
-
-    assert said("") == ""  # (imported: nothing compiled)
-    make = "from foury_sim.policy import make_policy, PolicySpec\n" \
-           "pol = make_policy('any', {'any': PolicySpec('any', 1, 'a built-in', {})}, None)\n"
-    assert said(make) == ""  # (a built-in policy made: nothing compiled until a kernel is passed it)
-    first = said(make + "pol.kernel_fn\n")
-    assert first.startswith("foury-sim: compiling foury-sim's policy code (no_user_policy) (first use after an"), first
-    assert said(make + "pol.kernel_fn\n") == ""  # (loaded from the cache beside the copy's sources)
+    code = ("import foury_sim.policy as p; print(p.__file__)\n"
+            "from foury_sim.policy import make_policy, PolicySpec, PLACEHOLDER, POLICY_SIG\n"
+            "from numba import typeof\n"
+            "pol = make_policy('any', {'any': PolicySpec('any', 1, 'a built-in', {})}, None)\n"
+            "assert pol.kernel_fn is PLACEHOLDER and typeof(PLACEHOLDER).signature == POLICY_SIG\n")
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.startswith(str(tmp_path)), (out.stdout, out.stderr[-2000:])
+    assert out.stderr == ""
+    assert [p.name for p in (tmp_path / "foury_sim").rglob("*.nb[ic]")] == []
 
 
 @pytest.mark.parametrize("game", ["foury", "delve", "rooms", "tactics"])

@@ -309,9 +309,7 @@ def test_a_second_checkout_sharing_the_cache_folder_is_seeded_too(tmp_path):
         compiled = expect_compile and first_run  # (a checkout's later run loads what its first one left)
         assert (summary["compile_s"] > 0) == compiled, (tree, out.stderr)
         said = [line for line in out.stderr.splitlines() if "compiling" in line]
-        placeholder = [line for line in said if "(no_user_policy)" in line]  # (a fresh copy's, first kernel call)
-        assert bool(placeholder) == (tree == other and first_run), (tree, out.stderr)
-        assert (len(said) > len(placeholder)) == compiled, (tree, out.stderr)
+        assert bool(said) == compiled, (tree, out.stderr)  # (a fresh copy compiles nothing more: session 66)
     markers = sorted(p.name for p in (tmp_path / "cache").glob("games_rooms-*/shipped-ir-*"))
     assert len(markers) == 2, markers
 
