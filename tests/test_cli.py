@@ -208,6 +208,28 @@ def test_a_policy_parameter_given_twice_is_refused_in_one_line(args, line):
     assert (r.returncode, r.stderr, r.stdout) == (2, f"foury-sim: error: {line}\n", "")
 
 
+@pytest.mark.parametrize("args,line", [
+    (["run", "foury", "--games", "10", "--hero", "elydoin"], "--hero: unknown hero 'elydoin' for foury (did you mean "
+     "'elydion'? known: free, kael, melyra, thalindra, elydion)"),
+    (["run", "delve", "--games", "10", "--hero", "knigt"], "--hero: unknown hero 'knigt' for delve (did you mean "
+     "'knight'? known: none, spellsword, mercenary, knight, half_goblin, minstrel, enchantress, occultist, crusader)"),
+    (["run", "foury", "--games", "10", "--policy", "gredy"], "--policy: unknown policy 'gredy' (did you mean "
+     "'greedy'? built-in: random, greedy, cautious, kraken, search; or FILE.py:FUNCTION)"),
+    (["compare", "foury", "--games", "10", "--a", "hero=elydoin"], "--a: unknown hero 'elydoin' for foury (did you "
+     "mean 'elydion'? known: free, kael, melyra, thalindra, elydion)"),
+    (["ladder", "delve", "--games", "10", "--hero", "knight,minstrl"], "--hero: unknown hero 'minstrl' for delve (did "
+     "you mean 'minstrel'? known: none, spellsword, mercenary, knight, half_goblin, minstrel, enchantress, occultist, "
+     "crusader)"),
+    # (nothing near: the known names only, as before)
+    (["run", "foury", "--games", "10", "--hero", "zzzz"], "--hero: unknown hero 'zzzz' for foury (known: free, kael, "
+     "melyra, thalindra, elydion)"),
+])
+def test_a_mistyped_hero_or_policy_is_offered_the_nearest_name(args, line):
+    """A misspelt --hero or --policy (or a hero in --a/--fixed) names the nearest known name, then the known ones."""
+    r = cli(*args)
+    assert (r.returncode, r.stderr, r.stdout) == (2, f"foury-sim: error: {line}\n", "")
+
+
 ROUND_ORDER = ("is not an order of sectors: 0 (no fixed order: the nearest first) or the sectors played first as "
                "digits 1..4 (A..D), each at most once (e.g. 1234, 2134)")
 
