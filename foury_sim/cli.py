@@ -499,6 +499,7 @@ def sweep(
     path = run_sweep(exp, out, resume=resume, progress=progress, threads=threads, report=report,
                      executor=executor(cluster))
     typer.echo(f"{len(exp.cells)} cells -> {path}")
+    typer.echo(how_made(json.loads((path / "manifest.json").read_text(encoding="utf-8"))))
     _echo_rich(cells_table(path / "cells.csv", exp.conf))
     if report:
         typer.echo(f"report: {path / 'report.html'}  summary: {path / 'report.md'}")
@@ -582,6 +583,7 @@ def robust(
             _echo_rich(claims_table(e.result, exp.conf))
         raise
     typer.echo(f"-> {path}  report: {path / 'report.md'}")
+    typer.echo(how_made(json.loads((path / "manifest.json").read_text(encoding="utf-8"))))
     _echo_rich(claims_table(path / "robustness.csv", exp.conf))
 
 
@@ -1062,11 +1064,20 @@ def tune_cmd(
 
 
 def _tune_text(text: str, cmd: str) -> str:
-    """A tuning's text with how it was made at its end, as ``run`` and ``compare`` print it: the command that
-    reproduces it, the version and commit."""
-    from .provenance import git_commit, made_with, version
+    """A tuning's text with how it was made at its end (``how_made``)."""
+    from .provenance import git_commit, version
 
-    return f"{text}\n\nreproduce: {cmd}\nmade with: {made_with({'version': version(), 'git_commit': git_commit()})}"
+    return f"{text}\n\n{how_made({'command': cmd, 'version': version(), 'git_commit': git_commit()})}"
+
+
+def how_made(rec: dict[str, Any]) -> str:
+    """How a verb's output was made, in the two lines ``run`` and ``compare`` print (``provenance.header_lines``):
+    ``reproduce:`` the command of the record ``rec`` (a run's, a study's manifest, a ladder's summary) and ``made
+    with:`` its version and commit."""
+    from .provenance import made_with
+
+    version = rec.get("version") or rec.get("package_version")  # (a study's manifest: ``package_version``)
+    return f"reproduce: {rec['command']}\nmade with: {made_with({**rec, 'version': version} if version else rec)}"
 
 
 @app.command(name="ladder", cls=Command)
@@ -1166,6 +1177,7 @@ def ladder_cmd(
     typer.echo((path / "ladder.txt").read_text(encoding="utf-8"))
     tuned_note = ", tuned.toml" if (path / ld.TUNED_FILE).is_file() else ""
     typer.echo(f"-> {path} (ladder.csv, summary.json, ladder.png, README.md{tuned_note})")
+    typer.echo(how_made(json.loads((path / "summary.json").read_text(encoding="utf-8"))))
 
 
 #: Exit codes (README): 0 done (also: no command given, which prints the help), 2 bad input or a file that

@@ -529,6 +529,39 @@ def test_sweep_quick_look_overrides_the_file_and_never_mixes_with_the_full_study
     assert "95 % interval" in r.stdout
 
 
+@pytest.mark.parametrize("verb", ["sweep", "robust", "ladder"])
+def test_a_study_prints_the_command_that_reproduces_it(tmp_path, verb):
+    """sweep, robust and ladder print how their results were made, as run and compare do: the command their folder
+    records (reproduce:), then the version and commit (made with:), below the line naming the folder."""
+    from foury_sim.provenance import git_commit, made_with, version
+
+    made = f"made with: {made_with({'version': version(), 'git_commit': git_commit()})}"
+    if verb == "sweep":
+        exp = tmp_path / "q.toml"
+        exp.write_text(QUICK)
+        r = cli("sweep", str(exp), "--out", str(tmp_path), "--games", "100", "--no-progress", "--no-report")
+        head = [f"3 cells -> {tmp_path / 'quick_t-quick-games100'}", f"reproduce: foury-sim sweep {exp} --games 100",
+                made]
+    elif verb == "robust":
+        exp = ROOT / "tests" / "data" / "robust" / "tiny.toml"
+        r = cli("robust", str(exp), "--out", str(tmp_path), "--games", "20", "--points", "2", "--no-progress")
+        folder = tmp_path / "tiny-quick-games20-points2"
+        head = [f"-> {folder}  report: {folder / 'report.md'}",
+                f"reproduce: foury-sim robust {exp} --games 20 --points 2", made]
+    else:
+        r = cli("ladder", "delve", "--hero", "knight", "--rungs", "random,threshold", "--games", "100", "--out",
+                str(tmp_path), "--no-progress")
+        folder = tmp_path / "ladder-delve-knight-random+threshold-games100"
+        head = [f"-> {folder} (ladder.csv, summary.json, ladder.png, README.md)",
+                f"reproduce: foury-sim ladder delve --out {tmp_path} --hero knight --rungs random,threshold "
+                "--games 100",
+                made]
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    at = lines.index(head[0])
+    assert lines[at:at + 3] == head
+
+
 def test_sweep_quick_look_turns_a_fixed_setting_given_several_values_into_an_axis(tmp_path):
     exp = tmp_path / "q.toml"
     exp.write_text(QUICK)
