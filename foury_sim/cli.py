@@ -496,8 +496,15 @@ def sweep(
     elif max_games is not None or batch is not None:
         raise InputError("--max-games and --batch go with --precision", "--max-games" if max_games is not None
                          else "--batch")
-    path = run_sweep(exp, out, resume=resume, progress=progress, threads=threads, report=report,
-                     executor=executor(cluster))
+    from .files import WriteError
+
+    try:
+        path = run_sweep(exp, out, resume=resume, progress=progress, threads=threads, report=report,
+                         executor=executor(cluster))
+    except WriteError as e:  # (a full disk: the cells computed are printed all the same, then the one line)
+        if getattr(e, "result", None) is not None:
+            _echo_rich(cells_table(e.result, exp.conf))
+        raise
     typer.echo(f"{len(exp.cells)} cells -> {path}")
     typer.echo(how_made(json.loads((path / "manifest.json").read_text(encoding="utf-8"))))
     _echo_rich(cells_table(path / "cells.csv", exp.conf))
@@ -514,14 +521,15 @@ def _names(text: str | None) -> list[str] | None:
 TABLE_ROWS = 20
 
 
-def cells_table(csv: Path, conf: float = 0.95, limit: int = TABLE_ROWS) -> Any:
-    """The end-of-sweep table: one row per cell in the file's (grid) order with its games, win rate and
-    interval; at most ``limit`` rows, then a line saying how many more ``cells.csv`` holds."""
+def cells_table(csv: Path | Any, conf: float = 0.95, limit: int = TABLE_ROWS) -> Any:
+    """The end-of-sweep table of ``cells.csv`` (or of the cells' table itself, when it could not be written): one
+    row per cell in the file's (grid) order with its games, win rate and interval; at most ``limit`` rows, then a
+    line saying how many more the table holds."""
     import pandas as pd
     from rich import box
     from rich.table import Table
 
-    cells = pd.read_csv(csv)
+    cells = csv if isinstance(csv, pd.DataFrame) else pd.read_csv(csv)
     t = Table(box=box.SIMPLE_HEAD, title=None, show_edge=False, pad_edge=False)
     t.add_column("cell", justify="right")
     t.add_column("settings")
@@ -540,7 +548,7 @@ def cells_table(csv: Path, conf: float = 0.95, limit: int = TABLE_ROWS) -> Any:
     from rich.console import Group
     from rich.text import Text
 
-    return Group(t, Text(f"... {more} more in {csv}"))
+    return Group(t, Text(f"... {more} more" + ("" if isinstance(csv, pd.DataFrame) else f" in {csv}")))
 
 
 def _echo_rich(renderable: Any) -> None:

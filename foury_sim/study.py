@@ -1152,7 +1152,10 @@ def _run_sweep_locked(exp: Experiment, out: Path, ident: str, files: dict[str, s
         if bar is not None:
             bar.close()
         clean_temp(out)
-        raise WriteError(f"{e.message}; {kept()}: free space, then resume with: {cmd}", e.where) from None
+        err = WriteError(f"{e.message}; {kept()}: free space, then resume with: {cmd}", e.where)
+        # (the cells computed, the CLI prints them all the same)
+        err.result = cells_table([records[i] for i in sorted(records)], exp.swept, spec) if records else None
+        raise err from None
     finally:
         if bar is not None:
             bar.close()  # also after any other error (closing twice is harmless)
@@ -1177,8 +1180,10 @@ def _run_sweep_locked(exp: Experiment, out: Path, ident: str, files: dict[str, s
                     f"({time.perf_counter() - t0:.1f} s)")
     except WriteError as e:
         clean_temp(out)
-        raise WriteError(f"{e.message}; all {len(exp.cells)} cells are kept in {out}: free space, then "
-                         f"finish with: {cmd}", e.where) from None
+        err = WriteError(f"{e.message}; all {len(exp.cells)} cells are kept in {out}: free space, then "
+                         f"finish with: {cmd}", e.where)
+        err.result = table  # (every cell computed: the CLI prints their table all the same)
+        raise err from None
     clean_temp(out)
     return out
 
