@@ -230,6 +230,24 @@ def test_a_mistyped_hero_or_policy_is_offered_the_nearest_name(args, line):
     assert (r.returncode, r.stderr, r.stdout) == (2, f"foury-sim: error: {line}\n", "")
 
 
+def test_compare_names_its_outcomes_as_run_does(tmp_path):
+    """compare's table named its outcomes by their column names (rounds_completed, hearts_left); now as run's summary
+    names them (rounds completed, hearts left), while outcomes.csv keeps the column names."""
+    import re
+
+    r = cli("compare", "foury", "--a", "hero=kael", "--b", "hero=elydion", "--games", "200", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("outcome "))
+    rows = [re.split(r"\s{2,}", line)[0] for line in lines[at + 1:at + 7]]
+    assert rows == ["win rate", "rounds completed", "hearts left", "turns", "score", "kills"]
+    assert lines[at + 7].startswith("win rate of each: ")
+    run = cli("run", "foury", "--hero", "kael", "--games", "200").stdout.splitlines()
+    assert all(any(line.startswith(f"{name} ") for line in run) for name in rows)
+    assert pd.read_csv(tmp_path / "outcomes.csv")["outcome"].tolist() == ["win rate", "rounds_completed",
+                                                                          "hearts_left", "turns", "score", "kills"]
+
+
 ROUND_ORDER = ("is not an order of sectors: 0 (no fixed order: the nearest first) or the sectors played first as "
                "digits 1..4 (A..D), each at most once (e.g. 1234, 2134)")
 
