@@ -1007,8 +1007,8 @@ def tune_cmd(
         tf = tn.override_tune_file(tf, seed=seed, conf=conf, max_games=max_games, points=points)
         table, results = tn.run_tune_file(tf, None, threads=threads, progress=progress)
         # (what tune.json records)
-        text = json.dumps(tn.file_record(tf, results), indent=2) if fmt == "json" else _tune_text(
-            tn.format_answers(tf, table), tn.tune_file_command(tf))
+        text = json.dumps(tn.file_record(tf, results, out), indent=2) if fmt == "json" else _tune_text(
+            tn.format_answers(tf, table), tn.tune_file_command(tf, out))
         wrote = f"-> {Path(out) / tf.name}" if out is not None and fmt != "json" else ""
         _write_or_say(lambda: tn.write_tune_file(tf, table, results, out) if out is not None else None, text,
                       Path(out) / tf.name if out is not None else None, wrote=wrote)
@@ -1034,6 +1034,7 @@ def tune_cmd(
         r = tn.tune_family(game, param, family, metric, value, tolerance, fixed=fx, lo=lo, hi=hi,
                            integer=whole if integer is None else integer, seed=seed, conf=conf, max_games=max_games,
                            first_games=first_games, points=points, threads=threads, progress=progress)
+        r.extra["command"] = tn.with_out(r.extra["command"], out)  # (recorded with --out: pasted, it writes there)
         text = json.dumps(r.to_dict() | tn.made(), indent=2) if fmt == "json" else _tune_text(tn.format_family(r),
                                                                                              r.extra["command"])
         wrote = f"-> {out}/tune.json, candidates.csv, calibration.png" if out is not None and fmt != "json" else ""
@@ -1048,6 +1049,7 @@ def tune_cmd(
                            integer=whole if integer is None else integer, monotone=monotone or "increasing",
                            seed=seed, conf=conf, max_games=max_games, first_games=first_games, points=points,
                            threads=threads, progress=progress)
+        v.extra["command"] = tn.with_out(v.extra["command"], out)
         text = json.dumps(v.to_dict() | tn.made(), indent=2) if fmt == "json" else _tune_text(tn.format_vector(v),
                                                                                              v.extra["command"])
         wrote = (f"-> {out}/tune.json, elements.csv, candidates.csv, calibration.png"
@@ -1065,6 +1067,7 @@ def tune_cmd(
     r = tn.tune(game, param, metric, value, tolerance, fixed=fx, lo=lo, hi=hi,
                 integer=whole if integer is None else integer, seed=seed, conf=conf, max_games=max_games,
                 first_games=first_games, points=points, threads=threads, progress=progress)
+    r.extra["command"] = tn.with_out(r.extra["command"], out)
     text = json.dumps(r.to_dict() | tn.made(), indent=2) if fmt == "json" else _tune_text(tn.format_result(r),
                                                                                          r.extra["command"])
     wrote = f"-> {out}/tune.json, candidates.csv, calibration.png" if out is not None and fmt != "json" else ""
