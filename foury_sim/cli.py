@@ -496,9 +496,17 @@ def sweep(
     elif max_games is not None or batch is not None:
         raise InputError("--max-games and --batch go with --precision", "--max-games" if max_games is not None
                          else "--batch")
-    path = run_sweep(exp, out, resume=resume, progress=progress, threads=threads, report=report,
-                     executor=executor(cluster))
+    from .files import WriteError
+
+    try:
+        path = run_sweep(exp, out, resume=resume, progress=progress, threads=threads, report=report,
+                         executor=executor(cluster))
+    except WriteError as e:  # (a full disk: the cells computed are printed all the same, then the one line)
+        if getattr(e, "result", None) is not None:
+            _echo_rich(cells_table(e.result, exp.conf))
+        raise
     typer.echo(f"{len(exp.cells)} cells -> {path}")
+    typer.echo(how_made(json.loads((path / "manifest.json").read_text(encoding="utf-8"))))
     _echo_rich(cells_table(path / "cells.csv", exp.conf))
     if report:
         typer.echo(f"report: {path / 'report.html'}  summary: {path / 'report.md'}")
@@ -513,14 +521,15 @@ def _names(text: str | None) -> list[str] | None:
 TABLE_ROWS = 20
 
 
-def cells_table(csv: Path, conf: float = 0.95, limit: int = TABLE_ROWS) -> Any:
-    """The end-of-sweep table: one row per cell in the file's (grid) order with its games, win rate and
-    interval; at most ``limit`` rows, then a line saying how many more ``cells.csv`` holds."""
+def cells_table(csv: Path | Any, conf: float = 0.95, limit: int = TABLE_ROWS) -> Any:
+    """The end-of-sweep table of ``cells.csv`` (or of the cells' table itself, when it could not be written): one
+    row per cell in the file's (grid) order with its games, win rate and interval; at most ``limit`` rows, then a
+    line saying how many more the table holds."""
     import pandas as pd
     from rich import box
     from rich.table import Table
 
-    cells = pd.read_csv(csv)
+    cells = csv if isinstance(csv, pd.DataFrame) else pd.read_csv(csv)
     t = Table(box=box.SIMPLE_HEAD, title=None, show_edge=False, pad_edge=False)
     t.add_column("cell", justify="right")
     t.add_column("settings")
@@ -539,7 +548,7 @@ def cells_table(csv: Path, conf: float = 0.95, limit: int = TABLE_ROWS) -> Any:
     from rich.console import Group
     from rich.text import Text
 
-    return Group(t, Text(f"... {more} more in {csv}"))
+    return Group(t, Text(f"... {more} more" + ("" if isinstance(csv, pd.DataFrame) else f" in {csv}")))
 
 
 def _echo_rich(renderable: Any) -> None:
@@ -582,6 +591,7 @@ def robust(
             _echo_rich(claims_table(e.result, exp.conf))
         raise
     typer.echo(f"-> {path}  report: {path / 'report.md'}")
+    typer.echo(how_made(json.loads((path / "manifest.json").read_text(encoding="utf-8"))))
     _echo_rich(claims_table(path / "robustness.csv", exp.conf))
 
 
@@ -997,8 +1007,8 @@ def tune_cmd(
         tf = tn.override_tune_file(tf, seed=seed, conf=conf, max_games=max_games, points=points)
         table, results = tn.run_tune_file(tf, None, threads=threads, progress=progress)
         # (what tune.json records)
-        text = json.dumps(tn.file_record(tf, results), indent=2) if fmt == "json" else _tune_text(
-            tn.format_answers(tf, table), tn.tune_file_command(tf))
+        text = json.dumps(tn.file_record(tf, results, out), indent=2) if fmt == "json" else _tune_text(
+            tn.format_answers(tf, table), tn.tune_file_command(tf, out))
         wrote = f"-> {Path(out) / tf.name}" if out is not None and fmt != "json" else ""
         _write_or_say(lambda: tn.write_tune_file(tf, table, results, out) if out is not None else None, text,
                       Path(out) / tf.name if out is not None else None, wrote=wrote)
@@ -1024,6 +1034,7 @@ def tune_cmd(
         r = tn.tune_family(game, param, family, metric, value, tolerance, fixed=fx, lo=lo, hi=hi,
                            integer=whole if integer is None else integer, seed=seed, conf=conf, max_games=max_games,
                            first_games=first_games, points=points, threads=threads, progress=progress)
+        r.extra["command"] = tn.with_out(r.extra["command"], out)  # (recorded with --out: pasted, it writes there)
         text = json.dumps(r.to_dict() | tn.made(), indent=2) if fmt == "json" else _tune_text(tn.format_family(r),
                                                                                              r.extra["command"])
         wrote = f"-> {out}/tune.json, candidates.csv, calibration.png" if out is not None and fmt != "json" else ""
@@ -1038,6 +1049,7 @@ def tune_cmd(
                            integer=whole if integer is None else integer, monotone=monotone or "increasing",
                            seed=seed, conf=conf, max_games=max_games, first_games=first_games, points=points,
                            threads=threads, progress=progress)
+        v.extra["command"] = tn.with_out(v.extra["command"], out)
         text = json.dumps(v.to_dict() | tn.made(), indent=2) if fmt == "json" else _tune_text(tn.format_vector(v),
                                                                                              v.extra["command"])
         wrote = (f"-> {out}/tune.json, elements.csv, candidates.csv, calibration.png"
@@ -1055,6 +1067,7 @@ def tune_cmd(
     r = tn.tune(game, param, metric, value, tolerance, fixed=fx, lo=lo, hi=hi,
                 integer=whole if integer is None else integer, seed=seed, conf=conf, max_games=max_games,
                 first_games=first_games, points=points, threads=threads, progress=progress)
+    r.extra["command"] = tn.with_out(r.extra["command"], out)
     text = json.dumps(r.to_dict() | tn.made(), indent=2) if fmt == "json" else _tune_text(tn.format_result(r),
                                                                                          r.extra["command"])
     wrote = f"-> {out}/tune.json, candidates.csv, calibration.png" if out is not None and fmt != "json" else ""
@@ -1062,11 +1075,20 @@ def tune_cmd(
 
 
 def _tune_text(text: str, cmd: str) -> str:
-    """A tuning's text with how it was made at its end, as ``run`` and ``compare`` print it: the command that
-    reproduces it, the version and commit."""
-    from .provenance import git_commit, made_with, version
+    """A tuning's text with how it was made at its end (``how_made``)."""
+    from .provenance import git_commit, version
 
-    return f"{text}\n\nreproduce: {cmd}\nmade with: {made_with({'version': version(), 'git_commit': git_commit()})}"
+    return f"{text}\n\n{how_made({'command': cmd, 'version': version(), 'git_commit': git_commit()})}"
+
+
+def how_made(rec: dict[str, Any]) -> str:
+    """How a verb's output was made, in the two lines ``run`` and ``compare`` print (``provenance.header_lines``):
+    ``reproduce:`` the command of the record ``rec`` (a run's, a study's manifest, a ladder's summary) and ``made
+    with:`` its version and commit."""
+    from .provenance import made_with
+
+    version = rec.get("version") or rec.get("package_version")  # (a study's manifest: ``package_version``)
+    return f"reproduce: {rec['command']}\nmade with: {made_with({**rec, 'version': version} if version else rec)}"
 
 
 @app.command(name="ladder", cls=Command)
@@ -1166,6 +1188,7 @@ def ladder_cmd(
     typer.echo((path / "ladder.txt").read_text(encoding="utf-8"))
     tuned_note = ", tuned.toml" if (path / ld.TUNED_FILE).is_file() else ""
     typer.echo(f"-> {path} (ladder.csv, summary.json, ladder.png, README.md{tuned_note})")
+    typer.echo(how_made(json.loads((path / "summary.json").read_text(encoding="utf-8"))))
 
 
 #: Exit codes (README): 0 done (also: no command given, which prints the help), 2 bad input or a file that
@@ -1254,6 +1277,26 @@ def _where_what(line: str) -> str:
     return f"{where}: takes {kind}" + (f", not {given!r}" if given is not None else "")
 
 
+def _nearest_name(e: InputError) -> InputError:
+    """An unknown hero's or policy's error (``unknown hero 'elydoin' for foury (known: free, ...)``, ``unknown policy
+    'gredy' (built-in: random, ...)``) with the known name nearest to the one given offered first, as an unknown
+    policy parameter's error does: ``(did you mean 'elydion'? known: free, ...)``; any other error as it was. (Each
+    game raises its own unknown hero: the hint is added here, once, for every verb and every place a name is given.)"""
+    import ast
+    import re
+
+    from .rulesfile import close_match
+
+    m = re.match(r"unknown (?:hero|policy) ('[^']*'|\"[^\"]*\")(?: for \S+)? \((known|built-in): ([^;)]*)", e.message)
+    if m is None:
+        return e
+    close = close_match(ast.literal_eval(m.group(1)), m.group(3).split(", "))
+    if close is None:
+        return e
+    at = m.start(2)
+    return InputError(f"{e.message[:at]}did you mean {close!r}? {e.message[at:]}", e.where)
+
+
 def main() -> None:
     """Entry point: bad input is one line on stderr and exit code 2, never a traceback; Ctrl-C is one line
     and exit code 130; no command prints the help (exit 0)."""
@@ -1263,7 +1306,7 @@ def main() -> None:
         _check_switches()
         rv = app(standalone_mode=False)
     except InputError as e:
-        typer.echo(f"foury-sim: error: {e}", err=True)
+        typer.echo(f"foury-sim: error: {_nearest_name(e)}", err=True)
         _exit(EXIT_INPUT)
     except Interrupted as e:  # (a run's kept parts: the command that goes on from them, as the README says)
         typer.echo(f"foury-sim: interrupted: {e.message}" + (f": {shlex.join(['foury-sim', *argv])}"

@@ -1152,7 +1152,10 @@ def _run_sweep_locked(exp: Experiment, out: Path, ident: str, files: dict[str, s
         if bar is not None:
             bar.close()
         clean_temp(out)
-        raise WriteError(f"{e.message}; {kept()}: free space, then resume with: {cmd}", e.where) from None
+        err = WriteError(f"{e.message}; {kept()}: free space, then resume with: {cmd}", e.where)
+        # (the cells computed, the CLI prints them all the same)
+        err.result = cells_table([records[i] for i in sorted(records)], exp.swept, spec) if records else None
+        raise err from None
     finally:
         if bar is not None:
             bar.close()  # also after any other error (closing twice is harmless)
@@ -1177,8 +1180,10 @@ def _run_sweep_locked(exp: Experiment, out: Path, ident: str, files: dict[str, s
                     f"({time.perf_counter() - t0:.1f} s)")
     except WriteError as e:
         clean_temp(out)
-        raise WriteError(f"{e.message}; all {len(exp.cells)} cells are kept in {out}: free space, then "
-                         f"finish with: {cmd}", e.where) from None
+        err = WriteError(f"{e.message}; all {len(exp.cells)} cells are kept in {out}: free space, then "
+                         f"finish with: {cmd}", e.where)
+        err.result = table  # (every cell computed: the CLI prints their table all the same)
+        raise err from None
     clean_temp(out)
     return out
 
@@ -1571,6 +1576,13 @@ def _p(p: float) -> str:
     return f"{p:8.2g}" if p > 0 else f"{'<1e-300':>8s}"
 
 
+def _outcome_label(outputs: Any, outcome: str) -> str:
+    """An outcome of a comparison as ``run``'s summary names it (``Column.text_label``: ``rounds completed`` for the
+    column ``rounds_completed``); ``outcomes.csv`` and ``comparison.json`` keep the column's name."""
+    col = outputs.column(outcome) if outputs is not None and outcome != "win rate" else None
+    return col.text_label.strip() if col is not None else outcome.replace("_", " ")
+
+
 def format_comparison(c: Comparison) -> str:
     def show(s: dict[str, Any]) -> str:
         return provenance.describe(s) if s else "(defaults)"
@@ -1592,14 +1604,17 @@ def format_comparison(c: Comparison) -> str:
              f"{n_out} outcomes. A difference is "
              f"called significant when p adj < {1 - c.conf:.3g}.",
              ""]
-    lines.append(f"{'outcome':18s} {'A':>10s} {'B':>10s} {'B - A':>10s}  {lvl + ' interval':>22s}  {'p':>8s} "
+    names = {o: _outcome_label(c.outputs, o) for o in c.outcomes["outcome"]}
+    wide = max([18, *map(len, names.values())])
+    lines.append(f"{'outcome':{wide}s} {'A':>10s} {'B':>10s} {'B - A':>10s}  {lvl + ' interval':>22s}  {'p':>8s} "
                  f"{'p adj':>8s}")
     for _, r in c.outcomes.iterrows():
         pct = r["outcome"] == "win rate"
         f = (lambda x: f"{100 * x:9.2f}%") if pct else (lambda x: f"{x:10.3f}")
         sig = "significant" if r["significant"] else "not significant"
-        lines.append(f"{r['outcome']:18s} {f(r['a'])} {f(r['b'])} {f(r['diff'])}  [{f(r['lo']).strip():>9s}, "
-                     f"{f(r['hi']).strip():>9s}]  {_p(r['p_value'])} {_p(r['p_adjusted'])}  {sig}")
+        lines.append(f"{names[r['outcome']]:{wide}s} {f(r['a'])} {f(r['b'])} {f(r['diff'])}  "
+                     f"[{f(r['lo']).strip():>9s}, {f(r['hi']).strip():>9s}]  {_p(r['p_value'])} "
+                     f"{_p(r['p_adjusted'])}  {sig}")
     w2l, l2w = c.win["flipped_win_to_loss"], c.win["flipped_loss_to_win"]
     if c.no_win:  # (GameSpec.no_win) no win rate, no game won under one variant and lost under the other
         for v in ("a", "b"):

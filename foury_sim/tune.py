@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -914,25 +915,33 @@ def made() -> dict[str, Any]:
     return {"version": __version__, "git_commit": git_commit()}
 
 
-def tune_file_command(tf: TuneFile) -> str:
-    """The ``foury-sim tune FILE`` command that runs ``tf`` again: its file and the values the command line put in
-    place of the file's (``overridden``: ``--seed``, ``--conf``, ``--max-games``, ``--points``; not ``--out``)."""
+def with_out(cmd: str, out: str | Path | None) -> str:
+    """A tuning's command with the ``--out`` its results were written to (``out``; None: printed only), so that the
+    command pasted from its ``tune.json`` or its text writes the same folder again, not nowhere."""
+    return cmd if out is None else f"{cmd} --out {shlex.quote(str(out))}"
+
+
+def tune_file_command(tf: TuneFile, out: str | Path | None = None) -> str:
+    """The ``foury-sim tune FILE`` command that runs ``tf`` again: its file, the values the command line put in
+    place of the file's (``overridden``: ``--seed``, ``--conf``, ``--max-games``, ``--points``) and the results root
+    ``--out`` (``with_out``)."""
     from .provenance import command
 
     args: list[str] = []
     for k, d in tf.overridden.items():
         v = d["used"]
         args += [f"--{k.replace('_', '-')}", str(v) if isinstance(v, int) else number_text(v)]
-    return command("tune", tf.path, args)
+    return with_out(command("tune", tf.path, args), out)
 
 
-def file_record(tf: TuneFile, results: list[Any]) -> dict[str, Any]:
+def file_record(tf: TuneFile, results: list[Any], out: str | Path | None = None) -> dict[str, Any]:
     """A tuning file's ``tune.json``: its name, file and text, the provenance a tuning on the command line records
-    (game, seed, the command that runs it again, version, commit), the replaced values and every tuning's record."""
+    (game, seed, the command that runs it again, with its results root ``out``, version, commit), the replaced
+    values and every tuning's record."""
     from .files import to_jsonable
 
     return to_jsonable({"name": tf.name, "file": tf.path, "file_text": tf.text, "game": tf.game, "seed": tf.seed,
-                        "command": tune_file_command(tf), **made(), "overridden": tf.overridden,
+                        "command": tune_file_command(tf, out), **made(), "overridden": tf.overridden,
                         "tunings": [r.to_dict() for r in results]})
 
 
@@ -1096,7 +1105,7 @@ def write_tune_file(tf: TuneFile, table: pd.DataFrame, results: list[Any], out_r
     if tf.vector is not None:
         write_frame(pd.concat([v.table().assign(**dict(cell)) for cell, v in zip(tf.cells, results)],
                               ignore_index=True), d / "elements.csv")
-    atomic_write(d / "tune.json", json.dumps(file_record(tf, results), indent=2))
+    atomic_write(d / "tune.json", json.dumps(file_record(tf, results, out_root), indent=2))
     import matplotlib.pyplot as plt
 
     for i, (cell, r) in enumerate(zip(tf.cells, results)):

@@ -208,6 +208,46 @@ def test_a_policy_parameter_given_twice_is_refused_in_one_line(args, line):
     assert (r.returncode, r.stderr, r.stdout) == (2, f"foury-sim: error: {line}\n", "")
 
 
+@pytest.mark.parametrize("args,line", [
+    (["run", "foury", "--games", "10", "--hero", "elydoin"], "--hero: unknown hero 'elydoin' for foury (did you mean "
+     "'elydion'? known: free, kael, melyra, thalindra, elydion)"),
+    (["run", "delve", "--games", "10", "--hero", "knigt"], "--hero: unknown hero 'knigt' for delve (did you mean "
+     "'knight'? known: none, spellsword, mercenary, knight, half_goblin, minstrel, enchantress, occultist, crusader)"),
+    (["run", "foury", "--games", "10", "--policy", "gredy"], "--policy: unknown policy 'gredy' (did you mean "
+     "'greedy'? built-in: random, greedy, cautious, kraken, search; or FILE.py:FUNCTION)"),
+    (["compare", "foury", "--games", "10", "--a", "hero=elydoin"], "--a: unknown hero 'elydoin' for foury (did you "
+     "mean 'elydion'? known: free, kael, melyra, thalindra, elydion)"),
+    (["ladder", "delve", "--games", "10", "--hero", "knight,minstrl"], "--hero: unknown hero 'minstrl' for delve (did "
+     "you mean 'minstrel'? known: none, spellsword, mercenary, knight, half_goblin, minstrel, enchantress, occultist, "
+     "crusader)"),
+    # (nothing near: the known names only, as before)
+    (["run", "foury", "--games", "10", "--hero", "zzzz"], "--hero: unknown hero 'zzzz' for foury (known: free, kael, "
+     "melyra, thalindra, elydion)"),
+])
+def test_a_mistyped_hero_or_policy_is_offered_the_nearest_name(args, line):
+    """A misspelt --hero or --policy (or a hero in --a/--fixed) names the nearest known name, then the known ones."""
+    r = cli(*args)
+    assert (r.returncode, r.stderr, r.stdout) == (2, f"foury-sim: error: {line}\n", "")
+
+
+def test_compare_names_its_outcomes_as_run_does(tmp_path):
+    """compare's table named its outcomes by their column names (rounds_completed, hearts_left); now as run's summary
+    names them (rounds completed, hearts left), while outcomes.csv keeps the column names."""
+    import re
+
+    r = cli("compare", "foury", "--a", "hero=kael", "--b", "hero=elydion", "--games", "200", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("outcome "))
+    rows = [re.split(r"\s{2,}", line)[0] for line in lines[at + 1:at + 7]]
+    assert rows == ["win rate", "rounds completed", "hearts left", "turns", "score", "kills"]
+    assert lines[at + 7].startswith("win rate of each: ")
+    run = cli("run", "foury", "--hero", "kael", "--games", "200").stdout.splitlines()
+    assert all(any(line.startswith(f"{name} ") for line in run) for name in rows)
+    assert pd.read_csv(tmp_path / "outcomes.csv")["outcome"].tolist() == ["win rate", "rounds_completed",
+                                                                          "hearts_left", "turns", "score", "kills"]
+
+
 ROUND_ORDER = ("is not an order of sectors: 0 (no fixed order: the nearest first) or the sectors played first as "
                "digits 1..4 (A..D), each at most once (e.g. 1234, 2134)")
 
@@ -505,6 +545,39 @@ def test_sweep_quick_look_overrides_the_file_and_never_mixes_with_the_full_study
         row = next(line for line in r.stdout.splitlines() if f"hero={c['hero']} " in line)
         assert f"{100 * c['win_rate']:.2f} %" in row and f"[{100 * c['win_lo']:.2f}, {100 * c['win_hi']:.2f}] %" in row
     assert "95 % interval" in r.stdout
+
+
+@pytest.mark.parametrize("verb", ["sweep", "robust", "ladder"])
+def test_a_study_prints_the_command_that_reproduces_it(tmp_path, verb):
+    """sweep, robust and ladder print how their results were made, as run and compare do: the command their folder
+    records (reproduce:), then the version and commit (made with:), below the line naming the folder."""
+    from foury_sim.provenance import git_commit, made_with, version
+
+    made = f"made with: {made_with({'version': version(), 'git_commit': git_commit()})}"
+    if verb == "sweep":
+        exp = tmp_path / "q.toml"
+        exp.write_text(QUICK)
+        r = cli("sweep", str(exp), "--out", str(tmp_path), "--games", "100", "--no-progress", "--no-report")
+        head = [f"3 cells -> {tmp_path / 'quick_t-quick-games100'}", f"reproduce: foury-sim sweep {exp} --games 100",
+                made]
+    elif verb == "robust":
+        exp = ROOT / "tests" / "data" / "robust" / "tiny.toml"
+        r = cli("robust", str(exp), "--out", str(tmp_path), "--games", "20", "--points", "2", "--no-progress")
+        folder = tmp_path / "tiny-quick-games20-points2"
+        head = [f"-> {folder}  report: {folder / 'report.md'}",
+                f"reproduce: foury-sim robust {exp} --games 20 --points 2", made]
+    else:
+        r = cli("ladder", "delve", "--hero", "knight", "--rungs", "random,threshold", "--games", "100", "--out",
+                str(tmp_path), "--no-progress")
+        folder = tmp_path / "ladder-delve-knight-random+threshold-games100"
+        head = [f"-> {folder} (ladder.csv, summary.json, ladder.png, README.md)",
+                f"reproduce: foury-sim ladder delve --out {tmp_path} --hero knight --rungs random,threshold "
+                "--games 100",
+                made]
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    at = lines.index(head[0])
+    assert lines[at:at + 3] == head
 
 
 def test_sweep_quick_look_turns_a_fixed_setting_given_several_values_into_an_axis(tmp_path):

@@ -218,3 +218,43 @@ def test_a_run_under_a_file_size_limit_leaves_no_lock_in_the_users_checkout(tmp_
                        text=True, timeout=60)
     assert r.returncode == 0 and re.fullmatch(r"[0-9a-f]{40}", r.stdout.strip()), r.stdout + r.stderr
     assert not (tmp_path / ".git" / "index.lock").exists()
+
+
+@pytest.mark.parametrize("full_at", ["cells.parquet", "cell_0002.json"])
+def test_a_full_disk_still_prints_the_cells_a_sweep_computed(tmp_path, monkeypatch, full_at):
+    """A sweep whose files could not be written printed nothing but the error line: the cells it computed were
+    lost from sight. Now their table is printed on stdout (every cell when the cells' table could not be written,
+    the cells written before the disk filled otherwise), then the one line, exit 2."""
+    from inproc import cli
+
+    exp = tmp_path / "disk.toml"
+    exp.write_text(SWEEP)
+    fresh = cli("sweep", str(exp), "--out", str(tmp_path / "fresh"), "--no-progress", "--no-report")
+    assert fresh.returncode == 0, fresh.stderr
+
+    def rows(text: str) -> list[str]:  # the table's heading and rows, spaces collapsed (its rule's width varies)
+        return [" ".join(line.split()) for line in text.splitlines() if line.strip("─")]
+
+    table = rows("\n".join(fresh.stdout.splitlines()[3:]))  # (after the folder, how it was made)
+    assert len(table) == 1 + 4 and table[1].startswith("0 hero=free 80 ")
+    real_frame, real_write = study.write_frame, study.atomic_write
+
+    def full(path: Path) -> None:
+        if Path(path).name == full_at:
+            raise WriteError("cannot write results file: No space left on device", str(path))
+
+    monkeypatch.setattr(study, "write_frame", lambda df, path, **k: full(path) or real_frame(df, path, **k))
+    monkeypatch.setattr(study, "atomic_write", lambda path, data: full(path) or real_write(path, data))
+    r = cli("sweep", str(exp), "--out", str(tmp_path / "r"), "--no-progress", "--no-report")
+    out = tmp_path / "r" / "disk"
+    assert r.returncode == 2
+    if full_at == "cells.parquet":
+        assert rows(r.stdout) == table
+        assert r.stderr == (f"foury-sim: error: {out / 'cells.parquet'}: cannot write results file: No space left on "
+                            f"device; all 4 cells are kept in {out}: free space, then finish with: foury-sim sweep "
+                            f"{exp} --resume --out {tmp_path / 'r'}\n")
+    else:
+        assert rows(r.stdout) == table[:3]
+        assert r.stderr == (f"foury-sim: error: {out / 'cells' / 'cell_0002.json'}: cannot write results file: No "
+                            f"space left on device; 2 of 4 cells written to {out}: free space, then resume with: "
+                            f"foury-sim sweep {exp} --resume --out {tmp_path / 'r'}\n")

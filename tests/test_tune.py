@@ -351,8 +351,9 @@ def test_tuning_file_gives_one_answer_per_hero(tmp_path):
 
 def test_every_form_of_tune_records_the_same_provenance_in_tune_json(tmp_path):
     """``tune.json`` of a tuning on the command line and of a tuning file, for one number and for a whole list: the
-    game, seed, the command that runs it again (a file's: the file and the values the command line replaced, not
-    ``--out``), version and commit (a file's had the version only)."""
+    game, seed, the command that runs it again (a file's: the file and the values the command line replaced) with
+    the ``--out`` it wrote to (without it, the command pasted printed only, or wrote elsewhere), version and commit
+    (a file's had the version only); the text's reproduce line is that command."""
     from foury_sim import __version__, provenance
 
     made = {"version": __version__, "git_commit": provenance.git_commit()}
@@ -374,6 +375,7 @@ def test_every_form_of_tune_records_the_same_provenance_in_tune_json(tmp_path):
                 "--out", str(out))
         assert r.returncode == 0, r.stderr
         rec = json.loads(((out / what.split()[0]) if "file" in what else out).joinpath("tune.json").read_text())
+        assert rec["command"].endswith(f" --out {out}") and f"reproduce: {rec['command']}" in r.stdout.splitlines()
         assert {k: rec.get(k) for k in ("game", "seed", "version", "git_commit")} == {"game": "delve", "seed": 2,
                                                                                         **made}, what
         recs[what] = rec
@@ -383,17 +385,18 @@ def test_every_form_of_tune_records_the_same_provenance_in_tune_json(tmp_path):
         assert j.returncode == 0, j.stderr
         printed = json.loads(j.stdout)
         keys = ("game", "seed", "command", "version", "git_commit")
-        assert {k: printed.get(k) for k in keys} == {k: rec.get(k) for k in keys}, what
+        assert {k: printed.get(k) for k in keys} == {k: rec.get(k) for k in keys} | {
+            "command": rec["command"].removesuffix(f" --out {out}")}, what  # (printed only: no --out)
     assert recs["one"]["command"].startswith("foury-sim tune delve --param dragon.threshold")
     assert recs["whole"]["command"].startswith("foury-sim tune delve --param score.rank_thresholds")
-    assert recs["one file"]["command"] == f"foury-sim tune {f1} --seed 2 --max-games 2000"
-    assert recs["whole file"]["command"] == f"foury-sim tune {f2} --seed 2 --max-games 2000"
+    assert recs["one file"]["command"] == f"foury-sim tune {f1} --seed 2 --max-games 2000 --out {tmp_path / 'res'}"
+    assert recs["whole file"]["command"] == f"foury-sim tune {f2} --seed 2 --max-games 2000 --out {tmp_path / 'res'}"
     import shlex
 
-    again = tmp_path / "again"  # pasted back: the same tunings
-    assert cli(*shlex.split(recs["one file"]["command"])[1:], "--threads", "1", "--no-progress", "--out",
-               str(again)).returncode == 0
-    rec = json.loads((again / "one" / "tune.json").read_text())
+    (tmp_path / "res" / "one" / "tune.json").unlink()  # pasted back: the same tunings, written where they were
+    assert cli(*shlex.split(recs["one file"]["command"])[1:], "--threads", "1", "--no-progress").returncode == 0
+    rec = json.loads((tmp_path / "res" / "one" / "tune.json").read_text())
+    assert rec["command"] == recs["one file"]["command"]
     assert [t["candidates"] for t in rec["tunings"]] == [t["candidates"] for t in recs["one file"]["tunings"]]
 
 
