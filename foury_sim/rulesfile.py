@@ -564,12 +564,14 @@ def check_int(rf: RuleFile, key: str, ranges: Ranges, value: Any = ..., where: s
 
 
 def check_int_list(rf: RuleFile, key: str, ranges: Ranges, min_len: int = 1, max_len: int = 64) -> list[int]:
-    """The list ``key`` if it has ``min_len`` .. ``max_len`` whole numbers, each in the range of ``key[]``."""
+    """The list ``key`` if it has ``min_len`` .. ``max_len`` whole numbers, each in the range of ``key[]`` (the
+    refusal says "a list of 4 whole numbers" when the two lengths are equal)."""
     v = rf.get(key)
     lo, hi = range_of(ranges, key + "[]")
     if not isinstance(v, list) or not min_len <= len(v) <= max_len:
-        raise InputError(f"{key} must be a list of {min_len}..{max_len} whole numbers in {lo}..{hi}, "
-                         f"not {show_value(v)}", rf.where(key))
+        n = f"{min_len}" if min_len == max_len else f"{min_len}..{max_len}"
+        noun = "whole number" if min_len == max_len == 1 else "whole numbers"
+        raise InputError(f"{key} must be a list of {n} {noun} in {lo}..{hi}, not {show_value(v)}", rf.where(key))
     return [check_int(rf, f"{key}[{i}]", ranges, x, rf.where(key)) for i, x in enumerate(v)]
 
 

@@ -161,6 +161,18 @@ def test_every_set_error_is_one_line_naming_the_set(game, sets, where, what):
     assert e.value.where.startswith(where) and len(e.value.where) < 80 and "\n" not in str(e.value)
 
 
+def test_a_list_of_one_length_is_named_by_that_length_not_as_a_range():
+    # Dungeon Foury's 4 rounds take exactly 4 bonuses: the refusal said "a list of 4..4 whole numbers"
+    with pytest.raises(InputError) as e:
+        get_game("foury").load_ruleset(None, ["monster_bonus=1,2"], None)
+    assert (e.value.where, e.value.message) == (
+        "--set round.monster_bonus=1,2", "round.monster_bonus must be a list of 4 whole numbers in -6..20, not [1, 2]")
+    rf = rulesfile.RuleFile({"x": []}, "x = []\n", "f.toml")
+    with pytest.raises(InputError) as e:  # (a range of lengths stays a range)
+        rulesfile.check_int_list(rf, "x", {"x[]": (0, 9)}, 1, 3)
+    assert e.value.message == "x must be a list of 1..3 whole numbers in 0..9, not []"
+
+
 @pytest.mark.parametrize("game, given, line", [
     # a word no key resembles gets no hint (difflib's default cutoff, 0.6, offered 'shield' for 'seed')
     ("foury", "seed=3", "--set seed: unknown ruleset key 'seed'"),
