@@ -1047,14 +1047,15 @@ def write_results(lad: Ladder, res: LadderResult, out: Path, cmd: str, tuned: di
                "version": __version__, "git_commit": provenance.git_commit(), "assumptions": _assumptions(lad)}
     atomic_write(out / "summary.json", json.dumps(to_jsonable(summary), indent=2))
     atomic_write(out / "ladder.txt", text + "\n")
-    readme = [f"# {lad.title or 'Skill ladder: ' + lad.game}", "", lad.description, "",
-              f"Made with: `{cmd}`", "",
+    rests = assume.summary_lines(summary["assumptions"])
+    about = [lad.description.strip(), ""] if lad.description.strip() else []  # (no description: no blank lines)
+    readme = [f"# {lad.title.strip() or 'Skill ladder: ' + lad.game}", "", *about, f"Made with: `{cmd}`", "",
               "Files: `ladder.csv`/`ladder.parquet` (one row per hero and rung: win rate, Wilson interval, paired "
               "difference with the previous rung, Holm-adjusted p, the `foury-sim run` command of the cell), "
               "`verdicts.csv`, `summary.json` (everything, with provenance), `ladder.png`, `tuned.toml` (tuned "
               "parameters, reused unless --retune), `cells/` (one record per hero and rung, with per-game wins). "
-              "Method: docs/ladder.md.", "", "![win rate by rung](ladder.png)", "", "```", text, "",
-              *assume.summary_lines(summary["assumptions"]), "```", ""]
+              "Method: docs/ladder.md.", "", "![win rate by rung](ladder.png)", "", "```", text,
+              *(["", *rests] if rests else []), "```", ""]
     atomic_write(out / "README.md", "\n".join(readme))
     return [out / p for p in ("ladder.csv", "ladder.parquet", "verdicts.csv", "ladder.png", "summary.json",
                               "README.md")]

@@ -265,6 +265,15 @@ def test_the_summary_and_readme_name_the_assumptions_the_ladder_rests_on(tiny):
     assert f"rests on {len(recs)} assumptions" in (out / "README.md").read_text()
 
 
+def test_the_readme_has_no_blank_lines_for_a_ladder_without_a_description(tiny):
+    """A ladder file without ``description`` (or ``title``) wrote its README.md with three blank lines under the
+    heading, where the empty description stood."""
+    p, out = tiny
+    text = (out / "README.md").read_text()
+    assert text.startswith("# Skill ladder: delve\n\nMade with: `foury-sim ladder ")
+    assert "\n\n\n" not in text and text.endswith("```\n")
+
+
 def test_tuned_threshold_does_not_lose_on_the_heldout_games(tiny):
     _, out = tiny
     tuned = ld.read_tuned(out / "tuned.toml")
