@@ -387,6 +387,12 @@ def test_unknown_rung_policy_and_bad_toml_are_one_line(tmp_path, monkeypatch, ca
     code, out = _cli(monkeypatch, capsys, str(p), "--out", str(tmp_path))
     assert code == 2 and len(out.err.strip().splitlines()) == 1 and "malformed TOML" in out.err
     assert "Traceback" not in out.err
+    p.write_text(TINY.replace('"minstrel"]', '"minstrel"'))  # (the ']' missing on the heroes line, not the next)
+    with pytest.raises(InputError) as e:
+        ld.load_ladder(p)
+    line = TINY.splitlines().index('heroes = ["knight", "minstrel"]') + 1
+    assert (e.value.where, e.value.message) == (
+        f"{p}:{line}:31", "malformed TOML: Unclosed array (a ']' or ',' is missing at the end of this line)")
     p.write_text(TINY.replace('heuristic = true\n[[rung]]\nlabel = "tuned', 'bogus = 1\n[[rung]]\nlabel = "tuned'))
     with pytest.raises(InputError, match="rung 2: unknown key 'bogus'"):
         ld.load_ladder(p)
