@@ -543,7 +543,9 @@ def game_ladder(game: str, *, heroes: list[str] | None = None, tune: list[str] |
                 hard_gap: float = HARD_GAP) -> Ladder:
     """The ladder of a game named on the command line: ``random``, then every other built-in policy at its
     defaults in the order the game lists them (those with parameters count as heuristics; the last rung is the
-    top), then one tuned rung per ``--tune POLICY:NAME=LO..HI,...``. ``rungs`` keeps only the named ones."""
+    top), then one tuned rung per ``--tune POLICY:NAME=LO..HI,...``. ``rungs`` keeps only the named ones, and
+    every ``--tune`` rung whether named or not: asking for a tuning is asking for its rung (``--rungs`` dropped it
+    without a word)."""
     from .study import CellRunner
 
     spec = get_game(game)
@@ -558,7 +560,8 @@ def game_ladder(game: str, *, heroes: list[str] | None = None, tune: list[str] |
     lad = Ladder(_game_name(spec.name, heroes, rungs, games, tune), spec.name, seed, games,
                  _heroes(spec, rs, heroes, "--hero"),
                  listed + tuned, ts, conf, weak_margin, hard_gap)
-    return _finish(lad, spec, only=rungs, skip_missing=False, where="GAME")
+    only = None if rungs is None else rungs + [t.label for t in tuned if t.label not in rungs]
+    return _finish(lad, spec, only=only, skip_missing=False, where="GAME")
 
 
 # ------------------------------------------------------------------------------------------- running a ladder --

@@ -501,6 +501,25 @@ def test_a_game_ladder_lists_random_first_then_the_game_policies_and_has_its_own
     assert small.name == "ladder-delve-knight+minstrel-random+threshold+risk-games4000"
 
 
+def test_rungs_without_the_tuned_rung_keep_it(tmp_path, monkeypatch, capsys):
+    """``--tune threshold:... --rungs random,threshold`` dropped the tuned rung without a word: the tuning asked for
+    is played, whether --rungs names its rung or not."""
+    tune = ["threshold:retire_level=1..8"]
+    lad = ld.game_ladder("delve", heroes=["knight"], games=100, rungs=["random", "threshold"], tune=tune)
+    assert [(r.label, r.tuned) for r in lad.rungs] == [("random", False), ("threshold", False),
+                                                       ("tuned threshold", True)]
+    lad = ld.game_ladder("delve", heroes=["knight"], games=100, rungs=["random", "tuned threshold"], tune=tune)
+    assert [r.label for r in lad.rungs] == ["random", "tuned threshold"]  # (named: kept once)
+    lad = ld.game_ladder("delve", heroes=["knight"], games=100, rungs=["random"], tune=tune)
+    assert [r.label for r in lad.rungs] == ["random", "tuned threshold"]  # (two rungs: a ladder)
+    code, out = _cli(monkeypatch, capsys, "delve", "--hero", "knight", "--rungs", "random,threshold", "--games", "40",
+                     "--tune", tune[0], "--train-games", "20", "--popsize", "2", "--generations", "1", "--out",
+                     str(tmp_path), "--no-progress")
+    assert code == 0, out.err
+    assert [ln.split()[1:3] for ln in out.out.splitlines() if ln.startswith("knight ")] == [
+        ["random", "40"], ["threshold", "40"], ["tuned", "threshold"]]
+
+
 def test_fuzz_of_the_ladder_options_is_exit_0_or_one_line_exit_2(tmp_path, monkeypatch, capsys):
     """Seeded: random bad values for the ladder's options over a tiny valid ladder; each case is exit 0 with the
     table, or exit 2 with one line on stderr and no traceback."""
