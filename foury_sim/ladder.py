@@ -504,10 +504,13 @@ def _seed(v: Any, where: str) -> int:
 
 
 def parse_tune_option(text: str) -> Rung:
-    """``--tune POLICY:NAME=LO..HI,NAME=LO..HI`` -> a tuned rung labelled ``tuned POLICY``."""
+    """``--tune POLICY:NAME=LO..HI,NAME=LO..HI`` -> a tuned rung labelled ``tuned POLICY``. The ranges are after the
+    last ``:`` (names and numbers hold none), so POLICY may be a policy file, ``FILE.py:FUNCTION`` (its rung is
+    labelled ``tuned FILENAME.py:FUNCTION``)."""
     if ":" not in text:
-        raise InputError("give POLICY:NAME=LO..HI[,NAME=LO..HI] (e.g. threshold:retire_level=1..8)", "--tune")
-    pol, rest = text.split(":", 1)
+        raise InputError("give POLICY:NAME=LO..HI[,NAME=LO..HI] (e.g. threshold:retire_level=1..8, or "
+                         "FILE.py:FUNCTION:NAME=LO..HI for a policy file)", "--tune")
+    pol, rest = text.rsplit(":", 1)
     ranges = {}
     for item in rest.split(","):
         if "=" not in item or ".." not in item:
@@ -520,7 +523,9 @@ def parse_tune_option(text: str) -> Rung:
             raise InputError(f"{item!r}: LO and HI must be numbers", "--tune") from None
         if not all(math.isfinite(x) for x in ranges[k.strip()]):
             raise InputError(f"{item!r}: LO and HI must be finite", "--tune")
-    return Rung(f"tuned {pol.strip()}", pol.strip(), tuned=True, ranges=ranges)
+    pol = pol.strip()
+    shown = Path(pol.rsplit(":", 1)[0]).name + ":" + pol.rsplit(":", 1)[1] if ".py:" in pol else pol
+    return Rung(f"tuned {shown}", pol, tuned=True, ranges=ranges)
 
 
 def _game_name(game: str, heroes: list[str] | None, rungs: list[str] | None, games: int,
@@ -940,13 +945,14 @@ def format_ladder(lad: Ladder, res: LadderResult, tuned: dict[str, Any] | None =
     lines = [f"Skill ladder: {lad.game}, seed {lad.seed}, games 0..n-1 of the same seed on every rung (paired); "
              f"{pc} intervals; 'vs previous' = paired difference, McNemar p Holm-adjusted over "
              f"{int(res.table['p'].notna().sum())} comparisons, * = significant at {100 * (1 - res.conf):g} %", ""]
-    head = f"{'hero':<12} {'rung':<18} {'games':>7} {'win rate':>9} {'interval':>15} vs previous (pts, Holm p)"
+    lw = min(max([18, *(len(str(x)) for x in res.table["label"])]), 40)  # (a policy file's label: tuned FILE:FUNC)
+    head = f"{'hero':<12} {'rung':<{lw}} {'games':>7} {'win rate':>9} {'interval':>15} vs previous (pts, Holm p)"
     lines += [head, "-" * len(head)]
     for _, r in res.table.iterrows():
         vs = "" if math.isnan(r["diff"]) else (f"{_pts(r['diff'])} [{_pts(r['diff_lo'])}, {_pts(r['diff_hi'])}] "
                                               f"p{_p(r['p_holm'])}{' *' if r['significant'] else ''}")
         iv = f"[{100 * r['win_lo']:.1f}, {100 * r['win_hi']:.1f}]"
-        lines.append(f"{r['hero']:<12} {r['label'][:18]:<18} {r['games']:>7,} {_pct(r['win_rate']):>9} {iv:>15} "
+        lines.append(f"{r['hero']:<12} {r['label'][:lw]:<{lw}} {r['games']:>7,} {_pct(r['win_rate']):>9} {iv:>15} "
                      f"{vs}")
     if tuned:
         lines += ["", "Tuned rungs (CMA-ES on training seeds; best and defaults replayed on held-out seeds):"]

@@ -486,6 +486,44 @@ def test_tune_option_parses_ranges():
                                                                      "min_companions": (0.0, 4.0)}
     with pytest.raises(InputError, match="NAME=LO..HI"):
         ld.parse_tune_option("threshold:retire_level=1")
+    # a policy file: the ranges follow the last ':' (the ':' of FILE.py:FUNCTION is the policy's)
+    r = ld.parse_tune_option("experiments/policies/mine.py:retire:retire_level=1..8")
+    assert (r.label, r.policy, r.ranges) == ("tuned mine.py:retire", "experiments/policies/mine.py:retire",
+                                             {"retire_level": (1.0, 8.0)})
+
+
+RETIRE_POLICY = '''"""A user policy with a parameter: retire once the level reached is retire_level."""
+
+from foury_sim.games.delve.layout import A_CONTINUE, A_RETIRE, D_REGROUP, O_ACTION, S_LEVEL
+
+POLICY_PARAMS = {"retire_level": 5.0}
+
+
+def retire(kind, state, options, n_options, params):
+    if kind == D_REGROUP:
+        want = A_RETIRE if state[S_LEVEL] >= params[0] else A_CONTINUE
+        for i in range(n_options):
+            if options[i, O_ACTION] == want:
+                return i
+    return 0
+'''
+
+
+def test_tune_takes_a_policy_file(tmp_path, monkeypatch, capsys):
+    """``--tune FILE.py:FUNCTION:NAME=LO..HI`` was split at the first ':' (policy 'FILE.py', ranges
+    'FUNCTION:NAME=LO..HI'): a policy file could not be tuned."""
+    f = tmp_path / "mine.py"
+    f.write_text(RETIRE_POLICY)
+    code, out = _cli(monkeypatch, capsys, "delve", "--hero", "knight", "--rungs", "random", "--games", "60",
+                     "--tune", f"{f}:retire:retire_level=1..8", "--train-games", "30", "--popsize", "2",
+                     "--generations", "1", "--out", str(tmp_path / "res"), "--no-progress")
+    assert code == 0, out.err
+    assert [ln.split()[:3] for ln in out.out.splitlines() if ln.startswith("knight ")] == [
+        ["knight", "random", "60"], ["knight", "tuned", "mine.py:retire"]]
+    folder = next((tmp_path / "res").iterdir())
+    (entry,) = ld.read_tuned(folder / "tuned.toml").values()
+    assert (entry["rung"], entry["policy"]) == ("tuned mine.py:retire", f"{f}:retire")
+    assert 1 <= entry["params"]["retire_level"] <= 8 and set(entry["params"]) == {"retire_level"}
 
 
 def test_a_game_ladder_lists_random_first_then_the_game_policies_and_has_its_own_folder():
