@@ -364,6 +364,27 @@ def test_a_cell_command_gives_the_games_own_options_as_their_flags_and_plays_the
     assert round(json.loads(r.stdout)["win"]["rate"] * 300) == row["wins"]
 
 
+def test_cell_records_name_a_shipped_map_by_name_and_a_project_map_relative_to_the_project(tmp_path, monkeypatch):
+    """A ladder's (and a sweep's) ``cells/*.json`` held the absolute path of its map, a shipped map's too
+    (``.../foury_sim/games/foury/data/maps/kraken.map``): a results folder named the checkout it was made in."""
+    monkeypatch.chdir(ROOT)
+    mine = ROOT / "experiments" / "maps" / "my_map.map"
+    for given, recorded in (("kraken", "kraken"), (str(mine), "experiments/maps/my_map.map")):
+        p = tmp_path / "lad.toml"
+        p.write_text(f'name = "lad"\ngame = "foury"\ngames = 20\nheroes = ["kael"]\n[fixed]\nmap = "{given}"\n'
+                     '[[rung]]\nlabel = "random"\npolicy = "random"\n[[rung]]\nlabel = "greedy"\npolicy = "greedy"\n')
+        out = ld.run_ladder(ld.load_ladder(p), tmp_path / recorded.replace("/", "_"), progress=False, threads=1)
+        for f in sorted((out / "cells").glob("cell_*.json")):
+            assert json.loads(f.read_text())["board_cells"]["map"] == recorded, f
+        if given == "kraken":  # (a path the user gave stays as given in the cell's command, its own input)
+            assert str(ROOT) not in "".join(f.read_text() for f in (out / "cells").glob("cell_*.json"))
+    from foury_sim.files import portable_path
+
+    outside = tmp_path / "elsewhere.map"  # (a file outside the project keeps its path: it has no portable one)
+    assert portable_path(str(outside), ["kraken"], ROOT) == str(outside)
+    assert portable_path("kraken", ["kraken"]) == "kraken" and portable_path(None) is None
+
+
 def _cli(monkeypatch, capsys, *args):
     from foury_sim import cli as cli_module
 
