@@ -18,6 +18,7 @@ import io
 import json
 import math
 import platform
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,7 @@ from .lazy import pd
 from .outputs import MEAN, RATE
 from .provenance import replay_command
 from .registry import DEFAULT_GAME, GameSpec, get_game
+from .rulesfile import locate_key
 from .runner import Progress, numba_threads, play_games, summarize
 from .study import (
     MAX_GAMES,
@@ -74,6 +76,9 @@ class Run:
     where: str = ""
     #: the spec names no metrics for this run: ``metrics`` are the default (win and the MEAN columns the run has)
     default: bool = False
+    #: ``file:line`` of the setting that gives the run's policy (``policy = ...``, or a game's ``dm = ...``): where a
+    #: user policy's fault while playing is named (``where`` when the settings give none)
+    policy_where: str = ""
 
 
 @dataclass
@@ -257,8 +262,33 @@ def load_spec(path: str | Path) -> Spec:
                                  f"{', '.join(default_metrics(spec, rs))}; name metrics per run in [runs.{rname}])",
                                  m_where)
         runs.append(Run(rname, spec.name, seed, games, settings, metrics,
-                        {m: tol.get(m, DEFAULT_TOLERANCE) for m in metrics}, where, default))
+                        {m: tol.get(m, DEFAULT_TOLERANCE) for m in metrics}, where, default,
+                        _policy_where(ps, text, key, settings, isinstance(raw, list),
+                                      s_where if "settings" in rt else where)))
     return Spec(name, runs, float(conf), data.get("title", name), data.get("description", ""), text, ps)
+
+
+def _policy_where(path: str, text: str, key: str, settings: dict[str, Any], listed: bool, fallback: str) -> str:
+    """``file:line`` of the setting of run ``key`` that gives its policy: ``policy``, or a second side's (``dm``),
+    the one naming a policy file first, in a settings table (inline or ``[runs.NAME.settings]``) or, ``listed``, the
+    line of its item in a ``settings = ["policy=...", ...]`` list; ``fallback`` (the settings' line) when none is
+    found."""
+    given = sorted((k for k in ("policy", "dm") if k in settings), key=lambda k: ".py" not in str(settings[k]))
+    for k in given:
+        line = None
+        if not listed:
+            line = locate_key(text, f"{key}.settings.{k}")
+        elif fallback.startswith(f"{path}:"):  # (the list's own line, then its items' lines until the next table)
+            first = int(fallback[len(path) + 1:].split(":")[0])
+            for i, raw in enumerate(text.splitlines()[first - 1:], start=first):
+                if i > first and raw.lstrip().startswith("["):
+                    break
+                if re.search(rf"[\"']\s*{k}\s*=", raw):
+                    line = i
+                    break
+        if line is not None:
+            return f"{path}:{line}"
+    return fallback
 
 
 # ------------------------------------------------------------------------------------ playing --
@@ -266,7 +296,7 @@ def _play(run: Run, runners: dict[str, CellRunner], bar: Progress | None) -> tup
     spec = get_game(run.game)
     runner = runners.setdefault(run.game, CellRunner(spec))
     rs, hero, pol = runner.resolve(run.settings, run.where)
-    with policy_given_at(run.where):  # (a user policy's fault: at the run's settings, not at --policy, never given)
+    with policy_given_at(run.policy_where or run.where):  # (a user policy's fault: at its line, not at --policy)
         df, _ = play_games(spec, rs, hero, pol, run.seed, 0, run.games, bar)
     return df.sort_values("game", kind="stable").reset_index(drop=True), rs
 

@@ -7,7 +7,7 @@ its temp file and raises :class:`WriteError`, one line naming the file and the O
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -135,3 +135,29 @@ def to_jsonable(obj: Any) -> Any:
     if isinstance(obj, np.ndarray):
         return to_jsonable(obj.tolist())
     return obj
+
+
+#: The package's own folder: a file inside it is a shipped one (a built-in map, level or dungeon).
+PACKAGE = Path(__file__).resolve().parent
+
+
+def portable_path(path: Any, shipped: Iterable[str] = (), root: str | Path | None = None) -> Any:
+    """``path`` as a results file records it, the same on every machine and checkout: a shipped file (inside the
+    package) whose stem is one of the ``shipped`` names -> that name (``kraken``); an absolute path inside ``root``
+    (default: the working folder, the project's, that a study's own file paths are given from and a report reads
+    them from) -> relative to it, with ``/``; anything else (a name, a relative path, a file elsewhere) unchanged."""
+    if not isinstance(path, str | Path) or not str(path) or not Path(path).is_absolute():
+        return path
+    p = Path(path).resolve()
+    if p.stem in set(shipped) and p.is_relative_to(PACKAGE):
+        return p.stem
+    try:
+        return p.relative_to(Path(root if root is not None else Path.cwd()).resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def portable_board_cells(cells: dict[str, Any], shipped: Iterable[str] = ()) -> dict[str, Any]:
+    """A cell record's ``board_cells`` with its ``map`` a :func:`portable_path` (a board's ``cell_record`` gives the
+    map's absolute path, a shipped map's too: every results folder held its checkout's folder)."""
+    return {**cells, "map": portable_path(cells["map"], shipped)} if "map" in cells else cells

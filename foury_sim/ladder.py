@@ -504,10 +504,13 @@ def _seed(v: Any, where: str) -> int:
 
 
 def parse_tune_option(text: str) -> Rung:
-    """``--tune POLICY:NAME=LO..HI,NAME=LO..HI`` -> a tuned rung labelled ``tuned POLICY``."""
+    """``--tune POLICY:NAME=LO..HI,NAME=LO..HI`` -> a tuned rung labelled ``tuned POLICY``. The ranges are after the
+    last ``:`` (names and numbers hold none), so POLICY may be a policy file, ``FILE.py:FUNCTION`` (its rung is
+    labelled ``tuned FILENAME.py:FUNCTION``)."""
     if ":" not in text:
-        raise InputError("give POLICY:NAME=LO..HI[,NAME=LO..HI] (e.g. threshold:retire_level=1..8)", "--tune")
-    pol, rest = text.split(":", 1)
+        raise InputError("give POLICY:NAME=LO..HI[,NAME=LO..HI] (e.g. threshold:retire_level=1..8, or "
+                         "FILE.py:FUNCTION:NAME=LO..HI for a policy file)", "--tune")
+    pol, rest = text.rsplit(":", 1)
     ranges = {}
     for item in rest.split(","):
         if "=" not in item or ".." not in item:
@@ -520,7 +523,9 @@ def parse_tune_option(text: str) -> Rung:
             raise InputError(f"{item!r}: LO and HI must be numbers", "--tune") from None
         if not all(math.isfinite(x) for x in ranges[k.strip()]):
             raise InputError(f"{item!r}: LO and HI must be finite", "--tune")
-    return Rung(f"tuned {pol.strip()}", pol.strip(), tuned=True, ranges=ranges)
+    pol = pol.strip()
+    shown = Path(pol.rsplit(":", 1)[0]).name + ":" + pol.rsplit(":", 1)[1] if ".py:" in pol else pol
+    return Rung(f"tuned {shown}", pol, tuned=True, ranges=ranges)
 
 
 def _game_name(game: str, heroes: list[str] | None, rungs: list[str] | None, games: int,
@@ -543,7 +548,9 @@ def game_ladder(game: str, *, heroes: list[str] | None = None, tune: list[str] |
                 hard_gap: float = HARD_GAP) -> Ladder:
     """The ladder of a game named on the command line: ``random``, then every other built-in policy at its
     defaults in the order the game lists them (those with parameters count as heuristics; the last rung is the
-    top), then one tuned rung per ``--tune POLICY:NAME=LO..HI,...``. ``rungs`` keeps only the named ones."""
+    top), then one tuned rung per ``--tune POLICY:NAME=LO..HI,...``. ``rungs`` keeps only the named ones, and
+    every ``--tune`` rung whether named or not: asking for a tuning is asking for its rung (``--rungs`` dropped it
+    without a word)."""
     from .study import CellRunner
 
     spec = get_game(game)
@@ -558,7 +565,8 @@ def game_ladder(game: str, *, heroes: list[str] | None = None, tune: list[str] |
     lad = Ladder(_game_name(spec.name, heroes, rungs, games, tune), spec.name, seed, games,
                  _heroes(spec, rs, heroes, "--hero"),
                  listed + tuned, ts, conf, weak_margin, hard_gap)
-    return _finish(lad, spec, only=rungs, skip_missing=False, where="GAME")
+    only = None if rungs is None else rungs + [t.label for t in tuned if t.label not in rungs]
+    return _finish(lad, spec, only=only, skip_missing=False, where="GAME")
 
 
 # ------------------------------------------------------------------------------------------- running a ladder --
@@ -937,13 +945,14 @@ def format_ladder(lad: Ladder, res: LadderResult, tuned: dict[str, Any] | None =
     lines = [f"Skill ladder: {lad.game}, seed {lad.seed}, games 0..n-1 of the same seed on every rung (paired); "
              f"{pc} intervals; 'vs previous' = paired difference, McNemar p Holm-adjusted over "
              f"{int(res.table['p'].notna().sum())} comparisons, * = significant at {100 * (1 - res.conf):g} %", ""]
-    head = f"{'hero':<12} {'rung':<18} {'games':>7} {'win rate':>9} {'interval':>15} vs previous (pts, Holm p)"
+    lw = min(max([18, *(len(str(x)) for x in res.table["label"])]), 40)  # (a policy file's label: tuned FILE:FUNC)
+    head = f"{'hero':<12} {'rung':<{lw}} {'games':>7} {'win rate':>9} {'interval':>15} vs previous (pts, Holm p)"
     lines += [head, "-" * len(head)]
     for _, r in res.table.iterrows():
         vs = "" if math.isnan(r["diff"]) else (f"{_pts(r['diff'])} [{_pts(r['diff_lo'])}, {_pts(r['diff_hi'])}] "
                                               f"p{_p(r['p_holm'])}{' *' if r['significant'] else ''}")
         iv = f"[{100 * r['win_lo']:.1f}, {100 * r['win_hi']:.1f}]"
-        lines.append(f"{r['hero']:<12} {r['label'][:18]:<18} {r['games']:>7,} {_pct(r['win_rate']):>9} {iv:>15} "
+        lines.append(f"{r['hero']:<12} {r['label'][:lw]:<{lw}} {r['games']:>7,} {_pct(r['win_rate']):>9} {iv:>15} "
                      f"{vs}")
     if tuned:
         lines += ["", "Tuned rungs (CMA-ES on training seeds; best and defaults replayed on held-out seeds):"]
@@ -1047,14 +1056,15 @@ def write_results(lad: Ladder, res: LadderResult, out: Path, cmd: str, tuned: di
                "version": __version__, "git_commit": provenance.git_commit(), "assumptions": _assumptions(lad)}
     atomic_write(out / "summary.json", json.dumps(to_jsonable(summary), indent=2))
     atomic_write(out / "ladder.txt", text + "\n")
-    readme = [f"# {lad.title or 'Skill ladder: ' + lad.game}", "", lad.description, "",
-              f"Made with: `{cmd}`", "",
+    rests = assume.summary_lines(summary["assumptions"])
+    about = [lad.description.strip(), ""] if lad.description.strip() else []  # (no description: no blank lines)
+    readme = [f"# {lad.title.strip() or 'Skill ladder: ' + lad.game}", "", *about, f"Made with: `{cmd}`", "",
               "Files: `ladder.csv`/`ladder.parquet` (one row per hero and rung: win rate, Wilson interval, paired "
               "difference with the previous rung, Holm-adjusted p, the `foury-sim run` command of the cell), "
               "`verdicts.csv`, `summary.json` (everything, with provenance), `ladder.png`, `tuned.toml` (tuned "
               "parameters, reused unless --retune), `cells/` (one record per hero and rung, with per-game wins). "
-              "Method: docs/ladder.md.", "", "![win rate by rung](ladder.png)", "", "```", text, "",
-              *assume.summary_lines(summary["assumptions"]), "```", ""]
+              "Method: docs/ladder.md.", "", "![win rate by rung](ladder.png)", "", "```", text,
+              *(["", *rests] if rests else []), "```", ""]
     atomic_write(out / "README.md", "\n".join(readme))
     return [out / p for p in ("ladder.csv", "ladder.parquet", "verdicts.csv", "ladder.png", "summary.json",
                               "README.md")]

@@ -48,6 +48,7 @@ from .study import (
     _flatten,
     _named,
     _seed,
+    _warn,
     _where,
     _where_value,
     check_name,
@@ -606,6 +607,23 @@ def sensitivity(ev: pd.DataFrame, points: list[dict], factors: list[Factor], joi
     return pd.DataFrame(rows)
 
 
+#: Joint points per assumption varied below which a study's SRCs are said to be weak.
+SRC_POINTS_PER_FACTOR = 2
+
+
+def weak_src_warning(points: int, factors: int) -> str | None:
+    """The warning of a sensitivity fit on fewer than ``SRC_POINTS_PER_FACTOR`` joint points per assumption varied
+    (e.g. 24 points, 16 assumptions): its coefficients are nearly as many as its points, so they follow the dice's
+    noise and the design's chance layout as much as the assumptions. None when there are enough points, or too few
+    for any fit (``sensitivity`` gives none: the report says n/a and why)."""
+    if factors < 1 or points <= factors + 1 or points >= SRC_POINTS_PER_FACTOR * factors:
+        return None
+    return (f"the SRCs are weak: {points} joint points for {factors} assumptions varied (fewer than "
+            f"{SRC_POINTS_PER_FACTOR} per assumption), so the linear fit has nearly as many coefficients as points "
+            f"and follows the noise; trust the one-at-a-time changes, or raise --points to "
+            f"{SRC_POINTS_PER_FACTOR * factors} or more")
+
+
 def _robust_normalised(exp: RobustExperiment) -> dict[str, Any]:
     return {"game": exp.game, "seed": exp.seed, "games": exp.games, "points": exp.points, "design": exp.design,
             "fixed": exp.fixed, "conf": exp.conf,
@@ -689,6 +707,9 @@ def _run_robust_locked(exp: RobustExperiment, out: Path, ident: str, files: dict
     ev = evaluate(exp, points, wins)
     summ = share_summary(ev, exp.design, exp.conf)
     sens = sensitivity(ev, points, exp.factors, exp.design)
+    weak = weak_src_warning(exp.points, len(exp.factors)) if sens["r2"].notna().any() else None
+    if weak:
+        _warn(f"{exp.name}: {weak} (said in report.md)")
     cells = exp.cells()
     crow = []
     for i, pt in enumerate(points):
@@ -868,6 +889,10 @@ def write_report(out: Path, m: dict[str, Any], summ: pd.DataFrame, sens: pd.Data
                   f"({_pts(r['margin_at_defaults'])}) | {_pct(r['share_holds'])} [{_pct(r['share_lo'])}, "
                   f"{_pct(r['share_hi'])}] | {_pct(r['share_holds_clearly'])} | {_pct(r['share_fails_clearly'])} "
                   f"| {r['oat_holds']} | {top} |")
+    n_joint = int(summ["points"].iloc[0]) if len(summ) else 0
+    weak = weak_src_warning(n_joint, len(m["factors"])) if sens["r2"].notna().any() else None
+    if weak:
+        md.append(f"\n**Warning**: {weak} (see Sensitivity).")
     md.append("")
     md.append("## Win rates at the defaults\n")
     base = cells[cells["kind"] == "baseline"].sort_values("win_rate", ascending=False)
@@ -883,8 +908,9 @@ def write_report(out: Path, m: dict[str, Any], summ: pd.DataFrame, sens: pd.Data
     md.append("Per claim: standardized regression coefficient (SRC) and Spearman correlation of the margin on the "
               "joint points (alternatives coded by their position, 0 = default), and the margin's lowest and "
               "highest change (win-rate points) when the assumption alone takes its other values.\n")
+    if weak:
+        md.append(f"**Warning**: {weak}.\n")
     main = summ[summ["whole"]]["claim"]
-    n_joint = int(summ["points"].iloc[0]) if len(summ) else 0
     for claim in main:
         s = sens[sens["claim"] == claim].sort_values("src", key=lambda x: -x.abs().fillna(0))
         r2 = s["r2"].iloc[0]

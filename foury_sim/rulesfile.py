@@ -163,14 +163,42 @@ def line_col(raw: bytes, offset: int) -> str:
     return f"{line}:{len(last.decode('utf-8', errors='replace')) + 1}"
 
 
+#: A line that starts a ``key = value`` statement or a ``[table]`` header (never an array's element).
+_STATEMENT = re.compile(r"""\s*(\[\[?[A-Za-z0-9_.\s"'-]+\]\]?\s*(#.*)?$|[A-Za-z0-9_"'-][A-Za-z0-9_.\s"'-]*=)""")
+
+
+def _end_of_content_before(text: str, line: int) -> tuple[int, int] | None:
+    """(line, column) just after the last character of the nearest line above ``line`` (1-based) that holds more
+    than blanks and a comment (a trailing comment outside quotes left out): where a missing ``]`` or ``,`` stood."""
+    lines = text.splitlines()
+    for k in range(min(line, len(lines) + 1) - 2, -1, -1):
+        raw = lines[k]
+        hash_at = raw.find("#")
+        if hash_at >= 0 and raw[:hash_at].count('"') % 2 == 0 and raw[:hash_at].count("'") % 2 == 0:
+            raw = raw[:hash_at]
+        if raw.strip():
+            return k + 1, len(raw.rstrip()) + 1
+    return None
+
+
 def toml_error(e: tomllib.TOMLDecodeError, text: str, path: str | Path) -> InputError:
     """tomllib's syntax error in ``text`` (the file ``path``) as one ``InputError`` at ``file:line:column``. An error
     tomllib places only "at end of document" (a value, a closing bracket or quote missing when the file ends) is at
-    the end of the file's last line that is not empty (it had no line)."""
+    the end of the file's last line that is not empty (it had no line). An array left open (``x = [1, 2`` then the
+    next key) is placed where its ``]`` is missing, at the end of its last line: tomllib names the first character
+    after the blanks that follow, the start of the next line that holds anything."""
     m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
     msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
     if m:
-        return InputError(f"malformed TOML: {msg}", f"{path}:{m.group(1)}:{m.group(2)}")
+        line, column = int(m.group(1)), int(m.group(2))
+        rows = text.splitlines()
+        starts_line = line <= len(rows) and not rows[line - 1][:column - 1].strip(" \t[")  # ('[t]': read as [t)
+        if starts_line and (msg == "Unclosed array" or (msg == "Invalid value" and _STATEMENT.match(rows[line - 1]))):
+            before = _end_of_content_before(text, line)
+            if before is not None:  # (a key or table inside an array: the array above was never closed)
+                line, column = before
+                msg = "Unclosed array (a ']' or ',' is missing at the end of this line)"
+        return InputError(f"malformed TOML: {msg}", f"{path}:{line}:{column}")
     if "(at end of document)" in msg:
         body = text.rstrip("\r\n")
         line = body.count("\n") + 1
@@ -564,12 +592,14 @@ def check_int(rf: RuleFile, key: str, ranges: Ranges, value: Any = ..., where: s
 
 
 def check_int_list(rf: RuleFile, key: str, ranges: Ranges, min_len: int = 1, max_len: int = 64) -> list[int]:
-    """The list ``key`` if it has ``min_len`` .. ``max_len`` whole numbers, each in the range of ``key[]``."""
+    """The list ``key`` if it has ``min_len`` .. ``max_len`` whole numbers, each in the range of ``key[]`` (the
+    refusal says "a list of 4 whole numbers" when the two lengths are equal)."""
     v = rf.get(key)
     lo, hi = range_of(ranges, key + "[]")
     if not isinstance(v, list) or not min_len <= len(v) <= max_len:
-        raise InputError(f"{key} must be a list of {min_len}..{max_len} whole numbers in {lo}..{hi}, "
-                         f"not {show_value(v)}", rf.where(key))
+        n = f"{min_len}" if min_len == max_len else f"{min_len}..{max_len}"
+        noun = "whole number" if min_len == max_len == 1 else "whole numbers"
+        raise InputError(f"{key} must be a list of {n} {noun} in {lo}..{hi}, not {show_value(v)}", rf.where(key))
     return [check_int(rf, f"{key}[{i}]", ranges, x, rf.where(key)) for i, x in enumerate(v)]
 
 

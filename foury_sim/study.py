@@ -665,6 +665,10 @@ def stream_record(spec: GameSpec, i: int, cell: dict[str, Any], swept: list[str]
             per_cell = spec.board.cell_record(ruleset, table, stream.partial.extras)
             if per_cell is not None:
                 rec["board_cells"] = {"game": spec.name, **per_cell}
+    if "board_cells" in rec:  # (a shipped map by its name, a project's file relative to it: no checkout's folder)
+        from .files import portable_board_cells
+
+        rec["board_cells"] = portable_board_cells(rec["board_cells"], spec.board.builtin())
     return rec
 
 

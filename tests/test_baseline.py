@@ -399,3 +399,26 @@ def test_a_named_metric_a_run_does_not_have_is_one_line(tmp_path, where, metrics
     name, metric, at = ("base", "kr_fights", 5) if where == "file" else ("santa", "p2_duels", 13)
     assert line.startswith(f"foury-sim: error: {p}:{at}: run {name!r} has no metric {metric!r}"), line
     assert not (tmp_path / "store").exists()
+
+
+BAD_POLICY = "def bad(kind, state, options, n_options, params):\n    return n_options + 3\n"
+
+
+@pytest.mark.parametrize("settings, line", [
+    ('settings = {{ hero = "knight", policy = "{pol}" }}', 7),
+    ('[runs.a.settings]\nhero = "knight"\n\npolicy = "{pol}"', 10),
+    ('settings = [\n  "hero=knight",\n  "policy={pol}",\n]', 9),
+])
+def test_a_user_policys_fault_is_named_at_the_line_that_gives_the_policy(tmp_path, settings, line):
+    """A user policy that answers out of range in a baseline's run was named at the run's [runs.NAME] line, not
+    where the policy is given."""
+    pol = tmp_path / "p.py"
+    pol.write_text(BAD_POLICY)
+    spec = tmp_path / "b.toml"
+    text = ('name = "b"\ngame = "delve"\ngames = 10\n\n[runs.a]\nseed = 2\n' + settings.format(pol=f"{pol}:bad")
+            + '\n\n[runs.b]\nsettings = ["hero=knight"]\n')
+    spec.write_text(text)
+    assert "policy" in text.splitlines()[line - 1]
+    with pytest.raises(InputError) as e:
+        baseline.save(baseline.load_spec(spec), tmp_path / "store", progress=False)
+    assert e.value.where == f"{spec}:{line}" and "out of range" in e.value.message and f"{pol}:bad" in e.value.message

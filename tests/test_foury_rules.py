@@ -1889,7 +1889,7 @@ def test_no_exit_by_an_arrow_of_the_rounds_own_sector():
      "heroes.kael.cap.hearts = a 20-digit number is above 99", "2:9"),
     ("[round]\nchest_value = [1, 2, 3, 4000000000000000000]\n", "round.chest_value[3] = a 19-digit number is above 20",
      "2:1"),
-    ("[round]\nmonster_bonus = [0, 1, 2, 3, 4]\n", "must be a list of 4..4 whole numbers", "2:1"),
+    ("[round]\nmonster_bonus = [0, 1, 2, 3, 4]\n", "must be a list of 4 whole numbers", "2:1"),
     ("[game]\nmap = 5\n", "game.map must be a shipped map name or a map file path, not 5", "2:1"),
     ("[character]\nmin_hearts = 9\n", "character.min_hearts = 9 is above character.cap.hearts = 8", "2:1"),
 ])

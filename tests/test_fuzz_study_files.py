@@ -196,7 +196,7 @@ def test_a_user_policys_fault_is_named_where_the_file_gives_the_policy(tmp_path,
     elif verb == "baseline":
         path.write_text(BASELINE.format(fixed=f'policy = "{spec}"'))
         play = lambda: baseline.save(load_spec(path), tmp_path / "b", progress=False)  # noqa: E731
-        line = 5
+        line = 6  # (the settings' line, which gives the policy: it was [runs.a]'s, line 5)
     elif verb == "robust":
         path.write_text(ROBUST.format(fixed=f'policy = "{spec}"', conclusion=RANKING)
                         + '\n[factors]\n"game.party_dice" = [6]\n')

@@ -265,6 +265,15 @@ def test_the_summary_and_readme_name_the_assumptions_the_ladder_rests_on(tiny):
     assert f"rests on {len(recs)} assumptions" in (out / "README.md").read_text()
 
 
+def test_the_readme_has_no_blank_lines_for_a_ladder_without_a_description(tiny):
+    """A ladder file without ``description`` (or ``title``) wrote its README.md with three blank lines under the
+    heading, where the empty description stood."""
+    p, out = tiny
+    text = (out / "README.md").read_text()
+    assert text.startswith("# Skill ladder: delve\n\nMade with: `foury-sim ladder ")
+    assert "\n\n\n" not in text and text.endswith("```\n")
+
+
 def test_tuned_threshold_does_not_lose_on_the_heldout_games(tiny):
     _, out = tiny
     tuned = ld.read_tuned(out / "tuned.toml")
@@ -355,6 +364,27 @@ def test_a_cell_command_gives_the_games_own_options_as_their_flags_and_plays_the
     assert round(json.loads(r.stdout)["win"]["rate"] * 300) == row["wins"]
 
 
+def test_cell_records_name_a_shipped_map_by_name_and_a_project_map_relative_to_the_project(tmp_path, monkeypatch):
+    """A ladder's (and a sweep's) ``cells/*.json`` held the absolute path of its map, a shipped map's too
+    (``.../foury_sim/games/foury/data/maps/kraken.map``): a results folder named the checkout it was made in."""
+    monkeypatch.chdir(ROOT)
+    mine = ROOT / "experiments" / "maps" / "my_map.map"
+    for given, recorded in (("kraken", "kraken"), (str(mine), "experiments/maps/my_map.map")):
+        p = tmp_path / "lad.toml"
+        p.write_text(f'name = "lad"\ngame = "foury"\ngames = 20\nheroes = ["kael"]\n[fixed]\nmap = "{given}"\n'
+                     '[[rung]]\nlabel = "random"\npolicy = "random"\n[[rung]]\nlabel = "greedy"\npolicy = "greedy"\n')
+        out = ld.run_ladder(ld.load_ladder(p), tmp_path / recorded.replace("/", "_"), progress=False, threads=1)
+        for f in sorted((out / "cells").glob("cell_*.json")):
+            assert json.loads(f.read_text())["board_cells"]["map"] == recorded, f
+        if given == "kraken":  # (a path the user gave stays as given in the cell's command, its own input)
+            assert str(ROOT) not in "".join(f.read_text() for f in (out / "cells").glob("cell_*.json"))
+    from foury_sim.files import portable_path
+
+    outside = tmp_path / "elsewhere.map"  # (a file outside the project keeps its path: it has no portable one)
+    assert portable_path(str(outside), ["kraken"], ROOT) == str(outside)
+    assert portable_path("kraken", ["kraken"]) == "kraken" and portable_path(None) is None
+
+
 def _cli(monkeypatch, capsys, *args):
     from foury_sim import cli as cli_module
 
@@ -378,6 +408,12 @@ def test_unknown_rung_policy_and_bad_toml_are_one_line(tmp_path, monkeypatch, ca
     code, out = _cli(monkeypatch, capsys, str(p), "--out", str(tmp_path))
     assert code == 2 and len(out.err.strip().splitlines()) == 1 and "malformed TOML" in out.err
     assert "Traceback" not in out.err
+    p.write_text(TINY.replace('"minstrel"]', '"minstrel"'))  # (the ']' missing on the heroes line, not the next)
+    with pytest.raises(InputError) as e:
+        ld.load_ladder(p)
+    line = TINY.splitlines().index('heroes = ["knight", "minstrel"]') + 1
+    assert (e.value.where, e.value.message) == (
+        f"{p}:{line}:31", "malformed TOML: Unclosed array (a ']' or ',' is missing at the end of this line)")
     p.write_text(TINY.replace('heuristic = true\n[[rung]]\nlabel = "tuned', 'bogus = 1\n[[rung]]\nlabel = "tuned'))
     with pytest.raises(InputError, match="rung 2: unknown key 'bogus'"):
         ld.load_ladder(p)
@@ -471,6 +507,44 @@ def test_tune_option_parses_ranges():
                                                                      "min_companions": (0.0, 4.0)}
     with pytest.raises(InputError, match="NAME=LO..HI"):
         ld.parse_tune_option("threshold:retire_level=1")
+    # a policy file: the ranges follow the last ':' (the ':' of FILE.py:FUNCTION is the policy's)
+    r = ld.parse_tune_option("experiments/policies/mine.py:retire:retire_level=1..8")
+    assert (r.label, r.policy, r.ranges) == ("tuned mine.py:retire", "experiments/policies/mine.py:retire",
+                                             {"retire_level": (1.0, 8.0)})
+
+
+RETIRE_POLICY = '''"""A user policy with a parameter: retire once the level reached is retire_level."""
+
+from foury_sim.games.delve.layout import A_CONTINUE, A_RETIRE, D_REGROUP, O_ACTION, S_LEVEL
+
+POLICY_PARAMS = {"retire_level": 5.0}
+
+
+def retire(kind, state, options, n_options, params):
+    if kind == D_REGROUP:
+        want = A_RETIRE if state[S_LEVEL] >= params[0] else A_CONTINUE
+        for i in range(n_options):
+            if options[i, O_ACTION] == want:
+                return i
+    return 0
+'''
+
+
+def test_tune_takes_a_policy_file(tmp_path, monkeypatch, capsys):
+    """``--tune FILE.py:FUNCTION:NAME=LO..HI`` was split at the first ':' (policy 'FILE.py', ranges
+    'FUNCTION:NAME=LO..HI'): a policy file could not be tuned."""
+    f = tmp_path / "mine.py"
+    f.write_text(RETIRE_POLICY)
+    code, out = _cli(monkeypatch, capsys, "delve", "--hero", "knight", "--rungs", "random", "--games", "60",
+                     "--tune", f"{f}:retire:retire_level=1..8", "--train-games", "30", "--popsize", "2",
+                     "--generations", "1", "--out", str(tmp_path / "res"), "--no-progress")
+    assert code == 0, out.err
+    assert [ln.split()[:3] for ln in out.out.splitlines() if ln.startswith("knight ")] == [
+        ["knight", "random", "60"], ["knight", "tuned", "mine.py:retire"]]
+    folder = next((tmp_path / "res").iterdir())
+    (entry,) = ld.read_tuned(folder / "tuned.toml").values()
+    assert (entry["rung"], entry["policy"]) == ("tuned mine.py:retire", f"{f}:retire")
+    assert 1 <= entry["params"]["retire_level"] <= 8 and set(entry["params"]) == {"retire_level"}
 
 
 def test_a_game_ladder_lists_random_first_then_the_game_policies_and_has_its_own_folder():
@@ -484,6 +558,25 @@ def test_a_game_ladder_lists_random_first_then_the_game_policies_and_has_its_own
     assert lad.name.startswith("ladder-delve-knight-games100-tuned-")  # never the shipped ladder_delve folder
     small = ld.game_ladder("delve", heroes=["knight", "minstrel"], games=4000, rungs=["random", "threshold", "risk"])
     assert small.name == "ladder-delve-knight+minstrel-random+threshold+risk-games4000"
+
+
+def test_rungs_without_the_tuned_rung_keep_it(tmp_path, monkeypatch, capsys):
+    """``--tune threshold:... --rungs random,threshold`` dropped the tuned rung without a word: the tuning asked for
+    is played, whether --rungs names its rung or not."""
+    tune = ["threshold:retire_level=1..8"]
+    lad = ld.game_ladder("delve", heroes=["knight"], games=100, rungs=["random", "threshold"], tune=tune)
+    assert [(r.label, r.tuned) for r in lad.rungs] == [("random", False), ("threshold", False),
+                                                       ("tuned threshold", True)]
+    lad = ld.game_ladder("delve", heroes=["knight"], games=100, rungs=["random", "tuned threshold"], tune=tune)
+    assert [r.label for r in lad.rungs] == ["random", "tuned threshold"]  # (named: kept once)
+    lad = ld.game_ladder("delve", heroes=["knight"], games=100, rungs=["random"], tune=tune)
+    assert [r.label for r in lad.rungs] == ["random", "tuned threshold"]  # (two rungs: a ladder)
+    code, out = _cli(monkeypatch, capsys, "delve", "--hero", "knight", "--rungs", "random,threshold", "--games", "40",
+                     "--tune", tune[0], "--train-games", "20", "--popsize", "2", "--generations", "1", "--out",
+                     str(tmp_path), "--no-progress")
+    assert code == 0, out.err
+    assert [ln.split()[1:3] for ln in out.out.splitlines() if ln.startswith("knight ")] == [
+        ["random", "40"], ["threshold", "40"], ["tuned", "threshold"]]
 
 
 def test_fuzz_of_the_ladder_options_is_exit_0_or_one_line_exit_2(tmp_path, monkeypatch, capsys):

@@ -338,6 +338,40 @@ def test_report_gives_the_defaults_win_rates_with_intervals_at_the_studys_level(
     assert "The share's 90 % Wilson interval" in md
 
 
+def test_weak_src_warning_only_between_too_few_points_for_a_fit_and_two_per_assumption():
+    from foury_sim.robust import weak_src_warning
+
+    assert weak_src_warning(24, 16) == (
+        "the SRCs are weak: 24 joint points for 16 assumptions varied (fewer than 2 per assumption), so the linear "
+        "fit has nearly as many coefficients as points and follows the noise; trust the one-at-a-time changes, or "
+        "raise --points to 32 or more")
+    assert [weak_src_warning(p, 3) is None for p in (4, 5, 6)] == [True, False, True]  # (4: no fit at all)
+    assert weak_src_warning(32, 16) is None and weak_src_warning(5, 0) is None
+
+
+def test_a_study_with_fewer_than_two_joint_points_per_assumption_warns_its_srcs_are_weak(tmp_path):
+    """A fit of 3 assumptions on 5 joint points printed its SRCs as if they meant something (the reviewers' study:
+    16 assumptions on 24 points); the report and stderr say they are weak."""
+    text = TINY.read_text().replace('vary = ["game.map", "heroes.kael.start"]',
+                                    'vary = ["game.map", "heroes.kael.start", "events.C"]')
+    exp_file = tmp_path / "tiny3.toml"
+    exp_file.write_text(text.replace("points = 4", "points = 5"))
+    r = cli("robust", str(exp_file), "--out", str(tmp_path), "--no-progress")
+    assert r.returncode == 0, r.stderr
+    warning = ("the SRCs are weak: 5 joint points for 3 assumptions varied (fewer than 2 per assumption), so the "
+               "linear fit has nearly as many coefficients as points and follows the noise; trust the one-at-a-time "
+               "changes, or raise --points to 6 or more")
+    assert f"foury-sim: warning: tiny: {warning} (said in report.md)" in r.stderr.splitlines()
+    md = (tmp_path / "tiny" / "report.md").read_text()
+    assert md.count(f"**Warning**: {warning}") == 2  # (under the verdicts' SRC column and atop Sensitivity)
+    assert f"<strong>Warning</strong>: {warning}" in (tmp_path / "tiny" / "report.html").read_text()
+    text6 = text.replace("points = 4", "points = 6").replace('name = "tiny"', 'name = "tiny6"')
+    exp_file.write_text(text6)
+    r = cli("robust", str(exp_file), "--out", str(tmp_path), "--no-progress")
+    assert r.returncode == 0 and "weak" not in r.stderr
+    assert "Warning" not in (tmp_path / "tiny6" / "report.md").read_text()
+
+
 def test_delve_experiment_varies_its_assumptions_and_extra_factors():
     exp = load_robust(ROOT / "tests" / "data" / "robust" / "delve_tiny.toml")
     f = {x.key: x for x in exp.factors}

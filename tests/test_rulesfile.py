@@ -119,6 +119,30 @@ def test_a_toml_error_at_the_end_of_the_file_names_its_last_line(tmp_path, raw, 
     assert (e.value.where, e.value.message) == (f"{f}:{where}", f"malformed TOML: {what}")
 
 
+@pytest.mark.parametrize("raw, where", [
+    # an array left open: tomllib names the start of the next line that holds anything (line 3 or 5), the ']' (or
+    # ',') is missing at the end of line 2
+    (b"[score]\nrank_thresholds = [1, 2\nranks = 3\n", "2:24"),
+    (b"[score]\nrank_thresholds = [1, 2,   # a comment\n\n# another\n[game]\nlevels = 4\n", "2:25"),
+    (b"[score]\nrank_thresholds = [\n  1\n  2\n]\n", "3:4"),
+])
+def test_a_toml_error_of_an_array_left_open_names_the_line_it_is_on_not_the_next(tmp_path, raw, where):
+    f = tmp_path / "mine.toml"
+    f.write_bytes(raw)
+    with pytest.raises(InputError) as e:
+        get_game("delve").load_ruleset(f, None, None)
+    assert (e.value.where, e.value.message) == (
+        f"{f}:{where}", "malformed TOML: Unclosed array (a ']' or ',' is missing at the end of this line)")
+
+
+def test_a_toml_error_tomllib_places_on_its_line_stays_there(tmp_path):
+    f = tmp_path / "mine.toml"
+    f.write_bytes(b"[score]\nrank_thresholds = [\n  1,\n  x,\n]\n")  # (an element that is no value: line 4)
+    with pytest.raises(InputError) as e:
+        get_game("delve").load_ruleset(f, None, None)
+    assert (e.value.where, e.value.message) == (f"{f}:4:3", "malformed TOML: Invalid value")
+
+
 def test_a_bom_is_accepted_and_a_directory_is_refused(tmp_path):
     f = tmp_path / "bom.toml"
     f.write_bytes(b"\xef\xbb\xbf[game]\nlevels = 4\n")
@@ -159,6 +183,18 @@ def test_every_set_error_is_one_line_naming_the_set(game, sets, where, what):
     with pytest.raises(InputError, match=what) as e:
         get_game(game).load_ruleset(None, [sets], None)
     assert e.value.where.startswith(where) and len(e.value.where) < 80 and "\n" not in str(e.value)
+
+
+def test_a_list_of_one_length_is_named_by_that_length_not_as_a_range():
+    # Dungeon Foury's 4 rounds take exactly 4 bonuses: the refusal said "a list of 4..4 whole numbers"
+    with pytest.raises(InputError) as e:
+        get_game("foury").load_ruleset(None, ["monster_bonus=1,2"], None)
+    assert (e.value.where, e.value.message) == (
+        "--set round.monster_bonus=1,2", "round.monster_bonus must be a list of 4 whole numbers in -6..20, not [1, 2]")
+    rf = rulesfile.RuleFile({"x": []}, "x = []\n", "f.toml")
+    with pytest.raises(InputError) as e:  # (a range of lengths stays a range)
+        rulesfile.check_int_list(rf, "x", {"x[]": (0, 9)}, 1, 3)
+    assert e.value.message == "x must be a list of 1..3 whole numbers in 0..9, not []"
 
 
 @pytest.mark.parametrize("game, given, line", [

@@ -480,6 +480,7 @@ def test_wilson_is_statsmodels_bit_for_bit():
 # ------------------------------------------------------------------ sweeps (study.CellStream) --
 def _cell_record_before(spec, cell, swept, ruleset, df, extras, conf=0.95):
     """A sweep cell's record as main wrote it before cells streamed (the whole per-game table in memory)."""
+    from foury_sim.files import portable_board_cells
     from foury_sim.study import hist_columns, label, win_bits
 
     def hist(x):
@@ -495,8 +496,8 @@ def _cell_record_before(spec, cell, swept, ruleset, df, extras, conf=0.95):
     if bits is not None:
         rec["win_bits"] = bits
     rooms = spec.board.cell_record(ruleset, df, extras) if spec.board is not None else None
-    if rooms is not None:
-        rec["board_cells"] = {"game": spec.name, **rooms}
+    if rooms is not None:  # (its map as a results file records it: a shipped map by name, since the ladder review)
+        rec["board_cells"] = portable_board_cells({"game": spec.name, **rooms}, spec.board.builtin())
     return rec
 
 
