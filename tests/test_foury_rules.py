@@ -1898,3 +1898,117 @@ def test_foury_refuses_unknown_hero_keys_and_out_of_range_numbers(tmp_path, toml
     with pytest.raises(InputError, match=re.escape(message)) as e:
         load_foury_ruleset(f)
     assert e.value.where == f"{f}:{where}"
+
+
+# ================================================= printed numbers as ruleset keys (combat, items, oracle, market)
+@pytest.mark.parametrize("wear, ruling, rolloffs, weapon", [
+    (1, "per_combat", [(2, 3, 3, 2, 0), (4, 3, 1, 2, 0)], 2),
+    (2, "per_combat", [(2, 3, 3, 2, 0), (4, 3, 1, 2, 0)], 1),
+    (0, "per_combat", [(2, 3, 3, 2, 0), (4, 3, 1, 2, 0)], 3),
+    (2, "per_rolloff", [(2, 3, 3, 2, 0), (4, 1, 1, 2, 0)], 0),  # 3 -> 1, then 1 -> 0 (never below 0)
+])
+def test_combat_wear_is_what_the_weapon_loses(wear, ruling, rolloffs, weapon):
+    """combat.wear: "After the combat, reduce the Weapon Value by 1": a weapon used loses combat.wear (after
+    every roll-off it was used in under rulings.weapon_wear = "per_rolloff"), never below 0."""
+    assert DATA["combat"]["wear"] == 1
+    g = fight("orc", [2, 3, 4, 1], sheet={"hearts": 5, "weapon": 3}, queues={"weapon": [1, 1], "fight_on": [1]},
+              overrides={"combat.wear": wear, "rulings.weapon_wear": ruling})  # 2+3 vs 3+2 tie, then a win
+    assert g.rows(L.TR_ROLLOFF) == rolloffs and g.rows(L.TR_WIN)
+    assert g[WP] == weapon
+    assert len(g.rows(L.TR_WEAPON_WEAR)) == (0 if wear == 0 else 1 if ruling == "per_combat" else 2)
+
+
+@pytest.mark.parametrize("theft, stolen", [(0, []), (1, [CL]), (2, [CL, SV])])
+def test_combat_theft_is_what_the_bandit_takes(theft, stolen):
+    """combat.theft: a bandit that hurts you takes combat.theft resources ("they also lose 1 of any other
+    resource"), each chosen as rulings.bandit_steals says (here the player's choice)."""
+    assert DATA["combat"]["theft"] == 1
+    g = fight("bandit", [1, 4], sheet={"hearts": 6, "shield": 1, "clover": 1, "shovel": 1},
+              queues={"clover": [clover(0)], "shield": [0], "steal": stolen, "fight_on": [0]}, bonus_all=0,
+              overrides={"combat.theft": theft})
+    assert g.rows(L.TR_HIT) == [(3, 3, 0, 0, 0)]
+    assert [r[0] for r in g.rows(L.TR_STEAL)] == stolen
+    assert [g[t] for t in (SH, CL, SV)] == [1, 0 if CL in stolen else 1, 0 if SV in stolen else 1]
+    assert [d.keys for d in g.decisions("steal")] == [[SH, CL, SV], [SH, SV]][:theft]
+
+
+def test_items_give_what_their_keys_say():
+    """items.*: what one item icon gives ("CHEST: acquire 1 chest", "WEAPON: Increase your Weapon's strength by 1",
+    "Gain 1"); the DIE table's chest (face 3) gives items.chest too. Two cornucopias: a weapon and a shield."""
+    assert all(DATA["items"][k] == 1 for k in ("chest", "shovel", "weapon", "shield", "clover", "cornucopia"))
+    ov = {"max_turns": 8, "items.chest": 2, "items.shovel": 3, "items.weapon": 2, "items.shield": 2, "items.clover": 3,
+          "items.cornucopia": 2}
+    g = play("items", script=[2] * 8 + [3], sheet={"hearts": 5}, queues={"cornucopia": [WP, SH]}, overrides=ov)
+    assert [g[t] for t in range(7)] == [5 + DATA["potions"]["red"], 2 + 1, 3, 2 + 1, 3, 2 + 2, 0]
+    assert [r[:2] for r in g.rows(L.TR_MARKET)] == [(L.M_REDEEM, WP), (L.M_REDEEM, SH)]
+    assert g.rows(L.TR_DIE_TABLE) == [(3, L.DIE_CHEST, 0, 0, 0)]
+
+
+def test_event_chest_gives_items_chest():
+    """"You find a chest" (the Palace's face 6) gives items.chest chests."""
+    g = play("cross_B", script=[3, 6], queues={"round": [2]}, defaults={"move": 4}, sheet={"hearts": 5},
+             overrides={"max_turns": 2, "items.chest": 3})
+    assert g[CH] == 3 and (CH, 3, 3, 0, 0) in g.rows(L.TR_GAIN)
+
+
+@pytest.mark.parametrize("chests, need", [(1, 1), (3, 2), (0, 1)])
+def test_oracle_chests_and_the_cornucopias_handed_over(chests, need):
+    """oracle.chests: "If you have awakened the Oracle, first gain 1 CHEST"; the Waterways' cornucopias set aside
+    (requirements.cornucopias of them; here one cornucopia icon gives items.cornucopia = need) are handed over."""
+    assert DATA["oracle"]["chests"] == 1
+    g = play("water_oracle", script=[5], queues={"round": [1]}, sheet={"hearts": 5},
+             overrides={"requirements.cornucopias": need, "items.cornucopia": need, "oracle.chests": chests,
+                        "max_turns": 2})
+    assert g.rows(L.TR_REQ) == [(k, need, 3, 0, 0) for k in range(1, need + 1)]
+    assert g.rows(L.TR_ORACLE) == [(3, 0, 0, 0, 0)] and g[L.S_PHASE] == 2
+    assert g[L.S_RESERVED] == 0 and g[CU] == 0 and g[CH] == chests == g[L.S_CHESTS_GAINED]
+
+
+def test_kept_cornucopias_set_aside_are_as_many_as_the_waterways_need():
+    """rulings.d_new_cornucopia = false with requirements.cornucopias = 2: two kept cornucopias (one icon giving
+    items.cornucopia = 2 in round 1) are both set aside as the Waterways' round starts, and awaken the Oracle."""
+    ov = {**QUIET_EVENTS, "game.rounds": 2, "requirements.kills": 0, "requirements.cornucopias": 2,
+          "items.cornucopia": 2, "max_turns": 5, "rulings.d_new_cornucopia": False}
+    g = play("ring4", script=[4, 4, 6, 1, 4, 4], sheet={"hearts": 5},
+             queues={"round": [0, 4], "move": [1, 4, 2], "place": [5], "cornucopia": [-1, -1]}, overrides=ov)
+    assert g.rows(L.TR_ROUND)[1][:2] == (2, 3)  # round 2: the Waterways
+    assert g[CU] == 0 and g[L.S_RESERVED] == 2 and g[L.S_PHASE] == 1
+    assert g.rows(L.TR_REQ)[-1] == (2, 2, 3, 0, 0)
+
+
+@pytest.mark.parametrize("keep", [1, 5, 6])
+def test_market_keep_hearts(keep):
+    """market.keep_hearts (RULING, 1: the last heart cannot be exchanged away): a heart is offered for a swap only
+    while the hero has more than market.keep_hearts (Elydion's mid-round market, 6 hearts)."""
+    assert DATA["market"]["keep_hearts"] == 1
+    g = play("elydion", hero="elydion", script=[2, 2], queues={"elydion_market": [1], "market": [DONE]},
+             overrides={"max_turns": 2, "market.keep_hearts": keep})
+    d = g.decisions("market")[0]
+    assert d.snap["hearts"] == DATA["heroes"]["elydion"]["start"]["hearts"] == 6
+    from_hearts = [k for k in d.keys if k // 100 == L.M_SWAP and (k // 10) % 10 == H + 1]
+    assert len(from_hearts) == (0 if keep >= 6 else 4)  # hearts -> shield, clover, weapon, shovel
+
+
+@pytest.mark.parametrize("key, bad, message", [
+    ("combat.wear", "-1", "combat.wear = -1 is below 0 (valid range 0..20)"),
+    ("combat.theft", "-1", "combat.theft = -1 is below 0"),
+    ("combat.theft", "1.5", "combat.theft must be a whole number in 0..20, not 1.5"),
+    ("oracle.chests", "-1", "oracle.chests = -1 is below 0"),
+    ("items.chest", "-1", "items.chest = -1 is below 0"),
+    ("items.shovel", "21", "items.shovel = 21 is above 20"),
+    ("items.weapon", "-2", "items.weapon = -2 is below 0"),
+    ("items.shield", "-1", "items.shield = -1 is below 0"),
+    ("items.clover", "-1", "items.clover = -1 is below 0"),
+    ("items.cornucopia", "-1", "items.cornucopia = -1 is below 0"),
+    ("market.keep_hearts", "0", "market.keep_hearts = 0 is below 1 (valid range 1..99)"),
+])
+def test_printed_number_keys_refuse_bad_values(tmp_path, key, bad, message):
+    """A bad value of a printed number's key is one line naming the key, at its file:line or its --set."""
+    table, name = key.split(".")
+    f = _write(tmp_path, "bad.toml", f"[{table}]\n{name} = {bad}\n")
+    with pytest.raises(InputError, match=re.escape(message)) as e:
+        load_foury_ruleset(f)
+    assert e.value.where == f"{f}:2:1" and "\n" not in str(e.value)
+    with pytest.raises(InputError, match=re.escape(message)) as e:
+        load_foury_ruleset(overrides=[f"{key}={bad}"])
+    assert e.value.where == f"--set {key}={bad}" and "\n" not in str(e.value)

@@ -390,23 +390,25 @@ def gain_cornucopia(board, st, opts, dice, pol, count, cell):
 # ------------------------------------------------------------------------------- combat --
 @njit(cache=CACHE, _nrt=False)
 def steal(R, st, opts, dice, pol):
-    """A bandit that hurt you takes 1 of any other resource."""
+    """A bandit that hurt you takes 1 of any other resource, ``combat.theft`` times (each one chosen as the
+    ruling ``bandit_steals`` says)."""
     rs, ps, script, tr = dice
     pid, params, fn, sctl, srs = pol
-    n = 0
-    for r in range(SHIELD, N_TRACKS):
-        if st[r] > 0:
-            opts[n, 0] = r
-            n += 1
-    if n == 0:
-        return
-    if R[R_STEAL_RANDOM] == 1:
-        c = roll(rs, script, n) - 1 if n > 1 else 0
-    else:
-        c = decide(D_STEAL, n, st, opts, dice, pol)
-    r = opts[c, 0]
-    st[r] -= 1
-    log(tr, st, TR_STEAL, r, st[r], 0, 0, 0)
+    for _ in range(R[R_THEFT]):
+        n = 0
+        for r in range(SHIELD, N_TRACKS):
+            if st[r] > 0:
+                opts[n, 0] = r
+                n += 1
+        if n == 0:
+            return
+        if R[R_STEAL_RANDOM] == 1:
+            c = roll(rs, script, n) - 1 if n > 1 else 0
+        else:
+            c = decide(D_STEAL, n, st, opts, dice, pol)
+        r = opts[c, 0]
+        st[r] -= 1
+        log(tr, st, TR_STEAL, r, st[r], 0, 0, 0)
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -539,13 +541,13 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
             clovers += 1
         if clovers > 0:
             log(tr, st, TR_ROLLOFF, my, add, en, strength, 1)
-        if add > 0 and R[R_WEAR_PER_ROLLOFF] == 1:
-            if R[R_FURY_BOXES] > 0 and fury(board, st, rm, opts, dice, pol, np.int64(WEAPON), np.int64(1),
+        if add > 0 and R[R_WEAR_PER_ROLLOFF] == 1 and R[R_WEAPON_WEAR] > 0:
+            if R[R_FURY_BOXES] > 0 and fury(board, st, rm, opts, dice, pol, np.int64(WEAPON), R[R_WEAPON_WEAR],
                                             np.int64(FS_WEAR), cell):
                 if st[S_DEAD] == 1:
                     break
             else:
-                st[WEAPON] -= 1
+                st[WEAPON] -= min(R[R_WEAPON_WEAR], st[WEAPON])
                 log(tr, st, TR_WEAPON_WEAR, st[WEAPON], 0, 0, 0, 0)
         mine = my + add
         theirs = en + strength
@@ -583,7 +585,7 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
                     result = -1
                     break
                 if foe_has(T, foe, FT_STEALS) and not (R[R_FURY_BOXES] > 0 and fury(
-                        board, st, rm, opts, dice, pol, np.int64(-1), np.int64(1), np.int64(FS_STEAL), cell)):
+                        board, st, rm, opts, dice, pol, np.int64(-1), R[R_THEFT], np.int64(FS_STEAL), cell)):
                     steal(R, st, opts, dice, pol)
                 if R[R_SANTA] == 1:
                     santa_hit(R, st, tr, foe)
@@ -595,8 +597,8 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
             log(tr, st, TR_FLEE, foe, cell, 0, 0, 0)
             result = 0
             break
-    if weapon_used and R[R_WEAR_PER_ROLLOFF] == 0 and st[WEAPON] > 0 and R[R_FURY_BOXES] == 0:
-        st[WEAPON] -= 1
+    if weapon_used and R[R_WEAR_PER_ROLLOFF] == 0 and st[WEAPON] > 0 and R[R_FURY_BOXES] == 0 and R[R_WEAPON_WEAR] > 0:
+        st[WEAPON] -= min(R[R_WEAPON_WEAR], st[WEAPON])
         log(tr, st, TR_WEAPON_WEAR, st[WEAPON], 0, 0, 0, 0)
     if result == 1:
         add_icon(rm, cell, foe, np.int64(-1))
@@ -797,7 +799,7 @@ def apply_event(board, st, rm, opts, dice, pol, ev, cell, direction, prev):
             add_state(R, rm, prev, np.int64(FLOODED), np.int64(RB_FLOODED))
             log(tr, st, TR_FLOOD, prev, 0, 0, 0, 0)
     if ev & EV_CHEST:
-        gain(st, tr, CHEST, 1)
+        gain(st, tr, CHEST, R[R_ITEM_CHEST])
     if ev & EV_MONSTER and R[R_SL_ON] == 1:
         sl_find(R, st, rm, dice, cell)  # the Slaughter: the roll finds an item instead of a monster
     elif ev & EV_MONSTER:
@@ -811,19 +813,19 @@ def receive(board, st, opts, dice, pol, cell, icon):
     rs, ps, script, tr = dice
     pid, params, fn, sctl, srs = pol
     if icon == I_CHEST:
-        gain(st, tr, CHEST, 1)
+        gain(st, tr, CHEST, R[R_ITEM_CHEST])
     elif icon == POTION:
         gain(st, tr, HEARTS, R[R_POTION])
     elif icon == I_SHOVEL:
-        gain(st, tr, SHOVEL, 1)
+        gain(st, tr, SHOVEL, R[R_ITEM_SHOVEL])
     elif icon == I_WEAPON:
-        gain(st, tr, WEAPON, 1)
+        gain(st, tr, WEAPON, R[R_ITEM_WEAPON])
     elif icon == I_SHIELD:
-        gain(st, tr, SHIELD, 1)
+        gain(st, tr, SHIELD, R[R_ITEM_SHIELD])
     elif icon == I_CLOVER:
-        gain(st, tr, CLOVER, 1)
+        gain(st, tr, CLOVER, R[R_ITEM_CLOVER])
     elif icon == CORNUCOPIA:
-        gain_cornucopia(board, st, opts, dice, pol, np.int64(1), cell)
+        gain_cornucopia(board, st, opts, dice, pol, R[R_ITEM_CORNU], cell)
     elif icon == YELLOW_POTION or icon == PURPLE_POTION:
         coloured_potion(R, st, tr, icon)
     elif STAR <= icon <= CANDY_CANE:  # Santa Crash'n Foury
@@ -1170,9 +1172,8 @@ def enter_room(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table
         return 0
     if cell == st[S_ORACLE]:
         if st[S_PHASE] == 1:
-            gain(st, tr, CHEST, 1)
-            if st[S_RESERVED] > 0:
-                st[S_RESERVED] -= 1
+            gain(st, tr, CHEST, R[R_ORACLE_CHESTS])
+            st[S_RESERVED] -= min(st[S_RESERVED], R[R_NEED_D])  # the Waterways' set-aside cornucopias, handed over
             st[S_PHASE] = 2
             made_progress(st)
             log(tr, st, TR_ORACLE, st[S_SECTOR], 0, 0, 0, 0)
@@ -2238,10 +2239,12 @@ def fury_wear(board, st, rm, opts, dice, pol, cell):
     """"I face a combat and use the Weapon ... I must remove 1 Weapon ... Instead of removing the Weapon, I black
     out one Fury space": the wear after a combat, taken after its outcome (so that a Fury filled by it erases the
     sector's monsters once the beaten foe is marked)."""
+    R, T, geo, arrows = board
     rs, ps, script, tr = dice
-    if st[WEAPON] > 0 and not fury(board, st, rm, opts, dice, pol, np.int64(WEAPON), np.int64(1), np.int64(FS_WEAR),
-                                   cell):
-        st[WEAPON] -= 1
+    wear = R[R_WEAPON_WEAR]
+    if st[WEAPON] > 0 and wear > 0 and not fury(board, st, rm, opts, dice, pol, np.int64(WEAPON), wear,
+                                                np.int64(FS_WEAR), cell):
+        st[WEAPON] -= min(wear, st[WEAPON])
         log(tr, st, TR_WEAPON_WEAR, st[WEAPON], 0, 0, 0, 0)
 
 
@@ -2903,10 +2906,11 @@ def kr_area_done(board, st, rm, opts, dice, pol):
         for x in range(geo.shape[0]):
             rm[x, RM_FLAG] &= ~(F_FACED | F_LEVER)
         log(tr, st, TR_ROUND, k + 1, nxt, pos, st[S_BONUS], st[S_CHESTV])
-        if nxt == 3 and R[R_D_NEW_CORNU] == 0 and st[CORNU] > 0:
-            st[CORNU] -= 1
-            st[S_RESERVED] += 1
-            progress(st, tr, np.int64(1))
+        kept = min(st[CORNU], R[R_NEED_D]) if nxt == 3 and R[R_D_NEW_CORNU] == 0 else 0
+        if kept > 0:
+            st[CORNU] -= kept
+            st[S_RESERVED] += kept
+            progress(st, tr, kept)
         check_awake(st, tr)
 
 
@@ -3004,7 +3008,7 @@ def market(R, st, opts, dice, pol, value):
                     opts[n, 3] = 1
                     n += 1
         for a in range(N_TRAITS):
-            if st[a] <= (1 if a == HEARTS else 0) or st[S_TURN_MARKET] > R[R_TURN_MARKET_SWAPS]:
+            if st[a] <= (R[R_KEEP_HEARTS] if a == HEARTS else 0) or st[S_TURN_MARKET] > R[R_TURN_MARKET_SWAPS]:
                 continue  # (the end-of-turn market of a campaign offers no swaps unless the ruling says so)
             for b in range(N_TRAITS):
                 if b != a and st[b] < st[S_CAP + b]:
@@ -3140,10 +3144,11 @@ def begin_round(board, st, rm, opts, dice, pol, vis, a):
     for x in range(geo.shape[0]):
         rm[x, RM_FLAG] &= ~(F_FACED | F_LEVER)
     log(tr, st, TR_ROUND, k + 1, s, arrows[a, 0], st[S_BONUS], st[S_CHESTV])
-    if s == 3 and R[R_D_NEW_CORNU] == 0 and st[CORNU] > 0:
-        st[CORNU] -= 1
-        st[S_RESERVED] += 1
-        progress(st, tr, np.int64(1))
+    kept = min(st[CORNU], R[R_NEED_D]) if s == 3 and R[R_D_NEW_CORNU] == 0 else 0
+    if kept > 0:  # rulings.d_new_cornucopia = false: kept cornucopias set aside, as many as the Waterways need
+        st[CORNU] -= kept
+        st[S_RESERVED] += kept
+        progress(st, tr, kept)
     check_awake(st, tr)
     cell = arrows[a, 0]
     table = s if (rm[cell, RM_STATE] & EXPLORED) == 0 else -1
@@ -3424,9 +3429,9 @@ def p2_duel(ba, sa, bb, sb, rm, opts, dice, pol, walk):
     p2_pass(sb, sa)
     log(tr, sa, TR_P2_DUEL_ROLL, a_die, a_add, b_die, b_add, 0)
     if a_add > 0:
-        sa[WEAPON] -= 1
+        sa[WEAPON] -= min(ba.R[R_WEAPON_WEAR], sa[WEAPON])
     if b_add > 0:
-        sb[WEAPON] -= 1
+        sb[WEAPON] -= min(bb.R[R_WEAPON_WEAR], sb[WEAPON])
     diff = (a_die + a_add) - (b_die + b_add)
     if diff == 0:
         log(tr, sa, TR_P2_DUEL_END, 0, 0, 0, 0, 0)

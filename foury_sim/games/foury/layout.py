@@ -317,6 +317,17 @@ R_FLEE_BACK = 64  # rulings.flee_to = "back": fleeing, you step back into the ro
 R_KAEL_MONSTERS_ONLY = 65  # rulings.kael_skips_roll = "monster_only": statues do not count as enemies
 R_SHIELD_ONE = 66  # rulings.shield_blocks = "one_heart": a shield takes 1 heart off a hit
 R_COIN_NEW_GAME = 67  # rulings.insert_coin = "new_game": a continue starts the whole game again
+# -- rules 68..79: printed numbers of the base game (docs/rules.md; each one's key in data/rules.toml)
+R_WEAPON_WEAR = 68  # combat.wear: weapon points lost after a combat it was used in (or a roll-off: rulings)
+R_THEFT = 69  # combat.theft: resources a foe that steals (the bandit) takes each time it hurts you
+R_ORACLE_CHESTS = 70  # oracle.chests: chests gained on reaching the awakened Oracle
+R_KEEP_HEARTS = 71  # market.keep_hearts: hearts that cannot be exchanged away at the market
+R_ITEM_CHEST = 72  # items.chest: chests one chest icon (or a room event's chest) gives
+R_ITEM_SHOVEL = 73  # items.shovel: shovels one shovel icon gives
+R_ITEM_WEAPON = 74  # items.weapon: weapon points one weapon icon gives
+R_ITEM_SHIELD = 75  # items.shield: shields one shield icon gives
+R_ITEM_CLOVER = 76  # items.clover: clovers one clover icon gives
+R_ITEM_CORNU = 77  # items.cornucopia: cornucopias one cornucopia icon gives
 
 # -- rules 80..95: foes from the ruleset's [enemies] table
 R_N_FOES = 80  # foe kinds: icons FOE_FIRST .. FOE_FIRST + R[R_N_FOES] - 1 (icons.py)

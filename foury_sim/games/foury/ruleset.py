@@ -47,8 +47,15 @@ from .layout import (
     R_HERO,
     R_HERO_CAPS_SCALE,
     R_IMP_ONE,
+    R_ITEM_CHEST,
+    R_ITEM_CLOVER,
+    R_ITEM_CORNU,
+    R_ITEM_SHIELD,
+    R_ITEM_SHOVEL,
+    R_ITEM_WEAPON,
     R_KAEL_FOE_ICON,
     R_KAEL_MONSTERS_ONLY,
+    R_KEEP_HEARTS,
     R_KR_FLOOD_EVERY,
     R_KR_FOE,
     R_KR_HOURGLASS,
@@ -65,6 +72,7 @@ from .layout import (
     R_N_FOES,
     R_NEED_A,
     R_ORACLE_BLOCKED,
+    R_ORACLE_CHESTS,
     R_ORACLE_IMMUNE,
     R_ORACLE_TABLE_DEST,
     R_P2_CAP,
@@ -112,10 +120,12 @@ from .layout import (
     R_STEAL_RANDOM,
     R_SWIM_ALL,
     R_THAL_BANDIT,
+    R_THEFT,
     R_TRAIT_MARKS,
     R_TROLL_RETURNS,
     R_TURN_MARKET_SWAPS,
     R_UPPER_PLACES,
+    R_WEAPON_WEAR,
     R_WEAR_PER_ROLLOFF,
     RB_DIRTY,
     RB_ICONS,
@@ -201,6 +211,9 @@ ORDER_KEYS = ("1", "2", "3", "4")
 SECTOR_NAMES = ("the Temple", "the Palace Rooms", "the Castle Cliff", "the Waterways")
 _STRENGTH_SET = re.compile(r"^enemies\.([^.]+)\.strength(?:\.([^.]+))?$")
 HERO_FIELDS = {"name", "label", "start", "cap"}  #: the free character takes only name and label
+#: The ``[items]`` table: what one item icon gives, by key, and the kernel's rule slot of each
+ITEM_KEYS = ("chest", "shovel", "weapon", "shield", "clover", "cornucopia")
+ITEM_SLOTS = (R_ITEM_CHEST, R_ITEM_SHOVEL, R_ITEM_WEAPON, R_ITEM_SHIELD, R_ITEM_CLOVER, R_ITEM_CORNU)
 
 #: The valid range of every number of the ruleset (``rulesfile.Ranges``; docs/rules.md "Valid ranges" is
 #: generated from it). Wide enough for any variant a designer may try, small enough that no legal value can
@@ -221,6 +234,10 @@ RANGES: rulesfile.Ranges = {
     "potions.red": (0, 20),
     "potions.yellow": (0, 20),
     "potions.purple": (0, 20),
+    "items.*": (0, 20),
+    "combat.wear": (0, 20),
+    "combat.theft": (0, 20),
+    "oracle.chests": (0, 20),
 
     "enemies.*.base": (-6, 20),
     "enemies.*.mult": (0, 10),
@@ -232,6 +249,7 @@ RANGES: rulesfile.Ranges = {
     "kills.troll_returns": (0, 100),
     "market.exchange_rate": (1, 10),
     "market.max_operations": (0, 1000),
+    "market.keep_hearts": (1, 99),
     "score.*": (-100, 100),
     "heroes.*.start.*": (0, 99),
     "heroes.*.cap.*": (0, 99),
@@ -526,6 +544,12 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
         raise InputError(f"potions.coloured_step = {step!r} is not one of true, false",
                          rf.where("potions.coloured_step"))
     R[R_POTION_STEP] = 1 if step else 0
+    items = _tracks(rf, "items", ITEM_KEYS)
+    for slot, key in zip(ITEM_SLOTS, ITEM_KEYS, strict=True):
+        R[slot] = items[key]
+    R[R_WEAPON_WEAR] = _int(rf, "combat.wear")
+    R[R_THEFT] = _int(rf, "combat.theft")
+    R[R_ORACLE_CHESTS] = _int(rf, "oracle.chests")
     foes = parse_enemies(rf)
     slaughter_on = _flag(rf, "slaughter.on")
     for f in foes:
@@ -558,6 +582,7 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
     T[T_DIE, :6] = [DIE_WORDS.index(f) for f in faces]
     R[R_EXCHANGE] = _int(rf, "market.exchange_rate")
     R[R_MAX_MARKET_OPS] = _int(rf, "market.max_operations")
+    R[R_KEEP_HEARTS] = _int(rf, "market.keep_hearts")
     for t, name in enumerate(TRACK_NAMES):
         T[T_SCORE, t] = _int(rf, f"score.{name}")
     T[T_SCORE, 7] = _int(rf, "score.kill")
