@@ -1277,26 +1277,6 @@ def _where_what(line: str) -> str:
     return f"{where}: takes {kind}" + (f", not {given!r}" if given is not None else "")
 
 
-def _nearest_name(e: InputError) -> InputError:
-    """An unknown hero's or policy's error (``unknown hero 'elydoin' for foury (known: free, ...)``, ``unknown policy
-    'gredy' (built-in: random, ...)``) with the known name nearest to the one given offered first, as an unknown
-    policy parameter's error does: ``(did you mean 'elydion'? known: free, ...)``; any other error as it was. (Each
-    game raises its own unknown hero: the hint is added here, once, for every verb and every place a name is given.)"""
-    import ast
-    import re
-
-    from .rulesfile import close_match
-
-    m = re.match(r"unknown (?:hero|policy) ('[^']*'|\"[^\"]*\")(?: for \S+)? \((known|built-in): ([^;)]*)", e.message)
-    if m is None:
-        return e
-    close = close_match(ast.literal_eval(m.group(1)), m.group(3).split(", "))
-    if close is None:
-        return e
-    at = m.start(2)
-    return InputError(f"{e.message[:at]}did you mean {close!r}? {e.message[at:]}", e.where)
-
-
 def main() -> None:
     """Entry point: bad input is one line on stderr and exit code 2, never a traceback; Ctrl-C is one line
     and exit code 130; no command prints the help (exit 0)."""
@@ -1306,7 +1286,7 @@ def main() -> None:
         _check_switches()
         rv = app(standalone_mode=False)
     except InputError as e:
-        typer.echo(f"foury-sim: error: {_nearest_name(e)}", err=True)
+        typer.echo(f"foury-sim: error: {e}", err=True)
         _exit(EXIT_INPUT)
     except Interrupted as e:  # (a run's kept parts: the command that goes on from them, as the README says)
         typer.echo(f"foury-sim: interrupted: {e.message}" + (f": {shlex.join(['foury-sim', *argv])}"

@@ -17,6 +17,15 @@ class InputError(ValueError):
         super().__init__(f"{where}: {message}" if where else message)
 
 
+def did_you_mean(name: object, known: object) -> str:
+    """``"did you mean 'x'? "`` for the known name nearest to a misspelt ``name`` (``rulesfile.close_match``), else
+    ``""``: the start of an unknown name's bracket, ``unknown hero 'elydoin' (did you mean 'elydion'? known: ...)``."""
+    from .rulesfile import close_match  # (here: rulesfile imports this module)
+
+    close = close_match(str(name), list(known))  # type: ignore[call-overload]
+    return f"did you mean {close!r}? " if close is not None else ""
+
+
 class Interrupted(Exception):
     """The user interrupted long work (Ctrl-C); ``message`` says what was kept and how to resume.
     ``same_command``: the command as typed goes on from what was kept (the CLI prints it after the message).

@@ -44,7 +44,7 @@ import numpy as np
 
 from . import __version__, provenance, stats
 from . import assumptions as assume
-from .errors import InputError, Interrupted, policy_given_at
+from .errors import InputError, Interrupted, did_you_mean, policy_given_at
 from .files import WriteError, atomic_write, clean_temp, save_figure, to_jsonable, write_frame
 from .inputs import check_conf, check_games, check_seed
 from .lazy import pd
@@ -360,7 +360,8 @@ def _heroes(spec: GameSpec, ruleset: Any, heroes: Any, where: str) -> list[str]:
         raise InputError("heroes must be a list of hero names or \"all\"", where)
     for h in heroes:
         if h not in known:
-            raise InputError(f"unknown hero {h!r} for {spec.name} (known: {', '.join(known)})", where)
+            raise InputError(f"unknown hero {h!r} for {spec.name} ({did_you_mean(h, known)}known: "
+                             f"{', '.join(known)})", where)
     return list(dict.fromkeys(heroes))
 
 

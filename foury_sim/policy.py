@@ -35,7 +35,7 @@ from numba.experimental import function_type as _function_type  # noqa: F401 (nu
 
 from . import notices  # noqa: F401 (its import installs the compile listener: every compile here is said)
 from .config import JIT_DISABLED
-from .errors import InputError
+from .errors import InputError, did_you_mean
 
 POLICY_SIG = types.int64(types.int64, types.int64[:], types.int64[:, :], types.int64, types.float64[:])
 POLICY_TYPE = types.FunctionType(POLICY_SIG)
@@ -221,4 +221,5 @@ def make_policy(spec: str, builtins: dict[str, PolicySpec], param_text: str | No
     if not spec.strip():
         raise InputError("policy name is empty", "--policy")
     known = ", ".join(builtins)
-    raise InputError(f"unknown policy {spec!r} (built-in: {known}; or FILE.py:FUNCTION)", "--policy")
+    raise InputError(f"unknown policy {spec!r} ({did_you_mean(spec, builtins)}built-in: {known}; or FILE.py:FUNCTION)",
+                     "--policy")

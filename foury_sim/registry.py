@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, did_you_mean
 from .inputs import check_flags, check_map_name
 from .outputs import Outputs
 from .policy import Policy, PolicySpec, make_policy
@@ -226,7 +226,8 @@ class GameSpec:
     def check_hero(self, ruleset: Any, hero: str) -> str:
         heroes = self.heroes(ruleset)
         if hero not in heroes:
-            raise InputError(f"unknown hero {hero!r} for {self.name} (known: {', '.join(heroes)})", "--hero")
+            raise InputError(f"unknown hero {hero!r} for {self.name} ({did_you_mean(hero, heroes)}known: "
+                             f"{', '.join(heroes)})", "--hero")
         return hero
 
     def options_of(self, command: str) -> dict[str, GameOption]:

@@ -230,6 +230,23 @@ def test_a_mistyped_hero_or_policy_is_offered_the_nearest_name(args, line):
     assert (r.returncode, r.stderr, r.stdout) == (2, f"foury-sim: error: {line}\n", "")
 
 
+def test_a_notebooks_mistyped_hero_or_policy_is_offered_the_nearest_name_too():
+    """The hint is in the error each place raises (``errors.did_you_mean``), not added by the CLI: a notebook calling
+    the library, or a game's own check (Delve's odds), gets it too."""
+    from foury_sim.errors import InputError
+    from foury_sim.games.delve.odds import odds
+    from foury_sim.registry import get_game
+    from foury_sim.runner import run
+
+    with pytest.raises(InputError, match=r"^--hero: unknown hero 'knigt' for delve \(did you mean 'knight'\? known: "):
+        run("delve", hero="knigt", games=10)
+    with pytest.raises(InputError, match=r"^--policy: unknown policy 'gredy' \(did you mean 'greedy'\? built-in: "):
+        run("foury", policy="gredy", games=10)
+    ruleset = get_game("delve").load_ruleset(None, None, None)
+    with pytest.raises(InputError, match=r"^--hero: unknown hero 'knigt' \(did you mean 'knight'\? known: none, "):
+        odds(ruleset, hero="knigt")
+
+
 def test_compare_names_its_outcomes_as_run_does(tmp_path):
     """compare's table named its outcomes by their column names (rounds_completed, hearts_left); now as run's summary
     names them (rounds completed, hearts left), while outcomes.csv keeps the column names."""

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ...config import use_cache
-from ...errors import InputError
+from ...errors import InputError, did_you_mean
 from ...lazy import pd
 from ...outputs import MEAN_INTERVALS, SHARE_INTERVALS, hist_total, mean_interval
 from ...policy import USER_POLICY_ID, Policy, PolicySpec, check_answers, user_globals
@@ -108,7 +108,8 @@ def _run(
     trace_rows: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
     if hero not in ruleset.heroes:
-        raise InputError(f"unknown hero {hero!r} (known: {', '.join(ruleset.heroes)})", "--hero")
+        raise InputError(f"unknown hero {hero!r} ({did_you_mean(hero, ruleset.heroes)}known: "
+                         f"{', '.join(ruleset.heroes)})", "--hero")
     rules = ruleset.with_hero(hero)
     dp = wants_dp(policy)
     table = clear_table(rules) if wants_odds(policy) or dp else np.zeros(0, dtype=np.int32)

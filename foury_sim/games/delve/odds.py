@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit, types
 
 from ...config import CACHE, JIT_DISABLED, CompiledOnFirstUse
-from ...errors import InputError
+from ...errors import InputError, did_you_mean
 from ...lazy import pd
 from ...oddstable import ODDS_CONF, OddsTable, level_text, z_scores
 from ...rng import seed_stream
@@ -439,7 +439,8 @@ def odds(
     ``level``: one level (default every level); ``lair``: dice already in the Lair.
     """
     if hero not in ruleset.heroes:
-        raise InputError(f"unknown hero {hero!r} (known: {', '.join(ruleset.heroes)})", "--hero")
+        raise InputError(f"unknown hero {hero!r} ({did_you_mean(hero, ruleset.heroes)}known: "
+                         f"{', '.join(ruleset.heroes)})", "--hero")
     rules = ruleset.with_hero(hero)
     counts = parse_party(party)
     total = int(rules[R_PARTY_DICE])

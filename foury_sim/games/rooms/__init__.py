@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...config import use_cache
-from ...errors import InputError
+from ...errors import InputError, did_you_mean
 from ...lazy import pd
 from ...outputs import MEAN_INTERVALS
 from ...policy import Policy, PolicySpec, check_answers
@@ -64,7 +64,8 @@ def files_read(rules: RoomsRules) -> dict[str, str]:
 def _run(ruleset: RoomsRules, hero: str, policy: Policy, seed: int, start: int, count: int,
          script: np.ndarray = NO_SCRIPT, trace_rows: int = 0) -> tuple[np.ndarray, np.ndarray]:
     if hero not in ruleset.hero_names:
-        raise InputError(f"unknown hero {hero!r} (known: {', '.join(ruleset.hero_names)})", "--hero")
+        raise InputError(f"unknown hero {hero!r} ({did_you_mean(hero, ruleset.hero_names)}known: "
+                         f"{', '.join(ruleset.hero_names)})", "--hero")
     fx = pack_fight(ruleset, hero)
     race = layout.RACE_COLS if ruleset.race_players > 1 else 0  # the race's block after the per-game columns
     out = np.zeros((count, OUTPUTS.n_kernel(ruleset) + layout.HIDDEN_COLS + race), dtype=np.int64)

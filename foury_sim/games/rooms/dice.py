@@ -36,7 +36,7 @@ import numpy as np
 from numba import njit, types
 
 from ...config import CACHE, CompiledOnFirstUse, use_cache
-from ...errors import InputError
+from ...errors import InputError, did_you_mean
 from ...rng import roll, seed_stream
 from . import layout as L
 from .ruleset import DiceRules, HeroSheet, load_heroes
@@ -622,7 +622,8 @@ def odds_lines(rules: DiceRules, hero_key: str) -> list[str]:
     """Per ability of the hero: exact P(made) on one roll, within ``combat.rolls`` rolls under the optimal and the
     greedy policy, and with the bought rerolls; then the expected damage per turn (max-damage objective)."""
     if hero_key not in rules.heroes:
-        raise InputError(f"unknown hero {hero_key!r} (known: {', '.join(rules.heroes)})", "--hero")
+        raise InputError(f"unknown hero {hero_key!r} ({did_you_mean(hero_key, rules.heroes)}known: "
+                         f"{', '.join(rules.heroes)})", "--hero")
     h = rules.heroes[hero_key]
     od = hero_odds(h, rules.dice)
     rolls = rules.rolls

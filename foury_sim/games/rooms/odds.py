@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit, prange, types
 
 from ...config import CACHE, CompiledOnFirstUse, use_cache
-from ...errors import InputError
+from ...errors import InputError, did_you_mean
 from ...lazy import pd
 from ...oddstable import ODDS_CONF, OddsTable, level_text
 from ...rng import seed_stream
@@ -150,7 +150,8 @@ def odds(ruleset, trials: int = 20_000, seed: int = 1, hero: str | None = None, 
     rules = _rules_of(ruleset)
     hero = hero or next(iter(rules.heroes))
     if hero not in rules.heroes:
-        raise InputError(f"unknown hero {hero!r} (known: {', '.join(rules.heroes)})", "--hero")
+        raise InputError(f"unknown hero {hero!r} ({did_you_mean(hero, rules.heroes)}known: {', '.join(rules.heroes)})",
+                         "--hero")
     h = rules.heroes[hero]
     od = D.hero_odds(h, rules.dice)
     rolls = rules.rolls

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...config import use_cache
-from ...errors import InputError
+from ...errors import InputError, did_you_mean
 from ...inputs import check_flags, check_param_text
 from ...lazy import pd
 from ...outputs import MEAN_INTERVALS, hist_count, hist_total, joint_key, mean_interval, most_common, tally
@@ -134,7 +134,8 @@ def load_ruleset(rules: str | None = None, sets: list[str] | None = None, level:
 def _run(ruleset: TacticsRules, hero: str, policy: Policy, seed: int, start: int, count: int,
          script: np.ndarray = NO_SCRIPT, trace_rows: int = 0) -> tuple[np.ndarray, np.ndarray, Policy]:
     if hero not in ruleset.hero_names:
-        raise InputError(f"unknown hero {hero!r} (known: {', '.join(ruleset.hero_names)})", "--hero")
+        raise InputError(f"unknown hero {hero!r} ({did_you_mean(hero, ruleset.hero_names)}known: "
+                         f"{', '.join(ruleset.hero_names)})", "--hero")
     if policy.policy_id in (layout.P_BY_THE_BOOK, layout.P_RUTHLESS):
         raise InputError(f"{policy.name!r} is a Dungeon Master policy (use --dm)", "--policy")
     dm = dm_policy(ruleset)
