@@ -383,6 +383,20 @@ def test_foury_run_explains_its_unclear_lines():
     assert "stuck = walls collapsed" in legend[3]
 
 
+def test_tactics_run_explains_its_death_cause_and_killer_lines():
+    """Tactics printed ``death cause`` and ``killer`` with no line under "What the figures mean" (a review found
+    "killer" unexplained: a share of every game, not of the lost ones, with "no monster" holding the wins)."""
+    from foury_sim.registry import get_game
+    from foury_sim.runner import run
+
+    res = run("tactics", games=200, seed=1, progress=False)
+    lines = format_summary(res.summary, "tactics", get_game("tactics").outputs).splitlines()
+    legend = lines[lines.index(O.LEGEND_HEADING) + 1:]
+    said = {x[2:20].strip(): x[20:] for x in legend if x.startswith("  ")}
+    assert said["death cause"] == "every game by how it ended: none (won), or what took the adventurer's last HP"
+    assert said["killer"] == "every game by the monster that dealt the last blow (no monster: won, or lost another way)"
+
+
 def test_a_summary_without_declared_legends_prints_none():
     assert O.legend_lines(_summary("x"), O.Outputs((O.Column("win", "Won", summary=O.RATE),))) == []
 

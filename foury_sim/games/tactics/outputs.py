@@ -39,11 +39,13 @@ COLUMNS = (
     Column("hp_left", "HP left", "HP", summary=MEAN, index="OUT_HP_LEFT", doc="The adventurer's HP at the end."),
     Column("death_cause", "How the game ended", index="OUT_DEATH_CAUSE", summary="category",
            categories=CAUSE_LABELS, doc="0 won, 1 slain by a monster, 2 a chest's trap, 3 electrified water, "
-           "4 the turn cap (a loss, reported apart), 5 lava, 6 the gamble ??? potion."),
+           "4 the turn cap (a loss, reported apart), 5 lava, 6 the gamble ??? potion.",
+           legend="every game by how it ended: none (won), or what took the adventurer's last HP"),
     Column("killer", "Monster that dealt the last blow", index="OUT_KILLER", summary="category",
            categories=killer_label, codes=_killer_codes,
            doc="Monster table row of the killer (-1 no monster: won, or lost to a trap, water, lava, the ??? "
-           "potion or the turn cap)."),
+           "potion or the turn cap).",
+           legend="every game by the monster that dealt the last blow (no monster: won, or lost another way)"),
     Column("death_cell", "Tile of the death", index="OUT_DEATH_CELL",
            doc="Tile (row * cols + column, 0-based) where the adventurer died, -1 none; the death heat map."),
     Column("kills", "Monsters slain", "monsters", summary=MEAN, index="OUT_KILLS"),
