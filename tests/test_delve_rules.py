@@ -18,7 +18,7 @@ from foury_sim.errors import InputError
 from foury_sim.games import delve as D
 from foury_sim.games.delve import layout as A
 from foury_sim.games.delve.odds import _party_feasibility
-from foury_sim.games.delve.ruleset import R_DRAGON_AT, R_N_TREASURES, R_TREASURE, T_COLS, T_EFFECT
+from foury_sim.games.delve.ruleset import R_DRAGON_AT, R_N_TREASURES, R_TREASURE, T_COLS, T_DICE, T_EFFECT
 from foury_sim.policy import make_policy
 
 P = {"F": 1, "C": 2, "M": 3, "T": 4, "Ch": 5, "S": 6}
@@ -377,6 +377,19 @@ def test_scales_score(scripted):
     assert (row["xp"], row["treasures"], row["score"]) == (2, 2, 2 + 2 + 2)
 
 
+def test_the_scales_pair_is_the_rulesets_pair_size(scripted):
+    """``score.scales_pair_size`` (printed: "each pair"): the two Scales of ``test_scales_score`` are no pair when
+    a pair takes 3 (2 XP + 2 token points), and two pairs when it takes 1 (2 + 2 + 2 x 2)."""
+    only = [f"treasures.{k}.count=0" for k in ("vorpal_sword", "talisman", "scepter_of_power", "thieves_tools",
+                                               "scroll", "ring_of_invisibility", "elixir", "dragon_bait",
+                                               "town_portal")]
+    script = party("Ch", "Ch", "S", "S", "S", "S", "S") + [CHEST, 1] + [CHEST, POTION, 1]
+    wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0) + [wish(A.D_LOOT, 1, A.A_OPEN, A.CHAMPION)]
+    for size, score in ((3, 2 + 2), (1, 2 + 2 + 2 * 2), (2, 2 + 2 + 2)):
+        row, lines = run(scripted, script, wishes, sets=[*only, f"score.scales_pair_size={size}"])
+        assert (row["treasures"], row["score"]) == (2, score), size
+
+
 def test_elixir_revives_a_die(scripted):
     script = party("Ch", "F", "S", "S", "S", "S", "S") + [CHEST, POS["elixir"]] + [GOB, CHEST]
     wishes = (
@@ -387,6 +400,46 @@ def test_elixir_revives_a_die(scripted):
     row, lines = run(scripted, script, wishes)
     has(lines, "uses an elixir", "a champion comes back from the graveyard (1 die left")
     assert sum("comes back from the graveyard" in line for line in lines) == 1  # one die, not more
+
+
+def test_the_elixir_revives_the_dice_the_ruleset_says(scripted):
+    """``treasures.elixir.dice`` (printed: "bring 1 die back"): set to 2, the same Elixir brings back both dice of
+    the Graveyard, each with its chosen face."""
+    script = party("Ch", "F", "S", "S", "S", "S", "S") + [CHEST, POS["elixir"]] + [GOB, CHEST]
+    wishes = (
+        [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)]
+        + cont(0)
+        + [wish(A.D_LOOT, 2, A.A_TREASURE, 7), wish(A.D_REVIVE, 0, A.A_FACE, A.CHAMPION),
+           wish(A.D_REVIVE, 1, A.A_FACE, A.MAGE)]
+    )
+    row, lines = run(scripted, script, wishes, sets=["treasures.elixir.dice=2"])
+    has(lines, "uses an elixir", "a champion comes back from the graveyard (1 die left",
+        "a mage comes back from the graveyard (0 dice left")
+    assert sum("comes back from the graveyard" in line for line in lines) == 2
+
+
+@pytest.mark.parametrize("sets, message", [
+    (["treasures.elixir.dice=0"], "treasures.elixir.dice = 0 is below 1 (valid range 1..12)"),
+    (["score.scales_pair_size=0"], "score.scales_pair_size = 0 is below 1 (valid range 1..100)"),
+    (["treasures.dragon_scales.dice=2"], "unknown ruleset key 'treasures.dragon_scales.dice'"),
+])
+def test_a_bad_elixir_or_scales_number_is_one_line_naming_the_key(sets, message):
+    with pytest.raises(InputError) as e:
+        D.load_ruleset(None, sets)
+    assert message in str(e.value) and "\n" not in str(e.value)
+    assert e.value.where.startswith(f"--set {sets[0].split('=')[0]}"), e.value.where
+
+
+def test_an_elixir_of_ones_own_names_its_dice(tmp_path):
+    f = tmp_path / "mine.toml"
+    f.write_text('[treasures.potion_of_life]\ncount = 1\neffect = "elixir"\npoints = 1\nphases = ["loot"]\n')
+    with pytest.raises(InputError, match="treasures.potion_of_life lacks 'dice'") as e:
+        D.load_ruleset(f)
+    assert e.value.where.startswith(str(f))
+    f.write_text('[treasures.potion_of_life]\ncount = 1\neffect = "elixir"\ndice = 2\npoints = 1\nphases = ["loot"]\n')
+    rs = D.load_ruleset(f)
+    k = int(rs.rules[R_N_TREASURES]) - 1
+    assert rs.rules[R_TREASURE + k * T_COLS + T_DICE] == 2
 
 
 def test_dragon_bait_turns_monsters_into_dragons(scripted):

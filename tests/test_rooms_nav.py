@@ -131,6 +131,30 @@ def test_paying_the_last_hp_kills(scripted, tmp_path):
     assert (row["win"], row["death_cause"], row["hp_left"], row["death_room"]) == (0, L.CAUSE_HP_PAID, 0, L.K_START)
 
 
+def test_the_hp_paid_instead_is_the_rulesets_hp_cost(scripted, tmp_path):
+    """``navigation.hp_cost`` (the seed's "sacrifice one HP": 1) is what the hero pays instead of a key: set to 3,
+    the hero without a key passes the locked door for 3 HP (30 - 3 = 27 left) and the option offered says so."""
+    row, lines = play(scripted, tmp_path, CHEST_ABOVE, [move(N, L.PASS_HP)],
+                      sets=(*ONE_TURN, "navigation.start_keys=0", "navigation.hp_cost=3"))
+    assert (row["hp_spent"], row["hp_left"], row["moves"]) == (3, 27, 1)
+    has(lines, "(pays 3 HP instead of a key)")
+    row, lines = play(scripted, tmp_path, CHEST_ABOVE, [move(N, L.PASS_HP)],
+                      sets=(*ONE_TURN, "navigation.start_keys=0", "heroes.ranger.hp=3", "navigation.hp_cost=3"))
+    assert (row["win"], row["death_cause"], row["hp_left"]) == (0, L.CAUSE_HP_PAID, 0)  # all of the last 3 HP
+
+
+@pytest.mark.parametrize("value, message", [
+    ("0", "navigation.hp_cost = 0 is below 1 (valid range 1..100)"),
+    ("101", "navigation.hp_cost = 101 is above 100 (valid range 1..100)"),
+    ("true", "navigation.hp_cost"),
+])
+def test_a_bad_hp_cost_is_one_line_naming_the_key(value, message):
+    with pytest.raises(InputError) as e:
+        R.load_ruleset(None, [f"navigation.hp_cost={value}"], None)
+    assert message in e.value.message and "\n" not in e.value.message
+    assert str(e.value.where).startswith("--set navigation.hp_cost"), e.value.where
+
+
 def test_turning_back_spends_no_move_and_bars_that_side_this_turn(scripted, tmp_path):
     row, lines = play(scripted, tmp_path, CHEST_ABOVE, [move(N, L.PASS_BACK), move(N, L.PASS_ITEM)])
     assert (row["moves"], row["keys_spent"]) == (0, 0)

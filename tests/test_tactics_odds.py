@@ -22,9 +22,10 @@ def rs():
     return R.load_ruleset()
 
 
-def _terms(p_dice=2, p_mod=0, m_dice=2, m_mod=0, p_dmg=1, m_dmg=1, blow=3, chicken=0, triple=0, drain=0):
+def _terms(p_dice=2, p_mod=0, m_dice=2, m_mod=0, p_dmg=1, m_dmg=1, blow=3, chicken=0, triple=0, drain=0,
+           chicken_sixes=2, triple_sixes=3):
     t = C.new_terms()
-    t[:] = (p_dice, p_mod, m_dice, m_mod, p_dmg, m_dmg, blow, chicken, triple, drain)
+    t[:] = (p_dice, p_mod, m_dice, m_mod, p_dmg, m_dmg, blow, chicken, triple, drain, chicken_sixes, triple_sixes)
     return t
 
 
@@ -87,6 +88,39 @@ def test_staff_two_sixes_make_a_chicken_and_no_damage():
     assert out[C.X_CHICKEN] == 1 and out[C.X_BLOW] == 0 and out[C.X_DMG_MON] == 0 and out[C.X_DMG_PLAYER] == 0
 
 
+def test_the_chicken_needs_the_sixes_the_ruleset_says():
+    """``abilities.chicken_sixes`` (the staff's printed "double sixes": 2) is the count of sixes among the player's
+    dice that makes the chicken: set to 3, two sixes are a plain win and three make the chicken (berserk's 3d6)."""
+    rs = R.load_ruleset(None, ["abilities.chicken_sixes=3"])
+    assert rs.rules[R.R_CHICKEN_SIXES] == 3 and R.load_ruleset().rules[R.R_CHICKEN_SIXES] == 2
+    staff, skel = rs.weapon_names.index("mage_staff"), rs.kind_index["skeleton"]
+    t = O.terms_for(rs, skel, staff, 0, berserk=True)
+    assert t[C.T_CHICKEN] == 1 and t[C.T_CHICKEN_SIXES] == 3 and t[C.T_P_DICE] == 3
+    out = C.new_out()
+    res = C.exchange(stream(1, 0), _script(6, 6, 1, 1, 1), t, 0, C.MELEE, 0, out)  # two sixes: a win, no chicken
+    assert res == C.RO_WIN and out[C.X_CHICKEN] == 0 and out[C.X_DMG_MON] == 1
+    C.exchange(stream(1, 0), _script(6, 6, 6, 1, 1), t, 0, C.MELEE, 0, out)  # three sixes: the chicken
+    assert out[C.X_CHICKEN] == 1 and out[C.X_DMG_MON] == 0
+    ex = O.exact_exchange(t)  # the exact odds read the same key: P(3 sixes of 3) = 1/216
+    assert ex["chicken"] == Fraction(1, 216)
+
+
+def test_the_blow_needs_the_sixes_the_ruleset_says():
+    """``abilities.triple_six_sixes`` (the ogre's printed "three sixes": 3) is the count of sixes among the monster's
+    dice that makes the massive blow: set to 2, two sixes are a blow however the totals stand."""
+    rs = R.load_ruleset(None, ["abilities.triple_six_sixes=2"])
+    assert rs.rules[R.R_TRIPLE_SIXES] == 2 and R.load_ruleset().rules[R.R_TRIPLE_SIXES] == 3
+    t = O.terms_for(rs, rs.kind_index["ogre"], 0, 0, might=9)
+    assert t[C.T_TRIPLE] == 1 and t[C.T_TRIPLE_SIXES] == 2 and t[C.T_M_DICE] == 3
+    out = C.new_out()
+    res = C.exchange(stream(1, 0), _script(5, 5, 6, 6, 1), t, 0, C.MELEE, 0, out)  # 10 + 9 against 13: a blow
+    assert res == C.RO_LOSE and out[C.X_BLOW] == 1 and out[C.X_DMG_PLAYER] == 3
+    res = C.exchange(stream(1, 0), _script(5, 5, 6, 1, 1), t, 0, C.MELEE, 0, out)  # one six: the player wins
+    assert res == C.RO_WIN and out[C.X_BLOW] == 0
+    # the exact odds read the same key: P(two or more sixes of 3) = 16/216, all of it a blow
+    assert O.exact_exchange(t)["blow"] == Fraction(16, 216)
+
+
 def test_storm_golem_drains_ap_only_when_the_player_loses_on_their_turn():
     out = C.new_out()
     t = _terms(drain=1)
@@ -102,12 +136,12 @@ def test_combat_terms_follow_the_modifier_ruling(rs):
     ogre, skel, chicken = rs.kind_index["ogre"], rs.kind_index["skeleton"], rs.kind_index["chicken"]
     mace, axe, plate, robes = 1, 2, 4, 1
     t = O.terms_for(rs, skel, mace, plate, might=1)
-    assert list(t) == [2, 3, 2, -4, 1, 1, 3, 0, 0, 0]  # mace +1, +1 vs undead, might +1; plate -4
+    assert list(t) == [2, 3, 2, -4, 1, 1, 3, 0, 0, 0, 2, 3]  # mace +1, +1 vs undead, might +1; plate -4
     t = O.terms_for(rs, ogre, axe, robes, berserk=True)
-    assert list(t) == [3, 2, 3, 0, 1, 1, 3, 0, 1, 0]
+    assert list(t) == [3, 2, 3, 0, 1, 1, 3, 0, 1, 0, 2, 3]
     dmg = R.load_ruleset(None, ["rulings.modifier=damage"])
     t = O.terms_for(dmg, skel, mace, plate, might=1)
-    assert list(t) == [2, 0, 2, 0, 4, 0, 0, 0, 0, 0]  # a win deals 1 + 3, plate stops the skeleton's 1
+    assert list(t) == [2, 0, 2, 0, 4, 0, 0, 0, 0, 0, 2, 3]  # a win deals 1 + 3, plate stops the skeleton's 1
     t = O.terms_for(dmg, chicken, 0, 0)
     assert list(t[[C.T_P_DMG, C.T_M_DMG]]) == [1, 0]  # the chicken's -2 leaves it no damage
     t = O.terms_for(rs, rs.kind_index["storm_golem"], 6, 0)

@@ -16,7 +16,7 @@ def test_staff_one_six_is_a_plain_win_not_a_chicken():
     """The mage staff makes a chicken on a double six only: one six is an ordinary roll-off."""
     out = C.new_out()
     t = C.new_terms()
-    t[:] = (2, 0, 1, 0, 1, 1, 3, 1, 0, 0)  # player 2d6 against 1d6, staff (chicken) on
+    t[:] = (2, 0, 1, 0, 1, 1, 3, 1, 0, 0, 2, 3)  # player 2d6 against 1d6, staff (chicken, two sixes) on
     res = C.exchange(stream(1, 0), np.array([6, 5, 1], dtype=np.int64), t, 0, C.MELEE, 0, out)
     assert res == C.RO_WIN and out[C.X_CHICKEN] == 0 and out[C.X_DMG_MON] == 1 and out[C.X_DMG_PLAYER] == 0
 

@@ -143,6 +143,16 @@ def test_ogre_three_sixes_is_a_massive_blow(scripted, tmp_path):
     has(lines, "the monster wins with a massive blow (three sixes): the adventurer loses 3 HP")
 
 
+def test_the_engine_plays_the_blow_on_the_sixes_the_ruleset_says(scripted, tmp_path):
+    """``abilities.triple_six_sixes`` = 2 (printed: three): two sixes of the ogre's three dice are the massive blow."""
+    row, lines = play(scripted, tmp_path, "######\n#@O.>#\n######", [1, 1, 6, 6, 1], [(A.A_ATTACK, 0)],
+                      sets=(*STILL, "abilities.triple_six_sixes=2"))
+    assert row["hp_left"] == 7
+    has(lines, "the monster wins with a massive blow (two sixes): the adventurer loses 3 HP")
+    row, lines = play(scripted, tmp_path, "######\n#@O.>#\n######", [1, 1, 6, 6, 1], [(A.A_ATTACK, 0)], sets=STILL)
+    assert row["hp_left"] == 9  # the printed three: two sixes are a plain loss
+
+
 def test_storm_golem_drains_ap_when_it_wins_on_the_players_turn(scripted, tmp_path):
     row, lines = play(scripted, tmp_path, "######\n#@Z.>#\n######", [1, 1, 6, 6], [(A.A_ATTACK, 0)], sets=STILL)
     assert row["hp_left"] == 9
@@ -171,6 +181,16 @@ def test_mage_staff_double_six_makes_a_chicken(scripted, tmp_path):
     row, lines = play(scripted, tmp_path, "#######\n#@S...#\n#c#####\n#>#####\n#######",
                       [1, 1, 6, 6, 6, 1, 1], wishes, sets=STILL)
     has(lines, "found mage staff (weapon): kept", "double sixes: the skeleton (monster 0) turns into a chicken")
+
+
+def test_the_engine_makes_the_chicken_on_the_sixes_the_ruleset_says(scripted, tmp_path):
+    """``abilities.chicken_sixes`` = 1 (printed: double sixes): one six among the player's dice makes the chicken."""
+    sets = (*STILL, "player.weapon=mage_staff")
+    row, lines = play(scripted, tmp_path, "######\n#@S.>#\n######", [6, 1, 1, 1], [(A.A_ATTACK, 0)],
+                      sets=(*sets, "abilities.chicken_sixes=1"))
+    has(lines, "one six: the skeleton (monster 0) turns into a chicken")
+    row, lines = play(scripted, tmp_path, "######\n#@S.>#\n######", [6, 1, 1, 1], [(A.A_ATTACK, 0)], sets=sets)
+    assert not any("chicken" in line for line in lines)  # the printed two: one six is a plain win
 
 
 # --- things ------------------------------------------------------------------------------------------------

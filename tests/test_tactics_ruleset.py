@@ -22,7 +22,7 @@ def shipped():
 
 def test_shipped_scalars_are_packed_at_their_contract_slots(shipped):
     r = shipped.rules
-    assert r.dtype == np.int64 and r.shape == (R.N_R,) == (50,)
+    assert r.dtype == np.int64 and r.shape == (R.N_R,) == (51,)
     expected = {
         R.R_HP: 10, R.R_AP: 8, R.R_DM_AP: 8, R.R_PLAYER_DICE: 2, R.R_TURN_CAP: 60, R.R_MOVE: 1, R.R_MOVE_COMBAT: 2,
         R.R_ATTACK: 1, R.R_INTERACT: 1, R.R_USE: 1, R.R_FOOD_HEAL: 1, R.R_FOOD_STACK: 10, R.R_POTION_STACK: 3,
@@ -35,13 +35,13 @@ def test_shipped_scalars_are_packed_at_their_contract_slots(shipped):
         R.R_RANGED_ADJ: R.RANGED_ADJ_MELEE, R.R_PLATE_WATER: 8, R.R_WINS_ON_EXIT: 1,
         R.R_REST_SPAWN: R.REST_SPAWN_SKIPPED, R.R_ELECTRIC_TURNS: R.ELECTRIC_DM_TURNS, R.R_REVIVE_LAVA: 0,
         R.R_START_WEAPON: 0, R.R_START_ARMOR: 0, R.R_LAVA_WALK: R.LAVA_WALK_FLYERS, R.R_SPAWN_OPTIONAL: 1,
+        R.R_CHICKEN_SIXES: 2, R.R_TRIPLE_SIXES: 3,
     }
     # the contract's fixed slots
     assert (R.R_HP, R.R_ELECTRIC, R.R_WATER, R.R_WINS_ON_EXIT) == (0, 25, 32, 42)
     got = {k: int(r[k]) for k in expected}
     assert got == expected
-    free = [i for i in range(R.N_R) if i not in expected]
-    assert free == [31] and not r[free].any()
+    assert sorted(expected) == list(range(R.N_R))  # every slot in use
 
 
 def test_shipped_monster_table_is_the_printed_one(shipped):
@@ -138,6 +138,9 @@ BAD_SETS = [
     ("armors.plate_mail.move_pct=20", "armors.plate_mail.move_pct = 20 is below 50"),
     ("player.hp=0", "player.hp = 0 is below 1"),
     ("loot.spawn=unspecified", "loot.spawn must list 6 entries"),
+    ("abilities.chicken_sixes=0", "abilities.chicken_sixes = 0 is below 1 (valid range 1..6)"),
+    ("abilities.triple_six_sixes=7", "abilities.triple_six_sixes = 7 is above 6 (valid range 1..6)"),
+    ("abilities.chicken_sixes=two", "abilities.chicken_sixes"),
 ]
 
 

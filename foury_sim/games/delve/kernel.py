@@ -85,6 +85,7 @@ from .ruleset import (
     R_RANKS,
     R_RETIRE_XP,
     R_SCALES_PAIR,
+    R_SCALES_SET,
     R_SCROLL_PHASES,
     R_SPECIALTY_ALL,
     R_SWEEP,
@@ -92,6 +93,7 @@ from .ruleset import (
     R_WIN_SCORE,
     T_COLS,
     T_COUNT,
+    T_DICE,
     T_EFFECT,
     T_FACE,
     T_PHASES,
@@ -305,7 +307,8 @@ def party_face(rules, dice):
 
 @njit(cache=CACHE, _nrt=False)
 def score(rules, st):
-    """XP + each unused token's points + ``score.scales_pair`` per pair of Dragon Scales."""
+    """XP + each unused token's points + ``score.scales_pair`` per pair (``score.scales_pair_size``, 2) of Dragon
+    Scales."""
     s = st[A.S_XP]
     scales = 0
     for k in range(rules[R_N_TREASURES]):
@@ -313,7 +316,7 @@ def score(rules, st):
         s += st[A.S_TREASURE + k] * rules[t + T_POINTS]
         if rules[t + T_EFFECT] == A.TE_SCALES:
             scales += st[A.S_TREASURE + k]
-    return s + (scales // 2) * rules[R_SCALES_PAIR]
+    return s + (scales // rules[R_SCALES_SET]) * rules[R_SCALES_PAIR]
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -944,7 +947,7 @@ def use_treasure(rules, st, opts, c, pol, dice, w):
         ev(trace, st, E_TREASURE, k, 0, 0, 0, 0, 0, 0, 0)
     elif effect == A.TE_ELIXIR:
         ev(trace, st, E_TREASURE, k, 0, 0, 0, 0, 0, 0, 0)
-        revive(rules, st, np.int64(1), pol, dice, opts, w)
+        revive(rules, st, rules[R_TREASURE + k * T_COLS + T_DICE], pol, dice, opts, w)  # treasures.*.dice
     else:
         st[A.S_FAULT] += 1
         return REASON_FAULT

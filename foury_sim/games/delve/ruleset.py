@@ -49,8 +49,8 @@ R_DUNGEON_SIDES = 42
 R_DUNGEON_FACES = 43  # 12
 R_N_TREASURES = 55
 R_TREASURE = 56  # MAX_TREASURES rows of T_COLS
-T_COUNT, T_EFFECT, T_FACE, T_POINTS, T_PHASES = range(5)
-T_COLS = 5
+T_COUNT, T_EFFECT, T_FACE, T_POINTS, T_PHASES, T_DICE = range(6)  # T_DICE: an Elixir's dice back (else 0)
+T_COLS = 6
 R_SWEEP = R_TREASURE + A.MAX_TREASURES * T_COLS  # 5 roles: monster-type mask swept
 R_OPENS_ALL = R_SWEEP + 5  # 5 roles
 R_HERO = R_OPENS_ALL + 5  # 2 sides x H_COLS (the chosen hero; filled per run)
@@ -59,7 +59,8 @@ R_EFFECT_N = R_HERO + 2 * A.H_COLS  # N_EFFECTS counts
 R_EFFECT_KINDS = R_EFFECT_N + len(A.TREASURE_EFFECTS)  # N_EFFECTS rows of MAX_TREASURES kinds
 R_LEVEL_DICE = R_EFFECT_KINDS + len(A.TREASURE_EFFECTS) * A.MAX_TREASURES  # MAX_LEVELS: dice rolled at level 1..
 MAX_LEVELS = 30  #: game.levels at most (one level_dice key per level)
-R_SIZE = R_LEVEL_DICE + MAX_LEVELS
+R_SCALES_SET = R_LEVEL_DICE + MAX_LEVELS  # Dragon Scales that make a scoring pair (score.scales_pair_size)
+R_SIZE = R_SCALES_SET + 1
 MAX_RANKS = 8
 MAX_SIDES = 12
 
@@ -81,14 +82,18 @@ RANGES: Ranges = {
     "xp.portal_per_level": (0, 100),
     "xp.master_at": (0, 1000),
     "score.scales_pair": (0, 100),
+    "score.scales_pair_size": (1, 100),
     "score.rank_thresholds[]": (0, 1_000_000),
     "treasures.*.count": (0, 100),
     "treasures.*.points": (0, 100),
+    "treasures.*.dice": (1, 12),
     "heroes.*.*.specialty[].n": (1, A.N_ROLES),
     "heroes.*.*.ultimate.n": (1, 6),
 }
 #: The keys each table of an open table (heroes, treasures) may hold; anything else is refused at its place.
-TREASURE_FIELDS = ("count", "effect", "face", "points", "phases")
+TREASURE_FIELDS = ("count", "effect", "face", "points", "phases", "dice")
+#: The treasure keys only one effect takes (its number or companion type): ``face`` a companion, ``dice`` an elixir.
+EFFECT_FIELDS = {"face": A.TE_COMPANION, "dice": A.TE_ELIXIR}
 HERO_FIELDS = ("names", "novice", "master")
 SIDE_FIELDS = ("specialty", "ultimate")
 SPECIALTY_FIELDS = {
@@ -284,6 +289,7 @@ def load_ruleset(
     r[R_MASTER_AT] = _int(rf, "xp.master_at")
     r[R_MASTER_REFRESH] = _bool(rf, "xp.master_refreshes_ultimate")
     r[R_SCALES_PAIR] = _int(rf, "score.scales_pair")
+    r[R_SCALES_SET] = _int(rf, "score.scales_pair_size")
     r[R_SCROLL_PHASES] = _phases(
         rf, "rulings.scroll_phases", rf.get("rulings.scroll_phases"), A.PH_MONSTER | A.PH_DRAGON
     )
@@ -340,13 +346,18 @@ def load_ruleset(
         base = R_TREASURE + k * T_COLS
         effect = t.get("effect")
         e = _name(rf, f"{key}.effect", effect, A.TREASURE_EFFECTS, "effect")
-        _only(rf, key, t, TREASURE_FIELDS if e == A.TE_COMPANION else tuple(f for f in TREASURE_FIELDS if f != "face"))
+        _only(rf, key, t, tuple(f for f in TREASURE_FIELDS if f not in EFFECT_FIELDS or EFFECT_FIELDS[f] == e))
         r[base + T_COUNT] = _int(rf, f"{key}.count")
         r[base + T_EFFECT] = e
         r[base + T_FACE] = -1
         if e == A.TE_COMPANION:
             r[base + T_FACE] = _name(rf, f"{key}.face", t.get("face"), A.FACE_NAMES[: A.N_ROLES], "companion type")
         r[base + T_POINTS] = _int(rf, f"{key}.points")
+        if e == A.TE_ELIXIR:
+            if "dice" not in t:
+                raise InputError(f"{key} lacks 'dice' (the dice an elixir brings back from the Graveyard)",
+                                 rf.where(key))
+            r[base + T_DICE] = _int(rf, f"{key}.dice")
         r[base + T_PHASES] = _phases(rf, f"{key}.phases", t.get("phases", []), A.TREASURE_PHASES[e])
         r[R_EFFECT_KINDS + e * A.MAX_TREASURES + r[R_EFFECT_N + e]] = k
         r[R_EFFECT_N + e] += 1

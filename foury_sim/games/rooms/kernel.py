@@ -431,8 +431,8 @@ def reveal(g, st, dice, cell):
 @njit(cache=CACHE, _nrt=False)
 def step(g, w, st, pol, dice, side):
     """A step through ``side``: the card beyond is turned face up (if it was not); a locked door takes a key, a
-    wall a bomb, or 1 HP instead of either when the hero has none (``navigation.hp_instead``; with one in hand too:
-    ``navigation.hp_with_item``), or the hero turns back (D_PASS; the move
+    wall a bomb, or ``navigation.hp_cost`` (1) HP instead of either when the hero has none (``navigation.hp_instead``;
+    with one in hand too: ``navigation.hp_with_item``), or the hero turns back (D_PASS; the move
     is not spent and that side is not offered again this turn). A room with a token is entered freely."""
     here = st[L.S_CELL]
     to = neighbour(st, here, side)
@@ -447,7 +447,7 @@ def step(g, w, st, pol, dice, side):
         if held:
             n = option(o, n, L.PASS_ITEM, b, to, kind_of(g, st, to), b, st[L.S_DIST + to], 0)
         if g.nav[L.N_HP_INSTEAD] and (not held or g.nav[L.N_HP_WITH_ITEM]):  # "if a player does not have" one
-            n = option(o, n, L.PASS_HP, b, to, kind_of(g, st, to), b, st[L.S_DIST + to], 1)
+            n = option(o, n, L.PASS_HP, b, to, kind_of(g, st, to), b, st[L.S_DIST + to], g.nav[L.N_HP_COST])
         c = decide(L.D_PASS, st, o, n, pol, dice)
         paid = o[c, L.O_ACTION]
         if paid == L.PASS_BACK:
@@ -462,8 +462,8 @@ def step(g, w, st, pol, dice, side):
                 st[L.S_BOMBS] -= 1
                 st[L.S_BOMBS_SPENT] += 1
         else:
-            st[L.S_HP] -= 1
-            st[L.S_HP_SPENT] += 1
+            st[L.S_HP] -= g.nav[L.N_HP_COST]
+            st[L.S_HP_SPENT] += g.nav[L.N_HP_COST]
             if st[L.S_HP] <= 0:
                 ev(dice, st, L.EV_STEP, here, to, side, b, paid, st[L.S_MOVES_LEFT], st[L.S_HP])
                 die(g, st, L.CAUSE_HP_PAID)

@@ -286,7 +286,8 @@ N_RACE_W_ROOMS = N_RACE_W_GOLD + 1
 #: 1: the 1 HP answer is offered also with a key or a bomb in hand (``navigation.hp_with_item``; the seed: only
 #: "if a player does not have a key or bomb")
 N_HP_WITH_ITEM = N_RACE_W_ROOMS + 1
-N_SIZE = N_HP_WITH_ITEM + 1
+N_HP_COST = N_HP_WITH_ITEM + 1  #: HP the hero sacrifices instead of a key or a bomb (``navigation.hp_cost``)
+N_SIZE = N_HP_COST + 1
 
 #: Navigation decision kinds (8..31; fight kinds are 0..7). Options: O_ACTION, O_ARG, then the advice columns.
 D_ACT, D_PASS, D_RESOLVE, D_SHOP = 8, 9, 10, 11
@@ -302,7 +303,7 @@ MAX_OPTIONS = 72
 #: resolve a function of this room (O_ARG 0 = A, 1 = B), drink a potion.
 A_END, A_MOVE, A_WARP, A_MIRROR, A_RESOLVE, A_POTION = range(6)
 ACT_NAMES = ("end the turn", "move", "warp", "magic mirror", "resolve", "drink a potion")
-#: D_PASS (a locked door or a wall): turn back, spend the key or bomb, pay 1 HP instead.
+#: D_PASS (a locked door or a wall): turn back, spend the key or bomb, pay ``navigation.hp_cost`` HP (O_VALUE) instead.
 PASS_BACK, PASS_ITEM, PASS_HP = range(3)
 #: D_RESOLVE (entering an optional room): leave it for later (0), or resolve a function (O_ARG).
 #: D_SHOP: leave (O_ACTION -1) or buy the item O_ACTION (O_VALUE its price).

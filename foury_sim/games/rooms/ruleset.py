@@ -387,6 +387,7 @@ NAV_RANGES: Ranges = {
     "navigation.mirror_uses": (1, 10),
     "navigation.trap_keys": (0, 5),
     "navigation.trap_dodge": (1, 7),
+    "navigation.hp_cost": (1, 100),
     "items.potion_heal": (0, 100),
     "items.armor_hp": (0, 100),
     "items.forge_cost": (0, 100),
@@ -407,8 +408,8 @@ NAV_RANGES: Ranges = {
 #: navigation, the items and the deck.
 RANGES: Ranges = {**COMBAT_RANGES, **NAV_RANGES}
 NAV_FIELDS = ("moves", "boots_moves", "turn_cap", "start_keys", "start_bombs", "start_potions", "start_gold",
-              "hp_instead", "hp_with_item", "mirror_uses", "orientation", "warp_counts", "mirror_counts", "trap_keys",
-              "trap_dodge", "dungeon")
+              "hp_instead", "hp_with_item", "hp_cost", "mirror_uses", "orientation", "warp_counts", "mirror_counts",
+              "trap_keys", "trap_dodge", "dungeon")
 ITEM_FIELDS = ("potion_heal", "armor_hp", "forge_cost", "mend_heal", "mend_cost", "treasure", "treasure_gold",
                "prices")
 CARD_FIELDS = ("kind", "count", "doors", "hazard", "monsters", "gold", "value")
@@ -472,6 +473,7 @@ def _navigation(rf: RuleFile) -> np.ndarray:
                      (L.N_BOMBS, "navigation.start_bombs"), (L.N_POTIONS, "navigation.start_potions"),
                      (L.N_GOLD, "navigation.start_gold"), (L.N_MIRROR_USES, "navigation.mirror_uses"),
                      (L.N_TRAP_KEYS, "navigation.trap_keys"), (L.N_TRAP_DODGE, "navigation.trap_dodge"),
+                     (L.N_HP_COST, "navigation.hp_cost"),
                      (L.N_POTION_HEAL, "items.potion_heal"), (L.N_ARMOR_HP, "items.armor_hp"),
                      (L.N_FORGE_COST, "items.forge_cost"), (L.N_MEND_HEAL, "items.mend_heal"),
                      (L.N_MEND_COST, "items.mend_cost"), (L.N_TREASURE_GOLD, "items.treasure_gold")):

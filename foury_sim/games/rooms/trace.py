@@ -99,7 +99,8 @@ def _paid(f, ctx: Context) -> dict[str, Any]:
     elif f["paid"] == L.PASS_ITEM:
         how = f" (spends {'a key' if f['barrier'] == L.DOOR_LOCKED else 'a bomb'})"
     else:
-        how = f" (pays 1 HP instead of {'a key' if f['barrier'] == L.DOOR_LOCKED else 'a bomb'})"
+        cost = int(ctx.rules.nav[L.N_HP_COST])
+        how = f" (pays {cost} HP instead of {'a key' if f['barrier'] == L.DOOR_LOCKED else 'a bomb'})"
     return {"how": how, "left_moves": left, "hp_text": hp}
 
 

@@ -10,10 +10,11 @@ frequencies of ``foury-sim odds tactics`` are the engine's own rule, not a copy 
 * :func:`rolloff`: player dice first, then the monster's (the order scripted dice follow), totals compared,
   ties by ``rulings.ties`` ("reroll" rolls both sides again).
 * :func:`exchange`: one roll-off and what it does: damage to the loser (only the target's side can be hurt by
-  a ranged shot: ``PLAYER_RANGED`` / ``MONSTER_RANGED``), the mage staff's chicken (two sixes among the
-  player's dice, with a chicken weapon: the monster turns into a chicken, no damage either way), the ogre's
-  massive blow (three sixes among its dice: the monster wins the roll-off whatever the totals and deals
-  ``abilities.triple_six_damage``), the storm golem's AP drain (the player lost on their own turn).
+  a ranged shot: ``PLAYER_RANGED`` / ``MONSTER_RANGED``), the mage staff's chicken (``abilities.chicken_sixes``,
+  two, sixes among the player's dice, with a chicken weapon: the monster turns into a chicken, no damage either
+  way), the ogre's massive blow (``abilities.triple_six_sixes``, three, sixes among its dice: the monster wins the
+  roll-off whatever the totals and deals ``abilities.triple_six_damage``), the storm golem's AP drain (the player
+  lost on their own turn).
 * :func:`move_cost`: AP to step onto a tile (combat, armour ``move_pct`` rounded up, water by ``rulings.water``);
   :func:`monster_move_cost` the same for a monster (water doubles it unless it flies; lava only for flyers, and the
   lava-immune with ``rulings.lava_walk`` = "immune_too").
@@ -40,6 +41,7 @@ from .ruleset import (
     M_TRIPLE_SIX,
     MOD_ROLL,
     R_BERSERK_DICE,
+    R_CHICKEN_SIXES,
     R_LAVA_WALK,
     R_MODIFIER,
     R_MOVE,
@@ -48,6 +50,7 @@ from .ruleset import (
     R_PLATE_WATER,
     R_PLAYER_DICE,
     R_STORM_DRAIN,
+    R_TRIPLE_SIXES,
     R_WATER,
     TIES_MONSTER,
     TIES_PLAYER,
@@ -69,7 +72,8 @@ MAX_REROLLS = 1000  # rulings.ties = "reroll": a safety bound no real roll-off r
 
 # combat_terms: the numbers of a roll-off
 T_P_DICE, T_P_MOD, T_M_DICE, T_M_MOD, T_P_DMG, T_M_DMG, T_BLOW, T_CHICKEN, T_TRIPLE, T_DRAIN = range(10)
-T_SIZE = 10
+T_CHICKEN_SIXES, T_TRIPLE_SIXES = 10, 11  # sixes that make the chicken / the blow (abilities.*_sixes)
+T_SIZE = 12
 
 # rolloff / exchange: what happened (``out``)
 X_RESULT = 0  # RO_WIN / RO_TIE / RO_LOSE after the tie ruling and the blow
@@ -113,6 +117,8 @@ def combat_terms(rules, monsters, weapons, armors, mon, weapon, armor, might, be
     terms[T_CHICKEN] = weapons[weapon, W_CHICKEN]
     terms[T_TRIPLE] = monsters[mon, M_TRIPLE_SIX]
     terms[T_DRAIN] = rules[R_STORM_DRAIN] if monsters[mon, M_STORM] else 0
+    terms[T_CHICKEN_SIXES] = rules[R_CHICKEN_SIXES]
+    terms[T_TRIPLE_SIXES] = rules[R_TRIPLE_SIXES]
 
 
 @njit(cache=CACHE)
@@ -170,11 +176,11 @@ def exchange(rs, script, terms, ties, mode, players_turn, out):
     out[X_CHICKEN] = 0
     out[X_BLOW] = 0
     out[X_AP_LOST] = 0
-    if terms[T_CHICKEN] != 0 and out[X_P_SIXES] >= 2:
+    if terms[T_CHICKEN] != 0 and out[X_P_SIXES] >= terms[T_CHICKEN_SIXES]:
         out[X_CHICKEN] = 1
         out[X_RESULT] = res
         return res
-    if terms[T_TRIPLE] != 0 and out[X_M_SIXES] >= 3:
+    if terms[T_TRIPLE] != 0 and out[X_M_SIXES] >= terms[T_TRIPLE_SIXES]:
         out[X_BLOW] = 1
         res = RO_LOSE
     if res == RO_WIN and mode != MONSTER_RANGED:

@@ -131,9 +131,9 @@ def exact_exchange(terms: Any, ties: int = 0) -> dict[str, Fraction]:
                 raw_tie += p
                 continue
             res = "win" if d > 0 else "lose" if d < 0 else {TIES_PLAYER: "win", TIES_MONSTER: "lose"}.get(ties, "tie")
-            if t[C.T_CHICKEN] and a6 >= 2:
+            if t[C.T_CHICKEN] and a6 >= t[C.T_CHICKEN_SIXES]:
                 raw["chicken"] += p
-            elif t[C.T_TRIPLE] and b6 >= 3:
+            elif t[C.T_TRIPLE] and b6 >= t[C.T_TRIPLE_SIXES]:
                 raw["lose"] += p
                 raw["blow"] += p
             else:

@@ -56,7 +56,7 @@ R_RUNE_SMALL = 27  # Rune of Repulsion knock-back, small / large monsters
 R_RUNE_LARGE = 28
 R_RESURRECT_LOSS = 29  # a resurrected undead comes back with full HP minus this
 R_GAMBLE_HP = 30  # the "gamble" mystery potion's +/- HP
-# 31: free
+R_CHICKEN_SIXES = 31  # sixes among the player's dice that make a chicken (a chicken weapon; abilities.chicken_sixes)
 # rulings (codes below)
 R_WATER = 32
 R_TIES = 33
@@ -77,7 +77,8 @@ R_START_WEAPON = 46  # weapon row the player starts wielding (player.weapon; 0 =
 R_START_ARMOR = 47  # armour row the player starts wearing (player.armor; 0 = none)
 R_LAVA_WALK = 48  # LAVA_WALK_*: which monsters may step onto lava (the text: flyers only)
 R_SPAWN_OPTIONAL = 49  # 1: the DM may decline the rolled spawn (the text's "may spawn"; a DM policy file is asked)
-N_R = 50  # every slot in use: a new scalar grows N_R
+R_TRIPLE_SIXES = 50  # sixes among a triple_six monster's dice that make its massive blow (abilities.triple_six_sixes)
+N_R = 51  # every slot in use: a new scalar grows N_R
 #: The word of ``player.weapon`` / ``player.armor`` for no starting weapon / armour.
 NO_ITEM = "none"
 
@@ -199,6 +200,8 @@ RANGES: Ranges = {
     "shrines.might": (0, 10),
     "shrines.weakness_ap": (0, 50),
     "abilities.triple_six_damage": (0, 100),
+    "abilities.triple_six_sixes": (1, 6),
+    "abilities.chicken_sixes": (1, 6),
     "abilities.storm_drain_ap": (0, 50),
     "abilities.electric_damage": (0, 100),
     "abilities.trap_damage": (0, 100),
@@ -452,7 +455,8 @@ def load_ruleset(rules: str | Path | None = None, sets: list[str] | None = None,
                       (R_TELEPORT_RANGE, "magic.teleport_range"), (R_RUNE_SMALL, "magic.rune_small"),
                       (R_RUNE_LARGE, "magic.rune_large"), (R_SHRINE_HEAL, "shrines.heal"),
                       (R_MIGHT, "shrines.might"), (R_WEAKNESS_AP, "shrines.weakness_ap"),
-                      (R_OGRE_BLOW, "abilities.triple_six_damage"), (R_STORM_DRAIN, "abilities.storm_drain_ap"),
+                      (R_OGRE_BLOW, "abilities.triple_six_damage"), (R_TRIPLE_SIXES, "abilities.triple_six_sixes"),
+                      (R_CHICKEN_SIXES, "abilities.chicken_sixes"), (R_STORM_DRAIN, "abilities.storm_drain_ap"),
                       (R_ELECTRIC, "abilities.electric_damage"), (R_TRAP_DAMAGE, "abilities.trap_damage"),
                       (R_RESURRECT_FACE, "abilities.resurrect_face"),
                       (R_RESURRECT_LOSS, "abilities.resurrect_loss")):

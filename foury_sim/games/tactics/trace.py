@@ -9,7 +9,7 @@ import numpy as np
 
 from ...trace_format import TraceCode, TraceTable, count
 from . import layout as A
-from .ruleset import LOOT_NAMES, POTION_NAMES, SHRINE_NAMES, TacticsRules
+from .ruleset import LOOT_NAMES, POTION_NAMES, R_CHICKEN_SIXES, R_TRIPLE_SIXES, SHRINE_NAMES, TacticsRules
 
 
 @dataclass
@@ -112,6 +112,15 @@ def _option(f, ctx: Context) -> str:
     return f"action {act}"
 
 
+_NUMBERS = ("no", "one", "two", "three", "four", "five", "six")
+
+
+def _sixes(ctx: Context, slot: int, two: str = "two sixes") -> str:
+    """The sixes a rule needs (``abilities.chicken_sixes`` / ``triple_six_sixes`` at ``slot``) in words."""
+    n = int(ctx.rules.rules[slot])
+    return two if n == 2 else "one six" if n == 1 else f"{_NUMBERS[n] if 0 <= n <= 6 else n} sixes"
+
+
 def _dice(f) -> str:
     faces = [f[f"d{i}"] for i in range(1, 7) if f[f"d{i}"] > 0]
     return " + ".join(str(x) for x in faces) + f" = {sum(faces)}"
@@ -120,7 +129,7 @@ def _dice(f) -> str:
 def _rolloff(f, ctx: Context) -> dict:
     res = {1: "the adventurer wins", 0: "a tie", -1: "the monster wins"}[f["result"]]
     if f["mode"] >= 4:
-        res += " with a massive blow (three sixes)"
+        res += f" with a massive blow ({_sixes(ctx, R_TRIPLE_SIXES)})"
     dmg = []
     if f["dmg_mon"]:
         dmg.append(f"the {_mon(f['kind'], ctx)} loses {f['dmg_mon']} HP")
@@ -218,8 +227,8 @@ CODES: dict[int, TraceCode] = {
                                                   None: "      no free tile for {what}: nothing spawns"},
                     by="near",
                     words=lambda f, ctx: {"what": "a monster" if f["kind"] < 0 else "a " + _mon(f["kind"], ctx)}),
-    A.E_CHICKEN: T("chicken", ("slot", "kind"), "      double sixes: the {kind:mon} (monster {slot}) turns into a "
-                   "chicken"),
+    A.E_CHICKEN: T("chicken", ("slot", "kind"), "      {sixes}: the {kind:mon} (monster {slot}) turns into a chicken",
+                   words=lambda f, ctx: {"sixes": _sixes(ctx, R_CHICKEN_SIXES, "double sixes")}),
 }
 def _death(f, ctx: Context) -> str:
     cause = f["cause"]
