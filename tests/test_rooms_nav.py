@@ -143,6 +143,24 @@ def test_the_hp_paid_instead_is_the_rulesets_hp_cost(scripted, tmp_path):
     assert (row["win"], row["death_cause"], row["hp_left"]) == (0, L.CAUSE_HP_PAID, 0)  # all of the last 3 HP
 
 
+@pytest.mark.parametrize("hp, cost, pays", [(9, 1, True), (8, 1, False), (11, 3, True), (10, 3, False),
+                                           (3, 3, False)])
+def test_the_built_in_navigation_never_pays_itself_to_death(hp, cost, pays):
+    """The built-in heuristic pays the HP price (``navigation.hp_cost``, the option's O_VALUE) when HP - (cost - 1) >
+    pay_hp_above: at the printed 1 HP, HP > pay_hp_above as before (the same games); a price of 3 at 3 HP turns
+    back, where the rule HP > pay_hp_above paid it and died (a review of the key's merge, session 66)."""
+    from foury_sim.games.rooms.policies import P_PAY_HP_ABOVE, POLICY_PARAMS, nav_builtin
+
+    st = np.zeros(L.S_SIZE, np.int64)
+    st[L.S_HP] = hp
+    opts = np.zeros((3, L.N_OCOLS), np.int64)
+    opts[:, L.O_ACTION] = (L.PASS_BACK, L.PASS_HP, -5)
+    opts[1, L.O_VALUE] = cost
+    params = np.array(list(POLICY_PARAMS.values()), dtype=np.float64)
+    params[P_PAY_HP_ABOVE] = 8.0
+    assert nav_builtin(L.P_GREEDY, L.D_PASS, st, opts, 2, params) == (1 if pays else 0)
+
+
 @pytest.mark.parametrize("value, message", [
     ("0", "navigation.hp_cost = 0 is below 1 (valid range 1..100)"),
     ("101", "navigation.hp_cost = 101 is above 100 (valid range 1..100)"),
