@@ -172,13 +172,29 @@ def _end_of_content_before(text: str, line: int) -> tuple[int, int] | None:
     than blanks and a comment (a trailing comment outside quotes left out): where a missing ``]`` or ``,`` stood."""
     lines = text.splitlines()
     for k in range(min(line, len(lines) + 1) - 2, -1, -1):
-        raw = lines[k]
-        hash_at = raw.find("#")
-        if hash_at >= 0 and raw[:hash_at].count('"') % 2 == 0 and raw[:hash_at].count("'") % 2 == 0:
-            raw = raw[:hash_at]
+        raw = _before_comment(lines[k])
         if raw.strip():
             return k + 1, len(raw.rstrip()) + 1
     return None
+
+
+def _before_comment(row: str) -> str:
+    """A TOML line without its trailing comment: the first ``#`` outside a string (``"Hero's #1"`` is not one)."""
+    quote = ""
+    escaped = False
+    for i, ch in enumerate(row):
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\" and quote == '"':
+                escaped = True
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#":
+            return row[:i]
+    return row
 
 
 def toml_error(e: tomllib.TOMLDecodeError, text: str, path: str | Path) -> InputError:
@@ -195,6 +211,10 @@ def toml_error(e: tomllib.TOMLDecodeError, text: str, path: str | Path) -> Input
         starts_line = line <= len(rows) and not rows[line - 1][:column - 1].strip(" \t[")  # ('[t]': read as [t)
         if starts_line and (msg == "Unclosed array" or (msg == "Invalid value" and _STATEMENT.match(rows[line - 1]))):
             before = _end_of_content_before(text, line)
+            row = rows[line - 1]
+            if (before is not None and msg != "Unclosed array" and row[:1] in (" ", "\t") and row.lstrip()[:1] == "["
+                    and _before_comment(rows[before[0] - 1]).rstrip()[-1:] in (",", "[")):
+                before = None  # (an indented ``[foo]`` after a ',' or '[': an array's bad element, not a table)
             if before is not None:  # (a key or table inside an array: the array above was never closed)
                 line, column = before
                 msg = "Unclosed array (a ']' or ',' is missing at the end of this line)"

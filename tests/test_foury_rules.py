@@ -1960,8 +1960,10 @@ def test_oracle_chests_and_the_cornucopias_handed_over(chests, need):
              overrides={"requirements.cornucopias": need, "items.cornucopia": need, "oracle.chests": chests,
                         "max_turns": 2})
     assert g.rows(L.TR_REQ) == [(k, need, 3, 0, 0) for k in range(1, need + 1)]
-    assert g.rows(L.TR_ORACLE) == [(3, 0, 0, 0, 0)] and g[L.S_PHASE] == 2
+    assert g.rows(L.TR_ORACLE) == [(3, chests, 0, 0, 0)] and g[L.S_PHASE] == 2
     assert g[L.S_RESERVED] == 0 and g[CU] == 0 and g[CH] == chests == g[L.S_CHESTS_GAINED]
+    word = {0: "+0 chests", 1: "+1 chest", 3: "+3 chests"}[chests]  # (the trace said "+1 chest" whatever the key)
+    assert f"the Oracle speaks ({word}); now leave through another sector" in g.report()
 
 
 def test_kept_cornucopias_set_aside_are_as_many_as_the_waterways_need():

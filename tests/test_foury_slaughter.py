@@ -117,6 +117,15 @@ def test_weapon_wear_and_the_bandits_theft_take_a_fury_box_instead():
     assert g[H] == 3  # the bandit's hit itself was taken (fury answer 0)
 
 
+def test_the_fury_boxes_for_a_wear_are_the_weapon_the_wear_would_take():
+    """"Black out an equal number of Fury boxes": a wear of 3 (combat.wear) on a weapon of 1 would take 1, so 1 box
+    (it blacked out 3: session 66's review)."""
+    g = sl_play(script=[1, 1, 3, 1, 1, 1, 6], sheet={"hearts": 8, "weapon": 1},
+                queues={"weapon": [1, 0], "fury": [1, 0, 1]}, overrides={"game.max_turns": 3, "combat.wear": 3})
+    assert g.rows(L.TR_FURY) == [(W, 1, 1, 10, L.FS_WEAR), (-1, 1, 2, 10, L.FS_STEAL)]
+    assert g[W] == 1 and g.rows(L.TR_WEAPON_WEAR) == []
+
+
 def test_the_fury_track_full_erases_the_sectors_monsters_and_ends_the_game():
     """"When the line is completely blacked out ... roam the sector you are in and erase every monster. Mark them on
     the counter": 3 boxes, a hit of 5 in sector B fills them; the bandit, the orc and the goblin of B are erased and

@@ -173,13 +173,14 @@ def test_a_ranking_of_a_value_against_itself_is_refused(tmp_path):
 @pytest.mark.parametrize("fixed, conclusion, line, message", [
     # (they named --hero / --set KEY, never given, "(at the defaults, cell ...)", and no line of the file)
     ("", 'kind = "ranking"\nover = "hero"\nvalues = ["kael", "kaell"]\n', 2,
-     "unknown hero 'kaell' for foury (known: free, kael, melyra, thalindra, elydion)"),
+     "unknown hero 'kaell' for foury (did you mean 'kael'? known: free, kael, melyra, thalindra, elydion)"),
     ("", 'kind = "target"\ntarget = 0.2\nsettings = { "round.monster_bonuss" = 1 }\n', 2,
      "unknown ruleset key 'round.monster_bonuss' (did you mean 'monster_bonus'?)"),
     ('[fixed]\n"game.max_turnss" = 9\n', 'kind = "target"\ntarget = 0.2\n', 3,
      "unknown ruleset key 'game.max_turnss' (did you mean 'max_turns'?)"),
     ('[fixed]\npolicy = "greedyy"\n', 'kind = "target"\ntarget = 0.2\n', 2,
-     "unknown policy 'greedyy' (built-in: random, greedy, cautious, kraken, search; or FILE.py:FUNCTION)"),
+     "unknown policy 'greedyy' (did you mean 'greedy'? built-in: random, greedy, cautious, kraken, search; "
+     "or FILE.py:FUNCTION)"),
 ])
 def test_a_bad_setting_of_a_conclusion_or_of_fixed_names_its_line(tmp_path, fixed, conclusion, line, message):
     f = tmp_path / "bad.toml"

@@ -143,12 +143,14 @@ def test_the_hp_paid_instead_is_the_rulesets_hp_cost(scripted, tmp_path):
     assert (row["win"], row["death_cause"], row["hp_left"]) == (0, L.CAUSE_HP_PAID, 0)  # all of the last 3 HP
 
 
-@pytest.mark.parametrize("hp, cost, pays", [(9, 1, True), (8, 1, False), (11, 3, True), (10, 3, False),
-                                           (3, 3, False)])
-def test_the_built_in_navigation_never_pays_itself_to_death(hp, cost, pays):
-    """The built-in heuristic pays the HP price (``navigation.hp_cost``, the option's O_VALUE) when HP - (cost - 1) >
-    pay_hp_above: at the printed 1 HP, HP > pay_hp_above as before (the same games); a price of 3 at 3 HP turns
-    back, where the rule HP > pay_hp_above paid it and died (a review of the key's merge, session 66)."""
+@pytest.mark.parametrize("hp, cost, above, pays", [(9, 1, 8, True), (8, 1, 8, False), (11, 3, 8, True),
+                                                   (10, 3, 8, False), (3, 3, 2, False), (1, 1, 0, False),
+                                                   (2, 1, 0, True)])
+def test_the_built_in_navigation_never_pays_itself_to_death(hp, cost, above, pays):
+    """The built-in heuristic pays the HP price (``navigation.hp_cost``, the option's O_VALUE) when HP > price and
+    HP - (price - 1) > pay_hp_above: at the printed 1 HP and pay_hp_above >= 1, HP > pay_hp_above as before (the
+    same games); HP 3 paying a price of 3 with pay_hp_above 2, or the last HP with pay_hp_above 0, was paid by
+    the rule HP > pay_hp_above, and the hero died (session 66's review)."""
     from foury_sim.games.rooms.policies import P_PAY_HP_ABOVE, POLICY_PARAMS, nav_builtin
 
     st = np.zeros(L.S_SIZE, np.int64)
@@ -157,7 +159,7 @@ def test_the_built_in_navigation_never_pays_itself_to_death(hp, cost, pays):
     opts[:, L.O_ACTION] = (L.PASS_BACK, L.PASS_HP, -5)
     opts[1, L.O_VALUE] = cost
     params = np.array(list(POLICY_PARAMS.values()), dtype=np.float64)
-    params[P_PAY_HP_ABOVE] = 8.0
+    params[P_PAY_HP_ABOVE] = above
     assert nav_builtin(L.P_GREEDY, L.D_PASS, st, opts, 2, params) == (1 if pays else 0)
 
 

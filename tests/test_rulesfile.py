@@ -125,6 +125,8 @@ def test_a_toml_error_at_the_end_of_the_file_names_its_last_line(tmp_path, raw, 
     (b"[score]\nrank_thresholds = [1, 2\nranks = 3\n", "2:24"),
     (b"[score]\nrank_thresholds = [1, 2,   # a comment\n\n# another\n[game]\nlevels = 4\n", "2:25"),
     (b"[score]\nrank_thresholds = [\n  1\n  2\n]\n", "3:4"),
+    # a comment holding an apostrophe inside a string before it (its quote is not counted)
+    (b"[score]\nrank_thresholds = [1, 2  # \"Hero's\"\nranks = 3\n", "2:24"),
 ])
 def test_a_toml_error_of_an_array_left_open_names_the_line_it_is_on_not_the_next(tmp_path, raw, where):
     f = tmp_path / "mine.toml"
@@ -133,6 +135,16 @@ def test_a_toml_error_of_an_array_left_open_names_the_line_it_is_on_not_the_next
         get_game("delve").load_ruleset(f, None, None)
     assert (e.value.where, e.value.message) == (
         f"{f}:{where}", "malformed TOML: Unclosed array (a ']' or ',' is missing at the end of this line)")
+
+
+def test_a_nested_arrays_bad_element_stays_on_its_line(tmp_path):
+    """``  [x]`` after ``[1],`` is an element of the array, not a table header: tomllib's line, not "the line above
+    lacks a ']'" (session 66's review)."""
+    f = tmp_path / "mine.toml"
+    f.write_bytes(b"[score]\nrank_thresholds = [\n  [1],\n  [x]\n]\n")
+    with pytest.raises(InputError) as e:
+        get_game("delve").load_ruleset(f, None, None)
+    assert (e.value.where, e.value.message) == (f"{f}:4:4", "malformed TOML: Invalid value")
 
 
 def test_a_toml_error_tomllib_places_on_its_line_stays_there(tmp_path):

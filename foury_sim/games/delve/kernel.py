@@ -727,8 +727,9 @@ def loot_rows(rules, st, phase, opts, n, w):
             n = add_row(opts, n, A.A_QUAFF, u, revive, UNIT_COST[u], ok)
     k = find_treasure(rules, st, A.TE_ELIXIR, phase)
     if k >= 0 and st[A.S_GRAVE] > 0:
-        ok = 1 if base or dragon_can(w, need - 1) else 0
-        n = add_row(opts, n, A.A_TREASURE, k, 1, 20, ok)
+        back = min(rules[R_TREASURE + k * T_COLS + T_DICE], st[A.S_GRAVE])  # (the dice it brings back)
+        ok = 1 if base or dragon_can(w, need - back) else 0
+        n = add_row(opts, n, A.A_TREASURE, k, back, 20, ok)
     return n
 
 
@@ -1179,8 +1180,9 @@ def dragon_phase(rules, st, pol, dice, opts, w):
             n = add_row(opts, n, A.A_TREASURE, k, 0, 100, 1)
         k = find_treasure(rules, st, A.TE_ELIXIR, A.PH_DRAGON)
         if k >= 0 and st[A.S_GRAVE] > 0:
-            ok = 1 if fights > 0 or dragon_can(w, need - 1) else 0
-            n = add_row(opts, n, A.A_TREASURE, k, 1, 50, ok)
+            back = min(rules[R_TREASURE + k * T_COLS + T_DICE], st[A.S_GRAVE])
+            ok = 1 if fights > 0 or dragon_can(w, need - back) else 0
+            n = add_row(opts, n, A.A_TREASURE, k, back, 50, ok)
         u = ult_ready(rules, st, A.PH_DRAGON)
         h = hero_at(rules, st)
         if u == A.ULT_DISCARD and rules[h + A.H_ULT_MASK] & 8:

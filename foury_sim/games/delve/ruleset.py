@@ -346,18 +346,20 @@ def load_ruleset(
         base = R_TREASURE + k * T_COLS
         effect = t.get("effect")
         e = _name(rf, f"{key}.effect", effect, A.TREASURE_EFFECTS, "effect")
-        _only(rf, key, t, tuple(f for f in TREASURE_FIELDS if f not in EFFECT_FIELDS or EFFECT_FIELDS[f] == e))
+        # a field of another effect that the shipped file gives (a designer's `--set treasures.elixir.effect=plain`
+        # leaves the shipped elixir's `dice`): ignored; one the user's file or `--set` gives: refused
+        shipped_only = tuple(f for f in EFFECT_FIELDS if f in t and EFFECT_FIELDS[f] != e
+                             and rf.where(f"{key}.{f}").startswith(f"{rf.shipped.path}:"))
+        _only(rf, key, t, tuple(f for f in TREASURE_FIELDS
+                                if f not in EFFECT_FIELDS or EFFECT_FIELDS[f] == e or f in shipped_only))
         r[base + T_COUNT] = _int(rf, f"{key}.count")
         r[base + T_EFFECT] = e
         r[base + T_FACE] = -1
         if e == A.TE_COMPANION:
             r[base + T_FACE] = _name(rf, f"{key}.face", t.get("face"), A.FACE_NAMES[: A.N_ROLES], "companion type")
         r[base + T_POINTS] = _int(rf, f"{key}.points")
-        if e == A.TE_ELIXIR:
-            if "dice" not in t:
-                raise InputError(f"{key} lacks 'dice' (the dice an elixir brings back from the Graveyard)",
-                                 rf.where(key))
-            r[base + T_DICE] = _int(rf, f"{key}.dice")
+        if e == A.TE_ELIXIR:  # (no `dice`: the printed "1 die", as a treasure made an elixir by `--set` has it)
+            r[base + T_DICE] = _int(rf, f"{key}.dice") if "dice" in t else 1
         r[base + T_PHASES] = _phases(rf, f"{key}.phases", t.get("phases", []), A.TREASURE_PHASES[e])
         r[R_EFFECT_KINDS + e * A.MAX_TREASURES + r[R_EFFECT_N + e]] = k
         r[R_EFFECT_N + e] += 1

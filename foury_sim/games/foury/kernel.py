@@ -542,8 +542,8 @@ def fight(board, st, rm, opts, dice, pol, cell, foe):
         if clovers > 0:
             log(tr, st, TR_ROLLOFF, my, add, en, strength, 1)
         if add > 0 and R[R_WEAR_PER_ROLLOFF] == 1 and R[R_WEAPON_WEAR] > 0:
-            if R[R_FURY_BOXES] > 0 and fury(board, st, rm, opts, dice, pol, np.int64(WEAPON), R[R_WEAPON_WEAR],
-                                            np.int64(FS_WEAR), cell):
+            if R[R_FURY_BOXES] > 0 and fury(board, st, rm, opts, dice, pol, np.int64(WEAPON),
+                                            min(R[R_WEAPON_WEAR], st[WEAPON]), np.int64(FS_WEAR), cell):
                 if st[S_DEAD] == 1:
                     break
             else:
@@ -1176,7 +1176,7 @@ def enter_room(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table
             st[S_RESERVED] -= min(st[S_RESERVED], R[R_NEED_D])  # the Waterways' set-aside cornucopias, handed over
             st[S_PHASE] = 2
             made_progress(st)
-            log(tr, st, TR_ORACLE, st[S_SECTOR], 0, 0, 0, 0)
+            log(tr, st, TR_ORACLE, st[S_SECTOR], R[R_ORACLE_CHESTS], 0, 0, 0)
             st[S_POTION_STEPS] = 0  # In and Out: a potion's pending step is lost at the Oracle's own step
             n = adjacent_options(board, st, rm, opts, cell)
             if n > 0:
@@ -2242,8 +2242,8 @@ def fury_wear(board, st, rm, opts, dice, pol, cell):
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
     wear = R[R_WEAPON_WEAR]
-    if st[WEAPON] > 0 and wear > 0 and not fury(board, st, rm, opts, dice, pol, np.int64(WEAPON), wear,
-                                                np.int64(FS_WEAR), cell):
+    if st[WEAPON] > 0 and wear > 0 and not fury(board, st, rm, opts, dice, pol, np.int64(WEAPON),
+                                                min(wear, st[WEAPON]), np.int64(FS_WEAR), cell):
         st[WEAPON] -= min(wear, st[WEAPON])
         log(tr, st, TR_WEAPON_WEAR, st[WEAPON], 0, 0, 0, 0)
 

@@ -299,7 +299,8 @@ CODES: dict[int, TraceCode] = {
     TR_POTION_STEP: T("potion step", ("cell", "to", "pending"), "    the potion's free step: to {to:room}"),
     TR_TURN_MARKET: T("turn market", ("turn", "value"), "  end of turn {turn}: the market is open (each chest buys "
                       "{value})"),
-    TR_ORACLE: T("oracle", ("sector",), "    the Oracle speaks (+1 chest); now leave through another sector"),
+    TR_ORACLE: T("oracle", ("sector", "chests"), "    the Oracle speaks (+{n}); now leave through another sector",
+                 words=_n("chests", "chest")),
     TR_EXIT: T("exit", ("cell", "sector", "arrow"), "  EXIT at {cell:room} (sector {sector:letter}'s arrow): round "
                "complete"),
     TR_MARKET_OPEN: T("market", ("value", "chests"), "  Market: {n} to spend, each buys {value}",

@@ -41,7 +41,7 @@ POLICIES = {
         "optimal_reroll", layout.P_OPTIMAL,
         "fights with the exact damage-optimal reroll table; navigates with the heuristic: potion at HP <= "
         "heal_below, resolves what helps (loot = 1), the Mirror to the boss (mirror_boss = 1), the step nearest "
-        "the boss, keys and bombs before HP (the HP cost c only when HP - (c - 1) > pay_hp_above)",
+        "the boss, keys and bombs before HP (the HP cost c only when HP > c and HP - (c - 1) > pay_hp_above)",
         dict(POLICY_PARAMS), ranges=_RANGES),
     "greedy": PolicySpec(
         "greedy", layout.P_GREEDY,

@@ -10,8 +10,8 @@ to the navigation decisions (``layout``: D_ACT, D_PASS, D_RESOLVE, D_SHOP; optio
   - with the Magic Mirror and mirror_boss = 1, teleport to the boss room when the HP is at least heal_below * 2;
   - else the step (or warp) that brings the hero nearest the boss room: known open ways before face-down cards
     before locked doors before walls, never a side it turned back from this turn; at a locked door or a wall it
-    spends the key or bomb, else pays the HP (``navigation.hp_cost``, c) when HP - (c - 1) > pay_hp_above (at the
-    printed 1 HP: HP > pay_hp_above), else it turns back;
+    spends the key or bomb, else pays the HP (``navigation.hp_cost``, c) when HP > c and HP - (c - 1) > pay_hp_above
+    (at the printed 1 HP and pay_hp_above >= 1: HP > pay_hp_above), else it turns back;
   - in a shop: armour, else a potion, else a key, else the first item it can afford.
 """
 
@@ -102,8 +102,10 @@ def nav_builtin(pid, kind, st, opts, n, params):
         if i >= 0:
             return i
         i = _find(opts, n, L.PASS_HP, -1)  # (its price ``navigation.hp_cost``, O_VALUE: never paid to death)
-        if i >= 0 and st[L.S_HP] - (opts[i, L.O_VALUE] - 1) > params[P_PAY_HP_ABOVE]:
-            return i
+        if i >= 0:
+            price = opts[i, L.O_VALUE]
+            if st[L.S_HP] > price and st[L.S_HP] - (price - 1) > params[P_PAY_HP_ABOVE]:
+                return i
         return 0
     if kind == L.D_RESOLVE:
         for i in range(1, n):

@@ -366,8 +366,8 @@ def odds_report(ruleset: TacticsRules, trials: int = 20_000, seed: int = 1, mons
         "exact_win": "exact chance one exchange is won (the monster loses HP), by convolution of the dice",
         "exact_tie": "exact chance of a tie (nobody hurt; 0 unless rulings.ties = nobody)",
         "exact_lose": "exact chance the player loses the exchange (the ogre's blow included)",
-        "exact_chicken": "exact chance the mage staff's two sixes turn the monster into a chicken",
-        "exact_blow": "exact chance of the ogre's massive blow (three sixes)",
+        "exact_chicken": "exact chance the mage staff's sixes (abilities.chicken_sixes) make the monster a chicken",
+        "exact_blow": "exact chance of the ogre's massive blow (abilities.triple_six_sixes sixes)",
         "exact_kill": "exact chance to kill the monster before losing `hp` HP in straight melee (Markov chain)",
         "trials": "exchanges and fights the engine played for the row (--trials each)",
     }
