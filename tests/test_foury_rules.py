@@ -1000,7 +1000,7 @@ def test_oracle_waterways_cornucopia_delivered():
     assert g.decisions("cornucopia") == []
     assert (CU, 1, 0, 1, 0) in g.rows(L.TR_GAIN)
     assert g.rows(L.TR_REQ) == [(1, 1, 3, 0, 0)] and g.rows(L.TR_AWAKE) == [(3, 0, 0, 0, 0)]
-    assert g.rows(L.TR_ORACLE) == [(3, 0, 0, 0, 0)]
+    assert g.rows(L.TR_ORACLE) == [(3, 1, 0, 0, 0)]
     assert g[L.S_RESERVED] == 0 and g[CU] == 0 and g[CH] == 1 and g[L.S_PHASE] == 2
 
 

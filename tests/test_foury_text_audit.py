@@ -221,5 +221,5 @@ def test_oracle_room_is_not_rolled_and_gives_one_chest():
     first gain 1 CHEST" (no requirement here: the Oracle is awake from the start)."""
     g = play("line5", script=[2], sheet={"hearts": 5}, overrides={"max_turns": 2})
     assert g.dice() == 1 and [r[3] for r in g.rows(L.TR_ROLL)] == [2]  # only the entry room was rolled
-    assert g.rows(L.TR_ORACLE) == [(0, 0, 0, 0, 0)] and g[CH] == 1 and g[L.S_CHESTS_GAINED] == 1
+    assert g.rows(L.TR_ORACLE) == [(0, 1, 0, 0, 0)] and g[CH] == 1 and g[L.S_CHESTS_GAINED] == 1
     assert g[L.S_PHASE] == 2
