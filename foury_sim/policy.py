@@ -92,12 +92,12 @@ class _NoUserPolicy(WrapperAddressProtocol):
     first run that loads every kernel from the shipped code compiles nothing, and nothing is written next to the
     sources (a ``cache=True`` placeholder was compiled at a game's first run, into ``foury_sim/__pycache__``)."""
 
-    def __init__(self) -> None:
-        self._fn = ctypes.CFUNCTYPE(ctypes.c_int64)(lambda: 0)  # kept alive with this object
-        self._address = ctypes.cast(self._fn, ctypes.c_void_p).value
+    _fn = None  # the ctypes callback, made when a kernel is first passed the placeholder (kept alive here)
 
     def __wrapper_address__(self) -> int:
-        return self._address
+        if self._fn is None:
+            self._fn = ctypes.CFUNCTYPE(ctypes.c_int64)(lambda: 0)
+        return ctypes.cast(self._fn, ctypes.c_void_p).value
 
     def signature(self):
         return POLICY_SIG
@@ -107,8 +107,8 @@ class _NoUserPolicy(WrapperAddressProtocol):
 PLACEHOLDER = no_user_policy if JIT_DISABLED else _NoUserPolicy()
 
 
-def placeholder() -> Callable:
-    """What a kernel is passed when no user policy is used: ``PLACEHOLDER``."""
+def placeholder() -> Callable | WrapperAddressProtocol:
+    """What a kernel is passed when no user policy is used: ``PLACEHOLDER`` (not callable from Python when jitted)."""
     return PLACEHOLDER
 
 
@@ -144,9 +144,15 @@ class Policy:
     declared_params: bool = False
 
     @property
-    def kernel_fn(self) -> Callable:
-        """The function passed to a kernel: the user's, or the placeholder compiled for ``POLICY_SIG``."""
-        return placeholder() if self.fn is no_user_policy else self.fn
+    def kernel_fn(self) -> Callable | WrapperAddressProtocol:
+        """What is passed to a kernel: the user's function, or ``PLACEHOLDER`` for a built-in (never called: a policy
+        with ``USER_POLICY_ID`` and no function of its own is refused, so it cannot answer option 0 in silence)."""
+        if self.fn is no_user_policy:
+            if self.policy_id == USER_POLICY_ID:
+                raise InputError(f"policy {self.name!r} has the user policies' id ({USER_POLICY_ID}) but no function",
+                                 "--policy")
+            return placeholder()
+        return self.fn
 
     def describe(self) -> str:
         pars = ", ".join(f"{k}={v:g}" for k, v in zip(self.param_names, self.params))

@@ -212,9 +212,11 @@ def toml_error(e: tomllib.TOMLDecodeError, text: str, path: str | Path) -> Input
         if starts_line and (msg == "Unclosed array" or (msg == "Invalid value" and _STATEMENT.match(rows[line - 1]))):
             before = _end_of_content_before(text, line)
             row = rows[line - 1]
+            after = next((r for r in rows[line:] if _before_comment(r).strip()), "")
             if (before is not None and msg != "Unclosed array" and row[:1] in (" ", "\t") and row.lstrip()[:1] == "["
-                    and _before_comment(rows[before[0] - 1]).rstrip()[-1:] in (",", "[")):
-                before = None  # (an indented ``[foo]`` after a ',' or '[': an array's bad element, not a table)
+                    and _before_comment(rows[before[0] - 1]).rstrip()[-1:] in (",", "[")
+                    and not re.match(r"\s*[A-Za-z0-9_\"'-][A-Za-z0-9_.\s\"'-]*=", after)):
+                before = None  # (an indented ``[foo]`` after a ',' or '[' and before no key: an array's bad element)
             if before is not None:  # (a key or table inside an array: the array above was never closed)
                 line, column = before
                 msg = "Unclosed array (a ']' or ',' is missing at the end of this line)"

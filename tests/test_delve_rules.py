@@ -10,6 +10,7 @@ goblin, skeleton, ooze, chest, potion, dragon; a treasure draw is the token's po
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -462,6 +463,16 @@ def test_a_treasures_effect_changed_by_set_keeps_working(tmp_path):
     with pytest.raises(InputError, match="treasures.scroll has unknown key 'dice'") as e:
         D.load_ruleset(f)
     assert e.value.where == f"{f}:2:1"
+    # the treasure as an inline table of the user's file, and a copy of the whole shipped file with the effect set
+    def effects(rs) -> list[int]:
+        return [int(rs.rules[R_TREASURE + k * T_COLS + T_EFFECT]) for k in range(int(rs.rules[R_N_TREASURES]))]
+
+    f.write_text('[treasures]\nelixir = { effect = "plain", count = 3, points = 1, phases = [] }\n')
+    assert A.TE_ELIXIR not in effects(D.load_ruleset(f))
+    shipped = Path(D.__file__).parent / "data" / "rules.toml"
+    f.write_text(shipped.read_text(encoding="utf-8"), encoding="utf-8")
+    sets = ["treasures.elixir.effect=plain", "treasures.elixir.phases=[]"]
+    assert A.TE_ELIXIR not in effects(D.load_ruleset(f, sets))
 
 
 def test_dragon_bait_turns_monsters_into_dragons(scripted):

@@ -150,3 +150,16 @@ def test_the_seconds_of_the_compiles_said_are_counted(monkeypatch):
     before = notices.COMPILE_S[0]
     assert njit(quadrupled)(np.int64(2)) == 8
     assert notices.COMPILE_S[0] - before > 0.001
+
+
+def test_a_policy_with_the_user_id_and_no_function_is_refused_not_played_as_option_0():
+    """``Policy(..., USER_POLICY_ID)`` without a function of its own would have had the kernels call the placeholder,
+    which answers option 0 at every decision: refused in one line instead (session 66's review)."""
+    import numpy as np
+
+    from foury_sim.errors import InputError
+    from foury_sim.policy import PLACEHOLDER, USER_POLICY_ID, Policy
+
+    with pytest.raises(InputError, match=r"^--policy: policy 'mine' has the user policies' id \(99\) but no function$"):
+        _ = Policy("mine", USER_POLICY_ID, np.zeros(0), ()).kernel_fn
+    assert Policy("greedy", 1, np.zeros(0), ()).kernel_fn is PLACEHOLDER

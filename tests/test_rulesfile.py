@@ -125,8 +125,10 @@ def test_a_toml_error_at_the_end_of_the_file_names_its_last_line(tmp_path, raw, 
     (b"[score]\nrank_thresholds = [1, 2\nranks = 3\n", "2:24"),
     (b"[score]\nrank_thresholds = [1, 2,   # a comment\n\n# another\n[game]\nlevels = 4\n", "2:25"),
     (b"[score]\nrank_thresholds = [\n  1\n  2\n]\n", "3:4"),
-    # a comment holding an apostrophe inside a string before it (its quote is not counted)
-    (b"[score]\nrank_thresholds = [1, 2  # \"Hero's\"\nranks = 3\n", "2:24"),
+    # an apostrophe in a string before the comment (not counted as a quote: the comment is left out)
+    (b"[score]\nrank_thresholds = [\"Hero's\", 2  # a comment\nranks = 3\n", "2:31"),
+    # an indented table header after an array left open after a ','
+    (b"[score]\nrank_thresholds = [1, 2,\n  [game]\n  levels = 4\n", "2:25"),
 ])
 def test_a_toml_error_of_an_array_left_open_names_the_line_it_is_on_not_the_next(tmp_path, raw, where):
     f = tmp_path / "mine.toml"

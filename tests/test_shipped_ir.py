@@ -310,6 +310,7 @@ def test_a_second_checkout_sharing_the_cache_folder_is_seeded_too(tmp_path):
         assert (summary["compile_s"] > 0) == compiled, (tree, out.stderr)
         said = [line for line in out.stderr.splitlines() if "compiling" in line]
         assert bool(said) == compiled, (tree, out.stderr)  # (a fresh copy compiles nothing more: session 66)
+        assert [p.name for p in (tree / "foury_sim").rglob("*.nb[ic]")] == [] or tree == ROOT  # (nor writes there)
     markers = sorted(p.name for p in (tmp_path / "cache").glob("games_rooms-*/shipped-ir-*"))
     assert len(markers) == 2, markers
 

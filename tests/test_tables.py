@@ -393,7 +393,8 @@ def test_tactics_run_explains_its_death_cause_and_killer_lines():
     lines = format_summary(res.summary, "tactics", get_game("tactics").outputs).splitlines()
     legend = lines[lines.index(O.LEGEND_HEADING) + 1:]
     said = {x[2:20].strip(): x[20:] for x in legend if x.startswith("  ")}
-    assert said["death cause"] == "every game by how it ended: none (won), or what took the adventurer's last HP"
+    assert said["death cause"] == ("every game by how it ended: none (won), what took the adventurer's last HP, or "
+                                   "the turn cap")
     assert said["killer"] == "every game by the monster that dealt the last blow (no monster: won, or lost another way)"
 
 

@@ -154,6 +154,15 @@ def _int(rf: RuleFile, key: str) -> int:
     return check_int(rf, key, RANGES)
 
 
+def _layer(rf: RuleFile, dotted: str) -> int:
+    """Which layer of the ruleset last gave ``dotted``: 0 the shipped file, 1.. the user's files in order, one more a
+    ``--set`` (of the key or of a table holding it)."""
+    layers = rf.layers or [rf]
+    if any(dotted == k or dotted.startswith(k + ".") for k in rf.overridden):
+        return len(layers)
+    return max((i for i, f in enumerate(layers) if f.get(dotted) is not None), default=0)
+
+
 def _only(rf: RuleFile, key: str, table: dict[str, Any], allowed: tuple[str, ...], where: str | None = None) -> None:
     """Refuse a key of ``table`` (the table ``key``) that is not in ``allowed``, at its place."""
     for k in table:
@@ -346,12 +355,12 @@ def load_ruleset(
         base = R_TREASURE + k * T_COLS
         effect = t.get("effect")
         e = _name(rf, f"{key}.effect", effect, A.TREASURE_EFFECTS, "effect")
-        # a field of another effect that the shipped file gives (a designer's `--set treasures.elixir.effect=plain`
-        # leaves the shipped elixir's `dice`): ignored; one the user's file or `--set` gives: refused
-        shipped_only = tuple(f for f in EFFECT_FIELDS if f in t and EFFECT_FIELDS[f] != e
-                             and rf.where(f"{key}.{f}").startswith(f"{rf.shipped.path}:"))
+        # a field of another effect given before the effect was (a designer's `--set treasures.elixir.effect=plain`
+        # leaves the shipped elixir's `dice`, or their copy's): ignored; one given with or after it: refused
+        older = tuple(f for f in EFFECT_FIELDS if f in t and EFFECT_FIELDS[f] != e
+                      and _layer(rf, f"{key}.{f}") < _layer(rf, f"{key}.effect"))
         _only(rf, key, t, tuple(f for f in TREASURE_FIELDS
-                                if f not in EFFECT_FIELDS or EFFECT_FIELDS[f] == e or f in shipped_only))
+                                if f not in EFFECT_FIELDS or EFFECT_FIELDS[f] == e or f in older))
         r[base + T_COUNT] = _int(rf, f"{key}.count")
         r[base + T_EFFECT] = e
         r[base + T_FACE] = -1

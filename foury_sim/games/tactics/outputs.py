@@ -40,7 +40,7 @@ COLUMNS = (
     Column("death_cause", "How the game ended", index="OUT_DEATH_CAUSE", summary="category",
            categories=CAUSE_LABELS, doc="0 won, 1 slain by a monster, 2 a chest's trap, 3 electrified water, "
            "4 the turn cap (a loss, reported apart), 5 lava, 6 the gamble ??? potion.",
-           legend="every game by how it ended: none (won), or what took the adventurer's last HP"),
+           legend="every game by how it ended: none (won), what took the adventurer's last HP, or the turn cap"),
     Column("killer", "Monster that dealt the last blow", index="OUT_KILLER", summary="category",
            categories=killer_label, codes=_killer_codes,
            doc="Monster table row of the killer (-1 no monster: won, or lost to a trap, water, lava, the ??? "
