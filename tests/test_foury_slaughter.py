@@ -126,6 +126,15 @@ def test_the_fury_boxes_for_a_wear_are_the_weapon_the_wear_would_take():
     assert g[W] == 1 and g.rows(L.TR_WEAPON_WEAR) == []
 
 
+def test_the_fury_boxes_for_a_theft_are_the_resources_it_could_take():
+    """A theft of 3 (combat.theft) from a hero holding 2 resources (a weapon of 2) would take 2: 2 boxes (it
+    blacked out 3)."""
+    g = sl_play(script=[1, 1, 3, 1, 1, 1, 6], sheet={"hearts": 8, "weapon": 2},
+                queues={"weapon": [1, 0], "fury": [1, 0, 1]}, overrides={"game.max_turns": 3, "combat.theft": 3})
+    assert g.rows(L.TR_FURY) == [(W, 1, 1, 10, L.FS_WEAR), (-1, 2, 3, 10, L.FS_STEAL)]
+    assert g[W] == 2 and g.rows(L.TR_STEAL) == []
+
+
 def test_the_fury_track_full_erases_the_sectors_monsters_and_ends_the_game():
     """"When the line is completely blacked out ... roam the sector you are in and erase every monster. Mark them on
     the counter": 3 boxes, a hit of 5 in sector B fills them; the bandit, the orc and the goblin of B are erased and

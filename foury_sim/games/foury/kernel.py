@@ -2219,6 +2219,7 @@ def fury(board, st, rm, opts, dice, pol, track, amount, site, cell):
             held += st[r]
         if held == 0:
             return False
+        amount = min(amount, held)  # (an equal number: a theft of 3 from 1 resource held takes 1)
     k = min(amount, left)
     st[S_FURY_TRACK] = track
     st[S_FURY_LOSS] = k
