@@ -845,6 +845,16 @@ def test_enemy_char_unknown_to_the_ruleset_is_refused_in_maps(tmp_path):
 
 
 # ============================================================================ items and elements
+@pytest.mark.parametrize("redeem", [1, 3, 0])
+def test_a_cornucopia_redeemed_gives_market_redeem(redeem):
+    """market.redeem: "CORNUCOPIA: acquire 1 Resource of your choice": the cornucopia of test_collect_items, redeemed
+    for a weapon when gained, gives ``redeem`` weapon points (the weapon icon's 1 + redeem)."""
+    assert DATA["market"]["redeem"] == 1
+    g = play("items", script=[2] * 8 + [3], sheet={"hearts": 5}, queues={"cornucopia": [WP]},
+             overrides={"max_turns": 8, "market.redeem": redeem})
+    assert (L.M_REDEEM, WP, 0, 0, 0) in g.rows(L.TR_MARKET) and g[WP] == 1 + redeem
+
+
 def test_collect_items():
     """Each item is collected (and erased) in its room: chest, potion, shovel, weapon, shield, clover,
     cornucopia (redeemed here for a weapon), die (face 3: a chest)."""
@@ -2003,6 +2013,7 @@ def test_market_keep_hearts(keep):
     ("items.clover", "-1", "items.clover = -1 is below 0"),
     ("items.cornucopia", "-1", "items.cornucopia = -1 is below 0"),
     ("market.keep_hearts", "0", "market.keep_hearts = 0 is below 1 (valid range 1..99)"),
+    ("market.redeem", "-1", "market.redeem = -1 is below 0 (valid range 0..20)"),
 ])
 def test_printed_number_keys_refuse_bad_values(tmp_path, key, bad, message):
     """A bad value of a printed number's key is one line naming the key, at its file:line or its --set."""

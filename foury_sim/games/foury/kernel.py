@@ -384,7 +384,7 @@ def gain_cornucopia(board, st, opts, dice, pol, count, cell):
             if held:
                 st[CORNU] -= 1
             log(tr, st, TR_MARKET, M_REDEEM, r, 0, 0, 0)
-            gain(st, tr, r, 1)
+            gain(st, tr, r, R[R_REDEEM])
 
 
 # ------------------------------------------------------------------------------- combat --
@@ -3029,7 +3029,7 @@ def market(R, st, opts, dice, pol, value):
             gain(st, tr, a, value)
         elif op == M_REDEEM:
             st[CORNU] -= 1
-            gain(st, tr, a, 1)
+            gain(st, tr, a, R[R_REDEEM])
         else:
             st[a] -= 1
             gain(st, tr, opts[c, 2], R[R_EXCHANGE])

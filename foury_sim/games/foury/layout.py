@@ -328,6 +328,7 @@ R_ITEM_WEAPON = 74  # items.weapon: weapon points one weapon icon gives
 R_ITEM_SHIELD = 75  # items.shield: shields one shield icon gives
 R_ITEM_CLOVER = 76  # items.clover: clovers one clover icon gives
 R_ITEM_CORNU = 77  # items.cornucopia: cornucopias one cornucopia icon gives
+R_REDEEM = 78  # market.redeem: resources a cornucopia redeemed gives (when gained, or at the market)
 
 # -- rules 80..95: foes from the ruleset's [enemies] table
 R_N_FOES = 80  # foe kinds: icons FOE_FIRST .. FOE_FIRST + R[R_N_FOES] - 1 (icons.py)

@@ -89,6 +89,7 @@ from .layout import (
     R_POTION_YELLOW,
     R_PRIZE,
     R_PRIZE_EVERY,
+    R_REDEEM,
     R_REQ_ANYWHERE,
     R_RESERVE_ENTRIES,
     R_RESERVE_ROUNDS,
@@ -250,6 +251,7 @@ RANGES: rulesfile.Ranges = {
     "market.exchange_rate": (1, 10),
     "market.max_operations": (0, 1000),
     "market.keep_hearts": (1, 99),
+    "market.redeem": (0, 20),
     "score.*": (-100, 100),
     "heroes.*.start.*": (0, 99),
     "heroes.*.cap.*": (0, 99),
@@ -583,6 +585,7 @@ def build(rf: rulesfile.RuleFile, map_path: str | None, sources: list[str]) -> F
     R[R_EXCHANGE] = _int(rf, "market.exchange_rate")
     R[R_MAX_MARKET_OPS] = _int(rf, "market.max_operations")
     R[R_KEEP_HEARTS] = _int(rf, "market.keep_hearts")
+    R[R_REDEEM] = _int(rf, "market.redeem")
     for t, name in enumerate(TRACK_NAMES):
         T[T_SCORE, t] = _int(rf, f"score.{name}")
     T[T_SCORE, 7] = _int(rf, "score.kill")
