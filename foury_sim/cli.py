@@ -506,7 +506,7 @@ def sweep(
             _echo_rich(cells_table(e.result, exp.conf))
         raise
     typer.echo(f"{len(exp.cells)} cells -> {path}")
-    typer.echo(how_made(json.loads((path / "manifest.json").read_text(encoding="utf-8"))))
+    typer.echo(how_made(path / "manifest.json"))
     _echo_rich(cells_table(path / "cells.csv", exp.conf))
     if report:
         typer.echo(f"report: {path / 'report.html'}  summary: {path / 'report.md'}")
@@ -591,7 +591,7 @@ def robust(
             _echo_rich(claims_table(e.result, exp.conf))
         raise
     typer.echo(f"-> {path}  report: {path / 'report.md'}")
-    typer.echo(how_made(json.loads((path / "manifest.json").read_text(encoding="utf-8"))))
+    typer.echo(how_made(path / "manifest.json"))
     _echo_rich(claims_table(path / "robustness.csv", exp.conf))
 
 
@@ -1081,11 +1081,14 @@ def _tune_text(text: str, cmd: str) -> str:
     return f"{text}\n\n{how_made({'command': cmd, 'version': version(), 'git_commit': git_commit()})}"
 
 
-def how_made(rec: dict[str, Any]) -> str:
+def how_made(rec: dict[str, Any] | Path) -> str:
     """How a verb's output was made, in the two lines ``run`` and ``compare`` print (``provenance.header_lines``):
-    ``reproduce:`` the command of the record ``rec`` (a run's, a study's manifest, a ladder's summary) and ``made
-    with:`` its version and commit."""
+    ``reproduce:`` the command of the record ``rec`` (a run's, a study's manifest, a ladder's summary, or the JSON
+    file holding it) and ``made with:`` its version and commit."""
     from .provenance import made_with
+
+    if isinstance(rec, Path):
+        rec = json.loads(rec.read_text(encoding="utf-8"))
 
     version = rec.get("version") or rec.get("package_version")  # (a study's manifest: ``package_version``)
     return f"reproduce: {rec['command']}\nmade with: {made_with({**rec, 'version': version} if version else rec)}"
@@ -1188,7 +1191,7 @@ def ladder_cmd(
     typer.echo((path / "ladder.txt").read_text(encoding="utf-8"))
     tuned_note = ", tuned.toml" if (path / ld.TUNED_FILE).is_file() else ""
     typer.echo(f"-> {path} (ladder.csv, summary.json, ladder.png, README.md{tuned_note})")
-    typer.echo(how_made(json.loads((path / "summary.json").read_text(encoding="utf-8"))))
+    typer.echo(how_made(path / "summary.json"))
 
 
 #: Exit codes (README): 0 done (also: no command given, which prints the help), 2 bad input or a file that

@@ -525,7 +525,8 @@ def parse_tune_option(text: str) -> Rung:
         if not all(math.isfinite(x) for x in ranges[k.strip()]):
             raise InputError(f"{item!r}: LO and HI must be finite", "--tune")
     pol = pol.strip()
-    shown = Path(pol.rsplit(":", 1)[0]).name + ":" + pol.rsplit(":", 1)[1] if ".py:" in pol else pol
+    file, _, func = pol.rpartition(":")
+    shown = f"{Path(file).name}:{func}" if ".py:" in pol else pol
     return Rung(f"tuned {shown}", pol, tuned=True, ranges=ranges)
 
 

@@ -163,8 +163,10 @@ def line_col(raw: bytes, offset: int) -> str:
     return f"{line}:{len(last.decode('utf-8', errors='replace')) + 1}"
 
 
+#: The start of a ``key = value`` statement (looser than ``_KEY``: any quotes and blanks in the key).
+_KEY_START = r"""[A-Za-z0-9_"'-][A-Za-z0-9_.\s"'-]*="""
 #: A line that starts a ``key = value`` statement or a ``[table]`` header (never an array's element).
-_STATEMENT = re.compile(r"""\s*(\[\[?[A-Za-z0-9_.\s"'-]+\]\]?\s*(#.*)?$|[A-Za-z0-9_"'-][A-Za-z0-9_.\s"'-]*=)""")
+_STATEMENT = re.compile(rf"""\s*(\[\[?[A-Za-z0-9_.\s"'-]+\]\]?\s*(#.*)?$|{_KEY_START})""")
 
 
 def _end_of_content_before(text: str, line: int) -> tuple[int, int] | None:
@@ -215,7 +217,7 @@ def toml_error(e: tomllib.TOMLDecodeError, text: str, path: str | Path) -> Input
             after = next((r for r in rows[line:] if _before_comment(r).strip()), "")
             if (before is not None and msg != "Unclosed array" and row[:1] in (" ", "\t") and row.lstrip()[:1] == "["
                     and _before_comment(rows[before[0] - 1]).rstrip()[-1:] in (",", "[")
-                    and not re.match(r"\s*[A-Za-z0-9_\"'-][A-Za-z0-9_.\s\"'-]*=", after)):
+                    and not re.match(rf"\s*{_KEY_START}", after)):
                 before = None  # (an indented ``[foo]`` after a ',' or '[' and before no key: an array's bad element)
             if before is not None:  # (a key or table inside an array: the array above was never closed)
                 line, column = before
