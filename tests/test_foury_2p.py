@@ -241,3 +241,37 @@ def test_the_search_policy_in_the_2_player_mode_is_refused_at_policy():
     assert (r.returncode, r.stdout) == (2, "")
     assert r.stderr == ("foury-sim: error: --policy: the search policy plays the solo game only: choose another "
                         "policy for two_player.players = 2\n")
+
+
+# ============================================================ the treasures, the requirement and the Oracle (session 67)
+def test_a_treasure_taken_in_an_exit_room_opens_that_exit_at_once():
+    """"Collect at least 5 treasures and then exit": seat 1 (A) steps in turn 2 onto sector B's unused arrow, whose
+    room holds a chest; with ``two_player.treasures = 1`` that chest opens the exit there and then ("Have you
+    survived? CONGRATULATIONS"), not only once the turn is over (map ``p2_exit_chest``)."""
+    g = play("p2_exit_chest", hero="kael", script=[1] * 6,
+             overrides={**TWO, "two_player.treasures": 1, "game.max_turns": 2},
+             queues={"round": [1, 2], "move": [1, 2]}, strict=False, check_dice=False)
+    assert g.rows(L.TR_EXIT) == [(1, 1, 0, 0, 0)]  # (room 1, sector B, arrow 0)
+    assert (col(g, "p2_end"), g.out[L.OUT_WIN]) == (L.P2E_EXIT, 1)
+
+
+def test_the_oracle_still_gives_its_treasure_once_the_treasures_are_held():
+    """"You still have the option to fulfill the requirement of the Round you are playing and visit the Oracle to
+    gain an extra treasure": seat 1 holds the one treasure needed after turn 1 (the chest of its entry room), so it
+    heads for an exit; the Oracle (awake: the Temple asks for nothing here) still gives its chest in turn 2, once."""
+    g = play("p2_oracle", hero="kael", script=[1] * 6,
+             overrides={**TWO, "two_player.treasures": 1, "game.max_turns": 2, "requirements.statues": 0},
+             queues={"round": [1, 0], "move": [1, 3]}, strict=False, check_dice=False)
+    oracle = g.rows(L.TR_ORACLE)
+    assert len(oracle) == 1 and oracle[0][1] == 1
+    assert g[L.S_P2_ORACLE] == 1
+
+
+def test_the_requirement_still_counts_while_heading_for_an_exit():
+    """The round's requirement is still met on the way out: with the treasure in hand (phase 2) from turn 1, the
+    statue faced in turn 2 counts for the Temple and wakes the Oracle (it used to be lost once the phase was 2)."""
+    g = play("p2_oracle_statue", hero="kael", script=[1, 1, 6, 1, 1, 1, 1, 1],
+             overrides={**TWO, "two_player.treasures": 1, "game.max_turns": 2, "requirements.statues": 1},
+             queues={"round": [1, 0], "move": [1, 3]}, strict=False, check_dice=False)
+    assert (1, 1, 0, 0, 0) in g.rows(L.TR_REQ)
+    assert g.rows(L.TR_AWAKE) != []

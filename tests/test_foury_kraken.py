@@ -106,6 +106,20 @@ def test_no_flood_before_its_turn():
     assert g.rows(L.TR_KR_FLOOD) == [] and g[L.S_KR_WATER] == 1
 
 
+# =============================================================== the Kraken's room is no Oracle
+def test_a_free_step_into_the_krakens_room_after_a_requirement_is_no_oracle_visit():
+    """"The Kraken is located at the center of the map in place of the Oracle": the statue of cell 1 meets area A's
+    requirement, the room's extra move steps into the Kraken's room (cell 2) in the same turn. No Oracle speaks
+    there (no chest, no phase 2); the turn's end sees the area done and names the exit sector, as a step the other
+    way does (map ``kr_rev``: it used to give a chest and leave the game with no exit that could win)."""
+    ov = {"requirements.statues": 1, "events.A": ["nothing"] * 5 + ["extra_move"], "game.max_turns": 6}
+    g = kplay("kr_rev", script=[1, 6, 6, 1, 1, 1], sheet={"hearts": 5},
+              queues={"move": [4], "extra_move": [2]}, overrides=ov, check_dice=False)
+    assert any(r[:2] == (1, 2) and r[3] == 1 for r in g.rows(L.TR_MOVE))  # the free step into the Kraken's room
+    assert g.rows(L.TR_ORACLE) == [] and g[CH] == 0
+    assert g[L.S_KR_REQS] >= 1 and g[L.S_KR_EXIT_SECTOR] >= 0
+
+
 # ============================================================================ swimming
 def test_swimming_into_the_krakens_water_faces_the_kraken():
     """Cell 1 is a flooded tunnel connected to the Kraken: moving into it is a swim (no room roll) and the Kraken

@@ -330,20 +330,30 @@ def check_awake(st, tr):
         log(tr, st, TR_AWAKE, st[S_SECTOR], 0, 0, 0, 0)
 
 
+@njit(cache=CACHE, inline="always", _nrt=False)
+def req_pending(R, st):
+    """Is the round's requirement still to meet: phase 0, or, in the 2-player mode, heading for an exit with the
+    treasures before meeting it ("you still have the option to fulfill the requirement of the Round")?"""
+    return st[S_PHASE] == 0 or (R[R_P2_PLAYERS] == 2 and st[S_PHASE] == 2 and st[S_REQ_DONE] < st[S_REQ_NEED])
+
+
 @njit(cache=CACHE, _nrt=False)
 def req_counts(board, st, cell, sector_needed):
     """Does a requirement element in ``cell`` count for the round being played?"""
     R, T, geo, arrows = board
-    if st[S_PHASE] != 0 or st[S_SECTOR] != sector_needed:
+    if not req_pending(R, st) or st[S_SECTOR] != sector_needed:
         return False
     return R[R_REQ_ANYWHERE] == 1 or cell < 0 or geo[cell, 4] == sector_needed
 
 
 @njit(cache=CACHE, _nrt=False)
 def progress(st, tr, amount):
+    was = st[S_REQ_DONE]
     st[S_REQ_DONE] += amount
     made_progress(st)
     log(tr, st, TR_REQ, st[S_REQ_DONE], st[S_REQ_NEED], st[S_SECTOR], 0, 0)
+    if st[S_PHASE] == 2 and was < st[S_REQ_NEED] <= st[S_REQ_DONE]:  # 2-player, heading out: the Oracle wakes
+        log(tr, st, TR_AWAKE, st[S_SECTOR], 0, 0, 0, 0)
     check_awake(st, tr)
 
 
@@ -1171,7 +1181,11 @@ def enter_room(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table
                                                                                        direction, prev):
         return 0
     if cell == st[S_ORACLE]:
-        if st[S_PHASE] == 1:
+        if (st[S_PHASE] == 1 or (R[R_P2_PLAYERS] == 2 and st[S_PHASE] == 2 and st[S_REQ_DONE] >= st[S_REQ_NEED]
+                                 and st[S_P2_ORACLE] == 0)) and R[R_KR_ON] == 0:
+            # (2-player: awake and not visited yet, also once the treasures send the player to an exit; the Kraken's
+            # room stands in the Oracle's place and is no Oracle)
+            st[S_P2_ORACLE] = 1 if R[R_P2_PLAYERS] == 2 else 0
             gain(st, tr, CHEST, R[R_ORACLE_CHESTS])
             st[S_RESERVED] -= min(st[S_RESERVED], R[R_NEED_D])  # the Waterways' set-aside cornucopias, handed over
             st[S_PHASE] = 2
@@ -1187,6 +1201,8 @@ def enter_room(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table
         if st[S_POTION_STEPS] > 0:  # the Oracle's room again (no own step): a potion's step is taken from here
             return potion_step(board, st, rm, opts, dice, pol, cell)
         return 0
+    if R[R_P2_PLAYERS] == 2 and res == 1:
+        p2_open_exit(R, st, tr)  # a treasure taken in this room opens its exit at once
     if st[S_PHASE] == 2 and res == 1:
         a = legal_exit(board, st, rm, cell)
         if a >= 0:
@@ -1754,7 +1770,7 @@ def up_place(T, cell):
 def lever_value(board, st, rm, x):
     """Levers in room ``x`` that would count now for the Castle Cliff (0 if reached already this round)."""
     R, T, geo, arrows = board
-    if st[S_PHASE] != 0 or st[S_SECTOR] != 2 or (rm[x, RM_FLAG] & F_LEVER):
+    if not req_pending(R, st) or st[S_SECTOR] != 2 or (rm[x, RM_FLAG] & F_LEVER):
         return 0
     if R[R_REQ_ANYWHERE] == 0 and geo[x, 4] != 2:
         return 0
@@ -1785,7 +1801,7 @@ def upper_trips(board, st, rm, sc, x):
     R, T, geo, arrows = board
     n_places = T[T_UP_PLACES, 0]
     px = up_place(T, x)
-    need = st[S_REQ_NEED] - st[S_REQ_DONE] if (st[S_PHASE] == 0 and st[S_SECTOR] == 2) else 0
+    need = st[S_REQ_NEED] - st[S_REQ_DONE] if (req_pending(R, st) and st[S_SECTOR] == 2) else 0
     if need < 0:
         need = 0
     E = need + 1
@@ -1860,7 +1876,7 @@ def adjacent_options(board, st, rm, opts, cell):
         y = geo[cell, d]
         if y < 0 or not passable(R, st, rm, cell, d, y):
             continue
-        if y == st[S_ORACLE] and st[S_PHASE] == 0 and R[R_ORACLE_BLOCKED] == 1:
+        if y == st[S_ORACLE] and req_pending(R, st) and R[R_ORACLE_BLOCKED] == 1:
             continue
         opts[n, O_KIND] = MK_STEP
         opts[n, O_FROM] = cell
@@ -1973,7 +1989,7 @@ def move_options(board, st, rm, sc, opts):
             yu = np.uint64(y)
             if dist[yu] >= 0 or (rm[yu, RM_STATE] & COLLAPSED):
                 continue  # (a room already walked to gives no move: a shovel's into it would be dropped below)
-            if y == oracle and st[S_PHASE] == 0 and R[R_ORACLE_BLOCKED] == 1:
+            if y == oracle and req_pending(R, st) and R[R_ORACLE_BLOCKED] == 1:
                 continue
             if rm[xu, RM_WALL + d] != W_OPEN and not passable(R, st, rm, x, d, y):
                 if rm[xu, RM_WALL + d] == W_COLLAPSED and st[SHOVEL] > 0:

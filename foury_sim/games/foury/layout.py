@@ -115,7 +115,8 @@ S_P2_DUELS = 178  # duels this player started
 S_P2_DUELS_WON = 179  # duels this player won (as attacker or defender)
 S_P2_LOOTED = 180  # chests this player took from the opponent in duels
 S_P2_OPP_SEEN = 181  # 1 once the opponent's position has been filled in
-# -- state slots 182..191: free
+S_P2_ORACLE = 182  # 1 once the Oracle gave this player its treasure (it may be visited in phase 2 in this mode)
+# -- state slots 183..191: free
 # -- state slots 192..239: campaigns (docs/rules.md, "Campaigns")
 S_POTION_STEPS = 192  # free steps a coloured potion gave that are still to take (potions.coloured_step)
 S_TURN_MARKET = 193  # 1 while the end-of-turn market is open (rulings.market_every_turn)
