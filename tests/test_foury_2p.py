@@ -243,7 +243,7 @@ def test_the_search_policy_in_the_2_player_mode_is_refused_at_policy():
                         "policy for two_player.players = 2\n")
 
 
-# ============================================================ the treasures, the requirement and the Oracle (session 67)
+# =========================================================== the treasures, the requirement and the Oracle (session 67)
 def test_a_treasure_taken_in_an_exit_room_opens_that_exit_at_once():
     """"Collect at least 5 treasures and then exit": seat 1 (A) steps in turn 2 onto sector B's unused arrow, whose
     room holds a chest; with ``two_player.treasures = 1`` that chest opens the exit there and then ("Have you
