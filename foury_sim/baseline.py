@@ -406,25 +406,39 @@ def load_baseline(folder: str | Path) -> Baseline:
 
 def decide(rows: pd.DataFrame, conf: float = 0.95) -> pd.DataFrame:
     """Verdicts for compared metrics (one row each: ``diff``, ``lo``, ``hi``, ``p_value``, ``tolerance``,
-    ``identical``, ``kind``). ``p_adjusted`` is Holm's adjustment over ALL the rows (every metric of
-    every run is one family); a row is ``significant`` when ``p_adjusted < 1 - conf`` and its interval
-    excludes 0. Verdict:
+    ``identical``, ``kind``, and ``p_beyond``: :func:`stats.paired_beyond_p`, the p-value of "moved by at most
+    the tolerance"; optional where every tolerance is 0, where it is ``p_value``). Every metric of every run
+    is one family: ``p_adjusted`` is Holm's adjustment of ``p_value`` over ALL the rows, ``p_beyond_adjusted``
+    Holm's adjustment of ``p_beyond``. A row is ``significant`` when ``p_adjusted < 1 - conf`` and its interval
+    excludes 0. Verdict (``alpha = 1 - conf``):
 
     * ``identical``: every game gave the same value (same engine, same dice);
-    * ``MOVED`` (the check fails): significant AND ``|diff| > tolerance``;
-    * ``shifted``: significant but within the tolerance (a real change the spec accepts);
-    * ``chance``: the games differ, but chance explains the difference (not significant); with
-      ``|diff| > tolerance`` it is ``unresolved``: too few games to tell that move from chance.
+    * ``MOVED`` (the check fails): significant AND ``p_beyond_adjusted < alpha``: the interval at the level of
+      its Holm step (``1 - alpha / (m - i + 1)`` for the i-th smallest ``p_beyond`` of m) lies wholly beyond the
+      tolerance, so the chance that a check fails although every metric moved by at most its tolerance is at
+      most alpha. With tolerance 0, ``p_beyond`` is ``p_value`` and the rule is "significant";
+    * ``shifted``: significant, ``|diff| <= tolerance`` (a real change the spec accepts);
+    * ``unresolved``: ``|diff| > tolerance`` but not MOVED: chance, or a move within the tolerance, explains
+      the difference at this number of games (significant or not);
+    * ``chance``: the games differ, not significant, ``|diff| <= tolerance``.
     """
     out = rows.copy()
     alpha = 1.0 - conf
+    tol = out["tolerance"].to_numpy(float)
+    if "p_beyond" not in out:
+        if (tol[~out["identical"].to_numpy(bool)] > 0).any():
+            raise ValueError("rows with a tolerance need p_beyond (stats.paired_beyond_p)")
+        out["p_beyond"] = out["p_value"]
     out["p_adjusted"] = stats.adjust_pvalues(out["p_value"].to_numpy(float), "holm")
+    out["p_beyond_adjusted"] = stats.adjust_pvalues(out["p_beyond"].to_numpy(float), "holm")
     excl = (out["lo"] > 0.0) | (out["hi"] < 0.0)
     out["significant"] = (out["p_adjusted"] < alpha) & excl & ~out["identical"]
+    moved = out["significant"] & (out["p_beyond_adjusted"] < alpha)
     beyond = out["diff"].abs() > out["tolerance"]
     verdict = np.where(out["identical"], "identical",
-                       np.where(out["significant"], np.where(beyond, "MOVED", "shifted"),
-                                np.where(beyond, "unresolved", "chance")))
+                       np.where(moved, "MOVED",
+                                np.where(beyond, "unresolved",
+                                         np.where(out["significant"], "shifted", "chance"))))
     out["verdict"] = verdict
     return out
 
@@ -456,7 +470,8 @@ class CheckResult:
 
 
 RULE = ("fail when a metric moved significantly (Holm-adjusted paired p < 1 - conf over all metrics of all runs, "
-        "interval excluding 0) AND by more than its tolerance")
+        "interval excluding 0) AND beyond its tolerance (Holm-adjusted p of |diff| <= tolerance < 1 - conf: "
+        "the interval at the level of its Holm step lies wholly beyond the tolerance; tolerance 0: the same test)")
 
 
 def _spec_of(arg: str | Path, baselines: Path) -> tuple[Spec, Path]:
@@ -582,6 +597,7 @@ def _compare(run: Run, metric: str, kind: str | None, a: np.ndarray, b: np.ndarr
     return {"run": run.name, "game": run.game, "metric": metric, "kind": kind, "baseline": base, "now": now,
             "diff": 0.0 if same else d["diff"], "lo": 0.0 if same else d["lo"], "hi": 0.0 if same else d["hi"],
             "p_value": 1.0 if same else d["p_value"], "test": test, "tolerance": run.tolerance[metric],
+            "p_beyond": 1.0 if same else stats.paired_beyond_p(d, run.tolerance[metric]),
             "changed_games": int(np.count_nonzero(a != b)), "identical": same}
 
 
@@ -666,8 +682,8 @@ def format_check(r: CheckResult, every: bool = False) -> str:
         lines.append("")
     unres = r.rows[r.rows["verdict"] == "unresolved"]
     if not unres.empty:
-        lines.append(f"unresolved: {len(unres)} metrics differ by more than their tolerance but chance explains it at "
-                     "this number of games (more games in the spec would tell)")
+        lines.append(f"unresolved: {len(unres)} metrics differ by more than their tolerance but chance, or a move "
+                     "within the tolerance, explains it at this number of games (more games in the spec would tell)")
     lines += [f"note: {x}" for x in r.notes] + r.hints
     return "\n".join(lines).rstrip()
 

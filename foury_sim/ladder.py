@@ -10,7 +10,7 @@ compared on those.
 
 The **top** of a hero's ladder is the strongest player measured for it: the rung with the highest win rate (a
 tie goes to the later rung), whichever rung that is (a search at a small budget may not beat a tuned heuristic;
-picking the best of several estimates favours it slightly, which the rung sizes here make small). Two verdicts per
+picking the best of several estimates favours it, which the hard-to-play verdict corrects for). Two verdicts per
 hero, stated only where the intervals support them (``unresolved`` otherwise):
 
 * **weak**: the top rung's win rate is below the field (the median of every hero's top-rung rate) by more than
@@ -20,7 +20,9 @@ hero, stated only where the intervals support them (``unresolved`` otherwise):
   below the field's low end minus ``weak_margin``, ``no`` when it lies at or above its high end minus
   ``weak_margin`` (all heroes' weak verdicts right together with probability >= ``conf``);
 * **hard to play**: the top rung beats the best heuristic rung (rungs marked ``heuristic = true``) by more than
-  ``hard_gap``: the paired interval of that difference lies above ``hard_gap`` (``yes``) or below it (``no``).
+  ``hard_gap``: the paired interval of that difference lies above ``hard_gap`` (``yes``) or below it (``no``). Both
+  rungs are picked by their rates, so the interval is taken at ``1 - (1 - conf) / k`` (``gap_conf``; k the
+  (non-heuristic rung, heuristic rung) pairs they could have been: Bonferroni), and the verdict holds at ``conf``.
 
 Usable from a notebook: ``load_ladder(path)`` / ``game_ladder(game, ...)``, then ``run_ladder(ladder, out)``;
 ``tune_policy`` is the tuner alone (any ``evaluate(params, seed, start, count) -> 0/1 array``).
@@ -830,10 +832,25 @@ def joint_conf(conf: float, heroes: int) -> float:
     return 1.0 - (1.0 - float(conf)) / max(int(heroes), 1)
 
 
+def gap_conf(conf: float, pairs: int) -> float:
+    """The level of a hero's gap interval (top rung minus best heuristic) in the hard-to-play verdict: ``1 - (1 -
+    conf) / pairs`` (Bonferroni), ``pairs`` the (rung, heuristic rung) pairs the top and the best heuristic are
+    picked from (the top is the rung with the highest win rate; when that is a heuristic it is the best heuristic,
+    and the gap is 0). If every such pair's interval covers its gap (probability at least ``conf``), so does the
+    picked pair's: picking the highest rates does not inflate the verdict (docs/ladder.md, "Verdicts")."""
+    return 1.0 - (1.0 - float(conf)) / max(int(pairs), 1)
+
+
+def gap_pairs(rungs: int, heuristics: int) -> int:
+    """The candidate (top, best heuristic) pairs of a hero: each non-heuristic rung with each heuristic rung."""
+    return max(int(heuristics) * (int(rungs) - int(heuristics)), 1)
+
+
 def verdicts(rows: pd.DataFrame, conf: float, weak_margin: float, hard_gap: float) -> tuple[pd.DataFrame, float]:
     """The two verdicts of each hero from its rungs' numbers (``rows``: one per hero and rung in ladder order with
     ``hero``, ``label``, ``heuristic``, ``games``, ``wins``, ``win_rate``, ``win_lo``, ``win_hi``; and for each hero's
-    top rung ``top_gap``, ``top_gap_lo``, ``top_gap_hi``: top minus best heuristic, paired). See the module docstring.
+    top rung ``top_gap``, ``top_gap_lo``, ``top_gap_hi``: top minus best heuristic, paired, at ``top_gap_conf``
+    (``gap_conf`` over ``top_gap_pairs`` pairs; ``conf`` when absent)). See the module docstring.
 
     The field (the median of the K heroes' top-rung rates) is an estimate too: the weak verdict takes every top
     rung's Wilson interval at ``joint_conf(conf, K)`` (``joint_lo``, ``joint_hi``: all K cover together with
@@ -863,6 +880,9 @@ def verdicts(rows: pd.DataFrame, conf: float, weak_margin: float, hard_gap: floa
         else:
             weak = "unresolved"
         g, glo, ghi = t.get("top_gap", math.nan), t.get("top_gap_lo", math.nan), t.get("top_gap_hi", math.nan)
+        gconf, gpairs = t.get("top_gap_conf", math.nan), t.get("top_gap_pairs", math.nan)
+        if gconf is None or not math.isfinite(float(gconf)):
+            gconf, gpairs = float(conf), 1
         if g is None or (isinstance(g, float) and math.isnan(g)):
             hard = "n/a"
         elif glo > hard_gap:
@@ -876,7 +896,8 @@ def verdicts(rows: pd.DataFrame, conf: float, weak_margin: float, hard_gap: floa
                     "field_lo": field_lo, "field_hi": field_hi, "weak_below": bar,
                     "weak_yes_below": field_lo - weak_margin, "weak_no_from": field_hi - weak_margin, "weak": weak,
                     "best_heuristic": t.get("best_heuristic"), "gap": g, "gap_lo": glo, "gap_hi": ghi,
-                    "hard_gap": hard_gap, "hard_to_play": hard})
+                    "gap_conf": float(gconf), "gap_pairs": int(gpairs), "hard_gap": hard_gap,
+                    "hard_to_play": hard})
     return pd.DataFrame(out), field
 
 
@@ -895,7 +916,8 @@ def analyse(lad: Ladder, records: list[dict[str, Any]]) -> LadderResult:
                      "games": len(w), "wins": int(w.sum()), "win_rate": float(w.mean()), "win_lo": lo, "win_hi": hi,
                      "command": rec.get("provenance", {}).get("command")})
     df = pd.DataFrame(rows)
-    for c in ("diff", "diff_lo", "diff_hi", "p", "p_holm", "paired_games", "top_gap", "top_gap_lo", "top_gap_hi"):
+    for c in ("diff", "diff_lo", "diff_hi", "p", "p_holm", "paired_games", "top_gap", "top_gap_lo", "top_gap_hi",
+              "top_gap_conf", "top_gap_pairs"):
         df[c] = np.nan
     df["significant"] = False
     df["best_heuristic"] = None
@@ -917,8 +939,12 @@ def analyse(lad: Ladder, records: list[dict[str, Any]]) -> LadderResult:
             best = max(heur, key=lambda i: (df.at[i, "win_rate"], i))
             wa, wb = wins[(hero, df.at[best, "label"])], wins[(hero, df.at[top, "label"])]
             m = min(len(wa), len(wb))
-            d = stats.paired_rate_diff(wa[:m], wb[:m], lad.conf)
-            df.loc[top, ["top_gap", "top_gap_lo", "top_gap_hi"]] = [d["diff"], d["lo"], d["hi"]]
+            # the pair is picked by the rates it is measured on: its interval at the Bonferroni level over every
+            # pair it could have been (``gap_conf``), so the verdict holds at ``conf`` for the pair picked
+            k = gap_pairs(len(idx), len(heur))
+            d = stats.paired_rate_diff(wa[:m], wb[:m], gap_conf(lad.conf, k))
+            df.loc[top, ["top_gap", "top_gap_lo", "top_gap_hi", "top_gap_conf", "top_gap_pairs"]] = \
+                [d["diff"], d["lo"], d["hi"], gap_conf(lad.conf, k), k]
             df.at[top, "best_heuristic"] = df.at[best, "label"]
     ok = df["p"].notna()
     df.loc[ok, "p_holm"] = stats.adjust_pvalues(df.loc[ok, "p"].to_numpy(), "holm")
@@ -977,11 +1003,23 @@ def format_ladder(lad: Ladder, res: LadderResult, tuned: dict[str, Any] | None =
                 f"({jc} each: Bonferroni over {len(vs)} heroes, so that all weak verdicts hold together at {pc})")
     else:
         weak = f"field = median top-rung rate {_pct(res.field)}; weak: n/a with one hero"
-    lines += ["", f"Verdicts ({weak}; hard to play: top minus best heuristic, paired {pc} interval above "
+    known = vs[vs["hard_to_play"] != "n/a"] if len(vs) else vs
+    levels = sorted({(float(c), int(k)) for c, k in zip(known["gap_conf"], known["gap_pairs"])}) if len(known) else []
+    if len(levels) == 1 and levels[0][1] > 1:
+        gc, k = f"{100 * levels[0][0]:.4g} %", levels[0][1]
+        hard = (f"paired {gc} interval (Bonferroni over the {k} (non-heuristic rung, heuristic rung) pairs the top "
+                f"and the best heuristic are picked from, so that the verdict holds at {pc} for the pair picked)")
+    elif len(levels) == 1:
+        hard = f"paired {100 * levels[0][0]:.4g} % interval"
+    else:
+        hard = (f"paired interval at 1 - {100 * (1 - res.conf):g} % / k (Bonferroni over the k (non-heuristic rung, "
+                f"heuristic rung) pairs the top and the best heuristic are picked from; the level beside each gap)")
+    lines += ["", f"Verdicts ({weak}; hard to play: top minus best heuristic, {hard} above "
                   f"{100 * lad.hard_gap:g} pts; 'unresolved' where the interval straddles the threshold):"]
     for _, v in vs.iterrows():
+        lvl = "" if len(levels) == 1 else f" ({100 * v['gap_conf']:.4g} %)"
         gap = "" if v["hard_to_play"] == "n/a" else (f" (top - {v['best_heuristic']}: {_pts(v['gap'])} pts "
-                                                     f"[{_pts(v['gap_lo'])}, {_pts(v['gap_hi'])}])")
+                                                     f"[{_pts(v['gap_lo'])}, {_pts(v['gap_hi'])}]{lvl})")
         joint = "" if v["weak"] == "n/a" else (f" ({100 * v['joint_conf']:.4g} %: [{_pct(v['joint_lo'])}, "
                                                f"{_pct(v['joint_hi'])}])")
         lines.append(f"  {v['hero']:<12} weak: {v['weak']:<10} hard to play: {v['hard_to_play']}{gap}; top "

@@ -52,6 +52,7 @@ __all__ = [
     "mcnemar_p",
     "paired_rate_diff",
     "paired_mean_diff",
+    "paired_beyond_p",
     "adjust_pvalues",
     "pooled_rate_ci",
     "pooled_rate_ci_bound",
@@ -211,9 +212,15 @@ def wilson_arrays(k: ArrayLike, n: ArrayLike, conf: float = 0.95) -> tuple[np.nd
     n = np.asarray(n, dtype=float)
     if np.any(k < 0) or np.any(k > n):
         raise ValueError("need 0 <= k <= n")
-    k, n = np.broadcast_arrays(k, n)
+    return _wilson_alpha(k, n, 1.0 - conf)
+
+
+def _wilson_alpha(k: np.ndarray, n: ArrayLike, alpha: float, remember: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`wilson_arrays` at level ``1 - alpha`` (checked inputs; ``alpha`` down to what a float holds;
+    ``remember=False``: the critical value is not kept in :func:`_norm_isf`'s cache, for a search over levels)."""
+    k, n = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(n, dtype=float))
     safe_n = np.where(n > 0, n, 1.0)
-    lo, hi = _wilson_statsmodels(np.where(n > 0, k, 0.0), safe_n, 1.0 - conf)
+    lo, hi = _wilson_statsmodels(np.where(n > 0, k, 0.0), safe_n, alpha, remember)
     lo = np.clip(np.asarray(lo, dtype=float), 0.0, 1.0)
     hi = np.clip(np.asarray(hi, dtype=float), 0.0, 1.0)
     lo = np.where(k == 0, 0.0, lo)
@@ -230,12 +237,13 @@ def _norm_isf(q: float) -> float:
     return float(-_sc().ndtri(q))
 
 
-def _wilson_statsmodels(count: np.ndarray, nobs: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+def _wilson_statsmodels(count: np.ndarray, nobs: np.ndarray, alpha: float,
+                        remember: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """``proportion_confint(count, nobs, alpha, method="wilson")`` of statsmodels 0.14, operation for operation
     (``tests/test_stream.py`` checks the bits against statsmodels)."""
     q_ = count / nobs
     alpha = alpha / 2.0
-    crit = _norm_isf(alpha)
+    crit = _norm_isf(alpha) if remember else float(-_sc().ndtri(alpha))
     crit2 = crit**2
     denom = 1 + crit2 / nobs
     center = (q_ + crit2 / (2 * nobs)) / denom
@@ -605,21 +613,7 @@ def paired_rate_counts(n: int, both: int, a_only: int, b_only: int, conf: float 
     ka, kb = both + a_only, both + b_only
     pa, pb = ka / n, kb / n
     diff = pb - pa
-    la, ua = wilson(ka, n, conf)
-    lb, ub = wilson(kb, n, conf)
-    # Newcombe's phi: 0 when a margin is empty; A = both*neither - a_only*b_only; if A > 0 it is
-    # shrunk by n/2 (floored at 0) before dividing by sqrt of the product of the margins.
-    margins = ka * (n - ka) * kb * (n - kb)
-    cross = both * neither - a_only * b_only
-    if margins == 0:
-        phi = 0.0
-    elif cross > 0:
-        phi = max(cross - 0.5 * n, 0.0) / math.sqrt(margins)
-    else:
-        phi = cross / math.sqrt(margins)
-    dl = math.sqrt(max((pb - lb) ** 2 - 2.0 * phi * (pb - lb) * (ua - pa) + (ua - pa) ** 2, 0.0))
-    du = math.sqrt(max((ub - pb) ** 2 - 2.0 * phi * (ub - pb) * (pa - la) + (pa - la) ** 2, 0.0))
-    lo, hi = max(-1.0, diff - dl), min(1.0, diff + du)
+    lo, hi, phi, (la, ua), (lb, ub) = _newcombe(n, both, a_only, b_only, 1.0 - conf)
     p_value = float(mcnemar_p(a_only, b_only))
     out.update(
         rate_a=pa,
@@ -636,6 +630,80 @@ def paired_rate_counts(n: int, both: int, a_only: int, b_only: int, conf: float 
         significant=bool(p_value < 1.0 - conf and (lo > 0.0 or hi < 0.0)),
     )
     return out
+
+
+def _newcombe(n: int, both: int, a_only: int, b_only: int, alpha: float, remember: bool = True
+              ) -> tuple[float, float, float, tuple[float, float], tuple[float, float]]:
+    """Newcombe's method 10 interval of ``rate_b - rate_a`` at level ``1 - alpha`` (n > 0): (lo, hi, phi,
+    Wilson interval of a, Wilson interval of b). ``alpha`` may be as small as a float allows (no conf check:
+    :func:`paired_beyond_p` inverts the interval)."""
+    ka, kb = both + a_only, both + b_only
+    neither = n - both - a_only - b_only
+    pa, pb = ka / n, kb / n
+    diff = pb - pa
+    (la, lb), (ua, ub) = (tuple(float(x) for x in v) for v in _wilson_alpha(np.array([ka, kb], dtype=float),
+                                                                            float(n), alpha, remember))
+    # Newcombe's phi: 0 when a margin is empty; A = both*neither - a_only*b_only; if A > 0 it is
+    # shrunk by n/2 (floored at 0) before dividing by sqrt of the product of the margins.
+    margins = ka * (n - ka) * kb * (n - kb)
+    cross = both * neither - a_only * b_only
+    if margins == 0:
+        phi = 0.0
+    elif cross > 0:
+        phi = max(cross - 0.5 * n, 0.0) / math.sqrt(margins)
+    else:
+        phi = cross / math.sqrt(margins)
+    dl = math.sqrt(max((pb - lb) ** 2 - 2.0 * phi * (pb - lb) * (ua - pa) + (ua - pa) ** 2, 0.0))
+    du = math.sqrt(max((ub - pb) ** 2 - 2.0 * phi * (ub - pb) * (pa - la) + (pa - la) ** 2, 0.0))
+    return max(-1.0, diff - dl), min(1.0, diff + du), phi, (la, ua), (lb, ub)
+
+
+def paired_beyond_p(d: dict[str, Any], tolerance: float) -> float:
+    """p-value of "the difference is within the tolerance" (H0: ``|diff| <= tolerance``) for a result of
+    :func:`paired_rate_diff` / :func:`paired_rate_counts` (a rate) or :func:`paired_mean_diff` /
+    :func:`paired_mean_sums` (a mean): the smallest ``alpha`` at which the two-sided ``1 - alpha`` interval
+    lies wholly beyond the tolerance (above ``+tolerance`` or below ``-tolerance``; each side is a one-sided
+    test at ``alpha / 2``). So ``p < a`` exactly when the interval at level ``1 - a`` excludes
+    ``[-tolerance, tolerance]``, and a family of them can be Holm-adjusted like any p-values.
+
+    * tolerance 0: the result's own ``p_value`` (the test of no difference: exact McNemar, paired t);
+    * a point estimate within the tolerance: 1;
+    * a mean: ``2 P(T > (|diff| - tolerance) / se)`` with n - 1 degrees of freedom (the t interval, inverted);
+    * a rate: Newcombe's interval inverted by bisection on ``log(alpha)`` (floored at 1e-300).
+    """
+    tol = float(tolerance)
+    if not (math.isfinite(tol) and tol >= 0.0):
+        raise ValueError(f"tolerance must be a finite number >= 0, got {tolerance}")
+    if tol == 0.0:
+        return float(d["p_value"])
+    diff, n = float(d["diff"]), int(d["n"])
+    if not math.isfinite(diff):
+        return math.nan
+    if abs(diff) <= tol:
+        return 1.0
+    if "both" not in d:  # a mean
+        sd = float(d.get("sd_diff", math.nan))
+        if n < 2 or not math.isfinite(sd):
+            return math.nan
+        if sd == 0.0:  # every game moved by the same amount, beyond the tolerance
+            return 0.0
+        return float(min(1.0, 2.0 * t_sf((abs(diff) - tol) / (sd / math.sqrt(n)), n - 1)))
+    counts = (n, int(d["both"]), int(d["a_only"]), int(d["b_only"]))
+
+    def beyond(alpha: float) -> bool:
+        lo, hi = _newcombe(*counts, alpha, remember=False)[:2]
+        return lo > tol or hi < -tol
+
+    lo_e, hi_e = -300.0, 0.0  # log10(alpha): beyond at 10**hi_e (the interval at level 0 is the point)
+    if beyond(10.0**lo_e):
+        return 10.0**lo_e
+    for _ in range(60):
+        mid = 0.5 * (lo_e + hi_e)
+        if beyond(10.0**mid):
+            hi_e = mid
+        else:
+            lo_e = mid
+    return float(min(1.0, 10.0**hi_e))
 
 
 class PairedRate:

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from foury_sim import baseline
+from foury_sim import baseline, stats
 from foury_sim.errors import InputError
 from foury_sim.registry import games as all_games
 from foury_sim.stats import adjust_pvalues
@@ -60,27 +60,111 @@ def test_every_registered_game_has_a_shipped_baseline():
 
 
 # ----------------------------------------------------------------------------------- the rule --
-def _rows(p, diff, lo, hi, tol, identical=None):
+def _rows(p, diff, lo, hi, tol, identical=None, p_beyond=None):
     n = len(p)
-    return pd.DataFrame({"run": [f"r{i}" for i in range(n)], "game": ["g"] * n, "metric": ["win"] * n,
-                         "kind": ["rate"] * n, "p_value": p, "diff": diff, "lo": lo, "hi": hi, "tolerance": tol,
-                         "identical": identical if identical is not None else [False] * n})
+    out = pd.DataFrame({"run": [f"r{i}" for i in range(n)], "game": ["g"] * n, "metric": ["win"] * n,
+                        "kind": ["rate"] * n, "p_value": p, "diff": diff, "lo": lo, "hi": hi, "tolerance": tol,
+                        "identical": identical if identical is not None else [False] * n})
+    if p_beyond is not None:
+        out["p_beyond"] = p_beyond
+    return out
 
 
 def test_holm_over_all_metrics_and_the_verdicts_on_constructed_data():
     rows = _rows(p=[0.001, 0.01, 0.02, 0.03, 0.5],
                  diff=[0.005, 0.05, 0.05, 0.002, 0.05],
-                 lo=[0.002, 0.01, 0.01, 0.001, -0.02],
+                 lo=[0.002, 0.02, 0.01, 0.001, -0.02],
                  hi=[0.008, 0.09, 0.09, 0.003, 0.12],
-                 tol=[0.01, 0.01, 0.01, 0.01, 0.01])
+                 tol=[0.01, 0.01, 0.01, 0.01, 0.01],
+                 p_beyond=[1.0, 0.01, 0.03, 1.0, 0.7])
     out = baseline.decide(rows, conf=0.95)
     # Holm: sorted p times (5, 4, 3, 2, 1), running maximum
     assert out["p_adjusted"].tolist() == pytest.approx([0.005, 0.04, 0.06, 0.06, 0.5])
     assert out["p_adjusted"].tolist() == pytest.approx(adjust_pvalues(rows["p_value"], "holm").tolist())
     assert out["significant"].tolist() == [True, True, False, False, False]
+    assert out["p_beyond_adjusted"].tolist() == pytest.approx(adjust_pvalues(rows["p_beyond"], "holm").tolist())
     # significant within tolerance; significant beyond; p 0.02 < 0.05 alone but not after Holm (beyond the
     # tolerance: unresolved); not significant within tolerance; chance explains a large move
     assert out["verdict"].tolist() == ["shifted", "MOVED", "unresolved", "chance", "unresolved"]
+
+
+def test_a_point_beyond_the_tolerance_fails_only_when_the_adjusted_interval_is_wholly_beyond_it():
+    """MOVED needs the Holm-adjusted p of |diff| <= tolerance below 1 - conf, not only the point estimate beyond
+    the tolerance (a move within the tolerance failed a check far more often than 1 - conf)."""
+    rows = _rows(p=[1e-6, 1e-6, 1e-6, 1e-6],
+                 diff=[0.05, 0.012, 0.05, 0.05],
+                 lo=[0.03, 0.006, 0.03, 0.03],
+                 hi=[0.07, 0.018, 0.07, 0.07],
+                 tol=[0.01, 0.01, 0.01, 0.01],
+                 # beyond at its Holm level; the interval holds the tolerance; 0.02 < 0.05 alone, but Holm
+                 # multiplies it by 3 (0.06); 0.001 * 4
+                 p_beyond=[0.001, 0.4, 0.02, 0.001])
+    out = baseline.decide(rows, conf=0.95)
+    assert out["significant"].all()
+    assert out["p_beyond_adjusted"].tolist() == pytest.approx([0.004, 0.4, 0.04, 0.004])
+    assert out["verdict"].tolist() == ["MOVED", "unresolved", "MOVED", "MOVED"]
+    # at conf 0.99 the third (0.04 after Holm) is no longer wholly beyond at its level
+    assert baseline.decide(rows, conf=0.99)["verdict"].tolist() == ["MOVED", "unresolved", "unresolved", "MOVED"]
+    with pytest.raises(ValueError, match="p_beyond"):  # a tolerance needs its test
+        baseline.decide(rows.drop(columns=["p_beyond"]), conf=0.95)
+
+
+def test_with_tolerance_0_the_rule_is_significance_as_before():
+    rng = np.random.default_rng(5)
+    p = rng.random(40) ** 3
+    diff = rng.normal(0, 0.02, 40)
+    half = rng.random(40) * 0.03
+    rows = _rows(p=p, diff=diff, lo=diff - half, hi=diff + half, tol=[0.0] * 40)
+    out = baseline.decide(rows, conf=0.95)
+    assert out["p_beyond"].tolist() == p.tolist()
+    sig = (out["p_adjusted"] < 0.05) & ((out["lo"] > 0) | (out["hi"] < 0))
+    assert 0 < sig.sum() < 40
+    assert out["verdict"].tolist() == np.where(sig, "MOVED", np.where(diff != 0, "unresolved", "chance")).tolist()
+    # and the test of |diff| <= 0 is the paired test itself
+    a, b = rng.random(500) < 0.4, rng.random(500) < 0.5
+    for d in (stats.paired_rate_diff(a, b), stats.paired_mean_diff(a * 3.0, b * 2.0)):
+        assert stats.paired_beyond_p(d, 0.0) == d["p_value"]
+
+
+@pytest.mark.parametrize("kind", ["rate", "mean"])
+def test_the_beyond_p_is_the_interval_inverted(kind):
+    """p_beyond < a exactly when the interval at 1 - a lies wholly beyond the tolerance."""
+    rng = np.random.default_rng(11)
+    a = rng.random(3000) < 0.3
+    b = np.where(rng.random(3000) < 0.7, a, rng.random(3000) < 0.42)
+    tol = 0.02
+    for level in (0.5, 0.9, 0.95, 0.96, 0.97, 0.99, 0.999):
+        if kind == "rate":
+            d = stats.paired_rate_diff(a, b, level)
+        else:
+            d = stats.paired_mean_diff(a * 1.0, b * 1.0, level)
+        p = stats.paired_beyond_p(d, tol)
+        assert 0.0 < p < 1.0
+        beyond = d["lo"] > tol or d["hi"] < -tol
+        assert beyond == (p < 1.0 - level), (level, p, d["lo"])
+    assert stats.paired_beyond_p(d, abs(d["diff"])) == 1.0  # a point within the tolerance
+
+
+def test_a_move_within_the_tolerance_fails_the_check_at_most_1_minus_conf_of_the_time():
+    """Seeded simulation: the engine changed (the games reshuffled) and moved a 30 % win rate by 0.8 and by
+    1.0 tolerance (1 point) with 20,000 games. The point-estimate rule failed the first in about 30 % of the
+    checks; the check may fail a move within its tolerance at most 1 - conf = 5 % of the time (at the edge,
+    one side of a 95 % interval: about 2.5 %)."""
+    n, tol, reps = 20_000, 0.01, 200
+    for shift in (0.008, 0.010):
+        fails = 0
+        for s in range(reps):
+            rng = np.random.default_rng([17, s])
+            a = rng.random(n) < 0.30
+            b = rng.random(n) < 0.30 + shift
+            rows = []
+            for d, kind in ((stats.paired_rate_diff(a, b), "rate"),
+                            (stats.paired_mean_diff(a * 1.0, b * 1.0), "mean")):
+                rows.append({"kind": kind, "diff": d["diff"], "lo": d["lo"], "hi": d["hi"],
+                             "p_value": d["p_value"], "tolerance": tol, "identical": False,
+                             "p_beyond": stats.paired_beyond_p(d, tol)})
+            fails += bool((baseline.decide(pd.DataFrame(rows), 0.95)["verdict"] == "MOVED").any())
+        assert fails / reps <= 0.05, (shift, fails)
 
 
 def test_identical_metrics_count_in_the_family_and_never_fail():

@@ -173,6 +173,56 @@ def test_the_weak_verdicts_hold_together_at_the_level():
     assert wrong / reps <= 0.05, wrong
 
 
+def _selection_ladder(rng, heroes=1, hard_gap=0.03):
+    """A ladder whose every non-heuristic rung beats the heuristic by exactly ``hard_gap`` for every hero (true
+    rates 0.75 and 0.78, the rungs' games mostly the heuristic's: common dice), two of the rungs of few games:
+    picking the highest rate favours a lucky small rung. Returns (ladder, records)."""
+    from foury_sim.study import pack_win_bits
+
+    n = 8000
+    rungs = [ld.Rung("random", "random"), ld.Rung("heur", "threshold", heuristic=True),
+             ld.Rung("t1", "risk", games=1000), ld.Rung("t2", "risk"), ld.Rung("t3", "search", games=1000)]
+    names = [f"h{i}" for i in range(heroes)]
+    recs = []
+    for h in names:
+        u = rng.random(n)
+        wins = {"random": rng.random(n) < 0.01, "heur": u < 0.75}
+        for r in rungs[2:]:
+            m = r.games or n
+            wins[r.label] = np.where(rng.random(m) < 0.8, u[:m], rng.random(m)) < 0.78
+        recs += [{"hero": h, "rung": r.label, "games": len(wins[r.label]), "win_bits": pack_win_bits(wins[r.label])}
+                 for r in rungs]
+    return ld.Ladder("sel", "delve", 1, n, names, rungs, hard_gap=hard_gap), recs
+
+
+def test_picking_the_top_rung_does_not_inflate_the_hard_to_play_verdict():
+    """The top is the rung with the highest rate, so its gap to the heuristic is the largest of several estimates:
+    taken at conf, a true gap exactly at hard_gap was called "yes" in about twice the 2.5 % a one-sided 95 %
+    interval allows. The gap interval is now at 1 - 0.05 / k (k = 4 (rung, heuristic) pairs: Bonferroni), and the
+    level is recorded and printed."""
+    rng = np.random.default_rng(2024)
+    yes = 0
+    for _ in range(10):  # 10 ladders of 40 independent heroes: 400 verdicts
+        lad, recs = _selection_ladder(rng, heroes=40)
+        res = ld.analyse(lad, recs)
+        yes += int((res.verdicts["hard_to_play"] == "yes").sum())
+    assert yes / 400 <= 0.025, yes
+    recs = recs[:5]
+    top = res.table[res.table["is_top"]].iloc[0]
+    assert top["top_gap_pairs"] == 4 and top["top_gap_conf"] == pytest.approx(1 - 0.05 / 4)
+    v = res.verdicts.iloc[0]
+    assert (v["gap_conf"], v["gap_pairs"]) == (top["top_gap_conf"], 4)
+    w = {r: ld._wins(x) for r, x in zip(("random", "heur", "t1", "t2", "t3"), recs)}
+    m = min(len(w["heur"]), len(w[top["label"]]))
+    d = stats.paired_rate_diff(w["heur"][:m], w[top["label"]][:m], 1 - 0.05 / 4)  # the level shown is the level used
+    assert (v["gap_lo"], v["gap_hi"]) == (d["lo"], d["hi"])
+    text = ld.format_ladder(lad, res)
+    assert ("hard to play: top minus best heuristic, paired 98.75 % interval (Bonferroni over the 4 (non-heuristic "
+            "rung, heuristic rung) pairs the top and the best heuristic are picked from, so that the verdict holds at "
+            "95 % for the pair picked) above 3 pts") in text
+    assert ld.gap_pairs(7, 2) == 10 and ld.gap_pairs(3, 3) == 1 and ld.gap_conf(0.95, 10) == pytest.approx(0.995)
+
+
 class _Lad:
     """What ``format_ladder`` reads of a ladder."""
 

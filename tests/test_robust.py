@@ -218,6 +218,27 @@ def test_shipped_experiment_loads():
     assert len(exp.cells()) == 6 and len(points) == 1 + sum(len(f.oat()) for f in exp.factors) + exp.points
 
 
+def test_the_readmes_hero_finding_states_only_what_holds_at_every_point():
+    """README (a) Hero difficulty: the bullet headed "Finding (holds, clearly, at every one-at-a-time point and at
+    100 % of the joint points)" names exactly the pairwise claims of the shipped robustness study that hold so;
+    a claim that holds at fewer of the joint points (the free character over Elydion, 91 %) is conditional."""
+    import re
+
+    rows = pd.read_csv(ROOT / "results" / "robust_hero_ranking" / "robustness.csv")
+    pairs = rows[rows["claim"].str.fullmatch(r"\w+ > \w+")]
+    every = pairs[(pairs["share_holds_clearly"] == 1.0) & pairs["oat_holds"].map(lambda x: len(set(x.split("/"))) == 1)]
+    assert set(every["claim"]) == {"kael > free", "kael > elydion", "melyra > free", "melyra > elydion"}
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    head = "* **Finding** (holds, clearly, at every one-at-a-time point and at 100 % of the joint points):"
+    assert text.count(head) == 1
+    bullet = text[text.index(head) + len(head):].split("\n* ", 1)[0]
+    assert re.findall(r"\d+(?:\.\d+)? %", bullet) == []  # no share below 100 % inside a finding
+    assert "Kael and\n  Melyra are stronger than the free character and than Elydion." in bullet
+    cond = text[text.index("* **Conditional**: the free character beats Elydion"):].split("\n* ", 1)[0]
+    share = rows.loc[rows["claim"] == "free > elydion", "share_holds"].item()
+    assert f"{100 * share:.0f} % of the joint" in cond.replace("\n  ", " ")
+
+
 def test_a_campaign_in_fixed_varies_the_campaigns_assumptions():
     """`campaign` in [fixed] is the run option (not a ruleset key): the campaign's own assumptions (Santa's Wrath,
     only declared when [santa] is on) can be varied, and every cell plays the campaign."""
