@@ -416,14 +416,25 @@ def destroy_items(R, st, rm, dice, cell):
     """An imp appears: "If there is a Resource in the room ..., erase it".
 
     Ruling ``imp_destroys``: "one" erases one item, chosen by a die among the items lying there (each
-    equally likely; none rolled when only one lies there); "all" erases every item.
+    equally likely; none rolled when only one lies there); "all" erases every item. In Santa Crash'n Foury
+    (``santa.imp_erases = "resources"``) the campaign's stars, collectibles and candy canes are not Resources: they
+    are neither erased nor counted for the die.
     """
     rs, ps, script, tr = dice
     k = item_count(rm, cell)
     if k == 0:
         return
+    last = SAFE_ZONE  # the last icon of _ITEM_ICONS the imp may erase
+    if R[R_SANTA] == 1 and (R[R_SANTA_FLAGS] & SF_IMP_ALL) == 0:  # santa.imp_erases = "resources"
+        last = PURPLE_POTION  # the campaign's icons (stars, collectibles, canes) come last: no Resource
+        for ic in range(STAR, SAFE_ZONE + 1):
+            k -= rm[cell, RM_ICON + ic]
+        if k == 0:
+            return
     if R[R_IMP_ONE] == 0:
         for ic in _ITEM_ICONS:
+            if ic > last:
+                break
             if rm[cell, RM_ICON + ic] > 0:
                 log(tr, st, TR_IMP, cell, ic, rm[cell, RM_ICON + ic], 0, 0)
                 add_icon(rm, cell, ic, -rm[cell, RM_ICON + ic])
