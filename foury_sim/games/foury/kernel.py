@@ -2594,7 +2594,8 @@ def santa_wrath(board, st, opts, dice, pol):
 def santa_play(board, st, rm, sc, opts, dice, pol, vis):
     """The whole campaign after character creation: the start beside Santa's room (D_PLACE among its accessible
     neighbours; the room is entered and rolled like a round's first room, the first hourglass space), one turn per
-    hourglass space until the Safe Zone, death, or the last space; then the collection goal or Santa's Wrath."""
+    hourglass space until the Safe Zone, death (stuck is one, ``santa.stuck``), or the last space; then the
+    collection goal or Santa's Wrath."""
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
     st[S_PHASE] = PH_SANTA
@@ -2618,8 +2619,14 @@ def santa_play(board, st, rm, sc, opts, dice, pol, vis):
         arrive(board, st, rm, opts, dice, pol, vis, cell, opts[c, O_DIR], home, table, np.bool_(False))
         st[S_SANTA_MARKS] = 1
         while st[S_DEAD] == 0 and st[S_POS] != safe and st[S_SANTA_MARKS] < R[R_SANTA_HOURGLASS]:
-            if st[S_TURN] >= R[R_MAX_TURNS] or santa_turn(board, st, rm, sc, opts, dice, pol, vis) < 0:
-                st[S_SANTA_MARKS] = R[R_SANTA_HOURGLASS]  # stuck: the hourglass runs out where you stand
+            if st[S_TURN] >= R[R_MAX_TURNS]:
+                st[S_SANTA_MARKS] = R[R_SANTA_HOURGLASS]  # the turn cap: the hourglass runs out where you stand
+                break
+            if santa_turn(board, st, rm, sc, opts, dice, pol, vis) < 0:
+                if (R[R_SANTA_FLAGS] & SF_STUCK_HOURGLASS) != 0:  # santa.stuck = "hourglass"
+                    st[S_SANTA_MARKS] = R[R_SANTA_HOURGLASS]  # the hourglass runs out where you stand
+                else:  # "If you get stuck... uh, you're dead"
+                    die(board, st, tr, CAUSE_STUCK, st[S_POS])
                 break
             st[S_SANTA_MARKS] += 1
     goal = santa_has(st, R[R_SANTA_GOAL])

@@ -143,6 +143,7 @@ from .layout import (
     RM_WALL,
     SANTA_KIND_KEYS,
     SF_IMP_ALL,
+    SF_STUCK_HOURGLASS,
     SIDE_WORDS,
     T_BONUS,
     T_CAP,
@@ -755,6 +756,7 @@ def santa_pack(counts: dict[str, int]) -> int:
 #: sets it).
 SANTA_FLAGS: dict[str, tuple[tuple[Any, ...], int, Any]] = {
     "imp_erases": (("resources", "all"), SF_IMP_ALL, "all"),
+    "stuck": (("dead", "hourglass"), SF_STUCK_HOURGLASS, "hourglass"),
 }
 
 
