@@ -100,6 +100,17 @@ def test_flood_spreads_from_every_connected_room_and_a_lone_neighbour_needs_no_d
     assert all(g.room_state(c) & L.FLOODED for c in (1, 2, 3, 4))
 
 
+def test_water_that_joins_the_pool_you_stand_in_brings_the_kraken():
+    """"If the water reaches you ... you'll have to face the Kraken": the hero swims into cell 1, a flooded tunnel
+    not connected to the Kraken (cell 3); the spread of turn 2 floods cell 2 (die 2 = west), which joins the pool
+    to the Kraken's water: the water has reached the hero. The Kraken: 6 + weapon 2 against 1 + 6: beaten."""
+    g = kplay("kr_lake", script=[1, 2, 6, 1], queues={"move": [1], "weapon": [1]}, sheet={"hearts": 3, "weapon": 2},
+              overrides={"kraken.flood_every": 2, "game.max_turns": 2})
+    assert g[L.S_POS] == 1 and g.room_state(2) & L.FLOODED and g[L.S_KR_WATER] == 3
+    assert g.rows(L.TR_KR_FLOOD) == [(2, 1, 3, 1, 0)]  # turn 2: 1 room flooded, water of 3 rooms, reached you
+    assert g.rows(L.TR_KR_FIGHT) == [(L.KRF_REACHED, 1, 1, 0, 0)] and g[L.S_KR_FIGHTS] == 1
+
+
 def test_no_flood_before_its_turn():
     g = kplay("kr_line", script=[1, 1], queues={"move": [1]}, sheet={"hearts": 3},
               overrides={"kraken.flood_every": 5, "game.max_turns": 2})

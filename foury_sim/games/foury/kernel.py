@@ -2711,13 +2711,16 @@ def kr_spread(board, st, rm, sc, opts, dice, pol):
     """"Every 5 turns, starting from each flooded space connected to the Kraken, flood one adjacent space": each
     room of the Kraken's water (as it stood before this spread, in breadth-first order from the Kraken) floods one
     neighbour that is not flooded, not collapsed and not behind a printed wall; a die picks it when there are
-    several. Water that reaches the hero's room brings the Kraken. Returns the fight's result (-1 dead), else 1."""
+    several. Water that reaches the hero's room brings the Kraken: the room flooded by this spread, or a flooded
+    room the spread connects to the Kraken's water ("If the water reaches you"). Returns the fight's result (-1
+    dead), else 1."""
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
     mark = sc[SC_GOAL]
     q = sc[SC_QUEUE]
     k = kr_water(board, st, rm, mark, q)
     pos = st[S_POS]
+    before = mark[pos] if pos >= 0 else 1  # already in the Kraken's water (met there when you swam in)
     added = 0
     reached = 0
     for i in range(k):
@@ -2737,10 +2740,10 @@ def kr_spread(board, st, rm, sc, opts, dice, pol):
                 if pick == 0:
                     add_state(R, rm, y, np.int64(FLOODED), np.int64(RB_FLOODED))
                     added += 1
-                    if y == pos:
-                        reached = 1
                     break
     st[S_KR_WATER] = kr_water(board, st, rm, mark, q)
+    if before == 0 and mark[pos] == 1:  # your room flooded, or its water now joins the Kraken's
+        reached = 1
     log(tr, st, TR_KR_FLOOD, st[S_TURN], added, st[S_KR_WATER], reached, 0)
     if reached == 1:
         return kr_fight(board, st, rm, opts, dice, pol, pos, np.int64(KRF_REACHED))
