@@ -12,7 +12,9 @@ from numba import njit
 
 from foury_sim.errors import InputError
 from foury_sim.games import foury
+from foury_sim.games.foury import icons as I
 from foury_sim.games.foury import layout as L
+from foury_sim.games.foury.board import load as load_board
 from foury_sim.games.foury.policies import CAUTIOUS, GREEDY, KRAKEN, heuristic_decide
 from foury_sim.games.foury.ruleset import load_ruleset
 from foury_sim.policy import POLICY_SIG, USER_POLICY_ID, Policy
@@ -44,6 +46,11 @@ def test_kraken_campaign_loads_its_rules_map_and_kraken():
     assert all(r.T[L.T_EN_STR + row, foe] == 6 for row in range(16))  # "It has Strength 6", every round
     assert r.R[L.R_COINS] == 0 and r.R[L.R_SWIM_ALL] == 1
     assert r.map.name == "Discovering the Kraken"
+    # "you'll always find ... different potions, including" the yellow and the (very rare) purple
+    total = r.map.icons.sum(axis=0)
+    assert (total[I.YELLOW_POTION], total[I.PURPLE_POTION]) == (2, 1)
+    assumed = {a.key: a.value for a in r.assumptions}
+    assert (assumed["map.yellow_potions"], assumed["map.purple_potions"]) == (2, 1)
     base = load_ruleset()
     assert all(base.R[i] == 0 for i in range(L.R_KR_ON, L.R_KR_MARKET + 1))  # off in the base game
 
@@ -56,6 +63,13 @@ def test_no_cave_ins_only_floods():
     assert not (events & L.EV_PREV_COLLAPSE).any()
     assert (events & L.EV_PREV_FLOOD).sum() >= 3
     assert (load_ruleset().T[L.T_EVENTS:L.T_EVENTS + 4, :6] & L.EV_PREV_COLLAPSE).any()
+
+
+def test_a_kraken_map_needs_the_coloured_potions():
+    """The campaign's [campaign.map] bounds: the base map (no coloured potion) is refused at its grid line."""
+    with pytest.raises(InputError, match=r"wants at least 1 yellow potion on its map .* the map has 0") as e:
+        load_board("base", campaign="kraken")
+    assert "base.map:" in e.value.where
 
 
 def test_kraken_is_solo_and_names_an_enemy():
