@@ -12,7 +12,9 @@ from numba import njit
 
 from foury_sim.errors import InputError
 from foury_sim.games import foury
+from foury_sim.games.foury import icons as I
 from foury_sim.games.foury import layout as L
+from foury_sim.games.foury.board import load as load_board
 from foury_sim.games.foury.policies import CAUTIOUS, GREEDY, KRAKEN, heuristic_decide
 from foury_sim.games.foury.ruleset import load_ruleset
 from foury_sim.policy import POLICY_SIG, USER_POLICY_ID, Policy
@@ -44,6 +46,11 @@ def test_kraken_campaign_loads_its_rules_map_and_kraken():
     assert all(r.T[L.T_EN_STR + row, foe] == 6 for row in range(16))  # "It has Strength 6", every round
     assert r.R[L.R_COINS] == 0 and r.R[L.R_SWIM_ALL] == 1
     assert r.map.name == "Discovering the Kraken"
+    # "you'll always find ... different potions, including" the yellow and the (very rare) purple
+    total = r.map.icons.sum(axis=0)
+    assert (total[I.YELLOW_POTION], total[I.PURPLE_POTION]) == (2, 1)
+    assumed = {a.key: a.value for a in r.assumptions}
+    assert (assumed["map.yellow_potions"], assumed["map.purple_potions"]) == (2, 1)
     base = load_ruleset()
     assert all(base.R[i] == 0 for i in range(L.R_KR_ON, L.R_KR_MARKET + 1))  # off in the base game
 
@@ -56,6 +63,13 @@ def test_no_cave_ins_only_floods():
     assert not (events & L.EV_PREV_COLLAPSE).any()
     assert (events & L.EV_PREV_FLOOD).sum() >= 3
     assert (load_ruleset().T[L.T_EVENTS:L.T_EVENTS + 4, :6] & L.EV_PREV_COLLAPSE).any()
+
+
+def test_a_kraken_map_needs_the_coloured_potions():
+    """The campaign's [campaign.map] bounds: the base map (no coloured potion) is refused at its grid line."""
+    with pytest.raises(InputError, match=r"wants at least 1 yellow potion on its map .* the map has 0") as e:
+        load_board("base", campaign="kraken")
+    assert "base.map:" in e.value.where
 
 
 def test_kraken_is_solo_and_names_an_enemy():
@@ -98,6 +112,17 @@ def test_flood_spreads_from_every_connected_room_and_a_lone_neighbour_needs_no_d
               overrides={"kraken.flood_every": 1, "game.max_turns": 2}, check_dice=False)
     assert g.rows(L.TR_KR_FLOOD)[:2] == [(2, 1, 2, 0, 0), (2, 2, 4, 1, 0)]  # the second reaches the hero (cell 1)
     assert all(g.room_state(c) & L.FLOODED for c in (1, 2, 3, 4))
+
+
+def test_water_that_joins_the_pool_you_stand_in_brings_the_kraken():
+    """"If the water reaches you ... you'll have to face the Kraken": the hero swims into cell 1, a flooded tunnel
+    not connected to the Kraken (cell 3); the spread of turn 2 floods cell 2 (die 2 = west), which joins the pool
+    to the Kraken's water: the water has reached the hero. The Kraken: 6 + weapon 2 against 1 + 6: beaten."""
+    g = kplay("kr_lake", script=[1, 2, 6, 1], queues={"move": [1], "weapon": [1]}, sheet={"hearts": 3, "weapon": 2},
+              overrides={"kraken.flood_every": 2, "game.max_turns": 2})
+    assert g[L.S_POS] == 1 and g.room_state(2) & L.FLOODED and g[L.S_KR_WATER] == 3
+    assert g.rows(L.TR_KR_FLOOD) == [(2, 1, 3, 1, 0)]  # turn 2: 1 room flooded, water of 3 rooms, reached you
+    assert g.rows(L.TR_KR_FIGHT) == [(L.KRF_REACHED, 1, 1, 0, 0)] and g[L.S_KR_FIGHTS] == 1
 
 
 def test_no_flood_before_its_turn():

@@ -196,6 +196,43 @@ def test_candy_cane_decision():
     assert fought[L.S_KILLS_TOTAL] == 1 and fought[L.S_SANTA_CANES] == 1
 
 
+def test_an_imp_erases_a_resource_not_the_campaigns_collectibles():
+    """IMP: "If there is a Resource in the room where an Imp appears, erase it": the Resources are the sheet's
+    (hearts, shield, clover, weapon, shovel); a package is collected after the fight. santa.imp_erases = "all"
+    (the engine before session 67) erases every item icon."""
+    over = {**SANTA, "santa.hourglass": 1}
+    g = play("santa_imp", script=[1, 6, 1], queues={"place": [2]}, sheet={"hearts": 5}, overrides=over)
+    assert g.rows(L.TR_IMP) == [] and g[L.S_SANTA_GOT + L.SK_GREEN] == 1 and g[L.S_KILLS_TOTAL] == 1
+    erased = play("santa_imp", script=[1, 6, 1], queues={"place": [2]}, sheet={"hearts": 5},
+                  overrides={**over, "santa.imp_erases": "all"})
+    assert erased.rows(L.TR_IMP) == [(2, I.GREEN_PACKAGE, 1, 0, 0)] and erased[L.S_SANTA_GOT + L.SK_GREEN] == 0
+    assert load_ruleset(campaign="santa").R[L.R_SANTA_FLAGS] & L.SF_IMP_ALL == 0  # the text's reading by default
+
+
+def test_stuck_is_a_death():
+    """"If you get stuck... uh, you're dead" (the base page; "The game flow follows that of the base game"): no move
+    left ends the campaign as a death, cause stuck, the goal held or not. santa.stuck = "hourglass" (the engine
+    before session 67): the hourglass runs out where you stand, then the goal or the Wrath."""
+    over = {**SANTA, "santa.hourglass": 5, "santa.goal": goal(reindeer=1), "events.A": ["collapse_front_behind"] * 6}
+    g = play("santa_stuck", script=[1], queues={"place": [2]}, sheet={"hearts": 5}, overrides=over)
+    assert g[L.S_SANTA_GOT + L.SK_REINDEER] == 1 and g[L.S_TURN] == 1  # the goal is held, no move is left
+    assert g[L.S_DEAD] == 1 and g[L.S_DEATH_CAUSE] == L.CAUSE_STUCK and g[L.S_DEATH_CELL] == 2
+    assert end(g) == L.SE_DIED and g[L.S_WIN] == 0 and g[L.S_SANTA_MARKS] == 1 and g.out[L.OUT_SANTA_GOAL] == 1
+    old = play("santa_stuck", script=[1], queues={"place": [2]}, sheet={"hearts": 5},
+               overrides={**over, "santa.stuck": "hourglass"})
+    assert old[L.S_DEAD] == 0 and end(old) == L.SE_COLLECTION and old[L.S_WIN] == 1 and old[L.S_SANTA_MARKS] == 5
+
+
+def test_santa_rulings_take_only_their_values(tmp_path):
+    f = tmp_path / "bad.toml"
+    f.write_text('[santa]\nimp_erases = "some"\n')
+    with pytest.raises(InputError, match="santa.imp_erases = 'some' is not one of 'resources', 'all'$") as e:
+        load_ruleset(str(f), campaign="santa")
+    assert "bad.toml:2" in e.value.where and "\n" not in str(e.value)
+    with pytest.raises(InputError, match="santa.stuck = True is not one of 'dead', 'hourglass'$"):
+        load_ruleset(overrides=["santa.stuck=true"], campaign="santa")
+
+
 def test_heading_home_makes_the_safe_zone_the_goal():
     """D_SANTA_HOME (options [action, goal met, full]); once answered 1, the goal search heads for the Safe Zone
     and reaching it ends the game (won)."""

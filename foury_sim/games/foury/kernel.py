@@ -426,14 +426,25 @@ def destroy_items(R, st, rm, dice, cell):
     """An imp appears: "If there is a Resource in the room ..., erase it".
 
     Ruling ``imp_destroys``: "one" erases one item, chosen by a die among the items lying there (each
-    equally likely; none rolled when only one lies there); "all" erases every item.
+    equally likely; none rolled when only one lies there); "all" erases every item. In Santa Crash'n Foury
+    (``santa.imp_erases = "resources"``) the campaign's stars, collectibles and candy canes are not Resources: they
+    are neither erased nor counted for the die.
     """
     rs, ps, script, tr = dice
     k = item_count(rm, cell)
     if k == 0:
         return
+    last = SAFE_ZONE  # the last icon of _ITEM_ICONS the imp may erase
+    if R[R_SANTA] == 1 and (R[R_SANTA_FLAGS] & SF_IMP_ALL) == 0:  # santa.imp_erases = "resources"
+        last = PURPLE_POTION  # the campaign's icons (stars, collectibles, canes) come last: no Resource
+        for ic in range(STAR, SAFE_ZONE + 1):
+            k -= rm[cell, RM_ICON + ic]
+        if k == 0:
+            return
     if R[R_IMP_ONE] == 0:
         for ic in _ITEM_ICONS:
+            if ic > last:
+                break
             if rm[cell, RM_ICON + ic] > 0:
                 log(tr, st, TR_IMP, cell, ic, rm[cell, RM_ICON + ic], 0, 0)
                 add_icon(rm, cell, ic, -rm[cell, RM_ICON + ic])
@@ -2599,7 +2610,8 @@ def santa_wrath(board, st, opts, dice, pol):
 def santa_play(board, st, rm, sc, opts, dice, pol, vis):
     """The whole campaign after character creation: the start beside Santa's room (D_PLACE among its accessible
     neighbours; the room is entered and rolled like a round's first room, the first hourglass space), one turn per
-    hourglass space until the Safe Zone, death, or the last space; then the collection goal or Santa's Wrath."""
+    hourglass space until the Safe Zone, death (stuck is one, ``santa.stuck``), or the last space; then the
+    collection goal or Santa's Wrath."""
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
     st[S_PHASE] = PH_SANTA
@@ -2623,8 +2635,14 @@ def santa_play(board, st, rm, sc, opts, dice, pol, vis):
         arrive(board, st, rm, opts, dice, pol, vis, cell, opts[c, O_DIR], home, table, np.bool_(False))
         st[S_SANTA_MARKS] = 1
         while st[S_DEAD] == 0 and st[S_POS] != safe and st[S_SANTA_MARKS] < R[R_SANTA_HOURGLASS]:
-            if st[S_TURN] >= R[R_MAX_TURNS] or santa_turn(board, st, rm, sc, opts, dice, pol, vis) < 0:
-                st[S_SANTA_MARKS] = R[R_SANTA_HOURGLASS]  # stuck: the hourglass runs out where you stand
+            if st[S_TURN] >= R[R_MAX_TURNS]:
+                st[S_SANTA_MARKS] = R[R_SANTA_HOURGLASS]  # the turn cap: the hourglass runs out where you stand
+                break
+            if santa_turn(board, st, rm, sc, opts, dice, pol, vis) < 0:
+                if (R[R_SANTA_FLAGS] & SF_STUCK_HOURGLASS) != 0:  # santa.stuck = "hourglass"
+                    st[S_SANTA_MARKS] = R[R_SANTA_HOURGLASS]  # the hourglass runs out where you stand
+                else:  # "If you get stuck... uh, you're dead"
+                    die(board, st, tr, CAUSE_STUCK, st[S_POS])
                 break
             st[S_SANTA_MARKS] += 1
     goal = santa_has(st, R[R_SANTA_GOAL])
@@ -2709,13 +2727,16 @@ def kr_spread(board, st, rm, sc, opts, dice, pol):
     """"Every 5 turns, starting from each flooded space connected to the Kraken, flood one adjacent space": each
     room of the Kraken's water (as it stood before this spread, in breadth-first order from the Kraken) floods one
     neighbour that is not flooded, not collapsed and not behind a printed wall; a die picks it when there are
-    several. Water that reaches the hero's room brings the Kraken. Returns the fight's result (-1 dead), else 1."""
+    several. Water that reaches the hero's room brings the Kraken: the room flooded by this spread, or a flooded
+    room the spread connects to the Kraken's water ("If the water reaches you"). Returns the fight's result (-1
+    dead), else 1."""
     R, T, geo, arrows = board
     rs, ps, script, tr = dice
     mark = sc[SC_GOAL]
     q = sc[SC_QUEUE]
     k = kr_water(board, st, rm, mark, q)
     pos = st[S_POS]
+    before = mark[pos] if pos >= 0 else 1  # already in the Kraken's water (met there when you swam in)
     added = 0
     reached = 0
     for i in range(k):
@@ -2735,10 +2756,10 @@ def kr_spread(board, st, rm, sc, opts, dice, pol):
                 if pick == 0:
                     add_state(R, rm, y, np.int64(FLOODED), np.int64(RB_FLOODED))
                     added += 1
-                    if y == pos:
-                        reached = 1
                     break
     st[S_KR_WATER] = kr_water(board, st, rm, mark, q)
+    if before == 0 and mark[pos] == 1:  # your room flooded, or its water now joins the Kraken's
+        reached = 1
     log(tr, st, TR_KR_FLOOD, st[S_TURN], added, st[S_KR_WATER], reached, 0)
     if reached == 1:
         return kr_fight(board, st, rm, opts, dice, pol, pos, np.int64(KRF_REACHED))

@@ -378,6 +378,9 @@ R_SANTA_WRATH_STR = 141  # santa.wrath_strength: added to Santa's d6
 R_SANTA_LOSS = 142  # santa.packages_per_hit: packages the Grinch / the Yeti destroy per hit landed
 R_SANTA_DIE_STAR = 143  # santa.die_star: the DIE table face (1..6) that gives a star instead (0 none)
 R_SANTA_WRATH_GOAL = 144  # santa.wrath_after_collection: 1 = the collection goal does not spare you the Wrath
+R_SANTA_FLAGS = 145  # bits SF_* below: the campaign's two-valued rulings
+SF_IMP_ALL = 1  # santa.imp_erases = "all": an imp erases the campaign's collectibles too (not only resources)
+SF_STUCK_HOURGLASS = 2  # santa.stuck = "hourglass": stuck, the hourglass runs out where you stand (not a death)
 # -- rules 146..159: Discovering the Kraken ([kraken] in data/rules.toml; docs/rules.md "Discovering the Kraken")
 R_KR_ON = 146  # kraken.on: one continuous game for all four requirements, the Kraken, the flood, the hourglass
 R_KR_FLOOD_EVERY = 147  # kraken.flood_every: turns between two spreads of the flood front

@@ -99,6 +99,7 @@ from .layout import (
     R_ROWS,
     R_SANTA,
     R_SANTA_DIE_STAR,
+    R_SANTA_FLAGS,
     R_SANTA_FULL,
     R_SANTA_GOAL,
     R_SANTA_GRINCH,
@@ -141,6 +142,8 @@ from .layout import (
     RM_STATE,
     RM_WALL,
     SANTA_KIND_KEYS,
+    SF_IMP_ALL,
+    SF_STUCK_HOURGLASS,
     SIDE_WORDS,
     T_BONUS,
     T_CAP,
@@ -749,6 +752,26 @@ def santa_pack(counts: dict[str, int]) -> int:
     return sum(min(int(counts[k]), 255) << (8 * i) for i, k in enumerate(SANTA_KIND_KEYS))
 
 
+#: The two-valued rulings of ``[santa]``: key -> (allowed values, the flag bit of ``R_SANTA_FLAGS``, the value that
+#: sets it).
+SANTA_FLAGS: dict[str, tuple[tuple[Any, ...], int, Any]] = {
+    "imp_erases": (("resources", "all"), SF_IMP_ALL, "all"),
+    "stuck": (("dead", "hourglass"), SF_STUCK_HOURGLASS, "hourglass"),
+}
+
+
+def _santa_flags(rf: rulesfile.RuleFile) -> int:
+    """``R_SANTA_FLAGS`` from ``SANTA_FLAGS`` (a value not allowed is a one-line error naming its key)."""
+    flags = 0
+    for name, (allowed, bit, one) in SANTA_FLAGS.items():
+        v = rf.get(f"santa.{name}")
+        if v not in allowed or isinstance(v, bool):
+            shown = ", ".join(repr(a) for a in allowed)
+            raise InputError(f"santa.{name} = {v!r} is not one of {shown}", rf.where(f"santa.{name}"))
+        flags |= bit if v == one else 0
+    return flags
+
+
 def santa(rf: rulesfile.RuleFile, R: np.ndarray, m: MapData, rm0: np.ndarray, icons: I.IconTable) -> None:
     """``[santa]`` into ``R_SANTA_*`` (Santa Crash'n Foury; docs/rules.md). Off (``santa.on = false``): every slot 0
     and nothing else is read or checked. On: the map's XMas Safe Zone (exactly one ``X``) is a place, not an item
@@ -766,6 +789,7 @@ def santa(rf: rulesfile.RuleFile, R: np.ndarray, m: MapData, rm0: np.ndarray, ic
     R[R_SANTA_WRATH_TURNS] = _int(rf, "santa.wrath_turns")
     R[R_SANTA_WRATH_STR] = _int(rf, "santa.wrath_strength")
     R[R_SANTA_WRATH_GOAL] = _flag(rf, "santa.wrath_after_collection")
+    R[R_SANTA_FLAGS] = _santa_flags(rf)
     R[R_SANTA_GOAL] = santa_pack(_tracks(rf, "santa.goal", SANTA_KIND_KEYS))
     R[R_SANTA_FULL] = santa_pack(_tracks(rf, "santa.full", SANTA_KIND_KEYS))
     for slot, key in ((R_SANTA_GRINCH, "santa.grinch"), (R_SANTA_YETI, "santa.yeti")):
