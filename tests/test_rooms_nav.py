@@ -183,6 +183,25 @@ def test_turning_back_spends_no_move_and_bars_that_side_this_turn(scripted, tmp_
         "- act: end the turn (option 0 of 1)")  # north no longer offered: the only action left
 
 
+BEHIND_THE_LAIR = """
+shop   shop
+start  dragon_lair
+"""
+
+
+def test_a_side_turned_back_from_bars_that_cards_side_only(scripted, tmp_path):
+    """Turning back from the lair's locked door east of the start bars that door for the turn, not the east of every
+    room: from the shop north of the start, east into the other shop is offered (session 67's review: the refusal
+    was kept per direction); back at the start, the lair's door is still not offered."""
+    row, lines = play(scripted, tmp_path, BEHIND_THE_LAIR, [move(E, L.PASS_BACK), move(N), move(E)])
+    assert (row["moves"], row["keys_spent"]) == (2, 0)
+    has(lines, "turns back from the locked door east of row 2, column 1",
+        "steps east from row 1, column 1 to row 1, column 2")
+    row, lines = play(scripted, tmp_path, BEHIND_THE_LAIR, [move(E, L.PASS_BACK), move(N), move(S),
+                                                            move(E, L.PASS_ITEM)], bad=1)
+    assert (row["moves"], row["keys_spent"]) == (2, 0)
+
+
 # --- navigation tokens ---------------------------------------------------------------------------------------
 def test_entered_room_is_reentered_freely(scripted, tmp_path):
     """Into the chest (a key), leave it for later, back to the start, into the chest again: no second key."""

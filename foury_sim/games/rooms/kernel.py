@@ -432,8 +432,9 @@ def reveal(g, st, dice, cell):
 def step(g, w, st, pol, dice, side):
     """A step through ``side``: the card beyond is turned face up (if it was not); a locked door takes a key, a
     wall a bomb, or ``navigation.hp_cost`` (1) HP instead of either when the hero has none (``navigation.hp_instead``;
-    with one in hand too: ``navigation.hp_with_item``), or the hero turns back (D_PASS; the move
-    is not spent and that side is not offered again this turn). A room with a token is entered freely."""
+    with one in hand too: ``navigation.hp_with_item``), or the hero turns back (D_PASS; the move is not spent and
+    this side of this room is not offered again this turn: ``S_REFUSED`` per cell). A room with a token is entered
+    freely."""
     here = st[L.S_CELL]
     to = neighbour(st, here, side)
     if (st[L.S_TOKEN + to] & L.TK_SEEN) == 0:
@@ -451,7 +452,7 @@ def step(g, w, st, pol, dice, side):
         c = decide(L.D_PASS, st, o, n, pol, dice)
         paid = o[c, L.O_ACTION]
         if paid == L.PASS_BACK:
-            st[L.S_REFUSED] |= 1 << side
+            st[L.S_REFUSED + here] |= 1 << side
             ev(dice, st, L.EV_BACK, here, to, side, b, 0, 0, 0)
             return
         if paid == L.PASS_ITEM:
@@ -489,7 +490,7 @@ def act_menu(g, w, st):
     if moves > 0:
         for s in range(4):
             to = neighbour(st, here, s)
-            if to < 0 or st[L.S_REFUSED] & (1 << s):
+            if to < 0 or st[L.S_REFUSED + here] & (1 << s):
                 continue
             seen = st[L.S_TOKEN + to] & L.TK_SEEN
             n = option(o, n, L.A_MOVE, s, to, kind_of(g, st, to) if seen else -1,
@@ -552,7 +553,8 @@ def act(g, w, st, pol, dice):
 @njit(cache=CACHE, _nrt=False)
 def turn(g, w, st, pol, dice):
     st[L.S_MOVES_LEFT] = g.nav[L.N_BOOTS_MOVES] if st[L.S_BOOTS] else g.nav[L.N_MOVES]
-    st[L.S_REFUSED] = 0
+    for c in range(g.dungeon.shape[0]):
+        st[L.S_REFUSED + c] = 0
     ev(dice, st, L.EV_NAV_TURN, st[L.S_TURN], st[L.S_MOVES_LEFT], st[L.S_HP], st[L.S_KEYS], st[L.S_BOMBS],
        st[L.S_POTIONS], st[L.S_GOLD])
     for i in range(MAX_ACTIONS):
