@@ -268,6 +268,17 @@ def test_blacksmith_function_needs_its_gold(scripted, tmp_path):
     assert row["resolved_blacksmith"] == 0
 
 
+@pytest.mark.parametrize("gold, resolved, gold_left, hp_left", [(0, 0, 0, 30), (5, 1, 1, 34), (6, 2, 0, 34)])
+def test_a_blacksmith_hazard_resolves_what_the_gold_pays_for(scripted, tmp_path, gold, resolved, gold_left, hp_left):
+    """A blacksmith with a red outline (``rooms.blacksmith.hazard``) forges (4 gold) and mends (2 gold) at once,
+    each only if the gold is there: no gold, nothing (session 67's review: it forged for gold the hero had not,
+    gold -4); 5 gold, the forge (armour: 34 HP); 6, both. No question is asked."""
+    sets = (*ONE_TURN, "rooms.blacksmith.hazard=true", f"navigation.start_gold={gold}")
+    row, lines = play(scripted, tmp_path, SMITH, [move(E)], sets=sets)
+    assert (row["resolved_blacksmith"], row["gold_left"], row["hp_left"]) == (resolved, gold_left, hp_left)
+    hasnt(lines, "- resolve:")
+
+
 WARPS = "warp_room@2  start  warp_room  dragon_lair"
 
 
@@ -288,6 +299,18 @@ def test_warp_cache_is_the_second_function(scripted, tmp_path):
     row, lines = play(scripted, tmp_path, WARPS, [move(E, resolve=1)])
     assert row["resolved_warp"] == 1
     has(lines, "gets a bomb from the warp room (2 bombs now)")
+
+
+def test_a_warp_hazard_gives_its_cache_once(scripted, tmp_path):
+    """A warp room with a red outline (``rooms.warp.hazard``) resolves its cache at once (its travel is a move, not
+    a resolution): one bomb, and the cache is not offered again (session 67's review: the hazard resolved
+    function 0 as the cache and the cache was still offered, two bombs)."""
+    row, lines = play(scripted, tmp_path, WARPS, [move(E), resolve_here(1)],
+                      sets=(*ONE_TURN, "rooms.warp.hazard=true"), bad=1)
+    assert row["resolved_warp"] == 1
+    assert len([t for t in lines if "gets a bomb from the warp room" in t]) == 1
+    has(lines, "gets a bomb from the warp room (2 bombs now)")
+    hasnt(lines, "- resolve:")
 
 
 def test_magic_mirror_teleports_anywhere_once(scripted, tmp_path):

@@ -387,8 +387,9 @@ def option(o, n, action, arg, cell, kind, cost, dist, value):
 
 @njit(cache=CACHE, _nrt=False)
 def enter(g, w, st, pol, dice, cell):
-    """The hero enters ``cell``: the card face up, a token on it ("entered"), a hazard (red outline) resolved at
-    once, the other functions offered (D_RESOLVE: leave for later = option 0)."""
+    """The hero enters ``cell``: the card face up, a token on it ("entered"); a hazard (red outline): each of its
+    functions that can be resolved now (``resolvable``) resolved at once, no question; another room's functions
+    offered (D_RESOLVE: leave for later = option 0)."""
     tok = st[L.S_TOKEN + cell]
     first = (tok & L.TK_ENTERED) == 0
     k = kind_of(g, st, cell)
@@ -400,8 +401,10 @@ def enter(g, w, st, pol, dice, cell):
         st[L.S_ENTERED] += 1
     hazard = g.cards[st[L.S_CARD + cell], L.CD_HAZARD]
     ev(dice, st, L.EV_ENTER, cell, k, int(first), hazard, st[L.S_TOKEN + cell], 0, 0)
-    if hazard and (st[L.S_TOKEN + cell] & L.TK_FN_A) == 0:
-        resolve(g, w, st, pol, dice, cell, np.int64(0))
+    if hazard:  # (a warp room's cache, not its travel; a blacksmith's forge and mend only with their gold)
+        for f in range(2):
+            if resolvable(g, st, cell, f):
+                resolve(g, w, st, pol, dice, cell, np.int64(f))
         return
     n = option(w.opts, 0, -1, -1, cell, k, 0, st[L.S_DIST + cell], 0)
     for f in range(2):
