@@ -202,6 +202,51 @@ def test_a_side_turned_back_from_bars_that_cards_side_only(scripted, tmp_path):
     assert (row["moves"], row["keys_spent"]) == (2, 0)
 
 
+OWN_WALL = """
+start     dragon_lair
+fountain  .
+shop      .
+"""
+WALL_OVER_LOCK = """
+start           dragon_lair
+fountain        .
+treasure_chest  .
+"""
+
+
+@pytest.mark.parametrize("grid, barrier, spent", [
+    (OWN_WALL, "entered", (0, 0)), (OWN_WALL, "both", (0, 1)),
+    (WALL_OVER_LOCK, "entered", (1, 0)), (WALL_OVER_LOCK, "both", (0, 1)),
+], ids=["shop-entered", "shop-both", "chest-entered", "chest-both"])
+def test_which_sides_bar_a_step_is_navigation_barrier(scripted, tmp_path, grid, barrier, spent):
+    """South from the fountain (its own south side a wall) into a room without a token: with ``navigation.barrier =
+    "entered"`` (the default) only the entered card's side bars the step (the shop's open side: free; the chest's
+    locked door: a key); with "both" the harder of the two facing sides does (the fountain's wall: a bomb, for
+    the chest's lock too: one payment)."""
+    sets = (*ONE_TURN, f'navigation.barrier="{barrier}"')
+    row, lines = play(scripted, tmp_path, grid, [move(S), move(S, L.PASS_ITEM)], sets=sets)
+    assert (row["keys_spent"], row["bombs_spent"], row["moves"]) == (*spent, 2)
+
+
+def test_a_room_with_a_token_is_entered_freely_through_the_heros_own_wall(scripted, tmp_path):
+    """``navigation.barrier = "both"``: the seed's token ("you can enter it as if there was an open passage
+    there") opens the whole passage: after bombing through the fountain's wall into the shop and back north, the
+    hero steps south through the fountain's wall again for nothing."""
+    sets = (*ONE_TURN, "navigation.moves=4", 'navigation.barrier="both"')
+    row, lines = play(scripted, tmp_path, OWN_WALL, [move(S), move(S, L.PASS_ITEM), move(N), move(S)], sets=sets)
+    assert (row["bombs_spent"], row["hp_spent"], row["moves"]) == (1, 0, 4)
+    has(lines, "enters the shop room at row 3, column 1 again")
+
+
+@pytest.mark.parametrize("value", ['"own"', "true"])
+def test_a_bad_barrier_is_one_line_naming_the_key(value):
+    with pytest.raises(InputError) as e:
+        R.load_ruleset(None, [f"navigation.barrier={value}"], None)
+    assert 'navigation.barrier must be "entered" or "both", not' in e.value.message
+    assert "\n" not in e.value.message
+    assert str(e.value.where).startswith("--set navigation.barrier"), e.value.where
+
+
 # --- navigation tokens ---------------------------------------------------------------------------------------
 def test_entered_room_is_reentered_freely(scripted, tmp_path):
     """Into the chest (a key), leave it for later, back to the start, into the chest again: no second key."""

@@ -97,11 +97,16 @@ def door(g, st, cell, side):
 
 @njit(cache=CACHE, _nrt=False)
 def barrier(g, st, to, side):
-    """What stands in the way of a step through ``side`` into ``to``: the side of the entered card facing the
-    hero, or open when that room holds a navigation token (the seed: "as if there was an open passage")."""
+    """What stands in the way of the hero's step through ``side`` into ``to``: open when that room holds a
+    navigation token (the seed: "as if there was an open passage"), else the side of the entered card facing the
+    hero, or with ``navigation.barrier = "both"`` the harder of it and the hero's own card's side (wall, locked
+    door, open)."""
     if st[L.S_TOKEN + to] & L.TK_ENTERED:
         return L.DOOR_OPEN
-    return door(g, st, to, (side + 2) % 4)
+    b = door(g, st, to, (side + 2) % 4)
+    if g.nav[L.N_BARRIER_BOTH]:
+        b = max(b, door(g, st, st[L.S_CELL], side))
+    return b
 
 
 @njit(cache=CACHE, _nrt=False)

@@ -289,7 +289,10 @@ N_RACE_W_ROOMS = N_RACE_W_GOLD + 1
 #: "if a player does not have a key or bomb")
 N_HP_WITH_ITEM = N_RACE_W_ROOMS + 1
 N_HP_COST = N_HP_WITH_ITEM + 1  #: HP the hero sacrifices instead of a key or a bomb (``navigation.hp_cost``)
-N_SIZE = N_HP_COST + 1
+#: 1: a step into a room without a token is barred by the harder of the two facing sides (``navigation.barrier =
+#: "both"``); 0: by the entered card's side only ("entered")
+N_BARRIER_BOTH = N_HP_COST + 1
+N_SIZE = N_BARRIER_BOTH + 1
 
 #: Navigation decision kinds (8..31; fight kinds are 0..7). Options: O_ACTION, O_ARG, then the advice columns.
 D_ACT, D_PASS, D_RESOLVE, D_SHOP = 8, 9, 10, 11
