@@ -122,7 +122,7 @@ def test_registered_spec_and_layout(rs):
     assert spec.name == "rooms" and spec.default_policy in spec.policies and spec.default_hero in rs.hero_names
     assert spec.heroes(rs) == list(rs.hero_names) and spec.board is not None
     assert L.CAUSE_NAMES == CAUSE_LABELS and L.CAUSE_TURN_CAP == CAUSE_TURN_CAP
-    assert 128 <= L.S_TURN and L.S_DIST + L.MAX_CELLS == L.S_SIZE and L.S_FIRED + L.MAX_ABILITIES <= 128
+    assert 128 <= L.S_TURN and L.S_REFUSED + L.MAX_CELLS == L.S_SIZE and L.S_FIRED + L.MAX_ABILITIES <= 128
     assert L.MAX_OPTIONS >= 64 and L.MAX_OPTIONS >= L.MIN_OPTIONS
     names = R.columns(rs)
     assert names[L.OUT_RESOLVED:L.OUT_RESOLVED + L.N_KINDS] == [f"resolved_{k}" for k in L.ROOM_KINDS]

@@ -183,6 +183,70 @@ def test_turning_back_spends_no_move_and_bars_that_side_this_turn(scripted, tmp_
         "- act: end the turn (option 0 of 1)")  # north no longer offered: the only action left
 
 
+BEHIND_THE_LAIR = """
+shop   shop
+start  dragon_lair
+"""
+
+
+def test_a_side_turned_back_from_bars_that_cards_side_only(scripted, tmp_path):
+    """Turning back from the lair's locked door east of the start bars that door for the turn, not the east of every
+    room: from the shop north of the start, east into the other shop is offered (session 67's review: the refusal
+    was kept per direction); back at the start, the lair's door is still not offered."""
+    row, lines = play(scripted, tmp_path, BEHIND_THE_LAIR, [move(E, L.PASS_BACK), move(N), move(E)])
+    assert (row["moves"], row["keys_spent"]) == (2, 0)
+    has(lines, "turns back from the locked door east of row 2, column 1",
+        "steps east from row 1, column 1 to row 1, column 2")
+    row, lines = play(scripted, tmp_path, BEHIND_THE_LAIR, [move(E, L.PASS_BACK), move(N), move(S),
+                                                            move(E, L.PASS_ITEM)], bad=1)
+    assert (row["moves"], row["keys_spent"]) == (2, 0)
+
+
+OWN_WALL = """
+start     dragon_lair
+fountain  .
+shop      .
+"""
+WALL_OVER_LOCK = """
+start           dragon_lair
+fountain        .
+treasure_chest  .
+"""
+
+
+@pytest.mark.parametrize("grid, barrier, spent", [
+    (OWN_WALL, "entered", (0, 0)), (OWN_WALL, "both", (0, 1)),
+    (WALL_OVER_LOCK, "entered", (1, 0)), (WALL_OVER_LOCK, "both", (0, 1)),
+], ids=["shop-entered", "shop-both", "chest-entered", "chest-both"])
+def test_which_sides_bar_a_step_is_navigation_barrier(scripted, tmp_path, grid, barrier, spent):
+    """South from the fountain (its own south side a wall) into a room without a token: with ``navigation.barrier =
+    "entered"`` (the default) only the entered card's side bars the step (the shop's open side: free; the chest's
+    locked door: a key); with "both" the harder of the two facing sides does (the fountain's wall: a bomb, for
+    the chest's lock too: one payment)."""
+    sets = (*ONE_TURN, f'navigation.barrier="{barrier}"')
+    row, lines = play(scripted, tmp_path, grid, [move(S), move(S, L.PASS_ITEM)], sets=sets)
+    assert (row["keys_spent"], row["bombs_spent"], row["moves"]) == (*spent, 2)
+
+
+def test_a_room_with_a_token_is_entered_freely_through_the_heros_own_wall(scripted, tmp_path):
+    """``navigation.barrier = "both"``: the seed's token ("you can enter it as if there was an open passage
+    there") opens the whole passage: after bombing through the fountain's wall into the shop and back north, the
+    hero steps south through the fountain's wall again for nothing."""
+    sets = (*ONE_TURN, "navigation.moves=4", 'navigation.barrier="both"')
+    row, lines = play(scripted, tmp_path, OWN_WALL, [move(S), move(S, L.PASS_ITEM), move(N), move(S)], sets=sets)
+    assert (row["bombs_spent"], row["hp_spent"], row["moves"]) == (1, 0, 4)
+    has(lines, "enters the shop room at row 3, column 1 again")
+
+
+@pytest.mark.parametrize("value", ['"own"', "true"])
+def test_a_bad_barrier_is_one_line_naming_the_key(value):
+    with pytest.raises(InputError) as e:
+        R.load_ruleset(None, [f"navigation.barrier={value}"], None)
+    assert 'navigation.barrier must be "entered" or "both", not' in e.value.message
+    assert "\n" not in e.value.message
+    assert str(e.value.where).startswith("--set navigation.barrier"), e.value.where
+
+
 # --- navigation tokens ---------------------------------------------------------------------------------------
 def test_entered_room_is_reentered_freely(scripted, tmp_path):
     """Into the chest (a key), leave it for later, back to the start, into the chest again: no second key."""
@@ -249,6 +313,17 @@ def test_blacksmith_function_needs_its_gold(scripted, tmp_path):
     assert row["resolved_blacksmith"] == 0
 
 
+@pytest.mark.parametrize("gold, resolved, gold_left, hp_left", [(0, 0, 0, 30), (5, 1, 1, 34), (6, 2, 0, 34)])
+def test_a_blacksmith_hazard_resolves_what_the_gold_pays_for(scripted, tmp_path, gold, resolved, gold_left, hp_left):
+    """A blacksmith with a red outline (``rooms.blacksmith.hazard``) forges (4 gold) and mends (2 gold) at once,
+    each only if the gold is there: no gold, nothing (session 67's review: it forged for gold the hero had not,
+    gold -4); 5 gold, the forge (armour: 34 HP); 6, both. No question is asked."""
+    sets = (*ONE_TURN, "rooms.blacksmith.hazard=true", f"navigation.start_gold={gold}")
+    row, lines = play(scripted, tmp_path, SMITH, [move(E)], sets=sets)
+    assert (row["resolved_blacksmith"], row["gold_left"], row["hp_left"]) == (resolved, gold_left, hp_left)
+    hasnt(lines, "- resolve:")
+
+
 WARPS = "warp_room@2  start  warp_room  dragon_lair"
 
 
@@ -269,6 +344,18 @@ def test_warp_cache_is_the_second_function(scripted, tmp_path):
     row, lines = play(scripted, tmp_path, WARPS, [move(E, resolve=1)])
     assert row["resolved_warp"] == 1
     has(lines, "gets a bomb from the warp room (2 bombs now)")
+
+
+def test_a_warp_hazard_gives_its_cache_once(scripted, tmp_path):
+    """A warp room with a red outline (``rooms.warp.hazard``) resolves its cache at once (its travel is a move, not
+    a resolution): one bomb, and the cache is not offered again (session 67's review: the hazard resolved
+    function 0 as the cache and the cache was still offered, two bombs)."""
+    row, lines = play(scripted, tmp_path, WARPS, [move(E), resolve_here(1)],
+                      sets=(*ONE_TURN, "rooms.warp.hazard=true"), bad=1)
+    assert row["resolved_warp"] == 1
+    assert len([t for t in lines if "gets a bomb from the warp room" in t]) == 1
+    has(lines, "gets a bomb from the warp room (2 bombs now)")
+    hasnt(lines, "- resolve:")
 
 
 def test_magic_mirror_teleports_anywhere_once(scripted, tmp_path):

@@ -97,11 +97,16 @@ def door(g, st, cell, side):
 
 @njit(cache=CACHE, _nrt=False)
 def barrier(g, st, to, side):
-    """What stands in the way of a step through ``side`` into ``to``: the side of the entered card facing the
-    hero, or open when that room holds a navigation token (the seed: "as if there was an open passage")."""
+    """What stands in the way of the hero's step through ``side`` into ``to``: open when that room holds a
+    navigation token (the seed: "as if there was an open passage"), else the side of the entered card facing the
+    hero, or with ``navigation.barrier = "both"`` the harder of it and the hero's own card's side (wall, locked
+    door, open)."""
     if st[L.S_TOKEN + to] & L.TK_ENTERED:
         return L.DOOR_OPEN
-    return door(g, st, to, (side + 2) % 4)
+    b = door(g, st, to, (side + 2) % 4)
+    if g.nav[L.N_BARRIER_BOTH]:
+        b = max(b, door(g, st, st[L.S_CELL], side))
+    return b
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -387,8 +392,9 @@ def option(o, n, action, arg, cell, kind, cost, dist, value):
 
 @njit(cache=CACHE, _nrt=False)
 def enter(g, w, st, pol, dice, cell):
-    """The hero enters ``cell``: the card face up, a token on it ("entered"), a hazard (red outline) resolved at
-    once, the other functions offered (D_RESOLVE: leave for later = option 0)."""
+    """The hero enters ``cell``: the card face up, a token on it ("entered"); a hazard (red outline): each of its
+    functions that can be resolved now (``resolvable``) resolved at once, no question; another room's functions
+    offered (D_RESOLVE: leave for later = option 0)."""
     tok = st[L.S_TOKEN + cell]
     first = (tok & L.TK_ENTERED) == 0
     k = kind_of(g, st, cell)
@@ -400,8 +406,10 @@ def enter(g, w, st, pol, dice, cell):
         st[L.S_ENTERED] += 1
     hazard = g.cards[st[L.S_CARD + cell], L.CD_HAZARD]
     ev(dice, st, L.EV_ENTER, cell, k, int(first), hazard, st[L.S_TOKEN + cell], 0, 0)
-    if hazard and (st[L.S_TOKEN + cell] & L.TK_FN_A) == 0:
-        resolve(g, w, st, pol, dice, cell, np.int64(0))
+    if hazard:  # (a warp room's cache, not its travel; a blacksmith's forge and mend only with their gold)
+        for f in range(2):
+            if resolvable(g, st, cell, f):
+                resolve(g, w, st, pol, dice, cell, np.int64(f))
         return
     n = option(w.opts, 0, -1, -1, cell, k, 0, st[L.S_DIST + cell], 0)
     for f in range(2):
@@ -432,8 +440,9 @@ def reveal(g, st, dice, cell):
 def step(g, w, st, pol, dice, side):
     """A step through ``side``: the card beyond is turned face up (if it was not); a locked door takes a key, a
     wall a bomb, or ``navigation.hp_cost`` (1) HP instead of either when the hero has none (``navigation.hp_instead``;
-    with one in hand too: ``navigation.hp_with_item``), or the hero turns back (D_PASS; the move
-    is not spent and that side is not offered again this turn). A room with a token is entered freely."""
+    with one in hand too: ``navigation.hp_with_item``), or the hero turns back (D_PASS; the move is not spent and
+    this side of this room is not offered again this turn: ``S_REFUSED`` per cell). A room with a token is entered
+    freely."""
     here = st[L.S_CELL]
     to = neighbour(st, here, side)
     if (st[L.S_TOKEN + to] & L.TK_SEEN) == 0:
@@ -451,7 +460,7 @@ def step(g, w, st, pol, dice, side):
         c = decide(L.D_PASS, st, o, n, pol, dice)
         paid = o[c, L.O_ACTION]
         if paid == L.PASS_BACK:
-            st[L.S_REFUSED] |= 1 << side
+            st[L.S_REFUSED + here] |= 1 << side
             ev(dice, st, L.EV_BACK, here, to, side, b, 0, 0, 0)
             return
         if paid == L.PASS_ITEM:
@@ -489,7 +498,7 @@ def act_menu(g, w, st):
     if moves > 0:
         for s in range(4):
             to = neighbour(st, here, s)
-            if to < 0 or st[L.S_REFUSED] & (1 << s):
+            if to < 0 or st[L.S_REFUSED + here] & (1 << s):
                 continue
             seen = st[L.S_TOKEN + to] & L.TK_SEEN
             n = option(o, n, L.A_MOVE, s, to, kind_of(g, st, to) if seen else -1,
@@ -552,7 +561,8 @@ def act(g, w, st, pol, dice):
 @njit(cache=CACHE, _nrt=False)
 def turn(g, w, st, pol, dice):
     st[L.S_MOVES_LEFT] = g.nav[L.N_BOOTS_MOVES] if st[L.S_BOOTS] else g.nav[L.N_MOVES]
-    st[L.S_REFUSED] = 0
+    for c in range(g.dungeon.shape[0]):
+        st[L.S_REFUSED + c] = 0
     ev(dice, st, L.EV_NAV_TURN, st[L.S_TURN], st[L.S_MOVES_LEFT], st[L.S_HP], st[L.S_KEYS], st[L.S_BOMBS],
        st[L.S_POTIONS], st[L.S_GOLD])
     for i in range(MAX_ACTIONS):

@@ -197,7 +197,6 @@ S_ENTERED = 151  #: rooms entered (first entries)
 S_ROWS = 152
 S_COLS = 153
 S_GOAL = 154  #: the goal (boss) room's cell
-S_REFUSED = 155  #: sides (bits) the hero turned back from in this turn (not offered again this turn)
 S_NACT = 156  #: actions in this turn (a safety bound)
 S_ACTS = 157  #: actions (D_ACT answers) so far in the game: the index of the action being chosen
 S_SEAT = 158  #: the race: this player's seat 1..race.players (0: the solo game)
@@ -214,7 +213,10 @@ S_CARD = 176  #: MAX_CELLS slots: the deck card in each cell (-1: no room)
 S_ROT = S_CARD + MAX_CELLS  #: quarter turns clockwise of each cell's card
 S_TOKEN = S_ROT + MAX_CELLS  #: navigation tokens of each cell (TK_* bits)
 S_DIST = S_TOKEN + MAX_CELLS  #: steps from each cell to the goal over the dungeon's rooms (doors ignored)
-S_SIZE = S_DIST + MAX_CELLS
+#: MAX_CELLS slots: the sides (bits) of each cell the hero turned back through in this turn (not offered from that
+#: cell again this turn; from another cell the same direction is)
+S_REFUSED = S_DIST + MAX_CELLS
+S_SIZE = S_REFUSED + MAX_CELLS
 
 #: Navigation tokens (bits of ``st[S_TOKEN + cell]``): seen = the card is face up; entered = a token "elsewhere"
 #: on the card (free to re-enter, still resolvable); fn A / fn B = a token over that function's action symbols.
@@ -287,7 +289,10 @@ N_RACE_W_ROOMS = N_RACE_W_GOLD + 1
 #: "if a player does not have a key or bomb")
 N_HP_WITH_ITEM = N_RACE_W_ROOMS + 1
 N_HP_COST = N_HP_WITH_ITEM + 1  #: HP the hero sacrifices instead of a key or a bomb (``navigation.hp_cost``)
-N_SIZE = N_HP_COST + 1
+#: 1: a step into a room without a token is barred by the harder of the two facing sides (``navigation.barrier =
+#: "both"``); 0: by the entered card's side only ("entered")
+N_BARRIER_BOTH = N_HP_COST + 1
+N_SIZE = N_BARRIER_BOTH + 1
 
 #: Navigation decision kinds (8..31; fight kinds are 0..7). Options: O_ACTION, O_ARG, then the advice columns.
 D_ACT, D_PASS, D_RESOLVE, D_SHOP = 8, 9, 10, 11

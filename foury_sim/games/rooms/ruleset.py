@@ -408,8 +408,8 @@ NAV_RANGES: Ranges = {
 #: navigation, the items and the deck.
 RANGES: Ranges = {**COMBAT_RANGES, **NAV_RANGES}
 NAV_FIELDS = ("moves", "boots_moves", "turn_cap", "start_keys", "start_bombs", "start_potions", "start_gold",
-              "hp_instead", "hp_with_item", "hp_cost", "mirror_uses", "orientation", "warp_counts", "mirror_counts",
-              "trap_keys", "trap_dodge", "dungeon")
+              "hp_instead", "hp_with_item", "hp_cost", "mirror_uses", "orientation", "barrier", "warp_counts",
+              "mirror_counts", "trap_keys", "trap_dodge", "dungeon")
 ITEM_FIELDS = ("potion_heal", "armor_hp", "forge_cost", "mend_heal", "mend_cost", "treasure", "treasure_gold",
                "prices")
 CARD_FIELDS = ("kind", "count", "doors", "hazard", "monsters", "gold", "value")
@@ -486,6 +486,11 @@ def _navigation(rf: RuleFile) -> np.ndarray:
         raise InputError(f'navigation.orientation must be "printed" or "random", not {show_value(ori)}',
                          rf.where("navigation.orientation"))
     nav[L.N_ROTATE] = int(ori == "random")
+    bar = rf.get("navigation.barrier")
+    if bar not in ("entered", "both"):
+        raise InputError(f'navigation.barrier must be "entered" or "both", not {show_value(bar)}',
+                         rf.where("navigation.barrier"))
+    nav[L.N_BARRIER_BOTH] = int(bar == "both")
     tr = rf.get("items.treasure")
     if not isinstance(tr, list) or len(tr) != 6:
         raise InputError(f"items.treasure must be a list of 6 items (a d6's faces), not {show_value(tr)}",
