@@ -77,7 +77,7 @@ def test_hero_acts_as_a_companion(scripted, hero, name):
 
 def test_battlemage_arcane_fury_discards_everything(scripted):
     script = party("F", "F", "F", "F", "F", "F", "F") + [DRAGON] + [DRAGON, SKEL]
-    wishes = cont(0) + [wish(A.D_MONSTER, 0, A.A_ULTIMATE)]
+    wishes = cont(0) + [wish(A.D_MONSTER, 1, A.A_ULTIMATE)]
     row, lines = run(scripted, script, wishes, hero="spellsword", sets=MASTER)
     has(lines, "ultimate: Arcane Fury", "Level 2, the dungeon now: nothing; 0 dragons in the Lair")
     assert row["fled"] == 0 and row["dragons_faced"] == 0
@@ -101,7 +101,7 @@ def test_mercenary_calculated_strike(scripted):
 
 def test_calculated_strike_may_target_dragons_as_a_ruling(scripted):
     script = ALL_SCROLLS + [DRAGON] + [DRAGON, GOB]
-    wishes = cont(0) + [wish(A.D_MONSTER, 0, A.A_ULTIMATE, 2, 3)]
+    wishes = cont(0) + [wish(A.D_MONSTER, 1, A.A_ULTIMATE, 2, 3)]
     sets = [
         "rulings.scroll_phases=[]",
         "heroes.mercenary.novice.ultimate.n=3",
@@ -115,7 +115,7 @@ def test_commander_fighters_defeat_an_extra_monster(scripted):
     script = party("F", "S", "S", "S", "S", "S", "S") + [CHEST] + [SKEL, OOZE]
     row, lines = run(scripted, script, cont(0), hero="mercenary", sets=MASTER)
     has(lines, "spends 1 fighter die", "monsters defeated")
-    row, lines = run(scripted, script, cont(0) + [wish(A.D_MONSTER, 0, A.A_FLEE)], hero="mercenary")
+    row, lines = run(scripted, script, cont(0) + [wish(A.D_MONSTER, 1, A.A_FLEE)], hero="mercenary")
     has(lines, "flees from the monsters")
 
 
@@ -150,10 +150,10 @@ def test_dragon_slayer_needs_two_types(scripted):
 
 def test_half_goblin_loots_during_the_monster_phase(scripted):
     script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST] + [GOB, POTION]
-    wishes = cont(0) + [wish(A.D_MONSTER, 0, A.A_QUAFF, A.SCROLL), wish(A.D_REVIVE, 0, A.A_FACE, A.FIGHTER)]
+    wishes = cont(0) + [wish(A.D_MONSTER, 1, A.A_QUAFF, A.SCROLL), wish(A.D_REVIVE, 0, A.A_FACE, A.FIGHTER)]
     for sets in ([], MASTER):
         row, lines = run(scripted, script, wishes, hero="half_goblin", sets=sets)
-        i = next(i for i, line in enumerate(lines) if "decide the monster phase" in line)
+        i = next(i for i, line in enumerate(lines) if "decide the monster phase (option" in line and "done" not in line)
         assert "quaff the potions with a scroll die, reviving 1" in lines[i]
         has(lines, "a fighter comes back", "monsters defeated")
 
@@ -190,7 +190,7 @@ def test_bard_champions_defeat_an_extra_monster(scripted):
     script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST] + [GOB, SKEL]
     row, lines = run(scripted, script, cont(0), hero="minstrel", sets=MASTER)
     has(lines, "spends 1 champion die", "monsters defeated")
-    row, lines = run(scripted, script, cont(0) + [wish(A.D_MONSTER, 0, A.A_FLEE)], hero="minstrel")
+    row, lines = run(scripted, script, cont(0) + [wish(A.D_MONSTER, 1, A.A_FLEE)], hero="minstrel")
     has(lines, "flees")
 
 
@@ -226,6 +226,18 @@ def test_paladin_divine_intervention(scripted):
     row, lines = run(scripted, script, wishes, hero="crusader", sets=["rulings.scroll_phases=[]", *MASTER])
     has(lines, "ultimate: Divine Intervention", "Level 2, the dungeon now: nothing; 0 dragons in the Lair")
     assert (row["treasures"], row["fled"]) == (0, 0)
+
+
+def test_paladin_divine_intervention_on_a_level_without_monsters(scripted):
+    """rulings.empty_monster_phase: level 3 rolls no monster, 2 chests and the third dragon; Divine Intervention
+    (the Vorpal Sword discarded) opens both chests and empties the Lair in the monster phase. Level 2 (2 dragons,
+    the sword in hand) asks too: "done" goes on."""
+    script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST, POS["vorpal"]] + [DRAGON, DRAGON]
+    script += [DRAGON, CHEST, CHEST] + [POS["scales"], POS["scales"]]
+    wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0, 1) + [wish(A.D_MONSTER, 1, A.A_ULTIMATE, 0)]
+    row, lines = run(scripted, script, wishes, hero="crusader", sets=["rulings.scroll_phases=[]", *MASTER])
+    has(lines, "ultimate: Divine Intervention", "Level 3, the dungeon now: nothing; 0 dragons in the Lair")
+    assert (row["fled"], row["dragons_faced"], row["chests"], row["treasures"]) == (0, 0, 3, 2)
 
 
 def test_master_at_five_xp_and_ultimate_once_per_delve(scripted):
