@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from test_delve_rules import CHEST, DRAGON, GOB, OOZE, POS, POTION, SKEL, cont, has, party, run, wish
 
+from foury_sim.errors import InputError
 from foury_sim.games import delve as D
 from foury_sim.games.delve import layout as A
 from foury_sim.policy import make_policy
@@ -238,6 +239,30 @@ def test_paladin_divine_intervention_on_a_level_without_monsters(scripted):
     row, lines = run(scripted, script, wishes, hero="crusader", sets=["rulings.scroll_phases=[]", *MASTER])
     has(lines, "ultimate: Divine Intervention", "Level 3, the dungeon now: nothing; 0 dragons in the Lair")
     assert (row["fled"], row["dragons_faced"], row["chests"], row["treasures"]) == (0, 0, 3, 2)
+
+
+def test_paladin_divine_intervention_in_the_dragon_phase(scripted):
+    """Divine Intervention empties the Lair in the dragon phase too (heroes.crusader.master.ultimate.phases, an
+    ASSUMPTION): 1 champion and 6 scrolls cannot fight the dragon; the Dragon Scales (1 point) are discarded, the
+    Lair empties, nothing is won, the party goes on. With the phases ["monster"] (before session 67) it flees.
+    The monster phases ask nothing (rulings.empty_monster_phase=false)."""
+    script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST, POS["scales"]] + [CHEST, CHEST] + [DRAGON] * 3
+    wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0, 1) + [wish(A.D_DRAGON, 0, A.A_ULTIMATE, 6)]
+    sets = ["rulings.scroll_phases=[]", "rulings.empty_monster_phase=false", *MASTER]
+    row, lines = run(scripted, script, wishes, hero="crusader", sets=sets)
+    has(lines, "ultimate: Divine Intervention", "Level 3, the dungeon now: nothing; 0 dragons in the Lair")
+    assert (row["fled"], row["dragons_faced"], row["dragons_slain"], row["treasures"], row["xp"]) == (0, 1, 0, 0, 3)
+    row, lines = run(scripted, script, wishes[:3], hero="crusader",
+                     sets=[*sets, 'heroes.crusader.master.ultimate.phases=["monster"]'])
+    assert (row["fled"], row["treasures"]) == (1, 1)
+
+
+def test_ultimate_phases_are_validated():
+    """Divine Intervention may name the dragon phase; no ultimate the loot phase but the hero companion."""
+    D.load_ruleset(None, ['heroes.crusader.master.ultimate.phases=["monster","dragon"]'])
+    D.load_ruleset(None, ['heroes.crusader.master.ultimate.phases=["dragon"]'])
+    with pytest.raises(InputError, match="cannot be used in the loot phase"):
+        D.load_ruleset(None, ['heroes.crusader.master.ultimate.phases=["loot"]'])
 
 
 def test_master_at_five_xp_and_ultimate_once_per_delve(scripted):

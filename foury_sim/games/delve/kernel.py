@@ -1180,7 +1180,8 @@ def advise_p(rules, st, ptable, opts, n, w):
 @njit(cache=CACHE, inline="always", _nrt=False)  # one caller: saves passing ~70 words
 def dragon_phase(rules, st, pol, dice, opts, w):
     """With ``dragon.threshold`` dice in the Lair the dragon attacks: companions of ``need`` different
-    types defeat it (1 treasure, 1 XP, the Lair empties); a Ring sends it away; else flee."""
+    types defeat it (1 treasure, 1 XP, the Lair empties); a Ring, or an ultimate (Bard Song, Arcane Fury, Divine
+    Intervention when its phases name the dragon), sends it away; else flee."""
     rs, script, trace = dice
     st[A.S_FACED] += 1
     need = dragon_need(rules, st)
@@ -1204,6 +1205,12 @@ def dragon_phase(rules, st, pol, dice, opts, w):
             n = add_row(opts, n, A.A_ULTIMATE, 0, st[A.S_LAIR], 120, 1)
         elif u == A.ULT_REROLL:
             n = add_row(opts, n, A.A_ULTIMATE, 0, 0, 540, 0)
+        elif u == A.ULT_SACRIFICE:  # Divine Intervention: N tokens of one kind for an empty Lair (after the Ring,
+            cost = rules[h + A.H_ULT_N]  # which spends no ultimate; the cheaper kinds first)
+            for k in range(rules[R_N_TREASURES]):
+                if st[A.S_TREASURE + k] >= cost:
+                    pts = rules[R_TREASURE + k * T_COLS + T_POINTS]
+                    n = add_row(opts, n, A.A_ULTIMATE, k, st[A.S_LAIR], 130 + pts, 1)
         if rules[R_SCROLL_PHASES] & A.PH_DRAGON:
             if st[A.S_PARTY + A.SCROLL] > 0:
                 n = add_row(opts, n, A.A_SCROLL, A.U_PARTY + A.SCROLL, 0, 500, 0)

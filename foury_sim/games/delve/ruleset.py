@@ -124,7 +124,7 @@ _ULT_PHASES = {  # where each ultimate power may be used (default and allowed)
     "reroll": A.PH_MONSTER | A.PH_DRAGON,
     "monsters_to_lair": A.PH_MONSTER,
     "transform": A.PH_MONSTER,
-    "sacrifice": A.PH_MONSTER,
+    "sacrifice": A.PH_MONSTER | A.PH_DRAGON,  # the dragon phase: it empties the Lair (chests, potions are gone)
 }
 
 
