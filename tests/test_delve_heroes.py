@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from test_delve_rules import CHEST, DRAGON, GOB, OOZE, POS, POTION, SKEL, cont, has, party, run, wish
 
+from foury_sim.errors import InputError
 from foury_sim.games import delve as D
 from foury_sim.games.delve import layout as A
 from foury_sim.policy import make_policy
@@ -77,7 +78,7 @@ def test_hero_acts_as_a_companion(scripted, hero, name):
 
 def test_battlemage_arcane_fury_discards_everything(scripted):
     script = party("F", "F", "F", "F", "F", "F", "F") + [DRAGON] + [DRAGON, SKEL]
-    wishes = cont(0) + [wish(A.D_MONSTER, 0, A.A_ULTIMATE)]
+    wishes = cont(0) + [wish(A.D_MONSTER, 1, A.A_ULTIMATE)]
     row, lines = run(scripted, script, wishes, hero="spellsword", sets=MASTER)
     has(lines, "ultimate: Arcane Fury", "Level 2, the dungeon now: nothing; 0 dragons in the Lair")
     assert row["fled"] == 0 and row["dragons_faced"] == 0
@@ -101,7 +102,7 @@ def test_mercenary_calculated_strike(scripted):
 
 def test_calculated_strike_may_target_dragons_as_a_ruling(scripted):
     script = ALL_SCROLLS + [DRAGON] + [DRAGON, GOB]
-    wishes = cont(0) + [wish(A.D_MONSTER, 0, A.A_ULTIMATE, 2, 3)]
+    wishes = cont(0) + [wish(A.D_MONSTER, 1, A.A_ULTIMATE, 2, 3)]
     sets = [
         "rulings.scroll_phases=[]",
         "heroes.mercenary.novice.ultimate.n=3",
@@ -115,7 +116,7 @@ def test_commander_fighters_defeat_an_extra_monster(scripted):
     script = party("F", "S", "S", "S", "S", "S", "S") + [CHEST] + [SKEL, OOZE]
     row, lines = run(scripted, script, cont(0), hero="mercenary", sets=MASTER)
     has(lines, "spends 1 fighter die", "monsters defeated")
-    row, lines = run(scripted, script, cont(0) + [wish(A.D_MONSTER, 0, A.A_FLEE)], hero="mercenary")
+    row, lines = run(scripted, script, cont(0) + [wish(A.D_MONSTER, 1, A.A_FLEE)], hero="mercenary")
     has(lines, "flees from the monsters")
 
 
@@ -150,10 +151,10 @@ def test_dragon_slayer_needs_two_types(scripted):
 
 def test_half_goblin_loots_during_the_monster_phase(scripted):
     script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST] + [GOB, POTION]
-    wishes = cont(0) + [wish(A.D_MONSTER, 0, A.A_QUAFF, A.SCROLL), wish(A.D_REVIVE, 0, A.A_FACE, A.FIGHTER)]
+    wishes = cont(0) + [wish(A.D_MONSTER, 1, A.A_QUAFF, A.SCROLL), wish(A.D_REVIVE, 0, A.A_FACE, A.FIGHTER)]
     for sets in ([], MASTER):
         row, lines = run(scripted, script, wishes, hero="half_goblin", sets=sets)
-        i = next(i for i, line in enumerate(lines) if "decide the monster phase" in line)
+        i = next(i for i, line in enumerate(lines) if "decide the monster phase (option" in line and "done" not in line)
         assert "quaff the potions with a scroll die, reviving 1" in lines[i]
         has(lines, "a fighter comes back", "monsters defeated")
 
@@ -190,7 +191,7 @@ def test_bard_champions_defeat_an_extra_monster(scripted):
     script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST] + [GOB, SKEL]
     row, lines = run(scripted, script, cont(0), hero="minstrel", sets=MASTER)
     has(lines, "spends 1 champion die", "monsters defeated")
-    row, lines = run(scripted, script, cont(0) + [wish(A.D_MONSTER, 0, A.A_FLEE)], hero="minstrel")
+    row, lines = run(scripted, script, cont(0) + [wish(A.D_MONSTER, 1, A.A_FLEE)], hero="minstrel")
     has(lines, "flees")
 
 
@@ -226,6 +227,42 @@ def test_paladin_divine_intervention(scripted):
     row, lines = run(scripted, script, wishes, hero="crusader", sets=["rulings.scroll_phases=[]", *MASTER])
     has(lines, "ultimate: Divine Intervention", "Level 2, the dungeon now: nothing; 0 dragons in the Lair")
     assert (row["treasures"], row["fled"]) == (0, 0)
+
+
+def test_paladin_divine_intervention_on_a_level_without_monsters(scripted):
+    """rulings.empty_monster_phase: level 3 rolls no monster, 2 chests and the third dragon; Divine Intervention
+    (the Vorpal Sword discarded) opens both chests and empties the Lair in the monster phase. Level 2 (2 dragons,
+    the sword in hand) asks too: "done" goes on."""
+    script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST, POS["vorpal"]] + [DRAGON, DRAGON]
+    script += [DRAGON, CHEST, CHEST] + [POS["scales"], POS["scales"]]
+    wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0, 1) + [wish(A.D_MONSTER, 1, A.A_ULTIMATE, 0)]
+    row, lines = run(scripted, script, wishes, hero="crusader", sets=["rulings.scroll_phases=[]", *MASTER])
+    has(lines, "ultimate: Divine Intervention", "Level 3, the dungeon now: nothing; 0 dragons in the Lair")
+    assert (row["fled"], row["dragons_faced"], row["chests"], row["treasures"]) == (0, 0, 3, 2)
+
+
+def test_paladin_divine_intervention_in_the_dragon_phase(scripted):
+    """Divine Intervention empties the Lair in the dragon phase too (heroes.crusader.master.ultimate.phases, an
+    ASSUMPTION): 1 champion and 6 scrolls cannot fight the dragon; the Dragon Scales (1 point) are discarded, the
+    Lair empties, nothing is won, the party goes on. With the phases ["monster"] (before session 67) it flees.
+    The monster phases ask nothing (rulings.empty_monster_phase=false)."""
+    script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST, POS["scales"]] + [CHEST, CHEST] + [DRAGON] * 3
+    wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0, 1) + [wish(A.D_DRAGON, 0, A.A_ULTIMATE, 6)]
+    sets = ["rulings.scroll_phases=[]", "rulings.empty_monster_phase=false", *MASTER]
+    row, lines = run(scripted, script, wishes, hero="crusader", sets=sets)
+    has(lines, "ultimate: Divine Intervention", "Level 3, the dungeon now: nothing; 0 dragons in the Lair")
+    assert (row["fled"], row["dragons_faced"], row["dragons_slain"], row["treasures"], row["xp"]) == (0, 1, 0, 0, 3)
+    row, lines = run(scripted, script, wishes[:3], hero="crusader",
+                     sets=[*sets, 'heroes.crusader.master.ultimate.phases=["monster"]'])
+    assert (row["fled"], row["treasures"]) == (1, 1)
+
+
+def test_ultimate_phases_are_validated():
+    """Divine Intervention may name the dragon phase; no ultimate the loot phase but the hero companion."""
+    D.load_ruleset(None, ['heroes.crusader.master.ultimate.phases=["monster","dragon"]'])
+    D.load_ruleset(None, ['heroes.crusader.master.ultimate.phases=["dragon"]'])
+    with pytest.raises(InputError, match="cannot be used in the loot phase"):
+        D.load_ruleset(None, ['heroes.crusader.master.ultimate.phases=["loot"]'])
 
 
 def test_master_at_five_xp_and_ultimate_once_per_delve(scripted):

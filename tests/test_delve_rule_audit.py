@@ -193,7 +193,7 @@ def test_tokens_act_as_their_companion_for_specialties(scripted):
     row, lines = run(scripted, script, wishes, hero="minstrel", sets=NO_SCROLLS)
     has(lines, "spends 1 thieves tool", "monsters defeated")
     assert (row["fled"], row["xp"], row["treasures"]) == (0, 2, 0)
-    wishes += [wish(A.D_MONSTER, 0, A.A_FLEE)]
+    wishes += [wish(A.D_MONSTER, 1, A.A_FLEE)]
     row, lines = run(scripted, script, wishes, hero="minstrel",
                      sets=[*NO_SCROLLS, "rulings.specialty_applies_to_all=false"])
     has(lines, "Level 2, the party flees from the monsters")

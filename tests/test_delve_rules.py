@@ -95,7 +95,7 @@ def test_level_rolls_min_of_level_and_dice_outside_the_lair(scripted):
 def test_dragons_go_to_the_lair_and_are_never_rerolled(scripted):
     script = party("S", "S", "Ch", "Ch", "Ch", "Ch", "Ch") + [DRAGON] + [GOB, DRAGON] + [CHEST]
     wishes = cont(0) + [
-        wish(A.D_MONSTER, 0, A.A_SCROLL, A.U_PARTY + A.SCROLL),
+        wish(A.D_MONSTER, 1, A.A_SCROLL, A.U_PARTY + A.SCROLL),
         wish(A.D_REROLL, 0, A.A_PICK, A.N_FACES + 0),
     ]
     row, lines = run(scripted, script, wishes)
@@ -122,6 +122,36 @@ def test_scroll_rerolls_party_and_dungeon_dice(scripted):
         "   party: 1 fighter, 5 champions; 1 die in the graveyard",
         "Level 1, the dungeon rolls 1 die: 1 skeleton; 0 dragons to the Lair (0 dragons there)",
     )
+
+
+def test_scroll_rerolls_party_dice_before_the_dragon_on_a_level_without_monsters(scripted):
+    """The text: after the level's dice are rolled and the dragons set aside, "the adventurer may use a scroll to
+    reroll any number of party and/or dungeon dice", monsters or not (rulings.empty_monster_phase). Level 3 rolls
+    3 dragons and no monster: the scroll rerolls 2 fighters into a cleric and a mage, and the dragon is slain.
+    Levels 1 and 2 (a chest each, the scroll in hand) ask too: "done" (option 0) goes on. With the ruling false
+    the level goes straight to the loot and the dragon: 6 fighters flee."""
+    script = party("F", "F", "F", "F", "F", "F", "S") + [CHEST] + [CHEST, CHEST] + [DRAGON] * 3
+    wishes = cont(0, 1) + [
+        wish(A.D_MONSTER, 2, A.A_SCROLL, A.U_PARTY + A.SCROLL),
+        wish(A.D_REROLL, 0, A.A_PICK, A.FIGHTER),
+        wish(A.D_REROLL, 1, A.A_PICK, A.FIGHTER),
+    ]
+    row, lines = run(scripted, script + party("C", "M") + [POS["scales"]], wishes)
+    has(lines, "decide the monster phase (option 1 of 2): done", "reroll with a scroll die",
+        "   party: 4 fighters, 1 cleric, 1 mage; 1 die in the graveyard")
+    assert (row["fled"], row["dragons_slain"]) == (0, 1)
+    row, lines = run(scripted, script, cont(0, 1), sets=["rulings.empty_monster_phase=false"])
+    assert not any("decide the monster phase" in line for line in lines)
+    assert (row["fled"], row["dragons_slain"]) == (1, 0)
+
+
+def test_a_level_without_monsters_asks_nothing_when_only_done_is_left(scripted):
+    """rulings.empty_monster_phase asks only when the phase offers something: no scroll (none in hand, or
+    rulings.scroll_phases=[]), no ultimate, no token: no question, as before the ruling."""
+    row, lines = run(scripted, party(*["Ch"] * 7) + [CHEST])
+    assert not any("decide the monster phase" in line for line in lines)
+    row, lines = run(scripted, party(*["S"] * 7) + [CHEST], sets=["rulings.scroll_phases=[]"])
+    assert not any("decide the monster phase" in line for line in lines)
 
 
 def test_rerolled_dragon_goes_to_the_lair(scripted):
@@ -166,7 +196,7 @@ def test_used_dice_go_to_the_graveyard(scripted):
 
 def test_fleeing_loses_the_delve_xp_but_keeps_treasure(scripted):
     script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST, POS["vorpal"]] + [GOB, SKEL]
-    wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0) + [wish(A.D_MONSTER, 0, A.A_FLEE)]
+    wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0) + [wish(A.D_MONSTER, 1, A.A_FLEE)]
     row, lines = run(scripted, script, wishes)
     has(lines, "treasure from the chest: a vorpal sword", "Level 2, the party flees from the monsters")
     assert (row["fled"], row["xp"], row["treasures"], row["score"]) == (1, 0, 1, 1)
@@ -175,7 +205,7 @@ def test_fleeing_loses_the_delve_xp_but_keeps_treasure(scripted):
 @pytest.mark.parametrize("keeps, xp", [("true", 1), ("false", 0)])
 def test_fleeing_and_xp_already_earned(scripted, keeps, xp):
     script = party("F", "C", "M", "Ch", "S", "S", "S") + [DRAGON] + [DRAGON, DRAGON, POS["scales"]] + [GOB, SKEL, OOZE]
-    wishes = cont(0, 1) + [wish(A.D_MONSTER, 0, A.A_FLEE)]
+    wishes = cont(0, 1) + [wish(A.D_MONSTER, 2, A.A_FLEE)]
     row, lines = run(scripted, script, wishes, sets=[f"xp.flee_keeps_earned={keeps}"])
     has(lines, "+1 XP for the dragon", "Level 3, the party flees from the monsters")
     assert row["xp"] == xp and row["fled"] == 1 and row["treasures"] == 1
@@ -334,7 +364,7 @@ def test_scroll_token_rerolls(scripted):
         [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)]
         + cont(0)
         + [
-            wish(A.D_MONSTER, 0, A.A_SCROLL, SCROLL_TOKEN),
+            wish(A.D_MONSTER, 1, A.A_SCROLL, SCROLL_TOKEN),
             wish(A.D_REROLL, 0, A.A_PICK, A.N_FACES),
             wish(A.D_REROLL, 1, A.A_PICK, A.N_FACES + 1),
         ]
@@ -477,7 +507,7 @@ def test_a_treasures_effect_changed_by_set_keeps_working(tmp_path):
 
 def test_dragon_bait_turns_monsters_into_dragons(scripted):
     script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST, POS["bait"]] + [GOB, SKEL]
-    wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0) + [wish(A.D_MONSTER, 0, A.A_TREASURE, 8)]
+    wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0) + [wish(A.D_MONSTER, 1, A.A_TREASURE, 8)]
     row, lines = run(scripted, script, wishes)
     has(lines, "uses a dragon bait", "Level 2, the dungeon now: nothing; 2 dragons in the Lair")
     assert row["fled"] == 0 and row["xp"] == 2
@@ -485,7 +515,7 @@ def test_dragon_bait_turns_monsters_into_dragons(scripted):
 
 def test_town_portal_instead_of_fleeing_and_its_points(scripted):
     script = party("Ch", "S", "S", "S", "S", "S", "S") + [CHEST, POS["portal"]] + [GOB, SKEL]
-    wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0) + [wish(A.D_MONSTER, 0, A.A_PORTAL)]
+    wishes = [wish(A.D_LOOT, 0, A.A_OPEN, A.CHAMPION)] + cont(0) + [wish(A.D_MONSTER, 1, A.A_PORTAL)]
     row, lines = run(scripted, script, wishes)
     has(lines, "Level 2, the party escapes with a town portal", "+2 XP for a Town Portal")
     assert (row["portals"], row["fled"], row["xp"], row["score"]) == (1, 0, 2, 2)
@@ -528,7 +558,7 @@ def test_half_goblin_uses_an_elixir_in_the_monster_phase_as_an_elixir(scripted):
     wishes = (
         [wish(A.D_LOOT, 0, A.A_OPEN, A.FIGHTER)]
         + cont(0)
-        + [wish(A.D_MONSTER, 0, A.A_TREASURE, 7), wish(A.D_REVIVE, 0, A.A_FACE, A.CHAMPION)]
+        + [wish(A.D_MONSTER, 1, A.A_TREASURE, 7), wish(A.D_REVIVE, 0, A.A_FACE, A.CHAMPION)]
     )
     row, lines = run(scripted, script, wishes, hero="half_goblin", sets=[ELIXIR_EVERYWHERE])
     has(lines, "uses an elixir", "a champion comes back from the graveyard (0 dice left", "spends 1 champion die")

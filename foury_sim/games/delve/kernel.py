@@ -66,6 +66,7 @@ from .ruleset import (
     R_DUNGEON_SIDES,
     R_EFFECT_KINDS,
     R_EFFECT_N,
+    R_EMPTY_MONSTER,
     R_EMPTY_POOL_DRAGON,
     R_EMPTY_POOL_XP,
     R_FLEE_KEEPS,
@@ -736,11 +737,19 @@ def loot_rows(rules, st, phase, opts, n, w):
 @njit(cache=CACHE, _nrt=False)
 def monster_menu(rules, st, opts, full, w):
     """Options of the monster phase: fights (best first), scrolls, the ultimate, Dragon Bait,
-    (loot for heroes who may), and only when no fight exists, a Town Portal or fleeing."""
+    (loot for heroes who may), and only when no fight exists, a Town Portal or fleeing. With no monster
+    (``rulings.empty_monster_phase``): "done" first (cost 0, O_OK 1: whatever the phase offers against the Lair,
+    the dragon phase offers too, after a free loot), then the scrolls, the ultimate and Dragon Bait; no loot (the
+    loot phase comes next), no portal, no flight."""
     load_units(rules, st, A.PH_MONSTER, w)
     need = dragon_need(rules, st) if st[A.S_LAIR] >= rules[R_DRAGON_AT] else 0
-    n = fight_rows(w, need, opts, 0, A.MAX_OPTIONS // 2 if full else 1)
-    fights = n
+    empty = monsters(st) == 0
+    if empty:
+        n = add_row(opts, 0, A.A_DONE, 0, 0, 0, 1)
+        fights = 1  # (no portal or flight below)
+    else:
+        n = fight_rows(w, need, opts, 0, A.MAX_OPTIONS // 2 if full else 1)
+        fights = n
     if rules[R_SCROLL_PHASES] & A.PH_MONSTER and st[A.S_PARTY + A.SCROLL] > 0:
         n = add_row(opts, n, A.A_SCROLL, A.U_PARTY + A.SCROLL, 0, 500, 0)
     k = find_treasure(rules, st, A.TE_SCROLL, A.PH_MONSTER)
@@ -750,7 +759,7 @@ def monster_menu(rules, st, opts, full, w):
     h = hero_at(rules, st)
     if u == A.ULT_DEFEAT or u == A.ULT_TRANSFORM:
         n = targeted_rows(rules, st, opts, n, w)
-    elif u == A.ULT_DISCARD or u == A.ULT_TO_LAIR:
+    elif u == A.ULT_DISCARD or (u == A.ULT_TO_LAIR and not empty):  # (with no monster Battlecry would do nothing)
         c, ok = what_if_mass(rules, st, u, rules[h + A.H_ULT_MASK], opts, w)
         n = add_row(opts, n, A.A_ULTIMATE, 0, monsters(st), 40 + c, ok)
     elif u == A.ULT_REROLL:
@@ -761,10 +770,10 @@ def monster_menu(rules, st, opts, full, w):
             if st[A.S_TREASURE + k] >= cost:
                 n = add_row(opts, n, A.A_ULTIMATE, k, monsters(st), 60, 1)
     k = find_treasure(rules, st, A.TE_BAIT, A.PH_MONSTER)
-    if k >= 0:
+    if k >= 0 and not empty:  # (nor Dragon Bait)
         c, ok = what_if_mass(rules, st, np.int64(A.ULT_TO_LAIR), np.int64(0), opts, w)
         n = add_row(opts, n, A.A_TREASURE, k, monsters(st), 20 + c, ok)
-    if rules[hero_at(rules, st) + A.H_LOOT_IN_MONSTER] == 1:
+    if rules[hero_at(rules, st) + A.H_LOOT_IN_MONSTER] == 1 and not empty:
         n0 = n
         n = loot_rows(rules, st, np.int64(A.PH_MONSTER), opts, n, w)
         for i in range(n0, n):  # advice: only worth it when no fight exists yet
@@ -1027,13 +1036,19 @@ def roll_level(rules, st, dice):
 
 @njit(cache=CACHE, inline="always", _nrt=False)  # one caller: saves passing ~70 words
 def monster_phase(rules, st, pol, dice, opts, w):
-    """Defeat every monster or flee (0 cleared, REASON_FLEE, REASON_PORTAL)."""
+    """Defeat every monster or flee (0 cleared, REASON_FLEE, REASON_PORTAL). A level without monsters still has
+    the phase (``rulings.empty_monster_phase``): its scrolls and ultimate are offered, with "done", until done or
+    nothing but "done" is left (then nothing is asked)."""
     rs, script, trace = dice
     full = st[A.S_FULL_MENU] == 1
-    while monsters(st) > 0:
+    while monsters(st) > 0 or rules[R_EMPTY_MONSTER] == 1:
         n = monster_menu(rules, st, opts, full, w)
+        if opts[0, A.O_ACTION] == A.A_DONE and n == 1:
+            break
         c = decide(A.D_MONSTER, st, opts, n, pol, dice)
         act = opts[c, A.O_ACTION]
+        if act == A.A_DONE:
+            break
         if act == A.A_FIGHT:
             spend(st, opts, c, trace, w)
             for t in range(A.N_MONSTER_TYPES):
@@ -1165,7 +1180,8 @@ def advise_p(rules, st, ptable, opts, n, w):
 @njit(cache=CACHE, inline="always", _nrt=False)  # one caller: saves passing ~70 words
 def dragon_phase(rules, st, pol, dice, opts, w):
     """With ``dragon.threshold`` dice in the Lair the dragon attacks: companions of ``need`` different
-    types defeat it (1 treasure, 1 XP, the Lair empties); a Ring sends it away; else flee."""
+    types defeat it (1 treasure, 1 XP, the Lair empties); a Ring, or an ultimate (Bard Song, Arcane Fury, Divine
+    Intervention when its phases name the dragon), sends it away; else flee."""
     rs, script, trace = dice
     st[A.S_FACED] += 1
     need = dragon_need(rules, st)
@@ -1189,6 +1205,12 @@ def dragon_phase(rules, st, pol, dice, opts, w):
             n = add_row(opts, n, A.A_ULTIMATE, 0, st[A.S_LAIR], 120, 1)
         elif u == A.ULT_REROLL:
             n = add_row(opts, n, A.A_ULTIMATE, 0, 0, 540, 0)
+        elif u == A.ULT_SACRIFICE:  # Divine Intervention: N tokens of one kind for an empty Lair (after the Ring,
+            cost = rules[h + A.H_ULT_N]  # which spends no ultimate; the cheaper kinds first)
+            for k in range(rules[R_N_TREASURES]):
+                if st[A.S_TREASURE + k] >= cost:
+                    pts = rules[R_TREASURE + k * T_COLS + T_POINTS]
+                    n = add_row(opts, n, A.A_ULTIMATE, k, st[A.S_LAIR], 130 + pts, 1)
         if rules[R_SCROLL_PHASES] & A.PH_DRAGON:
             if st[A.S_PARTY + A.SCROLL] > 0:
                 n = add_row(opts, n, A.A_SCROLL, A.U_PARTY + A.SCROLL, 0, 500, 0)

@@ -60,7 +60,8 @@ R_EFFECT_KINDS = R_EFFECT_N + len(A.TREASURE_EFFECTS)  # N_EFFECTS rows of MAX_T
 R_LEVEL_DICE = R_EFFECT_KINDS + len(A.TREASURE_EFFECTS) * A.MAX_TREASURES  # MAX_LEVELS: dice rolled at level 1..
 MAX_LEVELS = 30  #: game.levels at most (one level_dice key per level)
 R_SCALES_SET = R_LEVEL_DICE + MAX_LEVELS  # Dragon Scales that make a scoring pair (score.scales_pair_size)
-R_SIZE = R_SCALES_SET + 1
+R_EMPTY_MONSTER = R_SCALES_SET + 1  # rulings.empty_monster_phase: a level without monsters has its monster phase
+R_SIZE = R_EMPTY_MONSTER + 1
 MAX_RANKS = 8
 MAX_SIDES = 12
 
@@ -123,7 +124,7 @@ _ULT_PHASES = {  # where each ultimate power may be used (default and allowed)
     "reroll": A.PH_MONSTER | A.PH_DRAGON,
     "monsters_to_lair": A.PH_MONSTER,
     "transform": A.PH_MONSTER,
-    "sacrifice": A.PH_MONSTER,
+    "sacrifice": A.PH_MONSTER | A.PH_DRAGON,  # the dragon phase: it empties the Lair (chests, potions are gone)
 }
 
 
@@ -303,6 +304,7 @@ def load_ruleset(
         rf, "rulings.scroll_phases", rf.get("rulings.scroll_phases"), A.PH_MONSTER | A.PH_DRAGON
     )
     r[R_SPECIALTY_ALL] = _bool(rf, "rulings.specialty_applies_to_all")
+    r[R_EMPTY_MONSTER] = _bool(rf, "rulings.empty_monster_phase")
 
     ranks = _list(rf, "score.ranks", rf.get("score.ranks"))
     thresholds = _list(rf, "score.rank_thresholds", rf.get("score.rank_thresholds"))
