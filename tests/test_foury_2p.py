@@ -253,6 +253,7 @@ def test_a_treasure_taken_in_an_exit_room_opens_that_exit_at_once():
              queues={"round": [1, 2], "move": [1, 2]}, strict=False, check_dice=False)
     assert g.rows(L.TR_EXIT) == [(1, 1, 0, 0, 0)]  # (room 1, sector B, arrow 0)
     assert (col(g, "p2_end"), g.out[L.OUT_WIN]) == (L.P2E_EXIT, 1)
+    assert g.out[L.OUT_ROUNDS] == 1  # the one round of a 2-player game, completed (it read 0 for every game)
 
 
 def test_the_oracle_still_gives_its_treasure_once_the_treasures_are_held():

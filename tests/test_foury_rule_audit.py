@@ -86,7 +86,7 @@ def test_entering_the_opponents_room_by_a_move_is_no_duel(tmp_path):
     roll, no duel: hearts kept). Seat 2's turn 2 starts in the same room: the duel is offered (walk 0) and taken:
     seat 2 rolls 4, seat 1 rolls 2, seat 1 loses 4 - 2 = 2 hearts of its 1 and dies; seat 2 outlived it."""
     g = play(circles_at_the_ends(tmp_path), script=[1, 1, 4, 2],
-             overrides={**TWO, "game.max_turns": 3},
+             overrides={**TWO, "game.max_turns": 3, "rulings.crossing_in_turn": False},  # (the circle is the move)
              queues={"round": [1], "move": [move(3, L.MK_CIRCLE)], "duel": [1]})
     assert g.rows(L.TR_MOVE)[2][:2] == (0, 3)  # seat 1's circle move, into seat 2's room (seat 2 entered at 3)
     duel = g.decisions("duel")
@@ -106,7 +106,7 @@ def test_one_map_items_foes_and_explored_rooms_are_shared(tmp_path):
     walks over 1 (no roll, no goblin) to the Oracle (cell 5; `requirements.kills` 0 opens it to sector B).
     Each room is rolled once: 0, 3, 2, 1."""
     g = play(circles_at_the_ends(tmp_path, ">Ao. Ag. B.. Boc<"), script=[1, 1, 1, 1, 6, 1],
-             overrides={**TWO, "game.max_turns": 3, "requirements.kills": 0},
+             overrides={**TWO, "game.max_turns": 3, "requirements.kills": 0, "rulings.crossing_in_turn": False},
              queues={"round": [1], "duel": [0, 0, 0], "move": [move(3, L.MK_CIRCLE), 2, 1, 5]})
     assert [r[3] for r in g.rows(L.TR_ROLL)] == [0, 3, 2, 1]
     assert [r[:2] for r in g.rows(L.TR_MOVE)] == [(-1, 0), (-1, 3), (0, 3), (3, 2), (2, 1), (1, 5), (5, 1)]
@@ -486,7 +486,7 @@ def test_a_stars_steps_that_cannot_be_taken_are_lost(tmp_path):
     in cell 2."""
     g = play(santa_map(tmp_path, ">AX. O.. A.. Ax.|"), script=[1, 3], sheet={"hearts": 5, "shovel": 1},
              queues={"place": [2], "move": [3], "santa_home": [0, 0]},
-             overrides={**SANTA, **WALL_BEHIND_ON_3, "santa.hourglass": 3})
+             overrides={**SANTA, **WALL_BEHIND_ON_3, "santa.hourglass": 3, "rulings.crossing_in_turn": False})
     assert g.rows(L.TR_SANTA_STAR) == [(3, 4, 0, 0, 0)]  # the star's 4 steps granted, no step row
     assert g.walls(3)[3] == L.W_OPEN and g[L.SHOVEL] == 0  # the collapsed west wall of cell 3 was dug through
     assert g[L.S_SANTA_STEPS] == 0 and g[L.S_POS] == 2 and g[L.S_TURN] == 3 and g[L.S_SANTA_MARKS] == 3
@@ -509,13 +509,14 @@ def test_passing_the_safe_zone_on_a_stars_steps_is_no_stop(tmp_path):
 
 
 def test_stuck_the_hourglass_runs_out_where_you_stand(tmp_path):
-    """Santa Crash'n Foury, rulings, "Stuck (no move left): the hourglass runs out where you stand (then the goal or
-    the Wrath)". Start in cell 2 (roll 1, turn 1); turn 2 steps into the dead end cell 3 (roll 3: a wall drawn
-    behind it), no shovel: turn 3 has no move. The hourglass (10) runs out there, after 2 turns: with the goal (1
-    green package) not met, the Wrath (1 attack: 6 against 1 + 1, nothing lost); with the goal met (empty goal),
+    """Santa Crash'n Foury, ``santa.stuck = "hourglass"``: "Stuck (no move left): the hourglass runs out where you
+    stand (then the goal or the Wrath)". Start in cell 2 (roll 1, turn 1); turn 2 steps into the dead end cell 3
+    (roll 3: a wall drawn behind it), no shovel: turn 3 has no move. The hourglass (10) runs out there, after 2
+    turns: with the goal (1 green package) not met, the Wrath (1 attack: 6 against 1 + 1, nothing lost); with the goal met (empty goal),
     the collection's win, no attack rolled."""
     path = santa_map(tmp_path, ">AX. O.. A.. A..|")
-    over = {**SANTA, **WALL_BEHIND_ON_3, "santa.hourglass": 10, "santa.wrath_turns": 1, "santa.wrath_strength": 1}
+    over = {**SANTA, **WALL_BEHIND_ON_3, "santa.hourglass": 10, "santa.wrath_turns": 1, "santa.wrath_strength": 1,
+            "santa.stuck": "hourglass"}  # (the default since session 67 is death: test_stuck_is_a_death)
     g = play(path, script=[1, 3, 6, 1], sheet={"hearts": 5}, queues={"place": [2], "move": [3], "santa_home": [0, 0]},
              overrides={**over, "santa.goal": {**SANTA["santa.goal"], "green": 1}})
     assert g[L.S_POS] == 3 and g[L.S_TURN] == 2 and g[L.S_SANTA_MARKS] == 10

@@ -920,8 +920,9 @@ def test_die_table_last_heart_kills():
 
 
 def test_magic_circle():
+    # (the circle alone: no step after it in its turn)
     g = play("circles", script=[2], queues={"move": [move(3, CIRCLE)]}, sheet={"hearts": 5},
-             overrides={"max_turns": 2})
+             overrides={"max_turns": 2, "rulings.crossing_in_turn": False})
     d = g.decisions("move")[0]
     assert {"kind": CIRCLE, "from": 0, "to": 3, "path": 0} in d.moves()
     assert g.rows(L.TR_MOVE)[-1][:2] == (0, 3) and g[L.S_POS] == 3
@@ -931,8 +932,9 @@ def test_magic_circle():
 
 def test_stairs_and_levers():
     """Castle Cliff: climbing a staircase reaches the levers over the upper level; down at another one."""
+    # (the climb alone)
     g = play("cliff", script=[5], queues={"round": [1], "move": [move(6, STAIRS)]}, sheet={"hearts": 5},
-             overrides={"requirements.levers": 2, "max_turns": 2})
+             overrides={"requirements.levers": 2, "max_turns": 2, "rulings.crossing_in_turn": False})
     d = g.decisions("move")[0]
     assert {"kind": STAIRS, "from": 0, "to": 6, "path": 0} in d.moves()
     assert sorted(r[0] for r in g.rows(L.TR_LEVER)) == [2, 4]
@@ -964,13 +966,40 @@ def test_magic_circle_not_used_after_fleeing():
 
 
 def test_shovel_through_collapsed_wall():
+    # (the dig alone: no step after it in its turn)
     g = play("cross_A", script=[3], queues={"round": [2]}, sheet={"hearts": 5, "shovel": 2},
-             overrides={"max_turns": 2})
+             overrides={"max_turns": 2, "rulings.crossing_in_turn": False})
     assert g.walls(3)[E] == L.W_OPEN and g.walls(4)[W] == L.W_OPEN  # dug out again
     assert g.rows(L.TR_WALL) == [(3, E, 0, 0, 0)]
     assert g.rows(L.TR_LOSE) == [(SV, 1, 1, 1, 0)] and g[SV] == 1
     assert g.rows(L.TR_MOVE)[-1][:3] == (3, 4, E)
     assert len(g.rows(L.TR_ROLL)) == 1 and g[L.S_POS] == 4
+
+
+@pytest.mark.parametrize("in_turn", [True, False])
+def test_a_dig_and_the_step_after_it_are_one_turn(in_turn):
+    """"Use the shovel to open a collapsed wall and move beyond the wall ...; resume the sequence from the beginning"
+    (rulings.crossing_in_turn): turn 2 digs from cell 3 into cell 4 and steps on to cell 1 (rolled: face 1) in the
+    same turn; with the ruling off the dig is turn 2 on its own and the turn cap (2) ends the game in cell 4."""
+    quiet_a = ["nothing", "nothing", "collapse_left_front", "nothing", "nothing", "nothing"]
+    g = play("cross_A", script=[3, 1] if in_turn else [3], queues={"round": [2], "move": [1] if in_turn else []},
+             sheet={"hearts": 5, "shovel": 2},
+             overrides={"max_turns": 2, "rulings.crossing_in_turn": in_turn, "events.A": quiet_a})
+    assert g[L.S_TURN] == 2 and g[SV] == 1
+    moves = [r[:2] for r in g.rows(L.TR_MOVE)]
+    assert moves == ([(-1, 3), (3, 4), (4, 1)] if in_turn else [(-1, 3), (3, 4)])
+    assert g[L.S_POS] == (1 if in_turn else 4)
+
+
+def test_one_crossing_a_turn():
+    """After a magic circle (cell 0 -> cell 3) the turn's step is chosen from a menu without crossings: no circle
+    back to cell 0; the step into cell 2 is turn 2's (rulings.crossing_in_turn)."""
+    g = play("circles", script=[2, 1], queues={"move": [move(3, CIRCLE), 2]}, sheet={"hearts": 5},
+             overrides={**QUIET_EVENTS, "max_turns": 2})
+    first, after = g.decisions("move")[:2]
+    assert {"kind": CIRCLE, "from": 0, "to": 3, "path": 0} in first.moves()
+    assert all(m["kind"] != CIRCLE for m in after.moves()) and after.moves()
+    assert g[L.S_TURN] == 2 and g[L.S_POS] == 2
 
 
 def test_stuck_means_dead():
@@ -1227,7 +1256,8 @@ def test_roll_after_magic_circle(roll):
     rolls it on the table of the sector you jump from."""
     assert DATA["rulings"]["roll_after_jump"] is False
     g = play("circles", script=[2] + ([2] if roll else []), queues={"move": [move(3, CIRCLE)]},
-             sheet={"hearts": 5}, overrides={"max_turns": 2, "rulings.roll_after_jump": roll})
+             sheet={"hearts": 5},
+             overrides={"max_turns": 2, "rulings.roll_after_jump": roll, "rulings.crossing_in_turn": False})
     assert g[L.S_POS] == 3
     assert [(r[0], r[3]) for r in g.rows(L.TR_ROLL)] == ([(0, 0), (0, 3)] if roll else [(0, 0)])
 
@@ -1238,7 +1268,8 @@ def test_roll_after_stairs(roll):
     it (table C, the sector of the staircase climbed)."""
     g = play("cliff", script=[5] + ([5] if roll else []), queues={"round": [1], "move": [move(6, STAIRS)]},
              sheet={"hearts": 5},
-             overrides={"requirements.levers": 2, "max_turns": 2, "rulings.roll_after_jump": roll})
+             overrides={"requirements.levers": 2, "max_turns": 2, "rulings.roll_after_jump": roll,
+                        "rulings.crossing_in_turn": False})
     assert g[L.S_POS] == 6 and g[L.S_PHASE] == 1
     assert [(r[0], r[3]) for r in g.rows(L.TR_ROLL)] == ([(2, 0), (2, 6)] if roll else [(2, 0)])
 
@@ -1282,7 +1313,7 @@ def test_flee_back_not_through_a_jump():
     """flee_to = "back" after arriving by magic circle (rolled: roll_after_jump): the room you came from
     is not behind you, so you stay."""
     ov = {**QUIET_EVENTS, "events.A": ["monster"] + ["nothing"] * 5, "max_turns": 2, "rulings.flee_to": "back",
-          "rulings.roll_after_jump": True}
+          "rulings.roll_after_jump": True, "rulings.crossing_in_turn": False}
     g = play("circles", script=[2, 1, 1, 3, 3], queues={"fight_on": [0], "move": [move(3, CIRCLE)]},
              sheet={"hearts": 5}, overrides=ov)
     assert g.rows(L.TR_FLEE) == [(GOBLIN, 3, 0, 0, 0)]
@@ -1514,8 +1545,9 @@ UPPER_OV = {"requirements.levers": 2, "max_turns": 2}
 def climb(to, overrides=None):
     ov = dict(UPPER_OV)
     ov.update(overrides or {})
+    # (the climb alone: no step after it)
     return play("upper", script=[1], queues={"round": [0], "move": [move(to, STAIRS)]}, sheet={"hearts": 5},
-                overrides={**QUIET_EVENTS, **ov})
+                overrides={**QUIET_EVENTS, "rulings.crossing_in_turn": False, **ov})
 
 
 def stairs_moves(g):

@@ -1969,8 +1969,10 @@ def move_options(board, st, rm, sc, opts):
     tail = 1
     n = 0
     oracle = st[S_ORACLE]
+    cross = st[S_CROSSED] == 0  # (a turn's crossing made: its step only)
+    dig = st[SHOVEL] > 0 and cross
     # a wall w is worth a look when bit w of this is set: an open one; a collapsed one too with a shovel, or to swim
-    lut_any = (1 << W_OPEN) | ((1 << W_COLLAPSED) if st[SHOVEL] > 0 else 0)
+    lut_any = (1 << W_OPEN) | ((1 << W_COLLAPSED) if dig else 0)
     swimmer = swim_ok(R, st)
     lut_swim = (1 << W_OPEN) | (1 << W_COLLAPSED) if swimmer else lut_any
     n_max = opts.shape[0]
@@ -2003,7 +2005,7 @@ def move_options(board, st, rm, sc, opts):
             if y == oracle and req_pending(R, st) and R[R_ORACLE_BLOCKED] == 1:
                 continue
             if rm[xu, RM_WALL + d] != W_OPEN and not passable(R, st, rm, x, d, y):
-                if rm[xu, RM_WALL + d] == W_COLLAPSED and st[SHOVEL] > 0:
+                if rm[xu, RM_WALL + d] == W_COLLAPSED and dig:
                     n = add_option(opts, np.int64(n), np.int64(MK_SHOVEL), x, y, d, dist[xu])
                 continue
             if R[R_KR_ON] == 1 and (rm[yu, RM_STATE] & FLOODED) and y != pos:  # Kraken: water is swum, a room a move
@@ -2023,7 +2025,7 @@ def move_options(board, st, rm, sc, opts):
             if n < n_max:
                 option_row(opts, n, MK_SWIM if ((ys & FLOODED) != 0) & swimmer else MK_STEP, x, y, d, dx)
                 n += 1 - ex
-        if x == pos and fx >= 0:
+        if (x == pos and fx >= 0) or not cross:
             continue  # you fled from this room's foe: no stairs or circle here (only after a won encounter)
         if rm[x, RM_ICON + STAIRS] > 0:
             n = stairs_options(board, st, rm, sc, opts, np.int64(n), x, dist[x])
@@ -2180,6 +2182,29 @@ def do_move(board, st, rm, sc, opts, dice, pol, vis, c):
     if frm != to and R[R_EXIT_ROLL_ALWAYS] == 1 and st[S_PHASE] == 2 and legal_exit(board, st, rm, to) >= 0:
         table = geo[frm, 4] if 0 <= geo[frm, 4] < 4 else geo[to, 4]
     return arrive(board, st, rm, opts, dice, pol, vis, to, d, frm, table, np.bool_(False))
+
+
+@njit(cache=CACHE, _nrt=False)
+def turn_moves(board, st, rm, sc, opts, dice, pol, vis, c):
+    """The turn's move ``c``; when it is a crossing (a shovel's dig, a climb of stairs, a magic circle) and
+    ``rulings.crossing_in_turn``, the turn's step follows it in the same turn, with no other crossing ("Simplified
+    Sequence of Turn Actions": step, roll, face, collect and climb, dig, resume). The crossing counts the turn, the
+    step after it does not; with no step left the turn ends there. Returns ``do_move``'s result."""
+    R, T, geo, arrows = board
+    kind = opts[c, O_KIND]
+    r = do_move(board, st, rm, sc, opts, dice, pol, vis, c)
+    if R[R_CROSSING_IN_TURN] == 0 or r != 0 or st[S_DEAD] == 1 or not (
+            kind == MK_SHOVEL or kind == MK_STAIRS or kind == MK_CIRCLE):
+        return r
+    st[S_CROSSED] = 1
+    n = move_options(board, st, rm, sc, opts)
+    if n > 0:
+        c = decide(D_MOVE, n, st, opts, dice, pol)
+        st[S_TURN] -= 1  # (the step's room counts no turn of its own: this turn was counted by the crossing)
+        st[S_ROUND_TURN] -= 1
+        r = do_move(board, st, rm, sc, opts, dice, pol, vis, c)
+    st[S_CROSSED] = 0
+    return r
 
 
 # ------------------------------------------------------------------------------ campaigns --
@@ -2559,7 +2584,7 @@ def santa_turn(board, st, rm, sc, opts, dice, pol, vis):
     if n == 0:
         return -1
     c = decide(D_MOVE, n, st, opts, dice, pol)
-    do_move(board, st, rm, sc, opts, dice, pol, vis, c)
+    turn_moves(board, st, rm, sc, opts, dice, pol, vis, c)
     return 0
 
 
@@ -3222,8 +3247,8 @@ def take_turn(board, st, rm, sc, opts, dice, pol, vis):
         return -1
     c = decide(D_MOVE, n, st, opts, dice, pol)
     if R[R_KR_ON] == 1:  # Discovering the Kraken: the flood, the next area, the market, the hourglass
-        return kr_end_turn(board, st, rm, sc, opts, dice, pol, do_move(board, st, rm, sc, opts, dice, pol, vis, c))
-    return do_move(board, st, rm, sc, opts, dice, pol, vis, c)
+        return kr_end_turn(board, st, rm, sc, opts, dice, pol, turn_moves(board, st, rm, sc, opts, dice, pol, vis, c))
+    return turn_moves(board, st, rm, sc, opts, dice, pol, vis, c)
 
 
 @njit(cache=CACHE, _nrt=False)
@@ -3538,6 +3563,7 @@ def p2_turn(b, st, ob, opp, rm, sc, opts, dice, pol, vis):
     p2_open_exit(R, st, tr)
     if done == 1:
         st[S_P2_DONE] = 1
+        st[S_ROUND] = 1  # the adventure's one round, completed (rounds_completed)
     elif st[S_DEAD] == 1:
         st[S_P2_DONE] = 2
     p2_pass(st, opp)

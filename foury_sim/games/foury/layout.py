@@ -92,7 +92,8 @@ S_STR_ROW = 104  # strength row of the round being played: 4 x round index (play
 # -- state slots 112..119: the search policy (foury_sim/search.py)
 S_SEARCH_FAULT = 112  # after a search game: forced decisions whose replay differed from their record (always 0)
 
-# -- state slots 120..127: free
+S_CROSSED = 120  # 1 while a turn's crossing (a dig, a climb, a circle) is made: its step follows, no other crossing
+# -- state slots 121..127: free
 S_ARROW0 = 128  # state[S_ARROW0 + a] = 1 when arrow a is used (entered or exited)
 MAX_ARROWS = 32
 
@@ -330,6 +331,7 @@ R_ITEM_SHIELD = 75  # items.shield: shields one shield icon gives
 R_ITEM_CLOVER = 76  # items.clover: clovers one clover icon gives
 R_ITEM_CORNU = 77  # items.cornucopia: cornucopias one cornucopia icon gives
 R_REDEEM = 78  # market.redeem: resources a cornucopia redeemed gives (when gained, or at the market)
+R_CROSSING_IN_TURN = 79  # rulings.crossing_in_turn: a dig, climb or circle belongs to a turn with a step (1)
 
 # -- rules 80..95: foes from the ruleset's [enemies] table
 R_N_FOES = 80  # foe kinds: icons FOE_FIRST .. FOE_FIRST + R[R_N_FOES] - 1 (icons.py)
