@@ -512,8 +512,8 @@ def test_stuck_the_hourglass_runs_out_where_you_stand(tmp_path):
     """Santa Crash'n Foury, ``santa.stuck = "hourglass"``: "Stuck (no move left): the hourglass runs out where you
     stand (then the goal or the Wrath)". Start in cell 2 (roll 1, turn 1); turn 2 steps into the dead end cell 3
     (roll 3: a wall drawn behind it), no shovel: turn 3 has no move. The hourglass (10) runs out there, after 2
-    turns: with the goal (1 green package) not met, the Wrath (1 attack: 6 against 1 + 1, nothing lost); with the goal met (empty goal),
-    the collection's win, no attack rolled."""
+    turns: with the goal (1 green package) not met, the Wrath (1 attack: 6 against 1 + 1, nothing lost); with the
+    goal met (empty goal), the collection's win, no attack rolled."""
     path = santa_map(tmp_path, ">AX. O.. A.. A..|")
     over = {**SANTA, **WALL_BEHIND_ON_3, "santa.hourglass": 10, "santa.wrath_turns": 1, "santa.wrath_strength": 1,
             "santa.stuck": "hourglass"}  # (the default since session 67 is death: test_stuck_is_a_death)
