@@ -545,6 +545,11 @@ def _flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 
 def _culprit(e: InputError, cell: dict[str, Any], swept: list[str], fixed: dict[str, Any]) -> str | None:
     w = f"{e.where or ''} {e.message}"
+    # "policy parameter NAME=..." / "unknown policy parameter 'NAME'": its param.NAME key, before the word
+    # "policy" matches the policy's own key
+    m = re.search(r"policy parameter '?([A-Za-z_]\w*)", e.message)
+    if m and f"param.{m[1]}" in cell:
+        return f"param.{m[1]}"
     for k in list(cell):
         short = k.split(".")[-1]
         if k in w or short in w:

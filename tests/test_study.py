@@ -621,6 +621,22 @@ def test_a_sweep_file_that_contradicts_itself_is_refused(tmp_path, body, line, m
     assert e.value.where == f"{exp}:{line}"
 
 
+@pytest.mark.parametrize("body, line, message", [
+    ('[fixed]\npolicy = "greedy"\n"param.foe_avoid" = "x"\n[sweep]\nhero = ["kael"]\n', 6,
+     "policy parameter foe_avoid='x' is not a number"),
+    ('[fixed]\npolicy = "greedy"\n[sweep]\n"param.foe_avoid" = [1, "x"]\n', 7,
+     "policy parameter foe_avoid='x' is not a number"),
+    ('[fixed]\npolicy = "greedy"\n"param.foe_avoidd" = 1\n[sweep]\nhero = ["kael"]\n', 6,
+     "unknown policy parameter 'foe_avoidd'"),
+])
+def test_a_bad_policy_parameter_in_a_sweep_names_its_own_line(tmp_path, body, line, message):
+    """"policy parameter NAME=..." was placed at the policy's line (the word "policy" matched first)."""
+    exp = write(tmp_path, f'name = "c"\ngame = "foury"\ngames = 100\n{body}')
+    with pytest.raises(InputError, match=re.escape(message)) as e:
+        load_experiment(exp)
+    assert e.value.where == f"{exp}:{line}"
+
+
 def test_a_p_value_below_the_smallest_double_is_not_printed_as_0():
     from foury_sim.study import _p
 
