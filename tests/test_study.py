@@ -637,6 +637,24 @@ def test_a_bad_policy_parameter_in_a_sweep_names_its_own_line(tmp_path, body, li
     assert e.value.where == f"{exp}:{line}"
 
 
+def test_a_quick_look_at_a_precision_has_a_folder_of_its_own(tmp_path):
+    """A quick look's folder left out --precision: a second quick look at another precision was refused as another
+    experiment in the same folder, with advice to rename it, which a quick look cannot do."""
+    from foury_sim.study import set_precision
+
+    exp = write(tmp_path, 'name = "q"\ngame = "foury"\ngames = 100\n[sweep]\nhero = ["kael", "melyra"]\n')
+    names = []
+    for width, max_games, batch in ((0.3, None, None), (0.2, None, None), (0.2, 50_000, None), (0.2, None, 500)):
+        e = load_experiment(exp, heroes=["kael"])
+        set_precision(e, width, max_games, batch)
+        names.append(e.name)
+    assert names == ["q-quick-heroes-kael-precision0.3", "q-quick-heroes-kael-precision0.2",
+                     "q-quick-heroes-kael-precision0.2-maxgames50000", "q-quick-heroes-kael-precision0.2-batch500"]
+    full = load_experiment(exp)  # (the full study at a precision given on the command line keeps its name)
+    set_precision(full, 0.2)
+    assert full.name == "q"
+
+
 def test_a_p_value_below_the_smallest_double_is_not_printed_as_0():
     from foury_sim.study import _p
 
