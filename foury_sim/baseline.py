@@ -644,10 +644,16 @@ def format_check(r: CheckResult, every: bool = False) -> str:
     n = len(r.rows)
     lvl = f"{100 * r.conf:g} %"
     moved = r.moved
-    head = (f"check {r.name}: {len(moved)} of {n} metrics MOVED" if not r.passed
-            else f"check {r.name}: all {n} metrics within tolerance")
     ident = int(r.rows["identical"].sum())
-    lines = [head + f" ({ident} identical game by game; baseline {r.folder}, saved {r.saved})",
+    n_unres = int((r.rows["verdict"] == "unresolved").sum())
+    if not r.passed:
+        head = f"check {r.name}: {len(moved)} of {n} metrics MOVED ({ident} identical game by game"
+    elif n_unres:  # an unresolved row differs by more than its tolerance: "within tolerance" would be untrue
+        head = (f"check {r.name}: none of {n} metrics moved beyond chance or tolerance ({ident} identical game "
+                f"by game, {n_unres} unresolved")
+    else:
+        head = f"check {r.name}: all {n} metrics within tolerance ({ident} identical game by game"
+    lines = [head + f"; baseline {r.folder}, saved {r.saved})",
              f"rule: {RULE}, conf {r.conf:g}", ""]
     show = r.rows if every else (moved if not r.passed else r.rows[~r.rows["identical"]])
     if not show.empty:

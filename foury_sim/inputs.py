@@ -4,8 +4,11 @@ verb refuses the same bad value with the same line before anything is simulated.
 The limits (README, "Limits"):
 
 * seeds and game indices: whole numbers 0 .. 2**63-1 (the dice streams key on (seed, game index));
-* ``--games``: 1 .. ``GAMES_MAX`` per run or comparison, and no more than the machine's memory holds
-  (``GAME_BYTES`` bytes per game and output column, checked before anything is allocated);
+* ``--games`` where every game's row is kept (``ladder --games``, ``tune --max-games``, a library run with
+  ``keep_rows``): 1 .. ``GAMES_MAX``, and no more than the machine's memory holds (``GAME_BYTES`` bytes per game
+  and output column, checked before anything is allocated); ``run`` and ``compare`` stream
+  (``runner.check_streamed_games``), and a study file's games have its verb's own limits (README, "Exit codes and
+  limits");
 * ``--trials``: 1 .. ``TRIALS_MAX``; ``--threads``: 1 .. the cores numba sees; ``--conf``: 0.5 <= conf < 1;
 * names (``--hero``, ``--policy``) may be left out (the game's default) but never given empty; nor may policy
   parameters (``--param``, ``--dm-param``), nor any item of their comma list; a built-in policy's on/off
@@ -28,7 +31,7 @@ from .errors import InputError
 SEED_MAX = 2**63 - 1
 #: Game indices (``replay --game``, first game + games of a run) share the seeds' range.
 INDEX_MAX = 2**63 - 1
-#: Most games one run or comparison plays (a sweep cell: the experiment file's own limits).
+#: Most games of one run that keeps every game's row (``check_games``; streamed runs: ``runner.check_streamed_games``).
 GAMES_MAX = 100_000_000
 #: Peak bytes a run holds per game and per output column (kernel table, data frame, derived columns, the
 #: sorted copies of the summary's quantiles): measured ~16 (a 1M-game run of 26 columns peaked 330 MB above a

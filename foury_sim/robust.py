@@ -299,7 +299,7 @@ def _load_robust(path: str | Path) -> RobustExperiment:
     if not isinstance(extra, dict):
         raise InputError("[factors] must be a table of key = [alternatives] or { range = [lo, hi] }", where("factors"))
     places = [f"{ps}:{n}" for n in conclusion_lines(text)]  # (each [[conclusions]] table's line)
-    conclusions = _conclusions(data.get("conclusions"), fixed, where, places)
+    conclusions = _conclusions(data.get("conclusions"), fixed, where, places, conclusion_key_lines(text))
     runner = CellRunner(spec)
     fixed_pol = runner.resolve(fixed, where("fixed"))[2]  # (its policy, its parameters)
     for i, c in enumerate(conclusions):  # each conclusion's cells at the defaults: a fault at its own line
@@ -425,43 +425,73 @@ def conclusion_lines(text: str) -> list[int]:
             if re.match(r"^\s*\[\[\s*conclusions\s*\]\]\s*(#.*)?$", line)]
 
 
-def _conclusions(raw: Any, fixed: dict[str, Any], where: Any, places: list[str] | None = None) -> list[Conclusion]:
-    """The conclusions of an experiment file (``places``: each one's ``file:line``, from ``conclusion_lines``)."""
+def conclusion_key_lines(text: str) -> list[dict[str, int]]:
+    """For each ``[[conclusions]]`` header of ``text`` (as ``conclusion_lines``), the line (1-based) of each key
+    written at the start of a line of its table (up to the next table header)."""
+    lines = text.splitlines()
+    out = []
+    for head in conclusion_lines(text):
+        keys: dict[str, int] = {}
+        for n in range(head + 1, len(lines) + 1):
+            line = lines[n - 1]
+            if re.match(r"^\s*\[", line):
+                break
+            m = re.match(r'^\s*"?([A-Za-z_][\w\-]*)"?\s*=', line)
+            if m:
+                keys.setdefault(m[1], n)
+        out.append(keys)
+    return out
+
+
+def _conclusions(raw: Any, fixed: dict[str, Any], where: Any, places: list[str] | None = None,
+                 key_lines: list[dict[str, int]] | None = None) -> list[Conclusion]:
+    """The conclusions of an experiment file (``places``: each one's ``file:line``, from ``conclusion_lines``;
+    ``key_lines``: the line of each of its keys, from ``conclusion_key_lines``: a fault in a key at its line)."""
     if not isinstance(raw, list) or not raw:
         raise InputError("give at least one [[conclusions]] (kind = \"ranking\" or \"target\")", where("conclusions"))
     out = []
     for i, c in enumerate(raw):
         # (each [[conclusions]] at its own header, not the first's)
-        w = places[i] if places and len(places) == len(raw) else where("conclusions")
+        own = bool(places) and len(places) == len(raw)
+        head = places[i] if own else where("conclusions")
+        keys = key_lines[i] if own and key_lines and len(key_lines) == len(raw) else {}
+        file = head.rsplit(":", 1)[0]
+
+        def at(*names: str, head: str = head, keys: dict[str, int] = keys, file: str = file) -> str:
+            """The line of the first of ``names`` written in this conclusion's table, else its header."""
+            return next((f"{file}:{keys[k]}" for k in names if k in keys), head)
+
+        w = head
         if not isinstance(c, dict):
             raise InputError("each [[conclusions]] must be a table", w)
         kind = c.get("kind")
         if not isinstance(kind, str) or kind not in CONCLUSION_KEYS:
-            raise InputError(f"conclusion {i + 1}: kind must be 'ranking' or 'target', not {kind!r}", w)
+            raise InputError(f"conclusion {i + 1}: kind must be 'ranking' or 'target', not {kind!r}", at("kind"))
         unknown = [k for k in c if k not in CONCLUSION_KEYS[kind]]
         if unknown:
             raise InputError(f"conclusion {i + 1}: a {kind} takes {', '.join(CONCLUSION_KEYS[kind])}, not "
-                             f"{unknown[0]!r}", w)
+                             f"{unknown[0]!r}", at(unknown[0]))
         settings = c.get("settings", {})
         if not isinstance(settings, dict):
-            raise InputError(f"conclusion {i + 1}: settings must be a table", w)
+            raise InputError(f"conclusion {i + 1}: settings must be a table", at("settings"))
         if kind == "ranking":
             over, values = c.get("over"), c.get("values")
             if not isinstance(over, str) or not isinstance(values, list) or len(values) < 2:
-                raise InputError(f"conclusion {i + 1}: a ranking needs over = KEY and values = [at least 2]", w)
+                raise InputError(f"conclusion {i + 1}: a ranking needs over = KEY and values = [at least 2]",
+                                 at("over") if not isinstance(over, str) else at("values"))
             twice = next((v for j, v in enumerate(values) if any(_same(v, x) for x in values[:j])), None)
             if twice is not None:
                 raise InputError(f"conclusion {i + 1}: values lists {twice!r} twice (a ranking orders different "
-                                 "values)", w)
+                                 "values)", at("values"))
             cells = [dict(settings) | {over: v} for v in values]
             name = c.get("name", f"the ranking of {over} ({', '.join(map(str, values))})")
             out.append(Conclusion(name, "ranking", cells, over, list(values)))
         elif kind == "target":
             target, direction = c.get("target"), c.get("direction", "at_least")
             if not isinstance(target, (int, float)) or isinstance(target, bool) or not 0 <= target <= 1:
-                raise InputError(f"conclusion {i + 1}: target must be a win rate between 0 and 1", w)
+                raise InputError(f"conclusion {i + 1}: target must be a win rate between 0 and 1", at("target"))
             if direction not in ("at_least", "at_most"):
-                raise InputError(f"conclusion {i + 1}: direction must be 'at_least' or 'at_most'", w)
+                raise InputError(f"conclusion {i + 1}: direction must be 'at_least' or 'at_most'", at("direction"))
             word = ">=" if direction == "at_least" else "<="
             name = c.get("name", f"{_cell_label(settings)} wins {word} {100 * target:g} %")
             out.append(Conclusion(name, "target", [dict(settings)], target=float(target), direction=direction))

@@ -90,6 +90,8 @@ class Experiment:
     cli_args: str = ""
     #: quick-look overrides of the command line (``sweep --games/--heroes/--policies``), in the manifest
     overrides: dict[str, Any] = field(default_factory=dict)
+    #: the file's own name, of which a quick look's folder name is made (``quick_name``)
+    file_name: str = ""
 
 
 def _where(path: str, text: str, key: str) -> str:
@@ -368,7 +370,9 @@ def _quick_axis(flag: str, values: list[str], fixed: dict[str, Any], sweep: dict
 def quick_name(name: str, overrides: dict[str, Any]) -> str:
     """The results folder of a quick look: ``NAME-quick-games1000-heroes-kael+melyra`` (never the full
     study's ``NAME``, so a quick look and the full study never share a folder); a robustness study's
-    ``NAME-quick-games200-points8`` (``robust.load_robust``)."""
+    ``NAME-quick-games200-points8`` (``robust.load_robust``); a quick look at a ``--precision`` (and ``--max-games``,
+    ``--batch`` when given) names them too: ``NAME-quick-heroes-kael-precision0.05-maxgames50000``, so that a quick
+    look at another precision is not refused as another experiment in the same folder."""
     parts = [name, "quick"]
     for key in ("games", "points"):
         if key in overrides:
@@ -376,6 +380,9 @@ def quick_name(name: str, overrides: dict[str, Any]) -> str:
     for flag, key in QUICK_AXES.items():
         if key in overrides:
             parts.append(f"{flag[2:]}-{'+'.join(overrides[key])}")
+    for key, word in (("precision", "precision"), ("max_games", "maxgames"), ("batch", "batch")):
+        if overrides.get(key) is not None:
+            parts.append(f"{word}{overrides[key]:g}")
     out = "".join("_" if c in NAME_FORBIDDEN or ord(c) < 32 else c for c in "-".join(parts))
     if len(out) > MAX_NAME:
         digest = hashlib.sha256(out.encode()).hexdigest()[:8]
@@ -508,6 +515,7 @@ def load_experiment(path: str | Path, *, games: int | None = None, heroes: list[
                        f"{shlex.quote(','.join(v))}" for k, v in overrides.items())
         exp.name = quick_name(name, overrides)
         exp.overrides = overrides
+        exp.file_name = name
         exp.text += f"\n# command line (quick look):{args}\n"
         exp.cli_args = args
     return exp
@@ -529,6 +537,9 @@ def set_precision(exp: Experiment, width: float, max_games: int | None = None, b
     exp.games = None
     exp.text += f"\n# command line: --precision {width} --max-games {mg} --batch {target.batch}\n"
     exp.cli_args += f" --precision {width} --max-games {mg} --batch {target.batch}"
+    if exp.overrides:  # a quick look: its folder names the precision (another one is another quick look)
+        exp.name = quick_name(exp.file_name, {**exp.overrides, "precision": width, "max_games": max_games,
+                                              "batch": batch})
 
 
 def _flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -545,6 +556,11 @@ def _flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 
 def _culprit(e: InputError, cell: dict[str, Any], swept: list[str], fixed: dict[str, Any]) -> str | None:
     w = f"{e.where or ''} {e.message}"
+    # "policy parameter NAME=..." / "unknown policy parameter 'NAME'": its param.NAME key, before the word
+    # "policy" matches the policy's own key
+    m = re.search(r"policy parameter '?([A-Za-z_]\w*)", e.message)
+    if m and f"param.{m[1]}" in cell:
+        return f"param.{m[1]}"
     for k in list(cell):
         short = k.split(".")[-1]
         if k in w or short in w:

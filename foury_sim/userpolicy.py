@@ -502,7 +502,14 @@ def user_policy(spec: str, param_text: str | None = None) -> Policy:
     """The Policy for ``--policy FILE.py:FUNCTION`` and ``--param``. A file declares its parameters with
     ``POLICY_PARAMS = {"name": default, ...}``: ``--param`` names are checked against them (unknown: an
     error; missing: the default) and the vector holds exactly those, in order. A file that declares none
-    gets the ``--param`` values given, in order (names free). Every value must be finite."""
+    gets the ``--param`` values given, in order (names free). Every value must be finite. The items' form
+    (NAME=NUMBER) is checked first, in one line before the file is compiled (seconds); their names after."""
+    for item in (param_text or "").split(","):
+        if item.strip():
+            k, eq, v = item.partition("=")
+            if not eq:
+                raise InputError(f"policy parameter {item.strip()!r} is not NAME=NUMBER", "--param")
+            _number(k.strip(), v.strip(), "--param")
     up = load_user_policy(spec)
     if up.params is not None:
         vals = parse_params(param_text, up.params)

@@ -43,7 +43,8 @@ def test_shipped_baseline_still_holds(name):
     r = cli("check", name, "--baselines", str(SHIPPED))
     assert r.returncode == 0, f"the balance moved:\n{r.stdout}\n{r.stderr}"
     n = sum(len(run["metrics"]) for run in json.loads((SHIPPED / name / "baseline.json").read_text())["runs"])
-    assert r.stdout.startswith(f"check {name}: all {n} metrics within tolerance")
+    assert r.stdout.startswith((f"check {name}: all {n} metrics within tolerance",
+                                f"check {name}: none of {n} metrics moved beyond chance or tolerance"))
 
 
 def test_every_registered_game_has_a_shipped_baseline():
@@ -124,6 +125,25 @@ def test_with_tolerance_0_the_rule_is_significance_as_before():
     a, b = rng.random(500) < 0.4, rng.random(500) < 0.5
     for d in (stats.paired_rate_diff(a, b), stats.paired_mean_diff(a * 3.0, b * 2.0)):
         assert stats.paired_beyond_p(d, 0.0) == d["p_value"]
+
+
+def test_the_check_headline_does_not_call_unresolved_rows_within_tolerance():
+    """An unresolved row differs by more than its tolerance: a passing check with one says that nothing moved
+    beyond chance or tolerance and counts them, not "all N metrics within tolerance"."""
+    rows = _rows(p=[1.0, 1.0, 0.3, 0.4], diff=[0.0, 0.0, 0.05, 0.002], lo=[0.0, 0.0, -0.02, -0.01],
+                 hi=[0.0, 0.0, 0.12, 0.014], tol=[0.01] * 4, identical=[True, True, False, False],
+                 p_beyond=[1.0, 1.0, 0.6, 1.0])
+    rows["baseline"], rows["now"] = 0.4, rows["diff"] + 0.4
+    res = baseline.CheckResult("t", baseline.decide(rows), 0.95, saved="then", folder="store/t")
+    assert res.passed and res.rows["verdict"].tolist() == ["identical", "identical", "unresolved", "chance"]
+    text = baseline.format_check(res)
+    assert text.splitlines()[0] == ("check t: none of 4 metrics moved beyond chance or tolerance (2 identical "
+                                    "game by game, 1 unresolved; baseline store/t, saved then)")
+    assert "within tolerance" not in text and "unresolved: 1 metrics differ by more than" in text
+    rows.loc[2, ["diff", "hi"]] = [0.005, 0.07]  # within the tolerance: the headline says so
+    res = baseline.CheckResult("t", baseline.decide(rows), 0.95, saved="then", folder="store/t")
+    assert baseline.format_check(res).startswith("check t: all 4 metrics within tolerance (2 identical game by "
+                                                 "game; baseline store/t, saved then)")
 
 
 @pytest.mark.parametrize("kind", ["rate", "mean"])

@@ -155,8 +155,9 @@ def test_a_conclusion_key_its_kind_does_not_read_is_refused_at_its_own_conclusio
     f.write_text(text)
     with pytest.raises(InputError) as e:
         load_robust(f)
-    n = 1 if kind == "ranking" else 2  # (each at its own [[conclusions]] line: all were at the first's)
-    line = [i for i, x in enumerate(text.splitlines(), 1) if x == "[[conclusions]]"][n - 1]
+    n = 1 if kind == "ranking" else 2  # (each at its own conclusion's key: all were at the first's header)
+    head = [i for i, x in enumerate(text.splitlines(), 1) if x == "[[conclusions]]"][n - 1]
+    line = next(i for i, x in enumerate(text.splitlines(), 1) if i > head and x == extra.strip())
     keys = "kind, name, over, values, settings" if kind == "ranking" else "kind, name, settings, target, direction"
     assert (e.value.where, e.value.message) == (f"{f}:{line}", f"conclusion {n}: a {kind} takes {keys}, not {key!r}")
 
@@ -166,8 +167,28 @@ def test_a_ranking_of_a_value_against_itself_is_refused(tmp_path):
     f.write_text('game = "foury"\n[[conclusions]]\nkind = "ranking"\nover = "hero"\nvalues = ["kael", "kael"]\n')
     with pytest.raises(InputError) as e:
         load_robust(f)
-    assert (e.value.where, e.value.message) == (f"{f}:2", "conclusion 1: values lists 'kael' twice (a ranking orders "
+    assert (e.value.where, e.value.message) == (f"{f}:5", "conclusion 1: values lists 'kael' twice (a ranking orders "
                                                           "different values)")
+
+
+@pytest.mark.parametrize("conclusion, message", [
+    ('kind = "target"\nname = "x"\nsettings = { hero = "free" }\ntarget = 1.5\n',
+     "target must be a win rate between 0 and 1"),
+    ('kind = "target"\ntarget = 0.2\n# the direction\ndirection = "above"\n',
+     "direction must be 'at_least' or 'at_most'"),
+    ('kind = "target"\ntarget = 0.2\nsettings = 3\n', "settings must be a table"),
+    ('kind = "ranking"\nover = "hero"\nvalues = ["kael"]\n', "a ranking needs over = KEY and values = [at least 2]"),
+])
+def test_a_bad_key_of_the_second_conclusion_is_reported_at_its_own_line(tmp_path, conclusion, message):
+    """A bad ``target = 1.5`` was reported at its [[conclusions]] header, not at the target's line."""
+    f = tmp_path / "bad.toml"
+    text = ('game = "foury"\n[[conclusions]]\nkind = "target"\ntarget = 0.2\n\n[[conclusions]]\n' + conclusion
+            + '\n[fixed]\nhero = "kael"\n')
+    f.write_text(text)
+    with pytest.raises(InputError) as e:
+        load_robust(f)
+    line = len(text.splitlines()) - 3  # the conclusion's last line, the key at fault
+    assert (e.value.where, e.value.message) == (f"{f}:{line}", f"conclusion 2: {message}")
 
 
 @pytest.mark.parametrize("fixed, conclusion, line, message", [

@@ -621,6 +621,40 @@ def test_a_sweep_file_that_contradicts_itself_is_refused(tmp_path, body, line, m
     assert e.value.where == f"{exp}:{line}"
 
 
+@pytest.mark.parametrize("body, line, message", [
+    ('[fixed]\npolicy = "greedy"\n"param.foe_avoid" = "x"\n[sweep]\nhero = ["kael"]\n', 6,
+     "policy parameter foe_avoid='x' is not a number"),
+    ('[fixed]\npolicy = "greedy"\n[sweep]\n"param.foe_avoid" = [1, "x"]\n', 7,
+     "policy parameter foe_avoid='x' is not a number"),
+    ('[fixed]\npolicy = "greedy"\n"param.foe_avoidd" = 1\n[sweep]\nhero = ["kael"]\n', 6,
+     "unknown policy parameter 'foe_avoidd'"),
+])
+def test_a_bad_policy_parameter_in_a_sweep_names_its_own_line(tmp_path, body, line, message):
+    """"policy parameter NAME=..." was placed at the policy's line (the word "policy" matched first)."""
+    exp = write(tmp_path, f'name = "c"\ngame = "foury"\ngames = 100\n{body}')
+    with pytest.raises(InputError, match=re.escape(message)) as e:
+        load_experiment(exp)
+    assert e.value.where == f"{exp}:{line}"
+
+
+def test_a_quick_look_at_a_precision_has_a_folder_of_its_own(tmp_path):
+    """A quick look's folder left out --precision: a second quick look at another precision was refused as another
+    experiment in the same folder, with advice to rename it, which a quick look cannot do."""
+    from foury_sim.study import set_precision
+
+    exp = write(tmp_path, 'name = "q"\ngame = "foury"\ngames = 100\n[sweep]\nhero = ["kael", "melyra"]\n')
+    names = []
+    for width, max_games, batch in ((0.3, None, None), (0.2, None, None), (0.2, 50_000, None), (0.2, None, 500)):
+        e = load_experiment(exp, heroes=["kael"])
+        set_precision(e, width, max_games, batch)
+        names.append(e.name)
+    assert names == ["q-quick-heroes-kael-precision0.3", "q-quick-heroes-kael-precision0.2",
+                     "q-quick-heroes-kael-precision0.2-maxgames50000", "q-quick-heroes-kael-precision0.2-batch500"]
+    full = load_experiment(exp)  # (the full study at a precision given on the command line keeps its name)
+    set_precision(full, 0.2)
+    assert full.name == "q"
+
+
 def test_a_p_value_below_the_smallest_double_is_not_printed_as_0():
     from foury_sim.study import _p
 

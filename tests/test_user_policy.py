@@ -131,6 +131,26 @@ def test_an_undeclared_file_gets_exactly_the_params_given_and_a_read_past_them_i
     assert "is not a finite number" in _refused(f"{path}:f", "x=nan").message
 
 
+@pytest.mark.parametrize("params, message", [
+    ("1,2", "policy parameter '1' is not NAME=NUMBER"),
+    ("x=1,y", "policy parameter 'y' is not NAME=NUMBER"),
+    ("x=abc", "policy parameter x='abc' is not a number"),
+    ("x=inf", "policy parameter x=inf is not a finite number"),
+])
+def test_a_user_policys_param_syntax_is_refused_before_its_file_is_compiled(tmp_path, monkeypatch, params, message):
+    """``--param 1,2`` with a user policy compiled the file (seconds) before saying it is not NAME=NUMBER."""
+    from foury_sim import userpolicy
+
+    path = _file(tmp_path, "def f(kind, state, options, n_options, params):\n    return 0\n")
+
+    def compiled(spec):
+        raise AssertionError("the policy file was compiled before its --param was checked")
+
+    monkeypatch.setattr(userpolicy, "load_user_policy", compiled)
+    e = _refused(f"{path}:f", params)
+    assert (e.where, e.message) == ("--param", message)
+
+
 def test_writes_never_reach_the_game_and_reads_outside_are_refused(tmp_path):
     path = _file(tmp_path, """
         def honest(kind, state, options, n_options, params):
