@@ -106,11 +106,12 @@ def test_a_game_that_is_no_text_is_one_line_at_its_line(tmp_path, verb, load, va
 
 @pytest.mark.parametrize("value", ["[]", "{ a = 1 }", "3"])
 def test_a_conclusion_kind_that_is_no_text_is_one_line(tmp_path, value):
+    """A bad ``kind`` is reported at its own line (10), not at the ``[[conclusions]]`` header (9)."""
     path = tmp_path / "r.toml"
     path.write_text(ROBUST.format(fixed='policy = "threshold"', conclusion=RANKING.replace('"ranking"', value)))
     with pytest.raises(InputError) as e:
         load_robust(path)
-    assert e.value.where == f"{path}:9" and "kind must be" in e.value.message, e.value
+    assert e.value.where == f"{path}:10" and "kind must be" in e.value.message, e.value
 
 
 def _factors(tmp_path, factors: str, fixed: str = 'policy = "threshold"', conclusion: str = RANKING):

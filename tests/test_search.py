@@ -250,11 +250,14 @@ def test_delve_search_games_do_not_depend_on_batches_or_threads(drs):
 
 def test_delve_search_beats_its_base_policy_on_the_same_dice(drs):
     """1,500 games of Delve, hero none: search (8 rollouts per option over risk) against risk on common dice
-    (measured: +7.7 points, exact McNemar p = 8e-7; 4 rollouts per option is too noisy and loses 3 points)."""
+    (measured: +3.9 points, exact McNemar p = 0.016; 4 rollouts per option is too noisy and loses 3 points). Before
+    session 67's ``rulings.empty_monster_phase`` it gained +7.7 points (p = 8e-7), as it still does with that ruling
+    off (3,000 games: +7.7 [5.6, 9.8] against +3.8 [1.6, 5.9] with it on): with margin 0 its rollouts sometimes
+    take the new optional question's scroll or ultimate over "done" on noise."""
     base = D.simulate(drs, "none", make_policy("risk", D.POLICIES), 11, 0, 1500)["win"]
     srch = D.simulate(drs, "none", make_policy("search", D.POLICIES, "rollouts=8"), 11, 0, 1500)["win"]
     res = paired_rate_diff(base, srch)
-    assert res["diff"] > 0.04 and res["p_value"] < 0.01, res
+    assert res["diff"] > 0.02 and res["p_value"] < 0.05, res
 
 
 def test_delve_search_without_jit_plays_the_same_games_and_switches_at_decision_m(drs, tmp_path):
@@ -342,7 +345,7 @@ def test_foury_replay_shows_each_searched_decision_with_its_rollout_means(frs):
     assert opts[:4] == [
         "    option 1: 1 won, mean value 1.250, paired vs the base's choice +0.125  <- taken",
         "    option 2: 0 won, mean value 0.500, paired vs the base's choice -0.625",
-        "    option 3: 1 won, mean value 1.125, paired vs the base's choice +0.000",
+        "    option 3: 0 won, mean value 0.375, paired vs the base's choice -0.750",
         "    option 4: 1 won, mean value 1.125, paired vs the base's choice +0.000  (the base's choice, not taken)",
     ]
     for head, opts in blocks:
@@ -357,19 +360,20 @@ def test_foury_replay_shows_each_searched_decision_with_its_rollout_means(frs):
 
 
 def test_delve_replay_shows_the_search_rows_before_each_searched_decision(drs):
-    """Delve, seed 3, game 1, the regroups searched with 2 rollouts: 11 searched decisions, each followed by
-    its decision row; the one where the search overrides risk (it retires on the rollouts' evidence) exactly."""
-    lines = D.replay(drs, "none", make_policy("search", D.POLICIES, "rollouts=2,kinds=32"), 3, 1)
+    """Delve, seed 3, game 7, the regroups searched with 2 rollouts: 7 searched decisions, each followed by
+    its decision row; the one where the search overrides risk (it retires on the rollouts' evidence) exactly.
+    (Game 1 until session 67: the monster phase of a level without monsters changed its dice.)"""
+    lines = D.replay(drs, "none", make_policy("search", D.POLICIES, "rollouts=2,kinds=32"), 3, 7)
     blocks = _search_blocks(lines)
-    assert len(blocks) == 11
+    assert len(blocks) == 7
     i = lines.index("  search at the regroup decision: 2 options x 2 rollouts on common dice; option 1 taken "
                     "(overrides the base policy's choice, option 2)")
     assert lines[i + 1 : i + 4] == [
         "    option 1: 2 won, mean value 1.001, paired vs the base's choice +0.500  <- taken",
         "    option 2: 1 won, mean value 0.501, paired vs the base's choice +0.000  (the base's choice, not taken)",
-        "   decide the regroup phase (option 1 of 2): retire (+2 XP)",
+        "   decide the regroup phase (option 1 of 2): retire (+1 XP)",
     ]
-    assert not any("search at" in line for line in D.replay(drs, "none", make_policy("risk", D.POLICIES), 3, 1))
+    assert not any("search at" in line for line in D.replay(drs, "none", make_policy("risk", D.POLICIES), 3, 7))
 
 
 def test_a_search_run_plays_in_small_chunks_with_the_same_games():

@@ -25,7 +25,7 @@ def test_a_scroll_rerolls_a_chest_die_too(scripted):
     rolls a goblin and a chest; the scroll die (to the Graveyard first) rerolls the chest, which comes up a
     potion: the goblin stays, the chest is gone."""
     script = party("S", "Ch", "Ch", "Ch", "Ch", "Ch", "Ch") + [GOB] + [GOB, CHEST] + [POTION]
-    wishes = cont(0) + [wish(A.D_MONSTER, 1, A.A_SCROLL, A.U_PARTY + A.SCROLL),
+    wishes = cont(0) + [wish(A.D_MONSTER, 2, A.A_SCROLL, A.U_PARTY + A.SCROLL),
                         wish(A.D_REROLL, 0, A.A_PICK, A.N_FACES + 3)]
     row, lines = run(scripted, script, wishes)
     has(lines, "Level 2, the dungeon rolls 2 dice: 1 goblin, 1 chest", "reroll a chest",
