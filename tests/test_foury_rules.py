@@ -44,6 +44,7 @@ STATUE, GOBLIN, ORC, IMP, BANDIT, TROLL, MINOTAUR = (
     I.SHIPPED.foe(k) for k in ("statue", "goblin", "orc", "imp", "bandit", "troll", "minotaur"))
 H, SH, CL, WP, SV, CH, CU = (L.HEARTS, L.SHIELD, L.CLOVER, L.WEAPON, L.SHOVEL, L.CHEST, L.CORNU)
 N, E, S, W = 0, 1, 2, 3
+DATA_DIR = Path(__file__).parent / "data" / "foury"
 STEP, SHOVEL_MOVE, GOTO, STAIRS, CIRCLE, SWIM = (L.MK_STEP, L.MK_SHOVEL, L.MK_GOTO, L.MK_STAIRS, L.MK_CIRCLE,
                                                  L.MK_SWIM)
 DEFAULT_RULES = rules("cross_A")  # the shipped rules.toml (plus the tiny-map switches)
@@ -1000,6 +1001,30 @@ def test_one_crossing_a_turn():
     assert {"kind": CIRCLE, "from": 0, "to": 3, "path": 0} in first.moves()
     assert all(m["kind"] != CIRCLE for m in after.moves()) and after.moves()
     assert g[L.S_TURN] == 2 and g[L.S_POS] == 2
+
+
+@pytest.mark.parametrize("in_turn", [True, False])
+def test_a_crossing_into_the_safe_zone_ends_santas_game_there(in_turn):
+    """Santa Crash'n Foury: a magic circle from cell 0 into the Safe Zone (cell 4) ends the game there, won; the
+    turn's step after a crossing (rulings.crossing_in_turn) is not taken out of it (map ``santa_circle``)."""
+    none = {k: 0 for k in L.SANTA_KIND_KEYS}
+    santa = {**QUIET_EVENTS, "santa.on": True, "santa.grinch": "goblin", "santa.yeti": "orc", "santa.wrath_turns": 0,
+             "santa.goal": none, "kills.prize_every": 0, "santa.hourglass": 6, "rulings.crossing_in_turn": in_turn}
+    g = play("santa_circle", script=[1], queues={"place": [0], "move": [move(4, CIRCLE)]}, sheet={"hearts": 5},
+             overrides=santa)
+    assert [r[:2] for r in g.rows(L.TR_MOVE)] == [(1, 0), (0, 4)]
+    assert g[L.S_POS] == 4 and g[L.S_WIN] == 1 and g[L.S_SANTA_MARKS] == 2
+
+
+def test_a_step_after_a_crossing_that_drowns_keeps_the_turn_counted():
+    """Discovering the Kraken, ``kraken.swim_max = 0``: turn 2 circles from cell 0 to cell 3 and then (the turn's
+    step, rulings.crossing_in_turn) swims into the tunnel of cell 4 and drowns: the death is turn 2's (the swim's
+    death comes before any room is entered, which once left the crossing's turn uncounted: turn 1)."""
+    g = play("kr_circle", rules_file=str(DATA_DIR / "kraken_rules.toml"), script=[1],
+             queues={"move": [move(3, CIRCLE), 4]}, sheet={"hearts": 5},
+             overrides={**QUIET_EVENTS, "kraken.swim_max": 0, "game.max_turns": 2}, strict=False, check_dice=False)
+    assert [r[:2] for r in g.rows(L.TR_MOVE)] == [(-1, 0), (0, 3)] and g[L.S_DEAD] == 1
+    assert g[L.S_TURN] == 2 and g[L.S_DEATH_TURN] == 2 and g.out[L.OUT_TURNS] == 2
 
 
 def test_stuck_means_dead():

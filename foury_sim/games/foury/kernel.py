@@ -1154,8 +1154,9 @@ def enter_room(board, st, rm, opts, dice, pol, vis, cell, direction, prev, table
     st[S_DIR] = direction
     if R[R_SL_ON] == 1:  # the Slaughter: the monsters' strength is the first round's, in this room's sector
         st[S_STR_ROW] = geo[cell, 4] if 0 <= geo[cell, 4] < 4 else 0
-    st[S_TURN] += 0 if free_step else 1
-    st[S_ROUND_TURN] += 0 if free_step else 1
+    step = 0 if free_step or st[S_CROSSED] == 1 else 1  # (a turn's step after its crossing: counted by the crossing)
+    st[S_TURN] += step
+    st[S_ROUND_TURN] += step
     vis[cell] += 1
     log(tr, st, TR_MOVE, prev, cell, direction, 1 if free_step else 0, 0)
     if (rm[cell, RM_STATE] & EXPLORED) == 0:
@@ -2194,14 +2195,13 @@ def turn_moves(board, st, rm, sc, opts, dice, pol, vis, c):
     kind = opts[c, O_KIND]
     r = do_move(board, st, rm, sc, opts, dice, pol, vis, c)
     if R[R_CROSSING_IN_TURN] == 0 or r != 0 or st[S_DEAD] == 1 or not (
-            kind == MK_SHOVEL or kind == MK_STAIRS or kind == MK_CIRCLE):
+            kind == MK_SHOVEL or kind == MK_STAIRS or kind == MK_CIRCLE) or (
+            R[R_SANTA] == 1 and st[S_POS] == R[R_SANTA_SAFE]):  # (Santa: a crossing into the Safe Zone ends it there)
         return r
-    st[S_CROSSED] = 1
+    st[S_CROSSED] = 1  # (read by move_options: no crossing; by enter_room: the step's room counts no turn)
     n = move_options(board, st, rm, sc, opts)
     if n > 0:
         c = decide(D_MOVE, n, st, opts, dice, pol)
-        st[S_TURN] -= 1  # (the step's room counts no turn of its own: this turn was counted by the crossing)
-        st[S_ROUND_TURN] -= 1
         r = do_move(board, st, rm, sc, opts, dice, pol, vis, c)
     st[S_CROSSED] = 0
     return r
