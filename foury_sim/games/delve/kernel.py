@@ -1034,6 +1034,19 @@ def roll_level(rules, st, dice):
     ev_dungeon(trace, st, n, dragons)
 
 
+@njit(cache=CACHE, inline="always", _nrt=False)
+def empty_phase_offers(rules, st):
+    """Might the monster phase of a level with no monster left offer more than "done" (``monster_menu``'s scrolls
+    and ultimate)? When not, nothing would be asked: the menu is not built."""
+    if rules[R_SCROLL_PHASES] & A.PH_MONSTER and st[A.S_PARTY + A.SCROLL] > 0:
+        return True
+    if find_treasure(rules, st, A.TE_SCROLL, A.PH_MONSTER) >= 0:
+        return True
+    u = ult_ready(rules, st, A.PH_MONSTER)
+    return (u == A.ULT_DEFEAT or u == A.ULT_TRANSFORM or u == A.ULT_DISCARD or u == A.ULT_REROLL
+            or u == A.ULT_SACRIFICE)
+
+
 @njit(cache=CACHE, inline="always", _nrt=False)  # one caller: saves passing ~70 words
 def monster_phase(rules, st, pol, dice, opts, w):
     """Defeat every monster or flee (0 cleared, REASON_FLEE, REASON_PORTAL). A level without monsters still has
@@ -1042,6 +1055,8 @@ def monster_phase(rules, st, pol, dice, opts, w):
     rs, script, trace = dice
     full = st[A.S_FULL_MENU] == 1
     while monsters(st) > 0 or rules[R_EMPTY_MONSTER] == 1:
+        if monsters(st) == 0 and not empty_phase_offers(rules, st):
+            break  # (only "done" would be offered; the session 67 question cost Delve 10 % of its speed)
         n = monster_menu(rules, st, opts, full, w)
         if opts[0, A.O_ACTION] == A.A_DONE and n == 1:
             break
