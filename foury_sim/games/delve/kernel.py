@@ -741,13 +741,15 @@ def monster_menu(rules, st, opts, full, w):
     (``rulings.empty_monster_phase``): "done" first (cost 0, O_OK 1: whatever the phase offers against the Lair,
     the dragon phase offers too, after a free loot), then the scrolls, the ultimate and Dragon Bait; no loot (the
     loot phase comes next), no portal, no flight."""
-    load_units(rules, st, A.PH_MONSTER, w)
-    need = dragon_need(rules, st) if st[A.S_LAIR] >= rules[R_DRAGON_AT] else 0
     empty = monsters(st) == 0
+    u = ult_ready(rules, st, A.PH_MONSTER)
+    if not empty or u == A.ULT_DEFEAT or u == A.ULT_TRANSFORM or u == A.ULT_DISCARD:
+        load_units(rules, st, A.PH_MONSTER, w)  # (the units: for fights and the ultimates that weigh them)
     if empty:
         n = add_row(opts, 0, A.A_DONE, 0, 0, 0, 1)
         fights = 1  # (no portal or flight below)
     else:
+        need = dragon_need(rules, st) if st[A.S_LAIR] >= rules[R_DRAGON_AT] else 0
         n = fight_rows(w, need, opts, 0, A.MAX_OPTIONS // 2 if full else 1)
         fights = n
     if rules[R_SCROLL_PHASES] & A.PH_MONSTER and st[A.S_PARTY + A.SCROLL] > 0:
@@ -755,7 +757,6 @@ def monster_menu(rules, st, opts, full, w):
     k = find_treasure(rules, st, A.TE_SCROLL, A.PH_MONSTER)
     if k >= 0:
         n = add_row(opts, n, A.A_SCROLL, A.U_TOKEN + k, 0, 509, 0)
-    u = ult_ready(rules, st, A.PH_MONSTER)
     h = hero_at(rules, st)
     if u == A.ULT_DEFEAT or u == A.ULT_TRANSFORM:
         n = targeted_rows(rules, st, opts, n, w)
