@@ -688,7 +688,9 @@ def format_check(r: CheckResult, every: bool = False) -> str:
         lines.append("")
     unres = r.rows[r.rows["verdict"] == "unresolved"]
     if not unres.empty:
-        lines.append(f"unresolved: {len(unres)} metrics differ by more than their tolerance but chance, or a move "
+        many = len(unres) != 1
+        lines.append(f"unresolved: {len(unres)} metric{'s' if many else ''} differ{'' if many else 's'} by more than "
+                     f"{'their' if many else 'its'} tolerance but chance, or a move "
                      "within the tolerance, explains it at this number of games (more games in the spec would tell)")
     lines += [f"note: {x}" for x in r.notes] + r.hints
     return "\n".join(lines).rstrip()
