@@ -504,27 +504,23 @@ def user_policy(spec: str, param_text: str | None = None) -> Policy:
     error; missing: the default) and the vector holds exactly those, in order. A file that declares none
     gets the ``--param`` values given, in order (names free). Every value must be finite. The items' form
     (NAME=NUMBER) is checked first, in one line before the file is compiled (seconds); their names after."""
-    for item in (param_text or "").split(","):
+    items = []  # (position, name as given, value)
+    for i, item in enumerate((param_text or "").split(",")):
         if item.strip():
             k, eq, v = item.partition("=")
             if not eq:
                 raise InputError(f"policy parameter {item.strip()!r} is not NAME=NUMBER", "--param")
-            _number(k.strip(), v.strip(), "--param")
+            items.append((i, k.strip(), _number(k.strip(), v.strip(), "--param")))
     up = load_user_policy(spec)
     if up.params is not None:
         vals = parse_params(param_text, up.params)
     else:
         vals = {}
-        for i, item in enumerate((param_text or "").split(",")):
-            if not item.strip():
-                continue
-            k, eq, v = item.partition("=")
-            if not eq:
-                raise InputError(f"policy parameter {item.strip()!r} is not NAME=NUMBER", "--param")
-            k = k.strip() or f"p{i}"
+        for i, k, x in items:
+            k = k or f"p{i}"
             if k in vals:
                 raise InputError(f"policy parameter {k!r} given twice", "--param")
-            vals[k] = _number(k, v.strip(), "--param")
+            vals[k] = x
     pol = Policy(spec, USER_POLICY_ID, np.array(list(vals.values()), dtype=np.float64), tuple(vals), up.fn,
                  up.traits, up.errors, up.params is not None)
     clear_errors(pol)
